@@ -1,0 +1,93 @@
+/**
+ * Per-client-key state. Everything an agent has (tab ids, selection, control) lives here, in
+ * broker memory only. Tab ids are per key and never reused while the broker lives, even
+ * across a reconnect, so an old id can never silently address a different tab.
+ */
+export interface AgentTabRef {
+  id: string;
+  targetId: string;
+  generation: number;
+}
+
+export class Agent {
+  readonly key: string;
+  lastUsed = Date.now();
+  selected: string | undefined;
+  private nextTab: number;
+  private readonly byTarget = new Map<string, AgentTabRef>();
+  private readonly byId = new Map<string, AgentTabRef>();
+
+  constructor(key: string, firstTabNumber = 1) {
+    this.key = key;
+    this.nextTab = firstTabNumber;
+  }
+
+  get tabCounter(): number {
+    return this.nextTab;
+  }
+
+  touch(): void {
+    this.lastUsed = Date.now();
+  }
+
+  /** The id this key uses for a physical tab, assigned on first sight. */
+  idFor(targetId: string, generation: number): string {
+    const existing = this.byTarget.get(targetId);
+    if (existing && existing.generation === generation) return existing.id;
+    const ref: AgentTabRef = { id: `t${this.nextTab++}`, targetId, generation };
+    this.byTarget.set(targetId, ref);
+    this.byId.set(ref.id, ref);
+    return ref.id;
+  }
+
+  resolve(id: string): AgentTabRef | undefined {
+    return this.byId.get(id);
+  }
+
+  existingId(targetId: string): string | undefined {
+    return this.byTarget.get(targetId)?.id;
+  }
+
+  forgetTarget(targetId: string): void {
+    const ref = this.byTarget.get(targetId);
+    if (!ref) return;
+    this.byTarget.delete(targetId);
+    // The id stays resolvable to a dead target: using it reports the tab as gone, not another tab.
+    if (this.selected === targetId) this.selected = undefined;
+  }
+}
+
+export class AgentRegistry {
+  private readonly agents = new Map<string, Agent>();
+  /** Tab counters of released keys, so a returning key never sees a reused id. */
+  private readonly counters = new Map<string, number>();
+
+  get(key: string): Agent | undefined {
+    return this.agents.get(key);
+  }
+
+  getOrCreate(key: string): Agent {
+    let agent = this.agents.get(key);
+    if (!agent) {
+      agent = new Agent(key, this.counters.get(key) ?? 1);
+      this.agents.set(key, agent);
+    }
+    agent.touch();
+    return agent;
+  }
+
+  delete(key: string): void {
+    const agent = this.agents.get(key);
+    if (!agent) return;
+    this.counters.set(key, agent.tabCounter);
+    this.agents.delete(key);
+  }
+
+  all(): Agent[] {
+    return [...this.agents.values()];
+  }
+
+  get size(): number {
+    return this.agents.size;
+  }
+}

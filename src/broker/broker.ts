@@ -1,0 +1,190 @@
+import type { CallRequest } from "../protocol/wire.ts";
+import { BpError, toBpError } from "../shared/errors.ts";
+import type { BpPaths } from "../shared/paths.ts";
+import { Agent, AgentRegistry } from "./agents.ts";
+import { BrowserConnection, type BrowserInfo } from "./browser.ts";
+import { HANDLERS, type CallContext } from "./handlers/index.ts";
+import type { TargetRecord } from "./targets.ts";
+
+/** An agent that has not run a command for this long loses its tabs and control. */
+const DEFAULT_LEASE_MS = 30 * 60_000;
+
+/**
+ * All agent state, in memory: the connected browser (one generation at a time), the agents
+ * and their tabs, and the per-tab queues that keep commands on one tab in order.
+ */
+export class Broker {
+  readonly agents = new AgentRegistry();
+  browser: BrowserConnection | undefined;
+  generation = 0;
+  lastActivity = Date.now();
+  lastLoss: { reason: string; at: string; generation: number } | undefined;
+  onStopRequested: ((reason: string) => void) | undefined;
+  readonly leaseMs = Number(process.env.BROWSER_PILOT_LEASE_MS) > 0 ? Number(process.env.BROWSER_PILOT_LEASE_MS) : DEFAULT_LEASE_MS;
+  private connecting: { endpoint: string; promise: Promise<BrowserConnection> } | undefined;
+  private readonly inflight = new Map<string, AbortController>();
+  private readonly queues = new Map<string, Promise<unknown>>();
+
+  constructor(readonly paths: BpPaths) {}
+
+  isIdle(): boolean {
+    return this.agents.size === 0 && this.browser === undefined && this.connecting === undefined && this.inflight.size === 0;
+  }
+
+  async call(req: CallRequest): Promise<unknown> {
+    this.lastActivity = Date.now();
+    const handler = HANDLERS[req.command];
+    if (!handler) throw new BpError("invalid_argument", `Unknown command '${req.command}'.`, { context: { field: "command" } });
+    const controller = new AbortController();
+    this.inflight.set(req.invocation, controller);
+    const deadline = Date.now() + req.timeoutMs;
+    const ctx: CallContext = { broker: this, req, signal: controller.signal, deadline, agent: () => this.agents.getOrCreate(req.clientKey) };
+    let timer: Timer | undefined;
+    try {
+      const expired = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          controller.abort();
+          reject(new BpError(handler.mutating ? "unknown_outcome" : "command_expired", `Command '${req.command}' did not finish within ${req.timeoutMs} ms.`, { retryable: true, context: { timeoutMs: req.timeoutMs } }));
+        }, req.timeoutMs);
+      });
+      const cancelled = new Promise<never>((_, reject) => {
+        controller.signal.addEventListener("abort", () => {
+          if (controller.signal.reason === "cancel") {
+            reject(new BpError(handler.mutating ? "unknown_outcome" : "command_cancelled", "Command cancelled.", { retryable: true }));
+          }
+        });
+      });
+      const result = await Promise.race([handler.run(ctx), expired, cancelled]);
+      return { ok: true, ...(result as object) };
+    } catch (err) {
+      return toBpError(err).toJSON();
+    } finally {
+      clearTimeout(timer);
+      this.inflight.delete(req.invocation);
+      this.lastActivity = Date.now();
+    }
+  }
+
+  cancel(invocation: string): unknown {
+    const c = this.inflight.get(invocation);
+    if (c) c.abort("cancel");
+    return { ok: true, cancelled: c !== undefined };
+  }
+
+  /** Commands on one physical tab run one after another; different tabs run in parallel. */
+  exclusive<T>(targetId: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.queues.get(targetId) ?? Promise.resolve();
+    const run = prev.then(fn, fn);
+    const tail = run.catch(() => undefined);
+    this.queues.set(targetId, tail);
+    void tail.then(() => {
+      if (this.queues.get(targetId) === tail) this.queues.delete(targetId);
+    });
+    return run;
+  }
+
+  requireBrowser(): BrowserConnection {
+    if (this.browser && !this.browser.closed) return this.browser;
+    throw new BpError("browser_disconnected", this.lastLoss ? `The browser connection was lost (${this.lastLoss.reason}).` : "No browser is connected.", {
+      retryable: true,
+      remediation: { code: "connect_browser", message: "Run 'bp connect' for a running browser or 'bp launch' to start one.", actionRequired: true },
+      ...(this.lastLoss ? { context: { reason: this.lastLoss.reason } } : {}),
+    });
+  }
+
+  /** Concurrent connects to one endpoint share one attempt: one socket, one Allow dialog. */
+  async attach(info: BrowserInfo): Promise<{ conn: BrowserConnection; reused: boolean }> {
+    if (this.browser && !this.browser.closed) {
+      if (this.browser.info.endpoint === info.endpoint || this.browser.info.id === info.id) return { conn: this.browser, reused: true };
+      throw new BpError("broker_in_use", `Already connected to ${this.browser.info.product}; agents share one browser at a time.`, {
+        remediation: { code: "close_active_clients", message: "Run 'bp disconnect' in every agent first, then connect to the other browser.", actionRequired: true },
+      });
+    }
+    if (this.connecting) {
+      if (this.connecting.endpoint !== info.endpoint) throw new BpError("broker_in_use", "Another connection attempt is in progress.", { retryable: true });
+      return { conn: await this.connecting.promise, reused: true };
+    }
+    const generation = this.generation + 1;
+    const promise = BrowserConnection.open(info, generation);
+    this.connecting = { endpoint: info.endpoint, promise };
+    try {
+      const conn = await promise;
+      this.generation = generation;
+      this.browser = conn;
+      this.lastLoss = undefined;
+      conn.janitor.onOwned = (targetId, openerId) => {
+        const rec = conn.targets.byId.get(targetId);
+        const opener = openerId ? conn.targets.byId.get(openerId) : undefined;
+        if (rec && rec.origin === "user_tab" && opener?.creator !== undefined) {
+          rec.origin = "managed_popup";
+          rec.creator = opener.creator;
+        }
+      };
+      conn.onClosed = (reason) => this.onBrowserLost(conn, reason);
+      return { conn, reused: false };
+    } finally {
+      this.connecting = undefined;
+    }
+  }
+
+  private onBrowserLost(conn: BrowserConnection, reason: string): void {
+    if (this.browser !== conn) return;
+    this.browser = undefined;
+    this.lastLoss = { reason, at: new Date().toISOString(), generation: conn.generation };
+    for (const agent of this.agents.all()) agent.selected = undefined;
+  }
+
+  /** Tabs this agent may address, in a stable order. */
+  visibleTabs(agent: Agent, access: "all" | "own"): TargetRecord[] {
+    const browser = this.browser;
+    if (!browser) return [];
+    return browser.targets
+      .eligible()
+      .filter((t) => !(t.pooled && t.creator === ""))
+      .filter((t) => access === "all" || (t.origin !== "user_tab" && t.creator === agent.key));
+  }
+
+  /** Closes the agent's managed tabs and releases every tab it controls; user tabs stay open. */
+  async releaseAgent(agent: Agent): Promise<string[]> {
+    const closed: string[] = [];
+    const browser = this.browser;
+    if (browser) {
+      for (const t of [...browser.targets.byId.values()]) {
+        if (t.origin !== "user_tab" && t.creator === agent.key) {
+          try {
+            await browser.closeTarget(t);
+            closed.push(agent.existingId(t.targetId) ?? t.targetId);
+          } catch {
+            // already gone
+          }
+        } else if (t.controller === agent.key) {
+          delete t.controller;
+        }
+      }
+    }
+    this.agents.delete(agent.key);
+    return closed;
+  }
+
+  /** Expired leases give their tabs back. */
+  sweep(): void {
+    const now = Date.now();
+    for (const agent of this.agents.all()) {
+      if (now - agent.lastUsed > this.leaseMs) void this.releaseAgent(agent);
+    }
+  }
+
+  async shutdown(): Promise<void> {
+    const browser = this.browser;
+    this.browser = undefined;
+    if (browser) await browser.shutdown(browser.info.source === "launched").catch(() => undefined);
+  }
+
+  controlError(rec: TargetRecord, id: string): BpError {
+    return new BpError("target_busy", `Tab ${id} is controlled by another agent.`, { retryable: true, context: { tab: id } });
+  }
+
+  errorFor(err: unknown): BpError {
+    return toBpError(err);
+  }
+}

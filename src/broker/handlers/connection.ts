@@ -1,0 +1,123 @@
+import { discoverBrowsers, matchBrowser, publicCandidate, type BrowserCandidate } from "../../discovery/index.ts";
+import { BpError } from "../../shared/errors.ts";
+import { executableIdentity } from "../../shared/self.ts";
+import { VERSION } from "../../shared/version.ts";
+import type { BrowserConnection } from "../browser.ts";
+import { hasDisplay, launchBrowser } from "../launch.ts";
+import { arg, type CallContext, type Handler } from "./types.ts";
+
+function browserSummary(conn: BrowserConnection) {
+  const { info } = conn;
+  return { id: info.id, product: info.product, ...(info.version ? { version: info.version } : {}), source: info.source, generation: conn.generation };
+}
+
+const status: Handler = {
+  async run(ctx) {
+    const { broker, req } = ctx;
+    const conn = broker.browser;
+    const agent = broker.agents.get(req.clientKey);
+    const out: Record<string, unknown> = { service: { state: "running", version: VERSION } };
+    if (conn && !conn.closed) {
+      out.browser = browserSummary(conn);
+    } else {
+      out.browser = { state: "disconnected" };
+      out.browsers = (await discoverBrowsers()).map(publicCandidate);
+    }
+    if (agent) {
+      const sel = agent.selected ? conn?.targets.byId.get(agent.selected) : undefined;
+      out.session = {
+        state: "active",
+        tabs: broker.visibleTabs(agent, req.tabAccess).filter((t) => agent.existingId(t.targetId) !== undefined).length,
+        selectedTab: sel ? { id: agent.existingId(sel.targetId) ?? "", title: sel.title, url: sel.url } : null,
+      };
+    } else {
+      out.session = { state: "none" };
+    }
+    out.recovery = conn && !conn.closed ? { required: false } : { required: true, code: "browser_disconnected", action: "bp connect (running browser) or bp launch" };
+    return out;
+  },
+};
+
+/** Chooses the browser to connect to among passive candidates; never guesses between several. */
+function pickCandidate(all: BrowserCandidate[], filter: string | undefined): BrowserCandidate {
+  const pool = filter ? matchBrowser(all, filter) : all;
+  if (pool.length === 0) {
+    throw new BpError("browser_not_found", filter ? `No installed browser matches '${filter}'.` : "No Chromium-family browser was found.", {
+      context: { field: "browser", ...(filter ? { filter } : {}) },
+      remediation: { code: "select_supported_browser", message: "Run 'bp browsers' to see candidates, or 'bp launch' to start a Browser Pilot browser.", actionRequired: true },
+    });
+  }
+  const connectable = pool.filter((c) => c.endpoint !== undefined && c.processState !== "not_running");
+  if (connectable.length === 1 && connectable[0]) return connectable[0];
+  if (connectable.length > 1) {
+    throw new BpError("invalid_argument", "Several browsers have remote debugging enabled; choose one with --browser.", {
+      context: { field: "browser", candidates: connectable.map((c) => c.id) },
+    });
+  }
+  const first = pool[0];
+  throw new BpError("browser_not_found", `${first?.product ?? "The browser"} is not reachable for remote debugging (${first?.state ?? "unknown"}).`, {
+    retryable: true,
+    context: { browser: first?.id, state: first?.state },
+    ...(first?.remediation ? { remediation: first.remediation } : {}),
+  });
+}
+
+const connect: Handler = {
+  async run(ctx) {
+    const candidate = pickCandidate(await discoverBrowsers(), arg<string | undefined>(ctx, "browser"));
+    try {
+      const { conn, reused } = await ctx.broker.attach({ id: candidate.id, product: candidate.product, source: "discovered", endpoint: candidate.endpoint ?? "" });
+      ctx.agent();
+      return { browser: browserSummary(conn), reused };
+    } catch (err) {
+      if (err instanceof BpError && err.code !== "browser_not_authorized") throw err;
+      throw new BpError("browser_not_authorized", `Could not connect to ${candidate.product}: ${(err as Error).message}`, {
+        retryable: true,
+        context: { browser: candidate.id },
+        remediation: { code: "allow_remote_debugging", message: "If Chrome shows an 'Allow remote debugging' dialog, click Allow, then run 'bp connect' once more.", actionRequired: true },
+      });
+    }
+  },
+};
+
+const launch: Handler = {
+  async run(ctx) {
+    const headless = arg<boolean>(ctx, "headless") || !hasDisplay();
+    const profile = arg<string>(ctx, "profile");
+    const executable = arg<string | undefined>(ctx, "executable");
+    const existing = ctx.broker.browser;
+    if (existing && !existing.closed && existing.info.source === "launched" && existing.info.profile === profile) {
+      ctx.agent();
+      return { browser: browserSummary(existing), reused: true, headless: existing.info.headless ?? headless, profile };
+    }
+    const { info, reused } = await launchBrowser(ctx.broker.paths, { profile, headless, signal: ctx.signal, ...(executable ? { executable } : {}) });
+    const { conn } = await ctx.broker.attach(info);
+    if (!reused) conn.adoptInitialTabs();
+    ctx.agent();
+    return { browser: browserSummary(conn), reused, headless, profile };
+  },
+};
+
+const disconnect: Handler = {
+  mutating: true,
+  async run(ctx) {
+    const { broker, req } = ctx;
+    const agent = broker.agents.get(req.clientKey);
+    const closed = agent ? await broker.releaseAgent(agent) : [];
+    const sameExecutable = req.executable.identity === STARTED_BY && req.executable.version === VERSION;
+    const stop = broker.agents.size === 0 && sameExecutable;
+    if (stop) setTimeout(() => broker.onStopRequested?.("disconnect"), 20);
+    const message = stop
+      ? "Released this agent and stopped the broker."
+      : broker.agents.size > 0
+        ? `Released this agent; ${broker.agents.size} other agent(s) keep the broker running.`
+        : "Released this agent; the broker was started by another installation and keeps running.";
+    return { closedTabs: closed.length, brokerStopped: stop, message };
+  },
+};
+
+/** Taken when the broker starts: an executable rebuilt since then is another installation. */
+const STARTED_BY = executableIdentity().identity;
+
+export const CONNECTION_HANDLERS: Record<string, Handler> = { status, connect, launch, disconnect };
+export type { CallContext };

@@ -1,0 +1,12 @@
+import { CONNECTION_HANDLERS } from "./connection.ts";
+import { PAGE_HANDLERS } from "./page.ts";
+import { TAB_HANDLERS } from "./tabs.ts";
+import type { Handler } from "./types.ts";
+
+export type { CallContext, Handler } from "./types.ts";
+
+export const HANDLERS: Record<string, Handler> = {
+  ...CONNECTION_HANDLERS,
+  ...TAB_HANDLERS,
+  ...PAGE_HANDLERS,
+};

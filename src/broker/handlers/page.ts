@@ -1,0 +1,70 @@
+import { BpError } from "../../shared/errors.ts";
+import { runAndWait } from "../navigate.ts";
+import { selectedTab } from "./resolve.ts";
+import { arg, type CallContext, type Handler } from "./types.ts";
+
+/** Bound on an eval result's JSON size; larger values come back cut, with truncated:true. */
+export const MAX_EVAL_CHARS = 100_000;
+
+const evaluate: Handler = {
+  mutating: true,
+  async run(ctx) {
+    const { browser, rec } = selectedTab(ctx);
+    return ctx.broker.exclusive(rec.targetId, async () => {
+      const session = await browser.session(rec);
+      const res = await session.send(
+        "Runtime.evaluate",
+        { expression: arg<string>(ctx, "expression"), returnByValue: true, awaitPromise: true, userGesture: true, replMode: true },
+        { timeoutMs: Math.max(1, ctx.deadline - Date.now()) },
+      );
+      if (res.exceptionDetails) {
+        const text = res.exceptionDetails.exception?.description ?? res.exceptionDetails.text;
+        throw new BpError("script_error", `The expression threw: ${text.split("\n")[0]?.slice(0, 500) ?? "error"}`, {
+          context: { line: res.exceptionDetails.lineNumber, column: res.exceptionDetails.columnNumber },
+        });
+      }
+      const r = res.result;
+      let value: unknown = r.value;
+      if (value === undefined) value = r.unserializableValue ?? (r.type === "undefined" ? null : (r.description ?? null));
+      return boundValue(value, r.subtype ?? r.type);
+    });
+  },
+};
+
+export function boundValue(value: unknown, type: string): { value: unknown; type: string; truncated: boolean } {
+  const json = JSON.stringify(value) ?? "null";
+  if (json.length <= MAX_EVAL_CHARS) return { value, type, truncated: false };
+  const text = typeof value === "string" ? value : json;
+  return { value: text.slice(0, MAX_EVAL_CHARS), type, truncated: true };
+}
+
+async function history(ctx: CallContext, delta: -1 | 0 | 1): Promise<Record<string, unknown>> {
+  const { browser, rec, id } = selectedTab(ctx);
+  return ctx.broker.exclusive(rec.targetId, async () => {
+    const session = await browser.session(rec);
+    let navigated = true;
+    if (delta === 0) {
+      await runAndWait(session, () => session.send("Page.reload"), ctx.deadline, ctx.signal);
+    } else {
+      const { currentIndex, entries } = await session.send("Page.getNavigationHistory");
+      const entry = entries[currentIndex + delta];
+      if (entry) {
+        await runAndWait(session, () => session.send("Page.navigateToHistoryEntry", { entryId: entry.id }), ctx.deadline, ctx.signal);
+      } else {
+        navigated = false;
+      }
+    }
+    const info = await session.send("Runtime.evaluate", { expression: "[location.href, document.title]", returnByValue: true });
+    const [url, title] = (info.result.value as [string, string] | undefined) ?? [rec.url, rec.title];
+    rec.url = url;
+    rec.title = title;
+    return { tab: id, url, title, navigated };
+  });
+}
+
+export const PAGE_HANDLERS: Record<string, Handler> = {
+  eval: evaluate,
+  back: { mutating: true, run: (ctx) => history(ctx, -1) },
+  forward: { mutating: true, run: (ctx) => history(ctx, 1) },
+  reload: { mutating: true, run: (ctx) => history(ctx, 0) },
+};

@@ -1,0 +1,56 @@
+import { BpError } from "../../shared/errors.ts";
+import type { Agent } from "../agents.ts";
+import type { BrowserConnection } from "../browser.ts";
+import type { TargetRecord } from "../targets.ts";
+import type { CallContext } from "./types.ts";
+
+export interface Selected {
+  browser: BrowserConnection;
+  agent: Agent;
+  rec: TargetRecord;
+  id: string;
+}
+
+/**
+ * Resolves a tab id of this agent to a live target. An id from another generation, a closed
+ * tab or a tab outside this agent's scope all fail without revealing which it was to others.
+ */
+export function resolveTab(ctx: CallContext, id: string): Selected {
+  const browser = ctx.broker.requireBrowser();
+  const agent = ctx.agent();
+  const ref = agent.resolve(id);
+  if (!ref) throw new BpError("tab_not_found", `No tab ${id}. Run 'bp tabs'.`, { context: { tab: id, reason: "unknown_tab" } });
+  if (ref.generation !== browser.generation) {
+    throw new BpError("tab_not_found", `Tab ${id} belonged to an earlier browser connection. Run 'bp tabs'.`, { context: { tab: id, reason: "browser_reconnected" } });
+  }
+  const rec = browser.targets.byId.get(ref.targetId);
+  if (!rec) throw new BpError("tab_not_found", `Tab ${id} is closed. Run 'bp tabs'.`, { context: { tab: id, reason: "target_closed" } });
+  if (ctx.req.tabAccess === "own" && (rec.origin === "user_tab" || rec.creator !== agent.key)) {
+    throw new BpError("tab_not_found", `No tab ${id}. Run 'bp tabs'.`, { context: { tab: id, reason: "unknown_tab" } });
+  }
+  return { browser, agent, rec, id };
+}
+
+/** Takes control of a tab for this agent; never steals it from another agent. */
+export function takeControl(ctx: CallContext, sel: Selected): void {
+  const owner = sel.rec.controller;
+  if (owner !== undefined && owner !== sel.agent.key && ctx.broker.agents.get(owner)) {
+    throw new BpError("target_busy", `Tab ${sel.id} is controlled by another agent.`, { retryable: true, context: { tab: sel.id } });
+  }
+  sel.rec.controller = sel.agent.key;
+}
+
+/** The agent's selected tab, under its control. */
+export function selectedTab(ctx: CallContext): Selected {
+  const browser = ctx.broker.requireBrowser();
+  const agent = ctx.agent();
+  if (agent.selected === undefined) {
+    throw new BpError("no_selected_tab", "No tab is selected for this agent.", {
+      remediation: { code: "select_tab", message: "Run 'bp tabs' then 'bp tab <id>', or 'bp open <url> --new'.", actionRequired: true },
+    });
+  }
+  const id = agent.existingId(agent.selected) ?? agent.idFor(agent.selected, browser.generation);
+  const sel = resolveTab(ctx, id);
+  takeControl(ctx, sel);
+  return sel;
+}

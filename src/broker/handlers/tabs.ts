@@ -1,0 +1,134 @@
+import { BpError, invalidArgument } from "../../shared/errors.ts";
+import { navigateTo } from "../navigate.ts";
+import type { TargetRecord } from "../targets.ts";
+import { resolveTab, selectedTab, takeControl, type Selected } from "./resolve.ts";
+import { arg, type CallContext, type Handler } from "./types.ts";
+
+function describe(ctx: CallContext, rec: TargetRecord) {
+  const agent = ctx.agent();
+  const browser = ctx.broker.requireBrowser();
+  const control = rec.controller === undefined || !ctx.broker.agents.get(rec.controller) ? "available" : rec.controller === agent.key ? "controlled" : "busy";
+  return {
+    id: agent.idFor(rec.targetId, browser.generation),
+    origin: rec.origin,
+    title: rec.title,
+    url: rec.url,
+    selected: agent.selected === rec.targetId,
+    control,
+  };
+}
+
+const tabs: Handler = {
+  async run(ctx) {
+    const browser = ctx.broker.requireBrowser();
+    const agent = ctx.agent();
+    const list = ctx.broker.visibleTabs(agent, ctx.req.tabAccess);
+    // Assign ids in a stable order: tabs this agent already knows keep theirs.
+    list.sort((a, b) => order(agent.existingId(a.targetId)) - order(agent.existingId(b.targetId)));
+    void browser;
+    return { tabs: list.map((t) => describe(ctx, t)) };
+  },
+};
+
+function order(id: string | undefined): number {
+  return id === undefined ? Number.MAX_SAFE_INTEGER : Number(id.slice(1));
+}
+
+const tab: Handler = {
+  async run(ctx) {
+    const sel = resolveTab(ctx, arg<string>(ctx, "id"));
+    takeControl(ctx, sel);
+    sel.agent.selected = sel.rec.targetId;
+    return { tab: describe(ctx, sel.rec) };
+  },
+};
+
+const tabRelease: Handler = {
+  async run(ctx) {
+    const id = arg<string | undefined>(ctx, "id");
+    const agent = ctx.agent();
+    let sel: Selected;
+    if (id !== undefined) sel = resolveTab(ctx, id);
+    else if (agent.selected !== undefined) sel = selectedTab(ctx);
+    else throw new BpError("no_selected_tab", "No tab is selected; name the tab to release.");
+    if (sel.rec.controller !== agent.key) throw new BpError("target_not_owned", `This agent does not control tab ${sel.id}.`, { context: { tab: sel.id } });
+    delete sel.rec.controller;
+    if (agent.selected === sel.rec.targetId) agent.selected = undefined;
+    return { released: sel.id };
+  },
+};
+
+/** Adds https:// to a bare host (http:// for loopback); refuses javascript: URLs. */
+export function normalizeUrl(input: string): string {
+  const raw = input.trim();
+  if (/^javascript:/i.test(raw)) throw invalidArgument("url", "javascript: URLs are not navigations; use 'bp eval'.");
+  if (/^(about|data|file|blob):/i.test(raw) || /^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) {
+    try {
+      return new URL(raw).href;
+    } catch {
+      throw invalidArgument("url", `Not a valid URL: ${raw}`);
+    }
+  }
+  const loopback = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?([/?#]|$)/i.test(raw);
+  try {
+    return new URL(`${loopback ? "http" : "https"}://${raw}`).href;
+  } catch {
+    throw invalidArgument("url", `Not a valid URL: ${raw}`);
+  }
+}
+
+const open: Handler = {
+  mutating: true,
+  async run(ctx) {
+    const url = normalizeUrl(arg<string>(ctx, "url"));
+    const browser = ctx.broker.requireBrowser();
+    const agent = ctx.agent();
+    let rec: TargetRecord;
+    let created = false;
+    if (arg<boolean>(ctx, "new") || agent.selected === undefined) {
+      rec = await browser.createManagedTab(agent.key);
+      rec.controller = agent.key;
+      agent.selected = rec.targetId;
+      created = true;
+    } else {
+      rec = selectedTab(ctx).rec;
+    }
+    const id = agent.idFor(rec.targetId, browser.generation);
+    await ctx.broker.exclusive(rec.targetId, async () => {
+      const session = await browser.session(rec);
+      await navigateTo(session, url, ctx.deadline, ctx.signal);
+      const info = await session.send("Runtime.evaluate", { expression: "[location.href, document.title]", returnByValue: true });
+      const [href, title] = (info.result.value as [string, string] | undefined) ?? [rec.url, rec.title];
+      rec.url = href;
+      rec.title = title;
+    });
+    return { tab: id, url: rec.url, title: rec.title, created };
+  },
+};
+
+const close: Handler = {
+  mutating: true,
+  async run(ctx) {
+    const browser = ctx.broker.requireBrowser();
+    const agent = ctx.agent();
+    const closed: string[] = [];
+    if (arg<boolean>(ctx, "all")) {
+      for (const t of [...browser.targets.byId.values()]) {
+        if (t.origin === "user_tab" || t.creator !== agent.key) continue;
+        const id = agent.idFor(t.targetId, browser.generation);
+        await browser.closeTarget(t).catch(() => undefined);
+        agent.forgetTarget(t.targetId);
+        closed.push(id);
+      }
+    } else {
+      const sel = selectedTab(ctx);
+      await browser.closeTarget(sel.rec);
+      agent.forgetTarget(sel.rec.targetId);
+      closed.push(sel.id);
+    }
+    if (agent.selected !== undefined && !browser.targets.byId.has(agent.selected)) agent.selected = undefined;
+    return { closed, remaining: ctx.broker.visibleTabs(agent, ctx.req.tabAccess).length };
+  },
+};
+
+export const TAB_HANDLERS: Record<string, Handler> = { tabs, tab, "tab release": tabRelease, open, close };

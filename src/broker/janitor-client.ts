@@ -1,0 +1,112 @@
+import type { Subprocess } from "bun";
+import { readLines } from "../cdp/lines.ts";
+import type { Transport } from "../cdp/transport.ts";
+import { BpError } from "../shared/errors.ts";
+import { selfCommand } from "../shared/self.ts";
+
+interface JanitorEvent {
+  ev: "ready" | "error" | "closed" | "owned";
+  message?: string;
+  reason?: string;
+  targetId?: string;
+  openerId?: string;
+}
+
+/**
+ * The broker's side of the janitor: a child process that holds the browser WebSocket.
+ * Exposes it as a CDP Transport, so the connection code cannot tell it from a socket.
+ */
+export class JanitorClient implements Transport {
+  onMessage: ((message: string) => void) | undefined;
+  onClose: ((reason: string) => void) | undefined;
+  onOwned: ((targetId: string, openerId: string | undefined) => void) | undefined;
+  closed = false;
+  private readonly proc: Subprocess<"pipe", "pipe", "inherit">;
+  private ready: { resolve: () => void; reject: (e: Error) => void } | undefined;
+
+  private constructor() {
+    const [cmd, ...rest] = selfCommand();
+    this.proc = Bun.spawn([cmd ?? process.execPath, ...rest, "--browser-pilot-internal=janitor"], {
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "inherit",
+      env: process.env,
+    });
+    void readLines(this.proc.stdout, (line) => this.onLine(line)).finally(() => this.markClosed("janitor_exited"));
+  }
+
+  get pid(): number {
+    return this.proc.pid;
+  }
+
+  static async connect(url: string, opts: { handshakeTimeoutMs: number; launched: boolean; headers?: Record<string, string> }): Promise<JanitorClient> {
+    const client = new JanitorClient();
+    const ready = new Promise<void>((resolve, reject) => {
+      client.ready = { resolve, reject };
+    });
+    client.control({ op: "connect", url, handshakeTimeoutMs: opts.handshakeTimeoutMs, launched: opts.launched, ...(opts.headers ? { headers: opts.headers } : {}) });
+    await ready;
+    return client;
+  }
+
+  send(message: string): void {
+    if (this.closed) return;
+    this.proc.stdin.write(`${message}\n`);
+    this.proc.stdin.flush();
+  }
+
+  own(targetId: string): void {
+    this.control({ op: "own", targetId });
+  }
+
+  forget(targetId: string): void {
+    this.control({ op: "forget", targetId });
+  }
+
+  /** Graceful stop: the janitor closes our targets (and a launched browser when asked), then exits. */
+  async shutdown(closeBrowser: boolean): Promise<void> {
+    if (this.closed) return;
+    this.control({ op: "shutdown", closeBrowser });
+    const exited = this.proc.exited.then(() => true);
+    const timedOut = new Promise<boolean>((r) => setTimeout(() => r(false), 7000).unref());
+    if (!(await Promise.race([exited, timedOut]))) this.proc.kill("SIGKILL");
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.proc.kill("SIGTERM");
+  }
+
+  private control(msg: Record<string, unknown>): void {
+    if (this.closed) return;
+    this.proc.stdin.write(`!${JSON.stringify(msg)}\n`);
+    this.proc.stdin.flush();
+  }
+
+  private onLine(line: string): void {
+    if (!line.startsWith("!")) {
+      this.onMessage?.(line);
+      return;
+    }
+    const ev = JSON.parse(line.slice(1)) as JanitorEvent;
+    if (ev.ev === "ready") {
+      this.ready?.resolve();
+      this.ready = undefined;
+    } else if (ev.ev === "error") {
+      this.ready?.reject(new BpError("browser_not_authorized", `Could not connect to the browser: ${ev.message ?? "unknown error"}`, { retryable: true }));
+      this.ready = undefined;
+    } else if (ev.ev === "closed") {
+      this.markClosed(ev.reason ?? "browser_closed");
+    } else if (ev.ev === "owned" && ev.targetId) {
+      this.onOwned?.(ev.targetId, ev.openerId);
+    }
+  }
+
+  private markClosed(reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.ready?.reject(new BpError("browser_disconnected", "The browser connection process exited.", { retryable: true }));
+    this.ready = undefined;
+    this.onClose?.(reason);
+  }
+}

@@ -1,0 +1,85 @@
+import { chmodSync, unlinkSync } from "node:fs";
+import { consola } from "consola";
+import type { Locator } from "../protocol/wire.ts";
+import { resolvePaths } from "../shared/paths.ts";
+import { ensurePrivateDir, readPrivateFile, writePrivateFileAtomic } from "../shared/private-fs.ts";
+import { processIdentity } from "../shared/process-identity.ts";
+import { executableIdentity } from "../shared/self.ts";
+import { LOCATOR_SCHEMA_VERSION, PROTOCOL, VERSION } from "../shared/version.ts";
+import { Broker } from "./broker.ts";
+import { acquireOwnerLock, releaseOwnerLock } from "./owner-lock.ts";
+import { startServer } from "./server.ts";
+
+/** With no agents and no browser the broker exits after this long. */
+const DEFAULT_IDLE_MS = 60_000;
+
+export async function runBroker(): Promise<void> {
+  const log = consola.withTag(`broker ${process.pid}`);
+  const paths = resolvePaths();
+  ensurePrivateDir(paths.home);
+  ensurePrivateDir(paths.runtimeDir);
+  const identity = processIdentity(process.pid);
+  if (!acquireOwnerLock(paths.ownerLock, identity)) {
+    log.info("another broker owns this home; exiting");
+    process.exit(0);
+  }
+  // The owner lock proves no live broker uses the socket, so a leftover file is stale.
+  try {
+    unlinkSync(paths.socket);
+  } catch {
+    // none
+  }
+  const token = crypto.randomUUID() + crypto.randomUUID();
+  const broker = new Broker(paths);
+  const server = startServer(paths.socket, token, broker);
+  chmodSync(paths.socket, 0o600);
+  const exe = executableIdentity();
+  const locator: Locator = {
+    schemaVersion: LOCATOR_SCHEMA_VERSION,
+    pid: process.pid,
+    processIdentity: identity,
+    endpoint: paths.socket,
+    startedAt: new Date().toISOString(),
+    version: VERSION,
+    protocol: { min: PROTOCOL.min, max: PROTOCOL.max },
+    executable: { version: VERSION, path: exe.path, identity: exe.identity },
+    token,
+  };
+  writePrivateFileAtomic(paths.locator, JSON.stringify(locator));
+  log.info(`listening on ${paths.socket}`);
+
+  let stopping = false;
+  const stop = async (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info(`stopping: ${reason}`);
+    server.stop();
+    await broker.shutdown();
+    // Remove our files only while they are still ours: a newer broker may have replaced them.
+    const current = readPrivateFile(paths.locator);
+    if (current?.includes(token)) {
+      try {
+        unlinkSync(paths.locator);
+      } catch {
+        // gone
+      }
+    }
+    try {
+      unlinkSync(paths.socket);
+    } catch {
+      // gone
+    }
+    releaseOwnerLock(paths.ownerLock, identity);
+    process.exit(0);
+  };
+  broker.onStopRequested = (reason) => void stop(reason);
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+  process.on("SIGHUP", () => undefined);
+
+  const idleMs = Number(process.env.BROWSER_PILOT_IDLE_MS) > 0 ? Number(process.env.BROWSER_PILOT_IDLE_MS) : DEFAULT_IDLE_MS;
+  setInterval(() => {
+    broker.sweep();
+    if (broker.isIdle() && Date.now() - broker.lastActivity > idleMs) void stop("idle");
+  }, Math.min(1000, idleMs));
+}

@@ -1,0 +1,107 @@
+import type { Protocol } from "devtools-protocol";
+import type { CdpSession } from "../cdp/session.ts";
+import { BpError } from "../shared/errors.ts";
+
+/**
+ * After DOMContentLoaded we wait for `load` at most this long: the document is usable, and
+ * pages whose trackers never finish loading must not hold an agent hostage.
+ */
+const LOAD_GRACE_AFTER_DCL_MS = 2_000;
+
+interface Waiter {
+  /** Resolves when the main frame's new document is loaded (or interactive plus grace). */
+  done: Promise<{ sameDocument: boolean }>;
+  setLoader(loaderId: string | undefined): void;
+  dispose(): void;
+}
+
+/**
+ * Subscribes before the navigation is sent, so no lifecycle event can slip past between
+ * dispatch and wait. Event-driven throughout: no polling, no fixed settle time.
+ */
+export async function watchMainFrame(session: CdpSession, deadline: number, signal: AbortSignal): Promise<Waiter> {
+  const { frameTree } = await session.send("Page.getFrameTree");
+  const mainId = frameTree.frame.id;
+  const seen: { loaderId: string; name: string }[] = [];
+  let loader: string | undefined;
+  let expectLoader = false;
+  let resolve!: (v: { sameDocument: boolean }) => void;
+  let reject!: (e: Error) => void;
+  const done = new Promise<{ sameDocument: boolean }>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  let grace: Timer | undefined;
+  const check = () => {
+    if (!expectLoader) return;
+    for (const e of seen) {
+      if (loader !== undefined && e.loaderId !== loader) continue;
+      if (e.name === "load") return resolve({ sameDocument: false });
+      if (e.name === "DOMContentLoaded" && grace === undefined) {
+        grace = setTimeout(() => resolve({ sameDocument: false }), LOAD_GRACE_AFTER_DCL_MS);
+      }
+    }
+  };
+  const offs = [
+    session.on("Page.lifecycleEvent", (p: Protocol.Page.LifecycleEventEvent) => {
+      if (p.frameId !== mainId) return;
+      if (p.name === "init" && loader === undefined) loader = p.loaderId;
+      seen.push({ loaderId: p.loaderId, name: p.name });
+      check();
+    }),
+    session.on("Page.navigatedWithinDocument", (p) => {
+      if (p.frameId === mainId && expectLoader && loader === undefined) resolve({ sameDocument: true });
+    }),
+    session.on("Page.frameNavigated", (p) => {
+      if (p.frame.id !== mainId || p.frame.parentId !== undefined) return;
+      // A back/forward cache restore brings back a loaded document without lifecycle events.
+      if (p.type === "BackForwardCacheRestore") resolve({ sameDocument: false });
+    }),
+    session.onClose(() => reject(new BpError("tab_not_found", "The tab closed during navigation.", { context: { reason: "target_closed" } }))),
+  ];
+  const timer = setTimeout(() => resolve({ sameDocument: false }), Math.max(0, deadline - Date.now() - 250));
+  const onAbort = () => reject(new BpError("command_cancelled", "Navigation wait cancelled."));
+  signal.addEventListener("abort", onAbort);
+  return {
+    done,
+    setLoader(id) {
+      expectLoader = true;
+      if (id !== undefined) loader = id;
+      check();
+    },
+    dispose() {
+      for (const off of offs) off();
+      clearTimeout(timer);
+      clearTimeout(grace);
+      signal.removeEventListener("abort", onAbort);
+    },
+  };
+}
+
+/** Navigates the main frame and waits until the new document is usable. */
+export async function navigateTo(session: CdpSession, url: string, deadline: number, signal: AbortSignal): Promise<void> {
+  const waiter = await watchMainFrame(session, deadline, signal);
+  try {
+    const res = await session.send("Page.navigate", { url });
+    if (res.errorText) {
+      throw new BpError("navigation_failed", `Navigation to ${url} failed: ${res.errorText}.`, { retryable: true, context: { url, reason: res.errorText } });
+    }
+    if (res.loaderId === undefined) return;
+    waiter.setLoader(res.loaderId);
+    await waiter.done;
+  } finally {
+    waiter.dispose();
+  }
+}
+
+/** Runs a history action (back, forward, reload) and waits for whatever document results. */
+export async function runAndWait(session: CdpSession, action: () => Promise<unknown>, deadline: number, signal: AbortSignal): Promise<void> {
+  const waiter = await watchMainFrame(session, deadline, signal);
+  try {
+    waiter.setLoader(undefined);
+    await action();
+    await waiter.done;
+  } finally {
+    waiter.dispose();
+  }
+}

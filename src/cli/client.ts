@@ -1,0 +1,68 @@
+import type { BrokerRequest } from "../protocol/wire.ts";
+import { BpError } from "../shared/errors.ts";
+
+/**
+ * One request, one reply line, over the broker's Unix socket. The deadline covers connect,
+ * send and reply, so a wedged broker can never hang a CLI call.
+ */
+export function request<T>(socketPath: string, message: BrokerRequest, timeoutMs: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let settled = false;
+    let sock: { end(): void } | undefined;
+    let opened = false;
+    const finish = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      try {
+        sock?.end();
+      } catch {
+        // already closed
+      }
+      fn();
+    };
+    const timer = setTimeout(() => {
+      finish(() => reject(new BpError("browser_disconnected", "Broker did not answer in time.", { retryable: true, context: { reason: "broker_timeout" } })));
+    }, timeoutMs);
+    Bun.connect({
+      unix: socketPath,
+      socket: {
+        open(s) {
+          sock = s;
+          opened = true;
+          s.write(`${JSON.stringify(message)}\n`);
+        },
+        data(_s, data) {
+          chunks.push(Buffer.from(data));
+          if (data.includes(10)) {
+            const line = Buffer.concat(chunks).toString("utf8");
+            const nl = line.indexOf("\n");
+            finish(() => {
+              try {
+                resolve(JSON.parse(line.slice(0, nl)) as T);
+              } catch {
+                reject(new BpError("internal_error", "Broker sent an unreadable reply."));
+              }
+            });
+          }
+        },
+        close() {
+          finish(() => reject(new BpError("browser_disconnected", "Broker closed the connection before replying.", { retryable: true, context: { reason: "broker_closed" } })));
+        },
+        error(_s, err) {
+          finish(() => reject(opened ? err : unreachable(err)));
+        },
+      },
+    }).catch((err: unknown) => finish(() => reject(unreachable(err))));
+  });
+}
+
+/** Nothing was sent: safe to start a broker and send the request there. */
+export function isUnreachable(err: unknown): boolean {
+  return err instanceof BpError && err.context?.reason === "broker_unreachable";
+}
+
+function unreachable(err: unknown): BpError {
+  return new BpError("browser_disconnected", `Broker socket unreachable: ${(err as Error).message}`, { retryable: true, context: { reason: "broker_unreachable" } });
+}

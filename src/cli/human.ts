@@ -1,0 +1,72 @@
+/**
+ * Human text for a result. Page-derived strings (titles, URLs) go through `clean` so a page
+ * cannot forge lines or terminal escapes in what a person or agent reads.
+ */
+export function clean(value: unknown, max = 200): string {
+  const s = String(value ?? "")
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+}
+
+type R = Record<string, unknown>;
+type Formatter = (r: R) => string;
+
+const FORMATTERS: Record<string, Formatter> = {
+  status: (r) => {
+    const service = r.service as R;
+    const browser = r.browser as R;
+    const session = r.session as R;
+    const recovery = r.recovery as R;
+    const lines = [`Browser Pilot ${String(service.version)}: broker ${String(service.state)}`];
+    lines.push(browser.product ? `Browser: ${clean(browser.product)} (${String(browser.source)}, generation ${String(browser.generation)})` : "Browser: disconnected");
+    if (session.state === "active") {
+      const sel = session.selectedTab as R | null | undefined;
+      lines.push(`Agent: ${String(session.tabs ?? 0)} tab(s)${sel ? `; selected ${String(sel.id)} ${clean(sel.url)}` : ""}`);
+    }
+    for (const b of (r.browsers as R[] | undefined) ?? []) lines.push(browserLine(b));
+    if (recovery.required) lines.push(`action: ${String(recovery.action ?? recovery.code)}`);
+    return lines.join("\n");
+  },
+  browsers: (r) => {
+    const list = r.browsers as R[];
+    return list.length === 0 ? "No installed supported browsers found." : list.map(browserLine).join("\n");
+  },
+  connect: (r) => `✓ Connected to ${clean((r.browser as R).product)}${r.reused ? " (already connected)" : ""}`,
+  launch: (r) => `✓ ${r.reused ? "Reusing" : "Launched"} ${clean((r.browser as R).product)} (profile ${String(r.profile)}${r.headless ? ", headless" : ""})`,
+  disconnect: (r) => `✓ Disconnected${r.brokerStopped ? "; broker stopped" : ""}`,
+  tabs: (r) => {
+    const list = r.tabs as R[];
+    if (list.length === 0) return "No controllable tabs open.";
+    return list
+      .map((t) => `${t.selected ? "*" : " "} ${String(t.id).padEnd(4)} ${String(t.origin).padEnd(13)} ${String(t.control).padEnd(10)} ${clean(t.url, 80)}  ${clean(t.title, 60)}`)
+      .join("\n");
+  },
+  tab: (r) => `✓ Selected ${String((r.tab as R).id)} ${clean((r.tab as R).url)}`,
+  "tab release": (r) => `✓ Released ${String(r.released)}`,
+  open: (r) => `✓ ${r.created ? "Opened" : "Navigated"} ${String(r.tab)} ${clean(r.url)}  ${clean(r.title, 80)}`,
+  close: (r) => `✓ Closed ${(r.closed as string[]).length} tab(s); ${String(r.remaining)} remaining`,
+  eval: (r) => (typeof r.value === "string" ? r.value : JSON.stringify(r.value, null, 2) ?? String(r.value)) + (r.truncated ? "\n... [truncated]" : ""),
+  schema: (r) => JSON.stringify({ args: r.args, result: r.result }, null, 2),
+};
+
+for (const nav of ["back", "forward", "reload"]) {
+  FORMATTERS[nav] = (r) => (r.navigated ? `✓ ${clean(r.url)}  ${clean(r.title, 80)}` : `No ${nav} entry; still at ${clean(r.url)}`);
+}
+
+function browserLine(b: R): string {
+  const lines = [`${clean(b.product)} (${clean(b.channel)}): ${String(b.state)}`, `  id: ${String(b.id)}`];
+  lines.push(`  process: ${String(b.processState)}; remote debugging: ${String(b.remoteDebuggingState)}; authorization: ${String(b.authorizationState)}`);
+  const rem = b.remediation as R | undefined;
+  if (rem) lines.push(`  action: ${clean(rem.message, 300)}`);
+  return lines.join("\n");
+}
+
+export function humanize(command: string, result: R): string {
+  const f = FORMATTERS[command];
+  if (f) return f(result);
+  const { ok: _ok, ...rest } = result;
+  const text = JSON.stringify(rest);
+  return text === "{}" ? "✓ Done" : text;
+}

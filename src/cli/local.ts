@@ -1,0 +1,54 @@
+import type { BpPaths } from "../shared/paths.ts";
+import { BpError } from "../shared/errors.ts";
+import { VERSION } from "../shared/version.ts";
+import { probeBroker } from "./locate.ts";
+
+type Result = Record<string, unknown>;
+
+/** Commands answered without a broker. */
+export async function runLocal(name: string, args: Record<string, unknown>, _paths: BpPaths): Promise<Result> {
+  if (name === "browsers") {
+    const { discoverBrowsers, matchBrowser, publicCandidate } = await import("../discovery/index.ts");
+    const all = await discoverBrowsers();
+    const filter = args.browser as string | undefined;
+    const list = filter ? matchBrowser(all, filter) : all;
+    return { ok: true, browsers: list.map(publicCandidate) };
+  }
+  if (name === "schema") {
+    const { findCommand } = await import("../protocol/table.ts");
+    const { toJsonSchema } = await import("../protocol/json-schema.ts");
+    const def = findCommand(String(args.command));
+    if (!def) throw new BpError("invalid_argument", `Unknown command '${String(args.command)}'.`, { context: { field: "command" } });
+    return { ok: true, command: def.name, args: toJsonSchema(def.args), result: toJsonSchema(def.result) };
+  }
+  throw new BpError("internal_error", `No local handler for ${name}.`);
+}
+
+/**
+ * Passive commands talk to a broker only if one is already running; they never start one.
+ * Returns undefined when a live broker should answer instead.
+ */
+export async function runPassive(name: string, paths: BpPaths): Promise<Result | undefined> {
+  const state = await probeBroker(paths);
+  if (state.kind === "running") return undefined;
+  if (name === "disconnect") {
+    return { ok: true, closedTabs: 0, brokerStopped: false, message: "No broker is running." };
+  }
+  const { discoverBrowsers, publicCandidate } = await import("../discovery/index.ts");
+  const browsers = (await discoverBrowsers()).map(publicCandidate);
+  const connectable = browsers.find((b) => b.state === "disconnected");
+  const serviceState = state.kind === "stopped" ? "stopped" : state.kind;
+  return {
+    ok: true,
+    service: { state: serviceState, version: VERSION },
+    browser: { state: "disconnected" },
+    browsers,
+    session: { state: "unavailable" },
+    recovery: {
+      required: true,
+      code: "browser_disconnected",
+      action: connectable ? `bp connect --browser ${connectable.id}` : "bp launch",
+      ...(connectable?.remediation ? { remediation: connectable.remediation } : {}),
+    },
+  };
+}

@@ -1,0 +1,140 @@
+import { isAbsolute } from "node:path";
+import { findCommand } from "../protocol/table.ts";
+import { CLIENT_KEY, DEFAULT_CLIENT_KEY, DEFAULT_TIMEOUT_MS, REQUEST_ID } from "../protocol/table.ts";
+import type { CallRequest } from "../protocol/wire.ts";
+import { BpError, invalidArgument, toBpError, type ErrorShape } from "../shared/errors.ts";
+import { resolvePaths, type BpPaths } from "../shared/paths.ts";
+import { executableIdentity } from "../shared/self.ts";
+import { PROTOCOL, VERSION } from "../shared/version.ts";
+import { isUnreachable, request } from "./client.ts";
+import { readLocator } from "./locate.ts";
+import { runLocal, runPassive } from "./local.ts";
+import { chooseMode, printError, printResult, type Mode } from "./output.ts";
+import { parseCommandLine, validateArgs } from "./parse.ts";
+
+/** Grace beyond the command deadline for the broker to report expiry itself. */
+const REPLY_GRACE_MS = 5_000;
+
+export async function runCli(argv: string[]): Promise<void> {
+  if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
+    console.log(VERSION);
+    return;
+  }
+  let mode: Mode = chooseMode({ human: argv.includes("--human"), json: argv.includes("--json") });
+  if (argv.length === 0 || (argv.length === 1 && (argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help"))) {
+    const { renderTopHelp } = await import("../protocol/help.ts");
+    console.log(renderTopHelp(VERSION));
+    return;
+  }
+  try {
+    const parsed = parseCommandLine(argv);
+    mode = chooseMode(parsed.globals);
+    if (parsed.help) {
+      const { renderCommandHelp } = await import("../protocol/help.ts");
+      console.log(renderCommandHelp(parsed.def));
+      return;
+    }
+    const env = process.env;
+    const input = parsed.args;
+    if (parsed.def.stdinArg && input[parsed.def.stdinArg] === undefined && !process.stdin.isTTY) {
+      input[parsed.def.stdinArg] = (await Bun.stdin.text()).trim();
+    }
+    const args = validateArgs(parsed.def, input);
+    const clientKey = parsed.globals["client-key"] ?? checkEnv(env.BROWSER_PILOT_CLIENT_KEY, CLIENT_KEY, "clientKey") ?? DEFAULT_CLIENT_KEY;
+    const requestId = parsed.globals["request-id"] ?? checkEnv(env.BROWSER_PILOT_REQUEST_ID, REQUEST_ID, "requestId");
+    const timeoutMs = parsed.globals.timeout ?? DEFAULT_TIMEOUT_MS;
+    if (env.BROWSER_PILOT_OUTPUT_DIR && !isAbsolute(env.BROWSER_PILOT_OUTPUT_DIR)) {
+      throw invalidArgument("outputDir", "BROWSER_PILOT_OUTPUT_DIR must be an absolute path.");
+    }
+    const tabAccess = env.BROWSER_PILOT_TAB_ACCESS ?? "all";
+    if (tabAccess !== "all" && tabAccess !== "own") throw invalidArgument("tabAccess", "BROWSER_PILOT_TAB_ACCESS must be 'all' or 'own'.");
+    const paths = resolvePaths(env);
+    const name = parsed.def.name;
+
+    if (parsed.def.runs === "local") {
+      printResult(name, await runLocal(name, args, paths), mode);
+      return;
+    }
+    const call: Omit<CallRequest, "token"> = {
+      op: "call",
+      protocol: PROTOCOL.version,
+      clientKey,
+      command: name,
+      args,
+      invocation: crypto.randomUUID(),
+      timeoutMs,
+      tabAccess,
+      executable: { version: VERSION, identity: executableIdentity().identity },
+      ...(requestId !== undefined ? { requestId } : {}),
+    };
+    if (parsed.def.runs === "passive") {
+      const passive = await runPassive(name, paths);
+      if (passive) {
+        printResult(name, passive, mode);
+        return;
+      }
+    }
+    const reply = await send(paths, call, timeoutMs + REPLY_GRACE_MS, mode);
+    if (reply.ok === true) printResult(name, reply, mode);
+    else fail(reply as unknown as ErrorShape, mode);
+  } catch (err) {
+    fail(toBpError(err).toJSON(), mode);
+  }
+}
+
+/**
+ * Sends straight to the broker the locator names (one round trip on the warm path); only
+ * when nothing could be sent does it start or wait for a broker and send there.
+ */
+async function send(paths: BpPaths, call: Omit<CallRequest, "token">, timeoutMs: number, mode: Mode): Promise<Record<string, unknown>> {
+  let locator = readLocator(paths);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    if (!locator || attempt > 0) {
+      const { ensureBroker } = await import("./start-broker.ts");
+      locator = await ensureBroker(paths);
+    }
+    const stop = installSignalHandlers(locator.endpoint, locator.token, call.invocation, mode);
+    try {
+      return await request<Record<string, unknown>>(locator.endpoint, { ...call, token: locator.token }, timeoutMs);
+    } catch (err) {
+      if (!isUnreachable(err) || attempt > 0) throw err;
+    } finally {
+      stop();
+    }
+  }
+  throw new BpError("internal_error", "unreachable");
+}
+
+function fail(shape: ErrorShape, mode: Mode): void {
+  printError(shape, mode);
+  process.exitCode = 1;
+}
+
+function checkEnv(value: string | undefined, pattern: RegExp, field: string): string | undefined {
+  if (value === undefined || value === "") return undefined;
+  if (!pattern.test(value)) throw invalidArgument(field, `Invalid ${field} in the environment.`);
+  return value;
+}
+
+/** SIGINT/SIGTERM ask the broker to cancel this invocation, then exit 130/143. */
+function installSignalHandlers(endpoint: string, token: string, invocation: string, mode: Mode): () => void {
+  const handle = (signal: "SIGINT" | "SIGTERM") => {
+    const code = signal === "SIGINT" ? 130 : 143;
+    const done = () => {
+      printError(new BpError("command_cancelled", `Cancelled by ${signal}; the broker was asked to stop the command.`, { hint: "Inspect the current tab state before retrying." }).toJSON(), mode);
+      process.exit(code);
+    };
+    setTimeout(done, 2000).unref();
+    request(endpoint, { op: "cancel", token, invocation }, 1500).then(done, done);
+  };
+  const onInt = () => handle("SIGINT");
+  const onTerm = () => handle("SIGTERM");
+  process.on("SIGINT", onInt);
+  process.on("SIGTERM", onTerm);
+  return () => {
+    process.off("SIGINT", onInt);
+    process.off("SIGTERM", onTerm);
+  };
+}
+
+export { findCommand };

@@ -1,0 +1,114 @@
+import { parseArgs } from "citty";
+import * as v from "valibot";
+import type { CommandDef } from "../protocol/define.ts";
+import { describeArgs, type ArgInfo } from "../protocol/introspect.ts";
+import { globalArgs, matchCommand } from "../protocol/table.ts";
+import { BpError, invalidArgument } from "../shared/errors.ts";
+
+export interface Parsed {
+  def: CommandDef;
+  args: Record<string, unknown>;
+  globals: v.InferOutput<typeof globalArgs>;
+  help: boolean;
+}
+
+const GLOBAL_INFO = describeArgs({ args: globalArgs });
+const GLOBAL_WITH_VALUE = new Set(GLOBAL_INFO.filter((a) => a.kind !== "boolean").map((a) => `--${a.name}`));
+
+/** Finds the command words, skipping global options and their values wherever they stand. */
+export function commandWords(argv: readonly string[]): string[] {
+  const words: string[] = [];
+  for (let i = 0; i < argv.length && words.length < 2; i++) {
+    const a = argv[i] ?? "";
+    if (a === "--") break;
+    if (a.startsWith("-")) {
+      if (GLOBAL_WITH_VALUE.has(a)) i++;
+      if (words.length > 0) break;
+      continue;
+    }
+    words.push(a);
+  }
+  return words;
+}
+
+export function parseCommandLine(argv: readonly string[]): Parsed {
+  const words = commandWords(argv);
+  const match = matchCommand(words);
+  if (!match) {
+    const name = words[0] ?? "";
+    throw new BpError("invalid_argument", name ? `Unknown command '${name}'. Run 'bp --help'.` : "No command given. Run 'bp --help'.", {
+      context: { field: "command", parserCode: "unknown_command" },
+    });
+  }
+  const { def, consumed } = match;
+  const infos = [...describeArgs(def), ...GLOBAL_INFO];
+  const cittyDef: Record<string, { type: "string" | "boolean"; alias?: string[] }> = { help: { type: "boolean", alias: ["h"] } };
+  for (const a of infos) {
+    if (a.positional) continue;
+    cittyDef[a.name] = { type: a.kind === "boolean" ? "boolean" : "string", ...(a.alias ? { alias: [a.alias] } : {}) };
+  }
+  const raw = parseArgs([...argv], cittyDef) as Record<string, unknown> & { _: string[] };
+  const help = raw.help === true;
+
+  rejectUnknown(raw, infos);
+  const positionals = raw._.slice(consumed);
+  const posNames = def.positionals ?? [];
+  const input: Record<string, unknown> = {};
+  for (const [i, name] of posNames.entries()) {
+    const last = i === posNames.length - 1;
+    const value = last && def.variadic ? positionals.slice(i).join(" ") || undefined : positionals[i];
+    if (value !== undefined) input[name] = value;
+  }
+  const extra = def.variadic ? 0 : positionals.length - posNames.length;
+  if (extra > 0 && !help) {
+    throw invalidArgument("arguments", `Unexpected argument '${positionals[posNames.length]}'.`, { parserCode: "excess_arguments" });
+  }
+  const globalsInput: Record<string, unknown> = {};
+  for (const a of infos) {
+    if (a.positional) continue;
+    const value = raw[a.name];
+    if (value === undefined) continue;
+    const target = GLOBAL_INFO.includes(a) ? globalsInput : input;
+    target[a.name] = coerce(a, value);
+  }
+  const globals = validate(globalArgs, globalsInput);
+  if (help) return { def, args: input, globals, help };
+  return { def, args: input, globals, help };
+}
+
+export function validateArgs(def: CommandDef, input: Record<string, unknown>): Record<string, unknown> {
+  return validate(def.args, input) as Record<string, unknown>;
+}
+
+function validate<S extends v.GenericSchema>(schema: S, input: unknown): v.InferOutput<S> {
+  const result = v.safeParse(schema, input);
+  if (result.success) return result.output;
+  const issue = result.issues[0];
+  const field = issue.path?.map((p) => String(p.key)).join(".") ?? "arguments";
+  const message = issue.received === "undefined" ? `Missing required argument '${field}'.` : `Invalid value for '${field}': ${issue.message}`;
+  throw invalidArgument(field, message, { received: issue.received });
+}
+
+function coerce(info: ArgInfo, value: unknown): unknown {
+  if (info.kind === "number" && typeof value === "string" && /^-?\d+(\.\d+)?$/.test(value.trim())) return Number(value);
+  if (info.kind === "boolean" && typeof value === "string") return value === "true" ? true : value === "false" ? false : value;
+  return value;
+}
+
+function rejectUnknown(raw: Record<string, unknown>, infos: ArgInfo[]): void {
+  const known = new Set<string>(["_", "help", "h"]);
+  for (const a of infos) {
+    known.add(a.name);
+    known.add(camel(a.name));
+    if (a.alias) known.add(a.alias);
+  }
+  for (const key of Object.keys(raw)) {
+    if (known.has(key)) continue;
+    const flag = key.length === 1 ? `-${key}` : `--${key}`;
+    throw invalidArgument(key, `Unknown option '${flag}'.`, { parserCode: "unknown_option" });
+  }
+}
+
+function camel(name: string): string {
+  return name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}

@@ -1,0 +1,221 @@
+/**
+ * Passive discovery: which Chromium-family browsers are installed, and what a person would have
+ * to do before Browser Pilot can attach to each. Reads files only. It never opens a socket,
+ * because every new DevTools connection can pop Chrome's "Allow remote debugging" dialog in
+ * front of the user; that is reserved for an explicit `bp connect`.
+ */
+import { createHash } from "node:crypto";
+import { browserDefinitions, resolveHome } from "./definitions.ts";
+import { executableCandidates, firstExecutable, isDirectory } from "./fs-probe.ts";
+import { endpointFor, readPortFile, type PortFileInfo } from "./port-file.ts";
+import { probeProcessState, type ProcessProbe } from "./process-state.ts";
+import type {
+  BrowserCandidate,
+  BrowserDefinition,
+  DiscoveryOptions,
+  PublicBrowserCandidate,
+  Remediation,
+} from "./types.ts";
+
+/**
+ * Filesystems with coarse timestamps (FAT, HFS+, some network mounts) round to a second or two,
+ * so a port file written right after the lock may look slightly older than it.
+ */
+const STALE_SLACK_MS = 2_000;
+
+const INSPECT_URL = "chrome://inspect/#remote-debugging";
+
+/**
+ * Stable across runs for the same install, opaque (no path leaks into the id), and different
+ * for two profiles of the same product.
+ */
+export function candidateId(platform: NodeJS.Platform, key: string, userDataDir: string): string {
+  const digest = createHash("sha256")
+    .update(`${platform}\0${key}\0${userDataDir}`)
+    .digest("base64url")
+    .slice(0, 20);
+  return `browser:${key}:${digest}`;
+}
+
+export async function discoverBrowsers(opts: DiscoveryOptions = {}): Promise<BrowserCandidate[]> {
+  const env = opts.env ?? process.env;
+  const platform = opts.platform ?? process.platform;
+  const definitions = browserDefinitions({ env, platform, home: resolveHome(opts) });
+  const found = await Promise.all(definitions.map((d) => inspectDefinition(d, env, platform)));
+  return found.filter((c): c is BrowserCandidate => c !== undefined);
+}
+
+async function inspectDefinition(
+  def: BrowserDefinition,
+  env: Record<string, string | undefined>,
+  platform: NodeJS.Platform,
+): Promise<BrowserCandidate | undefined> {
+  const [hasData, executablePath] = await Promise.all([
+    isDirectory(def.userDataDir),
+    firstExecutable(executableCandidates(def.pathNames, def.executables, env, platform), platform),
+  ]);
+  if (!hasData && !executablePath) return undefined;
+  const [probe, portFile] = hasData
+    ? await Promise.all([probeProcessState(def.userDataDir, platform), readPortFile(def.userDataDir)])
+    : [{ state: "not_running" } satisfies ProcessProbe, undefined];
+  const base = {
+    id: candidateId(platform, def.key, def.userDataDir),
+    product: def.product,
+    channel: def.channel,
+    userDataRoot: def.userDataDir,
+    ...(executablePath ? { executablePath } : {}),
+  };
+  return classifyCandidate(base, probe, portFile);
+}
+
+type CandidateBase = Pick<BrowserCandidate, "id" | "product" | "channel" | "userDataRoot" | "executablePath">;
+
+/** The state machine from upstream 1.3, as a pure function so every branch is unit-testable. */
+export function classifyCandidate(
+  base: CandidateBase,
+  probe: ProcessProbe,
+  portFile: PortFileInfo | undefined,
+): BrowserCandidate {
+  const processState = probe.state;
+  if (!portFile) {
+    if (processState === "not_running") {
+      return {
+        ...base,
+        processState,
+        remoteDebuggingState: "disabled",
+        authorizationState: "not_applicable",
+        state: "not_running",
+        remediation: startBrowser(base),
+      };
+    }
+    return disabled(base, processState, "disabled");
+  }
+  if (processState === "not_running") {
+    // The endpoint is withheld: whatever listens on that port now is not this browser.
+    return {
+      ...base,
+      processState,
+      remoteDebuggingState: "stale",
+      authorizationState: "not_applicable",
+      state: "disconnected",
+      remediation: {
+        code: "restart_remote_debugging",
+        message:
+          `${base.product} is not running and its DevToolsActivePort file is left over from an ` +
+          `earlier session. Ask the user to start ${base.product}, open ${INSPECT_URL} and enable ` +
+          `remote debugging, then run 'bp connect --browser ${base.id}'.`,
+        actionRequired: true,
+      },
+    };
+  }
+  if (probe.startedAtMs !== undefined && portFile.mtimeMs + STALE_SLACK_MS < probe.startedAtMs) {
+    // Written before the running browser took its lock, so by a previous run: this run has
+    // remote debugging off.
+    return disabled(base, processState, "stale");
+  }
+  return {
+    ...base,
+    processState,
+    remoteDebuggingState: "enabled",
+    authorizationState: "unknown",
+    state: "disconnected",
+    remediation: {
+      code: "connect_browser",
+      message:
+        `Run 'bp connect --browser ${base.id}'. ${base.product} may ask the user to allow ` +
+        `remote debugging once.`,
+      actionRequired: false,
+    },
+    endpoint: endpointFor(portFile),
+  };
+}
+
+function disabled(
+  base: CandidateBase,
+  processState: BrowserCandidate["processState"],
+  remoteDebuggingState: "disabled" | "stale",
+): BrowserCandidate {
+  // With an unknown process state the browser may also be closed, so the message covers both.
+  const start = processState === "running" ? "" : `start ${base.product} if it is not running, `;
+  return {
+    ...base,
+    processState,
+    remoteDebuggingState,
+    authorizationState: "not_applicable",
+    state: "remote_debugging_disabled",
+    remediation: {
+      code: "enable_remote_debugging",
+      message:
+        `Remote debugging is off in ${base.product}. Ask the user to ${start}open ${INSPECT_URL} ` +
+        `in ${base.product} and enable remote debugging, then run 'bp connect --browser ${base.id}'.`,
+      actionRequired: true,
+    },
+  };
+}
+
+function startBrowser(base: CandidateBase): Remediation {
+  return {
+    code: "start_browser",
+    message:
+      `${base.product} is not running. Ask the user to start it, open ${INSPECT_URL} and enable ` +
+      `remote debugging, then run 'bp connect --browser ${base.id}'; or run 'bp launch' to use a ` +
+      `browser owned by Browser Pilot.`,
+    actionRequired: true,
+  };
+}
+
+/** After a successful `bp connect`: the socket is open, so the user (or policy) allowed it. */
+export function markConnected(candidate: BrowserCandidate): BrowserCandidate {
+  const { remediation: _dropped, ...rest } = candidate;
+  return {
+    ...rest,
+    processState: "running",
+    remoteDebuggingState: "enabled",
+    authorizationState: "authorized",
+    state: "ready",
+  };
+}
+
+/** After the WebSocket handshake was refused or left pending at Chrome's Allow dialog. */
+export function markAuthorizationRequired(candidate: BrowserCandidate): BrowserCandidate {
+  return {
+    ...candidate,
+    authorizationState: "required",
+    state: "authorization_required",
+    remediation: {
+      code: "allow_remote_debugging",
+      message:
+        `${candidate.product} is waiting for permission. Ask the user to click 'Allow' in the ` +
+        `remote debugging dialog, then run 'bp connect --browser ${candidate.id}' again.`,
+      actionRequired: true,
+    },
+  };
+}
+
+/** What may be printed: the endpoint path is a capability and stays inside the broker. */
+export function toPublicCandidate(candidate: BrowserCandidate): PublicBrowserCandidate {
+  const { endpoint: _secret, ...rest } = candidate;
+  return rest;
+}
+
+/** Alias used by the CLI; same function. */
+export const publicCandidate = toPublicCandidate;
+
+/**
+ * `--browser` filter: an exact id (case-insensitive) wins outright so a full id never matches
+ * several; otherwise substring on id, product, channel or "product channel".
+ */
+export function matchBrowser(
+  candidates: readonly BrowserCandidate[],
+  filter: string,
+): BrowserCandidate[] {
+  const needle = filter.trim().toLowerCase();
+  if (needle.length === 0) return [];
+  const exact = candidates.filter((c) => c.id.toLowerCase() === needle);
+  if (exact.length > 0) return exact;
+  return candidates.filter((c) =>
+    [c.id, c.product, c.channel, `${c.product} ${c.channel}`].some((field) =>
+      field.toLowerCase().includes(needle),
+    ),
+  );
+}

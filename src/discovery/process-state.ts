@@ -1,0 +1,85 @@
+/**
+ * Is the browser that owns a user-data dir running right now? Answered from Chrome's own
+ * singleton lock, without listing processes through a child process (slow, and blocked in some
+ * sandboxes) and without any socket.
+ */
+import fsp from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import type { ProcessState } from "./types.ts";
+
+export interface ProcessProbe {
+  state: ProcessState;
+  /** Pid from the lock when it names a live local process. */
+  pid?: number;
+  /**
+   * When the running browser took its lock, in ms. A DevToolsActivePort older than this was
+   * written by an earlier run.
+   */
+  startedAtMs?: number;
+}
+
+export interface LockOwner {
+  hostname: string;
+  pid: number;
+}
+
+/** SingletonLock's target is `<hostname>-<pid>`; hostnames may contain '-', pids may not. */
+export function parseSingletonLockTarget(target: string): LockOwner | undefined {
+  const match = /^(.+)-(\d+)$/.exec(target);
+  if (!match?.[1] || !match[2]) return undefined;
+  const pid = Number(match[2]);
+  if (!Number.isSafeInteger(pid) || pid <= 0) return undefined;
+  return { hostname: match[1], pid };
+}
+
+export function isPidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+export async function probeProcessState(
+  userDataDir: string,
+  platform: NodeJS.Platform = process.platform,
+): Promise<ProcessProbe> {
+  return platform === "win32" ? probeWindowsLock(userDataDir) : probeSingletonLock(userDataDir);
+}
+
+async function probeSingletonLock(userDataDir: string): Promise<ProcessProbe> {
+  const lock = path.join(userDataDir, "SingletonLock");
+  let target: string;
+  let startedAtMs: number;
+  try {
+    target = await fsp.readlink(lock);
+    startedAtMs = (await fsp.lstat(lock)).mtimeMs;
+  } catch (error) {
+    // Chrome removes the lock on clean exit; a missing lock is the normal "closed" state.
+    // Anything else (not a symlink, no permission) we cannot interpret.
+    return { state: (error as NodeJS.ErrnoException).code === "ENOENT" ? "not_running" : "unknown" };
+  }
+  const owner = parseSingletonLockTarget(target);
+  if (!owner) return { state: "unknown" };
+  // A lock from another host (shared or synced home) means nothing is running here, and its
+  // pid number would refer to an unrelated local process.
+  if (owner.hostname !== os.hostname()) return { state: "not_running" };
+  // A crash leaves the lock behind; the dead pid is what tells us the browser is gone.
+  if (!isPidAlive(owner.pid)) return { state: "not_running" };
+  return { state: "running", pid: owner.pid, startedAtMs };
+}
+
+async function probeWindowsLock(userDataDir: string): Promise<ProcessProbe> {
+  // Chrome on Windows creates `lockfile` with FILE_FLAG_DELETE_ON_CLOSE, so the OS removes it
+  // when the browser exits, even after a crash: presence is a good "running" signal. Its
+  // timestamps are not trusted for staleness, so no startedAtMs here.
+  try {
+    await fsp.lstat(path.join(userDataDir, "lockfile"));
+    return { state: "running" };
+  } catch (error) {
+    return { state: (error as NodeJS.ErrnoException).code === "ENOENT" ? "not_running" : "unknown" };
+  }
+}

@@ -1,0 +1,161 @@
+import { readLines } from "../cdp/lines.ts";
+import { connectWebSocket, type Transport } from "../cdp/transport.ts";
+import { OwnedTargets } from "./owned.ts";
+
+/**
+ * The janitor holds the one browser-level CDP WebSocket and relays raw CDP lines to and from
+ * the broker over stdio. It outlives the broker on purpose: when its stdin closes (the broker
+ * exited or was killed) it closes exactly the targets Browser Pilot created, then exits.
+ *
+ * Lines starting with "!" are control messages; every other line is CDP JSON, forwarded as is.
+ */
+const OWN_ID_BASE = 1_000_000_000;
+const CLEANUP_BUDGET_MS = 5_000;
+const KEEPALIVE_MS = 15_000;
+
+interface Control {
+  op: "connect" | "own" | "forget" | "shutdown";
+  url?: string;
+  headers?: Record<string, string>;
+  handshakeTimeoutMs?: number;
+  targetId?: string;
+  closeBrowser?: boolean;
+  launched?: boolean;
+}
+
+export async function runJanitor(): Promise<void> {
+  const out = Bun.stdout.writer();
+  const emit = (line: string) => {
+    out.write(`${line}\n`);
+    out.flush();
+  };
+  const owned = new OwnedTargets();
+  let ws: Transport | undefined;
+  let launched = false;
+  let nextId = OWN_ID_BASE;
+  const pending = new Map<number, (msg: { result?: unknown; error?: unknown }) => void>();
+  let exiting = false;
+
+  const call = (method: string, params: Record<string, unknown> = {}, timeoutMs = 3000) =>
+    new Promise<{ result?: unknown; error?: unknown }>((resolve) => {
+      if (!ws || ws.closed) return resolve({ error: "closed" });
+      const id = nextId++;
+      const timer = setTimeout(() => {
+        pending.delete(id);
+        resolve({ error: "timeout" });
+      }, timeoutMs);
+      pending.set(id, (msg) => {
+        clearTimeout(timer);
+        resolve(msg);
+      });
+      ws.send(JSON.stringify({ id, method, params }));
+    });
+
+  const cleanupAndExit = async (closeBrowser: boolean, code: number) => {
+    if (exiting) return;
+    exiting = true;
+    const deadline = Date.now() + CLEANUP_BUDGET_MS;
+    const order = owned.closingOrder();
+    for (let i = 0; i < order.length && Date.now() < deadline; i += 32) {
+      await Promise.all(order.slice(i, i + 32).map((targetId) => call("Target.closeTarget", { targetId }, Math.max(100, deadline - Date.now()))));
+    }
+    if (closeBrowser || launched) {
+      // A browser we launched goes away with us once nothing of the person's is left in it.
+      const targets = (await call("Target.getTargets", {}, 1000)).result as { targetInfos?: { type: string; targetId: string }[] } | undefined;
+      const pages = (targets?.targetInfos ?? []).filter((t) => t.type === "page" && !owned.has(t.targetId));
+      if (closeBrowser || pages.length === 0) await call("Browser.close", {}, 1000);
+    }
+    ws?.close();
+    process.exit(code);
+  };
+
+  const onBrowserMessage = (raw: string) => {
+    if (raw.startsWith('{"id":')) {
+      const idEnd = raw.indexOf(",", 6);
+      const id = Number(raw.slice(6, idEnd));
+      if (id >= OWN_ID_BASE) {
+        const resolve = pending.get(id);
+        pending.delete(id);
+        resolve?.(JSON.parse(raw) as { result?: unknown; error?: unknown });
+        return;
+      }
+    } else if (raw.includes('"Target.target')) {
+      snoopTargetEvent(raw, owned, emit);
+    }
+    emit(raw);
+  };
+
+  const onControl = async (ctl: Control) => {
+    switch (ctl.op) {
+      case "connect": {
+        try {
+          launched = ctl.launched === true;
+          ws = await connectWebSocket(ctl.url ?? "", { handshakeTimeoutMs: ctl.handshakeTimeoutMs ?? 8000, ...(ctl.headers ? { headers: ctl.headers } : {}) });
+        } catch (err) {
+          emit(`!${JSON.stringify({ ev: "error", message: (err as Error).message })}`);
+          process.exit(1);
+        }
+        ws.onMessage = onBrowserMessage;
+        ws.onClose = (reason) => {
+          if (exiting) return;
+          emit(`!${JSON.stringify({ ev: "closed", reason })}`);
+          process.exit(0);
+        };
+        startKeepalive(call, () => ws?.close());
+        emit(`!${JSON.stringify({ ev: "ready" })}`);
+        return;
+      }
+      case "own":
+        if (ctl.targetId) owned.own(ctl.targetId);
+        return;
+      case "forget":
+        if (ctl.targetId) owned.forget(ctl.targetId);
+        return;
+      case "shutdown":
+        await cleanupAndExit(ctl.closeBrowser === true, 0);
+    }
+  };
+
+  process.on("SIGTERM", () => void cleanupAndExit(false, 0));
+  process.on("SIGINT", () => void cleanupAndExit(false, 0));
+
+  await readLines(Bun.stdin.stream(), (line) => {
+    if (line.startsWith("!")) {
+      void onControl(JSON.parse(line.slice(1)) as Control);
+    } else if (ws && !ws.closed) {
+      ws.send(line);
+    }
+  });
+  // stdin closed: the broker is gone, however it died.
+  await cleanupAndExit(false, 0);
+}
+
+function snoopTargetEvent(raw: string, owned: OwnedTargets, emit: (line: string) => void): void {
+  let msg: { method?: string; params?: { targetInfo?: { targetId: string; openerId?: string; type?: string }; targetId?: string } };
+  try {
+    msg = JSON.parse(raw) as typeof msg;
+  } catch {
+    return;
+  }
+  if (msg.method === "Target.targetCreated" || msg.method === "Target.targetInfoChanged") {
+    const info = msg.params?.targetInfo;
+    if (info && info.type === "page" && owned.maybeAdoptPopup(info.targetId, info.openerId)) {
+      emit(`!${JSON.stringify({ ev: "owned", targetId: info.targetId, openerId: info.openerId })}`);
+    }
+  } else if (msg.method === "Target.targetDestroyed" && msg.params?.targetId) {
+    owned.forget(msg.params.targetId);
+  }
+}
+
+/** Half-open sockets otherwise wait for TCP timeouts; two missed pings close the connection. */
+function startKeepalive(call: (m: string, p?: Record<string, unknown>, t?: number) => Promise<{ error?: unknown }>, close: () => void): void {
+  let missed = 0;
+  const timer = setInterval(async () => {
+    const r = await call("Browser.getVersion", {}, 5000);
+    missed = r.error ? missed + 1 : 0;
+    if (missed >= 2) {
+      clearInterval(timer);
+      close();
+    }
+  }, KEEPALIVE_MS);
+}

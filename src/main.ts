@@ -1,0 +1,22 @@
+/**
+ * One executable, three roles. The broker and janitor roles are selected by a reserved
+ * argument that help never shows; anything else is the CLI. The CLI is imported statically
+ * (it is the hot path every agent step pays for); the other roles load only when chosen.
+ */
+import { runCli } from "./cli/main.ts";
+
+const ROLE_PREFIX = "--browser-pilot-internal=";
+
+const roleArg = process.argv.find((a) => a.startsWith(ROLE_PREFIX));
+const role = roleArg?.slice(ROLE_PREFIX.length);
+
+if (role === "broker") {
+  void import("./broker/main.ts").then((m) => m.runBroker());
+} else if (role === "janitor") {
+  void import("./janitor/main.ts").then((m) => m.runJanitor());
+} else if (role !== undefined) {
+  console.error(`Unknown internal role: ${role}`);
+  process.exit(2);
+} else {
+  void runCli(process.argv.slice(2));
+}

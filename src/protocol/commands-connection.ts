@@ -1,0 +1,75 @@
+import * as v from "valibot";
+import { browserCandidateSchema, connectedBrowserSchema } from "./common.ts";
+import { defineCommand, flag, ok, optText, remediationSchema } from "./define.ts";
+
+const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export const status = defineCommand({
+  name: "status",
+  group: "Connection",
+  summary: "Passive state: broker, browser, this agent's tab; starts nothing",
+  args: v.object({}),
+  result: ok({
+    service: v.object({ state: v.picklist(["running", "stopped", "unresponsive", "incompatible"]), version: v.string() }),
+    browser: v.union([connectedBrowserSchema, v.object({ state: v.literal("disconnected") })]),
+    browsers: v.optional(v.array(browserCandidateSchema)),
+    session: v.object({
+      state: v.picklist(["active", "none", "unavailable"]),
+      tabs: v.optional(v.number()),
+      selectedTab: v.optional(v.nullable(v.object({ id: v.string(), title: v.string(), url: v.string() }))),
+    }),
+    recovery: v.object({ required: v.boolean(), code: v.optional(v.string()), action: v.optional(v.string()), remediation: v.optional(remediationSchema) }),
+  }),
+  example: "bp status",
+  runs: "passive",
+});
+
+export const browsers = defineCommand({
+  name: "browsers",
+  group: "Connection",
+  summary: "List installed Chromium-family browsers and their debugging state (passive)",
+  aliases: { b: "browser" },
+  args: v.object({ browser: optText("Filter by id, product or channel") }),
+  result: ok({ browsers: v.array(browserCandidateSchema) }),
+  example: "bp browsers --browser chrome",
+  runs: "local",
+});
+
+export const connect = defineCommand({
+  name: "connect",
+  group: "Connection",
+  summary: "Connect to a running browser with remote debugging on (the only command that may show Chrome's Allow dialog)",
+  aliases: { b: "browser" },
+  args: v.object({ browser: optText("Browser id or name from 'bp browsers'") }),
+  result: ok({ browser: connectedBrowserSchema, reused: v.boolean() }),
+  example: "bp connect --browser chromium",
+  runs: "broker",
+});
+
+export const launch = defineCommand({
+  name: "launch",
+  group: "Connection",
+  summary: "Start a Browser Pilot-owned Chromium with its own profile, then connect",
+  args: v.object({
+    headless: flag("Run without a window (default when there is no display)"),
+    executable: optText("Path of the Chromium-family executable to start"),
+    profile: v.optional(
+      v.pipe(v.string(), v.regex(PROFILE_NAME, "Profile names are 1-64 letters, digits, '.', '_' or '-'"), v.description("Profile name under the Browser Pilot home (default 'default')")),
+      "default",
+    ),
+  }),
+  result: ok({ browser: connectedBrowserSchema, reused: v.boolean(), headless: v.boolean(), profile: v.string() }),
+  example: "bp launch --headless",
+  runs: "broker",
+});
+
+export const disconnect = defineCommand({
+  name: "disconnect",
+  group: "Connection",
+  summary: "Release this agent (closes its managed tabs); stops the broker when no one else uses it",
+  args: v.object({}),
+  result: ok({ closedTabs: v.number(), brokerStopped: v.boolean(), message: v.string() }),
+  example: "bp disconnect",
+  runs: "passive",
+  mutating: true,
+});

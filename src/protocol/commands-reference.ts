@@ -1,0 +1,14 @@
+import * as v from "valibot";
+import { defineCommand, ok, text } from "./define.ts";
+
+export const schema = defineCommand({
+  name: "schema",
+  group: "Reference",
+  summary: "JSON Schema of a command's arguments and result",
+  positionals: ["command"],
+  variadic: true,
+  args: v.object({ command: text("Command name, e.g. 'open' or 'tab release'") }),
+  result: ok({ command: v.string(), args: v.record(v.string(), v.unknown()), result: v.record(v.string(), v.unknown()) }),
+  example: "bp schema open",
+  runs: "local",
+});

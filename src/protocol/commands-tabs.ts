@@ -1,0 +1,111 @@
+import * as v from "valibot";
+import { TAB_ID, tabIdArg, tabSchema } from "./common.ts";
+import { defineCommand, flag, ok, text } from "./define.ts";
+
+const navResult = ok({ tab: v.string(), url: v.string(), title: v.string(), navigated: v.boolean() });
+
+export const tabs = defineCommand({
+  name: "tabs",
+  group: "Tabs and navigation",
+  summary: "List tabs this agent can address (managed, managed_popup, user_tab)",
+  args: v.object({}),
+  result: ok({ tabs: v.array(tabSchema) }),
+  example: "bp tabs",
+  runs: "broker",
+});
+
+export const tab = defineCommand({
+  name: "tab",
+  group: "Tabs and navigation",
+  summary: "Select a tab by id and take control of it",
+  positionals: ["id"],
+  args: v.object({ id: tabIdArg("Tab id from 'bp tabs'") }),
+  result: ok({ tab: tabSchema }),
+  example: "bp tab t2",
+  runs: "broker",
+});
+
+export const tabRelease = defineCommand({
+  name: "tab release",
+  group: "Tabs and navigation",
+  summary: "Give up control of a tab (default: the selected one) so another agent may take it",
+  positionals: ["id"],
+  args: v.object({ id: v.optional(v.pipe(v.string(), v.regex(TAB_ID, "Tab ids look like t1, t2, …"), v.description("Tab id (default: selected tab)"))) }),
+  result: ok({ released: v.string() }),
+  example: "bp tab release t2",
+  runs: "broker",
+});
+
+export const open = defineCommand({
+  name: "open",
+  group: "Tabs and navigation",
+  summary: "Navigate the selected tab, or open a managed background tab with --new",
+  positionals: ["url"],
+  aliases: { n: "new" },
+  args: v.object({
+    url: text("URL; https:// is added when it has no scheme"),
+    new: flag("Open in a new managed tab in the Pilot window"),
+  }),
+  result: ok({ tab: v.string(), url: v.string(), title: v.string(), created: v.boolean(), status: v.optional(v.number()) }),
+  example: "bp open example.com --new",
+  runs: "broker",
+  mutating: true,
+});
+
+export const close = defineCommand({
+  name: "close",
+  group: "Tabs and navigation",
+  summary: "Close the selected tab; --all closes every managed tab of this agent (never user tabs)",
+  aliases: { a: "all" },
+  args: v.object({ all: flag("Close all managed tabs of this agent") }),
+  result: ok({ closed: v.array(v.string()), remaining: v.number() }),
+  example: "bp close --all",
+  runs: "broker",
+  mutating: true,
+});
+
+export const back = defineCommand({
+  name: "back",
+  group: "Tabs and navigation",
+  summary: "Go back in the selected tab's history",
+  args: v.object({}),
+  result: navResult,
+  example: "bp back",
+  runs: "broker",
+  mutating: true,
+});
+
+export const forward = defineCommand({
+  name: "forward",
+  group: "Tabs and navigation",
+  summary: "Go forward in the selected tab's history",
+  args: v.object({}),
+  result: navResult,
+  example: "bp forward",
+  runs: "broker",
+  mutating: true,
+});
+
+export const reload = defineCommand({
+  name: "reload",
+  group: "Tabs and navigation",
+  summary: "Reload the selected tab",
+  args: v.object({}),
+  result: navResult,
+  example: "bp reload",
+  runs: "broker",
+  mutating: true,
+});
+
+export const evaluate = defineCommand({
+  name: "eval",
+  group: "Observation",
+  summary: "Evaluate JavaScript in the selected tab (escape hatch; expression or stdin)",
+  positionals: ["expression"],
+  stdinArg: "expression",
+  args: v.object({ expression: v.pipe(v.string(), v.minLength(1, "Expression is empty"), v.description("JavaScript expression; awaited if it returns a promise")) }),
+  result: ok({ value: v.unknown(), type: v.string(), truncated: v.boolean() }),
+  example: "bp eval 'document.title'",
+  runs: "broker",
+  mutating: true,
+});

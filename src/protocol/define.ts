@@ -1,0 +1,61 @@
+import * as v from "valibot";
+
+// Valibot schemas are the single source for argument parsing, help text and `bp schema`.
+export type AnySchema = v.GenericSchema<unknown, unknown>;
+export type ArgsSchema = v.ObjectSchema<v.ObjectEntries, undefined>;
+
+export type CommandGroup =
+  | "Connection"
+  | "Tabs and navigation"
+  | "Observation"
+  | "Actions"
+  | "Waiting and recovery"
+  | "Files"
+  | "Reference";
+
+export interface CommandDef<A extends ArgsSchema = ArgsSchema> {
+  /** Words after `bp`, e.g. "tab release" is ["tab", "release"]. */
+  name: string;
+  group: CommandGroup;
+  summary: string;
+  /** Argument names filled from positional words, in order. The last may be variadic. */
+  positionals?: readonly string[];
+  variadic?: boolean;
+  /** One-letter aliases: { n: "new" }. */
+  aliases?: Readonly<Record<string, string>>;
+  args: A;
+  result: AnySchema;
+  example: string;
+  /** Where it runs: "local" needs no broker; "broker" starts one on demand; "passive" asks a live broker only. */
+  runs: "local" | "broker" | "passive";
+  /** Changes browser state; used by command records and idempotency. */
+  mutating?: boolean;
+  /** Reads a value from stdin when this positional is absent and stdin is not a TTY. */
+  stdinArg?: string;
+}
+
+export function defineCommand<A extends ArgsSchema>(def: CommandDef<A>): CommandDef<A> {
+  return def;
+}
+
+/** Common argument pieces. */
+export const limitArg = (def: number, max: number, what = "elements") =>
+  v.optional(
+    v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(max), v.description(`Max ${what} (default ${def}, max ${max})`)),
+    def,
+  );
+
+export const flag = (description: string) => v.optional(v.pipe(v.boolean(), v.description(description)), false);
+
+export const text = (description: string) => v.pipe(v.string(), v.description(description));
+
+export const optText = (description: string) => v.optional(v.pipe(v.string(), v.description(description)));
+
+/** Structured remediation returned with discovery and errors. */
+export const remediationSchema = v.object({
+  code: v.string(),
+  message: v.string(),
+  actionRequired: v.optional(v.boolean()),
+});
+
+export const ok = <E extends v.ObjectEntries>(entries: E) => v.object({ ok: v.literal(true), ...entries });

@@ -1,0 +1,59 @@
+import type { CommandDef, CommandGroup } from "./define.ts";
+import { describeArgs } from "./introspect.ts";
+import { COMMANDS, globalArgs } from "./table.ts";
+
+const GROUP_ORDER: CommandGroup[] = [
+  "Connection",
+  "Tabs and navigation",
+  "Observation",
+  "Actions",
+  "Waiting and recovery",
+  "Files",
+  "Reference",
+];
+
+/** Top-level help: every command on about one screen; agents read this, so it stays short. */
+export function renderTopHelp(version: string): string {
+  const lines = [`bp ${version}: drive Chromium from the shell; JSON when piped, text on a TTY.`, ""];
+  const width = Math.max(...COMMANDS.map((c) => usage(c).length));
+  for (const group of GROUP_ORDER) {
+    const cmds = COMMANDS.filter((c) => c.group === group);
+    if (cmds.length === 0) continue;
+    lines.push(`${group}:`);
+    for (const c of cmds) lines.push(`  ${usage(c).padEnd(width)}  ${c.summary}`);
+    lines.push("");
+  }
+  lines.push("Global: --json | --human, --client-key KEY, --request-id ID, --timeout MS");
+  lines.push("Env: BROWSER_PILOT_CLIENT_KEY, BROWSER_PILOT_HOME, BROWSER_PILOT_OUTPUT_DIR");
+  lines.push("Start: bp status; bp launch (or bp connect); bp open URL --new; bp tabs.");
+  lines.push("Failures: {ok:false,code,error,retryable}; branch on code. 'bp <command> --help' for details.");
+  return lines.join("\n");
+}
+
+export function renderCommandHelp(def: CommandDef): string {
+  const lines = [`bp ${usage(def)}`, "", def.summary, ""];
+  const args = describeArgs(def);
+  if (args.length > 0) {
+    lines.push("Arguments:");
+    for (const a of args) {
+      const label = a.positional ? `<${a.name}>` : `${a.alias ? `-${a.alias}, ` : ""}--${a.name}${a.kind === "boolean" ? "" : ` <${a.kind === "number" ? "n" : "value"}>`}`;
+      const extra = [a.required ? "required" : "", a.default !== undefined && a.default !== false ? `default ${String(a.default)}` : ""].filter(Boolean).join(", ");
+      lines.push(`  ${label.padEnd(24)} ${a.description}${extra ? ` (${extra})` : ""}`);
+    }
+    lines.push("");
+  }
+  const globals = describeArgs({ args: globalArgs }).map((a) => `--${a.name}`).join(" ");
+  lines.push(`Global: ${globals}`);
+  lines.push(`Example: ${def.example}`);
+  return lines.join("\n");
+}
+
+function usage(def: CommandDef): string {
+  const parts = [def.name];
+  for (const a of describeArgs(def)) {
+    if (a.positional) parts.push(a.required ? `<${a.name}>` : `[${a.name}]`);
+  }
+  const flags = describeArgs(def).filter((a) => !a.positional);
+  if (flags.length > 0) parts.push(flags.length <= 2 ? flags.map((f) => `[--${f.name}]`).join(" ") : "[options]");
+  return parts.join(" ");
+}

@@ -1,0 +1,51 @@
+/**
+ * CLI ↔ broker messages: one JSON line each way over the Unix socket. The reply to a
+ * "call" is exactly what the CLI prints, so the CLI never reshapes results.
+ */
+export interface CallRequest {
+  op: "call";
+  token: string;
+  protocol: number;
+  clientKey: string;
+  command: string;
+  args: Record<string, unknown>;
+  requestId?: string;
+  /** Random id of this CLI invocation so a signal can cancel it from a second connection. */
+  invocation: string;
+  timeoutMs: number;
+  tabAccess: "all" | "own";
+  executable: { version: string; identity: string };
+}
+
+export interface CancelRequest {
+  op: "cancel";
+  token: string;
+  invocation: string;
+}
+
+/** Unauthenticated: tells a CLI whether this broker speaks its protocol, reveals nothing else. */
+export interface HelloRequest {
+  op: "hello";
+}
+
+export type BrokerRequest = CallRequest | CancelRequest | HelloRequest;
+
+export interface HelloReply {
+  ok: true;
+  service: "browser-pilot";
+  version: string;
+  protocol: { min: number; max: number };
+  pid: number;
+}
+
+export interface Locator {
+  schemaVersion: number;
+  pid: number;
+  processIdentity: string;
+  endpoint: string;
+  startedAt: string;
+  version: string;
+  protocol: { min: number; max: number };
+  executable: { version: string; path: string; identity: string };
+  token: string;
+}

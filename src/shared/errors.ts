@@ -1,0 +1,118 @@
+/**
+ * Stable error codes. Consumers branch on `code`, never on the message, so a code once
+ * published is never renamed. The list is upstream's 0.5 set plus the ones we added.
+ */
+export const ERROR_CODES = [
+  "protocol_incompatible",
+  "not_initialized",
+  "capability_denied",
+  "browser_not_found",
+  "browser_not_authorized",
+  "browser_disconnected",
+  "broker_in_use",
+  "profile_selection_required",
+  "profile_context_stale",
+  "profile_context_unavailable",
+  "workspace_not_found",
+  "lease_expired",
+  "target_not_owned",
+  "target_busy",
+  "stale_ref",
+  "action_not_verified",
+  "command_cancelled",
+  "command_expired",
+  "wait_timeout",
+  "unknown_outcome",
+  "artifact_not_found",
+  "artifact_expired",
+  "cursor_expired",
+  "result_too_large",
+  "invalid_argument",
+  "internal_error",
+  // ours
+  "no_selected_tab",
+  "tab_not_found",
+  "script_error",
+  "human_control",
+  "navigation_failed",
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export interface Remediation {
+  code: string;
+  message: string;
+  actionRequired?: boolean;
+}
+
+export interface ErrorShape {
+  ok: false;
+  error: string;
+  code: ErrorCode;
+  retryable: boolean;
+  hint?: string;
+  context?: Record<string, unknown>;
+  remediation?: Remediation;
+}
+
+export interface ErrorOptions {
+  retryable?: boolean;
+  hint?: string;
+  context?: Record<string, unknown>;
+  remediation?: Remediation;
+  cause?: unknown;
+}
+
+export class BpError extends Error {
+  readonly code: ErrorCode;
+  readonly retryable: boolean;
+  readonly hint?: string;
+  readonly context?: Record<string, unknown>;
+  readonly remediation?: Remediation;
+
+  constructor(code: ErrorCode, message: string, options: ErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "BpError";
+    this.code = code;
+    this.retryable = options.retryable ?? false;
+    if (options.hint !== undefined) this.hint = options.hint;
+    if (options.context !== undefined) this.context = options.context;
+    if (options.remediation !== undefined) this.remediation = options.remediation;
+  }
+
+  toJSON(): ErrorShape {
+    const out: ErrorShape = { ok: false, error: this.message, code: this.code, retryable: this.retryable };
+    if (this.hint !== undefined) out.hint = this.hint;
+    if (this.context !== undefined) out.context = this.context;
+    if (this.remediation !== undefined) out.remediation = this.remediation;
+    return out;
+  }
+
+  static fromJSON(shape: ErrorShape): BpError {
+    const opts: ErrorOptions = { retryable: shape.retryable };
+    if (shape.hint !== undefined) opts.hint = shape.hint;
+    if (shape.context !== undefined) opts.context = shape.context;
+    if (shape.remediation !== undefined) opts.remediation = shape.remediation;
+    return new BpError(shape.code, shape.error, opts);
+  }
+}
+
+export function invalidArgument(field: string, message: string, context: Record<string, unknown> = {}): BpError {
+  return new BpError("invalid_argument", message, { context: { field, ...context } });
+}
+
+/** Anything that is not a BpError becomes internal_error: never a stack trace on stdout. */
+export function toBpError(err: unknown): BpError {
+  if (err instanceof BpError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return new BpError("internal_error", message || "Internal error");
+}
+
+/** Default recovery hints, as upstream's CLI wrapper added them. */
+export const DEFAULT_HINTS: Partial<Record<ErrorCode, string>> = {
+  stale_ref: "Run 'bp snapshot' to refresh element refs.",
+  browser_disconnected: "Run 'bp connect' (or 'bp launch') first.",
+  unknown_outcome: "Inspect the current tab state before deciding whether to retry.",
+  no_selected_tab: "Run 'bp tabs' and 'bp tab <id>', or 'bp open <url> --new'.",
+  target_busy: "Another agent controls this tab; use another tab or ask it to run 'bp tab release'.",
+};

@@ -1,0 +1,42 @@
+import { readFileSync } from "node:fs";
+
+export function isPidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * A pid alone can be reused after a crash; pid + kernel start time names one process.
+ * On Linux this is field 22 of /proc/<pid>/stat. Elsewhere we have no cheap source and
+ * return undefined, which callers treat as "cannot prove identity".
+ */
+export function processStartTime(pid: number): string | undefined {
+  if (process.platform !== "linux") return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name (field 2) may contain spaces and parentheses: split after the last ')'.
+    const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return rest[19];
+  } catch {
+    return undefined;
+  }
+}
+
+export function processIdentity(pid: number): string {
+  return `${pid}:${processStartTime(pid) ?? "unknown"}`;
+}
+
+/** True when the pid is alive and, where we can tell, still the same process. */
+export function isSameProcessAlive(identity: string): boolean {
+  const [pidText, start] = identity.split(":");
+  const pid = Number(pidText);
+  if (!isPidAlive(pid)) return false;
+  if (start === undefined || start === "unknown") return true;
+  const now = processStartTime(pid);
+  return now === undefined || now === start;
+}
