@@ -5,6 +5,7 @@ import { arg, type CallContext, type Handler } from "./types.ts";
 
 /** Bound on an eval result's JSON size; larger values come back cut, with truncated:true. */
 export const MAX_EVAL_CHARS = 100_000;
+const EVAL_GROUP = "bp-eval";
 
 const evaluate: Handler = {
   mutating: true,
@@ -12,21 +13,35 @@ const evaluate: Handler = {
     const { browser, rec } = selectedTab(ctx);
     return ctx.broker.exclusive(rec.targetId, async () => {
       const session = await browser.session(rec);
-      const res = await session.send(
+      const timeoutMs = Math.max(1, ctx.deadline - Date.now());
+      // REPL mode allows top-level await and re-declaring let/const across calls, like a console.
+      let res = await session.send(
         "Runtime.evaluate",
-        { expression: arg<string>(ctx, "expression"), returnByValue: true, awaitPromise: true, userGesture: true, replMode: true },
-        { timeoutMs: Math.max(1, ctx.deadline - Date.now()) },
+        { expression: arg<string>(ctx, "expression"), objectGroup: EVAL_GROUP, awaitPromise: true, userGesture: true, replMode: true },
+        { timeoutMs },
       );
-      if (res.exceptionDetails) {
-        const text = res.exceptionDetails.exception?.description ?? res.exceptionDetails.text;
-        throw new BpError("script_error", `The expression threw: ${text.split("\n")[0]?.slice(0, 500) ?? "error"}`, {
-          context: { line: res.exceptionDetails.lineNumber, column: res.exceptionDetails.columnNumber },
-        });
+      try {
+        // A returned promise is awaited, as upstream did: the agent wants its value.
+        if (!res.exceptionDetails && res.result.subtype === "promise" && res.result.objectId) {
+          res = await session.send("Runtime.awaitPromise", { promiseObjectId: res.result.objectId, returnByValue: false }, { timeoutMs });
+        }
+        if (res.exceptionDetails) {
+          const text = res.exceptionDetails.exception?.description ?? res.exceptionDetails.text;
+          throw new BpError("script_error", `The expression threw: ${text.split("\n")[0]?.slice(0, 500) ?? "error"}`, {
+            context: { line: res.exceptionDetails.lineNumber, column: res.exceptionDetails.columnNumber },
+          });
+        }
+        const r = res.result;
+        let value: unknown = r.value;
+        if (r.objectId && r.type === "object" && r.subtype !== "node" && r.subtype !== "error") {
+          const byValue = await session.send("Runtime.callFunctionOn", { objectId: r.objectId, functionDeclaration: "function () { return this; }", returnByValue: true }, { timeoutMs });
+          value = byValue.exceptionDetails ? r.description : byValue.result.value;
+        }
+        if (value === undefined) value = r.unserializableValue ?? (r.type === "undefined" ? null : (r.description ?? null));
+        return boundValue(value, r.subtype ?? r.type);
+      } finally {
+        void session.send("Runtime.releaseObjectGroup", { objectGroup: EVAL_GROUP }).catch(() => undefined);
       }
-      const r = res.result;
-      let value: unknown = r.value;
-      if (value === undefined) value = r.unserializableValue ?? (r.type === "undefined" ? null : (r.description ?? null));
-      return boundValue(value, r.subtype ?? r.type);
     });
   },
 };

@@ -1,0 +1,155 @@
+/**
+ * Errors of the CDP layer. Each has a string `kind` so the broker can map it to a public
+ * error code (and the janitor can pass it across a pipe) without `instanceof` across realms.
+ * Names are string literals, not `new.target.name`, because minified builds rename classes.
+ */
+
+export type CdpErrorKind =
+  | "protocol"
+  | "timeout"
+  | "closed"
+  | "session_closed"
+  | "aborted"
+  | "connect"
+  | "handshake_timeout";
+
+export abstract class CdpBaseError extends Error {
+  abstract readonly kind: CdpErrorKind;
+}
+
+/**
+ * The browser answered a call with an error. Created when the call is sent, so its stack
+ * names the caller rather than the socket's message handler, and filled in on reply.
+ */
+export class CdpError extends CdpBaseError {
+  readonly kind = "protocol";
+  override name = "CdpError";
+  /** JSON-RPC error code from the browser (e.g. -32000 server error, -32601 no such method). */
+  code = 0;
+  readonly method: string;
+  data?: string;
+
+  constructor(method: string) {
+    super(`${method}: no reply yet`);
+    this.method = method;
+  }
+
+  /** @internal Completes the error created at send time with the browser's reply. */
+  fill(code: number, message: string, data: string | undefined): this {
+    const oldHeader = `${this.name}: ${this.message}`;
+    this.code = code;
+    this.message = `${this.method}: ${message}`;
+    if (data !== undefined) this.data = data;
+    rewriteHeader(this, oldHeader);
+    return this;
+  }
+}
+
+/** The call's deadline passed. The command was sent; whether it ran is unknown. */
+export class CdpTimeoutError extends CdpBaseError {
+  readonly kind = "timeout";
+  override name = "CdpTimeoutError";
+  readonly method: string;
+  readonly timeoutMs: number;
+  readonly sent = true;
+
+  constructor(method: string, timeoutMs: number) {
+    super(`${method}: no reply within ${timeoutMs} ms (raise timeoutMs or the connection's defaultTimeoutMs)`);
+    this.method = method;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * The connection closed before the reply. `sent` says whether the command reached the
+ * transport: when true the browser may have run it, so callers must not replay it blindly.
+ */
+export class CdpClosedError extends CdpBaseError {
+  readonly kind: CdpErrorKind = "closed";
+  override name = "CdpClosedError";
+  readonly method: string | undefined;
+  readonly reason: string;
+  readonly sent: boolean;
+
+  constructor(method: string | undefined, reason: string, sent: boolean, what = "connection closed") {
+    super(`${method === undefined ? "CDP" : method}: ${what} (${reason})`);
+    this.method = method;
+    this.reason = reason;
+    this.sent = sent;
+  }
+}
+
+/** The flat session the call was addressed to detached (tab closed, crashed or detached). */
+export class CdpSessionClosedError extends CdpClosedError {
+  override readonly kind: CdpErrorKind = "session_closed";
+  override name = "CdpSessionClosedError";
+  readonly sessionId: string;
+
+  constructor(method: string | undefined, sessionId: string, reason: string, sent: boolean) {
+    super(method, reason, sent, "session closed");
+    this.sessionId = sessionId;
+  }
+}
+
+/** The caller's AbortSignal fired. `cause` is the signal's reason. */
+export class CdpAbortedError extends CdpBaseError {
+  readonly kind = "aborted";
+  override name = "CdpAbortedError";
+  readonly method: string;
+  readonly sent: boolean;
+
+  constructor(method: string, sent: boolean, cause: unknown) {
+    super(`${method}: aborted${sent ? " after it was sent" : ""}`, { cause });
+    this.method = method;
+    this.sent = sent;
+  }
+}
+
+/**
+ * Opening the WebSocket failed. `endpoint` is scheme://host:port only: query strings and
+ * paths of hosted browsers often carry tokens, which must never reach logs or output.
+ */
+export class CdpConnectError extends CdpBaseError {
+  readonly kind: CdpErrorKind = "connect";
+  override name = "CdpConnectError";
+  readonly endpoint: string;
+
+  constructor(endpoint: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.endpoint = endpoint;
+  }
+}
+
+export class CdpHandshakeTimeoutError extends CdpConnectError {
+  override readonly kind: CdpErrorKind = "handshake_timeout";
+  override name = "CdpHandshakeTimeoutError";
+  readonly timeoutMs: number;
+
+  constructor(endpoint: string, timeoutMs: number) {
+    super(endpoint, `WebSocket handshake with ${endpoint} did not finish within ${timeoutMs} ms`);
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+export function isCdpError(value: unknown): value is CdpBaseError {
+  return value instanceof CdpBaseError;
+}
+
+/**
+ * Gives an error created late (timeout, close) the call-site frames captured at send time,
+ * so every failure of a call points at the code that made it.
+ */
+export function withCallSite<E extends Error>(error: E, origin: Error): E {
+  const frames = origin.stack;
+  if (frames === undefined) return error;
+  const newline = frames.indexOf("\n");
+  error.stack = `${error.name}: ${error.message}${newline === -1 ? "" : frames.slice(newline)}`;
+  return error;
+}
+
+// Engines format the stack header from the message once; keep it in step after fill().
+function rewriteHeader(error: Error, oldHeader: string): void {
+  const stack = error.stack;
+  if (stack === undefined || !stack.startsWith(oldHeader)) return;
+  error.stack = `${error.name}: ${error.message}${stack.slice(oldHeader.length)}`;
+}

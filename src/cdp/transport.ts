@@ -1,0 +1,298 @@
+import { CdpClosedError, CdpConnectError, CdpHandshakeTimeoutError } from "./errors.ts";
+import { readLines } from "./lines.ts";
+
+/**
+ * The seam between the CDP connection and whatever carries its frames: Chrome's WebSocket
+ * in the janitor, a pipe between broker and janitor, an in-memory pair in tests.
+ * `onClose` fires exactly once, for a local `close()` as well as a remote one.
+ */
+export interface Transport {
+  send(message: string): void;
+  close(): void;
+  onMessage: ((message: string) => void) | undefined;
+  onClose: ((reason: string) => void) | undefined;
+  readonly closed: boolean;
+}
+
+/**
+ * Holds frames and the close notice until a consumer attaches, so nothing that arrives
+ * between "connected" and "handler assigned" (an await in between is enough) is lost.
+ */
+abstract class BufferedTransport implements Transport {
+  #onMessage: ((message: string) => void) | undefined;
+  #onClose: ((reason: string) => void) | undefined;
+  #queue: string[] = [];
+  #closeReason: string | undefined;
+  #closeDelivered = false;
+
+  abstract send(message: string): void;
+  abstract close(): void;
+
+  get closed(): boolean {
+    return this.#closeReason !== undefined;
+  }
+
+  get onMessage(): ((message: string) => void) | undefined {
+    return this.#onMessage;
+  }
+
+  set onMessage(handler: ((message: string) => void) | undefined) {
+    this.#onMessage = handler;
+    if (handler === undefined || this.#queue.length === 0) return;
+    const queued = this.#queue;
+    this.#queue = [];
+    for (const message of queued) this.#deliver(message);
+  }
+
+  get onClose(): ((reason: string) => void) | undefined {
+    return this.#onClose;
+  }
+
+  set onClose(handler: ((reason: string) => void) | undefined) {
+    this.#onClose = handler;
+    if (handler !== undefined && this.#closeReason !== undefined) this.#deliverClose();
+  }
+
+  protected receive(message: string): void {
+    if (this.#closeReason !== undefined) return;
+    this.#deliver(message);
+  }
+
+  /** Marks the transport closed (first reason wins) and tells the consumer once. */
+  protected finish(reason: string): void {
+    if (this.#closeReason !== undefined) return;
+    this.#closeReason = reason;
+    this.#deliverClose();
+  }
+
+  protected assertOpen(): void {
+    if (this.#closeReason !== undefined) throw new CdpClosedError(undefined, this.#closeReason, false);
+  }
+
+  #deliver(message: string): void {
+    const handler = this.#onMessage;
+    if (handler === undefined) this.#queue.push(message);
+    else handler(message);
+  }
+
+  #deliverClose(): void {
+    const handler = this.#onClose;
+    const reason = this.#closeReason;
+    if (handler === undefined || reason === undefined || this.#closeDelivered) return;
+    this.#closeDelivered = true;
+    handler(reason);
+  }
+}
+
+export interface WebSocketConnectOptions {
+  /** Upgrade must complete within this; default 8000 ms. */
+  handshakeTimeoutMs?: number;
+  /** Sent with the upgrade request (hosted browsers' auth). Never logged or echoed. */
+  headers?: Record<string, string>;
+  /** Messages longer than this (UTF-16 units) close the transport; default 512 Mi. */
+  maxPayload?: number;
+  /** permessage-deflate; default off for loopback (pure CPU cost there), on otherwise. */
+  compression?: boolean;
+  signal?: AbortSignal;
+}
+
+const DEFAULT_HANDSHAKE_TIMEOUT_MS = 8000;
+const DEFAULT_MAX_PAYLOAD = 512 * 1024 * 1024;
+// A peer that never answers our Close frame would otherwise hold the socket for Bun's 30 s.
+const CLOSE_GRACE_MS = 1000;
+
+class WebSocketTransport extends BufferedTransport {
+  readonly #ws: WebSocket;
+  readonly #maxPayload: number;
+  readonly #decoder = new TextDecoder();
+  #lastError = "";
+
+  constructor(ws: WebSocket, maxPayload: number) {
+    super();
+    this.#ws = ws;
+    this.#maxPayload = maxPayload;
+    ws.binaryType = "arraybuffer";
+    ws.onmessage = (event) => this.#onFrame(event.data);
+    ws.onerror = (event) => {
+      this.#lastError = event.message;
+    };
+    ws.onclose = (event) => this.finish(describeClose(event.code, event.reason, this.#lastError));
+  }
+
+  send(message: string): void {
+    this.assertOpen();
+    this.#ws.send(message);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.finish("closed by client");
+    const ws = this.#ws;
+    try {
+      ws.close(1000);
+    } catch {
+      ws.terminate();
+      return;
+    }
+    const timer = setTimeout(() => {
+      if (ws.readyState !== WebSocket.CLOSED) ws.terminate();
+    }, CLOSE_GRACE_MS);
+    timer.unref?.();
+  }
+
+  #onFrame(data: unknown): void {
+    const text =
+      typeof data === "string" ? data : data instanceof ArrayBuffer ? this.#decoder.decode(data) : undefined;
+    if (text === undefined) return;
+    if (text.length > this.#maxPayload) {
+      this.finish(`message of ${text.length} characters exceeds maxPayload ${this.#maxPayload}`);
+      this.#ws.terminate();
+      return;
+    }
+    this.receive(text);
+  }
+}
+
+/**
+ * Opens a CDP WebSocket. Only ws:/wss: URLs; resolves once the upgrade completes. The
+ * promise always settles: on open, on failure, on abort, or at the handshake deadline
+ * (CdpHandshakeTimeoutError; the half-open socket is terminated).
+ */
+export function connectWebSocket(url: string, options: WebSocketConnectOptions = {}): Promise<Transport> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return Promise.reject(new CdpConnectError("(invalid)", "CDP endpoint is not a valid URL"));
+  }
+  const endpoint = `${parsed.protocol}//${parsed.host}`;
+  if (parsed.protocol !== "ws:" && parsed.protocol !== "wss:") {
+    return Promise.reject(new CdpConnectError(endpoint, `CDP endpoint must be ws: or wss:, got ${parsed.protocol}`));
+  }
+  const requested = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
+  // Clamped: setTimeout treats NaN, negative and > 2^31-1 ms delays as "fire now".
+  const timeoutMs = Number.isNaN(requested)
+    ? DEFAULT_HANDSHAKE_TIMEOUT_MS
+    : Math.min(Math.max(requested, 1), 2_147_483_647);
+  const compression = options.compression ?? !isLoopback(parsed.hostname);
+
+  return new Promise<Transport>((resolve, reject) => {
+    const { signal } = options;
+    if (signal?.aborted === true) {
+      reject(new CdpConnectError(endpoint, "connect aborted", { cause: signal.reason }));
+      return;
+    }
+    let ws: WebSocket;
+    try {
+      ws = new WebSocket(url, { headers: options.headers ?? {}, perMessageDeflate: compression });
+    } catch (error) {
+      // No `cause`: the engine's error quotes the full URL, token included.
+      const detail = redact(error instanceof Error ? error.message : String(error), url, endpoint);
+      reject(new CdpConnectError(endpoint, `cannot open WebSocket to ${endpoint}: ${detail}`));
+      return;
+    }
+    let lastError = "";
+    const fail = (error: Error): void => {
+      cleanup();
+      ws.onclose = null;
+      ws.terminate();
+      reject(error);
+    };
+    const onAbort = (): void => fail(new CdpConnectError(endpoint, "connect aborted", { cause: signal?.reason }));
+    const timer = setTimeout(() => fail(new CdpHandshakeTimeoutError(endpoint, timeoutMs)), timeoutMs);
+    const cleanup = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      ws.onopen = null;
+      ws.onerror = null;
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    ws.onopen = () => {
+      cleanup();
+      resolve(new WebSocketTransport(ws, options.maxPayload ?? DEFAULT_MAX_PAYLOAD));
+    };
+    ws.onerror = (event) => {
+      lastError = redact(event.message, url, endpoint);
+    };
+    ws.onclose = (event) => {
+      cleanup();
+      ws.onclose = null;
+      const why = describeClose(event.code, redact(event.reason, url, endpoint), lastError);
+      reject(new CdpConnectError(endpoint, `WebSocket to ${endpoint} failed: ${why}`));
+    };
+  });
+}
+
+export interface LineTransportOptions {
+  /** Refuse frames longer than this many bytes; default unlimited. */
+  maxLineBytes?: number;
+}
+
+/**
+ * Newline-delimited frames over a pipe (broker ↔ janitor). `write` receives one complete
+ * frame including its trailing "\n", so it can go to the pipe in a single write. `onEnd`
+ * fires once when the transport ends, for any reason, after `onClose`.
+ */
+export function createLineTransport(
+  input: ReadableStream<Uint8Array>,
+  write: (line: string) => void,
+  onEnd?: (reason: string) => void,
+  options: LineTransportOptions = {},
+): Transport {
+  return new LineTransport(input, write, onEnd, options);
+}
+
+class LineTransport extends BufferedTransport {
+  readonly #write: (line: string) => void;
+  readonly #onEnd: ((reason: string) => void) | undefined;
+  readonly #stop = new AbortController();
+
+  constructor(
+    input: ReadableStream<Uint8Array>,
+    write: (line: string) => void,
+    onEnd: ((reason: string) => void) | undefined,
+    options: LineTransportOptions,
+  ) {
+    super();
+    this.#write = write;
+    this.#onEnd = onEnd;
+    readLines(input, (line) => this.receive(line), { ...options, signal: this.#stop.signal }).then(
+      () => this.finish("end of stream"),
+      (error: unknown) => this.finish(`read failed: ${error instanceof Error ? error.message : String(error)}`),
+    );
+  }
+
+  protected override finish(reason: string): void {
+    if (this.closed) return;
+    super.finish(reason);
+    this.#stop.abort();
+    this.#onEnd?.(reason);
+  }
+
+  send(message: string): void {
+    this.assertOpen();
+    // A raw newline would split the frame; JSON.stringify never emits one, so this is a bug.
+    if (message.includes("\n")) throw new Error("line transport frames must not contain a newline");
+    this.#write(`${message}\n`);
+  }
+
+  close(): void {
+    this.finish("closed by client");
+  }
+}
+
+function describeClose(code: number, reason: string, lastError: string): string {
+  const parts = [`code ${code}`];
+  if (reason !== "") parts.push(reason);
+  if (lastError !== "") parts.push(lastError);
+  return parts.join(": ");
+}
+
+function isLoopback(hostname: string): boolean {
+  return hostname === "localhost" || hostname === "[::1]" || hostname === "::1" || hostname.startsWith("127.");
+}
+
+// Engine messages quote the URL, whose query or path may hold a hosted browser's token.
+function redact(text: string, url: string, endpoint: string): string {
+  return text.split(url).join(endpoint).replace(/wss?:\/\/[^\s'"]*/gi, endpoint);
+}

@@ -1,0 +1,33 @@
+import type { ProtocolMapping } from "devtools-protocol/types/protocol-mapping";
+
+export type CommandMethod = keyof ProtocolMapping.Commands;
+export type CommandParams<M extends CommandMethod> = ProtocolMapping.Commands[M]["paramsType"][0];
+export type CommandResult<M extends CommandMethod> = ProtocolMapping.Commands[M]["returnType"];
+
+export type EventMethod = keyof ProtocolMapping.Events;
+export type EventParams<E extends EventMethod> = ProtocolMapping.Events[E][0];
+
+export type EventHandler<E extends EventMethod> = (params: EventParams<E>, sessionId: string | undefined) => void;
+export type AnyEventHandler = (method: string, params: unknown, sessionId: string | undefined) => void;
+
+export interface SendOptions {
+  /** Flat-mode session to address; omitted for the browser (root) session. */
+  sessionId?: string;
+  /** Deadline for this call; defaults to the connection's `defaultTimeoutMs`. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /**
+   * When false the deadline timer does not keep the process alive. Background probes
+   * (keepalive) use it so an idle broker can still exit.
+   */
+  keepProcessAlive?: boolean;
+}
+
+/**
+ * The one place where wire data is trusted to have the shape `devtools-protocol` declares.
+ * The browser is the authority on its own protocol; validating every reply would cost more
+ * than the crash it prevents, and callers of untrusted endpoints check the fields they use.
+ */
+export function trustWire<T>(_value: unknown): _value is T {
+  return true;
+}

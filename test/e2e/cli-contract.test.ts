@@ -1,0 +1,142 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { BP, makeBpEnv } from "../support/bp.ts";
+
+const env = makeBpEnv();
+afterAll(() => env.cleanup());
+
+describe("CLI contract (no browser needed)", () => {
+  test("top-level help lists every command in under 4 KB and hides the internal roles", async () => {
+    const proc = Bun.spawnSync([BP, "--help"]);
+    const text = proc.stdout.toString();
+    expect(proc.exitCode).toBe(0);
+    expect(text.length).toBeLessThan(4096);
+    for (const cmd of ["status", "browsers", "connect", "launch", "disconnect", "tabs", "tab release", "open", "close", "back", "forward", "reload", "eval", "schema"]) {
+      expect(text).toContain(`  ${cmd}`);
+    }
+    expect(text).not.toContain("browser-pilot-internal");
+    expect(text).not.toContain("janitor");
+  });
+
+  test("command help shows arguments and an example", () => {
+    const text = Bun.spawnSync([BP, "open", "--help"]).stdout.toString();
+    expect(text).toContain("<url>");
+    expect(text).toContain("--new");
+    expect(text).toContain("Example: bp open");
+  });
+
+  test("--version prints the bare version", () => {
+    expect(Bun.spawnSync([BP, "--version"]).stdout.toString().trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  const bad: [string[], string][] = [
+    [["tabs", "--bogus"], "bogus"],
+    [["--timeout", "abc", "tabs"], "timeout"],
+    [["--timeout", "0", "tabs"], "timeout"],
+    [["--timeout", "300001", "tabs"], "timeout"],
+    [["--client-key", "x", "tabs"], "client-key"],
+    [["--request-id", "-bad", "tabs"], "request-id"],
+    [["tab", "7"], "id"],
+    [["tab"], "id"],
+    [["open"], "url"],
+    [["tabs", "extra"], "arguments"],
+    [["nosuchcommand"], "command"],
+    [["launch", "--profile", "../escape"], "profile"],
+    [["schema", "nosuch"], "command"],
+  ];
+  for (const [args, field] of bad) {
+    test(`bp ${args.join(" ")} → invalid_argument on '${field}'`, async () => {
+      const r = await env.run(args);
+      expect(r.code).toBe(1);
+      expect(r.json.ok).toBe(false);
+      expect(r.json.code).toBe("invalid_argument");
+      expect(r.json.context?.field).toBe(field);
+      expect(r.stderr).toBe("");
+      expect(r.stdout).not.toContain("    at ");
+    });
+  }
+
+  test("a bad client key in the environment is refused too", async () => {
+    const r = await env.run(["tabs"], { env: { BROWSER_PILOT_CLIENT_KEY: "no spaces allowed" } });
+    expect(r.json.code).toBe("invalid_argument");
+    expect(r.json.context?.field).toBe("clientKey");
+  });
+
+  test("a relative BROWSER_PILOT_OUTPUT_DIR is refused", async () => {
+    const r = await env.run(["tabs"], { env: { BROWSER_PILOT_OUTPUT_DIR: "relative/dir" } });
+    expect(r.json.code).toBe("invalid_argument");
+    expect(r.json.context?.field).toBe("outputDir");
+  });
+
+  test("eval with an empty expression from stdin is invalid", async () => {
+    const r = await env.run(["eval"], { stdin: "   \n" });
+    expect(r.json.code).toBe("invalid_argument");
+    expect(r.json.context?.field).toBe("expression");
+  });
+
+  test("bp schema gives JSON Schema of arguments and result", async () => {
+    const r = await env.run(["schema", "tab", "release"]);
+    expect(r.json.ok).toBe(true);
+    expect(r.json.command).toBe("tab release");
+    const args = r.json.args as { properties: Record<string, { pattern?: string }> };
+    expect(args.properties.id?.pattern).toBe("^t[1-9][0-9]{0,8}$");
+    const open = await env.run(["schema", "open"]);
+    expect((open.json.result as { required: string[] }).required).toContain("tab");
+  });
+
+  test("status and browsers are passive: no broker, no locator", async () => {
+    const s = await env.run(["status"]);
+    expect(s.json.ok).toBe(true);
+    expect((s.json.service as { state: string }).state).toBe("stopped");
+    expect((s.json.recovery as { required: boolean }).required).toBe(true);
+    const b = await env.run(["browsers"]);
+    expect(b.json.ok).toBe(true);
+    expect(Array.isArray(b.json.browsers)).toBe(true);
+    expect(existsSync(join(env.home, "broker-locator.json"))).toBe(false);
+    expect(env.brokerPid()).toBeUndefined();
+  });
+
+  test("disconnect without a broker is a no-op that says so", async () => {
+    const r = await env.run(["disconnect"]);
+    expect(r.json).toMatchObject({ ok: true, brokerStopped: false, closedTabs: 0 });
+    expect(existsSync(join(env.home, "broker-locator.json"))).toBe(false);
+  });
+
+  test("human mode prints text and errors to stderr", async () => {
+    const r = await env.run(["--human", "tab", "bogus"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("✗");
+    expect(r.stderr).toContain("invalid_argument");
+  });
+});
+
+describe("hidden roles", () => {
+  test("the janitor role still dispatches: it exits cleanly when its broker (stdin) is gone", async () => {
+    const proc = Bun.spawn([BP, "--browser-pilot-internal=janitor"], { stdin: new Blob([""]), stdout: "pipe", stderr: "pipe" });
+    expect(await proc.exited).toBe(0);
+  });
+
+  test("the broker role still dispatches: it listens, writes a locator, and stops on SIGTERM", async () => {
+    const e = makeBpEnv();
+    try {
+      const proc = Bun.spawn([BP, "--browser-pilot-internal=broker"], { env: e.env, stdout: "ignore", stderr: "ignore" });
+      const deadline = Date.now() + 10_000;
+      while (e.brokerPid() === undefined && Date.now() < deadline) await Bun.sleep(20);
+      expect(e.brokerPid()).toBe(proc.pid);
+      const status = await e.run(["status"]);
+      expect((status.json.service as { state: string }).state).toBe("running");
+      proc.kill("SIGTERM");
+      expect(await proc.exited).toBe(0);
+      expect(existsSync(join(e.home, "broker-locator.json"))).toBe(false);
+    } finally {
+      await e.cleanup();
+    }
+  });
+
+  test("an unknown internal role is refused", () => {
+    const proc = Bun.spawnSync([BP, "--browser-pilot-internal=bogus"]);
+    expect(proc.exitCode).toBe(2);
+  });
+});

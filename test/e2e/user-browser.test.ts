@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { alive, killAndWait, makeBpEnv, processesFor, waitFor, type BpEnv } from "../support/bp.ts";
+import { startFixtureServer } from "../support/fixture-server.ts";
+import { listPageTargets, openUserTab, startUserBrowser, type UserBrowser } from "../support/user-browser.ts";
+
+const site = startFixtureServer();
+let user: UserBrowser;
+let env: BpEnv;
+
+beforeAll(async () => {
+  user = await startUserBrowser({ url: `${site.a}/` });
+  await waitFor(async () => (await listPageTargets(user.port)).some((t) => t.title === "Home"), 10_000, "user page load");
+  env = makeBpEnv({ HOME: "" });
+  env.env.HOME = user.home;
+});
+
+afterAll(async () => {
+  await env.cleanup();
+  await user.stop();
+  site.stop();
+});
+
+type Tab = { id: string; origin: string; url: string; title: string; control: string };
+
+describe("the person's own browser", () => {
+  test("discovery finds it passively; connect attaches; the person's tab is a user_tab", async () => {
+    const status = await env.run(["status"]);
+    const browsers = status.json.browsers as { id: string; state: string }[];
+    const candidate = browsers.find((b) => b.state === "disconnected");
+    expect(candidate).toBeDefined();
+    expect(env.brokerPid()).toBeUndefined();
+    const c = await env.run(["connect", "--browser", candidate?.id ?? ""]);
+    expect(c.json).toMatchObject({ ok: true, reused: false, browser: { source: "discovered", generation: 1 } });
+    const tabs = (await env.run(["tabs"])).json.tabs as Tab[];
+    expect(tabs).toHaveLength(1);
+    expect(tabs[0]).toMatchObject({ origin: "user_tab", title: "Home", control: "available" });
+  });
+
+  test("kill -9 of the broker closes managed tabs and their popups, never the user tab", async () => {
+    const opened = await env.run(["open", `${site.a}/popup`, "--new"], { key: "agent-k" });
+    expect(opened.json.ok).toBe(true);
+    await env.run(["eval", "document.getElementById('b').click()"], { key: "agent-k" });
+    await waitFor(async () => (await listPageTargets(user.port)).length === 3, 10_000, "popup");
+    const tabs = (await env.run(["tabs"], { key: "agent-k" })).json.tabs as Tab[];
+    expect(tabs.filter((t) => t.origin === "managed_popup")).toHaveLength(1);
+    const broker = env.brokerPid() ?? 0;
+    const janitors = processesFor(env.home, "janitor");
+    expect(janitors).toHaveLength(1);
+    await killAndWait(broker, "SIGKILL");
+    await waitFor(() => janitors.every((p) => !alive(p)), 10_000, "janitor exit");
+    const left = await listPageTargets(user.port);
+    expect(left.map((t) => t.title)).toEqual(["Home"]);
+    expect(alive(user.pid)).toBe(true);
+  });
+
+  test("a new broker reconnects with a new generation; user tabs opened meanwhile are listed", async () => {
+    await openUserTab(user.port, `${site.b}/third`);
+    const c = await env.run(["connect"]);
+    expect(c.json).toMatchObject({ ok: true, reused: false, browser: { generation: 1 } });
+    const tabs = (await env.run(["tabs"])).json.tabs as Tab[];
+    expect(tabs.map((t) => t.origin)).toEqual(["user_tab", "user_tab"]);
+  });
+
+  test("ten concurrent connects from cold share one broker and one browser connection", async () => {
+    await env.stop();
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => env.run(["connect"], { key: `agent-${i}` })));
+    for (const r of results) expect(r.json.ok).toBe(true);
+    expect(results.filter((r) => r.json.reused === false)).toHaveLength(1);
+    expect(processesFor(env.home, "broker")).toHaveLength(1);
+    expect(processesFor(env.home, "janitor")).toHaveLength(1);
+  });
+
+  test("disconnect releases the key; its user tab stays open", async () => {
+    const tabs = (await env.run(["tabs"], { key: "agent-0" })).json.tabs as Tab[];
+    await env.run(["tab", tabs[0]?.id ?? ""], { key: "agent-0" });
+    const r = await env.run(["disconnect"], { key: "agent-0" });
+    expect(r.json).toMatchObject({ ok: true, closedTabs: 0 });
+    expect((await listPageTargets(user.port)).length).toBe(2);
+  });
+});

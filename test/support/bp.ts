@@ -1,0 +1,153 @@
+/**
+ * Runs the compiled `bp` like an agent's shell tool would, with a private BROWSER_PILOT_HOME,
+ * and stops whatever broker it started by pid.
+ */
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export const BP = join(import.meta.dir, "../../dist/bp");
+
+if (!existsSync(BP)) throw new Error(`${BP} is missing: run 'npm run build' (the README's test command does).`);
+
+export interface BpResult {
+  code: number;
+  json: Record<string, unknown> & { ok: boolean; code?: string; context?: Record<string, unknown> };
+  stdout: string;
+  stderr: string;
+}
+
+export interface BpEnv {
+  home: string;
+  env: Record<string, string>;
+  run(args: string[], opts?: { key?: string; stdin?: string; env?: Record<string, string> }): Promise<BpResult>;
+  /** Stops the broker of this home (SIGTERM, then SIGKILL) and waits until it is gone. */
+  stop(): Promise<void>;
+  brokerPid(): number | undefined;
+  cleanup(): Promise<void>;
+}
+
+export function makeBpEnv(extra: Record<string, string> = {}): BpEnv {
+  const root = mkdtempSync(join(tmpdir(), "bp-test-"));
+  const home = join(root, "home");
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: process.env.HOME ?? root,
+    BROWSER_PILOT_HOME: home,
+    BROWSER_PILOT_IDLE_MS: "30000",
+    ...(process.env.CI ? { CI: process.env.CI } : {}),
+    ...extra,
+  };
+  const self: BpEnv = {
+    home,
+    env,
+    async run(args, opts = {}) {
+      const proc = Bun.spawn([BP, ...args], {
+        env: { ...env, ...(opts.key ? { BROWSER_PILOT_CLIENT_KEY: opts.key } : {}), ...opts.env },
+        stdin: opts.stdin !== undefined ? new Blob([opts.stdin]) : "ignore",
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+      let json: BpResult["json"];
+      try {
+        json = JSON.parse(stdout.trim().split("\n").at(-1) ?? "") as BpResult["json"];
+      } catch {
+        json = { ok: false, code: "unparsable_output" };
+      }
+      return { code, json, stdout, stderr };
+    },
+    brokerPid() {
+      try {
+        return (JSON.parse(readFileSync(join(home, "broker-locator.json"), "utf8")) as { pid: number }).pid;
+      } catch {
+        return undefined;
+      }
+    },
+    async stop() {
+      const pid = self.brokerPid();
+      if (pid !== undefined) await killAndWait(pid);
+      for (const p of brokerPidsFor(home)) await killAndWait(p);
+    },
+    async cleanup() {
+      await self.stop();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+  return self;
+}
+
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function waitFor<T>(fn: () => T | Promise<T>, timeoutMs = 10_000, what = "condition"): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await Bun.sleep(25);
+  }
+}
+
+export async function killAndWait(pid: number, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    return;
+  }
+  const deadline = Date.now() + 8000;
+  while (alive(pid) && Date.now() < deadline) await Bun.sleep(25);
+  if (alive(pid)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // gone
+    }
+  }
+}
+
+/**
+ * Pids of our processes (any role) whose environment names this BROWSER_PILOT_HOME. Linux
+ * only: reads /proc, which lets a test prove that exactly one broker exists.
+ */
+export function processesFor(home: string, role: "broker" | "janitor"): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${entry}/cmdline`, "utf8");
+      if (!cmd.includes(`--browser-pilot-internal=${role}`)) continue;
+      const environ = readFileSync(`/proc/${entry}/environ`, "utf8");
+      if (environ.split("\0").includes(`BROWSER_PILOT_HOME=${home}`)) out.push(Number(entry));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return out;
+}
+
+/** Pids of Chromium processes started with a user-data dir under `dir`. */
+export function browsersUnder(dir: string): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const args = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
+      if (args.some((a) => a.startsWith(`--user-data-dir=${dir}`)) && !args.some((a) => a.startsWith("--type="))) out.push(Number(entry));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return out;
+}
+
+function brokerPidsFor(home: string): number[] {
+  return processesFor(home, "broker");
+}
