@@ -84,9 +84,9 @@ describe("launched browser: tabs, navigation, eval", () => {
     const own = await env.run(["tabs"], { key: B, env: { BROWSER_PILOT_TAB_ACCESS: "own" } });
     const titles = (own.json.tabs as Tab[]).map((t) => t.title);
     expect(titles).toContain("Third");
-    expect(titles).not.toContain(aTitle);
+    expect(titles).not.toContain(aTitle ?? "");
     const all = await env.run(["tabs"], { key: B });
-    expect((all.json.tabs as Tab[]).map((t) => t.title)).toContain(aTitle);
+    expect((all.json.tabs as Tab[]).map((t) => t.title)).toContain(aTitle ?? "");
   });
 
   test("tab ids are never reused; closed tabs do not resolve", async () => {
