@@ -66,3 +66,7 @@ export function isUnreachable(err: unknown): boolean {
 function unreachable(err: unknown): BpError {
   return new BpError("browser_disconnected", `Broker socket unreachable: ${(err as Error).message}`, { retryable: true, context: { reason: "broker_unreachable" } });
 }
+
+export function isTimeout(err: unknown): boolean {
+  return err instanceof BpError && err.context?.reason === "broker_timeout";
+}

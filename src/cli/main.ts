@@ -1,19 +1,18 @@
 import { isAbsolute } from "node:path";
-import { findCommand } from "../protocol/table.ts";
 import { CLIENT_KEY, DEFAULT_CLIENT_KEY, DEFAULT_TIMEOUT_MS, REQUEST_ID } from "../protocol/table.ts";
 import type { CallRequest } from "../protocol/wire.ts";
 import { BpError, invalidArgument, toBpError, type ErrorShape } from "../shared/errors.ts";
 import { resolvePaths, type BpPaths } from "../shared/paths.ts";
 import { executableIdentity } from "../shared/self.ts";
 import { PROTOCOL, VERSION } from "../shared/version.ts";
-import { isUnreachable, request } from "./client.ts";
-import { readLocator } from "./locate.ts";
+import { isTimeout, isUnreachable, request } from "./client.ts";
+import { probeBroker, readLocator } from "./locate.ts";
 import { runLocal, runPassive } from "./local.ts";
 import { chooseMode, printError, printResult, type Mode } from "./output.ts";
 import { parseCommandLine, validateArgs } from "./parse.ts";
 
 /** Grace beyond the command deadline for the broker to report expiry itself. */
-const REPLY_GRACE_MS = 5_000;
+const REPLY_GRACE_MS = 2_000;
 
 export async function runCli(argv: string[]): Promise<void> {
   if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
@@ -97,12 +96,29 @@ async function send(paths: BpPaths, call: Omit<CallRequest, "token">, timeoutMs:
     try {
       return await request<Record<string, unknown>>(locator.endpoint, { ...call, token: locator.token }, timeoutMs);
     } catch (err) {
+      if (isTimeout(err)) throw await explainTimeout(paths, call);
       if (!isUnreachable(err) || attempt > 0) throw err;
     } finally {
       stop();
     }
   }
   throw new BpError("internal_error", "unreachable");
+}
+
+/**
+ * The broker did not answer within the deadline. If it no longer answers a hello either, it
+ * is wedged: say so, and never replace it. Otherwise the command itself ran long.
+ */
+async function explainTimeout(paths: BpPaths, call: Omit<CallRequest, "token">): Promise<BpError> {
+  const state = await probeBroker(paths, 1000);
+  if (state.kind === "unresponsive") {
+    return new BpError("browser_disconnected", `The Browser Pilot broker (pid ${state.locator.pid}) is running but does not answer.`, {
+      retryable: true,
+      context: { brokerPid: state.locator.pid },
+      remediation: { code: "restart_unresponsive_broker", message: `Stop process ${state.locator.pid} yourself, then run the command again. Browser Pilot never replaces a live broker.`, actionRequired: true },
+    });
+  }
+  return new BpError("unknown_outcome", `No reply to '${call.command}' within ${call.timeoutMs} ms; it may or may not have taken effect.`, { retryable: true, context: { timeoutMs: call.timeoutMs } });
 }
 
 function fail(shape: ErrorShape, mode: Mode): void {
@@ -136,5 +152,3 @@ function installSignalHandlers(endpoint: string, token: string, invocation: stri
     process.off("SIGTERM", onTerm);
   };
 }
-
-export { findCommand };

@@ -1,0 +1,180 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { processIdentity } from "../../src/shared/process-identity.ts";
+import { browsersUnder, killAndWait, makeBpEnv, processesFor, waitFor, type BpEnv } from "../support/bp.ts";
+import { startFakeCdp } from "../support/fake-cdp.ts";
+import { startFixtureServer } from "../support/fixture-server.ts";
+import { requireChromium } from "../support/chromium.ts";
+
+requireChromium();
+const site = startFixtureServer();
+const envs: BpEnv[] = [];
+function newEnv(extra: Record<string, string> = {}): BpEnv {
+  const e = makeBpEnv(extra);
+  envs.push(e);
+  return e;
+}
+afterAll(async () => {
+  for (const e of envs) await e.cleanup();
+  site.stop();
+});
+
+describe("one browser connection, shared", () => {
+  test("ten concurrent connects make exactly one WebSocket upgrade; a drop is not retried by a timer", async () => {
+    const fake = startFakeCdp({ upgradeDelayMs: 300 });
+    const env = newEnv({ HOME: fake.home });
+    try {
+      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => env.run(["connect"], { key: `k-${i}` })));
+      for (const r of results) expect(r.json).toMatchObject({ ok: true, browser: { generation: 1 } });
+      expect(fake.upgrades()).toBe(1);
+      expect(processesFor(env.home, "broker")).toHaveLength(1);
+
+      fake.dropAll();
+      await waitFor(async () => (await env.run(["tabs"], { key: "k-0" })).json.code === "browser_disconnected", 5000, "disconnect noticed");
+      await Bun.sleep(1500);
+      expect(fake.upgrades()).toBe(1);
+
+      const again = await env.run(["connect"], { key: "k-0" });
+      expect(again.json).toMatchObject({ ok: true, reused: false, browser: { generation: 2 } });
+      expect(fake.upgrades()).toBe(2);
+    } finally {
+      await env.stop();
+      fake.stop();
+    }
+  });
+});
+
+describe("browser loss and reconnect", () => {
+  test("a crashed browser gives browser_disconnected; after reconnect old tab ids do not resolve", async () => {
+    const env = newEnv();
+    expect((await env.run(["launch", "--headless"])).json.ok).toBe(true);
+    const opened = await env.run(["open", `${site.a}/`, "--new"]);
+    expect(opened.json).toMatchObject({ ok: true, tab: "t1" });
+    const [chromium] = browsersUnder(env.home);
+    await killAndWait(chromium ?? 0, "SIGKILL");
+    await waitFor(async () => (await env.run(["eval", "1"])).json.code === "browser_disconnected", 10_000, "loss noticed");
+    const status = await env.run(["status"]);
+    expect(status.json.browser).toEqual({ state: "disconnected" });
+    const relaunch = await env.run(["launch", "--headless"]);
+    expect(relaunch.json).toMatchObject({ ok: true, browser: { generation: 2 } });
+    const stale = await env.run(["tab", "t1"]);
+    expect(stale.json).toMatchObject({ ok: false, code: "tab_not_found", context: { reason: "browser_reconnected" } });
+    const fresh = await env.run(["open", `${site.a}/second`, "--new"]);
+    expect(fresh.json).toMatchObject({ ok: true, tab: "t2" });
+  });
+
+  test("an agent whose lease expires loses its managed tabs; others keep theirs", async () => {
+    const env = newEnv({ BROWSER_PILOT_LEASE_MS: "2000" });
+    expect((await env.run(["launch", "--headless"], { key: "keeper" })).json.ok).toBe(true);
+    expect((await env.run(["open", `${site.a}/`, "--new"], { key: "sleeper" })).json.ok).toBe(true);
+    const gone = await waitFor(async () => {
+      const r = await env.run(["tabs"], { key: "keeper" });
+      return (r.json.tabs as unknown[]).length === 0 ? r : undefined;
+    }, 10_000, "expired tab closed");
+    expect(gone.json.ok).toBe(true);
+  });
+});
+
+describe("the broker is never replaced", () => {
+  test("a live broker that does not answer is reported with restart_unresponsive_broker", async () => {
+    const env = newEnv();
+    const { mkdirSync, writeFileSync } = await import("node:fs");
+    mkdirSync(env.home, { recursive: true, mode: 0o700 });
+    const socket = join(env.home, "broker.sock");
+    // A real process (this test) holding a real socket that accepts and never replies.
+    const listener = Bun.listen({ unix: socket, socket: { data() {} } });
+    try {
+      const locator = {
+        schemaVersion: 1,
+        pid: process.pid,
+        processIdentity: processIdentity(process.pid),
+        endpoint: socket,
+        startedAt: new Date(Date.now() - 60_000).toISOString(),
+        version: "0.0.1",
+        protocol: { min: 1, max: 1 },
+        executable: { version: "0.0.1", path: "/nonexistent", identity: "executable:0" },
+        token: "t",
+      };
+      writeFileSync(join(env.home, "broker-locator.json"), JSON.stringify(locator), { mode: 0o600 });
+      const r = await env.run(["--timeout", "300", "tabs"]);
+      expect(r.json).toMatchObject({ ok: false, code: "browser_disconnected", remediation: { code: "restart_unresponsive_broker" } });
+      const s = await env.run(["status"]);
+      expect((s.json.service as { state: string }).state).toBe("unresponsive");
+      expect(processesFor(env.home, "broker")).toHaveLength(0);
+    } finally {
+      listener.stop(true);
+      rmSync(socket, { force: true });
+    }
+  });
+
+  test("a broker of another protocol answers protocol_incompatible and keeps running", async () => {
+    const env = newEnv();
+    expect((await env.run(["tabs"])).json.code).toBe("browser_disconnected");
+    const pid = env.brokerPid();
+    const { readFileSync } = await import("node:fs");
+    const loc = JSON.parse(readFileSync(join(env.home, "broker-locator.json"), "utf8")) as { token: string; endpoint: string };
+    const reply = await new Promise<string>((resolve) => {
+      let buf = "";
+      void Bun.connect({
+        unix: loc.endpoint,
+        socket: {
+          open(s) {
+            s.write(`${JSON.stringify({ op: "call", token: loc.token, protocol: 99, clientKey: "abc", command: "tabs", args: {}, invocation: "x", timeoutMs: 1000, tabAccess: "all", executable: { version: "9", identity: "x" } })}\n`);
+          },
+          data(_s, d) {
+            buf += d.toString();
+          },
+          close() {
+            resolve(buf);
+          },
+        },
+      });
+    });
+    expect(JSON.parse(reply)).toMatchObject({ ok: false, code: "protocol_incompatible" });
+    expect(env.brokerPid()).toBe(pid);
+    expect((await env.run(["status"])).json.service).toMatchObject({ state: "running" });
+  });
+
+  test("a request without the locator token is refused", async () => {
+    const env = newEnv();
+    await env.run(["tabs"]);
+    const { readFileSync } = await import("node:fs");
+    const loc = JSON.parse(readFileSync(join(env.home, "broker-locator.json"), "utf8")) as { endpoint: string };
+    const reply = await new Promise<string>((resolve) => {
+      let buf = "";
+      void Bun.connect({
+        unix: loc.endpoint,
+        socket: {
+          open(s) {
+            s.write(`${JSON.stringify({ op: "call", token: "wrong", protocol: 1, clientKey: "abc", command: "tabs", args: {} })}\n`);
+          },
+          data(_s, d) {
+            buf += d.toString();
+          },
+          close() {
+            resolve(buf);
+          },
+        },
+      });
+    });
+    expect(JSON.parse(reply)).toMatchObject({ ok: false, code: "capability_denied" });
+  });
+
+  test("state files are private: 0700 directory, 0600 locator and socket", async () => {
+    const env = newEnv();
+    await env.run(["tabs"]);
+    const { statSync } = await import("node:fs");
+    expect(statSync(env.home).mode & 0o777).toBe(0o700);
+    expect(statSync(join(env.home, "broker-locator.json")).mode & 0o777).toBe(0o600);
+    expect(statSync(join(env.home, "broker.sock")).mode & 0o777).toBe(0o600);
+  });
+
+  test("an idle broker with no agents and no browser exits by itself", async () => {
+    const env = newEnv({ BROWSER_PILOT_IDLE_MS: "800" });
+    await env.run(["tabs"]);
+    const pid = env.brokerPid();
+    expect(pid).toBeDefined();
+    await waitFor(() => processesFor(env.home, "broker").length === 0, 10_000, "idle exit");
+  });
+});
