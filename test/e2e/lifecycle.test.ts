@@ -72,7 +72,7 @@ describe("browser loss and reconnect", () => {
       const r = await env.run(["tabs"], { key: "keeper" });
       return (r.json.tabs as unknown[]).length === 0 ? r : undefined;
     }, 10_000, "expired tab closed");
-    expect(gone.json.ok).toBe(true);
+    expect(gone?.json.ok).toBe(true);
   });
 });
 
