@@ -3,6 +3,8 @@
  * broker memory only. Tab ids are per key and never reused while the broker lives, even
  * across a reconnect, so an old id can never silently address a different tab.
  */
+import type { TabObservation } from "./observe/refs.ts";
+
 export interface AgentTabRef {
   id: string;
   targetId: string;
@@ -13,6 +15,10 @@ export class Agent {
   readonly key: string;
   lastUsed = Date.now();
   selected: string | undefined;
+  /** Selected frame per tab (frame id), set by 'bp frame <n>'; absent means the top document. */
+  readonly frames = new Map<string, string>();
+  /** Latest observation per tab, for ref checks and --diff. */
+  readonly observations = new Map<string, TabObservation>();
   private nextTab: number;
   private readonly byTarget = new Map<string, AgentTabRef>();
   private readonly byId = new Map<string, AgentTabRef>();
@@ -52,6 +58,8 @@ export class Agent {
     const ref = this.byTarget.get(targetId);
     if (!ref) return;
     this.byTarget.delete(targetId);
+    this.observations.delete(targetId);
+    this.frames.delete(targetId);
     // The id stays resolvable to a dead target: using it reports the tab as gone, not another tab.
     if (this.selected === targetId) this.selected = undefined;
   }

@@ -1,5 +1,6 @@
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../cdp/session.ts";
+import type { FrameSessions } from "./observe/frames.ts";
 
 export type TabOrigin = "managed" | "managed_popup" | "user_tab";
 
@@ -18,6 +19,8 @@ export interface TargetRecord {
   /** A blank tab the launched browser started with, handed to the first `open --new`. */
   pooled?: boolean;
   session?: Promise<CdpSession>;
+  /** Out-of-process frame sessions, started on first observation. */
+  frames?: FrameSessions;
 }
 
 const EXCLUDED_SCHEMES = ["devtools:", "chrome:", "chrome-untrusted:", "chrome-extension:", "chrome-search:", "edge:", "brave:", "vivaldi:", "opera:"];

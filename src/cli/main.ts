@@ -63,6 +63,7 @@ export async function runCli(argv: string[]): Promise<void> {
       invocation: crypto.randomUUID(),
       timeoutMs,
       tabAccess,
+      mode,
       executable: { version: VERSION, identity: executableIdentity().identity },
       ...(requestId !== undefined ? { requestId } : {}),
     };

@@ -18,7 +18,7 @@ export function printResult(command: string, result: Record<string, unknown>, mo
     console.log(JSON.stringify(result));
     return;
   }
-  console.log(humanize(command, result));
+  console.log(typeof result.text === "string" ? result.text : humanize(command, result));
 }
 
 export function printError(err: ErrorShape, mode: Mode): void {

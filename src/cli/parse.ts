@@ -57,7 +57,8 @@ export function parseCommandLine(argv: readonly string[]): Parsed {
   for (const [i, name] of posNames.entries()) {
     const last = i === posNames.length - 1;
     const value = last && def.variadic ? positionals.slice(i).join(" ") || undefined : positionals[i];
-    if (value !== undefined) input[name] = value;
+    const info = infos.find((a) => a.name === name);
+    if (value !== undefined) input[name] = info ? coerce(info, value) : value;
   }
   const extra = def.variadic ? 0 : positionals.length - posNames.length;
   if (extra > 0 && !help) {

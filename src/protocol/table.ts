@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { browsers, connect, disconnect, launch, status } from "./commands-connection.ts";
+import { frame, snapshot } from "./commands-observe.ts";
 import { schema } from "./commands-reference.ts";
 import { back, close, evaluate, forward, open, reload, tab, tabRelease, tabs } from "./commands-tabs.ts";
 import type { CommandDef } from "./define.ts";
@@ -7,7 +8,7 @@ import type { CommandDef } from "./define.ts";
 export const COMMANDS: readonly CommandDef[] = [
   status, browsers, connect, launch, disconnect,
   tabs, tab, tabRelease, open, close, back, forward, reload,
-  evaluate,
+  snapshot, frame, evaluate,
   schema,
 ];
 

@@ -14,6 +14,8 @@ export interface CallRequest {
   invocation: string;
   timeoutMs: number;
   tabAccess: "all" | "own";
+  /** "human": the broker adds a pre-rendered `text` field, so the CLI needs no page code. */
+  mode: "json" | "human";
   executable: { version: string; identity: string };
 }
 

@@ -66,7 +66,7 @@ export function makeBpEnv(extra: Record<string, string> = {}): BpEnv {
     },
     async stop() {
       const pid = self.brokerPid();
-      if (pid !== undefined) await killAndWait(pid);
+      if (pid !== undefined && pid !== process.pid) await killAndWait(pid);
       for (const p of brokerPidsFor(home)) await killAndWait(p);
     },
     async cleanup() {

@@ -1,4 +1,5 @@
 import { CONNECTION_HANDLERS } from "./connection.ts";
+import { OBSERVE_HANDLERS } from "./observe.ts";
 import { PAGE_HANDLERS } from "./page.ts";
 import { TAB_HANDLERS } from "./tabs.ts";
 import type { Handler } from "./types.ts";
@@ -9,4 +10,5 @@ export const HANDLERS: Record<string, Handler> = {
   ...CONNECTION_HANDLERS,
   ...TAB_HANDLERS,
   ...PAGE_HANDLERS,
+  ...OBSERVE_HANDLERS,
 };

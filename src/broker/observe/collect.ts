@@ -1,0 +1,116 @@
+import type { CdpSession } from "../../cdp/session.ts";
+import { RESOLVE_SOURCE } from "../../page/resolve-script.ts";
+import { SNAPSHOT_SOURCE } from "../../page/snapshot-script.ts";
+import type { SnapshotEntry, SnapshotFrame, SnapshotOptions, SnapshotResult } from "../../page/types.ts";
+import type { Agent } from "../agents.ts";
+import type { BrowserConnection } from "../browser.ts";
+import type { TargetRecord } from "../targets.ts";
+import { FrameSessions } from "./frames.ts";
+import { TabObservation, type RefBinding } from "./refs.ts";
+import { objectInWorld, runInWorld } from "./world.ts";
+
+/** Nested out-of-process frames deeper than this are left as placeholders. */
+const MAX_FRAME_DEPTH = 4;
+
+export interface Root {
+  session: CdpSession;
+  frameId: string;
+  loaderId: string;
+  framePath: string;
+  offset: { x: number; y: number };
+}
+
+export interface Collected {
+  result: SnapshotResult;
+  obs: TabObservation;
+  /** The previous observation of the same document by this agent, if any. */
+  previous: SnapshotResult | undefined;
+}
+
+export function frameSessions(rec: TargetRecord, session: CdpSession): FrameSessions {
+  rec.frames ??= new FrameSessions(session);
+  return rec.frames;
+}
+
+/** The agent's observation record for this tab's current document (a new one after navigation). */
+export async function currentObservation(browser: BrowserConnection, rec: TargetRecord, agent: Agent, session: CdpSession): Promise<{ obs: TabObservation; mainFrameId: string; replaced: boolean }> {
+  const { frameTree } = await session.send("Page.getFrameTree");
+  const main = frameTree.frame;
+  const old = agent.observations.get(rec.targetId);
+  if (old && old.generation === browser.generation && old.mainLoaderId === main.loaderId) return { obs: old, mainFrameId: main.id, replaced: false };
+  const obs = new TabObservation(browser.generation, rec.targetId, main.loaderId, main.url);
+  agent.observations.set(rec.targetId, obs);
+  return { obs, mainFrameId: main.id, replaced: old !== undefined };
+}
+
+/**
+ * One observation of a tab: the page-side snapshot of the root document (same-origin frames
+ * inline), then each out-of-process frame through its own session, spliced in place with
+ * geometry in top-level viewport px. Refs share one number space per document.
+ */
+export async function collectSnapshot(browser: BrowserConnection, rec: TargetRecord, agent: Agent, root: Root, obs: TabObservation, options: SnapshotOptions): Promise<Collected> {
+  const previous = obs.last;
+  const result = await snapshotFrame(rec, obs, root, options, 0);
+  obs.last = result;
+  obs.seq++;
+  void browser;
+  void agent;
+  return { result, obs, previous };
+}
+
+async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Root, options: SnapshotOptions, depth: number): Promise<SnapshotResult> {
+  const result = await runInWorld<SnapshotResult>(root.session, root.frameId, SNAPSHOT_SOURCE, { ...options, refFloor: obs.nextRef, layout: true });
+  const binding: RefBinding = { session: root.session, frameId: root.frameId, loaderId: root.loaderId, framePath: root.framePath, offset: root.offset };
+  for (const e of result.elements) {
+    if (root.framePath) e.frame = e.frame ? `${root.framePath}.${e.frame}` : root.framePath;
+    if (e.kind === "fold") for (const r of e.refs) obs.bind(r, binding);
+    else {
+      obs.bind(e.ref, binding);
+      e.box.x += root.offset.x;
+      e.box.y += root.offset.y;
+    }
+  }
+  obs.nextRef = Math.max(obs.nextRef, result.stats.nextRef);
+  if (depth >= MAX_FRAME_DEPTH || !rec.frames) return result;
+
+  const merged: SnapshotEntry[] = [];
+  let remaining = (options.limit ?? 50) - result.elements.length;
+  for (const e of result.elements) {
+    merged.push(e);
+    if (e.kind !== "frame" || e.reason !== "cross_origin" || remaining <= 0) continue;
+    const child = await childRoot(rec.frames, root, e);
+    if (!child) continue;
+    const inner = await snapshotFrame(rec, obs, child, { ...options, limit: remaining }, depth + 1).catch(() => undefined);
+    if (!inner) continue;
+    merged.push(...inner.elements);
+    remaining -= inner.elements.length;
+    result.totalCandidates += inner.totalCandidates;
+    result.candidateRefs.push(...inner.candidateRefs);
+    result.truncated ||= inner.truncated;
+    for (const r of inner.truncationReasons) if (!result.truncationReasons.includes(r)) result.truncationReasons.push(r);
+    for (const h of inner.hints) if (result.hints.length < 5) result.hints.push(h);
+    result.stats.frames += inner.stats.frames + 1;
+    result.stats.visitedNodes += inner.stats.visitedNodes;
+  }
+  result.elements = merged;
+  return result;
+}
+
+/** Maps an iframe placeholder to the session of its out-of-process document. */
+async function childRoot(frames: FrameSessions, parent: Root, placeholder: SnapshotFrame): Promise<Root | undefined> {
+  const objectId = await objectInWorld(parent.session, parent.frameId, `function (win, ref) { return (${RESOLVE_SOURCE})(win, ref).element; }`, placeholder.ref);
+  if (!objectId) return undefined;
+  const { node } = await parent.session.send("DOM.describeNode", { objectId });
+  const frameId = node.frameId;
+  if (!frameId) return undefined;
+  const session = frames.sessionFor(frameId);
+  if (!session) return undefined;
+  const { frameTree } = await session.send("Page.getFrameTree");
+  return {
+    session,
+    frameId,
+    loaderId: frameTree.frame.loaderId,
+    framePath: placeholder.frame,
+    offset: { x: parent.offset.x + placeholder.offset.x, y: parent.offset.y + placeholder.offset.y },
+  };
+}

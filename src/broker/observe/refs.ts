@@ -1,0 +1,37 @@
+import type { CdpSession } from "../../cdp/session.ts";
+import type { SnapshotResult } from "../../page/types.ts";
+
+/** Where a ref lives: the frame's session, frame and document (loader) it was observed in. */
+export interface RefBinding {
+  session: CdpSession;
+  frameId: string;
+  loaderId: string;
+  /** Frame path shown to the agent ("" for the top document). */
+  framePath: string;
+  /** Top-left of the frame's content in top-level viewport px (for out-of-process frames). */
+  offset: { x: number; y: number };
+}
+
+/**
+ * What one agent has observed of one tab's current document. Refs are numbered by the page
+ * (stable per document, never reused); this records which of them this agent was shown and
+ * where each lives, so a ref can be re-checked before use and another key's ref is unknown.
+ */
+export class TabObservation {
+  nextRef = 1;
+  readonly refs = new Map<number, RefBinding>();
+  last: SnapshotResult | undefined;
+  seq = 0;
+
+  constructor(
+    readonly generation: number,
+    readonly targetId: string,
+    readonly mainLoaderId: string,
+    readonly url: string,
+  ) {}
+
+  bind(ref: number, binding: RefBinding): void {
+    this.refs.set(ref, binding);
+    if (ref >= this.nextRef) this.nextRef = ref + 1;
+  }
+}

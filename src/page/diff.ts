@@ -1,0 +1,91 @@
+/**
+ * `snapshot --diff`: what changed between two observations of the same document, by ref.
+ *
+ * Refs are stable within a document (a node keeps its number, new nodes get new numbers), so a
+ * ref-keyed comparison is exact: no fuzzy matching, no renumbering artefacts. `candidateRefs`
+ * covers every visible candidate, including those beyond the limit or folded, so a ref missing
+ * from a truncated listing is never reported as removed.
+ */
+import type { SnapshotElement, SnapshotEntry, SnapshotFold, SnapshotFrame, SnapshotResult } from "./types.ts";
+
+export interface SnapshotChange {
+  ref: number;
+  /** Names of the fields that differ (role, name, value, checked, …). */
+  fields: string[];
+  element: SnapshotElement;
+}
+
+export interface SnapshotDiff {
+  /** Set only when the title or URL changed. */
+  title?: string;
+  url?: string;
+  /** New entries as listed in `next` (a fold keeps only its new refs). */
+  added: SnapshotEntry[];
+  /** New candidates that `next` did not list (beyond its limit). */
+  addedUnlisted: number;
+  /** Refs present before and gone now, ascending. */
+  removed: number[];
+  changed: SnapshotChange[];
+  /** Listed in both and identical. */
+  unchanged: number;
+}
+
+const COMPARED = [
+  "role",
+  "name",
+  "value",
+  "valueLength",
+  "checked",
+  "selected",
+  "pressed",
+  "expanded",
+  "disabled",
+  "required",
+  "readonly",
+  "focused",
+  "frame",
+] as const;
+
+export function diffSnapshots(prev: SnapshotResult, next: SnapshotResult): SnapshotDiff {
+  const before = new Set(prev.candidateRefs);
+  const after = new Set(next.candidateRefs);
+  const listedBefore = new Map<number, SnapshotElement | SnapshotFrame>();
+  for (const e of prev.elements) if (e.kind !== "fold") listedBefore.set(e.ref, e);
+
+  const diff: SnapshotDiff = { added: [], addedUnlisted: 0, removed: [], changed: [], unchanged: 0 };
+  if (prev.title !== next.title) diff.title = next.title;
+  if (prev.url !== next.url) diff.url = next.url;
+
+  const listedNew = new Set<number>();
+  for (const e of next.elements) {
+    if (e.kind === "fold") {
+      const fresh = e.refs.filter((r) => !before.has(r));
+      for (const r of fresh) listedNew.add(r);
+      if (fresh.length) {
+        const part: SnapshotFold = {
+          ...e,
+          refs: fresh,
+          count: fresh.length,
+          firstRef: fresh[0] as number,
+          lastRef: fresh[fresh.length - 1] as number,
+        };
+        diff.added.push(part);
+      }
+      continue;
+    }
+    if (!before.has(e.ref)) {
+      listedNew.add(e.ref);
+      diff.added.push(e);
+      continue;
+    }
+    const old = listedBefore.get(e.ref);
+    if (!old || e.kind !== "element" || old.kind !== "element") continue;
+    const fields = COMPARED.filter((k) => old[k] !== e[k]);
+    if (fields.length) diff.changed.push({ ref: e.ref, fields: [...fields], element: e });
+    else diff.unchanged++;
+  }
+  for (const r of after) if (!before.has(r) && !listedNew.has(r)) diff.addedUnlisted++;
+  for (const r of before) if (!after.has(r)) diff.removed.push(r);
+  diff.removed.sort((a, b) => a - b);
+  return diff;
+}

@@ -1,0 +1,261 @@
+/**
+ * Broker-side rendering of a page snapshot: compact human lines and compact JSON.
+ *
+ * Human output is read by a language model, so page-derived strings are hostile input: every one
+ * is escaped with JSON-string rules (quotes, backslashes, control characters, line and paragraph
+ * separators, bidi controls) and capped, so a page can never start a new line or forge a `[n]`
+ * entry. JSON output keeps raw values (JSON.stringify already escapes them).
+ */
+import type {
+  SnapshotElement,
+  SnapshotEntry,
+  SnapshotFold,
+  SnapshotFrame,
+  SnapshotHint,
+  SnapshotResult,
+} from "./types.ts";
+import type { SnapshotDiff } from "./diff.ts";
+
+const HEX = "0123456789abcdef";
+
+/** Escape a page-derived string for a single human-output line (no surrounding quotes). */
+export function escapeLine(value: string, max = 120): string {
+  let s = value.length > max ? value.slice(0, max) : value;
+  const last = s.charCodeAt(s.length - 1);
+  if (s !== value && last >= 0xd800 && last <= 0xdbff) s = s.slice(0, -1);
+  let out = "";
+  for (let i = 0; i < s.length; i++) {
+    const ch = s.charAt(i);
+    const c = s.charCodeAt(i);
+    if (ch === '"') out += '\\"';
+    else if (ch === "\\") out += "\\\\";
+    else if (ch === "\n") out += "\\n";
+    else if (ch === "\r") out += "\\r";
+    else if (ch === "\t") out += "\\t";
+    else if (
+      c < 0x20 ||
+      (c >= 0x7f && c <= 0x9f) ||
+      c === 0x2028 ||
+      c === 0x2029 ||
+      (c >= 0x200b && c <= 0x200f) ||
+      (c >= 0x202a && c <= 0x202e) ||
+      (c >= 0x2066 && c <= 0x2069) ||
+      c === 0xfeff
+    ) {
+      out += "\\u" + HEX.charAt((c >> 12) & 15) + HEX.charAt((c >> 8) & 15) + HEX.charAt((c >> 4) & 15) + HEX.charAt(c & 15);
+    } else out += ch;
+  }
+  return value.length > max ? out + "…" : out;
+}
+
+/** A quoted, escaped page string. */
+export function quote(value: string, max = 120): string {
+  return `"${escapeLine(value, max)}"`;
+}
+
+/** State words shared by human and compact JSON output, in a fixed order. */
+export function elementStates(e: SnapshotElement): string[] {
+  const s: string[] = [];
+  if (e.checked === true) s.push("checked");
+  else if (e.checked === "mixed") s.push("mixed");
+  if (e.selected) s.push("selected");
+  if (e.pressed === true) s.push("pressed");
+  else if (e.pressed === "mixed") s.push("pressed=mixed");
+  if (e.expanded === true) s.push("expanded");
+  else if (e.expanded === false) s.push("collapsed");
+  if (e.disabled) s.push("disabled");
+  if (e.required) s.push("required");
+  if (e.readonly) s.push("readonly");
+  if (e.focused) s.push("focused");
+  return s;
+}
+
+function valuePart(e: SnapshotElement): string {
+  if (e.sensitive) return ` value=(hidden, ${e.valueLength ?? 0} chars)`;
+  if (e.value) return ` value=${quote(e.value, 200)}`;
+  return "";
+}
+
+export function formatElementLine(e: SnapshotElement): string {
+  let line = `[${e.ref}] ${e.role}`;
+  if (e.name) line += ` ${quote(e.name)}`;
+  line += valuePart(e);
+  const states = elementStates(e);
+  if (states.length) line += ` ${states.join(" ")}`;
+  if (e.frame) line += ` frame=${e.frame}`;
+  return line;
+}
+
+export function formatFoldLine(f: SnapshotFold): string {
+  const roles = f.period > 1 ? f.roles.join("+") : f.role;
+  const samples = f.samples.map((s) => quote(s, 60)).join(", ");
+  const frame = f.frame ? ` frame=${f.frame}` : "";
+  return (
+    `[${f.firstRef}…${f.lastRef}] ${f.count} more ${roles}${samples ? ` e.g. ${samples}` : ""}${frame}` +
+    ` (folded, same shape as above; --expand ${f.firstRef})`
+  );
+}
+
+export function formatFrameLine(f: SnapshotFrame): string {
+  let line = `[${f.ref}] iframe`;
+  if (f.name) line += ` ${quote(f.name)}`;
+  if (f.src) line += ` src=${quote(f.src, 160)}`;
+  line += ` ${f.reason === "cross_origin" ? "cross-origin" : "unreachable"} frame=${f.frame}`;
+  return line;
+}
+
+export function formatEntryLine(e: SnapshotEntry): string {
+  if (e.kind === "fold") return formatFoldLine(e);
+  if (e.kind === "frame") return formatFrameLine(e);
+  return formatElementLine(e);
+}
+
+export function formatHintLine(h: SnapshotHint): string {
+  const refs = h.refs.length ? ` refs=${h.refs.join(",")}` : "";
+  return `[hint] ${h.type} (${h.confidence}${h.blocking ? ", blocking" : ""}): ${h.recommendedAction}${refs}`;
+}
+
+export interface HumanFormatOptions {
+  /** Omit the [page] and [viewport] header lines (e.g. when the caller prints its own). */
+  header?: boolean;
+}
+
+export function formatSnapshotHuman(result: SnapshotResult, options: HumanFormatOptions = {}): string {
+  const lines: string[] = [];
+  if (options.header !== false) {
+    lines.push(`[page] ${escapeLine(result.title, 200)} | ${escapeLine(result.url, 300)}`);
+    const g = result.page;
+    const below = g.pixelsBelow > 0 ? ` | ${g.pixelsBelow}px below` : "";
+    lines.push(`[viewport] ${g.viewportWidth}x${g.viewportHeight} at ${g.scrollX},${g.scrollY}${below}`);
+  }
+  if (result.elements.length === 0) lines.push("(no interactive elements)");
+  for (const e of result.elements) lines.push(formatEntryLine(e));
+  if (result.truncated) {
+    const shown = countShown(result.elements);
+    lines.push(
+      `[truncated: ${result.truncationReasons.join(", ")}] ${shown} of ${result.totalCandidates} elements shown;` +
+        " raise --limit or narrow with find/search",
+    );
+  }
+  for (const h of result.hints) lines.push(formatHintLine(h));
+  return lines.join("\n");
+}
+
+/** Elements represented by the emitted entries (a fold stands for `count` elements). */
+function countShown(entries: SnapshotEntry[]): number {
+  let n = 0;
+  for (const e of entries) n += e.kind === "fold" ? e.count : e.kind === "element" ? 1 : 0;
+  return n;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compact JSON
+// ---------------------------------------------------------------------------------------------
+
+export interface CompactJsonOptions {
+  /** "short" (default): r/t/n/v/s keys. "upstream": ref/role/name/value/checked, as upstream 0.5. */
+  keys?: "short" | "upstream";
+  /** Include boxes ([x,y,w,h] in viewport CSS px) and an off-viewport marker. */
+  boxes?: boolean;
+}
+
+type Json = string | number | boolean | Json[] | { [key: string]: Json };
+
+/**
+ * Short keys: r ref, t role, n name, v value, vl value length (sensitive fields), s states,
+ * f frame path, b box, o 1 when outside the viewport, via "label". Folds: {fold: count, r: first
+ * ref, to: last ref, t: role, ex: sample names}. Frames: {r, t: "iframe", n, src, f, s: reason}.
+ */
+export function compactEntry(e: SnapshotEntry, options: CompactJsonOptions = {}): { [key: string]: Json } {
+  const up = options.keys === "upstream";
+  const K = up
+    ? { r: "ref", t: "role", n: "name", v: "value", vl: "valueLength", s: "states", f: "frame", b: "box" }
+    : { r: "r", t: "t", n: "n", v: "v", vl: "vl", s: "s", f: "f", b: "b" };
+  const out: { [key: string]: Json } = {};
+  if (e.kind === "fold") {
+    if (up) {
+      out.fold = { count: e.count, firstRef: e.firstRef, lastRef: e.lastRef, role: e.role, samples: e.samples };
+      return out;
+    }
+    out.fold = e.count;
+    out.r = e.firstRef;
+    out.to = e.lastRef;
+    out.t = e.period > 1 ? e.roles.join("+") : e.role;
+    if (e.samples.length) out.ex = e.samples;
+    if (e.frame) out.f = e.frame;
+    return out;
+  }
+  out[K.r] = e.ref;
+  out[K.t] = e.role;
+  if (e.name || up) out[K.n] = e.name;
+  if (e.kind === "frame") {
+    if (e.src) out.src = e.src;
+    out[K.f] = e.frame;
+    out[K.s] = e.reason;
+  } else {
+    if (e.sensitive) out[K.vl] = e.valueLength ?? 0;
+    else if (e.value) out[K.v] = e.value;
+    if (up && e.checked !== undefined) out.checked = e.checked === true;
+    const states = elementStates(e);
+    if (states.length) out[K.s] = states.join(" ");
+    if (e.frame) out[K.f] = e.frame;
+    if (e.via) out.via = e.via;
+  }
+  if (options.boxes) {
+    out[K.b] = [e.box.x, e.box.y, e.box.w, e.box.h];
+    if (!e.inViewport) out.o = 1;
+  }
+  return out;
+}
+
+export function compactSnapshotJson(result: SnapshotResult, options: CompactJsonOptions = {}): { [key: string]: Json } {
+  const g = result.page;
+  const out: { [key: string]: Json } = {
+    title: result.title,
+    url: result.url,
+    page: { vw: g.viewportWidth, vh: g.viewportHeight, dw: g.documentWidth, dh: g.documentHeight, sx: g.scrollX, sy: g.scrollY },
+    elements: result.elements.map((e) => compactEntry(e, options)),
+    total: result.totalCandidates,
+    truncated: result.truncated,
+  };
+  if (result.truncationReasons.length) out.truncationReasons = [...result.truncationReasons];
+  if (result.hints.length) out.hints = result.hints.map(compactHint);
+  return out;
+}
+
+function compactHint(h: SnapshotHint): { [key: string]: Json } {
+  const out: { [key: string]: Json } = { type: h.type, confidence: h.confidence, recommendedAction: h.recommendedAction };
+  if (h.blocking) out.blocking = true;
+  if (h.state) out.state = h.state;
+  if (h.refs.length) out.refs = [...h.refs];
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Diff rendering
+// ---------------------------------------------------------------------------------------------
+
+export function formatDiffHuman(diff: SnapshotDiff): string {
+  const lines: string[] = [];
+  if (diff.title !== undefined) lines.push(`[page] title now ${quote(diff.title, 200)}`);
+  if (diff.url !== undefined) lines.push(`[page] url now ${quote(diff.url, 300)}`);
+  for (const e of diff.added) lines.push(`+ ${formatEntryLine(e)}`);
+  if (diff.addedUnlisted > 0) lines.push(`+ ${diff.addedUnlisted} more new elements beyond the limit`);
+  for (const c of diff.changed) lines.push(`~ ${formatElementLine(c.element)} (${c.fields.join(",")})`);
+  if (diff.removed.length) lines.push(`- removed ${refRanges(diff.removed)}`);
+  if (!lines.length) lines.push("(no changes)");
+  return lines.join("\n");
+}
+
+/** "3,5-9,12" from a sorted list of refs. */
+export function refRanges(refs: number[]): string {
+  const sorted = [...refs].sort((a, b) => a - b);
+  const parts: string[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === (sorted[j] as number) + 1) j++;
+    parts.push(j > i ? `${sorted[i]}-${sorted[j]}` : String(sorted[i]));
+    i = j + 1;
+  }
+  return parts.join(",");
+}

@@ -1,0 +1,62 @@
+import * as v from "valibot";
+import { defineCommand, flag, limitArg, ok } from "./define.ts";
+
+const entry = v.record(v.string(), v.unknown());
+const observation = {
+  tab: v.string(),
+  title: v.string(),
+  url: v.string(),
+  page: v.record(v.string(), v.number()),
+  elements: v.array(entry),
+  total: v.number(),
+  truncated: v.boolean(),
+  truncationReasons: v.optional(v.array(v.string())),
+  hints: v.optional(v.array(entry)),
+  hint: v.optional(v.string()),
+};
+
+export const snapshot = defineCommand({
+  name: "snapshot",
+  group: "Observation",
+  summary: "Interactive elements with numbered refs (stable within a document)",
+  aliases: { l: "limit", d: "diff" },
+  args: v.object({
+    limit: limitArg(50, 10_000),
+    diff: flag("Only what changed since this agent's previous snapshot of the same document"),
+    expand: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.description("Expand the folded run containing this ref"))),
+    boxes: flag("Include element boxes [x,y,w,h] in viewport CSS px"),
+  }),
+  result: ok({
+    ...observation,
+    diff: v.optional(
+      v.object({
+        added: v.array(entry),
+        removed: v.array(v.number()),
+        changed: v.array(entry),
+        unchanged: v.number(),
+        title: v.optional(v.string()),
+        url: v.optional(v.string()),
+      }),
+    ),
+    diffFallback: v.optional(v.string()),
+  }),
+  example: "bp snapshot --limit 200",
+  runs: "broker",
+});
+
+export const frame = defineCommand({
+  name: "frame",
+  group: "Observation",
+  summary: "List frames, or scope later commands to frame <index> (0 = top)",
+  positionals: ["index"],
+  args: v.object({
+    index: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10_000), v.description("Frame index from 'bp frame'"))),
+  }),
+  result: ok({
+    frames: v.optional(v.array(v.object({ index: v.number(), url: v.string(), name: v.string(), parent: v.optional(v.number()), crossOrigin: v.boolean(), selected: v.boolean() }))),
+    frame: v.optional(v.number()),
+    url: v.optional(v.string()),
+  }),
+  example: "bp frame 1",
+  runs: "broker",
+});
