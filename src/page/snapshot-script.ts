@@ -246,6 +246,10 @@ export function pageSnapshot(win: PageWindow, opts?: SnapshotOptions): SnapshotR
     Object.defineProperty(win, KEY, { value: reg, configurable: true, enumerable: false, writable: true });
   }
   const registry: RefRegistry = reg;
+  // Out-of-process frames number their own documents; the caller passes the lowest unused
+  // number of the whole tab so refs from every frame share one space and never collide.
+  const floor = o.refFloor;
+  if (typeof floor === "number" && floor === floor && floor > registry.next) registry.next = Math.floor(floor);
   const hasWeakRef = typeof WeakRef === "function";
   const refFor = (el: PageElement): number => {
     const known = registry.byEl.get(el);

@@ -143,6 +143,8 @@ export interface SnapshotOptions {
   nameMax?: number;
   /** Value budget. Default 200. */
   valueMax?: number;
+  /** Lowest number a new ref may get (shared number space across out-of-process frames). */
+  refFloor?: number;
   /** Fold runs of same-shaped siblings. Default true. */
   fold?: boolean;
   /** Minimum repetitions for a fold. Default 8. */
