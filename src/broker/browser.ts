@@ -26,6 +26,7 @@ export class BrowserConnection {
   onClosed: ((reason: string) => void) | undefined;
   closed = false;
   private pilotWindowTarget: string | undefined;
+  private dialogSeq = 0;
 
   private constructor(
     readonly info: BrowserInfo,
@@ -69,6 +70,13 @@ export class BrowserConnection {
   session(rec: TargetRecord): Promise<CdpSession> {
     if (!rec.session) {
       const attach = attachToTarget(this.cdp, rec.targetId).then(async (s) => {
+        // Dialogs are never answered for the agent: they stay pending until 'bp dialog'.
+        s.on("Page.javascriptDialogOpening", (p) => {
+          rec.dialog = { id: `d${++this.dialogSeq}`, type: p.type, message: p.message, defaultPrompt: p.defaultPrompt ?? "", url: p.url, openedAt: new Date().toISOString() };
+        });
+        s.on("Page.javascriptDialogClosed", () => {
+          delete rec.dialog;
+        });
         await Promise.all([s.send("Page.enable"), s.send("Page.setLifecycleEventsEnabled", { enabled: true })]);
         return s;
       });

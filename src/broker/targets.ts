@@ -4,6 +4,15 @@ import type { FrameSessions } from "./observe/frames.ts";
 
 export type TabOrigin = "managed" | "managed_popup" | "user_tab";
 
+export interface PendingDialog {
+  id: string;
+  type: string;
+  message: string;
+  defaultPrompt: string;
+  url: string;
+  openedAt: string;
+}
+
 export interface TargetRecord {
   targetId: string;
   url: string;
@@ -19,6 +28,8 @@ export interface TargetRecord {
   /** A blank tab the launched browser started with, handed to the first `open --new`. */
   pooled?: boolean;
   session?: Promise<CdpSession>;
+  /** The JavaScript dialog blocking this tab, until someone answers it. */
+  dialog?: PendingDialog;
   /** Out-of-process frame sessions, started on first observation. */
   frames?: FrameSessions;
 }

@@ -65,6 +65,8 @@ export async function runCli(argv: string[]): Promise<void> {
       tabAccess,
       mode,
       executable: { version: VERSION, identity: executableIdentity().identity },
+      cwd: process.cwd(),
+      ...(env.BROWSER_PILOT_OUTPUT_DIR ? { outputDir: env.BROWSER_PILOT_OUTPUT_DIR } : {}),
       ...(requestId !== undefined ? { requestId } : {}),
     };
     if (parsed.def.runs === "passive") {

@@ -172,6 +172,12 @@ describe("roles and accessible names", () => {
     expect(capped.endsWith("…")).toBe(true);
   });
 
+  test("indentation whitespace does not eat the name budget", () => {
+    const pad = "\n" + " ".repeat(300);
+    const { win } = page(`<button>${pad}<span>${pad}Add${pad}</span>${pad}<span>to cart</span>${pad}</button>`);
+    expect(names(snap(win))).toEqual(["Add to cart"]);
+  });
+
   test("values are bounded", () => {
     const { win } = page(`<input aria-label="Big" value="${"x".repeat(1000)}">`);
     const v = byName(snap(win), "Big").value as string;

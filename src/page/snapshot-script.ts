@@ -149,7 +149,8 @@ export function pageSnapshot(win: PageWindow, opts?: SnapshotOptions): SnapshotR
   const MAX_TEXT = int(o.maxText, 1000000, 100, 100000000);
   const DEPTH = int(o.depthLimit, 1024, 4, 1000000);
   const LAYOUT = o.layout !== false;
-  const BUF_CAP = NAME_MAX * 2 + 16;
+  // Per-candidate text buffer: whitespace is collapsed on the way in, so this holds content.
+  const BUF_CAP = Math.max(NAME_MAX, VALUE_MAX) + 32;
   const INF = Infinity;
   const expand = new Set<number>();
   if (o.expand && typeof o.expand.length === "number") {
@@ -191,7 +192,9 @@ export function pageSnapshot(win: PageWindow, opts?: SnapshotOptions): SnapshotR
   const FILTER_RE = /(^|[^a-z])(filters?|facets?|refine(ment)?s?|sort(ing)?)([^a-z]|$)|筛选|过滤|排序/i;
   const LOGIN_RE = /(^|[^a-z])(log[ _-]?in|sign[ _-]?in|signin|login|logon|auth|password|passwd)([^a-z]|$)|登录|登入/i;
 
-  const collapse = (s: string): string => s.replace(/\s+/g, " ").trim();
+  // Page strings can be megabytes long: bound them before any whole-string work.
+  const bound = (s: string, max: number): string => (s.length > max ? s.slice(0, max) : s);
+  const collapse = (s: string): string => bound(s, 8192).replace(/\s+/g, " ").trim();
   const cut = (s: string, max: number): string => {
     if (s.length <= max) return s;
     let end = max - 1;
@@ -328,6 +331,44 @@ export function pageSnapshot(win: PageWindow, opts?: SnapshotOptions): SnapshotR
     topModal = null;
   }
 
+  // ---- a full-viewport overlay, found by hit-testing a few points ------------------------------
+  // (instead of reading position and z-index on every element): from the topmost element at each
+  // point, climb at most 64 ancestors looking for a fixed/absolute box with z-index >= 10 that
+  // covers at least half of the viewport.
+  let overlayEl: PageElement | null = null;
+  if (LAYOUT && vw > 0 && vh > 0 && typeof topDoc.elementFromPoint === "function") {
+    const points = [
+      [vw / 2, vh / 2],
+      [vw * 0.1, vh * 0.1],
+      [vw * 0.9, vh * 0.9],
+    ];
+    for (let i = 0; i < points.length && !overlayEl; i++) {
+      const pt = points[i] as number[];
+      let e: PageElement | null = null;
+      try {
+        e = topDoc.elementFromPoint(pt[0] as number, pt[1] as number);
+      } catch {
+        e = null;
+      }
+      for (let k = 0; e && k < 64 && e !== de && e !== body; k++) {
+        try {
+          const st = win.getComputedStyle(e);
+          if ((st.position === "fixed" || st.position === "absolute") && parseInt(st.zIndex, 10) >= 10) {
+            const r = e.getBoundingClientRect();
+            const a = inter({ l: r.left, t: r.top, r: r.left + r.width, b: r.top + r.height }, { l: 0, t: 0, r: vw, b: vh });
+            if (a.r > a.l && a.b > a.t && (a.r - a.l) * (a.b - a.t) >= 0.5 * vw * vh) {
+              overlayEl = e;
+              break;
+            }
+          }
+          e = e.parentElement || null;
+        } catch {
+          e = null;
+        }
+      }
+    }
+  }
+
   // ---- label[for] lookup, built lazily once per tree scope ----------------------------------
   const labelMaps = new Map<PageQueryRoot, Map<string, PageElement[]>>();
   const labelsFor = (root: PageQueryRoot, id: string): PageElement[] => {
@@ -372,7 +413,7 @@ export function pageSnapshot(win: PageWindow, opts?: SnapshotOptions): SnapshotR
     while (stack.length && budget-- > 0 && out.length < BUF_CAP) {
       const n = stack.pop() as PageNode;
       if (n.nodeType === 3) {
-        out += (n as PageText).data;
+        out += bound((n as PageText).data, 8192).replace(/\s+/g, " ");
         continue;
       }
       if (n.nodeType !== 1 || n === exclude) continue;
@@ -385,7 +426,7 @@ export function pageSnapshot(win: PageWindow, opts?: SnapshotOptions): SnapshotR
       if (el.hasAttribute("hidden") || attr(el, "aria-hidden") === "true") continue;
       const al = attr(el, "aria-label");
       if (al && al.trim()) {
-        out += " " + al + " ";
+        out += " " + bound(al, BUF_CAP) + " ";
         continue;
       }
       const block = !INLINE_TAGS[tag];
@@ -528,10 +569,21 @@ export function pageSnapshot(win: PageWindow, opts?: SnapshotOptions): SnapshotR
   let workHit = false;
   let depthHit = false;
 
-  const appendText = (ctx: Ctx, s: string): void => {
+  // Name-from-content text goes to the innermost open candidates (at most 3, so nesting cannot
+  // make this quadratic), whitespace collapsed as it arrives.
+  const appendText = (ctx: Ctx, raw: string): void => {
+    let s: string | null = null;
     for (let i = candStack.length - 1, k = 0; i >= ctx.mute && k < 3; i--, k++) {
       const r = candStack[i];
-      if (r && r.buf.length < BUF_CAP) r.buf += s;
+      if (!r || r.buf.length >= BUF_CAP) continue;
+      if (s === null) {
+        // Collapse within a generous window first: indentation must not push words out.
+        s = bound(bound(raw, 8192).replace(/\s+/g, " "), BUF_CAP);
+        if (!s) return;
+      }
+      const b = r.buf;
+      const piece = s.charCodeAt(0) === 32 && (b === "" || b.charCodeAt(b.length - 1) === 32) ? s.slice(1) : s;
+      r.buf = b + bound(piece, BUF_CAP - b.length);
     }
   };
 
@@ -549,7 +601,7 @@ export function pageSnapshot(win: PageWindow, opts?: SnapshotOptions): SnapshotR
       (attr(form, "class") || "") +
       " " +
       (attr(form, "aria-label") || "");
-    const v = LOGIN_RE.test(s);
+    const v = LOGIN_RE.test(bound(s, 1024));
     loginForms.set(form, v);
     return v;
   };
@@ -641,7 +693,7 @@ export function pageSnapshot(win: PageWindow, opts?: SnapshotOptions): SnapshotR
     if (!rec.fixedName) {
       if (tag === "input" && (itype === "submit" || itype === "reset" || itype === "button")) {
         const v = A.value;
-        rec.fixedName = v !== undefined ? v : itype === "submit" ? "Submit" : itype === "reset" ? "Reset" : "";
+        rec.fixedName = v !== undefined ? bound(v, BUF_CAP) : itype === "submit" ? "Submit" : itype === "reset" ? "Reset" : "";
       } else if (tag === "input" && itype === "image") {
         rec.fixedName = A.alt || A.value || "Submit";
       } else if (tag === "img" || tag === "area") {
@@ -740,7 +792,7 @@ export function pageSnapshot(win: PageWindow, opts?: SnapshotOptions): SnapshotR
     if (!name) name = collapse(rec.fallbackName);
     rec.name = cut(name, NAME_MAX);
     if (rec.contentValue && content) rec.value = content;
-    if (rec.value !== null) rec.value = cut(rec.value.replace(/\s+/g, " "), VALUE_MAX);
+    if (rec.value !== null) rec.value = cut(bound(rec.value, VALUE_MAX + 64).replace(/\s+/g, " "), VALUE_MAX);
     rec.buf = "";
   };
 
@@ -864,35 +916,22 @@ export function pageSnapshot(win: PageWindow, opts?: SnapshotOptions): SnapshotR
       depthHit = true;
       return;
     }
-    // Each computed-style read costs about 0.2 µs in Chromium: read only what this element can
-    // need (cursor only outside candidates, z-index only when positioned, overflow only on boxes
-    // that can clip).
+    // Every computed-style read costs time on every element of the page, so each element reads
+    // only what it can need: display, opacity and (outside candidates) cursor always; overflow on
+    // boxes that can clip; position only inside clip regions; visibility only where a candidate,
+    // a candidate's text or a dialog depends on it.
     const st = ctx.view.getComputedStyle(el);
     const display = st.display;
     if (display === "none") return;
-    const visibility = st.visibility;
-    const vis = visibility ? visibility === "visible" : ctx.vis;
     const transparent = ctx.transparent || st.opacity === "0";
-    const position = st.position;
     const pointer = !ctx.inCand && st.cursor === "pointer";
     const blocked = ctx.blocked && el !== topModal;
-
-    // Clip and viewport that apply to this element (positioned boxes escape some clipping).
-    let clip = ctx.clip;
-    let vp = ctx.vp;
-    if (position === "fixed") {
-      clip = ctx.fixClip;
-      vp = ctx.fixVp;
-    } else if (position === "absolute") {
-      clip = ctx.posClip;
-      vp = ctx.posVp;
-    }
 
     // Candidacy (cheap attribute checks first).
     const eRole = A.role !== undefined ? explicitRole(A) : null;
     const iRole = implicitRole(A, tag);
     let native = false;
-    if (tag === "a" || tag === "area") native = A.href !== undefined;
+    if (tag === "a" || tag === "area") native = A.href !== undefined || A["xlink:href"] !== undefined;
     else if (tag === "button" || tag === "select" || tag === "textarea") native = true;
     else if (tag === "input") native = inputType(A) !== "hidden";
     else if (tag === "summary") native = parentTag(el) === "details";
@@ -938,7 +977,6 @@ export function pageSnapshot(win: PageWindow, opts?: SnapshotOptions): SnapshotR
       dom = true;
     }
 
-    // Geometry, only when something needs it.
     let ovx = "visible";
     let ovy = "visible";
     if (
@@ -963,11 +1001,27 @@ export function pageSnapshot(win: PageWindow, opts?: SnapshotOptions): SnapshotR
       }
     }
     const clips = ovx !== "visible" || ovy !== "visible";
-    const overlayCandidate =
-      LAYOUT && (position === "fixed" || position === "absolute") && parseInt(st.zIndex, 10) >= 10;
+    // Positioned boxes escape clipping by non-containing ancestors; that only matters where a
+    // clip is active, so position is read only there.
+    const position = clips || ctx.clip !== ctx.fixClip || ctx.vp !== ctx.fixVp ? st.position : "";
+    let clip = ctx.clip;
+    let vp = ctx.vp;
+    if (position === "fixed") {
+      clip = ctx.fixClip;
+      vp = ctx.fixVp;
+    } else if (position === "absolute") {
+      clip = ctx.posClip;
+      vp = ctx.posVp;
+    }
     const isFrame = tag === "iframe" || tag === "frame";
+    const dialogish =
+      tag === "dialog" || eRole === "dialog" || eRole === "alertdialog" || eRole === "listbox" || A["aria-modal"] !== undefined;
+    const visibility = role !== null || ctx.inCand || isFrame || dialogish || el === overlayEl ? st.visibility : "";
+    const vis = visibility ? visibility === "visible" : ctx.vis;
+
+    // Geometry, only when something needs it.
     let rect: PageRect | null = null;
-    if (LAYOUT && (role !== null || clips || overlayCandidate || isFrame)) rect = el.getBoundingClientRect();
+    if (LAYOUT && (role !== null || clips || isFrame)) rect = el.getBoundingClientRect();
 
     let box = ZBOX;
     let inVp = true;
@@ -1014,15 +1068,8 @@ export function pageSnapshot(win: PageWindow, opts?: SnapshotOptions): SnapshotR
       } else if (ariaModal) {
         isModal = true;
         blocking = true;
-      } else if (overlayCandidate && rect) {
-        const a = inter({ l: rect.left, t: rect.top, r: rect.left + rect.width, b: rect.top + rect.height }, {
-          l: 0,
-          t: 0,
-          r: vw,
-          b: vh,
-        });
-        const area = a.r > a.l && a.b > a.t ? (a.r - a.l) * (a.b - a.t) : 0;
-        isModal = vw > 0 && vh > 0 && area >= 0.5 * vw * vh && ctx.frame === "";
+      } else if (el === overlayEl) {
+        isModal = true;
       }
       if (isModal) {
         modals.push({ blocking, refs: [], recs: [] });
@@ -1036,7 +1083,15 @@ export function pageSnapshot(win: PageWindow, opts?: SnapshotOptions): SnapshotR
       filter < 0 &&
       A !== NO_ATTRS &&
       FILTER_RE.test(
-        (A.id || "") + " " + (A.class || "") + " " + (A["aria-label"] || "") + " " + (A["data-testid"] || "") + " " + (A.name || ""),
+        bound(A.id || "", 256) +
+          " " +
+          bound(A.class || "", 512) +
+          " " +
+          bound(A["aria-label"] || "", 256) +
+          " " +
+          bound(A["data-testid"] || "", 256) +
+          " " +
+          bound(A.name || "", 256),
       )
     ) {
       filters.push([]);
@@ -1306,6 +1361,14 @@ export function pageSnapshot(win: PageWindow, opts?: SnapshotOptions): SnapshotR
     if (r.kind === "element") totalCandidates++;
   }
 
+  // A very long-lived document (infinite scroll) can accumulate many dead numbers; drop the ones
+  // whose element was garbage-collected. They then resolve as unknown_ref, still never rebound.
+  if (hasWeakRef && registry.byRef.size > 50000) {
+    registry.byRef.forEach((held, n) => {
+      if (held instanceof WeakRef && held.deref() === undefined) registry.byRef.delete(n);
+    });
+  }
+
   // ---- folding --------------------------------------------------------------------------------
   const toElement = (r: Rec): SnapshotElement => {
     const e: SnapshotElement = { kind: "element", ref: r.ref, role: r.role, name: r.name, box: r.box, inViewport: r.inVp };
@@ -1534,7 +1597,7 @@ export function pageSnapshot(win: PageWindow, opts?: SnapshotOptions): SnapshotR
   let title = "";
   let url = "";
   try {
-    title = cut(collapse(String(topDoc.title || "")), 4096);
+    title = cut(bound(String(topDoc.title || ""), 8192).replace(/\s+/g, " ").trim(), 4096);
     url = cut(String(topDoc.URL || ""), 16384);
   } catch {
     errors++;

@@ -55,6 +55,7 @@ export interface PageElement extends PageNode {
   ownerDocument: PageDocument;
   shadowRoot: PageShadowRoot | null;
   firstElementChild: PageElement | null;
+  parentElement: PageElement | null;
   clientLeft: number;
   clientTop: number;
   clientWidth: number;
@@ -92,6 +93,7 @@ export interface PageShadowRoot extends PageQueryRoot {
 }
 
 export interface PageDocument extends PageQueryRoot {
+  elementFromPoint?(x: number, y: number): PageElement | null;
   documentElement: PageElement | null;
   body: PageElement | null;
   title: string;

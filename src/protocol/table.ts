@@ -1,5 +1,7 @@
 import * as v from "valibot";
+import { CAPTURE_COMMANDS } from "./commands-capture.ts";
 import { browsers, connect, disconnect, launch, status } from "./commands-connection.ts";
+import { click, dialog, dialogs } from "./commands-actions.ts";
 import { frame, snapshot } from "./commands-observe.ts";
 import { schema } from "./commands-reference.ts";
 import { back, close, evaluate, forward, open, reload, tab, tabRelease, tabs } from "./commands-tabs.ts";
@@ -9,6 +11,8 @@ export const COMMANDS: readonly CommandDef[] = [
   status, browsers, connect, launch, disconnect,
   tabs, tab, tabRelease, open, close, back, forward, reload,
   snapshot, frame, evaluate,
+  ...CAPTURE_COMMANDS,
+  click, dialogs, dialog,
   schema,
 ];
 

@@ -17,6 +17,10 @@ export interface CallRequest {
   /** "human": the broker adds a pre-rendered `text` field, so the CLI needs no page code. */
   mode: "json" | "human";
   executable: { version: string; identity: string };
+  /** The CLI's working directory: relative output paths resolve against it. */
+  cwd?: string;
+  /** BROWSER_PILOT_OUTPUT_DIR as the CLI saw it (absolute); outputs must stay inside it. */
+  outputDir?: string;
 }
 
 export interface CancelRequest {

@@ -35,6 +35,7 @@ export const ERROR_CODES = [
   "script_error",
   "human_control",
   "navigation_failed",
+  "dialog_pending",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

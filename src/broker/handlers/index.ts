@@ -1,3 +1,5 @@
+import { ACTION_HANDLERS } from "./actions.ts";
+import { CAPTURE_HANDLERS } from "./capture.ts";
 import { CONNECTION_HANDLERS } from "./connection.ts";
 import { OBSERVE_HANDLERS } from "./observe.ts";
 import { PAGE_HANDLERS } from "./page.ts";
@@ -11,4 +13,6 @@ export const HANDLERS: Record<string, Handler> = {
   ...TAB_HANDLERS,
   ...PAGE_HANDLERS,
   ...OBSERVE_HANDLERS,
+  ...CAPTURE_HANDLERS,
+  ...ACTION_HANDLERS,
 };

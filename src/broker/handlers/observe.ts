@@ -3,13 +3,26 @@ import { compactEntry, compactSnapshotJson, formatDiffHuman, formatSnapshotHuman
 import { BpError } from "../../shared/errors.ts";
 import { collectSnapshot, currentObservation, frameSessions, type Root } from "../observe/collect.ts";
 import { listFrames, rootForFrame } from "../observe/frame-list.ts";
-import { selectedTab } from "./resolve.ts";
+import { selectedTab, type Selected } from "./resolve.ts";
 import { arg, type CallContext, type Handler } from "./types.ts";
 
+export interface ObserveOptions {
+  limit: number;
+  expand?: number;
+  boxes?: boolean;
+  diff?: boolean;
+}
+
 /** Takes a snapshot of the selected tab (or its selected frame) for this agent. */
-export async function observe(ctx: CallContext, opts: { limit: number; expand?: number; boxes?: boolean; diff?: boolean }): Promise<Record<string, unknown>> {
-  const { browser, agent, rec, id } = selectedTab(ctx);
-  return ctx.broker.exclusive(rec.targetId, async () => {
+export function observe(ctx: CallContext, opts: ObserveOptions): Promise<Record<string, unknown>> {
+  const sel = selectedTab(ctx);
+  return ctx.broker.exclusive(sel.rec.targetId, () => observeLocked(ctx, sel, opts));
+}
+
+/** The same, for callers that already hold the tab's queue (actions observing their result). */
+export async function observeLocked(ctx: CallContext, sel: Selected, opts: ObserveOptions): Promise<Record<string, unknown>> {
+  const { browser, agent, rec, id } = sel;
+  {
     const session = await browser.session(rec);
     await frameSessions(rec, session).ensure();
     const { obs, mainFrameId, replaced } = await currentObservation(browser, rec, agent, session);
@@ -38,7 +51,7 @@ export async function observe(ctx: CallContext, opts: { limit: number; expand?: 
     }
     if (ctx.req.mode === "human" && out.text === undefined) out.text = formatSnapshotHuman(result);
     return out;
-  });
+  }
 }
 
 function countListed(elements: { kind: string; count?: number }[]): number {

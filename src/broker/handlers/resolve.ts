@@ -40,8 +40,22 @@ export function takeControl(ctx: CallContext, sel: Selected): void {
   sel.rec.controller = sel.agent.key;
 }
 
-/** The agent's selected tab, under its control. */
-export function selectedTab(ctx: CallContext): Selected {
+/**
+ * A tab with an open JavaScript dialog answers no page commands until someone answers the
+ * dialog, so fail at once with the dialog's id instead of hanging.
+ */
+export function assertNoDialog(sel: Selected): void {
+  const d = sel.rec.dialog;
+  if (!d) return;
+  throw new BpError("dialog_pending", `Tab ${sel.id} is blocked by a ${d.type} dialog ("${d.message.slice(0, 120)}").`, {
+    retryable: true,
+    context: { tab: sel.id, dialog: d.id, type: d.type },
+    remediation: { code: "answer_dialog", message: `Run 'bp dialog ${d.id} --accept' or '--dismiss'.`, actionRequired: true },
+  });
+}
+
+/** The agent's selected tab, under its control and not blocked by a dialog. */
+export function selectedTab(ctx: CallContext, opts: { allowDialog?: boolean } = {}): Selected {
   const browser = ctx.broker.requireBrowser();
   const agent = ctx.agent();
   if (agent.selected === undefined) {
@@ -52,5 +66,6 @@ export function selectedTab(ctx: CallContext): Selected {
   const id = agent.existingId(agent.selected) ?? agent.idFor(agent.selected, browser.generation);
   const sel = resolveTab(ctx, id);
   takeControl(ctx, sel);
+  if (!opts.allowDialog) assertNoDialog(sel);
   return sel;
 }

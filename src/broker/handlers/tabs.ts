@@ -49,7 +49,7 @@ const tabRelease: Handler = {
     const agent = ctx.agent();
     let sel: Selected;
     if (id !== undefined) sel = resolveTab(ctx, id);
-    else if (agent.selected !== undefined) sel = selectedTab(ctx);
+    else if (agent.selected !== undefined) sel = selectedTab(ctx, { allowDialog: true });
     else throw new BpError("no_selected_tab", "No tab is selected; name the tab to release.");
     if (sel.rec.controller !== agent.key) throw new BpError("target_not_owned", `This agent does not control tab ${sel.id}.`, { context: { tab: sel.id } });
     delete sel.rec.controller;
@@ -121,7 +121,7 @@ const close: Handler = {
         closed.push(id);
       }
     } else {
-      const sel = selectedTab(ctx);
+      const sel = selectedTab(ctx, { allowDialog: true });
       await browser.closeTarget(sel.rec);
       agent.forgetTarget(sel.rec.targetId);
       closed.push(sel.id);

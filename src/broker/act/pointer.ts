@@ -1,0 +1,70 @@
+import type { CdpSession } from "../../cdp/session.ts";
+import { ACT_SOURCE } from "../../page/act-script.ts";
+import { RESOLVE_SOURCE } from "../../page/resolve-script.ts";
+import { BpError } from "../../shared/errors.ts";
+import { runInWorld } from "../observe/world.ts";
+import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
+
+export interface ElementState {
+  connected: boolean;
+  checked?: boolean | string;
+  selected?: boolean | string;
+  pressed?: string;
+  expanded?: string;
+  value?: string;
+  valueLength?: number;
+  focused?: boolean;
+  kind?: string;
+}
+
+export interface Probe {
+  ok: boolean;
+  reason?: "detached" | "not_visible" | "disabled" | "outside_viewport" | "no_layout" | "obscured";
+  obstruction?: { tagName: string; id?: string; role?: string; name?: string } | null;
+  x: number;
+  y: number;
+  state: ElementState;
+  target: { tagName: string; role?: string; name?: string };
+}
+
+/** Runs ACT_SOURCE against the element behind a ref, in the ref's frame world. */
+export function actOnRef<T>(r: ResolvedRef, arg: Record<string, unknown>): Promise<T> {
+  const source = `function (win, arg) { var el = (${RESOLVE_SOURCE})(win, arg.ref).element; return (${ACT_SOURCE})(win, el, arg); }`;
+  return runInWorld<T>(r.binding.session, r.binding.frameId, source, { ...arg, ref: r.ref });
+}
+
+/**
+ * Proves, before anything is sent, that a pointer event at the returned point reaches the
+ * element: scrolled into view, visible, enabled, and topmost at one of five sampled points.
+ * Coordinates come back in top-level viewport px.
+ */
+export async function probeForPointer(r: ResolvedRef, opts: { requireEnabled?: boolean } = {}): Promise<Probe> {
+  const probe = await actOnRef<Probe>(r, { op: "probe", requireEnabled: opts.requireEnabled !== false });
+  if (probe.ok) return { ...probe, x: probe.x + r.binding.offset.x, y: probe.y + r.binding.offset.y };
+  if (probe.reason === "detached") throw staleRef(r.ref, "node_detached");
+  const what = probe.obstruction ? describeObstruction(probe.obstruction) : undefined;
+  const message =
+    probe.reason === "obscured"
+      ? `Ref ${r.ref} is covered by ${what ?? "another element"}; nothing was sent.`
+      : `Ref ${r.ref} cannot take a pointer event (${(probe.reason ?? "unknown").replace("_", " ")}); nothing was sent.`;
+  throw new BpError("action_not_verified", message, {
+    retryable: true,
+    context: { ref: r.ref, reason: probe.reason, dispatched: false, ...(probe.obstruction ? { obstruction: probe.obstruction } : {}) },
+    hint: probe.reason === "obscured" ? "Close or answer the covering element (see the snapshot's hints), then retry." : "Run 'bp snapshot' and pick an enabled, visible element.",
+  });
+}
+
+function describeObstruction(o: { tagName: string; id?: string; role?: string; name?: string }): string {
+  return `${o.role ?? o.tagName}${o.id ? `#${o.id}` : ""}${o.name ? ` "${o.name.slice(0, 60)}"` : ""}`;
+}
+
+export type MouseButton = "left" | "right";
+
+/** A real pointer click at top-level viewport coordinates, routed by the browser's own hit test. */
+export async function dispatchClick(session: CdpSession, x: number, y: number, button: MouseButton, clickCount: 1 | 2): Promise<void> {
+  await session.send("Input.dispatchMouseEvent", { type: "mouseMoved", x, y, button: "none" });
+  for (let n = 1; n <= clickCount; n++) {
+    await session.send("Input.dispatchMouseEvent", { type: "mousePressed", x, y, button, buttons: button === "left" ? 1 : 2, clickCount: n });
+    await session.send("Input.dispatchMouseEvent", { type: "mouseReleased", x, y, button, buttons: 0, clickCount: n });
+  }
+}

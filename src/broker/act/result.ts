@@ -1,0 +1,31 @@
+import type { ObserveOptions } from "../handlers/observe.ts";
+import type { Selected } from "../handlers/resolve.ts";
+import type { CallContext } from "../handlers/types.ts";
+import type { Effects } from "./watch.ts";
+
+type Observer = (ctx: CallContext, sel: Selected, opts: ObserveOptions) => Promise<Record<string, unknown>>;
+
+/**
+ * Every action answers with its evidence and the page as it is now, in one reply: by default
+ * the change since the agent's previous observation (refs are stable, so a diff is exact);
+ * after a navigation, the new document's observation; with --full, the whole observation.
+ * A pending dialog blocks the page's scripts, so then only the dialog is reported.
+ */
+export async function finishAction(ctx: CallContext, sel: Selected, evidence: Record<string, unknown>, effects: Effects, opts: { limit: number; full: boolean }, observe: Observer): Promise<Record<string, unknown>> {
+  const agent = sel.agent;
+  const browser = sel.browser;
+  const popups = effects.popups.map((id) => agent.idFor(id, browser.generation));
+  if (popups.length > 0) evidence.popups = popups;
+  const dialog = sel.rec.dialog;
+  if (dialog) {
+    evidence.dialog = { id: dialog.id, type: dialog.type, message: dialog.message };
+    const text = ctx.req.mode === "human" ? `✓ ${String(evidence.action)}: dialog ${dialog.id} (${dialog.type}) "${dialog.message.slice(0, 200).replace(/[\r\n]+/g, " ")}" is open; answer with 'bp dialog ${dialog.id} --accept|--dismiss'.` : undefined;
+    return { evidence, hint: `A ${dialog.type} dialog is open; answer it with 'bp dialog ${dialog.id} --accept' or '--dismiss'.`, ...(text ? { text } : {}) };
+  }
+  const observation = await observe(ctx, sel, { limit: opts.limit, diff: !opts.full && !effects.navigation });
+  if (ctx.req.mode === "human") {
+    const head = `✓ ${String(evidence.action)} ${String(evidence.status)}${(evidence.effects as string[]).length ? ` (${(evidence.effects as string[]).join(", ")})` : ""}${popups.length ? `; popup ${popups.join(", ")}` : ""}`;
+    observation.text = `${head}\n${String(observation.text ?? "")}`;
+  }
+  return { evidence, ...observation };
+}

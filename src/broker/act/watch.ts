@@ -1,0 +1,131 @@
+import type { CdpSession } from "../../cdp/session.ts";
+import { QUIET_SOURCE } from "../../page/act-script.ts";
+import type { BrowserConnection } from "../browser.ts";
+import { runInWorld } from "../observe/world.ts";
+import type { TargetRecord } from "../targets.ts";
+
+/** DOM is "settled" after this long without mutations… */
+const DOM_QUIET_MS = 25;
+/** …but an endlessly animating page settles anyway after this. */
+const DOM_QUIET_MAX_MS = 400;
+/** Requests the action started get this long to finish before we observe anyway. */
+const NETWORK_MAX_MS = 3_000;
+
+export interface Effects {
+  navigation: boolean;
+  dialog: boolean;
+  popups: string[];
+  requests: number;
+  /** DOM mutations seen while waiting for quiet. */
+  mutations: number;
+}
+
+/**
+ * Watches what an action causes: navigation of the main frame, dialogs, popups, and the
+ * network requests it started. Subscribed before dispatch so nothing is missed; settling is
+ * driven by these events, bounded, with no fixed sleep.
+ */
+export class ActionWatch {
+  readonly effects: Effects = { navigation: false, dialog: false, popups: [], requests: 0, mutations: 0 };
+  private readonly pending = new Set<string>();
+  private readonly offs: (() => void)[] = [];
+  private wake: (() => void) | undefined;
+  private dialogResolve: (() => void) | undefined;
+  /** Resolves when a dialog opens: the page is then blocked and input calls do not return. */
+  readonly dialogOpened = new Promise<void>((resolve) => {
+    this.dialogResolve = resolve;
+  });
+  private quiet: Promise<{ mutations: number } | undefined> | undefined;
+  private loaded = false;
+
+  private constructor(
+    private readonly browser: BrowserConnection,
+    private readonly rec: TargetRecord,
+    private readonly session: CdpSession,
+    private readonly mainFrameId: string,
+  ) {}
+
+  static async start(browser: BrowserConnection, rec: TargetRecord, session: CdpSession): Promise<ActionWatch> {
+    const { frameTree } = await session.send("Page.getFrameTree");
+    const w = new ActionWatch(browser, rec, session, frameTree.frame.id);
+    const poke = () => w.wake?.();
+    w.offs.push(
+      session.on("Page.frameRequestedNavigation", (p) => {
+        if (p.frameId === w.mainFrameId && p.disposition === "currentTab") w.effects.navigation = true;
+        poke();
+      }),
+      session.on("Page.frameStartedLoading", (p) => {
+        if (p.frameId === w.mainFrameId) w.effects.navigation = true;
+        poke();
+      }),
+      session.on("Page.lifecycleEvent", (p) => {
+        if (p.frameId === w.mainFrameId && (p.name === "DOMContentLoaded" || p.name === "load") && w.effects.navigation) w.loaded = true;
+        poke();
+      }),
+      session.on("Page.navigatedWithinDocument", () => poke()),
+      session.on("Page.javascriptDialogOpening", () => {
+        w.effects.dialog = true;
+        w.dialogResolve?.();
+        poke();
+      }),
+      session.on("Network.requestWillBeSent", (p) => {
+        if (p.type === "Document" || p.type === "XHR" || p.type === "Fetch") {
+          w.pending.add(p.requestId);
+          w.effects.requests++;
+        }
+      }),
+      session.on("Network.loadingFinished", (p) => {
+        w.pending.delete(p.requestId);
+        poke();
+      }),
+      session.on("Network.loadingFailed", (p) => {
+        w.pending.delete(p.requestId);
+        poke();
+      }),
+      browser.cdp.on("Target.targetCreated", ({ targetInfo }) => {
+        if (targetInfo.openerId === rec.targetId && targetInfo.type === "page") {
+          w.effects.popups.push(targetInfo.targetId);
+          poke();
+        }
+      }),
+    );
+    await session.send("Network.enable", { maxTotalBufferSize: 0, maxResourceBufferSize: 0 }).catch(() => undefined);
+    return w;
+  }
+
+  /**
+   * Starts the DOM-quiet watcher before dispatch, so mutations the action's own event
+   * handlers make synchronously are counted too.
+   */
+  armQuiet(): void {
+    this.quiet = runInWorld<{ mutations: number }>(this.session, this.mainFrameId, QUIET_SOURCE, { quietMs: DOM_QUIET_MS, maxMs: DOM_QUIET_MAX_MS }).catch(() => undefined);
+  }
+
+  /** Waits until the page is settled enough to observe, or the deadline. */
+  async settle(deadline: number): Promise<void> {
+    const until = Math.min(deadline - 200, Date.now() + NETWORK_MAX_MS);
+    // A navigation or dialog may begin a moment after the click's event handlers ran.
+    if (!this.effects.navigation && !this.effects.dialog && this.quiet) {
+      const q = await Promise.race([this.quiet, this.dialogOpened.then(() => undefined)]);
+      this.effects.mutations += q?.mutations ?? 0;
+    }
+    while (Date.now() < until) {
+      if (this.effects.dialog) return;
+      if (this.effects.navigation ? this.loaded : this.pending.size === 0) return;
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+        setTimeout(resolve, Math.max(1, until - Date.now()));
+      });
+      this.wake = undefined;
+    }
+  }
+
+  async stop(): Promise<void> {
+    for (const off of this.offs) off();
+    // With a dialog open the renderer answers nothing; do not wait for it.
+    const disable = this.session.send("Network.disable").catch(() => undefined);
+    if (!this.effects.dialog) await disable;
+    void this.browser;
+    void this.rec;
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * Which boxes `bp screenshot --annotate` draws: the refs of this agent's latest observation
+ * of the tab (all, or the ones asked for), in top-level viewport CSS px as the snapshot
+ * measured them, elements of cross-origin frames included.
+ */
+import type { SnapshotResult } from "../../page/types.ts";
+import { invalidArgument } from "../../shared/errors.ts";
+import type { TabObservation } from "../observe/refs.ts";
+import { staleRef } from "../observe/resolve-ref.ts";
+import type { AnnotationBox } from "./draw.ts";
+
+export interface CssBox {
+  ref: number;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+/** `""` or `"all"`: every ref; `"3,5,8"`: those. */
+export function parseRefList(value: string): number[] | "all" {
+  const v = value.trim();
+  if (v === "" || v === "all") return "all";
+  const refs = v.split(",").map((p) => p.trim());
+  if (!refs.every((p) => /^[1-9][0-9]{0,8}$/.test(p))) {
+    throw invalidArgument("annotate", `--annotate takes no value or a comma list of refs such as 1,4,7 (got '${value}'). Put the file name before --annotate.`);
+  }
+  return [...new Set(refs.map(Number))];
+}
+
+/** Boxes of the listed entries that have one (elements and iframe placeholders; folds have none). */
+export function observedBoxes(last: SnapshotResult): CssBox[] {
+  const out: CssBox[] = [];
+  for (const e of last.elements) {
+    if (e.kind === "fold") continue;
+    out.push({ ref: e.ref, x: e.box.x, y: e.box.y, w: e.box.w, h: e.box.h });
+  }
+  return out;
+}
+
+/**
+ * Chooses the boxes to draw. A ref the agent was never shown is stale_ref unknown_ref, as for
+ * any other command; a ref it was shown but that has no box (folded) is listed as skipped.
+ */
+export function chooseBoxes(obs: TabObservation, wanted: number[] | "all"): { boxes: CssBox[]; skipped: number[] } {
+  const last = obs.last;
+  if (!last) throw staleRef(Array.isArray(wanted) ? (wanted[0] ?? 0) : 0, "no_observation");
+  const all = observedBoxes(last);
+  if (wanted === "all") return { boxes: all, skipped: [] };
+  const byRef = new Map(all.map((b) => [b.ref, b]));
+  const boxes: CssBox[] = [];
+  const skipped: number[] = [];
+  for (const ref of wanted) {
+    const b = byRef.get(ref);
+    if (b) boxes.push(b);
+    else if (obs.refs.has(ref)) skipped.push(ref);
+    else throw staleRef(ref, "unknown_ref");
+  }
+  return { boxes, skipped };
+}
+
+/** CSS px → image px, after shifting by how far the page scrolled since the snapshot. */
+export function toImageBoxes(boxes: CssBox[], scale: number, shift: { x: number; y: number }): AnnotationBox[] {
+  return boxes.map((b) => ({
+    ref: b.ref,
+    x: Math.round((b.x + shift.x) * scale),
+    y: Math.round((b.y + shift.y) * scale),
+    w: Math.round(b.w * scale),
+    h: Math.round(b.h * scale),
+  }));
+}

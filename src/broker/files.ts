@@ -1,0 +1,170 @@
+/**
+ * Where file-producing commands (screenshot, pdf, saved bodies, downloads) put their output,
+ * and how they write it.
+ *
+ * Placement: an explicit path; else BROWSER_PILOT_OUTPUT_DIR; else the CLI's working directory.
+ * The broker is shared by many CLI invocations, so both directories come with the request,
+ * never from the broker's own process. When an output directory is set it is a jail: relative
+ * names resolve inside it and nothing may land outside it, whether by `..`, an absolute path
+ * or a symlinked parent. A symlink at the final path is never followed or replaced.
+ *
+ * Writing: O_EXCL on a fresh temporary name in the same directory, mode 0600, then rename, so
+ * a reader never sees half a file and a planted file or link at the temporary name is refused.
+ */
+import { closeSync, fchmodSync, fsyncSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { BpError, invalidArgument } from "../shared/errors.ts";
+
+export interface OutputPlace {
+  /** The CLI's working directory (absolute). */
+  cwd?: string | undefined;
+  /** BROWSER_PILOT_OUTPUT_DIR as the CLI saw it (absolute). */
+  outputDir?: string | undefined;
+}
+
+export interface WrittenFile {
+  file: string;
+  mimeType: string;
+  sizeBytes: number;
+}
+
+/** `2024-05-01T12-30-05`: the UTC time, safe in file names on every OS. */
+export function fileTimestamp(date = new Date()): string {
+  return date.toISOString().slice(0, 19).replace(/:/g, "-");
+}
+
+/**
+ * The absolute path an output goes to. `requested` is the user's name (absent: `defaultName`,
+ * made unique with -2, -3… so two quick captures never overwrite each other). Refuses escapes
+ * from the output directory with invalid_argument field "file".
+ */
+export function resolveOutputPath(requested: string | undefined, defaultName: string, place: OutputPlace): string {
+  const jail = place.outputDir ? checkedOutputDir(place.outputDir) : undefined;
+  const base = jail ?? checkedCwd(place.cwd);
+  const name = requested ?? defaultName;
+  if (name === "" || name.includes("\0")) throw invalidArgument("file", "The file name is empty or contains a NUL byte.");
+  const target = resolve(base, name);
+  if (name.endsWith("/") || name.endsWith(sep)) throw invalidArgument("file", `'${name}' names a directory; give a file name.`);
+  if (jail !== undefined && !inside(jail, target)) {
+    throw invalidArgument("file", `'${name}' is outside BROWSER_PILOT_OUTPUT_DIR (${jail}); outputs must stay inside it.`, { outputDir: jail });
+  }
+  const parent = dirname(target);
+  let parentStat;
+  try {
+    parentStat = statSync(parent);
+  } catch {
+    throw invalidArgument("file", `Directory ${parent} does not exist.`);
+  }
+  if (!parentStat.isDirectory()) throw invalidArgument("file", `${parent} is not a directory.`);
+  if (jail !== undefined) {
+    // Symlinked directories are fine while they resolve inside the jail; one that leads out is an escape.
+    const realParent = realpathSync(parent);
+    if (!within(realpathSync(jail), realParent)) {
+      throw invalidArgument("file", `'${name}' leads outside BROWSER_PILOT_OUTPUT_DIR through a symbolic link.`, { outputDir: jail });
+    }
+  }
+  const final = requested === undefined ? uniqueName(target) : target;
+  checkFinal(final, name);
+  return final;
+}
+
+/** Writes `data` to `path` atomically with mode 0600 and reports what was written. */
+export function writeOutputFile(path: string, data: Uint8Array, mimeType: string): WrittenFile {
+  checkFinal(path, path);
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`);
+  let fd: number;
+  try {
+    // "wx" is O_CREAT|O_EXCL: it fails on any existing entry, a symlink included.
+    fd = openSync(tmp, "wx", 0o600);
+  } catch (err) {
+    throw new BpError("internal_error", `Cannot create ${tmp}: ${(err as Error).message}`, { context: { field: "file" } });
+  }
+  try {
+    try {
+      fchmodSync(fd, 0o600);
+      let off = 0;
+      while (off < data.length) off += writeSync(fd, data, off, data.length - off);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    // rename replaces a link at the final path itself, never what it points to.
+    renameSync(tmp, path);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    if (err instanceof BpError) throw err;
+    throw new BpError("internal_error", `Cannot write ${path}: ${(err as Error).message}`, { context: { field: "file" } });
+  }
+  return { file: path, mimeType, sizeBytes: data.length };
+}
+
+/** `shot.png` → `shot.preview.jpg` next to it. */
+export function siblingPath(path: string, suffix: string): string {
+  const dir = dirname(path);
+  const name = basename(path);
+  const dot = name.lastIndexOf(".");
+  const stem = dot > 0 ? name.slice(0, dot) : name;
+  return join(dir, `${stem}${suffix}`);
+}
+
+/** Refuses a final path that is a symlink or a directory. */
+export function checkFinal(path: string, shown: string): void {
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch {
+    return;
+  }
+  if (st.isSymbolicLink()) throw invalidArgument("file", `'${shown}' is a symbolic link; refusing to write through it.`);
+  if (!st.isFile()) throw invalidArgument("file", `'${shown}' exists and is not a regular file.`);
+}
+
+function checkedOutputDir(dir: string): string {
+  if (!isAbsolute(dir)) throw invalidArgument("outputDir", "BROWSER_PILOT_OUTPUT_DIR must be an absolute path.");
+  const abs = resolve(dir);
+  try {
+    mkdirSync(abs, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw invalidArgument("outputDir", `Cannot create BROWSER_PILOT_OUTPUT_DIR ${abs}: ${(err as Error).message}`);
+  }
+  return abs;
+}
+
+function checkedCwd(cwd: string | undefined): string {
+  if (cwd === undefined || !isAbsolute(cwd)) {
+    throw invalidArgument("file", "The CLI did not send its working directory; give an absolute path or set BROWSER_PILOT_OUTPUT_DIR.");
+  }
+  return resolve(cwd);
+}
+
+/** `path` is strictly below `dir`. */
+function inside(dir: string, path: string): boolean {
+  const rel = relative(dir, path);
+  return rel !== "" && within(dir, path);
+}
+
+/** `path` is `dir` or below it. */
+function within(dir: string, path: string): boolean {
+  const rel = relative(dir, path);
+  return rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+}
+
+function uniqueName(path: string): string {
+  const dot = basename(path).lastIndexOf(".");
+  const stem = dot > 0 ? path.slice(0, path.length - basename(path).length + dot) : path;
+  const ext = dot > 0 ? basename(path).slice(dot) : "";
+  for (let n = 1; n < 1000; n++) {
+    const candidate = n === 1 ? path : `${stem}-${n}${ext}`;
+    if (!exists(candidate)) return candidate;
+  }
+  return `${stem}-${crypto.randomUUID().slice(0, 8)}${ext}`;
+}
+
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,159 @@
+import type { Protocol } from "devtools-protocol";
+import { CdpError } from "../../cdp/errors.ts";
+import type { CdpSession } from "../../cdp/session.ts";
+import { BpError, invalidArgument } from "../../shared/errors.ts";
+import { chooseBoxes, parseRefList, toImageBoxes } from "../capture/annotate.ts";
+import { drawAnnotations } from "../capture/draw.ts";
+import { decodePng, encodePng, pngSize, type RgbaImage } from "../capture/png.ts";
+import { captureScreenshot, documentRect, jpegSize, previewFactor, selectorRect, viewState, type Rect, type ViewState } from "../capture/shot.ts";
+import { fileTimestamp, resolveOutputPath, siblingPath, writeOutputFile, type OutputPlace } from "../files.ts";
+import { rootForFrame } from "../observe/frame-list.ts";
+import { staleRef } from "../observe/resolve-ref.ts";
+import { selectedTab, type Selected } from "./resolve.ts";
+import { arg, type CallContext, type Handler } from "./types.ts";
+
+type R = Record<string, unknown>;
+/** Draws the boxes onto an image whose scale is `imageScale` image px per CSS px; returns how many. */
+type Annotator = (img: RgbaImage, imageScale: number) => number;
+
+function place(ctx: CallContext): OutputPlace {
+  return { cwd: ctx.req.cwd, outputDir: ctx.req.outputDir };
+}
+
+const remaining = (ctx: CallContext) => Math.max(1, ctx.deadline - Date.now());
+
+const screenshot: Handler = {
+  async run(ctx) {
+    const full = arg<boolean>(ctx, "full");
+    const selector = arg<string | undefined>(ctx, "selector");
+    const annotateArg = arg<string | undefined>(ctx, "annotate");
+    const wanted = annotateArg === undefined ? undefined : parseRefList(annotateArg);
+    if (wanted !== undefined && (full || selector !== undefined)) {
+      throw invalidArgument("annotate", "--annotate draws on the viewport; it cannot be combined with --full or --selector.");
+    }
+    if (full && selector !== undefined) throw invalidArgument("selector", "Use either --full or --selector, not both.");
+    // The path is checked before anything is captured: a refused name changes nothing.
+    const path = resolveOutputPath(arg<string | undefined>(ctx, "file"), `screenshot-${fileTimestamp()}.png`, place(ctx));
+    const sel = selectedTab(ctx);
+    const { browser, rec } = sel;
+    return ctx.broker.exclusive(rec.targetId, async () => {
+      const session = await browser.session(rec);
+      const { frameTree } = await session.send("Page.getFrameTree");
+      const main = frameTree.frame;
+      const view = await viewState(session, main.id);
+      const out: R = {};
+      let clip: Rect = { x: view.scrollX, y: view.scrollY, width: view.width, height: view.height };
+      let params: Protocol.Page.CaptureScreenshotRequest = { format: "png" };
+      if (full) {
+        const doc = await documentRect(session, view);
+        clip = doc.rect;
+        params = { format: "png", captureBeyondViewport: true, clip: { ...clip, scale: 1 } };
+        if (doc.cut) {
+          out.cut = true;
+          out.hint = "The page is larger than one capture can hold; the image shows its top-left part. Use --selector for a region.";
+        }
+      } else if (selector !== undefined) {
+        clip = await selectorClip(sel, session, main, view, selector);
+        const inView = clip.x >= view.scrollX && clip.y >= view.scrollY && clip.x + clip.width <= view.scrollX + view.width && clip.y + clip.height <= view.scrollY + view.height;
+        params = { format: "png", captureBeyondViewport: !inView, clip: { ...clip, scale: 1 } };
+      }
+      let png = await captureScreenshot(session, params, remaining(ctx));
+      const { width, height } = pngSize(png);
+      let annotate: Annotator | undefined;
+      if (wanted !== undefined) {
+        const obs = sel.agent.observations.get(rec.targetId);
+        if (!obs || !obs.last) throw staleRef(Array.isArray(wanted) ? (wanted[0] ?? 0) : 0, "no_observation");
+        if (obs.generation !== browser.generation) throw staleRef(obs.last.candidateRefs[0] ?? 0, "browser_reconnected");
+        if (obs.mainLoaderId !== main.loaderId) throw staleRef(obs.last.candidateRefs[0] ?? 0, main.url === obs.url ? "document_replaced" : "navigation");
+        const { boxes, skipped } = chooseBoxes(obs, wanted);
+        // Boxes were measured at snapshot time; follow a scroll of the top document since then.
+        const topLevel = !sel.agent.frames.has(rec.targetId);
+        const shift = topLevel ? { x: obs.last.page.scrollX - view.scrollX, y: obs.last.page.scrollY - view.scrollY } : { x: 0, y: 0 };
+        if (shift.x !== 0 || shift.y !== 0) out.hint = "The page scrolled since the last snapshot; boxes were shifted to follow. Run 'bp snapshot' for exact boxes.";
+        if (skipped.length > 0) out.skippedRefs = skipped;
+        annotate = (img, imageScale) => drawAnnotations(img, toImageBoxes(boxes, imageScale, shift), imageScale);
+        const img = decodePng(png);
+        out.annotationCount = annotate(img, width / view.width);
+        png = encodePng(img);
+      }
+      const written = writeOutputFile(path, png, "image/png");
+      const factor = previewFactor(width, height);
+      if (factor !== undefined) out.preview = await writePreview(ctx, session, path, params, clip, factor, annotate);
+      const result: R = { ...written, width, height, ...out };
+      if (ctx.req.mode === "human") result.text = humanScreenshot(result);
+      return result;
+    });
+  },
+};
+
+/** The first match's box in document CSS px, searched in the agent's selected frame (or the top document). */
+async function selectorClip(sel: Selected, session: CdpSession, main: Protocol.Page.Frame, view: ViewState, selector: string): Promise<Rect> {
+  const root = await rootForFrame(sel.rec, session, main.id, main.loaderId, sel.agent.frames.get(sel.rec.targetId));
+  const r = await selectorRect(root.session, root.frameId, selector);
+  return { x: r.x + root.offset.x + view.scrollX, y: r.y + root.offset.y + view.scrollY, width: r.width, height: r.height };
+}
+
+/**
+ * A model-sized copy, captured again at a smaller scale rather than shrunk from the big image.
+ * Plain screenshots come back from Chrome as JPEG quality 70; annotated ones are drawn again at
+ * the preview's own resolution (labels stay legible) and written as PNG.
+ */
+async function writePreview(
+  ctx: CallContext,
+  session: CdpSession,
+  path: string,
+  params: Protocol.Page.CaptureScreenshotRequest,
+  clip: Rect,
+  factor: number,
+  annotate: Annotator | undefined,
+): Promise<R> {
+  const scale = (params.clip?.scale ?? 1) * factor;
+  const base = { ...params, clip: { x: clip.x, y: clip.y, width: clip.width, height: clip.height, scale } };
+  if (annotate) {
+    const png = await captureScreenshot(session, { ...base, format: "png" }, remaining(ctx));
+    const img = decodePng(png);
+    annotate(img, img.width / clip.width);
+    const written = writeOutputFile(siblingPath(path, ".preview.png"), encodePng(img), "image/png");
+    return { ...written, width: img.width, height: img.height };
+  }
+  const jpeg = await captureScreenshot(session, { ...base, format: "jpeg", quality: 70 }, remaining(ctx));
+  const written = writeOutputFile(siblingPath(path, ".preview.jpg"), jpeg, "image/jpeg");
+  return { ...written, ...jpegSize(jpeg) };
+}
+
+function humanScreenshot(r: R): string {
+  const lines = [`✓ Screenshot saved to ${String(r.file)} (${String(r.width)}x${String(r.height)}, ${String(r.sizeBytes)} bytes)`];
+  if (r.annotationCount !== undefined) lines.push(`  ${String(r.annotationCount)} numbered box(es) drawn`);
+  const p = r.preview as R | undefined;
+  if (p) lines.push(`  preview: ${String(p.file)} (${String(p.width)}x${String(p.height)})`);
+  if (typeof r.hint === "string") lines.push(`  hint: ${r.hint}`);
+  return lines.join("\n");
+}
+
+const pdf: Handler = {
+  async run(ctx) {
+    const path = resolveOutputPath(arg<string | undefined>(ctx, "file"), `page-${fileTimestamp()}.pdf`, place(ctx));
+    const { browser, rec } = selectedTab(ctx);
+    return ctx.broker.exclusive(rec.targetId, async () => {
+      const session = await browser.session(rec);
+      let data: string;
+      try {
+        ({ data } = await session.send("Page.printToPDF", { landscape: arg<boolean>(ctx, "landscape"), printBackground: true }, { timeoutMs: remaining(ctx) }));
+      } catch (err) {
+        if (err instanceof CdpError && /not implemented|not supported|headless/i.test(err.message)) {
+          throw new BpError("capability_denied", "This browser cannot print to PDF: Chrome only supports it in headless mode.", {
+            context: { reason: "headed_browser" },
+            remediation: { code: "use_headless_browser", message: "Run 'bp launch --headless' (a separate browser) and open the page there, or use 'bp screenshot --full'.", actionRequired: true },
+          });
+        }
+        throw new BpError("internal_error", `Chrome could not print the page: ${(err as Error).message}`, { retryable: true });
+      }
+      const written = writeOutputFile(path, Buffer.from(data, "base64"), "application/pdf");
+      const result: R = { ...written };
+      if (ctx.req.mode === "human") result.text = `✓ PDF saved to ${written.file} (${written.sizeBytes} bytes)`;
+      return result;
+    });
+  },
+};
+
+export const CAPTURE_HANDLERS: Record<string, Handler> = { screenshot, pdf };

@@ -1,0 +1,138 @@
+/**
+ * Page-side checks for actions, run in our isolated world as `(ACT_SOURCE)(win, el, arg)`.
+ * Kept as JavaScript source text: it runs in the page, and this project compiles without the
+ * DOM library, so typing it would mean re-declaring the DOM. Unit tests run the same text
+ * against happy-dom.
+ *
+ * ops:
+ *  - "probe": scroll into view, then prove the element can take a pointer event: laid out,
+ *    visible, enabled, and the topmost element at sampled points (else name the obstruction).
+ *  - "state": the observable state an action may change (checked, value length, focus, …).
+ */
+export const ACT_SOURCE = String.raw`(function act(win, el, arg) {
+  var doc = win.document;
+  function describe(n) {
+    if (!n || n.nodeType !== 1) return null;
+    var out = { tagName: String(n.localName || "").slice(0, 40) };
+    try {
+      var id = n.getAttribute("id"); if (id) out.id = String(id).slice(0, 80);
+      var role = n.getAttribute("role"); if (role) out.role = String(role).slice(0, 40);
+      var label = n.getAttribute("aria-label") || n.getAttribute("title") || (n.textContent || "");
+      label = String(label).replace(/\s+/g, " ").trim(); if (label) out.name = label.slice(0, 80);
+    } catch (e) {}
+    return out;
+  }
+  function composedParent(n) {
+    if (n.parentNode) return n.parentNode.nodeType === 11 ? n.parentNode.host : n.parentNode;
+    return null;
+  }
+  function composedContains(a, b) {
+    for (var n = b; n; n = composedParent(n)) if (n === a) return true;
+    return false;
+  }
+  function labelFor(n) {
+    try { if (n.labels && n.labels.length) return n.labels; } catch (e) {}
+    return [];
+  }
+  function accepts(hit) {
+    if (!hit) return false;
+    if (composedContains(el, hit)) return true;
+    var labels = labelFor(el);
+    for (var i = 0; i < labels.length; i++) if (composedContains(labels[i], hit)) return true;
+    if (el.localName === "label" && el.control && composedContains(el.control, hit)) return true;
+    return false;
+  }
+  function hitAt(x, y) {
+    var root = el.getRootNode ? el.getRootNode() : doc;
+    var hit = (root && root.elementFromPoint ? root : el.ownerDocument).elementFromPoint(x, y);
+    // Descend through open shadow roots the way the browser's hit test does.
+    for (var i = 0; hit && hit.shadowRoot && i < 32; i++) {
+      var inner = hit.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    return hit;
+  }
+  function frameOffset(d) {
+    var x = 0, y = 0;
+    try {
+      for (var w = d.defaultView, i = 0; w && w.frameElement && i < 32; w = w.parent, i++) {
+        var fe = w.frameElement, r = fe.getBoundingClientRect();
+        x += r.left + fe.clientLeft; y += r.top + fe.clientTop;
+      }
+    } catch (e) {}
+    return { x: x, y: y };
+  }
+  function state() {
+    var s = { connected: !!el.isConnected };
+    // A label standing in for a visually hidden control reports the control's state.
+    var target = el;
+    try { if (el.localName === "label" && el.control) el = el.control; } catch (e) {}
+    try {
+      var tag = el.localName, type = String(el.type || "").toLowerCase();
+      if (tag === "input" && (type === "checkbox" || type === "radio")) s.checked = el.indeterminate ? "mixed" : !!el.checked;
+      else if (el.getAttribute("aria-checked") !== null) s.checked = el.getAttribute("aria-checked");
+      if (tag === "option") s.selected = !!el.selected;
+      else if (el.getAttribute("aria-selected") !== null) s.selected = el.getAttribute("aria-selected");
+      if (el.getAttribute("aria-pressed") !== null) s.pressed = el.getAttribute("aria-pressed");
+      if (el.getAttribute("aria-expanded") !== null) s.expanded = el.getAttribute("aria-expanded");
+      if (tag === "select") s.value = String(el.value);
+      else if ((tag === "input" || tag === "textarea") && typeof el.value === "string") s.valueLength = el.value.length;
+      var active = el.ownerDocument.activeElement;
+      for (var a = active, i = 0; a && a.shadowRoot && a.shadowRoot.activeElement && i < 32; i++) a = a.shadowRoot.activeElement;
+      s.focused = a === el || composedContains(el, a);
+      s.kind = tag === "input" && (type === "checkbox" || type === "radio") ? type
+        : el.getAttribute("role") === "switch" ? "switch" : tag === "option" ? "option" : tag === "select" ? "select"
+        : /^(button|a|input|textarea|summary)$/.test(tag) ? "control" : "other";
+    } catch (e) {}
+    el = target;
+    return s;
+  }
+  if (arg.op === "state") return state();
+  if (!el || !el.isConnected) return { ok: false, reason: "detached" };
+  try { el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" }); } catch (e) {}
+  var view = el.ownerDocument.defaultView || win;
+  var cs = view.getComputedStyle(el);
+  if (cs.display === "none" || cs.visibility === "hidden" || cs.visibility === "collapse") return { ok: false, reason: "not_visible" };
+  var disabled = false;
+  try {
+    disabled = el.disabled === true || el.getAttribute("aria-disabled") === "true" || !!(el.closest && el.closest("[inert]"));
+    if (!disabled && el.closest) { var fs = el.closest("fieldset[disabled]"); if (fs) disabled = true; }
+  } catch (e) {}
+  if (disabled && arg.requireEnabled !== false) return { ok: false, reason: "disabled" };
+  var rects = el.getClientRects(), best = null, area = 0;
+  var vw = view.innerWidth, vh = view.innerHeight;
+  for (var i = 0; i < rects.length; i++) {
+    var r = rects[i];
+    var l = Math.max(0, r.left), t = Math.max(0, r.top), rr = Math.min(vw, r.right), b = Math.min(vh, r.bottom);
+    if (rr - l > 0 && b - t > 0 && (rr - l) * (b - t) > area) { area = (rr - l) * (b - t); best = { l: l, t: t, r: rr, b: b }; }
+  }
+  if (!best) return { ok: false, reason: rects.length ? "outside_viewport" : "no_layout" };
+  var cx = (best.l + best.r) / 2, cy = (best.t + best.b) / 2;
+  var w4 = (best.r - best.l) / 4, h4 = (best.b - best.t) / 4;
+  var points = [[cx, cy], [cx - w4, cy - h4], [cx + w4, cy - h4], [cx - w4, cy + h4], [cx + w4, cy + h4]];
+  var obstruction = null, chosen = null;
+  for (var j = 0; j < points.length; j++) {
+    var hit = hitAt(points[j][0], points[j][1]);
+    if (accepts(hit)) { chosen = points[j]; break; }
+    if (!obstruction && hit) obstruction = describe(hit);
+  }
+  if (!chosen) return { ok: false, reason: "obscured", obstruction: obstruction };
+  var off = frameOffset(el.ownerDocument);
+  return { ok: true, x: chosen[0] + off.x, y: chosen[1] + off.y, state: state(), target: describe(el) };
+})`;
+
+/** Installs a mutation watcher whose promise resolves after `quietMs` without DOM changes (bounded by `maxMs`). */
+export const QUIET_SOURCE = String.raw`(function quiet(win, arg) {
+  return new Promise(function (resolve) {
+    var start = Date.now(), last = start, timer = 0, mutations = 0;
+    var obs = new win.MutationObserver(function (list) { mutations += list.length; last = Date.now(); });
+    try { obs.observe(win.document, { subtree: true, childList: true, attributes: true, characterData: true }); } catch (e) {}
+    function check() {
+      var now = Date.now();
+      if (now - last >= arg.quietMs || now - start >= arg.maxMs) { obs.disconnect(); resolve({ mutations: mutations, ms: now - start }); return; }
+      timer = win.setTimeout(check, Math.max(5, arg.quietMs - (now - last)));
+    }
+    timer = win.setTimeout(check, arg.quietMs);
+  });
+})`;
