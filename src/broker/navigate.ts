@@ -84,7 +84,8 @@ export async function navigateTo(session: CdpSession, url: string, deadline: num
   try {
     const res = await session.send("Page.navigate", { url });
     if (res.errorText) {
-      throw new BpError("navigation_failed", `Navigation to ${url} failed: ${res.errorText}.`, { retryable: true, context: { url, reason: res.errorText } });
+      const shown = url.length > 300 ? `${url.slice(0, 300)}…` : url;
+      throw new BpError("navigation_failed", `Navigation to ${shown} failed: ${res.errorText}.`, { retryable: true, context: { url: shown, reason: res.errorText } });
     }
     if (res.loaderId === undefined) return;
     waiter.setLoader(res.loaderId);

@@ -267,8 +267,10 @@ export function pageSnapshot(win: PageWindow, opts?: SnapshotOptions): SnapshotR
   const de = topDoc.documentElement;
   const body = topDoc.body;
   const num0 = (v: unknown): number => (typeof v === "number" && v === v ? v : 0);
-  const vw = Math.round(num0(de && de.clientWidth) || num0(win.innerWidth));
-  const vh = Math.round(num0(de && de.clientHeight) || num0(win.innerHeight));
+  // In quirks mode the root element's client box is the whole document, not the viewport.
+  const quirks = Reflect.get(topDoc, "compatMode") === "BackCompat";
+  const vw = Math.round((quirks ? 0 : num0(de && de.clientWidth)) || num0(win.innerWidth));
+  const vh = Math.round((quirks ? 0 : num0(de && de.clientHeight)) || num0(win.innerHeight));
   const sx = Math.round(num0(win.scrollX));
   const sy = Math.round(num0(win.scrollY));
   const dw = Math.max(vw, Math.round(num0(de && de.scrollWidth)), Math.round(num0(body && body.scrollWidth)));

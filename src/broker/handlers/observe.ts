@@ -6,6 +6,9 @@ import { listFrames, rootForFrame } from "../observe/frame-list.ts";
 import { selectedTab, type Selected } from "./resolve.ts";
 import { arg, type CallContext, type Handler } from "./types.ts";
 
+const MAX_URL = 500;
+const MAX_TITLE = 300;
+
 export interface ObserveOptions {
   limit: number;
   expand?: number;
@@ -31,6 +34,12 @@ export async function observeLocked(ctx: CallContext, sel: Selected, opts: Obser
     rec.url = result.url;
     rec.title = result.title;
     const out: Record<string, unknown> = { tab: id, ...compactSnapshotJson(result, { boxes: opts.boxes === true }) };
+    // Page-derived strings are bounded like everything else we print.
+    if (result.url.length > MAX_URL) {
+      out.url = `${result.url.slice(0, MAX_URL)}…`;
+      out.urlTruncated = true;
+    }
+    if (result.title.length > MAX_TITLE) out.title = `${result.title.slice(0, MAX_TITLE)}…`;
     if (result.truncated) out.hint = `Showing ${countListed(result.elements)} of ${result.totalCandidates}; use --limit ${Math.min(10_000, result.totalCandidates)}, 'bp frame <n>', or 'bp find <css>' to narrow.`;
     if (opts.diff) {
       if (previous) {
