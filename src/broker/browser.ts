@@ -3,7 +3,11 @@ import { CdpConnection } from "../cdp/connection.ts";
 import { attachToTarget, type CdpSession } from "../cdp/session.ts";
 import { BpError } from "../shared/errors.ts";
 import { JanitorClient } from "./janitor-client.ts";
+import { runInWorld } from "./observe/world.ts";
 import { TargetTable, type TargetRecord } from "./targets.ts";
+
+/** Runs in our isolated world of a managed page: a tab in the same window, with no opener link. */
+const OPEN_BESIDE = `function (win, arg) { win.open(arg.url, "_blank", "noopener"); return true; }`;
 
 export interface BrowserInfo {
   id: string;
@@ -25,7 +29,6 @@ export class BrowserConnection {
   readonly targets = new TargetTable();
   onClosed: ((reason: string) => void) | undefined;
   closed = false;
-  private pilotWindowTarget: string | undefined;
   private dialogSeq = 0;
 
   private constructor(
@@ -90,7 +93,9 @@ export class BrowserConnection {
 
   /**
    * Creates a managed tab without stealing focus. The first opens the background Pilot
-   * window; later ones reuse a pooled blank tab when the launched browser left one.
+   * window; later ones open beside an existing managed tab in that window (CDP cannot create
+   * a tab in a given window, so a managed page opens it), falling back to a new background
+   * window. A pooled blank tab of a launched browser is handed out first.
    */
   async createManagedTab(creator: string): Promise<TargetRecord> {
     const pooled = [...this.targets.byId.values()].find((t) => t.pooled && t.controller === undefined);
@@ -99,15 +104,39 @@ export class BrowserConnection {
       pooled.creator = creator;
       return pooled;
     }
-    const haveWindow = this.pilotWindowTarget !== undefined && this.targets.byId.has(this.pilotWindowTarget);
-    const { targetId } = await this.cdp.send("Target.createTarget", { url: "about:blank", newWindow: !haveWindow, background: true });
+    let targetId = await this.openBesidePilotTab();
+    if (targetId === undefined) ({ targetId } = await this.cdp.send("Target.createTarget", { url: "about:blank", newWindow: true, background: true }));
     // Tell the janitor first: from here on a broker crash must close this tab.
     this.janitor.own(targetId);
-    if (!haveWindow) this.pilotWindowTarget = targetId;
     const rec = this.targets.markManaged(targetId, creator) ?? (await this.waitForTarget(targetId));
     rec.origin = "managed";
     rec.creator = creator;
+    rec.inPilotWindow = true;
     return rec;
+  }
+
+  private async openBesidePilotTab(): Promise<string | undefined> {
+    const anchor = [...this.targets.byId.values()].find((t) => t.inPilotWindow && t.origin === "managed" && !t.dialog);
+    if (!anchor) return undefined;
+    const marker = `bp-${crypto.randomUUID()}`;
+    const offs: (() => void)[] = [];
+    const found = new Promise<string>((resolve) => {
+      const check = (info: Protocol.Target.TargetInfo) => {
+        if (info.type === "page" && info.url.includes(marker)) resolve(info.targetId);
+      };
+      offs.push(this.cdp.on("Target.targetCreated", ({ targetInfo }) => check(targetInfo)));
+      offs.push(this.cdp.on("Target.targetInfoChanged", ({ targetInfo }) => check(targetInfo)));
+    });
+    try {
+      const session = await this.session(anchor);
+      const { frameTree } = await session.send("Page.getFrameTree");
+      await runInWorld(session, frameTree.frame.id, OPEN_BESIDE, { url: `about:blank#${marker}` }, 2000, { userGesture: true });
+      return await Promise.race([found, Bun.sleep(2000).then(() => undefined)]);
+    } catch {
+      return undefined;
+    } finally {
+      for (const off of offs) off();
+    }
   }
 
   /** Adopts the launched browser's first blank tab so a cold start needs no extra window. */
@@ -115,8 +144,8 @@ export class BrowserConnection {
     for (const t of this.targets.eligible()) {
       if (t.origin === "user_tab" && (t.url === "about:blank" || t.url === "")) {
         this.janitor.own(t.targetId);
-        this.targets.markManaged(t.targetId, "", true);
-        this.pilotWindowTarget ??= t.targetId;
+        const rec = this.targets.markManaged(t.targetId, "", true);
+        if (rec) rec.inPilotWindow = true;
       }
     }
   }

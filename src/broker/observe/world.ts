@@ -9,7 +9,7 @@ export const WORLD_NAME = "browser-pilot";
  * Page.createIsolatedWorld hands back the existing world for the same frame and name, so
  * state kept on `window` there (the ref registry) lasts exactly as long as the document.
  */
-export async function runInWorld<T>(session: CdpSession, frameId: string, source: string, arg: unknown, timeoutMs?: number): Promise<T> {
+export async function runInWorld<T>(session: CdpSession, frameId: string, source: string, arg: unknown, timeoutMs?: number, extra: { userGesture?: boolean } = {}): Promise<T> {
   const opts = timeoutMs === undefined ? {} : { timeoutMs };
   const { executionContextId } = await session.send("Page.createIsolatedWorld", { frameId, worldName: WORLD_NAME, grantUniveralAccess: false }, opts);
   const res = await session.send(
@@ -20,6 +20,7 @@ export async function runInWorld<T>(session: CdpSession, frameId: string, source
       arguments: [{ value: arg }],
       returnByValue: true,
       awaitPromise: true,
+      ...(extra.userGesture ? { userGesture: true } : {}),
     },
     opts,
   );
