@@ -11,7 +11,7 @@
  * Writing: O_EXCL on a fresh temporary name in the same directory, mode 0600, then rename, so
  * a reader never sees half a file and a planted file or link at the temporary name is refused.
  */
-import { closeSync, fchmodSync, fsyncSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, fchmodSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { BpError, invalidArgument } from "../shared/errors.ts";
 
@@ -40,10 +40,9 @@ export function fileTimestamp(date = new Date()): string {
  */
 export function resolveOutputPath(requested: string | undefined, defaultName: string, place: OutputPlace): string {
   const jail = place.outputDir ? checkedOutputDir(place.outputDir) : undefined;
-  const base = jail ?? checkedCwd(place.cwd);
   const name = requested ?? defaultName;
   if (name === "" || name.includes("\0")) throw invalidArgument("file", "The file name is empty or contains a NUL byte.");
-  const target = resolve(base, name);
+  const target = isAbsolute(name) ? resolve(name) : resolve(jail ?? checkedCwd(place.cwd), name);
   if (name.endsWith("/") || name.endsWith(sep)) throw invalidArgument("file", `'${name}' names a directory; give a file name.`);
   if (jail !== undefined && !inside(jail, target)) {
     throw invalidArgument("file", `'${name}' is outside BROWSER_PILOT_OUTPUT_DIR (${jail}); outputs must stay inside it.`, { outputDir: jail });
@@ -68,10 +67,14 @@ export function resolveOutputPath(requested: string | undefined, defaultName: st
   return final;
 }
 
-/** Writes `data` to `path` atomically with mode 0600 and reports what was written. */
-export function writeOutputFile(path: string, data: Uint8Array, mimeType: string): WrittenFile {
+/**
+ * Writes `data` to `path` atomically with mode 0600 and reports what was written. With
+ * `noClobber` (generated default names) an existing file is never replaced: the next free
+ * name (-2, -3…) is taken atomically, so parallel captures in the same second each keep theirs.
+ */
+export function writeOutputFile(path: string, data: Uint8Array, mimeType: string, opts: { noClobber?: boolean } = {}): WrittenFile {
   checkFinal(path, path);
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`);
+  const tmp = join(dirname(path), `.${basename(path).slice(0, 100)}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`);
   let fd: number;
   try {
     // "wx" is O_CREAT|O_EXCL: it fails on any existing entry, a symlink included.
@@ -79,6 +82,7 @@ export function writeOutputFile(path: string, data: Uint8Array, mimeType: string
   } catch (err) {
     throw new BpError("internal_error", `Cannot create ${tmp}: ${(err as Error).message}`, { context: { field: "file" } });
   }
+  let final = path;
   try {
     try {
       fchmodSync(fd, 0o600);
@@ -88,14 +92,34 @@ export function writeOutputFile(path: string, data: Uint8Array, mimeType: string
     } finally {
       closeSync(fd);
     }
+    if (opts.noClobber) final = linkFree(tmp, path);
     // rename replaces a link at the final path itself, never what it points to.
-    renameSync(tmp, path);
+    else renameSync(tmp, path);
   } catch (err) {
-    rmSync(tmp, { force: true });
     if (err instanceof BpError) throw err;
     throw new BpError("internal_error", `Cannot write ${path}: ${(err as Error).message}`, { context: { field: "file" } });
+  } finally {
+    rmSync(tmp, { force: true });
   }
-  return { file: path, mimeType, sizeBytes: data.length };
+  return { file: final, mimeType, sizeBytes: data.length };
+}
+
+/** link(2) fails on an existing name instead of replacing it: the first free candidate wins. */
+function linkFree(tmp: string, path: string): string {
+  for (let n = 1; n < 1000; n++) {
+    const candidate = candidateName(path, n);
+    try {
+      linkSync(tmp, candidate);
+      return candidate;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "EEXIST") continue;
+      // File systems without hard links: take the name if it is still free.
+      if (exists(candidate)) continue;
+      renameSync(tmp, candidate);
+      return candidate;
+    }
+  }
+  throw new BpError("internal_error", `No free file name near ${path}.`, { context: { field: "file" } });
 }
 
 /** `shot.png` → `shot.preview.jpg` next to it. */
@@ -150,14 +174,21 @@ function within(dir: string, path: string): boolean {
 }
 
 function uniqueName(path: string): string {
-  const dot = basename(path).lastIndexOf(".");
-  const stem = dot > 0 ? path.slice(0, path.length - basename(path).length + dot) : path;
-  const ext = dot > 0 ? basename(path).slice(dot) : "";
   for (let n = 1; n < 1000; n++) {
-    const candidate = n === 1 ? path : `${stem}-${n}${ext}`;
+    const candidate = candidateName(path, n);
     if (!exists(candidate)) return candidate;
   }
-  return `${stem}-${crypto.randomUUID().slice(0, 8)}${ext}`;
+  return candidateName(path, 1000 + Math.floor(Math.random() * 1e6));
+}
+
+/** n = 1: the path itself; then `stem-n.ext`. */
+function candidateName(path: string, n: number): string {
+  if (n === 1) return path;
+  const name = basename(path);
+  const dot = name.lastIndexOf(".");
+  const stem = dot > 0 ? name.slice(0, dot) : name;
+  const ext = dot > 0 ? name.slice(dot) : "";
+  return join(dirname(path), `${stem}-${n}${ext}`);
 }
 
 function exists(path: string): boolean {

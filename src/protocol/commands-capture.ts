@@ -40,14 +40,14 @@ export const screenshot = defineCommand({
     cut: v.optional(v.pipe(v.boolean(), v.description("The page was larger than one capture can hold; the image is cut"))),
     hint: v.optional(v.string()),
   }),
-  example: "bp snapshot && bp screenshot shot.png --annotate",
+  example: "bp screenshot shot.png --annotate",
   runs: "broker",
 });
 
 export const pdf = defineCommand({
   name: "pdf",
   group: "Files",
-  summary: "Print the selected tab to PDF (headless browsers only)",
+  summary: "Print the selected tab to PDF (a headed Chrome may refuse; headless always can)",
   positionals: ["file"],
   args: v.object({
     file: fileArg("PDF (default page-<UTC time>.pdf)"),

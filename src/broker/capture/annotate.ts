@@ -4,7 +4,7 @@
  * measured them, elements of cross-origin frames included.
  */
 import type { SnapshotResult } from "../../page/types.ts";
-import { invalidArgument } from "../../shared/errors.ts";
+import { BpError, invalidArgument } from "../../shared/errors.ts";
 import type { TabObservation } from "../observe/refs.ts";
 import { staleRef } from "../observe/resolve-ref.ts";
 import type { AnnotationBox } from "./draw.ts";
@@ -22,6 +22,9 @@ export function parseRefList(value: string): number[] | "all" {
   const v = value.trim();
   if (v === "" || v === "all") return "all";
   const refs = v.split(",").map((p) => p.trim());
+  if (v.startsWith("-")) {
+    throw invalidArgument("annotate", `'${value}' was read as the value of --annotate; --annotate cannot be combined with --full or --selector, and other options go before it.`);
+  }
   if (!refs.every((p) => /^[1-9][0-9]{0,8}$/.test(p))) {
     throw invalidArgument("annotate", `--annotate takes no value or a comma list of refs such as 1,4,7 (got '${value}'). Put the file name before --annotate.`);
   }
@@ -44,7 +47,7 @@ export function observedBoxes(last: SnapshotResult): CssBox[] {
  */
 export function chooseBoxes(obs: TabObservation, wanted: number[] | "all"): { boxes: CssBox[]; skipped: number[] } {
   const last = obs.last;
-  if (!last) throw staleRef(Array.isArray(wanted) ? (wanted[0] ?? 0) : 0, "no_observation");
+  if (!last) throw boxesStale("no_observation");
   const all = observedBoxes(last);
   if (wanted === "all") return { boxes: all, skipped: [] };
   const byRef = new Map(all.map((b) => [b.ref, b]));
@@ -57,6 +60,12 @@ export function chooseBoxes(obs: TabObservation, wanted: number[] | "all"): { bo
     else throw staleRef(ref, "unknown_ref");
   }
   return { boxes, skipped };
+}
+
+/** The latest observation cannot give boxes for the page as it is now. */
+export function boxesStale(reason: "no_observation" | "navigation" | "document_replaced" | "browser_reconnected"): BpError {
+  const why = reason === "no_observation" ? "there is no snapshot of this tab yet" : `the page changed since the last snapshot (${reason.replace("_", " ")})`;
+  return new BpError("stale_ref", `Cannot annotate: ${why}. Run 'bp snapshot', then 'bp screenshot --annotate'.`, { retryable: true, context: { reason } });
 }
 
 /** CSS px → image px, after shifting by how far the page scrolled since the snapshot. */

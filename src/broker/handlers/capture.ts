@@ -2,13 +2,12 @@ import type { Protocol } from "devtools-protocol";
 import { CdpError } from "../../cdp/errors.ts";
 import type { CdpSession } from "../../cdp/session.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
-import { chooseBoxes, parseRefList, toImageBoxes } from "../capture/annotate.ts";
+import { boxesStale, chooseBoxes, parseRefList, toImageBoxes } from "../capture/annotate.ts";
 import { drawAnnotations } from "../capture/draw.ts";
 import { decodePng, encodePng, pngSize, type RgbaImage } from "../capture/png.ts";
 import { captureScreenshot, documentRect, jpegSize, previewFactor, selectorRect, viewState, type Rect, type ViewState } from "../capture/shot.ts";
 import { fileTimestamp, resolveOutputPath, siblingPath, writeOutputFile, type OutputPlace } from "../files.ts";
 import { rootForFrame } from "../observe/frame-list.ts";
-import { staleRef } from "../observe/resolve-ref.ts";
 import { selectedTab, type Selected } from "./resolve.ts";
 import { arg, type CallContext, type Handler } from "./types.ts";
 
@@ -33,7 +32,8 @@ const screenshot: Handler = {
     }
     if (full && selector !== undefined) throw invalidArgument("selector", "Use either --full or --selector, not both.");
     // The path is checked before anything is captured: a refused name changes nothing.
-    const path = resolveOutputPath(arg<string | undefined>(ctx, "file"), `screenshot-${fileTimestamp()}.png`, place(ctx));
+    const file = arg<string | undefined>(ctx, "file");
+    const path = resolveOutputPath(file, `screenshot-${fileTimestamp()}.png`, place(ctx));
     const sel = selectedTab(ctx);
     const { browser, rec } = sel;
     return ctx.broker.exclusive(rec.targetId, async () => {
@@ -57,14 +57,12 @@ const screenshot: Handler = {
         const inView = clip.x >= view.scrollX && clip.y >= view.scrollY && clip.x + clip.width <= view.scrollX + view.width && clip.y + clip.height <= view.scrollY + view.height;
         params = { format: "png", captureBeyondViewport: !inView, clip: { ...clip, scale: 1 } };
       }
-      let png = await captureScreenshot(session, params, remaining(ctx));
-      const { width, height } = pngSize(png);
       let annotate: Annotator | undefined;
       if (wanted !== undefined) {
         const obs = sel.agent.observations.get(rec.targetId);
-        if (!obs || !obs.last) throw staleRef(Array.isArray(wanted) ? (wanted[0] ?? 0) : 0, "no_observation");
-        if (obs.generation !== browser.generation) throw staleRef(obs.last.candidateRefs[0] ?? 0, "browser_reconnected");
-        if (obs.mainLoaderId !== main.loaderId) throw staleRef(obs.last.candidateRefs[0] ?? 0, main.url === obs.url ? "document_replaced" : "navigation");
+        if (!obs || !obs.last) throw boxesStale("no_observation");
+        if (obs.generation !== browser.generation) throw boxesStale("browser_reconnected");
+        if (obs.mainLoaderId !== main.loaderId) throw boxesStale(main.url === obs.url ? "document_replaced" : "navigation");
         const { boxes, skipped } = chooseBoxes(obs, wanted);
         // Boxes were measured at snapshot time; follow a scroll of the top document since then.
         const topLevel = !sel.agent.frames.has(rec.targetId);
@@ -72,13 +70,17 @@ const screenshot: Handler = {
         if (shift.x !== 0 || shift.y !== 0) out.hint = "The page scrolled since the last snapshot; boxes were shifted to follow. Run 'bp snapshot' for exact boxes.";
         if (skipped.length > 0) out.skippedRefs = skipped;
         annotate = (img, imageScale) => drawAnnotations(img, toImageBoxes(boxes, imageScale, shift), imageScale);
+      }
+      let png = await captureScreenshot(session, params, remaining(ctx));
+      const { width, height } = pngSize(png);
+      if (annotate) {
         const img = decodePng(png);
         out.annotationCount = annotate(img, width / view.width);
         png = encodePng(img);
       }
-      const written = writeOutputFile(path, png, "image/png");
+      const written = writeOutputFile(path, png, "image/png", { noClobber: file === undefined });
       const factor = previewFactor(width, height);
-      if (factor !== undefined) out.preview = await writePreview(ctx, session, path, params, clip, factor, annotate);
+      if (factor !== undefined) out.preview = await writePreview(ctx, session, written.file, params, clip, factor, annotate);
       const result: R = { ...written, width, height, ...out };
       if (ctx.req.mode === "human") result.text = humanScreenshot(result);
       return result;
@@ -132,7 +134,8 @@ function humanScreenshot(r: R): string {
 
 const pdf: Handler = {
   async run(ctx) {
-    const path = resolveOutputPath(arg<string | undefined>(ctx, "file"), `page-${fileTimestamp()}.pdf`, place(ctx));
+    const file = arg<string | undefined>(ctx, "file");
+    const path = resolveOutputPath(file, `page-${fileTimestamp()}.pdf`, place(ctx));
     const { browser, rec } = selectedTab(ctx);
     return ctx.broker.exclusive(rec.targetId, async () => {
       const session = await browser.session(rec);
@@ -141,14 +144,14 @@ const pdf: Handler = {
         ({ data } = await session.send("Page.printToPDF", { landscape: arg<boolean>(ctx, "landscape"), printBackground: true }, { timeoutMs: remaining(ctx) }));
       } catch (err) {
         if (err instanceof CdpError && /not implemented|not supported|headless/i.test(err.message)) {
-          throw new BpError("capability_denied", "This browser cannot print to PDF: Chrome only supports it in headless mode.", {
+          throw new BpError("capability_denied", `This browser refused to print to PDF (${err.message}); Chrome always supports it in headless mode.`, {
             context: { reason: "headed_browser" },
             remediation: { code: "use_headless_browser", message: "Run 'bp launch --headless' (a separate browser) and open the page there, or use 'bp screenshot --full'.", actionRequired: true },
           });
         }
         throw new BpError("internal_error", `Chrome could not print the page: ${(err as Error).message}`, { retryable: true });
       }
-      const written = writeOutputFile(path, Buffer.from(data, "base64"), "application/pdf");
+      const written = writeOutputFile(path, Buffer.from(data, "base64"), "application/pdf", { noClobber: file === undefined });
       const result: R = { ...written };
       if (ctx.req.mode === "human") result.text = `✓ PDF saved to ${written.file} (${written.sizeBytes} bytes)`;
       return result;
