@@ -48,26 +48,17 @@ export function pageRead(win: PageWindow, opts: ReadOptions): ReadResult | Inspe
 
   // ---- clobber-proof DOM access ----------------------------------------------------------------
   type Fn = (...a: unknown[]) => unknown;
-  const W = win as unknown as Record<string, { prototype?: object } | undefined>;
-  const P = (name: string): object | null => {
-    const c = W[name];
-    return c && c.prototype ? c.prototype : null;
-  };
+  const P = (name: string): object | null => (win as unknown as Record<string, { prototype?: object } | undefined>)[name]?.prototype ?? null;
+  // A getter from the prototype chain (never the instance), or plain property access as a fallback.
   const acc = <T>(proto: object | null, name: string): ((o: unknown) => T) => {
-    for (let p = proto; p; p = Object.getPrototypeOf(p) as object | null) {
-      const d = Object.getOwnPropertyDescriptor(p, name);
-      if (d && d.get) {
-        const g = d.get;
-        return (o) => g.call(o) as T;
-      }
-      if (d) break;
-    }
-    return (o) => (o as Record<string, T>)[name] as T;
+    let d: PropertyDescriptor | undefined;
+    for (let p = proto; p && !d; p = Object.getPrototypeOf(p) as object | null) d = Object.getOwnPropertyDescriptor(p, name);
+    const g = d && d.get;
+    return g ? (o) => g.call(o) as T : (o) => (o as Record<string, T>)[name] as T;
   };
   const meth = <T>(proto: object | null, name: string): ((o: unknown, ...a: unknown[]) => T) => {
     const f = proto ? (proto as Record<string, unknown>)[name] : undefined;
-    if (typeof f === "function") return (o, ...a) => (f as Fn).apply(o, a) as T;
-    return (o, ...a) => ((o as Record<string, Fn>)[name] as Fn)(...a) as T;
+    return typeof f === "function" ? (o, ...a) => (f as Fn).apply(o, a) as T : (o, ...a) => ((o as Record<string, Fn>)[name] as Fn)(...a) as T;
   };
   const NodeP = P("Node");
   const ElP = P("Element");
@@ -223,8 +214,9 @@ export function pageRead(win: PageWindow, opts: ReadOptions): ReadResult | Inspe
           if (flags & 1) sep(2);
           continue;
         }
-        const cell = display === "table-cell" || tag === "td" || tag === "th";
-        const inline = !display || display.startsWith("inline") || display === "contents" || display.startsWith("ruby");
+        // Cells and inline boxes (inline-block buttons, badges) are words apart; blocks are lines apart.
+        const cell = display === "table-cell" || display.startsWith("inline-") || tag === "td" || tag === "th";
+        const inline = !display || display === "inline" || display === "contents" || display.startsWith("ruby");
         const exit = cell ? 8 : inline ? 0 : 4;
         if (exit) {
           sep(exit === 4 ? 2 : 1);
@@ -253,26 +245,12 @@ export function pageRead(win: PageWindow, opts: ReadOptions): ReadResult | Inspe
           else first = firstChild(el);
         } else first = firstChild(el);
       }
-      const start = sN.length;
-      if (children) {
-        for (let i = 0; i < children.length; i++) {
-          const c = children[i];
-          if (c) {
-            sN.push(c);
-            sF.push(flags);
-          }
-        }
-      } else {
-        for (let c = first; c; c = nextSibling(c)) {
-          sN.push(c);
-          sF.push(flags);
-        }
-      }
-      // Pushed in document order; reverse so the first child is popped first.
-      for (let i = start, j = sN.length - 1; i < j; i++, j--) {
-        const a = sN[i] as PageNode;
-        sN[i] = sN[j] as PageNode;
-        sN[j] = a;
+      const kids: PageNode[] = [];
+      if (children) for (let i = 0; i < children.length; i++) kids.push(children[i] as PageNode);
+      else for (let c = first; c; c = nextSibling(c)) kids.push(c);
+      for (let i = kids.length - 1; i >= 0; i--) {
+        sN.push(kids[i] as PageNode);
+        sF.push(flags);
       }
     } catch {
       /* a hostile node loses only its own text */

@@ -19,60 +19,34 @@ export interface SearchOptions {
   wholeWord?: boolean;
   /** Matches returned (default 20, max 200); all are counted. */
   limit?: number;
+  /** false: no layout engine (happy-dom): no boxes, the `hidden` attribute is honoured directly. */
   layout?: boolean;
   maxNodes?: number;
 }
 
-export interface SearchMatch {
-  index: number;
-  text: string;
-  context: string;
-  tagName: string;
-  /** The match has a non-empty box that intersects the viewport. */
-  visible: boolean;
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
+/** `visible`: the match has a non-empty box that intersects the viewport. Boxes in viewport px. */
+export interface SearchMatch { index: number; text: string; context: string; tagName: string; visible: boolean; x: number; y: number; width: number; height: number }
 
-export interface SearchResult {
-  title: string;
-  url: string;
-  totalMatches: number;
-  matches: SearchMatch[];
-  truncated: boolean;
-}
+export interface SearchResult { title: string; url: string; totalMatches: number; matches: SearchMatch[]; truncated: boolean }
 
 export function pageSearch(win: PageWindow, opts: SearchOptions): SearchResult | InspectError {
   const LIMIT = Math.max(1, Math.min(200, Math.floor(Number(opts.limit) || 20)));
   const LAYOUT = opts.layout !== false;
   const MAX_NODES = Math.max(1, Math.floor(Number(opts.maxNodes) || 400_000));
   type Fn = (...a: unknown[]) => unknown;
-  const W = win as unknown as Record<string, { prototype?: object } | undefined>;
-  const P = (name: string): object | null => {
-    const c = W[name];
-    return c && c.prototype ? c.prototype : null;
-  };
+  const P = (name: string): object | null => (win as unknown as Record<string, { prototype?: object } | undefined>)[name]?.prototype ?? null;
+  // A getter from the prototype chain (never the instance), or plain property access as a fallback.
   const acc = <T>(proto: object | null, name: string): ((o: unknown) => T) => {
-    for (let p = proto; p; p = Object.getPrototypeOf(p) as object | null) {
-      const d = Object.getOwnPropertyDescriptor(p, name);
-      if (d && d.get) {
-        const g = d.get;
-        return (o) => g.call(o) as T;
-      }
-      if (d) break;
-    }
-    return (o) => (o as Record<string, T>)[name] as T;
+    let d: PropertyDescriptor | undefined;
+    for (let p = proto; p && !d; p = Object.getPrototypeOf(p) as object | null) d = Object.getOwnPropertyDescriptor(p, name);
+    const g = d && d.get;
+    return g ? (o) => g.call(o) as T : (o) => (o as Record<string, T>)[name] as T;
   };
   const meth = <T>(proto: object | null, name: string): ((o: unknown, ...a: unknown[]) => T) => {
     const f = proto ? (proto as Record<string, unknown>)[name] : undefined;
-    if (typeof f === "function") return (o, ...a) => (f as Fn).apply(o, a) as T;
-    return (o, ...a) => ((o as Record<string, Fn>)[name] as Fn)(...a) as T;
+    return typeof f === "function" ? (o, ...a) => (f as Fn).apply(o, a) as T : (o, ...a) => ((o as Record<string, Fn>)[name] as Fn)(...a) as T;
   };
-  const NodeP = P("Node");
-  const ElP = P("Element");
-  const DocP = P("Document");
+  const [NodeP, ElP, DocP] = [P("Node"), P("Element"), P("Document")];
   const nodeType = acc<number>(NodeP, "nodeType");
   const firstChild = acc<PageNode | null>(NodeP, "firstChild");
   const nextSibling = acc<PageNode | null>(NodeP, "nextSibling");
@@ -97,55 +71,50 @@ export function pageSearch(win: PageWindow, opts: SearchOptions): SearchResult |
   const px = (v: unknown): number => num(parseFloat(str(v)));
 
   const doc = win.document;
-  let title = "";
-  let url = "";
-  try {
-    title = cut(str(docTitle(doc)), 500);
-    url = cut(str(docUrl(doc)), 2048);
-  } catch {
-    /* keep empty */
-  }
+  const safe = <T>(f: () => T, d: T): T => {
+    try {
+      return f();
+    } catch {
+      return d;
+    }
+  };
+  const title = safe(() => cut(str(docTitle(doc)), 500), "");
+  const url = safe(() => cut(str(docUrl(doc)), 2048), "");
   const needleRaw = str(opts.query).replace(/\s+/g, " ").trim().slice(0, 500);
   if (!needleRaw) return { title, url, totalMatches: 0, matches: [], truncated: false };
   const sel = opts.selector || "";
-  if (sel) {
-    try {
-      qs(doc, sel);
-    } catch {
-      return { error: "invalid_selector", message: "Invalid CSS selector." };
-    }
-  }
+  if (sel && !safe(() => (qs(doc, sel), true), false)) return { error: "invalid_selector", message: "Invalid CSS selector." };
 
   // ---- collect visible text into one collapsed string --------------------------------------------
   const SKIP: Record<string, 1> = {
     script: 1, style: 1, noscript: 1, template: 1, head: 1, title: 1, meta: 1, link: 1, select: 1,
     datalist: 1, textarea: 1, input: 1, object: 1, embed: 1,
   };
-  let hay = "";
+  // Built as parts: reading the last character of a growing string would flatten it every time.
+  const parts: string[] = [];
+  let len = 0;
+  let endSpace = true;
   const segNode: PageNode[] = [];
   const segStart: number[] = [];
   const segLead: boolean[] = [];
   const frameHost = new Map<PageDocument, PageElement>();
   const views = new Map<PageDocument, PageWindow | null>();
   const viewOf = (d: PageDocument): PageWindow | null => {
-    let v = views.get(d);
-    if (v === undefined) {
-      v = docView(d);
-      views.set(d, v);
-    }
-    return v;
+    if (!views.has(d)) views.set(d, docView(d));
+    return views.get(d) ?? null;
   };
   const space = (): void => {
-    if (hay && hay.charCodeAt(hay.length - 1) !== 32) hay += " ";
+    if (len > 0 && !endSpace) {
+      parts.push(" ");
+      len++;
+      endSpace = true;
+    }
   };
   // flags: 1 visible, 2 in scope, 4 exit (boundary)
   const sN: PageNode[] = [];
   const sF: number[] = [];
   const top = docRoot(doc);
-  if (top) {
-    sN.push(top);
-    sF.push(sel ? 1 : 3);
-  }
+  if (top) sN.push(top), sF.push(sel ? 1 : 3);
   let visited = 0;
   let workHit = false;
   let scoped = !sel;
@@ -165,13 +134,15 @@ export function pageSearch(win: PageWindow, opts: SearchOptions): SearchResult |
       if (t === 3) {
         if ((f & 3) !== 3) continue;
         let c = str(textData(n)).replace(/\s+/g, " ");
-        const lead = !hay || hay.charCodeAt(hay.length - 1) === 32;
+        const lead = endSpace;
         if (lead && c.charCodeAt(0) === 32) c = c.slice(1);
         if (!c) continue;
         segNode.push(n);
-        segStart.push(hay.length);
+        segStart.push(len);
         segLead.push(lead);
-        hay += c;
+        parts.push(c);
+        len += c.length;
+        endSpace = c.charCodeAt(c.length - 1) === 32;
         continue;
       }
       if (t !== 1 && t !== 11) continue;
@@ -194,18 +165,13 @@ export function pageSearch(win: PageWindow, opts: SearchOptions): SearchResult |
           flags |= 2;
           scoped = true;
         }
-        if (!display.startsWith("inline")) {
+        if (display && display !== "inline" && display !== "contents" && !display.startsWith("ruby")) {
           space();
           sN.push(n);
           sF.push(4);
         }
         if (tag === "iframe" || tag === "frame") {
-          let cd: PageDocument | null = null;
-          try {
-            cd = (el.contentDocument as PageDocument | null | undefined) || null;
-          } catch {
-            cd = null;
-          }
+          const cd = safe(() => (el.contentDocument as PageDocument | null | undefined) || null, null);
           const inner = cd ? docRoot(cd) : null;
           if (cd && inner) {
             frameHost.set(cd, el);
@@ -222,31 +188,19 @@ export function pageSearch(win: PageWindow, opts: SearchOptions): SearchResult |
           else first = firstChild(el);
         } else first = firstChild(el);
       }
-      const start = sN.length;
-      if (children) {
-        for (let i = 0; i < children.length; i++) {
-          const c = children[i];
-          if (c) {
-            sN.push(c);
-            sF.push(flags);
-          }
-        }
-      } else {
-        for (let c = first; c; c = nextSibling(c)) {
-          sN.push(c);
-          sF.push(flags);
-        }
-      }
-      for (let i = start, j = sN.length - 1; i < j; i++, j--) {
-        const a = sN[i] as PageNode;
-        sN[i] = sN[j] as PageNode;
-        sN[j] = a;
+      const kids: PageNode[] = [];
+      if (children) for (let i = 0; i < children.length; i++) kids.push(children[i] as PageNode);
+      else for (let c = first; c; c = nextSibling(c)) kids.push(c);
+      for (let i = kids.length - 1; i >= 0; i--) {
+        sN.push(kids[i] as PageNode);
+        sF.push(flags);
       }
     } catch {
       /* a hostile node loses only its own text */
     }
   }
   if (!scoped) return { error: "no_match", message: "Selector did not match." };
+  const hay = parts.join("");
 
   // ---- KMP scan -----------------------------------------------------------------------------------
   const fold = (s: string): string => {
@@ -279,13 +233,12 @@ export function pageSearch(win: PageWindow, opts: SearchOptions): SearchResult |
     if (H.charCodeAt(i) === N.charCodeAt(k)) k++;
     if (k < M) continue;
     const s = i - M + 1;
-    if (opts.wholeWord && (isWord(s - 1) || isWord(i + 1))) {
-      k = fail[k - 1] as number;
-      continue;
+    // A rejected whole-word candidate may overlap the next match; an accepted one may not.
+    if (opts.wholeWord && (isWord(s - 1) || isWord(i + 1))) k = fail[k - 1] as number;
+    else {
+      if (totalMatches++ < LIMIT) found.push(s);
+      k = 0;
     }
-    totalMatches++;
-    if (found.length < LIMIT) found.push(s);
-    k = 0;
   }
 
   // ---- map the reported matches back to nodes and boxes -------------------------------------------
@@ -328,10 +281,7 @@ export function pageSearch(win: PageWindow, opts: SearchOptions): SearchResult |
     const r = rectOf(host);
     const v = viewOf(ownerDoc(host));
     const st = v ? v.getComputedStyle(host) : null;
-    o = {
-      x: up.x + num(r.left) + num(host.clientLeft) + (st ? px(st.paddingLeft) : 0),
-      y: up.y + num(r.top) + num(host.clientTop) + (st ? px(st.paddingTop) : 0),
-    };
+    o = { x: up.x + num(r.left) + num(host.clientLeft) + (st ? px(st.paddingLeft) : 0), y: up.y + num(r.top) + num(host.clientTop) + (st ? px(st.paddingTop) : 0) };
     offsets.set(d, o);
     return o;
   };
@@ -341,17 +291,8 @@ export function pageSearch(win: PageWindow, opts: SearchOptions): SearchResult |
   const out: SearchMatch[] = [];
   for (const s of found) {
     const e = s + M;
-    const m: SearchMatch = {
-      index: out.length + 1,
-      text: hay.slice(s, e),
-      context: hay.slice(Math.max(0, s - side), Math.min(hay.length, e + side)).trim(),
-      tagName: "",
-      visible: !LAYOUT,
-      x: 0,
-      y: 0,
-      width: 0,
-      height: 0,
-    };
+    const context = hay.slice(Math.max(0, s - side), Math.min(hay.length, e + side)).trim();
+    const m: SearchMatch = { index: out.length + 1, text: hay.slice(s, e), context, tagName: "", visible: !LAYOUT, x: 0, y: 0, width: 0, height: 0 };
     try {
       const a = segOf(s);
       const b = segOf(e - 1);

@@ -1,18 +1,22 @@
 import * as v from "valibot";
 import { CAPTURE_COMMANDS } from "./commands-capture.ts";
 import { browsers, connect, disconnect, launch, status } from "./commands-connection.ts";
-import { click, dialog, dialogs } from "./commands-actions.ts";
+import { click, dialog, dialogs, INPUT_COMMANDS } from "./commands-actions.ts";
+import { find, locate, read, search } from "./commands-inspect.ts";
 import { frame, snapshot } from "./commands-observe.ts";
 import { schema } from "./commands-reference.ts";
+import { RELIABILITY_COMMANDS } from "./commands-reliability.ts";
 import { back, close, evaluate, forward, open, reload, tab, tabRelease, tabs } from "./commands-tabs.ts";
 import type { CommandDef } from "./define.ts";
 
 export const COMMANDS: readonly CommandDef[] = [
   status, browsers, connect, launch, disconnect,
   tabs, tab, tabRelease, open, close, back, forward, reload,
-  snapshot, frame, evaluate,
+  snapshot, frame, read, search, find, locate, evaluate,
   ...CAPTURE_COMMANDS,
   click, dialogs, dialog,
+  ...INPUT_COMMANDS,
+  ...RELIABILITY_COMMANDS,
   schema,
 ];
 

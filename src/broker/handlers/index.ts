@@ -1,8 +1,10 @@
 import { ACTION_HANDLERS } from "./actions.ts";
 import { CAPTURE_HANDLERS } from "./capture.ts";
 import { CONNECTION_HANDLERS } from "./connection.ts";
+import { INSPECT_HANDLERS } from "./inspect.ts";
 import { OBSERVE_HANDLERS } from "./observe.ts";
 import { PAGE_HANDLERS } from "./page.ts";
+import { RELIABILITY_HANDLERS } from "./reliability.ts";
 import { TAB_HANDLERS } from "./tabs.ts";
 import type { Handler } from "./types.ts";
 
@@ -13,6 +15,8 @@ export const HANDLERS: Record<string, Handler> = {
   ...TAB_HANDLERS,
   ...PAGE_HANDLERS,
   ...OBSERVE_HANDLERS,
+  ...INSPECT_HANDLERS,
   ...CAPTURE_HANDLERS,
   ...ACTION_HANDLERS,
+  ...RELIABILITY_HANDLERS,
 };

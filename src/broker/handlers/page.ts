@@ -9,6 +9,7 @@ const EVAL_GROUP = "bp-eval";
 
 const evaluate: Handler = {
   mutating: true,
+  dispatch: "lock",
   async run(ctx) {
     const { browser, rec } = selectedTab(ctx);
     return ctx.broker.exclusive(rec.targetId, async () => {
@@ -18,12 +19,12 @@ const evaluate: Handler = {
       let res = await session.send(
         "Runtime.evaluate",
         { expression: arg<string>(ctx, "expression"), objectGroup: EVAL_GROUP, awaitPromise: true, userGesture: true, replMode: true },
-        { timeoutMs },
+        { timeoutMs, signal: ctx.signal },
       );
       try {
         // A returned promise is awaited, as upstream did: the agent wants its value.
         if (!res.exceptionDetails && res.result.subtype === "promise" && res.result.objectId) {
-          res = await session.send("Runtime.awaitPromise", { promiseObjectId: res.result.objectId, returnByValue: false }, { timeoutMs });
+          res = await session.send("Runtime.awaitPromise", { promiseObjectId: res.result.objectId, returnByValue: false }, { timeoutMs, signal: ctx.signal });
         }
         if (res.exceptionDetails) {
           const text = res.exceptionDetails.exception?.description ?? res.exceptionDetails.text;
@@ -34,7 +35,7 @@ const evaluate: Handler = {
         const r = res.result;
         let value: unknown = r.value;
         if (r.objectId && r.type === "object" && r.subtype !== "node" && r.subtype !== "error") {
-          const byValue = await session.send("Runtime.callFunctionOn", { objectId: r.objectId, functionDeclaration: "function () { return this; }", returnByValue: true }, { timeoutMs });
+          const byValue = await session.send("Runtime.callFunctionOn", { objectId: r.objectId, functionDeclaration: "function () { return this; }", returnByValue: true }, { timeoutMs, signal: ctx.signal });
           value = byValue.exceptionDetails ? r.description : byValue.result.value;
         }
         if (value === undefined) value = r.unserializableValue ?? (r.type === "undefined" ? null : (r.description ?? null));
@@ -69,17 +70,17 @@ async function history(ctx: CallContext, delta: -1 | 0 | 1): Promise<Record<stri
         navigated = false;
       }
     }
-    const info = await session.send("Runtime.evaluate", { expression: "[location.href, document.title]", returnByValue: true });
-    const [url, title] = (info.result.value as [string, string] | undefined) ?? [rec.url, rec.title];
-    rec.url = url;
-    rec.title = title;
-    return { tab: id, url, title, navigated };
+    // The browser's own record, not the page's world: a page can shadow document.title.
+    const { targetInfo } = await browser.cdp.send("Target.getTargetInfo", { targetId: rec.targetId });
+    rec.url = targetInfo.url;
+    rec.title = targetInfo.title;
+    return { tab: id, url: rec.url, title: rec.title, navigated };
   });
 }
 
 export const PAGE_HANDLERS: Record<string, Handler> = {
   eval: evaluate,
-  back: { mutating: true, run: (ctx) => history(ctx, -1) },
-  forward: { mutating: true, run: (ctx) => history(ctx, 1) },
-  reload: { mutating: true, run: (ctx) => history(ctx, 0) },
+  back: { mutating: true, dispatch: "lock", run: (ctx) => history(ctx, -1) },
+  forward: { mutating: true, dispatch: "lock", run: (ctx) => history(ctx, 1) },
+  reload: { mutating: true, dispatch: "lock", run: (ctx) => history(ctx, 0) },
 };

@@ -97,10 +97,10 @@ const open: Handler = {
     await ctx.broker.exclusive(rec.targetId, async () => {
       const session = await browser.session(rec);
       await navigateTo(session, url, ctx.deadline, ctx.signal);
-      const info = await session.send("Runtime.evaluate", { expression: "[location.href, document.title]", returnByValue: true });
-      const [href, title] = (info.result.value as [string, string] | undefined) ?? [rec.url, rec.title];
-      rec.url = href;
-      rec.title = title;
+      // The browser's own record, not the page's world: a page can shadow document.title.
+      const { targetInfo } = await browser.cdp.send("Target.getTargetInfo", { targetId: rec.targetId });
+      rec.url = targetInfo.url;
+      rec.title = targetInfo.title;
     });
     return { tab: id, url: rec.url, title: rec.title, created };
   },

@@ -1,0 +1,133 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { Window } from "happy-dom";
+import type { InspectError } from "./read-script.ts";
+import { pageSearch, SEARCH_SOURCE, type SearchOptions, type SearchResult } from "./search-script.ts";
+import type { PageWindow } from "./types.ts";
+
+const opened: Window[] = [];
+function page(html: string): { w: Window; win: PageWindow } {
+  const w = new Window({ url: "https://shop.example/" });
+  opened.push(w);
+  w.document.write(html);
+  return { w, win: w as unknown as PageWindow };
+}
+afterAll(async () => {
+  for (const w of opened) await w.happyDOM.close();
+});
+
+function search(win: PageWindow, query: string, opts: Partial<SearchOptions> = {}): SearchResult {
+  const r = pageSearch(win, { layout: false, query, ...opts });
+  if ("error" in r) throw new Error(`unexpected ${r.error}`);
+  return r;
+}
+
+describe("pageSearch", () => {
+  test("finds text across inline elements and whitespace, case-insensitive by default", () => {
+    const { win } = page(`<title>Shop</title><p>Add <b>to</b>
+      cart now</p><button>ADD TO CART</button><script>add to cart</script>`);
+    const r = search(win, "add to  cart");
+    expect(r.title).toBe("Shop");
+    expect(r.totalMatches).toBe(2);
+    expect(r.matches.map((m) => m.text)).toEqual(["Add to cart", "ADD TO CART"]);
+    expect(r.matches[0]).toMatchObject({ index: 1, tagName: "p", visible: true, context: "Add to cart now ADD TO CART" });
+    expect(r.matches[1]?.tagName).toBe("button");
+    expect(r.truncated).toBe(false);
+  });
+
+  test("block boundaries separate words; hidden text is not searched", () => {
+    const { win } = page(`<div>foo</div><div>bar</div><p hidden>foobar</p><p style="display:none">foobar</p>`);
+    expect(search(win, "foobar").totalMatches).toBe(0);
+    expect(search(win, "foo bar").totalMatches).toBe(1);
+  });
+
+  test("case-sensitive and whole-word", () => {
+    const { win } = page(`<p>Cat cat concatenate CAT cat_food</p>`);
+    expect(search(win, "cat").totalMatches).toBe(5);
+    expect(search(win, "cat", { caseSensitive: true }).totalMatches).toBe(3);
+    expect(search(win, "cat", { wholeWord: true }).totalMatches).toBe(3);
+    expect(search(win, "Cat", { wholeWord: true, caseSensitive: true }).totalMatches).toBe(1);
+  });
+
+  test("limit caps matches, totalMatches counts all, context is bounded", () => {
+    const { win } = page(`<p>${"needle hay ".repeat(300)}</p>`);
+    const r = search(win, "needle", { limit: 30 });
+    expect(r.totalMatches).toBe(300);
+    expect(r.matches.length).toBe(30);
+    expect(r.truncated).toBe(true);
+    // 120 characters either side of the match: the 5th starts at 44, the 30th well inside.
+    expect(r.matches[4]?.context.length).toBe(44 + 6 + 120);
+    expect(r.matches[29]?.context.length).toBe(120 + 6 + 120);
+    const long = search(win, "needle hay ".repeat(40).trim(), { limit: 1 });
+    expect(long.matches[0]?.context.length).toBeLessThanOrEqual(500);
+  });
+
+  test("selector scopes the search; miss and invalid are reported", () => {
+    const { win } = page(`<div id="a">apple</div><div id="b">apple <span class="c">apple</span></div>`);
+    expect(search(win, "apple", { selector: "#b" }).totalMatches).toBe(2);
+    expect(search(win, "apple", { selector: ".c" }).totalMatches).toBe(1);
+    expect((pageSearch(win, { layout: false, query: "apple", selector: "#zzz" }) as InspectError).error).toBe("no_match");
+    expect((pageSearch(win, { layout: false, query: "apple", selector: "[" }) as InspectError).error).toBe("invalid_selector");
+  });
+
+  test("open shadow DOM and same-origin iframes are searched", async () => {
+    const { w, win } = page(`<x-box></x-box><iframe srcdoc="<p>framed treasure</p>"></iframe>`);
+    const host = w.document.querySelector("x-box") as unknown as { attachShadow(o: object): { innerHTML: string } };
+    host.attachShadow({ mode: "open" }).innerHTML = `<em>shadow treasure</em>`;
+    await w.happyDOM.waitUntilComplete();
+    const r = search(win, "treasure");
+    expect(r.totalMatches).toBe(2);
+    expect(r.matches.map((m) => m.tagName)).toEqual(["em", "p"]);
+    expect(r.matches[0]?.context).toBe("shadow treasure framed treasure");
+  });
+
+  test("KMP handles self-overlapping queries", () => {
+    const { win } = page(`<p>aaab aab abab ababab</p>`);
+    expect(search(win, "aab").totalMatches).toBe(2);
+    expect(search(win, "abab").totalMatches).toBe(2);
+  });
+
+  test("an empty query finds nothing", () => {
+    const { win } = page(`<p>x</p>`);
+    expect(search(win, "   ").totalMatches).toBe(0);
+  });
+
+  test("a hostile node does not stop the search", () => {
+    const { w, win } = page(`<p>one match</p><p id="bad">match</p><p>two match</p>`);
+    const bad = w.document.getElementById("bad") as unknown as object;
+    const proto = (w as unknown as { Element: { prototype: { getAttribute(this: object, n: string): string | null } } }).Element.prototype;
+    const orig = proto.getAttribute;
+    proto.getAttribute = function (this: object, n: string) {
+      if (this === bad) throw new Error("hostile");
+      return orig.call(this, n);
+    };
+    try {
+      expect(search(win, "match").totalMatches).toBe(2);
+    } finally {
+      proto.getAttribute = orig;
+    }
+  });
+
+  test("linear time on a large page", () => {
+    const { win } = page(`<p>${"a".repeat(200_000)}</p>`);
+    const t0 = performance.now();
+    const r = search(win, `${"a".repeat(400)}b`);
+    expect(r.totalMatches).toBe(0);
+    expect(performance.now() - t0).toBeLessThan(2000);
+  });
+
+  test("linear time with many text nodes", () => {
+    const { win } = page(`<div>${"<span>alpha beta </span><i>gamma</i> ".repeat(5_000)}<b>needle</b></div>`);
+    const t0 = performance.now();
+    const r = search(win, "needle");
+    expect(r.totalMatches).toBe(1);
+    expect(r.matches[0]?.tagName).toBe("b");
+    expect(performance.now() - t0).toBeLessThan(3000);
+  });
+
+  test("SEARCH_SOURCE is self-contained: it runs from its text alone", () => {
+    expect(SEARCH_SOURCE).not.toMatch(/\brequire\(|\bimport\b|__/);
+    const fn = new Function(`"use strict"; return ${SEARCH_SOURCE};`)() as typeof pageSearch;
+    const { win } = page(`<p>from source</p>`);
+    expect((fn(win, { layout: false, query: "source" }) as SearchResult).totalMatches).toBe(1);
+  });
+});

@@ -1,0 +1,141 @@
+import * as v from "valibot";
+import { defineCommand, flag, limitArg, ok } from "./define.ts";
+
+/** Attributes `bp find` reports when --attributes is not given (upstream's default set). */
+export const FIND_DEFAULT_ATTRIBUTES = "id,class,name,type,href,placeholder,data-testid";
+export const MAX_FIND_ATTRIBUTES = 20;
+const ATTR_NAME = /^[^\s"'>/=\u0000-\u001f]{1,100}$/;
+
+const selectorText = (description: string) => v.pipe(v.string(), v.minLength(1, "Selector is empty"), v.maxLength(4096, "Selector is longer than 4096 characters"), v.description(description));
+
+/** "a, b,c" → ["a","b","c"]: trimmed, lower-cased, de-duplicated. */
+export function splitAttributes(list: string): string[] {
+  const out: string[] = [];
+  for (const raw of list.split(",")) {
+    const name = raw.trim().toLowerCase();
+    if (name && !out.includes(name)) out.push(name);
+  }
+  return out;
+}
+
+const attributesArg = v.optional(
+  v.pipe(
+    v.string(),
+    v.check((s) => splitAttributes(s).length > 0, "Give at least one attribute name"),
+    v.check((s) => splitAttributes(s).length <= MAX_FIND_ATTRIBUTES, `At most ${MAX_FIND_ATTRIBUTES} attributes`),
+    v.check((s) => splitAttributes(s).every((a) => ATTR_NAME.test(a)), "Attribute names may not contain spaces, quotes, '>', '/' or '='"),
+    v.description(`Comma-separated attribute names to report (max ${MAX_FIND_ATTRIBUTES}; default ${FIND_DEFAULT_ATTRIBUTES})`),
+  ),
+);
+
+const box = { x: v.number(), y: v.number(), width: v.number(), height: v.number() };
+
+export const read = defineCommand({
+  name: "read",
+  group: "Observation",
+  summary: "Readable text of the page (nav, footer and hidden text stripped)",
+  positionals: ["selector"],
+  aliases: { l: "limit" },
+  args: v.object({
+    selector: v.optional(selectorText("CSS selector of the part to read (default main, article, [role=main], body)")),
+    limit: limitArg(3000, 100_000, "characters"),
+  }),
+  result: ok({
+    tab: v.string(),
+    title: v.string(),
+    url: v.string(),
+    text: v.string(),
+    length: v.pipe(v.number(), v.description("Characters of readable text found; text holds the first --limit")),
+    truncated: v.boolean(),
+    hint: v.optional(v.string()),
+  }),
+  example: "bp read article --limit 8000",
+  runs: "broker",
+});
+
+export const search = defineCommand({
+  name: "search",
+  group: "Observation",
+  summary: "Find visible text (open shadow DOM and same-origin frames too)",
+  positionals: ["query"],
+  variadic: true,
+  aliases: { l: "limit" },
+  args: v.object({
+    query: v.pipe(v.string(), v.check((s) => s.trim().length > 0, "Query is empty"), v.maxLength(500, "Query is longer than 500 characters"), v.description("Text to find; whitespace runs match any whitespace")),
+    selector: v.optional(selectorText("Only search inside elements matching this CSS selector")),
+    "case-sensitive": flag("Match case exactly"),
+    "whole-word": flag("Match whole words only"),
+    limit: limitArg(20, 200, "matches"),
+  }),
+  result: ok({
+    tab: v.string(),
+    title: v.string(),
+    url: v.string(),
+    totalMatches: v.number(),
+    matches: v.array(
+      v.object({
+        index: v.number(),
+        text: v.string(),
+        context: v.pipe(v.string(), v.description("Up to 120 characters either side (at most 500)")),
+        tagName: v.string(),
+        visible: v.pipe(v.boolean(), v.description("The match has a box inside the viewport")),
+        ...box,
+      }),
+    ),
+    truncated: v.boolean(),
+  }),
+  example: "bp search 'Add to cart' --whole-word",
+  runs: "broker",
+});
+
+export const find = defineCommand({
+  name: "find",
+  group: "Observation",
+  summary: "Elements matching CSS, with role, name, state and box (no refs)",
+  positionals: ["selector"],
+  aliases: { l: "limit" },
+  args: v.object({
+    selector: selectorText("CSS selector"),
+    limit: limitArg(20, 200),
+    attributes: attributesArg,
+    shadow: v.optional(v.pipe(v.boolean(), v.description("Search open shadow roots; --no-shadow skips them")), true),
+  }),
+  result: ok({
+    tab: v.string(),
+    elements: v.array(
+      v.object({
+        index: v.number(),
+        tagName: v.string(),
+        role: v.string(),
+        name: v.string(),
+        text: v.string(),
+        visible: v.boolean(),
+        enabled: v.boolean(),
+        ...box,
+        attributes: v.array(v.object({ name: v.string(), value: v.string() })),
+      }),
+    ),
+    total: v.number(),
+    truncated: v.boolean(),
+  }),
+  example: "bp find 'form input' --attributes name,type,required",
+  runs: "broker",
+});
+
+export const locate = defineCommand({
+  name: "locate",
+  group: "Observation",
+  summary: "Scroll the first CSS match into view; its centre and box",
+  positionals: ["selector"],
+  args: v.object({ selector: selectorText("CSS selector") }),
+  result: ok({
+    x: v.pipe(v.number(), v.description("Centre x in viewport CSS px")),
+    y: v.pipe(v.number(), v.description("Centre y in viewport CSS px")),
+    top: v.number(),
+    left: v.number(),
+    width: v.number(),
+    height: v.number(),
+  }),
+  example: "bp locate '#checkout'",
+  runs: "broker",
+});
