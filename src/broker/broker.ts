@@ -3,7 +3,8 @@ import { BpError, toBpError } from "../shared/errors.ts";
 import type { BpPaths } from "../shared/paths.ts";
 import { Agent, AgentRegistry } from "./agents.ts";
 import { BrowserConnection, type BrowserInfo } from "./browser.ts";
-import { HANDLERS, type CallContext } from "./handlers/index.ts";
+import { CommandRuntime } from "./commands/runtime.ts";
+import { HANDLERS } from "./handlers/index.ts";
 import type { TargetRecord } from "./targets.ts";
 
 /** An agent that has not run a command for this long loses its tabs and control. */
@@ -22,59 +23,39 @@ export class Broker {
   onStopRequested: ((reason: string) => void) | undefined;
   readonly leaseMs = Number(process.env.BROWSER_PILOT_LEASE_MS) > 0 ? Number(process.env.BROWSER_PILOT_LEASE_MS) : DEFAULT_LEASE_MS;
   private connecting: { endpoint: string; promise: Promise<BrowserConnection> } | undefined;
-  private readonly inflight = new Map<string, AbortController>();
+  /** Command records, deadlines, cancellation and idempotency (src/broker/commands). */
+  readonly commands: CommandRuntime = new CommandRuntime(this);
   private readonly queues = new Map<string, Promise<unknown>>();
 
   constructor(readonly paths: BpPaths) {}
 
   isIdle(): boolean {
-    return this.agents.size === 0 && this.browser === undefined && this.connecting === undefined && this.inflight.size === 0;
+    return this.agents.size === 0 && this.browser === undefined && this.connecting === undefined && this.commands.activeCount === 0;
   }
 
   async call(req: CallRequest): Promise<unknown> {
     this.lastActivity = Date.now();
     const handler = HANDLERS[req.command];
     if (!handler) throw new BpError("invalid_argument", `Unknown command '${req.command}'.`, { context: { field: "command" } });
-    const controller = new AbortController();
-    this.inflight.set(req.invocation, controller);
-    const deadline = Date.now() + req.timeoutMs;
-    const ctx: CallContext = { broker: this, req, signal: controller.signal, deadline, agent: () => this.agents.getOrCreate(req.clientKey) };
-    let timer: Timer | undefined;
     try {
-      const expired = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          controller.abort();
-          reject(new BpError(handler.mutating ? "unknown_outcome" : "command_expired", `Command '${req.command}' did not finish within ${req.timeoutMs} ms.`, { retryable: true, context: { timeoutMs: req.timeoutMs } }));
-        }, req.timeoutMs);
-      });
-      const cancelled = new Promise<never>((_, reject) => {
-        controller.signal.addEventListener("abort", () => {
-          if (controller.signal.reason === "cancel") {
-            reject(new BpError(handler.mutating ? "unknown_outcome" : "command_cancelled", "Command cancelled.", { retryable: true }));
-          }
-        });
-      });
-      const result = await Promise.race([handler.run(ctx), expired, cancelled]);
-      return { ok: true, ...(result as object) };
-    } catch (err) {
-      return toBpError(err).toJSON();
+      return await this.commands.run(req, handler);
     } finally {
-      clearTimeout(timer);
-      this.inflight.delete(req.invocation);
       this.lastActivity = Date.now();
     }
   }
 
-  cancel(invocation: string): unknown {
-    const c = this.inflight.get(invocation);
-    if (c) c.abort("cancel");
-    return { ok: true, cancelled: c !== undefined };
+  cancel(invocation: string): Promise<unknown> {
+    return this.commands.cancelInvocation(invocation);
   }
 
   /** Commands on one physical tab run one after another; different tabs run in parallel. */
   exclusive<T>(targetId: string, fn: () => Promise<T>): Promise<T> {
     const prev = this.queues.get(targetId) ?? Promise.resolve();
-    const run = prev.then(fn, fn);
+    const guarded = () => {
+      this.commands.enterLock();
+      return fn();
+    };
+    const run = prev.then(guarded, guarded);
     const tail = run.catch(() => undefined);
     this.queues.set(targetId, tail);
     void tail.then(() => {

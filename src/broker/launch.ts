@@ -21,6 +21,10 @@ export function launchFlags(userDataDir: string, headless: boolean): string[] {
     "--disable-default-apps",
     "--password-store=basic",
     "--use-mock-keychain",
+    // Agents work in background tabs by design; throttled timers there would slow every step.
+    "--disable-background-timer-throttling",
+    "--disable-renderer-backgrounding",
+    "--disable-backgrounding-occluded-windows",
   ];
   // Chromium refuses to run as root with its sandbox; elsewhere we keep the sandbox.
   if (process.getuid?.() === 0) flags.push("--no-sandbox");

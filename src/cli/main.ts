@@ -1,5 +1,5 @@
-import { isAbsolute } from "node:path";
-import { CLIENT_KEY, DEFAULT_CLIENT_KEY, DEFAULT_TIMEOUT_MS, REQUEST_ID } from "../protocol/table.ts";
+import { isAbsolute, resolve } from "node:path";
+import { CLIENT_KEY, DEFAULT_CLIENT_KEY, DEFAULT_TIMEOUT_MS, REQUEST_ID, findCommand } from "../protocol/table.ts";
 import type { CallRequest } from "../protocol/wire.ts";
 import { BpError, invalidArgument, toBpError, type ErrorShape } from "../shared/errors.ts";
 import { resolvePaths, type BpPaths } from "../shared/paths.ts";
@@ -39,6 +39,8 @@ export async function runCli(argv: string[]): Promise<void> {
       input[parsed.def.stdinArg] = (await Bun.stdin.text()).trim();
     }
     const args = validateArgs(parsed.def, input);
+    // The broker serves many shells: a relative file name only means something here.
+    for (const k of parsed.def.localPaths ?? []) if (typeof args[k] === "string" && args[k] !== "") args[k] = resolve(args[k]);
     const clientKey = parsed.globals["client-key"] ?? checkEnv(env.BROWSER_PILOT_CLIENT_KEY, CLIENT_KEY, "clientKey") ?? DEFAULT_CLIENT_KEY;
     const requestId = parsed.globals["request-id"] ?? checkEnv(env.BROWSER_PILOT_REQUEST_ID, REQUEST_ID, "requestId");
     const timeoutMs = parsed.globals.timeout ?? DEFAULT_TIMEOUT_MS;
@@ -95,14 +97,22 @@ async function send(paths: BpPaths, call: Omit<CallRequest, "token">, timeoutMs:
       const { ensureBroker } = await import("./start-broker.ts");
       locator = await ensureBroker(paths);
     }
-    const stop = installSignalHandlers(locator.endpoint, locator.token, call.invocation, mode);
+    const signals = installSignalHandlers(locator.endpoint, locator.token, call.invocation, mode);
     try {
-      return await request<Record<string, unknown>>(locator.endpoint, { ...call, token: locator.token }, timeoutMs);
+      const reply = await request<Record<string, unknown>>(locator.endpoint, { ...call, token: locator.token }, timeoutMs);
+      // After a signal the handler reports and exits; never print a second answer.
+      if (signals.fired()) await new Promise<never>(() => undefined);
+      return reply;
     } catch (err) {
+      if (signals.fired()) await new Promise<never>(() => undefined);
       if (isTimeout(err)) throw await explainTimeout(paths, call);
+      // The request was delivered and the broker died before answering: a mutation may have happened.
+      if (err instanceof BpError && err.context?.reason === "broker_closed" && findCommand(call.command)?.mutating) {
+        throw new BpError("unknown_outcome", `The broker went away while '${call.command}' ran; it may or may not have taken effect.`, { retryable: true, context: { reason: "broker_lost" } });
+      }
       if (!isUnreachable(err) || attempt > 0) throw err;
     } finally {
-      stop();
+      signals.stop();
     }
   }
   throw new BpError("internal_error", "unreachable");
@@ -135,23 +145,35 @@ function checkEnv(value: string | undefined, pattern: RegExp, field: string): st
   return value;
 }
 
-/** SIGINT/SIGTERM ask the broker to cancel this invocation, then exit 130/143. */
-function installSignalHandlers(endpoint: string, token: string, invocation: string, mode: Mode): () => void {
+/**
+ * SIGINT/SIGTERM ask the broker to cancel this invocation's command record (before dispatch
+ * it never runs; after, cancellation is best effort), report it, then exit 130/143.
+ */
+function installSignalHandlers(endpoint: string, token: string, invocation: string, mode: Mode): { stop(): void; fired(): boolean } {
+  let fired = false;
   const handle = (signal: "SIGINT" | "SIGTERM") => {
+    if (fired) return;
+    fired = true;
     const code = signal === "SIGINT" ? 130 : 143;
-    const done = () => {
-      printError(new BpError("command_cancelled", `Cancelled by ${signal}; the broker was asked to stop the command.`, { hint: "Inspect the current tab state before retrying." }).toJSON(), mode);
+    const done = (reply?: { command?: { id?: string; status?: string; cancellationRequested?: boolean } }) => {
+      const c = reply?.command;
+      const context = c?.id ? { commandId: c.id, status: c.status, ...(c.cancellationRequested ? { cancellationRequested: true } : {}) } : undefined;
+      printError(new BpError("command_cancelled", `Cancelled by ${signal}; the broker was asked to stop the command (no rollback).`, { hint: "Inspect the current tab state before retrying.", ...(context ? { context } : {}) }).toJSON(), mode);
       process.exit(code);
     };
-    setTimeout(done, 2000).unref();
-    request(endpoint, { op: "cancel", token, invocation }, 1500).then(done, done);
+    setTimeout(done, 2000);
+    request<{ command?: { id?: string; status?: string } }>(endpoint, { op: "cancel", token, invocation }, 1500).then(done, () => done());
   };
   const onInt = () => handle("SIGINT");
   const onTerm = () => handle("SIGTERM");
   process.on("SIGINT", onInt);
   process.on("SIGTERM", onTerm);
-  return () => {
-    process.off("SIGINT", onInt);
-    process.off("SIGTERM", onTerm);
+  return {
+    fired: () => fired,
+    stop: () => {
+      if (fired) return;
+      process.off("SIGINT", onInt);
+      process.off("SIGTERM", onTerm);
+    },
   };
 }

@@ -1,0 +1,123 @@
+import { describe, expect, test } from "bun:test";
+import type { CallRequest } from "../../protocol/wire.ts";
+import { BpError } from "../../shared/errors.ts";
+import type { BpPaths } from "../../shared/paths.ts";
+import { Broker } from "../broker.ts";
+import type { Handler } from "../handlers/types.ts";
+
+const broker = () => new Broker({} as BpPaths);
+
+let n = 0;
+function req(over: Partial<CallRequest> = {}): CallRequest {
+  return {
+    op: "call",
+    token: "t",
+    protocol: 1,
+    clientKey: "agent-a",
+    command: "eval",
+    args: { expression: "x" },
+    invocation: `inv-${++n}`,
+    timeoutMs: 5_000,
+    tabAccess: "all",
+    mode: "json",
+    executable: { version: "0", identity: "i" },
+    ...over,
+  };
+}
+
+const gate = () => {
+  let open!: () => void;
+  const p = new Promise<void>((r) => {
+    open = r;
+  });
+  return { p, open };
+};
+
+describe("command runtime", () => {
+  test("a request id runs once: a duplicate waits for and returns the same reply", async () => {
+    const b = broker();
+    let runs = 0;
+    const g = gate();
+    const h: Handler = { mutating: true, run: async () => { runs++; await g.p; return { value: runs }; } };
+    const first = b.commands.run(req({ requestId: "R1" }), h);
+    const second = b.commands.run(req({ requestId: "R1" }), h);
+    g.open();
+    const [a, c] = await Promise.all([first, second]);
+    const third = await b.commands.run(req({ requestId: "R1", args: { expression: "x" } }), h);
+    expect(runs).toBe(1);
+    expect(a).toEqual({ ok: true, value: 1 });
+    expect(c).toEqual(a);
+    expect(third).toEqual(a);
+    expect(b.commands.store.list("agent-a", undefined, 10)).toHaveLength(1);
+  });
+
+  test("the same request id with other arguments or command is invalid_argument requestId", async () => {
+    const b = broker();
+    const h: Handler = { run: async () => ({}) };
+    await b.commands.run(req({ requestId: "R2" }), h);
+    const other = await b.commands.run(req({ requestId: "R2", args: { expression: "y" } }), h);
+    expect(other).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "requestId" } });
+    const otherCmd = await b.commands.run(req({ requestId: "R2", command: "snapshot" }), h);
+    expect(otherCmd).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "requestId" } });
+    // Another key may use the same request id for its own call.
+    expect(await b.commands.run(req({ requestId: "R2", clientKey: "agent-b", args: { expression: "y" } }), h)).toMatchObject({ ok: true });
+  });
+
+  test("deadline before dispatch is command_expired; after dispatch of a mutation unknown_outcome", async () => {
+    const b = broker();
+    const hold = gate();
+    const blocker: Handler = { mutating: true, dispatch: "lock", run: () => b.exclusive("T", () => hold.p.then(() => ({}))) };
+    const queued: Handler = { mutating: true, dispatch: "lock", run: () => b.exclusive("T", async () => ({ ran: true })) };
+    const first = b.commands.run(req({ timeoutMs: 150 }), blocker);
+    const second = b.commands.run(req({ timeoutMs: 80 }), queued);
+    expect(await second).toMatchObject({ ok: false, code: "command_expired" });
+    expect(await first).toMatchObject({ ok: false, code: "unknown_outcome", context: { cause: "deadline" } });
+    hold.open();
+    const statuses = b.commands.store.list("agent-a", undefined, 10).map((r) => r.status);
+    expect(statuses).toEqual(["expired", "unknown_outcome"]);
+  });
+
+  test("cancel: accepted (queued) is cancelled and never runs; dispatched is best effort", async () => {
+    const b = broker();
+    const hold = gate();
+    let ran = false;
+    const blocker: Handler = { mutating: true, dispatch: "lock", run: (ctx) => b.exclusive("T", () => Promise.race([hold.p, new Promise<void>((r) => ctx.signal.addEventListener("abort", () => r()))]).then(() => ({}))) };
+    const queued: Handler = { mutating: true, dispatch: "lock", run: () => b.exclusive("T", async () => { ran = true; return {}; }) };
+    const r1 = req();
+    const r2 = req();
+    const first = b.commands.run(r1, blocker);
+    const second = b.commands.run(r2, queued);
+    await Bun.sleep(10);
+    const [rec2, rec1] = b.commands.store.list("agent-a", undefined, 10);
+    expect(rec1?.status).toBe("dispatched");
+    expect(rec2?.status).toBe("accepted");
+    b.commands.cancelRecord(rec2!);
+    expect(rec2?.status).toBe("cancelled");
+    expect(await second).toMatchObject({ ok: false, code: "command_cancelled" });
+    expect(await b.cancel(r1.invocation)).toMatchObject({ ok: true, cancelled: true, command: { status: "unknown_outcome", cancellationRequested: true } });
+    expect(await first).toMatchObject({ ok: false, code: "unknown_outcome", context: { cancellationRequested: true } });
+    expect(rec1?.status).toBe("unknown_outcome");
+    await Bun.sleep(10);
+    expect(ran).toBe(false);
+  });
+
+  test("a read cancelled after dispatch is cancelled; errors keep their code", async () => {
+    const b = broker();
+    const r = req({ command: "snapshot" });
+    const read: Handler = { run: () => new Promise(() => undefined) };
+    const p = b.commands.run(r, read);
+    b.cancel(r.invocation);
+    expect(await p).toMatchObject({ ok: false, code: "command_cancelled" });
+    const failing: Handler = { mutating: true, run: async () => { throw new BpError("stale_ref", "gone"); } };
+    expect(await b.commands.run(req(), failing)).toMatchObject({ ok: false, code: "stale_ref" });
+    const lost: Handler = { mutating: true, run: async () => { throw new BpError("browser_disconnected", "lost"); } };
+    expect(await b.commands.run(req(), lost)).toMatchObject({ ok: false, code: "unknown_outcome", context: { cause: "browser_disconnected" } });
+    expect(b.commands.store.list("agent-a", ["cancelled"], 10)).toHaveLength(1);
+  });
+
+  test("status and the record commands themselves get no record", async () => {
+    const b = broker();
+    await b.commands.run(req({ command: "status" }), { run: async () => ({}) });
+    expect(b.commands.store.size).toBe(0);
+  });
+});

@@ -1,0 +1,248 @@
+/**
+ * The command runtime: every browser command gets a record, a deadline, cancellation and
+ * (with --request-id) an idempotency key. Outcomes after dispatch of a mutating command that
+ * the broker cannot vouch for become unknown_outcome; nothing is ever replayed.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { isCdpError } from "../../cdp/errors.ts";
+import type { CallRequest } from "../../protocol/wire.ts";
+import { BpError, invalidArgument, toBpError } from "../../shared/errors.ts";
+import type { Broker } from "../broker.ts";
+import type { BrowserConnection } from "../browser.ts";
+import type { CallContext, Handler } from "../handlers/types.ts";
+import { canonicalJson, fingerprint, idempotencyKey } from "./canonical.ts";
+import { CommandStore, isTerminal, publicCommand, type CommandRecord, type CommandStatus, type Reply } from "./store.ts";
+import { Watchdogs } from "./watchdogs.ts";
+
+/** Meta commands about the broker or the records themselves get no record. */
+export const UNRECORDED = new Set(["status", "schema", "commands", "command", "cancel"]);
+
+interface Running {
+  rec: CommandRecord | undefined;
+  req: CallRequest;
+  controller: AbortController;
+  mutating: boolean;
+  /** Mark dispatch when the handler first takes its tab's lock (not at handler start). */
+  atLock: boolean;
+  /** The browser connection at acceptance; a different one later means the browser was lost. */
+  conn: BrowserConnection | undefined;
+  stop: (err: BpError) => void;
+}
+
+const current = new AsyncLocalStorage<Running>();
+
+export class CommandRuntime {
+  readonly store = new CommandStore();
+  readonly watchdogs: Watchdogs;
+  private readonly running = new Map<string, Running>();
+
+  constructor(private readonly broker: Broker) {
+    this.watchdogs = new Watchdogs(broker);
+  }
+
+  get activeCount(): number {
+    return this.running.size;
+  }
+
+  async run(req: CallRequest, handler: Handler): Promise<Reply> {
+    try {
+      if (UNRECORDED.has(req.command)) return await this.execute(req, handler, undefined);
+      const agent = this.broker.agents.get(req.clientKey);
+      const target = agent?.selected ?? "none";
+      const fp = fingerprint(req.command, req.args);
+      const idemKey = req.requestId !== undefined ? idempotencyKey(req.clientKey, req.requestId, fp, target) : undefined;
+      if (req.requestId !== undefined && idemKey !== undefined) {
+        const prior = this.store.findRequest(req.clientKey, req.requestId);
+        if (prior) return await this.replay(prior, req, idemKey);
+      }
+      const tab = agent?.selected !== undefined ? agent.existingId(agent.selected) : undefined;
+      const rec = this.store.accept({
+        key: req.clientKey,
+        invocation: req.invocation,
+        method: req.command,
+        mutating: handler.mutating === true,
+        deadlineAt: Date.now() + req.timeoutMs,
+        fingerprint: fp,
+        ...(tab !== undefined ? { tab } : {}),
+        ...(req.requestId !== undefined ? { requestId: req.requestId } : {}),
+        ...(idemKey !== undefined ? { idemKey } : {}),
+      });
+      return await this.execute(req, handler, rec);
+    } catch (err) {
+      return errorReply(toBpError(err));
+    }
+  }
+
+  /** The same request id again: the recorded outcome, or the in-flight one's when it ends. */
+  private async replay(prior: CommandRecord, req: CallRequest, idemKey: string): Promise<Reply> {
+    if (prior.fingerprint.command !== req.command || prior.fingerprint.args !== canonicalJson(req.args)) {
+      throw invalidArgument("requestId", `Request id '${req.requestId ?? ""}' was already used for a different call; use a new id for a new call.`, { commandId: prior.id, reason: "different_call" });
+    }
+    if (isTerminal(prior.status)) {
+      if (!prior.idemKeys.includes(idemKey)) {
+        throw invalidArgument("requestId", `Request id '${req.requestId ?? ""}' was used for this call on another tab; use a new id.`, { commandId: prior.id, reason: "target_changed" });
+      }
+      if (prior.reply) return prior.reply;
+      throw new BpError("result_too_large", `The outcome of request '${req.requestId ?? ""}' is no longer kept in full; see 'bp command ${prior.id}'.`, { context: { commandId: prior.id, status: prior.status } });
+    }
+    let timer: Timer | undefined;
+    const expired = new Promise<Reply>((resolve) => {
+      timer = setTimeout(() => {
+        const err = new BpError("command_expired", `Request '${req.requestId ?? ""}' is still running as ${prior.id}; it was not sent again.`, { retryable: true, context: { commandId: prior.id, status: prior.status } });
+        resolve(errorReply(err));
+      }, req.timeoutMs);
+    });
+    try {
+      return await Promise.race([prior.done, expired]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async execute(req: CallRequest, handler: Handler, rec: CommandRecord | undefined): Promise<Reply> {
+    const controller = new AbortController();
+    let stop!: (err: BpError) => void;
+    const stopped = new Promise<never>((_, reject) => {
+      stop = reject;
+    });
+    stopped.catch(() => undefined);
+    const live = this.broker.browser && !this.broker.browser.closed ? this.broker.browser : undefined;
+    const mutating = handler.mutating === true;
+    const run: Running = { rec, req, controller, mutating, atLock: mutating && handler.dispatch === "lock", conn: live, stop };
+    this.running.set(req.invocation, run);
+    const deadline = rec?.deadlineAt ?? Date.now() + req.timeoutMs;
+    const ctx: CallContext = {
+      broker: this.broker,
+      req,
+      signal: controller.signal,
+      deadline,
+      agent: () => this.broker.agents.getOrCreate(req.clientKey),
+      markDispatched: () => this.dispatch(run),
+    };
+    const timer = setTimeout(() => this.expire(run), Math.max(0, deadline - Date.now()));
+    let reply: Reply;
+    let status: CommandStatus = "completed";
+    try {
+      if (live && rec) this.watchdogs.watch(live);
+      if (!run.atLock) this.dispatch(run);
+      const result = await current.run(run, () => Promise.race([handler.run(ctx), stopped]));
+      if (live && (live.closed || this.broker.browser !== live)) {
+        throw new BpError("browser_disconnected", "The browser connection was lost while the command ran.", { retryable: true, context: { reason: "connection_lost" } });
+      }
+      reply = { ok: true, ...result };
+      if (rec) this.watchdogs.annotate(req, reply);
+    } catch (err) {
+      const out = this.classify(run, err);
+      status = out.status;
+      reply = errorReply(out.error);
+    } finally {
+      clearTimeout(timer);
+      this.running.delete(req.invocation);
+    }
+    if (!rec) return reply;
+    const agent = this.broker.agents.get(req.clientKey);
+    const endKey = req.requestId !== undefined ? idempotencyKey(req.clientKey, req.requestId, rec.fingerprint, agent?.selected ?? "none") : undefined;
+    this.store.complete(rec, status, reply, endKey);
+    return rec.reply ?? reply;
+  }
+
+  /** Marks dispatch once, after checking the browser is still the one the command was accepted for. */
+  private dispatch(run: Running): void {
+    if (run.controller.signal.aborted) throw new BpError("command_cancelled", "The command was stopped before it reached the browser.", { retryable: true });
+    if (run.conn && (run.conn.closed || this.broker.browser !== run.conn)) {
+      throw new BpError("browser_disconnected", "The browser connection changed before the command was dispatched.", { retryable: true, context: { reason: "generation_changed" } });
+    }
+    if (run.rec) this.store.markDispatched(run.rec);
+  }
+
+  private dispatched(run: Running): boolean {
+    return run.rec ? run.rec.status === "dispatched" : true;
+  }
+
+  private expire(run: Running): void {
+    const { req } = run;
+    const err = run.mutating && this.dispatched(run)
+      ? unknownOutcome(run, `'${req.command}' did not finish within ${req.timeoutMs} ms after it was dispatched; it may or may not have taken effect.`, "deadline")
+      : new BpError("command_expired", `'${req.command}' did not finish within ${req.timeoutMs} ms.`, { retryable: true, context: { timeoutMs: req.timeoutMs, ...idContext(run) } });
+    run.controller.abort("deadline");
+    run.stop(err);
+  }
+
+  /** Cancels a running command: deterministic before dispatch, best effort after. */
+  cancelRecord(rec: CommandRecord): void {
+    const run = this.running.get(rec.invocation);
+    if (!run || isTerminal(rec.status)) return;
+    this.cancelRun(run);
+  }
+
+  /** The CLI's SIGINT/SIGTERM path: cancel by invocation id. */
+  async cancelInvocation(invocation: string): Promise<Record<string, unknown>> {
+    const run = this.running.get(invocation);
+    if (!run) return { ok: true, cancelled: false };
+    this.cancelRun(run);
+    // The record settles within a tick or two; answer with its final status when we can.
+    if (run.rec) await Promise.race([run.rec.done, Bun.sleep(50)]);
+    return { ok: true, cancelled: true, ...(run.rec ? { command: publicCommand(run.rec) } : {}) };
+  }
+
+  private cancelRun(run: Running): void {
+    const rec = run.rec;
+    if (rec && rec.status === "accepted") {
+      const err = new BpError("command_cancelled", `'${rec.method}' was cancelled before it was dispatched; nothing was sent to the browser.`, { retryable: true, context: { commandId: rec.id } });
+      this.store.complete(rec, "cancelled", errorReply(err));
+      run.controller.abort("cancel");
+      run.stop(err);
+      return;
+    }
+    if (rec) rec.cancellationRequested = true;
+    const err = run.mutating
+      ? unknownOutcome(run, `'${run.req.command}' was cancelled after it was dispatched; it may or may not have taken effect (no rollback).`, "cancelled")
+      : new BpError("command_cancelled", `'${run.req.command}' was cancelled.`, { retryable: true, context: idContext(run) });
+    run.controller.abort("cancel");
+    run.stop(err);
+  }
+
+  private classify(run: Running, err: unknown): { status: CommandStatus; error: BpError } {
+    const uncertain = run.mutating && this.dispatched(run);
+    if (err instanceof BpError) {
+      if (err.code === "unknown_outcome") return { status: "unknown_outcome", error: err };
+      if (uncertain && (err.code === "browser_disconnected" || err.code === "command_cancelled" || err.code === "command_expired")) {
+        return { status: "unknown_outcome", error: unknownOutcome(run, `'${run.req.command}' was dispatched but did not complete (${err.code}); it may or may not have taken effect.`, err.code) };
+      }
+      if (err.code === "command_cancelled") return { status: "cancelled", error: err };
+      if (err.code === "command_expired") return { status: "expired", error: err };
+      return { status: "completed", error: err };
+    }
+    if (uncertain && isCdpError(err) && err.kind !== "protocol") {
+      return { status: "unknown_outcome", error: unknownOutcome(run, `The browser stopped answering after '${run.req.command}' was dispatched (${err.kind}); it may or may not have taken effect.`, `cdp_${err.kind}`) };
+    }
+    return { status: "completed", error: toBpError(err) };
+  }
+
+  /**
+   * Called when a handler takes a tab's lock: a command cancelled or expired while queued
+   * never reaches the tab, and lock-dispatched commands are marked dispatched here.
+   */
+  enterLock(): void {
+    const run = current.getStore();
+    if (!run) return;
+    if (run.controller.signal.aborted) throw new BpError("command_cancelled", "The command was stopped while it waited for its tab.", { retryable: true });
+    if (run.atLock) this.dispatch(run);
+  }
+}
+
+function errorReply(err: BpError): Reply {
+  return { ...err.toJSON() };
+}
+
+function idContext(run: Running): Record<string, unknown> {
+  return run.rec ? { commandId: run.rec.id } : {};
+}
+
+function unknownOutcome(run: Running, message: string, cause: string): BpError {
+  return new BpError("unknown_outcome", message, {
+    retryable: true,
+    hint: "Observe the tab (bp snapshot) before deciding whether to act again; it is never replayed for you.",
+    context: { cause, ...idContext(run), ...(run.rec?.cancellationRequested ? { cancellationRequested: true } : {}) },
+  });
+}

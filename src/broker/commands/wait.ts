@@ -1,0 +1,199 @@
+/**
+ * `bp wait`: one condition, checked broker-side until it holds or the deadline passes.
+ * Event-driven where the broker sees events (URL changes, dialogs, popups, network), polled
+ * at the interval otherwise (text, selector). Never opens or navigates a tab.
+ */
+import type { CdpSession } from "../../cdp/session.ts";
+import { BpError, invalidArgument } from "../../shared/errors.ts";
+import type { BrowserConnection } from "../browser.ts";
+import { assertNoDialog, selectedTab, type Selected } from "../handlers/resolve.ts";
+import type { CallContext } from "../handlers/types.ts";
+import { listFrames } from "../observe/frame-list.ts";
+import { runInWorld } from "../observe/world.ts";
+import { urlMatches } from "./canonical.ts";
+
+export type WaitCondition =
+  | { kind: "url"; pattern: string }
+  | { kind: "text"; text: string }
+  | { kind: "selector"; css: string }
+  | { kind: "dialog" }
+  | { kind: "popup" }
+  | { kind: "network-idle" };
+
+/** Quiet time with no request in flight that counts as network idle. */
+export const NETWORK_IDLE_MS = 500;
+/** Finish a little before the broker's own deadline so the answer is wait_timeout, not command_expired. */
+const DEADLINE_MARGIN_MS = 25;
+const PAGE_CHECK_MAX_MS = 2_000;
+
+const TEXT_SOURCE = `(w, a) => {
+  const d = w.document;
+  const root = d.body || d.documentElement;
+  if (!root) return null;
+  const text = String(root.innerText || root.textContent || "").replace(/\\s+/g, " ");
+  const i = text.toLowerCase().indexOf(a.needle);
+  if (i < 0) return null;
+  return { context: text.slice(Math.max(0, i - 60), i + a.needle.length + 60).trim() };
+}`;
+
+const SELECTOR_SOURCE = `(w, a) => {
+  let el;
+  try { el = w.document.querySelector(a.css); } catch (e) { return { invalid: true }; }
+  if (!el) return null;
+  const r = el.getBoundingClientRect();
+  const s = w.getComputedStyle(el);
+  return { tagName: el.tagName.toLowerCase(), visible: r.width > 0 && r.height > 0 && s.visibility !== "hidden" && s.display !== "none" };
+}`;
+
+type Matched = Record<string, unknown>;
+
+/** Resolves the next sleep early when an event may have changed the answer. */
+class Waker {
+  private wakeFn: (() => void) | undefined;
+  private pending = false;
+
+  wake = (): void => {
+    // Deferred: other listeners of the same event (dialog and target records) run first.
+    setTimeout(() => {
+      this.pending = true;
+      this.wakeFn?.();
+    }, 0);
+  };
+
+  sleep(ms: number, signal: AbortSignal): Promise<void> {
+    if (this.pending) {
+      this.pending = false;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        this.wakeFn = undefined;
+        this.pending = false;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wakeFn = done;
+      signal.addEventListener("abort", done);
+    });
+  }
+}
+
+export async function runWait(ctx: CallContext, cond: WaitCondition, intervalMs: number): Promise<Record<string, unknown>> {
+  const started = Date.now();
+  const browser = ctx.broker.requireBrowser();
+  const agent = ctx.agent();
+  const needsTab = cond.kind !== "dialog" && cond.kind !== "popup";
+  const sel = needsTab ? selectedTab(ctx, { allowDialog: true }) : undefined;
+  const session = sel && (cond.kind === "text" || cond.kind === "selector" || cond.kind === "network-idle") ? await browser.session(sel.rec) : undefined;
+  const waker = new Waker();
+  const offs: (() => void)[] = [];
+  const end = ctx.deadline - DEADLINE_MARGIN_MS;
+  let check: () => Promise<Matched | undefined>;
+  switch (cond.kind) {
+    case "url": {
+      const rec = (sel as Selected).rec;
+      offs.push(browser.cdp.on("Target.targetInfoChanged", ({ targetInfo }) => targetInfo.targetId === rec.targetId && waker.wake()));
+      check = async () => (urlMatches(rec.url, cond.pattern) ? { url: rec.url } : undefined);
+      break;
+    }
+    case "text":
+    case "selector": {
+      const s = sel as Selected;
+      const arg = cond.kind === "text" ? { needle: cond.text.replace(/\s+/g, " ").trim().toLowerCase() } : { css: cond.css };
+      if (cond.kind === "text" && arg.needle === "") throw invalidArgument("text", "Text to wait for is empty.");
+      offs.push((session as CdpSession).on("Page.loadEventFired", waker.wake), (session as CdpSession).on("Page.domContentEventFired", waker.wake));
+      check = () => searchFrames(s, session as CdpSession, cond.kind === "text" ? TEXT_SOURCE : SELECTOR_SOURCE, arg, end);
+      break;
+    }
+    case "dialog":
+      offs.push(browser.cdp.on("Page.javascriptDialogOpening", waker.wake));
+      check = async () => pendingDialog(browser, agent.key, (id) => agent.existingId(id) ?? agent.idFor(id, browser.generation));
+      break;
+    case "popup":
+      offs.push(browser.cdp.on("Target.targetCreated", waker.wake), browser.cdp.on("Target.targetInfoChanged", waker.wake));
+      check = async () => {
+        for (const t of browser.targets.byId.values()) {
+          if (t.origin === "managed_popup" && t.creator === agent.key) return { tab: agent.existingId(t.targetId) ?? agent.idFor(t.targetId, browser.generation), url: t.url };
+        }
+        return undefined;
+      };
+      break;
+    case "network-idle": {
+      const idle = await watchNetwork(session as CdpSession, waker, offs);
+      check = async () => (idle() ? { inFlight: 0, quietMs: NETWORK_IDLE_MS } : undefined);
+      break;
+    }
+  }
+  try {
+    for (;;) {
+      if (ctx.signal.aborted) throw new BpError("command_cancelled", "Wait cancelled.", { retryable: true });
+      if (browser.closed) throw new BpError("browser_disconnected", "The browser connection was lost while waiting.", { retryable: true });
+      if (sel && !browser.targets.byId.has(sel.rec.targetId)) throw new BpError("tab_not_found", `Tab ${sel.id} closed while waiting.`, { context: { tab: sel.id, reason: "target_closed" } });
+      const matched = await check();
+      if (matched) return { condition: cond.kind, elapsedMs: Date.now() - started, matched };
+      const left = end - Date.now();
+      if (left <= 0) {
+        throw new BpError("wait_timeout", `The ${cond.kind} condition did not hold within ${ctx.req.timeoutMs} ms.`, {
+          retryable: true,
+          context: { condition: cond.kind, timeoutMs: ctx.req.timeoutMs },
+        });
+      }
+      await waker.sleep(Math.min(intervalMs, left), ctx.signal);
+    }
+  } finally {
+    for (const off of offs) off();
+  }
+}
+
+/** Runs a page check in every document of the tab (our isolated world); first hit wins. */
+async function searchFrames(sel: Selected, session: CdpSession, source: string, arg: Record<string, unknown>, end: number): Promise<Matched | undefined> {
+  // A pending dialog blocks the page's scripts: say so instead of timing out silently.
+  assertNoDialog(sel);
+  const budget = () => Math.max(1, Math.min(PAGE_CHECK_MAX_MS, end - Date.now()));
+  const frames = await listFrames(sel.rec, session).catch(() => []);
+  for (const [index, f] of frames.entries()) {
+    const hit = await runInWorld<Matched | null>(f.session, f.id, source, arg, budget()).catch(() => null);
+    if (hit && hit.invalid === true) throw invalidArgument("selector", `Not a valid CSS selector: ${String(arg.css)}`);
+    if (hit) return { frame: index, ...hit };
+  }
+  return undefined;
+}
+
+function pendingDialog(browser: BrowserConnection, key: string, idOf: (targetId: string) => string): Matched | undefined {
+  for (const t of browser.targets.byId.values()) {
+    const d = t.dialog;
+    if (d && t.controller === key) return { dialog: d.id, tab: idOf(t.targetId), type: d.type, message: d.message.slice(0, 500) };
+  }
+  return undefined;
+}
+
+/** Tracks requests of one tab; idle() is true after NETWORK_IDLE_MS with none in flight. */
+async function watchNetwork(session: CdpSession, waker: Waker, offs: (() => void)[]): Promise<() => boolean> {
+  const inflight = new Set<string>();
+  let quietSince = Date.now();
+  let timer: Timer | undefined;
+  const settle = () => {
+    if (inflight.size > 0) return;
+    quietSince = Date.now();
+    clearTimeout(timer);
+    timer = setTimeout(waker.wake, NETWORK_IDLE_MS + 5);
+  };
+  offs.push(
+    session.on("Network.requestWillBeSent", (p) => {
+      inflight.add(p.requestId);
+    }),
+    session.on("Network.loadingFinished", (p) => {
+      if (inflight.delete(p.requestId)) settle();
+    }),
+    session.on("Network.loadingFailed", (p) => {
+      if (inflight.delete(p.requestId)) settle();
+    }),
+    () => clearTimeout(timer),
+    () => void session.send("Network.disable").catch(() => undefined),
+  );
+  await session.send("Network.enable", { maxTotalBufferSize: 0, maxResourceBufferSize: 0 });
+  settle();
+  return () => inflight.size === 0 && Date.now() - quietSince >= NETWORK_IDLE_MS;
+}

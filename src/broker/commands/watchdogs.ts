@@ -1,0 +1,156 @@
+/**
+ * Watchdogs: small, bounded hints added to successful command results when something the
+ * agent should know about is going on elsewhere: an unanswered dialog on another of its
+ * tabs, a navigation that has been loading too long, or actions that change nothing.
+ */
+import type { CallRequest } from "../../protocol/wire.ts";
+import type { Agent } from "../agents.ts";
+import type { Broker } from "../broker.ts";
+import type { BrowserConnection } from "../browser.ts";
+import type { Reply } from "./store.ts";
+
+const STALL_MS = Number(process.env.BROWSER_PILOT_NAV_STALL_MS) > 0 ? Number(process.env.BROWSER_PILOT_NAV_STALL_MS) : 10_000;
+/** Consecutive no-progress actions on one tab before the agent is told to stop. */
+export const REPEAT_LIMIT = 3;
+const MAX_HINTS = 4;
+const MAX_TRACKED = 1024;
+/** Commands about dialogs already say everything about them. */
+const DIALOG_COMMANDS = new Set(["dialogs", "dialog"]);
+
+export interface Hint {
+  type: "dialog_pending" | "navigation_stalled" | "repeated_action";
+  message: string;
+  tab?: string;
+  [extra: string]: unknown;
+}
+
+interface Progress {
+  url: string | undefined;
+  count: number;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
+const emptyList = (v: unknown) => !Array.isArray(v) || v.length === 0;
+
+export class Watchdogs {
+  /** Per connection: main-frame loads in progress, target id → start time. */
+  private readonly loading = new WeakMap<BrowserConnection, Map<string, number>>();
+  private readonly progress = new Map<string, Progress>();
+
+  constructor(private readonly broker: Broker) {}
+
+  /** Follows main-frame loading on every attached tab of this connection (once per connection). */
+  watch(conn: BrowserConnection): void {
+    if (this.loading.has(conn)) return;
+    const map = new Map<string, number>();
+    this.loading.set(conn, map);
+    // A page's main frame id is its target id.
+    conn.cdp.on("Page.frameStartedLoading", ({ frameId }) => {
+      if (conn.targets.byId.has(frameId)) map.set(frameId, Date.now());
+    });
+    conn.cdp.on("Page.frameStoppedLoading", ({ frameId }) => {
+      map.delete(frameId);
+    });
+    conn.cdp.on("Target.targetDestroyed", ({ targetId }) => {
+      map.delete(targetId);
+    });
+  }
+
+  /** Adds `hints` to a successful reply of a browser command. */
+  annotate(req: CallRequest, reply: Reply): void {
+    const conn = this.broker.browser;
+    const agent = this.broker.agents.get(req.clientKey);
+    if (!conn || conn.closed || !agent) return;
+    const here = agent.selected;
+    const hints: Hint[] = [];
+    if (!DIALOG_COMMANDS.has(req.command)) hints.push(...this.dialogHints(conn, agent, here));
+    if (here !== undefined) {
+      const stalled = this.stallHint(conn, agent, here);
+      if (stalled) hints.push(stalled);
+      const repeated = this.progressHint(agent, here, reply);
+      if (repeated) hints.push(repeated);
+    }
+    if (hints.length === 0) return;
+    const added = hints.slice(0, MAX_HINTS);
+    const existing = Array.isArray(reply.hints) ? (reply.hints as unknown[]) : [];
+    reply.hints = [...existing, ...added];
+    if (typeof reply.text === "string") reply.text = [reply.text, ...added.map((h) => `hint: ${h.message}`)].join("\n");
+  }
+
+  private dialogHints(conn: BrowserConnection, agent: Agent, here: string | undefined): Hint[] {
+    const out: Hint[] = [];
+    for (const t of conn.targets.byId.values()) {
+      const d = t.dialog;
+      if (!d || t.controller !== agent.key || t.targetId === here) continue;
+      const tab = agent.existingId(t.targetId) ?? agent.idFor(t.targetId, conn.generation);
+      out.push({
+        type: "dialog_pending",
+        tab,
+        dialog: d.id,
+        dialogType: d.type,
+        openedAt: d.openedAt,
+        message: `Tab ${tab} is blocked by an unanswered ${d.type} dialog ("${d.message.slice(0, 80).replace(/[\s\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ")}"); answer it with 'bp dialog ${d.id} --accept' or '--dismiss'.`,
+      });
+    }
+    return out;
+  }
+
+  private stallHint(conn: BrowserConnection, agent: Agent, targetId: string): Hint | undefined {
+    const since = this.loading.get(conn)?.get(targetId);
+    if (since === undefined) return undefined;
+    const loadingMs = Date.now() - since;
+    if (loadingMs < STALL_MS) return undefined;
+    const tab = agent.existingId(targetId);
+    const url = conn.targets.byId.get(targetId)?.url ?? "";
+    return {
+      type: "navigation_stalled",
+      ...(tab !== undefined ? { tab } : {}),
+      url,
+      loadingMs,
+      message: `Tab ${tab ?? ""} has been loading for ${Math.round(loadingMs / 1000)} s; the page may be stalled. Observe what is there (bp snapshot), or 'bp reload' / 'bp open' again.`,
+    };
+  }
+
+  /**
+   * Counts consecutive actions (results with `evidence`) on one tab that show no
+   * observable progress: no effects, an empty diff and the same URL. Any other command on
+   * the tab that returns the page (a snapshot) resets the count.
+   */
+  private progressHint(agent: Agent, targetId: string, reply: Reply): Hint | undefined {
+    const key = `${agent.key}\n${targetId}`;
+    const prev = this.progress.get(key);
+    const url = typeof reply.url === "string" ? reply.url : undefined;
+    const evidence = reply.evidence;
+    if (!isObj(evidence)) {
+      if (typeof reply.tab === "string") this.remember(key, { url: url ?? prev?.url, count: 0 });
+      return undefined;
+    }
+    const diff = reply.diff;
+    // A full observation (no diff) says nothing either way: leave the count alone.
+    if (!isObj(diff)) return undefined;
+    const emptyDiff = emptyList(diff.added) && emptyList(diff.removed) && emptyList(diff.changed) && diff.title === undefined && diff.url === undefined;
+    const sameUrl = url === undefined || prev?.url === undefined || prev.url === url;
+    const still = emptyList(evidence.effects) && emptyDiff && sameUrl;
+    const count = still ? (prev?.count ?? 0) + 1 : 0;
+    this.remember(key, { url: url ?? prev?.url, count });
+    if (count < REPEAT_LIMIT) return undefined;
+    const tab = agent.existingId(targetId);
+    return {
+      type: "repeated_action",
+      reason: "no_observable_progress",
+      ...(tab !== undefined ? { tab } : {}),
+      count,
+      message: `${count} actions in a row on ${tab ?? "this tab"} changed nothing observable (same URL, no effects, empty diff). Stop repeating: re-observe with 'bp snapshot' (or 'bp screenshot') and try a different approach.`,
+    };
+  }
+
+  private remember(key: string, p: Progress): void {
+    this.progress.delete(key);
+    this.progress.set(key, p);
+    if (this.progress.size > MAX_TRACKED) {
+      const oldest = this.progress.keys().next().value;
+      if (oldest !== undefined) this.progress.delete(oldest);
+    }
+  }
+}

@@ -1,0 +1,102 @@
+import * as v from "valibot";
+import { defineCommand, flag, ok, optText } from "./define.ts";
+
+export const COMMAND_STATUSES = ["accepted", "dispatched", "completed", "unknown_outcome", "cancelled", "expired"] as const;
+
+const COMMAND_ID = /^c[0-9a-f]{12}$/;
+const commandIdArg = v.pipe(v.string(), v.regex(COMMAND_ID, "Command ids look like c1a2b3c4d5e6 (from 'bp commands')"), v.description("Command id from 'bp commands'"));
+
+export const commandSchema = v.object({
+  id: v.string(),
+  method: v.string(),
+  mutating: v.boolean(),
+  status: v.picklist(COMMAND_STATUSES),
+  acceptedAt: v.string(),
+  deadlineAt: v.string(),
+  dispatchedAt: v.optional(v.string()),
+  completedAt: v.optional(v.string()),
+  tab: v.optional(v.string()),
+  cancellationRequested: v.optional(v.boolean()),
+  requestId: v.optional(v.string()),
+});
+
+const errorSchema = v.object({
+  error: v.string(),
+  code: v.string(),
+  retryable: v.boolean(),
+  hint: v.optional(v.string()),
+  context: v.optional(v.record(v.string(), v.unknown())),
+});
+
+const commandResult = ok({
+  command: commandSchema,
+  result: v.optional(v.record(v.string(), v.unknown())),
+  error: v.optional(errorSchema),
+  resultDropped: v.optional(v.pipe(v.boolean(), v.description("The reply was too large to keep"))),
+});
+
+export const commands = defineCommand({
+  name: "commands",
+  group: "Waiting and recovery",
+  summary: "Recent browser commands of this agent and their status",
+  aliases: { l: "limit" },
+  args: v.object({
+    limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100), v.description("Max commands (default 20, max 100)")), 20),
+    status: v.optional(
+      v.pipe(
+        v.string(),
+        v.regex(new RegExp(`^(${COMMAND_STATUSES.join("|")})(,(${COMMAND_STATUSES.join("|")}))*$`), `Comma list of: ${COMMAND_STATUSES.join(", ")}`),
+        v.description("Only these statuses, comma-separated"),
+      ),
+    ),
+  }),
+  result: ok({ commands: v.array(commandSchema) }),
+  example: "bp commands --status dispatched,unknown_outcome",
+  runs: "broker",
+});
+
+export const command = defineCommand({
+  name: "command",
+  group: "Waiting and recovery",
+  summary: "One command's record, result or error",
+  positionals: ["id"],
+  args: v.object({ id: commandIdArg }),
+  result: commandResult,
+  example: "bp command c1a2b3c4d5e6",
+  runs: "broker",
+});
+
+export const cancel = defineCommand({
+  name: "cancel",
+  group: "Waiting and recovery",
+  summary: "Cancel a command (sure before dispatch, best effort after)",
+  positionals: ["id"],
+  args: v.object({ id: commandIdArg }),
+  result: commandResult,
+  example: "bp cancel c1a2b3c4d5e6",
+  runs: "broker",
+});
+
+export const wait = defineCommand({
+  name: "wait",
+  group: "Waiting and recovery",
+  summary: "Wait for --url, --text, --selector, --dialog, --popup or --network-idle",
+  args: v.object({
+    url: optText("Selected tab's URL matches: wildcard '*' over the full URL, else substring (case-insensitive)"),
+    text: optText("Text appears in the selected tab (case-insensitive)"),
+    selector: optText("A CSS selector matches in the selected tab"),
+    dialog: flag("A JavaScript dialog is pending on one of this agent's tabs"),
+    popup: flag("This agent has a popup tab open"),
+    "network-idle": flag("No request in flight in the selected tab for 500 ms"),
+    interval: v.optional(v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(5000), v.description("Poll interval in ms")), 250),
+  }),
+  result: ok({
+    condition: v.picklist(["url", "text", "selector", "dialog", "popup", "network-idle"]),
+    elapsedMs: v.number(),
+    matched: v.record(v.string(), v.unknown()),
+  }),
+  example: "bp wait --text 'Order placed' --timeout 15000",
+  runs: "broker",
+});
+
+export const RELIABILITY_COMMANDS = [commands, command, cancel, wait];

@@ -1,0 +1,265 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { requireChromium } from "../support/chromium.ts";
+import { BP, browsersUnder, killAndWait, makeBpEnv, waitFor } from "../support/bp.ts";
+import { PAGES, startFixtureServer } from "../support/fixture-server.ts";
+
+requireChromium();
+const env = makeBpEnv({ BROWSER_PILOT_NAV_STALL_MS: "1500" });
+const site = startFixtureServer({
+  ...PAGES,
+  "/counter": "<!doctype html><title>Counter</title><button onclick=\"window.c=(window.c||0)+1\">Increment</button><button onmousedown=\"event.preventDefault()\">Nothing</button>",
+  "/never": () => new Promise<Response>(() => undefined) as unknown as Response,
+  "/hang": "<!doctype html><title>Hang</title><p>Loading forever</p><img src='/never'>",
+  "/delay": (url) => new Promise<Response>((r) => setTimeout(() => r(new Response("done")), Number(url.searchParams.get("ms") ?? 100))) as unknown as Response,
+});
+const A = "rel-agent-a";
+const B = "rel-agent-b";
+
+type Cmd = { id: string; method: string; status: string; requestId?: string; cancellationRequested?: boolean; mutating: boolean };
+
+function spawnBp(args: string[], key: string) {
+  const proc = Bun.spawn([BP, ...args], { env: { ...env.env, BROWSER_PILOT_CLIENT_KEY: key }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const out = new Response(proc.stdout).text();
+  return {
+    proc,
+    async result() {
+      const [stdout, code] = await Promise.all([out, proc.exited]);
+      return { code, json: JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as Record<string, unknown> & { code?: string; context?: Record<string, unknown> } };
+    },
+  };
+}
+
+/** Snapshot entries are compact ({r, n}); older builds spelled them out ({ref, name}). */
+function refNamed(elements: unknown, name: string): number | undefined {
+  const list = elements as { r?: number; ref?: number; n?: string; name?: string }[];
+  const hit = list.find((e) => (e.n ?? e.name) === name);
+  return hit?.r ?? hit?.ref;
+}
+
+async function commands(key: string, status?: string): Promise<Cmd[]> {
+  const r = await env.run(["commands", "--limit", "100", ...(status ? ["--status", status] : [])], { key });
+  expect(r.json.ok).toBe(true);
+  return r.json.commands as Cmd[];
+}
+
+beforeAll(async () => {
+  expect((await env.run(["launch", "--headless"])).json.ok).toBe(true);
+  expect((await env.run(["open", `${site.a}/counter`, "--new"], { key: A })).json).toMatchObject({ ok: true, tab: "t1" });
+});
+
+afterAll(async () => {
+  await env.cleanup();
+  for (const pid of browsersUnder(env.home)) await killAndWait(pid, "SIGKILL");
+  site.stop();
+});
+
+describe("idempotency", () => {
+  test("a double-submitted eval with one request id runs once; both replies are identical", async () => {
+    const args = ["eval", "window.n=(window.n||0)+1", "--request-id", "rel-x"];
+    const first = await env.run(args, { key: A });
+    const second = await env.run(args, { key: A });
+    expect(first.json).toMatchObject({ ok: true, value: 1 });
+    expect(second.stdout).toBe(first.stdout);
+    // Concurrent double submit: one waits for the other.
+    const both = await Promise.all([env.run(["eval", "window.n=(window.n||0)+1", "--request-id", "rel-y"], { key: A }), env.run(["eval", "window.n=(window.n||0)+1", "--request-id", "rel-y"], { key: A })]);
+    expect(both[0].stdout).toBe(both[1].stdout);
+    expect((await env.run(["eval", "window.n"], { key: A })).json.value).toBe(2);
+    const listed = (await commands(A)).filter((c) => c.requestId === "rel-x" || c.requestId === "rel-y");
+    expect(listed).toHaveLength(2);
+  });
+
+  test("a double-submitted click runs once", async () => {
+    const snap = await env.run(["snapshot"], { key: A });
+    const ref = refNamed(snap.json.elements, "Increment");
+    expect(ref).toBeDefined();
+    const args = ["click", String(ref), "--request-id", "rel-click"];
+    const first = await env.run(args, { key: A });
+    const second = await env.run(args, { key: A });
+    expect(first.json.ok).toBe(true);
+    expect(second.stdout).toBe(first.stdout);
+    expect((await env.run(["eval", "window.c"], { key: A })).json.value).toBe(1);
+  });
+
+  test("the same request id for another call is invalid_argument requestId", async () => {
+    const r = await env.run(["eval", "2+2", "--request-id", "rel-x"], { key: A });
+    expect(r.json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "requestId" } });
+    expect((await env.run(["eval", "window.n"], { key: A })).json.value).toBe(2);
+  });
+});
+
+describe("records: bp commands, bp command, bp cancel", () => {
+  test("records are listed per key; another key's ids do not exist for it", async () => {
+    const mine = await commands(A);
+    const rec = mine.find((c) => c.requestId === "rel-x");
+    expect(rec).toMatchObject({ method: "eval", mutating: true, status: "completed" });
+    const one = await env.run(["command", rec?.id ?? ""], { key: A });
+    expect(one.json).toMatchObject({ ok: true, command: { id: rec?.id, status: "completed" }, result: { value: 1 } });
+    const other = await env.run(["command", rec?.id ?? ""], { key: B });
+    const missing = await env.run(["command", "c000000000000"], { key: B });
+    expect(other.json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "id" } });
+    expect(String(other.json.error).replace(rec?.id ?? "", "ID")).toBe(String(missing.json.error).replace("c000000000000", "ID"));
+    expect((await env.run(["cancel", rec?.id ?? ""], { key: B })).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "id" } });
+    expect((await commands(B)).some((c) => c.id === rec?.id)).toBe(false);
+    expect((await env.run(["commands", "--status", "bogus"], { key: A })).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "status" } });
+    const human = await env.run(["commands", "--limit", "2", "--human"], { key: A });
+    expect(human.stdout).toMatch(/^c[0-9a-f]{12} {2}completed +\w+/);
+  });
+
+  test("SIGINT cancels the running command: exit 130, recorded, the page stays usable", async () => {
+    const run = spawnBp(["eval", "new Promise(r=>setTimeout(r,20000))"], A);
+    await Bun.sleep(300);
+    run.proc.kill("SIGINT");
+    const { code, json } = await run.result();
+    expect(code).toBe(130);
+    expect(json).toMatchObject({ ok: false, code: "command_cancelled" });
+    const id = json.context?.commandId as string;
+    const rec = (await commands(A)).find((c) => c.id === id);
+    expect(["cancelled", "unknown_outcome"]).toContain(rec?.status ?? "");
+    expect(json.context?.status).toBe(rec?.status);
+    const started = Date.now();
+    expect((await env.run(["eval", "1+1"], { key: A })).json.value).toBe(2);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  test("SIGTERM exits 143", async () => {
+    const run = spawnBp(["eval", "new Promise(r=>setTimeout(r,20000))"], A);
+    await Bun.sleep(300);
+    run.proc.kill("SIGTERM");
+    expect((await run.result()).code).toBe(143);
+  });
+
+  test("bp cancel: a queued command is cancelled before dispatch and never runs", async () => {
+    const long = spawnBp(["eval", "new Promise(r=>setTimeout(r,20000))"], A);
+    const first = (await waitFor(async () => (await commands(A, "dispatched"))[0], 5000, "long eval dispatched")) as Cmd;
+    const queued = spawnBp(["eval", "window.m = 1"], A);
+    const second = (await waitFor(async () => (await commands(A, "accepted"))[0], 5000, "second eval queued")) as Cmd;
+    const cancelled = await env.run(["cancel", second.id], { key: A });
+    expect(cancelled.json).toMatchObject({ ok: true, command: { id: second.id, status: "cancelled" }, error: { code: "command_cancelled" } });
+    expect((await queued.result()).json).toMatchObject({ ok: false, code: "command_cancelled" });
+    const best = await env.run(["cancel", first.id], { key: A });
+    expect(best.json).toMatchObject({ ok: true, command: { id: first.id, cancellationRequested: true } });
+    expect((await long.result()).json).toMatchObject({ ok: false, code: "unknown_outcome" });
+    expect((await env.run(["command", first.id], { key: A })).json).toMatchObject({ command: { status: "unknown_outcome", cancellationRequested: true } });
+    expect((await env.run(["eval", "typeof window.m"], { key: A })).json.value).toBe("undefined");
+    expect((await env.run(["cancel", first.id], { key: A })).json).toMatchObject({ ok: false, code: "invalid_argument" });
+  });
+
+  test("a mutating command past its deadline after dispatch is unknown_outcome, not replayed", async () => {
+    const r = await env.run(["eval", "new Promise(r=>setTimeout(r,5000))", "--timeout", "500", "--request-id", "rel-slow"], { key: A });
+    expect(r.json).toMatchObject({ ok: false, code: "unknown_outcome", context: { cause: "deadline" } });
+    const again = await env.run(["eval", "new Promise(r=>setTimeout(r,5000))", "--timeout", "500", "--request-id", "rel-slow"], { key: A });
+    expect(again.stdout).toBe(r.stdout);
+  });
+});
+
+describe("bp wait", () => {
+  test("exactly one condition", async () => {
+    expect((await env.run(["wait"], { key: A })).json).toMatchObject({ ok: false, code: "invalid_argument" });
+    expect((await env.run(["wait", "--dialog", "--popup"], { key: A })).json).toMatchObject({ ok: false, code: "invalid_argument" });
+  });
+
+  test("url, text and selector", async () => {
+    await env.run(["eval", "setTimeout(()=>{location.href='/second'},300); 1"], { key: A });
+    const url = await env.run(["wait", "--url", "*/SECOND"], { key: A });
+    expect(url.json).toMatchObject({ ok: true, condition: "url", matched: { url: `${site.a}/second` } });
+    await env.run(["eval", "setTimeout(()=>document.body.insertAdjacentHTML('beforeend','<p id=late>Order   Placed</p>'),300); 1"], { key: A });
+    const text = await env.run(["wait", "--text", "order placed"], { key: A });
+    expect(text.json).toMatchObject({ ok: true, condition: "text" });
+    expect(text.json.elapsedMs as number).toBeGreaterThanOrEqual(150);
+    const sel = await env.run(["wait", "--selector", "p#late"], { key: A });
+    expect(sel.json).toMatchObject({ ok: true, condition: "selector", matched: { tagName: "p", visible: true } });
+    expect((await env.run(["wait", "--selector", "p[[["], { key: A })).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "selector" } });
+  });
+
+  test("expiry is wait_timeout with condition and timeoutMs", async () => {
+    const r = await env.run(["wait", "--text", "never there", "--timeout", "700"], { key: A });
+    expect(r.json).toMatchObject({ ok: false, code: "wait_timeout", retryable: true, context: { condition: "text", timeoutMs: 700 } });
+  });
+
+  test("network idle waits for requests in flight", async () => {
+    // Back-to-back requests from 100 ms to about 1.3 s: whenever the wait subscribes, it sees some.
+    await env.run(["eval", "(async()=>{await new Promise(r=>setTimeout(r,100)); for (let i=0;i<4;i++) await fetch('/delay?ms=300')})(); 1"], { key: A });
+    const r = await env.run(["wait", "--network-idle"], { key: A });
+    expect(r.json).toMatchObject({ ok: true, condition: "network-idle", matched: { inFlight: 0 } });
+    expect(r.json.elapsedMs as number).toBeGreaterThanOrEqual(800);
+  });
+
+  test("dialog and popup", async () => {
+    await env.run(["eval", "setTimeout(()=>alert('hello'),200); 1"], { key: A });
+    const d = await env.run(["wait", "--dialog"], { key: A });
+    expect(d.json).toMatchObject({ ok: true, condition: "dialog", matched: { type: "alert", message: "hello" } });
+    const id = (d.json.matched as { dialog: string }).dialog;
+    expect((await env.run(["dialog", id, "--accept"], { key: A })).json.ok).toBe(true);
+    await env.run(["open", `${site.a}/popup`], { key: A });
+    await env.run(["eval", "document.getElementById('b').click(); 1"], { key: A });
+    const p = await env.run(["wait", "--popup"], { key: A });
+    expect(p.json).toMatchObject({ ok: true, condition: "popup" });
+    // Close the popup again: a focused popup throttles its background opener.
+    await env.run(["tab", String((p.json.matched as { tab: string }).tab)], { key: A });
+    expect((await env.run(["close"], { key: A })).json.ok).toBe(true);
+    expect((await env.run(["tab", "t1"], { key: A })).json.ok).toBe(true);
+  });
+
+  test("never opens a tab: no selected tab is no_selected_tab", async () => {
+    const key = "rel-agent-c";
+    const before = (await env.run(["tabs"], { key })).json.tabs as unknown[];
+    expect((await env.run(["wait", "--text", "x"], { key })).json).toMatchObject({ ok: false, code: "no_selected_tab" });
+    expect(((await env.run(["tabs"], { key })).json.tabs as unknown[]).length).toBe(before.length);
+  });
+});
+
+describe("watchdogs", () => {
+  test("actions with no observable progress get a repeated_action hint", async () => {
+    await env.run(["open", `${site.a}/counter`], { key: A });
+    const snap = await env.run(["snapshot"], { key: A });
+    const ref = refNamed(snap.json.elements, "Nothing");
+    expect(ref).toBeDefined();
+    let last: Record<string, unknown> = {};
+    for (let i = 0; i < 4; i++) last = (await env.run(["click", String(ref)], { key: A })).json;
+    expect(last).toMatchObject({ ok: true });
+    expect(last.hints).toContainEqual(expect.objectContaining({ type: "repeated_action", tab: "t1" }));
+    // Re-observing resets it.
+    await env.run(["snapshot"], { key: A });
+    const after = (await env.run(["click", String(ref)], { key: A })).json;
+    expect(((after.hints as { type: string }[] | undefined) ?? []).some((h) => h.type === "repeated_action")).toBe(false);
+  });
+
+  test("an unanswered dialog is named on results for the agent's other tabs", async () => {
+    await env.run(["eval", "setTimeout(()=>confirm('Leave?'),100); 1"], { key: A });
+    await env.run(["wait", "--dialog"], { key: A });
+    const other = await env.run(["open", `${site.a}/second`, "--new"], { key: A });
+    expect(other.json.ok).toBe(true);
+    const r = await env.run(["eval", "1"], { key: A });
+    expect(r.json.hints).toContainEqual(expect.objectContaining({ type: "dialog_pending", tab: "t1", dialogType: "confirm" }));
+    await env.run(["tab", "t1"], { key: A });
+    const dialogs = (await env.run(["dialogs"], { key: A })).json.dialogs as { id: string }[];
+    for (const d of dialogs) await env.run(["dialog", d.id, "--dismiss"], { key: A });
+  });
+
+  test("a navigation that keeps loading is reported as stalled", async () => {
+    const opened = await env.run(["open", `${site.a}/hang`], { key: A });
+    expect(opened.json.ok).toBe(true);
+    await Bun.sleep(1600);
+    const r = await env.run(["eval", "document.title"], { key: A });
+    expect(r.json.hints).toContainEqual(expect.objectContaining({ type: "navigation_stalled", tab: "t1" }));
+  });
+});
+
+describe("loss after dispatch", () => {
+  test("browser loss during a mutating command is unknown_outcome", async () => {
+    await env.run(["open", `${site.a}/`], { key: A });
+    const run = spawnBp(["eval", "new Promise(r=>setTimeout(r,20000))"], A);
+    await waitFor(async () => (await commands(A, "dispatched")).length > 0, 5000, "dispatched");
+    for (const pid of browsersUnder(env.home)) await killAndWait(pid, "SIGKILL");
+    expect((await run.result()).json).toMatchObject({ ok: false, code: "unknown_outcome" });
+  });
+
+  test("broker loss during a mutating command is unknown_outcome", async () => {
+    expect((await env.run(["launch", "--headless"])).json.ok).toBe(true);
+    expect((await env.run(["open", `${site.a}/`, "--new"], { key: A })).json.ok).toBe(true);
+    const run = spawnBp(["eval", "new Promise(r=>setTimeout(r,20000))"], A);
+    await waitFor(async () => (await commands(A, "dispatched")).length > 0, 5000, "dispatched");
+    await killAndWait(env.brokerPid() ?? 0, "SIGKILL");
+    expect((await run.result()).json).toMatchObject({ ok: false, code: "unknown_outcome", context: { reason: "broker_lost" } });
+  });
+});
