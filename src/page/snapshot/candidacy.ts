@@ -1,0 +1,58 @@
+/**
+ * Is an element a candidate, and with which role? Cheap attribute checks first; computed style
+ * only for DOM-only clickables (cursor:pointer) and labels of hidden checkboxes.
+ */
+import { labelControl, parentTag, renderedControl } from "./record.ts";
+import { explicitRole, implicitRole, inputType } from "./roles.ts";
+import { lower, readAttrs } from "./text.ts";
+import type { Ctx, Run, Seen } from "./types.ts";
+
+/** Sets `role` (null: not a candidate), `dom`, `via`, `ctrl` and `editable` on `s`. */
+export function seeCandidacy(run: Run, s: Seen, ctx: Ctx): void {
+  const el = s.el;
+  const A = s.A;
+  const tag = s.tag;
+  const eRole = s.eRole;
+  const iRole = implicitRole(A, tag);
+  let native = false;
+  if (tag === "a" || tag === "area") native = A.href !== undefined || A["xlink:href"] !== undefined;
+  else if (tag === "button" || tag === "select" || tag === "textarea") native = true;
+  else if (tag === "input") native = inputType(A) !== "hidden";
+  else if (tag === "summary") native = parentTag(el) === "details";
+  const ce = A.contenteditable;
+  const editHost = ce !== undefined && lower(ce) !== "false" && !ctx.editable;
+  s.editable = ce === undefined ? ctx.editable : lower(ce) !== "false";
+  const roleInteractive = !!eRole && !!run.T.INTERACTIVE[eRole];
+  const tabindex = A.tabindex;
+  const focusable = tabindex !== undefined && parseInt(tabindex, 10) >= 0 && tag !== "body" && tag !== "html";
+  const onclick = A.onclick !== undefined;
+  const presentational = eRole === "presentation" || eRole === "none" || eRole === "generic";
+  const semantic = eRole && !presentational ? eRole : iRole;
+  if (native || roleInteractive || editHost || focusable) {
+    s.role = editHost && semantic === "generic" ? "textbox" : semantic;
+  } else if (tag === "label") {
+    const c = labelControl(el, ctx);
+    if (c) {
+      const ct = lower(c.localName);
+      const CA = ct === "input" ? readAttrs(c, run.NO_ATTRS) : run.NO_ATTRS;
+      const ctype = ct === "input" ? inputType(CA) : "";
+      if ((ctype === "checkbox" || ctype === "radio") && !renderedControl(run, c, ctx)) {
+        const ce2 = explicitRole(CA);
+        s.role = ce2 && run.T.INTERACTIVE[ce2] ? ce2 : ctype;
+        s.via = "label";
+        s.ctrl = c;
+      }
+    } else if ((s.pointer && !ctx.pointer) || onclick) {
+      s.role = semantic;
+      s.dom = true;
+    }
+  } else if (
+    tag !== "body" &&
+    tag !== "html" &&
+    !ctx.inCand &&
+    ((s.pointer && !ctx.pointer && s.st.pointerEvents !== "none") || onclick)
+  ) {
+    s.role = semantic;
+    s.dom = true;
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * Refs and folding: every candidate gets its number in document order, then runs of
+ * same-shaped siblings (period 1 to 4) fold into one addressable entry after their first period.
+ */
+import type { PageElement, SnapshotElement, SnapshotEntry, SnapshotFold, SnapshotFrame } from "../types.ts";
+import type { Rec, Run } from "./types.ts";
+
+export function refFor(run: Run, el: PageElement): number {
+  const registry = run.registry;
+  const known = registry.byEl.get(el);
+  if (known !== undefined) return known;
+  const n = registry.next++;
+  registry.byEl.set(el, n);
+  registry.byRef.set(n, run.hasWeakRef ? new WeakRef(el) : el);
+  return n;
+}
+
+export function assignRefs(run: Run): { candidateRefs: number[]; totalCandidates: number } {
+  const recs = run.recs;
+  const registry = run.registry;
+  const candidateRefs: number[] = [];
+  let totalCandidates = 0;
+  for (let i = 0; i < recs.length; i++) {
+    const r = recs[i] as Rec;
+    r.ref = refFor(run, r.el);
+    candidateRefs.push(r.ref);
+    if (r.kind === "element") totalCandidates++;
+  }
+  // A very long-lived document (infinite scroll) can accumulate many dead numbers; drop the ones
+  // whose element was garbage-collected. They then resolve as unknown_ref, still never rebound.
+  if (run.hasWeakRef && registry.byRef.size > 50000) {
+    registry.byRef.forEach((held, n) => {
+      if (held instanceof WeakRef && held.deref() === undefined) registry.byRef.delete(n);
+    });
+  }
+  return { candidateRefs, totalCandidates };
+}
+
+export function toElement(r: Rec): SnapshotElement {
+  const e: SnapshotElement = { kind: "element", ref: r.ref, role: r.role, name: r.name, box: r.box, inViewport: r.inVp };
+  if (r.sensitive) {
+    e.sensitive = true;
+    e.valueLength = r.valueLength;
+  } else if (r.value) e.value = r.value;
+  if (r.checked !== null) e.checked = r.checked;
+  if (r.selected !== null) e.selected = r.selected;
+  if (r.pressed !== null) e.pressed = r.pressed;
+  if (r.expanded !== null) e.expanded = r.expanded;
+  if (r.disabled) e.disabled = true;
+  if (r.required) e.required = true;
+  if (r.readonly) e.readonly = true;
+  if (r.focused) e.focused = true;
+  if (r.frame) e.frame = r.frame;
+  if (r.via) e.via = r.via;
+  if (r.dom) e.source = "dom";
+  return e;
+}
+
+export function toFrame(r: Rec): SnapshotFrame {
+  return {
+    kind: "frame",
+    ref: r.ref,
+    role: "iframe",
+    name: r.name,
+    src: r.src,
+    frame: r.frame,
+    reason: r.reason,
+    box: r.box,
+    offset: r.offset,
+    inViewport: r.inVp,
+  };
+}
+
+export function sameShape(a: Rec | undefined, b: Rec | undefined): boolean {
+  return !!a && !!b && a.kind === "element" && b.kind === "element" && a.key === b.key && !a.focused && !b.focused;
+}
+
+export function foldEntries(run: Run): SnapshotEntry[] {
+  const recs = run.recs;
+  const FOLD_MIN = run.FOLD_MIN;
+  const expand = run.expand;
+  const entries: SnapshotEntry[] = [];
+  const n = recs.length;
+  for (let i = 0; i < n; ) {
+    const r = recs[i] as Rec;
+    if (r.kind === "frame") {
+      entries.push(toFrame(r));
+      i++;
+      continue;
+    }
+    let bestP = 0;
+    let bestLen = 0;
+    if (FOLD_MIN > 0) {
+      for (let p = 1; p <= 4; p++) {
+        if (i + p * FOLD_MIN > n) break;
+        let j = i + p;
+        while (j < n && sameShape(recs[j], recs[j - p])) j++;
+        const reps = Math.floor((j - i) / p);
+        if (reps >= FOLD_MIN && reps * p > bestLen) {
+          bestP = p;
+          bestLen = reps * p;
+        }
+      }
+    }
+    if (bestP > 0) {
+      let expanded = false;
+      for (let k = i; k < i + bestLen && expand.size; k++) if (expand.has((recs[k] as Rec).ref)) expanded = true;
+      if (expanded) {
+        // Expanded on request: list the whole run, do not re-detect a shorter run inside it.
+        for (let k = i; k < i + bestLen; k++) entries.push(toElement(recs[k] as Rec));
+        i += bestLen;
+        continue;
+      }
+      for (let k = i; k < i + bestP; k++) entries.push(toElement(recs[k] as Rec));
+      entries.push(foldRun(recs, i, bestP, bestLen));
+      i += bestLen;
+      continue;
+    }
+    entries.push(toElement(r));
+    i++;
+  }
+  return entries;
+}
+
+/** The fold entry for recs[i + period .. i + len): the first period stays listed before it. */
+export function foldRun(recs: Rec[], i: number, period: number, len: number): SnapshotFold {
+  const refs: number[] = [];
+  const samples: string[] = [];
+  const roles: string[] = [];
+  for (let k = i; k < i + period; k++) roles.push((recs[k] as Rec).role);
+  const lastK = i + len - 1;
+  for (let k = i + period; k < i + len; k++) {
+    const fr = recs[k] as Rec;
+    refs.push(fr.ref);
+    if ((k === i + period || k === i + period + 1 || k === lastK) && fr.name && samples.indexOf(fr.name) < 0) {
+      samples.push(fr.name);
+    }
+  }
+  const first = recs[i + period] as Rec;
+  const fold: SnapshotFold = {
+    kind: "fold",
+    count: refs.length,
+    firstRef: refs[0] as number,
+    lastRef: refs[refs.length - 1] as number,
+    refs,
+    role: first.role,
+    roles,
+    period,
+    samples,
+  };
+  if (first.frame) fold.frame = first.frame;
+  return fold;
+}

@@ -1,0 +1,50 @@
+/**
+ * One snapshot, start to finish: set up the run, walk the composed tree once, number the
+ * candidates, fold, apply the output limits, derive hints.
+ */
+import type { PageWindow, SnapshotOptions, SnapshotResult } from "../types.ts";
+import { assignRefs, foldEntries } from "./fold.ts";
+import { buildHints } from "./hints.ts";
+import { applyLimits } from "./limits.ts";
+import { createRun } from "./setup.ts";
+import { bound, cut } from "./text.ts";
+import { walkDocument } from "./walk.ts";
+
+export function snapshotMain(win: PageWindow, opts?: SnapshotOptions): SnapshotResult {
+  const started = Date.now();
+  const run = createRun(win, opts || {}, started);
+  walkDocument(run);
+  const refs = assignRefs(run);
+  const limited = applyLimits(run, foldEntries(run));
+  const hints = buildHints(run);
+
+  let title = "";
+  let url = "";
+  try {
+    title = cut(bound(String(run.topDoc.title || ""), 8192).replace(/\s+/g, " ").trim(), 4096);
+    url = cut(String(run.topDoc.URL || ""), 16384);
+  } catch {
+    run.errors++;
+  }
+
+  return {
+    title,
+    url,
+    page: run.page,
+    elements: limited.elements,
+    totalCandidates: refs.totalCandidates,
+    candidateRefs: refs.candidateRefs,
+    truncated: limited.truncationReasons.length > 0,
+    truncationReasons: limited.truncationReasons,
+    hints,
+    layout: run.LAYOUT,
+    stats: {
+      visitedNodes: run.visited,
+      candidates: refs.totalCandidates,
+      frames: run.frames,
+      errors: run.errors,
+      nextRef: run.registry.next,
+      ms: Date.now() - run.started,
+    },
+  };
+}

@@ -1,0 +1,125 @@
+/**
+ * Accessible names: label lookups, bounded subtree text, name-from-content accumulation, and
+ * the final name/value of a candidate.
+ */
+import type { PageElement, PageNode, PageQueryRoot, PageText } from "../types.ts";
+import { attr, bound, collapse, cut, lower } from "./text.ts";
+import type { Ctx, Rec, Roots, Run } from "./types.ts";
+
+/** label[for] lookup, built lazily once per tree scope. */
+export function labelsFor(run: Run, root: PageQueryRoot, id: string): PageElement[] {
+  let m = run.labelMaps.get(root);
+  if (!m) {
+    m = new Map();
+    const all = root.querySelectorAll("label[for]");
+    for (let i = 0; i < all.length; i++) {
+      const l = all[i];
+      if (!l) continue;
+      const f = attr(l, "for");
+      if (!f) continue;
+      const list = m.get(f);
+      if (list) list.push(l);
+      else m.set(f, [l]);
+    }
+    run.labelMaps.set(root, m);
+  }
+  return m.get(id) || [];
+}
+
+export function byId(roots: Roots, id: string): PageElement | null {
+  const r = roots.root;
+  if (typeof r.getElementById === "function") return r.getElementById(id);
+  return null;
+}
+
+// Bounded text of a subtree without computed styles (labels, labelledby targets). Constant
+// cost per call: at most 200 nodes and BUF_CAP characters.
+export function textOf(run: Run, start: PageElement, exclude: PageElement | null): string {
+  const T = run.T;
+  const BUF_CAP = run.BUF_CAP;
+  let out = "";
+  let budget = 200;
+  const stack: PageNode[] = [];
+  const kids = (n: PageNode): void => {
+    const el = n as PageElement;
+    const src = el.shadowRoot ? el.shadowRoot.childNodes : n.childNodes;
+    for (let i = src.length - 1; i >= 0; i--) {
+      const c = src[i];
+      if (c) stack.push(c);
+    }
+  };
+  kids(start);
+  while (stack.length && budget-- > 0 && out.length < BUF_CAP) {
+    const n = stack.pop() as PageNode;
+    if (n.nodeType === 3) {
+      out += bound((n as PageText).data, 8192).replace(/\s+/g, " ");
+      continue;
+    }
+    if (n.nodeType !== 1 || n === exclude) continue;
+    const el = n as PageElement;
+    const tag = lower(el.localName);
+    if (T.SKIP_TAGS[tag] || T.NO_CHILDREN[tag]) {
+      if (tag === "img") out += " " + (attr(el, "alt") || "") + " ";
+      continue;
+    }
+    if (el.hasAttribute("hidden") || attr(el, "aria-hidden") === "true") continue;
+    const al = attr(el, "aria-label");
+    if (al && al.trim()) {
+      out += " " + bound(al, BUF_CAP) + " ";
+      continue;
+    }
+    const block = !T.INLINE_TAGS[tag];
+    if (block) out += " ";
+    kids(el);
+  }
+  return collapse(out);
+}
+
+export function labelledBy(run: Run, el: PageElement, roots: Roots): string | null {
+  const ids = attr(el, "aria-labelledby");
+  if (!ids) return null;
+  const parts = ids.split(/\s+/);
+  let out = "";
+  for (let i = 0; i < parts.length && i < 8; i++) {
+    const id = parts[i];
+    if (!id) continue;
+    const t = byId(roots, id);
+    if (!t) continue;
+    const al = attr(t, "aria-label");
+    out += " " + (al && al.trim() ? al : textOf(run, t, null));
+  }
+  const s = collapse(out);
+  return s ? s : null;
+}
+
+// Name-from-content text goes to the innermost open candidates (at most 3, so nesting cannot
+// make this quadratic), whitespace collapsed as it arrives.
+export function appendText(run: Run, ctx: Ctx, raw: string): void {
+  const candStack = run.candStack;
+  const BUF_CAP = run.BUF_CAP;
+  let s: string | null = null;
+  for (let i = candStack.length - 1, k = 0; i >= ctx.mute && k < 3; i--, k++) {
+    const r = candStack[i];
+    if (!r || r.buf.length >= BUF_CAP) continue;
+    if (s === null) {
+      // Collapse within a generous window first: indentation must not push words out.
+      s = bound(bound(raw, 8192).replace(/\s+/g, " "), BUF_CAP);
+      if (!s) return;
+    }
+    const b = r.buf;
+    const piece = s.charCodeAt(0) === 32 && (b === "" || b.charCodeAt(b.length - 1) === 32) ? s.slice(1) : s;
+    r.buf = b + bound(piece, BUF_CAP - b.length);
+  }
+}
+
+/** Settles a closed candidate's name and value from its sources and gathered text. */
+export function finishRec(run: Run, rec: Rec): void {
+  const content = rec.contentName || rec.contentValue ? collapse(rec.buf) : "";
+  let name = rec.fixedName !== null ? collapse(rec.fixedName) : "";
+  if (!name && rec.contentName) name = content;
+  if (!name) name = collapse(rec.fallbackName);
+  rec.name = cut(name, run.NAME_MAX);
+  if (rec.contentValue && content) rec.value = content;
+  if (rec.value !== null) rec.value = cut(bound(rec.value, run.VALUE_MAX + 64).replace(/\s+/g, " "), run.VALUE_MAX);
+  rec.buf = "";
+}

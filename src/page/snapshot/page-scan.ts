@@ -1,0 +1,134 @@
+/**
+ * Page-wide facts read once before the walk: geometry, the deep focus, the top modal dialog and
+ * a full-viewport overlay.
+ */
+import type { PageDocument, PageElement, PageGeometry, PageWindow } from "../types.ts";
+import { inter, lower, num0 } from "./text.ts";
+
+export function pageGeometry(
+  win: PageWindow,
+  topDoc: PageDocument,
+  de: PageElement | null,
+  body: PageElement | null,
+): PageGeometry {
+  // In quirks mode the root element's client box is the whole document, not the viewport.
+  const quirks = Reflect.get(topDoc, "compatMode") === "BackCompat";
+  const vw = Math.round((quirks ? 0 : num0(de && de.clientWidth)) || num0(win.innerWidth));
+  const vh = Math.round((quirks ? 0 : num0(de && de.clientHeight)) || num0(win.innerHeight));
+  const sx = Math.round(num0(win.scrollX));
+  const sy = Math.round(num0(win.scrollY));
+  const dw = Math.max(vw, Math.round(num0(de && de.scrollWidth)), Math.round(num0(body && body.scrollWidth)));
+  const dh = Math.max(vh, Math.round(num0(de && de.scrollHeight)), Math.round(num0(body && body.scrollHeight)));
+  return {
+    viewportWidth: vw,
+    viewportHeight: vh,
+    documentWidth: dw,
+    documentHeight: dh,
+    scrollX: sx,
+    scrollY: sy,
+    pixelsAbove: sy,
+    pixelsBelow: Math.max(0, dh - vh - sy),
+    pixelsLeft: sx,
+    pixelsRight: Math.max(0, dw - vw - sx),
+    scrollPercentX: scrollPercent(sx, dw, vw),
+    scrollPercentY: scrollPercent(sy, dh, vh),
+  };
+}
+
+export function scrollPercent(pos: number, doc: number, view: number): number {
+  return doc > view ? Math.round((pos / (doc - view)) * 1000) / 10 : 0;
+}
+
+/** The deep active element (through shadow roots and same-origin frames). */
+export function deepFocus(topDoc: PageDocument, de: PageElement | null): PageElement | null {
+  try {
+    let a: PageElement | null | undefined = topDoc.activeElement;
+    for (let i = 0; a && i < 32; i++) {
+      const sr = a.shadowRoot;
+      if (sr && sr.activeElement) {
+        a = sr.activeElement;
+        continue;
+      }
+      const tag = lower(a.localName);
+      if (tag === "iframe" || tag === "frame") {
+        const cd = a.contentDocument;
+        if (cd && cd.activeElement && cd.activeElement !== cd.body) {
+          a = cd.activeElement;
+          continue;
+        }
+      }
+      break;
+    }
+    if (a && a !== topDoc.body && a !== de) return a;
+    return null;
+  } catch {
+    return null;
+  }
+}
+
+/** The topmost modal <dialog>: it makes everything outside it inert. */
+export function modalDialog(topDoc: PageDocument): PageElement | null {
+  let topModal: PageElement | null = null;
+  try {
+    const open = topDoc.querySelectorAll("dialog[open]");
+    for (let i = 0; i < open.length; i++) {
+      const d = open[i];
+      try {
+        if (d && d.matches(":modal")) topModal = d;
+      } catch {
+        /* :modal unsupported */
+      }
+    }
+  } catch {
+    topModal = null;
+  }
+  return topModal;
+}
+
+/**
+ * A full-viewport overlay, found by hit-testing a few points (instead of reading position and
+ * z-index on every element): from the topmost element at each point, climb at most 64 ancestors
+ * looking for a fixed/absolute box with z-index >= 10 that covers at least half of the viewport.
+ */
+export function findOverlay(
+  win: PageWindow,
+  topDoc: PageDocument,
+  de: PageElement | null,
+  body: PageElement | null,
+  vw: number,
+  vh: number,
+): PageElement | null {
+  let overlayEl: PageElement | null = null;
+  if (!(vw > 0 && vh > 0 && typeof topDoc.elementFromPoint === "function")) return null;
+  const points = [
+    [vw / 2, vh / 2],
+    [vw * 0.1, vh * 0.1],
+    [vw * 0.9, vh * 0.9],
+  ];
+  for (let i = 0; i < points.length && !overlayEl; i++) {
+    const pt = points[i] as number[];
+    let e: PageElement | null = null;
+    try {
+      e = topDoc.elementFromPoint(pt[0] as number, pt[1] as number);
+    } catch {
+      e = null;
+    }
+    for (let k = 0; e && k < 64 && e !== de && e !== body; k++) {
+      try {
+        const st = win.getComputedStyle(e);
+        if ((st.position === "fixed" || st.position === "absolute") && parseInt(st.zIndex, 10) >= 10) {
+          const r = e.getBoundingClientRect();
+          const a = inter({ l: r.left, t: r.top, r: r.left + r.width, b: r.top + r.height }, { l: 0, t: 0, r: vw, b: vh });
+          if (a.r > a.l && a.b > a.t && (a.r - a.l) * (a.b - a.t) >= 0.5 * vw * vh) {
+            overlayEl = e;
+            break;
+          }
+        }
+        e = e.parentElement || null;
+      } catch {
+        e = null;
+      }
+    }
+  }
+  return overlayEl;
+}

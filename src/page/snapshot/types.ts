@@ -1,0 +1,223 @@
+/**
+ * Internal types of the page-side snapshot engine (the helpers in this folder).
+ *
+ * Only types live here: every runtime helper in this folder is a plain function that
+ * `snapshot-script.ts` stitches into one injected source, so state the original single function
+ * kept in closures is carried explicitly in a `Run` object instead.
+ */
+import type {
+  Box,
+  PageDocument,
+  PageElement,
+  PageGeometry,
+  PageNode,
+  PageQueryRoot,
+  PageRect,
+  PageStyle,
+  PageWindow,
+  RefRegistry,
+} from "../types.ts";
+
+/** An element's attributes, read once (lower-case names). */
+export type Attrs = Record<string, string>;
+
+/** A set of words (tag names, roles) as an object for constant-time lookups. */
+export type Words = Record<string, true>;
+
+/** Clip rectangle in top-level viewport coordinates; infinite sides mean "no clip". */
+export interface Clip {
+  l: number;
+  t: number;
+  r: number;
+  b: number;
+}
+
+/** Roots chain for label/labelledby lookups across shadow boundaries (slotted nodes go up). */
+export interface Roots {
+  root: PageQueryRoot;
+  up: Roots | null;
+}
+
+/**
+ * Inherited facts for an element's children. An element passes its own context object on
+ * unchanged unless one of these facts changes, so most elements allocate nothing.
+ */
+export interface Ctx {
+  doc: PageDocument;
+  view: PageWindow;
+  roots: Roots;
+  frame: string;
+  fx: number;
+  fy: number;
+  fsx: number;
+  fsy: number;
+  clip: Clip;
+  vp: Clip;
+  posClip: Clip;
+  posVp: Clip;
+  fixClip: Clip;
+  fixVp: Clip;
+  vis: boolean;
+  transparent: boolean;
+  fsDisabled: boolean;
+  ariaDisabled: boolean;
+  editable: boolean;
+  label: PageElement | null;
+  pointer: boolean;
+  inCand: boolean;
+  mute: number;
+  modal: number;
+  filter: number;
+  listbox: number;
+  blocked: boolean;
+  detailsOpen: boolean;
+}
+
+/** One candidate (or frame placeholder) while the walk is open. */
+export interface Rec {
+  el: PageElement;
+  kind: "element" | "frame";
+  role: string;
+  fixedName: string | null;
+  fallbackName: string;
+  contentName: boolean;
+  contentValue: boolean;
+  buf: string;
+  value: string | null;
+  valueLength: number;
+  sensitive: boolean;
+  checked: boolean | "mixed" | null;
+  selected: boolean | null;
+  pressed: boolean | "mixed" | null;
+  expanded: boolean | null;
+  disabled: boolean;
+  required: boolean;
+  readonly: boolean;
+  focused: boolean;
+  frame: string;
+  via: "label" | null;
+  dom: boolean;
+  box: Box;
+  inVp: boolean;
+  key: string;
+  modal: number;
+  filter: number;
+  listbox: number;
+  loginForm: boolean;
+  password: boolean;
+  autocomplete: boolean;
+  ref: number;
+  name: string;
+  src: string;
+  reason: "cross_origin" | "unreachable";
+  offset: { x: number; y: number };
+}
+
+export interface Modal {
+  blocking: boolean;
+  refs: number[];
+  recs: Rec[];
+}
+
+/** Word lists and patterns, built once per run (the injected source has no module scope). */
+export interface Tables {
+  SKIP_TAGS: Words;
+  NO_CHILDREN: Words;
+  INTERACTIVE: Words;
+  NO_CONTENT_NAME: Words;
+  CHECKABLE: Words;
+  SELECTABLE: Words;
+  TEXTISH: Words;
+  FILTER_CONTROL: Words;
+  LABELABLE: Words;
+  INLINE_TAGS: Words;
+  FILTER_RE: RegExp;
+  LOGIN_RE: RegExp;
+}
+
+/** Everything one snapshot run shares between helpers: options, page facts, accumulators. */
+export interface Run {
+  started: number;
+  LIMIT: number;
+  WORK: number;
+  NAME_MAX: number;
+  VALUE_MAX: number;
+  FOLD_MIN: number;
+  MAX_BYTES: number;
+  MAX_TEXT: number;
+  DEPTH: number;
+  LAYOUT: boolean;
+  /** Per-candidate text buffer: whitespace is collapsed on the way in, so this holds content. */
+  BUF_CAP: number;
+  expand: Set<number>;
+  T: Tables;
+  /** Shared by every attribute-less element; compared by identity. */
+  NO_ATTRS: Attrs;
+  NOCLIP: Clip;
+  ZBOX: Box;
+  win: PageWindow;
+  topDoc: PageDocument;
+  de: PageElement | null;
+  registry: RefRegistry;
+  hasWeakRef: boolean;
+  page: PageGeometry;
+  focusedEl: PageElement | null;
+  topModal: PageElement | null;
+  overlayEl: PageElement | null;
+  labelMaps: Map<PageQueryRoot, Map<string, PageElement[]>>;
+  recs: Rec[];
+  candStack: Rec[];
+  modals: Modal[];
+  filters: Rec[][];
+  listboxes: Rec[][];
+  loginForms: Map<PageElement, boolean>;
+  frameCounters: Map<PageDocument, number>;
+  visited: number;
+  errors: number;
+  frames: number;
+  workHit: boolean;
+  depthHit: boolean;
+  /**
+   * The walk stack as parallel arrays (no per-node allocation). A null context marks the exit
+   * of a candidate, whose record sits in the node slot.
+   */
+  sN: (PageNode | Rec)[];
+  sC: (Ctx | null)[];
+  sD: number[];
+}
+
+/** What the visit of one element has learned so far, handed from step to step. */
+export interface Seen {
+  el: PageElement;
+  tag: string;
+  A: Attrs;
+  st: PageStyle;
+  display: string;
+  transparent: boolean;
+  pointer: boolean;
+  blocked: boolean;
+  eRole: string | null;
+  editable: boolean;
+  role: string | null;
+  dom: boolean;
+  via: "label" | null;
+  /** The element a promoted label stands in for; the element itself otherwise. */
+  ctrl: PageElement;
+  ovx: string;
+  ovy: string;
+  clips: boolean;
+  position: string;
+  clip: Clip;
+  vp: Clip;
+  isFrame: boolean;
+  vis: boolean;
+  rect: PageRect | null;
+  box: Box;
+  inVp: boolean;
+  shown: boolean;
+  modal: number;
+  filter: number;
+  listbox: number;
+  mute: number;
+  rec: Rec | null;
+}
