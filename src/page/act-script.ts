@@ -5,7 +5,7 @@
  * against happy-dom.
  *
  * ops:
- *  - "probe": scroll into view, then prove the element can take a pointer event: laid out,
+ *  - "probe": scroll into view (unless arg.noScroll), then prove the element can take a pointer event: laid out,
  *    visible, enabled, and the topmost element at sampled points (else name the obstruction).
  *  - "state": the observable state an action may change (checked, value length, focus, …).
  */
@@ -90,7 +90,7 @@ export const ACT_SOURCE = String.raw`(function act(win, el, arg) {
   }
   if (arg.op === "state") return state();
   if (!el || !el.isConnected) return { ok: false, reason: "detached" };
-  try { el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" }); } catch (e) {}
+  if (!arg.noScroll) try { el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" }); } catch (e) {}
   var view = el.ownerDocument.defaultView || win;
   var cs = view.getComputedStyle(el);
   if (cs.display === "none" || cs.visibility === "hidden" || cs.visibility === "collapse") return { ok: false, reason: "not_visible" };
@@ -122,17 +122,36 @@ export const ACT_SOURCE = String.raw`(function act(win, el, arg) {
   return { ok: true, x: chosen[0] + off.x, y: chosen[1] + off.y, state: state(), target: describe(el) };
 })`;
 
-/** Installs a mutation watcher whose promise resolves after `quietMs` without DOM changes (bounded by `maxMs`). */
+/**
+ * DOM-quiet detection around an action, in two calls. "install" (before dispatch) starts a
+ * mutation observer kept on our world's window under `arg.id`; "wait" (after dispatch)
+ * resolves once `quietMs` pass without mutations, counted from the wait call so a long
+ * dispatch (a drag, a key sequence) cannot use up the quiet period, bounded by `maxMs`. An
+ * observer nobody waits for disconnects itself after a minute.
+ */
 export const QUIET_SOURCE = String.raw`(function quiet(win, arg) {
+  var K = Symbol.for("browser-pilot.quiet.v1"), held = win[K] || (win[K] = {});
+  if (arg.op === "install") {
+    var st = { mutations: 0, last: 0, obs: null };
+    st.obs = new win.MutationObserver(function (list) { st.mutations += list.length; st.last = Date.now(); });
+    try { st.obs.observe(win.document, { subtree: true, childList: true, attributes: true, characterData: true }); } catch (e) {}
+    win.setTimeout(function () { if (held[arg.id] === st) { st.obs.disconnect(); delete held[arg.id]; } }, 60000);
+    held[arg.id] = st;
+    return true;
+  }
+  var sts = [];
+  (arg.ids || []).forEach(function (id) { if (held[id]) { sts.push(held[id]); delete held[id]; } });
+  if (!sts.length) return null;
   return new Promise(function (resolve) {
-    var start = Date.now(), last = start, timer = 0, mutations = 0;
-    var obs = new win.MutationObserver(function (list) { mutations += list.length; last = Date.now(); });
-    try { obs.observe(win.document, { subtree: true, childList: true, attributes: true, characterData: true }); } catch (e) {}
+    var start = Date.now();
+    function last() { var l = start; sts.forEach(function (s) { if (s.last > l) l = s.last; }); return l; }
     function check() {
       var now = Date.now();
-      if (now - last >= arg.quietMs || now - start >= arg.maxMs) { obs.disconnect(); resolve({ mutations: mutations, ms: now - start }); return; }
-      timer = win.setTimeout(check, Math.max(5, arg.quietMs - (now - last)));
+      if (now - last() < arg.quietMs && now - start < arg.maxMs) { win.setTimeout(check, Math.max(5, arg.quietMs - (now - last()))); return; }
+      // The earliest observer saw every mutation the later ones did.
+      var m = 0; sts.forEach(function (s) { s.obs.disconnect(); if (s.mutations > m) m = s.mutations; });
+      resolve({ mutations: m, ms: now - start });
     }
-    timer = win.setTimeout(check, arg.quietMs);
+    win.setTimeout(check, arg.quietMs);
   });
 })`;

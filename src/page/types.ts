@@ -111,7 +111,7 @@ export interface PageWindow {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Ref registry (lives on the window under a non-enumerable symbol; see snapshot-script.ts)
+// Ref registry (lives on the window under a non-enumerable symbol; see snapshot/setup.ts)
 // ---------------------------------------------------------------------------------------------
 
 export interface RefRegistry {

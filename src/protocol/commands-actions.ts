@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { defineCommand, flag, limitArg, ok, optText } from "./define.ts";
+import { defineCommand, flag, limitArg, ok, optText, text } from "./define.ts";
 
 const refArg = (description: string) => v.pipe(v.number(), v.integer(), v.minValue(1), v.description(description));
 const evidence = v.record(v.string(), v.unknown());
@@ -20,7 +20,7 @@ export const observeFlags = {
 export const click = defineCommand({
   name: "click",
   group: "Actions",
-  summary: "Click a ref (checked first: visible, enabled, not covered) or --xy; returns evidence and what changed",
+  summary: "Click a ref (checked first: visible, enabled, not covered) or --xy",
   positionals: ["ref"],
   aliases: { l: "limit" },
   args: v.object({
@@ -39,7 +39,7 @@ export const click = defineCommand({
 export const dialogs = defineCommand({
   name: "dialogs",
   group: "Actions",
-  summary: "Pending JavaScript dialogs of this agent's tabs (never answered for you)",
+  summary: "Pending JavaScript dialogs (never answered for you)",
   args: v.object({}),
   result: ok({ dialogs: v.array(v.object({ id: v.string(), tab: v.string(), type: v.string(), message: v.string(), defaultPrompt: v.string(), url: v.string(), openedAt: v.string() })) }),
   example: "bp dialogs",
@@ -49,7 +49,7 @@ export const dialogs = defineCommand({
 export const dialog = defineCommand({
   name: "dialog",
   group: "Actions",
-  summary: "Answer a pending dialog: --accept or --dismiss (with --prompt text for prompts)",
+  summary: "Answer a dialog: --accept or --dismiss (--prompt text)",
   positionals: ["id"],
   args: v.object({
     id: v.pipe(v.string(), v.regex(/^d[1-9][0-9]{0,8}$/, "Dialog ids look like d1"), v.description("Dialog id from 'bp dialogs'")),
@@ -62,3 +62,153 @@ export const dialog = defineCommand({
   runs: "broker",
   mutating: true,
 });
+
+const observing = { ...observeFlags };
+
+export const type = defineCommand({
+  name: "type",
+  group: "Actions",
+  summary: "Type into a textbox; the value is read back",
+  positionals: ["ref", "text"],
+  aliases: { c: "clear", s: "submit", l: "limit" },
+  args: v.object({
+    ref: refArg("Element ref of a textbox or editable element"),
+    text: text("Text to type (a password's value is never echoed)"),
+    clear: flag("Select all and delete before typing"),
+    submit: flag("Press Enter after typing"),
+    ...observing,
+  }),
+  result: actionResult,
+  example: 'bp type 4 "alice@example.com" --clear',
+  runs: "broker",
+  mutating: true,
+});
+
+export const keyboard = defineCommand({
+  name: "keyboard",
+  group: "Actions",
+  summary: "Type key by key into what has focus",
+  positionals: ["text"],
+  aliases: { c: "clear", s: "submit", d: "delay", l: "limit" },
+  args: v.object({
+    text: text("Text to type key by key"),
+    clear: flag("Select all (Control/Meta+A) and delete first"),
+    submit: flag("Press Enter afterwards"),
+    delay: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1000), v.description("Pause between keys in ms (0-1000)"))),
+    ...observing,
+  }),
+  result: actionResult,
+  example: 'bp keyboard "Hello" --delay 20',
+  runs: "broker",
+  mutating: true,
+});
+
+export const press = defineCommand({
+  name: "press",
+  group: "Actions",
+  summary: "Press a key or chord (Enter, Control+a)",
+  positionals: ["key"],
+  aliases: { l: "limit" },
+  args: v.object({ key: text("Key, optionally with modifiers joined by + (Control/Ctrl, Shift, Alt, Meta/Cmd)"), ...observing }),
+  result: actionResult,
+  example: "bp press Control+a",
+  runs: "broker",
+  mutating: true,
+});
+
+export const scroll = defineCommand({
+  name: "scroll",
+  group: "Actions",
+  summary: "Scroll: a direction, --to or --to-text",
+  positionals: ["direction"],
+  aliases: { l: "limit" },
+  args: v.object({
+    direction: v.optional(v.pipe(v.picklist(["up", "down", "left", "right"]), v.description("Direction to scroll"))),
+    amount: v.optional(v.pipe(v.number(), v.minValue(0.01), v.maxValue(100_000), v.description("How far (default 1 viewport, or 300 with --unit pixels)"))),
+    unit: v.optional(v.pipe(v.picklist(["viewport", "pixels"]), v.description("Unit of --amount")), "viewport"),
+    ref: v.optional(refArg("Scroll this element (or its scrollable ancestor) instead of the page")),
+    selector: optText("CSS selector of the element to scroll (in the selected frame)"),
+    to: v.optional(v.pipe(v.picklist(["start", "end"]), v.description("Scroll to the top or the bottom"))),
+    "to-text": optText("Scroll until this text is in view"),
+    exact: flag("With --to-text: case-sensitive whole-text match"),
+    ...observing,
+  }),
+  result: actionResult,
+  example: "bp scroll down --amount 2",
+  runs: "broker",
+  mutating: true,
+});
+
+const option = v.object({ index: v.number(), label: v.string(), value: v.string(), selected: v.boolean(), disabled: v.boolean() });
+
+export const dropdown = defineCommand({
+  name: "dropdown",
+  group: "Actions",
+  summary: "List a dropdown's options",
+  positionals: ["ref"],
+  args: v.object({ ref: refArg("Element ref of a select, listbox or combobox") }),
+  result: ok({ ref: v.number(), kind: v.picklist(["native", "aria"]), expanded: v.boolean(), multiple: v.boolean(), requiresOpen: v.boolean(), options: v.array(option), truncated: v.boolean(), hint: v.optional(v.string()) }),
+  example: "bp dropdown 7",
+  runs: "broker",
+});
+
+export const select = defineCommand({
+  name: "select",
+  group: "Actions",
+  summary: "Choose a dropdown option",
+  positionals: ["ref", "option"],
+  aliases: { l: "limit" },
+  args: v.object({
+    ref: refArg("Element ref of a select, listbox or combobox"),
+    option: text("Option label (exact, case-insensitive), value, or index from 'bp dropdown'"),
+    by: v.optional(v.pipe(v.picklist(["label", "value", "index"]), v.description("How to match the option")), "label"),
+    contains: flag("Match a label containing the text"),
+    ...observing,
+  }),
+  result: actionResult,
+  example: 'bp select 7 "Canada"',
+  runs: "broker",
+  mutating: true,
+});
+
+export const upload = defineCommand({
+  name: "upload",
+  group: "Files",
+  summary: "Fill a file input (private copy)",
+  positionals: ["ref", "file"],
+  localPaths: ["file"],
+  aliases: { l: "limit" },
+  args: v.object({ ref: refArg("Element ref of a file input (or its label or drop zone)"), file: text("Path of the file to upload"), ...observing }),
+  result: actionResult,
+  example: "bp upload 9 ./resume.pdf",
+  runs: "broker",
+  mutating: true,
+});
+
+export const hover = defineCommand({
+  name: "hover",
+  group: "Actions",
+  summary: "Move the pointer onto a ref",
+  positionals: ["ref"],
+  aliases: { l: "limit" },
+  args: v.object({ ref: refArg("Element ref to hover"), ...observing }),
+  result: actionResult,
+  example: "bp hover 5",
+  runs: "broker",
+  mutating: true,
+});
+
+export const drag = defineCommand({
+  name: "drag",
+  group: "Actions",
+  summary: "Drag a ref onto another",
+  positionals: ["from", "to"],
+  aliases: { l: "limit" },
+  args: v.object({ from: refArg("Element ref to drag"), to: refArg("Element ref to drop onto"), ...observing }),
+  result: actionResult,
+  example: "bp drag 3 8",
+  runs: "broker",
+  mutating: true,
+});
+
+export const INPUT_COMMANDS = [type, keyboard, press, scroll, dropdown, select, upload, hover, drag];

@@ -32,6 +32,8 @@ export interface CommandDef<A extends ArgsSchema = ArgsSchema> {
   mutating?: boolean;
   /** Reads a value from stdin when this positional is absent and stdin is not a TTY. */
   stdinArg?: string;
+  /** Arguments naming local files: the CLI makes them absolute against its own working directory. */
+  localPaths?: readonly string[];
 }
 
 export function defineCommand<A extends ArgsSchema>(def: CommandDef<A>): CommandDef<A> {

@@ -54,6 +54,8 @@ function usage(def: CommandDef): string {
     if (a.positional) parts.push(a.required ? `<${a.name}>` : `[${a.name}]`);
   }
   const flags = describeArgs(def).filter((a) => !a.positional);
-  if (flags.length > 0) parts.push(flags.length <= 2 ? flags.map((f) => `[--${f.name}]`).join(" ") : "[options]");
+  // Actions that take only the observation flags (--limit, --full) list none: the budget is tight.
+  const onlyObservation = flags.length > 0 && flags.every((f) => f.name === "limit" || f.name === "full") && def.group !== "Observation";
+  if (flags.length > 0 && !onlyObservation) parts.push(flags.length <= 2 ? flags.map((f) => `[--${f.name}]`).join(" ") : "[options]");
   return parts.join(" ");
 }

@@ -37,7 +37,7 @@ export async function click(ctx: CallContext, args: ClickArgs): Promise<Record<s
     }
     const watch = await ActionWatch.start(browser, rec, session);
     try {
-      watch.armQuiet();
+      await watch.armQuiet();
       const dispatched = dispatchClick(session, x, y, args.right ? "right" : "left", args.double ? 2 : 1);
       dispatched.catch(() => undefined);
       await Promise.race([dispatched, watch.dialogOpened]);

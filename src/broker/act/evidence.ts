@@ -38,3 +38,8 @@ export function clickStatus(kind: string | undefined, effects: string[]): { stat
   if (effects.length > 0) return { status: "verified" };
   return { status: "unavailable", reason: "no_observable_effect" };
 }
+
+/** Actions with no expected state (press, hover, drag): any effect verifies, none leaves it unavailable. */
+export function evidenceStatus(effects: string[]): { status: EvidenceStatus; reason?: string } {
+  return effects.length > 0 ? { status: "verified" } : { status: "unavailable", reason: "no_observable_effect" };
+}

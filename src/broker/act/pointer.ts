@@ -38,8 +38,8 @@ export function actOnRef<T>(r: ResolvedRef, arg: Record<string, unknown>): Promi
  * element: scrolled into view, visible, enabled, and topmost at one of five sampled points.
  * Coordinates come back in top-level viewport px.
  */
-export async function probeForPointer(r: ResolvedRef, opts: { requireEnabled?: boolean } = {}): Promise<Probe> {
-  const probe = await actOnRef<Probe>(r, { op: "probe", requireEnabled: opts.requireEnabled !== false });
+export async function probeForPointer(r: ResolvedRef, opts: { requireEnabled?: boolean; noScroll?: boolean } = {}): Promise<Probe> {
+  const probe = await actOnRef<Probe>(r, { op: "probe", requireEnabled: opts.requireEnabled !== false, noScroll: opts.noScroll === true });
   if (probe.ok) return { ...probe, x: probe.x + r.binding.offset.x, y: probe.y + r.binding.offset.y };
   if (probe.reason === "detached") throw staleRef(r.ref, "node_detached");
   const what = probe.obstruction ? describeObstruction(probe.obstruction) : undefined;

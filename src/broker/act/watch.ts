@@ -35,8 +35,10 @@ export class ActionWatch {
   readonly dialogOpened = new Promise<void>((resolve) => {
     this.dialogResolve = resolve;
   });
-  private quiet: Promise<{ mutations: number } | undefined> | undefined;
+  /** Quiet watchers armed since the last settle(); settle() waits on them all at once. */
+  private readonly quietIds: number[] = [];
   private loaded = false;
+  private quietSeq = 0;
 
   private constructor(
     private readonly browser: BrowserConnection,
@@ -94,19 +96,27 @@ export class ActionWatch {
   }
 
   /**
-   * Starts the DOM-quiet watcher before dispatch, so mutations the action's own event
-   * handlers make synchronously are counted too.
+   * Starts a DOM-quiet watcher before dispatch, so mutations the action's own event
+   * handlers make synchronously are counted too; settle() then waits for quiet.
    */
-  armQuiet(): void {
-    this.quiet = runInWorld<{ mutations: number }>(this.session, this.mainFrameId, QUIET_SOURCE, { quietMs: DOM_QUIET_MS, maxMs: DOM_QUIET_MAX_MS }).catch(() => undefined);
+  armQuiet(): Promise<void> {
+    const id = ++this.quietSeq;
+    this.quietIds.push(id);
+    // Await it before dispatching: a one-message input (hover, key) would otherwise outrun the watcher.
+    return runInWorld(this.session, this.mainFrameId, QUIET_SOURCE, { op: "install", id }).then(
+      () => undefined,
+      () => undefined,
+    );
   }
 
   /** Waits until the page is settled enough to observe, or the deadline. */
   async settle(deadline: number): Promise<void> {
     const until = Math.min(deadline - 200, Date.now() + NETWORK_MAX_MS);
     // A navigation or dialog may begin a moment after the click's event handlers ran.
-    if (!this.effects.navigation && !this.effects.dialog && this.quiet) {
-      const q = await Promise.race([this.quiet, this.dialogOpened.then(() => undefined)]);
+    const ids = this.quietIds.splice(0);
+    if (!this.effects.navigation && !this.effects.dialog && ids.length > 0) {
+      const quiet = runInWorld<{ mutations: number } | null>(this.session, this.mainFrameId, QUIET_SOURCE, { op: "wait", ids, quietMs: DOM_QUIET_MS, maxMs: DOM_QUIET_MAX_MS }).catch(() => null);
+      const q = await Promise.race([quiet, this.dialogOpened.then(() => null)]);
       this.effects.mutations += q?.mutations ?? 0;
     }
     while (Date.now() < until) {

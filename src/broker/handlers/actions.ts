@@ -1,5 +1,11 @@
 import { BpError } from "../../shared/errors.ts";
 import { click } from "../act/click.ts";
+import { drag, hover } from "../act/hover.ts";
+import { keyboard, press } from "../act/keyboard.ts";
+import { scroll } from "../act/scroll.ts";
+import { dropdown, selectOption } from "../act/select.ts";
+import { typeText } from "../act/type.ts";
+import { upload } from "../act/upload.ts";
 import { resolveTab, takeControl } from "./resolve.ts";
 import { arg, type CallContext, type Handler } from "./types.ts";
 
@@ -51,4 +57,55 @@ const dialogHandler: Handler = {
   },
 };
 
-export const ACTION_HANDLERS: Record<string, Handler> = { click: clickHandler, dialogs: dialogsHandler, dialog: dialogHandler };
+const observeArgs = (ctx: CallContext) => ({ limit: arg<number>(ctx, "limit"), full: arg<boolean>(ctx, "full") });
+
+/** Mutating input commands count as dispatched once they hold their tab (queued ones can still be cancelled cleanly). */
+const typeHandler: Handler = {
+  mutating: true,
+  dispatch: "lock",
+  run: (ctx) => typeText(ctx, { ref: arg(ctx, "ref"), text: arg(ctx, "text"), clear: arg(ctx, "clear"), submit: arg(ctx, "submit"), ...observeArgs(ctx) }),
+};
+
+const keyboardHandler: Handler = {
+  mutating: true,
+  dispatch: "lock",
+  run: (ctx) => keyboard(ctx, { text: arg(ctx, "text"), clear: arg(ctx, "clear"), submit: arg(ctx, "submit"), ...(arg<number | undefined>(ctx, "delay") !== undefined ? { delay: arg<number>(ctx, "delay") } : {}), ...observeArgs(ctx) }),
+};
+
+const pressHandler: Handler = { mutating: true, dispatch: "lock", run: (ctx) => press(ctx, { key: arg(ctx, "key"), ...observeArgs(ctx) }) };
+
+const scrollHandler: Handler = {
+  mutating: true,
+  dispatch: "lock",
+  run(ctx) {
+    const opt = <T>(name: string, key: string = name): Record<string, T> => (arg<T | undefined>(ctx, name) !== undefined ? { [key]: arg<T>(ctx, name) } : {});
+    return scroll(ctx, { ...opt("direction"), ...opt("amount"), unit: arg(ctx, "unit"), ...opt("ref"), ...opt("selector"), ...opt("to"), ...opt("to-text", "toText"), exact: arg(ctx, "exact"), ...observeArgs(ctx) });
+  },
+};
+
+const dropdownHandler: Handler = { run: (ctx) => dropdown(ctx, arg(ctx, "ref")) };
+
+const selectHandler: Handler = {
+  mutating: true,
+  dispatch: "lock",
+  run: (ctx) => selectOption(ctx, { ref: arg(ctx, "ref"), option: arg(ctx, "option"), by: arg(ctx, "by"), contains: arg(ctx, "contains"), ...observeArgs(ctx) }),
+};
+
+const uploadHandler: Handler = { mutating: true, dispatch: "lock", run: (ctx) => upload(ctx, { ref: arg(ctx, "ref"), file: arg(ctx, "file"), ...observeArgs(ctx) }) };
+const hoverHandler: Handler = { mutating: true, dispatch: "lock", run: (ctx) => hover(ctx, { ref: arg(ctx, "ref"), ...observeArgs(ctx) }) };
+const dragHandler: Handler = { mutating: true, dispatch: "lock", run: (ctx) => drag(ctx, { from: arg(ctx, "from"), to: arg(ctx, "to"), ...observeArgs(ctx) }) };
+
+export const ACTION_HANDLERS: Record<string, Handler> = {
+  click: clickHandler,
+  dialogs: dialogsHandler,
+  dialog: dialogHandler,
+  type: typeHandler,
+  keyboard: keyboardHandler,
+  press: pressHandler,
+  scroll: scrollHandler,
+  dropdown: dropdownHandler,
+  select: selectHandler,
+  upload: uploadHandler,
+  hover: hoverHandler,
+  drag: dragHandler,
+};
