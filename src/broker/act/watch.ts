@@ -109,6 +109,11 @@ export class ActionWatch {
     );
   }
 
+  /** Whether a quiet watcher is armed and not yet settled (one watcher sees every later mutation). */
+  get armed(): boolean {
+    return this.quietIds.length > 0;
+  }
+
   /** Waits until the page is settled enough to observe, or the deadline. */
   async settle(deadline: number): Promise<void> {
     const until = Math.min(deadline - 200, Date.now() + NETWORK_MAX_MS);

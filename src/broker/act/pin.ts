@@ -1,0 +1,147 @@
+import type { CdpSession } from "../../cdp/session.ts";
+import { EDIT_SOURCE } from "../../page/act-edit.ts";
+import { BpError } from "../../shared/errors.ts";
+import type { Selected } from "../handlers/resolve.ts";
+import type { CallContext } from "../handlers/types.ts";
+import { callInFrame, frameLoader, type FrameRef } from "./frame-call.ts";
+import type { ActionWatch } from "./watch.ts";
+
+export type PinReason =
+  | "browser_reconnected"
+  | "target_closed"
+  | "session_replaced"
+  | "dialog_opened"
+  | "navigation"
+  | "document_replaced"
+  | "frame_detached"
+  | "frame_changed"
+  | "focus_changed"
+  | "target_detached";
+
+/**
+ * Holds a composite action (clear → type → submit, a key sequence) to the page it started
+ * on: browser generation, target, CDP session, frame, loader, document, and the focused
+ * element. Every step checks the pin first; once the page has changed, no further step is
+ * sent. A change before the first mutation is action_not_verified (nothing happened), after
+ * it unknown_outcome (something did), with the steps done and the steps stopped.
+ */
+export class CompositePin {
+  readonly completed: string[] = [];
+  private mutated = false;
+  private navigating = false;
+  private readonly offs: (() => void)[] = [];
+
+  private constructor(
+    private readonly ctx: CallContext,
+    private readonly sel: Selected,
+    private readonly watch: ActionWatch,
+    private readonly top: CdpSession,
+    readonly frame: FrameRef,
+    private readonly mainFrameId: string,
+    private readonly mainLoaderId: string,
+    private readonly frameLoaderId: string | undefined,
+    readonly token: string,
+    private readonly action: string,
+  ) {}
+
+  /** Pins the page as it is now. The page-side slot with `token` must already exist (EDIT_SOURCE "prepare"/"active"). */
+  static async capture(ctx: CallContext, sel: Selected, watch: ActionWatch, top: CdpSession, frame: FrameRef, token: string, action: string): Promise<CompositePin> {
+    const { frameTree } = await top.send("Page.getFrameTree");
+    const main = frameTree.frame;
+    const frameLoaderId = frame.frameId === main.id ? main.loaderId : await frameLoader(frame.session, frame.frameId);
+    const pin = new CompositePin(ctx, sel, watch, top, frame, main.id, main.loaderId, frameLoaderId, token, action);
+    const stripHash = (u: string) => u.replace(/#.*$/, "");
+    const watched = new Set([main.id, frame.frameId]);
+    for (const s of new Set([top, frame.session])) {
+      // A navigation is pending from the moment it is requested, long before a new loader commits.
+      pin.offs.push(
+        s.on("Page.frameRequestedNavigation", (p) => {
+          if (watched.has(p.frameId) && p.disposition === "currentTab" && stripHash(p.url) !== stripHash(main.url)) pin.navigating = true;
+        }),
+        s.on("Page.frameStartedLoading", (p) => {
+          if (watched.has(p.frameId)) pin.navigating = true;
+        }),
+      );
+    }
+    await pin.pinFocus();
+    return pin;
+  }
+
+  /** Re-pins the focused element after focus was established. */
+  async pinFocus(): Promise<void> {
+    await callInFrame(this.frame, EDIT_SOURCE, { op: "pin", token: this.token });
+  }
+
+  dispose(): void {
+    for (const off of this.offs) off();
+  }
+
+  /** What changed since the pin, or undefined. The page-side check comes first: its reply flushes earlier events. */
+  async check(): Promise<PinReason | undefined> {
+    const { browser, rec } = this.sel;
+    if (browser.closed || this.ctx.broker.browser !== browser) return "browser_reconnected";
+    if (!browser.targets.byId.has(rec.targetId)) return "target_closed";
+    if (this.top.closed || (await browser.session(rec)) !== this.top) return "session_replaced";
+    if (this.frame.session.closed) return "frame_detached";
+    if (this.watch.effects.dialog || rec.dialog) return "dialog_opened";
+    // A page blocked by a dialog answers nothing, so the dialog ends the wait.
+    const page = await Promise.race([
+      callInFrame<{ ok: boolean; reason?: PinReason }>(this.frame, EDIT_SOURCE, { op: "check", token: this.token }).catch(() => ({ ok: false, reason: "document_replaced" as const })),
+      this.watch.dialogOpened.then(() => ({ ok: false, reason: "dialog_opened" as const })),
+    ]);
+    if (this.watch.effects.dialog || rec.dialog) return "dialog_opened";
+    if (this.navigating) return "navigation";
+    const { frameTree } = await this.top.send("Page.getFrameTree");
+    if (frameTree.frame.id !== this.mainFrameId || frameTree.frame.loaderId !== this.mainLoaderId) return "navigation";
+    if (this.frame.frameId !== this.mainFrameId) {
+      const loader = await frameLoader(this.frame.session, this.frame.frameId);
+      if (loader === undefined) return "frame_detached";
+      if (loader !== this.frameLoaderId) return "frame_changed";
+    }
+    if (!page.ok) return page.reason ?? "document_replaced";
+    return undefined;
+  }
+
+  /**
+   * Runs one step after checking the pin. `dispatch` sends it to the browser; a dialog the
+   * step opens ends the wait (the page then answers nothing until the dialog is answered).
+   */
+  async step(name: string, remaining: readonly string[], dispatch: () => Promise<unknown>, mutates = true): Promise<void> {
+    const reason = await this.check();
+    if (reason) throw this.interrupted(name, reason, remaining);
+    if (mutates) {
+      if (!this.watch.armed) await this.watch.armQuiet();
+      this.mutated = true;
+    }
+    const sent = dispatch();
+    sent.catch(() => undefined);
+    try {
+      await Promise.race([sent, this.watch.dialogOpened]);
+    } catch (err) {
+      if (!mutates) throw err;
+      throw new BpError("unknown_outcome", `Sending '${name}' failed part-way (${err instanceof Error ? err.message.slice(0, 200) : "error"}); it may or may not have taken effect.`, {
+        retryable: true,
+        context: { action: this.action, step: name, reason: "dispatch_failed", completedSteps: [...this.completed], remainingStepsStopped: [...remaining] },
+      });
+    }
+    this.completed.push(name);
+  }
+
+  interrupted(step: string, reason: PinReason, remaining: readonly string[]): BpError {
+    const dialog = this.sel.rec.dialog;
+    const extra = dialog ? { dialog: dialog.id } : {};
+    if (!this.mutated) {
+      return new BpError("action_not_verified", `The page changed (${reason.replace("_", " ")}) before '${this.action}' changed anything; nothing was typed.`, {
+        retryable: true,
+        context: { action: this.action, step, reason, dispatched: false, completedSteps: [...this.completed], ...extra },
+        hint: "Run 'bp snapshot' and retry on the current page.",
+      });
+    }
+    const stopped = [step, ...remaining];
+    return new BpError("unknown_outcome", `The page changed (${reason.replace("_", " ")}) after '${this.completed.at(-1) ?? step}'; ${stopped.map((s) => `'${s}'`).join(", ")} not sent.`, {
+      retryable: true,
+      context: { action: this.action, step, reason, completedSteps: [...this.completed], remainingStepsStopped: stopped, ...extra },
+      hint: "Inspect the page ('bp snapshot') before deciding whether anything remains to be done; nothing is replayed for you.",
+    });
+  }
+}

@@ -1,0 +1,107 @@
+import { SCROLL_SOURCE } from "../../page/act-scroll.ts";
+import { invalidArgument } from "../../shared/errors.ts";
+import { observeLocked } from "../handlers/observe.ts";
+import { selectedTab } from "../handlers/resolve.ts";
+import type { CallContext } from "../handlers/types.ts";
+import { rootForFrame } from "../observe/frame-list.ts";
+import { resolveRef, staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
+import type { EvidenceStatus } from "./evidence.ts";
+import { pageEffects } from "./evidence.ts";
+import { callInFrame, callOnRef, type FrameRef } from "./frame-call.ts";
+import { finishAction } from "./result.ts";
+import { ActionWatch } from "./watch.ts";
+
+export interface ScrollArgs {
+  direction?: "up" | "down" | "left" | "right";
+  amount?: number;
+  unit: "viewport" | "pixels";
+  ref?: number;
+  selector?: string;
+  to?: "start" | "end";
+  toText?: string;
+  exact: boolean;
+  limit: number;
+  full: boolean;
+}
+
+interface ScrollOutcome {
+  ok: boolean;
+  reason?: string;
+  target?: "page" | "element" | "text";
+  moved?: boolean;
+  deltaX?: number;
+  deltaY?: number;
+  beforeX?: number;
+  beforeY?: number;
+  afterX?: number;
+  afterY?: number;
+  matchedText?: string;
+}
+
+function checkArgs(a: ScrollArgs): "relative" | "position" | "text" {
+  const modes = [a.direction !== undefined, a.to !== undefined, a.toText !== undefined].filter(Boolean).length;
+  if (modes !== 1) throw invalidArgument("direction", "Give exactly one of a direction (up, down, left, right), --to start|end, or --to-text <text>.");
+  if (a.ref !== undefined && a.selector !== undefined) throw invalidArgument("selector", "Use either --ref or --selector, not both.");
+  if (a.exact && a.toText === undefined) throw invalidArgument("exact", "--exact goes with --to-text.");
+  if (a.amount !== undefined && a.direction === undefined) throw invalidArgument("amount", "--amount goes with a direction.");
+  if (a.toText !== undefined && a.toText.trim() === "") throw invalidArgument("to-text", "--to-text needs some text.");
+  return a.toText !== undefined ? "text" : a.to !== undefined ? "position" : "relative";
+}
+
+/**
+ * `bp scroll`: by an amount, to an end, or until a text is in view; in the page, an element
+ * (--ref/--selector) or the pane that actually scrolls. Evidence gives positions before and
+ * after; not moving at a boundary or not finding the text is a mismatch with a reason.
+ */
+export async function scroll(ctx: CallContext, args: ScrollArgs): Promise<Record<string, unknown>> {
+  const mode = checkArgs(args);
+  const sel = selectedTab(ctx);
+  return ctx.broker.exclusive(sel.rec.targetId, async () => {
+    const top = await sel.browser.session(sel.rec);
+    let resolved: ResolvedRef | undefined;
+    let frame: FrameRef | undefined;
+    if (args.ref !== undefined) resolved = await resolveRef(sel, args.ref);
+    else {
+      const { frameTree } = await top.send("Page.getFrameTree");
+      const root = await rootForFrame(sel.rec, top, frameTree.frame.id, frameTree.frame.loaderId, sel.agent.frames.get(sel.rec.targetId));
+      frame = { session: root.session, frameId: root.frameId, offset: root.offset };
+    }
+    const page = {
+      mode,
+      ...(args.direction ? { direction: args.direction, amount: args.amount ?? (args.unit === "pixels" ? 300 : 1), unit: args.unit } : {}),
+      ...(args.to ? { to: args.to } : {}),
+      ...(args.toText !== undefined ? { text: args.toText, exact: args.exact } : {}),
+      ...(args.selector !== undefined ? { selector: args.selector } : {}),
+    };
+    const watch = await ActionWatch.start(sel.browser, sel.rec, top);
+    let out: ScrollOutcome | undefined;
+    try {
+      await watch.armQuiet();
+      const run = resolved ? callOnRef<ScrollOutcome>(resolved, SCROLL_SOURCE, page) : callInFrame<ScrollOutcome>(frame as FrameRef, SCROLL_SOURCE, page);
+      run.catch(() => undefined);
+      out = await Promise.race([run, watch.dialogOpened.then(() => undefined)]);
+      if (out?.ok) await watch.settle(ctx.deadline);
+    } finally {
+      await watch.stop();
+    }
+    if (out && !out.ok) {
+      if (out.reason === "detached" && args.ref !== undefined) throw staleRef(args.ref, "node_detached");
+      if (out.reason === "selector_invalid") throw invalidArgument("selector", `"${args.selector}" is not a valid CSS selector.`, { selector: args.selector });
+      throw invalidArgument("selector", `Selector "${args.selector}" did not match.`, { selector: args.selector });
+    }
+    const evidence: Record<string, unknown> = { action: "scroll", ...verdict(mode, out), mode, ...(out ? strip(out) : {}), effects: pageEffects(watch.effects) };
+    return finishAction(ctx, sel, evidence, watch.effects, { limit: args.limit, full: args.full }, observeLocked);
+  });
+}
+
+function verdict(mode: "relative" | "position" | "text", o: ScrollOutcome | undefined): { status: EvidenceStatus; reason?: string } {
+  if (!o) return { status: "unavailable", reason: "dialog_opened" };
+  if (mode === "text") return o.reason ? { status: "mismatch", reason: o.reason } : { status: "verified" };
+  if (!o.moved) return mode === "relative" ? { status: "mismatch", reason: "at_boundary" } : { status: "verified", reason: "at_boundary" };
+  return { status: "verified" };
+}
+
+function strip(o: ScrollOutcome): Record<string, unknown> {
+  const { ok: _ok, reason: _reason, ...rest } = o;
+  return rest;
+}

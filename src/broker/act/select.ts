@@ -1,0 +1,173 @@
+import type { CdpSession } from "../../cdp/session.ts";
+import { ACT_SOURCE } from "../../page/act-script.ts";
+import { SELECT_SOURCE } from "../../page/act-select.ts";
+import { BpError, invalidArgument } from "../../shared/errors.ts";
+import { observeLocked } from "../handlers/observe.ts";
+import { selectedTab } from "../handlers/resolve.ts";
+import type { CallContext } from "../handlers/types.ts";
+import { resolveRef, staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
+import { pageEffects, type EvidenceStatus } from "./evidence.ts";
+import { callInFrame, callOnRef, callOnSlot, frameOfRef, type FrameRef } from "./frame-call.ts";
+import { dispatchClick, probeForPointer, type Probe } from "./pointer.ts";
+import { finishAction } from "./result.ts";
+import { ActionWatch } from "./watch.ts";
+
+interface Option {
+  index: number;
+  label: string;
+  value: string;
+  selected: boolean;
+  disabled: boolean;
+}
+
+interface Listing {
+  ok: boolean;
+  reason?: "detached" | "not_a_dropdown";
+  tag?: string;
+  kind: "native" | "aria";
+  expanded: boolean;
+  multiple: boolean;
+  requiresOpen: boolean;
+  disabled: boolean;
+  options?: Option[];
+  truncated?: boolean;
+  found?: boolean;
+  visible?: boolean;
+  option?: Option;
+  available?: number;
+}
+
+interface Readback {
+  ok: boolean;
+  selected: string[];
+  target: { connected: boolean; selected?: boolean | string | null };
+  ownerText: string;
+}
+
+const TARGET_SLOT = "browser-pilot.target.v1";
+
+function listingError(ref: number, l: Listing): BpError {
+  if (l.reason === "detached") return staleRef(ref, "node_detached");
+  return invalidArgument("ref", `Ref ${ref} (${l.tag ?? "element"}) is not a select, listbox or combobox.`, { ref, reason: "not_a_dropdown" });
+}
+
+/** `bp dropdown <ref>`: the options of a native select or ARIA listbox, without changing anything. */
+export async function dropdown(ctx: CallContext, ref: number): Promise<Record<string, unknown>> {
+  const sel = selectedTab(ctx);
+  return ctx.broker.exclusive(sel.rec.targetId, async () => {
+    const resolved = await resolveRef(sel, ref);
+    const l = await callOnRef<Listing>(resolved, SELECT_SOURCE, { op: "list" });
+    if (!l.ok) throw listingError(ref, l);
+    const options = l.options ?? [];
+    const out: Record<string, unknown> = { ref, kind: l.kind, expanded: l.expanded, multiple: l.multiple, requiresOpen: l.requiresOpen, options, truncated: l.truncated === true };
+    if (l.requiresOpen) out.hint = `The list appears when opened: 'bp select ${ref} <option>' opens it for you, or 'bp click ${ref}' then 'bp dropdown ${ref}'.`;
+    if (ctx.req.mode === "human") {
+      const lines = [`[${l.kind}]${l.multiple ? " multiple" : ""}${l.requiresOpen ? " open required" : ""}`];
+      for (const o of options) lines.push(`${o.selected ? "*" : " "} ${o.index}  ${JSON.stringify(o.label).slice(1, -1)}  value=${JSON.stringify(o.value)}${o.disabled ? "  (disabled)" : ""}`);
+      out.text = lines.join("\n");
+    }
+    return out;
+  });
+}
+
+export interface SelectArgs {
+  ref: number;
+  option: string;
+  by: "label" | "value" | "index";
+  contains: boolean;
+  limit: number;
+  full: boolean;
+}
+
+/**
+ * `bp select <ref> <option>`: a native select is set through the element (input and change
+ * events, as a person's choice fires them); an ARIA one is opened with a checked click if its
+ * options are not shown, and the option is clicked after its own pointer probe. Evidence reads
+ * the selection back.
+ */
+export async function selectOption(ctx: CallContext, args: SelectArgs): Promise<Record<string, unknown>> {
+  if (args.by === "index" && !/^\s*\d+\s*$/.test(args.option)) throw invalidArgument("option", "With --by index the option is a number from 'bp dropdown'.");
+  const sel = selectedTab(ctx);
+  return ctx.broker.exclusive(sel.rec.targetId, async () => {
+    const top = await sel.browser.session(sel.rec);
+    const resolved = await resolveRef(sel, args.ref);
+    const frame = frameOfRef(resolved);
+    const query = { option: args.option, by: args.by, contains: args.contains };
+    let info = await callOnRef<Listing>(resolved, SELECT_SOURCE, { op: "find", ...query });
+    if (!info.ok) throw listingError(args.ref, info);
+    if (info.disabled) throw new BpError("action_not_verified", `Ref ${args.ref} is disabled; nothing was sent.`, { retryable: true, context: { ref: args.ref, reason: "disabled", dispatched: false } });
+    const watch = await ActionWatch.start(sel.browser, sel.rec, top);
+    let evidence: Record<string, unknown>;
+    try {
+      const done = (status: EvidenceStatus, reason: string | undefined, selected: string[]) => ({
+        action: "select",
+        status,
+        kind: info.kind,
+        ...(info.option ? { option: { index: info.option.index, label: info.option.label, value: info.option.value } } : {}),
+        selected,
+        ...(reason ? { reason } : {}),
+        effects: pageEffects(watch.effects),
+      });
+      const current = () => callInFrame<Readback>(frame, SELECT_SOURCE, { op: "selected" }).catch(() => undefined);
+      if (info.kind === "native") {
+        if (!info.found || !info.option) evidence = done("mismatch", "option_not_found", (await current())?.selected ?? []);
+        else if (info.option.disabled) evidence = done("mismatch", "option_disabled", (await current())?.selected ?? []);
+        else {
+          await watch.armQuiet();
+          const r = await race(watch, callInFrame<Readback>(frame, SELECT_SOURCE, { op: "setNative", index: info.option.index }));
+          await watch.settle(ctx.deadline);
+          evidence = !r ? done("unavailable", "dialog_opened", []) : r.target.selected === true ? done("verified", undefined, r.selected) : done("mismatch", "selection_mismatch", r.selected);
+        }
+      } else {
+        if (!(info.found && info.option?.disabled)) info = await openAria(ctx, top, resolved, frame, info, watch, query);
+        if (watch.effects.dialog) evidence = done("unavailable", "dialog_opened", []);
+        else if (!info.found || !info.option) evidence = done("mismatch", "option_not_found", (await current())?.selected ?? []);
+        else if (info.option.disabled) evidence = done("mismatch", "option_disabled", (await current())?.selected ?? []);
+        else {
+          const probe = await callOnSlot<Probe>(frame, TARGET_SLOT, ACT_SOURCE, { op: "probe", requireEnabled: true });
+          if (!probe.ok) {
+            throw new BpError("action_not_verified", `Option "${info.option.label.slice(0, 80)}" cannot take a click (${probe.reason ?? "unknown"}).`, {
+              retryable: true,
+              context: { ref: args.ref, reason: probe.reason, ...(probe.obstruction ? { obstruction: probe.obstruction } : {}) },
+            });
+          }
+          await watch.armQuiet();
+          await race(watch, dispatchClick(top, probe.x + frame.offset.x, probe.y + frame.offset.y, "left", 1));
+          await watch.settle(ctx.deadline);
+          evidence = watch.effects.dialog ? done("unavailable", "dialog_opened", []) : ariaVerdict(info.option, await current(), done);
+        }
+      }
+    } finally {
+      await watch.stop();
+    }
+    return finishAction(ctx, sel, evidence, watch.effects, { limit: args.limit, full: args.full }, observeLocked);
+  });
+}
+
+/** Opens an ARIA popup whose option is not shown (a checked click on the ref), then waits for the option to render. */
+async function openAria(ctx: CallContext, top: CdpSession, r: ResolvedRef, frame: FrameRef, info: Listing, watch: ActionWatch, query: Record<string, unknown>): Promise<Listing> {
+  if (info.found && info.visible) return info;
+  const probe = await probeForPointer(r);
+  await watch.armQuiet();
+  await race(watch, dispatchClick(top, probe.x, probe.y, "left", 1));
+  if (watch.effects.dialog) return { ...info, found: false };
+  const maxMs = Math.max(200, Math.min(2_000, ctx.deadline - Date.now() - 500));
+  const after = await race(watch, callInFrame<Listing>(frame, SELECT_SOURCE, { op: "waitOption", maxMs, ...query }));
+  await watch.settle(ctx.deadline);
+  return after ?? { ...info, found: false };
+}
+
+function ariaVerdict(o: Option, r: Readback | undefined, done: (s: EvidenceStatus, reason: string | undefined, selected: string[]) => Record<string, unknown>): Record<string, unknown> {
+  if (!r) return done("unavailable", "selection_not_exposed", []);
+  const label = o.label.toLowerCase();
+  const shown = r.selected.some((s) => s.toLowerCase() === label) || r.target.selected === "true" || (label !== "" && r.ownerText.toLowerCase().includes(label));
+  if (shown) return done("verified", undefined, r.selected.length ? r.selected : [o.label]);
+  if (r.target.connected && r.target.selected === "false") return done("mismatch", "selection_mismatch", r.selected);
+  return done("unavailable", "selection_not_exposed", r.selected);
+}
+
+/** Sends one input; a dialog it opens ends the wait (the page is then blocked). Undefined when a dialog won. */
+async function race<T>(watch: ActionWatch, sent: Promise<T>): Promise<T | undefined> {
+  sent.catch(() => undefined);
+  return Promise.race([sent, watch.dialogOpened.then(() => undefined)]);
+}

@@ -1,0 +1,128 @@
+import type { CdpSession } from "../../cdp/session.ts";
+import { EDIT_SOURCE } from "../../page/act-edit.ts";
+import { BpError } from "../../shared/errors.ts";
+import { observeLocked } from "../handlers/observe.ts";
+import { selectedTab } from "../handlers/resolve.ts";
+import type { CallContext } from "../handlers/types.ts";
+import { resolveRef, staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
+import { pageEffects } from "./evidence.ts";
+import { callInFrame, callOnRef, frameOfRef, type FrameRef } from "./frame-call.ts";
+import { assertEditable, inputEvidence, type Prepared } from "./input-evidence.ts";
+import { parseCombo, pressCombo } from "./keys.ts";
+import { CompositePin } from "./pin.ts";
+import { dispatchClick, probeForPointer, type Probe } from "./pointer.ts";
+import { finishAction } from "./result.ts";
+import { ActionWatch } from "./watch.ts";
+
+export interface TypeArgs {
+  ref: number;
+  text: string;
+  clear: boolean;
+  submit: boolean;
+  limit: number;
+  full: boolean;
+}
+
+/**
+ * `bp type <ref> <text>`: focus the element unless it has focus (a checked click, else
+ * script focus), optionally clear it (select all, Backspace), insert the text as one trusted
+ * input (value controls such as date or range go through the native setter), read it back,
+ * optionally press Enter. The steps are pinned to the page and focus they started on (see
+ * CompositePin); a value the page rolls back is a mismatch.
+ */
+export async function typeText(ctx: CallContext, args: TypeArgs): Promise<Record<string, unknown>> {
+  const sel = selectedTab(ctx);
+  return ctx.broker.exclusive(sel.rec.targetId, async () => {
+    const top = await sel.browser.session(sel.rec);
+    const resolved = await resolveRef(sel, args.ref);
+    const frame = frameOfRef(resolved);
+    const token = crypto.randomUUID();
+    const watch = await ActionWatch.start(sel.browser, sel.rec, top);
+    let pin: CompositePin | undefined;
+    let evidence: Record<string, unknown> | undefined;
+    try {
+      const prep = await callOnRef<Prepared>(resolved, EDIT_SOURCE, { op: "prepare", token });
+      if (!prep.ok && prep.reason === "detached") throw staleRef(args.ref, "node_detached");
+      assertEditable(args.ref, prep);
+      // Pin before focusing: a focus handler that navigates must be caught as a change.
+      pin = await CompositePin.capture(ctx, sel, watch, top, frame, token, "type");
+      const replace = args.clear || prep.mode === "setter";
+      const steps = [...(args.clear && prep.length > 0 && prep.mode !== "setter" ? ["clear"] : []), ...(args.text !== "" || prep.mode === "setter" ? ["type"] : []), ...(args.submit ? ["submit"] : [])];
+      if (!prep.focused) await focus(pin, top, resolved, frame, token, steps);
+      if (!replace && prep.length > 0) {
+        // Append at the end, whatever the caret was; inputs without a selection API get End.
+        const caret = await callInFrame<{ ok: boolean }>(frame, EDIT_SOURCE, { op: "caretEnd", token });
+        if (!caret.ok) await pin.step("caret", steps, () => pressCombo(top, parseCombo("End")), false);
+      }
+      const readBack = async () => {
+        // Frameworks may roll a value back after the event; let the page settle before reading.
+        await watch.settle(ctx.deadline);
+        return inputEvidence("type", frame, token, prep, args.text, replace ? "replace" : "append", watch.effects);
+      };
+      for (const [i, step] of steps.entries()) {
+        const rest = steps.slice(i + 1);
+        if (step === "clear") {
+          await pin.step("clear", rest, async () => {
+            await callInFrame(frame, EDIT_SOURCE, { op: "select", token });
+            await pressCombo(top, parseCombo("Backspace"));
+          });
+        } else if (step === "type") {
+          await pin.step("type", rest, () => (prep.mode === "setter" ? callInFrame(frame, EDIT_SOURCE, { op: "setValue", token, value: args.text }) : top.send("Input.insertText", { text: args.text })));
+        } else {
+          evidence = await readBack();
+          await pin.step("submit", rest, () => pressCombo(top, parseCombo("Enter")));
+          await watch.settle(ctx.deadline);
+          evidence = { ...evidence, submitted: true, effects: mergeEffects(evidence.effects, watch) };
+        }
+      }
+      evidence ??= await readBack();
+    } finally {
+      pin?.dispose();
+      await watch.stop();
+    }
+    return finishAction(ctx, sel, evidence ?? {}, watch.effects, { limit: args.limit, full: args.full }, observeLocked);
+  });
+}
+
+/**
+ * Focuses the field the way a person does, with a click after the pointer probe: that also
+ * gives the page focus, so focus handlers run now rather than at the first keystroke (script
+ * focus in a background tab moves activeElement silently). A field the pointer cannot reach
+ * (covered, off-screen) is focused by script instead.
+ */
+async function focus(pin: CompositePin, top: CdpSession, r: ResolvedRef, frame: FrameRef, token: string, steps: readonly string[]): Promise<void> {
+  let probe: Probe | undefined;
+  try {
+    probe = await probeForPointer(r);
+  } catch (err) {
+    if (!(err instanceof BpError) || err.code !== "action_not_verified") throw err;
+  }
+  if (probe) {
+    const { x, y } = probe;
+    await pin.step("focus", [], () => dispatchClick(top, x, y, "left", 1), false);
+    await pin.pinFocus();
+  }
+  if (!(await focused(frame, token))) {
+    // A focus handler may have replaced the page: that is a change before anything was typed.
+    const reason = await pin.check();
+    if (reason) throw pin.interrupted(steps[0] ?? "type", reason, steps.slice(1));
+    await callInFrame(frame, EDIT_SOURCE, { op: "focus", token });
+  }
+  if (!(await focused(frame, token))) {
+    throw new BpError("action_not_verified", `Ref ${r.ref} did not take focus, so nothing was typed.`, {
+      retryable: true,
+      context: { ref: r.ref, reason: "not_focusable", dispatched: false, clicked: probe !== undefined },
+      hint: "Click the field yourself ('bp click'), then use 'bp keyboard'.",
+    });
+  }
+}
+
+async function focused(frame: FrameRef, token: string): Promise<boolean> {
+  const r = await callInFrame<{ ok: boolean; focused?: boolean }>(frame, EDIT_SOURCE, { op: "pin", token });
+  return r.ok && r.focused === true;
+}
+
+/** Effects of the whole composite: the readback's plus what the later steps caused. */
+export function mergeEffects(prior: unknown, watch: ActionWatch): string[] {
+  return [...new Set([...(Array.isArray(prior) ? (prior as string[]) : []), ...pageEffects(watch.effects)])];
+}

@@ -1,0 +1,122 @@
+import { chmodSync, copyFileSync, constants, lstatSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { basename, isAbsolute, join, resolve } from "node:path";
+import { UPLOAD_SOURCE } from "../../page/act-upload.ts";
+import { BpError, invalidArgument } from "../../shared/errors.ts";
+import { observeLocked } from "../handlers/observe.ts";
+import { selectedTab } from "../handlers/resolve.ts";
+import type { CallContext } from "../handlers/types.ts";
+import { resolveRef, staleRef } from "../observe/resolve-ref.ts";
+import { objectInWorld } from "../observe/world.ts";
+import { pageEffects, type EvidenceStatus } from "./evidence.ts";
+import { callInFrame, callOnRef, frameOfRef } from "./frame-call.ts";
+import { finishAction } from "./result.ts";
+import { ActionWatch } from "./watch.ts";
+
+/** The browser reads an assigned file lazily (on submit), so a private copy lives this long. */
+const UPLOAD_TTL_MS = 60 * 60_000;
+const MAX_UPLOAD_BYTES = 512 * 1024 * 1024;
+
+/** The file the agent named: absolute (the CLI resolves it), an existing regular file, bounded. */
+export function checkUploadSource(file: string, cwd: string | undefined): { path: string; size: number } {
+  if (file === "" || file.includes("\0")) throw invalidArgument("file", "The file name is empty or contains a NUL byte.");
+  const path = isAbsolute(file) ? file : cwd && isAbsolute(cwd) ? resolve(cwd, file) : undefined;
+  if (!path) throw invalidArgument("file", "Give the file as an absolute path.");
+  let st;
+  try {
+    st = statSync(path);
+  } catch {
+    throw invalidArgument("file", `No file at ${path}.`, { file: path });
+  }
+  if (!st.isFile()) throw invalidArgument("file", `${path} is not a regular file.`, { file: path });
+  if (st.size > MAX_UPLOAD_BYTES) throw invalidArgument("file", `${path} is larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB.`, { file: path, sizeBytes: st.size });
+  return { path, size: st.size };
+}
+
+/**
+ * Copies the file into private storage (`<home>/uploads/<random>/<name>`, directories 0700,
+ * file 0600) so the page gets a copy and the original is never touched. The file keeps its
+ * name because that is the name the page sees. Copies older than the TTL are swept here.
+ */
+export function storeUpload(home: string, source: string, now = Date.now()): string {
+  const root = join(home, "uploads");
+  mkdirSync(root, { recursive: true, mode: 0o700 });
+  const st = lstatSync(root);
+  if (!st.isDirectory() || st.isSymbolicLink()) throw new BpError("internal_error", `${root} is not a private directory.`);
+  chmodSync(root, 0o700);
+  for (const entry of readdirSync(root)) {
+    try {
+      if (now - lstatSync(join(root, entry)).mtimeMs > UPLOAD_TTL_MS) rmSync(join(root, entry), { recursive: true, force: true });
+    } catch {
+      // swept concurrently
+    }
+  }
+  const dir = join(root, crypto.randomUUID());
+  mkdirSync(dir, { mode: 0o700 });
+  const dest = join(dir, basename(source));
+  copyFileSync(source, dest, constants.COPYFILE_EXCL);
+  chmodSync(dest, 0o600);
+  return dest;
+}
+
+interface Found {
+  ok: boolean;
+  reason?: string;
+  tag?: string;
+  multiple?: boolean;
+  disabled?: boolean;
+}
+
+/**
+ * `bp upload <ref> <file>`: assigns a private copy to the file input behind the ref with
+ * DOM.setFileInputFiles (Chrome fires input and change), then reads `input.files` back.
+ */
+export async function upload(ctx: CallContext, args: { ref: number; file: string; limit: number; full: boolean }): Promise<Record<string, unknown>> {
+  const source = checkUploadSource(args.file, ctx.req.cwd);
+  const sel = selectedTab(ctx);
+  return ctx.broker.exclusive(sel.rec.targetId, async () => {
+    const top = await sel.browser.session(sel.rec);
+    const resolved = await resolveRef(sel, args.ref);
+    const frame = frameOfRef(resolved);
+    const found = await callOnRef<Found>(resolved, UPLOAD_SOURCE, { op: "find" });
+    if (!found.ok && found.reason === "detached") throw staleRef(args.ref, "node_detached");
+    if (!found.ok) throw invalidArgument("ref", `Ref ${args.ref} (${found.tag ?? "element"}) is not a file input, its label, or an element holding exactly one.`, { ref: args.ref, reason: "not_file_input" });
+    if (found.disabled) throw new BpError("action_not_verified", `The file input of ref ${args.ref} is disabled; nothing was sent.`, { retryable: true, context: { ref: args.ref, reason: "disabled", dispatched: false } });
+    const objectId = await objectInWorld(frame.session, frame.frameId, `function (win) { var s = win[Symbol.for("browser-pilot.target.v1")]; return s ? s.el : null; }`, null);
+    if (!objectId) throw staleRef(args.ref, "node_detached");
+    const name = basename(source.path);
+    const copy = storeUpload(ctx.broker.paths.home, source.path);
+    const watch = await ActionWatch.start(sel.browser, sel.rec, top);
+    let files: { ok: boolean; count?: number; names?: string[] } | undefined;
+    try {
+      await watch.armQuiet();
+      const sent = frame.session.send("DOM.setFileInputFiles", { files: [copy], objectId });
+      sent.catch(() => undefined);
+      await Promise.race([sent, watch.dialogOpened]);
+      await watch.settle(ctx.deadline);
+      if (!watch.effects.dialog) files = await callInFrame<{ ok: boolean; count?: number; names?: string[] }>(frame, UPLOAD_SOURCE, { op: "files" }).catch(() => undefined);
+    } finally {
+      await watch.stop();
+      if (!watch.effects.dialog) await frame.session.send("Runtime.releaseObject", { objectId }).catch(() => undefined);
+    }
+    const fileCount = files?.ok ? (files.count ?? 0) : undefined;
+    const nameMatched = files?.ok ? (files.names ?? []).includes(name) : undefined;
+    let status: EvidenceStatus = "verified";
+    let reason: string | undefined;
+    if (watch.effects.dialog) [status, reason] = ["unavailable", "dialog_opened"];
+    else if (!files?.ok) [status, reason] = ["unavailable", "target_unavailable"];
+    else if (fileCount !== 1) [status, reason] = ["mismatch", "file_count_mismatch"];
+    else if (!nameMatched) [status, reason] = ["mismatch", "file_name_mismatch"];
+    const evidence: Record<string, unknown> = {
+      action: "upload",
+      status,
+      expectedFileCount: 1,
+      ...(fileCount !== undefined ? { fileCount } : {}),
+      ...(nameMatched !== undefined ? { nameMatched } : {}),
+      fileName: name,
+      sizeBytes: source.size,
+      ...(reason ? { reason } : {}),
+      effects: pageEffects(watch.effects),
+    };
+    return finishAction(ctx, sel, evidence, watch.effects, { limit: args.limit, full: args.full }, observeLocked);
+  });
+}
