@@ -1,0 +1,145 @@
+/**
+ * Renders the results as markdown (docs/benchmarks.md) with the machine described.
+ */
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { cpus, loadavg, release, totalmem } from "node:os";
+import type { Tool } from "../tools/types.ts";
+import { CHROMIUM } from "../tools/types.ts";
+import { exec, cleanEnv, stats } from "./proc.ts";
+import type { Cell, Results, Unit } from "./measure.ts";
+
+export const REPRODUCE = "npm install && npm run build && npm run bench:peers && npm run bench";
+
+export interface Machine {
+  lines: string[];
+}
+
+export async function describeMachine(tools: Tool[], root: string): Promise<Machine> {
+  const chromium = await exec([CHROMIUM, "--version"], { env: cleanEnv({}) });
+  const node = Bun.which("node");
+  const nodeVersion = node ? (await exec([node, "--version"], { env: cleanEnv({}) })).out.trim() : "not found";
+  const osName = (() => {
+    try {
+      return readFileSync("/etc/os-release", "utf8").match(/^PRETTY_NAME="?([^"\n]*)"?/m)?.[1] ?? process.platform;
+    } catch {
+      return process.platform;
+    }
+  })();
+  const git = async (...args: string[]) => (await exec(["git", "-C", root, ...args], { env: cleanEnv({}) })).out.trim();
+  const head = await git("rev-parse", "--short", "HEAD");
+  const dirty = (await git("status", "--porcelain", "--", "src", "build")) ? ", with uncommitted changes in src/ or build/" : "";
+  const built = (() => {
+    try {
+      return statSync(join(root, "dist/bp")).mtime.toISOString();
+    } catch {
+      return "?";
+    }
+  })();
+  const cpu = cpus();
+  const load = loadavg().map((l) => l.toFixed(2)).join(", ");
+  const toolLine = tools.map((t) => `${t.id} ${t.skipped ? `(skipped: ${t.skipped})` : t.version}`).join(", ");
+  return {
+    lines: [
+      `CPU: ${cpu.length} × ${cpu[0]?.model.trim() ?? "unknown"}; memory ${(totalmem() / 2 ** 30).toFixed(1)} GiB`,
+      `OS: ${osName}, Linux ${release()}; load average at start ${load}`,
+      `Browser: ${chromium.out.trim() || "unknown"} (${CHROMIUM}), headless, the same executable for every tool`,
+      `Tools: ${toolLine}`,
+      `bp build: dist/bp of ${built}, git ${head || "?"}${dirty} (the bench runs a private copy)`,
+      `Runtimes: Bun ${Bun.version} (bench and bp), Node ${nodeVersion} (playwright-cli)`,
+    ],
+  };
+}
+
+function num(v: number, unit: Unit): string {
+  if (unit === "MB") return v.toFixed(1);
+  if (unit === "ms" && v < 10) return v.toFixed(1);
+  if (unit === "count" && !Number.isInteger(v)) return v.toFixed(1);
+  return Math.round(v).toLocaleString("en-US");
+}
+
+function cellText(c: Cell | undefined, unit: Unit): string {
+  if (!c) return "—";
+  if (c.status) return `_${c.status}_`;
+  const s = stats(c.values);
+  const notes = [...c.notes];
+  if (c.errors.length) notes.push(`${c.errors.length} failed: ${[...new Set(c.errors)].slice(0, 2).join("; ")}`);
+  const extra = notes.length ? ` (${notes.join("; ")})` : "";
+  if (!s) return `_error_${extra}`;
+  const range = s.n > 1 && s.min !== s.max ? ` (${num(s.min, unit)}–${num(s.max, unit)})` : "";
+  return `${num(s.median, unit)}${range}${extra}`.replace(/\|/g, "\\|");
+}
+
+function ratio(peer: Cell | undefined, bp: Cell | undefined, unit: Unit): string {
+  if (unit === "count" || !peer || !bp || peer.status || bp.status) return "—";
+  const p = stats(peer.values)?.median;
+  const b = stats(bp.values)?.median;
+  if (p === undefined || b === undefined || b === 0) return "—";
+  const r = p / b;
+  return `${r >= 10 ? r.toFixed(0) : r.toFixed(r >= 1 ? 1 : 2)}×`;
+}
+
+export function table(results: Results, tools: Tool[]): string {
+  const bp = tools.find((t) => t.id === "bp");
+  const peers = tools.filter((t) => t.id !== "bp");
+  const head = ["Scenario", "bp", ...peers.flatMap((p) => [p.id, `${p.id} / bp`])];
+  const lines = [`| ${head.join(" | ")} |`, `|${head.map((_, i) => (i === 0 ? "---" : "--:")).join("|")}|`];
+  let section = "";
+  // Memory rows are measured first and last; show them together at the end.
+  const isMemory = (r: { section: string }) => r.section.startsWith("Memory");
+  const rows = [...results.rows.filter((r) => !isMemory(r)), ...results.rows.filter(isMemory)];
+  for (const row of rows) {
+    if (row.section !== section) {
+      section = row.section;
+      lines.push(`| **${section}** |${" |".repeat(head.length - 1)}`);
+    }
+    const bpCell = bp ? row.cells.get(bp.id) : undefined;
+    const cols = [row.label, cellText(bpCell, row.unit)];
+    for (const p of peers) cols.push(cellText(row.cells.get(p.id), row.unit), ratio(row.cells.get(p.id), bpCell, row.unit));
+    lines.push(`| ${cols.join(" | ")} |`);
+  }
+  return lines.join("\n");
+}
+
+export function markdown(results: Results, tools: Tool[], machine: Machine, meta: { started: Date; seconds: number; quick: boolean }): string {
+  const out: string[] = [];
+  out.push("# Benchmarks: bp, agent-browser and Playwright CLI");
+  out.push("");
+  out.push(
+    "Generated by `npm run bench` (`bench/run.ts`); do not edit by hand. This is a measurement, not a test: " +
+      "nothing fails on a number and CI does not run it.",
+  );
+  out.push("");
+  out.push(`Reproduce: \`${REPRODUCE}\``);
+  out.push("");
+  out.push(
+    `Run: ${meta.started.toISOString()}, ${Math.round(meta.seconds)} s in total${meta.quick ? " (--quick: fewer repetitions, figures are rough)" : ""}.`,
+  );
+  out.push("");
+  out.push("## Machine");
+  out.push("");
+  for (const l of machine.lines) out.push(`- ${l}`);
+  out.push("");
+  out.push("## Results");
+  out.push("");
+  out.push(
+    "Each figure is the median of several runs after warm-up, with (min–max). Every command is timed as a whole " +
+      "process, spawn to exit, which is what an agent pays per call. Tools are measured in alternating order within " +
+      "the same run (bp, agent-browser, playwright-cli, bp, …). The ratio is peer median / bp median: above 1× bp is " +
+      "faster, smaller or lighter. Characters are what the command prints on a pipe (bp: its one JSON line; " +
+      "agent-browser and playwright-cli: their default text).",
+  );
+  out.push("");
+  out.push(table(results, tools));
+  out.push("");
+  out.push("## Scenarios");
+  out.push("");
+  for (const s of results.scenarios) out.push(`- **${s.title}**: ${s.text}`);
+  out.push("");
+  out.push("## Notes");
+  out.push("");
+  for (const n of results.notes) out.push(`- ${n}`);
+  out.push("");
+  return out.join("\n");
+}
+

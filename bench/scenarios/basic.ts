@@ -1,0 +1,92 @@
+/**
+ * Warm commands, navigation, screenshot and cold start.
+ */
+import { join } from "node:path";
+import { runPlan, type Ctx } from "../lib/measure.ts";
+import { errorText, sequence, type Tool } from "../tools/types.ts";
+
+async function goto(tool: Tool, url: string): Promise<void> {
+  const e = await tool.run(tool.cmd.navigate(url));
+  if (!tool.ok(e)) throw new Error(`navigate: ${errorText(e)}`);
+}
+
+export async function warmCommands(ctx: Ctx): Promise<void> {
+  ctx.results.describe(
+    "Warm commands",
+    "session and tab already open on the form page. Trivial evaluation: bp `eval 1+1`, agent-browser `eval 1+1`, " +
+      "playwright-cli `eval 1+1`. Status: bp `status`, agent-browser `session info`, playwright-cli `list`.",
+  );
+  await runPlan(ctx, {
+    section: "Warm commands",
+    warmup: 3,
+    runs: 15,
+    setup: (t) => goto(t, ctx.fx.url("/form")),
+    variants: (t) => [
+      { key: "eval", fn: () => sequence(t, [t.cmd.eval("1+1")]) },
+      { key: "status", fn: () => sequence(t, [t.cmd.status()]) },
+    ],
+    rows: [
+      { key: "eval", label: "trivial command (`eval 1+1`), ms", metric: "ms" },
+      { key: "status", label: "status, ms", metric: "ms" },
+    ],
+  });
+}
+
+export async function navigation(ctx: Ctx): Promise<void> {
+  ctx.results.describe(
+    "Navigate",
+    "the open tab goes to a small local page (a new URL each time): bp `open <url>`, agent-browser `open <url>`, " +
+      "playwright-cli `goto <url>`.",
+  );
+  let n = 0;
+  await runPlan(ctx, {
+    section: "Navigation",
+    warmup: 2,
+    runs: 10,
+    variants: (t) => [{ key: "main", fn: () => sequence(t, [t.cmd.navigate(ctx.fx.url(`/page?n=${++n}`))]) }],
+    rows: [{ key: "main", label: "open a local page, ms", metric: "ms" }],
+  });
+}
+
+export async function screenshot(ctx: Ctx): Promise<void> {
+  ctx.results.describe(
+    "Screenshot",
+    "viewport PNG of the form page to an absolute path: bp `screenshot <file>`, agent-browser `screenshot <file>`, " +
+      "playwright-cli `screenshot --filename=<file>`.",
+  );
+  await runPlan(ctx, {
+    section: "Screenshot",
+    warmup: 2,
+    runs: 10,
+    needs: "screenshot",
+    setup: (t) => goto(t, ctx.fx.url("/form")),
+    variants: (t) => [{ key: "main", fn: () => sequence(t, [t.cmd.screenshot(join(ctx.outDir, `${t.id}.png`))]) }],
+    rows: [{ key: "main", label: "screenshot of the form page, ms", metric: "ms" }],
+  });
+}
+
+export async function coldStart(ctx: Ctx): Promise<void> {
+  ctx.results.describe(
+    "Cold start",
+    "from no broker/daemon and no browser to a first usable tab showing the form page: bp `launch --headless` + " +
+      "`open <url> --new` (own home, persistent profile already created by the warm-up), agent-browser `open <url>` " +
+      "in a fresh session, playwright-cli `open <url>` in a fresh session. Everything is stopped (untimed) before the " +
+      "next run.",
+  );
+  await runPlan(ctx, {
+    section: "Cold start",
+    warmup: 1,
+    runs: 5,
+    variants: (t) => [
+      {
+        key: "main",
+        fn: async () => {
+          const s = await t.coldStart(ctx.fx.url("/form"));
+          await t.coldStop();
+          return s;
+        },
+      },
+    ],
+    rows: [{ key: "main", label: "no daemon → first usable tab, ms", metric: "ms" }],
+  });
+}
