@@ -3,7 +3,10 @@ import { Window } from "happy-dom";
 import { QUIET_SOURCE } from "./act-script.ts";
 
 type Quiet = (win: unknown, arg: Record<string, unknown>) => unknown;
+type Poll = { quietFor: number; mutations: number } | null;
 const quiet = new Function(`return ${QUIET_SOURCE}`)() as Quiet;
+// happy-dom delivers mutation records in a microtask, as browsers do.
+const tick = () => new Promise((r) => setTimeout(r, 0));
 
 const opened: Window[] = [];
 afterAll(async () => {
@@ -11,31 +14,37 @@ afterAll(async () => {
 });
 
 describe("QUIET_SOURCE", () => {
-  test("counts mutations from install, and waits for quiet from the wait call", async () => {
+  test("counts mutations from install; quiet is timed from the first poll, not from install", async () => {
     const w = new Window({ url: "https://quiet.example/" });
     opened.push(w);
     expect(quiet(w, { op: "install", id: 1 })).toBe(true);
-    // A long dispatch: mutations well after install still count, and quiet is timed from the wait.
-    await new Promise((r) => setTimeout(r, 60));
+    await new Promise((r) => setTimeout(r, 40));
+    const first = quiet(w, { op: "poll", ids: [1] }) as Poll;
+    // Quiet since install, but a long dispatch must not use up the quiet period.
+    expect(first?.quietFor).toBeLessThan(10);
     w.document.body.appendChild(w.document.createElement("div"));
-    const started = Date.now();
-    const done = quiet(w, { op: "wait", ids: [1], quietMs: 25, maxMs: 400 }) as Promise<{ mutations: number }>;
-    setTimeout(() => w.document.body.setAttribute("data-x", "1"), 10);
-    const r = await done;
-    expect(r.mutations).toBe(2);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(25);
+    await tick();
+    const second = quiet(w, { op: "poll", ids: [1] }) as Poll;
+    expect(second?.mutations).toBe(1);
+    expect(second?.quietFor).toBeLessThan(10);
+    await new Promise((r) => setTimeout(r, 30));
+    const third = quiet(w, { op: "poll", ids: [1], finish: true }) as Poll;
+    expect(third?.quietFor).toBeGreaterThanOrEqual(25);
+    expect(quiet(w, { op: "poll", ids: [1] })).toBeNull();
   });
 
-  test("an unknown or already consumed id yields null; several ids count the earliest observer", async () => {
+  test("an unknown id yields null; several ids count the earliest observer", async () => {
     const w = new Window({ url: "https://quiet.example/" });
     opened.push(w);
-    expect(quiet(w, { op: "wait", ids: [9], quietMs: 5, maxMs: 50 })).toBeNull();
+    expect(quiet(w, { op: "poll", ids: [9] })).toBeNull();
     quiet(w, { op: "install", id: 1 });
     w.document.body.appendChild(w.document.createElement("p"));
+    await tick();
     quiet(w, { op: "install", id: 2 });
     w.document.body.appendChild(w.document.createElement("p"));
-    const r = (await (quiet(w, { op: "wait", ids: [1, 2], quietMs: 5, maxMs: 200 }) as Promise<{ mutations: number }>)) ?? { mutations: -1 };
-    expect(r.mutations).toBe(2);
-    expect(quiet(w, { op: "wait", ids: [1, 2], quietMs: 5, maxMs: 50 })).toBeNull();
+    await tick();
+    const r = quiet(w, { op: "poll", ids: [1, 2], finish: true }) as Poll;
+    expect(r?.mutations).toBe(2);
+    expect(quiet(w, { op: "poll", ids: [1, 2] })).toBeNull();
   });
 });

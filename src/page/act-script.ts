@@ -119,20 +119,24 @@ export const ACT_SOURCE = String.raw`(function act(win, el, arg) {
   }
   if (!chosen) return { ok: false, reason: "obscured", obstruction: obstruction };
   var off = frameOffset(el.ownerDocument);
-  return { ok: true, x: chosen[0] + off.x, y: chosen[1] + off.y, state: state(), target: describe(el) };
+  var hidden = false;
+  try { hidden = win.document.visibilityState === "hidden"; } catch (e) {}
+  return { ok: true, x: chosen[0] + off.x, y: chosen[1] + off.y, state: state(), target: describe(el), hidden: hidden };
 })`;
 
 /**
- * DOM-quiet detection around an action, in two calls. "install" (before dispatch) starts a
- * mutation observer kept on our world's window under `arg.id`; "wait" (after dispatch)
- * resolves once `quietMs` pass without mutations, counted from the wait call so a long
- * dispatch (a drag, a key sequence) cannot use up the quiet period, bounded by `maxMs`. An
- * observer nobody waits for disconnects itself after a minute.
+ * DOM-quiet detection around an action. "install" (before dispatch) starts a mutation
+ * observer kept on our world's window under `arg.id`. "poll" (after dispatch) reports how
+ * long the DOM has been quiet, counted from the first poll so a long dispatch (a drag, a key
+ * sequence) cannot use up the quiet period; with `finish` it also disconnects. The broker
+ * does the waiting between polls: page timers are throttled in background tabs (to one per
+ * second or worse), and agents work in background tabs. An observer nobody polls
+ * disconnects itself after a minute.
  */
 export const QUIET_SOURCE = String.raw`(function quiet(win, arg) {
   var K = Symbol.for("browser-pilot.quiet.v1"), held = win[K] || (win[K] = {});
   if (arg.op === "install") {
-    var st = { mutations: 0, last: 0, obs: null };
+    var st = { mutations: 0, last: 0, mark: 0, obs: null };
     st.obs = new win.MutationObserver(function (list) { st.mutations += list.length; st.last = Date.now(); });
     try { st.obs.observe(win.document, { subtree: true, childList: true, attributes: true, characterData: true }); } catch (e) {}
     win.setTimeout(function () { if (held[arg.id] === st) { st.obs.disconnect(); delete held[arg.id]; } }, 60000);
@@ -140,18 +144,15 @@ export const QUIET_SOURCE = String.raw`(function quiet(win, arg) {
     return true;
   }
   var sts = [];
-  (arg.ids || []).forEach(function (id) { if (held[id]) { sts.push(held[id]); delete held[id]; } });
+  (arg.ids || []).forEach(function (id) { if (held[id]) sts.push(held[id]); });
   if (!sts.length) return null;
-  return new Promise(function (resolve) {
-    var start = Date.now();
-    function last() { var l = start; sts.forEach(function (s) { if (s.last > l) l = s.last; }); return l; }
-    function check() {
-      var now = Date.now();
-      if (now - last() < arg.quietMs && now - start < arg.maxMs) { win.setTimeout(check, Math.max(5, arg.quietMs - (now - last()))); return; }
-      // The earliest observer saw every mutation the later ones did.
-      var m = 0; sts.forEach(function (s) { s.obs.disconnect(); if (s.mutations > m) m = s.mutations; });
-      resolve({ mutations: m, ms: now - start });
-    }
-    win.setTimeout(check, arg.quietMs);
+  var now = Date.now(), last = 0, m = 0;
+  sts.forEach(function (s) {
+    if (!s.mark) s.mark = now;
+    last = Math.max(last, s.mark, s.last);
+    // The earliest observer saw every mutation the later ones did.
+    if (s.mutations > m) m = s.mutations;
   });
+  if (arg.finish) (arg.ids || []).forEach(function (id) { if (held[id]) { held[id].obs.disconnect(); delete held[id]; } });
+  return { quietFor: now - last, mutations: m };
 })`;

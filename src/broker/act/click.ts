@@ -26,19 +26,21 @@ export async function click(ctx: CallContext, args: ClickArgs): Promise<Record<s
     let y: number;
     let before: ElementState | undefined;
     let target: Record<string, unknown> | undefined;
+    let hidden: boolean | undefined;
     const resolved = args.ref !== undefined ? await resolveRef(sel, args.ref) : undefined;
     if (resolved) {
       const probe = await probeForPointer(resolved);
       ({ x, y } = probe);
       before = probe.state;
       target = probe.target;
+      hidden = probe.hidden;
     } else {
       [x, y] = parseXy(args.xy ?? "");
     }
     const watch = await ActionWatch.start(browser, rec, session);
     try {
       await watch.armQuiet();
-      const dispatched = dispatchClick(session, x, y, args.right ? "right" : "left", args.double ? 2 : 1);
+      const dispatched = dispatchClick(session, x, y, args.right ? "right" : "left", args.double ? 2 : 1, hidden);
       dispatched.catch(() => undefined);
       await Promise.race([dispatched, watch.dialogOpened]);
       await watch.settle(ctx.deadline);

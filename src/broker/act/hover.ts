@@ -7,7 +7,7 @@ import type { CallContext } from "../handlers/types.ts";
 import { resolveRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { evidenceStatus, pageEffects, stateEffects } from "./evidence.ts";
 import { callOnRef, frameOfRef, callInFrame } from "./frame-call.ts";
-import { actOnRef, probeForPointer, type ElementState, type Probe } from "./pointer.ts";
+import { moveMouse, actOnRef, probeForPointer, type ElementState, type Probe } from "./pointer.ts";
 import { finishAction } from "./result.ts";
 import { ActionWatch } from "./watch.ts";
 
@@ -25,9 +25,7 @@ export async function hover(ctx: CallContext, args: { ref: number; limit: number
     let hovered = false;
     try {
       await watch.armQuiet();
-      const sent = top.send("Input.dispatchMouseEvent", { type: "mouseMoved", x: probe.x, y: probe.y, button: "none" });
-      sent.catch(() => undefined);
-      await Promise.race([sent, watch.dialogOpened]);
+      await Promise.race([moveMouse(top, probe.x, probe.y, probe.hidden), watch.dialogOpened]);
       await watch.settle(ctx.deadline);
       if (!watch.effects.dialog && !watch.effects.navigation) {
         after = await actOnRef<ElementState>(resolved, { op: "state" }).catch(() => undefined);
@@ -115,7 +113,7 @@ export async function drag(ctx: CallContext, args: { from: number; to: number; l
 
 async function pointerDrag(top: CdpSession, a: Probe, b: Probe, watch: ActionWatch, started: () => Promise<boolean>): Promise<void> {
   const mouse = (type: "mouseMoved" | "mousePressed" | "mouseReleased", x: number, y: number, buttons: number) =>
-    top.send("Input.dispatchMouseEvent", { type, x, y, button: type === "mouseMoved" && buttons === 0 ? "none" : "left", buttons, clickCount: type === "mouseMoved" ? 0 : 1 });
+    type === "mouseMoved" ? moveMouse(top, x, y, a.hidden, buttons) : top.send("Input.dispatchMouseEvent", { type, x, y, button: "left", buttons, clickCount: 1 });
   let resolveData: (d: Protocol.Input.DragData) => void = () => undefined;
   const intercepted = new Promise<Protocol.Input.DragData>((resolve) => (resolveData = resolve));
   const off = top.on("Input.dragIntercepted", (p) => resolveData(p.data));

@@ -25,6 +25,8 @@ export interface Probe {
   y: number;
   state: ElementState;
   target: { tagName: string; role?: string; name?: string };
+  /** The tab is in the background (document hidden): it renders no frames. */
+  hidden?: boolean;
 }
 
 /** Runs ACT_SOURCE against the element behind a ref, in the ref's frame world. */
@@ -60,9 +62,28 @@ function describeObstruction(o: { tagName: string; id?: string; role?: string; n
 
 export type MouseButton = "left" | "right";
 
+/**
+ * Mouse moves are aligned to animation frames, and a background tab renders none: there
+ * the browser acknowledges a move only after ~5 s. Presses and releases are not aligned, so
+ * in a hidden tab (or when we cannot tell, after a short grace) the move is sent without
+ * waiting for its acknowledgement.
+ */
+export async function moveMouse(session: CdpSession, x: number, y: number, hidden: boolean | undefined, buttons = 0): Promise<void> {
+  const sent = session.send("Input.dispatchMouseEvent", { type: "mouseMoved", x, y, button: buttons ? "left" : "none", buttons });
+  sent.catch(() => undefined);
+  if (hidden === true) return;
+  if (hidden === false) {
+    await sent;
+    return;
+  }
+  await Promise.race([sent, Bun.sleep(MOVE_ACK_GRACE_MS)]);
+}
+
+const MOVE_ACK_GRACE_MS = 100;
+
 /** A real pointer click at top-level viewport coordinates, routed by the browser's own hit test. */
-export async function dispatchClick(session: CdpSession, x: number, y: number, button: MouseButton, clickCount: 1 | 2): Promise<void> {
-  await session.send("Input.dispatchMouseEvent", { type: "mouseMoved", x, y, button: "none" });
+export async function dispatchClick(session: CdpSession, x: number, y: number, button: MouseButton, clickCount: 1 | 2, hidden?: boolean): Promise<void> {
+  await moveMouse(session, x, y, hidden);
   for (let n = 1; n <= clickCount; n++) {
     await session.send("Input.dispatchMouseEvent", { type: "mousePressed", x, y, button, buttons: button === "left" ? 1 : 2, clickCount: n });
     await session.send("Input.dispatchMouseEvent", { type: "mouseReleased", x, y, button, buttons: 0, clickCount: n });

@@ -132,7 +132,7 @@ export async function selectOption(ctx: CallContext, args: SelectArgs): Promise<
             });
           }
           await watch.armQuiet();
-          await race(watch, dispatchClick(top, probe.x + frame.offset.x, probe.y + frame.offset.y, "left", 1));
+          await race(watch, dispatchClick(top, probe.x + frame.offset.x, probe.y + frame.offset.y, "left", 1, probe.hidden));
           await watch.settle(ctx.deadline);
           evidence = watch.effects.dialog ? done("unavailable", "dialog_opened", []) : ariaVerdict(info.option, await current(), done);
         }
@@ -149,7 +149,7 @@ async function openAria(ctx: CallContext, top: CdpSession, r: ResolvedRef, frame
   if (info.found && info.visible) return info;
   const probe = await probeForPointer(r);
   await watch.armQuiet();
-  await race(watch, dispatchClick(top, probe.x, probe.y, "left", 1));
+  await race(watch, dispatchClick(top, probe.x, probe.y, "left", 1, probe.hidden));
   if (watch.effects.dialog) return { ...info, found: false };
   const maxMs = Math.max(200, Math.min(2_000, ctx.deadline - Date.now() - 500));
   const after = await race(watch, callInFrame<Listing>(frame, SELECT_SOURCE, { op: "waitOption", maxMs, ...query }));

@@ -98,8 +98,8 @@ async function focus(pin: CompositePin, top: CdpSession, r: ResolvedRef, frame: 
     if (!(err instanceof BpError) || err.code !== "action_not_verified") throw err;
   }
   if (probe) {
-    const { x, y } = probe;
-    await pin.step("focus", [], () => dispatchClick(top, x, y, "left", 1), false);
+    const { x, y, hidden } = probe;
+    await pin.step("focus", [], () => dispatchClick(top, x, y, "left", 1, hidden), false);
     await pin.pinFocus();
   }
   if (!(await focused(frame, token))) {

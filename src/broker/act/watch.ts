@@ -120,8 +120,7 @@ export class ActionWatch {
     // A navigation or dialog may begin a moment after the click's event handlers ran.
     const ids = this.quietIds.splice(0);
     if (!this.effects.navigation && !this.effects.dialog && ids.length > 0) {
-      const quiet = runInWorld<{ mutations: number } | null>(this.session, this.mainFrameId, QUIET_SOURCE, { op: "wait", ids, quietMs: DOM_QUIET_MS, maxMs: DOM_QUIET_MAX_MS }).catch(() => null);
-      const q = await Promise.race([quiet, this.dialogOpened.then(() => null)]);
+      const q = await Promise.race([this.waitQuiet(ids), this.dialogOpened.then(() => null)]);
       this.effects.mutations += q?.mutations ?? 0;
     }
     while (Date.now() < until) {
@@ -132,6 +131,24 @@ export class ActionWatch {
         setTimeout(resolve, Math.max(1, until - Date.now()));
       });
       this.wake = undefined;
+    }
+  }
+
+  /**
+   * Polls the page's observers and waits between polls here, in the broker: the page's own
+   * timers are throttled when its tab is in the background.
+   */
+  private async waitQuiet(ids: number[]): Promise<{ mutations: number } | null> {
+    const started = Date.now();
+    for (;;) {
+      const finish = Date.now() - started >= DOM_QUIET_MAX_MS;
+      const q = await runInWorld<{ quietFor: number; mutations: number } | null>(this.session, this.mainFrameId, QUIET_SOURCE, { op: "poll", ids, finish }).catch(() => null);
+      if (!q || finish || this.effects.dialog || this.effects.navigation) return q;
+      if (q.quietFor >= DOM_QUIET_MS) {
+        void runInWorld(this.session, this.mainFrameId, QUIET_SOURCE, { op: "poll", ids, finish: true }).catch(() => null);
+        return q;
+      }
+      await Bun.sleep(Math.max(5, Math.min(DOM_QUIET_MS - q.quietFor, DOM_QUIET_MAX_MS - (Date.now() - started))));
     }
   }
 

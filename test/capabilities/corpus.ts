@@ -1,0 +1,281 @@
+/**
+ * The capability corpus: one small local page per observation case, what `bp snapshot` must
+ * list on it (by role + name) and what it must not. Pages are served by the test itself on two
+ * origins (`a` for every case, `b` for the cross-origin frame), so nothing depends on the network.
+ *
+ * Changing a case (its id, targets or traps) changes the corpus: the baseline gate fails until
+ * the baseline is rewritten on purpose (see docs/capabilities.md).
+ */
+
+/** An expected control. `role` lists the roles that count (DOM-only controls have no fixed role). */
+export interface Target {
+  role: string | readonly string[];
+  name: string;
+  /** The listed value must equal this. */
+  value?: string;
+  /** The listed states (`s`) must include this word. */
+  state?: string;
+  /** Must be listed as inside a frame (`f`). */
+  frame?: true;
+  /**
+   * Not listed by name but inside a folded run: found when the snapshot holds exactly one fold of
+   * this role with at least `minCount` entries, and `bp click <last ref of the fold>` reaches this
+   * control (the page records the clicked row's name in `document.body.dataset.hit`).
+   */
+  inFold?: { minCount: number };
+}
+
+export interface Case {
+  id: string;
+  title: string;
+  /** Page path on origin `a`. */
+  path: string;
+  expect: readonly Target[];
+  /** Names of controls that are present in the DOM but must not be listed (hidden, decoration, text). */
+  forbid: readonly string[];
+}
+
+export interface Origins {
+  a: string;
+  b: string;
+}
+
+export function targetKey(t: Target): string {
+  const role = typeof t.role === "string" ? t.role : t.role.join("|");
+  const extra = [t.value !== undefined ? `value=${JSON.stringify(t.value)}` : "", t.state ?? "", t.frame ? "in frame" : "", t.inFold ? "in fold" : ""];
+  return [`${role} ${JSON.stringify(t.name)}`, ...extra.filter(Boolean)].join(" ");
+}
+
+const doc = (title: string, body: string): string => `<!doctype html><html><head><meta charset=utf-8><title>${title}</title></head><body>${body}</body></html>`;
+
+const ICON = "display:inline-block;width:24px;height:24px;background:#888;margin:4px";
+
+const ROWS = Array.from({ length: 300 }, (_, i) => `<li><button onclick="document.body.dataset.hit=this.textContent">Row ${i + 1}</button></li>`).join("");
+
+/** A framework-style controlled input: the framework owns the value and undoes any other edit. */
+const CONTROLLED = `
+<label for=email>Email</label> <input id=email autocomplete=off>
+<input aria-label="Email mirror" hidden>
+<script>
+  const input = document.getElementById("email");
+  const native = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value");
+  const state = { email: "ann@example.com" };
+  const render = () => native.set.call(input, state.email);
+  render();
+  // Like React's value tracker: page writes go through the framework, which re-renders its state.
+  Object.defineProperty(input, "value", { configurable: true, get() { return native.get.call(this); }, set() { window.__intercepted = (window.__intercepted || 0) + 1; render(); } });
+  // The change handler rejects every edit (a controlled input with a stale state): a rollback.
+  input.addEventListener("input", () => queueMicrotask(render));
+</script>`;
+
+const SHADOW = `
+<div id=host><button slot=extra>Slotted action</button></div>
+<script>
+  const root = document.getElementById("host").attachShadow({ mode: "open" });
+  root.innerHTML = '<button>Shadow save</button><input aria-label="Shadow search"><button style="display:none">Shadow hidden</button><slot name=extra></slot><div id=inner></div>';
+  root.getElementById("inner").attachShadow({ mode: "open" }).innerHTML = '<a href="#nested">Nested link</a>';
+</script>`;
+
+const HIDDEN = `
+<button>Visible button</button>
+<button style="display:none">Display none</button>
+<button style="visibility:hidden">Visibility hidden</button>
+<button aria-hidden="true">Aria hidden</button>
+<div inert><button>Inert child</button> <a href="/cap/hidden_traps">Inert link</a></div>
+<button style="width:0;height:0;padding:0;border:0;overflow:hidden">Zero size</button>
+<button style="position:absolute;left:-9999px;top:0">Off screen</button>
+<button hidden>Hidden attribute</button>
+<details><summary>More</summary><button>Inside closed details</button></details>
+<div style="content-visibility:hidden;height:30px"><button>Content-visibility hidden</button></div>
+<div style="visibility:hidden"><button style="visibility:visible">Visible override</button></div>
+<button disabled>Disabled button</button>
+<button style="position:absolute;top:3000px">Below the fold</button>`;
+
+/** Every page of the corpus and its probes, by path. */
+export function corpusPages(origins: () => Origins): Record<string, string | ((url: URL) => string)> {
+  return {
+    "/cap/ax_only": doc(
+      "AX only",
+      `<div style="${ICON}" role=button tabindex=0 aria-label="Close dialog"></div>` +
+        `<span style="${ICON}" role=switch aria-checked=false tabindex=0 aria-label="Dark mode"></span>` +
+        `<div style="${ICON}" role=button tabindex=0 aria-labelledby=del-label></div><span id=del-label hidden>Delete row</span>` +
+        `<button><svg width=16 height=16><title>Search</title><rect width=16 height=16></rect></svg></button>` +
+        `<div style="${ICON}" role=img aria-label="Company logo"></div>`,
+    ),
+    "/cap/dom_only": doc(
+      "DOM only",
+      `<div onclick="document.body.dataset.hit='buy'" style="cursor:pointer;display:inline-block;padding:4px"><span>Buy</span> <b>now</b></div>` +
+        `<div id=cart style="cursor:pointer;display:inline-block;padding:4px">Add to cart</div>` +
+        `<div id=menu style="display:inline-block;padding:4px">Open menu</div>` +
+        `<div>Price: 10 EUR</div>` +
+        `<script>for (const id of ["cart", "menu"]) document.getElementById(id).addEventListener("click", () => { document.body.dataset.hit = id; });</script>`,
+    ),
+    "/cap/shadow_dom": doc("Shadow DOM", SHADOW),
+    "/cap/same_origin_iframe": doc("Same-origin frame", `<p>Outer page</p><iframe src="/cap/frame" title="Same frame"></iframe>`),
+    "/cap/cross_origin_iframe": () => doc("Cross-origin frame", `<p>Outer page</p><iframe src="${origins().b}/cap/frame" title="Cross frame"></iframe>`),
+    "/cap/frame": doc("Frame", `<button>Frame button</button> <input aria-label="Frame input"> <button style="display:none">Frame hidden</button>`),
+    "/cap/overlay": doc(
+      "Overlay",
+      `<button id=pay onclick="document.body.dataset.hit='pay'">Pay now</button>` +
+        `<div id=cookie-banner style="position:fixed;inset:0;background:rgba(0,0,0,.6)">` +
+        `<div style="background:#fff;margin:120px auto;width:320px;padding:16px"><span>We use cookies</span> ` +
+        `<button onclick="document.getElementById('cookie-banner').remove()">Accept cookies</button></div></div>`,
+    ),
+    "/cap/contenteditable": doc(
+      "Contenteditable",
+      `<div contenteditable=true style="border:1px solid;min-height:40px"><p>Draft text</p></div>` +
+        `<div contenteditable=true aria-label="Comment box" style="border:1px solid;min-height:40px"></div>` +
+        `<div contenteditable=false>Read only note</div>`,
+    ),
+    "/cap/controlled_input": doc("Controlled input", CONTROLLED),
+    "/cap/navigation": doc("Navigation", `<button>Stay here</button> <a href="/cap/arrived">Next page</a>`),
+    "/cap/arrived": doc("Arrived", `<button onclick="document.body.dataset.hit='arrived'">Arrived</button>`),
+    "/cap/document_replacement": doc(
+      "Replace me",
+      `<button id=old onclick="document.body.dataset.hit='old'">Old button</button> ` +
+        `<button onclick="document.open();document.write('<title>Replaced</title><button>New button</button>');document.close()">Replace document</button>`,
+    ),
+    "/cap/long_list": doc("Long list", `<h1>Results</h1><ul>${ROWS}</ul>`),
+    "/cap/hidden_traps": doc("Hidden traps", HIDDEN),
+  };
+}
+
+const CLICKABLE_ROLES = ["button", "generic"] as const;
+
+export const CASES: readonly Case[] = [
+  {
+    id: "ax_only",
+    title: "no text content: aria-label, aria-labelledby to hidden text, svg <title>",
+    path: "/cap/ax_only",
+    expect: [
+      { role: "button", name: "Close dialog" },
+      { role: "switch", name: "Dark mode" },
+      { role: "button", name: "Delete row" },
+      { role: "button", name: "Search" },
+    ],
+    forbid: ["Company logo"],
+  },
+  {
+    id: "dom_only",
+    title: "clickable divs, no role: onclick attribute; listener + cursor:pointer; listener only",
+    path: "/cap/dom_only",
+    expect: [
+      { role: CLICKABLE_ROLES, name: "Buy now" },
+      { role: CLICKABLE_ROLES, name: "Add to cart" },
+      { role: CLICKABLE_ROLES, name: "Open menu" },
+    ],
+    forbid: ["Buy", "now", "Price: 10 EUR"],
+  },
+  {
+    id: "shadow_dom",
+    title: "open shadow root, nested shadow root, slotted light-DOM button",
+    path: "/cap/shadow_dom",
+    expect: [
+      { role: "button", name: "Shadow save" },
+      { role: "textbox", name: "Shadow search" },
+      { role: "link", name: "Nested link" },
+      { role: "button", name: "Slotted action" },
+    ],
+    forbid: ["Shadow hidden"],
+  },
+  {
+    id: "same_origin_iframe",
+    title: "controls inside a same-origin iframe",
+    path: "/cap/same_origin_iframe",
+    expect: [
+      { role: "button", name: "Frame button", frame: true },
+      { role: "textbox", name: "Frame input", frame: true },
+    ],
+    forbid: ["Frame hidden"],
+  },
+  {
+    id: "cross_origin_iframe",
+    title: "controls inside a cross-origin (out-of-process) iframe",
+    path: "/cap/cross_origin_iframe",
+    expect: [
+      { role: "button", name: "Frame button", frame: true },
+      { role: "textbox", name: "Frame input", frame: true },
+    ],
+    forbid: ["Frame hidden"],
+  },
+  {
+    id: "overlay",
+    title: "fixed cookie banner covering a button (the covered button is still listed)",
+    path: "/cap/overlay",
+    expect: [
+      { role: "button", name: "Pay now" },
+      { role: "button", name: "Accept cookies" },
+    ],
+    forbid: ["We use cookies"],
+  },
+  {
+    id: "contenteditable",
+    title: "contenteditable editors (unlabelled and labelled)",
+    path: "/cap/contenteditable",
+    expect: [
+      { role: "textbox", name: "", value: "Draft text" },
+      { role: "textbox", name: "Comment box" },
+    ],
+    forbid: ["Read only note"],
+  },
+  {
+    id: "controlled_input",
+    title: "framework-controlled input (value property setter intercepted by the page)",
+    path: "/cap/controlled_input",
+    expect: [{ role: "textbox", name: "Email", value: "ann@example.com" }],
+    forbid: ["Email mirror"],
+  },
+  {
+    id: "navigation",
+    title: "page with a link to another page",
+    path: "/cap/navigation",
+    expect: [
+      { role: "button", name: "Stay here" },
+      { role: "link", name: "Next page" },
+    ],
+    forbid: [],
+  },
+  {
+    id: "document_replacement",
+    title: "page that can replace its document (document.open/write)",
+    path: "/cap/document_replacement",
+    expect: [
+      { role: "button", name: "Old button" },
+      { role: "button", name: "Replace document" },
+    ],
+    forbid: [],
+  },
+  {
+    id: "long_list",
+    title: "300 same-shaped rows: one fold line, refs inside it clickable",
+    path: "/cap/long_list",
+    expect: [
+      { role: "button", name: "Row 1" },
+      { role: "button", name: "Row 300", inFold: { minCount: 290 } },
+    ],
+    forbid: [],
+  },
+  {
+    id: "hidden_traps",
+    title: "display:none, visibility:hidden, aria-hidden, inert, zero-size, off-screen, hidden, closed details, content-visibility; disabled",
+    path: "/cap/hidden_traps",
+    expect: [
+      { role: "button", name: "Visible button" },
+      { role: "button", name: "Visible override" },
+      { role: "button", name: "Disabled button", state: "disabled" },
+      { role: "button", name: "Below the fold" },
+    ],
+    forbid: [
+      "Display none",
+      "Visibility hidden",
+      "Aria hidden",
+      "Inert child",
+      "Inert link",
+      "Zero size",
+      "Off screen",
+      "Hidden attribute",
+      "Inside closed details",
+      "Content-visibility hidden",
+    ],
+  },
+];

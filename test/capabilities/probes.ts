@@ -1,0 +1,122 @@
+/**
+ * Action-failure and stale-ref probes: each sets up a page, takes a snapshot, changes the world
+ * under the ref (cover it, reject the edit, navigate, replace the document, remove the node) and
+ * checks that bp says so with the right code instead of acting on the wrong thing.
+ */
+import type { BpResult } from "../support/bp.ts";
+import { refOf, type Harness, type ProbeResult, type ProbeStatus } from "./harness.ts";
+
+export interface Probe {
+  id: string;
+  metric: ProbeResult["metric"];
+  title: string;
+  run(h: Harness): Promise<{ status: ProbeStatus; detail: string }>;
+}
+
+function errorDetail(r: BpResult): string {
+  if (r.json.ok) return "ok (no error)";
+  const reason = r.json.context?.reason;
+  return typeof reason === "string" ? `${r.json.code} ${reason}` : String(r.json.code);
+}
+
+/** A click on a ref the world moved away from: stale_ref (with `reason` when one is required). */
+async function expectStale(h: Harness, ref: number, reason?: string): Promise<{ status: ProbeStatus; detail: string }> {
+  const r = await h.bp(["click", String(ref)]);
+  const stale = !r.json.ok && r.json.code === "stale_ref";
+  const hit = await h.evaluate("document.body?.dataset.hit ?? ''").catch(() => "");
+  const detail = `${errorDetail(r)}${hit ? `; page saw a click on ${JSON.stringify(hit)}` : ""}`;
+  const detected = stale && !hit && (reason === undefined || r.json.context?.reason === reason);
+  return { status: detected ? "detected" : "missed", detail };
+}
+
+export const PROBES: readonly Probe[] = [
+  {
+    id: "covered_click",
+    metric: "action_failure",
+    title: "bp click on a button under a fixed overlay: action_not_verified naming the overlay",
+    async run(h) {
+      await h.open("/cap/overlay");
+      const ref = refOf(await h.snapshot(), "Pay now");
+      const r = await h.bp(["click", String(ref)]);
+      const obstruction = r.json.context?.obstruction;
+      const o = typeof obstruction === "object" && obstruction !== null ? (obstruction as Record<string, unknown>) : {};
+      const names = `${String(o.id ?? "")} ${String(o.name ?? "")}`.toLowerCase();
+      const hit = await h.evaluate("document.body.dataset.hit ?? ''");
+      const detected = !r.json.ok && r.json.code === "action_not_verified" && names.includes("cookie") && hit === "";
+      const by = o.tagName ? ` by ${String(o.tagName)}${o.id ? `#${String(o.id)}` : ""}` : "";
+      return { status: detected ? "detected" : "missed", detail: `${errorDetail(r)}${by}${hit ? `; page saw a click on ${String(hit)}` : ""}` };
+    },
+  },
+  {
+    id: "controlled_input_rollback",
+    metric: "action_failure",
+    title: "bp type into an input whose framework rolls the edit back: mismatch, not success",
+    async run(h) {
+      if (!(await h.has("type"))) return { status: "skipped", detail: "bp type is not built yet ('bp type --help' fails)" };
+      await h.open("/cap/controlled_input");
+      const ref = refOf(await h.snapshot(), "Email");
+      const r = await h.bp(["type", String(ref), "bob@example.com"]);
+      const evidence = r.json.evidence;
+      const status = typeof evidence === "object" && evidence !== null ? (evidence as Record<string, unknown>).status : undefined;
+      const value = await h.evaluate("document.getElementById('email').value");
+      const refused = !r.json.ok && (r.json.code === "action_not_verified" || r.json.code === "unknown_outcome");
+      const detected = value === "ann@example.com" && (refused || (r.json.ok && status === "mismatch"));
+      return { status: detected ? "detected" : "missed", detail: `${r.json.ok ? `ok, evidence ${String(status)}` : errorDetail(r)}; value now ${JSON.stringify(value)}` };
+    },
+  },
+  {
+    id: "stale_navigation",
+    metric: "stale_ref",
+    title: "the page follows a link; an old ref is stale_ref reason navigation",
+    async run(h) {
+      await h.open("/cap/navigation");
+      const ref = refOf(await h.snapshot(), "Stay here");
+      await h.evaluate("setTimeout(() => document.querySelector('a').click(), 0), 1");
+      await h.until("location.pathname === '/cap/arrived' && document.readyState === 'complete'");
+      return expectStale(h, ref, "navigation");
+    },
+  },
+  {
+    id: "stale_document_write",
+    metric: "stale_ref",
+    title: "document.open/write replaces the content; an old ref is stale_ref",
+    async run(h) {
+      await h.open("/cap/document_replacement");
+      const ref = refOf(await h.snapshot(), "Old button");
+      await h.evaluate("document.open(); document.write('<title>Replaced</title><button onclick=\"document.body.dataset.hit=1\">Old button</button>'); document.close(), 1");
+      return expectStale(h, ref);
+    },
+  },
+  {
+    id: "stale_reload",
+    metric: "stale_ref",
+    title: "location.reload() replaces the document at the same URL; an old ref is stale_ref",
+    async run(h) {
+      await h.open("/cap/document_replacement");
+      const ref = refOf(await h.snapshot(), "Old button");
+      await h.evaluate("window.__beforeReload = 1, setTimeout(() => location.reload(), 0), 1");
+      await h.until("window.__beforeReload === undefined && document.readyState === 'complete'");
+      return expectStale(h, ref);
+    },
+  },
+  {
+    id: "stale_node_removed",
+    metric: "stale_ref",
+    title: "the element is removed from the DOM; its ref is stale_ref",
+    async run(h) {
+      await h.open("/cap/document_replacement");
+      const ref = refOf(await h.snapshot(), "Old button");
+      await h.evaluate("document.getElementById('old').remove(), 1");
+      return expectStale(h, ref);
+    },
+  },
+];
+
+export async function runProbe(h: Harness, p: Probe): Promise<ProbeResult> {
+  try {
+    const { status, detail } = await p.run(h);
+    return { id: p.id, metric: p.metric, status, detail };
+  } catch (err) {
+    return { id: p.id, metric: p.metric, status: "missed", detail: `probe could not run: ${(err as Error).message}` };
+  }
+}
