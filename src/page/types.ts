@@ -32,6 +32,8 @@ export interface PageStyle {
   pointerEvents: string;
   paddingLeft: string;
   paddingTop: string;
+  /** Absent in environments without the property (happy-dom). */
+  contentVisibility?: string;
 }
 
 export interface PageNode {

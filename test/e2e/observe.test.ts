@@ -116,6 +116,25 @@ describe("snapshot", () => {
     await env.run(["frame", "0"]);
   });
 
+  test("elements of a cross-origin iframe below the fold are marked off-screen", async () => {
+    const inner = encodeURIComponent("<button>Deep</button>");
+    const outer = `<title>Tall</title><div style="height:900px"></div><iframe style="width:300px;height:100px" src="${site.b}/echo?html=${inner}"></iframe>`;
+    await env.run(["open", `${site.a}/echo?html=${encodeURIComponent(outer)}`]);
+    const list = (await env.run(["snapshot", "--boxes"])).json.elements as (El & { o?: number })[];
+    expect(list.find((e) => e.n === "Deep")?.o).toBe(1);
+  });
+
+  test("after an action navigates, the old document's refs report navigation", async () => {
+    const page = `<title>Nav</title><a href="${site.a}/second">Go on</a><button>Stay</button>`;
+    await env.run(["open", `${site.a}/echo?html=${encodeURIComponent(page)}`]);
+    const list = els(await env.run(["snapshot"]));
+    const go = await env.run(["click", String(list.find((e) => e.n === "Go on")?.r)]);
+    expect((go.json.evidence as { effects: string[] }).effects).toContain("navigation");
+    expect(go.json.title).toBe("Second");
+    const old = await env.run(["click", String(list.find((e) => e.n === "Stay")?.r)]);
+    expect(old.json).toMatchObject({ ok: false, code: "stale_ref", context: { reason: "navigation" } });
+  });
+
   test("a long list folds into one addressable line", async () => {
     await env.run(["open", `${site.a}/list`]);
     const r = await env.run(["snapshot"]);

@@ -18,6 +18,8 @@ export interface Root {
   loaderId: string;
   framePath: string;
   offset: { x: number; y: number };
+  /** Top-level viewport size, for judging whether an element inside an out-of-process frame is on screen. */
+  viewport?: { w: number; h: number };
 }
 
 export interface Collected {
@@ -39,6 +41,7 @@ export async function currentObservation(browser: BrowserConnection, rec: Target
   const old = agent.observations.get(rec.targetId);
   if (old && old.generation === browser.generation && old.mainLoaderId === main.loaderId) return { obs: old, mainFrameId: main.id, replaced: false };
   const obs = new TabObservation(browser.generation, rec.targetId, main.loaderId, main.url);
+  if (old && old.generation === browser.generation) obs.previous = { url: old.url, nextRef: old.nextRef };
   agent.observations.set(rec.targetId, obs);
   return { obs, mainFrameId: main.id, replaced: old !== undefined };
 }
@@ -68,6 +71,9 @@ async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Root,
       obs.bind(e.ref, binding);
       e.box.x += root.offset.x;
       e.box.y += root.offset.y;
+      // The frame measured "in viewport" against its own viewport; the agent sees the top one.
+      const vp = root.viewport;
+      if (vp && e.inViewport) e.inViewport = e.box.x < vp.w && e.box.y < vp.h && e.box.x + e.box.w > 0 && e.box.y + e.box.h > 0;
     }
   }
   obs.nextRef = Math.max(obs.nextRef, result.stats.nextRef);
@@ -78,7 +84,7 @@ async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Root,
   for (const e of result.elements) {
     merged.push(e);
     if (e.kind !== "frame" || e.reason !== "cross_origin" || remaining <= 0) continue;
-    const child = await childRoot(rec.frames, root, e);
+    const child = await childRoot(rec.frames, root, e, root.viewport ?? { w: result.page.viewportWidth, h: result.page.viewportHeight });
     if (!child) continue;
     const inner = await snapshotFrame(rec, obs, child, { ...options, limit: remaining }, depth + 1).catch(() => undefined);
     if (!inner) continue;
@@ -97,7 +103,7 @@ async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Root,
 }
 
 /** Maps an iframe placeholder to the session of its out-of-process document. */
-async function childRoot(frames: FrameSessions, parent: Root, placeholder: SnapshotFrame): Promise<Root | undefined> {
+async function childRoot(frames: FrameSessions, parent: Root, placeholder: SnapshotFrame, viewport: { w: number; h: number }): Promise<Root | undefined> {
   const objectId = await objectInWorld(parent.session, parent.frameId, `function (win, ref) { return (${RESOLVE_SOURCE})(win, ref).element; }`, placeholder.ref);
   if (!objectId) return undefined;
   const { node } = await parent.session.send("DOM.describeNode", { objectId });
@@ -112,5 +118,6 @@ async function childRoot(frames: FrameSessions, parent: Root, placeholder: Snaps
     loaderId: frameTree.frame.loaderId,
     framePath: placeholder.frame,
     offset: { x: parent.offset.x + placeholder.offset.x, y: parent.offset.y + placeholder.offset.y },
+    viewport,
   };
 }

@@ -22,6 +22,8 @@ export class TabObservation {
   readonly refs = new Map<number, RefBinding>();
   last: SnapshotResult | undefined;
   seq = 0;
+  /** The document this agent observed before this one, so its refs report why they went stale. */
+  previous: { url: string; nextRef: number } | undefined;
 
   constructor(
     readonly generation: number,

@@ -40,7 +40,12 @@ export async function resolveRef(sel: Selected, ref: number): Promise<ResolvedRe
   if (!obs) throw staleRef(ref, "no_observation");
   if (obs.generation !== browser.generation) throw staleRef(ref, "browser_reconnected");
   const binding = obs.refs.get(ref);
-  if (!binding) throw staleRef(ref, "unknown_ref");
+  if (!binding) {
+    // A ref from the document this agent saw before (an action's reply already observed the new one).
+    const prev = obs.previous;
+    if (prev && ref < prev.nextRef && !obs.last?.candidateRefs.includes(ref)) throw staleRef(ref, prev.url === obs.url ? "document_replaced" : "navigation");
+    throw staleRef(ref, "unknown_ref");
+  }
   if (!browser.targets.byId.has(rec.targetId)) throw staleRef(ref, "target_closed");
   const session = await browser.session(rec);
   const { frameTree } = await session.send("Page.getFrameTree");

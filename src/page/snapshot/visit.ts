@@ -75,6 +75,8 @@ export function visitElement(run: Run, el: PageElement, ctx: Ctx, depth: number)
   const before = run.candStack.length;
   contributeText(run, s, ctx, before);
   openCandidate(run, s, ctx, before);
+  // content-visibility:hidden keeps the element's own box but renders none of its content.
+  if (st.contentVisibility === "hidden") return;
   descend(run, s, ctx, depth);
 }
 
