@@ -17,7 +17,7 @@ export async function runLocal(name: string, args: Record<string, unknown>, _pat
   if (name === "schema") {
     const { findCommand } = await import("../protocol/table.ts");
     const { toJsonSchema } = await import("../protocol/json-schema.ts");
-    const def = findCommand(String(args.command));
+    const def = await findCommand(String(args.command));
     if (!def) throw new BpError("invalid_argument", `Unknown command '${String(args.command)}'.`, { context: { field: "command" } });
     return { ok: true, command: def.name, args: toJsonSchema(def.args), result: toJsonSchema(def.result) };
   }

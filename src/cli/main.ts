@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from "node:path";
-import { CLIENT_KEY, DEFAULT_CLIENT_KEY, DEFAULT_TIMEOUT_MS, REQUEST_ID, findCommand } from "../protocol/table.ts";
+import { CLIENT_KEY, DEFAULT_CLIENT_KEY, DEFAULT_TIMEOUT_MS, REQUEST_ID } from "../protocol/table.ts";
 import type { CallRequest } from "../protocol/wire.ts";
 import { BpError, invalidArgument, toBpError, type ErrorShape } from "../shared/errors.ts";
 import { resolvePaths, type BpPaths } from "../shared/paths.ts";
@@ -8,7 +8,7 @@ import { PROTOCOL, VERSION } from "../shared/version.ts";
 import { isTimeout, isUnreachable, request } from "./client.ts";
 import { probeBroker, readLocator } from "./locate.ts";
 import { runLocal, runPassive } from "./local.ts";
-import { chooseMode, printError, printResult, type Mode } from "./output.ts";
+import { chooseMode, isTerminal, printError, printResult, type Mode } from "./output.ts";
 import { parseCommandLine, validateArgs } from "./parse.ts";
 
 /** Grace beyond the command deadline for the broker to report expiry itself. */
@@ -22,11 +22,11 @@ export async function runCli(argv: string[]): Promise<void> {
   let mode: Mode = chooseMode({ human: argv.includes("--human"), json: argv.includes("--json") });
   if (argv.length === 0 || (argv.length === 1 && (argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help"))) {
     const { renderTopHelp } = await import("../protocol/help.ts");
-    console.log(renderTopHelp(VERSION));
+    console.log(await renderTopHelp(VERSION));
     return;
   }
   try {
-    const parsed = parseCommandLine(argv);
+    const parsed = await parseCommandLine(argv);
     mode = chooseMode(parsed.globals);
     if (parsed.help) {
       const { renderCommandHelp } = await import("../protocol/help.ts");
@@ -35,7 +35,7 @@ export async function runCli(argv: string[]): Promise<void> {
     }
     const env = process.env;
     const input = parsed.args;
-    if (parsed.def.stdinArg && input[parsed.def.stdinArg] === undefined && !process.stdin.isTTY) {
+    if (parsed.def.stdinArg && input[parsed.def.stdinArg] === undefined && !isTerminal(0)) {
       input[parsed.def.stdinArg] = (await Bun.stdin.text()).trim();
     }
     const args = validateArgs(parsed.def, input);
@@ -66,7 +66,7 @@ export async function runCli(argv: string[]): Promise<void> {
       timeoutMs,
       tabAccess,
       mode,
-      executable: { version: VERSION, identity: executableIdentity().identity },
+      ...(name === "disconnect" ? { executable: { version: VERSION, identity: executableIdentity().identity } } : {}),
       cwd: process.cwd(),
       ...(env.BROWSER_PILOT_OUTPUT_DIR ? { outputDir: env.BROWSER_PILOT_OUTPUT_DIR } : {}),
       ...(requestId !== undefined ? { requestId } : {}),
@@ -78,7 +78,7 @@ export async function runCli(argv: string[]): Promise<void> {
         return;
       }
     }
-    const reply = await send(paths, call, timeoutMs + REPLY_GRACE_MS, mode);
+    const reply = await send(paths, call, timeoutMs + REPLY_GRACE_MS, mode, parsed.def.mutating === true);
     if (reply.ok === true) printResult(name, reply, mode);
     else fail(reply as unknown as ErrorShape, mode);
   } catch (err) {
@@ -90,7 +90,7 @@ export async function runCli(argv: string[]): Promise<void> {
  * Sends straight to the broker the locator names (one round trip on the warm path); only
  * when nothing could be sent does it start or wait for a broker and send there.
  */
-async function send(paths: BpPaths, call: Omit<CallRequest, "token">, timeoutMs: number, mode: Mode): Promise<Record<string, unknown>> {
+async function send(paths: BpPaths, call: Omit<CallRequest, "token">, timeoutMs: number, mode: Mode, mutating: boolean): Promise<Record<string, unknown>> {
   let locator = readLocator(paths);
   for (let attempt = 0; attempt < 2; attempt++) {
     if (!locator || attempt > 0) {
@@ -107,7 +107,7 @@ async function send(paths: BpPaths, call: Omit<CallRequest, "token">, timeoutMs:
       if (signals.fired()) await new Promise<never>(() => undefined);
       if (isTimeout(err)) throw await explainTimeout(paths, call);
       // The request was delivered and the broker died before answering: a mutation may have happened.
-      if (err instanceof BpError && err.context?.reason === "broker_closed" && findCommand(call.command)?.mutating) {
+      if (err instanceof BpError && err.context?.reason === "broker_closed" && mutating) {
         throw new BpError("unknown_outcome", `The broker went away while '${call.command}' ran; it may or may not have taken effect.`, { retryable: true, context: { reason: "broker_lost" } });
       }
       if (!isUnreachable(err) || attempt > 0) throw err;

@@ -1,3 +1,4 @@
+import { fstatSync } from "node:fs";
 import { DEFAULT_HINTS, type ErrorShape } from "../shared/errors.ts";
 import { humanize } from "./human.ts";
 
@@ -6,7 +7,22 @@ export type Mode = "json" | "human";
 export function chooseMode(flags: { human?: boolean; json?: boolean }): Mode {
   if (flags.json) return "json";
   if (flags.human) return "human";
-  return process.stdout.isTTY ? "human" : "json";
+  return isTerminal(1) ? "human" : "json";
+}
+
+/**
+ * Whether a file descriptor is a terminal, without touching process.stdout: creating that
+ * stream costs ~7 ms of CPU per process, and every agent step would pay it. On Linux a
+ * terminal is a character device other than the memory devices (/dev/null is major 1).
+ */
+export function isTerminal(fd: number): boolean {
+  if (process.platform !== "linux") return fd === 0 ? process.stdin.isTTY === true : process.stdout.isTTY === true;
+  try {
+    const st = fstatSync(fd);
+    return st.isCharacterDevice() && ((st.rdev >> 8) & 0xfff) !== 1;
+  } catch {
+    return false;
+  }
 }
 
 /**

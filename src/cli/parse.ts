@@ -1,8 +1,7 @@
-import { parseArgs } from "citty";
 import * as v from "valibot";
 import type { CommandDef } from "../protocol/define.ts";
 import { describeArgs, type ArgInfo } from "../protocol/introspect.ts";
-import { globalArgs, matchCommand } from "../protocol/table.ts";
+import { findCommand, globalArgs, matchCommandName } from "../protocol/table.ts";
 import { BpError, invalidArgument } from "../shared/errors.ts";
 
 export interface Parsed {
@@ -31,9 +30,11 @@ export function commandWords(argv: readonly string[]): string[] {
   return words;
 }
 
-export function parseCommandLine(argv: readonly string[]): Parsed {
+export async function parseCommandLine(argv: readonly string[]): Promise<Parsed> {
   const words = commandWords(argv);
-  const match = matchCommand(words);
+  const named = matchCommandName(words);
+  const found = named ? await findCommand(named.name) : undefined;
+  const match = named && found ? { def: found, consumed: named.consumed } : undefined;
   if (!match) {
     const name = words[0] ?? "";
     throw new BpError("invalid_argument", name ? `Unknown command '${name}'. Run 'bp --help'.` : "No command given. Run 'bp --help'.", {
@@ -47,7 +48,12 @@ export function parseCommandLine(argv: readonly string[]): Parsed {
     if (a.positional) continue;
     cittyDef[a.name] = { type: a.kind === "boolean" ? "boolean" : "string", ...(a.alias ? { alias: [a.alias] } : {}) };
   }
-  const raw = parseArgs([...argv], cittyDef) as Record<string, unknown> & { _: string[] };
+  // Most agent calls carry no options at all ('bp click 5'); citty (and node:util behind it)
+  // is loaded only when there is something for it to parse.
+  const hasOptions = argv.some((a) => a.startsWith("-"));
+  const raw: Record<string, unknown> & { _: string[] } = hasOptions
+    ? ((await import("citty")).parseArgs([...argv], cittyDef) as Record<string, unknown> & { _: string[] })
+    : { _: [...argv] };
   const help = raw.help === true;
 
   rejectUnknown(raw, infos);

@@ -1,6 +1,6 @@
 import type { CommandDef, CommandGroup } from "./define.ts";
 import { describeArgs } from "./introspect.ts";
-import { COMMANDS, globalArgs } from "./table.ts";
+import { allCommands, globalArgs } from "./table.ts";
 
 const GROUP_ORDER: CommandGroup[] = [
   "Connection",
@@ -13,7 +13,8 @@ const GROUP_ORDER: CommandGroup[] = [
 ];
 
 /** Top-level help: every command on about one screen; agents read this, so it stays short. */
-export function renderTopHelp(version: string): string {
+export async function renderTopHelp(version: string): Promise<string> {
+  const COMMANDS = await allCommands();
   const lines = [`bp ${version}: drive Chromium from the shell; JSON when piped, text on a TTY.`, ""];
   const width = Math.max(...COMMANDS.map((c) => usage(c).length));
   for (const group of GROUP_ORDER) {

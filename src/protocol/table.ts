@@ -1,36 +1,67 @@
 import * as v from "valibot";
-import { CAPTURE_COMMANDS } from "./commands-capture.ts";
-import { browsers, connect, disconnect, launch, status } from "./commands-connection.ts";
-import { click, dialog, dialogs, INPUT_COMMANDS } from "./commands-actions.ts";
-import { find, locate, read, search } from "./commands-inspect.ts";
-import { frame, snapshot } from "./commands-observe.ts";
-import { schema } from "./commands-reference.ts";
-import { RELIABILITY_COMMANDS } from "./commands-reliability.ts";
-import { back, close, evaluate, forward, open, reload, tab, tabRelease, tabs } from "./commands-tabs.ts";
 import type { CommandDef } from "./define.ts";
 
-export const COMMANDS: readonly CommandDef[] = [
-  status, browsers, connect, launch, disconnect,
-  tabs, tab, tabRelease, open, close, back, forward, reload,
-  snapshot, frame, read, search, find, locate, evaluate,
-  ...CAPTURE_COMMANDS,
-  click, dialogs, dialog,
-  ...INPUT_COMMANDS,
-  ...RELIABILITY_COMMANDS,
-  schema,
-];
+/**
+ * The command table, loaded lazily: building every command's valibot schemas costs a couple
+ * of milliseconds, and every agent step pays start-up time, so a call builds only the module
+ * of the command it runs. The index below names each command's module, in help order;
+ * test/protocol-table.test.ts proves it matches the modules exactly.
+ */
+const MODULES = {
+  connection: () => import("./commands-connection.ts"),
+  tabs: () => import("./commands-tabs.ts"),
+  observe: () => import("./commands-observe.ts"),
+  inspect: () => import("./commands-inspect.ts"),
+  capture: () => import("./commands-capture.ts"),
+  actions: () => import("./commands-actions.ts"),
+  reliability: () => import("./commands-reliability.ts"),
+  reference: () => import("./commands-reference.ts"),
+} as const;
+export type CommandModule = keyof typeof MODULES;
 
-const BY_NAME = new Map(COMMANDS.map((c) => [c.name, c]));
+export const COMMAND_INDEX: Readonly<Record<string, CommandModule>> = {
+  status: "connection", browsers: "connection", connect: "connection", launch: "connection", disconnect: "connection",
+  tabs: "tabs", tab: "tabs", "tab release": "tabs", open: "tabs", close: "tabs", back: "tabs", forward: "tabs", reload: "tabs",
+  snapshot: "observe", frame: "observe",
+  read: "inspect", search: "inspect", find: "inspect", locate: "inspect",
+  eval: "tabs",
+  screenshot: "capture", pdf: "capture",
+  click: "actions", type: "actions", keyboard: "actions", press: "actions", scroll: "actions", hover: "actions", drag: "actions",
+  dropdown: "actions", select: "actions", upload: "actions", dialogs: "actions", dialog: "actions",
+  wait: "reliability", commands: "reliability", command: "reliability", cancel: "reliability",
+  schema: "reference",
+};
 
-export function findCommand(name: string): CommandDef | undefined {
-  return BY_NAME.get(name);
+function isCommand(x: unknown): x is CommandDef {
+  return typeof x === "object" && x !== null && "name" in x && "args" in x && "result" in x && "runs" in x;
+}
+
+/** The command definitions a module exports (single or in lists). */
+export async function moduleCommands(module: CommandModule): Promise<CommandDef[]> {
+  const exported = Object.values(await MODULES[module]()) as unknown[];
+  const out: CommandDef[] = [];
+  for (const x of exported.flatMap((e) => (Array.isArray(e) ? e : [e]))) if (isCommand(x) && !out.includes(x)) out.push(x);
+  return out;
+}
+
+export async function findCommand(name: string): Promise<CommandDef | undefined> {
+  const module = Object.hasOwn(COMMAND_INDEX, name) ? COMMAND_INDEX[name] : undefined;
+  if (module === undefined) return undefined;
+  return (await moduleCommands(module)).find((c) => c.name === name);
+}
+
+/** Every command, in help order. */
+export async function allCommands(): Promise<CommandDef[]> {
+  const mods = [...new Set(Object.values(COMMAND_INDEX))];
+  const loaded = new Map(await Promise.all(mods.map(async (m) => [m, await moduleCommands(m)] as const)));
+  return Object.entries(COMMAND_INDEX).flatMap(([name, m]) => loaded.get(m)?.filter((c) => c.name === name) ?? []);
 }
 
 /** Longest match of argv words against command names ("tab release" before "tab"). */
-export function matchCommand(words: readonly string[]): { def: CommandDef; consumed: number } | undefined {
+export function matchCommandName(words: readonly string[]): { name: string; consumed: number } | undefined {
   for (let n = Math.min(2, words.length); n >= 1; n--) {
-    const def = BY_NAME.get(words.slice(0, n).join(" "));
-    if (def) return { def, consumed: n };
+    const name = words.slice(0, n).join(" ");
+    if (Object.hasOwn(COMMAND_INDEX, name)) return { name, consumed: n };
   }
   return undefined;
 }

@@ -16,7 +16,8 @@ export interface CallRequest {
   tabAccess: "all" | "own";
   /** "human": the broker adds a pre-rendered `text` field, so the CLI needs no page code. */
   mode: "json" | "human";
-  executable: { version: string; identity: string };
+  /** Only 'disconnect' sends it (it decides whether this installation may stop the broker). */
+  executable?: { version: string; identity: string };
   /** The CLI's working directory: relative output paths resolve against it. */
   cwd?: string;
   /** BROWSER_PILOT_OUTPUT_DIR as the CLI saw it (absolute); outputs must stay inside it. */

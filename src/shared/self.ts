@@ -1,5 +1,4 @@
 import { realpathSync, statSync } from "node:fs";
-import { createHash } from "node:crypto";
 
 /** True inside a `bun build --compile` executable, whose modules live in a virtual /$bunfs. */
 export function isCompiled(): boolean {
@@ -26,5 +25,5 @@ export function executableIdentity(): { path: string; identity: string } {
   } catch {
     // Unreadable executable: identity still names the path, which is the best we have.
   }
-  return { path, identity: `executable:${createHash("sha256").update(fingerprint).digest("hex")}` };
+  return { path, identity: `executable:${new Bun.CryptoHasher("sha256").update(fingerprint).digest("hex")}` };
 }

@@ -104,7 +104,7 @@ const disconnect: Handler = {
     const { broker, req } = ctx;
     const agent = broker.agents.get(req.clientKey);
     const closed = agent ? await broker.releaseAgent(agent) : [];
-    const sameExecutable = req.executable.identity === STARTED_BY && req.executable.version === VERSION;
+    const sameExecutable = req.executable?.identity === STARTED_BY && req.executable.version === VERSION;
     const stop = broker.agents.size === 0 && sameExecutable;
     if (stop) setTimeout(() => broker.onStopRequested?.("disconnect"), 20);
     const message = stop
