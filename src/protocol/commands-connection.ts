@@ -27,7 +27,7 @@ export const status = defineCommand({
 export const browsers = defineCommand({
   name: "browsers",
   group: "Connection",
-  summary: "List installed Chromium-family browsers and their debugging state (passive)",
+  summary: "Installed Chromium-family browsers and their debugging state (passive)",
   aliases: { b: "browser" },
   args: v.object({ browser: optText("Filter by id, product or channel") }),
   result: ok({ browsers: v.array(browserCandidateSchema) }),
@@ -49,7 +49,7 @@ export const connect = defineCommand({
 export const launch = defineCommand({
   name: "launch",
   group: "Connection",
-  summary: "Start a Browser Pilot-owned Chromium with its own profile, then connect",
+  summary: "Start a Browser Pilot-owned Chromium (own profile), then connect",
   args: v.object({
     headless: flag("Run without a window (default when there is no display)"),
     executable: optText("Path of the Chromium-family executable to start"),

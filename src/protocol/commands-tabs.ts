@@ -39,7 +39,7 @@ export const tabRelease = defineCommand({
 export const open = defineCommand({
   name: "open",
   group: "Tabs and navigation",
-  summary: "Navigate the selected tab, or open a managed background tab with --new",
+  summary: "Navigate the selected tab, or a new managed background tab with --new",
   positionals: ["url"],
   aliases: { n: "new" },
   args: v.object({

@@ -16,12 +16,12 @@ const GROUP_ORDER: CommandGroup[] = [
 export async function renderTopHelp(version: string): Promise<string> {
   const COMMANDS = await allCommands();
   const lines = [`bp ${version}: drive Chromium from the shell; JSON when piped, text on a TTY.`, ""];
-  const width = Math.max(...COMMANDS.map((c) => usage(c).length));
+  const width = Math.max(...COMMANDS.map((c) => synopsis(c).length));
   for (const group of GROUP_ORDER) {
     const cmds = COMMANDS.filter((c) => c.group === group);
     if (cmds.length === 0) continue;
     lines.push(`${group}:`);
-    for (const c of cmds) lines.push(`  ${usage(c).padEnd(width)}  ${c.summary}`);
+    for (const c of cmds) lines.push(`  ${synopsis(c).padEnd(width)}  ${headline(c.summary)}`);
     lines.push("");
   }
   lines.push("Global: --json | --human, --client-key KEY, --request-id ID, --timeout MS");
@@ -47,6 +47,17 @@ export function renderCommandHelp(def: CommandDef): string {
   lines.push(`Global: ${globals}`);
   lines.push(`Example: ${def.example}`);
   return lines.join("\n");
+}
+
+/** Usage without the catch-all "[options]": flags are one 'bp <command> --help' away. */
+function synopsis(def: CommandDef): string {
+  return usage(def).replace(" [options]", "");
+}
+
+/** The summary up to its first ';' or parenthesis, so the overview stays on one screen. */
+function headline(summary: string): string {
+  const cut = summary.split(/;| \(/)[0] ?? summary;
+  return cut.length > 72 ? `${cut.slice(0, 71)}…` : cut;
 }
 
 function usage(def: CommandDef): string {
