@@ -73,3 +73,21 @@ async function frameOffset(frames: FrameInfo[], f: FrameInfo): Promise<{ x: numb
   }
   return { x, y };
 }
+
+/** The current loader of a frame in a session's frame tree; undefined when the frame is gone. */
+export async function frameLoader(session: CdpSession, frameId: string): Promise<string | undefined> {
+  try {
+    const { frameTree } = await session.send("Page.getFrameTree");
+    const find = (t: typeof frameTree): string | undefined => {
+      if (t.frame.id === frameId) return t.frame.loaderId;
+      for (const c of t.childFrames ?? []) {
+        const hit = find(c);
+        if (hit !== undefined) return hit;
+      }
+      return undefined;
+    };
+    return find(frameTree);
+  } catch {
+    return undefined;
+  }
+}

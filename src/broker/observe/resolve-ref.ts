@@ -3,6 +3,7 @@ import { RESOLVE_SOURCE } from "../../page/resolve-script.ts";
 import { BpError } from "../../shared/errors.ts";
 import type { Selected } from "../handlers/resolve.ts";
 import type { RefBinding, TabObservation } from "./refs.ts";
+import { frameLoader } from "./frame-list.ts";
 import { objectInWorld } from "./world.ts";
 
 export type StaleReason =
@@ -54,28 +55,11 @@ export async function resolveRef(sel: Selected, ref: number): Promise<ResolvedRe
   }
   if (binding.session.closed) throw staleRef(ref, "frame_detached");
   if (binding.frameId !== frameTree.frame.id) {
-    const loader = await frameLoader(binding);
+    const loader = await frameLoader(binding.session, binding.frameId);
     if (loader === undefined) throw staleRef(ref, "frame_detached");
     if (loader !== binding.loaderId) throw staleRef(ref, "navigation");
   }
   const objectId = await objectInWorld(binding.session, binding.frameId, `function (win, ref) { return (${RESOLVE_SOURCE})(win, ref).element; }`, ref).catch(() => undefined);
   if (!objectId) throw staleRef(ref, "node_detached");
   return { ref, binding, session: binding.session, objectId, obs };
-}
-
-async function frameLoader(binding: RefBinding): Promise<string | undefined> {
-  try {
-    const { frameTree } = await binding.session.send("Page.getFrameTree");
-    const find = (t: typeof frameTree): string | undefined => {
-      if (t.frame.id === binding.frameId) return t.frame.loaderId;
-      for (const c of t.childFrames ?? []) {
-        const hit = find(c);
-        if (hit !== undefined) return hit;
-      }
-      return undefined;
-    };
-    return find(frameTree);
-  } catch {
-    return undefined;
-  }
 }
