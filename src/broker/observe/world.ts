@@ -1,3 +1,4 @@
+import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../../cdp/session.ts";
 import { BpError } from "../../shared/errors.ts";
 
@@ -5,25 +6,56 @@ import { BpError } from "../../shared/errors.ts";
 export const WORLD_NAME = "browser-pilot";
 
 /**
+ * Execution context of our world per session and frame. Context ids are never reused, so a
+ * cached id either still names our world in the same document or fails with "Cannot find
+ * context"; then the world is looked up again. Saves a round trip on every page call.
+ */
+const contexts = new WeakMap<CdpSession, Map<string, number>>();
+
+async function worldContext(session: CdpSession, frameId: string, opts: { timeoutMs?: number }, fresh: boolean): Promise<number> {
+  let byFrame = contexts.get(session);
+  if (!byFrame) contexts.set(session, (byFrame = new Map()));
+  const known = byFrame.get(frameId);
+  if (known !== undefined && !fresh) return known;
+  // Page.createIsolatedWorld hands back the existing world for the same frame and name.
+  const { executionContextId } = await session.send("Page.createIsolatedWorld", { frameId, worldName: WORLD_NAME, grantUniveralAccess: false }, opts);
+  byFrame.set(frameId, executionContextId);
+  return executionContextId;
+}
+
+function isLostContext(err: unknown): boolean {
+  return err instanceof Error && /Cannot find context|context with specified id|Execution context was destroyed/i.test(err.message);
+}
+
+async function callInWorld(session: CdpSession, frameId: string, opts: { timeoutMs?: number }, call: (contextId: number) => Promise<unknown>): Promise<unknown> {
+  try {
+    return await call(await worldContext(session, frameId, opts, false));
+  } catch (err) {
+    if (!isLostContext(err)) throw err;
+    return call(await worldContext(session, frameId, opts, true));
+  }
+}
+
+/**
  * Runs `(source)(window, arg)` in our isolated world of one frame and returns its value.
- * Page.createIsolatedWorld hands back the existing world for the same frame and name, so
- * state kept on `window` there (the ref registry) lasts exactly as long as the document.
+ * State kept on `window` there (the ref registry) lasts exactly as long as the document.
  */
 export async function runInWorld<T>(session: CdpSession, frameId: string, source: string, arg: unknown, timeoutMs?: number, extra: { userGesture?: boolean } = {}): Promise<T> {
   const opts = timeoutMs === undefined ? {} : { timeoutMs };
-  const { executionContextId } = await session.send("Page.createIsolatedWorld", { frameId, worldName: WORLD_NAME, grantUniveralAccess: false }, opts);
-  const res = await session.send(
-    "Runtime.callFunctionOn",
-    {
-      functionDeclaration: `function (arg) { return (${source})(window, arg); }`,
-      executionContextId,
-      arguments: [{ value: arg }],
-      returnByValue: true,
-      awaitPromise: true,
-      ...(extra.userGesture ? { userGesture: true } : {}),
-    },
-    opts,
-  );
+  const res = (await callInWorld(session, frameId, opts, (executionContextId) =>
+    session.send(
+      "Runtime.callFunctionOn",
+      {
+        functionDeclaration: `function (arg) { return (${source})(window, arg); }`,
+        executionContextId,
+        arguments: [{ value: arg }],
+        returnByValue: true,
+        awaitPromise: true,
+        ...(extra.userGesture ? { userGesture: true } : {}),
+      },
+      opts,
+    ),
+  )) as Protocol.Runtime.CallFunctionOnResponse;
   if (res.exceptionDetails) {
     const text = res.exceptionDetails.exception?.description ?? res.exceptionDetails.text;
     throw new BpError("internal_error", `Page script failed: ${text.split("\n")[0]?.slice(0, 300) ?? "error"}`, { context: { frameId: "redacted" } });
@@ -33,13 +65,14 @@ export async function runInWorld<T>(session: CdpSession, frameId: string, source
 
 /** Like runInWorld but keeps the result as a remote object (an element), for CDP input calls. */
 export async function objectInWorld(session: CdpSession, frameId: string, source: string, arg: unknown): Promise<string | undefined> {
-  const { executionContextId } = await session.send("Page.createIsolatedWorld", { frameId, worldName: WORLD_NAME, grantUniveralAccess: false });
-  const res = await session.send("Runtime.callFunctionOn", {
-    functionDeclaration: `function (arg) { return (${source})(window, arg); }`,
-    executionContextId,
-    arguments: [{ value: arg }],
-    returnByValue: false,
-  });
+  const res = (await callInWorld(session, frameId, {}, (executionContextId) =>
+    session.send("Runtime.callFunctionOn", {
+      functionDeclaration: `function (arg) { return (${source})(window, arg); }`,
+      executionContextId,
+      arguments: [{ value: arg }],
+      returnByValue: false,
+    }),
+  )) as Protocol.Runtime.CallFunctionOnResponse;
   if (res.exceptionDetails || res.result.subtype === "null" || res.result.type === "undefined") return undefined;
   return res.result.objectId;
 }
