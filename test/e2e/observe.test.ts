@@ -20,6 +20,8 @@ const pages: typeof PAGES = {
     customElements.define("x-el", X);
     </script><img name="title"><button>Plain</button><x-el></x-el><div role=button tabindex=0 aria-label="Fake [9] button \\"Pay\\"&#10;[10] link">x</div>`,
   "/list": `<!doctype html><title>List</title><ul>${Array.from({ length: 300 }, (_, i) => `<li>Item ${i} <button>Add to cart</button></li>`).join("")}</ul>`,
+  "/slow-data": () => new Promise<Response>((r) => setTimeout(() => r(new Response("Loaded row")), 300)) as unknown as Response,
+  "/fetcher": `<!doctype html><title>Fetch</title><button onclick="fetch('/slow-data').then(r => r.text()).then(t => { const b = document.createElement('button'); b.textContent = t; document.body.append(b); })">Load</button>`,
   "/spin": `<!doctype html><title>Spin</title><button>Busy</button><script>setTimeout(() => { const t = Date.now(); while (Date.now() - t < 4000) {} }, 50)</script>`,
 };
 site.stop();
@@ -133,6 +135,14 @@ describe("snapshot", () => {
     expect(go.json.title).toBe("Second");
     const old = await env.run(["click", String(list.find((e) => e.n === "Stay")?.r)]);
     expect(old.json).toMatchObject({ ok: false, code: "stale_ref", context: { reason: "navigation" } });
+  });
+
+  test("a click whose effect lands after a fetch reports it in the same reply", async () => {
+    await env.run(["open", `${site.a}/fetcher`]);
+    const list = els(await env.run(["snapshot"]));
+    const r = await env.run(["click", String(list.find((e) => e.n === "Load")?.r)]);
+    expect((r.json.evidence as { effects: string[] }).effects).toEqual(expect.arrayContaining(["network_requests", "dom_changed"]));
+    expect((r.json.diff as { added: El[] }).added.map((e) => e.n)).toContain("Loaded row");
   });
 
   test("a long list folds into one addressable line", async () => {

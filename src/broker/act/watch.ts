@@ -5,7 +5,7 @@ import { runInWorld } from "../observe/world.ts";
 import type { TargetRecord } from "../targets.ts";
 
 /** DOM is "settled" after this long without mutations… */
-const DOM_QUIET_MS = 25;
+const DOM_QUIET_MS = 15;
 /** …but an endlessly animating page settles anyway after this. */
 const DOM_QUIET_MAX_MS = 400;
 /** Requests the action started get this long to finish before we observe anyway. */
@@ -119,19 +119,27 @@ export class ActionWatch {
     const until = Math.min(deadline - 200, Date.now() + NETWORK_MAX_MS);
     // A navigation or dialog may begin a moment after the click's event handlers ran.
     const ids = this.quietIds.splice(0);
-    if (!this.effects.navigation && !this.effects.dialog && ids.length > 0) {
+    let mutations = 0;
+    const quiet = async () => {
+      if (this.effects.navigation || this.effects.dialog || ids.length === 0) return;
       const q = await Promise.race([this.waitQuiet(ids), this.dialogOpened.then(() => null)]);
-      this.effects.mutations += q?.mutations ?? 0;
-    }
+      mutations = Math.max(mutations, q?.mutations ?? 0);
+    };
+    await quiet();
+    const requestsBefore = this.effects.requests;
     while (Date.now() < until) {
-      if (this.effects.dialog) return;
-      if (this.effects.navigation ? this.loaded : this.pending.size === 0) return;
+      if (this.effects.dialog) break;
+      if (this.effects.navigation ? this.loaded : this.pending.size === 0) break;
       await new Promise<void>((resolve) => {
         this.wake = resolve;
         setTimeout(resolve, Math.max(1, until - Date.now()));
       });
       this.wake = undefined;
     }
+    // A response usually changes the page when it lands: be quiet again after the network.
+    if (this.effects.requests > requestsBefore || requestsBefore > 0) await quiet();
+    if (ids.length > 0 && !this.effects.dialog) void runInWorld(this.session, this.mainFrameId, QUIET_SOURCE, { op: "poll", ids, finish: true }).catch(() => null);
+    this.effects.mutations += mutations;
   }
 
   /**
@@ -143,11 +151,7 @@ export class ActionWatch {
     for (;;) {
       const finish = Date.now() - started >= DOM_QUIET_MAX_MS;
       const q = await runInWorld<{ quietFor: number; mutations: number } | null>(this.session, this.mainFrameId, QUIET_SOURCE, { op: "poll", ids, finish }).catch(() => null);
-      if (!q || finish || this.effects.dialog || this.effects.navigation) return q;
-      if (q.quietFor >= DOM_QUIET_MS) {
-        void runInWorld(this.session, this.mainFrameId, QUIET_SOURCE, { op: "poll", ids, finish: true }).catch(() => null);
-        return q;
-      }
+      if (!q || finish || this.effects.dialog || this.effects.navigation || q.quietFor >= DOM_QUIET_MS) return q;
       await Bun.sleep(Math.max(5, Math.min(DOM_QUIET_MS - q.quietFor, DOM_QUIET_MAX_MS - (Date.now() - started))));
     }
   }
