@@ -13,6 +13,8 @@ import { parseCommandLine, validateArgs } from "./parse.ts";
 
 /** Grace beyond the command deadline for the broker to report expiry itself. */
 const REPLY_GRACE_MS = 2_000;
+/** status and disconnect never wait long on a broker that does not answer. */
+const PASSIVE_REPLY_MS = 3_000;
 
 export async function runCli(argv: string[]): Promise<void> {
   if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
@@ -72,6 +74,14 @@ export async function runCli(argv: string[]): Promise<void> {
       ...(requestId !== undefined ? { requestId } : {}),
     };
     if (parsed.def.runs === "passive") {
+      // Warm path: one round trip to the broker the locator names; it never starts one.
+      // Only for reads: a mutating call that timed out here must not be sent a second time.
+      const live = parsed.def.mutating ? undefined : await askRunningBroker(paths, call);
+      if (live) {
+        if (live.ok === true) printResult(name, live, mode);
+        else fail(live as unknown as ErrorShape, mode);
+        return;
+      }
       const passive = await runPassive(name, paths);
       if (passive) {
         printResult(name, passive, mode);
@@ -116,6 +126,19 @@ async function send(paths: BpPaths, call: Omit<CallRequest, "token">, timeoutMs:
     }
   }
   throw new BpError("internal_error", "unreachable");
+}
+
+/** Passive commands ask a live broker only, briefly; no answer means the passive local path. */
+async function askRunningBroker(paths: BpPaths, call: Omit<CallRequest, "token">): Promise<Record<string, unknown> | undefined> {
+  const locator = readLocator(paths);
+  if (!locator) return undefined;
+  try {
+    const reply = await request<Record<string, unknown>>(locator.endpoint, { ...call, token: locator.token }, PASSIVE_REPLY_MS);
+    // Another protocol's broker: the passive path describes it instead of failing.
+    return reply.code === "protocol_incompatible" ? undefined : reply;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

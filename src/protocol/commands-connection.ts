@@ -18,6 +18,7 @@ export const status = defineCommand({
       tabs: v.optional(v.number()),
       selectedTab: v.optional(v.nullable(v.object({ id: v.string(), title: v.string(), url: v.string() }))),
     }),
+    commands: v.optional(v.object({ active: v.array(v.record(v.string(), v.unknown())), uncertain: v.array(v.record(v.string(), v.unknown())) })),
     recovery: v.object({ required: v.boolean(), code: v.optional(v.string()), action: v.optional(v.string()), remediation: v.optional(remediationSchema) }),
   }),
   example: "bp status",

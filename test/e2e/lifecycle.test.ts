@@ -45,6 +45,15 @@ describe("one browser connection, shared", () => {
   });
 });
 
+describe("launch", () => {
+  test("a missing executable says what to install, with a stable code", async () => {
+    const env = newEnv();
+    const r = await env.run(["launch", "--executable", "/nonexistent/chromium"]);
+    expect(r.json).toMatchObject({ ok: false, code: "browser_not_found", context: { field: "executable" }, remediation: { code: "select_supported_browser" } });
+    expect(String((r.json.remediation as { message: string }).message)).toMatch(/install/i);
+  });
+});
+
 describe("browser loss and reconnect", () => {
   test("a crashed browser gives browser_disconnected; after reconnect old tab ids do not resolve", async () => {
     const env = newEnv();

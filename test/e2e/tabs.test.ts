@@ -101,6 +101,12 @@ describe("launched browser: tabs, navigation, eval", () => {
     expect(Number(String(next.json.tab).slice(1))).toBeGreaterThan(Number(id.slice(1)));
   });
 
+  test("status is one passive round trip with this agent's tab and command records", async () => {
+    const s = await env.run(["status"], { key: A });
+    expect(s.json).toMatchObject({ ok: true, service: { state: "running" }, session: { state: "active" }, commands: { active: [], uncertain: [] }, recovery: { required: false } });
+    expect((s.json.session as { selectedTab: { id: string } }).selectedTab.id).toMatch(/^t\d+$/);
+  });
+
   test("raw CDP target ids never appear in output", async () => {
     const r = await env.run(["tabs"], { key: A });
     expect(r.stdout).not.toMatch(/[0-9A-F]{32}/);

@@ -1,6 +1,7 @@
 import { discoverBrowsers, matchBrowser, publicCandidate, type BrowserCandidate } from "../../discovery/index.ts";
 import { BpError } from "../../shared/errors.ts";
 import { executableIdentity } from "../../shared/self.ts";
+import { publicCommand } from "../commands/store.ts";
 import { VERSION } from "../../shared/version.ts";
 import type { BrowserConnection } from "../browser.ts";
 import { hasDisplay, launchBrowser } from "../launch.ts";
@@ -33,6 +34,11 @@ const status: Handler = {
     } else {
       out.session = { state: "none" };
     }
+    // Commands still running, and ones whose outcome is unknown, so an agent knows what to inspect.
+    const store = broker.commands.store;
+    const active = store.list(req.clientKey, ["accepted", "dispatched"], 20).map(publicCommand);
+    const uncertain = store.list(req.clientKey, ["unknown_outcome"], 20).map(publicCommand);
+    out.commands = { active, uncertain };
     out.recovery = conn && !conn.closed ? { required: false } : { required: true, code: "browser_disconnected", action: "bp connect (running browser) or bp launch" };
     return out;
   },
