@@ -13,7 +13,9 @@ export interface BrowserInfo {
   id: string;
   product: string;
   version?: string;
-  source: "discovered" | "launched";
+  source: "discovered" | "launched" | "remote";
+  /** Remote endpoints only: sent on the WebSocket handshake, held in memory, never printed. */
+  headers?: Record<string, string>;
   endpoint: string;
   /** For launched browsers: the process we started and its profile. */
   launchedPid?: number;
@@ -39,7 +41,7 @@ export class BrowserConnection {
   ) {}
 
   static async open(info: BrowserInfo, generation: number): Promise<BrowserConnection> {
-    const janitor = await JanitorClient.connect(info.endpoint, { handshakeTimeoutMs: 8000, launched: info.source === "launched" });
+    const janitor = await JanitorClient.connect(info.endpoint, { handshakeTimeoutMs: 8000, launched: info.source === "launched", ...(info.headers ? { headers: info.headers } : {}) });
     const cdp = new CdpConnection(janitor, { defaultTimeoutMs: 30_000 });
     const conn = new BrowserConnection(info, generation, janitor, cdp);
     cdp.onClose((reason) => conn.markClosed(reason));

@@ -41,6 +41,7 @@ export async function runCli(argv: string[]): Promise<void> {
       input[parsed.def.stdinArg] = (await Bun.stdin.text()).trim();
     }
     const args = validateArgs(parsed.def, input);
+    const secretHeaders = parsed.def.name === "connect" && args["cdp-url"] !== undefined && !isTerminal(0) ? await readHeaders() : undefined;
     // The broker serves many shells: a relative file name only means something here.
     for (const k of parsed.def.localPaths ?? []) if (typeof args[k] === "string" && args[k] !== "") args[k] = resolve(args[k]);
     const clientKey = parsed.globals["client-key"] ?? checkEnv(env.BROWSER_PILOT_CLIENT_KEY, CLIENT_KEY, "clientKey") ?? DEFAULT_CLIENT_KEY;
@@ -72,6 +73,7 @@ export async function runCli(argv: string[]): Promise<void> {
       cwd: process.cwd(),
       ...(env.BROWSER_PILOT_OUTPUT_DIR ? { outputDir: env.BROWSER_PILOT_OUTPUT_DIR } : {}),
       ...(requestId !== undefined ? { requestId } : {}),
+      ...(secretHeaders ? { secretHeaders } : {}),
     };
     if (parsed.def.runs === "passive") {
       // Warm path: one round trip to the broker the locator names; it never starts one.
@@ -155,6 +157,22 @@ async function explainTimeout(paths: BpPaths, call: Omit<CallRequest, "token">):
     });
   }
   return new BpError("unknown_outcome", `No reply to '${call.command}' within ${call.timeoutMs} ms; it may or may not have taken effect.`, { retryable: true, context: { timeoutMs: call.timeoutMs } });
+}
+
+/** Headers for a remote endpoint come on stdin, never argv (argv is visible to every local user). */
+async function readHeaders(): Promise<Record<string, string> | undefined> {
+  const text = (await Bun.stdin.text()).trim();
+  if (text === "") return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw invalidArgument("headers", "Headers on stdin must be a JSON object of strings.");
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed) || !Object.values(parsed).every((x) => typeof x === "string")) {
+    throw invalidArgument("headers", "Headers on stdin must be a JSON object of strings.");
+  }
+  return parsed as Record<string, string>;
 }
 
 function fail(shape: ErrorShape, mode: Mode): void {

@@ -41,7 +41,10 @@ export const connect = defineCommand({
   group: "Connection",
   summary: "Connect to a running browser with remote debugging on (the only command that may show Chrome's Allow dialog)",
   aliases: { b: "browser" },
-  args: v.object({ browser: optText("Browser id or name from 'bp browsers'") }),
+  args: v.object({
+    browser: optText("Browser id or name from 'bp browsers'"),
+    "cdp-url": optText("Browser-level ws:// or wss:// endpoint of a remote browser; headers as a JSON object on stdin"),
+  }),
   result: ok({ browser: connectedBrowserSchema, reused: v.boolean() }),
   example: "bp connect --browser chromium",
   runs: "broker",

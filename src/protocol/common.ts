@@ -32,6 +32,6 @@ export const connectedBrowserSchema = v.object({
   id: v.string(),
   product: v.string(),
   version: v.optional(v.string()),
-  source: v.picklist(["discovered", "launched"]),
+  source: v.picklist(["discovered", "launched", "remote"]),
   generation: v.number(),
 });

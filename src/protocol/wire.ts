@@ -16,6 +16,11 @@ export interface CallRequest {
   tabAccess: "all" | "own";
   /** "human": the broker adds a pre-rendered `text` field, so the CLI needs no page code. */
   mode: "json" | "human";
+  /**
+   * Headers for 'connect --cdp-url', read from stdin. Kept in broker memory for the
+   * connection only; never part of args, command records, output, logs or errors.
+   */
+  secretHeaders?: Record<string, string>;
   /** Only 'disconnect' sends it (it decides whether this installation may stop the broker). */
   executable?: { version: string; identity: string };
   /** The CLI's working directory: relative output paths resolve against it. */

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { processIdentity } from "../../src/shared/process-identity.ts";
 import { browsersUnder, killAndWait, makeBpEnv, processesFor, waitFor, type BpEnv } from "../support/bp.ts";
@@ -51,6 +51,33 @@ describe("launch", () => {
     const r = await env.run(["launch", "--executable", "/nonexistent/chromium"]);
     expect(r.json).toMatchObject({ ok: false, code: "browser_not_found", context: { field: "executable" }, remediation: { code: "select_supported_browser" } });
     expect(String((r.json.remediation as { message: string }).message)).toMatch(/install/i);
+  });
+});
+
+describe("remote CDP endpoint", () => {
+  test("connect --cdp-url with headers from stdin; secrets never echoed; page sockets and http refused", async () => {
+    const fake = startFakeCdp({ requireHeader: ["authorization", "Bearer s3cret-header"] });
+    const env = newEnv();
+    try {
+      const denied = await env.run(["connect", "--cdp-url", fake.url]);
+      expect(denied.json).toMatchObject({ ok: false, code: "browser_not_found", context: { field: "cdpUrl" } });
+      const r = await env.run(["connect", "--cdp-url", fake.url], { stdin: JSON.stringify({ authorization: "Bearer s3cret-header" }) });
+      expect(r.json).toMatchObject({ ok: true, reused: false, browser: { source: "remote", product: "Remote browser", generation: 1 } });
+      const status = await env.run(["status"]);
+      expect(status.json.browser).toMatchObject({ source: "remote" });
+      const everything = [denied.stdout, r.stdout, status.stdout, (await env.run(["commands"])).stdout, readFileSync(join(env.home, "broker.log"), "utf8")].join("\n");
+      expect(everything).not.toContain("s3cret-header");
+      expect(everything).not.toContain("secret-query-token");
+      for (const bad of ["http://127.0.0.1:9222/json/version", "ws://127.0.0.1:9222/devtools/page/ABC", "not a url"]) {
+        const b = await env.run(["connect", "--cdp-url", bad], { key: "other-agent" });
+        expect(b.json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "cdpUrl" } });
+      }
+      const badHeaders = await env.run(["connect", "--cdp-url", fake.url], { stdin: "[1,2]", key: "other-agent" });
+      expect(badHeaders.json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "headers" } });
+    } finally {
+      await env.stop();
+      fake.stop();
+    }
   });
 });
 

@@ -11,12 +11,14 @@ import type { ServerWebSocket } from "bun";
 
 export interface FakeCdp {
   home: string;
+  /** The browser-level endpoint, as a remote provider would hand it out. */
+  url: string;
   upgrades: () => number;
   dropAll(): void;
   stop(): void;
 }
 
-export function startFakeCdp(opts: { upgradeDelayMs?: number } = {}): FakeCdp {
+export function startFakeCdp(opts: { upgradeDelayMs?: number; requireHeader?: [string, string] } = {}): FakeCdp {
   const home = mkdtempSync(join(tmpdir(), "bp-fake-cdp-"));
   const dataDir = join(home, ".config", "chromium");
   mkdirSync(dataDir, { recursive: true });
@@ -29,6 +31,7 @@ export function startFakeCdp(opts: { upgradeDelayMs?: number } = {}): FakeCdp {
       if (!new URL(req.url).pathname.startsWith("/devtools/browser/")) return new Response("no", { status: 404 });
       // Hold the handshake open so concurrent connects really overlap.
       if (opts.upgradeDelayMs) await Bun.sleep(opts.upgradeDelayMs);
+      if (opts.requireHeader && req.headers.get(opts.requireHeader[0]) !== opts.requireHeader[1]) return new Response("unauthorized", { status: 401 });
       upgrades++;
       return srv.upgrade(req) ? undefined : new Response("upgrade failed", { status: 400 });
     },
@@ -55,6 +58,7 @@ export function startFakeCdp(opts: { upgradeDelayMs?: number } = {}): FakeCdp {
   symlinkSync(`${hostname()}-${process.pid}`, join(dataDir, "SingletonLock"));
   return {
     home,
+    url: `ws://127.0.0.1:${server.port}/devtools/browser/fake-0000?token=secret-query-token`,
     upgrades: () => upgrades,
     dropAll() {
       for (const ws of sockets) ws.close();

@@ -5,6 +5,7 @@ import { publicCommand } from "../commands/store.ts";
 import { VERSION } from "../../shared/version.ts";
 import type { BrowserConnection } from "../browser.ts";
 import { hasDisplay, launchBrowser } from "../launch.ts";
+import { remoteBrowser, remoteConnectError } from "../remote.ts";
 import { arg, type CallContext, type Handler } from "./types.ts";
 
 function browserSummary(conn: BrowserConnection) {
@@ -70,6 +71,18 @@ function pickCandidate(all: BrowserCandidate[], filter: string | undefined): Bro
 
 const connect: Handler = {
   async run(ctx) {
+    const cdpUrl = arg<string | undefined>(ctx, "cdp-url");
+    if (cdpUrl !== undefined) {
+      if (arg<string | undefined>(ctx, "browser") !== undefined) throw new BpError("invalid_argument", "Give --browser or --cdp-url, not both.", { context: { field: "cdpUrl" } });
+      const info = remoteBrowser(cdpUrl, ctx.req.secretHeaders);
+      try {
+        const { conn, reused } = await ctx.broker.attach(info);
+        ctx.agent();
+        return { browser: browserSummary(conn), reused };
+      } catch (err) {
+        throw remoteConnectError(cdpUrl, err);
+      }
+    }
     const candidate = pickCandidate(await discoverBrowsers(), arg<string | undefined>(ctx, "browser"));
     try {
       const { conn, reused } = await ctx.broker.attach({ id: candidate.id, product: candidate.product, source: "discovered", endpoint: candidate.endpoint ?? "" });
