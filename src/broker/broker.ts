@@ -1,5 +1,5 @@
 import type { CallRequest } from "../protocol/wire.ts";
-import { BpError, toBpError } from "../shared/errors.ts";
+import { BpError } from "../shared/errors.ts";
 import type { BpPaths } from "../shared/paths.ts";
 import { Agent, AgentRegistry } from "./agents.ts";
 import { BrowserConnection, type BrowserInfo } from "./browser.ts";
@@ -159,13 +159,5 @@ export class Broker {
     const browser = this.browser;
     this.browser = undefined;
     if (browser) await browser.shutdown(browser.info.source === "launched").catch(() => undefined);
-  }
-
-  controlError(rec: TargetRecord, id: string): BpError {
-    return new BpError("target_busy", `Tab ${id} is controlled by another agent.`, { retryable: true, context: { tab: id } });
-  }
-
-  errorFor(err: unknown): BpError {
-    return toBpError(err);
   }
 }
