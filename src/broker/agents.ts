@@ -15,6 +15,8 @@ export class Agent {
   readonly key: string;
   lastUsed = Date.now();
   selected: string | undefined;
+  /** This key's previous state ended by lease expiry; its old refs report "expired". */
+  leaseExpired = false;
   /** Selected frame per tab (frame id), set by 'bp frame <n>'; absent means the top document. */
   readonly frames = new Map<string, string>();
   /** Latest observation per tab, for ref checks and --diff. */
@@ -69,6 +71,7 @@ export class AgentRegistry {
   private readonly agents = new Map<string, Agent>();
   /** Tab counters of released keys, so a returning key never sees a reused id. */
   private readonly counters = new Map<string, number>();
+  private readonly expired = new Set<string>();
 
   get(key: string): Agent | undefined {
     return this.agents.get(key);
@@ -78,17 +81,20 @@ export class AgentRegistry {
     let agent = this.agents.get(key);
     if (!agent) {
       agent = new Agent(key, this.counters.get(key) ?? 1);
+      agent.leaseExpired = this.expired.delete(key);
       this.agents.set(key, agent);
     }
     agent.touch();
     return agent;
   }
 
-  delete(key: string): void {
+  /** `expired`: the lease ran out (not an explicit disconnect), so old refs say so. */
+  delete(key: string, expired = false): void {
     const agent = this.agents.get(key);
     if (!agent) return;
     this.counters.set(key, agent.tabCounter);
     this.agents.delete(key);
+    if (expired) this.expired.add(key);
   }
 
   all(): Agent[] {

@@ -126,7 +126,7 @@ export class Broker {
   }
 
   /** Closes the agent's managed tabs and releases every tab it controls; user tabs stay open. */
-  async releaseAgent(agent: Agent): Promise<string[]> {
+  async releaseAgent(agent: Agent, expired = false): Promise<string[]> {
     const closed: string[] = [];
     const browser = this.browser;
     if (browser) {
@@ -143,7 +143,7 @@ export class Broker {
         }
       }
     }
-    this.agents.delete(agent.key);
+    this.agents.delete(agent.key, expired);
     return closed;
   }
 
@@ -151,7 +151,7 @@ export class Broker {
   sweep(): void {
     const now = Date.now();
     for (const agent of this.agents.all()) {
-      if (now - agent.lastUsed > this.leaseMs) void this.releaseAgent(agent);
+      if (now - agent.lastUsed > this.leaseMs) void this.releaseAgent(agent, true);
     }
   }
 

@@ -110,6 +110,23 @@ describe("browser loss and reconnect", () => {
     }, 10_000, "expired tab closed");
     expect(gone?.json.ok).toBe(true);
   });
+
+  test("after a lease expires, that agent's old refs report expired", async () => {
+    const env = newEnv({ BROWSER_PILOT_LEASE_MS: "2000" });
+    expect((await env.run(["launch", "--headless"], { key: "keeper" })).json.ok).toBe(true);
+    const opened = await env.run(["open", `${site.a}/`, "--new"], { key: "keeper" });
+    await env.run(["tab", "release"], { key: "keeper" });
+    const shared = ((await env.run(["tabs"], { key: "sleeper" })).json.tabs as { id: string; title: string }[]).find((t) => t.title === opened.json.title);
+    await env.run(["tab", shared?.id ?? ""], { key: "sleeper" });
+    expect((await env.run(["snapshot"], { key: "sleeper" })).json.ok).toBe(true);
+    // The keeper stays active while the sleeper's lease runs out and releases the tab.
+    await waitFor(async () => ((await env.run(["tabs"], { key: "keeper" })).json.tabs as { control: string }[]).every((t) => t.control === "available"), 10_000, "lease expiry");
+    const again = ((await env.run(["tabs"], { key: "sleeper" })).json.tabs as { id: string; title: string }[]).find((t) => t.title === opened.json.title);
+    expect(again?.id).not.toBe(shared?.id);
+    await env.run(["tab", again?.id ?? ""], { key: "sleeper" });
+    const old = await env.run(["click", "1"], { key: "sleeper" });
+    expect(old.json).toMatchObject({ ok: false, code: "stale_ref", context: { reason: "expired" } });
+  });
 });
 
 describe("the broker is never replaced", () => {

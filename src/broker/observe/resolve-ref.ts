@@ -8,6 +8,7 @@ import { objectInWorld } from "./world.ts";
 
 export type StaleReason =
   | "no_observation"
+  | "expired"
   | "unknown_ref"
   | "navigation"
   | "document_replaced"
@@ -38,7 +39,7 @@ export function staleRef(ref: number, reason: StaleReason): BpError {
 export async function resolveRef(sel: Selected, ref: number): Promise<ResolvedRef> {
   const { agent, browser, rec } = sel;
   const obs = agent.observations.get(rec.targetId);
-  if (!obs) throw staleRef(ref, "no_observation");
+  if (!obs) throw staleRef(ref, agent.leaseExpired ? "expired" : "no_observation");
   if (obs.generation !== browser.generation) throw staleRef(ref, "browser_reconnected");
   const binding = obs.refs.get(ref);
   if (!binding) {
