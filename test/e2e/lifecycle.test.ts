@@ -15,6 +15,31 @@ function newEnv(extra: Record<string, string> = {}): BpEnv {
   envs.push(e);
   return e;
 }
+function locatorOf(env: BpEnv): { token: string; endpoint: string } {
+  return JSON.parse(readFileSync(join(env.home, "broker-locator.json"), "utf8")) as { token: string; endpoint: string };
+}
+
+/** One request line to the broker socket, as a hand-written client would send it. */
+function rawRequest(endpoint: string, body: Record<string, unknown>): Promise<string> {
+  return new Promise<string>((resolve) => {
+    let buf = "";
+    void Bun.connect({
+      unix: endpoint,
+      socket: {
+        open(s) {
+          s.write(`${JSON.stringify(body)}\n`);
+        },
+        data(_s, d) {
+          buf += d.toString();
+        },
+        close() {
+          resolve(buf);
+        },
+      },
+    });
+  });
+}
+
 afterAll(async () => {
   for (const e of envs) await e.cleanup();
   site.stop();
@@ -167,25 +192,8 @@ describe("the broker is never replaced", () => {
     const env = newEnv();
     expect((await env.run(["tabs"])).json.code).toBe("browser_disconnected");
     const pid = env.brokerPid();
-    const { readFileSync } = await import("node:fs");
-    const loc = JSON.parse(readFileSync(join(env.home, "broker-locator.json"), "utf8")) as { token: string; endpoint: string };
-    const reply = await new Promise<string>((resolve) => {
-      let buf = "";
-      void Bun.connect({
-        unix: loc.endpoint,
-        socket: {
-          open(s) {
-            s.write(`${JSON.stringify({ op: "call", token: loc.token, protocol: 99, clientKey: "abc", command: "tabs", args: {}, invocation: "x", timeoutMs: 1000, tabAccess: "all", executable: { version: "9", identity: "x" } })}\n`);
-          },
-          data(_s, d) {
-            buf += d.toString();
-          },
-          close() {
-            resolve(buf);
-          },
-        },
-      });
-    });
+    const loc = locatorOf(env);
+    const reply = await rawRequest(loc.endpoint, { op: "call", token: loc.token, protocol: 99, clientKey: "abc", command: "tabs", args: {}, invocation: "x", timeoutMs: 1000, tabAccess: "all" });
     expect(JSON.parse(reply)).toMatchObject({ ok: false, code: "protocol_incompatible" });
     expect(env.brokerPid()).toBe(pid);
     expect((await env.run(["status"])).json.service).toMatchObject({ state: "running" });
@@ -194,25 +202,8 @@ describe("the broker is never replaced", () => {
   test("a request without the locator token is refused", async () => {
     const env = newEnv();
     await env.run(["tabs"]);
-    const { readFileSync } = await import("node:fs");
-    const loc = JSON.parse(readFileSync(join(env.home, "broker-locator.json"), "utf8")) as { endpoint: string };
-    const reply = await new Promise<string>((resolve) => {
-      let buf = "";
-      void Bun.connect({
-        unix: loc.endpoint,
-        socket: {
-          open(s) {
-            s.write(`${JSON.stringify({ op: "call", token: "wrong", protocol: 1, clientKey: "abc", command: "tabs", args: {} })}\n`);
-          },
-          data(_s, d) {
-            buf += d.toString();
-          },
-          close() {
-            resolve(buf);
-          },
-        },
-      });
-    });
+    const loc = locatorOf(env);
+    const reply = await rawRequest(loc.endpoint, { op: "call", token: "wrong", protocol: 1, clientKey: "abc", command: "tabs", args: {} });
     expect(JSON.parse(reply)).toMatchObject({ ok: false, code: "capability_denied" });
   });
 
