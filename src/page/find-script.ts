@@ -1,16 +1,22 @@
 /**
  * Page-side element lookup for `bp find` and `bp locate`.
  *
- * Injected by its own source text (`FIND_SOURCE`), so it is self-contained like
- * `pageSnapshot`; DOM members are read through prototype accessors (see read-script.ts).
+ * Injected by its source text (`FIND_SOURCE`, stitched with the shared helpers of
+ * `./inspect/`), so it is self-contained like `pageRead`; DOM members are read through
+ * prototype accessors.
  *
  * One walk of the composed tree in document order (an element, then its open shadow root unless
  * `shadow` is false, then its light children; same-origin iframe documents in place) tests each
  * element with `matches`, counts every match and describes the first `limit`. No refs are made.
- * Mode "locate" stops at the first match, scrolls it to the centre and returns its box.
+ * A cross-origin iframe becomes a placeholder counting the matches before it (the broker finds
+ * inside it through its own session). Mode "locate" stops at the first match of this frame,
+ * scrolls it to the centre and returns its box.
  */
-import type { PageDocument, PageElement, PageNode, PageRect, PageStyle, PageWindow } from "./types.ts";
+import { inspectSource } from "./inspect/compose.ts";
+import { cut, inspectDom, num, safe, str, tagOf } from "./inspect/dom.ts";
+import { docOffset, enterFrame, finishFrames, frameState, type FramePlaceholder } from "./inspect/tree.ts";
 import type { InspectError } from "./read-script.ts";
+import type { PageElement, PageNode, PageWindow } from "./types.ts";
 
 export interface FindOptions {
   selector: string;
@@ -39,7 +45,13 @@ export interface FoundElement {
   attributes: { name: string; value: string }[];
 }
 
-export interface FindResult { elements: FoundElement[]; total: number; truncated: boolean }
+export interface FindResult {
+  elements: FoundElement[];
+  total: number;
+  truncated: boolean;
+  /** Cross-origin iframes; `at` counts the matches before each. */
+  frames: FramePlaceholder[];
+}
 
 /** x, y: the centre, after scrolling the element to the centre of the viewport. */
 export interface LocateResult { x: number; y: number; top: number; left: number; width: number; height: number }
@@ -51,69 +63,19 @@ export function pageFind(win: PageWindow, opts: FindOptions): FindResult | Locat
   const MAX_NODES = Math.max(1, Math.floor(Number(opts.maxNodes) || 500_000));
   const ATTRS = (opts.attributes || ["id", "class", "name", "type", "href", "placeholder", "data-testid"]).slice(0, 20);
   const BUDGET = 1_000_000;
-  type Fn = (...a: unknown[]) => unknown;
-  const P = (name: string): object | null => (win as unknown as Record<string, { prototype?: object } | undefined>)[name]?.prototype ?? null;
-  // A getter from the prototype chain (never the instance), or plain property access as a fallback.
-  const acc = <T>(proto: object | null, name: string): ((o: unknown) => T) => {
-    let d: PropertyDescriptor | undefined;
-    for (let p = proto; p && !d; p = Object.getPrototypeOf(p) as object | null) d = Object.getOwnPropertyDescriptor(p, name);
-    const g = d && d.get;
-    return g ? (o) => g.call(o) as T : (o) => (o as Record<string, T>)[name] as T;
-  };
-  const meth = <T>(proto: object | null, name: string): ((o: unknown, ...a: unknown[]) => T) => {
-    const f = proto ? (proto as Record<string, unknown>)[name] : undefined;
-    return typeof f === "function" ? (o, ...a) => (f as Fn).apply(o, a) as T : (o, ...a) => ((o as Record<string, Fn>)[name] as Fn)(...a) as T;
-  };
-  const [NodeP, ElP, DocP] = [P("Node"), P("Element"), P("Document")];
-  const nodeType = acc<number>(NodeP, "nodeType");
-  const firstChild = acc<PageNode | null>(NodeP, "firstChild");
-  const nextSibling = acc<PageNode | null>(NodeP, "nextSibling");
-  const ownerDoc = acc<PageDocument>(NodeP, "ownerDocument");
-  const parentNode = acc<PageNode | null>(NodeP, "parentNode");
-  const rootNode = meth<PageNode>(NodeP, "getRootNode");
-  const docById = meth<PageElement | null>(DocP, "getElementById");
-  const fragById = meth<PageElement | null>(P("DocumentFragment"), "getElementById");
-  const localName = acc<string>(ElP, "localName");
-  const shadowRootOf = acc<PageNode | null>(ElP, "shadowRoot");
-  const getAttr = meth<string | null>(ElP, "getAttribute");
-  const matches = meth<boolean>(ElP, "matches");
-  const rectOf = meth<PageRect>(ElP, "getBoundingClientRect");
-  const textData = acc<string>(P("CharacterData"), "data");
-  const qs = meth<PageElement | null>(DocP, "querySelector");
-  const docRoot = acc<PageElement | null>(DocP, "documentElement");
-  const docView = acc<PageWindow | null>(DocP, "defaultView");
-  const str = (v: unknown): string => (typeof v === "string" ? v : "");
-  const cut = (s: string, n: number): string => (s.length <= n ? s : s.slice(0, n));
-  const num = (v: unknown): number => (typeof v === "number" && isFinite(v) ? v : 0);
-  const px = (v: unknown): number => num(parseFloat(str(v)));
-  const tagOf = (el: PageNode): string => str(localName(el)).toLowerCase() || "form";
-
-  const safe = <T>(f: () => T, d: T): T => {
-    try {
-      return f();
-    } catch {
-      return d;
-    }
-  };
+  const dom = inspectDom(win);
+  const fs = frameState();
   const doc = win.document;
   const sel = str(opts.selector);
-  if (!safe(() => (qs(doc, sel), true), false)) return { error: "invalid_selector", message: "Invalid CSS selector." };
-  const views = new Map<PageDocument, PageWindow | null>();
-  const styleOf = (el: PageElement): PageStyle | null => {
-    const d = ownerDoc(el);
-    if (!views.has(d)) views.set(d, docView(d));
-    const v = views.get(d);
-    return v ? v.getComputedStyle(el) : null;
-  };
+  if (!safe(() => (dom.qs(doc, sel), true), false)) return { error: "invalid_selector", message: "Invalid CSS selector." };
 
   // ---- the walk -----------------------------------------------------------------------------------
-  const frameHost = new Map<PageDocument, PageElement>();
   const hits: PageElement[] = [];
   let total = 0;
   let visited = 0;
   let workHit = false;
   const stack: PageNode[] = [];
-  const top = docRoot(doc);
+  const top = dom.root(doc);
   if (top) stack.push(top);
   while (stack.length > 0) {
     const n = stack.pop() as PageNode;
@@ -122,29 +84,26 @@ export function pageFind(win: PageWindow, opts: FindOptions): FindResult | Locat
       break;
     }
     try {
-      const t = nodeType(n);
+      const t = dom.nodeType(n);
       const start = stack.length;
       if (t === 1) {
         const el = n as PageElement;
-        if (matches(el, sel)) {
+        if (dom.matches(el, sel)) {
           total++;
           if (hits.length < LIMIT) hits.push(el);
           if (LOCATE) break;
         }
-        const tag = tagOf(el);
+        const tag = tagOf(dom, el);
         if (tag === "iframe" || tag === "frame") {
-          const cd = safe(() => (el.contentDocument as PageDocument | null | undefined) || null, null);
-          const inner = cd ? docRoot(cd) : null;
-          if (cd && inner) {
-            frameHost.set(cd, el);
-            stack.push(inner);
-          }
+          const cd = enterFrame(fs, el, total);
+          const inner = cd ? dom.root(cd) : null;
+          if (inner) stack.push(inner);
           continue;
         }
-        const sr = opts.shadow === false ? null : shadowRootOf(el);
-        if (sr) for (let c = firstChild(sr); c; c = nextSibling(c)) stack.push(c);
+        const sr = opts.shadow === false ? null : dom.shadowRoot(el);
+        if (sr) for (let c = dom.firstChild(sr); c; c = dom.nextSibling(c)) stack.push(c);
       } else if (t !== 11) continue;
-      for (let c = firstChild(n); c; c = nextSibling(c)) stack.push(c);
+      for (let c = dom.firstChild(n); c; c = dom.nextSibling(c)) stack.push(c);
       for (let i = start, j = stack.length - 1; i < j; i++, j--) {
         const a = stack[i] as PageNode;
         stack[i] = stack[j] as PageNode;
@@ -156,30 +115,17 @@ export function pageFind(win: PageWindow, opts: FindOptions): FindResult | Locat
   }
 
   // ---- geometry -----------------------------------------------------------------------------------
-  const offsets = new Map<PageDocument, { x: number; y: number }>();
-  const offsetOf = (d: PageDocument, depth: number): { x: number; y: number } => {
-    const host = frameHost.get(d);
-    if (!host || depth > 32) return { x: 0, y: 0 };
-    let o = offsets.get(d);
-    if (o) return o;
-    const up = offsetOf(ownerDoc(host), depth + 1);
-    const r = rectOf(host);
-    const st = styleOf(host);
-    o = { x: up.x + num(r.left) + num(host.clientLeft) + (st ? px(st.paddingLeft) : 0), y: up.y + num(r.top) + num(host.clientTop) + (st ? px(st.paddingTop) : 0) };
-    offsets.set(d, o);
-    return o;
-  };
   const box = (el: PageElement): { x: number; y: number; w: number; h: number } => {
     if (!LAYOUT) return { x: 0, y: 0, w: 0, h: 0 };
-    const r = rectOf(el);
-    const o = offsetOf(ownerDoc(el), 0);
+    const r = dom.rect(el);
+    const o = docOffset(dom, fs, dom.ownerDoc(el), 0);
     return { x: num(r.left) + o.x, y: num(r.top) + o.y, w: num(r.width), h: num(r.height) };
   };
 
   if (LOCATE) {
     const el = hits[0];
     if (!el) return { error: "no_match", message: "Selector did not match." };
-    safe(() => meth<void>(ElP, "scrollIntoView")(el, { block: "center", inline: "center" }), undefined);
+    safe(() => dom.scrollIntoView(el, { block: "center", inline: "center" }), undefined);
     const b = box(el);
     return { x: Math.round(b.x + b.w / 2), y: Math.round(b.y + b.h / 2), top: Math.round(b.y), left: Math.round(b.x), width: Math.round(b.w), height: Math.round(b.h) };
   }
@@ -191,13 +137,13 @@ export function pageFind(win: PageWindow, opts: FindOptions): FindResult | Locat
     const st: PageNode[] = [root];
     while (st.length > 0 && s.length <= max && n++ < 5000) {
       const x = st.pop() as PageNode;
-      const t = nodeType(x);
-      if (t === 3) s += str(textData(x)) + " ";
+      const t = dom.nodeType(x);
+      if (t === 3) s += str(dom.textData(x)) + " ";
       else if (t === 1) {
-        const tag = tagOf(x);
+        const tag = tagOf(dom, x);
         if (tag === "script" || tag === "style" || tag === "template" || tag === "noscript") continue;
         const from = st.length;
-        for (let c = firstChild(x); c; c = nextSibling(c)) st.push(c);
+        for (let c = dom.firstChild(x); c; c = dom.nextSibling(c)) st.push(c);
         for (let i = from, j = st.length - 1; i < j; i++, j--) {
           const a = st[i] as PageNode;
           st[i] = st[j] as PageNode;
@@ -224,33 +170,33 @@ export function pageFind(win: PageWindow, opts: FindOptions): FindResult | Locat
     rowheader: 1, checkbox: 1, radio: 1, switch: 1, treeitem: 1, menuitemcheckbox: 1, menuitemradio: 1, tooltip: 1,
   };
   const roleOf = (el: PageElement, tag: string): string => {
-    const explicit = str(getAttr(el, "role")).trim().toLowerCase().split(/\s+/)[0];
+    const explicit = str(dom.getAttr(el, "role")).trim().toLowerCase().split(/\s+/)[0];
     if (explicit) return cut(explicit, 100);
-    if (tag === "a" || tag === "area") return getAttr(el, "href") !== null ? "link" : "generic";
+    if (tag === "a" || tag === "area") return dom.getAttr(el, "href") !== null ? "link" : "generic";
     if (tag === "input") {
-      const type = str(getAttr(el, "type")).toLowerCase();
+      const type = str(dom.getAttr(el, "type")).toLowerCase();
       const r = INPUTS[type];
       if (r !== undefined) return r;
-      return getAttr(el, "list") !== null ? "combobox" : "textbox";
+      return dom.getAttr(el, "list") !== null ? "combobox" : "textbox";
     }
-    if (tag === "select" && (getAttr(el, "multiple") !== null || parseInt(str(getAttr(el, "size")), 10) > 1)) return "listbox";
-    if (tag === "img" && getAttr(el, "alt") === "") return "presentation";
+    if (tag === "select" && (dom.getAttr(el, "multiple") !== null || parseInt(str(dom.getAttr(el, "size")), 10) > 1)) return "listbox";
+    if (tag === "img" && dom.getAttr(el, "alt") === "") return "presentation";
     return ROLES[tag] || "generic";
   };
   const nameOf = (el: PageElement, tag: string, role: string): string => {
-    const ids = str(getAttr(el, "aria-labelledby")).trim();
+    const ids = str(dom.getAttr(el, "aria-labelledby")).trim();
     if (ids) {
-      const r = rootNode(el);
-      const rt = nodeType(r);
+      const r = dom.rootNode(el);
+      const rt = dom.nodeType(r);
       const parts: string[] = [];
       for (const id of ids.split(/\s+/).slice(0, 10)) {
-        const t = rt === 9 ? docById(r, id) : rt === 11 ? fragById(r, id) : null;
+        const t = rt === 9 ? dom.docById(r, id) : rt === 11 ? dom.fragById(r, id) : null;
         if (t) parts.push(textOf(t, 200));
       }
       const s = parts.join(" ").trim();
       if (s) return cut(s, 200);
     }
-    const label = str(getAttr(el, "aria-label")).trim();
+    const label = str(dom.getAttr(el, "aria-label")).trim();
     if (label) return cut(label, 200);
     if (tag === "input" || tag === "select" || tag === "textarea" || tag === "meter" || tag === "progress") {
       const labels = (el as unknown as { labels?: ArrayLike<PageNode> | null }).labels;
@@ -258,22 +204,22 @@ export function pageFind(win: PageWindow, opts: FindOptions): FindResult | Locat
       for (let i = 0; labels && i < labels.length && i < 5; i++) parts.push(textOf(labels[i] as PageNode, 200));
       const s = parts.join(" ").trim();
       if (s) return cut(s, 200);
-      const type = str(getAttr(el, "type")).toLowerCase();
+      const type = str(dom.getAttr(el, "type")).toLowerCase();
       if (tag === "input" && (type === "submit" || type === "reset" || type === "button")) {
-        const v = str(getAttr(el, "value"));
+        const v = str(dom.getAttr(el, "value"));
         return cut(v || (type === "submit" ? "Submit" : type === "reset" ? "Reset" : ""), 200);
       }
-      if (tag === "input" && type === "image") return cut(str(getAttr(el, "alt")) || "Submit", 200);
+      if (tag === "input" && type === "image") return cut(str(dom.getAttr(el, "alt")) || "Submit", 200);
     }
     if (tag === "img" || tag === "area") {
-      const alt = str(getAttr(el, "alt")).trim();
+      const alt = str(dom.getAttr(el, "alt")).trim();
       if (alt) return cut(alt, 200);
     }
     if (FROM_CONTENT[role]) {
       const s = textOf(el, 200);
       if (s) return s;
     }
-    return cut((str(getAttr(el, "title")) || str(getAttr(el, "placeholder"))).trim(), 200);
+    return cut((str(dom.getAttr(el, "title")) || str(dom.getAttr(el, "placeholder"))).trim(), 200);
   };
   const visibleOf = (el: PageElement, b: { w: number; h: number }): boolean => {
     if (LAYOUT) {
@@ -281,9 +227,9 @@ export function pageFind(win: PageWindow, opts: FindOptions): FindResult | Locat
       if (typeof cv === "function" && !cv.call(el, { opacityProperty: true, visibilityProperty: true })) return false;
       return b.w > 0 && b.h > 0;
     }
-    for (let x: PageNode | null = el, i = 0; x && nodeType(x) === 1 && i < 256; x = parentNode(x), i++) {
-      if (getAttr(x, "hidden") !== null) return false;
-      const st = styleOf(x as PageElement);
+    for (let x: PageNode | null = el, i = 0; x && dom.nodeType(x) === 1 && i < 256; x = dom.parentNode(x), i++) {
+      if (dom.getAttr(x, "hidden") !== null) return false;
+      const st = dom.styleOf(x as PageElement);
       if (st && (st.display === "none" || st.visibility === "hidden")) return false;
     }
     return true;
@@ -292,7 +238,7 @@ export function pageFind(win: PageWindow, opts: FindOptions): FindResult | Locat
   let spent = 0;
   const elements: FoundElement[] = [];
   for (const el of hits) {
-    const tag = cut(tagOf(el), 100);
+    const tag = cut(tagOf(dom, el), 100);
     const e: FoundElement = { index: elements.length + 1, tagName: tag, role: "", name: "", text: "", visible: false, enabled: true, x: 0, y: 0, width: 0, height: 0, attributes: [] };
     try {
       e.role = roleOf(el, tag);
@@ -304,9 +250,9 @@ export function pageFind(win: PageWindow, opts: FindOptions): FindResult | Locat
       e.width = Math.round(b.w);
       e.height = Math.round(b.h);
       e.visible = visibleOf(el, b);
-      e.enabled = !safe(() => matches(el, ":disabled"), false) && getAttr(el, "aria-disabled") !== "true";
+      e.enabled = !safe(() => dom.matches(el, ":disabled"), false) && dom.getAttr(el, "aria-disabled") !== "true";
       for (const a of ATTRS) {
-        const v = getAttr(el, a);
+        const v = dom.getAttr(el, a);
         if (typeof v === "string") e.attributes.push({ name: a, value: cut(v, 2048) });
       }
     } catch {
@@ -316,7 +262,7 @@ export function pageFind(win: PageWindow, opts: FindOptions): FindResult | Locat
     if (spent > BUDGET && elements.length > 0) break;
     elements.push(e);
   }
-  return { elements, total, truncated: workHit || total > elements.length };
+  return { elements, total, truncated: workHit || total > elements.length, frames: finishFrames(dom, fs, win, LAYOUT) };
 }
 
-export const FIND_SOURCE = `(${pageFind.toString()})`;
+export const FIND_SOURCE = inspectSource(pageFind);

@@ -1,19 +1,23 @@
 /**
  * Page-side readable text for `bp read`.
  *
- * Like `pageSnapshot`, `pageRead` is injected by its own source text (`READ_SOURCE`) into our
- * isolated world, so it must stay self-contained: no imports at run time (type imports are
- * erased), no module variables, every helper declared inside.
+ * Like `pageSnapshot`, `pageRead` is injected by its source text (`READ_SOURCE`, stitched with
+ * the shared helpers of `./inspect/`) into our isolated world, so it must stay self-contained: no
+ * module variables, only built-ins and those helpers (called by their plain names).
  *
- * The page cannot touch the isolated world's built-ins, but it can still clobber DOM members
- * through named properties (`<img name=querySelector>` on the document, `<input name=childNodes>`
- * on a form). So DOM members are read through the prototypes' own accessors, and every element is
- * read inside try/catch: a hostile node loses its own text, never the whole read.
+ * DOM members are read through the prototypes' own accessors (`inspectDom`: the page can clobber
+ * instance members by named properties), and every element is read inside try/catch: a hostile
+ * node loses its own text, never the whole read.
  *
  * One linear walk of the composed tree (open shadow roots, slots, same-origin iframes in place),
- * streaming collapsed text into a bounded buffer while counting the full length.
+ * streaming collapsed text into a bounded buffer while counting the full length. A cross-origin
+ * iframe leaves a placeholder at its position in that text; the broker reads the frame through
+ * its own session (`whole`) and splices the text in.
  */
-import type { PageDocument, PageElement, PageNode, PageStyle, PageWindow } from "./types.ts";
+import { inspectSource } from "./inspect/compose.ts";
+import { cutText, inspectDom, str, tagOf } from "./inspect/dom.ts";
+import { enterFrame, finishFrames, frameState, type FramePlaceholder, pushKids } from "./inspect/tree.ts";
+import type { PageElement, PageNode, PageStyle, PageWindow } from "./types.ts";
 
 export interface ReadOptions {
   /** CSS selector of the root; default main → article → [role=main] → body. */
@@ -24,6 +28,8 @@ export interface ReadOptions {
   layout?: boolean;
   /** Visited nodes before the walk stops (truncated). Default 400,000. */
   maxNodes?: number;
+  /** Read the whole document (body), as inside an iframe; no selector, no main-content guess. */
+  whole?: boolean;
 }
 
 export interface ReadResult {
@@ -33,6 +39,8 @@ export interface ReadResult {
   /** Characters of readable text found (a lower bound when the walk hit its work limit). */
   length: number;
   truncated: boolean;
+  /** Cross-origin iframes; `at` counts characters of `text`'s full stream before each. */
+  frames: FramePlaceholder[];
 }
 
 /** A selector problem reported by any inspect script (the broker turns it into invalid_argument). */
@@ -46,70 +54,35 @@ export function pageRead(win: PageWindow, opts: ReadOptions): ReadResult | Inspe
   const LAYOUT = opts.layout !== false;
   const MAX_NODES = Math.max(1, Math.floor(Number(opts.maxNodes) || 400_000));
 
-  // ---- clobber-proof DOM access ----------------------------------------------------------------
-  type Fn = (...a: unknown[]) => unknown;
-  const P = (name: string): object | null => (win as unknown as Record<string, { prototype?: object } | undefined>)[name]?.prototype ?? null;
-  // A getter from the prototype chain (never the instance), or plain property access as a fallback.
-  const acc = <T>(proto: object | null, name: string): ((o: unknown) => T) => {
-    let d: PropertyDescriptor | undefined;
-    for (let p = proto; p && !d; p = Object.getPrototypeOf(p) as object | null) d = Object.getOwnPropertyDescriptor(p, name);
-    const g = d && d.get;
-    return g ? (o) => g.call(o) as T : (o) => (o as Record<string, T>)[name] as T;
-  };
-  const meth = <T>(proto: object | null, name: string): ((o: unknown, ...a: unknown[]) => T) => {
-    const f = proto ? (proto as Record<string, unknown>)[name] : undefined;
-    return typeof f === "function" ? (o, ...a) => (f as Fn).apply(o, a) as T : (o, ...a) => ((o as Record<string, Fn>)[name] as Fn)(...a) as T;
-  };
-  const NodeP = P("Node");
-  const ElP = P("Element");
-  const DocP = P("Document");
-  const nodeType = acc<number>(NodeP, "nodeType");
-  const firstChild = acc<PageNode | null>(NodeP, "firstChild");
-  const nextSibling = acc<PageNode | null>(NodeP, "nextSibling");
-  const ownerDoc = acc<PageDocument>(NodeP, "ownerDocument");
-  const localName = acc<string>(ElP, "localName");
-  const shadowRootOf = acc<PageNode | null>(ElP, "shadowRoot");
-  const getAttr = meth<string | null>(ElP, "getAttribute");
-  const textData = acc<string>(P("CharacterData"), "data");
-  const qs = meth<PageElement | null>(DocP, "querySelector");
-  const docTitle = acc<string>(DocP, "title");
-  const docUrl = acc<string>(DocP, "URL");
-  const docBody = acc<PageElement | null>(DocP, "body");
-  const docRoot = acc<PageElement | null>(DocP, "documentElement");
-  const docView = acc<PageWindow | null>(DocP, "defaultView");
-  const str = (v: unknown): string => (typeof v === "string" ? v : "");
-  const cut = (s: string, n: number): string => {
-    if (s.length <= n) return s;
-    const c = s.charCodeAt(n - 1);
-    return s.slice(0, c >= 0xd800 && c <= 0xdbff ? n - 1 : n);
-  };
-
+  const dom = inspectDom(win);
+  const fs = frameState();
   const doc = win.document;
   let title = "";
   let url = "";
   try {
-    title = cut(str(docTitle(doc)), 500);
-    url = cut(str(docUrl(doc)), 2048);
+    title = cutText(str(dom.title(doc)), 500);
+    url = cutText(str(dom.url(doc)), 2048);
   } catch {
     /* keep empty */
   }
 
   // ---- root -------------------------------------------------------------------------------------
   let root: PageElement | null = null;
-  if (opts.selector) {
+  if (opts.whole) root = dom.body(doc) || dom.root(doc);
+  else if (opts.selector) {
     try {
-      root = qs(doc, opts.selector);
+      root = dom.qs(doc, opts.selector);
     } catch {
       return { error: "invalid_selector", message: "Invalid CSS selector." };
     }
     if (!root) return { error: "no_match", message: "Selector did not match." };
   } else {
     for (const s of ["main", "article", "[role=main]"]) {
-      root = root || qs(doc, s);
+      root = root || dom.qs(doc, s);
     }
-    root = root || docBody(doc) || docRoot(doc);
+    root = root || dom.body(doc) || dom.root(doc);
   }
-  if (!root) return { title, url, text: "", length: 0, truncated: false };
+  if (!root) return { title, url, text: "", length: 0, truncated: false, frames: finishFrames(dom, fs, win, false) };
 
   // ---- bounded text sink --------------------------------------------------------------------------
   let out = "";
@@ -134,20 +107,9 @@ export function pageRead(win: PageWindow, opts: ReadOptions): ReadResult | Inspe
     canvas: 1, audio: 1, video: 1,
   };
   const SKIP_ROLES: Record<string, 1> = { navigation: 1, banner: 1, contentinfo: 1 };
-  const views = new Map<PageDocument, PageWindow | null>();
-  const styleOf = (el: PageElement): (PageStyle & { whiteSpace?: string }) | null => {
-    const d = ownerDoc(el);
-    let v = views.get(d);
-    if (v === undefined) {
-      v = docView(d);
-      views.set(d, v);
-    }
-    return v ? v.getComputedStyle(el) : null;
-  };
-
   // ---- the walk (explicit stack; flags: 1 visible, 2 pre, 4 exit-block, 8 exit-cell, 16 root) ----
   const sN: PageNode[] = [root];
-  const sF: number[] = [1 | 16];
+  const sF: number[] = [opts.whole ? 1 : 1 | 16];
   let visited = 0;
   let workHit = false;
   while (sN.length > 0) {
@@ -166,10 +128,10 @@ export function pageRead(win: PageWindow, opts: ReadOptions): ReadResult | Inspe
       break;
     }
     try {
-      const t = nodeType(n);
+      const t = dom.nodeType(n);
       if (t === 3) {
         if (!(f & 1)) continue;
-        const data = str(textData(n));
+        const data = str(dom.textData(n));
         if (f & 2) {
           const lines = data.replace(/\r\n?/g, "\n").split("\n");
           for (let i = 0; i < lines.length; i++) {
@@ -188,21 +150,19 @@ export function pageRead(win: PageWindow, opts: ReadOptions): ReadResult | Inspe
         continue;
       }
       if (t !== 1 && t !== 11) continue;
-      let children: ArrayLike<PageNode> | null = null;
-      let first: PageNode | null = null;
       let flags = f & 3;
-      if (t === 11) first = firstChild(n);
-      else {
+      let tag = "";
+      if (t === 1) {
         const el = n as PageElement;
-        const tag = str(localName(el)).toLowerCase() || "form";
+        tag = tagOf(dom, el);
         if (!(f & 16)) {
           if (SKIP[tag]) continue;
-          const role = str(getAttr(el, "role")).trim().toLowerCase().split(/\s+/)[0] || "";
+          const role = str(dom.getAttr(el, "role")).trim().toLowerCase().split(/\s+/)[0] || "";
           if (SKIP_ROLES[role]) continue;
         }
-        if (getAttr(el, "aria-hidden") === "true") continue;
-        if (!LAYOUT && getAttr(el, "hidden") !== null) continue;
-        const st = styleOf(el);
+        if (dom.getAttr(el, "aria-hidden") === "true") continue;
+        if (!LAYOUT && dom.getAttr(el, "hidden") !== null) continue;
+        const st = dom.styleOf(el) as (PageStyle & { whiteSpace?: string }) | null;
         const display = st ? str(st.display) : "";
         if (display === "none") continue;
         const visibility = st ? str(st.visibility) : "";
@@ -224,40 +184,25 @@ export function pageRead(win: PageWindow, opts: ReadOptions): ReadResult | Inspe
           sF.push(exit);
         }
         if (tag === "iframe" || tag === "frame") {
-          let cd: PageDocument | null = null;
-          try {
-            cd = (el.contentDocument as PageDocument | null | undefined) || null;
-          } catch {
-            cd = null;
-          }
-          const inner = cd ? docBody(cd) || docRoot(cd) : null;
+          const listed = fs.found.length;
+          const cd = enterFrame(fs, el, total);
+          // A cross-origin frame's text is spliced in here by the broker, on lines of its own.
+          if (fs.found.length > listed) sep(2);
+          const inner = cd ? dom.body(cd) || dom.root(cd) : null;
           if (inner) {
             sN.push(inner);
             sF.push(flags | 1);
           }
           continue;
         }
-        const sr = shadowRootOf(el);
-        if (sr) first = firstChild(sr);
-        else if (tag === "slot" && typeof el.assignedNodes === "function") {
-          const assigned = el.assignedNodes({ flatten: true });
-          if (assigned && assigned.length > 0) children = assigned;
-          else first = firstChild(el);
-        } else first = firstChild(el);
       }
-      const kids: PageNode[] = [];
-      if (children) for (let i = 0; i < children.length; i++) kids.push(children[i] as PageNode);
-      else for (let c = first; c; c = nextSibling(c)) kids.push(c);
-      for (let i = kids.length - 1; i >= 0; i--) {
-        sN.push(kids[i] as PageNode);
-        sF.push(flags);
-      }
+      pushKids(dom, n, t, tag, sN, sF, flags);
     } catch {
       /* a hostile node loses only its own text */
     }
   }
-  const text = cut(out, LIMIT);
-  return { title, url, text, length: total, truncated: workHit || total > LIMIT };
+  const text = cutText(out, LIMIT);
+  return { title, url, text, length: total, truncated: workHit || total > LIMIT, frames: finishFrames(dom, fs, win, false) };
 }
 
-export const READ_SOURCE = `(${pageRead.toString()})`;
+export const READ_SOURCE = inspectSource(pageRead);

@@ -56,7 +56,7 @@ export const read = defineCommand({
 export const search = defineCommand({
   name: "search",
   group: "Observation",
-  summary: "Find visible text (open shadow DOM and same-origin frames too)",
+  summary: "Find visible text (open shadow DOM and all frames too)",
   positionals: ["query"],
   variadic: true,
   aliases: { l: "limit" },

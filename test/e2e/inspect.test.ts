@@ -176,6 +176,68 @@ describe("locate", () => {
   });
 });
 
+describe("cross-origin iframe", () => {
+  // The inner page is served from the other origin, so it runs out of process with its own session.
+  const inner = `<!doctype html><style>body{margin:0}</style><p>Inner walrus text</p><button id="ib">Inner walrus button</button>`;
+  const outer = () =>
+    `<!doctype html><title>XO</title><style>body{margin:0} iframe{border:4px solid #000;padding:6px;display:block;width:400px;height:150px;margin:20px 0 0 50px}</style>
+    <main><p>Outer before walrus</p><iframe src="${site.b}/echo?html=${encodeURIComponent(inner)}"></iframe><p>Outer after walrus</p></main>`;
+  /** Top-left of the iframe's content box (border 4 + padding 6 inside its border box). */
+  let content = { x: 0, y: 0 };
+
+  beforeAll(async () => {
+    expect((await env.run(["open", `${site.a}/echo?html=${encodeURIComponent(outer())}`])).json).toMatchObject({ ok: true, title: "XO" });
+    const frame = ((await env.run(["find", "iframe"])).json.elements as Found[])[0];
+    content = { x: (frame?.x ?? 0) + 10, y: (frame?.y ?? 0) + 10 };
+    expect(content.x).toBe(60);
+    expect(((await env.run(["frame"])).json.frames as { crossOrigin: boolean }[]).map((f) => f.crossOrigin)).toEqual([false, true]);
+  });
+
+  test("read places the frame's text after the text before the iframe", async () => {
+    const r = await env.run(["read"]);
+    expect(r.json).toMatchObject({ ok: true, title: "XO", truncated: false });
+    expect(r.json.text).toBe("Outer before walrus\nInner walrus text\nInner walrus button\nOuter after walrus");
+    expect(r.json.length).toBe(String(r.json.text).length);
+    const cut = await env.run(["read", "--limit", "30"]);
+    expect(cut.json).toMatchObject({ ok: true, text: "Outer before walrus\nInner walr", length: r.json.length, truncated: true });
+  });
+
+  test("search finds text inside it, in document order, with boxes in top-level px", async () => {
+    const r = await env.run(["search", "walrus"]);
+    expect(r.json).toMatchObject({ ok: true, totalMatches: 4, truncated: false });
+    const matches = r.json.matches as Match[];
+    expect(matches.map((m) => [m.index, m.tagName])).toEqual([[1, "p"], [2, "p"], [3, "button"], [4, "p"]]);
+    // Context stays on its side of the frame.
+    expect(matches.map((x) => x.context)).toEqual(["Outer before walrus", ...Array(2).fill("Inner walrus text Inner walrus button"), "Outer after walrus"]);
+    const m = matches[1];
+    expect(m).toMatchObject({ text: "walrus", context: "Inner walrus text Inner walrus button", visible: true });
+    // "walrus" starts after "Inner " in a p with the default 16px top margin.
+    expect(m?.x).toBeGreaterThan(content.x + 20);
+    expect(m?.x).toBeLessThan(content.x + 80);
+    expect(Math.abs((m?.y ?? 0) - (content.y + 16))).toBeLessThanOrEqual(2);
+    expect(m?.width).toBeGreaterThan(0);
+    const limited = await env.run(["search", "walrus", "--limit", "2"]);
+    expect(limited.json).toMatchObject({ totalMatches: 4, truncated: true });
+    expect((limited.json.matches as Match[]).map((x) => x.context)).toEqual(["Outer before walrus", "Inner walrus text Inner walrus button"]);
+    expect((await env.run(["search", "before walrus inner"])).json.totalMatches).toBe(0);
+    expect((await env.run(["search", "walrus", "--selector", "button"])).json).toMatchObject({ ok: true, totalMatches: 1 });
+    expect((await env.run(["search", "walrus", "--selector", "main"])).json.totalMatches).toBe(4);
+  });
+
+  test("find lists its elements in document order, with boxes in top-level px", async () => {
+    const r = await env.run(["find", "p, button"]);
+    expect(r.json).toMatchObject({ ok: true, total: 4, truncated: false });
+    const list = r.json.elements as Found[];
+    expect(list.map((e) => `${e.index} ${e.text}`)).toEqual(["1 Outer before walrus", "2 Inner walrus text", "3 Inner walrus button", "4 Outer after walrus"]);
+    const button = (await env.run(["find", "#ib"])).json.elements as Found[];
+    expect(button[0]).toMatchObject({ tagName: "button", role: "button", name: "Inner walrus button", visible: true });
+    expect(button[0]?.x).toBe(content.x);
+    expect(button[0]?.y).toBeGreaterThan(content.y + 16);
+    expect(button[0]?.y).toBeLessThan(content.y + 80);
+    expect((await env.run(["find", "p", "--limit", "2"])).json).toMatchObject({ total: 3, truncated: true, elements: [{ text: "Outer before walrus" }, { text: "Inner walrus text" }] });
+  });
+});
+
 describe("large page", () => {
   test("read, search and find stay fast on 40,000 elements", async () => {
     expect((await env.run(["open", `${site.a}/big`])).json).toMatchObject({ ok: true, title: "Big" });

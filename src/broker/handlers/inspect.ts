@@ -5,37 +5,150 @@
  * frame (or the top document), so the page can neither see nor tamper with it. Boxes come back
  * in the frame's viewport px and get the frame's offset added (top-level viewport px, as
  * snapshot boxes). None of them creates refs or touches the agent's observation.
+ *
+ * `read`, `search` and `find` also cover cross-origin iframes, as `snapshot` does: the page
+ * script reports each as a placeholder, and the same script runs in that frame's own session,
+ * its result merged in document order with limits kept global (`broker/inspect/merge.ts`).
+ * `locate` stays in the selected frame.
  */
+import type { CdpSession } from "../../cdp/session.ts";
 import { escapeLine, quote } from "../../page/format.ts";
 import { FIND_SOURCE, type FindResult, type LocateResult } from "../../page/find-script.ts";
+import { FRAME_ELEMENT_SOURCE } from "../../page/inspect/compose.ts";
+import { type Descend, mergeFind, mergeRead, mergeSearch } from "../inspect/merge.ts";
+import type { FramePlaceholder } from "../../page/inspect/tree.ts";
 import { READ_SOURCE, type InspectError, type ReadResult } from "../../page/read-script.ts";
 import { SEARCH_SOURCE, type SearchResult } from "../../page/search-script.ts";
 import { FIND_DEFAULT_ATTRIBUTES, splitAttributes } from "../../protocol/commands-inspect.ts";
 import { BpError } from "../../shared/errors.ts";
 import { frameSessions } from "../observe/collect.ts";
 import { rootForFrame } from "../observe/frame-list.ts";
-import { runInWorld } from "../observe/world.ts";
+import { objectInWorld, runInWorld } from "../observe/world.ts";
+import type { TargetRecord } from "../targets.ts";
 import { selectedTab } from "./resolve.ts";
 import { arg, type CallContext, type Handler } from "./types.ts";
+
+/** Nested cross-origin frames deeper than this, or beyond this many per command, are skipped (truncated). */
+const MAX_FRAME_DEPTH = 4;
+const MAX_FRAMES = 16;
 
 const clampInt = (value: unknown, def: number, max: number): number => {
   const n = typeof value === "number" && Number.isFinite(value) ? Math.floor(value) : def;
   return Math.max(1, Math.min(max, n));
 };
 
-/** Runs a page script in the agent's selected frame; returns its value and the frame's offset. */
-async function inPage<T>(ctx: CallContext, source: string, input: Record<string, unknown>): Promise<{ tab: string; value: T | InspectError; offset: { x: number; y: number } }> {
+/** A frame a script runs in; `offset`: its viewport's top-left in top-level viewport px. */
+interface Frame {
+  session: CdpSession;
+  frameId: string;
+  offset: { x: number; y: number };
+  depth: number;
+}
+
+/** One command's walk over frames: the frame budget, and the viewport matches are judged by. */
+interface Walk {
+  ctx: CallContext;
+  rec: TargetRecord;
+  left: number;
+  skipped: boolean;
+  viewport?: { w: number; h: number };
+}
+
+/** Runs `fn` on the agent's selected frame (or the top document), holding the tab. */
+async function inTab<T>(ctx: CallContext, fn: (walk: Walk, root: Frame) => Promise<T>): Promise<{ tab: string; value: T; skipped: boolean }> {
   const { browser, agent, rec, id } = selectedTab(ctx);
   return ctx.broker.exclusive(rec.targetId, async () => {
     const session = await browser.session(rec);
     await frameSessions(rec, session).ensure();
     const main = (await session.send("Page.getFrameTree")).frameTree.frame;
     const root = await rootForFrame(rec, session, main.id, main.loaderId, agent.frames.get(rec.targetId));
-    const timeoutMs = Math.max(1, ctx.deadline - Date.now());
-    const value = await runInWorld<T | InspectError>(root.session, root.frameId, source, input, timeoutMs);
-    if (value === null || typeof value !== "object") throw new BpError("internal_error", "The page script returned nothing.");
-    return { tab: id, value, offset: root.offset };
+    const walk: Walk = { ctx, rec, left: MAX_FRAMES, skipped: false };
+    const value = await fn(walk, { session: root.session, frameId: root.frameId, offset: root.offset, depth: 0 });
+    return { tab: id, value, skipped: walk.skipped };
   });
+}
+
+async function run<T>(walk: Walk, frame: Frame, source: string, input: Record<string, unknown>): Promise<T | InspectError> {
+  const timeoutMs = Math.max(1, walk.ctx.deadline - Date.now());
+  const value = await runInWorld<T | InspectError>(frame.session, frame.frameId, source, input, timeoutMs);
+  if (value === null || typeof value !== "object") throw new BpError("internal_error", "The page script returned nothing.");
+  return value;
+}
+
+/** The document behind a placeholder, through the iframe element the script left on its window. */
+async function childFrame(walk: Walk, parent: Frame, ph: FramePlaceholder): Promise<Frame | undefined> {
+  if (parent.depth >= MAX_FRAME_DEPTH || walk.left <= 0) {
+    walk.skipped = true;
+    return undefined;
+  }
+  walk.left--;
+  const objectId = await objectInWorld(parent.session, parent.frameId, FRAME_ELEMENT_SOURCE, ph.slot);
+  if (!objectId) return undefined;
+  const { node } = await parent.session.send("DOM.describeNode", { objectId });
+  void parent.session.send("Runtime.releaseObject", { objectId }).catch(() => undefined);
+  if (!node.frameId) return undefined;
+  // Out-of-process frames have a session of their own; a cross-origin frame in our process
+  // (a sandboxed one, say) is reached through its parent's.
+  const session = walk.rec.frames?.sessionFor(node.frameId) ?? parent.session;
+  return { session, frameId: node.frameId, offset: { x: parent.offset.x + ph.x, y: parent.offset.y + ph.y }, depth: parent.depth + 1 };
+}
+
+/**
+ * A `Descend` for the merges: runs `inFrame` in the placeholder's frame. A frame that fails
+ * (detached meanwhile, out of time) is left out and the result marked truncated.
+ */
+function descender<T extends object>(walk: Walk, parent: Frame, inFrame: (frame: Frame, limit: number, ph: FramePlaceholder) => Promise<T | InspectError>): Descend<T> {
+  return async (ph, limit) => {
+    try {
+      const frame = await childFrame(walk, parent, ph);
+      const r = frame && (await inFrame(frame, limit, ph));
+      return r && !("error" in r) ? r : undefined;
+    } catch {
+      walk.skipped = true;
+      return undefined;
+    }
+  };
+}
+
+async function readIn(walk: Walk, frame: Frame, input: { limit: number; selector?: string; whole?: boolean }): Promise<ReadResult | InspectError> {
+  const r = await run<ReadResult>(walk, frame, READ_SOURCE, input);
+  if ("error" in r) return r;
+  return mergeRead(r, input.limit, descender(walk, frame, (f, limit) => readIn(walk, f, { limit, whole: true })));
+}
+
+interface SearchInput { query: string; limit: number; caseSensitive: boolean; wholeWord: boolean; selector?: string }
+
+async function searchIn(walk: Walk, frame: Frame, input: SearchInput): Promise<SearchResult | InspectError> {
+  const r = await run<SearchResult>(walk, frame, SEARCH_SOURCE, { ...input });
+  if ("error" in r) return r;
+  const vp = (walk.viewport ??= r.viewport);
+  for (const m of r.matches) {
+    m.x += Math.round(frame.offset.x);
+    m.y += Math.round(frame.offset.y);
+    // A frame judges "in view" against its own viewport; the agent sees the root frame's.
+    if (frame.depth > 0 && m.visible) m.visible = m.x < vp.w && m.y < vp.h && m.x + m.width > 0 && m.y + m.height > 0;
+  }
+  return mergeSearch(
+    r,
+    input.limit,
+    descender(walk, frame, (f, limit, ph) => {
+      // Inside the selector's scope the whole frame is searched; outside it, the scope may lie within.
+      const { selector, ...rest } = input;
+      return searchIn(walk, f, { ...rest, limit, ...(selector && !ph.scoped ? { selector } : {}) });
+    }),
+  );
+}
+
+interface FindInput { selector: string; limit: number; attributes: string[]; shadow: boolean }
+
+async function findIn(walk: Walk, frame: Frame, input: FindInput): Promise<FindResult | InspectError> {
+  const r = await run<FindResult>(walk, frame, FIND_SOURCE, { ...input });
+  if ("error" in r) return r;
+  for (const e of r.elements) {
+    e.x += Math.round(frame.offset.x);
+    e.y += Math.round(frame.offset.y);
+  }
+  return mergeFind(r, input.limit, descender(walk, frame, (f, limit) => findIn(walk, f, { ...input, limit })));
 }
 
 /** Turns a page-side selector problem into invalid_argument (field "selector"). */
@@ -56,8 +169,9 @@ const read: Handler = {
   async run(ctx) {
     const selector = arg<string | undefined>(ctx, "selector");
     const limit = clampInt(arg(ctx, "limit"), 3000, 100_000);
-    const { tab, value } = await inPage<ReadResult>(ctx, READ_SOURCE, { limit, ...(selector ? { selector } : {}) });
+    const { tab, value, skipped } = await inTab(ctx, (walk, root) => readIn(walk, root, { limit, ...(selector ? { selector } : {}) }));
     const r = check(value, selector ?? "");
+    r.truncated ||= skipped;
     const out: Record<string, unknown> = { tab, title: r.title, url: r.url, text: r.text, length: r.length, truncated: r.truncated };
     if (r.truncated) out.hint = `Showing ${r.text.length} of ${r.length} characters; raise --limit (max 100000) or pass a selector.`;
     if (ctx.req.mode === "human") {
@@ -80,12 +194,9 @@ const search: Handler = {
       ...(selector ? { selector } : {}),
     };
     if (!input.query.trim()) throw new BpError("invalid_argument", "Query is empty.", { context: { field: "query" } });
-    const { tab, value, offset } = await inPage<SearchResult>(ctx, SEARCH_SOURCE, input);
-    const r = check(value, selector ?? "");
-    for (const m of r.matches) {
-      m.x += Math.round(offset.x);
-      m.y += Math.round(offset.y);
-    }
+    const { tab, value, skipped } = await inTab(ctx, (walk, root) => searchIn(walk, root, input));
+    const r = check("error" in value || value.scoped ? value : { error: "no_match", message: "Selector did not match." }, selector ?? "");
+    r.truncated ||= skipped;
     const out: Record<string, unknown> = { tab, title: r.title, url: r.url, totalMatches: r.totalMatches, matches: r.matches, truncated: r.truncated };
     if (ctx.req.mode === "human") {
       const lines = [`${r.totalMatches} match${r.totalMatches === 1 ? "" : "es"} for ${quote(input.query, 200)} in ${escapeLine(r.url, 300)}`];
@@ -104,12 +215,9 @@ const find: Handler = {
     const selector = arg<string>(ctx, "selector");
     const attributes = splitAttributes(arg<string | undefined>(ctx, "attributes") ?? FIND_DEFAULT_ATTRIBUTES).slice(0, 20);
     const input = { selector, limit: clampInt(arg(ctx, "limit"), 20, 200), attributes, shadow: arg<boolean | undefined>(ctx, "shadow") !== false };
-    const { tab, value, offset } = await inPage<FindResult>(ctx, FIND_SOURCE, input);
+    const { tab, value, skipped } = await inTab(ctx, (walk, root) => findIn(walk, root, input));
     const r = check(value, selector);
-    for (const e of r.elements) {
-      e.x += Math.round(offset.x);
-      e.y += Math.round(offset.y);
-    }
+    r.truncated ||= skipped;
     const out: Record<string, unknown> = { tab, elements: r.elements, total: r.total, truncated: r.truncated };
     if (ctx.req.mode === "human") {
       const lines = r.elements.map((e) => {
@@ -130,10 +238,10 @@ const find: Handler = {
 const locate: Handler = {
   async run(ctx) {
     const selector = arg<string>(ctx, "selector");
-    const { value, offset } = await inPage<LocateResult>(ctx, FIND_SOURCE, { selector, mode: "locate" });
-    const r = check(value, selector);
-    const ox = Math.round(offset.x);
-    const oy = Math.round(offset.y);
+    const { value } = await inTab(ctx, async (walk, root) => ({ r: await run<LocateResult>(walk, root, FIND_SOURCE, { selector, mode: "locate" }), offset: root.offset }));
+    const r = check(value.r, selector);
+    const ox = Math.round(value.offset.x);
+    const oy = Math.round(value.offset.y);
     const out: Record<string, unknown> = { x: r.x + ox, y: r.y + oy, top: r.top + oy, left: r.left + ox, width: r.width, height: r.height };
     if (ctx.req.mode === "human") out.text = `center: ${String(out.x)},${String(out.y)}  size: ${r.width}x${r.height}  (top:${String(out.top)} left:${String(out.left)})`;
     return out;

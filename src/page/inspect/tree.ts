@@ -1,0 +1,117 @@
+/**
+ * Composed-tree and frame helpers shared by the inspect page scripts. Stitched into their
+ * injected source like `./dom.ts`, so the same rules hold: plain function declarations that
+ * use only their parameters, built-ins and the other inspect helpers.
+ *
+ * Same-origin iframe documents are walked in place; their hosts are remembered so boxes can be
+ * shifted into the walked frame's viewport px. An iframe whose document we cannot reach but
+ * that has a window (cross-origin, usually out of process) becomes a placeholder: the broker
+ * finds the element again through the list left on our window (`FRAME_ELEMENT_SOURCE`) and
+ * walks that frame through its own CDP session.
+ */
+import type { PageDocument, PageElement, PageNode, PageWindow } from "../types.ts";
+import { type InspectDom, num, px, safe } from "./dom.ts";
+
+/** A cross-origin iframe for the broker to descend into. */
+export interface FramePlaceholder {
+  /** Index into the frame list the script left on its window. */
+  slot: number;
+  /** Where its content belongs: characters (read) or matches (search, find) before it. */
+  at: number;
+  /** Top-left of its content box in this frame's viewport px (0 without layout). */
+  x: number;
+  y: number;
+  /** search: the iframe lies inside the selector's scope, so all of its text is searched. */
+  scoped?: boolean;
+}
+
+/** Frame bookkeeping of one script run. */
+export interface FrameState {
+  hosts: Map<PageDocument, PageElement>;
+  offsets: Map<PageDocument, { x: number; y: number }>;
+  cross: PageElement[];
+  found: FramePlaceholder[];
+}
+
+export function frameState(): FrameState {
+  return { hosts: new Map(), offsets: new Map(), cross: [], found: [] };
+}
+
+/**
+ * The document of a same-origin frame (its host remembered), or null. A frame that has a window
+ * but no reachable document is listed as a placeholder at `at`.
+ */
+export function enterFrame(fs: FrameState, el: PageElement, at: number): PageDocument | null {
+  const cd = safe(() => (el.contentDocument as PageDocument | null | undefined) || null, null);
+  if (cd) {
+    fs.hosts.set(cd, el);
+    return cd;
+  }
+  if (safe(() => !!(el as unknown as { contentWindow?: unknown }).contentWindow, false)) {
+    fs.found.push({ slot: fs.cross.length, at, x: 0, y: 0 });
+    fs.cross.push(el);
+  }
+  return null;
+}
+
+/** Top-left of an element's content box, given its document's offset. */
+export function contentOrigin(dom: InspectDom, el: PageElement, up: { x: number; y: number }): { x: number; y: number } {
+  const r = dom.rect(el);
+  const st = dom.styleOf(el);
+  return { x: up.x + num(r.left) + num(el.clientLeft) + (st ? px(st.paddingLeft) : 0), y: up.y + num(r.top) + num(el.clientTop) + (st ? px(st.paddingTop) : 0) };
+}
+
+/** Offset of a (same-origin frame) document in the walked frame's viewport px. */
+export function docOffset(dom: InspectDom, fs: FrameState, d: PageDocument, depth: number): { x: number; y: number } {
+  const host = fs.hosts.get(d);
+  if (!host || depth > 32) return { x: 0, y: 0 };
+  let o = fs.offsets.get(d);
+  if (o) return o;
+  o = contentOrigin(dom, host, docOffset(dom, fs, dom.ownerDoc(host), depth + 1));
+  fs.offsets.set(d, o);
+  return o;
+}
+
+/**
+ * Ends a run's frame bookkeeping: measures the placeholders (with layout) and leaves the iframe
+ * elements on our world's window for the broker, replacing the previous run's list.
+ */
+export function finishFrames(dom: InspectDom, fs: FrameState, win: PageWindow, layout: boolean): FramePlaceholder[] {
+  for (const f of fs.found) {
+    if (!layout) break;
+    const el = fs.cross[f.slot] as PageElement;
+    const o = safe(() => contentOrigin(dom, el, docOffset(dom, fs, dom.ownerDoc(el), 0)), { x: 0, y: 0 });
+    f.x = Math.round(o.x);
+    f.y = Math.round(o.y);
+  }
+  const KEY = Symbol.for("browser-pilot.inspect-frames.v1");
+  safe(() => Object.defineProperty(win, KEY, { value: fs.cross, configurable: true, enumerable: false, writable: true }), null);
+  return fs.found;
+}
+
+/**
+ * Pushes the composed-tree children of a node (an open shadow root's, a slot's assigned nodes,
+ * or the light children) in reverse, so they pop in document order.
+ */
+export function pushKids(dom: InspectDom, n: PageNode, t: number, tag: string, sN: PageNode[], sF: number[], flags: number): void {
+  let children: ArrayLike<PageNode> | null = null;
+  let first: PageNode | null = null;
+  if (t === 11) first = dom.firstChild(n);
+  else {
+    const el = n as PageElement;
+    const sr = dom.shadowRoot(el);
+    if (sr) first = dom.firstChild(sr);
+    else if (tag === "slot" && typeof el.assignedNodes === "function") {
+      const assigned = el.assignedNodes({ flatten: true });
+      if (assigned && assigned.length > 0) children = assigned;
+      else first = dom.firstChild(el);
+    } else first = dom.firstChild(el);
+  }
+  const kids: PageNode[] = [];
+  if (children) for (let i = 0; i < children.length; i++) kids.push(children[i] as PageNode);
+  else for (let c = first; c; c = dom.nextSibling(c)) kids.push(c);
+  for (let i = kids.length - 1; i >= 0; i--) {
+    sN.push(kids[i] as PageNode);
+    sF.push(flags);
+  }
+}
