@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { processIdentity } from "../../src/shared/process-identity.ts";
 import { browsersUnder, killAndWait, makeBpEnv, processesFor, waitFor, type BpEnv } from "../support/bp.ts";
 import { startFakeCdp } from "../support/fake-cdp.ts";
@@ -214,6 +214,29 @@ describe("the broker is never replaced", () => {
     expect(statSync(env.home).mode & 0o777).toBe(0o700);
     expect(statSync(join(env.home, "broker-locator.json")).mode & 0o777).toBe(0o600);
     expect(statSync(join(env.home, "broker.sock")).mode & 0o777).toBe(0o600);
+  });
+
+  test("a home too long for a Unix socket path falls back to a short private runtime dir", async () => {
+    const env = newEnv();
+    const deep = join(env.home, "x".repeat(60), "y".repeat(60));
+    const r = await env.run(["tabs"], { env: { BROWSER_PILOT_HOME: deep } });
+    expect(r.json.code).toBe("browser_disconnected");
+    const loc = JSON.parse(readFileSync(join(deep, "broker-locator.json"), "utf8")) as { endpoint: string; pid: number };
+    expect(loc.endpoint.length).toBeLessThan(100);
+    expect(loc.endpoint.startsWith(deep)).toBe(false);
+    expect(statSync(dirname(loc.endpoint)).mode & 0o777).toBe(0o700);
+    await killAndWait(loc.pid);
+  });
+
+  test("a state directory that is a symlink is refused", async () => {
+    const env = newEnv();
+    const real = `${env.home}-real`;
+    mkdirSync(real, { recursive: true, mode: 0o700 });
+    symlinkSync(real, env.home);
+    const r = await env.run(["tabs"]);
+    expect(r.json).toMatchObject({ ok: false, code: "internal_error" });
+    expect(String(r.json.error)).toContain("not a plain directory");
+    expect(existsSync(join(real, "broker-locator.json"))).toBe(false);
   });
 
   test("an idle broker with no agents and no browser exits by itself", async () => {
