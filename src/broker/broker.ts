@@ -20,6 +20,7 @@ export class Broker {
   generation = 0;
   lastActivity = Date.now();
   lastLoss: { reason: string; at: string; generation: number } | undefined;
+  private orphans: { endpoint: string; managed: Map<string, { creator: string; popup: boolean }> } | undefined;
   onStopRequested: ((reason: string) => void) | undefined;
   readonly leaseMs = Number(process.env.BROWSER_PILOT_LEASE_MS) > 0 ? Number(process.env.BROWSER_PILOT_LEASE_MS) : DEFAULT_LEASE_MS;
   private connecting: { endpoint: string; promise: Promise<BrowserConnection> } | undefined;
@@ -102,6 +103,7 @@ export class Broker {
         }
       };
       conn.onClosed = (reason) => this.onBrowserLost(conn, reason);
+      this.readopt(conn);
       return { conn, reused: false };
     } finally {
       this.connecting = undefined;
@@ -111,8 +113,30 @@ export class Broker {
   private onBrowserLost(conn: BrowserConnection, reason: string): void {
     if (this.browser !== conn) return;
     this.browser = undefined;
+    // If only our connection died (the janitor, a network hop), the browser still holds the
+    // tabs we made; remember them so the next connection to it owns them again.
+    const managed = new Map<string, { creator: string; popup: boolean }>();
+    for (const t of conn.targets.byId.values()) {
+      if (t.origin !== "user_tab" && t.creator !== undefined && t.creator !== "") managed.set(t.targetId, { creator: t.creator, popup: t.origin === "managed_popup" });
+    }
+    this.orphans = { endpoint: conn.info.endpoint, managed };
     this.lastLoss = { reason, at: new Date().toISOString(), generation: conn.generation };
     for (const agent of this.agents.all()) agent.selected = undefined;
+  }
+
+  /** Managed tabs of the last lost connection, adopted again by a new connection to the same endpoint. */
+  private readopt(conn: BrowserConnection): void {
+    const orphans = this.orphans;
+    this.orphans = undefined;
+    if (!orphans || orphans.endpoint !== conn.info.endpoint) return;
+    for (const [targetId, { creator, popup }] of orphans.managed) {
+      const rec = conn.targets.byId.get(targetId);
+      if (!rec) continue;
+      conn.janitor.own(targetId);
+      rec.origin = popup ? "managed_popup" : "managed";
+      rec.creator = creator;
+      rec.inPilotWindow = !popup;
+    }
   }
 
   /** Tabs this agent may address, in a stable order. */

@@ -90,6 +90,24 @@ describe("the person's own browser", () => {
     await env.run(["close", "--all"], { key: "bg-agent" });
   });
 
+  test("if the janitor dies, the next connection owns this agent's tabs again and still cleans them up", async () => {
+    const opened = await env.run(["open", `${site.a}/third`, "--new"], { key: "orphan-agent" });
+    expect(opened.json.ok).toBe(true);
+    const before = (await listPageTargets(user.port)).length;
+    const [janitor] = processesFor(env.home, "janitor");
+    await killAndWait(janitor ?? 0, "SIGKILL");
+    await waitFor(async () => (await env.run(["tabs"], { key: "orphan-agent" })).json.code === "browser_disconnected", 10_000, "loss noticed");
+    // Nothing closed the tab: the janitor died without cleaning up, as SIGKILL allows.
+    expect((await listPageTargets(user.port)).length).toBe(before);
+    expect((await env.run(["connect"], { key: "orphan-agent" })).json).toMatchObject({ ok: true, browser: { generation: 2 } });
+    const tabs = (await env.run(["tabs"], { key: "orphan-agent" })).json.tabs as Tab[];
+    expect(tabs.find((t) => t.title === "Third")?.origin).toBe("managed");
+    await killAndWait(env.brokerPid() ?? 0, "SIGKILL");
+    await waitFor(async () => (await listPageTargets(user.port)).length === before - 1, 10_000, "re-adopted tab closed");
+    expect((await listPageTargets(user.port)).some((t) => t.title === "Home")).toBe(true);
+    expect((await env.run(["connect"], { key: "agent-0" })).json.ok).toBe(true);
+  });
+
   test("disconnect releases the key; its user tab stays open", async () => {
     const tabs = (await env.run(["tabs"], { key: "agent-0" })).json.tabs as Tab[];
     await env.run(["tab", tabs[0]?.id ?? ""], { key: "agent-0" });
