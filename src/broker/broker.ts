@@ -135,6 +135,7 @@ export class Broker {
       conn.janitor.own(targetId);
       rec.origin = popup ? "managed_popup" : "managed";
       rec.creator = creator;
+      if (this.agents.get(creator)) rec.controller = creator;
       rec.inPilotWindow = !popup;
     }
   }
@@ -182,6 +183,7 @@ export class Broker {
   async shutdown(): Promise<void> {
     const browser = this.browser;
     this.browser = undefined;
-    if (browser) await browser.shutdown(browser.info.source === "launched").catch(() => undefined);
+    // The janitor closes a launched browser only when nothing of the person's is left in it.
+    if (browser) await browser.shutdown(false).catch(() => undefined);
   }
 }

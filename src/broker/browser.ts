@@ -9,6 +9,11 @@ import { TargetTable, type TargetRecord } from "./targets.ts";
 /** Runs in our isolated world of a managed page: a tab in the same window, with no opener link. */
 const OPEN_BESIDE = `function (win, arg) { win.open(arg.url, "_blank", "noopener"); return true; }`;
 
+/** Random, so one agent cannot count the dialogs other agents' tabs opened. */
+function dialogId(): string {
+  return `d${100_000_000 + Math.floor(Math.random() * 900_000_000)}`;
+}
+
 export interface BrowserInfo {
   id: string;
   product: string;
@@ -31,7 +36,6 @@ export class BrowserConnection {
   readonly targets = new TargetTable();
   onClosed: ((reason: string) => void) | undefined;
   closed = false;
-  private dialogSeq = 0;
 
   private constructor(
     readonly info: BrowserInfo,
@@ -46,7 +50,18 @@ export class BrowserConnection {
     const conn = new BrowserConnection(info, generation, janitor, cdp);
     cdp.onClose((reason) => conn.markClosed(reason));
     cdp.on("Target.targetCreated", ({ targetInfo }) => conn.targets.upsert(targetInfo));
-    cdp.on("Target.targetInfoChanged", ({ targetInfo }) => conn.targets.upsert(targetInfo));
+    cdp.on("Target.targetInfoChanged", ({ targetInfo }) => {
+      const rec = conn.targets.upsert(targetInfo);
+      // The launched browser's first blank tab is ours only while nobody uses it: once the
+      // person navigates it, it is theirs, and never handed to an agent or closed by us.
+      if (rec?.pooled && rec.url !== "about:blank" && rec.url !== "") {
+        rec.pooled = false;
+        rec.origin = "user_tab";
+        delete rec.creator;
+        delete rec.inPilotWindow;
+        janitor.forget(rec.targetId);
+      }
+    });
     cdp.on("Target.targetDestroyed", ({ targetId }) => conn.targets.remove(targetId));
     cdp.on("Target.detachedFromTarget", ({ targetId }) => {
       const rec = targetId ? conn.targets.byId.get(targetId) : undefined;
@@ -77,7 +92,7 @@ export class BrowserConnection {
       const attach = attachToTarget(this.cdp, rec.targetId).then(async (s) => {
         // Dialogs are never answered for the agent: they stay pending until 'bp dialog'.
         s.on("Page.javascriptDialogOpening", (p) => {
-          rec.dialog = { id: `d${++this.dialogSeq}`, type: p.type, message: p.message, defaultPrompt: p.defaultPrompt ?? "", url: p.url, openedAt: new Date().toISOString() };
+          rec.dialog = { id: dialogId(), type: p.type, message: p.message, defaultPrompt: p.defaultPrompt ?? "", url: p.url, openedAt: new Date().toISOString() };
         });
         s.on("Page.javascriptDialogClosed", () => {
           delete rec.dialog;
@@ -100,13 +115,13 @@ export class BrowserConnection {
    * window. A pooled blank tab of a launched browser is handed out first.
    */
   async createManagedTab(creator: string): Promise<TargetRecord> {
-    const pooled = [...this.targets.byId.values()].find((t) => t.pooled && t.controller === undefined);
+    const pooled = [...this.targets.byId.values()].find((t) => t.pooled && t.controller === undefined && (t.url === "about:blank" || t.url === ""));
     if (pooled) {
       pooled.pooled = false;
       pooled.creator = creator;
       return pooled;
     }
-    let targetId = await this.openBesidePilotTab();
+    let targetId = await this.openBesidePilotTab(creator);
     if (targetId === undefined) ({ targetId } = await this.cdp.send("Target.createTarget", { url: "about:blank", newWindow: true, background: true }));
     // Tell the janitor first: from here on a broker crash must close this tab.
     this.janitor.own(targetId);
@@ -117,8 +132,11 @@ export class BrowserConnection {
     return rec;
   }
 
-  private async openBesidePilotTab(): Promise<string | undefined> {
-    const anchor = [...this.targets.byId.values()].find((t) => t.inPilotWindow && t.origin === "managed" && !t.dialog);
+  private async openBesidePilotTab(creator: string): Promise<string | undefined> {
+    // Prefer a tab of the same agent, else an idle one: a busy page of another agent must
+    // not delay (or see) this agent's new tab.
+    const candidates = [...this.targets.byId.values()].filter((t) => t.inPilotWindow && t.origin === "managed" && !t.dialog && !t.pooled);
+    const anchor = candidates.find((t) => t.creator === creator) ?? candidates.find((t) => t.controller === undefined);
     if (!anchor) return undefined;
     const marker = `bp-${crypto.randomUUID()}`;
     const offs: (() => void)[] = [];
@@ -131,7 +149,7 @@ export class BrowserConnection {
     });
     try {
       const session = await this.session(anchor);
-      const { frameTree } = await session.send("Page.getFrameTree");
+      const { frameTree } = await session.send("Page.getFrameTree", undefined, { timeoutMs: 2000 });
       await runInWorld(session, frameTree.frame.id, OPEN_BESIDE, { url: `about:blank#${marker}` }, 2000, { userGesture: true });
       return await Promise.race([found, Bun.sleep(2000).then(() => undefined)]);
     } catch {

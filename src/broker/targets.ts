@@ -36,7 +36,7 @@ export interface TargetRecord {
   frames?: FrameSessions;
 }
 
-const EXCLUDED_SCHEMES = ["devtools:", "chrome:", "chrome-untrusted:", "chrome-extension:", "chrome-search:", "edge:", "brave:", "vivaldi:", "opera:"];
+export const EXCLUDED_SCHEMES = ["devtools:", "chrome:", "chrome-untrusted:", "chrome-extension:", "chrome-search:", "edge:", "brave:", "vivaldi:", "opera:", "view-source:"];
 
 /** Browser-internal pages and extension targets are never offered to agents. */
 export function isEligible(info: Pick<Protocol.Target.TargetInfo, "type" | "url">): boolean {

@@ -32,7 +32,16 @@ export async function runPassive(name: string, paths: BpPaths): Promise<Result |
   const state = await probeBroker(paths);
   if (state.kind === "running") return undefined;
   if (name === "disconnect") {
-    return { ok: true, closedTabs: 0, brokerStopped: false, message: "No broker is running." };
+    if (state.kind === "stopped") return { ok: true, closedTabs: 0, brokerStopped: false, message: "No broker is running." };
+    // A broker is there but cannot be told: say so rather than claim there is none.
+    throw new BpError(state.kind === "incompatible" ? "protocol_incompatible" : "browser_disconnected", `The Browser Pilot broker (pid ${state.locator.pid}) ${state.kind === "incompatible" ? "speaks another protocol" : "does not answer"}; nothing was released.`, {
+      retryable: state.kind !== "incompatible",
+      context: { brokerPid: state.locator.pid },
+      remediation:
+        state.kind === "incompatible"
+          ? { code: "stop_incompatible_broker_or_isolate", message: "Disconnect with the executable that started it, or set BROWSER_PILOT_HOME to isolate this installation.", actionRequired: true }
+          : { code: "restart_unresponsive_broker", message: `Stop process ${state.locator.pid} yourself; Browser Pilot never replaces a live broker.`, actionRequired: true },
+    });
   }
   const { discoverBrowsers, publicCandidate } = await import("../discovery/index.ts");
   const browsers = (await discoverBrowsers()).map(publicCandidate);

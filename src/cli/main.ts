@@ -38,7 +38,9 @@ export async function runCli(argv: string[]): Promise<void> {
     const env = process.env;
     const input = parsed.args;
     if (parsed.def.stdinArg && input[parsed.def.stdinArg] === undefined && !isTerminal(0)) {
-      input[parsed.def.stdinArg] = (await Bun.stdin.text()).trim();
+      const piped = await Bun.stdin.text();
+      // Code is trimmed; text to type keeps its spaces, losing only the final newline.
+      input[parsed.def.stdinArg] = parsed.def.stdinArg === "expression" ? piped.trim() : piped.replace(/\r?\n$/, "");
     }
     const args = validateArgs(parsed.def, input);
     const secretHeaders = parsed.def.name === "connect" && args["cdp-url"] !== undefined && !isTerminal(0) ? await readHeaders() : undefined;
@@ -117,7 +119,7 @@ async function send(paths: BpPaths, call: Omit<CallRequest, "token">, timeoutMs:
       return reply;
     } catch (err) {
       if (signals.fired()) await new Promise<never>(() => undefined);
-      if (isTimeout(err)) throw await explainTimeout(paths, call);
+      if (isTimeout(err)) throw await explainTimeout(paths, call, mutating);
       // The request was delivered and the broker died before answering: a mutation may have happened.
       if (err instanceof BpError && err.context?.reason === "broker_closed" && mutating) {
         throw new BpError("unknown_outcome", `The broker went away while '${call.command}' ran; it may or may not have taken effect.`, { retryable: true, context: { reason: "broker_lost" } });
@@ -147,7 +149,7 @@ async function askRunningBroker(paths: BpPaths, call: Omit<CallRequest, "token">
  * The broker did not answer within the deadline. If it no longer answers a hello either, it
  * is wedged: say so, and never replace it. Otherwise the command itself ran long.
  */
-async function explainTimeout(paths: BpPaths, call: Omit<CallRequest, "token">): Promise<BpError> {
+async function explainTimeout(paths: BpPaths, call: Omit<CallRequest, "token">, mutating: boolean): Promise<BpError> {
   const state = await probeBroker(paths, 1000);
   if (state.kind === "unresponsive") {
     return new BpError("browser_disconnected", `The Browser Pilot broker (pid ${state.locator.pid}) is running but does not answer.`, {
@@ -156,6 +158,7 @@ async function explainTimeout(paths: BpPaths, call: Omit<CallRequest, "token">):
       remediation: { code: "restart_unresponsive_broker", message: `Stop process ${state.locator.pid} yourself, then run the command again. Browser Pilot never replaces a live broker.`, actionRequired: true },
     });
   }
+  if (!mutating) return new BpError("command_expired", `No reply to '${call.command}' within ${call.timeoutMs} ms.`, { retryable: true, context: { timeoutMs: call.timeoutMs } });
   return new BpError("unknown_outcome", `No reply to '${call.command}' within ${call.timeoutMs} ms; it may or may not have taken effect.`, { retryable: true, context: { timeoutMs: call.timeoutMs } });
 }
 

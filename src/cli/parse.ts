@@ -68,7 +68,8 @@ export async function parseCommandLine(argv: readonly string[]): Promise<Parsed>
   }
   const extra = def.variadic ? 0 : positionals.length - posNames.length;
   if (extra > 0 && !help) {
-    throw invalidArgument("arguments", `Unexpected argument '${positionals[posNames.length]}'.`, { parserCode: "excess_arguments" });
+    // The word itself is not echoed: it may be text the agent meant to type (a secret).
+    throw invalidArgument("arguments", `${extra} more argument(s) than '${def.name}' takes; quote text that contains spaces.`, { parserCode: "excess_arguments" });
   }
   const globalsInput: Record<string, unknown> = {};
   for (const a of infos) {

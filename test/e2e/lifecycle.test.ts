@@ -179,6 +179,9 @@ describe("the broker is never replaced", () => {
       expect(r.json).toMatchObject({ ok: false, code: "browser_disconnected", remediation: { code: "restart_unresponsive_broker" } });
       const s = await env.run(["status"]);
       expect((s.json.service as { state: string }).state).toBe("unresponsive");
+      // disconnect cannot release anything there, and says so rather than "no broker".
+      const d = await env.run(["disconnect"]);
+      expect(d.json).toMatchObject({ ok: false, code: "browser_disconnected", remediation: { code: "restart_unresponsive_broker" } });
       expect(processesFor(env.home, "broker")).toHaveLength(0);
     } finally {
       listener.stop(true);

@@ -91,7 +91,7 @@ describe("the person's own browser", () => {
   });
 
   test("if the janitor dies, the next connection owns this agent's tabs again and still cleans them up", async () => {
-    const opened = await env.run(["open", `${site.a}/third`, "--new"], { key: "orphan-agent" });
+    const opened = await env.run(["open", `${site.a}/echo?html=${encodeURIComponent("<title>Orphan</title>")}`, "--new"], { key: "orphan-agent" });
     expect(opened.json.ok).toBe(true);
     const before = (await listPageTargets(user.port)).length;
     const [janitor] = processesFor(env.home, "janitor");
@@ -101,7 +101,11 @@ describe("the person's own browser", () => {
     expect((await listPageTargets(user.port)).length).toBe(before);
     expect((await env.run(["connect"], { key: "orphan-agent" })).json).toMatchObject({ ok: true, browser: { generation: 2 } });
     const tabs = (await env.run(["tabs"], { key: "orphan-agent" })).json.tabs as Tab[];
-    expect(tabs.find((t) => t.title === "Third")?.origin).toBe("managed");
+    expect(tabs.find((t) => t.title === "Orphan")?.origin).toBe("managed");
+    // Control came back with the tab: another agent still cannot take it.
+    const seen = ((await env.run(["tabs"], { key: "other-agent" })).json.tabs as Tab[]).find((t) => t.title === "Orphan");
+    expect(seen?.control).toBe("busy");
+    expect((await env.run(["tab", seen?.id ?? ""], { key: "other-agent" })).json.code).toBe("target_busy");
     await killAndWait(env.brokerPid() ?? 0, "SIGKILL");
     await waitFor(async () => (await listPageTargets(user.port)).length === before - 1, 10_000, "re-adopted tab closed");
     expect((await listPageTargets(user.port)).some((t) => t.title === "Home")).toBe(true);

@@ -7,6 +7,7 @@ import { callInFrame, frameLoader, type FrameRef } from "./frame-call.ts";
 import type { ActionWatch } from "./watch.ts";
 
 export type PinReason =
+  | "cancelled"
   | "browser_reconnected"
   | "target_closed"
   | "session_replaced"
@@ -79,6 +80,8 @@ export class CompositePin {
   /** What changed since the pin, or undefined. The page-side check comes first: its reply flushes earlier events. */
   async check(): Promise<PinReason | undefined> {
     const { browser, rec } = this.sel;
+    // A deadline or cancel already answered the agent: nothing more may be sent.
+    if (this.ctx.signal.aborted) return "cancelled";
     if (browser.closed || this.ctx.broker.browser !== browser) return "browser_reconnected";
     if (!browser.targets.byId.has(rec.targetId)) return "target_closed";
     if (this.top.closed || (await browser.session(rec)) !== this.top) return "session_replaced";

@@ -53,7 +53,10 @@ export class CommandRuntime {
       const idemKey = req.requestId !== undefined ? idempotencyKey(req.clientKey, req.requestId, fp, target) : undefined;
       if (req.requestId !== undefined && idemKey !== undefined) {
         const prior = this.store.findRequest(req.clientKey, req.requestId);
-        if (prior) return await this.replay(prior, req, idemKey);
+        // A failure before anything reached the browser (dialog_pending, target_busy,
+        // stale_ref, expiry while queued) is not an outcome to keep: the retry runs.
+        const failedUnsent = prior !== undefined && isTerminal(prior.status) && prior.reply?.ok === false && prior.dispatchedAt === undefined;
+        if (prior && !failedUnsent) return await this.replay(prior, req, idemKey);
       }
       const tab = agent?.selected !== undefined ? agent.existingId(agent.selected) : undefined;
       const rec = this.store.accept({

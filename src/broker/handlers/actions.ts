@@ -11,6 +11,7 @@ import { arg, type CallContext, type Handler } from "./types.ts";
 
 const clickHandler: Handler = {
   mutating: true,
+  dispatch: "lock",
   run(ctx) {
     const ref = arg<number | undefined>(ctx, "ref");
     const xy = arg<string | undefined>(ctx, "xy");

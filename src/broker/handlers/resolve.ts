@@ -1,7 +1,7 @@
 import { BpError } from "../../shared/errors.ts";
 import type { Agent } from "../agents.ts";
 import type { BrowserConnection } from "../browser.ts";
-import type { TargetRecord } from "../targets.ts";
+import { isEligible, type TargetRecord } from "../targets.ts";
 import type { CallContext } from "./types.ts";
 
 export interface Selected {
@@ -25,6 +25,8 @@ export function resolveTab(ctx: CallContext, id: string): Selected {
   }
   const rec = browser.targets.byId.get(ref.targetId);
   if (!rec) throw new BpError("tab_not_found", `Tab ${id} is closed. Run 'bp tabs'.`, { context: { tab: id, reason: "target_closed" } });
+  // A tab that went to a browser-internal page is out of reach until it leaves it.
+  if (!isEligible(rec)) throw new BpError("tab_not_found", `Tab ${id} shows a browser-internal page.`, { context: { tab: id, reason: "ineligible" } });
   if (ctx.req.tabAccess === "own" && (rec.origin === "user_tab" || rec.creator !== agent.key)) {
     throw new BpError("tab_not_found", `No tab ${id}. Run 'bp tabs'.`, { context: { tab: id, reason: "unknown_tab" } });
   }

@@ -1,6 +1,6 @@
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import { navigateTo } from "../navigate.ts";
-import type { TargetRecord } from "../targets.ts";
+import { EXCLUDED_SCHEMES, type TargetRecord } from "../targets.ts";
 import { resolveTab, selectedTab, takeControl, type Selected } from "./resolve.ts";
 import { arg, type CallContext, type Handler } from "./types.ts";
 
@@ -62,6 +62,9 @@ const tabRelease: Handler = {
 export function normalizeUrl(input: string): string {
   const raw = input.trim();
   if (/^javascript:/i.test(raw)) throw invalidArgument("url", "javascript: URLs are not navigations; use 'bp eval'.");
+  // Browser-internal pages carry privileged APIs (settings, extensions): never an agent's to open.
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(raw)?.[1]?.toLowerCase();
+  if (scheme !== undefined && EXCLUDED_SCHEMES.includes(`${scheme}:`)) throw invalidArgument("url", `${scheme}: pages are browser-internal and not available to agents.`);
   if (/^(about|data|file|blob):/i.test(raw) || /^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) {
     try {
       return new URL(raw).href;
@@ -87,6 +90,12 @@ const open: Handler = {
     let created = false;
     if (arg<boolean>(ctx, "new") || agent.selected === undefined) {
       rec = await browser.createManagedTab(agent.key);
+      if (ctx.signal.aborted) {
+        // The agent was already told this command expired or was cancelled: it must not
+        // find a tab selected behind its back. The tab is ours, so close it.
+        await browser.closeTarget(rec).catch(() => undefined);
+        throw new BpError("command_cancelled", "The command ended before its tab was ready.", { retryable: true });
+      }
       rec.controller = agent.key;
       agent.selected = rec.targetId;
       created = true;
