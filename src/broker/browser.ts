@@ -6,6 +6,9 @@ import { JanitorClient } from "./janitor-client.ts";
 import { runInWorld } from "./observe/world.ts";
 import { TargetTable, type TargetRecord } from "./targets.ts";
 
+/** How long opening beside another managed tab may take before a new background window is used. */
+const OPEN_BESIDE_MS = 2_000;
+
 /** Runs in our isolated world of a managed page: a tab in the same window, with no opener link. */
 const OPEN_BESIDE = `function (win, arg) { win.open(arg.url, "_blank", "noopener"); return true; }`;
 
@@ -133,10 +136,11 @@ export class BrowserConnection {
   }
 
   private async openBesidePilotTab(creator: string): Promise<string | undefined> {
-    // Prefer a tab of the same agent, else an idle one: a busy page of another agent must
-    // not delay (or see) this agent's new tab.
+    // Prefer a tab of the same agent, then an idle one, then any: the page never sees it (our
+    // isolated world), and a busy page only costs the bounded wait below before the fallback.
+    // One window keeps the person's screen tidy, and hidden tabs cost less to render.
     const candidates = [...this.targets.byId.values()].filter((t) => t.inPilotWindow && t.origin === "managed" && !t.dialog && !t.pooled);
-    const anchor = candidates.find((t) => t.creator === creator) ?? candidates.find((t) => t.controller === undefined);
+    const anchor = candidates.find((t) => t.creator === creator) ?? candidates.find((t) => t.controller === undefined) ?? candidates[0];
     if (!anchor) return undefined;
     const marker = `bp-${crypto.randomUUID()}`;
     const offs: (() => void)[] = [];
@@ -147,16 +151,26 @@ export class BrowserConnection {
       offs.push(this.cdp.on("Target.targetCreated", ({ targetInfo }) => check(targetInfo)));
       offs.push(this.cdp.on("Target.targetInfoChanged", ({ targetInfo }) => check(targetInfo)));
     });
-    try {
+    const attempt = (async () => {
       const session = await this.session(anchor);
-      const { frameTree } = await session.send("Page.getFrameTree", undefined, { timeoutMs: 2000 });
-      await runInWorld(session, frameTree.frame.id, OPEN_BESIDE, { url: `about:blank#${marker}` }, 2000, { userGesture: true });
-      return await Promise.race([found, Bun.sleep(2000).then(() => undefined)]);
-    } catch {
-      return undefined;
-    } finally {
-      for (const off of offs) off();
-    }
+      const { frameTree } = await session.send("Page.getFrameTree", undefined, { timeoutMs: OPEN_BESIDE_MS });
+      await runInWorld(session, frameTree.frame.id, OPEN_BESIDE, { url: `about:blank#${marker}` }, OPEN_BESIDE_MS, { userGesture: true });
+      return found;
+    })();
+    attempt.catch(() => undefined);
+    const targetId = await Promise.race([attempt, Bun.sleep(OPEN_BESIDE_MS).then(() => undefined)]).catch(() => undefined);
+    for (const off of offs) off();
+    if (targetId === undefined) this.closeLateArrival(marker);
+    return targetId;
+  }
+
+  /** A tab our timed-out window.open still creates later is ours: close it when it shows up. */
+  private closeLateArrival(marker: string): void {
+    const close = (info: Protocol.Target.TargetInfo) => {
+      if (info.type === "page" && info.url.includes(marker)) void this.cdp.send("Target.closeTarget", { targetId: info.targetId }).catch(() => undefined);
+    };
+    const offs = [this.cdp.on("Target.targetCreated", ({ targetInfo }) => close(targetInfo)), this.cdp.on("Target.targetInfoChanged", ({ targetInfo }) => close(targetInfo))];
+    setTimeout(() => offs.forEach((off) => off()), 30_000).unref();
   }
 
   /** Adopts the launched browser's first blank tab so a cold start needs no extra window. */

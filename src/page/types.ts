@@ -273,7 +273,7 @@ export interface SnapshotHint {
   recommendedAction: string;
   refs: number[];
   blocking?: boolean;
-  state?: "present";
+  state?: "present" | "entered" | "left";
 }
 
 export interface SnapshotStats {

@@ -22,6 +22,8 @@ const pages: typeof PAGES = {
   "/list": `<!doctype html><title>List</title><ul>${Array.from({ length: 300 }, (_, i) => `<li>Item ${i} <button>Add to cart</button></li>`).join("")}</ul>`,
   "/slow-data": () => new Promise<Response>((r) => setTimeout(() => r(new Response("Loaded row")), 300)) as unknown as Response,
   "/fetcher": `<!doctype html><title>Fetch</title><button onclick="fetch('/slow-data').then(r => r.text()).then(t => { const b = document.createElement('button'); b.textContent = t; document.body.append(b); })">Load</button>`,
+  "/login": `<!doctype html><title>Sign in</title><form action="/welcome"><label>User <input name=u></label><label>Password <input type=password name=p></label><button>Sign in</button></form>`,
+  "/welcome": `<!doctype html><title>Welcome</title><a href="/">Home</a>`,
   "/spin": `<!doctype html><title>Spin</title><button>Busy</button><script>setTimeout(() => { const t = Date.now(); while (Date.now() - t < 4000) {} }, 50)</script>`,
 };
 site.stop();
@@ -143,6 +145,21 @@ describe("snapshot", () => {
     const r = await env.run(["click", String(list.find((e) => e.n === "Load")?.r)]);
     expect((r.json.evidence as { effects: string[] }).effects).toEqual(expect.arrayContaining(["network_requests", "dom_changed"]));
     expect((r.json.diff as { added: El[] }).added.map((e) => e.n)).toContain("Loaded row");
+  });
+
+  test("the authentication surface hint says when a login appears and when it is left", async () => {
+    await env.run(["open", `${site.a}/second`]);
+    await env.run(["snapshot"]);
+    const hints = (r: { json: Record<string, unknown> }) => (r.json.hints as { type: string; state?: string }[] | undefined) ?? [];
+    await env.run(["open", `${site.a}/login`]);
+    const login = await env.run(["snapshot"]);
+    expect(hints(login).find((h) => h.type === "authentication_surface")?.state).toBe("entered");
+    const again = await env.run(["snapshot"]);
+    expect(hints(again).find((h) => h.type === "authentication_surface")?.state).toBe("present");
+    const submit = els(again).find((e) => e.n === "Sign in");
+    const after = await env.run(["click", String(submit?.r)]);
+    expect(after.json.title).toBe("Welcome");
+    expect(hints(after).find((h) => h.type === "authentication_surface")?.state).toBe("left");
   });
 
   test("a long list folds into one addressable line", async () => {

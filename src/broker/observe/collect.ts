@@ -41,7 +41,11 @@ export async function currentObservation(browser: BrowserConnection, rec: Target
   const old = agent.observations.get(rec.targetId);
   if (old && old.generation === browser.generation && old.mainLoaderId === main.loaderId) return { obs: old, mainFrameId: main.id, replaced: false };
   const obs = new TabObservation(browser.generation, rec.targetId, main.loaderId, main.url);
-  if (old && old.generation === browser.generation) obs.previous = { url: old.url, nextRef: old.nextRef };
+  if (old && old.generation === browser.generation) {
+    obs.previous = { url: old.url, nextRef: old.nextRef };
+    // A login carries across documents: it is entered on one page and left on the next.
+    obs.authSeen = old.authSeen;
+  }
   agent.observations.set(rec.targetId, obs);
   return { obs, mainFrameId: main.id, replaced: old !== undefined };
 }
@@ -54,6 +58,7 @@ export async function currentObservation(browser: BrowserConnection, rec: Target
 export async function collectSnapshot(browser: BrowserConnection, rec: TargetRecord, agent: Agent, root: Root, obs: TabObservation, options: SnapshotOptions): Promise<Collected> {
   const previous = obs.last;
   const result = await snapshotFrame(rec, obs, root, options, 0);
+  markAuthTransition(result, obs);
   obs.last = result;
   obs.seq++;
   void browser;
@@ -120,4 +125,18 @@ async function childRoot(frames: FrameSessions, parent: Root, placeholder: Snaps
     offset: { x: parent.offset.x + placeholder.offset.x, y: parent.offset.y + placeholder.offset.y },
     viewport,
   };
+}
+
+/**
+ * authentication_surface is "present" page-side; against this agent's previous observation
+ * of the tab it becomes "entered" (a login appeared) or, once gone, a "left" hint, so an
+ * agent notices both the sign-in wall and getting past it.
+ */
+function markAuthTransition(result: SnapshotResult, obs: TabObservation): void {
+  const hint = result.hints.find((h) => h.type === "authentication_surface");
+  if (hint && obs.authSeen === false) hint.state = "entered";
+  if (!hint && obs.authSeen === true && result.hints.length < 5) {
+    result.hints.push({ type: "authentication_surface", confidence: "strong", recommendedAction: "verify_authentication_result", refs: [], state: "left" });
+  }
+  obs.authSeen = hint !== undefined;
 }

@@ -24,6 +24,8 @@ export class TabObservation {
   seq = 0;
   /** The document this agent observed before this one, so its refs report why they went stale. */
   previous: { url: string; nextRef: number } | undefined;
+  /** Whether this agent's latest observation of the tab (in any document) showed a login surface. */
+  authSeen: boolean | undefined;
 
   constructor(
     readonly generation: number,
