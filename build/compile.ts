@@ -1,18 +1,81 @@
 /**
- * Builds the single `bp` executable for this machine (or --target=bun-<os>-<arch>).
- * Usage: bun build/compile.ts [--target=bun-linux-x64] [--outfile=dist/bp]
+ * Builds the single `bp` executable for this machine or another platform.
+ * Usage: bun build/compile.ts [--target=linux-x64|bun-linux-x64] [--outfile=dist/bp]
+ *        [--runtime=<bun executable of the target>] [--metafile=<path>]
+ * A relative --outfile is taken from the repository root, an absolute one as given.
+ * Before compiling it checks that every version agrees and regenerates the skill's
+ * command reference, so `npm run build` keeps both true.
  */
 import { mkdirSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { writeReferences } from "./skill-references.ts";
+import { checkVersions } from "./versions.ts";
 
-const root = join(import.meta.dir, "..");
-const opt = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
-const outfile = join(root, opt("outfile") ?? "dist/bp");
-const target = opt("target");
-mkdirSync(dirname(outfile), { recursive: true });
+export const PLATFORMS = ["linux-x64", "linux-arm64", "darwin-arm64", "darwin-x64", "windows-x64"] as const;
+export type Platform = (typeof PLATFORMS)[number];
 
-const args = ["build", "--compile", "--minify", "--bytecode", "--format=esm", "--splitting", "--sourcemap=none", join(root, "src/main.ts"), "--outfile", outfile];
-if (target) args.push(`--target=${target}`);
-const proc = Bun.spawnSync([process.execPath, ...args], { stdout: "inherit", stderr: "inherit", cwd: root });
-if (proc.exitCode !== 0) process.exit(proc.exitCode ?? 1);
-console.error(`built ${outfile}`);
+export function hostPlatform(): Platform {
+  const os = process.platform === "win32" ? "windows" : process.platform;
+  const name = `${os}-${process.arch}`;
+  if (!(PLATFORMS as readonly string[]).includes(name)) throw new Error(`Unsupported build host ${name}`);
+  return name as Platform;
+}
+
+export function toPlatform(target: string): Platform {
+  const name = target.replace(/^bun-/, "");
+  if (!(PLATFORMS as readonly string[]).includes(name)) throw new Error(`Unknown target '${target}'; one of ${PLATFORMS.join(", ")}`);
+  return name as Platform;
+}
+
+export interface CompileOptions {
+  root: string;
+  platform: Platform;
+  outfile: string;
+  /** The target's Bun runtime; without it Bun uses its own (host) or fetches one. */
+  runtime?: string;
+  metafile?: string;
+}
+
+/** Compiles src/main.ts. Bun embeds the outfile's base name, so keep it `bp` for reproducibility. */
+export function compile(o: CompileOptions): void {
+  mkdirSync(dirname(o.outfile), { recursive: true });
+  const args = [
+    "build", "--compile", "--minify", "--bytecode", "--format=esm", "--splitting", "--sourcemap=none",
+    `--target=bun-${o.platform}`,
+    `--define=BP_BUILD_TARGET=${JSON.stringify(o.platform)}`,
+    ...(o.runtime ? [`--compile-executable-path=${o.runtime}`] : []),
+    ...(o.metafile ? [`--metafile=${o.metafile}`] : []),
+    join(o.root, "src/main.ts"), "--outfile", o.outfile,
+  ];
+  const proc = Bun.spawnSync([process.execPath, ...args], { stdout: "ignore", stderr: "inherit", cwd: o.root });
+  if (proc.exitCode !== 0) throw new Error(`bun build failed for ${o.platform} (exit ${String(proc.exitCode)})`);
+}
+
+/** Version check and skill references: the parts of a build that are not the compile. */
+export async function prepare(root: string): Promise<ReturnType<typeof checkVersions>> {
+  const facts = checkVersions(root);
+  const written = await writeReferences(root);
+  if (written.length > 0) console.error(`updated ${written.join(", ")} (commit it)`);
+  return facts;
+}
+
+if (import.meta.main) {
+  const root = join(import.meta.dir, "..");
+  const opt = (name: string) => {
+    const a = process.argv.find((x) => x.startsWith(`--${name}=`));
+    return a === undefined ? undefined : a.slice(name.length + 3);
+  };
+  try {
+    await prepare(root);
+    const target = opt("target");
+    const platform = target ? toPlatform(target) : hostPlatform();
+    const outfile = resolve(root, opt("outfile") ?? "dist/bp");
+    const runtime = opt("runtime");
+    const metafile = opt("metafile");
+    compile({ root, platform, outfile, ...(runtime ? { runtime: resolve(runtime) } : {}), ...(metafile ? { metafile: resolve(metafile) } : {}) });
+    console.error(`built ${outfile} (${platform})`);
+  } catch (err) {
+    console.error(err instanceof Error ? err.message : String(err));
+    process.exit(1);
+  }
+}

@@ -19,7 +19,7 @@ const FORMATTERS: Record<string, Formatter> = {
     const browser = r.browser as R;
     const session = r.session as R;
     const recovery = r.recovery as R;
-    const lines = [`Browser Pilot ${String(service.version)}: broker ${String(service.state)}`];
+    const lines = [`Browser Pilot ${String(service.version)} (${String(service.target)}): broker ${String(service.state)}`];
     lines.push(browser.product ? `Browser: ${clean(browser.product)} (${String(browser.source)}, generation ${String(browser.generation)})` : "Browser: disconnected");
     if (session.state === "active") {
       const sel = session.selectedTab as R | null | undefined;

@@ -1,6 +1,6 @@
 import type { BpPaths } from "../shared/paths.ts";
 import { BpError } from "../shared/errors.ts";
-import { VERSION } from "../shared/version.ts";
+import { BUILD_TARGET, VERSION } from "../shared/version.ts";
 import { probeBroker } from "./locate.ts";
 
 type Result = Record<string, unknown>;
@@ -49,7 +49,7 @@ export async function runPassive(name: string, paths: BpPaths): Promise<Result |
   const serviceState = state.kind === "stopped" ? "stopped" : state.kind;
   return {
     ok: true,
-    service: { state: serviceState, version: VERSION },
+    service: { state: serviceState, version: VERSION, target: BUILD_TARGET },
     browser: { state: "disconnected" },
     browsers,
     session: { state: "unavailable" },

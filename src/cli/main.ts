@@ -4,7 +4,7 @@ import type { CallRequest } from "../protocol/wire.ts";
 import { BpError, invalidArgument, toBpError, type ErrorShape } from "../shared/errors.ts";
 import { resolvePaths, type BpPaths } from "../shared/paths.ts";
 import { executableIdentity } from "../shared/self.ts";
-import { PROTOCOL, VERSION } from "../shared/version.ts";
+import { BUILD_TARGET, PROTOCOL, VERSION } from "../shared/version.ts";
 import { isTimeout, isUnreachable, request } from "./client.ts";
 import { probeBroker, readLocator } from "./locate.ts";
 import { runLocal, runPassive } from "./local.ts";
@@ -18,7 +18,8 @@ const PASSIVE_REPLY_MS = 3_000;
 
 export async function runCli(argv: string[]): Promise<void> {
   if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
-    console.log(VERSION);
+    // The first word stays the bare version, so `bp --version | cut -d" " -f1` compares ranges.
+    console.log(`${VERSION} (${BUILD_TARGET})`);
     return;
   }
   let mode: Mode = chooseMode({ human: argv.includes("--human"), json: argv.includes("--json") });

@@ -1,5 +1,11 @@
-/** Version of this build. Bumped together with package.json. */
+/** Version of this build. Bumped together with package.json and skill/compatibility.json (the build checks). */
 export const VERSION = "0.1.0";
+
+// Replaced by build/compile.ts (`--define`) with the platform the executable is compiled for.
+declare const BP_BUILD_TARGET: string | undefined;
+
+/** Platform this executable was compiled for ("linux-x64", …); "source" when run from TypeScript. */
+export const BUILD_TARGET: string = typeof BP_BUILD_TARGET === "string" ? BP_BUILD_TARGET : "source";
 
 /**
  * CLI ↔ broker wire protocol. A CLI speaks to any broker whose range contains its own

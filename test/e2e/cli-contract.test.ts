@@ -1,9 +1,12 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { VERSION } from "../../src/shared/version.ts";
 import { BP, makeBpEnv } from "../support/bp.ts";
 
 const env = makeBpEnv();
+/** The platform name the build gives this machine's executable. */
+const HOST = `${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`;
 afterAll(() => env.cleanup());
 
 describe("CLI contract (no browser needed)", () => {
@@ -26,8 +29,8 @@ describe("CLI contract (no browser needed)", () => {
     expect(text).toContain("Example: bp open");
   });
 
-  test("--version prints the bare version", () => {
-    expect(Bun.spawnSync([BP, "--version"]).stdout.toString().trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  test("--version prints the version, then the platform the executable was built for", () => {
+    expect(Bun.spawnSync([BP, "--version"]).stdout.toString().trim()).toBe(`${VERSION} (${HOST})`);
   });
 
   const bad: [string[], string][] = [
@@ -88,7 +91,7 @@ describe("CLI contract (no browser needed)", () => {
   test("status and browsers are passive: no broker, no locator", async () => {
     const s = await env.run(["status"]);
     expect(s.json.ok).toBe(true);
-    expect((s.json.service as { state: string }).state).toBe("stopped");
+    expect(s.json.service).toEqual({ state: "stopped", version: VERSION, target: HOST });
     expect((s.json.recovery as { required: boolean }).required).toBe(true);
     const b = await env.run(["browsers"]);
     expect(b.json.ok).toBe(true);
@@ -126,7 +129,7 @@ describe("hidden roles", () => {
       while (e.brokerPid() === undefined && Date.now() < deadline) await Bun.sleep(20);
       expect(e.brokerPid()).toBe(proc.pid);
       const status = await e.run(["status"]);
-      expect((status.json.service as { state: string }).state).toBe("running");
+      expect(status.json.service).toEqual({ state: "running", version: VERSION, target: HOST });
       proc.kill("SIGTERM");
       expect(await proc.exited).toBe(0);
       expect(existsSync(join(e.home, "broker-locator.json"))).toBe(false);

@@ -2,7 +2,7 @@ import { discoverBrowsers, matchBrowser, publicCandidate, type BrowserCandidate 
 import { BpError } from "../../shared/errors.ts";
 import { executableIdentity } from "../../shared/self.ts";
 import { publicCommand } from "../commands/store.ts";
-import { VERSION } from "../../shared/version.ts";
+import { BUILD_TARGET, VERSION } from "../../shared/version.ts";
 import type { BrowserConnection } from "../browser.ts";
 import { hasDisplay, launchBrowser } from "../launch.ts";
 import { remoteBrowser, remoteConnectError } from "../remote.ts";
@@ -18,7 +18,7 @@ const status: Handler = {
     const { broker, req } = ctx;
     const conn = broker.browser;
     const agent = broker.agents.get(req.clientKey);
-    const out: Record<string, unknown> = { service: { state: "running", version: VERSION } };
+    const out: Record<string, unknown> = { service: { state: "running", version: VERSION, target: BUILD_TARGET } };
     if (conn && !conn.closed) {
       out.browser = browserSummary(conn);
     } else {
