@@ -21,6 +21,8 @@ export interface UserBrowser {
 export interface StartUserBrowserOptions {
   headless?: boolean;
   url?: string;
+  /** More Chromium flags, for example to keep a test browser on loopback. */
+  args?: readonly string[];
 }
 
 export interface PageTarget {
@@ -66,6 +68,7 @@ export async function startUserBrowser(opts: StartUserBrowserOptions = {}): Prom
     "--remote-debugging-port=0",
     `--user-data-dir=${userDataDir}`,
     ...CHROMIUM_FLAGS,
+    ...(opts.args ?? []),
     opts.url ?? "about:blank",
   ];
   // Point every per-user location at the fake HOME so Chromium writes nothing of the real user's.
