@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 
 const SRC = join(import.meta.dir, "../src");
@@ -11,6 +12,78 @@ function staticImports(file: string): string[] {
   for (const m of text.matchAll(/^(?:import|export)\s+(?!type\b)[^;]*?from\s+["']([^"']+)["']/gm)) if (m[1]) out.push(m[1]);
   for (const m of text.matchAll(/^import\s+["']([^"']+)["']/gm)) if (m[1]) out.push(m[1]);
   return out;
+}
+
+/** Every local module a file names: static, type-only, re-exports and dynamic imports alike. */
+function allLocalImports(file: string): string[] {
+  const text = readFileSync(file, "utf8");
+  const specs = [
+    ...[...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+["'](\.[^"']+)["']/g)].map((m) => m[1] ?? ""),
+    ...[...text.matchAll(/(?:^|\n)\s*import\s+["'](\.[^"']+)["']/g)].map((m) => m[1] ?? ""),
+    ...[...text.matchAll(/import\(\s*["'](\.[^"']+)["']\s*\)/g)].map((m) => m[1] ?? ""),
+  ];
+  return specs.map((s) => resolve(dirname(file), s));
+}
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...sourceFiles(p));
+    else if (p.endsWith(".ts") && !p.endsWith(".test.ts")) out.push(p);
+  }
+  return out;
+}
+
+/** Strongly connected components of more than one file (Tarjan), as sorted src-relative paths. */
+function importCycles(files: string[]): string[][] {
+  const graph = new Map(files.map((f) => [f, allLocalImports(f).filter((t) => files.includes(t))]));
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  let next = 0;
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v) ?? 0, low.get(w) ?? 0));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v) ?? 0, index.get(w) ?? 0));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const comp: string[] = [];
+    for (let w = stack.pop(); w !== undefined; w = w === v ? undefined : stack.pop()) {
+      onStack.delete(w);
+      comp.push(w);
+    }
+    if (comp.length > 1) cycles.push(comp.map((f) => relative(SRC, f)).sort());
+  };
+  for (const f of files) if (!index.has(f)) visit(f);
+  return cycles;
+}
+
+/**
+ * The broker's layers, top to bottom (docs/architecture.md). A file may import its own layer
+ * or any layer below it, never one above. The first matching rule names a file's layer.
+ */
+const BROKER_LAYERS: [layer: string, pattern: RegExp][] = [
+  ["entry", /^broker\/(main|server|broker)\.ts$/],
+  ["handlers", /^broker\/handlers\//],
+  ["act", /^broker\/act\//],
+  ["observe", /^broker\/(observe|capture|inspect)\//],
+  ["context", /^broker\/(context\/|commands\/(runtime|watchdogs)\.ts$)/],
+  ["core", /^broker\//],
+];
+
+function brokerLayer(file: string): number | undefined {
+  const rel = relative(SRC, file);
+  const i = BROKER_LAYERS.findIndex(([, re]) => re.test(rel));
+  return i < 0 ? undefined : i;
 }
 
 function dynamicImports(file: string): string[] {
@@ -45,6 +118,50 @@ describe("architecture", () => {
     const statics = staticImports(join(SRC, "main.ts"));
     expect(statics).toEqual(["./cli/main.ts"]);
     expect(dynamicImports(join(SRC, "main.ts")).sort()).toEqual(["./broker/main.ts", "./janitor/main.ts"]);
+  });
+
+  test("no import cycles in src/, type-only imports included", () => {
+    const files = sourceFiles(SRC);
+    expect(files.length).toBeGreaterThan(100);
+    expect(importCycles(files)).toEqual([]);
+  });
+
+  test("the cycle check finds a cycle made only of type imports", () => {
+    const dir = mkdtempSync(join(tmpdir(), "bp-cycles-"));
+    try {
+      writeFileSync(join(dir, "a.ts"), 'import type { B } from "./b.ts";\nexport type A = B;\n');
+      writeFileSync(join(dir, "b.ts"), 'export type { A as B } from "./a.ts";\n');
+      writeFileSync(join(dir, "c.ts"), 'import type { A } from "./a.ts";\nexport type C = A;\n');
+      expect(importCycles(sourceFiles(dir)).map((c) => c.map((f) => f.split("/").pop()))).toEqual([["a.ts", "b.ts"]]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("broker layers import only downwards: handlers → act → observe → call context → core", () => {
+    const upward: string[] = [];
+    for (const file of sourceFiles(join(SRC, "broker"))) {
+      const from = brokerLayer(file);
+      for (const target of allLocalImports(file)) {
+        const to = brokerLayer(target);
+        if (from !== undefined && to !== undefined && to < from) {
+          upward.push(`${relative(SRC, file)} (${BROKER_LAYERS[from]?.[0]}) → ${relative(SRC, target)} (${BROKER_LAYERS[to]?.[0]})`);
+        }
+      }
+    }
+    expect(upward).toEqual([]);
+  });
+
+  test("commands see the broker through BrokerState; only the entry point knows the Broker class and the handler table", () => {
+    const offenders: string[] = [];
+    for (const file of sourceFiles(join(SRC, "broker"))) {
+      if (brokerLayer(file) === 0) continue;
+      for (const target of allLocalImports(file)) {
+        const rel = relative(SRC, target);
+        if (rel === "broker/broker.ts" || rel === "broker/handlers/index.ts") offenders.push(`${relative(SRC, file)} → ${rel}`);
+      }
+    }
+    expect(offenders).toEqual([]);
   });
 
   test("no browser automation library and no network client of our own in src/", () => {

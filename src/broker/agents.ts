@@ -3,7 +3,7 @@
  * broker memory only. Tab ids are per key and never reused while the broker lives, even
  * across a reconnect, so an old id can never silently address a different tab.
  */
-import type { TabObservation } from "./observe/refs.ts";
+import type { TabObservation } from "./refs.ts";
 
 export interface AgentTabRef {
   id: string;

@@ -4,7 +4,7 @@ import type { BpPaths } from "../shared/paths.ts";
 import { Agent, AgentRegistry } from "./agents.ts";
 import { BrowserConnection, type BrowserInfo } from "./browser.ts";
 import { CommandRuntime } from "./commands/runtime.ts";
-import { HANDLERS } from "./handlers/index.ts";
+import type { BrokerState, HandlerTable } from "./context/types.ts";
 import type { TargetRecord } from "./targets.ts";
 
 /** An agent that has not run a command for this long loses its tabs and control. */
@@ -12,9 +12,10 @@ const DEFAULT_LEASE_MS = 30 * 60_000;
 
 /**
  * All agent state, in memory: the connected browser (one generation at a time), the agents
- * and their tabs, and the per-tab queues that keep commands on one tab in order.
+ * and their tabs, and the per-tab queues that keep commands on one tab in order. It is the
+ * top of the broker: commands see it only as a BrokerState, and their table is passed in.
  */
-export class Broker {
+export class Broker implements BrokerState {
   readonly agents = new AgentRegistry();
   browser: BrowserConnection | undefined;
   generation = 0;
@@ -28,7 +29,10 @@ export class Broker {
   readonly commands: CommandRuntime = new CommandRuntime(this);
   private readonly queues = new Map<string, Promise<unknown>>();
 
-  constructor(readonly paths: BpPaths) {}
+  constructor(
+    readonly paths: BpPaths,
+    private readonly handlers: HandlerTable,
+  ) {}
 
   isIdle(): boolean {
     return this.agents.size === 0 && this.browser === undefined && this.connecting === undefined && this.commands.activeCount === 0;
@@ -36,7 +40,7 @@ export class Broker {
 
   async call(req: CallRequest): Promise<unknown> {
     this.lastActivity = Date.now();
-    const handler = HANDLERS[req.command];
+    const handler = Object.hasOwn(this.handlers, req.command) ? this.handlers[req.command] : undefined;
     if (!handler) throw new BpError("invalid_argument", `Unknown command '${req.command}'.`, { context: { field: "command" } });
     try {
       return await this.commands.run(req, handler);

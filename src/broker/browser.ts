@@ -3,7 +3,7 @@ import { CdpConnection } from "../cdp/connection.ts";
 import { attachToTarget, type CdpSession } from "../cdp/session.ts";
 import { BpError } from "../shared/errors.ts";
 import { JanitorClient } from "./janitor-client.ts";
-import { runInWorld } from "./observe/world.ts";
+import { runInWorld } from "./world.ts";
 import { TargetTable, type TargetRecord } from "./targets.ts";
 
 /** How long opening beside another managed tab may take before a new background window is used. */

@@ -7,6 +7,7 @@ import { processIdentity } from "../shared/process-identity.ts";
 import { executableIdentity } from "../shared/self.ts";
 import { LOCATOR_SCHEMA_VERSION, PROTOCOL, VERSION } from "../shared/version.ts";
 import { Broker } from "./broker.ts";
+import { HANDLERS } from "./handlers/index.ts";
 import { acquireOwnerLock, releaseOwnerLock } from "./owner-lock.ts";
 import { startServer } from "./server.ts";
 
@@ -30,7 +31,7 @@ export async function runBroker(): Promise<void> {
     // none
   }
   const token = crypto.randomUUID() + crypto.randomUUID();
-  const broker = new Broker(paths);
+  const broker = new Broker(paths, HANDLERS);
   const server = startServer(paths.socket, token, broker);
   chmodSync(paths.socket, 0o600);
   const exe = executableIdentity();

@@ -1,6 +1,6 @@
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../cdp/session.ts";
-import type { FrameSessions } from "./observe/frames.ts";
+import type { FrameSessions } from "./frames.ts";
 
 export type TabOrigin = "managed" | "managed_popup" | "user_tab";
 

@@ -1,5 +1,12 @@
-import type { CdpConnection } from "./connection.ts";
 import { CdpClosedError, CdpError } from "./errors.ts";
+import type { SendOptions } from "./types.ts";
+
+/** What a keepalive needs of a connection (the connection itself owns the keepalive). */
+export interface Probed {
+  send(method: "Browser.getVersion", params: undefined, options: SendOptions): Promise<unknown>;
+  onClose(handler: (reason: string) => void): () => void;
+  close(reason: string): void;
+}
 
 /**
  * Liveness probe for a connection: a browser can hang (debugger paused, machine asleep,
@@ -8,7 +15,7 @@ import { CdpClosedError, CdpError } from "./errors.ts";
  * take up to `intervalMs`, and after a miss the next probe goes out at once, so a dead peer
  * is declared after about (missedLimit + 1) × intervalMs.
  */
-export function startKeepalive(conn: CdpConnection, intervalMs: number, missedLimit: number): () => void {
+export function startKeepalive(conn: Probed, intervalMs: number, missedLimit: number): () => void {
   const interval = Math.max(1, intervalMs);
   const limit = Math.max(1, Math.floor(missedLimit));
   const abort = new AbortController();

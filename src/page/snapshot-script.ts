@@ -33,7 +33,8 @@ import { explicitRole, implicitRole, inputRole, inputType, isButtonType } from "
 import { createRun, openRegistry, snapshotTables } from "./snapshot/setup.ts";
 import { attr, bound, boxOf, clampInt, collapse, cut, inter, lower, num0, px, readAttrs, words } from "./snapshot/text.ts";
 import { contributeText, openCandidate, openScopes, visitElement } from "./snapshot/visit.ts";
-import { pushChildren, pushList, pushNode, rootContext, walkDocument } from "./snapshot/walk.ts";
+import { pushChildren, pushList, pushNode } from "./snapshot/stack.ts";
+import { rootContext, walkDocument } from "./snapshot/walk.ts";
 import type { PageWindow, SnapshotOptions, SnapshotResult } from "./types.ts";
 
 export function pageSnapshot(win: PageWindow, opts?: SnapshotOptions): SnapshotResult {

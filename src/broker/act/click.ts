@@ -1,7 +1,7 @@
 import { BpError } from "../../shared/errors.ts";
-import { observeLocked } from "../handlers/observe.ts";
-import { selectedTab } from "../handlers/resolve.ts";
-import type { CallContext } from "../handlers/types.ts";
+import { observeLocked } from "../observe/snapshot.ts";
+import { selectedTab } from "../context/tabs.ts";
+import type { CallContext } from "../context/types.ts";
 import { resolveRef } from "../observe/resolve-ref.ts";
 import { clickStatus, pageEffects, stateEffects } from "./evidence.ts";
 import { actOnRef, dispatchClick, probeForPointer, type ElementState } from "./pointer.ts";

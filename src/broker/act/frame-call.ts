@@ -1,7 +1,7 @@
 import type { CdpSession } from "../../cdp/session.ts";
 import { RESOLVE_SOURCE } from "../../page/resolve-script.ts";
 import type { ResolvedRef } from "../observe/resolve-ref.ts";
-import { runInWorld } from "../observe/world.ts";
+import { runInWorld } from "../world.ts";
 
 /** One frame's isolated world, and where its content sits in the top-level viewport. */
 export interface FrameRef {

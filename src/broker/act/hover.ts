@@ -1,9 +1,9 @@
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../../cdp/session.ts";
 import { BpError } from "../../shared/errors.ts";
-import { observeLocked } from "../handlers/observe.ts";
-import { selectedTab } from "../handlers/resolve.ts";
-import type { CallContext } from "../handlers/types.ts";
+import { observeLocked } from "../observe/snapshot.ts";
+import { selectedTab } from "../context/tabs.ts";
+import type { CallContext } from "../context/types.ts";
 import { resolveRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { evidenceStatus, pageEffects, stateEffects } from "./evidence.ts";
 import { callOnRef, frameOfRef, callInFrame } from "./frame-call.ts";

@@ -1,9 +1,9 @@
 import type { CdpSession } from "../../cdp/session.ts";
 import { EDIT_SOURCE } from "../../page/act-edit.ts";
-import { observeLocked } from "../handlers/observe.ts";
-import { selectedTab } from "../handlers/resolve.ts";
-import type { CallContext } from "../handlers/types.ts";
-import { objectInWorld } from "../observe/world.ts";
+import { observeLocked } from "../observe/snapshot.ts";
+import { selectedTab } from "../context/tabs.ts";
+import type { CallContext } from "../context/types.ts";
+import { objectInWorld } from "../world.ts";
 import type { TargetRecord } from "../targets.ts";
 import { evidenceStatus, pageEffects, stateEffects } from "./evidence.ts";
 import { callInFrame, type FrameRef } from "./frame-call.ts";

@@ -1,8 +1,8 @@
 import type { CdpSession } from "../../cdp/session.ts";
 import { EDIT_SOURCE } from "../../page/act-edit.ts";
 import { BpError } from "../../shared/errors.ts";
-import type { Selected } from "../handlers/resolve.ts";
-import type { CallContext } from "../handlers/types.ts";
+import type { Selected } from "../context/tabs.ts";
+import type { CallContext } from "../context/types.ts";
 import { callInFrame, frameLoader, type FrameRef } from "./frame-call.ts";
 import type { ActionWatch } from "./watch.ts";
 

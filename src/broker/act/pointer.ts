@@ -2,7 +2,7 @@ import type { CdpSession } from "../../cdp/session.ts";
 import { ACT_SOURCE } from "../../page/act-script.ts";
 import { RESOLVE_SOURCE } from "../../page/resolve-script.ts";
 import { BpError } from "../../shared/errors.ts";
-import { runInWorld } from "../observe/world.ts";
+import { runInWorld } from "../world.ts";
 import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 
 export interface ElementState {

@@ -1,6 +1,6 @@
-import type { ObserveOptions } from "../handlers/observe.ts";
-import type { Selected } from "../handlers/resolve.ts";
-import type { CallContext } from "../handlers/types.ts";
+import type { ObserveOptions } from "../observe/snapshot.ts";
+import type { Selected } from "../context/tabs.ts";
+import type { CallContext } from "../context/types.ts";
 import type { Effects } from "./watch.ts";
 
 type Observer = (ctx: CallContext, sel: Selected, opts: ObserveOptions) => Promise<Record<string, unknown>>;

@@ -1,8 +1,8 @@
 import { SCROLL_SOURCE } from "../../page/act-scroll.ts";
 import { invalidArgument } from "../../shared/errors.ts";
-import { observeLocked } from "../handlers/observe.ts";
-import { selectedTab } from "../handlers/resolve.ts";
-import type { CallContext } from "../handlers/types.ts";
+import { observeLocked } from "../observe/snapshot.ts";
+import { selectedTab } from "../context/tabs.ts";
+import type { CallContext } from "../context/types.ts";
 import { rootForFrame } from "../observe/frame-list.ts";
 import { resolveRef, staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import type { EvidenceStatus } from "./evidence.ts";

@@ -1,9 +1,9 @@
 import type { CdpSession } from "../../cdp/session.ts";
 import { EDIT_SOURCE } from "../../page/act-edit.ts";
 import { BpError } from "../../shared/errors.ts";
-import { observeLocked } from "../handlers/observe.ts";
-import { selectedTab } from "../handlers/resolve.ts";
-import type { CallContext } from "../handlers/types.ts";
+import { observeLocked } from "../observe/snapshot.ts";
+import { selectedTab } from "../context/tabs.ts";
+import type { CallContext } from "../context/types.ts";
 import { resolveRef, staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { pageEffects } from "./evidence.ts";
 import { callInFrame, callOnRef, frameOfRef, type FrameRef } from "./frame-call.ts";

@@ -2,11 +2,11 @@ import { chmodSync, copyFileSync, constants, lstatSync, mkdirSync, readdirSync, 
 import { basename, isAbsolute, join, resolve } from "node:path";
 import { UPLOAD_SOURCE } from "../../page/act-upload.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
-import { observeLocked } from "../handlers/observe.ts";
-import { selectedTab } from "../handlers/resolve.ts";
-import type { CallContext } from "../handlers/types.ts";
+import { observeLocked } from "../observe/snapshot.ts";
+import { selectedTab } from "../context/tabs.ts";
+import type { CallContext } from "../context/types.ts";
 import { resolveRef, staleRef } from "../observe/resolve-ref.ts";
-import { objectInWorld } from "../observe/world.ts";
+import { objectInWorld } from "../world.ts";
 import { pageEffects, type EvidenceStatus } from "./evidence.ts";
 import { callInFrame, callOnRef, frameOfRef } from "./frame-call.ts";
 import { finishAction } from "./result.ts";

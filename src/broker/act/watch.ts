@@ -1,7 +1,7 @@
 import type { CdpSession } from "../../cdp/session.ts";
 import { QUIET_SOURCE } from "../../page/act-script.ts";
 import type { BrowserConnection } from "../browser.ts";
-import { runInWorld } from "../observe/world.ts";
+import { runInWorld } from "../world.ts";
 import type { TargetRecord } from "../targets.ts";
 
 /** DOM is "settled" after this long without mutations… */

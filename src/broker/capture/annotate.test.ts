@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { SnapshotEntry, SnapshotResult } from "../../page/types.ts";
 import { BpError } from "../../shared/errors.ts";
-import { TabObservation, type RefBinding } from "../observe/refs.ts";
+import { TabObservation, type RefBinding } from "../refs.ts";
 import { chooseBoxes, parseRefList, toImageBoxes } from "./annotate.ts";
 
 function result(elements: SnapshotEntry[]): SnapshotResult {

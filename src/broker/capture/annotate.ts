@@ -5,7 +5,7 @@
  */
 import type { SnapshotResult } from "../../page/types.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
-import type { TabObservation } from "../observe/refs.ts";
+import type { TabObservation } from "../refs.ts";
 import { staleRef } from "../observe/resolve-ref.ts";
 import type { AnnotationBox } from "./draw.ts";
 

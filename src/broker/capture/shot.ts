@@ -5,7 +5,7 @@
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../../cdp/session.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
-import { runInWorld } from "../observe/world.ts";
+import { runInWorld } from "../world.ts";
 
 /** Preview limits: what a vision model takes without downscaling it itself. */
 export const PREVIEW_MAX_SIDE = 1568;

@@ -3,9 +3,9 @@ import type { CallRequest } from "../../protocol/wire.ts";
 import { BpError } from "../../shared/errors.ts";
 import type { BpPaths } from "../../shared/paths.ts";
 import { Broker } from "../broker.ts";
-import type { Handler } from "../handlers/types.ts";
+import type { Handler } from "../context/types.ts";
 
-const broker = () => new Broker({} as BpPaths);
+const broker = () => new Broker({} as BpPaths, {});
 
 let n = 0;
 function req(over: Partial<CallRequest> = {}): CallRequest {

@@ -7,9 +7,8 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { isCdpError } from "../../cdp/errors.ts";
 import type { CallRequest } from "../../protocol/wire.ts";
 import { BpError, invalidArgument, toBpError } from "../../shared/errors.ts";
-import type { Broker } from "../broker.ts";
 import type { BrowserConnection } from "../browser.ts";
-import type { CallContext, Handler } from "../handlers/types.ts";
+import type { BrokerState, CallContext, Handler } from "../context/types.ts";
 import { canonicalJson, fingerprint, idempotencyKey } from "./canonical.ts";
 import { CommandStore, isTerminal, publicCommand, type CommandRecord, type CommandStatus, type Reply } from "./store.ts";
 import { Watchdogs } from "./watchdogs.ts";
@@ -36,7 +35,7 @@ export class CommandRuntime {
   readonly watchdogs: Watchdogs;
   private readonly running = new Map<string, Running>();
 
-  constructor(private readonly broker: Broker) {
+  constructor(private readonly broker: BrokerState) {
     this.watchdogs = new Watchdogs(broker);
   }
 

@@ -5,8 +5,8 @@
  */
 import type { CallRequest } from "../../protocol/wire.ts";
 import type { Agent } from "../agents.ts";
-import type { Broker } from "../broker.ts";
 import type { BrowserConnection } from "../browser.ts";
+import type { BrokerState } from "../context/types.ts";
 import type { Reply } from "./store.ts";
 
 const STALL_MS = Number(process.env.BROWSER_PILOT_NAV_STALL_MS) > 0 ? Number(process.env.BROWSER_PILOT_NAV_STALL_MS) : 10_000;
@@ -38,7 +38,7 @@ export class Watchdogs {
   private readonly loading = new WeakMap<BrowserConnection, Map<string, number>>();
   private readonly progress = new Map<string, Progress>();
 
-  constructor(private readonly broker: Broker) {}
+  constructor(private readonly broker: BrokerState) {}
 
   /** Follows main-frame loading on every attached tab of this connection (once per connection). */
   watch(conn: BrowserConnection): void {

@@ -6,8 +6,8 @@ import { scroll } from "../act/scroll.ts";
 import { dropdown, selectOption } from "../act/select.ts";
 import { typeText } from "../act/type.ts";
 import { upload } from "../act/upload.ts";
-import { resolveTab, takeControl } from "./resolve.ts";
-import { arg, type CallContext, type Handler } from "./types.ts";
+import { resolveTab, takeControl } from "../context/tabs.ts";
+import { arg, type CallContext, type Handler } from "../context/types.ts";
 
 const clickHandler: Handler = {
   mutating: true,

@@ -8,8 +8,8 @@ import { decodePng, encodePng, pngSize, type RgbaImage } from "../capture/png.ts
 import { captureScreenshot, documentRect, jpegSize, previewFactor, selectorRect, viewState, type Rect, type ViewState } from "../capture/shot.ts";
 import { fileTimestamp, resolveOutputPath, siblingPath, writeOutputFile, type OutputPlace } from "../files.ts";
 import { rootForFrame } from "../observe/frame-list.ts";
-import { selectedTab, type Selected } from "./resolve.ts";
-import { arg, type CallContext, type Handler } from "./types.ts";
+import { selectedTab, type Selected } from "../context/tabs.ts";
+import { arg, type CallContext, type Handler } from "../context/types.ts";
 
 type R = Record<string, unknown>;
 /** Draws the boxes onto an image whose scale is `imageScale` image px per CSS px; returns how many. */

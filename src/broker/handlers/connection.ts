@@ -6,7 +6,7 @@ import { BUILD_TARGET, VERSION } from "../../shared/version.ts";
 import type { BrowserConnection } from "../browser.ts";
 import { hasDisplay, launchBrowser } from "../launch.ts";
 import { remoteBrowser, remoteConnectError } from "../remote.ts";
-import { arg, type CallContext, type Handler } from "./types.ts";
+import { arg, type CallContext, type Handler } from "../context/types.ts";
 
 function browserSummary(conn: BrowserConnection) {
   const { info } = conn;

@@ -6,9 +6,9 @@ import { OBSERVE_HANDLERS } from "./observe.ts";
 import { PAGE_HANDLERS } from "./page.ts";
 import { RELIABILITY_HANDLERS } from "./reliability.ts";
 import { TAB_HANDLERS } from "./tabs.ts";
-import type { Handler } from "./types.ts";
+import type { Handler } from "../context/types.ts";
 
-export type { CallContext, Handler } from "./types.ts";
+export type { CallContext, Handler } from "../context/types.ts";
 
 export const HANDLERS: Record<string, Handler> = {
   ...CONNECTION_HANDLERS,

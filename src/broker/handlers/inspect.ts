@@ -23,10 +23,10 @@ import { FIND_DEFAULT_ATTRIBUTES, splitAttributes } from "../../protocol/command
 import { BpError } from "../../shared/errors.ts";
 import { frameSessions } from "../observe/collect.ts";
 import { rootForFrame } from "../observe/frame-list.ts";
-import { objectInWorld, runInWorld } from "../observe/world.ts";
+import { objectInWorld, runInWorld } from "../world.ts";
 import type { TargetRecord } from "../targets.ts";
-import { selectedTab } from "./resolve.ts";
-import { arg, type CallContext, type Handler } from "./types.ts";
+import { selectedTab } from "../context/tabs.ts";
+import { arg, type CallContext, type Handler } from "../context/types.ts";
 
 /** Nested cross-origin frames deeper than this, or beyond this many per command, are skipped (truncated). */
 const MAX_FRAME_DEPTH = 4;

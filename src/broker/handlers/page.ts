@@ -1,7 +1,7 @@
 import { BpError } from "../../shared/errors.ts";
 import { runAndWait } from "../navigate.ts";
-import { selectedTab } from "./resolve.ts";
-import { arg, type CallContext, type Handler } from "./types.ts";
+import { selectedTab } from "../context/tabs.ts";
+import { arg, type CallContext, type Handler } from "../context/types.ts";
 
 /** Bound on an eval result's JSON size; larger values come back cut, with truncated:true. */
 export const MAX_EVAL_CHARS = 100_000;

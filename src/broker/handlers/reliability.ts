@@ -1,7 +1,7 @@
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import { isTerminal, publicCommand, type CommandRecord, type CommandStatus } from "../commands/store.ts";
-import { runWait, type WaitCondition } from "../commands/wait.ts";
-import { arg, type CallContext, type Handler } from "./types.ts";
+import { runWait, type WaitCondition } from "../observe/wait.ts";
+import { arg, type CallContext, type Handler } from "../context/types.ts";
 
 /** Unknown and other keys' ids get the same answer, so existence never leaks. */
 function ownRecord(ctx: CallContext): CommandRecord {

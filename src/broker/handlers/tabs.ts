@@ -1,8 +1,8 @@
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import { navigateTo } from "../navigate.ts";
 import { EXCLUDED_SCHEMES, type TargetRecord } from "../targets.ts";
-import { resolveTab, selectedTab, takeControl, type Selected } from "./resolve.ts";
-import { arg, type CallContext, type Handler } from "./types.ts";
+import { resolveTab, selectedTab, takeControl, type Selected } from "../context/tabs.ts";
+import { arg, type CallContext, type Handler } from "../context/types.ts";
 
 function describe(ctx: CallContext, rec: TargetRecord) {
   const agent = ctx.agent();

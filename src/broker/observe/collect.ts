@@ -5,9 +5,9 @@ import type { SnapshotEntry, SnapshotFrame, SnapshotOptions, SnapshotResult } fr
 import type { Agent } from "../agents.ts";
 import type { BrowserConnection } from "../browser.ts";
 import type { TargetRecord } from "../targets.ts";
-import { FrameSessions } from "./frames.ts";
-import { TabObservation, type RefBinding } from "./refs.ts";
-import { objectInWorld, runInWorld } from "./world.ts";
+import { FrameSessions } from "../frames.ts";
+import { TabObservation, type RefBinding } from "../refs.ts";
+import { objectInWorld, runInWorld } from "../world.ts";
 
 /** Nested out-of-process frames deeper than this are left as placeholders. */
 const MAX_FRAME_DEPTH = 4;

@@ -1,10 +1,10 @@
 import type { CdpSession } from "../../cdp/session.ts";
 import { RESOLVE_SOURCE } from "../../page/resolve-script.ts";
 import { BpError } from "../../shared/errors.ts";
-import type { Selected } from "../handlers/resolve.ts";
-import type { RefBinding, TabObservation } from "./refs.ts";
+import type { Selected } from "../context/tabs.ts";
+import type { RefBinding, TabObservation } from "../refs.ts";
 import { frameLoader } from "./frame-list.ts";
-import { objectInWorld } from "./world.ts";
+import { objectInWorld } from "../world.ts";
 
 export type StaleReason =
   | "no_observation"

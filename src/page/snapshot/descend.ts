@@ -7,7 +7,7 @@ import type { PageElement, PageShadowRoot } from "../types.ts";
 import { parentTag } from "./record.ts";
 import { inter, lower } from "./text.ts";
 import type { Clip, Ctx, Run, Seen } from "./types.ts";
-import { pushChildren, pushList, pushNode } from "./walk.ts";
+import { pushChildren, pushList, pushNode } from "./stack.ts";
 
 export function descend(run: Run, s: Seen, ctx: Ctx, depth: number): void {
   const el = s.el;

@@ -7,7 +7,7 @@ import { finishRec } from "./names.ts";
 import { newRec } from "./record.ts";
 import { attr, cut, inter, num0, px } from "./text.ts";
 import type { Clip, Ctx, Run } from "./types.ts";
-import { pushNode } from "./walk.ts";
+import { pushNode } from "./stack.ts";
 
 export function frameRoot(run: Run, el: PageElement, ctx: Ctx, d: number, rect: PageRect | null, box: Box, inVp: boolean): void {
   const count = (run.frameCounters.get(ctx.doc) || 0) + 1;

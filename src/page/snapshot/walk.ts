@@ -5,24 +5,8 @@
 import type { PageElement, PageNode, PageText } from "../types.ts";
 import { appendText, finishRec } from "./names.ts";
 import type { Clip, Ctx, Rec, Run } from "./types.ts";
+import { pushChildren, pushNode } from "./stack.ts";
 import { visitElement } from "./visit.ts";
-
-export function pushNode(run: Run, n: PageNode, c: Ctx, d: number): void {
-  run.sN.push(n);
-  run.sC.push(c);
-  run.sD.push(d);
-}
-
-export function pushChildren(run: Run, parent: PageNode, ctx: Ctx, d: number): void {
-  for (let c = parent.lastChild; c; c = c.previousSibling) pushNode(run, c, ctx, d);
-}
-
-export function pushList(run: Run, list: ArrayLike<PageNode>, ctx: Ctx, d: number): void {
-  for (let i = list.length - 1; i >= 0; i--) {
-    const c = list[i];
-    if (c) pushNode(run, c, ctx, d);
-  }
-}
 
 export function rootContext(run: Run): Ctx {
   const page = run.page;

@@ -1,5 +1,5 @@
-import type { CdpSession } from "../../cdp/session.ts";
-import type { SnapshotResult } from "../../page/types.ts";
+import type { CdpSession } from "../cdp/session.ts";
+import type { SnapshotResult } from "../page/types.ts";
 
 /** Where a ref lives: the frame's session, frame and document (loader) it was observed in. */
 export interface RefBinding {

@@ -6,11 +6,11 @@
 import type { CdpSession } from "../../cdp/session.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import type { BrowserConnection } from "../browser.ts";
-import { assertNoDialog, selectedTab, type Selected } from "../handlers/resolve.ts";
-import type { CallContext } from "../handlers/types.ts";
-import { listFrames } from "../observe/frame-list.ts";
-import { runInWorld } from "../observe/world.ts";
-import { urlMatches } from "./canonical.ts";
+import { assertNoDialog, selectedTab, type Selected } from "../context/tabs.ts";
+import type { CallContext } from "../context/types.ts";
+import { listFrames } from "./frame-list.ts";
+import { runInWorld } from "../world.ts";
+import { urlMatches } from "../commands/canonical.ts";
 
 export type WaitCondition =
   | { kind: "url"; pattern: string }

@@ -1,6 +1,6 @@
 import type { Protocol } from "devtools-protocol";
-import type { CdpSession } from "../../cdp/session.ts";
-import { BpError } from "../../shared/errors.ts";
+import type { CdpSession } from "../cdp/session.ts";
+import { BpError } from "../shared/errors.ts";
 
 /** Our isolated world: the page cannot see or change it, and it dies with its document. */
 export const WORLD_NAME = "browser-pilot";

@@ -1,4 +1,4 @@
-import { CdpSession } from "../../cdp/session.ts";
+import { CdpSession } from "../cdp/session.ts";
 
 /**
  * Out-of-process iframes (cross-origin) live in their own renderer and need their own CDP

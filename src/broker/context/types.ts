@@ -1,0 +1,58 @@
+import type { CallRequest } from "../../protocol/wire.ts";
+import type { BpPaths } from "../../shared/paths.ts";
+import type { Agent, AgentRegistry } from "../agents.ts";
+import type { BrowserConnection, BrowserInfo } from "../browser.ts";
+import type { CommandRecord, CommandStore } from "../commands/store.ts";
+import type { TargetRecord } from "../targets.ts";
+
+/**
+ * What a command may see of the broker. Handlers, actions and observation get this narrow
+ * view instead of the Broker class, so nothing below the entry point depends on it and the
+ * broker's layers only ever import downwards.
+ */
+export interface BrokerState {
+  readonly paths: BpPaths;
+  readonly agents: AgentRegistry;
+  /** The connected browser of this generation, if any (may be closed). */
+  readonly browser: BrowserConnection | undefined;
+  /** Command records: handlers list, describe and cancel them. */
+  readonly commands: { readonly store: CommandStore; cancelRecord(rec: CommandRecord): void };
+  onStopRequested: ((reason: string) => void) | undefined;
+  requireBrowser(): BrowserConnection;
+  attach(info: BrowserInfo): Promise<{ conn: BrowserConnection; reused: boolean }>;
+  /** Runs fn after every earlier command on this physical tab. */
+  exclusive<T>(targetId: string, fn: () => Promise<T>): Promise<T>;
+  visibleTabs(agent: Agent, access: "all" | "own"): TargetRecord[];
+  releaseAgent(agent: Agent, expired?: boolean): Promise<string[]>;
+}
+
+export interface CallContext {
+  broker: BrokerState;
+  req: CallRequest;
+  signal: AbortSignal;
+  deadline: number;
+  /** The caller's agent state, created on first use. */
+  agent: () => Agent;
+  /**
+   * Call right before the first browser-side mutation: from then on a deadline, cancel or
+   * lost browser makes a mutating command unknown_outcome instead of expired/cancelled.
+   * Idempotent; throws command_cancelled if the command was already stopped.
+   */
+  markDispatched: () => void;
+}
+
+export interface Handler {
+  mutating?: boolean;
+  /**
+   * When a mutating command counts as dispatched: "start" (default) just before run(),
+   * "lock" when it first takes its tab's queue (for handlers that touch the browser only
+   * there), or earlier through ctx.markDispatched().
+   */
+  dispatch?: "start" | "lock";
+  run(ctx: CallContext): Promise<Record<string, unknown>>;
+}
+
+/** The command table the broker dispatches on, handed to it by the entry point. */
+export type HandlerTable = Readonly<Record<string, Handler>>;
+
+export const arg = <T>(ctx: CallContext, name: string): T => ctx.req.args[name] as T;
