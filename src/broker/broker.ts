@@ -140,7 +140,6 @@ export class Broker implements BrokerState {
       rec.origin = popup ? "managed_popup" : "managed";
       rec.creator = creator;
       if (this.agents.get(creator)) rec.controller = creator;
-      rec.inPilotWindow = !popup;
     }
   }
 

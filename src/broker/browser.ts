@@ -3,14 +3,7 @@ import { CdpConnection } from "../cdp/connection.ts";
 import { attachToTarget, type CdpSession } from "../cdp/session.ts";
 import { BpError } from "../shared/errors.ts";
 import { JanitorClient } from "./janitor-client.ts";
-import { runInWorld } from "./world.ts";
 import { TargetTable, type TargetRecord } from "./targets.ts";
-
-/** How long opening beside another managed tab may take before a new background window is used. */
-const OPEN_BESIDE_MS = 2_000;
-
-/** Runs in our isolated world of a managed page: a tab in the same window, with no opener link. */
-const OPEN_BESIDE = `function (win, arg) { win.open(arg.url, "_blank", "noopener"); return true; }`;
 
 /** Random, so one agent cannot count the dialogs other agents' tabs opened. */
 function dialogId(): string {
@@ -61,7 +54,6 @@ export class BrowserConnection {
         rec.pooled = false;
         rec.origin = "user_tab";
         delete rec.creator;
-        delete rec.inPilotWindow;
         janitor.forget(rec.targetId);
       }
     });
@@ -100,7 +92,10 @@ export class BrowserConnection {
         s.on("Page.javascriptDialogClosed", () => {
           delete rec.dialog;
         });
-        await Promise.all([s.send("Page.enable"), s.send("Page.setLifecycleEventsEnabled", { enabled: true })]);
+        // Focus emulation keeps the page visible, rendering and un-throttled while it is a
+        // background tab or an occluded window, without taking the person's focus: hidden
+        // pages drop cross-origin frame clicks, hover, drag, transitions and screenshots.
+        await Promise.all([s.send("Page.enable"), s.send("Page.setLifecycleEventsEnabled", { enabled: true }), s.send("Emulation.setFocusEmulationEnabled", { enabled: true })]);
         return s;
       });
       attach.catch(() => {
@@ -112,10 +107,10 @@ export class BrowserConnection {
   }
 
   /**
-   * Creates a managed tab without stealing focus. The first opens the background Pilot
-   * window; later ones open beside an existing managed tab in that window (CDP cannot create
-   * a tab in a given window, so a managed page opens it), falling back to a new background
-   * window. A pooled blank tab of a launched browser is handed out first.
+   * Creates a managed tab without stealing focus: each one in its own background window, so
+   * no managed tab ever becomes another's hidden background tab (a background tab renders no
+   * frames: full-page screenshots, transitions and frame clicks stall there). A pooled blank
+   * tab of a launched browser is handed out first; it is alone in the initial window.
    */
   async createManagedTab(creator: string): Promise<TargetRecord> {
     const pooled = [...this.targets.byId.values()].find((t) => t.pooled && t.controller === undefined && (t.url === "about:blank" || t.url === ""));
@@ -124,53 +119,13 @@ export class BrowserConnection {
       pooled.creator = creator;
       return pooled;
     }
-    let targetId = await this.openBesidePilotTab(creator);
-    if (targetId === undefined) ({ targetId } = await this.cdp.send("Target.createTarget", { url: "about:blank", newWindow: true, background: true }));
+    const { targetId } = await this.cdp.send("Target.createTarget", { url: "about:blank", newWindow: true, background: true });
     // Tell the janitor first: from here on a broker crash must close this tab.
     this.janitor.own(targetId);
     const rec = this.targets.markManaged(targetId, creator) ?? (await this.waitForTarget(targetId));
     rec.origin = "managed";
     rec.creator = creator;
-    rec.inPilotWindow = true;
     return rec;
-  }
-
-  private async openBesidePilotTab(creator: string): Promise<string | undefined> {
-    // Prefer a tab of the same agent, then an idle one, then any: the page never sees it (our
-    // isolated world), and a busy page only costs the bounded wait below before the fallback.
-    // One window keeps the person's screen tidy, and hidden tabs cost less to render.
-    const candidates = [...this.targets.byId.values()].filter((t) => t.inPilotWindow && t.origin === "managed" && !t.dialog && !t.pooled);
-    const anchor = candidates.find((t) => t.creator === creator) ?? candidates.find((t) => t.controller === undefined) ?? candidates[0];
-    if (!anchor) return undefined;
-    const marker = `bp-${crypto.randomUUID()}`;
-    const offs: (() => void)[] = [];
-    const found = new Promise<string>((resolve) => {
-      const check = (info: Protocol.Target.TargetInfo) => {
-        if (info.type === "page" && info.url.includes(marker)) resolve(info.targetId);
-      };
-      offs.push(this.cdp.on("Target.targetCreated", ({ targetInfo }) => check(targetInfo)));
-      offs.push(this.cdp.on("Target.targetInfoChanged", ({ targetInfo }) => check(targetInfo)));
-    });
-    const attempt = (async () => {
-      const session = await this.session(anchor);
-      const { frameTree } = await session.send("Page.getFrameTree", undefined, { timeoutMs: OPEN_BESIDE_MS });
-      await runInWorld(session, frameTree.frame.id, OPEN_BESIDE, { url: `about:blank#${marker}` }, OPEN_BESIDE_MS, { userGesture: true });
-      return found;
-    })();
-    attempt.catch(() => undefined);
-    const targetId = await Promise.race([attempt, Bun.sleep(OPEN_BESIDE_MS).then(() => undefined)]).catch(() => undefined);
-    for (const off of offs) off();
-    if (targetId === undefined) this.closeLateArrival(marker);
-    return targetId;
-  }
-
-  /** A tab our timed-out window.open still creates later is ours: close it when it shows up. */
-  private closeLateArrival(marker: string): void {
-    const close = (info: Protocol.Target.TargetInfo) => {
-      if (info.type === "page" && info.url.includes(marker)) void this.cdp.send("Target.closeTarget", { targetId: info.targetId }).catch(() => undefined);
-    };
-    const offs = [this.cdp.on("Target.targetCreated", ({ targetInfo }) => close(targetInfo)), this.cdp.on("Target.targetInfoChanged", ({ targetInfo }) => close(targetInfo))];
-    setTimeout(() => offs.forEach((off) => off()), 30_000).unref();
   }
 
   /** Adopts the launched browser's first blank tab so a cold start needs no extra window. */
@@ -178,8 +133,7 @@ export class BrowserConnection {
     for (const t of this.targets.eligible()) {
       if (t.origin === "user_tab" && (t.url === "about:blank" || t.url === "")) {
         this.janitor.own(t.targetId);
-        const rec = this.targets.markManaged(t.targetId, "", true);
-        if (rec) rec.inPilotWindow = true;
+        this.targets.markManaged(t.targetId, "", true);
       }
     }
   }

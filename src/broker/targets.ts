@@ -25,8 +25,6 @@ export interface TargetRecord {
   creator?: string;
   /** Client key that controls the tab now; at most one. */
   controller?: string;
-  /** Lives in the background Pilot window, so new managed tabs can open beside it. */
-  inPilotWindow?: boolean;
   /** A blank tab the launched browser started with, handed to the first `open --new`. */
   pooled?: boolean;
   session?: Promise<CdpSession>;

@@ -44,7 +44,7 @@ export const open = defineCommand({
   aliases: { n: "new" },
   args: v.object({
     url: text("URL; https:// is added when it has no scheme"),
-    new: flag("Open in a new managed tab in the Pilot window"),
+    new: flag("Open in a new managed tab (its own background window)"),
   }),
   result: ok({ tab: v.string(), url: v.string(), title: v.string(), created: v.boolean(), status: v.optional(v.number()) }),
   example: "bp open example.com --new",
