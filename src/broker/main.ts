@@ -32,6 +32,14 @@ export async function runBroker(): Promise<void> {
   }
   const token = crypto.randomUUID() + crypto.randomUUID();
   const broker = new Broker(paths, HANDLERS);
+  // One command's stray failure must never take every agent's state with it.
+  process.on("unhandledRejection", (reason) => {
+    log.warn(`unhandled rejection (ignored): ${describeError(reason)}`);
+  });
+  process.on("uncaughtException", (err) => {
+    const failed = broker.commands.failCurrent(err);
+    log.warn(`uncaught exception${failed ? " failed its command" : " (ignored)"}: ${describeError(err)}`);
+  });
   const server = startServer(paths.socket, token, broker);
   chmodSync(paths.socket, 0o600);
   const exe = executableIdentity();
@@ -83,4 +91,9 @@ export async function runBroker(): Promise<void> {
     broker.sweep();
     if (broker.isIdle() && Date.now() - broker.lastActivity > idleMs) void stop("idle");
   }, Math.min(1000, idleMs));
+}
+
+function describeError(err: unknown): string {
+  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return text.slice(0, 500);
 }

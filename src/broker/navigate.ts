@@ -31,6 +31,9 @@ export async function watchMainFrame(session: CdpSession, deadline: number, sign
     resolve = res;
     reject = rej;
   });
+  // Cancellation or a closing tab may reject this while the navigation command is still in
+  // flight, before anyone awaits it; the caller's await still sees the rejection.
+  done.catch(() => undefined);
   let grace: Timer | undefined;
   const check = () => {
     if (!expectLoader) return;

@@ -1,25 +1,35 @@
 import type { Socket } from "bun";
-import type { BrokerRequest, HelloReply } from "../protocol/wire.ts";
+import * as v from "valibot";
+import { callProtocolSchema, callRequestSchema, cancelRequestSchema, requestEnvelopeSchema, type HelloReply } from "../protocol/wire.ts";
 import { BpError, toBpError } from "../shared/errors.ts";
+import { jsonLine } from "../shared/json-line.ts";
 import { PROTOCOL, VERSION } from "../shared/version.ts";
 import type { Broker } from "./broker.ts";
 
 /** Requests are small; anything larger is hostile or broken. */
 const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+/** A CLI sends its whole line at once; a connection still without one after this is dropped. */
+const DEFAULT_READ_DEADLINE_MS = 10_000;
 
 interface ConnState {
   chunks: Buffer[];
   size: number;
   handled: boolean;
+  timer: Timer | undefined;
 }
 
 /** One request line per connection, one reply line, then close. */
 export function startServer(socketPath: string, token: string, broker: Broker) {
+  const readDeadlineMs = Number(process.env.BROWSER_PILOT_READ_DEADLINE_MS) > 0 ? Number(process.env.BROWSER_PILOT_READ_DEADLINE_MS) : DEFAULT_READ_DEADLINE_MS;
   return Bun.listen<ConnState>({
     unix: socketPath,
     socket: {
       open(s) {
-        s.data = { chunks: [], size: 0, handled: false };
+        s.data = { chunks: [], size: 0, handled: false, timer: undefined };
+        s.data.timer = setTimeout(() => {
+          s.data.handled = true;
+          reply(s, new BpError("invalid_argument", "No complete request line in time; connection closed.", { context: { field: "request" } }).toJSON());
+        }, readDeadlineMs);
       },
       data(s, data) {
         const st = s.data;
@@ -28,16 +38,26 @@ export function startServer(socketPath: string, token: string, broker: Broker) {
         st.size += data.length;
         if (st.size > MAX_REQUEST_BYTES) {
           st.handled = true;
+          clearTimeout(st.timer);
           reply(s, new BpError("invalid_argument", "Request too large.", { context: { field: "request" } }).toJSON());
           return;
         }
         if (!data.includes(10)) return;
         st.handled = true;
+        clearTimeout(st.timer);
         const text = Buffer.concat(st.chunks).toString("utf8");
-        void handle(text.slice(0, text.indexOf("\n")), token, broker).then((out) => reply(s, out));
+        st.chunks = [];
+        handle(text.slice(0, text.indexOf("\n")), token, broker).then(
+          (out) => reply(s, out),
+          (err: unknown) => reply(s, toBpError(err).toJSON()),
+        );
       },
-      error() {
+      close(s) {
+        clearTimeout(s.data.timer);
+      },
+      error(s) {
         // The CLI went away; nothing to answer.
+        clearTimeout(s.data.timer);
       },
     },
   });
@@ -45,39 +65,59 @@ export function startServer(socketPath: string, token: string, broker: Broker) {
 
 function reply(s: Socket<ConnState>, body: unknown): void {
   try {
-    s.write(`${JSON.stringify(body)}\n`);
+    s.write(`${jsonLine(body)}\n`);
     s.end();
   } catch {
     // client gone
   }
 }
 
+function malformed(message: string, field = "request"): unknown {
+  return new BpError("invalid_argument", message, { context: { field } }).toJSON();
+}
+
+/** Reads nothing from the message before its shape is checked: any JSON value may arrive here. */
 async function handle(line: string, token: string, broker: Broker): Promise<unknown> {
-  let req: BrokerRequest;
+  let raw: unknown;
   try {
-    req = JSON.parse(line) as BrokerRequest;
+    raw = JSON.parse(line);
   } catch {
-    return new BpError("invalid_argument", "Malformed request.", { context: { field: "request" } }).toJSON();
+    return malformed("Malformed request: not JSON.");
   }
-  if (req.op === "hello") {
-    const hello: HelloReply = { ok: true, service: "browser-pilot", version: VERSION, protocol: { min: PROTOCOL.min, max: PROTOCOL.max }, pid: process.pid };
+  const envelope = v.safeParse(requestEnvelopeSchema, raw);
+  if (!envelope.success) return malformed("Malformed request: expected an object with a known 'op'.", "op");
+  if (envelope.output.op === "hello") {
+    // Unauthenticated: enough for a CLI to judge compatibility, nothing about the process.
+    const hello: HelloReply = { ok: true, service: "browser-pilot", version: VERSION, protocol: { min: PROTOCOL.min, max: PROTOCOL.max } };
     return hello;
   }
-  if (typeof req.token !== "string" || !timingSafeEqual(req.token, token)) {
+  const presented = envelope.output.token;
+  if (typeof presented !== "string" || !timingSafeEqual(presented, token)) {
     return new BpError("capability_denied", "Request not authorised.").toJSON();
   }
+  if (envelope.output.op === "cancel") {
+    const req = v.safeParse(cancelRequestSchema, raw);
+    if (!req.success) return malformed(`Malformed cancel request (${issueField(req.issues)}).`, issueField(req.issues));
+    return broker.cancel(req.output.invocation);
+  }
+  // Another protocol's call may have another shape: its version is judged first.
+  const version = v.safeParse(callProtocolSchema, raw);
+  if (!version.success) return malformed("Malformed call request (protocol).", "protocol");
+  if (version.output.protocol < PROTOCOL.min || version.output.protocol > PROTOCOL.max) {
+    return new BpError("protocol_incompatible", `Broker speaks protocol ${PROTOCOL.min}-${PROTOCOL.max}; CLI sent ${version.output.protocol}.`).toJSON();
+  }
+  const req = v.safeParse(callRequestSchema, raw);
+  if (!req.success) return malformed(`Malformed call request (${issueField(req.issues)}).`, issueField(req.issues));
   try {
-    if (req.op === "cancel") return broker.cancel(req.invocation);
-    if (req.op === "call") {
-      if (req.protocol < PROTOCOL.min || req.protocol > PROTOCOL.max) {
-        return new BpError("protocol_incompatible", `Broker speaks protocol ${PROTOCOL.min}-${PROTOCOL.max}; CLI sent ${req.protocol}.`).toJSON();
-      }
-      return await broker.call(req);
-    }
-    return new BpError("invalid_argument", "Unknown request.", { context: { field: "op" } }).toJSON();
+    return await broker.call(req.output);
   } catch (err) {
     return toBpError(err).toJSON();
   }
+}
+
+function issueField(issues: readonly v.BaseIssue<unknown>[]): string {
+  const path = issues[0]?.path?.map((p) => String(p.key)).join(".");
+  return path && path.length > 0 ? path.slice(0, 64) : "request";
 }
 
 function timingSafeEqual(a: string, b: string): boolean {

@@ -1,3 +1,4 @@
+import * as v from "valibot";
 import type { BrokerRequest } from "../protocol/wire.ts";
 import { BpError } from "../shared/errors.ts";
 
@@ -5,7 +6,7 @@ import { BpError } from "../shared/errors.ts";
  * One request, one reply line, over the broker's Unix socket. The deadline covers connect,
  * send and reply, so a wedged broker can never hang a CLI call.
  */
-export function request<T>(socketPath: string, message: BrokerRequest, timeoutMs: number): Promise<T> {
+export function request<T>(socketPath: string, message: BrokerRequest, timeoutMs: number, schema: v.GenericSchema<unknown, T>): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let settled = false;
@@ -39,11 +40,14 @@ export function request<T>(socketPath: string, message: BrokerRequest, timeoutMs
             const line = Buffer.concat(chunks).toString("utf8");
             const nl = line.indexOf("\n");
             finish(() => {
+              let parsed: v.SafeParseResult<v.GenericSchema<unknown, T>> | undefined;
               try {
-                resolve(JSON.parse(line.slice(0, nl)) as T);
+                parsed = v.safeParse(schema, JSON.parse(line.slice(0, nl)));
               } catch {
-                reject(new BpError("internal_error", "Broker sent an unreadable reply."));
+                // not JSON
               }
+              if (parsed?.success) resolve(parsed.output);
+              else reject(new BpError("internal_error", "Broker sent an unreadable reply.", { context: { reason: "bad_reply" } }));
             });
           }
         },

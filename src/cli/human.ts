@@ -47,7 +47,7 @@ const FORMATTERS: Record<string, Formatter> = {
   "tab release": (r) => `✓ Released ${String(r.released)}`,
   open: (r) => `✓ ${r.created ? "Opened" : "Navigated"} ${String(r.tab)} ${clean(r.url)}  ${clean(r.title, 80)}`,
   close: (r) => `✓ Closed ${(r.closed as string[]).length} tab(s); ${String(r.remaining)} remaining`,
-  eval: (r) => (typeof r.value === "string" ? r.value : JSON.stringify(r.value, null, 2) ?? String(r.value)) + (r.truncated ? "\n... [truncated]" : ""),
+  eval: (r) => typeof r.hint === "string" && r.dialog !== undefined ? r.hint : (typeof r.value === "string" ? r.value : JSON.stringify(r.value, null, 2) ?? String(r.value)) + (r.truncated ? "\n... [truncated]" : ""),
   schema: (r) => JSON.stringify({ args: r.args, result: r.result }, null, 2),
 };
 

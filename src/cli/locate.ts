@@ -1,4 +1,5 @@
-import type { HelloReply, Locator } from "../protocol/wire.ts";
+import * as v from "valibot";
+import { helloReplySchema, locatorSchema, type HelloReply, type Locator } from "../protocol/wire.ts";
 import type { BpPaths } from "../shared/paths.ts";
 import { readPrivateFile } from "../shared/private-fs.ts";
 import { isSameProcessAlive } from "../shared/process-identity.ts";
@@ -15,8 +16,8 @@ export function readLocator(paths: BpPaths): Locator | undefined {
   const text = readPrivateFile(paths.locator);
   if (text === undefined) return undefined;
   try {
-    const loc = JSON.parse(text) as Locator;
-    return typeof loc.pid === "number" && typeof loc.token === "string" && typeof loc.endpoint === "string" ? loc : undefined;
+    const parsed = v.safeParse(locatorSchema, JSON.parse(text));
+    return parsed.success ? parsed.output : undefined;
   } catch {
     return undefined;
   }
@@ -28,7 +29,7 @@ export async function probeBroker(paths: BpPaths, timeoutMs = 2000): Promise<Bro
   if (!locator || !isSameProcessAlive(locator.processIdentity)) return { kind: "stopped" };
   let hello: HelloReply;
   try {
-    hello = await request<HelloReply>(locator.endpoint, { op: "hello" }, timeoutMs);
+    hello = await request(locator.endpoint, { op: "hello" }, timeoutMs, helloReplySchema);
   } catch {
     // The process is alive: maybe it is still starting. Callers decide whether to wait.
     return { kind: "unresponsive", locator };

@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
 import { CLIENT_KEY, DEFAULT_CLIENT_KEY, DEFAULT_TIMEOUT_MS, REQUEST_ID } from "../protocol/table.ts";
-import type { CallRequest } from "../protocol/wire.ts";
+import { cancelReplySchema, replySchema, type CallRequest } from "../protocol/wire.ts";
 import { BpError, invalidArgument, toBpError, type ErrorShape } from "../shared/errors.ts";
 import { resolvePaths, type BpPaths } from "../shared/paths.ts";
 import { executableIdentity } from "../shared/self.ts";
@@ -114,7 +114,7 @@ async function send(paths: BpPaths, call: Omit<CallRequest, "token">, timeoutMs:
     }
     const signals = installSignalHandlers(locator.endpoint, locator.token, call.invocation, mode);
     try {
-      const reply = await request<Record<string, unknown>>(locator.endpoint, { ...call, token: locator.token }, timeoutMs);
+      const reply = await request(locator.endpoint, { ...call, token: locator.token }, timeoutMs, replySchema);
       // After a signal the handler reports and exits; never print a second answer.
       if (signals.fired()) await new Promise<never>(() => undefined);
       return reply;
@@ -138,7 +138,7 @@ async function askRunningBroker(paths: BpPaths, call: Omit<CallRequest, "token">
   const locator = readLocator(paths);
   if (!locator) return undefined;
   try {
-    const reply = await request<Record<string, unknown>>(locator.endpoint, { ...call, token: locator.token }, PASSIVE_REPLY_MS);
+    const reply = await request(locator.endpoint, { ...call, token: locator.token }, PASSIVE_REPLY_MS, replySchema);
     // Another protocol's broker: the passive path describes it instead of failing.
     return reply.code === "protocol_incompatible" ? undefined : reply;
   } catch {
@@ -207,7 +207,7 @@ function installSignalHandlers(endpoint: string, token: string, invocation: stri
       process.exit(code);
     };
     setTimeout(done, 2000);
-    request<{ command?: { id?: string; status?: string } }>(endpoint, { op: "cancel", token, invocation }, 1500).then(done, () => done());
+    request(endpoint, { op: "cancel", token, invocation }, 1500, cancelReplySchema).then(done, () => done());
   };
   const onInt = () => handle("SIGINT");
   const onTerm = () => handle("SIGTERM");

@@ -1,5 +1,6 @@
 import { fstatSync } from "node:fs";
-import { DEFAULT_HINTS, type ErrorShape } from "../shared/errors.ts";
+import { boundErrorShape, DEFAULT_HINTS, type ErrorShape } from "../shared/errors.ts";
+import { jsonLine } from "../shared/json-line.ts";
 import { humanize } from "./human.ts";
 
 export type Mode = "json" | "human";
@@ -31,17 +32,17 @@ export function isTerminal(fd: number): boolean {
  */
 export function printResult(command: string, result: Record<string, unknown>, mode: Mode): void {
   if (mode === "json") {
-    console.log(JSON.stringify(result));
+    console.log(jsonLine(result));
     return;
   }
   console.log(typeof result.text === "string" ? result.text : humanize(command, result));
 }
 
 export function printError(err: ErrorShape, mode: Mode): void {
-  const shape: ErrorShape = { ...err };
+  const shape: ErrorShape = boundErrorShape(err);
   if (shape.hint === undefined && DEFAULT_HINTS[shape.code] !== undefined) shape.hint = DEFAULT_HINTS[shape.code];
   if (mode === "json") {
-    console.log(JSON.stringify(orderError(shape)));
+    console.log(jsonLine(orderError(shape)));
     return;
   }
   const lines = [`✗ ${shape.error} [${shape.code}]`];

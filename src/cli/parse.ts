@@ -51,6 +51,7 @@ export async function parseCommandLine(argv: readonly string[]): Promise<Parsed>
   // Most agent calls carry no options at all ('bp click 5'); citty (and node:util behind it)
   // is loaded only when there is something for it to parse.
   const hasOptions = argv.some((a) => a.startsWith("-"));
+  if (hasOptions) rejectOddOptionNames(argv);
   const raw: Record<string, unknown> & { _: string[] } = hasOptions
     ? ((await import("citty")).parseArgs([...argv], cittyDef) as Record<string, unknown> & { _: string[] })
     : { _: [...argv] };
@@ -114,6 +115,23 @@ function rejectUnknown(raw: Record<string, unknown>, infos: ArgInfo[]): void {
     if (known.has(key)) continue;
     const flag = key.length === 1 ? `-${key}` : `--${key}`;
     throw invalidArgument(key, `Unknown option '${flag}'.`, { parserCode: "unknown_option" });
+  }
+}
+
+/**
+ * Option names the parser would mis-read: `--_` overwrites the positional list and
+ * `--__proto__` reaches the object's prototype. No real option looks like these.
+ */
+function rejectOddOptionNames(argv: readonly string[]): void {
+  for (const a of argv) {
+    if (a === "--") return;
+    if (!a.startsWith("-") || a === "-") continue;
+    let name = a.replace(/^--?/, "").split("=")[0] ?? "";
+    if (a.startsWith("--") && name.startsWith("no-")) name = name.slice(3);
+    if (!/^[A-Za-z0-9][A-Za-z0-9-]*$/.test(name)) {
+      const shown = name.length > 40 ? `${name.slice(0, 40)}…` : name;
+      throw invalidArgument(shown, `Unknown option '${a.startsWith("--") ? "--" : "-"}${shown}'.`, { parserCode: "unknown_option" });
+    }
   }
 }
 

@@ -1,3 +1,6 @@
+import * as v from "valibot";
+import { CLIENT_KEY, REQUEST_ID } from "./table.ts";
+
 /**
  * CLI ↔ broker messages: one JSON line each way over the Unix socket. The reply to a
  * "call" is exactly what the CLI prints, so the CLI never reshapes results.
@@ -47,7 +50,6 @@ export interface HelloReply {
   service: "browser-pilot";
   version: string;
   protocol: { min: number; max: number };
-  pid: number;
 }
 
 export interface Locator {
@@ -61,3 +63,59 @@ export interface Locator {
   executable: { version: string; path: string; identity: string };
   token: string;
 }
+
+/*
+ * Every line read from the socket is checked against these before any field is used, at
+ * both ends: a peer that sends `null`, an array or a half-filled object gets an error and
+ * loses its connection, nothing more.
+ */
+const shortString = (max: number) => v.pipe(v.string(), v.maxLength(max));
+const protocolRange = v.object({ min: v.pipe(v.number(), v.integer()), max: v.pipe(v.number(), v.integer()) });
+
+/** Only the fields needed to route a request and check its token; the full shape comes after. */
+export const requestEnvelopeSchema = v.object({ op: v.picklist(["hello", "cancel", "call"]), token: v.optional(v.string()) });
+
+export const callProtocolSchema = v.object({ protocol: v.pipe(v.number(), v.integer()) });
+
+export const cancelRequestSchema = v.object({ op: v.literal("cancel"), token: v.string(), invocation: shortString(64) });
+
+export const callRequestSchema = v.object({
+  op: v.literal("call"),
+  token: v.string(),
+  protocol: v.pipe(v.number(), v.integer()),
+  clientKey: v.pipe(v.string(), v.regex(CLIENT_KEY)),
+  command: shortString(64),
+  args: v.record(v.string(), v.unknown()),
+  requestId: v.optional(v.pipe(v.string(), v.regex(REQUEST_ID))),
+  invocation: shortString(64),
+  timeoutMs: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(300_000)),
+  tabAccess: v.picklist(["all", "own"]),
+  mode: v.picklist(["json", "human"]),
+  secretHeaders: v.optional(v.record(v.string(), v.string())),
+  executable: v.optional(v.object({ version: v.string(), identity: v.string() })),
+  cwd: v.optional(shortString(4096)),
+  outputDir: v.optional(shortString(4096)),
+});
+
+export const helloReplySchema = v.object({ ok: v.literal(true), service: v.literal("browser-pilot"), version: shortString(64), protocol: protocolRange });
+
+/** A reply to a call or cancel: an object that says whether it succeeded; its body is the command's. */
+export const replySchema = v.looseObject({ ok: v.boolean() });
+
+/** What a CLI reads from a cancel reply; anything else in it is ignored. */
+export const cancelReplySchema = v.looseObject({
+  ok: v.boolean(),
+  command: v.optional(v.looseObject({ id: v.optional(v.string()), status: v.optional(v.string()), cancellationRequested: v.optional(v.boolean()) })),
+});
+
+export const locatorSchema = v.object({
+  schemaVersion: v.number(),
+  pid: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  processIdentity: v.string(),
+  endpoint: v.string(),
+  startedAt: v.string(),
+  version: v.string(),
+  protocol: protocolRange,
+  executable: v.object({ version: v.string(), path: v.string(), identity: v.string() }),
+  token: v.string(),
+});

@@ -81,10 +81,11 @@ export class BpError extends Error {
     if (options.remediation !== undefined) this.remediation = options.remediation;
   }
 
+  /** Bounded: an error never echoes a huge input back (a 200 KB argument costs 200 KB of tokens). */
   toJSON(): ErrorShape {
-    const out: ErrorShape = { ok: false, error: this.message, code: this.code, retryable: this.retryable };
-    if (this.hint !== undefined) out.hint = this.hint;
-    if (this.context !== undefined) out.context = this.context;
+    const out: ErrorShape = { ok: false, error: clip(this.message, MAX_MESSAGE_CHARS), code: this.code, retryable: this.retryable };
+    if (this.hint !== undefined) out.hint = clip(this.hint, MAX_MESSAGE_CHARS);
+    if (this.context !== undefined) out.context = boundValue(this.context, 0) as Record<string, unknown>;
     if (this.remediation !== undefined) out.remediation = this.remediation;
     return out;
   }
@@ -96,6 +97,33 @@ export class BpError extends Error {
     if (shape.remediation !== undefined) opts.remediation = shape.remediation;
     return new BpError(shape.code, shape.error, opts);
   }
+}
+
+const MAX_MESSAGE_CHARS = 600;
+const MAX_CONTEXT_STRING = 300;
+const MAX_CONTEXT_ITEMS = 50;
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+}
+
+function boundValue(value: unknown, depth: number): unknown {
+  if (typeof value === "string") return clip(value, MAX_CONTEXT_STRING);
+  if (typeof value !== "object" || value === null) return value;
+  if (depth >= 4) return "…";
+  if (Array.isArray(value)) {
+    const items = value.slice(0, MAX_CONTEXT_ITEMS).map((x) => boundValue(x, depth + 1));
+    if (value.length > MAX_CONTEXT_ITEMS) items.push(`… ${value.length - MAX_CONTEXT_ITEMS} more`);
+    return items;
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(value).slice(0, MAX_CONTEXT_ITEMS)) out[k] = boundValue(x, depth + 1);
+  return out;
+}
+
+/** The bounds of toJSON for an error shape that arrived as JSON (from another process). */
+export function boundErrorShape(shape: ErrorShape): ErrorShape {
+  return BpError.fromJSON(shape).toJSON();
 }
 
 export function invalidArgument(field: string, message: string, context: Record<string, unknown> = {}): BpError {

@@ -20,6 +20,7 @@ import { readLocator } from "../../src/cli/locate.ts";
 import { validateArgs } from "../../src/cli/parse.ts";
 import { SNAPSHOT_SOURCE } from "../../src/page/snapshot-script.ts";
 import { findCommand } from "../../src/protocol/table.ts";
+import { replySchema } from "../../src/protocol/wire.ts";
 import { resolvePaths } from "../../src/shared/paths.ts";
 import { PROTOCOL } from "../../src/shared/version.ts";
 import { makeBpEnv, type BpEnv } from "../support/bp.ts";
@@ -73,7 +74,7 @@ async function brokerSnapshot(env: BpEnv, input: Record<string, unknown>): Promi
   const def = await findCommand("snapshot");
   const locator = readLocator(resolvePaths(env.env));
   if (!def || !locator) throw new Error("no snapshot command or no broker locator");
-  const reply = await request<{ ok: boolean }>(
+  const reply = await request(
     locator.endpoint,
     {
       op: "call",
@@ -89,6 +90,7 @@ async function brokerSnapshot(env: BpEnv, input: Record<string, unknown>): Promi
       executable: { version: locator.executable.version, identity: locator.executable.identity },
     },
     65_000,
+    replySchema,
   );
   if (!reply.ok) throw new Error(`broker snapshot failed: ${JSON.stringify(reply)}`);
   return undefined;

@@ -1,3 +1,4 @@
+import { capitalize, withArticle } from "../../shared/words.ts";
 import type { ObserveOptions } from "../observe/snapshot.ts";
 import type { Selected } from "../context/tabs.ts";
 import type { CallContext } from "../context/types.ts";
@@ -20,7 +21,7 @@ export async function finishAction(ctx: CallContext, sel: Selected, evidence: Re
   if (dialog) {
     evidence.dialog = { id: dialog.id, type: dialog.type, message: dialog.message };
     const text = ctx.req.mode === "human" ? `✓ ${String(evidence.action)}: dialog ${dialog.id} (${dialog.type}) "${dialog.message.slice(0, 200).replace(/[\r\n]+/g, " ")}" is open; answer with 'bp dialog ${dialog.id} --accept|--dismiss'.` : undefined;
-    return { evidence, hint: `A ${dialog.type} dialog is open; answer it with 'bp dialog ${dialog.id} --accept' or '--dismiss'.`, ...(text ? { text } : {}) };
+    return { evidence, hint: `${capitalize(withArticle(dialog.type))} dialog is open; answer it with 'bp dialog ${dialog.id} --accept' or '--dismiss'.`, ...(text ? { text } : {}) };
   }
   const observation = await observe(ctx, sel, { limit: opts.limit, diff: !opts.full && !effects.navigation });
   if (ctx.req.mode === "human") {

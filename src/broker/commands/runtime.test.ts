@@ -110,8 +110,10 @@ describe("command runtime", () => {
     expect(await p).toMatchObject({ ok: false, code: "command_cancelled" });
     const failing: Handler = { mutating: true, run: async () => { throw new BpError("stale_ref", "gone"); } };
     expect(await b.commands.run(req(), failing)).toMatchObject({ ok: false, code: "stale_ref" });
+    // With no browser when the command was accepted, nothing can have reached one: not
+    // unknown_outcome (losing a connected browser is, see test/e2e/reliability.test.ts).
     const lost: Handler = { mutating: true, run: async () => { throw new BpError("browser_disconnected", "lost"); } };
-    expect(await b.commands.run(req(), lost)).toMatchObject({ ok: false, code: "unknown_outcome", context: { cause: "browser_disconnected" } });
+    expect(await b.commands.run(req(), lost)).toMatchObject({ ok: false, code: "browser_disconnected" });
     expect(b.commands.store.list("agent-a", ["cancelled"], 10)).toHaveLength(1);
   });
 

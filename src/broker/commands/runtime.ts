@@ -205,6 +205,8 @@ export class CommandRuntime {
   }
 
   private classify(run: Running, err: unknown): { status: CommandStatus; error: BpError } {
+    // No browser was connected when the command was accepted: nothing can have reached one.
+    if (err instanceof BpError && err.code === "browser_disconnected" && run.conn === undefined) return { status: "completed", error: err };
     const uncertain = run.mutating && this.dispatched(run);
     if (err instanceof BpError) {
       if (err.code === "unknown_outcome") return { status: "unknown_outcome", error: err };
@@ -218,7 +220,24 @@ export class CommandRuntime {
     if (uncertain && isCdpError(err) && err.kind !== "protocol") {
       return { status: "unknown_outcome", error: unknownOutcome(run, `The browser stopped answering after '${run.req.command}' was dispatched (${err.kind}); it may or may not have taken effect.`, `cdp_${err.kind}`) };
     }
+    if (isCdpError(err) && err.kind !== "protocol") {
+      const mapped = cdpTransportError(run, err.kind, err.message);
+      return { status: mapped.code === "command_expired" ? "expired" : mapped.code === "command_cancelled" ? "cancelled" : "completed", error: mapped };
+    }
     return { status: "completed", error: toBpError(err) };
+  }
+
+  /**
+   * A throw that escaped a command's own promise chain (a timer or event callback) fails
+   * that command with internal_error; the broker keeps serving the others.
+   */
+  failCurrent(err: unknown): boolean {
+    const run = current.getStore();
+    if (!run) return false;
+    const message = err instanceof Error ? err.message : String(err);
+    run.controller.abort("internal_error");
+    run.stop(new BpError("internal_error", `'${run.req.command}' failed inside the broker: ${message || "error"}.`, { context: idContext(run) }));
+    return true;
   }
 
   /**
@@ -231,6 +250,23 @@ export class CommandRuntime {
     if (run.controller.signal.aborted) throw new BpError("command_cancelled", "The command was stopped while it waited for its tab.", { retryable: true });
     if (run.atLock) this.dispatch(run);
   }
+}
+
+/**
+ * A CDP call that failed in transport is a public code, never internal_error: the browser
+ * link went away (browser_disconnected), the tab went away (tab_not_found), the call ran out
+ * of time (command_expired) or was stopped (command_cancelled).
+ */
+function cdpTransportError(run: Running, kind: string, message: string): BpError {
+  const context = { cause: `cdp_${kind}`, ...idContext(run) };
+  if (kind === "timeout") return new BpError("command_expired", `'${run.req.command}' did not finish in time: the browser did not answer (${message.slice(0, 200)}).`, { retryable: true, context });
+  if (kind === "aborted") return new BpError("command_cancelled", `'${run.req.command}' was stopped.`, { retryable: true, context });
+  if (kind === "session_closed") return new BpError("tab_not_found", "The tab closed while the command ran.", { context: { ...context, reason: "target_closed" } });
+  return new BpError("browser_disconnected", "The browser connection was lost while the command ran.", {
+    retryable: true,
+    context: { ...context, reason: "connection_lost" },
+    remediation: { code: "connect_browser", message: "Run 'bp connect' for a running browser or 'bp launch' to start one.", actionRequired: true },
+  });
 }
 
 function errorReply(err: BpError): Reply {

@@ -1,4 +1,5 @@
 import { BpError } from "../../shared/errors.ts";
+import { withArticle } from "../../shared/words.ts";
 import type { Agent } from "../agents.ts";
 import type { BrowserConnection } from "../browser.ts";
 import { isEligible, type TargetRecord } from "../targets.ts";
@@ -49,7 +50,7 @@ export function takeControl(ctx: CallContext, sel: Selected): void {
 export function assertNoDialog(sel: Selected): void {
   const d = sel.rec.dialog;
   if (!d) return;
-  throw new BpError("dialog_pending", `Tab ${sel.id} is blocked by a ${d.type} dialog ("${d.message.slice(0, 120)}").`, {
+  throw new BpError("dialog_pending", `Tab ${sel.id} is blocked by ${withArticle(d.type)} dialog ("${d.message.slice(0, 120)}").`, {
     retryable: true,
     context: { tab: sel.id, dialog: d.id, type: d.type },
     remediation: { code: "answer_dialog", message: `Run 'bp dialog ${d.id} --accept' or '--dismiss'.`, actionRequired: true },

@@ -1,4 +1,7 @@
+import { isCdpError } from "../../cdp/errors.ts";
+import type { CdpSession } from "../../cdp/session.ts";
 import { BpError } from "../../shared/errors.ts";
+import { withArticle } from "../../shared/words.ts";
 import { runAndWait } from "../navigate.ts";
 import { selectedTab } from "../context/tabs.ts";
 import { arg, type CallContext, type Handler } from "../context/types.ts";
@@ -14,17 +17,45 @@ const evaluate: Handler = {
     const { browser, rec } = selectedTab(ctx);
     return ctx.broker.exclusive(rec.targetId, async () => {
       const session = await browser.session(rec);
+      // An expression that opens a dialog is blocked until someone answers it: answer at
+      // once naming the dialog, as actions do, instead of waiting out the deadline.
+      const stop = new AbortController();
+      const signal = AbortSignal.any([ctx.signal, stop.signal]);
+      let offDialog: () => void = () => undefined;
+      const dialogOpened = new Promise<"dialog">((resolve) => {
+        offDialog = session.on("Page.javascriptDialogOpening", () => resolve("dialog"));
+      });
+      const evaluation = runExpression(ctx, session, signal);
+      evaluation.catch(() => undefined);
+      try {
+        const first = await Promise.race([evaluation, dialogOpened]);
+        if (first !== "dialog") return first;
+        stop.abort("dialog");
+        const d = rec.dialog;
+        if (!d) throw new BpError("internal_error", "A dialog opened but was not recorded.");
+        return {
+          dialog: { id: d.id, type: d.type, message: d.message.slice(0, 500) },
+          hint: `The expression opened ${withArticle(d.type)} dialog and waits for it; answer it with 'bp dialog ${d.id} --accept' or '--dismiss'.`,
+        };
+      } finally {
+        offDialog();
+      }
+    });
+  },
+};
+
+async function runExpression(ctx: CallContext, session: CdpSession, signal: AbortSignal): Promise<Record<string, unknown>> {
       const timeoutMs = Math.max(1, ctx.deadline - Date.now());
       // REPL mode allows top-level await and re-declaring let/const across calls, like a console.
       let res = await session.send(
         "Runtime.evaluate",
         { expression: arg<string>(ctx, "expression"), objectGroup: EVAL_GROUP, awaitPromise: true, userGesture: true, replMode: true },
-        { timeoutMs, signal: ctx.signal },
+        { timeoutMs, signal },
       );
       try {
         // A returned promise is awaited, as upstream did: the agent wants its value.
         if (!res.exceptionDetails && res.result.subtype === "promise" && res.result.objectId) {
-          res = await session.send("Runtime.awaitPromise", { promiseObjectId: res.result.objectId, returnByValue: false }, { timeoutMs, signal: ctx.signal });
+          res = await session.send("Runtime.awaitPromise", { promiseObjectId: res.result.objectId, returnByValue: false }, { timeoutMs, signal });
         }
         if (res.exceptionDetails) {
           const text = res.exceptionDetails.exception?.description ?? res.exceptionDetails.text;
@@ -35,17 +66,23 @@ const evaluate: Handler = {
         const r = res.result;
         let value: unknown = r.value;
         if (r.objectId && r.type === "object" && r.subtype !== "node" && r.subtype !== "error") {
-          const byValue = await session.send("Runtime.callFunctionOn", { objectId: r.objectId, functionDeclaration: "function () { return this; }", returnByValue: true }, { timeoutMs, signal: ctx.signal });
-          value = byValue.exceptionDetails ? r.description : byValue.result.value;
+          // Objects JSON cannot carry (window: cycles, a reference chain too long) come back
+          // as their short description, marked truncated.
+          const byValue = await session
+            .send("Runtime.callFunctionOn", { objectId: r.objectId, functionDeclaration: "function () { return this; }", returnByValue: true }, { timeoutMs, signal })
+            .catch((err: unknown) => {
+              if (isCdpError(err) && err.kind === "protocol") return undefined;
+              throw err;
+            });
+          if (!byValue || byValue.exceptionDetails) return { value: (r.description ?? r.className ?? "Object").slice(0, 200), type: r.subtype ?? r.type, truncated: true };
+          value = byValue.result.value;
         }
         if (value === undefined) value = r.unserializableValue ?? (r.type === "undefined" ? null : (r.description ?? null));
         return boundValue(value, r.subtype ?? r.type);
       } finally {
         void session.send("Runtime.releaseObjectGroup", { objectGroup: EVAL_GROUP }).catch(() => undefined);
       }
-    });
-  },
-};
+}
 
 export function boundValue(value: unknown, type: string): { value: unknown; type: string; truncated: boolean } {
   const json = JSON.stringify(value) ?? "null";

@@ -1,0 +1,150 @@
+/**
+ * Defects a fault probe found in the broker's socket, the CLI's reading of replies and the
+ * command line, each reproduced here against the real compiled bp and a real broker.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { alive, makeBpEnv, processesFor, waitFor, type BpEnv } from "../support/bp.ts";
+
+const envs: BpEnv[] = [];
+function newEnv(extra: Record<string, string> = {}): BpEnv {
+  const e = makeBpEnv(extra);
+  envs.push(e);
+  return e;
+}
+afterAll(async () => {
+  for (const e of envs) await e.cleanup();
+});
+
+function locatorOf(env: BpEnv): { token: string; endpoint: string } {
+  return JSON.parse(readFileSync(join(env.home, "broker-locator.json"), "utf8")) as { token: string; endpoint: string };
+}
+
+/** Writes raw bytes to the broker socket; resolves with whatever came back once it closes. */
+function rawSend(endpoint: string, bytes: string | undefined): { reply: Promise<string>; end(): void } {
+  let sock: { end(): void } | undefined;
+  const reply = new Promise<string>((resolve) => {
+    let buf = "";
+    void Bun.connect({
+      unix: endpoint,
+      socket: {
+        open(s) {
+          sock = s;
+          if (bytes !== undefined) s.write(bytes);
+        },
+        data(_s, d) {
+          buf += d.toString();
+        },
+        close() {
+          resolve(buf);
+        },
+        error() {
+          resolve(buf);
+        },
+      },
+    });
+  });
+  return { reply, end: () => sock?.end() };
+}
+
+describe("the broker socket", () => {
+  test("non-object JSON, with or without a token, closes that connection only; the broker lives", async () => {
+    const env = newEnv();
+    expect((await env.run(["status"])).json.ok).toBe(true);
+    expect((await env.run(["schema", "status"])).json.ok).toBe(true);
+    // status alone may answer passively: make sure a broker runs.
+    await env.run(["tabs"]);
+    const pid = (await waitFor(() => env.brokerPid(), 10_000, "broker")) as number;
+    const { endpoint, token } = locatorOf(env);
+    const lines = ["null", "[]", "1", '"x"', "true", "{}", '{"op":7}', '{"op":"call"}', `{"op":"call","token":"${token}"}`, `{"op":"call","token":"${token}","args":null}`, `{"op":"cancel","token":"${token}"}`, `{"op":"call","token":${JSON.stringify(token)},"protocol":1,"clientKey":"k-1","command":"tabs","args":{},"invocation":"i","timeoutMs":"soon","tabAccess":"all","mode":"json"}`, "{bad json"];
+    for (const line of lines) {
+      const out = await rawSend(endpoint, `${line}\n`).reply;
+      const reply = JSON.parse(out.trim()) as { ok: boolean; code: string };
+      expect(reply.ok).toBe(false);
+      expect(["invalid_argument", "capability_denied"]).toContain(reply.code);
+    }
+    expect(alive(pid)).toBe(true);
+    expect((await env.run(["tabs"])).json.code).toBe("browser_disconnected");
+    expect(env.brokerPid()).toBe(pid);
+  });
+
+  test("hello tells compatibility only: no pid", async () => {
+    const env = newEnv();
+    await env.run(["tabs"]);
+    const out = JSON.parse((await rawSend(locatorOf(env).endpoint, '{"op":"hello"}\n').reply).trim()) as Record<string, unknown>;
+    expect(out).toMatchObject({ ok: true, service: "browser-pilot" });
+    expect(out.pid).toBeUndefined();
+    expect(JSON.stringify(out)).not.toContain(String(env.brokerPid()));
+  });
+
+  test("an idle or half-sent connection is closed after the read deadline", async () => {
+    const env = newEnv({ BROWSER_PILOT_READ_DEADLINE_MS: "500" });
+    await env.run(["tabs"]);
+    const { endpoint } = locatorOf(env);
+    const idle = rawSend(endpoint, undefined);
+    const half = rawSend(endpoint, '{"op":"hel');
+    const [a, b] = await Promise.all([idle.reply, half.reply]);
+    for (const out of [a, b]) expect(JSON.parse(out.trim())).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "request" } });
+    expect((await env.run(["tabs"])).json.code).toBe("browser_disconnected");
+  });
+
+  test("error replies are bounded: a 120 KB argument is not echoed back", async () => {
+    const env = newEnv();
+    const huge = "x".repeat(120_000);
+    for (const args of [["tab", huge], ["open", `javascript:${huge}`], [huge]]) {
+      const r = await env.run(args);
+      expect(r.json.ok).toBe(false);
+      expect(r.stdout.length).toBeLessThan(4_000);
+    }
+    await env.run(["tabs"]);
+    const { endpoint, token } = locatorOf(env);
+    const call = { op: "call", token, protocol: 1, clientKey: "k-huge", command: huge, args: {}, invocation: "i-1", timeoutMs: 1000, tabAccess: "all", mode: "json" };
+    const out = await rawSend(endpoint, `${JSON.stringify(call)}\n`).reply;
+    expect(JSON.parse(out.trim())).toMatchObject({ ok: false, code: "invalid_argument" });
+    expect(out.length).toBeLessThan(4_000);
+  });
+});
+
+describe("the CLI reading a broker's reply", () => {
+  test("a reply that is not an object with ok is internal_error, printed as one JSON line", async () => {
+    const env = newEnv();
+    await env.run(["tabs"]);
+    const real = locatorOf(env);
+    await env.stop();
+    for (const body of ["null", "[1]", '{"ok":"yes"}', '"text"']) {
+      const fake = Bun.listen({
+        unix: real.endpoint,
+        socket: {
+          data(s) {
+            s.write(`${body}\n`);
+            s.end();
+          },
+        },
+      });
+      try {
+        // A locator naming this test process as the broker: alive, so the CLI sends to it.
+        const identity = `${process.pid}:${readFileSync(`/proc/${process.pid}/stat`, "utf8").split(") ")[1]?.split(" ")[19] ?? "unknown"}`;
+        const locator = { schemaVersion: 1, pid: process.pid, processIdentity: identity, endpoint: real.endpoint, startedAt: new Date().toISOString(), version: "x", protocol: { min: 1, max: 1 }, executable: { version: "x", path: "/x", identity: "x" }, token: real.token };
+        await Bun.write(join(env.home, "broker-locator.json"), JSON.stringify(locator));
+        const r = await env.run(["tabs"]);
+        expect(r.code).toBe(1);
+        expect(r.json).toMatchObject({ ok: false, code: "internal_error", context: { reason: "bad_reply" } });
+        expect(r.stdout.trim().split("\n")).toHaveLength(1);
+      } finally {
+        fake.stop(true);
+      }
+    }
+  });
+});
+
+describe("the command line", () => {
+  test("--_, -_ and prototype names are unknown options, not internal errors", async () => {
+    const env = newEnv();
+    for (const flag of ["--_", "-_", "--_=x", "-_=1", "--no-_", "--__proto__", "--__proto__=1"]) {
+      const r = await env.run(["tabs", flag]);
+      expect(r.json).toMatchObject({ ok: false, code: "invalid_argument", context: { parserCode: "unknown_option" } });
+    }
+    expect(processesFor(env.home, "broker")).toHaveLength(0);
+  });
+});
