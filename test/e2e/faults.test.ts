@@ -52,11 +52,12 @@ describe("a navigation stopped early", () => {
         expect((await run.result()).code).toBe(130);
         expect(alive(brokerPid)).toBe(true);
       }
-      const run = spawnBp(["reload"]);
+      // The slow page answers after 1.5 s, so the navigation is still in flight when cancelled.
+      const run = spawnBp(["open", `${site.a}/slow?n=${i}`]);
       const id = await waitFor(async () => {
-        const list = (await env.run(["commands", "--status", "dispatched"])).json.commands as { id: string }[];
-        return list[0]?.id;
-      }, 5000, "reload dispatched");
+        const list = (await env.run(["commands", "--status", "dispatched"])).json.commands as { id: string; method: string }[];
+        return list.find((c) => c.method === "open")?.id;
+      }, 5000, "open dispatched");
       await env.run(["cancel", id ?? ""]);
       await run.result();
       expect(alive(brokerPid)).toBe(true);
