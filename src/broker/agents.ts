@@ -4,6 +4,7 @@
  * across a reconnect, so an old id can never silently address a different tab.
  */
 import type { TabObservation } from "./refs.ts";
+import type { ProfileSelection } from "./profiles/route.ts";
 
 export interface AgentTabRef {
   id: string;
@@ -15,6 +16,8 @@ export class Agent {
   readonly key: string;
   lastUsed = Date.now();
   selected: string | undefined;
+  /** Profile for new managed tabs when no selected tab anchors one ('bp profile', or the tab switched to). */
+  profile: ProfileSelection | undefined;
   /** This key's previous state ended by lease expiry; its old refs report "expired". */
   leaseExpired = false;
   /** Selected frame per tab (frame id), set by 'bp frame <n>'; absent means the top document. */

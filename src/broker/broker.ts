@@ -149,7 +149,7 @@ export class Broker implements BrokerState {
     if (!browser) return [];
     return browser.targets
       .eligible()
-      .filter((t) => !(t.pooled && t.creator === ""))
+      .filter((t) => !(t.pooled && t.creator === "") && !t.internal)
       .filter((t) => access === "all" || (t.origin !== "user_tab" && t.creator === agent.key));
   }
 

@@ -3,6 +3,8 @@ import { CdpConnection } from "../cdp/connection.ts";
 import { attachToTarget, type CdpSession } from "../cdp/session.ts";
 import { BpError } from "../shared/errors.ts";
 import { JanitorClient } from "./janitor-client.ts";
+import { createPageInProfile } from "./profiles/create.ts";
+import { ProfileRegistry } from "./profiles/registry.ts";
 import { TargetTable, type TargetRecord } from "./targets.ts";
 
 /** Random, so one agent cannot count the dialogs other agents' tabs opened. */
@@ -21,6 +23,8 @@ export interface BrowserInfo {
   /** For launched browsers: the process we started and its profile. */
   launchedPid?: number;
   profile?: string;
+  /** The browser's user-data directory when it is on this machine ('profiles --identify' reads its Local State). */
+  userDataRoot?: string;
   headless?: boolean;
 }
 
@@ -30,6 +34,8 @@ export interface BrowserInfo {
  */
 export class BrowserConnection {
   readonly targets = new TargetTable();
+  /** Live profile contexts of this generation; their ids die with it. */
+  readonly profiles = new ProfileRegistry(this.targets);
   onClosed: ((reason: string) => void) | undefined;
   closed = false;
 
@@ -111,18 +117,25 @@ export class BrowserConnection {
    * no managed tab ever becomes another's hidden background tab (a background tab renders no
    * frames: full-page screenshots, transitions and frame clicks stall there). A pooled blank
    * tab of a launched browser is handed out first; it is alone in the initial window.
+   * `contextId` is the raw profile context (undefined: the browser's default); route it with
+   * routeProfile first. The tab is verified to be in that context before it is registered.
    */
-  async createManagedTab(creator: string): Promise<TargetRecord> {
-    const pooled = [...this.targets.byId.values()].find((t) => t.pooled && t.controller === undefined && (t.url === "about:blank" || t.url === ""));
+  async createManagedTab(creator: string, contextId?: string): Promise<TargetRecord> {
+    const inContext = (t: TargetRecord) => contextId === undefined || t.browserContextId === contextId;
+    const pooled = [...this.targets.byId.values()].find((t) => t.pooled && t.controller === undefined && (t.url === "about:blank" || t.url === "") && inContext(t));
     if (pooled) {
       pooled.pooled = false;
       pooled.creator = creator;
       return pooled;
     }
-    const { targetId } = await this.cdp.send("Target.createTarget", { url: "about:blank", newWindow: true, background: true });
-    // Tell the janitor first: from here on a broker crash must close this tab.
-    this.janitor.own(targetId);
+    // Ownership goes to the janitor inside, as soon as the id is known: from then on a
+    // broker crash must close this tab.
+    const { targetId } = await createPageInProfile(this, { contextId, creator, own: (id) => this.janitor.own(id) });
     const rec = this.targets.markManaged(targetId, creator) ?? (await this.waitForTarget(targetId));
+    if (contextId !== undefined && rec.browserContextId !== contextId) {
+      await this.closeTarget(rec).catch(() => undefined);
+      throw new BpError("profile_context_unavailable", "The new tab opened in another profile; it was closed.", { retryable: true });
+    }
     rec.origin = "managed";
     rec.creator = creator;
     return rec;

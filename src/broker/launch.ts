@@ -47,7 +47,7 @@ export async function launchBrowser(paths: BpPaths, opts: { executable?: string;
   const userDataDir = join(paths.profiles, opts.profile);
   ensurePrivateDir(userDataDir);
   const existing = await runningEndpoint(userDataDir);
-  const base = { id: `browser:launched:${opts.profile}`, source: "launched" as const, profile: opts.profile, headless: opts.headless };
+  const base = { id: `browser:launched:${opts.profile}`, source: "launched" as const, profile: opts.profile, headless: opts.headless, userDataRoot: userDataDir };
   if (existing) return { info: { ...base, product: "Chromium", endpoint: existing }, reused: true };
 
   const executable = opts.executable ?? findChromiumExecutable();

@@ -25,6 +25,8 @@ export interface TargetRecord {
   creator?: string;
   /** Client key that controls the tab now; at most one. */
   controller?: string;
+  /** Browser Pilot's own short-lived page (profile identification): never listed or handed out. */
+  internal?: boolean;
   /** A blank tab the launched browser started with, handed to the first `open --new`. */
   pooled?: boolean;
   session?: Promise<CdpSession>;
@@ -57,6 +59,14 @@ export function isEligible(info: Pick<Protocol.Target.TargetInfo, "type" | "url"
 export class TargetTable {
   readonly byId = new Map<string, TargetRecord>();
   private readonly expectedManaged = new Map<string, string>();
+  private readonly expectedInternal = new Set<string>();
+
+  /** Our own short-lived page: managed by nobody, listed to nobody. Before or after its created event. */
+  markInternal(targetId: string): void {
+    this.expectedInternal.add(targetId);
+    const rec = this.byId.get(targetId);
+    if (rec) rec.internal = true;
+  }
 
   /** Called with the id Target.createTarget returned, before or after the created event. */
   markManaged(targetId: string, creator: string, pooled = false): TargetRecord | undefined {
@@ -77,6 +87,7 @@ export class TargetTable {
       rec = { targetId: info.targetId, url: info.url, title: info.title, type: info.type, origin: "user_tab" };
       if (info.openerId !== undefined) rec.openerId = info.openerId;
       if (info.browserContextId !== undefined) rec.browserContextId = info.browserContextId;
+      if (this.expectedInternal.has(info.targetId)) rec.internal = true;
       const creator = this.expectedManaged.get(info.targetId);
       const opener = info.openerId ? this.byId.get(info.openerId) : undefined;
       if (creator !== undefined) {
@@ -100,6 +111,7 @@ export class TargetTable {
     const rec = this.byId.get(targetId);
     this.byId.delete(targetId);
     this.expectedManaged.delete(targetId);
+    this.expectedInternal.delete(targetId);
     return rec;
   }
 

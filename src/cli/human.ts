@@ -43,6 +43,12 @@ const FORMATTERS: Record<string, Formatter> = {
       .map((t) => `${t.selected ? "*" : " "} ${String(t.id).padEnd(4)} ${String(t.origin).padEnd(13)} ${String(t.control).padEnd(10)} ${clean(t.url, 80)}  ${clean(t.title, 60)}`)
       .join("\n");
   },
+  profiles: (r) => {
+    const list = r.profiles as R[];
+    if (list.length === 0) return "No open profile reports itself; new tabs go to the browser's default.";
+    return list.map(profileLines).join("\n");
+  },
+  profile: (r) => `✓ New tabs of this agent go to ${profileLines(r.profile as R).split("\n")[0]?.slice(2) ?? ""}`,
   tab: (r) => `✓ Selected ${String((r.tab as R).id)} ${clean((r.tab as R).url)}`,
   "tab release": (r) => `✓ Released ${String(r.released)}`,
   open: (r) => `✓ ${r.created ? "Opened" : "Navigated"} ${String(r.tab)} ${clean(r.url)}  ${clean(r.title, 80)}`,
@@ -53,6 +59,13 @@ const FORMATTERS: Record<string, Formatter> = {
 
 for (const nav of ["back", "forward", "reload"]) {
   FORMATTERS[nav] = (r) => (r.navigated ? `✓ ${clean(r.url)}  ${clean(r.title, 80)}` : `No ${nav} entry; still at ${clean(r.url)}`);
+}
+
+function profileLines(p: R): string {
+  const who = [p.name, p.email].filter((x) => x !== undefined).map((x) => clean(x, 80));
+  const head = `${p.selected ? "*" : " "} ${String(p.id)}  ${clean(p.label)}${who.length ? `  ${who.join(" ")}` : ""}  ${String(p.tabCount)} tab(s)`;
+  const tabs = (p.tabs as R[]).map((t) => `    ${String(t.id).padEnd(4)} ${clean(t.url, 80)}  ${clean(t.title, 60)}`);
+  return [head, ...tabs].join("\n");
 }
 
 function browserLine(b: R): string {

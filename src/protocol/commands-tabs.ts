@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { TAB_ID, tabIdArg, tabSchema } from "./common.ts";
-import { defineCommand, flag, ok, text } from "./define.ts";
+import { defineCommand, flag, ok, optText, text } from "./define.ts";
 
 const navResult = ok({ tab: v.string(), url: v.string(), title: v.string(), navigated: v.boolean() });
 
@@ -45,11 +45,48 @@ export const open = defineCommand({
   args: v.object({
     url: text("URL; https:// is added when it has no scheme"),
     new: flag("Open in a new managed tab (its own background window)"),
+    profile: optText("Profile for the new tab, from 'bp profiles' (implies --new)"),
   }),
-  result: ok({ tab: v.string(), url: v.string(), title: v.string(), created: v.boolean(), status: v.optional(v.number()) }),
-  example: "bp open example.com --new",
+  result: ok({ tab: v.string(), profile: v.optional(v.string()), url: v.string(), title: v.string(), created: v.boolean(), status: v.optional(v.number()) }),
+  example: "bp open example.com --new --profile p3k9x2a",
   runs: "broker",
   mutating: true,
+});
+
+const profileSummary = v.object({
+  id: v.string(),
+  label: v.string(),
+  name: v.optional(v.string()),
+  account: v.optional(v.string()),
+  email: v.optional(v.string()),
+  directory: v.optional(v.string()),
+  identity: v.optional(v.picklist(["profile_path_unavailable", "profile_path_unverified", "local_state_unavailable", "profile_metadata_missing"])),
+  selected: v.optional(v.literal(true)),
+  tabCount: v.number(),
+  tabs: v.array(v.object({ id: v.string(), title: v.string(), url: v.string() })),
+});
+
+export const profiles = defineCommand({
+  name: "profiles",
+  group: "Tabs and navigation",
+  summary: "List the browser's open profiles (passive; --identify opens a page per profile)",
+  args: v.object({
+    identify: flag("Name each profile: opens a temporary chrome://version page in it (visible), reads Local State, closes it"),
+  }),
+  result: ok({ profiles: v.array(profileSummary) }),
+  example: "bp profiles --identify",
+  runs: "broker",
+});
+
+export const profile = defineCommand({
+  name: "profile",
+  group: "Tabs and navigation",
+  summary: "Choose the profile for this agent's new tabs",
+  positionals: ["id"],
+  args: v.object({ id: text("Profile id from 'bp profiles', or its exact label, name or e-mail") }),
+  result: ok({ profile: profileSummary }),
+  example: "bp profile p3k9x2a",
+  runs: "broker",
 });
 
 export const close = defineCommand({

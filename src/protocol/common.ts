@@ -21,6 +21,8 @@ export const tabOrigin = v.picklist(["managed", "managed_popup", "user_tab"]);
 
 export const tabSchema = v.object({
   id: v.string(),
+  /** Present only while the browser has several profiles open. */
+  profile: v.optional(v.string()),
   origin: tabOrigin,
   title: v.string(),
   url: v.string(),

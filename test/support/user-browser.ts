@@ -11,6 +11,8 @@ import { CHROMIUM_FLAGS, requireChromium } from "./chromium.ts";
 
 export interface UserBrowser {
   home: string;
+  /** Only with `profiles: true`: opens a window of another profile in this same browser process. */
+  openProfile(directory: string, url: string): Promise<void>;
   userDataDir: string;
   pid: number;
   wsEndpoint: string;
@@ -23,6 +25,12 @@ export interface StartUserBrowserOptions {
   url?: string;
   /** More Chromium flags, for example to keep a test browser on loopback. */
   args?: readonly string[];
+  /**
+   * Run as a person's Chrome does, so more profiles can be opened in the same browser process
+   * (each its own browser context): the full browser with no display instead of headless mode,
+   * which refuses a second profile.
+   */
+  profiles?: boolean;
 }
 
 export interface PageTarget {
@@ -62,9 +70,12 @@ export async function startUserBrowser(opts: StartUserBrowserOptions = {}): Prom
   const userDataDir = path.join(home, ".config", "chromium");
   await fsp.mkdir(userDataDir, { recursive: true });
 
+  // Headless mode aborts a second invocation instead of handing it to the running browser, so
+  // a multi-profile browser runs headed on Chromium's display-less platform.
+  const displayless = ["--ozone-platform=headless", "--window-size=1280,800"];
   const args = [
     executable,
-    ...(opts.headless === false ? [] : ["--headless=new"]),
+    ...(opts.profiles ? displayless : opts.headless === false ? [] : ["--headless=new"]),
     "--remote-debugging-port=0",
     `--user-data-dir=${userDataDir}`,
     ...CHROMIUM_FLAGS,
@@ -114,6 +125,13 @@ export async function startUserBrowser(opts: StartUserBrowserOptions = {}): Prom
       if (active) {
         return {
           home,
+          async openProfile(directory: string, url: string) {
+            if (!opts.profiles) throw new Error("openProfile needs startUserBrowser({ profiles: true })");
+            // What a person's second profile window is: Chrome's process singleton hands this
+            // invocation to the running browser, which opens the profile in a new window.
+            const second = Bun.spawn([executable, ...displayless, `--user-data-dir=${userDataDir}`, `--profile-directory=${directory}`, ...CHROMIUM_FLAGS, url], { env, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+            if ((await second.exited) !== 0) throw new Error(`Opening profile ${directory} failed (exit ${second.exitCode})`);
+          },
           userDataDir,
           pid: proc.pid,
           wsEndpoint: endpointFor(active),

@@ -85,7 +85,7 @@ const connect: Handler = {
     }
     const candidate = pickCandidate(await discoverBrowsers(), arg<string | undefined>(ctx, "browser"));
     try {
-      const { conn, reused } = await ctx.broker.attach({ id: candidate.id, product: candidate.product, source: "discovered", endpoint: candidate.endpoint ?? "" });
+      const { conn, reused } = await ctx.broker.attach({ id: candidate.id, product: candidate.product, source: "discovered", endpoint: candidate.endpoint ?? "", userDataRoot: candidate.userDataRoot });
       ctx.agent();
       return { browser: browserSummary(conn), reused };
     } catch (err) {

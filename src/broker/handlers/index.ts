@@ -4,6 +4,7 @@ import { CONNECTION_HANDLERS } from "./connection.ts";
 import { INSPECT_HANDLERS } from "./inspect.ts";
 import { OBSERVE_HANDLERS } from "./observe.ts";
 import { PAGE_HANDLERS } from "./page.ts";
+import { PROFILE_HANDLERS } from "./profiles.ts";
 import { RELIABILITY_HANDLERS } from "./reliability.ts";
 import { TAB_HANDLERS } from "./tabs.ts";
 import type { Handler } from "../context/types.ts";
@@ -13,6 +14,7 @@ export type { CallContext, Handler } from "../context/types.ts";
 export const HANDLERS: Record<string, Handler> = {
   ...CONNECTION_HANDLERS,
   ...TAB_HANDLERS,
+  ...PROFILE_HANDLERS,
   ...PAGE_HANDLERS,
   ...OBSERVE_HANDLERS,
   ...INSPECT_HANDLERS,

@@ -1,5 +1,7 @@
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import { navigateTo } from "../navigate.ts";
+import { routeProfile } from "../profiles/route.ts";
+import type { BrowserConnection } from "../browser.ts";
 import { EXCLUDED_SCHEMES, type TargetRecord } from "../targets.ts";
 import { resolveTab, selectedTab, takeControl, type Selected } from "../context/tabs.ts";
 import { arg, type CallContext, type Handler } from "../context/types.ts";
@@ -8,14 +10,22 @@ function describe(ctx: CallContext, rec: TargetRecord) {
   const agent = ctx.agent();
   const browser = ctx.broker.requireBrowser();
   const control = rec.controller === undefined || !ctx.broker.agents.get(rec.controller) ? "available" : rec.controller === agent.key ? "controlled" : "busy";
+  const profile = profileOf(browser, rec);
   return {
     id: agent.idFor(rec.targetId, browser.generation),
+    ...(profile ? { profile } : {}),
     origin: rec.origin,
     title: rec.title,
     url: rec.url,
     selected: agent.selected === rec.targetId,
     control,
   };
+}
+
+/** A tab's profile id, shown only while the browser has several profiles open: otherwise it says nothing. */
+function profileOf(browser: BrowserConnection, rec: TargetRecord): string | undefined {
+  const p = browser.profiles.ofTarget(rec);
+  return p && browser.profiles.live().length > 1 ? p.id : undefined;
 }
 
 const tabs: Handler = {
@@ -39,6 +49,9 @@ const tab: Handler = {
     const sel = resolveTab(ctx, arg<string>(ctx, "id"));
     takeControl(ctx, sel);
     sel.agent.selected = sel.rec.targetId;
+    // Switching to a tab makes its profile this agent's profile for new tabs (never a permission).
+    const p = sel.browser.profiles.ofTarget(sel.rec);
+    if (p) sel.agent.profile = { id: p.id, explicit: false };
     return { tab: describe(ctx, sel.rec) };
   },
 };
@@ -82,14 +95,20 @@ export function normalizeUrl(input: string): string {
 
 const open: Handler = {
   mutating: true,
+  // Dispatched when the first tab is created or navigated: a refused profile choice sent nothing.
+  dispatch: "lock",
   async run(ctx) {
     const url = normalizeUrl(arg<string>(ctx, "url"));
     const browser = ctx.broker.requireBrowser();
     const agent = ctx.agent();
+    const explicitProfile = arg<string | undefined>(ctx, "profile");
     let rec: TargetRecord;
     let created = false;
-    if (arg<boolean>(ctx, "new") || agent.selected === undefined) {
-      rec = await browser.createManagedTab(agent.key);
+    if (arg<boolean>(ctx, "new") || explicitProfile !== undefined || agent.selected === undefined) {
+      const route = routeProfile(browser, agent, explicitProfile);
+      ctx.markDispatched();
+      rec = await browser.createManagedTab(agent.key, route.profile?.contextId);
+      if (route.profile && !(agent.profile?.explicit && agent.profile.id === route.profile.id)) agent.profile = { id: route.profile.id, explicit: route.via === "explicit" };
       if (ctx.signal.aborted) {
         // The agent was already told this command expired or was cancelled: it must not
         // find a tab selected behind its back. The tab is ours, so close it.
@@ -111,7 +130,8 @@ const open: Handler = {
       rec.url = targetInfo.url;
       rec.title = targetInfo.title;
     });
-    return { tab: id, url: rec.url, title: rec.title, created };
+    const profile = profileOf(browser, rec);
+    return { tab: id, ...(profile ? { profile } : {}), url: rec.url, title: rec.title, created };
   },
 };
 

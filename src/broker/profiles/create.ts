@@ -1,0 +1,172 @@
+/**
+ * A new page in a given profile, in a background window of its own (spec BR-32).
+ *
+ * `Target.createTarget` takes a browserContextId, but Chrome accepts only its default profile
+ * and contexts made over CDP: for the person's other profiles it answers "Failed to find
+ * browser context". Then the page is opened from inside that profile: our isolated world of a
+ * page already in it runs `window.open(marker, name, "noopener,popup")` with a user gesture.
+ * The new target is ours only when all of these hold: its URL carries the per-call random
+ * marker, its opener is the page we used, its window name reads back as the per-call random
+ * name, and it sits in the requested context. Profile membership alone never proves it.
+ * Whatever we created is handed to `own` (the janitor) as soon as its id is known, so a crash
+ * closes it, and before anyone can address it.
+ */
+import type { Protocol } from "devtools-protocol";
+import type { CdpConnection } from "../../cdp/connection.ts";
+import { isCdpError } from "../../cdp/errors.ts";
+import { attachToTarget, type CdpSession } from "../../cdp/session.ts";
+import { BpError } from "../../shared/errors.ts";
+import { runInWorld } from "../world.ts";
+import { isEligible, type TargetRecord, type TargetTable } from "../targets.ts";
+
+/** How long the in-profile window.open may take to produce its target. */
+const OPEN_IN_PROFILE_MS = 3_000;
+/** Chrome may size a popup window to almost nothing (headless); give it a usable viewport. */
+const MIN_WINDOW = { width: 800, height: 600 };
+const DEFAULT_WINDOW = { width: 1280, height: 800 };
+
+const OPEN_POPUP = `function (win, arg) { win.open(arg.url, arg.name, "noopener,popup,width=1280,height=800"); return true; }`;
+
+export interface PageFactory {
+  cdp: CdpConnection;
+  targets: TargetTable;
+  session(rec: TargetRecord): Promise<CdpSession>;
+}
+
+export interface CreateInProfileOptions {
+  /** Raw browserContextId; undefined for the browser's default context. */
+  contextId: string | undefined;
+  /** Called with the new target's id before anything else happens to it. */
+  own: (targetId: string) => void;
+  /** Client key asking, to prefer its own pages as the opener. */
+  creator: string;
+  signal?: AbortSignal;
+}
+
+export interface CreatedPage {
+  targetId: string;
+  /**
+   * Opened from inside the profile as a popup window. New tabs must not open beside it: from a
+   * popup window Chrome puts them into the person's own window of that profile.
+   */
+  popup: boolean;
+}
+
+export async function createPageInProfile(f: PageFactory, opts: CreateInProfileOptions): Promise<CreatedPage> {
+  let targetId: string;
+  try {
+    ({ targetId } = await f.cdp.send("Target.createTarget", { url: "about:blank", newWindow: true, background: true, ...(opts.contextId ? { browserContextId: opts.contextId } : {}) }));
+  } catch (err) {
+    if (opts.contextId === undefined || !isCdpError(err) || err.kind !== "protocol" || !/browser context/i.test(err.message)) throw err;
+    return { targetId: await openFromInside(f, opts.contextId, opts), popup: true };
+  }
+  opts.own(targetId);
+  if (opts.contextId !== undefined) await verifyContext(f, targetId, opts.contextId);
+  return { targetId, popup: false };
+}
+
+/** The target really is in the requested profile; otherwise it is closed and nothing is registered. */
+export async function verifyContext(f: PageFactory, targetId: string, contextId: string): Promise<void> {
+  const { targetInfo } = await f.cdp.send("Target.getTargetInfo", { targetId });
+  if (targetInfo.browserContextId === contextId) return;
+  await f.cdp.send("Target.closeTarget", { targetId }).catch(() => undefined);
+  throw new BpError("profile_context_unavailable", "The browser put the new tab in another profile; it was closed.", {
+    retryable: true,
+    remediation: { code: "relist_profile_contexts", message: "Run 'bp profiles' and try again.", actionRequired: true },
+  });
+}
+
+/** Pages of the profile that can run our window.open: the agent's own first, a person's tab last. */
+function openers(f: PageFactory, contextId: string, creator: string): TargetRecord[] {
+  const pages = [...f.targets.byId.values()].filter((t) => t.browserContextId === contextId && isEligible(t) && !t.dialog && !t.internal);
+  const rank = (t: TargetRecord) => (t.origin !== "user_tab" && t.creator === creator ? 0 : t.origin !== "user_tab" ? 1 : 2);
+  return pages.sort((a, b) => rank(a) - rank(b));
+}
+
+async function openFromInside(f: PageFactory, contextId: string, opts: CreateInProfileOptions): Promise<string> {
+  const anchor = openers(f, contextId, opts.creator)[0];
+  if (!anchor) {
+    throw new BpError("profile_context_unavailable", "That profile has no web page Browser Pilot can open a window from (only browser pages are open in it).", {
+      retryable: true,
+      remediation: { code: "open_profile_page", message: "Ask the person to open any web page in that profile, then try again.", actionRequired: true },
+    });
+  }
+  const marker = `about:blank#bp-${crypto.randomUUID()}`;
+  const name = `bp-${crypto.randomUUID()}`;
+  const offs: (() => void)[] = [];
+  let lateOwn = false;
+  const found = new Promise<string>((resolve) => {
+    const check = (info: Protocol.Target.TargetInfo) => {
+      if (info.type !== "page" || info.url !== marker) return;
+      if (lateOwn) {
+        // Our window.open answered after we gave up: the page is ours, so close it.
+        void f.cdp.send("Target.closeTarget", { targetId: info.targetId }).catch(() => undefined);
+        return;
+      }
+      resolve(info.targetId);
+    };
+    offs.push(f.cdp.on("Target.targetCreated", ({ targetInfo }) => check(targetInfo)));
+    offs.push(f.cdp.on("Target.targetInfoChanged", ({ targetInfo }) => check(targetInfo)));
+  });
+  let targetId: string | undefined;
+  try {
+    const attempt = (async () => {
+      const session = await f.session(anchor);
+      const { frameTree } = await session.send("Page.getFrameTree", undefined, { timeoutMs: OPEN_IN_PROFILE_MS });
+      await runInWorld(session, frameTree.frame.id, OPEN_POPUP, { url: marker, name }, OPEN_IN_PROFILE_MS, { userGesture: true });
+      return found;
+    })();
+    attempt.catch(() => undefined);
+    targetId = await Promise.race([attempt, Bun.sleep(OPEN_IN_PROFILE_MS).then(() => undefined)]).catch(() => undefined);
+  } finally {
+    if (targetId === undefined) {
+      lateOwn = true;
+      setTimeout(() => offs.forEach((off) => off()), 30_000).unref();
+    } else {
+      offs.forEach((off) => off());
+    }
+  }
+  if (targetId === undefined) {
+    throw new BpError("profile_context_unavailable", "The profile did not open a new window in time (a popup blocker or a busy page).", {
+      retryable: true,
+      remediation: { code: "relist_profile_contexts", message: "Try again; if it keeps failing, ask the person to open a window in that profile.", actionRequired: false },
+    });
+  }
+  opts.own(targetId);
+  try {
+    await proveOurs(f, targetId, { opener: anchor.targetId, name, contextId });
+  } catch (err) {
+    await f.cdp.send("Target.closeTarget", { targetId }).catch(() => undefined);
+    throw err;
+  }
+  await fitWindow(f.cdp, targetId);
+  return targetId;
+}
+
+/** Opener, window name and context must all match; the marker alone was only the first clue. */
+async function proveOurs(f: PageFactory, targetId: string, want: { opener: string; name: string; contextId: string }): Promise<void> {
+  const { targetInfo } = await f.cdp.send("Target.getTargetInfo", { targetId });
+  const session = await attachToTarget(f.cdp, targetId);
+  let readName: unknown;
+  try {
+    const res = await session.send("Runtime.evaluate", { expression: "window.name", returnByValue: true }, { timeoutMs: OPEN_IN_PROFILE_MS });
+    readName = res.result.value;
+    // The name did its job; the page the agent loads next must not inherit it.
+    await session.send("Runtime.evaluate", { expression: "window.name = ''" }, { timeoutMs: OPEN_IN_PROFILE_MS });
+  } finally {
+    await session.detach().catch(() => undefined);
+  }
+  if (targetInfo.openerId !== want.opener || readName !== want.name || targetInfo.browserContextId !== want.contextId) {
+    throw new BpError("unknown_outcome", "A window opened in the profile could not be proven to be ours; it was closed.", { retryable: true, context: { cause: "ownership_unproven" } });
+  }
+}
+
+async function fitWindow(cdp: CdpConnection, targetId: string): Promise<void> {
+  try {
+    const { windowId, bounds } = await cdp.send("Browser.getWindowForTarget", { targetId });
+    if ((bounds.width ?? 0) >= MIN_WINDOW.width && (bounds.height ?? 0) >= MIN_WINDOW.height) return;
+    await cdp.send("Browser.setWindowBounds", { windowId, bounds: DEFAULT_WINDOW });
+  } catch {
+    // Sizing is a convenience; the tab works without it.
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * 'bp profiles --identify': the one visible operation the spec allows to name profiles. For
+ * each context not yet identified in this generation, one temporary chrome://version page is
+ * opened in it (a window the person may see), its "Profile Path" is read, the page is closed,
+ * and the path is matched exactly against the browser's own Local State. A path outside the
+ * browser's user-data root, a missing Local State or a missing entry leave the profile
+ * unidentified with a reason: names are never guessed from directory order or names.
+ */
+import { readFileSync, realpathSync, statSync } from "node:fs";
+import { basename, dirname } from "node:path";
+import { BpError } from "../../shared/errors.ts";
+import { navigateTo } from "../navigate.ts";
+import type { TargetRecord } from "../targets.ts";
+import { createPageInProfile, type PageFactory } from "./create.ts";
+import type { ProfileContext, ProfileIdentity } from "./registry.ts";
+
+/** Local State of a real profile with many extensions stays far below this. */
+const MAX_LOCAL_STATE_BYTES = 16 * 1024 * 1024;
+const IDENTIFY_PAGE_MS = 10_000;
+
+export interface IdentifySurface extends PageFactory {
+  own(targetId: string): void;
+  closeTarget(rec: TargetRecord): Promise<void>;
+  userDataRoot: string | undefined;
+}
+
+type InfoCache = Record<string, Record<string, unknown>>;
+
+export async function identifyProfiles(s: IdentifySurface, list: ProfileContext[], signal: AbortSignal): Promise<void> {
+  let cache: InfoCache | undefined | null = null;
+  for (const p of list) {
+    if (p.identity?.status === "verified") continue;
+    if (signal.aborted) throw new BpError("command_cancelled", "Identification stopped.", { retryable: true });
+    const path = await readProfilePath(s, p, signal);
+    if (cache === null) cache = s.userDataRoot ? readInfoCache(s.userDataRoot) : undefined;
+    p.identity = matchIdentity(path, s.userDataRoot, cache);
+  }
+}
+
+/** Opens chrome://version in the profile, reads its profile path, and always closes the page. */
+async function readProfilePath(s: IdentifySurface, p: ProfileContext, signal: AbortSignal): Promise<string> {
+  const { targetId } = await createPageInProfile(s, {
+    contextId: p.contextId,
+    creator: "",
+    own: (id) => {
+      s.targets.markInternal(id);
+      s.own(id);
+    },
+  });
+  let rec = s.targets.byId.get(targetId);
+  try {
+    if (!rec) {
+      const { targetInfo } = await s.cdp.send("Target.getTargetInfo", { targetId });
+      rec = s.targets.upsert(targetInfo);
+    }
+    if (!rec) return "";
+    const session = await s.session(rec);
+    await navigateTo(session, "chrome://version", Date.now() + IDENTIFY_PAGE_MS, signal);
+    const res = await session.send("Runtime.evaluate", { expression: `document.getElementById("profile_path")?.textContent ?? ""`, returnByValue: true }, { timeoutMs: IDENTIFY_PAGE_MS });
+    return typeof res.result.value === "string" ? res.result.value.trim() : "";
+  } finally {
+    if (rec) await s.closeTarget(rec).catch(() => undefined);
+    else await s.cdp.send("Target.closeTarget", { targetId }).catch(() => undefined);
+  }
+}
+
+function real(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+export function readInfoCache(root: string): InfoCache | undefined {
+  try {
+    const file = `${root}/Local State`;
+    if (statSync(file).size > MAX_LOCAL_STATE_BYTES) return undefined;
+    const parsed: unknown = JSON.parse(readFileSync(file, "utf8"));
+    const cache = (parsed as { profile?: { info_cache?: unknown } } | null)?.profile?.info_cache;
+    return typeof cache === "object" && cache !== null ? (cache as InfoCache) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim() !== "" ? v.trim() : undefined);
+
+/** Exact match only: the page's profile path must be a direct child of the browser's root. */
+export function matchIdentity(profilePath: string, userDataRoot: string | undefined, cache: InfoCache | undefined): ProfileIdentity {
+  if (profilePath === "") return { status: "unavailable", error: "profile_path_unavailable" };
+  const root = userDataRoot ? real(userDataRoot) : undefined;
+  const parent = real(dirname(profilePath));
+  if (!root || parent !== root) return { status: "unavailable", error: "profile_path_unverified" };
+  if (!cache) return { status: "unavailable", error: "local_state_unavailable" };
+  const directory = basename(profilePath);
+  const entry = Object.hasOwn(cache, directory) ? cache[directory] : undefined;
+  if (!entry) return { status: "unavailable", directory, error: "profile_metadata_missing" };
+  const name = str(entry.name);
+  const account = str(entry.gaia_name) ?? str(entry.gaia_given_name);
+  const email = str(entry.user_name);
+  return { status: "verified", directory, ...(name ? { name } : {}), ...(account ? { account } : {}), ...(email ? { email } : {}) };
+}
