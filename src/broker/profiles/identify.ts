@@ -17,6 +17,7 @@ import type { ProfileContext, ProfileIdentity } from "./registry.ts";
 /** Local State of a real profile with many extensions stays far below this. */
 const MAX_LOCAL_STATE_BYTES = 16 * 1024 * 1024;
 const IDENTIFY_PAGE_MS = 10_000;
+const CLOSE_WAIT_MS = 2_000;
 
 export interface IdentifySurface extends PageFactory {
   own(targetId: string): void;
@@ -59,8 +60,26 @@ async function readProfilePath(s: IdentifySurface, p: ProfileContext, signal: Ab
     const res = await session.send("Runtime.evaluate", { expression: `document.getElementById("profile_path")?.textContent ?? ""`, returnByValue: true }, { timeoutMs: IDENTIFY_PAGE_MS });
     return typeof res.result.value === "string" ? res.result.value.trim() : "";
   } finally {
-    if (rec) await s.closeTarget(rec).catch(() => undefined);
-    else await s.cdp.send("Target.closeTarget", { targetId }).catch(() => undefined);
+    await closeAndWait(s, targetId, rec);
+  }
+}
+
+/** Closing is asynchronous in Chrome: answer only once the page is really gone. */
+async function closeAndWait(s: IdentifySurface, targetId: string, rec: TargetRecord | undefined): Promise<void> {
+  let off = () => {};
+  const gone = new Promise<void>((resolve) => {
+    off = s.cdp.on("Target.targetDestroyed", (p) => {
+      if (p.targetId === targetId) resolve();
+    });
+  });
+  try {
+    if (rec) await s.closeTarget(rec);
+    else await s.cdp.send("Target.closeTarget", { targetId });
+    await Promise.race([gone, Bun.sleep(CLOSE_WAIT_MS)]);
+  } catch {
+    // Already gone.
+  } finally {
+    off();
   }
 }
 
