@@ -1,0 +1,103 @@
+/**
+ * The browser goes away and comes back. Commands in flight end with clear codes, nothing
+ * reconnects by itself, the next explicit connect or launch is a new generation, and every
+ * address of the old one (tab ids, refs, profile ids) fails with a code instead of reaching
+ * something else.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { BP, browsersUnder, killAndWait, makeBpEnv, waitFor, type BpEnv } from "../support/bp.ts";
+import { requireChromium } from "../support/chromium.ts";
+import { startFakeCdp } from "../support/fake-cdp.ts";
+import { startFixtureServer } from "../support/fixture-server.ts";
+
+requireChromium();
+const site = startFixtureServer();
+const envs: BpEnv[] = [];
+function newEnv(extra: Record<string, string> = {}): BpEnv {
+  const e = makeBpEnv(extra);
+  envs.push(e);
+  return e;
+}
+
+afterAll(async () => {
+  for (const e of envs) await e.cleanup();
+  site.stop();
+});
+
+type Json = Record<string, unknown> & { ok: boolean; code?: string; context?: Record<string, unknown> };
+
+function spawnBp(env: BpEnv, args: string[], key: string): Promise<Json> {
+  const proc = Bun.spawn([BP, ...args], { env: { ...env.env, BROWSER_PILOT_CLIENT_KEY: key }, stdin: "ignore", stdout: "pipe", stderr: "ignore" });
+  return (async () => {
+    const [out] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    return JSON.parse(out.trim().split("\n").at(-1) ?? "{}") as Json;
+  })();
+}
+
+async function dispatched(env: BpEnv, key: string): Promise<boolean> {
+  const r = await env.run(["commands", "--status", "dispatched"], { key });
+  return (r.json.commands as unknown[] | undefined)?.length === 1;
+}
+
+const button = `${site.a}/echo?html=${encodeURIComponent("<title>Work</title><button>Go</button>")}`;
+
+describe("the browser killed and started again", () => {
+  test("in-flight commands end clearly; the new generation refuses every old tab id, ref and profile id", async () => {
+    const env = newEnv();
+    expect((await env.run(["launch", "--headless"], { key: "agent-a" })).json).toMatchObject({ ok: true, browser: { generation: 1 } });
+    expect((await env.run(["open", button, "--new"], { key: "agent-a" })).json).toMatchObject({ ok: true, tab: "t1" });
+    expect((await env.run(["snapshot"], { key: "agent-a" })).stdout).toContain("Go");
+    const [old] = (await env.run(["profiles"], { key: "agent-a" })).json.profiles as { id: string }[];
+    expect((await env.run(["profile", old?.id ?? ""], { key: "agent-a" })).json.ok).toBe(true);
+
+    expect((await env.run(["open", `${site.a}/`, "--new"], { key: "reader" })).json.ok).toBe(true);
+    expect((await env.run(["open", `${site.a}/`, "--new"], { key: "writer" })).json.ok).toBe(true);
+    const read = spawnBp(env, ["wait", "--text", "never appears", "--timeout", "30000"], "reader");
+    const write = spawnBp(env, ["eval", "new Promise(() => {})", "--timeout", "30000"], "writer");
+    await waitFor(async () => (await dispatched(env, "reader")) && (await dispatched(env, "writer")), 10_000, "both commands in flight");
+
+    for (const pid of browsersUnder(env.home)) await killAndWait(pid, "SIGKILL");
+    expect(await read).toMatchObject({ ok: false, code: "browser_disconnected", retryable: true });
+    expect(await write).toMatchObject({ ok: false, code: "unknown_outcome" });
+    expect((await env.run(["status"], { key: "agent-a" })).json).toMatchObject({ browser: { state: "disconnected" }, recovery: { required: true } });
+
+    expect((await env.run(["launch", "--headless"], { key: "agent-a" })).json).toMatchObject({ ok: true, reused: false, browser: { generation: 2 } });
+    expect((await env.run(["tab", "t1"], { key: "agent-a" })).json).toMatchObject({ ok: false, code: "tab_not_found", context: { reason: "browser_reconnected" } });
+    // The old selection (and with it every ref observed in it) is gone, said with a code.
+    expect((await env.run(["click", "1"], { key: "agent-a" })).json).toMatchObject({ ok: false, code: "no_selected_tab" });
+    expect((await env.run(["open", button, "--new", "--profile", old?.id ?? ""], { key: "agent-a" })).json).toMatchObject({
+      ok: false,
+      code: "profile_context_stale",
+      context: { reason: "browser_reconnected" },
+    });
+    // Its own earlier choice is not quietly moved to whatever profile exists now.
+    expect((await env.run(["open", button, "--new"], { key: "agent-a" })).json).toMatchObject({ ok: false, code: "profile_context_stale" });
+    const [fresh] = (await env.run(["profiles"], { key: "agent-a" })).json.profiles as { id: string }[];
+    expect(fresh?.id).not.toBe(old?.id);
+    expect((await env.run(["profile", fresh?.id ?? ""], { key: "agent-a" })).json.ok).toBe(true);
+    expect((await env.run(["open", button, "--new"], { key: "agent-a" })).json).toMatchObject({ ok: true, tab: "t2", created: true });
+  });
+});
+
+describe("no reconnect by itself; explicit reconnects share one attempt", () => {
+  test("after a drop, passive and failing commands open no socket; eight concurrent connects make one", async () => {
+    const fake = startFakeCdp({ upgradeDelayMs: 300 });
+    const env = newEnv({ HOME: fake.home });
+    try {
+      expect((await env.run(["connect"], { key: "k-0" })).json).toMatchObject({ ok: true, browser: { generation: 1 } });
+      expect(fake.upgrades()).toBe(1);
+      fake.dropAll();
+      await waitFor(async () => (await env.run(["tabs"], { key: "k-0" })).json.code === "browser_disconnected", 5000, "loss noticed");
+      expect((await env.run(["status"], { key: "k-0" })).json).toMatchObject({ browser: { state: "disconnected" } });
+      expect((await env.run(["open", `${site.a}/`, "--new"], { key: "k-1" })).json.code).toBe("browser_disconnected");
+      expect(fake.upgrades()).toBe(1);
+      const again = await Promise.all(Array.from({ length: 8 }, (_, i) => env.run(["connect"], { key: `k-${i}` })));
+      for (const r of again) expect(r.json).toMatchObject({ ok: true, browser: { generation: 2 } });
+      expect(again.filter((r) => r.json.reused === false)).toHaveLength(1);
+      expect(fake.upgrades()).toBe(2);
+    } finally {
+      await env.stop();
+      fake.stop();
+    }
+  });
+});
