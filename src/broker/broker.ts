@@ -5,6 +5,8 @@ import { Agent, AgentRegistry } from "./agents.ts";
 import { BrowserConnection, type BrowserInfo } from "./browser.ts";
 import { CommandRuntime } from "./commands/runtime.ts";
 import type { BrokerState, HandlerTable } from "./context/types.ts";
+import { HandoffControl } from "./handoff/control.ts";
+import { noticeLine, renderNotice } from "./handoff/notice.ts";
 import type { TargetRecord } from "./targets.ts";
 
 /** An agent that has not run a command for this long loses its tabs and control. */
@@ -28,6 +30,8 @@ export class Broker implements BrokerState {
   /** Command records, deadlines, cancellation and idempotency (src/broker/commands). */
   readonly commands: CommandRuntime = new CommandRuntime(this);
   private readonly queues = new Map<string, Promise<unknown>>();
+  /** Tabs handed to a person: the admission gate, control leases and handback notices. */
+  readonly handoff: HandoffControl = new HandoffControl(this);
 
   constructor(
     readonly paths: BpPaths,
@@ -43,10 +47,24 @@ export class Broker implements BrokerState {
     const handler = Object.hasOwn(this.handlers, req.command) ? this.handlers[req.command] : undefined;
     if (!handler) throw new BpError("invalid_argument", `Unknown command '${req.command}'.`, { context: { field: "command" } });
     try {
-      return await this.commands.run(req, handler);
+      return this.withNotices(req, await this.commands.run(req, handler));
     } finally {
+      this.handoff.finish(req.invocation);
       this.lastActivity = Date.now();
     }
+  }
+
+  /** The next reply of an agent after a handback of a tab it handed off or was blocked on says what changed. */
+  private withNotices(req: CallRequest, reply: Record<string, unknown>): Record<string, unknown> {
+    const pending = this.handoff.takeNotices(req.clientKey);
+    const agent = this.agents.get(req.clientKey);
+    if (!pending || !agent) return reply;
+    const visible = new Set(this.visibleTabs(agent, req.tabAccess));
+    const handbacks = pending.map((n) => renderNotice(n, agent, this.browser, (t) => visible.has(t)));
+    // A copy: the stored reply of a request id must not repeat the notice on replay.
+    const out: Record<string, unknown> = { ...reply, handbacks };
+    if (typeof reply.text === "string") out.text = [reply.text, ...handbacks.map(noticeLine)].join("\n");
+    return out;
   }
 
   cancel(invocation: string): Promise<unknown> {
@@ -57,6 +75,7 @@ export class Broker implements BrokerState {
   exclusive<T>(targetId: string, fn: () => Promise<T>): Promise<T> {
     const prev = this.queues.get(targetId) ?? Promise.resolve();
     const guarded = () => {
+      this.handoff.assertQueueOpen(targetId);
       this.commands.enterLock();
       return fn();
     };
@@ -125,6 +144,7 @@ export class Broker implements BrokerState {
     }
     this.orphans = { endpoint: conn.info.endpoint, managed };
     this.lastLoss = { reason, at: new Date().toISOString(), generation: conn.generation };
+    this.handoff.dropGeneration(conn.generation);
     for (const agent of this.agents.all()) agent.selected = undefined;
   }
 
@@ -156,6 +176,9 @@ export class Broker implements BrokerState {
   /** Closes the agent's managed tabs and releases every tab it controls; user tabs stay open. */
   async releaseAgent(agent: Agent, expired = false): Promise<string[]> {
     const closed: string[] = [];
+    // Its tabs under human control come back first, so no person is left on a tab that closes.
+    for (const ep of this.handoff.all()) if (ep.by === agent.key) await this.handoff.end(ep.targetId, "agent_released");
+    this.handoff.forgetAgent(agent.key);
     const browser = this.browser;
     if (browser) {
       for (const t of [...browser.targets.byId.values()]) {
@@ -179,7 +202,8 @@ export class Broker implements BrokerState {
   sweep(): void {
     const now = Date.now();
     for (const agent of this.agents.all()) {
-      if (now - agent.lastUsed > this.leaseMs) void this.releaseAgent(agent, true);
+      // An agent waiting on a person is not idle.
+      if (now - agent.lastUsed > this.leaseMs && !this.handoff.holds(agent.key)) void this.releaseAgent(agent, true);
     }
   }
 

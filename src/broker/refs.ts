@@ -26,6 +26,8 @@ export class TabObservation {
   previous: { url: string; nextRef: number } | undefined;
   /** Whether this agent's latest observation of the tab (in any document) showed a login surface. */
   authSeen: boolean | undefined;
+  /** Refs numbered below this were invalidated when a person handed the tab back. */
+  humanControlBelow: number | undefined;
 
   constructor(
     readonly generation: number,

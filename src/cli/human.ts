@@ -25,6 +25,7 @@ const FORMATTERS: Record<string, Formatter> = {
       const sel = session.selectedTab as R | null | undefined;
       lines.push(`Agent: ${String(session.tabs ?? 0)} tab(s)${sel ? `; selected ${String(sel.id)} ${clean(sel.url)}` : ""}`);
     }
+    for (const h of (r.humanControl as R[] | undefined) ?? []) lines.push(`Human control: ${String(h.tab)} until ${String(h.until)}${h.yours ? " (handed off by you)" : ""}${h.message ? `: ${clean(h.message, 120)}` : ""}`);
     for (const b of (r.browsers as R[] | undefined) ?? []) lines.push(browserLine(b));
     if (recovery.required) lines.push(`action: ${String(recovery.action ?? recovery.code)}`);
     return lines.join("\n");
@@ -54,6 +55,12 @@ const FORMATTERS: Record<string, Formatter> = {
   open: (r) => `✓ ${r.created ? "Opened" : "Navigated"} ${String(r.tab)} ${clean(r.url)}  ${clean(r.title, 80)}`,
   close: (r) => `✓ Closed ${(r.closed as string[]).length} tab(s); ${String(r.remaining)} remaining`,
   eval: (r) => typeof r.hint === "string" && r.dialog !== undefined ? r.hint : (typeof r.value === "string" ? r.value : JSON.stringify(r.value, null, 2) ?? String(r.value)) + (r.truncated ? "\n... [truncated]" : ""),
+  handoff: (r) =>
+    r.control === "automation"
+      ? `✓ ${String(r.tab)} is back under automation`
+      : `✓ ${String(r.tab)} is with a person${r.control === "draining" ? " once running commands finish" : ""} until ${String(r.until)}${r.hint ? `\nhint: ${String(r.hint)}` : ""}`,
+  handback: (r) => `✓ ${String(r.tab)} is back under automation`,
+  view: (r) => `Viewer for ${String(r.tab)} (open once, keep private): ${String(r.url)}`,
   schema: (r) => JSON.stringify({ args: r.args, result: r.result }, null, 2),
 };
 
@@ -78,8 +85,18 @@ function browserLine(b: R): string {
 
 export function humanize(command: string, result: R): string {
   const f = FORMATTERS[command];
-  if (f) return f(result);
-  const { ok: _ok, ...rest } = result;
-  const text = JSON.stringify(rest);
-  return text === "{}" ? "✓ Done" : text;
+  const { ok: _ok, handbacks, ...rest } = result;
+  const text = f ? f(result) : JSON.stringify(rest) === "{}" ? "✓ Done" : JSON.stringify(rest);
+  return Array.isArray(handbacks) ? [text, ...(handbacks as R[]).map(handbackLine)].join("\n") : text;
+}
+
+/** A tab this agent handed off or was blocked on came back: what changed. */
+export function handbackLine(n: R): string {
+  const parts = [`handback: ${String(n.tab)} (${String(n.ended)})`];
+  if (n.url !== undefined) parts.push(`url ${clean(n.url)}`);
+  if (n.title !== undefined) parts.push(`title ${clean(n.title, 80)}`);
+  if (n.authentication_surface !== undefined) parts.push(`sign-in ${String(n.authentication_surface)}`);
+  if (Array.isArray(n.newTabs)) parts.push(`new tabs ${(n.newTabs as R[]).map((t) => String(t.id)).join(", ")}`);
+  if (n.closed) parts.push("closed");
+  return `${parts.join("; ")}; refs of ${String(n.tab)} are stale, observe again`;
 }

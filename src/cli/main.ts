@@ -93,7 +93,8 @@ export async function runCli(argv: string[]): Promise<void> {
         return;
       }
     }
-    const reply = await send(paths, call, timeoutMs + REPLY_GRACE_MS, mode, parsed.def.mutating === true);
+    const once = (c: Omit<CallRequest, "token">) => send(paths, c, timeoutMs + REPLY_GRACE_MS, mode, parsed.def.mutating === true);
+    const reply = name === "handoff" && args.wait === true ? await (await import("./handoff-wait.ts")).waitForHandback(call, once) : await once(call);
     if (reply.ok === true) printResult(name, reply, mode);
     else fail(reply as unknown as ErrorShape, mode);
   } catch (err) {

@@ -1,7 +1,7 @@
 import { fstatSync } from "node:fs";
 import { boundErrorShape, DEFAULT_HINTS, type ErrorShape } from "../shared/errors.ts";
 import { jsonLine } from "../shared/json-line.ts";
-import { humanize } from "./human.ts";
+import { handbackLine, humanize } from "./human.ts";
 
 export type Mode = "json" | "human";
 
@@ -40,6 +40,8 @@ export function printResult(command: string, result: Record<string, unknown>, mo
 
 export function printError(err: ErrorShape, mode: Mode): void {
   const shape: ErrorShape = boundErrorShape(err);
+  // Handback notices ride on failures too; the agent must not lose them.
+  if (Array.isArray(err.handbacks)) shape.handbacks = err.handbacks;
   if (shape.hint === undefined && DEFAULT_HINTS[shape.code] !== undefined) shape.hint = DEFAULT_HINTS[shape.code];
   if (mode === "json") {
     console.log(jsonLine(orderError(shape)));
@@ -49,6 +51,7 @@ export function printError(err: ErrorShape, mode: Mode): void {
   if (shape.hint) lines.push(`  hint: ${shape.hint}`);
   if (shape.remediation) lines.push(`  action: ${shape.remediation.message}`);
   console.error(lines.join("\n"));
+  for (const n of shape.handbacks ?? []) console.error(handbackLine(n));
 }
 
 function orderError(e: ErrorShape): ErrorShape {
@@ -56,5 +59,6 @@ function orderError(e: ErrorShape): ErrorShape {
   if (e.hint !== undefined) out.hint = e.hint;
   if (e.context !== undefined) out.context = e.context;
   if (e.remediation !== undefined) out.remediation = e.remediation;
+  if (e.handbacks !== undefined) out.handbacks = e.handbacks;
   return out;
 }

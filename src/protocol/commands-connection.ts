@@ -18,6 +18,17 @@ export const status = defineCommand({
       tabs: v.optional(v.number()),
       selectedTab: v.optional(v.nullable(v.object({ id: v.string(), title: v.string(), url: v.string() }))),
     }),
+    humanControl: v.optional(
+      v.array(
+        v.object({
+          tab: v.string(),
+          phase: v.picklist(["draining", "human", "returning"]),
+          until: v.string(),
+          message: v.optional(v.string()),
+          yours: v.optional(v.pipe(v.literal(true), v.description("This agent handed it off"))),
+        }),
+      ),
+    ),
     commands: v.optional(v.object({ active: v.array(v.record(v.string(), v.unknown())), uncertain: v.array(v.record(v.string(), v.unknown())) })),
     recovery: v.object({ required: v.boolean(), code: v.optional(v.string()), action: v.optional(v.string()), remediation: v.optional(remediationSchema) }),
   }),

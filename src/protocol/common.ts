@@ -27,7 +27,7 @@ export const tabSchema = v.object({
   title: v.string(),
   url: v.string(),
   selected: v.boolean(),
-  control: v.picklist(["available", "controlled", "busy"]),
+  control: v.picklist(["available", "controlled", "busy", "human"]),
 });
 
 export const connectedBrowserSchema = v.object({

@@ -15,6 +15,7 @@ const MODULES = {
   capture: () => import("./commands-capture.ts"),
   actions: () => import("./commands-actions.ts"),
   reliability: () => import("./commands-reliability.ts"),
+  handoff: () => import("./commands-handoff.ts"),
   reference: () => import("./commands-reference.ts"),
 } as const;
 export type CommandModule = keyof typeof MODULES;
@@ -29,6 +30,7 @@ export const COMMAND_INDEX: Readonly<Record<string, CommandModule>> = {
   click: "actions", type: "actions", keyboard: "actions", press: "actions", scroll: "actions", hover: "actions", drag: "actions",
   dropdown: "actions", select: "actions", upload: "actions", dialogs: "actions", dialog: "actions",
   wait: "reliability", commands: "reliability", command: "reliability", cancel: "reliability",
+  handoff: "handoff", handback: "handoff",
   schema: "reference",
 };
 

@@ -54,6 +54,8 @@ export interface ErrorShape {
   hint?: string;
   context?: Record<string, unknown>;
   remediation?: Remediation;
+  /** Handback notices the broker adds to whatever reply an agent gets next (see 'bp handoff'). */
+  handbacks?: Record<string, unknown>[];
 }
 
 export interface ErrorOptions {

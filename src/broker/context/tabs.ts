@@ -31,6 +31,8 @@ export function resolveTab(ctx: CallContext, id: string): Selected {
   if (ctx.req.tabAccess === "own" && (rec.origin === "user_tab" || rec.creator !== agent.key)) {
     throw new BpError("tab_not_found", `No tab ${id}. Run 'bp tabs'.`, { context: { tab: id, reason: "unknown_tab" } });
   }
+  // The admission gate: a tab under human control refuses every command at once.
+  ctx.broker.handoff.admit(ctx.req, rec.targetId, id);
   return { browser, agent, rec, id };
 }
 

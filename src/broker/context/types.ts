@@ -3,6 +3,7 @@ import type { BpPaths } from "../../shared/paths.ts";
 import type { Agent, AgentRegistry } from "../agents.ts";
 import type { BrowserConnection, BrowserInfo } from "../browser.ts";
 import type { CommandRecord, CommandStore } from "../commands/store.ts";
+import type { HandoffControl } from "../handoff/control.ts";
 import type { TargetRecord } from "../targets.ts";
 
 /**
@@ -24,6 +25,8 @@ export interface BrokerState {
   exclusive<T>(targetId: string, fn: () => Promise<T>): Promise<T>;
   visibleTabs(agent: Agent, access: "all" | "own"): TargetRecord[];
   releaseAgent(agent: Agent, expired?: boolean): Promise<string[]>;
+  /** Tabs handed to a person: the admission gate, control leases and handback notices. */
+  readonly handoff: HandoffControl;
 }
 
 export interface CallContext {

@@ -35,6 +35,8 @@ const status: Handler = {
     } else {
       out.session = { state: "none" };
     }
+    const human = humanControl(ctx);
+    if (human.length > 0) out.humanControl = human;
     // Commands still running, and ones whose outcome is unknown, so an agent knows what to inspect.
     const store = broker.commands.store;
     const active = store.list(req.clientKey, ["accepted", "dispatched"], 20).map(publicCommand);
@@ -44,6 +46,25 @@ const status: Handler = {
     return out;
   },
 };
+
+/** Tabs under human control that the caller may address, in its own tab ids. */
+function humanControl(ctx: CallContext): Record<string, unknown>[] {
+  const conn = ctx.broker.browser;
+  // Status creates no agent state unless there is something to show in this agent's tab ids.
+  if (!conn || conn.closed || ctx.broker.handoff.all().length === 0) return [];
+  const agent = ctx.agent();
+  const visible = new Set(ctx.broker.visibleTabs(agent, ctx.req.tabAccess).map((t) => t.targetId));
+  return ctx.broker.handoff
+    .all()
+    .filter((ep) => ep.generation === conn.generation && visible.has(ep.targetId))
+    .map((ep) => ({
+      tab: agent.idFor(ep.targetId, conn.generation),
+      phase: ep.phase,
+      until: new Date(ep.endsAt).toISOString(),
+      ...(ep.message !== undefined ? { message: ep.message } : {}),
+      ...(ep.by === agent.key ? { yours: true } : {}),
+    }));
+}
 
 /** Chooses the browser to connect to among passive candidates; never guesses between several. */
 function pickCandidate(all: BrowserCandidate[], filter: string | undefined): BrowserCandidate {

@@ -1,6 +1,7 @@
 import { ACTION_HANDLERS } from "./actions.ts";
 import { CAPTURE_HANDLERS } from "./capture.ts";
 import { CONNECTION_HANDLERS } from "./connection.ts";
+import { HANDOFF_HANDLERS } from "./handoff.ts";
 import { INSPECT_HANDLERS } from "./inspect.ts";
 import { OBSERVE_HANDLERS } from "./observe.ts";
 import { PAGE_HANDLERS } from "./page.ts";
@@ -21,4 +22,5 @@ export const HANDLERS: Record<string, Handler> = {
   ...CAPTURE_HANDLERS,
   ...ACTION_HANDLERS,
   ...RELIABILITY_HANDLERS,
+  ...HANDOFF_HANDLERS,
 };

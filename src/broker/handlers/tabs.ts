@@ -9,7 +9,9 @@ import { arg, type CallContext, type Handler } from "../context/types.ts";
 function describe(ctx: CallContext, rec: TargetRecord) {
   const agent = ctx.agent();
   const browser = ctx.broker.requireBrowser();
-  const control = rec.controller === undefined || !ctx.broker.agents.get(rec.controller) ? "available" : rec.controller === agent.key ? "controlled" : "busy";
+  const control = ctx.broker.handoff.get(rec.targetId)
+    ? "human"
+    : rec.controller === undefined || !ctx.broker.agents.get(rec.controller) ? "available" : rec.controller === agent.key ? "controlled" : "busy";
   const profile = profileOf(browser, rec);
   return {
     id: agent.idFor(rec.targetId, browser.generation),
@@ -143,7 +145,8 @@ const close: Handler = {
     const closed: string[] = [];
     if (arg<boolean>(ctx, "all")) {
       for (const t of [...browser.targets.byId.values()]) {
-        if (t.origin === "user_tab" || t.creator !== agent.key) continue;
+        // A person is using it: it stays open until handed back.
+        if (t.origin === "user_tab" || t.creator !== agent.key || ctx.broker.handoff.get(t.targetId)) continue;
         const id = agent.idFor(t.targetId, browser.generation);
         await browser.closeTarget(t).catch(() => undefined);
         agent.forgetTarget(t.targetId);

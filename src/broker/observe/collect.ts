@@ -45,6 +45,7 @@ export async function currentObservation(browser: BrowserConnection, rec: Target
     obs.previous = { url: old.url, nextRef: old.nextRef };
     // A login carries across documents: it is entered on one page and left on the next.
     obs.authSeen = old.authSeen;
+    obs.humanControlBelow = old.humanControlBelow;
   }
   agent.observations.set(rec.targetId, obs);
   return { obs, mainFrameId: main.id, replaced: old !== undefined };

@@ -15,7 +15,8 @@ export type StaleReason =
   | "frame_detached"
   | "target_closed"
   | "browser_reconnected"
-  | "node_detached";
+  | "node_detached"
+  | "human_control";
 
 export interface ResolvedRef {
   ref: number;
@@ -43,6 +44,8 @@ export async function resolveRef(sel: Selected, ref: number): Promise<ResolvedRe
   if (obs.generation !== browser.generation) throw staleRef(ref, "browser_reconnected");
   const binding = obs.refs.get(ref);
   if (!binding) {
+    // The tab was handed to a person and back since this ref was shown: observe again.
+    if (obs.humanControlBelow !== undefined && ref < obs.humanControlBelow) throw staleRef(ref, "human_control");
     // A ref from the document this agent saw before (an action's reply already observed the new one).
     const prev = obs.previous;
     if (prev && ref < prev.nextRef && !obs.last?.candidateRefs.includes(ref)) throw staleRef(ref, prev.url === obs.url ? "document_replaced" : "navigation");

@@ -1,0 +1,82 @@
+/**
+ * What a tab looked like when it was handed to a person and what changed by the time it came
+ * back: URL, title, whether a sign-in surface is showing, and tabs that appeared meanwhile.
+ * Read from the browser's own records and our isolated world, never from the page's globals.
+ */
+import type { BrowserConnection } from "../browser.ts";
+import type { TargetRecord } from "../targets.ts";
+import { runInWorld } from "../world.ts";
+import type { Baseline, Changes } from "./types.ts";
+
+const CHECK_MS = 2_000;
+
+/** Runs in our isolated world: is a sign-in or 2FA field visible in the top document? */
+const AUTH_SOURCE = `(w) => {
+  const d = w.document;
+  const fields = d.querySelectorAll('input[type="password"], input[autocomplete="one-time-code"]');
+  for (const el of fields) {
+    const r = el.getBoundingClientRect();
+    const s = w.getComputedStyle(el);
+    if (r.width > 0 && r.height > 0 && s.visibility !== "hidden" && s.display !== "none") return true;
+  }
+  return false;
+}`;
+
+async function authSurface(browser: BrowserConnection, rec: TargetRecord): Promise<boolean | undefined> {
+  try {
+    const session = await browser.session(rec);
+    const { frameTree } = await session.send("Page.getFrameTree", undefined, { timeoutMs: CHECK_MS });
+    return await runInWorld<boolean>(session, frameTree.frame.id, AUTH_SOURCE, null, CHECK_MS);
+  } catch {
+    // A page that does not answer (busy script, crashed renderer) has no known auth state.
+    return undefined;
+  }
+}
+
+export async function takeBaseline(browser: BrowserConnection, rec: TargetRecord): Promise<Baseline> {
+  await refreshInfo(browser, rec);
+  return { url: rec.url, title: rec.title, auth: await authSurface(browser, rec), tabs: new Set(browser.targets.eligible().map((t) => t.targetId)) };
+}
+
+async function refreshInfo(browser: BrowserConnection, rec: TargetRecord): Promise<void> {
+  try {
+    const { targetInfo } = await browser.cdp.send("Target.getTargetInfo", { targetId: rec.targetId }, { timeoutMs: CHECK_MS });
+    rec.url = targetInfo.url;
+    rec.title = targetInfo.title;
+  } catch {
+    // closed meanwhile: the resync below removes it
+  }
+}
+
+/**
+ * Rebuilds the target table from the browser's own list: a person may have opened, closed or
+ * navigated tabs, and events can be missed while a renderer was busy.
+ */
+export async function resyncTargets(browser: BrowserConnection): Promise<void> {
+  const { targetInfos } = await browser.cdp.send("Target.getTargets", undefined, { timeoutMs: CHECK_MS });
+  const live = new Set<string>();
+  for (const info of targetInfos) {
+    live.add(info.targetId);
+    browser.targets.upsert(info);
+  }
+  for (const id of [...browser.targets.byId.keys()]) if (!live.has(id)) browser.targets.remove(id);
+}
+
+export async function changesSince(browser: BrowserConnection, targetId: string, before: Baseline | undefined): Promise<Changes> {
+  await resyncTargets(browser).catch(() => undefined);
+  const rec = browser.targets.byId.get(targetId);
+  const newTargets = browser.targets
+    .eligible()
+    .map((t) => t.targetId)
+    .filter((id) => id !== targetId && before !== undefined && !before.tabs.has(id));
+  if (!rec) return { newTargets, closed: true };
+  await refreshInfo(browser, rec);
+  const out: Changes = { newTargets };
+  if (!before || rec.url !== before.url) out.url = rec.url;
+  if (!before || rec.title !== before.title) out.title = rec.title;
+  const auth = await authSurface(browser, rec);
+  const was = before?.auth;
+  if (auth === true) out.authentication_surface = was === true ? "present" : "entered";
+  else if (auth === false && was === true) out.authentication_surface = "left";
+  return out;
+}

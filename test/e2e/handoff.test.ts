@@ -1,0 +1,156 @@
+/**
+ * Human takeover and handback against real Chromium: the admission gate, draining, blocked
+ * agents, lease expiry and renew bounds, stale refs and the handback notice. The "person" is
+ * a second CDP client of the same browser acting on the page, as a person at the window would.
+ * Leases run 100x faster here (BROWSER_PILOT_TEST_HANDOFF_SCALE, test-only) so the 60 s
+ * minimum is 0.6 s; the bounds the CLI validates stay 60/300/3600.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { CdpConnection } from "../../src/cdp/connection.ts";
+import { attachToTarget, type CdpSession } from "../../src/cdp/session.ts";
+import { connectWebSocket } from "../../src/cdp/transport.ts";
+import { makeBpEnv, waitFor, type BpEnv } from "../support/bp.ts";
+import { PAGES, startFixtureServer } from "../support/fixture-server.ts";
+import { listPageTargets, startUserBrowser, type UserBrowser } from "../support/user-browser.ts";
+import { LOGIN_PAGE } from "./handoff-pages.ts";
+
+const site = startFixtureServer({ ...PAGES, "/login": LOGIN_PAGE });
+let user: UserBrowser;
+let env: BpEnv;
+let person: CdpConnection;
+const A = "agent-a";
+const B = "agent-b";
+
+type Notice = { tab: string; ended: string; url?: string; title?: string; authentication_surface?: string; newTabs?: { id: string; origin: string; title: string }[]; hint: string };
+
+beforeAll(async () => {
+  user = await startUserBrowser({ url: `${site.a}/` });
+  env = makeBpEnv({ HOME: user.home, BROWSER_PILOT_TEST_HANDOFF_SCALE: "0.01" });
+  const c = await env.run(["connect", "--cdp-url", user.wsEndpoint]);
+  expect(c.json).toMatchObject({ ok: true });
+  person = new CdpConnection(await connectWebSocket(user.wsEndpoint));
+});
+
+afterAll(async () => {
+  person?.close();
+  await env.cleanup();
+  await user.stop();
+  site.stop();
+});
+
+/** The person's own view of a tab (by URL), through their browser, not through bp. */
+async function personTab(urlPart: string): Promise<CdpSession> {
+  const target = await waitFor(async () => (await listPageTargets(user.port)).find((t) => t.url.includes(urlPart)), 10_000, `tab ${urlPart}`);
+  if (!target) throw new Error(`no tab ${urlPart}`);
+  return attachToTarget(person, target.id);
+}
+
+async function personEval(s: CdpSession, expression: string): Promise<unknown> {
+  const r = await s.send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true, userGesture: true });
+  return r.result.value;
+}
+
+describe("handoff and handback", () => {
+  test("a handed-off tab refuses every agent at once; other tabs go on; the person's changes come back as a notice", async () => {
+    expect((await env.run(["open", `${site.a}/login`, "--new"], { key: A })).json).toMatchObject({ ok: true, tab: "t1" });
+    const snap = await env.run(["snapshot"], { key: A });
+    expect(JSON.stringify(snap.json.hints)).toContain("authentication_surface");
+    expect((await env.run(["open", `${site.a}/third`, "--new"], { key: B })).json).toMatchObject({ ok: true, tab: "t1" });
+    await env.run(["tab", "t1"], { key: A });
+
+    const h = await env.run(["handoff", "--message", "Please sign in", "--lease-seconds", "3600"], { key: A });
+    expect(h.json).toMatchObject({ ok: true, tab: "t1", control: "human", message: "Please sign in" });
+    const until = String(h.json.until);
+    expect(Date.parse(until)).toBeGreaterThan(Date.now());
+
+    // Reads, waits and actions of the agent that handed off, all refused at once.
+    for (const args of [["snapshot"], ["eval", "1"], ["wait", "--text", "x"], ["click", "1"], ["reload"]]) {
+      const started = Date.now();
+      const r = await env.run(args, { key: A });
+      expect(r.json).toMatchObject({ ok: false, code: "human_control", retryable: true, context: { tab: "t1", until, phase: "human" } });
+      expect(Date.now() - started).toBeLessThan(5_000);
+    }
+    // A second agent neither queues nor steals: human_control, not target_busy.
+    const tabsB = (await env.run(["tabs"], { key: B })).json.tabs as { id: string; title: string; control: string }[];
+    const handed = tabsB.find((t) => t.title === "Sign in");
+    expect(handed?.control).toBe("human");
+    const blocked = await env.run(["tab", handed?.id ?? ""], { key: B });
+    expect(blocked.json).toMatchObject({ ok: false, code: "human_control", context: { until } });
+    // Its own tab is unaffected, and so is A on another tab.
+    expect((await env.run(["eval", "document.title"], { key: B })).json).toMatchObject({ ok: true, value: "Third" });
+    const status = await env.run(["status"], { key: A });
+    expect(status.json.humanControl).toEqual([{ tab: "t1", phase: "human", until, message: "Please sign in", yours: true }]);
+
+    // The person signs in; the page opens a popup on success.
+    const tab = await personTab("/login");
+    await personEval(tab, "document.getElementById('user').value = 'ada'; document.getElementById('go').click(); true");
+    await waitFor(async () => (await listPageTargets(user.port)).some((t) => t.url.endsWith("/second")), 10_000, "popup");
+
+    const back = await env.run(["handback"], { key: "person-shell" });
+    expect(back.json).toMatchObject({ ok: true, control: "automation" });
+    expect(back.json.handbacks).toBeUndefined();
+
+    // The agent that handed off: told what changed on its next reply, whatever the command.
+    const next = await env.run(["click", "2"], { key: A });
+    expect(next.json).toMatchObject({ ok: false, code: "stale_ref", context: { ref: 2, reason: "human_control" } });
+    const notices = next.json.handbacks as Notice[];
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatchObject({ tab: "t1", ended: "handback", url: `${site.a}/login?signed-in`, title: "Welcome ada", authentication_surface: "left" });
+    expect(notices[0]?.newTabs).toMatchObject([{ origin: "managed_popup", title: "Second" }]);
+    // Once only.
+    expect((await env.run(["tabs"], { key: A })).json.handbacks).toBeUndefined();
+    // The blocked agent is told too, in its own tab ids.
+    const toldB = await env.run(["eval", "document.title"], { key: B });
+    expect(toldB.json).toMatchObject({ ok: true, value: "Third" });
+    expect((toldB.json.handbacks as Notice[])[0]).toMatchObject({ tab: handed?.id, ended: "handback", title: "Welcome ada" });
+    // A works again after observing afresh.
+    const fresh = await env.run(["snapshot"], { key: A });
+    expect(fresh.json).toMatchObject({ ok: true, title: "Welcome ada" });
+    expect((await env.run(["status"], { key: A })).json.humanControl).toBeUndefined();
+  });
+
+  test("admission closes first: a command already running finishes, new ones are refused while draining", async () => {
+    await env.run(["open", `${site.a}/second`, "--new"], { key: "agent-d" });
+    const running = env.run(["wait", "--text", "never there", "--timeout", "2500"], { key: "agent-d" });
+    await waitFor(async () => ((await env.run(["commands", "--status", "dispatched"], { key: "agent-d" })).json.commands as unknown[]).length > 0, 5_000, "wait running");
+    const handoff = env.run(["handoff", "--lease-seconds", "3600"], { key: "agent-d" });
+    const refused = await waitFor(async () => {
+      const r = await env.run(["eval", "1"], { key: "agent-d" });
+      return r.json.code === "human_control" ? r : undefined;
+    }, 5_000, "admission closed");
+    expect(refused?.json.context).toMatchObject({ phase: "draining" });
+    // The admitted wait ran to its own end, not cut by the handoff; only then control turned human.
+    expect((await running).json).toMatchObject({ ok: false, code: "wait_timeout" });
+    expect((await handoff).json).toMatchObject({ ok: true, control: "human" });
+    expect((await env.run(["handback"], { key: "agent-d" })).json).toMatchObject({ ok: true, control: "automation" });
+  });
+
+  test("lease expiry hands the tab back by itself; --wait returns the summary", async () => {
+    await env.run(["open", `${site.a}/third`, "--new"], { key: "agent-e" });
+    const started = Date.now();
+    const r = await env.run(["handoff", "--lease-seconds", "60", "--wait"], { key: "agent-e" });
+    expect(r.json).toMatchObject({ ok: true, control: "automation" });
+    expect((r.json.handbacks as Notice[])[0]).toMatchObject({ ended: "lease_ended" });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(600);
+    expect((await env.run(["eval", "document.title"], { key: "agent-e" })).json).toMatchObject({ ok: true, value: "Third" });
+  });
+
+  test("renew extends, never shortens; out-of-range leases are refused without change", async () => {
+    await env.run(["open", `${site.a}/third`, "--new"], { key: "agent-r" });
+    const h = await env.run(["handoff", "--lease-seconds", "600"], { key: "agent-r" });
+    const first = Date.parse(String(h.json.until));
+    for (const bad of ["59", "3601", "1.5", "0"]) {
+      const r = await env.run(["handoff", "--renew", "--lease-seconds", bad], { key: "agent-r" });
+      expect(r.json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "lease-seconds" } });
+    }
+    const shorter = await env.run(["handoff", "--renew", "--lease-seconds", "60"], { key: "agent-r" });
+    expect(Date.parse(String(shorter.json.until))).toBe(first);
+    const longer = await env.run(["handoff", "--renew", "--lease-seconds", "3600"], { key: "agent-r" });
+    expect(Date.parse(String(longer.json.until))).toBeGreaterThan(first);
+    expect((await env.run(["status"], { key: "agent-r" })).json.humanControl).toMatchObject([{ until: longer.json.until }]);
+    // A second handoff of the same tab is not a renew.
+    expect((await env.run(["handoff"], { key: "agent-r" })).json).toMatchObject({ ok: false, code: "human_control" });
+    expect((await env.run(["handback"], { key: "agent-r" })).json).toMatchObject({ ok: true });
+    expect((await env.run(["handoff", "--renew"], { key: "agent-r" })).json).toMatchObject({ ok: false, code: "invalid_argument", context: { reason: "not_under_human_control" } });
+  });
+});
