@@ -119,10 +119,18 @@ describe("handoff and handback", () => {
       return r.json.code === "human_control" ? r : undefined;
     }, 5_000, "admission closed");
     expect(refused?.json.context).toMatchObject({ phase: "draining" });
-    // The admitted wait ran to its own end, not cut by the handoff; only then control turned human.
-    expect((await running).json).toMatchObject({ ok: false, code: "wait_timeout" });
-    expect((await handoff).json).toMatchObject({ ok: true, control: "human" });
-    expect((await env.run(["handback"], { key: "agent-d" })).json).toMatchObject({ ok: true, control: "automation" });
+    try {
+      // The admitted wait ran to its own deadline, not cut by the handoff (wait_timeout, or
+      // command_expired when a loaded machine makes it miss its own margin); only then control
+      // turned human.
+      const waited = (await running).json;
+      expect(waited.ok).toBe(false);
+      expect(["wait_timeout", "command_expired"]).toContain(String(waited.code));
+      expect((await handoff).json).toMatchObject({ ok: true, control: "human" });
+    } finally {
+      await handoff;
+      expect((await env.run(["handback"], { key: "agent-d" })).json).toMatchObject({ ok: true, control: "automation" });
+    }
   });
 
   test("lease expiry hands the tab back by itself; --wait returns the summary", async () => {
@@ -147,7 +155,8 @@ describe("handoff and handback", () => {
     expect(Date.parse(String(shorter.json.until))).toBe(first);
     const longer = await env.run(["handoff", "--renew", "--lease-seconds", "3600"], { key: "agent-r" });
     expect(Date.parse(String(longer.json.until))).toBeGreaterThan(first);
-    expect((await env.run(["status"], { key: "agent-r" })).json.humanControl).toMatchObject([{ until: longer.json.until }]);
+    const listed = (await env.run(["status"], { key: "agent-r" })).json.humanControl as { until: string; yours?: boolean }[];
+    expect(listed.filter((h) => h.yours)).toMatchObject([{ until: longer.json.until }]);
     // A second handoff of the same tab is not a renew.
     expect((await env.run(["handoff"], { key: "agent-r" })).json).toMatchObject({ ok: false, code: "human_control" });
     expect((await env.run(["handback"], { key: "agent-r" })).json).toMatchObject({ ok: true });
