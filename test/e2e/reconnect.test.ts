@@ -36,7 +36,7 @@ function spawnBp(env: BpEnv, args: string[], key: string): Promise<Json> {
 
 async function dispatched(env: BpEnv, key: string): Promise<boolean> {
   const r = await env.run(["commands", "--status", "dispatched"], { key });
-  return (r.json.commands as unknown[] | undefined)?.length === 1;
+  return ((r.json.commands as unknown[] | undefined)?.length ?? 0) >= 1;
 }
 
 const button = `${site.a}/echo?html=${encodeURIComponent("<title>Work</title><button>Go</button>")}`;
@@ -52,13 +52,19 @@ describe("the browser killed and started again", () => {
 
     expect((await env.run(["open", `${site.a}/`, "--new"], { key: "reader" })).json.ok).toBe(true);
     expect((await env.run(["open", `${site.a}/`, "--new"], { key: "writer" })).json.ok).toBe(true);
+    expect((await env.run(["open", `${site.a}/`, "--new"], { key: "shooter" })).json.ok).toBe(true);
     const read = spawnBp(env, ["wait", "--text", "never appears", "--timeout", "30000"], "reader");
     const write = spawnBp(env, ["eval", "new Promise(() => {})", "--timeout", "30000"], "writer");
-    await waitFor(async () => (await dispatched(env, "reader")) && (await dispatched(env, "writer")), 10_000, "both commands in flight");
+    // A page whose main thread is stuck holds a screenshot in flight: when the browser dies
+    // its tab session goes first, and the answer must still be the browser, not the tab.
+    expect((await env.run(["eval", "setTimeout(() => { const t = Date.now(); while (Date.now() - t < 30000); }, 50); 1"], { key: "shooter" })).json.ok).toBe(true);
+    const shots = [["snapshot"], ["read"], ["screenshot"]].map((c) => spawnBp(env, [...c, "--timeout", "30000"], "shooter"));
+    await waitFor(async () => (await dispatched(env, "reader")) && (await dispatched(env, "writer")) && (await dispatched(env, "shooter")), 10_000, "commands in flight");
 
     for (const pid of browsersUnder(env.home)) await killAndWait(pid, "SIGKILL");
     expect(await read).toMatchObject({ ok: false, code: "browser_disconnected", retryable: true });
     expect(await write).toMatchObject({ ok: false, code: "unknown_outcome" });
+    for (const shot of shots) expect(await shot).toMatchObject({ ok: false, code: "browser_disconnected", retryable: true });
     expect((await env.run(["status"], { key: "agent-a" })).json).toMatchObject({ browser: { state: "disconnected" }, recovery: { required: true } });
 
     expect((await env.run(["launch", "--headless"], { key: "agent-a" })).json).toMatchObject({ ok: true, reused: false, browser: { generation: 2 } });

@@ -204,10 +204,19 @@ export class CommandRuntime {
     run.stop(err);
   }
 
+  private lostBrowser(run: Running): boolean {
+    return run.conn !== undefined && (run.conn.closed || this.broker.browser !== run.conn);
+  }
+
   private classify(run: Running, err: unknown): { status: CommandStatus; error: BpError } {
     // No browser was connected when the command was accepted: nothing can have reached one.
     if (err instanceof BpError && err.code === "browser_disconnected" && run.conn === undefined) return { status: "completed", error: err };
     const uncertain = run.mutating && this.dispatched(run);
+    // The browser link this command was accepted on is gone: whatever failed first (a tab's
+    // session, a navigation wait), the answer is that the browser went away.
+    if (this.lostBrowser(run) && !(err instanceof BpError && FINAL_ON_LOSS.has(err.code))) {
+      err = cdpTransportError(run, "closed", "browser connection lost");
+    }
     if (err instanceof BpError) {
       if (err.code === "unknown_outcome") return { status: "unknown_outcome", error: err };
       if (uncertain && (err.code === "browser_disconnected" || err.code === "command_cancelled" || err.code === "command_expired")) {
@@ -268,6 +277,9 @@ function cdpTransportError(run: Running, kind: string, message: string): BpError
     remediation: { code: "connect_browser", message: "Run 'bp connect' for a running browser or 'bp launch' to start one.", actionRequired: true },
   });
 }
+
+/** Codes that already say what happened when the browser goes away mid-command. */
+const FINAL_ON_LOSS = new Set(["unknown_outcome", "browser_disconnected", "command_cancelled", "command_expired"]);
 
 function errorReply(err: BpError): Reply {
   return { ...err.toJSON() };
