@@ -34,7 +34,9 @@ const FORMATTERS: Record<string, Formatter> = {
     const list = r.browsers as R[];
     return list.length === 0 ? "No installed supported browsers found." : list.map(browserLine).join("\n");
   },
-  connect: (r) => `✓ Connected to ${clean((r.browser as R).product)}${r.reused ? " (already connected)" : ""}`,
+  connect: (r) =>
+    `✓ Connected to ${clean((r.browser as R).product)}${r.reused ? " (already connected)" : ""}` +
+    (r.profileSelectionRequired ? `\n${(r.profiles as R[]).length} profiles are open: 'bp profiles', then 'bp profile <id>' before 'open --new'` : ""),
   launch: (r) => `✓ ${r.reused ? "Reusing" : "Launched"} ${clean((r.browser as R).product)} (profile ${String(r.profile)}${r.headless ? ", headless" : ""})`,
   disconnect: (r) => `✓ Disconnected${r.brokerStopped ? "; broker stopped" : ""}`,
   tabs: (r) => {

@@ -56,7 +56,13 @@ export const connect = defineCommand({
     browser: optText("Browser id or name from 'bp browsers'"),
     "cdp-url": optText("Browser-level ws:// or wss:// endpoint of a remote browser; headers as a JSON object on stdin"),
   }),
-  result: ok({ browser: connectedBrowserSchema, reused: v.boolean() }),
+  result: ok({
+    browser: connectedBrowserSchema,
+    reused: v.boolean(),
+    /** Several profiles are open and nothing says which one this agent's new tabs go to. */
+    profileSelectionRequired: v.optional(v.literal(true)),
+    profiles: v.optional(v.array(v.object({ id: v.string(), label: v.string(), tabCount: v.number() }))),
+  }),
   example: "bp connect --browser chromium",
   runs: "broker",
 });

@@ -55,7 +55,10 @@ beforeAll(async () => {
   }, 20_000, "both profile windows");
   env = makeBpEnv();
   env.env.HOME = user.home;
-  expect((await env.run(["connect"])).json).toMatchObject({ ok: true, browser: { source: "discovered" } });
+  const c = await env.run(["connect"]);
+  // Connecting already says that new tabs need a profile choice.
+  expect(c.json).toMatchObject({ ok: true, browser: { source: "discovered" }, profileSelectionRequired: true });
+  expect((c.json.profiles as { label: string }[]).map((p) => p.label).sort()).toEqual(["Profile 1", "Profile 2"]);
   // Each profile keeps its own storage: what a tab reads back proves which profile it is in.
   for (const [title, who] of [["Work home", "work"], ["Personal home", "personal"]] as const) {
     const t = (await tabs("setup")).find((x) => x.title === title);
@@ -88,6 +91,9 @@ describe("profiles of one browser", () => {
     expect(list.flatMap((p) => p.tabs.map((t) => t.title)).sort()).toEqual(["Personal home", "Work home"]);
     // Raw CDP context and target ids (32 hex digits) never appear.
     expect(r.stdout).not.toMatch(/[0-9A-F]{32}/);
+    const human = await env.run(["profiles", "--human"], { key: "lister" });
+    expect(human.stdout).toMatch(/p[0-9a-z]{6} {2}Profile 1 {2}1 tab\(s\)/);
+    expect(human.stdout).toContain("Work home");
     expect(await pageIds()).toEqual(before);
     const listed = await tabs("lister");
     const work = list.find((p) => p.tabs.some((t) => t.title === "Work home"));

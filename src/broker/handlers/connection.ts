@@ -6,6 +6,7 @@ import { BUILD_TARGET, VERSION } from "../../shared/version.ts";
 import type { BrowserConnection } from "../browser.ts";
 import { hasDisplay, launchBrowser } from "../launch.ts";
 import { remoteBrowser, remoteConnectError } from "../remote.ts";
+import { profileChoiceNeeded } from "./profiles.ts";
 import { arg, type CallContext, type Handler } from "../context/types.ts";
 
 function browserSummary(conn: BrowserConnection) {
@@ -99,7 +100,7 @@ const connect: Handler = {
       try {
         const { conn, reused } = await ctx.broker.attach(info);
         ctx.agent();
-        return { browser: browserSummary(conn), reused };
+        return { browser: browserSummary(conn), reused, ...profileChoiceNeeded(ctx, conn) };
       } catch (err) {
         throw remoteConnectError(cdpUrl, err);
       }
@@ -108,7 +109,7 @@ const connect: Handler = {
     try {
       const { conn, reused } = await ctx.broker.attach({ id: candidate.id, product: candidate.product, source: "discovered", endpoint: candidate.endpoint ?? "", userDataRoot: candidate.userDataRoot });
       ctx.agent();
-      return { browser: browserSummary(conn), reused };
+      return { browser: browserSummary(conn), reused, ...profileChoiceNeeded(ctx, conn) };
     } catch (err) {
       if (err instanceof BpError && err.code !== "browser_not_authorized") throw err;
       throw new BpError("browser_not_authorized", `Could not connect to ${candidate.product}: ${(err as Error).message}`, {

@@ -48,6 +48,16 @@ export function profileSummary(ctx: CallContext, browser: BrowserConnection, p: 
   };
 }
 
+/**
+ * For connect: when the browser has several profiles open and nothing tells where this
+ * agent's new tabs go, say so at once (one round trip saved, and no guess later).
+ */
+export function profileChoiceNeeded(ctx: CallContext, browser: BrowserConnection): Record<string, unknown> {
+  const live = browser.profiles.live();
+  if (live.length < 2 || routed(browser, ctx.agent()) !== undefined) return {};
+  return { profileSelectionRequired: true, profiles: live.map((p) => ({ id: p.id, label: p.label, tabCount: profileSummary(ctx, browser, p, false).tabCount })) };
+}
+
 const profiles: Handler = {
   async run(ctx) {
     const browser = ctx.broker.requireBrowser();

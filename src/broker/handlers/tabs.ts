@@ -6,13 +6,13 @@ import { EXCLUDED_SCHEMES, type TargetRecord } from "../targets.ts";
 import { resolveTab, selectedTab, takeControl, type Selected } from "../context/tabs.ts";
 import { arg, type CallContext, type Handler } from "../context/types.ts";
 
-function describe(ctx: CallContext, rec: TargetRecord) {
+function describe(ctx: CallContext, rec: TargetRecord, several?: boolean) {
   const agent = ctx.agent();
   const browser = ctx.broker.requireBrowser();
   const control = ctx.broker.handoff.get(rec.targetId)
     ? "human"
     : rec.controller === undefined || !ctx.broker.agents.get(rec.controller) ? "available" : rec.controller === agent.key ? "controlled" : "busy";
-  const profile = profileOf(browser, rec);
+  const profile = profileOf(browser, rec, several);
   return {
     id: agent.idFor(rec.targetId, browser.generation),
     ...(profile ? { profile } : {}),
@@ -25,9 +25,8 @@ function describe(ctx: CallContext, rec: TargetRecord) {
 }
 
 /** A tab's profile id, shown only while the browser has several profiles open: otherwise it says nothing. */
-function profileOf(browser: BrowserConnection, rec: TargetRecord): string | undefined {
-  const p = browser.profiles.ofTarget(rec);
-  return p && browser.profiles.live().length > 1 ? p.id : undefined;
+function profileOf(browser: BrowserConnection, rec: TargetRecord, several = browser.profiles.live().length > 1): string | undefined {
+  return several ? browser.profiles.ofTarget(rec)?.id : undefined;
 }
 
 const tabs: Handler = {
@@ -37,8 +36,8 @@ const tabs: Handler = {
     const list = ctx.broker.visibleTabs(agent, ctx.req.tabAccess);
     // Assign ids in a stable order: tabs this agent already knows keep theirs.
     list.sort((a, b) => order(agent.existingId(a.targetId)) - order(agent.existingId(b.targetId)));
-    void browser;
-    return { tabs: list.map((t) => describe(ctx, t)) };
+    const several = browser.profiles.live().length > 1;
+    return { tabs: list.map((t) => describe(ctx, t, several)) };
   },
 };
 
