@@ -7,6 +7,7 @@ import { CommandRuntime } from "./commands/runtime.ts";
 import type { BrokerState, HandlerTable } from "./context/types.ts";
 import { HandoffControl } from "./handoff/control.ts";
 import { noticeLine, renderNotice } from "./handoff/notice.ts";
+import { installNet, releaseNet } from "./net/index.ts";
 import type { TargetRecord } from "./targets.ts";
 
 /** An agent that has not run a command for this long loses its tabs and control. */
@@ -126,6 +127,7 @@ export class Broker implements BrokerState {
         }
       };
       conn.onClosed = (reason) => this.onBrowserLost(conn, reason);
+      installNet(conn, { home: this.paths.home, tabId: (key, targetId) => this.agents.get(key)?.idFor(targetId, conn.generation) ?? "" });
       this.readopt(conn);
       return { conn, reused: false };
     } finally {
@@ -195,6 +197,7 @@ export class Broker implements BrokerState {
       }
     }
     this.agents.delete(agent.key, expired);
+    await releaseNet(this.browser, agent.key, this.paths.home).catch(() => undefined);
     return closed;
   }
 

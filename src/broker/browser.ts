@@ -37,6 +37,8 @@ export class BrowserConnection {
   /** Live profile contexts of this generation; their ids die with it. */
   readonly profiles = new ProfileRegistry(this.targets);
   onClosed: ((reason: string) => void) | undefined;
+  /** Runs once per tab session before any command uses it (network journal, rules, downloads). */
+  onSession: ((rec: TargetRecord, session: CdpSession) => Promise<void>) | undefined;
   closed = false;
 
   private constructor(
@@ -102,6 +104,7 @@ export class BrowserConnection {
         // background tab or an occluded window, without taking the person's focus: hidden
         // pages drop cross-origin frame clicks, hover, drag, transitions and screenshots.
         await Promise.all([s.send("Page.enable"), s.send("Page.setLifecycleEventsEnabled", { enabled: true }), s.send("Emulation.setFocusEmulationEnabled", { enabled: true })]);
+        await this.onSession?.(rec, s);
         return s;
       });
       attach.catch(() => {

@@ -10,6 +10,7 @@ import { Broker } from "./broker.ts";
 import { HANDLERS } from "./handlers/index.ts";
 import { acquireOwnerLock, releaseOwnerLock } from "./owner-lock.ts";
 import { startServer } from "./server.ts";
+import { closeStores, wipeStore } from "./store/index.ts";
 
 /** With no agents and no browser the broker exits after this long. */
 const DEFAULT_IDLE_MS = 60_000;
@@ -30,6 +31,8 @@ export async function runBroker(): Promise<void> {
   } catch {
     // none
   }
+  // Private storage never outlives its broker; a killed one's leftovers go now.
+  wipeStore(paths.home);
   const token = crypto.randomUUID() + crypto.randomUUID();
   const broker = new Broker(paths, HANDLERS);
   // One command's stray failure must never take every agent's state with it.
@@ -64,6 +67,7 @@ export async function runBroker(): Promise<void> {
     log.info(`stopping: ${reason}`);
     server.stop();
     await broker.shutdown();
+    closeStores();
     // Remove our files only while they are still ours: a newer broker may have replaced them.
     const current = readPrivateFile(paths.locator);
     if (current?.includes(token)) {

@@ -5,6 +5,7 @@ import { BpError, toBpError } from "../shared/errors.ts";
 import { jsonLine } from "../shared/json-line.ts";
 import { PROTOCOL, VERSION } from "../shared/version.ts";
 import type { Broker } from "./broker.ts";
+import { redactDeep } from "./net/redact.ts";
 
 /** Requests are small; anything larger is hostile or broken. */
 const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
@@ -65,7 +66,8 @@ export function startServer(socketPath: string, token: string, broker: Broker) {
 
 function reply(s: Socket<ConnState>, body: unknown): void {
   try {
-    s.write(`${jsonLine(body)}\n`);
+    // Credentials in URLs never leave the broker, whatever command put them in a reply.
+    s.write(`${jsonLine(redactDeep(body))}\n`);
     s.end();
   } catch {
     // client gone

@@ -6,15 +6,33 @@ import { BpError } from "../shared/errors.ts";
 export const WORLD_NAME = "browser-pilot";
 
 /**
- * Execution context of our world per session and frame. Context ids are never reused, so a
- * cached id either still names our world in the same document or fails with "Cannot find
- * context"; then the world is looked up again. Saves a round trip on every page call.
+ * Execution context of our world per session and frame, which saves a round trip on every
+ * page call. Context ids are numbered per renderer process, so after a navigation that moved
+ * the tab to another process (an error page, a site change, a download that began as a
+ * navigation) a cached id can name a different frame's world in the new process: running
+ * "the main frame's" snapshot there showed only an iframe's document. So a frame's entry is
+ * dropped whenever that frame navigates or detaches, and every entry when the main frame
+ * navigates; a stale id that fails with "Cannot find context" is looked up again.
  */
 const contexts = new WeakMap<CdpSession, Map<string, number>>();
 
-async function worldContext(session: CdpSession, frameId: string, opts: { timeoutMs?: number }, fresh: boolean): Promise<number> {
+function contextsOf(session: CdpSession): Map<string, number> {
   let byFrame = contexts.get(session);
-  if (!byFrame) contexts.set(session, (byFrame = new Map()));
+  if (byFrame) return byFrame;
+  const map = new Map<string, number>();
+  contexts.set(session, map);
+  session.on("Page.frameNavigated", ({ frame }) => {
+    if (frame.parentId === undefined) map.clear();
+    else map.delete(frame.id);
+  });
+  session.on("Page.frameDetached", ({ frameId }) => map.delete(frameId));
+  session.on("Page.frameStartedNavigating", ({ frameId }) => map.delete(frameId));
+  byFrame = map;
+  return byFrame;
+}
+
+async function worldContext(session: CdpSession, frameId: string, opts: { timeoutMs?: number }, fresh: boolean): Promise<number> {
+  const byFrame = contextsOf(session);
   const known = byFrame.get(frameId);
   if (known !== undefined && !fresh) return known;
   // Page.createIsolatedWorld hands back the existing world for the same frame and name.

@@ -45,6 +45,7 @@ export async function runCli(argv: string[]): Promise<void> {
     }
     const args = validateArgs(parsed.def, input);
     const secretHeaders = parsed.def.name === "connect" && args["cdp-url"] !== undefined && !isTerminal(0) ? await readHeaders() : undefined;
+    const secret = await readSecret(parsed.def.name, args);
     // The broker serves many shells: a relative file name only means something here.
     for (const k of parsed.def.localPaths ?? []) if (typeof args[k] === "string" && args[k] !== "") args[k] = resolve(args[k]);
     const clientKey = parsed.globals["client-key"] ?? checkEnv(env.BROWSER_PILOT_CLIENT_KEY, CLIENT_KEY, "clientKey") ?? DEFAULT_CLIENT_KEY;
@@ -77,6 +78,7 @@ export async function runCli(argv: string[]): Promise<void> {
       ...(env.BROWSER_PILOT_OUTPUT_DIR ? { outputDir: env.BROWSER_PILOT_OUTPUT_DIR } : {}),
       ...(requestId !== undefined ? { requestId } : {}),
       ...(secretHeaders ? { secretHeaders } : {}),
+      ...(secret !== undefined ? { secret } : {}),
     };
     if (parsed.def.runs === "passive") {
       // Warm path: one round trip to the broker the locator names; it never starts one.
@@ -162,6 +164,17 @@ async function explainTimeout(paths: BpPaths, call: Omit<CallRequest, "token">, 
   }
   if (!mutating) return new BpError("command_expired", `No reply to '${call.command}' within ${call.timeoutMs} ms.`, { retryable: true, context: { timeoutMs: call.timeoutMs } });
   return new BpError("unknown_outcome", `No reply to '${call.command}' within ${call.timeoutMs} ms; it may or may not have taken effect.`, { retryable: true, context: { timeoutMs: call.timeoutMs } });
+}
+
+/** Passwords and header values come on stdin, never argv (argv is visible to every local user). */
+async function readSecret(name: string, args: Record<string, unknown>): Promise<string | undefined> {
+  const wanted = (name === "auth" && args["password-stdin"] === true) || (name === "net headers" && args.stdin === true);
+  if (!wanted) return undefined;
+  const field = name === "auth" ? "password" : "headers";
+  if (isTerminal(0)) throw invalidArgument(field, `Pipe the ${field} on stdin, e.g. printf '%s' "$SECRET" | bp ${name} …`);
+  const text = (await Bun.stdin.text()).replace(/\r?\n$/, "");
+  if (text === "") throw invalidArgument(field, `Nothing was read from stdin for the ${field}.`);
+  return text;
 }
 
 /** Headers for a remote endpoint come on stdin, never argv (argv is visible to every local user). */

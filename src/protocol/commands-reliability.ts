@@ -80,18 +80,19 @@ export const cancel = defineCommand({
 export const wait = defineCommand({
   name: "wait",
   group: "Waiting and recovery",
-  summary: "Wait for --url, --text, --selector, --dialog, --popup or --network-idle",
+  summary: "Wait for --url, --text, --selector, --dialog, --popup, --download or --network-idle",
   args: v.object({
     url: optText("Selected tab's URL matches: wildcard '*' over the full URL, else substring (case-insensitive)"),
     text: optText("Text appears in the selected tab (case-insensitive)"),
     selector: optText("A CSS selector matches in the selected tab"),
     dialog: flag("A JavaScript dialog is pending on one of this agent's tabs"),
     popup: flag("This agent has a popup tab open"),
+    download: flag("A download from this agent's tabs finished (each download ends one wait)"),
     "network-idle": flag("No request in flight in the selected tab for 500 ms"),
     interval: v.optional(v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(5000), v.description("Poll interval in ms")), 250),
   }),
   result: ok({
-    condition: v.picklist(["url", "text", "selector", "dialog", "popup", "network-idle"]),
+    condition: v.picklist(["url", "text", "selector", "dialog", "popup", "download", "network-idle"]),
     elapsedMs: v.number(),
     matched: v.record(v.string(), v.unknown()),
   }),

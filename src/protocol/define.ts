@@ -9,6 +9,7 @@ export type CommandGroup =
   | "Tabs and navigation"
   | "Observation"
   | "Actions"
+  | "Network"
   | "Waiting and recovery"
   | "Files"
   | "Reference";

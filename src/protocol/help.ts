@@ -7,6 +7,7 @@ const GROUP_ORDER: CommandGroup[] = [
   "Tabs and navigation",
   "Observation",
   "Actions",
+  "Network",
   "Waiting and recovery",
   "Files",
   "Reference",

@@ -16,6 +16,7 @@ const MODULES = {
   actions: () => import("./commands-actions.ts"),
   reliability: () => import("./commands-reliability.ts"),
   handoff: () => import("./commands-handoff.ts"),
+  net: () => import("./commands-net.ts"),
   reference: () => import("./commands-reference.ts"),
 } as const;
 export type CommandModule = keyof typeof MODULES;
@@ -26,9 +27,10 @@ export const COMMAND_INDEX: Readonly<Record<string, CommandModule>> = {
   snapshot: "observe", frame: "observe",
   read: "inspect", search: "inspect", find: "inspect", locate: "inspect",
   eval: "tabs",
-  screenshot: "capture", pdf: "capture",
+  screenshot: "capture", pdf: "capture", downloads: "net", download: "net",
   click: "actions", type: "actions", keyboard: "actions", press: "actions", scroll: "actions", hover: "actions", drag: "actions",
   dropdown: "actions", select: "actions", upload: "actions", dialogs: "actions", dialog: "actions",
+  cookies: "net", auth: "net", net: "net", "net show": "net", "net block": "net", "net mock": "net", "net headers": "net", "net rules": "net", "net remove": "net", "net clear": "net",
   wait: "reliability", commands: "reliability", command: "reliability", cancel: "reliability",
   handoff: "handoff", handback: "handoff",
   schema: "reference",

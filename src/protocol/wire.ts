@@ -24,6 +24,11 @@ export interface CallRequest {
    * connection only; never part of args, command records, output, logs or errors.
    */
   secretHeaders?: Record<string, string>;
+  /**
+   * A secret read from stdin ('auth --password-stdin', 'net headers --stdin'). Like
+   * secretHeaders it is never part of args, command records, output, logs or errors.
+   */
+  secret?: string;
   /** Only 'disconnect' sends it (it decides whether this installation may stop the broker). */
   executable?: { version: string; identity: string };
   /** The CLI's working directory: relative output paths resolve against it. */

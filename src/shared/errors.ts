@@ -36,6 +36,8 @@ export const ERROR_CODES = [
   "human_control",
   "navigation_failed",
   "dialog_pending",
+  "quota_exceeded",
+  "auth_failed",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -224,7 +224,7 @@ describe("upload", () => {
     expect(evidence(r)).toMatchObject({ action: "upload", status: "verified", expectedFileCount: 1, fileCount: 1, nameMatched: true, fileName: "resume.txt", sizeBytes: 9 });
     expect(await evalJs("document.getElementById('got').textContent")).toBe("resume.txt:9");
     expect(r.stdout).not.toContain(files);
-    const root = join(env.home, "uploads");
+    const root = join(env.home, "store");
     expect(statSync(root).mode & 0o777).toBe(0o700);
     const [dir] = readdirSync(root);
     const copy = join(root, dir ?? "", "resume.txt");

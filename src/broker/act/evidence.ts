@@ -21,6 +21,8 @@ export function pageEffects(e: Effects): string[] {
   if (e.navigation) out.push("navigation");
   if (e.dialog) out.push("dialog_opened");
   if (e.popups.length > 0) out.push("popup_opened");
+  if (e.downloads.length > 0) out.push("download_started");
+  if (e.downloadsCompleted > 0) out.push("download_completed");
   if (e.requests > 0) out.push("network_requests");
   if (e.mutations > 0) out.push("dom_changed");
   return out;

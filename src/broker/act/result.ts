@@ -2,6 +2,7 @@ import { capitalize, withArticle } from "../../shared/words.ts";
 import type { ObserveOptions } from "../observe/snapshot.ts";
 import type { Selected } from "../context/tabs.ts";
 import type { CallContext } from "../context/types.ts";
+import { downloadByGuid, publicDownload } from "../net/downloads.ts";
 import type { Effects } from "./watch.ts";
 
 type Observer = (ctx: CallContext, sel: Selected, opts: ObserveOptions) => Promise<Record<string, unknown>>;
@@ -17,6 +18,8 @@ export async function finishAction(ctx: CallContext, sel: Selected, evidence: Re
   const browser = sel.browser;
   const popups = effects.popups.map((id) => agent.idFor(id, browser.generation));
   if (popups.length > 0) evidence.popups = popups;
+  const downloads = effects.downloads.flatMap((g) => downloadByGuid(agent.key, g) ?? []).map(publicDownload);
+  if (downloads.length > 0) evidence.downloads = downloads;
   const dialog = sel.rec.dialog;
   if (dialog) {
     evidence.dialog = { id: dialog.id, type: dialog.type, message: dialog.message };

@@ -1,7 +1,8 @@
-import { chmodSync, copyFileSync, constants, lstatSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
-import { basename, isAbsolute, join, resolve } from "node:path";
+import { statSync } from "node:fs";
+import { basename, isAbsolute, resolve } from "node:path";
 import { UPLOAD_SOURCE } from "../../page/act-upload.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
+import { storeFor } from "../store/index.ts";
 import { observeLocked } from "../observe/snapshot.ts";
 import { selectedTab } from "../context/tabs.ts";
 import type { CallContext } from "../context/types.ts";
@@ -32,32 +33,6 @@ export function checkUploadSource(file: string, cwd: string | undefined): { path
   return { path, size: st.size };
 }
 
-/**
- * Copies the file into private storage (`<home>/uploads/<random>/<name>`, directories 0700,
- * file 0600) so the page gets a copy and the original is never touched. The file keeps its
- * name because that is the name the page sees. Copies older than the TTL are swept here.
- */
-export function storeUpload(home: string, source: string, now = Date.now()): string {
-  const root = join(home, "uploads");
-  mkdirSync(root, { recursive: true, mode: 0o700 });
-  const st = lstatSync(root);
-  if (!st.isDirectory() || st.isSymbolicLink()) throw new BpError("internal_error", `${root} is not a private directory.`);
-  chmodSync(root, 0o700);
-  for (const entry of readdirSync(root)) {
-    try {
-      if (now - lstatSync(join(root, entry)).mtimeMs > UPLOAD_TTL_MS) rmSync(join(root, entry), { recursive: true, force: true });
-    } catch {
-      // swept concurrently
-    }
-  }
-  const dir = join(root, crypto.randomUUID());
-  mkdirSync(dir, { mode: 0o700 });
-  const dest = join(dir, basename(source));
-  copyFileSync(source, dest, constants.COPYFILE_EXCL);
-  chmodSync(dest, 0o600);
-  return dest;
-}
-
 interface Found {
   ok: boolean;
   reason?: string;
@@ -84,7 +59,9 @@ export async function upload(ctx: CallContext, args: { ref: number; file: string
     const objectId = await objectInWorld(frame.session, frame.frameId, `function (win) { var s = win[Symbol.for("browser-pilot.target.v1")]; return s ? s.el : null; }`, null);
     if (!objectId) throw staleRef(args.ref, "node_detached");
     const name = basename(source.path);
-    const copy = storeUpload(ctx.broker.paths.home, source.path);
+    // The page gets a private copy (the original is never touched); the browser reads it
+    // lazily, on submit, so the copy lives an hour unless the agent disconnects first.
+    const copy = storeFor(ctx.broker.paths.home).putFile(ctx.req.clientKey, "upload", source.path, { name, mimeType: "application/octet-stream", ttlMs: UPLOAD_TTL_MS, keepName: true }).path;
     const watch = await ActionWatch.start(sel.browser, sel.rec, top);
     let files: { ok: boolean; count?: number; names?: string[] } | undefined;
     try {

@@ -1,6 +1,7 @@
 import type { CdpSession } from "../../cdp/session.ts";
 import { QUIET_SOURCE } from "../../page/act-script.ts";
 import type { BrowserConnection } from "../browser.ts";
+import { downloadByGuid, onDownloadChange } from "../net/downloads.ts";
 import { runInWorld } from "../world.ts";
 import type { TargetRecord } from "../targets.ts";
 
@@ -18,6 +19,10 @@ export interface Effects {
   requests: number;
   /** DOM mutations seen while waiting for quiet. */
   mutations: number;
+  /** Browser GUIDs of downloads the action started (a link that downloads is not a navigation). */
+  downloads: string[];
+  /** How many of them completed before the action settled. */
+  downloadsCompleted: number;
 }
 
 /**
@@ -26,7 +31,9 @@ export interface Effects {
  * driven by these events, bounded, with no fixed sleep.
  */
 export class ActionWatch {
-  readonly effects: Effects = { navigation: false, dialog: false, popups: [], requests: 0, mutations: 0 };
+  readonly effects: Effects = { navigation: false, dialog: false, popups: [], requests: 0, mutations: 0, downloads: [], downloadsCompleted: 0 };
+  /** The main frame committed a new document (then a later download does not undo "navigation"). */
+  private committed = false;
   private readonly pending = new Set<string>();
   private readonly offs: (() => void)[] = [];
   private wake: (() => void) | undefined;
@@ -65,6 +72,16 @@ export class ActionWatch {
         poke();
       }),
       session.on("Page.navigatedWithinDocument", () => poke()),
+      session.on("Page.frameNavigated", (p) => {
+        if (p.frame.id === w.mainFrameId) w.committed = true;
+      }),
+      session.on("Page.downloadWillBegin", (p) => {
+        w.effects.downloads.push(p.guid);
+        // The navigation became a download: the document stays, so nothing loads.
+        if (!w.committed) w.effects.navigation = false;
+        poke();
+      }),
+      onDownloadChange(poke),
       session.on("Page.javascriptDialogOpening", () => {
         w.effects.dialog = true;
         w.dialogResolve?.();
@@ -129,7 +146,8 @@ export class ActionWatch {
     const requestsBefore = this.effects.requests;
     while (Date.now() < until) {
       if (this.effects.dialog) break;
-      if (this.effects.navigation ? this.loaded : this.pending.size === 0) break;
+      const downloading = this.effects.downloads.some((g) => downloadByGuid(this.rec.controller ?? "", g)?.state === "in_progress");
+      if (!downloading && (this.effects.navigation ? this.loaded : this.pending.size === 0 || this.effects.downloads.length > 0)) break;
       await new Promise<void>((resolve) => {
         this.wake = resolve;
         setTimeout(resolve, Math.max(1, until - Date.now()));
@@ -138,6 +156,7 @@ export class ActionWatch {
     }
     // A response usually changes the page when it lands: be quiet again after the network.
     if (this.effects.requests > requestsBefore || requestsBefore > 0) await quiet();
+    this.effects.downloadsCompleted = this.effects.downloads.filter((g) => downloadByGuid(this.rec.controller ?? "", g)?.state === "completed").length;
     if (ids.length > 0 && !this.effects.dialog) void runInWorld(this.session, this.mainFrameId, QUIET_SOURCE, { op: "poll", ids, finish: true }).catch(() => null);
     this.effects.mutations += mutations;
   }

@@ -6,7 +6,8 @@ import { boxesStale, chooseBoxes, parseRefList, toImageBoxes } from "../capture/
 import { drawAnnotations } from "../capture/draw.ts";
 import { decodePng, encodePng, pngSize, type RgbaImage } from "../capture/png.ts";
 import { captureScreenshot, documentRect, jpegSize, previewFactor, selectorRect, viewState, type Rect, type ViewState } from "../capture/shot.ts";
-import { fileTimestamp, resolveOutputPath, siblingPath, writeOutputFile, type OutputPlace } from "../files.ts";
+import { fileTimestamp, resolveOutputPath, siblingPath, type OutputPlace, type WrittenFile } from "../files.ts";
+import { storeAndExport, storeFor, type ArtifactKind } from "../store/index.ts";
 import { rootForFrame } from "../observe/frame-list.ts";
 import { selectedTab, type Selected } from "../context/tabs.ts";
 import { arg, type CallContext, type Handler } from "../context/types.ts";
@@ -17,6 +18,11 @@ type Annotator = (img: RgbaImage, imageScale: number) => number;
 
 function place(ctx: CallContext): OutputPlace {
   return { cwd: ctx.req.cwd, outputDir: ctx.req.outputDir };
+}
+
+/** Through the private store, so its quotas cover captures too. */
+function save(ctx: CallContext, kind: ArtifactKind, data: Uint8Array, mimeType: string, path: string, opts: { noClobber?: boolean } = {}): WrittenFile {
+  return storeAndExport(storeFor(ctx.broker.paths.home), ctx.req.clientKey, kind, data, mimeType, path, opts);
 }
 
 const remaining = (ctx: CallContext) => Math.max(1, ctx.deadline - Date.now());
@@ -78,7 +84,7 @@ const screenshot: Handler = {
         out.annotationCount = annotate(img, width / view.width);
         png = encodePng(img);
       }
-      const written = writeOutputFile(path, png, "image/png", { noClobber: file === undefined });
+      const written = save(ctx, "screenshot", png, "image/png", path, { noClobber: file === undefined });
       const factor = previewFactor(width, height);
       if (factor !== undefined) out.preview = await writePreview(ctx, session, written.file, params, clip, factor, annotate);
       const result: R = { ...written, width, height, ...out };
@@ -115,11 +121,11 @@ async function writePreview(
     const png = await captureScreenshot(session, { ...base, format: "png" }, remaining(ctx));
     const img = decodePng(png);
     annotate(img, img.width / clip.width);
-    const written = writeOutputFile(siblingPath(path, ".preview.png"), encodePng(img), "image/png");
+    const written = save(ctx, "screenshot", encodePng(img), "image/png", siblingPath(path, ".preview.png"));
     return { ...written, width: img.width, height: img.height };
   }
   const jpeg = await captureScreenshot(session, { ...base, format: "jpeg", quality: 70 }, remaining(ctx));
-  const written = writeOutputFile(siblingPath(path, ".preview.jpg"), jpeg, "image/jpeg");
+  const written = save(ctx, "screenshot", jpeg, "image/jpeg", siblingPath(path, ".preview.jpg"));
   return { ...written, ...jpegSize(jpeg) };
 }
 
@@ -151,7 +157,7 @@ const pdf: Handler = {
         }
         throw new BpError("internal_error", `Chrome could not print the page: ${(err as Error).message}`, { retryable: true });
       }
-      const written = writeOutputFile(path, Buffer.from(data, "base64"), "application/pdf", { noClobber: file === undefined });
+      const written = save(ctx, "pdf", Buffer.from(data, "base64"), "application/pdf", path, { noClobber: file === undefined });
       const result: R = { ...written };
       if (ctx.req.mode === "human") result.text = `✓ PDF saved to ${written.file} (${written.sizeBytes} bytes)`;
       return result;

@@ -7,6 +7,7 @@ import { OBSERVE_HANDLERS } from "./observe.ts";
 import { PAGE_HANDLERS } from "./page.ts";
 import { PROFILE_HANDLERS } from "./profiles.ts";
 import { RELIABILITY_HANDLERS } from "./reliability.ts";
+import { NET_HANDLERS } from "./net.ts";
 import { TAB_HANDLERS } from "./tabs.ts";
 import type { Handler } from "../context/types.ts";
 
@@ -23,4 +24,5 @@ export const HANDLERS: Record<string, Handler> = {
   ...ACTION_HANDLERS,
   ...RELIABILITY_HANDLERS,
   ...HANDOFF_HANDLERS,
+  ...NET_HANDLERS,
 };

@@ -61,7 +61,7 @@ const cancelHandler: Handler = {
   },
 };
 
-const CONDITIONS = ["url", "text", "selector", "dialog", "popup", "network-idle"] as const;
+const CONDITIONS = ["url", "text", "selector", "dialog", "popup", "download", "network-idle"] as const;
 
 function condition(ctx: CallContext): WaitCondition {
   const given = CONDITIONS.filter((k) => {
@@ -84,6 +84,7 @@ function condition(ctx: CallContext): WaitCondition {
     }
     case "dialog":
     case "popup":
+    case "download":
     case "network-idle":
       return { kind };
     default:

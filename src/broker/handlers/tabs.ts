@@ -3,6 +3,7 @@ import { navigateTo } from "../navigate.ts";
 import { routeProfile } from "../profiles/route.ts";
 import type { BrowserConnection } from "../browser.ts";
 import { EXCLUDED_SCHEMES, type TargetRecord } from "../targets.ts";
+import { authFailed, clearAuthFailure, takeAuthFailure } from "../net/index.ts";
 import { resolveTab, selectedTab, takeControl, type Selected } from "../context/tabs.ts";
 import { arg, type CallContext, type Handler } from "../context/types.ts";
 
@@ -125,12 +126,21 @@ const open: Handler = {
     const id = agent.idFor(rec.targetId, browser.generation);
     await ctx.broker.exclusive(rec.targetId, async () => {
       const session = await browser.session(rec);
-      await navigateTo(session, url, ctx.deadline, ctx.signal);
+      clearAuthFailure(rec);
+      try {
+        await navigateTo(session, url, ctx.deadline, ctx.signal);
+      } catch (err) {
+        // Refused credentials end the navigation with an auth error: say which.
+        const refused = takeAuthFailure(rec);
+        throw refused ? authFailed(id, refused) : err;
+      }
       // The browser's own record, not the page's world: a page can shadow document.title.
       const { targetInfo } = await browser.cdp.send("Target.getTargetInfo", { targetId: rec.targetId });
       rec.url = targetInfo.url;
       rec.title = targetInfo.title;
     });
+    const refused = takeAuthFailure(rec);
+    if (refused) throw authFailed(id, refused);
     const profile = profileOf(browser, rec);
     return { tab: id, ...(profile ? { profile } : {}), url: rec.url, title: rec.title, created };
   },

@@ -11,6 +11,7 @@ import type { CallContext } from "../context/types.ts";
 import { listFrames } from "./frame-list.ts";
 import { runInWorld } from "../world.ts";
 import { urlMatches } from "../commands/canonical.ts";
+import { nextFinishedDownload, onDownloadChange } from "../net/downloads.ts";
 
 export type WaitCondition =
   | { kind: "url"; pattern: string }
@@ -18,6 +19,7 @@ export type WaitCondition =
   | { kind: "selector"; css: string }
   | { kind: "dialog" }
   | { kind: "popup" }
+  | { kind: "download" }
   | { kind: "network-idle" };
 
 /** Quiet time with no request in flight that counts as network idle. */
@@ -84,7 +86,7 @@ export async function runWait(ctx: CallContext, cond: WaitCondition, intervalMs:
   const started = Date.now();
   const browser = ctx.broker.requireBrowser();
   const agent = ctx.agent();
-  const needsTab = cond.kind !== "dialog" && cond.kind !== "popup";
+  const needsTab = cond.kind !== "dialog" && cond.kind !== "popup" && cond.kind !== "download";
   const sel = needsTab ? selectedTab(ctx, { allowDialog: true }) : undefined;
   const session = sel && (cond.kind === "text" || cond.kind === "selector" || cond.kind === "network-idle") ? await browser.session(sel.rec) : undefined;
   const waker = new Waker();
@@ -119,6 +121,10 @@ export async function runWait(ctx: CallContext, cond: WaitCondition, intervalMs:
         }
         return undefined;
       };
+      break;
+    case "download":
+      offs.push(onDownloadChange(waker.wake));
+      check = async () => nextFinishedDownload(agent.key);
       break;
     case "network-idle": {
       const idle = await watchNetwork(session as CdpSession, waker, offs);

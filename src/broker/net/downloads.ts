@@ -1,0 +1,167 @@
+/**
+ * Downloads, attributed to the agent whose controlled tab started them, and copied into the
+ * private store when Chrome completes them.
+ *
+ * Chrome's own download behaviour and folder are never changed: browser-level events are
+ * switched on with behavior "default" (Chrome keeps deciding where files go), ownership comes
+ * from Page.downloadWillBegin on the tab's own session, and the completed file is copied,
+ * never moved or deleted. A download from a tab no agent controls is ignored, and a GUID seen
+ * twice fails closed (no agent gets it).
+ */
+import type { CdpSession } from "../../cdp/session.ts";
+import type { BrowserConnection } from "../browser.ts";
+import { storeFor } from "../store/index.ts";
+import type { TargetRecord } from "../targets.ts";
+import { redactUrl } from "./redact.ts";
+import { addDownload, netFor, peekNet, type DownloadRecord, type NetHost } from "./state.ts";
+
+const byGuid = new Map<string, { owner: string; id: string } | "conflict">();
+const contextsEnabled = new WeakMap<BrowserConnection, Set<string>>();
+const listeners = new Set<() => void>();
+
+const MIME: Record<string, string> = {
+  csv: "text/csv", txt: "text/plain", json: "application/json", pdf: "application/pdf", zip: "application/zip",
+  png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", gif: "image/gif", html: "text/html", xml: "application/xml",
+  gz: "application/gzip", tar: "application/x-tar", bin: "application/octet-stream", xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+};
+
+export function mimeFor(name: string): string {
+  const ext = name.toLowerCase().split(".").pop() ?? "";
+  return MIME[ext] ?? "application/octet-stream";
+}
+
+/** A file name safe to show and to use as a default export name: no directories, no control characters. */
+export function safeFileName(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? "";
+  // eslint-disable-next-line no-control-regex
+  const clean = base.replace(/[\u0000-\u001f\u007f]/g, "").replace(/^\.+/, "").trim().slice(0, 200);
+  return clean === "" ? "download" : clean;
+}
+
+/** Wakes waiters (bp wait --download, action settling) when any download changes. */
+export function onDownloadChange(fn: () => void): () => void {
+  listeners.add(fn);
+  return () => listeners.delete(fn);
+}
+
+function changed(): void {
+  for (const fn of [...listeners]) fn();
+}
+
+export function installDownloads(conn: BrowserConnection, host: NetHost): void {
+  contextsEnabled.set(conn, new Set());
+  // Events only: behavior "default" leaves Chrome's own download decisions and folder alone.
+  void conn.cdp.send("Browser.setDownloadBehavior", { behavior: "default", eventsEnabled: true }).catch(() => undefined);
+  conn.cdp.on("Browser.downloadProgress", (p) => {
+    const owned = byGuid.get(p.guid);
+    if (owned === undefined || owned === "conflict") return;
+    const d = peekNet(owned.owner)?.downloads.find((x) => x.id === owned.id);
+    if (!d || d.state !== "in_progress") return;
+    d.receivedBytes = p.receivedBytes;
+    d.totalBytes = p.totalBytes;
+    if (p.state === "completed") complete(host, d, p.filePath);
+    else if (p.state === "canceled") {
+      d.state = d.receivedBytes < d.totalBytes || d.totalBytes === 0 ? "failed" : "canceled";
+      d.completedAt = Date.now();
+      byGuid.delete(d.guid);
+    }
+    changed();
+  });
+}
+
+function complete(host: NetHost, d: DownloadRecord, filePath: string | undefined): void {
+  d.completedAt = Date.now();
+  d.state = "completed";
+  byGuid.delete(d.guid);
+  if (!filePath) {
+    d.error = "file_unavailable";
+    return;
+  }
+  try {
+    const item = storeFor(host.home).putFile(d.owner, "download", filePath, { name: d.fileName, mimeType: mimeFor(d.fileName) });
+    d.artifactId = item.id;
+    d.sizeBytes = item.sizeBytes;
+    d.mimeType = item.mimeType;
+  } catch (err) {
+    // Only our copy fails; Chrome's file stays where Chrome put it.
+    d.error = (err as { code?: string }).code === "quota_exceeded" ? "quota_exceeded" : "copy_failed";
+  }
+}
+
+/** Ownership: a download begins on this tab's own session while an agent controls the tab. */
+export function watchTabDownloads(conn: BrowserConnection, host: NetHost, rec: TargetRecord, main: CdpSession): void {
+  const ctx = rec.browserContextId;
+  const enabled = contextsEnabled.get(conn);
+  if (ctx && enabled && !enabled.has(ctx)) {
+    enabled.add(ctx);
+    void conn.cdp.send("Browser.setDownloadBehavior", { behavior: "default", eventsEnabled: true, browserContextId: ctx }).catch(() => undefined);
+  }
+  main.on("Page.downloadWillBegin", (p) => {
+    const owner = rec.controller;
+    if (owner === undefined) return;
+    if (byGuid.has(p.guid)) {
+      // Two claims on one download: nobody gets it.
+      const prev = byGuid.get(p.guid);
+      if (prev && prev !== "conflict") {
+        const d = peekNet(prev.owner)?.downloads.find((x) => x.id === prev.id);
+        if (d) {
+          d.state = "failed";
+          d.error = "ownership_conflict";
+        }
+      }
+      byGuid.set(p.guid, "conflict");
+      return;
+    }
+    const net = netFor(owner);
+    const d = addDownload(net, {
+      guid: p.guid,
+      owner,
+      tab: host.tabId(owner, rec.targetId),
+      targetId: rec.targetId,
+      url: redactUrl(p.url),
+      fileName: safeFileName(p.suggestedFilename),
+      state: "in_progress",
+      receivedBytes: 0,
+      totalBytes: 0,
+      startedAt: Date.now(),
+    });
+    byGuid.set(p.guid, { owner, id: d.id });
+    changed();
+  });
+}
+
+/** The agent's download for a browser GUID (for action evidence). */
+export function downloadByGuid(owner: string, guid: string): DownloadRecord | undefined {
+  return peekNet(owner)?.downloads.find((d) => d.guid === guid);
+}
+
+/** Stops tracking an agent's downloads (Chrome's downloads go on). */
+export function forgetDownloads(owner: string): void {
+  for (const [guid, o] of byGuid) if (o !== "conflict" && o.owner === owner) byGuid.delete(guid);
+}
+
+/** The public shape of a download record. */
+export function publicDownload(d: DownloadRecord): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: d.id, fileName: d.fileName, state: d.state, url: d.url, tab: d.tab };
+  if (d.mimeType) out.mimeType = d.mimeType;
+  if (d.sizeBytes !== undefined) out.sizeBytes = d.sizeBytes;
+  else if (d.state === "in_progress") {
+    out.receivedBytes = d.receivedBytes;
+    if (d.totalBytes > 0) out.totalBytes = d.totalBytes;
+  }
+  if (d.error) out.error = d.error;
+  out.startedAt = new Date(d.startedAt).toISOString();
+  return out;
+}
+
+/**
+ * For 'bp wait --download': the oldest finished download of this agent no earlier wait
+ * returned. Each download ends one wait, so "click, then wait" never misses a fast download
+ * and never returns the same one twice.
+ */
+export function nextFinishedDownload(owner: string): Record<string, unknown> | undefined {
+  const d = peekNet(owner)?.downloads.find((x) => x.state !== "in_progress" && !x.waited);
+  if (!d) return undefined;
+  d.waited = true;
+  return { download: publicDownload(d) };
+}

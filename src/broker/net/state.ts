@@ -1,0 +1,90 @@
+/**
+ * Per-agent network state: request journal, rules, HTTP credentials and downloads. In broker
+ * memory only, keyed by client key, and dropped when the agent disconnects or its lease runs
+ * out (see releaseNet).
+ */
+import { Journal } from "./journal.ts";
+import type { Rule } from "./rules.ts";
+
+/** What the tracker needs from the broker, without importing it. */
+export interface NetHost {
+  home: string;
+  /** This agent's id for a tab ("t3"); "" when the agent is gone. */
+  tabId(key: string, targetId: string): string;
+}
+
+export interface AuthConfig {
+  username: string;
+  /** Held only while configured; never logged, echoed or put in an error. */
+  password: string;
+}
+
+export type DownloadState = "in_progress" | "completed" | "failed" | "canceled";
+
+export interface DownloadRecord {
+  id: string;
+  guid: string;
+  owner: string;
+  tab: string;
+  targetId: string;
+  url: string;
+  fileName: string;
+  state: DownloadState;
+  receivedBytes: number;
+  totalBytes: number;
+  startedAt: number;
+  completedAt?: number;
+  /** The private copy, once the download completed and fit the quotas. */
+  artifactId?: string;
+  mimeType?: string;
+  sizeBytes?: number;
+  /** Why there is no private copy (quota_exceeded, file_unavailable). */
+  error?: string;
+  /** Returned by an earlier 'bp wait --download' (each download satisfies one wait). */
+  waited?: boolean;
+}
+
+export interface AgentNet {
+  key: string;
+  journal: Journal;
+  rules: Rule[];
+  ruleSeq: number;
+  auth?: AuthConfig;
+  downloads: DownloadRecord[];
+  downloadSeq: number;
+}
+
+const states = new Map<string, AgentNet>();
+
+export function netFor(key: string): AgentNet {
+  let s = states.get(key);
+  if (!s) states.set(key, (s = { key, journal: new Journal(), rules: [], ruleSeq: 0, downloads: [], downloadSeq: 0 }));
+  return s;
+}
+
+export function peekNet(key: string): AgentNet | undefined {
+  return states.get(key);
+}
+
+export function dropNet(key: string): void {
+  states.delete(key);
+}
+
+/** Whether this agent needs request interception (Fetch) on the tabs it controls. */
+export function needsFetch(key: string | undefined): { on: boolean; auth: boolean } {
+  const s = key === undefined ? undefined : states.get(key);
+  return { on: s !== undefined && (s.rules.length > 0 || s.auth !== undefined), auth: s?.auth !== undefined };
+}
+
+/** At most this many download records per agent; the oldest finished ones go first. */
+export const MAX_DOWNLOAD_RECORDS = 100;
+
+export function addDownload(s: AgentNet, d: Omit<DownloadRecord, "id">): DownloadRecord {
+  const rec: DownloadRecord = { ...d, id: `dl${++s.downloadSeq}` };
+  s.downloads.push(rec);
+  while (s.downloads.length > MAX_DOWNLOAD_RECORDS) {
+    const i = s.downloads.findIndex((x) => x.state !== "in_progress");
+    s.downloads.splice(i >= 0 ? i : 0, 1);
+  }
+  return rec;
+}

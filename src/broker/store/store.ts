@@ -1,0 +1,288 @@
+/**
+ * The private file store: every byte Browser Pilot keeps on the agent's behalf (screenshots,
+ * PDFs, saved bodies, uploads, downloads) passes through here before it reaches the agent's
+ * own file.
+ *
+ * - Items live in `<home>/store/<random>` (directory 0700, files 0600). File names on disk are
+ *   random, never derived from a page, a download's name or an id an agent sent.
+ * - Each item belongs to one client key; another key's id answers artifact_not_found, the same
+ *   as an id that never existed, so nothing is revealed.
+ * - Quotas per item, per agent and in total; a put that would exceed one is quota_exceeded
+ *   and leaves nothing behind.
+ * - Items expire; an expired id leaves a tombstone for a while, so the agent hears
+ *   artifact_expired rather than artifact_not_found.
+ * - Nothing survives the broker: the directory is emptied when a broker starts and when it
+ *   stops. Only files the agent exported stay.
+ */
+import { chmodSync, closeSync, copyFileSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, rmSync, writeSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
+import { BpError, invalidArgument } from "../../shared/errors.ts";
+import { ensurePrivateDir } from "../../shared/private-fs.ts";
+import { writeOutputFile, type WrittenFile } from "../files.ts";
+
+export type ArtifactKind = "screenshot" | "pdf" | "body" | "upload" | "download";
+
+export interface Artifact {
+  id: string;
+  kind: ArtifactKind;
+  owner: string;
+  /** Name shown to the agent (a download's file name); never used as a path on disk. */
+  name: string;
+  mimeType: string;
+  sizeBytes: number;
+  createdAt: number;
+  expiresAt: number;
+  /** Absolute path inside the store. */
+  path: string;
+}
+
+export interface StoreLimits {
+  itemBytes: number;
+  agentBytes: number;
+  totalBytes: number;
+  ttlMs: number;
+  tombstoneMs: number;
+}
+
+const MIB = 1024 * 1024;
+
+function envNumber(name: string, fallback: number): number {
+  const n = Number(process.env[name]);
+  return Number.isFinite(n) && n > 0 ? n : fallback;
+}
+
+/** Upstream's limits; the environment can lower them (tests do) or raise them. */
+export function defaultLimits(): StoreLimits {
+  return {
+    itemBytes: envNumber("BROWSER_PILOT_STORE_ITEM_BYTES", 100 * MIB),
+    agentBytes: envNumber("BROWSER_PILOT_STORE_AGENT_BYTES", 250 * MIB),
+    totalBytes: envNumber("BROWSER_PILOT_STORE_TOTAL_BYTES", 1024 * MIB),
+    ttlMs: envNumber("BROWSER_PILOT_STORE_TTL_MS", 15 * 60_000),
+    tombstoneMs: 60 * 60_000,
+  };
+}
+
+function quotaExceeded(which: "item" | "agent" | "total", needed: number, limit: number, used: number): BpError {
+  const what = which === "item" ? "one stored file" : which === "agent" ? "this agent's stored files" : "all stored files";
+  return new BpError("quota_exceeded", `Storing ${needed} bytes would exceed the limit for ${what} (${limit} bytes${which === "item" ? "" : `, ${used} in use`}).`, {
+    retryable: which !== "item",
+    context: { quota: which, limitBytes: limit, neededBytes: needed, ...(which === "item" ? {} : { usedBytes: used }) },
+    ...(which === "item" ? {} : { hint: "Export what you need with its command, then let older items expire, or run 'bp disconnect' to free this agent's items." }),
+  });
+}
+
+export class ArtifactStore {
+  readonly root: string;
+  private readonly items = new Map<string, Artifact>();
+  private readonly tombstones = new Map<string, { owner: string; until: number }>();
+  private seq = 0;
+
+  constructor(
+    home: string,
+    readonly limits: StoreLimits = defaultLimits(),
+  ) {
+    this.root = join(home, "store");
+    wipeStore(home);
+    ensurePrivateDir(this.root);
+  }
+
+  /** Bytes this key (or everyone, without a key) holds now. */
+  used(owner?: string): number {
+    let n = 0;
+    for (const a of this.items.values()) if (owner === undefined || a.owner === owner) n += a.sizeBytes;
+    return n;
+  }
+
+  /** Throws quota_exceeded when `size` more bytes for `owner` would not fit. */
+  reserve(owner: string, size: number): void {
+    this.sweep();
+    const l = this.limits;
+    if (size > l.itemBytes) throw quotaExceeded("item", size, l.itemBytes, 0);
+    const mine = this.used(owner);
+    if (mine + size > l.agentBytes) throw quotaExceeded("agent", size, l.agentBytes, mine);
+    const all = this.used();
+    if (all + size > l.totalBytes) throw quotaExceeded("total", size, l.totalBytes, all);
+  }
+
+  /** Stores bytes. */
+  put(owner: string, kind: ArtifactKind, data: Uint8Array, meta: { name: string; mimeType: string; ttlMs?: number }): Artifact {
+    this.reserve(owner, data.length);
+    const path = this.freshPath();
+    const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    try {
+      fchmodSync(fd, 0o600);
+      let off = 0;
+      while (off < data.length) off += writeSync(fd, data, off, data.length - off);
+    } catch (err) {
+      rmSync(dirname(path), { recursive: true, force: true });
+      throw new BpError("internal_error", `Cannot write to private storage: ${(err as Error).message}`);
+    } finally {
+      closeSync(fd);
+    }
+    return this.add(owner, kind, path, data.length, meta);
+  }
+
+  /**
+   * Copies a file into the store (a download Chrome completed, a file to upload). The source
+   * is opened without following a final symlink and never changed.
+   */
+  putFile(owner: string, kind: ArtifactKind, source: string, meta: { name: string; mimeType: string; ttlMs?: number; keepName?: boolean }): Artifact {
+    let size: number;
+    try {
+      const fd = openSync(source, constants.O_RDONLY | constants.O_NOFOLLOW);
+      try {
+        const st = fstatSync(fd);
+        if (!st.isFile()) throw invalidArgument("file", `${source} is not a regular file.`);
+        size = st.size;
+      } finally {
+        closeSync(fd);
+      }
+    } catch (err) {
+      if (err instanceof BpError) throw err;
+      throw new BpError("artifact_not_found", `Cannot read ${source}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`, { context: { reason: "source_unreadable" } });
+    }
+    this.reserve(owner, size);
+    // An upload keeps its base name: it is the name the page sees.
+    const path = this.freshPath(meta.keepName ? basename(source) : undefined);
+    try {
+      copyFileSync(source, path, constants.COPYFILE_EXCL);
+      chmodSync(path, 0o600);
+      size = lstatSync(path).size;
+    } catch (err) {
+      rmSync(dirname(path), { recursive: true, force: true });
+      throw new BpError("internal_error", `Cannot copy into private storage: ${(err as Error).message}`);
+    }
+    if (size > this.limits.itemBytes) {
+      rmSync(dirname(path), { recursive: true, force: true });
+      throw quotaExceeded("item", size, this.limits.itemBytes, 0);
+    }
+    return this.add(owner, kind, path, size, meta);
+  }
+
+  private add(owner: string, kind: ArtifactKind, path: string, sizeBytes: number, meta: { name: string; mimeType: string; ttlMs?: number }): Artifact {
+    const now = Date.now();
+    const id = `a${++this.seq}`;
+    const item: Artifact = { id, kind, owner, name: meta.name, mimeType: meta.mimeType, sizeBytes, createdAt: now, expiresAt: now + (meta.ttlMs ?? this.limits.ttlMs), path };
+    this.items.set(id, item);
+    return item;
+  }
+
+  /** Each item gets its own 0700 directory with a random name; the file in it is `data` unless named. */
+  private freshPath(name?: string): string {
+    ensurePrivateDir(this.root);
+    const dir = join(this.root, crypto.randomUUID());
+    mkdirSync(dir, { mode: 0o700 });
+    return join(dir, name ?? "data");
+  }
+
+  /** The owner's item; artifact_expired for a tombstone, artifact_not_found otherwise. */
+  get(owner: string, id: string, field = "id"): Artifact {
+    this.sweep();
+    const item = this.items.get(id);
+    if (item && item.owner === owner) return item;
+    const tomb = this.tombstones.get(id);
+    if (tomb && tomb.owner === owner) {
+      throw new BpError("artifact_expired", `Stored item ${id} expired and was removed.`, { context: { field, id } });
+    }
+    throw new BpError("artifact_not_found", `No stored item ${id} for this agent.`, { context: { field, id } });
+  }
+
+  /** Whether an id is still stored for this owner (no error). */
+  has(owner: string, id: string): boolean {
+    const item = this.items.get(id);
+    return item !== undefined && item.owner === owner && item.expiresAt > Date.now();
+  }
+
+  /**
+   * Writes a copy of the item to `dest` (already placed by resolveOutputPath): 0600, atomic,
+   * never through a symlink, never into the store itself.
+   */
+  exportTo(item: Artifact, dest: string, opts: { noClobber?: boolean } = {}): WrittenFile {
+    this.refuseInside(dest);
+    let bytes: Uint8Array;
+    try {
+      bytes = readFileSync(item.path);
+    } catch {
+      throw new BpError("artifact_not_found", `Stored item ${item.id} is gone.`, { context: { id: item.id } });
+    }
+    return writeOutputFile(dest, bytes, item.mimeType, opts);
+  }
+
+  /** Export paths inside the store are refused: the agent's copy must outlive the broker. */
+  refuseInside(dest: string): void {
+    const roots = [this.root];
+    try {
+      roots.push(realpathSync(this.root));
+    } catch {
+      // not created yet
+    }
+    let real = dest;
+    try {
+      real = join(realpathSync(join(dest, "..")), dest.slice(dest.lastIndexOf(sep) + 1));
+    } catch {
+      // parent missing: resolveOutputPath already refused it
+    }
+    for (const r of roots) {
+      for (const p of [dest, real]) {
+        const rel = relative(r, p);
+        if (rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel))) {
+          throw invalidArgument("file", "That path is inside Browser Pilot's private storage; export somewhere else.");
+        }
+      }
+    }
+  }
+
+  release(id: string): void {
+    const item = this.items.get(id);
+    if (!item) return;
+    this.items.delete(id);
+    rmSync(dirname(item.path), { recursive: true, force: true });
+  }
+
+  /** Everything of one key goes (disconnect, lease expiry). */
+  releaseOwner(owner: string): void {
+    for (const item of [...this.items.values()]) if (item.owner === owner) this.release(item.id);
+    for (const [id, t] of this.tombstones) if (t.owner === owner) this.tombstones.delete(id);
+  }
+
+  list(owner: string, kind?: ArtifactKind): Artifact[] {
+    this.sweep();
+    return [...this.items.values()].filter((a) => a.owner === owner && (kind === undefined || a.kind === kind));
+  }
+
+  /** Expired items become tombstones; old tombstones are forgotten. */
+  sweep(now = Date.now()): void {
+    for (const item of [...this.items.values()]) {
+      if (item.expiresAt > now) continue;
+      this.release(item.id);
+      this.tombstones.set(item.id, { owner: item.owner, until: now + this.limits.tombstoneMs });
+    }
+    for (const [id, t] of this.tombstones) if (t.until <= now) this.tombstones.delete(id);
+  }
+
+  /** Broker exit: nothing of the store stays on disk. */
+  close(): void {
+    this.items.clear();
+    rmSync(this.root, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Empties what an earlier broker of this home left (one killed with -9 never cleaned up).
+ * Only the owner of the broker lock may call this.
+ */
+export function wipeStore(home: string): void {
+  const root = join(home, "store");
+  let st;
+  try {
+    st = lstatSync(root);
+  } catch {
+    return;
+  }
+  // A symlink planted in our place is removed, never followed.
+  if (st.isSymbolicLink() || !st.isDirectory()) {
+    rmSync(root, { force: true });
+    return;
+  }
+  for (const entry of readdirSync(root)) rmSync(join(root, entry), { recursive: true, force: true });
+}

@@ -1,0 +1,239 @@
+import * as v from "valibot";
+import { fileResult } from "./commands-capture.ts";
+import { defineCommand, flag, limitArg, ok, optText, text } from "./define.ts";
+
+const pattern = text("URL pattern: '*' wildcards over the full URL, else a substring (case-insensitive)");
+const ruleResult = ok({
+  rule: v.object({ id: v.string(), type: v.picklist(["block", "mock", "headers"]), pattern: v.string(), status: v.optional(v.number()), bodySize: v.optional(v.number()), headers: v.optional(v.record(v.string(), v.string())) }),
+  intercepting: v.optional(v.pipe(v.number(), v.description("Tabs of this agent whose requests now pass through the rules"))),
+});
+
+export const cookies = defineCommand({
+  name: "cookies",
+  group: "Network",
+  summary: "Cookies of the selected tab's URL or a domain (HttpOnly too); values only with --values",
+  positionals: ["domain"],
+  aliases: { l: "limit" },
+  args: v.object({
+    domain: optText("Domain whose cookies to list (its subdomains' too); default the selected tab's URL"),
+    values: flag("Include cookie values (secrets; each cut at 4096 characters)"),
+    limit: limitArg(50, 1000, "cookies"),
+  }),
+  result: ok({
+    cookies: v.array(
+      v.object({
+        name: v.string(),
+        value: v.optional(v.string()),
+        valueLength: v.optional(v.pipe(v.number(), v.description("Length of the value (shown instead of it without --values)"))),
+        domain: v.string(),
+        path: v.string(),
+        expires: v.optional(v.pipe(v.string(), v.description("ISO time; absent for session cookies"))),
+        httpOnly: v.optional(v.literal(true)),
+        secure: v.optional(v.literal(true)),
+        sameSite: v.optional(v.string()),
+      }),
+    ),
+    total: v.number(),
+    truncated: v.optional(v.literal(true)),
+  }),
+  example: "bp cookies example.com --values",
+  runs: "broker",
+});
+
+export const auth = defineCommand({
+  name: "auth",
+  group: "Network",
+  summary: "HTTP Basic/Digest credentials for this agent's tabs (password on stdin); --clear removes them",
+  positionals: ["username"],
+  args: v.object({
+    username: v.optional(v.pipe(v.string(), v.minLength(1, "User name is empty"), v.maxLength(1024, "User name is too long"), v.description("User name for HTTP authentication"))),
+    "password-stdin": flag("Read the password from stdin (never give it as an argument)"),
+    clear: flag("Forget the credentials"),
+  }),
+  result: ok({ auth: v.picklist(["set", "cleared"]), username: v.optional(v.string()), intercepting: v.optional(v.number()) }),
+  example: "printf '%s' \"$PASS\" | bp auth alice --password-stdin",
+  runs: "broker",
+  mutating: true,
+});
+
+const requestSummary = v.object({
+  id: v.pipe(v.number(), v.description("Request id for 'bp net show' and --after")),
+  method: v.string(),
+  url: v.string(),
+  type: v.string(),
+  status: v.optional(v.number()),
+  size: v.optional(v.pipe(v.number(), v.description("Bytes received"))),
+  time: v.optional(v.pipe(v.number(), v.description("Duration in ms"))),
+  error: v.optional(v.string()),
+  rule: v.optional(v.pipe(v.string(), v.description("What a rule did: blocked, mocked or headers (with the rule id)"))),
+  tab: v.string(),
+});
+
+export const net = defineCommand({
+  name: "net",
+  group: "Network",
+  summary: "This agent's request journal (newest last); filter by --url, --method, --status, --type",
+  aliases: { l: "limit" },
+  args: v.object({
+    limit: limitArg(20, 1000, "requests"),
+    url: optText("URL pattern ('*' wildcards, else substring)"),
+    method: optText("HTTP method, e.g. POST"),
+    status: v.optional(v.pipe(v.string(), v.regex(/^([1-5]xx|[1-9]\d\d)$/i, "Give a status like 200 or a class like 4xx"), v.description("Status code (200) or class (4xx)"))),
+    type: optText("Comma list of types: document, xhr, fetch, script, stylesheet, image, other…"),
+    after: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.description("Only requests after this id (the nextCursor of an earlier call)"))),
+  }),
+  result: ok({
+    requests: v.array(requestSummary),
+    total: v.pipe(v.number(), v.description("Matching requests kept (before --limit)")),
+    truncated: v.boolean(),
+    gap: v.optional(v.pipe(v.literal(true), v.description("Requests after --after were dropped from the bounded journal"))),
+    nextCursor: v.number(),
+  }),
+  example: "bp net --type xhr,fetch --status 4xx",
+  runs: "broker",
+});
+
+export const netShow = defineCommand({
+  name: "net show",
+  group: "Network",
+  summary: "One request with headers and body (bounded); --save writes the body to a file",
+  positionals: ["id"],
+  aliases: { l: "limit" },
+  args: v.object({
+    id: v.pipe(v.number(), v.integer(), v.minValue(1), v.description("Request id from 'bp net'")),
+    save: optText("Write the response body's bytes to this file (relative names resolve in BROWSER_PILOT_OUTPUT_DIR if set)"),
+    limit: limitArg(4000, 100_000, "characters of body"),
+  }),
+  result: ok({
+    request: v.record(v.string(), v.unknown()),
+    body: v.optional(v.string()),
+    bodyEncoding: v.optional(v.literal("base64")),
+    bodyLength: v.optional(v.number()),
+    bodyTruncated: v.optional(v.literal(true)),
+    saved: v.optional(v.object(fileResult)),
+  }),
+  example: "bp net show 12 --save body.json",
+  runs: "broker",
+});
+
+export const netBlock = defineCommand({
+  name: "net block",
+  group: "Network",
+  summary: "Fail matching requests of this agent's tabs (BlockedByClient)",
+  positionals: ["pattern"],
+  args: v.object({ pattern }),
+  result: ruleResult,
+  example: "bp net block '*://*/ads/*'",
+  runs: "broker",
+  mutating: true,
+});
+
+export const netMock = defineCommand({
+  name: "net mock",
+  group: "Network",
+  summary: "Answer matching requests with --body or --file, --status and --header",
+  positionals: ["pattern"],
+  localPaths: ["file"],
+  args: v.object({
+    pattern,
+    body: optText("Response body text"),
+    file: optText("Response body from this file"),
+    status: v.optional(v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(599), v.description("HTTP status")), 200),
+    header: optText("Response header 'Name: value' (several: separate with newlines)"),
+  }),
+  result: ruleResult,
+  example: "bp net mock '*/api/user' --body '{\"name\":\"Ada\"}' --header 'Content-Type: application/json'",
+  runs: "broker",
+  mutating: true,
+});
+
+export const netHeaders = defineCommand({
+  name: "net headers",
+  group: "Network",
+  summary: "Set request headers on matching requests: \"Name: value\"… (or lines on stdin with --stdin)",
+  positionals: ["pattern", "headers"],
+  variadic: true,
+  args: v.object({
+    pattern,
+    headers: optText("One or more 'Name: value' arguments"),
+    stdin: flag("Read 'Name: value' lines from stdin (keeps tokens out of the process list)"),
+  }),
+  result: ruleResult,
+  example: "bp net headers '*/api/*' 'X-Debug: 1'",
+  runs: "broker",
+  mutating: true,
+});
+
+export const netRules = defineCommand({
+  name: "net rules",
+  group: "Network",
+  summary: "This agent's network rules in the order they apply",
+  args: v.object({}),
+  result: ok({ rules: v.array(v.record(v.string(), v.unknown())), intercepting: v.optional(v.number()) }),
+  example: "bp net rules",
+  runs: "broker",
+});
+
+export const netRemove = defineCommand({
+  name: "net remove",
+  group: "Network",
+  summary: "Remove one rule by id, or --all",
+  positionals: ["id"],
+  args: v.object({ id: optText("Rule id from 'bp net rules'"), all: flag("Remove every rule of this agent") }),
+  result: ok({ removed: v.number(), remaining: v.number() }),
+  example: "bp net remove r2",
+  runs: "broker",
+  mutating: true,
+});
+
+export const netClear = defineCommand({
+  name: "net clear",
+  group: "Network",
+  summary: "Empty this agent's request journal (rules stay)",
+  args: v.object({}),
+  result: ok({ cleared: v.number() }),
+  example: "bp net clear",
+  runs: "broker",
+  mutating: true,
+});
+
+const downloadItem = v.object({
+  id: v.string(),
+  fileName: v.string(),
+  state: v.picklist(["in_progress", "completed", "failed", "canceled"]),
+  url: v.string(),
+  tab: v.string(),
+  mimeType: v.optional(v.string()),
+  sizeBytes: v.optional(v.number()),
+  receivedBytes: v.optional(v.number()),
+  totalBytes: v.optional(v.number()),
+  error: v.optional(v.pipe(v.string(), v.description("Why there is no private copy: quota_exceeded, file_unavailable, copy_failed, ownership_conflict"))),
+  startedAt: v.string(),
+  expiresAt: v.optional(v.string()),
+});
+
+export const downloads = defineCommand({
+  name: "downloads",
+  group: "Files",
+  summary: "Downloads started from this agent's tabs, newest first",
+  args: v.object({}),
+  result: ok({ downloads: v.array(downloadItem) }),
+  example: "bp downloads",
+  runs: "broker",
+});
+
+export const download = defineCommand({
+  name: "download",
+  group: "Files",
+  summary: "Save a copy of a completed download (Chrome's own file is never touched)",
+  positionals: ["id", "file"],
+  args: v.object({
+    id: text("Download id from 'bp downloads' (dl1, …)"),
+    file: optText("Output file (default: the download's own name in BROWSER_PILOT_OUTPUT_DIR or the working directory)"),
+  }),
+  result: ok({ ...fileResult, id: v.string() }),
+  example: "bp download dl1 report.csv",
+  runs: "broker",
+});
+
+export const NET_COMMANDS = [cookies, auth, net, netShow, netBlock, netMock, netHeaders, netRules, netRemove, netClear, downloads, download];

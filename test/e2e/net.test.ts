@@ -1,0 +1,242 @@
+/**
+ * Cookies, the request journal, network rules and HTTP auth, per agent key, against real
+ * Chromium and the fixture server.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { readPortFile } from "../../src/discovery/index.ts";
+import { makeBpEnv, waitFor } from "../support/bp.ts";
+import { requireChromium } from "../support/chromium.ts";
+import { AUTH_PASSWORD, AUTH_USER, startFixtureServer } from "../support/fixture-server.ts";
+import { openUserTab } from "../support/user-browser.ts";
+
+requireChromium();
+
+const site = startFixtureServer();
+const out = mkdtempSync(join(tmpdir(), "bp-net-out-"));
+const env = makeBpEnv({ BROWSER_PILOT_OUTPUT_DIR: out });
+const A = "net-agent-a";
+const B = "net-agent-b";
+
+type Req = { id: number; method: string; url: string; type: string; status?: number; error?: string; rule?: string; tab: string };
+
+beforeAll(async () => {
+  expect((await env.run(["launch", "--headless"])).json.ok).toBe(true);
+});
+afterAll(async () => {
+  await env.cleanup();
+  site.stop();
+  rmSync(out, { recursive: true, force: true });
+});
+
+const run = (args: string[], key = A, stdin?: string) => env.run(args, { key, ...(stdin !== undefined ? { stdin } : {}) });
+const pageText = async (key = A) => String((await run(["eval", "document.getElementById('out').textContent"], key)).json.value);
+/** Clicks the app's Load button (re-fetches /api/user) and waits for the page to show a result. */
+async function reloadApp(key = A): Promise<string> {
+  await run(["eval", "document.getElementById('out').textContent = 'loading'; load(); true"], key);
+  const t = await waitFor(async () => {
+    const text = await pageText(key);
+    return text !== "loading" ? text : undefined;
+  }, 10_000, "the app's fetch");
+  return t ?? "";
+}
+async function requests(key: string, extra: string[] = []): Promise<Req[]> {
+  const r = await run(["net", "--limit", "1000", ...extra], key);
+  expect(r.json.ok).toBe(true);
+  return r.json.requests as Req[];
+}
+
+describe("bp cookies", () => {
+  test("server-set cookies with HttpOnly and SameSite; values only with --values", async () => {
+    expect((await run(["open", `${site.a}/cookies`, "--new"])).json.ok).toBe(true);
+    const r = await run(["cookies"]);
+    expect(r.json.ok).toBe(true);
+    const list = r.json.cookies as Record<string, unknown>[];
+    const session = list.find((c) => c.name === "session");
+    const theme = list.find((c) => c.name === "theme");
+    expect(session).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/", valueLength: 6 });
+    expect(session?.value).toBeUndefined();
+    expect(session?.expires).toBeUndefined();
+    expect(theme).toMatchObject({ sameSite: "Lax", valueLength: 4 });
+    expect(typeof theme?.expires).toBe("string");
+    expect(r.stdout).not.toContain("abc123");
+    const v = await run(["cookies", "--values"]);
+    expect((v.json.cookies as Record<string, unknown>[]).find((c) => c.name === "session")?.value).toBe("abc123");
+    // By domain, without a URL: the same cookies; another domain has none of them.
+    const byDomain = await run(["cookies", "127.0.0.1"]);
+    expect((byDomain.json.cookies as { name: string }[]).map((c) => c.name).sort()).toEqual(["session", "theme"]);
+    expect((await run(["cookies", "example.org"])).json).toMatchObject({ ok: true, cookies: [], total: 0 });
+    expect((await run(["cookies", "not a domain"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "domain" } });
+    const h = await env.run(["--human", "cookies"], { key: A });
+    expect(h.stdout).toContain("HttpOnly");
+    expect(h.stdout).not.toContain("abc123");
+  });
+});
+
+describe("bp net journal", () => {
+  test("the page's fetch is journalled; show gives headers and body; --save writes the bytes; cursors page", async () => {
+    expect((await run(["open", `${site.a}/app`])).json.ok).toBe(true);
+    await waitFor(async () => ((await pageText()).startsWith("200:Grace") ? true : undefined), 10_000, "the app's first fetch");
+    const api = (await requests(A, ["--type", "fetch"])).filter((q) => q.url.includes("/api/user"));
+    expect(api.length).toBeGreaterThanOrEqual(1);
+    const first = api.at(-1) as Req;
+    expect(first).toMatchObject({ method: "GET", type: "fetch", status: 200 });
+    expect((await requests(A, ["--type", "document", "--url", "*/app"])).length).toBeGreaterThanOrEqual(1);
+    expect(await requests(A, ["--status", "4xx", "--url", "*/api/user*"])).toEqual([]);
+    const show = await run(["net", "show", String(first.id)]);
+    expect(show.json.ok).toBe(true);
+    expect(JSON.parse(String(show.json.body))).toMatchObject({ name: "Grace" });
+    const rq = (show.json.request as { requestHeaders: Record<string, string>; responseHeaders: Record<string, string> });
+    expect(rq.requestHeaders["X-From-Page"]).toBe("app");
+    expect(rq.responseHeaders["x-api"]).toBe("fixture");
+    const saved = await run(["net", "show", String(first.id), "--save", "user.json"]);
+    const file = (saved.json.saved as { file: string; sizeBytes: number; mimeType: string });
+    expect(file.file).toBe(join(out, "user.json"));
+    expect(file.mimeType).toBe("application/json");
+    expect(statSync(file.file).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(file.file, "utf8"))).toMatchObject({ name: "Grace" });
+    expect((await run(["net", "show", "1", "--save", "../escape.json"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "file" } });
+    expect((await run(["net", "show", "99999"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "id" } });
+    // Cursor: nothing new after the newest id; one more fetch is exactly what --after shows.
+    const head = await run(["net", "--limit", "1"]);
+    const cursor = head.json.nextCursor as number;
+    expect((await run(["net", "--after", String(cursor)])).json).toMatchObject({ ok: true, requests: [], truncated: false });
+    expect(await reloadApp()).toStartWith("200:Grace");
+    const fresh = (await run(["net", "--after", String(cursor)])).json.requests as Req[];
+    expect(fresh.map((q) => new URL(q.url).pathname)).toEqual(["/api/user"]);
+    // --limit cuts and says so; the journal can be emptied.
+    const limited = await run(["net", "--limit", "1"]);
+    expect(limited.json).toMatchObject({ truncated: true });
+    expect((limited.json.requests as Req[]).length).toBe(1);
+    const cleared = await run(["net", "clear"]);
+    expect(cleared.json.cleared as number).toBeGreaterThan(0);
+    expect((await run(["net"])).json).toMatchObject({ requests: [], total: 0 });
+    // A cursor from before the clear points into a gap: reported, never silent.
+    expect((await run(["net", "--after", "1"])).json).toMatchObject({ gap: true, truncated: true });
+  });
+});
+
+describe("bp net rules", () => {
+  test("mock, header override seen by the server, block, deterministic precedence, and Fetch only while rules exist", async () => {
+    expect((await run(["net", "rules"])).json).toEqual({ ok: true, rules: [] });
+    const h = await run(["net", "headers", "*/api/user*", "X-Test-Header: hello"]);
+    expect(h.json).toMatchObject({ ok: true, rule: { type: "headers", pattern: "*/api/user*", headers: { "X-Test-Header": "hello" } }, intercepting: 1 });
+    expect(await reloadApp()).toBe("200:Grace:hello");
+    const m = await run(["net", "mock", "*/api/user*", "--body", '{"name":"Mocked"}', "--status", "203", "--header", "Content-Type: application/json"]);
+    expect(m.json).toMatchObject({ ok: true, rule: { type: "mock", status: 203, bodySize: 17 } });
+    // Mock beats headers, whatever order they came in.
+    expect(await reloadApp()).toBe("203:Mocked:");
+    const mocked = (await requests(A, ["--url", "*/api/user*"])).at(-1);
+    expect(mocked?.rule).toBe(`mocked ${String((m.json.rule as { id: string }).id)}`);
+    const b = await run(["net", "block", "*/api/*"]);
+    expect(b.json.ok).toBe(true);
+    // Block beats mock.
+    expect(await reloadApp()).toStartWith("failed:");
+    const blocked = (await requests(A, ["--url", "*/api/user*"])).at(-1);
+    expect(blocked).toMatchObject({ error: "blocked" });
+    const rules = (await run(["net", "rules"])).json.rules as { id: string; type: string }[];
+    expect(rules.map((r) => r.type)).toEqual(["block", "mock", "headers"]);
+    expect((await run(["net", "remove", (b.json.rule as { id: string }).id])).json).toMatchObject({ ok: true, removed: 1, remaining: 2 });
+    expect(await reloadApp()).toBe("203:Mocked:");
+    expect((await run(["net", "remove", "r999"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "id" } });
+    expect((await run(["net", "remove", "--all"])).json).toMatchObject({ ok: true, removed: 2, remaining: 0 });
+    // The last rule gone: interception is off again and the request is untouched.
+    expect((await run(["net", "rules"])).json).toEqual({ ok: true, rules: [] });
+    expect(await reloadApp()).toBe("200:Grace:");
+    expect((await run(["net", "headers", "*", "not a header"])).json).toMatchObject({ ok: false, code: "invalid_argument" });
+  });
+
+  test("header values from stdin are applied and never echoed", async () => {
+    const r = await run(["net", "headers", "*/api/user*", "--stdin"], A, "Authorization: Bearer tok-123\nX-Test-Header: from-stdin\n");
+    expect(r.json.ok).toBe(true);
+    expect(r.stdout).not.toContain("tok-123");
+    expect(await reloadApp()).toBe("200:Grace:from-stdin");
+    const rules = await run(["net", "rules"]);
+    expect(rules.stdout).not.toContain("tok-123");
+    const last = (await requests(A, ["--url", "*/api/user*"])).at(-1) as Req;
+    const show = await run(["net", "show", String(last.id)]);
+    expect(show.stdout).not.toContain("tok-123");
+    expect((await run(["net", "remove", "--all"])).json.ok).toBe(true);
+  });
+});
+
+describe("two agents", () => {
+  test("journals and rules never mix; B's tab is untouched by A's rules", async () => {
+    expect((await run(["net", "mock", "*/api/user*", "--body", '{"name":"OnlyA"}'])).json.ok).toBe(true);
+    expect((await run(["open", `${site.b}/app`, "--new"], B)).json.ok).toBe(true);
+    await waitFor(async () => ((await pageText(B)).startsWith("200:Grace") ? true : undefined), 10_000, "B's fetch");
+    expect(await reloadApp(A)).toBe("200:OnlyA:");
+    const mine = await requests(B);
+    expect(mine.length).toBeGreaterThan(0);
+    expect(mine.every((q) => q.url.startsWith(site.b))).toBe(true);
+    expect(mine.some((q) => q.rule !== undefined)).toBe(false);
+    expect((await requests(A)).some((q) => q.url.startsWith(site.b))).toBe(false);
+    expect((await run(["net", "rules"], B)).json).toEqual({ ok: true, rules: [] });
+    expect((await run(["net", "remove", "r1"], B)).json).toMatchObject({ ok: false, code: "invalid_argument" });
+    expect((await run(["net", "remove", "--all"])).json.ok).toBe(true);
+  });
+});
+
+describe("bp auth", () => {
+  test("Basic auth per agent; a wrong password is auth_failed at once, never a retry loop; the password is never echoed", async () => {
+    // B has no credentials: the page answers 401 (on its own origin, so Chrome's auth cache stays out of it).
+    const none = await run(["open", `${site.b}/basic`], B);
+    // Headless Chromium cancels a challenge nobody answers.
+    expect(none.json).toMatchObject({ ok: false, code: "navigation_failed", context: { reason: "net::ERR_INVALID_AUTH_CREDENTIALS" } });
+    const wrong = await run(["auth", AUTH_USER, "--password-stdin"], A, "wrong-pass\n");
+    expect(wrong.json).toMatchObject({ ok: true, auth: "set", username: AUTH_USER });
+    const started = Date.now();
+    const refused = await run(["open", `${site.b}/basic`], A);
+    expect(refused.json).toMatchObject({ ok: false, code: "auth_failed", remediation: { code: "check_credentials" } });
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(refused.stdout).not.toContain("wrong-pass");
+    const good = await run(["auth", AUTH_USER, "--password-stdin"], A, `${AUTH_PASSWORD}\n`);
+    expect(good.json.ok).toBe(true);
+    expect(good.stdout).not.toContain(AUTH_PASSWORD);
+    expect((await run(["open", `${site.a}/basic`], A)).json).toMatchObject({ ok: true, title: "Members" });
+    // Nothing of the password in this agent's command records either.
+    const cmds = await run(["commands", "--limit", "100"]);
+    expect(cmds.stdout).not.toContain(AUTH_PASSWORD);
+    // Refused without stdin: the password never goes in argv.
+    expect((await run(["auth", AUTH_USER])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "password" } });
+    expect((await run(["auth", "--clear"])).json).toEqual({ ok: true, auth: "cleared" });
+    expect((await run(["net", "rules"])).json).toEqual({ ok: true, rules: [] });
+  });
+});
+
+describe("disconnect and redaction", () => {
+  test("rules stop applying once the agent disconnects; the person's tab stays open", async () => {
+    const port = await readPortFile(join(env.home, "profiles", "default"));
+    if (!port) throw new Error("launched browser has no DevToolsActivePort");
+    const target = await openUserTab(port.port, `${site.a}/app?user`);
+    const tabs = await waitFor(async () => {
+      const t = (await run(["tabs"], A)).json.tabs as { id: string; url: string }[];
+      return t.find((x) => x.url.includes("/app?user"));
+    }, 10_000, "the person's tab");
+    expect((await run(["tab", tabs?.id ?? ""], A)).json.ok).toBe(true);
+    expect((await run(["net", "block", "*/api/*"], A)).json).toMatchObject({ ok: true, intercepting: 1 });
+    expect(await reloadApp(A)).toStartWith("failed:");
+    expect((await run(["disconnect"], A)).json.ok).toBe(true);
+    const tb = await waitFor(async () => {
+      const t = (await run(["tabs"], B)).json.tabs as { id: string; url: string }[];
+      return t.find((x) => x.url.includes("/app?user"));
+    }, 10_000, "the person's tab, still open");
+    expect((await run(["tab", tb?.id ?? ""], B)).json.ok).toBe(true);
+    expect(await reloadApp(B)).toBe("200:Grace:");
+    // A came back with a fresh state: no rules, no journal.
+    expect((await run(["net", "rules"], A)).json).toEqual({ ok: true, rules: [] });
+    expect((await run(["net"], A)).json).toMatchObject({ requests: [], total: 0 });
+    void target;
+  });
+
+  test("credentials in URLs are redacted in every output", async () => {
+    const r = await run(["open", `http://bob:hunter2@${new URL(site.a).host}/second`, "--new"], B);
+    expect(r.stdout).not.toContain("hunter2");
+    const all = [r, await run(["tabs"], B), await run(["net"], B), await run(["status"], B), await run(["snapshot"], B)];
+    for (const x of all) expect(x.stdout).not.toContain("hunter2");
+    const err = await run(["net", "show", "1", "--save", "http://bob:hunter2@x/y"], B);
+    expect(err.stdout).not.toContain("hunter2");
+  });
+});
