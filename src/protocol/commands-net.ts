@@ -11,7 +11,7 @@ const ruleResult = ok({
 export const cookies = defineCommand({
   name: "cookies",
   group: "Network",
-  summary: "Cookies of the selected tab's URL or a domain (HttpOnly too); values only with --values",
+  summary: "Cookies of the tab's URL or a domain (HttpOnly too); values only with --values",
   positionals: ["domain"],
   aliases: { l: "limit" },
   args: v.object({
@@ -43,7 +43,7 @@ export const cookies = defineCommand({
 export const auth = defineCommand({
   name: "auth",
   group: "Network",
-  summary: "HTTP Basic/Digest credentials for this agent's tabs (password on stdin); --clear removes them",
+  summary: "HTTP auth for this agent's tabs (password on stdin); --clear removes it",
   positionals: ["username"],
   args: v.object({
     username: v.optional(v.pipe(v.string(), v.minLength(1, "User name is empty"), v.maxLength(1024, "User name is too long"), v.description("User name for HTTP authentication"))),
@@ -72,7 +72,7 @@ const requestSummary = v.object({
 export const net = defineCommand({
   name: "net",
   group: "Network",
-  summary: "This agent's request journal (newest last); filter by --url, --method, --status, --type",
+  summary: "This agent's request journal; filter by --url, --method, --status, --type",
   aliases: { l: "limit" },
   args: v.object({
     limit: limitArg(20, 1000, "requests"),
@@ -96,7 +96,7 @@ export const net = defineCommand({
 export const netShow = defineCommand({
   name: "net show",
   group: "Network",
-  summary: "One request with headers and body (bounded); --save writes the body to a file",
+  summary: "One request's headers and body; --save writes the body to a file",
   positionals: ["id"],
   aliases: { l: "limit" },
   args: v.object({
@@ -119,7 +119,7 @@ export const netShow = defineCommand({
 export const netBlock = defineCommand({
   name: "net block",
   group: "Network",
-  summary: "Fail matching requests of this agent's tabs (BlockedByClient)",
+  summary: "Fail matching requests (BlockedByClient)",
   positionals: ["pattern"],
   args: v.object({ pattern }),
   result: ruleResult,
@@ -131,7 +131,7 @@ export const netBlock = defineCommand({
 export const netMock = defineCommand({
   name: "net mock",
   group: "Network",
-  summary: "Answer matching requests with --body or --file, --status and --header",
+  summary: "Answer matching requests locally (--body, --file, --status, --header)",
   positionals: ["pattern"],
   localPaths: ["file"],
   args: v.object({
@@ -150,7 +150,7 @@ export const netMock = defineCommand({
 export const netHeaders = defineCommand({
   name: "net headers",
   group: "Network",
-  summary: "Set request headers on matching requests: \"Name: value\"… (or lines on stdin with --stdin)",
+  summary: "Set headers on matching requests (\"Name: value\"…, or --stdin)",
   positionals: ["pattern", "headers"],
   variadic: true,
   args: v.object({
@@ -167,7 +167,7 @@ export const netHeaders = defineCommand({
 export const netRules = defineCommand({
   name: "net rules",
   group: "Network",
-  summary: "This agent's network rules in the order they apply",
+  summary: "This agent's network rules (in the order they apply)",
   args: v.object({}),
   result: ok({ rules: v.array(v.record(v.string(), v.unknown())), intercepting: v.optional(v.number()) }),
   example: "bp net rules",
@@ -177,7 +177,7 @@ export const netRules = defineCommand({
 export const netRemove = defineCommand({
   name: "net remove",
   group: "Network",
-  summary: "Remove one rule by id, or --all",
+  summary: "Remove a rule, or --all",
   positionals: ["id"],
   args: v.object({ id: optText("Rule id from 'bp net rules'"), all: flag("Remove every rule of this agent") }),
   result: ok({ removed: v.number(), remaining: v.number() }),
@@ -189,7 +189,7 @@ export const netRemove = defineCommand({
 export const netClear = defineCommand({
   name: "net clear",
   group: "Network",
-  summary: "Empty this agent's request journal (rules stay)",
+  summary: "Empty the request journal (rules stay)",
   args: v.object({}),
   result: ok({ cleared: v.number() }),
   example: "bp net clear",
@@ -215,7 +215,7 @@ const downloadItem = v.object({
 export const downloads = defineCommand({
   name: "downloads",
   group: "Files",
-  summary: "Downloads started from this agent's tabs, newest first",
+  summary: "Downloads from this agent's tabs (newest first)",
   args: v.object({}),
   result: ok({ downloads: v.array(downloadItem) }),
   example: "bp downloads",
@@ -225,7 +225,7 @@ export const downloads = defineCommand({
 export const download = defineCommand({
   name: "download",
   group: "Files",
-  summary: "Save a copy of a completed download (Chrome's own file is never touched)",
+  summary: "Save a copy of a finished download (Chrome's file is never touched)",
   positionals: ["id", "file"],
   args: v.object({
     id: text("Download id from 'bp downloads' (dl1, …)"),

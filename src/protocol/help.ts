@@ -13,11 +13,14 @@ const GROUP_ORDER: CommandGroup[] = [
   "Reference",
 ];
 
+const SYNOPSIS_WIDTH = 24;
+
 /** Top-level help: every command on about one screen; agents read this, so it stays short. */
 export async function renderTopHelp(version: string): Promise<string> {
   const COMMANDS = await allCommands();
   const lines = [`bp ${version}: drive Chromium from the shell; JSON when piped, text on a TTY.`, ""];
-  const width = Math.max(...COMMANDS.map((c) => synopsis(c).length));
+  // Capped: one long synopsis must not pad every line (the whole screen has a budget).
+  const width = Math.min(SYNOPSIS_WIDTH, Math.max(...COMMANDS.map((c) => synopsis(c).length)));
   for (const group of GROUP_ORDER) {
     const cmds = COMMANDS.filter((c) => c.group === group);
     if (cmds.length === 0) continue;

@@ -60,7 +60,8 @@ function NET_PAGES(): Record<string, Page> {
             return;
           }
           await Bun.sleep(50);
-          c.error(new Error("connection dropped"));
+          // Bun logs this error; it is the point: the connection drops mid-file.
+          c.error(new Error("connection dropped on purpose"));
         },
       });
       return new Response(body, { headers: { "content-type": "application/octet-stream", "content-disposition": 'attachment; filename="broken.bin"', "content-length": "1000000" } });
