@@ -97,6 +97,7 @@ export const callRequestSchema = v.object({
   tabAccess: v.picklist(["all", "own"]),
   mode: v.picklist(["json", "human"]),
   secretHeaders: v.optional(v.record(v.string(), v.string())),
+  secret: v.optional(shortString(1_000_000)),
   executable: v.optional(v.object({ version: v.string(), identity: v.string() })),
   cwd: v.optional(shortString(4096)),
   outputDir: v.optional(shortString(4096)),
