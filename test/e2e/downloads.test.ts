@@ -49,6 +49,25 @@ async function snapshot(key = A): Promise<BpResult & { els: El[] }> {
 const ref = (els: El[], name: string) => String(els.find((e) => e.n === name)?.r ?? "missing");
 const evidence = (r: BpResult) => r.json.evidence as { status: string; effects: string[]; downloads?: Download[] };
 
+describe("isolated-world contexts across renderer processes", () => {
+  test("after an error page, a page with a same-origin iframe is observed as the top document", async () => {
+    expect((await run(["open", `${site.a}/files`, "--new"], B)).json.ok).toBe(true);
+    await snapshot(B);
+    // A refused connection shows Chrome's error page, rendered in another process.
+    const dead = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
+    const deadUrl = `http://127.0.0.1:${dead.port}/`;
+    dead.stop(true);
+    expect((await run(["open", deadUrl], B)).json).toMatchObject({ ok: false, code: "navigation_failed" });
+    await run(["snapshot"], B);
+    expect((await run(["open", `${site.a}/files`], B)).json.ok).toBe(true);
+    for (let i = 0; i < 3; i++) {
+      const s = await snapshot(B);
+      expect(s.json).toMatchObject({ title: "Files" });
+      expect(s.els.map((e) => e.n)).toContain("Report");
+    }
+  });
+});
+
 describe("downloads", () => {
   test("a Content-Disposition download is download_started/completed evidence, not navigation; copied privately, exported on demand", async () => {
     expect((await run(["open", `${site.a}/files`, "--new"])).json.ok).toBe(true);
@@ -155,24 +174,5 @@ describe("downloads", () => {
     await waitFor(() => !existsSync(store), 10_000, "the store removed");
     // Exported files stay.
     expect(existsSync(join(out, "report.csv"))).toBe(true);
-  });
-});
-
-describe("isolated-world contexts across renderer processes", () => {
-  test("after an error page, a page with a same-origin iframe is observed as the top document", async () => {
-    expect((await run(["open", `${site.a}/files`, "--new"], B)).json.ok).toBe(true);
-    await snapshot(B);
-    // A refused connection shows Chrome's error page, rendered in another process.
-    const dead = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
-    const deadUrl = `http://127.0.0.1:${dead.port}/`;
-    dead.stop(true);
-    expect((await run(["open", deadUrl], B)).json).toMatchObject({ ok: false, code: "navigation_failed" });
-    await run(["snapshot"], B);
-    expect((await run(["open", `${site.a}/files`], B)).json.ok).toBe(true);
-    for (let i = 0; i < 3; i++) {
-      const s = await snapshot(B);
-      expect(s.json).toMatchObject({ title: "Files" });
-      expect(s.els.map((e) => e.n)).toContain("Report");
-    }
   });
 });
