@@ -15,6 +15,7 @@ import { redactUrl } from "../net/redact.ts";
 import { MAX_MOCK_BODY, MAX_RULE_BYTES, MAX_RULES, parseHeader, publicRule, ruleBytes, type Rule } from "../net/rules.ts";
 import { netFor, peekNet } from "../net/state.ts";
 import { interceptingTabs, netSession, syncAllTabs } from "../net/tracker.ts";
+import { coverControlledTabs } from "../net/index.ts";
 import { exportArtifact, storeAndExport, storeFor } from "../store/index.ts";
 
 type R = Record<string, unknown>;
@@ -98,7 +99,7 @@ const auth: Handler = {
     if (password === undefined) throw invalidArgument("password", "No password arrived on stdin.");
     ctx.agent();
     netFor(key).auth = { username, password };
-    await syncAllTabs(ctx.broker.browser);
+    await coverControlledTabs(ctx.broker.browser, key);
     const n = interceptingTabs(ctx.broker.browser, key);
     return human(ctx, { auth: "set", username, ...(n > 0 ? { intercepting: n } : {}) }, () => `✓ HTTP credentials set for ${username} (this agent's tabs only)`);
   },
@@ -232,7 +233,7 @@ async function addRule(ctx: CallContext, make: (id: string, seq: number) => Rule
   const used = s.rules.reduce((n, r) => n + ruleBytes(r), 0);
   if (used + ruleBytes(rule) > MAX_RULE_BYTES) throw new BpError("quota_exceeded", `This agent's rules would hold more than ${MAX_RULE_BYTES} bytes.`, { context: { quota: "rule_bytes", limitBytes: MAX_RULE_BYTES } });
   s.rules.push(rule);
-  await syncAllTabs(ctx.broker.browser);
+  await coverControlledTabs(ctx.broker.browser, ctx.req.clientKey);
   const n = interceptingTabs(ctx.broker.browser, ctx.req.clientKey);
   return human(ctx, { rule: publicRuleShown(rule), ...(n > 0 ? { intercepting: n } : {}) }, () => `✓ Rule ${rule.id}: ${rule.type} ${rule.pattern}`);
 }

@@ -3,7 +3,7 @@ import { navigateTo } from "../navigate.ts";
 import { routeProfile } from "../profiles/route.ts";
 import type { BrowserConnection } from "../browser.ts";
 import { EXCLUDED_SCHEMES, type TargetRecord } from "../targets.ts";
-import { authFailed, clearAuthFailure, takeAuthFailure } from "../net/index.ts";
+import { authFailed, clearAuthFailure, coverControlledTabs, takeAuthFailure } from "../net/index.ts";
 import { resolveTab, selectedTab, takeControl, type Selected } from "../context/tabs.ts";
 import { arg, type CallContext, type Handler } from "../context/types.ts";
 
@@ -54,6 +54,8 @@ const tab: Handler = {
     // Switching to a tab makes its profile this agent's profile for new tabs (never a permission).
     const p = sel.browser.profiles.ofTarget(sel.rec);
     if (p) sel.agent.profile = { id: p.id, explicit: false };
+    // This agent's network rules and credentials apply to the tab from now on.
+    await coverControlledTabs(sel.browser, sel.agent.key);
     return { tab: describe(ctx, sel.rec) };
   },
 };

@@ -3,7 +3,8 @@ import type { BrowserConnection } from "../browser.ts";
 import { redactUrl } from "./redact.ts";
 import { storeFor } from "../store/index.ts";
 import { forgetDownloads } from "./downloads.ts";
-import { dropNet } from "./state.ts";
+import { isEligible } from "../targets.ts";
+import { dropNet, needsFetch } from "./state.ts";
 import { syncAllTabs } from "./tracker.ts";
 
 export { installNet, takeAuthFailure, clearAuthFailure, type NetHost } from "./tracker.ts";
@@ -27,4 +28,16 @@ export function authFailed(tab: string, f: { url: string; realm: string }): BpEr
     context: { tab, url: redactUrl(f.url) },
     remediation: { code: "check_credentials", message: "Check the user name and password, then run 'bp auth <user> --password-stdin' again (or 'bp auth --clear').", actionRequired: true },
   });
+}
+
+/**
+ * Rules and credentials must hold on every tab the agent controls, also one no command has
+ * opened yet (a tab just taken with 'bp tab', which the page may load from at any moment):
+ * opening its session starts tracking, and tracking applies the agent's rules.
+ */
+export async function coverControlledTabs(conn: BrowserConnection | undefined, key: string): Promise<void> {
+  if (!conn || conn.closed || !needsFetch(key).on) return;
+  const mine = [...conn.targets.byId.values()].filter((t) => t.controller === key && isEligible(t));
+  await Promise.all(mine.map((t) => conn.session(t).catch(() => undefined)));
+  await syncAllTabs(conn);
 }
