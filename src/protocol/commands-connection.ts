@@ -17,6 +17,7 @@ export const status = defineCommand({
       state: v.picklist(["active", "none", "unavailable"]),
       tabs: v.optional(v.number()),
       selectedTab: v.optional(v.nullable(v.object({ id: v.string(), title: v.string(), url: v.string() }))),
+      profile: v.optional(v.string()),
     }),
     humanControl: v.optional(
       v.array(

@@ -114,6 +114,7 @@ describe("profiles of one browser", () => {
     const work = await profileOf("Work home");
     const personal = await profileOf("Personal home");
     expect((await env.run(["profile", work.id], { key: "agent-work" })).json).toMatchObject({ ok: true, profile: { id: work.id, selected: true } });
+    expect((await env.run(["status"], { key: "agent-work" })).json).toMatchObject({ session: { profile: work.id } });
     const [a, b] = await Promise.all([
       env.run(["open", page("Work task", "<button>Go</button>"), "--new"], { key: "agent-work" }),
       env.run(["open", page("Personal task"), "--new", "--profile", personal.id], { key: "agent-personal" }),

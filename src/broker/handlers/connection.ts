@@ -32,6 +32,8 @@ const status: Handler = {
         state: "active",
         tabs: broker.visibleTabs(agent, req.tabAccess).filter((t) => agent.existingId(t.targetId) !== undefined).length,
         selectedTab: sel ? { id: agent.existingId(sel.targetId) ?? "", title: sel.title, url: sel.url } : null,
+        // The profile this agent chose or last switched to (it may be stale after a reconnect).
+        ...(agent.profile ? { profile: agent.profile.id } : {}),
       };
     } else {
       out.session = { state: "none" };
