@@ -212,4 +212,27 @@ describe("profiles of one browser", () => {
     expect((await env.run(["tab", again?.id ?? ""], { key: "agent-work" })).json.ok).toBe(true);
     expect((await env.run(["click", "1"], { key: "agent-work" })).json).toMatchObject({ ok: false, code: "stale_ref", context: { reason: "browser_reconnected" } });
   });
+
+  test("a profile whose windows all closed is profile_context_unavailable; the other one works on", async () => {
+    const list = await profiles();
+    const personal = list.find((p) => p.tabs.some((t) => t.title === "Personal home"));
+    const work = list.find((p) => p.tabs.some((t) => t.title === "Work home"));
+    // The person closes every window of the personal profile.
+    const personalTitles = new Set(["Personal home", "Personal task"]);
+    for (const t of await listPageTargets(user.port)) {
+      if (personalTitles.has(t.title)) await fetch(`http://127.0.0.1:${user.port}/json/close/${t.id}`);
+    }
+    await waitFor(async () => (await profiles()).length === 1, 10_000, "profile gone");
+    expect((await env.run(["open", page("Late"), "--new", "--profile", personal?.id ?? ""], { key: "late" })).json).toMatchObject({
+      ok: false,
+      code: "profile_context_unavailable",
+      remediation: { code: "relist_profile_contexts" },
+    });
+    // One profile left: it is the only choice, so no selection is needed.
+    const o = await env.run(["open", page("Late"), "--new"], { key: "late" });
+    expect(o.json).toMatchObject({ ok: true, created: true });
+    expect(o.json.profile).toBeUndefined();
+    expect((await env.run(["eval", `localStorage.getItem("who")`], { key: "late" })).json.value).toBe("work");
+    expect((await profiles())[0]?.id).toBe(work?.id ?? "");
+  });
 });

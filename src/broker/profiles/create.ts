@@ -20,7 +20,7 @@ import { runInWorld } from "../world.ts";
 import { isEligible, type TargetRecord, type TargetTable } from "../targets.ts";
 
 /** How long the in-profile window.open may take to produce its target. */
-const OPEN_IN_PROFILE_MS = 3_000;
+const OPEN_IN_PROFILE_MS = 5_000;
 /** Chrome may size a popup window to almost nothing (headless); give it a usable viewport. */
 const MIN_WINDOW = { width: 800, height: 600 };
 const DEFAULT_WINDOW = { width: 1280, height: 800 };

@@ -32,7 +32,14 @@ export async function identifyProfiles(s: IdentifySurface, list: ProfileContext[
   for (const p of list) {
     if (p.identity?.status === "verified") continue;
     if (signal.aborted) throw new BpError("command_cancelled", "Identification stopped.", { retryable: true });
-    const path = await readProfilePath(s, p, signal);
+    let path: string;
+    try {
+      path = await readProfilePath(s, p, signal);
+    } catch (err) {
+      // A profile with no page to open a window from stays unnamed; the others still get theirs.
+      if (!(err instanceof BpError) || err.code !== "profile_context_unavailable") throw err;
+      path = "";
+    }
     if (cache === null) cache = s.userDataRoot ? readInfoCache(s.userDataRoot) : undefined;
     p.identity = matchIdentity(path, s.userDataRoot, cache);
   }
