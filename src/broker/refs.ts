@@ -24,6 +24,11 @@ export class TabObservation {
   seq = 0;
   /** The document this agent observed before this one, so its refs report why they went stale. */
   previous: { url: string; nextRef: number } | undefined;
+  /**
+   * The lowest ref of this document. Numbering continues across the documents of a tab (for
+   * this agent), so a ref below it is from an earlier document: stale, never another element.
+   */
+  firstRef = 1;
   /** Whether this agent's latest observation of the tab (in any document) showed a login surface. */
   authSeen: boolean | undefined;
   /** Refs numbered below this were invalidated when a person handed the tab back. */

@@ -41,6 +41,11 @@ async function worldContext(session: CdpSession, frameId: string, opts: { timeou
   return executionContextId;
 }
 
+/** Our isolated world's execution context in a frame, for CDP calls that take a context id. */
+export function worldContextId(session: CdpSession, frameId: string): Promise<number> {
+  return worldContext(session, frameId, {}, false);
+}
+
 function isLostContext(err: unknown): boolean {
   return err instanceof Error && /Cannot find context|context with specified id|Execution context was destroyed/i.test(err.message);
 }

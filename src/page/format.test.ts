@@ -156,7 +156,7 @@ describe("human format", () => {
         '[5] button "Pay" disabled',
         '[6] combobox "Size" collapsed',
         '[7] button "Add to cart"',
-        '[8…10] 3 more button e.g. "Add to cart" (folded, same shape as above; --expand 8)',
+        '[8…10] 3 more button e.g. "Add to cart" (folded, same shape as above; --expand <ref> or --find <text>)',
         '[11] iframe "Card" src="https://pay.example/" cross-origin frame=1',
         '[12] button "Inner" frame=2',
         "[truncated: element_limit] 11 of 40 elements shown; raise --limit or narrow with find/search",
@@ -256,7 +256,7 @@ describe("diff", () => {
     expect(d.added).toHaveLength(1);
     const added = d.added[0];
     expect(added?.kind === "fold" && added.refs).toEqual([10, 11]);
-    expect(formatDiffHuman(d)).toBe('+ [10…11] 2 more button e.g. "Add" (folded, same shape as above; --expand 10)');
+    expect(formatDiffHuman(d)).toBe('+ [10…11] 2 more button e.g. "Add" (folded, same shape as above; --expand <ref> or --find <text>)');
   });
 
   test("no changes", () => {

@@ -92,7 +92,7 @@ export function formatFoldLine(f: SnapshotFold): string {
   const frame = f.frame ? ` frame=${f.frame}` : "";
   return (
     `[${f.firstRef}…${f.lastRef}] ${f.count} more ${roles}${samples ? ` e.g. ${samples}` : ""}${frame}` +
-    ` (folded, same shape as above; --expand ${f.firstRef})`
+    ` (folded, same shape as above; --expand <ref> or --find <text>)`
   );
 }
 

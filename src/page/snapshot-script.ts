@@ -20,7 +20,7 @@
 import { seeCandidacy } from "./snapshot/candidacy.ts";
 import { descend, pushKids } from "./snapshot/descend.ts";
 import { describe } from "./snapshot/describe.ts";
-import { assignRefs, foldEntries, foldRun, refFor, sameShape, toElement, toFrame } from "./snapshot/fold.ts";
+import { assignRefs, foldEntries, foldRun, matchesFind, overBudget, refFor, sameShape, toElement, toFrame } from "./snapshot/fold.ts";
 import { frameRoot } from "./snapshot/frame.ts";
 import { buildHints, refsOf } from "./snapshot/hints.ts";
 import { applyLimits } from "./snapshot/limits.ts";
@@ -109,6 +109,8 @@ export const SNAPSHOT_HELPERS: readonly ((...args: never[]) => unknown)[] = [
   sameShape,
   foldEntries,
   foldRun,
+  overBudget,
+  matchesFind,
   applyLimits,
   refsOf,
   buildHints,

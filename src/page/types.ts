@@ -153,8 +153,10 @@ export interface SnapshotOptions {
   fold?: boolean;
   /** Minimum repetitions for a fold. Default 8. */
   foldMin?: number;
-  /** Refs whose fold should be expanded (any ref inside the run). */
+  /** Refs whose fold should be expanded (any ref inside the run): a window around each is listed. */
   expand?: number[];
+  /** Only elements whose name or value contains this text (case-insensitive); nothing folds. */
+  find?: string;
   /** Serialized-size budget for emitted entries (approximate UTF-8 bytes). Default 2 MiB. */
   maxBytes?: number;
   /** Aggregate name + value characters across emitted entries. Default 1,000,000. */

@@ -23,7 +23,8 @@ export const snapshot = defineCommand({
   args: v.object({
     limit: limitArg(50, 10_000),
     diff: flag("Only what changed since this agent's previous snapshot of the same document"),
-    expand: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.description("Expand the folded run containing this ref"))),
+    expand: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.description("List a window around this ref of a folded run"))),
+    find: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200), v.description("Only elements whose name or value contains this text"))),
     boxes: flag("Include element boxes [x,y,w,h] in viewport CSS px"),
   }),
   result: ok({

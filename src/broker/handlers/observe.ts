@@ -12,6 +12,7 @@ const snapshot: Handler = {
       diff: arg<boolean>(ctx, "diff"),
       boxes: arg<boolean>(ctx, "boxes"),
       ...(arg<number | undefined>(ctx, "expand") !== undefined ? { expand: arg<number>(ctx, "expand") } : {}),
+      ...(arg<string | undefined>(ctx, "find") !== undefined ? { find: arg<string>(ctx, "find") } : {}),
     }),
 };
 
@@ -30,8 +31,14 @@ const frame: Handler = {
     if (!chosen) throw new BpError("invalid_argument", `Frame index out of range (0-${frames.length - 1}).`, { context: { field: "index" } });
     if (index === 0) agent.frames.delete(rec.targetId);
     else agent.frames.set(rec.targetId, chosen.id);
-    // Refs belong to the frame they were observed in; a new scope starts a new observation.
-    agent.observations.delete(rec.targetId);
+    // Refs belong to the frame they were observed in; a new scope starts a new set of refs,
+    // numbered on from the old ones so none of them can ever name an element of the new scope.
+    const obs = agent.observations.get(rec.targetId);
+    if (obs) {
+      obs.refs.clear();
+      obs.last = undefined;
+      obs.firstRef = obs.nextRef;
+    }
     return { frame: index, url: chosen.url };
   },
 };

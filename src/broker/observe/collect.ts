@@ -7,6 +7,7 @@ import type { BrowserConnection } from "../browser.ts";
 import type { TargetRecord } from "../targets.ts";
 import { FrameSessions } from "../frames.ts";
 import { TabObservation, type RefBinding } from "../refs.ts";
+import { markListenedElements } from "./listeners.ts";
 import { objectInWorld, runInWorld } from "../world.ts";
 
 /** Nested out-of-process frames deeper than this are left as placeholders. */
@@ -41,6 +42,12 @@ export async function currentObservation(browser: BrowserConnection, rec: Target
   const old = agent.observations.get(rec.targetId);
   if (old && old.generation === browser.generation && old.mainLoaderId === main.loaderId) return { obs: old, mainFrameId: main.id, replaced: false };
   const obs = new TabObservation(browser.generation, rec.targetId, main.loaderId, main.url);
+  if (old) {
+    // Numbering goes on from the previous document (also across a reconnect), so a ref from
+    // it can only ever be stale: `click 1` after a navigation never hits the new page's first element.
+    obs.nextRef = old.nextRef;
+    obs.firstRef = old.nextRef;
+  }
   if (old && old.generation === browser.generation) {
     obs.previous = { url: old.url, nextRef: old.nextRef };
     // A login carries across documents: it is entered on one page and left on the next.
@@ -68,6 +75,7 @@ export async function collectSnapshot(browser: BrowserConnection, rec: TargetRec
 }
 
 async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Root, options: SnapshotOptions, depth: number): Promise<SnapshotResult> {
+  await markListenedElements(root.session, root.frameId);
   const result = await runInWorld<SnapshotResult>(root.session, root.frameId, SNAPSHOT_SOURCE, { ...options, refFloor: obs.nextRef, layout: true });
   const binding: RefBinding = { session: root.session, frameId: root.frameId, loaderId: root.loaderId, framePath: root.framePath, offset: root.offset };
   for (const e of result.elements) {
@@ -104,7 +112,8 @@ async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Root,
     result.stats.frames += inner.stats.frames + 1;
     result.stats.visitedNodes += inner.stats.visitedNodes;
   }
-  result.elements = merged;
+  // --find lists matches only; a frame placeholder was needed to reach the frame's matches.
+  result.elements = options.find ? merged.filter((e) => e.kind !== "frame") : merged;
   return result;
 }
 

@@ -48,7 +48,7 @@ export async function resolveRef(sel: Selected, ref: number): Promise<ResolvedRe
     if (obs.humanControlBelow !== undefined && ref < obs.humanControlBelow) throw staleRef(ref, "human_control");
     // A ref from the document this agent saw before (an action's reply already observed the new one).
     const prev = obs.previous;
-    if (prev && ref < prev.nextRef && !obs.last?.candidateRefs.includes(ref)) throw staleRef(ref, prev.url === obs.url ? "document_replaced" : "navigation");
+    if (prev && ref < obs.firstRef) throw staleRef(ref, prev.url === obs.url ? "document_replaced" : "navigation");
     throw staleRef(ref, "unknown_ref");
   }
   if (!browser.targets.byId.has(rec.targetId)) throw staleRef(ref, "target_closed");

@@ -11,6 +11,7 @@ const MAX_TITLE = 300;
 export interface ObserveOptions {
   limit: number;
   expand?: number;
+  find?: string;
   boxes?: boolean;
   diff?: boolean;
 }
@@ -29,7 +30,7 @@ export async function observeLocked(ctx: CallContext, sel: Selected, opts: Obser
     await frameSessions(rec, session).ensure();
     const { obs, mainFrameId, replaced } = await currentObservation(browser, rec, agent, session);
     const root: Root = await rootForFrame(rec, session, mainFrameId, obs.mainLoaderId, agent.frames.get(rec.targetId));
-    const { result, previous } = await collectSnapshot(browser, rec, agent, root, obs, { limit: opts.limit, ...(opts.expand ? { expand: [opts.expand] } : {}) });
+    const { result, previous } = await collectSnapshot(browser, rec, agent, root, obs, { limit: opts.limit, ...(opts.expand ? { expand: [opts.expand] } : {}), ...(opts.find ? { find: opts.find } : {}) });
     rec.url = result.url;
     rec.title = result.title;
     const out: Record<string, unknown> = { tab: id, ...compactSnapshotJson(result, { boxes: opts.boxes === true }) };
@@ -39,7 +40,7 @@ export async function observeLocked(ctx: CallContext, sel: Selected, opts: Obser
       out.urlTruncated = true;
     }
     if (result.title.length > MAX_TITLE) out.title = `${result.title.slice(0, MAX_TITLE)}…`;
-    if (result.truncated) out.hint = `Showing ${countListed(result.elements)} of ${result.totalCandidates}; use --limit ${Math.min(10_000, result.totalCandidates)}, 'bp frame <n>', or 'bp find <css>' to narrow.`;
+    if (result.truncated) out.hint = `Showing ${countListed(result.elements)} of ${result.totalCandidates}; use --limit ${Math.min(10_000, result.totalCandidates)}, --find <text>, 'bp frame <n>', or 'bp find <css>' to narrow.`;
     if (opts.diff) {
       if (previous) {
         const d = diffSnapshots(previous, result);

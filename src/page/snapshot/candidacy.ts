@@ -25,7 +25,8 @@ export function seeCandidacy(run: Run, s: Seen, ctx: Ctx): void {
   const roleInteractive = !!eRole && !!run.T.INTERACTIVE[eRole];
   const tabindex = A.tabindex;
   const focusable = tabindex !== undefined && parseInt(tabindex, 10) >= 0 && tag !== "body" && tag !== "html";
-  const onclick = A.onclick !== undefined;
+  // An onclick attribute, or a click listener the broker found through CDP.
+  const onclick = A.onclick !== undefined || (run.listened !== null && run.listened.has(el));
   const presentational = eRole === "presentation" || eRole === "none" || eRole === "generic";
   const semantic = eRole && !presentational ? eRole : iRole;
   if (native || roleInteractive || editHost || focusable) {

@@ -75,9 +75,24 @@ export function sameShape(a: Rec | undefined, b: Rec | undefined): boolean {
   return !!a && !!b && a.kind === "element" && b.kind === "element" && a.key === b.key && !a.focused && !b.focused;
 }
 
-export function foldEntries(run: Run): SnapshotEntry[] {
+/** Whether an output limit (not a walk limit) cut the entries. */
+export function overBudget(reasons: readonly string[]): boolean {
+  for (let i = 0; i < reasons.length; i++) {
+    const r = reasons[i];
+    if (r === "element_limit" || r === "text_limit" || r === "byte_limit") return true;
+  }
+  return false;
+}
+
+/** --find: the name, or a value that is not a secret, contains the text. */
+export function matchesFind(run: Run, r: Rec): boolean {
+  if (r.name && r.name.toLowerCase().indexOf(run.FIND) >= 0) return true;
+  return !r.sensitive && !!r.value && r.value.toLowerCase().indexOf(run.FIND) >= 0;
+}
+
+export function foldEntries(run: Run, fold: boolean): SnapshotEntry[] {
   const recs = run.recs;
-  const FOLD_MIN = run.FOLD_MIN;
+  const FOLD_MIN = fold ? run.FOLD_MIN : 0;
   const expand = run.expand;
   const entries: SnapshotEntry[] = [];
   const n = recs.length;
@@ -103,12 +118,19 @@ export function foldEntries(run: Run): SnapshotEntry[] {
       }
     }
     if (bestP > 0) {
-      let expanded = false;
-      for (let k = i; k < i + bestLen && expand.size; k++) if (expand.has((recs[k] as Rec).ref)) expanded = true;
-      if (expanded) {
-        // Expanded on request: list the whole run, do not re-detect a shorter run inside it.
-        for (let k = i; k < i + bestLen; k++) entries.push(toElement(recs[k] as Rec));
-        i += bestLen;
+      let at = -1;
+      for (let k = i; k < i + bestLen && expand.size && at < 0; k++) if (expand.has((recs[k] as Rec).ref)) at = k;
+      if (at >= 0) {
+        // Expanded on request: a window around that ref, the rest of the run stays folded on
+        // both sides (a shorter run inside it is not re-detected).
+        const end = i + bestLen;
+        const ws = Math.max(i + bestP, at - 10);
+        const we = Math.min(end, Math.max(at + 11, ws));
+        for (let k = i; k < i + bestP; k++) entries.push(toElement(recs[k] as Rec));
+        if (ws > i + bestP) entries.push(foldRun(recs, i, bestP, ws - i));
+        for (let k = ws; k < we; k++) entries.push(toElement(recs[k] as Rec));
+        if (we < end) entries.push(foldRun(recs, we - bestP, bestP, end - we + bestP));
+        i = end;
         continue;
       }
       for (let k = i; k < i + bestP; k++) entries.push(toElement(recs[k] as Rec));

@@ -13,7 +13,19 @@ export function applyLimits(
   const elements: SnapshotEntry[] = [];
   let bytes = 64;
   let text = 0;
-  for (let i = 0; i < entries.length; i++) {
+  // An expanded ref far down the page: start a third of the limit above it, not at the top.
+  let start = 0;
+  if (run.expand.size) {
+    for (let i = 0; i < entries.length; i++) {
+      const e = entries[i] as SnapshotEntry;
+      if (e.kind !== "fold" && run.expand.has(e.ref)) {
+        if (i >= run.LIMIT - Math.floor(run.LIMIT / 3)) start = i - Math.floor(run.LIMIT / 3);
+        break;
+      }
+    }
+    if (start > 0) reasons.element_limit = true;
+  }
+  for (let i = start; i < entries.length; i++) {
     const e = entries[i] as SnapshotEntry;
     if (elements.length >= run.LIMIT) {
       reasons.element_limit = true;

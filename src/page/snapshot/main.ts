@@ -3,7 +3,7 @@
  * candidates, fold, apply the output limits, derive hints.
  */
 import type { PageWindow, SnapshotOptions, SnapshotResult } from "../types.ts";
-import { assignRefs, foldEntries } from "./fold.ts";
+import { assignRefs, foldEntries, matchesFind, overBudget } from "./fold.ts";
 import { buildHints } from "./hints.ts";
 import { applyLimits } from "./limits.ts";
 import { createRun } from "./setup.ts";
@@ -15,7 +15,10 @@ export function snapshotMain(win: PageWindow, opts?: SnapshotOptions): SnapshotR
   const run = createRun(win, opts || {}, started);
   walkDocument(run);
   const refs = assignRefs(run);
-  const limited = applyLimits(run, foldEntries(run));
+  if (run.FIND) run.recs = run.recs.filter((r) => r.kind === "frame" || matchesFind(run, r));
+  // Folding hides names, so it is only for snapshots that would not fit otherwise.
+  let limited = applyLimits(run, foldEntries(run, false));
+  if (!run.FIND && run.FOLD_MIN > 0 && overBudget(limited.truncationReasons)) limited = applyLimits(run, foldEntries(run, true));
   const hints = buildHints(run);
 
   let title = "";

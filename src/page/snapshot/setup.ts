@@ -2,7 +2,7 @@
  * Start of a snapshot run: options, word tables, the ref registry, and the page-wide facts
  * (geometry, focus, modal dialog, overlay) that the walk consults for every element.
  */
-import type { Box, PageDocument, PageWindow, RefRegistry, SnapshotOptions } from "../types.ts";
+import type { Box, PageDocument, PageElement, PageWindow, RefRegistry, SnapshotOptions } from "../types.ts";
 import { deepFocus, findOverlay, modalDialog, pageGeometry } from "./page-scan.ts";
 import { clampInt, words } from "./text.ts";
 import type { Attrs, Clip, Run, Tables } from "./types.ts";
@@ -25,6 +25,7 @@ export function createRun(win: PageWindow, o: SnapshotOptions, started: number):
       if (typeof r === "number") expand.add(r);
     }
   }
+  const FIND = typeof o.find === "string" ? o.find.slice(0, 200).toLowerCase() : "";
   const T = snapshotTables();
   const NO_ATTRS: Attrs = Object.freeze(Object.create(null)) as Attrs;
   const NOCLIP: Clip = { l: -Infinity, t: -Infinity, r: Infinity, b: Infinity };
@@ -32,6 +33,9 @@ export function createRun(win: PageWindow, o: SnapshotOptions, started: number):
 
   const topDoc = win.document;
   const registry = openRegistry(win, topDoc, o.refFloor);
+  // Marked by the broker just before this run (see page/listener-mark.ts); the symbol is repeated there.
+  const marks = Reflect.get(win, Symbol.for("browser-pilot.listened.v1")) as { doc: PageDocument; set: WeakSet<PageElement> } | undefined;
+  const listened = marks && marks.doc === topDoc ? marks.set : null;
   const de = topDoc.documentElement;
   const body = topDoc.body;
   const page = pageGeometry(win, topDoc, de, body);
@@ -51,6 +55,8 @@ export function createRun(win: PageWindow, o: SnapshotOptions, started: number):
     LAYOUT,
     BUF_CAP,
     expand,
+    FIND,
+    listened,
     T,
     NO_ATTRS,
     NOCLIP,

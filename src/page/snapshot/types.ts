@@ -150,6 +150,10 @@ export interface Run {
   /** Per-candidate text buffer: whitespace is collapsed on the way in, so this holds content. */
   BUF_CAP: number;
   expand: Set<number>;
+  /** Lower-cased --find text, or "" for the whole page. */
+  FIND: string;
+  /** Elements a script listens on for clicks (marked from CDP before the walk), if any. */
+  listened: WeakSet<PageElement> | null;
   T: Tables;
   /** Shared by every attribute-less element; compared by identity. */
   NO_ATTRS: Attrs;

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import type { PageWindow, SnapshotFold, SnapshotFrame } from "../types.ts";
+import type { PageWindow, SnapshotElement, SnapshotFold, SnapshotFrame } from "../types.ts";
 import { byName, closePages, els, names, page, snap } from "./test-fixture.ts";
 
 afterAll(closePages);
@@ -88,6 +88,39 @@ describe("folding, limits and truncation", () => {
     expect(expanded.elements.length).toBe(80);
     // Refs do not move between the folded and the expanded view.
     expect(expanded.candidateRefs).toEqual(r.candidateRefs);
+  });
+
+  test("a run folds only when the snapshot would not fit: 12 checkboxes are all listed by name", () => {
+    const { win } = page(rows(12, (i) => `<li><label><input type=checkbox> Topping ${i}</label></li>`));
+    const r = snap(win);
+    expect(r.elements.every((e) => e.kind === "element")).toBe(true);
+    expect(r.elements.map((e) => (e.kind === "element" ? e.name : ""))).toEqual(Array.from({ length: 12 }, (_, i) => `Topping ${i}`));
+  });
+
+  test("--expand lists a window around the ref, even far down the page; the rest stays folded", () => {
+    const { win } = page(rows(300, (i) => `<li><button>Row ${i}</button></li>`));
+    const folded = snap(win);
+    const fold = folded.elements.find((e): e is SnapshotFold => e.kind === "fold");
+    const target = fold?.refs[248] ?? 0;
+    const r = snap(win, { expand: [target] });
+    const names = r.elements.map((e) => (e.kind === "element" ? e.name : "fold"));
+    expect(names).toContain("Row 249");
+    expect(names).toContain("Row 239");
+    expect(names).toContain("Row 259");
+    expect(names).not.toContain("Row 200");
+    expect(r.elements.filter((e) => e.kind === "fold").length).toBe(2);
+    expect(r.elements.length).toBeLessThanOrEqual(50);
+    // The same numbers as in the folded view.
+    expect(r.elements.find((e): e is SnapshotElement => e.kind === "element" && e.name === "Row 249")?.ref).toBe(target);
+  });
+
+  test("--find lists the matching elements with their refs, unfolded", () => {
+    const { win } = page(`<input aria-label="Query" value="needle in value">` + rows(300, (i) => `<li><button>Row ${i}</button></li>`));
+    const all = snap(win);
+    const r = snap(win, { find: "ROW 25" });
+    expect(r.elements.map((e) => (e.kind === "element" ? e.name : "")).sort()).toEqual(["Row 25", ...Array.from({ length: 10 }, (_, i) => `Row ${250 + i}`)].sort());
+    expect(r.totalCandidates).toBe(all.totalCandidates);
+    expect(snap(win, { find: "needle" }).elements.map((e) => (e.kind === "element" ? e.name : ""))).toEqual(["Query"]);
   });
 
   test("short runs are not folded", () => {
