@@ -7,6 +7,7 @@ import { CommandRuntime } from "./commands/runtime.ts";
 import type { BrokerState, HandlerTable } from "./context/types.ts";
 import { HandoffControl } from "./handoff/control.ts";
 import { noticeLine, renderNotice } from "./handoff/notice.ts";
+import { ViewerServer } from "./handoff/viewer.ts";
 import { installNet, releaseNet } from "./net/index.ts";
 import type { TargetRecord } from "./targets.ts";
 
@@ -33,11 +34,16 @@ export class Broker implements BrokerState {
   private readonly queues = new Map<string, Promise<unknown>>();
   /** Tabs handed to a person: the admission gate, control leases and handback notices. */
   readonly handoff: HandoffControl = new HandoffControl(this);
+  /** The loopback live viewer for handed-off tabs (started on the first 'bp view'). */
+  readonly viewer: ViewerServer = new ViewerServer(this);
 
   constructor(
     readonly paths: BpPaths,
     private readonly handlers: HandlerTable,
-  ) {}
+  ) {
+    this.handoff.onReturning = (targetId, reason) => this.viewer.revokeTab(targetId, reason);
+    this.handoff.onChanged = (targetId) => this.viewer.changed(targetId);
+  }
 
   isIdle(): boolean {
     return this.agents.size === 0 && this.browser === undefined && this.connecting === undefined && this.commands.activeCount === 0;
@@ -211,6 +217,7 @@ export class Broker implements BrokerState {
   }
 
   async shutdown(): Promise<void> {
+    this.viewer.stop();
     const browser = this.browser;
     this.browser = undefined;
     // The janitor closes a launched browser only when nothing of the person's is left in it.

@@ -65,4 +65,18 @@ export const handback = defineCommand({
   runs: "broker",
 });
 
-export const HANDOFF_COMMANDS = [handoff, handback];
+export const view = defineCommand({
+  name: "view",
+  group: "Waiting and recovery",
+  summary: "One-time loopback URL of a live view of the tab a person can act in (headless or remote browsers)",
+  args: v.object({ tab: tabOpt("Tab id (default: selected tab, else the one under human control)") }),
+  result: ok({
+    tab: v.string(),
+    url: v.pipe(v.string(), v.description("Opens once; a secret: give it only to the person")),
+    expiresAt: v.pipe(v.string(), v.description("The link must be opened before this time")),
+  }),
+  example: "bp view",
+  runs: "broker",
+});
+
+export const HANDOFF_COMMANDS = [handoff, handback, view];

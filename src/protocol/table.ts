@@ -32,7 +32,7 @@ export const COMMAND_INDEX: Readonly<Record<string, CommandModule>> = {
   dropdown: "actions", select: "actions", upload: "actions", dialogs: "actions", dialog: "actions",
   cookies: "net", auth: "net", net: "net", "net show": "net", "net block": "net", "net mock": "net", "net headers": "net", "net rules": "net", "net remove": "net", "net clear": "net",
   wait: "reliability", commands: "reliability", command: "reliability", cancel: "reliability",
-  handoff: "handoff", handback: "handoff",
+  handoff: "handoff", handback: "handoff", view: "handoff",
   schema: "reference",
 };
 

@@ -1,5 +1,15 @@
-/** A sign-in page: on success the URL, title and content change and a popup opens. */
+/**
+ * A sign-in page: on success the URL, title and content change and a popup opens. Fields sit
+ * at fixed fractions of the viewport, so a test can hit them through the viewer's image
+ * without knowing the window size.
+ */
 export const LOGIN_PAGE = `<!doctype html><title>Sign in</title>
+<style>
+  html, body { margin: 0; height: 100%; }
+  #user { position: fixed; left: 10%; top: 10%; width: 30%; height: 10%; font-size: 20px; }
+  #pw { position: fixed; left: 50%; top: 10%; width: 30%; height: 10%; }
+  #go { position: fixed; left: 10%; top: 40%; width: 30%; height: 10%; background: #2a6; color: #fff; }
+</style>
 <form id=f onsubmit="return false">
   <label>User <input id=user autocomplete=username></label>
   <label>Password <input id=pw type=password></label>

@@ -4,6 +4,7 @@ import type { Agent, AgentRegistry } from "../agents.ts";
 import type { BrowserConnection, BrowserInfo } from "../browser.ts";
 import type { CommandRecord, CommandStore } from "../commands/store.ts";
 import type { HandoffControl } from "../handoff/control.ts";
+import type { ViewerServer } from "../handoff/viewer.ts";
 import type { TargetRecord } from "../targets.ts";
 
 /**
@@ -27,6 +28,8 @@ export interface BrokerState {
   releaseAgent(agent: Agent, expired?: boolean): Promise<string[]>;
   /** Tabs handed to a person: the admission gate, control leases and handback notices. */
   readonly handoff: HandoffControl;
+  /** One-time loopback links to a live view of a tab. */
+  readonly viewer: ViewerServer;
 }
 
 export interface CallContext {

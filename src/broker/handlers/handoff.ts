@@ -1,6 +1,6 @@
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import type { BrowserConnection } from "../browser.ts";
-import { resolveTab, selectedTab, takeControl } from "../context/tabs.ts";
+import { resolveTab, selectedTab, takeControl, type Selected } from "../context/tabs.ts";
 import { arg, type CallContext, type Handler } from "../context/types.ts";
 import { checkLease, humanControlError, type Episode } from "../handoff/control.ts";
 import type { TargetRecord } from "../targets.ts";
@@ -46,6 +46,8 @@ function state(ctx: CallContext, ep: Episode, id: string): Record<string, unknow
   if (!live) return { tab: id, control: "automation" };
   const out: Record<string, unknown> = { tab: id, control: ep.phase === "draining" ? "draining" : "human", until: new Date(ep.endsAt).toISOString() };
   if (ep.message !== undefined) out.message = ep.message;
+  const browser = ctx.broker.browser;
+  if (browser && !headed(browser)) out.hint = "This browser has no window for the person: run 'bp view' and give them the URL.";
   return out;
 }
 
@@ -117,4 +119,27 @@ const handback: Handler = {
   },
 };
 
-export const HANDOFF_HANDLERS: Record<string, Handler> = { handoff, handback };
+/**
+ * A viewer link for a tab this agent controls, or for any tab under human control it may
+ * address (the person's own shell asks for it that way).
+ */
+const view: Handler = {
+  async run(ctx) {
+    const tabArg = arg<string | undefined>(ctx, "tab");
+    const control = ctx.broker.handoff;
+    const agent = ctx.agent();
+    let sel: Selected;
+    if (tabArg !== undefined) sel = resolveTab(ctx, tabArg);
+    else if (agent.selected !== undefined) sel = resolveTab(ctx, agent.existingId(agent.selected) ?? agent.idFor(agent.selected, ctx.broker.requireBrowser().generation));
+    else {
+      const { id } = findEpisode(ctx, undefined);
+      sel = resolveTab(ctx, id);
+    }
+    const ep = control.get(sel.rec.targetId);
+    if (!ep) takeControl(ctx, sel);
+    const link = ctx.broker.viewer.grant(sel.rec.targetId, sel.browser.generation);
+    return { tab: sel.id, url: link.url, expiresAt: link.expiresAt };
+  },
+};
+
+export const HANDOFF_HANDLERS: Record<string, Handler> = { handoff, handback, view };

@@ -81,7 +81,9 @@ export class HandoffControl {
   private readonly drainWaiters = new Map<string, Set<() => void>>();
   private readonly notices = new Map<string, PendingNotice[]>();
   /** Called when a tab leaves human control, before anyone is told: viewers lose input here. */
-  onReturning: ((targetId: string) => void) | undefined;
+  onReturning: ((targetId: string, reason: string) => void) | undefined;
+  /** Control of a tab changed without ending (human reached, lease renewed). */
+  onChanged: ((targetId: string) => void) | undefined;
 
   constructor(private readonly host: HandoffHost) {}
 
@@ -170,6 +172,7 @@ export class HandoffControl {
       if (this.episodes.get(targetId) !== ep || ep.phase !== "draining") return;
       ep.phase = "human";
       ep.markHuman(true);
+      this.onChanged?.(targetId);
       await bringToFront().catch(() => undefined);
     })();
     return ep;
@@ -182,6 +185,7 @@ export class HandoffControl {
     }
     ep.endsAt = Math.max(ep.endsAt, Date.now() + leaseSeconds * 1000 * leaseScale());
     this.arm(ep);
+    this.onChanged?.(ep.targetId);
   }
 
   private arm(ep: Episode): void {
@@ -204,7 +208,7 @@ export class HandoffControl {
     ep.phase = "returning";
     clearTimeout(ep.timer);
     ep.markHuman(false);
-    this.onReturning?.(targetId);
+    this.onReturning?.(targetId, reason);
     const browser = this.host.browser;
     let changes: Changes = { newTargets: [] };
     if (browser && !browser.closed && browser.generation === ep.generation) {
@@ -226,7 +230,7 @@ export class HandoffControl {
     for (const ep of [...this.episodes.values()]) {
       if (ep.generation !== generation) continue;
       clearTimeout(ep.timer);
-      this.onReturning?.(ep.targetId);
+      this.onReturning?.(ep.targetId, "browser_lost");
       this.episodes.delete(ep.targetId);
       ep.markHuman(false);
       ep.markEnded("handback");
