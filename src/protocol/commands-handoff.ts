@@ -58,7 +58,7 @@ export const handoff = defineCommand({
 export const handback = defineCommand({
   name: "handback",
   group: "Waiting and recovery",
-  summary: "Give a tab under human control back to the agent (agent or the person's shell)",
+  summary: "Give a handed-off tab back to the agent (from the agent or the person's shell)",
   args: v.object({ tab: tabOpt("Tab id (default: the one tab under human control)") }),
   result: ok({ tab: v.string(), control: v.literal("automation"), handbacks: v.optional(v.array(handbackNoticeSchema)) }),
   example: "bp handback",
@@ -68,7 +68,7 @@ export const handback = defineCommand({
 export const view = defineCommand({
   name: "view",
   group: "Waiting and recovery",
-  summary: "One-time loopback URL of a live view of the tab a person can act in (headless or remote browsers)",
+  summary: "One-time link to a live view of the tab (loopback; for headless or remote browsers)",
   args: v.object({ tab: tabOpt("Tab id (default: selected tab, else the one under human control)") }),
   result: ok({
     tab: v.string(),
