@@ -9,7 +9,8 @@
 # 3. After unpacking, every file must match the archive's own SHA256SUMS.
 # 4. The archive's platform must be this machine's.
 # Then it lives in PREFIX/lib/browser-pilot/<version>-<platform>/ and PREFIX/bin/bp and
-# PREFIX/bin/browser-pilot link to it. PREFIX defaults to $HOME/.local. --force replaces a
+# PREFIX/bin/browser-pilot link to it (on macOS, a bp whose signature does not verify is
+# re-signed ad hoc first). PREFIX defaults to $HOME/.local. --force replaces a
 # bp in PREFIX/bin that this script did not install.
 # Exit codes: 2 usage, 3 no checksum, 4 checksum mismatch, 5 unsafe or damaged archive,
 # 6 wrong platform, 7 PREFIX/bin/bp is not ours.
@@ -31,7 +32,7 @@ while [ $# -gt 0 ]; do
     --prefix) [ $# -ge 2 ] || die 2 "--prefix needs a directory"; prefix=$2; shift 2 ;;
     --prefix=*) prefix=${1#--prefix=}; shift ;;
     --force) force=1; shift ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) die 2 "unknown option $1" ;;
     *) [ -z "$archive" ] || die 2 "one archive at a time"; archive=$1; shift ;;
   esac
@@ -122,6 +123,12 @@ for cmd in bp browser-pilot; do
   rm -f "$prefix/bin/$cmd"
   ln -s "$dest/bp" "$prefix/bin/$cmd"
 done
+# macOS refuses a Mach-O whose signature does not match it; Bun leaves a stale one on some
+# targets (manifest.json says signature "invalid"). An ad-hoc signature makes it runnable.
+if [ "$os" = darwin ] && command -v codesign >/dev/null 2>&1 && ! codesign -v "$dest/bp" >/dev/null 2>&1; then
+  codesign --force --sign - "$dest/bp" || die 5 "could not re-sign $dest/bp ad hoc"
+  printf 're-signed %s ad hoc (its signature did not match the file)\n' "$dest/bp"
+fi
 installed=$("$prefix/bin/bp" --version) || die 5 "the installed bp does not run on this machine"
 printf 'installed bp %s at %s/bin/bp\n' "$installed" "$prefix"
 case :${PATH:-}: in

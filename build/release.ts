@@ -103,6 +103,11 @@ export async function release(o: ReleaseOptions): Promise<ReleaseIndex> {
       const format = readExeFormat(exe);
       const want = EXPECTED[platform];
       if (format.format !== want.format || format.arch !== want.arch) throw new Error(`${platform}: built a ${format.format} ${format.arch} executable, expected ${want.format} ${want.arch}`);
+      if (format.signature === "invalid") {
+        // Apple Silicon runs nothing without a valid signature; an Intel Mac can be re-signed on install.
+        if (format.arch === "arm64") throw new Error(`${platform}: the executable's code signature does not match it; macOS would refuse to run it`);
+        log(`warning: ${platform} carries the Bun runtime's stale signature (it does not cover the bundle); install.sh re-signs it ad hoc on macOS`);
+      }
       const { entries, manifest } = nativePayload({ root: o.root, version, platform, protocol, compatibleCliRange: range, exe, format, runtime, metafile });
       const kind = platform.startsWith("windows") ? "zip" : "tar.gz";
       const file = `browser-pilot-${version}-${platform}.${kind}`;
