@@ -84,11 +84,12 @@ export const wait = defineCommand({
   args: v.object({
     url: optText("Selected tab's URL matches: wildcard '*' over the full URL, else substring (case-insensitive)"),
     text: optText("Text appears in the selected tab (case-insensitive)"),
-    selector: optText("A CSS selector matches in the selected tab"),
+    selector: optText("A CSS selector matches an element you can see in the selected tab"),
+    attached: flag("With --selector: any match counts, visible or not"),
     dialog: flag("A JavaScript dialog is pending on one of this agent's tabs"),
     popup: flag("This agent has a popup tab open"),
     download: flag("A download from this agent's tabs finished (each download ends one wait)"),
-    "network-idle": flag("No request in flight in the selected tab for 500 ms"),
+    "network-idle": flag("No request in flight in the selected tab for 500 ms (also those begun before the wait)"),
     interval: v.optional(v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(5000), v.description("Poll interval in ms")), 250),
   }),
   result: ok({

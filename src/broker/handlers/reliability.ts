@@ -80,7 +80,7 @@ function condition(ctx: CallContext): WaitCondition {
     case "selector": {
       const css = arg<string>(ctx, "selector").trim();
       if (css === "") throw invalidArgument("selector", "Selector is empty.");
-      return { kind, css };
+      return { kind, css, attached: arg<boolean>(ctx, "attached") };
     }
     case "dialog":
     case "popup":

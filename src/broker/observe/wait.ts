@@ -12,11 +12,13 @@ import { listFrames } from "./frame-list.ts";
 import { runInWorld } from "../world.ts";
 import { urlMatches } from "../commands/canonical.ts";
 import { nextFinishedDownload, onDownloadChange } from "../net/downloads.ts";
+import { JOURNAL_MAX_ENTRIES, type NetEntry } from "../net/journal.ts";
+import { peekNet } from "../net/state.ts";
 
 export type WaitCondition =
   | { kind: "url"; pattern: string }
   | { kind: "text"; text: string }
-  | { kind: "selector"; css: string }
+  | { kind: "selector"; css: string; attached: boolean }
   | { kind: "dialog" }
   | { kind: "popup" }
   | { kind: "download" }
@@ -38,13 +40,27 @@ const TEXT_SOURCE = `(w, a) => {
   return { context: text.slice(Math.max(0, i - 60), i + a.needle.length + 60).trim() };
 }`;
 
+/**
+ * The first match, or with a.visible the first match a person can see: a box of its own,
+ * rendered (no display:none or hidden visibility up the tree, no content-visibility:hidden,
+ * not fully transparent). Bounded to the first 500 matches.
+ */
 const SELECTOR_SOURCE = `(w, a) => {
-  let el;
-  try { el = w.document.querySelector(a.css); } catch (e) { return { invalid: true }; }
-  if (!el) return null;
-  const r = el.getBoundingClientRect();
-  const s = w.getComputedStyle(el);
-  return { tagName: el.tagName.toLowerCase(), visible: r.width > 0 && r.height > 0 && s.visibility !== "hidden" && s.display !== "none" };
+  let list;
+  try { list = w.document.querySelectorAll(a.css); } catch (e) { return { invalid: true }; }
+  const seen = (el) => {
+    const r = el.getBoundingClientRect();
+    if (!(r.width > 0 && r.height > 0)) return false;
+    if (typeof el.checkVisibility === "function") return el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true });
+    const s = w.getComputedStyle(el);
+    return s.visibility !== "hidden" && s.display !== "none";
+  };
+  for (let i = 0; i < list.length && i < 500; i++) {
+    const el = list[i];
+    const visible = seen(el);
+    if (visible || !a.visible) return { tagName: el.tagName.toLowerCase(), visible };
+  }
+  return null;
 }`;
 
 type Matched = Record<string, unknown>;
@@ -103,7 +119,7 @@ export async function runWait(ctx: CallContext, cond: WaitCondition, intervalMs:
     case "text":
     case "selector": {
       const s = sel as Selected;
-      const arg = cond.kind === "text" ? { needle: cond.text.replace(/\s+/g, " ").trim().toLowerCase() } : { css: cond.css };
+      const arg = cond.kind === "text" ? { needle: cond.text.replace(/\s+/g, " ").trim().toLowerCase() } : { css: cond.css, visible: !cond.attached };
       if (cond.kind === "text" && arg.needle === "") throw invalidArgument("text", "Text to wait for is empty.");
       offs.push((session as CdpSession).on("Page.loadEventFired", waker.wake), (session as CdpSession).on("Page.domContentEventFired", waker.wake));
       check = () => searchFrames(s, session as CdpSession, cond.kind === "text" ? TEXT_SOURCE : SELECTOR_SOURCE, arg, end);
@@ -127,7 +143,8 @@ export async function runWait(ctx: CallContext, cond: WaitCondition, intervalMs:
       check = async () => nextFinishedDownload(agent.key);
       break;
     case "network-idle": {
-      const idle = await watchNetwork(session as CdpSession, waker, offs);
+      const rec = (sel as Selected).rec;
+      const idle = await watchNetwork(session as CdpSession, waker, offs, inFlightAtStart(agent.key, rec.targetId));
       check = async () => (idle() ? { inFlight: 0, quietMs: NETWORK_IDLE_MS } : undefined);
       break;
     }
@@ -175,13 +192,29 @@ function pendingDialog(browser: BrowserConnection, key: string, idOf: (targetId:
   return undefined;
 }
 
+/** A request that never ended this long after it began (a stream, a lost event) no longer counts. */
+const IN_FLIGHT_MAX_AGE_MS = 60_000;
+
+/**
+ * Requests of this tab already in flight when the wait starts: the tab's network journal
+ * has them from the moment the tab was first attached, while this wait's own subscription
+ * only sees requests that begin after it.
+ */
+function inFlightAtStart(key: string, targetId: string): NetEntry[] {
+  const journal = peekNet(key)?.journal;
+  if (!journal) return [];
+  const now = Date.now();
+  return journal.query({ limit: JOURNAL_MAX_ENTRIES }).entries.filter((e) => e.targetId === targetId && !e.done && now - e.startedAt < IN_FLIGHT_MAX_AGE_MS);
+}
+
 /** Tracks requests of one tab; idle() is true after NETWORK_IDLE_MS with none in flight. */
-async function watchNetwork(session: CdpSession, waker: Waker, offs: (() => void)[]): Promise<() => boolean> {
+async function watchNetwork(session: CdpSession, waker: Waker, offs: (() => void)[], earlier: NetEntry[]): Promise<() => boolean> {
   const inflight = new Set<string>();
+  let pendingEarlier = earlier.filter((e) => !e.done);
   let quietSince = Date.now();
   let timer: Timer | undefined;
   const settle = () => {
-    if (inflight.size > 0) return;
+    if (inflight.size > 0 || pendingEarlier.length > 0) return;
     quietSince = Date.now();
     clearTimeout(timer);
     timer = setTimeout(waker.wake, NETWORK_IDLE_MS + 5);
@@ -201,5 +234,14 @@ async function watchNetwork(session: CdpSession, waker: Waker, offs: (() => void
   );
   await session.send("Network.enable", { maxTotalBufferSize: 0, maxResourceBufferSize: 0 });
   settle();
-  return () => inflight.size === 0 && Date.now() - quietSince >= NETWORK_IDLE_MS;
+  return () => {
+    // Requests from before the wait end in the journal, not in this subscription: noticed on
+    // the next poll, which then starts the quiet period.
+    if (pendingEarlier.length > 0) {
+      pendingEarlier = pendingEarlier.filter((e) => !e.done);
+      if (pendingEarlier.length > 0) return false;
+      settle();
+    }
+    return inflight.size === 0 && Date.now() - quietSince >= NETWORK_IDLE_MS;
+  };
 }
