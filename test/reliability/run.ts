@@ -6,7 +6,7 @@
 import { writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
-import { PARTS } from "./parts/index.ts";
+import { PARTS, runPart } from "./parts/index.ts";
 import { renderMarkdown, renderSummary, type PartReport, type Scale } from "./lib/report.ts";
 
 function option(name: string): string | undefined {
@@ -26,7 +26,7 @@ const parts = PARTS.filter((p) => !wanted || wanted.includes(p.name));
 const reports: PartReport[] = [];
 for (const part of parts) {
   console.error(`== ${part.title} (${scale})`);
-  reports.push(await part.run({ scale, seed, log: (m) => console.error(`   ${m}`) }));
+  reports.push(await runPart(part, { scale, seed, log: (m) => console.error(`   ${m}`) }));
 }
 console.log(renderSummary(reports));
 // Only a full run of every part replaces the published figures.

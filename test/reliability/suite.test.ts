@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { requireChromium } from "../support/chromium.ts";
-import { PARTS } from "./parts/index.ts";
+import { PARTS, runPart } from "./parts/index.ts";
 
 requireChromium();
 
@@ -14,7 +14,8 @@ describe("reliability suite (short)", () => {
     test(
       part.title,
       async () => {
-        const report = await part.run({ scale: "short", seed: 1, log: () => undefined });
+        const report = await runPart(part, { scale: "short", seed: 1, log: () => undefined });
+        console.warn(`${part.title}: ${Object.entries(report.figures).map(([k, v]) => `${k}: ${v}`).join("; ")}`);
         const gated = report.rows.filter((row) => !row.pending);
         for (const row of report.rows.filter((r) => r.pending && r.failed > 0)) console.warn(`pending (${row.pending}): ${row.what}: ${row.failed}/${row.tried} failed, e.g. ${row.failures[0]}`);
         expect(gated.length).toBeGreaterThan(0);

@@ -7,6 +7,7 @@ import { dirname, join } from "node:path";
 import { ERROR_CODES } from "../../../src/shared/errors.ts";
 import { BP, browsersUnder, killAndWait, makeBpEnv, processesFor, type BpEnv } from "../../support/bp.ts";
 import { requireChromium } from "../../support/chromium.ts";
+import { cliEnded, cliStarted, trackRoot } from "./cpu.ts";
 
 /**
  * Keeps a browser off every network but loopback: a dead proxy for everything that is not
@@ -61,6 +62,7 @@ export interface Lab {
 export function makeLab(extraEnv: Record<string, string> = {}): Lab {
   const bpEnv = makeBpEnv({ BROWSER_PILOT_IDLE_MS: "120000", ...extraEnv });
   const root = dirname(bpEnv.home);
+  trackRoot(root);
   const sandbox = join(root, "sandbox", "a", "b", "c");
   mkdirSync(sandbox, { recursive: true });
   const chromium = join(root, "chromium-loopback");
@@ -77,6 +79,7 @@ export function makeLab(extraEnv: Record<string, string> = {}): Lab {
       stdout: "pipe",
       stderr: "pipe",
     });
+    cliStarted(proc.pid);
     let hung = false;
     const timer = opts.killAfterMs
       ? setTimeout(() => {
@@ -87,6 +90,7 @@ export function makeLab(extraEnv: Record<string, string> = {}): Lab {
     const done = (async (): Promise<Reply> => {
       const [stdout, stderr, exit] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
       if (timer) clearTimeout(timer);
+      cliEnded(proc.pid, Number(proc.resourceUsage()?.cpuTime.total ?? 0));
       const reply: Reply = { exit, stdout, stderr, ms: performance.now() - started, hung };
       try {
         const parsed: unknown = JSON.parse(stdout);

@@ -14,7 +14,7 @@ export const SUITE_PAGES = {
   ...PAGES,
   "/form":
     "<!doctype html><title>Form</title><form action='/slow-result'><label>Query <input name=q></label><button>Go</button></form>" +
-    "<button id=count onclick=\"this.textContent = 'Clicked ' + (++window.n || (window.n = 1))\">Count</button><a href='/slow-result'>Slow link</a>" +
+    "<button id=count aria-label=Count onclick=\"this.textContent = 'Clicked ' + (++window.n || (window.n = 1))\">Count</button><a href='/slow-result'>Slow link</a>" +
     "<select><option>One</option><option>Two</option></select><p id=out>Output</p>",
   "/slow-result": delayed(6000, "<!doctype html><title>Result</title><p>Result</p>"),
   "/dialog": "<!doctype html><title>Dialog</title><button onclick=\"confirm('Really?')\">Ask</button><input aria-label=Secret>",

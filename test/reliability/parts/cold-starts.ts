@@ -5,6 +5,7 @@
  */
 import { listPageTargets, startUserBrowser } from "../../support/user-browser.ts";
 import { codeOf, LOOPBACK_FLAGS, makeLab, replyProblem, until, type Lab, type Reply } from "../lib/lab.ts";
+import { trackRoot } from "../lib/cpu.ts";
 import { Tally, type Part, type PartContext, type PartReport } from "../lib/report.ts";
 import { startSite } from "../lib/site.ts";
 
@@ -56,6 +57,7 @@ export const coldStartsPart: Part = {
     const rounds = ctx.scale === "full" ? 5 : 1;
     const site = startSite();
     const user = await startUserBrowser({ url: `${site.a}/`, args: LOOPBACK_FLAGS });
+    trackRoot(user.home);
     const lab = makeLab({ HOME: user.home });
     const launchLab = makeLab();
     const mixed = new Tally(`${n} concurrent cold starts of mixed commands (connect, tabs, status, commands, wait, eval, …), ${rounds} round(s)`, "every answer right, exactly one broker and one janitor");

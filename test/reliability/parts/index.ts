@@ -1,9 +1,20 @@
-import type { Part } from "../lib/report.ts";
+import { startCpuMeter } from "../lib/cpu.ts";
+import type { Part, PartContext, PartReport } from "../lib/report.ts";
 import { coldStartsPart } from "./cold-starts.ts";
 import { crossAgentPart } from "./cross-agent.ts";
+import { fuzzPart } from "./fuzz.ts";
 import { hostilePart } from "./hostile.ts";
 import { killsPart } from "./kills.ts";
+import { soakPart } from "./soak.ts";
 import { socketPart } from "./socket.ts";
 
 /** In run order: cheap parts first, the soak last. */
-export const PARTS: Part[] = [coldStartsPart, socketPart, crossAgentPart, hostilePart, killsPart];
+export const PARTS: Part[] = [coldStartsPart, socketPart, crossAgentPart, fuzzPart, hostilePart, killsPart, soakPart];
+
+/** Runs a part and adds the CPU it cost (harness, every bp, broker, janitor, Chromium). */
+export async function runPart(part: Part, ctx: PartContext): Promise<PartReport> {
+  const meter = startCpuMeter();
+  const report = await part.run(ctx);
+  report.figures["CPU seconds (harness, bp calls, brokers, janitors, Chromium)"] = meter.stop().toFixed(1);
+  return report;
+}

@@ -5,6 +5,7 @@
  */
 import { listPageTargets, startUserBrowser, type UserBrowser } from "../../support/user-browser.ts";
 import { codeOf, LOOPBACK_FLAGS, makeLab, replyProblem, running, until, type Lab } from "../lib/lab.ts";
+import { trackRoot } from "../lib/cpu.ts";
 import { Tally, type Part, type PartContext, type PartReport } from "../lib/report.ts";
 import { hits, startSite } from "../lib/site.ts";
 
@@ -68,6 +69,7 @@ export const killsPart: Part = {
     const started = performance.now();
     const site = startSite();
     const user: UserBrowser = await startUserBrowser({ url: `${site.a}/`, args: LOOPBACK_FLAGS });
+    trackRoot(user.home);
     const rows = {
       answer: new Tally("kill -9 of broker, janitor or Chromium during wait, a navigating click, type --submit", `documented code (wait: browser_disconnected, actions: unknown_outcome) within ${ANSWER_WITHIN_MS / 1000} s of the kill`),
       userTabs: new Tally("user tabs after each kill and its cleanup (person's browser)", "0 user tabs closed"),
