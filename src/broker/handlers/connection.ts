@@ -8,6 +8,7 @@ import { hasDisplay, launchBrowser } from "../launch.ts";
 import { remoteBrowser, remoteConnectError } from "../remote.ts";
 import { profileChoiceNeeded } from "./profiles.ts";
 import { arg, type CallContext, type Handler } from "../context/types.ts";
+import { boundTitle, boundUrl } from "../../shared/page-strings.ts";
 
 function browserSummary(conn: BrowserConnection) {
   const { info } = conn;
@@ -31,7 +32,7 @@ const status: Handler = {
       out.session = {
         state: "active",
         tabs: broker.visibleTabs(agent, req.tabAccess).filter((t) => agent.existingId(t.targetId) !== undefined).length,
-        selectedTab: sel ? { id: agent.existingId(sel.targetId) ?? "", title: sel.title, url: sel.url } : null,
+        selectedTab: sel ? { id: agent.existingId(sel.targetId) ?? "", title: boundTitle(sel.title), url: boundUrl(sel.url) } : null,
         // The profile this agent chose or last switched to (it may be stale after a reconnect).
         ...(agent.profile ? { profile: agent.profile.id } : {}),
       };

@@ -27,6 +27,7 @@ import { objectInWorld, runInWorld } from "../world.ts";
 import type { TargetRecord } from "../targets.ts";
 import { selectedTab } from "../context/tabs.ts";
 import { arg, type CallContext, type Handler } from "../context/types.ts";
+import { boundTitle, boundUrl } from "../../shared/page-strings.ts";
 
 /** Nested cross-origin frames deeper than this, or beyond this many per command, are skipped (truncated). */
 const MAX_FRAME_DEPTH = 4;
@@ -172,7 +173,7 @@ const read: Handler = {
     const { tab, value, skipped } = await inTab(ctx, (walk, root) => readIn(walk, root, { limit, ...(selector ? { selector } : {}) }));
     const r = check(value, selector ?? "");
     r.truncated ||= skipped;
-    const out: Record<string, unknown> = { tab, title: r.title, url: r.url, text: r.text, length: r.length, truncated: r.truncated };
+    const out: Record<string, unknown> = { tab, title: boundTitle(r.title), url: boundUrl(r.url), text: r.text, length: r.length, truncated: r.truncated };
     if (r.truncated) out.hint = `Showing ${r.text.length} of ${r.length} characters; raise --limit (max 100000) or pass a selector.`;
     if (ctx.req.mode === "human") {
       const body = r.text ? r.text.split("\n").map(safeContent).join("\n") : "(no readable text)";
@@ -197,7 +198,7 @@ const search: Handler = {
     const { tab, value, skipped } = await inTab(ctx, (walk, root) => searchIn(walk, root, input));
     const r = check("error" in value || value.scoped ? value : { error: "no_match", message: "Selector did not match." }, selector ?? "");
     r.truncated ||= skipped;
-    const out: Record<string, unknown> = { tab, title: r.title, url: r.url, totalMatches: r.totalMatches, matches: r.matches, truncated: r.truncated };
+    const out: Record<string, unknown> = { tab, title: boundTitle(r.title), url: boundUrl(r.url), totalMatches: r.totalMatches, matches: r.matches, truncated: r.truncated };
     if (ctx.req.mode === "human") {
       const lines = [`${r.totalMatches} match${r.totalMatches === 1 ? "" : "es"} for ${quote(input.query, 200)} in ${escapeLine(r.url, 300)}`];
       for (const m of r.matches) {

@@ -5,6 +5,7 @@ import { withArticle } from "../../shared/words.ts";
 import { runAndWait } from "../navigate.ts";
 import { selectedTab } from "../context/tabs.ts";
 import { arg, type CallContext, type Handler } from "../context/types.ts";
+import { boundTitle, boundUrl } from "../../shared/page-strings.ts";
 
 /** Bound on an eval result's JSON size; larger values come back cut, with truncated:true. */
 export const MAX_EVAL_CHARS = 100_000;
@@ -111,7 +112,7 @@ async function history(ctx: CallContext, delta: -1 | 0 | 1): Promise<Record<stri
     const { targetInfo } = await browser.cdp.send("Target.getTargetInfo", { targetId: rec.targetId });
     rec.url = targetInfo.url;
     rec.title = targetInfo.title;
-    return { tab: id, url: rec.url, title: rec.title, navigated };
+    return { tab: id, url: boundUrl(rec.url), title: boundTitle(rec.title), navigated };
   });
 }
 

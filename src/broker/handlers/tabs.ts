@@ -6,6 +6,7 @@ import { EXCLUDED_SCHEMES, type TargetRecord } from "../targets.ts";
 import { authFailed, clearAuthFailure, coverControlledTabs, takeAuthFailure } from "../net/index.ts";
 import { resolveTab, selectedTab, takeControl, type Selected } from "../context/tabs.ts";
 import { arg, type CallContext, type Handler } from "../context/types.ts";
+import { boundTitle, boundUrl } from "../../shared/page-strings.ts";
 
 function describe(ctx: CallContext, rec: TargetRecord, several?: boolean) {
   const agent = ctx.agent();
@@ -18,8 +19,8 @@ function describe(ctx: CallContext, rec: TargetRecord, several?: boolean) {
     id: agent.idFor(rec.targetId, browser.generation),
     ...(profile ? { profile } : {}),
     origin: rec.origin,
-    title: rec.title,
-    url: rec.url,
+    title: boundTitle(rec.title),
+    url: boundUrl(rec.url),
     selected: agent.selected === rec.targetId,
     control,
   };
@@ -144,7 +145,7 @@ const open: Handler = {
     const refused = takeAuthFailure(rec);
     if (refused) throw authFailed(id, refused);
     const profile = profileOf(browser, rec);
-    return { tab: id, ...(profile ? { profile } : {}), url: rec.url, title: rec.title, created };
+    return { tab: id, ...(profile ? { profile } : {}), url: boundUrl(rec.url), title: boundTitle(rec.title), created };
   },
 };
 

@@ -4,9 +4,8 @@ import { selectedTab, type Selected } from "../context/tabs.ts";
 import type { CallContext } from "../context/types.ts";
 import { collectSnapshot, currentObservation, frameSessions, type Root } from "./collect.ts";
 import { rootForFrame } from "./frame-list.ts";
+import { MAX_TITLE, MAX_URL } from "../../shared/page-strings.ts";
 
-const MAX_URL = 500;
-const MAX_TITLE = 300;
 
 export interface ObserveOptions {
   limit: number;

@@ -40,7 +40,7 @@ export const HOSTILE_PAGES: Record<string, string> = {
   "/hostile/builtins": `<!doctype html><title>Builtins</title><button id=b onclick="window.clicked = (window.clicked || 0) + 1">Press</button><input aria-label=Field><p>Some text here</p><script>(function(){${OVERRIDES}})()</script>`,
   "/hostile/busy": "<!doctype html><title>Busy</title><button>Stuck</button><script>setTimeout(() => { for (;;) {} }, 300)</script>",
   "/hostile/alerts": "<!doctype html><title>Alerts</title><p>Nag</p><script>setTimeout(() => { for (let i = 0; ; i++) alert('nag ' + i) }, 200)</script>",
-  "/hostile/title": `<!doctype html><title>${"T".repeat(1_000_000)}</title><button>${"B".repeat(100_000)}</button>`,
+  "/hostile/title": `<!doctype html><title>${"T".repeat(1_000_000)}</title><button>${"B".repeat(100_000)}</button><script>history.replaceState({}, "", "?" + "u".repeat(1_000_000))</script>`,
   "/hostile/dom": `<!doctype html><title>Huge DOM</title><script>
     const f = document.createDocumentFragment();
     for (let i = 0; i < 200000; i++) { const b = document.createElement(i % 10 ? 'span' : 'button'); b.textContent = 'Item ' + i; f.appendChild(b); }

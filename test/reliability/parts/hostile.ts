@@ -12,11 +12,14 @@ const SENTINEL = "hostile-sentinel";
 const MAX_REPLY_BYTES = 256 * 1024;
 /** Beyond the command's own deadline, for the CLI to hear the broker's answer. */
 const GRACE_MS = 5_000;
-const TITLE_BOUND = 301;
+/** Titles and URLs a page chose: at most 500 characters and an ellipsis in any reply. */
+const TITLE_BOUND = 501;
 
 interface HostilePage {
   path: string;
   what: string;
+  /** The page replaces its document all the time. */
+  navigates?: boolean;
   /** Timeout per command: pages that never answer cost their whole deadline. */
   timeoutMs: number;
   short: boolean;
@@ -27,12 +30,12 @@ const PAGES: HostilePage[] = [
   { path: "/hostile/builtins", what: "overridden builtins (JSON, Array, Function, DOM queries, listeners)", timeoutMs: 8000, short: true },
   { path: "/hostile/busy", what: "while(1) on the main thread", timeoutMs: 3000, short: true },
   { path: "/hostile/alerts", what: "an endless alert loop", timeoutMs: 5000, short: true },
-  { path: "/hostile/title", what: "a 1 MB title and a 100 KB button name", timeoutMs: 8000, short: true },
+  { path: "/hostile/title", what: "a 1 MB title, a 1 MB URL and a 100 KB button name", timeoutMs: 8000, short: true },
   { path: "/hostile/dom", what: "200,000 elements", timeoutMs: 20000, short: false },
   { path: "/hostile/deep", what: "5,000-deep nesting, 200 nested shadow roots, nested iframes", timeoutMs: 10000, short: true },
-  { path: "/hostile/reload", what: "reloading every 30 ms", timeoutMs: 5000, short: true },
-  { path: "/hostile/history", what: "pushState and title change every 1 ms", timeoutMs: 5000, short: false },
-  { path: "/hostile/hop", what: "navigating to a new URL every 20 ms", timeoutMs: 5000, short: false },
+  { path: "/hostile/reload", navigates: true, what: "reloading every 30 ms", timeoutMs: 5000, short: true },
+  { path: "/hostile/history", navigates: true, what: "pushState and title change every 1 ms", timeoutMs: 5000, short: false },
+  { path: "/hostile/hop", navigates: true, what: "navigating to a new URL every 20 ms", timeoutMs: 5000, short: false },
   { path: "/hostile/bigvalue", what: "a 50 MB eval result", timeoutMs: 8000, short: false },
 ];
 
@@ -65,12 +68,13 @@ export const hostilePart: Part = {
     const site = startSite();
     const lab = makeLab();
     const rows = {
-      bounded: new Tally(`commands on hostile pages (${pages.map((p) => p.what).join("; ")})`, `one JSON line ≤ ${MAX_REPLY_BYTES / 1024} KiB within the deadline + ${GRACE_MS / 1000} s, never internal_error`, "defect 10 (eval window is internal_error), #14a"),
+      bounded: new Tally(`commands on hostile pages (${pages.filter((p) => !p.navigates).map((p) => p.what).join("; ")})`, `one JSON line ≤ ${MAX_REPLY_BYTES / 1024} KiB within the deadline + ${GRACE_MS / 1000} s, never internal_error`),
+      navigating: new Tally(`commands on pages that never stop navigating (${pages.filter((p) => p.navigates).map((p) => p.what).join("; ")})`, "the same", "defect 10 (CDP errors reach agents as internal_error: a lost execution context), #14a"),
       healthy: new Tally("ordinary agent on another tab after each hostile page", "answers in < 5 s from the same broker"),
       closed: new Tally("closing each hostile tab", "closed"),
-      titles: new Tally("a 1 MB page title in tabs, open and snapshot", `title ≤ ${TITLE_BOUND} characters`),
+      titles: new Tally("a 1 MB page title and URL in every reply (open, snapshot, read, tabs, status, …)", `title and url ≤ ${TITLE_BOUND} characters`),
       builtins: new Tally("click and type on a page that overrides builtins", "click counted once, typed value read back"),
-      separators: new Tally("page-controlled U+2028, U+2029, U+0085 in JSON replies", "escaped (one line for every line reader)", "defect 8 (line separators in JSON), #14a"),
+      separators: new Tally("page-controlled U+2028, U+2029, U+0085 in JSON replies", "escaped (one line for every line reader)"),
     };
     const codes = new Map<string, number>();
     let slowest = 0;
@@ -86,7 +90,8 @@ export const hostilePart: Part = {
           const t = String(page.timeoutMs);
           const opened = await lab.bp(["--timeout", t, "open", `${site.a}${page.path}`, "--new"], { key: KEY, killAfterMs: page.timeoutMs + GRACE_MS + 5000 });
           const openBad = replyProblem(opened, { maxBytes: MAX_REPLY_BYTES }) ?? (codeOf(opened) === "internal_error" ? `internal_error: ${String(opened.json?.error)}` : undefined);
-          rows.bounded.record(openBad ? `open ${page.path}: ${openBad}` : undefined);
+          const tally = page.navigates ? rows.navigating : rows.bounded;
+          tally.record(openBad ? `open ${page.path}: ${openBad}` : undefined);
           const replies: { args: string[]; json?: Json; stdout: string }[] = [{ args: ["open"], ...(opened.json ? { json: opened.json } : {}), stdout: opened.stdout }];
           for (const args of commandsFor(page, ctx.scale)) {
             const r = await lab.bp(["--timeout", t, ...args], { key: KEY, killAfterMs: page.timeoutMs + GRACE_MS + 10_000 });
@@ -95,17 +100,17 @@ export const hostilePart: Part = {
             const code = codeOf(r);
             codes.set(code, (codes.get(code) ?? 0) + 1);
             const bad = replyProblem(r, { maxBytes: MAX_REPLY_BYTES }) ?? (r.ms > page.timeoutMs + GRACE_MS ? `took ${Math.round(r.ms)} ms` : code === "internal_error" ? `internal_error: ${String(r.json?.error)}` : undefined);
-            rows.bounded.record(bad ? `${args.join(" ")} on ${page.path}: ${bad}` : undefined);
+            tally.record(bad ? `${args.join(" ")} on ${page.path}: ${bad}` : undefined);
             replies.push({ args, ...(r.json ? { json: r.json } : {}), stdout: r.stdout });
           }
           if (page.path === "/hostile/forged") {
             for (const r of replies) rows.separators.record(rawLineBreak(r.stdout) ? `${r.args.join(" ")}: raw line break in ${JSON.stringify(r.stdout.slice(0, 120))}` : undefined);
           }
           if (page.path === "/hostile/title") {
-            const tabs = await lab.bp(["tabs"], { key: KEY, killAfterMs: 30_000 });
-            for (const r of [...replies, { args: ["tabs"], json: tabs.json, stdout: tabs.stdout }]) {
-              const titles = [...r.stdout.matchAll(/"title":"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1] ?? "");
-              for (const title of titles) rows.titles.record(title.length > TITLE_BOUND ? `${r.args.join(" ")}: title of ${title.length} characters` : undefined);
+            const more = await Promise.all([["tabs"], ["status"], ["reload"]].map(async (args) => ({ args, ...(await lab.bp(args, { key: KEY, killAfterMs: 30_000 })) })));
+            for (const r of [...replies, ...more]) {
+              const fields = [...r.stdout.matchAll(/"(title|url)":"((?:[^"\\]|\\.)*)"/g)];
+              for (const m of fields) rows.titles.record((m[2] ?? "").length > TITLE_BOUND ? `${r.args.join(" ")}: ${m[1]} of ${(m[2] ?? "").length} characters` : undefined);
             }
           }
           if (page.path === "/hostile/builtins") {
