@@ -59,7 +59,7 @@ export const fuzzPart: Part = {
     const rows = {
       cli: new Tally(`${n} fuzzed CLI invocations (every command, mutated argv, random stdin and env), seed ${ctx.seed}`, "0 CLI crashes, 0 hangs"),
       json: new Tally("their replies in JSON mode", "every reply one JSON line with ok, and a known code and error on failure"),
-      internal: new Tally("their replies", "no internal_error", "defect 10 (--_ and eval window give internal_error), #14a"),
+      internal: new Tally("their replies", "no internal_error"),
       raw: new Tally(`${nRaw} raw authenticated socket calls with arguments of any JSON type`, "every reply JSON with ok and a known code", "defect 10 (broker does not validate arguments itself), #14a"),
       broker: new Tally(`broker checks every ${CHECK_EVERY} calls`, "same broker process, answering"),
       userTabs: new Tally("the person's tabs after fuzzing", "0 user tabs closed"),

@@ -73,6 +73,7 @@ export const killsPart: Part = {
     const rows = {
       answer: new Tally("kill -9 of broker, janitor or Chromium during wait, a navigating click, type --submit", `documented code (wait: browser_disconnected, actions: unknown_outcome) within ${ANSWER_WITHIN_MS / 1000} s of the kill`),
       userTabs: new Tally("user tabs after each kill and its cleanup (person's browser)", "0 user tabs closed"),
+      tabIds: new Tally("tab ids of one key before and after a broker restart (person's browser)", "never reused: an old id answers tab_not_found", "defect 9 (tab ids restart after a broker restart), #14a"),
       leftovers: new Tally("managed tabs and processes after each kill and its cleanup", "0 left", "defect 3 (janitor EPIPE leaves Chromium and tabs), #14a"),
     };
     const codes = new Map<string, number>();
@@ -89,6 +90,7 @@ export const killsPart: Part = {
           else await ok(lab, ["launch", "--headless", "--executable", lab.chromium]);
           await ok(lab, ["open", `${site.a}/form`, "--new"]);
           const snap = await ok(lab, ["snapshot"]);
+          const oldIds = ((await ok(lab, ["tabs"])).tabs as { id: string }[]).map((t) => t.id);
           const before = hits.get("/slow-result") ?? 0;
           const args =
             s.op === "wait"
@@ -116,6 +118,16 @@ export const killsPart: Part = {
             return after > ANSWER_WITHIN_MS ? `${label}: answered after ${Math.round(after)} ms` : undefined;
           });
 
+          if (s.victim === "broker" && s.host === "user") {
+            await rows.tabIds.attempt(async () => {
+              await ok(lab, ["connect"]);
+              const now = ((await ok(lab, ["tabs"])).tabs as { id: string }[]).map((t) => t.id);
+              const reused = now.filter((id) => oldIds.includes(id));
+              if (reused.length > 0) return `${label}: ids ${reused.join(", ")} given again after the restart`;
+              const old = await lab.bp(["tab", oldIds[0] ?? "t1"], { key: KEY, killAfterMs: 30_000 });
+              return codeOf(old) === "tab_not_found" ? undefined : `${label}: old id ${oldIds[0]} answered ${codeOf(old)}`;
+            });
+          }
           // Recovery as an agent would do it, then the broker dies for good: everything of ours must go.
           if (s.victim !== "broker" && running(lab.brokerPid() ?? 0)) {
             if (s.host === "user") await ok(lab, ["connect"]);
