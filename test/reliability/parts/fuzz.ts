@@ -22,6 +22,9 @@ const CHECK_EVERY = 200;
 const HANG_MS = 75_000;
 /** Commands a raw call may not run: they start, replace or stop browsers and brokers. */
 const RAW_EXCLUDED = new Set(["launch", "connect", "disconnect"]);
+/** CDP's words for "the document (or its execution context) went away during the call". */
+export const DOCUMENT_GONE = /Inspected target navigated or closed|Cannot find context with specified id|Execution context was destroyed/;
+export const DOCUMENT_GONE_DEFECT = "CDP errors for a document that went away mid-call ('Inspected target navigated or closed', a lost execution context) reach agents as internal_error";
 
 async function checkpoint(lab: Lab, brokerPid: number): Promise<string | undefined> {
   if (!running(brokerPid)) return `broker ${brokerPid} died`;
@@ -59,7 +62,8 @@ export const fuzzPart: Part = {
     const rows = {
       cli: new Tally(`${n} fuzzed CLI invocations (every command, mutated argv, random stdin and env), seed ${ctx.seed}`, "0 CLI crashes, 0 hangs"),
       json: new Tally("their replies in JSON mode", "every reply one JSON line with ok, and a known code and error on failure"),
-      internal: new Tally("their replies", "no internal_error"),
+      internal: new Tally("their replies, other causes", "no internal_error"),
+      replaced: new Tally("their replies, for a page that replaced its document during the call (history.back() in eval, popups)", "no internal_error", `reported: ${DOCUMENT_GONE_DEFECT}`),
       raw: new Tally(`${nRaw} raw authenticated socket calls with arguments of any JSON type`, "every reply JSON with ok and a known code", "defect 10 (broker does not validate arguments itself), #14a"),
       broker: new Tally(`broker checks every ${CHECK_EVERY} calls`, "same broker process, answering"),
       userTabs: new Tally("the person's tabs after fuzzing", "0 user tabs closed"),
@@ -89,7 +93,10 @@ export const fuzzPart: Part = {
             rows.json.record(bad ? `${label}: ${bad}` : undefined);
             const code = codeOf(r);
             codes.set(code, (codes.get(code) ?? 0) + 1);
-            rows.internal.record(code === "internal_error" ? `${label}: ${String(r.json?.error).slice(0, 120)}` : undefined);
+            const gone = code === "internal_error" && DOCUMENT_GONE.test(String(r.json?.error));
+            const message = `${label}: ${String(r.json?.error).slice(0, 120)}`;
+            rows.internal.record(code === "internal_error" && !gone ? message : undefined);
+            rows.replaced.record(gone ? message : undefined);
           }
         });
         const bad = await checkpoint(lab, brokerPid);
