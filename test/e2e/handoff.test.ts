@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { CdpConnection } from "../../src/cdp/connection.ts";
 import { attachToTarget, type CdpSession } from "../../src/cdp/session.ts";
 import { connectWebSocket } from "../../src/cdp/transport.ts";
-import { makeBpEnv, waitFor, type BpEnv } from "../support/bp.ts";
+import { BP, makeBpEnv, waitFor, type BpEnv } from "../support/bp.ts";
 import { PAGES, startFixtureServer } from "../support/fixture-server.ts";
 import { listPageTargets, startUserBrowser, type UserBrowser } from "../support/user-browser.ts";
 import { LOGIN_PAGE } from "./handoff-pages.ts";
@@ -141,6 +141,35 @@ describe("handoff and handback", () => {
     expect((r.json.handbacks as Notice[])[0]).toMatchObject({ ended: "lease_ended" });
     expect(Date.now() - started).toBeGreaterThanOrEqual(600);
     expect((await env.run(["eval", "document.title"], { key: "agent-e" })).json).toMatchObject({ ok: true, value: "Third" });
+  });
+
+  test("close --all leaves a handed-off tab open; disconnect ends the handoff first and tells the blocked", async () => {
+    expect((await env.run(["open", `${site.a}/third`, "--new"], { key: "agent-x" })).json).toMatchObject({ ok: true, tab: "t1" });
+    await env.run(["handoff", "--lease-seconds", "3600"], { key: "agent-x" });
+    const seen = (await env.run(["tabs"], { key: "agent-y" })).json.tabs as { id: string; title: string; control: string }[];
+    const theirs = seen.find((t) => t.control === "human" && t.title === "Third");
+    expect((await env.run(["tab", theirs?.id ?? ""], { key: "agent-y" })).json).toMatchObject({ code: "human_control" });
+    expect((await env.run(["close", "--all"], { key: "agent-x" })).json).toMatchObject({ ok: true, closed: [] });
+    expect((await env.run(["disconnect"], { key: "agent-x" })).json).toMatchObject({ ok: true, closedTabs: 1 });
+    const told = await env.run(["tabs"], { key: "agent-y" });
+    expect((told.json.handbacks as Notice[])[0]).toMatchObject({ tab: theirs?.id, ended: "agent_released" });
+    expect((told.json.tabs as { id: string }[]).some((t) => t.id === theirs?.id)).toBe(false);
+  });
+
+  test("on a terminal, --wait shows progress on stderr and prints the summary as text", async () => {
+    await env.run(["open", `${site.a}/third`, "--new"], { key: "agent-t" });
+    // script(1) gives bp a pseudo-terminal, as a person's shell would.
+    const proc = Bun.spawn(["script", "-qec", `${BP} handoff --lease-seconds 60 --wait`, "/dev/null"], {
+      env: { ...env.env, BROWSER_PILOT_CLIENT_KEY: "agent-t" },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    expect(code).toBe(0);
+    expect(out).toContain("bp: waiting for the person to hand the tab back");
+    expect(out).toContain("is back under automation");
+    expect(out).toContain("handback: t1 (lease_ended)");
   });
 
   test("renew extends, never shortens; out-of-range leases are refused without change", async () => {
