@@ -28,7 +28,7 @@ export class Broker implements BrokerState {
   private orphans: { endpoint: string; managed: Map<string, { creator: string; popup: boolean }> } | undefined;
   onStopRequested: ((reason: string) => void) | undefined;
   readonly leaseMs = Number(process.env.BROWSER_PILOT_LEASE_MS) > 0 ? Number(process.env.BROWSER_PILOT_LEASE_MS) : DEFAULT_LEASE_MS;
-  private connecting: { endpoint: string; promise: Promise<BrowserConnection> } | undefined;
+  private connecting: { id: string; endpoint: string; promise: Promise<BrowserConnection> } | undefined;
   /** Command records, deadlines, cancellation and idempotency (src/broker/commands). */
   readonly commands: CommandRuntime = new CommandRuntime(this);
   private readonly queues = new Map<string, Promise<unknown>>();
@@ -104,21 +104,33 @@ export class Broker implements BrokerState {
     });
   }
 
-  /** Concurrent connects to one endpoint share one attempt: one socket, one Allow dialog. */
-  async attach(info: BrowserInfo): Promise<{ conn: BrowserConnection; reused: boolean }> {
+  /**
+   * Throws broker_in_use when another browser is connected or being connected: callers check
+   * before they start anything (a launch must not start a browser it then cannot use).
+   */
+  assertAvailableFor(id: string, endpoint?: string): void {
     if (this.browser && !this.browser.closed) {
-      if (this.browser.info.endpoint === info.endpoint || this.browser.info.id === info.id) return { conn: this.browser, reused: true };
+      if (this.browser.info.id === id || (endpoint !== undefined && this.browser.info.endpoint === endpoint)) return;
       throw new BpError("broker_in_use", `Already connected to ${this.browser.info.product}; agents share one browser at a time.`, {
         remediation: { code: "close_active_clients", message: "Run 'bp disconnect' in every agent first, then connect to the other browser.", actionRequired: true },
       });
     }
+    if (this.connecting && this.connecting.id !== id && this.connecting.endpoint !== endpoint) {
+      throw new BpError("broker_in_use", "Another connection attempt is in progress.", { retryable: true });
+    }
+  }
+
+  /** Concurrent connects to one endpoint share one attempt: one socket, one Allow dialog. */
+  async attach(info: BrowserInfo): Promise<{ conn: BrowserConnection; reused: boolean }> {
+    this.assertAvailableFor(info.id, info.endpoint);
+    if (this.browser && !this.browser.closed) return { conn: this.browser, reused: true };
     if (this.connecting) {
       if (this.connecting.endpoint !== info.endpoint) throw new BpError("broker_in_use", "Another connection attempt is in progress.", { retryable: true });
       return { conn: await this.connecting.promise, reused: true };
     }
     const generation = this.generation + 1;
     const promise = BrowserConnection.open(info, generation);
-    this.connecting = { endpoint: info.endpoint, promise };
+    this.connecting = { id: info.id, endpoint: info.endpoint, promise };
     try {
       const conn = await promise;
       this.generation = generation;

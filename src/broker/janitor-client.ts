@@ -1,15 +1,26 @@
 import type { Subprocess } from "bun";
+import * as v from "valibot";
 import { readLines } from "../cdp/lines.ts";
 import type { Transport } from "../cdp/transport.ts";
 import { BpError } from "../shared/errors.ts";
 import { selfCommand } from "../shared/self.ts";
 
-interface JanitorEvent {
-  ev: "ready" | "error" | "closed" | "owned";
-  message?: string;
-  reason?: string;
-  targetId?: string;
-  openerId?: string;
+const janitorEventSchema = v.object({
+  ev: v.picklist(["ready", "error", "closed", "owned"]),
+  message: v.optional(v.string()),
+  reason: v.optional(v.string()),
+  targetId: v.optional(v.string()),
+  openerId: v.optional(v.string()),
+});
+type JanitorEvent = v.InferOutput<typeof janitorEventSchema>;
+
+function parseEvent(text: string): JanitorEvent | undefined {
+  try {
+    const parsed = v.safeParse(janitorEventSchema, JSON.parse(text));
+    return parsed.success ? parsed.output : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -88,7 +99,8 @@ export class JanitorClient implements Transport {
       this.onMessage?.(line);
       return;
     }
-    const ev = JSON.parse(line.slice(1)) as JanitorEvent;
+    const ev = parseEvent(line.slice(1));
+    if (!ev) return;
     if (ev.ev === "ready") {
       this.ready?.resolve();
       this.ready = undefined;

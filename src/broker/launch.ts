@@ -1,6 +1,7 @@
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { findChromiumExecutable, installHint, readPortFile, endpointFor, probeProcessState } from "../discovery/index.ts";
+import { isPidAlive } from "../shared/process-identity.ts";
 import { BpError } from "../shared/errors.ts";
 import type { BpPaths } from "../shared/paths.ts";
 import { ensurePrivateDir } from "../shared/private-fs.ts";
@@ -38,18 +39,64 @@ export function hasDisplay(env: Record<string, string | undefined> = process.env
   return Boolean(env.DISPLAY || env.WAYLAND_DISPLAY);
 }
 
+export function launchedBrowserId(profile: string): string {
+  return `browser:launched:${profile}`;
+}
+
+/** A launched browser nobody attached to (it lost a race for the broker) is stopped again. */
+export function stopLaunched(pid: number): void {
+  try {
+    process.kill(pid, "SIGTERM");
+  } catch {
+    // already gone
+  }
+}
+
+type LaunchResult = { info: BrowserInfo; reused: boolean };
+
+/** One attempt per profile directory at a time: concurrent launches share it, like connects. */
+const inFlight = new Map<string, Promise<LaunchResult>>();
+
 /**
  * Starts (or finds already running) a Browser Pilot-owned Chromium for a profile under the
  * home directory. A profile whose browser is still alive from an earlier broker is reused.
+ * The shared attempt runs to its own deadline; each caller stops waiting at its own.
  */
-export async function launchBrowser(paths: BpPaths, opts: { executable?: string; profile: string; headless: boolean; signal: AbortSignal }): Promise<{ info: BrowserInfo; reused: boolean }> {
+export async function launchBrowser(paths: BpPaths, opts: { executable?: string; profile: string; headless: boolean; signal: AbortSignal }): Promise<LaunchResult> {
   ensurePrivateDir(paths.profiles);
   const userDataDir = join(paths.profiles, opts.profile);
   ensurePrivateDir(userDataDir);
-  const existing = await runningEndpoint(userDataDir);
-  const base = { id: `browser:launched:${opts.profile}`, source: "launched" as const, profile: opts.profile, headless: opts.headless, userDataRoot: userDataDir };
-  if (existing) return { info: { ...base, product: "Chromium", endpoint: existing }, reused: true };
+  let attempt = inFlight.get(userDataDir);
+  if (!attempt) {
+    attempt = startOrFind(userDataDir, opts).finally(() => inFlight.delete(userDataDir));
+    inFlight.set(userDataDir, attempt);
+  }
+  return untilAborted(attempt, opts.signal);
+}
 
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new BpError("command_cancelled", "The launch was stopped.", { retryable: true }));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new BpError("command_cancelled", "The launch was stopped; the browser may still be starting.", { retryable: true }));
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+async function startOrFind(userDataDir: string, opts: { executable?: string; profile: string; headless: boolean }): Promise<LaunchResult> {
+  const base = { id: launchedBrowserId(opts.profile), source: "launched" as const, profile: opts.profile, headless: opts.headless, userDataRoot: userDataDir };
+  const deadline = Date.now() + LAUNCH_TIMEOUT_MS;
+  const probe = await probeProcessState(userDataDir);
+  if (probe.state === "running") {
+    // A live browser holds this profile: never delete its port file or start a second one
+    // (Chromium would hand the second over to the first and exit). Wait for its port.
+    const live = await waitForPortFile(userDataDir, deadline, probe.startedAtMs, () => probe.pid !== undefined && !isPidAlive(probe.pid));
+    if (live) return { info: { ...base, product: "Chromium", endpoint: live }, reused: true };
+    throw new BpError("browser_not_found", `A browser (pid ${String(probe.pid)}) holds the profile directory ${userDataDir} but exposes no debugging port.`, {
+      retryable: true,
+      context: { profile: opts.profile },
+    });
+  }
   const executable = opts.executable ?? findChromiumExecutable();
   if (!executable || !existsSync(executable)) {
     throw new BpError("browser_not_found", opts.executable ? `No executable at ${opts.executable}.` : `No Chromium-family browser is installed. ${installHint()}`, {
@@ -57,6 +104,7 @@ export async function launchBrowser(paths: BpPaths, opts: { executable?: string;
       remediation: { code: "select_supported_browser", message: installHint(), actionRequired: true },
     });
   }
+  // No live browser holds the profile: a port file here is left over from an earlier run.
   rmSync(join(userDataDir, "DevToolsActivePort"), { force: true });
   const child = Bun.spawn([executable, ...launchFlags(userDataDir, opts.headless)], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
   child.unref();
@@ -64,13 +112,9 @@ export async function launchBrowser(paths: BpPaths, opts: { executable?: string;
   void child.exited.then(() => {
     exited = true;
   });
-  const deadline = Date.now() + LAUNCH_TIMEOUT_MS;
-  while (Date.now() < deadline && !opts.signal.aborted) {
-    const port = await readPortFile(userDataDir);
-    if (port) return { info: { ...base, product: productName(executable), endpoint: endpointFor(port), launchedPid: child.pid }, reused: false };
-    if (exited) break;
-    await Bun.sleep(25);
-  }
+  const endpoint = await waitForPortFile(userDataDir, deadline, undefined, () => exited);
+  if (endpoint) return { info: { ...base, product: productName(executable), endpoint, launchedPid: child.pid }, reused: false };
+  // Only our own child, which never wrote its port: no other browser was started for this profile.
   if (!exited) child.kill("SIGKILL");
   throw new BpError("browser_not_found", `The browser at ${executable} did not start (${exited ? `exited with code ${String(child.exitCode)}` : "timed out"}).`, {
     retryable: true,
@@ -78,13 +122,15 @@ export async function launchBrowser(paths: BpPaths, opts: { executable?: string;
   });
 }
 
-async function runningEndpoint(userDataDir: string): Promise<string | undefined> {
-  const port = await readPortFile(userDataDir);
-  if (!port) return undefined;
-  const probe = await probeProcessState(userDataDir);
-  // A port file older than the running browser's lock was left by an earlier run.
-  if (probe.state !== "running" || (probe.startedAtMs !== undefined && port.mtimeMs + 1000 < probe.startedAtMs)) return undefined;
-  return endpointFor(port);
+/** A port file written by the running browser (not older than its lock), polled until `gone`. */
+async function waitForPortFile(userDataDir: string, deadline: number, startedAtMs: number | undefined, gone: () => boolean): Promise<string | undefined> {
+  while (Date.now() < deadline) {
+    const port = await readPortFile(userDataDir);
+    if (port && (startedAtMs === undefined || port.mtimeMs + 1000 >= startedAtMs)) return endpointFor(port);
+    if (gone()) return undefined;
+    await Bun.sleep(25);
+  }
+  return undefined;
 }
 
 function productName(executable: string): string {

@@ -1,3 +1,4 @@
+import * as v from "valibot";
 import { readLines } from "../cdp/lines.ts";
 import { connectWebSocket, type Transport } from "../cdp/transport.ts";
 import { OwnedTargets } from "./owned.ts";
@@ -13,22 +14,45 @@ const OWN_ID_BASE = 1_000_000_000;
 const CLEANUP_BUDGET_MS = 5_000;
 const KEEPALIVE_MS = 15_000;
 
-interface Control {
-  op: "connect" | "own" | "forget" | "shutdown";
-  url?: string;
-  headers?: Record<string, string>;
-  handshakeTimeoutMs?: number;
-  targetId?: string;
-  closeBrowser?: boolean;
-  launched?: boolean;
-}
+/** Cleanup time grows with the number of tabs to close, within a hard cap. */
+const CLEANUP_PER_TARGET_MS = 50;
+const CLEANUP_CAP_MS = 30_000;
+
+/** Control lines from the broker, checked before use like every other message we read. */
+const controlSchema = v.object({
+  op: v.picklist(["connect", "own", "forget", "shutdown"]),
+  url: v.optional(v.string()),
+  headers: v.optional(v.record(v.string(), v.string())),
+  handshakeTimeoutMs: v.optional(v.number()),
+  targetId: v.optional(v.string()),
+  closeBrowser: v.optional(v.boolean()),
+  launched: v.optional(v.boolean()),
+});
+type Control = v.InferOutput<typeof controlSchema>;
 
 export async function runJanitor(): Promise<void> {
   const out = Bun.stdout.writer();
+  /** The broker is gone (stdin closed or stdout broken): nothing is forwarded any more. */
+  let parentGone = false;
   const emit = (line: string) => {
-    out.write(`${line}\n`);
-    out.flush();
+    if (parentGone) return;
+    try {
+      out.write(`${line}\n`);
+      const flushed = out.flush();
+      if (flushed instanceof Promise) flushed.catch(() => onParentGone());
+    } catch {
+      onParentGone();
+    }
   };
+  // Whatever happens to the pipe or in a callback, cleanup must run to its end.
+  process.on("uncaughtException", (err) => {
+    if (isBrokenPipe(err)) onParentGone();
+    else console.error(`janitor: ${String(err).slice(0, 300)}`);
+  });
+  process.on("unhandledRejection", (err) => {
+    if (isBrokenPipe(err)) onParentGone();
+    else console.error(`janitor: ${String(err).slice(0, 300)}`);
+  });
   const owned = new OwnedTargets();
   let ws: Transport | undefined;
   let launched = false;
@@ -54,22 +78,29 @@ export async function runJanitor(): Promise<void> {
   const cleanupAndExit = async (closeBrowser: boolean, code: number) => {
     if (exiting) return;
     exiting = true;
-    const deadline = Date.now() + CLEANUP_BUDGET_MS;
     const order = owned.closingOrder();
+    const deadline = Date.now() + Math.min(CLEANUP_CAP_MS, CLEANUP_BUDGET_MS + order.length * CLEANUP_PER_TARGET_MS);
+    const closed = new Set(order);
     for (let i = 0; i < order.length && Date.now() < deadline; i += 32) {
       await Promise.all(order.slice(i, i + 32).map((targetId) => call("Target.closeTarget", { targetId }, Math.max(100, deadline - Date.now()))));
     }
     if (closeBrowser || launched) {
       // A browser we launched goes away with us once nothing of the person's is left in it.
-      const targets = (await call("Target.getTargets", {}, 1000)).result as { targetInfos?: { type: string; targetId: string }[] } | undefined;
-      const pages = (targets?.targetInfos ?? []).filter((t) => t.type === "page" && !owned.has(t.targetId));
-      if (closeBrowser || pages.length === 0) await call("Browser.close", {}, 1000);
+      // Without the list we cannot tell whether the person has a tab here: ask patiently.
+      let targets: { targetInfos?: { type: string; targetId: string }[] } | undefined;
+      for (let i = 0; i < 3 && !targets; i++) targets = (await call("Target.getTargets", {}, 3000)).result as typeof targets;
+      const pages = (targets?.targetInfos ?? []).filter((t) => t.type === "page" && !owned.has(t.targetId) && !closed.has(t.targetId));
+      if (targets && (closeBrowser || pages.length === 0)) await call("Browser.close", {}, 3000);
     }
     ws?.close();
     process.exit(code);
   };
+  function onParentGone(): void {
+    parentGone = true;
+    void cleanupAndExit(false, 0);
+  }
 
-  const onBrowserMessage = (raw: string) => {
+  const onBrowserMessage = (raw: string): void => {
     if (raw.startsWith('{"id":')) {
       const idEnd = raw.indexOf(",", 6);
       const id = Number(raw.slice(6, idEnd));
@@ -121,13 +152,28 @@ export async function runJanitor(): Promise<void> {
 
   await readLines(Bun.stdin.stream(), (line) => {
     if (line.startsWith("!")) {
-      void onControl(JSON.parse(line.slice(1)) as Control);
+      const ctl = parseControl(line.slice(1));
+      if (ctl) void onControl(ctl);
     } else if (ws && !ws.closed) {
       ws.send(line);
     }
-  });
+  }).catch(() => undefined);
   // stdin closed: the broker is gone, however it died.
-  await cleanupAndExit(false, 0);
+  onParentGone();
+}
+
+function parseControl(text: string): Control | undefined {
+  try {
+    const parsed = v.safeParse(controlSchema, JSON.parse(text));
+    return parsed.success ? parsed.output : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isBrokenPipe(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return code === "EPIPE" || code === "ECONNRESET" || code === "ERR_STREAM_DESTROYED";
 }
 
 function snoopTargetEvent(raw: string, owned: OwnedTargets, emit: (line: string) => void): void {

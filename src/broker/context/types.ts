@@ -21,6 +21,8 @@ export interface BrokerState {
   readonly commands: { readonly store: CommandStore; cancelRecord(rec: CommandRecord): void };
   onStopRequested: ((reason: string) => void) | undefined;
   requireBrowser(): BrowserConnection;
+  /** broker_in_use unless this browser (by id or endpoint) is the connected one or none is. */
+  assertAvailableFor(id: string, endpoint?: string): void;
   attach(info: BrowserInfo): Promise<{ conn: BrowserConnection; reused: boolean }>;
   /** Runs fn after every earlier command on this physical tab. */
   exclusive<T>(targetId: string, fn: () => Promise<T>): Promise<T>;

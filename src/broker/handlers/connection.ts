@@ -4,7 +4,7 @@ import { executableIdentity } from "../../shared/self.ts";
 import { publicCommand } from "../commands/store.ts";
 import { BUILD_TARGET, VERSION } from "../../shared/version.ts";
 import type { BrowserConnection } from "../browser.ts";
-import { hasDisplay, launchBrowser } from "../launch.ts";
+import { hasDisplay, launchBrowser, launchedBrowserId, stopLaunched } from "../launch.ts";
 import { remoteBrowser, remoteConnectError } from "../remote.ts";
 import { profileChoiceNeeded } from "./profiles.ts";
 import { arg, type CallContext, type Handler } from "../context/types.ts";
@@ -134,11 +134,20 @@ const launch: Handler = {
       ctx.agent();
       return { browser: browserSummary(existing), reused: true, headless: existing.info.headless ?? headless, profile };
     }
+    // Refused before anything starts: a browser launched only to be refused would stay behind.
+    ctx.broker.assertAvailableFor(launchedBrowserId(profile));
     const { info, reused } = await launchBrowser(ctx.broker.paths, { profile, headless, signal: ctx.signal, ...(executable ? { executable } : {}) });
-    const { conn } = await ctx.broker.attach(info);
-    if (!reused) conn.adoptInitialTabs();
+    let attached: { conn: BrowserConnection; reused: boolean };
+    try {
+      attached = await ctx.broker.attach(info);
+    } catch (err) {
+      // Another browser won a race for the broker meanwhile: the one started here is unused.
+      if (!reused && info.launchedPid !== undefined && err instanceof BpError && err.code === "broker_in_use") stopLaunched(info.launchedPid);
+      throw err;
+    }
+    if (!reused && !attached.reused) attached.conn.adoptInitialTabs();
     ctx.agent();
-    return { browser: browserSummary(conn), reused, headless, profile };
+    return { browser: browserSummary(attached.conn), reused: reused || attached.reused, headless, profile };
   },
 };
 

@@ -1,0 +1,109 @@
+/**
+ * The launched browser's lifecycle and the janitor's cleanup, against real processes: a
+ * browser Browser Pilot launched is Browser Pilot's and goes away with the broker (unless the
+ * person has a tab in it); the person's own browser is never closed, only our tabs in it.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { requireChromium } from "../support/chromium.ts";
+import { alive, browsersUnder, killAndWait, makeBpEnv, processesFor, waitFor, type BpEnv } from "../support/bp.ts";
+import { startFixtureServer } from "../support/fixture-server.ts";
+import { listPageTargets, startUserBrowser } from "../support/user-browser.ts";
+
+requireChromium();
+const site = startFixtureServer();
+const envs: BpEnv[] = [];
+function newEnv(extra: Record<string, string> = {}): BpEnv {
+  const e = makeBpEnv(extra);
+  envs.push(e);
+  return e;
+}
+afterAll(async () => {
+  for (const e of envs) {
+    const pids = browsersUnder(e.home);
+    await e.cleanup();
+    for (const p of pids) if (alive(p)) process.kill(p, "SIGKILL");
+  }
+  site.stop();
+});
+
+/** Opens n managed tabs, a few agents at a time. */
+async function openMany(env: BpEnv, n: number): Promise<void> {
+  for (let i = 0; i < n; i += 8) {
+    const batch = Array.from({ length: Math.min(8, n - i) }, (_, j) => env.run(["open", `${site.a}/second?n=${i + j}`, "--new"], { key: `agent-${(i + j) % 4}` }));
+    for (const r of await Promise.all(batch)) expect(r.json.ok).toBe(true);
+  }
+}
+
+function portOf(env: BpEnv, profile = "default"): number {
+  return Number(readFileSync(join(env.home, "profiles", profile, "DevToolsActivePort"), "utf8").split("\n")[0]);
+}
+
+describe("kill -9 of the broker", () => {
+  test("a launched browser with more than 32 managed tabs: every tab closes, then the browser", async () => {
+    const env = newEnv();
+    expect((await env.run(["launch", "--headless"])).json.ok).toBe(true);
+    await openMany(env, 34);
+    const port = portOf(env);
+    expect((await listPageTargets(port)).length).toBeGreaterThanOrEqual(34);
+    const [chromium] = browsersUnder(env.home);
+    const janitors = processesFor(env.home, "janitor");
+    expect(janitors).toHaveLength(1);
+    await killAndWait(env.brokerPid() ?? 0, "SIGKILL");
+    await waitFor(() => janitors.every((p) => !alive(p)), 40_000, "janitor exit");
+    await waitFor(() => !alive(chromium ?? 0), 20_000, "launched browser exit");
+    expect(browsersUnder(env.home)).toHaveLength(0);
+  }, 120_000);
+
+  test("the person's browser with more than 32 managed tabs: all of ours close, the person's tab and browser stay", async () => {
+    const user = await startUserBrowser({ url: `${site.a}/` });
+    try {
+      await waitFor(async () => (await listPageTargets(user.port)).some((t) => t.title === "Home"), 10_000, "user page");
+      const env = newEnv();
+      env.env.HOME = user.home;
+      expect((await env.run(["connect"])).json.ok).toBe(true);
+      await openMany(env, 34);
+      const janitors = processesFor(env.home, "janitor");
+      await killAndWait(env.brokerPid() ?? 0, "SIGKILL");
+      await waitFor(() => janitors.every((p) => !alive(p)), 40_000, "janitor exit");
+      const left = await listPageTargets(user.port);
+      expect(left.map((t) => t.title)).toEqual(["Home"]);
+      expect(alive(user.pid)).toBe(true);
+    } finally {
+      await user.stop();
+    }
+  }, 120_000);
+});
+
+describe("concurrent launches", () => {
+  test("30 launches at once share one attempt: one browser, all ok; one that times out kills nothing", async () => {
+    const env = newEnv();
+    const runs = Array.from({ length: 30 }, (_, i) => env.run(["launch", "--headless"], { key: `agent-${i}` }));
+    const short = env.run(["launch", "--headless", "--timeout", "200"], { key: "agent-short" });
+    const results = await Promise.all(runs);
+    for (const r of results) expect(r.json).toMatchObject({ ok: true, browser: { generation: 1 } });
+    expect(results.filter((r) => r.json.reused === false)).toHaveLength(1);
+    const s = await short;
+    expect(s.json.ok === true || s.json.code === "command_expired" || s.json.code === "command_cancelled").toBe(true);
+    expect(browsersUnder(env.home)).toHaveLength(1);
+    await Bun.sleep(300);
+    expect((await env.run(["open", `${site.a}/`, "--new"], { key: "agent-0" })).json.ok).toBe(true);
+    expect(browsersUnder(env.home)).toHaveLength(1);
+  }, 120_000);
+});
+
+describe("launch while another browser is connected", () => {
+  test("broker_in_use and nothing started; nothing of that profile left after disconnect", async () => {
+    const env = newEnv();
+    expect((await env.run(["launch", "--headless"])).json.ok).toBe(true);
+    const before = browsersUnder(env.home);
+    const r = await env.run(["launch", "--headless", "--profile", "other"], { key: "agent-x" });
+    expect(r.json).toMatchObject({ ok: false, code: "broker_in_use", remediation: { code: "close_active_clients" } });
+    expect(browsersUnder(join(env.home, "profiles", "other"))).toHaveLength(0);
+    expect(existsSync(join(env.home, "profiles", "other", "DevToolsActivePort"))).toBe(false);
+    expect(browsersUnder(env.home)).toEqual(before);
+    expect((await env.run(["disconnect"])).json.ok).toBe(true);
+    await waitFor(() => browsersUnder(env.home).length === 0, 20_000, "launched browser closed on disconnect");
+  }, 60_000);
+});
