@@ -54,17 +54,7 @@ export class BrowserConnection {
     const conn = new BrowserConnection(info, generation, janitor, cdp);
     cdp.onClose((reason) => conn.markClosed(reason));
     cdp.on("Target.targetCreated", ({ targetInfo }) => conn.targets.upsert(targetInfo));
-    cdp.on("Target.targetInfoChanged", ({ targetInfo }) => {
-      const rec = conn.targets.upsert(targetInfo);
-      // The launched browser's first blank tab is ours only while nobody uses it: once the
-      // person navigates it, it is theirs, and never handed to an agent or closed by us.
-      if (rec?.pooled && rec.url !== "about:blank" && rec.url !== "") {
-        rec.pooled = false;
-        rec.origin = "user_tab";
-        delete rec.creator;
-        janitor.forget(rec.targetId);
-      }
-    });
+    cdp.on("Target.targetInfoChanged", ({ targetInfo }) => conn.noteTargetInfo(targetInfo));
     cdp.on("Target.targetDestroyed", ({ targetId }) => conn.targets.remove(targetId));
     cdp.on("Target.detachedFromTarget", ({ targetId }) => {
       const rec = targetId ? conn.targets.byId.get(targetId) : undefined;
@@ -81,6 +71,30 @@ export class BrowserConnection {
       throw err;
     }
     return conn;
+  }
+
+  /** A target's info as the browser reports it now (an event or a fresh listing). */
+  private noteTargetInfo(info: Protocol.Target.TargetInfo): TargetRecord | undefined {
+    const rec = this.targets.upsert(info);
+    // The launched browser's first blank tab is ours only while nobody uses it: once the
+    // person navigates it, it is theirs, and never handed to an agent or closed by us.
+    if (rec?.pooled && rec.url !== "about:blank" && rec.url !== "") {
+      rec.pooled = false;
+      rec.origin = "user_tab";
+      delete rec.creator;
+      this.janitor.forget(rec.targetId);
+    }
+    return rec;
+  }
+
+  /**
+   * Brings every target's url and title up to the browser's current state. Events arrive
+   * through the janitor and may lag behind the browser (a person's navigation a moment ago),
+   * so listings and hand-outs that must be right ask the browser itself.
+   */
+  async refreshTargets(): Promise<void> {
+    const { targetInfos } = await this.cdp.send("Target.getTargets");
+    for (const t of targetInfos) this.noteTargetInfo(t);
   }
 
   private markClosed(reason: string): void {
@@ -125,7 +139,12 @@ export class BrowserConnection {
    */
   async createManagedTab(creator: string, contextId?: string): Promise<TargetRecord> {
     const inContext = (t: TargetRecord) => contextId === undefined || t.browserContextId === contextId;
-    const pooled = [...this.targets.byId.values()].find((t) => t.pooled && t.controller === undefined && (t.url === "about:blank" || t.url === "") && inContext(t));
+    let pooled = [...this.targets.byId.values()].find((t) => t.pooled && t.controller === undefined && (t.url === "about:blank" || t.url === "") && inContext(t));
+    if (pooled) {
+      // The person may have started using it a moment ago: ask the browser, not our events.
+      const { targetInfo } = await this.cdp.send("Target.getTargetInfo", { targetId: pooled.targetId }).catch(() => ({ targetInfo: undefined }));
+      if (!targetInfo || this.noteTargetInfo(targetInfo)?.pooled !== true) pooled = undefined;
+    }
     if (pooled) {
       pooled.pooled = false;
       pooled.creator = creator;

@@ -34,6 +34,7 @@ function profileOf(browser: BrowserConnection, rec: TargetRecord, several = brow
 const tabs: Handler = {
   async run(ctx) {
     const browser = ctx.broker.requireBrowser();
+    await browser.refreshTargets();
     const agent = ctx.agent();
     const list = ctx.broker.visibleTabs(agent, ctx.req.tabAccess);
     // Assign ids in a stable order: tabs this agent already knows keep theirs.
