@@ -28,7 +28,7 @@ export async function finishAction(ctx: CallContext, sel: Selected, evidence: Re
   }
   const observation = await observe(ctx, sel, { limit: opts.limit, diff: !opts.full && !effects.navigation });
   if (ctx.req.mode === "human") {
-    const head = `✓ ${String(evidence.action)} ${String(evidence.status)}${(evidence.effects as string[]).length ? ` (${(evidence.effects as string[]).join(", ")})` : ""}${popups.length ? `; popup ${popups.join(", ")}` : ""}`;
+    const head = `✓ ${String(evidence.action)} ${String(evidence.status)}${(evidence.effects as string[]).length ? ` (${(evidence.effects as string[]).join(", ")})` : ""}${popups.length ? `; popup ${popups.join(", ")}` : ""}${downloads.map((d) => `; download ${String(d.id)} ${String(d.fileName)} (${String(d.state)})`).join("")}`;
     observation.text = `${head}\n${String(observation.text ?? "")}`;
   }
   return { evidence, ...observation };

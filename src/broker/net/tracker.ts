@@ -9,7 +9,7 @@
  * credentials, and off again when the last one goes.
  */
 import type { Protocol } from "devtools-protocol";
-import { attachToTarget, type CdpSession } from "../../cdp/session.ts";
+import { attachToTarget, CdpSession } from "../../cdp/session.ts";
 import type { BrowserConnection } from "../browser.ts";
 import type { TargetRecord } from "../targets.ts";
 import { installDownloads, watchTabDownloads } from "./downloads.ts";
@@ -20,11 +20,19 @@ import { needsFetch, netFor, peekNet, type NetHost } from "./state.ts";
 export type { NetHost } from "./state.ts";
 
 
+interface Wired {
+  session: CdpSession;
+  /** Fetch state applied to this session: undefined = off. */
+  fetch?: { auth: boolean };
+}
+
 interface TabNet {
   rec: TargetRecord;
-  session: CdpSession;
-  /** Fetch state currently applied: undefined = off. */
-  fetch?: { auth: boolean };
+  /**
+   * The tab's own network session and one per out-of-process iframe inside it, by scope
+   * ("<tab>" or "<tab>><frame target>"): an entry's scope names the session holding its body.
+   */
+  sessions: Map<string, Wired>;
   /** Fetch request ids whose auth challenge we already answered once. */
   authTried: Set<string>;
   started: Map<string, number>;
@@ -34,6 +42,10 @@ interface TabNet {
 }
 
 const POST_DATA_MAX = 65_536;
+/** Longest the first session of a tab waits for the network plumbing. */
+const SETUP_MS = 2_000;
+/** Out-of-process iframes nested deeper than this are not followed. */
+const MAX_FRAME_DEPTH = 3;
 const tabs = new WeakMap<BrowserConnection, Map<string, TabNet>>();
 /** Main-frame auth failures per tab since the last check, for the command that navigated. */
 const authFailures = new WeakMap<TargetRecord, { url: string; realm: string }>();
@@ -51,19 +63,33 @@ async function trackTab(conn: BrowserConnection, host: NetHost, rec: TargetRecor
   watchTabDownloads(conn, host, rec, main);
   let session: CdpSession;
   try {
-    session = await attachToTarget(conn.cdp, rec.targetId);
+    session = await attachToTarget(conn.cdp, rec.targetId, { timeoutMs: SETUP_MS });
   } catch {
     return;
   }
-  const tab: TabNet = { rec, session, authTried: new Set(), started: new Map(), early: new Map(), syncing: Promise.resolve() };
+  const tab: TabNet = { rec, sessions: new Map(), authTried: new Set(), started: new Map(), early: new Map(), syncing: Promise.resolve() };
   table.set(rec.targetId, tab);
   session.onClose(() => {
     if (table.get(rec.targetId) === tab) table.delete(rec.targetId);
   });
-  const owner = () => rec.controller;
-  session.on("Network.requestWillBeSent", (p) => onRequest(host, tab, owner(), p));
+  await wire(conn, host, tab, session, rec.targetId, 0);
+}
+
+/**
+ * Journal and rules on one session (the tab's, or an out-of-process iframe's), then the same
+ * for the iframes it starts: they are attached paused, set up, then let run, so their first
+ * requests are seen too.
+ */
+async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session: CdpSession, scope: string, depth: number): Promise<void> {
+  const wired: Wired = { session };
+  tab.sessions.set(scope, wired);
+  session.onClose(() => {
+    if (tab.sessions.get(scope) === wired) tab.sessions.delete(scope);
+  });
+  const owner = () => tab.rec.controller;
+  session.on("Network.requestWillBeSent", (p) => onRequest(host, tab, scope, owner(), p));
   session.on("Network.responseReceived", (p) => {
-    const e = entryOf(tab, owner(), p.requestId);
+    const e = entryOf(scope, owner(), p.requestId);
     if (!e) return;
     e.status = p.response.status;
     if (p.response.statusText) e.statusText = p.response.statusText;
@@ -73,25 +99,40 @@ async function trackTab(conn: BrowserConnection, host: NetHost, rec: TargetRecor
     peekNet(owner() ?? "")?.journal.grew(e);
   });
   session.on("Network.loadingFinished", (p) => {
-    const e = entryOf(tab, owner(), p.requestId);
+    const e = entryOf(scope, owner(), p.requestId);
     if (!e) return;
     e.size = p.encodedDataLength;
     finish(tab, e, p.timestamp);
   });
   session.on("Network.loadingFailed", (p) => {
-    const e = entryOf(tab, owner(), p.requestId);
+    const e = entryOf(scope, owner(), p.requestId);
     if (!e) return;
     e.error = p.blockedReason === "inspector" || p.errorText === "net::ERR_BLOCKED_BY_CLIENT" ? "blocked" : p.canceled ? "canceled" : p.errorText;
     finish(tab, e, p.timestamp);
   });
-  session.on("Fetch.requestPaused", (p) => void onPaused(tab, p));
-  session.on("Fetch.authRequired", (p) => void onAuth(tab, p));
-  await session.send("Network.enable", { maxPostDataSize: POST_DATA_MAX }).catch(() => undefined);
-  await syncTab(tab);
+  session.on("Fetch.requestPaused", (p) => void onPaused(tab, session, scope, p));
+  session.on("Fetch.authRequired", (p) => void onAuth(tab, session, p));
+  if (depth < MAX_FRAME_DEPTH) {
+    session.on("Target.attachedToTarget", (p) => {
+      const child = new CdpSession(conn.cdp, p.sessionId, p.targetInfo.targetId);
+      if (p.targetInfo.type !== "iframe") {
+        void child.send("Runtime.runIfWaitingForDebugger").catch(() => undefined);
+        return;
+      }
+      void wire(conn, host, tab, child, `${tab.rec.targetId}>${p.targetInfo.targetId}`, depth + 1).finally(() => child.send("Runtime.runIfWaitingForDebugger").catch(() => undefined));
+    });
+  }
+  // Bounded: a page blocked by a dialog answers renderer-side calls only later, and the
+  // command that opened the session must not wait for that.
+  await session.send("Network.enable", { maxPostDataSize: POST_DATA_MAX }, { timeoutMs: SETUP_MS }).catch(() => undefined);
+  await Promise.race([syncSession(tab, wired), Bun.sleep(SETUP_MS)]);
+  if (depth < MAX_FRAME_DEPTH) {
+    await session.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true, filter: [{ type: "iframe" }] }, { timeoutMs: SETUP_MS }).catch(() => undefined);
+  }
 }
 
-function entryOf(tab: TabNet, owner: string | undefined, requestId: string): NetEntry | undefined {
-  return owner === undefined ? undefined : peekNet(owner)?.journal.find(tab.rec.targetId, requestId);
+function entryOf(scope: string, owner: string | undefined, requestId: string): NetEntry | undefined {
+  return owner === undefined ? undefined : peekNet(owner)?.journal.find(scope, requestId);
 }
 
 function finish(tab: TabNet, e: NetEntry, ts: number): void {
@@ -100,11 +141,11 @@ function finish(tab: TabNet, e: NetEntry, ts: number): void {
   e.done = true;
 }
 
-function onRequest(host: NetHost, tab: TabNet, owner: string | undefined, p: Protocol.Network.RequestWillBeSentEvent): void {
+function onRequest(host: NetHost, tab: TabNet, scope: string, owner: string | undefined, p: Protocol.Network.RequestWillBeSentEvent): void {
   if (owner === undefined) return;
   const net = netFor(owner);
   if (p.redirectResponse) {
-    const prev = net.journal.find(tab.rec.targetId, p.requestId);
+    const prev = net.journal.find(scope, p.requestId);
     if (prev && !prev.done) {
       prev.status = p.redirectResponse.status;
       prev.mimeType = p.redirectResponse.mimeType;
@@ -119,7 +160,7 @@ function onRequest(host: NetHost, tab: TabNet, owner: string | undefined, p: Pro
   const headers = boundHeaders(p.request.headers);
   const e = net.journal.add({
     tab: host.tabId(owner, tab.rec.targetId),
-    targetId: tab.rec.targetId,
+    targetId: scope,
     requestId: p.requestId,
     method: p.request.method,
     url: p.request.url,
@@ -135,10 +176,10 @@ function onRequest(host: NetHost, tab: TabNet, owner: string | undefined, p: Pro
   }
 }
 
-function markRule(tab: TabNet, networkId: string | undefined, rule: NonNullable<NetEntry["rule"]>, headers?: Record<string, string>): void {
+function markRule(tab: TabNet, scope: string, networkId: string | undefined, rule: NonNullable<NetEntry["rule"]>, headers?: Record<string, string>): void {
   if (networkId === undefined) return;
   const owner = tab.rec.controller;
-  const e = owner === undefined ? undefined : peekNet(owner)?.journal.find(tab.rec.targetId, networkId);
+  const e = owner === undefined ? undefined : peekNet(owner)?.journal.find(scope, networkId);
   if (e) {
     e.rule = rule;
     if (headers && e.requestHeaders) e.requestHeaders = mergeHeaders(e.requestHeaders, headers);
@@ -148,21 +189,20 @@ function markRule(tab: TabNet, networkId: string | undefined, rule: NonNullable<
   }
 }
 
-async function onPaused(tab: TabNet, p: Protocol.Fetch.RequestPausedEvent): Promise<void> {
-  const s = tab.session;
+async function onPaused(tab: TabNet, s: CdpSession, scope: string, p: Protocol.Fetch.RequestPausedEvent): Promise<void> {
   const owner = tab.rec.controller;
   const rules = owner === undefined ? [] : (peekNet(owner)?.rules ?? []);
   const d = decide(rules, p.request.url);
   try {
     switch (d.action) {
       case "block":
-        markRule(tab, p.networkId, { id: d.rule.id, action: "blocked" });
+        markRule(tab, scope, p.networkId, { id: d.rule.id, action: "blocked" });
         await s.send("Fetch.failRequest", { requestId: p.requestId, errorReason: "BlockedByClient" });
         return;
       case "mock": {
         const r = d.rule;
         const headers = { "content-type": "text/plain; charset=utf-8", ...r.headers, "content-length": String(r.body.length) };
-        markRule(tab, p.networkId, { id: r.id, action: "mocked" });
+        markRule(tab, scope, p.networkId, { id: r.id, action: "mocked" });
         await s.send("Fetch.fulfillRequest", {
           requestId: p.requestId,
           responseCode: r.status,
@@ -173,7 +213,7 @@ async function onPaused(tab: TabNet, p: Protocol.Fetch.RequestPausedEvent): Prom
       }
       case "headers": {
         const merged = mergeHeaders(p.request.headers as Record<string, string>, d.headers);
-        markRule(tab, p.networkId, { id: d.rules.at(-1)?.id ?? "", action: "headers" }, d.headers);
+        markRule(tab, scope, p.networkId, { id: d.rules.at(-1)?.id ?? "", action: "headers" }, d.headers);
         await s.send("Fetch.continueRequest", { requestId: p.requestId, headers: Object.entries(merged).map(([name, value]) => ({ name, value })) });
         return;
       }
@@ -191,7 +231,7 @@ async function onPaused(tab: TabNet, p: Protocol.Fetch.RequestPausedEvent): Prom
  * cancelled (the page gets the 401) instead of retried forever, and the failure is kept
  * for the command that caused it.
  */
-async function onAuth(tab: TabNet, p: Protocol.Fetch.AuthRequiredEvent): Promise<void> {
+async function onAuth(tab: TabNet, session: CdpSession, p: Protocol.Fetch.AuthRequiredEvent): Promise<void> {
   const owner = tab.rec.controller;
   const auth = owner === undefined ? undefined : peekNet(owner)?.auth;
   let response: Protocol.Fetch.AuthChallengeResponse;
@@ -204,7 +244,7 @@ async function onAuth(tab: TabNet, p: Protocol.Fetch.AuthRequiredEvent): Promise
     if (tab.authTried.size > 1000) tab.authTried.clear();
     response = { response: "ProvideCredentials", username: auth.username, password: auth.password };
   }
-  await tab.session.send("Fetch.continueWithAuth", { requestId: p.requestId, authChallengeResponse: response }).catch(() => undefined);
+  await session.send("Fetch.continueWithAuth", { requestId: p.requestId, authChallengeResponse: response }).catch(() => undefined);
 }
 
 /** The main-document auth failure since the last call, if any (consumed). */
@@ -219,26 +259,36 @@ export function clearAuthFailure(rec: TargetRecord): void {
   authFailures.delete(rec);
 }
 
-/** Applies the controlling agent's need for Fetch to one tab (serialised per tab). */
+/** Applies the controlling agent's need for Fetch to every session of one tab (serialised per tab). */
 function syncTab(tab: TabNet): Promise<void> {
   const run = async () => {
-    const want = needsFetch(tab.rec.controller);
-    const have = tab.fetch;
-    if (!want.on) {
-      if (have) {
-        delete tab.fetch;
-        await tab.session.send("Fetch.disable").catch(() => undefined);
-      }
-      return;
-    }
-    if (have && have.auth === want.auth) return;
-    tab.fetch = { auth: want.auth };
-    await tab.session.send("Fetch.enable", { patterns: [{ urlPattern: "*", requestStage: "Request" }], handleAuthRequests: want.auth }).catch(() => {
-      delete tab.fetch;
-    });
+    await Promise.all([...tab.sessions.values()].map((w) => applyFetch(tab, w)));
   };
   tab.syncing = tab.syncing.then(run, run);
   return tab.syncing;
+}
+
+function syncSession(tab: TabNet, w: Wired): Promise<void> {
+  const run = () => applyFetch(tab, w);
+  tab.syncing = tab.syncing.then(run, run);
+  return tab.syncing;
+}
+
+async function applyFetch(tab: TabNet, w: Wired): Promise<void> {
+  const want = needsFetch(tab.rec.controller);
+  const have = w.fetch;
+  if (!want.on) {
+    if (have) {
+      delete w.fetch;
+      await w.session.send("Fetch.disable").catch(() => undefined);
+    }
+    return;
+  }
+  if (have && have.auth === want.auth) return;
+  w.fetch = { auth: want.auth };
+  await w.session.send("Fetch.enable", { patterns: [{ urlPattern: "*", requestStage: "Request" }], handleAuthRequests: want.auth }).catch(() => {
+    delete w.fetch;
+  });
 }
 
 /** After rules, credentials or control changed: every tracked tab follows its controller. */
@@ -254,11 +304,11 @@ export function interceptingTabs(conn: BrowserConnection | undefined, key: strin
   const table = conn ? tabs.get(conn) : undefined;
   if (!table) return 0;
   let n = 0;
-  for (const t of table.values()) if (t.fetch && t.rec.controller === key) n++;
+  for (const t of table.values()) if (t.rec.controller === key && t.sessions.get(t.rec.targetId)?.fetch) n++;
   return n;
 }
 
-/** The tab's network session, for response bodies. */
-export function netSession(conn: BrowserConnection, targetId: string): CdpSession | undefined {
-  return tabs.get(conn)?.get(targetId)?.session;
+/** The network session an entry's scope names, for response bodies. */
+export function netSession(conn: BrowserConnection, scope: string): CdpSession | undefined {
+  return tabs.get(conn)?.get(scope.split(">")[0] ?? scope)?.sessions.get(scope)?.session;
 }
