@@ -6,6 +6,7 @@ import { JanitorClient } from "./janitor-client.ts";
 import { createPageInProfile } from "./profiles/create.ts";
 import { ProfileRegistry } from "./profiles/registry.ts";
 import { TargetTable, type TargetRecord } from "./targets.ts";
+import { runInWorld } from "./world.ts";
 
 /** Random, so one agent cannot count the dialogs other agents' tabs opened. */
 function dialogId(): string {
@@ -161,6 +162,13 @@ export class BrowserConnection {
     rec.origin = "managed";
     rec.creator = creator;
     return rec;
+  }
+
+  /** Runs page code in our isolated world of a tab's main frame with a user gesture (window.open needs one). */
+  async runInPage(rec: TargetRecord, source: string, arg: unknown, timeoutMs: number): Promise<unknown> {
+    const session = await this.session(rec);
+    const { frameTree } = await session.send("Page.getFrameTree", undefined, { timeoutMs });
+    return runInWorld(session, frameTree.frame.id, source, arg, timeoutMs, { userGesture: true });
   }
 
   /** Adopts the launched browser's first blank tab so a cold start needs no extra window. */

@@ -14,9 +14,7 @@
 import type { Protocol } from "devtools-protocol";
 import type { CdpConnection } from "../../cdp/connection.ts";
 import { isCdpError } from "../../cdp/errors.ts";
-import { attachToTarget, type CdpSession } from "../../cdp/session.ts";
 import { BpError } from "../../shared/errors.ts";
-import { runInWorld } from "../world.ts";
 import { isEligible, type TargetRecord, type TargetTable } from "../targets.ts";
 
 /** How long the in-profile window.open may take to produce its target. */
@@ -28,9 +26,11 @@ const DEFAULT_WINDOW = { width: 1280, height: 800 };
 const OPEN_POPUP = `function (win, arg) { win.open(arg.url, arg.name, "noopener,popup,width=1280,height=800"); return true; }`;
 
 export interface PageFactory {
-  cdp: CdpConnection;
+  /** Browser-level calls and events (flat sessions through `sessionId`). */
+  cdp: Pick<CdpConnection, "send" | "on">;
   targets: TargetTable;
-  session(rec: TargetRecord): Promise<CdpSession>;
+  /** Runs `(source)(window, arg)` in our isolated world of a page's main frame, with a user gesture. */
+  runInPage(rec: TargetRecord, source: string, arg: unknown, timeoutMs: number): Promise<unknown>;
 }
 
 export interface CreateInProfileOptions {
@@ -111,9 +111,7 @@ async function openFromInside(f: PageFactory, contextId: string, opts: CreateInP
   let targetId: string | undefined;
   try {
     const attempt = (async () => {
-      const session = await f.session(anchor);
-      const { frameTree } = await session.send("Page.getFrameTree", undefined, { timeoutMs: OPEN_IN_PROFILE_MS });
-      await runInWorld(session, frameTree.frame.id, OPEN_POPUP, { url: marker, name }, OPEN_IN_PROFILE_MS, { userGesture: true });
+      await f.runInPage(anchor, OPEN_POPUP, { url: marker, name }, OPEN_IN_PROFILE_MS);
       return found;
     })();
     attempt.catch(() => undefined);
@@ -146,22 +144,22 @@ async function openFromInside(f: PageFactory, contextId: string, opts: CreateInP
 /** Opener, window name and context must all match; the marker alone was only the first clue. */
 async function proveOurs(f: PageFactory, targetId: string, want: { opener: string; name: string; contextId: string }): Promise<void> {
   const { targetInfo } = await f.cdp.send("Target.getTargetInfo", { targetId });
-  const session = await attachToTarget(f.cdp, targetId);
+  const { sessionId } = await f.cdp.send("Target.attachToTarget", { targetId, flatten: true });
   let readName: unknown;
   try {
-    const res = await session.send("Runtime.evaluate", { expression: "window.name", returnByValue: true }, { timeoutMs: OPEN_IN_PROFILE_MS });
+    const res = await f.cdp.send("Runtime.evaluate", { expression: "window.name", returnByValue: true }, { sessionId, timeoutMs: OPEN_IN_PROFILE_MS });
     readName = res.result.value;
     // The name did its job; the page the agent loads next must not inherit it.
-    await session.send("Runtime.evaluate", { expression: "window.name = ''" }, { timeoutMs: OPEN_IN_PROFILE_MS });
+    await f.cdp.send("Runtime.evaluate", { expression: "window.name = ''" }, { sessionId, timeoutMs: OPEN_IN_PROFILE_MS });
   } finally {
-    await session.detach().catch(() => undefined);
+    await f.cdp.send("Target.detachFromTarget", { sessionId }).catch(() => undefined);
   }
   if (targetInfo.openerId !== want.opener || readName !== want.name || targetInfo.browserContextId !== want.contextId) {
     throw new BpError("unknown_outcome", "A window opened in the profile could not be proven to be ours; it was closed.", { retryable: true, context: { cause: "ownership_unproven" } });
   }
 }
 
-async function fitWindow(cdp: CdpConnection, targetId: string): Promise<void> {
+async function fitWindow(cdp: PageFactory["cdp"], targetId: string): Promise<void> {
   try {
     const { windowId, bounds } = await cdp.send("Browser.getWindowForTarget", { targetId });
     if ((bounds.width ?? 0) >= MIN_WINDOW.width && (bounds.height ?? 0) >= MIN_WINDOW.height) return;

@@ -8,6 +8,7 @@
  */
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname } from "node:path";
+import type { CdpSession } from "../../cdp/session.ts";
 import { BpError } from "../../shared/errors.ts";
 import { navigateTo } from "../navigate.ts";
 import type { TargetRecord } from "../targets.ts";
@@ -20,6 +21,7 @@ const IDENTIFY_PAGE_MS = 10_000;
 const CLOSE_WAIT_MS = 2_000;
 
 export interface IdentifySurface extends PageFactory {
+  session(rec: TargetRecord): Promise<CdpSession>;
   own(targetId: string): void;
   closeTarget(rec: TargetRecord): Promise<void>;
   userDataRoot: string | undefined;
