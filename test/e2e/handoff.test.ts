@@ -156,6 +156,19 @@ describe("handoff and handback", () => {
     expect((told.json.tabs as { id: string }[]).some((t) => t.id === theirs?.id)).toBe(false);
   });
 
+  test("a viewer link not opened in time has expired", async () => {
+    await env.run(["open", `${site.a}/third`, "--new"], { key: "agent-v" });
+    const view = await env.run(["view"], { key: "agent-v" });
+    expect(view.json).toMatchObject({ ok: true, tab: "t1" });
+    // Ten minutes, scaled to 6 s here: the condition is the clock itself.
+    const expiresAt = Date.parse(String(view.json.expiresAt));
+    expect(expiresAt - Date.now()).toBeLessThanOrEqual(6_000);
+    await waitFor(() => Date.now() > expiresAt, 10_000, "link expiry");
+    const res = await fetch(String(view.json.url));
+    expect(res.status).toBe(403);
+    expect(res.headers.get("cache-control")).toBe("no-store");
+  });
+
   test("on a terminal, --wait shows progress on stderr and prints the summary as text", async () => {
     await env.run(["open", `${site.a}/third`, "--new"], { key: "agent-t" });
     // script(1) gives bp a pseudo-terminal, as a person's shell would.

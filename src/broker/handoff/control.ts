@@ -22,10 +22,11 @@ export type EndReason = "handback" | "lease_ended" | "agent_released";
 const EXEMPT = new Set(["handoff", "handback", "view"]);
 
 /**
- * Tests only: multiplies every lease duration (e.g. 0.01 turns the 60 s minimum into 0.6 s), so
- * expiry can be tested without long sleeps while the user-facing bounds stay 60/300/3600 s.
+ * Tests only: multiplies every lease duration and the viewer link lifetime (e.g. 0.01 turns
+ * the 60 s minimum into 0.6 s), so expiry can be tested without long sleeps while the
+ * user-facing bounds stay 60/300/3600 s.
  */
-function leaseScale(): number {
+export function leaseScale(): number {
   const s = Number(process.env.BROWSER_PILOT_TEST_HANDOFF_SCALE);
   return s > 0 && s <= 1 ? s : 1;
 }

@@ -11,7 +11,7 @@ import * as v from "valibot";
 import type { CdpSession } from "../../cdp/session.ts";
 import type { AgentRegistry } from "../agents.ts";
 import type { BrowserConnection } from "../browser.ts";
-import type { HandoffControl } from "./control.ts";
+import { leaseScale, type HandoffControl } from "./control.ts";
 import { dispatchInput, viewerMessage, viewportOf, type Viewport } from "./input.ts";
 import { viewerHeaders, viewerHtml } from "./viewer-page.ts";
 
@@ -73,7 +73,7 @@ export class ViewerServer {
   grant(targetId: string, generation: number): { url: string; expiresAt: string } {
     const server = this.start();
     const token = secret();
-    const expiresAt = Date.now() + VIEW_LINK_TTL_MS;
+    const expiresAt = Date.now() + VIEW_LINK_TTL_MS * leaseScale();
     this.grants.set(token, { targetId, generation, expiresAt });
     return { url: `${this.origin(server)}/v/${token}`, expiresAt: new Date(expiresAt).toISOString() };
   }
