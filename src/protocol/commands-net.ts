@@ -104,14 +104,16 @@ export const netShow = defineCommand({
     save: optText("Write the response body's bytes to this file (relative names resolve in BROWSER_PILOT_OUTPUT_DIR if set)"),
     limit: limitArg(4000, 100_000, "characters of body"),
   }),
-  result: ok({
-    request: v.record(v.string(), v.unknown()),
-    body: v.optional(v.string()),
-    bodyEncoding: v.optional(v.literal("base64")),
-    bodyLength: v.optional(v.number()),
-    bodyTruncated: v.optional(v.literal(true)),
-    saved: v.optional(v.object(fileResult)),
-  }),
+  result: v.union([
+    ok({
+      request: v.record(v.string(), v.unknown()),
+      body: v.optional(v.string()),
+      bodyEncoding: v.optional(v.literal("base64")),
+      bodyLength: v.optional(v.number()),
+      bodyTruncated: v.optional(v.literal(true)),
+    }),
+    v.pipe(ok({ ...fileResult, id: v.number() }), v.description("With --save: the file result only")),
+  ]),
   example: "bp net show 12 --save body.json",
   runs: "broker",
 });
@@ -228,7 +230,7 @@ export const download = defineCommand({
   summary: "Save a copy of a finished download (Chrome's file is never touched)",
   positionals: ["id", "file"],
   args: v.object({
-    id: text("Download id from 'bp downloads' (dl1, …)"),
+    id: text("Download id from 'bp downloads' (dl1, …; a bare 1 means dl1)"),
     file: optText("Output file (default: the download's own name in BROWSER_PILOT_OUTPUT_DIR or the working directory)"),
   }),
   result: ok({ ...fileResult, id: v.string() }),

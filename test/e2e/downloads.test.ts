@@ -92,6 +92,8 @@ describe("downloads", () => {
     // Exporting again never overwrites the first copy under a default name.
     const again = await run(["download", "dl1"]);
     expect(again.json.file).toBe(join(out, "report-2.csv"));
+    // Upstream's index form: a bare number names dlN.
+    expect((await run(["download", "1", "by-index.csv"])).json).toMatchObject({ ok: true, id: "dl1", file: join(out, "by-index.csv") });
     // Chrome's own file is where Chrome put it, untouched.
     expect(readFileSync(join(fakeHome, "Downloads", "report.csv"), "utf8")).toBe("id,name\n1,Ada\n");
   });

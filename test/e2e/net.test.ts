@@ -92,7 +92,9 @@ describe("bp net journal", () => {
     expect(rq.requestHeaders["X-From-Page"]).toBe("app");
     expect(rq.responseHeaders["x-api"]).toBe("fixture");
     const saved = await run(["net", "show", String(first.id), "--save", "user.json"]);
-    const file = (saved.json.saved as { file: string; sizeBytes: number; mimeType: string });
+    expect(saved.json.body).toBeUndefined();
+    const file = saved.json as unknown as { file: string; sizeBytes: number; mimeType: string; id: number };
+    expect(file.id).toBe(first.id);
     expect(file.file).toBe(join(out, "user.json"));
     expect(file.mimeType).toBe("application/json");
     expect(statSync(file.file).mode & 0o777).toBe(0o600);

@@ -173,23 +173,25 @@ const netShow: Handler = {
       if (dest !== undefined) {
         throw new BpError("action_not_verified", `The body of request ${id} is not available (${e.done ? "not kept by the browser" : "still loading"}).`, { retryable: !e.done, context: { id, reason: e.done ? "body_unavailable" : "in_progress" } });
       }
+    } else if (dest !== undefined) {
+      // Saving answers with the file result only: the body is in the file, not the reply.
+      const bytes = body.base64Encoded ? Buffer.from(body.body, "base64") : Buffer.from(body.body, "utf8");
+      const written = storeAndExport(storeFor(ctx.broker.paths.home), ctx.req.clientKey, "body", bytes, e.mimeType ?? "application/octet-stream", dest);
+      return human(ctx, { ...written, id }, () => `✓ Body of request ${id} saved to ${written.file} (${written.sizeBytes} bytes)`);
     } else {
       const bytes = body.base64Encoded ? Buffer.from(body.body, "base64") : Buffer.from(body.body, "utf8");
       const limit = arg<number>(ctx, "limit");
       const textual = !body.base64Encoded;
-      const shown = textual ? body.body : body.body;
+      const shown = body.body;
       out.body = shown.length > limit ? shown.slice(0, limit) : shown;
       if (!textual) out.bodyEncoding = "base64";
       out.bodyLength = textual ? body.body.length : bytes.length;
       if (shown.length > limit) out.bodyTruncated = true;
-      if (dest !== undefined) out.saved = storeAndExport(storeFor(ctx.broker.paths.home), ctx.req.clientKey, "body", bytes, e.mimeType ?? "application/octet-stream", dest);
     }
     return human(ctx, out, () => {
       const lines = [`${e.method} ${e.url}`, `status: ${String(e.status ?? e.error ?? "pending")}  type: ${e.type}${e.rule ? `  rule: ${e.rule.action} ${e.rule.id}` : ""}`];
       for (const [k, v] of Object.entries(rs ?? {})) lines.push(`  ${k}: ${v}`);
       if (out.body !== undefined) lines.push("", String(out.body), ...(out.bodyTruncated ? ["… [truncated]"] : []));
-      const s = out.saved as R | undefined;
-      if (s) lines.push(`✓ Body saved to ${String(s.file)} (${String(s.sizeBytes)} bytes)`);
       return lines.join("\n");
     });
   },
@@ -362,7 +364,9 @@ const downloadsList: Handler = {
 const downloadExport: Handler = {
   async run(ctx) {
     ctx.agent();
-    const id = arg<string>(ctx, "id");
+    // A bare number is upstream's index form: 1 is dl1.
+    const given = arg<string>(ctx, "id");
+    const id = /^\d+$/.test(given) ? `dl${given}` : given;
     const d = peekNet(ctx.req.clientKey)?.downloads.find((x) => x.id === id);
     if (!d) throw new BpError("artifact_not_found", `No download ${id} for this agent. Run 'bp downloads'.`, { context: { field: "id", id } });
     if (d.state === "in_progress") throw new BpError("artifact_not_found", `Download ${id} is still in progress.`, { retryable: true, context: { field: "id", id, reason: "in_progress" }, hint: "Run 'bp wait --download' first." });
