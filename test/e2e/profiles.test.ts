@@ -132,6 +132,9 @@ describe("profiles of one browser", () => {
     // A profile choice is no permission: the other profile's tabs stay listed and usable.
     const personalTab = (await tabs("agent-work")).find((t) => t.title === "Personal home");
     expect(personalTab?.profile).toBe(personal.id);
+    expect((await env.run(["tab", personalTab?.id ?? ""], { key: "agent-work" })).json).toMatchObject({ ok: true, tab: { profile: personal.id } });
+    expect((await env.run(["eval", `localStorage.getItem("who")`], { key: "agent-work" })).json.value).toBe("personal");
+    expect((await env.run(["tab", "release"], { key: "agent-work" })).json.ok).toBe(true);
   });
 
   test("switching to a tab routes new tabs to its profile; bp profile deselects a tab of another", async () => {
