@@ -125,6 +125,8 @@ export interface RefRegistry {
   byRef: Map<number, WeakRef<PageElement> | PageElement>;
   /** Same-origin child documents → the iframe element that hosts them (for connectivity checks). */
   frames: WeakMap<PageDocument, PageElement>;
+  /** The latest run's frame paths → iframe elements, so the broker can name each frame as 'bp frame' does. */
+  paths?: Map<string, PageElement>;
 }
 
 export type ResolveFailure = "node_detached" | "unknown_ref";

@@ -25,6 +25,11 @@ const LISTENERS = `<!doctype html><title>Listeners</title>
 const ROWS = (n: number) => Array.from({ length: n }, (_, i) => `<li><button onclick="document.body.dataset.hit=this.textContent">Row ${i + 1}</button></li>`).join("");
 
 const site = startFixtureServer({
+  "/framed": () => `<!doctype html><title>Top</title><iframe src="/inner-same"></iframe><iframe src="${site.b}/inner-cross"></iframe>`,
+  "/framed-nested": `<!doctype html><title>Nested</title><iframe hidden src="/inner-same"></iframe><iframe style="width:600px;height:300px" src="/nest"></iframe>`,
+  "/nest": () => `<!doctype html><title>Nest</title><button>Nest button</button><iframe src="${site.b}/inner-cross"></iframe>`,
+  "/inner-same": `<!doctype html><title>Same inner</title><button>Same button</button>`,
+  "/inner-cross": `<!doctype html><title>Cross inner</title><button>Cross button</button>`,
   "/listeners": LISTENERS,
   "/doc-a": `<!doctype html><title>A</title><button onclick="document.body.dataset.hit='a'">Alpha</button><a href="/doc-b">Go B</a>`,
   "/doc-b": `<!doctype html><title>B</title><button onclick="document.body.dataset.hit='b'">Bravo</button>`,
@@ -77,6 +82,32 @@ describe("refs never lie", () => {
     expect(stale.json).toMatchObject({ ok: false, code: "stale_ref", context: { reason: "navigation" } });
     expect((await run(["eval", "document.body.dataset.hit ?? null"])).json.value).toBeNull();
     expect((await run(["click", String(bravo)])).json.ok).toBe(true);
+  });
+
+  test("bp eval runs in the selected frame, same-origin or cross-origin", async () => {
+    await run(["open", `${site.a}/framed`]);
+    const frames = (await run(["frame"])).json.frames as { index: number; url: string }[];
+    const same = frames.find((f) => f.url.endsWith("/inner-same"))?.index;
+    const cross = frames.find((f) => f.url.endsWith("/inner-cross"))?.index;
+    expect((await run(["frame", String(same)])).json.ok).toBe(true);
+    expect((await run(["eval", "document.title"])).json.value).toBe("Same inner");
+    expect((await run(["frame", String(cross)])).json.ok).toBe(true);
+    expect((await run(["eval", "document.title"])).json.value).toBe("Cross inner");
+    expect((await run(["frame", "0"])).json.ok).toBe(true);
+    expect((await run(["eval", "document.title"])).json.value).toBe("Top");
+  });
+
+  test("the snapshot's frame numbers are the ones 'bp frame' lists and takes (hidden and nested frames too)", async () => {
+    await run(["open", `${site.a}/framed-nested`]);
+    const frames = (await run(["frame"])).json.frames as { index: number; url: string }[];
+    const els = (await run(["snapshot"])).json.elements as (El & { f?: string })[];
+    const nest = els.find((e) => e.n === "Nest button");
+    const cross = els.find((e) => e.n === "Cross button");
+    expect(nest?.f).toBe(String(frames.find((f) => f.url.endsWith("/nest"))?.index));
+    expect(cross?.f).toBe(String(frames.find((f) => f.url.endsWith("/inner-cross"))?.index));
+    expect((await run(["frame", String(cross?.f)])).json.ok).toBe(true);
+    expect((await run(["eval", "document.title"])).json.value).toBe("Cross inner");
+    expect((await run(["frame", "0"])).json.ok).toBe(true);
   });
 
   test("a snapshot that fits is never folded: 12 checkboxes keep their names", async () => {

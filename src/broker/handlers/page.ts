@@ -4,6 +4,9 @@ import { BpError } from "../../shared/errors.ts";
 import { withArticle } from "../../shared/words.ts";
 import { runAndWait } from "../navigate.ts";
 import { selectedTab } from "../context/tabs.ts";
+import { frameSessions } from "../observe/collect.ts";
+import { rootForFrame } from "../observe/frame-list.ts";
+import type { TargetRecord } from "../targets.ts";
 import { arg, type CallContext, type Handler } from "../context/types.ts";
 import { boundTitle, boundUrl } from "../../shared/page-strings.ts";
 
@@ -15,9 +18,10 @@ const evaluate: Handler = {
   mutating: true,
   dispatch: "lock",
   async run(ctx) {
-    const { browser, rec } = selectedTab(ctx);
+    const { browser, rec, agent } = selectedTab(ctx);
     return ctx.broker.exclusive(rec.targetId, async () => {
       const session = await browser.session(rec);
+      const target = await evalTarget(rec, session, agent.frames.get(rec.targetId));
       // An expression that opens a dialog is blocked until someone answers it: answer at
       // once naming the dialog, as actions do, instead of waiting out the deadline.
       const stop = new AbortController();
@@ -26,7 +30,7 @@ const evaluate: Handler = {
       const dialogOpened = new Promise<"dialog">((resolve) => {
         offDialog = session.on("Page.javascriptDialogOpening", () => resolve("dialog"));
       });
-      const evaluation = runExpression(ctx, session, signal);
+      const evaluation = runExpression(ctx, target, signal);
       evaluation.catch(() => undefined);
       try {
         const first = await Promise.race([evaluation, dialogOpened]);
@@ -45,12 +49,47 @@ const evaluate: Handler = {
   },
 };
 
-async function runExpression(ctx: CallContext, session: CdpSession, signal: AbortSignal): Promise<Record<string, unknown>> {
+interface EvalTarget {
+  session: CdpSession;
+  /** The page's own (main world) context of the selected frame; undefined: the session's top frame. */
+  contextId?: number;
+}
+
+/**
+ * Where `bp eval` runs: the page's own world of the agent's selected frame. An out-of-process
+ * frame is the top frame of its own session; any other frame's main-world context is looked
+ * up through Runtime.enable, which reports every existing context before it answers.
+ */
+async function evalTarget(rec: TargetRecord, session: CdpSession, selected: string | undefined): Promise<EvalTarget> {
+  if (selected === undefined) return { session };
+  await frameSessions(rec, session).ensure();
+  const main = (await session.send("Page.getFrameTree")).frameTree.frame;
+  if (selected === main.id) return { session };
+  const root = await rootForFrame(rec, session, main.id, main.loaderId, selected);
+  const top = (await root.session.send("Page.getFrameTree")).frameTree.frame.id;
+  if (top === root.frameId) return { session: root.session };
+  let contextId: number | undefined;
+  const off = root.session.on("Runtime.executionContextCreated", ({ context }) => {
+    const aux = context.auxData as { frameId?: string; isDefault?: boolean } | undefined;
+    if (aux?.frameId === root.frameId && aux.isDefault) contextId = context.id;
+  });
+  try {
+    await root.session.send("Runtime.enable");
+  } finally {
+    off();
+    await root.session.send("Runtime.disable").catch(() => undefined);
+  }
+  if (contextId === undefined) throw new BpError("stale_ref", "The selected frame has no document now. Run 'bp frame' to list frames.", { context: { reason: "frame_detached" } });
+  return { session: root.session, contextId };
+}
+
+async function runExpression(ctx: CallContext, target: EvalTarget, signal: AbortSignal): Promise<Record<string, unknown>> {
+      const { session } = target;
       const timeoutMs = Math.max(1, ctx.deadline - Date.now());
       // REPL mode allows top-level await and re-declaring let/const across calls, like a console.
       let res = await session.send(
         "Runtime.evaluate",
-        { expression: arg<string>(ctx, "expression"), objectGroup: EVAL_GROUP, awaitPromise: true, userGesture: true, replMode: true },
+        { expression: arg<string>(ctx, "expression"), objectGroup: EVAL_GROUP, awaitPromise: true, userGesture: true, replMode: true, ...(target.contextId !== undefined ? { contextId: target.contextId } : {}) },
         { timeoutMs, signal },
       );
       try {

@@ -7,21 +7,14 @@ import type { BrowserConnection } from "../browser.ts";
 import type { TargetRecord } from "../targets.ts";
 import { FrameSessions } from "../frames.ts";
 import { TabObservation, type RefBinding } from "../refs.ts";
+import { listFrames, type Root } from "./frame-list.ts";
 import { markListenedElements } from "./listeners.ts";
 import { objectInWorld, runInWorld } from "../world.ts";
 
 /** Nested out-of-process frames deeper than this are left as placeholders. */
 const MAX_FRAME_DEPTH = 4;
 
-export interface Root {
-  session: CdpSession;
-  frameId: string;
-  loaderId: string;
-  framePath: string;
-  offset: { x: number; y: number };
-  /** Top-level viewport size, for judging whether an element inside an out-of-process frame is on screen. */
-  viewport?: { w: number; h: number };
-}
+export type { Root } from "./frame-list.ts";
 
 export interface Collected {
   result: SnapshotResult;
@@ -65,7 +58,10 @@ export async function currentObservation(browser: BrowserConnection, rec: Target
  */
 export async function collectSnapshot(browser: BrowserConnection, rec: TargetRecord, agent: Agent, root: Root, obs: TabObservation, options: SnapshotOptions): Promise<Collected> {
   const previous = obs.last;
-  const result = await snapshotFrame(rec, obs, root, options, 0);
+  const tab = await browser.session(rec);
+  let index: Promise<Map<string, number>> | undefined;
+  const frameIndex = () => (index ??= listFrames(rec, tab).then((frames) => new Map(frames.map((f, i) => [f.id, i]))));
+  const result = await snapshotFrame(rec, obs, root, options, 0, frameIndex);
   markAuthTransition(result, obs);
   obs.last = result;
   obs.seq++;
@@ -74,12 +70,14 @@ export async function collectSnapshot(browser: BrowserConnection, rec: TargetRec
   return { result, obs, previous };
 }
 
-async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Root, options: SnapshotOptions, depth: number): Promise<SnapshotResult> {
+async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Root, options: SnapshotOptions, depth: number, frameIndex: () => Promise<Map<string, number>>): Promise<SnapshotResult> {
   await markListenedElements(root.session, root.frameId);
   const result = await runInWorld<SnapshotResult>(root.session, root.frameId, SNAPSHOT_SOURCE, { ...options, refFloor: obs.nextRef, layout: true });
   const binding: RefBinding = { session: root.session, frameId: root.frameId, loaderId: root.loaderId, framePath: root.framePath, offset: root.offset };
+  const numbers = await frameNumbers(root, result.elements, frameIndex);
   for (const e of result.elements) {
-    if (root.framePath) e.frame = e.frame ? `${root.framePath}.${e.frame}` : root.framePath;
+    if (e.frame) e.frame = numbers.get(e.frame) ?? (root.framePath ? `${root.framePath}.${e.frame}` : e.frame);
+    else if (root.framePath) e.frame = root.framePath;
     if (e.kind === "fold") for (const r of e.refs) obs.bind(r, binding);
     else {
       obs.bind(e.ref, binding);
@@ -100,7 +98,7 @@ async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Root,
     if (e.kind !== "frame" || e.reason !== "cross_origin" || remaining <= 0) continue;
     const child = await childRoot(rec.frames, root, e, root.viewport ?? { w: result.page.viewportWidth, h: result.page.viewportHeight });
     if (!child) continue;
-    const inner = await snapshotFrame(rec, obs, child, { ...options, limit: remaining }, depth + 1).catch(() => undefined);
+    const inner = await snapshotFrame(rec, obs, child, { ...options, limit: remaining }, depth + 1, frameIndex).catch(() => undefined);
     if (!inner) continue;
     merged.push(...inner.elements);
     remaining -= inner.elements.length;
@@ -116,6 +114,29 @@ async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Root,
   result.elements = options.find ? merged.filter((e) => e.kind !== "frame") : merged;
   return result;
 }
+
+/**
+ * The page numbers frames by their path in the walk ("1", "1.2"); the agent sees the numbers
+ * 'bp frame' lists and takes, so each path is mapped through its iframe element to the frame
+ * id and its index in the tab's frame list. A path that cannot be mapped keeps its walk path.
+ */
+async function frameNumbers(root: Root, elements: SnapshotEntry[], frameIndex: () => Promise<Map<string, number>>): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const paths = new Set<string>();
+  for (const e of elements) if (e.frame) paths.add(e.frame);
+  if (paths.size === 0) return out;
+  const index = await frameIndex().catch(() => new Map<string, number>());
+  for (const path of paths) {
+    const objectId = await objectInWorld(root.session, root.frameId, FRAME_BY_PATH, path).catch(() => undefined);
+    if (!objectId) continue;
+    const { node } = await root.session.send("DOM.describeNode", { objectId }).catch(() => ({ node: undefined }));
+    const n = node?.frameId === undefined ? undefined : index.get(node.frameId);
+    if (n !== undefined) out.set(path, String(n));
+  }
+  return out;
+}
+
+const FRAME_BY_PATH = `function (win, path) { var reg = win[Symbol.for("browser-pilot.ref-registry.v1")]; return (reg && reg.paths && reg.paths.get(path)) || null; }`;
 
 /** Maps an iframe placeholder to the session of its out-of-process document. */
 async function childRoot(frames: FrameSessions, parent: Root, placeholder: SnapshotFrame, viewport: { w: number; h: number }): Promise<Root | undefined> {

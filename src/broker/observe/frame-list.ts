@@ -2,7 +2,17 @@ import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../../cdp/session.ts";
 import { BpError } from "../../shared/errors.ts";
 import type { TargetRecord } from "../targets.ts";
-import type { Root } from "./collect.ts";
+
+/** Where an observation starts: a frame's document, its session, and its place in the top viewport. */
+export interface Root {
+  session: CdpSession;
+  frameId: string;
+  loaderId: string;
+  framePath: string;
+  offset: { x: number; y: number };
+  /** Top-level viewport size, for judging whether an element inside an out-of-process frame is on screen. */
+  viewport?: { w: number; h: number };
+}
 
 export interface FrameInfo {
   id: string;

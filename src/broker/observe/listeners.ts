@@ -1,7 +1,7 @@
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../../cdp/session.ts";
 import { LISTENER_MARK_SOURCE } from "../../page/listener-mark.ts";
-import { worldContextId } from "../world.ts";
+import { objectInWorld, worldContextId } from "../world.ts";
 
 /** Event types that make an element act like a button when a script listens for them. */
 const ACTIVATING = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup", "touchstart", "touchend"]);
@@ -20,11 +20,13 @@ const GROUP = "bp-listeners";
  * Best effort: a page where this fails is observed exactly as before.
  */
 export async function markListenedElements(session: CdpSession, frameId: string): Promise<void> {
+  let docId: string | undefined;
   try {
-    const executionContextId = await worldContextId(session, frameId);
-    const doc = await session.send("Runtime.evaluate", { expression: "document", contextId: executionContextId, objectGroup: GROUP });
-    const docId = doc.result.objectId;
+    // Through objectInWorld, which finds our world again after a navigation; then the cached
+    // context id is the current one.
+    docId = await objectInWorld(session, frameId, "function (win) { return win.document; }", null);
     if (!docId) return;
+    const executionContextId = await worldContextId(session, frameId);
     // Listeners are read through the page's own wrapper of the document: asked through our
     // world's wrapper, Chromium stalls the next script run in that world.
     const { node } = await session.send("DOM.describeNode", { objectId: docId });
@@ -49,6 +51,7 @@ export async function markListenedElements(session: CdpSession, frameId: string)
   } catch {
     // Listeners are an extra signal; the walk's own signals still apply.
   } finally {
+    if (docId) void session.send("Runtime.releaseObject", { objectId: docId }).catch(() => undefined);
     void session.send("Runtime.releaseObjectGroup", { objectGroup: GROUP }).catch(() => undefined);
   }
 }

@@ -33,6 +33,7 @@ export function createRun(win: PageWindow, o: SnapshotOptions, started: number):
 
   const topDoc = win.document;
   const registry = openRegistry(win, topDoc, o.refFloor);
+  registry.paths = new Map();
   // Marked by the broker just before this run (see page/listener-mark.ts); the symbol is repeated there.
   const marks = Reflect.get(win, Symbol.for("browser-pilot.listened.v1")) as { doc: PageDocument; set: WeakSet<PageElement> } | undefined;
   const listened = marks && marks.doc === topDoc ? marks.set : null;
