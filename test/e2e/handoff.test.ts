@@ -6,6 +6,8 @@
  * minimum is 0.6 s; the bounds the CLI validates stay 60/300/3600.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { CdpConnection } from "../../src/cdp/connection.ts";
 import { attachToTarget, type CdpSession } from "../../src/cdp/session.ts";
 import { connectWebSocket } from "../../src/cdp/transport.ts";
@@ -63,11 +65,22 @@ describe("handoff and handback", () => {
     const until = String(h.json.until);
     expect(Date.parse(until)).toBeGreaterThan(Date.now());
 
-    // Reads, waits and actions of the agent that handed off, all refused at once.
-    for (const args of [["snapshot"], ["eval", "1"], ["wait", "--text", "x"], ["click", "1"], ["reload"]]) {
+    // Every tab command of the agent that handed off (reads, waits, actions, captures,
+    // navigation, selection) is refused at once, before it touches the tab.
+    const file = join(env.home, "..", "upload.txt");
+    writeFileSync(file, "x");
+    const tabCommands = [
+      ["snapshot"], ["frame"], ["frame", "0"], ["read"], ["search", "Sign"], ["find", "button"], ["locate", "button"], ["eval", "1"],
+      ["screenshot", join(env.home, "..", "s.png")], ["pdf", join(env.home, "..", "s.pdf")],
+      ["click", "1"], ["type", "1", "x"], ["keyboard", "x"], ["press", "Enter"], ["scroll", "down"], ["hover", "1"], ["drag", "1", "2"],
+      ["dropdown", "1"], ["select", "1", "x"], ["upload", "1", file],
+      ["wait", "--text", "x"], ["wait", "--url", "x"], ["wait", "--selector", "x"], ["wait", "--network-idle"],
+      ["back"], ["forward"], ["reload"], ["open", `${site.a}/`], ["close"], ["tab", "release"], ["tab", "t1"], ["cookies"],
+    ];
+    for (const args of tabCommands) {
       const started = Date.now();
       const r = await env.run(args, { key: A });
-      expect(r.json).toMatchObject({ ok: false, code: "human_control", retryable: true, context: { tab: "t1", until, phase: "human" } });
+      expect({ args, reply: r.json }).toMatchObject({ args, reply: { ok: false, code: "human_control", retryable: true, context: { tab: "t1", until, phase: "human" } } });
       expect(Date.now() - started).toBeLessThan(5_000);
     }
     // A second agent neither queues nor steals: human_control, not target_busy.
