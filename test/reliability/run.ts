@@ -1,13 +1,16 @@
 /**
- * `npm run reliability`: the reliability and security suite at full scale, writing its figures
- * to docs/reliability.md. `--short` runs the small version `npm test` runs; `--part a,b` runs
- * some parts; `--seed N` reruns a fuzz run exactly; `--no-write` only prints.
+ * `npm run reliability`: the reliability and security suite at full scale. Each part's
+ * figures are kept (`--results DIR`, default in the temp dir) and docs/reliability.md is
+ * rendered from the last full run of every part, so parts can run separately.
+ * `--short` runs the small version `npm test` runs (never written to the docs); `--part a,b`
+ * runs some parts; `--seed N` reruns a fuzz run exactly; `--reps N` changes how many rounds a
+ * part repeats; `--no-write` only prints.
  */
-import { writeFileSync } from "node:fs";
-import { cpus } from "node:os";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { PARTS, runPart } from "./parts/index.ts";
-import { renderMarkdown, renderSummary, type PartReport, type Scale } from "./lib/report.ts";
+import { renderMarkdown, renderSummary, type PartReport, type SavedPart, type Scale } from "./lib/report.ts";
 
 function option(name: string): string | undefined {
   const i = process.argv.indexOf(name);
@@ -17,24 +20,33 @@ function option(name: string): string | undefined {
 const scale: Scale = process.argv.includes("--short") ? "short" : "full";
 const seed = Number(option("--seed") ?? Math.floor(Math.random() * 1e9));
 const wanted = option("--part")?.split(",");
+const reps = option("--reps") !== undefined ? Number(option("--reps")) : undefined;
+const results = option("--results") ?? join(tmpdir(), "bp-reliability-results");
 const unknown = wanted?.filter((w) => !PARTS.some((p) => p.name === w)) ?? [];
 if (unknown.length > 0) {
   console.error(`Unknown part(s): ${unknown.join(", ")}. Parts: ${PARTS.map((p) => p.name).join(", ")}`);
   process.exit(2);
 }
+const machine = `${cpus().length} cores shared with other work, ${process.platform}, Bun ${Bun.version}`;
 const parts = PARTS.filter((p) => !wanted || wanted.includes(p.name));
 const reports: PartReport[] = [];
+mkdirSync(results, { recursive: true });
 for (const part of parts) {
   console.error(`== ${part.title} (${scale})`);
-  reports.push(await runPart(part, { scale, seed, log: (m) => console.error(`   ${m}`) }));
+  const report = await runPart(part, { scale, seed, ...(reps !== undefined ? { reps } : {}), log: (m) => console.error(`   ${m}`) });
+  reports.push(report);
+  if (scale === "full") {
+    const saved: SavedPart = { report, scale, seed, date: `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC`, machine };
+    writeFileSync(join(results, `${part.name}.json`), JSON.stringify(saved, null, 1));
+  }
 }
 console.log(renderSummary(reports));
-// Only a full run of every part replaces the published figures.
-if (scale === "full" && !wanted && !process.argv.includes("--no-write")) {
-  const machine = `${cpus().length} cores, ${process.platform}, Bun ${Bun.version}`;
+if (scale === "full" && !process.argv.includes("--no-write")) {
+  const saved = PARTS.map((p) => join(results, `${p.name}.json`)).filter((f) => existsSync(f)).map((f) => JSON.parse(readFileSync(f, "utf8")) as SavedPart);
+  const missing = PARTS.filter((p) => !saved.some((s) => s.report.part === p.name)).map((p) => p.name);
   const out = join(import.meta.dir, "../../docs/reliability.md");
-  writeFileSync(out, renderMarkdown(reports, { scale, seed, date: new Date().toISOString().slice(0, 16).replace("T", " ") + " UTC", machine }));
-  console.log(`wrote ${out}`);
+  writeFileSync(out, renderMarkdown(saved, missing));
+  console.log(`wrote ${out} (parts from ${results})`);
 }
 const failed = reports.flatMap((r) => r.rows).filter((row) => row.failed > 0 && !row.pending);
 process.exit(failed.length > 0 ? 1 : 0);

@@ -28,6 +28,8 @@ export type Scale = "short" | "full";
 export interface PartContext {
   scale: Scale;
   seed: number;
+  /** Overrides how many rounds a part repeats (`--reps N`), for a quicker or longer run. */
+  reps?: number;
   log(message: string): void;
 }
 
@@ -75,24 +77,33 @@ function cell(text: string): string {
   return text.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
 }
 
-export function renderMarkdown(reports: PartReport[], meta: { scale: Scale; seed: number; date: string; machine: string }): string {
+export interface SavedPart {
+  report: PartReport;
+  scale: Scale;
+  seed: number;
+  /** When the part ran, "YYYY-MM-DD HH:MM UTC". */
+  date: string;
+  machine: string;
+}
+
+export function renderMarkdown(saved: SavedPart[], missing: string[]): string {
   const lines: string[] = [
     "# Reliability and security figures",
     "",
     "Produced by `npm run reliability` (the script in `test/reliability/run.ts`); a short,",
     "deterministic version of every part runs in `npm test` (`test/reliability/suite.test.ts`).",
-    "Everything runs against loopback only (the browsers get a dead proxy and a host resolver",
-    "that resolves nothing else), is bounded in count and time, and stops the processes it",
-    "started by pid.",
+    "Everything runs against loopback only (test browsers get a dead proxy and a host resolver",
+    "that resolves no other name), is bounded in count and time, and stops the processes it",
+    "started by pid. Every row counts attempts; a failure is any attempt that missed the row's",
+    "target. The figures below are those of the last full run of each part, as measured.",
     "",
-    `Last full run: ${meta.date}, scale \`${meta.scale}\`, seed ${meta.seed}, ${meta.machine}.`,
-    "",
-    "A row marked *pending* has a known defect behind it: its short check is not yet part of",
-    "`npm test`, and its failures are the defect's reproduction.",
+    "A row marked *pending* has a known defect behind it (named in the row): its short check",
+    "does not gate `npm test` until the fix lands, and its failures are the defect's",
+    "reproduction.",
     "",
   ];
-  for (const r of reports) {
-    lines.push(`## ${r.title}`, "", `Rerun: \`${rerunCommand(r.part, meta.scale, r.part === "fuzz" ? meta.seed : undefined)}\` (${r.wallSeconds.toFixed(0)} s wall this run).`, "");
+  for (const { report: r, scale, seed, date, machine } of saved) {
+    lines.push(`## ${r.title}`, "", `Ran ${date} (${scale} scale, ${machine}, ${r.wallSeconds.toFixed(0)} s wall). Rerun: \`${rerunCommand(r.part, scale, r.part === "fuzz" ? seed : undefined)}\`.`, "");
     lines.push("| what was tried | times | failed | target | status |", "| --- | ---: | ---: | --- | --- |");
     for (const row of r.rows) {
       const status = row.failed === 0 ? "met" : row.pending ? `pending: ${row.pending}` : "**not met**";
@@ -109,6 +120,7 @@ export function renderMarkdown(reports: PartReport[], meta: { scale: Scale; seed
     }
     lines.push("");
   }
+  for (const part of missing) lines.push(`## ${part}`, "", `No full run recorded yet: \`${rerunCommand(part, "full")}\`.`, "");
   return `${lines.join("\n").trimEnd()}\n`;
 }
 

@@ -54,7 +54,7 @@ export const coldStartsPart: Part = {
   async run(ctx: PartContext): Promise<PartReport> {
     const started = performance.now();
     const n = ctx.scale === "full" ? 50 : 10;
-    const rounds = ctx.scale === "full" ? 5 : 1;
+    const rounds = ctx.reps ?? (ctx.scale === "full" ? 5 : 1);
     const site = startSite();
     const user = await startUserBrowser({ url: `${site.a}/`, args: LOOPBACK_FLAGS });
     trackRoot(user.home);

@@ -28,7 +28,7 @@ export const crossAgentPart: Part = {
   title: "Cross-agent probes",
   async run(ctx: PartContext): Promise<PartReport> {
     const started = performance.now();
-    const rounds = ctx.scale === "full" ? 15 : 1;
+    const rounds = ctx.reps ?? (ctx.scale === "full" ? 15 : 1);
     const site = startSite();
     const lab = makeLab();
     const refused = new Tally("another key's command ids, dialogs, tab ids and refs (status, cancel, answer, select, release, click, type)", "100% refused, byte-identical to never-existing ids");

@@ -64,7 +64,7 @@ export const hostilePart: Part = {
   title: "Hostile pages",
   async run(ctx: PartContext): Promise<PartReport> {
     const started = performance.now();
-    const reps = ctx.scale === "full" ? 3 : 1;
+    const reps = ctx.reps ?? (ctx.scale === "full" ? 2 : 1);
     const pages = PAGES.filter((p) => ctx.scale === "full" || p.short);
     const site = startSite();
     const lab = makeLab();

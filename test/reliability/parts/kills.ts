@@ -31,8 +31,8 @@ interface Scenario {
   op: Op;
 }
 
-function matrix(scale: "short" | "full"): Scenario[] {
-  if (scale === "short") {
+function matrix(scale: "short" | "full", reps: number | undefined): Scenario[] {
+  if (scale === "short" && reps === undefined) {
     return [
       { host: "user", victim: "broker", op: "wait" },
       { host: "user", victim: "janitor", op: "click" },
@@ -40,7 +40,7 @@ function matrix(scale: "short" | "full"): Scenario[] {
     ];
   }
   const out: Scenario[] = [];
-  for (let rep = 0; rep < 3; rep++) {
+  for (let rep = 0; rep < (reps ?? 3); rep++) {
     for (const op of ["wait", "click", "type"] as const) {
       for (const victim of ["broker", "janitor"] as const) out.push({ host: "user", victim, op });
       for (const victim of ["broker", "janitor", "chromium"] as const) out.push({ host: "launched", victim, op });
@@ -82,7 +82,7 @@ export const killsPart: Part = {
     try {
       await until(async () => (await listPageTargets(user.port)).some((t) => t.title === "Home"), 10_000, "user tab");
       const userTabs = (await listPageTargets(user.port)).map((t) => t.id).sort();
-      for (const s of matrix(ctx.scale)) {
+      for (const s of matrix(ctx.scale, ctx.reps)) {
         const label = `${s.victim} during ${s.op} (${s.host} browser)`;
         const lab = s.host === "user" ? userLab : makeLab();
         try {

@@ -104,7 +104,7 @@ export const socketPart: Part = {
   title: "Socket attacks",
   async run(ctx: PartContext): Promise<PartReport> {
     const started = performance.now();
-    const reps = ctx.scale === "full" ? 20 : 1;
+    const reps = ctx.reps ?? (ctx.scale === "full" ? 20 : 1);
     const idle = ctx.scale === "full" ? 1000 : 100;
     const deadlineMs = READ_DEADLINE_MS[ctx.scale];
     const lab = makeLab(ctx.scale === "short" ? { BROWSER_PILOT_READ_DEADLINE_MS: String(deadlineMs) } : {});
