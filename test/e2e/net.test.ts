@@ -35,6 +35,8 @@ const run = (args: string[], key = A, stdin?: string) => env.run(args, { key, ..
 const pageText = async (key = A) => String((await run(["eval", "document.getElementById('out').textContent"], key)).json.value);
 /** Clicks the app's Load button (re-fetches /api/user) and waits for the page to show a result. */
 async function reloadApp(key = A): Promise<string> {
+  // An earlier fetch still in flight (the page's own first load) would write over ours.
+  await waitFor(async () => (await run(["eval", "inflight === 0"], key)).json.value === true, 10_000, "the app's earlier fetches");
   await run(["eval", "document.getElementById('out').textContent = 'loading'; load(); true"], key);
   const t = await waitFor(async () => {
     const text = await pageText(key);

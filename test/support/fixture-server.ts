@@ -73,12 +73,15 @@ function NET_PAGES(): Record<string, Page> {
     },
     "/app": `<!doctype html><title>App</title><p id=out>loading</p><button id=load onclick="load()">Load</button>
 <script>
+var inflight = 0;
 async function load() {
+  inflight++;
   try {
     const r = await fetch('/api/user?from=app', { headers: { 'X-From-Page': 'app' } });
     const j = await r.json();
     document.getElementById('out').textContent = r.status + ':' + j.name + ':' + (j.seen || '');
   } catch (e) { document.getElementById('out').textContent = 'failed:' + e.message; }
+  finally { inflight--; }
 }
 load();
 </script>`,

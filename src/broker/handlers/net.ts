@@ -1,25 +1,23 @@
 /**
- * Command handlers for cookies, auth, the request journal, network rules and downloads.
- * Everything is per client key: another agent's rules, requests, credentials and downloads
- * are never visible or addressable.
+ * Command handlers for the request journal and network rules (cookies and auth are in
+ * net-access.ts, downloads in downloads.ts). Everything is per client key: another agent's
+ * rules, requests, credentials and downloads are never visible or addressable.
  */
 import { readFileSync, statSync } from "node:fs";
-import type { Protocol } from "devtools-protocol";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
-import { resolveOutputPath } from "../files.ts";
-import { selectedTab } from "../context/tabs.ts";
 import { arg, type CallContext, type Handler } from "../context/types.ts";
-import { publicDownload, safeFileName } from "../net/downloads.ts";
+import { resolveOutputPath } from "../files.ts";
+import { coverControlledTabs } from "../net/index.ts";
 import { type NetEntry } from "../net/journal.ts";
 import { redactUrl } from "../net/redact.ts";
 import { MAX_MOCK_BODY, MAX_RULE_BYTES, MAX_RULES, parseHeader, publicRule, ruleBytes, type Rule } from "../net/rules.ts";
 import { netFor, peekNet } from "../net/state.ts";
 import { interceptingTabs, netSession, syncAllTabs } from "../net/tracker.ts";
-import { coverControlledTabs } from "../net/index.ts";
-import { exportArtifact, storeAndExport, storeFor } from "../store/index.ts";
+import { storeAndExport, storeFor } from "../store/index.ts";
+import { DOWNLOAD_HANDLERS } from "./downloads.ts";
+import { ACCESS_HANDLERS } from "./net-access.ts";
 
 type R = Record<string, unknown>;
-const MAX_COOKIE_VALUE = 4096;
 const SECRET_HEADERS = /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|x-auth-token)$/i;
 
 const place = (ctx: CallContext) => ({ cwd: ctx.req.cwd, outputDir: ctx.req.outputDir });
@@ -28,82 +26,6 @@ function human(ctx: CallContext, out: R, text: () => string): R {
   if (ctx.req.mode === "human") out.text = text();
   return out;
 }
-
-// ---------- cookies ----------
-
-function cookieMatchesDomain(cookieDomain: string, domain: string): boolean {
-  const c = cookieDomain.replace(/^\./, "").toLowerCase();
-  const d = domain.replace(/^\./, "").toLowerCase();
-  return c === d || c.endsWith(`.${d}`) || d.endsWith(`.${c}`);
-}
-
-const cookies: Handler = {
-  async run(ctx) {
-    const domain = arg<string | undefined>(ctx, "domain");
-    const withValues = arg<boolean>(ctx, "values");
-    const limit = arg<number>(ctx, "limit");
-    let list: Protocol.Network.Cookie[];
-    if (domain !== undefined) {
-      const d = domain.trim().replace(/^https?:\/\//i, "").split("/")[0] ?? "";
-      if (!/^[a-z0-9.-]+(:\d+)?$/i.test(d)) throw invalidArgument("domain", "Give a domain such as example.com.");
-      const browser = ctx.broker.requireBrowser();
-      const sel = ctx.agent().selected ? selectedTab(ctx, { allowDialog: true }) : undefined;
-      const all = (await browser.cdp.send("Storage.getCookies", sel?.rec.browserContextId ? { browserContextId: sel.rec.browserContextId } : {})).cookies;
-      const host = d.split(":")[0] ?? d;
-      list = all.filter((c) => cookieMatchesDomain(c.domain, host));
-    } else {
-      const sel = selectedTab(ctx, { allowDialog: true });
-      const session = await sel.browser.session(sel.rec);
-      list = (await session.send("Network.getCookies", { urls: [sel.rec.url] })).cookies;
-    }
-    const shown = list.slice(0, limit).map((c) => {
-      const o: R = { name: c.name };
-      if (withValues) o.value = c.value.length > MAX_COOKIE_VALUE ? `${c.value.slice(0, MAX_COOKIE_VALUE)}…` : c.value;
-      else o.valueLength = c.value.length;
-      o.domain = c.domain;
-      o.path = c.path;
-      if (!c.session && c.expires > 0) o.expires = new Date(c.expires * 1000).toISOString();
-      if (c.httpOnly) o.httpOnly = true;
-      if (c.secure) o.secure = true;
-      if (c.sameSite) o.sameSite = c.sameSite;
-      return o;
-    });
-    const out: R = { cookies: shown, total: list.length, ...(list.length > limit ? { truncated: true } : {}) };
-    return human(ctx, out, () =>
-      shown.length === 0
-        ? "No cookies."
-        : shown
-            .map((c) => `${String(c.name)}${withValues ? `=${String(c.value)}` : ` (${String(c.valueLength)} chars)`}  ${String(c.domain)}${String(c.path)}${c.httpOnly ? "  HttpOnly" : ""}${c.secure ? "  Secure" : ""}${c.sameSite ? `  SameSite=${String(c.sameSite)}` : ""}`)
-            .join("\n"),
-    );
-  },
-};
-
-// ---------- auth ----------
-
-const auth: Handler = {
-  mutating: true,
-  async run(ctx) {
-    const key = ctx.req.clientKey;
-    const username = arg<string | undefined>(ctx, "username");
-    if (arg<boolean>(ctx, "clear") || (username === undefined && !arg<boolean>(ctx, "password-stdin"))) {
-      if (username !== undefined) throw invalidArgument("clear", "Give either a user name or --clear.");
-      const s = peekNet(key);
-      if (s) delete s.auth;
-      await syncAllTabs(ctx.broker.browser);
-      return human(ctx, { auth: "cleared" }, () => "✓ HTTP credentials cleared");
-    }
-    if (username === undefined) throw invalidArgument("username", "Give the user name: bp auth <username> --password-stdin.");
-    if (!arg<boolean>(ctx, "password-stdin")) throw invalidArgument("password", "Pass the password on stdin with --password-stdin; it never goes on the command line.");
-    const password = ctx.req.secret;
-    if (password === undefined) throw invalidArgument("password", "No password arrived on stdin.");
-    ctx.agent();
-    netFor(key).auth = { username, password };
-    await coverControlledTabs(ctx.broker.browser, key);
-    const n = interceptingTabs(ctx.broker.browser, key);
-    return human(ctx, { auth: "set", username, ...(n > 0 ? { intercepting: n } : {}) }, () => `✓ HTTP credentials set for ${username} (this agent's tabs only)`);
-  },
-};
 
 // ---------- journal ----------
 
@@ -336,55 +258,9 @@ const netRemove: Handler = {
   },
 };
 
-// ---------- downloads ----------
-
-function expiresOf(ctx: CallContext, artifactId: string | undefined): string | undefined {
-  if (!artifactId) return undefined;
-  const store = storeFor(ctx.broker.paths.home);
-  if (!store.has(ctx.req.clientKey, artifactId)) return undefined;
-  return new Date(store.get(ctx.req.clientKey, artifactId).expiresAt).toISOString();
-}
-
-const downloadsList: Handler = {
-  async run(ctx) {
-    ctx.agent();
-    const list = [...(peekNet(ctx.req.clientKey)?.downloads ?? [])].reverse().map((d) => {
-      const o = publicDownload(d);
-      const exp = expiresOf(ctx, d.artifactId);
-      if (exp) o.expiresAt = exp;
-      else if (d.artifactId) o.error = "expired";
-      return o;
-    });
-    return human(ctx, { downloads: list }, () =>
-      list.length === 0 ? "No downloads." : list.map((d) => `${String(d.id).padEnd(5)} ${String(d.state).padEnd(11)} ${String(d.fileName)}${d.sizeBytes !== undefined ? `  ${String(d.sizeBytes)} bytes` : ""}${d.error ? `  (${String(d.error)})` : ""}`).join("\n"),
-    );
-  },
-};
-
-const downloadExport: Handler = {
-  async run(ctx) {
-    ctx.agent();
-    // A bare number is upstream's index form: 1 is dl1.
-    const given = arg<string>(ctx, "id");
-    const id = /^\d+$/.test(given) ? `dl${given}` : given;
-    const d = peekNet(ctx.req.clientKey)?.downloads.find((x) => x.id === id);
-    if (!d) throw new BpError("artifact_not_found", `No download ${id} for this agent. Run 'bp downloads'.`, { context: { field: "id", id } });
-    if (d.state === "in_progress") throw new BpError("artifact_not_found", `Download ${id} is still in progress.`, { retryable: true, context: { field: "id", id, reason: "in_progress" }, hint: "Run 'bp wait --download' first." });
-    if (!d.artifactId) {
-      throw new BpError(d.error === "quota_exceeded" ? "quota_exceeded" : "artifact_not_found", `Download ${id} has no stored copy (${d.error ?? d.state}).`, { context: { field: "id", id, reason: d.error ?? d.state } });
-    }
-    const store = storeFor(ctx.broker.paths.home);
-    const item = store.get(ctx.req.clientKey, d.artifactId, "id");
-    const file = arg<string | undefined>(ctx, "file");
-    const dest = resolveOutputPath(file, safeFileName(d.fileName), place(ctx));
-    const written = exportArtifact(store, item, dest, { noClobber: file === undefined });
-    return human(ctx, { ...written, id }, () => `✓ Download ${id} saved to ${written.file} (${written.sizeBytes} bytes)`);
-  },
-};
-
 export const NET_HANDLERS: Record<string, Handler> = {
-  cookies,
-  auth,
+  ...ACCESS_HANDLERS,
+  ...DOWNLOAD_HANDLERS,
   net: netList,
   "net show": netShow,
   "net block": netBlock,
@@ -393,6 +269,4 @@ export const NET_HANDLERS: Record<string, Handler> = {
   "net rules": netRules,
   "net remove": netRemove,
   "net clear": netClear,
-  downloads: downloadsList,
-  download: downloadExport,
 };

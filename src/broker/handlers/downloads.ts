@@ -1,0 +1,65 @@
+/**
+ * bp downloads and bp download: this agent's downloads and copies of them. Chrome's own
+ * files are never touched; exports come from the private store.
+ */
+import { BpError } from "../../shared/errors.ts";
+import { arg, type CallContext, type Handler } from "../context/types.ts";
+import { resolveOutputPath } from "../files.ts";
+import { publicDownload, safeFileName } from "../net/downloads.ts";
+import { peekNet } from "../net/state.ts";
+import { exportArtifact, storeFor } from "../store/index.ts";
+
+type R = Record<string, unknown>;
+
+const place = (ctx: CallContext) => ({ cwd: ctx.req.cwd, outputDir: ctx.req.outputDir });
+
+function human(ctx: CallContext, out: R, text: () => string): R {
+  if (ctx.req.mode === "human") out.text = text();
+  return out;
+}
+
+function expiresOf(ctx: CallContext, artifactId: string | undefined): string | undefined {
+  if (!artifactId) return undefined;
+  const store = storeFor(ctx.broker.paths.home);
+  if (!store.has(ctx.req.clientKey, artifactId)) return undefined;
+  return new Date(store.get(ctx.req.clientKey, artifactId).expiresAt).toISOString();
+}
+
+const downloadsList: Handler = {
+  async run(ctx) {
+    ctx.agent();
+    const list = [...(peekNet(ctx.req.clientKey)?.downloads ?? [])].reverse().map((d) => {
+      const o = publicDownload(d);
+      const exp = expiresOf(ctx, d.artifactId);
+      if (exp) o.expiresAt = exp;
+      else if (d.artifactId) o.error = "expired";
+      return o;
+    });
+    return human(ctx, { downloads: list }, () =>
+      list.length === 0 ? "No downloads." : list.map((d) => `${String(d.id).padEnd(5)} ${String(d.state).padEnd(11)} ${String(d.fileName)}${d.sizeBytes !== undefined ? `  ${String(d.sizeBytes)} bytes` : ""}${d.error ? `  (${String(d.error)})` : ""}`).join("\n"),
+    );
+  },
+};
+
+const downloadExport: Handler = {
+  async run(ctx) {
+    ctx.agent();
+    // A bare number is upstream's index form: 1 is dl1.
+    const given = arg<string>(ctx, "id");
+    const id = /^\d+$/.test(given) ? `dl${given}` : given;
+    const d = peekNet(ctx.req.clientKey)?.downloads.find((x) => x.id === id);
+    if (!d) throw new BpError("artifact_not_found", `No download ${id} for this agent. Run 'bp downloads'.`, { context: { field: "id", id } });
+    if (d.state === "in_progress") throw new BpError("artifact_not_found", `Download ${id} is still in progress.`, { retryable: true, context: { field: "id", id, reason: "in_progress" }, hint: "Run 'bp wait --download' first." });
+    if (!d.artifactId) {
+      throw new BpError(d.error === "quota_exceeded" ? "quota_exceeded" : "artifact_not_found", `Download ${id} has no stored copy (${d.error ?? d.state}).`, { context: { field: "id", id, reason: d.error ?? d.state } });
+    }
+    const store = storeFor(ctx.broker.paths.home);
+    const item = store.get(ctx.req.clientKey, d.artifactId, "id");
+    const file = arg<string | undefined>(ctx, "file");
+    const dest = resolveOutputPath(file, safeFileName(d.fileName), place(ctx));
+    const written = exportArtifact(store, item, dest, { noClobber: file === undefined });
+    return human(ctx, { ...written, id }, () => `✓ Download ${id} saved to ${written.file} (${written.sizeBytes} bytes)`);
+  },
+};
+
+export const DOWNLOAD_HANDLERS: Record<string, Handler> = { downloads: downloadsList, download: downloadExport };

@@ -1,0 +1,93 @@
+/**
+ * bp cookies and bp auth. Cookie values are secrets (shown only with --values); the password
+ * comes on stdin only and is held in broker memory while configured.
+ */
+import type { Protocol } from "devtools-protocol";
+import { invalidArgument } from "../../shared/errors.ts";
+import { selectedTab } from "../context/tabs.ts";
+import { arg, type CallContext, type Handler } from "../context/types.ts";
+import { coverControlledTabs } from "../net/index.ts";
+import { netFor, peekNet } from "../net/state.ts";
+import { interceptingTabs, syncAllTabs } from "../net/tracker.ts";
+
+type R = Record<string, unknown>;
+const MAX_COOKIE_VALUE = 4096;
+
+function human(ctx: CallContext, out: R, text: () => string): R {
+  if (ctx.req.mode === "human") out.text = text();
+  return out;
+}
+
+function cookieMatchesDomain(cookieDomain: string, domain: string): boolean {
+  const c = cookieDomain.replace(/^\./, "").toLowerCase();
+  const d = domain.replace(/^\./, "").toLowerCase();
+  return c === d || c.endsWith(`.${d}`) || d.endsWith(`.${c}`);
+}
+
+const cookies: Handler = {
+  async run(ctx) {
+    const domain = arg<string | undefined>(ctx, "domain");
+    const withValues = arg<boolean>(ctx, "values");
+    const limit = arg<number>(ctx, "limit");
+    let list: Protocol.Network.Cookie[];
+    if (domain !== undefined) {
+      const d = domain.trim().replace(/^https?:\/\//i, "").split("/")[0] ?? "";
+      if (!/^[a-z0-9.-]+(:\d+)?$/i.test(d)) throw invalidArgument("domain", "Give a domain such as example.com.");
+      const browser = ctx.broker.requireBrowser();
+      const sel = ctx.agent().selected ? selectedTab(ctx, { allowDialog: true }) : undefined;
+      const all = (await browser.cdp.send("Storage.getCookies", sel?.rec.browserContextId ? { browserContextId: sel.rec.browserContextId } : {})).cookies;
+      const host = d.split(":")[0] ?? d;
+      list = all.filter((c) => cookieMatchesDomain(c.domain, host));
+    } else {
+      const sel = selectedTab(ctx, { allowDialog: true });
+      const session = await sel.browser.session(sel.rec);
+      list = (await session.send("Network.getCookies", { urls: [sel.rec.url] })).cookies;
+    }
+    const shown = list.slice(0, limit).map((c) => {
+      const o: R = { name: c.name };
+      if (withValues) o.value = c.value.length > MAX_COOKIE_VALUE ? `${c.value.slice(0, MAX_COOKIE_VALUE)}…` : c.value;
+      else o.valueLength = c.value.length;
+      o.domain = c.domain;
+      o.path = c.path;
+      if (!c.session && c.expires > 0) o.expires = new Date(c.expires * 1000).toISOString();
+      if (c.httpOnly) o.httpOnly = true;
+      if (c.secure) o.secure = true;
+      if (c.sameSite) o.sameSite = c.sameSite;
+      return o;
+    });
+    const out: R = { cookies: shown, total: list.length, ...(list.length > limit ? { truncated: true } : {}) };
+    return human(ctx, out, () =>
+      shown.length === 0
+        ? "No cookies."
+        : shown
+            .map((c) => `${String(c.name)}${withValues ? `=${String(c.value)}` : ` (${String(c.valueLength)} chars)`}  ${String(c.domain)}${String(c.path)}${c.httpOnly ? "  HttpOnly" : ""}${c.secure ? "  Secure" : ""}${c.sameSite ? `  SameSite=${String(c.sameSite)}` : ""}`)
+            .join("\n"),
+    );
+  },
+};
+
+const auth: Handler = {
+  mutating: true,
+  async run(ctx) {
+    const key = ctx.req.clientKey;
+    const username = arg<string | undefined>(ctx, "username");
+    if (arg<boolean>(ctx, "clear") || (username === undefined && !arg<boolean>(ctx, "password-stdin"))) {
+      if (username !== undefined) throw invalidArgument("clear", "Give either a user name or --clear.");
+      const s = peekNet(key);
+      if (s) delete s.auth;
+      await syncAllTabs(ctx.broker.browser);
+      return human(ctx, { auth: "cleared" }, () => "✓ HTTP credentials cleared");
+    }
+    if (username === undefined) throw invalidArgument("username", "Give the user name: bp auth <username> --password-stdin.");
+    if (!arg<boolean>(ctx, "password-stdin")) throw invalidArgument("password", "Pass the password on stdin with --password-stdin; it never goes on the command line.");
+    const password = ctx.req.secret;
+    if (password === undefined) throw invalidArgument("password", "No password arrived on stdin.");
+    ctx.agent();
+    netFor(key).auth = { username, password };
+    await coverControlledTabs(ctx.broker.browser, key);
+    const n = interceptingTabs(ctx.broker.browser, key);
+    return human(ctx, { auth: "set", username, ...(n > 0 ? { intercepting: n } : {}) }, () => `✓ HTTP credentials set for ${username} (this agent's tabs only)`);
+  },
+};
+
+export const ACCESS_HANDLERS: Record<string, Handler> = { cookies, auth };
