@@ -31,6 +31,8 @@ export class TabObservation {
   firstRef = 1;
   /** Whether this agent's latest observation of the tab (in any document) showed a login surface. */
   authSeen: boolean | undefined;
+  /** The site (host without its leftmost labels) of the page where that login was seen. */
+  authSite: string | undefined;
   /** Refs numbered below this were invalidated when a person handed the tab back. */
   humanControlBelow: number | undefined;
 

@@ -28,6 +28,9 @@ const site = startFixtureServer({
   "/framed": () => `<!doctype html><title>Top</title><iframe src="/inner-same"></iframe><iframe src="${site.b}/inner-cross"></iframe>`,
   "/framed-nested": `<!doctype html><title>Nested</title><iframe hidden src="/inner-same"></iframe><iframe style="width:600px;height:300px" src="/nest"></iframe>`,
   "/nest": () => `<!doctype html><title>Nest</title><button>Nest button</button><iframe src="${site.b}/inner-cross"></iframe>`,
+  "/login": `<!doctype html><title>Login</title><form action="/plain"><input name=u aria-label="User"><input type=password name=p aria-label="Password"><button>Sign in</button></form>`,
+  "/plain": `<!doctype html><title>Plain</title><button>Plain button</button>`,
+  "/covered": `<!doctype html><title>Covered</title><button>Pay now</button><div id=banner style="position:fixed;inset:0;background:#fff">Cookies <button>Accept</button></div>`,
   "/inner-same": `<!doctype html><title>Same inner</title><button>Same button</button>`,
   "/inner-cross": `<!doctype html><title>Cross inner</title><button>Cross button</button>`,
   "/listeners": LISTENERS,
@@ -66,6 +69,25 @@ describe("every control has a ref", () => {
     expect((await run(["eval", "document.body.dataset.hit"])).json.value).toBe("Next month");
     expect((await run(["click", String(els.find((e) => e.n === "Apricot Hill")?.r)])).json.ok).toBe(true);
     expect((await run(["eval", "document.body.dataset.hit"])).json.value).toBe("Apricot Hill");
+  });
+});
+
+describe("hints apply and name real commands", () => {
+  test("a login's 'left' hint does not follow the agent to an unrelated site", async () => {
+    const hints = (r: { json: Record<string, unknown> }) => (r.json.hints as { type: string; state?: string }[] | undefined) ?? [];
+    await run(["open", `${site.a}/login`]);
+    expect(hints(await run(["snapshot"])).some((h) => h.type === "authentication_surface")).toBe(true);
+    await run(["open", `${site.b}/plain`]);
+    expect(hints(await run(["snapshot"])).some((h) => h.type === "authentication_surface")).toBe(false);
+  });
+
+  test("a covered click names what covers it instead of pointing at hints that are not there", async () => {
+    await run(["open", `${site.a}/covered`]);
+    const els = await snapshot();
+    const r = await run(["click", String(els.find((e) => e.n === "Pay now")?.r)]);
+    expect(r.json).toMatchObject({ ok: false, code: "action_not_verified" });
+    expect(String(r.json.hint)).toContain("#banner");
+    expect(String(r.json.hint)).not.toContain("hints");
   });
 });
 

@@ -52,7 +52,7 @@ export async function probeForPointer(r: ResolvedRef, opts: { requireEnabled?: b
   throw new BpError("action_not_verified", message, {
     retryable: true,
     context: { ref: r.ref, reason: probe.reason, dispatched: false, ...(probe.obstruction ? { obstruction: probe.obstruction } : {}) },
-    hint: probe.reason === "obscured" ? "Close or answer the covering element (see the snapshot's hints), then retry." : "Run 'bp snapshot' and pick an enabled, visible element.",
+    hint: probe.reason === "obscured" ? `Close or answer ${what ?? "the covering element"} (its controls are in 'bp snapshot'), then retry.` : "Run 'bp snapshot' and pick an enabled, visible element.",
   });
 }
 

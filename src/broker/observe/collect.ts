@@ -45,6 +45,7 @@ export async function currentObservation(browser: BrowserConnection, rec: Target
     obs.previous = { url: old.url, nextRef: old.nextRef };
     // A login carries across documents: it is entered on one page and left on the next.
     obs.authSeen = old.authSeen;
+    obs.authSite = old.authSite;
     obs.humanControlBelow = old.humanControlBelow;
   }
   agent.observations.set(rec.targetId, obs);
@@ -166,8 +167,21 @@ async function childRoot(frames: FrameSessions, parent: Root, placeholder: Snaps
 function markAuthTransition(result: SnapshotResult, obs: TabObservation): void {
   const hint = result.hints.find((h) => h.type === "authentication_surface");
   if (hint && obs.authSeen === false) hint.state = "entered";
-  if (!hint && obs.authSeen === true && result.hints.length < 5) {
+  // "left" is news only on the site that asked for the login: after going somewhere unrelated
+  // it would claim a sign-in result that page knows nothing about.
+  if (!hint && obs.authSeen === true && siteOf(result.url) === obs.authSite && result.hints.length < 5) {
     result.hints.push({ type: "authentication_surface", confidence: "strong", recommendedAction: "verify_authentication_result", refs: [], state: "left" });
   }
   obs.authSeen = hint !== undefined;
+  if (hint) obs.authSite = siteOf(result.url);
+}
+
+/** The last two labels of the host (accounts.example.com and app.example.com are one site). */
+function siteOf(url: string): string {
+  try {
+    const host = new URL(url).hostname;
+    return /^[\d.]+$|:/.test(host) ? host : host.split(".").slice(-2).join(".");
+  } catch {
+    return "";
+  }
 }
