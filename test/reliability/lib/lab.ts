@@ -59,6 +59,20 @@ export interface Lab {
   cleanup(): Promise<void>;
 }
 
+/** Lines the brokers of finished labs logged about unhandled rejections and uncaught throws. */
+export const strayErrors: string[] = [];
+const STRAY = /unhandled rejection|uncaught exception/i;
+
+function collectStray(home: string): void {
+  let text = "";
+  try {
+    text = readFileSync(join(home, "broker.log"), "utf8");
+  } catch {
+    return;
+  }
+  for (const line of text.split("\n")) if (STRAY.test(line)) strayErrors.push(line.slice(0, 300));
+}
+
 export function makeLab(extraEnv: Record<string, string> = {}): Lab {
   const bpEnv = makeBpEnv({ BROWSER_PILOT_IDLE_MS: "120000", ...extraEnv });
   const root = dirname(bpEnv.home);
@@ -118,6 +132,7 @@ export function makeLab(extraEnv: Record<string, string> = {}): Lab {
     launched: () => browsersUnder(bpEnv.home).filter(running),
     async cleanup() {
       await bpEnv.stop();
+      collectStray(bpEnv.home);
       for (const pid of processesFor(bpEnv.home, "janitor")) await killAndWait(pid, "SIGKILL");
       for (const pid of browsersUnder(bpEnv.home)) await killAndWait(pid, "SIGKILL");
       await bpEnv.cleanup();

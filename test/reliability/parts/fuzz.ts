@@ -41,6 +41,8 @@ async function checkpoint(lab: Lab, brokerPid: number): Promise<string | undefin
 async function tidy(lab: Lab, page: string | undefined): Promise<void> {
   await Promise.all(
     KEYS.map(async (key) => {
+      // A fuzzed handoff would keep the key at human_control for minutes.
+      await lab.bp(["handback"], { key, killAfterMs: 30_000 });
       await lab.bp(["close", "--all"], { key, killAfterMs: 30_000 });
       if (page) await lab.bp(["open", page, "--new"], { key, killAfterMs: 30_000 });
     }),
