@@ -14,7 +14,7 @@
  */
 import { inspectSource } from "./inspect/compose.ts";
 import { cut, inspectDom, num, safe, str, tagOf } from "./inspect/dom.ts";
-import { docOffset, enterFrame, finishFrames, frameState, type FramePlaceholder } from "./inspect/tree.ts";
+import { docOffset, enterFrame, finishFrames, frameState, matchPlace, type FramePlaceholder, type MatchPlace } from "./inspect/tree.ts";
 import type { InspectError } from "./read-script.ts";
 import type { PageElement, PageNode, PageWindow } from "./types.ts";
 
@@ -43,6 +43,10 @@ export interface FoundElement {
   width: number;
   height: number;
   attributes: { name: string; value: string }[];
+  /** For the broker, which turns it into a frame number and a checked ref. */
+  place?: MatchPlace;
+  f?: string;
+  r?: number;
 }
 
 export interface FindResult {
@@ -251,6 +255,8 @@ export function pageFind(win: PageWindow, opts: FindOptions): FindResult | Locat
       e.height = Math.round(b.h);
       e.visible = visibleOf(el, b);
       e.enabled = !safe(() => dom.matches(el, ":disabled"), false) && dom.getAttr(el, "aria-disabled") !== "true";
+      const place = matchPlace(dom, fs, win, el);
+      if (place.host !== undefined || place.ref !== undefined) e.place = place;
       for (const a of ATTRS) {
         const v = dom.getAttr(el, a);
         if (typeof v === "string") e.attributes.push({ name: a, value: cut(v, 2048) });

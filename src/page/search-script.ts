@@ -14,7 +14,7 @@
  */
 import { inspectSource } from "./inspect/compose.ts";
 import { cut, inspectDom, num, safe, str, tagOf } from "./inspect/dom.ts";
-import { docOffset, enterFrame, finishFrames, frameState, type FramePlaceholder, pushKids } from "./inspect/tree.ts";
+import { docOffset, enterFrame, finishFrames, frameState, matchPlace, type FramePlaceholder, type MatchPlace, pushKids } from "./inspect/tree.ts";
 import type { InspectError } from "./read-script.ts";
 import type { PageElement, PageNode, PageWindow } from "./types.ts";
 
@@ -31,7 +31,7 @@ export interface SearchOptions {
 }
 
 /** `visible`: the match has a non-empty box that intersects the viewport. Boxes in viewport px. */
-export interface SearchMatch { index: number; text: string; context: string; tagName: string; visible: boolean; x: number; y: number; width: number; height: number }
+export interface SearchMatch { index: number; text: string; context: string; tagName: string; visible: boolean; x: number; y: number; width: number; height: number; place?: MatchPlace; f?: string; r?: number }
 
 export interface SearchResult {
   title: string;
@@ -258,6 +258,8 @@ export function pageSearch(win: PageWindow, opts: SearchOptions): SearchResult |
       let parent = dom.parentNode(an);
       if (parent && dom.nodeType(parent) === 11) parent = (parent as unknown as { host: PageNode }).host;
       m.tagName = cut(str(parent ? dom.localName(parent) : "").toLowerCase(), 100);
+      const place = matchPlace(dom, fs, win, parent);
+      if (place.host !== undefined || place.ref !== undefined) m.place = place;
       if (LAYOUT) {
         const d = dom.ownerDoc(an);
         const r = dom.createRange(d);

@@ -28,6 +28,12 @@ const attributesArg = v.optional(
   ),
 );
 
+/** Where a match is: its frame and, for a control the snapshot listed, its ref. */
+const placed = {
+  f: v.optional(v.pipe(v.string(), v.description("Frame number, as 'bp frame' lists it (absent in the top document)"))),
+  r: v.optional(v.pipe(v.number(), v.description("Ref of the control it is or is inside, from your latest snapshot of this page"))),
+};
+
 const box = { x: v.number(), y: v.number(), width: v.number(), height: v.number() };
 
 export const read = defineCommand({
@@ -80,6 +86,7 @@ export const search = defineCommand({
         tagName: v.string(),
         visible: v.pipe(v.boolean(), v.description("The match has a box inside the viewport")),
         ...box,
+        ...placed,
       }),
     ),
     truncated: v.boolean(),
@@ -91,7 +98,7 @@ export const search = defineCommand({
 export const find = defineCommand({
   name: "find",
   group: "Observation",
-  summary: "Elements matching CSS, with role, name, state and box (no refs)",
+  summary: "Elements matching CSS, with role, name, state, box and ref",
   positionals: ["selector"],
   aliases: { l: "limit" },
   args: v.object({
@@ -113,6 +120,7 @@ export const find = defineCommand({
         enabled: v.boolean(),
         ...box,
         attributes: v.array(v.object({ name: v.string(), value: v.string() })),
+        ...placed,
       }),
     ),
     total: v.number(),

@@ -132,6 +132,19 @@ describe("refs never lie", () => {
     expect((await run(["frame", "0"])).json.ok).toBe(true);
   });
 
+  test("find and search say which frame a match is in, and give the ref of a listed control", async () => {
+    await run(["open", `${site.a}/framed`]);
+    const frames = (await run(["frame"])).json.frames as { index: number; url: string }[];
+    const sameF = String(frames.find((f) => f.url.endsWith("/inner-same"))?.index);
+    const crossF = String(frames.find((f) => f.url.endsWith("/inner-cross"))?.index);
+    const els = await snapshot();
+    const found = (await run(["find", "button"])).json.elements as { name: string; f?: string; r?: number }[];
+    expect(found.find((e) => e.name === "Same button")).toMatchObject({ f: sameF, r: els.find((e) => e.n === "Same button")?.r });
+    expect(found.find((e) => e.name === "Cross button")).toMatchObject({ f: crossF, r: els.find((e) => e.n === "Cross button")?.r });
+    const hit = ((await run(["search", "Cross button"])).json.matches as { f?: string; r?: number }[])[0];
+    expect(hit).toMatchObject({ f: crossF, r: els.find((e) => e.n === "Cross button")?.r });
+  });
+
   test("a snapshot that fits is never folded: 12 checkboxes keep their names", async () => {
     await run(["open", `${site.a}/checks`]);
     const els = await snapshot();
@@ -147,6 +160,8 @@ describe("refs never lie", () => {
     const found = await snapshot("--find", "Row 250");
     expect(names(found)).toEqual(["Row 250"]);
     const ref = found[0]?.r ?? 0;
+    const searched = ((await run(["search", "Row 250", "--whole-word"])).json.matches as { r?: number }[])[0];
+    expect(searched?.r).toBe(ref);
     const around = await snapshot("--expand", String(ref));
     expect(names(around)).toContain("Row 250");
     expect(names(around)).toContain("Row 245");

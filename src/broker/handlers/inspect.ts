@@ -14,15 +14,16 @@
 import type { CdpSession } from "../../cdp/session.ts";
 import { escapeLine, quote } from "../../page/format.ts";
 import { FIND_SOURCE, type FindResult, type LocateResult } from "../../page/find-script.ts";
-import { FRAME_ELEMENT_SOURCE } from "../../page/inspect/compose.ts";
+import { FRAME_ELEMENT_SOURCE, HOST_ELEMENT_SOURCE } from "../../page/inspect/compose.ts";
 import { type Descend, mergeFind, mergeRead, mergeSearch } from "../inspect/merge.ts";
-import type { FramePlaceholder } from "../../page/inspect/tree.ts";
+import type { FramePlaceholder, MatchPlace } from "../../page/inspect/tree.ts";
 import { READ_SOURCE, type InspectError, type ReadResult } from "../../page/read-script.ts";
 import { SEARCH_SOURCE, type SearchResult } from "../../page/search-script.ts";
 import { FIND_DEFAULT_ATTRIBUTES, splitAttributes } from "../../protocol/commands-inspect.ts";
 import { BpError } from "../../shared/errors.ts";
 import { frameSessions } from "../observe/collect.ts";
-import { rootForFrame } from "../observe/frame-list.ts";
+import { listFrames, rootForFrame } from "../observe/frame-list.ts";
+import type { TabObservation } from "../refs.ts";
 import { objectInWorld, runInWorld } from "../world.ts";
 import type { TargetRecord } from "../targets.ts";
 import { selectedTab } from "../context/tabs.ts";
@@ -53,6 +54,10 @@ interface Walk {
   left: number;
   skipped: boolean;
   viewport?: { w: number; h: number };
+  /** Frame id → the number 'bp frame' lists, computed on first need. */
+  frameIndex: () => Promise<Map<string, number>>;
+  /** The agent's refs of the current document, to report only refs it was shown. */
+  refs: TabObservation["refs"] | undefined;
 }
 
 /** Runs `fn` on the agent's selected frame (or the top document), holding the tab. */
@@ -63,7 +68,11 @@ async function inTab<T>(ctx: CallContext, fn: (walk: Walk, root: Frame) => Promi
     await frameSessions(rec, session).ensure();
     const main = (await session.send("Page.getFrameTree")).frameTree.frame;
     const root = await rootForFrame(rec, session, main.id, main.loaderId, agent.frames.get(rec.targetId));
-    const walk: Walk = { ctx, rec, left: MAX_FRAMES, skipped: false };
+    let index: Promise<Map<string, number>> | undefined;
+    const frameIndex = () => (index ??= listFrames(rec, session).then((frames) => new Map(frames.map((f, i) => [f.id, i]))));
+    const obs = agent.observations.get(rec.targetId);
+    const refs = obs && obs.generation === browser.generation && obs.mainLoaderId === main.loaderId ? obs.refs : undefined;
+    const walk: Walk = { ctx, rec, left: MAX_FRAMES, skipped: false, frameIndex, refs };
     const value = await fn(walk, { session: root.session, frameId: root.frameId, offset: root.offset, depth: 0 });
     return { tab: id, value, skipped: walk.skipped };
   });
@@ -129,6 +138,7 @@ async function searchIn(walk: Walk, frame: Frame, input: SearchInput): Promise<S
     // A frame judges "in view" against its own viewport; the agent sees the root frame's.
     if (frame.depth > 0 && m.visible) m.visible = m.x < vp.w && m.y < vp.h && m.x + m.width > 0 && m.y + m.height > 0;
   }
+  await placeMatches(walk, frame, r.matches);
   return mergeSearch(
     r,
     input.limit,
@@ -149,7 +159,38 @@ async function findIn(walk: Walk, frame: Frame, input: FindInput): Promise<FindR
     e.x += Math.round(frame.offset.x);
     e.y += Math.round(frame.offset.y);
   }
+  await placeMatches(walk, frame, r.elements);
   return mergeFind(r, input.limit, descender(walk, frame, (f, limit) => findIn(walk, f, { ...input, limit })));
+}
+
+/**
+ * Says where each match is: `f`, the number 'bp frame' lists for the frame it is in (none in
+ * the walked root), and `r`, the ref of the control it is or is inside when this agent's
+ * snapshot of the current document listed that ref (folded ones included).
+ */
+async function placeMatches(walk: Walk, frame: Frame, items: { place?: MatchPlace; f?: string; r?: number }[]): Promise<void> {
+  const hosts = new Map<number, string | undefined>();
+  for (const m of items) {
+    const place = m.place;
+    delete m.place;
+    if (place?.ref !== undefined && walk.refs?.get(place.ref)?.frameId === frame.frameId) m.r = place.ref;
+    let frameId: string | undefined = frame.depth > 0 ? frame.frameId : undefined;
+    if (place?.host !== undefined) {
+      if (!hosts.has(place.host)) hosts.set(place.host, await hostFrameId(frame, place.host));
+      frameId = hosts.get(place.host) ?? frameId;
+    }
+    if (frameId === undefined) continue;
+    const n = (await walk.frameIndex().catch(() => new Map<string, number>())).get(frameId);
+    if (n !== undefined) m.f = String(n);
+  }
+}
+
+async function hostFrameId(frame: Frame, slot: number): Promise<string | undefined> {
+  const objectId = await objectInWorld(frame.session, frame.frameId, HOST_ELEMENT_SOURCE, slot).catch(() => undefined);
+  if (!objectId) return undefined;
+  const { node } = await frame.session.send("DOM.describeNode", { objectId }).catch(() => ({ node: undefined }));
+  void frame.session.send("Runtime.releaseObject", { objectId }).catch(() => undefined);
+  return node?.frameId;
 }
 
 /** Turns a page-side selector problem into invalid_argument (field "selector"). */
@@ -202,7 +243,7 @@ const search: Handler = {
     if (ctx.req.mode === "human") {
       const lines = [`${r.totalMatches} match${r.totalMatches === 1 ? "" : "es"} for ${quote(input.query, 200)} in ${escapeLine(r.url, 300)}`];
       for (const m of r.matches) {
-        lines.push(`[${m.index}] <${escapeLine(m.tagName, 40)}> ${m.x},${m.y}${m.visible ? "" : " (not in view)"} ${quote(m.context, 500)}`);
+        lines.push(`[${m.index}] <${escapeLine(m.tagName, 40)}> ${m.x},${m.y}${m.visible ? "" : " (not in view)"}${m.r !== undefined ? ` ref=${m.r}` : ""}${m.f !== undefined ? ` frame=${m.f}` : ""} ${quote(m.context, 500)}`);
       }
       if (r.truncated) lines.push(`[truncated] ${r.matches.length} of ${r.totalMatches} shown; raise --limit (max 200) or narrow with --selector`);
       out.text = lines.join("\n");
@@ -225,6 +266,8 @@ const find: Handler = {
         let line = `[${e.index}] <${escapeLine(e.tagName, 40)}> ${escapeLine(e.role, 40)}`;
         if (e.name) line += ` ${quote(e.name)}`;
         line += ` (${e.visible ? "visible" : "hidden"}, ${e.enabled ? "enabled" : "disabled"}) ${e.x},${e.y} ${e.width}x${e.height}`;
+        if (e.r !== undefined) line += ` ref=${e.r}`;
+        if (e.f !== undefined) line += ` frame=${e.f}`;
         for (const a of e.attributes) line += ` ${escapeLine(a.name, 40)}=${quote(a.value, 80)}`;
         return line;
       });

@@ -7,7 +7,7 @@
  */
 import type { PageElement, PageWindow } from "../types.ts";
 import { cut, cutText, inspectDom, num, px, safe, str, tagOf } from "./dom.ts";
-import { contentOrigin, docOffset, enterFrame, finishFrames, frameState, pushKids } from "./tree.ts";
+import { contentOrigin, docOffset, enterFrame, finishFrames, frameState, matchPlace, pushKids } from "./tree.ts";
 
 /** Every helper the inspect scripts share. */
 export const INSPECT_HELPERS: readonly ((...args: never[]) => unknown)[] = [
@@ -24,6 +24,7 @@ export const INSPECT_HELPERS: readonly ((...args: never[]) => unknown)[] = [
   contentOrigin,
   docOffset,
   finishFrames,
+  matchPlace,
   pushKids,
 ];
 
@@ -39,3 +40,11 @@ export function pageFrameElement(win: PageWindow, slot: number): PageElement | n
 }
 
 export const FRAME_ELEMENT_SOURCE = `(${pageFrameElement.toString()})`;
+
+/** The iframe element hosting the same-origin frame of a match (slot `MatchPlace.host`). */
+export function pageHostElement(win: PageWindow, slot: number): PageElement | null {
+  const list = Reflect.get(win, Symbol.for("browser-pilot.inspect-hosts.v1")) as PageElement[] | undefined;
+  return (list && typeof slot === "number" && list[slot]) || null;
+}
+
+export const HOST_ELEMENT_SOURCE = `(${pageHostElement.toString()})`;

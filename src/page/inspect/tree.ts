@@ -31,10 +31,49 @@ export interface FrameState {
   offsets: Map<PageDocument, { x: number; y: number }>;
   cross: PageElement[];
   found: FramePlaceholder[];
+  /** Hosts of same-origin frames that hold a reported match (the broker names their frames). */
+  same: PageElement[];
+}
+
+/** Where a match sits, for the broker to name: its same-origin frame (a slot in `fs.same`) and the snapshot ref of the element or its nearest ancestor with one. */
+export interface MatchPlace {
+  host?: number;
+  ref?: number;
 }
 
 export function frameState(): FrameState {
-  return { hosts: new Map(), offsets: new Map(), cross: [], found: [] };
+  return { hosts: new Map(), offsets: new Map(), cross: [], found: [], same: [] };
+}
+
+export function matchPlace(dom: InspectDom, fs: FrameState, win: PageWindow, el: PageNode | null): MatchPlace {
+  const out: MatchPlace = {};
+  if (!el) return out;
+  const d = dom.ownerDoc(el as PageElement);
+  if (d && d !== win.document) {
+    const h = fs.hosts.get(d);
+    if (h) {
+      let i = fs.same.indexOf(h);
+      if (i < 0) {
+        i = fs.same.length;
+        fs.same.push(h);
+      }
+      out.host = i;
+    }
+  }
+  const reg = safe(() => Reflect.get(win, Symbol.for("browser-pilot.ref-registry.v1")) as { doc: PageDocument; byEl: WeakMap<PageNode, number> } | undefined, undefined);
+  if (reg && reg.doc === win.document) {
+    let x: PageNode | null = el;
+    for (let i = 0; x && i < 8; i++) {
+      const r = reg.byEl.get(x);
+      if (r !== undefined) {
+        out.ref = r;
+        break;
+      }
+      x = dom.parentNode(x);
+      if (x && dom.nodeType(x) === 11) x = (x as unknown as { host: PageNode }).host;
+    }
+  }
+  return out;
 }
 
 /**
@@ -86,6 +125,8 @@ export function finishFrames(dom: InspectDom, fs: FrameState, win: PageWindow, l
   }
   const KEY = Symbol.for("browser-pilot.inspect-frames.v1");
   safe(() => Object.defineProperty(win, KEY, { value: fs.cross, configurable: true, enumerable: false, writable: true }), null);
+  const HOSTS = Symbol.for("browser-pilot.inspect-hosts.v1");
+  safe(() => Object.defineProperty(win, HOSTS, { value: fs.same, configurable: true, enumerable: false, writable: true }), null);
   return fs.found;
 }
 
