@@ -115,6 +115,13 @@ describe("writeOutputFile", () => {
     expect(readdirSync(d)).toEqual(["a.bin"]);
   });
 
+  test("a file name the file system refuses (too long) is invalid_argument, not internal_error", () => {
+    const d = dir("toolong");
+    const e = refused(() => writeOutputFile(join(d, `${"x".repeat(300)}.pdf`), new Uint8Array([1]), "application/pdf"));
+    expect(e.context?.reason).toBe("ENAMETOOLONG");
+    expect(readdirSync(d)).toEqual([]);
+  });
+
   test("noClobber keeps existing files and takes the next free name", () => {
     const d = dir("noclobber");
     const path = join(d, "shot.png");

@@ -67,6 +67,15 @@ export function resolveOutputPath(requested: string | undefined, defaultName: st
   return final;
 }
 
+/** Failures that come from the path the agent chose (too long, read-only, not a directory). */
+const PATH_ERRORS = new Set(["ENAMETOOLONG", "EACCES", "EPERM", "EROFS", "ENOENT", "ENOTDIR", "EISDIR", "ELOOP"]);
+
+function writeError(what: string, err: unknown): BpError {
+  const code = (err as NodeJS.ErrnoException).code;
+  const message = `${what}: ${(err as Error).message}`;
+  return code !== undefined && PATH_ERRORS.has(code) ? invalidArgument("file", message, { reason: code }) : new BpError("internal_error", message, { context: { field: "file" } });
+}
+
 /**
  * Writes `data` to `path` atomically with mode 0600 and reports what was written. With
  * `noClobber` (generated default names) an existing file is never replaced: the next free
@@ -80,7 +89,7 @@ export function writeOutputFile(path: string, data: Uint8Array, mimeType: string
     // "wx" is O_CREAT|O_EXCL: it fails on any existing entry, a symlink included.
     fd = openSync(tmp, "wx", 0o600);
   } catch (err) {
-    throw new BpError("internal_error", `Cannot create ${tmp}: ${(err as Error).message}`, { context: { field: "file" } });
+    throw writeError(`Cannot create ${tmp}`, err);
   }
   let final = path;
   try {
@@ -97,7 +106,7 @@ export function writeOutputFile(path: string, data: Uint8Array, mimeType: string
     else renameSync(tmp, path);
   } catch (err) {
     if (err instanceof BpError) throw err;
-    throw new BpError("internal_error", `Cannot write ${path}: ${(err as Error).message}`, { context: { field: "file" } });
+    throw writeError(`Cannot write ${path}`, err);
   } finally {
     rmSync(tmp, { force: true });
   }

@@ -4,7 +4,7 @@
  * rendered from the last full run of every part, so parts can run separately.
  * `--short` runs the small version `npm test` runs (never written to the docs); `--part a,b`
  * runs some parts; `--seed N` reruns a fuzz run exactly; `--reps N` changes how many rounds a
- * part repeats; `--no-write` only prints.
+ * part repeats and `--count N` how many calls fuzz and soak make; `--no-write` only prints.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -21,6 +21,7 @@ const scale: Scale = process.argv.includes("--short") ? "short" : "full";
 const seed = Number(option("--seed") ?? Math.floor(Math.random() * 1e9));
 const wanted = option("--part")?.split(",");
 const reps = option("--reps") !== undefined ? Number(option("--reps")) : undefined;
+const count = option("--count") !== undefined ? Number(option("--count")) : undefined;
 const results = option("--results") ?? join(tmpdir(), "bp-reliability-results");
 const unknown = wanted?.filter((w) => !PARTS.some((p) => p.name === w)) ?? [];
 if (unknown.length > 0) {
@@ -33,7 +34,7 @@ const reports: PartReport[] = [];
 mkdirSync(results, { recursive: true });
 for (const part of parts) {
   console.error(`== ${part.title} (${scale})`);
-  const report = await runPart(part, { scale, seed, ...(reps !== undefined ? { reps } : {}), log: (m) => console.error(`   ${m}`) });
+  const report = await runPart(part, { scale, seed, ...(reps !== undefined ? { reps } : {}), ...(count !== undefined ? { count } : {}), log: (m) => console.error(`   ${m}`) });
   reports.push(report);
   if (scale === "full") {
     const saved: SavedPart = { report, scale, seed, date: `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC`, machine };

@@ -220,6 +220,8 @@ export function makeInvocation(r: Rand, s: FuzzSetup): Invocation {
   // `launch` never starts a browser here: the fuzzed one would replace the browser under test.
   if (argv.includes("launch") && !argv.some((a) => a.startsWith("--executable"))) argv.push("--executable", "/nonexistent/chromium");
   for (let i = 0; i < argv.length; i++) if (argv[i]?.startsWith("--executable=") && !["/nonexistent/chromium", "/bin/false"].includes(argv[i]?.slice(13) ?? "")) argv[i] = "--executable=/nonexistent/chromium";
+  // 'handoff --wait' blocks until handback or the end of its lease (minutes), by design.
+  if (argv.includes("handoff")) argv = argv.filter((a) => a !== "--wait" && !a.startsWith("--wait="));
   const timeout = chance(r, 0.05) ? pick(r, ["0", "abc", "-5", "300001", ""]) : String(200 + Math.floor(r() * 3800));
   const full = ["--timeout", timeout, ...argv];
   const stdin = chance(r, 0.3) ? pick(r, [...TEXTS, '{"Authorization":"Bearer fuzz"}', "[]", "null", '{"a":1}', "1+2", LONG.slice(0, 20000)]) : undefined;

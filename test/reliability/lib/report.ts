@@ -30,6 +30,8 @@ export interface PartContext {
   seed: number;
   /** Overrides how many rounds a part repeats (`--reps N`), for a quicker or longer run. */
   reps?: number;
+  /** Overrides how many calls the fuzz and soak parts make (`--count N`). */
+  count?: number;
   log(message: string): void;
 }
 

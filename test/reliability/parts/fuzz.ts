@@ -54,8 +54,8 @@ export const fuzzPart: Part = {
   title: "Fuzzed invocations",
   async run(ctx: PartContext): Promise<PartReport> {
     const started = performance.now();
-    const n = ctx.scale === "full" ? 10_000 : 120;
-    const nRaw = ctx.scale === "full" ? 2_000 : 60;
+    const n = ctx.count ?? (ctx.scale === "full" ? 10_000 : 120);
+    const nRaw = Math.ceil(n / 5);
     const parallel = ctx.scale === "full" ? 6 : 3;
     const site = startSite();
     const user = await startUserBrowser({ url: `${site.a}/`, args: LOOPBACK_FLAGS });

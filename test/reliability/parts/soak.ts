@@ -23,7 +23,7 @@ export const soakPart: Part = {
   title: "Soak",
   async run(ctx: PartContext): Promise<PartReport> {
     const started = performance.now();
-    const total = ctx.scale === "full" ? 10_000 : 120;
+    const total = ctx.count ?? (ctx.scale === "full" ? 10_000 : 120);
     const perAgent = Math.ceil(total / AGENTS.length);
     const site = startSite();
     const user = await startUserBrowser({ url: `${site.a}/`, args: LOOPBACK_FLAGS });
