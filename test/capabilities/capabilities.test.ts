@@ -13,7 +13,7 @@ import { startFixtureServer, type Fixture } from "../support/fixture-server.ts";
 import { CASES, corpusPages } from "./corpus.ts";
 import { compare, formatTable, makeBaseline, UPDATE_ENV, type Baseline } from "./gate.ts";
 import { Harness, type CaseResult, type ProbeResult } from "./harness.ts";
-import { PROBES, runProbe } from "./probes.ts";
+import { OBSERVATION_PROBES, PROBES, runProbe } from "./probes.ts";
 
 requireChromium();
 
@@ -48,7 +48,7 @@ describe("capability corpus", () => {
     const cases: CaseResult[] = [];
     for (const c of CASES) cases.push(await harness.runCase(c));
     const probes: ProbeResult[] = [];
-    for (const p of PROBES) probes.push(await runProbe(harness, p));
+    for (const p of [...PROBES, ...OBSERVATION_PROBES]) probes.push(await runProbe(harness, p));
     run = { browser, cases, probes };
 
     const base = readBaseline();
@@ -59,7 +59,7 @@ describe("capability corpus", () => {
       console.log(`  baseline written to ${BASELINE_PATH}`);
     }
     expect(cases.length).toBe(CASES.length);
-    expect(probes.length).toBe(PROBES.length);
+    expect(probes.length).toBe(PROBES.length + OBSERVATION_PROBES.length);
   }, 90_000);
 
   test("the directional gate holds against baseline.json", () => {

@@ -91,6 +91,20 @@ const HIDDEN = `
 <button disabled>Disabled button</button>
 <button style="position:absolute;top:3000px">Below the fold</button>`;
 
+/** Clickables bound only through addEventListener, and listened elements that must stay out. */
+const LISTENER_ONLY = `
+<a id=prev>Prev month</a> <a id=next>Next month</a>
+<input aria-label="City" value="Ap"><ul id=ac><li>Apple Valley</li><li>Apricot Hill</li></ul>
+<div id=chip style="display:inline-block">Chip red</div>
+<div hidden><div id=hchip>Hidden chip</div></div>
+<div inert><a id=iprev>Inert prev</a></div>
+<div id=wrap><p>Wrapper text</p><button>Real button</button></div>
+<script>
+  const hit = (e) => { document.body.dataset.hit = e.currentTarget.textContent; };
+  for (const id of ["prev", "next", "chip", "hchip", "iprev", "wrap"]) document.getElementById(id).addEventListener("click", hit);
+  for (const li of document.querySelectorAll("#ac li")) li.addEventListener("mousedown", hit);
+</script>`;
+
 /** Every page of the corpus and its probes, by path. */
 export function corpusPages(origins: () => Origins): Record<string, string | ((url: URL) => string)> {
   return {
@@ -137,6 +151,11 @@ export function corpusPages(origins: () => Origins): Record<string, string | ((u
     ),
     "/cap/long_list": doc("Long list", `<h1>Results</h1><ul>${ROWS}</ul>`),
     "/cap/hidden_traps": doc("Hidden traps", HIDDEN),
+    "/cap/listener_only": doc("Listener only", LISTENER_ONLY),
+    "/cap/short_run": doc("Short run", Array.from({ length: 12 }, (_, i) => `<label><input type=checkbox> Topping ${i + 1}</label><br>`).join("")),
+    "/cap/frames_numbered": () =>
+      doc("Numbered frames", `<iframe hidden src="/cap/frame"></iframe><iframe src="/cap/nest" title="Nest"></iframe>`),
+    "/cap/nest": () => doc("Nest", `<iframe src="${origins().b}/cap/frame" title="Inner"></iframe>`),
   };
 }
 
@@ -254,6 +273,37 @@ export const CASES: readonly Case[] = [
       { role: "button", name: "Row 300", inFold: { minCount: 290 } },
     ],
     forbid: [],
+  },
+  {
+    id: "listener_only",
+    title: "addEventListener only: <a> without href (calendar Prev/Next), autocomplete items, a div chip",
+    path: "/cap/listener_only",
+    expect: [
+      { role: ["link", "generic"], name: "Prev month" },
+      { role: ["link", "generic"], name: "Next month" },
+      { role: ["listitem", "generic"], name: "Apple Valley" },
+      { role: ["listitem", "generic"], name: "Apricot Hill" },
+      { role: CLICKABLE_ROLES, name: "Chip red" },
+      { role: "button", name: "Real button" },
+    ],
+    forbid: ["Hidden chip", "Inert prev", "Wrapper text Real button"],
+  },
+  {
+    id: "short_run",
+    title: "12 same-shaped checkboxes: the snapshot fits, so nothing folds and every name is listed",
+    path: "/cap/short_run",
+    expect: Array.from({ length: 12 }, (_, i) => ({ role: "checkbox", name: `Topping ${i + 1}` })),
+    forbid: [],
+  },
+  {
+    id: "frames_numbered",
+    title: "a hidden iframe before a nested cross-origin one: f is the number 'bp frame' lists",
+    path: "/cap/frames_numbered",
+    expect: [
+      { role: "button", name: "Frame button", frame: true },
+      { role: "textbox", name: "Frame input", frame: true },
+    ],
+    forbid: ["Frame hidden"],
   },
   {
     id: "hidden_traps",

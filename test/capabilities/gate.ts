@@ -28,6 +28,8 @@ export interface Totals {
   falseInteractables: string;
   actionFailureDetection: string;
   staleRefDetection: string;
+  /** Observation truth probes passed / measured (absent in baselines from before they existed). */
+  observationTruth?: string;
   skippedProbes: string[];
   bytes: number;
 }
@@ -59,6 +61,7 @@ export function totals(cases: readonly CaseResult[], probes: readonly ProbeResul
     falseInteractables: `${sum((c) => c.falseInteractables.length)}/${sum((c) => c.forbidden.length)}`,
     actionFailureDetection: rate("action_failure"),
     staleRefDetection: rate("stale_ref"),
+    ...(probes.some((p) => p.metric === "observation") ? { observationTruth: rate("observation") } : {}),
     skippedProbes: probes.filter((p) => p.status === "skipped").map((p) => p.id),
     bytes: sum((c) => c.bytes),
   };
@@ -139,6 +142,7 @@ export function formatTable(browser: string, cases: readonly CaseResult[], probe
     `false interactables ${t.falseInteractables}`,
     `action failure detection ${pct(t.actionFailureDetection)}${t.skippedProbes.some((id) => probes.find((p) => p.id === id)?.metric === "action_failure") ? " (+ skipped)" : ""}`,
     `stale ref detection ${pct(t.staleRefDetection)}`,
+    ...(t.observationTruth !== undefined ? [`observation truth ${pct(t.observationTruth)}`] : []),
     `output ${t.bytes} bytes over ${cases.length} cases`,
   ];
   return [`capability corpus: dist/bp on ${browser}`, grid(rows), "", grid(probeRows), "", summary.join(" · ")].join("\n");

@@ -41,7 +41,8 @@ export type ProbeStatus = "detected" | "missed" | "skipped";
 
 export interface ProbeResult {
   id: string;
-  metric: "action_failure" | "stale_ref";
+  /** observation: after acting or observing, the agent's picture matches the page (visible, settled, addressable). */
+  metric: "action_failure" | "stale_ref" | "observation";
   status: ProbeStatus;
   detail: string;
 }

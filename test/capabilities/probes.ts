@@ -112,6 +112,61 @@ export const PROBES: readonly Probe[] = [
   },
 ];
 
+/** An observation probe passes or misses on one condition, with what was seen. */
+const verdict = (ok: boolean, detail: string): { status: ProbeStatus; detail: string } => ({ status: ok ? "detected" : "missed", detail });
+
+export const OBSERVATION_PROBES: readonly Probe[] = [
+  {
+    id: "ref_not_reused",
+    metric: "stale_ref",
+    title: "after a navigation and a new snapshot, an old ref is stale_ref, never the new page's element",
+    async run(h) {
+      await h.open("/cap/navigation");
+      const ref = refOf(await h.snapshot(), "Stay here");
+      await h.open("/cap/arrived");
+      await h.snapshot();
+      return expectStale(h, ref, "navigation");
+    },
+  },
+  {
+    id: "earlier_tab_visible",
+    metric: "observation",
+    title: "another agent opening its own tab leaves this agent's tab visible",
+    async run(h) {
+      await h.open("/cap/navigation");
+      const other = await h.env.run(["open", `${h.site.a}/cap/arrived`, "--new"], { key: "cap-other-agent" });
+      const state = await h.evaluate("document.visibilityState");
+      await h.env.run(["close"], { key: "cap-other-agent" });
+      return verdict(other.json.ok === true && state === "visible", `visibilityState ${String(state)}`);
+    },
+  },
+  {
+    id: "frame_number_selects_frame",
+    metric: "observation",
+    title: "the snapshot's f of an element behind a hidden and a nested frame is the 'bp frame' number of its frame",
+    async run(h) {
+      await h.open("/cap/frames_numbered");
+      const f = (await h.snapshot()).entries.find((e) => e.n === "Frame button")?.f;
+      const sel = await h.bp(["frame", String(f)]);
+      const origin = sel.json.ok ? await h.evaluate("location.origin") : undefined;
+      await h.bp(["frame", "0"]);
+      return verdict(origin === h.site.b, `f ${String(f)}; bp frame ${String(f)} → ${String(origin ?? sel.json.code)}`);
+    },
+  },
+  {
+    id: "find_in_fold",
+    metric: "observation",
+    title: "snapshot --find reaches one row of a folded run by name, with a ref that clicks it",
+    async run(h) {
+      await h.open("/cap/long_list");
+      const r = (await h.snapshot(["--find", "Row 250"])).entries.find((e) => e.n === "Row 250")?.r;
+      const click = await h.bp(["click", String(r)]);
+      const hit = click.json.ok ? await h.evaluate("document.body.dataset.hit ?? ''") : "";
+      return verdict(hit === "Row 250", `ref ${String(r)}; ${click.json.ok ? `page saw ${JSON.stringify(hit)}` : errorDetail(click)}`);
+    },
+  },
+];
+
 export async function runProbe(h: Harness, p: Probe): Promise<ProbeResult> {
   try {
     const { status, detail } = await p.run(h);
