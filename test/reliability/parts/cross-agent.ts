@@ -31,8 +31,8 @@ export const crossAgentPart: Part = {
     const rounds = ctx.reps ?? (ctx.scale === "full" ? 15 : 1);
     const site = startSite();
     const lab = makeLab();
-    const refused = new Tally("another key's command ids, dialogs, tab ids and refs (status, cancel, answer, select, release, click, type)", "100% refused, byte-identical to never-existing ids");
-    const invisible = new Tally("another key's commands, dialogs and (tab access own) tabs in listings and waits", "never listed or matched");
+    const refused = new Tally("another key's command ids, dialogs, tab ids, refs, request ids, network rules and downloads (status, cancel, answer, select, release, click, type, net show, net remove, download)", "100% refused, byte-identical to never-existing ids");
+    const invisible = new Tally("another key's commands, dialogs, network rules, requests, downloads and (tab access own) tabs in listings and waits", "never listed or matched");
     const requestIds = new Tally("another key's request id reused", "runs as the caller's own call, never returns the other key's reply");
     const untouched = new Tally("owner's state after the probes", "dialog still pending, page unchanged, no command cancelled");
     const own = { BROWSER_PILOT_TAB_ACCESS: "own" };
@@ -52,6 +52,15 @@ export const crossAgentPart: Part = {
         const cmdIds = cmds.map((c) => c.id);
         const active = cmds.find((c) => c.status === "dispatched")?.id;
         const ownerTabs = ((await ok(lab, ["tabs"], OWNER)).tabs as { id: string }[]).map((t) => t.id);
+        // Network journal, rules and a download of the owner's, numbered past anything the probers will have.
+        await ok(lab, ["open", `${site.a}/download`, "--new"], OWNER);
+        const dlSnap = await ok(lab, ["snapshot"], OWNER);
+        const getRef = String((dlSnap.elements as { r?: number; n?: string }[]).find((e) => e.n === "Get file")?.r ?? 1);
+        await ok(lab, ["click", getRef], OWNER);
+        const download = String(((await ok(lab, ["downloads"], OWNER)).downloads as { id: string }[])[0]?.id ?? "dl1");
+        for (const pattern of ["*never-1*", "*never-2*", "*never-3*"]) await ok(lab, ["net", "block", pattern], OWNER);
+        const ownerRules = ((await ok(lab, ["net", "rules"], OWNER)).rules as { id: string }[]).map((r) => r.id);
+        const ownerRequests = ((await ok(lab, ["net"], OWNER)).requests as { id: number }[]).map((r) => r.id);
 
         // The probers: one sees all tabs, one only its own; each has its own tab and refs.
         await ok(lab, ["open", `${site.a}/`, "--new"], ALL);
@@ -72,6 +81,14 @@ export const crossAgentPart: Part = {
         for (const id of ownerTabs.filter((t) => !ownIds.has(t))) {
           probes.push({ args: (x) => ["tab", x], theirs: id, never: "t987654", key: OWN, env: own });
           probes.push({ args: (x) => ["tab", "release", x], theirs: id, never: "t987655", key: OWN, env: own });
+        }
+        const lastRequest = String(Math.max(...ownerRequests));
+        const lastRule = ownerRules.at(-1) ?? "r3";
+        for (const [key, env] of [[ALL, undefined], [OWN, own]] as const) {
+          const e = env ? { env } : {};
+          probes.push({ args: (x) => ["net", "show", x], theirs: lastRequest, never: "987654", key, ...e });
+          probes.push({ args: (x) => ["net", "remove", x], theirs: lastRule, never: "r98765", key, ...e });
+          probes.push({ args: (x) => ["download", x], theirs: download, never: "dl98765", key, ...e });
         }
         // Refs: the owner's snapshot numbered more elements than the probers' pages have.
         for (const [key, env] of [[ALL, undefined], [OWN, own]] as const) {
@@ -111,6 +128,15 @@ export const crossAgentPart: Part = {
           return /Dialog|Form/.test(t) ? `tab access own lists the owner's tabs: ${t.slice(0, 200)}` : undefined;
         });
 
+        await invisible.attempt(async () => {
+          const rules = JSON.stringify(await ok(lab, ["net", "rules"], ALL));
+          const journal = JSON.stringify(await ok(lab, ["net"], ALL));
+          const downloads = JSON.stringify(await ok(lab, ["downloads"], ALL));
+          if (/never-\d/.test(rules)) return `prober's net rules show the owner's: ${rules.slice(0, 200)}`;
+          if (/\/download|\/dialog|\/form|missing-/.test(journal)) return `prober's request journal shows the owner's requests: ${journal.slice(0, 200)}`;
+          return /file\.csv/.test(downloads) ? `prober's downloads show the owner's: ${downloads.slice(0, 200)}` : undefined;
+        });
+
         await requestIds.attempt(async () => {
           const r = await lab.bp(["eval", "window.secret = 42; 'set'", "--request-id", `xa-rid-${round}`], { key: ALL, killAfterMs: 30_000 });
           if (r.json?.ok !== true) return `prober's call with the owner's request id failed: ${r.stdout.slice(0, 200)}`;
@@ -128,6 +154,7 @@ export const crossAgentPart: Part = {
           const v = await ok(lab, ["eval", "String(window.secret)"], OWNER);
           return v.value === "42" ? undefined : `the owner's page changed: ${String(v.value)}`;
         });
+        await ok(lab, ["net", "remove", "--all"], OWNER);
         for (const [key, env] of [[OWNER, undefined], [ALL, undefined], [OWN, own]] as const) await ok(lab, ["close", "--all"], key, env);
         ctx.log(`cross-agent: round ${round + 1}/${rounds}`);
       }
