@@ -81,7 +81,11 @@ describe("bp net journal", () => {
   test("the page's fetch is journalled; show gives headers and body; --save writes the bytes; cursors page", async () => {
     expect((await run(["open", `${site.a}/app`])).json.ok).toBe(true);
     await waitFor(async () => ((await pageText()).startsWith("200:Grace") ? true : undefined), 10_000, "the app's first fetch");
-    const api = (await requests(A, ["--type", "fetch"])).filter((q) => q.url.includes("/api/user"));
+    // The page saw the answer; the journal gets the same events at about the same time.
+    const api = await waitFor(async () => {
+      const found = (await requests(A, ["--type", "fetch"])).filter((q) => q.url.includes("/api/user") && q.status !== undefined);
+      return found.length > 0 ? found : undefined;
+    }, 10_000, "the fetch in the journal") ?? [];
     expect(api.length).toBeGreaterThanOrEqual(1);
     const first = api.at(-1) as Req;
     expect(first).toMatchObject({ method: "GET", type: "fetch", status: 200 });
@@ -138,7 +142,10 @@ describe("bp net rules", () => {
     expect(b.json.ok).toBe(true);
     // Block beats mock.
     expect(await reloadApp()).toStartWith("failed:");
-    const blocked = (await requests(A, ["--url", "*/api/user*"])).at(-1);
+    const blocked = await waitFor(async () => {
+      const last = (await requests(A, ["--url", "*/api/user*"])).at(-1);
+      return last?.error !== undefined ? last : undefined;
+    }, 10_000, "the blocked request in the journal");
     expect(blocked).toMatchObject({ error: "blocked" });
     const rules = (await run(["net", "rules"])).json.rules as { id: string; type: string }[];
     expect(rules.map((r) => r.type)).toEqual(["block", "mock", "headers"]);
@@ -170,7 +177,7 @@ describe("out-of-process iframes", () => {
   test("a cross-site iframe's requests are journalled and under the rules", async () => {
     const page = `<!doctype html><title>Outer</title><iframe src="${site.b}/app?inner"></iframe>`;
     expect((await run(["open", `${site.a}/echo?html=${encodeURIComponent(page)}`])).json.ok).toBe(true);
-    const inner = await waitFor(async () => (await requests(A, ["--url", `${site.b}/api/user*`])).at(-1), 10_000, "the iframe's fetch");
+    const inner = await waitFor(async () => (await requests(A, ["--url", `${site.b}/api/user*`])).find((q) => q.status !== undefined), 10_000, "the iframe's fetch");
     expect(inner).toMatchObject({ type: "fetch", status: 200 });
     expect(JSON.parse(String((await run(["net", "show", String(inner?.id)])).json.body))).toMatchObject({ name: "Grace" });
     expect((await run(["net", "block", `${site.b}/api/*`])).json.ok).toBe(true);

@@ -89,7 +89,11 @@ function complete(host: NetHost, d: DownloadRecord, filePath: string | undefined
 }
 
 /** Ownership: a download begins on this tab's own session while an agent controls the tab. */
+const watchedSessions = new WeakSet<CdpSession>();
+
 export function watchTabDownloads(conn: BrowserConnection, host: NetHost, rec: TargetRecord, main: CdpSession): void {
+  if (watchedSessions.has(main)) return;
+  watchedSessions.add(main);
   const ctx = rec.browserContextId;
   const enabled = contextsEnabled.get(conn);
   if (ctx && enabled && !enabled.has(ctx)) {

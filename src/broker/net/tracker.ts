@@ -42,6 +42,8 @@ interface TabNet {
 }
 
 const POST_DATA_MAX = 65_536;
+const BODY_BUFFER_TOTAL = 32 * 1024 * 1024;
+const BODY_BUFFER_ONE = 8 * 1024 * 1024;
 /** Longest the first session of a tab waits for the network plumbing. */
 const SETUP_MS = 2_000;
 /** Out-of-process iframes nested deeper than this are not followed. */
@@ -59,8 +61,10 @@ export function installNet(conn: BrowserConnection, host: NetHost): void {
 
 async function trackTab(conn: BrowserConnection, host: NetHost, rec: TargetRecord, main: CdpSession): Promise<void> {
   const table = tabs.get(conn);
-  if (!table || table.has(rec.targetId)) return;
+  if (!table) return;
+  // Per main session: a tab whose session was opened again still reports its downloads.
   watchTabDownloads(conn, host, rec, main);
+  if (table.has(rec.targetId)) return;
   let session: CdpSession;
   try {
     session = await attachToTarget(conn.cdp, rec.targetId, { timeoutMs: SETUP_MS });
@@ -124,7 +128,8 @@ async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session
   }
   // Bounded: a page blocked by a dialog answers renderer-side calls only later, and the
   // command that opened the session must not wait for that.
-  await session.send("Network.enable", { maxPostDataSize: POST_DATA_MAX }, { timeoutMs: SETUP_MS }).catch(() => undefined);
+  // Bodies are kept for 'bp net show', within bounds fit for a person's own browser.
+  await session.send("Network.enable", { maxPostDataSize: POST_DATA_MAX, maxTotalBufferSize: BODY_BUFFER_TOTAL, maxResourceBufferSize: BODY_BUFFER_ONE }, { timeoutMs: SETUP_MS }).catch(() => undefined);
   await Promise.race([syncSession(tab, wired), Bun.sleep(SETUP_MS)]);
   if (depth < MAX_FRAME_DEPTH) {
     await session.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true, filter: [{ type: "iframe" }] }, { timeoutMs: SETUP_MS }).catch(() => undefined);
