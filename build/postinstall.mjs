@@ -12,5 +12,5 @@ if (!existsSync(bun)) {
   console.warn("browser-pilot: Bun is not installed yet; run 'npm run build' after installing.");
   process.exit(0);
 }
-const r = spawnSync(bun, [join(root, "build", "compile.ts")], { stdio: "inherit", cwd: root });
+const r = spawnSync(bun, [join(root, "build", "compile.ts"), "--skip-references"], { stdio: "inherit", cwd: root });
 process.exit(r.status ?? 1);
