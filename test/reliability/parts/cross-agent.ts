@@ -28,7 +28,7 @@ export const crossAgentPart: Part = {
   title: "Cross-agent probes",
   async run(ctx: PartContext): Promise<PartReport> {
     const started = performance.now();
-    const rounds = ctx.reps ?? (ctx.scale === "full" ? 15 : 1);
+    const rounds = ctx.reps ?? (ctx.scale === "full" ? 10 : 1);
     const site = startSite();
     const lab = makeLab();
     const refused = new Tally("another key's command ids, dialogs, tab ids, refs, request ids, network rules and downloads (status, cancel, answer, select, release, click, type, net show, net remove, download)", "100% refused, byte-identical to never-existing ids");
