@@ -73,7 +73,7 @@ for (const nav of ["back", "forward", "reload"]) {
 function profileLines(p: R): string {
   const who = [p.name, p.email].filter((x) => x !== undefined).map((x) => clean(x, 80));
   const head = `${p.selected ? "*" : " "} ${String(p.id)}  ${clean(p.label)}${who.length ? `  ${who.join(" ")}` : ""}  ${String(p.tabCount)} tab(s)`;
-  const tabs = (p.tabs as R[]).map((t) => `    ${String(t.id).padEnd(4)} ${clean(t.url, 80)}  ${clean(t.title, 60)}`);
+  const tabs = ((p.tabs as R[] | undefined) ?? []).map((t) => `    ${String(t.id).padEnd(4)} ${clean(t.url, 80)}  ${clean(t.title, 60)}`);
   return [head, ...tabs].join("\n");
 }
 

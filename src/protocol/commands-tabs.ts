@@ -63,7 +63,8 @@ const profileSummary = v.object({
   identity: v.optional(v.picklist(["profile_path_unavailable", "profile_path_unverified", "local_state_unavailable", "profile_metadata_missing"])),
   selected: v.optional(v.literal(true)),
   tabCount: v.number(),
-  tabs: v.array(v.object({ id: v.string(), title: v.string(), url: v.string() })),
+  /** Up to three; absent when the agent can address none there. */
+  tabs: v.optional(v.array(v.object({ id: v.string(), title: v.string(), url: v.string() }))),
 });
 
 export const profiles = defineCommand({

@@ -21,7 +21,7 @@ let env: BpEnv;
 const page = (title: string, body = "") => `${site.a}/echo?html=${encodeURIComponent(`<title>${title}</title><p>${title}</p>${body}`)}`;
 
 type Tab = { id: string; profile?: string; origin: string; title: string; url: string };
-type Profile = { id: string; label: string; name?: string; directory?: string; selected?: true; tabCount: number; tabs: { id: string; title: string }[] };
+type Profile = { id: string; label: string; name?: string; directory?: string; selected?: true; tabCount: number; tabs?: { id: string; title: string }[] };
 
 async function profiles(key = "lister", args: string[] = []): Promise<Profile[]> {
   const r = await env.run(["profiles", ...args], { key });
@@ -37,7 +37,7 @@ async function tabs(key: string): Promise<Tab[]> {
 
 /** The profile whose person's window shows `title`. */
 async function profileOf(title: string): Promise<Profile> {
-  const found = (await profiles()).find((p) => p.tabs.some((t) => t.title === title));
+  const found = (await profiles()).find((p) => p.tabs?.some((t) => t.title === title));
   if (!found) throw new Error(`no profile shows ${title}`);
   return found;
 }
@@ -88,15 +88,18 @@ describe("profiles of one browser", () => {
       expect(p.directory).toBeUndefined();
     }
     expect(new Set(list.map((p) => p.id)).size).toBe(2);
-    expect(list.flatMap((p) => p.tabs.map((t) => t.title)).sort()).toEqual(["Personal home", "Work home"]);
+    expect(list.flatMap((p) => (p.tabs ?? []).map((t) => t.title)).sort()).toEqual(["Personal home", "Work home"]);
     // Raw CDP context and target ids (32 hex digits) never appear.
     expect(r.stdout).not.toMatch(/[0-9A-F]{32}/);
+    // An agent limited to its own tabs sees every profile, but none of the person's tabs in them.
+    const own = (await env.run(["profiles"], { key: "own-only", env: { BROWSER_PILOT_TAB_ACCESS: "own" } })).json.profiles as Profile[];
+    expect(own.map((p) => [p.tabCount, p.tabs])).toEqual([[0, undefined], [0, undefined]]);
     const human = await env.run(["profiles", "--human"], { key: "lister" });
     expect(human.stdout).toMatch(/p[0-9a-z]{6} {2}Profile 1 {2}1 tab\(s\)/);
     expect(human.stdout).toContain("Work home");
     expect(await pageIds()).toEqual(before);
     const listed = await tabs("lister");
-    const work = list.find((p) => p.tabs.some((t) => t.title === "Work home"));
+    const work = list.find((p) => p.tabs?.some((t) => t.title === "Work home"));
     expect(listed.find((t) => t.title === "Work home")?.profile).toBe(work?.id ?? "");
   });
 
@@ -175,8 +178,8 @@ describe("profiles of one browser", () => {
     const before = await pageIds();
     const list = await profiles("identifier", ["--identify"]);
     expect(await pageIds()).toEqual(before);
-    const work = list.find((p) => p.tabs.some((t) => t.title === "Work home"));
-    const personal = list.find((p) => p.tabs.some((t) => t.title === "Personal home"));
+    const work = list.find((p) => p.tabs?.some((t) => t.title === "Work home"));
+    const personal = list.find((p) => p.tabs?.some((t) => t.title === "Personal home"));
     expect(work?.directory).toBe("Default");
     expect(personal?.directory).toBe("Profile 2");
     for (const p of [work, personal]) expect(typeof p?.name).toBe("string");
@@ -189,7 +192,7 @@ describe("profiles of one browser", () => {
     const workTask = (await tabs("agent-work")).find((t) => t.title === "Work task");
     expect((await env.run(["tab", workTask?.id ?? ""], { key: "agent-work" })).json.ok).toBe(true);
     expect((await env.run(["snapshot"], { key: "agent-work" })).stdout).toContain("Go");
-    const work = old.find((p) => p.tabs.some((t) => t.title === "Work home"));
+    const work = old.find((p) => p.tabs?.some((t) => t.title === "Work home"));
     expect((await env.run(["profile", work?.id ?? ""], { key: "agent-work" })).json.ok).toBe(true);
     const [janitor] = processesFor(env.home, "janitor");
     await killAndWait(janitor ?? 0, "SIGKILL");
@@ -218,8 +221,8 @@ describe("profiles of one browser", () => {
 
   test("a profile whose windows all closed is profile_context_unavailable; the other one works on", async () => {
     const list = await profiles();
-    const personal = list.find((p) => p.tabs.some((t) => t.title === "Personal home"));
-    const work = list.find((p) => p.tabs.some((t) => t.title === "Work home"));
+    const personal = list.find((p) => p.tabs?.some((t) => t.title === "Personal home"));
+    const work = list.find((p) => p.tabs?.some((t) => t.title === "Work home"));
     // The person closes every window of the personal profile.
     const personalTitles = new Set(["Personal home", "Personal task"]);
     for (const t of await listPageTargets(user.port)) {

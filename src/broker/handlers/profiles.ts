@@ -45,7 +45,7 @@ export function profileSummary(ctx: CallContext, browser: BrowserConnection, p: 
     ...(id?.error ? { identity: id.error } : {}),
     ...(selected ? { selected: true } : {}),
     tabCount: tabs.length,
-    tabs: tabs.slice(0, SAMPLE_TABS).map((t) => ({ id: agent.idFor(t.targetId, browser.generation), title: t.title, url: t.url })),
+    ...(tabs.length > 0 ? { tabs: tabs.slice(0, SAMPLE_TABS).map((t) => ({ id: agent.idFor(t.targetId, browser.generation), title: t.title, url: t.url })) } : {}),
   };
 }
 
