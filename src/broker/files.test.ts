@@ -104,15 +104,21 @@ describe("resolveOutputPath", () => {
 });
 
 describe("writeOutputFile", () => {
-  test("writes 0600 atomically, replaces an existing file, leaves no temp files", () => {
+  test("writes 0600 atomically; an existing file is refused unless replace (--force); no temp files", () => {
     const d = dir("write");
     const path = join(d, "a.bin");
-    writeFileSync(path, "old", { mode: 0o644 });
-    const r = writeOutputFile(path, new Uint8Array([1, 2, 3, 4]), "application/octet-stream");
+    writeFileSync(path, "old", { mode: 0o444 });
+    refused(() => writeOutputFile(path, new Uint8Array([5]), "application/octet-stream"));
+    expect(readFileSync(path, "utf8")).toBe("old");
+    expect(readdirSync(d)).toEqual(["a.bin"]);
+    const r = writeOutputFile(path, new Uint8Array([1, 2, 3, 4]), "application/octet-stream", { replace: true });
     expect(r).toEqual({ file: path, mimeType: "application/octet-stream", sizeBytes: 4 });
     expect([...readFileSync(path)]).toEqual([1, 2, 3, 4]);
     expect(statSync(path).mode & 0o777).toBe(0o600);
     expect(readdirSync(d)).toEqual(["a.bin"]);
+    const fresh = writeOutputFile(join(d, "b.bin"), new Uint8Array([6]), "application/octet-stream");
+    expect(statSync(fresh.file).nlink).toBe(1);
+    expect(readdirSync(d).sort()).toEqual(["a.bin", "b.bin"]);
   });
 
   test("a file name the file system refuses (too long) is invalid_argument, not internal_error", () => {

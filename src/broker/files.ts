@@ -76,12 +76,20 @@ function writeError(what: string, err: unknown): BpError {
   return code !== undefined && PATH_ERRORS.has(code) ? invalidArgument("file", message, { reason: code }) : new BpError("internal_error", message, { context: { field: "file" } });
 }
 
+export interface WriteOptions {
+  /** A generated default name: an existing file is never replaced, the next free name is taken. */
+  noClobber?: boolean;
+  /** The agent asked for it (--force): an existing regular file at an explicit name is replaced. */
+  replace?: boolean;
+}
+
 /**
  * Writes `data` to `path` atomically with mode 0600 and reports what was written. With
  * `noClobber` (generated default names) an existing file is never replaced: the next free
  * name (-2, -3…) is taken atomically, so parallel captures in the same second each keep theirs.
+ * An explicit name that exists is refused (invalid_argument, field "file") unless `replace`.
  */
-export function writeOutputFile(path: string, data: Uint8Array, mimeType: string, opts: { noClobber?: boolean } = {}): WrittenFile {
+export function writeOutputFile(path: string, data: Uint8Array, mimeType: string, opts: WriteOptions = {}): WrittenFile {
   checkFinal(path, path);
   const tmp = join(dirname(path), `.${basename(path).slice(0, 100)}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`);
   let fd: number;
@@ -103,7 +111,8 @@ export function writeOutputFile(path: string, data: Uint8Array, mimeType: string
     }
     if (opts.noClobber) final = linkFree(tmp, path);
     // rename replaces a link at the final path itself, never what it points to.
-    else renameSync(tmp, path);
+    else if (opts.replace) renameSync(tmp, path);
+    else linkOnce(tmp, path);
   } catch (err) {
     if (err instanceof BpError) throw err;
     throw writeError(`Cannot write ${path}`, err);
@@ -111,6 +120,21 @@ export function writeOutputFile(path: string, data: Uint8Array, mimeType: string
     rmSync(tmp, { force: true });
   }
   return { file: final, mimeType, sizeBytes: data.length };
+}
+
+/** Takes `path` only while it is free: link(2) fails on an existing name instead of replacing it. */
+function linkOnce(tmp: string, path: string): void {
+  try {
+    linkSync(tmp, path);
+    return;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST" && !exists(path)) {
+      // File systems without hard links: take the name, it is still free.
+      renameSync(tmp, path);
+      return;
+    }
+  }
+  throw invalidArgument("file", `${path} already exists; choose another name, or pass --force to replace it.`, { reason: "exists" });
 }
 
 /** link(2) fails on an existing name instead of replacing it: the first free candidate wins. */

@@ -23,6 +23,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 export async function ensureBroker(paths: BpPaths): Promise<Locator> {
   ensurePrivateDir(paths.home);
+  // The broker would refuse a squatted or foreign runtime directory and exit; say so now,
+  // naming the path, instead of waiting for a broker that cannot start.
+  if (paths.runtimeDir !== paths.home) ensurePrivateDir(paths.runtimeDir);
   const deadline = Date.now() + START_DEADLINE_MS;
   let spawned = false;
   while (Date.now() < deadline) {

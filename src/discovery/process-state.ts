@@ -6,6 +6,7 @@
 import fsp from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { isDeadProcessState } from "../shared/process-identity.ts";
 import type { ProcessState } from "./types.ts";
 
 export interface ProcessProbe {
@@ -36,11 +37,12 @@ export function parseSingletonLockTarget(target: string): LockOwner | undefined 
 export function isPidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
   }
+  // A crashed browser its parent never reaped is a zombie: it holds nothing any more.
+  return !isDeadProcessState(pid);
 }
 
 export async function probeProcessState(

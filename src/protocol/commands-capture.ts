@@ -11,6 +11,9 @@ export const fileResult = {
 const fileArg = (what: string) =>
   optText(`Output file for the ${what}; relative names resolve in BROWSER_PILOT_OUTPUT_DIR if set, else the working directory`);
 
+/** An explicit output name that exists is refused unless the agent says so. */
+export const forceArg = flag("Replace an existing file at the given name");
+
 export const screenshot = defineCommand({
   name: "screenshot",
   group: "Files",
@@ -19,6 +22,7 @@ export const screenshot = defineCommand({
   aliases: { f: "full" },
   args: v.object({
     file: fileArg("PNG (default screenshot-<UTC time>.png)"),
+    force: forceArg,
     full: flag("Capture the whole page, not just the viewport"),
     selector: optText("Capture only the first element matching this CSS selector"),
     annotate: v.optional(
@@ -51,6 +55,7 @@ export const pdf = defineCommand({
   positionals: ["file"],
   args: v.object({
     file: fileArg("PDF (default page-<UTC time>.pdf)"),
+    force: forceArg,
     landscape: flag("Landscape paper orientation"),
   }),
   result: ok({ ...fileResult }),

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { fileResult } from "./commands-capture.ts";
+import { fileResult, forceArg } from "./commands-capture.ts";
 import { defineCommand, flag, limitArg, ok, optText, text } from "./define.ts";
 
 const pattern = text("URL pattern: '*' wildcards over the full URL, else a substring (case-insensitive)");
@@ -102,6 +102,7 @@ export const netShow = defineCommand({
   args: v.object({
     id: v.pipe(v.number(), v.integer(), v.minValue(1), v.description("Request id from 'bp net'")),
     save: optText("Write the response body's bytes to this file (relative names resolve in BROWSER_PILOT_OUTPUT_DIR if set)"),
+    force: forceArg,
     limit: limitArg(4000, 100_000, "characters of body"),
   }),
   result: v.union([
@@ -232,6 +233,7 @@ export const download = defineCommand({
   args: v.object({
     id: text("Download id from 'bp downloads' (dl1, …; a bare 1 means dl1)"),
     file: optText("Output file (default: the download's own name in BROWSER_PILOT_OUTPUT_DIR or the working directory)"),
+    force: forceArg,
   }),
   result: ok({ ...fileResult, id: v.string() }),
   example: "bp download dl1 report.csv",

@@ -9,17 +9,24 @@ export function ensurePrivateDir(path: string): void {
   try {
     mkdirSync(path, { recursive: true, mode: 0o700 });
   } catch (err) {
-    throw new BpError("internal_error", `Cannot create state directory ${path}: ${(err as Error).message}`);
+    throw unusableDir(path, `Cannot create state directory ${path}: ${(err as Error).message}`);
   }
   const st = lstatSync(path);
   if (st.isSymbolicLink() || !st.isDirectory()) {
-    throw new BpError("internal_error", `State directory ${path} is not a plain directory; refusing to use it.`);
+    throw unusableDir(path, `State directory ${path} is not a plain directory; refusing to use it.`);
   }
   const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
   if (uid !== undefined && st.uid !== uid) {
-    throw new BpError("internal_error", `State directory ${path} belongs to another user; refusing to use it.`);
+    throw unusableDir(path, `State directory ${path} belongs to another user; refusing to use it.`);
   }
   if ((st.mode & 0o077) !== 0 && process.platform !== "win32") chmodSync(path, 0o700);
+}
+
+function unusableDir(path: string, message: string): BpError {
+  return new BpError("internal_error", message, {
+    context: { path },
+    remediation: { code: "fix_state_directory", message: `Remove or repair ${path} (it must be a directory of this user), or set BROWSER_PILOT_HOME to another directory.`, actionRequired: true },
+  });
 }
 
 /** Reads a small private file; returns undefined when absent, refuses symlinks and foreign owners. */

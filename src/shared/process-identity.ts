@@ -1,12 +1,28 @@
 import { readFileSync } from "node:fs";
 
+/**
+ * Alive means able to run: a zombie (exited, not yet reaped by a parent that may never reap
+ * it) still answers kill(pid, 0), but it will never serve a request again.
+ */
 export function isPidAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
+    if ((err as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  return !isDeadProcessState(pid);
+}
+
+/** Linux: state Z (zombie) or X (dead) in /proc/<pid>/stat. Elsewhere: cannot tell, so no. */
+export function isDeadProcessState(pid: number): boolean {
+  if (process.platform !== "linux") return false;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    return state === "Z" || state === "X";
+  } catch {
+    return false;
   }
 }
 

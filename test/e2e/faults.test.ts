@@ -4,6 +4,8 @@
  * that breaks line readers, values JSON cannot carry.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { requireChromium } from "../support/chromium.ts";
 import { alive, BP, browsersUnder, killAndWait, makeBpEnv, waitFor } from "../support/bp.ts";
 import { PAGES, startFixtureServer } from "../support/fixture-server.ts";
@@ -113,5 +115,21 @@ describe("no browser connected", () => {
     } finally {
       await fresh.cleanup();
     }
+  });
+});
+
+describe("output files", () => {
+  test("an explicit name that exists, even read-only, is refused unless --force", async () => {
+    await env.run(["open", `${site.a}/`]);
+    const path = join(env.home, "..", "keep.png");
+    writeFileSync(path, "the person's file");
+    chmodSync(path, 0o444);
+    const r = await env.run(["screenshot", path]);
+    expect(r.json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "file", reason: "exists" } });
+    expect(readFileSync(path, "utf8")).toBe("the person's file");
+    expect((await env.run(["pdf", path])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "file" } });
+    const forced = await env.run(["screenshot", path, "--force"]);
+    expect(forced.json).toMatchObject({ ok: true, file: path, mimeType: "image/png" });
+    expect(readFileSync(path).subarray(1, 4).toString()).toBe("PNG");
   });
 });

@@ -3,9 +3,10 @@
  * command line, each reproduced here against the real compiled bp and a real broker.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { alive, makeBpEnv, processesFor, waitFor, type BpEnv } from "../support/bp.ts";
+import { resolvePaths } from "../../src/shared/paths.ts";
+import { alive, BP, killAndWait, makeBpEnv, processesFor, waitFor, type BpEnv } from "../support/bp.ts";
 
 const envs: BpEnv[] = [];
 function newEnv(extra: Record<string, string> = {}): BpEnv {
@@ -146,5 +147,52 @@ describe("the command line", () => {
       expect(r.json).toMatchObject({ ok: false, code: "invalid_argument", context: { parserCode: "unknown_option" } });
     }
     expect(processesFor(env.home, "broker")).toHaveLength(0);
+  });
+});
+
+describe("a crashed broker nobody reaps", () => {
+  test("a zombie broker counts as dead: the next command starts a new one", async () => {
+    const env = newEnv();
+    // A parent that never reaps: the shell starts the broker, then becomes a sleep.
+    const parent = Bun.spawn(["sh", "-c", `"${BP}" --browser-pilot-internal=broker 2>/dev/null & exec sleep 600`], { env: env.env, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+    try {
+      const old = (await waitFor(() => env.brokerPid(), 10_000, "broker started")) as number;
+      process.kill(old, "SIGKILL");
+      await waitFor(() => readFileSync(`/proc/${old}/stat`, "utf8").split(") ")[1]?.startsWith("Z"), 5000, "zombie");
+      const started = Date.now();
+      const r = await env.run(["tabs"]);
+      expect(r.json).toMatchObject({ code: "browser_disconnected", remediation: { code: "connect_browser" } });
+      expect(Date.now() - started).toBeLessThan(8000);
+      const fresh = env.brokerPid();
+      expect(fresh).toBeDefined();
+      expect(fresh).not.toBe(old);
+      expect((await env.run(["status"])).json.service).toMatchObject({ state: "running" });
+    } finally {
+      await killAndWait(parent.pid, "SIGKILL");
+    }
+  });
+});
+
+describe("the runtime directory", () => {
+  test("a squatted runtime directory is named at once; no broker is left waiting", async () => {
+    const env = newEnv();
+    // A home too long for a socket path puts the socket in a short per-user directory in /tmp.
+    const deep = join(env.home, "x".repeat(60), "y".repeat(60));
+    const paths = resolvePaths({ ...env.env, BROWSER_PILOT_HOME: deep });
+    expect(paths.runtimeDir).not.toBe(deep);
+    mkdirSync(`${paths.runtimeDir}-elsewhere`, { recursive: true });
+    symlinkSync(`${paths.runtimeDir}-elsewhere`, paths.runtimeDir);
+    try {
+      const started = Date.now();
+      const r = await env.run(["tabs"], { env: { BROWSER_PILOT_HOME: deep } });
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(r.json).toMatchObject({ ok: false, context: { path: paths.runtimeDir }, remediation: { code: "fix_state_directory" } });
+      expect(String(r.json.error)).toContain(paths.runtimeDir);
+      expect(processesFor(deep, "broker")).toHaveLength(0);
+    } finally {
+      const { rmSync } = await import("node:fs");
+      rmSync(paths.runtimeDir, { force: true });
+      rmSync(`${paths.runtimeDir}-elsewhere`, { recursive: true, force: true });
+    }
   });
 });

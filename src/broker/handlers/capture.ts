@@ -6,7 +6,7 @@ import { boxesStale, chooseBoxes, parseRefList, toImageBoxes } from "../capture/
 import { drawAnnotations } from "../capture/draw.ts";
 import { decodePng, encodePng, pngSize, type RgbaImage } from "../capture/png.ts";
 import { captureScreenshot, documentRect, jpegSize, previewFactor, selectorRect, viewState, type Rect, type ViewState } from "../capture/shot.ts";
-import { fileTimestamp, resolveOutputPath, siblingPath, type OutputPlace, type WrittenFile } from "../files.ts";
+import { fileTimestamp, resolveOutputPath, siblingPath, type OutputPlace, type WriteOptions, type WrittenFile } from "../files.ts";
 import { storeAndExport, storeFor, type ArtifactKind } from "../store/index.ts";
 import { rootForFrame } from "../observe/frame-list.ts";
 import { selectedTab, type Selected } from "../context/tabs.ts";
@@ -21,7 +21,7 @@ function place(ctx: CallContext): OutputPlace {
 }
 
 /** Through the private store, so its quotas cover captures too. */
-function save(ctx: CallContext, kind: ArtifactKind, data: Uint8Array, mimeType: string, path: string, opts: { noClobber?: boolean } = {}): WrittenFile {
+function save(ctx: CallContext, kind: ArtifactKind, data: Uint8Array, mimeType: string, path: string, opts: WriteOptions = {}): WrittenFile {
   return storeAndExport(storeFor(ctx.broker.paths.home), ctx.req.clientKey, kind, data, mimeType, path, opts);
 }
 
@@ -84,7 +84,7 @@ const screenshot: Handler = {
         out.annotationCount = annotate(img, width / view.width);
         png = encodePng(img);
       }
-      const written = save(ctx, "screenshot", png, "image/png", path, { noClobber: file === undefined });
+      const written = save(ctx, "screenshot", png, "image/png", path, { noClobber: file === undefined, replace: arg<boolean>(ctx, "force") === true });
       const factor = previewFactor(width, height);
       if (factor !== undefined) out.preview = await writePreview(ctx, session, written.file, params, clip, factor, annotate);
       const result: R = { ...written, width, height, ...out };
@@ -121,11 +121,11 @@ async function writePreview(
     const png = await captureScreenshot(session, { ...base, format: "png" }, remaining(ctx));
     const img = decodePng(png);
     annotate(img, img.width / clip.width);
-    const written = save(ctx, "screenshot", encodePng(img), "image/png", siblingPath(path, ".preview.png"));
+    const written = save(ctx, "screenshot", encodePng(img), "image/png", siblingPath(path, ".preview.png"), { replace: true });
     return { ...written, width: img.width, height: img.height };
   }
   const jpeg = await captureScreenshot(session, { ...base, format: "jpeg", quality: 70 }, remaining(ctx));
-  const written = save(ctx, "screenshot", jpeg, "image/jpeg", siblingPath(path, ".preview.jpg"));
+  const written = save(ctx, "screenshot", jpeg, "image/jpeg", siblingPath(path, ".preview.jpg"), { replace: true });
   return { ...written, ...jpegSize(jpeg) };
 }
 
@@ -157,7 +157,7 @@ const pdf: Handler = {
         }
         throw new BpError("internal_error", `Chrome could not print the page: ${(err as Error).message}`, { retryable: true });
       }
-      const written = save(ctx, "pdf", Buffer.from(data, "base64"), "application/pdf", path, { noClobber: file === undefined });
+      const written = save(ctx, "pdf", Buffer.from(data, "base64"), "application/pdf", path, { noClobber: file === undefined, replace: arg<boolean>(ctx, "force") === true });
       const result: R = { ...written };
       if (ctx.req.mode === "human") result.text = `✓ PDF saved to ${written.file} (${written.sizeBytes} bytes)`;
       return result;

@@ -57,7 +57,7 @@ const downloadExport: Handler = {
     const item = store.get(ctx.req.clientKey, d.artifactId, "id");
     const file = arg<string | undefined>(ctx, "file");
     const dest = resolveOutputPath(file, safeFileName(d.fileName), place(ctx));
-    const written = exportArtifact(store, item, dest, { noClobber: file === undefined });
+    const written = exportArtifact(store, item, dest, { noClobber: file === undefined, replace: arg<boolean>(ctx, "force") === true });
     return human(ctx, { ...written, id }, () => `✓ Download ${id} saved to ${written.file} (${written.sizeBytes} bytes)`);
   },
 };

@@ -98,7 +98,7 @@ const netShow: Handler = {
     } else if (dest !== undefined) {
       // Saving answers with the file result only: the body is in the file, not the reply.
       const bytes = body.base64Encoded ? Buffer.from(body.body, "base64") : Buffer.from(body.body, "utf8");
-      const written = storeAndExport(storeFor(ctx.broker.paths.home), ctx.req.clientKey, "body", bytes, e.mimeType ?? "application/octet-stream", dest);
+      const written = storeAndExport(storeFor(ctx.broker.paths.home), ctx.req.clientKey, "body", bytes, e.mimeType ?? "application/octet-stream", dest, { replace: arg<boolean>(ctx, "force") === true });
       return human(ctx, { ...written, id }, () => `✓ Body of request ${id} saved to ${written.file} (${written.sizeBytes} bytes)`);
     } else {
       const bytes = body.base64Encoded ? Buffer.from(body.body, "base64") : Buffer.from(body.body, "utf8");

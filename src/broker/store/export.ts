@@ -2,11 +2,11 @@
  * How file-producing commands hand bytes to the agent: into the private store first (so the
  * quotas hold for every kind), then a copy to the agent's path.
  */
-import type { WrittenFile } from "../files.ts";
+import type { WriteOptions, WrittenFile } from "../files.ts";
 import type { Artifact, ArtifactKind, ArtifactStore } from "./store.ts";
 
 /** Stores `data` for `owner`, writes it to `dest`, and drops the stored copy. */
-export function storeAndExport(store: ArtifactStore, owner: string, kind: ArtifactKind, data: Uint8Array, mimeType: string, dest: string, opts: { noClobber?: boolean } = {}): WrittenFile {
+export function storeAndExport(store: ArtifactStore, owner: string, kind: ArtifactKind, data: Uint8Array, mimeType: string, dest: string, opts: WriteOptions = {}): WrittenFile {
   const item = store.put(owner, kind, data, { name: dest, mimeType });
   try {
     return store.exportTo(item, dest, opts);
@@ -16,6 +16,6 @@ export function storeAndExport(store: ArtifactStore, owner: string, kind: Artifa
 }
 
 /** Writes a kept item (a download, a saved body) to `dest`; the item stays until it expires. */
-export function exportArtifact(store: ArtifactStore, item: Artifact, dest: string, opts: { noClobber?: boolean } = {}): WrittenFile {
+export function exportArtifact(store: ArtifactStore, item: Artifact, dest: string, opts: WriteOptions = {}): WrittenFile {
   return store.exportTo(item, dest, opts);
 }

@@ -18,7 +18,7 @@ import { chmodSync, closeSync, copyFileSync, constants, fchmodSync, fstatSync, l
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import { ensurePrivateDir } from "../../shared/private-fs.ts";
-import { writeOutputFile, type WrittenFile } from "../files.ts";
+import { writeOutputFile, type WriteOptions, type WrittenFile } from "../files.ts";
 
 export type ArtifactKind = "screenshot" | "pdf" | "body" | "upload" | "download";
 
@@ -197,7 +197,7 @@ export class ArtifactStore {
    * Writes a copy of the item to `dest` (already placed by resolveOutputPath): 0600, atomic,
    * never through a symlink, never into the store itself.
    */
-  exportTo(item: Artifact, dest: string, opts: { noClobber?: boolean } = {}): WrittenFile {
+  exportTo(item: Artifact, dest: string, opts: WriteOptions = {}): WrittenFile {
     this.refuseInside(dest);
     let bytes: Uint8Array;
     try {
