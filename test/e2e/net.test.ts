@@ -227,6 +227,8 @@ describe("bp auth", () => {
     expect(good.json.ok).toBe(true);
     expect(good.stdout).not.toContain(AUTH_PASSWORD);
     expect((await run(["open", `${site.a}/basic`], A)).json).toMatchObject({ ok: true, title: "Members" });
+    // A's credentials are A's: B on an origin Chrome has no login for still gets none.
+    expect((await run(["open", `${site.b}/basic`], B)).json).toMatchObject({ ok: false, code: "navigation_failed" });
     // Nothing of the password in this agent's command records either.
     const cmds = await run(["commands", "--limit", "100"]);
     expect(cmds.stdout).not.toContain(AUTH_PASSWORD);
