@@ -19,6 +19,7 @@ export function stateEffects(before: ElementState | undefined, after: ElementSta
 export function pageEffects(e: Effects): string[] {
   const out: string[] = [];
   if (e.navigation) out.push("navigation");
+  else if (e.urlChanged) out.push("url_changed");
   if (e.dialog) out.push("dialog_opened");
   if (e.popups.length > 0) out.push("popup_opened");
   if (e.downloads.length > 0) out.push("download_started");

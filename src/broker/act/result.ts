@@ -5,6 +5,11 @@ import type { CallContext } from "../context/types.ts";
 import { downloadByGuid, publicDownload } from "../net/downloads.ts";
 import type { Effects } from "./watch.ts";
 
+/** ✓ only for verified: an agent skimming the text must not read "unavailable" as success. */
+export function statusMark(status: unknown): string {
+  return status === "verified" ? "✓" : status === "mismatch" ? "✗" : "?";
+}
+
 type Observer = (ctx: CallContext, sel: Selected, opts: ObserveOptions) => Promise<Record<string, unknown>>;
 
 /**
@@ -28,7 +33,7 @@ export async function finishAction(ctx: CallContext, sel: Selected, evidence: Re
   }
   const observation = await observe(ctx, sel, { limit: opts.limit, diff: !opts.full && !effects.navigation });
   if (ctx.req.mode === "human") {
-    const head = `✓ ${String(evidence.action)} ${String(evidence.status)}${(evidence.effects as string[]).length ? ` (${(evidence.effects as string[]).join(", ")})` : ""}${popups.length ? `; popup ${popups.join(", ")}` : ""}${downloads.map((d) => `; download ${String(d.id)} ${String(d.fileName)} (${String(d.state)})`).join("")}`;
+    const head = `${statusMark(evidence.status)} ${String(evidence.action)} ${String(evidence.status)}${(evidence.effects as string[]).length ? ` (${(evidence.effects as string[]).join(", ")})` : ""}${popups.length ? `; popup ${popups.join(", ")}` : ""}${downloads.map((d) => `; download ${String(d.id)} ${String(d.fileName)} (${String(d.state)})`).join("")}`;
     observation.text = `${head}\n${String(observation.text ?? "")}`;
   }
   return { evidence, ...observation };

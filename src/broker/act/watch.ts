@@ -23,6 +23,8 @@ export interface Effects {
   downloads: string[];
   /** How many of them completed before the action settled. */
   downloadsCompleted: number;
+  /** A same-document navigation (#fragment, history.pushState): the URL changed, the document did not. */
+  urlChanged: boolean;
 }
 
 /**
@@ -31,7 +33,7 @@ export interface Effects {
  * driven by these events, bounded, with no fixed sleep.
  */
 export class ActionWatch {
-  readonly effects: Effects = { navigation: false, dialog: false, popups: [], requests: 0, mutations: 0, downloads: [], downloadsCompleted: 0 };
+  readonly effects: Effects = { navigation: false, dialog: false, popups: [], requests: 0, mutations: 0, downloads: [], downloadsCompleted: 0, urlChanged: false };
   /** The main frame committed a new document (then a later download does not undo "navigation"). */
   private committed = false;
   private readonly pending = new Set<string>();
@@ -64,16 +66,26 @@ export class ActionWatch {
         poke();
       }),
       session.on("Page.frameStartedLoading", (p) => {
-        if (p.frameId === w.mainFrameId) w.effects.navigation = true;
+        if (p.frameId === w.mainFrameId && !w.effects.urlChanged) w.effects.navigation = true;
         poke();
       }),
       session.on("Page.lifecycleEvent", (p) => {
         if (p.frameId === w.mainFrameId && (p.name === "DOMContentLoaded" || p.name === "load") && w.effects.navigation) w.loaded = true;
         poke();
       }),
-      session.on("Page.navigatedWithinDocument", () => poke()),
+      session.on("Page.navigatedWithinDocument", (p) => {
+        // href="#", a #fragment or pushState: no load will come, so it is no navigation to wait for.
+        if (p.frameId === w.mainFrameId && !w.committed) {
+          w.effects.navigation = false;
+          w.effects.urlChanged = true;
+        }
+        poke();
+      }),
       session.on("Page.frameNavigated", (p) => {
-        if (p.frame.id === w.mainFrameId) w.committed = true;
+        if (p.frame.id === w.mainFrameId) {
+          w.committed = true;
+          w.effects.navigation = true;
+        }
       }),
       session.on("Page.downloadWillBegin", (p) => {
         w.effects.downloads.push(p.guid);

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { requireChromium } from "../support/chromium.ts";
+import { makeBpEnv, type BpResult } from "../support/bp.ts";
+import { startFixtureServer } from "../support/fixture-server.ts";
+
+requireChromium();
+
+const site = startFixtureServer({
+  "/same-doc": `<!doctype html><title>Same doc</title>
+    <a href="#">Top link</a> <a href="#section">Section link</a>
+    <button onclick="history.pushState({}, '', '/pushed'); document.getElementById('out').textContent = 'pushed'">Push state</button>
+    <p id=out></p><div style="height:2000px"></div><h2 id=section>Section</h2>`,
+});
+const env = makeBpEnv();
+const KEY = "agent-settle";
+const run = (args: string[]) => env.run(args, { key: KEY });
+
+type El = { r: number; n?: string };
+type Evidence = { status?: string; effects?: string[] };
+const evidence = (r: BpResult) => r.json.evidence as Evidence;
+const refOf = async (name: string): Promise<string> => String(((await run(["snapshot"])).json.elements as El[]).find((e) => e.n === name)?.r);
+
+beforeAll(async () => {
+  expect((await env.run(["launch", "--headless"])).json.ok).toBe(true);
+  expect((await run(["open", `${site.a}/same-doc`, "--new"])).json.ok).toBe(true);
+});
+afterAll(async () => {
+  await env.cleanup();
+  site.stop();
+});
+
+describe("evidence tells what happened", () => {
+  test("click --xy names the element it hit, with its ref", async () => {
+    await run(["open", `${site.a}/same-doc`]);
+    const ref = await refOf("Push state");
+    const at = (await run(["locate", "button"])).json as { x: number; y: number };
+    const r = await run(["click", "--xy", `${at.x},${at.y}`]);
+    expect(r.json.ok).toBe(true);
+    expect((r.json.evidence as { target?: Record<string, unknown> }).target).toMatchObject({ tagName: "button", name: "Push state", ref: Number(ref) });
+  });
+
+  test("the text summary never shows a check mark for an unavailable outcome", async () => {
+    await run(["open", `${site.a}/same-doc`]);
+    const r = await env.run(["--human", "click", "--xy", "700,5"], { key: KEY });
+    expect(r.code).toBe(0);
+    const head = r.stdout.split("\n")[0] ?? "";
+    expect(head).toContain("unavailable");
+    expect(head.startsWith("✓")).toBe(false);
+  });
+});
+
+describe("the reply shows the settled page", () => {
+  test("a same-document navigation is url_changed with the diff, without waiting for a load", async () => {
+    for (const [name, url] of [
+      ["Section link", `${site.a}/same-doc#section`],
+      ["Top link", `${site.a}/same-doc#`],
+      ["Push state", `${site.a}/pushed`],
+    ] as const) {
+      const r = await run(["click", await refOf(name)]);
+      expect(r.json.ok).toBe(true);
+      expect(evidence(r).effects).toContain("url_changed");
+      expect(evidence(r).effects).not.toContain("navigation");
+      expect(evidence(r).status).toBe("verified");
+      expect((r.json.diff as { url?: string } | undefined)?.url).toBe(url);
+    }
+  });
+});
