@@ -33,7 +33,8 @@ describe("evidence tells what happened", () => {
   test("click --xy names the element it hit, with its ref", async () => {
     await run(["open", `${site.a}/same-doc`]);
     const ref = await refOf("Push state");
-    const at = (await run(["locate", "button"])).json as { x: number; y: number };
+    const located = (await run(["locate", "button"])).json;
+    const at = { x: Number(located.x), y: Number(located.y) };
     const r = await run(["click", "--xy", `${at.x},${at.y}`]);
     expect(r.json.ok).toBe(true);
     expect((r.json.evidence as { target?: Record<string, unknown> }).target).toMatchObject({ tagName: "button", name: "Push state", ref: Number(ref) });
