@@ -20,7 +20,7 @@ document.getElementById("go").addEventListener("click", () => {
   const who = document.getElementById("user").value || "nobody";
   history.pushState({}, "", "?signed-in");
   document.title = "Welcome " + who;
-  document.body.innerHTML = "<h1>Welcome " + who + "</h1><button id=next>Continue</button>";
+  document.body.innerHTML = "<h1>Welcome " + who + "</h1><button id=next>Continue</button><div style='height:3000px'></div>";
   window.open("/second", "_blank");
 });
 </script>`;

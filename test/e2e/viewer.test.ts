@@ -122,6 +122,11 @@ describe("bp view", () => {
     // Live: the screencast delivered the changed page.
     await waitFor(async () => (await evaluate<string>("document.getElementById('screen').src")) !== firstFrame, 10_000, "a new frame");
 
+    // Wheel scrolling reaches the tab too.
+    const shot = await evaluate<{ x: number; y: number; w: number; h: number }>("(() => { const b = document.getElementById('screen').getBoundingClientRect(); return { x: b.left, y: b.top, w: b.width, h: b.height }; })()");
+    await page.send("Input.dispatchMouseEvent", { type: "mouseWheel", x: shot.x + shot.w / 2, y: shot.y + shot.h / 2, deltaX: 0, deltaY: 400 });
+    await waitFor(async () => Number(await personEval(user, "window.scrollY")) > 0, 10_000, "scrolled through the viewer");
+
     const r = await evaluate<{ x: number; y: number; w: number; h: number }>("(() => { const b = document.getElementById('handback').getBoundingClientRect(); return { x: b.left, y: b.top, w: b.width, h: b.height }; })()");
     await clickAt(r.x + r.w / 2, r.y + r.h / 2);
     await waitFor(() => evaluate<boolean>("document.getElementById('status').textContent.startsWith('Handed back')"), 10_000, "viewer closed");
@@ -183,16 +188,22 @@ describe("bp view", () => {
   });
 });
 
-/** The value of the sign-in field, read by the test through the person's browser (measuring, not driving). */
-async function personValue(browser: UserBrowser): Promise<string | undefined> {
+/** Reads a value in the handed-off tab through the person's browser (measuring, not driving). */
+async function personEval(browser: UserBrowser, expression: string): Promise<unknown> {
   const target = (await listPageTargets(browser.port)).find((t) => t.url.includes("/login"));
   if (!target) return undefined;
   const conn = new CdpConnection(await connectWebSocket(browser.wsEndpoint));
   try {
     const s = await attachToTarget(conn, target.id);
-    const r = await s.send("Runtime.evaluate", { expression: "document.getElementById('user')?.value", returnByValue: true });
-    return r.result.value as string | undefined;
+    const r = await s.send("Runtime.evaluate", { expression, returnByValue: true });
+    return r.result.value;
   } finally {
     conn.close();
   }
+}
+
+/** The value of the sign-in field. */
+async function personValue(browser: UserBrowser): Promise<string | undefined> {
+  const v = await personEval(browser, "document.getElementById('user')?.value");
+  return typeof v === "string" ? v : undefined;
 }
