@@ -11,7 +11,7 @@ const ruleResult = ok({
 export const cookies = defineCommand({
   name: "cookies",
   group: "Network",
-  summary: "Cookies of the tab's URL or a domain (HttpOnly too); values only with --values",
+  summary: "Cookies of the tab or a domain (HttpOnly too); values only with --values",
   positionals: ["domain"],
   aliases: { l: "limit" },
   args: v.object({
@@ -43,10 +43,10 @@ export const cookies = defineCommand({
 export const auth = defineCommand({
   name: "auth",
   group: "Network",
-  summary: "HTTP auth for this agent's tabs (password on stdin); --clear removes it",
-  positionals: ["username"],
+  summary: "HTTP auth credentials (password on stdin); --clear removes them",
+  positionals: ["user"],
   args: v.object({
-    username: v.optional(v.pipe(v.string(), v.minLength(1, "User name is empty"), v.maxLength(1024, "User name is too long"), v.description("User name for HTTP authentication"))),
+    user: v.optional(v.pipe(v.string(), v.minLength(1, "User name is empty"), v.maxLength(1024, "User name is too long"), v.description("User name for HTTP authentication"))),
     "password-stdin": flag("Read the password from stdin (never give it as an argument)"),
     clear: flag("Forget the credentials"),
   }),
@@ -96,7 +96,7 @@ export const net = defineCommand({
 export const netShow = defineCommand({
   name: "net show",
   group: "Network",
-  summary: "One request's headers and body; --save writes the body to a file",
+  summary: "A request's headers and body; --save writes the body to a file",
   positionals: ["id"],
   aliases: { l: "limit" },
   args: v.object({
@@ -134,7 +134,7 @@ export const netBlock = defineCommand({
 export const netMock = defineCommand({
   name: "net mock",
   group: "Network",
-  summary: "Answer matching requests locally (--body, --file, --status, --header)",
+  summary: "Answer requests locally (--body, --file, --status, --header)",
   positionals: ["pattern"],
   localPaths: ["file"],
   args: v.object({
@@ -153,7 +153,7 @@ export const netMock = defineCommand({
 export const netHeaders = defineCommand({
   name: "net headers",
   group: "Network",
-  summary: "Set headers on matching requests (\"Name: value\"…, or --stdin)",
+  summary: "Set request headers (\"Name: value\"…, or --stdin)",
   positionals: ["pattern", "headers"],
   variadic: true,
   args: v.object({
@@ -228,7 +228,7 @@ export const downloads = defineCommand({
 export const download = defineCommand({
   name: "download",
   group: "Files",
-  summary: "Save a copy of a finished download (Chrome's file is never touched)",
+  summary: "Copy a finished download (Chrome's file is never touched)",
   positionals: ["id", "file"],
   args: v.object({
     id: text("Download id from 'bp downloads' (dl1, …; a bare 1 means dl1)"),

@@ -80,7 +80,7 @@ export const cancel = defineCommand({
 export const wait = defineCommand({
   name: "wait",
   group: "Waiting and recovery",
-  summary: "Wait for url, text, selector, dialog, popup, download or network-idle (one flag)",
+  summary: "Wait for url/text/selector/dialog/popup/download/network-idle (one flag)",
   args: v.object({
     url: optText("Selected tab's URL matches: wildcard '*' over the full URL, else substring (case-insensitive)"),
     text: optText("Text appears in the selected tab (case-insensitive)"),

@@ -70,7 +70,7 @@ const auth: Handler = {
   mutating: true,
   async run(ctx) {
     const key = ctx.req.clientKey;
-    const username = arg<string | undefined>(ctx, "username");
+    const username = arg<string | undefined>(ctx, "user");
     if (arg<boolean>(ctx, "clear") || (username === undefined && !arg<boolean>(ctx, "password-stdin"))) {
       if (username !== undefined) throw invalidArgument("clear", "Give either a user name or --clear.");
       const s = peekNet(key);
@@ -78,7 +78,7 @@ const auth: Handler = {
       await syncAllTabs(ctx.broker.browser);
       return human(ctx, { auth: "cleared" }, () => "✓ HTTP credentials cleared");
     }
-    if (username === undefined) throw invalidArgument("username", "Give the user name: bp auth <username> --password-stdin.");
+    if (username === undefined) throw invalidArgument("user", "Give the user name: bp auth <user> --password-stdin.");
     if (!arg<boolean>(ctx, "password-stdin")) throw invalidArgument("password", "Pass the password on stdin with --password-stdin; it never goes on the command line.");
     const password = ctx.req.secret;
     if (password === undefined) throw invalidArgument("password", "No password arrived on stdin.");
