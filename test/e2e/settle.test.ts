@@ -6,6 +6,9 @@ import { startFixtureServer } from "../support/fixture-server.ts";
 requireChromium();
 
 const site = startFixtureServer({
+  "/outer": () => `<!doctype html><title>Outer</title><iframe src="${site.b}/inner"></iframe>`,
+  "/inner": `<!doctype html><title>Inner</title><button onclick="this.textContent = 'Clicked inside'">Frame button</button>`,
+  "/select": `<!doctype html><title>Select</title><label>Country <select><option>Canada</option><option>Japan</option></select></label>`,
   "/same-doc": `<!doctype html><title>Same doc</title>
     <a href="#">Top link</a> <a href="#section">Section link</a>
     <button onclick="history.pushState({}, '', '/pushed'); document.getElementById('out').textContent = 'pushed'">Push state</button>
@@ -38,6 +41,22 @@ describe("evidence tells what happened", () => {
     const r = await run(["click", "--xy", `${at.x},${at.y}`]);
     expect(r.json.ok).toBe(true);
     expect((r.json.evidence as { target?: Record<string, unknown> }).target).toMatchObject({ tagName: "button", name: "Push state", ref: Number(ref) });
+  });
+
+  test("a click that changes only a cross-origin frame's DOM reports dom_changed", async () => {
+    await run(["open", `${site.a}/outer`]);
+    const r = await run(["click", await refOf("Frame button")]);
+    expect(evidence(r)).toMatchObject({ status: "verified" });
+    expect(evidence(r).effects).toContain("dom_changed");
+  });
+
+  test("a native select reports its value change in effects", async () => {
+    await run(["open", `${site.a}/select`]);
+    const r = await run(["select", await refOf("Country"), "Japan"]);
+    expect(evidence(r)).toMatchObject({ status: "verified" });
+    expect(evidence(r).effects).toContain("value_changed");
+    const again = await run(["select", await refOf("Country"), "Japan"]);
+    expect(evidence(again).effects ?? []).not.toContain("value_changed");
   });
 
   test("the text summary never shows a check mark for an unavailable outcome", async () => {

@@ -48,7 +48,7 @@ export async function click(ctx: CallContext, args: ClickArgs): Promise<Record<s
     }
     const watch = await ActionWatch.start(browser, rec, session);
     try {
-      await watch.armQuiet();
+      await watch.armQuiet(resolved?.binding);
       const dispatched = dispatchClick(session, x, y, args.right ? "right" : "left", args.double ? 2 : 1, hidden);
       dispatched.catch(() => undefined);
       await Promise.race([dispatched, watch.dialogOpened]);

@@ -24,7 +24,7 @@ export async function hover(ctx: CallContext, args: { ref: number; limit: number
     let after: ElementState | undefined;
     let hovered = false;
     try {
-      await watch.armQuiet();
+      await watch.armQuiet(resolved.binding);
       await Promise.race([moveMouse(top, probe.x, probe.y, probe.hidden), watch.dialogOpened]);
       await watch.settle(ctx.deadline);
       if (!watch.effects.dialog && !watch.effects.navigation) {

@@ -99,6 +99,8 @@ export async function selectOption(ctx: CallContext, args: SelectArgs): Promise<
     const watch = await ActionWatch.start(sel.browser, sel.rec, top);
     let evidence: Record<string, unknown>;
     try {
+      // What was chosen before, so the reply can say the selection changed.
+      const was = info.option ? info.option.selected : undefined;
       const done = (status: EvidenceStatus, reason: string | undefined, selected: string[]) => ({
         action: "select",
         status,
@@ -106,7 +108,7 @@ export async function selectOption(ctx: CallContext, args: SelectArgs): Promise<
         ...(info.option ? { option: { index: info.option.index, label: info.option.label, value: info.option.value } } : {}),
         selected,
         ...(reason ? { reason } : {}),
-        effects: pageEffects(watch.effects),
+        effects: [...(status === "verified" && was === false ? ["value_changed"] : []), ...pageEffects(watch.effects)],
       });
       const current = () => callInFrame<Readback>(frame, SELECT_SOURCE, { op: "selected" }).catch(() => undefined);
       if (info.kind === "native") {

@@ -46,6 +46,8 @@ export class ActionWatch {
   });
   /** Quiet watchers armed since the last settle(); settle() waits on them all at once. */
   private readonly quietIds: number[] = [];
+  /** Watchers armed in the target's own frame, when that is not the top document. */
+  private readonly frameQuiet: { session: CdpSession; frameId: string; id: number }[] = [];
   private loaded = false;
   private quietSeq = 0;
 
@@ -128,14 +130,16 @@ export class ActionWatch {
    * Starts a DOM-quiet watcher before dispatch, so mutations the action's own event
    * handlers make synchronously are counted too; settle() then waits for quiet.
    */
-  armQuiet(): Promise<void> {
+  armQuiet(frame?: { session: CdpSession; frameId: string }): Promise<void> {
     const id = ++this.quietSeq;
     this.quietIds.push(id);
+    // The target's own frame too: mutations inside an iframe (out of process or not) are not
+    // the top document's, and a click that changes only the frame changed the page all the same.
+    const own = frame && frame.frameId !== this.mainFrameId ? frame : undefined;
+    if (own) this.frameQuiet.push({ ...own, id });
+    const install = (session: CdpSession, frameId: string) => runInWorld(session, frameId, QUIET_SOURCE, { op: "install", id }).then(() => undefined, () => undefined);
     // Await it before dispatching: a one-message input (hover, key) would otherwise outrun the watcher.
-    return runInWorld(this.session, this.mainFrameId, QUIET_SOURCE, { op: "install", id }).then(
-      () => undefined,
-      () => undefined,
-    );
+    return Promise.all([install(this.session, this.mainFrameId), ...(own ? [install(own.session, own.frameId)] : [])]).then(() => undefined);
   }
 
   /** Whether a quiet watcher is armed and not yet settled (one watcher sees every later mutation). */
@@ -148,11 +152,17 @@ export class ActionWatch {
     const until = Math.min(deadline - 200, Date.now() + NETWORK_MAX_MS);
     // A navigation or dialog may begin a moment after the click's event handlers ran.
     const ids = this.quietIds.splice(0);
+    const frames = this.frameQuiet.splice(0);
     let mutations = 0;
+    let frameMutations = 0;
     const quiet = async () => {
       if (this.effects.navigation || this.effects.dialog || ids.length === 0) return;
-      const q = await Promise.race([this.waitQuiet(ids), this.dialogOpened.then(() => null)]);
+      const [q, ...inFrames] = await Promise.race([
+        Promise.all([this.waitQuiet(this.session, this.mainFrameId, ids), ...frames.map((f) => this.waitQuiet(f.session, f.frameId, [f.id]))]),
+        this.dialogOpened.then(() => [null]),
+      ]);
       mutations = Math.max(mutations, q?.mutations ?? 0);
+      frameMutations = Math.max(frameMutations, inFrames.reduce((n, f) => n + (f?.mutations ?? 0), 0));
     };
     await quiet();
     const requestsBefore = this.effects.requests;
@@ -170,18 +180,19 @@ export class ActionWatch {
     if (this.effects.requests > requestsBefore || requestsBefore > 0) await quiet();
     this.effects.downloadsCompleted = this.effects.downloads.filter((g) => downloadByGuid(this.rec.controller ?? "", g)?.state === "completed").length;
     if (ids.length > 0 && !this.effects.dialog) void runInWorld(this.session, this.mainFrameId, QUIET_SOURCE, { op: "poll", ids, finish: true }).catch(() => null);
-    this.effects.mutations += mutations;
+    for (const f of frames) if (!this.effects.dialog) void runInWorld(f.session, f.frameId, QUIET_SOURCE, { op: "poll", ids: [f.id], finish: true }).catch(() => null);
+    this.effects.mutations += mutations + frameMutations;
   }
 
   /**
    * Polls the page's observers and waits between polls here, in the broker: the page's own
    * timers are throttled when its tab is in the background.
    */
-  private async waitQuiet(ids: number[]): Promise<{ mutations: number } | null> {
+  private async waitQuiet(session: CdpSession, frameId: string, ids: number[]): Promise<{ mutations: number } | null> {
     const started = Date.now();
     for (;;) {
       const finish = Date.now() - started >= DOM_QUIET_MAX_MS;
-      const q = await runInWorld<{ quietFor: number; mutations: number } | null>(this.session, this.mainFrameId, QUIET_SOURCE, { op: "poll", ids, finish }).catch(() => null);
+      const q = await runInWorld<{ quietFor: number; mutations: number } | null>(session, frameId, QUIET_SOURCE, { op: "poll", ids, finish }).catch(() => null);
       if (!q || finish || this.effects.dialog || this.effects.navigation || q.quietFor >= DOM_QUIET_MS) return q;
       await Bun.sleep(Math.max(5, Math.min(DOM_QUIET_MS - q.quietFor, DOM_QUIET_MAX_MS - (Date.now() - started))));
     }
