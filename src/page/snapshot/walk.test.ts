@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import type { PageWindow, SnapshotElement, SnapshotFold, SnapshotFrame } from "../types.ts";
+import { countWork } from "../work-count.ts";
 import { byName, closePages, els, names, page, snap } from "./test-fixture.ts";
 
 afterAll(closePages);
@@ -247,16 +248,12 @@ describe("robustness", () => {
       }
       return page(html).win;
     };
-    const time = (win: PageWindow): number => {
-      const t = performance.now();
-      const r = snap(win);
-      expect(r.truncated).toBe(false);
-      return performance.now() - t;
+    // Counted DOM accesses, not time (see ../work-count.ts): a quadratic walk would grow 100×.
+    const work = (win: PageWindow): number => {
+      const { result, ops } = countWork(win, () => snap(win));
+      expect(result.truncated).toBe(false);
+      return ops;
     };
-    // Fresh windows for each measurement: happy-dom caches computed styles per window.
-    time(build(1000)); // warm up the JIT
-    const tSmall = Math.max(time(build(1000)), 1);
-    const tLarge = time(build(10000));
-    expect(tLarge).toBeLessThan(25 * tSmall);
+    expect(work(build(2000))).toBeLessThan(11 * work(build(200)));
   });
 });
