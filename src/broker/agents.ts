@@ -1,8 +1,9 @@
 /**
  * Per-client-key state. Everything an agent has (tab ids, selection, control) lives here, in
- * broker memory only. Tab ids are per key and never reused while the broker lives, even
- * across a reconnect, so an old id can never silently address a different tab.
+ * broker memory only. Tab ids are per key and never reused, even across a reconnect or a
+ * broker restart (TabNumbers), so an old id can never silently address a different tab.
  */
+import { TabNumbers } from "./tab-numbers.ts";
 import type { TabObservation } from "./refs.ts";
 import type { ProfileSelection } from "./profiles/route.ts";
 
@@ -28,7 +29,7 @@ export class Agent {
   private readonly byTarget = new Map<string, AgentTabRef>();
   private readonly byId = new Map<string, AgentTabRef>();
 
-  constructor(key: string, firstTabNumber = 1) {
+  constructor(key: string, firstTabNumber = 1, private readonly numbers: TabNumbers = new TabNumbers(undefined)) {
     this.key = key;
     this.nextTab = firstTabNumber;
   }
@@ -45,6 +46,7 @@ export class Agent {
   idFor(targetId: string, generation: number): string {
     const existing = this.byTarget.get(targetId);
     if (existing && existing.generation === generation) return existing.id;
+    this.numbers.claim(this.nextTab);
     const ref: AgentTabRef = { id: `t${this.nextTab++}`, targetId, generation };
     this.byTarget.set(targetId, ref);
     this.byId.set(ref.id, ref);
@@ -76,6 +78,14 @@ export class AgentRegistry {
   private readonly counters = new Map<string, number>();
   private readonly expired = new Set<string>();
 
+  constructor(readonly numbers: TabNumbers = new TabNumbers(undefined)) {}
+
+  /** A well-formed id numbered below this broker's first: it was an earlier broker's. */
+  fromEarlierBroker(id: string): boolean {
+    const n = Number(id.slice(1));
+    return /^t\d+$/.test(id) && n < this.numbers.base;
+  }
+
   get(key: string): Agent | undefined {
     return this.agents.get(key);
   }
@@ -83,7 +93,7 @@ export class AgentRegistry {
   getOrCreate(key: string): Agent {
     let agent = this.agents.get(key);
     if (!agent) {
-      agent = new Agent(key, this.counters.get(key) ?? 1);
+      agent = new Agent(key, this.counters.get(key) ?? this.numbers.base, this.numbers);
       agent.leaseExpired = this.expired.delete(key);
       this.agents.set(key, agent);
     }

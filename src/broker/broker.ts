@@ -1,7 +1,9 @@
+import { join } from "node:path";
 import type { CallRequest } from "../protocol/wire.ts";
 import { BpError } from "../shared/errors.ts";
 import type { BpPaths } from "../shared/paths.ts";
 import { Agent, AgentRegistry } from "./agents.ts";
+import { TabNumbers } from "./tab-numbers.ts";
 import { BrowserConnection, type BrowserInfo } from "./browser.ts";
 import { CommandRuntime } from "./commands/runtime.ts";
 import type { BrokerState, HandlerTable } from "./context/types.ts";
@@ -20,7 +22,7 @@ const DEFAULT_LEASE_MS = 30 * 60_000;
  * top of the broker: commands see it only as a BrokerState, and their table is passed in.
  */
 export class Broker implements BrokerState {
-  readonly agents = new AgentRegistry();
+  readonly agents: AgentRegistry;
   browser: BrowserConnection | undefined;
   generation = 0;
   lastActivity = Date.now();
@@ -41,6 +43,7 @@ export class Broker implements BrokerState {
     readonly paths: BpPaths,
     private readonly handlers: HandlerTable,
   ) {
+    this.agents = new AgentRegistry(new TabNumbers(join(paths.home, "tab-ids")));
     this.handoff.onReturning = (targetId, reason) => this.viewer.revokeTab(targetId, reason);
     this.handoff.onChanged = (targetId) => this.viewer.changed(targetId);
   }

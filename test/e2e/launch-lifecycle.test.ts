@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { requireChromium } from "../support/chromium.ts";
 import { alive, browsersUnder, killAndWait, makeBpEnv, processesFor, waitFor, type BpEnv } from "../support/bp.ts";
 import { startFixtureServer } from "../support/fixture-server.ts";
-import { listPageTargets, startUserBrowser } from "../support/user-browser.ts";
+import { listPageTargets, openUserTab, startUserBrowser } from "../support/user-browser.ts";
 
 requireChromium();
 const site = startFixtureServer();
@@ -105,5 +105,34 @@ describe("launch while another browser is connected", () => {
     expect(browsersUnder(env.home)).toEqual(before);
     expect((await env.run(["disconnect"])).json.ok).toBe(true);
     await waitFor(() => browsersUnder(env.home).length === 0, 20_000, "launched browser closed on disconnect");
+  }, 60_000);
+});
+
+describe("tab ids across broker restarts", () => {
+  test("an id from before a restart is tab_not_found, never another tab; new ids stay short", async () => {
+    const env = newEnv();
+    expect((await env.run(["launch", "--headless"])).json.ok).toBe(true);
+    // The person's tab keeps the launched browser running when the broker stops.
+    await openUserTab(portOf(env), `${site.a}/third`);
+    await waitFor(async () => ((await env.run(["tabs"])).json.tabs as { title: string }[]).some((t) => t.title === "Third"), 10_000, "person's tab listed");
+    const before = (await env.run(["tabs"])).json.tabs as { id: string; title: string }[];
+    const old = before.find((t) => t.title === "Third")?.id ?? "";
+    expect(old).toBe("t1");
+    expect((await env.run(["disconnect"])).json).toMatchObject({ ok: true, brokerStopped: true });
+    await waitFor(() => processesFor(env.home, "broker").length === 0, 10_000, "broker exit");
+    expect((await env.run(["launch", "--headless"])).json).toMatchObject({ ok: true, reused: true });
+    const stale = await env.run(["tab", old]);
+    expect(stale.json).toMatchObject({ ok: false, code: "tab_not_found", context: { reason: "broker_restarted" } });
+    const after = (await env.run(["tabs"])).json.tabs as { id: string; title: string }[];
+    const now = after.find((t) => t.title === "Third")?.id ?? "";
+    expect(now).not.toBe(old);
+    expect(now).toMatch(/^t\d{1,3}$/);
+    // kill -9 of the broker (nothing written on exit) does not bring old numbers back either.
+    await killAndWait(env.brokerPid() ?? 0, "SIGKILL");
+    await env.run(["launch", "--headless"]);
+    const third = (await env.run(["tabs"])).json.tabs as { id: string; title: string }[];
+    const latest = third.find((t) => t.title === "Third")?.id ?? "";
+    expect([old, now]).not.toContain(latest);
+    expect((await env.run(["tab", now])).json).toMatchObject({ ok: false, code: "tab_not_found", context: { reason: "broker_restarted" } });
   }, 60_000);
 });

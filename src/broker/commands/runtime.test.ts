@@ -1,11 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import type { CallRequest } from "../../protocol/wire.ts";
 import { BpError } from "../../shared/errors.ts";
-import type { BpPaths } from "../../shared/paths.ts";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { resolvePaths } from "../../shared/paths.ts";
 import { Broker } from "../broker.ts";
 import type { Handler } from "../context/types.ts";
 
-const broker = () => new Broker({} as BpPaths, {});
+const broker = () => new Broker(resolvePaths({ BROWSER_PILOT_HOME: join(mkdtempSync(join(tmpdir(), "bp-runtime-")), "home") }), {});
 
 let n = 0;
 function req(over: Partial<CallRequest> = {}): CallRequest {

@@ -20,6 +20,9 @@ export function resolveTab(ctx: CallContext, id: string): Selected {
   const browser = ctx.broker.requireBrowser();
   const agent = ctx.agent();
   const ref = agent.resolve(id);
+  if (!ref && ctx.broker.agents.fromEarlierBroker(id)) {
+    throw new BpError("tab_not_found", `Tab ${id} belonged to an earlier broker; ids are never reused. Run 'bp tabs'.`, { context: { tab: id, reason: "broker_restarted" } });
+  }
   if (!ref) throw new BpError("tab_not_found", `No tab ${id}. Run 'bp tabs'.`, { context: { tab: id, reason: "unknown_tab" } });
   if (ref.generation !== browser.generation) {
     throw new BpError("tab_not_found", `Tab ${id} belonged to an earlier browser connection. Run 'bp tabs'.`, { context: { tab: id, reason: "browser_reconnected" } });
