@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { CallRequest } from "../../protocol/wire.ts";
+import { CdpAbortedError, type CdpBaseError, CdpClosedError, CdpSessionClosedError, CdpTimeoutError } from "../../cdp/errors.ts";
 import { BpError } from "../../shared/errors.ts";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -118,6 +119,20 @@ describe("command runtime", () => {
     const lost: Handler = { mutating: true, run: async () => { throw new BpError("browser_disconnected", "lost"); } };
     expect(await b.commands.run(req(), lost)).toMatchObject({ ok: false, code: "browser_disconnected" });
     expect(b.commands.store.list("agent-a", ["cancelled"], 10)).toHaveLength(1);
+  });
+
+  test("CDP transport failures of a read are public codes, never internal_error", async () => {
+    const b = broker();
+    const cases: [CdpBaseError, string][] = [
+      [new CdpTimeoutError("DOM.describeNode", 30_000), "command_expired"],
+      [new CdpClosedError("DOM.describeNode", "janitor_exited", true), "browser_disconnected"],
+      [new CdpSessionClosedError("DOM.describeNode", "S1", "target_closed", true), "tab_not_found"],
+      [new CdpAbortedError("DOM.describeNode", true, "cancel"), "command_cancelled"],
+    ];
+    for (const [err, code] of cases) {
+      const read: Handler = { run: async () => { throw err; } };
+      expect(await b.commands.run(req({ command: "snapshot" }), read)).toMatchObject({ ok: false, code, context: { cause: `cdp_${err.kind}` } });
+    }
   });
 
   test("status and the record commands themselves get no record", async () => {
