@@ -6,6 +6,7 @@ import { startFixtureServer } from "../support/fixture-server.ts";
 requireChromium();
 
 const site = startFixtureServer({
+  "/confirm": `<!doctype html><title>Confirm</title><button onclick="if (confirm('Delete it?')) { document.getElementById('row').remove(); document.body.insertAdjacentHTML('beforeend', '<button>Undo delete</button>'); }">Delete</button><p id=row><button>Row item</button></p>`,
   "/outer": () => `<!doctype html><title>Outer</title><iframe src="${site.b}/inner"></iframe>`,
   "/inner": `<!doctype html><title>Inner</title><button onclick="this.textContent = 'Clicked inside'">Frame button</button>`,
   "/select": `<!doctype html><title>Select</title><label>Country <select><option>Canada</option><option>Japan</option></select></label>`,
@@ -48,6 +49,19 @@ describe("evidence tells what happened", () => {
     const r = await run(["click", await refOf("Frame button")]);
     expect(evidence(r)).toMatchObject({ status: "verified" });
     expect(evidence(r).effects).toContain("dom_changed");
+  });
+
+  test("bp dialog --accept returns evidence and the page change after the answer", async () => {
+    await run(["open", `${site.a}/confirm`]);
+    const click = await run(["click", await refOf("Delete")]);
+    const id = (click.json.evidence as { dialog?: { id: string } }).dialog?.id ?? "";
+    expect(id).toMatch(/^d\d+$/);
+    const r = await run(["dialog", id, "--accept"]);
+    expect(r.json).toMatchObject({ ok: true, id, action: "accept", evidence: { action: "dialog", status: "verified", kind: "confirm", answer: "accept" } });
+    expect(evidence(r).effects).toContain("dom_changed");
+    const diff = r.json.diff as { added: El[]; removed: number[] };
+    expect(diff.added.map((e) => e.n)).toContain("Undo delete");
+    expect(diff.removed.length).toBeGreaterThan(0);
   });
 
   test("a native select reports its value change in effects", async () => {

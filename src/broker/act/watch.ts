@@ -58,9 +58,14 @@ export class ActionWatch {
     private readonly mainFrameId: string,
   ) {}
 
-  static async start(browser: BrowserConnection, rec: TargetRecord, session: CdpSession): Promise<ActionWatch> {
-    const { frameTree } = await session.send("Page.getFrameTree");
-    const w = new ActionWatch(browser, rec, session, frameTree.frame.id);
+  /**
+   * `blocked`: a dialog holds the page, which answers Page.getFrameTree and Network.enable only
+   * after it; the main frame's id is then the target's (as Chromium numbers them), and
+   * Network.enable is not waited for.
+   */
+  static async start(browser: BrowserConnection, rec: TargetRecord, session: CdpSession, opts: { blocked?: boolean } = {}): Promise<ActionWatch> {
+    const mainFrameId = opts.blocked ? rec.targetId : (await session.send("Page.getFrameTree")).frameTree.frame.id;
+    const w = new ActionWatch(browser, rec, session, mainFrameId);
     const poke = () => w.wake?.();
     w.offs.push(
       session.on("Page.frameRequestedNavigation", (p) => {
@@ -122,7 +127,8 @@ export class ActionWatch {
         }
       }),
     );
-    await session.send("Network.enable", { maxTotalBufferSize: 0, maxResourceBufferSize: 0 }).catch(() => undefined);
+    const network = session.send("Network.enable", { maxTotalBufferSize: 0, maxResourceBufferSize: 0 }).catch(() => undefined);
+    if (!opts.blocked) await network;
     return w;
   }
 

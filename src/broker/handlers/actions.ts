@@ -1,5 +1,6 @@
 import { BpError } from "../../shared/errors.ts";
 import { click } from "../act/click.ts";
+import { answerDialog } from "../act/dialog.ts";
 import { drag, hover } from "../act/hover.ts";
 import { keyboard, press } from "../act/keyboard.ts";
 import { scroll } from "../act/scroll.ts";
@@ -50,11 +51,8 @@ const dialogHandler: Handler = {
     if (!hit) throw new BpError("invalid_argument", "Dialog is not pending.", { context: { field: "id" } });
     const sel = resolveTab(ctx, hit.id);
     takeControl(ctx, sel);
-    const session = await sel.browser.session(sel.rec);
     const prompt = arg<string | undefined>(ctx, "prompt");
-    await session.send("Page.handleJavaScriptDialog", { accept, ...(prompt !== undefined ? { promptText: prompt } : {}) });
-    delete sel.rec.dialog;
-    return { id, action: accept ? "accept" : "dismiss" };
+    return answerDialog(ctx, sel, { id, accept, ...(prompt !== undefined ? { prompt } : {}), limit: arg<number>(ctx, "limit"), full: arg<boolean>(ctx, "full") });
   },
 };
 
