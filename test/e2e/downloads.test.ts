@@ -92,6 +92,9 @@ describe("downloads", () => {
     // Exporting again never overwrites the first copy under a default name.
     const again = await run(["download", "dl1"]);
     expect(again.json.file).toBe(join(out, "report-2.csv"));
+    // An explicit name that exists is replaced only with --force.
+    expect((await run(["download", "dl1", "report.csv"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "file", reason: "exists" } });
+    expect((await run(["download", "dl1", "report.csv", "--force"])).json).toMatchObject({ ok: true, file: join(out, "report.csv") });
     // Upstream's index form: a bare number names dlN.
     expect((await run(["download", "1", "by-index.csv"])).json).toMatchObject({ ok: true, id: "dl1", file: join(out, "by-index.csv") });
     // Chrome's own file is where Chrome put it, untouched.

@@ -132,7 +132,9 @@ async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session
   await session.send("Network.enable", { maxPostDataSize: POST_DATA_MAX, maxTotalBufferSize: BODY_BUFFER_TOTAL, maxResourceBufferSize: BODY_BUFFER_ONE }, { timeoutMs: SETUP_MS }).catch(() => undefined);
   await Promise.race([syncSession(tab, wired), Bun.sleep(SETUP_MS)]);
   if (depth < MAX_FRAME_DEPTH) {
-    await session.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true, filter: [{ type: "iframe" }] }, { timeoutMs: SETUP_MS }).catch(() => undefined);
+    // Not awaited: the command that opened the tab need not wait for it, and no iframe can
+    // start before Chrome has it.
+    void session.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true, filter: [{ type: "iframe" }] }, { timeoutMs: SETUP_MS }).catch(() => undefined);
   }
 }
 
