@@ -131,13 +131,21 @@ export const ACT_SOURCE = String.raw`(function act(win, el, arg) {
  * sequence) cannot use up the quiet period; with `finish` it also disconnects. The broker
  * does the waiting between polls: page timers are throttled in background tabs (to one per
  * second or worse), and agents work in background tabs. An observer nobody polls
- * disconnects itself after a minute.
+ * disconnects itself after a minute. "poll" also counts the animations (CSS transitions, CSS
+ * and Web animations) that began since install and are still running with a finite end, so
+ * an accordion that opens through a transition is observed open.
  */
 export const QUIET_SOURCE = String.raw`(function quiet(win, arg) {
   var K = Symbol.for("browser-pilot.quiet.v1"), held = win[K] || (win[K] = {});
   if (arg.op === "install") {
-    var st = { mutations: 0, last: 0, mark: 0, obs: null };
-    st.obs = new win.MutationObserver(function (list) { st.mutations += list.length; st.last = Date.now(); });
+    var t0 = 0;
+    try { t0 = Number(win.document.timeline.currentTime) || 0; } catch (e) {}
+    var st = { mutations: 0, last: 0, mark: 0, obs: null, t0: t0, frames: 0, mutFrame: 0 };
+    st.obs = new win.MutationObserver(function (list) { st.mutations += list.length; st.last = Date.now(); st.mutFrame = st.frames; });
+    // Rendered frames since the last mutation: on a loaded machine timers and frames both run
+    // late, so quiet is also counted in frames, not only in milliseconds.
+    var tick = function () { st.frames++; if (held[arg.id] === st) win.requestAnimationFrame(tick); };
+    try { win.requestAnimationFrame(tick); } catch (e) {}
     try { st.obs.observe(win.document, { subtree: true, childList: true, attributes: true, characterData: true }); } catch (e) {}
     win.setTimeout(function () { if (held[arg.id] === st) { st.obs.disconnect(); delete held[arg.id]; } }, 60000);
     held[arg.id] = st;
@@ -146,7 +154,20 @@ export const QUIET_SOURCE = String.raw`(function quiet(win, arg) {
   var sts = [];
   (arg.ids || []).forEach(function (id) { if (held[id]) sts.push(held[id]); });
   if (!sts.length) return null;
-  var now = Date.now(), last = 0, m = 0;
+  var now = Date.now(), last = 0, m = 0, from = Infinity, framesQuiet = Infinity, rendering = false;
+  sts.forEach(function (s) { framesQuiet = Math.min(framesQuiet, s.frames - s.mutFrame); if (s.frames > 0) rendering = true; });
+  sts.forEach(function (s) { if (s.t0 < from) from = s.t0; });
+  var animating = 0;
+  try {
+    var list = win.document.getAnimations ? win.document.getAnimations() : [];
+    for (var i = 0; i < list.length && i < 500; i++) {
+      var a = list[i];
+      if (a.playState !== "running" && a.playState !== "pending") continue;
+      if (a.startTime !== null && a.startTime < from - 50) continue;
+      var end = a.effect && a.effect.getComputedTiming ? a.effect.getComputedTiming().endTime : Infinity;
+      if (typeof end === "number" && isFinite(end)) animating++;
+    }
+  } catch (e) {}
   sts.forEach(function (s) {
     if (!s.mark) s.mark = now;
     last = Math.max(last, s.mark, s.last);
@@ -154,5 +175,5 @@ export const QUIET_SOURCE = String.raw`(function quiet(win, arg) {
     if (s.mutations > m) m = s.mutations;
   });
   if (arg.finish) (arg.ids || []).forEach(function (id) { if (held[id]) { held[id].obs.disconnect(); delete held[id]; } });
-  return { quietFor: now - last, mutations: m };
+  return { quietFor: now - last, mutations: m, animating: animating, framesQuiet: rendering ? framesQuiet : -1 };
 })`;

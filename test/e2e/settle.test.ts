@@ -6,6 +6,17 @@ import { startFixtureServer } from "../support/fixture-server.ts";
 requireChromium();
 
 const site = startFixtureServer({
+  // Accordions: one opens through a CSS transition (the panel is clipped until it has grown),
+  // the other through JS timer steps (no transition, a style change every 16 ms).
+  "/accordion": `<!doctype html><title>Accordion</title>
+    <style>#css-panel { height: 0; overflow: hidden; transition: height 350ms ease } #css-panel.open { height: 60px }</style>
+    <button onclick="document.getElementById('css-panel').classList.add('open')">CSS section</button>
+    <div id=css-panel><div style="height:30px"></div><button>CSS panel action</button></div>
+    <button onclick="grow()">JS section</button>
+    <div id=js-panel style="height:0;overflow:hidden"><div style="height:30px"></div><button>JS panel action</button></div>
+    <script>
+      function grow() { const p = document.getElementById("js-panel"); let h = 0; const t = setInterval(() => { h += 3; p.style.height = h + "px"; if (h >= 60) clearInterval(t); }, 16); }
+    </script>`,
   "/confirm": `<!doctype html><title>Confirm</title><button onclick="if (confirm('Delete it?')) { document.getElementById('row').remove(); document.body.insertAdjacentHTML('beforeend', '<button>Undo delete</button>'); }">Delete</button><p id=row><button>Row item</button></p>`,
   "/outer": () => `<!doctype html><title>Outer</title><iframe src="${site.b}/inner"></iframe>`,
   "/inner": `<!doctype html><title>Inner</title><button onclick="this.textContent = 'Clicked inside'">Frame button</button>`,
@@ -84,7 +95,18 @@ describe("evidence tells what happened", () => {
 });
 
 describe("the reply shows the settled page", () => {
+  test("an accordion that opens through a CSS transition or JS timer steps is open in the reply", async () => {
+    await run(["open", `${site.a}/accordion`]);
+    for (const [header, action] of [["CSS section", "CSS panel action"], ["JS section", "JS panel action"]] as const) {
+      const r = await run(["click", await refOf(header)]);
+      expect(r.json.ok).toBe(true);
+      const added = ((r.json.diff as { added?: El[] } | undefined)?.added ?? []).map((e) => e.n);
+      expect(added).toContain(action);
+    }
+  });
+
   test("a same-document navigation is url_changed with the diff, without waiting for a load", async () => {
+    await run(["open", `${site.a}/same-doc`]);
     for (const [name, url] of [
       ["Section link", `${site.a}/same-doc#section`],
       ["Top link", `${site.a}/same-doc#`],

@@ -5,10 +5,16 @@ import { downloadByGuid, onDownloadChange } from "../net/downloads.ts";
 import { runInWorld } from "../world.ts";
 import type { TargetRecord } from "../targets.ts";
 
-/** DOM is "settled" after this long without mutations… */
-const DOM_QUIET_MS = 15;
+/**
+ * DOM is "settled" after this long without mutations and with no animation the action began
+ * still running: three frame intervals, so a JS-timer animation stepping once a frame (or
+ * every 13 ms, as jQuery does) is still moving, not quiet…
+ */
+const DOM_QUIET_MS = 50;
+/** Rendered frames without a mutation that also count as quiet (a starved renderer runs late). */
+const QUIET_FRAMES = 3;
 /** …but an endlessly animating page settles anyway after this. */
-const DOM_QUIET_MAX_MS = 400;
+const DOM_QUIET_MAX_MS = 1_000;
 /** Requests the action started get this long to finish before we observe anyway. */
 const NETWORK_MAX_MS = 3_000;
 
@@ -198,9 +204,13 @@ export class ActionWatch {
     const started = Date.now();
     for (;;) {
       const finish = Date.now() - started >= DOM_QUIET_MAX_MS;
-      const q = await runInWorld<{ quietFor: number; mutations: number } | null>(session, frameId, QUIET_SOURCE, { op: "poll", ids, finish }).catch(() => null);
-      if (!q || finish || this.effects.dialog || this.effects.navigation || q.quietFor >= DOM_QUIET_MS) return q;
-      await Bun.sleep(Math.max(5, Math.min(DOM_QUIET_MS - q.quietFor, DOM_QUIET_MAX_MS - (Date.now() - started))));
+      const q = await runInWorld<{ quietFor: number; mutations: number; animating?: number; framesQuiet?: number } | null>(session, frameId, QUIET_SOURCE, { op: "poll", ids, finish }).catch(() => null);
+      // Quiet: long enough, for three rendered frames (unless the page renders none), and no animation the action began.
+      const framesOk = q?.framesQuiet === undefined || q.framesQuiet < 0 || q.framesQuiet >= QUIET_FRAMES;
+      if (!q || finish || this.effects.dialog || this.effects.navigation || (q.quietFor >= DOM_QUIET_MS && framesOk && !q.animating)) return q;
+      // While an animation runs, look again about once a frame; else when the quiet period could end.
+      const wait = q.quietFor >= DOM_QUIET_MS ? 20 : DOM_QUIET_MS - q.quietFor;
+      await Bun.sleep(Math.max(5, Math.min(wait, DOM_QUIET_MAX_MS - (Date.now() - started))));
     }
   }
 
