@@ -1,5 +1,6 @@
 import type { Protocol } from "devtools-protocol";
 import { CdpConnection } from "../cdp/connection.ts";
+import { outsideCallScope } from "../cdp/scope.ts";
 import { attachToTarget, type CdpSession } from "../cdp/session.ts";
 import { BpError } from "../shared/errors.ts";
 import { JanitorClient } from "./janitor-client.ts";
@@ -107,7 +108,8 @@ export class BrowserConnection {
   /** Flat session to a target, attached once and shared by later commands. */
   session(rec: TargetRecord): Promise<CdpSession> {
     if (!rec.session) {
-      const attach = attachToTarget(this.cdp, rec.targetId).then(async (s) => {
+      // Shared by every later command, so no one command's deadline or cancellation may cut it short.
+      const attach = outsideCallScope(() => attachToTarget(this.cdp, rec.targetId)).then(async (s) => {
         // Dialogs are never answered for the agent: they stay pending until 'bp dialog'.
         s.on("Page.javascriptDialogOpening", (p) => {
           rec.dialog = { id: dialogId(), type: p.type, message: p.message, defaultPrompt: p.defaultPrompt ?? "", url: p.url, openedAt: new Date().toISOString() };
@@ -118,8 +120,8 @@ export class BrowserConnection {
         // Focus emulation keeps the page visible, rendering and un-throttled while it is a
         // background tab or an occluded window, without taking the person's focus: hidden
         // pages drop cross-origin frame clicks, hover, drag, transitions and screenshots.
-        await Promise.all([s.send("Page.enable"), s.send("Page.setLifecycleEventsEnabled", { enabled: true }), s.send("Emulation.setFocusEmulationEnabled", { enabled: true })]);
-        await this.onSession?.(rec, s);
+        await outsideCallScope(() => Promise.all([s.send("Page.enable"), s.send("Page.setLifecycleEventsEnabled", { enabled: true }), s.send("Emulation.setFocusEmulationEnabled", { enabled: true })]));
+        await outsideCallScope(async () => this.onSession?.(rec, s));
         return s;
       });
       attach.catch(() => {

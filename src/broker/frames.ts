@@ -1,3 +1,4 @@
+import { outsideCallScope } from "../cdp/scope.ts";
 import { CdpSession } from "../cdp/session.ts";
 
 /**
@@ -12,7 +13,8 @@ export class FrameSessions {
 
   /** Starts auto-attach once per tab session (and in every child, for nested frames). */
   ensure(): Promise<void> {
-    this.ready ??= this.enable(this.root);
+    // Shared by every later command: no one command's deadline may cut it short.
+    this.ready ??= outsideCallScope(() => this.enable(this.root));
     return this.ready;
   }
 

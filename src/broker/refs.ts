@@ -10,6 +10,8 @@ export interface RefBinding {
   framePath: string;
   /** Top-left of the frame's content in top-level viewport px (for out-of-process frames). */
   offset: { x: number; y: number };
+  /** The page runtime's token of that document: a ref used in another document is caught page-side. */
+  doc?: string;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../cdp/session.ts";
+import { INSTALL_AND_RUN, RUN, type PageReply, type PageStep } from "../page/runtime.ts";
 import { BpError } from "../shared/errors.ts";
 
 /** Our isolated world: the page cannot see or change it, and it dies with its document. */
@@ -98,4 +99,39 @@ export async function objectInWorld(session: CdpSession, frameId: string, source
   )) as Protocol.Runtime.CallFunctionOnResponse;
   if (res.exceptionDetails || res.result.subtype === "null" || res.result.type === "undefined") return undefined;
   return res.result.objectId;
+}
+
+/** Execution contexts (per session) that hold the page runtime already. */
+const installed = new WeakMap<CdpSession, Set<number>>();
+
+/**
+ * Runs steps of the page runtime in one frame's world, in one round trip: the runtime's
+ * source goes along only the first time a world is used, later calls name the functions.
+ * With `doc`, nothing runs in another document (the reply says `otherDocument`).
+ */
+export async function callPage(session: CdpSession, frameId: string, steps: PageStep[], opts: { doc?: string; userGesture?: boolean } = {}): Promise<PageReply> {
+  let byCtx = installed.get(session);
+  if (!byCtx) installed.set(session, (byCtx = new Set()));
+  const known = byCtx;
+  const call = { steps, ...(opts.doc ? { doc: opts.doc } : {}) };
+  const send = async (contextId: number, install: boolean): Promise<Protocol.Runtime.CallFunctionOnResponse> =>
+    session.send("Runtime.callFunctionOn", {
+      functionDeclaration: install ? INSTALL_AND_RUN : RUN,
+      executionContextId: contextId,
+      arguments: [{ value: call }],
+      returnByValue: true,
+      awaitPromise: true,
+      ...(opts.userGesture ? { userGesture: true } : {}),
+    });
+  const res = (await callInWorld(session, frameId, {}, async (contextId) => {
+    let r = await send(contextId, !known.has(contextId));
+    if (!r.exceptionDetails && (r.result.value as { missing?: boolean } | undefined)?.missing) r = await send(contextId, true);
+    if (!r.exceptionDetails) known.add(contextId);
+    return r;
+  })) as Protocol.Runtime.CallFunctionOnResponse;
+  if (res.exceptionDetails) {
+    const text = res.exceptionDetails.exception?.description ?? res.exceptionDetails.text;
+    throw new BpError("internal_error", `Page script failed: ${text.split("\n")[0]?.slice(0, 300) ?? "error"}`, { context: { frameId: "redacted" } });
+  }
+  return res.result.value as PageReply;
 }

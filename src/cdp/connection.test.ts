@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { FakeCdpServer, VERSION, delay } from "./_fake-cdp-server.ts";
 import { CdpConnection } from "./connection.ts";
 import { CdpAbortedError, CdpClosedError, CdpError, CdpTimeoutError } from "./errors.ts";
+import { outsideCallScope, withCallScope } from "./scope.ts";
 import { connectWebSocket } from "./transport.ts";
 
 let server: FakeCdpServer;
@@ -83,6 +84,23 @@ describe("CdpConnection calls", () => {
     server.route("Browser.getVersion", () => "no-reply");
     await expect(quick.send("Browser.getVersion")).rejects.toBeInstanceOf(CdpTimeoutError);
     quick.close();
+  });
+
+  test("a call made inside a command's scope stops at that command's deadline and cancellation", async () => {
+    const patient = new CdpConnection(await connectWebSocket(server.url), { defaultTimeoutMs: 30_000 });
+    server.route("Browser.getVersion", () => "no-reply");
+    const started = performance.now();
+    const expired = await withCallScope({ deadline: Date.now() + 40, signal: new AbortController().signal }, () => patient.send("Browser.getVersion")).catch((e: unknown) => e);
+    expect(expired).toBeInstanceOf(CdpTimeoutError);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    const cancel = new AbortController();
+    const pending = withCallScope({ deadline: Date.now() + 30_000, signal: cancel.signal }, () => patient.send("Browser.getVersion"));
+    cancel.abort("cancel");
+    expect(await pending.catch((e: unknown) => e)).toBeInstanceOf(CdpAbortedError);
+    // Shared work opts out: it keeps the connection's own deadline.
+    const shared = withCallScope({ deadline: Date.now() + 1, signal: cancel.signal }, () => outsideCallScope(() => conn.send("Target.attachToTarget", { targetId: "t", flatten: true })));
+    expect(await shared).toBeDefined();
+    patient.close();
   });
 
   test("replies with unknown ids and unparsable frames are ignored", async () => {

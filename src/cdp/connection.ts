@@ -1,6 +1,7 @@
 import { CallbackRegistry } from "./callbacks.ts";
 import { CdpAbortedError, CdpClosedError, CdpError, CdpSessionClosedError, withCallSite } from "./errors.ts";
 import { startKeepalive as runKeepalive } from "./keepalive.ts";
+import { currentCallScope } from "./scope.ts";
 import type { Transport } from "./transport.ts";
 import {
   trustWire,
@@ -86,7 +87,11 @@ export class CdpConnection {
     options: SendOptions = {},
   ): Promise<CommandResult<M>> {
     const origin = new CdpError(method);
-    const { sessionId, signal } = options;
+    // Calls made for a command inherit its deadline and cancel signal unless told otherwise.
+    const scope = currentCallScope();
+    const { sessionId } = options;
+    const signal = options.signal ?? scope?.signal;
+    const timeoutMs = options.timeoutMs ?? (scope ? Math.max(1, scope.deadline - Date.now()) : undefined);
     if (this.#closeReason !== undefined) {
       return Promise.reject(withCallSite(new CdpClosedError(method, this.#closeReason, false), origin));
     }
@@ -102,7 +107,7 @@ export class CdpConnection {
       method,
       sessionId,
       origin,
-      timeoutMs: clampTimeout(options.timeoutMs, this.#defaultTimeoutMs),
+      timeoutMs: clampTimeout(timeoutMs, this.#defaultTimeoutMs),
       keepProcessAlive: options.keepProcessAlive ?? true,
       signal,
     });

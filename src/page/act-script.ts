@@ -8,6 +8,7 @@
  *  - "probe": scroll into view (unless arg.noScroll), then prove the element can take a pointer event: laid out,
  *    visible, enabled, and the topmost element at sampled points (else name the obstruction).
  *  - "state": the observable state an action may change (checked, value length, focus, …).
+ *  - "hovered": whether the element is under the pointer now.
  */
 export const ACT_SOURCE = String.raw`(function act(win, el, arg) {
   var doc = win.document;
@@ -89,6 +90,7 @@ export const ACT_SOURCE = String.raw`(function act(win, el, arg) {
     return s;
   }
   if (arg.op === "state") return state();
+  if (arg.op === "hovered") { try { return !!el && el.matches(":hover"); } catch (e) { return false; } }
   if (!el || !el.isConnected) return { ok: false, reason: "detached" };
   if (!arg.noScroll) try { el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" }); } catch (e) {}
   var view = el.ownerDocument.defaultView || win;
@@ -127,8 +129,9 @@ export const ACT_SOURCE = String.raw`(function act(win, el, arg) {
 /**
  * DOM-quiet detection around an action. "install" (before dispatch) starts a mutation
  * observer kept on our world's window under `arg.id`. "poll" (after dispatch) reports how
- * long the DOM has been quiet, counted from the first poll so a long dispatch (a drag, a key
- * sequence) cannot use up the quiet period; with `finish` it also disconnects. The broker
+ * long the DOM has been quiet, counted from the first poll (less `arg.after`, the time the
+ * broker already waited since the dispatch ended) so a long dispatch (a drag, a key sequence)
+ * cannot use up the quiet period; with `finish` it also disconnects. The broker
  * does the waiting between polls: page timers are throttled in background tabs (to one per
  * second or worse), and agents work in background tabs. An observer nobody polls
  * disconnects itself after a minute. "poll" also counts the animations (CSS transitions, CSS
@@ -169,7 +172,7 @@ export const QUIET_SOURCE = String.raw`(function quiet(win, arg) {
     }
   } catch (e) {}
   sts.forEach(function (s) {
-    if (!s.mark) s.mark = now;
+    if (!s.mark) s.mark = now - (arg.after > 0 ? arg.after : 0);
     last = Math.max(last, s.mark, s.last);
     // The earliest observer saw every mutation the later ones did.
     if (s.mutations > m) m = s.mutations;

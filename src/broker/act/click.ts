@@ -1,13 +1,11 @@
-import { BpError } from "../../shared/errors.ts";
-import { observeLocked } from "../observe/snapshot.ts";
-import { selectedTab } from "../context/tabs.ts";
-import type { CallContext } from "../context/types.ts";
-import { resolveRef } from "../observe/resolve-ref.ts";
-import { clickStatus, pageEffects, stateEffects } from "./evidence.ts";
-import { actOnRef, dispatchClick, probeForPointer, type ElementState } from "./pointer.ts";
-import { finishAction } from "./result.ts";
-import { ActionWatch } from "./watch.ts";
+import { BpError, invalidArgument } from "../../shared/errors.ts";
+import type { CdpSession } from "../../cdp/session.ts";
+import type { Selected } from "../context/tabs.ts";
+import { arg } from "../context/types.ts";
 import { runInWorld } from "../world.ts";
+import { clickStatus, pageEffects, stateEffects } from "./evidence.ts";
+import { defineAction } from "./pipeline.ts";
+import { checkProbe, dispatchClick, probeStep, type ElementState, type Probe } from "./pointer.ts";
 
 export interface ClickArgs {
   ref?: number;
@@ -18,62 +16,66 @@ export interface ClickArgs {
   full: boolean;
 }
 
-export async function click(ctx: CallContext, args: ClickArgs): Promise<Record<string, unknown>> {
-  const sel = selectedTab(ctx);
-  const { browser, rec } = sel;
-  return ctx.broker.exclusive(rec.targetId, async () => {
-    const session = await browser.session(rec);
-    let x: number;
-    let y: number;
-    let before: ElementState | undefined;
-    let target: Record<string, unknown> | undefined;
-    let hidden: boolean | undefined;
-    const resolved = args.ref !== undefined ? await resolveRef(sel, args.ref) : undefined;
-    if (resolved) {
-      const probe = await probeForPointer(resolved);
-      ({ x, y } = probe);
-      before = probe.state;
-      target = probe.target;
-      hidden = probe.hidden;
-    } else {
-      [x, y] = parseXy(args.xy ?? "");
-      // Say what is under the point, so a coordinate click is not a blind one.
-      const mainFrame = (await session.send("Page.getFrameTree")).frameTree.frame.id;
-      const hit = await runInWorld<{ tagName: string; id?: string; role?: string; name?: string; ref?: number } | null>(session, mainFrame, HIT_SOURCE, { x, y }).catch(() => null);
-      if (hit) {
-        const { ref, ...rest } = hit;
-        const obs = sel.agent.observations.get(rec.targetId);
-        target = { ...rest, ...(ref !== undefined && obs?.refs.get(ref)?.frameId === mainFrame ? { ref } : {}) };
-      }
-    }
-    const watch = await ActionWatch.start(browser, rec, session);
-    try {
-      await watch.armQuiet(resolved?.binding);
-      const dispatched = dispatchClick(session, x, y, args.right ? "right" : "left", args.double ? 2 : 1, hidden);
-      dispatched.catch(() => undefined);
-      await Promise.race([dispatched, watch.dialogOpened]);
-      await watch.settle(ctx.deadline);
-    } finally {
-      await watch.stop();
-    }
-    let after: ElementState | undefined;
-    if (resolved && !watch.effects.navigation && !watch.effects.dialog) {
-      after = await actOnRef<ElementState>(resolved, { op: "state" }).catch(() => undefined);
-    }
-    const effects = [...stateEffects(before, after), ...pageEffects(watch.effects)];
-    const verdict = resolved ? clickStatus(before?.kind, effects) : { status: effects.length > 0 ? ("verified" as const) : ("unavailable" as const), reason: "coordinate_target" };
-    const evidence: Record<string, unknown> = {
+interface Clicked {
+  x: number;
+  y: number;
+  probe: Probe | undefined;
+  /** What a coordinate click landed on. */
+  hit: Record<string, unknown> | undefined;
+}
+
+/**
+ * `bp click <ref>|--xy x,y`: a real pointer click after the probe proved it lands on the
+ * element; evidence compares the element's state before and after and the page's effects.
+ */
+export const click = defineAction<ClickArgs, Clicked>({
+  args(ctx) {
+    const ref = arg<number | undefined>(ctx, "ref");
+    const xy = arg<string | undefined>(ctx, "xy");
+    if ((ref === undefined) === (xy === undefined)) throw new BpError("invalid_argument", "Give exactly one of a ref or --xy.", { context: { field: "ref" } });
+    if (arg<boolean>(ctx, "double") && arg<boolean>(ctx, "right")) throw new BpError("invalid_argument", "--double and --right cannot be combined.", { context: { field: "button" } });
+    return { ...(ref !== undefined ? { ref } : {}), ...(xy !== undefined ? { xy } : {}), double: arg(ctx, "double"), right: arg(ctx, "right"), limit: arg(ctx, "limit"), full: arg(ctx, "full") };
+  },
+  observe: (a) => ({ limit: a.limit, full: a.full }),
+  locate: (a) => (a.ref !== undefined ? { ref: a.ref, steps: [probeStep()] } : undefined),
+  armQuiet: true,
+  async dispatch({ sel, args, target, top, watch }) {
+    const probe = target ? checkProbe(target, target.results[0] as Probe) : undefined;
+    const [x, y] = probe ? [probe.x, probe.y] : parseXy(args.xy ?? "");
+    // Say what is under the point, so a coordinate click is not a blind one.
+    const hit = probe ? undefined : await pointTarget(sel, top, x, y);
+    const sent = dispatchClick(top, x, y, args.right ? "right" : "left", args.double ? 2 : 1, probe?.hidden);
+    sent.catch(() => undefined);
+    await Promise.race([sent, watch.dialogOpened]);
+    return { x, y, probe, hit };
+  },
+  readback: ({ args }) => (args.ref !== undefined ? [{ fn: "act", ref: args.ref, arg: { op: "state" } }] : []),
+  evidence({ target, watch }, { x, y, probe, hit }, [after]) {
+    const before = probe?.state;
+    const afterState = after as ElementState | undefined;
+    const effects = [...stateEffects(before, afterState), ...pageEffects(watch.effects)];
+    const verdict = target ? clickStatus(before?.kind, effects) : { status: effects.length > 0 ? ("verified" as const) : ("unavailable" as const), reason: "coordinate_target" };
+    return {
       action: "click",
       ...verdict,
-      kind: resolved ? (before?.kind ?? "other") : "coordinates",
+      kind: target ? (before?.kind ?? "other") : "coordinates",
       effects,
-      ...(target ? { target } : {}),
+      ...(probe?.target ? { target: probe.target } : hit ? { target: hit } : {}),
       point: { x: Math.round(x), y: Math.round(y) },
-      ...(after?.checked !== undefined ? { checked: after.checked } : {}),
-      ...(after?.focused !== undefined ? { focused: after.focused } : {}),
+      ...(afterState?.checked !== undefined ? { checked: afterState.checked } : {}),
+      ...(afterState?.focused !== undefined ? { focused: afterState.focused } : {}),
     };
-    return finishAction(ctx, sel, evidence, watch.effects, { limit: args.limit, full: args.full }, observeLocked);
-  });
+  },
+});
+
+/** The element at a viewport point of the main frame, with its ref when the agent was shown it there. */
+async function pointTarget(sel: Selected, top: CdpSession, x: number, y: number): Promise<Record<string, unknown> | undefined> {
+  const mainFrame = sel.rec.targetId;
+  const hit = await runInWorld<{ tagName: string; id?: string; role?: string; name?: string; ref?: number } | null>(top, mainFrame, HIT_SOURCE, { x, y }).catch(() => null);
+  if (!hit) return undefined;
+  const { ref, ...rest } = hit;
+  const obs = sel.agent.observations.get(sel.rec.targetId);
+  return { ...rest, ...(ref !== undefined && obs?.refs.get(ref)?.frameId === mainFrame ? { ref } : {}) };
 }
 
 /**
@@ -104,6 +106,6 @@ const HIT_SOURCE = `function (win, p) {
 
 function parseXy(text: string): [number, number] {
   const m = /^\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*$/.exec(text);
-  if (!m) throw new BpError("invalid_argument", "--xy takes 'x,y' in viewport CSS px.", { context: { field: "xy" } });
+  if (!m) throw invalidArgument("xy", "--xy takes 'x,y' in viewport CSS px.");
   return [Number(m[1]), Number(m[2])];
 }

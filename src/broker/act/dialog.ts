@@ -1,9 +1,15 @@
-import type { Selected } from "../context/tabs.ts";
-import type { CallContext } from "../context/types.ts";
-import { observeLocked } from "../observe/snapshot.ts";
+import { BpError } from "../../shared/errors.ts";
+import { resolveTab, takeControl } from "../context/tabs.ts";
+import { arg, type CallContext } from "../context/types.ts";
 import { pageEffects } from "./evidence.ts";
-import { finishAction } from "./result.ts";
-import { ActionWatch } from "./watch.ts";
+import { defineAction } from "./pipeline.ts";
+
+/** Dialogs of tabs this agent controls; other agents' dialogs are invisible to it. */
+export function ownDialogs(ctx: CallContext) {
+  const browser = ctx.broker.requireBrowser();
+  const agent = ctx.agent();
+  return [...browser.targets.byId.values()].filter((t) => t.dialog && t.controller === agent.key).map((t) => ({ rec: t, id: agent.idFor(t.targetId, browser.generation) }));
+}
 
 export interface DialogAnswer {
   id: string;
@@ -14,28 +20,44 @@ export interface DialogAnswer {
 }
 
 /**
- * Answers a pending dialog like an action: what the page did after the answer (a navigation,
- * requests, a changed page, the next dialog) comes back as evidence and a diff. The page is
- * blocked until the answer, so no DOM watcher can be armed before it; a change the page makes
- * right after shows in the diff, and counts as dom_changed.
+ * `bp dialog <id> --accept|--dismiss [--prompt text]`: answers a pending dialog like an
+ * action: what the page did after the answer (a navigation, requests, a changed page, the
+ * next dialog) comes back as evidence and a diff. The page is blocked until the answer, so no
+ * DOM watcher can be armed before it; a change the page makes right after shows in the diff,
+ * and counts as dom_changed. The answer is not queued behind the tab's other commands (one of
+ * them may be waiting on this very dialog); its observation is.
  */
-export async function answerDialog(ctx: CallContext, sel: Selected, a: DialogAnswer): Promise<Record<string, unknown>> {
-  const { browser, rec } = sel;
-  const session = await browser.session(rec);
-  const type = rec.dialog?.type ?? "dialog";
-  // Subscribed before the answer goes out, so what the page does next is seen.
-  const watch = await ActionWatch.start(browser, rec, session, { blocked: true });
-  try {
-    await session.send("Page.handleJavaScriptDialog", { accept: a.accept, ...(a.prompt !== undefined ? { promptText: a.prompt } : {}) });
-    delete rec.dialog;
+export const answerDialog = defineAction<DialogAnswer, string>({
+  queue: false,
+  blocked: true,
+  args(ctx) {
+    const accept = arg<boolean>(ctx, "accept");
+    const dismiss = arg<boolean>(ctx, "dismiss");
+    if (accept === dismiss) throw new BpError("invalid_argument", "Give exactly one of --accept or --dismiss.", { context: { field: "accept" } });
+    const prompt = arg<string | undefined>(ctx, "prompt");
+    return { id: arg<string>(ctx, "id"), accept, ...(prompt !== undefined ? { prompt } : {}), limit: arg(ctx, "limit"), full: arg(ctx, "full") };
+  },
+  tab(ctx, a) {
+    const hit = ownDialogs(ctx).find(({ rec }) => rec.dialog?.id === a.id);
+    if (!hit) throw new BpError("invalid_argument", "Dialog is not pending.", { context: { field: "id" } });
+    const sel = resolveTab(ctx, hit.id);
+    takeControl(ctx, sel);
+    return sel;
+  },
+  observe: (a) => ({ limit: a.limit, full: a.full }),
+  async dispatch({ ctx, args, top, sel, watch }) {
+    const type = sel.rec.dialog?.type ?? "dialog";
+    await top.send("Page.handleJavaScriptDialog", { accept: args.accept, ...(args.prompt !== undefined ? { promptText: args.prompt } : {}) });
+    delete sel.rec.dialog;
     await watch.settle(ctx.deadline);
-  } finally {
-    await watch.stop();
-  }
-  const effects = pageEffects(watch.effects);
-  const evidence: Record<string, unknown> = { action: "dialog", status: "verified", kind: type, answer: a.accept ? "accept" : "dismiss", effects };
-  const out = await ctx.broker.exclusive(rec.targetId, () => finishAction(ctx, sel, evidence, watch.effects, { limit: a.limit, full: a.full }, observeLocked));
-  const diff = out.diff as { added?: unknown[]; removed?: unknown[]; changed?: unknown[] } | undefined;
-  if (diff && !effects.includes("dom_changed") && ((diff.added?.length ?? 0) > 0 || (diff.removed?.length ?? 0) > 0 || (diff.changed?.length ?? 0) > 0)) effects.push("dom_changed");
-  return { id: a.id, action: a.accept ? "accept" : "dismiss", ...out };
-}
+    return type;
+  },
+  settled: true,
+  evidence: ({ args, watch }, type) => ({ action: "dialog", status: "verified", kind: type, answer: args.accept ? "accept" : "dismiss", effects: pageEffects(watch.effects) }),
+  shape(out, { args }) {
+    const diff = out.diff as { added?: unknown[]; removed?: unknown[]; changed?: unknown[] } | undefined;
+    const effects = (out.evidence as { effects?: string[] } | undefined)?.effects;
+    if (diff && effects && !effects.includes("dom_changed") && ((diff.added?.length ?? 0) > 0 || (diff.removed?.length ?? 0) > 0 || (diff.changed?.length ?? 0) > 0)) effects.push("dom_changed");
+    return { id: args.id, action: args.accept ? "accept" : "dismiss", ...out };
+  },
+});

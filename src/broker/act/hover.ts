@@ -1,45 +1,35 @@
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../../cdp/session.ts";
 import { BpError } from "../../shared/errors.ts";
-import { observeLocked } from "../observe/snapshot.ts";
-import { selectedTab } from "../context/tabs.ts";
-import type { CallContext } from "../context/types.ts";
+import { arg } from "../context/types.ts";
 import { resolveRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { evidenceStatus, pageEffects, stateEffects } from "./evidence.ts";
-import { callOnRef, frameOfRef, callInFrame } from "./frame-call.ts";
-import { moveMouse, actOnRef, probeForPointer, type ElementState, type Probe } from "./pointer.ts";
-import { finishAction } from "./result.ts";
-import { ActionWatch } from "./watch.ts";
-
-const HOVERED = `(function (win, el) { try { return !!el && el.matches(":hover"); } catch (e) { return false; } })`;
+import { callInFrame, frameOfRef } from "./frame-call.ts";
+import { defineAction } from "./pipeline.ts";
+import { checkProbe, moveMouse, probeForPointer, probeStep, type ElementState, type Probe } from "./pointer.ts";
+import type { ActionWatch } from "./watch.ts";
 
 /** `bp hover <ref>`: moves the pointer onto the element after the same probe a click gets. */
-export async function hover(ctx: CallContext, args: { ref: number; limit: number; full: boolean }): Promise<Record<string, unknown>> {
-  const sel = selectedTab(ctx);
-  return ctx.broker.exclusive(sel.rec.targetId, async () => {
-    const top = await sel.browser.session(sel.rec);
-    const resolved = await resolveRef(sel, args.ref);
-    const probe = await probeForPointer(resolved, { requireEnabled: false });
-    const watch = await ActionWatch.start(sel.browser, sel.rec, top);
-    let after: ElementState | undefined;
-    let hovered = false;
-    try {
-      await watch.armQuiet(resolved.binding);
-      await Promise.race([moveMouse(top, probe.x, probe.y, probe.hidden), watch.dialogOpened]);
-      await watch.settle(ctx.deadline);
-      if (!watch.effects.dialog && !watch.effects.navigation) {
-        after = await actOnRef<ElementState>(resolved, { op: "state" }).catch(() => undefined);
-        hovered = await callOnRef<boolean>(resolved, HOVERED, {}).catch(() => false);
-      }
-    } finally {
-      await watch.stop();
-    }
-    const effects = [...stateEffects(probe.state, after), ...pageEffects(watch.effects)];
-    const verdict = hovered ? { status: "verified" as const } : evidenceStatus(effects);
-    const evidence = { action: "hover", ...verdict, hovered, effects, target: probe.target, point: { x: Math.round(probe.x), y: Math.round(probe.y) } };
-    return finishAction(ctx, sel, evidence, watch.effects, { limit: args.limit, full: args.full }, observeLocked);
-  });
-}
+export const hover = defineAction<{ ref: number; limit: number; full: boolean }, Probe>({
+  args: (ctx) => ({ ref: arg(ctx, "ref"), limit: arg(ctx, "limit"), full: arg(ctx, "full") }),
+  observe: (a) => ({ limit: a.limit, full: a.full }),
+  locate: (a) => ({ ref: a.ref, steps: [probeStep({ requireEnabled: false })] }),
+  armQuiet: true,
+  async dispatch({ target, top, watch }) {
+    const probe = checkProbe(target as ResolvedRef, (target as ResolvedRef).results[0] as Probe);
+    await Promise.race([moveMouse(top, probe.x, probe.y, probe.hidden), watch.dialogOpened]);
+    return probe;
+  },
+  readback: ({ args }) => [
+    { fn: "act", ref: args.ref, arg: { op: "state" } },
+    { fn: "act", ref: args.ref, arg: { op: "hovered" } },
+  ],
+  evidence({ watch }, probe, [after, hovered]) {
+    const effects = [...stateEffects(probe.state, after as ElementState | undefined), ...pageEffects(watch.effects)];
+    const verdict = hovered === true ? { status: "verified" as const } : evidenceStatus(effects);
+    return { action: "hover", ...verdict, hovered: hovered === true, effects, target: probe.target, point: { x: Math.round(probe.x), y: Math.round(probe.y) } };
+  },
+});
 
 /** Probes both ends so that both are on screen at once: the source centred, else the target centred. */
 async function probeBoth(from: ResolvedRef, to: ResolvedRef): Promise<[Probe, Probe]> {
@@ -76,15 +66,14 @@ const DRAG_LISTEN = `(function (win, el, arg) {
  * page starts an HTML5 drag, Chrome's drag is intercepted and replayed as drag events (a
  * synthetic pointer cannot drive the OS drag loop), ending with a drop on the target.
  */
-export async function drag(ctx: CallContext, args: { from: number; to: number; limit: number; full: boolean }): Promise<Record<string, unknown>> {
-  const sel = selectedTab(ctx);
-  return ctx.broker.exclusive(sel.rec.targetId, async () => {
-    const top = await sel.browser.session(sel.rec);
+export const drag = defineAction<{ from: number; to: number; limit: number; full: boolean }, Record<string, unknown>>({
+  args: (ctx) => ({ from: arg(ctx, "from"), to: arg(ctx, "to"), limit: arg(ctx, "limit"), full: arg(ctx, "full") }),
+  observe: (a) => ({ limit: a.limit, full: a.full }),
+  async dispatch({ ctx, sel, args, top, watch }) {
     const from = await resolveRef(sel, args.from);
     const to = await resolveRef(sel, args.to);
     const [a, b] = await probeBoth(from, to);
     const frame = frameOfRef(from);
-    const watch = await ActionWatch.start(sel.browser, sel.rec, top);
     let html5 = false;
     try {
       await callInFrame(frame, DRAG_LISTEN, { op: "arm" });
@@ -95,10 +84,9 @@ export async function drag(ctx: CallContext, args: { from: number; to: number; l
       await watch.settle(ctx.deadline);
     } finally {
       await top.send("Input.setInterceptDrags", { enabled: false }).catch(() => undefined);
-      await watch.stop();
     }
     const effects = pageEffects(watch.effects);
-    const evidence = {
+    return {
       action: "drag",
       ...evidenceStatus(effects),
       kind: html5 ? "html5" : "pointer",
@@ -107,9 +95,10 @@ export async function drag(ctx: CallContext, args: { from: number; to: number; l
       to: b.target,
       points: [{ x: Math.round(a.x), y: Math.round(a.y) }, { x: Math.round(b.x), y: Math.round(b.y) }],
     };
-    return finishAction(ctx, sel, evidence, watch.effects, { limit: args.limit, full: args.full }, observeLocked);
-  });
-}
+  },
+  settled: true,
+  evidence: (_run, sent) => sent,
+});
 
 async function pointerDrag(top: CdpSession, a: Probe, b: Probe, watch: ActionWatch, started: () => Promise<boolean>): Promise<void> {
   const mouse = (type: "mouseMoved" | "mousePressed" | "mouseReleased", x: number, y: number, buttons: number) =>

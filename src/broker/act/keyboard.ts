@@ -1,9 +1,7 @@
 import type { CdpSession } from "../../cdp/session.ts";
 import { EDIT_SOURCE } from "../../page/act-edit.ts";
-import { observeLocked } from "../observe/snapshot.ts";
-import { selectedTab } from "../context/tabs.ts";
-import type { CallContext } from "../context/types.ts";
-import { objectInWorld } from "../world.ts";
+import { arg } from "../context/types.ts";
+import { callPage, objectInWorld } from "../world.ts";
 import type { TargetRecord } from "../targets.ts";
 import { evidenceStatus, pageEffects, stateEffects } from "./evidence.ts";
 import { callInFrame, type FrameRef } from "./frame-call.ts";
@@ -11,9 +9,8 @@ import { inputEvidence, type Prepared } from "./input-evidence.ts";
 import { parseCombo, pressCombo, typeChar } from "./keys.ts";
 import { CompositePin } from "./pin.ts";
 import type { ElementState } from "./pointer.ts";
-import { finishAction } from "./result.ts";
+import { defineAction } from "./pipeline.ts";
 import { mergeEffects } from "./type.ts";
-import { ActionWatch } from "./watch.ts";
 
 export interface KeyboardArgs {
   text: string;
@@ -42,8 +39,8 @@ const FOCUSED_FRAME = `function (win) {
  * a cross-origin iframe its element lives in that frame's own session.
  */
 async function focusedFrame(rec: TargetRecord, session: CdpSession): Promise<FrameRef> {
-  const { frameTree } = await session.send("Page.getFrameTree");
-  let frame: FrameRef = { session, frameId: frameTree.frame.id, offset: { x: 0, y: 0 } };
+  // A page target's main frame id is its target id.
+  let frame: FrameRef = { session, frameId: rec.targetId, offset: { x: 0, y: 0 } };
   for (let depth = 0; depth < 8; depth++) {
     const objectId = await objectInWorld(frame.session, frame.frameId, FOCUSED_FRAME, null).catch(() => undefined);
     if (!objectId) return frame;
@@ -64,13 +61,14 @@ const selectAllCombo = () => parseCombo(process.platform === "darwin" ? "Meta+a"
  * editors and widgets that ignore inserted text). The focused element and page are pinned
  * and re-checked before every key; a change stops the sequence there.
  */
-export async function keyboard(ctx: CallContext, args: KeyboardArgs): Promise<Record<string, unknown>> {
-  const sel = selectedTab(ctx);
-  return ctx.broker.exclusive(sel.rec.targetId, async () => {
-    const top = await sel.browser.session(sel.rec);
+export const keyboard = defineAction<KeyboardArgs, Record<string, unknown>>({
+  args: (ctx) => ({ text: arg(ctx, "text"), clear: arg(ctx, "clear"), submit: arg(ctx, "submit"), ...(arg<number | undefined>(ctx, "delay") !== undefined ? { delay: arg<number>(ctx, "delay") } : {}), limit: arg(ctx, "limit"), full: arg(ctx, "full") }),
+  observe: (a) => ({ limit: a.limit, full: a.full }),
+  settled: true,
+  evidence: (_run, sent) => sent,
+  async dispatch({ ctx, sel, args, top, watch }) {
     const frame = await focusedFrame(sel.rec, top);
     const token = crypto.randomUUID();
-    const watch = await ActionWatch.start(sel.browser, sel.rec, top);
     let pin: CompositePin | undefined;
     let evidence: Record<string, unknown> | undefined;
     try {
@@ -97,11 +95,10 @@ export async function keyboard(ctx: CallContext, args: KeyboardArgs): Promise<Re
       }
     } finally {
       pin?.dispose();
-      await watch.stop();
     }
-    return finishAction(ctx, sel, evidence ?? {}, watch.effects, { limit: args.limit, full: args.full }, observeLocked);
-  });
-}
+    return evidence;
+  },
+});
 
 interface FocusState {
   ok: boolean;
@@ -116,29 +113,42 @@ interface FocusState {
  * the focused element's value length, selection and control state before and after, plus
  * page-level effects (navigation, dialogs, popups, DOM changes).
  */
-export async function press(ctx: CallContext, args: { key: string; limit: number; full: boolean }): Promise<Record<string, unknown>> {
-  const combo = parseCombo(args.key);
-  const sel = selectedTab(ctx);
-  return ctx.broker.exclusive(sel.rec.targetId, async () => {
-    const top = await sel.browser.session(sel.rec);
+interface Pressed {
+  combo: ReturnType<typeof parseCombo>;
+  before: Prepared;
+  frame: FrameRef;
+  token: string;
+  after?: FocusState | undefined;
+}
+
+export const press = defineAction<{ key: string; limit: number; full: boolean }, Pressed>({
+  args: (ctx) => ({ key: arg(ctx, "key"), limit: arg(ctx, "limit"), full: arg(ctx, "full") }),
+  observe: (a) => ({ limit: a.limit, full: a.full }),
+  async dispatch({ ctx, sel, args, top, watch }) {
+    const combo = parseCombo(args.key);
     const frame = await focusedFrame(sel.rec, top);
     const token = crypto.randomUUID();
-    const watch = await ActionWatch.start(sel.browser, sel.rec, top);
-    let before: Prepared;
-    let after: FocusState | undefined;
-    try {
-      before = await callInFrame<Prepared>(frame, EDIT_SOURCE, { op: "active", token });
-      await watch.armQuiet();
-      const sent = pressCombo(top, combo);
-      sent.catch(() => undefined);
-      await Promise.race([sent, watch.dialogOpened]);
-      await watch.settle(ctx.deadline);
-      if (!watch.effects.dialog && !watch.effects.navigation) after = await callInFrame<FocusState>(frame, EDIT_SOURCE, { op: "state", token }).catch(() => undefined);
-    } finally {
-      await watch.stop();
-    }
+    const inMain = frame.session === top && frame.frameId === watch.mainFrameId;
+    // In the main frame, the focus read and the quiet watcher share one call.
+    const first = inMain ? await callPage(top, frame.frameId, [{ fn: "edit", arg: { op: "active", token } }, watch.quietStep()]) : undefined;
+    const before = (first?.results[0] as Prepared | undefined) ?? (await callInFrame<Prepared>(frame, EDIT_SOURCE, { op: "active", token }));
+    if (!watch.armed) await watch.armQuiet();
+    const sent = pressCombo(top, combo);
+    sent.catch(() => undefined);
+    await Promise.race([sent, watch.dialogOpened]);
+    if (inMain) return { combo, before, frame, token };
+    // Focus inside an out-of-process frame: its state is read there, after settling.
+    await watch.settle(ctx.deadline);
+    const after = !watch.effects.dialog && !watch.effects.navigation ? await callInFrame<FocusState>(frame, EDIT_SOURCE, { op: "state", token }).catch(() => undefined) : undefined;
+    return { combo, before, frame, token, after };
+  },
+  settled: (_run, p) => p.frame.frameId !== _run.watch.mainFrameId || p.frame.session !== _run.top,
+  readback: (_run, p) => [{ fn: "edit", arg: { op: "state", token: p.token } }],
+  evidence({ watch }, p, [read]) {
+    const after = p.after ?? (read as FocusState | undefined);
+    const { before, combo } = p;
     const effects = [...focusEffects(before, after), ...pageEffects(watch.effects)];
-    const evidence: Record<string, unknown> = {
+    return {
       action: "press",
       key: combo.name,
       ...evidenceStatus(effects),
@@ -146,9 +156,8 @@ export async function press(ctx: CallContext, args: { key: string; limit: number
       sensitive: before.sensitive,
       effects,
     };
-    return finishAction(ctx, sel, evidence, watch.effects, { limit: args.limit, full: args.full }, observeLocked);
-  });
-}
+  },
+});
 
 function focusEffects(before: Prepared, after: FocusState | undefined): string[] {
   if (!after?.ok) return [];

@@ -175,20 +175,24 @@ async function keyEvent(session: CdpSession, k: KeyDef, bits: number, down: bool
 
 /** Presses a combo as a person would: modifiers down, key down/up, modifiers up in reverse. */
 export async function pressCombo(session: CdpSession, c: Combo): Promise<void> {
+  // The events go out together: a session handles them in order, so this is one round trip.
+  const sent: Promise<void>[] = [];
   let bits = 0;
   const held: { k: KeyDef; bit: number }[] = [];
   for (const m of c.modifiers) {
     const bit = MODIFIERS[m.key.toLowerCase()]?.bit ?? 0;
     bits |= bit;
     held.push({ k: m, bit });
-    await keyEvent(session, m, bits, true);
+    sent.push(keyEvent(session, m, bits, true));
   }
-  await keyEvent(session, c.key, bits, true);
-  await keyEvent(session, c.key, bits, false);
+  sent.push(keyEvent(session, c.key, bits, true));
+  sent.push(keyEvent(session, c.key, bits, false));
   for (const h of held.reverse()) {
     bits &= ~h.bit;
-    await keyEvent(session, h.k, bits, false);
+    sent.push(keyEvent(session, h.k, bits, false));
   }
+  for (const p of sent) p.catch(() => undefined);
+  await Promise.all(sent);
 }
 
 /** Types one character as a trusted key press (no modifiers; the text carries the case). */

@@ -1,8 +1,7 @@
 import type { CdpSession } from "../../cdp/session.ts";
-import { ACT_SOURCE } from "../../page/act-script.ts";
-import { RESOLVE_SOURCE } from "../../page/resolve-script.ts";
+import type { PageStep } from "../../page/runtime.ts";
 import { BpError } from "../../shared/errors.ts";
-import { runInWorld } from "../world.ts";
+import { callPage } from "../world.ts";
 import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 
 export interface ElementState {
@@ -30,9 +29,14 @@ export interface Probe {
 }
 
 /** Runs ACT_SOURCE against the element behind a ref, in the ref's frame world. */
-export function actOnRef<T>(r: ResolvedRef, arg: Record<string, unknown>): Promise<T> {
-  const source = `function (win, arg) { var el = (${RESOLVE_SOURCE})(win, arg.ref).element; return (${ACT_SOURCE})(win, el, arg); }`;
-  return runInWorld<T>(r.binding.session, r.binding.frameId, source, { ...arg, ref: r.ref });
+export async function actOnRef<T>(r: ResolvedRef, arg: Record<string, unknown>): Promise<T> {
+  const reply = await callPage(r.binding.session, r.binding.frameId, [{ fn: "act", ref: r.ref, arg }]);
+  return reply.results[0] as T;
+}
+
+/** The pointer probe as a page step, to ride on the ref's resolution (one call for both). */
+export function probeStep(opts: { requireEnabled?: boolean; noScroll?: boolean } = {}): PageStep {
+  return { fn: "act", arg: { op: "probe", requireEnabled: opts.requireEnabled !== false, noScroll: opts.noScroll === true } };
 }
 
 /**
@@ -41,7 +45,12 @@ export function actOnRef<T>(r: ResolvedRef, arg: Record<string, unknown>): Promi
  * Coordinates come back in top-level viewport px.
  */
 export async function probeForPointer(r: ResolvedRef, opts: { requireEnabled?: boolean; noScroll?: boolean } = {}): Promise<Probe> {
-  const probe = await actOnRef<Probe>(r, { op: "probe", requireEnabled: opts.requireEnabled !== false, noScroll: opts.noScroll === true });
+  const step = probeStep(opts);
+  return checkProbe(r, await actOnRef<Probe>(r, step.arg ?? {}));
+}
+
+/** Turns a probe's answer into a point in top-level viewport px, or the error that says why not. */
+export function checkProbe(r: { ref: number; binding: { offset: { x: number; y: number } } }, probe: Probe): Probe {
   if (probe.ok) return { ...probe, x: probe.x + r.binding.offset.x, y: probe.y + r.binding.offset.y };
   if (probe.reason === "detached") throw staleRef(r.ref, "node_detached");
   const what = probe.obstruction ? describeObstruction(probe.obstruction) : undefined;
@@ -81,11 +90,18 @@ export async function moveMouse(session: CdpSession, x: number, y: number, hidde
 
 const MOVE_ACK_GRACE_MS = 100;
 
-/** A real pointer click at top-level viewport coordinates, routed by the browser's own hit test. */
+/**
+ * A real pointer click at top-level viewport coordinates, routed by the browser's own hit
+ * test. The events go out together (a session handles them in order) and cost one round trip.
+ */
 export async function dispatchClick(session: CdpSession, x: number, y: number, button: MouseButton, clickCount: 1 | 2, hidden?: boolean): Promise<void> {
-  await moveMouse(session, x, y, hidden);
+  const moved = moveMouse(session, x, y, hidden);
+  const sent: Promise<unknown>[] = [];
   for (let n = 1; n <= clickCount; n++) {
-    await session.send("Input.dispatchMouseEvent", { type: "mousePressed", x, y, button, buttons: button === "left" ? 1 : 2, clickCount: n });
-    await session.send("Input.dispatchMouseEvent", { type: "mouseReleased", x, y, button, buttons: 0, clickCount: n });
+    sent.push(session.send("Input.dispatchMouseEvent", { type: "mousePressed", x, y, button, buttons: button === "left" ? 1 : 2, clickCount: n }));
+    sent.push(session.send("Input.dispatchMouseEvent", { type: "mouseReleased", x, y, button, buttons: 0, clickCount: n }));
   }
+  for (const p of sent) p.catch(() => undefined);
+  await moved;
+  await Promise.all(sent);
 }

@@ -1,5 +1,5 @@
+import type { SnapshotResult } from "../../page/types.ts";
 import { capitalize, withArticle } from "../../shared/words.ts";
-import type { ObserveOptions } from "../observe/snapshot.ts";
 import type { Selected } from "../context/tabs.ts";
 import type { CallContext } from "../context/types.ts";
 import { downloadByGuid, publicDownload } from "../net/downloads.ts";
@@ -10,7 +10,7 @@ export function statusMark(status: unknown): string {
   return status === "verified" ? "✓" : status === "mismatch" ? "✗" : "?";
 }
 
-type Observer = (ctx: CallContext, sel: Selected, opts: ObserveOptions) => Promise<Record<string, unknown>>;
+type Observation = { reply: Record<string, unknown>; previous: SnapshotResult | undefined } | undefined;
 
 /**
  * Every action answers with its evidence and the page as it is now, in one reply: by default
@@ -18,7 +18,7 @@ type Observer = (ctx: CallContext, sel: Selected, opts: ObserveOptions) => Promi
  * after a navigation, the new document's observation; with --full, the whole observation.
  * A pending dialog blocks the page's scripts, so then only the dialog is reported.
  */
-export async function finishAction(ctx: CallContext, sel: Selected, evidence: Record<string, unknown>, effects: Effects, opts: { limit: number; full: boolean }, observe: Observer): Promise<Record<string, unknown>> {
+export function replyFor(ctx: CallContext, sel: Selected, evidence: Record<string, unknown>, effects: Effects, observation: Observation): Record<string, unknown> {
   const agent = sel.agent;
   const browser = sel.browser;
   const popups = effects.popups.map((id) => agent.idFor(id, browser.generation));
@@ -31,10 +31,12 @@ export async function finishAction(ctx: CallContext, sel: Selected, evidence: Re
     const text = ctx.req.mode === "human" ? `✓ ${String(evidence.action)}: dialog ${dialog.id} (${dialog.type}) "${dialog.message.slice(0, 200).replace(/[\r\n]+/g, " ")}" is open; answer with 'bp dialog ${dialog.id} --accept|--dismiss'.` : undefined;
     return { evidence, hint: `${capitalize(withArticle(dialog.type))} dialog is open; answer it with 'bp dialog ${dialog.id} --accept' or '--dismiss'.`, ...(text ? { text } : {}) };
   }
-  const observation = await observe(ctx, sel, { limit: opts.limit, diff: !opts.full && !effects.navigation });
+  if (!observation) return { evidence };
+  const out = observation.reply;
   if (ctx.req.mode === "human") {
-    const head = `${statusMark(evidence.status)} ${String(evidence.action)} ${String(evidence.status)}${(evidence.effects as string[]).length ? ` (${(evidence.effects as string[]).join(", ")})` : ""}${popups.length ? `; popup ${popups.join(", ")}` : ""}${downloads.map((d) => `; download ${String(d.id)} ${String(d.fileName)} (${String(d.state)})`).join("")}`;
-    observation.text = `${head}\n${String(observation.text ?? "")}`;
+    const fx = Array.isArray(evidence.effects) ? (evidence.effects as string[]) : [];
+    const head = `${statusMark(evidence.status)} ${String(evidence.action)} ${String(evidence.status)}${fx.length ? ` (${fx.join(", ")})` : ""}${popups.length ? `; popup ${popups.join(", ")}` : ""}${downloads.map((d) => `; download ${String(d.id)} ${String(d.fileName)} (${String(d.state)})`).join("")}`;
+    out.text = `${head}\n${String(out.text ?? "")}`;
   }
-  return { evidence, ...observation };
+  return { evidence, ...out };
 }

@@ -1,15 +1,12 @@
 import { SCROLL_SOURCE } from "../../page/act-scroll.ts";
 import { invalidArgument } from "../../shared/errors.ts";
-import { observeLocked } from "../observe/snapshot.ts";
-import { selectedTab } from "../context/tabs.ts";
-import type { CallContext } from "../context/types.ts";
+import { arg } from "../context/types.ts";
 import { rootForFrame } from "../observe/frame-list.ts";
-import { resolveRef, staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
+import { staleRef } from "../observe/resolve-ref.ts";
 import type { EvidenceStatus } from "./evidence.ts";
 import { pageEffects } from "./evidence.ts";
 import { callInFrame, callOnRef, type FrameRef } from "./frame-call.ts";
-import { finishAction } from "./result.ts";
-import { ActionWatch } from "./watch.ts";
+import { defineAction } from "./pipeline.ts";
 
 export interface ScrollArgs {
   direction?: "up" | "down" | "left" | "right";
@@ -53,19 +50,18 @@ function checkArgs(a: ScrollArgs): "relative" | "position" | "text" {
  * (--ref/--selector) or the pane that actually scrolls. Evidence gives positions before and
  * after; not moving at a boundary or not finding the text is a mismatch with a reason.
  */
-export async function scroll(ctx: CallContext, args: ScrollArgs): Promise<Record<string, unknown>> {
-  const mode = checkArgs(args);
-  const sel = selectedTab(ctx);
-  return ctx.broker.exclusive(sel.rec.targetId, async () => {
-    const top = await sel.browser.session(sel.rec);
-    let resolved: ResolvedRef | undefined;
-    let frame: FrameRef | undefined;
-    if (args.ref !== undefined) resolved = await resolveRef(sel, args.ref);
-    else {
-      const { frameTree } = await top.send("Page.getFrameTree");
-      const root = await rootForFrame(sel.rec, top, frameTree.frame.id, frameTree.frame.loaderId, sel.agent.frames.get(sel.rec.targetId));
-      frame = { session: root.session, frameId: root.frameId, offset: root.offset };
-    }
+export const scroll = defineAction<ScrollArgs, ScrollOutcome | undefined>({
+  args(ctx) {
+    const opt = <T>(name: string, key: string = name): Record<string, T> => (arg<T | undefined>(ctx, name) !== undefined ? { [key]: arg<T>(ctx, name) } : {});
+    const a: ScrollArgs = { ...opt("direction"), ...opt("amount"), unit: arg(ctx, "unit"), ...opt("ref"), ...opt("selector"), ...opt("to"), ...opt("to-text", "toText"), exact: arg(ctx, "exact"), limit: arg(ctx, "limit"), full: arg(ctx, "full") };
+    checkArgs(a);
+    return a;
+  },
+  observe: (a) => ({ limit: a.limit, full: a.full }),
+  locate: (a) => (a.ref !== undefined ? { ref: a.ref, steps: [] } : undefined),
+  armQuiet: true,
+  async dispatch({ sel, args, top, target, watch }) {
+    const mode = checkArgs(args);
     const page = {
       mode,
       ...(args.direction ? { direction: args.direction, amount: args.amount ?? (args.unit === "pixels" ? 300 : 1), unit: args.unit } : {}),
@@ -73,26 +69,29 @@ export async function scroll(ctx: CallContext, args: ScrollArgs): Promise<Record
       ...(args.toText !== undefined ? { text: args.toText, exact: args.exact } : {}),
       ...(args.selector !== undefined ? { selector: args.selector } : {}),
     };
-    const watch = await ActionWatch.start(sel.browser, sel.rec, top);
-    let out: ScrollOutcome | undefined;
-    try {
-      await watch.armQuiet();
-      const run = resolved ? callOnRef<ScrollOutcome>(resolved, SCROLL_SOURCE, page) : callInFrame<ScrollOutcome>(frame as FrameRef, SCROLL_SOURCE, page);
-      run.catch(() => undefined);
-      out = await Promise.race([run, watch.dialogOpened.then(() => undefined)]);
-      if (out?.ok) await watch.settle(ctx.deadline);
-    } finally {
-      await watch.stop();
+    let frame: FrameRef | undefined;
+    if (!target) {
+      const obs = sel.agent.observations.get(sel.rec.targetId);
+      const chosen = sel.agent.frames.get(sel.rec.targetId);
+      // Without a chosen frame the page itself scrolls: no need to ask the browser for its frames.
+      const root = chosen === undefined ? undefined : await rootForFrame(sel.rec, top, sel.rec.targetId, obs?.mainLoaderId ?? "", chosen);
+      frame = root ? { session: root.session, frameId: root.frameId, offset: root.offset } : { session: top, frameId: sel.rec.targetId, offset: { x: 0, y: 0 } };
     }
+    const run = target ? callOnRef<ScrollOutcome>(target, SCROLL_SOURCE, page) : callInFrame<ScrollOutcome>(frame as FrameRef, SCROLL_SOURCE, page);
+    run.catch(() => undefined);
+    const out = await Promise.race([run, watch.dialogOpened.then(() => undefined)]);
     if (out && !out.ok) {
       if (out.reason === "detached" && args.ref !== undefined) throw staleRef(args.ref, "node_detached");
       if (out.reason === "selector_invalid") throw invalidArgument("selector", `"${args.selector}" is not a valid CSS selector.`, { selector: args.selector });
       throw invalidArgument("selector", `Selector "${args.selector}" did not match.`, { selector: args.selector });
     }
-    const evidence: Record<string, unknown> = { action: "scroll", ...verdict(mode, out), mode, ...(out ? strip(out) : {}), effects: pageEffects(watch.effects) };
-    return finishAction(ctx, sel, evidence, watch.effects, { limit: args.limit, full: args.full }, observeLocked);
-  });
-}
+    return out;
+  },
+  evidence({ args, watch }, out) {
+    const mode = checkArgs(args);
+    return { action: "scroll", ...verdict(mode, out), mode, ...(out ? strip(out) : {}), effects: pageEffects(watch.effects) };
+  },
+});
 
 function verdict(mode: "relative" | "position" | "text", o: ScrollOutcome | undefined): { status: EvidenceStatus; reason?: string } {
   if (!o) return { status: "unavailable", reason: "dialog_opened" };

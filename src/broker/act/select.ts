@@ -2,15 +2,13 @@ import type { CdpSession } from "../../cdp/session.ts";
 import { ACT_SOURCE } from "../../page/act-script.ts";
 import { SELECT_SOURCE } from "../../page/act-select.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
-import { observeLocked } from "../observe/snapshot.ts";
-import { selectedTab } from "../context/tabs.ts";
-import type { CallContext } from "../context/types.ts";
-import { resolveRef, staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
+import { arg, type CallContext } from "../context/types.ts";
+import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { pageEffects, type EvidenceStatus } from "./evidence.ts";
-import { callInFrame, callOnRef, callOnSlot, frameOfRef, type FrameRef } from "./frame-call.ts";
+import { callInFrame, callOnSlot, frameOfRef, type FrameRef } from "./frame-call.ts";
 import { dispatchClick, probeForPointer, type Probe } from "./pointer.ts";
-import { finishAction } from "./result.ts";
-import { ActionWatch } from "./watch.ts";
+import { defineAction } from "./pipeline.ts";
+import type { ActionWatch } from "./watch.ts";
 
 interface Option {
   index: number;
@@ -52,11 +50,14 @@ function listingError(ref: number, l: Listing): BpError {
 }
 
 /** `bp dropdown <ref>`: the options of a native select or ARIA listbox, without changing anything. */
-export async function dropdown(ctx: CallContext, ref: number): Promise<Record<string, unknown>> {
-  const sel = selectedTab(ctx);
-  return ctx.broker.exclusive(sel.rec.targetId, async () => {
-    const resolved = await resolveRef(sel, ref);
-    const l = await callOnRef<Listing>(resolved, SELECT_SOURCE, { op: "list" });
+export const dropdown = defineAction<{ ref: number }, Listing>({
+  readOnly: true,
+  watch: false,
+  args: (ctx) => ({ ref: arg(ctx, "ref") }),
+  locate: (a) => ({ ref: a.ref, steps: [{ fn: "select", arg: { op: "list" } }] }),
+  dispatch: async ({ target }) => (target as ResolvedRef).results[0] as Listing,
+  evidence({ ctx, args }, l) {
+    const ref = args.ref;
     if (!l.ok) throw listingError(ref, l);
     const options = l.options ?? [];
     const out: Record<string, unknown> = { ref, kind: l.kind, expanded: l.expanded, multiple: l.multiple, requiresOpen: l.requiresOpen, options, truncated: l.truncated === true };
@@ -67,8 +68,8 @@ export async function dropdown(ctx: CallContext, ref: number): Promise<Record<st
       out.text = lines.join("\n");
     }
     return out;
-  });
-}
+  },
+});
 
 export interface SelectArgs {
   ref: number;
@@ -85,66 +86,60 @@ export interface SelectArgs {
  * options are not shown, and the option is clicked after its own pointer probe. Evidence reads
  * the selection back.
  */
-export async function selectOption(ctx: CallContext, args: SelectArgs): Promise<Record<string, unknown>> {
-  if (args.by === "index" && !/^\s*\d+\s*$/.test(args.option)) throw invalidArgument("option", "With --by index the option is a number from 'bp dropdown'.");
-  const sel = selectedTab(ctx);
-  return ctx.broker.exclusive(sel.rec.targetId, async () => {
-    const top = await sel.browser.session(sel.rec);
-    const resolved = await resolveRef(sel, args.ref);
+export const selectOption = defineAction<SelectArgs, Record<string, unknown>>({
+  args(ctx) {
+    const a: SelectArgs = { ref: arg(ctx, "ref"), option: arg(ctx, "option"), by: arg(ctx, "by"), contains: arg(ctx, "contains"), limit: arg(ctx, "limit"), full: arg(ctx, "full") };
+    if (a.by === "index" && !/^\s*\d+\s*$/.test(a.option)) throw invalidArgument("option", "With --by index the option is a number from 'bp dropdown'.");
+    return a;
+  },
+  observe: (a) => ({ limit: a.limit, full: a.full }),
+  locate: (a) => ({ ref: a.ref, steps: [{ fn: "select", arg: { op: "find", option: a.option, by: a.by, contains: a.contains } }] }),
+  settled: true,
+  evidence: (_run, sent) => sent,
+  async dispatch({ ctx, args, top, watch, target }) {
+    const resolved = target as ResolvedRef;
     const frame = frameOfRef(resolved);
     const query = { option: args.option, by: args.by, contains: args.contains };
-    let info = await callOnRef<Listing>(resolved, SELECT_SOURCE, { op: "find", ...query });
+    let info = resolved.results[0] as Listing;
     if (!info.ok) throw listingError(args.ref, info);
     if (info.disabled) throw new BpError("action_not_verified", `Ref ${args.ref} is disabled; nothing was sent.`, { retryable: true, context: { ref: args.ref, reason: "disabled", dispatched: false } });
-    const watch = await ActionWatch.start(sel.browser, sel.rec, top);
-    let evidence: Record<string, unknown>;
-    try {
-      // What was chosen before, so the reply can say the selection changed.
-      const was = info.option ? info.option.selected : undefined;
-      const done = (status: EvidenceStatus, reason: string | undefined, selected: string[]) => ({
-        action: "select",
-        status,
-        kind: info.kind,
-        ...(info.option ? { option: { index: info.option.index, label: info.option.label, value: info.option.value } } : {}),
-        selected,
-        ...(reason ? { reason } : {}),
-        effects: [...(status === "verified" && was === false ? ["value_changed"] : []), ...pageEffects(watch.effects)],
-      });
-      const current = () => callInFrame<Readback>(frame, SELECT_SOURCE, { op: "selected" }).catch(() => undefined);
-      if (info.kind === "native") {
-        if (!info.found || !info.option) evidence = done("mismatch", "option_not_found", (await current())?.selected ?? []);
-        else if (info.option.disabled) evidence = done("mismatch", "option_disabled", (await current())?.selected ?? []);
-        else {
-          await watch.armQuiet();
-          const r = await race(watch, callInFrame<Readback>(frame, SELECT_SOURCE, { op: "setNative", index: info.option.index }));
-          await watch.settle(ctx.deadline);
-          evidence = !r ? done("unavailable", "dialog_opened", []) : r.target.selected === true ? done("verified", undefined, r.selected) : done("mismatch", "selection_mismatch", r.selected);
-        }
-      } else {
-        if (!(info.found && info.option?.disabled)) info = await openAria(ctx, top, resolved, frame, info, watch, query);
-        if (watch.effects.dialog) evidence = done("unavailable", "dialog_opened", []);
-        else if (!info.found || !info.option) evidence = done("mismatch", "option_not_found", (await current())?.selected ?? []);
-        else if (info.option.disabled) evidence = done("mismatch", "option_disabled", (await current())?.selected ?? []);
-        else {
-          const probe = await callOnSlot<Probe>(frame, TARGET_SLOT, ACT_SOURCE, { op: "probe", requireEnabled: true });
-          if (!probe.ok) {
-            throw new BpError("action_not_verified", `Option "${info.option.label.slice(0, 80)}" cannot take a click (${probe.reason ?? "unknown"}).`, {
-              retryable: true,
-              context: { ref: args.ref, reason: probe.reason, ...(probe.obstruction ? { obstruction: probe.obstruction } : {}) },
-            });
-          }
-          await watch.armQuiet();
-          await race(watch, dispatchClick(top, probe.x + frame.offset.x, probe.y + frame.offset.y, "left", 1, probe.hidden));
-          await watch.settle(ctx.deadline);
-          evidence = watch.effects.dialog ? done("unavailable", "dialog_opened", []) : ariaVerdict(info.option, await current(), done);
-        }
-      }
-    } finally {
-      await watch.stop();
+    // What was chosen before, so the reply can say the selection changed.
+    const was = info.option ? info.option.selected : undefined;
+    const done = (status: EvidenceStatus, reason: string | undefined, selected: string[]) => ({
+      action: "select",
+      status,
+      kind: info.kind,
+      ...(info.option ? { option: { index: info.option.index, label: info.option.label, value: info.option.value } } : {}),
+      selected,
+      ...(reason ? { reason } : {}),
+      effects: [...(status === "verified" && was === false ? ["value_changed"] : []), ...pageEffects(watch.effects)],
+    });
+    const current = () => callInFrame<Readback>(frame, SELECT_SOURCE, { op: "selected" }).catch(() => undefined);
+    if (info.kind === "native") {
+      if (!info.found || !info.option) return done("mismatch", "option_not_found", (await current())?.selected ?? []);
+      if (info.option.disabled) return done("mismatch", "option_disabled", (await current())?.selected ?? []);
+      await watch.armQuiet();
+      const r = await race(watch, callInFrame<Readback>(frame, SELECT_SOURCE, { op: "setNative", index: info.option.index }));
+      await watch.settle(ctx.deadline);
+      return !r ? done("unavailable", "dialog_opened", []) : r.target.selected === true ? done("verified", undefined, r.selected) : done("mismatch", "selection_mismatch", r.selected);
     }
-    return finishAction(ctx, sel, evidence, watch.effects, { limit: args.limit, full: args.full }, observeLocked);
-  });
-}
+    if (!(info.found && info.option?.disabled)) info = await openAria(ctx, top, resolved, frame, info, watch, query);
+    if (watch.effects.dialog) return done("unavailable", "dialog_opened", []);
+    if (!info.found || !info.option) return done("mismatch", "option_not_found", (await current())?.selected ?? []);
+    if (info.option.disabled) return done("mismatch", "option_disabled", (await current())?.selected ?? []);
+    const probe = await callOnSlot<Probe>(frame, TARGET_SLOT, ACT_SOURCE, { op: "probe", requireEnabled: true });
+    if (!probe.ok) {
+      throw new BpError("action_not_verified", `Option "${info.option.label.slice(0, 80)}" cannot take a click (${probe.reason ?? "unknown"}).`, {
+        retryable: true,
+        context: { ref: args.ref, reason: probe.reason, ...(probe.obstruction ? { obstruction: probe.obstruction } : {}) },
+      });
+    }
+    await watch.armQuiet();
+    await race(watch, dispatchClick(top, probe.x + frame.offset.x, probe.y + frame.offset.y, "left", 1, probe.hidden));
+    await watch.settle(ctx.deadline);
+    return watch.effects.dialog ? done("unavailable", "dialog_opened", []) : ariaVerdict(info.option, await current(), done);
+  },
+});
 
 /** Opens an ARIA popup whose option is not shown (a checked click on the ref), then waits for the option to render. */
 async function openAria(ctx: CallContext, top: CdpSession, r: ResolvedRef, frame: FrameRef, info: Listing, watch: ActionWatch, query: Record<string, unknown>): Promise<Listing> {

@@ -1,18 +1,16 @@
 import type { CdpSession } from "../../cdp/session.ts";
 import { EDIT_SOURCE } from "../../page/act-edit.ts";
 import { BpError } from "../../shared/errors.ts";
-import { observeLocked } from "../observe/snapshot.ts";
-import { selectedTab } from "../context/tabs.ts";
-import type { CallContext } from "../context/types.ts";
-import { resolveRef, staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
+import { arg } from "../context/types.ts";
+import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { pageEffects } from "./evidence.ts";
-import { callInFrame, callOnRef, frameOfRef, type FrameRef } from "./frame-call.ts";
+import { callInFrame, frameOfRef, type FrameRef } from "./frame-call.ts";
 import { assertEditable, inputEvidence, type Prepared } from "./input-evidence.ts";
 import { parseCombo, pressCombo } from "./keys.ts";
 import { CompositePin } from "./pin.ts";
 import { dispatchClick, probeForPointer, type Probe } from "./pointer.ts";
-import { finishAction } from "./result.ts";
-import { ActionWatch } from "./watch.ts";
+import { defineAction } from "./pipeline.ts";
+import type { ActionWatch } from "./watch.ts";
 
 export interface TypeArgs {
   ref: number;
@@ -21,6 +19,7 @@ export interface TypeArgs {
   submit: boolean;
   limit: number;
   full: boolean;
+  token: string;
 }
 
 /**
@@ -30,18 +29,21 @@ export interface TypeArgs {
  * optionally press Enter. The steps are pinned to the page and focus they started on (see
  * CompositePin); a value the page rolls back is a mismatch.
  */
-export async function typeText(ctx: CallContext, args: TypeArgs): Promise<Record<string, unknown>> {
-  const sel = selectedTab(ctx);
-  return ctx.broker.exclusive(sel.rec.targetId, async () => {
-    const top = await sel.browser.session(sel.rec);
-    const resolved = await resolveRef(sel, args.ref);
+export const typeText = defineAction<TypeArgs, Record<string, unknown>>({
+  // The token names this run's page-side slot; the prepare step rides on the ref's resolution.
+  args: (ctx) => ({ ref: arg(ctx, "ref"), text: arg(ctx, "text"), clear: arg(ctx, "clear"), submit: arg(ctx, "submit"), limit: arg(ctx, "limit"), full: arg(ctx, "full"), token: crypto.randomUUID() }),
+  observe: (a) => ({ limit: a.limit, full: a.full }),
+  settled: true,
+  evidence: (_run, sent) => sent,
+  locate: (a) => ({ ref: a.ref, steps: [{ fn: "edit", arg: { op: "prepare", token: a.token } }] }),
+  async dispatch({ ctx, sel, args, top, watch, target }) {
+    const resolved = target as ResolvedRef;
     const frame = frameOfRef(resolved);
-    const token = crypto.randomUUID();
-    const watch = await ActionWatch.start(sel.browser, sel.rec, top);
+    const token = args.token;
     let pin: CompositePin | undefined;
     let evidence: Record<string, unknown> | undefined;
     try {
-      const prep = await callOnRef<Prepared>(resolved, EDIT_SOURCE, { op: "prepare", token });
+      const prep = resolved.results[0] as Prepared;
       if (!prep.ok && prep.reason === "detached") throw staleRef(args.ref, "node_detached");
       assertEditable(args.ref, prep);
       // Pin before focusing: a focus handler that navigates must be caught as a change.
@@ -78,11 +80,10 @@ export async function typeText(ctx: CallContext, args: TypeArgs): Promise<Record
       evidence ??= await readBack();
     } finally {
       pin?.dispose();
-      await watch.stop();
     }
-    return finishAction(ctx, sel, evidence ?? {}, watch.effects, { limit: args.limit, full: args.full }, observeLocked);
-  });
-}
+    return evidence;
+  },
+});
 
 /**
  * Focuses the field the way a person does, with a click after the pointer probe: that also

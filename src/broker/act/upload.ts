@@ -2,16 +2,13 @@ import { statSync } from "node:fs";
 import { basename, isAbsolute, resolve } from "node:path";
 import { UPLOAD_SOURCE } from "../../page/act-upload.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
+import { arg } from "../context/types.ts";
+import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { storeFor } from "../store/index.ts";
-import { observeLocked } from "../observe/snapshot.ts";
-import { selectedTab } from "../context/tabs.ts";
-import type { CallContext } from "../context/types.ts";
-import { resolveRef, staleRef } from "../observe/resolve-ref.ts";
 import { objectInWorld } from "../world.ts";
 import { pageEffects, type EvidenceStatus } from "./evidence.ts";
-import { callInFrame, callOnRef, frameOfRef } from "./frame-call.ts";
-import { finishAction } from "./result.ts";
-import { ActionWatch } from "./watch.ts";
+import { callInFrame, frameOfRef } from "./frame-call.ts";
+import { defineAction } from "./pipeline.ts";
 
 /** The browser reads an assigned file lazily (on submit), so a private copy lives this long. */
 const UPLOAD_TTL_MS = 60 * 60_000;
@@ -45,14 +42,18 @@ interface Found {
  * `bp upload <ref> <file>`: assigns a private copy to the file input behind the ref with
  * DOM.setFileInputFiles (Chrome fires input and change), then reads `input.files` back.
  */
-export async function upload(ctx: CallContext, args: { ref: number; file: string; limit: number; full: boolean }): Promise<Record<string, unknown>> {
-  const source = checkUploadSource(args.file, ctx.req.cwd);
-  const sel = selectedTab(ctx);
-  return ctx.broker.exclusive(sel.rec.targetId, async () => {
-    const top = await sel.browser.session(sel.rec);
-    const resolved = await resolveRef(sel, args.ref);
+export const upload = defineAction<{ ref: number; source: { path: string; size: number }; limit: number; full: boolean }, Record<string, unknown>>({
+  // The file is checked before anything else: a bad path loses nothing.
+  args: (ctx) => ({ ref: arg(ctx, "ref"), source: checkUploadSource(arg(ctx, "file"), ctx.req.cwd), limit: arg(ctx, "limit"), full: arg(ctx, "full") }),
+  observe: (a) => ({ limit: a.limit, full: a.full }),
+  locate: (a) => ({ ref: a.ref, steps: [{ fn: "upload", arg: { op: "find" } }] }),
+  settled: true,
+  evidence: (_run, sent) => sent,
+  async dispatch({ ctx, args, watch, target }) {
+    const source = args.source;
+    const resolved = target as ResolvedRef;
     const frame = frameOfRef(resolved);
-    const found = await callOnRef<Found>(resolved, UPLOAD_SOURCE, { op: "find" });
+    const found = resolved.results[0] as Found;
     if (!found.ok && found.reason === "detached") throw staleRef(args.ref, "node_detached");
     if (!found.ok) throw invalidArgument("ref", `Ref ${args.ref} (${found.tag ?? "element"}) is not a file input, its label, or an element holding exactly one.`, { ref: args.ref, reason: "not_file_input" });
     if (found.disabled) throw new BpError("action_not_verified", `The file input of ref ${args.ref} is disabled; nothing was sent.`, { retryable: true, context: { ref: args.ref, reason: "disabled", dispatched: false } });
@@ -62,7 +63,6 @@ export async function upload(ctx: CallContext, args: { ref: number; file: string
     // The page gets a private copy (the original is never touched); the browser reads it
     // lazily, on submit, so the copy lives an hour unless the agent disconnects first.
     const copy = storeFor(ctx.broker.paths.home).putFile(ctx.req.clientKey, "upload", source.path, { name, mimeType: "application/octet-stream", ttlMs: UPLOAD_TTL_MS, keepName: true }).path;
-    const watch = await ActionWatch.start(sel.browser, sel.rec, top);
     let files: { ok: boolean; count?: number; names?: string[] } | undefined;
     try {
       await watch.armQuiet();
@@ -72,7 +72,6 @@ export async function upload(ctx: CallContext, args: { ref: number; file: string
       await watch.settle(ctx.deadline);
       if (!watch.effects.dialog) files = await callInFrame<{ ok: boolean; count?: number; names?: string[] }>(frame, UPLOAD_SOURCE, { op: "files" }).catch(() => undefined);
     } finally {
-      await watch.stop();
       if (!watch.effects.dialog) await frame.session.send("Runtime.releaseObject", { objectId }).catch(() => undefined);
     }
     const fileCount = files?.ok ? (files.count ?? 0) : undefined;
@@ -83,7 +82,7 @@ export async function upload(ctx: CallContext, args: { ref: number; file: string
     else if (!files?.ok) [status, reason] = ["unavailable", "target_unavailable"];
     else if (fileCount !== 1) [status, reason] = ["mismatch", "file_count_mismatch"];
     else if (!nameMatched) [status, reason] = ["mismatch", "file_name_mismatch"];
-    const evidence: Record<string, unknown> = {
+    return {
       action: "upload",
       status,
       expectedFileCount: 1,
@@ -94,6 +93,5 @@ export async function upload(ctx: CallContext, args: { ref: number; file: string
       ...(reason ? { reason } : {}),
       effects: pageEffects(watch.effects),
     };
-    return finishAction(ctx, sel, evidence, watch.effects, { limit: args.limit, full: args.full }, observeLocked);
-  });
-}
+  },
+});

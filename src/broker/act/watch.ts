@@ -1,20 +1,21 @@
 import type { CdpSession } from "../../cdp/session.ts";
-import { QUIET_SOURCE } from "../../page/act-script.ts";
+import type { PageStep } from "../../page/runtime.ts";
 import type { BrowserConnection } from "../browser.ts";
 import { downloadByGuid, onDownloadChange } from "../net/downloads.ts";
-import { runInWorld } from "../world.ts";
+import { ensureNetwork } from "../network.ts";
 import type { TargetRecord } from "../targets.ts";
+import { callPage } from "../world.ts";
 
 /**
  * DOM is "settled" after this long without mutations and with no animation the action began
  * still running: three frame intervals, so a JS-timer animation stepping once a frame (or
  * every 13 ms, as jQuery does) is still moving, not quiet…
  */
-const DOM_QUIET_MS = 50;
+export const DOM_QUIET_MS = 50;
 /** Rendered frames without a mutation that also count as quiet (a starved renderer runs late). */
-const QUIET_FRAMES = 3;
+export const QUIET_FRAMES = 3;
 /** …but an endlessly animating page settles anyway after this. */
-const DOM_QUIET_MAX_MS = 1_000;
+export const DOM_QUIET_MAX_MS = 1_000;
 /** Requests the action started get this long to finish before we observe anyway. */
 const NETWORK_MAX_MS = 3_000;
 
@@ -33,10 +34,33 @@ export interface Effects {
   urlChanged: boolean;
 }
 
+export interface QuietPoll {
+  quietFor: number;
+  mutations: number;
+  /** Animations the action began that are still running. */
+  animating?: number;
+  /** Rendered frames since the last mutation (-1: the page renders none). */
+  framesQuiet?: number;
+}
+
+/** Quiet: long enough, for three rendered frames (unless the page renders none), and no animation the action began. */
+export function isQuiet(q: QuietPoll): boolean {
+  const framesOk = q.framesQuiet === undefined || q.framesQuiet < 0 || q.framesQuiet >= QUIET_FRAMES;
+  return q.quietFor >= DOM_QUIET_MS && framesOk && !q.animating;
+}
+
+/** How long to wait before looking again: about a frame while something moves, else until the quiet period could end. */
+export function nextLook(q: QuietPoll | null | undefined): number {
+  if (!q) return DOM_QUIET_MS;
+  return q.quietFor >= DOM_QUIET_MS ? 20 : DOM_QUIET_MS - q.quietFor;
+}
+
 /**
  * Watches what an action causes: navigation of the main frame, dialogs, popups, and the
  * network requests it started. Subscribed before dispatch so nothing is missed; settling is
- * driven by these events, bounded, with no fixed sleep.
+ * driven by these events, bounded, with no fixed sleep. Costs no round trip of its own: the
+ * main frame's id is the target's id, and the DOM-quiet watcher is armed inside the action's
+ * first page call when it can be (quietStep).
  */
 export class ActionWatch {
   readonly effects: Effects = { navigation: false, dialog: false, popups: [], requests: 0, mutations: 0, downloads: [], downloadsCompleted: 0, urlChanged: false };
@@ -51,27 +75,28 @@ export class ActionWatch {
     this.dialogResolve = resolve;
   });
   /** Quiet watchers armed since the last settle(); settle() waits on them all at once. */
-  private readonly quietIds: number[] = [];
+  private quietIds: number[] = [];
   /** Watchers armed in the target's own frame, when that is not the top document. */
-  private readonly frameQuiet: { session: CdpSession; frameId: string; id: number }[] = [];
+  private frameQuiet: { session: CdpSession; frameId: string; id: number }[] = [];
   private loaded = false;
   private quietSeq = 0;
+  /** Resolves once network events flow for this session. */
+  readonly ready: Promise<unknown>;
+  readonly mainFrameId: string;
 
-  private constructor(
-    private readonly browser: BrowserConnection,
-    private readonly rec: TargetRecord,
-    private readonly session: CdpSession,
-    private readonly mainFrameId: string,
-  ) {}
-
-  /**
-   * `blocked`: a dialog holds the page, which answers Page.getFrameTree and Network.enable only
-   * after it; the main frame's id is then the target's (as Chromium numbers them), and
-   * Network.enable is not waited for.
-   */
-  static async start(browser: BrowserConnection, rec: TargetRecord, session: CdpSession, opts: { blocked?: boolean } = {}): Promise<ActionWatch> {
-    const mainFrameId = opts.blocked ? rec.targetId : (await session.send("Page.getFrameTree")).frameTree.frame.id;
-    const w = new ActionWatch(browser, rec, session, mainFrameId);
+  constructor(
+    readonly browser: BrowserConnection,
+    readonly rec: TargetRecord,
+    readonly session: CdpSession,
+    on = true,
+  ) {
+    // A page target's main frame id is its target id.
+    this.mainFrameId = rec.targetId;
+    if (!on) {
+      this.ready = Promise.resolve();
+      return;
+    }
+    const w = this;
     const poke = () => w.wake?.();
     w.offs.push(
       session.on("Page.frameRequestedNavigation", (p) => {
@@ -133,25 +158,51 @@ export class ActionWatch {
         }
       }),
     );
-    const network = session.send("Network.enable", { maxTotalBufferSize: 0, maxResourceBufferSize: 0 }).catch(() => undefined);
-    if (!opts.blocked) await network;
+    this.ready = ensureNetwork(session);
+  }
+
+  static async start(browser: BrowserConnection, rec: TargetRecord, session: CdpSession): Promise<ActionWatch> {
+    const w = new ActionWatch(browser, rec, session);
+    await w.ready;
     return w;
   }
 
   /**
-   * Starts a DOM-quiet watcher before dispatch, so mutations the action's own event
-   * handlers make synchronously are counted too; settle() then waits for quiet.
+   * A page step that starts a DOM-quiet watcher in the main frame, for the action's first page
+   * call: mutations the action's own event handlers make synchronously are counted too.
    */
-  armQuiet(frame?: { session: CdpSession; frameId: string }): Promise<void> {
+  quietStep(): PageStep {
     const id = ++this.quietSeq;
     this.quietIds.push(id);
-    // The target's own frame too: mutations inside an iframe (out of process or not) are not
-    // the top document's, and a click that changes only the frame changed the page all the same.
+    return { fn: "quiet", arg: { op: "install", id } };
+  }
+
+  /**
+   * The same for the target's own frame when that is not the top document: mutations inside
+   * an iframe are not the top document's, and a click that changes only the frame changed the
+   * page all the same. The step runs in that frame's world (the target's locate call).
+   */
+  frameQuietStep(frame: { session: CdpSession; frameId: string }): PageStep {
+    const id = ++this.quietSeq;
+    this.frameQuiet.push({ session: frame.session, frameId: frame.frameId, id });
+    return { fn: "quiet", arg: { op: "install", id } };
+  }
+
+  /** Starts DOM-quiet watchers with a call of their own (when there is no page call to ride on). */
+  armQuiet(frame?: { session: CdpSession; frameId: string }): Promise<void> {
+    const step = this.quietStep();
     const own = frame && frame.frameId !== this.mainFrameId ? frame : undefined;
-    if (own) this.frameQuiet.push({ ...own, id });
-    const install = (session: CdpSession, frameId: string) => runInWorld(session, frameId, QUIET_SOURCE, { op: "install", id }).then(() => undefined, () => undefined);
+    const install = (session: CdpSession, frameId: string, st: PageStep) => callPage(session, frameId, [st]).then(() => undefined, () => undefined);
     // Await it before dispatching: a one-message input (hover, key) would otherwise outrun the watcher.
-    return Promise.all([install(this.session, this.mainFrameId), ...(own ? [install(own.session, own.frameId)] : [])]).then(() => undefined);
+    return Promise.all([install(this.session, this.mainFrameId, step), ...(own ? [install(own.session, own.frameId, this.frameQuietStep(own))] : [])]).then(() => undefined);
+  }
+
+  /** Polls and disconnects the target-frame watchers; their mutations count as the page's. */
+  async finishFrameQuiet(): Promise<void> {
+    const frames = this.frameQuiet.splice(0);
+    if (this.effects.dialog || frames.length === 0) return;
+    const polls = await Promise.all(frames.map((f) => this.pollIn(f.session, f.frameId, [f.id], true, 0)));
+    this.effects.mutations += polls.reduce((n, q) => n + (q?.mutations ?? 0), 0);
   }
 
   /** Whether a quiet watcher is armed and not yet settled (one watcher sees every later mutation). */
@@ -159,11 +210,53 @@ export class ActionWatch {
     return this.quietIds.length > 0;
   }
 
-  /** Waits until the page is settled enough to observe, or the deadline. */
-  async settle(deadline: number): Promise<void> {
+  /** Whether the page is mid-way: navigating and not loaded yet, or waiting on requests the action started. */
+  get busy(): boolean {
+    if (this.effects.dialog) return false;
+    if (this.effects.downloads.some((g) => downloadByGuid(this.rec.controller ?? "", g)?.state === "in_progress")) return true;
+    return this.effects.navigation ? !this.loaded : this.pending.size > 0 && this.effects.downloads.length === 0;
+  }
+
+  /** Counts the action's downloads that completed (at the end of settling). */
+  countDownloads(): void {
+    this.effects.downloadsCompleted = this.effects.downloads.filter((g) => downloadByGuid(this.rec.controller ?? "", g)?.state === "completed").length;
+  }
+
+  /** Waits (on events, bounded) until a navigation loaded or the action's requests ended. */
+  async waitNetwork(deadline: number): Promise<void> {
     const until = Math.min(deadline - 200, Date.now() + NETWORK_MAX_MS);
-    // A navigation or dialog may begin a moment after the click's event handlers ran.
-    const ids = this.quietIds.splice(0);
+    while (Date.now() < until && this.busy) {
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+        setTimeout(resolve, Math.max(1, until - Date.now()));
+      });
+      this.wake = undefined;
+    }
+  }
+
+  /** Takes the armed quiet watchers (for a settle that polls them itself). */
+  takeQuiet(): number[] {
+    const ids = this.quietIds;
+    this.quietIds = [];
+    return ids;
+  }
+
+  /** Polls the quiet watchers: `finish` also disconnects them. Null when none is left. */
+  pollQuiet(ids: number[], finish: boolean, after = 0): Promise<QuietPoll | null> {
+    return this.pollIn(this.session, this.mainFrameId, ids, finish, after);
+  }
+
+  private pollIn(session: CdpSession, frameId: string, ids: number[], finish: boolean, after: number): Promise<QuietPoll | null> {
+    if (ids.length === 0) return Promise.resolve(null);
+    return callPage(session, frameId, [{ fn: "quiet", arg: { op: "poll", ids, finish, after } }]).then(
+      (r) => (r.results[0] as QuietPoll | null) ?? null,
+      () => null,
+    );
+  }
+
+  /** Waits until the page is settled enough to observe, or the deadline (for steps of a composite action). */
+  async settle(deadline: number): Promise<void> {
+    const ids = this.takeQuiet();
     const frames = this.frameQuiet.splice(0);
     let mutations = 0;
     let frameMutations = 0;
@@ -178,21 +271,12 @@ export class ActionWatch {
     };
     await quiet();
     const requestsBefore = this.effects.requests;
-    while (Date.now() < until) {
-      if (this.effects.dialog) break;
-      const downloading = this.effects.downloads.some((g) => downloadByGuid(this.rec.controller ?? "", g)?.state === "in_progress");
-      if (!downloading && (this.effects.navigation ? this.loaded : this.pending.size === 0 || this.effects.downloads.length > 0)) break;
-      await new Promise<void>((resolve) => {
-        this.wake = resolve;
-        setTimeout(resolve, Math.max(1, until - Date.now()));
-      });
-      this.wake = undefined;
-    }
+    await this.waitNetwork(deadline);
     // A response usually changes the page when it lands: be quiet again after the network.
     if (this.effects.requests > requestsBefore || requestsBefore > 0) await quiet();
-    this.effects.downloadsCompleted = this.effects.downloads.filter((g) => downloadByGuid(this.rec.controller ?? "", g)?.state === "completed").length;
-    if (ids.length > 0 && !this.effects.dialog) void runInWorld(this.session, this.mainFrameId, QUIET_SOURCE, { op: "poll", ids, finish: true }).catch(() => null);
-    for (const f of frames) if (!this.effects.dialog) void runInWorld(f.session, f.frameId, QUIET_SOURCE, { op: "poll", ids: [f.id], finish: true }).catch(() => null);
+    this.countDownloads();
+    if (ids.length > 0 && !this.effects.dialog) void this.pollQuiet(ids, true);
+    for (const f of frames) if (!this.effects.dialog) void this.pollIn(f.session, f.frameId, [f.id], true, 0);
     this.effects.mutations += mutations + frameMutations;
   }
 
@@ -200,26 +284,19 @@ export class ActionWatch {
    * Polls the page's observers and waits between polls here, in the broker: the page's own
    * timers are throttled when its tab is in the background.
    */
-  private async waitQuiet(session: CdpSession, frameId: string, ids: number[]): Promise<{ mutations: number } | null> {
+  private async waitQuiet(session: CdpSession, frameId: string, ids: number[]): Promise<QuietPoll | null> {
     const started = Date.now();
-    for (;;) {
+    // The dispatch just returned: give the page's handlers the quiet period before the first look.
+    await Bun.sleep(DOM_QUIET_MS);
+    for (let after = DOM_QUIET_MS; ; after = 0) {
       const finish = Date.now() - started >= DOM_QUIET_MAX_MS;
-      const q = await runInWorld<{ quietFor: number; mutations: number; animating?: number; framesQuiet?: number } | null>(session, frameId, QUIET_SOURCE, { op: "poll", ids, finish }).catch(() => null);
-      // Quiet: long enough, for three rendered frames (unless the page renders none), and no animation the action began.
-      const framesOk = q?.framesQuiet === undefined || q.framesQuiet < 0 || q.framesQuiet >= QUIET_FRAMES;
-      if (!q || finish || this.effects.dialog || this.effects.navigation || (q.quietFor >= DOM_QUIET_MS && framesOk && !q.animating)) return q;
-      // While an animation runs, look again about once a frame; else when the quiet period could end.
-      const wait = q.quietFor >= DOM_QUIET_MS ? 20 : DOM_QUIET_MS - q.quietFor;
-      await Bun.sleep(Math.max(5, Math.min(wait, DOM_QUIET_MAX_MS - (Date.now() - started))));
+      const q = await this.pollIn(session, frameId, ids, finish, after);
+      if (!q || finish || this.effects.dialog || this.effects.navigation || isQuiet(q)) return q;
+      await Bun.sleep(Math.max(5, Math.min(nextLook(q), DOM_QUIET_MAX_MS - (Date.now() - started))));
     }
   }
 
-  async stop(): Promise<void> {
+  stop(): void {
     for (const off of this.offs) off();
-    // With a dialog open the renderer answers nothing; do not wait for it.
-    const disable = this.session.send("Network.disable").catch(() => undefined);
-    if (!this.effects.dialog) await disable;
-    void this.browser;
-    void this.rec;
   }
 }

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { currentCallScope } from "../../cdp/scope.ts";
 import type { CallRequest } from "../../protocol/wire.ts";
 import { CdpAbortedError, type CdpBaseError, CdpClosedError, CdpSessionClosedError, CdpTimeoutError } from "../../cdp/errors.ts";
 import { BpError } from "../../shared/errors.ts";
@@ -65,6 +66,23 @@ describe("command runtime", () => {
     expect(otherCmd).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "requestId" } });
     // Another key may use the same request id for its own call.
     expect(await b.commands.run(req({ requestId: "R2", clientKey: "agent-b", args: { expression: "y" } }), h)).toMatchObject({ ok: true });
+  });
+
+  test("a transport timeout or a lost connection is said in the command's terms, never internal_error", async () => {
+    const b = broker();
+    const timedOut: Handler = { run: async () => { throw new CdpTimeoutError("Runtime.evaluate", 10); } };
+    expect(await b.commands.run(req(), timedOut)).toMatchObject({ ok: false, code: "command_expired" });
+    const closed: Handler = { run: async () => { throw new CdpClosedError("Runtime.evaluate", "socket closed", true); } };
+    expect(await b.commands.run(req(), closed)).toMatchObject({ ok: false, code: "browser_disconnected" });
+    const detached: Handler = { run: async () => { throw new CdpSessionClosedError("Runtime.evaluate", "S1", "target detached", true); } };
+    expect(await b.commands.run(req(), detached)).toMatchObject({ ok: false, code: "tab_not_found", context: { reason: "target_closed" } });
+    // The handler's CDP calls see the command's own deadline.
+    let seen: number | undefined;
+    const probe: Handler = { run: async () => { seen = currentCallScope()?.deadline; return {}; } };
+    const before = Date.now();
+    await b.commands.run(req({ timeoutMs: 1_234 }), probe);
+    expect(seen).toBeGreaterThanOrEqual(before + 1_234);
+    expect(seen).toBeLessThan(before + 1_234 + 1_000);
   });
 
   test("deadline before dispatch is command_expired; after dispatch of a mutation unknown_outcome", async () => {

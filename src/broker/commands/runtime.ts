@@ -5,6 +5,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { isCdpError } from "../../cdp/errors.ts";
+import { withCallScope } from "../../cdp/scope.ts";
 import type { CallRequest } from "../../protocol/wire.ts";
 import { BpError, invalidArgument, toBpError } from "../../shared/errors.ts";
 import type { BrowserConnection } from "../browser.ts";
@@ -127,7 +128,8 @@ export class CommandRuntime {
     try {
       if (live && rec) this.watchdogs.watch(live);
       if (!run.atLock) this.dispatch(run);
-      const result = await current.run(run, () => Promise.race([handler.run(ctx), stopped]));
+      // Every CDP call the handler makes inherits the command's deadline and cancel signal.
+      const result = await current.run(run, () => withCallScope({ deadline, signal: controller.signal }, () => Promise.race([handler.run(ctx), stopped])));
       if (live && (live.closed || this.broker.browser !== live)) {
         throw new BpError("browser_disconnected", "The browser connection was lost while the command ran.", { retryable: true, context: { reason: "connection_lost" } });
       }
@@ -269,6 +271,8 @@ export class CommandRuntime {
 function cdpTransportError(run: Running, kind: string, message: string): BpError {
   const context = { cause: `cdp_${kind}`, ...idContext(run) };
   if (kind === "timeout") return new BpError("command_expired", `'${run.req.command}' did not finish in time: the browser did not answer (${message.slice(0, 200)}).`, { retryable: true, context });
+  // The command's own deadline aborts its calls too: that is expiry, not a cancel.
+  if (kind === "aborted" && run.controller.signal.reason === "deadline") return new BpError("command_expired", `'${run.req.command}' did not finish within ${run.req.timeoutMs} ms.`, { retryable: true, context });
   if (kind === "aborted") return new BpError("command_cancelled", `'${run.req.command}' was stopped.`, { retryable: true, context });
   if (kind === "session_closed") return new BpError("tab_not_found", "The tab closed while the command ran.", { context: { ...context, reason: "target_closed" } });
   return new BpError("browser_disconnected", "The browser connection was lost while the command ran.", {

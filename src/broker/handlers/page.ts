@@ -2,13 +2,12 @@ import { isCdpError } from "../../cdp/errors.ts";
 import type { CdpSession } from "../../cdp/session.ts";
 import { BpError } from "../../shared/errors.ts";
 import { withArticle } from "../../shared/words.ts";
-import { runAndWait } from "../navigate.ts";
+import { back, forward, reload } from "../act/history.ts";
 import { selectedTab } from "../context/tabs.ts";
 import { frameSessions } from "../observe/collect.ts";
 import { rootForFrame } from "../observe/frame-list.ts";
 import type { TargetRecord } from "../targets.ts";
 import { arg, type CallContext, type Handler } from "../context/types.ts";
-import { boundTitle, boundUrl } from "../../shared/page-strings.ts";
 
 /** Bound on an eval result's JSON size; larger values come back cut, with truncated:true. */
 export const MAX_EVAL_CHARS = 100_000;
@@ -131,33 +130,9 @@ export function boundValue(value: unknown, type: string): { value: unknown; type
   return { value: text.slice(0, MAX_EVAL_CHARS), type, truncated: true };
 }
 
-async function history(ctx: CallContext, delta: -1 | 0 | 1): Promise<Record<string, unknown>> {
-  const { browser, rec, id } = selectedTab(ctx);
-  return ctx.broker.exclusive(rec.targetId, async () => {
-    const session = await browser.session(rec);
-    let navigated = true;
-    if (delta === 0) {
-      await runAndWait(session, () => session.send("Page.reload"), ctx.deadline, ctx.signal);
-    } else {
-      const { currentIndex, entries } = await session.send("Page.getNavigationHistory");
-      const entry = entries[currentIndex + delta];
-      if (entry) {
-        await runAndWait(session, () => session.send("Page.navigateToHistoryEntry", { entryId: entry.id }), ctx.deadline, ctx.signal);
-      } else {
-        navigated = false;
-      }
-    }
-    // The browser's own record, not the page's world: a page can shadow document.title.
-    const { targetInfo } = await browser.cdp.send("Target.getTargetInfo", { targetId: rec.targetId });
-    rec.url = targetInfo.url;
-    rec.title = targetInfo.title;
-    return { tab: id, url: boundUrl(rec.url), title: boundTitle(rec.title), navigated };
-  });
-}
-
 export const PAGE_HANDLERS: Record<string, Handler> = {
   eval: evaluate,
-  back: { mutating: true, dispatch: "lock", run: (ctx) => history(ctx, -1) },
-  forward: { mutating: true, dispatch: "lock", run: (ctx) => history(ctx, 1) },
-  reload: { mutating: true, dispatch: "lock", run: (ctx) => history(ctx, 0) },
+  back,
+  forward,
+  reload,
 };

@@ -1,6 +1,6 @@
 import type { CdpSession } from "../../cdp/session.ts";
 import { RESOLVE_SOURCE } from "../../page/resolve-script.ts";
-import { SNAPSHOT_SOURCE } from "../../page/snapshot-script.ts";
+import type { PageStep } from "../../page/runtime.ts";
 import type { SnapshotEntry, SnapshotFrame, SnapshotOptions, SnapshotResult } from "../../page/types.ts";
 import type { Agent } from "../agents.ts";
 import type { BrowserConnection } from "../browser.ts";
@@ -9,7 +9,16 @@ import { FrameSessions } from "../frames.ts";
 import { TabObservation, type RefBinding } from "../refs.ts";
 import { listFrames, type Root } from "./frame-list.ts";
 import { markListenedElements } from "./listeners.ts";
-import { objectInWorld, runInWorld } from "../world.ts";
+import { callPage, objectInWorld } from "../world.ts";
+
+/** Documents (frame and loader, per session) whose listened-to elements were marked once. */
+const marked = new WeakMap<CdpSession, Set<string>>();
+const wasMarked = (root: Root): boolean => marked.get(root.session)?.has(`${root.frameId}:${root.loaderId}`) === true;
+function noteMarked(root: Root): void {
+  let set = marked.get(root.session);
+  if (!set) marked.set(root.session, (set = new Set()));
+  set.add(`${root.frameId}:${root.loaderId}`);
+}
 
 /** Nested out-of-process frames deeper than this are left as placeholders. */
 const MAX_FRAME_DEPTH = 4;
@@ -58,23 +67,50 @@ export async function currentObservation(browser: BrowserConnection, rec: Target
  * geometry in top-level viewport px. Refs share one number space per document.
  */
 export async function collectSnapshot(browser: BrowserConnection, rec: TargetRecord, agent: Agent, root: Root, obs: TabObservation, options: SnapshotOptions): Promise<Collected> {
+  const collected = await collectWith(browser, rec, obs, root, options, undefined);
+  void agent;
+  if (!collected) throw new Error("snapshot skipped without a condition");
+  return collected;
+}
+
+/**
+ * Steps an action runs in the root frame's world in the same call as the snapshot (its
+ * settle poll and evidence read-back): one round trip instead of several. `snapshotWhen`
+ * skips the snapshot (and the result is undefined) unless an earlier step saw enough quiet.
+ */
+export interface PreSteps {
+  steps: PageStep[];
+  snapshotWhen?: PageStep["when"];
+  /** Filled with the steps' results. */
+  results?: unknown[];
+}
+
+export async function collectWith(browser: BrowserConnection, rec: TargetRecord, obs: TabObservation, root: Root, options: SnapshotOptions, pre: PreSteps | undefined): Promise<Collected | undefined> {
   const previous = obs.last;
   const tab = await browser.session(rec);
   let index: Promise<Map<string, number>> | undefined;
   const frameIndex = () => (index ??= listFrames(rec, tab).then((frames) => new Map(frames.map((f, i) => [f.id, i]))));
-  const result = await snapshotFrame(rec, obs, root, options, 0, frameIndex);
+  const result = await snapshotFrame(rec, obs, root, options, 0, frameIndex, pre);
+  if (!result) return undefined;
   markAuthTransition(result, obs);
   obs.last = result;
   obs.seq++;
-  void browser;
-  void agent;
   return { result, obs, previous };
 }
 
-async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Root, options: SnapshotOptions, depth: number, frameIndex: () => Promise<Map<string, number>>): Promise<SnapshotResult> {
-  await markListenedElements(root.session, root.frameId);
-  const result = await runInWorld<SnapshotResult>(root.session, root.frameId, SNAPSHOT_SOURCE, { ...options, refFloor: obs.nextRef, layout: true });
-  const binding: RefBinding = { session: root.session, frameId: root.frameId, loaderId: root.loaderId, framePath: root.framePath, offset: root.offset };
+async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Root, options: SnapshotOptions, depth: number, frameIndex: () => Promise<Map<string, number>>, pre?: PreSteps): Promise<SnapshotResult | undefined> {
+  // Listener marks cost several round trips: an action's own observation reuses the marks of
+  // the document's earlier snapshots; a snapshot the agent asks for marks afresh.
+  if (!pre || !wasMarked(root)) {
+    await markListenedElements(root.session, root.frameId);
+    noteMarked(root);
+  }
+  const snap: PageStep = { fn: "snapshot", arg: { ...options, refFloor: obs.nextRef, layout: true }, ...(pre?.snapshotWhen ? { when: pre.snapshotWhen } : {}) };
+  const reply = await callPage(root.session, root.frameId, [...(pre?.steps ?? []), snap]);
+  if (pre) pre.results = reply.results.slice(0, -1);
+  const result = reply.results.at(-1) as SnapshotResult | null;
+  if (!result) return undefined;
+  const binding: RefBinding = { session: root.session, frameId: root.frameId, loaderId: root.loaderId, framePath: root.framePath, offset: root.offset, doc: reply.doc };
   const numbers = await frameNumbers(root, result.elements, frameIndex);
   for (const e of result.elements) {
     if (e.frame) e.frame = numbers.get(e.frame) ?? (root.framePath ? `${root.framePath}.${e.frame}` : e.frame);

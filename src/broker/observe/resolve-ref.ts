@@ -1,10 +1,10 @@
 import type { CdpSession } from "../../cdp/session.ts";
-import { RESOLVE_SOURCE } from "../../page/resolve-script.ts";
+import type { PageStep } from "../../page/runtime.ts";
 import { BpError } from "../../shared/errors.ts";
 import type { Selected } from "../context/tabs.ts";
 import type { RefBinding, TabObservation } from "../refs.ts";
+import { callPage } from "../world.ts";
 import { frameLoader } from "./frame-list.ts";
-import { objectInWorld } from "../world.ts";
 
 export type StaleReason =
   | "no_observation"
@@ -22,9 +22,9 @@ export interface ResolvedRef {
   ref: number;
   binding: RefBinding;
   session: CdpSession;
-  /** Remote object of the element in our isolated world; released with the "bp-ref" group. */
-  objectId: string;
   obs: TabObservation;
+  /** Results of the steps that ran with the check, in the same page call. */
+  results: unknown[];
 }
 
 export function staleRef(ref: number, reason: StaleReason): BpError {
@@ -33,11 +33,16 @@ export function staleRef(ref: number, reason: StaleReason): BpError {
 
 /**
  * Re-resolves a ref of this agent's latest observation and re-checks everything it is bound
- * to: browser generation, target, frame session, main and frame document, and the node
- * itself. Any change is stale_ref with a reason; a ref is never rebound to another element.
- * A ref this agent was never shown is unknown_ref, whoever else may have seen it.
+ * to: browser generation, target, frame session, document, and the node itself. Any change is
+ * stale_ref with a reason; a ref is never rebound to another element. A ref this agent was
+ * never shown is unknown_ref, whoever else may have seen it.
+ *
+ * The document check costs nothing extra: the page runtime names its document with a token
+ * the ref was bound with, so the check and `steps` (an action's probe, say) run in one page
+ * call. Only when the document differs are the browser's frame and loader ids asked for, to
+ * say why.
  */
-export async function resolveRef(sel: Selected, ref: number): Promise<ResolvedRef> {
+export async function resolveRef(sel: Selected, ref: number, steps: PageStep[] = []): Promise<ResolvedRef> {
   const { agent, browser, rec } = sel;
   const obs = agent.observations.get(rec.targetId);
   if (!obs) throw staleRef(ref, agent.leaseExpired ? "expired" : "no_observation");
@@ -52,7 +57,20 @@ export async function resolveRef(sel: Selected, ref: number): Promise<ResolvedRe
     throw staleRef(ref, "unknown_ref");
   }
   if (!browser.targets.byId.has(rec.targetId)) throw staleRef(ref, "target_closed");
-  const session = await browser.session(rec);
+  if (binding.session.closed) throw staleRef(ref, "frame_detached");
+  if (!binding.doc) await checkDocument(sel, ref, binding, obs);
+  const reply = await callPage(binding.session, binding.frameId, [{ fn: "ref", ref }, ...steps.map((s) => ({ ...s, ref }))], binding.doc ? { doc: binding.doc } : {}).catch(() => undefined);
+  if (!reply || reply.otherDocument) {
+    await checkDocument(sel, ref, binding, obs);
+    throw staleRef(ref, reply ? "document_replaced" : "node_detached");
+  }
+  if (reply.results[0] !== null) throw staleRef(ref, "node_detached");
+  return { ref, binding, session: binding.session, obs, results: reply.results.slice(1) };
+}
+
+/** Asks the browser which document change made a ref stale (throws it), or returns when none did. */
+async function checkDocument(sel: Selected, ref: number, binding: RefBinding, obs: TabObservation): Promise<void> {
+  const session = await sel.browser.session(sel.rec);
   const { frameTree } = await session.send("Page.getFrameTree");
   if (frameTree.frame.loaderId !== obs.mainLoaderId) {
     throw staleRef(ref, frameTree.frame.url === obs.url ? "document_replaced" : "navigation");
@@ -63,7 +81,4 @@ export async function resolveRef(sel: Selected, ref: number): Promise<ResolvedRe
     if (loader === undefined) throw staleRef(ref, "frame_detached");
     if (loader !== binding.loaderId) throw staleRef(ref, "navigation");
   }
-  const objectId = await objectInWorld(binding.session, binding.frameId, `function (win, ref) { return (${RESOLVE_SOURCE})(win, ref).element; }`, ref).catch(() => undefined);
-  if (!objectId) throw staleRef(ref, "node_detached");
-  return { ref, binding, session: binding.session, objectId, obs };
 }

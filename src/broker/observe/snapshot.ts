@@ -2,7 +2,9 @@ import { diffSnapshots } from "../../page/diff.ts";
 import { compactEntry, compactSnapshotJson, formatDiffHuman, formatSnapshotHuman } from "../../page/format.ts";
 import { selectedTab, type Selected } from "../context/tabs.ts";
 import type { CallContext } from "../context/types.ts";
-import { collectSnapshot, currentObservation, frameSessions, type Root } from "./collect.ts";
+import type { SnapshotResult } from "../../page/types.ts";
+import { callPage } from "../world.ts";
+import { collectWith, currentObservation, frameSessions, type PreSteps, type Root } from "./collect.ts";
 import { rootForFrame } from "./frame-list.ts";
 import { MAX_TITLE, MAX_URL } from "../../shared/page-strings.ts";
 
@@ -23,13 +25,45 @@ export function observe(ctx: CallContext, opts: ObserveOptions): Promise<Record<
 
 /** The same, for callers that already hold the tab's queue (actions observing their result). */
 export async function observeLocked(ctx: CallContext, sel: Selected, opts: ObserveOptions): Promise<Record<string, unknown>> {
+  const out = await observeWith(ctx, sel, opts);
+  if (!out) throw new Error("observation skipped without a condition");
+  return out.reply;
+}
+
+export interface ObserveAfterAction {
+  /** No navigation was seen: the agent's observation of this document still holds (saves asking the browser). */
+  sameDocument?: boolean;
+  /** The observation to diff against (kept by a caller that may observe more than once). */
+  base?: SnapshotResult | undefined;
+  /** Page steps to run in the same call as the snapshot (see PreSteps). */
+  pre?: PreSteps;
+}
+
+/**
+ * One observation, optionally sharing its page call with an action's last steps. Undefined
+ * when `pre.snapshotWhen` held the snapshot back (the page was not quiet yet).
+ */
+export async function observeWith(ctx: CallContext, sel: Selected, opts: ObserveOptions, after: ObserveAfterAction = {}): Promise<{ reply: Record<string, unknown>; previous: SnapshotResult | undefined } | undefined> {
   const { browser, agent, rec, id } = sel;
   {
     const session = await browser.session(rec);
     await frameSessions(rec, session).ensure();
-    const { obs, mainFrameId, replaced } = await currentObservation(browser, rec, agent, session);
+    const known = agent.observations.get(rec.targetId);
+    const { obs, mainFrameId, replaced } =
+      after.sameDocument && known && known.generation === browser.generation ? { obs: known, mainFrameId: rec.targetId, replaced: false } : await currentObservation(browser, rec, agent, session);
     const root: Root = await rootForFrame(rec, session, mainFrameId, obs.mainLoaderId, agent.frames.get(rec.targetId));
-    const { result, previous } = await collectSnapshot(browser, rec, agent, root, obs, { limit: opts.limit, ...(opts.expand ? { expand: [opts.expand] } : {}), ...(opts.find ? { find: opts.find } : {}) });
+    let pre = after.pre;
+    if (pre && (root.session !== session || root.frameId !== mainFrameId)) {
+      // The agent observes a frame of its own choosing: the action's steps run in the main frame first.
+      const r = await callPage(session, mainFrameId, pre.steps);
+      pre.results = r.results;
+      if (pre.snapshotWhen && !quietEnough(r.results[pre.snapshotWhen.step], pre.snapshotWhen)) return undefined;
+      pre = undefined;
+    }
+    const collected = await collectWith(browser, rec, obs, root, { limit: opts.limit, ...(opts.expand ? { expand: [opts.expand] } : {}), ...(opts.find ? { find: opts.find } : {}) }, pre);
+    if (!collected) return undefined;
+    const { result } = collected;
+    const previous = "base" in after ? after.base : collected.previous;
     rec.url = result.url;
     rec.title = result.title;
     const out: Record<string, unknown> = { tab: id, ...compactSnapshotJson(result, { boxes: opts.boxes === true }) };
@@ -58,10 +92,14 @@ export async function observeLocked(ctx: CallContext, sel: Selected, opts: Obser
       }
     }
     if (ctx.req.mode === "human" && out.text === undefined) out.text = formatSnapshotHuman(result);
-    return out;
+    return { reply: out, previous };
   }
 }
 
-function countListed(elements: { kind: string; count?: number }[]): number {
-  return elements.reduce((n, e) => n + (e.kind === "fold" ? (e.count ?? 0) : 1), 0);
+/** The page runtime's `when` rule, for steps that ran in a call of their own. */
+function quietEnough(poll: unknown, when: { quietFor: number; frames?: number }): boolean {
+  if (typeof poll !== "object" || poll === null) return false;
+  const p = poll as { quietFor?: number; animating?: number; framesQuiet?: number };
+  if (!((p.quietFor ?? -1) >= when.quietFor) || (p.animating ?? 0) > 0) return false;
+  return !(when.frames !== undefined && when.frames > 0) || p.framesQuiet === undefined || p.framesQuiet < 0 || p.framesQuiet >= when.frames;
 }

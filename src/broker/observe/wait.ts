@@ -3,12 +3,14 @@
  * Event-driven where the broker sees events (URL changes, dialogs, popups, network), polled
  * at the interval otherwise (text, selector). Never opens or navigates a tab.
  */
+import { withCallScope } from "../../cdp/scope.ts";
 import type { CdpSession } from "../../cdp/session.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import type { BrowserConnection } from "../browser.ts";
 import { assertNoDialog, selectedTab, type Selected } from "../context/tabs.ts";
 import type { CallContext } from "../context/types.ts";
 import { listFrames } from "./frame-list.ts";
+import { ensureNetwork } from "../network.ts";
 import { runInWorld } from "../world.ts";
 import { urlMatches } from "../commands/canonical.ts";
 import { nextFinishedDownload, onDownloadChange } from "../net/downloads.ts";
@@ -154,7 +156,8 @@ export async function runWait(ctx: CallContext, cond: WaitCondition, intervalMs:
       if (ctx.signal.aborted) throw new BpError("command_cancelled", "Wait cancelled.", { retryable: true });
       if (browser.closed) throw new BpError("browser_disconnected", "The browser connection was lost while waiting.", { retryable: true });
       if (sel && !browser.targets.byId.has(sel.rec.targetId)) throw new BpError("tab_not_found", `Tab ${sel.id} closed while waiting.`, { context: { tab: sel.id, reason: "target_closed" } });
-      const matched = await check();
+      // The checks' own CDP calls end before the wait does, so running out is wait_timeout.
+      const matched = await withCallScope({ deadline: end, signal: ctx.signal }, check);
       if (matched) return { condition: cond.kind, elapsedMs: Date.now() - started, matched };
       const left = end - Date.now();
       if (left <= 0) {
@@ -230,9 +233,8 @@ async function watchNetwork(session: CdpSession, waker: Waker, offs: (() => void
       if (inflight.delete(p.requestId)) settle();
     }),
     () => clearTimeout(timer),
-    () => void session.send("Network.disable").catch(() => undefined),
   );
-  await session.send("Network.enable", { maxTotalBufferSize: 0, maxResourceBufferSize: 0 });
+  await ensureNetwork(session);
   settle();
   return () => {
     // Requests from before the wait end in the journal, not in this subscription: noticed on

@@ -1,0 +1,36 @@
+import { boundTitle, boundUrl } from "../../shared/page-strings.ts";
+import { selectedTab } from "../context/tabs.ts";
+import { runAndWait } from "../navigate.ts";
+import { defineAction } from "./pipeline.ts";
+
+/** `bp back`, `bp forward`, `bp reload`: a history step (or reload), answered once the page loaded. */
+function historyAction(delta: -1 | 0 | 1) {
+  return defineAction<void, Record<string, unknown>>({
+    // Navigation is the effect: the reply names where the tab went.
+    watch: false,
+    args: () => undefined,
+    tab: (ctx) => selectedTab(ctx),
+    async dispatch({ ctx, sel, top }) {
+      const { browser, rec, id } = sel;
+      let navigated = true;
+      if (delta === 0) {
+        await runAndWait(top, () => top.send("Page.reload"), ctx.deadline, ctx.signal);
+      } else {
+        const { currentIndex, entries } = await top.send("Page.getNavigationHistory");
+        const entry = entries[currentIndex + delta];
+        if (entry) await runAndWait(top, () => top.send("Page.navigateToHistoryEntry", { entryId: entry.id }), ctx.deadline, ctx.signal);
+        else navigated = false;
+      }
+      // The browser's own record, not the page's world: a page can shadow document.title.
+      const { targetInfo } = await browser.cdp.send("Target.getTargetInfo", { targetId: rec.targetId });
+      rec.url = targetInfo.url;
+      rec.title = targetInfo.title;
+      return { tab: id, url: boundUrl(rec.url), title: boundTitle(rec.title), navigated };
+    },
+    evidence: (_run, sent) => sent,
+  });
+}
+
+export const back = historyAction(-1);
+export const forward = historyAction(1);
+export const reload = historyAction(0);

@@ -1,0 +1,219 @@
+/**
+ * The action pipeline. Every action is one declarative object (defineAction) and runs the
+ * same stages (runAction):
+ *
+ *   select tab → queue on it → locate (resolve the ref and probe it in one page call, the
+ *   quiet watcher armed in the same call) → dispatch → watch → settle → evidence → reply
+ *
+ * Settling, the evidence read-back and the observation share the last page call: it polls
+ * for DOM quiet and, once quiet, reads the action's evidence steps and takes the snapshot.
+ * A verified click on a static page costs three CDP round trips (docs/architecture.md).
+ */
+import type { CdpSession } from "../../cdp/session.ts";
+import type { PageStep } from "../../page/runtime.ts";
+import type { SnapshotResult } from "../../page/types.ts";
+import { selectedTab, type Selected } from "../context/tabs.ts";
+import type { CallContext, Handler } from "../context/types.ts";
+import { resolveRef, type ResolvedRef } from "../observe/resolve-ref.ts";
+import type { PreSteps } from "../observe/collect.ts";
+import { observeWith } from "../observe/snapshot.ts";
+import { callPage } from "../world.ts";
+import { replyFor } from "./result.ts";
+import { ActionWatch, DOM_QUIET_MAX_MS, DOM_QUIET_MS, isQuiet, nextLook, QUIET_FRAMES, type QuietPoll } from "./watch.ts";
+
+export interface ObserveArgs {
+  limit: number;
+  full: boolean;
+}
+
+/** What every stage of one action run can see. */
+export interface ActionRun<A> {
+  ctx: CallContext;
+  args: A;
+  sel: Selected;
+  /** The tab's own session (the main frame). */
+  top: CdpSession;
+  watch: ActionWatch;
+  /** The located ref and its locate steps' results, when the action has one. */
+  target: ResolvedRef | undefined;
+}
+
+export interface ActionDef<A, S = void> {
+  /** The command's arguments, read from the request. */
+  args(ctx: CallContext): A;
+  /** Observation options of the reply; none means the action answers with its evidence alone. */
+  observe?(args: A): ObserveArgs;
+  /** Which tab: the agent's selected tab unless said otherwise (dialog answers name theirs). */
+  tab?(ctx: CallContext, args: A): Selected;
+  /** The ref to locate and the page steps (probe, prepare, find…) to run in the same call. */
+  locate?(args: A): { ref: number; steps: PageStep[] } | undefined;
+  /** Whether the DOM-quiet watcher is armed before dispatch (in the locate call when it can be). */
+  armQuiet?: boolean;
+  /** Sends the action; what it returns goes to the later stages. */
+  dispatch(run: ActionRun<A>): Promise<S>;
+  /** The dispatch settled the page itself (composite actions settle step by step). */
+  settled?: boolean | ((run: ActionRun<A>, sent: S) => boolean);
+  /** A read-only command on the same stages (dropdown): not mutating, nothing dispatched. */
+  readOnly?: true;
+  /** No watch of page effects (dialog answers, history): their page may be blocked or leaving. */
+  watch?: false;
+  /**
+   * Not queued behind the tab's other commands: a dialog answer must reach a tab whose
+   * running command waits on that very dialog. Its observation still waits its turn.
+   */
+  queue?: false;
+  /** The page answers nothing before the dispatch (a dialog holds it): network readiness is not awaited. */
+  blocked?: true;
+  /** Shapes the final reply (the dialog answer names itself around the action reply). */
+  shape?(reply: Record<string, unknown>, run: ActionRun<A>, sent: S): Record<string, unknown>;
+  /** Page steps read back once the page is quiet, in the same call as the snapshot. */
+  readback?(run: ActionRun<A>, sent: S): PageStep[];
+  /** The evidence, from what dispatch returned and the read-back results (empty after a navigation or dialog). */
+  evidence(run: ActionRun<A>, sent: S, readback: unknown[]): Record<string, unknown>;
+}
+
+export interface DefinedAction<A, S> extends Handler {
+  readonly def: ActionDef<A, S>;
+}
+
+/**
+ * An action as a command handler: mutating, and dispatched once it holds its tab (a queued
+ * one can still be cancelled cleanly).
+ */
+export function defineAction<A, S = void>(def: ActionDef<A, S>): DefinedAction<A, S> {
+  if (def.readOnly) return { def, run: (ctx) => runAction(ctx, def) };
+  return { mutating: true, dispatch: "lock", def, run: (ctx) => runAction(ctx, def) };
+}
+
+export async function runAction<A, S>(ctx: CallContext, def: ActionDef<A, S>): Promise<Record<string, unknown>> {
+  const args = def.args(ctx);
+  const sel = def.tab ? def.tab(ctx, args) : selectedTab(ctx);
+  const stages = async (): Promise<Record<string, unknown>> => {
+    const top = await sel.browser.session(sel.rec);
+    const watch = new ActionWatch(sel.browser, sel.rec, top, def.watch !== false);
+    try {
+      const located = def.locate?.(args);
+      let target: ResolvedRef | undefined;
+      if (located) {
+        // The quiet watcher rides on the locate call when the ref is in the main frame.
+        const binding = sel.agent.observations.get(sel.rec.targetId)?.refs.get(located.ref);
+        const inMain = binding !== undefined && binding.frameId === watch.mainFrameId && binding.session === top;
+        // A target in another frame gets a watcher of its own there, in the same call.
+        const arm = def.armQuiet ? [inMain ? watch.quietStep() : binding ? watch.frameQuietStep(binding) : undefined].filter((x) => x !== undefined) : [];
+        target = await resolveRef(sel, located.ref, [...located.steps, ...arm]);
+      }
+      if (!def.blocked) await watch.ready;
+      if (def.armQuiet && !watch.armed) await watch.armQuiet();
+      const run: ActionRun<A> = { ctx, args, sel, top, watch, target };
+      const sent = await def.dispatch(run);
+      const opts = def.observe?.(args);
+      const settled = typeof def.settled === "function" ? def.settled(run, sent) : def.settled === true;
+      // Outside the queue (dialog answers), the observation still takes its turn on the tab.
+      const inTurn = <T>(fn: () => Promise<T>): Promise<T> => (def.queue === false ? ctx.broker.exclusive(sel.rec.targetId, fn) : fn());
+      const out = await inTurn(() => (settled || def.watch === false ? reply(run, def.evidence(run, sent, []), opts) : settleAndReply(run, def, sent, opts)));
+      return def.shape ? def.shape(out, run, sent) : out;
+    } finally {
+      watch.stop();
+    }
+  };
+  if (def.queue !== false) return ctx.broker.exclusive(sel.rec.targetId, stages);
+  if (!def.readOnly) ctx.markDispatched();
+  return stages();
+}
+
+/** Observes after an action that settled itself. */
+async function reply<A>(run: ActionRun<A>, evidence: Record<string, unknown>, opts: ObserveArgs | undefined): Promise<Record<string, unknown>> {
+  const { ctx, sel, watch } = run;
+  // Commands that do not observe (dialog answers, dropdown, history) answer with their result alone.
+  if (!opts) return evidence;
+  const base = sel.agent.observations.get(sel.rec.targetId)?.last;
+  const observation = await observeOnce(run, opts, base, undefined);
+  return replyFor(ctx, sel, evidence, watch.effects, observation);
+}
+
+function observeOnce<A>(run: ActionRun<A>, opts: ObserveArgs, base: SnapshotResult | undefined, pre: PreSteps | undefined) {
+  const { ctx, sel, watch } = run;
+  if (sel.rec.dialog || watch.effects.dialog) return Promise.resolve(undefined);
+  return observeWith(ctx, sel, { limit: opts.limit, diff: !opts.full && !watch.effects.navigation }, { sameDocument: !watch.effects.navigation, base, ...(pre ? { pre } : {}) });
+}
+
+/**
+ * Settles, reads the evidence back and observes, sharing page calls: each poll carries the
+ * read-back and the snapshot, which run only once the DOM has been quiet long enough. After
+ * a navigation, or with requests the action started still running, the broker waits on
+ * events first. A dialog ends everything at once: the page then answers nothing.
+ */
+async function settleAndReply<A, S>(run: ActionRun<A>, def: ActionDef<A, S>, sent: S, opts: ObserveArgs | undefined): Promise<Record<string, unknown>> {
+  const { ctx, sel, watch } = run;
+  const ids = watch.takeQuiet();
+  const base = sel.agent.observations.get(sel.rec.targetId)?.last;
+  const started = Date.now();
+  let readback: unknown[] = [];
+  let observation: Awaited<ReturnType<typeof observeWith>>;
+  let mutations = 0;
+  let finished = false;
+  const readbackSteps = def.readback?.(run, sent) ?? [];
+  // A ref inside an out-of-process frame is read back in its own frame's world.
+  const binding = run.target?.binding;
+  const remote = binding !== undefined && (binding.frameId !== watch.mainFrameId || binding.session !== run.top);
+  // The dispatch just returned: give the page's handlers the quiet period before the first look.
+  await Bun.sleep(DOM_QUIET_MS);
+  for (let after = DOM_QUIET_MS; ; after = 0) {
+    if (watch.effects.dialog) break;
+    if (watch.busy) await watch.waitNetwork(ctx.deadline);
+    const requests = watch.effects.requests;
+    const forced = Date.now() - started >= DOM_QUIET_MAX_MS || watch.effects.navigation || ids.length === 0;
+    const when = forced ? undefined : { step: 0, quietFor: DOM_QUIET_MS, frames: QUIET_FRAMES };
+    const polling = ids.length > 0 && !watch.effects.navigation;
+    const steps: PageStep[] = [
+      ...(polling ? [{ fn: "quiet" as const, arg: { op: "poll", ids, after, finish: forced } }] : []),
+      // Once quiet, the watcher is done: disconnect it in the same call.
+      ...(polling && when && !watch.busy ? [{ fn: "quiet" as const, arg: { op: "poll", ids, finish: true }, when }] : []),
+      ...(watch.effects.navigation || remote ? [] : readbackSteps.map((s) => (when ? { ...s, when } : s))),
+    ];
+    const pre: PreSteps = { steps, ...(when ? { snapshotWhen: when } : {}) };
+    const readOnly = async () => ({ results: steps.length ? (await callMain(run, steps)).results : [] });
+    let results: unknown[];
+    if (opts) {
+      observation = await raceDialog(watch, observeOnce(run, opts, base, pre)).catch((err: unknown) => {
+        if (watch.effects.navigation || watch.effects.dialog) return undefined;
+        throw err;
+      });
+      results = pre.results ?? [];
+    } else {
+      results = (await raceDialog(watch, readOnly()))?.results ?? [];
+    }
+    const poll = (ids.length > 0 && !watch.effects.navigation ? results[0] : undefined) as QuietPoll | null | undefined;
+    if (poll) mutations = Math.max(mutations, poll.mutations);
+    const quiet = forced || !poll || isQuiet(poll);
+    if (quiet) {
+      const finishing = polling && when !== undefined && steps[1]?.fn === "quiet";
+      readback = poll !== undefined ? results.slice(finishing ? 2 : 1) : results;
+      finished = forced || finishing;
+      // A response usually changes the page when it lands: settle again after the network.
+      if (!watch.busy || watch.effects.requests === requests || Date.now() - started > 3_000) break;
+      continue;
+    }
+    await Bun.sleep(Math.max(5, Math.min(nextLook(poll), DOM_QUIET_MAX_MS - (Date.now() - started))));
+  }
+  if (!finished && ids.length > 0 && !watch.effects.dialog) void watch.pollQuiet(ids, true);
+  if (remote && binding && readbackSteps.length > 0 && !watch.effects.navigation && !watch.effects.dialog) {
+    readback = (await raceDialog(watch, callPage(binding.session, binding.frameId, readbackSteps).catch(() => undefined)))?.results ?? [];
+  }
+  watch.effects.mutations += mutations;
+  await watch.finishFrameQuiet();
+  watch.countDownloads();
+  const evidence = def.evidence(run, sent, watch.effects.navigation || watch.effects.dialog ? [] : readback);
+  if (!opts) return evidence;
+  return replyFor(ctx, sel, evidence, watch.effects, observation ?? undefined);
+}
+
+function callMain<A>(run: ActionRun<A>, steps: PageStep[]) {
+  return callPage(run.top, run.watch.mainFrameId, steps);
+}
+
+/** A dialog blocks the page: its answer never comes, so the dialog ends the wait. */
+function raceDialog<T>(watch: ActionWatch, p: Promise<T>): Promise<T | undefined> {
+  p.catch(() => undefined);
+  return Promise.race([p, watch.dialogOpened.then(() => undefined)]);
+}

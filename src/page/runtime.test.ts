@@ -1,0 +1,64 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { Window } from "happy-dom";
+import { INSTALL_AND_RUN, RUN, RUNTIME_KEY, type PageReply, type PageStep } from "./runtime.ts";
+import type { SnapshotResult } from "./types.ts";
+
+const opened: Window[] = [];
+afterAll(async () => {
+  for (const w of opened) await w.happyDOM.close();
+});
+
+type Call = (call: { steps: PageStep[]; doc?: string }) => Promise<PageReply | { missing: true }>;
+
+/** The two function declarations the broker sends, bound to a happy-dom window as `window`. */
+function page(html: string): { w: Window; install: Call; run: Call } {
+  const w = new Window({ url: "https://runtime.example/" });
+  opened.push(w);
+  w.document.body.innerHTML = html;
+  const bind = (decl: string) => new Function("window", `return (${decl});`)(w) as Call;
+  return { w, install: bind(INSTALL_AND_RUN), run: bind(RUN) };
+}
+
+describe("page runtime", () => {
+  test("installed once, then called by name; steps run in order in one call", async () => {
+    const { w, install, run } = page(`<button onclick="this.textContent='Done'">Go</button>`);
+    expect(await run({ steps: [] })).toEqual({ missing: true });
+    const first = (await install({ steps: [{ fn: "snapshot", arg: { layout: false, fold: false } }] })) as PageReply;
+    const snap = first.results[0] as SnapshotResult;
+    const first0 = snap.elements[0];
+    const ref = first0 && first0.kind !== "fold" ? first0.ref : 0;
+    expect(ref).toBe(1);
+    expect(Reflect.get(w, Symbol.for(RUNTIME_KEY))).toBeDefined();
+    // Later calls name the functions; the ref check and the element script share the call.
+    const later = (await run({ doc: first.doc, steps: [{ fn: "ref", ref }, { fn: "act", ref, arg: { op: "state" } }] })) as PageReply;
+    expect(later.doc).toBe(first.doc);
+    expect(later.results[0]).toBeNull();
+    expect(later.results[1]).toMatchObject({ connected: true });
+  });
+
+  test("a ref that no longer resolves stops the call; another document's token runs nothing", async () => {
+    const { install, run } = page(`<button>Go</button>`);
+    const first = (await install({ steps: [{ fn: "snapshot", arg: { layout: false, fold: false } }] })) as PageReply;
+    const gone = (await run({ steps: [{ fn: "ref", ref: 99 }, { fn: "act", ref: 99, arg: { op: "state" } }] })) as PageReply;
+    expect(gone.results).toEqual(["unknown_ref"]);
+    const other = (await run({ doc: "not-this-document", steps: [{ fn: "act", ref: 1, arg: { op: "state" } }] })) as PageReply;
+    expect(other).toEqual({ doc: first.doc, otherDocument: true, results: [] });
+  });
+
+  test("a step with `when` runs only after enough DOM quiet", async () => {
+    const { install } = page(`<p>x</p>`);
+    const armed = (await install({ steps: [{ fn: "quiet", arg: { op: "install", id: 1 } }] })) as PageReply;
+    expect(armed.results).toEqual([true]);
+    const r = (await install({
+      steps: [
+        { fn: "quiet", arg: { op: "poll", ids: [1], after: 0 } },
+        { fn: "snapshot", arg: { layout: false }, when: { step: 0, quietFor: 60_000 } },
+      ],
+    })) as PageReply;
+    expect(r.results[1]).toBeNull();
+    // `after`: time the broker already waited since the dispatch counts as quiet on a first poll.
+    await install({ steps: [{ fn: "quiet", arg: { op: "install", id: 2 } }] });
+    const forced = (await install({ steps: [{ fn: "quiet", arg: { op: "poll", ids: [2], after: 60_000 } }, { fn: "snapshot", arg: { layout: false }, when: { step: 0, quietFor: 15 } }] })) as PageReply;
+    expect(forced.results[1]).toMatchObject({ elements: expect.any(Array) });
+  });
+});

@@ -1,0 +1,100 @@
+/**
+ * The page runtime: every page-side module, installed once per isolated world (= once per
+ * document and frame) and then called by name. A call is a list of steps run in order in one
+ * CDP round trip, so an action can resolve its ref, probe it and arm the quiet watcher at
+ * once, and read its evidence back in the same call as the snapshot that follows.
+ *
+ * Steps: `{ fn, arg, ref?, slot?, when? }`. Element scripts (`(win, el, arg)`) get the ref's
+ * element (or the element an earlier call left in `slot`, or null); window scripts get
+ * `(win, arg)`. `when: { step, quietFor, frames }` runs a step only if that earlier quiet poll
+ * reported the page quiet (that long and that many rendered frames, no animation running). The runtime also names its document with a random token: refs
+ * carry it, so a ref used in another document is caught without asking the browser.
+ */
+import { ACT_SOURCE, QUIET_SOURCE } from "./act-script.ts";
+import { EDIT_SOURCE } from "./act-edit.ts";
+import { SCROLL_SOURCE } from "./act-scroll.ts";
+import { SELECT_SOURCE } from "./act-select.ts";
+import { UPLOAD_SOURCE } from "./act-upload.ts";
+import { RESOLVE_SOURCE } from "./resolve-script.ts";
+import { SNAPSHOT_SOURCE } from "./snapshot-script.ts";
+
+/** Scripts taking `(win, el, arg)`. */
+const ELEMENT_SCRIPTS = { act: ACT_SOURCE, edit: EDIT_SOURCE, scroll: SCROLL_SOURCE, select: SELECT_SOURCE, upload: UPLOAD_SOURCE } as const;
+/** Scripts taking `(win, arg)`. */
+const WINDOW_SCRIPTS = { snapshot: SNAPSHOT_SOURCE, quiet: QUIET_SOURCE } as const;
+
+/** `ref` checks that the step's ref still resolves (its result: null, or why not) and stops the call if not. */
+export type PageFn = keyof typeof ELEMENT_SCRIPTS | keyof typeof WINDOW_SCRIPTS | "ref";
+
+export interface PageStep {
+  fn: PageFn;
+  arg?: Record<string, unknown>;
+  ref?: number;
+  slot?: string;
+  when?: { step: number; quietFor: number; frames?: number };
+}
+
+export interface PageReply {
+  /** This document's token. */
+  doc: string;
+  /** Set when the caller expected another document: no step ran. */
+  otherDocument?: true;
+  results: unknown[];
+}
+
+function hash(text: string): string {
+  let h = 2166136261;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return (h >>> 0).toString(36);
+}
+
+const entries = (o: Record<string, string>) => Object.entries(o).map(([k, v]) => `${JSON.stringify(k)}: ${v}`).join(",\n");
+
+const BODY = `{
+  var resolve = ${RESOLVE_SOURCE};
+  var E = {${entries(ELEMENT_SCRIPTS)}};
+  var W = {${entries(WINDOW_SCRIPTS)}};
+  function token() { var a = new Uint32Array(2); win.crypto.getRandomValues(a); return a[0].toString(36) + a[1].toString(36); }
+  var rt = { doc: win.document, token: token() };
+  function element(step) {
+    if (typeof step.ref === "number") return resolve(win, step.ref).element;
+    if (step.slot) { var s = win[Symbol.for(step.slot)]; return s ? s.el : null; }
+    return null;
+  }
+  // The same rule as the broker's isQuiet: long enough, enough rendered frames, no animation running.
+  function quiet(p, w) {
+    if (!p || !(p.quietFor >= w.quietFor) || p.animating > 0) return false;
+    return !(w.frames > 0) || typeof p.framesQuiet !== "number" || p.framesQuiet < 0 || p.framesQuiet >= w.frames;
+  }
+  rt.run = async function (call) {
+    if (rt.doc !== win.document) { rt.doc = win.document; rt.token = token(); }
+    if (call.doc && call.doc !== rt.token) return { doc: rt.token, otherDocument: true, results: [] };
+    var out = [];
+    for (var i = 0; i < call.steps.length; i++) {
+      var st = call.steps[i], arg = st.arg || {};
+      if (st.when && !quiet(out[st.when.step], st.when)) { out.push(null); continue; }
+      var fn = st.fn;
+      if (fn === "ref") {
+        // Resolves the step's ref; when it is gone, no later step runs.
+        var why = resolve(win, st.ref).reason;
+        out.push(why);
+        if (why) break;
+        continue;
+      }
+      out.push(await (E[fn] ? E[fn](win, element(st), arg) : W[fn](win, arg)));
+    }
+    return { doc: rt.token, results: out };
+  };
+  Object.defineProperty(win, KEY, { value: rt, configurable: true, enumerable: false, writable: true });
+}`;
+
+/** One name per build of the page code, so two versions never call each other's functions. */
+export const RUNTIME_KEY = `browser-pilot.runtime.${hash(BODY)}`;
+
+const KEY_EXPR = `Symbol.for(${JSON.stringify(RUNTIME_KEY)})`;
+
+/** Installs the runtime (if this world lacks it) and runs the call: sent once per world. */
+export const INSTALL_AND_RUN = `function (call) { var win = window, KEY = ${KEY_EXPR}; if (!win[KEY]) ${BODY} return win[KEY].run(call); }`;
+
+/** Runs the call in a world that already has the runtime; `{ missing: true }` if it does not. */
+export const RUN = `function (call) { var rt = window[${KEY_EXPR}]; return rt ? rt.run(call) : { missing: true }; }`;

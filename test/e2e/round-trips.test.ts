@@ -1,0 +1,96 @@
+/**
+ * CDP round trips per command, counted on a recording hop in front of a real Chromium. The
+ * budgets are the counts docs/architecture.md reports; a change that adds a trip fails here.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startCdpRecorder, roundTrips, type CdpRecorder } from "../support/cdp-recorder.ts";
+import { requireChromium } from "../support/chromium.ts";
+import { makeBpEnv } from "../support/bp.ts";
+import { startFixtureServer } from "../support/fixture-server.ts";
+import { startUserBrowser, type UserBrowser } from "../support/user-browser.ts";
+
+requireChromium();
+
+const PAGE = `<!doctype html><title>Small</title><h1>Small</h1>
+  <label><input type=checkbox id=c> Remember me</label>
+  <input aria-label="Name" id=n><select aria-label="Size"><option>S</option><option>M</option></select>
+  <button onclick="document.getElementById('out').textContent = 'Saved'">Save</button><p id=out></p>`;
+
+const site = startFixtureServer({ "/": PAGE, "/other": "<!doctype html><title>Other</title><p>other</p>" });
+const env = makeBpEnv();
+let browser: UserBrowser;
+let rec: CdpRecorder;
+
+beforeAll(async () => {
+  browser = await startUserBrowser();
+  rec = startCdpRecorder(browser.wsEndpoint);
+  expect((await env.run(["connect", "--cdp-url", rec.url])).json.ok).toBe(true);
+  expect((await env.run(["open", `${site.a}/`, "--new"])).json.ok).toBe(true);
+});
+afterAll(async () => {
+  await env.cleanup();
+  rec.stop();
+  await browser.stop();
+  site.stop();
+});
+
+type El = { r: number; n?: string };
+
+async function measure(args: string[]): Promise<{ trips: number; methods: string[]; reply: Record<string, unknown>; installs: number }> {
+  rec.mark();
+  const r = await env.run(args);
+  expect(r.json.ok).toBe(true);
+  const sent = rec.mark();
+  return { trips: roundTrips(sent), methods: sent.map((s) => s.method), reply: r.json, installs: sent.filter((s) => s.install).length };
+}
+
+/**
+ * Budgets per command on a small static page, warm (the page runtime installed, network
+ * events on). docs/architecture.md prints the same table; lower is fine, higher fails.
+ */
+const BUDGET: Record<string, number> = {
+  snapshot: 2,
+  click: 3,
+  "click checkbox": 3,
+  hover: 3,
+  press: 4,
+  scroll: 3,
+  select: 5,
+  type: 17,
+  eval: 2,
+};
+
+describe("CDP round trips", () => {
+  test("each command stays within its round-trip budget; the page code is sent once per document", async () => {
+    const first = await measure(["snapshot"]);
+    expect(first.installs).toBe(1);
+    const snap = await measure(["snapshot"]);
+    const els = snap.reply.elements as El[];
+    const ref = (n: string) => String(els.find((e) => e.n === n)?.r);
+    // One of each first, so the budgets below are the warm cost.
+    await measure(["click", ref("Save")]);
+    const rows: [string, Awaited<ReturnType<typeof measure>>][] = [["snapshot", snap]];
+    rows.push(["click", await measure(["click", ref("Save")])]);
+    rows.push(["click checkbox", await measure(["click", ref("Remember me")])]);
+    rows.push(["type", await measure(["type", ref("Name"), "abc"])]);
+    rows.push(["select", await measure(["select", ref("Size"), "M"])]);
+    rows.push(["press", await measure(["press", "Tab"])]);
+    rows.push(["hover", await measure(["hover", ref("Save")])]);
+    rows.push(["scroll", await measure(["scroll", "down"])]);
+    rows.push(["eval", await measure(["eval", "1+1"])]);
+    const over: string[] = [];
+    for (const [name, m] of rows) {
+      console.log(`${name}: ${m.trips} round trips (${m.methods.join(" ")})`);
+      if (m.trips > (BUDGET[name] ?? 0)) over.push(`${name}: ${m.trips} > ${BUDGET[name]} (${m.methods.join(" ")})`);
+    }
+    expect(over).toEqual([]);
+    // Installed once per document: no later call in it carries the page code again…
+    expect(rows.map(([, m]) => m.installs)).toEqual(rows.map(() => 0));
+    // …and a new document gets it once.
+    await env.run(["open", `${site.a}/other`]);
+    expect((await measure(["snapshot"])).installs).toBe(1);
+    expect((await measure(["snapshot"])).installs).toBe(0);
+    const click = rows.find(([n]) => n === "click")?.[1];
+    expect((click?.reply.evidence as { status?: string }).status).toBe("verified");
+  });
+});

@@ -1,0 +1,98 @@
+/**
+ * A recording hop between Browser Pilot and a real Chromium: `bp connect --cdp-url` points at
+ * it, it forwards every message both ways and notes each command the broker sends. Used to
+ * count CDP round trips per command against the real browser, so they cannot creep back.
+ *
+ * Everything from the browser is held back DELAY_MS (in order), so the count does not depend
+ * on timing: commands the broker sends without waiting reach the hop long before any answer
+ * is let through, and a command that waited for an answer arrives after one was.
+ */
+import type { ServerWebSocket } from "bun";
+
+const DELAY_MS = 25;
+
+export interface Sent {
+  /** Method, with the page runtime's steps for page calls ("Runtime.callFunctionOn[ref,act:probe]"). */
+  method: string;
+  /** The broker got an answer since its previous command: this one starts a new round trip. */
+  newTrip: boolean;
+  /** A page call that carried the page runtime's source (its first use in a document). */
+  install: boolean;
+}
+
+export interface CdpRecorder {
+  /** Browser-level endpoint to hand to `bp connect --cdp-url`. */
+  url: string;
+  /** Returns the commands sent since the previous mark and starts a new recording. */
+  mark(): Sent[];
+  stop(): void;
+}
+
+export function roundTrips(sent: Sent[]): number {
+  return sent.filter((s) => s.newTrip).length;
+}
+
+interface Conn {
+  up: WebSocket;
+  queue: string[];
+}
+
+type PageCall = { id: number; method: string; params?: { functionDeclaration?: string; arguments?: { value?: { steps?: { fn: string; arg?: { op?: string } }[] } }[] } };
+
+export function startCdpRecorder(upstream: string): CdpRecorder {
+  let log: Sent[] = [];
+  /** Answers let through to the broker so far, and that count at the broker's last command. */
+  let answered = 0;
+  let answeredAtLast = -1;
+  const server = Bun.serve<Conn>({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(req, srv) {
+      return srv.upgrade(req, { data: { up: new WebSocket(upstream), queue: [] } }) ? undefined : new Response("upgrade failed", { status: 400 });
+    },
+    websocket: {
+      maxPayloadLength: 256 * 1024 * 1024,
+      open(ws: ServerWebSocket<Conn>) {
+        const { up } = ws.data;
+        up.onopen = () => {
+          for (const m of ws.data.queue.splice(0)) up.send(m);
+        };
+        up.onmessage = (ev) => {
+          const text = String(ev.data);
+          const isAnswer = text.startsWith('{"id":');
+          setTimeout(() => {
+            if (isAnswer) answered++;
+            ws.send(text);
+          }, DELAY_MS);
+        };
+        up.onclose = () => setTimeout(() => ws.close(), DELAY_MS);
+      },
+      message(ws, raw) {
+        const text = String(raw);
+        const msg = JSON.parse(text) as PageCall;
+        const steps = msg.params?.arguments?.[0]?.value?.steps;
+        const method = steps ? `${msg.method}[${steps.map((s) => `${s.fn}${s.arg?.op ? `:${s.arg.op}` : ""}`).join(",")}]` : msg.method;
+        log.push({ method, newTrip: answered !== answeredAtLast, install: (msg.params?.functionDeclaration?.length ?? 0) > 10_000 });
+        answeredAtLast = answered;
+        if (ws.data.up.readyState === WebSocket.OPEN) ws.data.up.send(text);
+        else ws.data.queue.push(text);
+      },
+      close(ws) {
+        ws.data.up.close();
+      },
+    },
+  });
+  return {
+    url: `ws://127.0.0.1:${server.port}/devtools/browser/recorded`,
+    mark() {
+      const out = log;
+      log = [];
+      // The next command starts a trip of its own.
+      answeredAtLast = -1;
+      return out;
+    },
+    stop() {
+      server.stop(true);
+    },
+  };
+}
