@@ -134,7 +134,8 @@ async function reply<A>(run: ActionRun<A>, evidence: Record<string, unknown>, op
 function observeOnce<A>(run: ActionRun<A>, opts: ObserveArgs, base: SnapshotResult | undefined, pre: PreSteps | undefined) {
   const { ctx, sel, watch } = run;
   if (sel.rec.dialog || watch.effects.dialog) return Promise.resolve(undefined);
-  return observeWith(ctx, sel, { limit: opts.limit, diff: !opts.full && !watch.effects.navigation }, { sameDocument: !watch.effects.navigation, base, ...(pre ? { pre } : {}) });
+  // Always with pre steps (possibly none): an action's observation reuses the document's listener marks.
+  return observeWith(ctx, sel, { limit: opts.limit, diff: !opts.full && !watch.effects.navigation }, { sameDocument: !watch.effects.navigation, base, pre: pre ?? { steps: [] } });
 }
 
 /**
