@@ -103,3 +103,7 @@ function quietEnough(poll: unknown, when: { quietFor: number; frames?: number })
   if (!((p.quietFor ?? -1) >= when.quietFor) || (p.animating ?? 0) > 0) return false;
   return !(when.frames !== undefined && when.frames > 0) || p.framesQuiet === undefined || p.framesQuiet < 0 || p.framesQuiet >= when.frames;
 }
+
+function countListed(elements: { kind: string; count?: number }[]): number {
+  return elements.reduce((n, e) => n + (e.kind === "fold" ? (e.count ?? 0) : 1), 0);
+}
