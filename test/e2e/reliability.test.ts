@@ -4,12 +4,15 @@ import { BP, browsersUnder, killAndWait, makeBpEnv, waitFor } from "../support/b
 import { PAGES, startFixtureServer } from "../support/fixture-server.ts";
 
 requireChromium();
+const gates: (() => void)[] = [];
 const env = makeBpEnv({ BROWSER_PILOT_NAV_STALL_MS: "1500" });
 const site = startFixtureServer({
   ...PAGES,
   "/counter": "<!doctype html><title>Counter</title><button onclick=\"window.c=(window.c||0)+1\">Increment</button><button onmousedown=\"event.preventDefault()\">Nothing</button>",
   "/never": () => new Promise<Response>(() => undefined) as unknown as Response,
   "/hang": "<!doctype html><title>Hang</title><p>Loading forever</p><img src='/never'>",
+  // Held open until the test lets it go: a request in flight for exactly as long as needed.
+  "/gate": () => new Promise<Response>((r) => gates.push(() => r(new Response("open")))) as unknown as Response,
   "/delay": (url) => new Promise<Response>((r) => setTimeout(() => r(new Response("done")), Number(url.searchParams.get("ms") ?? 100))) as unknown as Response,
 });
 const A = "rel-agent-a";
@@ -162,10 +165,14 @@ describe("bp wait", () => {
     await env.run(["eval", "setTimeout(()=>{location.href='/second'},300); 1"], { key: A });
     const url = await env.run(["wait", "--url", "*/SECOND"], { key: A });
     expect(url.json).toMatchObject({ ok: true, condition: "url", matched: { url: `${site.a}/second` } });
-    await env.run(["eval", "setTimeout(()=>document.body.insertAdjacentHTML('beforeend','<p id=late>Order   Placed</p>'),300); 1"], { key: A });
-    const text = await env.run(["wait", "--text", "order placed"], { key: A });
-    expect(text.json).toMatchObject({ ok: true, condition: "text" });
-    expect(text.json.elapsedMs as number).toBeGreaterThanOrEqual(150);
+    // The text appears only once the wait is running (not after a guessed delay): it must be
+    // found by the wait's own checks, not by a first look at a page that already had it.
+    const waiting = spawnBp(["wait", "--text", "order placed"], A);
+    await waitFor(async () => (await commands(A, "dispatched")).some((c) => c.method === "wait"), 10_000, "wait running");
+    expect(waiting.proc.exitCode).toBeNull();
+    await env.run(["eval", "document.body.insertAdjacentHTML('beforeend','<p id=late>Order   Placed</p>'); 1"], { key: A });
+    const text = await waiting.result();
+    expect(text.json).toMatchObject({ ok: true, condition: "text", matched: { context: expect.stringContaining("Order Placed") } });
     const sel = await env.run(["wait", "--selector", "p#late"], { key: A });
     expect(sel.json).toMatchObject({ ok: true, condition: "selector", matched: { tagName: "p", visible: true } });
     expect((await env.run(["wait", "--selector", "p[[["], { key: A })).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "selector" } });
@@ -176,12 +183,26 @@ describe("bp wait", () => {
     expect(r.json).toMatchObject({ ok: false, code: "wait_timeout", retryable: true, context: { condition: "text", timeoutMs: 700 } });
   });
 
+  test("a page too busy to answer still ends in wait_timeout at the deadline, not command_expired", async () => {
+    // The page's main thread is blocked: the wait's page checks get no answer before the end.
+    await env.run(["eval", "setTimeout(()=>{const t=Date.now(); while(Date.now()-t<3000);},50); 1"], { key: A });
+    const r = await env.run(["wait", "--text", "never there", "--timeout", "700"], { key: A });
+    expect(r.json).toMatchObject({ ok: false, code: "wait_timeout", context: { condition: "text", timeoutMs: 700 } });
+    expect((await env.run(["eval", "1"], { key: A })).json.ok).toBe(true);
+  });
+
   test("network idle waits for requests in flight", async () => {
-    // Back-to-back requests from 100 ms to about 1.3 s: whenever the wait subscribes, it sees some.
-    await env.run(["eval", "(async()=>{await new Promise(r=>setTimeout(r,100)); for (let i=0;i<4;i++) await fetch('/delay?ms=300')})(); 1"], { key: A });
-    const r = await env.run(["wait", "--network-idle"], { key: A });
+    // A request held open by the server until the wait is known to be running.
+    await env.run(["eval", "fetch('/gate'); 1"], { key: A });
+    await waitFor(() => gates.length > 0, 10_000, "request in flight");
+    const waiting = spawnBp(["wait", "--network-idle"], A);
+    await waitFor(async () => (await commands(A, "dispatched")).some((c) => c.method === "wait"), 10_000, "wait running");
+    expect(waiting.proc.exitCode).toBeNull();
+    for (const open of gates.splice(0)) open();
+    const r = await waiting.result();
     expect(r.json).toMatchObject({ ok: true, condition: "network-idle", matched: { inFlight: 0 } });
-    expect(r.json.elapsedMs as number).toBeGreaterThanOrEqual(800);
+    // Idle means quiet for NETWORK_IDLE_MS after the last request ended, which was after the start.
+    expect(r.json.elapsedMs as number).toBeGreaterThanOrEqual(500);
   });
 
   test("dialog and popup", async () => {

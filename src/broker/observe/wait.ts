@@ -151,21 +151,32 @@ export async function runWait(ctx: CallContext, cond: WaitCondition, intervalMs:
       break;
     }
   }
+  const timedOut = () =>
+    new BpError("wait_timeout", `The ${cond.kind} condition did not hold within ${ctx.req.timeoutMs} ms.`, {
+      retryable: true,
+      context: { condition: cond.kind, timeoutMs: ctx.req.timeoutMs },
+    });
+  // A check still waiting on the browser at the end (a slow CDP round trip under load) must not
+  // carry the wait past the broker's deadline: that answer would be command_expired.
+  let endTimer: Timer | undefined;
+  const ended = new Promise<"ended">((resolve) => {
+    endTimer = setTimeout(() => resolve("ended"), Math.max(0, end - Date.now()));
+  });
+  offs.push(() => clearTimeout(endTimer));
   try {
     for (;;) {
       if (ctx.signal.aborted) throw new BpError("command_cancelled", "Wait cancelled.", { retryable: true });
       if (browser.closed) throw new BpError("browser_disconnected", "The browser connection was lost while waiting.", { retryable: true });
       if (sel && !browser.targets.byId.has(sel.rec.targetId)) throw new BpError("tab_not_found", `Tab ${sel.id} closed while waiting.`, { context: { tab: sel.id, reason: "target_closed" } });
-      // The checks' own CDP calls end before the wait does, so running out is wait_timeout.
-      const matched = await withCallScope({ deadline: end, signal: ctx.signal }, check);
+      // The checks' own CDP calls end before the wait does, so running out is wait_timeout;
+      // the race covers any other await inside a check.
+      const pending = withCallScope({ deadline: end, signal: ctx.signal }, check);
+      pending.catch(() => undefined);
+      const matched = await Promise.race([pending, ended]);
+      if (matched === "ended") throw timedOut();
       if (matched) return { condition: cond.kind, elapsedMs: Date.now() - started, matched };
       const left = end - Date.now();
-      if (left <= 0) {
-        throw new BpError("wait_timeout", `The ${cond.kind} condition did not hold within ${ctx.req.timeoutMs} ms.`, {
-          retryable: true,
-          context: { condition: cond.kind, timeoutMs: ctx.req.timeoutMs },
-        });
-      }
+      if (left <= 0) throw timedOut();
       await waker.sleep(Math.min(intervalMs, left), ctx.signal);
     }
   } finally {
