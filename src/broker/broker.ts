@@ -1,6 +1,8 @@
 import { join } from "node:path";
+import * as v from "valibot";
+import { findCommand } from "../protocol/table.ts";
 import type { CallRequest } from "../protocol/wire.ts";
-import { BpError } from "../shared/errors.ts";
+import { BpError, invalidArgument } from "../shared/errors.ts";
 import type { BpPaths } from "../shared/paths.ts";
 import { Agent, AgentRegistry } from "./agents.ts";
 import { TabNumbers } from "./tab-numbers.ts";
@@ -12,6 +14,21 @@ import { noticeLine, renderNotice } from "./handoff/notice.ts";
 import { ViewerServer } from "./handoff/viewer.ts";
 import { installNet, releaseNet } from "./net/index.ts";
 import type { TargetRecord } from "./targets.ts";
+
+/**
+ * The arguments checked against the command's own schema, as the CLI checks them: a client
+ * that talks to the socket directly gets the same invalid_argument, before anything happens.
+ * Defaults are filled in; keys the schema does not name pass through untouched.
+ */
+async function validArgs(req: CallRequest): Promise<CallRequest> {
+  const def = await findCommand(req.command);
+  if (!def) return req;
+  const parsed = v.safeParse(def.args, req.args);
+  if (parsed.success) return { ...req, args: { ...req.args, ...parsed.output } };
+  const issue = parsed.issues[0];
+  const field = issue.path?.map((p) => String(p.key)).join(".") || "args";
+  throw invalidArgument(field, `Invalid ${field}: ${issue.message}.`);
+}
 
 /** An agent that has not run a command for this long loses its tabs and control. */
 const DEFAULT_LEASE_MS = 30 * 60_000;
@@ -52,10 +69,11 @@ export class Broker implements BrokerState {
     return this.agents.size === 0 && this.browser === undefined && this.connecting === undefined && this.commands.activeCount === 0;
   }
 
-  async call(req: CallRequest): Promise<unknown> {
+  async call(raw: CallRequest): Promise<unknown> {
     this.lastActivity = Date.now();
-    const handler = Object.hasOwn(this.handlers, req.command) ? this.handlers[req.command] : undefined;
-    if (!handler) throw new BpError("invalid_argument", `Unknown command '${req.command}'.`, { context: { field: "command" } });
+    const handler = Object.hasOwn(this.handlers, raw.command) ? this.handlers[raw.command] : undefined;
+    if (!handler) throw new BpError("invalid_argument", `Unknown command '${raw.command}'.`, { context: { field: "command" } });
+    const req = await validArgs(raw);
     try {
       return this.withNotices(req, await this.commands.run(req, handler));
     } finally {
