@@ -6,6 +6,24 @@ import { startFixtureServer } from "../support/fixture-server.ts";
 requireChromium();
 
 const site = startFixtureServer({
+  // Suggestions after a 300 ms debounce, as li items bound with addEventListener only.
+  "/autocomplete": `<!doctype html><title>Autocomplete</title><input id=city aria-label="City"><ul id=list></ul>
+    <script>
+      let timer;
+      document.getElementById("city").addEventListener("input", (e) => {
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          const list = document.getElementById("list");
+          list.innerHTML = "";
+          for (const name of ["Paris", "Parma"].filter((n) => n.toLowerCase().startsWith(e.target.value.toLowerCase()))) {
+            const li = document.createElement("li");
+            li.textContent = name;
+            li.addEventListener("mousedown", () => { e.target.value = name; list.innerHTML = ""; });
+            list.appendChild(li);
+          }
+        }, 300);
+      });
+    </script>`,
   // Accordions: one opens through a CSS transition (the panel is clipped until it has grown),
   // the other through JS timer steps (no transition, a style change every 16 ms).
   "/accordion": `<!doctype html><title>Accordion</title>
@@ -103,6 +121,17 @@ describe("the reply shows the settled page", () => {
       const added = ((r.json.diff as { added?: El[] } | undefined)?.added ?? []).map((e) => e.n);
       expect(added).toContain(action);
     }
+  });
+
+  test("an autocomplete list that appears a few hundred ms after typing is in the reply, with refs", async () => {
+    await run(["open", `${site.a}/autocomplete`]);
+    const r = await run(["type", await refOf("City"), "Par"]);
+    expect(evidence(r)).toMatchObject({ status: "verified" });
+    expect(evidence(r).effects).toContain("dom_changed");
+    const added = ((r.json.diff as { added?: El[] } | undefined)?.added ?? []);
+    expect(added.map((e) => e.n)).toEqual(expect.arrayContaining(["Paris", "Parma"]));
+    expect((await run(["click", String(added.find((e) => e.n === "Parma")?.r)])).json.ok).toBe(true);
+    expect((await run(["eval", "document.getElementById('city').value"])).json.value).toBe("Parma");
   });
 
   test("a same-document navigation is url_changed with the diff, without waiting for a load", async () => {

@@ -11,6 +11,10 @@ import { CompositePin } from "./pin.ts";
 import { dispatchClick, probeForPointer, type Probe } from "./pointer.ts";
 import { defineAction } from "./pipeline.ts";
 import type { ActionWatch } from "./watch.ts";
+import { expectsLateWidget } from "./widget.ts";
+
+/** How long after typing a field with suggestions may take to show them (a typical debounce is 150-400 ms). */
+const LATE_WIDGET_MS = 700;
 
 export interface TypeArgs {
   ref: number;
@@ -78,6 +82,10 @@ export const typeText = defineAction<TypeArgs, Record<string, unknown>>({
         }
       }
       evidence ??= await readBack();
+      // Suggestions that come a few hundred ms after the last keystroke belong in this reply.
+      if (!args.submit && !watch.effects.navigation && !watch.effects.dialog && (await expectsLateWidget(frame))) {
+        if (await watch.lateChange(frame, LATE_WIDGET_MS, ctx.deadline)) evidence = { ...evidence, effects: mergeEffects(evidence.effects, watch) };
+      }
     } finally {
       pin?.dispose();
     }

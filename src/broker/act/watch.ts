@@ -281,6 +281,43 @@ export class ActionWatch {
   }
 
   /**
+   * After typing into a field that may show suggestions later (see widget.ts): waits up to
+   * `windowMs` for the first DOM change in the frame or a request the page starts, and if one
+   * comes, settles again so the list is in the reply. Ends at the first change; a field that
+   * shows nothing costs the window once.
+   */
+  async lateChange(frame: { session: CdpSession; frameId: string }, windowMs: number, deadline: number): Promise<boolean> {
+    const id = ++this.quietSeq;
+    const ok = await callPage(frame.session, frame.frameId, [{ fn: "quiet", arg: { op: "install", id } }]).then(() => true, () => false);
+    if (!ok) return false;
+    const requests = this.effects.requests;
+    const started = Date.now();
+    // A starved renderer runs the page's timers late: the window also lasts until the page has
+    // rendered as many frames as it would in `windowMs`, within twice the window.
+    const frames = Math.round(windowMs / 17);
+    const hard = Math.min(deadline - 500, started + 2 * windowMs);
+    let changed = false;
+    for (;;) {
+      if (this.effects.dialog || this.effects.navigation) break;
+      const q = await this.pollIn(frame.session, frame.frameId, [id], false, 0);
+      changed = (q?.mutations ?? 0) > 0 || this.effects.requests > requests;
+      const now = Date.now();
+      const rendered = q?.framesQuiet === undefined || q.framesQuiet < 0 || q.framesQuiet >= frames;
+      if (changed || now >= hard || (now - started >= windowMs && rendered)) break;
+      await Bun.sleep(25);
+    }
+    if (changed) {
+      if (frame.frameId === this.mainFrameId) this.quietIds.push(id);
+      else {
+        await this.armQuiet();
+        this.frameQuiet.push({ ...frame, id });
+      }
+      await this.settle(deadline);
+    } else void this.pollIn(frame.session, frame.frameId, [id], true, 0);
+    return changed;
+  }
+
+  /**
    * Polls the page's observers and waits between polls here, in the broker: the page's own
    * timers are throttled when its tab is in the background.
    */
