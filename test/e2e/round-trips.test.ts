@@ -59,7 +59,8 @@ const BUDGET: Record<string, number> = {
   press: 5,
   scroll: 4,
   select: 7,
-  type: 19,
+  // +2: whether the field may show suggestions later (its attributes and key listeners).
+  type: 21,
   eval: 2,
 };
 

@@ -12,6 +12,7 @@ import { dispatchClick, probeForPointer, type Probe } from "./pointer.ts";
 import { defineAction } from "./pipeline.ts";
 import type { ActionWatch } from "./watch.ts";
 import { expectsLateWidget } from "./widget.ts";
+import { forgetMarks } from "../observe/collect.ts";
 
 /** How long after typing a field with suggestions may take to show them (a typical debounce is 150-400 ms). */
 const LATE_WIDGET_MS = 700;
@@ -84,7 +85,11 @@ export const typeText = defineAction<TypeArgs, Record<string, unknown>>({
       evidence ??= await readBack();
       // Suggestions that come a few hundred ms after the last keystroke belong in this reply.
       if (!args.submit && !watch.effects.navigation && !watch.effects.dialog && (await expectsLateWidget(frame))) {
-        if (await watch.lateChange(frame, LATE_WIDGET_MS, ctx.deadline)) evidence = { ...evidence, effects: mergeEffects(evidence.effects, watch) };
+        if (await watch.lateChange(frame, LATE_WIDGET_MS, ctx.deadline)) {
+          evidence = { ...evidence, effects: mergeEffects(evidence.effects, watch) };
+          // Suggestion items are often bound by addEventListener only: list them with refs.
+          forgetMarks(frame.session, frame.frameId);
+        }
       }
     } finally {
       pin?.dispose();

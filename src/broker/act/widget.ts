@@ -14,8 +14,8 @@ const KEY_EVENTS = new Set(["input", "keyup", "keydown", "keypress", "beforeinpu
  */
 export async function expectsLateWidget(frame: { session: CdpSession; frameId: string }): Promise<boolean> {
   const session = frame.session;
-  // The action's target, as the locate step left it in our world.
-  const objectId = await objectInWorld(session, frame.frameId, `function (win) { var s = win[Symbol.for("browser-pilot.target.v1")]; return s ? s.el : null; }`, null).catch(() => undefined);
+  // The field being typed into, as the edit step keeps it in our world.
+  const objectId = await objectInWorld(session, frame.frameId, `function (win) { var s = win[Symbol.for("browser-pilot.edit.v1")]; return s && s.target ? s.target : null; }`, null).catch(() => undefined);
   if (!objectId) return false;
   try {
     const { node } = await session.send("DOM.describeNode", { objectId });

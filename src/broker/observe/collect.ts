@@ -20,6 +20,13 @@ function noteMarked(root: Root): void {
   set.add(`${root.frameId}:${root.loaderId}`);
 }
 
+/** After an action that made new controls appear (suggestions after typing): the next observation marks afresh. */
+export function forgetMarks(session: CdpSession, frameId: string): void {
+  const set = marked.get(session);
+  if (!set) return;
+  for (const key of [...set]) if (key.startsWith(`${frameId}:`)) set.delete(key);
+}
+
 /** Nested out-of-process frames deeper than this are left as placeholders. */
 const MAX_FRAME_DEPTH = 4;
 
