@@ -245,7 +245,7 @@ export class Broker implements BrokerState {
     const now = Date.now();
     for (const agent of this.agents.all()) {
       // An agent waiting on a person is not idle.
-      if (now - agent.lastUsed > this.leaseMs && !this.handoff.holds(agent.key)) void this.releaseAgent(agent, true);
+      if (now - agent.lastUsed > this.leaseMs && !this.handoff.holds(agent.key) && !this.commands.busy(agent.key)) void this.releaseAgent(agent, true);
     }
   }
 

@@ -136,6 +136,16 @@ describe("browser loss and reconnect", () => {
     expect(gone?.json.ok).toBe(true);
   });
 
+  test("a command longer than the lease keeps its agent and tab; the lease runs from its end", async () => {
+    const env = newEnv({ BROWSER_PILOT_LEASE_MS: "2000" });
+    expect((await env.run(["launch", "--headless"], { key: "keeper" })).json.ok).toBe(true);
+    expect((await env.run(["open", `${site.a}/`, "--new"], { key: "sleeper" })).json.ok).toBe(true);
+    const r = await env.run(["eval", "new Promise((r) => setTimeout(() => r('done'), 3500))", "--timeout", "30000"], { key: "sleeper" });
+    expect(r.json).toMatchObject({ ok: true, value: "done" });
+    const gone = await waitFor(async () => ((await env.run(["tabs"], { key: "keeper" })).json.tabs as unknown[]).length === 0, 15_000, "expired tab closed");
+    expect(gone).toBe(true);
+  });
+
   test("after a lease expires, that agent's old refs report expired", async () => {
     const env = newEnv({ BROWSER_PILOT_LEASE_MS: "2000" });
     expect((await env.run(["launch", "--headless"], { key: "keeper" })).json.ok).toBe(true);

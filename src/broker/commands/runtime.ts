@@ -44,6 +44,12 @@ export class CommandRuntime {
     return this.running.size;
   }
 
+  /** An agent with a command still running is not idle, however long the command takes. */
+  busy(clientKey: string): boolean {
+    for (const run of this.running.values()) if (run.req.clientKey === clientKey) return true;
+    return false;
+  }
+
   async run(req: CallRequest, handler: Handler): Promise<Reply> {
     try {
       if (UNRECORDED.has(req.command)) return await this.execute(req, handler, undefined);
@@ -142,6 +148,8 @@ export class CommandRuntime {
     } finally {
       clearTimeout(timer);
       this.running.delete(req.invocation);
+      // The lease runs from the end of the agent's last command, not its start.
+      this.broker.agents.get(req.clientKey)?.touch();
     }
     if (!rec) return reply;
     const agent = this.broker.agents.get(req.clientKey);
