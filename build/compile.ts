@@ -4,7 +4,8 @@
  *        [--runtime=<bun executable of the target>] [--metafile=<path>] [--skip-references]
  * A relative --outfile is taken from the repository root, an absolute one as given.
  * Before compiling it checks that every version agrees and regenerates the skill's
- * command reference, so `npm run build` keeps both true.
+ * command reference, so `npm run build` keeps both true. `--skip-references` (npm install's
+ * and npm test's builds) leaves the committed reference alone, so the skill test can fail.
  */
 import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";

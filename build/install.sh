@@ -10,8 +10,8 @@
 # 4. The archive's platform must be this machine's.
 # Then it lives in PREFIX/lib/browser-pilot/<version>-<platform>/ and PREFIX/bin/bp and
 # PREFIX/bin/browser-pilot link to it (on macOS, a bp whose signature does not verify is
-# re-signed ad hoc first). PREFIX defaults to $HOME/.local. --force replaces a
-# bp in PREFIX/bin that this script did not install.
+# re-signed ad hoc first). PREFIX defaults to $HOME/.local; a relative one is taken from the
+# current directory. --force replaces a bp in PREFIX/bin that this script did not install.
 # Exit codes: 2 usage, 3 no checksum, 4 checksum mismatch, 5 unsafe or damaged archive,
 # 6 wrong platform, 7 PREFIX/bin/bp is not ours.
 set -eu
@@ -39,6 +39,13 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$archive" ] || die 2 "usage: sh install.sh [--prefix DIR] [--force] browser-pilot-<version>-<platform>.tar.gz"
 [ -n "$prefix" ] || die 2 "no --prefix and no HOME"
+# The links in PREFIX/bin point at an absolute path, so they work from any directory.
+case $prefix in
+  "~") prefix=${HOME:?} ;;
+  "~/"*) prefix=${HOME:?}/${prefix#"~/"} ;;
+  /*) ;;
+  *) prefix=$(pwd)/$prefix ;;
+esac
 [ -f "$archive" ] || die 2 "no such archive: $archive"
 
 name=$(basename "$archive")
@@ -112,9 +119,13 @@ case $(uname -m) in x86_64|amd64) arch=x64 ;; aarch64|arm64) arch=arm64 ;; *) ar
 
 # Install: the versioned directory, then the links.
 for cmd in bp browser-pilot; do
-  if [ -e "$prefix/bin/$cmd" ] && [ ! -L "$prefix/bin/$cmd" ] && [ "$force" -ne 1 ]; then
-    die 7 "$prefix/bin/$cmd exists and was not installed by this script; use --force to replace it"
+  link=$prefix/bin/$cmd
+  [ -e "$link" ] || [ -L "$link" ] || continue
+  # Ours: a link into PREFIX/lib/browser-pilot/. Anything else (a file, npm's link) is not.
+  if [ -L "$link" ]; then
+    case $(readlink "$link") in "$root"/*) continue ;; esac
   fi
+  [ "$force" -eq 1 ] || die 7 "$link exists and was not installed by this script; use --force to replace it"
 done
 dest=$root/$version-$platform
 rm -rf "$dest"

@@ -12,6 +12,7 @@ import { compile, hostPlatform, PLATFORMS, prepare, toPlatform, type Platform } 
 import { readExeFormat } from "./exe-format.ts";
 import { nativePayload, sha256, skillEntries, type Manifest } from "./payload.ts";
 import { runtimeFor } from "./runtimes.ts";
+import { REGENERATE, staleReferences } from "./skill-references.ts";
 import { smoke, unpack } from "./smoke.ts";
 
 export interface Asset {
@@ -81,7 +82,11 @@ export interface ReleaseOptions {
 
 export async function release(o: ReleaseOptions): Promise<ReleaseIndex> {
   const log = o.log ?? ((line: string) => console.error(line));
-  const facts = await prepare(o.root);
+  // A release ships the checkout as committed: stale references are refused, not rewritten
+  // (rewriting would also hide them from the skill test that runs after this in npm test).
+  const facts = await prepare(o.root, false);
+  const stale = await staleReferences(o.root);
+  if (stale.length > 0) throw new Error(`Stale skill references: ${stale.join(", ")}. Run '${REGENERATE}' and commit the result before releasing.`);
   const { version } = facts;
   const protocol = { min: facts.protocol.min, max: facts.protocol.max };
   const range = facts.compatibility.browserPilotCli.supportedVersionRange;

@@ -1,8 +1,8 @@
 /**
  * Writes skill/references/commands.md from the command table, so the skill never drifts from
  * `bp --help`: every section is exactly what the executable prints. `npm run build` runs this;
- * `bun build/skill-references.ts --check` only reports (CI runs it before building, which
- * proves the committed copy is current).
+ * `bun build/skill-references.ts --check` only reports. The builds of npm install and npm test
+ * skip it and the release refuses stale references, so test/skill.test.ts sees the committed copy.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

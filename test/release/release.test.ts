@@ -6,7 +6,7 @@
  * Cross-built platforms are built and checked by `npm run release` (docs/release.md).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync, existsSync } from "node:fs";
+import { copyFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { tarGz, type Entry } from "../../build/archive.ts";
@@ -56,7 +56,7 @@ describe(`release of ${platform}`, () => {
       expect(a.bytes).toBe(statSync(join(out, a.file)).size);
       expect(a.sha256).toBe(sha256(join(out, a.file)));
     }
-  });
+  }, 60_000);
 
   test("unpacked into an empty directory, the manifest lists every file with its size, hash and mode", () => {
     const dir = join(work, "unpacked");
@@ -86,7 +86,7 @@ describe(`release of ${platform}`, () => {
       expect(sha256(join(pkg, file ?? ""))).toBe(hash ?? "");
     }
     expect(readExeFormat(new Uint8Array(readFileSync(join(pkg, "bp"))))).toMatchObject({ format: manifest.executable.format, arch: process.arch });
-  });
+  }, 120_000);
 
   test("the unpacked bp runs with no node, npm or bun on PATH: version, help, launch, open, snapshot", async () => {
     const chromium = requireChromium();
@@ -127,8 +127,9 @@ describe(`release of ${platform}`, () => {
 });
 
 describe("install.sh", () => {
-  const install = (archive: string, prefix: string) => {
-    const r = Bun.spawnSync(["/bin/sh", join(root, "build/install.sh"), "--prefix", prefix, archive], { stdout: "pipe", stderr: "pipe", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: work } });
+  const install = (archive: string, prefix: string, o: { cwd?: string; force?: boolean } = {}) => {
+    const args = ["/bin/sh", join(root, "build/install.sh"), "--prefix", prefix, ...(o.force ? ["--force"] : []), archive];
+    const r = Bun.spawnSync(args, { stdout: "pipe", stderr: "pipe", cwd: o.cwd ?? work, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: work } });
     return { code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
   };
 
@@ -146,6 +147,43 @@ describe("install.sh", () => {
     expect(readdirSync(join(prefix, "lib/browser-pilot"))).toEqual([`${VERSION}-${platform}`]);
   }, 120_000);
 
+  test("a relative prefix is taken from the current directory; the links work from anywhere", () => {
+    const from = join(work, "inst-rel");
+    mkdirSync(join(from, "here"), { recursive: true });
+    copyFileSync(join(out, archiveName), join(from, archiveName));
+    copyFileSync(join(out, `${archiveName}.sha256`), join(from, `${archiveName}.sha256`));
+    const r = install(join("..", archiveName), "rel/prefix", { cwd: join(from, "here") });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const prefix = join(from, "here", "rel", "prefix");
+    expect(r.stdout).toContain(`at ${prefix}/bin/bp`);
+    expect(readlinkSync(join(prefix, "bin", "bp"))).toBe(join(prefix, "lib/browser-pilot", `${VERSION}-${platform}`, "bp"));
+    expect(Bun.spawnSync([join(prefix, "bin", "browser-pilot"), "--version"], { cwd: "/" }).stdout.toString().trim()).toBe(`${VERSION} (${platform})`);
+  }, 120_000);
+
+  test("leaves a bp it did not install alone (a file or another tool's link) unless --force", () => {
+    const from = join(work, "inst-foreign");
+    const prefix = join(work, "prefix-foreign");
+    mkdirSync(join(prefix, "bin"), { recursive: true });
+    mkdirSync(from, { recursive: true });
+    copyFileSync(join(out, archiveName), join(from, archiveName));
+    copyFileSync(join(out, "SHA256SUMS"), join(from, "SHA256SUMS"));
+    const other = join(work, "other-bp");
+    writeFileSync(other, "#!/bin/sh\necho other\n", { mode: 0o755 });
+    symlinkSync(other, join(prefix, "bin", "bp"));
+    const refused = install(join(from, archiveName), prefix);
+    expect(refused.code).toBe(7);
+    expect(refused.stderr).toContain(`${prefix}/bin/bp exists and was not installed by this script; use --force to replace it`);
+    expect(readlinkSync(join(prefix, "bin", "bp"))).toBe(other);
+    const forced = install(join(from, archiveName), prefix, { force: true });
+    expect(forced.code).toBe(0);
+    // Its own link from the previous install is replaced without --force.
+    const again = install(join(from, archiveName), prefix);
+    expect(again.stderr).toBe("");
+    expect(again.code).toBe(0);
+    expect(Bun.spawnSync([join(prefix, "bin", "bp"), "--version"]).stdout.toString().trim()).toBe(`${VERSION} (${platform})`);
+  }, 120_000);
+
   test("refuses a corrupted archive with a clear message and installs nothing", () => {
     const from = join(work, "inst-bad");
     const prefix = join(work, "prefix-bad");
@@ -159,7 +197,7 @@ describe("install.sh", () => {
     expect(r.stderr).toContain(`install.sh: checksum mismatch for ${archiveName}`);
     expect(r.stderr).toContain("nothing was installed");
     expect(existsSync(prefix)).toBe(false);
-  });
+  }, 60_000);
 
   test("refuses an archive without a checksum", () => {
     const from = join(work, "inst-none");
