@@ -8,7 +8,7 @@ import { Agent, AgentRegistry } from "./agents.ts";
 import { TabNumbers } from "./tab-numbers.ts";
 import { BrowserConnection, type BrowserInfo } from "./browser.ts";
 import { CommandRuntime } from "./commands/runtime.ts";
-import type { BrokerState, HandlerTable } from "./context/types.ts";
+import type { BrokerState, Handler, HandlerTable } from "./context/types.ts";
 import { HandoffControl } from "./handoff/control.ts";
 import { noticeLine, renderNotice } from "./handoff/notice.ts";
 import { ViewerServer } from "./handoff/viewer.ts";
@@ -74,10 +74,17 @@ export class Broker implements BrokerState {
     const handler = Object.hasOwn(this.handlers, raw.command) ? this.handlers[raw.command] : undefined;
     if (!handler) throw new BpError("invalid_argument", `Unknown command '${raw.command}'.`, { context: { field: "command" } });
     const req = await validArgs(raw);
+    // A command past its deadline replies at once, but its handler may still be touching the
+    // tab: it keeps the tab's admission until the handler itself has ended, so a handoff never
+    // starts while it runs.
+    let running: Promise<unknown> | undefined;
+    const tracked: Handler = { ...handler, run: (ctx) => (running = handler.run(ctx)) };
     try {
-      return this.withNotices(req, await this.commands.run(req, handler));
+      return this.withNotices(req, await this.commands.run(req, tracked));
     } finally {
-      this.handoff.finish(req.invocation);
+      const release = () => this.handoff.finish(req.invocation);
+      if (running) void running.then(release, release);
+      else release();
       this.lastActivity = Date.now();
     }
   }

@@ -130,7 +130,8 @@ export class HandoffControl {
     }
   }
 
-  private inFlight(targetId: string): boolean {
+  /** Whether a command admitted to the tab is still running (its handler, not just its reply). */
+  inFlight(targetId: string): boolean {
     for (const tabs of this.admitted.values()) if (tabs.has(targetId)) return true;
     return false;
   }
