@@ -16,6 +16,8 @@ export const LOGIN_PAGE = `<!doctype html><title>Sign in</title>
   <button id=go type=button>Sign in</button>
 </form>
 <script>
+// What the last pointer move carried, so a test can tell a drag from a hover.
+document.addEventListener("mousemove", (e) => { window.lastMoveButtons = e.buttons; });
 document.getElementById("go").addEventListener("click", () => {
   const who = document.getElementById("user").value || "nobody";
   history.pushState({}, "", "?signed-in");

@@ -69,6 +69,12 @@ async function clickScreen(fx: number, fy: number): Promise<void> {
   await clickAt(r.x + fx * r.w, r.y + fy * r.h);
 }
 
+/** Moves the pointer over the viewer's image to a fraction of the shown tab, buttons held or not. */
+async function moveScreen(fx: number, fy: number, buttons = 0): Promise<void> {
+  const r = await evaluate<{ x: number; y: number; w: number; h: number }>("(() => { const b = document.getElementById('screen').getBoundingClientRect(); return { x: b.left, y: b.top, w: b.width, h: b.height }; })()");
+  await page.send("Input.dispatchMouseEvent", { type: "mouseMoved", x: r.x + fx * r.w, y: r.y + fy * r.h, button: buttons & 1 ? "left" : "none", buttons });
+}
+
 async function typeKeys(text: string): Promise<void> {
   for (const ch of text) {
     const code = `Key${ch.toUpperCase()}`;
@@ -117,6 +123,14 @@ describe("bp view", () => {
       const values = await personValue(user);
       return values === "ada";
     }, 10_000, "typed value in the handed-off tab");
+    // Pointer moves reach the tab: a hover without a click, and a drag with its button held.
+    await moveScreen(0.65, 0.15);
+    await waitFor(async () => (await personEval(user, "!!document.querySelector('#pw:hover')")) === true, 10_000, "hover through the viewer");
+    const r0 = await evaluate<{ x: number; y: number; w: number; h: number }>("(() => { const b = document.getElementById('screen').getBoundingClientRect(); return { x: b.left, y: b.top, w: b.width, h: b.height }; })()");
+    await page.send("Input.dispatchMouseEvent", { type: "mousePressed", x: r0.x + 0.65 * r0.w, y: r0.y + 0.15 * r0.h, button: "left", buttons: 1, clickCount: 1 });
+    await moveScreen(0.7, 0.16, 1);
+    await waitFor(async () => (await personEval(user, "window.lastMoveButtons")) === 1, 10_000, "drag through the viewer");
+    await page.send("Input.dispatchMouseEvent", { type: "mouseReleased", x: r0.x + 0.7 * r0.w, y: r0.y + 0.16 * r0.h, button: "left", buttons: 0, clickCount: 1 });
     await clickScreen(0.25, 0.45);
     await waitFor(async () => (await listPageTargets(user.port)).some((t) => t.title === "Welcome ada"), 10_000, "signed in");
     // Live: the screencast delivered the changed page.

@@ -12,6 +12,8 @@ const delta = v.pipe(v.number(), v.minValue(-10_000), v.maxValue(10_000));
 
 export const viewerMessage = v.variant("type", [
   v.object({ type: v.literal("mouse"), action: v.picklist(["down", "up"]), button: v.picklist([0, 1, 2]), x: unit, y: unit, mods, clicks: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(3)) }),
+  // Pointer movement for hover menus and drags; buttons is the DOM bitmask of held buttons.
+  v.object({ type: v.literal("move"), x: unit, y: unit, buttons: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(7)), mods }),
   v.object({ type: v.literal("wheel"), x: unit, y: unit, dx: delta, dy: delta }),
   v.object({
     type: v.literal("key"),
@@ -54,6 +56,12 @@ export async function dispatchInput(session: CdpSession, vp: Viewport, m: InputM
       } else {
         await session.send("Input.dispatchMouseEvent", { type: "mouseReleased", x, y, button, buttons: 0, clickCount: m.clicks, modifiers: m.mods });
       }
+      return;
+    }
+    case "move": {
+      // CDP wants the held button named as well as the bitmask, or a drag is only a hover.
+      const held = m.buttons & 1 ? "left" : m.buttons & 4 ? "middle" : m.buttons & 2 ? "right" : "none";
+      await session.send("Input.dispatchMouseEvent", { type: "mouseMoved", x: m.x * vp.width, y: m.y * vp.height, button: held, buttons: m.buttons, modifiers: m.mods });
       return;
     }
     case "wheel":

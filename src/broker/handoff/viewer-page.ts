@@ -1,7 +1,7 @@
 /**
  * The viewer page: plain HTML and a little JavaScript, served by the broker on loopback.
  * No framework, nothing fetched from anywhere else (the CSP allows only its own socket and
- * the data: frames it receives). The script shows frames, forwards clicks, wheel and keys
+ * the data: frames it receives). The script shows frames, forwards pointer moves, clicks, wheel and keys
  * as normalised coordinates and key names, and offers "Hand back".
  */
 
@@ -61,8 +61,17 @@ const SCRIPT = `
     } else if (m.type === "refused") msg.textContent = m.reason;
   };
   ws.onclose = () => { if (!ended) setLive(false, "Disconnected. Run 'bp view' for a new link."); ended = true; };
-  img.addEventListener("mousedown", (e) => { e.preventDefault(); img.focus(); send({ type: "mouse", action: "down", button: e.button, ...at(e), mods: mods(e), clicks: e.detail || 1 }); });
-  img.addEventListener("mouseup", (e) => { e.preventDefault(); send({ type: "mouse", action: "up", button: e.button, ...at(e), mods: mods(e), clicks: e.detail || 1 }); });
+  // One move per animation frame at most: the latest position wins, so a fast pointer
+  // cannot queue up a backlog of stale events behind the person's clicks.
+  let moved;
+  const flushMove = () => { if (moved) send(moved); moved = undefined; };
+  img.addEventListener("mousemove", (e) => {
+    const first = moved === undefined;
+    moved = { type: "move", ...at(e), buttons: e.buttons & 7, mods: mods(e) };
+    if (first) requestAnimationFrame(flushMove);
+  });
+  img.addEventListener("mousedown", (e) => { e.preventDefault(); img.focus(); flushMove(); send({ type: "mouse", action: "down", button: e.button, ...at(e), mods: mods(e), clicks: e.detail || 1 }); });
+  img.addEventListener("mouseup", (e) => { e.preventDefault(); flushMove(); send({ type: "mouse", action: "up", button: e.button, ...at(e), mods: mods(e), clicks: e.detail || 1 }); });
   img.addEventListener("contextmenu", (e) => e.preventDefault());
   img.addEventListener("wheel", (e) => { e.preventDefault(); send({ type: "wheel", ...at(e), dx: e.deltaX, dy: e.deltaY }); }, { passive: false });
   const key = (action) => (e) => {
