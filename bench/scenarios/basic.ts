@@ -14,7 +14,9 @@ export async function warmCommands(ctx: Ctx): Promise<void> {
   ctx.results.describe(
     "Warm commands",
     "session and tab already open on the form page. Trivial evaluation: bp `eval 1+1`, agent-browser `eval 1+1`, " +
-      "playwright-cli `eval 1+1`. Status: bp `status`, agent-browser `session info`, playwright-cli `list`.",
+      "playwright-cli `eval 1+1`. Status: bp `status`, agent-browser `session info`, playwright-cli `list`. " +
+      "Start-up floor: `--version`, which starts the process and exits without asking the broker or daemon; " +
+      "for bp that is the Bun runtime's start plus the CLI's, the part of every bp call no broker work can save.",
   );
   await runPlan(ctx, {
     section: "Warm commands",
@@ -24,8 +26,10 @@ export async function warmCommands(ctx: Ctx): Promise<void> {
     variants: (t) => [
       { key: "eval", fn: () => sequence(t, [t.cmd.eval("1+1")]) },
       { key: "status", fn: () => sequence(t, [t.cmd.status()]) },
+      { key: "floor", fn: () => sequence(t, [t.cmd.version()]) },
     ],
     rows: [
+      { key: "floor", label: "start-up floor (`--version`, no daemon call), ms", metric: "ms" },
       { key: "eval", label: "trivial command (`eval 1+1`), ms", metric: "ms" },
       { key: "status", label: "status, ms", metric: "ms" },
     ],

@@ -27,6 +27,7 @@ export class AgentBrowserTool implements Tool {
   }
 
   cmd: Commands = {
+    version: () => ["--version"],
     eval: (expr) => ["eval", expr],
     status: () => ["session", "info"],
     navigate: (url) => ["open", url],

@@ -28,6 +28,7 @@ export class BpTool implements Tool {
   }
 
   cmd: Commands = {
+    version: () => ["--version"],
     eval: (expr) => ["eval", expr],
     status: () => ["status"],
     navigate: (url) => ["open", url],

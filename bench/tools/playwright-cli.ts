@@ -27,6 +27,7 @@ export class PlaywrightCliTool implements Tool {
   }
 
   cmd: Commands = {
+    version: () => ["--version"],
     eval: (expr) => ["eval", expr],
     status: () => ["list"],
     navigate: (url) => ["goto", url],

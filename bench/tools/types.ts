@@ -27,6 +27,8 @@ export interface SnapshotVariant {
 }
 
 export interface Commands {
+  /** Prints the version and exits without asking a daemon: the process start-up floor. */
+  version(): string[];
   eval(expr: string): string[];
   status(): string[];
   /** Navigate the agent's current tab. */

@@ -11,6 +11,11 @@ export const actionResult = ok({
   elements: v.optional(v.array(v.record(v.string(), v.unknown()))),
   diff: v.optional(v.record(v.string(), v.unknown())),
   hint: v.optional(v.string()),
+  hints: v.optional(v.array(v.record(v.string(), v.unknown()))),
+  truncated: v.optional(v.literal(true)),
+  truncationReasons: v.optional(v.array(v.string())),
+  urlTruncated: v.optional(v.literal(true)),
+  text: v.optional(v.string()),
 });
 export const observeFlags = {
   limit: limitArg(50, 10_000),

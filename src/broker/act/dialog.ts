@@ -56,8 +56,9 @@ export const answerDialog = defineAction<DialogAnswer, string>({
   evidence: ({ args, watch }, type) => ({ action: "dialog", status: "verified", kind: type, answer: args.accept ? "accept" : "dismiss", effects: pageEffects(watch.effects) }),
   shape(out, { args }) {
     const diff = out.diff as { added?: unknown[]; removed?: unknown[]; changed?: unknown[] } | undefined;
-    const effects = (out.evidence as { effects?: string[] } | undefined)?.effects;
-    if (diff && effects && !effects.includes("dom_changed") && ((diff.added?.length ?? 0) > 0 || (diff.removed?.length ?? 0) > 0 || (diff.changed?.length ?? 0) > 0)) effects.push("dom_changed");
+    const ev = out.evidence as { effects?: string[] } | undefined;
+    const changed = (diff?.added?.length ?? 0) > 0 || (diff?.removed?.length ?? 0) > 0 || (diff?.changed?.length ?? 0) > 0;
+    if (ev && changed && !(ev.effects ?? []).includes("dom_changed")) ev.effects = [...(ev.effects ?? []), "dom_changed"];
     return { id: args.id, action: args.accept ? "accept" : "dismiss", ...out };
   },
 });

@@ -31,12 +31,82 @@ export function replyFor(ctx: CallContext, sel: Selected, evidence: Record<strin
     const text = ctx.req.mode === "human" ? `✓ ${String(evidence.action)}: dialog ${dialog.id} (${dialog.type}) "${dialog.message.slice(0, 200).replace(/[\r\n]+/g, " ")}" is open; answer with 'bp dialog ${dialog.id} --accept|--dismiss'.` : undefined;
     return { evidence, hint: `${capitalize(withArticle(dialog.type))} dialog is open; answer it with 'bp dialog ${dialog.id} --accept' or '--dismiss'.`, ...(text ? { text } : {}) };
   }
-  if (!observation) return { evidence };
-  const out = observation.reply;
+  if (!observation) return { evidence: lean(evidence) };
+  const out = leanObservation(observation.reply);
   if (ctx.req.mode === "human") {
     const fx = Array.isArray(evidence.effects) ? (evidence.effects as string[]) : [];
     const head = `${statusMark(evidence.status)} ${String(evidence.action)} ${String(evidence.status)}${fx.length ? ` (${fx.join(", ")})` : ""}${popups.length ? `; popup ${popups.join(", ")}` : ""}${downloads.map((d) => `; download ${String(d.id)} ${String(d.fileName)} (${String(d.state)})`).join("")}`;
     out.text = `${head}\n${String(out.text ?? "")}`;
   }
-  return { evidence, ...out };
+  return { evidence: lean(evidence), ...out };
+}
+
+/** Pointer actions focus what they press: a focus change is their noise, not their news. */
+const POINTER = new Set(["click", "hover", "drag"]);
+
+/**
+ * Evidence carries what the agent could not know: no click point (the agent named the target),
+ * no focus-only change of a pointer action, no empty lists.
+ */
+function lean(evidence: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const pointer = POINTER.has(String(evidence.action));
+  for (const [k, v] of Object.entries(evidence)) {
+    if (k === "point" || (pointer && k === "focused")) continue;
+    // A ref's own element is what the agent named, and its new state is in the diff.
+    if (pointer && (k === "target" || k === "checked") && evidence.kind !== "coordinates") continue;
+    if (k === "effects" && Array.isArray(v)) {
+      const fx = pointer ? v.filter((e) => e !== "focus_changed") : v;
+      if (fx.length > 0) out.effects = fx;
+      continue;
+    }
+    if (Array.isArray(v) && v.length === 0) continue;
+    out[k] = v;
+  }
+  return out;
+}
+
+/**
+ * An action's observation says only what changed: with a diff, no unchanged tab, url, title,
+ * page geometry or counts (the diff names a new url or title), no empty lists, no element
+ * whose only change is focus; a truncation only when it happened.
+ */
+function leanObservation(reply: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...reply };
+  delete out.page;
+  delete out.total;
+  if (out.truncated !== true) delete out.truncated;
+  const diff = out.diff as Record<string, unknown> | undefined;
+  if (diff) {
+    delete out.tab;
+    delete out.url;
+    delete out.title;
+    if (Array.isArray(out.elements) && out.elements.length === 0) delete out.elements;
+    const d: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(diff)) {
+      if (k === "unchanged") continue;
+      if (k === "changed" && Array.isArray(v)) {
+        const real = v.flatMap((c: Record<string, unknown>) => {
+          const fields = Array.isArray(c.fields) ? (c.fields as string[]) : [];
+          const rest = fields.filter((f) => f !== "focused");
+          if (fields.length > 0 && rest.length === 0) return [];
+          if (rest.length === fields.length) return [c];
+          // Focus came along with a real change: leave it out of the entry too.
+          const e: Record<string, unknown> = { ...c, fields: rest };
+          if (typeof e.s === "string") {
+            const st = e.s.split(" ").filter((w) => w !== "focused").join(" ");
+            if (st) e.s = st;
+            else delete e.s;
+          }
+          return [e];
+        });
+        if (real.length > 0) d.changed = real;
+        continue;
+      }
+      if (Array.isArray(v) && v.length === 0) continue;
+      d[k] = v;
+    }
+    out.diff = d;
+  }
+  return out;
 }
