@@ -28,7 +28,8 @@ if (unknown.length > 0) {
   console.error(`Unknown part(s): ${unknown.join(", ")}. Parts: ${PARTS.map((p) => p.name).join(", ")}`);
   process.exit(2);
 }
-const machine = `${cpus().length} cores shared with other work, ${process.platform}, Bun ${Bun.version}`;
+const commit = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: import.meta.dir }).stdout.toString().trim() || "unknown";
+const machine = `build of ${commit}, ${cpus().length} cores shared with other work, ${process.platform}, Bun ${Bun.version}`;
 const parts = PARTS.filter((p) => !wanted || wanted.includes(p.name));
 const reports: PartReport[] = [];
 mkdirSync(results, { recursive: true });
