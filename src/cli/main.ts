@@ -3,6 +3,7 @@ import { CLIENT_KEY, DEFAULT_CLIENT_KEY, DEFAULT_TIMEOUT_MS, REQUEST_ID } from "
 import { cancelReplySchema, replySchema, type CallRequest } from "../protocol/wire.ts";
 import { BpError, invalidArgument, toBpError, type ErrorShape } from "../shared/errors.ts";
 import { resolvePaths, type BpPaths } from "../shared/paths.ts";
+import { isSameProcessAlive } from "../shared/process-identity.ts";
 import { executableIdentity } from "../shared/self.ts";
 import { BUILD_TARGET, PROTOCOL, VERSION } from "../shared/version.ts";
 import { isTimeout, isUnreachable, request } from "./client.ts";
@@ -120,6 +121,9 @@ async function send(paths: BpPaths, call: Omit<CallRequest, "token">, timeoutMs:
       const reply = await request(locator.endpoint, { ...call, token: locator.token }, timeoutMs, replySchema);
       // After a signal the handler reports and exits; never print a second answer.
       if (signals.fired()) await new Promise<never>(() => undefined);
+      // A crashed broker's locator names the socket path a new broker now listens on, with the
+      // old token: the new broker refused the call before doing anything, so ask it properly.
+      if (attempt === 0 && staleRefusal(reply, locator)) continue;
       return reply;
     } catch (err) {
       if (signals.fired()) await new Promise<never>(() => undefined);
@@ -136,14 +140,19 @@ async function send(paths: BpPaths, call: Omit<CallRequest, "token">, timeoutMs:
   throw new BpError("internal_error", "unreachable");
 }
 
+/** Refused because the locator read belongs to a broker that is no longer alive. */
+function staleRefusal(reply: Record<string, unknown>, locator: { processIdentity: string }): boolean {
+  return reply.ok === false && reply.code === "capability_denied" && !isSameProcessAlive(locator.processIdentity);
+}
+
 /** Passive commands ask a live broker only, briefly; no answer means the passive local path. */
 async function askRunningBroker(paths: BpPaths, call: Omit<CallRequest, "token">): Promise<Record<string, unknown> | undefined> {
   const locator = readLocator(paths);
   if (!locator) return undefined;
   try {
     const reply = await request(locator.endpoint, { ...call, token: locator.token }, PASSIVE_REPLY_MS, replySchema);
-    // Another protocol's broker: the passive path describes it instead of failing.
-    return reply.code === "protocol_incompatible" ? undefined : reply;
+    // Another protocol's broker, or a new broker behind a crashed one's locator: the passive path describes it.
+    return reply.code === "protocol_incompatible" || staleRefusal(reply, locator) ? undefined : reply;
   } catch {
     return undefined;
   }
