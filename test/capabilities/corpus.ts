@@ -152,6 +152,15 @@ export function corpusPages(origins: () => Origins): Record<string, string | ((u
     "/cap/long_list": doc("Long list", `<h1>Results</h1><ul>${ROWS}</ul>`),
     "/cap/hidden_traps": doc("Hidden traps", HIDDEN),
     "/cap/listener_only": doc("Listener only", LISTENER_ONLY),
+    "/cap/accordion": doc(
+      "Accordion",
+      `<style>#panel { height: 0; overflow: hidden; transition: height 350ms ease } #panel.open { height: 60px }</style>` +
+        `<button onclick="document.getElementById('panel').classList.add('open')">Shipping</button>` +
+        `<div id=panel><div style="height:30px"></div><button>Choose carrier</button></div>`,
+    ),
+    "/cap/same_document": doc("Same document", `<a href="#details">Details</a><div style="height:2000px"></div><h2 id=details>Details</h2>`),
+    "/cap/frame_change": () => doc("Frame change", `<iframe src="${origins().b}/cap/frame_button" title="Change frame"></iframe>`),
+    "/cap/frame_button": doc("Frame button", `<button onclick="this.textContent = 'Changed inside'">Change me</button>`),
     "/cap/short_run": doc("Short run", Array.from({ length: 12 }, (_, i) => `<label><input type=checkbox> Topping ${i + 1}</label><br>`).join("")),
     "/cap/frames_numbered": () =>
       doc("Numbered frames", `<iframe hidden src="/cap/frame"></iframe><iframe src="/cap/nest" title="Nest"></iframe>`),

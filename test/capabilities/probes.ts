@@ -154,6 +154,39 @@ export const OBSERVATION_PROBES: readonly Probe[] = [
     },
   },
   {
+    id: "accordion_settled",
+    metric: "observation",
+    title: "a click that opens an accordion through a CSS transition: the panel's control is in the reply",
+    async run(h) {
+      await h.open("/cap/accordion");
+      const r = await h.bp(["click", String(refOf(await h.snapshot(), "Shipping"))]);
+      const added = ((r.json.diff as { added?: { n?: string }[] } | undefined)?.added ?? []).map((e) => e.n);
+      return verdict(added.includes("Choose carrier"), `added ${JSON.stringify(added)}`);
+    },
+  },
+  {
+    id: "same_document_url_changed",
+    metric: "observation",
+    title: "a #fragment link: url_changed with the diff, not a navigation waiting for a load",
+    async run(h) {
+      await h.open("/cap/same_document");
+      const r = await h.bp(["click", String(refOf(await h.snapshot(), "Details"))]);
+      const effects = ((r.json.evidence as { effects?: string[] } | undefined)?.effects ?? []).join(",");
+      return verdict(effects.includes("url_changed") && !effects.includes("navigation"), `effects ${effects || errorDetail(r)}`);
+    },
+  },
+  {
+    id: "frame_dom_changed",
+    metric: "observation",
+    title: "a click that changes only a cross-origin frame's text reports dom_changed",
+    async run(h) {
+      await h.open("/cap/frame_change");
+      const r = await h.bp(["click", String(refOf(await h.snapshot(), "Change me"))]);
+      const effects = ((r.json.evidence as { effects?: string[] } | undefined)?.effects ?? []).join(",");
+      return verdict(effects.includes("dom_changed"), `effects ${effects || errorDetail(r)}`);
+    },
+  },
+  {
     id: "find_in_fold",
     metric: "observation",
     title: "snapshot --find reaches one row of a folded run by name, with a ref that clicks it",
