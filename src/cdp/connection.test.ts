@@ -59,16 +59,18 @@ describe("CdpConnection calls", () => {
   });
 
   test("deadline: rejects with CdpTimeoutError, drops the entry, ignores the late reply", async () => {
+    let replied = false;
     server.route("Page.navigate", async () => {
       await delay(400);
+      replied = true;
       return { result: { frameId: "late" } };
     });
     async function navigateSlowly(): Promise<unknown> {
       return await conn.send("Page.navigate", { url: "about:blank" }, { timeoutMs: 40 });
     }
-    const started = performance.now();
     const error = await navigateSlowly().catch((e: unknown) => e);
-    expect(performance.now() - started).toBeLessThan(350);
+    // The deadline, not the reply, ended the call (no clock bound: a loaded machine delays both).
+    expect(replied).toBe(false);
     expect(error).toBeInstanceOf(CdpTimeoutError);
     expect(error instanceof CdpTimeoutError && error.stack).toContain("navigateSlowly");
     expect(conn.pendingCount).toBe(0);
@@ -198,11 +200,9 @@ describe("keepalive", () => {
   test("closes the connection after missed probes", async () => {
     server.route("Browser.getVersion", () => "no-reply");
     const reason = new Promise<string>((resolve) => conn.onClose(resolve));
-    const started = performance.now();
     conn.startKeepalive(40, 2);
     expect(await reason).toBe("keepalive");
-    // One idle interval, then two probes of one interval each.
-    expect(performance.now() - started).toBeLessThan(400);
+    // Closed after exactly the two missed probes (counted, not timed).
     expect(server.received.filter((r) => r.method === "Browser.getVersion").length).toBe(2);
   });
 
@@ -229,14 +229,13 @@ describe("keepalive", () => {
       new CdpConnection(transport).startKeepalive(60_000, 2);
       setTimeout(() => {}, 50);
     `;
-    const started = performance.now();
     const child = Bun.spawn([process.execPath, "-e", script], { stdout: "ignore", stderr: "pipe" });
-    // Kill by pid if the keepalive holds the event loop; the exit code then says so.
-    const guard = setTimeout(() => child.kill(), 3_000);
+    // Kill by pid if the keepalive holds the event loop (its interval is 60 s); the exit code then
+    // says so. The guard only has to come well before 60 s: a loaded machine starts bun slowly.
+    const guard = setTimeout(() => child.kill(), 20_000);
     const code = await child.exited;
     clearTimeout(guard);
     expect(await new Response(child.stderr).text()).toBe("");
     expect(code).toBe(0);
-    expect(performance.now() - started).toBeLessThan(3_000);
   });
 });

@@ -104,8 +104,8 @@ describe("connectWebSocket", () => {
     }).catch((e: unknown) => e);
     const elapsed = performance.now() - started;
     expect(error).toBeInstanceOf(CdpHandshakeTimeoutError);
+    // Not before the handshake timeout; no upper bound (a loaded machine runs timers late).
     expect(elapsed).toBeGreaterThanOrEqual(290);
-    expect(elapsed).toBeLessThan(1000);
     expect(String(error)).not.toContain("SECRET");
     expect(opened).toBe(1);
     await delay(100);
