@@ -173,7 +173,15 @@ export class Broker implements BrokerState {
         }
       };
       conn.onClosed = (reason) => this.onBrowserLost(conn, reason);
-      installNet(conn, { home: this.paths.home, tabId: (key, targetId) => this.agents.get(key)?.idFor(targetId, conn.generation) ?? "" });
+      installNet(conn, {
+        home: this.paths.home,
+        tabId: (key, targetId) => this.agents.get(key)?.idFor(targetId, conn.generation) ?? "",
+        // Draining is still automation (admitted commands finish); human and returning are the person's.
+        personal: (targetId) => {
+          const phase = this.handoff.get(targetId)?.phase;
+          return phase !== undefined && phase !== "draining";
+        },
+      });
       this.readopt(conn);
       return { conn, reused: false };
     } finally {

@@ -198,6 +198,25 @@ describe("handoff and handback", () => {
     expect(out).toContain("handback: t1 (lease_ended)");
   });
 
+  test("the person's requests stay out of the agent's request journal; the agent's own are in it", async () => {
+    const K = "agent-n";
+    expect((await env.run(["open", `${site.a}/third?journal`, "--new"], { key: K })).json).toMatchObject({ ok: true });
+    expect((await env.run(["eval", "fetch('/agent-post', {method:'POST', body:'agent-body'}).then(r => r.status)"], { key: K })).json).toMatchObject({ ok: true });
+    await waitFor(async () => JSON.stringify((await env.run(["net", "--method", "POST"], { key: K })).json).includes("/agent-post"), 10_000, "agent request journaled");
+    expect((await env.run(["handoff"], { key: K })).json).toMatchObject({ ok: true, control: "human" });
+    const s = await personTab("third?journal");
+    expect(await personEval(s, "fetch('/person-login', {method:'POST', body:'pw=hunter2'}).then(r => r.status)")).toBeNumber();
+    expect((await env.run(["handback"], { key: K })).json).toMatchObject({ ok: true, control: "automation" });
+    // After the handback the agent's requests are journaled again.
+    await env.run(["eval", "fetch('/agent-after', {method:'POST', body:'x'}).then(r => r.status)"], { key: K });
+    const after = await waitFor(async () => {
+      const r = await env.run(["net", "--method", "POST"], { key: K });
+      return JSON.stringify(r.json).includes("/agent-after") ? JSON.stringify(r.json) : undefined;
+    }, 10_000, "journal after handback");
+    expect(after).toContain("/agent-post");
+    expect(after).not.toContain("/person-login");
+  });
+
   test("renew extends, never shortens; out-of-range leases are refused without change", async () => {
     await env.run(["open", `${site.a}/third`, "--new"], { key: "agent-r" });
     const h = await env.run(["handoff", "--lease-seconds", "600"], { key: "agent-r" });

@@ -11,6 +11,8 @@ export interface NetHost {
   home: string;
   /** This agent's id for a tab ("t3"); "" when the agent is gone. */
   tabId(key: string, targetId: string): string;
+  /** A person has the tab (handoff): their traffic (passwords, codes) is not the agent's to read. */
+  personal?(targetId: string): boolean;
 }
 
 export interface AuthConfig {

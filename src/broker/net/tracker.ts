@@ -163,6 +163,8 @@ function onRequest(host: NetHost, tab: TabNet, scope: string, owner: string | un
       prev.requestId = `${p.requestId}:redirect:${prev.id}`;
     }
   }
+  // Rules still apply to the person's requests; only the journal leaves them out.
+  if (host.personal?.(tab.rec.targetId)) return;
   tab.started.set(p.requestId, p.timestamp);
   const headers = boundHeaders(p.request.headers);
   const e = net.journal.add({
