@@ -40,7 +40,8 @@ export class BpTool implements Tool {
     click: (ref) => ["click", ref],
     type: (ref, text) => (this.typeClear ? ["type", ref, text, "--clear"] : ["type", ref, text]),
     // bp keeps every output inside BROWSER_PILOT_OUTPUT_DIR, so the file goes to our private one.
-    screenshot: (file) => ["screenshot", join(this.dir, "out", basename(file))],
+    // --force: the bench writes the same file on every run (an existing name is otherwise refused).
+    screenshot: (file) => ["screenshot", join(this.dir, "out", basename(file)), "--force"],
   };
 
   private home(name: "warm" | "cold"): string {
