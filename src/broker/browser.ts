@@ -42,6 +42,8 @@ export class BrowserConnection {
   /** Runs once per tab session before any command uses it (network journal, rules, downloads). */
   onSession: ((rec: TargetRecord, session: CdpSession) => Promise<void>) | undefined;
   closed = false;
+  /** Targets we asked the browser to close that it has not yet reported destroyed. */
+  private readonly closing = new Set<string>();
 
   private constructor(
     readonly info: BrowserInfo,
@@ -57,7 +59,10 @@ export class BrowserConnection {
     cdp.onClose((reason) => conn.markClosed(reason));
     cdp.on("Target.targetCreated", ({ targetInfo }) => conn.targets.upsert(targetInfo));
     cdp.on("Target.targetInfoChanged", ({ targetInfo }) => conn.noteTargetInfo(targetInfo));
-    cdp.on("Target.targetDestroyed", ({ targetId }) => conn.targets.remove(targetId));
+    cdp.on("Target.targetDestroyed", ({ targetId }) => {
+      conn.closing.delete(targetId);
+      conn.targets.remove(targetId);
+    });
     cdp.on("Target.detachedFromTarget", ({ targetId }) => {
       const rec = targetId ? conn.targets.byId.get(targetId) : undefined;
       if (rec) delete rec.session;
@@ -77,6 +82,9 @@ export class BrowserConnection {
 
   /** A target's info as the browser reports it now (an event or a fresh listing). */
   private noteTargetInfo(info: Protocol.Target.TargetInfo): TargetRecord | undefined {
+    // A tab we closed is still listed (and may still send info events) until the browser has
+    // destroyed it; taking it back in would show it again, and without its creator, as a user tab.
+    if (this.closing.has(info.targetId)) return undefined;
     const rec = this.targets.upsert(info);
     // The launched browser's first blank tab is ours only while nobody uses it: once the
     // person navigates it, it is theirs, and never handed to an agent or closed by us.
@@ -191,7 +199,13 @@ export class BrowserConnection {
   }
 
   async closeTarget(rec: TargetRecord): Promise<void> {
-    await this.cdp.send("Target.closeTarget", { targetId: rec.targetId });
+    this.closing.add(rec.targetId);
+    try {
+      await this.cdp.send("Target.closeTarget", { targetId: rec.targetId });
+    } catch (err) {
+      this.closing.delete(rec.targetId);
+      throw err;
+    }
     this.targets.remove(rec.targetId);
     this.janitor.forget(rec.targetId);
   }
