@@ -8,24 +8,15 @@ import { CdpConnection } from "../../src/cdp/connection.ts";
 import { attachToTarget } from "../../src/cdp/session.ts";
 import { connectWebSocket } from "../../src/cdp/transport.ts";
 import { requireChromium } from "../support/chromium.ts";
-import { alive, browsersUnder, makeBpEnv, waitFor, type BpEnv } from "../support/bp.ts";
+import { alive, browsersUnder, envPool, waitFor, type BpEnv } from "../support/bp.ts";
 import { startFixtureServer } from "../support/fixture-server.ts";
 import { listPageTargets, openUserTab } from "../support/user-browser.ts";
 
 requireChromium();
 const site = startFixtureServer();
-const envs: BpEnv[] = [];
-function launched(extra: Record<string, string> = {}): BpEnv {
-  const e = makeBpEnv(extra);
-  envs.push(e);
-  return e;
-}
+const { newEnv: launched, cleanupAll } = envPool();
 afterAll(async () => {
-  for (const e of envs) {
-    const pids = browsersUnder(e.home);
-    await e.cleanup();
-    for (const p of pids) if (alive(p)) process.kill(p, "SIGKILL");
-  }
+  await cleanupAll();
   site.stop();
 });
 

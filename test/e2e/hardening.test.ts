@@ -6,16 +6,11 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { resolvePaths } from "../../src/shared/paths.ts";
-import { alive, BP, killAndWait, makeBpEnv, processesFor, waitFor, type BpEnv } from "../support/bp.ts";
+import { alive, BP, killAndWait, envPool, processesFor, waitFor, type BpEnv } from "../support/bp.ts";
 
-const envs: BpEnv[] = [];
-function newEnv(extra: Record<string, string> = {}): BpEnv {
-  const e = makeBpEnv(extra);
-  envs.push(e);
-  return e;
-}
+const { newEnv, cleanupAll } = envPool();
 afterAll(async () => {
-  for (const e of envs) await e.cleanup();
+  await cleanupAll();
 });
 
 function locatorOf(env: BpEnv): { token: string; endpoint: string } {

@@ -7,24 +7,15 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { requireChromium } from "../support/chromium.ts";
-import { alive, browsersUnder, killAndWait, makeBpEnv, processesFor, waitFor, type BpEnv } from "../support/bp.ts";
+import { alive, browsersUnder, killAndWait, envPool, processesFor, waitFor, type BpEnv } from "../support/bp.ts";
 import { startFixtureServer } from "../support/fixture-server.ts";
 import { listPageTargets, openUserTab, startUserBrowser } from "../support/user-browser.ts";
 
 requireChromium();
 const site = startFixtureServer();
-const envs: BpEnv[] = [];
-function newEnv(extra: Record<string, string> = {}): BpEnv {
-  const e = makeBpEnv(extra);
-  envs.push(e);
-  return e;
-}
+const { newEnv, cleanupAll } = envPool();
 afterAll(async () => {
-  for (const e of envs) {
-    const pids = browsersUnder(e.home);
-    await e.cleanup();
-    for (const p of pids) if (alive(p)) process.kill(p, "SIGKILL");
-  }
+  await cleanupAll();
   site.stop();
 });
 

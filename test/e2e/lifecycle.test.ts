@@ -2,19 +2,14 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { processIdentity } from "../../src/shared/process-identity.ts";
-import { browsersUnder, killAndWait, makeBpEnv, processesFor, waitFor, type BpEnv } from "../support/bp.ts";
+import { browsersUnder, killAndWait, envPool, processesFor, waitFor, type BpEnv } from "../support/bp.ts";
 import { startFakeCdp } from "../support/fake-cdp.ts";
 import { startFixtureServer } from "../support/fixture-server.ts";
 import { requireChromium } from "../support/chromium.ts";
 
 requireChromium();
 const site = startFixtureServer();
-const envs: BpEnv[] = [];
-function newEnv(extra: Record<string, string> = {}): BpEnv {
-  const e = makeBpEnv(extra);
-  envs.push(e);
-  return e;
-}
+const { newEnv, cleanupAll } = envPool();
 function locatorOf(env: BpEnv): { token: string; endpoint: string } {
   return JSON.parse(readFileSync(join(env.home, "broker-locator.json"), "utf8")) as { token: string; endpoint: string };
 }
@@ -41,7 +36,7 @@ function rawRequest(endpoint: string, body: Record<string, unknown>): Promise<st
 }
 
 afterAll(async () => {
-  for (const e of envs) await e.cleanup();
+  await cleanupAll();
   site.stop();
 });
 

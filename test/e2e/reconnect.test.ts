@@ -5,22 +5,17 @@
  * something else.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { BP, browsersUnder, killAndWait, makeBpEnv, waitFor, type BpEnv } from "../support/bp.ts";
+import { BP, browsersUnder, killAndWait, envPool, waitFor, type BpEnv } from "../support/bp.ts";
 import { requireChromium } from "../support/chromium.ts";
 import { startFakeCdp } from "../support/fake-cdp.ts";
 import { startFixtureServer } from "../support/fixture-server.ts";
 
 requireChromium();
 const site = startFixtureServer();
-const envs: BpEnv[] = [];
-function newEnv(extra: Record<string, string> = {}): BpEnv {
-  const e = makeBpEnv(extra);
-  envs.push(e);
-  return e;
-}
+const { newEnv, cleanupAll } = envPool();
 
 afterAll(async () => {
-  for (const e of envs) await e.cleanup();
+  await cleanupAll();
   site.stop();
 });
 

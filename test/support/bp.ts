@@ -151,3 +151,25 @@ export function browsersUnder(dir: string): number[] {
 function brokerPidsFor(home: string): number[] {
   return processesFor(home, "broker");
 }
+
+/**
+ * The environments one test file makes, so its afterAll stops them all, and any browser one of
+ * them launched that outlived its broker (by pid, never by name).
+ */
+export function envPool(): { newEnv(extra?: Record<string, string>): BpEnv; cleanupAll(): Promise<void> } {
+  const envs: BpEnv[] = [];
+  return {
+    newEnv(extra = {}) {
+      const e = makeBpEnv(extra);
+      envs.push(e);
+      return e;
+    },
+    async cleanupAll() {
+      for (const e of envs) {
+        const pids = browsersUnder(e.home);
+        await e.cleanup();
+        for (const p of pids) if (alive(p)) process.kill(p, "SIGKILL");
+      }
+    },
+  };
+}
