@@ -123,11 +123,21 @@ async function runExpression(ctx: CallContext, target: EvalTarget, signal: Abort
       }
 }
 
-export function boundValue(value: unknown, type: string): { value: unknown; type: string; truncated: boolean } {
+/** The type a JSON value shows by itself, in the runtime's words. */
+function jsonType(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  return typeof value;
+}
+
+export function boundValue(value: unknown, type: string): { value: unknown; type?: string; truncated?: true } {
+  // Lean: {"ok":true,"value":…}. The type is named only when the value cannot tell it
+  // (undefined as null, NaN or a bigint as text, a function or node as its description).
+  const named = jsonType(value) === type ? {} : { type };
   const json = JSON.stringify(value) ?? "null";
-  if (json.length <= MAX_EVAL_CHARS) return { value, type, truncated: false };
+  if (json.length <= MAX_EVAL_CHARS) return { value, ...named };
   const text = typeof value === "string" ? value : json;
-  return { value: text.slice(0, MAX_EVAL_CHARS), type, truncated: true };
+  return { value: text.slice(0, MAX_EVAL_CHARS), ...named, truncated: true };
 }
 
 export const PAGE_HANDLERS: Record<string, Handler> = {
