@@ -40,7 +40,7 @@ describe("type", () => {
     await env.run(["open", `${site.a}/form`, "--new"]);
     const els = await open("/form");
     const r = await env.run(["type", ref(els, "Name"), " new"]);
-    expect(evidence(r)).toMatchObject({ action: "type", status: "verified", kind: "input", sensitive: false, beforeLength: 3, expectedLength: 7, afterLength: 7 });
+    expect(evidence(r)).toMatchObject({ status: "verified", kind: "input", sensitive: false, beforeLength: 3, expectedLength: 7, afterLength: 7 });
     expect(evidence(r).effects).toContain("value_changed");
     const changed = (r.json.diff as { changed: El[] }).changed;
     expect(changed.find((e) => e.n === "Name")?.v).toBe("old new");
@@ -110,7 +110,7 @@ describe("keyboard and press", () => {
     const els = await open("/canvas");
     await env.run(["click", ref(els, "Canvas editor")]);
     const r = await env.run(["keyboard", "Hi there"]);
-    expect(evidence(r)).toMatchObject({ action: "keyboard", status: "unavailable", reason: "active_element_not_readable" });
+    expect(evidence(r)).toMatchObject({ status: "unavailable", reason: "active_element_not_readable" });
     expect(await evalJs("document.getElementById('log').textContent")).toBe("Hi there");
   });
 
@@ -118,7 +118,7 @@ describe("keyboard and press", () => {
     const els = await open("/keys");
     await env.run(["click", ref(els, "Keys")]);
     const r = await env.run(["keyboard", "abc", "--clear", "--delay", "5"]);
-    expect(evidence(r)).toMatchObject({ action: "keyboard", status: "verified", kind: "input", afterLength: 3 });
+    expect(evidence(r)).toMatchObject({ status: "verified", kind: "input", afterLength: 3 });
     expect(await evalJs("document.getElementById('k').value")).toBe("abc");
   });
 
@@ -134,7 +134,7 @@ describe("keyboard and press", () => {
     const els = await open("/keys");
     await env.run(["click", ref(els, "Keys")]);
     const all = await env.run(["press", "Control+a"]);
-    expect(evidence(all)).toMatchObject({ action: "press", key: "Control+a", status: "verified", kind: "input" });
+    expect(evidence(all)).toMatchObject({ key: "Control+a", status: "verified", kind: "input" });
     expect(evidence(all).effects).toContain("selection_changed");
     expect(await evalJs("document.getElementById('out').textContent")).toBe("ctrl a KeyA");
     const del = await env.run(["press", "Backspace"]);
@@ -156,7 +156,7 @@ describe("scroll", () => {
   test("relative scrolls move the page; at the top, up is a mismatch at the boundary", async () => {
     await open("/long");
     const up = await env.run(["scroll", "up"]);
-    expect(evidence(up)).toMatchObject({ action: "scroll", status: "mismatch", reason: "at_boundary", mode: "relative", target: "page", moved: false });
+    expect(evidence(up)).toMatchObject({ status: "mismatch", reason: "at_boundary", mode: "relative", target: "page", moved: false });
     const down = await env.run(["scroll", "down", "--amount", "200", "--unit", "pixels"]);
     expect(evidence(down)).toMatchObject({ status: "verified", moved: true, beforeY: 0, afterY: 200, deltaY: 200 });
     const end = await env.run(["scroll", "--to", "end"]);
@@ -193,7 +193,7 @@ describe("dropdown and select", () => {
     expect(d.json).toMatchObject({ ok: true, kind: "native", multiple: false, requiresOpen: false, truncated: false });
     expect((d.json.options as { label: string }[]).map((o) => o.label)).toEqual(["Choose", "Canada", "France", "Japan"]);
     const r = await env.run(["select", country, "japan"]);
-    expect(evidence(r)).toMatchObject({ action: "select", status: "verified", kind: "native", selected: ["Japan"] });
+    expect(evidence(r)).toMatchObject({ status: "verified", kind: "native", selected: ["Japan"] });
     expect(await evalJs("document.getElementById('picked').textContent")).toBe("jp");
     expect(evidence(await env.run(["select", country, "ca", "--by", "value"]))).toMatchObject({ status: "verified", selected: ["Canada"] });
     expect(evidence(await env.run(["select", country, "0", "--by", "index"]))).toMatchObject({ status: "verified", selected: ["Choose"] });
@@ -221,7 +221,7 @@ describe("upload", () => {
     writeFileSync(src, "my resume");
     const els = await open("/upload");
     const r = await env.run(["upload", ref(els, "Resume"), relative(process.cwd(), src)]);
-    expect(evidence(r)).toMatchObject({ action: "upload", status: "verified", expectedFileCount: 1, fileCount: 1, nameMatched: true, fileName: "resume.txt", sizeBytes: 9 });
+    expect(evidence(r)).toMatchObject({ status: "verified", expectedFileCount: 1, fileCount: 1, nameMatched: true, fileName: "resume.txt", sizeBytes: 9 });
     expect(await evalJs("document.getElementById('got').textContent")).toBe("resume.txt:9");
     expect(r.stdout).not.toContain(files);
     const root = join(env.home, "store");
@@ -251,7 +251,7 @@ describe("cross-origin iframes", () => {
     expect(evidence(await env.run(["select", ref(els, "Inner select"), "B"]))).toMatchObject({ status: "verified", selected: ["B"] });
     await env.run(["click", field]);
     const k = await env.run(["keyboard", "!!"]);
-    expect(evidence(k)).toMatchObject({ action: "keyboard", status: "verified", kind: "input", beforeLength: 5, afterLength: 7 });
+    expect(evidence(k)).toMatchObject({ status: "verified", kind: "input", beforeLength: 5, afterLength: 7 });
     const p = await env.run(["press", "Backspace"]);
     expect(evidence(p)).toMatchObject({ status: "verified", kind: "input" });
     expect(evidence(p).effects).toContain("value_changed");
@@ -262,7 +262,7 @@ describe("hover and drag", () => {
   test("hover moves the pointer onto the element and reports its effect", async () => {
     const els = await open("/pointer");
     const r = await env.run(["hover", ref(els, "Hover me")]);
-    expect(evidence(r)).toMatchObject({ action: "hover", status: "verified", hovered: true });
+    expect(evidence(r)).toMatchObject({ status: "verified", hovered: true });
     expect(evidence(r).effects).toContain("dom_changed");
     expect(await evalJs("document.getElementById('t').hidden")).toBe(false);
   });
@@ -270,11 +270,11 @@ describe("hover and drag", () => {
   test("drag: HTML5 drag and drop reaches the drop handler; pointer drags move a slider", async () => {
     const els = await open("/pointer");
     const r = await env.run(["drag", ref(els, "Drag source"), ref(els, "Drop zone")]);
-    expect(evidence(r)).toMatchObject({ action: "drag", status: "verified", kind: "html5" });
+    expect(evidence(r)).toMatchObject({ status: "verified", kind: "html5" });
     expect(await evalJs("document.getElementById('dst').textContent")).toBe("dropped payload");
     const again = await open("/pointer");
     const p = await env.run(["drag", ref(again, "Knob"), ref(again, "Drop zone")]);
-    expect(evidence(p)).toMatchObject({ action: "drag", status: "verified", kind: "pointer" });
+    expect(evidence(p)).toMatchObject({ status: "verified", kind: "pointer" });
     expect(Number(await evalJs("document.getElementById('knob').getAttribute('aria-valuenow')"))).toBeGreaterThan(10);
   });
 });

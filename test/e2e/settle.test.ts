@@ -86,7 +86,7 @@ describe("evidence tells what happened", () => {
     const id = (click.json.evidence as { dialog?: { id: string } }).dialog?.id ?? "";
     expect(id).toMatch(/^d\d+$/);
     const r = await run(["dialog", id, "--accept"]);
-    expect(r.json).toMatchObject({ ok: true, id, action: "accept", evidence: { action: "dialog", status: "verified", kind: "confirm", answer: "accept" } });
+    expect(r.json).toMatchObject({ ok: true, id, action: "accept", evidence: { status: "verified", kind: "confirm", answer: "accept" } });
     expect(evidence(r).effects).toContain("dom_changed");
     const diff = r.json.diff as { added: El[]; removed: number[] };
     expect(diff.added.map((e) => e.n)).toContain("Undo delete");

@@ -33,6 +33,7 @@ export function replyFor(ctx: CallContext, sel: Selected, evidence: Record<strin
   }
   if (!observation) return { evidence: lean(evidence) };
   const out = leanObservation(observation.reply);
+  dropNamedFields(out, lean(evidence).effects);
   if (ctx.req.mode === "human") {
     const fx = Array.isArray(evidence.effects) ? (evidence.effects as string[]) : [];
     const head = `${statusMark(evidence.status)} ${String(evidence.action)} ${String(evidence.status)}${fx.length ? ` (${fx.join(", ")})` : ""}${popups.length ? `; popup ${popups.join(", ")}` : ""}${downloads.map((d) => `; download ${String(d.id)} ${String(d.fileName)} (${String(d.state)})`).join("")}`;
@@ -41,17 +42,35 @@ export function replyFor(ctx: CallContext, sel: Selected, evidence: Record<strin
   return { evidence: lean(evidence), ...out };
 }
 
+/**
+ * A diff entry's `fields` say which of its fields changed; when the evidence already names each
+ * of them (`checked` with `checked_changed`), the list repeats it.
+ */
+function dropNamedFields(out: Record<string, unknown>, effects: unknown): void {
+  const named = new Set(Array.isArray(effects) ? effects.map(String) : []);
+  const diff = out.diff as { changed?: Record<string, unknown>[] } | undefined;
+  if (!diff?.changed) return;
+  diff.changed = diff.changed.map((c) => {
+    const fields = Array.isArray(c.fields) ? (c.fields as string[]) : [];
+    if (fields.length === 0 || !fields.every((f) => named.has(`${f}_changed`))) return c;
+    const { fields: _named, ...rest } = c;
+    return rest;
+  });
+}
+
 /** Pointer actions focus what they press: a focus change is their noise, not their news. */
 const POINTER = new Set(["click", "hover", "drag"]);
 
 /**
- * Evidence carries what the agent could not know: no click point (the agent named the target),
- * no focus-only change of a pointer action, no empty lists.
+ * Evidence carries what the agent could not know: no action name or click point (the agent
+ * named both), no focus-only change of a pointer action, no empty lists.
  */
 function lean(evidence: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const pointer = POINTER.has(String(evidence.action));
   for (const [k, v] of Object.entries(evidence)) {
+    // The agent knows which command it ran, and for a click on a ref what kind of element it named.
+    if (k === "action" || (k === "kind" && evidence.action === "click" && v !== "coordinates")) continue;
     if (k === "point" || (pointer && k === "focused")) continue;
     // A ref's own element is what the agent named, and its new state is in the diff.
     if (pointer && (k === "target" || k === "checked") && evidence.kind !== "coordinates") continue;
@@ -106,7 +125,9 @@ function leanObservation(reply: Record<string, unknown>): Record<string, unknown
       if (Array.isArray(v) && v.length === 0) continue;
       d[k] = v;
     }
-    out.diff = d;
+    // Nothing changed: no diff at all (an empty one would only cost characters).
+    if (Object.keys(d).length > 0) out.diff = d;
+    else delete out.diff;
   }
   return out;
 }
