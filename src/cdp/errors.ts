@@ -153,3 +153,21 @@ function rewriteHeader(error: Error, oldHeader: string): void {
   if (stack === undefined || !stack.startsWith(oldHeader)) return;
   error.stack = `${error.name}: ${error.message}${stack.slice(oldHeader.length)}`;
 }
+
+/**
+ * What a browser's protocol error says happened to the page, for the few that are not
+ * defects: the target went away under the call, or the document (its execution context)
+ * was replaced while the call ran. The messages are Chromium's own and stable across
+ * versions; anything else stays unclassified.
+ */
+export type ProtocolErrorCause = "target_gone" | "document_replaced";
+
+const TARGET_GONE = /No target with given id|Not attached to an active page|No session with given id|Target closed|Session with given id not found/i;
+const DOCUMENT_REPLACED = /Inspected target navigated or closed|Cannot find context with specified id|Execution context was destroyed|Cannot find default execution context|Frame with the given id was not found/i;
+
+export function protocolErrorCause(err: unknown): ProtocolErrorCause | undefined {
+  if (!(err instanceof CdpError)) return undefined;
+  if (TARGET_GONE.test(err.message)) return "target_gone";
+  if (DOCUMENT_REPLACED.test(err.message)) return "document_replaced";
+  return undefined;
+}

@@ -97,7 +97,7 @@ export async function runCli(argv: string[]): Promise<void> {
       }
     }
     const once = (c: Omit<CallRequest, "token">) => send(paths, c, timeoutMs + REPLY_GRACE_MS, mode, parsed.def.mutating === true);
-    const reply = name === "handoff" && args.wait === true ? await (await import("./handoff-wait.ts")).waitForHandback(call, once) : await once(call);
+    const reply = name === "handoff" && args.wait === true ? await (await import("./handoff-wait.ts")).waitForHandback(call, once, parsed.globals.timeout) : await once(call);
     if (reply.ok === true) printResult(name, reply, mode);
     else fail(reply as unknown as ErrorShape, mode);
   } catch (err) {

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { currentCallScope } from "../../cdp/scope.ts";
 import type { CallRequest } from "../../protocol/wire.ts";
-import { CdpAbortedError, type CdpBaseError, CdpClosedError, CdpSessionClosedError, CdpTimeoutError } from "../../cdp/errors.ts";
+import { CdpAbortedError, type CdpBaseError, CdpClosedError, CdpError, CdpSessionClosedError, CdpTimeoutError } from "../../cdp/errors.ts";
+import { printFailure } from "../handlers/capture.ts";
 import { BpError } from "../../shared/errors.ts";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -151,6 +152,45 @@ describe("command runtime", () => {
       const read: Handler = { run: async () => { throw err; } };
       expect(await b.commands.run(req({ command: "snapshot" }), read)).toMatchObject({ ok: false, code, context: { cause: `cdp_${err.kind}` } });
     }
+  });
+
+  test("protocol errors of a page that went away are tab_not_found or stale_ref, never internal_error", async () => {
+    const b = broker();
+    const protocolError = (method: string, message: string) => new CdpError(method).fill(-32000, message, undefined);
+    const cases: [CdpError, string, string, boolean][] = [
+      [protocolError("Page.getNavigationHistory", "Not attached to an active page"), "tab_not_found", "target_closed", false],
+      [protocolError("Target.attachToTarget", "No target with given id found"), "tab_not_found", "target_closed", false],
+      [protocolError("Runtime.evaluate", "Inspected target navigated or closed"), "stale_ref", "document_replaced", true],
+      [protocolError("Runtime.callFunctionOn", "Cannot find context with specified id"), "stale_ref", "document_replaced", true],
+    ];
+    for (const [err, code, reason, retryable] of cases) {
+      const read: Handler = { run: async () => { throw err; } };
+      expect(await b.commands.run(req({ command: "read" }), read)).toMatchObject({ ok: false, code, retryable, context: { reason } });
+    }
+    // Any other protocol error is still a defect to report.
+    const other: Handler = { run: async () => { throw protocolError("DOM.describeNode", "Something new"); } };
+    expect(await b.commands.run(req({ command: "read" }), other)).toMatchObject({ ok: false, code: "internal_error" });
+  });
+
+  test("a dispatched mutation whose document was replaced is unknown_outcome", async () => {
+    const b = broker();
+    const mutate: Handler = {
+      mutating: true,
+      run: async () => {
+        throw new CdpError("Runtime.evaluate").fill(-32000, "Inspected target navigated or closed", undefined);
+      },
+    };
+    expect(await b.commands.run(req({ command: "eval" }), mutate)).toMatchObject({ ok: false, code: "unknown_outcome", context: { cause: "document_replaced" } });
+  });
+
+  test("a failed print is capability_denied print_failed (retryable); a page gone mid-print is left to the runtime", () => {
+    const failed = printFailure(new CdpError("Page.printToPDF").fill(-32000, "Printing failed", undefined));
+    expect(failed).toBeInstanceOf(BpError);
+    expect((failed as BpError).toJSON()).toMatchObject({ code: "capability_denied", retryable: true, context: { reason: "print_failed" } });
+    const gone = new CdpError("Page.printToPDF").fill(-32000, "Inspected target navigated or closed", undefined);
+    expect(printFailure(gone)).toBe(gone);
+    const timeout = new CdpTimeoutError("Page.printToPDF", 1000);
+    expect(printFailure(timeout)).toBe(timeout);
   });
 
   test("status and the record commands themselves get no record", async () => {

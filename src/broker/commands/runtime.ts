@@ -4,7 +4,7 @@
  * the broker cannot vouch for become unknown_outcome; nothing is ever replayed.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { isCdpError } from "../../cdp/errors.ts";
+import { isCdpError, protocolErrorCause } from "../../cdp/errors.ts";
 import { withCallScope } from "../../cdp/scope.ts";
 import type { CallRequest } from "../../protocol/wire.ts";
 import { BpError, invalidArgument, toBpError } from "../../shared/errors.ts";
@@ -243,6 +243,12 @@ export class CommandRuntime {
       const mapped = cdpTransportError(run, err.kind, err.message);
       return { status: mapped.code === "command_expired" ? "expired" : mapped.code === "command_cancelled" ? "cancelled" : "completed", error: mapped };
     }
+    const cause = protocolErrorCause(err);
+    if (cause !== undefined) {
+      const message = (err as Error).message.slice(0, 200);
+      if (uncertain) return { status: "unknown_outcome", error: unknownOutcome(run, `The page went away while '${run.req.command}' ran (${message}); it may or may not have taken effect.`, cause) };
+      return { status: "completed", error: pageGoneError(run, cause, message) };
+    }
     return { status: "completed", error: toBpError(err) };
   }
 
@@ -287,6 +293,20 @@ function cdpTransportError(run: Running, kind: string, message: string): BpError
     retryable: true,
     context: { ...context, reason: "connection_lost" },
     remediation: { code: "connect_browser", message: "Run 'bp connect' for a running browser or 'bp launch' to start one.", actionRequired: true },
+  });
+}
+
+/**
+ * A protocol error that says the page went away under the call: the tab closed
+ * (tab_not_found) or its document was replaced mid-call (stale_ref, reason
+ * document_replaced: observe again and retry), never internal_error.
+ */
+function pageGoneError(run: Running, cause: "target_gone" | "document_replaced", message: string): BpError {
+  if (cause === "target_gone") return new BpError("tab_not_found", `The tab went away while '${run.req.command}' ran (${message}).`, { context: { reason: "target_closed", ...idContext(run) } });
+  return new BpError("stale_ref", `The page replaced its document while '${run.req.command}' ran (${message}).`, {
+    retryable: true,
+    hint: "Observe the tab again (bp snapshot) and retry.",
+    context: { reason: "document_replaced", ...idContext(run) },
   });
 }
 

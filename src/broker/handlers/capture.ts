@@ -1,5 +1,5 @@
 import type { Protocol } from "devtools-protocol";
-import { CdpError } from "../../cdp/errors.ts";
+import { CdpError, isCdpError, protocolErrorCause } from "../../cdp/errors.ts";
 import type { CdpSession } from "../../cdp/session.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import { boxesStale, chooseBoxes, parseRefList, toImageBoxes } from "../capture/annotate.ts";
@@ -149,13 +149,7 @@ const pdf: Handler = {
       try {
         ({ data } = await session.send("Page.printToPDF", { landscape: arg<boolean>(ctx, "landscape"), printBackground: true }, { timeoutMs: remaining(ctx) }));
       } catch (err) {
-        if (err instanceof CdpError && /not implemented|not supported|headless/i.test(err.message)) {
-          throw new BpError("capability_denied", `This browser refused to print to PDF (${err.message}); Chrome always supports it in headless mode.`, {
-            context: { reason: "headed_browser" },
-            remediation: { code: "use_headless_browser", message: "Run 'bp launch --headless' (a separate browser) and open the page there, or use 'bp screenshot --full'.", actionRequired: true },
-          });
-        }
-        throw new BpError("internal_error", `Chrome could not print the page: ${(err as Error).message}`, { retryable: true });
+        throw printFailure(err);
       }
       const written = save(ctx, "pdf", Buffer.from(data, "base64"), "application/pdf", path, { noClobber: file === undefined, replace: arg<boolean>(ctx, "force") === true });
       const result: R = { ...written };
@@ -166,3 +160,23 @@ const pdf: Handler = {
 };
 
 export const CAPTURE_HANDLERS: Record<string, Handler> = { screenshot, pdf };
+
+/** What a failed Page.printToPDF tells the agent; never internal_error. Exported for its unit test. */
+export function printFailure(err: unknown): unknown {
+  if (err instanceof CdpError && /not implemented|not supported|headless/i.test(err.message)) {
+    return new BpError("capability_denied", `This browser refused to print to PDF (${err.message}); Chrome always supports it in headless mode.`, {
+      context: { reason: "headed_browser" },
+      remediation: { code: "use_headless_browser", message: "Run 'bp launch --headless' (a separate browser) and open the page there, or use 'bp screenshot --full'.", actionRequired: true },
+    });
+  }
+  // The page went away mid-print (tab_not_found, stale_ref), the link was lost or the deadline
+  // passed: the command runtime names those.
+  if (protocolErrorCause(err) !== undefined || (isCdpError(err) && err.kind !== "protocol") || err instanceof BpError) return err;
+  // Chrome's 'Printing failed' refuses this page in its current state (mid-load, a replaced
+  // document), not a broker defect: say so, and that a retry or a screenshot may do.
+  return new BpError("capability_denied", `Chrome could not print the page: ${err instanceof Error ? err.message : String(err)}`, {
+    retryable: true,
+    context: { reason: "print_failed" },
+    hint: "Retry once the page has loaded, or use 'bp screenshot --full'.",
+  });
+}

@@ -66,7 +66,7 @@ export const fuzzPart: Part = {
       cli: new Tally(`${n} fuzzed CLI invocations (every command, mutated argv, random stdin and env), seed ${ctx.seed}`, "0 CLI crashes, 0 hangs"),
       json: new Tally("their replies in JSON mode", "every reply one JSON line with ok, and a known code and error on failure"),
       internal: new Tally("their replies, other causes", "no internal_error"),
-      replaced: new Tally("their replies, for a page that replaced its document during the call (history.back() in eval, popups)", "no internal_error", `reported: ${DOCUMENT_GONE_DEFECT}`),
+      replaced: new Tally("their replies, for a page that replaced its document during the call (history.back() in eval, popups)", "no internal_error"),
       raw: new Tally(`${nRaw} raw authenticated socket calls with arguments of any JSON type`, "every reply JSON with ok and a known code, never internal_error"),
       broker: new Tally(`broker checks every ${CHECK_EVERY} calls`, "same broker process, answering"),
       userTabs: new Tally("the person's tabs after fuzzing", "0 user tabs closed"),
