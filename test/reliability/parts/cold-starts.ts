@@ -63,7 +63,7 @@ export const coldStartsPart: Part = {
     const mixed = new Tally(`${n} concurrent cold starts of mixed commands (connect, tabs, status, commands, wait, eval, …), ${rounds} round(s)`, "every answer right, exactly one broker and one janitor");
     // The issue's reproduction size; each failed launch can leave a Chromium behind, so one round.
     const nLaunch = ctx.scale === "full" ? 30 : 10;
-    const launches = new Tally(`${nLaunch} concurrent 'bp launch --headless' (broker up, no browser yet), 1 round`, "all ok, one broker, one Chromium", "defect 4 (concurrent launch), #14a");
+    const launches = new Tally(`${nLaunch} concurrent 'bp launch --headless' (broker up, no browser yet), 1 round`, "all ok, one broker, one Chromium");
     const figures: Record<string, string | number> = {};
     let slowest = 0;
     try {

@@ -73,8 +73,8 @@ export const killsPart: Part = {
     const rows = {
       answer: new Tally("kill -9 of broker, janitor or Chromium during wait, a navigating click, type --submit", `documented code (wait: browser_disconnected, actions: unknown_outcome) within ${ANSWER_WITHIN_MS / 1000} s of the kill`),
       userTabs: new Tally("user tabs after each kill and its cleanup (person's browser)", "0 user tabs closed"),
-      tabIds: new Tally("tab ids of one key before and after a broker restart (person's browser)", "never reused: an old id answers tab_not_found", "defect 9 (tab ids restart after a broker restart), #14a"),
-      leftovers: new Tally("managed tabs and processes after each kill and its cleanup", "0 left", "defect 3 (janitor EPIPE leaves Chromium and tabs), #14a"),
+      tabIds: new Tally("tab ids of one key before and after a broker restart (person's browser)", "never reused: an old id answers tab_not_found"),
+      leftovers: new Tally("managed tabs and processes after each kill and its cleanup", "0 left"),
     };
     const codes = new Map<string, number>();
     let slowest = 0;
