@@ -90,7 +90,13 @@ export const callRequestSchema = v.object({
   protocol: v.pipe(v.number(), v.integer()),
   clientKey: v.pipe(v.string(), v.regex(CLIENT_KEY)),
   command: shortString(64),
-  args: v.record(v.string(), v.unknown()),
+  // valibot's record takes an array too (as an object of its indexes); arguments are named,
+  // so an array is refused before the record sees it.
+  args: v.pipe(
+    v.unknown(),
+    v.check((a) => !Array.isArray(a), "args must be an object"),
+    v.record(v.string(), v.unknown()),
+  ),
   requestId: v.optional(v.pipe(v.string(), v.regex(REQUEST_ID))),
   invocation: shortString(64),
   timeoutMs: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(300_000)),

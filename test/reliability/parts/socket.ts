@@ -111,7 +111,7 @@ export const socketPart: Part = {
     const rows = {
       noToken: new Tally("requests without a valid token (8 kinds)", "refused (capability_denied), broker healthy"),
       malformed: new Tally("malformed lines (15 kinds: null, arrays, deep nesting, invalid UTF-8, two lines at once)", "refused, broker healthy"),
-      fields: new Tally("authenticated calls with wrong field types (11 kinds: args null or an array, numeric command, huge timeout, …)", "refused, broker healthy", "reported: args given as an array are taken as no arguments instead of refused"),
+      fields: new Tally("authenticated calls with wrong field types (11 kinds: args null or an array, numeric command, huge timeout, …)", "refused, broker healthy"),
       huge: new Tally("huge lines (8 MiB without newline, 6 MiB JSON)", "refused, broker healthy"),
       idle: new Tally(`${idle} idle connections held open`, "real calls still answered < 5 s, broker healthy"),
       deadline: new Tally("idle and half-sent connections", `closed by the broker's read deadline (${deadlineMs / 1000} s${ctx.scale === "short" ? ", set for the short run" : ""}) within ${DEADLINE_SLACK_MS / 1000} s more`),
