@@ -78,8 +78,8 @@ describe("downloads", () => {
     expect(ev.effects).toContain("download_started");
     expect(ev.effects).not.toContain("navigation");
     expect(ev.downloads?.[0]).toMatchObject({ id: "dl1", fileName: "report.csv", tab: "t1" });
-    // The reply is a diff of the same document, not a new page.
-    expect(r.json.diff).toBeDefined();
+    // The reply is the same document (a diff, or nothing changed), not a new page's elements.
+    expect(r.json.elements).toBeUndefined();
     const w = await run(["wait", "--download", "--timeout", "15000"]);
     expect(w.json).toMatchObject({ ok: true, condition: "download", matched: { download: { id: "dl1", state: "completed", sizeBytes: 14, mimeType: "text/csv" } } });
     const list = await run(["downloads"]);

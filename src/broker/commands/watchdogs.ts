@@ -126,9 +126,10 @@ export class Watchdogs {
       if (typeof reply.tab === "string") this.remember(key, { url: url ?? prev?.url, count: 0 });
       return undefined;
     }
-    const diff = reply.diff;
-    // A full observation (no diff) says nothing either way: leave the count alone.
-    if (!isObj(diff)) return undefined;
+    // A full observation (a new document's elements, no diff) says nothing either way: leave
+    // the count alone. No diff and no elements is a lean reply's "nothing changed".
+    if (!isObj(reply.diff) && reply.elements !== undefined) return undefined;
+    const diff: Record<string, unknown> = isObj(reply.diff) ? reply.diff : {};
     const emptyDiff = emptyList(diff.added) && emptyList(diff.removed) && emptyList(diff.changed) && diff.title === undefined && diff.url === undefined;
     const sameUrl = url === undefined || prev?.url === undefined || prev.url === url;
     const still = emptyList(evidence.effects) && emptyDiff && sameUrl;
