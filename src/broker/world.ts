@@ -1,6 +1,6 @@
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../cdp/session.ts";
-import { INSTALL_AND_RUN, RUN, type PageReply, type PageStep } from "../page/runtime.ts";
+import { INSTALL_AND_OBJECT, INSTALL_AND_RUN, MISSING, OBJECT, RUN, type PageObjectFn, type PageReply, type PageStep } from "../page/runtime.ts";
 import { BpError } from "../shared/errors.ts";
 
 /** Our isolated world: the page cannot see or change it, and it dies with its document. */
@@ -97,6 +97,10 @@ export async function objectInWorld(session: CdpSession, frameId: string, source
       returnByValue: false,
     }),
   )) as Protocol.Runtime.CallFunctionOnResponse;
+  return objectOf(res);
+}
+
+function objectOf(res: Protocol.Runtime.CallFunctionOnResponse): string | undefined {
   if (res.exceptionDetails || res.result.subtype === "null" || res.result.type === "undefined") return undefined;
   return res.result.objectId;
 }
@@ -109,29 +113,56 @@ const installed = new WeakMap<CdpSession, Set<number>>();
  * source goes along only the first time a world is used, later calls name the functions.
  * With `doc`, nothing runs in another document (the reply says `otherDocument`).
  */
-export async function callPage(session: CdpSession, frameId: string, steps: PageStep[], opts: { doc?: string; userGesture?: boolean } = {}): Promise<PageReply> {
-  let byCtx = installed.get(session);
-  if (!byCtx) installed.set(session, (byCtx = new Set()));
-  const known = byCtx;
+export async function callPage(session: CdpSession, frameId: string, steps: PageStep[], opts: { doc?: string; userGesture?: boolean; timeoutMs?: number } = {}): Promise<PageReply> {
   const call = { steps, ...(opts.doc ? { doc: opts.doc } : {}) };
-  const send = async (contextId: number, install: boolean): Promise<Protocol.Runtime.CallFunctionOnResponse> =>
-    session.send("Runtime.callFunctionOn", {
-      functionDeclaration: install ? INSTALL_AND_RUN : RUN,
-      executionContextId: contextId,
-      arguments: [{ value: call }],
-      returnByValue: true,
-      awaitPromise: true,
-      ...(opts.userGesture ? { userGesture: true } : {}),
-    });
-  const res = (await callInWorld(session, frameId, {}, async (contextId) => {
-    let r = await send(contextId, !known.has(contextId));
-    if (!r.exceptionDetails && (r.result.value as { missing?: boolean } | undefined)?.missing) r = await send(contextId, true);
-    if (!r.exceptionDetails) known.add(contextId);
-    return r;
-  })) as Protocol.Runtime.CallFunctionOnResponse;
+  const res = await sendPage(session, frameId, call, { run: RUN, install: INSTALL_AND_RUN, byValue: true, ...opts }, (r) => (r.result.value as { missing?: boolean } | undefined)?.missing === true);
   if (res.exceptionDetails) {
     const text = res.exceptionDetails.exception?.description ?? res.exceptionDetails.text;
     throw new BpError("internal_error", `Page script failed: ${text.split("\n")[0]?.slice(0, 300) ?? "error"}`, { context: { frameId: "redacted" } });
   }
   return res.result.value as PageReply;
+}
+
+/**
+ * Runs one page-library function that answers with a page object (an element, the document)
+ * and keeps it as a remote object, for CDP calls that take one; installs the runtime like callPage.
+ */
+export async function pageObject(session: CdpSession, frameId: string, fn: PageObjectFn, arg: unknown = null): Promise<string | undefined> {
+  const res = await sendPage(session, frameId, { fn, arg }, { run: OBJECT, install: INSTALL_AND_OBJECT, byValue: false }, (r) => r.result.value === MISSING);
+  return objectOf(res);
+}
+
+interface SendOptions {
+  run: string;
+  install: string;
+  byValue: boolean;
+  userGesture?: boolean;
+  timeoutMs?: number;
+}
+
+/** One call into the runtime: with its source only when this world has not been sent it yet. */
+async function sendPage(session: CdpSession, frameId: string, arg: unknown, o: SendOptions, missing: (r: Protocol.Runtime.CallFunctionOnResponse) => boolean): Promise<Protocol.Runtime.CallFunctionOnResponse> {
+  let byCtx = installed.get(session);
+  if (!byCtx) installed.set(session, (byCtx = new Set()));
+  const known = byCtx;
+  const cdpOpts = o.timeoutMs === undefined ? {} : { timeoutMs: o.timeoutMs };
+  const send = async (contextId: number, install: boolean): Promise<Protocol.Runtime.CallFunctionOnResponse> =>
+    session.send(
+      "Runtime.callFunctionOn",
+      {
+        functionDeclaration: install ? o.install : o.run,
+        executionContextId: contextId,
+        arguments: [{ value: arg }],
+        returnByValue: o.byValue,
+        awaitPromise: true,
+        ...(o.userGesture ? { userGesture: true } : {}),
+      },
+      cdpOpts,
+    );
+  return (await callInWorld(session, frameId, cdpOpts, async (contextId) => {
+    let r = await send(contextId, !known.has(contextId));
+    if (!r.exceptionDetails && missing(r)) r = await send(contextId, true);
+    if (!r.exceptionDetails) known.add(contextId);
+    return r;
+  })) as Protocol.Runtime.CallFunctionOnResponse;
 }

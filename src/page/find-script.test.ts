@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Window } from "happy-dom";
-import { FIND_SOURCE, pageFind, type FindOptions, type FindResult, type LocateResult } from "./find-script.ts";
+import { pageFind, type FindOptions, type FindResult, type LocateResult } from "./find-script.ts";
 import type { InspectError } from "./read-script.ts";
 import type { PageWindow } from "./types.ts";
 
@@ -118,12 +118,5 @@ describe("pageFind", () => {
     } finally {
       proto.getAttribute = orig;
     }
-  });
-
-  test("FIND_SOURCE is self-contained: it runs from its text alone", () => {
-    expect(FIND_SOURCE).not.toMatch(/\brequire\(|\bimport\b|__/);
-    const fn = new Function(`"use strict"; return ${FIND_SOURCE};`)() as typeof pageFind;
-    const { win } = page(`<button>ok</button>`);
-    expect((fn(win, { layout: false, selector: "button" }) as FindResult).elements[0]?.name).toBe("ok");
   });
 });

@@ -1,9 +1,8 @@
 /**
  * Page-side element lookup for `bp find` and `bp locate`.
  *
- * Injected by its source text (`FIND_SOURCE`, stitched with the shared helpers of
- * `./inspect/`), so it is self-contained like `pageRead`; DOM members are read through
- * prototype accessors.
+ * Part of the page bundle (`entry.ts` exports it as `find`); DOM members are read through
+ * prototype accessors, as in `pageRead`.
  *
  * One walk of the composed tree in document order (an element, then its open shadow root unless
  * `shadow` is false, then its light children; same-origin iframe documents in place) tests each
@@ -12,7 +11,6 @@
  * inside it through its own session). Mode "locate" stops at the first match of this frame,
  * scrolls it to the centre and returns its box.
  */
-import { inspectSource } from "./inspect/compose.ts";
 import { cut, inspectDom, num, safe, str, tagOf } from "./inspect/dom.ts";
 import { docOffset, enterFrame, finishFrames, frameState, matchPlace, type FramePlaceholder, type MatchPlace } from "./inspect/tree.ts";
 import type { InspectError } from "./read-script.ts";
@@ -271,4 +269,3 @@ export function pageFind(win: PageWindow, opts: FindOptions): FindResult | Locat
   return { elements, total, truncated: workHit || total > elements.length, frames: finishFrames(dom, fs, win, LAYOUT) };
 }
 
-export const FIND_SOURCE = inspectSource(pageFind);

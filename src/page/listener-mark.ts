@@ -1,7 +1,7 @@
 /**
  * Page-side half of listener-only clickables (see broker/observe/listeners.ts): records, for
- * the snapshot walk, the elements a script listens on for clicks. Injected by source text, so
- * self-contained; the symbol is repeated in snapshot/setup.ts.
+ * the snapshot walk, the elements a script listens on for clicks. Part of the page bundle
+ * (`markListened`); the symbol is repeated in snapshot/setup.ts.
  *
  * Only leaf-like elements count. A listener on a wrapper that holds real controls is event
  * delegation, not a control of its own; one on a list (ul, ol, listbox, menu) stands for its
@@ -49,5 +49,3 @@ export function markListened(win: PageWindow, els: PageElement[]): number {
   }
   return marked;
 }
-
-export const LISTENER_MARK_SOURCE = `(${markListened.toString()})`;

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Window } from "happy-dom";
-import { pageRead, READ_SOURCE, type InspectError, type ReadOptions, type ReadResult } from "./read-script.ts";
+import { pageRead, type InspectError, type ReadOptions, type ReadResult } from "./read-script.ts";
 import type { PageWindow } from "./types.ts";
 
 // happy-dom windows are created here, per test, never through a global preload.
@@ -130,12 +130,5 @@ describe("pageRead", () => {
     const { win } = page(`<main>${"<p>x</p>".repeat(50)}</main>`);
     const r = read(win, { maxNodes: 10 });
     expect(r.truncated).toBe(true);
-  });
-
-  test("READ_SOURCE is self-contained: it runs from its text alone", () => {
-    expect(READ_SOURCE).not.toMatch(/\brequire\(|\bimport\b|__/);
-    const fn = new Function(`"use strict"; return ${READ_SOURCE};`)() as typeof pageRead;
-    const { win } = page(`<main><p>From source</p></main>`);
-    expect((fn(win, { layout: false }) as ReadResult).text).toBe("From source");
   });
 });

@@ -1,9 +1,7 @@
 /**
  * Page-side readable text for `bp read`.
  *
- * Like `pageSnapshot`, `pageRead` is injected by its source text (`READ_SOURCE`, stitched with
- * the shared helpers of `./inspect/`) into our isolated world, so it must stay self-contained: no
- * module variables, only built-ins and those helpers (called by their plain names).
+ * Runs in our isolated world as part of the page bundle (`entry.ts` exports it as `read`).
  *
  * DOM members are read through the prototypes' own accessors (`inspectDom`: the page can clobber
  * instance members by named properties), and every element is read inside try/catch: a hostile
@@ -14,7 +12,6 @@
  * iframe leaves a placeholder at its position in that text; the broker reads the frame through
  * its own session (`whole`) and splices the text in.
  */
-import { inspectSource } from "./inspect/compose.ts";
 import { cutText, inspectDom, str, tagOf } from "./inspect/dom.ts";
 import { enterFrame, finishFrames, frameState, type FramePlaceholder, pushKids } from "./inspect/tree.ts";
 import type { PageElement, PageNode, PageStyle, PageWindow } from "./types.ts";
@@ -205,4 +202,3 @@ export function pageRead(win: PageWindow, opts: ReadOptions): ReadResult | Inspe
   return { title, url, text, length: total, truncated: workHit || total > LIMIT, frames: finishFrames(dom, fs, win, false) };
 }
 
-export const READ_SOURCE = inspectSource(pageRead);

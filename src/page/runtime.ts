@@ -15,13 +15,12 @@ import { EDIT_SOURCE } from "./act-edit.ts";
 import { SCROLL_SOURCE } from "./act-scroll.ts";
 import { SELECT_SOURCE } from "./act-select.ts";
 import { UPLOAD_SOURCE } from "./act-upload.ts";
-import { RESOLVE_SOURCE } from "./resolve-script.ts";
-import { SNAPSHOT_SOURCE } from "./snapshot-script.ts";
+import { PAGE_LIBRARY } from "./bundle.ts";
 
 /** Scripts taking `(win, el, arg)`. */
 const ELEMENT_SCRIPTS = { act: ACT_SOURCE, edit: EDIT_SOURCE, scroll: SCROLL_SOURCE, select: SELECT_SOURCE, upload: UPLOAD_SOURCE } as const;
-/** Scripts taking `(win, arg)`. */
-const WINDOW_SCRIPTS = { snapshot: SNAPSHOT_SOURCE, quiet: QUIET_SOURCE } as const;
+/** Scripts taking `(win, arg)`; `L` is the bundled page library (entry.ts). */
+const WINDOW_SCRIPTS = { snapshot: "L.snapshot", read: "L.read", search: "L.search", find: "L.find", quiet: QUIET_SOURCE } as const;
 
 /** `ref` checks that the step's ref still resolves (its result: null, or why not) and stops the call if not. */
 export type PageFn = keyof typeof ELEMENT_SCRIPTS | keyof typeof WINDOW_SCRIPTS | "ref";
@@ -51,11 +50,11 @@ function hash(text: string): string {
 const entries = (o: Record<string, string>) => Object.entries(o).map(([k, v]) => `${JSON.stringify(k)}: ${v}`).join(",\n");
 
 const BODY = `{
-  var resolve = ${RESOLVE_SOURCE};
+  var L = ${PAGE_LIBRARY}, resolve = L.resolve;
   var E = {${entries(ELEMENT_SCRIPTS)}};
   var W = {${entries(WINDOW_SCRIPTS)}};
   function token() { var a = new Uint32Array(2); win.crypto.getRandomValues(a); return a[0].toString(36) + a[1].toString(36); }
-  var rt = { doc: win.document, token: token() };
+  var rt = { doc: win.document, token: token(), lib: L };
   function element(step) {
     if (typeof step.ref === "number") return resolve(win, step.ref).element;
     if (step.slot) { var s = win[Symbol.for(step.slot)]; return s ? s.el : null; }
@@ -98,3 +97,21 @@ export const INSTALL_AND_RUN = `function (call) { var win = window, KEY = ${KEY_
 
 /** Runs the call in a world that already has the runtime; `{ missing: true }` if it does not. */
 export const RUN = `function (call) { var rt = window[${KEY_EXPR}]; return rt ? rt.run(call) : { missing: true }; }`;
+
+/** The library functions that answer with a page object (an element, the document), for CDP calls that take one. */
+export type PageObjectFn = "frameElement" | "hostElement" | "refElement" | "framePath" | "document";
+
+/** What OBJECT answers in a world without the runtime. */
+export const MISSING = "browser-pilot:missing";
+
+/** `{ fn, arg }` → the library's `fn(window, arg)`, kept as a remote object; installs like INSTALL_AND_RUN. */
+export const INSTALL_AND_OBJECT = `function (call) { var win = window, KEY = ${KEY_EXPR}; if (!win[KEY]) ${BODY} return win[KEY].lib[call.fn](win, call.arg); }`;
+
+/** As INSTALL_AND_OBJECT in a world that already has the runtime; MISSING if it does not. */
+export const OBJECT = `function (call) { var rt = window[${KEY_EXPR}]; return rt ? rt.lib[call.fn](window, call.arg) : ${JSON.stringify(MISSING)}; }`;
+
+/**
+ * Called on our world's document (`this`) with element handles as arguments: marks them as
+ * click-listened for the snapshot walk; -1 when the runtime is not installed there.
+ */
+export const MARK_LISTENED = `function () { var w = this.defaultView, rt = w && w[${KEY_EXPR}]; return rt ? rt.lib.markListened(w, Array.prototype.slice.call(arguments)) : -1; }`;

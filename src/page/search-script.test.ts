@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Window } from "happy-dom";
 import type { InspectError } from "./read-script.ts";
-import { pageSearch, SEARCH_SOURCE, type SearchOptions, type SearchResult } from "./search-script.ts";
+import { pageSearch, type SearchOptions, type SearchResult } from "./search-script.ts";
 import type { PageWindow } from "./types.ts";
 import { countWork } from "./work-count.ts";
 
@@ -133,12 +133,5 @@ describe("pageSearch", () => {
       return ops;
     };
     expect(work(1_000)).toBeLessThan(11 * work(100));
-  });
-
-  test("SEARCH_SOURCE is self-contained: it runs from its text alone", () => {
-    expect(SEARCH_SOURCE).not.toMatch(/\brequire\(|\bimport\b|__/);
-    const fn = new Function(`"use strict"; return ${SEARCH_SOURCE};`)() as typeof pageSearch;
-    const { win } = page(`<p>from source</p>`);
-    expect((fn(win, { layout: false, query: "source" }) as SearchResult).totalMatches).toBe(1);
   });
 });

@@ -1,9 +1,8 @@
 /**
  * Page-side text search for `bp search`.
  *
- * Injected by its source text (`SEARCH_SOURCE`, stitched with the shared helpers of
- * `./inspect/`), so it is self-contained like `pageRead`; DOM members are read through
- * prototype accessors.
+ * Part of the page bundle (`entry.ts` exports it as `search`); DOM members are read through
+ * prototype accessors, as in `pageRead`.
  *
  * Linear time: one walk of the composed tree (open shadow roots, slots, same-origin iframes)
  * builds one whitespace-collapsed string of the visible text, with element boundaries as spaces;
@@ -12,7 +11,6 @@
  * Cross-origin iframes become placeholders that count the matches before them, so the broker
  * can search them through their own sessions and keep document order and a global limit.
  */
-import { inspectSource } from "./inspect/compose.ts";
 import { cut, inspectDom, num, safe, str, tagOf } from "./inspect/dom.ts";
 import { docOffset, enterFrame, finishFrames, frameState, matchPlace, type FramePlaceholder, type MatchPlace, pushKids } from "./inspect/tree.ts";
 import type { InspectError } from "./read-script.ts";
@@ -283,4 +281,3 @@ export function pageSearch(win: PageWindow, opts: SearchOptions): SearchResult |
   return { title, url, totalMatches, matches: out, truncated, frames: finishFrames(dom, fs, win, LAYOUT), scoped, viewport: { w: vw, h: vh } };
 }
 
-export const SEARCH_SOURCE = inspectSource(pageSearch);

@@ -1,9 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { pageSnapshot, SNAPSHOT_SOURCE } from "./snapshot-script.ts";
 import { byName, closePages, els, names, page, snap } from "./snapshot/test-fixture.ts";
 
 // Roles, names, values and visibility; the walk's structure (shadow DOM, frames, folding,
-// limits, hints) is tested in snapshot/walk.test.ts, the injected source in snapshot/source.test.ts.
+// limits, hints) is tested in snapshot/walk.test.ts, the bundled text in ../bundle.test.ts.
 
 afterAll(closePages);
 
@@ -245,17 +244,5 @@ describe("visibility, inertness and disabled traps", () => {
     // happy-dom may not implement :modal; when it does, the background is inert.
     if (isModal) expect(names(r)).toEqual(["Confirm"]);
     else expect(names(r)).toContain("Behind");
-  });
-});
-
-describe("injected source", () => {
-  test("SNAPSHOT_SOURCE is self-contained: it runs from its text alone", () => {
-    const { win } = page(`<a href="/">Home</a><button>Go</button>`);
-    expect(SNAPSHOT_SOURCE).not.toMatch(/\brequire\(|\bimport\b|__/);
-    const fn = new Function(`"use strict"; return ${SNAPSHOT_SOURCE};`)() as typeof pageSnapshot;
-    const r = fn(win, { layout: false });
-    expect(names(r)).toEqual(["Home", "Go"]);
-    // Same registry as the module function: refs agree.
-    expect(snap(win).candidateRefs).toEqual(r.candidateRefs);
   });
 });

@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { request } from "../../src/cli/client.ts";
 import { readLocator } from "../../src/cli/locate.ts";
 import { validateArgs } from "../../src/cli/parse.ts";
-import { SNAPSHOT_SOURCE } from "../../src/page/snapshot-script.ts";
+import { PAGE_LIBRARY } from "../../src/page/bundle.ts";
 import { findCommand } from "../../src/protocol/table.ts";
 import { replySchema } from "../../src/protocol/wire.ts";
 import { resolvePaths } from "../../src/shared/paths.ts";
@@ -119,7 +119,7 @@ async function measure(env: BpEnv, origin: string, size: number): Promise<Row> {
     const elements = Array.isArray(r.json.elements) ? r.json.elements.length : 0;
     return { bytes: Buffer.byteLength(r.stdout.trim(), "utf8"), entries: elements, total: Number(r.json.total) };
   };
-  const pageExpr = `(${SNAPSHOT_SOURCE})(window, { limit: 50, layout: true }).stats.ms`;
+  const pageExpr = `${PAGE_LIBRARY}.snapshot(window, { limit: 50, layout: true }).stats.ms`;
   const [cli = NaN, broker = NaN, page = NaN] = await interleaved([
     async () => void (await snap([])),
     () => brokerSnapshot(env, {}),

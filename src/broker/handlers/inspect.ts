@@ -13,18 +13,17 @@
  */
 import type { CdpSession } from "../../cdp/session.ts";
 import { escapeLine, quote } from "../../page/format.ts";
-import { FIND_SOURCE, type FindResult, type LocateResult } from "../../page/find-script.ts";
-import { FRAME_ELEMENT_SOURCE, HOST_ELEMENT_SOURCE } from "../../page/inspect/compose.ts";
+import type { FindResult, LocateResult } from "../../page/find-script.ts";
 import { type Descend, mergeFind, mergeRead, mergeSearch } from "../inspect/merge.ts";
 import type { FramePlaceholder, MatchPlace } from "../../page/inspect/tree.ts";
-import { READ_SOURCE, type InspectError, type ReadResult } from "../../page/read-script.ts";
-import { SEARCH_SOURCE, type SearchResult } from "../../page/search-script.ts";
+import type { InspectError, ReadResult } from "../../page/read-script.ts";
+import type { SearchResult } from "../../page/search-script.ts";
 import { FIND_DEFAULT_ATTRIBUTES, splitAttributes } from "../../protocol/commands-inspect.ts";
 import { BpError } from "../../shared/errors.ts";
 import { frameSessions } from "../observe/collect.ts";
 import { listFrames, rootForFrame } from "../observe/frame-list.ts";
 import type { TabObservation } from "../refs.ts";
-import { objectInWorld, runInWorld } from "../world.ts";
+import { callPage, pageObject } from "../world.ts";
 import type { TargetRecord } from "../targets.ts";
 import { selectedTab } from "../context/tabs.ts";
 import { arg, type CallContext, type Handler } from "../context/types.ts";
@@ -78,9 +77,9 @@ async function inTab<T>(ctx: CallContext, fn: (walk: Walk, root: Frame) => Promi
   });
 }
 
-async function run<T>(walk: Walk, frame: Frame, source: string, input: Record<string, unknown>): Promise<T | InspectError> {
+async function run<T>(walk: Walk, frame: Frame, fn: "read" | "search" | "find", input: Record<string, unknown>): Promise<T | InspectError> {
   const timeoutMs = Math.max(1, walk.ctx.deadline - Date.now());
-  const value = await runInWorld<T | InspectError>(frame.session, frame.frameId, source, input, timeoutMs);
+  const value = (await callPage(frame.session, frame.frameId, [{ fn, arg: input }], { timeoutMs })).results[0] as T | InspectError;
   if (value === null || typeof value !== "object") throw new BpError("internal_error", "The page script returned nothing.");
   return value;
 }
@@ -92,7 +91,7 @@ async function childFrame(walk: Walk, parent: Frame, ph: FramePlaceholder): Prom
     return undefined;
   }
   walk.left--;
-  const objectId = await objectInWorld(parent.session, parent.frameId, FRAME_ELEMENT_SOURCE, ph.slot);
+  const objectId = await pageObject(parent.session, parent.frameId, "frameElement", ph.slot);
   if (!objectId) return undefined;
   const { node } = await parent.session.send("DOM.describeNode", { objectId });
   void parent.session.send("Runtime.releaseObject", { objectId }).catch(() => undefined);
@@ -121,7 +120,7 @@ function descender<T extends object>(walk: Walk, parent: Frame, inFrame: (frame:
 }
 
 async function readIn(walk: Walk, frame: Frame, input: { limit: number; selector?: string; whole?: boolean }): Promise<ReadResult | InspectError> {
-  const r = await run<ReadResult>(walk, frame, READ_SOURCE, input);
+  const r = await run<ReadResult>(walk, frame, "read", input);
   if ("error" in r) return r;
   return mergeRead(r, input.limit, descender(walk, frame, (f, limit) => readIn(walk, f, { limit, whole: true })));
 }
@@ -129,7 +128,7 @@ async function readIn(walk: Walk, frame: Frame, input: { limit: number; selector
 interface SearchInput { query: string; limit: number; caseSensitive: boolean; wholeWord: boolean; selector?: string }
 
 async function searchIn(walk: Walk, frame: Frame, input: SearchInput): Promise<SearchResult | InspectError> {
-  const r = await run<SearchResult>(walk, frame, SEARCH_SOURCE, { ...input });
+  const r = await run<SearchResult>(walk, frame, "search", { ...input });
   if ("error" in r) return r;
   const vp = (walk.viewport ??= r.viewport);
   for (const m of r.matches) {
@@ -153,7 +152,7 @@ async function searchIn(walk: Walk, frame: Frame, input: SearchInput): Promise<S
 interface FindInput { selector: string; limit: number; attributes: string[]; shadow: boolean }
 
 async function findIn(walk: Walk, frame: Frame, input: FindInput): Promise<FindResult | InspectError> {
-  const r = await run<FindResult>(walk, frame, FIND_SOURCE, { ...input });
+  const r = await run<FindResult>(walk, frame, "find", { ...input });
   if ("error" in r) return r;
   for (const e of r.elements) {
     e.x += Math.round(frame.offset.x);
@@ -186,7 +185,7 @@ async function placeMatches(walk: Walk, frame: Frame, items: { place?: MatchPlac
 }
 
 async function hostFrameId(frame: Frame, slot: number): Promise<string | undefined> {
-  const objectId = await objectInWorld(frame.session, frame.frameId, HOST_ELEMENT_SOURCE, slot).catch(() => undefined);
+  const objectId = await pageObject(frame.session, frame.frameId, "hostElement", slot).catch(() => undefined);
   if (!objectId) return undefined;
   const { node } = await frame.session.send("DOM.describeNode", { objectId }).catch(() => ({ node: undefined }));
   void frame.session.send("Runtime.releaseObject", { objectId }).catch(() => undefined);
@@ -282,7 +281,7 @@ const find: Handler = {
 const locate: Handler = {
   async run(ctx) {
     const selector = arg<string>(ctx, "selector");
-    const { value } = await inTab(ctx, async (walk, root) => ({ r: await run<LocateResult>(walk, root, FIND_SOURCE, { selector, mode: "locate" }), offset: root.offset }));
+    const { value } = await inTab(ctx, async (walk, root) => ({ r: await run<LocateResult>(walk, root, "find", { selector, mode: "locate" }), offset: root.offset }));
     const r = check(value.r, selector);
     const ox = Math.round(value.offset.x);
     const oy = Math.round(value.offset.y);

@@ -1,5 +1,4 @@
 import type { CdpSession } from "../../cdp/session.ts";
-import { RESOLVE_SOURCE } from "../../page/resolve-script.ts";
 import type { PageStep } from "../../page/runtime.ts";
 import type { SnapshotEntry, SnapshotFrame, SnapshotOptions, SnapshotResult } from "../../page/types.ts";
 import type { Agent } from "../agents.ts";
@@ -9,7 +8,7 @@ import { FrameSessions } from "../frames.ts";
 import { TabObservation, type RefBinding } from "../refs.ts";
 import { listFrames, type Root } from "./frame-list.ts";
 import { markListenedElements } from "./listeners.ts";
-import { callPage, objectInWorld } from "../world.ts";
+import { callPage, pageObject } from "../world.ts";
 
 /** Documents (frame and loader, per session) whose listened-to elements were marked once. */
 const marked = new WeakMap<CdpSession, Set<string>>();
@@ -171,7 +170,7 @@ async function frameNumbers(root: Root, elements: SnapshotEntry[], frameIndex: (
   if (paths.size === 0) return out;
   const index = await frameIndex().catch(() => new Map<string, number>());
   for (const path of paths) {
-    const objectId = await objectInWorld(root.session, root.frameId, FRAME_BY_PATH, path).catch(() => undefined);
+    const objectId = await pageObject(root.session, root.frameId, "framePath", path).catch(() => undefined);
     if (!objectId) continue;
     const { node } = await root.session.send("DOM.describeNode", { objectId }).catch(() => ({ node: undefined }));
     const n = node?.frameId === undefined ? undefined : index.get(node.frameId);
@@ -180,11 +179,9 @@ async function frameNumbers(root: Root, elements: SnapshotEntry[], frameIndex: (
   return out;
 }
 
-const FRAME_BY_PATH = `function (win, path) { var reg = win[Symbol.for("browser-pilot.ref-registry.v1")]; return (reg && reg.paths && reg.paths.get(path)) || null; }`;
-
 /** Maps an iframe placeholder to the session of its out-of-process document. */
 async function childRoot(frames: FrameSessions, parent: Root, placeholder: SnapshotFrame, viewport: { w: number; h: number }): Promise<Root | undefined> {
-  const objectId = await objectInWorld(parent.session, parent.frameId, `function (win, ref) { return (${RESOLVE_SOURCE})(win, ref).element; }`, placeholder.ref);
+  const objectId = await pageObject(parent.session, parent.frameId, "refElement", placeholder.ref);
   if (!objectId) return undefined;
   const { node } = await parent.session.send("DOM.describeNode", { objectId });
   const frameId = node.frameId;

@@ -1,7 +1,7 @@
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../../cdp/session.ts";
-import { LISTENER_MARK_SOURCE } from "../../page/listener-mark.ts";
-import { objectInWorld, worldContextId } from "../world.ts";
+import { MARK_LISTENED } from "../../page/runtime.ts";
+import { pageObject, worldContextId } from "../world.ts";
 
 /** Event types that make an element act like a button when a script listens for them. */
 const ACTIVATING = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup", "touchstart", "touchend"]);
@@ -22,9 +22,9 @@ const GROUP = "bp-listeners";
 export async function markListenedElements(session: CdpSession, frameId: string): Promise<void> {
   let docId: string | undefined;
   try {
-    // Through objectInWorld, which finds our world again after a navigation; then the cached
-    // context id is the current one.
-    docId = await objectInWorld(session, frameId, "function (win) { return win.document; }", null);
+    // Through the page runtime, which finds our world again after a navigation (then the cached
+    // context id is the current one) and is installed there for the marks below.
+    docId = await pageObject(session, frameId, "document");
     if (!docId) return;
     const executionContextId = await worldContextId(session, frameId);
     // Listeners are read through the page's own wrapper of the document: asked through our
@@ -44,7 +44,7 @@ export async function markListenedElements(session: CdpSession, frameId: string)
     );
     await session.send("Runtime.callFunctionOn", {
       objectId: docId,
-      functionDeclaration: `function () { return (${LISTENER_MARK_SOURCE})(this.defaultView, Array.prototype.slice.call(arguments)); }`,
+      functionDeclaration: MARK_LISTENED,
       arguments: resolved.filter((id): id is string => id !== undefined).map((objectId) => ({ objectId })),
       returnByValue: true,
     });

@@ -1,9 +1,8 @@
 /**
  * Clobber-proof DOM access shared by the inspect page scripts (`read`, `search`, `find`).
  *
- * Those scripts are injected as stitched source text (see `./compose.ts`), so every function
- * here must stay self-contained: only its parameters, built-ins and the other inspect helpers,
- * called by their plain name. No module variables.
+ * Those scripts run in the page as part of the page bundle (`../entry.ts`): built-ins and
+ * each other only, never the page's globals.
  *
  * The page cannot touch the isolated world's built-ins, but it can still clobber DOM members
  * through named properties (`<img name=querySelector>` on the document, `<input name=childNodes>`

@@ -1,12 +1,11 @@
 /**
- * Composed-tree and frame helpers shared by the inspect page scripts. Stitched into their
- * injected source like `./dom.ts`, so the same rules hold: plain function declarations that
- * use only their parameters, built-ins and the other inspect helpers.
+ * Composed-tree and frame helpers shared by the inspect page scripts (part of the page bundle,
+ * like `./dom.ts`).
  *
  * Same-origin iframe documents are walked in place; their hosts are remembered so boxes can be
  * shifted into the walked frame's viewport px. An iframe whose document we cannot reach but
  * that has a window (cross-origin, usually out of process) becomes a placeholder: the broker
- * finds the element again through the list left on our window (`FRAME_ELEMENT_SOURCE`) and
+ * finds the element again through the list left on our window (the bundle's `frameElement`) and
  * walks that frame through its own CDP session.
  */
 import type { PageDocument, PageElement, PageNode, PageWindow } from "../types.ts";

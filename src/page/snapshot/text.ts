@@ -1,9 +1,8 @@
 /**
  * Small pure helpers of the snapshot engine: strings, attributes, numbers, rectangles.
  *
- * Every function in this folder is stitched into the injected source by its own text (see
- * `snapshot-script.ts`), so each may use only its parameters, its locals, built-ins, and other
- * helpers of this folder called by their plain imported name.
+ * Every module of this folder runs in the page as part of the page bundle (`../entry.ts`):
+ * they may use built-ins and each other, never the page's globals (only the `win` they are given).
  */
 import type { Box, PageElement, PageRect } from "../types.ts";
 import type { Attrs, Clip, Ctx, Words } from "./types.ts";

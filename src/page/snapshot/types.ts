@@ -1,9 +1,8 @@
 /**
  * Internal types of the page-side snapshot engine (the helpers in this folder).
  *
- * Only types live here: every runtime helper in this folder is a plain function that
- * `snapshot-script.ts` stitches into one injected source, so state the original single function
- * kept in closures is carried explicitly in a `Run` object instead.
+ * Only types live here. The walk's state is carried explicitly in a `Run` object rather than
+ * in closures or module variables, so the helpers stay plain functions of their arguments.
  */
 import type {
   Box,

@@ -1,0 +1,31 @@
+/**
+ * Everything the page runtime holds, as ordinary modules: `bundle-macro.ts` bundles this file
+ * with its imports into one script at build time. The export names are the names the runtime
+ * calls by (the minifier keeps them).
+ */
+import { pageResolveRef } from "./resolve-script.ts";
+import type { PageDocument, PageElement, PageWindow, RefRegistry } from "./types.ts";
+
+export { pageFind as find } from "./find-script.ts";
+export { pageFrameElement as frameElement, pageHostElement as hostElement } from "./inspect/compose.ts";
+export { markListened } from "./listener-mark.ts";
+export { pageRead as read } from "./read-script.ts";
+export { pageResolveRef as resolve } from "./resolve-script.ts";
+export { pageSearch as search } from "./search-script.ts";
+export { snapshotMain as snapshot } from "./snapshot/main.ts";
+
+/** The element behind a ref, or null (for CDP calls that need the node itself). */
+export function refElement(win: PageWindow, ref: number): PageElement | null {
+  return pageResolveRef(win, ref).element;
+}
+
+/** The iframe element of a same-origin frame path ("1.2") of the latest snapshot. */
+export function framePath(win: PageWindow, path: string): PageElement | null {
+  const reg = Reflect.get(win, Symbol.for("browser-pilot.ref-registry.v1")) as RefRegistry | undefined;
+  return reg?.paths?.get(path) ?? null;
+}
+
+function pageDocument(win: PageWindow): PageDocument {
+  return win.document;
+}
+export { pageDocument as document };
