@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Window, type HTMLElement, type HTMLInputElement } from "happy-dom";
-import { EDIT_SOURCE } from "./act-edit.ts";
+import { bundled } from "./test-bundle.ts";
 
 type Edit = (win: unknown, el: unknown, arg: Record<string, unknown>) => Record<string, unknown>;
-const edit = new Function(`return ${EDIT_SOURCE}`)() as Edit;
+const edit = bundled<Edit>("edit");
 
 const opened: Window[] = [];
 function page(html: string): { w: Window; $: (sel: string) => HTMLElement } {
@@ -16,7 +16,7 @@ afterAll(async () => {
   for (const w of opened) await w.happyDOM.close();
 });
 
-describe("EDIT_SOURCE prepare", () => {
+describe("page edit prepare", () => {
   test("classifies inputs, passwords, value controls, contenteditable and the rest", () => {
     const { w, $ } = page(`<input id=t value="abc"><input id=p type=password value="secret"><input id=d type=date>
       <textarea id=ta></textarea><div id=ce contenteditable="true">hi</div><button id=b>B</button><input id=c type=checkbox>`);
@@ -47,7 +47,7 @@ describe("EDIT_SOURCE prepare", () => {
   });
 });
 
-describe("EDIT_SOURCE pinning and readback", () => {
+describe("page edit pinning and readback", () => {
   test("check passes while focus stays, names focus_changed and document_replaced", () => {
     const { w, $ } = page(`<input id=a><input id=b>`);
     edit(w, $("#a"), { op: "prepare", token: "t1" });

@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Window } from "happy-dom";
-import { SCROLL_SOURCE } from "./act-scroll.ts";
+import { bundled } from "./test-bundle.ts";
 
 type Script = (win: unknown, el: unknown, arg: Record<string, unknown>) => Record<string, unknown>;
-const scroll = new Function(`return ${SCROLL_SOURCE}`)() as Script;
+const scroll = bundled<Script>("scroll");
 
 const opened: Window[] = [];
 function page(html: string): Window {
@@ -17,7 +17,7 @@ afterAll(async () => {
 });
 
 // happy-dom has no layout, so positions stay 0; Chromium covers real scrolling end to end.
-describe("SCROLL_SOURCE", () => {
+describe("page scroll", () => {
   test("selector errors come back as reasons, not exceptions", () => {
     const w = page(`<div id=a></div>`);
     expect(scroll(w, null, { mode: "relative", direction: "down", amount: 1, unit: "viewport", selector: "[[" })).toEqual({ ok: false, reason: "selector_invalid" });

@@ -1,11 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Window, type HTMLElement, type HTMLSelectElement } from "happy-dom";
-import { SELECT_SOURCE } from "./act-select.ts";
-import { UPLOAD_SOURCE } from "./act-upload.ts";
+import { bundled } from "./test-bundle.ts";
 
 type Script = (win: unknown, el: unknown, arg: Record<string, unknown>) => Record<string, unknown>;
-const choose = new Function(`return ${SELECT_SOURCE}`)() as Script;
-const upload = new Function(`return ${UPLOAD_SOURCE}`)() as Script;
+const choose = bundled<Script>("select");
+const upload = bundled<Script>("upload");
 
 const opened: Window[] = [];
 function page(html: string): { w: Window; $: (sel: string) => HTMLElement } {
@@ -21,7 +20,7 @@ afterAll(async () => {
 const NATIVE = `<label for=s>Country</label><select id=s><option value="">Choose</option><option value="ca">Canada</option>
   <optgroup label=Old disabled><option value="su">Soviet Union</option></optgroup><option value="jp">Japan</option></select>`;
 
-describe("SELECT_SOURCE native", () => {
+describe("page select native", () => {
   test("lists options with labels, values, selection and disabled groups; reached through a label", () => {
     const { w, $ } = page(NATIVE);
     const l = choose(w, $("label"), { op: "list" });
@@ -62,7 +61,7 @@ describe("SELECT_SOURCE native", () => {
   });
 });
 
-describe("SELECT_SOURCE aria", () => {
+describe("page select aria", () => {
   const ARIA = `<button id=c role=combobox aria-expanded=false aria-controls=lb>Fruit</button>
     <ul id=lb role=listbox hidden><li role=option aria-selected=true data-value=a>Apple</li><li role=option aria-selected=false>Banana</li>
     <li role=option aria-disabled=true>Cherry</li></ul>`;
@@ -94,7 +93,7 @@ describe("SELECT_SOURCE aria", () => {
   });
 });
 
-describe("UPLOAD_SOURCE", () => {
+describe("page upload", () => {
   test("finds the file input itself, through a label, or inside a drop zone", () => {
     const { w, $ } = page(`<label id=l for=f>CV</label><input id=f type=file multiple><div id=zone><span>Drop</span><input type=file></div><div id=two><input type=file><input type=file></div>`);
     expect(upload(w, $("#f"), { op: "find" })).toMatchObject({ ok: true, multiple: true, disabled: false });

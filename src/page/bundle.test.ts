@@ -163,6 +163,15 @@ describe("the page bundle", () => {
     const page = inspectPage() as unknown as PageWindow;
     call("snapshot", page, { layout: false });
     call("read", page, { layout: false });
+    const els = (sel: string) => (page as unknown as Window).document.querySelector(sel);
+    const el = (name: string, sel: string | null, arg: unknown) => (lib[name] as unknown as (w: unknown, e: unknown, a: unknown) => unknown)(page, sel ? els(sel) : null, arg);
+    el("edit", "input", { op: "prepare", token: "t" });
+    el("edit", null, { op: "read", token: "t", text: "x", mode: "replace" });
+    el("scroll", null, { mode: "relative", direction: "down", amount: 1, unit: "pages" });
+    el("scroll", null, { mode: "text", text: "kittens" });
+    el("select", "form", { op: "list" });
+    el("upload", "form", { op: "find" });
+    el("drag", null, { op: "arm" });
     expect([...free].filter((k) => !BUILTINS.has(k))).toEqual([]);
     expect(free.has("Math")).toBe(true);
   });

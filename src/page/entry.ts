@@ -6,6 +6,11 @@
 import { pageResolveRef } from "./resolve-script.ts";
 import type { PageDocument, PageElement, PageWindow, RefRegistry } from "./types.ts";
 
+export { pageDrag as drag } from "./act-drag.ts";
+export { pageEdit as edit } from "./act-edit.ts";
+export { pageScroll as scroll } from "./act-scroll.ts";
+export { pageSelect as select } from "./act-select.ts";
+export { pageUpload as upload } from "./act-upload.ts";
 export { pageFind as find } from "./find-script.ts";
 export { pageFrameElement as frameElement, pageHostElement as hostElement } from "./inspect/compose.ts";
 export { markListened } from "./listener-mark.ts";

@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Window } from "happy-dom";
-import { pageResolveRef, RESOLVE_SOURCE, resolveRefExpression } from "./resolve-script.ts";
+import { pageResolveRef } from "./resolve-script.ts";
 import { pageSnapshot } from "./snapshot-script.ts";
+import { bundled } from "./test-bundle.ts";
 import type { PageElement, PageWindow, SnapshotElement, SnapshotResult } from "./types.ts";
 
 const opened: Window[] = [];
@@ -110,22 +111,15 @@ describe("ref registry", () => {
   });
 });
 
-describe("injectable resolver", () => {
-  test("RESOLVE_SOURCE is self-contained and shares the snapshot's registry", () => {
+describe("the bundled resolver", () => {
+  test("shares the bundled snapshot's registry", () => {
     const { w, win } = page(`<button>A</button><button id="b">B</button>`);
-    snap(win);
-    const resolve = new Function(`"use strict"; return ${RESOLVE_SOURCE};`)() as typeof pageResolveRef;
+    bundled<typeof pageSnapshot>("snapshot")(win, { layout: false });
+    const resolve = bundled<typeof pageResolveRef>("resolve");
     expect(resolve(win, 2).element).toBe(w.document.getElementById("b") as unknown as PageElement);
+    expect(bundled<(w: PageWindow, ref: number) => PageElement | null>("refElement")(win, 2)).toBe(w.document.getElementById("b") as unknown as PageElement);
     w.document.getElementById("b")?.remove();
     expect(resolve(win, 2).reason).toBe("node_detached");
-  });
-
-  test("resolveRefExpression yields the element or the reason string", () => {
-    const { w, win } = page(`<button>A</button>`);
-    snap(win);
-    const run = (expr: string): unknown => new Function("window", `return ${expr};`)(win);
-    expect(run(resolveRefExpression(1))).toBe(w.document.querySelector("button") as unknown);
-    expect(run(resolveRefExpression(7))).toBe("unknown_ref");
-    expect(resolveRefExpression(Number.NaN)).toContain("(window, -1)");
+    expect(resolve(win, Number.NaN).reason).toBe("unknown_ref");
   });
 });

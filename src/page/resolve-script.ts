@@ -1,9 +1,10 @@
 /**
  * Page-side ref resolution against the registry `pageSnapshot` keeps on the window.
  *
- * Like `pageSnapshot`, this is injected by its own source text, so it must stay self-contained
- * (the registry symbol is repeated here on purpose). It never rebinds: a number belongs to one
- * element for the life of the document; if that element is gone the answer is `node_detached`.
+ * Part of the page bundle (`resolve`, and `refElement` in entry.ts); the registry symbol is
+ * repeated here on purpose, so the module needs none of the snapshot's. It never rebinds: a
+ * number belongs to one element for the life of the document; if that element is gone the
+ * answer is `node_detached`.
  */
 import type { PageDocument, PageElement, PageWindow, RefRegistry, ResolveResult } from "./types.ts";
 
@@ -39,16 +40,4 @@ export function pageResolveRef(win: PageWindow, ref: number): ResolveResult {
     return { element: null, reason: "node_detached" };
   }
   return { element: el, reason: null };
-}
-
-export const RESOLVE_SOURCE = `(${pageResolveRef.toString()})`;
-
-/**
- * Expression for `Runtime.evaluate` (returnByValue: false) in the same isolated world: it
- * evaluates to the element itself (a remote object the caller turns into a node id) or to the
- * failure reason as a string.
- */
-export function resolveRefExpression(ref: number): string {
-  const n = Number.isSafeInteger(ref) ? ref : -1;
-  return `(() => { const r = ${RESOLVE_SOURCE}(window, ${n}); return r.element || r.reason; })()`;
 }

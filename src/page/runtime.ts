@@ -11,14 +11,10 @@
  * carry it, so a ref used in another document is caught without asking the browser.
  */
 import { ACT_SOURCE, QUIET_SOURCE } from "./act-script.ts";
-import { EDIT_SOURCE } from "./act-edit.ts";
-import { SCROLL_SOURCE } from "./act-scroll.ts";
-import { SELECT_SOURCE } from "./act-select.ts";
-import { UPLOAD_SOURCE } from "./act-upload.ts";
 import { PAGE_LIBRARY } from "./bundle.ts";
 
 /** Scripts taking `(win, el, arg)`. */
-const ELEMENT_SCRIPTS = { act: ACT_SOURCE, edit: EDIT_SOURCE, scroll: SCROLL_SOURCE, select: SELECT_SOURCE, upload: UPLOAD_SOURCE } as const;
+const ELEMENT_SCRIPTS = { act: ACT_SOURCE, drag: "L.drag", edit: "L.edit", scroll: "L.scroll", select: "L.select", upload: "L.upload" } as const;
 /** Scripts taking `(win, arg)`; `L` is the bundled page library (entry.ts). */
 const WINDOW_SCRIPTS = { snapshot: "L.snapshot", read: "L.read", search: "L.search", find: "L.find", quiet: QUIET_SOURCE } as const;
 

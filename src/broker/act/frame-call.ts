@@ -1,7 +1,7 @@
 import type { CdpSession } from "../../cdp/session.ts";
-import { RESOLVE_SOURCE } from "../../page/resolve-script.ts";
+import type { PageFn } from "../../page/runtime.ts";
 import type { ResolvedRef } from "../observe/resolve-ref.ts";
-import { runInWorld } from "../world.ts";
+import { callPage } from "../world.ts";
 
 /** One frame's isolated world, and where its content sits in the top-level viewport. */
 export interface FrameRef {
@@ -14,24 +14,29 @@ export function frameOfRef(r: ResolvedRef): FrameRef {
   return { session: r.binding.session, frameId: r.binding.frameId, offset: r.binding.offset };
 }
 
-/** Runs a page script `(source)(win, el, arg)` with the element behind a ref. */
-export function callOnRef<T>(r: ResolvedRef, source: string, arg: Record<string, unknown>): Promise<T> {
-  const fn = `function (win, arg) { var el = (${RESOLVE_SOURCE})(win, arg.ref).element; return (${source})(win, el, arg); }`;
-  return runInWorld<T>(r.binding.session, r.binding.frameId, fn, { ...arg, ref: r.ref });
+/** A page-runtime script taking `(win, el, arg)`. */
+export type ElementFn = Extract<PageFn, "act" | "drag" | "edit" | "scroll" | "select" | "upload">;
+
+async function one<T>(session: CdpSession, frameId: string, step: Parameters<typeof callPage>[2][number]): Promise<T> {
+  return (await callPage(session, frameId, [step])).results[0] as T;
 }
 
-/** Runs a page script `(source)(win, null, arg)` in a frame's world (no element). */
-export function callInFrame<T>(f: FrameRef, source: string, arg: Record<string, unknown>): Promise<T> {
-  return runInWorld<T>(f.session, f.frameId, `function (win, arg) { return (${source})(win, null, arg); }`, arg);
+/** Runs a page-runtime script with the element behind a ref. */
+export function callOnRef<T>(r: ResolvedRef, fn: ElementFn, arg: Record<string, unknown>): Promise<T> {
+  return one<T>(r.binding.session, r.binding.frameId, { fn, ref: r.ref, arg });
+}
+
+/** Runs a page-runtime script in a frame's world with no element. */
+export function callInFrame<T>(f: FrameRef, fn: ElementFn, arg: Record<string, unknown>): Promise<T> {
+  return one<T>(f.session, f.frameId, { fn, arg });
 }
 
 /**
- * Runs a page script with an element an earlier call left in our world's `slot` (an option
- * found inside a listbox, a file input inside a drop zone): `(source)(win, el, arg)`.
+ * Runs a page-runtime script with an element an earlier call left in our world's `slot` (an
+ * option found inside a listbox, a file input inside a drop zone).
  */
-export function callOnSlot<T>(f: FrameRef, slot: string, source: string, arg: Record<string, unknown>): Promise<T> {
-  const fn = `function (win, arg) { var s = win[Symbol.for(${JSON.stringify(slot)})]; return (${source})(win, s ? s.el : null, arg); }`;
-  return runInWorld<T>(f.session, f.frameId, fn, arg);
+export function callOnSlot<T>(f: FrameRef, slot: string, fn: ElementFn, arg: Record<string, unknown>): Promise<T> {
+  return one<T>(f.session, f.frameId, { fn, slot, arg });
 }
 
 export { frameLoader } from "../observe/frame-list.ts";

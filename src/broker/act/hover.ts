@@ -53,13 +53,6 @@ async function probeBoth(from: ResolvedRef, to: ResolvedRef): Promise<[Probe, Pr
 }
 
 const DRAG_STEPS = 8;
-const DRAG_FLAG = "browser-pilot.drag.v1";
-/** Records, in our world, whether the page started (and did not cancel) an HTML5 drag. */
-const DRAG_LISTEN = `(function (win, el, arg) {
-  var K = Symbol.for(${JSON.stringify(DRAG_FLAG)});
-  if (arg.op === "arm") { var st = { started: false }; win[K] = st; win.addEventListener("dragstart", function (e) { st.started = true; st.event = e; }, { capture: true, once: true }); return true; }
-  var s = win[K]; return !!(s && s.started && !(s.event && s.event.defaultPrevented));
-})`;
 
 /**
  * `bp drag <from> <to>`: press on the source, move in steps, release on the target. When the
@@ -76,9 +69,9 @@ export const drag = defineAction<{ from: number; to: number; limit: number; full
     const frame = frameOfRef(from);
     let html5 = false;
     try {
-      await callInFrame(frame, DRAG_LISTEN, { op: "arm" });
+      await callInFrame(frame, "drag", { op: "arm" });
       await watch.armQuiet();
-      const run = pointerDrag(top, a, b, watch, async () => (html5 = await callInFrame<boolean>(frame, DRAG_LISTEN, { op: "check" }).catch(() => false)));
+      const run = pointerDrag(top, a, b, watch, async () => (html5 = await callInFrame<boolean>(frame, "drag", { op: "check" }).catch(() => false)));
       run.catch(() => undefined);
       await Promise.race([run, watch.dialogOpened]);
       await watch.settle(ctx.deadline);

@@ -1,11 +1,10 @@
-import { EDIT_SOURCE } from "../../page/act-edit.ts";
 import { BpError } from "../../shared/errors.ts";
 import type { EvidenceStatus } from "./evidence.ts";
 import { pageEffects } from "./evidence.ts";
 import { callInFrame, type FrameRef } from "./frame-call.ts";
 import type { Effects } from "./watch.ts";
 
-/** What EDIT_SOURCE "prepare"/"active" reports about the element being edited. */
+/** What the page edit script's "prepare"/"active" reports about the element being edited. */
 export interface Prepared {
   ok: boolean;
   reason?: "not_editable" | "detached" | "document_replaced";
@@ -64,7 +63,7 @@ export async function inputEvidence(
   const guess = mode === "replace" ? text.length : prep.length + text.length;
   if (effects.dialog) return unavailable("dialog_opened", guess);
   if (prep.mode === "none") return unavailable("active_element_not_readable", guess);
-  const r = await callInFrame<ReadBack>(frame, EDIT_SOURCE, { op: "read", token, text, mode }).catch(() => undefined);
+  const r = await callInFrame<ReadBack>(frame, "edit", { op: "read", token, text, mode }).catch(() => undefined);
   if (!r?.ok || r.connected === false) return unavailable(effects.navigation ? "navigation" : "target_unavailable", guess);
   const afterLength = r.length ?? 0;
   const effectsOut = afterLength !== prep.length ? ["value_changed", ...fx] : fx;

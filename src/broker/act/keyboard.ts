@@ -1,5 +1,4 @@
 import type { CdpSession } from "../../cdp/session.ts";
-import { EDIT_SOURCE } from "../../page/act-edit.ts";
 import { arg } from "../context/types.ts";
 import { callPage, objectInWorld } from "../world.ts";
 import type { TargetRecord } from "../targets.ts";
@@ -72,7 +71,7 @@ export const keyboard = defineAction<KeyboardArgs, Record<string, unknown>>({
     let pin: CompositePin | undefined;
     let evidence: Record<string, unknown> | undefined;
     try {
-      const prep = await callInFrame<Prepared>(frame, EDIT_SOURCE, { op: "active", token });
+      const prep = await callInFrame<Prepared>(frame, "edit", { op: "active", token });
       pin = await CompositePin.capture(ctx, sel, watch, top, frame, token, "keyboard");
       const chars = [...args.text];
       const later = (from: number): string[] => [...(from < chars.length ? [from + 1 === chars.length ? `key:${from + 1}` : `key:${from + 1}..${chars.length}`] : []), ...(args.submit ? ["submit"] : [])];
@@ -131,7 +130,7 @@ export const press = defineAction<{ key: string; limit: number; full: boolean },
     const inMain = frame.session === top && frame.frameId === watch.mainFrameId;
     // In the main frame, the focus read and the quiet watcher share one call.
     const first = inMain ? await callPage(top, frame.frameId, [{ fn: "edit", arg: { op: "active", token } }, watch.quietStep()]) : undefined;
-    const before = (first?.results[0] as Prepared | undefined) ?? (await callInFrame<Prepared>(frame, EDIT_SOURCE, { op: "active", token }));
+    const before = (first?.results[0] as Prepared | undefined) ?? (await callInFrame<Prepared>(frame, "edit", { op: "active", token }));
     if (!watch.armed) await watch.armQuiet();
     const sent = pressCombo(top, combo);
     sent.catch(() => undefined);
@@ -139,7 +138,7 @@ export const press = defineAction<{ key: string; limit: number; full: boolean },
     if (inMain) return { combo, before, frame, token };
     // Focus inside an out-of-process frame: its state is read there, after settling.
     await watch.settle(ctx.deadline);
-    const after = !watch.effects.dialog && !watch.effects.navigation ? await callInFrame<FocusState>(frame, EDIT_SOURCE, { op: "state", token }).catch(() => undefined) : undefined;
+    const after = !watch.effects.dialog && !watch.effects.navigation ? await callInFrame<FocusState>(frame, "edit", { op: "state", token }).catch(() => undefined) : undefined;
     return { combo, before, frame, token, after };
   },
   settled: (_run, p) => p.frame.frameId !== _run.watch.mainFrameId || p.frame.session !== _run.top,

@@ -1,5 +1,4 @@
 import type { CdpSession } from "../../cdp/session.ts";
-import { EDIT_SOURCE } from "../../page/act-edit.ts";
 import { BpError } from "../../shared/errors.ts";
 import type { Selected } from "../context/tabs.ts";
 import type { CallContext } from "../context/types.ts";
@@ -45,7 +44,7 @@ export class CompositePin {
     private readonly action: string,
   ) {}
 
-  /** Pins the page as it is now. The page-side slot with `token` must already exist (EDIT_SOURCE "prepare"/"active"). */
+  /** Pins the page as it is now. The page-side slot with `token` must already exist (the page edit script's "prepare"/"active"). */
   static async capture(ctx: CallContext, sel: Selected, watch: ActionWatch, top: CdpSession, frame: FrameRef, token: string, action: string): Promise<CompositePin> {
     const { frameTree } = await top.send("Page.getFrameTree");
     const main = frameTree.frame;
@@ -70,7 +69,7 @@ export class CompositePin {
 
   /** Re-pins the focused element after focus was established. */
   async pinFocus(): Promise<void> {
-    await callInFrame(this.frame, EDIT_SOURCE, { op: "pin", token: this.token });
+    await callInFrame(this.frame, "edit", { op: "pin", token: this.token });
   }
 
   dispose(): void {
@@ -89,7 +88,7 @@ export class CompositePin {
     if (this.watch.effects.dialog || rec.dialog) return "dialog_opened";
     // A page blocked by a dialog answers nothing, so the dialog ends the wait.
     const page = await Promise.race([
-      callInFrame<{ ok: boolean; reason?: PinReason }>(this.frame, EDIT_SOURCE, { op: "check", token: this.token }).catch(() => ({ ok: false, reason: "document_replaced" as const })),
+      callInFrame<{ ok: boolean; reason?: PinReason }>(this.frame, "edit", { op: "check", token: this.token }).catch(() => ({ ok: false, reason: "document_replaced" as const })),
       this.watch.dialogOpened.then(() => ({ ok: false, reason: "dialog_opened" as const })),
     ]);
     if (this.watch.effects.dialog || rec.dialog) return "dialog_opened";

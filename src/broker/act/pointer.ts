@@ -28,7 +28,7 @@ export interface Probe {
   hidden?: boolean;
 }
 
-/** Runs ACT_SOURCE against the element behind a ref, in the ref's frame world. */
+/** Runs the page act script against the element behind a ref, in the ref's frame world. */
 export async function actOnRef<T>(r: ResolvedRef, arg: Record<string, unknown>): Promise<T> {
   const reply = await callPage(r.binding.session, r.binding.frameId, [{ fn: "act", ref: r.ref, arg }]);
   return reply.results[0] as T;

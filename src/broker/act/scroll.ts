@@ -1,4 +1,3 @@
-import { SCROLL_SOURCE } from "../../page/act-scroll.ts";
 import { invalidArgument } from "../../shared/errors.ts";
 import { arg } from "../context/types.ts";
 import { rootForFrame } from "../observe/frame-list.ts";
@@ -77,7 +76,7 @@ export const scroll = defineAction<ScrollArgs, ScrollOutcome | undefined>({
       const root = chosen === undefined ? undefined : await rootForFrame(sel.rec, top, sel.rec.targetId, obs?.mainLoaderId ?? "", chosen);
       frame = root ? { session: root.session, frameId: root.frameId, offset: root.offset } : { session: top, frameId: sel.rec.targetId, offset: { x: 0, y: 0 } };
     }
-    const run = target ? callOnRef<ScrollOutcome>(target, SCROLL_SOURCE, page) : callInFrame<ScrollOutcome>(frame as FrameRef, SCROLL_SOURCE, page);
+    const run = target ? callOnRef<ScrollOutcome>(target, "scroll", page) : callInFrame<ScrollOutcome>(frame as FrameRef, "scroll", page);
     run.catch(() => undefined);
     const out = await Promise.race([run, watch.dialogOpened.then(() => undefined)]);
     if (out && !out.ok) {

@@ -1,6 +1,4 @@
 import type { CdpSession } from "../../cdp/session.ts";
-import { ACT_SOURCE } from "../../page/act-script.ts";
-import { SELECT_SOURCE } from "../../page/act-select.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import { arg, type CallContext } from "../context/types.ts";
 import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
@@ -114,12 +112,12 @@ export const selectOption = defineAction<SelectArgs, Record<string, unknown>>({
       ...(reason ? { reason } : {}),
       effects: [...(status === "verified" && was === false ? ["value_changed"] : []), ...pageEffects(watch.effects)],
     });
-    const current = () => callInFrame<Readback>(frame, SELECT_SOURCE, { op: "selected" }).catch(() => undefined);
+    const current = () => callInFrame<Readback>(frame, "select", { op: "selected" }).catch(() => undefined);
     if (info.kind === "native") {
       if (!info.found || !info.option) return done("mismatch", "option_not_found", (await current())?.selected ?? []);
       if (info.option.disabled) return done("mismatch", "option_disabled", (await current())?.selected ?? []);
       await watch.armQuiet();
-      const r = await race(watch, callInFrame<Readback>(frame, SELECT_SOURCE, { op: "setNative", index: info.option.index }));
+      const r = await race(watch, callInFrame<Readback>(frame, "select", { op: "setNative", index: info.option.index }));
       await watch.settle(ctx.deadline);
       return !r ? done("unavailable", "dialog_opened", []) : r.target.selected === true ? done("verified", undefined, r.selected) : done("mismatch", "selection_mismatch", r.selected);
     }
@@ -127,7 +125,7 @@ export const selectOption = defineAction<SelectArgs, Record<string, unknown>>({
     if (watch.effects.dialog) return done("unavailable", "dialog_opened", []);
     if (!info.found || !info.option) return done("mismatch", "option_not_found", (await current())?.selected ?? []);
     if (info.option.disabled) return done("mismatch", "option_disabled", (await current())?.selected ?? []);
-    const probe = await callOnSlot<Probe>(frame, TARGET_SLOT, ACT_SOURCE, { op: "probe", requireEnabled: true });
+    const probe = await callOnSlot<Probe>(frame, TARGET_SLOT, "act", { op: "probe", requireEnabled: true });
     if (!probe.ok) {
       throw new BpError("action_not_verified", `Option "${info.option.label.slice(0, 80)}" cannot take a click (${probe.reason ?? "unknown"}).`, {
         retryable: true,
@@ -149,7 +147,7 @@ async function openAria(ctx: CallContext, top: CdpSession, r: ResolvedRef, frame
   await race(watch, dispatchClick(top, probe.x, probe.y, "left", 1, probe.hidden));
   if (watch.effects.dialog) return { ...info, found: false };
   const maxMs = Math.max(200, Math.min(2_000, ctx.deadline - Date.now() - 500));
-  const after = await race(watch, callInFrame<Listing>(frame, SELECT_SOURCE, { op: "waitOption", maxMs, ...query }));
+  const after = await race(watch, callInFrame<Listing>(frame, "select", { op: "waitOption", maxMs, ...query }));
   await watch.settle(ctx.deadline);
   return after ?? { ...info, found: false };
 }

@@ -1,5 +1,4 @@
 import type { CdpSession } from "../../cdp/session.ts";
-import { EDIT_SOURCE } from "../../page/act-edit.ts";
 import { BpError } from "../../shared/errors.ts";
 import { arg } from "../context/types.ts";
 import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
@@ -58,7 +57,7 @@ export const typeText = defineAction<TypeArgs, Record<string, unknown>>({
       if (!prep.focused) await focus(pin, top, resolved, frame, token, steps);
       if (!replace && prep.length > 0) {
         // Append at the end, whatever the caret was; inputs without a selection API get End.
-        const caret = await callInFrame<{ ok: boolean }>(frame, EDIT_SOURCE, { op: "caretEnd", token });
+        const caret = await callInFrame<{ ok: boolean }>(frame, "edit", { op: "caretEnd", token });
         if (!caret.ok) await pin.step("caret", steps, () => pressCombo(top, parseCombo("End")), false);
       }
       const readBack = async () => {
@@ -70,11 +69,11 @@ export const typeText = defineAction<TypeArgs, Record<string, unknown>>({
         const rest = steps.slice(i + 1);
         if (step === "clear") {
           await pin.step("clear", rest, async () => {
-            await callInFrame(frame, EDIT_SOURCE, { op: "select", token });
+            await callInFrame(frame, "edit", { op: "select", token });
             await pressCombo(top, parseCombo("Backspace"));
           });
         } else if (step === "type") {
-          await pin.step("type", rest, () => (prep.mode === "setter" ? callInFrame(frame, EDIT_SOURCE, { op: "setValue", token, value: args.text }) : top.send("Input.insertText", { text: args.text })));
+          await pin.step("type", rest, () => (prep.mode === "setter" ? callInFrame(frame, "edit", { op: "setValue", token, value: args.text }) : top.send("Input.insertText", { text: args.text })));
         } else {
           evidence = await readBack();
           await pin.step("submit", rest, () => pressCombo(top, parseCombo("Enter")));
@@ -120,7 +119,7 @@ async function focus(pin: CompositePin, top: CdpSession, r: ResolvedRef, frame: 
     // A focus handler may have replaced the page: that is a change before anything was typed.
     const reason = await pin.check();
     if (reason) throw pin.interrupted(steps[0] ?? "type", reason, steps.slice(1));
-    await callInFrame(frame, EDIT_SOURCE, { op: "focus", token });
+    await callInFrame(frame, "edit", { op: "focus", token });
   }
   if (!(await focused(frame, token))) {
     throw new BpError("action_not_verified", `Ref ${r.ref} did not take focus, so nothing was typed.`, {
@@ -132,7 +131,7 @@ async function focus(pin: CompositePin, top: CdpSession, r: ResolvedRef, frame: 
 }
 
 async function focused(frame: FrameRef, token: string): Promise<boolean> {
-  const r = await callInFrame<{ ok: boolean; focused?: boolean }>(frame, EDIT_SOURCE, { op: "pin", token });
+  const r = await callInFrame<{ ok: boolean; focused?: boolean }>(frame, "edit", { op: "pin", token });
   return r.ok && r.focused === true;
 }
 

@@ -1,6 +1,5 @@
 import { statSync } from "node:fs";
 import { basename, isAbsolute, resolve } from "node:path";
-import { UPLOAD_SOURCE } from "../../page/act-upload.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import { arg } from "../context/types.ts";
 import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
@@ -70,7 +69,7 @@ export const upload = defineAction<{ ref: number; source: { path: string; size: 
       sent.catch(() => undefined);
       await Promise.race([sent, watch.dialogOpened]);
       await watch.settle(ctx.deadline);
-      if (!watch.effects.dialog) files = await callInFrame<{ ok: boolean; count?: number; names?: string[] }>(frame, UPLOAD_SOURCE, { op: "files" }).catch(() => undefined);
+      if (!watch.effects.dialog) files = await callInFrame<{ ok: boolean; count?: number; names?: string[] }>(frame, "upload", { op: "files" }).catch(() => undefined);
     } finally {
       if (!watch.effects.dialog) await frame.session.send("Runtime.releaseObject", { objectId }).catch(() => undefined);
     }

@@ -1,0 +1,155 @@
+/**
+ * The DOM members the action scripts (act, edit, scroll, select, upload, quiet) touch, on top
+ * of the snapshot's subset in `types.ts`. Structural like that subset: Chromium's window and a
+ * happy-dom `Window` both satisfy it at run time. Members some element kinds lack are optional
+ * and read defensively.
+ */
+import type { PageDocument, PageElement, PageNode, PageRect, PageShadowRoot, PageStyle, PageWindow } from "./types.ts";
+
+export interface ActRect extends PageRect {
+  right: number;
+  bottom: number;
+}
+
+export interface ActRange {
+  selectNodeContents(node: ActNode): void;
+  collapse(toStart?: boolean): void;
+}
+
+export interface ActSelection {
+  rangeCount: number;
+  removeAllRanges(): void;
+  addRange(range: ActRange): void;
+  toString(): string;
+}
+
+export interface ActNode extends PageNode {
+  parentNode: ActNode | null;
+  firstChild: ActNode | null;
+  nextSibling: ActNode | null;
+  parentElement?: ActElement | null;
+  textContent: string | null;
+  data?: string;
+  /** Set on shadow roots only. */
+  host?: ActElement;
+}
+
+export interface ActShadowRoot extends PageShadowRoot, ActNode {
+  parentNode: ActNode | null;
+  firstChild: ActNode | null;
+  nextSibling: ActNode | null;
+  host: ActElement;
+  activeElement?: ActElement | null;
+  elementFromPoint?(x: number, y: number): ActElement | null;
+  getElementById?(id: string): ActElement | null;
+  getSelection?(): ActSelection | null;
+}
+
+export interface ActFile {
+  name: string;
+}
+
+export interface ActElement extends PageElement, ActNode {
+  parentNode: ActNode | null;
+  firstChild: ActNode | null;
+  nextSibling: ActNode | null;
+  ownerDocument: ActDocument;
+  shadowRoot: ActShadowRoot | null;
+  parentElement: ActElement | null;
+  textContent: string | null;
+  scrollLeft: number;
+  scrollTop: number;
+  type?: string;
+  label?: string;
+  text?: string;
+  disabled?: boolean;
+  selected?: boolean;
+  readOnly?: boolean;
+  multiple?: boolean;
+  accept?: string;
+  files?: ArrayLike<ActFile> | null;
+  labels?: ArrayLike<ActElement> | null;
+  control?: ActElement | null;
+  contentDocument?: ActDocument | null;
+  options?: ArrayLike<ActElement>;
+  isContentEditable?: boolean;
+  selectionStart?: number | null;
+  selectionEnd?: number | null;
+  select?(): void;
+  setSelectionRange?(start: number, end: number): void;
+  focus(): void;
+  closest(selector: string): ActElement | null;
+  querySelector(selector: string): ActElement | null;
+  querySelectorAll(selector: string): ArrayLike<ActElement>;
+  getRootNode(): ActShadowRoot | ActDocument;
+  getBoundingClientRect(): ActRect;
+  getClientRects(): ArrayLike<ActRect>;
+  scrollIntoView(options: { block?: string; inline?: string; behavior?: string }): void;
+  scrollTo(options: { left: number; top: number; behavior: string }): void;
+  dispatchEvent(event: ActEvent): boolean;
+}
+
+export interface ActDocument extends PageDocument {
+  activeElement?: ActElement | null;
+  documentElement: ActElement | null;
+  body: ActElement | null;
+  scrollingElement: ActElement | null;
+  defaultView: ActWindow | null;
+  visibilityState?: string;
+  timeline?: { currentTime: number | null };
+  elementFromPoint(x: number, y: number): ActElement | null;
+  getElementById(id: string): ActElement | null;
+  querySelector(selector: string): ActElement | null;
+  querySelectorAll(selector: string): ArrayLike<ActElement>;
+  createRange(): ActRange;
+  getAnimations?(): ArrayLike<ActAnimation>;
+}
+
+export interface ActAnimation {
+  playState: string;
+  startTime: number | null;
+  effect: { getComputedTiming?(): { endTime?: number | string } } | null;
+}
+
+/** An event object made by the page's own constructor, so listeners see a normal event. */
+export type ActEvent = object;
+
+export interface ActMutationObserver {
+  observe(target: ActDocument, options: { subtree?: boolean; childList?: boolean; attributes?: boolean; characterData?: boolean }): void;
+  disconnect(): void;
+}
+
+export interface ActWindow extends PageWindow {
+  document: ActDocument;
+  getComputedStyle(element: PageElement): PageStyle;
+  getSelection(): ActSelection | null;
+  scrollTo(options: { left: number; top: number; behavior: string }): void;
+  setTimeout(fn: () => void, ms: number): number;
+  clearTimeout(id: number): void;
+  requestAnimationFrame(fn: () => void): number;
+  Event: new (type: string, init?: { bubbles?: boolean; composed?: boolean }) => ActEvent;
+  MutationObserver: new (callback: (records: ArrayLike<unknown>) => void) => ActMutationObserver;
+  crypto: { getRandomValues(array: Uint32Array): Uint32Array };
+  addEventListener(type: string, listener: (event: { defaultPrevented: boolean }) => void, options?: { capture?: boolean; once?: boolean }): void;
+}
+
+/** The composed-tree parent: a shadow root's host in place of the root itself. */
+export function composedParent(n: ActNode): ActNode | null {
+  const p = n.parentNode;
+  if (!p) return null;
+  return p.nodeType === 11 ? (p.host ?? null) : p;
+}
+
+export function composedContains(a: ActNode, b: ActNode | null | undefined): boolean {
+  for (let n: ActNode | null | undefined = b, i = 0; n && i < 4096; n = composedParent(n), i++) if (n === a) return true;
+  return false;
+}
+
+/** A symbol-keyed slot on our world's window (the page cannot see the isolated world). */
+export function slotOf<T>(win: ActWindow, key: symbol): T | undefined {
+  return Reflect.get(win, key) as T | undefined;
+}
+
+export function setSlot(win: ActWindow, key: symbol, value: unknown): void {
+  Reflect.set(win, key, value);
+}
