@@ -16,7 +16,10 @@ import { PAGE_LIBRARY } from "./bundle.ts";
 /** Scripts taking `(win, el, arg)`. */
 const ELEMENT_SCRIPTS = { act: ACT_SOURCE, drag: "L.drag", edit: "L.edit", scroll: "L.scroll", select: "L.select", upload: "L.upload" } as const;
 /** Scripts taking `(win, arg)`; `L` is the bundled page library (entry.ts). */
-const WINDOW_SCRIPTS = { snapshot: "L.snapshot", read: "L.read", search: "L.search", find: "L.find", quiet: QUIET_SOURCE } as const;
+const WINDOW_SCRIPTS = {
+  snapshot: "L.snapshot", read: "L.read", search: "L.search", find: "L.find", waitText: "L.waitText", waitSelector: "L.waitSelector",
+  hitAt: "L.hitAt", viewState: "L.viewState", selectorRect: "L.selectorRect", authField: "L.authField", quiet: QUIET_SOURCE,
+} as const;
 
 /** `ref` checks that the step's ref still resolves (its result: null, or why not) and stops the call if not. */
 export type PageFn = keyof typeof ELEMENT_SCRIPTS | keyof typeof WINDOW_SCRIPTS | "ref";
@@ -95,7 +98,7 @@ export const INSTALL_AND_RUN = `function (call) { var win = window, KEY = ${KEY_
 export const RUN = `function (call) { var rt = window[${KEY_EXPR}]; return rt ? rt.run(call) : { missing: true }; }`;
 
 /** The library functions that answer with a page object (an element, the document), for CDP calls that take one. */
-export type PageObjectFn = "frameElement" | "hostElement" | "refElement" | "framePath" | "document";
+export type PageObjectFn = "frameElement" | "hostElement" | "refElement" | "framePath" | "focusedFrame" | "slotElement" | "document";
 
 /** What OBJECT answers in a world without the runtime. */
 export const MISSING = "browser-pilot:missing";

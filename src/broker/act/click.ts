@@ -2,7 +2,7 @@ import { BpError, invalidArgument } from "../../shared/errors.ts";
 import type { CdpSession } from "../../cdp/session.ts";
 import type { Selected } from "../context/tabs.ts";
 import { arg } from "../context/types.ts";
-import { runInWorld } from "../world.ts";
+import { callPage } from "../world.ts";
 import { clickStatus, pageEffects, stateEffects } from "./evidence.ts";
 import { defineAction } from "./pipeline.ts";
 import { checkProbe, dispatchClick, probeStep, type ElementState, type Probe } from "./pointer.ts";
@@ -71,38 +71,14 @@ export const click = defineAction<ClickArgs, Clicked>({
 /** The element at a viewport point of the main frame, with its ref when the agent was shown it there. */
 async function pointTarget(sel: Selected, top: CdpSession, x: number, y: number): Promise<Record<string, unknown> | undefined> {
   const mainFrame = sel.rec.targetId;
-  const hit = await runInWorld<{ tagName: string; id?: string; role?: string; name?: string; ref?: number } | null>(top, mainFrame, HIT_SOURCE, { x, y }).catch(() => null);
+  const hit = await callPage(top, mainFrame, [{ fn: "hitAt", arg: { x, y } }])
+    .then((r) => r.results[0] as { tagName: string; id?: string; role?: string; name?: string; ref?: number } | null)
+    .catch(() => null);
   if (!hit) return undefined;
   const { ref, ...rest } = hit;
   const obs = sel.agent.observations.get(sel.rec.targetId);
   return { ...rest, ...(ref !== undefined && obs?.refs.get(ref)?.frameId === mainFrame ? { ref } : {}) };
 }
-
-/**
- * The element at a viewport point, through open shadow roots and same-origin frames: tag, id,
- * role, a short name, and its snapshot ref if it (or an ancestor) has one. A cross-origin frame
- * is named as the iframe.
- */
-const HIT_SOURCE = `function (win, p) {
-  var doc = win.document, x = p.x, y = p.y, el = doc.elementFromPoint(x, y);
-  for (var i = 0; el && i < 32; i++) {
-    if (el.shadowRoot) { var inner = el.shadowRoot.elementFromPoint(x, y); if (inner && inner !== el) { el = inner; continue; } }
-    if ((el.localName === "iframe" || el.localName === "frame") && el.contentDocument) {
-      var r = el.getBoundingClientRect(); x -= r.left + el.clientLeft; y -= r.top + el.clientTop;
-      var next = el.contentDocument.elementFromPoint(x, y); if (!next) break; el = next; continue;
-    }
-    break;
-  }
-  if (!el) return null;
-  var name = (el.getAttribute("aria-label") || el.getAttribute("title") || el.getAttribute("alt") || el.textContent || "").replace(/\\s+/g, " ").trim().slice(0, 80);
-  var out = { tagName: el.localName };
-  if (el.id) out.id = String(el.id).slice(0, 80);
-  var role = el.getAttribute("role"); if (role) out.role = role.slice(0, 40);
-  if (name) out.name = name;
-  var reg = win[Symbol.for("browser-pilot.ref-registry.v1")];
-  if (reg && reg.doc === win.document) for (var n = el, k = 0; n && k < 8; k++) { var ref = reg.byEl.get(n); if (ref !== undefined) { out.ref = ref; break; } n = n.parentNode && n.parentNode.nodeType === 11 ? n.parentNode.host : n.parentNode; }
-  return out;
-}`;
 
 function parseXy(text: string): [number, number] {
   const m = /^\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*$/.exec(text);

@@ -1,6 +1,6 @@
 import type { CdpSession } from "../../cdp/session.ts";
 import { arg } from "../context/types.ts";
-import { callPage, objectInWorld } from "../world.ts";
+import { callPage, pageObject } from "../world.ts";
 import type { TargetRecord } from "../targets.ts";
 import { evidenceStatus, pageEffects, stateEffects } from "./evidence.ts";
 import { callInFrame, type FrameRef } from "./frame-call.ts";
@@ -20,19 +20,6 @@ export interface KeyboardArgs {
   full: boolean;
 }
 
-/** The focused element when it is an iframe whose document this world cannot reach (out of process). */
-const FOCUSED_FRAME = `function (win) {
-  var a = win.document.activeElement;
-  for (var i = 0; a && i < 64; i++) {
-    var inner = null;
-    if (a.shadowRoot && a.shadowRoot.activeElement) inner = a.shadowRoot.activeElement;
-    else if (a.localName === "iframe" || a.localName === "frame") { try { inner = a.contentDocument && a.contentDocument.activeElement; } catch (e) { inner = null; } if (!inner) return a; }
-    if (!inner || inner === a) return null;
-    a = inner;
-  }
-  return null;
-}`;
-
 /**
  * The frame that has focus: keys go wherever the browser's focus is, and when that is inside
  * a cross-origin iframe its element lives in that frame's own session.
@@ -41,7 +28,7 @@ async function focusedFrame(rec: TargetRecord, session: CdpSession): Promise<Fra
   // A page target's main frame id is its target id.
   let frame: FrameRef = { session, frameId: rec.targetId, offset: { x: 0, y: 0 } };
   for (let depth = 0; depth < 8; depth++) {
-    const objectId = await objectInWorld(frame.session, frame.frameId, FOCUSED_FRAME, null).catch(() => undefined);
+    const objectId = await pageObject(frame.session, frame.frameId, "focusedFrame").catch(() => undefined);
     if (!objectId) return frame;
     const described = await frame.session.send("DOM.describeNode", { objectId }).catch(() => undefined);
     await frame.session.send("Runtime.releaseObject", { objectId }).catch(() => undefined);

@@ -4,7 +4,7 @@ import { BpError, invalidArgument } from "../../shared/errors.ts";
 import { arg } from "../context/types.ts";
 import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { storeFor } from "../store/index.ts";
-import { objectInWorld } from "../world.ts";
+import { pageObject } from "../world.ts";
 import { pageEffects, type EvidenceStatus } from "./evidence.ts";
 import { callInFrame, frameOfRef } from "./frame-call.ts";
 import { defineAction } from "./pipeline.ts";
@@ -56,7 +56,7 @@ export const upload = defineAction<{ ref: number; source: { path: string; size: 
     if (!found.ok && found.reason === "detached") throw staleRef(args.ref, "node_detached");
     if (!found.ok) throw invalidArgument("ref", `Ref ${args.ref} (${found.tag ?? "element"}) is not a file input, its label, or an element holding exactly one.`, { ref: args.ref, reason: "not_file_input" });
     if (found.disabled) throw new BpError("action_not_verified", `The file input of ref ${args.ref} is disabled; nothing was sent.`, { retryable: true, context: { ref: args.ref, reason: "disabled", dispatched: false } });
-    const objectId = await objectInWorld(frame.session, frame.frameId, `function (win) { var s = win[Symbol.for("browser-pilot.target.v1")]; return s ? s.el : null; }`, null);
+    const objectId = await pageObject(frame.session, frame.frameId, "slotElement", "browser-pilot.target.v1");
     if (!objectId) throw staleRef(args.ref, "node_detached");
     const name = basename(source.path);
     // The page gets a private copy (the original is never touched); the browser reads it

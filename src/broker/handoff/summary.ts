@@ -5,28 +5,17 @@
  */
 import type { BrowserConnection } from "../browser.ts";
 import type { TargetRecord } from "../targets.ts";
-import { runInWorld } from "../world.ts";
+import { callPage } from "../world.ts";
 import type { Baseline, Changes } from "./types.ts";
 
 const CHECK_MS = 2_000;
-
-/** Runs in our isolated world: is a sign-in or 2FA field visible in the top document? */
-const AUTH_SOURCE = `(w) => {
-  const d = w.document;
-  const fields = d.querySelectorAll('input[type="password"], input[autocomplete="one-time-code"]');
-  for (const el of fields) {
-    const r = el.getBoundingClientRect();
-    const s = w.getComputedStyle(el);
-    if (r.width > 0 && r.height > 0 && s.visibility !== "hidden" && s.display !== "none") return true;
-  }
-  return false;
-}`;
 
 async function authSurface(browser: BrowserConnection, rec: TargetRecord): Promise<boolean | undefined> {
   try {
     const session = await browser.session(rec);
     const { frameTree } = await session.send("Page.getFrameTree", undefined, { timeoutMs: CHECK_MS });
-    return await runInWorld<boolean>(session, frameTree.frame.id, AUTH_SOURCE, null, CHECK_MS);
+    // In our isolated world: is a sign-in or 2FA field visible in the top document?
+    return (await callPage(session, frameTree.frame.id, [{ fn: "authField" }], { timeoutMs: CHECK_MS })).results[0] === true;
   } catch {
     // A page that does not answer (busy script, crashed renderer) has no known auth state.
     return undefined;

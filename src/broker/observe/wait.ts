@@ -11,7 +11,7 @@ import { assertNoDialog, selectedTab, type Selected } from "../context/tabs.ts";
 import type { CallContext } from "../context/types.ts";
 import { listFrames } from "./frame-list.ts";
 import { ensureNetwork } from "../network.ts";
-import { runInWorld } from "../world.ts";
+import { callPage } from "../world.ts";
 import { urlMatches } from "../commands/canonical.ts";
 import { nextFinishedDownload, onDownloadChange } from "../net/downloads.ts";
 import { JOURNAL_MAX_ENTRIES, type NetEntry } from "../net/journal.ts";
@@ -31,39 +31,6 @@ export const NETWORK_IDLE_MS = 500;
 /** Finish a little before the broker's own deadline so the answer is wait_timeout, not command_expired. */
 const DEADLINE_MARGIN_MS = 25;
 const PAGE_CHECK_MAX_MS = 2_000;
-
-const TEXT_SOURCE = `(w, a) => {
-  const d = w.document;
-  const root = d.body || d.documentElement;
-  if (!root) return null;
-  const text = String(root.innerText || root.textContent || "").replace(/\\s+/g, " ");
-  const i = text.toLowerCase().indexOf(a.needle);
-  if (i < 0) return null;
-  return { context: text.slice(Math.max(0, i - 60), i + a.needle.length + 60).trim() };
-}`;
-
-/**
- * The first match, or with a.visible the first match a person can see: a box of its own,
- * rendered (no display:none or hidden visibility up the tree, no content-visibility:hidden,
- * not fully transparent). Bounded to the first 500 matches.
- */
-const SELECTOR_SOURCE = `(w, a) => {
-  let list;
-  try { list = w.document.querySelectorAll(a.css); } catch (e) { return { invalid: true }; }
-  const seen = (el) => {
-    const r = el.getBoundingClientRect();
-    if (!(r.width > 0 && r.height > 0)) return false;
-    if (typeof el.checkVisibility === "function") return el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true });
-    const s = w.getComputedStyle(el);
-    return s.visibility !== "hidden" && s.display !== "none";
-  };
-  for (let i = 0; i < list.length && i < 500; i++) {
-    const el = list[i];
-    const visible = seen(el);
-    if (visible || !a.visible) return { tagName: el.tagName.toLowerCase(), visible };
-  }
-  return null;
-}`;
 
 type Matched = Record<string, unknown>;
 
@@ -124,7 +91,7 @@ export async function runWait(ctx: CallContext, cond: WaitCondition, intervalMs:
       const arg = cond.kind === "text" ? { needle: cond.text.replace(/\s+/g, " ").trim().toLowerCase() } : { css: cond.css, visible: !cond.attached };
       if (cond.kind === "text" && arg.needle === "") throw invalidArgument("text", "Text to wait for is empty.");
       offs.push((session as CdpSession).on("Page.loadEventFired", waker.wake), (session as CdpSession).on("Page.domContentEventFired", waker.wake));
-      check = () => searchFrames(s, session as CdpSession, cond.kind === "text" ? TEXT_SOURCE : SELECTOR_SOURCE, arg, end);
+      check = () => searchFrames(s, session as CdpSession, cond.kind === "text" ? "waitText" : "waitSelector", arg, end);
       break;
     }
     case "dialog":
@@ -185,13 +152,15 @@ export async function runWait(ctx: CallContext, cond: WaitCondition, intervalMs:
 }
 
 /** Runs a page check in every document of the tab (our isolated world); first hit wins. */
-async function searchFrames(sel: Selected, session: CdpSession, source: string, arg: Record<string, unknown>, end: number): Promise<Matched | undefined> {
+async function searchFrames(sel: Selected, session: CdpSession, fn: "waitText" | "waitSelector", arg: Record<string, unknown>, end: number): Promise<Matched | undefined> {
   // A pending dialog blocks the page's scripts: say so instead of timing out silently.
   assertNoDialog(sel);
   const budget = () => Math.max(1, Math.min(PAGE_CHECK_MAX_MS, end - Date.now()));
   const frames = await listFrames(sel.rec, session).catch(() => []);
   for (const [index, f] of frames.entries()) {
-    const hit = await runInWorld<Matched | null>(f.session, f.id, source, arg, budget()).catch(() => null);
+    const hit = await callPage(f.session, f.id, [{ fn, arg }], { timeoutMs: budget() })
+      .then((r) => r.results[0] as Matched | null)
+      .catch(() => null);
     if (hit && hit.invalid === true) throw invalidArgument("selector", `Not a valid CSS selector: ${String(arg.css)}`);
     if (hit) return { frame: index, ...hit };
   }
