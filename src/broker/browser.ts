@@ -2,12 +2,13 @@ import type { Protocol } from "devtools-protocol";
 import { CdpConnection } from "../cdp/connection.ts";
 import { outsideCallScope } from "../cdp/scope.ts";
 import { attachToTarget, type CdpSession } from "../cdp/session.ts";
+import type { PageFn } from "../page/runtime.ts";
 import { BpError } from "../shared/errors.ts";
 import { JanitorClient } from "./janitor-client.ts";
 import { createPageInProfile } from "./profiles/create.ts";
 import { ProfileRegistry } from "./profiles/registry.ts";
 import { TargetTable, type TargetRecord } from "./targets.ts";
-import { runInWorld } from "./world.ts";
+import { callPage } from "./world.ts";
 
 /** Random, so one agent cannot count the dialogs other agents' tabs opened. */
 function dialogId(): string {
@@ -175,10 +176,10 @@ export class BrowserConnection {
   }
 
   /** Runs page code in our isolated world of a tab's main frame with a user gesture (window.open needs one). */
-  async runInPage(rec: TargetRecord, source: string, arg: unknown, timeoutMs: number): Promise<unknown> {
+  async runInPage(rec: TargetRecord, fn: PageFn, arg: Record<string, unknown>, timeoutMs: number): Promise<unknown> {
     const session = await this.session(rec);
     const { frameTree } = await session.send("Page.getFrameTree", undefined, { timeoutMs });
-    return runInWorld(session, frameTree.frame.id, source, arg, timeoutMs, { userGesture: true });
+    return (await callPage(session, frameTree.frame.id, [{ fn, arg }], { timeoutMs, userGesture: true })).results[0];
   }
 
   /** Adopts the launched browser's first blank tab so a cold start needs no extra window. */

@@ -61,33 +61,10 @@ async function callInWorld(session: CdpSession, frameId: string, opts: { timeout
 }
 
 /**
- * Runs `(source)(window, arg)` in our isolated world of one frame and returns its value.
- * State kept on `window` there (the ref registry) lasts exactly as long as the document.
+ * Runs `(source)(window, arg)` in our isolated world of one frame and keeps the result as a
+ * remote object (an element), for CDP input calls. Page code of our own goes through the page
+ * runtime instead (callPage, pageObject).
  */
-export async function runInWorld<T>(session: CdpSession, frameId: string, source: string, arg: unknown, timeoutMs?: number, extra: { userGesture?: boolean } = {}): Promise<T> {
-  const opts = timeoutMs === undefined ? {} : { timeoutMs };
-  const res = (await callInWorld(session, frameId, opts, (executionContextId) =>
-    session.send(
-      "Runtime.callFunctionOn",
-      {
-        functionDeclaration: `function (arg) { return (${source})(window, arg); }`,
-        executionContextId,
-        arguments: [{ value: arg }],
-        returnByValue: true,
-        awaitPromise: true,
-        ...(extra.userGesture ? { userGesture: true } : {}),
-      },
-      opts,
-    ),
-  )) as Protocol.Runtime.CallFunctionOnResponse;
-  if (res.exceptionDetails) {
-    const text = res.exceptionDetails.exception?.description ?? res.exceptionDetails.text;
-    throw new BpError("internal_error", `Page script failed: ${text.split("\n")[0]?.slice(0, 300) ?? "error"}`, { context: { frameId: "redacted" } });
-  }
-  return res.result.value as T;
-}
-
-/** Like runInWorld but keeps the result as a remote object (an element), for CDP input calls. */
 export async function objectInWorld(session: CdpSession, frameId: string, source: string, arg: unknown): Promise<string | undefined> {
   const res = (await callInWorld(session, frameId, {}, (executionContextId) =>
     session.send("Runtime.callFunctionOn", {

@@ -12,7 +12,7 @@ export { pageScroll as scroll } from "./act-scroll.ts";
 export { pageSelect as select } from "./act-select.ts";
 export { pageUpload as upload } from "./act-upload.ts";
 export { pageFind as find } from "./find-script.ts";
-export { authField, focusedFrame, hitAt, selectorRect, slotElement, viewState, waitSelector, waitText } from "./probes.ts";
+export { authField, focusedFrame, hitAt, openPopup, selectorRect, slotElement, viewState, waitSelector, waitText } from "./probes.ts";
 export { pageFrameElement as frameElement, pageHostElement as hostElement } from "./inspect/compose.ts";
 export { markListened } from "./listener-mark.ts";
 export { pageRead as read } from "./read-script.ts";

@@ -1,7 +1,7 @@
 /**
  * Small page-side reads of the broker, part of the page bundle and called by name: what
  * `bp wait` looks for, the element under a point, the focused frame, viewport facts for
- * screenshots, and whether a sign-in field shows (handoff).
+ * screenshots, whether a sign-in field shows (handoff), and a popup opened in a profile.
  */
 import { composedParent, type ActDocument, type ActElement, type ActNode, type ActWindow } from "./act-dom.ts";
 
@@ -14,6 +14,7 @@ interface ProbeElement extends ActElement {
 
 interface ProbeWindow extends ActWindow {
   devicePixelRatio?: number;
+  open(url: string, target: string, features: string): unknown;
 }
 
 export function waitText(win: ActWindow, a: { needle: string }): { context: string } | null {
@@ -157,6 +158,12 @@ export function focusedFrame(win: ActWindow): ActElement | null {
     a = inner;
   }
   return null;
+}
+
+/** Opens a popup (with the user gesture the broker's call carries): a new tab in this page's profile. */
+export function openPopup(win: ProbeWindow, a: { url: string; name: string }): boolean {
+  win.open(a.url, a.name, "noopener,popup,width=1280,height=800");
+  return true;
 }
 
 /** The element an earlier step left in our world's slot `name` (a file input, an option). */

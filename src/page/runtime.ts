@@ -18,7 +18,8 @@ const ELEMENT_SCRIPTS = { act: ACT_SOURCE, drag: "L.drag", edit: "L.edit", scrol
 /** Scripts taking `(win, arg)`; `L` is the bundled page library (entry.ts). */
 const WINDOW_SCRIPTS = {
   snapshot: "L.snapshot", read: "L.read", search: "L.search", find: "L.find", waitText: "L.waitText", waitSelector: "L.waitSelector",
-  hitAt: "L.hitAt", viewState: "L.viewState", selectorRect: "L.selectorRect", authField: "L.authField", quiet: QUIET_SOURCE,
+  hitAt: "L.hitAt", viewState: "L.viewState", selectorRect: "L.selectorRect", authField: "L.authField",
+  openPopup: "L.openPopup", quiet: QUIET_SOURCE,
 } as const;
 
 /** `ref` checks that the step's ref still resolves (its result: null, or why not) and stops the call if not. */

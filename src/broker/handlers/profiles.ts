@@ -14,7 +14,7 @@ function surface(browser: BrowserConnection): IdentifySurface {
     cdp: browser.cdp,
     targets: browser.targets,
     session: (rec) => browser.session(rec),
-    runInPage: (rec, source, arg, timeoutMs) => browser.runInPage(rec, source, arg, timeoutMs),
+    runInPage: (rec, fn, arg, timeoutMs) => browser.runInPage(rec, fn, arg, timeoutMs),
     own: (id) => browser.janitor.own(id),
     closeTarget: (rec) => browser.closeTarget(rec),
     userDataRoot: browser.info.userDataRoot,

@@ -23,14 +23,12 @@ const OPEN_IN_PROFILE_MS = 5_000;
 const MIN_WINDOW = { width: 800, height: 600 };
 const DEFAULT_WINDOW = { width: 1280, height: 800 };
 
-const OPEN_POPUP = `function (win, arg) { win.open(arg.url, arg.name, "noopener,popup,width=1280,height=800"); return true; }`;
-
 export interface PageFactory {
   /** Browser-level calls and events (flat sessions through `sessionId`). */
   cdp: Pick<CdpConnection, "send" | "on">;
   targets: TargetTable;
-  /** Runs `(source)(window, arg)` in our isolated world of a page's main frame, with a user gesture. */
-  runInPage(rec: TargetRecord, source: string, arg: unknown, timeoutMs: number): Promise<unknown>;
+  /** Runs the page runtime's `fn` in our isolated world of a page's main frame, with a user gesture. */
+  runInPage(rec: TargetRecord, fn: "openPopup", arg: Record<string, unknown>, timeoutMs: number): Promise<unknown>;
 }
 
 export interface CreateInProfileOptions {
@@ -111,7 +109,7 @@ async function openFromInside(f: PageFactory, contextId: string, opts: CreateInP
   let targetId: string | undefined;
   try {
     const attempt = (async () => {
-      await f.runInPage(anchor, OPEN_POPUP, { url: marker, name }, OPEN_IN_PROFILE_MS);
+      await f.runInPage(anchor, "openPopup", { url: marker, name }, OPEN_IN_PROFILE_MS);
       return found;
     })();
     attempt.catch(() => undefined);
