@@ -1,9 +1,8 @@
-import type { CallRequest } from "../protocol/wire.ts";
+import type { CallRequest, Reply } from "../protocol/wire.ts";
 import { BpError } from "../shared/errors.ts";
 import { isTerminal } from "./output.ts";
 
 type Call = Omit<CallRequest, "token">;
-type Reply = Record<string, unknown>;
 
 const PROGRESS_MS = 10_000;
 /** A round shorter than this could not see a handback anyway. */
@@ -38,7 +37,7 @@ export async function waitForHandback(call: Call, send: (call: Call) => Promise<
   }
 }
 
-function stillWithPerson(reply: Reply, timeoutMs: number): Reply {
+function stillWithPerson(reply: Extract<Reply, { ok: true }>, timeoutMs: number): Reply {
   const context: Record<string, unknown> = { tab: reply.tab, control: reply.control };
   if (reply.until !== undefined) context.until = reply.until;
   const err = new BpError("wait_timeout", `The person still has tab ${String(reply.tab)} after ${timeoutMs} ms (--timeout); the handoff stays in force${reply.until !== undefined ? ` until ${String(reply.until)}` : ""}.`, {

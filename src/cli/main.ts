@@ -1,8 +1,7 @@
-import { isAbsolute, resolve } from "node:path";
 import { CLIENT_KEY, DEFAULT_CLIENT_KEY, DEFAULT_TIMEOUT_MS, REQUEST_ID } from "../protocol/table.ts";
-import { cancelReplySchema, replySchema, type CallRequest } from "../protocol/wire.ts";
+import { cancelReplySchema, replySchema, type CallRequest, type Reply } from "../protocol/wire.ts";
 import { BpError, invalidArgument, toBpError, type ErrorShape } from "../shared/errors.ts";
-import { resolvePaths, type BpPaths } from "../shared/paths.ts";
+import { isAbsolute, resolvePaths, type BpPaths } from "../shared/paths.ts";
 import { isSameProcessAlive } from "../shared/process-identity.ts";
 import { executableIdentity } from "../shared/self.ts";
 import { BUILD_TARGET, PROTOCOL, VERSION } from "../shared/version.ts";
@@ -48,7 +47,11 @@ export async function runCli(argv: string[]): Promise<void> {
     const secretHeaders = parsed.def.name === "connect" && args["cdp-url"] !== undefined && !isTerminal(0) ? await readHeaders() : undefined;
     const secret = await readSecret(parsed.def.name, args);
     // The broker serves many shells: a relative file name only means something here.
-    for (const k of parsed.def.localPaths ?? []) if (typeof args[k] === "string" && args[k] !== "") args[k] = resolve(args[k]);
+    const local = (parsed.def.localPaths ?? []).filter((k) => typeof args[k] === "string" && args[k] !== "");
+    if (local.length > 0) {
+      const { resolve } = await import("node:path");
+      for (const k of local) args[k] = resolve(String(args[k]));
+    }
     const clientKey = parsed.globals["client-key"] ?? checkEnv(env.BROWSER_PILOT_CLIENT_KEY, CLIENT_KEY, "clientKey") ?? DEFAULT_CLIENT_KEY;
     const requestId = parsed.globals["request-id"] ?? checkEnv(env.BROWSER_PILOT_REQUEST_ID, REQUEST_ID, "requestId");
     const timeoutMs = parsed.globals.timeout ?? DEFAULT_TIMEOUT_MS;
@@ -87,7 +90,7 @@ export async function runCli(argv: string[]): Promise<void> {
       const live = parsed.def.mutating ? undefined : await askRunningBroker(paths, call);
       if (live) {
         if (live.ok === true) printResult(name, live, mode);
-        else fail(live as unknown as ErrorShape, mode);
+        else fail(live, mode);
         return;
       }
       const passive = await runPassive(name, paths);
@@ -99,7 +102,7 @@ export async function runCli(argv: string[]): Promise<void> {
     const once = (c: Omit<CallRequest, "token">) => send(paths, c, timeoutMs + REPLY_GRACE_MS, mode, parsed.def.mutating === true);
     const reply = name === "handoff" && args.wait === true ? await (await import("./handoff-wait.ts")).waitForHandback(call, once, parsed.globals.timeout) : await once(call);
     if (reply.ok === true) printResult(name, reply, mode);
-    else fail(reply as unknown as ErrorShape, mode);
+    else fail(reply, mode);
   } catch (err) {
     fail(toBpError(err).toJSON(), mode);
   }
@@ -109,7 +112,7 @@ export async function runCli(argv: string[]): Promise<void> {
  * Sends straight to the broker the locator names (one round trip on the warm path); only
  * when nothing could be sent does it start or wait for a broker and send there.
  */
-async function send(paths: BpPaths, call: Omit<CallRequest, "token">, timeoutMs: number, mode: Mode, mutating: boolean): Promise<Record<string, unknown>> {
+async function send(paths: BpPaths, call: Omit<CallRequest, "token">, timeoutMs: number, mode: Mode, mutating: boolean): Promise<Reply> {
   let locator = readLocator(paths);
   for (let attempt = 0; attempt < 2; attempt++) {
     if (!locator || attempt > 0) {
@@ -141,18 +144,18 @@ async function send(paths: BpPaths, call: Omit<CallRequest, "token">, timeoutMs:
 }
 
 /** Refused because the locator read belongs to a broker that is no longer alive. */
-function staleRefusal(reply: Record<string, unknown>, locator: { processIdentity: string }): boolean {
+function staleRefusal(reply: Reply, locator: { processIdentity: string }): boolean {
   return reply.ok === false && reply.code === "capability_denied" && !isSameProcessAlive(locator.processIdentity);
 }
 
 /** Passive commands ask a live broker only, briefly; no answer means the passive local path. */
-async function askRunningBroker(paths: BpPaths, call: Omit<CallRequest, "token">): Promise<Record<string, unknown> | undefined> {
+async function askRunningBroker(paths: BpPaths, call: Omit<CallRequest, "token">): Promise<Reply | undefined> {
   const locator = readLocator(paths);
   if (!locator) return undefined;
   try {
     const reply = await request(locator.endpoint, { ...call, token: locator.token }, PASSIVE_REPLY_MS, replySchema);
     // Another protocol's broker, or a new broker behind a crashed one's locator: the passive path describes it.
-    return reply.code === "protocol_incompatible" || staleRefusal(reply, locator) ? undefined : reply;
+    return (reply.ok === false && reply.code === "protocol_incompatible") || staleRefusal(reply, locator) ? undefined : reply;
   } catch {
     return undefined;
   }

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { ERROR_CODES } from "../shared/errors.ts";
 import { CLIENT_KEY, REQUEST_ID } from "./table.ts";
 
 /**
@@ -77,6 +78,13 @@ export interface Locator {
 const shortString = (max: number) => v.pipe(v.string(), v.maxLength(max));
 const protocolRange = v.object({ min: v.pipe(v.number(), v.integer()), max: v.pipe(v.number(), v.integer()) });
 
+/** valibot's record takes an array too (as an object of its indexes): refused before the record sees it. */
+const namedRecord = v.pipe(
+  v.unknown(),
+  v.check((a) => !Array.isArray(a), "expected an object"),
+  v.record(v.string(), v.unknown()),
+);
+
 /** Only the fields needed to route a request and check its token; the full shape comes after. */
 export const requestEnvelopeSchema = v.object({ op: v.picklist(["hello", "cancel", "call"]), token: v.optional(v.string()) });
 
@@ -90,13 +98,7 @@ export const callRequestSchema = v.object({
   protocol: v.pipe(v.number(), v.integer()),
   clientKey: v.pipe(v.string(), v.regex(CLIENT_KEY)),
   command: shortString(64),
-  // valibot's record takes an array too (as an object of its indexes); arguments are named,
-  // so an array is refused before the record sees it.
-  args: v.pipe(
-    v.unknown(),
-    v.check((a) => !Array.isArray(a), "args must be an object"),
-    v.record(v.string(), v.unknown()),
-  ),
+  args: namedRecord,
   requestId: v.optional(v.pipe(v.string(), v.regex(REQUEST_ID))),
   invocation: shortString(64),
   timeoutMs: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(300_000)),
@@ -111,8 +113,27 @@ export const callRequestSchema = v.object({
 
 export const helloReplySchema = v.object({ ok: v.literal(true), service: v.literal("browser-pilot"), version: shortString(64), protocol: protocolRange });
 
-/** A reply to a call or cancel: an object that says whether it succeeded; its body is the command's. */
-export const replySchema = v.looseObject({ ok: v.boolean() });
+/**
+ * A failed call: the published error shape. Its fields reach the agent as they are, so a
+ * reply that only looks like an error (no code, a code outside the contract) is refused.
+ */
+export const errorReplySchema = v.object({
+  ok: v.literal(false),
+  error: v.string(),
+  code: v.picklist(ERROR_CODES),
+  retryable: v.boolean(),
+  hint: v.optional(v.string()),
+  context: v.optional(namedRecord),
+  remediation: v.optional(v.object({ code: v.string(), message: v.string(), actionRequired: v.optional(v.boolean()) })),
+  handbacks: v.optional(v.array(namedRecord)),
+});
+
+/**
+ * A reply to a call: the command's result (checked against the command's own result schema
+ * by the tests, not here: the CLI prints it as it came) or the error shape.
+ */
+export const replySchema = v.variant("ok", [v.looseObject({ ok: v.literal(true) }), errorReplySchema]);
+export type Reply = v.InferOutput<typeof replySchema>;
 
 /** What a CLI reads from a cancel reply; anything else in it is ignored. */
 export const cancelReplySchema = v.looseObject({

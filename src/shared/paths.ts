@@ -1,6 +1,25 @@
-import { homedir, tmpdir } from "node:os";
-import { isAbsolute, join } from "node:path";
+import type * as NodeOs from "node:os";
+import type * as NodePath from "node:path";
 import { invalidArgument } from "./errors.ts";
+
+/*
+ * Every agent step is a new CLI process, and loading node:path and node:os costs each one
+ * about 0.6 ms. A plain absolute POSIX home (the usual case) needs neither, so they load only
+ * for anything else: Windows, `.`/`..` or doubled slashes, no $HOME, a long socket path.
+ */
+const nodePath = (): typeof NodePath => import.meta.require("node:path");
+const nodeOs = (): typeof NodeOs => import.meta.require("node:os");
+const POSIX = process.platform !== "win32";
+/** Absolute, no empty, `.` or `..` segment, no trailing slash: path.join would change nothing. */
+const PLAIN_ABSOLUTE = /^(?:\/(?!\.\.?(?:\/|$))[^/]+)+$/;
+
+export function isAbsolute(p: string): boolean {
+  return POSIX ? p.startsWith("/") : nodePath().isAbsolute(p);
+}
+
+function join(dir: string, ...names: string[]): string {
+  return POSIX && PLAIN_ABSOLUTE.test(dir) ? [dir, ...names].join("/") : nodePath().join(dir, ...names);
+}
 
 /** Unix socket paths are limited to ~104 bytes (macOS) / 108 (Linux); stay safely below. */
 const MAX_SOCKET_PATH = 96;
@@ -25,10 +44,10 @@ export function resolveHome(env: Record<string, string | undefined> = process.en
     return override;
   }
   if (process.platform === "win32") {
-    const local = env.LOCALAPPDATA ?? join(homedir(), "AppData", "Local");
+    const local = env.LOCALAPPDATA ?? join(nodeOs().homedir(), "AppData", "Local");
     return join(local, "Browser Pilot");
   }
-  return join(env.HOME ?? homedir(), ".browser-pilot");
+  return join(env.HOME ?? nodeOs().homedir(), ".browser-pilot");
 }
 
 export function resolvePaths(env: Record<string, string | undefined> = process.env): BpPaths {
@@ -38,7 +57,8 @@ export function resolvePaths(env: Record<string, string | undefined> = process.e
     const uid = typeof process.getuid === "function" ? process.getuid() : 0;
     // Bun's built-in hasher: importing node:crypto costs every CLI call ~2 ms of start-up.
     const digest = new Bun.CryptoHasher("sha256").update(home).digest("hex").slice(0, 16);
-    runtimeDir = join(tmpdir().length < 40 ? tmpdir() : "/tmp", `bp-${uid}-${digest}`);
+    const tmp = nodeOs().tmpdir();
+    runtimeDir = join(tmp.length < 40 ? tmp : "/tmp", `bp-${uid}-${digest}`);
   }
   return {
     home,

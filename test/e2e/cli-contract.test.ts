@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { VERSION } from "../../src/shared/version.ts";
 import { BP, makeBpEnv } from "../support/bp.ts";
@@ -70,6 +71,20 @@ describe("CLI contract (no browser needed)", () => {
     const r = await env.run(["tabs"], { env: { BROWSER_PILOT_OUTPUT_DIR: "relative/dir" } });
     expect(r.json.code).toBe("invalid_argument");
     expect(r.json.context?.field).toBe("outputDir");
+  });
+
+  test("a .env or bunfig.toml in the working directory configures nothing", async () => {
+    // Bun's compiled programs load both from the working directory unless the build says not to.
+    const dir = mkdtempSync(join(tmpdir(), "bp-cwd-"));
+    try {
+      writeFileSync(join(dir, ".env"), "BROWSER_PILOT_TAB_ACCESS=bogus\nBROWSER_PILOT_CLIENT_KEY=not a key\n");
+      writeFileSync(join(dir, "bunfig.toml"), "[[[ not toml\n");
+      const r = await env.run(["status"], { cwd: dir });
+      expect(r.stderr).toBe("");
+      expect(r.json.ok).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("eval with an empty expression from stdin is invalid", async () => {

@@ -103,12 +103,13 @@ describe("the broker socket", () => {
 });
 
 describe("the CLI reading a broker's reply", () => {
-  test("a reply that is not an object with ok is internal_error, printed as one JSON line", async () => {
+  test("a reply that is not an object with ok, or a failure not in the error shape, is internal_error, printed as one JSON line", async () => {
     const env = newEnv();
     await env.run(["tabs"]);
     const real = locatorOf(env);
     await env.stop();
-    for (const body of ["null", "[1]", '{"ok":"yes"}', '"text"']) {
+    const notErrors = ['{"ok":false}', '{"ok":false,"error":"x","code":"made_up","retryable":false}', '{"ok":false,"error":"x","code":"internal_error"}', '{"ok":false,"error":"x","code":"stale_ref","retryable":true,"context":[1]}'];
+    for (const body of ["null", "[1]", '{"ok":"yes"}', '"text"', ...notErrors]) {
       const fake = Bun.listen({
         unix: real.endpoint,
         socket: {

@@ -20,7 +20,7 @@ export interface BpResult {
 export interface BpEnv {
   home: string;
   env: Record<string, string>;
-  run(args: string[], opts?: { key?: string; stdin?: string; env?: Record<string, string> }): Promise<BpResult>;
+  run(args: string[], opts?: { key?: string; stdin?: string; env?: Record<string, string>; cwd?: string }): Promise<BpResult>;
   /** Stops the broker of this home (SIGTERM, then SIGKILL) and waits until it is gone. */
   stop(): Promise<void>;
   brokerPid(): number | undefined;
@@ -45,6 +45,7 @@ export function makeBpEnv(extra: Record<string, string> = {}): BpEnv {
       const proc = Bun.spawn([BP, ...args], {
         env: { ...env, ...(opts.key ? { BROWSER_PILOT_CLIENT_KEY: opts.key } : {}), ...opts.env },
         stdin: opts.stdin !== undefined ? new Blob([opts.stdin]) : "ignore",
+        ...(opts.cwd ? { cwd: opts.cwd } : {}),
         stdout: "pipe",
         stderr: "pipe",
       });
