@@ -1,34 +1,17 @@
 import { join } from "node:path";
-import * as v from "valibot";
-import { findCommand } from "../protocol/table.ts";
 import type { CallRequest } from "../protocol/wire.ts";
-import { BpError, invalidArgument } from "../shared/errors.ts";
+import { BpError } from "../shared/errors.ts";
 import type { BpPaths } from "../shared/paths.ts";
 import { Agent, AgentRegistry } from "./agents.ts";
 import { TabNumbers } from "./tab-numbers.ts";
 import { BrowserConnection, type BrowserInfo } from "./browser.ts";
 import { CommandRuntime } from "./commands/runtime.ts";
-import type { BrokerState, Handler, HandlerTable } from "./context/types.ts";
+import type { BrokerState, HandlerTable, Invocation } from "./context/types.ts";
 import { HandoffControl } from "./handoff/control.ts";
 import { noticeLine, renderNotice } from "./handoff/notice.ts";
 import { ViewerServer } from "./handoff/viewer.ts";
 import { installNet, releaseNet } from "./net/index.ts";
 import type { TargetRecord } from "./targets.ts";
-
-/**
- * The arguments checked against the command's own schema, as the CLI checks them: a client
- * that talks to the socket directly gets the same invalid_argument, before anything happens.
- * Defaults are filled in; keys the schema does not name pass through untouched.
- */
-async function validArgs(req: CallRequest): Promise<CallRequest> {
-  const def = await findCommand(req.command);
-  if (!def) return req;
-  const parsed = v.safeParse(def.args, req.args);
-  if (parsed.success) return { ...req, args: { ...req.args, ...parsed.output } };
-  const issue = parsed.issues[0];
-  const field = issue.path?.map((p) => String(p.key)).join(".") || "args";
-  throw invalidArgument(field, `Invalid ${field}: ${issue.message}.`);
-}
 
 /** An agent that has not run a command for this long loses its tabs and control. */
 const DEFAULT_LEASE_MS = 30 * 60_000;
@@ -73,12 +56,15 @@ export class Broker implements BrokerState {
     this.lastActivity = Date.now();
     const handler = Object.hasOwn(this.handlers, raw.command) ? this.handlers[raw.command] : undefined;
     if (!handler) throw new BpError("invalid_argument", `Unknown command '${raw.command}'.`, { context: { field: "command" } });
-    const req = await validArgs(raw);
+    // Checked against the command's own schema, as the CLI checks them: a client that talks
+    // to the socket directly gets the same invalid_argument, before anything happens.
+    const bound = handler.bind(raw.args);
+    const req: CallRequest = { ...raw, args: bound.args };
     // A command past its deadline replies at once, but its handler may still be touching the
     // tab: it keeps the tab's admission until the handler itself has ended, so a handoff never
     // starts while it runs.
     let running: Promise<unknown> | undefined;
-    const tracked: Handler = { ...handler, run: (ctx) => (running = handler.run(ctx)) };
+    const tracked: Invocation = { ...bound, run: (ctx) => (running = bound.run(ctx)) };
     try {
       return this.withNotices(req, await this.commands.run(req, tracked));
     } finally {

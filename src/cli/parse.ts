@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import type { CommandDef } from "../protocol/define.ts";
 import { describeArgs, type ArgInfo } from "../protocol/introspect.ts";
+import { ruleError } from "../protocol/rules.ts";
 import { findCommand, globalArgs, matchCommandName } from "../protocol/table.ts";
 import { BpError, invalidArgument } from "../shared/errors.ts";
 
@@ -93,6 +94,9 @@ function validate<S extends v.GenericSchema>(schema: S, input: unknown): v.Infer
   const result = v.safeParse(schema, input);
   if (result.success) return result.output;
   const issue = result.issues[0];
+  // A broken cross-field rule says it all, word for word as the broker would.
+  const ruled = ruleError(issue);
+  if (ruled) throw ruled;
   const field = issue.path?.map((p) => String(p.key)).join(".") ?? "arguments";
   const message = issue.received === "undefined" ? `Missing required argument '${field}'.` : `Invalid value for '${field}': ${issue.message}`;
   throw invalidArgument(field, message, { received: issue.received });

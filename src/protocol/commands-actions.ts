@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { defineCommand, flag, limitArg, ok, optText, text } from "./define.ts";
+import { rule } from "./rules.ts";
 
 const refArg = (description: string) => v.pipe(v.number(), v.integer(), v.minValue(1), v.description(description));
 const evidence = v.record(v.string(), v.unknown());
@@ -28,13 +29,17 @@ export const click = defineCommand({
   summary: "Click a ref (checked first: visible, enabled, not covered) or --xy",
   positionals: ["ref"],
   aliases: { l: "limit" },
-  args: v.object({
-    ref: v.optional(refArg("Element ref from the latest snapshot")),
-    xy: optText("Viewport CSS px 'x,y' instead of a ref"),
-    double: flag("Double-click"),
-    right: flag("Right-click"),
-    ...observeFlags,
-  }),
+  args: v.pipe(
+    v.object({
+      ref: v.optional(refArg("Element ref from the latest snapshot")),
+      xy: optText("Viewport CSS px 'x,y' instead of a ref"),
+      double: flag("Double-click"),
+      right: flag("Right-click"),
+      ...observeFlags,
+    }),
+    rule("ref", "Give exactly one of a ref or --xy.", (a) => (a.ref === undefined) === (a.xy === undefined)),
+    rule("button", "--double and --right cannot be combined.", (a) => a.double && a.right),
+  ),
   result: actionResult,
   example: "bp click 12",
   runs: "broker",
@@ -56,13 +61,16 @@ export const dialog = defineCommand({
   group: "Actions",
   summary: "Answer a dialog: --accept or --dismiss (--prompt text)",
   positionals: ["id"],
-  args: v.object({
-    id: v.pipe(v.string(), v.regex(/^d[1-9][0-9]{0,8}$/, "Dialog ids look like d1"), v.description("Dialog id from 'bp dialogs'")),
-    accept: flag("Accept (OK)"),
-    dismiss: flag("Dismiss (Cancel)"),
-    prompt: optText("Text for a prompt() dialog (with --accept)"),
-    ...observeFlags,
-  }),
+  args: v.pipe(
+    v.object({
+      id: v.pipe(v.string(), v.regex(/^d[1-9][0-9]{0,8}$/, "Dialog ids look like d1"), v.description("Dialog id from 'bp dialogs'")),
+      accept: flag("Accept (OK)"),
+      dismiss: flag("Dismiss (Cancel)"),
+      prompt: optText("Text for a prompt() dialog (with --accept)"),
+      ...observeFlags,
+    }),
+    rule("accept", "Give exactly one of --accept or --dismiss.", (a) => a.accept === a.dismiss),
+  ),
   result: ok({
     id: v.string(),
     action: v.picklist(["accept", "dismiss"]),
@@ -140,17 +148,28 @@ export const scroll = defineCommand({
   summary: "Scroll: a direction, --to or --to-text",
   positionals: ["direction"],
   aliases: { l: "limit" },
-  args: v.object({
-    direction: v.optional(v.pipe(v.picklist(["up", "down", "left", "right"]), v.description("Direction to scroll"))),
-    amount: v.optional(v.pipe(v.number(), v.minValue(0.01), v.maxValue(100_000), v.description("How far (default 1 viewport, or 300 with --unit pixels)"))),
-    unit: v.optional(v.pipe(v.picklist(["viewport", "pixels"]), v.description("Unit of --amount")), "viewport"),
-    ref: v.optional(refArg("Scroll this element (or its scrollable ancestor) instead of the page")),
-    selector: optText("CSS selector of the element to scroll (in the selected frame)"),
-    to: v.optional(v.pipe(v.picklist(["start", "end"]), v.description("Scroll to the top or the bottom"))),
-    "to-text": optText("Scroll until this text is in view"),
-    exact: flag("With --to-text: case-sensitive whole-text match"),
-    ...observing,
-  }),
+  args: v.pipe(
+    v.object({
+      direction: v.optional(v.pipe(v.picklist(["up", "down", "left", "right"]), v.description("Direction to scroll"))),
+      amount: v.optional(v.pipe(v.number(), v.minValue(0.01), v.maxValue(100_000), v.description("How far (default 1 viewport, or 300 with --unit pixels)"))),
+      unit: v.optional(v.pipe(v.picklist(["viewport", "pixels"]), v.description("Unit of --amount")), "viewport"),
+      ref: v.optional(refArg("Scroll this element (or its scrollable ancestor) instead of the page")),
+      selector: optText("CSS selector of the element to scroll (in the selected frame)"),
+      to: v.optional(v.pipe(v.picklist(["start", "end"]), v.description("Scroll to the top or the bottom"))),
+      "to-text": optText("Scroll until this text is in view"),
+      exact: flag("With --to-text: case-sensitive whole-text match"),
+      ...observing,
+    }),
+    rule(
+      "direction",
+      "Give exactly one of a direction (up, down, left, right), --to start|end, or --to-text <text>.",
+      (a) => [a.direction, a.to, a["to-text"]].filter((m) => m !== undefined).length !== 1,
+    ),
+    rule("selector", "Use either --ref or --selector, not both.", (a) => a.ref !== undefined && a.selector !== undefined),
+    rule("exact", "--exact goes with --to-text.", (a) => a.exact && a["to-text"] === undefined),
+    rule("amount", "--amount goes with a direction.", (a) => a.amount !== undefined && a.direction === undefined),
+    rule("to-text", "--to-text needs some text.", (a) => a["to-text"] !== undefined && a["to-text"].trim() === ""),
+  ),
   result: actionResult,
   example: "bp scroll down --amount 2",
   runs: "broker",
@@ -176,13 +195,16 @@ export const select = defineCommand({
   summary: "Choose a dropdown option",
   positionals: ["ref", "option"],
   aliases: { l: "limit" },
-  args: v.object({
-    ref: refArg("Element ref of a select, listbox or combobox"),
-    option: text("Option label (exact, case-insensitive), value, or index from 'bp dropdown'"),
-    by: v.optional(v.pipe(v.picklist(["label", "value", "index"]), v.description("How to match the option")), "label"),
-    contains: flag("Match a label containing the text"),
-    ...observing,
-  }),
+  args: v.pipe(
+    v.object({
+      ref: refArg("Element ref of a select, listbox or combobox"),
+      option: text("Option label (exact, case-insensitive), value, or index from 'bp dropdown'"),
+      by: v.optional(v.pipe(v.picklist(["label", "value", "index"]), v.description("How to match the option")), "label"),
+      contains: flag("Match a label containing the text"),
+      ...observing,
+    }),
+    rule("option", "With --by index the option is a number from 'bp dropdown'.", (a) => a.by === "index" && !/^\s*\d+\s*$/.test(a.option)),
+  ),
   result: actionResult,
   example: 'bp select 7 "Canada"',
   runs: "broker",

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { defineCommand, flag, ok, optText } from "./define.ts";
+import { rule } from "./rules.ts";
 
 /** Every file-producing command answers with this shape (images add width and height). */
 export const fileResult = {
@@ -20,15 +21,23 @@ export const screenshot = defineCommand({
   summary: "PNG of the selected tab; --annotate draws numbered boxes for the latest snapshot's refs",
   positionals: ["file"],
   aliases: { f: "full" },
-  args: v.object({
-    file: fileArg("PNG (default screenshot-<UTC time>.png)"),
-    force: forceArg,
-    full: flag("Capture the whole page, not just the viewport"),
-    selector: optText("Capture only the first element matching this CSS selector"),
-    annotate: v.optional(
-      v.pipe(v.string(), v.description("Draw numbered boxes for the refs of your latest snapshot: all, or a comma list (1,4,7); not with --full/--selector")),
+  args: v.pipe(
+    v.object({
+      file: fileArg("PNG (default screenshot-<UTC time>.png)"),
+      force: forceArg,
+      full: flag("Capture the whole page, not just the viewport"),
+      selector: optText("Capture only the first element matching this CSS selector"),
+      annotate: v.optional(
+        v.pipe(v.string(), v.description("Draw numbered boxes for the refs of your latest snapshot: all, or a comma list (1,4,7); not with --full/--selector")),
+      ),
+    }),
+    rule(
+      "annotate",
+      "--annotate draws on the viewport; it cannot be combined with --full or --selector.",
+      (a) => a.annotate !== undefined && (a.full || a.selector !== undefined),
     ),
-  }),
+    rule("selector", "Use either --full or --selector, not both.", (a) => a.full && a.selector !== undefined),
+  ),
   result: ok({
     ...fileResult,
     width: v.pipe(v.number(), v.description("Image width in pixels")),

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { browserCandidateSchema, connectedBrowserSchema } from "./common.ts";
 import { defineCommand, flag, ok, optText, remediationSchema } from "./define.ts";
+import { rule } from "./rules.ts";
 
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
@@ -53,10 +54,13 @@ export const connect = defineCommand({
   group: "Connection",
   summary: "Connect to a running browser with remote debugging on (the only command that may show Chrome's Allow dialog)",
   aliases: { b: "browser" },
-  args: v.object({
-    browser: optText("Browser id or name from 'bp browsers'"),
-    "cdp-url": optText("Browser-level ws:// or wss:// endpoint of a remote browser; headers as a JSON object on stdin"),
-  }),
+  args: v.pipe(
+    v.object({
+      browser: optText("Browser id or name from 'bp browsers'"),
+      "cdp-url": optText("Browser-level ws:// or wss:// endpoint of a remote browser; headers as a JSON object on stdin"),
+    }),
+    rule("cdpUrl", "Give --browser or --cdp-url, not both.", (a) => a.browser !== undefined && a["cdp-url"] !== undefined),
+  ),
   result: ok({
     browser: connectedBrowserSchema,
     reused: v.boolean(),

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { fileResult, forceArg } from "./commands-capture.ts";
 import { defineCommand, flag, limitArg, ok, optText, text } from "./define.ts";
+import { rule } from "./rules.ts";
 
 const pattern = text("URL pattern: '*' wildcards over the full URL, else a substring (case-insensitive)");
 const ruleResult = ok({
@@ -45,11 +46,16 @@ export const auth = defineCommand({
   group: "Network",
   summary: "HTTP auth credentials (password on stdin); --clear removes them",
   positionals: ["user"],
-  args: v.object({
-    user: v.optional(v.pipe(v.string(), v.minLength(1, "User name is empty"), v.maxLength(1024, "User name is too long"), v.description("User name for HTTP authentication"))),
-    "password-stdin": flag("Read the password from stdin (never give it as an argument)"),
-    clear: flag("Forget the credentials"),
-  }),
+  args: v.pipe(
+    v.object({
+      user: v.optional(v.pipe(v.string(), v.minLength(1, "User name is empty"), v.maxLength(1024, "User name is too long"), v.description("User name for HTTP authentication"))),
+      "password-stdin": flag("Read the password from stdin (never give it as an argument)"),
+      clear: flag("Forget the credentials"),
+    }),
+    rule("clear", "Give either a user name or --clear.", (a) => a.clear && a.user !== undefined),
+    rule("user", "Give the user name: bp auth <user> --password-stdin.", (a) => !a.clear && a.user === undefined && a["password-stdin"]),
+    rule("password", "Pass the password on stdin with --password-stdin; it never goes on the command line.", (a) => !a.clear && a.user !== undefined && !a["password-stdin"]),
+  ),
   result: ok({ auth: v.picklist(["set", "cleared"]), username: v.optional(v.string()), intercepting: v.optional(v.number()) }),
   example: "printf '%s' \"$PASS\" | bp auth alice --password-stdin",
   runs: "broker",
@@ -137,13 +143,16 @@ export const netMock = defineCommand({
   summary: "Answer requests locally (--body, --file, --status, --header)",
   positionals: ["pattern"],
   localPaths: ["file"],
-  args: v.object({
-    pattern,
-    body: optText("Response body text"),
-    file: optText("Response body from this file"),
-    status: v.optional(v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(599), v.description("HTTP status")), 200),
-    header: optText("Response header 'Name: value' (several: separate with newlines)"),
-  }),
+  args: v.pipe(
+    v.object({
+      pattern,
+      body: optText("Response body text"),
+      file: optText("Response body from this file"),
+      status: v.optional(v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(599), v.description("HTTP status")), 200),
+      header: optText("Response header 'Name: value' (several: separate with newlines)"),
+    }),
+    rule("body", "Give --body or --file, not both.", (a) => a.body !== undefined && a.file !== undefined),
+  ),
   result: ruleResult,
   example: "bp net mock '*/api/user' --body '{\"name\":\"Ada\"}' --header 'Content-Type: application/json'",
   runs: "broker",
@@ -156,11 +165,14 @@ export const netHeaders = defineCommand({
   summary: "Set request headers (\"Name: value\"…, or --stdin)",
   positionals: ["pattern", "headers"],
   variadic: true,
-  args: v.object({
-    pattern,
-    headers: optText("One or more 'Name: value' arguments"),
-    stdin: flag("Read 'Name: value' lines from stdin (keeps tokens out of the process list)"),
-  }),
+  args: v.pipe(
+    v.object({
+      pattern,
+      headers: optText("One or more 'Name: value' arguments"),
+      stdin: flag("Read 'Name: value' lines from stdin (keeps tokens out of the process list)"),
+    }),
+    rule("headers", "Give headers as arguments or on stdin, not both.", (a) => a.headers !== undefined && a.stdin),
+  ),
   result: ruleResult,
   example: "bp net headers '*/api/*' 'X-Debug: 1'",
   runs: "broker",
@@ -182,7 +194,10 @@ export const netRemove = defineCommand({
   group: "Network",
   summary: "Remove a rule, or --all",
   positionals: ["id"],
-  args: v.object({ id: optText("Rule id from 'bp net rules'"), all: flag("Remove every rule of this agent") }),
+  args: v.pipe(
+    v.object({ id: optText("Rule id from 'bp net rules'"), all: flag("Remove every rule of this agent") }),
+    rule("id", "Give a rule id or --all.", (a) => (a.id === undefined) === !a.all),
+  ),
   result: ok({ removed: v.number(), remaining: v.number() }),
   example: "bp net remove r2",
   runs: "broker",

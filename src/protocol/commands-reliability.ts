@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { defineCommand, flag, ok, optText } from "./define.ts";
+import { rule } from "./rules.ts";
 
 export const COMMAND_STATUSES = ["accepted", "dispatched", "completed", "unknown_outcome", "cancelled", "expired"] as const;
 
@@ -77,21 +78,30 @@ export const cancel = defineCommand({
   runs: "broker",
 });
 
+const WAIT_CONDITIONS = ["url", "text", "selector", "dialog", "popup", "download", "network-idle"] as const;
+
 export const wait = defineCommand({
   name: "wait",
   group: "Waiting and recovery",
   summary: "Wait for url/text/selector/dialog/popup/download/network-idle (one flag)",
-  args: v.object({
-    url: optText("Selected tab's URL matches: wildcard '*' over the full URL, else substring (case-insensitive)"),
-    text: optText("Text appears in the selected tab (case-insensitive)"),
-    selector: optText("A CSS selector matches an element you can see in the selected tab"),
-    attached: flag("With --selector: any match counts, visible or not"),
-    dialog: flag("A JavaScript dialog is pending on one of this agent's tabs"),
-    popup: flag("This agent has a popup tab open"),
-    download: flag("A download from this agent's tabs finished (each download ends one wait)"),
-    "network-idle": flag("No request in flight in the selected tab for 500 ms (also those begun before the wait)"),
-    interval: v.optional(v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(5000), v.description("Poll interval in ms")), 250),
-  }),
+  args: v.pipe(
+    v.object({
+      url: optText("Selected tab's URL matches: wildcard '*' over the full URL, else substring (case-insensitive)"),
+      text: optText("Text appears in the selected tab (case-insensitive)"),
+      selector: optText("A CSS selector matches an element you can see in the selected tab"),
+      attached: flag("With --selector: any match counts, visible or not"),
+      dialog: flag("A JavaScript dialog is pending on one of this agent's tabs"),
+      popup: flag("This agent has a popup tab open"),
+      download: flag("A download from this agent's tabs finished (each download ends one wait)"),
+      "network-idle": flag("No request in flight in the selected tab for 500 ms (also those begun before the wait)"),
+      interval: v.optional(v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(5000), v.description("Poll interval in ms")), 250),
+    }),
+    rule(
+      "condition",
+      `Give exactly one condition: ${WAIT_CONDITIONS.map((c) => `--${c}`).join(", ")}.`,
+      (a) => WAIT_CONDITIONS.filter((k) => a[k] !== undefined && a[k] !== false).length !== 1,
+    ),
+  ),
   result: ok({
     condition: v.picklist(["url", "text", "selector", "dialog", "popup", "download", "network-idle"]),
     elapsedMs: v.number(),

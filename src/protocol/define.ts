@@ -2,7 +2,9 @@ import * as v from "valibot";
 
 // Valibot schemas are the single source for argument parsing, help text and `bp schema`.
 export type AnySchema = v.GenericSchema<unknown, unknown>;
-export type ArgsSchema = v.ObjectSchema<v.ObjectEntries, undefined>;
+type ArgsObject = v.ObjectSchema<v.ObjectEntries, undefined>;
+/** A command's arguments: an object of its options, piped through its cross-field rules when it has any. */
+export type ArgsSchema = ArgsObject | v.SchemaWithPipe<readonly [ArgsObject, ...v.GenericPipeItem[]]>;
 
 export type CommandGroup =
   | "Connection"
@@ -14,7 +16,7 @@ export type CommandGroup =
   | "Files"
   | "Reference";
 
-export interface CommandDef<A extends ArgsSchema = ArgsSchema> {
+export interface CommandDef<A extends ArgsSchema = ArgsSchema, R extends AnySchema = AnySchema> {
   /** Words after `bp`, e.g. "tab release" is ["tab", "release"]. */
   name: string;
   group: CommandGroup;
@@ -25,11 +27,11 @@ export interface CommandDef<A extends ArgsSchema = ArgsSchema> {
   /** One-letter aliases: { n: "new" }. */
   aliases?: Readonly<Record<string, string>>;
   args: A;
-  result: AnySchema;
+  result: R;
   example: string;
   /** Where it runs: "local" needs no broker; "broker" starts one on demand; "passive" asks a live broker only. */
   runs: "local" | "broker" | "passive";
-  /** Changes browser state; used by command records and idempotency. */
+  /** Changes browser state; command records, idempotency and the CLI's retry rules read it here, and only here. */
   mutating?: boolean;
   /** Reads a value from stdin when this positional is absent and stdin is not a TTY. */
   stdinArg?: string;
@@ -37,7 +39,7 @@ export interface CommandDef<A extends ArgsSchema = ArgsSchema> {
   localPaths?: readonly string[];
 }
 
-export function defineCommand<A extends ArgsSchema>(def: CommandDef<A>): CommandDef<A> {
+export function defineCommand<A extends ArgsSchema, R extends AnySchema>(def: CommandDef<A, R>): CommandDef<A, R> {
   return def;
 }
 

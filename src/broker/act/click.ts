@@ -1,20 +1,12 @@
-import { BpError, invalidArgument } from "../../shared/errors.ts";
+import { click as command } from "../../protocol/commands-actions.ts";
+import { invalidArgument } from "../../shared/errors.ts";
 import type { CdpSession } from "../../cdp/session.ts";
+import type { ArgsOf } from "../context/handler.ts";
 import type { Selected } from "../context/tabs.ts";
-import { arg } from "../context/types.ts";
 import { callPage } from "../world.ts";
 import { clickStatus, pageEffects, stateEffects } from "./evidence.ts";
 import { defineAction } from "./pipeline.ts";
 import { checkProbe, dispatchClick, probeStep, type ElementState, type Probe } from "./pointer.ts";
-
-export interface ClickArgs {
-  ref?: number;
-  xy?: string;
-  double: boolean;
-  right: boolean;
-  limit: number;
-  full: boolean;
-}
 
 interface Clicked {
   x: number;
@@ -28,14 +20,8 @@ interface Clicked {
  * `bp click <ref>|--xy x,y`: a real pointer click after the probe proved it lands on the
  * element; evidence compares the element's state before and after and the page's effects.
  */
-export const click = defineAction<ClickArgs, Clicked>({
-  args(ctx) {
-    const ref = arg<number | undefined>(ctx, "ref");
-    const xy = arg<string | undefined>(ctx, "xy");
-    if ((ref === undefined) === (xy === undefined)) throw new BpError("invalid_argument", "Give exactly one of a ref or --xy.", { context: { field: "ref" } });
-    if (arg<boolean>(ctx, "double") && arg<boolean>(ctx, "right")) throw new BpError("invalid_argument", "--double and --right cannot be combined.", { context: { field: "button" } });
-    return { ...(ref !== undefined ? { ref } : {}), ...(xy !== undefined ? { xy } : {}), double: arg(ctx, "double"), right: arg(ctx, "right"), limit: arg(ctx, "limit"), full: arg(ctx, "full") };
-  },
+export const click = defineAction<typeof command, ArgsOf<typeof command>, Clicked>(command, {
+  args: (a) => a,
   observe: (a) => ({ limit: a.limit, full: a.full }),
   locate: (a) => (a.ref !== undefined ? { ref: a.ref, steps: [probeStep()] } : undefined),
   armQuiet: true,

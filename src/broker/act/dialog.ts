@@ -1,6 +1,8 @@
+import { dialog as command } from "../../protocol/commands-actions.ts";
 import { BpError } from "../../shared/errors.ts";
+import type { ArgsOf } from "../context/handler.ts";
 import { resolveTab, takeControl } from "../context/tabs.ts";
-import { arg, type CallContext } from "../context/types.ts";
+import type { CallContext } from "../context/types.ts";
 import { pageEffects } from "./evidence.ts";
 import { defineAction } from "./pipeline.ts";
 
@@ -11,14 +13,6 @@ export function ownDialogs(ctx: CallContext) {
   return [...browser.targets.byId.values()].filter((t) => t.dialog && t.controller === agent.key).map((t) => ({ rec: t, id: agent.idFor(t.targetId, browser.generation) }));
 }
 
-export interface DialogAnswer {
-  id: string;
-  accept: boolean;
-  prompt?: string;
-  limit: number;
-  full: boolean;
-}
-
 /**
  * `bp dialog <id> --accept|--dismiss [--prompt text]`: answers a pending dialog like an
  * action: what the page did after the answer (a navigation, requests, a changed page, the
@@ -27,16 +21,10 @@ export interface DialogAnswer {
  * and counts as dom_changed. The answer is not queued behind the tab's other commands (one of
  * them may be waiting on this very dialog); its observation is.
  */
-export const answerDialog = defineAction<DialogAnswer, string>({
+export const answerDialog = defineAction<typeof command, ArgsOf<typeof command>, string>(command, {
   queue: false,
   blocked: true,
-  args(ctx) {
-    const accept = arg<boolean>(ctx, "accept");
-    const dismiss = arg<boolean>(ctx, "dismiss");
-    if (accept === dismiss) throw new BpError("invalid_argument", "Give exactly one of --accept or --dismiss.", { context: { field: "accept" } });
-    const prompt = arg<string | undefined>(ctx, "prompt");
-    return { id: arg<string>(ctx, "id"), accept, ...(prompt !== undefined ? { prompt } : {}), limit: arg(ctx, "limit"), full: arg(ctx, "full") };
-  },
+  args: (a) => a,
   tab(ctx, a) {
     const hit = ownDialogs(ctx).find(({ rec }) => rec.dialog?.id === a.id);
     if (!hit) throw new BpError("invalid_argument", "Dialog is not pending.", { context: { field: "id" } });

@@ -1,11 +1,13 @@
 import { boundTitle, boundUrl } from "../../shared/page-strings.ts";
 import { selectedTab } from "../context/tabs.ts";
 import { runAndWait } from "../navigate.ts";
+import type { CommandDef } from "../../protocol/define.ts";
+import { back as backCommand, forward as forwardCommand, reload as reloadCommand } from "../../protocol/commands-tabs.ts";
 import { defineAction } from "./pipeline.ts";
 
 /** `bp back`, `bp forward`, `bp reload`: a history step (or reload), answered once the page loaded. */
-function historyAction(delta: -1 | 0 | 1) {
-  return defineAction<void, Record<string, unknown>>({
+function historyAction(command: CommandDef, delta: -1 | 0 | 1) {
+  return defineAction<CommandDef, void, Record<string, unknown>>(command, {
     // Navigation is the effect: the reply names where the tab went.
     watch: false,
     args: () => undefined,
@@ -31,6 +33,6 @@ function historyAction(delta: -1 | 0 | 1) {
   });
 }
 
-export const back = historyAction(-1);
-export const forward = historyAction(1);
-export const reload = historyAction(0);
+export const back = historyAction(backCommand, -1);
+export const forward = historyAction(forwardCommand, 1);
+export const reload = historyAction(reloadCommand, 0);

@@ -1,7 +1,8 @@
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../../cdp/session.ts";
+import { drag as dragCommand, hover as hoverCommand } from "../../protocol/commands-actions.ts";
 import { BpError } from "../../shared/errors.ts";
-import { arg } from "../context/types.ts";
+import type { ArgsOf } from "../context/handler.ts";
 import { resolveRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { evidenceStatus, pageEffects, stateEffects } from "./evidence.ts";
 import { callInFrame, frameOfRef } from "./frame-call.ts";
@@ -10,8 +11,8 @@ import { checkProbe, moveMouse, probeForPointer, probeStep, type ElementState, t
 import type { ActionWatch } from "./watch.ts";
 
 /** `bp hover <ref>`: moves the pointer onto the element after the same probe a click gets. */
-export const hover = defineAction<{ ref: number; limit: number; full: boolean }, Probe>({
-  args: (ctx) => ({ ref: arg(ctx, "ref"), limit: arg(ctx, "limit"), full: arg(ctx, "full") }),
+export const hover = defineAction<typeof hoverCommand, ArgsOf<typeof hoverCommand>, Probe>(hoverCommand, {
+  args: (a) => a,
   observe: (a) => ({ limit: a.limit, full: a.full }),
   locate: (a) => ({ ref: a.ref, steps: [probeStep({ requireEnabled: false })] }),
   armQuiet: true,
@@ -59,8 +60,8 @@ const DRAG_STEPS = 8;
  * page starts an HTML5 drag, Chrome's drag is intercepted and replayed as drag events (a
  * synthetic pointer cannot drive the OS drag loop), ending with a drop on the target.
  */
-export const drag = defineAction<{ from: number; to: number; limit: number; full: boolean }, Record<string, unknown>>({
-  args: (ctx) => ({ from: arg(ctx, "from"), to: arg(ctx, "to"), limit: arg(ctx, "limit"), full: arg(ctx, "full") }),
+export const drag = defineAction<typeof dragCommand, ArgsOf<typeof dragCommand>, Record<string, unknown>>(dragCommand, {
+  args: (a) => a,
   observe: (a) => ({ limit: a.limit, full: a.full }),
   async dispatch({ ctx, sel, args, top, watch }) {
     const from = await resolveRef(sel, args.from);

@@ -1,5 +1,6 @@
 import type { CdpSession } from "../../cdp/session.ts";
-import { arg } from "../context/types.ts";
+import { keyboard as keyboardCommand, press as pressCommand } from "../../protocol/commands-actions.ts";
+import type { ArgsOf } from "../context/handler.ts";
 import { callPage, pageObject } from "../world.ts";
 import type { TargetRecord } from "../targets.ts";
 import { evidenceStatus, pageEffects, stateEffects } from "./evidence.ts";
@@ -10,15 +11,6 @@ import { CompositePin } from "./pin.ts";
 import type { ElementState } from "./pointer.ts";
 import { defineAction } from "./pipeline.ts";
 import { mergeEffects } from "./type.ts";
-
-export interface KeyboardArgs {
-  text: string;
-  clear: boolean;
-  submit: boolean;
-  delay?: number;
-  limit: number;
-  full: boolean;
-}
 
 /**
  * The frame that has focus: keys go wherever the browser's focus is, and when that is inside
@@ -47,8 +39,8 @@ const selectAllCombo = () => parseCombo(process.platform === "darwin" ? "Meta+a"
  * editors and widgets that ignore inserted text). The focused element and page are pinned
  * and re-checked before every key; a change stops the sequence there.
  */
-export const keyboard = defineAction<KeyboardArgs, Record<string, unknown>>({
-  args: (ctx) => ({ text: arg(ctx, "text"), clear: arg(ctx, "clear"), submit: arg(ctx, "submit"), ...(arg<number | undefined>(ctx, "delay") !== undefined ? { delay: arg<number>(ctx, "delay") } : {}), limit: arg(ctx, "limit"), full: arg(ctx, "full") }),
+export const keyboard = defineAction<typeof keyboardCommand, ArgsOf<typeof keyboardCommand>, Record<string, unknown>>(keyboardCommand, {
+  args: (a) => a,
   observe: (a) => ({ limit: a.limit, full: a.full }),
   settled: true,
   evidence: (_run, sent) => sent,
@@ -107,8 +99,8 @@ interface Pressed {
   after?: FocusState | undefined;
 }
 
-export const press = defineAction<{ key: string; limit: number; full: boolean }, Pressed>({
-  args: (ctx) => ({ key: arg(ctx, "key"), limit: arg(ctx, "limit"), full: arg(ctx, "full") }),
+export const press = defineAction<typeof pressCommand, ArgsOf<typeof pressCommand>, Pressed>(pressCommand, {
+  args: (a) => a,
   observe: (a) => ({ limit: a.limit, full: a.full }),
   async dispatch({ ctx, sel, args, top, watch }) {
     const combo = parseCombo(args.key);

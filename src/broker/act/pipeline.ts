@@ -13,6 +13,8 @@ import type { CdpSession } from "../../cdp/session.ts";
 import type { PageStep } from "../../page/runtime.ts";
 import type { SnapshotResult } from "../../page/types.ts";
 import { selectedTab, type Selected } from "../context/tabs.ts";
+import type { CommandDef } from "../../protocol/define.ts";
+import { defineShapedHandler, type ArgsOf } from "../context/handler.ts";
 import type { CallContext, Handler } from "../context/types.ts";
 import { resolveRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import type { PreSteps } from "../observe/collect.ts";
@@ -38,9 +40,9 @@ export interface ActionRun<A> {
   target: ResolvedRef | undefined;
 }
 
-export interface ActionDef<A, S = void> {
-  /** The command's arguments, read from the request. */
-  args(ctx: CallContext): A;
+export interface ActionDef<I, A, S = void> {
+  /** The action's own arguments, from the command's checked ones (typed by its args schema). */
+  args(input: I, ctx: CallContext): A;
   /** Observation options of the reply; none means the action answers with its evidence alone. */
   observe?(args: A): ObserveArgs;
   /** Which tab: the agent's selected tab unless said otherwise (dialog answers name theirs). */
@@ -53,8 +55,6 @@ export interface ActionDef<A, S = void> {
   dispatch(run: ActionRun<A>): Promise<S>;
   /** The dispatch settled the page itself (composite actions settle step by step). */
   settled?: boolean | ((run: ActionRun<A>, sent: S) => boolean);
-  /** A read-only command on the same stages (dropdown): not mutating, nothing dispatched. */
-  readOnly?: true;
   /** No watch of page effects (dialog answers, history): their page may be blocked or leaving. */
   watch?: false;
   /**
@@ -72,21 +72,17 @@ export interface ActionDef<A, S = void> {
   evidence(run: ActionRun<A>, sent: S, readback: unknown[]): Record<string, unknown>;
 }
 
-export interface DefinedAction<A, S> extends Handler {
-  readonly def: ActionDef<A, S>;
-}
-
 /**
- * An action as a command handler: mutating, and dispatched once it holds its tab (a queued
- * one can still be cancelled cleanly).
+ * An action as the handler of its command. A mutating one (as its definition says) counts as
+ * dispatched once it holds its tab, so a queued one can still be cancelled cleanly; a read-only
+ * one (dropdown) runs the same stages and dispatches nothing.
  */
-export function defineAction<A, S = void>(def: ActionDef<A, S>): DefinedAction<A, S> {
-  if (def.readOnly) return { def, run: (ctx) => runAction(ctx, def) };
-  return { mutating: true, dispatch: "lock", def, run: (ctx) => runAction(ctx, def) };
+export function defineAction<C extends CommandDef, A, S = void>(command: C, def: ActionDef<ArgsOf<C>, A, S>): Handler {
+  const readOnly = command.mutating !== true;
+  return defineShapedHandler(command, { dispatch: "lock", run: (ctx, input) => runAction(ctx, def, def.args(input, ctx), readOnly) });
 }
 
-export async function runAction<A, S>(ctx: CallContext, def: ActionDef<A, S>): Promise<Record<string, unknown>> {
-  const args = def.args(ctx);
+export async function runAction<I, A, S>(ctx: CallContext, def: ActionDef<I, A, S>, args: A, readOnly: boolean): Promise<Record<string, unknown>> {
   const sel = def.tab ? def.tab(ctx, args) : selectedTab(ctx);
   const stages = async (): Promise<Record<string, unknown>> => {
     const top = await sel.browser.session(sel.rec);
@@ -117,7 +113,7 @@ export async function runAction<A, S>(ctx: CallContext, def: ActionDef<A, S>): P
     }
   };
   if (def.queue !== false) return ctx.broker.exclusive(sel.rec.targetId, stages);
-  if (!def.readOnly) ctx.markDispatched();
+  if (!readOnly) ctx.markDispatched();
   return stages();
 }
 
@@ -144,7 +140,7 @@ function observeOnce<A>(run: ActionRun<A>, opts: ObserveArgs, base: SnapshotResu
  * a navigation, or with requests the action started still running, the broker waits on
  * events first. A dialog ends everything at once: the page then answers nothing.
  */
-async function settleAndReply<A, S>(run: ActionRun<A>, def: ActionDef<A, S>, sent: S, opts: ObserveArgs | undefined): Promise<Record<string, unknown>> {
+async function settleAndReply<I, A, S>(run: ActionRun<A>, def: ActionDef<I, A, S>, sent: S, opts: ObserveArgs | undefined): Promise<Record<string, unknown>> {
   const { ctx, sel, watch } = run;
   const ids = watch.takeQuiet();
   const base = sel.agent.observations.get(sel.rec.targetId)?.last;

@@ -1,5 +1,5 @@
+import { scroll as command } from "../../protocol/commands-actions.ts";
 import { invalidArgument } from "../../shared/errors.ts";
-import { arg } from "../context/types.ts";
 import { rootForFrame } from "../observe/frame-list.ts";
 import { staleRef } from "../observe/resolve-ref.ts";
 import type { EvidenceStatus } from "./evidence.ts";
@@ -34,13 +34,8 @@ interface ScrollOutcome {
   matchedText?: string;
 }
 
-function checkArgs(a: ScrollArgs): "relative" | "position" | "text" {
-  const modes = [a.direction !== undefined, a.to !== undefined, a.toText !== undefined].filter(Boolean).length;
-  if (modes !== 1) throw invalidArgument("direction", "Give exactly one of a direction (up, down, left, right), --to start|end, or --to-text <text>.");
-  if (a.ref !== undefined && a.selector !== undefined) throw invalidArgument("selector", "Use either --ref or --selector, not both.");
-  if (a.exact && a.toText === undefined) throw invalidArgument("exact", "--exact goes with --to-text.");
-  if (a.amount !== undefined && a.direction === undefined) throw invalidArgument("amount", "--amount goes with a direction.");
-  if (a.toText !== undefined && a.toText.trim() === "") throw invalidArgument("to-text", "--to-text needs some text.");
+/** Which of its exclusive modes a scroll is in (the command's rules allow exactly one). */
+function modeOf(a: ScrollArgs): "relative" | "position" | "text" {
   return a.toText !== undefined ? "text" : a.to !== undefined ? "position" : "relative";
 }
 
@@ -49,18 +44,13 @@ function checkArgs(a: ScrollArgs): "relative" | "position" | "text" {
  * (--ref/--selector) or the pane that actually scrolls. Evidence gives positions before and
  * after; not moving at a boundary or not finding the text is a mismatch with a reason.
  */
-export const scroll = defineAction<ScrollArgs, ScrollOutcome | undefined>({
-  args(ctx) {
-    const opt = <T>(name: string, key: string = name): Record<string, T> => (arg<T | undefined>(ctx, name) !== undefined ? { [key]: arg<T>(ctx, name) } : {});
-    const a: ScrollArgs = { ...opt("direction"), ...opt("amount"), unit: arg(ctx, "unit"), ...opt("ref"), ...opt("selector"), ...opt("to"), ...opt("to-text", "toText"), exact: arg(ctx, "exact"), limit: arg(ctx, "limit"), full: arg(ctx, "full") };
-    checkArgs(a);
-    return a;
-  },
+export const scroll = defineAction<typeof command, ScrollArgs, ScrollOutcome | undefined>(command, {
+  args: ({ "to-text": toText, ...rest }) => ({ ...rest, ...(toText !== undefined ? { toText } : {}) }),
   observe: (a) => ({ limit: a.limit, full: a.full }),
   locate: (a) => (a.ref !== undefined ? { ref: a.ref, steps: [] } : undefined),
   armQuiet: true,
   async dispatch({ sel, args, top, target, watch }) {
-    const mode = checkArgs(args);
+    const mode = modeOf(args);
     const page = {
       mode,
       ...(args.direction ? { direction: args.direction, amount: args.amount ?? (args.unit === "pixels" ? 300 : 1), unit: args.unit } : {}),
@@ -87,7 +77,7 @@ export const scroll = defineAction<ScrollArgs, ScrollOutcome | undefined>({
     return out;
   },
   evidence({ args, watch }, out) {
-    const mode = checkArgs(args);
+    const mode = modeOf(args);
     return { action: "scroll", ...verdict(mode, out), mode, ...(out ? strip(out) : {}), effects: pageEffects(watch.effects) };
   },
 });

@@ -1,6 +1,8 @@
 import type { CdpSession } from "../../cdp/session.ts";
+import { dropdown as dropdownCommand, select as selectCommand } from "../../protocol/commands-actions.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
-import { arg, type CallContext } from "../context/types.ts";
+import type { ArgsOf } from "../context/handler.ts";
+import type { CallContext } from "../context/types.ts";
 import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { pageEffects, type EvidenceStatus } from "./evidence.ts";
 import { callInFrame, callOnSlot, frameOfRef, type FrameRef } from "./frame-call.ts";
@@ -48,10 +50,9 @@ function listingError(ref: number, l: Listing): BpError {
 }
 
 /** `bp dropdown <ref>`: the options of a native select or ARIA listbox, without changing anything. */
-export const dropdown = defineAction<{ ref: number }, Listing>({
-  readOnly: true,
+export const dropdown = defineAction<typeof dropdownCommand, ArgsOf<typeof dropdownCommand>, Listing>(dropdownCommand, {
   watch: false,
-  args: (ctx) => ({ ref: arg(ctx, "ref") }),
+  args: (a) => a,
   locate: (a) => ({ ref: a.ref, steps: [{ fn: "select", arg: { op: "list" } }] }),
   dispatch: async ({ target }) => (target as ResolvedRef).results[0] as Listing,
   evidence({ ctx, args }, l) {
@@ -69,14 +70,7 @@ export const dropdown = defineAction<{ ref: number }, Listing>({
   },
 });
 
-export interface SelectArgs {
-  ref: number;
-  option: string;
-  by: "label" | "value" | "index";
-  contains: boolean;
-  limit: number;
-  full: boolean;
-}
+export type SelectArgs = ArgsOf<typeof selectCommand>;
 
 /**
  * `bp select <ref> <option>`: a native select is set through the element (input and change
@@ -84,12 +78,8 @@ export interface SelectArgs {
  * options are not shown, and the option is clicked after its own pointer probe. Evidence reads
  * the selection back.
  */
-export const selectOption = defineAction<SelectArgs, Record<string, unknown>>({
-  args(ctx) {
-    const a: SelectArgs = { ref: arg(ctx, "ref"), option: arg(ctx, "option"), by: arg(ctx, "by"), contains: arg(ctx, "contains"), limit: arg(ctx, "limit"), full: arg(ctx, "full") };
-    if (a.by === "index" && !/^\s*\d+\s*$/.test(a.option)) throw invalidArgument("option", "With --by index the option is a number from 'bp dropdown'.");
-    return a;
-  },
+export const selectOption = defineAction<typeof selectCommand, SelectArgs, Record<string, unknown>>(selectCommand, {
+  args: (a) => a,
   observe: (a) => ({ limit: a.limit, full: a.full }),
   locate: (a) => ({ ref: a.ref, steps: [{ fn: "select", arg: { op: "find", option: a.option, by: a.by, contains: a.contains } }] }),
   settled: true,

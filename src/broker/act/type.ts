@@ -1,6 +1,7 @@
 import type { CdpSession } from "../../cdp/session.ts";
+import { type as command } from "../../protocol/commands-actions.ts";
 import { BpError } from "../../shared/errors.ts";
-import { arg } from "../context/types.ts";
+import type { ArgsOf } from "../context/handler.ts";
 import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { pageEffects } from "./evidence.ts";
 import { callInFrame, frameOfRef, type FrameRef } from "./frame-call.ts";
@@ -16,15 +17,7 @@ import { forgetMarks } from "../observe/collect.ts";
 /** How long after typing a field with suggestions may take to show them (a typical debounce is 150-400 ms). */
 const LATE_WIDGET_MS = 700;
 
-export interface TypeArgs {
-  ref: number;
-  text: string;
-  clear: boolean;
-  submit: boolean;
-  limit: number;
-  full: boolean;
-  token: string;
-}
+export type TypeArgs = ArgsOf<typeof command> & { token: string };
 
 /**
  * `bp type <ref> <text>`: focus the element unless it has focus (a checked click, else
@@ -33,9 +26,9 @@ export interface TypeArgs {
  * optionally press Enter. The steps are pinned to the page and focus they started on (see
  * CompositePin); a value the page rolls back is a mismatch.
  */
-export const typeText = defineAction<TypeArgs, Record<string, unknown>>({
+export const typeText = defineAction<typeof command, TypeArgs, Record<string, unknown>>(command, {
   // The token names this run's page-side slot; the prepare step rides on the ref's resolution.
-  args: (ctx) => ({ ref: arg(ctx, "ref"), text: arg(ctx, "text"), clear: arg(ctx, "clear"), submit: arg(ctx, "submit"), limit: arg(ctx, "limit"), full: arg(ctx, "full"), token: crypto.randomUUID() }),
+  args: (a) => ({ ...a, token: crypto.randomUUID() }),
   observe: (a) => ({ limit: a.limit, full: a.full }),
   settled: true,
   evidence: (_run, sent) => sent,

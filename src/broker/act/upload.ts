@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { basename, isAbsolute, resolve } from "node:path";
+import { upload as command } from "../../protocol/commands-actions.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
-import { arg } from "../context/types.ts";
 import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { storeFor } from "../store/index.ts";
 import { pageObject } from "../world.ts";
@@ -41,9 +41,9 @@ interface Found {
  * `bp upload <ref> <file>`: assigns a private copy to the file input behind the ref with
  * DOM.setFileInputFiles (Chrome fires input and change), then reads `input.files` back.
  */
-export const upload = defineAction<{ ref: number; source: { path: string; size: number }; limit: number; full: boolean }, Record<string, unknown>>({
+export const upload = defineAction<typeof command, { ref: number; source: { path: string; size: number }; limit: number; full: boolean }, Record<string, unknown>>(command, {
   // The file is checked before anything else: a bad path loses nothing.
-  args: (ctx) => ({ ref: arg(ctx, "ref"), source: checkUploadSource(arg(ctx, "file"), ctx.req.cwd), limit: arg(ctx, "limit"), full: arg(ctx, "full") }),
+  args: (a, ctx) => ({ ref: a.ref, source: checkUploadSource(a.file, ctx.req.cwd), limit: a.limit, full: a.full }),
   observe: (a) => ({ limit: a.limit, full: a.full }),
   locate: (a) => ({ ref: a.ref, steps: [{ fn: "upload", arg: { op: "find" } }] }),
   settled: true,

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolvePaths } from "../../shared/paths.ts";
 import { Broker } from "../broker.ts";
-import type { Handler } from "../context/types.ts";
+import type { Invocation } from "../context/types.ts";
 
 const broker = () => new Broker(resolvePaths({ BROWSER_PILOT_HOME: join(mkdtempSync(join(tmpdir(), "bp-runtime-")), "home") }), {});
 
@@ -44,7 +44,7 @@ describe("command runtime", () => {
     const b = broker();
     let runs = 0;
     const g = gate();
-    const h: Handler = { mutating: true, run: async () => { runs++; await g.p; return { value: runs }; } };
+    const h: Invocation = { mutating: true, run: async () => { runs++; await g.p; return { value: runs }; } };
     const first = b.commands.run(req({ requestId: "R1" }), h);
     const second = b.commands.run(req({ requestId: "R1" }), h);
     g.open();
@@ -59,7 +59,7 @@ describe("command runtime", () => {
 
   test("the same request id with other arguments or command is invalid_argument requestId", async () => {
     const b = broker();
-    const h: Handler = { run: async () => ({}) };
+    const h: Invocation = { run: async () => ({}) };
     await b.commands.run(req({ requestId: "R2" }), h);
     const other = await b.commands.run(req({ requestId: "R2", args: { expression: "y" } }), h);
     expect(other).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "requestId" } });
@@ -71,15 +71,15 @@ describe("command runtime", () => {
 
   test("a transport timeout or a lost connection is said in the command's terms, never internal_error", async () => {
     const b = broker();
-    const timedOut: Handler = { run: async () => { throw new CdpTimeoutError("Runtime.evaluate", 10); } };
+    const timedOut: Invocation = { run: async () => { throw new CdpTimeoutError("Runtime.evaluate", 10); } };
     expect(await b.commands.run(req(), timedOut)).toMatchObject({ ok: false, code: "command_expired" });
-    const closed: Handler = { run: async () => { throw new CdpClosedError("Runtime.evaluate", "socket closed", true); } };
+    const closed: Invocation = { run: async () => { throw new CdpClosedError("Runtime.evaluate", "socket closed", true); } };
     expect(await b.commands.run(req(), closed)).toMatchObject({ ok: false, code: "browser_disconnected" });
-    const detached: Handler = { run: async () => { throw new CdpSessionClosedError("Runtime.evaluate", "S1", "target detached", true); } };
+    const detached: Invocation = { run: async () => { throw new CdpSessionClosedError("Runtime.evaluate", "S1", "target detached", true); } };
     expect(await b.commands.run(req(), detached)).toMatchObject({ ok: false, code: "tab_not_found", context: { reason: "target_closed" } });
     // The handler's CDP calls see the command's own deadline.
     let seen: number | undefined;
-    const probe: Handler = { run: async () => { seen = currentCallScope()?.deadline; return {}; } };
+    const probe: Invocation = { run: async () => { seen = currentCallScope()?.deadline; return {}; } };
     const before = Date.now();
     await b.commands.run(req({ timeoutMs: 1_234 }), probe);
     expect(seen).toBeGreaterThanOrEqual(before + 1_234);
@@ -89,8 +89,8 @@ describe("command runtime", () => {
   test("deadline before dispatch is command_expired; after dispatch of a mutation unknown_outcome", async () => {
     const b = broker();
     const hold = gate();
-    const blocker: Handler = { mutating: true, dispatch: "lock", run: () => b.exclusive("T", () => hold.p.then(() => ({}))) };
-    const queued: Handler = { mutating: true, dispatch: "lock", run: () => b.exclusive("T", async () => ({ ran: true })) };
+    const blocker: Invocation = { mutating: true, dispatch: "lock", run: () => b.exclusive("T", () => hold.p.then(() => ({}))) };
+    const queued: Invocation = { mutating: true, dispatch: "lock", run: () => b.exclusive("T", async () => ({ ran: true })) };
     const first = b.commands.run(req({ timeoutMs: 150 }), blocker);
     const second = b.commands.run(req({ timeoutMs: 80 }), queued);
     expect(await second).toMatchObject({ ok: false, code: "command_expired" });
@@ -104,8 +104,8 @@ describe("command runtime", () => {
     const b = broker();
     const hold = gate();
     let ran = false;
-    const blocker: Handler = { mutating: true, dispatch: "lock", run: (ctx) => b.exclusive("T", () => Promise.race([hold.p, new Promise<void>((r) => ctx.signal.addEventListener("abort", () => r()))]).then(() => ({}))) };
-    const queued: Handler = { mutating: true, dispatch: "lock", run: () => b.exclusive("T", async () => { ran = true; return {}; }) };
+    const blocker: Invocation = { mutating: true, dispatch: "lock", run: (ctx) => b.exclusive("T", () => Promise.race([hold.p, new Promise<void>((r) => ctx.signal.addEventListener("abort", () => r()))]).then(() => ({}))) };
+    const queued: Invocation = { mutating: true, dispatch: "lock", run: () => b.exclusive("T", async () => { ran = true; return {}; }) };
     const r1 = req();
     const r2 = req();
     const first = b.commands.run(r1, blocker);
@@ -127,15 +127,15 @@ describe("command runtime", () => {
   test("a read cancelled after dispatch is cancelled; errors keep their code", async () => {
     const b = broker();
     const r = req({ command: "snapshot" });
-    const read: Handler = { run: () => new Promise(() => undefined) };
+    const read: Invocation = { run: () => new Promise(() => undefined) };
     const p = b.commands.run(r, read);
     b.cancel(r.invocation);
     expect(await p).toMatchObject({ ok: false, code: "command_cancelled" });
-    const failing: Handler = { mutating: true, run: async () => { throw new BpError("stale_ref", "gone"); } };
+    const failing: Invocation = { mutating: true, run: async () => { throw new BpError("stale_ref", "gone"); } };
     expect(await b.commands.run(req(), failing)).toMatchObject({ ok: false, code: "stale_ref" });
     // With no browser when the command was accepted, nothing can have reached one: not
     // unknown_outcome (losing a connected browser is, see test/e2e/reliability.test.ts).
-    const lost: Handler = { mutating: true, run: async () => { throw new BpError("browser_disconnected", "lost"); } };
+    const lost: Invocation = { mutating: true, run: async () => { throw new BpError("browser_disconnected", "lost"); } };
     expect(await b.commands.run(req(), lost)).toMatchObject({ ok: false, code: "browser_disconnected" });
     expect(b.commands.store.list("agent-a", ["cancelled"], 10)).toHaveLength(1);
   });
@@ -149,7 +149,7 @@ describe("command runtime", () => {
       [new CdpAbortedError("DOM.describeNode", true, "cancel"), "command_cancelled"],
     ];
     for (const [err, code] of cases) {
-      const read: Handler = { run: async () => { throw err; } };
+      const read: Invocation = { run: async () => { throw err; } };
       expect(await b.commands.run(req({ command: "snapshot" }), read)).toMatchObject({ ok: false, code, context: { cause: `cdp_${err.kind}` } });
     }
   });
@@ -164,17 +164,17 @@ describe("command runtime", () => {
       [protocolError("Runtime.callFunctionOn", "Cannot find context with specified id"), "stale_ref", "document_replaced", true],
     ];
     for (const [err, code, reason, retryable] of cases) {
-      const read: Handler = { run: async () => { throw err; } };
+      const read: Invocation = { run: async () => { throw err; } };
       expect(await b.commands.run(req({ command: "read" }), read)).toMatchObject({ ok: false, code, retryable, context: { reason } });
     }
     // Any other protocol error is still a defect to report.
-    const other: Handler = { run: async () => { throw protocolError("DOM.describeNode", "Something new"); } };
+    const other: Invocation = { run: async () => { throw protocolError("DOM.describeNode", "Something new"); } };
     expect(await b.commands.run(req({ command: "read" }), other)).toMatchObject({ ok: false, code: "internal_error" });
   });
 
   test("a dispatched mutation whose document was replaced is unknown_outcome", async () => {
     const b = broker();
-    const mutate: Handler = {
+    const mutate: Invocation = {
       mutating: true,
       run: async () => {
         throw new CdpError("Runtime.evaluate").fill(-32000, "Inspected target navigated or closed", undefined);

@@ -9,7 +9,7 @@ import { withCallScope } from "../../cdp/scope.ts";
 import type { CallRequest } from "../../protocol/wire.ts";
 import { BpError, invalidArgument, toBpError } from "../../shared/errors.ts";
 import type { BrowserConnection } from "../browser.ts";
-import type { BrokerState, CallContext, Handler } from "../context/types.ts";
+import type { BrokerState, CallContext, Invocation } from "../context/types.ts";
 import { canonicalJson, fingerprint, idempotencyKey } from "./canonical.ts";
 import { CommandStore, isTerminal, publicCommand, type CommandRecord, type CommandStatus, type Reply } from "./store.ts";
 import { Watchdogs } from "./watchdogs.ts";
@@ -50,7 +50,7 @@ export class CommandRuntime {
     return false;
   }
 
-  async run(req: CallRequest, handler: Handler): Promise<Reply> {
+  async run(req: CallRequest, handler: Invocation): Promise<Reply> {
     try {
       if (UNRECORDED.has(req.command)) return await this.execute(req, handler, undefined);
       const agent = this.broker.agents.get(req.clientKey);
@@ -108,7 +108,7 @@ export class CommandRuntime {
     }
   }
 
-  private async execute(req: CallRequest, handler: Handler, rec: CommandRecord | undefined): Promise<Reply> {
+  private async execute(req: CallRequest, handler: Invocation, rec: CommandRecord | undefined): Promise<Reply> {
     const controller = new AbortController();
     let stop!: (err: BpError) => void;
     const stopped = new Promise<never>((_, reject) => {

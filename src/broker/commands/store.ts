@@ -45,7 +45,8 @@ export interface CommandRecord {
   finish: (reply: Reply) => void;
 }
 
-export interface PublicCommand {
+// A type, not an interface: replies hold it where their schema says "record".
+export type PublicCommand = {
   id: string;
   method: string;
   mutating: boolean;
@@ -57,7 +58,7 @@ export interface PublicCommand {
   tab?: string;
   cancellationRequested?: boolean;
   requestId?: string;
-}
+};
 
 export function isTerminal(status: CommandStatus): boolean {
   return status !== "accepted" && status !== "dispatched";

@@ -1,3 +1,4 @@
+import type { CommandDef } from "../../protocol/define.ts";
 import type { CallRequest } from "../../protocol/wire.ts";
 import type { BpPaths } from "../../shared/paths.ts";
 import type { Agent, AgentRegistry } from "../agents.ts";
@@ -49,7 +50,9 @@ export interface CallContext {
   markDispatched: () => void;
 }
 
-export interface Handler {
+/** One call with its arguments checked and bound: what the command runtime runs. */
+export interface Invocation {
+  /** From the command's definition (CommandDef.mutating), never declared by a handler. */
   mutating?: boolean;
   /**
    * When a mutating command counts as dispatched: "start" (default) just before run(),
@@ -57,10 +60,23 @@ export interface Handler {
    * there), or earlier through ctx.markDispatched().
    */
   dispatch?: "start" | "lock";
-  run(ctx: CallContext): Promise<Record<string, unknown>>;
+  run(ctx: CallContext): Promise<object>;
 }
 
-/** The command table the broker dispatches on, handed to it by the entry point. */
-export type HandlerTable = Readonly<Record<string, Handler>>;
+/** A call bound to its handler: the checked arguments (defaults filled in) and what runs them. */
+export interface BoundCall extends Invocation {
+  readonly args: Record<string, unknown>;
+}
 
-export const arg = <T>(ctx: CallContext, name: string): T => ctx.req.args[name] as T;
+/**
+ * A command's implementation, registered against its definition (defineHandler in
+ * ./handler.ts): the name, argument and result schemas and `mutating` are the definition's.
+ */
+export interface Handler {
+  readonly command: CommandDef;
+  /** Checks a call's arguments against the command's schema (invalid_argument otherwise) and binds them to the implementation. */
+  bind(args: Record<string, unknown>): BoundCall;
+}
+
+/** The command table the broker dispatches on, by command name, handed to it by the entry point. */
+export type HandlerTable = Readonly<Record<string, Handler>>;

@@ -6,9 +6,11 @@ import { scroll } from "../act/scroll.ts";
 import { dropdown, selectOption } from "../act/select.ts";
 import { typeText } from "../act/type.ts";
 import { upload } from "../act/upload.ts";
+import { dialogs as dialogsCommand } from "../../protocol/commands-actions.ts";
+import { defineHandler } from "../context/handler.ts";
 import type { Handler } from "../context/types.ts";
 
-const dialogsHandler: Handler = {
+const dialogs = defineHandler(dialogsCommand)({
   async run(ctx) {
     return {
       dialogs: ownDialogs(ctx).map(({ rec, id }) => {
@@ -17,20 +19,7 @@ const dialogsHandler: Handler = {
       }),
     };
   },
-};
+});
 
 /** Every action is one declarative object on the action pipeline (src/broker/act/pipeline.ts). */
-export const ACTION_HANDLERS: Record<string, Handler> = {
-  click,
-  dialogs: dialogsHandler,
-  dialog: answerDialog,
-  type: typeText,
-  keyboard,
-  press,
-  scroll,
-  dropdown,
-  select: selectOption,
-  upload,
-  hover,
-  drag,
-};
+export const ACTION_HANDLERS: Handler[] = [click, dialogs, answerDialog, typeText, keyboard, press, scroll, dropdown, selectOption, upload, hover, drag];

@@ -1,7 +1,7 @@
 import type { Protocol } from "devtools-protocol";
 import { CdpError, isCdpError, protocolErrorCause } from "../../cdp/errors.ts";
 import type { CdpSession } from "../../cdp/session.ts";
-import { BpError, invalidArgument } from "../../shared/errors.ts";
+import { BpError } from "../../shared/errors.ts";
 import { boxesStale, chooseBoxes, parseRefList, toImageBoxes } from "../capture/annotate.ts";
 import { drawAnnotations } from "../capture/draw.ts";
 import { decodePng, encodePng, pngSize, type RgbaImage } from "../capture/png.ts";
@@ -10,7 +10,9 @@ import { fileTimestamp, resolveOutputPath, siblingPath, type OutputPlace, type W
 import { storeAndExport, storeFor, type ArtifactKind } from "../store/index.ts";
 import { rootForFrame } from "../observe/frame-list.ts";
 import { selectedTab, type Selected } from "../context/tabs.ts";
-import { arg, type CallContext, type Handler } from "../context/types.ts";
+import * as commands from "../../protocol/commands-capture.ts";
+import { defineShapedHandler } from "../context/handler.ts";
+import type { CallContext, Handler } from "../context/types.ts";
 
 type R = Record<string, unknown>;
 /** Draws the boxes onto an image whose scale is `imageScale` image px per CSS px; returns how many. */
@@ -27,18 +29,14 @@ function save(ctx: CallContext, kind: ArtifactKind, data: Uint8Array, mimeType: 
 
 const remaining = (ctx: CallContext) => Math.max(1, ctx.deadline - Date.now());
 
-const screenshot: Handler = {
-  async run(ctx) {
-    const full = arg<boolean>(ctx, "full");
-    const selector = arg<string | undefined>(ctx, "selector");
-    const annotateArg = arg<string | undefined>(ctx, "annotate");
+const screenshot = defineShapedHandler(commands.screenshot, {
+  async run(ctx, args) {
+    const full = args.full;
+    const selector = args.selector;
+    const annotateArg = args.annotate;
     const wanted = annotateArg === undefined ? undefined : parseRefList(annotateArg);
-    if (wanted !== undefined && (full || selector !== undefined)) {
-      throw invalidArgument("annotate", "--annotate draws on the viewport; it cannot be combined with --full or --selector.");
-    }
-    if (full && selector !== undefined) throw invalidArgument("selector", "Use either --full or --selector, not both.");
     // The path is checked before anything is captured: a refused name changes nothing.
-    const file = arg<string | undefined>(ctx, "file");
+    const file = args.file;
     const path = resolveOutputPath(file, `screenshot-${fileTimestamp()}.png`, place(ctx));
     const sel = selectedTab(ctx);
     const { browser, rec } = sel;
@@ -84,7 +82,7 @@ const screenshot: Handler = {
         out.annotationCount = annotate(img, width / view.width);
         png = encodePng(img);
       }
-      const written = save(ctx, "screenshot", png, "image/png", path, { noClobber: file === undefined, replace: arg<boolean>(ctx, "force") === true });
+      const written = save(ctx, "screenshot", png, "image/png", path, { noClobber: file === undefined, replace: args.force === true });
       const factor = previewFactor(width, height);
       if (factor !== undefined) out.preview = await writePreview(ctx, session, written.file, params, clip, factor, annotate);
       const result: R = { ...written, width, height, ...out };
@@ -92,7 +90,7 @@ const screenshot: Handler = {
       return result;
     });
   },
-};
+});
 
 /** The first match's box in document CSS px, searched in the agent's selected frame (or the top document). */
 async function selectorClip(sel: Selected, session: CdpSession, main: Protocol.Page.Frame, view: ViewState, selector: string): Promise<Rect> {
@@ -138,28 +136,28 @@ function humanScreenshot(r: R): string {
   return lines.join("\n");
 }
 
-const pdf: Handler = {
-  async run(ctx) {
-    const file = arg<string | undefined>(ctx, "file");
+const pdf = defineShapedHandler(commands.pdf, {
+  async run(ctx, args) {
+    const file = args.file;
     const path = resolveOutputPath(file, `page-${fileTimestamp()}.pdf`, place(ctx));
     const { browser, rec } = selectedTab(ctx);
     return ctx.broker.exclusive(rec.targetId, async () => {
       const session = await browser.session(rec);
       let data: string;
       try {
-        ({ data } = await session.send("Page.printToPDF", { landscape: arg<boolean>(ctx, "landscape"), printBackground: true }, { timeoutMs: remaining(ctx) }));
+        ({ data } = await session.send("Page.printToPDF", { landscape: args.landscape, printBackground: true }, { timeoutMs: remaining(ctx) }));
       } catch (err) {
         throw printFailure(err);
       }
-      const written = save(ctx, "pdf", Buffer.from(data, "base64"), "application/pdf", path, { noClobber: file === undefined, replace: arg<boolean>(ctx, "force") === true });
+      const written = save(ctx, "pdf", Buffer.from(data, "base64"), "application/pdf", path, { noClobber: file === undefined, replace: args.force === true });
       const result: R = { ...written };
       if (ctx.req.mode === "human") result.text = `✓ PDF saved to ${written.file} (${written.sizeBytes} bytes)`;
       return result;
     });
   },
-};
+});
 
-export const CAPTURE_HANDLERS: Record<string, Handler> = { screenshot, pdf };
+export const CAPTURE_HANDLERS: Handler[] = [screenshot, pdf];
 
 /** What a failed Page.printToPDF tells the agent; never internal_error. Exported for its unit test. */
 export function printFailure(err: unknown): unknown {

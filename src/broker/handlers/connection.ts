@@ -7,7 +7,9 @@ import type { BrowserConnection } from "../browser.ts";
 import { hasDisplay, launchBrowser, launchedBrowserId, stopLaunched } from "../launch.ts";
 import { remoteBrowser, remoteConnectError } from "../remote.ts";
 import { profileChoiceNeeded } from "./profiles.ts";
-import { arg, type CallContext, type Handler } from "../context/types.ts";
+import * as commands from "../../protocol/commands-connection.ts";
+import { defineHandler, type ReplyOf } from "../context/handler.ts";
+import type { CallContext, Handler } from "../context/types.ts";
 import { boundTitle, boundUrl } from "../../shared/page-strings.ts";
 
 function browserSummary(conn: BrowserConnection) {
@@ -15,44 +17,42 @@ function browserSummary(conn: BrowserConnection) {
   return { id: info.id, product: info.product, ...(info.version ? { version: info.version } : {}), source: info.source, generation: conn.generation };
 }
 
-const status: Handler = {
+const status = defineHandler(commands.status)({
   async run(ctx) {
     const { broker, req } = ctx;
     const conn = broker.browser;
+    const live = conn && !conn.closed ? conn : undefined;
     const agent = broker.agents.get(req.clientKey);
-    const out: Record<string, unknown> = { service: { state: "running", version: VERSION, target: BUILD_TARGET } };
-    if (conn && !conn.closed) {
-      out.browser = browserSummary(conn);
-    } else {
-      out.browser = { state: "disconnected" };
-      out.browsers = (await discoverBrowsers()).map(publicCandidate);
-    }
-    if (agent) {
-      const sel = agent.selected ? conn?.targets.byId.get(agent.selected) : undefined;
-      out.session = {
-        state: "active",
-        tabs: broker.visibleTabs(agent, req.tabAccess).filter((t) => agent.existingId(t.targetId) !== undefined).length,
-        selectedTab: sel ? { id: agent.existingId(sel.targetId) ?? "", title: boundTitle(sel.title), url: boundUrl(sel.url) } : null,
-        // The profile this agent chose or last switched to (it may be stale after a reconnect).
-        ...(agent.profile ? { profile: agent.profile.id } : {}),
-      };
-    } else {
-      out.session = { state: "none" };
-    }
+    const browsers = live ? undefined : (await discoverBrowsers()).map(publicCandidate);
+    const sel = agent?.selected ? conn?.targets.byId.get(agent.selected) : undefined;
+    const session = agent
+      ? {
+          state: "active" as const,
+          tabs: broker.visibleTabs(agent, req.tabAccess).filter((t) => agent.existingId(t.targetId) !== undefined).length,
+          selectedTab: sel ? { id: agent.existingId(sel.targetId) ?? "", title: boundTitle(sel.title), url: boundUrl(sel.url) } : null,
+          // The profile this agent chose or last switched to (it may be stale after a reconnect).
+          ...(agent.profile ? { profile: agent.profile.id } : {}),
+        }
+      : { state: "none" as const };
     const human = humanControl(ctx);
-    if (human.length > 0) out.humanControl = human;
     // Commands still running, and ones whose outcome is unknown, so an agent knows what to inspect.
     const store = broker.commands.store;
     const active = store.list(req.clientKey, ["accepted", "dispatched"], 20).map(publicCommand);
     const uncertain = store.list(req.clientKey, ["unknown_outcome"], 20).map(publicCommand);
-    out.commands = { active, uncertain };
-    out.recovery = conn && !conn.closed ? { required: false } : { required: true, code: "browser_disconnected", action: "bp connect (running browser) or bp launch" };
-    return out;
+    return {
+      service: { state: "running", version: VERSION, target: BUILD_TARGET },
+      browser: live ? browserSummary(live) : { state: "disconnected" },
+      ...(browsers ? { browsers } : {}),
+      session,
+      ...(human.length > 0 ? { humanControl: human } : {}),
+      commands: { active, uncertain },
+      recovery: live ? { required: false } : { required: true, code: "browser_disconnected", action: "bp connect (running browser) or bp launch" },
+    };
   },
-};
+});
 
 /** Tabs under human control that the caller may address, in its own tab ids. */
-function humanControl(ctx: CallContext): Record<string, unknown>[] {
+function humanControl(ctx: CallContext): NonNullable<ReplyOf<typeof commands.status.result>["humanControl"]> {
   const conn = ctx.broker.browser;
   // Status creates no agent state unless there is something to show in this agent's tab ids.
   if (!conn || conn.closed || ctx.broker.handoff.all().length === 0) return [];
@@ -94,11 +94,10 @@ function pickCandidate(all: BrowserCandidate[], filter: string | undefined): Bro
   });
 }
 
-const connect: Handler = {
-  async run(ctx) {
-    const cdpUrl = arg<string | undefined>(ctx, "cdp-url");
+const connect = defineHandler(commands.connect)({
+  async run(ctx, args) {
+    const cdpUrl = args["cdp-url"];
     if (cdpUrl !== undefined) {
-      if (arg<string | undefined>(ctx, "browser") !== undefined) throw new BpError("invalid_argument", "Give --browser or --cdp-url, not both.", { context: { field: "cdpUrl" } });
       const info = remoteBrowser(cdpUrl, ctx.req.secretHeaders);
       try {
         const { conn, reused } = await ctx.broker.attach(info);
@@ -108,7 +107,7 @@ const connect: Handler = {
         throw remoteConnectError(cdpUrl, err);
       }
     }
-    const candidate = pickCandidate(await discoverBrowsers(), arg<string | undefined>(ctx, "browser"));
+    const candidate = pickCandidate(await discoverBrowsers(), args.browser);
     try {
       const { conn, reused } = await ctx.broker.attach({ id: candidate.id, product: candidate.product, source: "discovered", endpoint: candidate.endpoint ?? "", userDataRoot: candidate.userDataRoot });
       ctx.agent();
@@ -122,13 +121,12 @@ const connect: Handler = {
       });
     }
   },
-};
+});
 
-const launch: Handler = {
-  async run(ctx) {
-    const headless = arg<boolean>(ctx, "headless") || !hasDisplay();
-    const profile = arg<string>(ctx, "profile");
-    const executable = arg<string | undefined>(ctx, "executable");
+const launch = defineHandler(commands.launch)({
+  async run(ctx, args) {
+    const headless = args.headless || !hasDisplay();
+    const { profile, executable } = args;
     const existing = ctx.broker.browser;
     if (existing && !existing.closed && existing.info.source === "launched" && existing.info.profile === profile) {
       ctx.agent();
@@ -149,10 +147,9 @@ const launch: Handler = {
     ctx.agent();
     return { browser: browserSummary(attached.conn), reused: reused || attached.reused, headless, profile };
   },
-};
+});
 
-const disconnect: Handler = {
-  mutating: true,
+const disconnect = defineHandler(commands.disconnect)({
   async run(ctx) {
     const { broker, req } = ctx;
     const agent = broker.agents.get(req.clientKey);
@@ -167,10 +164,10 @@ const disconnect: Handler = {
         : "Released this agent; the broker was started by another installation and keeps running.";
     return { closedTabs: closed.length, brokerStopped: stop, message };
   },
-};
+});
 
 /** Taken when the broker starts: an executable rebuilt since then is another installation. */
 const STARTED_BY = executableIdentity().identity;
 
-export const CONNECTION_HANDLERS: Record<string, Handler> = { status, connect, launch, disconnect };
+export const CONNECTION_HANDLERS: Handler[] = [status, connect, launch, disconnect];
 export type { CallContext };

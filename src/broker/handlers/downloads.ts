@@ -3,7 +3,9 @@
  * files are never touched; exports come from the private store.
  */
 import { BpError } from "../../shared/errors.ts";
-import { arg, type CallContext, type Handler } from "../context/types.ts";
+import * as commands from "../../protocol/commands-net.ts";
+import { defineShapedHandler } from "../context/handler.ts";
+import type { CallContext, Handler } from "../context/types.ts";
 import { resolveOutputPath } from "../files.ts";
 import { publicDownload, safeFileName } from "../net/downloads.ts";
 import { peekNet } from "../net/state.ts";
@@ -25,8 +27,8 @@ function expiresOf(ctx: CallContext, artifactId: string | undefined): string | u
   return new Date(store.get(ctx.req.clientKey, artifactId).expiresAt).toISOString();
 }
 
-const downloadsList: Handler = {
-  async run(ctx) {
+const downloadsList = defineShapedHandler(commands.downloads, {
+  async run(ctx, args) {
     ctx.agent();
     const list = [...(peekNet(ctx.req.clientKey)?.downloads ?? [])].reverse().map((d) => {
       const o = publicDownload(d);
@@ -39,13 +41,13 @@ const downloadsList: Handler = {
       list.length === 0 ? "No downloads." : list.map((d) => `${String(d.id).padEnd(5)} ${String(d.state).padEnd(11)} ${String(d.fileName)}${d.sizeBytes !== undefined ? `  ${String(d.sizeBytes)} bytes` : ""}${d.error ? `  (${String(d.error)})` : ""}`).join("\n"),
     );
   },
-};
+});
 
-const downloadExport: Handler = {
-  async run(ctx) {
+const downloadExport = defineShapedHandler(commands.download, {
+  async run(ctx, args) {
     ctx.agent();
     // A bare number is upstream's index form: 1 is dl1.
-    const given = arg<string>(ctx, "id");
+    const given = args.id;
     const id = /^\d+$/.test(given) ? `dl${given}` : given;
     const d = peekNet(ctx.req.clientKey)?.downloads.find((x) => x.id === id);
     if (!d) throw new BpError("artifact_not_found", `No download ${id} for this agent. Run 'bp downloads'.`, { context: { field: "id", id } });
@@ -55,11 +57,11 @@ const downloadExport: Handler = {
     }
     const store = storeFor(ctx.broker.paths.home);
     const item = store.get(ctx.req.clientKey, d.artifactId, "id");
-    const file = arg<string | undefined>(ctx, "file");
+    const file = args.file;
     const dest = resolveOutputPath(file, safeFileName(d.fileName), place(ctx));
-    const written = exportArtifact(store, item, dest, { noClobber: file === undefined, replace: arg<boolean>(ctx, "force") === true });
+    const written = exportArtifact(store, item, dest, { noClobber: file === undefined, replace: args.force === true });
     return human(ctx, { ...written, id }, () => `✓ Download ${id} saved to ${written.file} (${written.sizeBytes} bytes)`);
   },
-};
+});
 
-export const DOWNLOAD_HANDLERS: Record<string, Handler> = { downloads: downloadsList, download: downloadExport };
+export const DOWNLOAD_HANDLERS: Handler[] = [downloadsList, downloadExport];

@@ -1,7 +1,9 @@
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import type { BrowserConnection } from "../browser.ts";
 import { resolveTab, selectedTab, takeControl, type Selected } from "../context/tabs.ts";
-import { arg, type CallContext, type Handler } from "../context/types.ts";
+import * as commands from "../../protocol/commands-handoff.ts";
+import { defineHandler, type ReplyOf } from "../context/handler.ts";
+import type { CallContext, Handler } from "../context/types.ts";
 import { checkLease, humanControlError, type Episode } from "../handoff/control.ts";
 import type { TargetRecord } from "../targets.ts";
 
@@ -41,14 +43,17 @@ async function until<T>(p: Promise<T>, ctx: CallContext): Promise<T | undefined>
   }
 }
 
-function state(ctx: CallContext, ep: Episode, id: string): Record<string, unknown> {
+function state(ctx: CallContext, ep: Episode, id: string): ReplyOf<typeof commands.handoff.result> {
   const live = ctx.broker.handoff.get(ep.targetId) === ep;
   if (!live) return { tab: id, control: "automation" };
-  const out: Record<string, unknown> = { tab: id, control: ep.phase === "draining" ? "draining" : "human", until: new Date(ep.endsAt).toISOString() };
-  if (ep.message !== undefined) out.message = ep.message;
   const browser = ctx.broker.browser;
-  if (browser && !headed(browser)) out.hint = "This browser has no window for the person: run 'bp view' and give them the URL.";
-  return out;
+  return {
+    tab: id,
+    control: ep.phase === "draining" ? "draining" : "human",
+    until: new Date(ep.endsAt).toISOString(),
+    ...(ep.message !== undefined ? { message: ep.message } : {}),
+    ...(browser && !headed(browser) ? { hint: "This browser has no window for the person: run 'bp view' and give them the URL." } : {}),
+  };
 }
 
 /**
@@ -75,17 +80,17 @@ export function findEpisode(ctx: CallContext, tabArg: string | undefined): { ep:
   throw invalidArgument("tab", "Several tabs are under human control; name one with --tab.", { tabs: eps.map((e) => agent.idFor(e.targetId, browser.generation)) });
 }
 
-const handoff: Handler = {
-  async run(ctx) {
+const handoff = defineHandler(commands.handoff)({
+  async run(ctx, args) {
     const control = ctx.broker.handoff;
-    const lease = checkLease(arg<number | undefined>(ctx, "lease-seconds"));
-    const tabArg = arg<string | undefined>(ctx, "tab");
-    const wait = arg<boolean>(ctx, "wait") === true;
-    const message = arg<string | undefined>(ctx, "message");
+    const lease = checkLease(args["lease-seconds"]);
+    const tabArg = args.tab;
+    const wait = args.wait;
+    const message = args.message;
     if (message !== undefined && message.length > MAX_MESSAGE) throw invalidArgument("message", `Messages are at most ${MAX_MESSAGE} characters.`);
     let ep: Episode;
     let id: string;
-    if (arg<boolean>(ctx, "renew") === true) {
+    if (args.renew) {
       ({ ep, id } = findEpisode(ctx, tabArg));
       control.renew(ep, lease);
     } else {
@@ -109,23 +114,23 @@ const handoff: Handler = {
     if (wait) await until(ep.ended, ctx);
     return state(ctx, ep, id);
   },
-};
+});
 
-const handback: Handler = {
-  async run(ctx) {
-    const { ep, id } = findEpisode(ctx, arg<string | undefined>(ctx, "tab"));
+const handback = defineHandler(commands.handback)({
+  async run(ctx, args) {
+    const { ep, id } = findEpisode(ctx, args.tab);
     await ctx.broker.handoff.end(ep.targetId, "handback");
     return { tab: id, control: "automation" };
   },
-};
+});
 
 /**
  * A viewer link for a tab this agent controls, or for any tab under human control it may
  * address (the person's own shell asks for it that way).
  */
-const view: Handler = {
-  async run(ctx) {
-    const tabArg = arg<string | undefined>(ctx, "tab");
+const view = defineHandler(commands.view)({
+  async run(ctx, args) {
+    const tabArg = args.tab;
     const control = ctx.broker.handoff;
     const agent = ctx.agent();
     let sel: Selected;
@@ -140,6 +145,6 @@ const view: Handler = {
     const link = ctx.broker.viewer.grant(sel.rec.targetId, sel.browser.generation);
     return { tab: sel.id, url: link.url, expiresAt: link.expiresAt };
   },
-};
+});
 
-export const HANDOFF_HANDLERS: Record<string, Handler> = { handoff, handback, view };
+export const HANDOFF_HANDLERS: Handler[] = [handoff, handback, view];

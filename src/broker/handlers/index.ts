@@ -9,11 +9,13 @@ import { PROFILE_HANDLERS } from "./profiles.ts";
 import { RELIABILITY_HANDLERS } from "./reliability.ts";
 import { NET_HANDLERS } from "./net.ts";
 import { TAB_HANDLERS } from "./tabs.ts";
-import type { Handler } from "../context/types.ts";
+import { handlerTable } from "../context/handler.ts";
+import type { HandlerTable } from "../context/types.ts";
 
 export type { CallContext, Handler } from "../context/types.ts";
 
-export const HANDLERS: Record<string, Handler> = {
+/** Every command the broker runs, by name (each handler knows its command). */
+export const HANDLERS: HandlerTable = handlerTable([
   ...CONNECTION_HANDLERS,
   ...TAB_HANDLERS,
   ...PROFILE_HANDLERS,
@@ -25,4 +27,4 @@ export const HANDLERS: Record<string, Handler> = {
   ...RELIABILITY_HANDLERS,
   ...HANDOFF_HANDLERS,
   ...NET_HANDLERS,
-};
+]);

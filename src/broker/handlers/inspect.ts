@@ -26,7 +26,9 @@ import type { TabObservation } from "../refs.ts";
 import { callPage, pageObject } from "../world.ts";
 import type { TargetRecord } from "../targets.ts";
 import { selectedTab } from "../context/tabs.ts";
-import { arg, type CallContext, type Handler } from "../context/types.ts";
+import * as commands from "../../protocol/commands-inspect.ts";
+import { defineShapedHandler } from "../context/handler.ts";
+import type { CallContext, Handler } from "../context/types.ts";
 import { boundTitle, boundUrl } from "../../shared/page-strings.ts";
 
 /** Nested cross-origin frames deeper than this, or beyond this many per command, are skipped (truncated). */
@@ -206,10 +208,10 @@ function check<T extends object>(value: T | InspectError, selector: string): T {
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g;
 const safeContent = (line: string): string => line.replace(UNSAFE, (c) => escapeLine(c));
 
-const read: Handler = {
-  async run(ctx) {
-    const selector = arg<string | undefined>(ctx, "selector");
-    const limit = clampInt(arg(ctx, "limit"), 3000, 100_000);
+const read = defineShapedHandler(commands.read, {
+  async run(ctx, args) {
+    const selector = args.selector;
+    const limit = clampInt(args.limit, 3000, 100_000);
     const { tab, value, skipped } = await inTab(ctx, (walk, root) => readIn(walk, root, { limit, ...(selector ? { selector } : {}) }));
     const r = check(value, selector ?? "");
     r.truncated ||= skipped;
@@ -221,17 +223,17 @@ const read: Handler = {
     }
     return out;
   },
-};
+});
 
-const search: Handler = {
-  async run(ctx) {
-    const query = arg<string>(ctx, "query");
-    const selector = arg<string | undefined>(ctx, "selector");
+const search = defineShapedHandler(commands.search, {
+  async run(ctx, args) {
+    const query = args.query;
+    const selector = args.selector;
     const input = {
       query: typeof query === "string" ? query.slice(0, 500) : "",
-      limit: clampInt(arg(ctx, "limit"), 20, 200),
-      caseSensitive: arg<boolean>(ctx, "case-sensitive") === true,
-      wholeWord: arg<boolean>(ctx, "whole-word") === true,
+      limit: clampInt(args.limit, 20, 200),
+      caseSensitive: args["case-sensitive"] === true,
+      wholeWord: args["whole-word"] === true,
       ...(selector ? { selector } : {}),
     };
     if (!input.query.trim()) throw new BpError("invalid_argument", "Query is empty.", { context: { field: "query" } });
@@ -249,13 +251,13 @@ const search: Handler = {
     }
     return out;
   },
-};
+});
 
-const find: Handler = {
-  async run(ctx) {
-    const selector = arg<string>(ctx, "selector");
-    const attributes = splitAttributes(arg<string | undefined>(ctx, "attributes") ?? FIND_DEFAULT_ATTRIBUTES).slice(0, 20);
-    const input = { selector, limit: clampInt(arg(ctx, "limit"), 20, 200), attributes, shadow: arg<boolean | undefined>(ctx, "shadow") !== false };
+const find = defineShapedHandler(commands.find, {
+  async run(ctx, args) {
+    const selector = args.selector;
+    const attributes = splitAttributes(args.attributes ?? FIND_DEFAULT_ATTRIBUTES).slice(0, 20);
+    const input = { selector, limit: clampInt(args.limit, 20, 200), attributes, shadow: args.shadow !== false };
     const { tab, value, skipped } = await inTab(ctx, (walk, root) => findIn(walk, root, input));
     const r = check(value, selector);
     r.truncated ||= skipped;
@@ -276,11 +278,11 @@ const find: Handler = {
     }
     return out;
   },
-};
+});
 
-const locate: Handler = {
-  async run(ctx) {
-    const selector = arg<string>(ctx, "selector");
+const locate = defineShapedHandler(commands.locate, {
+  async run(ctx, args) {
+    const selector = args.selector;
     const { value } = await inTab(ctx, async (walk, root) => ({ r: await run<LocateResult>(walk, root, "find", { selector, mode: "locate" }), offset: root.offset }));
     const r = check(value.r, selector);
     const ox = Math.round(value.offset.x);
@@ -289,6 +291,6 @@ const locate: Handler = {
     if (ctx.req.mode === "human") out.text = `center: ${String(out.x)},${String(out.y)}  size: ${r.width}x${r.height}  (top:${String(out.top)} left:${String(out.left)})`;
     return out;
   },
-};
+});
 
-export const INSPECT_HANDLERS: Record<string, Handler> = { read, search, find, locate };
+export const INSPECT_HANDLERS: Handler[] = [read, search, find, locate];

@@ -5,7 +5,9 @@
 import type { Protocol } from "devtools-protocol";
 import { invalidArgument } from "../../shared/errors.ts";
 import { selectedTab } from "../context/tabs.ts";
-import { arg, type CallContext, type Handler } from "../context/types.ts";
+import * as commands from "../../protocol/commands-net.ts";
+import { defineShapedHandler } from "../context/handler.ts";
+import type { CallContext, Handler } from "../context/types.ts";
 import { coverControlledTabs } from "../net/index.ts";
 import { netFor, peekNet } from "../net/state.ts";
 import { interceptingTabs, syncAllTabs } from "../net/tracker.ts";
@@ -24,11 +26,11 @@ function cookieMatchesDomain(cookieDomain: string, domain: string): boolean {
   return c === d || c.endsWith(`.${d}`) || d.endsWith(`.${c}`);
 }
 
-const cookies: Handler = {
-  async run(ctx) {
-    const domain = arg<string | undefined>(ctx, "domain");
-    const withValues = arg<boolean>(ctx, "values");
-    const limit = arg<number>(ctx, "limit");
+const cookies = defineShapedHandler(commands.cookies, {
+  async run(ctx, args) {
+    const domain = args.domain;
+    const withValues = args.values;
+    const limit = args.limit;
     let list: Protocol.Network.Cookie[];
     if (domain !== undefined) {
       const d = domain.trim().replace(/^https?:\/\//i, "").split("/")[0] ?? "";
@@ -64,22 +66,19 @@ const cookies: Handler = {
             .join("\n"),
     );
   },
-};
+});
 
-const auth: Handler = {
-  mutating: true,
-  async run(ctx) {
+const auth = defineShapedHandler(commands.auth, {
+  async run(ctx, args) {
     const key = ctx.req.clientKey;
-    const username = arg<string | undefined>(ctx, "user");
-    if (arg<boolean>(ctx, "clear") || (username === undefined && !arg<boolean>(ctx, "password-stdin"))) {
-      if (username !== undefined) throw invalidArgument("clear", "Give either a user name or --clear.");
+    const username = args.user;
+    // The command's rules leave two cases: --clear (or nothing at all) clears, a user name comes with --password-stdin.
+    if (args.clear || username === undefined) {
       const s = peekNet(key);
       if (s) delete s.auth;
       await syncAllTabs(ctx.broker.browser);
       return human(ctx, { auth: "cleared" }, () => "✓ HTTP credentials cleared");
     }
-    if (username === undefined) throw invalidArgument("user", "Give the user name: bp auth <user> --password-stdin.");
-    if (!arg<boolean>(ctx, "password-stdin")) throw invalidArgument("password", "Pass the password on stdin with --password-stdin; it never goes on the command line.");
     const password = ctx.req.secret;
     if (password === undefined) throw invalidArgument("password", "No password arrived on stdin.");
     ctx.agent();
@@ -88,6 +87,6 @@ const auth: Handler = {
     const n = interceptingTabs(ctx.broker.browser, key);
     return human(ctx, { auth: "set", username, ...(n > 0 ? { intercepting: n } : {}) }, () => `✓ HTTP credentials set for ${username} (this agent's tabs only)`);
   },
-};
+});
 
-export const ACCESS_HANDLERS: Record<string, Handler> = { cookies, auth };
+export const ACCESS_HANDLERS: Handler[] = [cookies, auth];

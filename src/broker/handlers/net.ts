@@ -5,7 +5,9 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
-import { arg, type CallContext, type Handler } from "../context/types.ts";
+import * as commands from "../../protocol/commands-net.ts";
+import { defineShapedHandler } from "../context/handler.ts";
+import type { CallContext, Handler } from "../context/types.ts";
 import { resolveOutputPath } from "../files.ts";
 import { coverControlledTabs } from "../net/index.ts";
 import { type NetEntry } from "../net/journal.ts";
@@ -40,17 +42,17 @@ function summary(e: NetEntry): R {
   return o;
 }
 
-const netList: Handler = {
-  async run(ctx) {
+const netList = defineShapedHandler(commands.net, {
+  async run(ctx, args) {
     ctx.agent();
-    const typeArg = arg<string | undefined>(ctx, "type");
+    const typeArg = args.type;
     const q = {
-      limit: arg<number>(ctx, "limit"),
-      ...(arg<string | undefined>(ctx, "url") !== undefined ? { url: arg<string>(ctx, "url") } : {}),
-      ...(arg<string | undefined>(ctx, "method") !== undefined ? { method: arg<string>(ctx, "method") } : {}),
-      ...(arg<string | undefined>(ctx, "status") !== undefined ? { status: arg<string>(ctx, "status") } : {}),
+      limit: args.limit,
+      ...(args.url !== undefined ? { url: args.url } : {}),
+      ...(args.method !== undefined ? { method: args.method } : {}),
+      ...(args.status !== undefined ? { status: args.status } : {}),
       ...(typeArg !== undefined ? { types: typeArg.split(",").map((t) => t.trim()).filter(Boolean) } : {}),
-      ...(arg<number | undefined>(ctx, "after") !== undefined ? { after: arg<number>(ctx, "after") } : {}),
+      ...(args.after !== undefined ? { after: args.after } : {}),
     };
     const r = netFor(ctx.req.clientKey).journal.query(q);
     const out: R = { requests: r.entries.map(summary), total: r.total, truncated: r.truncated, ...(r.gap ? { gap: true } : {}), nextCursor: r.nextCursor ?? 0 };
@@ -61,7 +63,7 @@ const netList: Handler = {
       return lines.join("\n");
     });
   },
-};
+});
 
 function maskHeaders(h: Record<string, string> | undefined): Record<string, string> | undefined {
   if (!h) return undefined;
@@ -70,13 +72,13 @@ function maskHeaders(h: Record<string, string> | undefined): Record<string, stri
   return out;
 }
 
-const netShow: Handler = {
-  async run(ctx) {
+const netShow = defineShapedHandler(commands.netShow, {
+  async run(ctx, args) {
     ctx.agent();
-    const id = arg<number>(ctx, "id");
+    const id = args.id;
     const e = netFor(ctx.req.clientKey).journal.get(id);
     if (!e) throw new BpError("invalid_argument", `No request ${id} in this agent's journal. Run 'bp net'.`, { context: { field: "id", id } });
-    const save = arg<string | undefined>(ctx, "save");
+    const save = args.save;
     const dest = save !== undefined ? resolveOutputPath(save, "body", place(ctx)) : undefined;
     const request: R = { ...summary(e), startedAt: new Date(e.startedAt).toISOString() };
     if (e.statusText) request.statusText = e.statusText;
@@ -98,11 +100,11 @@ const netShow: Handler = {
     } else if (dest !== undefined) {
       // Saving answers with the file result only: the body is in the file, not the reply.
       const bytes = body.base64Encoded ? Buffer.from(body.body, "base64") : Buffer.from(body.body, "utf8");
-      const written = storeAndExport(storeFor(ctx.broker.paths.home), ctx.req.clientKey, "body", bytes, e.mimeType ?? "application/octet-stream", dest, { replace: arg<boolean>(ctx, "force") === true });
+      const written = storeAndExport(storeFor(ctx.broker.paths.home), ctx.req.clientKey, "body", bytes, e.mimeType ?? "application/octet-stream", dest, { replace: args.force === true });
       return human(ctx, { ...written, id }, () => `✓ Body of request ${id} saved to ${written.file} (${written.sizeBytes} bytes)`);
     } else {
       const bytes = body.base64Encoded ? Buffer.from(body.body, "base64") : Buffer.from(body.body, "utf8");
-      const limit = arg<number>(ctx, "limit");
+      const limit = args.limit;
       const textual = !body.base64Encoded;
       const shown = body.body;
       out.body = shown.length > limit ? shown.slice(0, limit) : shown;
@@ -117,18 +119,17 @@ const netShow: Handler = {
       return lines.join("\n");
     });
   },
-};
+});
 
-const netClear: Handler = {
-  mutating: true,
-  async run(ctx) {
+const netClear = defineShapedHandler(commands.netClear, {
+  async run(ctx, args) {
     const s = peekNet(ctx.req.clientKey);
     const j = s?.journal;
     const n = j ? j.query({ limit: 1 }).total : 0;
     j?.clear();
     return human(ctx, { cleared: n }, () => `✓ ${n} request(s) cleared`);
   },
-};
+});
 
 // ---------- rules ----------
 
@@ -175,21 +176,18 @@ function checkPattern(p: string): string {
   return t;
 }
 
-const netBlock: Handler = {
-  mutating: true,
-  run: (ctx) => {
-    const pattern = checkPattern(arg<string>(ctx, "pattern"));
+const netBlock = defineShapedHandler(commands.netBlock, {
+  run: (ctx, args) => {
+    const pattern = checkPattern(args.pattern);
     return addRule(ctx, (id, seq) => ({ id, seq, type: "block", pattern }));
   },
-};
+});
 
-const netMock: Handler = {
-  mutating: true,
-  run: (ctx) => {
-    const pattern = checkPattern(arg<string>(ctx, "pattern"));
-    const bodyText = arg<string | undefined>(ctx, "body");
-    const file = arg<string | undefined>(ctx, "file");
-    if (bodyText !== undefined && file !== undefined) throw invalidArgument("body", "Give --body or --file, not both.");
+const netMock = defineShapedHandler(commands.netMock, {
+  run: (ctx, args) => {
+    const pattern = checkPattern(args.pattern);
+    const bodyText = args.body;
+    const file = args.file;
     let body: Uint8Array = new Uint8Array(0);
     if (bodyText !== undefined) body = Buffer.from(bodyText, "utf8");
     if (file !== undefined) {
@@ -204,47 +202,43 @@ const netMock: Handler = {
       body = readFileSync(file);
     }
     if (body.length > MAX_MOCK_BODY) throw invalidArgument("body", `A mock body is at most ${MAX_MOCK_BODY} bytes.`);
-    const headerText = arg<string | undefined>(ctx, "header");
+    const headerText = args.header;
     const headers = headerText !== undefined ? splitHeaders(headerText, "header") : {};
-    const status = arg<number>(ctx, "status");
+    const status = args.status;
     return addRule(ctx, (id, seq) => ({ id, seq, type: "mock", pattern, status, body, headers }));
   },
-};
+});
 
-const netHeaders: Handler = {
-  mutating: true,
-  run: (ctx) => {
-    const pattern = checkPattern(arg<string>(ctx, "pattern"));
-    const given = arg<string | undefined>(ctx, "headers");
-    if (given !== undefined && arg<boolean>(ctx, "stdin")) throw invalidArgument("headers", "Give headers as arguments or on stdin, not both.");
-    const text = arg<boolean>(ctx, "stdin") ? ctx.req.secret : given;
+const netHeaders = defineShapedHandler(commands.netHeaders, {
+  run: (ctx, args) => {
+    const pattern = checkPattern(args.pattern);
+    const given = args.headers;
+    const text = args.stdin ? ctx.req.secret : given;
     if (text === undefined || text.trim() === "") throw invalidArgument("headers", "Give at least one 'Name: value' header.");
     const headers = splitHeaders(text, "headers");
     return addRule(ctx, (id, seq) => ({ id, seq, type: "headers", pattern, headers }));
   },
-};
+});
 
-const netRules: Handler = {
-  async run(ctx) {
+const netRules = defineShapedHandler(commands.netRules, {
+  async run(ctx, args) {
     ctx.agent();
     const rules = [...(peekNet(ctx.req.clientKey)?.rules ?? [])].sort((a, b) => order(a) - order(b) || a.seq - b.seq).map(publicRuleShown);
     const n = interceptingTabs(ctx.broker.browser, ctx.req.clientKey);
     return human(ctx, { rules, ...(n > 0 ? { intercepting: n } : {}) }, () => (rules.length === 0 ? "No network rules." : rules.map((r) => `${String(r.id)}  ${String(r.type).padEnd(7)} ${String(r.pattern)}`).join("\n")));
   },
-};
+});
 
 /** Listing order = precedence: blocks, then mocks (newest wins), then header rules. */
 function order(r: Rule): number {
   return r.type === "block" ? 0 : r.type === "mock" ? 1 : 2;
 }
 
-const netRemove: Handler = {
-  mutating: true,
-  async run(ctx) {
+const netRemove = defineShapedHandler(commands.netRemove, {
+  async run(ctx, args) {
     const s = peekNet(ctx.req.clientKey);
-    const id = arg<string | undefined>(ctx, "id");
-    const all = arg<boolean>(ctx, "all");
-    if ((id === undefined) === !all) throw invalidArgument("id", "Give a rule id or --all.");
+    const id = args.id;
+    const all = args.all;
     let removed = 0;
     if (s) {
       const before = s.rules.length;
@@ -256,17 +250,6 @@ const netRemove: Handler = {
     const remaining = s?.rules.length ?? 0;
     return human(ctx, { removed, remaining }, () => `✓ ${removed} rule(s) removed, ${remaining} left`);
   },
-};
+});
 
-export const NET_HANDLERS: Record<string, Handler> = {
-  ...ACCESS_HANDLERS,
-  ...DOWNLOAD_HANDLERS,
-  net: netList,
-  "net show": netShow,
-  "net block": netBlock,
-  "net mock": netMock,
-  "net headers": netHeaders,
-  "net rules": netRules,
-  "net remove": netRemove,
-  "net clear": netClear,
-};
+export const NET_HANDLERS: Handler[] = [...ACCESS_HANDLERS, ...DOWNLOAD_HANDLERS, netList, netShow, netBlock, netMock, netHeaders, netRules, netRemove, netClear];

@@ -1,29 +1,21 @@
 import { BpError } from "../../shared/errors.ts";
 import { selectedTab } from "../context/tabs.ts";
-import { arg, type Handler } from "../context/types.ts";
+import { frame as frameCommand, snapshot as snapshotCommand } from "../../protocol/commands-observe.ts";
+import { defineHandler, defineShapedHandler } from "../context/handler.ts";
+import type { Handler } from "../context/types.ts";
 import { frameSessions } from "../observe/collect.ts";
 import { listFrames } from "../observe/frame-list.ts";
 import { observe } from "../observe/snapshot.ts";
 
-const snapshot: Handler = {
-  run: (ctx) =>
-    observe(ctx, {
-      limit: arg<number>(ctx, "limit"),
-      diff: arg<boolean>(ctx, "diff"),
-      boxes: arg<boolean>(ctx, "boxes"),
-      ...(arg<number | undefined>(ctx, "expand") !== undefined ? { expand: arg<number>(ctx, "expand") } : {}),
-      ...(arg<string | undefined>(ctx, "find") !== undefined ? { find: arg<string>(ctx, "find") } : {}),
-    }),
-};
+const snapshot = defineShapedHandler(snapshotCommand, { run: (ctx, args) => observe(ctx, args) });
 
-const frame: Handler = {
-  async run(ctx) {
+const frame = defineHandler(frameCommand)({
+  async run(ctx, { index }) {
     const { browser, agent, rec } = selectedTab(ctx);
     const session = await browser.session(rec);
     await frameSessions(rec, session).ensure();
     const frames = await listFrames(rec, session);
     const selectedId = agent.frames.get(rec.targetId);
-    const index = arg<number | undefined>(ctx, "index");
     if (index === undefined) {
       return { frames: frames.map((f, i) => ({ index: i, url: f.url, name: f.name, ...(f.parent !== undefined ? { parent: f.parent } : {}), crossOrigin: f.session !== session, selected: selectedId === undefined ? i === 0 : f.id === selectedId })) };
     }
@@ -41,6 +33,6 @@ const frame: Handler = {
     }
     return { frame: index, url: chosen.url };
   },
-};
+});
 
-export const OBSERVE_HANDLERS: Record<string, Handler> = { snapshot, frame };
+export const OBSERVE_HANDLERS: Handler[] = [snapshot, frame];

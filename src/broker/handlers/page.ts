@@ -7,16 +7,19 @@ import { selectedTab } from "../context/tabs.ts";
 import { frameSessions } from "../observe/collect.ts";
 import { rootForFrame } from "../observe/frame-list.ts";
 import type { TargetRecord } from "../targets.ts";
-import { arg, type CallContext, type Handler } from "../context/types.ts";
+import { evaluate as evalCommand } from "../../protocol/commands-tabs.ts";
+import { defineHandler } from "../context/handler.ts";
+import type { CallContext, Handler } from "../context/types.ts";
+
+type EvalReply = ReturnType<typeof boundValue>;
 
 /** Bound on an eval result's JSON size; larger values come back cut, with truncated:true. */
 export const MAX_EVAL_CHARS = 100_000;
 const EVAL_GROUP = "bp-eval";
 
-const evaluate: Handler = {
-  mutating: true,
+const evaluate = defineHandler(evalCommand)({
   dispatch: "lock",
-  async run(ctx) {
+  async run(ctx, { expression }) {
     const { browser, rec, agent } = selectedTab(ctx);
     return ctx.broker.exclusive(rec.targetId, async () => {
       const session = await browser.session(rec);
@@ -29,7 +32,7 @@ const evaluate: Handler = {
       const dialogOpened = new Promise<"dialog">((resolve) => {
         offDialog = session.on("Page.javascriptDialogOpening", () => resolve("dialog"));
       });
-      const evaluation = runExpression(ctx, target, signal);
+      const evaluation = runExpression(ctx, expression, target, signal);
       evaluation.catch(() => undefined);
       try {
         const first = await Promise.race([evaluation, dialogOpened]);
@@ -46,7 +49,7 @@ const evaluate: Handler = {
       }
     });
   },
-};
+});
 
 interface EvalTarget {
   session: CdpSession;
@@ -82,13 +85,13 @@ async function evalTarget(rec: TargetRecord, session: CdpSession, selected: stri
   return { session: root.session, contextId };
 }
 
-async function runExpression(ctx: CallContext, target: EvalTarget, signal: AbortSignal): Promise<Record<string, unknown>> {
+async function runExpression(ctx: CallContext, expression: string, target: EvalTarget, signal: AbortSignal): Promise<EvalReply> {
       const { session } = target;
       const timeoutMs = Math.max(1, ctx.deadline - Date.now());
       // REPL mode allows top-level await and re-declaring let/const across calls, like a console.
       let res = await session.send(
         "Runtime.evaluate",
-        { expression: arg<string>(ctx, "expression"), objectGroup: EVAL_GROUP, awaitPromise: true, userGesture: true, replMode: true, ...(target.contextId !== undefined ? { contextId: target.contextId } : {}) },
+        { expression, objectGroup: EVAL_GROUP, awaitPromise: true, userGesture: true, replMode: true, ...(target.contextId !== undefined ? { contextId: target.contextId } : {}) },
         { timeoutMs, signal },
       );
       try {
@@ -140,9 +143,4 @@ export function boundValue(value: unknown, type: string): { value: unknown; type
   return { value: text.slice(0, MAX_EVAL_CHARS), ...named, truncated: true };
 }
 
-export const PAGE_HANDLERS: Record<string, Handler> = {
-  eval: evaluate,
-  back,
-  forward,
-  reload,
-};
+export const PAGE_HANDLERS: Handler[] = [evaluate, back, forward, reload];

@@ -4,7 +4,9 @@ import { identifyProfiles, type IdentifySurface } from "../profiles/identify.ts"
 import { selectProfile, type ProfileContext } from "../profiles/registry.ts";
 import { routeProfile } from "../profiles/route.ts";
 import { isEligible } from "../targets.ts";
-import { arg, type CallContext, type Handler } from "../context/types.ts";
+import * as commands from "../../protocol/commands-tabs.ts";
+import { defineHandler, type ReplyOf } from "../context/handler.ts";
+import type { CallContext, Handler } from "../context/types.ts";
 
 /** Representative tabs per profile: enough to recognise it, few enough to stay cheap. */
 const SAMPLE_TABS = 3;
@@ -30,7 +32,7 @@ function routed(browser: BrowserConnection, agent: Agent): ProfileContext | unde
   }
 }
 
-export function profileSummary(ctx: CallContext, browser: BrowserConnection, p: ProfileContext, selected: boolean): Record<string, unknown> {
+export function profileSummary(ctx: CallContext, browser: BrowserConnection, p: ProfileContext, selected: boolean): ReplyOf<typeof commands.profile.result>["profile"] {
   const agent = ctx.agent();
   const visible = new Set(ctx.broker.visibleTabs(agent, ctx.req.tabAccess));
   const tabs = browser.profiles.pagesOf(p).filter((t) => isEligible(t) && visible.has(t));
@@ -59,31 +61,31 @@ export function profileChoiceNeeded(ctx: CallContext, browser: BrowserConnection
   return { profileSelectionRequired: true, profiles: live.map((p) => ({ id: p.id, label: p.label, tabCount: profileSummary(ctx, browser, p, false).tabCount })) };
 }
 
-const profiles: Handler = {
-  async run(ctx) {
+const profiles = defineHandler(commands.profiles)({
+  async run(ctx, args) {
     const browser = ctx.broker.requireBrowser();
     const agent = ctx.agent();
-    if (arg<boolean>(ctx, "identify")) await identifyProfiles(surface(browser), browser.profiles.live(), ctx.signal);
+    if (args.identify) await identifyProfiles(surface(browser), browser.profiles.live(), ctx.signal);
     const current = routed(browser, agent);
     return { profiles: browser.profiles.live().map((p) => profileSummary(ctx, browser, p, p === current)) };
   },
-};
+});
 
 /**
  * Selects the profile for this agent's new tabs. No profile choice is a permission: every
  * tab stays listed and controllable. A selected tab of another profile would anchor new tabs
  * there, so it is deselected (not released; nothing in the browser changes).
  */
-const profile: Handler = {
-  async run(ctx) {
+const profile = defineHandler(commands.profile)({
+  async run(ctx, args) {
     const browser = ctx.broker.requireBrowser();
     const agent = ctx.agent();
-    const p = selectProfile(browser.profiles, arg<string>(ctx, "id"));
+    const p = selectProfile(browser.profiles, args.id);
     agent.profile = { id: p.id, explicit: true };
     const tab = agent.selected === undefined ? undefined : browser.targets.byId.get(agent.selected);
     if (tab && tab.browserContextId !== p.contextId) agent.selected = undefined;
     return { profile: profileSummary(ctx, browser, p, true) };
   },
-};
+});
 
-export const PROFILE_HANDLERS: Record<string, Handler> = { profiles, profile };
+export const PROFILE_HANDLERS: Handler[] = [profiles, profile];

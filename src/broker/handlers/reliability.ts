@@ -1,11 +1,14 @@
-import { BpError, invalidArgument } from "../../shared/errors.ts";
-import { isTerminal, publicCommand, type CommandRecord, type CommandStatus } from "../commands/store.ts";
+import * as v from "valibot";
+import { invalidArgument } from "../../shared/errors.ts";
+import { isTerminal, publicCommand, type CommandRecord } from "../commands/store.ts";
 import { runWait, type WaitCondition } from "../observe/wait.ts";
-import { arg, type CallContext, type Handler } from "../context/types.ts";
+import * as commands from "../../protocol/commands-reliability.ts";
+import { COMMAND_STATUSES } from "../../protocol/commands-reliability.ts";
+import { defineShapedHandler, type ArgsOf } from "../context/handler.ts";
+import type { CallContext, Handler } from "../context/types.ts";
 
 /** Unknown and other keys' ids get the same answer, so existence never leaks. */
-function ownRecord(ctx: CallContext): CommandRecord {
-  const id = arg<string>(ctx, "id");
+function ownRecord(ctx: CallContext, id: string): CommandRecord {
   const rec = ctx.broker.commands.store.get(ctx.req.clientKey, id);
   if (!rec) throw invalidArgument("id", `No command ${id} for this client key (records are kept 5 minutes after they end).`);
   return rec;
@@ -29,28 +32,30 @@ function describe(ctx: CallContext, rec: CommandRecord): Record<string, unknown>
   return out;
 }
 
-const commandsHandler: Handler = {
-  async run(ctx) {
-    const status = arg<string | undefined>(ctx, "status");
-    const statuses = status ? (status.split(",") as CommandStatus[]) : undefined;
-    const list = ctx.broker.commands.store.list(ctx.req.clientKey, statuses, arg<number>(ctx, "limit")).map(publicCommand);
+const STATUS = v.picklist(COMMAND_STATUSES);
+
+const commandsHandler = defineShapedHandler(commands.commands, {
+  async run(ctx, args) {
+    const status = args.status;
+    const statuses = status ? status.split(",").filter((s) => v.is(STATUS, s)) : undefined;
+    const list = ctx.broker.commands.store.list(ctx.req.clientKey, statuses, args.limit).map(publicCommand);
     const out: Record<string, unknown> = { commands: list };
     if (ctx.req.mode === "human") {
       out.text = list.length === 0 ? "No recent commands." : list.map((c) => `${c.id}  ${c.status.padEnd(15)} ${c.method}${c.cancellationRequested ? "  (cancellation requested)" : ""}`).join("\n");
     }
     return out;
   },
-};
+});
 
-const commandHandler: Handler = {
-  async run(ctx) {
-    return describe(ctx, ownRecord(ctx));
+const commandHandler = defineShapedHandler(commands.command, {
+  async run(ctx, args) {
+    return describe(ctx, ownRecord(ctx, args.id));
   },
-};
+});
 
-const cancelHandler: Handler = {
-  async run(ctx) {
-    const rec = ownRecord(ctx);
+const cancelHandler = defineShapedHandler(commands.cancel, {
+  async run(ctx, args) {
+    const rec = ownRecord(ctx, args.id);
     if (isTerminal(rec.status)) {
       throw invalidArgument("id", `Command ${rec.id} already ended (${rec.status}); there is nothing to cancel.`, { status: rec.status });
     }
@@ -59,45 +64,29 @@ const cancelHandler: Handler = {
     await Promise.race([rec.done, Bun.sleep(50)]);
     return describe(ctx, rec);
   },
-};
+});
 
-const CONDITIONS = ["url", "text", "selector", "dialog", "popup", "download", "network-idle"] as const;
-
-function condition(ctx: CallContext): WaitCondition {
-  const given = CONDITIONS.filter((k) => {
-    const value = ctx.req.args[k];
-    return typeof value === "string" || value === true;
-  });
-  if (given.length !== 1) {
-    throw new BpError("invalid_argument", `Give exactly one condition: ${CONDITIONS.map((c) => `--${c}`).join(", ")}.`, { context: { field: "condition", given } });
+/** The one condition the command's rules allow. */
+function condition(a: ArgsOf<typeof commands.wait>): WaitCondition {
+  if (a.url !== undefined) return { kind: "url", pattern: a.url };
+  if (a.text !== undefined) return { kind: "text", text: a.text };
+  if (a.selector !== undefined) {
+    const css = a.selector.trim();
+    if (css === "") throw invalidArgument("selector", "Selector is empty.");
+    return { kind: "selector", css, attached: a.attached };
   }
-  const kind = given[0];
-  switch (kind) {
-    case "url":
-      return { kind, pattern: arg<string>(ctx, "url") };
-    case "text":
-      return { kind, text: arg<string>(ctx, "text") };
-    case "selector": {
-      const css = arg<string>(ctx, "selector").trim();
-      if (css === "") throw invalidArgument("selector", "Selector is empty.");
-      return { kind, css, attached: arg<boolean>(ctx, "attached") };
-    }
-    case "dialog":
-    case "popup":
-    case "download":
-    case "network-idle":
-      return { kind };
-    default:
-      throw new BpError("invalid_argument", "Give exactly one condition.", { context: { field: "condition" } });
-  }
+  if (a.dialog) return { kind: "dialog" };
+  if (a.popup) return { kind: "popup" };
+  if (a.download) return { kind: "download" };
+  return { kind: "network-idle" };
 }
 
-const waitHandler: Handler = {
-  async run(ctx) {
-    const out = await runWait(ctx, condition(ctx), arg<number>(ctx, "interval"));
+const waitHandler = defineShapedHandler(commands.wait, {
+  async run(ctx, args) {
+    const out = await runWait(ctx, condition(args), args.interval);
     if (ctx.req.mode === "human") out.text = `✓ ${String(out.condition)} after ${String(out.elapsedMs)} ms  ${JSON.stringify(out.matched)}`;
     return out;
   },
-};
+});
 
-export const RELIABILITY_HANDLERS: Record<string, Handler> = { commands: commandsHandler, command: commandHandler, cancel: cancelHandler, wait: waitHandler };
+export const RELIABILITY_HANDLERS: Handler[] = [commandsHandler, commandHandler, cancelHandler, waitHandler];

@@ -5,10 +5,14 @@ import type { BrowserConnection } from "../browser.ts";
 import { EXCLUDED_SCHEMES, type TargetRecord } from "../targets.ts";
 import { authFailed, clearAuthFailure, coverControlledTabs, takeAuthFailure } from "../net/index.ts";
 import { resolveTab, selectedTab, takeControl, type Selected } from "../context/tabs.ts";
-import { arg, type CallContext, type Handler } from "../context/types.ts";
+import type * as v from "valibot";
+import type { tabSchema } from "../../protocol/common.ts";
+import * as commands from "../../protocol/commands-tabs.ts";
+import { defineHandler } from "../context/handler.ts";
+import type { CallContext, Handler } from "../context/types.ts";
 import { boundTitle, boundUrl } from "../../shared/page-strings.ts";
 
-function describe(ctx: CallContext, rec: TargetRecord, several?: boolean) {
+function describe(ctx: CallContext, rec: TargetRecord, several?: boolean): v.InferOutput<typeof tabSchema> {
   const agent = ctx.agent();
   const browser = ctx.broker.requireBrowser();
   const control = ctx.broker.handoff.get(rec.targetId)
@@ -31,7 +35,7 @@ function profileOf(browser: BrowserConnection, rec: TargetRecord, several = brow
   return several ? browser.profiles.ofTarget(rec)?.id : undefined;
 }
 
-const tabs: Handler = {
+const tabs = defineHandler(commands.tabs)({
   async run(ctx) {
     const browser = ctx.broker.requireBrowser();
     await browser.refreshTargets();
@@ -42,15 +46,15 @@ const tabs: Handler = {
     const several = browser.profiles.live().length > 1;
     return { tabs: list.map((t) => describe(ctx, t, several)) };
   },
-};
+});
 
 function order(id: string | undefined): number {
   return id === undefined ? Number.MAX_SAFE_INTEGER : Number(id.slice(1));
 }
 
-const tab: Handler = {
-  async run(ctx) {
-    const sel = resolveTab(ctx, arg<string>(ctx, "id"));
+const tab = defineHandler(commands.tab)({
+  async run(ctx, { id }) {
+    const sel = resolveTab(ctx, id);
     takeControl(ctx, sel);
     sel.agent.selected = sel.rec.targetId;
     // Switching to a tab makes its profile this agent's profile for new tabs (never a permission).
@@ -60,11 +64,10 @@ const tab: Handler = {
     await coverControlledTabs(sel.browser, sel.agent.key);
     return { tab: describe(ctx, sel.rec) };
   },
-};
+});
 
-const tabRelease: Handler = {
-  async run(ctx) {
-    const id = arg<string | undefined>(ctx, "id");
+const tabRelease = defineHandler(commands.tabRelease)({
+  async run(ctx, { id }) {
     const agent = ctx.agent();
     let sel: Selected;
     if (id !== undefined) sel = resolveTab(ctx, id);
@@ -75,7 +78,7 @@ const tabRelease: Handler = {
     if (agent.selected === sel.rec.targetId) agent.selected = undefined;
     return { released: sel.id };
   },
-};
+});
 
 /** Adds https:// to a bare host (http:// for loopback); refuses javascript: URLs. */
 export function normalizeUrl(input: string): string {
@@ -99,18 +102,17 @@ export function normalizeUrl(input: string): string {
   }
 }
 
-const open: Handler = {
-  mutating: true,
+const open = defineHandler(commands.open)({
   // Dispatched when the first tab is created or navigated: a refused profile choice sent nothing.
   dispatch: "lock",
-  async run(ctx) {
-    const url = normalizeUrl(arg<string>(ctx, "url"));
+  async run(ctx, args) {
+    const url = normalizeUrl(args.url);
     const browser = ctx.broker.requireBrowser();
     const agent = ctx.agent();
-    const explicitProfile = arg<string | undefined>(ctx, "profile");
+    const explicitProfile = args.profile;
     let rec: TargetRecord;
     let created = false;
-    if (arg<boolean>(ctx, "new") || explicitProfile !== undefined || agent.selected === undefined) {
+    if (args.new || explicitProfile !== undefined || agent.selected === undefined) {
       const route = routeProfile(browser, agent, explicitProfile);
       ctx.markDispatched();
       rec = await browser.createManagedTab(agent.key, route.profile?.contextId);
@@ -148,15 +150,14 @@ const open: Handler = {
     const profile = profileOf(browser, rec);
     return { tab: id, ...(profile ? { profile } : {}), url: boundUrl(rec.url), title: boundTitle(rec.title), created };
   },
-};
+});
 
-const close: Handler = {
-  mutating: true,
-  async run(ctx) {
+const close = defineHandler(commands.close)({
+  async run(ctx, args) {
     const browser = ctx.broker.requireBrowser();
     const agent = ctx.agent();
     const closed: string[] = [];
-    if (arg<boolean>(ctx, "all")) {
+    if (args.all) {
       for (const t of [...browser.targets.byId.values()]) {
         // A person is using it: it stays open until handed back.
         if (t.origin === "user_tab" || t.creator !== agent.key || ctx.broker.handoff.get(t.targetId)) continue;
@@ -174,6 +175,6 @@ const close: Handler = {
     if (agent.selected !== undefined && !browser.targets.byId.has(agent.selected)) agent.selected = undefined;
     return { closed, remaining: ctx.broker.visibleTabs(agent, ctx.req.tabAccess).length };
   },
-};
+});
 
-export const TAB_HANDLERS: Record<string, Handler> = { tabs, tab, "tab release": tabRelease, open, close };
+export const TAB_HANDLERS: Handler[] = [tabs, tab, tabRelease, open, close];

@@ -7,24 +7,27 @@ import { expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import * as v from "valibot";
+import { defineCommand } from "../../protocol/define.ts";
 import type { CallRequest } from "../../protocol/wire.ts";
 import { resolvePaths } from "../../shared/paths.ts";
 import { Broker } from "../broker.ts";
-import type { Handler } from "../context/types.ts";
+import { defineHandler } from "../context/handler.ts";
 
 test("a command that overran its deadline holds the tab's admission until its handler ends", async () => {
   let release!: () => void;
   const held = new Promise<void>((r) => (release = r));
   let entered!: () => void;
   const admitted = new Promise<void>((r) => (entered = r));
-  const overrun: Handler = {
+  const command = defineCommand({ name: "overrun", group: "Reference", summary: "", args: v.object({}), result: v.object({}), example: "", runs: "broker" });
+  const overrun = defineHandler(command)({
     run: async (ctx) => {
       ctx.broker.handoff.admit(ctx.req, "T", "t1");
       entered();
       await held;
       return {};
     },
-  };
+  });
   const home = join(mkdtempSync(join(tmpdir(), "bp-admission-")), "home");
   const broker = new Broker(resolvePaths({ BROWSER_PILOT_HOME: home }), { overrun });
   const req: CallRequest = {

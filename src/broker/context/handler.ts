@@ -1,0 +1,80 @@
+import * as v from "valibot";
+import type { AnySchema, ArgsSchema, CommandDef } from "../../protocol/define.ts";
+import { ruleError } from "../../protocol/rules.ts";
+import { BpError, invalidArgument } from "../../shared/errors.ts";
+import type { BoundCall, CallContext, Handler, HandlerTable } from "./types.ts";
+
+/** A command's arguments as its handler sees them: the output of its args schema (defaults filled in). */
+export type ArgsOf<C extends CommandDef> = v.InferOutput<C["args"]>;
+
+type WithoutOk<T> = T extends unknown ? Omit<T, "ok"> & HumanText : never;
+/** In human mode (req.mode) a handler may add the text the CLI prints instead of the fields. */
+interface HumanText {
+  text?: string;
+}
+/** What a handler returns: its command's result schema without the `ok` the runtime adds. */
+export type ReplyOf<R extends AnySchema> = WithoutOk<v.InferInput<R>>;
+
+export interface HandlerImpl<A, R> {
+  /** When a mutating command counts as dispatched (Invocation.dispatch). */
+  dispatch?: "start" | "lock";
+  run(ctx: CallContext, args: A): Promise<R>;
+}
+
+/**
+ * Registers a handler against its command definition: `args` is typed by the command's args
+ * schema and checked against it before run() (the broker never runs a handler on arguments
+ * its schema refuses), and run() returns the command's result type. Curried, so that the
+ * implementation is checked against types already fixed by the command: passed alongside it,
+ * its literals ("running", "active") would widen to string during inference.
+ *
+ *   const tab = defineHandler(commands.tab)({ async run(ctx, { id }) { … } });
+ */
+export function defineHandler<A extends ArgsSchema, R extends AnySchema>(command: CommandDef<A, R>): (impl: HandlerImpl<v.InferOutput<A>, ReplyOf<R>>) => Handler {
+  return (impl) => bindWith(command, impl);
+}
+
+/**
+ * Like defineHandler for a handler whose reply is shaped by a shared pipeline (actions:
+ * evidence, effects and the observation, src/broker/act/result.ts) and so is built as a plain
+ * record; test/e2e/result-schemas.test.ts checks those replies against the result schema.
+ */
+export function defineShapedHandler<A extends ArgsSchema>(command: CommandDef<A>, impl: HandlerImpl<v.InferOutput<A>, Record<string, unknown>>): Handler {
+  return bindWith(command, impl);
+}
+
+function bindWith<A extends ArgsSchema, R extends object>(command: CommandDef<A>, impl: HandlerImpl<v.InferOutput<A>, R>): Handler {
+  return {
+    command,
+    bind(raw): BoundCall {
+      const parsed = v.safeParse(command.args, raw);
+      if (!parsed.success) throw argsError(parsed.issues[0]);
+      const args = parsed.output;
+      return {
+        // Keys the schema does not name pass through untouched (the record's fingerprint keeps them).
+        args: { ...raw, ...args },
+        mutating: command.mutating === true,
+        ...(impl.dispatch ? { dispatch: impl.dispatch } : {}),
+        run: (ctx) => impl.run(ctx, args),
+      };
+    },
+  };
+}
+
+/** The same invalid_argument as the CLI's parse gives for a broken rule; a field error names the field. */
+function argsError(issue: v.BaseIssue<unknown>): BpError {
+  const ruled = ruleError(issue);
+  if (ruled) return ruled;
+  const field = issue.path?.map((p) => String(p.key)).join(".") || "args";
+  return invalidArgument(field, `Invalid ${field}: ${issue.message}.`);
+}
+
+/** The table the broker dispatches on, keyed by each handler's command name; a name registered twice is a bug. */
+export function handlerTable(handlers: readonly Handler[]): HandlerTable {
+  const table: Record<string, Handler> = {};
+  for (const h of handlers) {
+    if (Object.hasOwn(table, h.command.name)) throw new BpError("internal_error", `Two handlers for '${h.command.name}'.`);
+    table[h.command.name] = h;
+  }
+  return table;
+}

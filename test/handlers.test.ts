@@ -1,0 +1,102 @@
+/**
+ * Handlers are registered against their command definitions: the table covers exactly the
+ * commands the broker runs, `mutating` comes from the definition alone, and a broken
+ * cross-field rule (now in the command's schema) gives the same error from the CLI's parse
+ * as from the broker's own check of a call that came straight to the socket.
+ */
+import { describe, expect, test } from "bun:test";
+import { HANDLERS } from "../src/broker/handlers/index.ts";
+import { parseCommandLine, validateArgs } from "../src/cli/parse.ts";
+import { allCommands, findCommand } from "../src/protocol/table.ts";
+import { BpError } from "../src/shared/errors.ts";
+
+function failure(fn: () => unknown): { code: string; message: string; context: unknown } {
+  try {
+    fn();
+  } catch (err) {
+    if (!(err instanceof BpError)) throw err;
+    return { code: err.code, message: err.message, context: err.context };
+  }
+  throw new Error("expected a failure");
+}
+
+describe("handler table", () => {
+  test("one handler per command the broker runs, registered against that very definition", async () => {
+    const defs = await allCommands();
+    const served = defs.filter((d) => d.runs !== "local").map((d) => d.name);
+    expect(Object.keys(HANDLERS).sort()).toEqual(served.sort());
+    for (const name of served) expect(HANDLERS[name]?.command).toBe(await findCommand(name));
+  });
+
+  test("mutating is the definition's", async () => {
+    for (const def of await allCommands()) {
+      const h = HANDLERS[def.name];
+      if (!h) continue;
+      expect({ name: def.name, mutating: h.bind({ ...minimalArgs[def.name] }).mutating }).toEqual({ name: def.name, mutating: def.mutating === true });
+    }
+  });
+
+  test("arguments are checked and defaults filled in before a handler runs", () => {
+    const bound = HANDLERS.snapshot?.bind({});
+    expect(bound?.args).toMatchObject({ limit: 50, diff: false });
+    expect(failure(() => HANDLERS.snapshot?.bind({ limit: 0 }))).toMatchObject({ code: "invalid_argument", context: { field: "limit" } });
+  });
+});
+
+/** Arguments that satisfy each command's schema, for binding without running. */
+const minimalArgs: Record<string, Record<string, unknown>> = {
+  tab: { id: "t1" }, profile: { id: "p" }, open: { url: "example.com" }, eval: { expression: "1" },
+  read: {}, search: { query: "x" }, find: { selector: "a" }, locate: { selector: "a" },
+  click: { ref: 1 }, type: { ref: 1, text: "x" }, keyboard: { text: "x" }, press: { key: "a" }, scroll: { direction: "down" },
+  hover: { ref: 1 }, drag: { from: 1, to: 2 }, dropdown: { ref: 1 }, select: { ref: 1, option: "a" }, upload: { ref: 1, file: "/x" },
+  dialog: { id: "d1", accept: true }, download: { id: "dl1" }, "net show": { id: 1 }, "net block": { pattern: "*" },
+  "net mock": { pattern: "*" }, "net headers": { pattern: "*", headers: "A: b" }, "net remove": { all: true },
+  command: { id: "c0123456789ab" }, cancel: { id: "c0123456789ab" }, wait: { dialog: true },
+};
+
+const RULES: [argv: string[], field: string, message: string][] = [
+  [["click"], "ref", "Give exactly one of a ref or --xy."],
+  [["click", "3", "--xy", "1,2"], "ref", "Give exactly one of a ref or --xy."],
+  [["click", "3", "--double", "--right"], "button", "--double and --right cannot be combined."],
+  [["dialog", "d1"], "accept", "Give exactly one of --accept or --dismiss."],
+  [["dialog", "d1", "--accept", "--dismiss"], "accept", "Give exactly one of --accept or --dismiss."],
+  [["scroll"], "direction", "Give exactly one of a direction (up, down, left, right), --to start|end, or --to-text <text>."],
+  [["scroll", "down", "--to", "end"], "direction", "Give exactly one of a direction (up, down, left, right), --to start|end, or --to-text <text>."],
+  [["scroll", "down", "--ref", "2", "--selector", "main"], "selector", "Use either --ref or --selector, not both."],
+  [["scroll", "--to", "end", "--exact"], "exact", "--exact goes with --to-text."],
+  [["scroll", "--to", "end", "--amount", "2"], "amount", "--amount goes with a direction."],
+  [["scroll", "--to-text", "  "], "to-text", "--to-text needs some text."],
+  [["select", "3", "Canada", "--by", "index"], "option", "With --by index the option is a number from 'bp dropdown'."],
+  [["connect", "--browser", "chrome", "--cdp-url", "ws://127.0.0.1:9/x"], "cdpUrl", "Give --browser or --cdp-url, not both."],
+  [["wait"], "condition", "Give exactly one condition: --url, --text, --selector, --dialog, --popup, --download, --network-idle."],
+  [["wait", "--dialog", "--popup"], "condition", "Give exactly one condition: --url, --text, --selector, --dialog, --popup, --download, --network-idle."],
+  [["screenshot", "--full", "--annotate", "1"], "annotate", "--annotate draws on the viewport; it cannot be combined with --full or --selector."],
+  [["screenshot", "--full", "--selector", "main"], "selector", "Use either --full or --selector, not both."],
+  [["auth", "alice", "--clear"], "clear", "Give either a user name or --clear."],
+  [["auth", "--password-stdin"], "user", "Give the user name: bp auth <user> --password-stdin."],
+  [["auth", "alice"], "password", "Pass the password on stdin with --password-stdin; it never goes on the command line."],
+  [["net", "mock", "*/api", "--body", "x", "--file", "/tmp/body"], "body", "Give --body or --file, not both."],
+  [["net", "headers", "*/api", "X-A: 1", "--stdin"], "headers", "Give headers as arguments or on stdin, not both."],
+  [["net", "remove"], "id", "Give a rule id or --all."],
+  [["net", "remove", "r1", "--all"], "id", "Give a rule id or --all."],
+];
+
+describe("cross-field rules live in the schemas", () => {
+  for (const [argv, field, message] of RULES) {
+    test(`bp ${argv.join(" ")}: the CLI and the broker refuse it alike`, async () => {
+      const parsed = await parseCommandLine(argv);
+      const cli = failure(() => validateArgs(parsed.def, { ...parsed.args }));
+      const broker = failure(() => HANDLERS[parsed.def.name]?.bind({ ...parsed.args }));
+      expect(cli).toEqual({ code: "invalid_argument", message, context: { field } });
+      expect(broker).toEqual(cli);
+    });
+  }
+
+  test("arguments that keep the rules pass both", async () => {
+    for (const argv of [["click", "3"], ["click", "--xy", "1,2"], ["scroll", "down", "--amount", "2"], ["wait", "--text", "done"], ["net", "remove", "--all"], ["auth"]]) {
+      const parsed = await parseCommandLine(argv);
+      const checked = validateArgs(parsed.def, { ...parsed.args });
+      expect(HANDLERS[parsed.def.name]?.bind({ ...parsed.args }).args).toEqual(checked);
+    }
+  });
+});
