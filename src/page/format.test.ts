@@ -148,7 +148,7 @@ describe("human format", () => {
     expect(formatSnapshotHuman(r)).toBe(
       [
         "[page] T | https://fmt.example/",
-        "[viewport] 800x600 at 0,0 | 1000px below",
+        "[viewport] 800x600 at 0,0 of 800x1600 | 1000px below",
         '[1] link "Home"',
         '[2] textbox "Search" value="abc" focused',
         '[3] textbox "Password" value=(hidden, 8 chars) required',
@@ -187,10 +187,40 @@ describe("compact JSON", () => {
       { r: 4, t: "textbox", n: "Pw", vl: 5 },
       { fold: 9, r: 5, to: 13, t: "link+button", ex: ["P1"] },
     ]);
-    expect(json.truncated).toBe(false);
-    expect("truncationReasons" in json).toBe(false);
-    expect("hints" in json).toBe(false);
+    // Not cut short: no flag, no count (the list is the count), no reasons; no hints, no tab.
+    expect(Object.keys(json).sort()).toEqual(["elements", "page", "title", "url"]);
     expect(JSON.stringify(json)).not.toContain("null");
+  });
+
+  test("lean: geometry only for a page that scrolls, truncation only when it happened, hints without defaults", () => {
+    const fits = { viewportWidth: 800, viewportHeight: 600, documentWidth: 800, documentHeight: 600, scrollX: 0, scrollY: 0, pixelsAbove: 0, pixelsBelow: 0, pixelsLeft: 0, pixelsRight: 0, scrollPercentX: 0, scrollPercentY: 0 };
+    const still = compactSnapshotJson(result([element(1, "textbox", "Pw", { sensitive: true, valueLength: 0 })], { page: fits }));
+    expect(still).toEqual({ title: "T", url: "https://fmt.example/", elements: [{ r: 1, t: "textbox", n: "Pw" }] });
+    expect(formatSnapshotHuman(result([element(1, "textbox", "Pw", { sensitive: true, valueLength: 0 })], { page: fits }))).toBe('[page] T | https://fmt.example/\n[1] textbox "Pw"');
+    // Scrolled down a long page: the vertical axis only, with the offset.
+    expect(compactSnapshotJson(result([], { page: { ...fits, documentHeight: 3000, scrollY: 900 } })).page).toEqual({ vh: 600, dh: 3000, sy: 900 });
+    // Wide but at the left edge: the horizontal axis, no zero offset.
+    expect(compactSnapshotJson(result([], { page: { ...fits, documentWidth: 1200 } })).page).toEqual({ vw: 800, dw: 1200 });
+    expect("elements" in compactSnapshotJson(result([], { page: fits }))).toBe(false);
+    const cut = compactSnapshotJson(
+      result([element(1, "link", "Home")], {
+        page: fits,
+        truncated: true,
+        truncationReasons: ["element_limit"],
+        totalCandidates: 80,
+        hints: [
+          { type: "authentication_surface", confidence: "strong", recommendedAction: "inspect_authentication_state", refs: [1], state: "present" },
+          { type: "autocomplete", confidence: "possible", recommendedAction: "observe_then_select", refs: [] },
+          { type: "authentication_surface", confidence: "strong", recommendedAction: "verify_authentication_result", refs: [], state: "left" },
+        ],
+      }),
+    );
+    expect(cut).toMatchObject({ total: 80, truncated: true, truncationReasons: ["element_limit"] });
+    expect(cut.hints).toEqual([
+      { type: "authentication_surface", recommendedAction: "inspect_authentication_state", refs: [1] },
+      { type: "autocomplete", confidence: "possible", recommendedAction: "observe_then_select" },
+      { type: "authentication_surface", recommendedAction: "verify_authentication_result", state: "left" },
+    ]);
   });
 
   test("upstream keys and boxes on request", () => {

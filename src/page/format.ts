@@ -13,6 +13,7 @@ import type {
   SnapshotFrame,
   SnapshotHint,
   SnapshotResult,
+  PageGeometry,
 } from "./types.ts";
 import type { SnapshotDiff } from "./diff.ts";
 
@@ -71,7 +72,7 @@ export function elementStates(e: SnapshotElement): string[] {
 }
 
 function valuePart(e: SnapshotElement): string {
-  if (e.sensitive) return ` value=(hidden, ${e.valueLength ?? 0} chars)`;
+  if (e.sensitive) return e.valueLength ? ` value=(hidden, ${e.valueLength} chars)` : "";
   if (e.value) return ` value=${quote(e.value, 200)}`;
   return "";
 }
@@ -124,9 +125,12 @@ export function formatSnapshotHuman(result: SnapshotResult, options: HumanFormat
   const lines: string[] = [];
   if (options.header !== false) {
     lines.push(`[page] ${escapeLine(result.title, 200)} | ${escapeLine(result.url, 300)}`);
+    // Only a page that scrolls has anything to say about its viewport.
     const g = result.page;
-    const below = g.pixelsBelow > 0 ? ` | ${g.pixelsBelow}px below` : "";
-    lines.push(`[viewport] ${g.viewportWidth}x${g.viewportHeight} at ${g.scrollX},${g.scrollY}${below}`);
+    if (scrolls(g)) {
+      const below = g.pixelsBelow > 0 ? ` | ${g.pixelsBelow}px below` : "";
+      lines.push(`[viewport] ${g.viewportWidth}x${g.viewportHeight} at ${g.scrollX},${g.scrollY} of ${g.documentWidth}x${g.documentHeight}${below}`);
+    }
   }
   if (result.elements.length === 0) lines.push("(no interactive elements)");
   for (const e of result.elements) lines.push(formatEntryLine(e));
@@ -193,7 +197,10 @@ export function compactEntry(e: SnapshotEntry, options: CompactJsonOptions = {})
     out[K.f] = e.frame;
     out[K.s] = e.reason;
   } else {
-    if (e.sensitive) out[K.vl] = e.valueLength ?? 0;
+    // A sensitive field shows only its length, and only when something was typed.
+    if (e.sensitive) {
+      if (e.valueLength) out[K.vl] = e.valueLength;
+    }
     else if (e.value) out[K.v] = e.value;
     if (up && e.checked !== undefined) out.checked = e.checked === true;
     const states = elementStates(e);
@@ -208,25 +215,55 @@ export function compactEntry(e: SnapshotEntry, options: CompactJsonOptions = {})
   return out;
 }
 
+/** The document is larger than its viewport, or scrolled: content lies outside the view. */
+function scrolls(g: PageGeometry): boolean {
+  return g.documentHeight > g.viewportHeight || g.documentWidth > g.viewportWidth || g.scrollX > 0 || g.scrollY > 0;
+}
+
+/**
+ * Page geometry only where it tells the agent something: per axis that scrolls, viewport and
+ * document size and the scroll offset when not 0. A page that fits its viewport has none.
+ */
+export function compactPage(g: PageGeometry): { [key: string]: number } | undefined {
+  const out: { [key: string]: number } = {};
+  if (g.documentWidth > g.viewportWidth || g.scrollX > 0) {
+    out.vw = g.viewportWidth;
+    out.dw = g.documentWidth;
+    if (g.scrollX > 0) out.sx = g.scrollX;
+  }
+  if (g.documentHeight > g.viewportHeight || g.scrollY > 0) {
+    out.vh = g.viewportHeight;
+    out.dh = g.documentHeight;
+    if (g.scrollY > 0) out.sy = g.scrollY;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/**
+ * Lean: no empty lists, no defaults. The count of candidates and the truncation fields appear
+ * only when the list was cut short (otherwise the list itself is the count).
+ */
 export function compactSnapshotJson(result: SnapshotResult, options: CompactJsonOptions = {}): { [key: string]: Json } {
-  const g = result.page;
-  const out: { [key: string]: Json } = {
-    title: result.title,
-    url: result.url,
-    page: { vw: g.viewportWidth, vh: g.viewportHeight, dw: g.documentWidth, dh: g.documentHeight, sx: g.scrollX, sy: g.scrollY },
-    elements: result.elements.map((e) => compactEntry(e, options)),
-    total: result.totalCandidates,
-    truncated: result.truncated,
-  };
-  if (result.truncationReasons.length) out.truncationReasons = [...result.truncationReasons];
+  const out: { [key: string]: Json } = { title: result.title, url: result.url };
+  const page = compactPage(result.page);
+  if (page) out.page = page;
+  if (result.elements.length) out.elements = result.elements.map((e) => compactEntry(e, options));
+  if (result.truncated) {
+    out.total = result.totalCandidates;
+    out.truncated = true;
+    if (result.truncationReasons.length) out.truncationReasons = [...result.truncationReasons];
+  }
   if (result.hints.length) out.hints = result.hints.map(compactHint);
   return out;
 }
 
+/** `confidence` only when "possible" (strong is the rule), `state` only for a transition (entered, left). */
 function compactHint(h: SnapshotHint): { [key: string]: Json } {
-  const out: { [key: string]: Json } = { type: h.type, confidence: h.confidence, recommendedAction: h.recommendedAction };
+  const out: { [key: string]: Json } = { type: h.type };
+  if (h.confidence !== "strong") out.confidence = h.confidence;
+  out.recommendedAction = h.recommendedAction;
   if (h.blocking) out.blocking = true;
-  if (h.state) out.state = h.state;
+  if (h.state && h.state !== "present") out.state = h.state;
   if (h.refs.length) out.refs = [...h.refs];
   return out;
 }

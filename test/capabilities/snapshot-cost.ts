@@ -117,7 +117,7 @@ async function measure(env: BpEnv, origin: string, size: number): Promise<Row> {
     const r = await env.run(["snapshot", ...args]);
     if (!r.json.ok) throw new Error(`snapshot failed: ${r.stdout}`);
     const elements = Array.isArray(r.json.elements) ? r.json.elements.length : 0;
-    return { bytes: Buffer.byteLength(r.stdout.trim(), "utf8"), entries: elements, total: Number(r.json.total) };
+    return { bytes: Buffer.byteLength(r.stdout.trim(), "utf8"), entries: elements, total: Number(r.json.total ?? elements) };
   };
   const pageExpr = `${PAGE_LIBRARY}.snapshot(window, { limit: 50, layout: true }).stats.ms`;
   const [cli = NaN, broker = NaN, page = NaN] = await interleaved([

@@ -16,6 +16,8 @@ const MAX_HINTS = 4;
 const MAX_TRACKED = 1024;
 /** Commands about dialogs already say everything about them. */
 const DIALOG_COMMANDS = new Set(["dialogs", "dialog"]);
+/** Commands that show the agent the page: each is a fresh look, so the repeat count starts over. */
+const OBSERVING = new Set(["snapshot", "read", "search", "find", "screenshot"]);
 
 export interface Hint {
   type: "dialog_pending" | "navigation_stalled" | "repeated_action";
@@ -68,7 +70,7 @@ export class Watchdogs {
     if (here !== undefined) {
       const stalled = this.stallHint(conn, agent, here);
       if (stalled) hints.push(stalled);
-      const repeated = this.progressHint(agent, here, reply);
+      const repeated = this.progressHint(agent, here, reply, req.command);
       if (repeated) hints.push(repeated);
     }
     if (hints.length === 0) return;
@@ -117,13 +119,14 @@ export class Watchdogs {
    * observable progress: no effects, an empty diff and the same URL. Any other command on
    * the tab that returns the page (a snapshot) resets the count.
    */
-  private progressHint(agent: Agent, targetId: string, reply: Reply): Hint | undefined {
+  private progressHint(agent: Agent, targetId: string, reply: Reply, command: string): Hint | undefined {
     const key = `${agent.key}\n${targetId}`;
     const prev = this.progress.get(key);
     const url = typeof reply.url === "string" ? reply.url : undefined;
     const evidence = reply.evidence;
     if (!isObj(evidence)) {
-      if (typeof reply.tab === "string") this.remember(key, { url: url ?? prev?.url, count: 0 });
+      // Observations are lean (no tab id), so they are known by name.
+      if (typeof reply.tab === "string" || OBSERVING.has(command)) this.remember(key, { url: url ?? prev?.url, count: 0 });
       return undefined;
     }
     // A full observation (a new document's elements, no diff) says nothing either way: leave

@@ -212,11 +212,16 @@ const read = defineShapedHandler(commands.read, {
   async run(ctx, args) {
     const selector = args.selector;
     const limit = clampInt(args.limit, 3000, 100_000);
-    const { tab, value, skipped } = await inTab(ctx, (walk, root) => readIn(walk, root, { limit, ...(selector ? { selector } : {}) }));
+    const { value, skipped } = await inTab(ctx, (walk, root) => readIn(walk, root, { limit, ...(selector ? { selector } : {}) }));
     const r = check(value, selector ?? "");
     r.truncated ||= skipped;
-    const out: Record<string, unknown> = { tab, title: boundTitle(r.title), url: boundUrl(r.url), text: r.text, length: r.length, truncated: r.truncated };
-    if (r.truncated) out.hint = `Showing ${r.text.length} of ${r.length} characters; raise --limit (max 100000) or pass a selector.`;
+    // Lean: no tab id (the agent selected it); the full length and the flag only when the text was cut.
+    const out: Record<string, unknown> = { title: boundTitle(r.title), url: boundUrl(r.url), text: r.text };
+    if (r.truncated) {
+      out.length = r.length;
+      out.truncated = true;
+      out.hint = `Showing ${r.text.length} of ${r.length} characters; raise --limit (max 100000) or pass a selector.`;
+    }
     if (ctx.req.mode === "human") {
       const body = r.text ? r.text.split("\n").map(safeContent).join("\n") : "(no readable text)";
       out.text = `${escapeLine(r.title, 200)}\n${escapeLine(r.url, 300)}\n${"─".repeat(60)}\n${body}${r.truncated ? `\n... [truncated: ${r.text.length} of ${r.length} characters]` : ""}`;

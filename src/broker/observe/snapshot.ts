@@ -44,7 +44,7 @@ export interface ObserveAfterAction {
  * when `pre.snapshotWhen` held the snapshot back (the page was not quiet yet).
  */
 export async function observeWith(ctx: CallContext, sel: Selected, opts: ObserveOptions, after: ObserveAfterAction = {}): Promise<{ reply: Record<string, unknown>; previous: SnapshotResult | undefined } | undefined> {
-  const { browser, agent, rec, id } = sel;
+  const { browser, agent, rec } = sel;
   {
     const session = await browser.session(rec);
     await frameSessions(rec, session).ensure();
@@ -66,7 +66,8 @@ export async function observeWith(ctx: CallContext, sel: Selected, opts: Observe
     const previous = "base" in after ? after.base : collected.previous;
     rec.url = result.url;
     rec.title = result.title;
-    const out: Record<string, unknown> = { tab: id, ...compactSnapshotJson(result, { boxes: opts.boxes === true }) };
+    // No tab id: the agent selected the tab itself, and only it changes the selection.
+    const out: Record<string, unknown> = compactSnapshotJson(result, { boxes: opts.boxes === true });
     // Page-derived strings are bounded like everything else we print.
     if (result.url.length > MAX_URL) {
       out.url = `${result.url.slice(0, MAX_URL)}…`;
@@ -77,15 +78,20 @@ export async function observeWith(ctx: CallContext, sel: Selected, opts: Observe
     if (opts.diff) {
       if (previous) {
         const d = diffSnapshots(previous, result);
-        out.elements = [];
-        out.diff = {
-          added: d.added.map((e) => compactEntry(e, { boxes: opts.boxes === true })),
-          removed: d.removed,
-          changed: d.changed.map((c) => ({ ...compactEntry(c.element), fields: c.fields })),
-          unchanged: d.unchanged,
-          ...(d.title !== undefined ? { title: d.title } : {}),
-          ...(d.url !== undefined ? { url: d.url } : {}),
-        };
+        // The diff stands in for the list, and names a new title or url itself (the previous
+        // observation was of this same document); its empty parts are left out.
+        delete out.elements;
+        delete out.title;
+        delete out.url;
+        delete out.urlTruncated;
+        const diff: Record<string, unknown> = {};
+        if (d.added.length) diff.added = d.added.map((e) => compactEntry(e, { boxes: opts.boxes === true }));
+        if (d.removed.length) diff.removed = d.removed;
+        if (d.changed.length) diff.changed = d.changed.map((c) => ({ ...compactEntry(c.element), fields: c.fields }));
+        diff.unchanged = d.unchanged;
+        if (d.title !== undefined) diff.title = d.title;
+        if (d.url !== undefined) diff.url = d.url;
+        out.diff = diff;
         if (ctx.req.mode === "human") out.text = formatDiffHuman(d);
       } else {
         out.diffFallback = replaced ? "document_changed" : "no_previous_observation";
