@@ -1,6 +1,6 @@
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../cdp/session.ts";
-import { INSTALL_AND_OBJECT, INSTALL_AND_RUN, MISSING, OBJECT, RUN, type PageObjectFn, type PageReply, type PageStep } from "../page/runtime.ts";
+import { INSTALL_AND_OBJECT, INSTALL_AND_RUN, INSTALL_MARK_AND_RUN, MARK_AND_RUN, MISSING, OBJECT, RUN, type PageObjectFn, type PageReply, type PageStep } from "../page/runtime.ts";
 import { BpError } from "../shared/errors.ts";
 
 /** Our isolated world: the page cannot see or change it, and it dies with its document. */
@@ -90,9 +90,12 @@ const installed = new WeakMap<CdpSession, Set<number>>();
  * source goes along only the first time a world is used, later calls name the functions.
  * With `doc`, nothing runs in another document (the reply says `otherDocument`).
  */
-export async function callPage(session: CdpSession, frameId: string, steps: PageStep[], opts: { doc?: string; userGesture?: boolean; timeoutMs?: number } = {}): Promise<PageReply> {
+export async function callPage(session: CdpSession, frameId: string, steps: PageStep[], opts: { doc?: string; userGesture?: boolean; timeoutMs?: number; mark?: string[] } = {}): Promise<PageReply> {
   const call = { steps, ...(opts.doc ? { doc: opts.doc } : {}) };
-  const res = await sendPage(session, frameId, call, { run: RUN, install: INSTALL_AND_RUN, byValue: true, ...opts }, (r) => (r.result.value as { missing?: boolean } | undefined)?.missing === true);
+  const { mark, ...rest } = opts;
+  // With `mark` (element handles in our world): the click-listener marks are made first, in the same call.
+  const fns = mark ? { run: MARK_AND_RUN, install: INSTALL_MARK_AND_RUN, objects: mark } : { run: RUN, install: INSTALL_AND_RUN };
+  const res = await sendPage(session, frameId, call, { ...fns, byValue: true, ...rest }, (r) => (r.result.value as { missing?: boolean } | undefined)?.missing === true);
   if (res.exceptionDetails) {
     const text = res.exceptionDetails.exception?.description ?? res.exceptionDetails.text;
     throw new BpError("internal_error", `Page script failed: ${text.split("\n")[0]?.slice(0, 300) ?? "error"}`, { context: { frameId: "redacted" } });
@@ -112,6 +115,8 @@ export async function pageObject(session: CdpSession, frameId: string, fn: PageO
 interface SendOptions {
   run: string;
   install: string;
+  /** Remote objects passed after the call's argument. */
+  objects?: string[];
   byValue: boolean;
   userGesture?: boolean;
   timeoutMs?: number;
@@ -129,7 +134,7 @@ async function sendPage(session: CdpSession, frameId: string, arg: unknown, o: S
       {
         functionDeclaration: install ? o.install : o.run,
         executionContextId: contextId,
-        arguments: [{ value: arg }],
+        arguments: [{ value: arg }, ...(o.objects ?? []).map((objectId) => ({ objectId }))],
         returnByValue: o.byValue,
         awaitPromise: true,
         ...(o.userGesture ? { userGesture: true } : {}),

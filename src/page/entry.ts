@@ -18,7 +18,14 @@ export { markListened } from "./listener-mark.ts";
 export { pageRead as read } from "./read-script.ts";
 export { pageResolveRef as resolve } from "./resolve-script.ts";
 export { pageSearch as search } from "./search-script.ts";
-export { snapshotMain as snapshot } from "./snapshot/main.ts";
+import { listenedFresh } from "./listener-mark.ts";
+import { snapshotMain } from "./snapshot/main.ts";
+import type { SnapshotOptions, SnapshotResult } from "./types.ts";
+
+/** The snapshot; with `ifMarked`, null unless this document's click-listener marks still hold (listener-mark.ts). */
+export function snapshot(win: PageWindow, opts?: SnapshotOptions & { ifMarked?: boolean }): SnapshotResult | null {
+  return opts?.ifMarked && !listenedFresh(win) ? null : snapshotMain(win, opts);
+}
 
 /** The element behind a ref, or null (for CDP calls that need the node itself). */
 export function refElement(win: PageWindow, ref: number): PageElement | null {

@@ -8,14 +8,39 @@
  * items, which is how autocomplete menus are built; one covering most of the viewport is a
  * backdrop, not a control.
  */
-import type { PageElement, PageWindow } from "./types.ts";
+import type { PageDocument, PageElement, PageNode, PageWindow } from "./types.ts";
+
+const KEY = Symbol.for("browser-pilot.listened.v1");
+
+interface Observer {
+  observe(target: PageNode, options: { childList: boolean; subtree: boolean }): void;
+  disconnect(): void;
+  takeRecords(): Added[];
+}
+interface Added {
+  addedNodes: ArrayLike<PageNode>;
+}
+type ObserverClass = new (cb: (records: Added[]) => void) => Observer;
+/** The marks of one document, and whether an element was added anywhere since they were made. */
+interface Marks {
+  doc: PageDocument;
+  set: WeakSet<PageElement>;
+  dirty: boolean;
+  watch: Observer | null;
+}
+
+/** Past this many elements the watch is not set up: such a page is marked afresh every time. */
+const MAX_WATCHED = 200_000;
 
 export function markListened(win: PageWindow, els: PageElement[]): number {
-  const KEY = Symbol.for("browser-pilot.listened.v1");
   const CONTROLS = "a[href],button,input,select,textarea,summary,[tabindex],[contenteditable],[role=button],[role=link],[role=option],[role=menuitem],[role=checkbox],[role=tab]";
   const LISTS: Record<string, number> = { ul: 1, ol: 1, menu: 1, listbox: 1, tree: 1 };
   const set = new WeakSet<PageElement>();
-  Object.defineProperty(win, KEY, { value: { doc: win.document, set }, configurable: true, enumerable: false, writable: true });
+  const old = Reflect.get(win, KEY) as Marks | undefined;
+  old?.watch?.disconnect();
+  const marks: Marks = { doc: win.document, set, dirty: false, watch: null };
+  marks.watch = watchForElements(win, marks);
+  Object.defineProperty(win, KEY, { value: marks, configurable: true, enumerable: false, writable: true });
   const area = Math.max(1, win.innerWidth * win.innerHeight);
   let marked = 0;
   const leafy = (el: PageElement): boolean => {
@@ -48,4 +73,70 @@ export function markListened(win: PageWindow, els: PageElement[]): number {
     }
   }
   return marked;
+}
+
+const addsElement = (records: Added[]): boolean => {
+  for (const r of records) for (let i = 0; i < r.addedNodes.length; i++) if (r.addedNodes[i]?.nodeType === 1) return true;
+  return false;
+};
+
+/**
+ * Listeners come with the elements that carry them: while no element is added anywhere in the
+ * document (its same-origin frames and open shadow roots included), the marks still hold and
+ * the broker need not ask the browser again. The first added element ends the watch. Text and
+ * attribute changes do not count. Null where it cannot watch (no MutationObserver, a huge page).
+ */
+function watchForElements(win: PageWindow, marks: Marks): Observer | null {
+  const MO = Reflect.get(win, "MutationObserver") as ObserverClass | undefined;
+  if (typeof MO !== "function") return null;
+  const watch = new MO((records) => {
+    if (!addsElement(records)) return;
+    marks.dirty = true;
+    watch.disconnect();
+  });
+  const opts = { childList: true, subtree: true };
+  const roots: PageNode[] = [win.document];
+  let seen = 0;
+  for (let i = 0; i < roots.length; i++) {
+    const root = roots[i] as PageNode;
+    watch.observe(root, opts);
+    // Shadow roots and frame documents are not part of a subtree watch: found and watched each.
+    const stack: PageNode[] = [root];
+    while (stack.length > 0) {
+      const n = stack.pop() as PageNode;
+      for (let c = n.firstChild; c; c = c.nextSibling) {
+        if (c.nodeType !== 1) continue;
+        if (++seen > MAX_WATCHED) {
+          watch.disconnect();
+          return null;
+        }
+        const el = c as PageElement;
+        if (el.shadowRoot) roots.push(el.shadowRoot);
+        const tag = el.localName;
+        if (tag === "iframe" || tag === "frame") {
+          try {
+            const d = Reflect.get(el, "contentDocument") as PageDocument | null;
+            if (d) roots.push(d);
+          } catch {
+            // A cross-origin frame is marked through its own session.
+          }
+        }
+        stack.push(c);
+      }
+    }
+  }
+  return watch;
+}
+
+/** True when this document's marks were made here and no element has been added since. */
+export function listenedFresh(win: PageWindow): boolean {
+  const marks = Reflect.get(win, KEY) as Marks | undefined;
+  if (!marks || marks.doc !== win.document || marks.dirty || !marks.watch) return false;
+  // Mutations whose callback has not run yet.
+  if (addsElement(marks.watch.takeRecords())) {
+    marks.dirty = true;
+    marks.watch.disconnect();
+    return false;
+  }
+  return true;
 }

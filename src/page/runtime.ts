@@ -98,6 +98,13 @@ export const INSTALL_AND_RUN = `function (call) { var win = window, KEY = ${KEY_
 /** Runs the call in a world that already has the runtime; `{ missing: true }` if it does not. */
 export const RUN = `function (call) { var rt = window[${KEY_EXPR}]; return rt ? rt.run(call) : { missing: true }; }`;
 
+/**
+ * As INSTALL_AND_RUN and RUN, first marking the elements passed as further arguments as
+ * click-listened (listener-mark.ts), so the marks and the snapshot that reads them are one call.
+ */
+export const INSTALL_MARK_AND_RUN = `function (call) { var win = window, KEY = ${KEY_EXPR}; if (!win[KEY]) ${BODY} win[KEY].lib.markListened(win, Array.prototype.slice.call(arguments, 1)); return win[KEY].run(call); }`;
+export const MARK_AND_RUN = `function (call) { var rt = window[${KEY_EXPR}]; if (!rt) return { missing: true }; rt.lib.markListened(window, Array.prototype.slice.call(arguments, 1)); return rt.run(call); }`;
+
 /** The library functions that answer with a page object (an element, the document), for CDP calls that take one. */
 export type PageObjectFn = "frameElement" | "hostElement" | "refElement" | "framePath" | "focusedFrame" | "slotElement" | "document";
 
@@ -109,9 +116,3 @@ export const INSTALL_AND_OBJECT = `function (call) { var win = window, KEY = ${K
 
 /** As INSTALL_AND_OBJECT in a world that already has the runtime; MISSING if it does not. */
 export const OBJECT = `function (call) { var rt = window[${KEY_EXPR}]; return rt ? rt.lib[call.fn](window, call.arg) : ${JSON.stringify(MISSING)}; }`;
-
-/**
- * Called on our world's document (`this`) with element handles as arguments: marks them as
- * click-listened for the snapshot walk; -1 when the runtime is not installed there.
- */
-export const MARK_LISTENED = `function () { var w = this.defaultView, rt = w && w[${KEY_EXPR}]; return rt ? rt.lib.markListened(w, Array.prototype.slice.call(arguments)) : -1; }`;

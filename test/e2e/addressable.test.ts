@@ -72,6 +72,27 @@ describe("every control has a ref", () => {
   });
 });
 
+describe("listener marks are reused only while they hold", () => {
+  test("a clickable added later, in the document or inside an open shadow root, is listed by the next snapshot", async () => {
+    await run(["open", `${site.a}/listeners`]);
+    expect(names(await snapshot())).toContain("Chip red");
+    // Unchanged page: the same list from the kept marks.
+    expect(names(await snapshot())).toContain("Chip red");
+    const add = (where: string, name: string) =>
+      `(() => { const d = document.createElement('div'); d.textContent = ${JSON.stringify(name)}; d.addEventListener('click', () => { document.body.dataset.hit = d.textContent; }); ${where}.append(d); return 1; })()`;
+    expect((await run(["eval", add("document.body", "Late chip")])).json.ok).toBe(true);
+    const late = await snapshot();
+    expect(names(late)).toContain("Late chip");
+    expect((await run(["click", String(late.find((e) => e.n === "Late chip")?.r)])).json.ok).toBe(true);
+    expect((await run(["eval", "document.body.dataset.hit"])).json.value).toBe("Late chip");
+    // A shadow root that existed when the marks were made is watched too.
+    await run(["eval", "(() => { const h = document.createElement('div'); h.id = 'host'; h.attachShadow({ mode: 'open' }); document.body.append(h); return 1; })()"]);
+    expect(names(await snapshot())).toContain("Late chip");
+    expect((await run(["eval", add("document.getElementById('host').shadowRoot", "Shadow chip")])).json.ok).toBe(true);
+    expect(names(await snapshot())).toContain("Shadow chip");
+  });
+});
+
 describe("hints apply and name real commands", () => {
   test("a login's 'left' hint does not follow the agent to an unrelated site", async () => {
     const hints = (r: { json: Record<string, unknown> }) => (r.json.hints as { type: string; state?: string }[] | undefined) ?? [];

@@ -7,24 +7,11 @@ import type { TargetRecord } from "../targets.ts";
 import { FrameSessions } from "../frames.ts";
 import { TabObservation, type RefBinding } from "../refs.ts";
 import { listFrames, type Root } from "./frame-list.ts";
-import { markListenedElements } from "./listeners.ts";
+import { listenedHandles, noteMarked, wasMarked, type MarkTarget } from "./listeners.ts";
 import { callPage, pageObject } from "../world.ts";
+import type { PageReply } from "../../page/runtime.ts";
 
-/** Documents (frame and loader, per session) whose listened-to elements were marked once. */
-const marked = new WeakMap<CdpSession, Set<string>>();
-const wasMarked = (root: Root): boolean => marked.get(root.session)?.has(`${root.frameId}:${root.loaderId}`) === true;
-function noteMarked(root: Root): void {
-  let set = marked.get(root.session);
-  if (!set) marked.set(root.session, (set = new Set()));
-  set.add(`${root.frameId}:${root.loaderId}`);
-}
-
-/** After an action that made new controls appear (suggestions after typing): the next observation marks afresh. */
-export function forgetMarks(session: CdpSession, frameId: string): void {
-  const set = marked.get(session);
-  if (!set) return;
-  for (const key of [...set]) if (key.startsWith(`${frameId}:`)) set.delete(key);
-}
+export { forgetMarks } from "./listeners.ts";
 
 /** Nested out-of-process frames deeper than this are left as placeholders. */
 const MAX_FRAME_DEPTH = 4;
@@ -105,14 +92,7 @@ export async function collectWith(browser: BrowserConnection, rec: TargetRecord,
 }
 
 async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Root, options: SnapshotOptions, depth: number, frameIndex: () => Promise<Map<string, number>>, pre?: PreSteps): Promise<SnapshotResult | undefined> {
-  // Listener marks cost several round trips: an action's own observation reuses the marks of
-  // the document's earlier snapshots; a snapshot the agent asks for marks afresh.
-  if (!pre || !wasMarked(root)) {
-    await markListenedElements(root.session, root.frameId);
-    noteMarked(root);
-  }
-  const snap: PageStep = { fn: "snapshot", arg: { ...options, refFloor: obs.nextRef, layout: true }, ...(pre?.snapshotWhen ? { when: pre.snapshotWhen } : {}) };
-  const reply = await callPage(root.session, root.frameId, [...(pre?.steps ?? []), snap]);
+  const reply = await snapshotCall(root, { ...options, refFloor: obs.nextRef, layout: true }, pre);
   if (pre) pre.results = reply.results.slice(0, -1);
   const result = reply.results.at(-1) as SnapshotResult | null;
   if (!result) return undefined;
@@ -159,6 +139,34 @@ async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Root,
 }
 
 /**
+ * The snapshot call, with the click-listener marks it reads (listeners.ts). They cost round
+ * trips, so they are made once and then reused: an action's own observation reuses the
+ * document's marks as they are (typing that may show suggestions forgets them); a snapshot the
+ * agent asks for runs only if the page says they still hold (no element was added since), and
+ * otherwise the listeners are read again and marked in the same call as the snapshot.
+ */
+async function snapshotCall(root: Root, arg: Record<string, unknown>, pre: PreSteps | undefined): Promise<PageReply> {
+  const target: MarkTarget = { session: root.session, frameId: root.frameId, loaderId: root.loaderId, ...(root.top ? { top: true } : {}) };
+  const steps: PageStep[] = [...(pre?.steps ?? []), { fn: "snapshot", arg, ...(pre?.snapshotWhen ? { when: pre.snapshotWhen } : {}) }];
+  if (wasMarked(target)) {
+    if (pre) return callPage(root.session, root.frameId, steps);
+    const reply = await callPage(root.session, root.frameId, [{ fn: "snapshot", arg: { ...arg, ifMarked: true } }]);
+    if (reply.results[0]) return reply;
+  }
+  const mark = await listenedHandles(target);
+  if (!mark) return callPage(root.session, root.frameId, steps);
+  let reply: PageReply;
+  try {
+    reply = await callPage(root.session, root.frameId, steps, { mark });
+  } catch {
+    // The handles belong to a world that went away meanwhile: observe without them.
+    return callPage(root.session, root.frameId, steps);
+  }
+  noteMarked(target);
+  return reply;
+}
+
+/**
  * The page numbers frames by their path in the walk ("1", "1.2"); the agent sees the numbers
  * 'bp frame' lists and takes, so each path is mapped through its iframe element to the frame
  * id and its index in the tab's frame list. A path that cannot be mapped keeps its walk path.
@@ -192,6 +200,8 @@ async function childRoot(frames: FrameSessions, parent: Root, placeholder: Snaps
   return {
     session,
     frameId,
+    // An out-of-process frame is its session's top frame.
+    top: true,
     loaderId: frameTree.frame.loaderId,
     framePath: placeholder.frame,
     offset: { x: parent.offset.x + placeholder.offset.x, y: parent.offset.y + placeholder.offset.y },

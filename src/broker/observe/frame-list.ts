@@ -12,6 +12,8 @@ export interface Root {
   offset: { x: number; y: number };
   /** Top-level viewport size, for judging whether an element inside an out-of-process frame is on screen. */
   viewport?: { w: number; h: number };
+  /** The frame is its session's top frame (the page's main world is the session's default context). */
+  top?: boolean;
 }
 
 export interface FrameInfo {
@@ -54,7 +56,7 @@ export async function listFrames(rec: TargetRecord, session: CdpSession): Promis
 
 /** The observation root for the agent's selected frame (or the top document). */
 export async function rootForFrame(rec: TargetRecord, session: CdpSession, mainFrameId: string, mainLoaderId: string, selected: string | undefined): Promise<Root> {
-  if (selected === undefined || selected === mainFrameId) return { session, frameId: mainFrameId, loaderId: mainLoaderId, framePath: "", offset: { x: 0, y: 0 } };
+  if (selected === undefined || selected === mainFrameId) return { session, frameId: mainFrameId, loaderId: mainLoaderId, framePath: "", offset: { x: 0, y: 0 }, top: true };
   const frames = await listFrames(rec, session);
   const f = frames.find((x) => x.id === selected);
   if (!f) throw new BpError("stale_ref", "The selected frame is gone. Run 'bp frame' to list frames.", { context: { reason: "frame_detached" } });

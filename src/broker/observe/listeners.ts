@@ -1,6 +1,5 @@
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../../cdp/session.ts";
-import { MARK_LISTENED } from "../../page/runtime.ts";
 import { pageObject, worldContextId } from "../world.ts";
 
 /** Event types that make an element act like a button when a script listens for them. */
@@ -9,50 +8,123 @@ const ACTIVATING = new Set(["click", "mousedown", "mouseup", "pointerdown", "poi
 /** At most this many listened-to elements are handed to the page per snapshot: bounded work on any page. */
 const MAX_MARKED = 300;
 
+/** The element handles of the latest marking in a session; released when the next one starts. */
 const GROUP = "bp-listeners";
+/** The page world's handle of each document, kept while the document lives (one object each). */
+const DOC_GROUP = "bp-page-document";
+
+/** What the broker keeps per document (frame and loader, per session). */
+interface DocMarks {
+  /** The page has marks of this document (it says itself whether they still hold). */
+  marked: boolean;
+  /** The page world's document handle, for the listener query. */
+  pageDoc?: string;
+}
+
+const docs = new WeakMap<CdpSession, Map<string, DocMarks>>();
+
+/** A document the listeners are read from: its frame, and whether that is its session's top frame. */
+export interface MarkTarget {
+  session: CdpSession;
+  frameId: string;
+  loaderId: string;
+  top?: boolean;
+}
+
+function stateOf(t: MarkTarget): DocMarks {
+  let byDoc = docs.get(t.session);
+  if (!byDoc) docs.set(t.session, (byDoc = new Map()));
+  const key = `${t.frameId}:${t.loaderId}`;
+  let s = byDoc.get(key);
+  if (!s) {
+    // One entry per live document of a frame: an older loader's is gone with its document.
+    for (const k of byDoc.keys()) if (k.startsWith(`${t.frameId}:`)) byDoc.delete(k);
+    byDoc.set(key, (s = { marked: false }));
+  }
+  return s;
+}
+
+/** Marks were made in this document: a later snapshot may ask the page whether they still hold. */
+export const wasMarked = (t: MarkTarget): boolean => docs.get(t.session)?.get(`${t.frameId}:${t.loaderId}`)?.marked === true;
+
+export function noteMarked(t: MarkTarget): void {
+  stateOf(t).marked = true;
+}
+
+/** After an action that made new controls appear (suggestions after typing): the next observation marks afresh. */
+export function forgetMarks(session: CdpSession, frameId: string): void {
+  const byDoc = docs.get(session);
+  if (!byDoc) return;
+  for (const [key, s] of byDoc) if (key.startsWith(`${frameId}:`)) s.marked = false;
+}
 
 /**
  * Clickables bound only through addEventListener are invisible to the in-page walk. One
  * DOMDebugger.getEventListeners call on the document (whole subtree, through shadow roots)
  * lists every listener with the node it sits on; the nodes with activating listeners are
- * resolved into our isolated world and recorded there for the walk, which then treats them
- * like an onclick attribute: the same visibility, inert and size checks keep hidden ones out.
- * Best effort: a page where this fails is observed exactly as before.
+ * resolved into our isolated world, and the caller hands them to the page in the same call as
+ * the snapshot, which records them for the walk: it then treats them like an onclick
+ * attribute, and the same visibility, inert and size checks keep hidden ones out.
+ * Undefined when this fails (best effort: the page is observed as without listeners).
+ *
+ * Round trips: the listener list and the handles, plus the document's page-world handle the
+ * first time (one call in a session's top frame, three in a frame inside it).
  */
-export async function markListenedElements(session: CdpSession, frameId: string): Promise<void> {
-  let docId: string | undefined;
+export async function listenedHandles(t: MarkTarget): Promise<string[] | undefined> {
+  const { session, frameId } = t;
+  const state = stateOf(t);
   try {
-    // Through the page runtime, which finds our world again after a navigation (then the cached
-    // context id is the current one) and is installed there for the marks below.
-    docId = await pageObject(session, frameId, "document");
-    if (!docId) return;
-    const executionContextId = await worldContextId(session, frameId);
-    // Listeners are read through the page's own wrapper of the document: asked through our
-    // world's wrapper, Chromium stalls the next script run in that world.
-    const { node } = await session.send("DOM.describeNode", { objectId: docId });
-    const pageDoc = await session.send("DOM.resolveNode", { backendNodeId: node.backendNodeId, objectGroup: GROUP });
-    if (!pageDoc.object.objectId) return;
-    const { listeners } = await session.send("DOMDebugger.getEventListeners", { objectId: pageDoc.object.objectId, depth: -1, pierce: true }, { timeoutMs: 3000 });
-    const nodes = activatingNodes(listeners);
+    // The previous marking's handles: the page holds its marks by then.
+    void session.send("Runtime.releaseObjectGroup", { objectGroup: GROUP }).catch(() => undefined);
+    const context = worldContextId(session, frameId);
+    context.catch(() => undefined);
+    let listeners: Protocol.DOMDebugger.EventListener[];
+    try {
+      listeners = await listenersOf(session, (state.pageDoc ??= await pageDocument(t)));
+    } catch {
+      // The cached handle died with its world (a document.open, a crash): look it up again.
+      state.pageDoc = await pageDocument(t);
+      listeners = await listenersOf(session, state.pageDoc);
+    }
+    const executionContextId = await context;
     const resolved = await Promise.all(
-      nodes.map((backendNodeId) =>
+      activatingNodes(listeners).map((backendNodeId) =>
         session
           .send("DOM.resolveNode", { backendNodeId, executionContextId, objectGroup: GROUP })
           .then((r) => r.object.objectId)
           .catch(() => undefined),
       ),
     );
-    await session.send("Runtime.callFunctionOn", {
-      objectId: docId,
-      functionDeclaration: MARK_LISTENED,
-      arguments: resolved.filter((id): id is string => id !== undefined).map((objectId) => ({ objectId })),
-      returnByValue: true,
-    });
+    return resolved.filter((id): id is string => id !== undefined);
   } catch {
-    // Listeners are an extra signal; the walk's own signals still apply.
+    state.pageDoc = undefined;
+    return undefined;
+  }
+}
+
+function listenersOf(session: CdpSession, objectId: string | undefined): Promise<Protocol.DOMDebugger.EventListener[]> {
+  if (!objectId) return Promise.reject(new Error("no document"));
+  return session.send("DOMDebugger.getEventListeners", { objectId, depth: -1, pierce: true }, { timeoutMs: 3000 }).then((r) => r.listeners);
+}
+
+/**
+ * The page's own wrapper of the document: asked through our world's wrapper, Chromium stalls
+ * the next script run in that world. In a session's top frame the default context is the
+ * page's main world (`document` is unforgeable there); in a frame inside it, through the node.
+ */
+async function pageDocument(t: MarkTarget): Promise<string | undefined> {
+  const { session, frameId } = t;
+  if (t.top) {
+    const r = await session.send("Runtime.evaluate", { expression: "document", objectGroup: DOC_GROUP, returnByValue: false });
+    if (!r.exceptionDetails && r.result.subtype === "node" && r.result.objectId) return r.result.objectId;
+  }
+  const docId = await pageObject(session, frameId, "document");
+  if (!docId) return undefined;
+  try {
+    const { node } = await session.send("DOM.describeNode", { objectId: docId });
+    return (await session.send("DOM.resolveNode", { backendNodeId: node.backendNodeId, objectGroup: DOC_GROUP })).object.objectId;
   } finally {
-    if (docId) void session.send("Runtime.releaseObject", { objectId: docId }).catch(() => undefined);
-    void session.send("Runtime.releaseObjectGroup", { objectGroup: GROUP }).catch(() => undefined);
+    void session.send("Runtime.releaseObject", { objectId: docId }).catch(() => undefined);
   }
 }
 

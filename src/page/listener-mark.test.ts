@@ -1,0 +1,40 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { listenedFresh, markListened } from "./listener-mark.ts";
+import { closePages, page } from "./snapshot/test-fixture.ts";
+import type { PageElement } from "./types.ts";
+
+afterAll(closePages);
+
+const byId = (w: { document: { getElementById(id: string): unknown } }, id: string) => w.document.getElementById(id) as unknown as PageElement;
+
+describe("listener marks say whether they still hold", () => {
+  test("until an element is added to the document or a shadow root; text and attribute changes do not count", async () => {
+    const { w, win } = page(`<div id=chip>Chip</div><p id=out>0</p><div id=host></div>`);
+    const host = w.document.getElementById("host");
+    const shadow = host?.attachShadow({ mode: "open" });
+    expect(listenedFresh(win)).toBe(false);
+    expect(markListened(win, [byId(w, "chip")])).toBe(1);
+    expect(listenedFresh(win)).toBe(true);
+    const out = w.document.getElementById("out");
+    if (out) out.textContent = "1";
+    out?.setAttribute("class", "changed");
+    await Promise.resolve();
+    expect(listenedFresh(win)).toBe(true);
+    shadow?.append(w.document.createElement("span"));
+    expect(listenedFresh(win)).toBe(false);
+    // Marked again: fresh until the next element, wherever it lands.
+    markListened(win, []);
+    expect(listenedFresh(win)).toBe(true);
+    w.document.body.append(w.document.createElement("div"));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(listenedFresh(win)).toBe(false);
+  });
+
+  test("marks of another document never hold", () => {
+    const { w, win } = page(`<div id=chip>Chip</div>`);
+    markListened(win, [byId(w, "chip")]);
+    const other = page(`<p>other</p>`);
+    Object.defineProperty(other.win, Symbol.for("browser-pilot.listened.v1"), { value: Reflect.get(win, Symbol.for("browser-pilot.listened.v1")) });
+    expect(listenedFresh(other.win)).toBe(false);
+  });
+});
