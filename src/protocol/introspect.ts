@@ -1,14 +1,6 @@
+import * as v from "valibot";
 import type { CommandDef } from "./define.ts";
-
-interface Node {
-  type: string;
-  wrapped?: Node;
-  pipe?: readonly Node[];
-  default?: unknown;
-  description?: string;
-  options?: readonly unknown[];
-  entries?: Record<string, Node>;
-}
+import { isSchema } from "./schema-read.ts";
 
 export interface ArgInfo {
   name: string;
@@ -21,25 +13,18 @@ export interface ArgInfo {
   alias?: string;
 }
 
-/** Reads what parsing and help need from a valibot object schema's entries. */
+/** Reads what parsing and help need from a valibot object schema's entries, through valibot's API. */
 export function describeArgs(def: Pick<CommandDef, "args" | "positionals" | "aliases">): ArgInfo[] {
-  const entries = (def.args as unknown as Node).entries ?? {};
   const positionals = def.positionals ?? [];
   const aliasOf = new Map(Object.entries(def.aliases ?? {}).map(([short, long]) => [long, short]));
-  return Object.entries(entries).map(([name, node]) => {
-    let inner = node;
-    let required = true;
-    let dflt: unknown;
-    if (inner.type === "optional") {
-      required = false;
-      dflt = inner.default;
-      inner = inner.wrapped ?? inner;
-    }
-    const description = inner.pipe?.find((p) => p.type === "description")?.description ?? "";
+  return Object.entries(def.args.entries).map(([name, entry]) => {
+    const optional = isSchema(entry, "optional");
+    const inner = isSchema(entry, "optional") ? entry.wrapped : entry;
     const kind = inner.type === "boolean" ? "boolean" : inner.type === "number" ? "number" : "string";
-    const info: ArgInfo = { name, kind, required, positional: positionals.includes(name), description };
-    if (dflt !== undefined && typeof dflt !== "function") info.default = dflt;
-    if (inner.type === "picklist" && inner.options) info.choices = inner.options;
+    const info: ArgInfo = { name, kind, required: !optional, positional: positionals.includes(name), description: v.getDescription(inner) ?? "" };
+    const dflt = optional ? v.getDefault(entry) : undefined;
+    if (dflt !== undefined) info.default = dflt;
+    if (isSchema(inner, "picklist")) info.choices = inner.options;
     const alias = aliasOf.get(name);
     if (alias !== undefined) info.alias = alias;
     return info;
