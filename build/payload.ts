@@ -55,7 +55,7 @@ export function compiledPackages(root: string, metafile: string): Compiled[] {
     const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\/(.*)$/.exec(input);
     if (!m?.[1]) continue;
     const bundles = found.get(m[1]) ?? new Set<string>();
-    // Packages that vendor others under dist/_chunks/libs/<name>.mjs (citty bundles scule).
+    // Packages that vendor others under dist/_chunks/libs/<name>.mjs name them in their notice.
     const vendored = /_chunks\/libs\/([^/]+)\.m?js$/.exec(m[2] ?? "")?.[1];
     if (vendored) bundles.add(vendored);
     found.set(m[1], bundles);

@@ -4,6 +4,7 @@ import { describeArgs, type ArgInfo } from "../protocol/introspect.ts";
 import { ruleError } from "../protocol/rules.ts";
 import { findCommand, globalArgs, matchCommandName } from "../protocol/table.ts";
 import { BpError, invalidArgument } from "../shared/errors.ts";
+import { camel, splitArgs, type OptionSpec } from "./options.ts";
 
 export interface Parsed {
   def: CommandDef;
@@ -44,18 +45,15 @@ export async function parseCommandLine(argv: readonly string[]): Promise<Parsed>
   }
   const { def, consumed } = match;
   const infos = [...describeArgs(def), ...GLOBAL_INFO];
-  const cittyDef: Record<string, { type: "string" | "boolean"; alias?: string[] }> = { help: { type: "boolean", alias: ["h"] } };
+  const specs: OptionSpec[] = [{ name: "help", kind: "boolean", alias: "h" }];
   for (const a of infos) {
     if (a.positional) continue;
-    cittyDef[a.name] = { type: a.kind === "boolean" ? "boolean" : "string", ...(a.alias ? { alias: [a.alias] } : {}) };
+    specs.push({ name: a.name, kind: a.kind === "boolean" ? "boolean" : "string", ...(a.alias ? { alias: a.alias } : {}) });
   }
-  // Most agent calls carry no options at all ('bp click 5'); citty (and node:util behind it)
-  // is loaded only when there is something for it to parse.
   const hasOptions = argv.some((a) => a.startsWith("-"));
   if (hasOptions) rejectOddOptionNames(argv);
-  const raw: Record<string, unknown> & { _: string[] } = hasOptions
-    ? ((await import("citty")).parseArgs([...argv], cittyDef) as Record<string, unknown> & { _: string[] })
-    : { _: [...argv] };
+  const split = hasOptions ? splitArgs(argv, specs) : { values: {}, positionals: [...argv] };
+  const raw: Record<string, unknown> & { _: string[] } = { ...split.values, _: split.positionals };
   const help = raw.help === true;
 
   rejectUnknown(raw, infos);
@@ -137,8 +135,4 @@ function rejectOddOptionNames(argv: readonly string[]): void {
       throw invalidArgument(shown, `Unknown option '${a.startsWith("--") ? "--" : "-"}${shown}'.`, { parserCode: "unknown_option" });
     }
   }
-}
-
-function camel(name: string): string {
-  return name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 }
