@@ -12,6 +12,11 @@ type WithoutOk<T> = T extends unknown ? Omit<T, "ok"> & HumanText : never;
 interface HumanText {
   text?: string;
 }
+/** Adds the text a human-mode reply prints (computed only in that mode) to a reply. */
+export function withText<T extends object>(ctx: CallContext, out: T, text: () => string): T | (T & { text: string }) {
+  return ctx.req.mode === "human" ? { ...out, text: text() } : out;
+}
+
 /** What a handler returns: its command's result schema without the `ok` the runtime adds. */
 export type ReplyOf<R extends AnySchema> = WithoutOk<v.InferInput<R>>;
 

@@ -11,10 +11,11 @@ import { storeAndExport, storeFor, type ArtifactKind } from "../store/index.ts";
 import { rootForFrame } from "../observe/frame-list.ts";
 import { selectedTab, type Selected } from "../context/tabs.ts";
 import * as commands from "../../protocol/commands-capture.ts";
-import { defineShapedHandler } from "../context/handler.ts";
+import { defineHandler, type ReplyOf } from "../context/handler.ts";
 import type { CallContext, Handler } from "../context/types.ts";
 
-type R = Record<string, unknown>;
+type Shot = ReplyOf<typeof commands.screenshot.result>;
+type Preview = NonNullable<Shot["preview"]>;
 /** Draws the boxes onto an image whose scale is `imageScale` image px per CSS px; returns how many. */
 type Annotator = (img: RgbaImage, imageScale: number) => number;
 
@@ -29,7 +30,7 @@ function save(ctx: CallContext, kind: ArtifactKind, data: Uint8Array, mimeType: 
 
 const remaining = (ctx: CallContext) => Math.max(1, ctx.deadline - Date.now());
 
-const screenshot = defineShapedHandler(commands.screenshot, {
+const screenshot = defineHandler(commands.screenshot)({
   async run(ctx, args) {
     const full = args.full;
     const selector = args.selector;
@@ -45,7 +46,7 @@ const screenshot = defineShapedHandler(commands.screenshot, {
       const { frameTree } = await session.send("Page.getFrameTree");
       const main = frameTree.frame;
       const view = await viewState(session, main.id);
-      const out: R = {};
+      const out: Pick<Shot, "cut" | "hint" | "skippedRefs" | "annotationCount" | "preview"> = {};
       let clip: Rect = { x: view.scrollX, y: view.scrollY, width: view.width, height: view.height };
       let params: Protocol.Page.CaptureScreenshotRequest = { format: "png" };
       if (full) {
@@ -85,9 +86,8 @@ const screenshot = defineShapedHandler(commands.screenshot, {
       const written = save(ctx, "screenshot", png, "image/png", path, { noClobber: file === undefined, replace: args.force === true });
       const factor = previewFactor(width, height);
       if (factor !== undefined) out.preview = await writePreview(ctx, session, written.file, params, clip, factor, annotate);
-      const result: R = { ...written, width, height, ...out };
-      if (ctx.req.mode === "human") result.text = humanScreenshot(result);
-      return result;
+      const result: Shot = { ...written, width, height, ...out };
+      return ctx.req.mode === "human" ? { ...result, text: humanScreenshot(result) } : result;
     });
   },
 });
@@ -112,7 +112,7 @@ async function writePreview(
   clip: Rect,
   factor: number,
   annotate: Annotator | undefined,
-): Promise<R> {
+): Promise<Preview> {
   const scale = (params.clip?.scale ?? 1) * factor;
   const base = { ...params, clip: { x: clip.x, y: clip.y, width: clip.width, height: clip.height, scale } };
   if (annotate) {
@@ -127,16 +127,16 @@ async function writePreview(
   return { ...written, ...jpegSize(jpeg) };
 }
 
-function humanScreenshot(r: R): string {
-  const lines = [`✓ Screenshot saved to ${String(r.file)} (${String(r.width)}x${String(r.height)}, ${String(r.sizeBytes)} bytes)`];
-  if (r.annotationCount !== undefined) lines.push(`  ${String(r.annotationCount)} numbered box(es) drawn`);
-  const p = r.preview as R | undefined;
-  if (p) lines.push(`  preview: ${String(p.file)} (${String(p.width)}x${String(p.height)})`);
+function humanScreenshot(r: Shot): string {
+  const lines = [`✓ Screenshot saved to ${r.file} (${r.width}x${r.height}, ${r.sizeBytes} bytes)`];
+  if (r.annotationCount !== undefined) lines.push(`  ${r.annotationCount} numbered box(es) drawn`);
+  const p = r.preview;
+  if (p) lines.push(`  preview: ${p.file} (${p.width}x${p.height})`);
   if (typeof r.hint === "string") lines.push(`  hint: ${r.hint}`);
   return lines.join("\n");
 }
 
-const pdf = defineShapedHandler(commands.pdf, {
+const pdf = defineHandler(commands.pdf)({
   async run(ctx, args) {
     const file = args.file;
     const path = resolveOutputPath(file, `page-${fileTimestamp()}.pdf`, place(ctx));
@@ -150,9 +150,7 @@ const pdf = defineShapedHandler(commands.pdf, {
         throw printFailure(err);
       }
       const written = save(ctx, "pdf", Buffer.from(data, "base64"), "application/pdf", path, { noClobber: file === undefined, replace: args.force === true });
-      const result: R = { ...written };
-      if (ctx.req.mode === "human") result.text = `✓ PDF saved to ${written.file} (${written.sizeBytes} bytes)`;
-      return result;
+      return ctx.req.mode === "human" ? { ...written, text: `✓ PDF saved to ${written.file} (${written.sizeBytes} bytes)` } : { ...written };
     });
   },
 });

@@ -4,21 +4,14 @@
  */
 import { BpError } from "../../shared/errors.ts";
 import * as commands from "../../protocol/commands-net.ts";
-import { defineShapedHandler } from "../context/handler.ts";
+import { defineHandler, withText } from "../context/handler.ts";
 import type { CallContext, Handler } from "../context/types.ts";
 import { resolveOutputPath } from "../files.ts";
 import { publicDownload, safeFileName } from "../net/downloads.ts";
 import { peekNet } from "../net/state.ts";
 import { exportArtifact, storeFor } from "../store/index.ts";
 
-type R = Record<string, unknown>;
-
 const place = (ctx: CallContext) => ({ cwd: ctx.req.cwd, outputDir: ctx.req.outputDir });
-
-function human(ctx: CallContext, out: R, text: () => string): R {
-  if (ctx.req.mode === "human") out.text = text();
-  return out;
-}
 
 function expiresOf(ctx: CallContext, artifactId: string | undefined): string | undefined {
   if (!artifactId) return undefined;
@@ -27,7 +20,7 @@ function expiresOf(ctx: CallContext, artifactId: string | undefined): string | u
   return new Date(store.get(ctx.req.clientKey, artifactId).expiresAt).toISOString();
 }
 
-const downloadsList = defineShapedHandler(commands.downloads, {
+const downloadsList = defineHandler(commands.downloads)({
   async run(ctx, args) {
     ctx.agent();
     const list = [...(peekNet(ctx.req.clientKey)?.downloads ?? [])].reverse().map((d) => {
@@ -37,13 +30,13 @@ const downloadsList = defineShapedHandler(commands.downloads, {
       else if (d.artifactId) o.error = "expired";
       return o;
     });
-    return human(ctx, { downloads: list }, () =>
+    return withText(ctx, { downloads: list }, () =>
       list.length === 0 ? "No downloads." : list.map((d) => `${String(d.id).padEnd(5)} ${String(d.state).padEnd(11)} ${String(d.fileName)}${d.sizeBytes !== undefined ? `  ${String(d.sizeBytes)} bytes` : ""}${d.error ? `  (${String(d.error)})` : ""}`).join("\n"),
     );
   },
 });
 
-const downloadExport = defineShapedHandler(commands.download, {
+const downloadExport = defineHandler(commands.download)({
   async run(ctx, args) {
     ctx.agent();
     // A bare number is upstream's index form: 1 is dl1.
@@ -60,7 +53,7 @@ const downloadExport = defineShapedHandler(commands.download, {
     const file = args.file;
     const dest = resolveOutputPath(file, safeFileName(d.fileName), place(ctx));
     const written = exportArtifact(store, item, dest, { noClobber: file === undefined, replace: args.force === true });
-    return human(ctx, { ...written, id }, () => `✓ Download ${id} saved to ${written.file} (${written.sizeBytes} bytes)`);
+    return withText(ctx, { ...written, id }, () => `✓ Download ${id} saved to ${written.file} (${written.sizeBytes} bytes)`);
   },
 });
 

@@ -27,7 +27,7 @@ import { callPage, pageObject } from "../world.ts";
 import type { TargetRecord } from "../targets.ts";
 import { selectedTab } from "../context/tabs.ts";
 import * as commands from "../../protocol/commands-inspect.ts";
-import { defineShapedHandler } from "../context/handler.ts";
+import { defineHandler, type ReplyOf } from "../context/handler.ts";
 import type { CallContext, Handler } from "../context/types.ts";
 import { boundTitle, boundUrl } from "../../shared/page-strings.ts";
 
@@ -208,7 +208,7 @@ function check<T extends object>(value: T | InspectError, selector: string): T {
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g;
 const safeContent = (line: string): string => line.replace(UNSAFE, (c) => escapeLine(c));
 
-const read = defineShapedHandler(commands.read, {
+const read = defineHandler(commands.read)({
   async run(ctx, args) {
     const selector = args.selector;
     const limit = clampInt(args.limit, 3000, 100_000);
@@ -216,7 +216,7 @@ const read = defineShapedHandler(commands.read, {
     const r = check(value, selector ?? "");
     r.truncated ||= skipped;
     // Lean: no tab id (the agent selected it); the full length and the flag only when the text was cut.
-    const out: Record<string, unknown> = { title: boundTitle(r.title), url: boundUrl(r.url), text: r.text };
+    const out: ReplyOf<typeof commands.read.result> = { title: boundTitle(r.title), url: boundUrl(r.url), text: r.text };
     if (r.truncated) {
       out.length = r.length;
       out.truncated = true;
@@ -230,22 +230,22 @@ const read = defineShapedHandler(commands.read, {
   },
 });
 
-const search = defineShapedHandler(commands.search, {
+const search = defineHandler(commands.search)({
   async run(ctx, args) {
     const query = args.query;
     const selector = args.selector;
     const input = {
-      query: typeof query === "string" ? query.slice(0, 500) : "",
+      query: query.slice(0, 500),
       limit: clampInt(args.limit, 20, 200),
-      caseSensitive: args["case-sensitive"] === true,
-      wholeWord: args["whole-word"] === true,
+      caseSensitive: args["case-sensitive"],
+      wholeWord: args["whole-word"],
       ...(selector ? { selector } : {}),
     };
     if (!input.query.trim()) throw new BpError("invalid_argument", "Query is empty.", { context: { field: "query" } });
     const { tab, value, skipped } = await inTab(ctx, (walk, root) => searchIn(walk, root, input));
     const r = check("error" in value || value.scoped ? value : { error: "no_match", message: "Selector did not match." }, selector ?? "");
     r.truncated ||= skipped;
-    const out: Record<string, unknown> = { tab, title: boundTitle(r.title), url: boundUrl(r.url), totalMatches: r.totalMatches, matches: r.matches, truncated: r.truncated };
+    const out: ReplyOf<typeof commands.search.result> = { tab, title: boundTitle(r.title), url: boundUrl(r.url), totalMatches: r.totalMatches, matches: r.matches, truncated: r.truncated };
     if (ctx.req.mode === "human") {
       const lines = [`${r.totalMatches} match${r.totalMatches === 1 ? "" : "es"} for ${quote(input.query, 200)} in ${escapeLine(r.url, 300)}`];
       for (const m of r.matches) {
@@ -258,7 +258,7 @@ const search = defineShapedHandler(commands.search, {
   },
 });
 
-const find = defineShapedHandler(commands.find, {
+const find = defineHandler(commands.find)({
   async run(ctx, args) {
     const selector = args.selector;
     const attributes = splitAttributes(args.attributes ?? FIND_DEFAULT_ATTRIBUTES).slice(0, 20);
@@ -266,7 +266,7 @@ const find = defineShapedHandler(commands.find, {
     const { tab, value, skipped } = await inTab(ctx, (walk, root) => findIn(walk, root, input));
     const r = check(value, selector);
     r.truncated ||= skipped;
-    const out: Record<string, unknown> = { tab, elements: r.elements, total: r.total, truncated: r.truncated };
+    const out: ReplyOf<typeof commands.find.result> = { tab, elements: r.elements, total: r.total, truncated: r.truncated };
     if (ctx.req.mode === "human") {
       const lines = r.elements.map((e) => {
         let line = `[${e.index}] <${escapeLine(e.tagName, 40)}> ${escapeLine(e.role, 40)}`;
@@ -285,15 +285,15 @@ const find = defineShapedHandler(commands.find, {
   },
 });
 
-const locate = defineShapedHandler(commands.locate, {
+const locate = defineHandler(commands.locate)({
   async run(ctx, args) {
     const selector = args.selector;
     const { value } = await inTab(ctx, async (walk, root) => ({ r: await run<LocateResult>(walk, root, "find", { selector, mode: "locate" }), offset: root.offset }));
     const r = check(value.r, selector);
     const ox = Math.round(value.offset.x);
     const oy = Math.round(value.offset.y);
-    const out: Record<string, unknown> = { x: r.x + ox, y: r.y + oy, top: r.top + oy, left: r.left + ox, width: r.width, height: r.height };
-    if (ctx.req.mode === "human") out.text = `center: ${String(out.x)},${String(out.y)}  size: ${r.width}x${r.height}  (top:${String(out.top)} left:${String(out.left)})`;
+    const out: ReplyOf<typeof commands.locate.result> = { x: r.x + ox, y: r.y + oy, top: r.top + oy, left: r.left + ox, width: r.width, height: r.height };
+    if (ctx.req.mode === "human") out.text = `center: ${out.x},${out.y}  size: ${r.width}x${r.height}  (top:${out.top} left:${out.left})`;
     return out;
   },
 });

@@ -6,19 +6,15 @@ import type { Protocol } from "devtools-protocol";
 import { invalidArgument } from "../../shared/errors.ts";
 import { selectedTab } from "../context/tabs.ts";
 import * as commands from "../../protocol/commands-net.ts";
-import { defineShapedHandler } from "../context/handler.ts";
-import type { CallContext, Handler } from "../context/types.ts";
+import { defineHandler, withText, type ReplyOf } from "../context/handler.ts";
+import type { Handler } from "../context/types.ts";
 import { coverControlledTabs } from "../net/index.ts";
 import { netFor, peekNet } from "../net/state.ts";
 import { interceptingTabs, syncAllTabs } from "../net/tracker.ts";
 
-type R = Record<string, unknown>;
 const MAX_COOKIE_VALUE = 4096;
 
-function human(ctx: CallContext, out: R, text: () => string): R {
-  if (ctx.req.mode === "human") out.text = text();
-  return out;
-}
+type Cookies = ReplyOf<typeof commands.cookies.result>;
 
 function cookieMatchesDomain(cookieDomain: string, domain: string): boolean {
   const c = cookieDomain.replace(/^\./, "").toLowerCase();
@@ -26,7 +22,7 @@ function cookieMatchesDomain(cookieDomain: string, domain: string): boolean {
   return c === d || c.endsWith(`.${d}`) || d.endsWith(`.${c}`);
 }
 
-const cookies = defineShapedHandler(commands.cookies, {
+const cookies = defineHandler(commands.cookies)({
   async run(ctx, args) {
     const domain = args.domain;
     const withValues = args.values;
@@ -45,20 +41,18 @@ const cookies = defineShapedHandler(commands.cookies, {
       const session = await sel.browser.session(sel.rec);
       list = (await session.send("Network.getCookies", { urls: [sel.rec.url] })).cookies;
     }
-    const shown = list.slice(0, limit).map((c) => {
-      const o: R = { name: c.name };
-      if (withValues) o.value = c.value.length > MAX_COOKIE_VALUE ? `${c.value.slice(0, MAX_COOKIE_VALUE)}…` : c.value;
-      else o.valueLength = c.value.length;
-      o.domain = c.domain;
-      o.path = c.path;
-      if (!c.session && c.expires > 0) o.expires = new Date(c.expires * 1000).toISOString();
-      if (c.httpOnly) o.httpOnly = true;
-      if (c.secure) o.secure = true;
-      if (c.sameSite) o.sameSite = c.sameSite;
-      return o;
-    });
-    const out: R = { cookies: shown, total: list.length, ...(list.length > limit ? { truncated: true } : {}) };
-    return human(ctx, out, () =>
+    const shown: Cookies["cookies"] = list.slice(0, limit).map((c) => ({
+      name: c.name,
+      ...(withValues ? { value: c.value.length > MAX_COOKIE_VALUE ? `${c.value.slice(0, MAX_COOKIE_VALUE)}…` : c.value } : { valueLength: c.value.length }),
+      domain: c.domain,
+      path: c.path,
+      ...(!c.session && c.expires > 0 ? { expires: new Date(c.expires * 1000).toISOString() } : {}),
+      ...(c.httpOnly ? { httpOnly: true } : {}),
+      ...(c.secure ? { secure: true } : {}),
+      ...(c.sameSite ? { sameSite: c.sameSite } : {}),
+    }));
+    const out: Cookies = { cookies: shown, total: list.length, ...(list.length > limit ? { truncated: true } : {}) };
+    return withText(ctx, out, () =>
       shown.length === 0
         ? "No cookies."
         : shown
@@ -68,7 +62,7 @@ const cookies = defineShapedHandler(commands.cookies, {
   },
 });
 
-const auth = defineShapedHandler(commands.auth, {
+const auth = defineHandler(commands.auth)({
   async run(ctx, args) {
     const key = ctx.req.clientKey;
     const username = args.user;
@@ -77,7 +71,7 @@ const auth = defineShapedHandler(commands.auth, {
       const s = peekNet(key);
       if (s) delete s.auth;
       await syncAllTabs(ctx.broker.browser);
-      return human(ctx, { auth: "cleared" }, () => "✓ HTTP credentials cleared");
+      return withText(ctx, { auth: "cleared" }, () => "✓ HTTP credentials cleared");
     }
     const password = ctx.req.secret;
     if (password === undefined) throw invalidArgument("password", "No password arrived on stdin.");
@@ -85,7 +79,7 @@ const auth = defineShapedHandler(commands.auth, {
     netFor(key).auth = { username, password };
     await coverControlledTabs(ctx.broker.browser, key);
     const n = interceptingTabs(ctx.broker.browser, key);
-    return human(ctx, { auth: "set", username, ...(n > 0 ? { intercepting: n } : {}) }, () => `✓ HTTP credentials set for ${username} (this agent's tabs only)`);
+    return withText(ctx, { auth: "set", username, ...(n > 0 ? { intercepting: n } : {}) }, () => `✓ HTTP credentials set for ${username} (this agent's tabs only)`);
   },
 });
 

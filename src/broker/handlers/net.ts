@@ -6,13 +6,13 @@
 import { readFileSync, statSync } from "node:fs";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import * as commands from "../../protocol/commands-net.ts";
-import { defineShapedHandler } from "../context/handler.ts";
+import { defineHandler, withText, type ReplyOf } from "../context/handler.ts";
 import type { CallContext, Handler } from "../context/types.ts";
 import { resolveOutputPath } from "../files.ts";
 import { coverControlledTabs } from "../net/index.ts";
 import { type NetEntry } from "../net/journal.ts";
 import { redactUrl } from "../net/redact.ts";
-import { MAX_MOCK_BODY, MAX_RULE_BYTES, MAX_RULES, parseHeader, publicRule, ruleBytes, type Rule } from "../net/rules.ts";
+import { MAX_MOCK_BODY, MAX_RULE_BYTES, MAX_RULES, parseHeader, publicRule, ruleBytes, type PublicRule, type Rule } from "../net/rules.ts";
 import { netFor, peekNet } from "../net/state.ts";
 import { interceptingTabs, netSession, syncAllTabs } from "../net/tracker.ts";
 import { storeAndExport, storeFor } from "../store/index.ts";
@@ -24,25 +24,26 @@ const SECRET_HEADERS = /^(authorization|proxy-authorization|cookie|set-cookie|x-
 
 const place = (ctx: CallContext) => ({ cwd: ctx.req.cwd, outputDir: ctx.req.outputDir });
 
-function human(ctx: CallContext, out: R, text: () => string): R {
-  if (ctx.req.mode === "human") out.text = text();
-  return out;
-}
-
 // ---------- journal ----------
 
-function summary(e: NetEntry): R {
-  const o: R = { id: e.id, method: e.method, url: e.url, type: e.type };
-  if (e.status !== undefined) o.status = e.status;
-  if (e.size !== undefined) o.size = e.size;
-  if (e.durationMs !== undefined) o.time = e.durationMs;
-  if (e.error !== undefined) o.error = e.error;
-  if (e.rule) o.rule = `${e.rule.action} ${e.rule.id}`;
-  o.tab = e.tab;
-  return o;
+type RequestSummary = ReplyOf<typeof commands.net.result>["requests"][number];
+
+function summary(e: NetEntry): RequestSummary {
+  return {
+    id: e.id,
+    method: e.method,
+    url: e.url,
+    type: e.type,
+    ...(e.status !== undefined ? { status: e.status } : {}),
+    ...(e.size !== undefined ? { size: e.size } : {}),
+    ...(e.durationMs !== undefined ? { time: e.durationMs } : {}),
+    ...(e.error !== undefined ? { error: e.error } : {}),
+    ...(e.rule ? { rule: `${e.rule.action} ${e.rule.id}` } : {}),
+    tab: e.tab,
+  };
 }
 
-const netList = defineShapedHandler(commands.net, {
+const netList = defineHandler(commands.net)({
   async run(ctx, args) {
     ctx.agent();
     const typeArg = args.type;
@@ -55,8 +56,8 @@ const netList = defineShapedHandler(commands.net, {
       ...(args.after !== undefined ? { after: args.after } : {}),
     };
     const r = netFor(ctx.req.clientKey).journal.query(q);
-    const out: R = { requests: r.entries.map(summary), total: r.total, truncated: r.truncated, ...(r.gap ? { gap: true } : {}), nextCursor: r.nextCursor ?? 0 };
-    return human(ctx, out, () => {
+    const out: ReplyOf<typeof commands.net.result> = { requests: r.entries.map(summary), total: r.total, truncated: r.truncated, ...(r.gap ? { gap: true } : {}), nextCursor: r.nextCursor ?? 0 };
+    return withText(ctx, out, () => {
       const lines = r.entries.map((e) => `${String(e.id).padStart(4)} ${e.method.padEnd(6)} ${String(e.status ?? e.error ?? "…").padEnd(6)} ${e.type.padEnd(10)} ${e.durationMs !== undefined ? `${e.durationMs}ms`.padStart(7) : "".padStart(7)} ${e.url}`);
       if (r.gap) lines.unshift("(older requests after your cursor were dropped from the journal)");
       if (lines.length === 0) lines.push("No requests recorded.");
@@ -72,7 +73,7 @@ function maskHeaders(h: Record<string, string> | undefined): Record<string, stri
   return out;
 }
 
-const netShow = defineShapedHandler(commands.netShow, {
+const netShow = defineHandler(commands.netShow)({
   async run(ctx, args) {
     ctx.agent();
     const id = args.id;
@@ -88,7 +89,7 @@ const netShow = defineShapedHandler(commands.netShow, {
     if (rq) request.requestHeaders = rq;
     if (rs) request.responseHeaders = rs;
     if (e.postData !== undefined) request.postData = e.postData.slice(0, 4000);
-    const out: R = { request };
+    const out: { request: R; body?: string; bodyEncoding?: "base64"; bodyLength?: number; bodyTruncated?: true } = { request };
     const browser = ctx.broker.browser;
     const session = browser && !browser.closed ? netSession(browser, e.targetId) : undefined;
     let body: { body: string; base64Encoded: boolean } | undefined;
@@ -101,7 +102,7 @@ const netShow = defineShapedHandler(commands.netShow, {
       // Saving answers with the file result only: the body is in the file, not the reply.
       const bytes = body.base64Encoded ? Buffer.from(body.body, "base64") : Buffer.from(body.body, "utf8");
       const written = storeAndExport(storeFor(ctx.broker.paths.home), ctx.req.clientKey, "body", bytes, e.mimeType ?? "application/octet-stream", dest, { replace: args.force === true });
-      return human(ctx, { ...written, id }, () => `✓ Body of request ${id} saved to ${written.file} (${written.sizeBytes} bytes)`);
+      return withText(ctx, { ...written, id }, () => `✓ Body of request ${id} saved to ${written.file} (${written.sizeBytes} bytes)`);
     } else {
       const bytes = body.base64Encoded ? Buffer.from(body.body, "base64") : Buffer.from(body.body, "utf8");
       const limit = args.limit;
@@ -112,7 +113,7 @@ const netShow = defineShapedHandler(commands.netShow, {
       out.bodyLength = textual ? body.body.length : bytes.length;
       if (shown.length > limit) out.bodyTruncated = true;
     }
-    return human(ctx, out, () => {
+    return withText(ctx, out, () => {
       const lines = [`${e.method} ${e.url}`, `status: ${String(e.status ?? e.error ?? "pending")}  type: ${e.type}${e.rule ? `  rule: ${e.rule.action} ${e.rule.id}` : ""}`];
       for (const [k, v] of Object.entries(rs ?? {})) lines.push(`  ${k}: ${v}`);
       if (out.body !== undefined) lines.push("", String(out.body), ...(out.bodyTruncated ? ["… [truncated]"] : []));
@@ -121,13 +122,13 @@ const netShow = defineShapedHandler(commands.netShow, {
   },
 });
 
-const netClear = defineShapedHandler(commands.netClear, {
+const netClear = defineHandler(commands.netClear)({
   async run(ctx, args) {
     const s = peekNet(ctx.req.clientKey);
     const j = s?.journal;
     const n = j ? j.query({ limit: 1 }).total : 0;
     j?.clear();
-    return human(ctx, { cleared: n }, () => `✓ ${n} request(s) cleared`);
+    return withText(ctx, { cleared: n }, () => `✓ ${n} request(s) cleared`);
   },
 });
 
@@ -149,7 +150,7 @@ export function splitHeaders(text: string, field: string): Record<string, string
   return out;
 }
 
-async function addRule(ctx: CallContext, make: (id: string, seq: number) => Rule): Promise<R> {
+async function addRule(ctx: CallContext, make: (id: string, seq: number) => Rule): Promise<ReplyOf<typeof commands.netBlock.result>> {
   ctx.agent();
   const s = netFor(ctx.req.clientKey);
   if (s.rules.length >= MAX_RULES) throw new BpError("quota_exceeded", `An agent may hold at most ${MAX_RULES} network rules.`, { context: { quota: "rules", limit: MAX_RULES } });
@@ -160,13 +161,13 @@ async function addRule(ctx: CallContext, make: (id: string, seq: number) => Rule
   s.rules.push(rule);
   await coverControlledTabs(ctx.broker.browser, ctx.req.clientKey);
   const n = interceptingTabs(ctx.broker.browser, ctx.req.clientKey);
-  return human(ctx, { rule: publicRuleShown(rule), ...(n > 0 ? { intercepting: n } : {}) }, () => `✓ Rule ${rule.id}: ${rule.type} ${rule.pattern}`);
+  return withText(ctx, { rule: publicRuleShown(rule), ...(n > 0 ? { intercepting: n } : {}) }, () => `✓ Rule ${rule.id}: ${rule.type} ${rule.pattern}`);
 }
 
 /** Header values of secret-bearing headers are never echoed back. */
-function publicRuleShown(r: Rule): R {
+function publicRuleShown(r: Rule): PublicRule {
   const o = publicRule(r);
-  if (o.headers) o.headers = maskHeaders(o.headers as Record<string, string>);
+  if (o.headers) o.headers = maskHeaders(o.headers);
   return o;
 }
 
@@ -176,14 +177,14 @@ function checkPattern(p: string): string {
   return t;
 }
 
-const netBlock = defineShapedHandler(commands.netBlock, {
+const netBlock = defineHandler(commands.netBlock)({
   run: (ctx, args) => {
     const pattern = checkPattern(args.pattern);
     return addRule(ctx, (id, seq) => ({ id, seq, type: "block", pattern }));
   },
 });
 
-const netMock = defineShapedHandler(commands.netMock, {
+const netMock = defineHandler(commands.netMock)({
   run: (ctx, args) => {
     const pattern = checkPattern(args.pattern);
     const bodyText = args.body;
@@ -209,7 +210,7 @@ const netMock = defineShapedHandler(commands.netMock, {
   },
 });
 
-const netHeaders = defineShapedHandler(commands.netHeaders, {
+const netHeaders = defineHandler(commands.netHeaders)({
   run: (ctx, args) => {
     const pattern = checkPattern(args.pattern);
     const given = args.headers;
@@ -220,12 +221,12 @@ const netHeaders = defineShapedHandler(commands.netHeaders, {
   },
 });
 
-const netRules = defineShapedHandler(commands.netRules, {
+const netRules = defineHandler(commands.netRules)({
   async run(ctx, args) {
     ctx.agent();
     const rules = [...(peekNet(ctx.req.clientKey)?.rules ?? [])].sort((a, b) => order(a) - order(b) || a.seq - b.seq).map(publicRuleShown);
     const n = interceptingTabs(ctx.broker.browser, ctx.req.clientKey);
-    return human(ctx, { rules, ...(n > 0 ? { intercepting: n } : {}) }, () => (rules.length === 0 ? "No network rules." : rules.map((r) => `${String(r.id)}  ${String(r.type).padEnd(7)} ${String(r.pattern)}`).join("\n")));
+    return withText(ctx, { rules, ...(n > 0 ? { intercepting: n } : {}) }, () => (rules.length === 0 ? "No network rules." : rules.map((r) => `${String(r.id)}  ${String(r.type).padEnd(7)} ${String(r.pattern)}`).join("\n")));
   },
 });
 
@@ -234,7 +235,7 @@ function order(r: Rule): number {
   return r.type === "block" ? 0 : r.type === "mock" ? 1 : 2;
 }
 
-const netRemove = defineShapedHandler(commands.netRemove, {
+const netRemove = defineHandler(commands.netRemove)({
   async run(ctx, args) {
     const s = peekNet(ctx.req.clientKey);
     const id = args.id;
@@ -248,7 +249,7 @@ const netRemove = defineShapedHandler(commands.netRemove, {
     if (!all && removed === 0) throw invalidArgument("id", `No rule ${id} for this agent. Run 'bp net rules'.`, { id });
     await syncAllTabs(ctx.broker.browser);
     const remaining = s?.rules.length ?? 0;
-    return human(ctx, { removed, remaining }, () => `✓ ${removed} rule(s) removed, ${remaining} left`);
+    return withText(ctx, { removed, remaining }, () => `✓ ${removed} rule(s) removed, ${remaining} left`);
   },
 });
 

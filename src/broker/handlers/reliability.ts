@@ -4,7 +4,7 @@ import { isTerminal, publicCommand, type CommandRecord } from "../commands/store
 import { runWait, type WaitCondition } from "../observe/wait.ts";
 import * as commands from "../../protocol/commands-reliability.ts";
 import { COMMAND_STATUSES } from "../../protocol/commands-reliability.ts";
-import { defineShapedHandler, type ArgsOf } from "../context/handler.ts";
+import { defineHandler, defineShapedHandler, type ArgsOf } from "../context/handler.ts";
 import type { CallContext, Handler } from "../context/types.ts";
 
 /** Unknown and other keys' ids get the same answer, so existence never leaks. */
@@ -34,19 +34,18 @@ function describe(ctx: CallContext, rec: CommandRecord): Record<string, unknown>
 
 const STATUS = v.picklist(COMMAND_STATUSES);
 
-const commandsHandler = defineShapedHandler(commands.commands, {
+const commandsHandler = defineHandler(commands.commands)({
   async run(ctx, args) {
     const status = args.status;
     const statuses = status ? status.split(",").filter((s) => v.is(STATUS, s)) : undefined;
     const list = ctx.broker.commands.store.list(ctx.req.clientKey, statuses, args.limit).map(publicCommand);
-    const out: Record<string, unknown> = { commands: list };
-    if (ctx.req.mode === "human") {
-      out.text = list.length === 0 ? "No recent commands." : list.map((c) => `${c.id}  ${c.status.padEnd(15)} ${c.method}${c.cancellationRequested ? "  (cancellation requested)" : ""}`).join("\n");
-    }
-    return out;
+    if (ctx.req.mode !== "human") return { commands: list };
+    const text = list.length === 0 ? "No recent commands." : list.map((c) => `${c.id}  ${c.status.padEnd(15)} ${c.method}${c.cancellationRequested ? "  (cancellation requested)" : ""}`).join("\n");
+    return { commands: list, text };
   },
 });
 
+/** Shaped: a record echoes its stored reply, which the runtime keeps as a plain record. */
 const commandHandler = defineShapedHandler(commands.command, {
   async run(ctx, args) {
     return describe(ctx, ownRecord(ctx, args.id));
@@ -81,7 +80,7 @@ function condition(a: ArgsOf<typeof commands.wait>): WaitCondition {
   return { kind: "network-idle" };
 }
 
-const waitHandler = defineShapedHandler(commands.wait, {
+const waitHandler = defineHandler(commands.wait)({
   async run(ctx, args) {
     const out = await runWait(ctx, condition(args), args.interval);
     if (ctx.req.mode === "human") out.text = `✓ ${String(out.condition)} after ${String(out.elapsedMs)} ms  ${JSON.stringify(out.matched)}`;

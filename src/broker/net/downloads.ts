@@ -144,18 +144,35 @@ export function forgetDownloads(owner: string): void {
   for (const [guid, o] of byGuid) if (o !== "conflict" && o.owner === owner) byGuid.delete(guid);
 }
 
-/** The public shape of a download record. */
-export function publicDownload(d: DownloadRecord): Record<string, unknown> {
-  const out: Record<string, unknown> = { id: d.id, fileName: d.fileName, state: d.state, url: d.url, tab: d.tab };
-  if (d.mimeType) out.mimeType = d.mimeType;
-  if (d.sizeBytes !== undefined) out.sizeBytes = d.sizeBytes;
-  else if (d.state === "in_progress") {
-    out.receivedBytes = d.receivedBytes;
-    if (d.totalBytes > 0) out.totalBytes = d.totalBytes;
-  }
-  if (d.error) out.error = d.error;
-  out.startedAt = new Date(d.startedAt).toISOString();
-  return out;
+/** The public shape of a download record (the downloads command's item; `bp downloads` adds expiresAt). */
+export type PublicDownload = {
+  id: string;
+  fileName: string;
+  state: DownloadRecord["state"];
+  url: string;
+  tab: string;
+  mimeType?: string;
+  sizeBytes?: number;
+  receivedBytes?: number;
+  totalBytes?: number;
+  error?: string;
+  startedAt: string;
+  expiresAt?: string;
+};
+
+export function publicDownload(d: DownloadRecord): PublicDownload {
+  const progress = d.state === "in_progress" ? { receivedBytes: d.receivedBytes, ...(d.totalBytes > 0 ? { totalBytes: d.totalBytes } : {}) } : {};
+  return {
+    id: d.id,
+    fileName: d.fileName,
+    state: d.state,
+    url: d.url,
+    tab: d.tab,
+    ...(d.mimeType ? { mimeType: d.mimeType } : {}),
+    ...(d.sizeBytes !== undefined ? { sizeBytes: d.sizeBytes } : progress),
+    ...(d.error ? { error: d.error } : {}),
+    startedAt: new Date(d.startedAt).toISOString(),
+  };
 }
 
 /**

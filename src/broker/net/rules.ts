@@ -70,8 +70,10 @@ export function decide(rules: readonly Rule[], url: string): Decision {
 }
 
 /** What `bp net rules` shows of a rule: never a mock body, only its size. */
-export function publicRule(r: Rule): Record<string, unknown> {
-  const out: Record<string, unknown> = { id: r.id, type: r.type, pattern: r.pattern };
+export type PublicRule = { id: string; type: Rule["type"]; pattern: string; status?: number; bodySize?: number; headers?: Record<string, string> };
+
+export function publicRule(r: Rule): PublicRule {
+  const out: PublicRule = { id: r.id, type: r.type, pattern: r.pattern };
   if (r.type === "mock") {
     out.status = r.status;
     out.bodySize = r.body.length;

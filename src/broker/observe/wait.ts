@@ -67,7 +67,7 @@ class Waker {
   }
 }
 
-export async function runWait(ctx: CallContext, cond: WaitCondition, intervalMs: number): Promise<Record<string, unknown>> {
+export async function runWait(ctx: CallContext, cond: WaitCondition, intervalMs: number): Promise<{ condition: WaitCondition["kind"]; elapsedMs: number; matched: Record<string, unknown>; text?: string }> {
   const started = Date.now();
   const browser = ctx.broker.requireBrowser();
   const agent = ctx.agent();
