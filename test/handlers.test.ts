@@ -100,3 +100,37 @@ describe("cross-field rules live in the schemas", () => {
     }
   });
 });
+
+/** Shell words of an example line after its `bp` (quotes as a POSIX shell reads them). */
+function exampleArgv(line: string): string[] {
+  const words: string[] = [];
+  let cur: string | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i] ?? "";
+    if (c === "'" || c === '"') {
+      const end = line.indexOf(c, i + 1);
+      cur = (cur ?? "") + line.slice(i + 1, end);
+      i = end;
+    } else if (c === " ") {
+      if (cur !== undefined) words.push(cur);
+      cur = undefined;
+    } else cur = (cur ?? "") + c;
+  }
+  if (cur !== undefined) words.push(cur);
+  return words.slice(words.lastIndexOf("bp") + 1);
+}
+
+test("every command's help example passes the CLI's parse and the broker's check", async () => {
+  const refused: string[] = [];
+  for (const def of await allCommands()) {
+    const parsed = await parseCommandLine(exampleArgv(def.example));
+    expect(parsed.def.name).toBe(def.name);
+    try {
+      const args = validateArgs(parsed.def, { ...parsed.args });
+      HANDLERS[def.name]?.bind(args);
+    } catch (err) {
+      refused.push(`${def.example}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  expect(refused).toEqual([]);
+});

@@ -5,7 +5,7 @@ import { rule } from "./rules.ts";
 export const COMMAND_STATUSES = ["accepted", "dispatched", "completed", "unknown_outcome", "cancelled", "expired"] as const;
 
 const COMMAND_ID = /^c[0-9a-f]{12}$/;
-const commandIdArg = v.pipe(v.string(), v.regex(COMMAND_ID, "Command ids look like c1a2b3c4d5e6 (from 'bp commands')"), v.description("Command id from 'bp commands'"));
+const commandIdArg = v.pipe(v.string(), v.regex(COMMAND_ID, "Command ids look like c1a2b3c4d5e6f (from 'bp commands')"), v.description("Command id from 'bp commands'"));
 
 export const commandSchema = v.object({
   id: v.string(),
@@ -63,7 +63,7 @@ export const command = defineCommand({
   positionals: ["id"],
   args: v.object({ id: commandIdArg }),
   result: commandResult,
-  example: "bp command c1a2b3c4d5e6",
+  example: "bp command c1a2b3c4d5e6f",
   runs: "broker",
 });
 
@@ -74,7 +74,7 @@ export const cancel = defineCommand({
   positionals: ["id"],
   args: v.object({ id: commandIdArg }),
   result: commandResult,
-  example: "bp cancel c1a2b3c4d5e6",
+  example: "bp cancel c1a2b3c4d5e6f",
   runs: "broker",
 });
 
