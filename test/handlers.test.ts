@@ -5,7 +5,10 @@
  * as from the broker's own check of a call that came straight to the socket.
  */
 import { describe, expect, test } from "bun:test";
+import * as v from "valibot";
+import { defineHandler } from "../src/broker/context/handler.ts";
 import { HANDLERS } from "../src/broker/handlers/index.ts";
+import { defineCommand, flag, ok } from "../src/protocol/define.ts";
 import { parseCommandLine, validateArgs } from "../src/cli/parse.ts";
 import { allCommands, findCommand } from "../src/protocol/table.ts";
 import { BpError } from "../src/shared/errors.ts";
@@ -133,4 +136,25 @@ test("every command's help example passes the CLI's parse and the broker's check
     }
   }
   expect(refused).toEqual([]);
+});
+
+describe("types from the definition (checked by tsc over test/)", () => {
+  const command = defineCommand({
+    name: "probe", group: "Reference", summary: "", example: "bp probe", runs: "broker",
+    args: v.object({ ref: v.pipe(v.number(), v.integer()), all: flag("All") }),
+    result: ok({ state: v.picklist(["on", "off"]), count: v.optional(v.number()) }),
+  });
+
+  test("args and reply follow the schemas; an extra reply field or an unknown argument does not compile", async () => {
+    const good = defineHandler(command)({ run: async (_ctx, { ref, all }) => ({ state: all ? "on" : "off", ...(ref > 1 ? { count: ref } : {}) }) });
+    // @ts-expect-error a field the result schema does not name
+    defineHandler(command)({ run: async () => ({ state: "on", extra: true }) });
+    // @ts-expect-error a value outside the result schema's picklist
+    defineHandler(command)({ run: async () => ({ state: "maybe" }) });
+    // @ts-expect-error an argument the args schema does not have
+    defineHandler(command)({ run: async (_ctx, args) => ({ state: args.nope ? "on" : "off" }) });
+    expect(good.command).toBe(command);
+    expect(failure(() => good.bind({ ref: 1.5 }))).toMatchObject({ code: "invalid_argument", context: { field: "ref" } });
+    expect(good.bind({ ref: 2 }).args).toEqual({ ref: 2, all: false });
+  });
 });

@@ -29,15 +29,22 @@ export interface HandlerImpl<A, R> {
 /**
  * Registers a handler against its command definition: `args` is typed by the command's args
  * schema and checked against it before run() (the broker never runs a handler on arguments
- * its schema refuses), and run() returns the command's result type. Curried, so that the
- * implementation is checked against types already fixed by the command: passed alongside it,
- * its literals ("running", "active") would widen to string during inference.
+ * its schema refuses), and run() returns the command's result type, with no top-level field
+ * the schema does not name (TypeScript alone would accept extra fields in a returned object).
+ * Curried, so that the implementation is checked against types already fixed by the command:
+ * passed alongside it, its literals ("running", "active") would widen to string.
  *
  *   const tab = defineHandler(commands.tab)({ async run(ctx, { id }) { … } });
  */
-export function defineHandler<A extends ArgsSchema, R extends AnySchema>(command: CommandDef<A, R>): (impl: HandlerImpl<v.InferOutput<A>, ReplyOf<R>>) => Handler {
+export function defineHandler<A extends ArgsSchema, R extends AnySchema>(
+  command: CommandDef<A, R>,
+): <T extends ReplyOf<R>>(impl: HandlerImpl<v.InferOutput<A>, T> & NoExtraFields<T, ReplyOf<R>>) => Handler {
   return (impl) => bindWith(command, impl);
 }
+
+type KeysOf<T> = T extends unknown ? keyof T : never;
+/** Names the fields a reply has beyond its schema's, so the type check points at them. */
+type NoExtraFields<T, R> = [Exclude<KeysOf<T>, KeysOf<R>>] extends [never] ? unknown : { fieldsNotInTheResultSchema: Exclude<KeysOf<T>, KeysOf<R>> };
 
 /**
  * Like defineHandler for a handler whose reply is shaped by a shared pipeline (actions:
