@@ -37,6 +37,8 @@ export class TabObservation {
   authSite: string | undefined;
   /** Refs numbered below this were invalidated when a person handed the tab back. */
   humanControlBelow: number | undefined;
+  /** The page runtime's token of the top document at this agent's latest snapshot of it. */
+  doc: string | undefined;
 
   constructor(
     readonly generation: number,

@@ -42,6 +42,11 @@ async function worldContext(session: CdpSession, frameId: string, opts: { timeou
   return executionContextId;
 }
 
+/** Whether our world's context in the frame is known and no navigation of the frame was seen since. */
+export function worldKnown(session: CdpSession, frameId: string): boolean {
+  return contexts.get(session)?.has(frameId) === true;
+}
+
 /** Our isolated world's execution context in a frame, for CDP calls that take a context id. */
 export function worldContextId(session: CdpSession, frameId: string): Promise<number> {
   return worldContext(session, frameId, {}, false);

@@ -78,12 +78,22 @@ export interface PreSteps {
   results?: unknown[];
 }
 
-export async function collectWith(browser: BrowserConnection, rec: TargetRecord, obs: TabObservation, root: Root, options: SnapshotOptions, pre: PreSteps | undefined): Promise<Collected | undefined> {
+/**
+ * A snapshot taken on the guess that the document is still the one `obs` is of: it runs only
+ * in the document with that runtime token, and is kept only if `verify` (the frame tree, asked
+ * in the same round trip) confirms the loader. Otherwise nothing is recorded.
+ */
+export interface Guess {
+  doc: string;
+  verify: () => Promise<boolean>;
+}
+
+export async function collectWith(browser: BrowserConnection, rec: TargetRecord, obs: TabObservation, root: Root, options: SnapshotOptions, pre: PreSteps | undefined, guess?: Guess): Promise<Collected | undefined> {
   const previous = obs.last;
   const tab = await browser.session(rec);
   let index: Promise<Map<string, number>> | undefined;
   const frameIndex = () => (index ??= listFrames(rec, tab).then((frames) => new Map(frames.map((f, i) => [f.id, i]))));
-  const result = await snapshotFrame(rec, obs, root, options, 0, frameIndex, pre);
+  const result = await snapshotFrame(rec, obs, root, options, 0, frameIndex, pre, guess);
   if (!result) return undefined;
   markAuthTransition(result, obs);
   obs.last = result;
@@ -91,11 +101,14 @@ export async function collectWith(browser: BrowserConnection, rec: TargetRecord,
   return { result, obs, previous };
 }
 
-async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Root, options: SnapshotOptions, depth: number, frameIndex: () => Promise<Map<string, number>>, pre?: PreSteps): Promise<SnapshotResult | undefined> {
-  const reply = await snapshotCall(root, { ...options, refFloor: obs.nextRef, layout: true }, pre);
+async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Root, options: SnapshotOptions, depth: number, frameIndex: () => Promise<Map<string, number>>, pre?: PreSteps, guess?: Guess): Promise<SnapshotResult | undefined> {
+  const reply = await snapshotCall(root, { ...options, refFloor: obs.nextRef, layout: true }, pre, guess?.doc);
+  if (reply.otherDocument || (guess && !(await guess.verify()))) return undefined;
   if (pre) pre.results = reply.results.slice(0, -1);
   const result = reply.results.at(-1) as SnapshotResult | null;
   if (!result) return undefined;
+  // The tab's top document (its frame id is the target's): later snapshots may guess it unchanged.
+  if (depth === 0 && root.frameId === obs.targetId) obs.doc = reply.doc;
   const binding: RefBinding = { session: root.session, frameId: root.frameId, loaderId: root.loaderId, framePath: root.framePath, offset: root.offset, doc: reply.doc };
   const numbers = await frameNumbers(root, result.elements, frameIndex);
   for (const e of result.elements) {
@@ -145,22 +158,23 @@ async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Root,
  * agent asks for runs only if the page says they still hold (no element was added since), and
  * otherwise the listeners are read again and marked in the same call as the snapshot.
  */
-async function snapshotCall(root: Root, arg: Record<string, unknown>, pre: PreSteps | undefined): Promise<PageReply> {
+async function snapshotCall(root: Root, arg: Record<string, unknown>, pre: PreSteps | undefined, doc: string | undefined): Promise<PageReply> {
   const target: MarkTarget = { session: root.session, frameId: root.frameId, loaderId: root.loaderId, ...(root.top ? { top: true } : {}) };
   const steps: PageStep[] = [...(pre?.steps ?? []), { fn: "snapshot", arg, ...(pre?.snapshotWhen ? { when: pre.snapshotWhen } : {}) }];
+  const only = doc ? { doc } : {};
   if (wasMarked(target)) {
-    if (pre) return callPage(root.session, root.frameId, steps);
-    const reply = await callPage(root.session, root.frameId, [{ fn: "snapshot", arg: { ...arg, ifMarked: true } }]);
-    if (reply.results[0]) return reply;
+    if (pre) return callPage(root.session, root.frameId, steps, only);
+    const reply = await callPage(root.session, root.frameId, [{ fn: "snapshot", arg: { ...arg, ifMarked: true } }], only);
+    if (reply.results[0] || reply.otherDocument) return reply;
   }
   const mark = await listenedHandles(target);
-  if (!mark) return callPage(root.session, root.frameId, steps);
+  if (!mark) return callPage(root.session, root.frameId, steps, only);
   let reply: PageReply;
   try {
-    reply = await callPage(root.session, root.frameId, steps, { mark });
+    reply = await callPage(root.session, root.frameId, steps, { ...only, mark });
   } catch {
     // The handles belong to a world that went away meanwhile: observe without them.
-    return callPage(root.session, root.frameId, steps);
+    return callPage(root.session, root.frameId, steps, only);
   }
   noteMarked(target);
   return reply;

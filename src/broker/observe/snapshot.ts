@@ -2,9 +2,10 @@ import { diffSnapshots } from "../../page/diff.ts";
 import { compactEntry, compactSnapshotJson, formatDiffHuman, formatSnapshotHuman } from "../../page/format.ts";
 import { selectedTab, type Selected } from "../context/tabs.ts";
 import type { CallContext } from "../context/types.ts";
+import type { TargetRecord } from "../targets.ts";
 import type { SnapshotResult } from "../../page/types.ts";
-import { callPage } from "../world.ts";
-import { collectWith, currentObservation, frameSessions, type PreSteps, type Root } from "./collect.ts";
+import { callPage, worldKnown } from "../world.ts";
+import { collectWith, currentObservation, frameSessions, type Collected, type PreSteps, type Root } from "./collect.ts";
 import { rootForFrame } from "./frame-list.ts";
 import { MAX_TITLE, MAX_URL } from "../../shared/page-strings.ts";
 
@@ -45,61 +46,76 @@ export interface ObserveAfterAction {
  */
 export async function observeWith(ctx: CallContext, sel: Selected, opts: ObserveOptions, after: ObserveAfterAction = {}): Promise<{ reply: Record<string, unknown>; previous: SnapshotResult | undefined } | undefined> {
   const { browser, agent, rec } = sel;
-  {
-    const session = await browser.session(rec);
-    await frameSessions(rec, session).ensure();
-    const known = agent.observations.get(rec.targetId);
-    const { obs, mainFrameId, replaced } =
-      after.sameDocument && known && known.generation === browser.generation ? { obs: known, mainFrameId: rec.targetId, replaced: false } : await currentObservation(browser, rec, agent, session);
-    const root: Root = await rootForFrame(rec, session, mainFrameId, obs.mainLoaderId, agent.frames.get(rec.targetId));
-    let pre = after.pre;
-    if (pre && (root.session !== session || root.frameId !== mainFrameId)) {
-      // The agent observes a frame of its own choosing: the action's steps run in the main frame first.
-      const r = await callPage(session, mainFrameId, pre.steps);
-      pre.results = r.results;
-      if (pre.snapshotWhen && !quietEnough(r.results[pre.snapshotWhen.step], pre.snapshotWhen)) return undefined;
-      pre = undefined;
-    }
-    const collected = await collectWith(browser, rec, obs, root, { limit: opts.limit, ...(opts.expand ? { expand: [opts.expand] } : {}), ...(opts.find ? { find: opts.find } : {}) }, pre);
-    if (!collected) return undefined;
-    const { result } = collected;
-    const previous = "base" in after ? after.base : collected.previous;
-    rec.url = result.url;
-    rec.title = result.title;
-    // No tab id: the agent selected the tab itself, and only it changes the selection.
-    const out: Record<string, unknown> = compactSnapshotJson(result, { boxes: opts.boxes === true });
-    // Page-derived strings are bounded like everything else we print.
-    if (result.url.length > MAX_URL) {
-      out.url = `${result.url.slice(0, MAX_URL)}…`;
-      out.urlTruncated = true;
-    }
-    if (result.title.length > MAX_TITLE) out.title = `${result.title.slice(0, MAX_TITLE)}…`;
-    if (result.truncated) out.hint = `Showing ${countListed(result.elements)} of ${result.totalCandidates}; use --limit ${Math.min(10_000, result.totalCandidates)}, --find <text>, 'bp frame <n>', or 'bp find <css>' to narrow.`;
-    if (opts.diff) {
-      if (previous) {
-        const d = diffSnapshots(previous, result);
-        // The diff stands in for the list, and names a new title or url itself (the previous
-        // observation was of this same document); its empty parts are left out.
-        delete out.elements;
-        delete out.title;
-        delete out.url;
-        delete out.urlTruncated;
-        const diff: Record<string, unknown> = {};
-        if (d.added.length) diff.added = d.added.map((e) => compactEntry(e, { boxes: opts.boxes === true }));
-        if (d.removed.length) diff.removed = d.removed;
-        if (d.changed.length) diff.changed = d.changed.map((c) => ({ ...compactEntry(c.element), fields: c.fields }));
-        diff.unchanged = d.unchanged;
-        if (d.title !== undefined) diff.title = d.title;
-        if (d.url !== undefined) diff.url = d.url;
-        out.diff = diff;
-        if (ctx.req.mode === "human") out.text = formatDiffHuman(d);
-      } else {
-        out.diffFallback = replaced ? "document_changed" : "no_previous_observation";
-      }
-    }
-    if (ctx.req.mode === "human" && out.text === undefined) out.text = formatSnapshotHuman(result);
-    return { reply: out, previous };
+  const session = await browser.session(rec);
+  await frameSessions(rec, session).ensure();
+  const known = agent.observations.get(rec.targetId);
+  const current = known && known.generation === browser.generation ? known : undefined;
+  const snapOpts = { limit: opts.limit, ...(opts.expand ? { expand: [opts.expand] } : {}), ...(opts.find ? { find: opts.find } : {}) };
+  // A snapshot of the document this agent saw last (no frame of its choosing, no navigation
+  // seen since): asking for the frame tree first would cost a round trip. It goes out together
+  // with a snapshot that runs only in that document, which counts only if the tree names the
+  // same loader.
+  if (!after.sameDocument && !after.pre && current?.doc && agent.frames.get(rec.targetId) === undefined && worldKnown(session, rec.targetId)) {
+    const tree = session.send("Page.getFrameTree").catch(() => undefined);
+    const root: Root = { session, frameId: rec.targetId, loaderId: current.mainLoaderId, framePath: "", offset: { x: 0, y: 0 }, top: true };
+    const verify = async () => (await tree)?.frameTree.frame.loaderId === current.mainLoaderId;
+    const guessed = await collectWith(browser, rec, current, root, snapOpts, undefined, { doc: current.doc, verify });
+    if (guessed) return { reply: render(ctx, rec, guessed, opts, false, guessed.previous), previous: guessed.previous };
   }
+  const { obs, mainFrameId, replaced } = after.sameDocument && current ? { obs: current, mainFrameId: rec.targetId, replaced: false } : await currentObservation(browser, rec, agent, session);
+  const root: Root = await rootForFrame(rec, session, mainFrameId, obs.mainLoaderId, agent.frames.get(rec.targetId));
+  let pre = after.pre;
+  if (pre && (root.session !== session || root.frameId !== mainFrameId)) {
+    // The agent observes a frame of its own choosing: the action's steps run in the main frame first.
+    const r = await callPage(session, mainFrameId, pre.steps);
+    pre.results = r.results;
+    if (pre.snapshotWhen && !quietEnough(r.results[pre.snapshotWhen.step], pre.snapshotWhen)) return undefined;
+    pre = undefined;
+  }
+  const collected = await collectWith(browser, rec, obs, root, snapOpts, pre);
+  if (!collected) return undefined;
+  const previous = "base" in after ? after.base : collected.previous;
+  return { reply: render(ctx, rec, collected, opts, replaced, previous), previous };
+}
+
+/** The reply of one observation: the lean snapshot, or with --diff what changed. */
+function render(ctx: CallContext, rec: TargetRecord, collected: Collected, opts: ObserveOptions, replaced: boolean, previous: SnapshotResult | undefined): Record<string, unknown> {
+  const { result } = collected;
+  rec.url = result.url;
+  rec.title = result.title;
+  // No tab id: the agent selected the tab itself, and only it changes the selection.
+  const out: Record<string, unknown> = compactSnapshotJson(result, { boxes: opts.boxes === true });
+  // Page-derived strings are bounded like everything else we print.
+  if (result.url.length > MAX_URL) {
+    out.url = `${result.url.slice(0, MAX_URL)}…`;
+    out.urlTruncated = true;
+  }
+  if (result.title.length > MAX_TITLE) out.title = `${result.title.slice(0, MAX_TITLE)}…`;
+  if (result.truncated) out.hint = `Showing ${countListed(result.elements)} of ${result.totalCandidates}; use --limit ${Math.min(10_000, result.totalCandidates)}, --find <text>, 'bp frame <n>', or 'bp find <css>' to narrow.`;
+  if (opts.diff) {
+    if (previous) {
+      const d = diffSnapshots(previous, result);
+      // The diff stands in for the list, and names a new title or url itself (the previous
+      // observation was of this same document); its empty parts are left out.
+      delete out.elements;
+      delete out.title;
+      delete out.url;
+      delete out.urlTruncated;
+      const diff: Record<string, unknown> = {};
+      if (d.added.length) diff.added = d.added.map((e) => compactEntry(e, { boxes: opts.boxes === true }));
+      if (d.removed.length) diff.removed = d.removed;
+      if (d.changed.length) diff.changed = d.changed.map((c) => ({ ...compactEntry(c.element), fields: c.fields }));
+      diff.unchanged = d.unchanged;
+      if (d.title !== undefined) diff.title = d.title;
+      if (d.url !== undefined) diff.url = d.url;
+      out.diff = diff;
+      if (ctx.req.mode === "human") out.text = formatDiffHuman(d);
+    } else {
+      out.diffFallback = replaced ? "document_changed" : "no_previous_observation";
+    }
+  }
+  if (ctx.req.mode === "human" && out.text === undefined) out.text = formatSnapshotHuman(result);
+  return out;
 }
 
 /** The page runtime's `when` rule, for steps that ran in a call of their own. */
