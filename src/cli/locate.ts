@@ -1,7 +1,6 @@
 import * as v from "valibot";
 import { helloReplySchema, locatorSchema, type HelloReply, type Locator } from "../protocol/wire.ts";
 import type { BpPaths } from "../shared/paths.ts";
-import { readPrivateFile } from "../shared/private-fs.ts";
 import { isSameProcessAlive } from "../shared/process-identity.ts";
 import { PROTOCOL } from "../shared/version.ts";
 import { request } from "./client.ts";
@@ -12,11 +11,22 @@ export type BrokerState =
   | { kind: "unresponsive"; locator: Locator }
   | { kind: "incompatible"; locator: Locator; hello: HelloReply };
 
-export function readLocator(paths: BpPaths): Locator | undefined {
-  const text = readPrivateFile(paths.locator);
-  if (text === undefined) return undefined;
+/** The locator is small; anything larger is not one. */
+const MAX_LOCATOR_BYTES = 64 * 1024;
+
+/**
+ * Reads the locator through Bun's own file API: node:fs would cost every CLI call ~1.5 ms to
+ * load. It holds the token, so only a regular file of this OS user counts (a link is judged by
+ * the file it reaches: one planted by another user reaches that user's file).
+ */
+export async function readLocator(paths: BpPaths): Promise<Locator | undefined> {
   try {
-    const parsed = v.safeParse(locatorSchema, JSON.parse(text));
+    const file = Bun.file(paths.locator);
+    const st = await file.stat();
+    const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
+    // Checked before reading: a FIFO or a device there must not block or flood the read.
+    if (!st.isFile() || st.size > MAX_LOCATOR_BYTES || (uid !== undefined && st.uid !== uid)) return undefined;
+    const parsed = v.safeParse(locatorSchema, JSON.parse(await file.text()));
     return parsed.success ? parsed.output : undefined;
   } catch {
     return undefined;
@@ -25,7 +35,7 @@ export function readLocator(paths: BpPaths): Locator | undefined {
 
 /** Looks for a live broker without starting one. */
 export async function probeBroker(paths: BpPaths, timeoutMs = 2000): Promise<BrokerState> {
-  const locator = readLocator(paths);
+  const locator = await readLocator(paths);
   if (!locator || !isSameProcessAlive(locator.processIdentity)) return { kind: "stopped" };
   let hello: HelloReply;
   try {

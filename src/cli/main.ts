@@ -113,7 +113,7 @@ export async function runCli(argv: string[]): Promise<void> {
  * when nothing could be sent does it start or wait for a broker and send there.
  */
 async function send(paths: BpPaths, call: Omit<CallRequest, "token">, timeoutMs: number, mode: Mode, mutating: boolean): Promise<Reply> {
-  let locator = readLocator(paths);
+  let locator = await readLocator(paths);
   for (let attempt = 0; attempt < 2; attempt++) {
     if (!locator || attempt > 0) {
       const { ensureBroker } = await import("./start-broker.ts");
@@ -150,7 +150,7 @@ function staleRefusal(reply: Reply, locator: { processIdentity: string }): boole
 
 /** Passive commands ask a live broker only, briefly; no answer means the passive local path. */
 async function askRunningBroker(paths: BpPaths, call: Omit<CallRequest, "token">): Promise<Reply | undefined> {
-  const locator = readLocator(paths);
+  const locator = await readLocator(paths);
   if (!locator) return undefined;
   try {
     const reply = await request(locator.endpoint, { ...call, token: locator.token }, PASSIVE_REPLY_MS, replySchema);

@@ -72,7 +72,7 @@ async function interleaved(fns: readonly (() => Promise<number | undefined>)[]):
 /** `bp snapshot` sent straight to the broker socket, exactly as the CLI would send it. */
 async function brokerSnapshot(env: BpEnv, input: Record<string, unknown>): Promise<undefined> {
   const def = await findCommand("snapshot");
-  const locator = readLocator(resolvePaths(env.env));
+  const locator = await readLocator(resolvePaths(env.env));
   if (!def || !locator) throw new Error("no snapshot command or no broker locator");
   const reply = await request(
     locator.endpoint,

@@ -3,7 +3,7 @@
  * command line, each reproduced here against the real compiled bp and a real broker.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { chownSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { resolvePaths } from "../../src/shared/paths.ts";
 import { alive, BP, killAndWait, envPool, processesFor, waitFor, type BpEnv } from "../support/bp.ts";
@@ -131,6 +131,34 @@ describe("the CLI reading a broker's reply", () => {
       } finally {
         fake.stop(true);
       }
+    }
+  });
+});
+
+describe("the CLI reading the locator", () => {
+  test("a locator that is not a regular file, or that another user owns, names no broker", async () => {
+    const env = newEnv();
+    await env.run(["tabs"]);
+    const path = join(env.home, "broker-locator.json");
+    const real = readFileSync(path, "utf8");
+    expect((await env.run(["status"])).json).toMatchObject({ ok: true, service: { state: "running" } });
+    try {
+      // A FIFO is neither read (it would block) nor trusted.
+      rmSync(path);
+      expect(Bun.spawnSync(["mkfifo", path]).exitCode).toBe(0);
+      expect((await env.run(["status"])).json).toMatchObject({ ok: true, service: { state: "stopped" } });
+      rmSync(path);
+      writeFileSync(path, real, { mode: 0o600 });
+      if (process.getuid?.() === 0) {
+        // The token must never come from a file someone else could have written.
+        chownSync(path, 65534, 65534);
+        expect((await env.run(["status"])).json).toMatchObject({ ok: true, service: { state: "stopped" } });
+        chownSync(path, 0, 0);
+      }
+      expect((await env.run(["status"])).json).toMatchObject({ ok: true, service: { state: "running" } });
+    } finally {
+      rmSync(path, { force: true });
+      writeFileSync(path, real, { mode: 0o600 });
     }
   });
 });
