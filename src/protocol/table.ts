@@ -8,8 +8,10 @@ import type { CommandDef } from "./define.ts";
  * test/protocol-table.test.ts proves it matches the modules exactly.
  */
 const MODULES = {
+  status: () => import("./commands-status.ts"),
   connection: () => import("./commands-connection.ts"),
   tabs: () => import("./commands-tabs.ts"),
+  eval: () => import("./commands-eval.ts"),
   observe: () => import("./commands-observe.ts"),
   inspect: () => import("./commands-inspect.ts"),
   capture: () => import("./commands-capture.ts"),
@@ -22,11 +24,11 @@ const MODULES = {
 export type CommandModule = keyof typeof MODULES;
 
 export const COMMAND_INDEX: Readonly<Record<string, CommandModule>> = {
-  status: "connection", browsers: "connection", connect: "connection", launch: "connection", disconnect: "connection",
+  status: "status", browsers: "connection", connect: "connection", launch: "connection", disconnect: "connection",
   tabs: "tabs", tab: "tabs", "tab release": "tabs", profiles: "tabs", profile: "tabs", open: "tabs", close: "tabs", back: "tabs", forward: "tabs", reload: "tabs",
   snapshot: "observe", frame: "observe",
   read: "inspect", search: "inspect", find: "inspect", locate: "inspect",
-  eval: "tabs",
+  eval: "eval",
   screenshot: "capture", pdf: "capture", downloads: "net", download: "net",
   click: "actions", type: "actions", keyboard: "actions", press: "actions", scroll: "actions", hover: "actions", drag: "actions",
   dropdown: "actions", select: "actions", upload: "actions", dialogs: "actions", dialog: "actions",

@@ -8,6 +8,7 @@ import { hasDisplay, launchBrowser, launchedBrowserId, stopLaunched } from "../l
 import { remoteBrowser, remoteConnectError } from "../remote.ts";
 import { profileChoiceNeeded } from "./profiles.ts";
 import * as commands from "../../protocol/commands-connection.ts";
+import { status as statusCommand } from "../../protocol/commands-status.ts";
 import { defineHandler, type ReplyOf } from "../context/handler.ts";
 import type { CallContext, Handler } from "../context/types.ts";
 import { boundTitle, boundUrl } from "../../shared/page-strings.ts";
@@ -17,7 +18,7 @@ function browserSummary(conn: BrowserConnection) {
   return { id: info.id, product: info.product, ...(info.version ? { version: info.version } : {}), source: info.source, generation: conn.generation };
 }
 
-const status = defineHandler(commands.status)({
+const status = defineHandler(statusCommand)({
   async run(ctx) {
     const { broker, req } = ctx;
     const conn = broker.browser;
@@ -52,7 +53,7 @@ const status = defineHandler(commands.status)({
 });
 
 /** Tabs under human control that the caller may address, in its own tab ids. */
-function humanControl(ctx: CallContext): NonNullable<ReplyOf<typeof commands.status.result>["humanControl"]> {
+function humanControl(ctx: CallContext): NonNullable<ReplyOf<typeof statusCommand.result>["humanControl"]> {
   const conn = ctx.broker.browser;
   // Status creates no agent state unless there is something to show in this agent's tab ids.
   if (!conn || conn.closed || ctx.broker.handoff.all().length === 0) return [];

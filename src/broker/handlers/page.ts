@@ -7,7 +7,7 @@ import { selectedTab } from "../context/tabs.ts";
 import { frameSessions } from "../observe/collect.ts";
 import { rootForFrame } from "../observe/frame-list.ts";
 import type { TargetRecord } from "../targets.ts";
-import { evaluate as evalCommand } from "../../protocol/commands-tabs.ts";
+import { evaluate as evalCommand } from "../../protocol/commands-eval.ts";
 import { defineHandler } from "../context/handler.ts";
 import type { CallContext, Handler } from "../context/types.ts";
 
