@@ -106,8 +106,20 @@ function isFocused(win: ActWindow, t: ActElement): boolean {
   return !!a && (a === t || composedContains(t, a));
 }
 
+const SUGGESTION_ATTRS = ["aria-autocomplete", "aria-haspopup", "aria-controls", "aria-owns", "list"];
+
+/** A combobox, a search field or suggestion attributes: typing may show a list a little later. */
+function offersSuggestions(t: ActElement): boolean {
+  const role = String(t.getAttribute("role") ?? "").toLowerCase();
+  if (role === "combobox" || (t.localName === "input" && String(t.type ?? "").toLowerCase() === "search")) return true;
+  return SUGGESTION_ATTRS.some((name) => {
+    const v = t.getAttribute(name);
+    return v !== null && v !== "" && v.toLowerCase() !== "false" && v.toLowerCase() !== "none";
+  });
+}
+
 function describe(win: ActWindow, t: ActElement | null, c: Kind) {
-  const out: { kind: string; mode: string; sensitive: boolean; length: number; focused: boolean; disabled?: boolean; readOnly?: boolean; tag?: string } = {
+  const out: { kind: string; mode: string; sensitive: boolean; length: number; focused: boolean; disabled?: boolean; readOnly?: boolean; tag?: string; suggests?: true } = {
     kind: c.kind,
     mode: c.mode,
     sensitive: !!c.sensitive,
@@ -119,6 +131,7 @@ function describe(win: ActWindow, t: ActElement | null, c: Kind) {
       out.disabled = t.disabled === true || t.getAttribute("aria-disabled") === "true" || !!(t.closest && t.closest("[inert], fieldset[disabled]"));
       out.readOnly = t.readOnly === true || t.getAttribute("aria-readonly") === "true";
       out.tag = String(t.localName).slice(0, 40);
+      if (offersSuggestions(t)) out.suggests = true;
     } catch {}
   }
   return out;

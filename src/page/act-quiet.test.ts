@@ -47,4 +47,69 @@ describe("QUIET_SOURCE", () => {
     expect(r?.mutations).toBe(2);
     expect(quiet(w, { op: "poll", ids: [1, 2] })).toBeNull();
   });
+
+  test("settle: changes made inside the dispatch settle a frame and 20 ms later; changes that keep coming after it wait for quiet", async () => {
+    const w = new Window({ url: "https://quiet.example/" });
+    opened.push(w);
+    quiet(w, { op: "install", id: 1 });
+    // The action's handler changed the page synchronously, before the settle began.
+    w.document.body.appendChild(w.document.createElement("div"));
+    await tick();
+    // A long limit: these settle by their rules, never by running out of time.
+    const settle = { op: "settle", ids: [1], quietFor: 50, syncQuietFor: 20, frames: 3, max: 60_000 };
+    const t0 = Date.now();
+    const sync = (await quiet(w, settle)) as Poll & { settled: boolean; capped?: boolean };
+    expect(sync).toMatchObject({ settled: true, mutations: 1 });
+    expect(sync.capped).toBeUndefined();
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(19);
+    // A page that changes on its own every 10 ms for 150 ms (a timer the action started): settled only after it stopped and stayed quiet.
+    let n = 0;
+    const timer = w.setInterval(() => {
+      w.document.body.appendChild(w.document.createElement("span"));
+      if (++n >= 15) w.clearInterval(timer);
+    }, 10);
+    const busy = (await quiet(w, settle)) as Poll & { settled: boolean; capped?: boolean };
+    expect(busy.settled).toBe(true);
+    expect(busy.capped).toBeUndefined();
+    expect(n).toBe(15);
+    expect(busy.quietFor).toBeGreaterThanOrEqual(50);
+    // One that never stops is observed as it is once the time is up.
+    const forever = w.setInterval(() => w.document.body.appendChild(w.document.createElement("i")), 5);
+    const capped = (await quiet(w, { ...settle, max: 120, finish: true })) as Poll & { settled: boolean; capped?: boolean };
+    w.clearInterval(forever);
+    expect(capped).toMatchObject({ settled: true, capped: true });
+    expect(quiet(w, { op: "poll", ids: [1] })).toBeNull();
+  });
+
+  test("late: ends at the first change, or after the window when nothing comes", async () => {
+    const w = new Window({ url: "https://quiet.example/" });
+    opened.push(w);
+    quiet(w, { op: "install", id: 1 });
+    w.setTimeout(() => w.document.body.appendChild(w.document.createElement("ul")), 30);
+    // A minute-long window: only the change can end it within the test's time.
+    expect(await quiet(w, { op: "late", ids: [1], windowMs: 60_000, finish: true })).toEqual({ changed: true });
+    quiet(w, { op: "install", id: 2 });
+    expect(await quiet(w, { op: "late", ids: [2], windowMs: 60 })).toEqual({ changed: false });
+    // Nothing came: the watcher is gone.
+    expect(quiet(w, { op: "poll", ids: [2] })).toBeNull();
+  });
+
+  test("settle with linger: the watcher stays for a later settle, then disconnects on its own", async () => {
+    const w = new Window({ url: "https://quiet.example/" });
+    opened.push(w);
+    quiet(w, { op: "install", id: 1 });
+    const r = (await quiet(w, { op: "settle", ids: [1], quietFor: 50, syncQuietFor: 0, frames: 3, max: 1000, linger: 40 })) as { settled: boolean };
+    expect(r.settled).toBe(true);
+    // Still there right after: a settle after the network can count a response's changes.
+    w.document.body.appendChild(w.document.createElement("b"));
+    await tick();
+    expect((quiet(w, { op: "poll", ids: [1] }) as Poll)?.mutations).toBe(1);
+    // A poll cancels the pending linger; a new settle starts a new one, which then ends it.
+    await quiet(w, { op: "settle", ids: [1], quietFor: 50, syncQuietFor: 0, frames: 3, max: 1000, linger: 40 });
+    // Looked at without a call (a poll would cancel the linger).
+    const held = () => (w as unknown as Record<symbol, Record<number, unknown>>)[Symbol.for("browser-pilot.quiet.v1")]?.[1];
+    for (let i = 0; i < 250 && held() !== undefined; i++) await new Promise((res) => setTimeout(res, 20));
+    expect(held()).toBeUndefined();
+    expect(quiet(w, { op: "poll", ids: [1] })).toBeNull();
+  });
 });

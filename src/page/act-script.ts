@@ -128,26 +128,43 @@ export const ACT_SOURCE = String.raw`(function act(win, el, arg) {
 
 /**
  * DOM-quiet detection around an action. "install" (before dispatch) starts a mutation
- * observer kept on our world's window under `arg.id`. "poll" (after dispatch) reports how
- * long the DOM has been quiet, counted from the first poll (less `arg.after`, the time the
- * broker already waited since the dispatch ended) so a long dispatch (a drag, a key sequence)
- * cannot use up the quiet period; with `finish` it also disconnects. The broker
- * does the waiting between polls: page timers are throttled in background tabs (to one per
- * second or worse), and agents work in background tabs. An observer nobody polls
- * disconnects itself after a minute. "poll" also counts the animations (CSS transitions, CSS
- * and Web animations) that began since install and are still running with a finite end, so
- * an accordion that opens through a transition is observed open.
+ * observer kept on our world's window under `arg.id`, and counts rendered frames. "poll"
+ * reports how long the DOM has been quiet, counted from the first poll (less `arg.after`) so a
+ * long dispatch (a drag, a key sequence) cannot use up the quiet period; with `finish` it
+ * also disconnects. It also counts the animations (CSS transitions, CSS and Web animations)
+ * that began since install and are still running with a finite end, so an accordion that
+ * opens through a transition is observed open.
+ *
+ * "settle" (right after dispatch) waits in the page, on its own frames and mutation records,
+ * until the DOM is settled, and answers the poll with `settled`:
+ *  - nothing changed since the settle began (the action's handlers ran synchronously, inside
+ *    the dispatch): `syncQuietFor` ms and at least one rendered frame (and the task after it)
+ *    with no mutation, so a timer the action started that steps faster than that is caught;
+ *  - the page changed on its own after the dispatch (timers, a response, JS animation steps):
+ *    `quietFor` ms and `frames` rendered frames without a mutation;
+ *  - and in both cases no animation the action began still running.
+ * It gives up at `max` ms (`settled` true, `capped` true): an endlessly busy page is observed
+ * as it is. A page that renders no frames falls back to time alone. With `finish` the watchers
+ * disconnect once settled; with `linger` they stay that many ms (for a settle after the
+ * network) and then disconnect on their own. An observer nobody finishes disconnects itself
+ * after a minute.
+ *
+ * "late" waits up to `windowMs` (and as many rendered frames as that window holds, within
+ * twice the window) for the first mutation: `{ changed }`.
  */
 export const QUIET_SOURCE = String.raw`(function quiet(win, arg) {
   var K = Symbol.for("browser-pilot.quiet.v1"), held = win[K] || (win[K] = {});
   if (arg.op === "install") {
     var t0 = 0;
     try { t0 = Number(win.document.timeline.currentTime) || 0; } catch (e) {}
-    var st = { mutations: 0, last: 0, mark: 0, obs: null, t0: t0, frames: 0, mutFrame: 0 };
-    st.obs = new win.MutationObserver(function (list) { st.mutations += list.length; st.last = Date.now(); st.mutFrame = st.frames; });
+    var st = { mutations: 0, last: 0, mark: 0, obs: null, t0: t0, frames: 0, mutFrame: 0, wake: null };
+    st.obs = new win.MutationObserver(function (list) {
+      st.mutations += list.length; st.last = Date.now(); st.mutFrame = st.frames;
+      if (st.wake) st.wake();
+    });
     // Rendered frames since the last mutation: on a loaded machine timers and frames both run
     // late, so quiet is also counted in frames, not only in milliseconds.
-    var tick = function () { st.frames++; if (held[arg.id] === st) win.requestAnimationFrame(tick); };
+    var tick = function () { st.frames++; if (held[arg.id] === st) win.requestAnimationFrame(tick); if (st.wake) st.wake(); };
     try { win.requestAnimationFrame(tick); } catch (e) {}
     try { st.obs.observe(win.document, { subtree: true, childList: true, attributes: true, characterData: true }); } catch (e) {}
     win.setTimeout(function () { if (held[arg.id] === st) { st.obs.disconnect(); delete held[arg.id]; } }, 60000);
@@ -157,26 +174,97 @@ export const QUIET_SOURCE = String.raw`(function quiet(win, arg) {
   var sts = [];
   (arg.ids || []).forEach(function (id) { if (held[id]) sts.push(held[id]); });
   if (!sts.length) return null;
-  var now = Date.now(), last = 0, m = 0, from = Infinity, framesQuiet = Infinity, rendering = false;
-  sts.forEach(function (s) { framesQuiet = Math.min(framesQuiet, s.frames - s.mutFrame); if (s.frames > 0) rendering = true; });
-  sts.forEach(function (s) { if (s.t0 < from) from = s.t0; });
-  var animating = 0;
-  try {
-    var list = win.document.getAnimations ? win.document.getAnimations() : [];
-    for (var i = 0; i < list.length && i < 500; i++) {
-      var a = list[i];
-      if (a.playState !== "running" && a.playState !== "pending") continue;
-      if (a.startTime !== null && a.startTime < from - 50) continue;
-      var end = a.effect && a.effect.getComputedTiming ? a.effect.getComputedTiming().endTime : Infinity;
-      if (typeof end === "number" && isFinite(end)) animating++;
-    }
-  } catch (e) {}
-  sts.forEach(function (s) {
-    if (!s.mark) s.mark = now - (arg.after > 0 ? arg.after : 0);
-    last = Math.max(last, s.mark, s.last);
-    // The earliest observer saw every mutation the later ones did.
-    if (s.mutations > m) m = s.mutations;
-  });
-  if (arg.finish) (arg.ids || []).forEach(function (id) { if (held[id]) { held[id].obs.disconnect(); delete held[id]; } });
-  return { quietFor: now - last, mutations: m, animating: animating, framesQuiet: rendering ? framesQuiet : -1 };
+  function finish() { (arg.ids || []).forEach(function (id) { if (held[id]) { held[id].obs.disconnect(); delete held[id]; } }); }
+  // Any later call on these watchers cancels a pending linger.
+  sts.forEach(function (s) { s.linger = (s.linger || 0) + 1; });
+  // Kept a while for the broker to settle again (a response may land), then gone on its own.
+  function linger(ms) {
+    (arg.ids || []).forEach(function (id) {
+      var s = held[id]; if (!s) return;
+      var seq = s.linger;
+      win.setTimeout(function () { if (held[id] === s && s.linger === seq) { s.obs.disconnect(); delete held[id]; } }, ms);
+    });
+  }
+  function measure(after) {
+    var now = Date.now(), last = 0, m = 0, from = Infinity, framesQuiet = Infinity, rendering = false, frames = 0;
+    sts.forEach(function (s) { framesQuiet = Math.min(framesQuiet, s.frames - s.mutFrame); if (s.frames > 0) rendering = true; frames = Math.max(frames, s.frames); });
+    sts.forEach(function (s) { if (s.t0 < from) from = s.t0; });
+    var animating = 0;
+    try {
+      var list = win.document.getAnimations ? win.document.getAnimations() : [];
+      for (var i = 0; i < list.length && i < 500; i++) {
+        var a = list[i];
+        if (a.playState !== "running" && a.playState !== "pending") continue;
+        if (a.startTime !== null && a.startTime < from - 50) continue;
+        var end = a.effect && a.effect.getComputedTiming ? a.effect.getComputedTiming().endTime : Infinity;
+        if (typeof end === "number" && isFinite(end)) animating++;
+      }
+    } catch (e) {}
+    sts.forEach(function (s) {
+      if (!s.mark) s.mark = now - (after > 0 ? after : 0);
+      last = Math.max(last, s.mark, s.last);
+      // The earliest observer saw every mutation the later ones did.
+      if (s.mutations > m) m = s.mutations;
+    });
+    return { quietFor: now - last, mutations: m, animating: animating, framesQuiet: rendering ? framesQuiet : -1, frames: frames, last: last };
+  }
+  function out(p, extra) {
+    var r = { quietFor: p.quietFor, mutations: p.mutations, animating: p.animating, framesQuiet: p.framesQuiet };
+    for (var k in extra) r[k] = extra[k];
+    return r;
+  }
+  if (arg.op === "late") {
+    var m0 = measure(0).mutations, f0 = measure(0).frames, tl = Date.now();
+    var frames = Math.round(arg.windowMs / 17);
+    return new Promise(function (resolve) {
+      var done = false, timer = 0;
+      function check() {
+        if (done) return;
+        var p = measure(0), el = Date.now() - tl;
+        var changed = p.mutations > m0;
+        var rendered = p.framesQuiet < 0 || p.frames - f0 >= frames;
+        if (changed || el >= 2 * arg.windowMs || (el >= arg.windowMs && rendered)) {
+          done = true; sts.forEach(function (s) { s.wake = null; }); win.clearTimeout(timer);
+          if (!changed || arg.finish) finish();
+          resolve({ changed: changed });
+        } else { win.clearTimeout(timer); timer = win.setTimeout(check, Math.max(10, arg.windowMs - el)); }
+      }
+      sts.forEach(function (s) { s.wake = check; });
+      check();
+    });
+  }
+  if (arg.op === "settle") {
+    var ts = Date.now(), base = measure(arg.after).mutations, fs = measure(0).frames;
+    return new Promise(function (resolve) {
+      var done = false, timer = 0, pending = false;
+      function end(p, extra) {
+        done = true; sts.forEach(function (s) { s.wake = null; }); win.clearTimeout(timer);
+        if (arg.finish) finish(); else if (arg.linger > 0) linger(arg.linger);
+        resolve(out(p, extra));
+      }
+      function check() {
+        pending = false;
+        if (done) return;
+        var p = measure(0), el = Date.now() - ts;
+        var moved = p.mutations > base;
+        var ok;
+        if (p.animating > 0) ok = false;
+        else if (!moved) ok = p.framesQuiet < 0 ? el >= arg.quietFor : p.frames - fs >= 1 && el >= (arg.syncQuietFor || 0);
+        else ok = p.quietFor >= arg.quietFor && (p.framesQuiet < 0 || p.framesQuiet >= arg.frames);
+        if (ok) return end(p, { settled: true });
+        if (el >= arg.max) return end(p, { settled: true, capped: true });
+        // Look again after the next frame's task, or by time when the page renders no frames.
+        win.clearTimeout(timer);
+        timer = win.setTimeout(check, Math.max(5, Math.min(arg.max - el, moved ? arg.quietFor - p.quietFor : (p.framesQuiet < 0 ? arg.quietFor : arg.syncQuietFor || arg.quietFor) - el)));
+      }
+      // A frame or a mutation wakes the check; the task after it runs once the frame's own callbacks have.
+      var wake = function () { if (!pending && !done) { pending = true; win.setTimeout(check, 0); } };
+      sts.forEach(function (s) { s.wake = wake; });
+      win.clearTimeout(timer);
+      timer = win.setTimeout(check, arg.quietFor);
+    });
+  }
+  var p = measure(arg.after);
+  if (arg.finish) finish();
+  return out(p, {});
 })`;

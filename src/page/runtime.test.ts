@@ -45,20 +45,21 @@ describe("page runtime", () => {
     expect(other).toEqual({ doc: first.doc, otherDocument: true, results: [] });
   });
 
-  test("a step with `when` runs only after enough DOM quiet", async () => {
+  test("a step with `when` runs only once the settle step said settled", async () => {
     const { install } = page(`<p>x</p>`);
     const armed = (await install({ steps: [{ fn: "quiet", arg: { op: "install", id: 1 } }] })) as PageReply;
     expect(armed.results).toEqual([true]);
+    // A plain poll gives no verdict: the held-back step does not run.
     const r = (await install({
       steps: [
         { fn: "quiet", arg: { op: "poll", ids: [1], after: 0 } },
-        { fn: "snapshot", arg: { layout: false }, when: { step: 0, quietFor: 60_000 } },
+        { fn: "snapshot", arg: { layout: false }, when: { step: 0 } },
       ],
     })) as PageReply;
     expect(r.results[1]).toBeNull();
-    // `after`: time the broker already waited since the dispatch counts as quiet on a first poll.
-    await install({ steps: [{ fn: "quiet", arg: { op: "install", id: 2 } }] });
-    const forced = (await install({ steps: [{ fn: "quiet", arg: { op: "poll", ids: [2], after: 60_000 } }, { fn: "snapshot", arg: { layout: false }, when: { step: 0, quietFor: 15 } }] })) as PageReply;
-    expect(forced.results[1]).toMatchObject({ elements: expect.any(Array) });
+    // A settle step that says settled lets it run in the same call.
+    const settled = (await install({ steps: [{ fn: "quiet", arg: { op: "settle", ids: [1], quietFor: 50, frames: 3, max: 1000, finish: true } }, { fn: "snapshot", arg: { layout: false }, when: { step: 0 } }] })) as PageReply;
+    expect(settled.results[0]).toMatchObject({ settled: true });
+    expect(settled.results[1]).toMatchObject({ elements: expect.any(Array) });
   });
 });

@@ -6,8 +6,8 @@
  *
  * Steps: `{ fn, arg, ref?, slot?, when? }`. Element scripts (`(win, el, arg)`) get the ref's
  * element (or the element an earlier call left in `slot`, or null); window scripts get
- * `(win, arg)`. `when: { step, quietFor, frames }` runs a step only if that earlier quiet poll
- * reported the page quiet (that long and that many rendered frames, no animation running). The runtime also names its document with a random token: refs
+ * `(win, arg)`. `when: { step }` runs a step only if that earlier quiet settle step reported
+ * the page settled. The runtime also names its document with a random token: refs
  * carry it, so a ref used in another document is caught without asking the browser.
  */
 import { ACT_SOURCE, QUIET_SOURCE } from "./act-script.ts";
@@ -30,7 +30,7 @@ export interface PageStep {
   arg?: Record<string, unknown>;
   ref?: number;
   slot?: string;
-  when?: { step: number; quietFor: number; frames?: number };
+  when?: { step: number };
 }
 
 export interface PageReply {
@@ -60,18 +60,15 @@ const BODY = `{
     if (step.slot) { var s = win[Symbol.for(step.slot)]; return s ? s.el : null; }
     return null;
   }
-  // The same rule as the broker's isQuiet: long enough, enough rendered frames, no animation running.
-  function quiet(p, w) {
-    if (!p || !(p.quietFor >= w.quietFor) || p.animating > 0) return false;
-    return !(w.frames > 0) || typeof p.framesQuiet !== "number" || p.framesQuiet < 0 || p.framesQuiet >= w.frames;
-  }
+  // A step held back for a settle step runs only once that step reported the page settled.
+  function settled(p) { return !!(p && p.settled === true); }
   rt.run = async function (call) {
     if (rt.doc !== win.document) { rt.doc = win.document; rt.token = token(); }
     if (call.doc && call.doc !== rt.token) return { doc: rt.token, otherDocument: true, results: [] };
     var out = [];
     for (var i = 0; i < call.steps.length; i++) {
       var st = call.steps[i], arg = st.arg || {};
-      if (st.when && !quiet(out[st.when.step], st.when)) { out.push(null); continue; }
+      if (st.when && !settled(out[st.when.step])) { out.push(null); continue; }
       var fn = st.fn;
       if (fn === "ref") {
         // Resolves the step's ref; when it is gone, no later step runs.

@@ -163,6 +163,11 @@ describe("snapshot", () => {
     const still = hints(again).find((h) => h.type === "authentication_surface");
     expect(still).toBeDefined();
     expect(still?.state).toBeUndefined();
+    // An action reply does not repeat a hint the agent just saw that is merely still there.
+    const user = els(again).find((e) => e.t === "textbox");
+    const typed = await env.run(["type", String(user?.r), "ada"]);
+    expect(typed.json.ok).toBe(true);
+    expect(hints(typed).find((h) => h.type === "authentication_surface")).toBeUndefined();
     const submit = els(again).find((e) => e.n === "Sign in");
     const after = await env.run(["click", String(submit?.r)]);
     expect(after.json.title).toBe("Welcome");

@@ -16,6 +16,8 @@ export interface Prepared {
   focused: boolean;
   disabled?: boolean;
   readOnly?: boolean;
+  /** The field says it shows suggestions as one types (combobox, aria-autocomplete, list, …). */
+  suggests?: true;
   selection?: string;
   control?: Record<string, unknown>;
 }

@@ -38,7 +38,6 @@ export class CompositePin {
     private readonly top: CdpSession,
     readonly frame: FrameRef,
     private readonly mainFrameId: string,
-    private readonly mainLoaderId: string,
     private readonly frameLoaderId: string | undefined,
     readonly token: string,
     private readonly action: string,
@@ -49,7 +48,7 @@ export class CompositePin {
     const { frameTree } = await top.send("Page.getFrameTree");
     const main = frameTree.frame;
     const frameLoaderId = frame.frameId === main.id ? main.loaderId : await frameLoader(frame.session, frame.frameId);
-    const pin = new CompositePin(ctx, sel, watch, top, frame, main.id, main.loaderId, frameLoaderId, token, action);
+    const pin = new CompositePin(ctx, sel, watch, top, frame, main.id, frameLoaderId, token, action);
     const stripHash = (u: string) => u.replace(/#.*$/, "");
     const watched = new Set([main.id, frame.frameId]);
     for (const s of new Set([top, frame.session])) {
@@ -93,8 +92,8 @@ export class CompositePin {
     ]);
     if (this.watch.effects.dialog || rec.dialog) return "dialog_opened";
     if (this.navigating) return "navigation";
-    const { frameTree } = await this.top.send("Page.getFrameTree");
-    if (frameTree.frame.id !== this.mainFrameId || frameTree.frame.loaderId !== this.mainLoaderId) return "navigation";
+    // A new main document is caught above: its navigation events came before the page call's
+    // reply, and a new document has no slot ("document_replaced"). No frame tree read needed.
     if (this.frame.frameId !== this.mainFrameId) {
       const loader = await frameLoader(this.frame.session, this.frame.frameId);
       if (loader === undefined) return "frame_detached";

@@ -21,7 +21,7 @@ import type { PreSteps } from "../observe/collect.ts";
 import { observeWith } from "../observe/snapshot.ts";
 import { callPage } from "../world.ts";
 import { replyFor } from "./result.ts";
-import { ActionWatch, DOM_QUIET_MAX_MS, DOM_QUIET_MS, isQuiet, nextLook, QUIET_FRAMES, type QuietPoll } from "./watch.ts";
+import { ActionWatch, DOM_QUIET_MAX_MS, type QuietPoll } from "./watch.ts";
 
 export interface ObserveArgs {
   limit: number;
@@ -135,41 +135,34 @@ function observeOnce<A>(run: ActionRun<A>, opts: ObserveArgs, base: SnapshotResu
 }
 
 /**
- * Settles, reads the evidence back and observes, sharing page calls: each poll carries the
- * read-back and the snapshot, which run only once the DOM has been quiet long enough. After
- * a navigation, or with requests the action started still running, the broker waits on
- * events first. A dialog ends everything at once: the page then answers nothing.
+ * Settles, reads the evidence back and observes in one page call: the page waits for its own
+ * quiet (the settle step, see QUIET_SOURCE), then runs the read-back and the snapshot. After a
+ * navigation, or with requests the action started still running, the broker waits on their
+ * events first and settles again. A dialog ends everything at once: the page then answers nothing.
  */
 async function settleAndReply<I, A, S>(run: ActionRun<A>, def: ActionDef<I, A, S>, sent: S, opts: ObserveArgs | undefined): Promise<Record<string, unknown>> {
   const { ctx, sel, watch } = run;
-  const ids = watch.takeQuiet();
+  let ids = watch.takeQuiet();
   const base = sel.agent.observations.get(sel.rec.targetId)?.last;
   const started = Date.now();
   let readback: unknown[] = [];
   let observation: Awaited<ReturnType<typeof observeWith>>;
   let mutations = 0;
-  let finished = false;
   const readbackSteps = def.readback?.(run, sent) ?? [];
   // A ref inside an out-of-process frame is read back in its own frame's world.
   const binding = run.target?.binding;
   const remote = binding !== undefined && (binding.frameId !== watch.mainFrameId || binding.session !== run.top);
-  // The dispatch just returned: give the page's handlers the quiet period before the first look.
-  await Bun.sleep(DOM_QUIET_MS);
-  for (let after = DOM_QUIET_MS; ; after = 0) {
+  for (;;) {
     if (watch.effects.dialog) break;
     if (watch.busy) await watch.waitNetwork(ctx.deadline);
     const requests = watch.effects.requests;
-    const forced = Date.now() - started >= DOM_QUIET_MAX_MS || watch.effects.navigation || ids.length === 0;
-    const when = forced ? undefined : { step: 0, quietFor: DOM_QUIET_MS, frames: QUIET_FRAMES };
     const polling = ids.length > 0 && !watch.effects.navigation;
-    const steps: PageStep[] = [
-      ...(polling ? [{ fn: "quiet" as const, arg: { op: "poll", ids, after, finish: forced } }] : []),
-      // Once quiet, the watcher is done: disconnect it in the same call.
-      ...(polling && when && !watch.busy ? [{ fn: "quiet" as const, arg: { op: "poll", ids, finish: true }, when }] : []),
-      ...(watch.effects.navigation || remote ? [] : readbackSteps.map((s) => (when ? { ...s, when } : s))),
-    ];
+    // The watchers linger in the page after settling (a later turn of this loop settles on them again).
+    const steps: PageStep[] = polling ? [watch.settleStep(ids, { max: DOM_QUIET_MAX_MS, deadline: ctx.deadline })] : [];
+    const at = 0;
+    const when = polling ? { step: at } : undefined;
+    if (!watch.effects.navigation && !remote) steps.push(...readbackSteps.map((s) => (when ? { ...s, when } : s)));
     const pre: PreSteps = { steps, ...(when ? { snapshotWhen: when } : {}) };
-    const readOnly = async () => ({ results: steps.length ? (await callMain(run, steps)).results : [] });
     let results: unknown[];
     if (opts) {
       observation = await raceDialog(watch, observeOnce(run, opts, base, pre)).catch((err: unknown) => {
@@ -178,22 +171,20 @@ async function settleAndReply<I, A, S>(run: ActionRun<A>, def: ActionDef<I, A, S
       });
       results = pre.results ?? [];
     } else {
-      results = (await raceDialog(watch, readOnly()))?.results ?? [];
+      results = steps.length ? ((await raceDialog(watch, callMain(run, steps)))?.results ?? []) : [];
     }
-    const poll = (ids.length > 0 && !watch.effects.navigation ? results[0] : undefined) as QuietPoll | null | undefined;
+    if (watch.effects.dialog) break;
+    const poll = polling ? (results[at] as QuietPoll | null | undefined) : undefined;
+    if (polling && !poll) {
+      // The watchers are gone (a new document, or a page call that failed): observe without them.
+      ids = [];
+      if (!watch.effects.navigation) continue;
+    }
     if (poll) mutations = Math.max(mutations, poll.mutations);
-    const quiet = forced || !poll || isQuiet(poll);
-    if (quiet) {
-      const finishing = polling && when !== undefined && steps[1]?.fn === "quiet";
-      readback = poll !== undefined ? results.slice(finishing ? 2 : 1) : results;
-      finished = forced || finishing;
-      // A response usually changes the page when it lands: settle again after the network.
-      if (!watch.busy || watch.effects.requests === requests || Date.now() - started > 3_000) break;
-      continue;
-    }
-    await Bun.sleep(Math.max(5, Math.min(nextLook(poll), DOM_QUIET_MAX_MS - (Date.now() - started))));
+    readback = polling ? results.slice(at + 1) : results;
+    // A response usually changes the page when it lands: settle again after the network.
+    if (!watch.busy || watch.effects.requests === requests || Date.now() - started > 3_000) break;
   }
-  if (!finished && ids.length > 0 && !watch.effects.dialog) void watch.pollQuiet(ids, true);
   if (remote && binding && readbackSteps.length > 0 && !watch.effects.navigation && !watch.effects.dialog) {
     readback = (await raceDialog(watch, callPage(binding.session, binding.frameId, readbackSteps).catch(() => undefined)))?.results ?? [];
   }

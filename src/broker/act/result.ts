@@ -32,7 +32,9 @@ export function replyFor(ctx: CallContext, sel: Selected, evidence: Record<strin
     return { evidence, hint: `${capitalize(withArticle(dialog.type))} dialog is open; answer it with 'bp dialog ${dialog.id} --accept' or '--dismiss'.`, ...(text ? { text } : {}) };
   }
   if (!observation) return { evidence: lean(evidence) };
+  const diffed = observation.reply.diff !== undefined;
   const out = leanObservation(observation.reply);
+  if (diffed) dropKnownHints(out, observation.previous);
   dropNamedFields(out, lean(evidence).effects);
   if (ctx.req.mode === "human") {
     const fx = Array.isArray(evidence.effects) ? (evidence.effects as string[]) : [];
@@ -40,6 +42,20 @@ export function replyFor(ctx: CallContext, sel: Selected, evidence: Record<strin
     out.text = `${head}\n${String(out.text ?? "")}`;
   }
   return { evidence: lean(evidence), ...out };
+}
+
+/**
+ * With a diff, a hint the agent's previous observation already gave is not news: a hint that
+ * is merely still present (same type, same refs) stays out; one that appeared, left or moved
+ * to other refs comes along.
+ */
+function dropKnownHints(out: Record<string, unknown>, previous: SnapshotResult | undefined): void {
+  if (!Array.isArray(out.hints) || !previous) return;
+  const key = (type: unknown, refs: unknown) => `${String(type)} ${Array.isArray(refs) ? refs.join(",") : ""}`;
+  const known = new Set(previous.hints.map((h) => key(h.type, h.refs)));
+  const fresh = (out.hints as Record<string, unknown>[]).filter((h) => !((h.state === undefined || h.state === "present") && known.has(key(h.type, h.refs))));
+  if (fresh.length > 0) out.hints = fresh;
+  else delete out.hints;
 }
 
 /**
@@ -63,12 +79,16 @@ const POINTER = new Set(["click", "hover", "drag"]);
 
 /**
  * Evidence carries what the agent could not know: no action name or click point (the agent
- * named both), no focus-only change of a pointer action, no empty lists.
+ * named both), no focus-only change of a pointer action, no empty lists, no typing defaults
+ * (`kind` input, `sensitive` false, an `expectedLength` equal to `afterLength`).
  */
 function lean(evidence: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const pointer = POINTER.has(String(evidence.action));
+  const typing = evidence.action === "type" || evidence.action === "keyboard";
   for (const [k, v] of Object.entries(evidence)) {
+    // Typing's defaults: a plain input, not secret, and (verified) the length it expected.
+    if (typing && ((k === "kind" && v === "input") || (k === "sensitive" && v === false) || (k === "expectedLength" && v === evidence.afterLength))) continue;
     // The agent knows which command it ran, and for a click on a ref what kind of element it named.
     if (k === "action" || (k === "kind" && evidence.action === "click" && v !== "coordinates")) continue;
     if (k === "point" || (pointer && k === "focused")) continue;

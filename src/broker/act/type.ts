@@ -11,7 +11,7 @@ import { CompositePin } from "./pin.ts";
 import { dispatchClick, probeForPointer, type Probe } from "./pointer.ts";
 import { defineAction } from "./pipeline.ts";
 import type { ActionWatch } from "./watch.ts";
-import { expectsLateWidget } from "./widget.ts";
+import { listensToKeys } from "./widget.ts";
 import { forgetMarks } from "../observe/collect.ts";
 
 /** How long after typing a field with suggestions may take to show them (a typical debounce is 150-400 ms). */
@@ -75,8 +75,11 @@ export const typeText = defineAction<typeof command, TypeArgs, Record<string, un
         }
       }
       evidence ??= await readBack();
-      // Suggestions that come a few hundred ms after the last keystroke belong in this reply.
-      if (!args.submit && !watch.effects.navigation && !watch.effects.dialog && (await expectsLateWidget(frame))) {
+      // Suggestions that come a few hundred ms after the last keystroke belong in this reply:
+      // wait for them in a field that says it offers them, or in one whose page listens to the
+      // keys but showed nothing yet (a page that already reacted is not waiting on a debounce).
+      const quietSoFar = watch.effects.mutations === 0 && watch.effects.requests === 0;
+      if (!args.submit && !watch.effects.navigation && !watch.effects.dialog && (prep.suggests === true || (quietSoFar && (await listensToKeys(frame))))) {
         if (await watch.lateChange(frame, LATE_WIDGET_MS, ctx.deadline)) {
           evidence = { ...evidence, effects: mergeEffects(evidence.effects, watch) };
           // Suggestion items are often bound by addEventListener only: list them with refs.

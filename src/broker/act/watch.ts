@@ -7,17 +7,25 @@ import type { TargetRecord } from "../targets.ts";
 import { callPage } from "../world.ts";
 
 /**
- * DOM is "settled" after this long without mutations and with no animation the action began
- * still running: three frame intervals, so a JS-timer animation stepping once a frame (or
- * every 13 ms, as jQuery does) is still moving, not quiet…
+ * DOM is "settled" (QUIET_SOURCE's settle step) one rendered frame after an action whose
+ * handlers changed the page synchronously. A page that keeps changing on its own after the
+ * dispatch must be quiet this long…
  */
 export const DOM_QUIET_MS = 50;
-/** Rendered frames without a mutation that also count as quiet (a starved renderer runs late). */
+/** Quiet after the last change before a synchronous action's page counts as settled (a timer stepping faster than this is caught moving). */
+export const SYNC_QUIET_MS = 20;
+/** …and for this many rendered frames (a JS-timer animation stepping once a frame is moving, not quiet)… */
 export const QUIET_FRAMES = 3;
 /** …but an endlessly animating page settles anyway after this. */
 export const DOM_QUIET_MAX_MS = 1_000;
 /** Requests the action started get this long to finish before we observe anyway. */
 const NETWORK_MAX_MS = 3_000;
+/**
+ * A settled watcher stays this long in the page, so the broker can settle again on it when a
+ * request the action started ends (its response's changes still count), and then disconnects
+ * on its own: no message of ours is spent on it.
+ */
+const WATCH_LINGER_MS = NETWORK_MAX_MS + 1_000;
 
 export interface Effects {
   navigation: boolean;
@@ -41,18 +49,16 @@ export interface QuietPoll {
   animating?: number;
   /** Rendered frames since the last mutation (-1: the page renders none). */
   framesQuiet?: number;
+  /** A settle step's verdict (`capped`: it gave up at its time limit and observes the page as it is). */
+  settled?: boolean;
+  capped?: boolean;
 }
 
-/** Quiet: long enough, for three rendered frames (unless the page renders none), and no animation the action began. */
+/** Quiet: the settle step said so, or (a plain poll) long enough, for three rendered frames (unless the page renders none), and no animation the action began. */
 export function isQuiet(q: QuietPoll): boolean {
+  if (q.settled !== undefined) return q.settled;
   const framesOk = q.framesQuiet === undefined || q.framesQuiet < 0 || q.framesQuiet >= QUIET_FRAMES;
   return q.quietFor >= DOM_QUIET_MS && framesOk && !q.animating;
-}
-
-/** How long to wait before looking again: about a frame while something moves, else until the quiet period could end. */
-export function nextLook(q: QuietPoll | null | undefined): number {
-  if (!q) return DOM_QUIET_MS;
-  return q.quietFor >= DOM_QUIET_MS ? 20 : DOM_QUIET_MS - q.quietFor;
 }
 
 /**
@@ -178,6 +184,15 @@ export class ActionWatch {
   }
 
   /**
+   * The page step that waits, in the page, until the watchers' DOM is settled (at most `max`
+   * ms and never past the command's deadline), and answers with the poll and `settled`.
+   */
+  settleStep(ids: number[], o: { max: number; deadline: number }): PageStep {
+    const max = Math.max(0, Math.min(o.max, o.deadline - Date.now() - 500));
+    return { fn: "quiet", arg: { op: "settle", ids, quietFor: DOM_QUIET_MS, syncQuietFor: SYNC_QUIET_MS, frames: QUIET_FRAMES, max, linger: WATCH_LINGER_MS } };
+  }
+
+  /**
    * The same for the target's own frame when that is not the top document: mutations inside
    * an iframe are not the top document's, and a click that changes only the frame changed the
    * page all the same. The step runs in that frame's world (the target's locate call).
@@ -241,11 +256,6 @@ export class ActionWatch {
     return ids;
   }
 
-  /** Polls the quiet watchers: `finish` also disconnects them. Null when none is left. */
-  pollQuiet(ids: number[], finish: boolean, after = 0): Promise<QuietPoll | null> {
-    return this.pollIn(this.session, this.mainFrameId, ids, finish, after);
-  }
-
   private pollIn(session: CdpSession, frameId: string, ids: number[], finish: boolean, after: number): Promise<QuietPoll | null> {
     if (ids.length === 0) return Promise.resolve(null);
     return callPage(session, frameId, [{ fn: "quiet", arg: { op: "poll", ids, finish, after } }]).then(
@@ -263,7 +273,7 @@ export class ActionWatch {
     const quiet = async () => {
       if (this.effects.navigation || this.effects.dialog || ids.length === 0) return;
       const [q, ...inFrames] = await Promise.race([
-        Promise.all([this.waitQuiet(this.session, this.mainFrameId, ids), ...frames.map((f) => this.waitQuiet(f.session, f.frameId, [f.id]))]),
+        Promise.all([this.waitQuiet(this.session, this.mainFrameId, ids, deadline), ...frames.map((f) => this.waitQuiet(f.session, f.frameId, [f.id], deadline))]),
         this.dialogOpened.then(() => [null]),
       ]);
       mutations = Math.max(mutations, q?.mutations ?? 0);
@@ -275,8 +285,7 @@ export class ActionWatch {
     // A response usually changes the page when it lands: be quiet again after the network.
     if (this.effects.requests > requestsBefore || requestsBefore > 0) await quiet();
     this.countDownloads();
-    if (ids.length > 0 && !this.effects.dialog) void this.pollQuiet(ids, true);
-    for (const f of frames) if (!this.effects.dialog) void this.pollIn(f.session, f.frameId, [f.id], true, 0);
+    // The watchers linger in the page and then disconnect on their own.
     this.effects.mutations += mutations + frameMutations;
   }
 
@@ -288,24 +297,16 @@ export class ActionWatch {
    */
   async lateChange(frame: { session: CdpSession; frameId: string }, windowMs: number, deadline: number): Promise<boolean> {
     const id = ++this.quietSeq;
-    const ok = await callPage(frame.session, frame.frameId, [{ fn: "quiet", arg: { op: "install", id } }]).then(() => true, () => false);
-    if (!ok) return false;
     const requests = this.effects.requests;
-    const started = Date.now();
     // A starved renderer runs the page's timers late: the window also lasts until the page has
     // rendered as many frames as it would in `windowMs`, within twice the window.
-    const frames = Math.round(windowMs / 17);
-    const hard = Math.min(deadline - 500, started + 2 * windowMs);
-    let changed = false;
-    for (;;) {
-      if (this.effects.dialog || this.effects.navigation) break;
-      const q = await this.pollIn(frame.session, frame.frameId, [id], false, 0);
-      changed = (q?.mutations ?? 0) > 0 || this.effects.requests > requests;
-      const now = Date.now();
-      const rendered = q?.framesQuiet === undefined || q.framesQuiet < 0 || q.framesQuiet >= frames;
-      if (changed || now >= hard || (now - started >= windowMs && rendered)) break;
-      await Bun.sleep(25);
-    }
+    const window = Math.max(0, Math.min(windowMs, (deadline - 500 - Date.now()) / 2));
+    const steps: PageStep[] = [
+      { fn: "quiet", arg: { op: "install", id } },
+      { fn: "quiet", arg: { op: "late", ids: [id], windowMs: window } },
+    ];
+    const late = await Promise.race([callPage(frame.session, frame.frameId, steps).then((r) => r.results[1] as { changed?: boolean } | null, () => null), this.dialogOpened.then(() => null)]);
+    const changed = late?.changed === true || this.effects.requests > requests;
     if (changed) {
       if (frame.frameId === this.mainFrameId) this.quietIds.push(id);
       else {
@@ -313,24 +314,21 @@ export class ActionWatch {
         this.frameQuiet.push({ ...frame, id });
       }
       await this.settle(deadline);
-    } else void this.pollIn(frame.session, frame.frameId, [id], true, 0);
+    }
     return changed;
   }
 
   /**
-   * Polls the page's observers and waits between polls here, in the broker: the page's own
-   * timers are throttled when its tab is in the background.
+   * Waits in the page until its DOM is settled (managed tabs are visible, so their frames and
+   * timers run); bounded by DOM_QUIET_MAX_MS and the command's deadline.
    */
-  private async waitQuiet(session: CdpSession, frameId: string, ids: number[]): Promise<QuietPoll | null> {
-    const started = Date.now();
-    // The dispatch just returned: give the page's handlers the quiet period before the first look.
-    await Bun.sleep(DOM_QUIET_MS);
-    for (let after = DOM_QUIET_MS; ; after = 0) {
-      const finish = Date.now() - started >= DOM_QUIET_MAX_MS;
-      const q = await this.pollIn(session, frameId, ids, finish, after);
-      if (!q || finish || this.effects.dialog || this.effects.navigation || isQuiet(q)) return q;
-      await Bun.sleep(Math.max(5, Math.min(nextLook(q), DOM_QUIET_MAX_MS - (Date.now() - started))));
-    }
+  private async waitQuiet(session: CdpSession, frameId: string, ids: number[], deadline: number): Promise<QuietPoll | null> {
+    if (ids.length === 0) return null;
+    const step = this.settleStep(ids, { max: DOM_QUIET_MAX_MS, deadline });
+    return callPage(session, frameId, [step]).then(
+      (r) => (r.results[0] as QuietPoll | null) ?? null,
+      () => null,
+    );
   }
 
   stop(): void {

@@ -69,7 +69,7 @@ export async function observeWith(ctx: CallContext, sel: Selected, opts: Observe
     // The agent observes a frame of its own choosing: the action's steps run in the main frame first.
     const r = await callPage(session, mainFrameId, pre.steps);
     pre.results = r.results;
-    if (pre.snapshotWhen && !quietEnough(r.results[pre.snapshotWhen.step], pre.snapshotWhen)) return undefined;
+    if (pre.snapshotWhen && !quietEnough(r.results[pre.snapshotWhen.step])) return undefined;
     pre = undefined;
   }
   const collected = await collectWith(browser, rec, obs, root, snapOpts, pre);
@@ -118,12 +118,9 @@ function render(ctx: CallContext, rec: TargetRecord, collected: Collected, opts:
   return out;
 }
 
-/** The page runtime's `when` rule, for steps that ran in a call of their own. */
-function quietEnough(poll: unknown, when: { quietFor: number; frames?: number }): boolean {
-  if (typeof poll !== "object" || poll === null) return false;
-  const p = poll as { quietFor?: number; animating?: number; framesQuiet?: number };
-  if (!((p.quietFor ?? -1) >= when.quietFor) || (p.animating ?? 0) > 0) return false;
-  return !(when.frames !== undefined && when.frames > 0) || p.framesQuiet === undefined || p.framesQuiet < 0 || p.framesQuiet >= when.frames;
+/** The page runtime's `when` rule, for steps that ran in a call of their own: the settle step said settled. */
+function quietEnough(poll: unknown): boolean {
+  return typeof poll === "object" && poll !== null && (poll as { settled?: unknown }).settled === true;
 }
 
 function countListed(elements: { kind: string; count?: number }[]): number {
