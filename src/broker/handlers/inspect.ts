@@ -58,7 +58,7 @@ interface Walk {
   /** Frame id → the number 'bp frame' lists, computed on first need. */
   frameIndex: () => Promise<Map<string, number>>;
   /** The agent's refs of the current document, to report only refs it was shown. */
-  refs: TabObservation["refs"] | undefined;
+  refs: () => Promise<TabObservation["refs"] | undefined>;
 }
 
 /** Runs `fn` on the agent's selected frame (or the top document), holding the tab. */
@@ -67,14 +67,24 @@ async function inTab<T>(ctx: CallContext, fn: (walk: Walk, root: Frame) => Promi
   return ctx.broker.exclusive(rec.targetId, async () => {
     const session = await browser.session(rec);
     await frameSessions(rec, session).ensure();
-    const main = (await session.send("Page.getFrameTree")).frameTree.frame;
-    const root = await rootForFrame(rec, session, main.id, main.loaderId, agent.frames.get(rec.targetId));
+    // The frame tree is needed first only for a frame of the agent's choosing; in the top
+    // document (the main frame's id is the target's) it goes out with the page call, and only
+    // the refs wait for it.
+    const tree = session.send("Page.getFrameTree").then((r) => r.frameTree.frame);
+    tree.catch(() => undefined);
+    const selected = agent.frames.get(rec.targetId);
+    const root = selected === undefined ? { session, frameId: rec.targetId, offset: { x: 0, y: 0 } } : await tree.then((main) => rootForFrame(rec, session, main.id, main.loaderId, selected));
     let index: Promise<Map<string, number>> | undefined;
     const frameIndex = () => (index ??= listFrames(rec, session).then((frames) => new Map(frames.map((f, i) => [f.id, i]))));
-    const obs = agent.observations.get(rec.targetId);
-    const refs = obs && obs.generation === browser.generation && obs.mainLoaderId === main.loaderId ? obs.refs : undefined;
+    const refs = () =>
+      tree.then((main) => {
+        const obs = agent.observations.get(rec.targetId);
+        return obs && obs.generation === browser.generation && obs.mainLoaderId === main.loaderId ? obs.refs : undefined;
+      });
     const walk: Walk = { ctx, rec, left: MAX_FRAMES, skipped: false, frameIndex, refs };
     const value = await fn(walk, { session: root.session, frameId: root.frameId, offset: root.offset, depth: 0 });
+    // A frame tree that failed fails the command, as when it was asked first.
+    await tree;
     return { tab: id, value, skipped: walk.skipped };
   });
 }
@@ -171,10 +181,11 @@ async function findIn(walk: Walk, frame: Frame, input: FindInput): Promise<FindR
  */
 async function placeMatches(walk: Walk, frame: Frame, items: { place?: MatchPlace; f?: string; r?: number }[]): Promise<void> {
   const hosts = new Map<number, string | undefined>();
+  const refs = items.some((m) => m.place?.ref !== undefined) ? await walk.refs() : undefined;
   for (const m of items) {
     const place = m.place;
     delete m.place;
-    if (place?.ref !== undefined && walk.refs?.get(place.ref)?.frameId === frame.frameId) m.r = place.ref;
+    if (place?.ref !== undefined && refs?.get(place.ref)?.frameId === frame.frameId) m.r = place.ref;
     let frameId: string | undefined = frame.depth > 0 ? frame.frameId : undefined;
     if (place?.host !== undefined) {
       if (!hosts.has(place.host)) hosts.set(place.host, await hostFrameId(frame, place.host));
