@@ -2,6 +2,8 @@ import type { CdpSession } from "../../cdp/session.ts";
 import { BpError } from "../../shared/errors.ts";
 import type { Selected } from "../context/tabs.ts";
 import type { CallContext } from "../context/types.ts";
+import type { PageStep } from "../../page/runtime.ts";
+import { callPage } from "../world.ts";
 import { callInFrame, frameLoader, type FrameRef } from "./frame-call.ts";
 import type { ActionWatch } from "./watch.ts";
 
@@ -45,7 +47,8 @@ export class CompositePin {
 
   /** Pins the page as it is now. The page-side slot with `token` must already exist (the page edit script's "prepare"/"active"). */
   static async capture(ctx: CallContext, sel: Selected, watch: ActionWatch, top: CdpSession, frame: FrameRef, token: string, action: string): Promise<CompositePin> {
-    const { frameTree } = await top.send("Page.getFrameTree");
+    // The frame tree and the focus pin go out together: one round trip.
+    const [{ frameTree }] = await Promise.all([top.send("Page.getFrameTree"), callInFrame(frame, "edit", { op: "pin", token })]);
     const main = frameTree.frame;
     const frameLoaderId = frame.frameId === main.id ? main.loaderId : await frameLoader(frame.session, frame.frameId);
     const pin = new CompositePin(ctx, sel, watch, top, frame, main.id, frameLoaderId, token, action);
@@ -62,13 +65,7 @@ export class CompositePin {
         }),
       );
     }
-    await pin.pinFocus();
     return pin;
-  }
-
-  /** Re-pins the focused element after focus was established. */
-  async pinFocus(): Promise<void> {
-    await callInFrame(this.frame, "edit", { op: "pin", token: this.token });
   }
 
   dispose(): void {
@@ -76,7 +73,7 @@ export class CompositePin {
   }
 
   /** What changed since the pin, or undefined. The page-side check comes first: its reply flushes earlier events. */
-  async check(): Promise<PinReason | undefined> {
+  async check(also: PageStep[] = []): Promise<PinReason | undefined> {
     const { browser, rec } = this.sel;
     // A deadline or cancel already answered the agent: nothing more may be sent.
     if (this.ctx.signal.aborted) return "cancelled";
@@ -87,7 +84,9 @@ export class CompositePin {
     if (this.watch.effects.dialog || rec.dialog) return "dialog_opened";
     // A page blocked by a dialog answers nothing, so the dialog ends the wait.
     const page = await Promise.race([
-      callInFrame<{ ok: boolean; reason?: PinReason }>(this.frame, "edit", { op: "check", token: this.token }).catch(() => ({ ok: false, reason: "document_replaced" as const })),
+      callPage(this.frame.session, this.frame.frameId, [{ fn: "edit", arg: { op: "check", token: this.token } }, ...also])
+        .then((r) => r.results[0] as { ok: boolean; reason?: PinReason })
+        .catch(() => ({ ok: false, reason: "document_replaced" as const })),
       this.watch.dialogOpened.then(() => ({ ok: false, reason: "dialog_opened" as const })),
     ]);
     if (this.watch.effects.dialog || rec.dialog) return "dialog_opened";
@@ -108,7 +107,9 @@ export class CompositePin {
    * step opens ends the wait (the page then answers nothing until the dialog is answered).
    */
   async step(name: string, remaining: readonly string[], dispatch: () => Promise<unknown>, mutates = true): Promise<void> {
-    const reason = await this.check();
+    // The DOM-quiet watcher rides on the check's page call when the edit is in the top document.
+    const inTop = this.frame.frameId === this.mainFrameId && this.frame.session === this.top;
+    const reason = await this.check(mutates && inTop && !this.watch.armed ? [this.watch.quietStep()] : []);
     if (reason) throw this.interrupted(name, reason, remaining);
     if (mutates) {
       if (!this.watch.armed) await this.watch.armQuiet();

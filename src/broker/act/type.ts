@@ -109,14 +109,13 @@ async function focus(pin: CompositePin, top: CdpSession, r: ResolvedRef, frame: 
   if (probe) {
     const { x, y, hidden } = probe;
     await pin.step("focus", [], () => dispatchClick(top, x, y, "left", 1, hidden), false);
-    await pin.pinFocus();
   }
-  if (!(await focused(frame, token))) {
-    // A focus handler may have replaced the page: that is a change before anything was typed.
-    const reason = await pin.check();
-    if (reason) throw pin.interrupted(steps[0] ?? "type", reason, steps.slice(1));
-    await callInFrame(frame, "edit", { op: "focus", token });
-  }
+  // `focused` also re-pins the focused element, so it is asked once when the click worked.
+  if (await focused(frame, token)) return;
+  // A focus handler may have replaced the page: that is a change before anything was typed.
+  const reason = await pin.check();
+  if (reason) throw pin.interrupted(steps[0] ?? "type", reason, steps.slice(1));
+  await callInFrame(frame, "edit", { op: "focus", token });
   if (!(await focused(frame, token))) {
     throw new BpError("action_not_verified", `Ref ${r.ref} did not take focus, so nothing was typed.`, {
       retryable: true,
