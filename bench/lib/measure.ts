@@ -73,7 +73,8 @@ export interface Plan {
   needs?: Cap;
   setup?: (tool: Tool) => Promise<void>;
   variants: (tool: Tool) => Variant[];
-  rows: { key: string; label: string; metric: "ms" | "chars" }[];
+  /** `only`: a row one tool's figures fill (the others show n/a). */
+  rows: { key: string; label: string; metric: "ms" | "chars"; only?: string }[];
 }
 
 export function reps(ctx: Ctx, warmup: number, runs: number): { warmup: number; runs: number } {
@@ -112,7 +113,7 @@ export async function runPlan(ctx: Ctx, plan: Plan): Promise<void> {
   }
   for (const a of active) {
     for (const r of rows) {
-      const samples = a.samples.get(r.key) ?? (a.tool.id === "bp" ? undefined : a.samples.values().next().value);
+      const samples = r.only !== undefined && r.only !== a.tool.id ? undefined : (a.samples.get(r.key) ?? (a.tool.id === "bp" ? undefined : a.samples.values().next().value));
       const c = cell(r.row, a.tool.id);
       if (!samples) {
         c.status = "n/a";

@@ -1,8 +1,11 @@
 /**
  * Warm commands, navigation, screenshot and cold start.
  */
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runPlan, type Ctx } from "../lib/measure.ts";
+import { COMPILE_FLAGS } from "../../build/compile.ts";
+import { runPlan, type Ctx, type Row } from "../lib/measure.ts";
+import { cleanEnv, exec, stats } from "../lib/proc.ts";
 import { errorText, sequence, type Tool } from "../tools/types.ts";
 
 async function goto(tool: Tool, url: string): Promise<void> {
@@ -10,14 +13,33 @@ async function goto(tool: Tool, url: string): Promise<void> {
   if (!tool.ok(e)) throw new Error(`navigate: ${errorText(e)}`);
 }
 
+/** A compiled Bun program that prints one line, built with bp's own flags: the runtime's floor. */
+function buildRuntimeFloor(ctx: Ctx): string {
+  const src = join(ctx.outDir, "runtime-floor.ts");
+  const out = join(ctx.outDir, "runtime-floor");
+  writeFileSync(src, 'console.log("0.0.0");\n');
+  const p = Bun.spawnSync([process.execPath, "build", ...COMPILE_FLAGS, src, "--outfile", out], { stdout: "ignore", stderr: "pipe" });
+  if (p.exitCode !== 0) throw new Error(`runtime floor build: ${p.stderr.toString().slice(0, 200)}`);
+  return out;
+}
+
+function median(row: Row | undefined, tool: string): number | undefined {
+  return stats(row?.cells.get(tool)?.values ?? [])?.median;
+}
+
 export async function warmCommands(ctx: Ctx): Promise<void> {
   ctx.results.describe(
     "Warm commands",
     "session and tab already open on the form page. Trivial evaluation: bp `eval 1+1`, agent-browser `eval 1+1`, " +
-      "playwright-cli `eval 1+1`. Status: bp `status`, agent-browser `session info`, playwright-cli `list`. " +
+      "playwright-cli `eval 1+1`. Status: bp `status`, agent-browser `session info`, playwright-cli `list`; both " +
+      "ask their daemon once (bp's broker answers from what it knows, no browser call; agent-browser reports its " +
+      "daemon, version and engine, bp also the agent's tab and recovery state). " +
       "Start-up floor: `--version`, which starts the process and exits without asking the broker or daemon; " +
-      "for bp that is the Bun runtime's start plus the CLI's, the part of every bp call no broker work can save.",
+      "for bp that is the Bun runtime's start plus the CLI's, the part of every bp call no broker work can save. " +
+      "Bun runtime floor: a compiled Bun program that only prints one line, built with bp's compile flags, timed in " +
+      "the same loop; agent-browser is a native executable with no runtime to start.",
   );
+  const floor = buildRuntimeFloor(ctx);
   await runPlan(ctx, {
     section: "Warm commands",
     warmup: 3,
@@ -27,13 +49,22 @@ export async function warmCommands(ctx: Ctx): Promise<void> {
       { key: "eval", fn: () => sequence(t, [t.cmd.eval("1+1")]) },
       { key: "status", fn: () => sequence(t, [t.cmd.status()]) },
       { key: "floor", fn: () => sequence(t, [t.cmd.version()]) },
+      ...(t.id === "bp" ? [{ key: "runtime", fn: async () => ({ ms: (await exec([floor], { env: cleanEnv({}) })).ms, ok: true }) }] : []),
     ],
     rows: [
+      { key: "runtime", label: "Bun runtime floor (compiled one-line program), ms", metric: "ms", only: "bp" },
       { key: "floor", label: "start-up floor (`--version`, no daemon call), ms", metric: "ms" },
       { key: "eval", label: "trivial command (`eval 1+1`), ms", metric: "ms" },
       { key: "status", label: "status, ms", metric: "ms" },
     ],
   });
+  const rows = ctx.results.rows.filter((r) => r.section === "Warm commands");
+  const runtime = median(rows[0], "bp");
+  const parts = [["`eval 1+1`", median(rows[2], "bp")], ["`status`", median(rows[3], "bp")]] as const;
+  if (runtime !== undefined && parts.every(([, ms]) => ms !== undefined)) {
+    const share = parts.map(([name, ms]) => `${name} ${(ms ?? 0).toFixed(1)} ms, of which ${Math.round((100 * runtime) / (ms ?? 1))}% is the floor and ${((ms ?? 0) - runtime).toFixed(1)} ms bp's own`);
+    ctx.results.notes.push(`Bun runtime floor ${runtime.toFixed(1)} ms (the same for any program Bun compiles): ${share.join("; ")} (CLI, socket, broker, janitor, browser).`);
+  }
 }
 
 export async function navigation(ctx: Ctx): Promise<void> {
