@@ -101,6 +101,34 @@ describe("command store", () => {
     expect(s.get("agent-a", active.id)).toBe(active);
   });
 
+  test("the expiry sweep runs at most once a second, so an expired record lives at most a second longer", () => {
+    let now = 1_000_000;
+    const s = new CommandStore(() => now);
+    s.prune();
+    const done = s.accept(input());
+    s.complete(done, "completed", { ok: true });
+    now += TERMINAL_TTL_MS + 1;
+    // The last sweep was 5 minutes ago: this one drops it.
+    s.prune();
+    expect(s.get("agent-a", done.id)).toBeUndefined();
+    const late = s.accept(input());
+    s.complete(late, "completed", { ok: true });
+    now += TERMINAL_TTL_MS + 1;
+    s.prune();
+    expect(s.get("agent-a", late.id)).toBeUndefined();
+    const next = s.accept(input());
+    s.complete(next, "completed", { ok: true });
+    now += TERMINAL_TTL_MS - 500;
+    s.prune();
+    now += 600;
+    // Expired 100 ms ago, but the previous sweep was only 600 ms ago.
+    s.prune();
+    expect(s.get("agent-a", next.id)).toBe(next);
+    now += 400;
+    s.prune();
+    expect(s.get("agent-a", next.id)).toBeUndefined();
+  });
+
   test("bounded: beyond the cap the oldest terminal records go first", () => {
     const s = new CommandStore();
     const first = s.accept(input());

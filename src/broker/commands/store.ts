@@ -12,6 +12,7 @@ export type CommandStatus = (typeof COMMAND_STATUSES)[number];
 
 export const MAX_RECORDS = 2048;
 export const TERMINAL_TTL_MS = 5 * 60_000;
+const SWEEP_EVERY_MS = 1000;
 /** Replies bigger than this are not kept for `bp command` (a request id's reply always is, within the budget). */
 const KEEP_REPLY_CHARS = 64 * 1024;
 const REPLY_BUDGET_CHARS = 64 * 1024 * 1024;
@@ -81,6 +82,7 @@ export class CommandStore {
   private readonly byInvocation = new Map<string, CommandRecord>();
   private readonly byRequest = new Map<string, CommandRecord>();
   private replyChars = 0;
+  private lastSweep = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -177,11 +179,19 @@ export class CommandStore {
     return n;
   }
 
-  /** Drops expired terminal records, then the oldest terminal ones beyond the cap. */
+  /**
+   * Drops expired terminal records, then the oldest terminal ones beyond the cap. Every call
+   * runs it: the expiry sweep walks all records, so it runs at most once a second (a record
+   * lives a second past its five minutes at worst); the cap is kept on every call.
+   */
   prune(): void {
-    const cutoff = this.now() - TERMINAL_TTL_MS;
-    for (const rec of this.records.values()) {
-      if (isTerminal(rec.status) && (rec.completedAt ?? 0) < cutoff) this.drop(rec);
+    const now = this.now();
+    if (now - this.lastSweep >= SWEEP_EVERY_MS || now < this.lastSweep) {
+      this.lastSweep = now;
+      const cutoff = now - TERMINAL_TTL_MS;
+      for (const rec of this.records.values()) {
+        if (isTerminal(rec.status) && (rec.completedAt ?? 0) < cutoff) this.drop(rec);
+      }
     }
     if (this.records.size < MAX_RECORDS) return;
     for (const rec of this.records.values()) {

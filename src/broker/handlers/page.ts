@@ -94,6 +94,8 @@ async function runExpression(ctx: CallContext, expression: string, target: EvalT
         { expression, objectGroup: EVAL_GROUP, awaitPromise: true, userGesture: true, replMode: true, ...(target.contextId !== undefined ? { contextId: target.contextId } : {}) },
         { timeoutMs, signal },
       );
+      // A value that came back whole (1+1, a string) left nothing in the group to release.
+      const held = res.result.objectId !== undefined || res.exceptionDetails?.exception?.objectId !== undefined;
       try {
         // A returned promise is awaited, as upstream did: the agent wants its value.
         if (!res.exceptionDetails && res.result.subtype === "promise" && res.result.objectId) {
@@ -122,7 +124,7 @@ async function runExpression(ctx: CallContext, expression: string, target: EvalT
         if (value === undefined) value = r.unserializableValue ?? (r.type === "undefined" ? null : (r.description ?? null));
         return boundValue(value, r.subtype ?? r.type);
       } finally {
-        void session.send("Runtime.releaseObjectGroup", { objectGroup: EVAL_GROUP }).catch(() => undefined);
+        if (held) void session.send("Runtime.releaseObjectGroup", { objectGroup: EVAL_GROUP }).catch(() => undefined);
       }
 }
 
