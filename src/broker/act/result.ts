@@ -78,17 +78,31 @@ function dropNamedFields(out: Record<string, unknown>, effects: unknown): void {
 const POINTER = new Set(["click", "hover", "drag"]);
 
 /**
+ * Evidence fields each action leaves out because the agent already knows them or they hold
+ * the default: what it asked for (the key it pressed, the scroll mode and target, the file
+ * count), and values that say nothing (`sensitive` false, `kind` input or none, a scroll's
+ * start position and its zero axis, `moved` true next to the delta that shows it, a typed
+ * `expectedLength` equal to `afterLength`).
+ */
+const QUIET_FIELDS: Record<string, (k: string, v: unknown, e: Record<string, unknown>) => boolean> = {
+  type: (k, v, e) => (k === "kind" && v === "input") || (k === "sensitive" && v === false) || (k === "expectedLength" && v === e.afterLength),
+  keyboard: (k, v, e) => (k === "kind" && v === "input") || (k === "sensitive" && v === false) || (k === "expectedLength" && v === e.afterLength),
+  press: (k, v) => k === "key" || (k === "kind" && (v === "none" || v === "input")) || (k === "sensitive" && v === false),
+  scroll: (k, v) => k === "mode" || k === "target" || k === "beforeX" || k === "beforeY" || (k === "moved" && v === true) || ((k === "deltaX" || k === "afterX" || k === "deltaY") && v === 0),
+  upload: (k) => k === "expectedFileCount",
+};
+
+/**
  * Evidence carries what the agent could not know: no action name or click point (the agent
- * named both), no focus-only change of a pointer action, no empty lists, no typing defaults
- * (`kind` input, `sensitive` false, an `expectedLength` equal to `afterLength`).
+ * named both), no focus-only change of a pointer action, no empty lists, none of the fields
+ * QUIET_FIELDS names for the action.
  */
 function lean(evidence: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const pointer = POINTER.has(String(evidence.action));
-  const typing = evidence.action === "type" || evidence.action === "keyboard";
+  const quiet = QUIET_FIELDS[String(evidence.action)];
   for (const [k, v] of Object.entries(evidence)) {
-    // Typing's defaults: a plain input, not secret, and (verified) the length it expected.
-    if (typing && ((k === "kind" && v === "input") || (k === "sensitive" && v === false) || (k === "expectedLength" && v === evidence.afterLength))) continue;
+    if (quiet?.(k, v, evidence)) continue;
     // The agent knows which command it ran, and for a click on a ref what kind of element it named.
     if (k === "action" || (k === "kind" && evidence.action === "click" && v !== "coordinates")) continue;
     if (k === "point" || (pointer && k === "focused")) continue;
