@@ -66,7 +66,7 @@ const BUDGET: Record<string, number> = {
   scroll: 3,
   select: 5,
   // +3: typing changed nothing, so whether the page listens to keys on the field.
-  type: 15,
+  type: 14,
   // A primitive comes back whole: nothing left in the object group to release.
   eval: 1,
   // The frame tree goes out with the page call (only the refs a match reports wait for it).

@@ -1,3 +1,4 @@
+import type { PageStep } from "../../page/runtime.ts";
 import { BpError } from "../../shared/errors.ts";
 import type { EvidenceStatus } from "./evidence.ts";
 import { pageEffects } from "./evidence.ts";
@@ -50,6 +51,11 @@ export function assertEditable(ref: number | undefined, p: Prepared): void {
  * leaves the page: only lengths and whether it matched. "replace": exactly the text;
  * "append": previous content plus the text; "contains": the text appears in it.
  */
+/** The page step that reads a typed value back (lengths and a match flag only). */
+export function readStep(token: string, text: string, mode: "replace" | "append" | "contains"): PageStep {
+  return { fn: "edit", arg: { op: "read", token, text, mode } };
+}
+
 export async function inputEvidence(
   action: "type" | "keyboard",
   frame: FrameRef,
@@ -58,6 +64,8 @@ export async function inputEvidence(
   text: string,
   mode: "replace" | "append" | "contains",
   effects: Effects,
+  /** The read-back when it already ran (in the settle call); else it is read now. */
+  read?: unknown,
 ): Promise<Record<string, unknown>> {
   const base = (status: EvidenceStatus) => ({ action, status, kind: prep.kind, sensitive: prep.sensitive, beforeLength: prep.length });
   const fx = pageEffects(effects);
@@ -65,7 +73,7 @@ export async function inputEvidence(
   const guess = mode === "replace" ? text.length : prep.length + text.length;
   if (effects.dialog) return unavailable("dialog_opened", guess);
   if (prep.mode === "none") return unavailable("active_element_not_readable", guess);
-  const r = await callInFrame<ReadBack>(frame, "edit", { op: "read", token, text, mode }).catch(() => undefined);
+  const r = read !== undefined ? (read as ReadBack | null | undefined) : await callInFrame<ReadBack>(frame, "edit", { op: "read", token, text, mode }).catch(() => undefined);
   if (!r?.ok || r.connected === false) return unavailable(effects.navigation ? "navigation" : "target_unavailable", guess);
   const afterLength = r.length ?? 0;
   const effectsOut = afterLength !== prep.length ? ["value_changed", ...fx] : fx;

@@ -106,10 +106,11 @@ export class CompositePin {
    * Runs one step after checking the pin. `dispatch` sends it to the browser; a dialog the
    * step opens ends the wait (the page then answers nothing until the dialog is answered).
    */
-  async step(name: string, remaining: readonly string[], dispatch: () => Promise<unknown>, mutates = true): Promise<void> {
+  async step(name: string, remaining: readonly string[], dispatch: () => Promise<unknown>, mutates = true, also: PageStep[] = []): Promise<void> {
     // The DOM-quiet watcher rides on the check's page call when the edit is in the top document.
     const inTop = this.frame.frameId === this.mainFrameId && this.frame.session === this.top;
-    const reason = await this.check(mutates && inTop && !this.watch.armed ? [this.watch.quietStep()] : []);
+    // `also`: page steps that prepare this one (select the text it replaces), in the same call.
+    const reason = await this.check([...(mutates && inTop && !this.watch.armed ? [this.watch.quietStep()] : []), ...also]);
     if (reason) throw this.interrupted(name, reason, remaining);
     if (mutates) {
       if (!this.watch.armed) await this.watch.armQuiet();

@@ -156,7 +156,8 @@ async function settleAndReply<I, A, S>(run: ActionRun<A>, def: ActionDef<I, A, S
     if (watch.effects.dialog) break;
     if (watch.busy) await watch.waitNetwork(ctx.deadline);
     const requests = watch.effects.requests;
-    const polling = ids.length > 0 && !watch.effects.navigation;
+    const navigating = watch.effects.navigation;
+    const polling = ids.length > 0 && !navigating;
     // The watchers linger in the page after settling (a later turn of this loop settles on them again).
     const steps: PageStep[] = polling ? [watch.settleStep(ids, { max: DOM_QUIET_MAX_MS, deadline: ctx.deadline })] : [];
     const at = 0;
@@ -182,6 +183,8 @@ async function settleAndReply<I, A, S>(run: ActionRun<A>, def: ActionDef<I, A, S
     }
     if (poll) mutations = Math.max(mutations, poll.mutations);
     readback = polling ? results.slice(at + 1) : results;
+    // A navigation that began while the page settled: observe the new document once it loads.
+    if (!navigating && watch.effects.navigation && Date.now() - started <= 3_000) continue;
     // A response usually changes the page when it lands: settle again after the network.
     if (!watch.busy || watch.effects.requests === requests || Date.now() - started > 3_000) break;
   }

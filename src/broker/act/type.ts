@@ -5,7 +5,7 @@ import type { ArgsOf } from "../context/handler.ts";
 import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { pageEffects } from "./evidence.ts";
 import { callInFrame, frameOfRef, type FrameRef } from "./frame-call.ts";
-import { assertEditable, inputEvidence, type Prepared } from "./input-evidence.ts";
+import { assertEditable, inputEvidence, readStep, type Prepared } from "./input-evidence.ts";
 import { parseCombo, pressCombo } from "./keys.ts";
 import { CompositePin } from "./pin.ts";
 import { dispatchClick, probeForPointer, type Probe } from "./pointer.ts";
@@ -46,7 +46,11 @@ export const typeText = defineAction<typeof command, TypeArgs, Record<string, un
       // Pin before focusing: a focus handler that navigates must be caught as a change.
       pin = await CompositePin.capture(ctx, sel, watch, top, frame, token, "type");
       const replace = args.clear || prep.mode === "setter";
-      const steps = [...(args.clear && prep.length > 0 && prep.mode !== "setter" ? ["clear"] : []), ...(args.text !== "" || prep.mode === "setter" ? ["type"] : []), ...(args.submit ? ["submit"] : [])];
+      // Replacing text selects it all and inserts over the selection (as a person does, and as
+      // fill does elsewhere): one input event and no Backspace. Only clearing to nothing deletes.
+      const clearing = args.clear && prep.length > 0 && prep.mode !== "setter";
+      const overSelection = clearing && args.text !== "";
+      const steps = [...(clearing && !overSelection ? ["clear"] : []), ...(args.text !== "" || prep.mode === "setter" ? ["type"] : []), ...(args.submit ? ["submit"] : [])];
       if (!prep.focused) await focus(pin, top, resolved, frame, token, steps);
       if (!replace && prep.length > 0) {
         // Append at the end, whatever the caret was; inputs without a selection API get End.
@@ -54,9 +58,12 @@ export const typeText = defineAction<typeof command, TypeArgs, Record<string, un
         if (!caret.ok) await pin.step("caret", steps, () => pressCombo(top, parseCombo("End")), false);
       }
       const readBack = async () => {
-        // Frameworks may roll a value back after the event; let the page settle before reading.
-        await watch.settle(ctx.deadline);
-        return inputEvidence("type", frame, token, prep, args.text, replace ? "replace" : "append", watch.effects);
+        // Frameworks may roll a value back after the event: read once the page has settled, in
+        // the settle call itself when the field is in the top document.
+        const mode = replace ? "replace" : "append";
+        const inTop = frame.frameId === watch.mainFrameId && frame.session === top;
+        const after = await watch.settle(ctx.deadline, inTop ? [readStep(token, args.text, mode)] : []);
+        return inputEvidence("type", frame, token, prep, args.text, mode, watch.effects, after?.[0]);
       };
       for (const [i, step] of steps.entries()) {
         const rest = steps.slice(i + 1);
@@ -66,7 +73,9 @@ export const typeText = defineAction<typeof command, TypeArgs, Record<string, un
             await pressCombo(top, parseCombo("Backspace"));
           });
         } else if (step === "type") {
-          await pin.step("type", rest, () => (prep.mode === "setter" ? callInFrame(frame, "edit", { op: "setValue", token, value: args.text }) : top.send("Input.insertText", { text: args.text })));
+          // The selection is made in the step's own check call: no round trip of its own.
+          const select = overSelection ? [{ fn: "edit" as const, arg: { op: "select", token } }] : [];
+          await pin.step("type", rest, () => (prep.mode === "setter" ? callInFrame(frame, "edit", { op: "setValue", token, value: args.text }) : top.send("Input.insertText", { text: args.text })), true, select);
         } else {
           evidence = await readBack();
           await pin.step("submit", rest, () => pressCombo(top, parseCombo("Enter")));

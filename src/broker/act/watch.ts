@@ -264,29 +264,39 @@ export class ActionWatch {
     );
   }
 
-  /** Waits until the page is settled enough to observe, or the deadline (for steps of a composite action). */
-  async settle(deadline: number): Promise<void> {
+  /**
+   * Waits until the page is settled enough to observe, or the deadline (for steps of a
+   * composite action). `also`: main-frame steps to run in the last settle call once settled
+   * (an evidence read-back); their results, or undefined when they did not run there.
+   */
+  async settle(deadline: number, also: PageStep[] = []): Promise<unknown[] | undefined> {
     const ids = this.takeQuiet();
     const frames = this.frameQuiet.splice(0);
     let mutations = 0;
     let frameMutations = 0;
+    let after: unknown[] | undefined;
     const quiet = async () => {
       if (this.effects.navigation || this.effects.dialog || ids.length === 0) return;
       const [q, ...inFrames] = await Promise.race([
-        Promise.all([this.waitQuiet(this.session, this.mainFrameId, ids, deadline), ...frames.map((f) => this.waitQuiet(f.session, f.frameId, [f.id], deadline))]),
-        this.dialogOpened.then(() => [null]),
+        Promise.all([this.waitQuiet(this.session, this.mainFrameId, ids, deadline, also), ...frames.map((f) => this.waitQuiet(f.session, f.frameId, [f.id], deadline))]),
+        this.dialogOpened.then((): { poll: QuietPoll | null; also?: unknown[] }[] => [{ poll: null }]),
       ]);
-      mutations = Math.max(mutations, q?.mutations ?? 0);
-      frameMutations = Math.max(frameMutations, inFrames.reduce((n, f) => n + (f?.mutations ?? 0), 0));
+      mutations = Math.max(mutations, q?.poll?.mutations ?? 0);
+      frameMutations = Math.max(frameMutations, inFrames.reduce((n, f) => n + (f.poll?.mutations ?? 0), 0));
+      after = q?.also;
     };
     await quiet();
     const requestsBefore = this.effects.requests;
     await this.waitNetwork(deadline);
     // A response usually changes the page when it lands: be quiet again after the network.
-    if (this.effects.requests > requestsBefore || requestsBefore > 0) await quiet();
+    if (this.effects.requests > requestsBefore || requestsBefore > 0) {
+      after = undefined;
+      await quiet();
+    }
     this.countDownloads();
     // The watchers linger in the page and then disconnect on their own.
     this.effects.mutations += mutations + frameMutations;
+    return this.effects.navigation || this.effects.dialog ? undefined : after;
   }
 
   /**
@@ -322,12 +332,17 @@ export class ActionWatch {
    * Waits in the page until its DOM is settled (managed tabs are visible, so their frames and
    * timers run); bounded by DOM_QUIET_MAX_MS and the command's deadline.
    */
-  private async waitQuiet(session: CdpSession, frameId: string, ids: number[], deadline: number): Promise<QuietPoll | null> {
-    if (ids.length === 0) return null;
+  private async waitQuiet(session: CdpSession, frameId: string, ids: number[], deadline: number, also: PageStep[] = []): Promise<{ poll: QuietPoll | null; also?: unknown[] }> {
+    if (ids.length === 0) return { poll: null };
     const step = this.settleStep(ids, { max: DOM_QUIET_MAX_MS, deadline });
-    return callPage(session, frameId, [step]).then(
-      (r) => (r.results[0] as QuietPoll | null) ?? null,
-      () => null,
+    // Steps to run once settled ride on the same call (`when`: only if the settle step said so).
+    const later = also.map((st) => ({ ...st, when: { step: 0 } }));
+    return callPage(session, frameId, [step, ...later]).then(
+      (r) => {
+        const poll = (r.results[0] as QuietPoll | null) ?? null;
+        return poll?.settled === true && later.length > 0 ? { poll, also: r.results.slice(1) } : { poll };
+      },
+      () => ({ poll: null }),
     );
   }
 
