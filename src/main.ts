@@ -10,6 +10,11 @@ const ROLE_PREFIX = "--browser-pilot-internal=";
 const roleArg = process.argv.find((a) => a.startsWith(ROLE_PREFIX));
 const role = roleArg?.slice(ROLE_PREFIX.length);
 
+if (role === "broker" || role === "janitor") {
+  // The executable starts with a JIT reluctant to compile (build/compile.ts): right for a CLI
+  // call that exits in milliseconds, wrong for a process that serves every call after it.
+  if (typeof Bun.unsafe.setJITPolicy === "function") Bun.unsafe.setJITPolicy(1);
+}
 if (role === "broker") {
   void import("./broker/main.ts").then((m) => m.runBroker());
 } else if (role === "janitor") {
