@@ -112,4 +112,27 @@ describe("QUIET_SOURCE", () => {
     expect(held()).toBeUndefined();
     expect(quiet(w, { op: "poll", ids: [1] })).toBeNull();
   });
+
+  test("settle for typing (no time floor): a frame after the change is enough, and one that already ran counts", async () => {
+    const w = new Window({ url: "https://quiet.example/" });
+    opened.push(w);
+    quiet(w, { op: "install", id: 1 });
+    w.document.body.appendChild(w.document.createElement("div"));
+    await tick();
+    // A frame runs after the change, before the settle starts.
+    await new Promise((r) => w.requestAnimationFrame(() => r(undefined)));
+    const r = (await quiet(w, { op: "settle", ids: [1], quietFor: 50, syncQuietFor: 0, frames: 3, max: 60_000 })) as Poll & { settled: boolean; capped?: boolean };
+    expect(r).toMatchObject({ settled: true, mutations: 1 });
+    expect(r.capped).toBeUndefined();
+    // A change the frame's own callbacks make is seen before settling: the page moved on its own.
+    quiet(w, { op: "install", id: 2 });
+    w.document.body.appendChild(w.document.createElement("p"));
+    let steps = 0;
+    const step = () => { w.document.body.appendChild(w.document.createElement("i")); if (++steps < 5) w.requestAnimationFrame(step); };
+    w.requestAnimationFrame(step);
+    const moving = (await quiet(w, { op: "settle", ids: [2], quietFor: 50, syncQuietFor: 0, frames: 3, max: 60_000, finish: true })) as Poll & { settled: boolean };
+    expect(moving.settled).toBe(true);
+    expect(steps).toBe(5);
+    expect(moving.quietFor).toBeGreaterThanOrEqual(50);
+  });
 });

@@ -140,6 +140,9 @@ export const ACT_SOURCE = String.raw`(function act(win, el, arg) {
  *  - nothing changed since the settle began (the action's handlers ran synchronously, inside
  *    the dispatch): `syncQuietFor` ms and at least one rendered frame (and the task after it)
  *    with no mutation, so a timer the action started that steps faster than that is caught;
+ *    with `syncQuietFor` 0 (typing), a rendered frame after the last change (its animation-
+ *    frame callbacks ran) and the task after it, or a frame since the settle began when the
+ *    action changed nothing;
  *  - the page changed on its own after the dispatch (timers, a response, JS animation steps):
  *    `quietFor` ms and `frames` rendered frames without a mutation;
  *  - and in both cases no animation the action began still running.
@@ -249,7 +252,7 @@ export const QUIET_SOURCE = String.raw`(function quiet(win, arg) {
         var moved = p.mutations > base;
         var ok;
         if (p.animating > 0) ok = false;
-        else if (!moved) ok = p.framesQuiet < 0 ? el >= arg.quietFor : p.frames - fs >= 1 && el >= (arg.syncQuietFor || 0);
+        else if (!moved) ok = p.framesQuiet < 0 ? el >= arg.quietFor : arg.syncQuietFor > 0 ? p.frames - fs >= 1 && el >= arg.syncQuietFor : p.mutations > 0 ? p.framesQuiet >= 1 : p.frames - fs >= 1;
         else ok = p.quietFor >= arg.quietFor && (p.framesQuiet < 0 || p.framesQuiet >= arg.frames);
         if (ok) return end(p, { settled: true });
         if (el >= arg.max) return end(p, { settled: true, capped: true });
@@ -262,6 +265,8 @@ export const QUIET_SOURCE = String.raw`(function quiet(win, arg) {
       sts.forEach(function (s) { s.wake = wake; });
       win.clearTimeout(timer);
       timer = win.setTimeout(check, arg.quietFor);
+      // Without a time floor the frame that follows the change may already have run: look once now.
+      if (!(arg.syncQuietFor > 0)) wake();
     });
   }
   var p = measure(arg.after);

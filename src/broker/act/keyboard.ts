@@ -64,7 +64,7 @@ export const keyboard = defineAction<typeof keyboardCommand, ArgsOf<typeof keybo
         if (i > 0 && args.delay) await Bun.sleep(args.delay);
         await pin.step(`key:${i + 1}`, later(i + 1), () => typeChar(top, ch));
       }
-      await watch.settle(ctx.deadline);
+      await watch.settle(ctx.deadline, [], true);
       evidence = await inputEvidence("keyboard", frame, token, prep, args.text, args.clear ? "replace" : "contains", watch.effects);
       if (args.submit) {
         await pin.step("submit", [], () => pressCombo(top, parseCombo("Enter")));

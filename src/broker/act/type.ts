@@ -62,7 +62,7 @@ export const typeText = defineAction<typeof command, TypeArgs, Record<string, un
         // the settle call itself when the field is in the top document.
         const mode = replace ? "replace" : "append";
         const inTop = frame.frameId === watch.mainFrameId && frame.session === top;
-        const after = await watch.settle(ctx.deadline, inTop ? [readStep(token, args.text, mode)] : []);
+        const after = await watch.settle(ctx.deadline, inTop ? [readStep(token, args.text, mode)] : [], true);
         return inputEvidence("type", frame, token, prep, args.text, mode, watch.effects, after?.[0]);
       };
       for (const [i, step] of steps.entries()) {

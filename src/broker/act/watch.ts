@@ -187,9 +187,10 @@ export class ActionWatch {
    * The page step that waits, in the page, until the watchers' DOM is settled (at most `max`
    * ms and never past the command's deadline), and answers with the poll and `settled`.
    */
-  settleStep(ids: number[], o: { max: number; deadline: number }): PageStep {
+  settleStep(ids: number[], o: { max: number; deadline: number; typing?: boolean }): PageStep {
     const max = Math.max(0, Math.min(o.max, o.deadline - Date.now() - 500));
-    return { fn: "quiet", arg: { op: "settle", ids, quietFor: DOM_QUIET_MS, syncQuietFor: SYNC_QUIET_MS, frames: QUIET_FRAMES, max, linger: WATCH_LINGER_MS } };
+    const syncQuietFor = o.typing ? 0 : SYNC_QUIET_MS;
+    return { fn: "quiet", arg: { op: "settle", ids, quietFor: DOM_QUIET_MS, syncQuietFor, frames: QUIET_FRAMES, max, linger: WATCH_LINGER_MS } };
   }
 
   /**
@@ -268,8 +269,10 @@ export class ActionWatch {
    * Waits until the page is settled enough to observe, or the deadline (for steps of a
    * composite action). `also`: main-frame steps to run in the last settle call once settled
    * (an evidence read-back); their results, or undefined when they did not run there.
+   * `typing`: text went in, which starts no timer animation; no 20 ms floor, a frame after the
+   * last change is enough (debounced reactions have their own wait, lateChange).
    */
-  async settle(deadline: number, also: PageStep[] = []): Promise<unknown[] | undefined> {
+  async settle(deadline: number, also: PageStep[] = [], typing = false): Promise<unknown[] | undefined> {
     const ids = this.takeQuiet();
     const frames = this.frameQuiet.splice(0);
     let mutations = 0;
@@ -278,7 +281,7 @@ export class ActionWatch {
     const quiet = async () => {
       if (this.effects.navigation || this.effects.dialog || ids.length === 0) return;
       const [q, ...inFrames] = await Promise.race([
-        Promise.all([this.waitQuiet(this.session, this.mainFrameId, ids, deadline, also), ...frames.map((f) => this.waitQuiet(f.session, f.frameId, [f.id], deadline))]),
+        Promise.all([this.waitQuiet(this.session, this.mainFrameId, ids, deadline, also, typing), ...frames.map((f) => this.waitQuiet(f.session, f.frameId, [f.id], deadline, [], typing))]),
         this.dialogOpened.then((): { poll: QuietPoll | null; also?: unknown[] }[] => [{ poll: null }]),
       ]);
       mutations = Math.max(mutations, q?.poll?.mutations ?? 0);
@@ -332,9 +335,9 @@ export class ActionWatch {
    * Waits in the page until its DOM is settled (managed tabs are visible, so their frames and
    * timers run); bounded by DOM_QUIET_MAX_MS and the command's deadline.
    */
-  private async waitQuiet(session: CdpSession, frameId: string, ids: number[], deadline: number, also: PageStep[] = []): Promise<{ poll: QuietPoll | null; also?: unknown[] }> {
+  private async waitQuiet(session: CdpSession, frameId: string, ids: number[], deadline: number, also: PageStep[] = [], typing = false): Promise<{ poll: QuietPoll | null; also?: unknown[] }> {
     if (ids.length === 0) return { poll: null };
-    const step = this.settleStep(ids, { max: DOM_QUIET_MAX_MS, deadline });
+    const step = this.settleStep(ids, { max: DOM_QUIET_MAX_MS, deadline, typing });
     // Steps to run once settled ride on the same call (`when`: only if the settle step said so).
     const later = also.map((st) => ({ ...st, when: { step: 0 } }));
     return callPage(session, frameId, [step, ...later]).then(
