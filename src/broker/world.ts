@@ -65,23 +65,6 @@ async function callInWorld(session: CdpSession, frameId: string, opts: { timeout
   }
 }
 
-/**
- * Runs `(source)(window, arg)` in our isolated world of one frame and keeps the result as a
- * remote object (an element), for CDP input calls. Page code of our own goes through the page
- * runtime instead (callPage, pageObject).
- */
-export async function objectInWorld(session: CdpSession, frameId: string, source: string, arg: unknown): Promise<string | undefined> {
-  const res = (await callInWorld(session, frameId, {}, (executionContextId) =>
-    session.send("Runtime.callFunctionOn", {
-      functionDeclaration: `function (arg) { return (${source})(window, arg); }`,
-      executionContextId,
-      arguments: [{ value: arg }],
-      returnByValue: false,
-    }),
-  )) as Protocol.Runtime.CallFunctionOnResponse;
-  return objectOf(res);
-}
-
 function objectOf(res: Protocol.Runtime.CallFunctionOnResponse): string | undefined {
   if (res.exceptionDetails || res.result.subtype === "null" || res.result.type === "undefined") return undefined;
   return res.result.objectId;

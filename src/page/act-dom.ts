@@ -130,6 +130,9 @@ export interface ActWindow extends PageWindow {
   Event: new (type: string, init?: { bubbles?: boolean; composed?: boolean }) => ActEvent;
   MutationObserver: new (callback: (records: ArrayLike<unknown>) => void) => ActMutationObserver;
   crypto: { getRandomValues(array: Uint32Array): Uint32Array };
+  /** The iframe element holding this window's document, inside a same-origin parent. */
+  frameElement?: ActElement | null;
+  parent?: ActWindow;
   addEventListener(type: string, listener: (event: { defaultPrevented: boolean }) => void, options?: { capture?: boolean; once?: boolean }): void;
 }
 

@@ -215,6 +215,11 @@ function setNativeValue(t: ActElement, value: unknown): void {
   else t.value = String(value);
 }
 
+/** The element the current composite action edits (its slot's target), for CDP calls on the node. */
+export function editedElement(win: ActWindow): ActElement | null {
+  return slotOf<Slot>(win, KEY)?.target ?? null;
+}
+
 export function pageEdit(win: ActWindow, el: ActElement | null, arg: EditArg) {
   if (arg.op === "prepare" || arg.op === "active") {
     const active = deepActive(win);

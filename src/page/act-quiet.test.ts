@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Window } from "happy-dom";
-import { QUIET_SOURCE } from "./act-script.ts";
+import { bundled } from "./test-bundle.ts";
 
 type Quiet = (win: unknown, arg: Record<string, unknown>) => unknown;
 type Poll = { quietFor: number; mutations: number } | null;
-const quiet = new Function(`return ${QUIET_SOURCE}`)() as Quiet;
+const quiet = bundled<Quiet>("quiet");
 // happy-dom delivers mutation records in a microtask, as browsers do.
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
@@ -13,7 +13,7 @@ afterAll(async () => {
   for (const w of opened) await w.happyDOM.close();
 });
 
-describe("QUIET_SOURCE", () => {
+describe("page quiet watcher", () => {
   test("counts mutations from install; quiet is timed from the first poll, not from install", async () => {
     const w = new Window({ url: "https://quiet.example/" });
     opened.push(w);

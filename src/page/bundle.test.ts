@@ -20,7 +20,7 @@ afterAll(async () => {
 
 /** Built-ins the page code may use; nothing of the page (window, document) and nothing of ours. */
 const BUILTINS = new Set([
-  "Date", "Infinity", "Int32Array", "Map", "Math", "Number", "Object", "Reflect", "Set", "String", "Symbol", "WeakMap", "WeakRef",
+  "Date", "Infinity", "Promise", "Int32Array", "Uint32Array", "Map", "Math", "Number", "Object", "Reflect", "Set", "String", "Symbol", "WeakMap", "WeakRef",
   "isFinite", "parseFloat", "parseInt", "undefined",
 ]);
 
@@ -157,7 +157,7 @@ const INSPECT_CASES: [InspectFn, Record<string, unknown>][] = [
 ];
 
 describe("the page bundle", () => {
-  test("is one minified script that uses nothing from outside itself but built-ins", () => {
+  test("is one minified script that uses nothing from outside itself but built-ins", async () => {
     expect(PAGE_LIBRARY).not.toContain("snapshotMain");
     expect(PAGE_LIBRARY).not.toContain("inspectDom");
     const page = inspectPage() as unknown as PageWindow;
@@ -172,6 +172,16 @@ describe("the page bundle", () => {
     el("select", "form", { op: "list" });
     el("upload", "form", { op: "find" });
     el("drag", null, { op: "arm" });
+    el("act", "input", { op: "probe" });
+    el("act", "input", { op: "state" });
+    call("quiet", page, { op: "install", id: 1 });
+    call("quiet", page, { op: "poll", ids: [1] });
+    await call("quiet", page, { op: "late", ids: [1], windowMs: 0 });
+    call("quiet", page, { op: "install", id: 2 });
+    await call("quiet", page, { op: "settle", ids: [2], quietFor: 0, frames: 0, max: 0, finish: true });
+    for (const name of ["waitText", "waitSelector", "authField", "viewState", "hitAt"]) call(name, page, { needle: "x", css: "p", x: 1, y: 1 });
+    const rt = (lib.install as unknown as (w: unknown, k: symbol) => { run(c: unknown): Promise<{ results: unknown[] }> })(page, Symbol("test"));
+    expect((await rt.run({ steps: [{ fn: "ref", ref: 1 }, { fn: "act", ref: 1, arg: { op: "state" } }] })).results[0]).toBeNull();
     expect([...free].filter((k) => !BUILTINS.has(k))).toEqual([]);
     expect(free.has("Math")).toBe(true);
   });

@@ -36,12 +36,12 @@ afterAll(async () => {
 
 type El = { r: number; n?: string };
 
-async function measure(args: string[]): Promise<{ trips: number; methods: string[]; reply: Record<string, unknown>; installs: number }> {
+async function measure(args: string[]): Promise<{ trips: number; methods: string[]; reply: Record<string, unknown>; installs: number; code: number[] }> {
   rec.mark();
   const r = await env.run(args);
   expect(r.json.ok).toBe(true);
   const sent = rec.mark();
-  return { trips: roundTrips(sent), methods: sent.map((s) => s.method), reply: r.json, installs: sent.filter((s) => s.install).length };
+  return { trips: roundTrips(sent), methods: sent.map((s) => s.method), reply: r.json, installs: sent.filter((s) => s.install).length, code: sent.map((s) => s.code) };
 }
 
 /**
@@ -102,12 +102,14 @@ describe("CDP round trips", () => {
     rows.push(["snapshot after a change", await measure(["snapshot"])]);
     const over: string[] = [];
     for (const [name, m] of rows) {
-      console.log(`${name}: ${m.trips} round trips (${m.methods.join(" ")})`);
+      console.log(`${name}: ${m.trips} round trips, ${m.code.reduce((a, b) => a + b, 0)} characters of page code (${m.methods.join(" ")})`);
       if (m.trips > (BUDGET[name] ?? 0)) over.push(`${name}: ${m.trips} > ${BUDGET[name]} (${m.methods.join(" ")})`);
     }
     expect(over).toEqual([]);
     // Installed once per document: no later call in it carries the page code again…
     expect(rows.map(([, m]) => m.installs)).toEqual(rows.map(() => 0));
+    // …and no warm call sends a script of its own: they call the installed runtime by name.
+    expect(rows.flatMap(([name, m]) => m.code.filter((c) => c > 1_000).map((c) => `${name}: ${c}`))).toEqual([]);
     // …and a new document gets it once.
     await env.run(["open", `${site.a}/other`]);
     const fresh = await measure(["snapshot"]);

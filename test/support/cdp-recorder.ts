@@ -18,6 +18,8 @@ export interface Sent {
   newTrip: boolean;
   /** A page call that carried the page runtime's source (its first use in a document). */
   install: boolean;
+  /** Characters of page code the command carried (its function declaration or expression). */
+  code: number;
 }
 
 export interface CdpRecorder {
@@ -72,7 +74,8 @@ export function startCdpRecorder(upstream: string): CdpRecorder {
         const msg = JSON.parse(text) as PageCall;
         const steps = msg.params?.arguments?.[0]?.value?.steps;
         const method = steps ? `${msg.method}[${steps.map((s) => `${s.fn}${s.arg?.op ? `:${s.arg.op}` : ""}`).join(",")}]` : msg.method;
-        log.push({ method, newTrip: answered !== answeredAtLast, install: (msg.params?.functionDeclaration?.length ?? 0) > 10_000 });
+        const code = msg.params?.functionDeclaration?.length ?? 0;
+        log.push({ method, newTrip: answered !== answeredAtLast, install: code > 10_000, code });
         answeredAtLast = answered;
         if (ws.data.up.readyState === WebSocket.OPEN) ws.data.up.send(text);
         else ws.data.queue.push(text);

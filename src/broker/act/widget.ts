@@ -1,5 +1,5 @@
 import type { CdpSession } from "../../cdp/session.ts";
-import { objectInWorld } from "../world.ts";
+import { pageObject } from "../world.ts";
 
 /** Listeners on the field itself that run page code on each keystroke. */
 const KEY_EVENTS = new Set(["input", "keyup", "keydown", "keypress", "beforeinput"]);
@@ -14,7 +14,7 @@ const KEY_EVENTS = new Set(["input", "keyup", "keydown", "keypress", "beforeinpu
 export async function listensToKeys(frame: { session: CdpSession; frameId: string }): Promise<boolean> {
   const session = frame.session;
   // The field being typed into, as the edit step keeps it in our world.
-  const objectId = await objectInWorld(session, frame.frameId, `function (win) { var s = win[Symbol.for("browser-pilot.edit.v1")]; return s && s.target ? s.target : null; }`, null).catch(() => undefined);
+  const objectId = await pageObject(session, frame.frameId, "editedElement").catch(() => undefined);
   if (!objectId) return false;
   try {
     const { node } = await session.send("DOM.describeNode", { objectId });

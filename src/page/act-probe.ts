@@ -1,0 +1,200 @@
+/**
+ * Page-side checks for actions (the page runtime's `act`, an element step).
+ *
+ * ops:
+ *  - "probe": scroll into view (unless arg.noScroll), then prove the element can take a pointer event: laid out,
+ *    visible, enabled, and the topmost element at sampled points (else name the obstruction).
+ *  - "state": the observable state an action may change (checked, value length, focus, …).
+ *  - "hovered": whether the element is under the pointer now.
+ */
+import { composedContains, type ActDocument, type ActElement, type ActWindow } from "./act-dom.ts";
+
+export interface ActArg {
+  op?: string;
+  noScroll?: boolean;
+  requireEnabled?: boolean;
+}
+
+interface Described {
+  tagName: string;
+  id?: string;
+  role?: string;
+  name?: string;
+}
+
+interface State {
+  connected: boolean;
+  checked?: boolean | string;
+  selected?: boolean | string;
+  pressed?: string;
+  expanded?: string;
+  value?: string;
+  valueLength?: number;
+  focused?: boolean;
+  kind?: string;
+}
+
+function describe(n: ActElement | null): Described | null {
+  if (!n || n.nodeType !== 1) return null;
+  const out: Described = { tagName: String(n.localName || "").slice(0, 40) };
+  try {
+    const id = n.getAttribute("id");
+    if (id) out.id = String(id).slice(0, 80);
+    const role = n.getAttribute("role");
+    if (role) out.role = String(role).slice(0, 40);
+    const label = String(n.getAttribute("aria-label") || n.getAttribute("title") || n.textContent || "").replace(/\s+/g, " ").trim();
+    if (label) out.name = label.slice(0, 80);
+  } catch {}
+  return out;
+}
+
+function labelsOf(n: ActElement): ArrayLike<ActElement> {
+  try {
+    if (n.labels && n.labels.length) return n.labels;
+  } catch {}
+  return [];
+}
+
+/** A hit on the element, inside it, or on one of its labels counts as reaching it. */
+function accepts(el: ActElement, hit: ActElement | null): boolean {
+  if (!hit) return false;
+  if (composedContains(el, hit)) return true;
+  const labels = labelsOf(el);
+  for (let i = 0; i < labels.length; i++) {
+    const l = labels[i];
+    if (l && composedContains(l, hit)) return true;
+  }
+  return el.localName === "label" && !!el.control && composedContains(el.control, hit);
+}
+
+function hitAt(el: ActElement, doc: ActDocument, x: number, y: number): ActElement | null {
+  const root = el.getRootNode ? el.getRootNode() : doc;
+  let hit = root && root.elementFromPoint ? root.elementFromPoint(x, y) : el.ownerDocument.elementFromPoint(x, y);
+  // Descend through open shadow roots the way the browser's hit test does.
+  for (let i = 0; hit && hit.shadowRoot && i < 32; i++) {
+    const inner = hit.shadowRoot.elementFromPoint?.(x, y) ?? null;
+    if (!inner || inner === hit) break;
+    hit = inner;
+  }
+  return hit ?? null;
+}
+
+function frameOffset(d: ActDocument): { x: number; y: number } {
+  let x = 0, y = 0;
+  try {
+    for (let w = d.defaultView, i = 0; w && w.frameElement && i < 32; w = w.parent ?? null, i++) {
+      const fe = w.frameElement, r = fe.getBoundingClientRect();
+      x += r.left + fe.clientLeft;
+      y += r.top + fe.clientTop;
+    }
+  } catch {}
+  return { x, y };
+}
+
+function deepActive(a: ActElement | null | undefined): ActElement | null | undefined {
+  for (let i = 0; a && a.shadowRoot && a.shadowRoot.activeElement && i < 32; i++) a = a.shadowRoot.activeElement;
+  return a;
+}
+
+function state(target: ActElement): State {
+  const s: State = { connected: !!target.isConnected };
+  // A label standing in for a visually hidden control reports the control's state.
+  let el = target;
+  try {
+    if (el.localName === "label" && el.control) el = el.control;
+  } catch {}
+  try {
+    const tag = el.localName, type = String(el.type || "").toLowerCase();
+    const ariaChecked = el.getAttribute("aria-checked"), ariaSelected = el.getAttribute("aria-selected");
+    const pressed = el.getAttribute("aria-pressed"), expanded = el.getAttribute("aria-expanded");
+    if (tag === "input" && (type === "checkbox" || type === "radio")) s.checked = el.indeterminate ? "mixed" : !!el.checked;
+    else if (ariaChecked !== null) s.checked = ariaChecked;
+    if (tag === "option") s.selected = !!el.selected;
+    else if (ariaSelected !== null) s.selected = ariaSelected;
+    if (pressed !== null) s.pressed = pressed;
+    if (expanded !== null) s.expanded = expanded;
+    if (tag === "select") s.value = String(el.value);
+    else if ((tag === "input" || tag === "textarea") && typeof el.value === "string") s.valueLength = el.value.length;
+    const a = deepActive(el.ownerDocument.activeElement);
+    s.focused = a === el || composedContains(el, a);
+    s.kind =
+      tag === "input" && (type === "checkbox" || type === "radio")
+        ? type
+        : el.getAttribute("role") === "switch"
+          ? "switch"
+          : tag === "option"
+            ? "option"
+            : tag === "select"
+              ? "select"
+              : /^(button|a|input|textarea|summary)$/.test(tag)
+                ? "control"
+                : "other";
+  } catch {}
+  return s;
+}
+
+function disabledOf(el: ActElement): boolean {
+  try {
+    if (el.disabled === true || el.getAttribute("aria-disabled") === "true" || !!(el.closest && el.closest("[inert]"))) return true;
+    return !!(el.closest && el.closest("fieldset[disabled]"));
+  } catch {
+    return false;
+  }
+}
+
+function probe(win: ActWindow, el: ActElement | null, arg: ActArg) {
+  if (!el || !el.isConnected) return { ok: false, reason: "detached" };
+  if (!arg.noScroll) {
+    try {
+      el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+    } catch {}
+  }
+  const view = el.ownerDocument.defaultView || win;
+  const cs = view.getComputedStyle(el);
+  if (cs.display === "none" || cs.visibility === "hidden" || cs.visibility === "collapse") return { ok: false, reason: "not_visible" };
+  if (disabledOf(el) && arg.requireEnabled !== false) return { ok: false, reason: "disabled" };
+  const rects = el.getClientRects();
+  const vw = view.innerWidth, vh = view.innerHeight;
+  let best: { l: number; t: number; r: number; b: number } | null = null, area = 0;
+  for (let i = 0; i < rects.length; i++) {
+    const r = rects[i];
+    if (!r) continue;
+    const l = Math.max(0, r.left), t = Math.max(0, r.top), rr = Math.min(vw, r.right), b = Math.min(vh, r.bottom);
+    if (rr - l > 0 && b - t > 0 && (rr - l) * (b - t) > area) {
+      area = (rr - l) * (b - t);
+      best = { l, t, r: rr, b };
+    }
+  }
+  if (!best) return { ok: false, reason: rects.length ? "outside_viewport" : "no_layout" };
+  const cx = (best.l + best.r) / 2, cy = (best.t + best.b) / 2;
+  const w4 = (best.r - best.l) / 4, h4 = (best.b - best.t) / 4;
+  const points: [number, number][] = [[cx, cy], [cx - w4, cy - h4], [cx + w4, cy - h4], [cx - w4, cy + h4], [cx + w4, cy + h4]];
+  let obstruction: Described | null = null, chosen: [number, number] | null = null;
+  for (const p of points) {
+    const hit = hitAt(el, win.document, p[0], p[1]);
+    if (accepts(el, hit)) {
+      chosen = p;
+      break;
+    }
+    if (!obstruction && hit) obstruction = describe(hit);
+  }
+  if (!chosen) return { ok: false, reason: "obscured", obstruction };
+  const off = frameOffset(el.ownerDocument);
+  let hidden = false;
+  try {
+    hidden = win.document.visibilityState === "hidden";
+  } catch {}
+  return { ok: true, x: chosen[0] + off.x, y: chosen[1] + off.y, state: state(el), target: describe(el), hidden };
+}
+
+export function pageAct(win: ActWindow, el: ActElement | null, arg: ActArg) {
+  if (arg.op === "state") return el ? state(el) : { connected: false };
+  if (arg.op === "hovered") {
+    try {
+      return !!el && el.matches(":hover");
+    } catch {
+      return false;
+    }
+  }
+  return probe(win, el, arg);
+}

@@ -1,0 +1,180 @@
+/**
+ * DOM-quiet detection around an action (the page runtime's `quiet`, a window step).
+ * "install" (before dispatch) starts a mutation observer kept on our world's window under
+ * `arg.id`, and counts rendered frames. "poll" reports how long the DOM has been quiet,
+ * counted from the first poll (less `arg.after`) so a long dispatch (a drag, a key sequence)
+ * cannot use up the quiet period; with `finish` it also disconnects. It also counts the
+ * animations (CSS transitions, CSS and Web animations) that began since install and are still
+ * running with a finite end, so an accordion that opens through a transition is observed open.
+ * "settle" and "late" wait in the page (act-settle.ts, which also answers the calls).
+ */
+import { setSlot, slotOf, type ActMutationObserver, type ActWindow } from "./act-dom.ts";
+
+export interface QuietArg {
+  op?: string;
+  id?: number;
+  ids?: number[];
+  after?: number;
+  finish?: boolean;
+  /** settle: quiet needed when the page changed after the dispatch (ms, and rendered frames). */
+  quietFor?: number;
+  frames?: number;
+  /** settle: quiet needed when nothing changed since the settle began (ms, plus one frame). */
+  syncQuietFor?: number;
+  /** settle: give up after this many ms. */
+  max?: number;
+  /** settle: keep the watchers this many ms afterwards, then disconnect them. */
+  linger?: number;
+  /** late: how long to wait for the first change. */
+  windowMs?: number;
+}
+
+export interface QuietPoll {
+  quietFor: number;
+  mutations: number;
+  animating: number;
+  /** Rendered frames since the last mutation; -1 when no frame rendered (a hidden tab). */
+  framesQuiet: number;
+}
+
+/** A poll, with the totals the waits need. */
+export interface Measure extends QuietPoll {
+  frames: number;
+  last: number;
+}
+
+export interface Watcher {
+  mutations: number;
+  last: number;
+  mark: number;
+  obs: ActMutationObserver | null;
+  t0: number;
+  frames: number;
+  mutFrame: number;
+  /** Called on every mutation record and rendered frame while a wait is pending. */
+  wake: (() => void) | null;
+  /** Counts calls on this watcher, so a later one cancels a pending linger. */
+  linger?: number;
+}
+
+/** The watchers of one call (`arg.ids`) and what may be done with them. */
+export interface Watched {
+  win: ActWindow;
+  sts: Watcher[];
+  measure(after: number): Measure;
+  /** Disconnects and forgets them. */
+  finish(): void;
+  /** Keeps them `ms` more for a settle after the network, then disconnects them. */
+  linger(ms: number): void;
+}
+
+const KEY = Symbol.for("browser-pilot.quiet.v1");
+
+export function heldOf(win: ActWindow): Record<number, Watcher> {
+  let held = slotOf<Record<number, Watcher>>(win, KEY);
+  if (!held) setSlot(win, KEY, (held = {}));
+  return held;
+}
+
+export function install(win: ActWindow, held: Record<number, Watcher>, id: number): true {
+  let t0 = 0;
+  try {
+    t0 = Number(win.document.timeline?.currentTime) || 0;
+  } catch {}
+  const st: Watcher = { mutations: 0, last: 0, mark: 0, obs: null, t0, frames: 0, mutFrame: 0, wake: null };
+  st.obs = new win.MutationObserver((list) => {
+    st.mutations += list.length;
+    st.last = Date.now();
+    st.mutFrame = st.frames;
+    if (st.wake) st.wake();
+  });
+  // Rendered frames since the last mutation: on a loaded machine timers and frames both run
+  // late, so quiet is also counted in frames, not only in milliseconds.
+  const tick = (): void => {
+    st.frames++;
+    if (held[id] === st) win.requestAnimationFrame(tick);
+    if (st.wake) st.wake();
+  };
+  try {
+    win.requestAnimationFrame(tick);
+  } catch {}
+  try {
+    st.obs.observe(win.document, { subtree: true, childList: true, attributes: true, characterData: true });
+  } catch {}
+  win.setTimeout(() => {
+    if (held[id] === st) {
+      st.obs?.disconnect();
+      delete held[id];
+    }
+  }, 60000);
+  held[id] = st;
+  return true;
+}
+
+/** Running animations that began since `from` and have a finite end. */
+function animating(win: ActWindow, from: number): number {
+  let n = 0;
+  try {
+    const list = win.document.getAnimations ? win.document.getAnimations() : [];
+    for (let i = 0; i < list.length && i < 500; i++) {
+      const a = list[i];
+      if (!a || (a.playState !== "running" && a.playState !== "pending")) continue;
+      if (a.startTime !== null && a.startTime < from - 50) continue;
+      const end = a.effect && a.effect.getComputedTiming ? a.effect.getComputedTiming().endTime : Infinity;
+      if (typeof end === "number" && isFinite(end)) n++;
+    }
+  } catch {}
+  return n;
+}
+
+export function watched(win: ActWindow, held: Record<number, Watcher>, ids: number[], sts: Watcher[]): Watched {
+  return {
+    win,
+    sts,
+    measure(after) {
+      const now = Date.now();
+      let last = 0, m = 0, from = Infinity, framesQuiet = Infinity, rendering = false, frames = 0;
+      for (const s of sts) {
+        framesQuiet = Math.min(framesQuiet, s.frames - s.mutFrame);
+        if (s.frames > 0) rendering = true;
+        frames = Math.max(frames, s.frames);
+        if (s.t0 < from) from = s.t0;
+      }
+      const running = animating(win, from);
+      for (const s of sts) {
+        if (!s.mark) s.mark = now - (after > 0 ? after : 0);
+        last = Math.max(last, s.mark, s.last);
+        // The earliest observer saw every mutation the later ones did.
+        if (s.mutations > m) m = s.mutations;
+      }
+      return { quietFor: now - last, mutations: m, animating: running, framesQuiet: rendering ? framesQuiet : -1, frames, last };
+    },
+    finish() {
+      for (const id of ids) {
+        const s = held[id];
+        if (s) {
+          s.obs?.disconnect();
+          delete held[id];
+        }
+      }
+    },
+    linger(ms) {
+      for (const id of ids) {
+        const s = held[id];
+        if (!s) continue;
+        const seq = s.linger;
+        win.setTimeout(() => {
+          if (held[id] === s && s.linger === seq) {
+            s.obs?.disconnect();
+            delete held[id];
+          }
+        }, ms);
+      }
+    },
+  };
+}
+
+/** The poll as the broker reads it, with what a wait adds (`settled`, `capped`). */
+export function reply(p: Measure, extra: { settled?: true; capped?: true } = {}): QuietPoll & { settled?: true; capped?: true } {
+  return { quietFor: p.quietFor, mutations: p.mutations, animating: p.animating, framesQuiet: p.framesQuiet, ...extra };
+}

@@ -1,0 +1,120 @@
+/**
+ * The waits of the quiet watcher (act-quiet.ts), run in the page on its own frames and
+ * mutation records, so the broker spends no message on polling.
+ *
+ * "settle" (right after dispatch) waits until the DOM is settled and answers the poll with
+ * `settled`:
+ *  - nothing changed since the settle began (the action's handlers ran synchronously, inside
+ *    the dispatch): `syncQuietFor` ms and at least one rendered frame (and the task after it)
+ *    with no mutation, so a timer the action started that steps faster than that is caught;
+ *    with `syncQuietFor` 0 (typing), a rendered frame after the last change (its animation-
+ *    frame callbacks ran) and the task after it, or a frame since the settle began when the
+ *    action changed nothing;
+ *  - the page changed on its own after the dispatch (timers, a response, JS animation steps):
+ *    `quietFor` ms and `frames` rendered frames without a mutation;
+ *  - and in both cases no animation the action began still running.
+ * It gives up at `max` ms (`settled` true, `capped` true): an endlessly busy page is observed
+ * as it is. A page that renders no frames falls back to time alone. With `finish` the watchers
+ * disconnect once settled; with `linger` they stay that many ms (for a settle after the
+ * network) and then disconnect on their own. An observer nobody finishes disconnects itself
+ * after a minute.
+ *
+ * "late" waits up to `windowMs` (and as many rendered frames as that window holds, within
+ * twice the window) for the first mutation: `{ changed }`.
+ */
+import { heldOf, install, reply, watched, type QuietArg, type QuietPoll, type Watched, type Watcher } from "./act-quiet.ts";
+import type { ActWindow } from "./act-dom.ts";
+
+export function late(w: Watched, arg: QuietArg): Promise<{ changed: boolean }> {
+  const { win, sts } = w;
+  const windowMs = Number(arg.windowMs);
+  const m0 = w.measure(0).mutations, f0 = w.measure(0).frames, tl = Date.now();
+  const frames = Math.round(windowMs / 17);
+  return new Promise((resolve) => {
+    let done = false, timer = 0;
+    const check = (): void => {
+      if (done) return;
+      const p = w.measure(0), el = Date.now() - tl;
+      const changed = p.mutations > m0;
+      const rendered = p.framesQuiet < 0 || p.frames - f0 >= frames;
+      if (changed || el >= 2 * windowMs || (el >= windowMs && rendered)) {
+        done = true;
+        for (const s of sts) s.wake = null;
+        win.clearTimeout(timer);
+        if (!changed || arg.finish) w.finish();
+        resolve({ changed });
+      } else {
+        win.clearTimeout(timer);
+        timer = win.setTimeout(check, Math.max(10, windowMs - el));
+      }
+    };
+    for (const s of sts) s.wake = check;
+    check();
+  });
+}
+
+export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled?: true; capped?: true }> {
+  const { win, sts } = w;
+  const quietFor = Number(arg.quietFor), frames = Number(arg.frames), max = Number(arg.max);
+  const syncQuietFor = Number(arg.syncQuietFor) || 0;
+  const ts = Date.now(), base = w.measure(Number(arg.after)).mutations, fs = w.measure(0).frames;
+  return new Promise((resolve) => {
+    let done = false, timer = 0, pending = false;
+    const end = (p: ReturnType<Watched["measure"]>, extra: { settled: true; capped?: true }): void => {
+      done = true;
+      for (const s of sts) s.wake = null;
+      win.clearTimeout(timer);
+      if (arg.finish) w.finish();
+      else if (Number(arg.linger) > 0) w.linger(Number(arg.linger));
+      resolve(reply(p, extra));
+    };
+    const check = (): void => {
+      pending = false;
+      if (done) return;
+      const p = w.measure(0), el = Date.now() - ts;
+      const moved = p.mutations > base;
+      let ok: boolean;
+      if (p.animating > 0) ok = false;
+      else if (!moved) ok = p.framesQuiet < 0 ? el >= quietFor : syncQuietFor > 0 ? p.frames - fs >= 1 && el >= syncQuietFor : p.mutations > 0 ? p.framesQuiet >= 1 : p.frames - fs >= 1;
+      else ok = p.quietFor >= quietFor && (p.framesQuiet < 0 || p.framesQuiet >= frames);
+      if (ok) return end(p, { settled: true });
+      if (el >= max) return end(p, { settled: true, capped: true });
+      // Look again after the next frame's task, or by time when the page renders no frames.
+      win.clearTimeout(timer);
+      timer = win.setTimeout(check, Math.max(5, Math.min(max - el, moved ? quietFor - p.quietFor : (p.framesQuiet < 0 ? quietFor : syncQuietFor || quietFor) - el)));
+    };
+    // A frame or a mutation wakes the check; the task after it runs once the frame's own callbacks have.
+    const wake = (): void => {
+      if (!pending && !done) {
+        pending = true;
+        win.setTimeout(check, 0);
+      }
+    };
+    for (const s of sts) s.wake = wake;
+    win.clearTimeout(timer);
+    timer = win.setTimeout(check, quietFor);
+    // Without a time floor the frame that follows the change may already have run: look once now.
+    if (!(syncQuietFor > 0)) wake();
+  });
+}
+
+/** The quiet watcher as the page runtime calls it: install, poll, settle or late. */
+export function pageQuiet(win: ActWindow, arg: QuietArg): QuietPoll | Promise<unknown> | true | null {
+  const held = heldOf(win);
+  if (arg.op === "install") return install(win, held, Number(arg.id));
+  const ids = arg.ids || [];
+  const sts: Watcher[] = [];
+  for (const id of ids) {
+    const s = held[id];
+    if (s) sts.push(s);
+  }
+  if (!sts.length) return null;
+  // Any later call on these watchers cancels a pending linger.
+  for (const s of sts) s.linger = (s.linger || 0) + 1;
+  const w = watched(win, held, ids, sts);
+  if (arg.op === "late") return late(w, arg);
+  if (arg.op === "settle") return settle(w, arg);
+  const p = w.measure(Number(arg.after));
+  if (arg.finish) w.finish();
+  return reply(p);
+}

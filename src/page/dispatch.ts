@@ -1,0 +1,175 @@
+/**
+ * The page runtime itself: installed once per isolated world (= once per document and frame)
+ * by `install`, then called by name. A call is a list of steps run in order in one CDP round
+ * trip, so an action can resolve its ref, probe it and arm the quiet watcher at once, and read
+ * its evidence back in the same call as the snapshot that follows.
+ *
+ * Steps: `{ fn, arg, ref?, slot?, when? }`. Element scripts get `(win, el, arg)` with the ref's
+ * element (or the element an earlier call left in `slot`, or null); window scripts get
+ * `(win, arg)`. `when: { step }` runs a step only if that earlier quiet settle step reported
+ * the page settled.
+ * The runtime also names its document with a random token: refs carry it, so a ref used in
+ * another document is caught without asking the browser.
+ *
+ * The tables below are the names the broker calls by; as object keys they survive the
+ * bundle's minifier, and `PageFn` (their keys) types the broker's steps.
+ */
+import type { ActElement, ActWindow } from "./act-dom.ts";
+import { pageDrag } from "./act-drag.ts";
+import { editedElement, pageEdit } from "./act-edit.ts";
+import { pageAct } from "./act-probe.ts";
+import { pageQuiet } from "./act-settle.ts";
+import { pageScroll } from "./act-scroll.ts";
+import { pageSelect } from "./act-select.ts";
+import { pageUpload } from "./act-upload.ts";
+import { pageFind } from "./find-script.ts";
+import { pageFrameElement, pageHostElement } from "./inspect/compose.ts";
+import { listenedFresh, markListened } from "./listener-mark.ts";
+import { authField, focusedFrame, hitAt, openPopup, selectorRect, slotElement, viewState, waitSelector, waitText } from "./probes.ts";
+import { pageRead } from "./read-script.ts";
+import { pageResolveRef } from "./resolve-script.ts";
+import { pageSearch } from "./search-script.ts";
+import { snapshotMain } from "./snapshot/main.ts";
+import type { PageDocument, PageElement, PageWindow, RefRegistry, SnapshotOptions, SnapshotResult } from "./types.ts";
+
+/** The snapshot; with `ifMarked`, null unless this document's click-listener marks still hold (listener-mark.ts). */
+export function snapshot(win: PageWindow, opts?: SnapshotOptions & { ifMarked?: boolean }): SnapshotResult | null {
+  return opts?.ifMarked && !listenedFresh(win) ? null : snapshotMain(win, opts);
+}
+
+/** Scripts taking `(win, el, arg)`. */
+const ELEMENT = { act: pageAct, drag: pageDrag, edit: pageEdit, scroll: pageScroll, select: pageSelect, upload: pageUpload };
+
+/** Scripts taking `(win, arg)`. */
+const WINDOW = {
+  snapshot,
+  quiet: pageQuiet,
+  read: pageRead,
+  search: pageSearch,
+  find: pageFind,
+  waitText,
+  waitSelector,
+  hitAt,
+  viewState,
+  selectorRect,
+  authField,
+  openPopup,
+};
+
+/** The iframe element of a same-origin frame path ("1.2") of the latest snapshot. */
+export function framePath(win: PageWindow, path: string): PageElement | null {
+  const reg = Reflect.get(win, Symbol.for("browser-pilot.ref-registry.v1")) as RefRegistry | undefined;
+  return reg?.paths?.get(path) ?? null;
+}
+
+/** The element behind a ref, or null (for CDP calls that need the node itself). */
+export function refElement(win: PageWindow, ref: number): PageElement | null {
+  return pageResolveRef(win, ref).element;
+}
+
+/** Functions that answer with a page object (an element, the document), kept as a remote object. */
+const OBJECTS = {
+  frameElement: pageFrameElement,
+  hostElement: pageHostElement,
+  refElement,
+  framePath,
+  focusedFrame,
+  slotElement,
+  editedElement,
+  document: (win: PageWindow): PageDocument => win.document,
+};
+
+/** `ref` checks that the step's ref still resolves (its result: null, or why not) and stops the call if not. */
+export type PageFn = keyof typeof ELEMENT | keyof typeof WINDOW | "ref";
+export type PageObjectFn = keyof typeof OBJECTS;
+
+export interface PageStep {
+  fn: PageFn;
+  arg?: Record<string, unknown>;
+  ref?: number;
+  slot?: string;
+  when?: { step: number };
+}
+
+export interface PageCall {
+  steps: PageStep[];
+  doc?: string;
+}
+
+export interface PageReply {
+  /** This document's token. */
+  doc: string;
+  /** Set when the caller expected another document: no step ran. */
+  otherDocument?: true;
+  results: unknown[];
+}
+
+export interface Runtime {
+  run(call: PageCall): Promise<PageReply>;
+  object(fn: PageObjectFn, arg: unknown): unknown;
+  markListened(els: PageElement[]): number;
+}
+
+type Loose = (win: ActWindow, ...args: unknown[]) => unknown;
+
+function has<T extends object>(table: T, key: string): key is Extract<keyof T, string> {
+  return Object.prototype.hasOwnProperty.call(table, key);
+}
+
+/** A step held back for a settle step runs only once that step reported the page settled. */
+function settled(p: unknown): boolean {
+  return typeof p === "object" && p !== null && (p as { settled?: unknown }).settled === true;
+}
+
+/** Installs the runtime on our world's window under `key` (non-enumerable: the page never sees this world). */
+export function install(win: ActWindow, key: symbol): Runtime {
+  const token = (): string => {
+    const a = new Uint32Array(2);
+    win.crypto.getRandomValues(a);
+    return (a[0] ?? 0).toString(36) + (a[1] ?? 0).toString(36);
+  };
+  let doc = win.document, docToken = token();
+  const element = (step: PageStep): ActElement | null => {
+    if (typeof step.ref === "number") return pageResolveRef(win, step.ref).element as ActElement | null;
+    if (step.slot) return slotElement(win, step.slot);
+    return null;
+  };
+  const rt: Runtime = {
+    async run(call) {
+      if (doc !== win.document) {
+        doc = win.document;
+        docToken = token();
+      }
+      if (call.doc && call.doc !== docToken) return { doc: docToken, otherDocument: true, results: [] };
+      const out: unknown[] = [];
+      for (const st of call.steps) {
+        const arg = st.arg || {};
+        if (st.when && !settled(out[st.when.step])) {
+          out.push(null);
+          continue;
+        }
+        const fn = st.fn;
+        if (fn === "ref") {
+          // Resolves the step's ref; when it is gone, no later step runs.
+          const why = pageResolveRef(win, Number(st.ref)).reason;
+          out.push(why);
+          if (why) break;
+          continue;
+        }
+        if (has(ELEMENT, fn)) out.push(await (ELEMENT[fn] as Loose)(win, element(st), arg));
+        else if (has(WINDOW, fn)) out.push(await (WINDOW[fn] as Loose)(win, arg));
+        else throw new Error(`no page function ${String(fn)}`);
+      }
+      return { doc: docToken, results: out };
+    },
+    object(fn, arg) {
+      if (!has(OBJECTS, fn)) throw new Error(`no page function ${String(fn)}`);
+      return (OBJECTS[fn] as Loose)(win, arg);
+    },
+    markListened(els) {
+      return markListened(win, els);
+    },
+  };
+  Object.defineProperty(win, key, { value: rt, configurable: true, enumerable: false, writable: true });
+  return rt;
+}
