@@ -156,3 +156,26 @@ export function slotOf<T>(win: ActWindow, key: symbol): T | undefined {
 export function setSlot(win: ActWindow, key: symbol, value: unknown): void {
   Reflect.set(win, key, value);
 }
+
+/**
+ * The element that really has focus: down through open shadow roots and same-origin frames.
+ * Ends at an iframe whose document this world cannot reach; `opaque` says whether it did.
+ */
+export function deepFocus(win: ActWindow): { el: ActElement | null; opaque: boolean } {
+  let a = win.document.activeElement;
+  for (let i = 0; a && i < 64; i++) {
+    let inner: ActElement | null | undefined = null;
+    if (a.shadowRoot && a.shadowRoot.activeElement) inner = a.shadowRoot.activeElement;
+    else if (a.localName === "iframe" || a.localName === "frame") {
+      try {
+        inner = a.contentDocument?.activeElement;
+      } catch {
+        inner = null;
+      }
+      if (!inner) return { el: a, opaque: true };
+    }
+    if (!inner || inner === a) break;
+    a = inner;
+  }
+  return { el: a || null, opaque: false };
+}

@@ -18,7 +18,7 @@
  *  - "read": the target's length now and whether it holds what was expected.
  *  - "state": focus and control state of the focused element, for press effects.
  */
-import { composedContains, setSlot, slotOf, type ActElement, type ActSelection, type ActWindow } from "./act-dom.ts";
+import { composedContains, deepFocus, setSlot, slotOf, type ActElement, type ActSelection, type ActWindow } from "./act-dom.ts";
 
 export interface EditArg {
   op?: string;
@@ -50,21 +50,7 @@ const TEXTY = /^(text|search|email|url|tel|password|number|)$/;
 const VALUE_CONTROLS = /^(date|time|datetime-local|month|week|color|range)$/;
 
 function deepActive(win: ActWindow): ActElement | null {
-  let a = win.document.activeElement;
-  for (let i = 0; a && i < 64; i++) {
-    let inner: ActElement | null | undefined = null;
-    if (a.shadowRoot && a.shadowRoot.activeElement) inner = a.shadowRoot.activeElement;
-    else if (a.localName === "iframe" || a.localName === "frame") {
-      try {
-        inner = a.contentDocument?.activeElement;
-      } catch {
-        inner = null;
-      }
-    }
-    if (!inner || inner === a) break;
-    a = inner;
-  }
-  return a || null;
+  return deepFocus(win).el;
 }
 
 function classify(t: ActElement | null): Kind {

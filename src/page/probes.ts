@@ -3,7 +3,7 @@
  * `bp wait` looks for, the element under a point, the focused frame, viewport facts for
  * screenshots, whether a sign-in field shows (handoff), and a popup opened in a profile.
  */
-import { composedParent, type ActDocument, type ActElement, type ActNode, type ActWindow } from "./act-dom.ts";
+import { composedParent, deepFocus, type ActDocument, type ActElement, type ActNode, type ActWindow } from "./act-dom.ts";
 
 /** Members only some engines or element kinds have. */
 interface ProbeElement extends ActElement {
@@ -142,22 +142,8 @@ export function hitAt(win: ActWindow, p: { x: number; y: number }): { tagName: s
  * process), through open shadow roots and same-origin frames; null otherwise.
  */
 export function focusedFrame(win: ActWindow): ActElement | null {
-  let a = win.document.activeElement;
-  for (let i = 0; a && i < 64; i++) {
-    let inner: ActElement | null | undefined = null;
-    if (a.shadowRoot && a.shadowRoot.activeElement) inner = a.shadowRoot.activeElement;
-    else if (a.localName === "iframe" || a.localName === "frame") {
-      try {
-        inner = a.contentDocument?.activeElement;
-      } catch {
-        inner = null;
-      }
-      if (!inner) return a;
-    }
-    if (!inner || inner === a) return null;
-    a = inner;
-  }
-  return null;
+  const f = deepFocus(win);
+  return f.opaque ? f.el : null;
 }
 
 /** Opens a popup (with the user gesture the broker's call carries): a new tab in this page's profile. */
