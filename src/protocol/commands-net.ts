@@ -4,8 +4,9 @@ import { defineCommand, flag, limitArg, ok, optText, text } from "./define.ts";
 import { rule } from "./rules.ts";
 
 const pattern = text("URL pattern: '*' wildcards over the full URL, else a substring (case-insensitive)");
+/** Lean: the new rule's id, and its headers as parsed (secret values masked); the rest is what the agent sent. */
 const ruleResult = ok({
-  rule: v.object({ id: v.string(), type: v.picklist(["block", "mock", "headers"]), pattern: v.string(), status: v.optional(v.number()), bodySize: v.optional(v.number()), headers: v.optional(v.record(v.string(), v.string())) }),
+  rule: v.object({ id: v.string(), headers: v.optional(v.record(v.string(), v.string())) }),
   intercepting: v.optional(v.pipe(v.number(), v.description("Tabs of this agent whose requests now pass through the rules"))),
 });
 
@@ -34,7 +35,7 @@ export const cookies = defineCommand({
         sameSite: v.optional(v.string()),
       }),
     ),
-    total: v.number(),
+    total: v.optional(v.pipe(v.number(), v.description("Only when truncated: cookies found"))),
     truncated: v.optional(v.literal(true)),
   }),
   example: "bp cookies example.com --values",
@@ -56,7 +57,7 @@ export const auth = defineCommand({
     rule("user", "Give the user name: bp auth <user> --password-stdin.", (a) => !a.clear && a.user === undefined && a["password-stdin"]),
     rule("password", "Pass the password on stdin with --password-stdin; it never goes on the command line.", (a) => !a.clear && a.user !== undefined && !a["password-stdin"]),
   ),
-  result: ok({ auth: v.picklist(["set", "cleared"]), username: v.optional(v.string()), intercepting: v.optional(v.number()) }),
+  result: ok({ auth: v.picklist(["set", "cleared"]), intercepting: v.optional(v.number()) }),
   example: "printf '%s' \"$PASS\" | bp auth alice --password-stdin",
   runs: "broker",
   mutating: true,
@@ -64,7 +65,7 @@ export const auth = defineCommand({
 
 const requestSummary = v.object({
   id: v.pipe(v.number(), v.description("Request id for 'bp net show' and --after")),
-  method: v.string(),
+  method: v.optional(v.pipe(v.string(), v.description("HTTP method (absent: GET)"))),
   url: v.string(),
   type: v.string(),
   status: v.optional(v.number()),
@@ -90,8 +91,8 @@ export const net = defineCommand({
   }),
   result: ok({
     requests: v.array(requestSummary),
-    total: v.pipe(v.number(), v.description("Matching requests kept (before --limit)")),
-    truncated: v.boolean(),
+    total: v.optional(v.pipe(v.number(), v.description("Only when truncated: matching requests kept (before --limit)"))),
+    truncated: v.optional(v.literal(true)),
     gap: v.optional(v.pipe(v.literal(true), v.description("Requests after --after were dropped from the bounded journal"))),
     nextCursor: v.number(),
   }),
@@ -116,10 +117,10 @@ export const netShow = defineCommand({
       request: v.record(v.string(), v.unknown()),
       body: v.optional(v.string()),
       bodyEncoding: v.optional(v.literal("base64")),
-      bodyLength: v.optional(v.number()),
+      bodyLength: v.optional(v.pipe(v.number(), v.description("Only when the body is cut or base64: its full length (bytes for base64)"))),
       bodyTruncated: v.optional(v.literal(true)),
     }),
-    v.pipe(ok({ ...fileResult, id: v.number() }), v.description("With --save: the file result only")),
+    v.pipe(ok({ ...fileResult }), v.description("With --save: the file result only")),
   ]),
   example: "bp net show 12 --save body.json",
   runs: "broker",
@@ -250,7 +251,7 @@ export const download = defineCommand({
     file: optText("Output file (default: the download's own name in BROWSER_PILOT_OUTPUT_DIR or the working directory)"),
     force: forceArg,
   }),
-  result: ok({ ...fileResult, id: v.string() }),
+  result: ok({ ...fileResult, id: v.optional(v.pipe(v.string(), v.description("Only when not the id given (1 → dl1)"))) }),
   example: "bp download dl1 report.csv",
   runs: "broker",
 });

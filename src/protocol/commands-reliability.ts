@@ -103,9 +103,13 @@ export const wait = defineCommand({
     ),
   ),
   result: ok({
-    condition: v.picklist(["url", "text", "selector", "dialog", "popup", "download", "network-idle"]),
     elapsedMs: v.number(),
-    matched: v.record(v.string(), v.unknown()),
+    matched: v.optional(
+      v.pipe(
+        v.record(v.string(), v.unknown()),
+        v.description("What matched, beyond the condition itself: url, context, tagName, frame (absent: top document), visible:false (--attached), tab, dialog, download; absent for network-idle"),
+      ),
+    ),
   }),
   example: "bp wait --text 'Order placed' --timeout 15000",
   runs: "broker",

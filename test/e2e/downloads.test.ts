@@ -81,7 +81,7 @@ describe("downloads", () => {
     // The reply is the same document (a diff, or nothing changed), not a new page's elements.
     expect(r.json.elements).toBeUndefined();
     const w = await run(["wait", "--download", "--timeout", "15000"]);
-    expect(w.json).toMatchObject({ ok: true, condition: "download", matched: { download: { id: "dl1", state: "completed", sizeBytes: 14, mimeType: "text/csv" } } });
+    expect(w.json).toMatchObject({ ok: true, matched: { download: { id: "dl1", state: "completed", sizeBytes: 14, mimeType: "text/csv" } } });
     const list = await run(["downloads"]);
     expect((list.json.downloads as Download[])[0]).toMatchObject({ id: "dl1", fileName: "report.csv", state: "completed" });
     expect(typeof (list.json.downloads as Record<string, unknown>[])[0]?.expiresAt).toBe("string");

@@ -53,7 +53,8 @@ const downloadExport = defineHandler(commands.download)({
     const file = args.file;
     const dest = resolveOutputPath(file, safeFileName(d.fileName), place(ctx));
     const written = exportArtifact(store, item, dest, { noClobber: file === undefined, replace: args.force === true });
-    return withText(ctx, { ...written, id }, () => `✓ Download ${id} saved to ${written.file} (${written.sizeBytes} bytes)`);
+    // Lean: the id only when it is not the one the agent gave (a bare 1 is dl1).
+    return withText(ctx, { ...written, ...(id !== given ? { id } : {}) }, () => `✓ Download ${id} saved to ${written.file} (${written.sizeBytes} bytes)`);
   },
 });
 

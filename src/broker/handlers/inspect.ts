@@ -14,6 +14,7 @@
 import type { CdpSession } from "../../cdp/session.ts";
 import { escapeLine, quote } from "../../page/format.ts";
 import type { FindResult, LocateResult } from "../../page/find-script.ts";
+import { leanElement, leanMatch } from "../inspect/lean.ts";
 import { type Descend, mergeFind, mergeRead, mergeSearch } from "../inspect/merge.ts";
 import type { FramePlaceholder, MatchPlace } from "../../page/inspect/tree.ts";
 import type { InspectError, ReadResult } from "../../page/read-script.ts";
@@ -62,8 +63,8 @@ interface Walk {
 }
 
 /** Runs `fn` on the agent's selected frame (or the top document), holding the tab. */
-async function inTab<T>(ctx: CallContext, fn: (walk: Walk, root: Frame) => Promise<T>): Promise<{ tab: string; value: T; skipped: boolean }> {
-  const { browser, agent, rec, id } = selectedTab(ctx);
+async function inTab<T>(ctx: CallContext, fn: (walk: Walk, root: Frame) => Promise<T>): Promise<{ value: T; skipped: boolean }> {
+  const { browser, agent, rec } = selectedTab(ctx);
   return ctx.broker.exclusive(rec.targetId, async () => {
     const session = await browser.session(rec);
     await frameSessions(rec, session).ensure();
@@ -85,7 +86,7 @@ async function inTab<T>(ctx: CallContext, fn: (walk: Walk, root: Frame) => Promi
     const value = await fn(walk, { session: root.session, frameId: root.frameId, offset: root.offset, depth: 0 });
     // A frame tree that failed fails the command, as when it was asked first.
     await tree;
-    return { tab: id, value, skipped: walk.skipped };
+    return { value, skipped: walk.skipped };
   });
 }
 
@@ -253,10 +254,16 @@ const search = defineHandler(commands.search)({
       ...(selector ? { selector } : {}),
     };
     if (!input.query.trim()) throw new BpError("invalid_argument", "Query is empty.", { context: { field: "query" } });
-    const { tab, value, skipped } = await inTab(ctx, (walk, root) => searchIn(walk, root, input));
+    const { value, skipped } = await inTab(ctx, (walk, root) => searchIn(walk, root, input));
     const r = check("error" in value || value.scoped ? value : { error: "no_match", message: "Selector did not match." }, selector ?? "");
     r.truncated ||= skipped;
-    const out: ReplyOf<typeof commands.search.result> = { tab, title: boundTitle(r.title), url: boundUrl(r.url), totalMatches: r.totalMatches, matches: r.matches, truncated: r.truncated };
+    // Lean (src/broker/inspect/lean.ts): no tab id (the agent selected it); the count and the flag only when the list was cut.
+    const out: ReplyOf<typeof commands.search.result> = {
+      title: boundTitle(r.title),
+      url: boundUrl(r.url),
+      matches: r.matches.map((m) => leanMatch(m, query)),
+      ...(r.truncated ? { totalMatches: r.totalMatches, truncated: true as const } : {}),
+    };
     if (ctx.req.mode === "human") {
       const lines = [`${r.totalMatches} match${r.totalMatches === 1 ? "" : "es"} for ${quote(input.query, 200)} in ${escapeLine(r.url, 300)}`];
       for (const m of r.matches) {
@@ -274,10 +281,11 @@ const find = defineHandler(commands.find)({
     const selector = args.selector;
     const attributes = splitAttributes(args.attributes ?? FIND_DEFAULT_ATTRIBUTES).slice(0, 20);
     const input = { selector, limit: clampInt(args.limit, 20, 200), attributes, shadow: args.shadow !== false };
-    const { tab, value, skipped } = await inTab(ctx, (walk, root) => findIn(walk, root, input));
+    const { value, skipped } = await inTab(ctx, (walk, root) => findIn(walk, root, input));
     const r = check(value, selector);
     r.truncated ||= skipped;
-    const out: ReplyOf<typeof commands.find.result> = { tab, elements: r.elements, total: r.total, truncated: r.truncated };
+    // Lean (src/broker/inspect/lean.ts): no tab id; the count and the flag only when the list was cut.
+    const out: ReplyOf<typeof commands.find.result> = { elements: r.elements.map(leanElement), ...(r.truncated ? { total: r.total, truncated: true as const } : {}) };
     if (ctx.req.mode === "human") {
       const lines = r.elements.map((e) => {
         let line = `[${e.index}] <${escapeLine(e.tagName, 40)}> ${escapeLine(e.role, 40)}`;

@@ -51,7 +51,8 @@ const cookies = defineHandler(commands.cookies)({
       ...(c.secure ? { secure: true } : {}),
       ...(c.sameSite ? { sameSite: c.sameSite } : {}),
     }));
-    const out: Cookies = { cookies: shown, total: list.length, ...(list.length > limit ? { truncated: true } : {}) };
+    // Lean: the list is the answer (even when empty); the count only when it was cut.
+    const out: Cookies = { cookies: shown, ...(list.length > limit ? { total: list.length, truncated: true as const } : {}) };
     return withText(ctx, out, () =>
       shown.length === 0
         ? "No cookies."
@@ -79,7 +80,8 @@ const auth = defineHandler(commands.auth)({
     netFor(key).auth = { username, password };
     await coverControlledTabs(ctx.broker.browser, key);
     const n = interceptingTabs(ctx.broker.browser, key);
-    return withText(ctx, { auth: "set", username, ...(n > 0 ? { intercepting: n } : {}) }, () => `✓ HTTP credentials set for ${username} (this agent's tabs only)`);
+    // Lean: no user name (the agent gave it).
+    return withText(ctx, { auth: "set", ...(n > 0 ? { intercepting: n } : {}) }, () => `✓ HTTP credentials set for ${username} (this agent's tabs only)`);
   },
 });
 

@@ -28,10 +28,11 @@ const place = (ctx: CallContext) => ({ cwd: ctx.req.cwd, outputDir: ctx.req.outp
 
 type RequestSummary = ReplyOf<typeof commands.net.result>["requests"][number];
 
+/** Lean: no method for a GET (nearly every request), no count or flag unless the list was cut. */
 function summary(e: NetEntry): RequestSummary {
   return {
     id: e.id,
-    method: e.method,
+    ...(e.method !== "GET" ? { method: e.method } : {}),
     url: e.url,
     type: e.type,
     ...(e.status !== undefined ? { status: e.status } : {}),
@@ -56,7 +57,12 @@ const netList = defineHandler(commands.net)({
       ...(args.after !== undefined ? { after: args.after } : {}),
     };
     const r = netFor(ctx.req.clientKey).journal.query(q);
-    const out: ReplyOf<typeof commands.net.result> = { requests: r.entries.map(summary), total: r.total, truncated: r.truncated, ...(r.gap ? { gap: true } : {}), nextCursor: r.nextCursor ?? 0 };
+    const out: ReplyOf<typeof commands.net.result> = {
+      requests: r.entries.map(summary),
+      ...(r.truncated ? { total: r.total, truncated: true as const } : {}),
+      ...(r.gap ? { gap: true as const } : {}),
+      nextCursor: r.nextCursor ?? 0,
+    };
     return withText(ctx, out, () => {
       const lines = r.entries.map((e) => `${String(e.id).padStart(4)} ${e.method.padEnd(6)} ${String(e.status ?? e.error ?? "…").padEnd(6)} ${e.type.padEnd(10)} ${e.durationMs !== undefined ? `${e.durationMs}ms`.padStart(7) : "".padStart(7)} ${e.url}`);
       if (r.gap) lines.unshift("(older requests after your cursor were dropped from the journal)");
@@ -102,7 +108,7 @@ const netShow = defineHandler(commands.netShow)({
       // Saving answers with the file result only: the body is in the file, not the reply.
       const bytes = body.base64Encoded ? Buffer.from(body.body, "base64") : Buffer.from(body.body, "utf8");
       const written = storeAndExport(storeFor(ctx.broker.paths.home), ctx.req.clientKey, "body", bytes, e.mimeType ?? "application/octet-stream", dest, { replace: args.force === true });
-      return withText(ctx, { ...written, id }, () => `✓ Body of request ${id} saved to ${written.file} (${written.sizeBytes} bytes)`);
+      return withText(ctx, written, () => `✓ Body of request ${id} saved to ${written.file} (${written.sizeBytes} bytes)`);
     } else {
       const bytes = body.base64Encoded ? Buffer.from(body.body, "base64") : Buffer.from(body.body, "utf8");
       const limit = args.limit;
@@ -110,7 +116,8 @@ const netShow = defineHandler(commands.netShow)({
       const shown = body.body;
       out.body = shown.length > limit ? shown.slice(0, limit) : shown;
       if (!textual) out.bodyEncoding = "base64";
-      out.bodyLength = textual ? body.body.length : bytes.length;
+      // Lean: the length only when the body shown is not all of it, or is base64 (bytes, not characters).
+      if (!textual || shown.length > limit) out.bodyLength = textual ? body.body.length : bytes.length;
       if (shown.length > limit) out.bodyTruncated = true;
     }
     return withText(ctx, out, () => {
@@ -161,7 +168,9 @@ async function addRule(ctx: CallContext, make: (id: string, seq: number) => Rule
   s.rules.push(rule);
   await coverControlledTabs(ctx.broker.browser, ctx.req.clientKey);
   const n = interceptingTabs(ctx.broker.browser, ctx.req.clientKey);
-  return withText(ctx, { rule: publicRuleShown(rule), ...(n > 0 ? { intercepting: n } : {}) }, () => `✓ Rule ${rule.id}: ${rule.type} ${rule.pattern}`);
+  // Lean: the rule's id, and the headers as they were parsed (joined arguments split on "Name:"); the type, pattern, status and body are what the agent sent.
+  const { headers } = publicRuleShown(rule);
+  return withText(ctx, { rule: { id: rule.id, ...(headers && Object.keys(headers).length > 0 ? { headers } : {}) }, ...(n > 0 ? { intercepting: n } : {}) }, () => `✓ Rule ${rule.id}: ${rule.type} ${rule.pattern}`);
 }
 
 /** Header values of secret-bearing headers are never echoed back. */

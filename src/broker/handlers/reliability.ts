@@ -82,8 +82,9 @@ function condition(a: ArgsOf<typeof commands.wait>): WaitCondition {
 
 const waitHandler = defineHandler(commands.wait)({
   async run(ctx, args) {
-    const out = await runWait(ctx, condition(args), args.interval);
-    if (ctx.req.mode === "human") out.text = `✓ ${String(out.condition)} after ${String(out.elapsedMs)} ms  ${JSON.stringify(out.matched)}`;
+    const cond = condition(args);
+    const out = await runWait(ctx, cond, args.interval);
+    if (ctx.req.mode === "human") return { ...out, text: `✓ ${cond.kind} after ${out.elapsedMs} ms${out.matched ? `  ${JSON.stringify(out.matched)}` : ""}` };
     return out;
   },
 });

@@ -75,8 +75,9 @@ export type PublicRule = { id: string; type: Rule["type"]; pattern: string; stat
 export function publicRule(r: Rule): PublicRule {
   const out: PublicRule = { id: r.id, type: r.type, pattern: r.pattern };
   if (r.type === "mock") {
-    out.status = r.status;
-    out.bodySize = r.body.length;
+    // Lean: the status only when not 200, the body size only when there is a body.
+    if (r.status !== 200) out.status = r.status;
+    if (r.body.length > 0) out.bodySize = r.body.length;
     if (Object.keys(r.headers).length > 0) out.headers = r.headers;
   }
   if (r.type === "headers") out.headers = r.headers;

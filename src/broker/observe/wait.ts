@@ -67,7 +67,12 @@ class Waker {
   }
 }
 
-export async function runWait(ctx: CallContext, cond: WaitCondition, intervalMs: number): Promise<{ condition: WaitCondition["kind"]; elapsedMs: number; matched: Record<string, unknown>; text?: string }> {
+/**
+ * Lean: the reply does not name the condition (the agent gave it), and `matched` holds only what
+ * the agent did not know: no frame 0 (the top document), no visible:true (the default
+ * condition), nothing for network-idle (its numbers are the condition itself).
+ */
+export async function runWait(ctx: CallContext, cond: WaitCondition, intervalMs: number): Promise<{ elapsedMs: number; matched?: Record<string, unknown> }> {
   const started = Date.now();
   const browser = ctx.broker.requireBrowser();
   const agent = ctx.agent();
@@ -114,7 +119,7 @@ export async function runWait(ctx: CallContext, cond: WaitCondition, intervalMs:
     case "network-idle": {
       const rec = (sel as Selected).rec;
       const idle = await watchNetwork(session as CdpSession, waker, offs, inFlightAtStart(agent.key, rec.targetId));
-      check = async () => (idle() ? { inFlight: 0, quietMs: NETWORK_IDLE_MS } : undefined);
+      check = async () => (idle() ? {} : undefined);
       break;
     }
   }
@@ -141,7 +146,7 @@ export async function runWait(ctx: CallContext, cond: WaitCondition, intervalMs:
       pending.catch(() => undefined);
       const matched = await Promise.race([pending, ended]);
       if (matched === "ended") throw timedOut();
-      if (matched) return { condition: cond.kind, elapsedMs: Date.now() - started, matched };
+      if (matched) return { elapsedMs: Date.now() - started, ...(Object.keys(matched).length > 0 ? { matched } : {}) };
       const left = end - Date.now();
       if (left <= 0) throw timedOut();
       await waker.sleep(Math.min(intervalMs, left), ctx.signal);
@@ -162,7 +167,10 @@ async function searchFrames(sel: Selected, session: CdpSession, fn: "waitText" |
       .then((r) => r.results[0] as Matched | null)
       .catch(() => null);
     if (hit && hit.invalid === true) throw invalidArgument("selector", `Not a valid CSS selector: ${String(arg.css)}`);
-    if (hit) return { frame: index, ...hit };
+    if (hit) {
+      const { visible, ...rest } = hit;
+      return { ...(index > 0 ? { frame: index } : {}), ...rest, ...(visible === false ? { visible } : {}) };
+    }
   }
   return undefined;
 }
