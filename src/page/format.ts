@@ -165,6 +165,18 @@ export interface CompactJsonOptions {
 
 type Json = string | number | boolean | Json[] | { [key: string]: Json };
 
+/** A snapshot as JSON (compactSnapshotJson): each field only when it says something. */
+export interface CompactSnapshot {
+  title: string;
+  url: string;
+  page?: { [key: string]: number };
+  elements?: { [key: string]: Json }[];
+  total?: number;
+  truncated?: true;
+  truncationReasons?: string[];
+  hints?: { [key: string]: Json }[];
+}
+
 /**
  * Short keys: r ref, t role, n name, v value, vl value length (sensitive fields), s states,
  * f frame path, b box, o 1 when outside the viewport, via "label". Folds: {fold: count, r: first
@@ -243,8 +255,8 @@ export function compactPage(g: PageGeometry): { [key: string]: number } | undefi
  * Lean: no empty lists, no defaults. The count of candidates and the truncation fields appear
  * only when the list was cut short (otherwise the list itself is the count).
  */
-export function compactSnapshotJson(result: SnapshotResult, options: CompactJsonOptions = {}): { [key: string]: Json } {
-  const out: { [key: string]: Json } = { title: result.title, url: result.url };
+export function compactSnapshotJson(result: SnapshotResult, options: CompactJsonOptions = {}): CompactSnapshot {
+  const out: CompactSnapshot = { title: result.title, url: result.url };
   const page = compactPage(result.page);
   if (page) out.page = page;
   if (result.elements.length) out.elements = result.elements.map((e) => compactEntry(e, options));

@@ -1,23 +1,31 @@
 import * as v from "valibot";
 import { defineCommand, flag, limitArg, ok, optText, text } from "./define.ts";
+import { clickEvidence, dialogEvidence, dragEvidence, hoverEvidence, keyboardEvidence, pressEvidence, scrollEvidence, selectEvidence, typeEvidence, uploadEvidence } from "./evidence.ts";
+import { actionDiff, diffFallback, observation } from "./observation.ts";
 import { rule } from "./rules.ts";
 
 const refArg = (description: string) => v.pipe(v.number(), v.integer(), v.minValue(1), v.description(description));
-const evidence = v.record(v.string(), v.unknown());
-export const actionResult = ok({
-  evidence,
-  tab: v.optional(v.string()),
-  title: v.optional(v.string()),
-  url: v.optional(v.string()),
-  elements: v.optional(v.array(v.record(v.string(), v.unknown()))),
-  diff: v.optional(v.record(v.string(), v.unknown())),
-  hint: v.optional(v.string()),
-  hints: v.optional(v.array(v.record(v.string(), v.unknown()))),
-  truncated: v.optional(v.literal(true)),
-  truncationReasons: v.optional(v.array(v.string())),
-  urlTruncated: v.optional(v.literal(true)),
-  text: v.optional(v.string()),
-});
+/**
+ * An action's reply: its evidence, then what the page did (the diff since the agent's last
+ * observation, or the new document's observation after a navigation, or with --full the whole
+ * one), lean like a snapshot's but with nothing unchanged (no page geometry or counts).
+ */
+const actionResult = <E extends v.GenericSchema>(evidence: E) =>
+  ok({
+    evidence,
+    tab: v.optional(v.string()),
+    title: observation.title,
+    url: observation.url,
+    elements: observation.elements,
+    diff: v.optional(actionDiff),
+    diffFallback,
+    hint: observation.hint,
+    hints: observation.hints,
+    truncated: observation.truncated,
+    truncationReasons: observation.truncationReasons,
+    urlTruncated: observation.urlTruncated,
+    text: v.optional(v.string()),
+  });
 export const observeFlags = {
   limit: limitArg(50, 10_000),
   full: flag("Return the whole observation instead of what changed"),
@@ -40,7 +48,7 @@ export const click = defineCommand({
     rule("ref", "Give exactly one of a ref or --xy.", (a) => (a.ref === undefined) === (a.xy === undefined)),
     rule("button", "--double and --right cannot be combined.", (a) => a.double && a.right),
   ),
-  result: actionResult,
+  result: actionResult(clickEvidence),
   example: "bp click 12",
   runs: "broker",
   mutating: true,
@@ -74,13 +82,8 @@ export const dialog = defineCommand({
   result: ok({
     id: v.string(),
     action: v.picklist(["accept", "dismiss"]),
-    evidence: v.optional(evidence),
-    tab: v.optional(v.string()),
-    title: v.optional(v.string()),
-    url: v.optional(v.string()),
-    elements: v.optional(v.array(v.record(v.string(), v.unknown()))),
-    diff: v.optional(v.record(v.string(), v.unknown())),
-    hint: v.optional(v.string()),
+    ...actionResult(dialogEvidence).entries,
+    evidence: v.optional(dialogEvidence),
   }),
   example: "bp dialog d1 --accept",
   runs: "broker",
@@ -103,7 +106,7 @@ export const type = defineCommand({
     submit: flag("Press Enter after typing"),
     ...observing,
   }),
-  result: actionResult,
+  result: actionResult(typeEvidence),
   example: 'bp type 4 "alice@example.com" --clear',
   runs: "broker",
   mutating: true,
@@ -123,7 +126,7 @@ export const keyboard = defineCommand({
     delay: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1000), v.description("Pause between keys in ms (0-1000)"))),
     ...observing,
   }),
-  result: actionResult,
+  result: actionResult(keyboardEvidence),
   example: 'bp keyboard "Hello" --delay 20',
   runs: "broker",
   mutating: true,
@@ -136,7 +139,7 @@ export const press = defineCommand({
   positionals: ["key"],
   aliases: { l: "limit" },
   args: v.object({ key: text("Key, optionally with modifiers joined by + (Control/Ctrl, Shift, Alt, Meta/Cmd)"), ...observing }),
-  result: actionResult,
+  result: actionResult(pressEvidence),
   example: "bp press Control+a",
   runs: "broker",
   mutating: true,
@@ -170,7 +173,7 @@ export const scroll = defineCommand({
     rule("amount", "--amount goes with a direction.", (a) => a.amount !== undefined && a.direction === undefined),
     rule("to-text", "--to-text needs some text.", (a) => a["to-text"] !== undefined && a["to-text"].trim() === ""),
   ),
-  result: actionResult,
+  result: actionResult(scrollEvidence),
   example: "bp scroll down --amount 2",
   runs: "broker",
   mutating: true,
@@ -205,7 +208,7 @@ export const select = defineCommand({
     }),
     rule("option", "With --by index the option is a number from 'bp dropdown'.", (a) => a.by === "index" && !/^\s*\d+\s*$/.test(a.option)),
   ),
-  result: actionResult,
+  result: actionResult(selectEvidence),
   example: 'bp select 7 "Canada"',
   runs: "broker",
   mutating: true,
@@ -219,7 +222,7 @@ export const upload = defineCommand({
   localPaths: ["file"],
   aliases: { l: "limit" },
   args: v.object({ ref: refArg("Element ref of a file input (or its label or drop zone)"), file: text("Path of the file to upload"), ...observing }),
-  result: actionResult,
+  result: actionResult(uploadEvidence),
   example: "bp upload 9 ./resume.pdf",
   runs: "broker",
   mutating: true,
@@ -232,7 +235,7 @@ export const hover = defineCommand({
   positionals: ["ref"],
   aliases: { l: "limit" },
   args: v.object({ ref: refArg("Element ref to hover"), ...observing }),
-  result: actionResult,
+  result: actionResult(hoverEvidence),
   example: "bp hover 5",
   runs: "broker",
   mutating: true,
@@ -245,7 +248,7 @@ export const drag = defineCommand({
   positionals: ["from", "to"],
   aliases: { l: "limit" },
   args: v.object({ from: refArg("Element ref to drag"), to: refArg("Element ref to drop onto"), ...observing }),
-  result: actionResult,
+  result: actionResult(dragEvidence),
   example: "bp drag 3 8",
   runs: "broker",
   mutating: true,

@@ -216,7 +216,8 @@ export const netClear = defineCommand({
   mutating: true,
 });
 
-const downloadItem = v.object({
+/** A download as the agent sees it (`bp downloads`, and an action's evidence when it started one). */
+export const downloadItem = v.object({
   id: v.string(),
   fileName: v.string(),
   state: v.picklist(["in_progress", "completed", "failed", "canceled"]),

@@ -1,20 +1,6 @@
 import * as v from "valibot";
 import { defineCommand, flag, limitArg, ok } from "./define.ts";
-
-const entry = v.record(v.string(), v.unknown());
-/** Lean: no empty lists, no defaults; `total` and the truncation fields only when the list was cut. */
-const observation = {
-  title: v.optional(v.pipe(v.string(), v.description("Absent with --diff (a new title is in the diff)"))),
-  url: v.optional(v.pipe(v.string(), v.description("Absent with --diff (a new url is in the diff)"))),
-  urlTruncated: v.optional(v.literal(true)),
-  page: v.optional(v.pipe(v.record(v.string(), v.number()), v.description("Only for a page that scrolls: per scrolling axis vw/dw, vh/dh, and sx/sy when not 0"))),
-  elements: v.optional(v.array(entry)),
-  total: v.optional(v.pipe(v.number(), v.description("Only when truncated: candidates found"))),
-  truncated: v.optional(v.literal(true)),
-  truncationReasons: v.optional(v.array(v.string())),
-  hints: v.optional(v.array(entry)),
-  hint: v.optional(v.string()),
-};
+import { diff, diffFallback, observation } from "./observation.ts";
 
 export const snapshot = defineCommand({
   name: "snapshot",
@@ -30,17 +16,8 @@ export const snapshot = defineCommand({
   }),
   result: ok({
     ...observation,
-    diff: v.optional(
-      v.object({
-        added: v.optional(v.array(entry)),
-        removed: v.optional(v.array(v.number())),
-        changed: v.optional(v.array(entry)),
-        unchanged: v.number(),
-        title: v.optional(v.string()),
-        url: v.optional(v.string()),
-      }),
-    ),
-    diffFallback: v.optional(v.string()),
+    diff: v.optional(diff),
+    diffFallback,
   }),
   example: "bp snapshot --limit 200",
   runs: "broker",

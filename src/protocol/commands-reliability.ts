@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { defineCommand, flag, ok, optText } from "./define.ts";
+import { defineCommand, flag, ok, optText, remediationSchema } from "./define.ts";
 import { rule } from "./rules.ts";
 
 export const COMMAND_STATUSES = ["accepted", "dispatched", "completed", "unknown_outcome", "cancelled", "expired"] as const;
@@ -21,18 +21,20 @@ export const commandSchema = v.object({
   requestId: v.optional(v.string()),
 });
 
-const errorSchema = v.object({
+/** A stored error reply, without its `ok` (the error shape every failed call answers with). */
+export const storedErrorSchema = v.object({
   error: v.string(),
   code: v.string(),
   retryable: v.boolean(),
   hint: v.optional(v.string()),
   context: v.optional(v.record(v.string(), v.unknown())),
+  remediation: v.optional(remediationSchema),
 });
 
 const commandResult = ok({
   command: commandSchema,
   result: v.optional(v.record(v.string(), v.unknown())),
-  error: v.optional(errorSchema),
+  error: v.optional(storedErrorSchema),
   resultDropped: v.optional(v.pipe(v.boolean(), v.description("The reply was too large to keep"))),
 });
 

@@ -7,6 +7,7 @@ import { makeBpEnv } from "../support/bp.ts";
 import { startFixtureServer } from "../support/fixture-server.ts";
 import { resultViolations } from "../support/result-check.ts";
 import { findCommand, matchCommandName } from "../../src/protocol/table.ts";
+import { BpError } from "../../src/shared/errors.ts";
 
 requireChromium();
 const site = startFixtureServer();
@@ -77,4 +78,19 @@ test("the check itself catches a field the schema does not name, a wrong type an
   const tabs = await findCommand("tabs");
   expect(resultViolations(tabs?.result ?? ({} as never), { ok: true, tabs: "t1" })).toEqual(["$.tabs: array expected"]);
   expect(resultViolations(tabs?.result ?? ({} as never), {}).length).toBeGreaterThan(0);
+});
+
+test("a stored error reply, remediation included, matches what command and cancel publish", async () => {
+  const { ok: _ok, ...error } = new BpError("browser_disconnected", "No browser is connected.", {
+    retryable: true,
+    hint: "Run 'bp connect' first.",
+    context: { reason: "connection_lost" },
+    remediation: { code: "connect_browser", message: "Run 'bp connect'.", actionRequired: true },
+  }).toJSON();
+  const stamp = new Date(0).toISOString();
+  const reply = { ok: true, command: { id: "c0123456789ab", method: "snapshot", mutating: false, status: "completed", acceptedAt: stamp, deadlineAt: stamp }, error };
+  for (const name of ["command", "cancel"]) {
+    const def = await findCommand(name);
+    expect(resultViolations(def?.result ?? ({} as never), reply)).toEqual([]);
+  }
 });

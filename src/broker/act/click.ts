@@ -1,7 +1,8 @@
 import { click as command } from "../../protocol/commands-actions.ts";
 import { invalidArgument } from "../../shared/errors.ts";
 import type { CdpSession } from "../../cdp/session.ts";
-import type { ArgsOf } from "../context/handler.ts";
+import type { ClickEvidence, EvidenceElement } from "../../protocol/evidence.ts";
+import { exactly, type ArgsOf } from "../context/handler.ts";
 import type { Selected } from "../context/tabs.ts";
 import { callPage } from "../world.ts";
 import { clickStatus, pageEffects, stateEffects } from "./evidence.ts";
@@ -13,7 +14,7 @@ interface Clicked {
   y: number;
   probe: Probe | undefined;
   /** What a coordinate click landed on. */
-  hit: Record<string, unknown> | undefined;
+  hit: EvidenceElement | undefined;
 }
 
 /**
@@ -41,7 +42,7 @@ export const click = defineAction<typeof command, ArgsOf<typeof command>, Clicke
     const afterState = after as ElementState | undefined;
     const effects = [...stateEffects(before, afterState), ...pageEffects(watch.effects)];
     const verdict = target ? clickStatus(before?.kind, effects) : { status: effects.length > 0 ? ("verified" as const) : ("unavailable" as const), reason: "coordinate_target" };
-    return {
+    return exactly<ClickEvidence>()({
       action: "click",
       ...verdict,
       kind: target ? (before?.kind ?? "other") : "coordinates",
@@ -50,12 +51,12 @@ export const click = defineAction<typeof command, ArgsOf<typeof command>, Clicke
       point: { x: Math.round(x), y: Math.round(y) },
       ...(afterState?.checked !== undefined ? { checked: afterState.checked } : {}),
       ...(afterState?.focused !== undefined ? { focused: afterState.focused } : {}),
-    };
+    });
   },
 });
 
 /** The element at a viewport point of the main frame, with its ref when the agent was shown it there. */
-async function pointTarget(sel: Selected, top: CdpSession, x: number, y: number): Promise<Record<string, unknown> | undefined> {
+async function pointTarget(sel: Selected, top: CdpSession, x: number, y: number): Promise<EvidenceElement | undefined> {
   const mainFrame = sel.rec.targetId;
   const hit = await callPage(top, mainFrame, [{ fn: "hitAt", arg: { x, y } }])
     .then((r) => r.results[0] as { tagName: string; id?: string; role?: string; name?: string; ref?: number } | null)

@@ -1,6 +1,6 @@
 import { dialog as command } from "../../protocol/commands-actions.ts";
 import { BpError } from "../../shared/errors.ts";
-import type { ArgsOf } from "../context/handler.ts";
+import { exactly, type ArgsOf, type ReplyOf } from "../context/handler.ts";
 import { resolveTab, takeControl } from "../context/tabs.ts";
 import type { CallContext } from "../context/types.ts";
 import { pageEffects } from "./evidence.ts";
@@ -43,10 +43,9 @@ export const answerDialog = defineAction<typeof command, ArgsOf<typeof command>,
   settled: true,
   evidence: ({ args, watch }, type) => ({ action: "dialog", status: "verified", kind: type, answer: args.accept ? "accept" : "dismiss", effects: pageEffects(watch.effects) }),
   shape(out, { args }) {
-    const diff = out.diff as { added?: unknown[]; removed?: unknown[]; changed?: unknown[] } | undefined;
-    const ev = out.evidence as { effects?: string[] } | undefined;
+    const { diff, evidence: ev } = out;
     const changed = (diff?.added?.length ?? 0) > 0 || (diff?.removed?.length ?? 0) > 0 || (diff?.changed?.length ?? 0) > 0;
-    if (ev && changed && !(ev.effects ?? []).includes("dom_changed")) ev.effects = [...(ev.effects ?? []), "dom_changed"];
-    return { id: args.id, action: args.accept ? "accept" : "dismiss", ...out };
+    if (changed && !(ev.effects ?? []).includes("dom_changed")) ev.effects = [...(ev.effects ?? []), "dom_changed"];
+    return exactly<ReplyOf<typeof command.result>>()({ id: args.id, action: args.accept ? "accept" : "dismiss", ...out });
   },
 });

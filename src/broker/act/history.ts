@@ -1,13 +1,15 @@
 import { boundTitle, boundUrl } from "../../shared/page-strings.ts";
 import { selectedTab } from "../context/tabs.ts";
 import { runAndWait } from "../navigate.ts";
-import type { CommandDef } from "../../protocol/define.ts";
 import { back as backCommand, forward as forwardCommand, reload as reloadCommand } from "../../protocol/commands-tabs.ts";
+import type { ReplyOf } from "../context/handler.ts";
 import { defineAction } from "./pipeline.ts";
 
 /** `bp back`, `bp forward`, `bp reload`: a history step (or reload), answered once the page loaded. */
-function historyAction(command: CommandDef, delta: -1 | 0 | 1) {
-  return defineAction<CommandDef, void, Record<string, unknown>>(command, {
+type HistoryCommand = typeof backCommand | typeof forwardCommand | typeof reloadCommand;
+
+function historyAction(command: HistoryCommand, delta: -1 | 0 | 1) {
+  return defineAction<HistoryCommand, void, ReplyOf<HistoryCommand["result"]>>(command, {
     // Navigation is the effect: the reply names where the tab went.
     watch: false,
     args: () => undefined,

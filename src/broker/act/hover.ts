@@ -2,7 +2,8 @@ import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../../cdp/session.ts";
 import { drag as dragCommand, hover as hoverCommand } from "../../protocol/commands-actions.ts";
 import { BpError } from "../../shared/errors.ts";
-import type { ArgsOf } from "../context/handler.ts";
+import type { DragEvidence, HoverEvidence } from "../../protocol/evidence.ts";
+import { exactly, type ArgsOf } from "../context/handler.ts";
 import { resolveRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { evidenceStatus, pageEffects, stateEffects } from "./evidence.ts";
 import { callInFrame, frameOfRef } from "./frame-call.ts";
@@ -28,7 +29,7 @@ export const hover = defineAction<typeof hoverCommand, ArgsOf<typeof hoverComman
   evidence({ watch }, probe, [after, hovered]) {
     const effects = [...stateEffects(probe.state, after as ElementState | undefined), ...pageEffects(watch.effects)];
     const verdict = hovered === true ? { status: "verified" as const } : evidenceStatus(effects);
-    return { action: "hover", ...verdict, hovered: hovered === true, effects, target: probe.target, point: { x: Math.round(probe.x), y: Math.round(probe.y) } };
+    return exactly<HoverEvidence>()({ action: "hover", ...verdict, hovered: hovered === true, effects, target: probe.target, point: { x: Math.round(probe.x), y: Math.round(probe.y) } });
   },
 });
 
@@ -60,7 +61,7 @@ const DRAG_STEPS = 8;
  * page starts an HTML5 drag, Chrome's drag is intercepted and replayed as drag events (a
  * synthetic pointer cannot drive the OS drag loop), ending with a drop on the target.
  */
-export const drag = defineAction<typeof dragCommand, ArgsOf<typeof dragCommand>, Record<string, unknown>>(dragCommand, {
+export const drag = defineAction<typeof dragCommand, ArgsOf<typeof dragCommand>, DragEvidence>(dragCommand, {
   args: (a) => a,
   observe: (a) => ({ limit: a.limit, full: a.full }),
   async dispatch({ ctx, sel, args, top, watch }) {
@@ -80,7 +81,7 @@ export const drag = defineAction<typeof dragCommand, ArgsOf<typeof dragCommand>,
       await top.send("Input.setInterceptDrags", { enabled: false }).catch(() => undefined);
     }
     const effects = pageEffects(watch.effects);
-    return {
+    return exactly<DragEvidence>()({
       action: "drag",
       ...evidenceStatus(effects),
       kind: html5 ? "html5" : "pointer",
@@ -88,7 +89,7 @@ export const drag = defineAction<typeof dragCommand, ArgsOf<typeof dragCommand>,
       from: a.target,
       to: b.target,
       points: [{ x: Math.round(a.x), y: Math.round(a.y) }, { x: Math.round(b.x), y: Math.round(b.y) }],
-    };
+    });
   },
   settled: true,
   evidence: (_run, sent) => sent,

@@ -1,5 +1,7 @@
 import type { PageStep } from "../../page/runtime.ts";
+import type { KeyboardEvidence, TypeEvidence } from "../../protocol/evidence.ts";
 import { BpError } from "../../shared/errors.ts";
+import { exactly } from "../context/handler.ts";
 import type { EvidenceStatus } from "./evidence.ts";
 import { pageEffects } from "./evidence.ts";
 import { callInFrame, type FrameRef } from "./frame-call.ts";
@@ -22,6 +24,17 @@ export interface Prepared {
   selection?: string;
   control?: Record<string, unknown>;
 }
+
+type InputEvidenceArgs = [
+  frame: FrameRef,
+  token: string,
+  prep: Prepared,
+  text: string,
+  mode: "replace" | "append" | "contains",
+  effects: Effects,
+  /** The read-back when it already ran (in the settle call); else it is read now. */
+  read?: unknown,
+];
 
 interface ReadBack {
   ok: boolean;
@@ -46,30 +59,22 @@ export function assertEditable(ref: number | undefined, p: Prepared): void {
   if (p.readOnly) fail("read_only", `${what} is read-only; nothing was sent.`, "Pick an editable element.");
 }
 
-/**
- * Reads the edited element back and turns it into typed evidence. The value itself never
- * leaves the page: only lengths and whether it matched. "replace": exactly the text;
- * "append": previous content plus the text; "contains": the text appears in it.
- */
 /** The page step that reads a typed value back (lengths and a match flag only). */
 export function readStep(token: string, text: string, mode: "replace" | "append" | "contains"): PageStep {
   return { fn: "edit", arg: { op: "read", token, text, mode } };
 }
 
-export async function inputEvidence(
-  action: "type" | "keyboard",
-  frame: FrameRef,
-  token: string,
-  prep: Prepared,
-  text: string,
-  mode: "replace" | "append" | "contains",
-  effects: Effects,
-  /** The read-back when it already ran (in the settle call); else it is read now. */
-  read?: unknown,
-): Promise<Record<string, unknown>> {
+/**
+ * Reads the edited element back and turns it into typed evidence. The value itself never
+ * leaves the page: only lengths and whether it matched. "replace": exactly the text;
+ * "append": previous content plus the text; "contains": the text appears in it.
+ */
+export function inputEvidence(action: "type", ...rest: InputEvidenceArgs): Promise<TypeEvidence>;
+export function inputEvidence(action: "keyboard", ...rest: InputEvidenceArgs): Promise<KeyboardEvidence>;
+export async function inputEvidence(action: "type" | "keyboard", ...[frame, token, prep, text, mode, effects, read]: InputEvidenceArgs): Promise<TypeEvidence | KeyboardEvidence> {
   const base = (status: EvidenceStatus) => ({ action, status, kind: prep.kind, sensitive: prep.sensitive, beforeLength: prep.length });
   const fx = pageEffects(effects);
-  const unavailable = (reason: string, expectedLength: number): Record<string, unknown> => ({ ...base("unavailable"), expectedLength, reason, effects: fx });
+  const unavailable = (reason: string, expectedLength: number): TypeEvidence | KeyboardEvidence => ({ ...base("unavailable"), expectedLength, reason, effects: fx });
   const guess = mode === "replace" ? text.length : prep.length + text.length;
   if (effects.dialog) return unavailable("dialog_opened", guess);
   if (prep.mode === "none") return unavailable("active_element_not_readable", guess);
@@ -78,11 +83,11 @@ export async function inputEvidence(
   const afterLength = r.length ?? 0;
   const effectsOut = afterLength !== prep.length ? ["value_changed", ...fx] : fx;
   const status: EvidenceStatus = r.matched ? "verified" : "mismatch";
-  return {
+  return exactly<TypeEvidence | KeyboardEvidence>()({
     ...base(status),
     expectedLength: r.expectedLength ?? guess,
     afterLength,
     ...(r.matched ? {} : { reason: "value_mismatch" }),
     effects: effectsOut,
-  };
+  });
 }

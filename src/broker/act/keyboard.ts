@@ -1,6 +1,7 @@
 import type { CdpSession } from "../../cdp/session.ts";
 import { keyboard as keyboardCommand, press as pressCommand } from "../../protocol/commands-actions.ts";
-import type { ArgsOf } from "../context/handler.ts";
+import type { KeyboardEvidence, PressEvidence } from "../../protocol/evidence.ts";
+import { exactly, type ArgsOf } from "../context/handler.ts";
 import { callPage, pageObject } from "../world.ts";
 import type { TargetRecord } from "../targets.ts";
 import { evidenceStatus, pageEffects, stateEffects } from "./evidence.ts";
@@ -39,7 +40,7 @@ const selectAllCombo = () => parseCombo(process.platform === "darwin" ? "Meta+a"
  * editors and widgets that ignore inserted text). The focused element and page are pinned
  * and re-checked before every key; a change stops the sequence there.
  */
-export const keyboard = defineAction<typeof keyboardCommand, ArgsOf<typeof keyboardCommand>, Record<string, unknown>>(keyboardCommand, {
+export const keyboard = defineAction<typeof keyboardCommand, ArgsOf<typeof keyboardCommand>, KeyboardEvidence>(keyboardCommand, {
   args: (a) => a,
   observe: (a) => ({ limit: a.limit, full: a.full }),
   settled: true,
@@ -48,7 +49,7 @@ export const keyboard = defineAction<typeof keyboardCommand, ArgsOf<typeof keybo
     const frame = await focusedFrame(sel.rec, top);
     const token = crypto.randomUUID();
     let pin: CompositePin | undefined;
-    let evidence: Record<string, unknown> | undefined;
+    let evidence: KeyboardEvidence | undefined;
     try {
       const prep = await callInFrame<Prepared>(frame, "edit", { op: "active", token });
       pin = await CompositePin.capture(ctx, sel, watch, top, frame, token, "keyboard");
@@ -126,14 +127,14 @@ export const press = defineAction<typeof pressCommand, ArgsOf<typeof pressComman
     const after = p.after ?? (read as FocusState | undefined);
     const { before, combo } = p;
     const effects = [...focusEffects(before, after), ...pageEffects(watch.effects)];
-    return {
+    return exactly<PressEvidence>()({
       action: "press",
       key: combo.name,
       ...evidenceStatus(effects),
       kind: before.kind !== "unsupported" ? before.kind : before.tag && before.tag !== "body" ? "other" : "none",
       sensitive: before.sensitive,
       effects,
-    };
+    });
   },
 });
 

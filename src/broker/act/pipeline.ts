@@ -14,13 +14,13 @@ import type { PageStep } from "../../page/runtime.ts";
 import type { SnapshotResult } from "../../page/types.ts";
 import { selectedTab, type Selected } from "../context/tabs.ts";
 import type { CommandDef } from "../../protocol/define.ts";
-import { defineShapedHandler, type ArgsOf } from "../context/handler.ts";
+import { defineShapedHandler, type ArgsOf, type ReplyOf } from "../context/handler.ts";
 import type { CallContext, Handler } from "../context/types.ts";
 import { resolveRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import type { PreSteps } from "../observe/collect.ts";
 import { observeWith } from "../observe/snapshot.ts";
 import { callPage } from "../world.ts";
-import { replyFor } from "./result.ts";
+import { replyFor, type ActionReply, type EvidenceLike } from "./result.ts";
 import { ActionWatch, DOM_QUIET_MAX_MS, type QuietPoll } from "./watch.ts";
 
 export interface ObserveArgs {
@@ -40,7 +40,13 @@ export interface ActionRun<A> {
   target: ResolvedRef | undefined;
 }
 
-export interface ActionDef<I, A, S = void> {
+/**
+ * The evidence an action's command publishes (src/protocol/evidence.ts): its reply's
+ * `evidence`, or for an action that does not observe (dropdown, history) the reply itself.
+ */
+export type EvidenceOf<C extends CommandDef> = "evidence" extends keyof ReplyOf<C["result"]> ? NonNullable<ReplyOf<C["result"]>["evidence"]> : ReplyOf<C["result"]>;
+
+export interface ActionDef<I, A, S = void, E extends EvidenceLike = EvidenceLike, R = ActionReply<E>> {
   /** The action's own arguments, from the command's checked ones (typed by its args schema). */
   args(input: I, ctx: CallContext): A;
   /** Observation options of the reply; none means the action answers with its evidence alone. */
@@ -65,11 +71,11 @@ export interface ActionDef<I, A, S = void> {
   /** The page answers nothing before the dispatch (a dialog holds it): network readiness is not awaited. */
   blocked?: true;
   /** Shapes the final reply (the dialog answer names itself around the action reply). */
-  shape?(reply: Record<string, unknown>, run: ActionRun<A>, sent: S): Record<string, unknown>;
+  shape?(reply: ActionReply<E>, run: ActionRun<A>, sent: S): R;
   /** Page steps read back once the page is quiet, in the same call as the snapshot. */
   readback?(run: ActionRun<A>, sent: S): PageStep[];
   /** The evidence, from what dispatch returned and the read-back results (empty after a navigation or dialog). */
-  evidence(run: ActionRun<A>, sent: S, readback: unknown[]): Record<string, unknown>;
+  evidence(run: ActionRun<A>, sent: S, readback: unknown[]): E;
 }
 
 /**
@@ -77,14 +83,14 @@ export interface ActionDef<I, A, S = void> {
  * dispatched once it holds its tab, so a queued one can still be cancelled cleanly; a read-only
  * one (dropdown) runs the same stages and dispatches nothing.
  */
-export function defineAction<C extends CommandDef, A, S = void>(command: C, def: ActionDef<ArgsOf<C>, A, S>): Handler {
+export function defineAction<C extends CommandDef, A, S = void>(command: C, def: ActionDef<ArgsOf<C>, A, S, EvidenceOf<C>, ReplyOf<C["result"]>>): Handler {
   const readOnly = command.mutating !== true;
   return defineShapedHandler(command, { dispatch: "lock", run: (ctx, input) => runAction(ctx, def, def.args(input, ctx), readOnly) });
 }
 
-export async function runAction<I, A, S>(ctx: CallContext, def: ActionDef<I, A, S>, args: A, readOnly: boolean): Promise<Record<string, unknown>> {
+export async function runAction<I, A, S, E extends EvidenceLike, R>(ctx: CallContext, def: ActionDef<I, A, S, E, R>, args: A, readOnly: boolean): Promise<ActionReply<E> | E | R> {
   const sel = def.tab ? def.tab(ctx, args) : selectedTab(ctx);
-  const stages = async (): Promise<Record<string, unknown>> => {
+  const stages = async (): Promise<ActionReply<E> | E | R> => {
     const top = await sel.browser.session(sel.rec);
     const watch = new ActionWatch(sel.browser, sel.rec, top, def.watch !== false);
     try {
@@ -107,7 +113,8 @@ export async function runAction<I, A, S>(ctx: CallContext, def: ActionDef<I, A, 
       // Outside the queue (dialog answers), the observation still takes its turn on the tab.
       const inTurn = <T>(fn: () => Promise<T>): Promise<T> => (def.queue === false ? ctx.broker.exclusive(sel.rec.targetId, fn) : fn());
       const out = await inTurn(() => (settled || def.watch === false ? reply(run, def.evidence(run, sent, []), opts) : settleAndReply(run, def, sent, opts)));
-      return def.shape ? def.shape(out, run, sent) : out;
+      if (!out.observed) return out.evidence;
+      return def.shape ? def.shape(out.observed, run, sent) : out.observed;
     } finally {
       watch.stop();
     }
@@ -117,14 +124,17 @@ export async function runAction<I, A, S>(ctx: CallContext, def: ActionDef<I, A, 
   return stages();
 }
 
+/** An action's answer: the reply with its observation, or (an action that does not observe) the evidence alone. */
+type Answer<E> = { observed: ActionReply<E>; evidence?: undefined } | { observed?: undefined; evidence: E };
+
 /** Observes after an action that settled itself. */
-async function reply<A>(run: ActionRun<A>, evidence: Record<string, unknown>, opts: ObserveArgs | undefined): Promise<Record<string, unknown>> {
+async function reply<A, E extends EvidenceLike>(run: ActionRun<A>, evidence: E, opts: ObserveArgs | undefined): Promise<Answer<E>> {
   const { ctx, sel, watch } = run;
-  // Commands that do not observe (dialog answers, dropdown, history) answer with their result alone.
-  if (!opts) return evidence;
+  // Commands that do not observe (dropdown, history) answer with their result alone.
+  if (!opts) return { evidence };
   const base = sel.agent.observations.get(sel.rec.targetId)?.last;
   const observation = await observeOnce(run, opts, base, undefined);
-  return replyFor(ctx, sel, evidence, watch.effects, observation);
+  return { observed: replyFor(ctx, sel, evidence, watch.effects, observation) };
 }
 
 function observeOnce<A>(run: ActionRun<A>, opts: ObserveArgs, base: SnapshotResult | undefined, pre: PreSteps | undefined) {
@@ -140,7 +150,7 @@ function observeOnce<A>(run: ActionRun<A>, opts: ObserveArgs, base: SnapshotResu
  * navigation, or with requests the action started still running, the broker waits on their
  * events first and settles again. A dialog ends everything at once: the page then answers nothing.
  */
-async function settleAndReply<I, A, S>(run: ActionRun<A>, def: ActionDef<I, A, S>, sent: S, opts: ObserveArgs | undefined): Promise<Record<string, unknown>> {
+async function settleAndReply<I, A, S, E extends EvidenceLike, R>(run: ActionRun<A>, def: ActionDef<I, A, S, E, R>, sent: S, opts: ObserveArgs | undefined): Promise<Answer<E>> {
   const { ctx, sel, watch } = run;
   let ids = watch.takeQuiet();
   const base = sel.agent.observations.get(sel.rec.targetId)?.last;
@@ -195,8 +205,8 @@ async function settleAndReply<I, A, S>(run: ActionRun<A>, def: ActionDef<I, A, S
   await watch.finishFrameQuiet();
   watch.countDownloads();
   const evidence = def.evidence(run, sent, watch.effects.navigation || watch.effects.dialog ? [] : readback);
-  if (!opts) return evidence;
-  return replyFor(ctx, sel, evidence, watch.effects, observation ?? undefined);
+  if (!opts) return { evidence };
+  return { observed: replyFor(ctx, sel, evidence, watch.effects, observation ?? undefined) };
 }
 
 function callMain<A>(run: ActionRun<A>, steps: PageStep[]) {

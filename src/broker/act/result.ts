@@ -1,16 +1,38 @@
+import type * as v from "valibot";
 import type { SnapshotResult } from "../../page/types.ts";
+import type { click } from "../../protocol/commands-actions.ts";
+import type * as evidence from "../../protocol/evidence.ts";
+import { exactly, type ReplyOf } from "../context/handler.ts";
 import { capitalize, withArticle } from "../../shared/words.ts";
 import type { Selected } from "../context/tabs.ts";
+import type { SnapshotReply } from "../observe/snapshot.ts";
 import type { CallContext } from "../context/types.ts";
 import { downloadByGuid, publicDownload } from "../net/downloads.ts";
 import type { Effects } from "./watch.ts";
+
+/** The evidence of one of the actions (src/protocol/evidence.ts) before the reply makes it lean. */
+export type Evidence = v.InferInput<(typeof evidence)[keyof typeof evidence]>;
+/**
+ * What the pipeline's reply stage reads of any evidence; an action that does not observe
+ * (dropdown, history) answers with its own reply as its evidence, whatever its fields.
+ */
+export interface EvidenceLike {
+  [field: string]: unknown;
+  action?: string;
+  status?: string;
+  effects?: string[];
+}
 
 /** ✓ only for verified: an agent skimming the text must not read "unavailable" as success. */
 export function statusMark(status: unknown): string {
   return status === "verified" ? "✓" : status === "mismatch" ? "✗" : "?";
 }
 
-type Observation = { reply: Record<string, unknown>; previous: SnapshotResult | undefined } | undefined;
+/** The observation an action's reply carries: the snapshot's, with nothing unchanged. */
+export type ActionObservation = Omit<ReplyOf<typeof click.result>, "evidence">;
+export type ActionReply<E> = ActionObservation & { evidence: E };
+type ActionDiff = NonNullable<ActionObservation["diff"]>;
+type Observation = { reply: SnapshotReply; previous: SnapshotResult | undefined } | undefined;
 
 /**
  * Every action answers with its evidence and the page as it is now, in one reply: by default
@@ -18,30 +40,34 @@ type Observation = { reply: Record<string, unknown>; previous: SnapshotResult | 
  * after a navigation, the new document's observation; with --full, the whole observation.
  * A pending dialog blocks the page's scripts, so then only the dialog is reported.
  */
-export function replyFor(ctx: CallContext, sel: Selected, evidence: Record<string, unknown>, effects: Effects, observation: Observation): Record<string, unknown> {
+export function replyFor<E extends EvidenceLike>(ctx: CallContext, sel: Selected, evidence: E, effects: Effects, observation: Observation): ActionReply<E> {
   const agent = sel.agent;
   const browser = sel.browser;
   const popups = effects.popups.map((id) => agent.idFor(id, browser.generation));
-  if (popups.length > 0) evidence.popups = popups;
   const downloads = effects.downloads.flatMap((g) => downloadByGuid(agent.key, g) ?? []).map(publicDownload);
-  if (downloads.length > 0) evidence.downloads = downloads;
   const dialog = sel.rec.dialog;
+  const full = {
+    ...evidence,
+    ...(popups.length > 0 ? { popups } : {}),
+    ...(downloads.length > 0 ? { downloads } : {}),
+    ...(dialog ? { dialog: { id: dialog.id, type: dialog.type, message: dialog.message } } : {}),
+  };
   if (dialog) {
-    evidence.dialog = { id: dialog.id, type: dialog.type, message: dialog.message };
-    const text = ctx.req.mode === "human" ? `✓ ${String(evidence.action)}: dialog ${dialog.id} (${dialog.type}) "${dialog.message.slice(0, 200).replace(/[\r\n]+/g, " ")}" is open; answer with 'bp dialog ${dialog.id} --accept|--dismiss'.` : undefined;
-    return { evidence, hint: `${capitalize(withArticle(dialog.type))} dialog is open; answer it with 'bp dialog ${dialog.id} --accept' or '--dismiss'.`, ...(text ? { text } : {}) };
+    const text = ctx.req.mode === "human" ? `✓ ${String(full.action)}: dialog ${dialog.id} (${dialog.type}) "${dialog.message.slice(0, 200).replace(/[\r\n]+/g, " ")}" is open; answer with 'bp dialog ${dialog.id} --accept|--dismiss'.` : undefined;
+    return { evidence: full, hint: `${capitalize(withArticle(dialog.type))} dialog is open; answer it with 'bp dialog ${dialog.id} --accept' or '--dismiss'.`, ...(text ? { text } : {}) };
   }
-  if (!observation) return { evidence: lean(evidence) };
+  const leanEvidence = lean(full);
+  if (!observation) return { evidence: leanEvidence };
   const diffed = observation.reply.diff !== undefined;
   const out = leanObservation(observation.reply);
   if (diffed) dropKnownHints(out, observation.previous);
-  dropNamedFields(out, lean(evidence).effects);
+  dropNamedFields(out, leanEvidence.effects);
   if (ctx.req.mode === "human") {
-    const fx = Array.isArray(evidence.effects) ? (evidence.effects as string[]) : [];
-    const head = `${statusMark(evidence.status)} ${String(evidence.action)} ${String(evidence.status)}${fx.length ? ` (${fx.join(", ")})` : ""}${popups.length ? `; popup ${popups.join(", ")}` : ""}${downloads.map((d) => `; download ${String(d.id)} ${String(d.fileName)} (${String(d.state)})`).join("")}`;
+    const fx = full.effects ?? [];
+    const head = `${statusMark(full.status)} ${String(full.action)} ${String(full.status)}${fx.length ? ` (${fx.join(", ")})` : ""}${popups.length ? `; popup ${popups.join(", ")}` : ""}${downloads.map((d) => `; download ${String(d.id)} ${String(d.fileName)} (${String(d.state)})`).join("")}`;
     out.text = `${head}\n${String(out.text ?? "")}`;
   }
-  return { evidence: lean(evidence), ...out };
+  return { evidence: leanEvidence, ...out };
 }
 
 /**
@@ -49,25 +75,30 @@ export function replyFor(ctx: CallContext, sel: Selected, evidence: Record<strin
  * is merely still present (same type, same refs) stays out; one that appeared, left or moved
  * to other refs comes along.
  */
-function dropKnownHints(out: Record<string, unknown>, previous: SnapshotResult | undefined): void {
-  if (!Array.isArray(out.hints) || !previous) return;
+function dropKnownHints(out: ActionObservation, previous: SnapshotResult | undefined): void {
+  if (!out.hints || !previous) return;
   const key = (type: unknown, refs: unknown) => `${String(type)} ${Array.isArray(refs) ? refs.join(",") : ""}`;
   const known = new Set(previous.hints.map((h) => key(h.type, h.refs)));
-  const fresh = (out.hints as Record<string, unknown>[]).filter((h) => !((h.state === undefined || h.state === "present") && known.has(key(h.type, h.refs))));
+  const fresh = out.hints.filter((h) => !((h.state === undefined || h.state === "present") && known.has(key(h.type, h.refs))));
   if (fresh.length > 0) out.hints = fresh;
   else delete out.hints;
+}
+
+/** A diff entry's field names (`fields`), none when it has no list. */
+function fieldsOf(entry: Record<string, unknown>): string[] {
+  return Array.isArray(entry.fields) ? entry.fields.map(String) : [];
 }
 
 /**
  * A diff entry's `fields` say which of its fields changed; when the evidence already names each
  * of them (`checked` with `checked_changed`), the list repeats it.
  */
-function dropNamedFields(out: Record<string, unknown>, effects: unknown): void {
-  const named = new Set(Array.isArray(effects) ? effects.map(String) : []);
-  const diff = out.diff as { changed?: Record<string, unknown>[] } | undefined;
+function dropNamedFields(out: ActionObservation, effects: string[] | undefined): void {
+  const named = new Set(effects ?? []);
+  const diff = out.diff;
   if (!diff?.changed) return;
   diff.changed = diff.changed.map((c) => {
-    const fields = Array.isArray(c.fields) ? (c.fields as string[]) : [];
+    const fields = fieldsOf(c);
     if (fields.length === 0 || !fields.every((f) => named.has(`${f}_changed`))) return c;
     const { fields: _named, ...rest } = c;
     return rest;
@@ -97,24 +128,25 @@ const QUIET_FIELDS: Record<string, (k: string, v: unknown, e: Record<string, unk
  * named both), no focus-only change of a pointer action, no empty lists, none of the fields
  * QUIET_FIELDS names for the action.
  */
-function lean(evidence: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+function lean<E extends EvidenceLike>(evidence: E): E {
+  const out = { ...evidence };
+  // Fields are only taken away here (each one the evidence schemas mark optional), so the rest keep their order.
+  const fields: Record<string, unknown> = out;
   const pointer = POINTER.has(String(evidence.action));
   const quiet = QUIET_FIELDS[String(evidence.action)];
-  for (const [k, v] of Object.entries(evidence)) {
-    if (quiet?.(k, v, evidence)) continue;
+  const original: Record<string, unknown> = evidence;
+  for (const [k, v] of Object.entries(original)) {
+    if (quiet?.(k, v, original)) delete fields[k];
     // The agent knows which command it ran, and for a click on a ref what kind of element it named.
-    if (k === "action" || (k === "kind" && evidence.action === "click" && v !== "coordinates")) continue;
-    if (k === "point" || (pointer && k === "focused")) continue;
+    else if (k === "action" || (k === "kind" && evidence.action === "click" && v !== "coordinates")) delete fields[k];
+    else if (k === "point" || (pointer && k === "focused")) delete fields[k];
     // A ref's own element is what the agent named, and its new state is in the diff.
-    if (pointer && (k === "target" || k === "checked") && evidence.kind !== "coordinates") continue;
-    if (k === "effects" && Array.isArray(v)) {
+    else if (pointer && (k === "target" || k === "checked") && original.kind !== "coordinates") delete fields[k];
+    else if (k === "effects" && Array.isArray(v)) {
       const fx = pointer ? v.filter((e) => e !== "focus_changed") : v;
-      if (fx.length > 0) out.effects = fx;
-      continue;
-    }
-    if (Array.isArray(v) && v.length === 0) continue;
-    out[k] = v;
+      if (fx.length > 0) fields.effects = fx;
+      else delete fields.effects;
+    } else if (Array.isArray(v) && v.length === 0) delete fields[k];
   }
   return out;
 }
@@ -124,44 +156,42 @@ function lean(evidence: Record<string, unknown>): Record<string, unknown> {
  * page geometry or counts (the diff names a new url or title), no empty lists, no element
  * whose only change is focus; a truncation only when it happened.
  */
-function leanObservation(reply: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...reply };
+function leanObservation(reply: SnapshotReply): ActionObservation {
+  // Edited in place, so the fields keep the snapshot's order.
+  const out: Omit<SnapshotReply, "diff"> & { diff?: SnapshotReply["diff"] | ActionDiff } = { ...reply };
   delete out.page;
   delete out.total;
   if (out.truncated !== true) delete out.truncated;
-  const diff = out.diff as Record<string, unknown> | undefined;
+  const diff = reply.diff;
   if (diff) {
-    delete out.tab;
     delete out.url;
     delete out.title;
-    if (Array.isArray(out.elements) && out.elements.length === 0) delete out.elements;
-    const d: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(diff)) {
-      if (k === "unchanged") continue;
-      if (k === "changed" && Array.isArray(v)) {
-        const real = v.flatMap((c: Record<string, unknown>) => {
-          const fields = Array.isArray(c.fields) ? (c.fields as string[]) : [];
-          const rest = fields.filter((f) => f !== "focused");
-          if (fields.length > 0 && rest.length === 0) return [];
-          if (rest.length === fields.length) return [c];
-          // Focus came along with a real change: leave it out of the entry too.
-          const e: Record<string, unknown> = { ...c, fields: rest };
-          if (typeof e.s === "string") {
-            const st = e.s.split(" ").filter((w) => w !== "focused").join(" ");
-            if (st) e.s = st;
-            else delete e.s;
-          }
-          return [e];
-        });
-        if (real.length > 0) d.changed = real;
-        continue;
+    if (out.elements?.length === 0) delete out.elements;
+    const changed = (diff.changed ?? []).flatMap((c) => {
+      const fields = fieldsOf(c);
+      const rest = fields.filter((f) => f !== "focused");
+      if (fields.length > 0 && rest.length === 0) return [];
+      if (rest.length === fields.length) return [c];
+      // Focus came along with a real change: leave it out of the entry too.
+      const e: Record<string, unknown> = { ...c, fields: rest };
+      if (typeof e.s === "string") {
+        const st = e.s.split(" ").filter((w) => w !== "focused").join(" ");
+        if (st) e.s = st;
+        else delete e.s;
       }
-      if (Array.isArray(v) && v.length === 0) continue;
-      d[k] = v;
-    }
+      return [e];
+    });
+    const d: ActionDiff = {
+      ...(diff.added?.length ? { added: diff.added } : {}),
+      ...(diff.removed?.length ? { removed: diff.removed } : {}),
+      ...(changed.length > 0 ? { changed } : {}),
+      ...(diff.title !== undefined ? { title: diff.title } : {}),
+      ...(diff.url !== undefined ? { url: diff.url } : {}),
+    };
     // Nothing changed: no diff at all (an empty one would only cost characters).
     if (Object.keys(d).length > 0) out.diff = d;
     else delete out.diff;
   }
-  return out;
+  const { page: _page, total: _total, ...rest } = out;
+  return exactly<ActionObservation>()(rest);
 }

@@ -1,5 +1,7 @@
 import { scroll as command } from "../../protocol/commands-actions.ts";
+import type { ScrollEvidence } from "../../protocol/evidence.ts";
 import { invalidArgument } from "../../shared/errors.ts";
+import { exactly } from "../context/handler.ts";
 import { rootForFrame } from "../observe/frame-list.ts";
 import { staleRef } from "../observe/resolve-ref.ts";
 import type { EvidenceStatus } from "./evidence.ts";
@@ -78,7 +80,7 @@ export const scroll = defineAction<typeof command, ScrollArgs, ScrollOutcome | u
   },
   evidence({ args, watch }, out) {
     const mode = modeOf(args);
-    return { action: "scroll", ...verdict(mode, out), mode, ...(out ? strip(out) : {}), effects: pageEffects(watch.effects) };
+    return exactly<ScrollEvidence>()({ action: "scroll", ...verdict(mode, out), mode, ...(out ? strip(out) : {}), effects: pageEffects(watch.effects) });
   },
 });
 
@@ -89,7 +91,7 @@ function verdict(mode: "relative" | "position" | "text", o: ScrollOutcome | unde
   return { status: "verified" };
 }
 
-function strip(o: ScrollOutcome): Record<string, unknown> {
+function strip(o: ScrollOutcome): Omit<ScrollOutcome, "ok" | "reason"> {
   const { ok: _ok, reason: _reason, ...rest } = o;
   return rest;
 }

@@ -1,7 +1,8 @@
 import type { CdpSession } from "../../cdp/session.ts";
 import { dropdown as dropdownCommand, select as selectCommand } from "../../protocol/commands-actions.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
-import type { ArgsOf } from "../context/handler.ts";
+import type { SelectEvidence } from "../../protocol/evidence.ts";
+import { exactly, type ArgsOf, type ReplyOf } from "../context/handler.ts";
 import type { CallContext } from "../context/types.ts";
 import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { pageEffects, type EvidenceStatus } from "./evidence.ts";
@@ -59,7 +60,7 @@ export const dropdown = defineAction<typeof dropdownCommand, ArgsOf<typeof dropd
     const ref = args.ref;
     if (!l.ok) throw listingError(ref, l);
     const options = l.options ?? [];
-    const out: Record<string, unknown> = { ref, kind: l.kind, expanded: l.expanded, multiple: l.multiple, requiresOpen: l.requiresOpen, options, truncated: l.truncated === true };
+    const out: ReplyOf<typeof dropdownCommand.result> = { ref, kind: l.kind, expanded: l.expanded, multiple: l.multiple, requiresOpen: l.requiresOpen, options, truncated: l.truncated === true };
     if (l.requiresOpen) out.hint = `The list appears when opened: 'bp select ${ref} <option>' opens it for you, or 'bp click ${ref}' then 'bp dropdown ${ref}'.`;
     if (ctx.req.mode === "human") {
       const lines = [`[${l.kind}]${l.multiple ? " multiple" : ""}${l.requiresOpen ? " open required" : ""}`];
@@ -78,7 +79,7 @@ export type SelectArgs = ArgsOf<typeof selectCommand>;
  * options are not shown, and the option is clicked after its own pointer probe. Evidence reads
  * the selection back.
  */
-export const selectOption = defineAction<typeof selectCommand, SelectArgs, Record<string, unknown>>(selectCommand, {
+export const selectOption = defineAction<typeof selectCommand, SelectArgs, SelectEvidence>(selectCommand, {
   args: (a) => a,
   observe: (a) => ({ limit: a.limit, full: a.full }),
   locate: (a) => ({ ref: a.ref, steps: [{ fn: "select", arg: { op: "find", option: a.option, by: a.by, contains: a.contains } }] }),
@@ -93,7 +94,7 @@ export const selectOption = defineAction<typeof selectCommand, SelectArgs, Recor
     if (info.disabled) throw new BpError("action_not_verified", `Ref ${args.ref} is disabled; nothing was sent.`, { retryable: true, context: { ref: args.ref, reason: "disabled", dispatched: false } });
     // What was chosen before, so the reply can say the selection changed.
     const was = info.option ? info.option.selected : undefined;
-    const done = (status: EvidenceStatus, reason: string | undefined, selected: string[]) => ({
+    const done = (status: EvidenceStatus, reason: string | undefined, selected: string[]) => exactly<SelectEvidence>()({
       action: "select",
       status,
       kind: info.kind,
@@ -142,7 +143,7 @@ async function openAria(ctx: CallContext, top: CdpSession, r: ResolvedRef, frame
   return after ?? { ...info, found: false };
 }
 
-function ariaVerdict(o: Option, r: Readback | undefined, done: (s: EvidenceStatus, reason: string | undefined, selected: string[]) => Record<string, unknown>): Record<string, unknown> {
+function ariaVerdict(o: Option, r: Readback | undefined, done: (s: EvidenceStatus, reason: string | undefined, selected: string[]) => SelectEvidence): SelectEvidence {
   if (!r) return done("unavailable", "selection_not_exposed", []);
   const label = o.label.toLowerCase();
   const shown = r.selected.some((s) => s.toLowerCase() === label) || r.target.selected === "true" || (label !== "" && r.ownerText.toLowerCase().includes(label));

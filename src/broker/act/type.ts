@@ -1,5 +1,6 @@
 import type { CdpSession } from "../../cdp/session.ts";
 import { type as command } from "../../protocol/commands-actions.ts";
+import type { TypeEvidence } from "../../protocol/evidence.ts";
 import { BpError } from "../../shared/errors.ts";
 import type { ArgsOf } from "../context/handler.ts";
 import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
@@ -26,7 +27,7 @@ export type TypeArgs = ArgsOf<typeof command> & { token: string };
  * optionally press Enter. The steps are pinned to the page and focus they started on (see
  * CompositePin); a value the page rolls back is a mismatch.
  */
-export const typeText = defineAction<typeof command, TypeArgs, Record<string, unknown>>(command, {
+export const typeText = defineAction<typeof command, TypeArgs, TypeEvidence>(command, {
   // The token names this run's page-side slot; the prepare step rides on the ref's resolution.
   args: (a) => ({ ...a, token: crypto.randomUUID() }),
   observe: (a) => ({ limit: a.limit, full: a.full }),
@@ -38,7 +39,7 @@ export const typeText = defineAction<typeof command, TypeArgs, Record<string, un
     const frame = frameOfRef(resolved);
     const token = args.token;
     let pin: CompositePin | undefined;
-    let evidence: Record<string, unknown> | undefined;
+    let evidence: TypeEvidence | undefined;
     try {
       const prep = resolved.results[0] as Prepared;
       if (!prep.ok && prep.reason === "detached") throw staleRef(args.ref, "node_detached");

@@ -1,7 +1,9 @@
 import { statSync } from "node:fs";
 import { basename, isAbsolute, resolve } from "node:path";
 import { upload as command } from "../../protocol/commands-actions.ts";
+import type { UploadEvidence } from "../../protocol/evidence.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
+import { exactly } from "../context/handler.ts";
 import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { storeFor } from "../store/index.ts";
 import { pageObject } from "../world.ts";
@@ -41,7 +43,7 @@ interface Found {
  * `bp upload <ref> <file>`: assigns a private copy to the file input behind the ref with
  * DOM.setFileInputFiles (Chrome fires input and change), then reads `input.files` back.
  */
-export const upload = defineAction<typeof command, { ref: number; source: { path: string; size: number }; limit: number; full: boolean }, Record<string, unknown>>(command, {
+export const upload = defineAction<typeof command, { ref: number; source: { path: string; size: number }; limit: number; full: boolean }, UploadEvidence>(command, {
   // The file is checked before anything else: a bad path loses nothing.
   args: (a, ctx) => ({ ref: a.ref, source: checkUploadSource(a.file, ctx.req.cwd), limit: a.limit, full: a.full }),
   observe: (a) => ({ limit: a.limit, full: a.full }),
@@ -81,7 +83,7 @@ export const upload = defineAction<typeof command, { ref: number; source: { path
     else if (!files?.ok) [status, reason] = ["unavailable", "target_unavailable"];
     else if (fileCount !== 1) [status, reason] = ["mismatch", "file_count_mismatch"];
     else if (!nameMatched) [status, reason] = ["mismatch", "file_name_mismatch"];
-    return {
+    return exactly<UploadEvidence>()({
       action: "upload",
       status,
       expectedFileCount: 1,
@@ -91,6 +93,6 @@ export const upload = defineAction<typeof command, { ref: number; source: { path
       sizeBytes: source.size,
       ...(reason ? { reason } : {}),
       effects: pageEffects(watch.effects),
-    };
+    });
   },
 });

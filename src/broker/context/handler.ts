@@ -44,14 +44,24 @@ export function defineHandler<A extends ArgsSchema, R extends AnySchema>(
 
 type KeysOf<T> = T extends unknown ? keyof T : never;
 /** Names the fields a reply has beyond its schema's, so the type check points at them. */
-type NoExtraFields<T, R> = [Exclude<KeysOf<T>, KeysOf<R>>] extends [never] ? unknown : { fieldsNotInTheResultSchema: Exclude<KeysOf<T>, KeysOf<R>> };
+export type NoExtraFields<T, R> = [Exclude<KeysOf<T>, KeysOf<R>>] extends [never] ? unknown : { fieldsNotInTheResultSchema: Exclude<KeysOf<T>, KeysOf<R>> };
 
 /**
- * Like defineHandler for a handler whose reply is shaped by a shared pipeline (actions:
- * evidence, effects and the observation, src/broker/act/result.ts) and so is built as a plain
- * record; test/e2e/result-schemas.test.ts checks those replies against the result schema.
+ * A value of type R with no top-level field R does not name: TypeScript checks the fields an
+ * object literal writes out, not those a spread (`...(x ? { a } : {})`) brings in.
+ *
+ *   return exactly<ClickEvidence>()({ status, ...(hit ? { target: hit } : {}) });
  */
-export function defineShapedHandler<A extends ArgsSchema>(command: CommandDef<A>, impl: HandlerImpl<v.InferOutput<A>, Record<string, unknown>>): Handler {
+export function exactly<R>(): <T extends R>(value: T & NoExtraFields<T, R>) => R {
+  return (value) => value;
+}
+
+/**
+ * Like defineHandler for a handler whose reply a shared pipeline types from the command's
+ * result schema (actions: defineAction, src/broker/act/pipeline.ts, over a command type it
+ * cannot name here); test/e2e/result-schemas.test.ts checks those replies against the schema too.
+ */
+export function defineShapedHandler<A extends ArgsSchema>(command: CommandDef<A>, impl: HandlerImpl<v.InferOutput<A>, object>): Handler {
   return bindWith(command, impl);
 }
 

@@ -1,13 +1,13 @@
 import { BpError } from "../../shared/errors.ts";
 import { selectedTab } from "../context/tabs.ts";
 import { frame as frameCommand, snapshot as snapshotCommand } from "../../protocol/commands-observe.ts";
-import { defineHandler, defineShapedHandler } from "../context/handler.ts";
+import { defineHandler } from "../context/handler.ts";
 import type { Handler } from "../context/types.ts";
 import { frameSessions } from "../observe/collect.ts";
 import { listFrames } from "../observe/frame-list.ts";
 import { observe } from "../observe/snapshot.ts";
 
-const snapshot = defineShapedHandler(snapshotCommand, { run: (ctx, args) => observe(ctx, args) });
+const snapshot = defineHandler(snapshotCommand)({ run: (ctx, args) => observe(ctx, args) });
 
 const frame = defineHandler(frameCommand)({
   async run(ctx, { index }) {

@@ -4,7 +4,7 @@ import { isTerminal, publicCommand, type CommandRecord } from "../commands/store
 import { runWait, type WaitCondition } from "../observe/wait.ts";
 import * as commands from "../../protocol/commands-reliability.ts";
 import { COMMAND_STATUSES } from "../../protocol/commands-reliability.ts";
-import { defineHandler, defineShapedHandler, type ArgsOf } from "../context/handler.ts";
+import { defineHandler, type ArgsOf, type ReplyOf } from "../context/handler.ts";
 import type { CallContext, Handler } from "../context/types.ts";
 
 /** Unknown and other keys' ids get the same answer, so existence never leaks. */
@@ -14,19 +14,20 @@ function ownRecord(ctx: CallContext, id: string): CommandRecord {
   return rec;
 }
 
-function describe(ctx: CallContext, rec: CommandRecord): Record<string, unknown> {
-  const out: Record<string, unknown> = { command: publicCommand(rec) };
+/** A record with its stored reply: the result, or the error (checked against its published shape), as the command and cancel results say. */
+function describe(ctx: CallContext, rec: CommandRecord): ReplyOf<typeof commands.command.result> {
+  const out: ReplyOf<typeof commands.command.result> = { command: publicCommand(rec) };
   const reply = rec.reply;
   if (reply) {
     const { ok, ...rest } = reply;
     if (ok) out.result = rest;
-    else out.error = rest;
+    else out.error = v.parse(commands.storedErrorSchema, rest);
   } else if (rec.replyDropped) {
     out.resultDropped = true;
   }
   if (ctx.req.mode === "human") {
     const c = publicCommand(rec);
-    const err = out.error as { code?: string } | undefined;
+    const err = out.error;
     out.text = `${c.id}  ${c.status}${c.cancellationRequested ? " (cancellation requested)" : ""}  ${c.method}${err?.code ? `  [${err.code}]` : ""}`;
   }
   return out;
@@ -45,14 +46,13 @@ const commandsHandler = defineHandler(commands.commands)({
   },
 });
 
-/** Shaped: a record echoes its stored reply, which the runtime keeps as a plain record. */
-const commandHandler = defineShapedHandler(commands.command, {
+const commandHandler = defineHandler(commands.command)({
   async run(ctx, args) {
     return describe(ctx, ownRecord(ctx, args.id));
   },
 });
 
-const cancelHandler = defineShapedHandler(commands.cancel, {
+const cancelHandler = defineHandler(commands.cancel)({
   async run(ctx, args) {
     const rec = ownRecord(ctx, args.id);
     if (isTerminal(rec.status)) {

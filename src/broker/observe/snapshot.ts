@@ -8,6 +8,11 @@ import { callPage, worldKnown } from "../world.ts";
 import { collectWith, currentObservation, frameSessions, type Collected, type PreSteps, type Root } from "./collect.ts";
 import { rootForFrame } from "./frame-list.ts";
 import { MAX_TITLE, MAX_URL } from "../../shared/page-strings.ts";
+import type { snapshot } from "../../protocol/commands-observe.ts";
+import { exactly, type ReplyOf } from "../context/handler.ts";
+
+/** A snapshot's reply, as its command's result schema publishes it. */
+export type SnapshotReply = ReplyOf<typeof snapshot.result>;
 
 
 export interface ObserveOptions {
@@ -19,13 +24,13 @@ export interface ObserveOptions {
 }
 
 /** Takes a snapshot of the selected tab (or its selected frame) for this agent. */
-export function observe(ctx: CallContext, opts: ObserveOptions): Promise<Record<string, unknown>> {
+export function observe(ctx: CallContext, opts: ObserveOptions): Promise<SnapshotReply> {
   const sel = selectedTab(ctx);
   return ctx.broker.exclusive(sel.rec.targetId, () => observeLocked(ctx, sel, opts));
 }
 
 /** The same, for callers that already hold the tab's queue (actions observing their result). */
-export async function observeLocked(ctx: CallContext, sel: Selected, opts: ObserveOptions): Promise<Record<string, unknown>> {
+export async function observeLocked(ctx: CallContext, sel: Selected, opts: ObserveOptions): Promise<SnapshotReply> {
   const out = await observeWith(ctx, sel, opts);
   if (!out) throw new Error("observation skipped without a condition");
   return out.reply;
@@ -44,7 +49,7 @@ export interface ObserveAfterAction {
  * One observation, optionally sharing its page call with an action's last steps. Undefined
  * when `pre.snapshotWhen` held the snapshot back (the page was not quiet yet).
  */
-export async function observeWith(ctx: CallContext, sel: Selected, opts: ObserveOptions, after: ObserveAfterAction = {}): Promise<{ reply: Record<string, unknown>; previous: SnapshotResult | undefined } | undefined> {
+export async function observeWith(ctx: CallContext, sel: Selected, opts: ObserveOptions, after: ObserveAfterAction = {}): Promise<{ reply: SnapshotReply; previous: SnapshotResult | undefined } | undefined> {
   const { browser, agent, rec } = sel;
   const session = await browser.session(rec);
   await frameSessions(rec, session).ensure();
@@ -79,12 +84,12 @@ export async function observeWith(ctx: CallContext, sel: Selected, opts: Observe
 }
 
 /** The reply of one observation: the lean snapshot, or with --diff what changed. */
-function render(ctx: CallContext, rec: TargetRecord, collected: Collected, opts: ObserveOptions, replaced: boolean, previous: SnapshotResult | undefined): Record<string, unknown> {
+function render(ctx: CallContext, rec: TargetRecord, collected: Collected, opts: ObserveOptions, replaced: boolean, previous: SnapshotResult | undefined): SnapshotReply {
   const { result } = collected;
   rec.url = result.url;
   rec.title = result.title;
   // No tab id: the agent selected the tab itself, and only it changes the selection.
-  const out: Record<string, unknown> = compactSnapshotJson(result, { boxes: opts.boxes === true });
+  const out = exactly<SnapshotReply>()(compactSnapshotJson(result, { boxes: opts.boxes === true }));
   // Page-derived strings are bounded like everything else we print.
   if (result.url.length > MAX_URL) {
     out.url = `${result.url.slice(0, MAX_URL)}…`;
@@ -101,14 +106,14 @@ function render(ctx: CallContext, rec: TargetRecord, collected: Collected, opts:
       delete out.title;
       delete out.url;
       delete out.urlTruncated;
-      const diff: Record<string, unknown> = {};
-      if (d.added.length) diff.added = d.added.map((e) => compactEntry(e, { boxes: opts.boxes === true }));
-      if (d.removed.length) diff.removed = d.removed;
-      if (d.changed.length) diff.changed = d.changed.map((c) => ({ ...compactEntry(c.element), fields: c.fields }));
-      diff.unchanged = d.unchanged;
-      if (d.title !== undefined) diff.title = d.title;
-      if (d.url !== undefined) diff.url = d.url;
-      out.diff = diff;
+      out.diff = {
+        ...(d.added.length ? { added: d.added.map((e) => compactEntry(e, { boxes: opts.boxes === true })) } : {}),
+        ...(d.removed.length ? { removed: d.removed } : {}),
+        ...(d.changed.length ? { changed: d.changed.map((c) => ({ ...compactEntry(c.element), fields: c.fields })) } : {}),
+        unchanged: d.unchanged,
+        ...(d.title !== undefined ? { title: d.title } : {}),
+        ...(d.url !== undefined ? { url: d.url } : {}),
+      };
       if (ctx.req.mode === "human") out.text = formatDiffHuman(d);
     } else {
       out.diffFallback = replaced ? "document_changed" : "no_previous_observation";
