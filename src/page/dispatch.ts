@@ -79,13 +79,17 @@ const OBJECTS = {
   document: (win: PageWindow): PageDocument => win.document,
 };
 
+/** The functions a step can name, by their call names: the broker types its calls from these signatures (src/broker/page-fns.ts). */
+export type ElementFns = typeof ELEMENT;
+export type WindowFns = typeof WINDOW;
+
 /** `ref` checks that the step's ref still resolves (its result: null, or why not) and stops the call if not. */
 export type PageFn = keyof typeof ELEMENT | keyof typeof WINDOW | "ref";
 export type PageObjectFn = keyof typeof OBJECTS;
 
 export interface PageStep {
   fn: PageFn;
-  arg?: Record<string, unknown>;
+  arg?: object;
   ref?: number;
   slot?: string;
   when?: { step: number };

@@ -6,7 +6,7 @@
  */
 import { PAGE_LIBRARY } from "./bundle.ts";
 
-export type { PageCall, PageFn, PageObjectFn, PageReply, PageStep } from "./dispatch.ts";
+export type { ElementFns, PageCall, PageFn, PageObjectFn, PageReply, PageStep, WindowFns } from "./dispatch.ts";
 
 function hash(text: string): string {
   let h = 2166136261;

@@ -4,7 +4,7 @@ import type { CdpSession } from "../../cdp/session.ts";
 import type { ClickEvidence, EvidenceElement } from "../../protocol/evidence.ts";
 import { exactly, type ArgsOf } from "../context/handler.ts";
 import type { Selected } from "../context/tabs.ts";
-import { callPage } from "../world.ts";
+import { callFn } from "../page-fns.ts";
 import { clickStatus, pageEffects, stateEffects } from "./evidence.ts";
 import { defineAction } from "./pipeline.ts";
 import { checkProbe, dispatchClick, probeStep, type ElementState, type Probe } from "./pointer.ts";
@@ -58,9 +58,7 @@ export const click = defineAction<typeof command, ArgsOf<typeof command>, Clicke
 /** The element at a viewport point of the main frame, with its ref when the agent was shown it there. */
 async function pointTarget(sel: Selected, top: CdpSession, x: number, y: number): Promise<EvidenceElement | undefined> {
   const mainFrame = sel.rec.targetId;
-  const hit = await callPage(top, mainFrame, [{ fn: "hitAt", arg: { x, y } }])
-    .then((r) => r.results[0] as { tagName: string; id?: string; role?: string; name?: string; ref?: number } | null)
-    .catch(() => null);
+  const hit = await callFn({ session: top, frameId: mainFrame }, "hitAt", { x, y }).catch(() => null);
   if (!hit) return undefined;
   const { ref, ...rest } = hit;
   const obs = sel.agent.observations.get(sel.rec.targetId);

@@ -6,6 +6,7 @@ import type { DragEvidence, HoverEvidence } from "../../protocol/evidence.ts";
 import { exactly, type ArgsOf } from "../context/handler.ts";
 import { resolveRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { evidenceStatus, pageEffects, stateEffects } from "./evidence.ts";
+import { callFn } from "../page-fns.ts";
 import { callInFrame, frameOfRef } from "./frame-call.ts";
 import { defineAction } from "./pipeline.ts";
 import { checkProbe, moveMouse, probeForPointer, probeStep, type ElementState, type Probe } from "./pointer.ts";
@@ -73,7 +74,7 @@ export const drag = defineAction<typeof dragCommand, ArgsOf<typeof dragCommand>,
     try {
       await callInFrame(frame, "drag", { op: "arm" });
       await watch.armQuiet();
-      const run = pointerDrag(top, a, b, watch, async () => (html5 = await callInFrame<boolean>(frame, "drag", { op: "check" }).catch(() => false)));
+      const run = pointerDrag(top, a, b, watch, async () => (html5 = await callFn(frame, "drag", { op: "check" }).catch(() => false)));
       run.catch(() => undefined);
       await Promise.race([run, watch.dialogOpened]);
       await watch.settle(ctx.deadline);

@@ -1,6 +1,6 @@
 import type { CdpSession } from "../../cdp/session.ts";
-import type { PageStep } from "../../page/runtime.ts";
 import { BpError } from "../../shared/errors.ts";
+import { step, type PageArg, type Step } from "../page-fns.ts";
 import { callPage } from "../world.ts";
 import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 
@@ -29,14 +29,14 @@ export interface Probe {
 }
 
 /** Runs the page act script against the element behind a ref, in the ref's frame world. */
-export async function actOnRef<T>(r: ResolvedRef, arg: Record<string, unknown>): Promise<T> {
+export async function actOnRef<T>(r: ResolvedRef, arg: PageArg<"act">): Promise<T> {
   const reply = await callPage(r.binding.session, r.binding.frameId, [{ fn: "act", ref: r.ref, arg }]);
   return reply.results[0] as T;
 }
 
 /** The pointer probe as a page step, to ride on the ref's resolution (one call for both). */
-export function probeStep(opts: { requireEnabled?: boolean; noScroll?: boolean } = {}): PageStep {
-  return { fn: "act", arg: { op: "probe", requireEnabled: opts.requireEnabled !== false, noScroll: opts.noScroll === true } };
+export function probeStep(opts: { requireEnabled?: boolean; noScroll?: boolean } = {}): Step<"act"> {
+  return step("act", { op: "probe", requireEnabled: opts.requireEnabled !== false, noScroll: opts.noScroll === true });
 }
 
 /**

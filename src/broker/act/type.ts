@@ -5,6 +5,7 @@ import { BpError } from "../../shared/errors.ts";
 import type { ArgsOf } from "../context/handler.ts";
 import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { pageEffects } from "./evidence.ts";
+import { callFn } from "../page-fns.ts";
 import { callInFrame, frameOfRef, type FrameRef } from "./frame-call.ts";
 import { assertEditable, inputEvidence, readStep, type Prepared } from "./input-evidence.ts";
 import { parseCombo, pressCombo } from "./keys.ts";
@@ -55,7 +56,7 @@ export const typeText = defineAction<typeof command, TypeArgs, TypeEvidence>(com
       if (!prep.focused) await focus(pin, top, resolved, frame, token, steps);
       if (!replace && prep.length > 0) {
         // Append at the end, whatever the caret was; inputs without a selection API get End.
-        const caret = await callInFrame<{ ok: boolean }>(frame, "edit", { op: "caretEnd", token });
+        const caret = await callFn(frame, "edit", { op: "caretEnd", token });
         if (!caret.ok) await pin.step("caret", steps, () => pressCombo(top, parseCombo("End")), false);
       }
       const readBack = async () => {
@@ -136,7 +137,7 @@ async function focus(pin: CompositePin, top: CdpSession, r: ResolvedRef, frame: 
 }
 
 async function focused(frame: FrameRef, token: string): Promise<boolean> {
-  const r = await callInFrame<{ ok: boolean; focused?: boolean }>(frame, "edit", { op: "pin", token });
+  const r = await callFn(frame, "edit", { op: "pin", token });
   return r.ok && r.focused === true;
 }
 

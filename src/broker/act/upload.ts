@@ -8,7 +8,8 @@ import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { storeFor } from "../store/index.ts";
 import { pageObject } from "../world.ts";
 import { pageEffects, type EvidenceStatus } from "./evidence.ts";
-import { callInFrame, frameOfRef } from "./frame-call.ts";
+import { callFn, type PageResult } from "../page-fns.ts";
+import { frameOfRef } from "./frame-call.ts";
 import { defineAction } from "./pipeline.ts";
 
 /** The browser reads an assigned file lazily (on submit), so a private copy lives this long. */
@@ -64,14 +65,14 @@ export const upload = defineAction<typeof command, { ref: number; source: { path
     // The page gets a private copy (the original is never touched); the browser reads it
     // lazily, on submit, so the copy lives an hour unless the agent disconnects first.
     const copy = storeFor(ctx.broker.paths.home).putFile(ctx.req.clientKey, "upload", source.path, { name, mimeType: "application/octet-stream", ttlMs: UPLOAD_TTL_MS, keepName: true }).path;
-    let files: { ok: boolean; count?: number; names?: string[] } | undefined;
+    let files: PageResult<"upload"> | undefined;
     try {
       await watch.armQuiet();
       const sent = frame.session.send("DOM.setFileInputFiles", { files: [copy], objectId });
       sent.catch(() => undefined);
       await Promise.race([sent, watch.dialogOpened]);
       await watch.settle(ctx.deadline);
-      if (!watch.effects.dialog) files = await callInFrame<{ ok: boolean; count?: number; names?: string[] }>(frame, "upload", { op: "files" }).catch(() => undefined);
+      if (!watch.effects.dialog) files = await callFn(frame, "upload", { op: "files" }).catch(() => undefined);
     } finally {
       if (!watch.effects.dialog) await frame.session.send("Runtime.releaseObject", { objectId }).catch(() => undefined);
     }

@@ -5,7 +5,7 @@
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../../cdp/session.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
-import { callPage } from "../world.ts";
+import { callFn } from "../page-fns.ts";
 
 /** Preview limits: what a vision model takes without downscaling it itself. */
 export const PREVIEW_MAX_SIDE = 1568;
@@ -34,13 +34,13 @@ export interface Rect {
  * `scrollX` for its own scripts, but not for another world.
  */
 export async function viewState(session: CdpSession, frameId: string): Promise<ViewState> {
-  const v = (await callPage(session, frameId, [{ fn: "viewState" }])).results[0] as ViewState;
+  const v = await callFn({ session, frameId }, "viewState", undefined);
   return { dpr: v.dpr > 0 ? v.dpr : 1, width: v.width, height: v.height, scrollX: v.scrollX, scrollY: v.scrollY };
 }
 
 /** The first element matching `selector` in a frame, as a rect in that frame's viewport px. */
 export async function selectorRect(session: CdpSession, frameId: string, selector: string): Promise<Rect> {
-  const r = (await callPage(session, frameId, [{ fn: "selectorRect", arg: { selector } }])).results[0] as Rect | { error: string } | null;
+  const r = await callFn({ session, frameId }, "selectorRect", { selector });
   if (r === null) throw invalidArgument("selector", `Selector "${selector}" did not match.`, { selector });
   if ("error" in r) throw invalidArgument("selector", `"${selector}" is not a valid CSS selector.`, { selector });
   if (!(r.width > 0 && r.height > 0)) throw invalidArgument("selector", `The element "${selector}" matches has no size (hidden or empty).`, { selector });
