@@ -1,6 +1,7 @@
 import type { Socket } from "bun";
 import * as v from "valibot";
-import { callProtocolSchema, callRequestSchema, cancelRequestSchema, requestEnvelopeSchema, type HelloReply } from "../protocol/wire.ts";
+import type { HelloReply } from "../protocol/wire.ts";
+import { callProtocolSchema, callRequestSchema, cancelRequestSchema, requestEnvelopeSchema } from "../protocol/wire-requests.ts";
 import { BpError, toBpError } from "../shared/errors.ts";
 import { jsonLine } from "../shared/json-line.ts";
 import { PROTOCOL, VERSION } from "../shared/version.ts";

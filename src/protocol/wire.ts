@@ -1,6 +1,5 @@
 import * as v from "valibot";
 import { ERROR_CODES } from "../shared/errors.ts";
-import { CLIENT_KEY, REQUEST_ID } from "./table.ts";
 
 /**
  * CLI ↔ broker messages: one JSON line each way over the Unix socket. The reply to a
@@ -73,43 +72,18 @@ export interface Locator {
 /*
  * Every line read from the socket is checked against these before any field is used, at
  * both ends: a peer that sends `null`, an array or a half-filled object gets an error and
- * loses its connection, nothing more.
+ * loses its connection, nothing more. The requests' schemas, which only the broker reads, are
+ * in wire-requests.ts: every CLI call would otherwise build them for nothing.
  */
-const shortString = (max: number) => v.pipe(v.string(), v.maxLength(max));
+export const shortString = (max: number) => v.pipe(v.string(), v.maxLength(max));
 const protocolRange = v.object({ min: v.pipe(v.number(), v.integer()), max: v.pipe(v.number(), v.integer()) });
 
 /** valibot's record takes an array too (as an object of its indexes): refused before the record sees it. */
-const namedRecord = v.pipe(
+export const namedRecord = v.pipe(
   v.unknown(),
   v.check((a) => !Array.isArray(a), "expected an object"),
   v.record(v.string(), v.unknown()),
 );
-
-/** Only the fields needed to route a request and check its token; the full shape comes after. */
-export const requestEnvelopeSchema = v.object({ op: v.picklist(["hello", "cancel", "call"]), token: v.optional(v.string()) });
-
-export const callProtocolSchema = v.object({ protocol: v.pipe(v.number(), v.integer()) });
-
-export const cancelRequestSchema = v.object({ op: v.literal("cancel"), token: v.string(), invocation: shortString(64) });
-
-export const callRequestSchema = v.object({
-  op: v.literal("call"),
-  token: v.string(),
-  protocol: v.pipe(v.number(), v.integer()),
-  clientKey: v.pipe(v.string(), v.regex(CLIENT_KEY)),
-  command: shortString(64),
-  args: namedRecord,
-  requestId: v.optional(v.pipe(v.string(), v.regex(REQUEST_ID))),
-  invocation: shortString(64),
-  timeoutMs: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(300_000)),
-  tabAccess: v.picklist(["all", "own"]),
-  mode: v.picklist(["json", "human"]),
-  secretHeaders: v.optional(v.record(v.string(), v.string())),
-  secret: v.optional(shortString(1_000_000)),
-  executable: v.optional(v.object({ version: v.string(), identity: v.string() })),
-  cwd: v.optional(shortString(4096)),
-  outputDir: v.optional(shortString(4096)),
-});
 
 export const helloReplySchema = v.object({ ok: v.literal(true), service: v.literal("browser-pilot"), version: shortString(64), protocol: protocolRange });
 
