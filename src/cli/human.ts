@@ -18,7 +18,7 @@ const FORMATTERS: Record<string, Formatter> = {
     const service = r.service as R;
     const browser = r.browser as R;
     const session = r.session as R;
-    const recovery = r.recovery as R;
+    const recovery = r.recovery as R | undefined;
     const lines = [`Browser Pilot ${String(service.version)} (${String(service.target)}): broker ${String(service.state)}`];
     lines.push(browser.product ? `Browser: ${clean(browser.product)} (${String(browser.source)}, generation ${String(browser.generation)})` : "Browser: disconnected");
     if (session.state === "active") {
@@ -27,7 +27,7 @@ const FORMATTERS: Record<string, Formatter> = {
     }
     for (const h of (r.humanControl as R[] | undefined) ?? []) lines.push(`Human control: ${String(h.tab)} until ${String(h.until)}${h.yours ? " (handed off by you)" : ""}${h.message ? `: ${clean(h.message, 120)}` : ""}`);
     for (const b of (r.browsers as R[] | undefined) ?? []) lines.push(browserLine(b));
-    if (recovery.required) lines.push(`action: ${String(recovery.action ?? recovery.code)}`);
+    if (recovery?.required) lines.push(`action: ${String(recovery.action ?? recovery.code)}`);
     return lines.join("\n");
   },
   browsers: (r) => {
@@ -37,8 +37,8 @@ const FORMATTERS: Record<string, Formatter> = {
   connect: (r) =>
     `✓ Connected to ${clean((r.browser as R).product)}${r.reused ? " (already connected)" : ""}` +
     (r.profileSelectionRequired ? `\n${(r.profiles as R[]).length} profiles are open: 'bp profiles', then 'bp profile <id>' before 'open --new'` : ""),
-  launch: (r) => `✓ ${r.reused ? "Reusing" : "Launched"} ${clean((r.browser as R).product)} (profile ${String(r.profile)}${r.headless ? ", headless" : ""})`,
-  disconnect: (r) => `✓ Disconnected${r.brokerStopped ? "; broker stopped" : ""}`,
+  launch: (r) => `✓ ${r.reused ? "Reusing" : "Launched"} ${clean((r.browser as R).product)}${r.headless === true ? " (headless)" : r.headless === false ? " (with a window)" : ""}`,
+  disconnect: (r) => `✓ Disconnected${r.brokerStopped ? "; broker stopped" : typeof r.message === "string" ? `; ${r.message}` : ""}`,
   tabs: (r) => {
     const list = r.tabs as R[];
     if (list.length === 0) return "No controllable tabs open.";
@@ -52,9 +52,9 @@ const FORMATTERS: Record<string, Formatter> = {
     return list.map(profileLines).join("\n");
   },
   profile: (r) => `✓ New tabs of this agent go to ${profileLines(r.profile as R).split("\n")[0]?.slice(2) ?? ""}`,
-  tab: (r) => `✓ Selected ${String((r.tab as R).id)} ${clean((r.tab as R).url)}`,
-  "tab release": (r) => `✓ Released ${String(r.released)}`,
-  open: (r) => `✓ ${r.created ? "Opened" : "Navigated"} ${String(r.tab)} ${clean(r.url)}  ${clean(r.title, 80)}`,
+  tab: (r) => `✓ Selected ${clean((r.tab as R).url)}  ${clean((r.tab as R).title, 80)}`,
+  "tab release": (r) => `✓ Released${r.released !== undefined ? ` ${String(r.released)}` : ""}`,
+  open: (r) => `✓ ${r.tab !== undefined ? `Opened ${String(r.tab)}` : "Navigated"}${r.url !== undefined ? ` ${clean(r.url)}` : ""}  ${clean(r.title, 80)}`,
   close: (r) => `✓ Closed ${(r.closed as string[]).length} tab(s); ${String(r.remaining)} remaining`,
   eval: (r) => typeof r.hint === "string" && r.dialog !== undefined ? r.hint : (typeof r.value === "string" ? r.value : JSON.stringify(r.value, null, 2) ?? String(r.value)) + (r.truncated ? "\n... [truncated]" : ""),
   handoff: (r) =>
@@ -67,7 +67,10 @@ const FORMATTERS: Record<string, Formatter> = {
 };
 
 for (const nav of ["back", "forward", "reload"]) {
-  FORMATTERS[nav] = (r) => (r.navigated ? `✓ ${clean(r.url)}  ${clean(r.title, 80)}` : `No ${nav} entry; still at ${clean(r.url)}`);
+  FORMATTERS[nav] = (r) =>
+    r.navigated === false
+      ? `No ${nav} entry; nothing changed`
+      : `✓ ${[r.url !== undefined ? clean(r.url) : "", r.title !== undefined ? clean(r.title, 80) : ""].filter(Boolean).join("  ") || "same page"}`;
 }
 
 function profileLines(p: R): string {

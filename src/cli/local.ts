@@ -32,7 +32,7 @@ export async function runPassive(name: string, paths: BpPaths): Promise<Result |
   const state = await probeBroker(paths);
   if (state.kind === "running") return undefined;
   if (name === "disconnect") {
-    if (state.kind === "stopped") return { ok: true, closedTabs: 0, brokerStopped: false, message: "No broker is running." };
+    if (state.kind === "stopped") return { ok: true, message: "No broker is running." };
     // A broker is there but cannot be told: say so rather than claim there is none.
     throw new BpError(state.kind === "incompatible" ? "protocol_incompatible" : "browser_disconnected", `The Browser Pilot broker (pid ${state.locator.pid}) ${state.kind === "incompatible" ? "speaks another protocol" : "does not answer"}; nothing was released.`, {
       retryable: state.kind !== "incompatible",

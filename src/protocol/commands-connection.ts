@@ -30,7 +30,7 @@ export const connect = defineCommand({
   ),
   result: ok({
     browser: connectedBrowserSchema,
-    reused: v.boolean(),
+    reused: v.optional(v.pipe(v.literal(true), v.description("Already connected (absent: connected now)"))),
     /** Several profiles are open and nothing says which one this agent's new tabs go to. */
     profileSelectionRequired: v.optional(v.literal(true)),
     profiles: v.optional(v.array(v.object({ id: v.string(), label: v.string(), tabCount: v.number() }))),
@@ -51,7 +51,11 @@ export const launch = defineCommand({
       "default",
     ),
   }),
-  result: ok({ browser: connectedBrowserSchema, reused: v.boolean(), headless: v.boolean(), profile: v.string() }),
+  result: ok({
+    browser: connectedBrowserSchema,
+    reused: v.optional(v.pipe(v.literal(true), v.description("That browser was already running (absent: started now)"))),
+    headless: v.optional(v.pipe(v.boolean(), v.description("Only when not what was asked: headless without a display, or a reused browser's mode"))),
+  }),
   example: "bp launch --headless",
   runs: "broker",
 });
@@ -61,7 +65,11 @@ export const disconnect = defineCommand({
   group: "Connection",
   summary: "Release this agent (closes its managed tabs); stops the broker when no one else uses it",
   args: v.object({}),
-  result: ok({ closedTabs: v.number(), brokerStopped: v.boolean(), message: v.string() }),
+  result: ok({
+    closedTabs: v.optional(v.pipe(v.number(), v.description("Managed tabs closed (absent: none)"))),
+    brokerStopped: v.optional(v.literal(true)),
+    message: v.optional(v.pipe(v.string(), v.description("Why the broker keeps running (absent with brokerStopped)"))),
+  }),
   example: "bp disconnect",
   runs: "passive",
   mutating: true,

@@ -14,8 +14,8 @@ export const status = defineCommand({
     browsers: v.optional(v.array(browserCandidateSchema)),
     session: v.object({
       state: v.picklist(["active", "none", "unavailable"]),
-      tabs: v.optional(v.number()),
-      selectedTab: v.optional(v.nullable(v.object({ id: v.string(), title: v.string(), url: v.string() }))),
+      tabs: v.optional(v.pipe(v.number(), v.description("This agent's tabs (absent: none)"))),
+      selectedTab: v.optional(v.pipe(v.object({ id: v.string(), title: v.string(), url: v.string() }), v.description("Absent: no tab selected"))),
       profile: v.optional(v.string()),
     }),
     humanControl: v.optional(
@@ -29,8 +29,18 @@ export const status = defineCommand({
         }),
       ),
     ),
-    commands: v.optional(v.object({ active: v.array(v.record(v.string(), v.unknown())), uncertain: v.array(v.record(v.string(), v.unknown())) })),
-    recovery: v.object({ required: v.boolean(), code: v.optional(v.string()), action: v.optional(v.string()), remediation: v.optional(remediationSchema) }),
+    commands: v.optional(
+      v.pipe(
+        v.object({ active: v.optional(v.array(v.record(v.string(), v.unknown()))), uncertain: v.optional(v.array(v.record(v.string(), v.unknown()))) }),
+        v.description("Only when this agent has commands running (active) or of unknown outcome (uncertain)"),
+      ),
+    ),
+    recovery: v.optional(
+      v.pipe(
+        v.object({ required: v.literal(true), code: v.string(), action: v.string(), remediation: v.optional(remediationSchema) }),
+        v.description("Only when something must be done before browser commands work"),
+      ),
+    ),
   }),
   example: "bp status",
   runs: "passive",

@@ -2,7 +2,12 @@ import * as v from "valibot";
 import { TAB_ID, tabIdArg, tabSchema } from "./common.ts";
 import { defineCommand, flag, ok, optText, text } from "./define.ts";
 
-const navResult = ok({ tab: v.string(), url: v.string(), title: v.string(), navigated: v.boolean() });
+/** Lean: the selected tab is not named; url and title only when they changed; navigated only when false (no entry to go to). */
+const navResult = ok({
+  url: v.optional(v.pipe(v.string(), v.description("New URL (absent: unchanged)"))),
+  title: v.optional(v.pipe(v.string(), v.description("New title (absent: unchanged)"))),
+  navigated: v.optional(v.pipe(v.literal(false), v.description("There was no history entry to go to; nothing happened"))),
+});
 
 export const tabs = defineCommand({
   name: "tabs",
@@ -20,7 +25,7 @@ export const tab = defineCommand({
   summary: "Select a tab by id and take control of it",
   positionals: ["id"],
   args: v.object({ id: tabIdArg("Tab id from 'bp tabs'") }),
-  result: ok({ tab: tabSchema }),
+  result: ok({ tab: v.pipe(v.omit(tabSchema, ["id", "selected", "control"]), v.description("The tab now selected and controlled by this agent")) }),
   example: "bp tab t2",
   runs: "broker",
 });
@@ -31,7 +36,7 @@ export const tabRelease = defineCommand({
   summary: "Give up control of a tab (default: the selected one) so another agent may take it",
   positionals: ["id"],
   args: v.object({ id: v.optional(v.pipe(v.string(), v.regex(TAB_ID, "Tab ids look like t1, t2, …"), v.description("Tab id (default: selected tab)"))) }),
-  result: ok({ released: v.string() }),
+  result: ok({ released: v.optional(v.pipe(v.string(), v.description("The tab released, when none was named"))) }),
   example: "bp tab release t2",
   runs: "broker",
 });
@@ -47,7 +52,12 @@ export const open = defineCommand({
     new: flag("Open in a new managed tab (its own background window)"),
     profile: optText("Profile for the new tab, from 'bp profiles' (implies --new)"),
   }),
-  result: ok({ tab: v.string(), profile: v.optional(v.string()), url: v.string(), title: v.string(), created: v.boolean(), status: v.optional(v.number()) }),
+  result: ok({
+    tab: v.optional(v.pipe(v.string(), v.description("Only for a new tab (--new, --profile, or no tab was selected): its id, now selected"))),
+    profile: v.optional(v.string()),
+    url: v.optional(v.pipe(v.string(), v.description("Only when not the URL given (a scheme added, a redirect)"))),
+    title: v.string(),
+  }),
   example: "bp open example.com --new --profile p3k9x2a",
   runs: "broker",
   mutating: true,

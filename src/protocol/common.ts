@@ -26,7 +26,7 @@ export const tabSchema = v.object({
   origin: tabOrigin,
   title: v.string(),
   url: v.string(),
-  selected: v.boolean(),
+  selected: v.optional(v.pipe(v.literal(true), v.description("The agent's selected tab (absent: not selected)"))),
   control: v.picklist(["available", "controlled", "busy", "human"]),
 });
 

@@ -100,7 +100,9 @@ describe("CLI contract (no browser needed)", () => {
     const args = r.json.args as { properties: Record<string, { pattern?: string }> };
     expect(args.properties.id?.pattern).toBe("^t[1-9][0-9]{0,8}$");
     const open = await env.run(["schema", "open"]);
-    expect((open.json.result as { required: string[] }).required).toContain("tab");
+    // Lean: a new tab's id is there only when one was made, so it is optional; the title is always there.
+    expect((open.json.result as { required: string[] }).required).toEqual(["ok", "title"]);
+    expect(Object.keys((open.json.result as { properties: Record<string, unknown> }).properties)).toContain("tab");
   });
 
   test("status and browsers are passive: no broker, no locator", async () => {
@@ -117,7 +119,7 @@ describe("CLI contract (no browser needed)", () => {
 
   test("disconnect without a broker is a no-op that says so", async () => {
     const r = await env.run(["disconnect"]);
-    expect(r.json).toMatchObject({ ok: true, brokerStopped: false, closedTabs: 0 });
+    expect(r.json).toEqual({ ok: true, message: "No broker is running." });
     expect(existsSync(join(env.home, "broker-locator.json"))).toBe(false);
   });
 

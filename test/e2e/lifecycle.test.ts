@@ -56,7 +56,8 @@ describe("one browser connection, shared", () => {
       expect(fake.upgrades()).toBe(1);
 
       const again = await env.run(["connect"], { key: "k-0" });
-      expect(again.json).toMatchObject({ ok: true, reused: false, browser: { generation: 2 } });
+      expect(again.json).toMatchObject({ ok: true, browser: { generation: 2 } });
+      expect(again.json).not.toHaveProperty("reused");
       expect(fake.upgrades()).toBe(2);
     } finally {
       await env.stop();
@@ -82,7 +83,8 @@ describe("remote CDP endpoint", () => {
       const denied = await env.run(["connect", "--cdp-url", fake.url]);
       expect(denied.json).toMatchObject({ ok: false, code: "browser_not_found", context: { field: "cdpUrl" } });
       const r = await env.run(["connect", "--cdp-url", fake.url], { stdin: JSON.stringify({ authorization: "Bearer s3cret-header" }) });
-      expect(r.json).toMatchObject({ ok: true, reused: false, browser: { source: "remote", product: "Remote browser", generation: 1 } });
+      expect(r.json).toMatchObject({ ok: true, browser: { source: "remote", product: "Remote browser", generation: 1 } });
+      expect(r.json).not.toHaveProperty("reused");
       const status = await env.run(["status"]);
       expect(status.json.browser).toMatchObject({ source: "remote" });
       const everything = [denied.stdout, r.stdout, status.stdout, (await env.run(["commands"])).stdout, readFileSync(join(env.home, "broker.log"), "utf8")].join("\n");

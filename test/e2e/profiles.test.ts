@@ -122,8 +122,8 @@ describe("profiles of one browser", () => {
       env.run(["open", page("Work task", "<button>Go</button>"), "--new"], { key: "agent-work" }),
       env.run(["open", page("Personal task"), "--new", "--profile", personal.id], { key: "agent-personal" }),
     ]);
-    expect(a.json).toMatchObject({ ok: true, created: true, profile: work.id, title: "Work task" });
-    expect(b.json).toMatchObject({ ok: true, created: true, profile: personal.id, title: "Personal task" });
+    expect(a.json).toMatchObject({ ok: true, profile: work.id, title: "Work task" });
+    expect(b.json).toMatchObject({ ok: true, profile: personal.id, title: "Personal task" });
     expect((await env.run(["eval", `localStorage.getItem("who")`], { key: "agent-work" })).json.value).toBe("work");
     expect((await env.run(["eval", `localStorage.getItem("who")`], { key: "agent-personal" })).json.value).toBe("personal");
     // The agent's next tab stays in its profile (its selected tab anchors it).
@@ -152,7 +152,7 @@ describe("profiles of one browser", () => {
     expect((await env.run(["profile", work.id], { key: "switcher" })).json.ok).toBe(true);
     // The personal tab no longer anchors: the next tab without --new is a new one in the chosen profile.
     const n = await env.run(["open", page("Chosen")], { key: "switcher" });
-    expect(n.json).toMatchObject({ ok: true, created: true, profile: work.id });
+    expect(n.json).toMatchObject({ ok: true, profile: work.id });
     expect((await env.run(["eval", `localStorage.getItem("who")`], { key: "switcher" })).json.value).toBe("work");
     await env.run(["close", "--all"], { key: "switcher" });
   });
@@ -236,7 +236,7 @@ describe("profiles of one browser", () => {
     });
     // One profile left: it is the only choice, so no selection is needed.
     const o = await env.run(["open", page("Late"), "--new"], { key: "late" });
-    expect(o.json).toMatchObject({ ok: true, created: true });
+    expect(o.json).toMatchObject({ ok: true, tab: expect.stringMatching(/^t\d+$/) });
     expect(o.json.profile).toBeUndefined();
     expect((await env.run(["eval", `localStorage.getItem("who")`], { key: "late" })).json.value).toBe("work");
     expect((await profiles())[0]?.id).toBe(work?.id ?? "");

@@ -15,7 +15,8 @@ function historyAction(command: HistoryCommand, delta: -1 | 0 | 1) {
     args: () => undefined,
     tab: (ctx) => selectedTab(ctx),
     async dispatch({ ctx, sel, top }) {
-      const { browser, rec, id } = sel;
+      const { browser, rec } = sel;
+      const before = { url: boundUrl(rec.url), title: boundTitle(rec.title) };
       let navigated = true;
       if (delta === 0) {
         await runAndWait(top, () => top.send("Page.reload"), ctx.deadline, ctx.signal);
@@ -29,7 +30,10 @@ function historyAction(command: HistoryCommand, delta: -1 | 0 | 1) {
       const { targetInfo } = await browser.cdp.send("Target.getTargetInfo", { targetId: rec.targetId });
       rec.url = targetInfo.url;
       rec.title = targetInfo.title;
-      return { tab: id, url: boundUrl(rec.url), title: boundTitle(rec.title), navigated };
+      // Lean: no tab id (the selected one); url and title only when they changed; navigated only when false.
+      const url = boundUrl(rec.url);
+      const title = boundTitle(rec.title);
+      return { ...(url !== before.url ? { url } : {}), ...(title !== before.title ? { title } : {}), ...(navigated ? {} : { navigated: false }) };
     },
     evidence: (_run, sent) => sent,
   });

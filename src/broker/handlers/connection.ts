@@ -26,11 +26,14 @@ const status = defineHandler(statusCommand)({
     const agent = broker.agents.get(req.clientKey);
     const browsers = live ? undefined : (await discoverBrowsers()).map(publicCandidate);
     const sel = agent?.selected ? conn?.targets.byId.get(agent.selected) : undefined;
+    const tabs = agent ? broker.visibleTabs(agent, req.tabAccess).filter((t) => agent.existingId(t.targetId) !== undefined).length : 0;
+    // Lean: no tab count of 0, no selectedTab when none is selected, no empty command lists,
+    // no recovery unless one is required.
     const session = agent
       ? {
           state: "active" as const,
-          tabs: broker.visibleTabs(agent, req.tabAccess).filter((t) => agent.existingId(t.targetId) !== undefined).length,
-          selectedTab: sel ? { id: agent.existingId(sel.targetId) ?? "", title: boundTitle(sel.title), url: boundUrl(sel.url) } : null,
+          ...(tabs > 0 ? { tabs } : {}),
+          ...(sel ? { selectedTab: { id: agent.existingId(sel.targetId) ?? "", title: boundTitle(sel.title), url: boundUrl(sel.url) } } : {}),
           // The profile this agent chose or last switched to (it may be stale after a reconnect).
           ...(agent.profile ? { profile: agent.profile.id } : {}),
         }
@@ -46,8 +49,8 @@ const status = defineHandler(statusCommand)({
       ...(browsers ? { browsers } : {}),
       session,
       ...(human.length > 0 ? { humanControl: human } : {}),
-      commands: { active, uncertain },
-      recovery: live ? { required: false } : { required: true, code: "browser_disconnected", action: "bp connect (running browser) or bp launch" },
+      ...(active.length > 0 || uncertain.length > 0 ? { commands: { ...(active.length > 0 ? { active } : {}), ...(uncertain.length > 0 ? { uncertain } : {}) } } : {}),
+      ...(live ? {} : { recovery: { required: true as const, code: "browser_disconnected", action: "bp connect (running browser) or bp launch" } }),
     };
   },
 });
@@ -103,7 +106,7 @@ const connect = defineHandler(commands.connect)({
       try {
         const { conn, reused } = await ctx.broker.attach(info);
         ctx.agent();
-        return { browser: browserSummary(conn), reused, ...profileChoiceNeeded(ctx, conn) };
+        return { browser: browserSummary(conn), ...(reused ? { reused } : {}), ...profileChoiceNeeded(ctx, conn) };
       } catch (err) {
         throw remoteConnectError(cdpUrl, err);
       }
@@ -112,7 +115,7 @@ const connect = defineHandler(commands.connect)({
     try {
       const { conn, reused } = await ctx.broker.attach({ id: candidate.id, product: candidate.product, source: "discovered", endpoint: candidate.endpoint ?? "", userDataRoot: candidate.userDataRoot });
       ctx.agent();
-      return { browser: browserSummary(conn), reused, ...profileChoiceNeeded(ctx, conn) };
+      return { browser: browserSummary(conn), ...(reused ? { reused } : {}), ...profileChoiceNeeded(ctx, conn) };
     } catch (err) {
       if (err instanceof BpError && err.code !== "browser_not_authorized") throw err;
       throw new BpError("browser_not_authorized", `Could not connect to ${candidate.product}: ${(err as Error).message}`, {
@@ -131,7 +134,7 @@ const launch = defineHandler(commands.launch)({
     const existing = ctx.broker.browser;
     if (existing && !existing.closed && existing.info.source === "launched" && existing.info.profile === profile) {
       ctx.agent();
-      return { browser: browserSummary(existing), reused: true, headless: existing.info.headless ?? headless, profile };
+      return { browser: browserSummary(existing), reused: true, ...headlessNews(args.headless, existing.info.headless ?? headless) };
     }
     // Refused before anything starts: a browser launched only to be refused would stay behind.
     ctx.broker.assertAvailableFor(launchedBrowserId(profile));
@@ -146,9 +149,14 @@ const launch = defineHandler(commands.launch)({
     }
     if (!reused && !attached.reused) attached.conn.adoptInitialTabs();
     ctx.agent();
-    return { browser: browserSummary(attached.conn), reused: reused || attached.reused, headless, profile };
+    return { browser: browserSummary(attached.conn), ...(reused || attached.reused ? { reused: true } : {}), ...headlessNews(args.headless, headless) };
   },
 });
+
+/** Lean: `headless` only when it is not what the agent asked for (no display, or a reused browser). */
+function headlessNews(asked: boolean, actual: boolean): { headless?: boolean } {
+  return asked === actual ? {} : { headless: actual };
+}
 
 const disconnect = defineHandler(commands.disconnect)({
   async run(ctx) {
@@ -163,7 +171,8 @@ const disconnect = defineHandler(commands.disconnect)({
       : broker.agents.size > 0
         ? `Released this agent; ${broker.agents.size} other agent(s) keep the broker running.`
         : "Released this agent; the broker was started by another installation and keeps running.";
-    return { closedTabs: closed.length, brokerStopped: stop, message };
+    // Lean: a count only when tabs were closed; the message only when it says more than brokerStopped.
+    return { ...(closed.length > 0 ? { closedTabs: closed.length } : {}), ...(stop ? { brokerStopped: true as const } : { message }) };
   },
 });
 

@@ -12,6 +12,7 @@ import { defineHandler } from "../context/handler.ts";
 import type { CallContext, Handler } from "../context/types.ts";
 import { boundTitle, boundUrl } from "../../shared/page-strings.ts";
 
+/** Lean: `selected` only on the selected tab. */
 function describe(ctx: CallContext, rec: TargetRecord, several?: boolean): v.InferOutput<typeof tabSchema> {
   const agent = ctx.agent();
   const browser = ctx.broker.requireBrowser();
@@ -25,7 +26,7 @@ function describe(ctx: CallContext, rec: TargetRecord, several?: boolean): v.Inf
     origin: rec.origin,
     title: boundTitle(rec.title),
     url: boundUrl(rec.url),
-    selected: agent.selected === rec.targetId,
+    ...(agent.selected === rec.targetId ? { selected: true as const } : {}),
     control,
   };
 }
@@ -62,7 +63,9 @@ const tab = defineHandler(commands.tab)({
     if (p) sel.agent.profile = { id: p.id, explicit: false };
     // This agent's network rules and credentials apply to the tab from now on.
     await coverControlledTabs(sel.browser, sel.agent.key);
-    return { tab: describe(ctx, sel.rec) };
+    // Lean: not the id (the agent named it), nor selected and controlled (what this command just made it).
+    const { id: _id, selected: _selected, control: _control, ...rest } = describe(ctx, sel.rec);
+    return { tab: rest };
   },
 });
 
@@ -76,7 +79,8 @@ const tabRelease = defineHandler(commands.tabRelease)({
     if (sel.rec.controller !== agent.key) throw new BpError("target_not_owned", `This agent does not control tab ${sel.id}.`, { context: { tab: sel.id } });
     delete sel.rec.controller;
     if (agent.selected === sel.rec.targetId) agent.selected = undefined;
-    return { released: sel.id };
+    // Lean: the id only when the agent did not name it.
+    return id === undefined ? { released: sel.id } : {};
   },
 });
 
@@ -148,7 +152,10 @@ const open = defineHandler(commands.open)({
     const refused = takeAuthFailure(rec);
     if (refused) throw authFailed(id, refused);
     const profile = profileOf(browser, rec);
-    return { tab: id, ...(profile ? { profile } : {}), url: boundUrl(rec.url), title: boundTitle(rec.title), created };
+    // Lean: the tab id only for a tab this call made (the agent needs it next; the selected tab
+    // it already has), the URL only when it is not the one given (a scheme added, a redirect).
+    const finalUrl = boundUrl(rec.url);
+    return { ...(created ? { tab: id } : {}), ...(profile ? { profile } : {}), ...(finalUrl !== args.url ? { url: finalUrl } : {}), title: boundTitle(rec.title) };
   },
 });
 
