@@ -100,10 +100,18 @@ export const soakPart: Part = {
         rows.errors.record(r.json?.ok === true ? undefined : `${key}: close --all: ${r.stdout.slice(0, 200)}`);
       }
       await rows.leaks.attempt(async () => {
-        const now = await listPageTargets(user.port);
-        const extra = now.filter((t) => !userTabs.includes(t.id));
-        const lost = userTabs.filter((id) => !now.some((t) => t.id === id));
-        return extra.length || lost.length ? `${extra.length} leaked target(s) ${JSON.stringify(extra.map((t) => t.url))}, ${lost.length} user tab(s) gone` : undefined;
+        // Target.closeTarget answers once the close has begun; the page target goes when its
+        // renderer has unloaded, which a starved machine can take a while to do.
+        const until = Date.now() + 10_000;
+        for (;;) {
+          const now = await listPageTargets(user.port);
+          const extra = now.filter((t) => !userTabs.includes(t.id));
+          const lost = userTabs.filter((id) => !now.some((t) => t.id === id));
+          if ((extra.length === 0 && lost.length === 0) || Date.now() > until) {
+            return extra.length || lost.length ? `${extra.length} leaked target(s) ${JSON.stringify(extra.map((t) => t.url))}, ${lost.length} user tab(s) gone` : undefined;
+          }
+          await new Promise((r) => setTimeout(r, 100));
+        }
       });
       const warm = samples.filter((s) => s.done >= total * WARMUP_SHARE);
       const warmAt = warm[0];
