@@ -22,10 +22,13 @@ export interface ScrollArg {
   selector?: string;
 }
 
+/** What scrolled: the page, an element, or (--to-text) whatever held the text. */
+export type ScrollTarget = "page" | "element" | "text";
+
 export interface ScrollResult {
   ok: boolean;
   reason?: string;
-  target?: string;
+  target?: ScrollTarget;
   beforeX?: number;
   beforeY?: number;
   afterX?: number;
@@ -162,7 +165,7 @@ class Scroller {
   }
 }
 
-function result(target: string, before: Point, after: Point): ScrollResult {
+function result(target: ScrollTarget, before: Point, after: Point): ScrollResult {
   const beforeX = Math.round(before.x), beforeY = Math.round(before.y), afterX = Math.round(after.x), afterY = Math.round(after.y);
   const deltaX = afterX - beforeX, deltaY = afterY - beforeY;
   return { ok: true, target, beforeX, beforeY, afterX, afterY, deltaX, deltaY, moved: deltaX !== 0 || deltaY !== 0 };
@@ -209,7 +212,7 @@ export function pageScroll(win: ActWindow, el: ActElement | null, arg: ScrollArg
   }
   if (arg.mode === "text") return scrollToText(s, arg);
   const axis: Axis = arg.mode === "relative" && (arg.direction === "left" || arg.direction === "right") ? "x" : "y";
-  let c: ActElement | null = null, target = "page";
+  let c: ActElement | null = null, target: ScrollTarget = "page";
   if (el) {
     if (!el.isConnected) return { ok: false, reason: "detached" };
     c = s.canScroll(el, axis) ? el : s.ancestorScroller(el, axis);

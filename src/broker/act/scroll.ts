@@ -6,7 +6,10 @@ import { rootForFrame } from "../observe/frame-list.ts";
 import { staleRef } from "../observe/resolve-ref.ts";
 import type { EvidenceStatus } from "./evidence.ts";
 import { pageEffects } from "./evidence.ts";
-import { callInFrame, callOnRef, type FrameRef } from "./frame-call.ts";
+import { callFn, type PageResult } from "../page-fns.ts";
+import type { CdpSession } from "../../cdp/session.ts";
+import type { Selected } from "../context/tabs.ts";
+import type { FrameRef } from "./frame-call.ts";
 import { defineAction } from "./pipeline.ts";
 
 export interface ScrollArgs {
@@ -22,19 +25,7 @@ export interface ScrollArgs {
   full: boolean;
 }
 
-interface ScrollOutcome {
-  ok: boolean;
-  reason?: string;
-  target?: "page" | "element" | "text";
-  moved?: boolean;
-  deltaX?: number;
-  deltaY?: number;
-  beforeX?: number;
-  beforeY?: number;
-  afterX?: number;
-  afterY?: number;
-  matchedText?: string;
-}
+type ScrollOutcome = PageResult<"scroll">;
 
 /** Which of its exclusive modes a scroll is in (the command's rules allow exactly one). */
 function modeOf(a: ScrollArgs): "relative" | "position" | "text" {
@@ -60,15 +51,8 @@ export const scroll = defineAction<typeof command, ScrollArgs, ScrollOutcome | u
       ...(args.toText !== undefined ? { text: args.toText, exact: args.exact } : {}),
       ...(args.selector !== undefined ? { selector: args.selector } : {}),
     };
-    let frame: FrameRef | undefined;
-    if (!target) {
-      const obs = sel.agent.observations.get(sel.rec.targetId);
-      const chosen = sel.agent.frames.get(sel.rec.targetId);
-      // Without a chosen frame the page itself scrolls: no need to ask the browser for its frames.
-      const root = chosen === undefined ? undefined : await rootForFrame(sel.rec, top, sel.rec.targetId, obs?.mainLoaderId ?? "", chosen);
-      frame = root ? { session: root.session, frameId: root.frameId, offset: root.offset } : { session: top, frameId: sel.rec.targetId, offset: { x: 0, y: 0 } };
-    }
-    const run = target ? callOnRef<ScrollOutcome>(target, "scroll", page) : callInFrame<ScrollOutcome>(frame as FrameRef, "scroll", page);
+    // Without a ref the page scrolls, or the frame the agent chose.
+    const run = target ? callFn(target.binding, "scroll", page, { ref: target.ref }) : scrollRoot(sel, top).then((frame) => callFn(frame, "scroll", page));
     run.catch(() => undefined);
     const out = await Promise.race([run, watch.dialogOpened.then(() => undefined)]);
     if (out && !out.ok) {
@@ -83,6 +67,15 @@ export const scroll = defineAction<typeof command, ScrollArgs, ScrollOutcome | u
     return exactly<ScrollEvidence>()({ action: "scroll", ...verdict(mode, out), mode, ...(out ? strip(out) : {}), effects: pageEffects(watch.effects) });
   },
 });
+
+/** The document a scroll without a ref moves: the page, or the frame the agent chose ('bp frame'). */
+async function scrollRoot(sel: Selected, top: CdpSession): Promise<FrameRef> {
+  const obs = sel.agent.observations.get(sel.rec.targetId);
+  const chosen = sel.agent.frames.get(sel.rec.targetId);
+  // Without a chosen frame the page itself scrolls: no need to ask the browser for its frames.
+  const root = chosen === undefined ? undefined : await rootForFrame(sel.rec, top, sel.rec.targetId, obs?.mainLoaderId ?? "", chosen);
+  return root ? { session: root.session, frameId: root.frameId, offset: root.offset } : { session: top, frameId: sel.rec.targetId, offset: { x: 0, y: 0 } };
+}
 
 function verdict(mode: "relative" | "position" | "text", o: ScrollOutcome | undefined): { status: EvidenceStatus; reason?: string } {
   if (!o) return { status: "unavailable", reason: "dialog_opened" };
