@@ -11,7 +11,7 @@ import { assertNoDialog, selectedTab, type Selected } from "../context/tabs.ts";
 import type { CallContext } from "../context/types.ts";
 import { listFrames } from "./frame-list.ts";
 import { ensureNetwork } from "../network.ts";
-import { callPage } from "../world.ts";
+import { callSteps, step, type Step } from "../page-fns.ts";
 import { urlMatches } from "../commands/canonical.ts";
 import { nextFinishedDownload, onDownloadChange } from "../net/downloads.ts";
 import { JOURNAL_MAX_ENTRIES, type NetEntry } from "../net/journal.ts";
@@ -93,10 +93,11 @@ export async function runWait(ctx: CallContext, cond: WaitCondition, intervalMs:
     case "text":
     case "selector": {
       const s = sel as Selected;
-      const arg = cond.kind === "text" ? { needle: cond.text.replace(/\s+/g, " ").trim().toLowerCase() } : { css: cond.css, visible: !cond.attached };
-      if (cond.kind === "text" && arg.needle === "") throw invalidArgument("text", "Text to wait for is empty.");
+      const needle = cond.kind === "text" ? cond.text.replace(/\s+/g, " ").trim().toLowerCase() : "";
+      if (cond.kind === "text" && needle === "") throw invalidArgument("text", "Text to wait for is empty.");
+      const pageCheck = cond.kind === "text" ? step("waitText", { needle }) : step("waitSelector", { css: cond.css, visible: !cond.attached });
       offs.push((session as CdpSession).on("Page.loadEventFired", waker.wake), (session as CdpSession).on("Page.domContentEventFired", waker.wake));
-      check = () => searchFrames(s, session as CdpSession, cond.kind === "text" ? "waitText" : "waitSelector", arg, end);
+      check = () => searchFrames(s, session as CdpSession, pageCheck, end);
       break;
     }
     case "dialog":
@@ -157,18 +158,19 @@ export async function runWait(ctx: CallContext, cond: WaitCondition, intervalMs:
 }
 
 /** Runs a page check in every document of the tab (our isolated world); first hit wins. */
-async function searchFrames(sel: Selected, session: CdpSession, fn: "waitText" | "waitSelector", arg: Record<string, unknown>, end: number): Promise<Matched | undefined> {
+async function searchFrames(sel: Selected, session: CdpSession, check: Step<"waitText"> | Step<"waitSelector">, end: number): Promise<Matched | undefined> {
   // A pending dialog blocks the page's scripts: say so instead of timing out silently.
   assertNoDialog(sel);
   const budget = () => Math.max(1, Math.min(PAGE_CHECK_MAX_MS, end - Date.now()));
   const frames = await listFrames(sel.rec, session).catch(() => []);
   for (const [index, f] of frames.entries()) {
-    const hit = await callPage(f.session, f.id, [{ fn, arg }], { timeoutMs: budget() })
-      .then((r) => r.results[0] as Matched | null)
-      .catch(() => null);
-    if (hit && hit.invalid === true) throw invalidArgument("selector", `Not a valid CSS selector: ${String(arg.css)}`);
+    const hit = await callSteps(f.session, f.id, [check], { timeoutMs: budget() }).then(
+      (r) => r.results[0],
+      () => null,
+    );
+    if (hit && "invalid" in hit) throw invalidArgument("selector", `Not a valid CSS selector: ${String(check.fn === "waitSelector" ? check.arg?.css : undefined)}`);
     if (hit) {
-      const { visible, ...rest } = hit;
+      const { visible, ...rest }: { visible?: boolean } & Matched = hit;
       return { ...(index > 0 ? { frame: index } : {}), ...rest, ...(visible === false ? { visible } : {}) };
     }
   }
