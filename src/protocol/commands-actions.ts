@@ -59,7 +59,11 @@ export const dialogs = defineCommand({
   group: "Actions",
   summary: "Pending JavaScript dialogs (never answered for you)",
   args: v.object({}),
-  result: ok({ dialogs: v.array(v.object({ id: v.string(), tab: v.string(), type: v.string(), message: v.string(), defaultPrompt: v.string(), url: v.string(), openedAt: v.string() })) }),
+  result: ok({
+    dialogs: v.array(
+      v.object({ id: v.string(), tab: v.string(), type: v.string(), message: v.string(), defaultPrompt: v.optional(v.pipe(v.string(), v.description("A prompt's default text (absent: none)"))), url: v.string(), openedAt: v.string() }),
+    ),
+  }),
   example: "bp dialogs",
   runs: "broker",
 });
@@ -179,7 +183,14 @@ export const scroll = defineCommand({
   mutating: true,
 });
 
-const option = v.object({ index: v.number(), label: v.string(), value: v.string(), selected: v.boolean(), disabled: v.boolean() });
+/** Lean: the value only when it is not the label; selected and disabled only when true. */
+const option = v.object({
+  index: v.pipe(v.number(), v.description("For 'bp select --by index'")),
+  label: v.string(),
+  value: v.optional(v.pipe(v.string(), v.description("Absent: the same as the label"))),
+  selected: v.optional(v.literal(true)),
+  disabled: v.optional(v.literal(true)),
+});
 
 export const dropdown = defineCommand({
   name: "dropdown",
@@ -187,7 +198,15 @@ export const dropdown = defineCommand({
   summary: "List a dropdown's options",
   positionals: ["ref"],
   args: v.object({ ref: refArg("Element ref of a select, listbox or combobox") }),
-  result: ok({ ref: v.number(), kind: v.picklist(["native", "aria"]), expanded: v.boolean(), multiple: v.boolean(), requiresOpen: v.boolean(), options: v.array(option), truncated: v.boolean(), hint: v.optional(v.string()) }),
+  result: ok({
+    kind: v.picklist(["native", "aria"]),
+    expanded: v.optional(v.literal(true)),
+    multiple: v.optional(v.literal(true)),
+    requiresOpen: v.optional(v.pipe(v.literal(true), v.description("The options appear only when the list is opened"))),
+    options: v.array(option),
+    truncated: v.optional(v.literal(true)),
+    hint: v.optional(v.string()),
+  }),
   example: "bp dropdown 7",
   runs: "broker",
 });

@@ -50,7 +50,7 @@ export const screenshot = defineCommand({
         v.description("Model-sized copy written next to large screenshots (longer side > 1568 px or > 1.15 MP)"),
       ),
     ),
-    cut: v.optional(v.pipe(v.boolean(), v.description("The page was larger than one capture can hold; the image is cut"))),
+    cut: v.optional(v.pipe(v.literal(true), v.description("The page was larger than one capture can hold; the image is cut"))),
     hint: v.optional(v.string()),
   }),
   example: "bp screenshot shot.png --annotate",

@@ -47,7 +47,6 @@ export const handoff = defineCommand({
     tab: v.string(),
     control: v.picklist(["draining", "human", "automation"]),
     until: v.optional(v.pipe(v.string(), v.description("When the control lease ends (ISO time)"))),
-    message: v.optional(v.string()),
     hint: v.optional(v.string()),
     handbacks: v.optional(v.array(handbackNoticeSchema)),
   }),
@@ -60,7 +59,7 @@ export const handback = defineCommand({
   group: "Waiting and recovery",
   summary: "Give a handed-off tab back to the agent (from the agent or the person's shell)",
   args: v.object({ tab: tabOpt("Tab id (default: the one tab under human control)") }),
-  result: ok({ tab: v.string(), control: v.literal("automation"), handbacks: v.optional(v.array(handbackNoticeSchema)) }),
+  result: ok({ tab: v.pipe(v.string(), v.description("The tab now back under automation")), handbacks: v.optional(v.array(handbackNoticeSchema)) }),
   example: "bp handback",
   runs: "broker",
 });

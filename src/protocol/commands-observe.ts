@@ -32,9 +32,19 @@ export const frame = defineCommand({
     index: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10_000), v.description("Frame index from 'bp frame'"))),
   }),
   result: ok({
-    frames: v.optional(v.array(v.object({ index: v.number(), url: v.string(), name: v.string(), parent: v.optional(v.number()), crossOrigin: v.boolean(), selected: v.boolean() }))),
-    frame: v.optional(v.number()),
-    url: v.optional(v.string()),
+    frames: v.optional(
+      v.array(
+        v.object({
+          index: v.number(),
+          url: v.string(),
+          name: v.optional(v.pipe(v.string(), v.description("The frame's name (absent: none)"))),
+          parent: v.optional(v.number()),
+          crossOrigin: v.optional(v.pipe(v.literal(true), v.description("Out of process, with its own session"))),
+          selected: v.optional(v.pipe(v.literal(true), v.description("Where later commands run"))),
+        }),
+      ),
+    ),
+    url: v.optional(v.pipe(v.string(), v.description("With an index: the URL of the frame now selected"))),
   }),
   example: "bp frame 1",
   runs: "broker",

@@ -10,10 +10,10 @@ const commandIdArg = v.pipe(v.string(), v.regex(COMMAND_ID, "Command ids look li
 export const commandSchema = v.object({
   id: v.string(),
   method: v.string(),
-  mutating: v.boolean(),
+  mutating: v.optional(v.pipe(v.literal(true), v.description("Changes browser state (absent: a read)"))),
   status: v.picklist(COMMAND_STATUSES),
   acceptedAt: v.string(),
-  deadlineAt: v.string(),
+  deadlineAt: v.optional(v.pipe(v.string(), v.description("Only while accepted or dispatched"))),
   dispatchedAt: v.optional(v.string()),
   completedAt: v.optional(v.string()),
   tab: v.optional(v.string()),

@@ -159,6 +159,10 @@ describe("find", () => {
     expect(list[3]).toMatchObject({ role: "button", enabled: false, attributes: [{ name: "type", value: "button" }] });
     // A button's text is its name: given once.
     expect(list[3]).not.toHaveProperty("text");
+    // Text prints only the unusual states too.
+    const human = (await env.run(["find", "input, button", "--human"])).stdout.split("\n");
+    expect(human.find((l) => l.includes('"Go"'))).toContain("(disabled)");
+    expect(human.find((l) => l.includes('"Search"'))).not.toMatch(/visible|enabled|\(/);
     // None of the attributes asked for: no attribute list.
     expect(((await env.run(["find", "h1"])).json.elements as Found[])[0]).not.toHaveProperty("attributes");
     expect(list[0]?.width).toBeGreaterThan(0);
@@ -205,7 +209,12 @@ describe("cross-origin iframe", () => {
     const frame = ((await env.run(["find", "iframe"])).json.elements as Found[])[0];
     content = { x: (frame?.x ?? 0) + 10, y: (frame?.y ?? 0) + 10 };
     expect(content.x).toBe(60);
-    expect(((await env.run(["frame"])).json.frames as { crossOrigin: boolean }[]).map((f) => f.crossOrigin)).toEqual([false, true]);
+    // Lean: crossOrigin and selected only when true, no empty name.
+    const frames = (await env.run(["frame"])).json.frames as { crossOrigin?: true; selected?: true; name?: string }[];
+    expect(frames.map((f) => f.crossOrigin === true)).toEqual([false, true]);
+    expect(frames.map((f) => f.selected === true)).toEqual([true, false]);
+    expect(frames.every((f) => !("crossOrigin" in f) || f.crossOrigin === true)).toBe(true);
+    expect(frames.some((f) => "name" in f)).toBe(false);
   });
 
   test("read places the frame's text after the text before the iframe", async () => {

@@ -18,7 +18,7 @@ const site = startFixtureServer({
 const A = "rel-agent-a";
 const B = "rel-agent-b";
 
-type Cmd = { id: string; method: string; status: string; requestId?: string; cancellationRequested?: boolean; mutating: boolean };
+type Cmd = { id: string; method: string; status: string; requestId?: string; cancellationRequested?: boolean; mutating?: true; deadlineAt?: string };
 
 function spawnBp(args: string[], key: string) {
   const proc = Bun.spawn([BP, ...args], { env: { ...env.env, BROWSER_PILOT_CLIENT_KEY: key }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
@@ -92,9 +92,15 @@ describe("idempotency", () => {
 
 describe("records: bp commands, bp command, bp cancel", () => {
   test("records are listed per key; another key's ids do not exist for it", async () => {
+    expect((await env.run(["tabs"], { key: A })).json.ok).toBe(true);
     const mine = await commands(A);
     const rec = mine.find((c) => c.requestId === "rel-x");
     expect(rec).toMatchObject({ method: "eval", mutating: true, status: "completed" });
+    // Lean: a finished command's deadline is history, and a read says nothing about mutating.
+    expect(rec?.deadlineAt).toBeUndefined();
+    const read = mine.find((c) => c.method === "tabs");
+    expect(read).toMatchObject({ status: "completed" });
+    expect(read).not.toHaveProperty("mutating");
     const one = await env.run(["command", rec?.id ?? ""], { key: A });
     expect(one.json).toMatchObject({ ok: true, command: { id: rec?.id, status: "completed" }, result: { value: 1 } });
     const other = await env.run(["command", rec?.id ?? ""], { key: B });
@@ -136,6 +142,8 @@ describe("records: bp commands, bp command, bp cancel", () => {
     const first = (await waitFor(async () => (await commands(A, "dispatched"))[0], 5000, "long eval dispatched")) as Cmd;
     const queued = spawnBp(["eval", "window.m = 1"], A);
     const second = (await waitFor(async () => (await commands(A, "accepted"))[0], 5000, "second eval queued")) as Cmd;
+    // A command still waiting or running names its deadline.
+    expect(typeof second.deadlineAt).toBe("string");
     const cancelled = await env.run(["cancel", second.id], { key: A });
     expect(cancelled.json).toMatchObject({ ok: true, command: { id: second.id, status: "cancelled" }, error: { code: "command_cancelled" } });
     expect((await queued.result()).json).toMatchObject({ ok: false, code: "command_cancelled" });

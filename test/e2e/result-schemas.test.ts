@@ -88,7 +88,7 @@ test("a stored error reply, remediation included, matches what command and cance
     remediation: { code: "connect_browser", message: "Run 'bp connect'.", actionRequired: true },
   }).toJSON();
   const stamp = new Date(0).toISOString();
-  const reply = { ok: true, command: { id: "c0123456789ab", method: "snapshot", mutating: false, status: "completed", acceptedAt: stamp, deadlineAt: stamp }, error };
+  const reply = { ok: true, command: { id: "c0123456789ab", method: "snapshot", status: "completed", acceptedAt: stamp }, error };
   for (const name of ["command", "cancel"]) {
     const def = await findCommand(name);
     expect(resultViolations(def?.result ?? ({} as never), reply)).toEqual([]);

@@ -60,11 +60,25 @@ export const dropdown = defineAction<typeof dropdownCommand, ArgsOf<typeof dropd
     const ref = args.ref;
     if (!l.ok) throw listingError(ref, l);
     const options = l.options ?? [];
-    const out: ReplyOf<typeof dropdownCommand.result> = { ref, kind: l.kind, expanded: l.expanded, multiple: l.multiple, requiresOpen: l.requiresOpen, options, truncated: l.truncated === true };
+    // Lean: not the ref given; the flags only when true; an option's value only when it is not its label.
+    const out: ReplyOf<typeof dropdownCommand.result> = {
+      kind: l.kind,
+      ...(l.expanded ? { expanded: true as const } : {}),
+      ...(l.multiple ? { multiple: true as const } : {}),
+      ...(l.requiresOpen ? { requiresOpen: true as const } : {}),
+      options: options.map((o) => ({
+        index: o.index,
+        label: o.label,
+        ...(o.value !== o.label ? { value: o.value } : {}),
+        ...(o.selected ? { selected: true as const } : {}),
+        ...(o.disabled ? { disabled: true as const } : {}),
+      })),
+      ...(l.truncated === true ? { truncated: true as const } : {}),
+    };
     if (l.requiresOpen) out.hint = `The list appears when opened: 'bp select ${ref} <option>' opens it for you, or 'bp click ${ref}' then 'bp dropdown ${ref}'.`;
     if (ctx.req.mode === "human") {
       const lines = [`[${l.kind}]${l.multiple ? " multiple" : ""}${l.requiresOpen ? " open required" : ""}`];
-      for (const o of options) lines.push(`${o.selected ? "*" : " "} ${o.index}  ${JSON.stringify(o.label).slice(1, -1)}  value=${JSON.stringify(o.value)}${o.disabled ? "  (disabled)" : ""}`);
+      for (const o of options) lines.push(`${o.selected ? "*" : " "} ${o.index}  ${JSON.stringify(o.label).slice(1, -1)}${o.value !== o.label ? `  value=${JSON.stringify(o.value)}` : ""}${o.disabled ? "  (disabled)" : ""}`);
       out.text = lines.join("\n");
     }
     return out;

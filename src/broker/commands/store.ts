@@ -50,10 +50,10 @@ export interface CommandRecord {
 export type PublicCommand = {
   id: string;
   method: string;
-  mutating: boolean;
+  mutating?: true;
   status: CommandStatus;
   acceptedAt: string;
-  deadlineAt: string;
+  deadlineAt?: string;
   dispatchedAt?: string;
   completedAt?: string;
   tab?: string;
@@ -237,7 +237,9 @@ function requestKey(key: string, requestId: string): string {
 
 export function publicCommand(rec: CommandRecord): PublicCommand {
   const iso = (t: number) => new Date(t).toISOString();
-  const out: PublicCommand = { id: rec.id, method: rec.method, mutating: rec.mutating, status: rec.status, acceptedAt: iso(rec.acceptedAt), deadlineAt: iso(rec.deadlineAt) };
+  // Lean: `mutating` only when true; the deadline only while the command still runs (after, it is history).
+  const out: PublicCommand = { id: rec.id, method: rec.method, ...(rec.mutating ? { mutating: true as const } : {}), status: rec.status, acceptedAt: iso(rec.acceptedAt) };
+  if (!isTerminal(rec.status)) out.deadlineAt = iso(rec.deadlineAt);
   if (rec.dispatchedAt !== undefined) out.dispatchedAt = iso(rec.dispatchedAt);
   if (rec.completedAt !== undefined) out.completedAt = iso(rec.completedAt);
   if (rec.tab !== undefined) out.tab = rec.tab;

@@ -15,7 +15,8 @@ const dialogs = defineHandler(dialogsCommand)({
     return {
       dialogs: ownDialogs(ctx).map(({ rec, id }) => {
         const d = rec.dialog!;
-        return { id: d.id, tab: id, type: d.type, message: d.message, defaultPrompt: d.defaultPrompt, url: d.url, openedAt: d.openedAt };
+        // Lean: a prompt's default text only when it has one.
+        return { id: d.id, tab: id, type: d.type, message: d.message, ...(d.defaultPrompt ? { defaultPrompt: d.defaultPrompt } : {}), url: d.url, openedAt: d.openedAt };
       }),
     };
   },

@@ -51,7 +51,7 @@ function state(ctx: CallContext, ep: Episode, id: string): ReplyOf<typeof comman
     tab: id,
     control: ep.phase === "draining" ? "draining" : "human",
     until: new Date(ep.endsAt).toISOString(),
-    ...(ep.message !== undefined ? { message: ep.message } : {}),
+    // Lean: not the message (the agent wrote it; status shows it to others).
     ...(browser && !headed(browser) ? { hint: "This browser has no window for the person: run 'bp view' and give them the URL." } : {}),
   };
 }
@@ -120,7 +120,8 @@ const handback = defineHandler(commands.handback)({
   async run(ctx, args) {
     const { ep, id } = findEpisode(ctx, args.tab);
     await ctx.broker.handoff.end(ep.targetId, "handback");
-    return { tab: id, control: "automation" };
+    // Lean: the tab it was (the agent may not have named it); "automation" is what handback always makes it.
+    return { tab: id };
   },
 });
 

@@ -290,7 +290,9 @@ const find = defineHandler(commands.find)({
       const lines = r.elements.map((e) => {
         let line = `[${e.index}] <${escapeLine(e.tagName, 40)}> ${escapeLine(e.role, 40)}`;
         if (e.name) line += ` ${quote(e.name)}`;
-        line += ` (${e.visible ? "visible" : "hidden"}, ${e.enabled ? "enabled" : "disabled"}) ${e.x},${e.y} ${e.width}x${e.height}`;
+        // Only the unusual states, as in JSON.
+        const states = [...(e.visible ? [] : ["hidden"]), ...(e.enabled ? [] : ["disabled"])];
+        line += `${states.length > 0 ? ` (${states.join(", ")})` : ""} ${e.x},${e.y} ${e.width}x${e.height}`;
         if (e.r !== undefined) line += ` ref=${e.r}`;
         if (e.f !== undefined) line += ` frame=${e.f}`;
         for (const a of e.attributes) line += ` ${escapeLine(a.name, 40)}=${quote(a.value, 80)}`;

@@ -17,7 +17,17 @@ const frame = defineHandler(frameCommand)({
     const frames = await listFrames(rec, session);
     const selectedId = agent.frames.get(rec.targetId);
     if (index === undefined) {
-      return { frames: frames.map((f, i) => ({ index: i, url: f.url, name: f.name, ...(f.parent !== undefined ? { parent: f.parent } : {}), crossOrigin: f.session !== session, selected: selectedId === undefined ? i === 0 : f.id === selectedId })) };
+      // Lean: a frame's name only when it has one, crossOrigin and selected only when true.
+      return {
+        frames: frames.map((f, i) => ({
+          index: i,
+          url: f.url,
+          ...(f.name ? { name: f.name } : {}),
+          ...(f.parent !== undefined ? { parent: f.parent } : {}),
+          ...(f.session !== session ? { crossOrigin: true as const } : {}),
+          ...((selectedId === undefined ? i === 0 : f.id === selectedId) ? { selected: true as const } : {}),
+        })),
+      };
     }
     const chosen = frames[index];
     if (!chosen) throw new BpError("invalid_argument", `Frame index out of range (0-${frames.length - 1}).`, { context: { field: "index" } });
@@ -31,7 +41,8 @@ const frame = defineHandler(frameCommand)({
       obs.last = undefined;
       obs.firstRef = obs.nextRef;
     }
-    return { frame: index, url: chosen.url };
+    // Lean: not the index given; the frame's URL says what it is.
+    return { url: chosen.url };
   },
 });
 
