@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { defineCommand, flag, ok, optText } from "./define.ts";
 import { rule } from "./rules.ts";
 
-/** Every file-producing command answers with this shape (images add width and height). */
+/** Every file-producing command answers with this shape (images add width and height); screenshot and pdf leave out the mimeType their format fixes. */
 export const fileResult = {
   file: v.pipe(v.string(), v.description("Absolute path of the written file (mode 0600)")),
   mimeType: v.string(),
@@ -39,7 +39,8 @@ export const screenshot = defineCommand({
     rule("selector", "Use either --full or --selector, not both.", (a) => a.full && a.selector !== undefined),
   ),
   result: ok({
-    ...fileResult,
+    file: fileResult.file,
+    sizeBytes: fileResult.sizeBytes,
     width: v.pipe(v.number(), v.description("Image width in pixels")),
     height: v.pipe(v.number(), v.description("Image height in pixels")),
     annotationCount: v.optional(v.pipe(v.number(), v.description("Boxes drawn (refs visible in the viewport)"))),
@@ -67,7 +68,7 @@ export const pdf = defineCommand({
     force: forceArg,
     landscape: flag("Landscape paper orientation"),
   }),
-  result: ok({ ...fileResult }),
+  result: ok({ file: fileResult.file, sizeBytes: fileResult.sizeBytes }),
   example: "bp pdf report.pdf --landscape",
   runs: "broker",
 });

@@ -116,7 +116,10 @@ describe("profiles of one browser", () => {
   test("two agents routed to different profiles at once; each new tab is in its profile", async () => {
     const work = await profileOf("Work home");
     const personal = await profileOf("Personal home");
-    expect((await env.run(["profile", work.id], { key: "agent-work" })).json).toMatchObject({ ok: true, profile: { id: work.id, selected: true } });
+    const chosen = (await env.run(["profile", work.id], { key: "agent-work" })).json;
+    expect(chosen).toMatchObject({ ok: true, profile: { id: work.id } });
+    // It was just chosen: selected:true would say nothing.
+    expect(chosen.profile).not.toHaveProperty("selected");
     expect((await env.run(["status"], { key: "agent-work" })).json).toMatchObject({ session: { profile: work.id } });
     const [a, b] = await Promise.all([
       env.run(["open", page("Work task", "<button>Go</button>"), "--new"], { key: "agent-work" }),

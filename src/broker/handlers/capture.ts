@@ -86,7 +86,9 @@ const screenshot = defineHandler(commands.screenshot)({
       const written = save(ctx, "screenshot", png, "image/png", path, { noClobber: file === undefined, replace: args.force === true });
       const factor = previewFactor(width, height);
       if (factor !== undefined) out.preview = await writePreview(ctx, session, written.file, params, clip, factor, annotate);
-      const result: Shot = { ...written, width, height, ...out };
+      // Lean: a screenshot is always a PNG; its mimeType says nothing (a preview's does: PNG or JPEG).
+      const { mimeType: _png, ...shot } = written;
+      const result: Shot = { ...shot, width, height, ...out };
       return ctx.req.mode === "human" ? { ...result, text: humanScreenshot(result) } : result;
     });
   },
@@ -150,7 +152,9 @@ const pdf = defineHandler(commands.pdf)({
         throw printFailure(err);
       }
       const written = save(ctx, "pdf", Buffer.from(data, "base64"), "application/pdf", path, { noClobber: file === undefined, replace: args.force === true });
-      return ctx.req.mode === "human" ? { ...written, text: `✓ PDF saved to ${written.file} (${written.sizeBytes} bytes)` } : { ...written };
+      // Lean: a PDF is always application/pdf.
+      const { mimeType: _pdf, ...pdfFile } = written;
+      return ctx.req.mode === "human" ? { ...pdfFile, text: `✓ PDF saved to ${written.file} (${written.sizeBytes} bytes)` } : pdfFile;
     });
   },
 });

@@ -84,7 +84,8 @@ const profile = defineHandler(commands.profile)({
     agent.profile = { id: p.id, explicit: true };
     const tab = agent.selected === undefined ? undefined : browser.targets.byId.get(agent.selected);
     if (tab && tab.browserContextId !== p.contextId) agent.selected = undefined;
-    return { profile: profileSummary(ctx, browser, p, true) };
+    // Lean: not selected:true, which this command just made it.
+    return { profile: profileSummary(ctx, browser, p, false) };
   },
 });
 
