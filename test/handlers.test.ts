@@ -37,6 +37,11 @@ describe("handler table", () => {
       if (!h) continue;
       expect({ name: def.name, mutating: h.bind({ ...minimalArgs[def.name] }).mutating }).toEqual({ name: def.name, mutating: def.mutating === true });
     }
+    // And the definitions say what the commands do: page actions and history change the page,
+    // observations do not (an independent list, so a definition that lost its flag fails here).
+    const mutating = (name: string) => HANDLERS[name]?.bind({ ...minimalArgs[name] }).mutating === true;
+    for (const name of ["click", "type", "keyboard", "press", "scroll", "hover", "back", "forward", "reload", "open", "close"]) expect({ name, mutating: mutating(name) }).toEqual({ name, mutating: true });
+    for (const name of ["snapshot", "read", "find", "search", "tabs", "status", "dropdown"]) expect({ name, mutating: mutating(name) }).toEqual({ name, mutating: false });
   });
 
   test("arguments are checked and defaults filled in before a handler runs", () => {

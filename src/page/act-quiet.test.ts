@@ -68,11 +68,12 @@ describe("page quiet watcher", () => {
       w.document.body.appendChild(w.document.createElement("span"));
       if (++n >= 15) w.clearInterval(timer);
     }, 10);
-    const busy = (await quiet(w, settle)) as Poll & { settled: boolean; capped?: boolean };
+    // Quiet must last 300 ms here, far longer than a step: a stalled machine cannot fake it between steps.
+    const busy = (await quiet(w, { ...settle, quietFor: 300 })) as Poll & { settled: boolean; capped?: boolean };
     expect(busy.settled).toBe(true);
     expect(busy.capped).toBeUndefined();
     expect(n).toBe(15);
-    expect(busy.quietFor).toBeGreaterThanOrEqual(50);
+    expect(busy.quietFor).toBeGreaterThanOrEqual(300);
     // A rule that cannot be met in time (here a floor longer than the limit) ends at the limit: observed as it is.
     const capped = (await quiet(w, { ...settle, syncQuietFor: 60_000, max: 100, finish: true })) as Poll & { settled: boolean; capped?: boolean };
     expect(capped).toMatchObject({ settled: true, capped: true });
@@ -87,9 +88,28 @@ describe("page quiet watcher", () => {
     // A minute-long window: only the change can end it within the test's time.
     expect(await quiet(w, { op: "late", ids: [1], windowMs: 60_000, finish: true })).toEqual({ changed: true });
     quiet(w, { op: "install", id: 2 });
-    expect(await quiet(w, { op: "late", ids: [2], windowMs: 60 })).toEqual({ changed: false });
-    // Nothing came: the watcher is gone.
-    expect(quiet(w, { op: "poll", ids: [2] })).toBeNull();
+    expect(await quiet(w, { op: "late", ids: [2], windowMs: 60, linger: 60_000 })).toEqual({ changed: false });
+    // Nothing changed in the window, but the watcher stays: a request the page started may still bring the list.
+    w.document.body.appendChild(w.document.createElement("li"));
+    await tick();
+    expect((quiet(w, { op: "poll", ids: [2] }) as Poll)?.mutations).toBe(1);
+  });
+
+  test("a new watcher ends the ones that only linger, and replaces one under a reused id", async () => {
+    const w = new Window({ url: "https://quiet.example/" });
+    opened.push(w);
+    const held = () => Object.keys((w as unknown as Record<symbol, Record<number, unknown>>)[Symbol.for("browser-pilot.quiet.v1")] ?? {}).map(Number);
+    quiet(w, { op: "install", id: 1 });
+    await quiet(w, { op: "settle", ids: [1], quietFor: 50, syncQuietFor: 0, frames: 3, max: 60_000, linger: 60_000 });
+    quiet(w, { op: "install", id: 2 });
+    // id 1 only lingered: the next action's watcher ended it.
+    expect(held()).toEqual([2]);
+    // An id installed again replaces its old watcher instead of leaving it connected.
+    quiet(w, { op: "install", id: 2 });
+    expect(held()).toEqual([2]);
+    w.document.body.appendChild(w.document.createElement("em"));
+    await tick();
+    expect((quiet(w, { op: "poll", ids: [2] }) as Poll)?.mutations).toBe(1);
   });
 
   test("settle with linger: the watcher stays for a later settle, then disconnects on its own", async () => {

@@ -55,6 +55,12 @@ export interface Watcher {
   wake: (() => void) | null;
   /** Counts calls on this watcher, so a later one cancels a pending linger. */
   linger?: number;
+  /** Whether frames are counted now: from install until a settle ends, and again while a later wait runs. */
+  ticking: boolean;
+  /** Settled and kept only in case its action settles again; the next install ends it. */
+  lingering?: boolean;
+  /** Restarts the frame count after a linger stopped it. */
+  resume: () => void;
 }
 
 /** The watchers of one call (`arg.ids`) and what may be done with them. */
@@ -81,7 +87,17 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
   try {
     t0 = Number(win.document.timeline?.currentTime) || 0;
   } catch {}
-  const st: Watcher = { mutations: 0, last: 0, mark: 0, obs: null, t0, frames: 0, mutFrame: 0, wake: null };
+  // Actions on a tab run one at a time, so a new watcher means the actions whose watchers only
+  // linger are done: they go now (and an id reused goes too, or nothing would disconnect it).
+  for (const key of Object.keys(held)) {
+    const other = held[Number(key)];
+    if (other && (other.lingering || Number(key) === id)) {
+      other.obs?.disconnect();
+      other.ticking = false;
+      delete held[Number(key)];
+    }
+  }
+  const st: Watcher = { mutations: 0, last: 0, mark: 0, obs: null, t0, frames: 0, mutFrame: 0, wake: null, ticking: true, resume: () => undefined };
   st.obs = new win.MutationObserver((list) => {
     st.mutations += list.length;
     st.last = Date.now();
@@ -90,22 +106,36 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
   });
   // Rendered frames since the last mutation: on a loaded machine timers and frames both run
   // late, so quiet is also counted in frames, not only in milliseconds.
+  // The loop stops while the watcher only lingers (no wait needs frames then) and resumes for the next wait.
+  let requested = false;
   const tick = (): void => {
+    requested = false;
     st.frames++;
-    if (held[id] === st) win.requestAnimationFrame(tick);
+    if (held[id] === st && st.ticking) request();
     if (st.wake) st.wake();
   };
-  try {
-    win.requestAnimationFrame(tick);
-  } catch {}
+  const request = (): void => {
+    if (requested) return;
+    requested = true;
+    try {
+      win.requestAnimationFrame(tick);
+    } catch {
+      requested = false;
+    }
+  };
+  st.resume = () => {
+    st.ticking = true;
+    st.lingering = false;
+    request();
+  };
+  request();
   try {
     st.obs.observe(win.document, { subtree: true, childList: true, attributes: true, characterData: true });
   } catch {}
   win.setTimeout(() => {
-    if (held[id] === st) {
-      st.obs?.disconnect();
-      delete held[id];
-    }
+    st.obs?.disconnect();
+    st.ticking = false;
+    if (held[id] === st) delete held[id];
   }, 60000);
   held[id] = st;
   return true;
@@ -163,11 +193,12 @@ export function watched(win: ActWindow, held: Record<number, Watcher>, ids: numb
         const s = held[id];
         if (!s) continue;
         const seq = s.linger;
+        s.ticking = false;
+        s.lingering = true;
         win.setTimeout(() => {
-          if (held[id] === s && s.linger === seq) {
-            s.obs?.disconnect();
-            delete held[id];
-          }
+          if (s.linger !== seq) return;
+          s.obs?.disconnect();
+          if (held[id] === s) delete held[id];
         }, ms);
       }
     },

@@ -20,14 +20,15 @@
  * after a minute.
  *
  * "late" waits up to `windowMs` (and as many rendered frames as that window holds, within
- * twice the window) for the first mutation: `{ changed }`.
+ * twice the window) for the first mutation: `{ changed }`; its watchers then stay (`linger`)
+ * or go (`finish`) as for settle. A lingering watcher counts no frames until the next wait.
  */
 import { heldOf, install, reply, watched, type QuietArg, type QuietPoll, type Watched, type Watcher } from "./act-quiet.ts";
 import type { ActWindow } from "./act-dom.ts";
 
 export function late(w: Watched, arg: QuietArg): Promise<{ changed: boolean }> {
   const { win, sts } = w;
-  const windowMs = Number(arg.windowMs);
+  const windowMs = Number(arg.windowMs) || 0;
   const m0 = w.measure(0).mutations, f0 = w.measure(0).frames, tl = Date.now();
   const frames = Math.round(windowMs / 17);
   return new Promise((resolve) => {
@@ -41,7 +42,9 @@ export function late(w: Watched, arg: QuietArg): Promise<{ changed: boolean }> {
         done = true;
         for (const s of sts) s.wake = null;
         win.clearTimeout(timer);
-        if (!changed || arg.finish) w.finish();
+        // Kept (or lingering) either way: a request the page started may still bring the change.
+        if (arg.finish) w.finish();
+        else if (Number(arg.linger) > 0) w.linger(Number(arg.linger));
         resolve({ changed });
       } else {
         win.clearTimeout(timer);
@@ -55,7 +58,7 @@ export function late(w: Watched, arg: QuietArg): Promise<{ changed: boolean }> {
 
 export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled?: true; capped?: true }> {
   const { win, sts } = w;
-  const quietFor = Number(arg.quietFor), frames = Number(arg.frames), max = Number(arg.max);
+  const quietFor = Number(arg.quietFor) || 0, frames = Number(arg.frames) || 0, max = Number(arg.max) || 0;
   const syncQuietFor = Number(arg.syncQuietFor) || 0;
   const ts = Date.now(), base = w.measure(Number(arg.after)).mutations, fs = w.measure(0).frames;
   return new Promise((resolve) => {
@@ -109,8 +112,11 @@ export function pageQuiet(win: ActWindow, arg: QuietArg): QuietPoll | Promise<un
     if (s) sts.push(s);
   }
   if (!sts.length) return null;
-  // Any later call on these watchers cancels a pending linger.
-  for (const s of sts) s.linger = (s.linger || 0) + 1;
+  // Any later call on these watchers cancels a pending linger; a wait counts frames again.
+  for (const s of sts) {
+    s.linger = (s.linger || 0) + 1;
+    if (arg.op === "late" || arg.op === "settle") s.resume();
+  }
   const w = watched(win, held, ids, sts);
   if (arg.op === "late") return late(w, arg);
   if (arg.op === "settle") return settle(w, arg);

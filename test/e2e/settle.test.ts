@@ -24,6 +24,22 @@ const site = startFixtureServer({
         }, 300);
       });
     </script>`,
+  // Suggestions fetched after a 200 ms debounce from a server that answers after 1.2 s: the
+  // request starts inside the late window, the list lands long after it.
+  "/suggest-data": () => new Promise<Response>((r) => setTimeout(() => r(new Response("Lisbon,Lima")), 1200)) as unknown as Response,
+  "/slow-autocomplete": `<!doctype html><title>Slow autocomplete</title><input id=city aria-label="City"><ul id=list></ul>
+    <script>
+      let timer;
+      document.getElementById("city").addEventListener("input", () => {
+        clearTimeout(timer);
+        timer = setTimeout(async () => {
+          const names = (await (await fetch("/suggest-data")).text()).split(",");
+          const list = document.getElementById("list");
+          list.innerHTML = "";
+          for (const name of names) { const li = document.createElement("li"); li.textContent = name; li.addEventListener("mousedown", () => {}); list.appendChild(li); }
+        }, 200);
+      });
+    </script>`,
   // Accordions: one opens through a CSS transition (the panel is clipped until it has grown),
   // the other through JS timer steps (no transition, a style change every 16 ms).
   "/accordion": `<!doctype html><title>Accordion</title>
@@ -134,6 +150,15 @@ describe("the reply shows the settled page", () => {
     const pick = await run(["click", String(added.find((e) => e.n === "Parma")?.r)]);
     expect(pick.json.code).not.toBe("stale_ref");
     expect((await run(["eval", "document.getElementById('city').value"])).json.value).toBe("Parma");
+  });
+
+  test("suggestions fetched slowly after a debounce are in the reply: the request keeps the wait going", async () => {
+    await run(["open", `${site.a}/slow-autocomplete`]);
+    const r = await run(["type", await refOf("City"), "L"]);
+    expect(evidence(r)).toMatchObject({ status: "verified" });
+    expect(evidence(r).effects).toEqual(expect.arrayContaining(["network_requests", "dom_changed"]));
+    const added = ((r.json.diff as { added?: El[] } | undefined)?.added ?? []).map((e) => e.n);
+    expect(added).toEqual(expect.arrayContaining(["Lisbon", "Lima"]));
   });
 
   test("a same-document navigation is url_changed with the diff, without waiting for a load", async () => {

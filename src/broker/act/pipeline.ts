@@ -146,7 +146,7 @@ function observeOnce<A>(run: ActionRun<A>, opts: ObserveArgs, base: SnapshotResu
 
 /**
  * Settles, reads the evidence back and observes in one page call: the page waits for its own
- * quiet (the settle step, see QUIET_SOURCE), then runs the read-back and the snapshot. After a
+ * quiet (the settle step, src/page/act-settle.ts), then runs the read-back and the snapshot. After a
  * navigation, or with requests the action started still running, the broker waits on their
  * events first and settles again. A dialog ends everything at once: the page then answers nothing.
  */
@@ -170,8 +170,7 @@ async function settleAndReply<I, A, S, E extends EvidenceLike, R>(run: ActionRun
     const polling = ids.length > 0 && !navigating;
     // The watchers linger in the page after settling (a later turn of this loop settles on them again).
     const steps: PageStep[] = polling ? [watch.settleStep(ids, { max: DOM_QUIET_MAX_MS, deadline: ctx.deadline })] : [];
-    const at = 0;
-    const when = polling ? { step: at } : undefined;
+    const when = polling ? { step: 0 } : undefined;
     if (!watch.effects.navigation && !remote) steps.push(...readbackSteps.map((s) => (when ? { ...s, when } : s)));
     const pre: PreSteps = { steps, ...(when ? { snapshotWhen: when } : {}) };
     let results: unknown[];
@@ -185,14 +184,14 @@ async function settleAndReply<I, A, S, E extends EvidenceLike, R>(run: ActionRun
       results = steps.length ? ((await raceDialog(watch, callMain(run, steps)))?.results ?? []) : [];
     }
     if (watch.effects.dialog) break;
-    const poll = polling ? (results[at] as QuietPoll | null | undefined) : undefined;
+    const poll = polling ? (results[0] as QuietPoll | null | undefined) : undefined;
     if (polling && !poll) {
       // The watchers are gone (a new document, or a page call that failed): observe without them.
       ids = [];
       if (!watch.effects.navigation) continue;
     }
     if (poll) mutations = Math.max(mutations, poll.mutations);
-    readback = polling ? results.slice(at + 1) : results;
+    readback = polling ? results.slice(1) : results;
     // A navigation that began while the page settled: observe the new document once it loads.
     if (!navigating && watch.effects.navigation && Date.now() - started <= 3_000) continue;
     // A response usually changes the page when it lands: settle again after the network.

@@ -53,10 +53,11 @@ export const typeText = defineAction<typeof command, TypeArgs, TypeEvidence>(com
       const clearing = args.clear && prep.length > 0 && prep.mode !== "setter";
       const overSelection = clearing && args.text !== "";
       const steps = [...(clearing && !overSelection ? ["clear"] : []), ...(args.text !== "" || prep.mode === "setter" ? ["type"] : []), ...(args.submit ? ["submit"] : [])];
-      if (!prep.focused) await focus(pin, top, resolved, frame, token, steps);
+      if (!prep.focused) await focus(pin, top, watch, resolved, frame, token, steps);
       if (!replace && prep.length > 0) {
         // Append at the end, whatever the caret was; inputs without a selection API get End.
-        const caret = await callFn(frame, "edit", { op: "caretEnd", token });
+        // A dialog opening now blocks the page: the pin check of the fallback step names it.
+        const caret = await Promise.race([callFn(frame, "edit", { op: "caretEnd", token }), watch.dialogOpened.then(() => ({ ok: false }))]);
         if (!caret.ok) await pin.step("caret", steps, () => pressCombo(top, parseCombo("End")), false);
       }
       const readBack = async () => {
@@ -110,7 +111,7 @@ export const typeText = defineAction<typeof command, TypeArgs, TypeEvidence>(com
  * focus in a background tab moves activeElement silently). A field the pointer cannot reach
  * (covered, off-screen) is focused by script instead.
  */
-async function focus(pin: CompositePin, top: CdpSession, r: ResolvedRef, frame: FrameRef, token: string, steps: readonly string[]): Promise<void> {
+async function focus(pin: CompositePin, top: CdpSession, watch: ActionWatch, r: ResolvedRef, frame: FrameRef, token: string, steps: readonly string[]): Promise<void> {
   let probe: Probe | undefined;
   try {
     probe = await probeForPointer(r);
@@ -122,12 +123,12 @@ async function focus(pin: CompositePin, top: CdpSession, r: ResolvedRef, frame: 
     await pin.step("focus", [], () => dispatchClick(top, x, y, "left", 1, hidden), false);
   }
   // `focused` also re-pins the focused element, so it is asked once when the click worked.
-  if (await focused(frame, token)) return;
+  if (await focused(frame, token, watch)) return;
   // A focus handler may have replaced the page: that is a change before anything was typed.
   const reason = await pin.check();
   if (reason) throw pin.interrupted(steps[0] ?? "type", reason, steps.slice(1));
   await callInFrame(frame, "edit", { op: "focus", token });
-  if (!(await focused(frame, token))) {
+  if (!(await focused(frame, token, watch))) {
     throw new BpError("action_not_verified", `Ref ${r.ref} did not take focus, so nothing was typed.`, {
       retryable: true,
       context: { ref: r.ref, reason: "not_focusable", dispatched: false, clicked: probe !== undefined },
@@ -136,8 +137,9 @@ async function focus(pin: CompositePin, top: CdpSession, r: ResolvedRef, frame: 
   }
 }
 
-async function focused(frame: FrameRef, token: string): Promise<boolean> {
-  const r = await callFn(frame, "edit", { op: "pin", token });
+async function focused(frame: FrameRef, token: string, watch: ActionWatch): Promise<boolean> {
+  // A dialog a focus handler opens blocks the page: not focused, and the pin check then says why.
+  const r = await Promise.race([callFn(frame, "edit", { op: "pin", token }), watch.dialogOpened.then(() => ({ ok: false, focused: false }))]);
   return r.ok && r.focused === true;
 }
 

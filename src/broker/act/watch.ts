@@ -7,9 +7,9 @@ import type { TargetRecord } from "../targets.ts";
 import { callPage } from "../world.ts";
 
 /**
- * DOM is "settled" (QUIET_SOURCE's settle step) one rendered frame after an action whose
- * handlers changed the page synchronously. A page that keeps changing on its own after the
- * dispatch must be quiet this long…
+ * DOM is "settled" (the page's settle step, src/page/act-settle.ts) SYNC_QUIET_MS and a
+ * rendered frame after an action whose handlers changed the page synchronously. A page that
+ * keeps changing on its own after the dispatch must be quiet this long…
  */
 export const DOM_QUIET_MS = 50;
 /** Quiet after the last change before a synchronous action's page counts as settled (a timer stepping faster than this is caught moving). */
@@ -25,7 +25,13 @@ const NETWORK_MAX_MS = 3_000;
  * request the action started ends (its response's changes still count), and then disconnects
  * on its own: no message of ours is spent on it.
  */
-const WATCH_LINGER_MS = NETWORK_MAX_MS + 1_000;
+const WATCH_LINGER_MS = NETWORK_MAX_MS + DOM_QUIET_MAX_MS + 2_000;
+/**
+ * Watcher ids, unique in this broker: a watcher of an earlier action may still linger in the
+ * page under its id, and a later action must not take it over.
+ */
+let lastWatcherId = 0;
+const nextWatcherId = (): number => ++lastWatcherId;
 
 export interface Effects {
   navigation: boolean;
@@ -54,13 +60,6 @@ export interface QuietPoll {
   capped?: boolean;
 }
 
-/** Quiet: the settle step said so, or (a plain poll) long enough, for three rendered frames (unless the page renders none), and no animation the action began. */
-export function isQuiet(q: QuietPoll): boolean {
-  if (q.settled !== undefined) return q.settled;
-  const framesOk = q.framesQuiet === undefined || q.framesQuiet < 0 || q.framesQuiet >= QUIET_FRAMES;
-  return q.quietFor >= DOM_QUIET_MS && framesOk && !q.animating;
-}
-
 /**
  * Watches what an action causes: navigation of the main frame, dialogs, popups, and the
  * network requests it started. Subscribed before dispatch so nothing is missed; settling is
@@ -85,7 +84,6 @@ export class ActionWatch {
   /** Watchers armed in the target's own frame, when that is not the top document. */
   private frameQuiet: { session: CdpSession; frameId: string; id: number }[] = [];
   private loaded = false;
-  private quietSeq = 0;
   /** Resolves once network events flow for this session. */
   readonly ready: Promise<unknown>;
   readonly mainFrameId: string;
@@ -178,7 +176,7 @@ export class ActionWatch {
    * call: mutations the action's own event handlers make synchronously are counted too.
    */
   quietStep(): PageStep {
-    const id = ++this.quietSeq;
+    const id = nextWatcherId();
     this.quietIds.push(id);
     return { fn: "quiet", arg: { op: "install", id } };
   }
@@ -199,7 +197,7 @@ export class ActionWatch {
    * page all the same. The step runs in that frame's world (the target's locate call).
    */
   frameQuietStep(frame: { session: CdpSession; frameId: string }): PageStep {
-    const id = ++this.quietSeq;
+    const id = nextWatcherId();
     this.frameQuiet.push({ session: frame.session, frameId: frame.frameId, id });
     return { fn: "quiet", arg: { op: "install", id } };
   }
@@ -217,7 +215,8 @@ export class ActionWatch {
   async finishFrameQuiet(): Promise<void> {
     const frames = this.frameQuiet.splice(0);
     if (this.effects.dialog || frames.length === 0) return;
-    const polls = await Promise.all(frames.map((f) => this.pollIn(f.session, f.frameId, [f.id], true, 0)));
+    // A dialog opening now blocks the frame's page: it answers nothing until it is answered.
+    const polls = await Promise.race([Promise.all(frames.map((f) => this.pollIn(f.session, f.frameId, [f.id], true, 0))), this.dialogOpened.then(() => [])]);
     this.effects.mutations += polls.reduce((n, q) => n + (q?.mutations ?? 0), 0);
   }
 
@@ -242,10 +241,12 @@ export class ActionWatch {
   async waitNetwork(deadline: number): Promise<void> {
     const until = Math.min(deadline - 200, Date.now() + NETWORK_MAX_MS);
     while (Date.now() < until && this.busy) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
       await new Promise<void>((resolve) => {
         this.wake = resolve;
-        setTimeout(resolve, Math.max(1, until - Date.now()));
+        timer = setTimeout(resolve, Math.max(1, until - Date.now()));
       });
+      clearTimeout(timer);
       this.wake = undefined;
     }
   }
@@ -309,14 +310,15 @@ export class ActionWatch {
    * shows nothing costs the window once.
    */
   async lateChange(frame: { session: CdpSession; frameId: string }, windowMs: number, deadline: number): Promise<boolean> {
-    const id = ++this.quietSeq;
+    const id = nextWatcherId();
     const requests = this.effects.requests;
     // A starved renderer runs the page's timers late: the window also lasts until the page has
     // rendered as many frames as it would in `windowMs`, within twice the window.
     const window = Math.max(0, Math.min(windowMs, (deadline - 500 - Date.now()) / 2));
     const steps: PageStep[] = [
       { fn: "quiet", arg: { op: "install", id } },
-      { fn: "quiet", arg: { op: "late", ids: [id], windowMs: window } },
+      // The watcher stays when nothing changed: a request the page started may still bring the list.
+      { fn: "quiet", arg: { op: "late", ids: [id], windowMs: window, linger: WATCH_LINGER_MS } },
     ];
     const late = await Promise.race([callPage(frame.session, frame.frameId, steps).then((r) => r.results[1] as { changed?: boolean } | null, () => null), this.dialogOpened.then(() => null)]);
     const changed = late?.changed === true || this.effects.requests > requests;
