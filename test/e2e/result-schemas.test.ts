@@ -26,6 +26,7 @@ const FORM = page(
 
 test("every reply of an everyday session matches its command's published result schema", async () => {
   const steps: string[][] = [
+    ["status"],
     ["launch", "--headless"],
     ["status"],
     ["open", FORM, "--new"],
@@ -35,6 +36,7 @@ test("every reply of an everyday session matches its command's published result 
     ["click", "1"],
     ["type", "2", "hello"],
     ["select", "3", "Blue"],
+    ["dropdown", "3"],
     ["press", "Tab"],
     ["hover", "4"],
     ["click", "4"],
@@ -46,6 +48,8 @@ test("every reply of an everyday session matches its command's published result 
     ["find", "button"],
     ["locate", "#q"],
     ["wait", "--text", "Total"],
+    ["wait", "--selector", "#q"],
+    ["wait", "--network-idle"],
     ["commands"],
     ["dialogs"],
     ["cookies"],
@@ -56,7 +60,16 @@ test("every reply of an everyday session matches its command's published result 
     ["forward"],
     ["reload"],
     ["frame"],
+    ["frame", "0"],
+    ["net", "block", "*/ads/*"],
+    ["net", "mock", "*/api/*", "--body", "{}", "--header", "Content-Type: application/json"],
+    ["net", "rules"],
+    ["net", "remove", "--all"],
+    ["downloads"],
+    ["tab", "release"],
+    ["tab", "t1"],
     ["close"],
+    ["disconnect"],
   ];
   const problems: string[] = [];
   for (const argv of steps) {
