@@ -54,7 +54,8 @@ export function replyFor<E extends EvidenceLike>(ctx: CallContext, sel: Selected
   };
   if (dialog) {
     const text = ctx.req.mode === "human" ? `✓ ${String(full.action)}: dialog ${dialog.id} (${dialog.type}) "${dialog.message.slice(0, 200).replace(/[\r\n]+/g, " ")}" is open; answer with 'bp dialog ${dialog.id} --accept|--dismiss'.` : undefined;
-    return { evidence: full, hint: `${capitalize(withArticle(dialog.type))} dialog is open; answer it with 'bp dialog ${dialog.id} --accept' or '--dismiss'.`, ...(text ? { text } : {}) };
+    // Lean like any action's evidence: the dialog itself is the news.
+    return { evidence: lean(full), hint: `${capitalize(withArticle(dialog.type))} dialog is open; answer it with 'bp dialog ${dialog.id} --accept' or '--dismiss'.`, ...(text ? { text } : {}) };
   }
   const leanEvidence = lean(full);
   if (!observation) return { evidence: leanEvidence };
