@@ -72,6 +72,9 @@ export function makeBpEnv(extra: Record<string, string> = {}): BpEnv {
     },
     async cleanup() {
       await self.stop();
+      // A browser bp launched outlives its broker while a person's tab is open in it (by design,
+      // and some tests open one): stop it by pid before its profile directory goes.
+      for (const p of browsersUnder(home)) await killAndWait(p);
       rmSync(root, { recursive: true, force: true });
     },
   };
