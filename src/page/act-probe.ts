@@ -22,7 +22,8 @@ interface Described {
   name?: string;
 }
 
-interface State {
+/** The observable state an action may change; the broker compares it before and after (ElementState there). */
+export interface State {
   connected: boolean;
   checked?: boolean | string;
   selected?: boolean | string;

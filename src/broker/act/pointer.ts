@@ -1,20 +1,12 @@
 import type { CdpSession } from "../../cdp/session.ts";
+import type { State } from "../../page/act-probe.ts";
 import { BpError } from "../../shared/errors.ts";
 import { step, type PageArg, type Step } from "../page-fns.ts";
 import { callPage } from "../world.ts";
 import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 
-export interface ElementState {
-  connected: boolean;
-  checked?: boolean | string;
-  selected?: boolean | string;
-  pressed?: string;
-  expanded?: string;
-  value?: string;
-  valueLength?: number;
-  focused?: boolean;
-  kind?: string;
-}
+/** What the page's probe reports of an element's state (its own type, so the two cannot drift). */
+export type ElementState = State;
 
 export interface Probe {
   ok: boolean;
