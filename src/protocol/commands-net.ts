@@ -73,7 +73,20 @@ const requestSummary = v.object({
   time: v.optional(v.pipe(v.number(), v.description("Duration in ms"))),
   error: v.optional(v.string()),
   rule: v.optional(v.pipe(v.string(), v.description("What a rule did: blocked, mocked or headers (with the rule id)"))),
-  tab: v.string(),
+  tab: v.optional(v.pipe(v.string(), v.description("The tab it came from (absent: the selected tab)"))),
+});
+
+const headers = v.record(v.string(), v.string());
+const { id: _asked, ...summaryFields } = requestSummary.entries;
+/** One request in full: its summary without the id asked for, with headers and post data. */
+const requestDetail = v.object({
+  ...summaryFields,
+  statusText: v.optional(v.pipe(v.string(), v.description("Only when not the status code's standard reason phrase"))),
+  mimeType: v.optional(v.pipe(v.string(), v.description("Only when the Content-Type response header does not say it"))),
+  requestHeaders: v.optional(headers),
+  responseHeaders: v.optional(headers),
+  postData: v.optional(v.pipe(v.string(), v.description("At most 4000 characters"))),
+  postDataLength: v.optional(v.pipe(v.number(), v.description("Only when postData was cut: its full length"))),
 });
 
 export const net = defineCommand({
@@ -114,7 +127,7 @@ export const netShow = defineCommand({
   }),
   result: v.union([
     ok({
-      request: v.record(v.string(), v.unknown()),
+      request: requestDetail,
       body: v.optional(v.string()),
       bodyEncoding: v.optional(v.literal("base64")),
       bodyLength: v.optional(v.pipe(v.number(), v.description("Only when the body is cut or base64: its full length (bytes for base64)"))),

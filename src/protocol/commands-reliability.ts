@@ -14,10 +14,10 @@ export const commandSchema = v.object({
   status: v.picklist(COMMAND_STATUSES),
   acceptedAt: v.string(),
   deadlineAt: v.optional(v.pipe(v.string(), v.description("Only while accepted or dispatched"))),
-  dispatchedAt: v.optional(v.string()),
-  completedAt: v.optional(v.string()),
+  dispatchedAt: v.optional(v.pipe(v.string(), v.description("When it reached the browser; a read's only when later than acceptedAt"))),
+  completedAt: v.optional(v.pipe(v.string(), v.description("Absent while running, or when in the same millisecond as the time before it"))),
   tab: v.optional(v.string()),
-  cancellationRequested: v.optional(v.boolean()),
+  cancellationRequested: v.optional(v.literal(true)),
   requestId: v.optional(v.string()),
 });
 

@@ -20,7 +20,7 @@ const env = makeBpEnv({ BROWSER_PILOT_OUTPUT_DIR: out });
 const A = "net-agent-a";
 const B = "net-agent-b";
 
-type Req = { id: number; method: string; url: string; type: string; status?: number; error?: string; rule?: string; tab: string };
+type Req = { id: number; method: string; url: string; type: string; status?: number; error?: string; rule?: string; tab?: string };
 
 beforeAll(async () => {
   expect((await env.run(["launch", "--headless"])).json.ok).toBe(true);
@@ -99,6 +99,19 @@ describe("bp net journal", () => {
     const rq = (show.json.request as { requestHeaders: Record<string, string>; responseHeaders: Record<string, string> });
     expect(rq.requestHeaders["X-From-Page"]).toBe("app");
     expect(rq.responseHeaders["x-api"]).toBe("fixture");
+    // Lean: not the id asked for, no start time, no "OK" for a 200, no MIME type the Content-Type
+    // header already gives, no tab when it is the selected one (as in the list, first.tab).
+    expect(rq).toMatchObject({ url: first.url, type: "fetch", status: 200 });
+    for (const k of ["id", "startedAt", "statusText", "mimeType", "tab"]) expect(rq).not.toHaveProperty(k);
+    expect(first).not.toHaveProperty("tab");
+    expect(rq.responseHeaders["Content-Type"] ?? rq.responseHeaders["content-type"]).toStartWith("application/json");
+    // Another tab's requests name it: the journal covers all of the agent's tabs.
+    expect((await run(["open", `${site.a}/second`, "--new"])).json.ok).toBe(true);
+    const before = (await requests(A, ["--url", "*/api/user*"])).at(-1);
+    expect(before?.tab).toMatch(/^t\d+$/);
+    expect((await run(["net", "show", String(before?.id)])).json.request).toMatchObject({ tab: before?.tab });
+    expect((await run(["close"])).json.ok).toBe(true);
+    expect((await run(["tab", String(before?.tab)])).json.ok).toBe(true);
     const saved = await run(["net", "show", String(first.id), "--save", "user.json"]);
     expect(saved.json.body).toBeUndefined();
     const file = saved.json as unknown as { file: string; sizeBytes: number; mimeType: string; id?: number };

@@ -54,6 +54,7 @@ test("every reply of an everyday session matches its command's published result 
     ["dialogs"],
     ["cookies"],
     ["net"],
+    ["net", "show", "1"],
     ["profiles"],
     ["click", "5"],
     ["back"],

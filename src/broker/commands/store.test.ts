@@ -52,12 +52,14 @@ describe("command store", () => {
   });
 
   test("status flow and the public shape", () => {
-    const s = new CommandStore();
+    let now = 1_000_000;
+    const s = new CommandStore(() => now);
     const rec = s.accept(input({ tab: "t1", requestId: "r1" }));
     expect(publicCommand(rec)).toMatchObject({ method: "click", mutating: true, status: "accepted", tab: "t1", requestId: "r1" });
     expect(publicCommand(rec).dispatchedAt).toBeUndefined();
     s.markDispatched(rec);
     expect(rec.status).toBe("dispatched");
+    now += 2;
     s.complete(rec, "completed", { ok: true, x: 1 });
     s.complete(rec, "unknown_outcome", { ok: false });
     expect(rec.status).toBe("completed");
@@ -68,6 +70,34 @@ describe("command store", () => {
     // A terminal record is never dispatched again.
     s.markDispatched(rec);
     expect(rec.status).toBe("completed");
+  });
+
+  test("no timestamp repeats the one before it; a read's dispatch is never shown unless later", () => {
+    let now = 1_000_000;
+    const s = new CommandStore(() => now);
+    const iso = (t: number) => new Date(t).toISOString();
+    // A read dispatched and finished in the millisecond it was accepted: only acceptedAt.
+    const read = s.accept(input({ method: "snapshot", mutating: false }));
+    s.markDispatched(read);
+    s.complete(read, "completed", { ok: true });
+    expect(publicCommand(read)).toEqual({ id: read.id, method: "snapshot", status: "completed", acceptedAt: iso(1_000_000) });
+    // A mutating one keeps its dispatch (it reached the browser), not a completion in the same millisecond.
+    const click = s.accept(input());
+    s.markDispatched(click);
+    s.complete(click, "completed", { ok: true });
+    expect(publicCommand(click)).toEqual({ id: click.id, method: "click", mutating: true, status: "completed", acceptedAt: iso(1_000_000), dispatchedAt: iso(1_000_000) });
+    // Times that moved are shown.
+    const slow = s.accept(input({ method: "read", mutating: false }));
+    now += 5;
+    s.markDispatched(slow);
+    now += 7;
+    s.complete(slow, "completed", { ok: true });
+    expect(publicCommand(slow)).toMatchObject({ acceptedAt: iso(1_000_000), dispatchedAt: iso(1_000_005), completedAt: iso(1_000_012) });
+    const quick = s.accept(input({ method: "tabs", mutating: false }));
+    s.markDispatched(quick);
+    now += 3;
+    s.complete(quick, "completed", { ok: true });
+    expect(publicCommand(quick)).toEqual({ id: quick.id, method: "tabs", status: "completed", acceptedAt: iso(1_000_012), completedAt: iso(1_000_015) });
   });
 
   test("records are per client key; other keys' ids do not exist", () => {

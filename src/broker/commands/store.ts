@@ -57,7 +57,7 @@ export type PublicCommand = {
   dispatchedAt?: string;
   completedAt?: string;
   tab?: string;
-  cancellationRequested?: boolean;
+  cancellationRequested?: true;
   requestId?: string;
 };
 
@@ -237,11 +237,19 @@ function requestKey(key: string, requestId: string): string {
 
 export function publicCommand(rec: CommandRecord): PublicCommand {
   const iso = (t: number) => new Date(t).toISOString();
-  // Lean: `mutating` only when true; the deadline only while the command still runs (after, it is history).
+  // Lean: `mutating` only when true; the deadline only while the command still runs (after, it is history);
+  // no timestamp that repeats the one before it.
   const out: PublicCommand = { id: rec.id, method: rec.method, ...(rec.mutating ? { mutating: true as const } : {}), status: rec.status, acceptedAt: iso(rec.acceptedAt) };
   if (!isTerminal(rec.status)) out.deadlineAt = iso(rec.deadlineAt);
-  if (rec.dispatchedAt !== undefined) out.dispatchedAt = iso(rec.dispatchedAt);
-  if (rec.completedAt !== undefined) out.completedAt = iso(rec.completedAt);
+  // A read is dispatched as it starts, so its dispatch time says nothing; a mutating command's
+  // says that it reached the browser, even in the millisecond it was accepted.
+  let last = rec.acceptedAt;
+  if (rec.dispatchedAt !== undefined && (rec.mutating || rec.dispatchedAt !== last)) {
+    out.dispatchedAt = iso(rec.dispatchedAt);
+    last = rec.dispatchedAt;
+  }
+  // The status already says it ended: the time only when it is not the one just shown.
+  if (rec.completedAt !== undefined && rec.completedAt !== last) out.completedAt = iso(rec.completedAt);
   if (rec.tab !== undefined) out.tab = rec.tab;
   if (rec.cancellationRequested) out.cancellationRequested = true;
   if (rec.requestId !== undefined) out.requestId = rec.requestId;

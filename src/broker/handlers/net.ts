@@ -4,6 +4,7 @@
  * rules, requests, credentials and downloads are never visible or addressable.
  */
 import { readFileSync, statSync } from "node:fs";
+import { STATUS_CODES } from "node:http";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import * as commands from "../../protocol/commands-net.ts";
 import { defineHandler, withText, type ReplyOf } from "../context/handler.ts";
@@ -19,7 +20,6 @@ import { storeAndExport, storeFor } from "../store/index.ts";
 import { DOWNLOAD_HANDLERS } from "./downloads.ts";
 import { ACCESS_HANDLERS } from "./net-access.ts";
 
-type R = Record<string, unknown>;
 const SECRET_HEADERS = /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|x-auth-token)$/i;
 
 const place = (ctx: CallContext) => ({ cwd: ctx.req.cwd, outputDir: ctx.req.outputDir });
@@ -27,9 +27,13 @@ const place = (ctx: CallContext) => ({ cwd: ctx.req.cwd, outputDir: ctx.req.outp
 // ---------- journal ----------
 
 type RequestSummary = ReplyOf<typeof commands.net.result>["requests"][number];
+type Shown = Extract<ReplyOf<typeof commands.netShow.result>, { request: unknown }>;
 
-/** Lean: no method for a GET (nearly every request), no count or flag unless the list was cut. */
-function summary(e: NetEntry): RequestSummary {
+/**
+ * Lean: no method for a GET (nearly every request), no tab when it is the one the agent has
+ * selected, no count or flag unless the list was cut.
+ */
+function summary(e: NetEntry, selectedTab: string | undefined): RequestSummary {
   return {
     id: e.id,
     ...(e.method !== "GET" ? { method: e.method } : {}),
@@ -40,8 +44,30 @@ function summary(e: NetEntry): RequestSummary {
     ...(e.durationMs !== undefined ? { time: e.durationMs } : {}),
     ...(e.error !== undefined ? { error: e.error } : {}),
     ...(e.rule ? { rule: `${e.rule.action} ${e.rule.id}` } : {}),
-    tab: e.tab,
+    ...(e.tab !== selectedTab ? { tab: e.tab } : {}),
   };
+}
+
+/** The reason phrase a status code has by default says nothing the code does not. */
+function ownStatusText(status: number | undefined, text: string | undefined): string | undefined {
+  if (!text) return undefined;
+  return status !== undefined && STATUS_CODES[status]?.toLowerCase() === text.toLowerCase() ? undefined : text;
+}
+
+/** The MIME type is shown only when the response's Content-Type header does not already say it. */
+function ownMimeType(mimeType: string | undefined, headers: Record<string, string> | undefined): string | undefined {
+  if (!mimeType) return undefined;
+  const contentType = Object.entries(headers ?? {}).find(([k]) => k.toLowerCase() === "content-type")?.[1];
+  const media = contentType?.split(";")[0]?.trim().toLowerCase();
+  return media === mimeType.toLowerCase() ? undefined : mimeType;
+}
+
+const POST_DATA_SHOWN = 4000;
+
+/** The agent's tab id of its selected tab, as journal entries name tabs. */
+function selectedTab(ctx: CallContext): string | undefined {
+  const agent = ctx.agent();
+  return agent.selected !== undefined ? agent.existingId(agent.selected) : undefined;
 }
 
 const netList = defineHandler(commands.net)({
@@ -57,8 +83,9 @@ const netList = defineHandler(commands.net)({
       ...(args.after !== undefined ? { after: args.after } : {}),
     };
     const r = netFor(ctx.req.clientKey).journal.query(q);
+    const selected = selectedTab(ctx);
     const out: ReplyOf<typeof commands.net.result> = {
-      requests: r.entries.map(summary),
+      requests: r.entries.map((e) => summary(e, selected)),
       ...(r.truncated ? { total: r.total, truncated: true as const } : {}),
       ...(r.gap ? { gap: true as const } : {}),
       nextCursor: r.nextCursor ?? 0,
@@ -87,15 +114,23 @@ const netShow = defineHandler(commands.netShow)({
     if (!e) throw new BpError("invalid_argument", `No request ${id} in this agent's journal. Run 'bp net'.`, { context: { field: "id", id } });
     const save = args.save;
     const dest = save !== undefined ? resolveOutputPath(save, "body", place(ctx)) : undefined;
-    const request: R = { ...summary(e), startedAt: new Date(e.startedAt).toISOString() };
-    if (e.statusText) request.statusText = e.statusText;
-    if (e.mimeType) request.mimeType = e.mimeType;
+    // Lean: not the id given, nor when it started; the status text and MIME type only when
+    // they add to the status code and the Content-Type header.
+    const { id: _given, ...listed } = summary(e, selectedTab(ctx));
     const rq = maskHeaders(e.requestHeaders);
     const rs = maskHeaders(e.responseHeaders);
-    if (rq) request.requestHeaders = rq;
-    if (rs) request.responseHeaders = rs;
-    if (e.postData !== undefined) request.postData = e.postData.slice(0, 4000);
-    const out: { request: R; body?: string; bodyEncoding?: "base64"; bodyLength?: number; bodyTruncated?: true } = { request };
+    const statusText = ownStatusText(e.status, e.statusText);
+    const mimeType = ownMimeType(e.mimeType, e.responseHeaders);
+    const request: Shown["request"] = {
+      ...listed,
+      ...(statusText !== undefined ? { statusText } : {}),
+      ...(mimeType !== undefined ? { mimeType } : {}),
+      ...(rq ? { requestHeaders: rq } : {}),
+      ...(rs ? { responseHeaders: rs } : {}),
+      ...(e.postData !== undefined ? { postData: e.postData.slice(0, POST_DATA_SHOWN) } : {}),
+      ...(e.postData !== undefined && e.postData.length > POST_DATA_SHOWN ? { postDataLength: e.postData.length } : {}),
+    };
+    const out: Shown = { request };
     const browser = ctx.broker.browser;
     const session = browser && !browser.closed ? netSession(browser, e.targetId) : undefined;
     let body: { body: string; base64Encoded: boolean } | undefined;
