@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { defineCommand, flag, limitArg, ok, optText, text } from "./define.ts";
-import { clickEvidence, dialogEvidence, dragEvidence, hoverEvidence, keyboardEvidence, pressEvidence, scrollEvidence, selectEvidence, typeEvidence, uploadEvidence } from "./evidence.ts";
-import { actionDiff, diffFallback, observation } from "./observation.ts";
+import { evidenceSchemas } from "./evidence.ts";
+import { observationSchemas } from "./observation.ts";
 import { rule } from "./rules.ts";
 
 const refArg = (description: string) => v.pipe(v.number(), v.integer(), v.minValue(1), v.description(description));
@@ -10,8 +10,9 @@ const refArg = (description: string) => v.pipe(v.number(), v.integer(), v.minVal
  * observation, or the new document's observation after a navigation, or with --full the whole
  * one), lean like a snapshot's but with nothing unchanged (no page geometry or counts).
  */
-const actionResult = <E extends v.GenericSchema>(evidence: E) =>
-  ok({
+const actionResult = <E extends v.GenericSchema>(evidence: E) => {
+  const { observation, actionDiff, diffFallback } = observationSchemas();
+  return ok({
     evidence,
     tab: v.optional(v.string()),
     title: observation.title,
@@ -26,6 +27,7 @@ const actionResult = <E extends v.GenericSchema>(evidence: E) =>
     urlTruncated: observation.urlTruncated,
     text: v.optional(v.string()),
   });
+};
 export const observeFlags = {
   limit: limitArg(50, 10_000),
   full: flag("Return the whole observation instead of what changed"),
@@ -48,7 +50,7 @@ export const click = defineCommand({
     rule("ref", "Give exactly one of a ref or --xy.", (a) => (a.ref === undefined) === (a.xy === undefined)),
     rule("button", "--double and --right cannot be combined.", (a) => a.double && a.right),
   ),
-  result: actionResult(clickEvidence),
+  result: () => actionResult(evidenceSchemas().click),
   example: "bp click 12",
   runs: "broker",
   mutating: true,
@@ -59,7 +61,7 @@ export const dialogs = defineCommand({
   group: "Actions",
   summary: "Pending JavaScript dialogs (never answered for you)",
   args: v.object({}),
-  result: ok({
+  result: () => ok({
     dialogs: v.array(
       v.object({ id: v.string(), tab: v.string(), type: v.string(), message: v.string(), defaultPrompt: v.optional(v.pipe(v.string(), v.description("A prompt's default text (absent: none)"))), url: v.string(), openedAt: v.string() }),
     ),
@@ -83,12 +85,10 @@ export const dialog = defineCommand({
     }),
     rule("accept", "Give exactly one of --accept or --dismiss.", (a) => a.accept === a.dismiss),
   ),
-  result: ok({
-    id: v.string(),
-    action: v.picklist(["accept", "dismiss"]),
-    ...actionResult(dialogEvidence).entries,
-    evidence: v.optional(dialogEvidence),
-  }),
+  result: () => {
+    const evidence = evidenceSchemas().dialog;
+    return ok({ id: v.string(), action: v.picklist(["accept", "dismiss"]), ...actionResult(evidence).entries, evidence: v.optional(evidence) });
+  },
   example: "bp dialog d1 --accept",
   runs: "broker",
   mutating: true,
@@ -110,7 +110,7 @@ export const type = defineCommand({
     submit: flag("Press Enter after typing"),
     ...observing,
   }),
-  result: actionResult(typeEvidence),
+  result: () => actionResult(evidenceSchemas().type),
   example: 'bp type 4 "alice@example.com" --clear',
   runs: "broker",
   mutating: true,
@@ -130,7 +130,7 @@ export const keyboard = defineCommand({
     delay: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1000), v.description("Pause between keys in ms (0-1000)"))),
     ...observing,
   }),
-  result: actionResult(keyboardEvidence),
+  result: () => actionResult(evidenceSchemas().keyboard),
   example: 'bp keyboard "Hello" --delay 20',
   runs: "broker",
   mutating: true,
@@ -143,7 +143,7 @@ export const press = defineCommand({
   positionals: ["key"],
   aliases: { l: "limit" },
   args: v.object({ key: text("Key, optionally with modifiers joined by + (Control/Ctrl, Shift, Alt, Meta/Cmd)"), ...observing }),
-  result: actionResult(pressEvidence),
+  result: () => actionResult(evidenceSchemas().press),
   example: "bp press Control+a",
   runs: "broker",
   mutating: true,
@@ -177,7 +177,7 @@ export const scroll = defineCommand({
     rule("amount", "--amount goes with a direction.", (a) => a.amount !== undefined && a.direction === undefined),
     rule("to-text", "--to-text needs some text.", (a) => a["to-text"] !== undefined && a["to-text"].trim() === ""),
   ),
-  result: actionResult(scrollEvidence),
+  result: () => actionResult(evidenceSchemas().scroll),
   example: "bp scroll down --amount 2",
   runs: "broker",
   mutating: true,
@@ -198,7 +198,7 @@ export const dropdown = defineCommand({
   summary: "List a dropdown's options",
   positionals: ["ref"],
   args: v.object({ ref: refArg("Element ref of a select, listbox or combobox") }),
-  result: ok({
+  result: () => ok({
     kind: v.picklist(["native", "aria"]),
     expanded: v.optional(v.literal(true)),
     multiple: v.optional(v.literal(true)),
@@ -227,7 +227,7 @@ export const select = defineCommand({
     }),
     rule("option", "With --by index the option is a number from 'bp dropdown'.", (a) => a.by === "index" && !/^\s*\d+\s*$/.test(a.option)),
   ),
-  result: actionResult(selectEvidence),
+  result: () => actionResult(evidenceSchemas().select),
   example: 'bp select 7 "Canada"',
   runs: "broker",
   mutating: true,
@@ -241,7 +241,7 @@ export const upload = defineCommand({
   localPaths: ["file"],
   aliases: { l: "limit" },
   args: v.object({ ref: refArg("Element ref of a file input (or its label or drop zone)"), file: text("Path of the file to upload"), ...observing }),
-  result: actionResult(uploadEvidence),
+  result: () => actionResult(evidenceSchemas().upload),
   example: "bp upload 9 ./resume.pdf",
   runs: "broker",
   mutating: true,
@@ -254,7 +254,7 @@ export const hover = defineCommand({
   positionals: ["ref"],
   aliases: { l: "limit" },
   args: v.object({ ref: refArg("Element ref to hover"), ...observing }),
-  result: actionResult(hoverEvidence),
+  result: () => actionResult(evidenceSchemas().hover),
   example: "bp hover 5",
   runs: "broker",
   mutating: true,
@@ -267,7 +267,7 @@ export const drag = defineCommand({
   positionals: ["from", "to"],
   aliases: { l: "limit" },
   args: v.object({ from: refArg("Element ref to drag"), to: refArg("Element ref to drop onto"), ...observing }),
-  result: actionResult(dragEvidence),
+  result: () => actionResult(evidenceSchemas().drag),
   example: "bp drag 3 8",
   runs: "broker",
   mutating: true,

@@ -38,7 +38,7 @@ export const screenshot = defineCommand({
     ),
     rule("selector", "Use either --full or --selector, not both.", (a) => a.full && a.selector !== undefined),
   ),
-  result: ok({
+  result: () => ok({
     file: fileResult.file,
     sizeBytes: fileResult.sizeBytes,
     width: v.pipe(v.number(), v.description("Image width in pixels")),
@@ -68,7 +68,7 @@ export const pdf = defineCommand({
     force: forceArg,
     landscape: flag("Landscape paper orientation"),
   }),
-  result: ok({ file: fileResult.file, sizeBytes: fileResult.sizeBytes }),
+  result: () => ok({ file: fileResult.file, sizeBytes: fileResult.sizeBytes }),
   example: "bp pdf report.pdf --landscape",
   runs: "broker",
 });

@@ -11,7 +11,7 @@ export const browsers = defineCommand({
   summary: "Installed Chromium-family browsers and their debugging state (passive)",
   aliases: { b: "browser" },
   args: v.object({ browser: optText("Filter by id, product or channel") }),
-  result: ok({ browsers: v.array(browserCandidateSchema) }),
+  result: () => ok({ browsers: v.array(browserCandidateSchema) }),
   example: "bp browsers --browser chrome",
   runs: "local",
 });
@@ -28,7 +28,7 @@ export const connect = defineCommand({
     }),
     rule("cdpUrl", "Give --browser or --cdp-url, not both.", (a) => a.browser !== undefined && a["cdp-url"] !== undefined),
   ),
-  result: ok({
+  result: () => ok({
     browser: connectedBrowserSchema,
     reused: v.optional(v.pipe(v.literal(true), v.description("Already connected (absent: connected now)"))),
     /** Several profiles are open and nothing says which one this agent's new tabs go to. */
@@ -51,7 +51,7 @@ export const launch = defineCommand({
       "default",
     ),
   }),
-  result: ok({
+  result: () => ok({
     browser: connectedBrowserSchema,
     reused: v.optional(v.pipe(v.literal(true), v.description("That browser was already running (absent: started now)"))),
     headless: v.optional(v.pipe(v.boolean(), v.description("Only when not what was asked: headless without a display, or a reused browser's mode"))),
@@ -65,7 +65,7 @@ export const disconnect = defineCommand({
   group: "Connection",
   summary: "Release this agent (closes its managed tabs); stops the broker when no one else uses it",
   args: v.object({}),
-  result: ok({
+  result: () => ok({
     closedTabs: v.optional(v.pipe(v.number(), v.description("Managed tabs closed (absent: none)"))),
     brokerStopped: v.optional(v.literal(true)),
     message: v.optional(v.pipe(v.string(), v.description("Why the broker keeps running (absent with brokerStopped)"))),

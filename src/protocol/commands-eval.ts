@@ -13,7 +13,7 @@ export const evaluate = defineCommand({
   positionals: ["expression"],
   stdinArg: "expression",
   args: v.object({ expression: v.pipe(v.string(), v.minLength(1, "Expression is empty"), v.description("JavaScript expression; awaited if it returns a promise")) }),
-  result: ok({
+  result: () => ok({
     value: v.optional(v.unknown()),
     type: v.optional(v.string()),
     truncated: v.optional(v.boolean()),

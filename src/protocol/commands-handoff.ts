@@ -43,7 +43,7 @@ export const handoff = defineCommand({
     wait: flag("Block until handback or lease end, then print what changed"),
     renew: flag("Extend the lease of a tab already handed off (never shortens)"),
   }),
-  result: ok({
+  result: () => ok({
     tab: v.string(),
     control: v.picklist(["draining", "human", "automation"]),
     until: v.optional(v.pipe(v.string(), v.description("When the control lease ends (ISO time)"))),
@@ -59,7 +59,7 @@ export const handback = defineCommand({
   group: "Waiting and recovery",
   summary: "Give a handed-off tab back to the agent (from the agent or the person's shell)",
   args: v.object({ tab: tabOpt("Tab id (default: the one tab under human control)") }),
-  result: ok({ tab: v.pipe(v.string(), v.description("The tab now back under automation")), handbacks: v.optional(v.array(handbackNoticeSchema)) }),
+  result: () => ok({ tab: v.pipe(v.string(), v.description("The tab now back under automation")), handbacks: v.optional(v.array(handbackNoticeSchema)) }),
   example: "bp handback",
   runs: "broker",
 });
@@ -69,7 +69,7 @@ export const view = defineCommand({
   group: "Waiting and recovery",
   summary: "One-time link to a live view of the tab (loopback; for headless or remote browsers)",
   args: v.object({ tab: tabOpt("Tab id (default: selected tab, else the one under human control)") }),
-  result: ok({
+  result: () => ok({
     tab: v.string(),
     url: v.pipe(v.string(), v.description("Opens once; a secret: give it only to the person")),
     expiresAt: v.pipe(v.string(), v.description("The link must be opened before this time")),

@@ -46,7 +46,7 @@ export const read = defineCommand({
     selector: v.optional(selectorText("CSS selector of the part to read (default main, article, [role=main], body)")),
     limit: limitArg(3000, 100_000, "characters"),
   }),
-  result: ok({
+  result: () => ok({
     title: v.string(),
     url: v.string(),
     text: v.string(),
@@ -72,7 +72,7 @@ export const search = defineCommand({
     "whole-word": flag("Match whole words only"),
     limit: limitArg(20, 200, "matches"),
   }),
-  result: ok({
+  result: () => ok({
     title: v.string(),
     url: v.string(),
     matches: v.array(
@@ -104,7 +104,7 @@ export const find = defineCommand({
     attributes: attributesArg,
     shadow: v.optional(v.pipe(v.boolean(), v.description("Search open shadow roots; --no-shadow skips them")), true),
   }),
-  result: ok({
+  result: () => ok({
     elements: v.array(
       v.object({
         tagName: v.string(),
@@ -131,7 +131,7 @@ export const locate = defineCommand({
   summary: "Scroll the first CSS match into view; its centre and box",
   positionals: ["selector"],
   args: v.object({ selector: selectorText("CSS selector") }),
-  result: ok({
+  result: () => ok({
     x: v.pipe(v.number(), v.description("Centre x in viewport CSS px")),
     y: v.pipe(v.number(), v.description("Centre y in viewport CSS px")),
     top: v.number(),

@@ -1,14 +1,17 @@
 import * as v from "valibot";
 import { fileResult, forceArg } from "./commands-capture.ts";
-import { defineCommand, flag, limitArg, ok, optText, text } from "./define.ts";
+import { downloadItem } from "./download-item.ts";
+import { defineCommand, flag, limitArg, ok, once, optText, text } from "./define.ts";
 import { rule } from "./rules.ts";
 
 const pattern = text("URL pattern: '*' wildcards over the full URL, else a substring (case-insensitive)");
 /** Lean: the new rule's id, and its headers as parsed (secret values masked); the rest is what the agent sent. */
-const ruleResult = ok({
-  rule: v.object({ id: v.string(), headers: v.optional(v.record(v.string(), v.string())) }),
-  intercepting: v.optional(v.pipe(v.number(), v.description("Tabs of this agent whose requests now pass through the rules"))),
-});
+const ruleResult = once(() =>
+  ok({
+    rule: v.object({ id: v.string(), headers: v.optional(v.record(v.string(), v.string())) }),
+    intercepting: v.optional(v.pipe(v.number(), v.description("Tabs of this agent whose requests now pass through the rules"))),
+  }),
+);
 
 export const cookies = defineCommand({
   name: "cookies",
@@ -21,7 +24,7 @@ export const cookies = defineCommand({
     values: flag("Include cookie values (secrets; each cut at 4096 characters)"),
     limit: limitArg(50, 1000, "cookies"),
   }),
-  result: ok({
+  result: () => ok({
     cookies: v.array(
       v.object({
         name: v.string(),
@@ -57,7 +60,7 @@ export const auth = defineCommand({
     rule("user", "Give the user name: bp auth <user> --password-stdin.", (a) => !a.clear && a.user === undefined && a["password-stdin"]),
     rule("password", "Pass the password on stdin with --password-stdin; it never goes on the command line.", (a) => !a.clear && a.user !== undefined && !a["password-stdin"]),
   ),
-  result: ok({ auth: v.picklist(["set", "cleared"]), intercepting: v.optional(v.number()) }),
+  result: () => ok({ auth: v.picklist(["set", "cleared"]), intercepting: v.optional(v.number()) }),
   example: "printf '%s' \"$PASS\" | bp auth alice --password-stdin",
   runs: "broker",
   mutating: true,
@@ -102,7 +105,7 @@ export const net = defineCommand({
     type: optText("Comma list of types: document, xhr, fetch, script, stylesheet, image, other…"),
     after: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.description("Only requests after this id (the nextCursor of an earlier call)"))),
   }),
-  result: ok({
+  result: () => ok({
     requests: v.array(requestSummary),
     total: v.optional(v.pipe(v.number(), v.description("Only when truncated: matching requests kept (before --limit)"))),
     truncated: v.optional(v.literal(true)),
@@ -125,16 +128,17 @@ export const netShow = defineCommand({
     force: forceArg,
     limit: limitArg(4000, 100_000, "characters of body"),
   }),
-  result: v.union([
-    ok({
-      request: requestDetail,
-      body: v.optional(v.string()),
-      bodyEncoding: v.optional(v.literal("base64")),
-      bodyLength: v.optional(v.pipe(v.number(), v.description("Only when the body is cut or base64: its full length (bytes for base64)"))),
-      bodyTruncated: v.optional(v.literal(true)),
-    }),
-    v.pipe(ok({ ...fileResult }), v.description("With --save: the file result only")),
-  ]),
+  result: () =>
+    v.union([
+      ok({
+        request: requestDetail,
+        body: v.optional(v.string()),
+        bodyEncoding: v.optional(v.literal("base64")),
+        bodyLength: v.optional(v.pipe(v.number(), v.description("Only when the body is cut or base64: its full length (bytes for base64)"))),
+        bodyTruncated: v.optional(v.literal(true)),
+      }),
+      v.pipe(ok({ ...fileResult }), v.description("With --save: the file result only")),
+    ]),
   example: "bp net show 12 --save body.json",
   runs: "broker",
 });
@@ -198,7 +202,7 @@ export const netRules = defineCommand({
   group: "Network",
   summary: "This agent's network rules (in the order they apply)",
   args: v.object({}),
-  result: ok({ rules: v.array(v.record(v.string(), v.unknown())), intercepting: v.optional(v.number()) }),
+  result: () => ok({ rules: v.array(v.record(v.string(), v.unknown())), intercepting: v.optional(v.number()) }),
   example: "bp net rules",
   runs: "broker",
 });
@@ -212,7 +216,7 @@ export const netRemove = defineCommand({
     v.object({ id: optText("Rule id from 'bp net rules'"), all: flag("Remove every rule of this agent") }),
     rule("id", "Give a rule id or --all.", (a) => (a.id === undefined) === !a.all),
   ),
-  result: ok({ removed: v.number(), remaining: v.number() }),
+  result: () => ok({ removed: v.number(), remaining: v.number() }),
   example: "bp net remove r2",
   runs: "broker",
   mutating: true,
@@ -223,26 +227,10 @@ export const netClear = defineCommand({
   group: "Network",
   summary: "Empty the request journal (rules stay)",
   args: v.object({}),
-  result: ok({ cleared: v.number() }),
+  result: () => ok({ cleared: v.number() }),
   example: "bp net clear",
   runs: "broker",
   mutating: true,
-});
-
-/** A download as the agent sees it (`bp downloads`, and an action's evidence when it started one). */
-export const downloadItem = v.object({
-  id: v.string(),
-  fileName: v.string(),
-  state: v.picklist(["in_progress", "completed", "failed", "canceled"]),
-  url: v.string(),
-  tab: v.string(),
-  mimeType: v.optional(v.string()),
-  sizeBytes: v.optional(v.number()),
-  receivedBytes: v.optional(v.number()),
-  totalBytes: v.optional(v.number()),
-  error: v.optional(v.pipe(v.string(), v.description("Why there is no private copy: quota_exceeded, file_unavailable, copy_failed, ownership_conflict"))),
-  startedAt: v.string(),
-  expiresAt: v.optional(v.string()),
 });
 
 export const downloads = defineCommand({
@@ -250,7 +238,7 @@ export const downloads = defineCommand({
   group: "Files",
   summary: "Downloads from this agent's tabs (newest first)",
   args: v.object({}),
-  result: ok({ downloads: v.array(downloadItem) }),
+  result: () => ok({ downloads: v.array(downloadItem()) }),
   example: "bp downloads",
   runs: "broker",
 });
@@ -265,7 +253,7 @@ export const download = defineCommand({
     file: optText("Output file (default: the download's own name in BROWSER_PILOT_OUTPUT_DIR or the working directory)"),
     force: forceArg,
   }),
-  result: ok({ ...fileResult, id: v.optional(v.pipe(v.string(), v.description("Only when not the id given (1 → dl1)"))) }),
+  result: () => ok({ ...fileResult, id: v.optional(v.pipe(v.string(), v.description("Only when not the id given (1 → dl1)"))) }),
   example: "bp download dl1 report.csv",
   runs: "broker",
 });

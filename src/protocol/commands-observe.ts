@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { defineCommand, flag, limitArg, ok } from "./define.ts";
-import { diff, diffFallback, observation } from "./observation.ts";
+import { observationSchemas } from "./observation.ts";
 
 export const snapshot = defineCommand({
   name: "snapshot",
@@ -14,11 +14,10 @@ export const snapshot = defineCommand({
     find: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200), v.description("Only elements whose name or value contains this text"))),
     boxes: flag("Include element boxes [x,y,w,h] in viewport CSS px"),
   }),
-  result: ok({
-    ...observation,
-    diff: v.optional(diff),
-    diffFallback,
-  }),
+  result: () => {
+    const { observation, diff, diffFallback } = observationSchemas();
+    return ok({ ...observation, diff: v.optional(diff), diffFallback });
+  },
   example: "bp snapshot --limit 200",
   runs: "broker",
 });
@@ -31,7 +30,7 @@ export const frame = defineCommand({
   args: v.object({
     index: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10_000), v.description("Frame index from 'bp frame'"))),
   }),
-  result: ok({
+  result: () => ok({
     frames: v.optional(
       v.array(
         v.object({

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { defineCommand, flag, ok, optText, remediationSchema } from "./define.ts";
+import { defineCommand, flag, ok, once, optText, remediationSchema } from "./define.ts";
 import { rule } from "./rules.ts";
 
 export const COMMAND_STATUSES = ["accepted", "dispatched", "completed", "unknown_outcome", "cancelled", "expired"] as const;
@@ -31,12 +31,14 @@ export const storedErrorSchema = v.object({
   remediation: v.optional(remediationSchema),
 });
 
-const commandResult = ok({
-  command: commandSchema,
-  result: v.optional(v.record(v.string(), v.unknown())),
-  error: v.optional(storedErrorSchema),
-  resultDropped: v.optional(v.pipe(v.boolean(), v.description("The reply was too large to keep"))),
-});
+const commandResult = once(() =>
+  ok({
+    command: commandSchema,
+    result: v.optional(v.record(v.string(), v.unknown())),
+    error: v.optional(storedErrorSchema),
+    resultDropped: v.optional(v.pipe(v.boolean(), v.description("The reply was too large to keep"))),
+  }),
+);
 
 export const commands = defineCommand({
   name: "commands",
@@ -53,7 +55,7 @@ export const commands = defineCommand({
       ),
     ),
   }),
-  result: ok({ commands: v.array(commandSchema) }),
+  result: () => ok({ commands: v.array(commandSchema) }),
   example: "bp commands --status dispatched,unknown_outcome",
   runs: "broker",
 });
@@ -104,7 +106,7 @@ export const wait = defineCommand({
       (a) => WAIT_CONDITIONS.filter((k) => a[k] !== undefined && a[k] !== false).length !== 1,
     ),
   ),
-  result: ok({
+  result: () => ok({
     elapsedMs: v.number(),
     matched: v.optional(
       v.pipe(

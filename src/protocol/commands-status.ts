@@ -8,7 +8,7 @@ export const status = defineCommand({
   group: "Connection",
   summary: "Passive state: broker, browser, this agent's tab; starts nothing",
   args: v.object({}),
-  result: ok({
+  result: () => ok({
     service: v.object({ state: v.picklist(["running", "stopped", "unresponsive", "incompatible"]), version: v.string(), target: v.string() }),
     browser: v.union([connectedBrowserSchema, v.object({ state: v.literal("disconnected") })]),
     browsers: v.optional(v.array(browserCandidateSchema)),

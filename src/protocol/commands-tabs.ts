@@ -1,20 +1,22 @@
 import * as v from "valibot";
 import { TAB_ID, tabIdArg, tabSchema } from "./common.ts";
-import { defineCommand, flag, ok, optText, text } from "./define.ts";
+import { defineCommand, flag, ok, once, optText, text } from "./define.ts";
 
 /** Lean: the selected tab is not named; url and title only when they changed; navigated only when false (no entry to go to). */
-const navResult = ok({
-  url: v.optional(v.pipe(v.string(), v.description("New URL (absent: unchanged)"))),
-  title: v.optional(v.pipe(v.string(), v.description("New title (absent: unchanged)"))),
-  navigated: v.optional(v.pipe(v.literal(false), v.description("There was no history entry to go to; nothing happened"))),
-});
+const navResult = once(() =>
+  ok({
+    url: v.optional(v.pipe(v.string(), v.description("New URL (absent: unchanged)"))),
+    title: v.optional(v.pipe(v.string(), v.description("New title (absent: unchanged)"))),
+    navigated: v.optional(v.pipe(v.literal(false), v.description("There was no history entry to go to; nothing happened"))),
+  }),
+);
 
 export const tabs = defineCommand({
   name: "tabs",
   group: "Tabs and navigation",
   summary: "List tabs this agent can address (managed, managed_popup, user_tab)",
   args: v.object({}),
-  result: ok({ tabs: v.array(tabSchema) }),
+  result: () => ok({ tabs: v.array(tabSchema) }),
   example: "bp tabs",
   runs: "broker",
 });
@@ -25,7 +27,7 @@ export const tab = defineCommand({
   summary: "Select a tab by id and take control of it",
   positionals: ["id"],
   args: v.object({ id: tabIdArg("Tab id from 'bp tabs'") }),
-  result: ok({ tab: v.pipe(v.omit(tabSchema, ["id", "selected", "control"]), v.description("The tab now selected and controlled by this agent")) }),
+  result: () => ok({ tab: v.pipe(v.omit(tabSchema, ["id", "selected", "control"]), v.description("The tab now selected and controlled by this agent")) }),
   example: "bp tab t2",
   runs: "broker",
 });
@@ -36,7 +38,7 @@ export const tabRelease = defineCommand({
   summary: "Give up control of a tab (default: the selected one) so another agent may take it",
   positionals: ["id"],
   args: v.object({ id: v.optional(v.pipe(v.string(), v.regex(TAB_ID, "Tab ids look like t1, t2, …"), v.description("Tab id (default: selected tab)"))) }),
-  result: ok({ released: v.optional(v.pipe(v.string(), v.description("The tab released, when none was named"))) }),
+  result: () => ok({ released: v.optional(v.pipe(v.string(), v.description("The tab released, when none was named"))) }),
   example: "bp tab release t2",
   runs: "broker",
 });
@@ -52,7 +54,7 @@ export const open = defineCommand({
     new: flag("Open in a new managed tab (its own background window)"),
     profile: optText("Profile for the new tab, from 'bp profiles' (implies --new)"),
   }),
-  result: ok({
+  result: () => ok({
     tab: v.optional(v.pipe(v.string(), v.description("Only for a new tab (--new, --profile, or no tab was selected): its id, now selected"))),
     profile: v.optional(v.string()),
     url: v.optional(v.pipe(v.string(), v.description("Only when not the URL given (a scheme added, a redirect)"))),
@@ -84,7 +86,7 @@ export const profiles = defineCommand({
   args: v.object({
     identify: flag("Name each profile: opens a temporary chrome://version page in it (visible), reads Local State, closes it"),
   }),
-  result: ok({ profiles: v.array(profileSummary) }),
+  result: () => ok({ profiles: v.array(profileSummary) }),
   example: "bp profiles --identify",
   runs: "broker",
 });
@@ -95,7 +97,7 @@ export const profile = defineCommand({
   summary: "Choose the profile for this agent's new tabs",
   positionals: ["id"],
   args: v.object({ id: text("Profile id from 'bp profiles', or its exact label, name or e-mail") }),
-  result: ok({ profile: profileSummary }),
+  result: () => ok({ profile: profileSummary }),
   example: "bp profile p3k9x2a",
   runs: "broker",
 });
@@ -106,7 +108,7 @@ export const close = defineCommand({
   summary: "Close the selected tab; --all closes every managed tab of this agent (never user tabs)",
   aliases: { a: "all" },
   args: v.object({ all: flag("Close all managed tabs of this agent") }),
-  result: ok({ closed: v.array(v.string()), remaining: v.number() }),
+  result: () => ok({ closed: v.array(v.string()), remaining: v.number() }),
   example: "bp close --all",
   runs: "broker",
   mutating: true,

@@ -39,8 +39,22 @@ export interface CommandDef<A extends ArgsSchema = ArgsSchema, R extends AnySche
   localPaths?: readonly string[];
 }
 
-export function defineCommand<A extends ArgsSchema, R extends AnySchema>(def: CommandDef<A, R>): CommandDef<A, R> {
-  return def;
+/**
+ * A command's result schema may be given as a function: it is then built on first use (and
+ * once). Every agent step is a new process that parses one command's arguments and never
+ * reads a result schema, so building them all would be start-up time spent for nothing
+ * (about 1 ms for the actions' module); `bp schema`, the tests and the types read them.
+ */
+export function defineCommand<A extends ArgsSchema, R extends AnySchema>(def: Omit<CommandDef<A, R>, "result"> & { result: R | (() => R) }): CommandDef<A, R> {
+  const build = def.result;
+  if (typeof build !== "function") return { ...def, result: build };
+  return Object.defineProperty({ ...def }, "result", { enumerable: true, get: once(build) }) as CommandDef<A, R>;
+}
+
+/** A value built on first use, then kept. */
+export function once<T>(build: () => T): () => T {
+  let built: { value: T } | undefined;
+  return () => (built ??= { value: build() }).value;
 }
 
 /** Common argument pieces. */

@@ -1,34 +1,37 @@
 import * as v from "valibot";
-import { downloadItem } from "./commands-net.ts";
+import { once } from "./define.ts";
+import { downloadItem } from "./download-item.ts";
 
 /**
  * What an action's evidence may carry, per action. The pipeline leaves out what the agent
  * knows (the action name, a click point, the element it named, empty lists: see
  * src/broker/act/result.ts), so those fields are optional here; a reply whose page is held
- * by a dialog carries the evidence whole.
+ * by a dialog carries the evidence whole. Built on first use, like the result schemas that
+ * carry them (src/protocol/define.ts).
  */
-const status = v.picklist(["verified", "mismatch", "unavailable"]);
-const point = v.object({ x: v.number(), y: v.number() });
-/** An element named in evidence (what was under a point, the ends of a drag). */
-const element = v.object({ tagName: v.string(), id: v.optional(v.string()), role: v.optional(v.string()), name: v.optional(v.string()), ref: v.optional(v.number()) });
+export const evidenceSchemas = once(() => {
+  const status = v.picklist(["verified", "mismatch", "unavailable"]);
+  const point = v.object({ x: v.number(), y: v.number() });
+  /** An element named in evidence (what was under a point, the ends of a drag). */
+  const element = v.object({ tagName: v.string(), id: v.optional(v.string()), role: v.optional(v.string()), name: v.optional(v.string()), ref: v.optional(v.number()) });
 
-/** Added to any action's evidence by what the action caused beyond its target. */
-const caused = {
-  reason: v.optional(v.string()),
-  effects: v.optional(v.array(v.string())),
-  popups: v.optional(v.array(v.string())),
-  downloads: v.optional(v.array(downloadItem)),
-  dialog: v.optional(v.object({ id: v.string(), type: v.string(), message: v.string() })),
-};
+  /** Added to any action's evidence by what the action caused beyond its target. */
+  const caused = {
+    reason: v.optional(v.string()),
+    effects: v.optional(v.array(v.string())),
+    popups: v.optional(v.array(v.string())),
+    downloads: v.optional(v.array(downloadItem())),
+    dialog: v.optional(v.object({ id: v.string(), type: v.string(), message: v.string() })),
+  };
 
-const of = <N extends string, E extends v.ObjectEntries>(action: N, entries: E) => v.object({ action: v.optional(v.literal(action)), status, ...entries, ...caused });
+  const of = <N extends string, E extends v.ObjectEntries>(action: N, entries: E) => v.object({ action: v.optional(v.literal(action)), status, ...entries, ...caused });
 
-export const clickEvidence = of("click", {
-  kind: v.optional(v.string()),
-  target: v.optional(element),
-  point: v.optional(point),
-  checked: v.optional(v.union([v.boolean(), v.string()])),
-  focused: v.optional(v.boolean()),
+  const clickEvidence = of("click", {
+    kind: v.optional(v.string()),
+    target: v.optional(element),
+    point: v.optional(point),
+    checked: v.optional(v.union([v.boolean(), v.string()])),
+    focused: v.optional(v.boolean()),
 });
 
 const typing = {
@@ -39,12 +42,12 @@ const typing = {
   afterLength: v.optional(v.number()),
   submitted: v.optional(v.literal(true)),
 };
-export const typeEvidence = of("type", typing);
-export const keyboardEvidence = of("keyboard", typing);
+const typeEvidence = of("type", typing);
+const keyboardEvidence = of("keyboard", typing);
 
-export const pressEvidence = of("press", { key: v.optional(v.string()), kind: v.optional(v.string()), sensitive: v.optional(v.boolean()) });
+const pressEvidence = of("press", { key: v.optional(v.string()), kind: v.optional(v.string()), sensitive: v.optional(v.boolean()) });
 
-export const scrollEvidence = of("scroll", {
+const scrollEvidence = of("scroll", {
   mode: v.optional(v.picklist(["relative", "position", "text"])),
   target: v.optional(v.picklist(["page", "element", "text"])),
   moved: v.optional(v.boolean()),
@@ -57,13 +60,13 @@ export const scrollEvidence = of("scroll", {
   matchedText: v.optional(v.string()),
 });
 
-export const selectEvidence = of("select", {
+const selectEvidence = of("select", {
   kind: v.picklist(["native", "aria"]),
   option: v.optional(v.object({ index: v.number(), label: v.string(), value: v.string() })),
   selected: v.optional(v.array(v.string())),
 });
 
-export const uploadEvidence = of("upload", {
+const uploadEvidence = of("upload", {
   expectedFileCount: v.optional(v.number()),
   fileCount: v.optional(v.number()),
   nameMatched: v.optional(v.boolean()),
@@ -71,20 +74,26 @@ export const uploadEvidence = of("upload", {
   sizeBytes: v.number(),
 });
 
-export const hoverEvidence = of("hover", { hovered: v.boolean(), target: v.optional(element), point: v.optional(point) });
+const hoverEvidence = of("hover", { hovered: v.boolean(), target: v.optional(element), point: v.optional(point) });
 
-export const dragEvidence = of("drag", { kind: v.picklist(["html5", "pointer"]), from: v.optional(element), to: v.optional(element), points: v.optional(v.array(point)) });
+const dragEvidence = of("drag", { kind: v.picklist(["html5", "pointer"]), from: v.optional(element), to: v.optional(element), points: v.optional(v.array(point)) });
 
-export const dialogEvidence = of("dialog", { kind: v.string(), answer: v.picklist(["accept", "dismiss"]) });
+const dialogEvidence = of("dialog", { kind: v.string(), answer: v.picklist(["accept", "dismiss"]) });
 
-export type EvidenceElement = v.InferInput<typeof element>;
-export type ClickEvidence = v.InferInput<typeof clickEvidence>;
-export type TypeEvidence = v.InferInput<typeof typeEvidence>;
-export type KeyboardEvidence = v.InferInput<typeof keyboardEvidence>;
-export type PressEvidence = v.InferInput<typeof pressEvidence>;
-export type ScrollEvidence = v.InferInput<typeof scrollEvidence>;
-export type SelectEvidence = v.InferInput<typeof selectEvidence>;
-export type UploadEvidence = v.InferInput<typeof uploadEvidence>;
-export type HoverEvidence = v.InferInput<typeof hoverEvidence>;
-export type DragEvidence = v.InferInput<typeof dragEvidence>;
-export type DialogEvidence = v.InferInput<typeof dialogEvidence>;
+return { element, click: clickEvidence, type: typeEvidence, keyboard: keyboardEvidence, press: pressEvidence, scroll: scrollEvidence, select: selectEvidence, upload: uploadEvidence, hover: hoverEvidence, drag: dragEvidence, dialog: dialogEvidence };
+});
+type Schemas = ReturnType<typeof evidenceSchemas>;
+
+export type EvidenceElement = v.InferInput<Schemas["element"]>;
+export type ClickEvidence = v.InferInput<Schemas["click"]>;
+export type TypeEvidence = v.InferInput<Schemas["type"]>;
+export type KeyboardEvidence = v.InferInput<Schemas["keyboard"]>;
+export type PressEvidence = v.InferInput<Schemas["press"]>;
+export type ScrollEvidence = v.InferInput<Schemas["scroll"]>;
+export type SelectEvidence = v.InferInput<Schemas["select"]>;
+export type UploadEvidence = v.InferInput<Schemas["upload"]>;
+export type HoverEvidence = v.InferInput<Schemas["hover"]>;
+export type DragEvidence = v.InferInput<Schemas["drag"]>;
+export type DialogEvidence = v.InferInput<Schemas["dialog"]>;
+/** The evidence of any action. */
+export type AnyEvidence = v.InferInput<Schemas[Exclude<keyof Schemas, "element">]>;

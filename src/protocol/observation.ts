@@ -1,37 +1,42 @@
 import * as v from "valibot";
+import { once } from "./define.ts";
 
 /**
  * The observation a snapshot answers with, and an action after its evidence: lean (no empty
- * lists, no defaults; `total` and the truncation fields only when the list was cut).
+ * lists, no defaults; `total` and the truncation fields only when the list was cut). Built on
+ * first use, like the result schemas that carry it (src/protocol/define.ts).
  */
-export const entry = v.record(v.string(), v.unknown());
+export const observationSchemas = once(() => {
+  const entry = v.record(v.string(), v.unknown());
 
-export const observation = {
-  title: v.optional(v.pipe(v.string(), v.description("Absent with --diff (a new title is in the diff)"))),
-  url: v.optional(v.pipe(v.string(), v.description("Absent with --diff (a new url is in the diff)"))),
-  urlTruncated: v.optional(v.literal(true)),
-  page: v.optional(v.pipe(v.record(v.string(), v.number()), v.description("Only for a page that scrolls: per scrolling axis vw/dw, vh/dh, and sx/sy when not 0"))),
-  elements: v.optional(v.array(entry)),
-  total: v.optional(v.pipe(v.number(), v.description("Only when truncated: candidates found"))),
-  truncated: v.optional(v.literal(true)),
-  truncationReasons: v.optional(v.array(v.string())),
-  hints: v.optional(v.array(entry)),
-  hint: v.optional(v.string()),
-};
+  const observation = {
+    title: v.optional(v.pipe(v.string(), v.description("Absent with --diff (a new title is in the diff)"))),
+    url: v.optional(v.pipe(v.string(), v.description("Absent with --diff (a new url is in the diff)"))),
+    urlTruncated: v.optional(v.literal(true)),
+    page: v.optional(v.pipe(v.record(v.string(), v.number()), v.description("Only for a page that scrolls: per scrolling axis vw/dw, vh/dh, and sx/sy when not 0"))),
+    elements: v.optional(v.array(entry)),
+    total: v.optional(v.pipe(v.number(), v.description("Only when truncated: candidates found"))),
+    truncated: v.optional(v.literal(true)),
+    truncationReasons: v.optional(v.array(v.string())),
+    hints: v.optional(v.array(entry)),
+    hint: v.optional(v.string()),
+  };
 
-const changes = {
-  added: v.optional(v.array(entry)),
-  removed: v.optional(v.array(v.number())),
-  changed: v.optional(v.array(entry)),
-  title: v.optional(v.string()),
-  url: v.optional(v.string()),
-};
+  const changes = {
+    added: v.optional(v.array(entry)),
+    removed: v.optional(v.array(v.number())),
+    changed: v.optional(v.array(entry)),
+    title: v.optional(v.string()),
+    url: v.optional(v.string()),
+  };
 
-/** What changed since the agent's previous observation of the same document. */
-export const diff = v.object({ added: changes.added, removed: changes.removed, changed: changes.changed, unchanged: v.number(), title: changes.title, url: changes.url });
-
-/** An action's diff: only what changed (no count of what did not). */
-export const actionDiff = v.object(changes);
-
-/** Why a --diff came back whole. */
-export const diffFallback = v.optional(v.picklist(["document_changed", "no_previous_observation"]));
+  return {
+    observation,
+    /** What changed since the agent's previous observation of the same document. */
+    diff: v.object({ added: changes.added, removed: changes.removed, changed: changes.changed, unchanged: v.number(), title: changes.title, url: changes.url }),
+    /** An action's diff: only what changed (no count of what did not). */
+    actionDiff: v.object(changes),
+    /** Why a --diff came back whole. */
+    diffFallback: v.optional(v.picklist(["document_changed", "no_previous_observation"])),
+  };
+});

@@ -1,7 +1,6 @@
-import type * as v from "valibot";
 import type { SnapshotResult } from "../../page/types.ts";
 import type { click } from "../../protocol/commands-actions.ts";
-import type * as evidence from "../../protocol/evidence.ts";
+import type { AnyEvidence } from "../../protocol/evidence.ts";
 import { exactly, type ReplyOf } from "../context/handler.ts";
 import { capitalize, withArticle } from "../../shared/words.ts";
 import type { Selected } from "../context/tabs.ts";
@@ -11,7 +10,7 @@ import { downloadByGuid, publicDownload } from "../net/downloads.ts";
 import type { Effects } from "./watch.ts";
 
 /** The evidence of one of the actions (src/protocol/evidence.ts) before the reply makes it lean. */
-export type Evidence = v.InferInput<(typeof evidence)[keyof typeof evidence]>;
+export type Evidence = AnyEvidence;
 /**
  * What the pipeline's reply stage reads of any evidence; an action that does not observe
  * (dropdown, history) answers with its own reply as its evidence, whatever its fields.

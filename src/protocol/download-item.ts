@@ -1,0 +1,20 @@
+import * as v from "valibot";
+import { once } from "./define.ts";
+
+/** A download as the agent sees it (`bp downloads`, and an action's evidence when it started one). */
+export const downloadItem = once(() =>
+  v.object({
+    id: v.string(),
+    fileName: v.string(),
+    state: v.picklist(["in_progress", "completed", "failed", "canceled"]),
+    url: v.string(),
+    tab: v.string(),
+    mimeType: v.optional(v.string()),
+    sizeBytes: v.optional(v.number()),
+    receivedBytes: v.optional(v.number()),
+    totalBytes: v.optional(v.number()),
+    error: v.optional(v.pipe(v.string(), v.description("Why there is no private copy: quota_exceeded, file_unavailable, copy_failed, ownership_conflict"))),
+    startedAt: v.string(),
+    expiresAt: v.optional(v.string()),
+  }),
+);
