@@ -84,7 +84,8 @@ function browserLine(b: R): string {
   const lines = [`${clean(b.product)} (${clean(b.channel)}): ${String(b.state)}`, `  id: ${String(b.id)}`];
   lines.push(`  process: ${String(b.processState)}; remote debugging: ${String(b.remoteDebuggingState)}; authorization: ${String(b.authorizationState)}`);
   const rem = b.remediation as R | undefined;
-  if (rem) lines.push(`  action: ${clean(rem.message, 300)}`);
+  // The JSON names the browser's own id as <id>; a person reads the command whole.
+  if (rem) lines.push(`  action: ${clean(String(rem.message).replaceAll("<id>", String(b.id)), 300)}`);
   return lines.join("\n");
 }
 

@@ -43,21 +43,16 @@ export async function runPassive(name: string, paths: BpPaths): Promise<Result |
           : { code: "restart_unresponsive_broker", message: `Stop process ${state.locator.pid} yourself; Browser Pilot never replaces a live broker.`, actionRequired: true },
     });
   }
-  const { discoverBrowsers, publicCandidate } = await import("../discovery/index.ts");
+  const { connectAction, discoverBrowsers, publicCandidate } = await import("../discovery/index.ts");
   const browsers = (await discoverBrowsers()).map(publicCandidate);
-  const connectable = browsers.find((b) => b.state === "disconnected");
   const serviceState = state.kind === "stopped" ? "stopped" : state.kind;
+  // Lean: the recovery names the one command; each browser's own remediation is in its entry.
   return {
     ok: true,
     service: { state: serviceState, version: VERSION, target: BUILD_TARGET },
     browser: { state: "disconnected" },
     browsers,
     session: { state: "unavailable" },
-    recovery: {
-      required: true,
-      code: "browser_disconnected",
-      action: connectable ? `bp connect --browser ${connectable.id}` : "bp launch",
-      ...(connectable?.remediation ? { remediation: connectable.remediation } : {}),
-    },
+    recovery: { required: true, code: "browser_disconnected", action: connectAction(browsers) },
   };
 }

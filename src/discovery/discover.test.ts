@@ -3,11 +3,13 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import {
   candidateId,
+  connectAction,
   discoverBrowsers,
   markAuthorizationRequired,
   markConnected,
   matchBrowser,
   toPublicCandidate,
+  withOwnId,
 } from "./discover.ts";
 import { deadLock, liveLock, makeFakeProfile, tempRoot } from "./test-fixtures.ts";
 import type { BrowserCandidate } from "./types.ts";
@@ -104,11 +106,11 @@ describe("discoverBrowsers", () => {
     expect(c.remoteDebuggingState).toBe("enabled");
     expect(c.authorizationState).toBe("unknown");
     expect(c.state).toBe("disconnected");
-    expect(c.remediation).toEqual({
-      code: "connect_browser",
-      message: expect.stringContaining(`Run 'bp connect --browser ${c.id}'`),
-      actionRequired: false,
-    });
+    // Lean: the agent can do it itself (no actionRequired:false), and the message names the
+    // candidate's own id as <id> instead of repeating it.
+    expect(c.remediation).toEqual({ code: "connect_browser", message: expect.stringContaining("Run 'bp connect --browser <id>'") });
+    expect(c.remediation?.message).not.toContain(c.id);
+    expect(withOwnId(c)?.message).toContain(`Run 'bp connect --browser ${c.id}'`);
     expect(c.endpoint).toBe("ws://127.0.0.1:41234/devtools/browser/1111-2222");
   });
 
@@ -228,13 +230,25 @@ describe("state transitions after connect", () => {
     expect(c.authorizationState).toBe("required");
     expect(c.remediation?.code).toBe("allow_remote_debugging");
     expect(c.remediation?.actionRequired).toBe(true);
-    expect(c.remediation?.message).toContain(base.id);
+    expect(c.remediation?.message).toContain("<id>");
+    expect(withOwnId(c)).toEqual({ code: "allow_remote_debugging", message: expect.stringContaining(`'bp connect --browser ${base.id}' again`), actionRequired: true });
   });
 
-  test("toPublicCandidate strips the endpoint", () => {
-    const pub = toPublicCandidate(base);
+  test("toPublicCandidate strips the endpoint and the executable path", () => {
+    const pub = toPublicCandidate({ ...base, executablePath: "/usr/bin/google-chrome" });
     expect("endpoint" in pub).toBe(false);
+    expect("executablePath" in pub).toBe(false);
     expect(JSON.stringify(pub)).not.toContain("devtools/browser");
+    expect(Object.keys(pub).sort()).toEqual(["authorizationState", "channel", "id", "processState", "product", "remediation", "remoteDebuggingState", "state", "userDataRoot"]);
+  });
+
+  test("connectAction: plain connect for one connectable browser, --browser for several, else launch", () => {
+    const off = { ...base, remoteDebuggingState: "disabled" as const };
+    const stale = { ...base, remoteDebuggingState: "stale" as const, processState: "not_running" as const };
+    expect(connectAction([base, off])).toBe("bp connect");
+    expect(connectAction([base, base])).toBe("bp connect --browser <id>");
+    expect(connectAction([off, stale])).toBe("bp launch");
+    expect(connectAction([])).toBe("bp launch");
   });
 });
 

@@ -24,6 +24,29 @@ import type {
 const STALE_SLACK_MS = 2_000;
 
 const INSPECT_URL = "chrome://inspect/#remote-debugging";
+/**
+ * A candidate's remediation names the command with `<id>` for the candidate's own id, which
+ * stands next to it: 43 characters per browser an agent would otherwise read twice.
+ * withOwnId() fills it in where the message stands alone (an error, a person's screen).
+ */
+const CONNECT = "'bp connect --browser <id>'";
+const ID_PLACEHOLDER = "<id>";
+
+/** The remediation with the candidate's id written in, for an error or text that stands alone. */
+export function withOwnId(candidate: Pick<BrowserCandidate, "id" | "remediation">): Remediation | undefined {
+  const r = candidate.remediation;
+  return r ? { ...r, message: r.message.replaceAll(ID_PLACEHOLDER, candidate.id) } : undefined;
+}
+
+/**
+ * What an agent runs to connect: plain `bp connect` when exactly one browser can take it (the
+ * broker picks it), with `--browser` when several can, else `bp launch`.
+ */
+export function connectAction(candidates: readonly Pick<BrowserCandidate, "remoteDebuggingState" | "processState">[]): string {
+  const connectable = candidates.filter((c) => c.remoteDebuggingState === "enabled" && c.processState !== "not_running");
+  if (connectable.length === 1) return "bp connect";
+  return connectable.length > 1 ? "bp connect --browser <id>" : "bp launch";
+}
 
 /**
  * Stable across runs for the same install, opaque (no path leaks into the id), and different
@@ -101,9 +124,8 @@ export function classifyCandidate(
       remediation: {
         code: "restart_remote_debugging",
         message:
-          `${base.product} is not running and its DevToolsActivePort file is left over from an ` +
-          `earlier session. Ask the user to start ${base.product}, open ${INSPECT_URL} and enable ` +
-          `remote debugging, then run 'bp connect --browser ${base.id}'.`,
+          `Its DevToolsActivePort file is left over from an earlier session. Ask the user to start ` +
+          `it, open ${INSPECT_URL} and enable remote debugging, then run ${CONNECT}.`,
         actionRequired: true,
       },
     };
@@ -119,13 +141,8 @@ export function classifyCandidate(
     remoteDebuggingState: "enabled",
     authorizationState: "unknown",
     state: "disconnected",
-    remediation: {
-      code: "connect_browser",
-      message:
-        `Run 'bp connect --browser ${base.id}'. ${base.product} may ask the user to allow ` +
-        `remote debugging once.`,
-      actionRequired: false,
-    },
+    // Lean: no actionRequired:false; the agent can do this itself.
+    remediation: { code: "connect_browser", message: `Run ${CONNECT}; the browser may ask the user to allow remote debugging once.` },
     endpoint: endpointFor(portFile),
   };
 }
@@ -136,7 +153,7 @@ function disabled(
   remoteDebuggingState: "disabled" | "stale",
 ): BrowserCandidate {
   // With an unknown process state the browser may also be closed, so the message covers both.
-  const start = processState === "running" ? "" : `start ${base.product} if it is not running, `;
+  const start = processState === "running" ? "" : "start it if it is not running, ";
   return {
     ...base,
     processState,
@@ -145,9 +162,7 @@ function disabled(
     state: "remote_debugging_disabled",
     remediation: {
       code: "enable_remote_debugging",
-      message:
-        `Remote debugging is off in ${base.product}. Ask the user to ${start}open ${INSPECT_URL} ` +
-        `in ${base.product} and enable remote debugging, then run 'bp connect --browser ${base.id}'.`,
+      message: `Ask the user to ${start}open ${INSPECT_URL} in it and enable remote debugging, then run ${CONNECT}.`,
       actionRequired: true,
     },
   };
@@ -157,9 +172,8 @@ function startBrowser(base: CandidateBase): Remediation {
   return {
     code: "start_browser",
     message:
-      `${base.product} is not running. Ask the user to start it, open ${INSPECT_URL} and enable ` +
-      `remote debugging, then run 'bp connect --browser ${base.id}'; or run 'bp launch' to use a ` +
-      `browser owned by Browser Pilot.`,
+      `Ask the user to start it, open ${INSPECT_URL} and enable remote debugging, then run ` +
+      `${CONNECT}; or run 'bp launch' for a browser of Browser Pilot's own.`,
     actionRequired: true,
   };
 }
@@ -186,15 +200,19 @@ export function markAuthorizationRequired(candidate: BrowserCandidate): BrowserC
       code: "allow_remote_debugging",
       message:
         `${candidate.product} is waiting for permission. Ask the user to click 'Allow' in the ` +
-        `remote debugging dialog, then run 'bp connect --browser ${candidate.id}' again.`,
+        `remote debugging dialog, then run ${CONNECT} again.`,
       actionRequired: true,
     },
   };
 }
 
-/** What may be printed: the endpoint path is a capability and stays inside the broker. */
+/**
+ * What may be printed: the endpoint path is a capability and stays inside the broker; the
+ * executable path is not part of the contract and nothing an agent does needs it (`bp launch`
+ * finds its own).
+ */
 export function toPublicCandidate(candidate: BrowserCandidate): PublicBrowserCandidate {
-  const { endpoint: _secret, ...rest } = candidate;
+  const { endpoint: _secret, executablePath: _local, ...rest } = candidate;
   return rest;
 }
 

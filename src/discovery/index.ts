@@ -15,12 +15,14 @@ export { browserDefinitions, resolveHome } from "./definitions.ts";
 export {
   candidateId,
   classifyCandidate,
+  connectAction,
   discoverBrowsers,
   markAuthorizationRequired,
   markConnected,
   matchBrowser,
   publicCandidate,
   toPublicCandidate,
+  withOwnId,
 } from "./discover.ts";
 export { CHROME_ENV_VAR, findChromiumExecutable, installHint } from "./executable.ts";
 export { endpointFor, parseDevToolsActivePort, readPortFile, type DevToolsActivePort } from "./port-file.ts";

@@ -23,8 +23,8 @@ export type RemediationCode =
 export interface Remediation {
   code: RemediationCode;
   message: string;
-  /** True when only the human at the browser can fix it; agents must ask rather than retry. */
-  actionRequired: boolean;
+  /** True when only the human at the browser can fix it; agents must ask rather than retry (absent: the agent can). */
+  actionRequired?: boolean;
 }
 
 export interface BrowserCandidate {
@@ -46,7 +46,7 @@ export interface BrowserCandidate {
   endpoint?: string;
 }
 
-export type PublicBrowserCandidate = Omit<BrowserCandidate, "endpoint">;
+export type PublicBrowserCandidate = Omit<BrowserCandidate, "endpoint" | "executablePath">;
 
 /** One known browser install on one OS: where its profile lives and where its binary may be. */
 export interface BrowserDefinition {

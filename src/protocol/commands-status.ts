@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { browserCandidateSchema, connectedBrowserSchema } from "./common.ts";
-import { defineCommand, ok, remediationSchema } from "./define.ts";
+import { defineCommand, ok } from "./define.ts";
 
 /** A module of its own, like eval's: see commands-eval.ts. */
 export const status = defineCommand({
@@ -37,7 +37,7 @@ export const status = defineCommand({
     ),
     recovery: v.optional(
       v.pipe(
-        v.object({ required: v.literal(true), code: v.string(), action: v.string(), remediation: v.optional(remediationSchema) }),
+        v.object({ required: v.literal(true), code: v.string(), action: v.pipe(v.string(), v.description("The command to run; <id> stands for a browser's id from browsers")) }),
         v.description("Only when something must be done before browser commands work"),
       ),
     ),

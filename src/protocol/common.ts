@@ -9,12 +9,13 @@ export const browserCandidateSchema = v.object({
   product: v.string(),
   channel: v.string(),
   userDataRoot: v.string(),
-  executablePath: v.optional(v.string()),
   processState: v.picklist(["running", "not_running", "unknown"]),
   remoteDebuggingState: v.picklist(["enabled", "disabled", "stale"]),
   authorizationState: v.picklist(["authorized", "required", "not_applicable", "unknown"]),
   state: v.picklist(["ready", "not_running", "remote_debugging_disabled", "authorization_required", "disconnected"]),
-  remediation: v.optional(remediationSchema),
+  remediation: v.optional(
+    v.pipe(remediationSchema, v.description("What makes it connectable; <id> in the message stands for this browser's id; actionRequired only when true (the user must act)")),
+  ),
 });
 
 export const tabOrigin = v.picklist(["managed", "managed_popup", "user_tab"]);

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { VERSION } from "../../src/shared/version.ts";
+import { liveLock, makeFakeProfile } from "../../src/discovery/test-fixtures.ts";
 import { BP, makeBpEnv } from "../support/bp.ts";
 
 const env = makeBpEnv();
@@ -115,6 +116,47 @@ describe("CLI contract (no browser needed)", () => {
     expect(Array.isArray(b.json.browsers)).toBe(true);
     expect(existsSync(join(env.home, "broker-locator.json"))).toBe(false);
     expect(env.brokerPid()).toBeUndefined();
+  });
+
+  test("browsers and the no-broker status are lean: no executable path, no id repeated in a remediation, one recovery action", async () => {
+    // A fake home: Chrome installed but closed, Chromium running with remote debugging on (this
+    // process holds its lock; nothing listens on the port, and passive discovery never dials it).
+    const home = mkdtempSync(join(tmpdir(), "bp-browsers-"));
+    try {
+      await makeFakeProfile(join(home, ".config/google-chrome"));
+      await makeFakeProfile(join(home, ".config/chromium"), { portFile: "41234\n/devtools/browser/x\n", lock: liveLock() });
+      const opts = { env: { HOME: home, XDG_CONFIG_HOME: "" } };
+      const b = await env.run(["browsers"], opts);
+      const list = b.json.browsers as Record<string, unknown>[];
+      const byProduct = (p: string) => list.find((c) => c.product === p) as { id: string; remediation: { code: string; message: string; actionRequired?: boolean } };
+      expect(list.length).toBeGreaterThanOrEqual(2);
+      for (const c of list) {
+        expect(Object.keys(c).sort()).toEqual(["authorizationState", "channel", "id", "processState", "product", "remediation", "remoteDebuggingState", "state", "userDataRoot"]);
+        const rem = c.remediation as { message: string };
+        expect(rem.message).not.toContain(String(c.id));
+      }
+      const chrome = byProduct("Google Chrome");
+      expect(chrome.remediation).toMatchObject({ code: "start_browser", actionRequired: true });
+      expect(chrome.remediation.message).toContain("'bp connect --browser <id>'");
+      expect(byProduct("Chromium").remediation).toEqual({ code: "connect_browser", message: expect.stringContaining("'bp connect --browser <id>'") });
+      const s = await env.run(["status"], opts);
+      // The browser list as 'bp browsers' gives it; the recovery is the one command (the broker
+      // picks the only connectable browser), with no copy of a browser's remediation.
+      expect(s.json).toEqual({
+        ok: true,
+        service: { state: "stopped", version: VERSION, target: HOST },
+        browser: { state: "disconnected" },
+        browsers: list,
+        session: { state: "unavailable" },
+        recovery: { required: true, code: "browser_disconnected", action: "bp connect" },
+      });
+      // A person reads the command whole.
+      const h = await env.run(["--human", "browsers"], opts);
+      expect(h.stdout).toContain(`'bp connect --browser ${chrome.id}'`);
+      expect(h.stdout).not.toContain("<id>");
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   test("disconnect without a broker is a no-op that says so", async () => {

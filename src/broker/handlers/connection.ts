@@ -1,4 +1,4 @@
-import { discoverBrowsers, matchBrowser, publicCandidate, type BrowserCandidate } from "../../discovery/index.ts";
+import { connectAction, discoverBrowsers, matchBrowser, publicCandidate, withOwnId, type BrowserCandidate } from "../../discovery/index.ts";
 import { BpError } from "../../shared/errors.ts";
 import { executableIdentity } from "../../shared/self.ts";
 import { publicCommand } from "../commands/store.ts";
@@ -50,7 +50,7 @@ const status = defineHandler(statusCommand)({
       session,
       ...(human.length > 0 ? { humanControl: human } : {}),
       ...(active.length > 0 || uncertain.length > 0 ? { commands: { ...(active.length > 0 ? { active } : {}), ...(uncertain.length > 0 ? { uncertain } : {}) } } : {}),
-      ...(live ? {} : { recovery: { required: true as const, code: "browser_disconnected", action: "bp connect (running browser) or bp launch" } }),
+      ...(live ? {} : { recovery: { required: true as const, code: "browser_disconnected", action: connectAction(browsers ?? []) } }),
     };
   },
 });
@@ -91,10 +91,11 @@ function pickCandidate(all: BrowserCandidate[], filter: string | undefined): Bro
     });
   }
   const first = pool[0];
+  const remediation = first ? withOwnId(first) : undefined;
   throw new BpError("browser_not_found", `${first?.product ?? "The browser"} is not reachable for remote debugging (${first?.state ?? "unknown"}).`, {
     retryable: true,
     context: { browser: first?.id, state: first?.state },
-    ...(first?.remediation ? { remediation: first.remediation } : {}),
+    ...(remediation ? { remediation } : {}),
   });
 }
 
