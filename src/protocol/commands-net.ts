@@ -66,31 +66,36 @@ export const auth = defineCommand({
   mutating: true,
 });
 
-const requestSummary = v.object({
-  id: v.pipe(v.number(), v.description("Request id for 'bp net show' and --after")),
-  method: v.optional(v.pipe(v.string(), v.description("HTTP method (absent: GET)"))),
-  url: v.string(),
-  type: v.string(),
-  status: v.optional(v.number()),
-  size: v.optional(v.pipe(v.number(), v.description("Bytes received"))),
-  time: v.optional(v.pipe(v.number(), v.description("Duration in ms"))),
-  error: v.optional(v.string()),
-  rule: v.optional(v.pipe(v.string(), v.description("What a rule did: blocked, mocked or headers (with the rule id)"))),
-  tab: v.optional(v.pipe(v.string(), v.description("The tab it came from (absent: the selected tab)"))),
-});
+/** Built on first use, like the results that hold them (see defineCommand). */
+const requestSummary = once(() =>
+  v.object({
+    id: v.pipe(v.number(), v.description("Request id for 'bp net show' and --after")),
+    method: v.optional(v.pipe(v.string(), v.description("HTTP method (absent: GET)"))),
+    url: v.string(),
+    type: v.string(),
+    status: v.optional(v.number()),
+    size: v.optional(v.pipe(v.number(), v.description("Bytes received"))),
+    time: v.optional(v.pipe(v.number(), v.description("Duration in ms"))),
+    error: v.optional(v.string()),
+    rule: v.optional(v.pipe(v.string(), v.description("What a rule did: blocked, mocked or headers (with the rule id)"))),
+    tab: v.optional(v.pipe(v.string(), v.description("The tab it came from (absent: the selected tab)"))),
+  }),
+);
 
-const headers = v.record(v.string(), v.string());
-const { id: _asked, ...summaryFields } = requestSummary.entries;
 /** One request in full: its summary without the id asked for, with headers and post data. */
-const requestDetail = v.object({
-  ...summaryFields,
-  statusText: v.optional(v.pipe(v.string(), v.description("Only when not the status code's standard reason phrase"))),
-  mimeType: v.optional(v.pipe(v.string(), v.description("Only when the Content-Type response header does not say it"))),
-  requestHeaders: v.optional(headers),
-  responseHeaders: v.optional(headers),
-  postData: v.optional(v.pipe(v.string(), v.description("At most 4000 characters"))),
-  postDataLength: v.optional(v.pipe(v.number(), v.description("Only when postData was cut: its full length"))),
-});
+const requestDetail = () => {
+  const { id: _asked, ...summaryFields } = requestSummary().entries;
+  const headers = v.record(v.string(), v.string());
+  return v.object({
+    ...summaryFields,
+    statusText: v.optional(v.pipe(v.string(), v.description("Only when not the status code's standard reason phrase"))),
+    mimeType: v.optional(v.pipe(v.string(), v.description("Only when the Content-Type response header does not say it"))),
+    requestHeaders: v.optional(headers),
+    responseHeaders: v.optional(headers),
+    postData: v.optional(v.pipe(v.string(), v.description("At most 4000 characters"))),
+    postDataLength: v.optional(v.pipe(v.number(), v.description("Only when postData was cut: its full length"))),
+  });
+};
 
 export const net = defineCommand({
   name: "net",
@@ -106,7 +111,7 @@ export const net = defineCommand({
     after: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.description("Only requests after this id (the nextCursor of an earlier call)"))),
   }),
   result: () => ok({
-    requests: v.array(requestSummary),
+    requests: v.array(requestSummary()),
     total: v.optional(v.pipe(v.number(), v.description("Only when truncated: matching requests kept (before --limit)"))),
     truncated: v.optional(v.literal(true)),
     gap: v.optional(v.pipe(v.literal(true), v.description("Requests after --after were dropped from the bounded journal"))),
@@ -131,7 +136,7 @@ export const netShow = defineCommand({
   result: () =>
     v.union([
       ok({
-        request: requestDetail,
+        request: requestDetail(),
         body: v.optional(v.string()),
         bodyEncoding: v.optional(v.literal("base64")),
         bodyLength: v.optional(v.pipe(v.number(), v.description("Only when the body is cut or base64: its full length (bytes for base64)"))),
