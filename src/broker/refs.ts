@@ -39,6 +39,11 @@ export class TabObservation {
   humanControlBelow: number | undefined;
   /** The page runtime's token of the top document at this agent's latest snapshot of it. */
   doc: string | undefined;
+  /**
+   * The tab session's count of main-frame navigation events (world.ts navigationCount) when the
+   * frame tree last named `mainLoaderId`: while it holds, no other document can have come.
+   */
+  confirmedAt = -1;
 
   constructor(
     readonly generation: number,

@@ -1,6 +1,6 @@
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../cdp/session.ts";
-import { INSTALL_AND_OBJECT, INSTALL_AND_RUN, INSTALL_MARK_AND_RUN, MARK_AND_RUN, MISSING, OBJECT, RUN, type PageObjectFn, type PageReply, type PageStep } from "../page/runtime.ts";
+import { INSTALL_AND_OBJECT, INSTALL_AND_RUN, INSTALL_MARK_AND_RUN, MARK_AND_RUN, MISSING, OBJECT, readReply, RUN, type PageObjectFn, type PageReply, type PageStep } from "../page/runtime.ts";
 import { BpError } from "../shared/errors.ts";
 
 /** Our isolated world: the page cannot see or change it, and it dies with its document. */
@@ -17,19 +17,45 @@ export const WORLD_NAME = "browser-pilot";
  */
 const contexts = new WeakMap<CdpSession, Map<string, number>>();
 
+/**
+ * Navigation events seen per session and frame (started, committed, detached), counted from
+ * the first call into the session: two equal counts mean no such event arrived in between.
+ */
+const navigations = new WeakMap<CdpSession, Map<string, number>>();
+
 function contextsOf(session: CdpSession): Map<string, number> {
   let byFrame = contexts.get(session);
   if (byFrame) return byFrame;
   const map = new Map<string, number>();
+  const navs = new Map<string, number>();
   contexts.set(session, map);
+  navigations.set(session, navs);
+  const seen = (frameId: string) => navs.set(frameId, (navs.get(frameId) ?? 0) + 1);
   session.on("Page.frameNavigated", ({ frame }) => {
+    seen(frame.id);
     if (frame.parentId === undefined) map.clear();
     else map.delete(frame.id);
   });
-  session.on("Page.frameDetached", ({ frameId }) => map.delete(frameId));
-  session.on("Page.frameStartedNavigating", ({ frameId }) => map.delete(frameId));
+  session.on("Page.frameDetached", ({ frameId }) => {
+    seen(frameId);
+    map.delete(frameId);
+  });
+  session.on("Page.frameStartedNavigating", ({ frameId }) => {
+    seen(frameId);
+    map.delete(frameId);
+  });
   byFrame = map;
   return byFrame;
+}
+
+/**
+ * How many navigation events of the frame this session has delivered so far. Read before a
+ * question to the browser and again after the answer: equal counts mean the frame did not
+ * navigate meanwhile (CDP delivers a session's events and replies in order).
+ */
+export function navigationCount(session: CdpSession, frameId: string): number {
+  contextsOf(session);
+  return navigations.get(session)?.get(frameId) ?? 0;
 }
 
 async function worldContext(session: CdpSession, frameId: string, opts: { timeoutMs?: number }, fresh: boolean): Promise<number> {
@@ -88,7 +114,9 @@ export async function callPage(session: CdpSession, frameId: string, steps: Page
     const text = res.exceptionDetails.exception?.description ?? res.exceptionDetails.text;
     throw new BpError("internal_error", `Page script failed: ${text.split("\n")[0]?.slice(0, 300) ?? "error"}`, { context: { frameId: "redacted" } });
   }
-  return res.result.value as PageReply;
+  const reply = readReply(res.result.value);
+  if ("missing" in reply) throw new BpError("internal_error", "Page runtime missing after its installation.", { context: { frameId: "redacted" } });
+  return reply;
 }
 
 /**

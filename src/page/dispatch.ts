@@ -110,6 +110,8 @@ export interface PageReply {
 
 export interface Runtime {
   run(call: PageCall): Promise<PageReply>;
+  /** `run`, answered as JSON text (what the broker's calls return; see runtime.ts). */
+  text(call: PageCall): Promise<string>;
   object(fn: PageObjectFn, arg: unknown): unknown;
   markListened(els: PageElement[]): number;
 }
@@ -165,6 +167,9 @@ export function install(win: ActWindow, key: symbol): Runtime {
         else throw new Error(`no page function ${String(fn)}`);
       }
       return { doc: docToken, results: out };
+    },
+    async text(call) {
+      return JSON.stringify(await rt.run(call));
     },
     object(fn, arg) {
       if (!has(OBJECTS, fn)) throw new Error(`no page function ${String(fn)}`);

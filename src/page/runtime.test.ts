@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Window } from "happy-dom";
-import { INSTALL_AND_RUN, RUN, RUNTIME_KEY, type PageReply, type PageStep } from "./runtime.ts";
+import { INSTALL_AND_RUN, readReply, RUN, RUNTIME_KEY, type PageReply, type PageStep } from "./runtime.ts";
 import type { SnapshotResult } from "./types.ts";
 
 const opened: Window[] = [];
@@ -15,7 +15,11 @@ function page(html: string): { w: Window; install: Call; run: Call } {
   const w = new Window({ url: "https://runtime.example/" });
   opened.push(w);
   w.document.body.innerHTML = html;
-  const bind = (decl: string) => new Function("window", `return (${decl});`)(w) as Call;
+  // As the broker reads it (world.ts callPage): JSON text, or the missing marker.
+  const bind = (decl: string): Call => {
+    const fn = new Function("window", `return (${decl});`)(w) as (call: unknown) => unknown;
+    return async (call) => readReply(await fn(call));
+  };
   return { w, install: bind(INSTALL_AND_RUN), run: bind(RUN) };
 }
 

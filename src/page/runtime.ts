@@ -6,6 +6,8 @@
  */
 import { PAGE_LIBRARY } from "./bundle.ts";
 
+import type { PageReply } from "./dispatch.ts";
+
 export type { ElementFns, PageCall, PageFn, PageObjectFn, PageReply, PageStep, WindowFns } from "./dispatch.ts";
 
 function hash(text: string): string {
@@ -22,18 +24,31 @@ const KEY_EXPR = `Symbol.for(${JSON.stringify(RUNTIME_KEY)})`;
 /** The installed runtime, installing it first if this world lacks it. */
 const INSTALLED = `(window[${KEY_EXPR}] || ${PAGE_LIBRARY}.install(window, ${KEY_EXPR}))`;
 
+/*
+ * The reply comes back as JSON text (the runtime's `text`), not as an object by value: Chromium
+ * turns a returned object into protocol values field by field, which on a small page's snapshot
+ * cost more than the snapshot's own walk; one string is cheap. `readReply` takes it apart.
+ */
+
 /** Installs the runtime (if this world lacks it) and runs the call: sent once per world. */
-export const INSTALL_AND_RUN = `function (call) { return ${INSTALLED}.run(call); }`;
+export const INSTALL_AND_RUN = `function (call) { return ${INSTALLED}.text(call); }`;
 
 /** Runs the call in a world that already has the runtime; `{ missing: true }` if it does not. */
-export const RUN = `function (call) { var rt = window[${KEY_EXPR}]; return rt ? rt.run(call) : { missing: true }; }`;
+export const RUN = `function (call) { var rt = window[${KEY_EXPR}]; return rt ? rt.text(call) : { missing: true }; }`;
 
 /**
  * As INSTALL_AND_RUN and RUN, first marking the elements passed as further arguments as
  * click-listened (listener-mark.ts), so the marks and the snapshot that reads them are one call.
  */
-export const INSTALL_MARK_AND_RUN = `function (call) { var rt = ${INSTALLED}; rt.markListened(Array.prototype.slice.call(arguments, 1)); return rt.run(call); }`;
-export const MARK_AND_RUN = `function (call) { var rt = window[${KEY_EXPR}]; if (!rt) return { missing: true }; rt.markListened(Array.prototype.slice.call(arguments, 1)); return rt.run(call); }`;
+export const INSTALL_MARK_AND_RUN = `function (call) { var rt = ${INSTALLED}; rt.markListened(Array.prototype.slice.call(arguments, 1)); return rt.text(call); }`;
+export const MARK_AND_RUN = `function (call) { var rt = window[${KEY_EXPR}]; if (!rt) return { missing: true }; rt.markListened(Array.prototype.slice.call(arguments, 1)); return rt.text(call); }`;
+
+/** What one of the RUN declarations answered: the runtime's reply, or `{ missing: true }` from a world without it. */
+export function readReply(value: unknown): PageReply | { missing: true } {
+  if (typeof value === "string") return JSON.parse(value) as PageReply;
+  if (typeof value === "object" && value !== null && (value as { missing?: unknown }).missing === true) return { missing: true };
+  throw new Error("page runtime: unexpected reply");
+}
 
 /** What OBJECT answers in a world without the runtime. */
 export const MISSING = "browser-pilot:missing";

@@ -50,9 +50,10 @@ async function measure(args: string[]): Promise<{ trips: number; methods: string
  */
 // Settling waits in the page (one call that also reads back and observes), so no poll repeats.
 const BUDGET: Record<string, number> = {
-  // Frame tree and snapshot sent together (the snapshot runs only in the document seen last and
-  // counts only if the tree names its loader); the page says its click-listener marks still
-  // hold (no element added since they were made), so the listeners are not read again.
+  // One page call, nothing else: the snapshot runs only in the document seen last (its runtime
+  // token) while no navigation event came, so the frame tree is not asked again; the page says
+  // its click-listener marks still hold (no element added since they were made), so the
+  // listeners are not read again.
   snapshot: 1,
   // An element was added: the snapshot call declines, then the listener list, its elements
   // resolved into our world, and the marks made in the same call as the snapshot.
@@ -79,6 +80,8 @@ describe("CDP round trips", () => {
     const first = await measure(["snapshot"]);
     expect(first.installs).toBe(1);
     const snap = await measure(["snapshot"]);
+    // Not only one trip: one message (no frame tree alongside).
+    expect(snap.methods).toEqual(["Runtime.callFunctionOn[snapshot]"]);
     const els = snap.reply.elements as El[];
     const ref = (n: string) => String(els.find((e) => e.n === n)?.r);
     // One of each first, so the budgets below are the warm cost.

@@ -8,7 +8,7 @@ import { FrameSessions } from "../frames.ts";
 import { TabObservation, type RefBinding } from "../refs.ts";
 import { listFrames, type Root } from "./frame-list.ts";
 import { listenedHandles, noteMarked, wasMarked, type MarkTarget } from "./listeners.ts";
-import { callPage, pageObject } from "../world.ts";
+import { callPage, navigationCount, pageObject } from "../world.ts";
 import type { PageReply } from "../../page/runtime.ts";
 
 export { forgetMarks } from "./listeners.ts";
@@ -32,11 +32,17 @@ export function frameSessions(rec: TargetRecord, session: CdpSession): FrameSess
 
 /** The agent's observation record for this tab's current document (a new one after navigation). */
 export async function currentObservation(browser: BrowserConnection, rec: TargetRecord, agent: Agent, session: CdpSession): Promise<{ obs: TabObservation; mainFrameId: string; replaced: boolean }> {
+  // Counted before asking: a navigation while the question is out makes the count differ later.
+  const navs = navigationCount(session, rec.targetId);
   const { frameTree } = await session.send("Page.getFrameTree");
   const main = frameTree.frame;
   const old = agent.observations.get(rec.targetId);
-  if (old && old.generation === browser.generation && old.mainLoaderId === main.loaderId) return { obs: old, mainFrameId: main.id, replaced: false };
+  if (old && old.generation === browser.generation && old.mainLoaderId === main.loaderId) {
+    old.confirmedAt = navs;
+    return { obs: old, mainFrameId: main.id, replaced: false };
+  }
   const obs = new TabObservation(browser.generation, rec.targetId, main.loaderId, main.url);
+  obs.confirmedAt = navs;
   if (old) {
     // Numbering goes on from the previous document (also across a reconnect), so a ref from
     // it can only ever be stale: `click 1` after a navigation never hits the new page's first element.
@@ -79,16 +85,11 @@ export interface PreSteps {
 }
 
 /**
- * A snapshot taken on the guess that the document is still the one `obs` is of: it runs only
- * in the document with that runtime token, and is kept only if `verify` (the frame tree, asked
- * in the same round trip) confirms the loader. Otherwise nothing is recorded.
+ * `guess`: a snapshot taken on the guess that the document is still the one `obs` is of (the
+ * runtime token of its top document): it runs only in the document with that token, otherwise
+ * nothing runs and nothing is recorded.
  */
-export interface Guess {
-  doc: string;
-  verify: () => Promise<boolean>;
-}
-
-export async function collectWith(browser: BrowserConnection, rec: TargetRecord, obs: TabObservation, root: Root, options: SnapshotOptions, pre: PreSteps | undefined, guess?: Guess): Promise<Collected | undefined> {
+export async function collectWith(browser: BrowserConnection, rec: TargetRecord, obs: TabObservation, root: Root, options: SnapshotOptions, pre: PreSteps | undefined, guess?: string): Promise<Collected | undefined> {
   const previous = obs.last;
   const tab = await browser.session(rec);
   let index: Promise<Map<string, number>> | undefined;
@@ -101,14 +102,16 @@ export async function collectWith(browser: BrowserConnection, rec: TargetRecord,
   return { result, obs, previous };
 }
 
-async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Root, options: SnapshotOptions, depth: number, frameIndex: () => Promise<Map<string, number>>, pre?: PreSteps, guess?: Guess): Promise<SnapshotResult | undefined> {
-  const reply = await snapshotCall(root, { ...options, refFloor: obs.nextRef, layout: true }, pre, guess?.doc);
-  if (reply.otherDocument || (guess && !(await guess.verify()))) return undefined;
+async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Root, options: SnapshotOptions, depth: number, frameIndex: () => Promise<Map<string, number>>, pre?: PreSteps, guess?: string): Promise<SnapshotResult | undefined> {
+  const reply = await snapshotCall(root, { ...options, refFloor: obs.nextRef, layout: true }, pre, guess);
+  if (reply.otherDocument) return undefined;
   if (pre) pre.results = reply.results.slice(0, -1);
   const result = reply.results.at(-1) as SnapshotResult | null;
   if (!result) return undefined;
-  // The tab's top document (its frame id is the target's): later snapshots may guess it unchanged.
-  if (depth === 0 && root.frameId === obs.targetId) obs.doc = reply.doc;
+  // The tab's top document (its frame id is the target's): later snapshots may guess it
+  // unchanged, but only if no navigation event came since the frame tree named obs's loader
+  // (else the snapshot may have run in a newer document than obs is of).
+  if (depth === 0 && root.frameId === obs.targetId) obs.doc = navigationCount(root.session, root.frameId) === obs.confirmedAt ? reply.doc : undefined;
   const binding: RefBinding = { session: root.session, frameId: root.frameId, loaderId: root.loaderId, framePath: root.framePath, offset: root.offset, doc: reply.doc };
   const numbers = await frameNumbers(root, result.elements, frameIndex);
   for (const e of result.elements) {

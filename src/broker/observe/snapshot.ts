@@ -4,7 +4,7 @@ import { selectedTab, type Selected } from "../context/tabs.ts";
 import type { CallContext } from "../context/types.ts";
 import type { TargetRecord } from "../targets.ts";
 import type { SnapshotResult } from "../../page/types.ts";
-import { callPage, worldKnown } from "../world.ts";
+import { callPage, navigationCount, worldKnown } from "../world.ts";
 import { collectWith, currentObservation, frameSessions, type Collected, type PreSteps, type Root } from "./collect.ts";
 import { rootForFrame } from "./frame-list.ts";
 import { MAX_TITLE, MAX_URL } from "../../shared/page-strings.ts";
@@ -57,14 +57,12 @@ export async function observeWith(ctx: CallContext, sel: Selected, opts: Observe
   const current = known && known.generation === browser.generation ? known : undefined;
   const snapOpts = { limit: opts.limit, ...(opts.expand ? { expand: [opts.expand] } : {}), ...(opts.find ? { find: opts.find } : {}) };
   // A snapshot of the document this agent saw last (no frame of its choosing, no navigation
-  // seen since): asking for the frame tree first would cost a round trip. It goes out together
-  // with a snapshot that runs only in that document, which counts only if the tree names the
-  // same loader.
-  if (!after.sameDocument && !after.pre && current?.doc && agent.frames.get(rec.targetId) === undefined && worldKnown(session, rec.targetId)) {
-    const tree = session.send("Page.getFrameTree").catch(() => undefined);
+  // event since the frame tree named its loader): no need to ask for the tree again. The
+  // snapshot runs only in the document with that runtime token (a new document, even in the
+  // same window, gets a new token), so the one call is the whole snapshot.
+  if (!after.sameDocument && !after.pre && current?.doc && agent.frames.get(rec.targetId) === undefined && worldKnown(session, rec.targetId) && navigationCount(session, rec.targetId) === current.confirmedAt) {
     const root: Root = { session, frameId: rec.targetId, loaderId: current.mainLoaderId, framePath: "", offset: { x: 0, y: 0 }, top: true };
-    const verify = async () => (await tree)?.frameTree.frame.loaderId === current.mainLoaderId;
-    const guessed = await collectWith(browser, rec, current, root, snapOpts, undefined, { doc: current.doc, verify });
+    const guessed = await collectWith(browser, rec, current, root, snapOpts, undefined, current.doc);
     if (guessed) return { reply: render(ctx, rec, guessed, opts, false, guessed.previous), previous: guessed.previous };
   }
   const { obs, mainFrameId, replaced } = after.sameDocument && current ? { obs: current, mainFrameId: rec.targetId, replaced: false } : await currentObservation(browser, rec, agent, session);
