@@ -133,6 +133,20 @@ describe("snapshot", () => {
     expect(list.find((e) => e.n === "Deep")?.o).toBe(1);
   });
 
+  test("a navigation the page starts on its own is seen by the next snapshot", async () => {
+    // The warm snapshot asks the browser nothing but the snapshot itself: the page runtime's
+    // document token and the session's navigation events must be enough to notice the new page.
+    await env.run(["open", `${site.a}/form`]);
+    const before = els(await env.run(["snapshot"]));
+    expect(els(await env.run(["snapshot"]))).toEqual(before);
+    expect((await env.run(["eval", `setTimeout(() => { location.href = ${JSON.stringify(`${site.a}/second`)}; }, 0); 1`])).json.ok).toBe(true);
+    expect((await env.run(["wait", "--text", "Second page"])).json.ok).toBe(true);
+    const after = await env.run(["snapshot", "--diff"]);
+    expect(after.json).toMatchObject({ ok: true, title: "Second", diffFallback: "document_changed" });
+    const old = await env.run(["click", String(before[0]?.r)]);
+    expect(old.json).toMatchObject({ ok: false, code: "stale_ref", context: { reason: "navigation" } });
+  });
+
   test("after an action navigates, the old document's refs report navigation", async () => {
     const page = `<title>Nav</title><a href="${site.a}/second">Go on</a><button>Stay</button>`;
     await env.run(["open", `${site.a}/echo?html=${encodeURIComponent(page)}`]);
