@@ -1,24 +1,37 @@
 import type { CdpSession } from "../cdp/session.ts";
-import type { ElementFns, PageStep, WindowFns } from "../page/runtime.ts";
+import type { AnyOpResult, OpArg, OpResult } from "../page/ops.ts";
+import type { ElementFns, ElementOps, PageStep, WindowFns } from "../page/runtime.ts";
+import { BpError } from "../shared/errors.ts";
 import { callPage } from "./world.ts";
 
 /**
  * Typed calls into the page runtime: a step names a bundled page function (src/page/dispatch.ts)
  * and its argument and result are that function's own (an element function's third parameter,
- * a window function's second; what it returns, awaited). The page answers over CDP as JSON, so
- * the one place that takes the answer as the function's type is here.
+ * a window function's second; what it returns, awaited). A function that answers per `op` (its
+ * ops table, src/page/ops.ts) takes one op's argument and gives that op's answer. The page
+ * answers over CDP as JSON, so the one place that takes the answer as the function's type is here.
  */
 type Fns = ElementFns & WindowFns;
 export type PageFnName = keyof Fns;
 export type ElementFnName = keyof ElementFns;
 
-export type PageArg<F extends PageFnName> = F extends ElementFnName ? Parameters<ElementFns[F]>[2] : F extends keyof WindowFns ? Parameters<WindowFns[F]>[1] : never;
-export type PageResult<F extends PageFnName> = Awaited<ReturnType<Fns[F]>>;
+type OpFnName = keyof ElementOps;
 
-/** One step of a page call, carrying the function it names in its type. */
-export interface Step<F extends PageFnName = PageFnName> extends PageStep {
+export type PageArg<F extends PageFnName> = F extends OpFnName
+  ? OpArg<ElementOps[F]>
+  : F extends ElementFnName
+    ? Parameters<ElementFns[F]>[2]
+    : F extends keyof WindowFns
+      ? Parameters<WindowFns[F]>[1]
+      : never;
+
+/** What a step of `F` with argument `A` answers: for an ops function, the op `A` names (any op's answer when `A` names none). */
+export type PageResult<F extends PageFnName, A = PageArg<F>> = F extends OpFnName ? (A extends { op: infer K extends keyof ElementOps[F] } ? OpResult<ElementOps[F], K> : AnyOpResult<ElementOps[F]>) : Awaited<ReturnType<Fns[F]>>;
+
+/** One step of a page call, carrying the function it names (and its argument, so its op) in its type. */
+export interface Step<F extends PageFnName = PageFnName, A extends PageArg<F> = PageArg<F>> extends PageStep {
   fn: F;
-  arg?: PageArg<F>;
+  arg?: A;
 }
 
 /** Where a step runs: on a ref's element, on the element an earlier call left in a slot, or (with `when`) only once a settle step said settled. */
@@ -28,7 +41,7 @@ export interface StepAt {
   when?: { step: number };
 }
 
-export function step<F extends PageFnName>(fn: F, arg: PageArg<F>, at: StepAt = {}): Step<F> {
+export function step<F extends PageFnName, A extends PageArg<F>>(fn: F, arg: A, at: StepAt = {}): Step<F, A> {
   return { fn, ...(arg !== undefined ? { arg } : {}), ...at };
 }
 
@@ -36,7 +49,10 @@ export function step<F extends PageFnName>(fn: F, arg: PageArg<F>, at: StepAt = 
  * A call's results, one per step: a step held back by `when` answers null, and after a `ref`
  * step that failed no later step ran.
  */
-export type Results<S extends readonly PageStep[]> = { [K in keyof S]: S[K] extends Step<infer F> ? PageResult<F> | null | undefined : unknown };
+export type Results<S extends readonly PageStep[]> = { [K in keyof S]: StepResult<S[K]> | null | undefined };
+
+/** What one step answers, by the function and argument it names. */
+export type StepResult<S> = S extends { fn: infer F extends PageFnName; arg?: infer A } ? PageResult<F, A> : unknown;
 
 export interface TypedReply<S extends readonly PageStep[]> {
   doc: string;
@@ -57,9 +73,36 @@ export interface World {
 }
 
 /** Runs one page function in a frame's world: its result as the function returns it. */
-export async function callFn<F extends PageFnName>(world: World, fn: F, arg: PageArg<F>, at: StepAt = {}, opts?: Parameters<typeof callPage>[3]): Promise<PageResult<F>> {
+export async function callFn<F extends PageFnName, A extends PageArg<F>>(world: World, fn: F, arg: A, at: StepAt = {}, opts?: Parameters<typeof callPage>[3]): Promise<PageResult<F, A>> {
   const reply = await callPage(world.session, world.frameId, [step(fn, arg, at)], opts);
-  return answer<F>(reply.results[0]);
+  return answer<F, A>(reply.results[0]);
+}
+
+/** Steps that ran in one call and their results, in order (a located ref's: the steps that rode on its check). */
+export interface Ran {
+  steps: readonly PageStep[];
+  results: readonly unknown[];
+}
+
+/**
+ * The answer of the step at `index` of a call that ran, typed by the function and op it names
+ * once the step there is seen to name them (a wrong index is an internal error, not a wrong type).
+ */
+export function stepResult<F extends OpFnName, K extends keyof ElementOps[F] & string>(ran: Ran, index: number, fn: F, op: K): PageResult<F, { op: K }> {
+  const s = ran.steps[index];
+  const named = s?.arg && "op" in s.arg ? s.arg.op : undefined;
+  if (s?.fn !== fn || named !== op || index >= ran.results.length) throw new BpError("internal_error", `No ${fn} ${op} step ran at ${index} of the page call.`);
+  return answer<F, { op: K }>(ran.results[index]);
+}
+
+/**
+ * As stepResult for a step that may not have run (held back by `when`, or a call cut short by a
+ * dialog or navigation): null or undefined then.
+ */
+export function readResult<F extends OpFnName, K extends keyof ElementOps[F] & string>(ran: Ran, index: number, fn: F, op: K): PageResult<F, { op: K }> | null | undefined {
+  const r = ran.results[index];
+  if (r === undefined || r === null) return r;
+  return stepResult(ran, index, fn, op);
 }
 
 /** The page's JSON answer taken as the result type of the function that produced it. */
@@ -67,6 +110,6 @@ function answers<S extends readonly PageStep[]>(results: unknown[]): Results<S> 
   return results as Results<S>;
 }
 
-function answer<F extends PageFnName>(result: unknown): PageResult<F> {
-  return result as PageResult<F>;
+function answer<F extends PageFnName, A>(result: unknown): PageResult<F, A> {
+  return result as PageResult<F, A>;
 }

@@ -12,8 +12,9 @@ interface Drag {
   event?: { defaultPrevented: boolean };
 }
 
-export function pageDrag(win: ActWindow, _el: unknown, arg: { op?: string }): boolean {
-  if (arg.op === "arm") {
+/** The drag script's ops (the step's `op`; any other is a check). */
+export const DRAG_OPS = {
+  arm: (win: ActWindow): boolean => {
     const st: Drag = { started: false };
     setSlot(win, KEY, st);
     win.addEventListener(
@@ -25,7 +26,13 @@ export function pageDrag(win: ActWindow, _el: unknown, arg: { op?: string }): bo
       { capture: true, once: true },
     );
     return true;
-  }
-  const s = slotOf<Drag>(win, KEY);
-  return !!(s && s.started && !(s.event && s.event.defaultPrevented));
+  },
+  check: (win: ActWindow): boolean => {
+    const s = slotOf<Drag>(win, KEY);
+    return !!(s && s.started && !(s.event && s.event.defaultPrevented));
+  },
+};
+
+export function pageDrag(win: ActWindow, _el: unknown, arg: { op?: string }): boolean {
+  return arg.op === "arm" ? DRAG_OPS.arm(win) : DRAG_OPS.check(win);
 }

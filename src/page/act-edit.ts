@@ -19,6 +19,7 @@
  *  - "state": focus and control state of the focused element, for press effects.
  */
 import { composedContains, deepFocus, setSlot, slotOf, type ActElement, type ActSelection, type ActWindow } from "./act-dom.ts";
+import { opOf } from "./ops.ts";
 
 export interface EditArg {
   op?: string;
@@ -36,14 +37,21 @@ interface Slot {
 }
 
 interface Kind {
-  kind: string;
-  mode: string;
+  kind: "input" | "contenteditable" | "unsupported";
+  mode: "text" | "setter" | "editable" | "none";
   sensitive?: boolean;
   singleLine?: boolean;
   trims?: boolean;
 }
 
-type ControlState = Record<string, string | boolean>;
+/** A control's own state (ARIA or native), compared before and after a key press. */
+export interface ControlState {
+  checked?: boolean | string;
+  expanded?: string;
+  selected?: string;
+  pressed?: string;
+  value?: string;
+}
 
 const KEY = Symbol.for("browser-pilot.edit.v1");
 const TEXTY = /^(text|search|email|url|tel|password|number|)$/;
@@ -105,7 +113,7 @@ function offersSuggestions(t: ActElement): boolean {
 }
 
 function describe(win: ActWindow, t: ActElement | null, c: Kind) {
-  const out: { kind: string; mode: string; sensitive: boolean; length: number; focused: boolean; disabled?: boolean; readOnly?: boolean; tag?: string; suggests?: true } = {
+  const out: { kind: Kind["kind"]; mode: Kind["mode"]; sensitive: boolean; length: number; focused: boolean; disabled?: boolean; readOnly?: boolean; tag?: string; suggests?: true } = {
     kind: c.kind,
     mode: c.mode,
     sensitive: !!c.sensitive,
@@ -206,46 +214,75 @@ export function editedElement(win: ActWindow): ActElement | null {
   return slotOf<Slot>(win, KEY)?.target ?? null;
 }
 
-export function pageEdit(win: ActWindow, el: ActElement | null, arg: EditArg) {
-  if (arg.op === "prepare" || arg.op === "active") {
-    const active = deepActive(win);
-    const t = arg.op === "prepare" ? editTarget(el) : active;
-    if (arg.op === "prepare" && !t) return { ok: false, reason: el && el.isConnected ? "not_editable" : "detached", tag: el ? String(el.localName) : "" };
-    const c = classify(t);
-    const slot: Slot = { token: arg.token, target: t, pinned: active, before: t && c.mode !== "none" ? text(t) : "" };
-    setSlot(win, KEY, slot);
-    return { ...describe(win, t, c), ok: true, selection: selection(win, t), control: controlState(t) };
-  }
+type Prepare = ReturnType<typeof describe> & { ok: true; selection: string; control: ControlState };
+
+/** Keeps the target in this action's slot (with what had focus and the text before) and describes it. */
+function keep(win: ActWindow, t: ActElement | null, active: ActElement | null, token: string | undefined): Prepare {
+  const c = classify(t);
+  const slot: Slot = { token, target: t, pinned: active, before: t && c.mode !== "none" ? text(t) : "" };
+  setSlot(win, KEY, slot);
+  return { ...describe(win, t, c), ok: true, selection: selection(win, t), control: controlState(t) };
+}
+
+interface Tokened {
+  token?: string;
+}
+
+/** The slot of this composite action (by its token), or null when the document was replaced since. */
+function slotFor(win: ActWindow, token: string | undefined): Slot | null {
   const found = slotOf<Slot>(win, KEY);
-  const s = found && found.token === arg.token ? found : null;
-  if (!s) return { ok: false, reason: "document_replaced" };
-  const tg = s.target;
-  if (arg.op === "focus") {
+  return found && found.token === token ? found : null;
+}
+
+/** An op on the slot's target: a document without this action's slot answers document_replaced. */
+function slotted<A extends Tokened, R>(fn: (win: ActWindow, s: Slot, tg: ActElement | null, arg: A) => R) {
+  return (win: ActWindow, _el: ActElement | null, arg: A): R | { ok: false; reason: "document_replaced" } => {
+    const s = slotFor(win, arg.token);
+    return s ? fn(win, s, s.target, arg) : { ok: false, reason: "document_replaced" };
+  };
+}
+
+export type ReadMode = "replace" | "append" | "contains";
+
+/** The edit script's ops (the step's `op`). */
+export const EDIT_OPS = {
+  prepare: (win: ActWindow, el: ActElement | null, arg: Tokened): Prepare | { ok: false; reason: "not_editable" | "detached"; tag: string } => {
+    const active = deepActive(win);
+    const t = editTarget(el);
+    if (!t) return { ok: false, reason: el && el.isConnected ? "not_editable" : "detached", tag: el ? String(el.localName) : "" };
+    return keep(win, t, active, arg.token);
+  },
+  /** The same for what has focus (keyboard, press): no refusal, the focused element (or none) is described. */
+  active: (win: ActWindow, _el: ActElement | null, arg: Tokened): Prepare => {
+    const active = deepActive(win);
+    return keep(win, active, active, arg.token);
+  },
+  focus: slotted((win, _s, tg) => {
     if (tg && !isFocused(win, tg)) {
       try {
         tg.focus();
       } catch {}
     }
-    return { ok: true, focused: !!tg && isFocused(win, tg) };
-  }
-  if (arg.op === "pin") {
+    return { ok: true as const, focused: !!tg && isFocused(win, tg) };
+  }),
+  pin: slotted((win, s, tg) => {
     s.pinned = deepActive(win);
-    return { ok: true, focused: !!tg && isFocused(win, tg) };
-  }
-  if (arg.op === "check") {
+    return { ok: true as const, focused: !!tg && isFocused(win, tg) };
+  }),
+  check: slotted((win, s, tg): { ok: true } | { ok: false; reason: "target_detached" | "focus_changed" } => {
     if (!tg || (tg !== s.pinned && !tg.isConnected)) return { ok: false, reason: "target_detached" };
     return deepActive(win) === s.pinned ? { ok: true } : { ok: false, reason: "focus_changed" };
-  }
-  if (arg.op === "select") return { ok: !!tg && selectAll(tg) };
-  if (arg.op === "caretEnd") return { ok: !!tg && caretEnd(tg) };
-  if (arg.op === "setValue") {
+  }),
+  select: slotted((_win, _s, tg) => ({ ok: !!tg && selectAll(tg) })),
+  caretEnd: slotted((_win, _s, tg) => ({ ok: !!tg && caretEnd(tg) })),
+  setValue: slotted((win, _s, tg, arg: Tokened & { value: string }): { ok: true } | { ok: false; reason: "target_detached" } => {
     if (!tg) return { ok: false, reason: "target_detached" };
     setNativeValue(tg, arg.value);
     tg.dispatchEvent(new win.Event("input", { bubbles: true, composed: true }));
     tg.dispatchEvent(new win.Event("change", { bubbles: true }));
     return { ok: true };
-  }
-  if (arg.op === "read") {
+  }),
+  read: slotted((win, s, tg, arg: Tokened & { text: string; mode: ReadMode }) => {
     // "replace": exactly the text; "append": what was there before plus the text; "contains".
     const cls = classify(tg), now = tg && cls.mode !== "none" ? text(tg) : "";
     let want = arg.mode === "append" ? s.before + String(arg.text) : String(arg.text);
@@ -255,7 +292,7 @@ export function pageEdit(win: ActWindow, el: ActElement | null, arg: EditArg) {
     if (cls.mode === "editable") matched = arg.mode === "contains" ? squash(now).indexOf(squash(want)) >= 0 : squash(now) === squash(want);
     else matched = arg.mode === "contains" ? now.indexOf(want) >= 0 : now === want;
     return {
-      ok: true,
+      ok: true as const,
       connected: !!tg && tg.isConnected,
       length: now.length,
       expectedLength: arg.mode === "contains" ? s.before.length + want.length : want.length,
@@ -263,10 +300,15 @@ export function pageEdit(win: ActWindow, el: ActElement | null, arg: EditArg) {
       readable: cls.mode !== "none",
       focused: !!tg && isFocused(win, tg),
     };
-  }
-  if (arg.op === "state") {
+  }),
+  state: slotted((win, s, tg) => {
     const now = deepActive(win);
-    return { ok: true, sameFocus: now === s.pinned, length: tg && classify(tg).mode !== "none" ? text(tg).length : 0, selection: selection(win, tg), control: controlState(tg), focusControl: controlState(now) };
-  }
-  return { ok: false, reason: "unknown_op" };
+    return { ok: true as const, sameFocus: now === s.pinned, length: tg && classify(tg).mode !== "none" ? text(tg).length : 0, selection: selection(win, tg), control: controlState(tg), focusControl: controlState(now) };
+  }),
+};
+
+export function pageEdit(win: ActWindow, el: ActElement | null, arg: EditArg): unknown {
+  const op = opOf(EDIT_OPS, arg);
+  if (op) return op(win, el, arg);
+  return slotFor(win, arg.token) ? { ok: false, reason: "unknown_op" } : { ok: false, reason: "document_replaced" };
 }

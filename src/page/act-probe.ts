@@ -8,6 +8,7 @@
  *  - "hovered": whether the element is under the pointer now.
  */
 import { composedContains, type ActDocument, type ActElement, type ActWindow } from "./act-dom.ts";
+import { opOf } from "./ops.ts";
 
 export interface ActArg {
   op?: string;
@@ -15,7 +16,7 @@ export interface ActArg {
   requireEnabled?: boolean;
 }
 
-interface Described {
+export interface Described {
   tagName: string;
   id?: string;
   role?: string;
@@ -36,7 +37,10 @@ export interface State {
 }
 
 function describe(n: ActElement | null): Described | null {
-  if (!n || n.nodeType !== 1) return null;
+  return n && n.nodeType === 1 ? described(n) : null;
+}
+
+function described(n: ActElement): Described {
   const out: Described = { tagName: String(n.localName || "").slice(0, 40) };
   try {
     const id = n.getAttribute("id");
@@ -143,7 +147,25 @@ function disabledOf(el: ActElement): boolean {
   }
 }
 
-function probe(win: ActWindow, el: ActElement | null, arg: ActArg) {
+/** The probe's answer when the element can take the pointer event: the point, in the frame's viewport px. */
+export interface ProbeHit {
+  ok: true;
+  x: number;
+  y: number;
+  state: State;
+  target: Described;
+  /** The tab is in the background (document hidden): it renders no frames. */
+  hidden: boolean;
+}
+
+/** Why it cannot (and, when covered, by what). */
+export interface ProbeMiss {
+  ok: false;
+  reason: "detached" | "not_visible" | "disabled" | "outside_viewport" | "no_layout" | "obscured";
+  obstruction?: Described | null;
+}
+
+function probe(win: ActWindow, el: ActElement | null, arg: ActArg): ProbeHit | ProbeMiss {
   if (!el || !el.isConnected) return { ok: false, reason: "detached" };
   if (!arg.noScroll) {
     try {
@@ -185,17 +207,23 @@ function probe(win: ActWindow, el: ActElement | null, arg: ActArg) {
   try {
     hidden = win.document.visibilityState === "hidden";
   } catch {}
-  return { ok: true, x: chosen[0] + off.x, y: chosen[1] + off.y, state: state(el), target: describe(el), hidden };
+  // The element took getComputedStyle above, so it is an element.
+  return { ok: true, x: chosen[0] + off.x, y: chosen[1] + off.y, state: state(el), target: described(el), hidden };
 }
 
-export function pageAct(win: ActWindow, el: ActElement | null, arg: ActArg) {
-  if (arg.op === "state") return el ? state(el) : { connected: false };
-  if (arg.op === "hovered") {
+/** The act script's ops (the step's `op`; none is a probe). */
+export const ACT_OPS = {
+  probe: (win: ActWindow, el: ActElement | null, arg: { noScroll?: boolean; requireEnabled?: boolean }): ProbeHit | ProbeMiss => probe(win, el, arg),
+  state: (_win: ActWindow, el: ActElement | null): State => (el ? state(el) : { connected: false }),
+  hovered: (_win: ActWindow, el: ActElement | null): boolean => {
     try {
       return !!el && el.matches(":hover");
     } catch {
       return false;
     }
-  }
-  return probe(win, el, arg);
+  },
+};
+
+export function pageAct(win: ActWindow, el: ActElement | null, arg: ActArg): unknown {
+  return (opOf(ACT_OPS, arg) ?? ACT_OPS.probe)(win, el, arg);
 }

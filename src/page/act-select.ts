@@ -13,6 +13,7 @@
  * native option through the element with input+change events; "selected" for readback.
  */
 import { setSlot, slotOf, type ActElement, type ActWindow } from "./act-dom.ts";
+import { opOf } from "./ops.ts";
 
 export interface SelectArg {
   op?: string;
@@ -44,7 +45,7 @@ type Bare = Omit<Option, "el">;
 
 interface Info {
   ok: true;
-  kind: string;
+  kind: Control["kind"];
   expanded: boolean;
   multiple: boolean;
   requiresOpen: boolean;
@@ -194,8 +195,18 @@ function waitOption(win: ActWindow, c: Control, found: () => Option | null, done
   });
 }
 
-export function pageSelect(win: ActWindow, el: ActElement | null, arg: SelectArg) {
-  const limit = arg.limit || 200;
+/** The control behind the element (or the one kept from an earlier step), with what every op reports of it. */
+interface Opened {
+  ok: true;
+  ctl: Control;
+  info: Info;
+  list: Option[];
+  multiple: boolean;
+}
+
+type NotADropdown = { ok: false; reason: "detached" | "not_a_dropdown"; tag: string };
+
+function open(win: ActWindow, el: ActElement | null): Opened | NotADropdown {
   let c: Control | null | undefined;
   if (el) {
     c = control(el);
@@ -209,7 +220,7 @@ export function pageSelect(win: ActWindow, el: ActElement | null, arg: SelectArg
   const ctl = c;
   const expanded = ctl.kind === "aria" && ctl.owner.getAttribute("aria-expanded") === "true";
   const multiple = ctl.kind === "native" ? !!ctl.select?.multiple : !!(ctl.listbox && ctl.listbox.getAttribute("aria-multiselectable") === "true");
-  let list = options(ctl);
+  const list = options(ctl);
   const shown = ctl.kind === "native" || list.some((o) => visible(o.el));
   const info: Info = {
     ok: true,
@@ -219,55 +230,99 @@ export function pageSelect(win: ActWindow, el: ActElement | null, arg: SelectArg
     requiresOpen: !shown,
     disabled: ctl.kind === "native" ? !!ctl.select?.disabled : ctl.owner.getAttribute("aria-disabled") === "true",
   };
+  return { ok: true, ctl, info, list, multiple };
+}
 
-  if (arg.op === "list") {
+/** An op on the dropdown: an element that is none answers not_a_dropdown (or detached). */
+function opened<A, R>(fn: (win: ActWindow, d: Opened, arg: A) => R) {
+  return (win: ActWindow, el: ActElement | null, arg: A): R | NotADropdown => {
+    const d = open(win, el);
+    return d.ok ? fn(win, d, arg) : d;
+  };
+}
+
+interface Query {
+  option?: string;
+  by?: string;
+  contains?: boolean;
+}
+
+/** "find" (now) or "waitOption" (until rendered and visible): the option, kept in the target slot. */
+function findOption(win: ActWindow, d: Opened, arg: Query & { maxMs?: number }, wait: boolean): Info | Promise<Info> {
+  const { ctl, info } = d;
+  let list = d.list;
+  const found = (): Option | null => {
+    const o = pick(options(ctl), arg);
+    return o && (ctl.kind === "native" || visible(o.el)) ? o : null;
+  };
+  const done = (o: Option | null): Info => {
+    if (o) setSlot(win, TARGET, { el: o.el });
+    info.found = !!o;
+    if (o) {
+      info.option = bare(o);
+      info.visible = ctl.kind === "native" || visible(o.el);
+    }
+    info.available = list.length;
+    return info;
+  };
+  if (!wait) {
+    const any = pick(list, arg);
+    return done(any && (found() || any));
+  }
+  const now = found();
+  if (now) return done(now);
+  return waitOption(win, ctl, found, (o) => ((list = options(ctl)), done(o)), arg.maxMs || 1500);
+}
+
+interface Readback {
+  ok: true;
+  kind: Control["kind"];
+  selected: string[];
+  target: { selected: boolean | string | null; connected: true } | { connected: false };
+  ownerText: string;
+  expanded: boolean;
+}
+
+/** The selection now, and whether the option found earlier is selected. */
+function readback(win: ActWindow, ctl: Control): Readback {
+  const sel = options(ctl).filter((o) => o.selected);
+  const t2 = slotOf<{ el?: ActElement }>(win, TARGET)?.el;
+  const opt = t2 && t2.isConnected ? { selected: t2.getAttribute && (ctl.kind === "native" ? !!t2.selected : t2.getAttribute("aria-selected")), connected: true as const } : { connected: false as const };
+  return {
+    ok: true,
+    kind: ctl.kind,
+    selected: sel.slice(0, 20).map((o) => o.label.slice(0, 200)),
+    target: opt,
+    ownerText: ownerText(ctl).slice(0, 500),
+    expanded: ctl.kind === "aria" && ctl.owner.getAttribute("aria-expanded") === "true",
+  };
+}
+
+/** The select script's ops (the step's `op`). */
+export const SELECT_OPS = {
+  list: opened((_win, { info, list }, arg: { limit?: number }): Info => {
+    const limit = arg.limit || 200;
     info.options = list.slice(0, limit).map(bare);
     info.truncated = list.length > limit;
     return info;
-  }
-  if (arg.op === "find" || arg.op === "waitOption") {
-    const found = (): Option | null => {
-      const o = pick(options(ctl), arg);
-      return o && (ctl.kind === "native" || visible(o.el)) ? o : null;
-    };
-    const done = (o: Option | null): Info => {
-      if (o) setSlot(win, TARGET, { el: o.el });
-      info.found = !!o;
-      if (o) {
-        info.option = bare(o);
-        info.visible = ctl.kind === "native" || visible(o.el);
-      }
-      info.available = list.length;
-      return info;
-    };
-    if (arg.op === "find") {
-      const any = pick(list, arg);
-      return done(any && (found() || any));
-    }
-    const now = found();
-    if (now) return done(now);
-    return waitOption(win, ctl, found, (o) => ((list = options(ctl)), done(o)), arg.maxMs || 1500);
-  }
-  if (arg.op === "setNative") {
+  }),
+  find: opened((win, d, arg: Query) => findOption(win, d, arg, false)),
+  waitOption: opened((win, d, arg: Query & { maxMs?: number }) => findOption(win, d, arg, true)),
+  setNative: opened((win, { ctl, list, multiple }, arg: { index: number }): Readback | { ok: false; reason: "option_not_found" } => {
     const target = list[Number(arg.index)];
     if (!target || !ctl.select) return { ok: false, reason: "option_not_found" };
     if (multiple) target.el.selected = true;
     else ctl.select.selectedIndex = Number(arg.index);
     ctl.select.dispatchEvent(new win.Event("input", { bubbles: true, composed: true }));
     ctl.select.dispatchEvent(new win.Event("change", { bubbles: true }));
-  }
-  if (arg.op === "setNative" || arg.op === "selected") {
-    const sel = options(ctl).filter((o) => o.selected);
-    const t2 = slotOf<{ el?: ActElement }>(win, TARGET)?.el;
-    const opt = t2 && t2.isConnected ? { selected: t2.getAttribute && (ctl.kind === "native" ? !!t2.selected : t2.getAttribute("aria-selected")), connected: true } : { connected: false };
-    return {
-      ok: true,
-      kind: ctl.kind,
-      selected: sel.slice(0, 20).map((o) => o.label.slice(0, 200)),
-      target: opt,
-      ownerText: ownerText(ctl).slice(0, 500),
-      expanded: ctl.kind === "aria" && ctl.owner.getAttribute("aria-expanded") === "true",
-    };
-  }
-  return { ok: false, reason: "unknown_op" };
+    return readback(win, ctl);
+  }),
+  selected: opened((win, { ctl }): Readback => readback(win, ctl)),
+};
+
+export function pageSelect(win: ActWindow, el: ActElement | null, arg: SelectArg): unknown {
+  const op = opOf(SELECT_OPS, arg);
+  if (op) return op(win, el, arg);
+  const d = open(win, el);
+  return d.ok ? { ok: false, reason: "unknown_op" } : d;
 }

@@ -6,6 +6,7 @@
  * (names only: the page sees nothing but the file name either).
  */
 import { setSlot, slotOf, type ActElement, type ActWindow } from "./act-dom.ts";
+import { opOf } from "./ops.ts";
 
 export interface UploadArg {
   op?: string;
@@ -17,8 +18,9 @@ function isFile(e: ActElement | null | undefined): e is ActElement {
   return !!e && e.localName === "input" && String(e.type).toLowerCase() === "file";
 }
 
-export function pageUpload(win: ActWindow, el: ActElement | null, arg: UploadArg) {
-  if (arg.op === "find") {
+/** The upload script's ops (the step's `op`). */
+export const UPLOAD_OPS = {
+  find: (win: ActWindow, el: ActElement | null): { ok: true; multiple: boolean; disabled: boolean; accept: string } | { ok: false; reason: "detached" } | { ok: false; reason: "not_file_input"; tag: string } => {
     if (!el || !el.isConnected) return { ok: false, reason: "detached" };
     let input: ActElement | null = isFile(el) ? el : null;
     try {
@@ -32,13 +34,20 @@ export function pageUpload(win: ActWindow, el: ActElement | null, arg: UploadArg
     setSlot(win, SLOT, { el: input });
     const disabled = input.disabled === true || !!(input.closest && input.closest("fieldset[disabled], [inert]"));
     return { ok: true, multiple: !!input.multiple, disabled, accept: String(input.accept || "").slice(0, 200) };
-  }
-  if (arg.op === "files") {
+  },
+  files: (win: ActWindow): { ok: true; count: number; names: string[] } | { ok: false; reason: "target_unavailable" } => {
     const t = slotOf<{ el?: ActElement }>(win, SLOT)?.el;
     if (!t || !t.isConnected) return { ok: false, reason: "target_unavailable" };
     const names: string[] = [];
     for (let i = 0; t.files && i < t.files.length && i < 20; i++) names.push(String(t.files[i]?.name));
     return { ok: true, count: t.files ? t.files.length : 0, names };
-  }
+  },
+};
+
+export function pageUpload(win: ActWindow, el: ActElement | null, arg: UploadArg): unknown {
+  return (opOf(UPLOAD_OPS, arg) ?? unknownOp)(win, el, arg);
+}
+
+function unknownOp(): { ok: false; reason: "unknown_op" } {
   return { ok: false, reason: "unknown_op" };
 }

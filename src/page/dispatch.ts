@@ -15,13 +15,13 @@
  * bundle's minifier, and `PageFn` (their keys) types the broker's steps.
  */
 import type { ActElement, ActWindow } from "./act-dom.ts";
-import { pageDrag } from "./act-drag.ts";
-import { editedElement, pageEdit } from "./act-edit.ts";
-import { pageAct } from "./act-probe.ts";
+import { DRAG_OPS, pageDrag } from "./act-drag.ts";
+import { EDIT_OPS, editedElement, pageEdit } from "./act-edit.ts";
+import { ACT_OPS, pageAct } from "./act-probe.ts";
 import { pageQuiet } from "./act-settle.ts";
 import { pageScroll } from "./act-scroll.ts";
-import { pageSelect } from "./act-select.ts";
-import { pageUpload } from "./act-upload.ts";
+import { SELECT_OPS, pageSelect } from "./act-select.ts";
+import { UPLOAD_OPS, pageUpload } from "./act-upload.ts";
 import { pageFind } from "./find-script.ts";
 import { pageFrameElement, pageHostElement } from "./inspect/compose.ts";
 import { listenedFresh, markListened } from "./listener-mark.ts";
@@ -82,6 +82,18 @@ const OBJECTS = {
 /** The functions a step can name, by their call names: the broker types its calls from these signatures (src/broker/page-fns.ts). */
 export type ElementFns = typeof ELEMENT;
 export type WindowFns = typeof WINDOW;
+
+/**
+ * The ops of the functions that answer per `op` (src/page/ops.ts), by call name: a step's
+ * argument is one op's own and its result that op's, not the union of all of them.
+ */
+export interface ElementOps {
+  act: typeof ACT_OPS;
+  drag: typeof DRAG_OPS;
+  edit: typeof EDIT_OPS;
+  select: typeof SELECT_OPS;
+  upload: typeof UPLOAD_OPS;
+}
 
 /** `ref` checks that the step's ref still resolves (its result: null, or why not) and stops the call if not. */
 export type PageFn = keyof typeof ELEMENT | keyof typeof WINDOW | "ref";

@@ -6,8 +6,8 @@ import type { DragEvidence, HoverEvidence } from "../../protocol/evidence.ts";
 import { exactly, type ArgsOf } from "../context/handler.ts";
 import { resolveRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { evidenceStatus, pageEffects, stateEffects } from "./evidence.ts";
-import { callFn } from "../page-fns.ts";
-import { callInFrame, frameOfRef } from "./frame-call.ts";
+import { callFn, stepResult } from "../page-fns.ts";
+import { callInFrame, frameOfRef, locatedRef } from "./frame-call.ts";
 import { defineAction } from "./pipeline.ts";
 import { checkProbe, moveMouse, probeForPointer, probeStep, type ElementState, type Probe } from "./pointer.ts";
 import type { ActionWatch } from "./watch.ts";
@@ -19,7 +19,8 @@ export const hover = defineAction<typeof hoverCommand, ArgsOf<typeof hoverComman
   locate: (a) => ({ ref: a.ref, steps: [probeStep({ requireEnabled: false })] }),
   armQuiet: true,
   async dispatch({ target, top, watch }) {
-    const probe = checkProbe(target as ResolvedRef, (target as ResolvedRef).results[0] as Probe);
+    const located = locatedRef(target);
+    const probe = checkProbe(located, stepResult(located, 0, "act", "probe"));
     await Promise.race([moveMouse(top, probe.x, probe.y, probe.hidden), watch.dialogOpened]);
     return probe;
   },

@@ -1,67 +1,48 @@
-import type { PageStep } from "../../page/runtime.ts";
+import type { ReadMode } from "../../page/act-edit.ts";
 import type { KeyboardEvidence, TypeEvidence } from "../../protocol/evidence.ts";
 import { BpError } from "../../shared/errors.ts";
 import { exactly } from "../context/handler.ts";
 import type { EvidenceStatus } from "./evidence.ts";
 import { pageEffects } from "./evidence.ts";
+import { step, type PageResult } from "../page-fns.ts";
 import { callInFrame, type FrameRef } from "./frame-call.ts";
 import type { Effects } from "./watch.ts";
 
-/** What the page edit script's "prepare"/"active" reports about the element being edited. */
-export interface Prepared {
-  ok: boolean;
-  reason?: "not_editable" | "detached" | "document_replaced";
-  tag?: string;
-  kind: "input" | "contenteditable" | "unsupported";
-  mode: "text" | "setter" | "editable" | "none";
-  sensitive: boolean;
-  length: number;
-  focused: boolean;
-  disabled?: boolean;
-  readOnly?: boolean;
-  /** The field says it shows suggestions as one types (combobox, aria-autocomplete, list, …). */
-  suggests?: true;
-  selection?: string;
-  control?: Record<string, unknown>;
-}
+/** What the page edit script's "prepare"/"active" reports about the element being edited (its own type). */
+export type Prepared = PageResult<"edit", { op: "active" }>;
+
+/** "prepare" answers that, or why the ref takes no text. */
+export type PrepareAnswer = PageResult<"edit", { op: "prepare" }>;
 
 type InputEvidenceArgs = [
   frame: FrameRef,
   token: string,
   prep: Prepared,
   text: string,
-  mode: "replace" | "append" | "contains",
+  mode: ReadMode,
   effects: Effects,
   /** The read-back when it already ran (in the settle call); else it is read now. */
-  read?: unknown,
+  read?: PageResult<"edit", { op: "read" }> | null,
 ];
 
-interface ReadBack {
-  ok: boolean;
-  reason?: string;
-  connected?: boolean;
-  length?: number;
-  expectedLength?: number;
-  matched?: boolean;
-  readable?: boolean;
+/** Refuses targets that cannot take text before anything is sent. */
+export function assertEditable(ref: number | undefined, p: PrepareAnswer): asserts p is Prepared {
+  const what = ref !== undefined ? `Ref ${ref}` : "The focused element";
+  // The caller turned a detached element into stale_ref already.
+  if (!p.ok) {
+    refuse(ref, "not_editable", `${what} (${p.tag ?? "element"}) does not take text; nothing was sent.`, "Pick a textbox from 'bp snapshot'; 'bp select' sets dropdowns; 'bp keyboard' types into whatever has focus (canvas editors).");
+  }
+  if (p.disabled) refuse(ref, "disabled", `${what} is disabled; nothing was sent.`, "Wait until it is enabled, or pick another element.");
+  if (p.readOnly) refuse(ref, "read_only", `${what} is read-only; nothing was sent.`, "Pick an editable element.");
 }
 
-/** Refuses targets that cannot take text before anything is sent. */
-export function assertEditable(ref: number | undefined, p: Prepared): void {
-  const what = ref !== undefined ? `Ref ${ref}` : "The focused element";
-  const fail = (reason: string, message: string, hint: string) => {
-    throw new BpError("action_not_verified", message, { retryable: true, context: { ...(ref !== undefined ? { ref } : {}), reason, dispatched: false }, hint });
-  };
-  if (!p.ok && p.reason === "not_editable") {
-    fail("not_editable", `${what} (${p.tag ?? "element"}) does not take text; nothing was sent.`, "Pick a textbox from 'bp snapshot'; 'bp select' sets dropdowns; 'bp keyboard' types into whatever has focus (canvas editors).");
-  }
-  if (p.disabled) fail("disabled", `${what} is disabled; nothing was sent.`, "Wait until it is enabled, or pick another element.");
-  if (p.readOnly) fail("read_only", `${what} is read-only; nothing was sent.`, "Pick an editable element.");
+function refuse(ref: number | undefined, reason: string, message: string, hint: string): never {
+  throw new BpError("action_not_verified", message, { retryable: true, context: { ...(ref !== undefined ? { ref } : {}), reason, dispatched: false }, hint });
 }
 
 /** The page step that reads a typed value back (lengths and a match flag only). */
-export function readStep(token: string, text: string, mode: "replace" | "append" | "contains"): PageStep {
-  return { fn: "edit", arg: { op: "read", token, text, mode } };
+export function readStep(token: string, text: string, mode: ReadMode) {
+  return step("edit", { op: "read", token, text, mode });
 }
 
 /**
@@ -78,7 +59,7 @@ export async function inputEvidence(action: "type" | "keyboard", ...[frame, toke
   const guess = mode === "replace" ? text.length : prep.length + text.length;
   if (effects.dialog) return unavailable("dialog_opened", guess);
   if (prep.mode === "none") return unavailable("active_element_not_readable", guess);
-  const r = read !== undefined ? (read as ReadBack | null | undefined) : await callInFrame<ReadBack>(frame, "edit", { op: "read", token, text, mode }).catch(() => undefined);
+  const r = read !== undefined ? read : await callInFrame(frame, "edit", { op: "read", token, text, mode }).catch(() => undefined);
   if (!r?.ok || r.connected === false) return unavailable(effects.navigation ? "navigation" : "target_unavailable", guess);
   const afterLength = r.length ?? 0;
   const effectsOut = afterLength !== prep.length ? ["value_changed", ...fx] : fx;

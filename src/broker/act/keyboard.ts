@@ -3,13 +3,13 @@ import { keyboard as keyboardCommand, press as pressCommand } from "../../protoc
 import type { KeyboardEvidence, PressEvidence } from "../../protocol/evidence.ts";
 import { exactly, type ArgsOf } from "../context/handler.ts";
 import { callPage, pageObject } from "../world.ts";
+import { readResult, step, type PageResult } from "../page-fns.ts";
 import type { TargetRecord } from "../targets.ts";
 import { evidenceStatus, pageEffects, stateEffects } from "./evidence.ts";
 import { callInFrame, type FrameRef } from "./frame-call.ts";
 import { inputEvidence, type Prepared } from "./input-evidence.ts";
 import { parseCombo, pressCombo, typeChar } from "./keys.ts";
 import { CompositePin } from "./pin.ts";
-import type { ElementState } from "./pointer.ts";
 import { defineAction } from "./pipeline.ts";
 import { mergeEffects } from "./type.ts";
 
@@ -51,7 +51,7 @@ export const keyboard = defineAction<typeof keyboardCommand, ArgsOf<typeof keybo
     let pin: CompositePin | undefined;
     let evidence: KeyboardEvidence | undefined;
     try {
-      const prep = await callInFrame<Prepared>(frame, "edit", { op: "active", token });
+      const prep = await callInFrame(frame, "edit", { op: "active", token });
       pin = await CompositePin.capture(ctx, sel, watch, top, frame, token, "keyboard");
       const chars = [...args.text];
       const later = (from: number): string[] => [...(from < chars.length ? [from + 1 === chars.length ? `key:${from + 1}` : `key:${from + 1}..${chars.length}`] : []), ...(args.submit ? ["submit"] : [])];
@@ -79,13 +79,8 @@ export const keyboard = defineAction<typeof keyboardCommand, ArgsOf<typeof keybo
   },
 });
 
-interface FocusState {
-  ok: boolean;
-  sameFocus?: boolean;
-  length?: number;
-  selection?: string;
-  control?: Record<string, unknown>;
-}
+/** What the page edit script's "state" reports of the focus after the key (its own type). */
+type FocusState = PageResult<"edit", { op: "state" }>;
 
 /**
  * `bp press <combo>`: one key or chord as trusted events to what has focus. Evidence compares
@@ -109,8 +104,9 @@ export const press = defineAction<typeof pressCommand, ArgsOf<typeof pressComman
     const token = crypto.randomUUID();
     const inMain = frame.session === top && frame.frameId === watch.mainFrameId;
     // In the main frame, the focus read and the quiet watcher share one call.
-    const first = inMain ? await callPage(top, frame.frameId, [{ fn: "edit", arg: { op: "active", token } }, watch.quietStep()]) : undefined;
-    const before = (first?.results[0] as Prepared | undefined) ?? (await callInFrame<Prepared>(frame, "edit", { op: "active", token }));
+    const steps = [step("edit", { op: "active", token }), watch.quietStep()];
+    const first = inMain ? await callPage(top, frame.frameId, steps) : undefined;
+    const before = (first && readResult({ steps, results: first.results }, 0, "edit", "active")) ?? (await callInFrame(frame, "edit", { op: "active", token }));
     if (!watch.armed) await watch.armQuiet();
     const sent = pressCombo(top, combo);
     sent.catch(() => undefined);
@@ -118,7 +114,7 @@ export const press = defineAction<typeof pressCommand, ArgsOf<typeof pressComman
     if (inMain) return { combo, before, frame, token };
     // Focus inside an out-of-process frame: its state is read there, after settling.
     await watch.settle(ctx.deadline);
-    const after = !watch.effects.dialog && !watch.effects.navigation ? await callInFrame<FocusState>(frame, "edit", { op: "state", token }).catch(() => undefined) : undefined;
+    const after = !watch.effects.dialog && !watch.effects.navigation ? await callInFrame(frame, "edit", { op: "state", token }).catch(() => undefined) : undefined;
     return { combo, before, frame, token, after };
   },
   settled: (_run, p) => p.frame.frameId !== _run.watch.mainFrameId || p.frame.session !== _run.top,
@@ -140,7 +136,7 @@ export const press = defineAction<typeof pressCommand, ArgsOf<typeof pressComman
 
 function focusEffects(before: Prepared, after: FocusState | undefined): string[] {
   if (!after?.ok) return [];
-  const out = stateEffects({ connected: true, ...(before.control as Partial<ElementState>) }, { connected: true, ...(after.control as Partial<ElementState>) }).filter((e) => e !== "focus_changed");
+  const out = stateEffects({ connected: true, ...before.control }, { connected: true, ...after.control }).filter((e) => e !== "focus_changed");
   if (before.mode !== "none" && after.length !== before.length) out.push("value_changed");
   if (after.selection !== before.selection) out.push("selection_changed");
   if (after.sameFocus === false) out.push("focus_changed");

@@ -4,6 +4,7 @@ import type { Selected } from "../context/tabs.ts";
 import type { CallContext } from "../context/types.ts";
 import type { PageStep } from "../../page/runtime.ts";
 import { callPage } from "../world.ts";
+import { step, stepResult } from "../page-fns.ts";
 import { callInFrame, frameLoader, type FrameRef } from "./frame-call.ts";
 import type { ActionWatch } from "./watch.ts";
 
@@ -83,9 +84,10 @@ export class CompositePin {
     if (this.frame.session.closed) return "frame_detached";
     if (this.watch.effects.dialog || rec.dialog) return "dialog_opened";
     // A page blocked by a dialog answers nothing, so the dialog ends the wait.
+    const steps = [step("edit", { op: "check", token: this.token }), ...also];
     const page = await Promise.race([
-      callPage(this.frame.session, this.frame.frameId, [{ fn: "edit", arg: { op: "check", token: this.token } }, ...also])
-        .then((r) => r.results[0] as { ok: boolean; reason?: PinReason })
+      callPage(this.frame.session, this.frame.frameId, steps)
+        .then((r) => stepResult({ steps, results: r.results }, 0, "edit", "check"))
         .catch(() => ({ ok: false, reason: "document_replaced" as const })),
       this.watch.dialogOpened.then(() => ({ ok: false, reason: "dialog_opened" as const })),
     ]);

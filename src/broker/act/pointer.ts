@@ -1,34 +1,22 @@
 import type { CdpSession } from "../../cdp/session.ts";
-import type { State } from "../../page/act-probe.ts";
+import type { ProbeHit, ProbeMiss, State } from "../../page/act-probe.ts";
 import { BpError } from "../../shared/errors.ts";
-import { step, type PageArg, type Step } from "../page-fns.ts";
-import { callPage } from "../world.ts";
+import { callFn, step } from "../page-fns.ts";
 import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 
 /** What the page's probe reports of an element's state (its own type, so the two cannot drift). */
 export type ElementState = State;
 
-export interface Probe {
-  ok: boolean;
-  reason?: "detached" | "not_visible" | "disabled" | "outside_viewport" | "no_layout" | "obscured";
-  obstruction?: { tagName: string; id?: string; role?: string; name?: string } | null;
-  x: number;
-  y: number;
-  state: ElementState;
-  target: { tagName: string; role?: string; name?: string };
-  /** The tab is in the background (document hidden): it renders no frames. */
-  hidden?: boolean;
-}
+/** A probe that found the point (the page's own answer type, the point then in top-level viewport px). */
+export type Probe = ProbeHit;
 
-/** Runs the page act script against the element behind a ref, in the ref's frame world. */
-export async function actOnRef<T>(r: ResolvedRef, arg: PageArg<"act">): Promise<T> {
-  const reply = await callPage(r.binding.session, r.binding.frameId, [{ fn: "act", ref: r.ref, arg }]);
-  return reply.results[0] as T;
+function probeArg(opts: { requireEnabled?: boolean; noScroll?: boolean }) {
+  return { op: "probe" as const, requireEnabled: opts.requireEnabled !== false, noScroll: opts.noScroll === true };
 }
 
 /** The pointer probe as a page step, to ride on the ref's resolution (one call for both). */
-export function probeStep(opts: { requireEnabled?: boolean; noScroll?: boolean } = {}): Step<"act"> {
-  return step("act", { op: "probe", requireEnabled: opts.requireEnabled !== false, noScroll: opts.noScroll === true });
+export function probeStep(opts: { requireEnabled?: boolean; noScroll?: boolean } = {}) {
+  return step("act", probeArg(opts));
 }
 
 /**
@@ -37,12 +25,11 @@ export function probeStep(opts: { requireEnabled?: boolean; noScroll?: boolean }
  * Coordinates come back in top-level viewport px.
  */
 export async function probeForPointer(r: ResolvedRef, opts: { requireEnabled?: boolean; noScroll?: boolean } = {}): Promise<Probe> {
-  const step = probeStep(opts);
-  return checkProbe(r, await actOnRef<Probe>(r, step.arg ?? {}));
+  return checkProbe(r, await callFn(r.binding, "act", probeArg(opts), { ref: r.ref }));
 }
 
 /** Turns a probe's answer into a point in top-level viewport px, or the error that says why not. */
-export function checkProbe(r: { ref: number; binding: { offset: { x: number; y: number } } }, probe: Probe): Probe {
+export function checkProbe(r: { ref: number; binding: { offset: { x: number; y: number } } }, probe: ProbeHit | ProbeMiss): Probe {
   if (probe.ok) return { ...probe, x: probe.x + r.binding.offset.x, y: probe.y + r.binding.offset.y };
   if (probe.reason === "detached") throw staleRef(r.ref, "node_detached");
   const what = probe.obstruction ? describeObstruction(probe.obstruction) : undefined;

@@ -6,46 +6,22 @@ import { exactly, type ArgsOf, type ReplyOf } from "../context/handler.ts";
 import type { CallContext } from "../context/types.ts";
 import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { pageEffects, type EvidenceStatus } from "./evidence.ts";
-import { callInFrame, callOnSlot, frameOfRef, type FrameRef } from "./frame-call.ts";
-import { dispatchClick, probeForPointer, type Probe } from "./pointer.ts";
+import { stepResult, type PageResult } from "../page-fns.ts";
+import { callInFrame, callOnSlot, frameOfRef, locatedRef, type FrameRef } from "./frame-call.ts";
+import { dispatchClick, probeForPointer } from "./pointer.ts";
 import { defineAction } from "./pipeline.ts";
 import type { ActionWatch } from "./watch.ts";
 
-interface Option {
-  index: number;
-  label: string;
-  value: string;
-  selected: boolean;
-  disabled: boolean;
-}
-
-interface Listing {
-  ok: boolean;
-  reason?: "detached" | "not_a_dropdown";
-  tag?: string;
-  kind: "native" | "aria";
-  expanded: boolean;
-  multiple: boolean;
-  requiresOpen: boolean;
-  disabled: boolean;
-  options?: Option[];
-  truncated?: boolean;
-  found?: boolean;
-  visible?: boolean;
-  option?: Option;
-  available?: number;
-}
-
-interface Readback {
-  ok: boolean;
-  selected: string[];
-  target: { connected: boolean; selected?: boolean | string | null };
-  ownerText: string;
-}
+/** What the page's select script answers: a dropdown's listing (or why the ref is none), its selection read back. */
+type Listing = PageResult<"select", { op: "list" }>;
+type Info = Extract<PageResult<"select", { op: "find" }>, { ok: true }>;
+type Option = NonNullable<Info["option"]>;
+type Readback = Extract<PageResult<"select", { op: "selected" }>, { ok: true }>;
+type Query = Pick<SelectArgs, "option" | "by" | "contains">;
 
 const TARGET_SLOT = "browser-pilot.target.v1";
 
-function listingError(ref: number, l: Listing): BpError {
+function listingError(ref: number, l: Extract<Listing, { ok: false }>): BpError {
   if (l.reason === "detached") return staleRef(ref, "node_detached");
   return invalidArgument("ref", `Ref ${ref} (${l.tag ?? "element"}) is not a select, listbox or combobox.`, { ref, reason: "not_a_dropdown" });
 }
@@ -55,7 +31,7 @@ export const dropdown = defineAction<typeof dropdownCommand, ArgsOf<typeof dropd
   watch: false,
   args: (a) => a,
   locate: (a) => ({ ref: a.ref, steps: [{ fn: "select", arg: { op: "list" } }] }),
-  dispatch: async ({ target }) => (target as ResolvedRef).results[0] as Listing,
+  dispatch: async ({ target }) => stepResult(locatedRef(target), 0, "select", "list"),
   evidence({ ctx, args }, l) {
     const ref = args.ref;
     if (!l.ok) throw listingError(ref, l);
@@ -100,11 +76,12 @@ export const selectOption = defineAction<typeof selectCommand, SelectArgs, Selec
   settled: true,
   evidence: (_run, sent) => sent,
   async dispatch({ ctx, args, top, watch, target }) {
-    const resolved = target as ResolvedRef;
+    const resolved = locatedRef(target);
     const frame = frameOfRef(resolved);
     const query = { option: args.option, by: args.by, contains: args.contains };
-    let info = resolved.results[0] as Listing;
-    if (!info.ok) throw listingError(args.ref, info);
+    const found = stepResult(resolved, 0, "select", "find");
+    if (!found.ok) throw listingError(args.ref, found);
+    let info: Info = found;
     if (info.disabled) throw new BpError("action_not_verified", `Ref ${args.ref} is disabled; nothing was sent.`, { retryable: true, context: { ref: args.ref, reason: "disabled", dispatched: false } });
     // What was chosen before, so the reply can say the selection changed.
     const was = info.option ? info.option.selected : undefined;
@@ -117,20 +94,25 @@ export const selectOption = defineAction<typeof selectCommand, SelectArgs, Selec
       ...(reason ? { reason } : {}),
       effects: [...(status === "verified" && was === false ? ["value_changed"] : []), ...pageEffects(watch.effects)],
     });
-    const current = () => callInFrame<Readback>(frame, "select", { op: "selected" }).catch(() => undefined);
+    const current = async (): Promise<Readback | undefined> => {
+      const r = await callInFrame(frame, "select", { op: "selected" }).catch(() => undefined);
+      return r?.ok ? r : undefined;
+    };
     if (info.kind === "native") {
       if (!info.found || !info.option) return done("mismatch", "option_not_found", (await current())?.selected ?? []);
       if (info.option.disabled) return done("mismatch", "option_disabled", (await current())?.selected ?? []);
       await watch.armQuiet();
-      const r = await race(watch, callInFrame<Readback>(frame, "select", { op: "setNative", index: info.option.index }));
+      const r = await race(watch, callInFrame(frame, "select", { op: "setNative", index: info.option.index }));
       await watch.settle(ctx.deadline);
-      return !r ? done("unavailable", "dialog_opened", []) : r.target.selected === true ? done("verified", undefined, r.selected) : done("mismatch", "selection_mismatch", r.selected);
+      // Not set (the option at that index or the native select gone since the find step).
+      if (r && !r.ok) return done("mismatch", "option_not_found", []);
+      return !r ? done("unavailable", "dialog_opened", []) : r.target.connected && r.target.selected === true ? done("verified", undefined, r.selected) : done("mismatch", "selection_mismatch", r.selected);
     }
     if (!(info.found && info.option?.disabled)) info = await openAria(ctx, top, resolved, frame, info, watch, query);
     if (watch.effects.dialog) return done("unavailable", "dialog_opened", []);
     if (!info.found || !info.option) return done("mismatch", "option_not_found", (await current())?.selected ?? []);
     if (info.option.disabled) return done("mismatch", "option_disabled", (await current())?.selected ?? []);
-    const probe = await callOnSlot<Probe>(frame, TARGET_SLOT, "act", { op: "probe", requireEnabled: true });
+    const probe = await callOnSlot(frame, TARGET_SLOT, "act", { op: "probe", requireEnabled: true });
     if (!probe.ok) {
       throw new BpError("action_not_verified", `Option "${info.option.label.slice(0, 80)}" cannot take a click (${probe.reason ?? "unknown"}).`, {
         retryable: true,
@@ -145,22 +127,22 @@ export const selectOption = defineAction<typeof selectCommand, SelectArgs, Selec
 });
 
 /** Opens an ARIA popup whose option is not shown (a checked click on the ref), then waits for the option to render. */
-async function openAria(ctx: CallContext, top: CdpSession, r: ResolvedRef, frame: FrameRef, info: Listing, watch: ActionWatch, query: Record<string, unknown>): Promise<Listing> {
+async function openAria(ctx: CallContext, top: CdpSession, r: ResolvedRef, frame: FrameRef, info: Info, watch: ActionWatch, query: Query): Promise<Info> {
   if (info.found && info.visible) return info;
   const probe = await probeForPointer(r);
   await watch.armQuiet();
   await race(watch, dispatchClick(top, probe.x, probe.y, "left", 1, probe.hidden));
   if (watch.effects.dialog) return { ...info, found: false };
   const maxMs = Math.max(200, Math.min(2_000, ctx.deadline - Date.now() - 500));
-  const after = await race(watch, callInFrame<Listing>(frame, "select", { op: "waitOption", maxMs, ...query }));
+  const after = await race(watch, callInFrame(frame, "select", { op: "waitOption", maxMs, ...query }));
   await watch.settle(ctx.deadline);
-  return after ?? { ...info, found: false };
+  return after?.ok ? after : { ...info, found: false };
 }
 
 function ariaVerdict(o: Option, r: Readback | undefined, done: (s: EvidenceStatus, reason: string | undefined, selected: string[]) => SelectEvidence): SelectEvidence {
   if (!r) return done("unavailable", "selection_not_exposed", []);
   const label = o.label.toLowerCase();
-  const shown = r.selected.some((s) => s.toLowerCase() === label) || r.target.selected === "true" || (label !== "" && r.ownerText.toLowerCase().includes(label));
+  const shown = r.selected.some((s) => s.toLowerCase() === label) || (r.target.connected && r.target.selected === "true") || (label !== "" && r.ownerText.toLowerCase().includes(label));
   if (shown) return done("verified", undefined, r.selected.length ? r.selected : [o.label]);
   if (r.target.connected && r.target.selected === "false") return done("mismatch", "selection_mismatch", r.selected);
   return done("unavailable", "selection_not_exposed", r.selected);

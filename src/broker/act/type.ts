@@ -5,9 +5,9 @@ import { BpError } from "../../shared/errors.ts";
 import type { ArgsOf } from "../context/handler.ts";
 import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { pageEffects } from "./evidence.ts";
-import { callFn } from "../page-fns.ts";
-import { callInFrame, frameOfRef, type FrameRef } from "./frame-call.ts";
-import { assertEditable, inputEvidence, readStep, type Prepared } from "./input-evidence.ts";
+import { callFn, readResult, step as pageStep, stepResult } from "../page-fns.ts";
+import { callInFrame, frameOfRef, locatedRef, type FrameRef } from "./frame-call.ts";
+import { assertEditable, inputEvidence, readStep } from "./input-evidence.ts";
 import { parseCombo, pressCombo } from "./keys.ts";
 import { CompositePin } from "./pin.ts";
 import { dispatchClick, probeForPointer, type Probe } from "./pointer.ts";
@@ -36,13 +36,13 @@ export const typeText = defineAction<typeof command, TypeArgs, TypeEvidence>(com
   evidence: (_run, sent) => sent,
   locate: (a) => ({ ref: a.ref, steps: [{ fn: "edit", arg: { op: "prepare", token: a.token } }] }),
   async dispatch({ ctx, sel, args, top, watch, target }) {
-    const resolved = target as ResolvedRef;
+    const resolved = locatedRef(target);
     const frame = frameOfRef(resolved);
     const token = args.token;
     let pin: CompositePin | undefined;
     let evidence: TypeEvidence | undefined;
     try {
-      const prep = resolved.results[0] as Prepared;
+      const prep = stepResult(resolved, 0, "edit", "prepare");
       if (!prep.ok && prep.reason === "detached") throw staleRef(args.ref, "node_detached");
       assertEditable(args.ref, prep);
       // Pin before focusing: a focus handler that navigates must be caught as a change.
@@ -65,8 +65,9 @@ export const typeText = defineAction<typeof command, TypeArgs, TypeEvidence>(com
         // the settle call itself when the field is in the top document.
         const mode = replace ? "replace" : "append";
         const inTop = frame.frameId === watch.mainFrameId && frame.session === top;
-        const after = await watch.settle(ctx.deadline, inTop ? [readStep(token, args.text, mode)] : [], true);
-        return inputEvidence("type", frame, token, prep, args.text, mode, watch.effects, after?.[0]);
+        const read = inTop ? [readStep(token, args.text, mode)] : [];
+        const after = await watch.settle(ctx.deadline, read, true);
+        return inputEvidence("type", frame, token, prep, args.text, mode, watch.effects, after && readResult({ steps: read, results: after }, 0, "edit", "read"));
       };
       for (const [i, step] of steps.entries()) {
         const rest = steps.slice(i + 1);
@@ -77,7 +78,7 @@ export const typeText = defineAction<typeof command, TypeArgs, TypeEvidence>(com
           });
         } else if (step === "type") {
           // The selection is made in the step's own check call: no round trip of its own.
-          const select = overSelection ? [{ fn: "edit" as const, arg: { op: "select", token } }] : [];
+          const select = overSelection ? [pageStep("edit", { op: "select", token })] : [];
           await pin.step("type", rest, () => (prep.mode === "setter" ? callInFrame(frame, "edit", { op: "setValue", token, value: args.text }) : top.send("Input.insertText", { text: args.text })), true, select);
         } else {
           evidence = await readBack();
@@ -144,6 +145,6 @@ async function focused(frame: FrameRef, token: string, watch: ActionWatch): Prom
 }
 
 /** Effects of the whole composite: the readback's plus what the later steps caused. */
-export function mergeEffects(prior: unknown, watch: ActionWatch): string[] {
-  return [...new Set([...(Array.isArray(prior) ? (prior as string[]) : []), ...pageEffects(watch.effects)])];
+export function mergeEffects(prior: readonly string[] | undefined, watch: ActionWatch): string[] {
+  return [...new Set([...(prior ?? []), ...pageEffects(watch.effects)])];
 }

@@ -4,12 +4,12 @@ import { upload as command } from "../../protocol/commands-actions.ts";
 import type { UploadEvidence } from "../../protocol/evidence.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import { exactly } from "../context/handler.ts";
-import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
+import { staleRef } from "../observe/resolve-ref.ts";
 import { storeFor } from "../store/index.ts";
 import { pageObject } from "../world.ts";
 import { pageEffects, type EvidenceStatus } from "./evidence.ts";
-import { callFn, type PageResult } from "../page-fns.ts";
-import { frameOfRef } from "./frame-call.ts";
+import { callFn, stepResult, type PageResult } from "../page-fns.ts";
+import { frameOfRef, locatedRef } from "./frame-call.ts";
 import { defineAction } from "./pipeline.ts";
 
 /** The browser reads an assigned file lazily (on submit), so a private copy lives this long. */
@@ -32,14 +32,6 @@ export function checkUploadSource(file: string, cwd: string | undefined): { path
   return { path, size: st.size };
 }
 
-interface Found {
-  ok: boolean;
-  reason?: string;
-  tag?: string;
-  multiple?: boolean;
-  disabled?: boolean;
-}
-
 /**
  * `bp upload <ref> <file>`: assigns a private copy to the file input behind the ref with
  * DOM.setFileInputFiles (Chrome fires input and change), then reads `input.files` back.
@@ -53,9 +45,9 @@ export const upload = defineAction<typeof command, { ref: number; source: { path
   evidence: (_run, sent) => sent,
   async dispatch({ ctx, args, watch, target }) {
     const source = args.source;
-    const resolved = target as ResolvedRef;
+    const resolved = locatedRef(target);
     const frame = frameOfRef(resolved);
-    const found = resolved.results[0] as Found;
+    const found = stepResult(resolved, 0, "upload", "find");
     if (!found.ok && found.reason === "detached") throw staleRef(args.ref, "node_detached");
     if (!found.ok) throw invalidArgument("ref", `Ref ${args.ref} (${found.tag ?? "element"}) is not a file input, its label, or an element holding exactly one.`, { ref: args.ref, reason: "not_file_input" });
     if (found.disabled) throw new BpError("action_not_verified", `The file input of ref ${args.ref} is disabled; nothing was sent.`, { retryable: true, context: { ref: args.ref, reason: "disabled", dispatched: false } });
@@ -65,7 +57,7 @@ export const upload = defineAction<typeof command, { ref: number; source: { path
     // The page gets a private copy (the original is never touched); the browser reads it
     // lazily, on submit, so the copy lives an hour unless the agent disconnects first.
     const copy = storeFor(ctx.broker.paths.home).putFile(ctx.req.clientKey, "upload", source.path, { name, mimeType: "application/octet-stream", ttlMs: UPLOAD_TTL_MS, keepName: true }).path;
-    let files: PageResult<"upload"> | undefined;
+    let files: PageResult<"upload", { op: "files" }> | undefined;
     try {
       await watch.armQuiet();
       const sent = frame.session.send("DOM.setFileInputFiles", { files: [copy], objectId });

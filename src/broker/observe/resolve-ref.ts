@@ -23,7 +23,8 @@ export interface ResolvedRef {
   binding: RefBinding;
   session: CdpSession;
   obs: TabObservation;
-  /** Results of the steps that ran with the check, in the same page call. */
+  /** The steps that ran with the check, in the same page call, and their results (read them typed with `stepResult`). */
+  steps: readonly PageStep[];
   results: unknown[];
 }
 
@@ -65,7 +66,7 @@ export async function resolveRef(sel: Selected, ref: number, steps: PageStep[] =
     throw staleRef(ref, reply ? "document_replaced" : "node_detached");
   }
   if (reply.results[0] !== null) throw staleRef(ref, "node_detached");
-  return { ref, binding, session: binding.session, obs, results: reply.results.slice(1) };
+  return { ref, binding, session: binding.session, obs, steps, results: reply.results.slice(1) };
 }
 
 /** Asks the browser which document change made a ref stale (throws it), or returns when none did. */
