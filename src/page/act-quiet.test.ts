@@ -80,6 +80,31 @@ describe("page quiet watcher", () => {
     expect(quiet(w, { op: "poll", ids: [1] })).toBeNull();
   });
 
+  test("settle: the sync floor runs from the action's input event, not from when the settle call arrives", async () => {
+    const w = new Window({ url: "https://quiet.example/" });
+    opened.push(w);
+    const settle = { op: "settle", ids: [1], quietFor: 50, syncQuietFor: 60, frames: 3, max: 60_000, finish: true };
+    // An input event from before the watcher belongs to an earlier action: the floor runs from the settle.
+    w.document.body.dispatchEvent(new w.MouseEvent("click", { bubbles: true }));
+    quiet(w, { op: "install", id: 1 });
+    await new Promise((r) => setTimeout(r, 40));
+    let t0 = Date.now();
+    await quiet(w, settle);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(58);
+    // The click is taken (its handler changes the page) 40 ms before the settle call arrives.
+    quiet(w, { op: "install", id: 1 });
+    const clicked = Date.now();
+    w.document.body.dispatchEvent(new w.MouseEvent("click", { bubbles: true }));
+    w.document.body.appendChild(w.document.createElement("div"));
+    await new Promise((r) => setTimeout(r, 40));
+    t0 = Date.now();
+    const r = (await quiet(w, settle)) as Poll & { settled: boolean; capped?: boolean };
+    expect(r).toMatchObject({ settled: true, mutations: 1 });
+    expect(Date.now() - clicked).toBeGreaterThanOrEqual(58);
+    // Well before the 60 ms a floor counted from the settle's start would have taken.
+    expect(Date.now() - t0).toBeLessThan(55);
+  });
+
   test("late: ends at the first change, or after the window when nothing comes", async () => {
     const w = new Window({ url: "https://quiet.example/" });
     opened.push(w);

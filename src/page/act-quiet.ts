@@ -21,6 +21,8 @@ export interface QuietArg {
   frames?: number;
   /** settle: quiet needed when nothing changed since the settle began (ms, plus one frame). */
   syncQuietFor?: number;
+  /** settle: how long ago (ms) the last of the action's requests ended; the sync floor runs from then when later. */
+  sinceResponse?: number;
   /** settle: give up after this many ms. */
   max?: number;
   /** settle: keep the watchers this many ms afterwards, then disconnect them. */
@@ -44,6 +46,8 @@ export interface Measure extends QuietPoll {
 }
 
 export interface Watcher {
+  /** When it was installed (Date.now()): input events before it belong to earlier actions. */
+  at: number;
   mutations: number;
   last: number;
   mark: number;
@@ -67,6 +71,8 @@ export interface Watcher {
 export interface Watched {
   win: ActWindow;
   sts: Watcher[];
+  /** When the page last received an input event since these watchers were installed; 0: none. */
+  input: number;
   measure(after: number): Measure;
   /** Disconnects and forgets them. */
   finish(): void;
@@ -75,6 +81,31 @@ export interface Watched {
 }
 
 const KEY = Symbol.for("browser-pilot.quiet.v1");
+const INPUT_KEY = Symbol.for("browser-pilot.quiet.input.v1");
+
+/**
+ * The events an action's dispatch delivers. The time of the last one starts the sync floor:
+ * the action's handlers run when the page takes the event, before the browser acknowledges it
+ * and well before the settle call arrives, and a timer they started runs from then on.
+ */
+const INPUT_EVENTS = ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "dblclick", "auxclick", "contextmenu", "keydown", "keyup", "pointermove", "mousemove", "wheel"];
+
+/** The last input event's time; one passive capture listener per event type and window, kept for the document's life. */
+function inputClock(win: ActWindow): { at: number } {
+  let clock = slotOf<{ at: number }>(win, INPUT_KEY);
+  if (clock) return clock;
+  const c = { at: 0 };
+  setSlot(win, INPUT_KEY, c);
+  const mark = (): void => {
+    c.at = Date.now();
+  };
+  for (const type of INPUT_EVENTS) {
+    try {
+      win.addEventListener(type, mark, { capture: true, passive: true });
+    } catch {}
+  }
+  return c;
+}
 
 export function heldOf(win: ActWindow): Record<number, Watcher> {
   let held = slotOf<Record<number, Watcher>>(win, KEY);
@@ -83,6 +114,7 @@ export function heldOf(win: ActWindow): Record<number, Watcher> {
 }
 
 export function install(win: ActWindow, held: Record<number, Watcher>, id: number): true {
+  inputClock(win);
   let t0 = 0;
   try {
     t0 = Number(win.document.timeline?.currentTime) || 0;
@@ -97,7 +129,7 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
       delete held[Number(key)];
     }
   }
-  const st: Watcher = { mutations: 0, last: 0, mark: 0, obs: null, t0, frames: 0, mutFrame: 0, wake: null, ticking: true, resume: () => undefined };
+  const st: Watcher = { at: Date.now(), mutations: 0, last: 0, mark: 0, obs: null, t0, frames: 0, mutFrame: 0, wake: null, ticking: true, resume: () => undefined };
   st.obs = new win.MutationObserver((list) => {
     st.mutations += list.length;
     st.last = Date.now();
@@ -158,9 +190,13 @@ function animating(win: ActWindow, from: number): number {
 }
 
 export function watched(win: ActWindow, held: Record<number, Watcher>, ids: number[], sts: Watcher[]): Watched {
+  const input = slotOf<{ at: number }>(win, INPUT_KEY)?.at ?? 0;
+  let installed = 0;
+  for (const s of sts) installed = Math.max(installed, s.at);
   return {
     win,
     sts,
+    input: input >= installed ? input : 0,
     measure(after) {
       const now = Date.now();
       let last = 0, m = 0, from = Infinity, framesQuiet = Infinity, rendering = false, frames = 0;

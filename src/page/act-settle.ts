@@ -5,7 +5,9 @@
  * "settle" (right after dispatch) waits until the DOM is settled and answers the poll with
  * `settled`:
  *  - nothing changed since the settle began (the action's handlers ran synchronously, inside
- *    the dispatch): `syncQuietFor` ms and at least one rendered frame (and the task after it)
+ *    the dispatch): `syncQuietFor` ms from the action's last input event (or from the settle's
+ *    start when the page saw none; or from the last response to a request the action started,
+ *    when later: `sinceResponse`) and at least one rendered frame (and the task after it)
  *    with no mutation, so a timer the action started that steps faster than that is caught;
  *    with `syncQuietFor` 0 (typing), a rendered frame after the last change (its animation-
  *    frame callbacks ran) and the task after it, or a frame since the settle began when the
@@ -61,6 +63,10 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
   const quietFor = Number(arg.quietFor) || 0, frames = Number(arg.frames) || 0, max = Number(arg.max) || 0;
   const syncQuietFor = Number(arg.syncQuietFor) || 0;
   const ts = Date.now(), base = w.measure(Number(arg.after)).mutations, fs = w.measure(0).frames;
+  // The sync floor runs from the action's last input event when the page saw one (its handlers
+  // ran then), or from the last response to a request it started when that came later.
+  const response = arg.sinceResponse !== undefined ? ts - Math.max(0, Number(arg.sinceResponse) || 0) : 0;
+  const from = Math.max(w.input > 0 && w.input <= ts ? w.input : ts, Math.min(response, ts));
   return new Promise((resolve) => {
     let done = false, timer = 0, pending = false;
     const end = (p: ReturnType<Watched["measure"]>, extra: { settled: true; capped?: true }): void => {
@@ -74,17 +80,18 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
     const check = (): void => {
       pending = false;
       if (done) return;
-      const p = w.measure(0), el = Date.now() - ts;
+      const now = Date.now(), p = w.measure(0), el = now - ts, sinceCause = now - from;
       const moved = p.mutations > base;
       let ok: boolean;
       if (p.animating > 0) ok = false;
-      else if (!moved) ok = p.framesQuiet < 0 ? el >= quietFor : syncQuietFor > 0 ? p.frames - fs >= 1 && el >= syncQuietFor : p.mutations > 0 ? p.framesQuiet >= 1 : p.frames - fs >= 1;
+      else if (!moved) ok = p.framesQuiet < 0 ? el >= quietFor : syncQuietFor > 0 ? p.frames - fs >= 1 && sinceCause >= syncQuietFor : p.mutations > 0 ? p.framesQuiet >= 1 : p.frames - fs >= 1;
       else ok = p.quietFor >= quietFor && (p.framesQuiet < 0 || p.framesQuiet >= frames);
       if (ok) return end(p, { settled: true });
       if (el >= max) return end(p, { settled: true, capped: true });
       // Look again after the next frame's task, or by time when the page renders no frames.
       win.clearTimeout(timer);
-      timer = win.setTimeout(check, Math.max(5, Math.min(max - el, moved ? quietFor - p.quietFor : (p.framesQuiet < 0 ? quietFor : syncQuietFor || quietFor) - el)));
+      const wait = moved ? quietFor - p.quietFor : p.framesQuiet < 0 ? quietFor - el : syncQuietFor > 0 ? syncQuietFor - sinceCause : quietFor - el;
+      timer = win.setTimeout(check, Math.max(5, Math.min(max - el, wait)));
     };
     // A frame or a mutation wakes the check; the task after it runs once the frame's own callbacks have.
     const wake = (): void => {

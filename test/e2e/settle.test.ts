@@ -51,6 +51,11 @@ const site = startFixtureServer({
     <script>
       function grow() { const p = document.getElementById("js-panel"); let h = 0; const t = setInterval(() => { h += 3; p.style.height = h + "px"; if (h >= 60) clearInterval(t); }, 16); }
     </script>`,
+  // A quick API answer that the page renders a moment after it lands: the request starts and
+  // ends inside the click's settle, the render comes after that settle's snapshot.
+  "/quick-data": () => new Promise<Response>((r) => setTimeout(() => r(new Response("ready")), 14)) as unknown as Response,
+  "/quick-render": `<!doctype html><title>Quick render</title><p id=out></p>
+    <button onclick="fetch('/quick-data').then((r) => r.text()).then((t) => setTimeout(() => { document.getElementById('out').innerHTML = '<button>Loaded ' + t + '</button>'; }, 10))">Load</button>`,
   "/confirm": `<!doctype html><title>Confirm</title><button onclick="if (confirm('Delete it?')) { document.getElementById('row').remove(); document.body.insertAdjacentHTML('beforeend', '<button>Undo delete</button>'); }">Delete</button><p id=row><button>Row item</button></p>`,
   "/outer": () => `<!doctype html><title>Outer</title><iframe src="${site.b}/inner"></iframe>`,
   "/inner": `<!doctype html><title>Inner</title><button onclick="this.textContent = 'Clicked inside'">Frame button</button>`,
@@ -138,6 +143,17 @@ describe("the reply shows the settled page", () => {
       expect(r.json.ok).toBe(true);
       const added = ((r.json.diff as { added?: El[] } | undefined)?.added ?? []).map((e) => e.n);
       expect(added).toContain(action);
+    }
+  });
+
+  test("a response that lands inside the settle and renders a moment later is in the reply", async () => {
+    await run(["open", `${site.a}/quick-render`]);
+    for (let i = 0; i < 3; i++) {
+      const r = await run(["click", await refOf("Load")]);
+      expect(evidence(r).effects).toEqual(expect.arrayContaining(["network_requests", "dom_changed"]));
+      const added = ((r.json.diff as { added?: El[] } | undefined)?.added ?? []).map((e) => e.n);
+      expect(added).toContain("Loaded ready");
+      await run(["eval", "document.getElementById('out').textContent = ''"]);
     }
   });
 

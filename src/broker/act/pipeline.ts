@@ -194,8 +194,9 @@ async function settleAndReply<I, A, S, E extends EvidenceLike, R>(run: ActionRun
     readback = polling ? results.slice(1) : results;
     // A navigation that began while the page settled: observe the new document once it loads.
     if (!navigating && watch.effects.navigation && Date.now() - started <= 3_000) continue;
-    // A response usually changes the page when it lands: settle again after the network.
-    if (!watch.busy || watch.effects.requests === requests || Date.now() - started > 3_000) break;
+    // A response usually changes the page when it lands: settle again after the network, also
+    // when the request started and ended inside the call (its render may come after the snapshot).
+    if (watch.effects.requests === requests || Date.now() - started > 3_000) break;
   }
   if (remote && binding && readbackSteps.length > 0 && !watch.effects.navigation && !watch.effects.dialog) {
     readback = (await raceDialog(watch, callPage(binding.session, binding.frameId, readbackSteps).catch(() => undefined)))?.results ?? [];

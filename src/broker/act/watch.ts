@@ -84,6 +84,8 @@ export class ActionWatch {
   /** Watchers armed in the target's own frame, when that is not the top document. */
   private frameQuiet: { session: CdpSession; frameId: string; id: number }[] = [];
   private loaded = false;
+  /** When the last of the action's requests ended (Date.now()); 0: none yet. */
+  private responded = 0;
   /** Resolves once network events flow for this session. */
   readonly ready: Promise<unknown>;
   readonly mainFrameId: string;
@@ -148,11 +150,11 @@ export class ActionWatch {
         }
       }),
       session.on("Network.loadingFinished", (p) => {
-        w.pending.delete(p.requestId);
+        if (w.pending.delete(p.requestId)) w.responded = Date.now();
         poke();
       }),
       session.on("Network.loadingFailed", (p) => {
-        w.pending.delete(p.requestId);
+        if (w.pending.delete(p.requestId)) w.responded = Date.now();
         poke();
       }),
       browser.cdp.on("Target.targetCreated", ({ targetInfo }) => {
@@ -188,7 +190,9 @@ export class ActionWatch {
   settleStep(ids: number[], o: { max: number; deadline: number; typing?: boolean }): PageStep {
     const max = Math.max(0, Math.min(o.max, o.deadline - Date.now() - 500));
     const syncQuietFor = o.typing ? 0 : SYNC_QUIET_MS;
-    return { fn: "quiet", arg: { op: "settle", ids, quietFor: DOM_QUIET_MS, syncQuietFor, frames: QUIET_FRAMES, max, linger: WATCH_LINGER_MS } };
+    // A response is taken like an input event: what its handler starts runs from then on.
+    const sinceResponse = this.responded > 0 && !o.typing ? { sinceResponse: Date.now() - this.responded } : {};
+    return { fn: "quiet", arg: { op: "settle", ids, quietFor: DOM_QUIET_MS, syncQuietFor, frames: QUIET_FRAMES, max, linger: WATCH_LINGER_MS, ...sinceResponse } };
   }
 
   /**
