@@ -93,7 +93,9 @@ export function humanize(command: string, result: R): string {
   const f = FORMATTERS[command];
   const { ok: _ok, handbacks, ...rest } = result;
   const text = f ? f(result) : JSON.stringify(rest) === "{}" ? "✓ Done" : JSON.stringify(rest);
-  return Array.isArray(handbacks) ? [text, ...(handbacks as R[]).map(handbackLine)].join("\n") : text;
+  // A formatter shows its command's fields; the watchdogs' hints (a dialog on another tab, …) come after.
+  const hints = f && Array.isArray(result.hints) ? (result.hints as R[]).filter((h) => typeof h.message === "string").map((h) => `hint: ${clean(h.message, 300)}`) : [];
+  return [text, ...hints, ...(Array.isArray(handbacks) ? (handbacks as R[]).map(handbackLine) : [])].join("\n");
 }
 
 /** A tab this agent handed off or was blocked on came back: what changed. */

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { defineCommand, flag, limitArg, ok, optText, text } from "./define.ts";
+import { defineCommand, flag, limitArg, ok, okPlain, optText, text } from "./define.ts";
 import { evidenceSchemas } from "./evidence.ts";
 import { observationSchemas } from "./observation.ts";
 import { rule } from "./rules.ts";
@@ -12,7 +12,7 @@ const refArg = (description: string) => v.pipe(v.number(), v.integer(), v.minVal
  */
 const actionResult = <E extends v.GenericSchema>(evidence: E) => {
   const { observation, actionDiff, diffFallback } = observationSchemas();
-  return ok({
+  return okPlain({
     evidence,
     tab: v.optional(v.string()),
     title: observation.title,
@@ -87,7 +87,7 @@ export const dialog = defineCommand({
   ),
   result: () => {
     const evidence = evidenceSchemas().dialog;
-    return ok({ id: v.string(), action: v.picklist(["accept", "dismiss"]), ...actionResult(evidence).entries, evidence: v.optional(evidence) });
+    return okPlain({ id: v.string(), action: v.picklist(["accept", "dismiss"]), ...actionResult(evidence).entries, evidence: v.optional(evidence) });
   },
   example: "bp dialog d1 --accept",
   runs: "broker",

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { browserCandidateSchema, connectedBrowserSchema } from "./common.ts";
-import { defineCommand, flag, ok, optText } from "./define.ts";
+import { defineCommand, flag, ok, okPlain, optText } from "./define.ts";
 import { rule } from "./rules.ts";
 
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -11,7 +11,7 @@ export const browsers = defineCommand({
   summary: "Installed Chromium-family browsers and their debugging state (passive)",
   aliases: { b: "browser" },
   args: v.object({ browser: optText("Filter by id, product or channel") }),
-  result: () => ok({ browsers: v.array(browserCandidateSchema) }),
+  result: () => okPlain({ browsers: v.array(browserCandidateSchema) }),
   example: "bp browsers --browser chrome",
   runs: "local",
 });

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { defineCommand, flag, limitArg, ok } from "./define.ts";
+import { defineCommand, flag, limitArg, ok, okPlain } from "./define.ts";
 import { observationSchemas } from "./observation.ts";
 
 export const snapshot = defineCommand({
@@ -16,7 +16,7 @@ export const snapshot = defineCommand({
   }),
   result: () => {
     const { observation, diff, diffFallback } = observationSchemas();
-    return ok({ ...observation, diff: v.optional(diff), diffFallback });
+    return okPlain({ ...observation, diff: v.optional(diff), diffFallback });
   },
   example: "bp snapshot --limit 200",
   runs: "broker",

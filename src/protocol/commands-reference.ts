@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { defineCommand, ok, text } from "./define.ts";
+import { defineCommand, okPlain, text } from "./define.ts";
 
 export const schema = defineCommand({
   name: "schema",
@@ -8,7 +8,7 @@ export const schema = defineCommand({
   positionals: ["command"],
   variadic: true,
   args: v.object({ command: text("Command name, e.g. 'open' or 'tab release'") }),
-  result: () => ok({ command: v.string(), args: v.record(v.string(), v.unknown()), result: v.record(v.string(), v.unknown()) }),
+  result: () => okPlain({ command: v.string(), args: v.record(v.string(), v.unknown()), result: v.record(v.string(), v.unknown()) }),
   example: "bp schema open",
   runs: "local",
 });

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { defineCommand, flag, ok, once, optText, remediationSchema } from "./define.ts";
+import { defineCommand, flag, ok, okPlain, once, optText, remediationSchema } from "./define.ts";
 import { rule } from "./rules.ts";
 
 export const COMMAND_STATUSES = ["accepted", "dispatched", "completed", "unknown_outcome", "cancelled", "expired"] as const;
@@ -32,7 +32,7 @@ export const storedErrorSchema = v.object({
 });
 
 const commandResult = once(() =>
-  ok({
+  okPlain({
     command: commandSchema,
     result: v.optional(v.record(v.string(), v.unknown())),
     error: v.optional(storedErrorSchema),
@@ -55,7 +55,7 @@ export const commands = defineCommand({
       ),
     ),
   }),
-  result: () => ok({ commands: v.array(commandSchema) }),
+  result: () => okPlain({ commands: v.array(commandSchema) }),
   example: "bp commands --status dispatched,unknown_outcome",
   runs: "broker",
 });

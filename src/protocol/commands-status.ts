@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { browserCandidateSchema, connectedBrowserSchema } from "./common.ts";
-import { defineCommand, ok } from "./define.ts";
+import { defineCommand, okPlain } from "./define.ts";
 
 /** A module of its own, like eval's: see commands-eval.ts. */
 export const status = defineCommand({
@@ -8,7 +8,7 @@ export const status = defineCommand({
   group: "Connection",
   summary: "Passive state: broker, browser, this agent's tab; starts nothing",
   args: v.object({}),
-  result: () => ok({
+  result: () => okPlain({
     service: v.object({ state: v.picklist(["running", "stopped", "unresponsive", "incompatible"]), version: v.string(), target: v.string() }),
     browser: v.union([connectedBrowserSchema, v.object({ state: v.literal("disconnected") })]),
     browsers: v.optional(v.array(browserCandidateSchema)),

@@ -77,4 +77,53 @@ export const remediationSchema = v.object({
   actionRequired: v.optional(v.boolean()),
 });
 
-export const ok = <E extends v.ObjectEntries>(entries: E) => v.object({ ok: v.literal(true), ...entries });
+/**
+ * A hint the broker's watchdogs add to a browser command's success (src/broker/commands/watchdogs.ts):
+ * something the agent should know that happens elsewhere than the command it ran.
+ */
+export const watchdogHint = once(() =>
+  v.union([
+    v.object({
+      type: v.literal("dialog_pending"),
+      tab: v.pipe(v.string(), v.description("Another of this agent's tabs")),
+      dialog: v.pipe(v.string(), v.description("The id to answer with 'bp dialog'")),
+      dialogType: v.pipe(v.string(), v.description("alert, confirm, prompt or beforeunload")),
+      openedAt: v.string(),
+      message: v.string(),
+    }),
+    v.object({
+      type: v.literal("navigation_stalled"),
+      tab: v.optional(v.string()),
+      url: v.string(),
+      loadingMs: v.number(),
+      message: v.string(),
+    }),
+    v.object({
+      type: v.literal("repeated_action"),
+      tab: v.optional(v.string()),
+      count: v.pipe(v.number(), v.description("Actions in a row on the tab that changed nothing observable")),
+      message: v.string(),
+    }),
+  ]),
+);
+export type WatchdogHint = v.InferOutput<ReturnType<typeof watchdogHint>>;
+
+/**
+ * A browser command's success. Every such command gets a record, so the watchdogs may add
+ * `hints` to it. A result with a `hints` list of its own (a snapshot's, an action's), which the
+ * watchdogs' join, is built with okPlain.
+ */
+export const ok = <E extends v.ObjectEntries & { hints?: never }>(entries: E) =>
+  v.object({
+    ok: v.literal(true),
+    ...entries,
+    hints: v.optional(v.pipe(v.array(watchdogHint()), v.description("Watchdog hints: a dialog waiting on another tab, a stalled load, actions that change nothing"))),
+  });
+
+/**
+ * A success with no watchdog hints added: the commands that have no command record (answered
+ * without a broker, or about the broker and the records themselves: status, schema, browsers,
+ * commands, command, cancel; src/broker/commands/runtime.ts UNRECORDED), and results whose own
+ * `hints` list takes the watchdogs' too.
+ */
+export const okPlain = <E extends v.ObjectEntries>(entries: E) => v.object({ ok: v.literal(true), ...entries });

@@ -18,7 +18,7 @@ export const observationSchemas = once(() => {
     total: v.optional(v.pipe(v.number(), v.description("Only when truncated: candidates found"))),
     truncated: v.optional(v.literal(true)),
     truncationReasons: v.optional(v.array(v.string())),
-    hints: v.optional(v.array(entry)),
+    hints: v.optional(v.pipe(v.array(entry), v.description("The page's hints (overlay, authentication, …), then the watchdogs' (see any command's hints)"))),
     hint: v.optional(v.string()),
   };
 

@@ -3,17 +3,27 @@
 // commands, each reply checked strictly.
 import { afterAll, expect, test } from "bun:test";
 import { requireChromium } from "../support/chromium.ts";
-import { makeBpEnv } from "../support/bp.ts";
-import { startFixtureServer } from "../support/fixture-server.ts";
+import { makeBpEnv, waitFor } from "../support/bp.ts";
+import { PAGES, startFixtureServer } from "../support/fixture-server.ts";
 import { resultViolations } from "../support/result-check.ts";
-import { findCommand, matchCommandName } from "../../src/protocol/table.ts";
+import { allCommands, findCommand, matchCommandName } from "../../src/protocol/table.ts";
+import type { AnySchema } from "../../src/protocol/define.ts";
+import { UNRECORDED } from "../../src/broker/commands/runtime.ts";
 import { BpError } from "../../src/shared/errors.ts";
 
 requireChromium();
-const site = startFixtureServer();
+const site = startFixtureServer({
+  ...PAGES,
+  // A page whose load never ends (its image never answers): a stalled navigation.
+  "/never": () => new Promise<Response>(() => undefined) as unknown as Response,
+  "/hang": "<!doctype html><title>Hang</title><p>Loading forever</p><img src='/never'>",
+});
 const env = makeBpEnv();
+// Its own home and browser, with a short stall limit so navigation_stalled comes within the test.
+const hintsEnv = makeBpEnv({ BROWSER_PILOT_NAV_STALL_MS: "300" });
 afterAll(async () => {
   await env.cleanup();
+  await hintsEnv.cleanup();
   site.stop();
 });
 
@@ -81,6 +91,55 @@ test("every reply of an everyday session matches its command's published result 
     expect(def).toBeDefined();
     for (const p of resultViolations(def?.result ?? ({} as never), r.json)) problems.push(`bp ${argv.join(" ")}: ${p}`);
   }
+  expect(problems).toEqual([]);
+});
+
+/** The object schemas a result can be (the branches of a union, such as net show's). */
+function branches(schema: AnySchema): { entries: Record<string, unknown> }[] {
+  const node = schema as unknown as { type: string; entries?: Record<string, unknown>; options?: AnySchema[] };
+  if (node.type === "union") return (node.options ?? []).flatMap(branches);
+  return node.entries ? [{ entries: node.entries }] : [];
+}
+
+test("watchdog hints: every command with a record names them in its result schema, and no other does", async () => {
+  const wrong: string[] = [];
+  for (const def of await allCommands()) {
+    const recorded = def.runs !== "local" && !UNRECORDED.has(def.name);
+    for (const b of branches(def.result)) if (("hints" in b.entries) !== recorded) wrong.push(`${def.name}: ${recorded ? "no hints" : "hints it never gets"}`);
+  }
+  expect(wrong).toEqual([]);
+});
+
+test("replies that carry watchdog hints match their published schemas (a dialog on another tab, a stalled load)", async () => {
+  const problems: string[] = [];
+  const check = async (argv: string[]) => {
+    const r = await hintsEnv.run(argv);
+    expect({ argv, ok: r.json.ok, code: r.json.code }).toMatchObject({ ok: true });
+    const def = await findCommand(matchCommandName(argv)?.name ?? "");
+    for (const p of resultViolations(def?.result ?? ({} as never), r.json)) problems.push(`bp ${argv.join(" ")}: ${p}`);
+    return r.json as Record<string, unknown> & { hints?: { type: string }[] };
+  };
+  const hinted = (reply: { hints?: { type: string }[] }, type: string) => (reply.hints ?? []).some((h) => h.type === type);
+  await check(["launch", "--headless"]);
+  await check(["open", FORM, "--new"]);
+  await check(["eval", "setTimeout(() => alert('Saved'), 50); 1"]);
+  await check(["wait", "--dialog"]);
+  await check(["open", page("<title>B</title><button>Go</button><p>Second tab</p>"), "--new"]);
+  // Every command on the other tab hears of the dialog; those without a record (status,
+  // commands) never carry hints.
+  for (const argv of [["tabs"], ["eval", "1"], ["snapshot"], ["read"], ["find", "button"], ["search", "Second"], ["locate", "button"], ["wait", "--text", "Second"], ["net"], ["cookies"], ["frame"], ["profiles"], ["downloads"], ["net", "rules"], ["hover", "1"]]) {
+    const reply = await check(argv);
+    if (!hinted(reply, "dialog_pending")) problems.push(`bp ${argv.join(" ")}: no dialog_pending hint`);
+  }
+  for (const argv of [["status"], ["commands"]]) expect((await check(argv)).hints).toBeUndefined();
+  // The text form shows them too, after the command's own lines.
+  expect((await hintsEnv.run(["--human", "tabs"])).stdout).toMatch(/\nhint: Tab t1 is blocked by an unanswered alert dialog/);
+  await check(["open", `${site.a}/hang`]);
+  await waitFor(async () => hinted(await check(["tabs"]), "navigation_stalled") || undefined, 10_000, "a navigation_stalled hint");
+  await check(["tab", "t1"]);
+  const dialogs = (await check(["dialogs"])).dialogs as { id: string }[];
+  for (const d of dialogs) await check(["dialog", d.id, "--dismiss"]);
+  await check(["disconnect"]);
   expect(problems).toEqual([]);
 });
 

@@ -3,6 +3,7 @@
  * agent should know about is going on elsewhere: an unanswered dialog on another of its
  * tabs, a navigation that has been loading too long, or actions that change nothing.
  */
+import type { WatchdogHint } from "../../protocol/define.ts";
 import type { CallRequest } from "../../protocol/wire.ts";
 import type { Agent } from "../agents.ts";
 import type { BrowserConnection } from "../browser.ts";
@@ -19,12 +20,8 @@ const DIALOG_COMMANDS = new Set(["dialogs", "dialog"]);
 /** Commands that show the agent the page: each is a fresh look, so the repeat count starts over. */
 const OBSERVING = new Set(["snapshot", "read", "search", "find", "screenshot"]);
 
-export interface Hint {
-  type: "dialog_pending" | "navigation_stalled" | "repeated_action";
-  message: string;
-  tab?: string;
-  [extra: string]: unknown;
-}
+/** As every browser command's result schema names it (src/protocol/define.ts). */
+export type Hint = WatchdogHint;
 
 interface Progress {
   url: string | undefined;
@@ -142,7 +139,6 @@ export class Watchdogs {
     const tab = agent.existingId(targetId);
     return {
       type: "repeated_action",
-      reason: "no_observable_progress",
       ...(tab !== undefined ? { tab } : {}),
       count,
       message: `${count} actions in a row on ${tab ?? "this tab"} changed nothing observable (same URL, no effects, empty diff). Stop repeating: re-observe with 'bp snapshot' (or 'bp screenshot') and try a different approach.`,
