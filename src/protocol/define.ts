@@ -88,8 +88,7 @@ export const watchdogHint = once(() =>
       tab: v.pipe(v.string(), v.description("Another of this agent's tabs")),
       dialog: v.pipe(v.string(), v.description("The id to answer with 'bp dialog'")),
       dialogType: v.pipe(v.string(), v.description("alert, confirm, prompt or beforeunload")),
-      openedAt: v.string(),
-      message: v.string(),
+      message: v.pipe(v.string(), v.description("The dialog's text (first 80 characters) and the command that answers it")),
     }),
     v.object({
       type: v.literal("navigation_stalled"),

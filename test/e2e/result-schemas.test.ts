@@ -131,9 +131,13 @@ test("replies that carry watchdog hints match their published schemas (a dialog 
     const reply = await check(argv);
     if (!hinted(reply, "dialog_pending")) problems.push(`bp ${argv.join(" ")}: no dialog_pending hint`);
   }
+  // Lean: it rides on every reply while the dialog waits, so nothing but what answers it.
+  expect((await check(["tabs"])).hints as unknown[]).toEqual([
+    { type: "dialog_pending", tab: "t1", dialog: expect.stringMatching(/^d\d+$/), dialogType: "alert", message: expect.stringMatching(/^t1 waits on an unanswered alert \("Saved"\): bp dialog d\d+ --accept or --dismiss$/) },
+  ]);
   for (const argv of [["status"], ["commands"]]) expect((await check(argv)).hints).toBeUndefined();
   // The text form shows them too, after the command's own lines.
-  expect((await hintsEnv.run(["--human", "tabs"])).stdout).toMatch(/\nhint: Tab t1 is blocked by an unanswered alert dialog/);
+  expect((await hintsEnv.run(["--human", "tabs"])).stdout).toMatch(/\nhint: t1 waits on an unanswered alert \("Saved"\): bp dialog d\d+ --accept or --dismiss/);
   await check(["open", `${site.a}/hang`]);
   await waitFor(async () => hinted(await check(["tabs"]), "navigation_stalled") || undefined, 10_000, "a navigation_stalled hint");
   await check(["tab", "t1"]);

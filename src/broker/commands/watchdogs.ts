@@ -83,13 +83,14 @@ export class Watchdogs {
       const d = t.dialog;
       if (!d || t.controller !== agent.key || t.targetId === here) continue;
       const tab = agent.existingId(t.targetId) ?? agent.idFor(t.targetId, conn.generation);
+      // Lean: it rides on every reply while the dialog waits, so no time it opened ('bp dialogs'
+      // has it) and a message that is the dialog's text and the command to answer it.
       out.push({
         type: "dialog_pending",
         tab,
         dialog: d.id,
         dialogType: d.type,
-        openedAt: d.openedAt,
-        message: `Tab ${tab} is blocked by an unanswered ${d.type} dialog ("${d.message.slice(0, 80).replace(/[\s\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ")}"); answer it with 'bp dialog ${d.id} --accept' or '--dismiss'.`,
+        message: `${tab} waits on an unanswered ${d.type} ("${d.message.slice(0, 80).replace(/[\s\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ")}"): bp dialog ${d.id} --accept or --dismiss`,
       });
     }
     return out;
