@@ -1,5 +1,5 @@
 import { CLIENT_KEY, DEFAULT_CLIENT_KEY, DEFAULT_TIMEOUT_MS, REQUEST_ID } from "../protocol/table.ts";
-import { cancelReplySchema, replySchema, type CallRequest, type Reply } from "../protocol/wire.ts";
+import { cancelReplySchema, replySchema, type CallRequest, type Locator, type Reply } from "../protocol/wire.ts";
 import { BpError, invalidArgument, toBpError, type ErrorShape } from "../shared/errors.ts";
 import { isAbsolute, resolvePaths, type BpPaths } from "../shared/paths.ts";
 import { isSameProcessAlive } from "../shared/process-identity.ts";
@@ -28,6 +28,14 @@ export async function runCli(argv: string[]): Promise<void> {
     console.log(await renderTopHelp(VERSION));
     return;
   }
+  const env = process.env;
+  let early: BpPaths | undefined;
+  try {
+    early = resolvePaths(env);
+  } catch {
+    // reported where it always was, after the arguments
+  }
+  const locator = locatorReader(early);
   try {
     const parsed = await parseCommandLine(argv);
     mode = chooseMode(parsed.globals);
@@ -36,7 +44,6 @@ export async function runCli(argv: string[]): Promise<void> {
       console.log(renderCommandHelp(parsed.def));
       return;
     }
-    const env = process.env;
     const input = parsed.args;
     if (parsed.def.stdinArg && input[parsed.def.stdinArg] === undefined && !isTerminal(0)) {
       const piped = await Bun.stdin.text();
@@ -60,7 +67,7 @@ export async function runCli(argv: string[]): Promise<void> {
     }
     const tabAccess = env.BROWSER_PILOT_TAB_ACCESS ?? "all";
     if (tabAccess !== "all" && tabAccess !== "own") throw invalidArgument("tabAccess", "BROWSER_PILOT_TAB_ACCESS must be 'all' or 'own'.");
-    const paths = resolvePaths(env);
+    const paths = early ?? resolvePaths(env);
     const name = parsed.def.name;
 
     if (parsed.def.runs === "local") {
@@ -87,7 +94,7 @@ export async function runCli(argv: string[]): Promise<void> {
     if (parsed.def.runs === "passive") {
       // Warm path: one round trip to the broker the locator names; it never starts one.
       // Only for reads: a mutating call that timed out here must not be sent a second time.
-      const live = parsed.def.mutating ? undefined : await askRunningBroker(paths, call);
+      const live = parsed.def.mutating ? undefined : await askRunningBroker(locator(paths), call);
       if (live) {
         if (live.ok === true) printResult(name, live, mode);
         else fail(live, mode);
@@ -99,7 +106,7 @@ export async function runCli(argv: string[]): Promise<void> {
         return;
       }
     }
-    const once = (c: Omit<CallRequest, "token">) => send(paths, c, timeoutMs + REPLY_GRACE_MS, mode, parsed.def.mutating === true);
+    const once = (c: Omit<CallRequest, "token">) => send(paths, locator(paths), c, timeoutMs + REPLY_GRACE_MS, mode, parsed.def.mutating === true);
     const reply = name === "handoff" && args.wait === true ? await (await import("./handoff-wait.ts")).waitForHandback(call, once, parsed.globals.timeout) : await once(call);
     if (reply.ok === true) printResult(name, reply, mode);
     else fail(reply, mode);
@@ -112,8 +119,8 @@ export async function runCli(argv: string[]): Promise<void> {
  * Sends straight to the broker the locator names (one round trip on the warm path); only
  * when nothing could be sent does it start or wait for a broker and send there.
  */
-async function send(paths: BpPaths, call: Omit<CallRequest, "token">, timeoutMs: number, mode: Mode, mutating: boolean): Promise<Reply> {
-  let locator = await readLocator(paths);
+async function send(paths: BpPaths, read: Promise<Locator | undefined>, call: Omit<CallRequest, "token">, timeoutMs: number, mode: Mode, mutating: boolean): Promise<Reply> {
+  let locator = await read;
   for (let attempt = 0; attempt < 2; attempt++) {
     if (!locator || attempt > 0) {
       const { ensureBroker } = await import("./start-broker.ts");
@@ -143,14 +150,29 @@ async function send(paths: BpPaths, call: Omit<CallRequest, "token">, timeoutMs:
   throw new BpError("internal_error", "unreachable");
 }
 
+/**
+ * Reads the locator as the call starts: Bun answers a process's first file read only after
+ * ~0.5 ms (its file thread starting), which then passes while the arguments are parsed
+ * instead of after. The early read serves the first reader only; any later one (a passive
+ * command's second try, each of 'handoff --wait's calls) reads the file afresh.
+ */
+function locatorReader(early: BpPaths | undefined): (paths: BpPaths) => Promise<Locator | undefined> {
+  let first = early ? readLocator(early) : undefined;
+  return (paths) => {
+    const read = first ?? readLocator(paths);
+    first = undefined;
+    return read;
+  };
+}
+
 /** Refused because the locator read belongs to a broker that is no longer alive. */
 function staleRefusal(reply: Reply, locator: { processIdentity: string }): boolean {
   return reply.ok === false && reply.code === "capability_denied" && !isSameProcessAlive(locator.processIdentity);
 }
 
 /** Passive commands ask a live broker only, briefly; no answer means the passive local path. */
-async function askRunningBroker(paths: BpPaths, call: Omit<CallRequest, "token">): Promise<Reply | undefined> {
-  const locator = await readLocator(paths);
+async function askRunningBroker(read: Promise<Locator | undefined>, call: Omit<CallRequest, "token">): Promise<Reply | undefined> {
+  const locator = await read;
   if (!locator) return undefined;
   try {
     const reply = await request(locator.endpoint, { ...call, token: locator.token }, PASSIVE_REPLY_MS, replySchema);

@@ -10,15 +10,22 @@ import { invalidArgument } from "./errors.ts";
 const nodePath = (): typeof NodePath => import.meta.require("node:path");
 const nodeOs = (): typeof NodeOs => import.meta.require("node:os");
 const POSIX = process.platform !== "win32";
-/** Absolute, no empty, `.` or `..` segment, no trailing slash: path.join would change nothing. */
-const PLAIN_ABSOLUTE = /^(?:\/(?!\.\.?(?:\/|$))[^/]+)+$/;
+
+/**
+ * Absolute, no empty, `.` or `..` segment, no trailing slash: path.join would change nothing.
+ * String tests, not a regular expression: compiling one costs a CLI call ~0.1 ms.
+ */
+function plainAbsolute(p: string): boolean {
+  if (p.length < 2 || !p.startsWith("/") || p.endsWith("/") || p.endsWith("/.") || p.endsWith("/..")) return false;
+  return !p.includes("//") && !p.includes("/./") && !p.includes("/../");
+}
 
 export function isAbsolute(p: string): boolean {
   return POSIX ? p.startsWith("/") : nodePath().isAbsolute(p);
 }
 
 function join(dir: string, ...names: string[]): string {
-  return POSIX && PLAIN_ABSOLUTE.test(dir) ? [dir, ...names].join("/") : nodePath().join(dir, ...names);
+  return POSIX && plainAbsolute(dir) ? [dir, ...names].join("/") : nodePath().join(dir, ...names);
 }
 
 /** Unix socket paths are limited to ~104 bytes (macOS) / 108 (Linux); stay safely below. */
