@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { COMMAND_INDEX, allCommands, findCommand, moduleCommands, type CommandModule } from "../src/protocol/table.ts";
+import { CLIENT_KEY, COMMAND_INDEX, REQUEST_ID, allCommands, findCommand, isKeyLike, moduleCommands, type CommandModule } from "../src/protocol/table.ts";
 
 describe("lazy command table", () => {
   test("the index names every command of every module, and nothing else", async () => {
@@ -14,4 +14,12 @@ describe("lazy command table", () => {
     expect((await findCommand("tab release"))?.name).toBe("tab release");
     expect(await findCommand("toString")).toBeUndefined();
   });
+});
+
+test("isKeyLike is the client key and request id expressions, written out", () => {
+  const cases = ["", "a", "ab", "abc", "a-b", "-ab", ".ab", "a.b_c:d-e", "A9", "ab c", "abé", "ab/c", "a\n", "abc\n", "x".repeat(128), "x".repeat(129), "_x", "9:.", "a+b"];
+  for (const s of cases) {
+    expect([s, isKeyLike(s, 3)]).toEqual([s, CLIENT_KEY.test(s)]);
+    expect([s, isKeyLike(s, 1)]).toEqual([s, REQUEST_ID.test(s)]);
+  }
 });

@@ -1,4 +1,4 @@
-import { CLIENT_KEY, DEFAULT_CLIENT_KEY, DEFAULT_TIMEOUT_MS, REQUEST_ID } from "../protocol/table.ts";
+import { DEFAULT_CLIENT_KEY, DEFAULT_TIMEOUT_MS, isKeyLike } from "../protocol/table.ts";
 import { cancelReplySchema, replySchema, type CallRequest, type Locator, type Reply } from "../protocol/wire.ts";
 import { BpError, invalidArgument, toBpError, type ErrorShape } from "../shared/errors.ts";
 import { isAbsolute, resolvePaths, type BpPaths } from "../shared/paths.ts";
@@ -59,8 +59,8 @@ export async function runCli(argv: string[]): Promise<void> {
       const { resolve } = await import("node:path");
       for (const k of local) args[k] = resolve(String(args[k]));
     }
-    const clientKey = parsed.globals["client-key"] ?? checkEnv(env.BROWSER_PILOT_CLIENT_KEY, CLIENT_KEY, "clientKey") ?? DEFAULT_CLIENT_KEY;
-    const requestId = parsed.globals["request-id"] ?? checkEnv(env.BROWSER_PILOT_REQUEST_ID, REQUEST_ID, "requestId");
+    const clientKey = parsed.globals["client-key"] ?? checkEnv(env.BROWSER_PILOT_CLIENT_KEY, 3, "clientKey") ?? DEFAULT_CLIENT_KEY;
+    const requestId = parsed.globals["request-id"] ?? checkEnv(env.BROWSER_PILOT_REQUEST_ID, 1, "requestId");
     const timeoutMs = parsed.globals.timeout ?? DEFAULT_TIMEOUT_MS;
     if (env.BROWSER_PILOT_OUTPUT_DIR && !isAbsolute(env.BROWSER_PILOT_OUTPUT_DIR)) {
       throw invalidArgument("outputDir", "BROWSER_PILOT_OUTPUT_DIR must be an absolute path.");
@@ -232,9 +232,9 @@ function fail(shape: ErrorShape, mode: Mode): void {
   process.exitCode = 1;
 }
 
-function checkEnv(value: string | undefined, pattern: RegExp, field: string): string | undefined {
+function checkEnv(value: string | undefined, min: 1 | 3, field: string): string | undefined {
   if (value === undefined || value === "") return undefined;
-  if (!pattern.test(value)) throw invalidArgument(field, `Invalid ${field} in the environment.`);
+  if (!isKeyLike(value, min)) throw invalidArgument(field, `Invalid ${field} in the environment.`);
   return value;
 }
 

@@ -101,9 +101,33 @@ function validate<S extends v.GenericSchema>(schema: S, input: unknown): v.Infer
 }
 
 function coerce(info: ArgInfo, value: unknown): unknown {
-  if (info.kind === "number" && typeof value === "string" && /^-?\d+(\.\d+)?$/.test(value.trim())) return Number(value);
+  if (info.kind === "number" && typeof value === "string" && isDecimal(value.trim())) return Number(value);
   if (info.kind === "boolean" && typeof value === "string") return value === "true" ? true : value === "false" ? false : value;
   return value;
+}
+
+/**
+ * `-?\d+(\.\d+)?` in code: the regular expressions of the hot path are written out by hand,
+ * as compiling one costs a call ~0.1 ms.
+ */
+export function isDecimal(s: string): boolean {
+  const [int, frac, ...rest] = (s.startsWith("-") ? s.slice(1) : s).split(".");
+  return rest.length === 0 && digits(int) && (frac === undefined || digits(frac));
+}
+
+function digits(s: string | undefined): boolean {
+  if (!s) return false;
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) < 48 || s.charCodeAt(i) > 57) return false;
+  return true;
+}
+
+/** `[A-Za-z0-9][A-Za-z0-9-]*` */
+function isOptionName(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (!((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c === 45 && i > 0))) return false;
+  }
+  return s.length > 0;
 }
 
 function rejectUnknown(raw: Record<string, unknown>, infos: ArgInfo[]): void {
@@ -128,9 +152,9 @@ function rejectOddOptionNames(argv: readonly string[]): void {
   for (const a of argv) {
     if (a === "--") return;
     if (!a.startsWith("-") || a === "-") continue;
-    let name = a.replace(/^--?/, "").split("=")[0] ?? "";
+    let name = a.slice(a.startsWith("--") ? 2 : 1).split("=")[0] ?? "";
     if (a.startsWith("--") && name.startsWith("no-")) name = name.slice(3);
-    if (!/^[A-Za-z0-9][A-Za-z0-9-]*$/.test(name)) {
+    if (!isOptionName(name)) {
       const shown = name.length > 40 ? `${name.slice(0, 40)}…` : name;
       throw invalidArgument(shown, `Unknown option '${a.startsWith("--") ? "--" : "-"}${shown}'.`, { parserCode: "unknown_option" });
     }

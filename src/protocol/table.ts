@@ -74,6 +74,22 @@ export function matchCommandName(words: readonly string[]): { name: string; cons
 
 export const CLIENT_KEY = /^[A-Za-z0-9][A-Za-z0-9._:-]{2,127}$/;
 export const REQUEST_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
+/**
+ * CLIENT_KEY (min 3) and REQUEST_ID (min 1) as code, for the CLI's check of the environment:
+ * compiling a regular expression costs a call ~0.1 ms. test/protocol-table.test.ts holds
+ * them to the expressions, which the schemas keep.
+ */
+export function isKeyLike(value: string, min: 1 | 3): boolean {
+  if (value.length < min || value.length > 128) return false;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    const alnum = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+    // . _ : - after the first character
+    if (!alnum && (i === 0 || (c !== 46 && c !== 95 && c !== 58 && c !== 45))) return false;
+  }
+  return true;
+}
 export const DEFAULT_CLIENT_KEY = "browser-pilot-cli";
 export const DEFAULT_TIMEOUT_MS = 60_000;
 
