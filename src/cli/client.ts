@@ -8,7 +8,8 @@ import { BpError } from "../shared/errors.ts";
  */
 export function request<T>(socketPath: string, message: BrokerRequest, timeoutMs: number, schema: v.GenericSchema<unknown, T>): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    const decoder = new TextDecoder();
+    let text = "";
     let settled = false;
     let sock: { end(): void } | undefined;
     let opened = false;
@@ -35,14 +36,16 @@ export function request<T>(socketPath: string, message: BrokerRequest, timeoutMs
           s.write(`${JSON.stringify(message)}\n`);
         },
         data(_s, data) {
-          chunks.push(Buffer.from(data));
-          if (data.includes(10)) {
-            const line = Buffer.concat(chunks).toString("utf8");
-            const nl = line.indexOf("\n");
+          // Decoded as it comes (a character may span two chunks): no copies of the buffers.
+          const piece = decoder.decode(data, { stream: true });
+          const at = piece.indexOf("\n");
+          text += piece;
+          if (at >= 0) {
+            const line = text.slice(0, text.length - piece.length + at);
             finish(() => {
               let parsed: v.SafeParseResult<v.GenericSchema<unknown, T>> | undefined;
               try {
-                parsed = v.safeParse(schema, JSON.parse(line.slice(0, nl)));
+                parsed = v.safeParse(schema, JSON.parse(line));
               } catch {
                 // not JSON
               }
