@@ -18,6 +18,10 @@ describe("page calls typed by function and op", () => {
     same<Equal<PageResult<"act", { op: "hovered" }>, boolean>>();
     same<Equal<PageResult<"act", { op: "probe" }>, ProbeHit | ProbeMiss>>();
     same<Equal<PageResult<"drag", { op: "check" }>, boolean>>();
+    // The quiet watcher's ops: watchers that are gone (a new document) answer null.
+    same<Equal<PageResult<"quiet", { op: "install" }>, true>>();
+    same<Equal<PageResult<"quiet", { op: "late" }>, { changed: boolean } | null>>();
+    same<Equal<NonNullable<PageResult<"quiet", { op: "settle" }>>["settled"], true | undefined>>();
     same<Equal<PageResult<"upload", { op: "files" }>, { ok: true; count: number; names: string[] } | { ok: false; reason: "target_unavailable" }>>();
     same<Equal<PageResult<"edit", { op: "check" }>, { ok: true } | { ok: false; reason: "target_detached" | "focus_changed" } | { ok: false; reason: "document_replaced" }>>();
     // A step built by `step` carries its op, so a call's results are typed per step.
@@ -85,16 +89,9 @@ const HAND_TYPED = [
 ];
 
 /**
- * Casts of read-back and settle answers still left, per file (the pipeline hands an action its
- * read-back results untyped, and the quiet watcher's answers are not per-op typed yet). This list
- * may only shrink: a new cast anywhere fails the test, and so does one removed without lowering its count here.
+ * Hand-typed page answers still left, per file (inspect's page reads). This list may only shrink: a new cast anywhere fails the test, and so does one removed without lowering its count here.
  */
 const LEFT: Record<string, number> = {
-  "act/click.ts": 2,
-  "act/hover.ts": 1,
-  "act/keyboard.ts": 1,
-  "act/pipeline.ts": 1,
-  "act/watch.ts": 3,
   "handlers/inspect.ts": 1,
 };
 

@@ -1,6 +1,6 @@
 import type { CdpSession } from "../cdp/session.ts";
-import type { AnyOpResult, OpArg, OpResult } from "../page/ops.ts";
-import type { ElementFns, ElementOps, PageStep, WindowFns } from "../page/runtime.ts";
+import type { AnyOpResult, OpArg } from "../page/ops.ts";
+import type { ElementFns, PageOps, PageStep, WindowFns } from "../page/runtime.ts";
 import { BpError } from "../shared/errors.ts";
 import { callPage } from "./world.ts";
 
@@ -15,10 +15,10 @@ type Fns = ElementFns & WindowFns;
 export type PageFnName = keyof Fns;
 export type ElementFnName = keyof ElementFns;
 
-type OpFnName = keyof ElementOps;
+type OpFnName = keyof PageOps;
 
 export type PageArg<F extends PageFnName> = F extends OpFnName
-  ? OpArg<ElementOps[F]>
+  ? OpArg<PageOps[F]>
   : F extends ElementFnName
     ? Parameters<ElementFns[F]>[2]
     : F extends keyof WindowFns
@@ -26,7 +26,7 @@ export type PageArg<F extends PageFnName> = F extends OpFnName
       : never;
 
 /** What a step of `F` with argument `A` answers: for an ops function, the op `A` names (any op's answer when `A` names none). */
-export type PageResult<F extends PageFnName, A = PageArg<F>> = F extends OpFnName ? (A extends { op: infer K extends keyof ElementOps[F] } ? OpResult<ElementOps[F], K> : AnyOpResult<ElementOps[F]>) : Awaited<ReturnType<Fns[F]>>;
+export type PageResult<F extends PageFnName, A = PageArg<F>> = F extends OpFnName ? (A extends { op: infer K extends keyof PageOps[F] } ? (PageOps[F][K] extends { result: infer R } ? R : never) : AnyOpResult<PageOps[F]>) : Awaited<ReturnType<Fns[F]>>;
 
 /** One step of a page call, carrying the function it names (and its argument, so its op) in its type. */
 export interface Step<F extends PageFnName = PageFnName, A extends PageArg<F> = PageArg<F>> extends PageStep {
@@ -88,7 +88,7 @@ export interface Ran {
  * The answer of the step at `index` of a call that ran, typed by the function and op it names
  * once the step there is seen to name them (a wrong index is an internal error, not a wrong type).
  */
-export function stepResult<F extends OpFnName, K extends keyof ElementOps[F] & string>(ran: Ran, index: number, fn: F, op: K): PageResult<F, { op: K }> {
+export function stepResult<F extends OpFnName, K extends keyof PageOps[F] & string>(ran: Ran, index: number, fn: F, op: K): PageResult<F, { op: K }> {
   const s = ran.steps[index];
   const named = s?.arg && "op" in s.arg ? s.arg.op : undefined;
   if (s?.fn !== fn || named !== op || index >= ran.results.length) throw new BpError("internal_error", `No ${fn} ${op} step ran at ${index} of the page call.`);
@@ -99,7 +99,7 @@ export function stepResult<F extends OpFnName, K extends keyof ElementOps[F] & s
  * As stepResult for a step that may not have run (held back by `when`, or a call cut short by a
  * dialog or navigation): null or undefined then.
  */
-export function readResult<F extends OpFnName, K extends keyof ElementOps[F] & string>(ran: Ran, index: number, fn: F, op: K): PageResult<F, { op: K }> | null | undefined {
+export function readResult<F extends OpFnName, K extends keyof PageOps[F] & string>(ran: Ran, index: number, fn: F, op: K): PageResult<F, { op: K }> | null | undefined {
   const r = ran.results[index];
   if (r === undefined || r === null) return r;
   return stepResult(ran, index, fn, op);

@@ -30,6 +30,8 @@ import { pageRead } from "./read-script.ts";
 import { pageResolveRef } from "./resolve-script.ts";
 import { pageSearch } from "./search-script.ts";
 import { snapshotMain } from "./snapshot/main.ts";
+import type { SpecsOf } from "./ops.ts";
+import type { QuietOps } from "./quiet-ops.ts";
 import type { PageDocument, PageElement, PageWindow, RefRegistry, SnapshotOptions, SnapshotResult } from "./types.ts";
 
 /** The snapshot; with `ifMarked`, null unless this document's click-listener marks still hold (listener-mark.ts). */
@@ -87,12 +89,13 @@ export type WindowFns = typeof WINDOW;
  * The ops of the functions that answer per `op` (src/page/ops.ts), by call name: a step's
  * argument is one op's own and its result that op's, not the union of all of them.
  */
-export interface ElementOps {
-  act: typeof ACT_OPS;
-  drag: typeof DRAG_OPS;
-  edit: typeof EDIT_OPS;
-  select: typeof SELECT_OPS;
-  upload: typeof UPLOAD_OPS;
+export interface PageOps {
+  act: SpecsOf<typeof ACT_OPS>;
+  drag: SpecsOf<typeof DRAG_OPS>;
+  edit: SpecsOf<typeof EDIT_OPS>;
+  select: SpecsOf<typeof SELECT_OPS>;
+  upload: SpecsOf<typeof UPLOAD_OPS>;
+  quiet: QuietOps;
 }
 
 /** `ref` checks that the step's ref still resolves (its result: null, or why not) and stops the call if not. */

@@ -1,7 +1,7 @@
 /**
  * Page functions that answer per `op` (act, edit, select, upload, drag) keep their ops in a
  * table: each op is a function of its own, with its own argument and answer, so the broker
- * types a step by its function and op (src/broker/page-fns.ts reads these tables' types)
+ * types a step by its function and op (src/broker/page-fns.ts reads `PageOps`, dispatch.ts)
  * instead of taking the union of every op's answer.
  */
 import type { ActElement, ActWindow } from "./act-dom.ts";
@@ -10,17 +10,20 @@ import type { ActElement, ActWindow } from "./act-dom.ts";
 type Op = (win: ActWindow, el: ActElement | null, arg: never) => unknown;
 export type OpTable = Record<string, Op>;
 
+/** Per op: what it takes besides `op`, and what it answers (awaited: the runtime awaits every step). */
+export type OpSpecs = Record<string, { arg: object; result: unknown }>;
+
 /** What an op takes besides `op`; an op without an argument takes nothing else. */
 type OwnArg<H> = H extends (win: never, el: never, arg: infer A) => unknown ? (unknown extends A ? object : A) : object;
 
-/** A step's argument for an op table: one op's own argument, named by `op`. */
-export type OpArg<T extends OpTable> = { [K in keyof T & string]: { op: K } & OwnArg<T[K]> }[keyof T & string];
+/** An op table's ops, as the broker types them. */
+export type SpecsOf<T extends OpTable> = { [K in keyof T & string]: { arg: OwnArg<T[K]>; result: Awaited<ReturnType<T[K]>> } };
 
-/** What one op answers (awaited: the runtime awaits every step). */
-export type OpResult<T extends OpTable, K extends keyof T> = Awaited<ReturnType<T[K]>>;
+/** A step's argument: one op's own, named by `op`. */
+export type OpArg<S extends OpSpecs> = { [K in keyof S & string]: { op: K } & S[K]["arg"] }[keyof S & string];
 
 /** Any op's answer. */
-export type AnyOpResult<T extends OpTable> = { [K in keyof T]: OpResult<T, K> }[keyof T];
+export type AnyOpResult<S extends OpSpecs> = S[keyof S]["result"];
 
 type Loose = (win: ActWindow, el: ActElement | null, arg: object) => unknown;
 

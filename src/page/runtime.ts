@@ -8,7 +8,7 @@ import { PAGE_LIBRARY } from "./bundle.ts";
 
 import type { PageReply } from "./dispatch.ts";
 
-export type { ElementFns, ElementOps, PageCall, PageFn, PageObjectFn, PageReply, PageStep, WindowFns } from "./dispatch.ts";
+export type { ElementFns, PageCall, PageFn, PageObjectFn, PageOps, PageReply, PageStep, WindowFns } from "./dispatch.ts";
 
 function hash(text: string): string {
   let h = 2166136261;

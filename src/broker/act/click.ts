@@ -4,10 +4,10 @@ import type { CdpSession } from "../../cdp/session.ts";
 import type { ClickEvidence, EvidenceElement } from "../../protocol/evidence.ts";
 import { exactly, type ArgsOf } from "../context/handler.ts";
 import type { Selected } from "../context/tabs.ts";
-import { callFn } from "../page-fns.ts";
+import { callFn, readResult, stepResult } from "../page-fns.ts";
 import { clickStatus, pageEffects, stateEffects } from "./evidence.ts";
 import { defineAction } from "./pipeline.ts";
-import { checkProbe, dispatchClick, probeStep, type ElementState, type Probe } from "./pointer.ts";
+import { checkProbe, dispatchClick, probeStep, type Probe } from "./pointer.ts";
 
 interface Clicked {
   x: number;
@@ -27,7 +27,7 @@ export const click = defineAction<typeof command, ArgsOf<typeof command>, Clicke
   locate: (a) => (a.ref !== undefined ? { ref: a.ref, steps: [probeStep()] } : undefined),
   armQuiet: true,
   async dispatch({ sel, args, target, top, watch }) {
-    const probe = target ? checkProbe(target, target.results[0] as Probe) : undefined;
+    const probe = target ? checkProbe(target, stepResult(target, 0, "act", "probe")) : undefined;
     const [x, y] = probe ? [probe.x, probe.y] : parseXy(args.xy ?? "");
     // Say what is under the point, so a coordinate click is not a blind one.
     const hit = probe ? undefined : await pointTarget(sel, top, x, y);
@@ -37,9 +37,9 @@ export const click = defineAction<typeof command, ArgsOf<typeof command>, Clicke
     return { x, y, probe, hit };
   },
   readback: ({ args }) => (args.ref !== undefined ? [{ fn: "act", ref: args.ref, arg: { op: "state" } }] : []),
-  evidence({ target, watch }, { x, y, probe, hit }, [after]) {
+  evidence({ target, watch }, { x, y, probe, hit }, readback) {
     const before = probe?.state;
-    const afterState = after as ElementState | undefined;
+    const afterState = readResult(readback, 0, "act", "state") ?? undefined;
     const effects = [...stateEffects(before, afterState), ...pageEffects(watch.effects)];
     const verdict = target ? clickStatus(before?.kind, effects) : { status: effects.length > 0 ? ("verified" as const) : ("unavailable" as const), reason: "coordinate_target" };
     return exactly<ClickEvidence>()({

@@ -6,10 +6,10 @@ import type { DragEvidence, HoverEvidence } from "../../protocol/evidence.ts";
 import { exactly, type ArgsOf } from "../context/handler.ts";
 import { resolveRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { evidenceStatus, pageEffects, stateEffects } from "./evidence.ts";
-import { callFn, stepResult } from "../page-fns.ts";
+import { callFn, readResult, stepResult } from "../page-fns.ts";
 import { callInFrame, frameOfRef, locatedRef } from "./frame-call.ts";
 import { defineAction } from "./pipeline.ts";
-import { checkProbe, moveMouse, probeForPointer, probeStep, type ElementState, type Probe } from "./pointer.ts";
+import { checkProbe, moveMouse, probeForPointer, probeStep, type Probe } from "./pointer.ts";
 import type { ActionWatch } from "./watch.ts";
 
 /** `bp hover <ref>`: moves the pointer onto the element after the same probe a click gets. */
@@ -28,8 +28,9 @@ export const hover = defineAction<typeof hoverCommand, ArgsOf<typeof hoverComman
     { fn: "act", ref: args.ref, arg: { op: "state" } },
     { fn: "act", ref: args.ref, arg: { op: "hovered" } },
   ],
-  evidence({ watch }, probe, [after, hovered]) {
-    const effects = [...stateEffects(probe.state, after as ElementState | undefined), ...pageEffects(watch.effects)];
+  evidence({ watch }, probe, readback) {
+    const hovered = readResult(readback, 1, "act", "hovered");
+    const effects = [...stateEffects(probe.state, readResult(readback, 0, "act", "state") ?? undefined), ...pageEffects(watch.effects)];
     const verdict = hovered === true ? { status: "verified" as const } : evidenceStatus(effects);
     return exactly<HoverEvidence>()({ action: "hover", ...verdict, hovered: hovered === true, effects, target: probe.target, point: { x: Math.round(probe.x), y: Math.round(probe.y) } });
   },

@@ -119,8 +119,8 @@ export const press = defineAction<typeof pressCommand, ArgsOf<typeof pressComman
   },
   settled: (_run, p) => p.frame.frameId !== _run.watch.mainFrameId || p.frame.session !== _run.top,
   readback: (_run, p) => [{ fn: "edit", arg: { op: "state", token: p.token } }],
-  evidence({ watch }, p, [read]) {
-    const after = p.after ?? (read as FocusState | undefined);
+  evidence({ watch }, p, readback) {
+    const after = p.after ?? readResult(readback, 0, "edit", "state") ?? undefined;
     const { before, combo } = p;
     const effects = [...focusEffects(before, after), ...pageEffects(watch.effects)];
     return exactly<PressEvidence>()({

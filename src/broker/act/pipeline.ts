@@ -20,8 +20,9 @@ import { resolveRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import type { PreSteps } from "../observe/collect.ts";
 import { observeWith } from "../observe/snapshot.ts";
 import { callPage } from "../world.ts";
+import { readResult, type Ran } from "../page-fns.ts";
 import { replyFor, type ActionReply, type EvidenceLike } from "./result.ts";
-import { ActionWatch, DOM_QUIET_MAX_MS, type QuietPoll } from "./watch.ts";
+import { ActionWatch, DOM_QUIET_MAX_MS } from "./watch.ts";
 
 export interface ObserveArgs {
   limit: number;
@@ -74,8 +75,8 @@ export interface ActionDef<I, A, S = void, E extends EvidenceLike = EvidenceLike
   shape?(reply: ActionReply<E>, run: ActionRun<A>, sent: S): R;
   /** Page steps read back once the page is quiet, in the same call as the snapshot. */
   readback?(run: ActionRun<A>, sent: S): PageStep[];
-  /** The evidence, from what dispatch returned and the read-back results (empty after a navigation or dialog). */
-  evidence(run: ActionRun<A>, sent: S, readback: unknown[]): E;
+  /** The evidence, from what dispatch returned and the read-back steps with their results (none after a navigation or dialog; read them with readResult). */
+  evidence(run: ActionRun<A>, sent: S, readback: Ran): E;
 }
 
 /**
@@ -112,7 +113,7 @@ export async function runAction<I, A, S, E extends EvidenceLike, R>(ctx: CallCon
       const settled = typeof def.settled === "function" ? def.settled(run, sent) : def.settled === true;
       // Outside the queue (dialog answers), the observation still takes its turn on the tab.
       const inTurn = <T>(fn: () => Promise<T>): Promise<T> => (def.queue === false ? ctx.broker.exclusive(sel.rec.targetId, fn) : fn());
-      const out = await inTurn(() => (settled || def.watch === false ? reply(run, def.evidence(run, sent, []), opts) : settleAndReply(run, def, sent, opts)));
+      const out = await inTurn(() => (settled || def.watch === false ? reply(run, def.evidence(run, sent, { steps: [], results: [] }), opts) : settleAndReply(run, def, sent, opts)));
       if (!out.observed) return out.evidence;
       return def.shape ? def.shape(out.observed, run, sent) : out.observed;
     } finally {
@@ -184,7 +185,7 @@ async function settleAndReply<I, A, S, E extends EvidenceLike, R>(run: ActionRun
       results = steps.length ? ((await raceDialog(watch, callMain(run, steps)))?.results ?? []) : [];
     }
     if (watch.effects.dialog) break;
-    const poll = polling ? (results[0] as QuietPoll | null | undefined) : undefined;
+    const poll = polling ? readResult({ steps, results }, 0, "quiet", "settle") : undefined;
     if (polling && !poll) {
       // The watchers are gone (a new document, or a page call that failed): observe without them.
       ids = [];
@@ -204,7 +205,7 @@ async function settleAndReply<I, A, S, E extends EvidenceLike, R>(run: ActionRun
   watch.effects.mutations += mutations;
   await watch.finishFrameQuiet();
   watch.countDownloads();
-  const evidence = def.evidence(run, sent, watch.effects.navigation || watch.effects.dialog ? [] : readback);
+  const evidence = def.evidence(run, sent, { steps: readbackSteps, results: watch.effects.navigation || watch.effects.dialog ? [] : readback });
   if (!opts) return { evidence };
   return { observed: replyFor(ctx, sel, evidence, watch.effects, observation ?? undefined) };
 }

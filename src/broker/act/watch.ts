@@ -5,6 +5,7 @@ import { downloadByGuid, onDownloadChange } from "../net/downloads.ts";
 import { ensureNetwork } from "../network.ts";
 import type { TargetRecord } from "../targets.ts";
 import { callPage } from "../world.ts";
+import { callFn, readResult } from "../page-fns.ts";
 
 /**
  * DOM is "settled" (the page's settle step, src/page/act-settle.ts) SYNC_QUIET_MS and a
@@ -264,8 +265,8 @@ export class ActionWatch {
 
   private pollIn(session: CdpSession, frameId: string, ids: number[], finish: boolean, after: number): Promise<QuietPoll | null> {
     if (ids.length === 0) return Promise.resolve(null);
-    return callPage(session, frameId, [{ fn: "quiet", arg: { op: "poll", ids, finish, after } }]).then(
-      (r) => (r.results[0] as QuietPoll | null) ?? null,
+    return callFn({ session, frameId }, "quiet", { op: "poll", ids, finish, after }).then(
+      (r) => r ?? null,
       () => null,
     );
   }
@@ -324,7 +325,7 @@ export class ActionWatch {
       // The watcher stays when nothing changed: a request the page started may still bring the list.
       { fn: "quiet", arg: { op: "late", ids: [id], windowMs: window, linger: WATCH_LINGER_MS } },
     ];
-    const late = await Promise.race([callPage(frame.session, frame.frameId, steps).then((r) => r.results[1] as { changed?: boolean } | null, () => null), this.dialogOpened.then(() => null)]);
+    const late = await Promise.race([callPage(frame.session, frame.frameId, steps).then((r) => readResult({ steps, results: r.results }, 1, "quiet", "late"), () => null), this.dialogOpened.then(() => null)]);
     const changed = late?.changed === true || this.effects.requests > requests;
     if (changed) {
       if (frame.frameId === this.mainFrameId) this.quietIds.push(id);
@@ -348,7 +349,7 @@ export class ActionWatch {
     const later = also.map((st) => ({ ...st, when: { step: 0 } }));
     return callPage(session, frameId, [step, ...later]).then(
       (r) => {
-        const poll = (r.results[0] as QuietPoll | null) ?? null;
+        const poll = readResult({ steps: [step], results: r.results }, 0, "quiet", "settle") ?? null;
         return poll?.settled === true && later.length > 0 ? { poll, also: r.results.slice(1) } : { poll };
       },
       () => ({ poll: null }),

@@ -1,0 +1,20 @@
+/**
+ * The quiet watcher's ops (act-settle.ts `pageQuiet`), typed for the broker's steps like the
+ * op tables of src/page/ops.ts: what each op takes and answers, from the functions pageQuiet
+ * runs for it. An op on watchers that are gone (a new document) answers null.
+ */
+import type { install, reply } from "./act-quiet.ts";
+import type { late, settle } from "./act-settle.ts";
+
+interface Watchers {
+  ids: number[];
+  /** Disconnect the watchers once done. */
+  finish?: boolean;
+}
+
+export type QuietOps = {
+  install: { arg: { id: number }; result: ReturnType<typeof install> };
+  poll: { arg: Watchers & { after?: number }; result: ReturnType<typeof reply> | null };
+  settle: { arg: Watchers & { quietFor?: number; frames?: number; syncQuietFor?: number; max?: number; linger?: number }; result: Awaited<ReturnType<typeof settle>> | null };
+  late: { arg: Watchers & { windowMs: number; linger?: number }; result: Awaited<ReturnType<typeof late>> | null };
+};
