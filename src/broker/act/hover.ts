@@ -6,7 +6,7 @@ import type { DragEvidence, HoverEvidence } from "../../protocol/evidence.ts";
 import { exactly, type ArgsOf } from "../context/handler.ts";
 import { resolveRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { evidenceStatus, pageEffects, stateEffects } from "./evidence.ts";
-import { callFn, readResult, stepResult } from "../page-fns.ts";
+import { callFn, readResult, step, stepResult } from "../page-fns.ts";
 import { callInFrame, frameOfRef, locatedRef } from "./frame-call.ts";
 import { defineAction } from "./pipeline.ts";
 import { checkProbe, moveMouse, probeForPointer, probeStep, type Probe } from "./pointer.ts";
@@ -25,8 +25,8 @@ export const hover = defineAction<typeof hoverCommand, ArgsOf<typeof hoverComman
     return probe;
   },
   readback: ({ args }) => [
-    { fn: "act", ref: args.ref, arg: { op: "state" } },
-    { fn: "act", ref: args.ref, arg: { op: "hovered" } },
+    step("act", { op: "state" }, { ref: args.ref }),
+    step("act", { op: "hovered" }, { ref: args.ref }),
   ],
   evidence({ watch }, probe, readback) {
     const hovered = readResult(readback, 1, "act", "hovered");

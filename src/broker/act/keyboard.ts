@@ -118,7 +118,7 @@ export const press = defineAction<typeof pressCommand, ArgsOf<typeof pressComman
     return { combo, before, frame, token, after };
   },
   settled: (_run, p) => p.frame.frameId !== _run.watch.mainFrameId || p.frame.session !== _run.top,
-  readback: (_run, p) => [{ fn: "edit", arg: { op: "state", token: p.token } }],
+  readback: (_run, p) => [step("edit", { op: "state", token: p.token })],
   evidence({ watch }, p, readback) {
     const after = p.after ?? readResult(readback, 0, "edit", "state") ?? undefined;
     const { before, combo } = p;

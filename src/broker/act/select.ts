@@ -6,7 +6,7 @@ import { exactly, type ArgsOf, type ReplyOf } from "../context/handler.ts";
 import type { CallContext } from "../context/types.ts";
 import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { pageEffects, type EvidenceStatus } from "./evidence.ts";
-import { stepResult, type PageResult } from "../page-fns.ts";
+import { step, stepResult, type PageResult } from "../page-fns.ts";
 import { callInFrame, callOnSlot, frameOfRef, locatedRef, type FrameRef } from "./frame-call.ts";
 import { dispatchClick, probeForPointer } from "./pointer.ts";
 import { defineAction } from "./pipeline.ts";
@@ -30,7 +30,7 @@ function listingError(ref: number, l: Extract<Listing, { ok: false }>): BpError 
 export const dropdown = defineAction<typeof dropdownCommand, ArgsOf<typeof dropdownCommand>, Listing>(dropdownCommand, {
   watch: false,
   args: (a) => a,
-  locate: (a) => ({ ref: a.ref, steps: [{ fn: "select", arg: { op: "list" } }] }),
+  locate: (a) => ({ ref: a.ref, steps: [step("select", { op: "list" })] }),
   dispatch: async ({ target }) => stepResult(locatedRef(target), 0, "select", "list"),
   evidence({ ctx, args }, l) {
     const ref = args.ref;
@@ -72,7 +72,7 @@ export type SelectArgs = ArgsOf<typeof selectCommand>;
 export const selectOption = defineAction<typeof selectCommand, SelectArgs, SelectEvidence>(selectCommand, {
   args: (a) => a,
   observe: (a) => ({ limit: a.limit, full: a.full }),
-  locate: (a) => ({ ref: a.ref, steps: [{ fn: "select", arg: { op: "find", option: a.option, by: a.by, contains: a.contains } }] }),
+  locate: (a) => ({ ref: a.ref, steps: [step("select", { op: "find", option: a.option, by: a.by, contains: a.contains })] }),
   settled: true,
   evidence: (_run, sent) => sent,
   async dispatch({ ctx, args, top, watch, target }) {

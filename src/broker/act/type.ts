@@ -34,7 +34,7 @@ export const typeText = defineAction<typeof command, TypeArgs, TypeEvidence>(com
   observe: (a) => ({ limit: a.limit, full: a.full }),
   settled: true,
   evidence: (_run, sent) => sent,
-  locate: (a) => ({ ref: a.ref, steps: [{ fn: "edit", arg: { op: "prepare", token: a.token } }] }),
+  locate: (a) => ({ ref: a.ref, steps: [pageStep("edit", { op: "prepare", token: a.token })] }),
   async dispatch({ ctx, sel, args, top, watch, target }) {
     const resolved = locatedRef(target);
     const frame = frameOfRef(resolved);

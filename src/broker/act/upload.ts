@@ -8,7 +8,7 @@ import { staleRef } from "../observe/resolve-ref.ts";
 import { storeFor } from "../store/index.ts";
 import { pageObject } from "../world.ts";
 import { pageEffects, type EvidenceStatus } from "./evidence.ts";
-import { callFn, stepResult, type PageResult } from "../page-fns.ts";
+import { callFn, step, stepResult, type PageResult } from "../page-fns.ts";
 import { frameOfRef, locatedRef } from "./frame-call.ts";
 import { defineAction } from "./pipeline.ts";
 
@@ -40,7 +40,7 @@ export const upload = defineAction<typeof command, { ref: number; source: { path
   // The file is checked before anything else: a bad path loses nothing.
   args: (a, ctx) => ({ ref: a.ref, source: checkUploadSource(a.file, ctx.req.cwd), limit: a.limit, full: a.full }),
   observe: (a) => ({ limit: a.limit, full: a.full }),
-  locate: (a) => ({ ref: a.ref, steps: [{ fn: "upload", arg: { op: "find" } }] }),
+  locate: (a) => ({ ref: a.ref, steps: [step("upload", { op: "find" })] }),
   settled: true,
   evidence: (_run, sent) => sent,
   async dispatch({ ctx, args, watch, target }) {
