@@ -13,7 +13,7 @@
  */
 import type { CdpSession } from "../../cdp/session.ts";
 import { escapeLine, quote } from "../../page/format.ts";
-import type { FindResult, LocateResult } from "../../page/find-script.ts";
+import type { FindResult } from "../../page/find-script.ts";
 import { leanElement, leanMatch } from "../inspect/lean.ts";
 import { type Descend, mergeFind, mergeRead, mergeSearch } from "../inspect/merge.ts";
 import type { FramePlaceholder, MatchPlace } from "../../page/inspect/tree.ts";
@@ -24,7 +24,8 @@ import { BpError } from "../../shared/errors.ts";
 import { frameSessions } from "../observe/collect.ts";
 import { listFrames, rootForFrame } from "../observe/frame-list.ts";
 import type { TabObservation } from "../refs.ts";
-import { callPage, pageObject } from "../world.ts";
+import { pageObject } from "../world.ts";
+import { callFn, type PageArg, type PageResult } from "../page-fns.ts";
 import type { TargetRecord } from "../targets.ts";
 import { selectedTab } from "../context/tabs.ts";
 import * as commands from "../../protocol/commands-inspect.ts";
@@ -90,9 +91,9 @@ async function inTab<T>(ctx: CallContext, fn: (walk: Walk, root: Frame) => Promi
   });
 }
 
-async function run<T>(walk: Walk, frame: Frame, fn: "read" | "search" | "find", input: Record<string, unknown>): Promise<T | InspectError> {
+async function run<F extends "read" | "search" | "find">(walk: Walk, frame: Frame, fn: F, input: PageArg<F>): Promise<PageResult<F>> {
   const timeoutMs = Math.max(1, walk.ctx.deadline - Date.now());
-  const value = (await callPage(frame.session, frame.frameId, [{ fn, arg: input }], { timeoutMs })).results[0] as T | InspectError;
+  const value = await callFn(frame, fn, input, {}, { timeoutMs });
   if (value === null || typeof value !== "object") throw new BpError("internal_error", "The page script returned nothing.");
   return value;
 }
@@ -133,7 +134,7 @@ function descender<T extends object>(walk: Walk, parent: Frame, inFrame: (frame:
 }
 
 async function readIn(walk: Walk, frame: Frame, input: { limit: number; selector?: string; whole?: boolean }): Promise<ReadResult | InspectError> {
-  const r = await run<ReadResult>(walk, frame, "read", input);
+  const r = await run(walk, frame, "read", input);
   if ("error" in r) return r;
   return mergeRead(r, input.limit, descender(walk, frame, (f, limit) => readIn(walk, f, { limit, whole: true })));
 }
@@ -141,7 +142,7 @@ async function readIn(walk: Walk, frame: Frame, input: { limit: number; selector
 interface SearchInput { query: string; limit: number; caseSensitive: boolean; wholeWord: boolean; selector?: string }
 
 async function searchIn(walk: Walk, frame: Frame, input: SearchInput): Promise<SearchResult | InspectError> {
-  const r = await run<SearchResult>(walk, frame, "search", { ...input });
+  const r = await run(walk, frame, "search", { ...input });
   if ("error" in r) return r;
   const vp = (walk.viewport ??= r.viewport);
   for (const m of r.matches) {
@@ -165,8 +166,10 @@ async function searchIn(walk: Walk, frame: Frame, input: SearchInput): Promise<S
 interface FindInput { selector: string; limit: number; attributes: string[]; shadow: boolean }
 
 async function findIn(walk: Walk, frame: Frame, input: FindInput): Promise<FindResult | InspectError> {
-  const r = await run<FindResult>(walk, frame, "find", { ...input });
+  const r = await run(walk, frame, "find", { ...input });
   if ("error" in r) return r;
+  // `find` answers a locate result only when asked for one (mode "locate").
+  if (!("elements" in r)) throw new BpError("internal_error", "The page's find answered without elements.");
   for (const e of r.elements) {
     e.x += Math.round(frame.offset.x);
     e.y += Math.round(frame.offset.y);
@@ -309,8 +312,9 @@ const find = defineHandler(commands.find)({
 const locate = defineHandler(commands.locate)({
   async run(ctx, args) {
     const selector = args.selector;
-    const { value } = await inTab(ctx, async (walk, root) => ({ r: await run<LocateResult>(walk, root, "find", { selector, mode: "locate" }), offset: root.offset }));
+    const { value } = await inTab(ctx, async (walk, root) => ({ r: await run(walk, root, "find", { selector, mode: "locate" }), offset: root.offset }));
     const r = check(value.r, selector);
+    if ("elements" in r) throw new BpError("internal_error", "The page's locate answered a find result.");
     const ox = Math.round(value.offset.x);
     const oy = Math.round(value.offset.y);
     const out: ReplyOf<typeof commands.locate.result> = { x: r.x + ox, y: r.y + oy, top: r.top + oy, left: r.left + ox, width: r.width, height: r.height };
