@@ -126,7 +126,7 @@ export interface PageReply {
 export interface Runtime {
   run(call: PageCall): Promise<PageReply>;
   /** `run`, answered as JSON text (what the broker's calls return; see runtime.ts). */
-  text(call: PageCall): Promise<string>;
+  text(call: PageCall): string | Promise<string>;
   object(fn: PageObjectFn, arg: unknown): unknown;
   markListened(els: PageElement[]): number;
 }
@@ -155,36 +155,55 @@ export function install(win: ActWindow, key: symbol): Runtime {
     if (step.slot) return slotElement(win, step.slot);
     return null;
   };
+  /** This document's token, renewed when the window holds another document than before. */
+  const currentToken = (): string => {
+    if (doc !== win.document) {
+      doc = win.document;
+      docToken = token();
+    }
+    return docToken;
+  };
+  /** One page function's step (not `ref`, not held back): its result or the promise of it. */
+  const callStep = (st: PageStep): unknown => {
+    const fn = st.fn;
+    const arg = st.arg || {};
+    if (has(ELEMENT, fn)) return (ELEMENT[fn] as Loose)(win, element(st), arg);
+    if (has(WINDOW, fn)) return (WINDOW[fn] as Loose)(win, arg);
+    throw new Error(`no page function ${String(fn)}`);
+  };
   const rt: Runtime = {
     async run(call) {
-      if (doc !== win.document) {
-        doc = win.document;
-        docToken = token();
-      }
-      if (call.doc && call.doc !== docToken) return { doc: docToken, otherDocument: true, results: [] };
+      const tok = currentToken();
+      if (call.doc && call.doc !== tok) return { doc: tok, otherDocument: true, results: [] };
       const out: unknown[] = [];
       for (const st of call.steps) {
-        const arg = st.arg || {};
         if (st.when && !settled(out[st.when.step])) {
           out.push(null);
           continue;
         }
-        const fn = st.fn;
-        if (fn === "ref") {
+        if (st.fn === "ref") {
           // Resolves the step's ref; when it is gone, no later step runs.
           const why = pageResolveRef(win, Number(st.ref)).reason;
           out.push(why);
           if (why) break;
           continue;
         }
-        if (has(ELEMENT, fn)) out.push(await (ELEMENT[fn] as Loose)(win, element(st), arg));
-        else if (has(WINDOW, fn)) out.push(await (WINDOW[fn] as Loose)(win, arg));
-        else throw new Error(`no page function ${String(fn)}`);
+        out.push(await callStep(st));
       }
       return { doc: docToken, results: out };
     },
-    async text(call) {
-      return JSON.stringify(await rt.run(call));
+    text(call) {
+      // A call of one step whose function answers at once (a snapshot) answers at once too: no
+      // promise for Chromium to wait on. Longer calls keep run's turn between steps.
+      const only = call.steps.length === 1 ? call.steps[0] : undefined;
+      if (only && only.fn !== "ref" && !only.when) {
+        const tok = currentToken();
+        if (call.doc && call.doc !== tok) return JSON.stringify({ doc: tok, otherDocument: true, results: [] });
+        const r = callStep(only);
+        if (!(r instanceof Promise)) return JSON.stringify({ doc: tok, results: [r] });
+        return r.then((v) => JSON.stringify({ doc: docToken, results: [v] }));
+      }
+      return rt.run(call).then((reply) => JSON.stringify(reply));
     },
     object(fn, arg) {
       if (!has(OBJECTS, fn)) throw new Error(`no page function ${String(fn)}`);

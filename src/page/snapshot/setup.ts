@@ -26,7 +26,7 @@ export function createRun(win: PageWindow, o: SnapshotOptions, started: number):
     }
   }
   const FIND = typeof o.find === "string" ? o.find.slice(0, 200).toLowerCase() : "";
-  const T = snapshotTables();
+  const T = (tables ??= snapshotTables());
   const NO_ATTRS: Attrs = Object.freeze(Object.create(null)) as Attrs;
   const NOCLIP: Clip = { l: -Infinity, t: -Infinity, r: Infinity, b: Infinity };
   const ZBOX: Box = { x: 0, y: 0, w: 0, h: 0 };
@@ -89,6 +89,9 @@ export function createRun(win: PageWindow, o: SnapshotOptions, started: number):
     sD: [],
   };
 }
+
+/** Built on the first snapshot of a world, then shared: read-only, and the regexps keep no state (no g flag). */
+let tables: Tables | undefined;
 
 export function snapshotTables(): Tables {
   return {
