@@ -39,7 +39,7 @@ export const click = defineCommand({
   summary: "Click a ref (checked first: visible, enabled, not covered) or --xy",
   positionals: ["ref"],
   aliases: { l: "limit" },
-  args: v.pipe(
+  args: () => v.pipe(
     v.object({
       ref: v.optional(refArg("Element ref from the latest snapshot")),
       xy: optText("Viewport CSS px 'x,y' instead of a ref"),
@@ -60,7 +60,7 @@ export const dialogs = defineCommand({
   name: "dialogs",
   group: "Actions",
   summary: "Pending JavaScript dialogs (never answered for you)",
-  args: v.object({}),
+  args: () => v.object({}),
   result: () => ok({
     dialogs: v.array(
       v.object({ id: v.string(), tab: v.string(), type: v.string(), message: v.string(), defaultPrompt: v.optional(v.pipe(v.string(), v.description("A prompt's default text (absent: none)"))), url: v.string(), openedAt: v.string() }),
@@ -75,7 +75,7 @@ export const dialog = defineCommand({
   group: "Actions",
   summary: "Answer a dialog: --accept or --dismiss (--prompt text)",
   positionals: ["id"],
-  args: v.pipe(
+  args: () => v.pipe(
     v.object({
       id: v.pipe(v.string(), v.regex(/^d[1-9][0-9]{0,8}$/, "Dialog ids look like d1"), v.description("Dialog id from 'bp dialogs'")),
       accept: flag("Accept (OK)"),
@@ -103,7 +103,7 @@ export const type = defineCommand({
   positionals: ["ref", "text"],
   stdinArg: "text",
   aliases: { c: "clear", s: "submit", l: "limit" },
-  args: v.object({
+  args: () => v.object({
     ref: refArg("Element ref of a textbox or editable element"),
     text: text("Text to type; omit it to read stdin, which keeps secrets out of the process list"),
     clear: flag("Select all and delete before typing"),
@@ -123,7 +123,7 @@ export const keyboard = defineCommand({
   positionals: ["text"],
   stdinArg: "text",
   aliases: { c: "clear", s: "submit", d: "delay", l: "limit" },
-  args: v.object({
+  args: () => v.object({
     text: text("Text to type key by key; omit it to read stdin"),
     clear: flag("Select all (Control/Meta+A) and delete first"),
     submit: flag("Press Enter afterwards"),
@@ -142,7 +142,7 @@ export const press = defineCommand({
   summary: "Press a key or chord (Enter, Control+a)",
   positionals: ["key"],
   aliases: { l: "limit" },
-  args: v.object({ key: text("Key, optionally with modifiers joined by + (Control/Ctrl, Shift, Alt, Meta/Cmd)"), ...observing }),
+  args: () => v.object({ key: text("Key, optionally with modifiers joined by + (Control/Ctrl, Shift, Alt, Meta/Cmd)"), ...observing }),
   result: () => actionResult(evidenceSchemas().press),
   example: "bp press Control+a",
   runs: "broker",
@@ -155,7 +155,7 @@ export const scroll = defineCommand({
   summary: "Scroll: a direction, --to or --to-text",
   positionals: ["direction"],
   aliases: { l: "limit" },
-  args: v.pipe(
+  args: () => v.pipe(
     v.object({
       direction: v.optional(v.pipe(v.picklist(["up", "down", "left", "right"]), v.description("Direction to scroll"))),
       amount: v.optional(v.pipe(v.number(), v.minValue(0.01), v.maxValue(100_000), v.description("How far (default 1 viewport, or 300 with --unit pixels)"))),
@@ -184,26 +184,27 @@ export const scroll = defineCommand({
 });
 
 /** Lean: the value only when it is not the label; selected and disabled only when true. */
-const option = v.object({
-  index: v.pipe(v.number(), v.description("For 'bp select --by index'")),
-  label: v.string(),
-  value: v.optional(v.pipe(v.string(), v.description("Absent: the same as the label"))),
-  selected: v.optional(v.literal(true)),
-  disabled: v.optional(v.literal(true)),
-});
+const option = () =>
+  v.object({
+    index: v.pipe(v.number(), v.description("For 'bp select --by index'")),
+    label: v.string(),
+    value: v.optional(v.pipe(v.string(), v.description("Absent: the same as the label"))),
+    selected: v.optional(v.literal(true)),
+    disabled: v.optional(v.literal(true)),
+  });
 
 export const dropdown = defineCommand({
   name: "dropdown",
   group: "Actions",
   summary: "List a dropdown's options",
   positionals: ["ref"],
-  args: v.object({ ref: refArg("Element ref of a select, listbox or combobox") }),
+  args: () => v.object({ ref: refArg("Element ref of a select, listbox or combobox") }),
   result: () => ok({
     kind: v.picklist(["native", "aria"]),
     expanded: v.optional(v.literal(true)),
     multiple: v.optional(v.literal(true)),
     requiresOpen: v.optional(v.pipe(v.literal(true), v.description("The options appear only when the list is opened"))),
-    options: v.array(option),
+    options: v.array(option()),
     truncated: v.optional(v.literal(true)),
     hint: v.optional(v.string()),
   }),
@@ -217,7 +218,7 @@ export const select = defineCommand({
   summary: "Choose a dropdown option",
   positionals: ["ref", "option"],
   aliases: { l: "limit" },
-  args: v.pipe(
+  args: () => v.pipe(
     v.object({
       ref: refArg("Element ref of a select, listbox or combobox"),
       option: text("Option label (exact, case-insensitive), value, or index from 'bp dropdown'"),
@@ -240,7 +241,7 @@ export const upload = defineCommand({
   positionals: ["ref", "file"],
   localPaths: ["file"],
   aliases: { l: "limit" },
-  args: v.object({ ref: refArg("Element ref of a file input (or its label or drop zone)"), file: text("Path of the file to upload"), ...observing }),
+  args: () => v.object({ ref: refArg("Element ref of a file input (or its label or drop zone)"), file: text("Path of the file to upload"), ...observing }),
   result: () => actionResult(evidenceSchemas().upload),
   example: "bp upload 9 ./resume.pdf",
   runs: "broker",
@@ -253,7 +254,7 @@ export const hover = defineCommand({
   summary: "Move the pointer onto a ref",
   positionals: ["ref"],
   aliases: { l: "limit" },
-  args: v.object({ ref: refArg("Element ref to hover"), ...observing }),
+  args: () => v.object({ ref: refArg("Element ref to hover"), ...observing }),
   result: () => actionResult(evidenceSchemas().hover),
   example: "bp hover 5",
   runs: "broker",
@@ -266,7 +267,7 @@ export const drag = defineCommand({
   summary: "Drag a ref onto another",
   positionals: ["from", "to"],
   aliases: { l: "limit" },
-  args: v.object({ from: refArg("Element ref to drag"), to: refArg("Element ref to drop onto"), ...observing }),
+  args: () => v.object({ from: refArg("Element ref to drag"), to: refArg("Element ref to drop onto"), ...observing }),
   result: () => actionResult(evidenceSchemas().drag),
   example: "bp drag 3 8",
   runs: "broker",

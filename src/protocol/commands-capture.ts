@@ -21,7 +21,7 @@ export const screenshot = defineCommand({
   summary: "PNG of the selected tab; --annotate draws numbered boxes for the latest snapshot's refs",
   positionals: ["file"],
   aliases: { f: "full" },
-  args: v.pipe(
+  args: () => v.pipe(
     v.object({
       file: fileArg("PNG (default screenshot-<UTC time>.png)"),
       force: forceArg,
@@ -63,7 +63,7 @@ export const pdf = defineCommand({
   group: "Files",
   summary: "Print the selected tab to PDF (a headed Chrome may refuse; headless always can)",
   positionals: ["file"],
-  args: v.object({
+  args: () => v.object({
     file: fileArg("PDF (default page-<UTC time>.pdf)"),
     force: forceArg,
     landscape: flag("Landscape paper orientation"),

@@ -10,7 +10,7 @@ export const browsers = defineCommand({
   group: "Connection",
   summary: "Installed Chromium-family browsers and their debugging state (passive)",
   aliases: { b: "browser" },
-  args: v.object({ browser: optText("Filter by id, product or channel") }),
+  args: () => v.object({ browser: optText("Filter by id, product or channel") }),
   result: () => okPlain({ browsers: v.array(browserCandidateSchema) }),
   example: "bp browsers --browser chrome",
   runs: "local",
@@ -21,7 +21,7 @@ export const connect = defineCommand({
   group: "Connection",
   summary: "Connect to a running browser with remote debugging on (the only command that may show Chrome's Allow dialog)",
   aliases: { b: "browser" },
-  args: v.pipe(
+  args: () => v.pipe(
     v.object({
       browser: optText("Browser id or name from 'bp browsers'"),
       "cdp-url": optText("Browser-level ws:// or wss:// endpoint of a remote browser; headers as a JSON object on stdin"),
@@ -43,7 +43,7 @@ export const launch = defineCommand({
   name: "launch",
   group: "Connection",
   summary: "Start a Browser Pilot-owned Chromium (own profile), then connect",
-  args: v.object({
+  args: () => v.object({
     headless: flag("Run without a window (default when there is no display)"),
     executable: optText("Path of the Chromium-family executable to start"),
     profile: v.optional(
@@ -64,7 +64,7 @@ export const disconnect = defineCommand({
   name: "disconnect",
   group: "Connection",
   summary: "Release this agent (closes its managed tabs); stops the broker when no one else uses it",
-  args: v.object({}),
+  args: () => v.object({}),
   result: () => ok({
     closedTabs: v.optional(v.pipe(v.number(), v.description("Managed tabs closed (absent: none)"))),
     brokerStopped: v.optional(v.literal(true)),

@@ -12,7 +12,7 @@ export const evaluate = defineCommand({
   summary: "Evaluate JavaScript in the selected tab (escape hatch; expression or stdin)",
   positionals: ["expression"],
   stdinArg: "expression",
-  args: v.object({ expression: v.pipe(v.string(), v.minLength(1, "Expression is empty"), v.description("JavaScript expression; awaited if it returns a promise")) }),
+  args: () => v.object({ expression: v.pipe(v.string(), v.minLength(1, "Expression is empty"), v.description("JavaScript expression; awaited if it returns a promise")) }),
   result: () => ok({
     value: v.optional(v.unknown()),
     type: v.optional(v.string()),

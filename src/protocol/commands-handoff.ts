@@ -36,7 +36,7 @@ export const handoff = defineCommand({
   name: "handoff",
   group: "Waiting and recovery",
   summary: "Hand the selected tab to a person (login, CAPTCHA, 2FA); agents get human_control until handback",
-  args: v.object({
+  args: () => v.object({
     tab: tabOpt("Tab id (default: selected tab)"),
     message: optText("What the person should do (shown in status and the viewer)"),
     "lease-seconds": leaseArg,
@@ -58,7 +58,7 @@ export const handback = defineCommand({
   name: "handback",
   group: "Waiting and recovery",
   summary: "Give a handed-off tab back to the agent (from the agent or the person's shell)",
-  args: v.object({ tab: tabOpt("Tab id (default: the one tab under human control)") }),
+  args: () => v.object({ tab: tabOpt("Tab id (default: the one tab under human control)") }),
   result: () => ok({ tab: v.pipe(v.string(), v.description("The tab now back under automation")), handbacks: v.optional(v.array(handbackNoticeSchema)) }),
   example: "bp handback",
   runs: "broker",
@@ -68,7 +68,7 @@ export const view = defineCommand({
   name: "view",
   group: "Waiting and recovery",
   summary: "One-time link to a live view of the tab (loopback; for headless or remote browsers)",
-  args: v.object({ tab: tabOpt("Tab id (default: selected tab, else the one under human control)") }),
+  args: () => v.object({ tab: tabOpt("Tab id (default: selected tab, else the one under human control)") }),
   result: () => ok({
     tab: v.string(),
     url: v.pipe(v.string(), v.description("Opens once; a secret: give it only to the person")),

@@ -42,7 +42,7 @@ export const read = defineCommand({
   summary: "Readable text of the page (nav, footer and hidden text stripped)",
   positionals: ["selector"],
   aliases: { l: "limit" },
-  args: v.object({
+  args: () => v.object({
     selector: v.optional(selectorText("CSS selector of the part to read (default main, article, [role=main], body)")),
     limit: limitArg(3000, 100_000, "characters"),
   }),
@@ -65,7 +65,7 @@ export const search = defineCommand({
   positionals: ["query"],
   variadic: true,
   aliases: { l: "limit" },
-  args: v.object({
+  args: () => v.object({
     query: v.pipe(v.string(), v.check((s) => s.trim().length > 0, "Query is empty"), v.maxLength(500, "Query is longer than 500 characters"), v.description("Text to find; whitespace runs match any whitespace")),
     selector: v.optional(selectorText("Only search inside elements matching this CSS selector")),
     "case-sensitive": flag("Match case exactly"),
@@ -98,7 +98,7 @@ export const find = defineCommand({
   summary: "Elements matching CSS, with role, name, state, box and ref",
   positionals: ["selector"],
   aliases: { l: "limit" },
-  args: v.object({
+  args: () => v.object({
     selector: selectorText("CSS selector"),
     limit: limitArg(20, 200),
     attributes: attributesArg,
@@ -130,7 +130,7 @@ export const locate = defineCommand({
   group: "Observation",
   summary: "Scroll the first CSS match into view; its centre and box",
   positionals: ["selector"],
-  args: v.object({ selector: selectorText("CSS selector") }),
+  args: () => v.object({ selector: selectorText("CSS selector") }),
   result: () => ok({
     x: v.pipe(v.number(), v.description("Centre x in viewport CSS px")),
     y: v.pipe(v.number(), v.description("Centre y in viewport CSS px")),

@@ -19,7 +19,7 @@ export const cookies = defineCommand({
   summary: "Cookies of the tab or a domain (HttpOnly too); values only with --values",
   positionals: ["domain"],
   aliases: { l: "limit" },
-  args: v.object({
+  args: () => v.object({
     domain: optText("Domain whose cookies to list (its subdomains' too); default the selected tab's URL"),
     values: flag("Include cookie values (secrets; each cut at 4096 characters)"),
     limit: limitArg(50, 1000, "cookies"),
@@ -50,7 +50,7 @@ export const auth = defineCommand({
   group: "Network",
   summary: "HTTP auth credentials (password on stdin); --clear removes them",
   positionals: ["user"],
-  args: v.pipe(
+  args: () => v.pipe(
     v.object({
       user: v.optional(v.pipe(v.string(), v.minLength(1, "User name is empty"), v.maxLength(1024, "User name is too long"), v.description("User name for HTTP authentication"))),
       "password-stdin": flag("Read the password from stdin (never give it as an argument)"),
@@ -102,7 +102,7 @@ export const net = defineCommand({
   group: "Network",
   summary: "This agent's request journal; filter by --url, --method, --status, --type",
   aliases: { l: "limit" },
-  args: v.object({
+  args: () => v.object({
     limit: limitArg(20, 1000, "requests"),
     url: optText("URL pattern ('*' wildcards, else substring)"),
     method: optText("HTTP method, e.g. POST"),
@@ -127,7 +127,7 @@ export const netShow = defineCommand({
   summary: "A request's headers and body; --save writes the body to a file",
   positionals: ["id"],
   aliases: { l: "limit" },
-  args: v.object({
+  args: () => v.object({
     id: v.pipe(v.number(), v.integer(), v.minValue(1), v.description("Request id from 'bp net'")),
     save: optText("Write the response body's bytes to this file (relative names resolve in BROWSER_PILOT_OUTPUT_DIR if set)"),
     force: forceArg,
@@ -153,7 +153,7 @@ export const netBlock = defineCommand({
   group: "Network",
   summary: "Fail matching requests (BlockedByClient)",
   positionals: ["pattern"],
-  args: v.object({ pattern }),
+  args: () => v.object({ pattern }),
   result: ruleResult,
   example: "bp net block '*://*/ads/*'",
   runs: "broker",
@@ -166,7 +166,7 @@ export const netMock = defineCommand({
   summary: "Answer requests locally (--body, --file, --status, --header)",
   positionals: ["pattern"],
   localPaths: ["file"],
-  args: v.pipe(
+  args: () => v.pipe(
     v.object({
       pattern,
       body: optText("Response body text"),
@@ -188,7 +188,7 @@ export const netHeaders = defineCommand({
   summary: "Set request headers (\"Name: value\"…, or --stdin)",
   positionals: ["pattern", "headers"],
   variadic: true,
-  args: v.pipe(
+  args: () => v.pipe(
     v.object({
       pattern,
       headers: optText("One or more 'Name: value' arguments"),
@@ -206,7 +206,7 @@ export const netRules = defineCommand({
   name: "net rules",
   group: "Network",
   summary: "This agent's network rules (in the order they apply)",
-  args: v.object({}),
+  args: () => v.object({}),
   result: () => ok({ rules: v.array(v.record(v.string(), v.unknown())), intercepting: v.optional(v.number()) }),
   example: "bp net rules",
   runs: "broker",
@@ -217,7 +217,7 @@ export const netRemove = defineCommand({
   group: "Network",
   summary: "Remove a rule, or --all",
   positionals: ["id"],
-  args: v.pipe(
+  args: () => v.pipe(
     v.object({ id: optText("Rule id from 'bp net rules'"), all: flag("Remove every rule of this agent") }),
     rule("id", "Give a rule id or --all.", (a) => (a.id === undefined) === !a.all),
   ),
@@ -231,7 +231,7 @@ export const netClear = defineCommand({
   name: "net clear",
   group: "Network",
   summary: "Empty the request journal (rules stay)",
-  args: v.object({}),
+  args: () => v.object({}),
   result: () => ok({ cleared: v.number() }),
   example: "bp net clear",
   runs: "broker",
@@ -242,7 +242,7 @@ export const downloads = defineCommand({
   name: "downloads",
   group: "Files",
   summary: "Downloads from this agent's tabs (newest first)",
-  args: v.object({}),
+  args: () => v.object({}),
   result: () => ok({ downloads: v.array(downloadItem()) }),
   example: "bp downloads",
   runs: "broker",
@@ -253,7 +253,7 @@ export const download = defineCommand({
   group: "Files",
   summary: "Copy a finished download (Chrome's file is never touched)",
   positionals: ["id", "file"],
-  args: v.object({
+  args: () => v.object({
     id: text("Download id from 'bp downloads' (dl1, …; a bare 1 means dl1)"),
     file: optText("Output file (default: the download's own name in BROWSER_PILOT_OUTPUT_DIR or the working directory)"),
     force: forceArg,

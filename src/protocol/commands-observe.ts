@@ -7,7 +7,7 @@ export const snapshot = defineCommand({
   group: "Observation",
   summary: "Interactive elements with numbered refs (stable within a document)",
   aliases: { l: "limit", d: "diff" },
-  args: v.object({
+  args: () => v.object({
     limit: limitArg(50, 10_000),
     diff: flag("Only what changed since this agent's previous snapshot of the same document"),
     expand: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.description("List a window around this ref of a folded run"))),
@@ -27,7 +27,7 @@ export const frame = defineCommand({
   group: "Observation",
   summary: "List frames, or scope later commands to frame <index> (0 = top)",
   positionals: ["index"],
-  args: v.object({
+  args: () => v.object({
     index: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10_000), v.description("Frame index from 'bp frame'"))),
   }),
   result: () => ok({

@@ -7,7 +7,7 @@ export const schema = defineCommand({
   summary: "JSON Schema of a command's arguments and result",
   positionals: ["command"],
   variadic: true,
-  args: v.object({ command: text("Command name, e.g. 'open' or 'tab release'") }),
+  args: () => v.object({ command: text("Command name, e.g. 'open' or 'tab release'") }),
   result: () => okPlain({ command: v.string(), args: v.record(v.string(), v.unknown()), result: v.record(v.string(), v.unknown()) }),
   example: "bp schema open",
   runs: "local",

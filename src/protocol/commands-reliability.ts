@@ -45,7 +45,7 @@ export const commands = defineCommand({
   group: "Waiting and recovery",
   summary: "Recent browser commands of this agent and their status",
   aliases: { l: "limit" },
-  args: v.object({
+  args: () => v.object({
     limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100), v.description("Max commands (default 20, max 100)")), 20),
     status: v.optional(
       v.pipe(
@@ -65,7 +65,7 @@ export const command = defineCommand({
   group: "Waiting and recovery",
   summary: "One command's record, result or error",
   positionals: ["id"],
-  args: v.object({ id: commandIdArg }),
+  args: () => v.object({ id: commandIdArg }),
   result: commandResult,
   example: "bp command c1a2b3c4d5e6f",
   runs: "broker",
@@ -76,7 +76,7 @@ export const cancel = defineCommand({
   group: "Waiting and recovery",
   summary: "Cancel a command (sure before dispatch, best effort after)",
   positionals: ["id"],
-  args: v.object({ id: commandIdArg }),
+  args: () => v.object({ id: commandIdArg }),
   result: commandResult,
   example: "bp cancel c1a2b3c4d5e6f",
   runs: "broker",
@@ -88,7 +88,7 @@ export const wait = defineCommand({
   name: "wait",
   group: "Waiting and recovery",
   summary: "Wait for url/text/selector/dialog/popup/download/network-idle (one flag)",
-  args: v.pipe(
+  args: () => v.pipe(
     v.object({
       url: optText("Selected tab's URL matches: wildcard '*' over the full URL, else substring (case-insensitive)"),
       text: optText("Text appears in the selected tab (case-insensitive)"),

@@ -7,7 +7,7 @@ export const status = defineCommand({
   name: "status",
   group: "Connection",
   summary: "Passive state: broker, browser, this agent's tab; starts nothing",
-  args: v.object({}),
+  args: () => v.object({}),
   result: () => okPlain({
     service: v.object({ state: v.picklist(["running", "stopped", "unresponsive", "incompatible"]), version: v.string(), target: v.string() }),
     browser: v.union([connectedBrowserSchema, v.object({ state: v.literal("disconnected") })]),
