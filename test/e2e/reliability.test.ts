@@ -146,11 +146,16 @@ describe("records: bp commands, bp command, bp cancel", () => {
     expect(typeof second.deadlineAt).toBe("string");
     const cancelled = await env.run(["cancel", second.id], { key: A });
     expect(cancelled.json).toMatchObject({ ok: true, command: { id: second.id, status: "cancelled" }, error: { code: "command_cancelled" } });
+    // Lean: the stored error does not name the command its record stands next to.
+    expect(cancelled.json.error).not.toHaveProperty("context");
     expect((await queued.result()).json).toMatchObject({ ok: false, code: "command_cancelled" });
     const best = await env.run(["cancel", first.id], { key: A });
     expect(best.json).toMatchObject({ ok: true, command: { id: first.id, cancellationRequested: true } });
-    expect((await long.result()).json).toMatchObject({ ok: false, code: "unknown_outcome" });
-    expect((await env.run(["command", first.id], { key: A })).json).toMatchObject({ command: { status: "unknown_outcome", cancellationRequested: true } });
+    // The reply on its own names its command and the cancellation; the record's copy leaves that to the record.
+    expect((await long.result()).json).toMatchObject({ ok: false, code: "unknown_outcome", context: { commandId: first.id, cancellationRequested: true } });
+    const record = (await env.run(["command", first.id], { key: A })).json;
+    expect(record).toMatchObject({ command: { status: "unknown_outcome", cancellationRequested: true }, error: { code: "unknown_outcome", context: { cause: expect.any(String) } } });
+    expect(Object.keys((record.error as { context: object }).context)).toEqual(["cause"]);
     expect((await env.run(["eval", "typeof window.m"], { key: A })).json.value).toBe("undefined");
     expect((await env.run(["cancel", first.id], { key: A })).json).toMatchObject({ ok: false, code: "invalid_argument" });
   });

@@ -1,11 +1,13 @@
 import * as v from "valibot";
 import { invalidArgument } from "../../shared/errors.ts";
-import { isTerminal, publicCommand, type CommandRecord } from "../commands/store.ts";
+import { isTerminal, publicCommand, type CommandRecord, type PublicCommand } from "../commands/store.ts";
 import { runWait, type WaitCondition } from "../observe/wait.ts";
 import * as commands from "../../protocol/commands-reliability.ts";
 import { COMMAND_STATUSES } from "../../protocol/commands-reliability.ts";
 import { defineHandler, type ArgsOf, type ReplyOf } from "../context/handler.ts";
 import type { CallContext, Handler } from "../context/types.ts";
+
+type StoredError = v.InferOutput<typeof commands.storedErrorSchema>;
 
 /** Unknown and other keys' ids get the same answer, so existence never leaks. */
 function ownRecord(ctx: CallContext, id: string): CommandRecord {
@@ -21,7 +23,7 @@ function describe(ctx: CallContext, rec: CommandRecord): ReplyOf<typeof commands
   if (reply) {
     const { ok, ...rest } = reply;
     if (ok) out.result = rest;
-    else out.error = v.parse(commands.storedErrorSchema, rest);
+    else out.error = withoutRecordEcho(v.parse(commands.storedErrorSchema, rest), out.command);
   } else if (rec.replyDropped) {
     out.resultDropped = true;
   }
@@ -31,6 +33,20 @@ function describe(ctx: CallContext, rec: CommandRecord): ReplyOf<typeof commands
     out.text = `${c.id}  ${c.status}${c.cancellationRequested ? " (cancellation requested)" : ""}  ${c.method}${err?.code ? `  [${err.code}]` : ""}`;
   }
   return out;
+}
+
+/**
+ * The stored error as the record shows it: its context names the command (so that a reply on
+ * its own says which) and whether cancellation was asked, which the record next to it says.
+ * The stored reply itself, replayed for a request id, keeps them.
+ */
+function withoutRecordEcho(error: StoredError, command: PublicCommand): StoredError {
+  const context = error.context;
+  if (!context) return error;
+  const { commandId, cancellationRequested, ...rest } = context;
+  const kept = { ...rest, ...(commandId !== command.id ? { commandId } : {}), ...(cancellationRequested !== command.cancellationRequested ? { cancellationRequested } : {}) };
+  const { context: _all, ...shape } = error;
+  return Object.keys(kept).length > 0 ? { ...shape, context: kept } : shape;
 }
 
 const STATUS = v.picklist(COMMAND_STATUSES);
