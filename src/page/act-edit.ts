@@ -14,6 +14,8 @@
  *  - "active": the same for the element that has focus (keyboard, press).
  *  - "pin": remember the focused element; "check": is the slot and the focus unchanged?
  *  - "select": select all of the target's content; "caretEnd": caret to the end.
+ *    "prepare" and "pin" do either right away (`then`) when the target has focus, so typing
+ *    into a focused field needs no call of its own for it.
  *  - "setValue": value controls (date, color, range…) through the native setter plus events.
  *  - "read": the target's length now and whether it holds what was expected.
  *  - "state": focus and control state of the focused element, for press effects.
@@ -214,18 +216,30 @@ export function editedElement(win: ActWindow): ActElement | null {
   return slotOf<Slot>(win, KEY)?.target ?? null;
 }
 
-type Prepare = ReturnType<typeof describe> & { ok: true; selection: string; control: ControlState };
+/** `url`: the target's document (a composite's pin compares later navigations with it). */
+type Prepare = ReturnType<typeof describe> & { ok: true; selection: string; control: ControlState; url: string; then?: boolean };
 
 /** Keeps the target in this action's slot (with what had focus and the text before) and describes it. */
 function keep(win: ActWindow, t: ActElement | null, active: ActElement | null, token: string | undefined): Prepare {
   const c = classify(t);
   const slot: Slot = { token, target: t, pinned: active, before: t && c.mode !== "none" ? text(t) : "" };
   setSlot(win, KEY, slot);
-  return { ...describe(win, t, c), ok: true, selection: selection(win, t), control: controlState(t) };
+  return { ...describe(win, t, c), ok: true, selection: selection(win, t), control: controlState(t), url: String(win.document.URL) };
 }
 
 interface Tokened {
   token?: string;
+}
+
+/** What to do with a focused target's text at once: select it all (to replace it) or put the caret at its end (to append). */
+type Then = "select" | "caretEnd";
+
+/** Runs `then` on a focused text target; undefined when there was nothing to do or it could not be done. */
+function doThen(win: ActWindow, t: ActElement | null, then: Then | undefined): true | undefined {
+  if (!then || !t || !isFocused(win, t)) return undefined;
+  const c = classify(t);
+  if (c.mode !== "text" && c.mode !== "editable") return undefined;
+  return (then === "select" ? selectAll(t) : caretEnd(t)) || undefined;
 }
 
 /** The slot of this composite action (by its token), or null when the document was replaced since. */
@@ -246,11 +260,14 @@ export type ReadMode = "replace" | "append" | "contains";
 
 /** The edit script's ops (the step's `op`). */
 export const EDIT_OPS = {
-  prepare: (win: ActWindow, el: ActElement | null, arg: Tokened): Prepare | { ok: false; reason: "not_editable" | "detached"; tag: string } => {
+  prepare: (win: ActWindow, el: ActElement | null, arg: Tokened & { then?: Then }): Prepare | { ok: false; reason: "not_editable" | "detached"; tag: string } => {
     const active = deepActive(win);
     const t = editTarget(el);
     if (!t) return { ok: false, reason: el && el.isConnected ? "not_editable" : "detached", tag: el ? String(el.localName) : "" };
-    return keep(win, t, active, arg.token);
+    const out = keep(win, t, active, arg.token);
+    // Described before: the selection and length are what the agent's field held.
+    if (out.length > 0 && doThen(win, t, arg.then)) out.then = true;
+    return out;
   },
   /** The same for what has focus (keyboard, press): no refusal, the focused element (or none) is described. */
   active: (win: ActWindow, _el: ActElement | null, arg: Tokened): Prepare => {
@@ -265,9 +282,10 @@ export const EDIT_OPS = {
     }
     return { ok: true as const, focused: !!tg && isFocused(win, tg) };
   }),
-  pin: slotted((win, s, tg) => {
+  pin: slotted((win, s, tg, arg: Tokened & { then?: Then }): { ok: true; focused: boolean; then?: true } => {
     s.pinned = deepActive(win);
-    return { ok: true as const, focused: !!tg && isFocused(win, tg) };
+    const focused = !!tg && isFocused(win, tg);
+    return focused && tg && text(tg).length > 0 && doThen(win, tg, arg.then) ? { ok: true, focused, then: true } : { ok: true, focused };
   }),
   check: slotted((win, s, tg): { ok: true } | { ok: false; reason: "target_detached" | "focus_changed" } => {
     if (!tg || (tg !== s.pinned && !tg.isConnected)) return { ok: false, reason: "target_detached" };

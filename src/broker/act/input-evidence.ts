@@ -53,13 +53,21 @@ export function readStep(token: string, text: string, mode: ReadMode) {
 export function inputEvidence(action: "type", ...rest: InputEvidenceArgs): Promise<TypeEvidence>;
 export function inputEvidence(action: "keyboard", ...rest: InputEvidenceArgs): Promise<KeyboardEvidence>;
 export async function inputEvidence(action: "type" | "keyboard", ...[frame, token, prep, text, mode, effects, read]: InputEvidenceArgs): Promise<TypeEvidence | KeyboardEvidence> {
+  const readable = !effects.dialog && prep.mode !== "none";
+  const r = read !== undefined || !readable ? read : await callInFrame(frame, "edit", { op: "read", token, text, mode }).catch(() => undefined);
+  return readEvidence(action, prep, text, mode, effects, r);
+}
+
+/** The evidence from a read-back that already ran (in the settle call); none: the field could not be read. */
+export function readEvidence(action: "type", prep: Prepared, text: string, mode: ReadMode, effects: Effects, r: PageResult<"edit", { op: "read" }> | null | undefined): TypeEvidence;
+export function readEvidence(action: "type" | "keyboard", prep: Prepared, text: string, mode: ReadMode, effects: Effects, r: PageResult<"edit", { op: "read" }> | null | undefined): TypeEvidence | KeyboardEvidence;
+export function readEvidence(action: "type" | "keyboard", prep: Prepared, text: string, mode: ReadMode, effects: Effects, r: PageResult<"edit", { op: "read" }> | null | undefined): TypeEvidence | KeyboardEvidence {
   const base = (status: EvidenceStatus) => ({ action, status, kind: prep.kind, sensitive: prep.sensitive, beforeLength: prep.length });
   const fx = pageEffects(effects);
   const unavailable = (reason: string, expectedLength: number): TypeEvidence | KeyboardEvidence => ({ ...base("unavailable"), expectedLength, reason, effects: fx });
   const guess = mode === "replace" ? text.length : prep.length + text.length;
   if (effects.dialog) return unavailable("dialog_opened", guess);
   if (prep.mode === "none") return unavailable("active_element_not_readable", guess);
-  const r = read !== undefined ? read : await callInFrame(frame, "edit", { op: "read", token, text, mode }).catch(() => undefined);
   if (!r?.ok || r.connected === false) return unavailable(effects.navigation ? "navigation" : "target_unavailable", guess);
   const afterLength = r.length ?? 0;
   const effectsOut = afterLength !== prep.length ? ["value_changed", ...fx] : fx;

@@ -38,9 +38,9 @@ export class CompositePin {
     private readonly ctx: CallContext,
     private readonly sel: Selected,
     private readonly watch: ActionWatch,
-    private readonly top: CdpSession,
+    readonly top: CdpSession,
     readonly frame: FrameRef,
-    private readonly mainFrameId: string,
+    readonly mainFrameId: string,
     private readonly frameLoaderId: string | undefined,
     readonly token: string,
     private readonly action: string,
@@ -52,7 +52,24 @@ export class CompositePin {
     const [{ frameTree }] = await Promise.all([top.send("Page.getFrameTree"), callInFrame(frame, "edit", { op: "pin", token })]);
     const main = frameTree.frame;
     const frameLoaderId = frame.frameId === main.id ? main.loaderId : await frameLoader(frame.session, frame.frameId);
-    const pin = new CompositePin(ctx, sel, watch, top, frame, main.id, frameLoaderId, token, action);
+    return CompositePin.listen(new CompositePin(ctx, sel, watch, top, frame, main.id, frameLoaderId, token, action), main.url);
+  }
+
+  /**
+   * Pins the page as the slot's "prepare"/"active" step found it, in the call that just
+   * returned: that step kept the focused element, so in the top document the pin costs no
+   * call of its own (`url`: the document's, which that step also answered). A field in a frame
+   * is pinned by capture (its loader is read). The ref's locate call already checked the
+   * document, and a new one has no slot: the next page-side check says so.
+   */
+  static async prepared(ctx: CallContext, sel: Selected, watch: ActionWatch, top: CdpSession, frame: FrameRef, token: string, action: string, url: string): Promise<CompositePin> {
+    if (frame.frameId !== watch.mainFrameId || frame.session !== top) return CompositePin.capture(ctx, sel, watch, top, frame, token, action);
+    return CompositePin.listen(new CompositePin(ctx, sel, watch, top, frame, watch.mainFrameId, undefined, token, action), url);
+  }
+
+  private static listen(pin: CompositePin, mainUrl: string): CompositePin {
+    const { frame, mainFrameId, top } = pin;
+    const main = { id: mainFrameId, url: mainUrl };
     const stripHash = (u: string) => u.replace(/#.*$/, "");
     const watched = new Set([main.id, frame.frameId]);
     for (const s of new Set([top, frame.session])) {
@@ -73,8 +90,8 @@ export class CompositePin {
     for (const off of this.offs) off();
   }
 
-  /** What changed since the pin, or undefined. The page-side check comes first: its reply flushes earlier events. */
-  async check(also: PageStep[] = []): Promise<PinReason | undefined> {
+  /** What the broker itself knows changed since the pin (no page call), or undefined. */
+  private async brokerCheck(): Promise<PinReason | undefined> {
     const { browser, rec } = this.sel;
     // A deadline or cancel already answered the agent: nothing more may be sent.
     if (this.ctx.signal.aborted) return "cancelled";
@@ -83,6 +100,15 @@ export class CompositePin {
     if (this.top.closed || (await browser.session(rec)) !== this.top) return "session_replaced";
     if (this.frame.session.closed) return "frame_detached";
     if (this.watch.effects.dialog || rec.dialog) return "dialog_opened";
+    if (this.navigating) return "navigation";
+    return undefined;
+  }
+
+  /** What changed since the pin, or undefined. The page-side check comes first: its reply flushes earlier events. */
+  async check(also: PageStep[] = []): Promise<PinReason | undefined> {
+    const { rec } = this.sel;
+    const early = await this.brokerCheck();
+    if (early) return early;
     // A page blocked by a dialog answers nothing, so the dialog ends the wait.
     const steps = [step("edit", { op: "check", token: this.token }), ...also];
     const page = await Promise.race([
@@ -108,11 +134,13 @@ export class CompositePin {
    * Runs one step after checking the pin. `dispatch` sends it to the browser; a dialog the
    * step opens ends the wait (the page then answers nothing until the dialog is answered).
    */
-  async step(name: string, remaining: readonly string[], dispatch: () => Promise<unknown>, mutates = true, also: PageStep[] = []): Promise<void> {
+  async step(name: string, remaining: readonly string[], dispatch: () => Promise<unknown>, mutates = true, also: PageStep[] = [], fresh = false): Promise<void> {
     // The DOM-quiet watcher rides on the check's page call when the edit is in the top document.
     const inTop = this.frame.frameId === this.mainFrameId && this.frame.session === this.top;
     // `also`: page steps that prepare this one (select the text it replaces), in the same call.
-    const reason = await this.check([...(mutates && inTop && !this.watch.armed ? [this.watch.quietStep()] : []), ...also]);
+    // `fresh`: the page call that just returned pinned the focus (or proved it), so only what
+    // the broker knows is checked; the read-back after the step says where the text went.
+    const reason = fresh && also.length === 0 ? await this.brokerCheck() : await this.check([...(mutates && inTop && !this.watch.armed ? [this.watch.quietStep()] : []), ...also]);
     if (reason) throw this.interrupted(name, reason, remaining);
     if (mutates) {
       if (!this.watch.armed) await this.watch.armQuiet();

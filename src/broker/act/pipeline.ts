@@ -75,6 +75,13 @@ export interface ActionDef<I, A, S = void, E extends EvidenceLike = EvidenceLike
   shape?(reply: ActionReply<E>, run: ActionRun<A>, sent: S): R;
   /** Page steps read back once the page is quiet, in the same call as the snapshot. */
   readback?(run: ActionRun<A>, sent: S): PageStep[];
+  /** What it sent was typed text, which starts no timer animation: settled a frame after the last change, no time floor. */
+  typing?: boolean;
+  /**
+   * After the reply's settle (not after a navigation or dialog): may wait for more (suggestions
+   * a field shows after a debounce) and answer new evidence; the page is then observed again.
+   */
+  after?(run: ActionRun<A>, sent: S, evidence: E): Promise<E | undefined>;
   /** The evidence, from what dispatch returned and the read-back steps with their results (none after a navigation or dialog; read them with readResult). */
   evidence(run: ActionRun<A>, sent: S, readback: Ran): E;
 }
@@ -170,7 +177,7 @@ async function settleAndReply<I, A, S, E extends EvidenceLike, R>(run: ActionRun
     const navigating = watch.effects.navigation;
     const polling = ids.length > 0 && !navigating;
     // The watchers linger in the page after settling (a later turn of this loop settles on them again).
-    const steps: PageStep[] = polling ? [watch.settleStep(ids, { max: DOM_QUIET_MAX_MS, deadline: ctx.deadline })] : [];
+    const steps: PageStep[] = polling ? [watch.settleStep(ids, { max: DOM_QUIET_MAX_MS, deadline: ctx.deadline, typing: def.typing === true })] : [];
     const when = polling ? { step: 0 } : undefined;
     if (!watch.effects.navigation && !remote) steps.push(...readbackSteps.map((s) => (when ? { ...s, when } : s)));
     const pre: PreSteps = { steps, ...(when ? { snapshotWhen: when } : {}) };
@@ -205,7 +212,14 @@ async function settleAndReply<I, A, S, E extends EvidenceLike, R>(run: ActionRun
   watch.effects.mutations += mutations;
   await watch.finishFrameQuiet();
   watch.countDownloads();
-  const evidence = def.evidence(run, sent, { steps: readbackSteps, results: watch.effects.navigation || watch.effects.dialog ? [] : readback });
+  let evidence = def.evidence(run, sent, { steps: readbackSteps, results: watch.effects.navigation || watch.effects.dialog ? [] : readback });
+  if (def.after && !watch.effects.navigation && !watch.effects.dialog) {
+    const later = await def.after(run, sent, evidence);
+    if (later) {
+      evidence = later;
+      if (opts) observation = await observeOnce(run, opts, base, undefined);
+    }
+  }
   if (!opts) return { evidence };
   return { observed: replyFor(ctx, sel, evidence, watch.effects, observation ?? undefined) };
 }

@@ -7,10 +7,11 @@ import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { pageEffects } from "./evidence.ts";
 import { callFn, readResult, step as pageStep, stepResult } from "../page-fns.ts";
 import { callInFrame, frameOfRef, locatedRef, type FrameRef } from "./frame-call.ts";
-import { assertEditable, inputEvidence, readStep } from "./input-evidence.ts";
+import { assertEditable, inputEvidence, readEvidence, readStep, type Prepared } from "./input-evidence.ts";
+import type { ReadMode } from "../../page/act-edit.ts";
 import { parseCombo, pressCombo } from "./keys.ts";
 import { CompositePin } from "./pin.ts";
-import { dispatchClick, probeForPointer, type Probe } from "./pointer.ts";
+import { checkProbe, dispatchClick, probeStep, type Probe } from "./pointer.ts";
 import { defineAction } from "./pipeline.ts";
 import type { ActionWatch } from "./watch.ts";
 import { listensToKeys } from "./widget.ts";
@@ -28,13 +29,39 @@ export type TypeArgs = ArgsOf<typeof command> & { token: string };
  * optionally press Enter. The steps are pinned to the page and focus they started on (see
  * CompositePin); a value the page rolls back is a mismatch.
  */
-export const typeText = defineAction<typeof command, TypeArgs, TypeEvidence>(command, {
+export const typeText = defineAction<typeof command, TypeArgs, Typed>(command, {
   // The token names this run's page-side slot; the prepare step rides on the ref's resolution.
   args: (a) => ({ ...a, token: crypto.randomUUID() }),
   observe: (a) => ({ limit: a.limit, full: a.full }),
-  settled: true,
-  evidence: (_run, sent) => sent,
-  locate: (a) => ({ ref: a.ref, steps: [pageStep("edit", { op: "prepare", token: a.token })] }),
+  // With --submit the dispatch settled and read back itself; otherwise the reply's one settle
+  // call (a frame after the last change) reads the text back and takes the snapshot.
+  settled: (_run, sent) => sent.evidence !== undefined,
+  typing: true,
+  readback: ({ args }, sent) => (sent.plan ? [readStep(args.token, args.text, sent.plan.mode)] : []),
+  evidence({ args, watch }, sent, readback) {
+    if (sent.evidence) return sent.evidence;
+    const { prep, mode } = sent.plan;
+    return readEvidence("type", prep, args.text, mode, watch.effects, readback.results.length > 0 ? readResult(readback, 0, "edit", "read") : null);
+  },
+  // Suggestions that come a few hundred ms after the last keystroke belong in this reply: wait
+  // for them in a field that says it offers them, or in one whose page listens to the keys but
+  // showed nothing yet (a page that already reacted is not waiting on a debounce).
+  async after({ ctx, args, watch, target, top }, sent, evidence) {
+    if (args.submit || !sent.plan) return undefined;
+    const frame = frameOfRef(locatedRef(target));
+    const quietSoFar = watch.effects.mutations === 0 && watch.effects.requests === 0;
+    const inTop = frame.frameId === watch.mainFrameId && frame.session === top;
+    if (!(sent.plan.prep.suggests === true || (quietSoFar && (await listensToKeys(frame, inTop))))) return undefined;
+    if (!(await watch.lateChange(frame, LATE_WIDGET_MS, ctx.deadline))) return undefined;
+    // Suggestion items are often bound by addEventListener only: list them with refs.
+    forgetMarks(frame.session, frame.frameId);
+    return { ...evidence, effects: mergeEffects(evidence.effects, watch) };
+  },
+  // The locate call also prepares the field, selects its text or puts the caret at its end when
+  // it has focus (`then`), probes it for the focusing click, and arms the quiet watcher: typing
+  // into a focused field then costs the insert and the settle alone.
+  locate: (a) => ({ ref: a.ref, steps: [pageStep("edit", { op: "prepare", token: a.token, then: thenOf(a) }), probeStep()] }),
+  armQuiet: true,
   async dispatch({ ctx, sel, args, top, watch, target }) {
     const resolved = locatedRef(target);
     const frame = frameOfRef(resolved);
@@ -45,25 +72,34 @@ export const typeText = defineAction<typeof command, TypeArgs, TypeEvidence>(com
       const prep = stepResult(resolved, 0, "edit", "prepare");
       if (!prep.ok && prep.reason === "detached") throw staleRef(args.ref, "node_detached");
       assertEditable(args.ref, prep);
-      // Pin before focusing: a focus handler that navigates must be caught as a change.
-      pin = await CompositePin.capture(ctx, sel, watch, top, frame, token, "type");
+      // Pinned as the locate call found the page: a focus handler that navigates is caught as a change.
+      pin = await CompositePin.prepared(ctx, sel, watch, top, frame, token, "type", prep.url);
       const replace = args.clear || prep.mode === "setter";
       // Replacing text selects it all and inserts over the selection (as a person does, and as
       // fill does elsewhere): one input event and no Backspace. Only clearing to nothing deletes.
       const clearing = args.clear && prep.length > 0 && prep.mode !== "setter";
       const overSelection = clearing && args.text !== "";
       const steps = [...(clearing && !overSelection ? ["clear"] : []), ...(args.text !== "" || prep.mode === "setter" ? ["type"] : []), ...(args.submit ? ["submit"] : [])];
-      if (!prep.focused) await focus(pin, top, watch, resolved, frame, token, steps);
-      if (!replace && prep.length > 0) {
+      // Whether the field's text is selected (or its caret at the end) as the next step needs.
+      let done = prep.then === true;
+      // Whether the call that just returned proved the field has focus (the next step's check would only repeat it).
+      let fresh = prep.focused;
+      if (!prep.focused) {
+        const focusing = await focus(pin, top, watch, resolved, frame, token, steps, thenOf(args));
+        done = focusing.then;
+        fresh = focusing.fresh;
+      }
+      if (!replace && prep.length > 0 && !done) {
         // Append at the end, whatever the caret was; inputs without a selection API get End.
         // A dialog opening now blocks the page: the pin check of the fallback step names it.
         const caret = await Promise.race([callFn(frame, "edit", { op: "caretEnd", token }), watch.dialogOpened.then(() => ({ ok: false }))]);
         if (!caret.ok) await pin.step("caret", steps, () => pressCombo(top, parseCombo("End")), false);
+        fresh = false;
       }
+      // Frameworks may roll a value back after the event: read once the page has settled.
+      const mode = replace ? "replace" : "append";
       const readBack = async () => {
-        // Frameworks may roll a value back after the event: read once the page has settled, in
-        // the settle call itself when the field is in the top document.
-        const mode = replace ? "replace" : "append";
+        // In the settle call itself when the field is in the top document.
         const inTop = frame.frameId === watch.mainFrameId && frame.session === top;
         const read = inTop ? [readStep(token, args.text, mode)] : [];
         const after = await watch.settle(ctx.deadline, read, true);
@@ -71,15 +107,17 @@ export const typeText = defineAction<typeof command, TypeArgs, TypeEvidence>(com
       };
       for (const [i, step] of steps.entries()) {
         const rest = steps.slice(i + 1);
+        const first = i === 0 && fresh;
         if (step === "clear") {
+          const selected = first && done;
           await pin.step("clear", rest, async () => {
-            await callInFrame(frame, "edit", { op: "select", token });
+            if (!selected) await callInFrame(frame, "edit", { op: "select", token });
             await pressCombo(top, parseCombo("Backspace"));
-          });
+          }, true, [], first);
         } else if (step === "type") {
-          // The selection is made in the step's own check call: no round trip of its own.
-          const select = overSelection ? [pageStep("edit", { op: "select", token })] : [];
-          await pin.step("type", rest, () => (prep.mode === "setter" ? callInFrame(frame, "edit", { op: "setValue", token, value: args.text }) : top.send("Input.insertText", { text: args.text })), true, select);
+          // The selection is made in the step's own check call (or was, in the call that proved the focus): no round trip of its own.
+          const select = overSelection && !(first && done) ? [pageStep("edit", { op: "select", token })] : [];
+          await pin.step("type", rest, () => (prep.mode === "setter" ? callInFrame(frame, "edit", { op: "setValue", token, value: args.text }) : top.send("Input.insertText", { text: args.text })), true, select, first);
         } else {
           evidence = await readBack();
           await pin.step("submit", rest, () => pressCombo(top, parseCombo("Enter")));
@@ -87,61 +125,62 @@ export const typeText = defineAction<typeof command, TypeArgs, TypeEvidence>(com
           evidence = { ...evidence, submitted: true, effects: mergeEffects(evidence.effects, watch) };
         }
       }
-      evidence ??= await readBack();
-      // Suggestions that come a few hundred ms after the last keystroke belong in this reply:
-      // wait for them in a field that says it offers them, or in one whose page listens to the
-      // keys but showed nothing yet (a page that already reacted is not waiting on a debounce).
-      const quietSoFar = watch.effects.mutations === 0 && watch.effects.requests === 0;
-      if (!args.submit && !watch.effects.navigation && !watch.effects.dialog && (prep.suggests === true || (quietSoFar && (await listensToKeys(frame))))) {
-        if (await watch.lateChange(frame, LATE_WIDGET_MS, ctx.deadline)) {
-          evidence = { ...evidence, effects: mergeEffects(evidence.effects, watch) };
-          // Suggestion items are often bound by addEventListener only: list them with refs.
-          forgetMarks(frame.session, frame.frameId);
-        }
-      }
+      return evidence ? { evidence } : { plan: { prep, mode } };
     } finally {
       pin?.dispose();
     }
-    return evidence;
   },
 });
 
+/** What the dispatch leaves for the reply: the evidence when it settled itself (--submit), else what the read-back needs. */
+type Typed = { evidence: TypeEvidence; plan?: undefined } | { evidence?: undefined; plan: { prep: Prepared; mode: ReadMode } };
+
+/** Whether the field's text is to be selected (replacing it) or the caret put at its end (appending). */
+function thenOf(a: { clear?: boolean }): "select" | "caretEnd" {
+  return a.clear ? "select" : "caretEnd";
+}
+
 /**
- * Focuses the field the way a person does, with a click after the pointer probe: that also
- * gives the page focus, so focus handlers run now rather than at the first keystroke (script
- * focus in a background tab moves activeElement silently). A field the pointer cannot reach
- * (covered, off-screen) is focused by script instead.
+ * Focuses the field the way a person does, with a click after the pointer probe (made in the
+ * locate call): that also gives the page focus, so focus handlers run now rather than at the
+ * first keystroke (script focus in a background tab moves activeElement silently). A field the
+ * pointer cannot reach (covered, off-screen) is focused by script instead. The call that
+ * proves the focus also re-pins it and does `then` (`then`: done; `fresh`: that call proved it).
  */
-async function focus(pin: CompositePin, top: CdpSession, watch: ActionWatch, r: ResolvedRef, frame: FrameRef, token: string, steps: readonly string[]): Promise<void> {
+async function focus(pin: CompositePin, top: CdpSession, watch: ActionWatch, r: ResolvedRef, frame: FrameRef, token: string, steps: readonly string[], then: "select" | "caretEnd"): Promise<{ then: boolean; fresh: boolean }> {
   let probe: Probe | undefined;
   try {
-    probe = await probeForPointer(r);
+    probe = checkProbe(r, stepResult(r, 1, "act", "probe"));
   } catch (err) {
     if (!(err instanceof BpError) || err.code !== "action_not_verified") throw err;
   }
   if (probe) {
     const { x, y, hidden } = probe;
-    await pin.step("focus", [], () => dispatchClick(top, x, y, "left", 1, hidden), false);
+    // The locate call that probed the field also pinned the page.
+    await pin.step("focus", [], () => dispatchClick(top, x, y, "left", 1, hidden), false, [], true);
   }
   // `focused` also re-pins the focused element, so it is asked once when the click worked.
-  if (await focused(frame, token, watch)) return;
+  const clicked = await focused(frame, token, watch, then);
+  if (clicked.focused) return { then: clicked.then, fresh: true };
   // A focus handler may have replaced the page: that is a change before anything was typed.
   const reason = await pin.check();
   if (reason) throw pin.interrupted(steps[0] ?? "type", reason, steps.slice(1));
   await callInFrame(frame, "edit", { op: "focus", token });
-  if (!(await focused(frame, token, watch))) {
+  const scripted = await focused(frame, token, watch, then);
+  if (!scripted.focused) {
     throw new BpError("action_not_verified", `Ref ${r.ref} did not take focus, so nothing was typed.`, {
       retryable: true,
       context: { ref: r.ref, reason: "not_focusable", dispatched: false, clicked: probe !== undefined },
       hint: "Click the field yourself ('bp click'), then use 'bp keyboard'.",
     });
   }
+  return { then: scripted.then, fresh: true };
 }
 
-async function focused(frame: FrameRef, token: string, watch: ActionWatch): Promise<boolean> {
+async function focused(frame: FrameRef, token: string, watch: ActionWatch, then: "select" | "caretEnd"): Promise<{ focused: boolean; then: boolean }> {
   // A dialog a focus handler opens blocks the page: not focused, and the pin check then says why.
-  const r = await Promise.race([callFn(frame, "edit", { op: "pin", token }), watch.dialogOpened.then(() => ({ ok: false, focused: false }))]);
-  return r.ok && r.focused === true;
+  const r = await Promise.race([callFn(frame, "edit", { op: "pin", token, then }), watch.dialogOpened.then(() => ({ ok: false, focused: false }) as const)]);
+  return r.ok ? { focused: r.focused, then: r.then === true } : { focused: false, then: false };
 }
 
 /** Effects of the whole composite: the readback's plus what the later steps caused. */
