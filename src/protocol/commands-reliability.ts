@@ -55,7 +55,11 @@ export const commands = defineCommand({
       ),
     ),
   }),
-  result: () => okPlain({ commands: v.array(commandSchema) }),
+  result: () =>
+    okPlain({
+      // With --status naming one status, every record has it: the agent's own filter is not repeated.
+      commands: v.array(v.object({ ...commandSchema.entries, status: v.optional(v.pipe(commandSchema.entries.status, v.description("Absent when --status named only this one"))) })),
+    }),
   example: "bp commands --status dispatched,unknown_outcome",
   runs: "broker",
 });

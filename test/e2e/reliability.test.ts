@@ -18,7 +18,7 @@ const site = startFixtureServer({
 const A = "rel-agent-a";
 const B = "rel-agent-b";
 
-type Cmd = { id: string; method: string; status: string; requestId?: string; cancellationRequested?: boolean; mutating?: true; deadlineAt?: string };
+type Cmd = { id: string; method: string; status?: string; requestId?: string; cancellationRequested?: boolean; mutating?: true; deadlineAt?: string };
 
 function spawnBp(args: string[], key: string) {
   const proc = Bun.spawn([BP, ...args], { env: { ...env.env, BROWSER_PILOT_CLIENT_KEY: key }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
@@ -144,6 +144,11 @@ describe("records: bp commands, bp command, bp cancel", () => {
     const second = (await waitFor(async () => (await commands(A, "accepted"))[0], 5000, "second eval queued")) as Cmd;
     // A command still waiting or running names its deadline.
     expect(typeof second.deadlineAt).toBe("string");
+    // The one status asked for is not repeated on each record; with several, each says its own.
+    expect(second).not.toHaveProperty("status");
+    const both = (await env.run(["commands", "--status", "accepted,dispatched"], { key: A })).json.commands as Cmd[];
+    expect(both.find((c) => c.id === second.id)).toMatchObject({ status: "accepted" });
+    expect(both.find((c) => c.id === first.id)).toMatchObject({ status: "dispatched" });
     const cancelled = await env.run(["cancel", second.id], { key: A });
     expect(cancelled.json).toMatchObject({ ok: true, command: { id: second.id, status: "cancelled" }, error: { code: "command_cancelled" } });
     // Lean: the stored error does not name the command its record stands next to.

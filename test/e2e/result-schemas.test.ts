@@ -61,6 +61,7 @@ test("every reply of an everyday session matches its command's published result 
     ["wait", "--selector", "#q"],
     ["wait", "--network-idle"],
     ["commands"],
+    ["commands", "--status", "completed"],
     ["dialogs"],
     ["cookies"],
     ["net"],

@@ -55,9 +55,11 @@ const commandsHandler = defineHandler(commands.commands)({
   async run(ctx, args) {
     const status = args.status;
     const statuses = status ? status.split(",").filter((s) => v.is(STATUS, s)) : undefined;
-    const list = ctx.broker.commands.store.list(ctx.req.clientKey, statuses, args.limit).map(publicCommand);
+    const records = ctx.broker.commands.store.list(ctx.req.clientKey, statuses, args.limit).map(publicCommand);
+    // Lean: with one status asked for, each record has it; it is not repeated.
+    const list = statuses?.length === 1 ? records.map(({ status: _asked, ...rest }) => rest) : records;
     if (ctx.req.mode !== "human") return { commands: list };
-    const text = list.length === 0 ? "No recent commands." : list.map((c) => `${c.id}  ${c.status.padEnd(15)} ${c.method}${c.cancellationRequested ? "  (cancellation requested)" : ""}`).join("\n");
+    const text = records.length === 0 ? "No recent commands." : records.map((c) => `${c.id}  ${c.status.padEnd(15)} ${c.method}${c.cancellationRequested ? "  (cancellation requested)" : ""}`).join("\n");
     return { commands: list, text };
   },
 });
