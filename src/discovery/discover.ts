@@ -124,8 +124,8 @@ export function classifyCandidate(
       remediation: {
         code: "restart_remote_debugging",
         message:
-          `Its DevToolsActivePort file is left over from an earlier session. Ask the user to start ` +
-          `it, open ${INSPECT_URL} and enable remote debugging, then run ${CONNECT}.`,
+          `Its DevToolsActivePort file is from an earlier run. Ask the user to start it and enable ` +
+          `remote debugging in ${INSPECT_URL}, then run ${CONNECT}.`,
         actionRequired: true,
       },
     };
@@ -153,7 +153,7 @@ function disabled(
   remoteDebuggingState: "disabled" | "stale",
 ): BrowserCandidate {
   // With an unknown process state the browser may also be closed, so the message covers both.
-  const start = processState === "running" ? "" : "start it if it is not running, ";
+  const start = processState === "running" ? "" : "start it if it is not running and ";
   return {
     ...base,
     processState,
@@ -162,7 +162,7 @@ function disabled(
     state: "remote_debugging_disabled",
     remediation: {
       code: "enable_remote_debugging",
-      message: `Ask the user to ${start}open ${INSPECT_URL} in it and enable remote debugging, then run ${CONNECT}.`,
+      message: `Ask the user to ${start}enable remote debugging in ${INSPECT_URL}, then run ${CONNECT}.`,
       actionRequired: true,
     },
   };
@@ -172,8 +172,8 @@ function startBrowser(base: CandidateBase): Remediation {
   return {
     code: "start_browser",
     message:
-      `Ask the user to start it, open ${INSPECT_URL} and enable remote debugging, then run ` +
-      `${CONNECT}; or run 'bp launch' for a browser of Browser Pilot's own.`,
+      `Ask the user to start it and enable remote debugging in ${INSPECT_URL}, then run ` +
+      `${CONNECT}; or run 'bp launch' for a browser bp starts itself.`,
     actionRequired: true,
   };
 }
