@@ -24,7 +24,7 @@ import { SELECT_OPS, pageSelect } from "./act-select.ts";
 import { UPLOAD_OPS, pageUpload } from "./act-upload.ts";
 import { pageFind } from "./find-script.ts";
 import { pageFrameElement, pageHostElement } from "./inspect/compose.ts";
-import { listenedFresh, markListened } from "./listener-mark.ts";
+import { listenedFresh, markListened, remarkListened } from "./listener-mark.ts";
 import { authField, focusedFrame, hitAt, openPopup, selectorRect, slotElement, viewState, waitSelector, waitText } from "./probes.ts";
 import { pageRead } from "./read-script.ts";
 import { pageResolveRef } from "./resolve-script.ts";
@@ -34,9 +34,16 @@ import type { SpecsOf } from "./ops.ts";
 import type { QuietOps } from "./quiet-ops.ts";
 import type { PageDocument, PageElement, PageWindow, RefRegistry, SnapshotOptions, SnapshotResult } from "./types.ts";
 
-/** The snapshot; with `ifMarked`, null unless this document's click-listener marks still hold (listener-mark.ts). */
-export function snapshot(win: PageWindow, opts?: SnapshotOptions & { ifMarked?: boolean }): SnapshotResult | null {
-  return opts?.ifMarked && !listenedFresh(win) ? null : snapshotMain(win, opts);
+/**
+ * The snapshot; with `ifMarked`, null unless this document's click-listener marks still hold
+ * (listener-mark.ts). With `remark` as well, marks that no longer hold are made again from the
+ * elements last handed over and the snapshot says so (`marksRemade`): the broker keeps it if
+ * the browser still lists the same listeners.
+ */
+export function snapshot(win: PageWindow, opts?: SnapshotOptions & { ifMarked?: boolean; remark?: boolean }): SnapshotResult | null {
+  if (!opts?.ifMarked || listenedFresh(win)) return snapshotMain(win, opts);
+  if (!opts.remark || !remarkListened(win)) return null;
+  return { ...snapshotMain(win, opts), marksRemade: true };
 }
 
 /** Scripts taking `(win, el, arg)`. */

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { listenedFresh, markListened } from "./listener-mark.ts";
+import { listenedFresh, markListened, remarkListened } from "./listener-mark.ts";
 import { closePages, page } from "./snapshot/test-fixture.ts";
 import type { PageElement } from "./types.ts";
 
@@ -28,6 +28,26 @@ describe("listener marks say whether they still hold", () => {
     w.document.body.append(w.document.createElement("div"));
     await new Promise((r) => setTimeout(r, 0));
     expect(listenedFresh(win)).toBe(false);
+  });
+
+  test("made again from the elements handed over last time: a listened list's new item is marked too", async () => {
+    const { w, win } = page(`<ul id=menu><li id=a>A</li></ul><div id=chip>Chip</div>`);
+    const marked = (id: string) => (Reflect.get(win, Symbol.for("browser-pilot.listened.v1")) as { set: WeakSet<object> }).set.has(byId(w, id));
+    expect(remarkListened(win)).toBe(false);
+    expect(markListened(win, [byId(w, "menu"), byId(w, "chip")])).toBe(2);
+    const li = w.document.createElement("li");
+    li.id = "b";
+    w.document.getElementById("menu")?.append(li);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(listenedFresh(win)).toBe(false);
+    expect(marked("b")).toBe(false);
+    expect(remarkListened(win)).toBe(true);
+    expect(listenedFresh(win)).toBe(true);
+    expect([marked("a"), marked("b"), marked("chip")]).toEqual([true, true, true]);
+    // A chip that now holds a control is a wrapper, not a control of its own.
+    w.document.getElementById("chip")?.append(w.document.createElement("button"));
+    expect(remarkListened(win)).toBe(true);
+    expect(marked("chip")).toBe(false);
   });
 
   test("marks of another document never hold", () => {

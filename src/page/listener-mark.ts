@@ -27,6 +27,8 @@ interface Marks {
   set: WeakSet<PageElement>;
   dirty: boolean;
   watch: Observer | null;
+  /** The elements the broker handed over (held weakly where the world has WeakRef), to mark again from. */
+  sources: (WeakRef<PageElement> | PageElement)[];
 }
 
 /** Past this many elements the watch is not set up: such a page is marked afresh every time. */
@@ -38,7 +40,8 @@ export function markListened(win: PageWindow, els: PageElement[]): number {
   const set = new WeakSet<PageElement>();
   const old = Reflect.get(win, KEY) as Marks | undefined;
   old?.watch?.disconnect();
-  const marks: Marks = { doc: win.document, set, dirty: false, watch: null };
+  const weak = typeof WeakRef === "function";
+  const marks: Marks = { doc: win.document, set, dirty: false, watch: null, sources: els.map((el) => (weak && el ? new WeakRef(el) : el)) };
   marks.watch = watchForElements(win, marks);
   Object.defineProperty(win, KEY, { value: marks, configurable: true, enumerable: false, writable: true });
   const area = Math.max(1, win.innerWidth * win.innerHeight);
@@ -126,6 +129,26 @@ function watchForElements(win: PageWindow, marks: Marks): Observer | null {
     }
   }
   return watch;
+}
+
+/**
+ * After elements were added: marks this document again from the elements the broker handed
+ * over last time, as a fresh marking with the same listener list would (the new elements may
+ * be items of a listened list, or make a listened wrapper hold controls). The broker keeps the
+ * result only if the browser's listener list is still that one. False when this document has
+ * no marks to start from.
+ */
+export function remarkListened(win: PageWindow): boolean {
+  const marks = Reflect.get(win, KEY) as Marks | undefined;
+  if (!marks || marks.doc !== win.document) return false;
+  const weak = typeof WeakRef === "function";
+  const els: PageElement[] = [];
+  for (const s of marks.sources) {
+    const el = weak && s instanceof WeakRef ? s.deref() : (s as PageElement);
+    if (el) els.push(el);
+  }
+  markListened(win, els);
+  return true;
 }
 
 /** True when this document's marks were made here and no element has been added since. */

@@ -304,4 +304,6 @@ export interface SnapshotResult {
   hints: SnapshotHint[];
   layout: boolean;
   stats: SnapshotStats;
+  /** The click-listener marks were made again from the last ones' elements first (dispatch.ts `snapshot`). */
+  marksRemade?: true;
 }

@@ -7,8 +7,9 @@ import type { TargetRecord } from "../targets.ts";
 import { FrameSessions } from "../frames.ts";
 import { TabObservation, type RefBinding } from "../refs.ts";
 import { listFrames, type Root } from "./frame-list.ts";
-import { listenedHandles, noteMarked, wasMarked, type MarkTarget } from "./listeners.ts";
+import { listenedHandles, listenedNodes, noteMarked, sameListened, wasMarked, type MarkTarget } from "./listeners.ts";
 import { callPage, navigationCount, pageObject } from "../world.ts";
+import { callSteps, step } from "../page-fns.ts";
 import type { PageReply } from "../../page/runtime.ts";
 
 export { forgetMarks } from "./listeners.ts";
@@ -158,28 +159,39 @@ async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Root,
  * The snapshot call, with the click-listener marks it reads (listeners.ts). They cost round
  * trips, so they are made once and then reused: an action's own observation reuses the
  * document's marks as they are (typing that may show suggestions forgets them); a snapshot the
- * agent asks for runs only if the page says they still hold (no element was added since), and
- * otherwise the listeners are read again and marked in the same call as the snapshot.
+ * agent asks for runs with them as they are if the page says they still hold (no element was
+ * added since). Otherwise the page makes them again from the elements it was handed last time
+ * and snapshots, and the browser's listener list decides: the same nodes as then, and that
+ * snapshot stands (two round trips); other nodes, and they are resolved and marked in the same
+ * call as a new snapshot.
  */
-async function snapshotCall(root: Root, arg: Record<string, unknown>, pre: PreSteps | undefined, doc: string | undefined): Promise<PageReply> {
+async function snapshotCall(root: Root, arg: SnapshotOptions, pre: PreSteps | undefined, doc: string | undefined): Promise<PageReply> {
   const target: MarkTarget = { session: root.session, frameId: root.frameId, loaderId: root.loaderId, ...(root.top ? { top: true } : {}) };
   const steps: PageStep[] = [...(pre?.steps ?? []), { fn: "snapshot", arg, ...(pre?.snapshotWhen ? { when: pre.snapshotWhen } : {}) }];
   const only = doc ? { doc } : {};
+  let nodes: number[] | undefined;
   if (wasMarked(target)) {
     if (pre) return callPage(root.session, root.frameId, steps, only);
-    const reply = await callPage(root.session, root.frameId, [{ fn: "snapshot", arg: { ...arg, ifMarked: true } }], only);
-    if (reply.results[0] || reply.otherDocument) return reply;
+    const reply = await callSteps(root.session, root.frameId, [step("snapshot", { ...arg, ifMarked: true, remark: true })], only);
+    const [snap] = reply.results;
+    const asIs = { ...reply, results: [snap] };
+    if (reply.otherDocument || (snap && !snap.marksRemade)) return asIs;
+    nodes = await listenedNodes(target);
+    if (snap && nodes && sameListened(target, nodes)) {
+      delete snap.marksRemade;
+      return asIs;
+    }
   }
-  const mark = await listenedHandles(target);
+  const mark = await listenedHandles(target, nodes);
   if (!mark) return callPage(root.session, root.frameId, steps, only);
   let reply: PageReply;
   try {
-    reply = await callPage(root.session, root.frameId, steps, { ...only, mark });
+    reply = await callPage(root.session, root.frameId, steps, { ...only, mark: mark.handles });
   } catch {
     // The handles belong to a world that went away meanwhile: observe without them.
     return callPage(root.session, root.frameId, steps, only);
   }
-  noteMarked(target);
+  noteMarked(target, mark.nodes);
   return reply;
 }
 

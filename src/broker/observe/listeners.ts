@@ -17,6 +17,8 @@ const DOC_GROUP = "bp-page-document";
 interface DocMarks {
   /** The page has marks of this document (it says itself whether they still hold). */
   marked: boolean;
+  /** The listened nodes (backend ids, as the browser listed them) the page's marks were made from. */
+  nodes?: string;
   /** The page world's document handle, for the listener query. */
   pageDoc?: string;
 }
@@ -47,9 +49,15 @@ function stateOf(t: MarkTarget): DocMarks {
 /** Marks were made in this document: a later snapshot may ask the page whether they still hold. */
 export const wasMarked = (t: MarkTarget): boolean => docs.get(t.session)?.get(`${t.frameId}:${t.loaderId}`)?.marked === true;
 
-export function noteMarked(t: MarkTarget): void {
-  stateOf(t).marked = true;
+/** The page marked this document from the handles of these listened nodes. */
+export function noteMarked(t: MarkTarget, nodes: number[]): void {
+  const s = stateOf(t);
+  s.marked = true;
+  s.nodes = nodes.join(",");
 }
+
+/** The browser lists the same listened nodes as when the page's marks were made. */
+export const sameListened = (t: MarkTarget, nodes: number[]): boolean => docs.get(t.session)?.get(`${t.frameId}:${t.loaderId}`)?.nodes === nodes.join(",");
 
 /** After an action that made new controls appear (suggestions after typing): the next observation marks afresh. */
 export function forgetMarks(session: CdpSession, frameId: string): void {
@@ -61,23 +69,37 @@ export function forgetMarks(session: CdpSession, frameId: string): void {
 /**
  * Clickables bound only through addEventListener are invisible to the in-page walk. One
  * DOMDebugger.getEventListeners call on the document (whole subtree, through shadow roots)
- * lists every listener with the node it sits on; the nodes with activating listeners are
- * resolved into our isolated world, and the caller hands them to the page in the same call as
- * the snapshot, which records them for the walk: it then treats them like an onclick
- * attribute, and the same visibility, inert and size checks keep hidden ones out.
- * Undefined when this fails (best effort: the page is observed as without listeners).
+ * lists every listener with the node it sits on; the nodes with activating listeners
+ * (`listenedNodes`) are resolved into our isolated world (`handlesOf`), and the caller hands
+ * them to the page in the same call as the snapshot, which records them for the walk: it then
+ * treats them like an onclick attribute, and the same visibility, inert and size checks keep
+ * hidden ones out. Undefined when this fails (best effort: the page is observed as without
+ * listeners).
  *
  * Round trips: the listener list and the handles, plus the document's page-world handle the
  * first time (one call in a session's top frame, three in a frame inside it).
  */
-export async function listenedHandles(t: MarkTarget): Promise<string[] | undefined> {
-  const { session, frameId } = t;
+export async function listenedHandles(t: MarkTarget, known?: number[]): Promise<Listened | undefined> {
+  // Our world's context, asked alongside the listener list on a new document.
+  const context = worldContextId(t.session, t.frameId);
+  context.catch(() => undefined);
+  const nodes = known ?? (await listenedNodes(t));
+  const handles = nodes && (await handlesOf(t, nodes, context));
+  return nodes && handles ? { nodes, handles } : undefined;
+}
+
+export interface Listened {
+  /** Backend ids of the listened nodes, in the browser's order (at most MAX_MARKED). */
+  nodes: number[];
+  /** Their handles in our world, for the page to mark. */
+  handles: string[];
+}
+
+/** The nodes with activating listeners, as the browser lists them now (one round trip once the document's handle is known). */
+export async function listenedNodes(t: MarkTarget): Promise<number[] | undefined> {
+  const { session } = t;
   const state = stateOf(t);
   try {
-    // The previous marking's handles: the page holds its marks by then.
-    void session.send("Runtime.releaseObjectGroup", { objectGroup: GROUP }).catch(() => undefined);
-    const context = worldContextId(session, frameId);
-    context.catch(() => undefined);
     let listeners: Protocol.DOMDebugger.EventListener[];
     try {
       listeners = await listenersOf(session, (state.pageDoc ??= await pageDocument(t)));
@@ -86,9 +108,22 @@ export async function listenedHandles(t: MarkTarget): Promise<string[] | undefin
       state.pageDoc = await pageDocument(t);
       listeners = await listenersOf(session, state.pageDoc);
     }
+    return activatingNodes(listeners);
+  } catch {
+    state.pageDoc = undefined;
+    return undefined;
+  }
+}
+
+/** The nodes resolved into our world (one round trip); the previous marking's handles are released with it. */
+async function handlesOf(t: MarkTarget, nodes: number[], context: Promise<number>): Promise<string[] | undefined> {
+  const { session } = t;
+  try {
+    // The previous marking's handles: the page holds its marks by then.
+    void session.send("Runtime.releaseObjectGroup", { objectGroup: GROUP }).catch(() => undefined);
     const executionContextId = await context;
     const resolved = await Promise.all(
-      activatingNodes(listeners).map((backendNodeId) =>
+      nodes.map((backendNodeId) =>
         session
           .send("DOM.resolveNode", { backendNodeId, executionContextId, objectGroup: GROUP })
           .then((r) => r.object.objectId)
@@ -97,7 +132,6 @@ export async function listenedHandles(t: MarkTarget): Promise<string[] | undefin
     );
     return resolved.filter((id): id is string => id !== undefined);
   } catch {
-    state.pageDoc = undefined;
     return undefined;
   }
 }
