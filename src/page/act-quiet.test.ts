@@ -68,8 +68,9 @@ describe("page quiet watcher", () => {
       w.document.body.appendChild(w.document.createElement("span"));
       if (++n >= 15) w.clearInterval(timer);
     }, 10);
-    // Quiet must last 300 ms here, far longer than a step: a stalled machine cannot fake it between steps.
-    const busy = (await quiet(w, { ...settle, quietFor: 300 })) as Poll & { settled: boolean; capped?: boolean };
+    // Quiet must last 300 ms here, far longer than a step: a stalled machine cannot fake it between steps
+    // (nor end it by the sync floor before the first step ran late).
+    const busy = (await quiet(w, { ...settle, quietFor: 300, syncQuietFor: 300 })) as Poll & { settled: boolean; capped?: boolean };
     expect(busy.settled).toBe(true);
     expect(busy.capped).toBeUndefined();
     expect(n).toBe(15);

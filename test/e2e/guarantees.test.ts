@@ -108,11 +108,11 @@ describe("request ids", () => {
     await env.run(["snapshot"]);
     const opened = await env.run(["eval", "setTimeout(() => alert('wait'), 0); 1"]);
     expect(opened.json.ok).toBe(true);
-    const first = await waitFor(async () => {
-      const r = await env.run(["--request-id", "retry-1", "click", "1"]);
-      return r.json.code === "dialog_pending" ? r : undefined;
-    }, 5000, "dialog");
-    const dialogId = (first?.json.context as { dialog: string }).dialog;
+    // The click must find the dialog open: one sent before it opened would run, and its outcome be kept.
+    await waitFor(async () => (((await env.run(["dialogs"])).json.dialogs as unknown[] | undefined)?.length ?? 0) > 0 || undefined, 5000, "dialog");
+    const first = await env.run(["--request-id", "retry-1", "click", "1"]);
+    expect(first.json.code).toBe("dialog_pending");
+    const dialogId = (first.json.context as { dialog: string }).dialog;
     expect(dialogId).toMatch(/^d\d{9}$/);
     await env.run(["dialog", dialogId, "--accept"]);
     const second = await env.run(["--request-id", "retry-1", "click", "1"]);
