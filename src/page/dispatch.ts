@@ -63,6 +63,8 @@ const WINDOW = {
   selectorRect,
   authField,
   openPopup,
+  /** Whether focus is inside a frame this world cannot enter (its keys go to another document). */
+  focusInFrame: (win: ActWindow): boolean => focusedFrame(win) !== null,
 };
 
 /** The iframe element of a same-origin frame path ("1.2") of the latest snapshot. */

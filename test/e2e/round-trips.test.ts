@@ -66,9 +66,9 @@ const BUDGET: Record<string, number> = {
   click: 3,
   "click checkbox": 3,
   hover: 3,
-  press: 4,
-  scroll: 3,
-  select: 5,
+  press: 3,
+  scroll: 2,
+  select: 3,
   // locate (prepare, probe, arm), the focusing click, focus proved (+ select), the text,
   // settle + read-back + snapshot; +2: typing changed nothing, so whether the page listens to
   // keys on the field (+1 when the releases of that lookup go out before the reply).

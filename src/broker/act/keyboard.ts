@@ -100,13 +100,15 @@ export const press = defineAction<typeof pressCommand, ArgsOf<typeof pressComman
   observe: (a) => ({ limit: a.limit, full: a.full }),
   async dispatch({ ctx, sel, args, top, watch }) {
     const combo = parseCombo(args.key);
-    const frame = await focusedFrame(sel.rec, top);
     const token = crypto.randomUUID();
+    // One call, on the guess that focus is in the top document (it usually is): whether it is
+    // in a frame, the focus read and the quiet watcher. Focus in a frame is then found and read there.
+    const steps = [step("focusInFrame", undefined), step("edit", { op: "active", token }), watch.quietStep()] as const;
+    const first = await callPage(top, watch.mainFrameId, [...steps]);
+    const main: FrameRef = { session: top, frameId: watch.mainFrameId, offset: { x: 0, y: 0 } };
+    const frame = first.results[0] === false ? main : await focusedFrame(sel.rec, top);
     const inMain = frame.session === top && frame.frameId === watch.mainFrameId;
-    // In the main frame, the focus read and the quiet watcher share one call.
-    const steps = [step("edit", { op: "active", token }), watch.quietStep()];
-    const first = inMain ? await callPage(top, frame.frameId, steps) : undefined;
-    const before = (first && readResult({ steps, results: first.results }, 0, "edit", "active")) ?? (await callInFrame(frame, "edit", { op: "active", token }));
+    const before = (inMain && readResult({ steps, results: first.results }, 1, "edit", "active")) || (await callInFrame(frame, "edit", { op: "active", token }));
     if (!watch.armed) await watch.armQuiet();
     const sent = pressCombo(top, combo);
     sent.catch(() => undefined);

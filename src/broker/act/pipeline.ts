@@ -58,6 +58,8 @@ export interface ActionDef<I, A, S = void, E extends EvidenceLike = EvidenceLike
   locate?(args: A): { ref: number; steps: PageStep[] } | undefined;
   /** Whether the DOM-quiet watcher is armed before dispatch (in the locate call when it can be). */
   armQuiet?: boolean;
+  /** Without a locate call to ride on, the dispatch arms the watcher itself, in its own first page call. */
+  armsInDispatch?: true;
   /** Sends the action; what it returns goes to the later stages. */
   dispatch(run: ActionRun<A>): Promise<S>;
   /** The dispatch settled the page itself (composite actions settle step by step). */
@@ -113,7 +115,7 @@ export async function runAction<I, A, S, E extends EvidenceLike, R>(ctx: CallCon
         target = await resolveRef(sel, located.ref, [...located.steps, ...arm]);
       }
       if (!def.blocked) await watch.ready;
-      if (def.armQuiet && !watch.armed) await watch.armQuiet();
+      if (def.armQuiet && !watch.armed && !(def.armsInDispatch && !located)) await watch.armQuiet();
       const run: ActionRun<A> = { ctx, args, sel, top, watch, target };
       const sent = await def.dispatch(run);
       const opts = def.observe?.(args);

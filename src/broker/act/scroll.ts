@@ -1,12 +1,12 @@
 import { scroll as command } from "../../protocol/commands-actions.ts";
 import type { ScrollEvidence } from "../../protocol/evidence.ts";
-import { invalidArgument } from "../../shared/errors.ts";
+import { BpError, invalidArgument } from "../../shared/errors.ts";
 import { exactly } from "../context/handler.ts";
 import { rootForFrame } from "../observe/frame-list.ts";
 import { staleRef } from "../observe/resolve-ref.ts";
 import type { EvidenceStatus } from "./evidence.ts";
 import { pageEffects } from "./evidence.ts";
-import { callFn, type PageResult } from "../page-fns.ts";
+import { callFn, callSteps, step, type PageResult } from "../page-fns.ts";
 import type { CdpSession } from "../../cdp/session.ts";
 import type { Selected } from "../context/tabs.ts";
 import type { FrameRef } from "./frame-call.ts";
@@ -42,6 +42,7 @@ export const scroll = defineAction<typeof command, ScrollArgs, ScrollOutcome | u
   observe: (a) => ({ limit: a.limit, full: a.full }),
   locate: (a) => (a.ref !== undefined ? { ref: a.ref, steps: [] } : undefined),
   armQuiet: true,
+  armsInDispatch: true,
   async dispatch({ sel, args, top, target, watch }) {
     const mode = modeOf(args);
     const page = {
@@ -51,8 +52,19 @@ export const scroll = defineAction<typeof command, ScrollArgs, ScrollOutcome | u
       ...(args.toText !== undefined ? { text: args.toText, exact: args.exact } : {}),
       ...(args.selector !== undefined ? { selector: args.selector } : {}),
     };
-    // Without a ref the page scrolls, or the frame the agent chose.
-    const run = target ? callFn(target.binding, "scroll", page, { ref: target.ref }) : scrollRoot(sel, top).then((frame) => callFn(frame, "scroll", page));
+    // Without a ref the page scrolls, or the frame the agent chose: in the top document the
+    // quiet watcher is installed in the same call, just before the scroll.
+    const inTop = async (frame: FrameRef) => {
+      if (watch.armed || frame.session !== top || frame.frameId !== watch.mainFrameId) {
+        if (!watch.armed) await watch.armQuiet();
+        return callFn(frame, "scroll", page);
+      }
+      const r = await callSteps(top, frame.frameId, [watch.quietStep(), step("scroll", page)]);
+      const out = r.results[1];
+      if (!out) throw new BpError("internal_error", "The scroll step did not run.");
+      return out;
+    };
+    const run = target ? callFn(target.binding, "scroll", page, { ref: target.ref }) : scrollRoot(sel, top).then(inTop);
     run.catch(() => undefined);
     const out = await Promise.race([run, watch.dialogOpened.then(() => undefined)]);
     if (out && !out.ok) {

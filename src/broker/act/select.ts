@@ -69,12 +69,15 @@ export type SelectArgs = ArgsOf<typeof selectCommand>;
  * options are not shown, and the option is clicked after its own pointer probe. Evidence reads
  * the selection back.
  */
-export const selectOption = defineAction<typeof selectCommand, SelectArgs, SelectEvidence>(selectCommand, {
+export const selectOption = defineAction<typeof selectCommand, SelectArgs, Chosen>(selectCommand, {
   args: (a) => a,
   observe: (a) => ({ limit: a.limit, full: a.full }),
+  // The quiet watcher rides on the find call.
   locate: (a) => ({ ref: a.ref, steps: [step("select", { op: "find", option: a.option, by: a.by, contains: a.contains })] }),
-  settled: true,
-  evidence: (_run, sent) => sent,
+  armQuiet: true,
+  // A native select settles in the reply's one call with the snapshot; an ARIA one settled step by step.
+  settled: (_run, sent) => sent.evidence !== undefined,
+  evidence: (_run, sent) => sent.evidence ?? sent.finish(),
   async dispatch({ ctx, args, top, watch, target }) {
     const resolved = locatedRef(target);
     const frame = frameOfRef(resolved);
@@ -98,20 +101,21 @@ export const selectOption = defineAction<typeof selectCommand, SelectArgs, Selec
       const r = await callInFrame(frame, "select", { op: "selected" }).catch(() => undefined);
       return r?.ok ? r : undefined;
     };
+    const settled = (evidence: SelectEvidence): Chosen => ({ evidence });
     if (info.kind === "native") {
-      if (!info.found || !info.option) return done("mismatch", "option_not_found", (await current())?.selected ?? []);
-      if (info.option.disabled) return done("mismatch", "option_disabled", (await current())?.selected ?? []);
-      await watch.armQuiet();
+      if (!info.found || !info.option) return settled(done("mismatch", "option_not_found", (await current())?.selected ?? []));
+      if (info.option.disabled) return settled(done("mismatch", "option_disabled", (await current())?.selected ?? []));
+      if (!watch.armed) await watch.armQuiet();
       const r = await race(watch, callInFrame(frame, "select", { op: "setNative", index: info.option.index }));
-      await watch.settle(ctx.deadline);
-      // Not set (the option at that index or the native select gone since the find step).
-      if (r && !r.ok) return done("mismatch", "option_not_found", []);
-      return !r ? done("unavailable", "dialog_opened", []) : r.target.connected && r.target.selected === true ? done("verified", undefined, r.selected) : done("mismatch", "selection_mismatch", r.selected);
+      if (!r) return settled(done("unavailable", "dialog_opened", []));
+      // Judged once the reply's settle has run (its effects count): not set means the option at
+      // that index, or the native select, went since the find step.
+      return { finish: () => (!r.ok ? done("mismatch", "option_not_found", []) : r.target.connected && r.target.selected === true ? done("verified", undefined, r.selected) : done("mismatch", "selection_mismatch", r.selected)) };
     }
     if (!(info.found && info.option?.disabled)) info = await openAria(ctx, top, resolved, frame, info, watch, query);
-    if (watch.effects.dialog) return done("unavailable", "dialog_opened", []);
-    if (!info.found || !info.option) return done("mismatch", "option_not_found", (await current())?.selected ?? []);
-    if (info.option.disabled) return done("mismatch", "option_disabled", (await current())?.selected ?? []);
+    if (watch.effects.dialog) return settled(done("unavailable", "dialog_opened", []));
+    if (!info.found || !info.option) return settled(done("mismatch", "option_not_found", (await current())?.selected ?? []));
+    if (info.option.disabled) return settled(done("mismatch", "option_disabled", (await current())?.selected ?? []));
     const probe = await callOnSlot(frame, TARGET_SLOT, "act", { op: "probe", requireEnabled: true });
     if (!probe.ok) {
       throw new BpError("action_not_verified", `Option "${info.option.label.slice(0, 80)}" cannot take a click (${probe.reason ?? "unknown"}).`, {
@@ -119,18 +123,21 @@ export const selectOption = defineAction<typeof selectCommand, SelectArgs, Selec
         context: { ref: args.ref, reason: probe.reason, ...(probe.obstruction ? { obstruction: probe.obstruction } : {}) },
       });
     }
-    await watch.armQuiet();
+    if (!watch.armed) await watch.armQuiet();
     await race(watch, dispatchClick(top, probe.x + frame.offset.x, probe.y + frame.offset.y, "left", 1, probe.hidden));
     await watch.settle(ctx.deadline);
-    return watch.effects.dialog ? done("unavailable", "dialog_opened", []) : ariaVerdict(info.option, await current(), done);
+    return settled(watch.effects.dialog ? done("unavailable", "dialog_opened", []) : ariaVerdict(info.option, await current(), done));
   },
 });
+
+/** The evidence when the dispatch settled itself, else how to judge it once the reply's settle has run. */
+type Chosen = { evidence: SelectEvidence; finish?: undefined } | { evidence?: undefined; finish: () => SelectEvidence };
 
 /** Opens an ARIA popup whose option is not shown (a checked click on the ref), then waits for the option to render. */
 async function openAria(ctx: CallContext, top: CdpSession, r: ResolvedRef, frame: FrameRef, info: Info, watch: ActionWatch, query: Query): Promise<Info> {
   if (info.found && info.visible) return info;
   const probe = await probeForPointer(r);
-  await watch.armQuiet();
+  if (!watch.armed) await watch.armQuiet();
   await race(watch, dispatchClick(top, probe.x, probe.y, "left", 1, probe.hidden));
   if (watch.effects.dialog) return { ...info, found: false };
   const maxMs = Math.max(200, Math.min(2_000, ctx.deadline - Date.now() - 500));
