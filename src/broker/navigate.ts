@@ -17,11 +17,12 @@ interface Waiter {
 
 /**
  * Subscribes before the navigation is sent, so no lifecycle event can slip past between
- * dispatch and wait. Event-driven throughout: no polling, no fixed settle time.
+ * dispatch and wait. Event-driven throughout: no polling, no fixed settle time. `mainFrameId`:
+ * a page target's main frame id is its target id, so its callers name it and no frame tree
+ * is read; without it the session's tree says.
  */
-export async function watchMainFrame(session: CdpSession, deadline: number, signal: AbortSignal): Promise<Waiter> {
-  const { frameTree } = await session.send("Page.getFrameTree");
-  const mainId = frameTree.frame.id;
+export async function watchMainFrame(session: CdpSession, deadline: number, signal: AbortSignal, mainFrameId?: string): Promise<Waiter> {
+  const mainId = mainFrameId ?? (await session.send("Page.getFrameTree")).frameTree.frame.id;
   const seen: { loaderId: string; name: string }[] = [];
   let loader: string | undefined;
   let expectLoader = false;
@@ -82,8 +83,8 @@ export async function watchMainFrame(session: CdpSession, deadline: number, sign
 }
 
 /** Navigates the main frame and waits until the new document is usable. */
-export async function navigateTo(session: CdpSession, url: string, deadline: number, signal: AbortSignal): Promise<void> {
-  const waiter = await watchMainFrame(session, deadline, signal);
+export async function navigateTo(session: CdpSession, url: string, deadline: number, signal: AbortSignal, mainFrameId?: string): Promise<void> {
+  const waiter = await watchMainFrame(session, deadline, signal, mainFrameId);
   try {
     const res = await session.send("Page.navigate", { url });
     if (res.errorText) {
@@ -99,8 +100,8 @@ export async function navigateTo(session: CdpSession, url: string, deadline: num
 }
 
 /** Runs a history action (back, forward, reload) and waits for whatever document results. */
-export async function runAndWait(session: CdpSession, action: () => Promise<unknown>, deadline: number, signal: AbortSignal): Promise<void> {
-  const waiter = await watchMainFrame(session, deadline, signal);
+export async function runAndWait(session: CdpSession, action: () => Promise<unknown>, deadline: number, signal: AbortSignal, mainFrameId?: string): Promise<void> {
+  const waiter = await watchMainFrame(session, deadline, signal, mainFrameId);
   try {
     waiter.setLoader(undefined);
     await action();

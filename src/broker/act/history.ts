@@ -19,11 +19,11 @@ function historyAction(command: HistoryCommand, delta: -1 | 0 | 1) {
       const before = { url: boundUrl(rec.url), title: boundTitle(rec.title) };
       let navigated = true;
       if (delta === 0) {
-        await runAndWait(top, () => top.send("Page.reload"), ctx.deadline, ctx.signal);
+        await runAndWait(top, () => top.send("Page.reload"), ctx.deadline, ctx.signal, rec.targetId);
       } else {
         const { currentIndex, entries } = await top.send("Page.getNavigationHistory");
         const entry = entries[currentIndex + delta];
-        if (entry) await runAndWait(top, () => top.send("Page.navigateToHistoryEntry", { entryId: entry.id }), ctx.deadline, ctx.signal);
+        if (entry) await runAndWait(top, () => top.send("Page.navigateToHistoryEntry", { entryId: entry.id }), ctx.deadline, ctx.signal, rec.targetId);
         else navigated = false;
       }
       // The browser's own record, not the page's world: a page can shadow document.title.

@@ -138,7 +138,7 @@ const open = defineHandler(commands.open)({
       const session = await browser.session(rec);
       clearAuthFailure(rec);
       try {
-        await navigateTo(session, url, ctx.deadline, ctx.signal);
+        await navigateTo(session, url, ctx.deadline, ctx.signal, rec.targetId);
       } catch (err) {
         // Refused credentials end the navigation with an auth error: say which.
         const refused = takeAuthFailure(rec);
