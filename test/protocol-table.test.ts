@@ -23,3 +23,17 @@ test("isKeyLike is the client key and request id expressions, written out", () =
     expect([s, isKeyLike(s, 1)]).toEqual([s, REQUEST_ID.test(s)]);
   }
 });
+
+test("every command builds its argument and result schemas on first use, once", async () => {
+  // A CLI call builds only the arguments of the command it runs (src/protocol/define.ts): a
+  // schema built when its module loads is start-up time every call of that module pays.
+  const eager: string[] = [];
+  for (const def of await allCommands()) {
+    for (const key of ["args", "result"] as const) {
+      const d = Object.getOwnPropertyDescriptor(def, key);
+      if (typeof d?.get !== "function") eager.push(`${def.name}.${key}`);
+      else expect(def[key]).toBe(def[key]);
+    }
+  }
+  expect(eager).toEqual([]);
+});
