@@ -22,11 +22,15 @@ const MAX_LOCATOR_BYTES = 64 * 1024;
 export async function readLocator(paths: BpPaths): Promise<Locator | undefined> {
   try {
     const file = Bun.file(paths.locator);
-    const st = await file.stat();
+    // A FIFO or a device there must not block or flood the read: Bun's size is a synchronous
+    // stat, Infinity for anything but a file or a directory (whose read fails). The stat with
+    // the owner runs alongside the read, so the call waits for one trip to Bun's file thread,
+    // not two; nothing read is used before the stat has vouched for the file.
+    if (file.size > MAX_LOCATOR_BYTES) return undefined;
+    const [st, text] = await Promise.all([file.stat(), file.text()]);
     const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
-    // Checked before reading: a FIFO or a device there must not block or flood the read.
     if (!st.isFile() || st.size > MAX_LOCATOR_BYTES || (uid !== undefined && st.uid !== uid)) return undefined;
-    const parsed = v.safeParse(locatorSchema, JSON.parse(await file.text()));
+    const parsed = v.safeParse(locatorSchema, JSON.parse(text));
     return parsed.success ? parsed.output : undefined;
   } catch {
     return undefined;
