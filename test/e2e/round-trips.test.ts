@@ -67,6 +67,9 @@ const BUDGET: Record<string, number> = {
   "click checkbox": 3,
   hover: 3,
   press: 3,
+  // focus read + arm; the first key (that call pinned the focus); the check and the second key;
+  // settle + read-back + snapshot.
+  keyboard: 5,
   scroll: 2,
   select: 3,
   // locate (prepare, probe, arm), the focusing click, focus proved (+ select), the text,
@@ -105,6 +108,7 @@ describe("CDP round trips", () => {
     const refill = await measure(["type", ref("Echo"), "abc", "--clear"]);
     expect(refill.trips).toBeLessThanOrEqual((BUDGET.type ?? 0) - 5);
     expect(refill.methods.filter((m) => m.startsWith("Input.dispatchMouseEvent"))).toEqual([]);
+    rows.push(["keyboard", await measure(["keyboard", "ab"])]);
     rows.push(["select", await measure(["select", ref("Size"), "M"])]);
     rows.push(["press", await measure(["press", "Tab"])]);
     rows.push(["hover", await measure(["hover", ref("Save")])]);

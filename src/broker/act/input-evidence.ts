@@ -60,6 +60,7 @@ export async function inputEvidence(action: "type" | "keyboard", ...[frame, toke
 
 /** The evidence from a read-back that already ran (in the settle call); none: the field could not be read. */
 export function readEvidence(action: "type", prep: Prepared, text: string, mode: ReadMode, effects: Effects, r: PageResult<"edit", { op: "read" }> | null | undefined): TypeEvidence;
+export function readEvidence(action: "keyboard", prep: Prepared, text: string, mode: ReadMode, effects: Effects, r: PageResult<"edit", { op: "read" }> | null | undefined): KeyboardEvidence;
 export function readEvidence(action: "type" | "keyboard", prep: Prepared, text: string, mode: ReadMode, effects: Effects, r: PageResult<"edit", { op: "read" }> | null | undefined): TypeEvidence | KeyboardEvidence;
 export function readEvidence(action: "type" | "keyboard", prep: Prepared, text: string, mode: ReadMode, effects: Effects, r: PageResult<"edit", { op: "read" }> | null | undefined): TypeEvidence | KeyboardEvidence {
   const base = (status: EvidenceStatus) => ({ action, status, kind: prep.kind, sensitive: prep.sensitive, beforeLength: prep.length });

@@ -7,7 +7,10 @@ import { readResult, step, type PageResult } from "../page-fns.ts";
 import type { TargetRecord } from "../targets.ts";
 import { evidenceStatus, pageEffects, stateEffects } from "./evidence.ts";
 import { callInFrame, type FrameRef } from "./frame-call.ts";
-import { inputEvidence, type Prepared } from "./input-evidence.ts";
+import { inputEvidence, readEvidence, readStep, type Prepared } from "./input-evidence.ts";
+import type { ReadMode } from "../../page/act-edit.ts";
+import type { Selected } from "../context/tabs.ts";
+import type { ActionWatch } from "./watch.ts";
 import { parseCombo, pressCombo, typeChar } from "./keys.ts";
 import { CompositePin } from "./pin.ts";
 import { defineAction } from "./pipeline.ts";
@@ -40,44 +43,81 @@ const selectAllCombo = () => parseCombo(process.platform === "darwin" ? "Meta+a"
  * editors and widgets that ignore inserted text). The focused element and page are pinned
  * and re-checked before every key; a change stops the sequence there.
  */
-export const keyboard = defineAction<typeof keyboardCommand, ArgsOf<typeof keyboardCommand>, KeyboardEvidence>(keyboardCommand, {
-  args: (a) => a,
+export const keyboard = defineAction<typeof keyboardCommand, ArgsOf<typeof keyboardCommand> & { token: string }, Keyed>(keyboardCommand, {
+  args: (a) => ({ ...a, token: crypto.randomUUID() }),
   observe: (a) => ({ limit: a.limit, full: a.full }),
-  settled: true,
-  evidence: (_run, sent) => sent,
+  // With --submit the dispatch settled and read back itself; otherwise the reply's one settle
+  // call (a frame after the last key's change) reads the text back and takes the snapshot, in
+  // the top document (a field in a frame is read there, after it).
+  settled: (_run, sent) => sent.evidence !== undefined,
+  typing: true,
+  readback: ({ args }, sent) => (sent.plan?.inTop ? [readStep(args.token, args.text, sent.plan.mode)] : []),
+  evidence({ args, watch }, sent, readback) {
+    if (sent.evidence) return sent.evidence;
+    const { prep, mode, inTop } = sent.plan;
+    const read = inTop ? (readback.results.length > 0 ? readResult(readback, 0, "edit", "read") : null) : (sent.plan.read ?? null);
+    return readEvidence("keyboard", prep, args.text, mode, watch.effects, read);
+  },
   async dispatch({ ctx, sel, args, top, watch }) {
-    const frame = await focusedFrame(sel.rec, top);
-    const token = crypto.randomUUID();
+    const token = args.token;
+    const { frame, prep, inMain } = await focusAndArm(sel, top, watch, token);
     let pin: CompositePin | undefined;
-    let evidence: KeyboardEvidence | undefined;
     try {
-      const prep = await callInFrame(frame, "edit", { op: "active", token });
-      pin = await CompositePin.capture(ctx, sel, watch, top, frame, token, "keyboard");
+      pin = inMain ? await CompositePin.prepared(ctx, sel, watch, top, frame, token, "keyboard", prep.url) : await CompositePin.capture(ctx, sel, watch, top, frame, token, "keyboard");
       const chars = [...args.text];
       const later = (from: number): string[] => [...(from < chars.length ? [from + 1 === chars.length ? `key:${from + 1}` : `key:${from + 1}..${chars.length}`] : []), ...(args.submit ? ["submit"] : [])];
+      // The call that just read the focus pinned it: the first step checks only what the broker knows.
+      let fresh = inMain;
       if (args.clear) {
         await pin.step("clear", later(0), async () => {
           await pressCombo(top, selectAllCombo());
           await pressCombo(top, parseCombo("Backspace"));
-        });
+        }, true, [], fresh);
+        fresh = false;
       }
       for (const [i, ch] of chars.entries()) {
         if (i > 0 && args.delay) await Bun.sleep(args.delay);
-        await pin.step(`key:${i + 1}`, later(i + 1), () => typeChar(top, ch));
+        await pin.step(`key:${i + 1}`, later(i + 1), () => typeChar(top, ch), true, [], fresh);
+        fresh = false;
+      }
+      const mode = args.clear ? "replace" : "contains";
+      if (!args.submit) {
+        // A field in a frame: settled here and read there; in the top document the reply's call does both.
+        if (inMain) return { plan: { prep, mode, frame, inTop: true } };
+        await watch.settle(ctx.deadline, [], true);
+        const read = watch.effects.dialog || prep.mode === "none" ? null : await callInFrame(frame, "edit", { op: "read", token, text: args.text, mode }).catch(() => null);
+        return { plan: { prep, mode, frame, inTop: false, read } };
       }
       await watch.settle(ctx.deadline, [], true);
-      evidence = await inputEvidence("keyboard", frame, token, prep, args.text, args.clear ? "replace" : "contains", watch.effects);
-      if (args.submit) {
-        await pin.step("submit", [], () => pressCombo(top, parseCombo("Enter")));
-        await watch.settle(ctx.deadline);
-        evidence = { ...evidence, submitted: true, effects: mergeEffects(evidence.effects, watch) };
-      }
+      let evidence = await inputEvidence("keyboard", frame, token, prep, args.text, mode, watch.effects);
+      await pin.step("submit", [], () => pressCombo(top, parseCombo("Enter")));
+      await watch.settle(ctx.deadline);
+      evidence = { ...evidence, submitted: true, effects: mergeEffects(evidence.effects, watch) };
+      return { evidence };
     } finally {
       pin?.dispose();
     }
-    return evidence;
   },
 });
+
+type Keyed =
+  | { evidence: KeyboardEvidence; plan?: undefined }
+  | { evidence?: undefined; plan: { prep: Prepared; mode: ReadMode; frame: FrameRef; inTop: boolean; read?: PageResult<"edit", { op: "read" }> | null } };
+
+/**
+ * Reads what has focus and arms the quiet watcher in one call, on the guess that focus is in
+ * the top document (it usually is); focus inside a frame is then found and read there.
+ */
+async function focusAndArm(sel: Selected, top: CdpSession, watch: ActionWatch, token: string): Promise<{ frame: FrameRef; prep: Prepared; inMain: boolean }> {
+  const steps = [step("focusInFrame", undefined), step("edit", { op: "active", token }), watch.quietStep()] as const;
+  const first = await callPage(top, watch.mainFrameId, [...steps]);
+  const main: FrameRef = { session: top, frameId: watch.mainFrameId, offset: { x: 0, y: 0 } };
+  const frame = first.results[0] === false ? main : await focusedFrame(sel.rec, top);
+  const inMain = frame.session === top && frame.frameId === watch.mainFrameId;
+  const prep = (inMain && readResult({ steps, results: first.results }, 1, "edit", "active")) || (await callInFrame(frame, "edit", { op: "active", token }));
+  if (!watch.armed) await watch.armQuiet();
+  return { frame, prep, inMain };
+}
 
 /** What the page edit script's "state" reports of the focus after the key (its own type). */
 type FocusState = PageResult<"edit", { op: "state" }>;
@@ -101,15 +141,7 @@ export const press = defineAction<typeof pressCommand, ArgsOf<typeof pressComman
   async dispatch({ ctx, sel, args, top, watch }) {
     const combo = parseCombo(args.key);
     const token = crypto.randomUUID();
-    // One call, on the guess that focus is in the top document (it usually is): whether it is
-    // in a frame, the focus read and the quiet watcher. Focus in a frame is then found and read there.
-    const steps = [step("focusInFrame", undefined), step("edit", { op: "active", token }), watch.quietStep()] as const;
-    const first = await callPage(top, watch.mainFrameId, [...steps]);
-    const main: FrameRef = { session: top, frameId: watch.mainFrameId, offset: { x: 0, y: 0 } };
-    const frame = first.results[0] === false ? main : await focusedFrame(sel.rec, top);
-    const inMain = frame.session === top && frame.frameId === watch.mainFrameId;
-    const before = (inMain && readResult({ steps, results: first.results }, 1, "edit", "active")) || (await callInFrame(frame, "edit", { op: "active", token }));
-    if (!watch.armed) await watch.armQuiet();
+    const { frame, prep: before, inMain } = await focusAndArm(sel, top, watch, token);
     const sent = pressCombo(top, combo);
     sent.catch(() => undefined);
     await Promise.race([sent, watch.dialogOpened]);
