@@ -58,14 +58,30 @@ export function navigationCount(session: CdpSession, frameId: string): number {
   return navigations.get(session)?.get(frameId) ?? 0;
 }
 
+/** Lookups of our world's context on their way, per session and frame: a second caller waits for the first. */
+const asking = new WeakMap<CdpSession, Map<string, Promise<number>>>();
+
 async function worldContext(session: CdpSession, frameId: string, opts: { timeoutMs?: number }, fresh: boolean): Promise<number> {
   const byFrame = contextsOf(session);
   const known = byFrame.get(frameId);
   if (known !== undefined && !fresh) return known;
+  let pending = asking.get(session);
+  if (!pending) asking.set(session, (pending = new Map()));
+  const out = pending.get(frameId);
+  if (out && !fresh) return out;
+  const navs = navigationCount(session, frameId);
   // Page.createIsolatedWorld hands back the existing world for the same frame and name.
-  const { executionContextId } = await session.send("Page.createIsolatedWorld", { frameId, worldName: WORLD_NAME, grantUniveralAccess: false }, opts);
-  byFrame.set(frameId, executionContextId);
-  return executionContextId;
+  const ask = session.send("Page.createIsolatedWorld", { frameId, worldName: WORLD_NAME, grantUniveralAccess: false }, opts).then(({ executionContextId }) => {
+    // Kept only if the frame did not navigate while the question was out (the id may be the old document's).
+    if (navigationCount(session, frameId) === navs) byFrame.set(frameId, executionContextId);
+    return executionContextId;
+  });
+  pending.set(frameId, ask);
+  const done = () => {
+    if (pending.get(frameId) === ask) pending.delete(frameId);
+  };
+  ask.then(done, done);
+  return ask;
 }
 
 /** Whether our world's context in the frame is known and no navigation of the frame was seen since. */
@@ -82,12 +98,23 @@ function isLostContext(err: unknown): boolean {
   return err instanceof Error && /Cannot find context|context with specified id|Execution context was destroyed/i.test(err.message);
 }
 
-async function callInWorld(session: CdpSession, frameId: string, opts: { timeoutMs?: number }, call: (contextId: number) => Promise<unknown>): Promise<unknown> {
+/** A call bound to one document (`inDocument`) whose document went away while it ran. */
+class LeftDocument extends Error {}
+
+/**
+ * A lost context is looked up again and the call repeated, in whatever document the frame
+ * holds then; with `inDocument`, not when the frame navigated since the call was sent: the
+ * call was for the document that went (`LeftDocument`).
+ */
+async function callInWorld(session: CdpSession, frameId: string, opts: { timeoutMs?: number; inDocument?: boolean }, call: (contextId: number) => Promise<unknown>): Promise<unknown> {
+  const navs = navigationCount(session, frameId);
+  const cdp = opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs };
   try {
-    return await call(await worldContext(session, frameId, opts, false));
+    return await call(await worldContext(session, frameId, cdp, false));
   } catch (err) {
     if (!isLostContext(err)) throw err;
-    return call(await worldContext(session, frameId, opts, true));
+    if (opts.inDocument && navigationCount(session, frameId) !== navs) throw new LeftDocument();
+    return call(await worldContext(session, frameId, cdp, true));
   }
 }
 
@@ -102,14 +129,23 @@ const installed = new WeakMap<CdpSession, Set<number>>();
 /**
  * Runs steps of the page runtime in one frame's world, in one round trip: the runtime's
  * source goes along only the first time a world is used, later calls name the functions.
- * With `doc`, nothing runs in another document (the reply says `otherDocument`).
+ * With `doc`, nothing runs in another document (the reply says `otherDocument`); with
+ * `inDocument`, the steps are for the document the frame holds now: if it goes away while they
+ * run, they are not run again in the next one (the reply says `otherDocument`, with no token).
  */
-export async function callPage(session: CdpSession, frameId: string, steps: PageStep[], opts: { doc?: string; userGesture?: boolean; timeoutMs?: number; mark?: string[] } = {}): Promise<PageReply> {
+export async function callPage(session: CdpSession, frameId: string, steps: PageStep[], opts: { doc?: string; inDocument?: boolean; userGesture?: boolean; timeoutMs?: number; mark?: string[] } = {}): Promise<PageReply> {
   const call = { steps, ...(opts.doc ? { doc: opts.doc } : {}) };
-  const { mark, ...rest } = opts;
+  const { mark, doc, inDocument, ...rest } = opts;
   // With `mark` (element handles in our world): the click-listener marks are made first, in the same call.
   const fns = mark ? { run: MARK_AND_RUN, install: INSTALL_MARK_AND_RUN, objects: mark } : { run: RUN, install: INSTALL_AND_RUN };
-  const res = await sendPage(session, frameId, call, { ...fns, byValue: true, ...rest }, (r) => (r.result.value as { missing?: boolean } | undefined)?.missing === true);
+  let res: Protocol.Runtime.CallFunctionOnResponse;
+  try {
+    // A call for one document (by its token) would only answer otherDocument in the next one.
+    res = await sendPage(session, frameId, call, { ...fns, byValue: true, ...rest, inDocument: inDocument === true || doc !== undefined }, (r) => (r.result.value as { missing?: boolean } | undefined)?.missing === true);
+  } catch (err) {
+    if (err instanceof LeftDocument) return { doc: "", otherDocument: true, results: [] };
+    throw err;
+  }
   if (res.exceptionDetails) {
     const text = res.exceptionDetails.exception?.description ?? res.exceptionDetails.text;
     throw new BpError("internal_error", `Page script failed: ${text.split("\n")[0]?.slice(0, 300) ?? "error"}`, { context: { frameId: "redacted" } });
@@ -136,6 +172,7 @@ interface SendOptions {
   byValue: boolean;
   userGesture?: boolean;
   timeoutMs?: number;
+  inDocument?: boolean;
 }
 
 /** One call into the runtime: with its source only when this world has not been sent it yet. */
@@ -144,6 +181,7 @@ async function sendPage(session: CdpSession, frameId: string, arg: unknown, o: S
   if (!byCtx) installed.set(session, (byCtx = new Set()));
   const known = byCtx;
   const cdpOpts = o.timeoutMs === undefined ? {} : { timeoutMs: o.timeoutMs };
+  const worldOpts = o.inDocument ? { ...cdpOpts, inDocument: true } : cdpOpts;
   const send = async (contextId: number, install: boolean): Promise<Protocol.Runtime.CallFunctionOnResponse> =>
     session.send(
       "Runtime.callFunctionOn",
@@ -157,7 +195,7 @@ async function sendPage(session: CdpSession, frameId: string, arg: unknown, o: S
       },
       cdpOpts,
     );
-  return (await callInWorld(session, frameId, cdpOpts, async (contextId) => {
+  return (await callInWorld(session, frameId, worldOpts, async (contextId) => {
     let r = await send(contextId, !known.has(contextId));
     if (!r.exceptionDetails && missing(r)) r = await send(contextId, true);
     if (!r.exceptionDetails) known.add(contextId);

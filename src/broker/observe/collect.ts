@@ -168,7 +168,8 @@ async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Root,
 async function snapshotCall(root: Root, arg: SnapshotOptions, pre: PreSteps | undefined, doc: string | undefined): Promise<PageReply> {
   const target: MarkTarget = { session: root.session, frameId: root.frameId, loaderId: root.loaderId, ...(root.top ? { top: true } : {}) };
   const steps: PageStep[] = [...(pre?.steps ?? []), { fn: "snapshot", arg, ...(pre?.snapshotWhen ? { when: pre.snapshotWhen } : {}) }];
-  const only = doc ? { doc } : {};
+  // An action's steps are for the document it acted in: not run again in the next one.
+  const only = doc ? { doc } : pre ? { inDocument: true } : {};
   let nodes: number[] | undefined;
   if (wasMarked(target)) {
     if (pre) return callPage(root.session, root.frameId, steps, only);

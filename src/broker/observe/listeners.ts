@@ -1,6 +1,6 @@
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../../cdp/session.ts";
-import { pageObject, worldContextId } from "../world.ts";
+import { navigationCount, pageObject, worldContextId } from "../world.ts";
 
 /** Event types that make an element act like a button when a script listens for them. */
 const ACTIVATING = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup", "touchstart", "touchend"]);
@@ -102,6 +102,7 @@ export async function listenedNodes(t: MarkTarget): Promise<number[] | undefined
   try {
     let listeners: Protocol.DOMDebugger.EventListener[];
     try {
+      if (state.pageDoc) dropAhead(t);
       listeners = await listenersOf(session, (state.pageDoc ??= await pageDocument(t)));
     } catch {
       // The cached handle died with its world (a document.open, a crash): look it up again.
@@ -141,16 +142,65 @@ function listenersOf(session: CdpSession, objectId: string | undefined): Promise
   return session.send("DOMDebugger.getEventListeners", { objectId, depth: -1, pierce: true }, { timeoutMs: 3000 }).then((r) => r.listeners);
 }
 
+/** Page-world document handles asked ahead (`documentAhead`), per session and top frame, with the frame's navigation count then. */
+const ahead = new WeakMap<CdpSession, Map<string, { navs: number; objectId: Promise<string | undefined> }>>();
+
+/**
+ * Asks for the page world's document handle of a session's top frame now, for a listener
+ * lookup that comes after the frame tree: sent alongside it (and our world's context), a new
+ * document's first snapshot saves a round trip. The lookup takes the handle only while no
+ * navigation event of the frame has come since it was asked (it may be of another document).
+ */
+export function documentAhead(session: CdpSession, frameId: string): void {
+  let byFrame = ahead.get(session);
+  if (!byFrame) ahead.set(session, (byFrame = new Map()));
+  release(session, byFrame.get(frameId)?.objectId);
+  byFrame.set(frameId, { navs: navigationCount(session, frameId), objectId: topDocument(session).catch(() => undefined) });
+}
+
+/** The handle `documentAhead` asked for, if it is still of the frame's current document. */
+async function takeAhead(t: MarkTarget): Promise<string | undefined> {
+  const byFrame = ahead.get(t.session);
+  const asked = byFrame?.get(t.frameId);
+  if (!asked) return undefined;
+  byFrame?.delete(t.frameId);
+  const objectId = await asked.objectId;
+  if (navigationCount(t.session, t.frameId) === asked.navs) return objectId;
+  release(t.session, objectId);
+  return undefined;
+}
+
+/** A handle asked ahead for a document whose handle is known already. */
+function dropAhead(t: MarkTarget): void {
+  const byFrame = ahead.get(t.session);
+  const asked = byFrame?.get(t.frameId);
+  if (!asked) return;
+  byFrame?.delete(t.frameId);
+  release(t.session, asked.objectId);
+}
+
+function release(session: CdpSession, objectId: Promise<string | undefined> | string | undefined): void {
+  void Promise.resolve(objectId).then((id) => {
+    if (id) void session.send("Runtime.releaseObject", { objectId: id }).catch(() => undefined);
+  });
+}
+
+/** In a session's top frame the default context is the page's main world (`document` is unforgeable there). */
+async function topDocument(session: CdpSession): Promise<string | undefined> {
+  const r = await session.send("Runtime.evaluate", { expression: "document", objectGroup: DOC_GROUP, returnByValue: false });
+  return !r.exceptionDetails && r.result.subtype === "node" && r.result.objectId ? r.result.objectId : undefined;
+}
+
 /**
  * The page's own wrapper of the document: asked through our world's wrapper, Chromium stalls
- * the next script run in that world. In a session's top frame the default context is the
- * page's main world (`document` is unforgeable there); in a frame inside it, through the node.
+ * the next script run in that world. In a session's top frame, the main world's `document`;
+ * in a frame inside it, through the node.
  */
 async function pageDocument(t: MarkTarget): Promise<string | undefined> {
   const { session, frameId } = t;
   if (t.top) {
-    const r = await session.send("Runtime.evaluate", { expression: "document", objectGroup: DOC_GROUP, returnByValue: false });
-    if (!r.exceptionDetails && r.result.subtype === "node" && r.result.objectId) return r.result.objectId;
+    const id = (await takeAhead(t)) ?? (await topDocument(session));
+    if (id) return id;
   }
   const docId = await pageObject(session, frameId, "document");
   if (!docId) return undefined;

@@ -4,7 +4,8 @@ import { selectedTab, type Selected } from "../context/tabs.ts";
 import type { CallContext } from "../context/types.ts";
 import type { TargetRecord } from "../targets.ts";
 import type { SnapshotResult } from "../../page/types.ts";
-import { callPage, navigationCount, worldKnown } from "../world.ts";
+import { callPage, navigationCount, worldContextId, worldKnown } from "../world.ts";
+import { documentAhead } from "./listeners.ts";
 import { collectWith, currentObservation, frameSessions, type Collected, type PreSteps, type Root } from "./collect.ts";
 import { rootForFrame } from "./frame-list.ts";
 import { MAX_TITLE, MAX_URL } from "../../shared/page-strings.ts";
@@ -65,7 +66,15 @@ export async function observeWith(ctx: CallContext, sel: Selected, opts: Observe
     const guessed = await collectWith(browser, rec, current, root, snapOpts, undefined, current.doc);
     if (guessed) return { reply: render(ctx, rec, guessed, opts, false, guessed.previous), previous: guessed.previous };
   }
-  const { obs, mainFrameId, replaced } = after.sameDocument && current ? { obs: current, mainFrameId: rec.targetId, replaced: false } : await currentObservation(browser, rec, agent, session);
+  const same = after.sameDocument === true && current !== undefined;
+  if (!same && !worldKnown(session, rec.targetId)) {
+    // Our world's context went with the document it was made in: most likely a new document,
+    // whose first snapshot needs our world and (for its listener lookup) the page world's
+    // document handle. Both are asked now, alongside the frame tree: one round trip, not three.
+    worldContextId(session, rec.targetId).catch(() => undefined);
+    if (agent.frames.get(rec.targetId) === undefined) documentAhead(session, rec.targetId);
+  }
+  const { obs, mainFrameId, replaced } = same ? { obs: current, mainFrameId: rec.targetId, replaced: false } : await currentObservation(browser, rec, agent, session);
   const root: Root = await rootForFrame(rec, session, mainFrameId, obs.mainLoaderId, agent.frames.get(rec.targetId));
   let pre = after.pre;
   if (pre && (root.session !== session || root.frameId !== mainFrameId)) {
