@@ -156,6 +156,17 @@ export async function callPage(session: CdpSession, frameId: string, steps: Page
 }
 
 /**
+ * Sends the runtime to the frame's world now, if this world has not been sent it: a new
+ * document's first snapshot installs it while the listener lookup is out, instead of carrying
+ * its source (and Chromium's compile of it) in the snapshot call.
+ */
+export function installAhead(session: CdpSession, frameId: string): void {
+  const ctx = contexts.get(session)?.get(frameId);
+  if (ctx !== undefined && installed.get(session)?.has(ctx)) return;
+  callPage(session, frameId, []).catch(() => undefined);
+}
+
+/**
  * Runs one page-library function that answers with a page object (an element, the document)
  * and keeps it as a remote object, for CDP calls that take one; installs the runtime like callPage.
  */
@@ -196,9 +207,12 @@ async function sendPage(session: CdpSession, frameId: string, arg: unknown, o: S
       cdpOpts,
     );
   return (await callInWorld(session, frameId, worldOpts, async (contextId) => {
-    let r = await send(contextId, !known.has(contextId));
+    const install = !known.has(contextId);
+    // Counted as installed once the installing call is sent: a session's calls run in order, so
+    // a later one finds the runtime there (and if not, it answers missing and installs it).
+    known.add(contextId);
+    let r = await send(contextId, install);
     if (!r.exceptionDetails && missing(r)) r = await send(contextId, true);
-    if (!r.exceptionDetails) known.add(contextId);
     return r;
   })) as Protocol.Runtime.CallFunctionOnResponse;
 }

@@ -1,6 +1,6 @@
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../../cdp/session.ts";
-import { navigationCount, pageObject, worldContextId } from "../world.ts";
+import { installAhead, navigationCount, pageObject, worldContextId } from "../world.ts";
 
 /** Event types that make an element act like a button when a script listens for them. */
 const ACTIVATING = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup", "touchstart", "touchend"]);
@@ -83,7 +83,7 @@ export async function listenedHandles(t: MarkTarget, known?: number[]): Promise<
   // Our world's context, asked alongside the listener list on a new document.
   const context = worldContextId(t.session, t.frameId);
   context.catch(() => undefined);
-  const nodes = known ?? (await listenedNodes(t));
+  const nodes = known ?? (await listenedNodes(t, () => installAhead(t.session, t.frameId)));
   const handles = nodes && (await handlesOf(t, nodes, context));
   return nodes && handles ? { nodes, handles } : undefined;
 }
@@ -96,14 +96,17 @@ export interface Listened {
 }
 
 /** The nodes with activating listeners, as the browser lists them now (one round trip once the document's handle is known). */
-export async function listenedNodes(t: MarkTarget): Promise<number[] | undefined> {
+export async function listenedNodes(t: MarkTarget, alongside?: () => void): Promise<number[] | undefined> {
   const { session } = t;
   const state = stateOf(t);
   try {
     let listeners: Protocol.DOMDebugger.EventListener[];
     try {
       if (state.pageDoc) dropAhead(t);
-      listeners = await listenersOf(session, (state.pageDoc ??= await pageDocument(t)));
+      const asked = listenersOf(session, (state.pageDoc ??= await pageDocument(t)));
+      // Sent after the listener question, so its answer is not held up behind this call's work.
+      alongside?.();
+      listeners = await asked;
     } catch {
       // The cached handle died with its world (a document.open, a crash): look it up again.
       state.pageDoc = await pageDocument(t);
