@@ -282,10 +282,18 @@ export const EDIT_OPS = {
     }
     return { ok: true as const, focused: !!tg && isFocused(win, tg) };
   }),
-  pin: slotted((win, s, tg, arg: Tokened & { then?: Then }): { ok: true; focused: boolean; then?: true } => {
-    s.pinned = deepActive(win);
-    const focused = !!tg && isFocused(win, tg);
-    return focused && tg && text(tg).length > 0 && doThen(win, tg, arg.then) ? { ok: true, focused, then: true } : { ok: true, focused };
+  pin: slotted((win, s, tg, arg: Tokened & { then?: Then; after?: "task" }): { ok: true; focused: boolean; then?: true } | Promise<{ ok: true; focused: boolean; then?: true }> => {
+    const answer = (): { ok: true; focused: boolean; then?: true } => {
+      s.pinned = deepActive(win);
+      const focused = !!tg && isFocused(win, tg);
+      return focused && tg && text(tg).length > 0 && doThen(win, tg, arg.then) ? { ok: true, focused, then: true } : { ok: true, focused };
+    };
+    // After a focusing click: answer a task later, behind a timer a focus handler started, so
+    // a dialog it opens (or focus it moves) shows itself before any text is sent.
+    if (arg.after !== "task") return answer();
+    return new Promise((resolve) => {
+      win.setTimeout(() => resolve(answer()), 0);
+    });
   }),
   check: slotted((win, s, tg): { ok: true } | { ok: false; reason: "target_detached" | "focus_changed" } => {
     if (!tg || (tg !== s.pinned && !tg.isConnected)) return { ok: false, reason: "target_detached" };

@@ -96,8 +96,9 @@ function inputClock(win: ActWindow): { at: number } {
   if (clock) return clock;
   const c = { at: 0 };
   setSlot(win, INPUT_KEY, c);
-  const mark = (): void => {
-    c.at = Date.now();
+  // Trusted events only: what the page dispatches itself is not an action's input.
+  const mark = (e: { defaultPrevented: boolean; isTrusted?: boolean }): void => {
+    if (e.isTrusted !== false) c.at = Date.now();
   };
   for (const type of INPUT_EVENTS) {
     try {

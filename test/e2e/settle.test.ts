@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { requireChromium } from "../support/chromium.ts";
-import { makeBpEnv, type BpResult } from "../support/bp.ts";
+import { makeBpEnv, waitFor, type BpResult } from "../support/bp.ts";
 import { startFixtureServer } from "../support/fixture-server.ts";
+
 
 requireChromium();
 
@@ -51,6 +52,23 @@ const site = startFixtureServer({
     <script>
       function grow() { const p = document.getElementById("js-panel"); let h = 0; const t = setInterval(() => { h += 3; p.style.height = h + "px"; if (h >= 60) clearInterval(t); }, 16); }
     </script>`,
+  // A field whose focus handler marks its wrapper (a mutation), with suggestions after a 300 ms
+  // debounce and no suggestion attributes: the focus change is not the page's answer to the text.
+  "/focus-suggest": `<!doctype html><title>Focus suggest</title><div id=wrap><input id=city aria-label="City"></div><ul id=list></ul>
+    <script>
+      const city = document.getElementById("city");
+      city.addEventListener("focus", () => document.getElementById("wrap").classList.add("focused"));
+      let timer;
+      city.addEventListener("input", () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          for (const name of ["Paris", "Parma"]) { const li = document.createElement("li"); li.textContent = name; li.addEventListener("mousedown", () => {}); document.getElementById("list").appendChild(li); }
+        }, 300);
+      });
+    </script>`,
+  // A focus handler that opens a dialog a task later, and a field that alerts a moment after each keystroke.
+  "/focus-alert": `<!doctype html><title>Focus alert</title><input id=f aria-label="Alerting" onfocus="setTimeout(() => alert('focused'), 0)">
+    <input id=k aria-label="Keyed" oninput="setTimeout(() => alert('typed'), 15)">`,
   // A quick API answer that the page renders a moment after it lands: the request starts and
   // ends inside the click's settle, the render comes after that settle's snapshot.
   "/quick-data": () => new Promise<Response>((r) => setTimeout(() => r(new Response("ready")), 14)) as unknown as Response,
@@ -156,6 +174,44 @@ describe("the reply shows the settled page", () => {
       await run(["eval", "document.getElementById('out').textContent = ''"]);
     }
   });
+
+  test("suggestions after a debounce are waited for in a field whose focus handler changed the page", async () => {
+    await run(["open", `${site.a}/focus-suggest`]);
+    const r = await run(["type", await refOf("City"), "Par"]);
+    expect(evidence(r)).toMatchObject({ status: "verified" });
+    expect(((r.json.diff as { added?: El[] } | undefined)?.added ?? []).map((e) => e.n)).toEqual(expect.arrayContaining(["Paris", "Parma"]));
+  });
+
+  test("a dialog a focus handler opens stops type before any text goes in; one opened after a keystroke does not hang it", async () => {
+    try {
+      await focusAlert();
+    } finally {
+      // Whatever happened, no dialog is left for the next test.
+      for (const d of ((await run(["dialogs"])).json.dialogs as { id: string }[] | undefined) ?? []) await run(["dialog", d.id, "--dismiss"]);
+    }
+  });
+
+  async function focusAlert(): Promise<void> {
+    await run(["open", `${site.a}/focus-alert`]);
+    const r = await run(["type", await refOf("Alerting"), "abc"]);
+    expect(r.json).toMatchObject({ ok: false, code: "action_not_verified", context: { reason: "dialog_opened", dispatched: false } });
+    const dialogs = (await run(["dialogs"])).json.dialogs as { id: string }[];
+    expect(dialogs.length).toBe(1);
+    await run(["dialog", dialogs[0]?.id ?? "", "--dismiss"]);
+    expect((await run(["eval", "document.getElementById('f').value"])).json.value).toBe("");
+    // The keystroke's alert comes while the reply settles, asks whether the page listens to keys
+    // or just after it answered: it never holds the reply to the deadline.
+    for (let i = 0; i < 3; i++) {
+      const started = Date.now();
+      const keyed = await run(["--timeout", "15000", "type", await refOf("Keyed"), "abc"]);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(keyed.json.ok).toBe(true);
+      const ev = evidence(keyed) as Evidence & { reason?: string };
+      expect(ev.status === "verified" || (ev.status === "unavailable" && ev.reason === "dialog_opened")).toBe(true);
+      const open = await waitFor(async () => ((await run(["dialogs"])).json.dialogs as { id: string }[] | undefined)?.[0], 5_000, "the keystroke's dialog");
+      await run(["dialog", open?.id ?? "", "--dismiss"]);
+    }
+  }
 
   test("an autocomplete list that appears a few hundred ms after typing is in the reply, with refs", async () => {
     await run(["open", `${site.a}/autocomplete`]);

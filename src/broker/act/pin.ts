@@ -100,7 +100,8 @@ export class CompositePin {
     if (this.top.closed || (await browser.session(rec)) !== this.top) return "session_replaced";
     if (this.frame.session.closed) return "frame_detached";
     if (this.watch.effects.dialog || rec.dialog) return "dialog_opened";
-    if (this.navigating) return "navigation";
+    // The action's watch saw the main frame start navigating (it subscribed before the locate call).
+    if (this.navigating || this.watch.effects.navigation) return "navigation";
     return undefined;
   }
 

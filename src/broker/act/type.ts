@@ -46,16 +46,9 @@ export const typeText = defineAction<typeof command, TypeArgs, Typed>(command, {
   // Suggestions that come a few hundred ms after the last keystroke belong in this reply: wait
   // for them in a field that says it offers them, or in one whose page listens to the keys but
   // showed nothing yet (a page that already reacted is not waiting on a debounce).
-  async after({ ctx, args, watch, target, top }, sent, evidence) {
+  async after({ ctx, args, watch, target }, sent, evidence) {
     if (args.submit || !sent.plan) return undefined;
-    const frame = frameOfRef(locatedRef(target));
-    const quietSoFar = watch.effects.mutations === 0 && watch.effects.requests === 0;
-    const inTop = frame.frameId === watch.mainFrameId && frame.session === top;
-    if (!(sent.plan.prep.suggests === true || (quietSoFar && (await listensToKeys(frame, inTop))))) return undefined;
-    if (!(await watch.lateChange(frame, LATE_WIDGET_MS, ctx.deadline))) return undefined;
-    // Suggestion items are often bound by addEventListener only: list them with refs.
-    forgetMarks(frame.session, frame.frameId);
-    return { ...evidence, effects: mergeEffects(evidence.effects, watch) };
+    return lateSuggestions(ctx.deadline, watch, frameOfRef(locatedRef(target)), true, sent.plan.prep, evidence);
   },
   // The locate call also prepares the field, selects its text or puts the caret at its end when
   // it has focus (`then`), probes it for the focusing click, and arms the quiet watcher: typing
@@ -82,19 +75,19 @@ export const typeText = defineAction<typeof command, TypeArgs, Typed>(command, {
       const steps = [...(clearing && !overSelection ? ["clear"] : []), ...(args.text !== "" || prep.mode === "setter" ? ["type"] : []), ...(args.submit ? ["submit"] : [])];
       // Whether the field's text is selected (or its caret at the end) as the next step needs.
       let done = prep.then === true;
-      // Whether the call that just returned proved the field has focus (the next step's check would only repeat it).
-      let fresh = prep.focused;
-      if (!prep.focused) {
-        const focusing = await focus(pin, top, watch, resolved, frame, token, steps, thenOf(args));
-        done = focusing.then;
-        fresh = focusing.fresh;
-      }
+      // Whether the locate call found the field focused: no focus handler ran since it pinned
+      // the page, so the first step checks only what the broker knows. After a focusing click
+      // the first step's page check runs (a handler the focus started gets that round trip to
+      // show itself: a dialog, focus moved on), and the quiet watcher is armed again in it, so
+      // what the focus changed is not taken for the page's answer to the text.
+      const fresh = prep.focused;
+      const inTop = frame.frameId === watch.mainFrameId && frame.session === top;
+      if (!prep.focused) done = (await focus(pin, top, watch, resolved, frame, token, steps, thenOf(args))).then;
       if (!replace && prep.length > 0 && !done) {
         // Append at the end, whatever the caret was; inputs without a selection API get End.
         // A dialog opening now blocks the page: the pin check of the fallback step names it.
         const caret = await Promise.race([callFn(frame, "edit", { op: "caretEnd", token }), watch.dialogOpened.then(() => ({ ok: false }))]);
         if (!caret.ok) await pin.step("caret", steps, () => pressCombo(top, parseCombo("End")), false);
-        fresh = false;
       }
       // Frameworks may roll a value back after the event: read once the page has settled.
       const mode = replace ? "replace" : "append";
@@ -108,16 +101,17 @@ export const typeText = defineAction<typeof command, TypeArgs, Typed>(command, {
       for (const [i, step] of steps.entries()) {
         const rest = steps.slice(i + 1);
         const first = i === 0 && fresh;
+        const rearm = i === 0 && !prep.focused && inTop ? watch.rearmSteps() : [];
         if (step === "clear") {
-          const selected = first && done;
+          const selected = i === 0 && done;
           await pin.step("clear", rest, async () => {
             if (!selected) await callInFrame(frame, "edit", { op: "select", token });
             await pressCombo(top, parseCombo("Backspace"));
-          }, true, [], first);
+          }, true, rearm, first);
         } else if (step === "type") {
           // The selection is made in the step's own check call (or was, in the call that proved the focus): no round trip of its own.
-          const select = overSelection && !(first && done) ? [pageStep("edit", { op: "select", token })] : [];
-          await pin.step("type", rest, () => (prep.mode === "setter" ? callInFrame(frame, "edit", { op: "setValue", token, value: args.text }) : top.send("Input.insertText", { text: args.text })), true, select, first);
+          const select = overSelection && !(i === 0 && done) ? [pageStep("edit", { op: "select", token })] : [];
+          await pin.step("type", rest, () => (prep.mode === "setter" ? callInFrame(frame, "edit", { op: "setValue", token, value: args.text }) : top.send("Input.insertText", { text: args.text })), true, [...select, ...rearm], first);
         } else {
           evidence = await readBack();
           await pin.step("submit", rest, () => pressCombo(top, parseCombo("Enter")));
@@ -125,7 +119,11 @@ export const typeText = defineAction<typeof command, TypeArgs, Typed>(command, {
           evidence = { ...evidence, submitted: true, effects: mergeEffects(evidence.effects, watch) };
         }
       }
-      return evidence ? { evidence } : { plan: { prep, mode } };
+      if (evidence) return { evidence };
+      if (inTop) return { plan: { prep, mode } };
+      // A field in a frame settles there (its own watcher) and is read there.
+      const read = await readBack();
+      return { evidence: (await lateSuggestions(ctx.deadline, watch, frame, false, prep, read)) ?? read };
     } finally {
       pin?.dispose();
     }
@@ -134,6 +132,24 @@ export const typeText = defineAction<typeof command, TypeArgs, Typed>(command, {
 
 /** What the dispatch leaves for the reply: the evidence when it settled itself (--submit), else what the read-back needs. */
 type Typed = { evidence: TypeEvidence; plan?: undefined } | { evidence?: undefined; plan: { prep: Prepared; mode: ReadMode } };
+
+/**
+ * Suggestions that come a few hundred ms after the last keystroke belong in this reply: waits
+ * for them in a field that says it offers them, or in one whose page listens to the keys but
+ * showed nothing yet (a page that already reacted is not waiting on a debounce). New evidence
+ * when the page changed (the caller observes again); undefined when nothing came. `top`: the
+ * field is in its session's top document.
+ */
+async function lateSuggestions(deadline: number, watch: ActionWatch, frame: FrameRef, top: boolean, prep: Prepared, evidence: TypeEvidence): Promise<TypeEvidence | undefined> {
+  if (watch.effects.navigation || watch.effects.dialog) return undefined;
+  const quietSoFar = watch.effects.mutations === 0 && watch.effects.requests === 0;
+  const wait = prep.suggests === true || (quietSoFar && (await Promise.race([listensToKeys(frame, top), watch.dialogOpened.then(() => false)])));
+  if (!wait || watch.effects.dialog) return undefined;
+  if (!(await watch.lateChange(frame, LATE_WIDGET_MS, deadline))) return undefined;
+  // Suggestion items are often bound by addEventListener only: list them with refs.
+  forgetMarks(frame.session, frame.frameId);
+  return { ...evidence, effects: mergeEffects(evidence.effects, watch) };
+}
 
 /** Whether the field's text is to be selected (replacing it) or the caret put at its end (appending). */
 function thenOf(a: { clear?: boolean }): "select" | "caretEnd" {
@@ -145,9 +161,9 @@ function thenOf(a: { clear?: boolean }): "select" | "caretEnd" {
  * locate call): that also gives the page focus, so focus handlers run now rather than at the
  * first keystroke (script focus in a background tab moves activeElement silently). A field the
  * pointer cannot reach (covered, off-screen) is focused by script instead. The call that
- * proves the focus also re-pins it and does `then` (`then`: done; `fresh`: that call proved it).
+ * proves the focus also re-pins it and does `then` (`then`: done).
  */
-async function focus(pin: CompositePin, top: CdpSession, watch: ActionWatch, r: ResolvedRef, frame: FrameRef, token: string, steps: readonly string[], then: "select" | "caretEnd"): Promise<{ then: boolean; fresh: boolean }> {
+async function focus(pin: CompositePin, top: CdpSession, watch: ActionWatch, r: ResolvedRef, frame: FrameRef, token: string, steps: readonly string[], then: "select" | "caretEnd"): Promise<{ then: boolean }> {
   let probe: Probe | undefined;
   try {
     probe = checkProbe(r, stepResult(r, 1, "act", "probe"));
@@ -161,7 +177,7 @@ async function focus(pin: CompositePin, top: CdpSession, watch: ActionWatch, r: 
   }
   // `focused` also re-pins the focused element, so it is asked once when the click worked.
   const clicked = await focused(frame, token, watch, then);
-  if (clicked.focused) return { then: clicked.then, fresh: true };
+  if (clicked.focused) return { then: clicked.then };
   // A focus handler may have replaced the page: that is a change before anything was typed.
   const reason = await pin.check();
   if (reason) throw pin.interrupted(steps[0] ?? "type", reason, steps.slice(1));
@@ -174,12 +190,12 @@ async function focus(pin: CompositePin, top: CdpSession, watch: ActionWatch, r: 
       hint: "Click the field yourself ('bp click'), then use 'bp keyboard'.",
     });
   }
-  return { then: scripted.then, fresh: true };
+  return { then: scripted.then };
 }
 
 async function focused(frame: FrameRef, token: string, watch: ActionWatch, then: "select" | "caretEnd"): Promise<{ focused: boolean; then: boolean }> {
   // A dialog a focus handler opens blocks the page: not focused, and the pin check then says why.
-  const r = await Promise.race([callFn(frame, "edit", { op: "pin", token, then }), watch.dialogOpened.then(() => ({ ok: false, focused: false }) as const)]);
+  const r = await Promise.race([callFn(frame, "edit", { op: "pin", token, then, after: "task" }), watch.dialogOpened.then(() => ({ ok: false, focused: false }) as const)]);
   return r.ok ? { focused: r.focused, then: r.then === true } : { focused: false, then: false };
 }
 

@@ -207,6 +207,17 @@ export class ActionWatch {
     return { fn: "quiet", arg: { op: "install", id } };
   }
 
+  /**
+   * Page steps (for the main frame's next call) that end the main-frame watchers armed so far
+   * and arm a new one: what happened before that call (a focusing click's effects) is then
+   * not counted as what the action's next step caused.
+   */
+  rearmSteps(): PageStep[] {
+    const old = this.takeQuiet();
+    const steps: PageStep[] = old.length > 0 ? [{ fn: "quiet", arg: { op: "poll", ids: old, finish: true } }] : [];
+    return [...steps, this.quietStep()];
+  }
+
   /** Starts DOM-quiet watchers with a call of their own (when there is no page call to ride on). */
   armQuiet(frame?: { session: CdpSession; frameId: string }): Promise<void> {
     const step = this.quietStep();

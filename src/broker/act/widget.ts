@@ -26,10 +26,12 @@ export async function listensToKeys(frame: { session: CdpSession; frameId: strin
   const session = frame.session;
   // The field being typed into, as the edit step keeps it in our world.
   const ours = pageObject(session, frame.frameId, "editedElement").catch(() => undefined);
-  // In a session's top frame the default context is the page's own world.
+  // In a session's top frame the default context is the page's own world. Native getters only:
+  // a getter the page replaced with its own code fails the side-effect check (the slow path
+  // then asks), and the time bound holds against one that never returns.
   const focused = top
     ? session
-        .send("Runtime.evaluate", { expression: DEEP_ACTIVE, objectGroup: GROUP, returnByValue: false })
+        .send("Runtime.evaluate", { expression: DEEP_ACTIVE, objectGroup: GROUP, returnByValue: false, throwOnSideEffect: true, timeout: 500 }, { timeoutMs: 2_000 })
         .then((r) => (!r.exceptionDetails && r.result.subtype === "node" ? r.result.objectId : undefined))
         .catch(() => undefined)
     : Promise.resolve(undefined);
