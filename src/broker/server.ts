@@ -18,6 +18,8 @@ interface ConnState {
   size: number;
   handled: boolean;
   timer: Timer | undefined;
+  /** The reply's bytes the socket has not taken yet (a large snapshot is more than one write). */
+  out?: Uint8Array | undefined;
 }
 
 /** One request line per connection, one reply line, then close. */
@@ -54,8 +56,12 @@ export function startServer(socketPath: string, token: string, broker: Broker) {
           (err: unknown) => reply(s, toBpError(err).toJSON()),
         );
       },
+      drain(s) {
+        flush(s);
+      },
       close(s) {
         clearTimeout(s.data.timer);
+        s.data.out = undefined;
       },
       error(s) {
         // The CLI went away; nothing to answer.
@@ -68,10 +74,36 @@ export function startServer(socketPath: string, token: string, broker: Broker) {
 function reply(s: Socket<ConnState>, body: unknown): void {
   try {
     // Credentials in URLs never leave the broker, whatever command put them in a reply.
-    s.write(`${jsonLine(redactDeep(body))}\n`);
+    s.data.out = Buffer.from(`${jsonLine(redactDeep(body))}\n`, "utf8");
+    flush(s);
+  } catch {
+    // client gone
+  }
+}
+
+/**
+ * Writes what the socket takes now; the rest goes out on drain, and the connection ends only
+ * once the whole line is written (a write takes a few hundred KB at most; ending after the
+ * first one cut large replies short).
+ */
+function flush(s: Socket<ConnState>): void {
+  const out = s.data.out;
+  if (!out) return;
+  try {
+    const n = s.write(out);
+    if (n < 0) {
+      s.data.out = undefined;
+      return;
+    }
+    if (n < out.length) {
+      s.data.out = out.subarray(n);
+      return;
+    }
+    s.data.out = undefined;
     s.end();
   } catch {
     // client gone
+    s.data.out = undefined;
   }
 }
 

@@ -16,10 +16,12 @@ test("a reply line split inside a character, over several writes, arrives whole"
       data(s) {
         s.write(line.subarray(0, cut));
         s.flush();
-        setImmediate(() => {
+        // Long enough for the client to have read the first part on its own: writes made
+        // back to back reach it as one chunk, and the split would never be decoded.
+        setTimeout(() => {
           s.write(line.subarray(cut));
           s.end();
-        });
+        }, 50);
       },
     },
   });
