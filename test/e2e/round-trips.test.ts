@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startCdpRecorder, roundTrips, type CdpRecorder } from "../support/cdp-recorder.ts";
 import { requireChromium } from "../support/chromium.ts";
-import { makeBpEnv } from "../support/bp.ts";
+import { makeBpEnv, waitFor } from "../support/bp.ts";
 import { startFixtureServer } from "../support/fixture-server.ts";
 import { startUserBrowser, type UserBrowser } from "../support/user-browser.ts";
 
@@ -119,6 +119,12 @@ describe("CDP round trips", () => {
     expect(refill.trips).toBeLessThanOrEqual((BUDGET.type ?? 0) - 6);
     expect(refill.methods.filter((m) => m.startsWith("Input.dispatchMouseEvent"))).toEqual([]);
     rows.push(["keyboard", await measure(["keyboard", "ab"])]);
+    // A type that fails before it settles (a button takes no text) leaves no watcher asking the
+    // page for frames: the one its locate call armed is disconnected on the way out.
+    rec.mark();
+    expect((await env.run(["type", ref("Save"), "abc"])).json.code).toBe("action_not_verified");
+    const finished = await waitFor(() => rec.mark().find((s) => s.method.includes("quiet:poll")), 5_000, "the watcher's finish");
+    expect(finished).toBeDefined();
     rows.push(["select", await measure(["select", ref("Size"), "M"])]);
     rows.push(["press", await measure(["press", "Tab"])]);
     rows.push(["hover", await measure(["hover", ref("Save")])]);

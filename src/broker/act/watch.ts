@@ -367,7 +367,17 @@ export class ActionWatch {
     );
   }
 
+  /**
+   * Ends the action's watch. Page watchers still armed (an action that failed before it
+   * settled: not editable, option not found, a pin interrupt) are disconnected now, without
+   * waiting for the answer: otherwise they would ask for frames for a minute.
+   */
   stop(): void {
     for (const off of this.offs) off();
+    const ids = this.takeQuiet();
+    const frames = this.frameQuiet.splice(0);
+    const finish = (session: CdpSession, frameId: string, left: number[]) => void callPage(session, frameId, [{ fn: "quiet", arg: { op: "poll", ids: left, finish: true } }]).catch(() => undefined);
+    if (ids.length > 0 && !this.effects.dialog) finish(this.session, this.mainFrameId, ids);
+    for (const f of frames) if (!this.effects.dialog) finish(f.session, f.frameId, [f.id]);
   }
 }
