@@ -8,7 +8,7 @@ import { JanitorClient } from "./janitor-client.ts";
 import { createPageInProfile } from "./profiles/create.ts";
 import { ProfileRegistry } from "./profiles/registry.ts";
 import { TargetTable, type TargetRecord } from "./targets.ts";
-import { callPage } from "./world.ts";
+import { callPage, installOnNewDocuments } from "./world.ts";
 
 /** Random, so one agent cannot count the dialogs other agents' tabs opened. */
 function dialogId(): string {
@@ -129,7 +129,7 @@ export class BrowserConnection {
         // Focus emulation keeps the page visible, rendering and un-throttled while it is a
         // background tab or an occluded window, without taking the person's focus: hidden
         // pages drop cross-origin frame clicks, hover, drag, transitions and screenshots.
-        await outsideCallScope(() => Promise.all([s.send("Page.enable"), s.send("Page.setLifecycleEventsEnabled", { enabled: true }), s.send("Emulation.setFocusEmulationEnabled", { enabled: true })]));
+        await outsideCallScope(() => Promise.all([s.send("Page.enable"), s.send("Page.setLifecycleEventsEnabled", { enabled: true }), s.send("Emulation.setFocusEmulationEnabled", { enabled: true }), installOnNewDocuments(s)]));
         await outsideCallScope(async () => this.onSession?.(rec, s));
         return s;
       });

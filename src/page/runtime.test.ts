@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Window } from "happy-dom";
-import { INSTALL_AND_RUN, readReply, RUN, RUNTIME_KEY, type PageReply, type PageStep } from "./runtime.ts";
+import { INSTALL_AND_RUN, INSTALL_ON_NEW_DOCUMENT, readReply, RUN, RUNTIME_KEY, type PageReply, type PageStep } from "./runtime.ts";
 import type { SnapshotResult } from "./types.ts";
 
 const opened: Window[] = [];
@@ -38,6 +38,19 @@ describe("page runtime", () => {
     expect(later.doc).toBe(first.doc);
     expect(later.results[0]).toBeNull();
     expect(later.results[1]).toMatchObject({ connected: true });
+  });
+
+  test("the script the browser runs as a document begins installs the runtime, and the calls name it", async () => {
+    const { w, install, run } = page(`<button>Go</button>`);
+    new Function("window", INSTALL_ON_NEW_DOCUMENT)(w);
+    const rt = Reflect.get(w, Symbol.for(RUNTIME_KEY));
+    expect(rt).toBeDefined();
+    const first = (await run({ steps: [{ fn: "snapshot", arg: { layout: false, fold: false } }] })) as PageReply;
+    expect((first.results[0] as SnapshotResult).elements).toHaveLength(1);
+    // The installing call keeps the runtime (and its document token) that was there.
+    const again = (await install({ steps: [] })) as PageReply;
+    expect(again.doc).toBe(first.doc);
+    expect(Reflect.get(w, Symbol.for(RUNTIME_KEY))).toBe(rt);
   });
 
   test("a ref that no longer resolves stops the call; another document's token runs nothing", async () => {

@@ -24,6 +24,13 @@ const KEY_EXPR = `Symbol.for(${JSON.stringify(RUNTIME_KEY)})`;
 /** The installed runtime, installing it first if this world lacks it. */
 const INSTALLED = `(window[${KEY_EXPR}] || ${PAGE_LIBRARY}.install(window, ${KEY_EXPR}))`;
 
+/**
+ * The runtime installed by the browser itself in every new document's world of that name
+ * (Page.addScriptToEvaluateOnNewDocument): compiled there through Chromium's code cache, where
+ * a call's function declaration is compiled anew in every document.
+ */
+export const INSTALL_ON_NEW_DOCUMENT = `${INSTALLED};`;
+
 /*
  * The reply comes back as JSON text (the runtime's `text`), not as an object by value: Chromium
  * turns a returned object into protocol values field by field, which on a small page's snapshot
