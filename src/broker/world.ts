@@ -157,8 +157,12 @@ function installedIn(session: CdpSession): Set<number> {
  */
 export async function installOnNewDocuments(session: CdpSession): Promise<void> {
   contextsOf(session);
-  await session.send("Page.addScriptToEvaluateOnNewDocument", { source: INSTALL_ON_NEW_DOCUMENT, worldName: WORLD_NAME });
-  autoInstalled.add(session);
+  try {
+    await session.send("Page.addScriptToEvaluateOnNewDocument", { source: INSTALL_ON_NEW_DOCUMENT, worldName: WORLD_NAME });
+    autoInstalled.add(session);
+  } catch {
+    // A browser that will not: every world gets the runtime with its first call, as before.
+  }
 }
 
 /**
