@@ -69,6 +69,10 @@ const site = startFixtureServer({
   // A focus handler that opens a dialog a task later, and a field that alerts a moment after each keystroke.
   "/focus-alert": `<!doctype html><title>Focus alert</title><input id=f aria-label="Alerting" onfocus="setTimeout(() => alert('focused'), 0)">
     <input id=k aria-label="Keyed" oninput="setTimeout(() => alert('typed'), 15)">`,
+  // A page that polls an address every 25 ms on its own, and a button that changes at once.
+  "/ping": () => new Response("pong"),
+  "/poll": `<!doctype html><title>Poll</title><button onclick="this.textContent = 'Clicked ' + (window.n = (window.n || 0) + 1)">Press me</button>
+    <script>setInterval(() => fetch("/ping?t=" + Date.now()).catch(() => {}), 25);</script>`,
   // A quick API answer that the page renders a moment after it lands: the request starts and
   // ends inside the click's settle, the render comes after that settle's snapshot.
   "/quick-data": () => new Promise<Response>((r) => setTimeout(() => r(new Response("ready")), 14)) as unknown as Response,
@@ -161,6 +165,20 @@ describe("the reply shows the settled page", () => {
       expect(r.json.ok).toBe(true);
       const added = ((r.json.diff as { added?: El[] } | undefined)?.added ?? []).map((e) => e.n);
       expect(added).toContain(action);
+    }
+  });
+
+  test("a page's own polling is not waited for as if the action had started it", async () => {
+    await run(["open", `${site.a}/poll`]);
+    // Let the page poll a while first (the tab's network events are on from the open's first action on).
+    await run(["click", await refOf("Press me")]);
+    await Bun.sleep(300);
+    for (let i = 1; i <= 3; i++) {
+      const started = Date.now();
+      const r = await run(["click", await refOf(`Clicked ${i}`)]);
+      expect(evidence(r).effects ?? []).not.toContain("network_requests");
+      // Before, every settle call saw a new request and settled again until the 3 s cap.
+      expect(Date.now() - started).toBeLessThan(1_500);
     }
   });
 

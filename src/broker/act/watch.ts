@@ -2,7 +2,7 @@ import type { CdpSession } from "../../cdp/session.ts";
 import type { PageStep } from "../../page/runtime.ts";
 import type { BrowserConnection } from "../browser.ts";
 import { downloadByGuid, onDownloadChange } from "../net/downloads.ts";
-import { ensureNetwork } from "../network.ts";
+import { actionRunning, ensureNetwork, polledAddresses, requestKey } from "../network.ts";
 import type { TargetRecord } from "../targets.ts";
 import { callPage } from "../world.ts";
 import { callFn, readResult } from "../page-fns.ts";
@@ -105,6 +105,8 @@ export class ActionWatch {
     }
     const w = this;
     const poke = () => w.wake?.();
+    const polled = polledAddresses(session);
+    w.offs.push(actionRunning(session));
     w.offs.push(
       session.on("Page.frameRequestedNavigation", (p) => {
         if (p.frameId === w.mainFrameId && p.disposition === "currentTab") w.effects.navigation = true;
@@ -145,6 +147,8 @@ export class ActionWatch {
         poke();
       }),
       session.on("Network.requestWillBeSent", (p) => {
+        // An address the page was already polling on its own is background, not this action's.
+        if ((p.type === "XHR" || p.type === "Fetch") && polled.has(requestKey(p.request.url))) return;
         if (p.type === "Document" || p.type === "XHR" || p.type === "Fetch") {
           w.pending.add(p.requestId);
           w.effects.requests++;
