@@ -19,7 +19,10 @@ const PAGE = `<!doctype html><title>Small</title><h1>Small</h1>
 // A listener-only control (the walk knows it only from the browser's listener list) and a link to go on with.
 const LISTENED = `<!doctype html><title>Listened</title><div id=chip>Chip</div><a href="/other">Other</a>
   <script>document.getElementById('chip').addEventListener('click', () => {})</script>`;
-const site = startFixtureServer({ "/": PAGE, "/other": "<!doctype html><title>Other</title><p>other</p>", "/listened": LISTENED, "/go": `<!doctype html><title>Go</title><a href="/listened">Go on</a>` });
+const site = startFixtureServer({ "/": PAGE, "/other": "<!doctype html><title>Other</title><p>other</p>", "/listened": LISTENED, "/go": `<!doctype html><title>Go</title><a href="/listened">Go on</a>`,
+  // A cross-origin frame (its own session) holding the listener-only control.
+  "/framed": () => `<!doctype html><title>Framed</title><button>Top</button><iframe src="${site.b}/listened" width=400 height=200></iframe>`,
+});
 const env = makeBpEnv();
 let browser: UserBrowser;
 let rec: CdpRecorder;
@@ -69,6 +72,10 @@ const BUDGET: Record<string, number> = {
   "snapshot of a new document": 3,
   // …and with listened elements: their handles in our world, then marks + snapshot in one call.
   "snapshot of a new document with listeners": 4,
+  // The top document as above (no listeners there); the frame list and the iframe's frame id
+  // together, the frame's own tree; in the frame's session its tree, our world and the document
+  // handle together, listeners, handles, marks + snapshot.
+  "snapshot of a new document with a cross-origin frame": 9,
   // locate; mouse events; the settle call, ended by the new document (not run again in it);
   // then the new document's observation as above.
   "click that navigates": 7,
@@ -171,6 +178,13 @@ describe("CDP round trips", () => {
     expect((marked.reply.elements as El[]).some((e) => e.n === "Chip")).toBe(true);
     expect(marked.trips).toBeLessThanOrEqual(BUDGET["snapshot of a new document with listeners"] ?? 0);
     expect(marked.installs).toBe(0);
+    // A new document with a cross-origin frame: the frame's tree, world and document handle go together too.
+    expect((await env.run(["open", `${site.a}/framed`])).json.ok).toBe(true);
+    await waitFor(async () => JSON.stringify((await env.run(["frame"])).json).includes("/listened"), 10_000, "the cross-origin frame");
+    const framed = await measure(["snapshot"]);
+    console.log(`snapshot of a new document with a cross-origin frame: ${framed.trips} round trips (${framed.methods.join(" ")})`);
+    expect((framed.reply.elements as El[]).some((e) => e.n === "Chip")).toBe(true);
+    expect(framed.trips).toBeLessThanOrEqual(BUDGET["snapshot of a new document with a cross-origin frame"] ?? 0);
     // A click that navigates, and its observation of the new document (listener-only control included).
     expect((await env.run(["open", `${site.a}/go`])).json.ok).toBe(true);
     const go = await measure(["snapshot"]);

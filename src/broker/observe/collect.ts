@@ -7,8 +7,8 @@ import type { TargetRecord } from "../targets.ts";
 import { FrameSessions } from "../frames.ts";
 import { TabObservation, type RefBinding } from "../refs.ts";
 import { listFrames, type Root } from "./frame-list.ts";
-import { listenedHandles, listenedNodes, noteMarked, sameListened, wasMarked, type MarkTarget } from "./listeners.ts";
-import { callPage, navigationCount, pageObject } from "../world.ts";
+import { documentAhead, listenedHandles, listenedNodes, noteMarked, sameListened, wasMarked, type MarkTarget } from "./listeners.ts";
+import { callPage, navigationCount, pageObject, worldContextId, worldKnown } from "../world.ts";
 import { callSteps, step } from "../page-fns.ts";
 import type { PageReply } from "../../page/runtime.ts";
 
@@ -114,8 +114,12 @@ async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Root,
   // (else the snapshot may have run in a newer document than obs is of).
   if (depth === 0 && root.frameId === obs.targetId) obs.doc = navigationCount(root.session, root.frameId) === obs.confirmedAt ? reply.doc : undefined;
   const binding: RefBinding = { session: root.session, frameId: root.frameId, loaderId: root.loaderId, framePath: root.framePath, offset: root.offset, doc: reply.doc };
-  const numbers = await frameNumbers(root, result.elements, frameIndex);
+  const { numbers, ids } = await frameNumbers(root, result.elements, frameIndex);
+  // Each frame placeholder's frame id, by the walk path it had (the frame number replaces it).
+  const frameIds = new Map<SnapshotEntry, string>();
   for (const e of result.elements) {
+    const id = e.kind === "frame" && e.frame ? ids.get(e.frame) : undefined;
+    if (id) frameIds.set(e, id);
     if (e.frame) e.frame = numbers.get(e.frame) ?? (root.framePath ? `${root.framePath}.${e.frame}` : e.frame);
     else if (root.framePath) e.frame = root.framePath;
     if (e.kind === "fold") for (const r of e.refs) obs.bind(r, binding);
@@ -136,7 +140,7 @@ async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Root,
   for (const e of result.elements) {
     merged.push(e);
     if (e.kind !== "frame" || e.reason !== "cross_origin" || remaining <= 0) continue;
-    const child = await childRoot(rec.frames, root, e, root.viewport ?? { w: result.page.viewportWidth, h: result.page.viewportHeight });
+    const child = await childRoot(rec.frames, root, e, root.viewport ?? { w: result.page.viewportWidth, h: result.page.viewportHeight }, frameIds.get(e));
     if (!child) continue;
     const inner = await snapshotFrame(rec, obs, child, { ...options, limit: remaining }, depth + 1, frameIndex).catch(() => undefined);
     if (!inner) continue;
@@ -201,31 +205,42 @@ async function snapshotCall(root: Root, arg: SnapshotOptions, pre: PreSteps | un
  * 'bp frame' lists and takes, so each path is mapped through its iframe element to the frame
  * id and its index in the tab's frame list. A path that cannot be mapped keeps its walk path.
  */
-async function frameNumbers(root: Root, elements: SnapshotEntry[], frameIndex: () => Promise<Map<string, number>>): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
+async function frameNumbers(root: Root, elements: SnapshotEntry[], frameIndex: () => Promise<Map<string, number>>): Promise<{ numbers: Map<string, string>; ids: Map<string, string> }> {
+  const numbers = new Map<string, string>();
+  const ids = new Map<string, string>();
   const paths = new Set<string>();
   for (const e of elements) if (e.frame) paths.add(e.frame);
-  if (paths.size === 0) return out;
-  const index = await frameIndex().catch(() => new Map<string, number>());
-  for (const path of paths) {
-    const objectId = await pageObject(root.session, root.frameId, "framePath", path).catch(() => undefined);
-    if (!objectId) continue;
-    const { node } = await root.session.send("DOM.describeNode", { objectId }).catch(() => ({ node: undefined }));
-    const n = node?.frameId === undefined ? undefined : index.get(node.frameId);
-    if (n !== undefined) out.set(path, String(n));
+  if (paths.size === 0) return { numbers, ids };
+  // The frame list and the iframe elements' frame ids do not depend on each other: asked together.
+  const listed = frameIndex().catch(() => new Map<string, number>());
+  await Promise.all(
+    [...paths].map(async (path) => {
+      const objectId = await pageObject(root.session, root.frameId, "framePath", path).catch(() => undefined);
+      if (!objectId) return;
+      const { node } = await root.session.send("DOM.describeNode", { objectId }).catch(() => ({ node: undefined }));
+      if (node?.frameId !== undefined) ids.set(path, node.frameId);
+    }),
+  );
+  const index = await listed;
+  for (const [path, id] of ids) {
+    const n = index.get(id);
+    if (n !== undefined) numbers.set(path, String(n));
   }
-  return out;
+  return { numbers, ids };
 }
 
-/** Maps an iframe placeholder to the session of its out-of-process document. */
-async function childRoot(frames: FrameSessions, parent: Root, placeholder: SnapshotFrame, viewport: { w: number; h: number }): Promise<Root | undefined> {
-  const objectId = await pageObject(parent.session, parent.frameId, "refElement", placeholder.ref);
-  if (!objectId) return undefined;
-  const { node } = await parent.session.send("DOM.describeNode", { objectId });
-  const frameId = node.frameId;
+/** Maps an iframe placeholder to the session of its out-of-process document (its frame id, when frameNumbers found it already). */
+async function childRoot(frames: FrameSessions, parent: Root, placeholder: SnapshotFrame, viewport: { w: number; h: number }, known: string | undefined): Promise<Root | undefined> {
+  const frameId = known ?? (await placeholderFrame(parent, placeholder));
   if (!frameId) return undefined;
   const session = frames.sessionFor(frameId);
   if (!session) return undefined;
+  // A frame document not seen before: our world and the listener lookup's document handle are
+  // asked alongside its frame tree, as for the top document (snapshot.ts).
+  if (!worldKnown(session, frameId)) {
+    worldContextId(session, frameId).catch(() => undefined);
+    documentAhead(session, frameId);
+  }
   const { frameTree } = await session.send("Page.getFrameTree");
   return {
     session,
@@ -237,6 +252,13 @@ async function childRoot(frames: FrameSessions, parent: Root, placeholder: Snaps
     offset: { x: parent.offset.x + placeholder.offset.x, y: parent.offset.y + placeholder.offset.y },
     viewport,
   };
+}
+
+async function placeholderFrame(parent: Root, placeholder: SnapshotFrame): Promise<string | undefined> {
+  const objectId = await pageObject(parent.session, parent.frameId, "refElement", placeholder.ref);
+  if (!objectId) return undefined;
+  const { node } = await parent.session.send("DOM.describeNode", { objectId });
+  return node.frameId;
 }
 
 /**
