@@ -6,8 +6,12 @@ const enabled = new WeakMap<CdpSession, Promise<unknown>>();
 /** How far back a session's request starts are remembered, and how many at most. */
 const RECENT_MS = 5_000;
 const RECENT_MAX = 200;
-/** A page that asked for the same address this many times within RECENT_MS polls it. */
-const POLLED_AFTER = 2;
+/**
+ * A page that fetched (GET) the same address this many times within RECENT_MS, spread over at
+ * least POLL_SPAN_MS (a page load's burst of pages 1, 2, 3 is no polling), polls it.
+ */
+const POLLED_AFTER = 3;
+const POLL_SPAN_MS = 250;
 
 /**
  * Recent XHR/fetch starts per session (origin and path, time) that no action was running
@@ -28,20 +32,32 @@ export function actionRunning(session: CdpSession): () => void {
   };
 }
 
-/** The origin and path of a URL: a poller's query (a timestamp, a cursor) changes every time. */
-export function requestKey(url: string): string {
+/**
+ * A GET's origin and path (a poller's query, a timestamp or cursor, changes every time);
+ * undefined for any other method: a POST to the address the page polls (sending a message to
+ * the list it refreshes, any GraphQL call) is never taken for polling.
+ */
+export function requestKey(method: string, url: string): string | undefined {
+  if (method !== "GET") return undefined;
   const q = url.search(/[?#]/);
   return q < 0 ? url : url.slice(0, q);
 }
 
 /**
- * Addresses the page has been polling on its own (asked for at least twice in the last few
- * seconds, before the action): their requests are background, not the action's.
+ * Addresses the page has been polling on its own before the action (fetched again and again
+ * while no action ran): their requests are background, not the action's.
  */
 export function polledAddresses(session: CdpSession, now = Date.now()): Set<string> {
-  const counts = new Map<string, number>();
-  for (const r of recent.get(session) ?? []) if (now - r.at <= RECENT_MS) counts.set(r.key, (counts.get(r.key) ?? 0) + 1);
-  return new Set([...counts].filter(([, n]) => n >= POLLED_AFTER).map(([k]) => k));
+  const seen = new Map<string, { n: number; first: number; last: number }>();
+  for (const r of recent.get(session) ?? []) {
+    if (now - r.at > RECENT_MS) continue;
+    const s = seen.get(r.key);
+    if (s) {
+      s.n++;
+      s.last = r.at;
+    } else seen.set(r.key, { n: 1, first: r.at, last: r.at });
+  }
+  return new Set([...seen].filter(([, s]) => s.n >= POLLED_AFTER && s.last - s.first >= POLL_SPAN_MS).map(([k]) => k));
 }
 
 function remember(session: CdpSession): void {
@@ -49,8 +65,10 @@ function remember(session: CdpSession): void {
   recent.set(session, list);
   session.on("Network.requestWillBeSent", (p) => {
     if ((p.type !== "XHR" && p.type !== "Fetch") || (acting.get(session) ?? 0) > 0) return;
+    const key = requestKey(p.request.method, p.request.url);
+    if (key === undefined) return;
     const now = Date.now();
-    list.push({ key: requestKey(p.request.url), at: now });
+    list.push({ key, at: now });
     while (list.length > RECENT_MAX || (list.length > 0 && now - (list[0]?.at ?? now) > RECENT_MS)) list.shift();
   });
 }
@@ -64,7 +82,7 @@ function remember(session: CdpSession): void {
 export function ensureNetwork(session: CdpSession): Promise<unknown> {
   let p = enabled.get(session);
   if (!p) {
-    remember(session);
+    if (!recent.has(session)) remember(session);
     p = outsideCallScope(() => session.send("Network.enable", { maxTotalBufferSize: 0, maxResourceBufferSize: 0 })).catch(() => {
       enabled.delete(session);
     });

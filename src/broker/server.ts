@@ -20,7 +20,12 @@ interface ConnState {
   timer: Timer | undefined;
   /** The reply's bytes the socket has not taken yet (a large snapshot is more than one write). */
   out?: Uint8Array | undefined;
+  /** Ends a connection whose client stopped reading before the whole reply went out. */
+  writeTimer?: Timer | undefined;
 }
+
+/** A client that takes no more of its reply for this long is gone (suspended, its pipe blocked). */
+const WRITE_DEADLINE_MS = 30_000;
 
 /** One request line per connection, one reply line, then close. */
 export function startServer(socketPath: string, token: string, broker: Broker) {
@@ -61,11 +66,13 @@ export function startServer(socketPath: string, token: string, broker: Broker) {
       },
       close(s) {
         clearTimeout(s.data.timer);
+        clearTimeout(s.data.writeTimer);
         s.data.out = undefined;
       },
       error(s) {
         // The CLI went away; nothing to answer.
         clearTimeout(s.data.timer);
+        clearTimeout(s.data.writeTimer);
       },
     },
   });
@@ -97,9 +104,14 @@ function flush(s: Socket<ConnState>): void {
     }
     if (n < out.length) {
       s.data.out = out.subarray(n);
+      s.data.writeTimer ??= setTimeout(() => {
+        s.data.out = undefined;
+        s.terminate();
+      }, WRITE_DEADLINE_MS);
       return;
     }
     s.data.out = undefined;
+    clearTimeout(s.data.writeTimer);
     s.end();
   } catch {
     // client gone

@@ -74,8 +74,9 @@ const BUDGET: Record<string, number> = {
   "snapshot of a new document with listeners": 4,
   // The top document as above (no listeners there); the frame list and the iframe's frame id
   // together, the frame's own tree; in the frame's session its tree, our world and the document
-  // handle together, listeners, handles, marks + snapshot.
-  "snapshot of a new document with a cross-origin frame": 9,
+  // handle together, listeners, handles, marks + snapshot (+1 when the frame's first call,
+  // which installs the runtime there, or a release sent without waiting, lands between answers).
+  "snapshot of a new document with a cross-origin frame": 10,
   // locate; mouse events; the settle call, ended by the new document (not run again in it);
   // then the new document's observation as above.
   "click that navigates": 7,

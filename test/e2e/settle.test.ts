@@ -73,6 +73,12 @@ const site = startFixtureServer({
   "/ping": () => new Response("pong"),
   "/poll": `<!doctype html><title>Poll</title><button onclick="this.textContent = 'Clicked ' + (window.n = (window.n || 0) + 1)">Press me</button>
     <script>setInterval(() => fetch("/ping?t=" + Date.now()).catch(() => {}), 25);</script>`,
+  // A chat: the page polls its messages with GET every 100 ms; Send posts to the same address,
+  // which answers after 200 ms, and the page then says so.
+  "/api/messages": (url, req) => (req?.method === "POST" ? new Promise<Response>((r) => setTimeout(() => r(new Response("ok")), 200)) : new Response("[]")) as unknown as Response,
+  "/chat": `<!doctype html><title>Chat</title><p id=out></p>
+    <button onclick="fetch('/api/messages', { method: 'POST', body: 'hi' }).then((r) => r.text()).then((t) => { document.getElementById('out').innerHTML = '<button>Sent ' + t + '</button>'; })">Send</button>
+    <script>setInterval(() => fetch("/api/messages?since=" + Date.now()).catch(() => {}), 100);</script>`,
   // A quick API answer that the page renders a moment after it lands: the request starts and
   // ends inside the click's settle, the render comes after that settle's snapshot.
   "/quick-data": () => new Promise<Response>((r) => setTimeout(() => r(new Response("ready")), 14)) as unknown as Response,
@@ -180,6 +186,16 @@ describe("the reply shows the settled page", () => {
       // Before, every settle call saw a new request and settled again until the 3 s cap.
       expect(Date.now() - started).toBeLessThan(1_500);
     }
+  });
+
+  test("a POST to the address the page polls is the action's: its answer is waited for", async () => {
+    await run(["open", `${site.a}/chat`]);
+    await run(["click", await refOf("Send")]);
+    await run(["eval", "document.getElementById('out').textContent = ''"]);
+    await Bun.sleep(500);
+    const r = await run(["click", await refOf("Send")]);
+    expect(evidence(r).effects).toEqual(expect.arrayContaining(["network_requests", "dom_changed"]));
+    expect(((r.json.diff as { added?: El[] } | undefined)?.added ?? []).map((e) => e.n)).toContain("Sent ok");
   });
 
   test("a response that lands inside the settle and renders a moment later is in the reply", async () => {

@@ -80,14 +80,18 @@ export const typeText = defineAction<typeof command, TypeArgs, Typed>(command, {
       // the first step's page check runs (a handler the focus started gets that round trip to
       // show itself: a dialog, focus moved on), and the quiet watcher is armed again in it, so
       // what the focus changed is not taken for the page's answer to the text.
-      const fresh = prep.focused;
+      let fresh = prep.focused;
       const inTop = frame.frameId === watch.mainFrameId && frame.session === top;
       if (!prep.focused) done = (await focus(pin, top, watch, resolved, frame, token, steps, thenOf(args))).then;
       if (!replace && prep.length > 0 && !done) {
         // Append at the end, whatever the caret was; inputs without a selection API get End.
         // A dialog opening now blocks the page: the pin check of the fallback step names it.
         const caret = await Promise.race([callFn(frame, "edit", { op: "caretEnd", token }), watch.dialogOpened.then(() => ({ ok: false }))]);
-        if (!caret.ok) await pin.step("caret", steps, () => pressCombo(top, parseCombo("End")), false);
+        if (!caret.ok) {
+          await pin.step("caret", steps, () => pressCombo(top, parseCombo("End")), false);
+          // A key went to the page since the focus was proved: the next step checks it again.
+          fresh = false;
+        }
       }
       // Frameworks may roll a value back after the event: read once the page has settled.
       const mode = replace ? "replace" : "append";
@@ -101,17 +105,19 @@ export const typeText = defineAction<typeof command, TypeArgs, Typed>(command, {
       for (const [i, step] of steps.entries()) {
         const rest = steps.slice(i + 1);
         const first = i === 0 && fresh;
-        const rearm = i === 0 && !prep.focused && inTop ? watch.rearmSteps() : [];
+        const rearm = i === 0 && !prep.focused ? watch.rearmSteps(frame) : [];
         if (step === "clear") {
           const selected = i === 0 && done;
           await pin.step("clear", rest, async () => {
             if (!selected) await callInFrame(frame, "edit", { op: "select", token });
             await pressCombo(top, parseCombo("Backspace"));
           }, true, rearm, first);
+          if (rearm.length > 0) watch.retired();
         } else if (step === "type") {
           // The selection is made in the step's own check call (or was, in the call that proved the focus): no round trip of its own.
           const select = overSelection && !(i === 0 && done) ? [pageStep("edit", { op: "select", token })] : [];
           await pin.step("type", rest, () => (prep.mode === "setter" ? callInFrame(frame, "edit", { op: "setValue", token, value: args.text }) : top.send("Input.insertText", { text: args.text })), true, [...select, ...rearm], first);
+          if (rearm.length > 0) watch.retired();
         } else {
           evidence = await readBack();
           await pin.step("submit", rest, () => pressCombo(top, parseCombo("Enter")));

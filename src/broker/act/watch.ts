@@ -1,3 +1,4 @@
+import { outsideCallScope } from "../../cdp/scope.ts";
 import type { CdpSession } from "../../cdp/session.ts";
 import type { PageStep } from "../../page/runtime.ts";
 import type { BrowserConnection } from "../browser.ts";
@@ -19,6 +20,8 @@ export const SYNC_QUIET_MS = 20;
 export const QUIET_FRAMES = 3;
 /** …but an endlessly animating page settles anyway after this. */
 export const DOM_QUIET_MAX_MS = 1_000;
+/** How long disconnecting a failed action's page watchers may take (nobody waits for it). */
+const FINISH_MS = 2_000;
 /** Requests the action started get this long to finish before we observe anyway. */
 const NETWORK_MAX_MS = 3_000;
 /**
@@ -82,6 +85,8 @@ export class ActionWatch {
   });
   /** Quiet watchers armed since the last settle(); settle() waits on them all at once. */
   private quietIds: number[] = [];
+  /** Watchers replaced by rearmSteps(), disconnected again at stop() in case that call never went out. */
+  private readonly retiring: { session: CdpSession; frameId: string; ids: number[] }[] = [];
   /** Watchers armed in the target's own frame, when that is not the top document. */
   private frameQuiet: { session: CdpSession; frameId: string; id: number }[] = [];
   private loaded = false;
@@ -148,7 +153,8 @@ export class ActionWatch {
       }),
       session.on("Network.requestWillBeSent", (p) => {
         // An address the page was already polling on its own is background, not this action's.
-        if ((p.type === "XHR" || p.type === "Fetch") && polled.has(requestKey(p.request.url))) return;
+        const key = p.type === "XHR" || p.type === "Fetch" ? requestKey(p.request.method, p.request.url) : undefined;
+        if (key !== undefined && polled.has(key)) return;
         if (p.type === "Document" || p.type === "XHR" || p.type === "Fetch") {
           w.pending.add(p.requestId);
           w.effects.requests++;
@@ -216,10 +222,27 @@ export class ActionWatch {
    * and arm a new one: what happened before that call (a focusing click's effects) is then
    * not counted as what the action's next step caused.
    */
-  rearmSteps(): PageStep[] {
-    const old = this.takeQuiet();
-    const steps: PageStep[] = old.length > 0 ? [{ fn: "quiet", arg: { op: "poll", ids: old, finish: true } }] : [];
-    return [...steps, this.quietStep()];
+  rearmSteps(frame?: { session: CdpSession; frameId: string }): PageStep[] {
+    const inFrame = frame !== undefined && (frame.frameId !== this.mainFrameId || frame.session !== this.session);
+    let old: number[];
+    let fresh: PageStep;
+    if (inFrame) {
+      const mine = this.frameQuiet.filter((f) => f.frameId === frame.frameId && f.session === frame.session);
+      this.frameQuiet = this.frameQuiet.filter((f) => !mine.includes(f));
+      old = mine.map((f) => f.id);
+      fresh = this.frameQuietStep(frame);
+    } else {
+      old = this.takeQuiet();
+      fresh = this.quietStep();
+    }
+    // Kept until the end: the call that ends them may never be sent (a pin check that fails first).
+    if (old.length > 0) this.retiring.push({ session: inFrame ? frame.session : this.session, frameId: inFrame ? frame.frameId : this.mainFrameId, ids: old });
+    return [...(old.length > 0 ? [{ fn: "quiet" as const, arg: { op: "poll" as const, ids: old, finish: true } }] : []), fresh];
+  }
+
+  /** The call carrying rearmSteps() went out and answered: the replaced watchers are gone. */
+  retired(): void {
+    this.retiring.length = 0;
   }
 
   /** Starts DOM-quiet watchers with a call of their own (when there is no page call to ride on). */
@@ -378,10 +401,13 @@ export class ActionWatch {
    */
   stop(): void {
     for (const off of this.offs) off();
+    if (this.effects.dialog) return;
+    // Outside the command's scope: a cancelled or expired command sends nothing in it.
+    const finish = (session: CdpSession, frameId: string, left: number[]) =>
+      void outsideCallScope(() => callPage(session, frameId, [{ fn: "quiet", arg: { op: "poll", ids: left, finish: true } }], { timeoutMs: FINISH_MS })).catch(() => undefined);
     const ids = this.takeQuiet();
-    const frames = this.frameQuiet.splice(0);
-    const finish = (session: CdpSession, frameId: string, left: number[]) => void callPage(session, frameId, [{ fn: "quiet", arg: { op: "poll", ids: left, finish: true } }]).catch(() => undefined);
-    if (ids.length > 0 && !this.effects.dialog) finish(this.session, this.mainFrameId, ids);
-    for (const f of frames) if (!this.effects.dialog) finish(f.session, f.frameId, [f.id]);
+    if (ids.length > 0) finish(this.session, this.mainFrameId, ids);
+    for (const f of this.frameQuiet.splice(0)) finish(f.session, f.frameId, [f.id]);
+    for (const r of this.retiring.splice(0)) finish(r.session, r.frameId, r.ids);
   }
 }
