@@ -201,7 +201,9 @@ async function focus(pin: CompositePin, top: CdpSession, watch: ActionWatch, r: 
 
 async function focused(frame: FrameRef, token: string, watch: ActionWatch, then: "select" | "caretEnd"): Promise<{ focused: boolean; then: boolean }> {
   // A dialog a focus handler opens blocks the page: not focused, and the pin check then says why.
-  const r = await Promise.race([callFn(frame, "edit", { op: "pin", token, then, after: "task" }), watch.dialogOpened.then(() => ({ ok: false, focused: false }) as const)]);
+  // A focus handler that replaced the document fails the call: not focused, and the pin check then says why.
+  const pinned = callFn(frame, "edit", { op: "pin", token, then, after: "task" }).catch(() => ({ ok: false, focused: false }) as const);
+  const r = await Promise.race([pinned, watch.dialogOpened.then(() => ({ ok: false, focused: false }) as const)]);
   return r.ok ? { focused: r.focused, then: r.then === true } : { focused: false, then: false };
 }
 
