@@ -3,7 +3,8 @@ import type { CdpSession } from "../../cdp/session.ts";
 import type { PageStep } from "../../page/runtime.ts";
 import type { BrowserConnection } from "../browser.ts";
 import { downloadByGuid, onDownloadChange } from "../net/downloads.ts";
-import { actionRunning, ensureNetwork, polledAddresses, requestKey } from "../network.ts";
+import { ensureNetwork } from "../network.ts";
+import { ActionPolls } from "../net/polling.ts";
 import type { TargetRecord } from "../targets.ts";
 import { callPage } from "../world.ts";
 import { callFn, readResult } from "../page-fns.ts";
@@ -92,6 +93,9 @@ export class ActionWatch {
   private loaded = false;
   /** When the last of the action's requests ended (Date.now()); 0: none yet. */
   private responded = 0;
+  /** Requests to addresses the page polls, taken for the poll's and still in flight (a later start may show one was the action's). */
+  private readonly background = new Set<string>();
+  private polls: ActionPolls | undefined;
   /** Resolves once network events flow for this session. */
   readonly ready: Promise<unknown>;
   readonly mainFrameId: string;
@@ -110,8 +114,9 @@ export class ActionWatch {
     }
     const w = this;
     const poke = () => w.wake?.();
-    const polled = polledAddresses(session);
-    w.offs.push(actionRunning(session));
+    const polls = new ActionPolls(session);
+    w.polls = polls;
+    w.offs.push(() => polls.stop());
     w.offs.push(
       session.on("Page.frameRequestedNavigation", (p) => {
         if (p.frameId === w.mainFrameId && p.disposition === "currentTab") w.effects.navigation = true;
@@ -152,19 +157,25 @@ export class ActionWatch {
         poke();
       }),
       session.on("Network.requestWillBeSent", (p) => {
-        // An address the page was already polling on its own is background, not this action's.
-        const key = p.type === "XHR" || p.type === "Fetch" ? requestKey(p.request.method, p.request.url) : undefined;
-        if (key !== undefined && polled.has(key)) return;
-        if (p.type === "Document" || p.type === "XHR" || p.type === "Fetch") {
-          w.pending.add(p.requestId);
+        if (p.type !== "Document" && p.type !== "XHR" && p.type !== "Fetch") return;
+        // A request to an address the page polls on its own is background unless it is shown to be this action's.
+        const mine = p.type === "Document" ? [p.requestId] : polls.claim(p);
+        if (!mine.includes(p.requestId)) w.background.add(p.requestId);
+        for (const id of mine) {
           w.effects.requests++;
+          // An earlier start, shown to be the action's only now, may have ended already: its response counts as landed.
+          if (id === p.requestId || w.background.delete(id)) w.pending.add(id);
+          else w.responded = Date.now();
         }
+        poke();
       }),
       session.on("Network.loadingFinished", (p) => {
+        w.background.delete(p.requestId);
         if (w.pending.delete(p.requestId)) w.responded = Date.now();
         poke();
       }),
       session.on("Network.loadingFailed", (p) => {
+        w.background.delete(p.requestId);
         if (w.pending.delete(p.requestId)) w.responded = Date.now();
         poke();
       }),
@@ -176,6 +187,16 @@ export class ActionWatch {
       }),
     );
     this.ready = ensureNetwork(session);
+  }
+
+  /** The action's input goes out now: a request of a poll's own call site right after it may be the action's (net/polling.ts). */
+  dispatching(): void {
+    this.polls?.dispatching();
+  }
+
+  /** The action's input was acknowledged. */
+  dispatched(): void {
+    this.polls?.dispatched();
   }
 
   static async start(browser: BrowserConnection, rec: TargetRecord, session: CdpSession): Promise<ActionWatch> {

@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { requireChromium } from "../support/chromium.ts";
+import { makeBpEnv, waitFor, type BpResult } from "../support/bp.ts";
+import { startFixtureServer } from "../support/fixture-server.ts";
+
+requireChromium();
+
+let served = 0;
+const later = (ms: number, body: string) => new Promise<Response>((r) => setTimeout(() => r(new Response(body)), ms)) as unknown as Response;
+
+// Each page polls /api/items every 100 ms on its own (and counts its ticks); the poll renders nothing.
+const poller = (fn: string) => `<script>window.ticks = 0; setInterval(() => { window.ticks++; ${fn}; }, 100);</script>`;
+const site = startFixtureServer({
+  // The poll answers at once; a refresh after 300 ms, a search after 900 ms (longer than type's window for late suggestions).
+  "/api/items": (url) => (url.searchParams.has("fresh") ? later(300, `Fresh items ${++served}`) : url.searchParams.has("q") ? later(900, `${url.searchParams.get("q")} one,${url.searchParams.get("q")} two`) : new Response("[]")),
+  // A Refresh button whose own handler GETs the polled address, and one that changes the page at once.
+  "/refresh": `<!doctype html><title>Refresh</title><p id=out></p>
+    <button onclick="fetch('/api/items?fresh=1').then((r) => r.text()).then((t) => { document.getElementById('out').innerHTML = '<button>' + t + '</button>'; })">Refresh</button>
+    <button onclick="this.textContent = 'Counted ' + (window.n = (window.n || 0) + 1)">Count</button>
+    ${poller("fetch('/api/items?t=' + Date.now())")}`,
+  // The poll and the button share one function: the request's call site is the same for both.
+  "/shared": `<!doctype html><title>Shared</title><p id=out></p>
+    <button onclick="load(true)">Refresh</button>
+    <script>
+      function load(fresh) {
+        return fetch('/api/items' + (fresh ? '?fresh=1' : '?t=' + Date.now())).then((r) => r.text()).then((t) => { if (fresh) document.getElementById('out').innerHTML = '<button>' + t + '</button>'; });
+      }
+    </script>
+    ${poller("load(false)")}`,
+  // The same with a setTimeout chain: the next poll 100 ms after the last one answered.
+  "/shared-chain": `<!doctype html><title>Shared chain</title><p id=out></p>
+    <button onclick="load(true)">Refresh</button>
+    <script>
+      function load(fresh) {
+        return fetch('/api/items' + (fresh ? '?fresh=1' : '?t=' + Date.now())).then((r) => r.text()).then((t) => { if (fresh) document.getElementById('out').innerHTML = '<button>' + t + '</button>'; });
+      }
+      window.ticks = 0;
+      (function tick() { window.ticks++; load(false).finally(() => setTimeout(tick, 100)); })();
+    </script>`,
+  // A search box that GETs the address the list polls, after a debounce.
+  "/search": `<!doctype html><title>Search</title><input id=q aria-label="Search"><ul id=list></ul>
+    <script>
+      let timer;
+      document.getElementById('q').addEventListener('input', (e) => {
+        clearTimeout(timer);
+        timer = setTimeout(async () => {
+          const names = (await (await fetch('/api/items?q=' + encodeURIComponent(e.target.value))).text()).split(',');
+          document.getElementById('list').innerHTML = names.map((n) => '<li><button>' + n + '</button></li>').join('');
+        }, 150);
+      });
+    </script>
+    ${poller("fetch('/api/items?t=' + Date.now())")}`,
+});
+const env = makeBpEnv();
+const KEY = "agent-settle-polling";
+const run = (args: string[]) => env.run(args, { key: KEY });
+
+type El = { r: number; n?: string };
+type Evidence = { status?: string; effects?: string[] };
+const evidence = (r: BpResult) => r.json.evidence as Evidence;
+const added = (r: BpResult) => ((r.json.diff as { added?: El[] } | undefined)?.added ?? []).map((e) => e.n ?? "");
+const refOf = async (name: string): Promise<string> => String(((await run(["snapshot"])).json.elements as El[]).find((e) => e.n === name)?.r);
+
+/** Opens the page and lets it poll a while with the tab's network events on (they come on with the first action). */
+async function openPolling(path: string): Promise<void> {
+  await run(["open", `${site.a}${path}`]);
+  await run(["scroll", "down"]);
+  const from = Number((await run(["eval", "window.ticks"])).json.value);
+  await waitFor(async () => Number((await run(["eval", "window.ticks"])).json.value) >= from + 6, 10_000, "six poll ticks");
+}
+
+beforeAll(async () => {
+  expect((await env.run(["launch", "--headless"])).json.ok).toBe(true);
+  expect((await run(["open", `${site.a}/refresh`, "--new"])).json.ok).toBe(true);
+});
+afterAll(async () => {
+  await env.cleanup();
+  site.stop();
+});
+
+describe("an action's own GET to an address the page polls is waited for", () => {
+  test("a Refresh button whose handler GETs the polled address: the reply shows what it rendered; a click that fetches nothing is not held", async () => {
+    await openPolling("/refresh");
+    for (let i = 0; i < 3; i++) {
+      const r = await run(["click", await refOf("Refresh")]);
+      expect(evidence(r).effects).toEqual(expect.arrayContaining(["network_requests", "dom_changed"]));
+      expect(added(r).some((n) => n.startsWith("Fresh items"))).toBe(true);
+      await run(["eval", "document.getElementById('out').textContent = ''"]);
+    }
+    // The poll's own ticks right after a click are not the click's.
+    for (let i = 0; i < 3; i++) {
+      const started = Date.now();
+      const r = await run(["click", await refOf(i === 0 ? "Count" : `Counted ${i}`)]);
+      expect(evidence(r).effects ?? []).not.toContain("network_requests");
+      expect(Date.now() - started).toBeLessThan(1_500);
+    }
+  });
+
+  test("the poll (setInterval or a setTimeout chain) and the button share one fetching function: the click's request is still the action's", async () => {
+    for (const page of ["/shared", "/shared-chain"]) {
+      await openPolling(page);
+      for (let i = 0; i < 4; i++) {
+        const r = await run(["click", await refOf("Refresh")]);
+        expect(evidence(r).effects).toEqual(expect.arrayContaining(["network_requests", "dom_changed"]));
+        expect(added(r).some((n) => n.startsWith("Fresh items"))).toBe(true);
+        await run(["eval", "document.getElementById('out').textContent = ''"]);
+      }
+    }
+  });
+
+  test("a search box that GETs the polled address after a debounce: its results are in the reply", async () => {
+    await openPolling("/search");
+    const r = await run(["type", await refOf("Search"), "ab"]);
+    expect(evidence(r)).toMatchObject({ status: "verified" });
+    expect(evidence(r).effects).toEqual(expect.arrayContaining(["network_requests", "dom_changed"]));
+    expect(added(r)).toEqual(expect.arrayContaining(["ab one", "ab two"]));
+  });
+});
