@@ -13,6 +13,7 @@ export function request<T>(socketPath: string, message: BrokerRequest, timeoutMs
     let settled = false;
     let sock: { end(): void } | undefined;
     let opened = false;
+    let answered = false;
     const finish = (fn: () => void) => {
       if (settled) return;
       settled = true;
@@ -36,6 +37,7 @@ export function request<T>(socketPath: string, message: BrokerRequest, timeoutMs
           s.write(`${JSON.stringify(message)}\n`);
         },
         data(_s, data) {
+          answered = true;
           // Decoded as it comes (a character may span two chunks): no copies of the buffers.
           const piece = decoder.decode(data, { stream: true });
           const at = piece.indexOf("\n");
@@ -54,24 +56,36 @@ export function request<T>(socketPath: string, message: BrokerRequest, timeoutMs
             });
           }
         },
-        close() {
-          finish(() => reject(new BpError("browser_disconnected", "Broker closed the connection before replying.", { retryable: true, context: { reason: "broker_closed" } })));
+        close(_s, err) {
+          // A reset before any byte of a reply means no broker read the request: the kernel resets a
+          // connection closed with its data unread, or still queued at a listener that went away
+          // (a killed broker's socket lives on until the kernel has torn the process down).
+          if (!answered && isReset(err)) finish(() => reject(notRead()));
+          else finish(() => reject(new BpError("browser_disconnected", "Broker closed the connection before replying.", { retryable: true, context: { reason: "broker_closed" } })));
         },
         error(_s, err) {
-          finish(() => reject(opened ? err : unreachable(err)));
+          finish(() => reject(!opened ? unreachable(err) : !answered && isReset(err) ? notRead() : err));
         },
       },
     }).catch((err: unknown) => finish(() => reject(unreachable(err))));
   });
 }
 
-/** Nothing was sent: safe to start a broker and send the request there. */
+/** No broker read the request: safe to start a broker and send the request there. */
 export function isUnreachable(err: unknown): boolean {
   return err instanceof BpError && err.context?.reason === "broker_unreachable";
 }
 
 function unreachable(err: unknown): BpError {
   return new BpError("browser_disconnected", `Broker socket unreachable: ${(err as Error).message}`, { retryable: true, context: { reason: "broker_unreachable" } });
+}
+
+function notRead(): BpError {
+  return new BpError("browser_disconnected", "The broker went away before reading the request.", { retryable: true, context: { reason: "broker_unreachable" } });
+}
+
+function isReset(err: unknown): boolean {
+  return (err as NodeJS.ErrnoException | undefined)?.code === "ECONNRESET";
 }
 
 export function isTimeout(err: unknown): boolean {

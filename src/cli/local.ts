@@ -29,8 +29,10 @@ export async function runLocal(name: string, args: Record<string, unknown>, _pat
  * Returns undefined when a live broker should answer instead.
  */
 export async function runPassive(name: string, paths: BpPaths): Promise<Result | undefined> {
-  const state = await probeBroker(paths);
-  if (state.kind === "running") return undefined;
+  const probed = await probeBroker(paths);
+  if (probed.kind === "running") return undefined;
+  // A broker on its way out serves no one any more: for these commands it is already stopped.
+  const state = probed.kind === "exiting" ? ({ kind: "stopped" } as const) : probed;
   if (name === "disconnect") {
     if (state.kind === "stopped") return { ok: true, message: "No broker is running." };
     // A broker is there but cannot be told: say so rather than claim there is none.

@@ -3,12 +3,14 @@ import { helloReplySchema, locatorSchema, type HelloReply, type Locator } from "
 import type { BpPaths } from "../shared/paths.ts";
 import { isSameProcessAlive } from "../shared/process-identity.ts";
 import { PROTOCOL } from "../shared/version.ts";
-import { request } from "./client.ts";
+import { isUnreachable, request } from "./client.ts";
 
 export type BrokerState =
   | { kind: "running"; locator: Locator; hello: HelloReply }
   | { kind: "stopped" }
   | { kind: "unresponsive"; locator: Locator }
+  /** Alive, but no longer listening (its socket gone, refusing, or dropping connections unread): on its way out. */
+  | { kind: "exiting"; locator: Locator }
   | { kind: "incompatible"; locator: Locator; hello: HelloReply };
 
 /** The locator is small; anything larger is not one. */
@@ -44,9 +46,12 @@ export async function probeBroker(paths: BpPaths, timeoutMs = 2000): Promise<Bro
   let hello: HelloReply;
   try {
     hello = await request(locator.endpoint, { op: "hello" }, timeoutMs, helloReplySchema);
-  } catch {
-    // The process is alive: maybe it is still starting. Callers decide whether to wait.
-    return { kind: "unresponsive", locator };
+  } catch (err) {
+    // A broker listens before it writes its locator, so a live one that no longer takes
+    // connections is stopping (its socket closes first) or was killed and is not yet torn down
+    // by the kernel: it will be gone shortly. One that takes a connection and stays silent is
+    // wedged, or still starting; callers decide whether to wait.
+    return isUnreachable(err) ? { kind: "exiting", locator } : { kind: "unresponsive", locator };
   }
   if (PROTOCOL.version < hello.protocol.min || PROTOCOL.version > hello.protocol.max) {
     return { kind: "incompatible", locator, hello };

@@ -19,7 +19,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /**
  * Returns a live compatible broker, starting one when none runs. Racing CLIs serialise on an
  * O_EXCL startup lock, so N cold starts produce exactly one broker. A live broker is never
- * replaced: unresponsive or incompatible ones are reported instead.
+ * replaced: unresponsive or incompatible ones are reported instead; one on its way out is
+ * waited for.
  */
 export async function ensureBroker(paths: BpPaths): Promise<Locator> {
   ensurePrivateDir(paths.home);
@@ -28,11 +29,13 @@ export async function ensureBroker(paths: BpPaths): Promise<Locator> {
   if (paths.runtimeDir !== paths.home) ensurePrivateDir(paths.runtimeDir);
   const deadline = Date.now() + START_DEADLINE_MS;
   let spawned = false;
+  let exiting: Locator | undefined;
   while (Date.now() < deadline) {
     const state = await probeBroker(paths, 1500);
     if (state.kind === "running") return state.locator;
     failIfNotUsable(state);
-    if (state.kind === "unresponsive") {
+    exiting = state.kind === "exiting" ? state.locator : undefined;
+    if (state.kind === "unresponsive" || state.kind === "exiting") {
       await sleep(25);
       continue;
     }
@@ -61,6 +64,7 @@ export async function ensureBroker(paths: BpPaths): Promise<Locator> {
       releaseLock(paths, lock);
     }
   }
+  if (exiting) throw unresponsive(exiting);
   throw new BpError("browser_disconnected", "The Browser Pilot broker did not start in time.", {
     retryable: true,
     context: { log: paths.brokerLog },
@@ -76,14 +80,16 @@ function failIfNotUsable(state: BrokerState): void {
   }
   if (state.kind === "unresponsive") {
     const started = Date.parse(state.locator.startedAt);
-    if (Number.isFinite(started) && Date.now() - started > STARTING_GRACE_MS) {
-      throw new BpError("browser_disconnected", `The Browser Pilot broker (pid ${state.locator.pid}) is running but does not answer.`, {
-        retryable: true,
-        context: { brokerPid: state.locator.pid },
-        remediation: { code: "restart_unresponsive_broker", message: `Stop process ${state.locator.pid} yourself, then run the command again. Browser Pilot never replaces a live broker.`, actionRequired: true },
-      });
-    }
+    if (Number.isFinite(started) && Date.now() - started > STARTING_GRACE_MS) throw unresponsive(state.locator);
   }
+}
+
+function unresponsive(locator: Locator): BpError {
+  return new BpError("browser_disconnected", `The Browser Pilot broker (pid ${locator.pid}) is running but does not answer.`, {
+    retryable: true,
+    context: { brokerPid: locator.pid },
+    remediation: { code: "restart_unresponsive_broker", message: `Stop process ${locator.pid} yourself, then run the command again. Browser Pilot never replaces a live broker.`, actionRequired: true },
+  });
 }
 
 type Lock = "held" | string;
