@@ -1,3 +1,4 @@
+import type { Socket } from "bun";
 import * as v from "valibot";
 import type { BrokerRequest } from "../protocol/wire.ts";
 import { BpError } from "../shared/errors.ts";
@@ -14,6 +15,17 @@ export function request<T>(socketPath: string, message: BrokerRequest, timeoutMs
     let sock: { end(): void } | undefined;
     let opened = false;
     let answered = false;
+    /** The request's bytes the socket has not taken yet: a long one (text to type, a script) takes several writes. */
+    let unsent: Uint8Array | undefined = new TextEncoder().encode(`${JSON.stringify(message)}\n`);
+    const send = (s: Socket<undefined>) => {
+      if (!unsent) return;
+      const n = s.write(unsent);
+      // Below zero the socket is closed: its close handler reports it, with the rest still unsent.
+      if (n >= 0) unsent = n < unsent.length ? unsent.subarray(n) : undefined;
+    };
+    // The broker acts on a whole line only, its newline last: a connection that ends before the
+    // CLI wrote all of it, or is reset before any byte of a reply, was read by no broker.
+    const unread = (err: unknown) => !answered && (unsent !== undefined || isReset(err));
     const finish = (fn: () => void) => {
       if (settled) return;
       settled = true;
@@ -34,7 +46,10 @@ export function request<T>(socketPath: string, message: BrokerRequest, timeoutMs
         open(s) {
           sock = s;
           opened = true;
-          s.write(`${JSON.stringify(message)}\n`);
+          send(s);
+        },
+        drain(s) {
+          send(s);
         },
         data(_s, data) {
           answered = true;
@@ -57,14 +72,14 @@ export function request<T>(socketPath: string, message: BrokerRequest, timeoutMs
           }
         },
         close(_s, err) {
-          // A reset before any byte of a reply means no broker read the request: the kernel resets a
-          // connection closed with its data unread, or still queued at a listener that went away
-          // (a killed broker's socket lives on until the kernel has torn the process down).
-          if (!answered && isReset(err)) finish(() => reject(notRead()));
+          // Linux resets a connection closed with its data unread, or still queued at a listener
+          // that went away (a killed broker's socket outlives it until the kernel has torn the
+          // process down): only a clean close before the reply means a broker read the call.
+          if (unread(err)) finish(() => reject(notRead()));
           else finish(() => reject(new BpError("browser_disconnected", "Broker closed the connection before replying.", { retryable: true, context: { reason: "broker_closed" } })));
         },
         error(_s, err) {
-          finish(() => reject(!opened ? unreachable(err) : !answered && isReset(err) ? notRead() : err));
+          finish(() => reject(!opened ? unreachable(err) : unread(err) ? notRead() : err));
         },
       },
     }).catch((err: unknown) => finish(() => reject(unreachable(err))));

@@ -102,6 +102,17 @@ describe("the broker socket", () => {
   });
 });
 
+describe("the CLI sending a request", () => {
+  test("a request larger than one socket write reaches the broker whole", async () => {
+    const env = newEnv();
+    await env.run(["tabs"]);
+    // A megabyte of script: the socket takes a few hundred KB per write. Sent short, the broker
+    // waited 10 s for the line's end and answered invalid_argument instead of the call itself.
+    const r = await env.run(["eval"], { stdin: `"${"x".repeat(1_000_000)}".length` });
+    expect(r.json).toMatchObject({ ok: false, code: "browser_disconnected", error: "No browser is connected." });
+  });
+});
+
 describe("the CLI reading a broker's reply", () => {
   test("a reply that is not an object with ok, or a failure not in the error shape, is internal_error, printed as one JSON line", async () => {
     const env = newEnv();
