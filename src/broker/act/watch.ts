@@ -170,11 +170,13 @@ export class ActionWatch {
         poke();
       }),
       session.on("Network.loadingFinished", (p) => {
+        polls.ended(p);
         w.background.delete(p.requestId);
         if (w.pending.delete(p.requestId)) w.responded = Date.now();
         poke();
       }),
       session.on("Network.loadingFailed", (p) => {
+        polls.ended(p);
         w.background.delete(p.requestId);
         if (w.pending.delete(p.requestId)) w.responded = Date.now();
         poke();

@@ -10,20 +10,19 @@
  *    XHR.send, with script, line and column; no async parent). A request made from a place the
  *    poll never fetched from (a Refresh handler, a search box's debounce) is the action's:
  *    exact, no timing involved.
- * 2. The poll's rhythm, when the call site is the poll's own (a shared `load()` or a fetch
- *    wrapper such as axios, whose top frame is the same for every request). A poll makes one
- *    request per beat: a setInterval lands on a fixed grid (late ticks are followed by ticks
- *    back on the grid, never two in one slot), a setTimeout chain never comes sooner than its
- *    shortest gap. A second request in a beat, started right after the action's input (from
- *    the dispatch until DISPATCH_SLACK_MS after it), is the action's. This is a timing signal,
- *    so it is used only where the call site cannot tell, only for polls slower than
- *    MIN_TIMED_PERIOD_MS and only near the input; the page's clock (the requests' own
- *    timestamps) is used, not the time the events reach us.
+ * 2. The poll's rhythm (rhythm.ts), when the call site is the poll's own (a shared `load()`,
+ *    a fetch wrapper such as axios, whose top frame is the same for every request). A poll
+ *    makes one request per beat; a second one in a beat, started from the input until
+ *    DISPATCH_SLACK_MS after its acknowledgement, is the action's. This is a timing signal,
+ *    needed because the call site cannot tell there, and kept narrow: polls slower than 50 ms
+ *    only, near the input only, on the page's clock (the requests' own timestamps), not the
+ *    time the events reach us.
  *
- * Neither costs a CDP call: both read the requestWillBeSent events the action watches anyway.
+ * Neither costs a CDP call: both read the network events the action watches anyway.
  */
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../../cdp/session.ts";
+import { Beat, RHYTHM_MIN_STARTS, rhythmOf } from "./rhythm.ts";
 
 /** How far back a session's request starts are remembered, and how many at most. */
 const RECENT_MS = 5_000;
@@ -32,40 +31,49 @@ const RECENT_MAX = 200;
  * A page that fetched (GET) the same address this many times within RECENT_MS, spread over at
  * least POLL_SPAN_MS (a page load's burst of pages 1, 2, 3 is no polling), polls it.
  */
-const POLLED_AFTER = 3;
+const POLLED_AFTER = RHYTHM_MIN_STARTS;
 const POLL_SPAN_MS = 250;
-/**
- * A faster poll makes a request every few ms after any input: by timing, an action's request
- * from the poll's own call site cannot be told from a tick there, so it is taken as the poll's.
- */
-const MIN_TIMED_PERIOD_MS = 50;
-/** The most recent starts of one poll that its rhythm is read from (a longer run adds period error). */
-const RHYTHM_TICKS = 12;
-/** A setInterval tick starts this close after its grid slot (the page's timer and clock precision). */
-const GRID_TOL_MS = 2;
 /** How long after the action's input was acknowledged a request of the poll's own call site may still be the action's. */
 export const DISPATCH_SLACK_MS = 50;
 
 type RequestSent = Protocol.Network.RequestWillBeSentEvent;
 
-/** One remembered GET: address, call site, the page's start time (ms) and how late it reached us. */
+/**
+ * One remembered GET: request id, address, call site, the page's start time and, once
+ * known, its response's end (ms), and how late its start reached us. `doubt`: seen near an
+ * action's input, maybe the action's: it tells that its beat was taken, not what the poll's
+ * rhythm is.
+ */
 interface Sent {
+  id: string;
   key: string;
   site: string;
   ts: number;
+  end?: number;
   at: number;
   lag: number;
+  doubt?: true;
 }
 
 class History {
   readonly list: Sent[] = [];
+  private readonly byId = new Map<string, Sent>();
   /** Actions running on the session now: what starts meanwhile may be theirs, so it is not counted as the page's own. */
   acting = 0;
   listening = false;
 
   add(s: Sent): void {
     this.list.push(s);
-    while (this.list.length > RECENT_MAX || (this.list.length > 0 && s.at - (this.list[0]?.at ?? s.at) > RECENT_MS)) this.list.shift();
+    this.byId.set(s.id, s);
+    while (this.list.length > RECENT_MAX || (this.list.length > 0 && s.at - (this.list[0]?.at ?? s.at) > RECENT_MS)) {
+      const old = this.list.shift();
+      if (old && this.byId.get(old.id) === old) this.byId.delete(old.id);
+    }
+  }
+
+  ended(id: string, ts: number): void {
+    const s = this.byId.get(id);
+    if (s) s.end = ts;
   }
 }
 
@@ -111,93 +119,11 @@ export function rememberRequests(session: CdpSession): void {
     const key = fetchKey(p);
     if (key === undefined) return;
     const at = performance.now();
-    h.add({ key, site: callSite(p), ts: p.timestamp * 1000, at, lag: at - p.timestamp * 1000 });
+    h.add({ id: p.requestId, key, site: callSite(p), ts: p.timestamp * 1000, at, lag: at - p.timestamp * 1000 });
   });
-}
-
-/** How a poll's requests follow one another, read from its recent starts. */
-export type Rhythm = { grid: true; period: number; anchor: number } | { grid: false; minGap: number };
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? 0;
-};
-
-/**
- * The rhythm of one poll's starts (page clock, ms, ascending); undefined when it has too few
- * or polls faster than MIN_TIMED_PERIOD_MS. A grid when most starts lie within GRID_TOL_MS
- * of one phase of the period (a setInterval); otherwise its shortest gap (a setTimeout chain).
- */
-export function rhythmOf(starts: number[]): Rhythm | undefined {
-  const t = starts.slice(-RHYTHM_TICKS);
-  if (t.length < POLLED_AFTER) return undefined;
-  const gaps = t.slice(1).map((x, i) => x - (t[i] ?? x));
-  const period = median(gaps);
-  if (period < MIN_TIMED_PERIOD_MS) return undefined;
-  const last = t[t.length - 1] ?? 0;
-  const phases = t.map((x) => {
-    const p = (((x - last) % period) + period) % period;
-    return p > period / 2 ? p - period : p;
-  });
-  // A timer's own gaps are its period to a millisecond (a chain's vary with its responses),
-  // and its on-time starts cluster at one phase, late ones after it.
-  const steady = gaps.filter((g) => Math.abs(g - period) <= 1).length * 2 >= gaps.length;
-  const need = Math.ceil(t.length * 0.6);
-  const on = phases.filter((p) => phases.filter((q) => q >= p && q <= p + GRID_TOL_MS).length >= need);
-  if (steady && on.length > 0) return { grid: true, period, anchor: last + Math.min(...on) };
-  return { grid: false, minGap: Math.min(...gaps) };
-}
-
-/**
- * One poll's beat while an action runs: which of its call site's requests are more than the
- * poll makes. Starts from the poll's last start before the action.
- */
-export class Beat {
-  private lastSlot: number;
-  private lastStart: number;
-  /** The grid's origin, following on-time starts (the period read from a few gaps drifts a little over many beats). */
-  private anchor: number;
-  /** The request that took the current beat, when it started during the action. */
-  private holder: string | undefined;
-
-  constructor(
-    readonly rhythm: Rhythm,
-    lastStart: number,
-  ) {
-    this.anchor = rhythm.grid ? rhythm.anchor : 0;
-    this.lastStart = lastStart;
-    this.lastSlot = this.slot(lastStart);
-  }
-
-  /** How far after its grid slot a start is (ms). */
-  private phase(ts: number): number {
-    return this.rhythm.grid ? ts - this.anchor - this.slot(ts) * this.rhythm.period : 0;
-  }
-
-  private slot(ts: number): number {
-    return this.rhythm.grid ? Math.floor((ts - this.anchor + GRID_TOL_MS) / this.rhythm.period) : 0;
-  }
-
-  /**
-   * A request of the poll's call site started (page clock, ms): the ids that are extra. A
-   * second request in one beat is; so is the beat's first, unless it started on the grid and
-   * this one did not: which of the two the poll made is then unknown (the action's may have
-   * come just before a late tick, or in a chain just before the next was due).
-   */
-  judge(id: string, ts: number): string[] {
-    const r = this.rhythm;
-    const extra = r.grid ? this.slot(ts) === this.lastSlot : ts - this.lastStart < r.minGap - Math.max(5, r.minGap * 0.1);
-    // A grid beat's holder that started on time, followed by a start off the grid, is the
-    // timer's tick; a late holder, or two starts on time, may be either.
-    const onTime = (x: number) => this.phase(x) <= GRID_TOL_MS * 2;
-    const holderDoubt = this.holder !== undefined && (!r.grid || !onTime(this.lastStart) || onTime(ts));
-    if (extra) return holderDoubt && this.holder !== undefined ? [id, this.holder] : [id];
-    this.lastSlot = this.slot(ts);
-    this.lastStart = ts;
-    this.holder = id;
-    if (r.grid && Math.abs(this.phase(ts)) <= GRID_TOL_MS) this.anchor += this.phase(ts);
-    return [];
-  }
+  // Ends are kept during actions too: a chain's next start is timed from its last answer.
+  session.on("Network.loadingFinished", (p) => h.ended(p.requestId, p.timestamp * 1000));
+  session.on("Network.loadingFailed", (p) => h.ended(p.requestId, p.timestamp * 1000));
 }
 
 /**
@@ -209,6 +135,12 @@ export class ActionPolls {
   private readonly polled = new Map<string, Map<string, Beat | null>>();
   /** Requests already given to the action (a beat may name its holder again). */
   private readonly given = new Set<string>();
+  /** Starts from call sites the poll never used, by address and site: one that keeps fetching is a poll too. */
+  private readonly novel = new Map<string, number[]>();
+  /** The poll-site requests seen, for the history once the action is over. */
+  private readonly ticks: Sent[] = [];
+  /** The beat each poll-site request (and each poll's last start before the action) belongs to. */
+  private readonly beatOf = new Map<string, Beat>();
   /** Page-clock start of the poll-site requests seen, by request id. */
   private readonly starts = new Map<string, number>();
   /** Our clock minus the page's, at its smallest (the least delivery delay seen). */
@@ -229,13 +161,16 @@ export class ActionPolls {
       this.offset = Math.min(this.offset, s.lag);
       byKey.set(s.key, [...(byKey.get(s.key) ?? []), s]);
     }
-    for (const [key, list] of byKey) {
+    for (const [key, all] of byKey) {
+      const list = all.filter((s) => !s.doubt);
       if (list.length < POLLED_AFTER || (list[list.length - 1]?.at ?? 0) - (list[0]?.at ?? 0) < POLL_SPAN_MS) continue;
       const sites = new Map<string, Beat | null>();
       for (const site of new Set(list.map((s) => s.site))) {
-        const starts = list.filter((s) => s.site === site).map((s) => s.ts);
-        const rhythm = rhythmOf(starts);
-        sites.set(site, rhythm ? new Beat(rhythm, starts[starts.length - 1] ?? 0) : null);
+        const rhythm = rhythmOf(list.filter((s) => s.site === site));
+        const last = all.filter((s) => s.site === site).at(-1);
+        const beat = rhythm && last ? new Beat(rhythm, last) : null;
+        if (beat && last) this.beatOf.set(last.id, beat);
+        sites.set(site, beat);
       }
       this.polled.set(key, sites);
     }
@@ -262,17 +197,37 @@ export class ActionPolls {
     if (key === undefined || !sites) return [p.requestId];
     const site = callSite(p);
     const beat = sites.get(site);
-    if (beat === undefined) return [p.requestId];
     const ts = p.timestamp * 1000;
+    if (beat === undefined) return this.polling(`${key} ${site}`, ts) ? [] : [p.requestId];
     const at = performance.now();
     this.offset = Math.min(this.offset, at - ts);
     if (!beat) return [];
     this.starts.set(p.requestId, ts);
-    const extra = beat.judge(p.requestId, ts).filter((id) => !this.given.has(id) && this.nearInput(this.starts.get(id)));
+    this.beatOf.set(p.requestId, beat);
+    const judged = beat.judge(p.requestId, ts);
+    const extra = judged.filter((id) => !this.given.has(id) && this.nearInput(this.starts.get(id)));
     for (const id of extra) this.given.add(id);
-    // The poll's own ticks keep its history going across back-to-back actions.
-    if (!extra.includes(p.requestId)) this.history.add({ key, site, ts, at, lag: at - ts });
+    this.ticks.push({ id: p.requestId, key, site, ts, at, lag: at - ts });
     return extra;
+  }
+
+  /** A request's response ended (or it failed). */
+  ended(p: { requestId: string; timestamp: number }): void {
+    const ts = p.timestamp * 1000;
+    this.beatOf.get(p.requestId)?.ended(p.requestId, ts);
+    const t = this.ticks.find((x) => x.id === p.requestId);
+    if (t) t.end = ts;
+  }
+
+  /**
+   * Whether a new call site has fetched the polled address POLLED_AFTER times over
+   * POLL_SPAN_MS during this action: a poll the action started, or the page's own under a
+   * new site. Its first requests were waited for; the rest, like any poll, are not.
+   */
+  private polling(k: string, ts: number): boolean {
+    const starts = [...(this.novel.get(k) ?? []), ts];
+    this.novel.set(k, starts);
+    return starts.length >= POLLED_AFTER && ts - (starts[0] ?? ts) >= POLL_SPAN_MS;
   }
 
   private nearInput(ts: number | undefined): boolean {
@@ -286,5 +241,9 @@ export class ActionPolls {
     if (this.done) return;
     this.done = true;
     this.history.acting = Math.max(0, this.history.acting - 1);
+    // The poll's starts keep its history going across back-to-back actions. Those near the
+    // input, or taken by the action, may be the action's: they mark their beat as taken but
+    // do not shape the rhythm the next action is judged by.
+    for (const t of this.ticks) this.history.add(this.given.has(t.id) || this.nearInput(t.ts) ? { ...t, doubt: true } : t);
   }
 }

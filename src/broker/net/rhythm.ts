@@ -1,0 +1,125 @@
+/**
+ * A poll's rhythm, read from the page's own request timestamps (ms), and the beat that tells
+ * a request more than the poll makes. Pure: the history and the events are in polling.ts.
+ */
+
+/** A poll needs this many starts to have a rhythm. */
+export const RHYTHM_MIN_STARTS = 3;
+/**
+ * A faster poll makes a request every few ms after any input: by timing, an action's request
+ * from the poll's own call site cannot be told from a tick there, so it is taken as the poll's.
+ */
+const MIN_TIMED_PERIOD_MS = 50;
+/** The most recent starts of one poll that its rhythm is read from (a longer run adds period error). */
+const RHYTHM_TICKS = 12;
+/** A setInterval tick starts this close after its grid slot (the page's timer and clock precision). */
+const GRID_TOL_MS = 2;
+
+/** One start of a poll's request (page clock, ms) and, once known, when its response ended. */
+export interface Start {
+  ts: number;
+  end?: number;
+}
+
+/**
+ * - grid: a setInterval. Its ticks lie on a fixed grid; a late tick is followed by one back on
+ *   the grid, never by two in one slot.
+ * - chain: a setTimeout set when each answer lands. One request in flight at a time, the next
+ *   never sooner than its shortest wait after the last answer.
+ * - gap: neither; never sooner than its shortest gap.
+ */
+export type Rhythm = { kind: "grid"; period: number; anchor: number } | { kind: "chain"; wait: number } | { kind: "gap"; minGap: number };
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? 0;
+};
+
+/**
+ * The rhythm of one poll's starts (ascending); undefined when it has too few or polls faster
+ * than MIN_TIMED_PERIOD_MS.
+ */
+export function rhythmOf(starts: Start[]): Rhythm | undefined {
+  const t = starts.slice(-RHYTHM_TICKS);
+  if (t.length < RHYTHM_MIN_STARTS) return undefined;
+  const gaps = t.slice(1).map((x, i) => x.ts - (t[i]?.ts ?? x.ts));
+  const period = median(gaps);
+  if (period < MIN_TIMED_PERIOD_MS) return undefined;
+  const last = t[t.length - 1]?.ts ?? 0;
+  const phases = t.map((x) => {
+    const p = (((x.ts - last) % period) + period) % period;
+    return p > period / 2 ? p - period : p;
+  });
+  // A timer's own gaps are its period (or a few: a beat the history skipped) to a millisecond,
+  // a chain's vary with its answers; and the on-time starts cluster at one phase, late ones after it.
+  const steady = gaps.filter((g) => Math.abs(g - Math.max(1, Math.round(g / period)) * period) <= 1).length * 2 >= gaps.length;
+  const need = Math.ceil(t.length * 0.6);
+  const on = phases.filter((p) => phases.filter((q) => q >= p && q <= p + GRID_TOL_MS).length >= need);
+  if (steady && on.length > 0) return { kind: "grid", period, anchor: last + Math.min(...on) };
+  // A chain starts only after the last answer: no start while the one before is in flight.
+  const waits = t.slice(1).flatMap((x, i) => {
+    const end = t[i]?.end;
+    return end === undefined ? [] : [x.ts - end];
+  });
+  // A much shorter wait or gap is a stray call of the same function (a focus handler's refresh), not the rhythm.
+  if (waits.length >= RHYTHM_MIN_STARTS - 1 && waits.every((w) => w >= 0)) return { kind: "chain", wait: Math.min(...waits.filter((w) => w >= median(waits) / 2)) };
+  return { kind: "gap", minGap: Math.min(...gaps.filter((g) => g >= period / 2)) };
+}
+
+/**
+ * One poll's beat while an action runs: which of its call site's requests are more than the
+ * poll makes. Starts from the poll's last start before the action.
+ */
+export class Beat {
+  private lastSlot: number;
+  private last: Start & { id: string | undefined };
+  /** The grid's origin, following on-time starts (the period read from a few gaps drifts a little over many beats). */
+  private anchor: number;
+  /** The request that took the current beat, when it started during the action. */
+  private holder: string | undefined;
+
+  constructor(
+    readonly rhythm: Rhythm,
+    last: Start & { id?: string },
+  ) {
+    this.anchor = rhythm.kind === "grid" ? rhythm.anchor : 0;
+    this.last = { id: last.id, ts: last.ts, ...(last.end !== undefined ? { end: last.end } : {}) };
+    this.lastSlot = this.slot(last.ts);
+  }
+
+  private slot(ts: number): number {
+    return this.rhythm.kind === "grid" ? Math.floor((ts - this.anchor + GRID_TOL_MS) / this.rhythm.period) : 0;
+  }
+
+  private early(ts: number): boolean {
+    const r = this.rhythm;
+    const margin = (x: number) => Math.max(5, x * 0.1);
+    if (r.kind === "grid") return this.slot(ts) === this.lastSlot;
+    if (r.kind === "chain") return this.last.end === undefined || ts - this.last.end < r.wait - margin(r.wait);
+    return ts - this.last.ts < r.minGap - margin(r.minGap);
+  }
+
+  /**
+   * A request of the poll's call site started: the ids that are extra. A second request in
+   * one beat is, and so is the beat's first when it started during the action: which of the
+   * two the poll made is unknown. Even a first start right on the grid may be the action's:
+   * Blink runs an input (and the frame after it) before a timer that is due, so a click just
+   * before a tick puts its request where the tick was due and the tick itself a frame late.
+   */
+  judge(id: string, ts: number): string[] {
+    if (this.early(ts)) return this.holder === undefined ? [id] : [id, this.holder];
+    this.lastSlot = this.slot(ts);
+    this.last = { id, ts };
+    this.holder = id;
+    if (this.rhythm.kind === "grid") {
+      const phase = ts - this.anchor - this.lastSlot * this.rhythm.period;
+      if (Math.abs(phase) <= GRID_TOL_MS) this.anchor += phase;
+    }
+    return [];
+  }
+
+  /** A request's response ended (page clock, ms): a chain's next start is timed from its last one's. */
+  ended(id: string, ts: number): void {
+    if (id === this.last.id) this.last.end = ts;
+  }
+}
