@@ -1,0 +1,78 @@
+/**
+ * What a click's handlers schedule is in its reply: the settle's floor (20 ms from the input
+ * event and a rendered frame) covers a short timer, an animation frame, a message chain (a
+ * scheduler built on MessageChannel, as React's transitions run) and a timer in a same-origin
+ * frame whose input the top window never saw. None of these is visible to our world ahead of
+ * time in a way that could shorten the wait safely, so none may be cut short.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { requireChromium } from "../support/chromium.ts";
+import { makeBpEnv } from "../support/bp.ts";
+import { startFixtureServer } from "../support/fixture-server.ts";
+
+requireChromium();
+
+// Each button adds "<name> done" to the page: at once, or through what it schedules. All but
+// "Now" and "Soon" also change the page inside the dispatch, so the reply shows a change either way.
+const site = startFixtureServer({
+  "/later": `<!doctype html><title>Later</title><div id=out></div><p id=mark></p>
+    <button id=now>Now</button> <button id=soon>Soon</button> <button id=frame>Frame</button>
+    <button id=chain>Chain</button>
+    <iframe id=inner src="/later-inner" style="width:300px;height:80px"></iframe>
+    <script>
+      const done = (name) => document.getElementById("out").insertAdjacentHTML("beforeend", "<button>" + name + " done</button>");
+      const mark = () => (document.getElementById("mark").textContent += ".");
+      const on = (id, fn) => document.getElementById(id).addEventListener("click", fn);
+      on("now", () => done("Now"));
+      on("soon", () => setTimeout(() => done("Soon"), 15));
+      on("frame", () => { mark(); requestAnimationFrame(() => done("Frame")); });
+      // A message chain, as a scheduler built on MessageChannel runs its work: three hops.
+      const ch = new MessageChannel();
+      let hops = 0;
+      ch.port1.onmessage = () => (++hops < 3 ? ch.port2.postMessage(0) : done("Chain"));
+      on("chain", () => { mark(); hops = 0; ch.port2.postMessage(0); });
+    </script>`,
+  // A same-origin frame whose button changes the frame at once and again 15 ms later.
+  "/later-inner": `<!doctype html><title>Inner</title><p id=m></p><button id=b>Inner</button><div id=o></div>
+    <script>
+      document.getElementById("b").addEventListener("click", () => {
+        document.getElementById("m").textContent += ".";
+        setTimeout(() => document.getElementById("o").insertAdjacentHTML("beforeend", "<button>Inner done</button>"), 15);
+      });
+    </script>`,
+});
+const env = makeBpEnv();
+const KEY = "agent-settle-scheduled";
+const run = (args: string[]) => env.run(args, { key: KEY });
+
+type El = { r: number; n?: string };
+
+beforeAll(async () => {
+  expect((await env.run(["launch", "--headless"])).json.ok).toBe(true);
+  expect((await run(["open", `${site.a}/later`, "--new"])).json.ok).toBe(true);
+});
+afterAll(async () => {
+  await env.cleanup();
+  site.stop();
+});
+
+describe("the reply shows what the action scheduled", () => {
+  test("a change made at once, by a timer, in a frame, at the end of a message chain or by a frame's timer is in the click's reply", async () => {
+    for (const name of ["Now", "Soon", "Frame", "Chain", "Inner"]) {
+      for (let round = 0; round < 3; round++) {
+        const els = (await run(["snapshot"])).json.elements as El[];
+        const ref = els.find((e) => e.n === name)?.r;
+        expect(ref).toBeDefined();
+        const r = await run(["click", String(ref)]);
+        expect(r.json.ok).toBe(true);
+        const added = ((r.json.diff as { added?: El[] } | undefined)?.added ?? []).map((e) => e.n);
+        expect({ name, round, added }).toEqual({ name, round, added: expect.arrayContaining([`${name} done`]) });
+      }
+    }
+  });
+
+  test("the page's own functions stay native: nothing of ours shows in its world", async () => {
+    const r = await run(["eval", "[setTimeout, setInterval, requestAnimationFrame, requestIdleCallback].map((f) => Function.prototype.toString.call(f).includes('[native code]'))"]);
+    expect(r.json.value).toEqual([true, true, true, true]);
+  });
+});
