@@ -117,7 +117,8 @@ export async function runCli(argv: string[]): Promise<void> {
 
 /**
  * Sends straight to the broker the locator names (one round trip on the warm path); only
- * when nothing could be sent does it start or wait for a broker and send there.
+ * when no broker read the call (refused, or reset unread by one on its way out) does it
+ * start or wait for a broker and send there.
  */
 async function send(paths: BpPaths, read: Promise<Locator | undefined>, call: Omit<CallRequest, "token">, timeoutMs: number, mode: Mode, mutating: boolean): Promise<Reply> {
   let locator = await read;
