@@ -1,7 +1,8 @@
 import type { BpPaths } from "../shared/paths.ts";
 import { BpError } from "../shared/errors.ts";
 import { BUILD_TARGET, VERSION } from "../shared/version.ts";
-import { probeBroker } from "./locate.ts";
+import { isSameProcessAlive } from "../shared/process-identity.ts";
+import { probeBroker, type BrokerState } from "./locate.ts";
 
 type Result = Record<string, unknown>;
 
@@ -29,10 +30,8 @@ export async function runLocal(name: string, args: Record<string, unknown>, _pat
  * Returns undefined when a live broker should answer instead.
  */
 export async function runPassive(name: string, paths: BpPaths): Promise<Result | undefined> {
-  const probed = await probeBroker(paths);
-  if (probed.kind === "running") return undefined;
-  // A broker on its way out serves no one any more: for these commands it is already stopped.
-  const state = probed.kind === "exiting" ? ({ kind: "stopped" } as const) : probed;
+  const state = await probePast(paths);
+  if (state.kind === "running") return undefined;
   if (name === "disconnect") {
     if (state.kind === "stopped") return { ok: true, message: "No broker is running." };
     // A broker is there but cannot be told: say so rather than claim there is none.
@@ -57,4 +56,24 @@ export async function runPassive(name: string, paths: BpPaths): Promise<Result |
     session: { state: "unavailable" },
     recovery: { required: true, code: "browser_disconnected", action: connectAction(browsers) },
   };
+}
+
+/** How long a broker that no longer takes connections gets to finish exiting before it is named. */
+const EXITING_WAIT_MS = 2_000;
+
+/**
+ * The broker's state, once one on its way out (alive, no longer taking connections) is gone:
+ * a stop or a kill ends within moments. One still alive after that is named as unresponsive
+ * (its socket may have been removed under it), never reported as no broker at all.
+ */
+async function probePast(paths: BpPaths): Promise<Exclude<BrokerState, { kind: "exiting" }>> {
+  let state = await probeBroker(paths);
+  const deadline = Date.now() + EXITING_WAIT_MS;
+  while (state.kind === "exiting") {
+    if (!isSameProcessAlive(state.locator.processIdentity)) return { kind: "stopped" };
+    if (Date.now() >= deadline) return { kind: "unresponsive", locator: state.locator };
+    await Bun.sleep(50);
+    state = await probeBroker(paths, 500);
+  }
+  return state;
 }

@@ -6,7 +6,7 @@
  * until it closes the listening socket a connection to it is queued there, then reset unread.
  */
 import { afterAll, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isPidAlive } from "../../src/shared/process-identity.ts";
 import { requireChromium } from "../support/chromium.ts";
@@ -84,5 +84,23 @@ test("a long-running broker that is stopping is waited for, not reported as unre
     expect(env.brokerPid()).not.toBe(old);
   } finally {
     if (alive(janitor)) process.kill(janitor, "SIGKILL");
+  }
+});
+
+test("a live broker whose socket was removed is named by status and disconnect, not reported as gone", async () => {
+  const env = pool.newEnv();
+  expect((await env.run(["commands"])).json.ok).toBe(true);
+  const pid = env.brokerPid() ?? 0;
+  // Removed under it (a runtime-directory cleanup): the broker lives on but takes no connection.
+  unlinkSync(join(env.home, "broker.sock"));
+  try {
+    const status = await env.run(["status"]);
+    expect(status.json).toMatchObject({ ok: true, service: { state: "unresponsive" } });
+    const disconnect = await env.run(["disconnect"]);
+    expect(disconnect.json).toMatchObject({ ok: false, code: "browser_disconnected", context: { brokerPid: pid }, remediation: { code: "restart_unresponsive_broker" } });
+    expect(isPidAlive(pid)).toBe(true);
+  } finally {
+    process.kill(pid, "SIGTERM");
+    await waitFor(() => !alive(pid), 15_000, "the broker to stop");
   }
 });
