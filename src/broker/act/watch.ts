@@ -4,7 +4,8 @@ import type { PageStep } from "../../page/runtime.ts";
 import type { BrowserConnection } from "../browser.ts";
 import { downloadByGuid, onDownloadChange } from "../net/downloads.ts";
 import { ensureNetwork } from "../network.ts";
-import { ActionPolls } from "../net/polling.ts";
+import type { Effects, QuietPoll } from "./effects.ts";
+import { ActionRequests } from "./requests.ts";
 import type { TargetRecord } from "../targets.ts";
 import { callPage } from "../world.ts";
 import { callFn, readResult } from "../page-fns.ts";
@@ -38,32 +39,7 @@ const WATCH_LINGER_MS = NETWORK_MAX_MS + DOM_QUIET_MAX_MS + 2_000;
 let lastWatcherId = 0;
 const nextWatcherId = (): number => ++lastWatcherId;
 
-export interface Effects {
-  navigation: boolean;
-  dialog: boolean;
-  popups: string[];
-  requests: number;
-  /** DOM mutations seen while waiting for quiet. */
-  mutations: number;
-  /** Browser GUIDs of downloads the action started (a link that downloads is not a navigation). */
-  downloads: string[];
-  /** How many of them completed before the action settled. */
-  downloadsCompleted: number;
-  /** A same-document navigation (#fragment, history.pushState): the URL changed, the document did not. */
-  urlChanged: boolean;
-}
-
-export interface QuietPoll {
-  quietFor: number;
-  mutations: number;
-  /** Animations the action began that are still running. */
-  animating?: number;
-  /** Rendered frames since the last mutation (-1: the page renders none). */
-  framesQuiet?: number;
-  /** A settle step's verdict (`capped`: it gave up at its time limit and observes the page as it is). */
-  settled?: boolean;
-  capped?: boolean;
-}
+export type { Effects, QuietPoll } from "./effects.ts";
 
 /**
  * Watches what an action causes: navigation of the main frame, dialogs, popups, and the
@@ -76,7 +52,6 @@ export class ActionWatch {
   readonly effects: Effects = { navigation: false, dialog: false, popups: [], requests: 0, mutations: 0, downloads: [], downloadsCompleted: 0, urlChanged: false };
   /** The main frame committed a new document (then a later download does not undo "navigation"). */
   private committed = false;
-  private readonly pending = new Set<string>();
   private readonly offs: (() => void)[] = [];
   private wake: (() => void) | undefined;
   private dialogResolve: (() => void) | undefined;
@@ -91,11 +66,8 @@ export class ActionWatch {
   /** Watchers armed in the target's own frame, when that is not the top document. */
   private frameQuiet: { session: CdpSession; frameId: string; id: number }[] = [];
   private loaded = false;
-  /** When the last of the action's requests ended (Date.now()); 0: none yet. */
-  private responded = 0;
-  /** Requests to addresses the page polls, taken for the poll's and still in flight (a later start may show one was the action's). */
-  private readonly background = new Set<string>();
-  private polls: ActionPolls | undefined;
+  /** The action's own requests (not the page's polling). */
+  private requests: ActionRequests | undefined;
   /** Resolves once network events flow for this session. */
   readonly ready: Promise<unknown>;
   readonly mainFrameId: string;
@@ -114,9 +86,9 @@ export class ActionWatch {
     }
     const w = this;
     const poke = () => w.wake?.();
-    const polls = new ActionPolls(session);
-    w.polls = polls;
-    w.offs.push(() => polls.stop());
+    const requests = new ActionRequests(session, w.effects, poke);
+    w.requests = requests;
+    w.offs.push(...requests.offs);
     w.offs.push(
       session.on("Page.frameRequestedNavigation", (p) => {
         if (p.frameId === w.mainFrameId && p.disposition === "currentTab") w.effects.navigation = true;
@@ -156,31 +128,6 @@ export class ActionWatch {
         w.dialogResolve?.();
         poke();
       }),
-      session.on("Network.requestWillBeSent", (p) => {
-        if (p.type !== "Document" && p.type !== "XHR" && p.type !== "Fetch") return;
-        // A request to an address the page polls on its own is background unless it is shown to be this action's.
-        const mine = p.type === "Document" ? [p.requestId] : polls.claim(p);
-        if (!mine.includes(p.requestId)) w.background.add(p.requestId);
-        for (const id of mine) {
-          w.effects.requests++;
-          // An earlier start, shown to be the action's only now, may have ended already: its response counts as landed.
-          if (id === p.requestId || w.background.delete(id)) w.pending.add(id);
-          else w.responded = Date.now();
-        }
-        poke();
-      }),
-      session.on("Network.loadingFinished", (p) => {
-        polls.ended(p);
-        w.background.delete(p.requestId);
-        if (w.pending.delete(p.requestId)) w.responded = Date.now();
-        poke();
-      }),
-      session.on("Network.loadingFailed", (p) => {
-        polls.ended(p);
-        w.background.delete(p.requestId);
-        if (w.pending.delete(p.requestId)) w.responded = Date.now();
-        poke();
-      }),
       browser.cdp.on("Target.targetCreated", ({ targetInfo }) => {
         if (targetInfo.openerId === rec.targetId && targetInfo.type === "page") {
           w.effects.popups.push(targetInfo.targetId);
@@ -191,14 +138,13 @@ export class ActionWatch {
     this.ready = ensureNetwork(session);
   }
 
-  /** The action's input goes out now: a request of a poll's own call site right after it may be the action's (net/polling.ts). */
+  /** The action's input goes out now, and was acknowledged (its dispatch returned): what starts near an input may be the action's (net/polling.ts). */
   dispatching(): void {
-    this.polls?.dispatching();
+    this.requests?.dispatching();
   }
 
-  /** The action's input was acknowledged. */
   dispatched(): void {
-    this.polls?.dispatched();
+    this.requests?.dispatched();
   }
 
   static async start(browser: BrowserConnection, rec: TargetRecord, session: CdpSession): Promise<ActionWatch> {
@@ -225,7 +171,8 @@ export class ActionWatch {
     const max = Math.max(0, Math.min(o.max, o.deadline - Date.now() - 500));
     const syncQuietFor = o.typing ? 0 : SYNC_QUIET_MS;
     // A response is taken like an input event: what its handler starts runs from then on.
-    const sinceResponse = this.responded > 0 && !o.typing ? { sinceResponse: Date.now() - this.responded } : {};
+    const responded = this.requests?.responded ?? 0;
+    const sinceResponse = responded > 0 && !o.typing ? { sinceResponse: Date.now() - responded } : {};
     return { fn: "quiet", arg: { op: "settle", ids, quietFor: DOM_QUIET_MS, syncQuietFor, frames: QUIET_FRAMES, max, linger: WATCH_LINGER_MS, ...sinceResponse } };
   }
 
@@ -295,7 +242,7 @@ export class ActionWatch {
   get busy(): boolean {
     if (this.effects.dialog) return false;
     if (this.effects.downloads.some((g) => downloadByGuid(this.rec.controller ?? "", g)?.state === "in_progress")) return true;
-    return this.effects.navigation ? !this.loaded : this.pending.size > 0 && this.effects.downloads.length === 0;
+    return this.effects.navigation ? !this.loaded : (this.requests?.pending.size ?? 0) > 0 && this.effects.downloads.length === 0;
   }
 
   /** Counts the action's downloads that completed (at the end of settling). */
@@ -340,6 +287,20 @@ export class ActionWatch {
    * last change is enough (debounced reactions have their own wait, lateChange).
    */
   async settle(deadline: number, also: PageStep[] = [], typing = false): Promise<unknown[] | undefined> {
+    return this.waiting(() => this.settleNow(deadline, also, typing));
+  }
+
+  /** A wait inside a composite action's dispatch: no input goes out meanwhile (net/polling.ts). */
+  private async waiting<T>(fn: () => Promise<T>): Promise<T> {
+    this.requests?.settling();
+    try {
+      return await fn();
+    } finally {
+      this.requests?.settled();
+    }
+  }
+
+  private async settleNow(deadline: number, also: PageStep[], typing: boolean): Promise<unknown[] | undefined> {
     const ids = this.takeQuiet();
     const frames = this.frameQuiet.splice(0);
     let mutations = 0;
@@ -376,6 +337,10 @@ export class ActionWatch {
    * shows nothing costs the window once.
    */
   async lateChange(frame: { session: CdpSession; frameId: string }, windowMs: number, deadline: number): Promise<boolean> {
+    return this.waiting(() => this.lateChangeNow(frame, windowMs, deadline));
+  }
+
+  private async lateChangeNow(frame: { session: CdpSession; frameId: string }, windowMs: number, deadline: number): Promise<boolean> {
     const id = nextWatcherId();
     const requests = this.effects.requests;
     // A starved renderer runs the page's timers late: the window also lasts until the page has

@@ -12,8 +12,8 @@
  *    exact, no timing involved.
  * 2. The poll's rhythm (rhythm.ts), when the call site is the poll's own (a shared `load()`,
  *    a fetch wrapper such as axios, whose top frame is the same for every request). A poll
- *    makes one request per beat; a second one in a beat, started from the input until
- *    DISPATCH_SLACK_MS after its acknowledgement, is the action's. This is a timing signal,
+ *    makes one request per beat; a second one in a beat, started from an input until
+ *    INPUT_SLACK_MS after its acknowledgement, is the action's. This is a timing signal,
  *    needed because the call site cannot tell there, and kept narrow: polls slower than 50 ms
  *    only, near the input only, on the page's clock (the requests' own timestamps), not the
  *    time the events reach us.
@@ -22,21 +22,26 @@
  */
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../../cdp/session.ts";
-import { Beat, RHYTHM_MIN_STARTS, rhythmOf } from "./rhythm.ts";
+import { Beat, median, RHYTHM_MIN_STARTS, rhythmOf } from "./rhythm.ts";
 
 /** How far back a session's request starts are remembered, and how many at most. */
 const RECENT_MS = 5_000;
 const RECENT_MAX = 200;
 /**
- * A page that fetched (GET) the same address this many times within RECENT_MS, spread over at
- * least POLL_SPAN_MS (a page load's burst of pages 1, 2, 3 is no polling), polls it.
+ * A call site that fetched (GET) the same address this many times within RECENT_MS, spread
+ * over at least POLL_SPAN_MS (a page load's burst of pages 1, 2, 3 is no polling), polls it.
  */
 const POLLED_AFTER = RHYTHM_MIN_STARTS;
 const POLL_SPAN_MS = 250;
-/** How long after the action's input was acknowledged a request of the poll's own call site may still be the action's. */
-export const DISPATCH_SLACK_MS = 50;
+/** How long after an input was acknowledged a request of the poll's own call site may still be the action's. */
+const INPUT_SLACK_MS = 50;
 
 type RequestSent = Protocol.Network.RequestWillBeSentEvent;
+/** What is read from a session: its events only (a test gives a fake one). */
+export type NetEvents = Pick<CdpSession, "on">;
+/** Our clock (ms), the one input windows and delivery delays are read on. */
+export type Clock = () => number;
+const wallClock: Clock = () => performance.now();
 
 /**
  * One remembered GET: request id, address, call site, the page's start time and, once
@@ -62,7 +67,11 @@ class History {
   acting = 0;
   listening = false;
 
+  constructor(readonly now: Clock) {}
+
   add(s: Sent): void {
+    // Two actions open at once (a dialog answer while the click it blocked waits) both hand back the ticks they saw.
+    if (this.byId.has(s.id)) return;
     this.list.push(s);
     this.byId.set(s.id, s);
     while (this.list.length > RECENT_MAX || (this.list.length > 0 && s.at - (this.list[0]?.at ?? s.at) > RECENT_MS)) {
@@ -77,12 +86,12 @@ class History {
   }
 }
 
-const histories = new WeakMap<CdpSession, History>();
+const histories = new WeakMap<NetEvents, History>();
 
-function historyOf(session: CdpSession): History {
+function historyOf(session: NetEvents, now: Clock): History {
   let h = histories.get(session);
   if (!h) {
-    h = new History();
+    h = new History(now);
     histories.set(session, h);
   }
   return h;
@@ -105,20 +114,23 @@ export function callSite(p: Pick<RequestSent, "initiator">): string {
   return f ? `${f.url || f.scriptId}:${f.lineNumber}:${f.columnNumber}` : p.initiator.type;
 }
 
+/** A redirect hop reuses its request's id: the same request again, not a new start. */
+export const isRedirectHop = (p: Pick<RequestSent, "redirectResponse">): boolean => p.redirectResponse !== undefined;
+
 function fetchKey(p: RequestSent): string | undefined {
   return p.type === "XHR" || p.type === "Fetch" ? requestKey(p.request.method, p.request.url) : undefined;
 }
 
 /** Remembers a session's XHR/fetch GETs that no action was running for, from the moment its network events are on. */
-export function rememberRequests(session: CdpSession): void {
-  const h = historyOf(session);
+export function rememberRequests(session: NetEvents, now: Clock = wallClock): void {
+  const h = historyOf(session, now);
   if (h.listening) return;
   h.listening = true;
   session.on("Network.requestWillBeSent", (p) => {
-    if (h.acting > 0) return;
+    if (h.acting > 0 || isRedirectHop(p)) return;
     const key = fetchKey(p);
     if (key === undefined) return;
-    const at = performance.now();
+    const at = h.now();
     h.add({ id: p.requestId, key, site: callSite(p), ts: p.timestamp * 1000, at, lag: at - p.timestamp * 1000 });
   });
   // Ends are kept during actions too: a chain's next start is timed from its last answer.
@@ -126,17 +138,48 @@ export function rememberRequests(session: CdpSession): void {
   session.on("Network.loadingFailed", (p) => h.ended(p.requestId, p.timestamp * 1000));
 }
 
+/** A call site's requests seen during the action; `counted`: started away from every input. */
+interface NovelStart {
+  id: string;
+  ts: number;
+  counted: boolean;
+}
+
+/**
+ * Whether a new call site's starts are a poll: POLLED_AFTER of them away from any input, over
+ * POLL_SPAN_MS, at regular gaps, and not each started right after the answer before it (a
+ * "Load all" button that fetches page after page is no poll, however even its pages come).
+ */
+function novelPoll(all: NovelStart[], ends: Map<string, number>): boolean {
+  const counted = all.filter((s) => s.counted);
+  const first = counted[0];
+  const last = counted.at(-1);
+  if (!first || !last || counted.length < POLLED_AFTER || last.ts - first.ts < POLL_SPAN_MS) return false;
+  const gaps = counted.slice(1).map((s, i) => s.ts - (counted[i]?.ts ?? s.ts));
+  const typical = median(gaps);
+  const tol = Math.max(5, typical * 0.25);
+  if (gaps.filter((g) => Math.abs(g - typical) <= tol).length * 3 < gaps.length * 2) return false;
+  const followUps = counted.filter((s) => {
+    const before = all[all.indexOf(s) - 1];
+    const end = before ? ends.get(before.id) : undefined;
+    return end !== undefined && s.ts - end < Math.max(4, typical * 0.1);
+  }).length;
+  return followUps * 2 < counted.length;
+}
+
 /**
  * What one action makes of the requests to addresses the page polls (see the top of this
  * file). Created before the action's first call; the session's own history stops while it runs.
  */
 export class ActionPolls {
-  /** Polled address → call sites the poll fetched it from → that site's beat (null: too fast or too few to time). */
+  /** Polled address → the call sites that poll it → that site's beat (null: too fast, or too few certain starts, to time). */
   private readonly polled = new Map<string, Map<string, Beat | null>>();
   /** Requests already given to the action (a beat may name its holder again). */
   private readonly given = new Set<string>();
-  /** Starts from call sites the poll never used, by address and site: one that keeps fetching is a poll too. */
-  private readonly novel = new Map<string, number[]>();
+  /** Starts from the other call sites, by address and site: one that keeps fetching is a poll too. */
+  private readonly novel = new Map<string, { starts: NovelStart[]; poll: boolean }>();
+  /** Response ends (page clock) of the requests seen. */
+  private readonly ends = new Map<string, number>();
   /** The poll-site requests seen, for the history once the action is over. */
   private readonly ticks: Sent[] = [];
   /** The beat each poll-site request (and each poll's last start before the action) belongs to. */
@@ -145,51 +188,78 @@ export class ActionPolls {
   private readonly starts = new Map<string, number>();
   /** Our clock minus the page's, at its smallest (the least delivery delay seen). */
   private offset = Infinity;
-  private windowStart = Infinity;
-  private windowEnd = Infinity;
+  /** The action's inputs, on our clock, from when each went out until INPUT_SLACK_MS after its acknowledgement (end Infinity: still going). */
+  private readonly windows: { start: number; end: number }[] = [];
+  private dispatching_ = false;
   private readonly history: History;
   private done = false;
 
-  constructor(session: CdpSession) {
-    const h = historyOf(session);
+  constructor(session: NetEvents, now: Clock = wallClock) {
+    const h = historyOf(session, now);
     this.history = h;
     h.acting++;
-    const now = performance.now();
+    const at = h.now();
     const byKey = new Map<string, Sent[]>();
     for (const s of h.list) {
-      if (now - s.at > RECENT_MS) continue;
+      if (at - s.at > RECENT_MS) continue;
       this.offset = Math.min(this.offset, s.lag);
       byKey.set(s.key, [...(byKey.get(s.key) ?? []), s]);
     }
     for (const [key, all] of byKey) {
-      const list = all.filter((s) => !s.doubt);
-      if (list.length < POLLED_AFTER || (list[list.length - 1]?.at ?? 0) - (list[0]?.at ?? 0) < POLL_SPAN_MS) continue;
       const sites = new Map<string, Beat | null>();
-      for (const site of new Set(list.map((s) => s.site))) {
-        const rhythm = rhythmOf(list.filter((s) => s.site === site));
-        const last = all.filter((s) => s.site === site).at(-1);
-        const beat = rhythm && last ? new Beat(rhythm, last) : null;
-        if (beat && last) this.beatOf.set(last.id, beat);
+      for (const site of new Set(all.map((s) => s.site))) {
+        // Overlapping actions hand their ticks back out of order.
+        const mine = all.filter((s) => s.site === site).sort((a, b) => a.ts - b.ts);
+        const last = mine.at(-1);
+        // A site seen once or twice (a refresh on load or on focus) is no poll: its next request goes by the new-site rule.
+        if (!last || mine.length < POLLED_AFTER || last.at - (mine[0]?.at ?? last.at) < POLL_SPAN_MS) continue;
+        // Doubtful starts say the site polls, but not when: they stay out of its rhythm.
+        const rhythm = rhythmOf(mine.filter((s) => !s.doubt));
+        const beat = rhythm ? new Beat(rhythm, last) : null;
+        if (beat) this.beatOf.set(last.id, beat);
         sites.set(site, beat);
       }
-      this.polled.set(key, sites);
+      if (sites.size > 0) this.polled.set(key, sites);
     }
   }
 
   /** The action's input goes out now. */
   dispatching(): void {
-    this.windowStart = performance.now();
-    this.windowEnd = Infinity;
+    this.dispatching_ = true;
+    this.open();
   }
 
-  /** The action's input was acknowledged. */
+  /** The action's input was acknowledged (its dispatch returned). */
   dispatched(): void {
-    this.windowEnd = performance.now() + DISPATCH_SLACK_MS;
+    this.close();
+    this.dispatching_ = false;
+  }
+
+  /**
+   * A composite action settles between its inputs: what starts while it waits is no nearer an
+   * input than any tick, so the window closes now and opens again when the settle is over.
+   */
+  settling(): void {
+    this.close();
+  }
+
+  settled(): void {
+    if (this.dispatching_) this.open();
+  }
+
+  private open(): void {
+    if (this.windows.at(-1)?.end !== Infinity) this.windows.push({ start: this.history.now(), end: Infinity });
+  }
+
+  private close(): void {
+    const w = this.windows.at(-1);
+    if (w && w.end === Infinity) w.end = this.history.now() + INPUT_SLACK_MS;
   }
 
   /**
    * The requests this start makes the action's: itself, unless it is the page's polling, and
-   * possibly an earlier one of the poll's call site that this start shows was extra.
+   * possibly an earlier one of the poll's call site that this start shows was extra. Not for
+   * redirect hops (isRedirectHop): their request was judged at its first start.
    */
   claim(p: RequestSent): string[] {
     const key = fetchKey(p);
@@ -198,42 +268,50 @@ export class ActionPolls {
     const site = callSite(p);
     const beat = sites.get(site);
     const ts = p.timestamp * 1000;
-    if (beat === undefined) return this.polling(`${key} ${site}`, ts) ? [] : [p.requestId];
-    const at = performance.now();
+    const at = this.history.now();
     this.offset = Math.min(this.offset, at - ts);
+    if (beat === undefined) return this.polling(`${key} ${site}`, p.requestId, ts) ? [] : [p.requestId];
+    this.ticks.push({ id: p.requestId, key, site, ts, at, lag: at - ts });
     if (!beat) return [];
     this.starts.set(p.requestId, ts);
     this.beatOf.set(p.requestId, beat);
     const judged = beat.judge(p.requestId, ts);
     const extra = judged.filter((id) => !this.given.has(id) && this.nearInput(this.starts.get(id)));
     for (const id of extra) this.given.add(id);
-    this.ticks.push({ id: p.requestId, key, site, ts, at, lag: at - ts });
     return extra;
   }
 
   /** A request's response ended (or it failed). */
   ended(p: { requestId: string; timestamp: number }): void {
     const ts = p.timestamp * 1000;
+    this.ends.set(p.requestId, ts);
     this.beatOf.get(p.requestId)?.ended(p.requestId, ts);
     const t = this.ticks.find((x) => x.id === p.requestId);
     if (t) t.end = ts;
   }
 
   /**
-   * Whether a new call site has fetched the polled address POLLED_AFTER times over
-   * POLL_SPAN_MS during this action: a poll the action started, or the page's own under a
-   * new site. Its first requests were waited for; the rest, like any poll, are not.
+   * Whether a new call site keeps fetching the polled address on its own during this action
+   * (novelPoll): a poll the action started, or the page's own under a new site. The requests
+   * near an input, and the site's first ones, were waited for; the rest, like any poll, are not.
    */
-  private polling(k: string, ts: number): boolean {
-    const starts = [...(this.novel.get(k) ?? []), ts];
-    this.novel.set(k, starts);
-    return starts.length >= POLLED_AFTER && ts - (starts[0] ?? ts) >= POLL_SPAN_MS;
+  private polling(k: string, id: string, ts: number): boolean {
+    let n = this.novel.get(k);
+    if (!n) {
+      n = { starts: [], poll: false };
+      this.novel.set(k, n);
+    }
+    if (n.poll) return true;
+    const counted = !this.nearInput(ts);
+    n.starts.push({ id, ts, counted });
+    n.poll = counted && novelPoll(n.starts, this.ends);
+    return n.poll;
   }
 
   private nearInput(ts: number | undefined): boolean {
     if (ts === undefined || !Number.isFinite(this.offset)) return false;
     const at = ts + this.offset;
-    return at >= this.windowStart - 1 && at <= this.windowEnd;
+    return this.windows.some((w) => at >= w.start - 1 && at <= w.end);
   }
 
   /** The action ended: the session's own history goes on. */
@@ -241,9 +319,9 @@ export class ActionPolls {
     if (this.done) return;
     this.done = true;
     this.history.acting = Math.max(0, this.history.acting - 1);
-    // The poll's starts keep its history going across back-to-back actions. Those near the
-    // input, or taken by the action, may be the action's: they mark their beat as taken but
-    // do not shape the rhythm the next action is judged by.
+    // The poll's starts keep its history going across back-to-back actions. Those near an
+    // input, or taken by the action, may be the action's: they count for "polled" and mark
+    // their beat as taken, but do not shape the rhythm the next action is judged by.
     for (const t of this.ticks) this.history.add(this.given.has(t.id) || this.nearInput(t.ts) ? { ...t, doubt: true } : t);
   }
 }

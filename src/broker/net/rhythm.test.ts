@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { Beat, rhythmOf } from "./rhythm.ts";
+import { Beat, periodOf, rhythmOf } from "./rhythm.ts";
 
 // Start times (page clock, ms) shaped like what Chromium reported for a setInterval(…, 100)
 // poll: on a grid to a tenth of a millisecond.
@@ -28,6 +28,15 @@ describe("a setInterval poll", () => {
   test("beats the history skipped (ticks near an earlier input) keep it a grid", () => {
     const skipped = [0, 100, 300, 400, 600, 700].map((ts) => ({ ts: ts + 5000.3 }));
     expect(rhythmOf(skipped)).toMatchObject({ kind: "grid", period: 100 });
+  });
+
+  test("more holes than ticks (back-to-back actions left every other tick out) do not double the period: the next real tick is the poll's", () => {
+    const holes = [0, 100, 200, 400, 600, 800, 1000, 1200].map((ts) => ({ ts: ts + 5000.3 }));
+    const r = rhythmOf(holes);
+    expect(r).toMatchObject({ kind: "grid", period: 100 });
+    const beat = new Beat(r!, { ts: 6200.3 });
+    expect(beat.judge("tick", 6300.3)).toEqual([]);
+    expect(beat.judge("extra", 6340)).toEqual(["extra", "tick"]);
   });
 });
 
@@ -60,6 +69,13 @@ describe("a setTimeout chain (the next poll a timeout after each answer)", () =>
 });
 
 describe("no rhythm to time", () => {
+  test("the period is the shortest gap that recurs, each gap divided by its multiple; a lone short gap is a stray call", () => {
+    expect(periodOf([100, 100, 200, 200, 200, 200, 300])).toBe(100);
+    expect(periodOf([100, 30, 70, 100])).toBe(100);
+    expect(periodOf([100, 200])).toBe(100);
+    expect(periodOf([104.5, 115.1, 106.8, 104.3])).toBe(106.8);
+  });
+
   test("a poll faster than 50 ms, or with too few starts", () => {
     expect(rhythmOf([0, 25, 50, 75, 100].map((ts) => ({ ts })))).toBeUndefined();
     expect(rhythmOf([{ ts: 0 }, { ts: 100 }])).toBeUndefined();

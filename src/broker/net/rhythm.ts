@@ -30,10 +30,36 @@ export interface Start {
  */
 export type Rhythm = { kind: "grid"; period: number; anchor: number } | { kind: "chain"; wait: number } | { kind: "gap"; minGap: number };
 
-const median = (xs: number[]): number => {
+export const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)] ?? 0;
 };
+
+/** Whether a gap is `k` times `base` for some whole k ≥ 1, within the jitter of a timer and its clock. */
+const multipleOf = (g: number, base: number): number | undefined => {
+  const k = Math.round(g / base);
+  return k >= 1 && Math.abs(g - k * base) <= Math.max(2, base * 0.15) ? k : undefined;
+};
+
+/**
+ * The period of a poll's starts. Not their median gap: the history has holes (ticks left out
+ * as doubtful, near an earlier action's input), and with enough of them the median gap is two
+ * periods. The base is the shortest gap that recurs (a lone short one is a stray call), and
+ * each gap that is a whole multiple of it gives the period as the gap divided by its multiple.
+ */
+export function periodOf(gaps: number[]): number {
+  const sorted = [...gaps].sort((a, b) => a - b);
+  const recurs = Math.max(2, Math.ceil(gaps.length / 4));
+  const shortest = sorted.find((g) => g > 0);
+  const recurring = sorted.find((g) => g > 0 && sorted.filter((h) => multipleOf(h, g) === 1).length >= recurs);
+  // Too few gaps for one to recur (100, 200): the shortest, when the others are its multiples.
+  const base = recurring ?? (shortest !== undefined && sorted.every((g) => multipleOf(g, shortest) !== undefined) ? shortest : median(gaps));
+  const per = gaps.flatMap((g) => {
+    const k = multipleOf(g, base);
+    return k === undefined ? [] : [g / k];
+  });
+  return per.length > 0 ? median(per) : median(gaps);
+}
 
 /**
  * The rhythm of one poll's starts (ascending); undefined when it has too few or polls faster
@@ -43,7 +69,7 @@ export function rhythmOf(starts: Start[]): Rhythm | undefined {
   const t = starts.slice(-RHYTHM_TICKS);
   if (t.length < RHYTHM_MIN_STARTS) return undefined;
   const gaps = t.slice(1).map((x, i) => x.ts - (t[i]?.ts ?? x.ts));
-  const period = median(gaps);
+  const period = periodOf(gaps);
   if (period < MIN_TIMED_PERIOD_MS) return undefined;
   const last = t[t.length - 1]?.ts ?? 0;
   const phases = t.map((x) => {

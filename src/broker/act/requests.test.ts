@@ -1,0 +1,182 @@
+import { describe, expect, test } from "bun:test";
+import type { Protocol } from "devtools-protocol";
+import { FakeNet } from "../../../test/support/fake-net.ts";
+import { rememberRequests } from "../net/polling.ts";
+import { ActionRequests } from "./requests.ts";
+
+// The page polls /api/items from line 1 of its script every 100 ms (a setInterval: on a grid);
+// the action's requests come from other lines, or from line 1 too (a shared fetching function).
+
+/** A page that has polled for 1.2 s (12 ticks, page time 0 to 1100) before the action. */
+function polledPage(): FakeNet {
+  const net = new FakeNet();
+  rememberRequests(net, net.now);
+  net.poll(0, 12, 100);
+  return net;
+}
+
+function action(net: FakeNet) {
+  const effects = { requests: 0 };
+  const reqs = new ActionRequests(net, effects, () => undefined, net.now);
+  return {
+    reqs,
+    effects,
+    /** Whether the request is the action's (waited for), right after its start. */
+    mine: (p: Protocol.Network.RequestWillBeSentEvent) => reqs.pending.has(p.requestId),
+    stop: () => {
+      for (const off of reqs.offs) off();
+    },
+  };
+}
+
+/** A poll tick at page time `ms` (line 1), answered 5 ms later; whether the action took it. */
+function tick(net: FakeNet, a: ReturnType<typeof action>, ms: number): boolean {
+  const p = net.sent(ms);
+  const taken = a.mine(p);
+  net.finished(p.requestId, ms + 5);
+  return taken;
+}
+
+describe("an action's requests to an address the page polls", () => {
+  test("keys typed one after another, each fetching from a new call site: every request is the action's (no poll made of the input's own requests)", () => {
+    const net = polledPage();
+    const a = action(net);
+    net.at(1150);
+    a.reqs.dispatching();
+    // Six keys 80 ms apart, each fetching at once; the poll ticks on meanwhile.
+    const keys: boolean[] = [];
+    const events = [...[0, 1, 2, 3, 4, 5].map((i) => ({ ms: 1160 + i * 80, key: true })), ...[1200, 1300, 1400, 1500].map((ms) => ({ ms, key: false }))].sort((x, y) => x.ms - y.ms);
+    for (const e of events) {
+      if (e.key) keys.push(a.mine(net.sent(e.ms, { line: 2 })));
+      else expect(tick(net, a, e.ms)).toBe(false);
+    }
+    expect(keys).toEqual([true, true, true, true, true, true]);
+    a.stop();
+  });
+
+  test('a "Load all" button fetching page after page (each right after the last answer): every page is the action\'s', () => {
+    const net = polledPage();
+    const a = action(net);
+    net.at(1150);
+    a.reqs.dispatching();
+    net.at(1160);
+    a.reqs.dispatched();
+    const pages: boolean[] = [];
+    let ms = 1165;
+    for (let i = 0; i < 6; i++) {
+      const p = net.sent(ms, { line: 3 });
+      pages.push(a.mine(p));
+      net.finished(p.requestId, ms + 100);
+      ms += 101;
+    }
+    expect(pages).toEqual([true, true, true, true, true, true]);
+    expect(a.effects.requests).toBe(6);
+    a.stop();
+  });
+
+  test("a click that starts a second, fast poll from a new call site: its first requests are the action's, then it is a poll", () => {
+    const net = polledPage();
+    const a = action(net);
+    net.at(1150);
+    a.reqs.dispatching();
+    expect(a.mine(net.sent(1155, { line: 4 }))).toBe(true);
+    net.at(1160);
+    a.reqs.dispatched();
+    const taken: boolean[] = [];
+    for (let ms = 1180; ms < 1800; ms += 25) {
+      const p = net.sent(ms, { line: 4 });
+      taken.push(a.mine(p));
+      net.finished(p.requestId, ms + 3);
+    }
+    expect(taken.slice(-10)).toEqual(Array<boolean>(10).fill(false));
+    a.stop();
+  });
+
+  test("a call site the page fetched from once or twice (a refresh on load, on focus) is not the poll: the click's request from it is the action's", () => {
+    const net = new FakeNet();
+    rememberRequests(net, net.now);
+    net.finished(net.sent(50, { line: 9 }).requestId, 60);
+    net.poll(100, 12, 100);
+    net.finished(net.sent(700, { line: 9 }).requestId, 710);
+    const a = action(net);
+    net.at(1250);
+    a.reqs.dispatching();
+    expect(a.mine(net.sent(1255, { line: 9 }))).toBe(true);
+    a.stop();
+  });
+
+  test("a composite action that settles inside its dispatch: no request is near its input while it settles, and back-to-back ones leave the address polled", () => {
+    const net = polledPage();
+    let grid = 1200;
+    for (let k = 0; k < 6; k++) {
+      const start = 1150 + k * 1000;
+      const a = action(net);
+      net.at(start);
+      a.reqs.dispatching();
+      net.at(start + 10);
+      a.reqs.settling();
+      for (; grid < start + 900; grid += 100) {
+        expect(tick(net, a, grid)).toBe(false);
+        // A second request of the poll's own site in a beat, long after the input: not the action's.
+        if (k === 0 && grid === 1400) expect(a.mine(net.sent(1450))).toBe(false);
+      }
+      net.at(start + 900);
+      a.reqs.settled();
+      net.at(start + 905);
+      a.reqs.dispatched();
+      for (; grid < start + 1000; grid += 100) expect(tick(net, a, grid)).toBe(false);
+      a.stop();
+    }
+    const last = action(net);
+    net.at(7150);
+    last.reqs.dispatching();
+    net.at(7160);
+    last.reqs.dispatched();
+    expect(tick(net, last, 7200)).toBe(false);
+    last.stop();
+  });
+
+  test("two actions open at once (a dialog answer while the click it blocked waits) leave each tick once in the history", () => {
+    const net = new FakeNet();
+    rememberRequests(net, net.now);
+    net.poll(0, 4, 100);
+    const first = action(net);
+    net.at(340);
+    first.reqs.dispatching();
+    net.at(345);
+    first.reqs.dispatched();
+    const second = action(net);
+    net.at(350);
+    second.reqs.dispatching();
+    net.at(355);
+    second.reqs.dispatched();
+    for (let ms = 400; ms <= 1500; ms += 100) tick(net, first, ms);
+    first.stop();
+    second.stop();
+    // A grid: a tick an input holds 16 ms late, and the next one back on the grid, are the poll's.
+    const a = action(net);
+    net.at(1590);
+    a.reqs.dispatching();
+    expect(tick(net, a, 1616)).toBe(false);
+    expect(tick(net, a, 1700)).toBe(false);
+    net.at(1710);
+    a.reqs.dispatched();
+    a.stop();
+  });
+
+  test("a redirect hop is the request it continues: not a second start in the poll's beat, not a second request of the action", () => {
+    const net = polledPage();
+    const a = action(net);
+    net.at(1195);
+    a.reqs.dispatching();
+    const own = net.sent(1197, { line: 5 });
+    expect(a.mine(own)).toBe(true);
+    net.sent(1199, { line: 5, id: own.requestId, redirect: true });
+    const poll = net.sent(1200);
+    expect(a.mine(poll)).toBe(false);
+    net.sent(1203, { id: poll.requestId, redirect: true });
+    expect(a.mine(poll)).toBe(false);
+    expect(a.effects.requests).toBe(1);
+    a.stop();
+  });
+});
