@@ -147,7 +147,8 @@ export class CompositePin {
       if (!this.watch.armed) await this.watch.armQuiet();
       this.mutated = true;
     }
-    const sent = dispatch();
+    // Near this input, not the checks and waits around it, a poll's extra request may be the action's.
+    const sent = this.watch.input(dispatch, true);
     sent.catch(() => undefined);
     try {
       await Promise.race([sent, this.watch.dialogOpened]);

@@ -117,8 +117,7 @@ export async function runAction<I, A, S, E extends EvidenceLike, R>(ctx: CallCon
       if (!def.blocked) await watch.ready;
       if (def.armQuiet && !watch.armed && !(def.armsInDispatch && !located)) await watch.armQuiet();
       const run: ActionRun<A> = { ctx, args, sel, top, watch, target };
-      watch.dispatching();
-      const sent = await def.dispatch(run).finally(() => watch.dispatched());
+      const sent = await watch.input(() => def.dispatch(run));
       const opts = def.observe?.(args);
       const settled = typeof def.settled === "function" ? def.settled(run, sent) : def.settled === true;
       // Outside the queue (dialog answers), the observation still takes its turn on the tab.

@@ -42,7 +42,7 @@ describe("an action's requests to an address the page polls", () => {
     const net = polledPage();
     const a = action(net);
     net.at(1150);
-    a.reqs.dispatching();
+    a.reqs.polls.dispatching();
     // Six keys 80 ms apart, each fetching at once; the poll ticks on meanwhile.
     const keys: boolean[] = [];
     const events = [...[0, 1, 2, 3, 4, 5].map((i) => ({ ms: 1160 + i * 80, key: true })), ...[1200, 1300, 1400, 1500].map((ms) => ({ ms, key: false }))].sort((x, y) => x.ms - y.ms);
@@ -58,9 +58,9 @@ describe("an action's requests to an address the page polls", () => {
     const net = polledPage();
     const a = action(net);
     net.at(1150);
-    a.reqs.dispatching();
+    a.reqs.polls.dispatching();
     net.at(1160);
-    a.reqs.dispatched();
+    a.reqs.polls.dispatched();
     const pages: boolean[] = [];
     let ms = 1165;
     for (let i = 0; i < 6; i++) {
@@ -78,10 +78,10 @@ describe("an action's requests to an address the page polls", () => {
     const net = polledPage();
     const a = action(net);
     net.at(1150);
-    a.reqs.dispatching();
+    a.reqs.polls.dispatching();
     expect(a.mine(net.sent(1155, { line: 4 }))).toBe(true);
     net.at(1160);
-    a.reqs.dispatched();
+    a.reqs.polls.dispatched();
     const taken: boolean[] = [];
     for (let ms = 1180; ms < 1800; ms += 25) {
       const p = net.sent(ms, { line: 4 });
@@ -100,7 +100,7 @@ describe("an action's requests to an address the page polls", () => {
     net.finished(net.sent(700, { line: 9 }).requestId, 710);
     const a = action(net);
     net.at(1250);
-    a.reqs.dispatching();
+    a.reqs.polls.dispatching();
     expect(a.mine(net.sent(1255, { line: 9 }))).toBe(true);
     a.stop();
   });
@@ -112,28 +112,54 @@ describe("an action's requests to an address the page polls", () => {
       const start = 1150 + k * 1000;
       const a = action(net);
       net.at(start);
-      a.reqs.dispatching();
+      a.reqs.polls.dispatching();
       net.at(start + 10);
-      a.reqs.settling();
+      a.reqs.polls.settling();
       for (; grid < start + 900; grid += 100) {
         expect(tick(net, a, grid)).toBe(false);
         // A second request of the poll's own site in a beat, long after the input: not the action's.
         if (k === 0 && grid === 1400) expect(a.mine(net.sent(1450))).toBe(false);
       }
       net.at(start + 900);
-      a.reqs.settled();
+      a.reqs.polls.settled();
       net.at(start + 905);
-      a.reqs.dispatched();
+      a.reqs.polls.dispatched();
       for (; grid < start + 1000; grid += 100) expect(tick(net, a, grid)).toBe(false);
       a.stop();
     }
     const last = action(net);
     net.at(7150);
-    last.reqs.dispatching();
+    last.reqs.polls.dispatching();
     net.at(7160);
-    last.reqs.dispatched();
+    last.reqs.polls.dispatched();
     expect(tick(net, last, 7200)).toBe(false);
     last.stop();
+  });
+
+  test("a composite action's inputs sent as steps (keys with a delay between them): only the steps are near an input", () => {
+    const net = polledPage();
+    const a = action(net);
+    net.at(1140);
+    a.reqs.polls.dispatching();
+    // The steps: a key at 1150 and one at 1450, each acknowledged 2 ms later.
+    net.at(1150);
+    a.reqs.polls.stepping();
+    net.at(1152);
+    a.reqs.polls.stepped();
+    expect(tick(net, a, 1200)).toBe(false);
+    expect(tick(net, a, 1300)).toBe(false);
+    // A second request of the poll's own site in a beat, in the delay between the keys: not the action's.
+    expect(a.mine(net.sent(1340))).toBe(false);
+    expect(tick(net, a, 1400)).toBe(false);
+    net.at(1450);
+    a.reqs.polls.stepping();
+    // The second key's handler calls the poll's function: a second request in the beat, near the key.
+    expect(a.mine(net.sent(1451))).toBe(true);
+    net.at(1452);
+    a.reqs.polls.stepped();
+    net.at(1460);
+    a.reqs.polls.dispatched();
+    a.stop();
   });
 
   test("two actions open at once (a dialog answer while the click it blocked waits) leave each tick once in the history", () => {
@@ -142,25 +168,25 @@ describe("an action's requests to an address the page polls", () => {
     net.poll(0, 4, 100);
     const first = action(net);
     net.at(340);
-    first.reqs.dispatching();
+    first.reqs.polls.dispatching();
     net.at(345);
-    first.reqs.dispatched();
+    first.reqs.polls.dispatched();
     const second = action(net);
     net.at(350);
-    second.reqs.dispatching();
+    second.reqs.polls.dispatching();
     net.at(355);
-    second.reqs.dispatched();
+    second.reqs.polls.dispatched();
     for (let ms = 400; ms <= 1500; ms += 100) tick(net, first, ms);
     first.stop();
     second.stop();
     // A grid: a tick an input holds 16 ms late, and the next one back on the grid, are the poll's.
     const a = action(net);
     net.at(1590);
-    a.reqs.dispatching();
+    a.reqs.polls.dispatching();
     expect(tick(net, a, 1616)).toBe(false);
     expect(tick(net, a, 1700)).toBe(false);
     net.at(1710);
-    a.reqs.dispatched();
+    a.reqs.polls.dispatched();
     a.stop();
   });
 
@@ -168,7 +194,7 @@ describe("an action's requests to an address the page polls", () => {
     const net = polledPage();
     const a = action(net);
     net.at(1195);
-    a.reqs.dispatching();
+    a.reqs.polls.dispatching();
     const own = net.sent(1197, { line: 5 });
     expect(a.mine(own)).toBe(true);
     net.sent(1199, { line: 5, id: own.requestId, redirect: true });

@@ -12,7 +12,8 @@ export class ActionRequests {
   responded = 0;
   /** Requests to addresses the page polls, taken for the poll's and still in flight (a later start may show one was the action's). */
   private readonly background = new Set<string>();
-  private readonly polls: ActionPolls;
+  /** Told when the action's inputs go out and when it waits between them (its windows near an input). */
+  readonly polls: ActionPolls;
   readonly offs: (() => void)[];
 
   /** `effects.requests` counts the action's requests. */
@@ -44,24 +45,5 @@ export class ActionRequests {
       session.on("Network.loadingFinished", done),
       session.on("Network.loadingFailed", done),
     ];
-  }
-
-  /** The action's input goes out now: a request of a poll's own call site right after it may be the action's. */
-  dispatching(): void {
-    this.polls.dispatching();
-  }
-
-  /** The action's input was acknowledged. */
-  dispatched(): void {
-    this.polls.dispatched();
-  }
-
-  /** A settle inside the dispatch (a composite action's step) starts, and ends: no input meanwhile. */
-  settling(): void {
-    this.polls.settling();
-  }
-
-  settled(): void {
-    this.polls.settled();
   }
 }

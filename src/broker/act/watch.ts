@@ -138,19 +138,16 @@ export class ActionWatch {
     this.ready = ensureNetwork(session);
   }
 
-  /** The action's input goes out now, and was acknowledged (its dispatch returned): what starts near an input may be the action's (net/polling.ts). */
-  dispatching(): void {
-    this.requests?.dispatching();
-  }
-
-  dispatched(): void {
-    this.requests?.dispatched();
-  }
-
-  static async start(browser: BrowserConnection, rec: TargetRecord, session: CdpSession): Promise<ActionWatch> {
-    const w = new ActionWatch(browser, rec, session);
-    await w.ready;
-    return w;
+  /**
+   * Sends the action's input: its whole dispatch, or (`step`) one input of a composite action,
+   * whose windows are then its steps alone. What starts near an input may be the action's
+   * request even from the poll's own call site (net/polling.ts).
+   */
+  input<T>(send: () => Promise<T>, step = false): Promise<T> {
+    const polls = this.requests?.polls;
+    if (step) polls?.stepping();
+    else polls?.dispatching();
+    return send().finally(() => (step ? polls?.stepped() : polls?.dispatched()));
   }
 
   /**
@@ -292,11 +289,11 @@ export class ActionWatch {
 
   /** A wait inside a composite action's dispatch: no input goes out meanwhile (net/polling.ts). */
   private async waiting<T>(fn: () => Promise<T>): Promise<T> {
-    this.requests?.settling();
+    this.requests?.polls.settling();
     try {
       return await fn();
     } finally {
-      this.requests?.settled();
+      this.requests?.polls.settled();
     }
   }
 

@@ -191,6 +191,8 @@ export class ActionPolls {
   /** The action's inputs, on our clock, from when each went out until INPUT_SLACK_MS after its acknowledgement (end Infinity: still going). */
   private readonly windows: { start: number; end: number }[] = [];
   private dispatching_ = false;
+  /** The action sends its inputs as steps (stepping()): only they are near an input. */
+  private stepwise = false;
   private readonly history: History;
   private done = false;
 
@@ -244,7 +246,22 @@ export class ActionPolls {
   }
 
   settled(): void {
-    if (this.dispatching_) this.open();
+    if (this.dispatching_ && !this.stepwise) this.open();
+  }
+
+  /**
+   * One input of a composite action goes out (a key, the text, Enter), and was acknowledged.
+   * From its first step on, the action is near an input only in its steps: not in the checks,
+   * delays and waits between them.
+   */
+  stepping(): void {
+    this.stepwise = true;
+    this.close();
+    this.open();
+  }
+
+  stepped(): void {
+    this.close();
   }
 
   private open(): void {
