@@ -8,6 +8,8 @@
  */
 import { CLICK_TARGET } from "../lib/fixtures.ts";
 import { cell, reps, type Ctx } from "../lib/measure.ts";
+import { BpTool } from "../tools/bp.ts";
+import type { Exec } from "../lib/proc.ts";
 import { errorText, type Tool } from "../tools/types.ts";
 
 const AGENTS = 4;
@@ -28,7 +30,7 @@ interface AgentRun {
   times: Map<Step, number[]>;
 }
 
-async function agentSteps(ctx: Ctx, tool: Tool, session: string, mix: Step[], agent: number): Promise<AgentRun> {
+async function agentSteps(ctx: Ctx, tool: Tool, session: string, mix: Step[], agent: number, run: (args: string[]) => Promise<Exec> = (args) => tool.run(args, session)): Promise<AgentRun> {
   const errors: string[] = [];
   const times = new Map<Step, number[]>();
   let lastSnapshot = "";
@@ -45,7 +47,7 @@ async function agentSteps(ctx: Ctx, tool: Tool, session: string, mix: Step[], ag
       }
       args = tool.cmd.click(ref);
     } else args = tool.cmd.eval("document.title");
-    const e = await tool.run(args, session);
+    const e = await run(args);
     if (!tool.ok(e)) {
       errors.push(`${kind}: ${errorText(e)}`);
       continue;
@@ -68,16 +70,19 @@ export async function parallelAgents(ctx: Ctx): Promise<void> {
       `click use each tool's command; the mix follows what bp can do in this build). Wall time across the ` +
       `${AGENTS} agents, the two phases separated by a barrier. Errors = failed commands per run, out of ` +
       `${AGENTS * (STEPS + 1)}. The last rows give the median time of one command of each kind inside the run. ` +
-      "Agents are released after each run (untimed).",
+      "Agents are released after each run (untimed). For comparison, bp also runs the same steps with one broker and " +
+      "browser per agent (a home each, launched untimed), as the peers' sessions are: the difference to the shared " +
+      "run is what sharing one browser costs on this machine.",
   );
   const section = `${AGENTS} agents in parallel, ${STEPS} steps each`;
   const openRow = ctx.results.row(section, `${AGENTS} agents get their own tab, ms`, "ms");
   const stepsRow = ctx.results.row(section, `${AGENTS} × ${STEPS} steps, ms`, "ms");
   const totalRow = ctx.results.row(section, "total, ms", "ms");
+  const isolatedRow = ctx.results.row(section, `${AGENTS} × ${STEPS} steps, bp with a browser per agent, ms`, "ms");
   const errorRow = ctx.results.row(section, "failed commands per run, count", "count");
   const kinds = [...new Set(mix)];
   const kindRows = new Map(kinds.map((k) => [k, ctx.results.row(section, `one ${k} command under this load, ms`, "ms")]));
-  const rows = [openRow, stepsRow, totalRow, errorRow, ...kindRows.values()];
+  const rows = [openRow, stepsRow, totalRow, isolatedRow, errorRow, ...kindRows.values()];
   const active: Tool[] = [];
   for (const t of ctx.tools) {
     if (t.skipped) for (const r of rows) cell(r, t.id).status = `skipped: ${t.skipped}`;
@@ -105,6 +110,31 @@ export async function parallelAgents(ctx: Ctx): Promise<void> {
       const notes = cell(errorRow, tool.id).notes;
       for (const e of new Set(errors)) if (notes.size < 3) notes.add(e.slice(0, 80));
       ctx.log(`  ${tool.id} run ${rep - warmup + 1}: ${Math.round(t2 - t0)} ms, ${errors.length} errors`);
+      if (tool instanceof BpTool) await isolatedRun(ctx, tool, mix, rep < warmup ? undefined : isolatedRow);
     }
+  }
+  for (const t of ctx.tools) if (t.id !== "bp" && !t.skipped) cell(isolatedRow, t.id).status = "n/a";
+}
+
+/** The same steps through bp with a broker and browser per agent; the set-up is not timed. */
+async function isolatedRun(ctx: Ctx, bp: BpTool, mix: Step[], row: ReturnType<Ctx["results"]["row"]> | undefined): Promise<void> {
+  const agents = Array.from({ length: AGENTS }, (_, i) => `a${i + 1}`);
+  try {
+    const ready = await Promise.all(agents.map(async (a) => (await bp.runIsolated(a, ["launch", "--headless"])).code === 0 && bp.ok(await bp.runIsolated(a, bp.cmd.firstOpen(ctx.fx.url("/form"))))));
+    if (ready.includes(false)) {
+      if (row) cell(row, bp.id).notes.add("an agent's browser did not start");
+      return;
+    }
+    const t0 = performance.now();
+    const out = await Promise.all(agents.map((a, i) => agentSteps(ctx, bp, a, mix, i + 1, (args) => bp.runIsolated(a, args))));
+    const ms = performance.now() - t0;
+    const errors = out.flatMap((r) => r.errors);
+    if (row) {
+      if (errors.length > 0) cell(row, bp.id).notes.add(`${errors.length} failed: ${(errors[0] ?? "").slice(0, 60)}`);
+      else cell(row, bp.id).values.push(ms);
+    }
+    ctx.log(`  bp, a browser per agent: ${Math.round(ms)} ms, ${errors.length} errors`);
+  } finally {
+    await bp.endIsolated();
   }
 }

@@ -22,6 +22,8 @@ export class BpTool implements Tool {
   private dir = "";
   private typeClear = false;
   private readonly keys = new Set<string>([MAIN_KEY]);
+  /** Homes of agents run with a broker and browser of their own (the parallel scenario's comparison). */
+  private readonly isolated = new Set<string>();
 
   constructor(root: string) {
     this.built = join(root, "dist/bp");
@@ -93,6 +95,25 @@ export class BpTool implements Tool {
     const key = session ?? MAIN_KEY;
     this.keys.add(key);
     return this.exec(this.home("warm"), key, args);
+  }
+
+  /**
+   * One command of an agent that has a broker and browser of its own (a home per agent, started
+   * on its first command): how bp fares when agents do not share one browser, as the peers' sessions do not.
+   */
+  runIsolated(agent: string, args: string[]): Promise<Exec> {
+    const home = join(this.dir, `iso-${agent}`);
+    if (!this.isolated.has(home)) {
+      mkdirSync(home, { recursive: true, mode: 0o700 });
+      this.isolated.add(home);
+    }
+    return this.exec(home, MAIN_KEY, args);
+  }
+
+  /** Stops the brokers and browsers runIsolated started (untimed). */
+  async endIsolated(): Promise<void> {
+    for (const home of this.isolated) await this.stopHome(home, [MAIN_KEY]);
+    this.isolated.clear();
   }
 
   ok(e: Exec): boolean {
@@ -177,6 +198,7 @@ export class BpTool implements Tool {
     if (!this.dir) return;
     await this.stopHome(this.home("warm"), this.keys);
     await this.stopHome(this.home("cold"), [MAIN_KEY]);
+    await this.endIsolated();
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
