@@ -5,6 +5,7 @@
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { isPidAlive } from "../../src/shared/process-identity.ts";
 
 export const BP = join(import.meta.dir, "../../dist/bp");
 
@@ -81,13 +82,13 @@ export function makeBpEnv(extra: Record<string, string> = {}): BpEnv {
   return self;
 }
 
+/**
+ * Whether the process still runs. A zombie does not: a broker or browser that outlived its
+ * parent is reaped by whatever runs as PID 1, which on some machines is slow to do it or never
+ * does, and waiting on a zombie made cleanups run out their time (and a test fail under load).
+ */
 export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+  return isPidAlive(pid);
 }
 
 export async function waitFor<T>(fn: () => T | Promise<T>, timeoutMs = 10_000, what = "condition"): Promise<T> {
