@@ -31,6 +31,17 @@ function portOf(env: BpEnv, profile = "default"): number {
   return Number(readFileSync(join(env.home, "profiles", profile, "DevToolsActivePort"), "utf8").split("\n")[0]);
 }
 
+describe("the launched browser", () => {
+  test("builds no address-bar popup pages for the windows our tabs open in", async () => {
+    const env = newEnv();
+    expect((await env.run(["launch", "--headless"])).json.ok).toBe(true);
+    await openMany(env, 3);
+    const targets = (await (await fetch(`http://127.0.0.1:${portOf(env)}/json/list`)).json()) as { type: string; url: string }[];
+    expect(targets.filter((t) => t.type === "page").length).toBeGreaterThanOrEqual(3);
+    expect(targets.filter((t) => t.url.startsWith("chrome://omnibox-popup"))).toEqual([]);
+  });
+});
+
 describe("kill -9 of the broker", () => {
   test("a launched browser with more than 32 managed tabs: every tab closes, then the browser", async () => {
     const env = newEnv();
