@@ -9,8 +9,25 @@ import type { BrowserInfo } from "./browser.ts";
 
 const LAUNCH_TIMEOUT_MS = 30_000;
 
+/**
+ * Every tab of ours is a window of its own (so it stays visible), and Chromium builds each
+ * window two address-bar popup pages in a WebUI renderer: some 0.3-0.5 s of CPU per window,
+ * spent while the agents' pages load. No agent uses the address bar; without these features
+ * a headed window falls back to the native popup.
+ */
+const DISABLED_FEATURES = ["WebUIOmniboxPopup", "WebUIOmniboxAimPopup"];
+
+/**
+ * Chromium keeps only the last --disable-features, and Debian's launcher passes CHROMIUM_FLAGS
+ * (the person's, /etc/chromium.d) before ours: what those switch off stays off.
+ */
+function disabledFeatures(env: Record<string, string | undefined>): string {
+  const theirs = (env.CHROMIUM_FLAGS ?? "").split(/\s+/).filter((f) => f.startsWith("--disable-features=")).flatMap((f) => f.slice("--disable-features=".length).split(","));
+  return [...new Set([...theirs, ...DISABLED_FEATURES])].filter((f) => f !== "").join(",");
+}
+
 /** Flags for a browser that must behave on closed networks and never prompt. */
-export function launchFlags(userDataDir: string, headless: boolean): string[] {
+export function launchFlags(userDataDir: string, headless: boolean, env: Record<string, string | undefined> = process.env): string[] {
   const flags = [
     "--remote-debugging-port=0",
     `--user-data-dir=${userDataDir}`,
@@ -26,11 +43,7 @@ export function launchFlags(userDataDir: string, headless: boolean): string[] {
     "--disable-background-timer-throttling",
     "--disable-renderer-backgrounding",
     "--disable-backgrounding-occluded-windows",
-    // Every tab of ours is a window of its own (so it stays visible), and Chromium builds each
-    // window two address-bar popup pages in a WebUI renderer: some 0.3-0.5 s of CPU per window,
-    // spent while the agents' pages load. No agent uses the address bar; without these features
-    // a headed window falls back to the native popup.
-    "--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup",
+    `--disable-features=${disabledFeatures(env)}`,
   ];
   // Chromium refuses to run as root with its sandbox; elsewhere we keep the sandbox.
   if (process.getuid?.() === 0) flags.push("--no-sandbox");

@@ -49,6 +49,9 @@ describe("the person's own browser", () => {
     expect(janitors).toHaveLength(1);
     await killAndWait(broker, "SIGKILL");
     await waitFor(() => janitors.every((p) => !alive(p)), 10_000, "janitor exit");
+    // The janitor has sent every close; the browser finishes closing a moment later.
+    const onlyHome = async () => JSON.stringify((await listPageTargets(user.port)).map((t) => t.title)) === '["Home"]';
+    await waitFor(onlyHome, 10_000, "only the person's tab left").catch(() => undefined);
     const left = await listPageTargets(user.port);
     expect(left.map((t) => t.title)).toEqual(["Home"]);
     expect(alive(user.pid)).toBe(true);
