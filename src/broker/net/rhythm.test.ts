@@ -76,6 +76,16 @@ describe("no rhythm to time", () => {
     expect(periodOf([104.5, 115.1, 106.8, 104.3])).toBe(106.8);
   });
 
+  test("a stray call's short gap that recurs in a short history is not the period (most gaps must be its multiples)", () => {
+    expect(periodOf([30, 970, 1000, 30, 970])).toBeGreaterThan(900);
+    // A 1 s poll with two stray calls 30 ms after a tick: still timed, not taken for a poll too fast to time.
+    const r = rhythmOf([0, 30, 1000, 2000, 2030, 3000].map((ts) => ({ ts })));
+    expect(r).toBeDefined();
+    const beat = new Beat(r!, { ts: 3000 });
+    expect(beat.judge("extra", 3400)).toEqual(["extra"]);
+    expect(beat.judge("tick", 4000)).toEqual([]);
+  });
+
   test("a poll faster than 50 ms, or with too few starts", () => {
     expect(rhythmOf([0, 25, 50, 75, 100].map((ts) => ({ ts })))).toBeUndefined();
     expect(rhythmOf([{ ts: 0 }, { ts: 100 }])).toBeUndefined();

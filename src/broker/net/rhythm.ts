@@ -44,14 +44,16 @@ const multipleOf = (g: number, base: number): number | undefined => {
 /**
  * The period of a poll's starts. Not their median gap: the history has holes (ticks left out
  * as doubtful, near an earlier action's input), and with enough of them the median gap is two
- * periods. The base is the shortest gap that recurs (a lone short one is a stray call), and
- * each gap that is a whole multiple of it gives the period as the gap divided by its multiple.
+ * periods. The base is the shortest gap that recurs (a lone short one is a stray call) and
+ * that at least half the gaps are whole multiples of, and each gap that is a whole multiple of it gives the period as the gap divided by its multiple.
  */
 export function periodOf(gaps: number[]): number {
   const sorted = [...gaps].sort((a, b) => a - b);
   const recurs = Math.max(2, Math.ceil(gaps.length / 4));
   const shortest = sorted.find((g) => g > 0);
-  const recurring = sorted.find((g) => g > 0 && sorted.filter((h) => multipleOf(h, g) === 1).length >= recurs);
+  // …and that most gaps are whole multiples of: in a short history a stray call's short gap can recur (30, 970, 1000, 30, 970).
+  const explains = (base: number) => gaps.filter((h) => multipleOf(h, base) !== undefined).length * 2 >= gaps.length;
+  const recurring = sorted.find((g) => g > 0 && sorted.filter((h) => multipleOf(h, g) === 1).length >= recurs && explains(g));
   // Too few gaps for one to recur (100, 200): the shortest, when the others are its multiples.
   const base = recurring ?? (shortest !== undefined && sorted.every((g) => multipleOf(g, shortest) !== undefined) ? shortest : median(gaps));
   const per = gaps.flatMap((g) => {
