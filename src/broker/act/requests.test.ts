@@ -54,6 +54,32 @@ describe("an action's requests to an address the page polls", () => {
     a.stop();
   });
 
+  test("a search box debounced per key (60 ms) driven by keys with a delay between them (120 ms, 300 ms): every query is the action's, none a poll", () => {
+    for (const delay of [120, 300]) {
+      const net = polledPage();
+      const a = action(net);
+      net.at(1150);
+      a.reqs.polls.dispatching();
+      const queries: boolean[] = [];
+      let ms = 1160;
+      for (let i = 0; i < 6; i++) {
+        // A key, acknowledged 10 ms later; its debounce fetches 60 ms after that, away from the key.
+        net.at(ms);
+        a.reqs.polls.stepping();
+        net.at(ms + 10);
+        a.reqs.polls.stepped();
+        const q = net.sent(ms + 70, { line: 2 });
+        queries.push(a.mine(q));
+        net.finished(q.requestId, ms + 80);
+        ms += 10 + delay;
+      }
+      net.at(ms);
+      a.reqs.polls.dispatched();
+      expect(queries).toEqual([true, true, true, true, true, true]);
+      a.stop();
+    }
+  });
+
   test('a "Load all" button fetching page after page (each right after the last answer): every page is the action\'s', () => {
     const net = polledPage();
     const a = action(net);
@@ -89,6 +115,30 @@ describe("an action's requests to an address the page polls", () => {
       net.finished(p.requestId, ms + 3);
     }
     expect(taken.slice(-10)).toEqual(Array<boolean>(10).fill(false));
+    a.stop();
+  });
+
+  test("keys with --submit whose Enter starts a fast poll while the dispatch settles: its first requests are the action's, then it is a poll", () => {
+    const net = polledPage();
+    const a = action(net);
+    net.at(1150);
+    a.reqs.polls.dispatching();
+    net.at(1155);
+    a.reqs.polls.stepping();
+    net.at(1157);
+    a.reqs.polls.stepped();
+    net.at(1160);
+    a.reqs.polls.settling();
+    const taken: boolean[] = [];
+    for (let ms = 1180; ms < 1800; ms += 25) {
+      const p = net.sent(ms, { line: 4 });
+      taken.push(a.mine(p));
+      net.finished(p.requestId, ms + 3);
+    }
+    expect(taken.slice(-10)).toEqual(Array<boolean>(10).fill(false));
+    net.at(1800);
+    a.reqs.polls.settled();
+    a.reqs.polls.dispatched();
     a.stop();
   });
 

@@ -138,7 +138,7 @@ export function rememberRequests(session: NetEvents, now: Clock = wallClock): vo
   session.on("Network.loadingFailed", (p) => h.ended(p.requestId, p.timestamp * 1000));
 }
 
-/** A call site's requests seen during the action; `counted`: started away from every input. */
+/** A call site's requests seen during the action; `counted`: started after the action's dispatch. */
 interface NovelStart {
   id: string;
   ts: number;
@@ -146,7 +146,7 @@ interface NovelStart {
 }
 
 /**
- * Whether a new call site's starts are a poll: POLLED_AFTER of them away from any input, over
+ * Whether a new call site's starts are a poll: POLLED_AFTER of them after the dispatch, over
  * POLL_SPAN_MS, at regular gaps, and not each started right after the answer before it (a
  * "Load all" button that fetches page after page is no poll, however even its pages come).
  */
@@ -166,6 +166,15 @@ function novelPoll(all: NovelStart[], ends: Map<string, number>): boolean {
   }).length;
   return followUps * 2 < counted.length;
 }
+
+type Span = { start: number; end: number };
+const openSpan = (spans: Span[], now: number): void => {
+  if (spans.at(-1)?.end !== Infinity) spans.push({ start: now, end: Infinity });
+};
+const closeSpan = (spans: Span[], now: number): void => {
+  const w = spans.at(-1);
+  if (w && w.end === Infinity) w.end = now + INPUT_SLACK_MS;
+};
 
 /**
  * What one action makes of the requests to addresses the page polls (see the top of this
@@ -189,7 +198,12 @@ export class ActionPolls {
   /** Our clock minus the page's, at its smallest (the least delivery delay seen). */
   private offset = Infinity;
   /** The action's inputs, on our clock, from when each went out until INPUT_SLACK_MS after its acknowledgement (end Infinity: still going). */
-  private readonly windows: { start: number; end: number }[] = [];
+  private readonly windows: Span[] = [];
+  /**
+   * The action's dispatches less the settles inside them, on our clock, likewise: what a new
+   * call site starts meanwhile (keys typed into a debounced search) never makes it a poll.
+   */
+  private readonly dispatches: Span[] = [];
   private dispatching_ = false;
   /** The action sends its inputs as steps (stepping()): only they are near an input. */
   private stepwise = false;
@@ -246,7 +260,9 @@ export class ActionPolls {
   }
 
   settled(): void {
-    if (this.dispatching_ && !this.stepwise) this.open();
+    if (!this.dispatching_) return;
+    if (this.stepwise) openSpan(this.dispatches, this.history.now());
+    else this.open();
   }
 
   /**
@@ -256,21 +272,24 @@ export class ActionPolls {
    */
   stepping(): void {
     this.stepwise = true;
-    this.close();
+    this.close(false);
     this.open();
   }
 
   stepped(): void {
-    this.close();
+    this.close(!this.dispatching_);
   }
 
+  /** Opens (or keeps open) the window near an input, and the dispatch's span. */
   private open(): void {
-    if (this.windows.at(-1)?.end !== Infinity) this.windows.push({ start: this.history.now(), end: Infinity });
+    openSpan(this.windows, this.history.now());
+    openSpan(this.dispatches, this.history.now());
   }
 
-  private close(): void {
-    const w = this.windows.at(-1);
-    if (w && w.end === Infinity) w.end = this.history.now() + INPUT_SLACK_MS;
+  /** Closes the window near an input; the dispatch's span too unless (`span` false) the dispatch goes on. */
+  private close(span = true): void {
+    closeSpan(this.windows, this.history.now());
+    if (span) closeSpan(this.dispatches, this.history.now());
   }
 
   /**
@@ -310,25 +329,32 @@ export class ActionPolls {
   /**
    * Whether a new call site keeps fetching the polled address on its own during this action
    * (novelPoll): a poll the action started, or the page's own under a new site. The requests
-   * near an input, and the site's first ones, were waited for; the rest, like any poll, are not.
+   * during the dispatch, and the site's first ones after it, were waited for; the rest, like any poll, are not.
    */
   private polling(k: string, id: string, ts: number): boolean {
+    // Only starts after the dispatch count: a debounce per key, with a delay between the keys,
+    // fetches away from every key yet at regular gaps; a click that starts a poll is over at once.
     let n = this.novel.get(k);
     if (!n) {
       n = { starts: [], poll: false };
       this.novel.set(k, n);
     }
     if (n.poll) return true;
-    const counted = !this.nearInput(ts);
+    const counted = !this.within(this.dispatches, ts);
     n.starts.push({ id, ts, counted });
     n.poll = counted && novelPoll(n.starts, this.ends);
     return n.poll;
   }
 
   private nearInput(ts: number | undefined): boolean {
+    return this.within(this.windows, ts);
+  }
+
+  /** Whether a page-clock start falls in one of these spans of our clock. */
+  private within(spans: Span[], ts: number | undefined): boolean {
     if (ts === undefined || !Number.isFinite(this.offset)) return false;
     const at = ts + this.offset;
-    return this.windows.some((w) => at >= w.start - 1 && at <= w.end);
+    return spans.some((w) => at >= w.start - 1 && at <= w.end);
   }
 
   /** The action ended: the session's own history goes on. */
