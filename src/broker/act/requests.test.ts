@@ -142,6 +142,34 @@ describe("an action's requests to an address the page polls", () => {
     a.stop();
   });
 
+  test("a 1 s poll whose recent ticks all came during earlier key actions (doubtful, no rhythm): a click's second request in the beat from the poll's site is the action's", () => {
+    const net = new FakeNet();
+    rememberRequests(net, net.now);
+    net.poll(0, 4, 1000);
+    // Four key actions, each with a tick inside its input window.
+    for (let k = 4; k < 8; k++) {
+      const a = action(net);
+      net.at(k * 1000 - 10);
+      a.reqs.polls.dispatching();
+      tick(net, a, k * 1000);
+      net.at(k * 1000 + 10);
+      a.reqs.polls.dispatched();
+      a.stop();
+    }
+    const click = action(net);
+    // The next tick, away from the click's input: the poll's.
+    expect(tick(net, click, 8000)).toBe(false);
+    net.at(8200);
+    click.reqs.polls.dispatching();
+    // A Refresh click through the shared load(): a second request in the beat, at the input.
+    expect(click.mine(net.sent(8205))).toBe(true);
+    net.at(8210);
+    click.reqs.polls.dispatched();
+    // Away from any input, a request of the poll's site stays the poll's.
+    expect(click.mine(net.sent(8600))).toBe(false);
+    click.stop();
+  });
+
   test("a call site the page fetched from once or twice (a refresh on load, on focus) is not the poll: the click's request from it is the action's", () => {
     const net = new FakeNet();
     rememberRequests(net, net.now);

@@ -16,7 +16,8 @@
  *    INPUT_SLACK_MS after its acknowledgement, is the action's. This is a timing signal,
  *    needed because the call site cannot tell there, and kept narrow: polls slower than 50 ms
  *    only, near the input only, on the page's clock (the requests' own timestamps), not the
- *    time the events reach us.
+ *    time the events reach us. A poll whose recent ticks all came near earlier inputs has no
+ *    rhythm to read: any request of its site near the input is the action's then.
  *
  * Neither costs a CDP call: both read the network events the action watches anyway.
  */
@@ -181,8 +182,12 @@ const closeSpan = (spans: Span[], now: number): void => {
  * file). Created before the action's first call; the session's own history stops while it runs.
  */
 export class ActionPolls {
-  /** Polled address → the call sites that poll it → that site's beat (null: too fast, or too few certain starts, to time). */
-  private readonly polled = new Map<string, Map<string, Beat | null>>();
+  /**
+   * Polled address → the call sites that poll it → that site's beat. null: too fast to time;
+   * "untimed": too few certain starts to time (its last ticks all came near earlier actions'
+   * inputs), so what starts near this action's input is the action's.
+   */
+  private readonly polled = new Map<string, Map<string, Beat | null | "untimed">>();
   /** Requests already given to the action (a beat may name its holder again). */
   private readonly given = new Set<string>();
   /** Starts from the other call sites, by address and site: one that keeps fetching is a poll too. */
@@ -222,7 +227,7 @@ export class ActionPolls {
       byKey.set(s.key, [...(byKey.get(s.key) ?? []), s]);
     }
     for (const [key, all] of byKey) {
-      const sites = new Map<string, Beat | null>();
+      const sites = new Map<string, Beat | null | "untimed">();
       for (const site of new Set(all.map((s) => s.site))) {
         // Overlapping actions hand their ticks back out of order.
         const mine = all.filter((s) => s.site === site).sort((a, b) => a.ts - b.ts);
@@ -230,10 +235,13 @@ export class ActionPolls {
         // A site seen once or twice (a refresh on load or on focus) is no poll: its next request goes by the new-site rule.
         if (!last || mine.length < POLLED_AFTER || last.at - (mine[0]?.at ?? last.at) < POLL_SPAN_MS) continue;
         // Doubtful starts say the site polls, but not when: they stay out of its rhythm.
-        const rhythm = rhythmOf(mine.filter((s) => !s.doubt));
-        const beat = rhythm ? new Beat(rhythm, last) : null;
-        if (beat) this.beatOf.set(last.id, beat);
-        sites.set(site, beat);
+        const certain = mine.filter((s) => !s.doubt);
+        const rhythm = rhythmOf(certain);
+        if (rhythm) {
+          const beat = new Beat(rhythm, last);
+          this.beatOf.set(last.id, beat);
+          sites.set(site, beat);
+        } else sites.set(site, certain.length < RHYTHM_MIN_STARTS && rhythmOf(mine) ? "untimed" : null);
       }
       if (sites.size > 0) this.polled.set(key, sites);
     }
@@ -309,6 +317,11 @@ export class ActionPolls {
     if (beat === undefined) return this.polling(`${key} ${site}`, p.requestId, ts) ? [] : [p.requestId];
     this.ticks.push({ id: p.requestId, key, site, ts, at, lag: at - ts });
     if (!beat) return [];
+    if (beat === "untimed") {
+      if (!this.nearInput(ts)) return [];
+      this.given.add(p.requestId);
+      return [p.requestId];
+    }
     this.starts.set(p.requestId, ts);
     this.beatOf.set(p.requestId, beat);
     const judged = beat.judge(p.requestId, ts);
