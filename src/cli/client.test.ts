@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { replySchema } from "../protocol/wire.ts";
+import { readReply } from "../protocol/wire.ts";
 import { request } from "./client.ts";
 
 test("a reply line split inside a character, over several writes, arrives whole", async () => {
@@ -26,7 +26,7 @@ test("a reply line split inside a character, over several writes, arrives whole"
     },
   });
   try {
-    const reply = await request(socketPath, { op: "hello" }, 2000, replySchema);
+    const reply = await request(socketPath, { op: "hello" }, 2000, readReply);
     expect(reply).toEqual({ ok: true, value: "héllo wörld ✓ 😀".repeat(50) });
   } finally {
     server.stop(true);

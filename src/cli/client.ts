@@ -1,13 +1,13 @@
 import type { Socket } from "bun";
-import * as v from "valibot";
 import type { BrokerRequest } from "../protocol/wire.ts";
 import { BpError } from "../shared/errors.ts";
 
 /**
  * One request, one reply line, over the broker's Unix socket. The deadline covers connect,
- * send and reply, so a wedged broker can never hang a CLI call.
+ * send and reply, so a wedged broker can never hang a CLI call. `read` is the reply's check
+ * (src/protocol/wire.ts): its value, or undefined for a line the protocol does not allow.
  */
-export function request<T>(socketPath: string, message: BrokerRequest, timeoutMs: number, schema: v.GenericSchema<unknown, T>): Promise<T> {
+export function request<T>(socketPath: string, message: BrokerRequest, timeoutMs: number, read: (value: unknown) => T | undefined): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const decoder = new TextDecoder();
     let text = "";
@@ -60,13 +60,13 @@ export function request<T>(socketPath: string, message: BrokerRequest, timeoutMs
           if (at >= 0) {
             const line = text.slice(0, text.length - piece.length + at);
             finish(() => {
-              let parsed: v.SafeParseResult<v.GenericSchema<unknown, T>> | undefined;
+              let value: T | undefined;
               try {
-                parsed = v.safeParse(schema, JSON.parse(line));
+                value = read(JSON.parse(line));
               } catch {
                 // not JSON
               }
-              if (parsed?.success) resolve(parsed.output);
+              if (value !== undefined) resolve(value);
               else reject(new BpError("internal_error", "Broker sent an unreadable reply.", { context: { reason: "bad_reply" } }));
             });
           }

@@ -1,5 +1,4 @@
-import * as v from "valibot";
-import { helloReplySchema, locatorSchema, type HelloReply, type Locator } from "../protocol/wire.ts";
+import { helloReplySchema, locatorSchema, readWith, type HelloReply, type Locator } from "../protocol/wire.ts";
 import type { BpPaths } from "../shared/paths.ts";
 import { isSameProcessAlive } from "../shared/process-identity.ts";
 import { PROTOCOL } from "../shared/version.ts";
@@ -32,8 +31,7 @@ export async function readLocator(paths: BpPaths): Promise<Locator | undefined> 
     const [st, text] = await Promise.all([file.stat(), file.text()]);
     const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
     if (!st.isFile() || st.size > MAX_LOCATOR_BYTES || (uid !== undefined && st.uid !== uid)) return undefined;
-    const parsed = v.safeParse(locatorSchema, JSON.parse(text));
-    return parsed.success ? parsed.output : undefined;
+    return readWith(locatorSchema(), JSON.parse(text));
   } catch {
     return undefined;
   }
@@ -45,7 +43,7 @@ export async function probeBroker(paths: BpPaths, timeoutMs = 2000): Promise<Bro
   if (!locator || !isSameProcessAlive(locator.processIdentity)) return { kind: "stopped" };
   let hello: HelloReply;
   try {
-    hello = await request(locator.endpoint, { op: "hello" }, timeoutMs, helloReplySchema);
+    hello = await request(locator.endpoint, { op: "hello" }, timeoutMs, (x) => readWith(helloReplySchema(), x));
   } catch (err) {
     // A broker listens before it writes its locator, so a live one that no longer takes
     // connections is stopping (its socket closes first) or was killed and is not yet torn down

@@ -1,5 +1,5 @@
 import { DEFAULT_CLIENT_KEY, DEFAULT_TIMEOUT_MS, isKeyLike } from "../protocol/table.ts";
-import { cancelReplySchema, replySchema, type CallRequest, type Locator, type Reply } from "../protocol/wire.ts";
+import { cancelReplySchema, readReply, readWith, type CallRequest, type Locator, type Reply } from "../protocol/wire.ts";
 import { BpError, invalidArgument, toBpError, type ErrorShape } from "../shared/errors.ts";
 import { isAbsolute, resolvePaths, type BpPaths } from "../shared/paths.ts";
 import { isSameProcessAlive } from "../shared/process-identity.ts";
@@ -129,7 +129,7 @@ async function send(paths: BpPaths, read: Promise<Locator | undefined>, call: Om
     }
     const signals = installSignalHandlers(locator.endpoint, locator.token, call.invocation, mode);
     try {
-      const reply = await request(locator.endpoint, { ...call, token: locator.token }, timeoutMs, replySchema);
+      const reply = await request(locator.endpoint, { ...call, token: locator.token }, timeoutMs, readReply);
       // After a signal the handler reports and exits; never print a second answer.
       if (signals.fired()) await new Promise<never>(() => undefined);
       // A crashed broker's locator names the socket path a new broker now listens on, with the
@@ -176,7 +176,7 @@ async function askRunningBroker(read: Promise<Locator | undefined>, call: Omit<C
   const locator = await read;
   if (!locator) return undefined;
   try {
-    const reply = await request(locator.endpoint, { ...call, token: locator.token }, PASSIVE_REPLY_MS, replySchema);
+    const reply = await request(locator.endpoint, { ...call, token: locator.token }, PASSIVE_REPLY_MS, readReply);
     // Another protocol's broker, or a new broker behind a crashed one's locator: the passive path describes it.
     return (reply.ok === false && reply.code === "protocol_incompatible") || staleRefusal(reply, locator) ? undefined : reply;
   } catch {
@@ -256,7 +256,7 @@ function installSignalHandlers(endpoint: string, token: string, invocation: stri
       process.exit(code);
     };
     setTimeout(done, 2000);
-    request(endpoint, { op: "cancel", token, invocation }, 1500, cancelReplySchema).then(done, () => done());
+    request(endpoint, { op: "cancel", token, invocation }, 1500, (x) => readWith(cancelReplySchema(), x)).then(done, () => done());
   };
   const onInt = () => handle("SIGINT");
   const onTerm = () => handle("SIGTERM");

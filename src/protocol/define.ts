@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { once } from "../shared/once.ts";
 
 // Valibot schemas are the single source for argument parsing, help text and `bp schema`.
 export type AnySchema = v.GenericSchema<unknown, unknown>;
@@ -56,11 +57,7 @@ export function defineCommand<A extends ArgsSchema, R extends AnySchema>(
   return out as CommandDef<A, R>;
 }
 
-/** A value built on first use, then kept. */
-export function once<T>(build: () => T): () => T {
-  let built: { value: T } | undefined;
-  return () => (built ??= { value: build() }).value;
-}
+export { once };
 
 /** Common argument pieces. */
 export const limitArg = (def: number, max: number, what = "elements") =>

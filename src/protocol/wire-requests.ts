@@ -17,7 +17,7 @@ export const callRequestSchema = v.object({
   protocol: v.pipe(v.number(), v.integer()),
   clientKey: v.pipe(v.string(), v.regex(CLIENT_KEY)),
   command: shortString(64),
-  args: namedRecord,
+  args: namedRecord(),
   requestId: v.optional(v.pipe(v.string(), v.regex(REQUEST_ID))),
   invocation: shortString(64),
   timeoutMs: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(300_000)),

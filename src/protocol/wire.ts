@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { ERROR_CODES } from "../shared/errors.ts";
+import { once } from "../shared/once.ts";
 
 /**
  * CLI ↔ broker messages: one JSON line each way over the Unix socket. The reply to a
@@ -72,57 +73,91 @@ export interface Locator {
 /*
  * Every line read from the socket is checked against these before any field is used, at
  * both ends: a peer that sends `null`, an array or a half-filled object gets an error and
- * loses its connection, nothing more. The requests' schemas, which only the broker reads, are
- * in wire-requests.ts: every CLI call would otherwise build them for nothing.
+ * loses its connection, nothing more. Each schema is built on first use: a CLI call builds
+ * only the locator's (a success reply needs none, see readReply), where building them all
+ * cost every call ~0.3 ms. The requests' schemas, which only the broker reads, are in
+ * wire-requests.ts.
  */
 export const shortString = (max: number) => v.pipe(v.string(), v.maxLength(max));
-const protocolRange = v.object({ min: v.pipe(v.number(), v.integer()), max: v.pipe(v.number(), v.integer()) });
+const protocolRange = () => v.object({ min: v.pipe(v.number(), v.integer()), max: v.pipe(v.number(), v.integer()) });
 
 /** valibot's record takes an array too (as an object of its indexes): refused before the record sees it. */
-export const namedRecord = v.pipe(
-  v.unknown(),
-  v.check((a) => !Array.isArray(a), "expected an object"),
-  v.record(v.string(), v.unknown()),
+export const namedRecord = once(() =>
+  v.pipe(
+    v.unknown(),
+    v.check((a) => !Array.isArray(a), "expected an object"),
+    v.record(v.string(), v.unknown()),
+  ),
 );
 
-export const helloReplySchema = v.object({ ok: v.literal(true), service: v.literal("browser-pilot"), version: shortString(64), protocol: protocolRange });
+export const helloReplySchema = once(() => v.object({ ok: v.literal(true), service: v.literal("browser-pilot"), version: shortString(64), protocol: protocolRange() }));
 
 /**
  * A failed call: the published error shape. Its fields reach the agent as they are, so a
  * reply that only looks like an error (no code, a code outside the contract) is refused.
  */
-export const errorReplySchema = v.object({
-  ok: v.literal(false),
-  error: v.string(),
-  code: v.picklist(ERROR_CODES),
-  retryable: v.boolean(),
-  hint: v.optional(v.string()),
-  context: v.optional(namedRecord),
-  remediation: v.optional(v.object({ code: v.string(), message: v.string(), actionRequired: v.optional(v.boolean()) })),
-  handbacks: v.optional(v.array(namedRecord)),
-});
+export const errorReplySchema = once(() =>
+  v.object({
+    ok: v.literal(false),
+    error: v.string(),
+    code: v.picklist(ERROR_CODES),
+    retryable: v.boolean(),
+    hint: v.optional(v.string()),
+    context: v.optional(namedRecord()),
+    remediation: v.optional(v.object({ code: v.string(), message: v.string(), actionRequired: v.optional(v.boolean()) })),
+    handbacks: v.optional(v.array(namedRecord())),
+  }),
+);
 
 /**
  * A reply to a call: the command's result (checked against the command's own result schema
  * by the tests, not here: the CLI prints it as it came) or the error shape.
  */
-export const replySchema = v.variant("ok", [v.looseObject({ ok: v.literal(true) }), errorReplySchema]);
-export type Reply = v.InferOutput<typeof replySchema>;
+export const replySchema = once(() => v.variant("ok", [v.looseObject({ ok: v.literal(true) }), errorReplySchema()]));
+export type Reply = v.InferOutput<ReturnType<typeof replySchema>>;
+
+/**
+ * replySchema's verdict on a parsed reply line, undefined where it refuses the line. A
+ * success (an object whose `ok` is true) passes the schema whatever else it holds, so it
+ * is copied here the way valibot's loose object copies it (`ok` first, then every own key
+ * but the three it never copies) without building any schema; anything else, every failure
+ * included, goes through the schema itself. src/protocol/wire.test.ts holds the two equal.
+ */
+export function readReply(value: unknown): Reply | undefined {
+  if (typeof value === "object" && value !== null && (value as { ok?: unknown }).ok === true) {
+    const out: Record<string, unknown> & { ok: true } = { ok: true };
+    for (const key in value) {
+      if (key !== "ok" && key !== "__proto__" && key !== "prototype" && key !== "constructor" && Object.hasOwn(value, key)) out[key] = (value as Record<string, unknown>)[key];
+    }
+    return out;
+  }
+  return readWith(replySchema(), value);
+}
+
+/** A schema's output for a value, undefined where the schema refuses it. */
+export function readWith<S extends v.GenericSchema>(schema: S, value: unknown): v.InferOutput<S> | undefined {
+  const parsed = v.safeParse(schema, value);
+  return parsed.success ? parsed.output : undefined;
+}
 
 /** What a CLI reads from a cancel reply; anything else in it is ignored. */
-export const cancelReplySchema = v.looseObject({
-  ok: v.boolean(),
-  command: v.optional(v.looseObject({ id: v.optional(v.string()), status: v.optional(v.string()), cancellationRequested: v.optional(v.boolean()) })),
-});
+export const cancelReplySchema = once(() =>
+  v.looseObject({
+    ok: v.boolean(),
+    command: v.optional(v.looseObject({ id: v.optional(v.string()), status: v.optional(v.string()), cancellationRequested: v.optional(v.boolean()) })),
+  }),
+);
 
-export const locatorSchema = v.object({
-  schemaVersion: v.number(),
-  pid: v.pipe(v.number(), v.integer(), v.minValue(1)),
-  processIdentity: v.string(),
-  endpoint: v.string(),
-  startedAt: v.string(),
-  version: v.string(),
-  protocol: protocolRange,
-  executable: v.object({ version: v.string(), path: v.string(), identity: v.string() }),
-  token: v.string(),
-});
+export const locatorSchema = once(() =>
+  v.object({
+    schemaVersion: v.number(),
+    pid: v.pipe(v.number(), v.integer(), v.minValue(1)),
+    processIdentity: v.string(),
+    endpoint: v.string(),
+    startedAt: v.string(),
+    version: v.string(),
+    protocol: protocolRange(),
+    executable: v.object({ version: v.string(), path: v.string(), identity: v.string() }),
+    token: v.string(),
+  }),
+);

@@ -20,7 +20,7 @@ import { readLocator } from "../../src/cli/locate.ts";
 import { validateArgs } from "../../src/cli/parse.ts";
 import { PAGE_LIBRARY } from "../../src/page/bundle.ts";
 import { findCommand } from "../../src/protocol/table.ts";
-import { replySchema } from "../../src/protocol/wire.ts";
+import { readReply } from "../../src/protocol/wire.ts";
 import { resolvePaths } from "../../src/shared/paths.ts";
 import { PROTOCOL } from "../../src/shared/version.ts";
 import { makeBpEnv, type BpEnv } from "../support/bp.ts";
@@ -90,7 +90,7 @@ async function brokerSnapshot(env: BpEnv, input: Record<string, unknown>): Promi
       executable: { version: locator.executable.version, identity: locator.executable.identity },
     },
     65_000,
-    replySchema,
+    readReply,
   );
   if (!reply.ok) throw new Error(`broker snapshot failed: ${JSON.stringify(reply)}`);
   return undefined;
