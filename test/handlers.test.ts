@@ -9,13 +9,23 @@ import * as v from "valibot";
 import { defineHandler } from "../src/broker/context/handler.ts";
 import { HANDLERS } from "../src/broker/handlers/index.ts";
 import { defineCommand, flag, ok } from "../src/protocol/define.ts";
-import { parseCommandLine, validateArgs } from "../src/cli/parse.ts";
+import { checkArgs, parseCommandLine } from "../src/cli/parse.ts";
 import { allCommands, findCommand } from "../src/protocol/table.ts";
 import { BpError } from "../src/shared/errors.ts";
 
 function failure(fn: () => unknown): { code: string; message: string; context: unknown } {
   try {
     fn();
+  } catch (err) {
+    if (!(err instanceof BpError)) throw err;
+    return { code: err.code, message: err.message, context: err.context };
+  }
+  throw new Error("expected a failure");
+}
+
+async function failureOf(promise: Promise<unknown>): Promise<{ code: string; message: string; context: unknown }> {
+  try {
+    await promise;
   } catch (err) {
     if (!(err instanceof BpError)) throw err;
     return { code: err.code, message: err.message, context: err.context };
@@ -92,9 +102,9 @@ const RULES: [argv: string[], field: string, message: string][] = [
 describe("cross-field rules live in the schemas", () => {
   for (const [argv, field, message] of RULES) {
     test(`bp ${argv.join(" ")}: the CLI and the broker refuse it alike`, async () => {
-      const parsed = await parseCommandLine(argv);
-      const cli = failure(() => validateArgs(parsed.def, { ...parsed.args }));
-      const broker = failure(() => HANDLERS[parsed.def.name]?.bind({ ...parsed.args }));
+      const parsed = parseCommandLine(argv);
+      const cli = await failureOf(checkArgs(parsed.spec, { ...parsed.args }));
+      const broker = failure(() => HANDLERS[parsed.spec.name]?.bind({ ...parsed.args }));
       expect(cli).toEqual({ code: "invalid_argument", message, context: { field } });
       expect(broker).toEqual(cli);
     });
@@ -102,9 +112,9 @@ describe("cross-field rules live in the schemas", () => {
 
   test("arguments that keep the rules pass both", async () => {
     for (const argv of [["click", "3"], ["click", "--xy", "1,2"], ["scroll", "down", "--amount", "2"], ["wait", "--text", "done"], ["net", "remove", "--all"], ["auth"]]) {
-      const parsed = await parseCommandLine(argv);
-      const checked = validateArgs(parsed.def, { ...parsed.args });
-      expect(HANDLERS[parsed.def.name]?.bind({ ...parsed.args }).args).toEqual(checked);
+      const parsed = parseCommandLine(argv);
+      const checked = await checkArgs(parsed.spec, { ...parsed.args });
+      expect(HANDLERS[parsed.spec.name]?.bind({ ...parsed.args }).args).toEqual(checked);
     }
   });
 });
@@ -131,10 +141,10 @@ function exampleArgv(line: string): string[] {
 test("every command's help example passes the CLI's parse and the broker's check", async () => {
   const refused: string[] = [];
   for (const def of await allCommands()) {
-    const parsed = await parseCommandLine(exampleArgv(def.example));
-    expect(parsed.def.name).toBe(def.name);
+    const parsed = parseCommandLine(exampleArgv(def.example));
+    expect(parsed.spec.name).toBe(def.name);
     try {
-      const args = validateArgs(parsed.def, { ...parsed.args });
+      const args = await checkArgs(parsed.spec, { ...parsed.args });
       HANDLERS[def.name]?.bind(args);
     } catch (err) {
       refused.push(`${def.example}: ${err instanceof Error ? err.message : String(err)}`);

@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { GLOBALS, specOf } from "../src/cli/spec.ts";
+import { commandSpec, globalSpec } from "../src/protocol/cli-spec.ts";
 import { CLIENT_KEY, COMMAND_INDEX, REQUEST_ID, allCommands, findCommand, isKeyLike, moduleCommands, type CommandModule } from "../src/protocol/table.ts";
 
 describe("lazy command table", () => {
@@ -36,4 +38,16 @@ test("every command builds its argument and result schemas on first use, once", 
     }
   }
   expect(eager).toEqual([]);
+});
+
+test("the CLI's build-time spec of every command is what its schemas say now", async () => {
+  // src/cli/spec.ts inlines these when it is bundled (a macro); each must be the schema's word.
+  for (const def of await allCommands()) expect([def.name, specOf(def.name)]).toEqual([def.name, commandSpec(def)]);
+  expect(specOf("toString")).toBeUndefined();
+  expect(GLOBALS).toEqual(globalSpec());
+  // A command that takes nothing is checked at build time; one that needs something is not.
+  expect(specOf("status")?.empty).toEqual({});
+  expect(specOf("snapshot")?.empty).toBeDefined();
+  expect(specOf("eval")?.empty).toBeUndefined();
+  expect(specOf("click")?.empty).toBeUndefined();
 });

@@ -63,7 +63,7 @@ describe("skill", () => {
 
   test("every bp command and flag the skill names exists in the command table", async () => {
     const commands = await allCommands();
-    const globals = Object.keys(globalArgs.entries);
+    const globals = Object.keys(globalArgs().entries);
     const flagsOf = (def: (typeof commands)[number]) => [...describeArgs(def).flatMap((a) => [a.name, ...(a.alias ? [a.alias] : [])]), ...globals, "help"];
     const anywhere = new Set([...commands.flatMap(flagsOf), "version"]);
     const wrong: string[] = [];

@@ -9,7 +9,7 @@ import { isTimeout, isUnreachable, request } from "./client.ts";
 import { probeBroker, readLocator } from "./locate.ts";
 import { runLocal, runPassive } from "./local.ts";
 import { chooseMode, isTerminal, printError, printResult, type Mode } from "./output.ts";
-import { parseCommandLine, validateArgs } from "./parse.ts";
+import { checkArgs, commandDef, parseCommandLine } from "./parse.ts";
 
 /** Grace beyond the command deadline for the broker to report expiry itself. */
 const REPLY_GRACE_MS = 2_000;
@@ -37,24 +37,25 @@ export async function runCli(argv: string[]): Promise<void> {
   }
   const locator = locatorReader(early);
   try {
-    const parsed = await parseCommandLine(argv);
+    const parsed = parseCommandLine(argv);
+    const spec = parsed.spec;
     mode = chooseMode(parsed.globals);
     if (parsed.help) {
       const { renderCommandHelp } = await import("../protocol/help.ts");
-      console.log(renderCommandHelp(parsed.def));
+      console.log(renderCommandHelp(await commandDef(spec)));
       return;
     }
     const input = parsed.args;
-    if (parsed.def.stdinArg && input[parsed.def.stdinArg] === undefined && !isTerminal(0)) {
+    if (spec.stdinArg && input[spec.stdinArg] === undefined && !isTerminal(0)) {
       const piped = await Bun.stdin.text();
       // Code is trimmed; text to type keeps its spaces, losing only the final newline.
-      input[parsed.def.stdinArg] = parsed.def.stdinArg === "expression" ? piped.trim() : piped.replace(/\r?\n$/, "");
+      input[spec.stdinArg] = spec.stdinArg === "expression" ? piped.trim() : piped.replace(/\r?\n$/, "");
     }
-    const args = validateArgs(parsed.def, input);
-    const secretHeaders = parsed.def.name === "connect" && args["cdp-url"] !== undefined && !isTerminal(0) ? await readHeaders() : undefined;
-    const secret = await readSecret(parsed.def.name, args);
+    const args = await checkArgs(spec, input);
+    const secretHeaders = spec.name === "connect" && args["cdp-url"] !== undefined && !isTerminal(0) ? await readHeaders() : undefined;
+    const secret = await readSecret(spec.name, args);
     // The broker serves many shells: a relative file name only means something here.
-    const local = (parsed.def.localPaths ?? []).filter((k) => typeof args[k] === "string" && args[k] !== "");
+    const local = (spec.localPaths ?? []).filter((k) => typeof args[k] === "string" && args[k] !== "");
     if (local.length > 0) {
       const { resolve } = await import("node:path");
       for (const k of local) args[k] = resolve(String(args[k]));
@@ -68,9 +69,9 @@ export async function runCli(argv: string[]): Promise<void> {
     const tabAccess = env.BROWSER_PILOT_TAB_ACCESS ?? "all";
     if (tabAccess !== "all" && tabAccess !== "own") throw invalidArgument("tabAccess", "BROWSER_PILOT_TAB_ACCESS must be 'all' or 'own'.");
     const paths = early ?? resolvePaths(env);
-    const name = parsed.def.name;
+    const name = spec.name;
 
-    if (parsed.def.runs === "local") {
+    if (spec.runs === "local") {
       printResult(name, await runLocal(name, args, paths), mode);
       return;
     }
@@ -91,10 +92,10 @@ export async function runCli(argv: string[]): Promise<void> {
       ...(secretHeaders ? { secretHeaders } : {}),
       ...(secret !== undefined ? { secret } : {}),
     };
-    if (parsed.def.runs === "passive") {
+    if (spec.runs === "passive") {
       // Warm path: one round trip to the broker the locator names; it never starts one.
       // Only for reads: a mutating call that timed out here must not be sent a second time.
-      const live = parsed.def.mutating ? undefined : await askRunningBroker(locator(paths), call);
+      const live = spec.mutating ? undefined : await askRunningBroker(locator(paths), call);
       if (live) {
         if (live.ok === true) printResult(name, live, mode);
         else fail(live, mode);
@@ -106,7 +107,7 @@ export async function runCli(argv: string[]): Promise<void> {
         return;
       }
     }
-    const once = (c: Omit<CallRequest, "token">) => send(paths, locator(paths), c, timeoutMs + REPLY_GRACE_MS, mode, parsed.def.mutating === true);
+    const once = (c: Omit<CallRequest, "token">) => send(paths, locator(paths), c, timeoutMs + REPLY_GRACE_MS, mode, spec.mutating === true);
     const reply = name === "handoff" && args.wait === true ? await (await import("./handoff-wait.ts")).waitForHandback(call, once, parsed.globals.timeout) : await once(call);
     if (reply.ok === true) printResult(name, reply, mode);
     else fail(reply, mode);

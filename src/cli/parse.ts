@@ -1,20 +1,20 @@
 import * as v from "valibot";
+import type { CommandSpec, Globals, OptionSpec } from "../protocol/cli-spec.ts";
 import type { CommandDef } from "../protocol/define.ts";
-import { describeArgs, type ArgInfo } from "../protocol/introspect.ts";
 import { ruleError } from "../protocol/rules.ts";
 import { findCommand, globalArgs, matchCommandName } from "../protocol/table.ts";
 import { BpError, invalidArgument } from "../shared/errors.ts";
-import { camel, splitArgs, type OptionSpec } from "./options.ts";
+import { camel, splitArgs, type OptionSpec as SplitSpec } from "./options.ts";
+import { GLOBALS, specOf } from "./spec.ts";
 
 export interface Parsed {
-  def: CommandDef;
+  spec: CommandSpec;
   args: Record<string, unknown>;
-  globals: v.InferOutput<typeof globalArgs>;
+  globals: Globals;
   help: boolean;
 }
 
-const GLOBAL_INFO = describeArgs({ args: globalArgs });
-const GLOBAL_WITH_VALUE = new Set(GLOBAL_INFO.filter((a) => a.kind !== "boolean").map((a) => `--${a.name}`));
+const GLOBAL_WITH_VALUE = new Set(GLOBALS.options.filter((a) => a.kind !== "boolean").map((a) => `--${a.name}`));
 
 /** Finds the command words, skipping global options and their values wherever they stand. */
 export function commandWords(argv: readonly string[]): string[] {
@@ -32,20 +32,24 @@ export function commandWords(argv: readonly string[]): string[] {
   return words;
 }
 
-export async function parseCommandLine(argv: readonly string[]): Promise<Parsed> {
+/**
+ * Splits argv by the command's spec (src/protocol/cli-spec.ts: what describeArgs reads from
+ * its schema, computed at build time), so nothing here builds a schema; checkArgs then holds
+ * the arguments to the command's schema.
+ */
+export function parseCommandLine(argv: readonly string[]): Parsed {
   const words = commandWords(argv);
   const named = matchCommandName(words);
-  const found = named ? await findCommand(named.name) : undefined;
-  const match = named && found ? { def: found, consumed: named.consumed } : undefined;
-  if (!match) {
+  const spec = named ? specOf(named.name) : undefined;
+  if (!named || !spec) {
     const name = words[0] ?? "";
     throw new BpError("invalid_argument", name ? `Unknown command '${name}'. Run 'bp --help'.` : "No command given. Run 'bp --help'.", {
       context: { field: "command", parserCode: "unknown_command" },
     });
   }
-  const { def, consumed } = match;
-  const infos = [...describeArgs(def), ...GLOBAL_INFO];
-  const specs: OptionSpec[] = [{ name: "help", kind: "boolean", alias: "h" }];
+  const consumed = named.consumed;
+  const infos = [...spec.options, ...GLOBALS.options];
+  const specs: SplitSpec[] = [{ name: "help", kind: "boolean", alias: "h" }];
   for (const a of infos) {
     if (a.positional) continue;
     specs.push({ name: a.name, kind: a.kind === "boolean" ? "boolean" : "string", ...(a.alias ? { alias: a.alias } : {}) });
@@ -58,30 +62,47 @@ export async function parseCommandLine(argv: readonly string[]): Promise<Parsed>
 
   rejectUnknown(raw, infos);
   const positionals = raw._.slice(consumed);
-  const posNames = def.positionals ?? [];
+  const posNames = spec.positionals ?? [];
   const input: Record<string, unknown> = {};
   for (const [i, name] of posNames.entries()) {
     const last = i === posNames.length - 1;
-    const value = last && def.variadic ? positionals.slice(i).join(" ") || undefined : positionals[i];
-    const info = infos.find((a) => a.name === name);
+    const value = last && spec.variadic ? positionals.slice(i).join(" ") || undefined : positionals[i];
+    const info = spec.options.find((a) => a.name === name);
     if (value !== undefined) input[name] = info ? coerce(info, value) : value;
   }
-  const extra = def.variadic ? 0 : positionals.length - posNames.length;
+  const extra = spec.variadic ? 0 : positionals.length - posNames.length;
   if (extra > 0 && !help) {
     // The word itself is not echoed: it may be text the agent meant to type (a secret).
-    throw invalidArgument("arguments", `${extra} more argument(s) than '${def.name}' takes; quote text that contains spaces.`, { parserCode: "excess_arguments" });
+    throw invalidArgument("arguments", `${extra} more argument(s) than '${spec.name}' takes; quote text that contains spaces.`, { parserCode: "excess_arguments" });
   }
   const globalsInput: Record<string, unknown> = {};
-  for (const a of infos) {
-    if (a.positional) continue;
-    const value = raw[a.name];
-    if (value === undefined) continue;
-    const target = GLOBAL_INFO.includes(a) ? globalsInput : input;
-    target[a.name] = coerce(a, value);
+  for (const [options, target] of [[spec.options, input], [GLOBALS.options, globalsInput]] as const) {
+    for (const a of options) {
+      if (a.positional) continue;
+      const value = raw[a.name];
+      if (value !== undefined) target[a.name] = coerce(a, value);
+    }
   }
-  const globals = validate(globalArgs, globalsInput);
-  if (help) return { def, args: input, globals, help };
-  return { def, args: input, globals, help };
+  // No global option given: the schema's defaults, known at build time, without building it.
+  const globals = Object.keys(globalsInput).length === 0 ? { ...GLOBALS.defaults } : validate(globalArgs(), globalsInput);
+  return { spec, args: input, globals, help };
+}
+
+/** The command's definition, schemas and all (help, and arguments to check). */
+export async function commandDef(spec: CommandSpec): Promise<CommandDef> {
+  const def = await findCommand(spec.name);
+  if (!def) throw new BpError("internal_error", `No definition of '${spec.name}'.`);
+  return def;
+}
+
+/**
+ * The arguments as the command's schema gives them (defaults filled in), or its
+ * invalid_argument. None at all: the schema's answer to that, computed at build time, so the
+ * command's module is not even loaded.
+ */
+export async function checkArgs(spec: CommandSpec, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+  if (spec.empty !== undefined && Object.keys(input).length === 0) return spec.empty;
+  return validateArgs(await commandDef(spec), input);
 }
 
 export function validateArgs(def: CommandDef, input: Record<string, unknown>): Record<string, unknown> {
@@ -100,7 +121,7 @@ function validate<S extends v.GenericSchema>(schema: S, input: unknown): v.Infer
   throw invalidArgument(field, message, { received: issue.received });
 }
 
-function coerce(info: ArgInfo, value: unknown): unknown {
+function coerce(info: OptionSpec, value: unknown): unknown {
   if (info.kind === "number" && typeof value === "string" && isDecimal(value.trim())) return Number(value);
   if (info.kind === "boolean" && typeof value === "string") return value === "true" ? true : value === "false" ? false : value;
   return value;
@@ -130,7 +151,7 @@ function isOptionName(s: string): boolean {
   return s.length > 0;
 }
 
-function rejectUnknown(raw: Record<string, unknown>, infos: ArgInfo[]): void {
+function rejectUnknown(raw: Record<string, unknown>, infos: readonly OptionSpec[]): void {
   const known = new Set<string>(["_", "help", "h"]);
   for (const a of infos) {
     known.add(a.name);

@@ -47,7 +47,7 @@ export function renderCommandHelp(def: CommandDef): string {
     }
     lines.push("");
   }
-  const globals = describeArgs({ args: globalArgs }).map((a) => `--${a.name}`).join(" ");
+  const globals = describeArgs({ args: globalArgs() }).map((a) => `--${a.name}`).join(" ");
   lines.push(`Global: ${globals}`);
   lines.push(`Example: ${def.example}`);
   return lines.join("\n");

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { once } from "../shared/once.ts";
 import type { CommandDef } from "./define.ts";
 
 /**
@@ -38,7 +39,7 @@ export const COMMAND_INDEX: Readonly<Record<string, CommandModule>> = {
   schema: "reference",
 };
 
-function isCommand(x: unknown): x is CommandDef {
+export function isCommand(x: unknown): x is CommandDef {
   return typeof x === "object" && x !== null && "name" in x && "args" in x && "result" in x && "runs" in x;
 }
 
@@ -93,11 +94,17 @@ export function isKeyLike(value: string, min: 1 | 3): boolean {
 export const DEFAULT_CLIENT_KEY = "browser-pilot-cli";
 export const DEFAULT_TIMEOUT_MS = 60_000;
 
-/** Options every command accepts. */
-export const globalArgs = v.object({
-  human: v.optional(v.pipe(v.boolean(), v.description("Human-readable output (default on a TTY)")), false),
-  json: v.optional(v.pipe(v.boolean(), v.description("One JSON line on stdout (default when piped)")), false),
-  "client-key": v.optional(v.pipe(v.string(), v.regex(CLIENT_KEY, "Client keys are 3-128 of A-Z a-z 0-9 . _ : - starting with a letter or digit"), v.description("Agent namespace (env BROWSER_PILOT_CLIENT_KEY)"))),
-  "request-id": v.optional(v.pipe(v.string(), v.regex(REQUEST_ID, "Request ids are 1-128 of A-Z a-z 0-9 . _ : - starting with a letter or digit"), v.description("Stable id of this intended call (env BROWSER_PILOT_REQUEST_ID)"))),
-  timeout: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(300_000), v.description("Deadline in ms (default 60000, max 300000)"))),
-});
+/**
+ * Options every command accepts. Built on first use: the CLI's parse reads them from the
+ * table src/protocol/cli-spec.ts computes at build time, and builds this only to check a
+ * global option actually given.
+ */
+export const globalArgs = once(() =>
+  v.object({
+    human: v.optional(v.pipe(v.boolean(), v.description("Human-readable output (default on a TTY)")), false),
+    json: v.optional(v.pipe(v.boolean(), v.description("One JSON line on stdout (default when piped)")), false),
+    "client-key": v.optional(v.pipe(v.string(), v.regex(CLIENT_KEY, "Client keys are 3-128 of A-Z a-z 0-9 . _ : - starting with a letter or digit"), v.description("Agent namespace (env BROWSER_PILOT_CLIENT_KEY)"))),
+    "request-id": v.optional(v.pipe(v.string(), v.regex(REQUEST_ID, "Request ids are 1-128 of A-Z a-z 0-9 . _ : - starting with a letter or digit"), v.description("Stable id of this intended call (env BROWSER_PILOT_REQUEST_ID)"))),
+    timeout: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(300_000), v.description("Deadline in ms (default 60000, max 300000)"))),
+  }),
+);
