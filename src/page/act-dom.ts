@@ -127,6 +127,9 @@ export interface ActWindow extends PageWindow {
   setTimeout(fn: () => void, ms: number): number;
   clearTimeout(id: number): void;
   requestAnimationFrame(fn: () => void): number;
+  /** The high-resolution clock (ms, monotonic): a floor measured in whole Date.now() ms may end up to 1 ms short. */
+  performance?: { now(): number };
+  MessageChannel?: new () => { port1: { onmessage: (() => void) | null }; port2: { postMessage(message: unknown): void } };
   Event: new (type: string, init?: { bubbles?: boolean; composed?: boolean }) => ActEvent;
   MutationObserver: new (callback: (records: ArrayLike<unknown>) => void) => ActMutationObserver;
   crypto: { getRandomValues(array: Uint32Array): Uint32Array };

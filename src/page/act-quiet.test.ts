@@ -115,6 +115,33 @@ describe("page quiet watcher", () => {
     expect(Date.now() - t0).toBeLessThan(55);
   });
 
+  test("settle: the sync floor lasts its whole time on the high-resolution clock, however coarse Date.now() is", async () => {
+    const w = new Window({ url: "https://quiet.example/" });
+    opened.push(w);
+    const hr = w as unknown as { performance: { now(): number } };
+    // Date.now() counts whole ms, so a floor timed by it could end up to 1 ms early; a wall
+    // clock that ticks in 5 ms steps makes that certain rather than occasional.
+    const wall = Date.now;
+    Date.now = () => Math.floor(wall() / 5) * 5;
+    const short: number[] = [];
+    try {
+      for (let i = 0; i < 6; i++) {
+        quiet(w, { op: "install", id: 1 });
+        const before = hr.performance.now();
+        w.document.body.dispatchEvent(new w.MouseEvent("click", { bubbles: true }));
+        w.document.body.appendChild(w.document.createElement("div"));
+        await tick();
+        const r = (await quiet(w, { op: "settle", ids: [1], quietFor: 50, syncQuietFor: 20, frames: 3, max: 60_000, finish: true })) as Poll & { settled: boolean };
+        expect(r).toMatchObject({ settled: true, mutations: 1 });
+        const took = hr.performance.now() - before;
+        if (took < 20) short.push(took);
+      }
+    } finally {
+      Date.now = wall;
+    }
+    expect(short).toEqual([]);
+  });
+
   test("late: ends at the first change, or after the window when nothing comes", async () => {
     const w = new Window({ url: "https://quiet.example/" });
     opened.push(w);

@@ -73,6 +73,8 @@ export interface Watched {
   sts: Watcher[];
   /** When the page last received an input event since these watchers were installed; 0: none. */
   input: number;
+  /** The same on the high-resolution clock (hrNow). */
+  inputHr: number;
   measure(after: number): Measure;
   /** Disconnects and forgets them. */
   finish(): void;
@@ -90,15 +92,33 @@ const INPUT_KEY = Symbol.for("browser-pilot.quiet.input.v1");
  */
 const INPUT_EVENTS = ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "dblclick", "auxclick", "contextmenu", "keydown", "keyup", "pointermove", "mousemove", "wheel"];
 
-/** The last input event's time; one passive capture listener per event type and window, kept for the document's life. */
-function inputClock(win: ActWindow): { at: number } {
-  let clock = slotOf<{ at: number }>(win, INPUT_KEY);
+/** The window's high-resolution clock (ms), or Date.now() where there is none. */
+export function hrNow(win: ActWindow): number {
+  const p = win.performance;
+  return p && typeof p.now === "function" ? p.now() : Date.now();
+}
+
+/** When the last input event came: `at` by Date.now() (to compare with install times), `hr` by hrNow(). */
+interface InputClock {
+  at: number;
+  hr: number;
+}
+
+/**
+ * The last input event's time; one passive capture listener per event type and window, kept
+ * for the document's life. Armed by the first watcher, or earlier by the document's first
+ * snapshot (dispatch.ts): adding the listeners then keeps their cost out of the first action.
+ */
+export function inputClock(win: ActWindow): InputClock {
+  let clock = slotOf<InputClock>(win, INPUT_KEY);
   if (clock) return clock;
-  const c = { at: 0 };
+  const c: InputClock = { at: 0, hr: 0 };
   setSlot(win, INPUT_KEY, c);
   // Trusted events only: what the page dispatches itself is not an action's input.
   const mark = (e: { defaultPrevented: boolean; isTrusted?: boolean }): void => {
-    if (e.isTrusted !== false) c.at = Date.now();
+    if (e.isTrusted === false) return;
+    c.at = Date.now();
+    c.hr = hrNow(win);
   };
   for (const type of INPUT_EVENTS) {
     try {
@@ -191,13 +211,15 @@ function animating(win: ActWindow, from: number): number {
 }
 
 export function watched(win: ActWindow, held: Record<number, Watcher>, ids: number[], sts: Watcher[]): Watched {
-  const input = slotOf<{ at: number }>(win, INPUT_KEY)?.at ?? 0;
+  const clock = slotOf<InputClock>(win, INPUT_KEY);
+  const input = clock?.at ?? 0;
   let installed = 0;
   for (const s of sts) installed = Math.max(installed, s.at);
   return {
     win,
     sts,
     input: input >= installed ? input : 0,
+    inputHr: input >= installed ? (clock?.hr ?? 0) : 0,
     measure(after) {
       const now = Date.now();
       let last = 0, m = 0, from = Infinity, framesQuiet = Infinity, rendering = false, frames = 0;

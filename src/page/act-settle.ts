@@ -25,7 +25,7 @@
  * twice the window) for the first mutation: `{ changed }`; its watchers then stay (`linger`)
  * or go (`finish`) as for settle. A lingering watcher counts no frames until the next wait.
  */
-import { heldOf, install, reply, watched, type QuietArg, type QuietPoll, type Watched, type Watcher } from "./act-quiet.ts";
+import { heldOf, hrNow, install, reply, watched, type QuietArg, type QuietPoll, type Watched, type Watcher } from "./act-quiet.ts";
 import type { ActWindow } from "./act-dom.ts";
 
 export function late(w: Watched, arg: QuietArg): Promise<{ changed: boolean }> {
@@ -64,13 +64,19 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
   const syncQuietFor = Number(arg.syncQuietFor) || 0;
   const ts = Date.now(), base = w.measure(Number(arg.after)).mutations, fs = w.measure(0).frames;
   // The sync floor runs from the action's last input event when the page saw one (its handlers
-  // ran then), or from the last response to a request it started when that came later.
-  const response = arg.sinceResponse !== undefined ? ts - Math.max(0, Number(arg.sinceResponse) || 0) : 0;
-  const from = Math.max(w.input > 0 && w.input <= ts ? w.input : ts, Math.min(response, ts));
+  // ran then), or from the last response to a request it started when that came later. It is
+  // timed on the high-resolution clock: in whole Date.now() ms it could end up to 1 ms short.
+  const hs = hrNow(win);
+  const response = arg.sinceResponse !== undefined ? hs - Math.max(0, Number(arg.sinceResponse) || 0) : 0;
+  const from = Math.max(w.input > 0 && w.inputHr <= hs ? w.inputHr : hs, Math.min(response, hs));
+  // The next task without a timer's clamp (a timer set from a timer past the fifth is held 4 ms): a port of our own world's.
+  const channel = win.MessageChannel ? new win.MessageChannel() : undefined;
+  const nextTask = channel ? () => channel.port2.postMessage(0) : undefined;
   return new Promise((resolve) => {
     let done = false, timer = 0, pending = false;
     const end = (p: ReturnType<Watched["measure"]>, extra: { settled: true; capped?: true }): void => {
       done = true;
+      if (channel) channel.port1.onmessage = null;
       for (const s of sts) s.wake = null;
       win.clearTimeout(timer);
       if (arg.finish) w.finish();
@@ -80,7 +86,7 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
     const check = (): void => {
       pending = false;
       if (done) return;
-      const now = Date.now(), p = w.measure(0), el = now - ts, sinceCause = now - from;
+      const now = Date.now(), p = w.measure(0), el = now - ts, sinceCause = hrNow(win) - from;
       const moved = p.mutations > base;
       let ok: boolean;
       if (p.animating > 0) ok = false;
@@ -91,7 +97,12 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
       // Look again after the next frame's task, or by time when the page renders no frames.
       win.clearTimeout(timer);
       const wait = moved ? quietFor - p.quietFor : p.framesQuiet < 0 ? quietFor - el : syncQuietFor > 0 ? syncQuietFor - sinceCause : quietFor - el;
-      timer = win.setTimeout(check, Math.max(5, Math.min(max - el, wait)));
+      // The sync floor's end is known to the fraction of a ms: a timer for its whole ms (timers
+      // take whole ms), then tasks for the fraction left, not a 5 ms step that would overshoot
+      // it. Other waits step by 5 ms or more.
+      const floorLeft = !moved && p.framesQuiet >= 0 && syncQuietFor > 0 && p.animating === 0 ? Math.min(max - el, syncQuietFor - sinceCause) : 0;
+      if (floorLeft > 0 && floorLeft < 1 && nextTask) nextTask();
+      else timer = win.setTimeout(check, floorLeft > 0 ? nextTask ? Math.floor(floorLeft) : Math.ceil(floorLeft) : Math.max(5, Math.min(max - el, wait)));
     };
     // A frame or a mutation wakes the check; the task after it runs once the frame's own callbacks have.
     const wake = (): void => {
@@ -101,10 +112,12 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
       }
     };
     for (const s of sts) s.wake = wake;
+    if (channel) channel.port1.onmessage = check;
     win.clearTimeout(timer);
     timer = win.setTimeout(check, quietFor);
-    // Without a time floor the frame that follows the change may already have run: look once now.
-    if (!(syncQuietFor > 0)) wake();
+    // Without a time floor the frame that follows the change may already have run: look once
+    // now. With one, the look now times the floor's end to the fraction of a ms.
+    wake();
   });
 }
 

@@ -18,6 +18,7 @@ import type { ActElement, ActWindow } from "./act-dom.ts";
 import { DRAG_OPS, pageDrag } from "./act-drag.ts";
 import { EDIT_OPS, editedElement, pageEdit } from "./act-edit.ts";
 import { ACT_OPS, pageAct } from "./act-probe.ts";
+import { inputClock } from "./act-quiet.ts";
 import { pageQuiet } from "./act-settle.ts";
 import { pageScroll } from "./act-scroll.ts";
 import { SELECT_OPS, pageSelect } from "./act-select.ts";
@@ -41,6 +42,8 @@ import type { PageDocument, PageElement, PageWindow, RefRegistry, SnapshotOption
  * the browser still lists the same listeners.
  */
 export function snapshot(win: PageWindow, opts?: SnapshotOptions & { ifMarked?: boolean; remark?: boolean }): SnapshotResult | null {
+  // An observed document is likely acted on next: its input clock's listeners go in now, not in the first action's locate call.
+  inputClock(win as ActWindow);
   if (!opts?.ifMarked || listenedFresh(win)) return snapshotMain(win, opts);
   if (!opts.remark || !remarkListened(win)) return null;
   return { ...snapshotMain(win, opts), marksRemade: true };
