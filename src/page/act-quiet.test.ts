@@ -13,6 +13,19 @@ afterAll(async () => {
   for (const w of opened) await w.happyDOM.close();
 });
 
+/** The settle's waits take tasks of a MessageChannel where the window has one (Chromium), timers where not (happy-dom). */
+const channels: [string, boolean][] = [
+  ["timer tasks", false],
+  ["MessageChannel tasks", true],
+];
+
+function windowWith(channel: boolean): Window {
+  const w = new Window({ url: "https://quiet.example/" });
+  opened.push(w);
+  if (channel) Object.defineProperty(w, "MessageChannel", { value: MessageChannel, configurable: true });
+  return w;
+}
+
 describe("page quiet watcher", () => {
   test("counts mutations from install; quiet is timed from the first poll, not from install", async () => {
     const w = new Window({ url: "https://quiet.example/" });
@@ -115,9 +128,8 @@ describe("page quiet watcher", () => {
     expect(Date.now() - t0).toBeLessThan(55);
   });
 
-  test("settle: the sync floor lasts its whole time on the high-resolution clock, however coarse Date.now() is", async () => {
-    const w = new Window({ url: "https://quiet.example/" });
-    opened.push(w);
+  test.each(channels)("settle: the sync floor lasts its whole time on the high-resolution clock, however coarse Date.now() is (%s)", async (_name, withChannel) => {
+    const w = windowWith(withChannel);
     const hr = w as unknown as { performance: { now(): number } };
     // Date.now() counts whole ms, so a floor timed by it could end up to 1 ms early; a wall
     // clock that ticks in 5 ms steps makes that certain rather than occasional.
@@ -193,9 +205,8 @@ describe("page quiet watcher", () => {
     expect(quiet(w, { op: "poll", ids: [1] })).toBeNull();
   });
 
-  test("settle for typing (no time floor): a frame after the change is enough, and one that already ran counts", async () => {
-    const w = new Window({ url: "https://quiet.example/" });
-    opened.push(w);
+  test.each(channels)("settle for typing (no time floor): a frame after the change is enough, and one that already ran counts (%s)", async (_name, withChannel) => {
+    const w = windowWith(withChannel);
     quiet(w, { op: "install", id: 1 });
     w.document.body.appendChild(w.document.createElement("div"));
     await tick();

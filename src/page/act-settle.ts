@@ -104,20 +104,22 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
       if (floorLeft > 0 && floorLeft < 1 && nextTask) nextTask();
       else timer = win.setTimeout(check, floorLeft > 0 ? nextTask ? Math.floor(floorLeft) : Math.ceil(floorLeft) : Math.max(5, Math.min(max - el, wait)));
     };
-    // A frame or a mutation wakes the check; the task after it runs once the frame's own callbacks have.
+    // A frame or a mutation wakes the check; the task after it runs once the frame's own
+    // callbacks (and its rendering) have: a task of our port's, which no timer queue holds back.
     const wake = (): void => {
       if (!pending && !done) {
         pending = true;
-        win.setTimeout(check, 0);
+        if (nextTask) nextTask();
+        else win.setTimeout(check, 0);
       }
     };
     for (const s of sts) s.wake = wake;
     if (channel) channel.port1.onmessage = check;
     win.clearTimeout(timer);
     timer = win.setTimeout(check, quietFor);
-    // Without a time floor the frame that follows the change may already have run: look once
-    // now. With one, the look now times the floor's end to the fraction of a ms.
-    wake();
+    // Without a time floor the frame that follows the change may already have run (this call
+    // is a task after it): look now. With one, the look now times the floor's end.
+    check();
   });
 }
 
