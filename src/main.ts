@@ -2,7 +2,9 @@
  * One executable, three roles. The broker and janitor roles are selected by a reserved
  * argument that help never shows; anything else is the CLI. The CLI is imported statically
  * (it is the hot path every agent step pays for); the other roles load only when chosen.
+ * The CLI's locator read starts first of all (src/cli/locator-file.ts).
  */
+import { startLocatorRead } from "./cli/locator-file.ts";
 import { runCli } from "./cli/main.ts";
 
 const ROLE_PREFIX = "--browser-pilot-internal=";
@@ -23,5 +25,6 @@ if (role === "broker") {
   console.error(`Unknown internal role: ${role}`);
   process.exit(2);
 } else {
-  void runCli(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  void runCli(argv, startLocatorRead(argv, process.env));
 }

@@ -1,8 +1,9 @@
-import { helloReplySchema, locatorSchema, readWith, type HelloReply, type Locator } from "../protocol/wire.ts";
+import { helloReplySchema, readLocatorValue, readWith, type HelloReply, type Locator } from "../protocol/wire.ts";
 import type { BpPaths } from "../shared/paths.ts";
 import { isSameProcessAlive } from "../shared/process-identity.ts";
 import { PROTOCOL } from "../shared/version.ts";
 import { isUnreachable, request } from "./client.ts";
+import { readLocatorText } from "./locator-file.ts";
 
 export type BrokerState =
   | { kind: "running"; locator: Locator; hello: HelloReply }
@@ -12,26 +13,11 @@ export type BrokerState =
   | { kind: "exiting"; locator: Locator }
   | { kind: "incompatible"; locator: Locator; hello: HelloReply };
 
-/** The locator is small; anything larger is not one. */
-const MAX_LOCATOR_BYTES = 64 * 1024;
-
-/**
- * Reads the locator through Bun's own file API: node:fs would cost every CLI call ~1.5 ms to
- * load. It holds the token, so only a regular file of this OS user counts (a link is judged by
- * the file it reaches: one planted by another user reaches that user's file).
- */
-export async function readLocator(paths: BpPaths): Promise<Locator | undefined> {
+/** The locator's contents, if it is this user's and well formed; `text` is a read of it already under way. */
+export async function readLocator(paths: BpPaths, text?: Promise<string | undefined>): Promise<Locator | undefined> {
   try {
-    const file = Bun.file(paths.locator);
-    // A FIFO or a device there must not block or flood the read: Bun's size is a synchronous
-    // stat, Infinity for anything but a file or a directory (whose read fails). The stat with
-    // the owner runs alongside the read, so the call waits for one trip to Bun's file thread,
-    // not two; nothing read is used before the stat has vouched for the file.
-    if (file.size > MAX_LOCATOR_BYTES) return undefined;
-    const [st, text] = await Promise.all([file.stat(), file.text()]);
-    const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
-    if (!st.isFile() || st.size > MAX_LOCATOR_BYTES || (uid !== undefined && st.uid !== uid)) return undefined;
-    return readWith(locatorSchema(), JSON.parse(text));
+    const read = await (text ?? readLocatorText(paths.locator));
+    return read === undefined ? undefined : readLocatorValue(JSON.parse(read));
   } catch {
     return undefined;
   }

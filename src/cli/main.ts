@@ -9,6 +9,7 @@ import { isTimeout, isUnreachable, request } from "./client.ts";
 import { probeBroker, readLocator } from "./locate.ts";
 import { runLocal, runPassive } from "./local.ts";
 import { chooseMode, isTerminal, printError, printResult, type Mode } from "./output.ts";
+import type { EarlyRead } from "./locator-file.ts";
 import { checkArgs, commandDef, parseCommandLine } from "./parse.ts";
 
 /** Grace beyond the command deadline for the broker to report expiry itself. */
@@ -16,7 +17,8 @@ const REPLY_GRACE_MS = 2_000;
 /** status and disconnect never wait long on a broker that does not answer. */
 const PASSIVE_REPLY_MS = 3_000;
 
-export async function runCli(argv: string[]): Promise<void> {
+/** `early` is the locator read src/main.ts started before this module loaded, if it did. */
+export async function runCli(argv: string[], early?: EarlyRead): Promise<void> {
   if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
     // The first word stays the bare version, so `bp --version | cut -d" " -f1` compares ranges.
     console.log(`${VERSION} (${BUILD_TARGET})`);
@@ -29,13 +31,13 @@ export async function runCli(argv: string[]): Promise<void> {
     return;
   }
   const env = process.env;
-  let early: BpPaths | undefined;
+  let known: BpPaths | undefined;
   try {
-    early = resolvePaths(env);
+    known = resolvePaths(env);
   } catch {
     // reported where it always was, after the arguments
   }
-  const locator = locatorReader(early);
+  const locator = locatorReader(known, early);
   try {
     const parsed = parseCommandLine(argv);
     const spec = parsed.spec;
@@ -68,7 +70,7 @@ export async function runCli(argv: string[]): Promise<void> {
     }
     const tabAccess = env.BROWSER_PILOT_TAB_ACCESS ?? "all";
     if (tabAccess !== "all" && tabAccess !== "own") throw invalidArgument("tabAccess", "BROWSER_PILOT_TAB_ACCESS must be 'all' or 'own'.");
-    const paths = early ?? resolvePaths(env);
+    const paths = known ?? resolvePaths(env);
     const name = spec.name;
 
     if (spec.runs === "local") {
@@ -153,13 +155,14 @@ async function send(paths: BpPaths, read: Promise<Locator | undefined>, call: Om
 }
 
 /**
- * Reads the locator as the call starts: Bun answers a process's first file read only after
- * ~0.5 ms (its file thread starting), which then passes while the arguments are parsed
- * instead of after. The early read serves the first reader only; any later one (a passive
- * command's second try, each of 'handoff --wait's calls) reads the file afresh.
+ * Reads the locator as the call starts (or takes the read src/main.ts started, when it is of
+ * the same file): Bun answers a process's first file read only after ~0.5 ms (its file thread
+ * starting), which then passes while the arguments are parsed instead of after. The early
+ * read serves the first reader only; any later one (a passive command's second try, each of
+ * 'handoff --wait's calls) reads the file afresh.
  */
-function locatorReader(early: BpPaths | undefined): (paths: BpPaths) => Promise<Locator | undefined> {
-  let first = early ? readLocator(early) : undefined;
+function locatorReader(known: BpPaths | undefined, early: EarlyRead | undefined): (paths: BpPaths) => Promise<Locator | undefined> {
+  let first = known ? readLocator(known, early?.path === known.locator ? early.text : undefined) : undefined;
   return (paths) => {
     const read = first ?? readLocator(paths);
     first = undefined;

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import * as v from "valibot";
-import { readReply, replySchema } from "./wire.ts";
+import { locatorSchema, readLocatorValue, readReply, replySchema } from "./wire.ts";
 
 /** What the reply schema itself makes of a line: the output, key order included, or a refusal. */
 function bySchema(line: string): string | undefined {
@@ -52,4 +52,46 @@ test("readReply gives what the reply schema gives, for successes and everything 
   expect(polluted === undefined ? undefined : Object.getPrototypeOf(polluted)).toBe(Object.prototype);
   // A success's fields are the reply's own, unchanged.
   expect(readReply(JSON.parse('{"ok":true,"v":{"deep":[1,{"x":null}]}}'))).toEqual({ ok: true, v: { deep: [1, { x: null }] } });
+});
+
+test("readLocatorValue gives what the locator schema gives", () => {
+  const good = {
+    schemaVersion: 1,
+    pid: 4242,
+    processIdentity: "4242:99",
+    endpoint: "/home/u/.browser-pilot/broker.sock",
+    startedAt: "2026-01-01T00:00:00.000Z",
+    version: "0.1.0",
+    protocol: { min: 1, max: 1 },
+    executable: { version: "0.1.0", path: "/usr/bin/bp", identity: "executable:ab" },
+    token: "t0k3n",
+  };
+  const variants: unknown[] = [good, { ...good, extra: 1, protocol: { min: 1, max: 2, x: 3 }, executable: { ...good.executable, more: true } }, { ...good, token: "t" }];
+  // Every field missing, and every field of the wrong kind, in turn.
+  const wrong: Record<string, unknown[]> = {
+    schemaVersion: ["1", null, 1.5],
+    pid: [0, -1, 1.5, "4242", null],
+    processIdentity: [1, null],
+    endpoint: [1, null, []],
+    startedAt: [0, null],
+    version: [1, null],
+    protocol: [null, [], { min: 1 }, { min: "1", max: 1 }, { min: 1, max: 1.5 }, "1"],
+    executable: [null, [], { version: "x", path: "y" }, { version: "x", path: 1, identity: "z" }, "x"],
+    token: [1, null, {}],
+  };
+  for (const key of Object.keys(good)) {
+    const { [key]: _gone, ...rest } = good as Record<string, unknown>;
+    variants.push(rest);
+    for (const w of wrong[key] ?? []) variants.push({ ...good, [key]: w });
+  }
+  variants.push(null, [], [good], "locator", 1, true, {});
+  for (const value of variants) {
+    const parsed = v.safeParse(locatorSchema(), value);
+    const expected = parsed.success ? JSON.stringify(parsed.output) : undefined;
+    const read = readLocatorValue(value);
+    expect([JSON.stringify(value), read === undefined ? undefined : JSON.stringify(read)]).toEqual([JSON.stringify(value), expected]);
+  }
+  // Sanity: the good one and the one with extra fields pass, stripped to the known fields.
+  expect(readLocatorValue(variants[0])).toEqual(good);
+  expect(readLocatorValue(variants[1])).toEqual({ ...good, protocol: { min: 1, max: 2 } });
 });

@@ -174,6 +174,46 @@ describe("the CLI reading the locator", () => {
   });
 });
 
+describe("the locator read that starts before the CLI loads", () => {
+  test("is used only when it is of the file the paths name", async () => {
+    // The read starts from $BROWSER_PILOT_HOME as written, before the paths are resolved (a
+    // guess: src/cli/locator-file.ts). Spelled through a link and '..', the written path
+    // reaches another directory than the resolved one; a locator there must not be used.
+    const env = newEnv();
+    const elsewhere = join(env.home, "..", `${env.home.split("/").pop() ?? "x"}-elsewhere`);
+    mkdirSync(join(elsewhere, "sub"), { recursive: true });
+    mkdirSync(env.home, { recursive: true, mode: 0o700 });
+    symlinkSync(join(elsewhere, "sub"), join(env.home, "link"));
+    let connections = 0;
+    const fake = Bun.listen({
+      unix: join(elsewhere, "fake.sock"),
+      socket: {
+        open() {
+          connections++;
+        },
+        data(s) {
+          s.write('{"ok":true,"fake":true}\n');
+          s.end();
+        },
+      },
+    });
+    try {
+      const identity = `${process.pid}:${readFileSync(`/proc/${process.pid}/stat`, "utf8").split(") ")[1]?.split(" ")[19] ?? "unknown"}`;
+      const locator = { schemaVersion: 1, pid: process.pid, processIdentity: identity, endpoint: join(elsewhere, "fake.sock"), startedAt: new Date().toISOString(), version: "x", protocol: { min: 1, max: 1 }, executable: { version: "x", path: "/x", identity: "x" }, token: "x" };
+      writeFileSync(join(elsewhere, "broker-locator.json"), JSON.stringify(locator), { mode: 0o600 });
+      const spelled = `${env.home}/link/..`;
+      expect(readFileSync(`${spelled}/broker-locator.json`, "utf8")).toContain("fake.sock");
+      expect(resolvePaths({ BROWSER_PILOT_HOME: spelled }).locator).toBe(join(env.home, "broker-locator.json"));
+      const r = await env.run(["status"], { env: { BROWSER_PILOT_HOME: spelled } });
+      expect(r.json).toMatchObject({ ok: true, service: { state: "stopped" } });
+      expect(connections).toBe(0);
+    } finally {
+      fake.stop(true);
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("the command line", () => {
   test("--_, -_ and prototype names are unknown options, not internal errors", async () => {
     const env = newEnv();
