@@ -210,6 +210,26 @@ describe("visibility, inertness and disabled traps", () => {
     expect(byName(r, "Link in fieldset").disabled).toBeUndefined();
   });
 
+  test("a second snapshot of the same document sees styles changed since the first", () => {
+    // Computed styles are kept across snapshots (snapshot/styles.ts): only right while what
+    // they answer is the element's style now, not when they were first asked for.
+    const { w, win } = page(`
+      <style>.gone { display: none } .clear { opacity: 0 }</style>
+      <button id="a">Alpha</button><button id="b">Beta</button><div id="c" class="gone"><button>Gamma</button></div>
+      <div id="p">Pick</div>
+    `);
+    expect(names(snap(win))).toEqual(["Alpha", "Beta"]);
+    const el = (id: string) => w.document.getElementById(id) as unknown as { style: { display: string; cursor: string }; className: string };
+    el("a").style.display = "none";
+    el("b").className = "clear";
+    el("c").className = "";
+    el("p").style.cursor = "pointer";
+    expect(names(snap(win))).toEqual(["Gamma", "Pick"]);
+    el("a").style.display = "";
+    el("p").style.cursor = "";
+    expect(names(snap(win))).toEqual(["Alpha", "Gamma"]);
+  });
+
   test("a label stands in for its visually hidden checkbox", () => {
     const { win } = page(`
       <label class="switch"><input type="checkbox" style="display:none" checked><span>Subscribe</span></label>

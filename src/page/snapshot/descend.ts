@@ -50,6 +50,9 @@ export function descend(run: Run, s: Seen, ctx: Ctx, depth: number): void {
   if (run.T.NO_CHILDREN[tag]) return;
   const sr = el.shadowRoot as PageShadowRoot | null;
   if (!sr && el.firstChild === null && tag !== "slot") return;
+  // content-visibility:hidden keeps the element's own box but renders none of its content. Read
+  // only here, where there are children to hand on: a style read costs on every element.
+  if (s.st.contentVisibility === "hidden") return;
 
   const posClip = positioned ? cclip : ctx.posClip;
   const posVp = positioned ? cvp : ctx.posVp;

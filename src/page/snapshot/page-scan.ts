@@ -3,6 +3,7 @@
  * a full-viewport overlay.
  */
 import type { PageDocument, PageElement, PageGeometry, PageWindow } from "../types.ts";
+import { styleOf } from "./styles.ts";
 import { inter, lower, num0 } from "./text.ts";
 
 export function pageGeometry(
@@ -115,7 +116,7 @@ export function findOverlay(
     }
     for (let k = 0; e && k < 64 && e !== de && e !== body; k++) {
       try {
-        const st = win.getComputedStyle(e);
+        const st = styleOf(win, e);
         if ((st.position === "fixed" || st.position === "absolute") && parseInt(st.zIndex, 10) >= 10) {
           const r = e.getBoundingClientRect();
           const a = inter({ l: r.left, t: r.top, r: r.left + r.width, b: r.top + r.height }, { l: 0, t: 0, r: vw, b: vh });

@@ -10,6 +10,7 @@ import { describe } from "./describe.ts";
 import { frameRoot } from "./frame.ts";
 import { appendText } from "./names.ts";
 import { seePlacement } from "./placement.ts";
+import { styleOf } from "./styles.ts";
 import { newRec } from "./record.ts";
 import { explicitRole } from "./roles.ts";
 import { bound, lower, readAttrs } from "./text.ts";
@@ -29,7 +30,7 @@ export function visitElement(run: Run, el: PageElement, ctx: Ctx, depth: number)
   // only what it can need: display, opacity and (outside candidates) cursor always; overflow on
   // boxes that can clip; position only inside clip regions; visibility only where a candidate,
   // a candidate's text or a dialog depends on it.
-  const st = ctx.view.getComputedStyle(el);
+  const st = styleOf(ctx.view, el);
   const display = st.display;
   if (display === "none") return;
   const s: Seen = {
@@ -75,8 +76,6 @@ export function visitElement(run: Run, el: PageElement, ctx: Ctx, depth: number)
   const before = run.candStack.length;
   contributeText(run, s, ctx, before);
   openCandidate(run, s, ctx, before);
-  // content-visibility:hidden keeps the element's own box but renders none of its content.
-  if (st.contentVisibility === "hidden") return;
   descend(run, s, ctx, depth);
 }
 
@@ -107,9 +106,10 @@ export function openScopes(run: Run, s: Seen): void {
       s.modal = run.modals.length - 1;
     }
   }
+  // Without any of the five attributes the tested text is blank and cannot match.
   if (
     s.filter < 0 &&
-    A !== run.NO_ATTRS &&
+    (A.id || A.class || A["aria-label"] || A["data-testid"] || A.name) &&
     run.T.FILTER_RE.test(
       bound(A.id || "", 256) +
         " " +
