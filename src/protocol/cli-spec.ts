@@ -11,8 +11,9 @@ import * as reference from "./commands-reference.ts";
 import * as reliability from "./commands-reliability.ts";
 import * as status from "./commands-status.ts";
 import * as tabs from "./commands-tabs.ts";
-import type { CommandDef } from "./define.ts";
+import type { ArgsSchema, CommandDef } from "./define.ts";
 import { describeArgs } from "./introspect.ts";
+import { isAction, isPiped, isSchema, pipeActions } from "./schema-read.ts";
 import { COMMAND_INDEX, globalArgs, isCommand, type CommandModule } from "./table.ts";
 
 /*
@@ -32,6 +33,23 @@ export interface OptionSpec {
   positional?: true;
 }
 
+/**
+ * An argument of a plain schema (src/cli/plain-args.ts): a string, number, boolean or
+ * picklist whose only checks are these, optional with or without a plain default.
+ */
+export interface PlainArg {
+  name: string;
+  type: "string" | "number" | "boolean" | "picklist";
+  optional?: true;
+  default?: string | number | boolean;
+  integer?: true;
+  minValue?: number;
+  maxValue?: number;
+  minLength?: number;
+  maxLength?: number;
+  options?: readonly (string | number | boolean)[];
+}
+
 /** What the CLI needs of a command before (and, without arguments, instead of) its schemas. */
 export interface CommandSpec {
   name: string;
@@ -45,6 +63,8 @@ export interface CommandSpec {
   options: OptionSpec[];
   /** The arguments' schema's output for no arguments at all; absent when it refuses none. */
   empty?: Record<string, unknown>;
+  /** The arguments as src/cli/plain-args.ts checks them; absent when the schema is not that plain. */
+  plain?: PlainArg[];
 }
 
 export type Globals = v.InferOutput<ReturnType<typeof globalArgs>>;
@@ -65,6 +85,7 @@ function optionSpecs(def: Pick<CommandDef, "args" | "positionals" | "aliases">):
 
 export function commandSpec(def: CommandDef): CommandSpec {
   const empty = v.safeParse(def.args, {});
+  const plain = plainArgs(def.args);
   return {
     name: def.name,
     runs: def.runs,
@@ -75,7 +96,52 @@ export function commandSpec(def: CommandDef): CommandSpec {
     ...(def.variadic ? { variadic: true as const } : {}),
     options: optionSpecs(def),
     ...(empty.success ? { empty: empty.output as Record<string, unknown> } : {}),
+    ...(plain ? { plain } : {}),
   };
+}
+
+const PLAIN_TYPES = new Set<string>(["string", "number", "boolean", "picklist"]);
+
+/** The schema's arguments as plain checks, or undefined where anything in it is more than that. */
+export function plainArgs(args: ArgsSchema): PlainArg[] | undefined {
+  if (!isSchema(args, "object") || isPiped(args)) return undefined;
+  const out: PlainArg[] = [];
+  for (const [name, entry] of Object.entries(args.entries)) {
+    // `in` finds what Object.prototype holds too: such a name is not checked as plain.
+    if (name in {}) return undefined;
+    const optional = isSchema(entry, "optional");
+    if (optional && (isPiped(entry) || typeof entry.default === "function")) return undefined;
+    const inner = optional ? entry.wrapped : entry;
+    if (!PLAIN_TYPES.has(inner.type)) return undefined;
+    const arg: PlainArg = { name, type: inner.type as PlainArg["type"] };
+    if (isSchema(inner, "picklist")) {
+      const options: readonly unknown[] = inner.options;
+      if (!options.every(isPlainValue)) return undefined;
+      arg.options = options;
+    }
+    for (const item of pipeActions(inner)) {
+      if (isAction(item, "description")) continue;
+      else if (isAction(item, "min_length")) arg.minLength = item.requirement;
+      else if (isAction(item, "max_length")) arg.maxLength = item.requirement;
+      else if (isAction(item, "min_value") && typeof item.requirement === "number") arg.minValue = item.requirement;
+      else if (isAction(item, "max_value") && typeof item.requirement === "number") arg.maxValue = item.requirement;
+      else if (item.type === "integer") arg.integer = true;
+      else return undefined;
+    }
+    if (optional) {
+      arg.optional = true;
+      if (entry.default !== undefined) {
+        if (!isPlainValue(entry.default)) return undefined;
+        arg.default = entry.default;
+      }
+    }
+    out.push(arg);
+  }
+  return out;
+}
+
+function isPlainValue(x: unknown): x is string | number | boolean {
+  return typeof x === "string" || typeof x === "boolean" || (typeof x === "number" && Number.isFinite(x));
 }
 
 /**
