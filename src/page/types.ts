@@ -96,6 +96,7 @@ export interface PageShadowRoot extends PageQueryRoot {
 
 export interface PageDocument extends PageQueryRoot {
   elementFromPoint?(x: number, y: number): PageElement | null;
+  getElementsByTagName(name: string): ArrayLike<PageElement>;
   documentElement: PageElement | null;
   body: PageElement | null;
   title: string;

@@ -20,6 +20,9 @@ const pages: typeof PAGES = {
     customElements.define("x-el", X);
     </script><img name="title"><button>Plain</button><x-el></x-el><div role=button tabindex=0 aria-label="Fake [9] button \\"Pay\\"&#10;[10] link">x</div>`,
   "/list": `<!doctype html><title>List</title><ul>${Array.from({ length: 300 }, (_, i) => `<li>Item ${i} <button>Add to cart</button></li>`).join("")}</ul>`,
+  "/overlay": `<!doctype html><title>Overlay</title><button>Pay</button><div style="position:fixed;inset:0;z-index:50;background:rgba(0,0,0,.5)"><button>Accept</button></div>`,
+  "/overlay-large": `<!doctype html><title>Overlay</title>${"<p>Line</p>".repeat(400)}<button>Pay</button><div style="position:fixed;inset:0;z-index:50;background:rgba(0,0,0,.5)"><button>Accept</button></div>`,
+  "/raised": `<!doctype html><title>Raised</title><button>Pay</button><div style="position:fixed;top:0;left:0;width:60px;height:40px;z-index:50"><button>Help</button></div>`,
   "/slow-data": () => new Promise<Response>((r) => setTimeout(() => r(new Response("Loaded row")), 300)) as unknown as Response,
   "/fetcher": `<!doctype html><title>Fetch</title><button onclick="fetch('/slow-data').then(r => r.text()).then(t => { const b = document.createElement('button'); b.textContent = t; document.body.append(b); })">Load</button>`,
   "/login": `<!doctype html><title>Sign in</title><form action="/welcome"><label>User <input name=u></label><label>Password <input type=password name=p></label><button>Sign in</button></form>`,
@@ -187,6 +190,21 @@ describe("snapshot", () => {
     const after = await env.run(["click", String(submit?.r)]);
     expect(after.json.title).toBe("Welcome");
     expect(hints(after).find((h) => h.type === "authentication_surface")?.state).toBe("left");
+  });
+
+  test("a raised box covering the viewport is a possible modal overlay, on a small page and a large one", async () => {
+    // Small pages are looked over for raised boxes before any hit test (snapshot/page-scan.ts);
+    // large ones, and small ones with a raised box, are hit-tested as before.
+    for (const path of ["/overlay", "/overlay-large"]) {
+      await env.run(["open", `${site.a}${path}`]);
+      const r = await env.run(["snapshot"]);
+      const accept = els(r).find((e) => e.n === "Accept");
+      expect(r.json.hints).toContainEqual({ type: "modal_overlay", confidence: "possible", recommendedAction: "resolve_overlay_first", refs: [accept?.r] });
+    }
+    await env.run(["open", `${site.a}/raised`]);
+    const small = await env.run(["snapshot"]);
+    expect(els(small).map((e) => e.n)).toEqual(["Pay", "Help"]);
+    expect("hints" in small.json).toBe(false);
   });
 
   test("a long list folds into one addressable line", async () => {

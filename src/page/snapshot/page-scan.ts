@@ -101,6 +101,7 @@ export function findOverlay(
 ): PageElement | null {
   let overlayEl: PageElement | null = null;
   if (!(vw > 0 && vh > 0 && typeof topDoc.elementFromPoint === "function")) return null;
+  if (noRaisedBox(win, topDoc)) return null;
   const points = [
     [vw / 2, vh / 2],
     [vw * 0.1, vh * 0.1],
@@ -132,4 +133,31 @@ export function findOverlay(
     }
   }
   return overlayEl;
+}
+
+/** Up to this many elements, reading every element's position costs less than the hit tests. */
+const SCAN_MAX = 300;
+
+/**
+ * A small document none of whose elements is a fixed or absolute box with z-index >= 10 has
+ * no overlay for findOverlay to find, whatever its hit tests would return (they return elements
+ * of this document's tree, and the overlay is one of them or their ancestors). Each hit test
+ * brings the page's rendering up to date first, which costs a small page more than this look.
+ */
+function noRaisedBox(win: PageWindow, topDoc: PageDocument): boolean {
+  try {
+    const all = topDoc.getElementsByTagName("*");
+    const n = all.length;
+    if (!(n <= SCAN_MAX)) return false;
+    for (let i = 0; i < n; i++) {
+      const e = all[i];
+      if (!e) continue;
+      const st = styleOf(win, e);
+      const p = st.position;
+      if ((p === "fixed" || p === "absolute") && parseInt(st.zIndex, 10) >= 10) return false;
+    }
+    return true;
+  } catch {
+    return false;
+  }
 }
