@@ -1,20 +1,22 @@
-import type { PlainArg } from "../protocol/cli-spec.ts";
+import type { PlainArg, PlainSpec } from "../protocol/cli-spec.ts";
+import { ruleCheck } from "../protocol/rule-checks.ts";
 
 /*
  * A plain command's arguments checked without valibot. src/protocol/cli-spec.ts marks an
  * argument schema plain, at build time, when it is an object of strings, numbers, booleans
- * and picklists whose only checks are length, integer, value bounds and the list, and no rule
- * across fields. For such a schema these are exactly valibot's checks, so arguments that pass
+ * and picklists whose only checks are length, integer, value bounds and the list, and whose
+ * rules across fields, if any, are named checks of src/protocol/rule-checks.ts. For such a
+ * schema these are exactly valibot's checks, so arguments that pass
  * here are what the schema outputs (the given and defaulted fields, in the schema's order);
  * anything else, every refusal included, is left to the schema, which words the error.
  * test/protocol-table.test.ts holds the two equal over every plain command.
  */
 
 /** The schema's output for arguments that pass, or undefined: ask the schema. */
-export function checkPlain(plain: readonly PlainArg[], input: Record<string, unknown>): Record<string, unknown> | undefined {
-  for (const key of Object.keys(input)) if (!plain.some((p) => p.name === key)) return undefined;
+export function checkPlain(plain: PlainSpec, input: Record<string, unknown>): Record<string, unknown> | undefined {
+  for (const key of Object.keys(input)) if (!plain.args.some((p) => p.name === key)) return undefined;
   const out: Record<string, unknown> = {};
-  for (const p of plain) {
+  for (const p of plain.args) {
     const given = Object.hasOwn(input, p.name);
     const value = given ? input[p.name] : p.default;
     if (value === undefined) {
@@ -23,6 +25,11 @@ export function checkPlain(plain: readonly PlainArg[], input: Record<string, unk
     }
     if (!passes(p, value)) return undefined;
     out[p.name] = value;
+  }
+  // Like valibot's, the rules see the checked fields with their defaults; a broken one is the schema's to report.
+  for (const name of plain.rules ?? []) {
+    const broken = ruleCheck(name);
+    if (!broken || broken(out)) return undefined;
   }
   return out;
 }

@@ -13,6 +13,7 @@ import * as status from "./commands-status.ts";
 import * as tabs from "./commands-tabs.ts";
 import type { ArgsSchema, CommandDef } from "./define.ts";
 import { describeArgs } from "./introspect.ts";
+import { ruleCheckName } from "./rule-checks.ts";
 import { isAction, isPiped, isSchema, pipeActions } from "./schema-read.ts";
 import { COMMAND_INDEX, globalArgs, isCommand, type CommandModule } from "./table.ts";
 
@@ -64,7 +65,13 @@ export interface CommandSpec {
   /** The arguments' schema's output for no arguments at all; absent when it refuses none. */
   empty?: Record<string, unknown>;
   /** The arguments as src/cli/plain-args.ts checks them; absent when the schema is not that plain. */
-  plain?: PlainArg[];
+  plain?: PlainSpec;
+}
+
+/** A plain schema: its fields, then its cross-field rules by their names in RULE_CHECKS. */
+export interface PlainSpec {
+  args: PlainArg[];
+  rules?: string[];
 }
 
 export type Globals = v.InferOutput<ReturnType<typeof globalArgs>>;
@@ -85,7 +92,7 @@ function optionSpecs(def: Pick<CommandDef, "args" | "positionals" | "aliases">):
 
 export function commandSpec(def: CommandDef): CommandSpec {
   const empty = v.safeParse(def.args, {});
-  const plain = plainArgs(def.args);
+  const plain = plainSpec(def.args);
   return {
     name: def.name,
     runs: def.runs,
@@ -102,9 +109,19 @@ export function commandSpec(def: CommandDef): CommandSpec {
 
 const PLAIN_TYPES = new Set<string>(["string", "number", "boolean", "picklist"]);
 
-/** The schema's arguments as plain checks, or undefined where anything in it is more than that. */
-export function plainArgs(args: ArgsSchema): PlainArg[] | undefined {
-  if (!isSchema(args, "object") || isPiped(args)) return undefined;
+/**
+ * The schema's arguments as plain checks, or undefined where anything in it is more than
+ * that: a field of another kind or with another check, or a rule whose check is not one of
+ * RULE_CHECKS (src/protocol/rule-checks.ts).
+ */
+export function plainSpec(args: ArgsSchema): PlainSpec | undefined {
+  if (!isSchema(args, "object")) return undefined;
+  const rules: string[] = [];
+  for (const item of pipeActions(args)) {
+    const name = item.type === "raw_check" && "broken" in item ? ruleCheckName(item.broken) : undefined;
+    if (name === undefined) return undefined;
+    rules.push(name);
+  }
   const out: PlainArg[] = [];
   for (const [name, entry] of Object.entries(args.entries)) {
     // `in` finds what Object.prototype holds too: such a name is not checked as plain.
@@ -137,7 +154,7 @@ export function plainArgs(args: ArgsSchema): PlainArg[] | undefined {
     }
     out.push(arg);
   }
-  return out;
+  return { args: out, ...(rules.length > 0 ? { rules } : {}) };
 }
 
 function isPlainValue(x: unknown): x is string | number | boolean {

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { defineCommand, flag, limitArg, ok, okPlain, optText, text } from "./define.ts";
 import { evidenceSchemas } from "./evidence.ts";
 import { observationSchemas } from "./observation.ts";
+import { RULE_CHECKS } from "./rule-checks.ts";
 import { rule } from "./rules.ts";
 
 const refArg = (description: string) => v.pipe(v.number(), v.integer(), v.minValue(1), v.description(description));
@@ -47,8 +48,8 @@ export const click = defineCommand({
       right: flag("Right-click"),
       ...observeFlags,
     }),
-    rule("ref", "Give exactly one of a ref or --xy.", (a) => (a.ref === undefined) === (a.xy === undefined)),
-    rule("button", "--double and --right cannot be combined.", (a) => a.double && a.right),
+    rule("ref", "Give exactly one of a ref or --xy.", RULE_CHECKS.refOrXy),
+    rule("button", "--double and --right cannot be combined.", RULE_CHECKS.doubleAndRight),
   ),
   result: () => actionResult(evidenceSchemas().click),
   example: "bp click 12",

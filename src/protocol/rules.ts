@@ -8,12 +8,14 @@ import { type BpError, invalidArgument } from "../shared/errors.ts";
  * message is the whole error: the CLI's parse and the broker's validation both report it
  * through ruleError, so either side gives the same invalid_argument.
  */
-export function rule<T extends Record<string, unknown>>(field: string, message: string, broken: (args: T) => boolean): v.RawCheckAction<T> {
-  return v.rawCheck<T>(({ dataset, addIssue }) => {
+export function rule<T extends Record<string, unknown>>(field: string, message: string, broken: (args: NoInfer<T>) => boolean): v.RawCheckAction<T> & { readonly broken: (args: T) => boolean } {
+  const check = v.rawCheck<T>(({ dataset, addIssue }) => {
     if (!dataset.typed || !broken(dataset.value)) return;
     const input: Record<string, unknown> = dataset.value;
     addIssue({ message, path: [{ type: "object", origin: "value", input, key: field, value: input[field] }] });
   });
+  // The predicate stays readable on the action: the CLI's spec names it when it is one of RULE_CHECKS.
+  return Object.assign(check, { broken });
 }
 
 /** The error of a broken cross-field rule; undefined for any other issue. */
