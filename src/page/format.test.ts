@@ -3,6 +3,7 @@ import { Window } from "happy-dom";
 import { diffSnapshots } from "./diff.ts";
 import {
   compactSnapshotJson,
+  compactSnapshotMeta,
   escapeLine,
   formatDiffHuman,
   formatSnapshotHuman,
@@ -221,6 +222,12 @@ describe("compact JSON", () => {
       { type: "autocomplete", confidence: "possible", recommendedAction: "observe_then_select" },
       { type: "authentication_surface", recommendedAction: "verify_authentication_result", state: "left" },
     ]);
+    // A diff's reply is made from the same fields without the title, url and list: the same
+    // bytes, in the same order, as the whole snapshot's with those three taken out.
+    const scrolled = result([element(1, "link", "Home")], { page: { ...fits, documentHeight: 3000 }, truncated: true, truncationReasons: ["element_limit"], totalCandidates: 80, hints: cut.hints ? [{ type: "autocomplete", confidence: "possible", recommendedAction: "observe_then_select", refs: [1] }] : [] });
+    const { title: _t, url: _u, elements: _e, ...rest } = compactSnapshotJson(scrolled);
+    expect(JSON.stringify(compactSnapshotMeta(scrolled))).toBe(JSON.stringify(rest));
+    expect(Object.keys(rest)).toEqual(["page", "total", "truncated", "truncationReasons", "hints"]);
   });
 
   test("upstream keys and boxes on request", () => {

@@ -260,6 +260,18 @@ export function compactSnapshotJson(result: SnapshotResult, options: CompactJson
   const page = compactPage(result.page);
   if (page) out.page = page;
   if (result.elements.length) out.elements = result.elements.map((e) => compactEntry(e, options));
+  return addTail(out, result);
+}
+
+/** The snapshot's fields besides its title, url and list, as compactSnapshotJson gives them (for a diff, which stands in for those three). */
+export function compactSnapshotMeta(result: SnapshotResult): Omit<CompactSnapshot, "title" | "url" | "elements"> {
+  const out: Omit<CompactSnapshot, "title" | "url" | "elements"> = {};
+  const page = compactPage(result.page);
+  if (page) out.page = page;
+  return addTail(out, result);
+}
+
+function addTail<T extends Omit<CompactSnapshot, "title" | "url" | "elements">>(out: T, result: SnapshotResult): T {
   if (result.truncated) {
     out.total = result.totalCandidates;
     out.truncated = true;

@@ -1,5 +1,5 @@
 import { diffSnapshots } from "../../page/diff.ts";
-import { compactEntry, compactSnapshotJson, formatDiffHuman, formatSnapshotHuman } from "../../page/format.ts";
+import { compactEntry, compactSnapshotJson, compactSnapshotMeta, formatDiffHuman, formatSnapshotHuman } from "../../page/format.ts";
 import { selectedTab, type Selected } from "../context/tabs.ts";
 import type { CallContext } from "../context/types.ts";
 import type { TargetRecord } from "../targets.ts";
@@ -95,24 +95,22 @@ function render(ctx: CallContext, rec: TargetRecord, collected: Collected, opts:
   const { result } = collected;
   rec.url = result.url;
   rec.title = result.title;
+  // The diff stands in for the list, and names a new title or url itself (the previous
+  // observation was of this same document): with one, neither the list nor those are made.
+  const base = opts.diff ? previous : undefined;
   // No tab id: the agent selected the tab itself, and only it changes the selection.
-  const out = exactly<SnapshotReply>()(compactSnapshotJson(result, { boxes: opts.boxes === true }));
+  const out = exactly<SnapshotReply>()(base ? compactSnapshotMeta(result) : compactSnapshotJson(result, { boxes: opts.boxes === true }));
   // Page-derived strings are bounded like everything else we print.
-  if (result.url.length > MAX_URL) {
+  if (!base && result.url.length > MAX_URL) {
     out.url = `${result.url.slice(0, MAX_URL)}…`;
     out.urlTruncated = true;
   }
-  if (result.title.length > MAX_TITLE) out.title = `${result.title.slice(0, MAX_TITLE)}…`;
+  if (!base && result.title.length > MAX_TITLE) out.title = `${result.title.slice(0, MAX_TITLE)}…`;
   if (result.truncated) out.hint = `Showing ${countListed(result.elements)} of ${result.totalCandidates}; use --limit ${Math.min(10_000, result.totalCandidates)}, --find <text>, 'bp frame <n>', or 'bp find <css>' to narrow.`;
   if (opts.diff) {
-    if (previous) {
-      const d = diffSnapshots(previous, result);
-      // The diff stands in for the list, and names a new title or url itself (the previous
-      // observation was of this same document); its empty parts are left out.
-      delete out.elements;
-      delete out.title;
-      delete out.url;
-      delete out.urlTruncated;
+    if (base) {
+      const d = diffSnapshots(base, result);
+      // Its empty parts are left out.
       out.diff = {
         ...(d.added.length ? { added: d.added.map((e) => compactEntry(e, { boxes: opts.boxes === true })) } : {}),
         ...(d.removed.length ? { removed: d.removed } : {}),
