@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { defineCommand, flag, ok, okPlain, once, optText, remediationSchema } from "./define.ts";
+import { RULE_CHECKS, WAIT_CONDITIONS } from "./rule-checks.ts";
 import { rule } from "./rules.ts";
 
 export const COMMAND_STATUSES = ["accepted", "dispatched", "completed", "unknown_outcome", "cancelled", "expired"] as const;
@@ -86,7 +87,6 @@ export const cancel = defineCommand({
   runs: "broker",
 });
 
-const WAIT_CONDITIONS = ["url", "text", "selector", "dialog", "popup", "download", "network-idle"] as const;
 
 export const wait = defineCommand({
   name: "wait",
@@ -107,7 +107,7 @@ export const wait = defineCommand({
     rule(
       "condition",
       `Give exactly one condition: ${WAIT_CONDITIONS.map((c) => `--${c}`).join(", ")}.`,
-      (a) => WAIT_CONDITIONS.filter((k) => a[k] !== undefined && a[k] !== false).length !== 1,
+      RULE_CHECKS.oneWaitCondition,
     ),
   ),
   result: () => ok({

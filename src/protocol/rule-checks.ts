@@ -8,6 +8,9 @@
  * nothing: the CLI loads it at start-up.
  */
 
+/** What 'bp wait' can wait for; it takes exactly one. */
+export const WAIT_CONDITIONS = ["url", "text", "selector", "dialog", "popup", "download", "network-idle"] as const;
+
 /** Says when the arguments break the rule. */
 export type RuleCheck = (args: Record<string, unknown>) => boolean;
 
@@ -16,6 +19,18 @@ export const RULE_CHECKS = {
   refOrXy: (a) => (a.ref === undefined) === (a.xy === undefined),
   /** click: one button at a time. */
   doubleAndRight: (a) => a.double === true && a.right === true,
+  /** wait: exactly one condition. */
+  oneWaitCondition: (a) => WAIT_CONDITIONS.filter((k) => a[k] !== undefined && a[k] !== false).length !== 1,
+  /** scroll: a direction, --to or --to-text, exactly one. */
+  oneScrollTarget: (a) => [a.direction, a.to, a["to-text"]].filter((m) => m !== undefined).length !== 1,
+  /** scroll: --ref or --selector, not both. */
+  refAndSelector: (a) => a.ref !== undefined && a.selector !== undefined,
+  /** scroll: --exact only with --to-text. */
+  exactWithoutText: (a) => a.exact === true && a["to-text"] === undefined,
+  /** scroll: --amount only with a direction. */
+  amountWithoutDirection: (a) => a.amount !== undefined && a.direction === undefined,
+  /** scroll: --to-text with some text. */
+  blankToText: (a) => typeof a["to-text"] === "string" && a["to-text"].trim() === "",
 } satisfies Record<string, RuleCheck>;
 
 const BY_NAME: Readonly<Record<string, RuleCheck>> = RULE_CHECKS;
