@@ -280,10 +280,17 @@ function markAuthTransition(result: SnapshotResult, obs: TabObservation): void {
 
 /** The last two labels of the host (accounts.example.com and app.example.com are one site). */
 function siteOf(url: string): string {
+  // Asked on every snapshot of a page with a login form, nearly always for the same URL.
+  if (url === lastSite.url) return lastSite.site;
+  let site = "";
   try {
     const host = new URL(url).hostname;
-    return /^[\d.]+$|:/.test(host) ? host : host.split(".").slice(-2).join(".");
+    site = /^[\d.]+$|:/.test(host) ? host : host.split(".").slice(-2).join(".");
   } catch {
-    return "";
+    site = "";
   }
+  lastSite = { url, site };
+  return site;
 }
+
+let lastSite = { url: "", site: "" };
