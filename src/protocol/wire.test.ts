@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import * as v from "valibot";
-import { locatorSchema, readLocatorValue, readReply, replySchema } from "./wire.ts";
+import { locatorSchema, readError, readLocatorValue, readReply, replySchema } from "./wire.ts";
 
 /** What the reply schema itself makes of a line: the output, key order included, or a refusal. */
 function bySchema(line: string): string | undefined {
@@ -34,6 +34,22 @@ test("readReply gives what the reply schema gives, for successes and everything 
     '{"ok":false,"error":"x","code":"stale_ref","retryable":true,"context":[1]}',
     '{"ok":false,"error":"x","code":"stale_ref","retryable":true,"handbacks":[[1]]}',
     '{"ok":false,"error":1,"code":"stale_ref","retryable":true}',
+    '{"ok":false,"error":"x","code":"stale_ref","retryable":"yes"}',
+    '{"ok":false,"error":"x","code":"stale_ref","retryable":true,"hint":1}',
+    '{"ok":false,"error":"x","code":"stale_ref","retryable":true,"context":null}',
+    '{"ok":false,"error":"x","code":"stale_ref","retryable":true,"context":"c"}',
+    '{"ok":false,"error":"x","code":"stale_ref","retryable":true,"context":{"__proto__":{"p":1},"constructor":1,"a":{"deep":[1]},"1":2}}',
+    '{"ok":false,"error":"x","code":"stale_ref","retryable":true,"remediation":{"code":"c","message":"m","actionRequired":true,"extra":1}}',
+    '{"ok":false,"error":"x","code":"stale_ref","retryable":true,"remediation":{"code":"c","message":"m","actionRequired":"no"}}',
+    '{"ok":false,"error":"x","code":"stale_ref","retryable":true,"remediation":{"code":"c"}}',
+    '{"ok":false,"error":"x","code":"stale_ref","retryable":true,"remediation":[]}',
+    '{"ok":false,"error":"x","code":"stale_ref","retryable":true,"remediation":null}',
+    '{"ok":false,"error":"x","code":"stale_ref","retryable":true,"handbacks":[]}',
+    '{"ok":false,"error":"x","code":"stale_ref","retryable":true,"handbacks":{"0":{"tab":"t1"}}}',
+    '{"ok":false,"error":"x","code":"stale_ref","retryable":true,"handbacks":[{"tab":"t1","prototype":2},null]}',
+    '{"ok":false,"error":"x","code":"stale_ref","retryable":true,"handbacks":[{"tab":"t1"},{"tab":"t2","until":"later"}]}',
+    '{"ok":false,"error":"x","code":"toString","retryable":true}',
+    '{"ok":false,"error":"x","code":1,"retryable":true}',
     // neither
     "null",
     "[1]",
@@ -46,7 +62,14 @@ test("readReply gives what the reply schema gives, for successes and everything 
     '{"ok":1}',
     '{"ok":null}',
   ];
-  for (const line of lines) expect([line, byReadReply(line)]).toEqual([line, bySchema(line)]);
+  for (const line of lines) {
+    expect([line, byReadReply(line)]).toEqual([line, bySchema(line)]);
+    // A failure the schema accepts is read without it.
+    const value: unknown = JSON.parse(line);
+    const failure = typeof value === "object" && value !== null && "ok" in value && value.ok === false;
+    const accepted = bySchema(line);
+    if (failure && accepted !== undefined) expect([line, JSON.stringify(readError(value))]).toEqual([line, accepted]);
+  }
   // A `__proto__` key is neither copied nor made the prototype (which JSON would not show).
   const polluted = readReply(JSON.parse('{"ok":true,"__proto__":{"polluted":1}}'));
   expect(polluted === undefined ? undefined : Object.getPrototypeOf(polluted)).toBe(Object.prototype);

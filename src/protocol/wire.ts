@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { ERROR_CODES } from "../shared/errors.ts";
+import { ERROR_CODES, type ErrorCode } from "../shared/errors.ts";
 import { once } from "../shared/once.ts";
 
 /**
@@ -131,7 +131,64 @@ export function readReply(value: unknown): Reply | undefined {
     }
     return out;
   }
-  return readWith(replySchema(), value);
+  return readError(value) ?? readWith(replySchema(), value);
+}
+
+const errorCodes = once((): ReadonlySet<string> => new Set(ERROR_CODES));
+
+function isErrorCode(x: string): x is ErrorCode {
+  return errorCodes().has(x);
+}
+
+/**
+ * A failure the error shape's schema accepts, with the output it gives (the known fields, in
+ * its order; a context or handback copied but for the keys valibot never copies), built
+ * without building the schema: agents meet failures often (a stale ref, a page that did not
+ * react). Anything it does not accept goes to the schema itself, which has the last word;
+ * src/protocol/wire.test.ts holds the two equal.
+ */
+export function readError(value: unknown): Reply | undefined {
+  if (!isObject(value) || value.ok !== false) return undefined;
+  const { error, code, retryable, hint, context, remediation, handbacks } = value;
+  if (!isString(error) || !isString(code) || !isErrorCode(code) || typeof retryable !== "boolean") return undefined;
+  if (hint !== undefined && !isString(hint)) return undefined;
+  const ctx = context === undefined ? undefined : namedRecordOf(context);
+  if (context !== undefined && ctx === undefined) return undefined;
+  let rem: { code: string; message: string; actionRequired?: boolean } | undefined;
+  if (remediation !== undefined) {
+    if (!isObject(remediation) || !isString(remediation.code) || !isString(remediation.message)) return undefined;
+    const { actionRequired } = remediation;
+    if (actionRequired !== undefined && typeof actionRequired !== "boolean") return undefined;
+    rem = { code: remediation.code, message: remediation.message, ...(actionRequired !== undefined ? { actionRequired } : {}) };
+  }
+  let backs: Record<string, unknown>[] | undefined;
+  if (handbacks !== undefined) {
+    if (!Array.isArray(handbacks)) return undefined;
+    backs = [];
+    for (const h of handbacks) {
+      const item = namedRecordOf(h);
+      if (item === undefined) return undefined;
+      backs.push(item);
+    }
+  }
+  return {
+    ok: false,
+    error,
+    code,
+    retryable,
+    ...(hint !== undefined ? { hint } : {}),
+    ...(ctx !== undefined ? { context: ctx } : {}),
+    ...(rem !== undefined ? { remediation: rem } : {}),
+    ...(backs !== undefined ? { handbacks: backs } : {}),
+  };
+}
+
+/** namedRecord's output: a copy of an object that is not an array, but for __proto__, prototype and constructor. */
+function namedRecordOf(x: unknown): Record<string, unknown> | undefined {
+  if (!isObject(x) || Array.isArray(x)) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const key in x) if (key !== "__proto__" && key !== "prototype" && key !== "constructor" && Object.hasOwn(x, key)) out[key] = x[key];
+  return out;
 }
 
 /** A schema's output for a value, undefined where the schema refuses it. */
