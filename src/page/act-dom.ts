@@ -136,7 +136,7 @@ export interface ActWindow extends PageWindow {
   /** The iframe element holding this window's document, inside a same-origin parent. */
   frameElement?: ActElement | null;
   parent?: ActWindow;
-  addEventListener(type: string, listener: (event: { defaultPrevented: boolean }) => void, options?: { capture?: boolean; once?: boolean; passive?: boolean }): void;
+  addEventListener(type: string, listener: (event: { defaultPrevented: boolean; type: string; isTrusted?: boolean }) => void, options?: { capture?: boolean; once?: boolean; passive?: boolean }): void;
 }
 
 /** The composed-tree parent: a shadow root's host in place of the root itself. */

@@ -172,7 +172,7 @@ describe("page quiet watcher", () => {
   test("a new watcher ends the ones that only linger, and replaces one under a reused id", async () => {
     const w = new Window({ url: "https://quiet.example/" });
     opened.push(w);
-    const held = () => Object.keys((w as unknown as Record<symbol, Record<number, unknown>>)[Symbol.for("browser-pilot.quiet.v1")] ?? {}).map(Number);
+    const held = () => Object.keys((w as unknown as Record<symbol, Record<number, unknown>>)[Symbol.for("browser-pilot.quiet.v2")] ?? {}).map(Number);
     quiet(w, { op: "install", id: 1 });
     await quiet(w, { op: "settle", ids: [1], quietFor: 50, syncQuietFor: 0, frames: 3, max: 60_000, linger: 60_000 });
     quiet(w, { op: "install", id: 2 });
@@ -199,7 +199,7 @@ describe("page quiet watcher", () => {
     // A poll cancels the pending linger; a new settle starts a new one, which then ends it.
     await quiet(w, { op: "settle", ids: [1], quietFor: 50, syncQuietFor: 0, frames: 3, max: 1000, linger: 40 });
     // Looked at without a call (a poll would cancel the linger).
-    const held = () => (w as unknown as Record<symbol, Record<number, unknown>>)[Symbol.for("browser-pilot.quiet.v1")]?.[1];
+    const held = () => (w as unknown as Record<symbol, Record<number, unknown>>)[Symbol.for("browser-pilot.quiet.v2")]?.[1];
     for (let i = 0; i < 250 && held() !== undefined; i++) await new Promise((res) => setTimeout(res, 20));
     expect(held()).toBeUndefined();
     expect(quiet(w, { op: "poll", ids: [1] })).toBeNull();
@@ -225,5 +225,98 @@ describe("page quiet watcher", () => {
     expect(moving.settled).toBe(true);
     expect(steps).toBe(5);
     expect(moving.quietFor).toBeGreaterThanOrEqual(50);
+  });
+
+  test.each(channels)("settle for typing: a frame after the last input, even when an earlier change had its frame and the last key changes only the value (%s)", async (_name, withChannel) => {
+    const w = windowWith(withChannel);
+    const body = w.document.body;
+    // The page follows the field in its next frame.
+    body.addEventListener("input", () => w.requestAnimationFrame(() => body.appendChild(w.document.createElement("output"))));
+    quiet(w, { op: "install", id: 1 });
+    // The action's first key changed the page, and frames ran since.
+    body.appendChild(w.document.createElement("div"));
+    await tick();
+    await new Promise((r) => w.requestAnimationFrame(() => w.requestAnimationFrame(() => r(undefined))));
+    // Its last key changes only the value; the page's preview comes in the next frame.
+    body.dispatchEvent(new w.KeyboardEvent("keydown", { bubbles: true }));
+    body.dispatchEvent(new w.Event("input", { bubbles: true }));
+    body.dispatchEvent(new w.KeyboardEvent("keyup", { bubbles: true }));
+    const r = (await quiet(w, { op: "settle", ids: [1], quietFor: 50, syncQuietFor: 0, frames: 3, max: 60_000, finish: true })) as Poll & { settled: boolean };
+    expect(r).toMatchObject({ settled: true, mutations: 2 });
+    // Text inserted without key events fires only input events: they count the same.
+    quiet(w, { op: "install", id: 2 });
+    body.appendChild(w.document.createElement("div"));
+    await tick();
+    await new Promise((r) => w.requestAnimationFrame(() => w.requestAnimationFrame(() => r(undefined))));
+    body.dispatchEvent(new w.Event("input", { bubbles: true }));
+    const inserted = (await quiet(w, { op: "settle", ids: [2], quietFor: 50, syncQuietFor: 0, frames: 3, max: 60_000, finish: true })) as Poll & { settled: boolean };
+    expect(inserted).toMatchObject({ settled: true, mutations: 2 });
+  });
+
+  test("a clock an older build left in the document (another shape, its own key) does not end the floor early", async () => {
+    const w = new Window({ url: "https://quiet.example/" });
+    opened.push(w);
+    const hr = w as unknown as { performance: { now(): number } };
+    // As a build before the high-resolution floor armed it: Date.now() only, kept by its own listener.
+    const old = { at: 0 };
+    Reflect.set(w, Symbol.for("browser-pilot.quiet.input.v1"), old);
+    w.addEventListener("click", () => (old.at = Date.now()), { capture: true });
+    quiet(w, { op: "install", id: 1 });
+    const before = hr.performance.now();
+    w.document.body.dispatchEvent(new w.MouseEvent("click", { bubbles: true }));
+    w.document.body.appendChild(w.document.createElement("div"));
+    await tick();
+    const r = (await quiet(w, { op: "settle", ids: [1], quietFor: 50, syncQuietFor: 20, frames: 3, max: 60_000, finish: true })) as Poll & { settled: boolean };
+    expect(r).toMatchObject({ settled: true, mutations: 1 });
+    expect(hr.performance.now() - before).toBeGreaterThanOrEqual(20);
+  });
+
+  test("an input event in the same Date.now() ms as the install, just before it, belongs to an earlier action", async () => {
+    const w = new Window({ url: "https://quiet.example/" });
+    opened.push(w);
+    const hr = w as unknown as { performance: { now(): number } };
+    // Armed earlier (a snapshot), as a person's mouse move finds it.
+    quiet(w, { op: "install", id: 1 });
+    quiet(w, { op: "poll", ids: [1], finish: true });
+    const wall = Date.now;
+    const frozen = wall();
+    Date.now = () => frozen;
+    try {
+      w.document.body.dispatchEvent(new w.MouseEvent("mousemove", { bubbles: true }));
+      quiet(w, { op: "install", id: 2 });
+    } finally {
+      Date.now = wall;
+    }
+    // The action's dispatch saw no input of its own (a click its page consumed elsewhere): the floor runs from the settle.
+    await new Promise((r) => setTimeout(r, 30));
+    w.document.body.appendChild(w.document.createElement("div"));
+    await tick();
+    const t0 = hr.performance.now();
+    await quiet(w, { op: "settle", ids: [2], quietFor: 50, syncQuietFor: 20, frames: 3, max: 60_000, finish: true });
+    expect(hr.performance.now() - t0).toBeGreaterThanOrEqual(20);
+  });
+
+  test("the input clock's listeners come back at the next install after the window lost them (document.open() erases them)", async () => {
+    const w = new Window({ url: "https://quiet.example/" });
+    opened.push(w);
+    // What our world added to the window, to erase it as a browser's document.open() does (happy-dom's keeps the window's).
+    type Added = Parameters<typeof w.addEventListener>;
+    const added: Added[] = [];
+    const add = w.addEventListener.bind(w);
+    w.addEventListener = (...a: Added) => {
+      added.push(a);
+      add(...a);
+    };
+    quiet(w, { op: "install", id: 1 });
+    quiet(w, { op: "poll", ids: [1], finish: true });
+    for (const [type, fn] of added) w.removeEventListener(type, fn);
+    quiet(w, { op: "install", id: 2 });
+    // The click is taken 40 ms before the settle call: a floor of 60 ms from it ends well before 60 ms from the settle.
+    w.document.body.dispatchEvent(new w.MouseEvent("click", { bubbles: true }));
+    w.document.body.appendChild(w.document.createElement("div"));
+    await new Promise((r) => setTimeout(r, 40));
+    const t0 = Date.now();
+    await quiet(w, { op: "settle", ids: [2], quietFor: 50, syncQuietFor: 60, frames: 3, max: 60_000, finish: true });
+    expect(Date.now() - t0).toBeLessThan(55);
   });
 });

@@ -46,8 +46,10 @@ export interface Measure extends QuietPoll {
 }
 
 export interface Watcher {
-  /** When it was installed (Date.now()): input events before it belong to earlier actions. */
-  at: number;
+  /** When it was installed (hrNow()): input events before it belong to earlier actions. */
+  hr: number;
+  /** When its last rendered frame's callback ran (hrNow()); 0: none yet. */
+  tickHr: number;
   mutations: number;
   last: number;
   mark: number;
@@ -71,10 +73,10 @@ export interface Watcher {
 export interface Watched {
   win: ActWindow;
   sts: Watcher[];
-  /** When the page last received an input event since these watchers were installed; 0: none. */
-  input: number;
-  /** The same on the high-resolution clock (hrNow). */
+  /** When the page last received an input event since these watchers were installed (hrNow()); 0: none. */
   inputHr: number;
+  /** The same for an edit's events (beforeinput, input: text inserted without key events fires only these); 0: none. */
+  editHr: number;
   measure(after: number): Measure;
   /** Disconnects and forgets them. */
   finish(): void;
@@ -82,8 +84,9 @@ export interface Watched {
   linger(ms: number): void;
 }
 
-const KEY = Symbol.for("browser-pilot.quiet.v1");
-const INPUT_KEY = Symbol.for("browser-pilot.quiet.input.v1");
+// Versioned by shape: a document outlives a bp upgrade, and a slot an older build left keeps its old shape.
+const KEY = Symbol.for("browser-pilot.quiet.v2");
+const INPUT_KEY = Symbol.for("browser-pilot.quiet.input.v2");
 
 /**
  * The events an action's dispatch delivers. The time of the last one starts the sync floor:
@@ -91,6 +94,8 @@ const INPUT_KEY = Symbol.for("browser-pilot.quiet.input.v1");
  * and well before the settle call arrives, and a timer they started runs from then on.
  */
 const INPUT_EVENTS = ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "dblclick", "auxclick", "contextmenu", "keydown", "keyup", "pointermove", "mousemove", "wheel"];
+/** An edit's events: the typing settle waits for a frame after them (a page that reacts to input in its next frame). */
+const EDIT_EVENTS = ["beforeinput", "input"];
 
 /** The window's high-resolution clock (ms), or Date.now() where there is none. */
 export function hrNow(win: ActWindow): number {
@@ -98,33 +103,46 @@ export function hrNow(win: ActWindow): number {
   return p && typeof p.now === "function" ? p.now() : Date.now();
 }
 
-/** When the last input event came: `at` by Date.now() (to compare with install times), `hr` by hrNow(). */
+/** When the last input event and the last edit event came (hrNow()), and the listener that marks them. */
 interface InputClock {
-  at: number;
   hr: number;
+  edit: number;
+  mark: (e: { type: string; isTrusted?: boolean }) => void;
+}
+
+function listen(win: ActWindow, c: InputClock): void {
+  for (const type of INPUT_EVENTS.concat(EDIT_EVENTS)) {
+    try {
+      win.addEventListener(type, c.mark, { capture: true, passive: true });
+    } catch {}
+  }
 }
 
 /**
  * The last input event's time; one passive capture listener per event type and window, kept
  * for the document's life. Armed by the first watcher, or earlier by the document's first
  * snapshot (dispatch.ts): adding the listeners then keeps their cost out of the first action.
+ * With `relisten` (install) the listeners are added again: document.open() erases a window's
+ * listeners but not our slot, and adding a listener that is there already changes nothing.
  */
-export function inputClock(win: ActWindow): InputClock {
-  let clock = slotOf<InputClock>(win, INPUT_KEY);
-  if (clock) return clock;
-  const c: InputClock = { at: 0, hr: 0 };
-  setSlot(win, INPUT_KEY, c);
-  // Trusted events only: what the page dispatches itself is not an action's input.
-  const mark = (e: { defaultPrevented: boolean; isTrusted?: boolean }): void => {
-    if (e.isTrusted === false) return;
-    c.at = Date.now();
-    c.hr = hrNow(win);
-  };
-  for (const type of INPUT_EVENTS) {
-    try {
-      win.addEventListener(type, mark, { capture: true, passive: true });
-    } catch {}
+export function inputClock(win: ActWindow, relisten = false): InputClock {
+  const clock = slotOf<InputClock>(win, INPUT_KEY);
+  if (clock) {
+    if (relisten) listen(win, clock);
+    return clock;
   }
+  const c: InputClock = {
+    hr: 0,
+    edit: 0,
+    // Trusted events only: what the page dispatches itself is not an action's input.
+    mark: (e) => {
+      if (e.isTrusted === false) return;
+      if (e.type === "input" || e.type === "beforeinput") c.edit = hrNow(win);
+      else c.hr = hrNow(win);
+    },
+  };
+  setSlot(win, INPUT_KEY, c);
+  listen(win, c);
   return c;
 }
 
@@ -135,7 +153,7 @@ export function heldOf(win: ActWindow): Record<number, Watcher> {
 }
 
 export function install(win: ActWindow, held: Record<number, Watcher>, id: number): true {
-  inputClock(win);
+  inputClock(win, true);
   let t0 = 0;
   try {
     t0 = Number(win.document.timeline?.currentTime) || 0;
@@ -150,7 +168,7 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
       delete held[Number(key)];
     }
   }
-  const st: Watcher = { at: Date.now(), mutations: 0, last: 0, mark: 0, obs: null, t0, frames: 0, mutFrame: 0, wake: null, ticking: true, resume: () => undefined };
+  const st: Watcher = { hr: hrNow(win), tickHr: 0, mutations: 0, last: 0, mark: 0, obs: null, t0, frames: 0, mutFrame: 0, wake: null, ticking: true, resume: () => undefined };
   st.obs = new win.MutationObserver((list) => {
     st.mutations += list.length;
     st.last = Date.now();
@@ -164,6 +182,7 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
   const tick = (): void => {
     requested = false;
     st.frames++;
+    st.tickHr = hrNow(win);
     if (held[id] === st && st.ticking) request();
     if (st.wake) st.wake();
   };
@@ -212,14 +231,15 @@ function animating(win: ActWindow, from: number): number {
 
 export function watched(win: ActWindow, held: Record<number, Watcher>, ids: number[], sts: Watcher[]): Watched {
   const clock = slotOf<InputClock>(win, INPUT_KEY);
-  const input = clock?.at ?? 0;
   let installed = 0;
-  for (const s of sts) installed = Math.max(installed, s.at);
+  for (const s of sts) installed = Math.max(installed, s.hr);
+  // On the high-resolution clock: in whole ms an event just before install (a person's mouse move) would count as the action's.
+  const since = (t: number | undefined): number => (typeof t === "number" && t > installed ? t : 0);
   return {
     win,
     sts,
-    input: input >= installed ? input : 0,
-    inputHr: input >= installed ? (clock?.hr ?? 0) : 0,
+    inputHr: since(clock?.hr),
+    editHr: since(clock?.edit),
     measure(after) {
       const now = Date.now();
       let last = 0, m = 0, from = Infinity, framesQuiet = Infinity, rendering = false, frames = 0;

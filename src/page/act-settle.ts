@@ -68,7 +68,14 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
   // timed on the high-resolution clock: in whole Date.now() ms it could end up to 1 ms short.
   const hs = hrNow(win);
   const response = arg.sinceResponse !== undefined ? hs - Math.max(0, Number(arg.sinceResponse) || 0) : 0;
-  const from = Math.max(w.input > 0 && w.inputHr <= hs ? w.inputHr : hs, Math.min(response, hs));
+  const from = Math.max(w.inputHr > 0 && w.inputHr <= hs ? w.inputHr : hs, Math.min(response, hs));
+  // Typing: a frame rendered after the action's last input, not only after its last change: the
+  // last key may change only the field's value, and the page react to it in its next frame.
+  const lastInput = Math.max(w.inputHr, w.editHr);
+  const framedSince = (): boolean => {
+    for (const s of sts) if (s.tickHr > lastInput) return true;
+    return false;
+  };
   // The next task without a timer's clamp (a timer set from a timer past the fifth is held 4 ms): a port of our own world's.
   const channel = win.MessageChannel ? new win.MessageChannel() : undefined;
   const nextTask = channel ? () => channel.port2.postMessage(0) : undefined;
@@ -90,7 +97,7 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
       const moved = p.mutations > base;
       let ok: boolean;
       if (p.animating > 0) ok = false;
-      else if (!moved) ok = p.framesQuiet < 0 ? el >= quietFor : syncQuietFor > 0 ? p.frames - fs >= 1 && sinceCause >= syncQuietFor : p.mutations > 0 ? p.framesQuiet >= 1 : p.frames - fs >= 1;
+      else if (!moved) ok = p.framesQuiet < 0 ? el >= quietFor : syncQuietFor > 0 ? p.frames - fs >= 1 && sinceCause >= syncQuietFor : (p.mutations > 0 ? p.framesQuiet >= 1 : p.frames - fs >= 1) && framedSince();
       else ok = p.quietFor >= quietFor && (p.framesQuiet < 0 || p.framesQuiet >= frames);
       if (ok) return end(p, { settled: true });
       if (el >= max) return end(p, { settled: true, capped: true });

@@ -40,6 +40,13 @@ const site = startFixtureServer({
         setTimeout(() => document.getElementById("o").insertAdjacentHTML("beforeend", "<button>Inner done</button>"), 15);
       });
     </script>`,
+  // A preview that follows the field in the page's next animation frame ("update once per
+  // frame"); focusing the field changes the page at once (its wrapper's class).
+  "/preview": `<!doctype html><title>Preview</title><div id=w><input id=f aria-label="Field"></div><div id=o></div>
+    <script>
+      f.addEventListener("focus", () => (w.className = "focused"));
+      f.addEventListener("input", () => requestAnimationFrame(() => { o.innerHTML = "<button>Echo " + f.value + "</button>"; }));
+    </script>`,
 });
 const env = makeBpEnv();
 const KEY = "agent-settle-scheduled";
@@ -74,5 +81,25 @@ describe("the reply shows what the action scheduled", () => {
   test("the page's own functions stay native: nothing of ours shows in its world", async () => {
     const r = await run(["eval", "[setTimeout, setInterval, requestAnimationFrame, requestIdleCallback].map((f) => Function.prototype.toString.call(f).includes('[native code]'))"]);
     expect(r.json.value).toEqual([true, true, true, true]);
+  });
+
+  // The typing settle needs a frame after the last input, not only after the last change: the
+  // last key changes only the field's value, and an earlier change (the first key's preview,
+  // the focus) had its frame already, so the settle's first look must not end it.
+  test("typing: a preview the page renders in the frame after the last key (or the inserted text) is in the reply", async () => {
+    expect((await run(["open", `${site.a}/preview`])).json.ok).toBe(true);
+    const echo = (r: Awaited<ReturnType<typeof run>>) => ((r.json.elements as El[] | undefined) ?? []).map((e) => e.n ?? "").filter((n) => n.startsWith("Echo"));
+    const field = async () => ((await run(["snapshot"])).json.elements as El[]).find((e) => e.n === "Field")?.r;
+    for (let round = 0; round < 8; round++) {
+      const ref = await field();
+      expect(ref).toBeDefined();
+      expect((await run(["click", String(ref)])).json.ok).toBe(true);
+      const keys = await run(["keyboard", "ab", "--clear", "--delay", "60", "--full"]);
+      expect(keys.json.ok).toBe(true);
+      expect({ round, keys: echo(keys) }).toEqual({ round, keys: ["Echo ab"] });
+      const typed = await run(["type", String(await field()), `c${round}`, "--clear", "--full"]);
+      expect(typed.json.ok).toBe(true);
+      expect({ round, typed: echo(typed) }).toEqual({ round, typed: [`Echo c${round}`] });
+    }
   });
 });
