@@ -9,7 +9,8 @@ import { ruleCheck } from "../protocol/rule-checks.ts";
  * schema these are exactly valibot's checks, so arguments that pass
  * here are what the schema outputs (the given and defaulted fields, in the schema's order);
  * anything else, every refusal included, is left to the schema, which words the error.
- * test/protocol-table.test.ts holds the two equal over every plain command.
+ * src/cli/plain-args.test.ts holds the two equal over every plain command, and
+ * src/protocol/cli-spec.test.ts over nested pipes and repeated bounds.
  */
 
 /** The schema's output for arguments that pass, or undefined: ask the schema. */

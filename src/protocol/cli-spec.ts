@@ -14,7 +14,7 @@ import * as tabs from "./commands-tabs.ts";
 import type { ArgsSchema, CommandDef } from "./define.ts";
 import { describeArgs } from "./introspect.ts";
 import { ruleCheckName } from "./rule-checks.ts";
-import { isAction, isPiped, isSchema, pipeActions } from "./schema-read.ts";
+import { allPipeActions, isAction, isPiped, isSchema } from "./schema-read.ts";
 import { COMMAND_INDEX, globalArgs, isCommand, type CommandModule } from "./table.ts";
 
 /*
@@ -62,7 +62,7 @@ export interface CommandSpec {
   variadic?: true;
   /** Every argument, in the schema's order. */
   options: OptionSpec[];
-  /** The arguments' schema's output for no arguments at all; absent when it refuses none. */
+  /** The arguments' schema's output for no arguments at all; absent when it refuses them, or when a default or fallback in it is a function. */
   empty?: Record<string, unknown>;
   /** The arguments as src/cli/plain-args.ts checks them; absent when the schema is not that plain. */
   plain?: PlainSpec;
@@ -91,7 +91,8 @@ function optionSpecs(def: Pick<CommandDef, "args" | "positionals" | "aliases">):
 }
 
 export function commandSpec(def: CommandDef): CommandSpec {
-  const empty = v.safeParse(def.args, {});
+  // A default computed when the schema runs (a clock, say) must not be computed once, here, at build time.
+  const empty = computesDefault(def.args) ? undefined : v.safeParse(def.args, {});
   const plain = plainSpec(def.args);
   return {
     name: def.name,
@@ -102,7 +103,7 @@ export function commandSpec(def: CommandDef): CommandSpec {
     ...(def.positionals ? { positionals: def.positionals } : {}),
     ...(def.variadic ? { variadic: true as const } : {}),
     options: optionSpecs(def),
-    ...(empty.success ? { empty: empty.output as Record<string, unknown> } : {}),
+    ...(empty?.success ? { empty: empty.output as Record<string, unknown> } : {}),
     ...(plain ? { plain } : {}),
   };
 }
@@ -111,13 +112,14 @@ const PLAIN_TYPES = new Set<string>(["string", "number", "boolean", "picklist"])
 
 /**
  * The schema's arguments as plain checks, or undefined where anything in it is more than
- * that: a field of another kind or with another check, or a rule whose check is not one of
- * RULE_CHECKS (src/protocol/rule-checks.ts).
+ * that: a field of another kind or with a check its type does not take, a rule whose check
+ * is not one of RULE_CHECKS (src/protocol/rule-checks.ts), or a default computed by a function.
+ * The checks are read from every pipe, nested ones included (allPipeActions).
  */
 export function plainSpec(args: ArgsSchema): PlainSpec | undefined {
-  if (!isSchema(args, "object")) return undefined;
+  if (!isSchema(args, "object") || computesDefault(args)) return undefined;
   const rules: string[] = [];
-  for (const item of pipeActions(args)) {
+  for (const item of allPipeActions(args)) {
     const name = item.type === "raw_check" && "broken" in item ? ruleCheckName(item.broken) : undefined;
     if (name === undefined) return undefined;
     rules.push(name);
@@ -127,7 +129,7 @@ export function plainSpec(args: ArgsSchema): PlainSpec | undefined {
     // `in` finds what Object.prototype holds too: such a name is not checked as plain.
     if (name in {}) return undefined;
     const optional = isSchema(entry, "optional");
-    if (optional && (isPiped(entry) || typeof entry.default === "function")) return undefined;
+    if (optional && isPiped(entry)) return undefined;
     const inner = optional ? entry.wrapped : entry;
     if (!PLAIN_TYPES.has(inner.type)) return undefined;
     const arg: PlainArg = { name, type: inner.type as PlainArg["type"] };
@@ -136,13 +138,14 @@ export function plainSpec(args: ArgsSchema): PlainSpec | undefined {
       if (!options.every(isPlainValue)) return undefined;
       arg.options = options;
     }
-    for (const item of pipeActions(inner)) {
+    // Every check of the field's pipes, nested ones included; a bound given twice holds at its strictest, as valibot checks both.
+    for (const item of allPipeActions(inner)) {
       if (isAction(item, "description")) continue;
-      else if (isAction(item, "min_length")) arg.minLength = item.requirement;
-      else if (isAction(item, "max_length")) arg.maxLength = item.requirement;
-      else if (isAction(item, "min_value") && typeof item.requirement === "number") arg.minValue = item.requirement;
-      else if (isAction(item, "max_value") && typeof item.requirement === "number") arg.maxValue = item.requirement;
-      else if (item.type === "integer") arg.integer = true;
+      else if (arg.type === "string" && isAction(item, "min_length")) arg.minLength = Math.max(arg.minLength ?? 0, item.requirement);
+      else if (arg.type === "string" && isAction(item, "max_length")) arg.maxLength = Math.min(arg.maxLength ?? Infinity, item.requirement);
+      else if (arg.type === "number" && isAction(item, "min_value") && typeof item.requirement === "number") arg.minValue = Math.max(arg.minValue ?? -Infinity, item.requirement);
+      else if (arg.type === "number" && isAction(item, "max_value") && typeof item.requirement === "number") arg.maxValue = Math.min(arg.maxValue ?? Infinity, item.requirement);
+      else if (arg.type === "number" && item.type === "integer") arg.integer = true;
       else return undefined;
     }
     if (optional) {
@@ -155,6 +158,24 @@ export function plainSpec(args: ArgsSchema): PlainSpec | undefined {
     out.push(arg);
   }
   return { args: out, ...(rules.length > 0 ? { rules } : {}) };
+}
+
+/** Whether the schema, or any schema inside it, has a default or fallback computed by a function. */
+export function computesDefault(schema: object, seen = new Set<object>()): boolean {
+  if (seen.has(schema)) return false;
+  seen.add(schema);
+  for (const [key, value] of Object.entries(schema)) {
+    if ((key === "default" || key === "fallback") && typeof value === "function") return true;
+    if (key === "~standard" || typeof value !== "object" || value === null) continue;
+    // Inner schemas sit in `wrapped`, `item`, `pipe`, `options`, `entries`' values and the like.
+    const inner = Array.isArray(value) ? value : isSchemaLike(value) ? [value] : Object.values(value);
+    for (const x of inner) if (isSchemaLike(x) && computesDefault(x, seen)) return true;
+  }
+  return false;
+}
+
+function isSchemaLike(x: unknown): x is object {
+  return typeof x === "object" && x !== null && "kind" in x && x.kind === "schema";
 }
 
 function isPlainValue(x: unknown): x is string | number | boolean {

@@ -45,3 +45,14 @@ export function isPiped(schema: Typed): schema is v.SchemaWithPipe<readonly [v.G
 export function pipeActions(schema: Typed): readonly v.GenericPipeItem[] {
   return isPiped(schema) ? schema.pipe.slice(1) : [];
 }
+
+/**
+ * Every action a schema's pipes run, in their order: a pipe whose first item is itself piped
+ * (`v.pipe(v.pipe(v.string(), v.maxLength(64)), v.description("Key"))`) runs that inner pipe
+ * first, and its actions sit on the inner schema, not in the outer pipe.
+ */
+export function allPipeActions(schema: Typed): readonly v.GenericPipeItem[] {
+  if (!isPiped(schema)) return [];
+  const [first, ...rest] = schema.pipe;
+  return [...allPipeActions(first), ...rest];
+}
