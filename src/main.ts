@@ -2,7 +2,8 @@
  * One executable, three roles. The broker and janitor roles are selected by a reserved
  * argument that help never shows; anything else is the CLI. The CLI is imported statically
  * (it is the hot path every agent step pays for); the other roles load only when chosen.
- * The CLI's locator read starts first of all (src/cli/locator-file.ts).
+ * The CLI's locator read starts as soon as the CLI's modules have loaded, before anything
+ * else of the call (src/cli/locator-file.ts).
  */
 import { startLocatorRead } from "./cli/locator-file.ts";
 import { runCli } from "./cli/main.ts";

@@ -137,7 +137,7 @@ describe("architecture", () => {
 
   test("the entry point loads broker and janitor only dynamically", () => {
     const statics = staticImports(join(SRC, "main.ts"));
-    // The CLI, and the module that starts its locator read before the CLI loads (it imports nothing).
+    // The CLI, and the module whose locator read src/main.ts starts before the call begins (it imports nothing).
     expect(statics).toEqual(["./cli/locator-file.ts", "./cli/main.ts"]);
     expect(staticImports(join(SRC, "cli/locator-file.ts"))).toEqual([]);
     expect(dynamicImports(join(SRC, "main.ts")).sort()).toEqual(["./broker/main.ts", "./janitor/main.ts"]);

@@ -17,7 +17,7 @@ const REPLY_GRACE_MS = 2_000;
 /** status and disconnect never wait long on a broker that does not answer. */
 const PASSIVE_REPLY_MS = 3_000;
 
-/** `early` is the locator read src/main.ts started before this module loaded, if it did. */
+/** `early` is the locator read src/main.ts started before this call began, if it did. */
 export async function runCli(argv: string[], early?: EarlyRead): Promise<void> {
   if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
     // The first word stays the bare version, so `bp --version | cut -d" " -f1` compares ranges.

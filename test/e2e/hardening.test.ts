@@ -174,7 +174,7 @@ describe("the CLI reading the locator", () => {
   });
 });
 
-describe("the locator read that starts before the CLI loads", () => {
+describe("the locator read that starts before the call is built", () => {
   test("is used only when it is of the file the paths name", async () => {
     // The read starts from $BROWSER_PILOT_HOME as written, before the paths are resolved (a
     // guess: src/cli/locator-file.ts). Spelled through a link and '..', the written path
