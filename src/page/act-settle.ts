@@ -80,7 +80,7 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
   const channel = win.MessageChannel ? new win.MessageChannel() : undefined;
   const nextTask = channel ? () => channel.port2.postMessage(0) : undefined;
   return new Promise((resolve) => {
-    let done = false, timer = 0, pending = false;
+    let done = false, timer = 0, pending = false, fromTimer = false, timed = false;
     const end = (p: ReturnType<Watched["measure"]>, extra: { settled: true; capped?: true }): void => {
       done = true;
       if (channel) channel.port1.onmessage = null;
@@ -92,13 +92,25 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
     };
     const check = (): void => {
       pending = false;
+      const byTimer = fromTimer;
+      fromTimer = false;
       if (done) return;
       const now = Date.now(), p = w.measure(0), el = now - ts, sinceCause = hrNow(win) - from;
+      // A timer the action started that is due before the floor's end must have run when the
+      // floor ends. Under load it may not have yet: a timer due during a long frame is queued
+      // when the frame ends, after a task our frame callback posted. Timers run in the order
+      // they are due, so one of ours due at the floor's last whole ms comes after it.
+      if (byTimer && sinceCause >= syncQuietFor - 1) timed = true;
       const moved = p.mutations > base;
       let ok: boolean;
       if (p.animating > 0) ok = false;
       else if (!moved) ok = p.framesQuiet < 0 ? el >= quietFor : syncQuietFor > 0 ? p.frames - fs >= 1 && sinceCause >= syncQuietFor : (p.mutations > 0 ? p.framesQuiet >= 1 : p.frames - fs >= 1) && framedSince();
       else ok = p.quietFor >= quietFor && (p.framesQuiet < 0 || p.framesQuiet >= frames);
+      if (ok && !moved && syncQuietFor > 0 && p.framesQuiet >= 0 && !timed) {
+        win.clearTimeout(timer);
+        timer = win.setTimeout(onTimer, 1);
+        return;
+      }
       if (ok) return end(p, { settled: true });
       if (el >= max) return end(p, { settled: true, capped: true });
       // Look again after the next frame's task, or by time when the page renders no frames.
@@ -109,7 +121,11 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
       // it. Other waits step by 5 ms or more.
       const floorLeft = !moved && p.framesQuiet >= 0 && syncQuietFor > 0 && p.animating === 0 ? Math.min(max - el, syncQuietFor - sinceCause) : 0;
       if (floorLeft > 0 && floorLeft < 1 && nextTask) nextTask();
-      else timer = win.setTimeout(check, floorLeft > 0 ? nextTask ? Math.floor(floorLeft) : Math.ceil(floorLeft) : Math.max(5, Math.min(max - el, wait)));
+      else timer = win.setTimeout(onTimer, floorLeft > 0 ? nextTask ? Math.floor(floorLeft) : Math.ceil(floorLeft) : Math.max(5, Math.min(max - el, wait)));
+    };
+    const onTimer = (): void => {
+      fromTimer = true;
+      check();
     };
     // A frame or a mutation wakes the check; the task after it runs once the frame's own
     // callbacks (and its rendering) have: a task of our port's, which no timer queue holds back.
@@ -123,7 +139,7 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
     for (const s of sts) s.wake = wake;
     if (channel) channel.port1.onmessage = check;
     win.clearTimeout(timer);
-    timer = win.setTimeout(check, quietFor);
+    timer = win.setTimeout(onTimer, quietFor);
     // Without a time floor the frame that follows the change may already have run (this call
     // is a task after it): look now. With one, the look now times the floor's end.
     check();

@@ -17,7 +17,7 @@ requireChromium();
 const site = startFixtureServer({
   "/later": `<!doctype html><title>Later</title><div id=out></div><p id=mark></p>
     <button id=now>Now</button> <button id=soon>Soon</button> <button id=frame>Frame</button>
-    <button id=chain>Chain</button>
+    <button id=chain>Chain</button> <button id=heavy>Heavy</button>
     <iframe id=inner src="/later-inner" style="width:300px;height:80px"></iframe>
     <script>
       const done = (name) => document.getElementById("out").insertAdjacentHTML("beforeend", "<button>" + name + " done</button>");
@@ -31,6 +31,14 @@ const site = startFixtureServer({
       let hops = 0;
       ch.port1.onmessage = () => (++hops < 3 ? ch.port2.postMessage(0) : done("Chain"));
       on("chain", () => { mark(); hops = 0; ch.port2.postMessage(0); });
+      // A 16 ms timer on a page whose next frame is long (a heavy animation frame, 30 ms from
+      // the click): the timer falls due during the frame and is queued only after it.
+      on("heavy", () => {
+        mark();
+        const t0 = performance.now();
+        setTimeout(() => done("Heavy"), 16);
+        requestAnimationFrame(() => { while (performance.now() < t0 + 30); });
+      });
     </script>`,
   // A same-origin frame whose button changes the frame at once and again 15 ms later.
   "/later-inner": `<!doctype html><title>Inner</title><p id=m></p><button id=b>Inner</button><div id=o></div>
@@ -64,8 +72,8 @@ afterAll(async () => {
 });
 
 describe("the reply shows what the action scheduled", () => {
-  test("a change made at once, by a timer, in a frame, at the end of a message chain or by a frame's timer is in the click's reply", async () => {
-    for (const name of ["Now", "Soon", "Frame", "Chain", "Inner"]) {
+  test("a change made at once, by a timer (also one due during a long frame), in a frame, at the end of a message chain or by a frame's timer is in the click's reply", async () => {
+    for (const name of ["Now", "Soon", "Frame", "Chain", "Heavy", "Inner"]) {
       for (let round = 0; round < 3; round++) {
         const els = (await run(["snapshot"])).json.elements as El[];
         const ref = els.find((e) => e.n === name)?.r;
