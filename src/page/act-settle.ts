@@ -120,8 +120,9 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
       // take whole ms), then tasks for the fraction left, not a 5 ms step that would overshoot
       // it. Other waits step by 5 ms or more.
       const floorLeft = !moved && p.framesQuiet >= 0 && syncQuietFor > 0 && p.animating === 0 ? Math.min(max - el, syncQuietFor - sinceCause) : 0;
-      if (floorLeft > 0 && floorLeft < 1 && nextTask) nextTask();
-      else timer = win.setTimeout(onTimer, floorLeft > 0 ? nextTask ? Math.floor(floorLeft) : Math.ceil(floorLeft) : Math.max(5, Math.min(max - el, wait)));
+      // Until a timer of ours ran at the floor's last whole ms, the fraction waits on a timer too.
+      if (floorLeft > 0 && floorLeft < 1 && nextTask && timed) nextTask();
+      else timer = win.setTimeout(onTimer, floorLeft > 0 ? nextTask ? Math.max(1, Math.floor(floorLeft)) : Math.ceil(floorLeft) : Math.max(5, Math.min(max - el, wait)));
     };
     const onTimer = (): void => {
       fromTimer = true;
