@@ -57,4 +57,14 @@ describe("listener marks say whether they still hold", () => {
     Object.defineProperty(other.win, Symbol.for("browser-pilot.listened.v1"), { value: Reflect.get(win, Symbol.for("browser-pilot.listened.v1")) });
     expect(listenedFresh(other.win)).toBe(false);
   });
+
+  test("marks an older build left in the document (no elements to mark again from) are not made again", () => {
+    const { w, win } = page(`<div id=chip>Chip</div>`);
+    Object.defineProperty(win, Symbol.for("browser-pilot.listened.v1"), { value: { doc: w.document, set: new WeakSet() }, configurable: true, writable: true });
+    expect(listenedFresh(win)).toBe(false);
+    expect(remarkListened(win)).toBe(false);
+    expect(markListened(win, [byId(w, "chip")])).toBe(1);
+    expect(listenedFresh(win)).toBe(true);
+  });
 });
+

@@ -140,7 +140,8 @@ function watchForElements(win: PageWindow, marks: Marks): Observer | null {
  */
 export function remarkListened(win: PageWindow): boolean {
   const marks = Reflect.get(win, KEY) as Marks | undefined;
-  if (!marks || marks.doc !== win.document) return false;
+  // No sources: marks an older build left in this document (a document outlives a bp upgrade).
+  if (!marks || marks.doc !== win.document || !Array.isArray(marks.sources)) return false;
   const weak = typeof WeakRef === "function";
   const els: PageElement[] = [];
   for (const s of marks.sources) {
