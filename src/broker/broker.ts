@@ -27,7 +27,7 @@ export class Broker implements BrokerState {
   generation = 0;
   lastActivity = Date.now();
   lastLoss: { reason: string; at: string; generation: number } | undefined;
-  private orphans: { endpoint: string; managed: Map<string, { creator: string; popup: boolean }> } | undefined;
+  private orphans: { info: BrowserInfo; managed: Map<string, { creator: string; popup: boolean }>; pooled: string[] } | undefined;
   onStopRequested: ((reason: string) => void) | undefined;
   readonly leaseMs = Number(process.env.BROWSER_PILOT_LEASE_MS) > 0 ? Number(process.env.BROWSER_PILOT_LEASE_MS) : DEFAULT_LEASE_MS;
   private connecting: { id: string; endpoint: string; promise: Promise<BrowserConnection> } | undefined;
@@ -184,7 +184,9 @@ export class Broker implements BrokerState {
     for (const t of conn.targets.byId.values()) {
       if (t.origin !== "user_tab" && t.creator !== undefined && t.creator !== "") managed.set(t.targetId, { creator: t.creator, popup: t.origin === "managed_popup" });
     }
-    this.orphans = { endpoint: conn.info.endpoint, managed };
+    // The launched browser's unused blank tab is ours too: left unowned it would pass for the person's.
+    const pooled = [...conn.targets.byId.values()].filter((t) => t.pooled === true && t.creator === "").map((t) => t.targetId);
+    this.orphans = { info: conn.info, managed, pooled };
     this.lastLoss = { reason, at: new Date().toISOString(), generation: conn.generation };
     this.handoff.dropGeneration(conn.generation);
     for (const agent of this.agents.all()) agent.selected = undefined;
@@ -194,7 +196,7 @@ export class Broker implements BrokerState {
   private readopt(conn: BrowserConnection): void {
     const orphans = this.orphans;
     this.orphans = undefined;
-    if (!orphans || orphans.endpoint !== conn.info.endpoint) return;
+    if (!orphans || orphans.info.endpoint !== conn.info.endpoint) return;
     for (const [targetId, { creator, popup }] of orphans.managed) {
       const rec = conn.targets.byId.get(targetId);
       if (!rec) continue;
@@ -203,6 +205,18 @@ export class Broker implements BrokerState {
       rec.creator = creator;
       if (this.agents.get(creator)) rec.controller = creator;
     }
+    for (const targetId of this.stillBlank(conn, orphans.pooled)) {
+      conn.janitor.own(targetId);
+      conn.targets.markManaged(targetId, "", true);
+    }
+  }
+
+  /** Pooled tabs the person has not started using meanwhile. */
+  private stillBlank(conn: BrowserConnection, pooled: string[]): string[] {
+    return pooled.filter((id) => {
+      const url = conn.targets.byId.get(id)?.url;
+      return url === "about:blank" || url === "";
+    });
   }
 
   /** Tabs this agent may address, in a stable order. */
@@ -252,9 +266,29 @@ export class Broker implements BrokerState {
 
   async shutdown(): Promise<void> {
     this.viewer.stop();
-    const browser = this.browser;
+    const browser = this.browser ?? (await this.reattachOrphans());
     this.browser = undefined;
     // The janitor closes a launched browser only when nothing of the person's is left in it.
     if (browser) await browser.shutdown(false).catch(() => undefined);
+  }
+
+  /**
+   * A lost connection (its janitor died, a keepalive gave up) leaves the browser running with
+   * our tabs in it, and nobody would ever close them once this broker is gone: a broker
+   * stopping then connects once more, only so a janitor owns those tabs and closes them, and
+   * the browser with them when we launched it and the person has no tab in it.
+   */
+  private async reattachOrphans(): Promise<BrowserConnection | undefined> {
+    const orphans = this.orphans;
+    if (!orphans || (orphans.info.source !== "launched" && orphans.managed.size === 0)) return undefined;
+    try {
+      const conn = await BrowserConnection.open(orphans.info, this.generation + 1);
+      for (const targetId of [...orphans.managed.keys(), ...this.stillBlank(conn, orphans.pooled)]) if (conn.targets.byId.has(targetId)) conn.janitor.own(targetId);
+      this.orphans = undefined;
+      return conn;
+    } catch {
+      // The browser is gone (or refuses us): there is nothing left to close.
+      return undefined;
+    }
   }
 }
