@@ -208,7 +208,9 @@ export class BrowserConnection {
       throw err;
     }
     this.targets.remove(rec.targetId);
-    this.janitor.forget(rec.targetId);
+    // The janitor keeps owning it until the browser reports it destroyed (it forgets it then by
+    // itself): the browser lists a closing page a while longer (unload handlers run), and a
+    // broker stopping meanwhile must not count it as the person's and keep a launched browser.
   }
 
   async shutdown(closeBrowser: boolean): Promise<void> {

@@ -142,3 +142,18 @@ describe("tab ids across broker restarts", () => {
     expect((await env.run(["tab", now])).json).toMatchObject({ ok: false, code: "tab_not_found", context: { reason: "broker_restarted" } });
   }, 60_000);
 });
+
+describe("SIGTERM right after the agent closed its last tab", () => {
+  test("a tab still closing in the browser does not pass for the person's: the launched browser goes", async () => {
+    const env = newEnv();
+    expect((await env.run(["launch", "--headless"])).json.ok).toBe(true);
+    expect((await env.run(["open", `${site.a}/second`, "--new"])).json.ok).toBe(true);
+    // A slow unload handler keeps the closed page listed by the browser for a while.
+    const slow = "addEventListener('pagehide', () => { const end = Date.now() + 1500; while (Date.now() < end); }); 1";
+    expect((await env.run(["eval", slow])).json.ok).toBe(true);
+    const [chromium] = browsersUnder(env.home);
+    expect((await env.run(["close"])).json).toMatchObject({ ok: true, remaining: 0 });
+    await killAndWait(env.brokerPid() ?? 0, "SIGTERM");
+    await waitFor(() => !alive(chromium ?? 0), 20_000, "launched browser exit");
+  }, 60_000);
+});
