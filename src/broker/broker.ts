@@ -15,6 +15,8 @@ import type { TargetRecord } from "./targets.ts";
 
 /** An agent that has not run a command for this long loses its tabs and control. */
 const DEFAULT_LEASE_MS = 30 * 60_000;
+/** How long a stopping broker tries to reach a browser it lost, to close what is ours there. */
+const REATTACH_MS = 5_000;
 
 /**
  * All agent state, in memory: the connected browser (one generation at a time), the agents
@@ -276,13 +278,16 @@ export class Broker implements BrokerState {
    * A lost connection (its janitor died, a keepalive gave up) leaves the browser running with
    * our tabs in it, and nobody would ever close them once this broker is gone: a broker
    * stopping then connects once more, only so a janitor owns those tabs and closes them, and
-   * the browser with them when we launched it and the person has no tab in it.
+   * the browser with them when we launched it and the person has no tab in it. Never to a
+   * browser found running on this machine: connecting there can raise the person's "allow
+   * remote debugging" prompt, which only their own `bp connect` may do. Bounded, so a browser
+   * that stopped answering cannot hold up the stop.
    */
   private async reattachOrphans(): Promise<BrowserConnection | undefined> {
     const orphans = this.orphans;
-    if (!orphans || (orphans.info.source !== "launched" && orphans.managed.size === 0)) return undefined;
+    if (!orphans || orphans.info.source === "discovered" || (orphans.info.source !== "launched" && orphans.managed.size === 0)) return undefined;
     try {
-      const conn = await BrowserConnection.open(orphans.info, this.generation + 1);
+      const conn = await BrowserConnection.open(orphans.info, this.generation + 1, REATTACH_MS);
       for (const targetId of [...orphans.managed.keys(), ...this.stillBlank(conn, orphans.pooled)]) if (conn.targets.byId.has(targetId)) conn.janitor.own(targetId);
       this.orphans = undefined;
       return conn;

@@ -53,8 +53,11 @@ export class BrowserConnection {
     readonly cdp: CdpConnection,
   ) {}
 
-  static async open(info: BrowserInfo, generation: number): Promise<BrowserConnection> {
-    const janitor = await JanitorClient.connect(info.endpoint, { handshakeTimeoutMs: 8000, launched: info.source === "launched", ...(info.headers ? { headers: info.headers } : {}) });
+  /** `withinMs` bounds the whole opening (handshake and first calls), for a connection made only to clean up. */
+  static async open(info: BrowserInfo, generation: number, withinMs?: number): Promise<BrowserConnection> {
+    const until = withinMs === undefined ? undefined : Date.now() + withinMs;
+    const left = () => (until === undefined ? {} : { timeoutMs: Math.max(1, until - Date.now()) });
+    const janitor = await JanitorClient.connect(info.endpoint, { handshakeTimeoutMs: Math.min(8000, withinMs ?? 8000), launched: info.source === "launched", ...(info.headers ? { headers: info.headers } : {}) });
     const cdp = new CdpConnection(janitor, { defaultTimeoutMs: 30_000 });
     const conn = new BrowserConnection(info, generation, janitor, cdp);
     cdp.onClose((reason) => conn.markClosed(reason));
@@ -69,10 +72,10 @@ export class BrowserConnection {
       if (rec) delete rec.session;
     });
     try {
-      const version = await cdp.send("Browser.getVersion");
+      const version = await cdp.send("Browser.getVersion", undefined, left());
       info.version = version.product;
-      await cdp.send("Target.setDiscoverTargets", { discover: true });
-      const { targetInfos } = await cdp.send("Target.getTargets");
+      await cdp.send("Target.setDiscoverTargets", { discover: true }, left());
+      const { targetInfos } = await cdp.send("Target.getTargets", undefined, left());
       for (const t of targetInfos) conn.targets.upsert(t);
     } catch (err) {
       janitor.close();

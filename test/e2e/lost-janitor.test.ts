@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { requireChromium } from "../support/chromium.ts";
 import { alive, browsersUnder, envPool, killAndWait, processesFor, waitFor, type BpEnv } from "../support/bp.ts";
 import { startFixtureServer } from "../support/fixture-server.ts";
-import { listPageTargets, openUserTab } from "../support/user-browser.ts";
+import { connect as netConnect, createServer, type Socket } from "node:net";
+import { listPageTargets, openUserTab, startUserBrowser } from "../support/user-browser.ts";
 
 requireChromium();
 const site = startFixtureServer();
@@ -57,5 +58,71 @@ describe("a broker that lost its browser connection", () => {
     await waitFor(async () => !(await listPageTargets(port)).some((t) => t.title === "Second"), 15_000, "our tab closed");
     expect((await listPageTargets(port)).map((t) => t.title)).toEqual(["Third"]);
     expect(alive(chromium)).toBe(true);
+  }, 90_000);
+
+  test("a remote endpoint that stops answering after its handshake holds up the stop no longer than the reconnect's bound", async () => {
+    const user = await startUserBrowser();
+    // A proxy in front of the browser; once told to hang, it passes the WebSocket handshake and nothing after it.
+    let hang = false;
+    let connections = 0;
+    const proxy = createServer((client: Socket) => {
+      connections++;
+      const mute = hang;
+      const up = netConnect(user.port, "127.0.0.1");
+      let upgraded = false;
+      client.on("data", (d) => up.write(d));
+      up.on("data", (d) => {
+        if (mute && upgraded) return;
+        upgraded = true;
+        client.write(d);
+      });
+      client.on("error", () => up.destroy());
+      up.on("error", () => client.destroy());
+      client.on("close", () => up.destroy());
+      up.on("close", () => client.destroy());
+    });
+    try {
+      await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", () => r()));
+      const url = user.wsEndpoint.replace(/:\d+\//, `:${(proxy.address() as { port: number }).port}/`);
+      const env = newEnv();
+      expect((await env.run(["connect", "--cdp-url", url], { key: "harness-main" })).json.ok).toBe(true);
+      expect((await env.run(["open", `${site.a}/second`, "--new"], { key: "harness-main" })).json.ok).toBe(true);
+      for (const pid of processesFor(env.home, "janitor")) await killAndWait(pid, "SIGKILL");
+      const lost = async () => ((await env.run(["status"], { key: "harness-main" })).json.browser as { state?: string } | undefined)?.state === "disconnected";
+      await waitFor(lost, 10_000, "the broker to see its connection lost");
+      const before = connections;
+      hang = true;
+      const broker = env.brokerPid() ?? 0;
+      const t0 = Date.now();
+      process.kill(broker, "SIGTERM");
+      await waitFor(() => !alive(broker), 60_000, "the broker to exit");
+      // It did try (the tabs are ours, the endpoint was given by the caller), within its 5 s
+      // bound plus the janitor's start; a first CDP call waiting out its 30 s took longer.
+      expect(connections - before).toBe(1);
+      expect(Date.now() - t0).toBeLessThan(15_000);
+    } finally {
+      proxy.close();
+      await user.stop();
+    }
+  }, 90_000);
+
+  test("a browser found on this machine is not connected to again at the stop (that may prompt the person)", async () => {
+    const user = await startUserBrowser();
+    try {
+      const env = newEnv();
+      env.env.HOME = user.home;
+      expect((await env.run(["connect"], { key: "harness-main" })).json).toMatchObject({ ok: true, browser: { source: "discovered" } });
+      expect((await env.run(["open", `${site.a}/second`, "--new"], { key: "harness-main" })).json.ok).toBe(true);
+      for (const pid of processesFor(env.home, "janitor")) await killAndWait(pid, "SIGKILL");
+      const lost = async () => ((await env.run(["status"], { key: "harness-main" })).json.browser as { state?: string } | undefined)?.state === "disconnected";
+      await waitFor(lost, 10_000, "the broker to see its connection lost");
+      await killAndWait(env.brokerPid() ?? 0, "SIGTERM");
+      // Nothing connected to close it: our tab is left for the person, as before the stop.
+      await Bun.sleep(500);
+      expect((await listPageTargets(user.port)).map((t) => t.title)).toContain("Second");
+      expect(alive(user.pid)).toBe(true);
+    } finally {
+      await user.stop();
+    }
   }, 90_000);
 });
