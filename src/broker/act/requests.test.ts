@@ -23,9 +23,7 @@ function action(net: FakeNet) {
     effects,
     /** Whether the request is the action's (waited for), right after its start. */
     mine: (p: Protocol.Network.RequestWillBeSentEvent) => reqs.pending.has(p.requestId),
-    stop: () => {
-      for (const off of reqs.offs) off();
-    },
+    stop: () => reqs.stop(),
   };
 }
 
@@ -42,7 +40,7 @@ describe("an action's requests to an address the page polls", () => {
     const net = polledPage();
     const a = action(net);
     net.at(1150);
-    a.reqs.polls.dispatching();
+    a.reqs.inputs.dispatching();
     // Six keys 80 ms apart, each fetching at once; the poll ticks on meanwhile.
     const keys: boolean[] = [];
     const events = [...[0, 1, 2, 3, 4, 5].map((i) => ({ ms: 1160 + i * 80, key: true })), ...[1200, 1300, 1400, 1500].map((ms) => ({ ms, key: false }))].sort((x, y) => x.ms - y.ms);
@@ -59,22 +57,22 @@ describe("an action's requests to an address the page polls", () => {
       const net = polledPage();
       const a = action(net);
       net.at(1150);
-      a.reqs.polls.dispatching();
+      a.reqs.inputs.dispatching();
       const queries: boolean[] = [];
       let ms = 1160;
       for (let i = 0; i < 6; i++) {
         // A key, acknowledged 10 ms later; its debounce fetches 60 ms after that, away from the key.
         net.at(ms);
-        a.reqs.polls.stepping();
+        a.reqs.inputs.stepping();
         net.at(ms + 10);
-        a.reqs.polls.stepped();
+        a.reqs.inputs.stepped();
         const q = net.sent(ms + 70, { line: 2 });
         queries.push(a.mine(q));
         net.finished(q.requestId, ms + 80);
         ms += 10 + delay;
       }
       net.at(ms);
-      a.reqs.polls.dispatched();
+      a.reqs.inputs.dispatched();
       expect(queries).toEqual([true, true, true, true, true, true]);
       a.stop();
     }
@@ -84,9 +82,9 @@ describe("an action's requests to an address the page polls", () => {
     const net = polledPage();
     const a = action(net);
     net.at(1150);
-    a.reqs.polls.dispatching();
+    a.reqs.inputs.dispatching();
     net.at(1160);
-    a.reqs.polls.dispatched();
+    a.reqs.inputs.dispatched();
     const pages: boolean[] = [];
     let ms = 1165;
     for (let i = 0; i < 6; i++) {
@@ -104,10 +102,10 @@ describe("an action's requests to an address the page polls", () => {
     const net = polledPage();
     const a = action(net);
     net.at(1150);
-    a.reqs.polls.dispatching();
+    a.reqs.inputs.dispatching();
     expect(a.mine(net.sent(1155, { line: 4 }))).toBe(true);
     net.at(1160);
-    a.reqs.polls.dispatched();
+    a.reqs.inputs.dispatched();
     const taken: boolean[] = [];
     for (let ms = 1180; ms < 1800; ms += 25) {
       const p = net.sent(ms, { line: 4 });
@@ -122,13 +120,13 @@ describe("an action's requests to an address the page polls", () => {
     const net = polledPage();
     const a = action(net);
     net.at(1150);
-    a.reqs.polls.dispatching();
+    a.reqs.inputs.dispatching();
     net.at(1155);
-    a.reqs.polls.stepping();
+    a.reqs.inputs.stepping();
     net.at(1157);
-    a.reqs.polls.stepped();
+    a.reqs.inputs.stepped();
     net.at(1160);
-    a.reqs.polls.settling();
+    a.reqs.inputs.settling();
     const taken: boolean[] = [];
     for (let ms = 1180; ms < 1800; ms += 25) {
       const p = net.sent(ms, { line: 4 });
@@ -137,8 +135,8 @@ describe("an action's requests to an address the page polls", () => {
     }
     expect(taken.slice(-10)).toEqual(Array<boolean>(10).fill(false));
     net.at(1800);
-    a.reqs.polls.settled();
-    a.reqs.polls.dispatched();
+    a.reqs.inputs.settled();
+    a.reqs.inputs.dispatched();
     a.stop();
   });
 
@@ -150,21 +148,21 @@ describe("an action's requests to an address the page polls", () => {
     for (let k = 4; k < 8; k++) {
       const a = action(net);
       net.at(k * 1000 - 10);
-      a.reqs.polls.dispatching();
+      a.reqs.inputs.dispatching();
       tick(net, a, k * 1000);
       net.at(k * 1000 + 10);
-      a.reqs.polls.dispatched();
+      a.reqs.inputs.dispatched();
       a.stop();
     }
     const click = action(net);
     // The next tick, away from the click's input: the poll's.
     expect(tick(net, click, 8000)).toBe(false);
     net.at(8200);
-    click.reqs.polls.dispatching();
+    click.reqs.inputs.dispatching();
     // A Refresh click through the shared load(): a second request in the beat, at the input.
     expect(click.mine(net.sent(8205))).toBe(true);
     net.at(8210);
-    click.reqs.polls.dispatched();
+    click.reqs.inputs.dispatched();
     // Away from any input, a request of the poll's site stays the poll's.
     expect(click.mine(net.sent(8600))).toBe(false);
     click.stop();
@@ -178,7 +176,7 @@ describe("an action's requests to an address the page polls", () => {
     net.finished(net.sent(700, { line: 9 }).requestId, 710);
     const a = action(net);
     net.at(1250);
-    a.reqs.polls.dispatching();
+    a.reqs.inputs.dispatching();
     expect(a.mine(net.sent(1255, { line: 9 }))).toBe(true);
     a.stop();
   });
@@ -190,26 +188,26 @@ describe("an action's requests to an address the page polls", () => {
       const start = 1150 + k * 1000;
       const a = action(net);
       net.at(start);
-      a.reqs.polls.dispatching();
+      a.reqs.inputs.dispatching();
       net.at(start + 10);
-      a.reqs.polls.settling();
+      a.reqs.inputs.settling();
       for (; grid < start + 900; grid += 100) {
         expect(tick(net, a, grid)).toBe(false);
         // A second request of the poll's own site in a beat, long after the input: not the action's.
         if (k === 0 && grid === 1400) expect(a.mine(net.sent(1450))).toBe(false);
       }
       net.at(start + 900);
-      a.reqs.polls.settled();
+      a.reqs.inputs.settled();
       net.at(start + 905);
-      a.reqs.polls.dispatched();
+      a.reqs.inputs.dispatched();
       for (; grid < start + 1000; grid += 100) expect(tick(net, a, grid)).toBe(false);
       a.stop();
     }
     const last = action(net);
     net.at(7150);
-    last.reqs.polls.dispatching();
+    last.reqs.inputs.dispatching();
     net.at(7160);
-    last.reqs.polls.dispatched();
+    last.reqs.inputs.dispatched();
     expect(tick(net, last, 7200)).toBe(false);
     last.stop();
   });
@@ -218,25 +216,25 @@ describe("an action's requests to an address the page polls", () => {
     const net = polledPage();
     const a = action(net);
     net.at(1140);
-    a.reqs.polls.dispatching();
+    a.reqs.inputs.dispatching();
     // The steps: a key at 1150 and one at 1450, each acknowledged 2 ms later.
     net.at(1150);
-    a.reqs.polls.stepping();
+    a.reqs.inputs.stepping();
     net.at(1152);
-    a.reqs.polls.stepped();
+    a.reqs.inputs.stepped();
     expect(tick(net, a, 1200)).toBe(false);
     expect(tick(net, a, 1300)).toBe(false);
     // A second request of the poll's own site in a beat, in the delay between the keys: not the action's.
     expect(a.mine(net.sent(1340))).toBe(false);
     expect(tick(net, a, 1400)).toBe(false);
     net.at(1450);
-    a.reqs.polls.stepping();
+    a.reqs.inputs.stepping();
     // The second key's handler calls the poll's function: a second request in the beat, near the key.
     expect(a.mine(net.sent(1451))).toBe(true);
     net.at(1452);
-    a.reqs.polls.stepped();
+    a.reqs.inputs.stepped();
     net.at(1460);
-    a.reqs.polls.dispatched();
+    a.reqs.inputs.dispatched();
     a.stop();
   });
 
@@ -246,25 +244,25 @@ describe("an action's requests to an address the page polls", () => {
     net.poll(0, 4, 100);
     const first = action(net);
     net.at(340);
-    first.reqs.polls.dispatching();
+    first.reqs.inputs.dispatching();
     net.at(345);
-    first.reqs.polls.dispatched();
+    first.reqs.inputs.dispatched();
     const second = action(net);
     net.at(350);
-    second.reqs.polls.dispatching();
+    second.reqs.inputs.dispatching();
     net.at(355);
-    second.reqs.polls.dispatched();
+    second.reqs.inputs.dispatched();
     for (let ms = 400; ms <= 1500; ms += 100) tick(net, first, ms);
     first.stop();
     second.stop();
     // A grid: a tick an input holds 16 ms late, and the next one back on the grid, are the poll's.
     const a = action(net);
     net.at(1590);
-    a.reqs.polls.dispatching();
+    a.reqs.inputs.dispatching();
     expect(tick(net, a, 1616)).toBe(false);
     expect(tick(net, a, 1700)).toBe(false);
     net.at(1710);
-    a.reqs.polls.dispatched();
+    a.reqs.inputs.dispatched();
     a.stop();
   });
 
@@ -272,7 +270,7 @@ describe("an action's requests to an address the page polls", () => {
     const net = polledPage();
     const a = action(net);
     net.at(1195);
-    a.reqs.polls.dispatching();
+    a.reqs.inputs.dispatching();
     const own = net.sent(1197, { line: 5 });
     expect(a.mine(own)).toBe(true);
     net.sent(1199, { line: 5, id: own.requestId, redirect: true });
@@ -280,6 +278,58 @@ describe("an action's requests to an address the page polls", () => {
     expect(a.mine(poll)).toBe(false);
     net.sent(1203, { id: poll.requestId, redirect: true });
     expect(a.mine(poll)).toBe(false);
+    expect(a.effects.requests).toBe(1);
+    a.stop();
+  });
+});
+
+describe("an action's requests in out-of-process frames (their own sessions)", () => {
+  /** A frame's session: its own events and history, and an end. */
+  class FrameNet extends FakeNet {
+    private readonly closers: (() => void)[] = [];
+    onClose(fn: () => void): () => void {
+      this.closers.push(fn);
+      return () => void this.closers.splice(this.closers.indexOf(fn), 1);
+    }
+    close(): void {
+      for (const fn of [...this.closers]) fn();
+    }
+  }
+
+  test("a frame's requests are the action's and waited for; the frame's own polling is judged by the frame's history, not the tab's", () => {
+    const top = polledPage();
+    const frame = new FrameNet();
+    rememberRequests(frame, frame.now);
+    // The frame polls /api/frame from its own script, on its own grid.
+    frame.poll(0, 12, 100, 1);
+    const a = action(top);
+    a.reqs.add(frame);
+    frame.at(1150);
+    a.reqs.inputs.dispatching();
+    const own = frame.sent(1155, { path: "/api/answer", line: 7 });
+    expect(a.reqs.pending.size).toBe(1);
+    frame.at(1160);
+    a.reqs.inputs.dispatched();
+    // The frame's poll ticks on: not the action's.
+    const tickStart = frame.sent(1200, { line: 1 });
+    expect(a.reqs.pending.size).toBe(1);
+    frame.finished(tickStart.requestId, 1205);
+    frame.finished(own.requestId, 1900);
+    expect(a.reqs.pending.size).toBe(0);
+    expect(a.effects.requests).toBe(1);
+    a.stop();
+  });
+
+  test("a frame that goes while the action's request in it runs takes that request off the wait", () => {
+    const top = polledPage();
+    const frame = new FrameNet();
+    const a = action(top);
+    a.reqs.add(frame);
+    a.reqs.add(frame);
+    frame.sent(1155, { path: "/api/answer", line: 7 });
+    expect(a.reqs.pending.size).toBe(1);
+    frame.close();
+    expect(a.reqs.pending.size).toBe(0);
     expect(a.effects.requests).toBe(1);
     a.stop();
   });

@@ -1,49 +1,86 @@
-import { ActionPolls, type Clock, isRedirectHop, type NetEvents } from "../net/polling.ts";
+import { ActionPolls, type Clock, InputSpans, isRedirectHop, type NetEvents } from "../net/polling.ts";
+
+/** A session whose end can be told (a frame's goes with its frame, and its requests then never end). */
+type Watched = NetEvents & { onClose?(fn: () => void): () => void };
 
 /**
- * The requests an action starts, from the session's network events: the documents, XHRs and
- * fetches it is waited for, less the page's own polling (net/polling.ts). Part of the action's
- * watch (watch.ts), which reads `pending` and `responded`.
+ * The requests an action starts, from the network events of the sessions it watches (the
+ * tab's, and its out-of-process frames' as they are followed: add()): the documents, XHRs
+ * and fetches it is waited for, less the page's own polling (net/polling.ts), judged per
+ * session against that session's history. Part of the action's watch (watch.ts), which reads
+ * `pending` and `responded`.
  */
 export class ActionRequests {
-  /** The action's requests still in flight. */
+  /** The action's requests still in flight (request ids, tagged with their session but for the first). */
   readonly pending = new Set<string>();
   /** When the last of the action's requests ended (Date.now()); 0: none yet. */
   responded = 0;
-  /** Requests to addresses the page polls, taken for the poll's and still in flight (a later start may show one was the action's). */
-  private readonly background = new Set<string>();
-  /** Told when the action's inputs go out and when it waits between them (its windows near an input). */
-  readonly polls: ActionPolls;
-  readonly offs: (() => void)[];
+  /** Told when the action's inputs go out and when it waits between them (its windows near an input); one for all sessions. */
+  readonly inputs: InputSpans;
+  private readonly offs: (() => void)[] = [];
+  private readonly sessions = new Set<Watched>();
+  private stopped = false;
 
   /** `effects.requests` counts the action's requests. */
-  constructor(session: NetEvents, effects: { requests: number }, poke: () => void, now?: Clock) {
-    const polls = new ActionPolls(session, now);
-    this.polls = polls;
+  constructor(
+    session: Watched,
+    private readonly effects: { requests: number },
+    private readonly poke: () => void,
+    now?: Clock,
+  ) {
+    this.inputs = new InputSpans(now);
+    this.add(session);
+  }
+
+  /** Watches one more session from now on (an out-of-process frame's); a session already watched is not watched twice. */
+  add(session: Watched): void {
+    if (this.stopped || this.sessions.has(session)) return;
+    const tag = this.sessions.size === 0 ? "" : `${this.sessions.size}:`;
+    this.sessions.add(session);
+    const polls = new ActionPolls(session, this.inputs);
+    /** Requests to addresses the page polls, taken for the poll's and still in flight (a later start may show one was the action's). */
+    const background = new Set<string>();
+    const mine = new Set<string>();
     const done = (p: { requestId: string; timestamp: number }) => {
       polls.ended(p);
-      this.background.delete(p.requestId);
-      if (this.pending.delete(p.requestId)) this.responded = Date.now();
-      poke();
+      background.delete(p.requestId);
+      mine.delete(p.requestId);
+      if (this.pending.delete(tag + p.requestId)) this.responded = Date.now();
+      this.poke();
     };
-    this.offs = [
+    this.offs.push(
       () => polls.stop(),
       session.on("Network.requestWillBeSent", (p) => {
         // A redirect hop is the same request again: it was judged at its first start.
         if ((p.type !== "Document" && p.type !== "XHR" && p.type !== "Fetch") || isRedirectHop(p)) return;
         // A request to an address the page polls on its own is background unless it is shown to be this action's.
-        const mine = p.type === "Document" ? [p.requestId] : polls.claim(p);
-        if (!mine.includes(p.requestId)) this.background.add(p.requestId);
-        for (const id of mine) {
-          effects.requests++;
+        const ids = p.type === "Document" ? [p.requestId] : polls.claim(p);
+        if (!ids.includes(p.requestId)) background.add(p.requestId);
+        for (const id of ids) {
+          this.effects.requests++;
           // An earlier start, shown to be the action's only now, may have ended already: its response counts as landed.
-          if (id === p.requestId || this.background.delete(id)) this.pending.add(id);
-          else this.responded = Date.now();
+          if (id === p.requestId || background.delete(id)) {
+            this.pending.add(tag + id);
+            mine.add(id);
+          } else this.responded = Date.now();
         }
-        poke();
+        this.poke();
       }),
       session.on("Network.loadingFinished", done),
       session.on("Network.loadingFailed", done),
-    ];
+    );
+    // A frame that goes takes its requests along: none of them will end.
+    const off = session.onClose?.(() => {
+      for (const id of mine) this.pending.delete(tag + id);
+      mine.clear();
+      this.poke();
+    });
+    if (off) this.offs.push(off);
+  }
+
+  /** The action is over: no more events are read, and each session's history goes on. */
+  stop(): void {
+    this.stopped = true;
+    for (const off of this.offs.splice(0)) off();
   }
 }

@@ -3,6 +3,7 @@ import type { CdpSession } from "../../cdp/session.ts";
 import type { PageStep } from "../../page/runtime.ts";
 import type { BrowserConnection } from "../browser.ts";
 import { downloadByGuid, onDownloadChange } from "../net/downloads.ts";
+import { frameNetReady, watchFrameNet } from "../net/tracker.ts";
 import { ensureNetwork } from "../network.ts";
 import type { Effects, QuietPoll } from "./effects.ts";
 import { ActionRequests } from "./requests.ts";
@@ -66,7 +67,7 @@ export class ActionWatch {
   /** Watchers armed in the target's own frame, when that is not the top document. */
   private frameQuiet: { session: CdpSession; frameId: string; id: number }[] = [];
   private loaded = false;
-  /** The action's own requests (not the page's polling). */
+  /** The action's own requests (not the page's polling), in the tab and its out-of-process frames. */
   private requests: ActionRequests | undefined;
   /** Resolves once network events flow for this session. */
   readonly ready: Promise<unknown>;
@@ -88,7 +89,9 @@ export class ActionWatch {
     const poke = () => w.wake?.();
     const requests = new ActionRequests(session, w.effects, poke);
     w.requests = requests;
-    w.offs.push(...requests.offs);
+    // A click in a cross-origin frame (or one whose handler reaches into it) starts its
+    // requests in the frame's own session: those are followed from the frame's start.
+    w.offs.push(watchFrameNet(browser, rec.targetId, (s) => requests.add(s)), () => requests.stop());
     w.offs.push(
       session.on("Page.frameRequestedNavigation", (p) => {
         if (p.frameId === w.mainFrameId && p.disposition === "currentTab") w.effects.navigation = true;
@@ -135,7 +138,8 @@ export class ActionWatch {
         }
       }),
     );
-    this.ready = ensureNetwork(session);
+    // The frames' network sessions come with the tab's (net/tracker.ts): no call of ours.
+    this.ready = Promise.all([ensureNetwork(session), frameNetReady(browser, rec.targetId)]);
   }
 
   /**
@@ -144,10 +148,10 @@ export class ActionWatch {
    * request even from the poll's own call site (net/polling.ts).
    */
   input<T>(send: () => Promise<T>, step = false): Promise<T> {
-    const polls = this.requests?.polls;
-    if (step) polls?.stepping();
-    else polls?.dispatching();
-    return send().finally(() => (step ? polls?.stepped() : polls?.dispatched()));
+    const inputs = this.requests?.inputs;
+    if (step) inputs?.stepping();
+    else inputs?.dispatching();
+    return send().finally(() => (step ? inputs?.stepped() : inputs?.dispatched()));
   }
 
   /**
@@ -289,11 +293,11 @@ export class ActionWatch {
 
   /** A wait inside a composite action's dispatch: no input goes out meanwhile (net/polling.ts). */
   private async waiting<T>(fn: () => Promise<T>): Promise<T> {
-    this.requests?.polls.settling();
+    this.requests?.inputs.settling();
     try {
       return await fn();
     } finally {
-      this.requests?.polls.settled();
+      this.requests?.inputs.settled();
     }
   }
 

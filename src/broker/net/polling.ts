@@ -13,7 +13,7 @@
  * 2. The poll's rhythm (rhythm.ts), when the call site is the poll's own (a shared `load()`,
  *    a fetch wrapper such as axios, whose top frame is the same for every request). A poll
  *    makes one request per beat; a second one in a beat, started from an input until
- *    INPUT_SLACK_MS after its acknowledgement, is the action's. This is a timing signal,
+ *    INPUT_SLACK_MS after its acknowledgement (input-spans.ts), is the action's. This is a timing signal,
  *    needed because the call site cannot tell there, and kept narrow: polls slower than 50 ms
  *    only, near the input only, on the page's clock (the requests' own timestamps), not the
  *    time the events reach us. A poll whose recent ticks all came near earlier inputs has no
@@ -23,7 +23,10 @@
  */
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../../cdp/session.ts";
+import { type Clock, InputSpans, wallClock } from "./input-spans.ts";
 import { Beat, median, RHYTHM_MIN_STARTS, rhythmOf } from "./rhythm.ts";
+
+export { type Clock, InputSpans } from "./input-spans.ts";
 
 /** How far back a session's request starts are remembered, and how many at most. */
 const RECENT_MS = 5_000;
@@ -34,15 +37,10 @@ const RECENT_MAX = 200;
  */
 const POLLED_AFTER = RHYTHM_MIN_STARTS;
 const POLL_SPAN_MS = 250;
-/** How long after an input was acknowledged a request of the poll's own call site may still be the action's. */
-const INPUT_SLACK_MS = 50;
 
 type RequestSent = Protocol.Network.RequestWillBeSentEvent;
 /** What is read from a session: its events only (a test gives a fake one). */
 export type NetEvents = Pick<CdpSession, "on">;
-/** Our clock (ms), the one input windows and delivery delays are read on. */
-export type Clock = () => number;
-const wallClock: Clock = () => performance.now();
 
 /**
  * One remembered GET: request id, address, call site, the page's start time and, once
@@ -168,15 +166,6 @@ function novelPoll(all: NovelStart[], ends: Map<string, number>): boolean {
   return followUps * 2 < counted.length;
 }
 
-type Span = { start: number; end: number };
-const openSpan = (spans: Span[], now: number): void => {
-  if (spans.at(-1)?.end !== Infinity) spans.push({ start: now, end: Infinity });
-};
-const closeSpan = (spans: Span[], now: number): void => {
-  const w = spans.at(-1);
-  if (w && w.end === Infinity) w.end = now + INPUT_SLACK_MS;
-};
-
 /**
  * What one action makes of the requests to addresses the page polls (see the top of this
  * file). Created before the action's first call; the session's own history stops while it runs.
@@ -202,21 +191,14 @@ export class ActionPolls {
   private readonly starts = new Map<string, number>();
   /** Our clock minus the page's, at its smallest (the least delivery delay seen). */
   private offset = Infinity;
-  /** The action's inputs, on our clock, from when each went out until INPUT_SLACK_MS after its acknowledgement (end Infinity: still going). */
-  private readonly windows: Span[] = [];
-  /**
-   * The action's dispatches less the settles inside them, on our clock, likewise: what a new
-   * call site starts meanwhile (keys typed into a debounced search) never makes it a poll.
-   */
-  private readonly dispatches: Span[] = [];
-  private dispatching_ = false;
-  /** The action sends its inputs as steps (stepping()): only they are near an input. */
-  private stepwise = false;
+  /** When the action is near an input (shared by every session the action watches). */
+  readonly spans: InputSpans;
   private readonly history: History;
   private done = false;
 
-  constructor(session: NetEvents, now: Clock = wallClock) {
-    const h = historyOf(session, now);
+  constructor(session: NetEvents, spans: InputSpans = new InputSpans()) {
+    this.spans = spans;
+    const h = historyOf(session, spans.now);
     this.history = h;
     h.acting++;
     const at = h.now();
@@ -245,59 +227,6 @@ export class ActionPolls {
       }
       if (sites.size > 0) this.polled.set(key, sites);
     }
-  }
-
-  /** The action's input goes out now. */
-  dispatching(): void {
-    this.dispatching_ = true;
-    this.open();
-  }
-
-  /** The action's input was acknowledged (its dispatch returned). */
-  dispatched(): void {
-    this.close();
-    this.dispatching_ = false;
-  }
-
-  /**
-   * A composite action settles between its inputs: what starts while it waits is no nearer an
-   * input than any tick, so the window closes now and opens again when the settle is over.
-   */
-  settling(): void {
-    this.close();
-  }
-
-  settled(): void {
-    if (!this.dispatching_) return;
-    if (this.stepwise) openSpan(this.dispatches, this.history.now());
-    else this.open();
-  }
-
-  /**
-   * One input of a composite action goes out (a key, the text, Enter), and was acknowledged.
-   * From its first step on, the action is near an input only in its steps: not in the checks,
-   * delays and waits between them.
-   */
-  stepping(): void {
-    this.stepwise = true;
-    this.close(false);
-    this.open();
-  }
-
-  stepped(): void {
-    this.close(!this.dispatching_);
-  }
-
-  /** Opens (or keeps open) the window near an input, and the dispatch's span. */
-  private open(): void {
-    openSpan(this.windows, this.history.now());
-    openSpan(this.dispatches, this.history.now());
-  }
-
-  /** Closes the window near an input; the dispatch's span too unless (`span` false) the dispatch goes on. */
-  private close(span = true): void {
-    closeSpan(this.windows, this.history.now());
-    if (span) closeSpan(this.dispatches, this.history.now());
   }
 
   /**
@@ -353,21 +282,20 @@ export class ActionPolls {
       this.novel.set(k, n);
     }
     if (n.poll) return true;
-    const counted = !this.within(this.dispatches, ts);
+    const counted = !this.within(ts, (at) => this.spans.inDispatch(at));
     n.starts.push({ id, ts, counted });
     n.poll = counted && novelPoll(n.starts, this.ends);
     return n.poll;
   }
 
   private nearInput(ts: number | undefined): boolean {
-    return this.within(this.windows, ts);
+    return this.within(ts, (at) => this.spans.nearInput(at));
   }
 
-  /** Whether a page-clock start falls in one of these spans of our clock. */
-  private within(spans: Span[], ts: number | undefined): boolean {
+  /** Whether a page-clock start falls in spans of our clock. */
+  private within(ts: number | undefined, spans: (at: number) => boolean): boolean {
     if (ts === undefined || !Number.isFinite(this.offset)) return false;
-    const at = ts + this.offset;
-    return spans.some((w) => at >= w.start - 1 && at <= w.end);
+    return spans(ts + this.offset);
   }
 
   /** The action ended: the session's own history goes on. */

@@ -14,6 +14,7 @@ import type { BrowserConnection } from "../browser.ts";
 import type { TargetRecord } from "../targets.ts";
 import { installDownloads, watchTabDownloads } from "./downloads.ts";
 import { boundHeaders, type NetEntry } from "./journal.ts";
+import { rememberRequests } from "./polling.ts";
 import { decide, mergeHeaders } from "./rules.ts";
 import { needsFetch, netFor, peekNet, type NetHost } from "./state.ts";
 
@@ -39,6 +40,8 @@ interface TabNet {
   /** Rule outcomes seen before the journal entry existed, by network request id. */
   early: Map<string, NetEntry["rule"]>;
   syncing: Promise<void>;
+  /** Settles once the tab's auto-attach is on: the frames it had then are wired by that time. */
+  framesReady: Promise<unknown>;
 }
 
 const POST_DATA_MAX = 65_536;
@@ -49,6 +52,11 @@ const SETUP_MS = 2_000;
 /** Out-of-process iframes nested deeper than this are not followed. */
 const MAX_FRAME_DEPTH = 3;
 const tabs = new WeakMap<BrowserConnection, Map<string, TabNet>>();
+/**
+ * Who follows the out-of-process frames of a tab (an action's watch), by connection and tab:
+ * kept apart from the tab's record so a watch can start before the tab is tracked.
+ */
+const frameWatchers = new WeakMap<BrowserConnection, Map<string, Set<(s: CdpSession) => void>>>();
 /** Main-frame auth failures per tab since the last check, for the command that navigated. */
 const authFailures = new WeakMap<TargetRecord, { url: string; realm: string }>();
 
@@ -71,7 +79,7 @@ async function trackTab(conn: BrowserConnection, host: NetHost, rec: TargetRecor
   } catch {
     return;
   }
-  const tab: TabNet = { rec, sessions: new Map(), authTried: new Set(), started: new Map(), early: new Map(), syncing: Promise.resolve() };
+  const tab: TabNet = { rec, sessions: new Map(), authTried: new Set(), started: new Map(), early: new Map(), syncing: Promise.resolve(), framesReady: Promise.resolve() };
   table.set(rec.targetId, tab);
   session.onClose(() => {
     if (table.get(rec.targetId) === tab) table.delete(rec.targetId);
@@ -91,6 +99,12 @@ async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session
     if (tab.sessions.get(scope) === wired) tab.sessions.delete(scope);
   });
   const owner = () => tab.rec.controller;
+  if (depth > 0) {
+    // Before the frame runs: its first requests reach an action watching the tab, and its
+    // own polling is remembered from its start (net/polling.ts).
+    rememberRequests(session);
+    for (const fn of frameWatchers.get(conn)?.get(tab.rec.targetId) ?? []) fn(session);
+  }
   session.on("Network.requestWillBeSent", (p) => onRequest(host, tab, scope, owner(), p));
   session.on("Network.responseReceived", (p) => {
     const e = entryOf(scope, owner(), p.requestId);
@@ -134,7 +148,9 @@ async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session
   if (depth < MAX_FRAME_DEPTH) {
     // Not awaited: the command that opened the tab need not wait for it, and no iframe can
     // start before Chrome has it.
-    void session.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true, filter: [{ type: "iframe" }] }, { timeoutMs: SETUP_MS }).catch(() => undefined);
+    const on = session.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true, filter: [{ type: "iframe" }] }, { timeoutMs: SETUP_MS }).catch(() => undefined);
+    // Chrome attaches the frames already there before it answers.
+    if (depth === 0) tab.framesReady = on;
   }
 }
 
@@ -315,6 +331,32 @@ export function interceptingTabs(conn: BrowserConnection | undefined, key: strin
   let n = 0;
   for (const t of table.values()) if (t.rec.controller === key && t.sessions.get(t.rec.targetId)?.fetch) n++;
   return n;
+}
+
+/**
+ * Follows the network sessions of a tab's out-of-process iframes (network events on, first
+ * requests seen, their polling remembered from the frame's start): `fn` gets those wired so
+ * far at once, and each one wired later until the returned function is called.
+ */
+export function watchFrameNet(conn: BrowserConnection, targetId: string, fn: (s: CdpSession) => void): () => void {
+  let byTab = frameWatchers.get(conn);
+  if (!byTab) {
+    byTab = new Map();
+    frameWatchers.set(conn, byTab);
+  }
+  const set = byTab.get(targetId) ?? new Set();
+  byTab.set(targetId, set);
+  set.add(fn);
+  for (const [scope, w] of tabs.get(conn)?.get(targetId)?.sessions ?? []) if (scope !== targetId && !w.session.closed) fn(w.session);
+  return () => {
+    set.delete(fn);
+    if (set.size === 0 && byTab.get(targetId) === set) byTab.delete(targetId);
+  };
+}
+
+/** Settles once the frames a tracked tab had when it was tracked are followed (at once for a tab not tracked). */
+export function frameNetReady(conn: BrowserConnection, targetId: string): Promise<unknown> {
+  return tabs.get(conn)?.get(targetId)?.framesReady ?? Promise.resolve();
 }
 
 /** The network session an entry's scope names, for response bodies. */

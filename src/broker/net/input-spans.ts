@@ -1,0 +1,109 @@
+/**
+ * When one action is near an input, on our clock: the windows polling.ts reads a poll's extra
+ * request against. One per action, shared by the action's watch of every session it follows
+ * (the tab's and its out-of-process frames'): an input goes out once, whatever frame its
+ * requests come from, and a frame that attaches mid-action sees the spans so far.
+ */
+
+/** How long after an input was acknowledged a request of the poll's own call site may still be the action's. */
+export const INPUT_SLACK_MS = 50;
+
+/** Our clock (ms), the one input windows and delivery delays are read on. */
+export type Clock = () => number;
+export const wallClock: Clock = () => performance.now();
+
+type Span = { start: number; end: number };
+const openSpan = (spans: Span[], now: number): void => {
+  if (spans.at(-1)?.end !== Infinity) spans.push({ start: now, end: Infinity });
+};
+const closeSpan = (spans: Span[], now: number): void => {
+  const w = spans.at(-1);
+  if (w && w.end === Infinity) w.end = now + INPUT_SLACK_MS;
+};
+
+export class InputSpans {
+  /** The action's inputs, from when each went out until INPUT_SLACK_MS after its acknowledgement (end Infinity: still going). */
+  private readonly windows: Span[] = [];
+  /**
+   * The action's dispatches less the settles inside them, likewise: what a new call site
+   * starts meanwhile (keys typed into a debounced search) never makes it a poll.
+   */
+  private readonly dispatches: Span[] = [];
+  private dispatching_ = false;
+  /** The action sends its inputs as steps (stepping()): only they are near an input. */
+  private stepwise = false;
+
+  constructor(readonly now: Clock = wallClock) {}
+
+  /**
+   * The action's dispatch begins. `stepwise`: it marks each of its inputs itself (stepping()),
+   * so the rest of it (probes, waits for an option or a drag to show, file copies, read-backs)
+   * is not near an input; otherwise the whole dispatch is one input.
+   */
+  dispatching(stepwise = false): void {
+    this.dispatching_ = true;
+    if (stepwise) {
+      this.stepwise = true;
+      openSpan(this.dispatches, this.now());
+    } else this.open();
+  }
+
+  /** The dispatch returned. */
+  dispatched(): void {
+    this.close();
+    this.dispatching_ = false;
+  }
+
+  /**
+   * A composite action settles between its inputs: what starts while it waits is no nearer an
+   * input than any tick, so the window closes now and opens again when the settle is over.
+   */
+  settling(): void {
+    this.close();
+  }
+
+  settled(): void {
+    if (!this.dispatching_) return;
+    if (this.stepwise) openSpan(this.dispatches, this.now());
+    else this.open();
+  }
+
+  /**
+   * One input of a composite action goes out (a key, the text, Enter, a click on an option),
+   * and was acknowledged. From its first step on, the action is near an input only in its
+   * steps: not in the checks, delays and waits between them.
+   */
+  stepping(): void {
+    this.stepwise = true;
+    this.close(false);
+    this.open();
+  }
+
+  stepped(): void {
+    this.close(!this.dispatching_);
+  }
+
+  /** Whether a moment of our clock is near one of the action's inputs. */
+  nearInput(at: number): boolean {
+    return within(this.windows, at);
+  }
+
+  /** Whether a moment of our clock is inside the action's dispatch (less its settles). */
+  inDispatch(at: number): boolean {
+    return within(this.dispatches, at);
+  }
+
+  /** Opens (or keeps open) the window near an input, and the dispatch's span. */
+  private open(): void {
+    openSpan(this.windows, this.now());
+    openSpan(this.dispatches, this.now());
+  }
+
+  /** Closes the window near an input; the dispatch's span too unless (`span` false) the dispatch goes on. */
+  private close(span = true): void {
+    closeSpan(this.windows, this.now());
+    if (span) closeSpan(this.dispatches, this.now());
+  }
+}
+
+const within = (spans: Span[], at: number): boolean => spans.some((w) => at >= w.start - 1 && at <= w.end);

@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { requireChromium } from "../support/chromium.ts";
+import { makeBpEnv, waitFor, type BpResult } from "../support/bp.ts";
+import { startFixtureServer } from "../support/fixture-server.ts";
+
+requireChromium();
+
+// Cross-origin frames (site.b inside site.a) run in their own renderer, with their own CDP
+// session: their requests are not the tab's session's.
+const site = startFixtureServer({
+  // A frame whose button fetches a slow answer and renders it.
+  "/frame-answer": () => new Promise<Response>((r) => setTimeout(() => r(new Response("Answer 42")), 700)) as unknown as Response,
+  "/fetcher": `<!doctype html><title>Fetcher</title><p id=out></p>
+    <button onclick="fetch('/frame-answer').then((r) => r.text()).then((t) => { document.getElementById('out').innerHTML = '<button>' + t + '</button>'; })">Fetch answer</button>`,
+  "/framed-fetch": () => `<!doctype html><title>Framed fetch</title><button>Top</button><iframe src="${site.b}/fetcher" width=400 height=200></iframe>`,
+  // A frame that polls an address every 25 ms on its own, beside buttons that change at once.
+  "/frame-ping": () => new Response("pong"),
+  "/poller": `<!doctype html><title>Poller</title><button onclick="this.textContent = 'Inner ' + (window.n = (window.n || 0) + 1)">Inner count</button>
+    <script>setInterval(() => fetch('/frame-ping?t=' + Date.now()).catch(() => {}), 25);</script>`,
+  "/framed-poll": () => `<!doctype html><title>Framed poll</title>
+    <button onclick="this.textContent = 'Top ' + (window.n = (window.n || 0) + 1)">Top count</button><iframe src="${site.b}/poller" width=400 height=200></iframe>`,
+});
+const env = makeBpEnv();
+const KEY = "agent-settle-frames";
+const run = (args: string[]) => env.run(args, { key: KEY });
+
+type El = { r: number; n?: string };
+type Evidence = { status?: string; effects?: string[] };
+const evidence = (r: BpResult) => r.json.evidence as Evidence;
+const added = (r: BpResult) => ((r.json.diff as { added?: El[] } | undefined)?.added ?? []).map((e) => e.n ?? "");
+const refOf = async (name: string): Promise<string> => {
+  const els = await waitFor(async () => {
+    const list = (await run(["snapshot"])).json.elements as El[] | undefined;
+    return list?.some((e) => e.n === name) ? list : undefined;
+  }, 10_000, `an element named ${name}`);
+  return String(els?.find((e) => e.n === name)?.r);
+};
+
+beforeAll(async () => {
+  expect((await env.run(["launch", "--headless"])).json.ok).toBe(true);
+  expect((await run(["open", `${site.a}/framed-fetch`, "--new"])).json.ok).toBe(true);
+});
+afterAll(async () => {
+  await env.cleanup();
+  site.stop();
+});
+
+describe("requests of out-of-process frames are watched by the action", () => {
+  test("a click in a cross-origin frame whose handler fetches a slow answer: the reply shows the rendered answer", async () => {
+    for (let i = 0; i < 2; i++) {
+      await run(["open", `${site.a}/framed-fetch`]);
+      const r = await run(["click", await refOf("Fetch answer")]);
+      expect(evidence(r)).toMatchObject({ status: "verified" });
+      expect(evidence(r).effects).toEqual(expect.arrayContaining(["network_requests", "dom_changed"]));
+      expect(added(r)).toContain("Answer 42");
+    }
+  });
+
+  test("a cross-origin frame's own polling does not hold an action in the frame or in the top document", async () => {
+    await run(["open", `${site.a}/framed-poll`]);
+    const inner = await refOf("Inner count");
+    // Let the frame poll a while (its requests are followed from the frame's start): twelve ticks.
+    await waitFor(async () => (((await run(["net", "--url", "/frame-ping", "--limit", "1000"])).json.requests as unknown[] | undefined)?.length ?? 0) >= 12, 15_000, "twelve frame poll ticks");
+    for (const [i, name] of [inner, "Inner 1", "Top count", "Top 1"].entries()) {
+      const ref = i === 0 ? inner : await refOf(name);
+      const started = Date.now();
+      const r = await run(["click", ref]);
+      expect(evidence(r)).toMatchObject({ status: "verified" });
+      expect(evidence(r).effects ?? []).not.toContain("network_requests");
+      // Taking every tick for the action's settles again and again until the 3 s cap.
+      expect(Date.now() - started).toBeLessThan(1_500);
+    }
+  });
+});
