@@ -127,6 +127,7 @@ export interface ActWindow extends PageWindow {
   setTimeout(fn: () => void, ms: number): number;
   clearTimeout(id: number): void;
   requestAnimationFrame(fn: () => void): number;
+  cancelAnimationFrame?(id: number): void;
   /** The high-resolution clock (ms, monotonic): a floor measured in whole Date.now() ms may end up to 1 ms short. */
   performance?: { now(): number };
   MessageChannel?: new () => { port1: { onmessage: (() => void) | null }; port2: { postMessage(message: unknown): void } };

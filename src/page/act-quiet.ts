@@ -146,6 +146,68 @@ export function inputClock(win: ActWindow, relisten = false): InputClock {
   return c;
 }
 
+/**
+ * Our world's animation-frame requests, to tell whether the page has one pending. A document
+ * numbers the callbacks of all its worlds from one counter, and a frame runs every callback
+ * requested before it began: so when no id but ours was handed out since the request of ours
+ * that the last frame ran, nothing of the page's (or of another world's) waits for a frame.
+ */
+interface FrameLedger {
+  /** The id of our callback the last frame ran; 0: none ran yet in this document. */
+  ran: number;
+  /** Our ids handed out after `ran` (pending, cancelled or probes). */
+  ours: number[];
+}
+
+const FRAMES_KEY = Symbol.for("browser-pilot.quiet.frames.v1");
+
+function ledgerOf(win: ActWindow): FrameLedger {
+  let l = slotOf<FrameLedger>(win, FRAMES_KEY);
+  if (!l) setSlot(win, FRAMES_KEY, (l = { ran: 0, ours: [] }));
+  return l;
+}
+
+/** Remembers one of our ids; bounded where no frame runs to prune them (forgetting one of ours only makes a frame be waited for). */
+function keep(l: FrameLedger, id: number): void {
+  l.ours.push(id);
+  if (l.ours.length > 256) l.ours.splice(0, l.ours.length - 256);
+}
+
+/** requestAnimationFrame for our world, through the ledger. */
+function ownFrame(win: ActWindow, fn: () => void): number {
+  const l = ledgerOf(win);
+  const id = win.requestAnimationFrame(() => {
+    if (typeof id === "number" && id > l.ran) {
+      l.ran = id;
+      l.ours = l.ours.filter((o) => o > id);
+    }
+    fn();
+  });
+  if (typeof id === "number") keep(l, id);
+  return id;
+}
+
+/**
+ * Whether an animation-frame callback that is not ours may be pending: the page's (a preview it
+ * renders in its next frame, an animation loop), another world's, or one this ledger cannot
+ * account for (no frame of ours ran yet in this document, ids that are not counters, a counter
+ * that went back). Asks for a frame and cancels it at once, to read the counter.
+ */
+export function foreignFrame(win: ActWindow): boolean {
+  const l = ledgerOf(win);
+  let probe: unknown;
+  try {
+    probe = win.requestAnimationFrame(() => undefined);
+    if (typeof probe === "number") win.cancelAnimationFrame?.(probe);
+  } catch {
+    return true;
+  }
+  if (typeof probe !== "number" || !win.cancelAnimationFrame) return true;
+  const ours = l.ours.filter((o) => o > l.ran && o < probe).length;
+  keep(l, probe);
+  return l.ran === 0 || probe <= l.ran || probe - l.ran - 1 > ours;
+}
+
 export function heldOf(win: ActWindow): Record<number, Watcher> {
   let held = slotOf<Record<number, Watcher>>(win, KEY);
   if (!held) setSlot(win, KEY, (held = {}));
@@ -190,7 +252,7 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
     if (requested) return;
     requested = true;
     try {
-      win.requestAnimationFrame(tick);
+      ownFrame(win, tick);
     } catch {
       requested = false;
     }

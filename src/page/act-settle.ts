@@ -11,7 +11,8 @@
  *    with no mutation, so a timer the action started that steps faster than that is caught;
  *    with `syncQuietFor` 0 (typing), a rendered frame after the last change (its animation-
  *    frame callbacks ran) and the task after it, or a frame since the settle began when the
- *    action changed nothing;
+ *    action changed nothing; in a visible page with no animation-frame callback but ours
+ *    pending (act-quiet.ts's ledger), the task after the call's own look instead;
  *  - the page changed on its own after the dispatch (timers, a response, JS animation steps):
  *    `quietFor` ms and `frames` rendered frames without a mutation;
  *  - and in both cases no animation the action began still running.
@@ -25,7 +26,7 @@
  * twice the window) for the first mutation: `{ changed }`; its watchers then stay (`linger`)
  * or go (`finish`) as for settle. A lingering watcher counts no frames until the next wait.
  */
-import { heldOf, hrNow, install, reply, watched, type QuietArg, type QuietPoll, type Watched, type Watcher } from "./act-quiet.ts";
+import { foreignFrame, heldOf, hrNow, install, reply, watched, type QuietArg, type QuietPoll, type Watched, type Watcher } from "./act-quiet.ts";
 import type { ActWindow } from "./act-dom.ts";
 
 export function late(w: Watched, arg: QuietArg): Promise<{ changed: boolean }> {
@@ -79,8 +80,12 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
   // The next task without a timer's clamp (a timer set from a timer past the fifth is held 4 ms): a port of our own world's.
   const channel = win.MessageChannel ? new win.MessageChannel() : undefined;
   const nextTask = channel ? () => channel.port2.postMessage(0) : undefined;
+  // Typing into a page that renders frames: the frame is waited for only while an animation-frame
+  // callback not ours may be pending (the page's preview, an animation loop). With none, the
+  // next frame runs nothing of the page's, and the task after the call's own look is enough.
+  const frameless = syncQuietFor === 0 && win.document.visibilityState === "visible";
   return new Promise((resolve) => {
-    let done = false, timer = 0, pending = false, fromTimer = false, timed = false;
+    let done = false, timer = 0, pending = false, fromTimer = false, timed = false, looked = false;
     const end = (p: ReturnType<Watched["measure"]>, extra: { settled: true; capped?: true }): void => {
       done = true;
       if (channel) channel.port1.onmessage = null;
@@ -95,6 +100,9 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
       const byTimer = fromTimer;
       fromTimer = false;
       if (done) return;
+      // Whether this look runs in a task after the call's own (the first look runs inside it).
+      const later = looked;
+      looked = true;
       const now = Date.now(), p = w.measure(0), el = now - ts, sinceCause = hrNow(win) - from;
       // A timer the action started that is due before the floor's end must have run when the
       // floor ends. Under load it may not have yet: a timer due during a long frame is queued
@@ -104,6 +112,7 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
       const moved = p.mutations > base;
       let ok: boolean;
       if (p.animating > 0) ok = false;
+      else if (!moved && frameless && later && !foreignFrame(win)) ok = true;
       else if (!moved) ok = p.framesQuiet < 0 ? el >= quietFor : syncQuietFor > 0 ? p.frames - fs >= 1 && sinceCause >= syncQuietFor : (p.mutations > 0 ? p.framesQuiet >= 1 : p.frames - fs >= 1) && framedSince();
       else ok = p.quietFor >= quietFor && (p.framesQuiet < 0 || p.framesQuiet >= frames);
       if (ok && !moved && syncQuietFor > 0 && p.framesQuiet >= 0 && !timed) {
@@ -123,6 +132,8 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
       // Until a timer of ours ran at the floor's last whole ms, the fraction waits on a timer too.
       if (floorLeft > 0 && floorLeft < 1 && nextTask && timed) nextTask();
       else timer = win.setTimeout(onTimer, floorLeft > 0 ? nextTask ? Math.max(1, Math.floor(floorLeft)) : Math.ceil(floorLeft) : Math.max(5, Math.min(max - el, wait)));
+      // Frameless typing looks again in the next task, not after the frame.
+      if (frameless && !later && !moved) wake();
     };
     const onTimer = (): void => {
       fromTimer = true;

@@ -55,6 +55,15 @@ const site = startFixtureServer({
       f.addEventListener("focus", () => (w.className = "focused"));
       f.addEventListener("input", () => requestAnimationFrame(() => { o.innerHTML = "<button>Echo " + f.value + "</button>"; }));
     </script>`,
+  // A page that renders the field into the DOM from an animation loop it runs all the time: the
+  // frame it runs next was requested before the text went in (no input handler of its own).
+  "/mirror": `<!doctype html><title>Mirror</title><input id=f aria-label="Field"><div id=o></div>
+    <script>
+      (function loop() {
+        if (o.dataset.v !== f.value) { o.dataset.v = f.value; o.innerHTML = f.value ? "<button>Mirror " + f.value + "</button>" : ""; }
+        requestAnimationFrame(loop);
+      })();
+    </script>`,
 });
 const env = makeBpEnv();
 const KEY = "agent-settle-scheduled";
@@ -108,6 +117,20 @@ describe("the reply shows what the action scheduled", () => {
       const typed = await run(["type", String(await field()), `c${round}`, "--clear", "--full"]);
       expect(typed.json.ok).toBe(true);
       expect({ round, typed: echo(typed) }).toEqual({ round, typed: [`Echo c${round}`] });
+    }
+  });
+
+  // Typing waits for a frame only while a callback not ours may be pending for it: here the
+  // page's loop asked for its next frame before the text went in.
+  test("typing: what a page's own animation loop renders from the field in its next frame is in the reply", async () => {
+    expect((await run(["open", `${site.a}/mirror`])).json.ok).toBe(true);
+    const field = ((await run(["snapshot"])).json.elements as El[]).find((e) => e.n === "Field")?.r;
+    expect(field).toBeDefined();
+    for (let round = 0; round < 6; round++) {
+      const typed = await run(["type", String(field), `m${round}`, "--clear", "--full"]);
+      expect(typed.json.ok).toBe(true);
+      const mirror = ((typed.json.elements as El[] | undefined) ?? []).map((e) => e.n ?? "").filter((n) => n.startsWith("Mirror"));
+      expect({ round, mirror }).toEqual({ round, mirror: [`Mirror m${round}`] });
     }
   });
 });

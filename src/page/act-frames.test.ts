@@ -1,0 +1,159 @@
+/**
+ * The typing settle waits for a rendered frame only while an animation-frame callback that is
+ * not ours may be pending (act-quiet.ts's frame ledger). happy-dom runs animation frames as
+ * immediates and numbers them with objects, so these windows get a frame clock the test steps
+ * itself, numbered from one counter as a document numbers every world's callbacks in Chromium.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { Window } from "happy-dom";
+import { bundled } from "./test-bundle.ts";
+
+type Quiet = (win: unknown, arg: Record<string, unknown>) => unknown;
+type Settled = { settled: boolean; mutations: number; capped?: boolean };
+const quiet = bundled<Quiet>("quiet");
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+const opened: Window[] = [];
+afterAll(async () => {
+  for (const w of opened) await w.happyDOM.close();
+});
+
+/** A window whose frames run only when the test says so. */
+function framed(channel: boolean) {
+  const w = new Window({ url: "https://frames.example/" });
+  opened.push(w);
+  if (channel) Object.defineProperty(w, "MessageChannel", { value: MessageChannel, configurable: true });
+  let last = 0;
+  let queue: { id: number; fn: (t: number) => void }[] = [];
+  Object.defineProperty(w, "requestAnimationFrame", {
+    configurable: true,
+    value: (fn: (t: number) => void) => {
+      queue.push({ id: ++last, fn });
+      return last;
+    },
+  });
+  Object.defineProperty(w, "cancelAnimationFrame", { configurable: true, value: (id: number) => (queue = queue.filter((c) => c.id !== id)) });
+  /** Runs every callback requested before the frame began (those it requests wait for the next). */
+  const frame = () => {
+    const run = queue;
+    queue = [];
+    for (const c of run) c.fn(performance.now());
+  };
+  return { w, frame };
+}
+
+const SETTLE = { op: "settle", ids: [1], quietFor: 50, syncQuietFor: 0, frames: 3, max: 60_000, finish: true };
+
+/** The settle's answer, or "waiting" while it has none after the page's pending tasks ran. */
+async function settledWithoutFrames(p: Promise<unknown>): Promise<Settled | "waiting"> {
+  let out: Settled | undefined;
+  void p.then((r) => (out = r as Settled));
+  // Its look in the next task (a timer or a message of its own) has run after a few of ours.
+  for (let i = 0; i < 20 && !out; i++) await tick();
+  return out ?? "waiting";
+}
+
+/** The action's text went in: the field's input event, and the page's handler changing the page at once. */
+function typed(w: Window): void {
+  w.document.body.dispatchEvent(new w.Event("input", { bubbles: true }));
+  w.document.body.appendChild(w.document.createElement("output"));
+}
+
+const channels: [string, boolean][] = [
+  ["timer tasks", false],
+  ["MessageChannel tasks", true],
+];
+
+describe("typing settle and the page's animation frames", () => {
+  test.each(channels)("no callback of the page's pending: settled without waiting for a frame (%s)", async (_n, channel) => {
+    const { w, frame } = framed(channel);
+    quiet(w, { op: "install", id: 1 });
+    frame();
+    typed(w);
+    await tick();
+    expect(await settledWithoutFrames(quiet(w, SETTLE) as Promise<unknown>)).toMatchObject({ settled: true, mutations: 1 });
+    // A page callback that ran in an earlier frame is not pending: it holds nothing up. (One
+    // requested after our watcher's own request counts as pending until a frame of ours ran after it.)
+    w.requestAnimationFrame(() => undefined);
+    quiet(w, { op: "install", id: 1 });
+    w.requestAnimationFrame(() => undefined);
+    frame();
+    frame();
+    typed(w);
+    await tick();
+    expect(await settledWithoutFrames(quiet(w, SETTLE) as Promise<unknown>)).toMatchObject({ settled: true, mutations: 1 });
+  });
+
+  test.each(channels)("a preview the page renders in its next frame is waited for (%s)", async (_n, channel) => {
+    const { w, frame } = framed(channel);
+    quiet(w, { op: "install", id: 1 });
+    frame();
+    w.document.body.addEventListener("input", () => w.requestAnimationFrame(() => w.document.body.appendChild(w.document.createElement("p"))));
+    typed(w);
+    await tick();
+    const settle = quiet(w, SETTLE) as Promise<Settled>;
+    expect(await settledWithoutFrames(settle)).toBe("waiting");
+    const pump = setInterval(frame, 5);
+    try {
+      // The preview, then quiet for the page's own changes (50 ms and three frames).
+      expect(await settle).toMatchObject({ settled: true, mutations: 2 });
+    } finally {
+      clearInterval(pump);
+    }
+    expect(w.document.querySelectorAll("p").length).toBe(1);
+  });
+
+  test.each(channels)("an animation loop (its next frame requested in the last frame, before ours ran) is waited for (%s)", async (_n, channel) => {
+    const { w, frame } = framed(channel);
+    const loop = () => w.requestAnimationFrame(loop);
+    loop();
+    quiet(w, { op: "install", id: 1 });
+    frame();
+    typed(w);
+    await tick();
+    const settle = quiet(w, SETTLE) as Promise<Settled>;
+    expect(await settledWithoutFrames(settle)).toBe("waiting");
+    frame();
+    expect(await settle).toMatchObject({ settled: true, mutations: 1 });
+  });
+
+  test.each(channels)("before any frame of ours ran in the document, or in a hidden one, the frame is waited for (%s)", async (_n, channel) => {
+    const { w, frame } = framed(channel);
+    // A callback from before the watcher cannot be told from ours' side: no frame has counted yet.
+    quiet(w, { op: "install", id: 1 });
+    typed(w);
+    await tick();
+    let settle = quiet(w, SETTLE) as Promise<Settled>;
+    expect(await settledWithoutFrames(settle)).toBe("waiting");
+    frame();
+    expect(await settle).toMatchObject({ settled: true, mutations: 1 });
+    // A hidden page keeps the time and frame rules it had.
+    Object.defineProperty(w.document, "visibilityState", { configurable: true, value: "hidden" });
+    quiet(w, { op: "install", id: 1 });
+    frame();
+    typed(w);
+    await tick();
+    settle = quiet(w, SETTLE) as Promise<Settled>;
+    expect(await settledWithoutFrames(settle)).toBe("waiting");
+    frame();
+    expect(await settle).toMatchObject({ settled: true, mutations: 1 });
+  });
+
+  test.each(channels)("a change the page makes in a task after the text went in is waited out as before (%s)", async (_n, channel) => {
+    const { w, frame } = framed(channel);
+    quiet(w, { op: "install", id: 1 });
+    frame();
+    typed(w);
+    await tick();
+    const settle = quiet(w, SETTLE) as Promise<Settled>;
+    // Before the settle's next look: the page moved after the settle began, so it needs quiet (50 ms, three frames).
+    w.document.body.appendChild(w.document.createElement("span"));
+    expect(await settledWithoutFrames(settle)).toBe("waiting");
+    const pump = setInterval(frame, 5);
+    try {
+      expect(await settle).toMatchObject({ settled: true, mutations: 2 });
+    } finally {
+      clearInterval(pump);
+    }
+  });
+});
