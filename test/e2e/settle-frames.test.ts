@@ -10,9 +10,14 @@ requireChromium();
 const site = startFixtureServer({
   // A frame whose button fetches a slow answer and renders it.
   "/frame-answer": () => new Promise<Response>((r) => setTimeout(() => r(new Response("Answer 42")), 700)) as unknown as Response,
+  // It fetches when asked by the top document too (a message).
   "/fetcher": `<!doctype html><title>Fetcher</title><p id=out></p>
-    <button onclick="fetch('/frame-answer').then((r) => r.text()).then((t) => { document.getElementById('out').innerHTML = '<button>' + t + '</button>'; })">Fetch answer</button>`,
-  "/framed-fetch": () => `<!doctype html><title>Framed fetch</title><button>Top</button><iframe src="${site.b}/fetcher" width=400 height=200></iframe>`,
+    <button onclick="ask()">Fetch answer</button>
+    <script>
+      function ask() { fetch('/frame-answer').then((r) => r.text()).then((t) => { document.getElementById('out').innerHTML = '<button>' + t + '</button>'; }); }
+      addEventListener('message', (e) => { if (e.data === 'ask') ask(); });
+    </script>`,
+  "/framed-fetch": () => `<!doctype html><title>Framed fetch</title><button onclick="document.querySelector('iframe').contentWindow.postMessage('ask', '*')">Ask the frame</button><iframe src="${site.b}/fetcher" width=400 height=200></iframe>`,
   // A frame that polls an address every 25 ms on its own, beside buttons that change at once.
   "/frame-ping": () => new Response("pong"),
   "/poller": `<!doctype html><title>Poller</title><button onclick="this.textContent = 'Inner ' + (window.n = (window.n || 0) + 1)">Inner count</button>
@@ -54,6 +59,13 @@ describe("requests of out-of-process frames are watched by the action", () => {
       expect(evidence(r).effects).toEqual(expect.arrayContaining(["network_requests", "dom_changed"]));
       expect(added(r)).toContain("Answer 42");
     }
+  });
+
+  test("a click in the top document that makes a cross-origin frame fetch: the reply shows what the frame rendered", async () => {
+    await run(["open", `${site.a}/framed-fetch`]);
+    const r = await run(["click", await refOf("Ask the frame")]);
+    expect(evidence(r).effects).toEqual(expect.arrayContaining(["network_requests"]));
+    expect(added(r)).toContain("Answer 42");
   });
 
   test("a cross-origin frame's own polling does not hold an action in the frame or in the top document", async () => {

@@ -71,6 +71,34 @@ const site = startFixtureServer({
       });
     </script>
     ${poller("fetch('/api/items?t=' + Date.now())")}`,
+  // A feed polled every 250 ms through one load(): a tick whose answer says "more" fetches the
+  // next page at once from the same call site (a second request in the beat, the page's own),
+  // whose answer takes 2.5 s. The page asks for more only while its list is loading: from
+  // 300 ms after the combobox opens until its options render, 1.1 s after.
+  "/api/feed": (url) => (url.searchParams.get("page") === "2" ? later(2500, "Feed page 2") : new Response(url.searchParams.has("busy") ? "more" : "[]")),
+  "/feed": `<!doctype html><title>Feed</title><p id=feed></p>
+    <button id=combo role=combobox aria-label=Fruit aria-haspopup=listbox aria-expanded=false aria-controls=lb>Choose</button>
+    <ul id=lb role=listbox hidden></ul>
+    <script>
+      let busy = false;
+      function load(page) {
+        return fetch('/api/feed?' + (page ? 'page=' + page : 't=' + Date.now() + (busy ? '&busy=1' : ''))).then((r) => r.text()).then((t) => {
+          if (t === 'more') return load(2);
+          if (page) document.getElementById('feed').innerHTML = '<button>' + t + '</button>';
+        });
+      }
+      const combo = document.getElementById('combo'), lb = document.getElementById('lb');
+      combo.onclick = () => {
+        lb.hidden = false;
+        combo.setAttribute('aria-expanded', 'true');
+        setTimeout(() => { busy = true; }, 300);
+        setTimeout(() => { lb.innerHTML = '<li role=option aria-selected=false>Apple</li><li role=option aria-selected=false>Banana</li>'; busy = false; }, 1100);
+      };
+      lb.onclick = (e) => { const o = e.target.closest('[role=option]'); if (!o) return;
+        for (const x of lb.children) x.setAttribute('aria-selected', String(x === o)); combo.textContent = o.textContent; lb.hidden = true; combo.setAttribute('aria-expanded', 'false'); };
+      window.ticks = 0;
+      setInterval(() => { window.ticks++; load(); }, 250);
+    </script>`,
 });
 const env = makeBpEnv();
 const KEY = "agent-settle-polling";
@@ -169,5 +197,18 @@ describe("an action's own GET to an address the page polls is waited for", () =>
     expect(evidence(r)).toMatchObject({ status: "verified" });
     expect(evidence(r).effects).toEqual(expect.arrayContaining(["network_requests", "dom_changed"]));
     expect(added(r)).toEqual(expect.arrayContaining(["ab one", "ab two"]));
+  });
+});
+
+describe("only an action's inputs are near an input, not the waits inside it", () => {
+  test("select on a combobox whose options load for a second: the poll's own extra requests meanwhile are not the action's", async () => {
+    await openPolling("/feed");
+    const r = await run(["select", await refOf("Fruit"), "Banana"]);
+    expect(evidence(r)).toMatchObject({ status: "verified" });
+    expect(r.json.evidence).toMatchObject({ kind: "aria", selected: ["Banana"] });
+    // Before, the whole dispatch (the wait for the options included) was near an input: the
+    // poll's extra requests in it were taken for the action's and their 2.5 s answer waited for.
+    expect(evidence(r).effects ?? []).not.toContain("network_requests");
+    expect(added(r)).not.toContain("Feed page 2");
   });
 });

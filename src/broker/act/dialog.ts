@@ -33,9 +33,11 @@ export const answerDialog = defineAction<typeof command, ArgsOf<typeof command>,
     return sel;
   },
   observe: (a) => ({ limit: a.limit, full: a.full }),
+  // Near an input: the answer, not the settle after it.
+  inputs: "steps",
   async dispatch({ ctx, args, top, sel, watch }) {
     const type = sel.rec.dialog?.type ?? "dialog";
-    await top.send("Page.handleJavaScriptDialog", { accept: args.accept, ...(args.prompt !== undefined ? { promptText: args.prompt } : {}) });
+    await watch.input(() => top.send("Page.handleJavaScriptDialog", { accept: args.accept, ...(args.prompt !== undefined ? { promptText: args.prompt } : {}) }), true);
     delete sel.rec.dialog;
     await watch.settle(ctx.deadline);
     return type;

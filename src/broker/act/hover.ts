@@ -95,12 +95,16 @@ export const drag = defineAction<typeof dragCommand, ArgsOf<typeof dragCommand>,
     });
   },
   settled: true,
+  // Near an input: the pointer's presses, moves and drag events, not the refs' resolution and
+  // probes before them, the checks and waits for an HTML5 drag between them, nor the settle.
+  inputs: "steps",
   evidence: (_run, sent) => sent,
 });
 
 async function pointerDrag(top: CdpSession, a: Probe, b: Probe, watch: ActionWatch, started: () => Promise<boolean>): Promise<void> {
   const mouse = (type: "mouseMoved" | "mousePressed" | "mouseReleased", x: number, y: number, buttons: number) =>
-    type === "mouseMoved" ? moveMouse(top, x, y, a.hidden, buttons) : top.send("Input.dispatchMouseEvent", { type, x, y, button: "left", buttons, clickCount: 1 });
+    watch.input(() => (type === "mouseMoved" ? moveMouse(top, x, y, a.hidden, buttons) : top.send("Input.dispatchMouseEvent", { type, x, y, button: "left", buttons, clickCount: 1 })), true);
+  const dragEvent = (type: "dragEnter" | "dragOver" | "drop", x: number, y: number, data: Protocol.Input.DragData) => watch.input(() => top.send("Input.dispatchDragEvent", { type, x, y, data }), true);
   let resolveData: (d: Protocol.Input.DragData) => void = () => undefined;
   const intercepted = new Promise<Protocol.Input.DragData>((resolve) => (resolveData = resolve));
   const off = top.on("Input.dragIntercepted", (p) => resolveData(p.data));
@@ -113,7 +117,7 @@ async function pointerDrag(top: CdpSession, a: Probe, b: Probe, watch: ActionWat
       const x = a.x + ((b.x - a.x) * i) / DRAG_STEPS;
       const y = a.y + ((b.y - a.y) * i) / DRAG_STEPS;
       if (data) {
-        await top.send("Input.dispatchDragEvent", { type: "dragOver", x, y, data });
+        await dragEvent("dragOver", x, y, data);
         continue;
       }
       await mouse("mouseMoved", x, y, 1);
@@ -121,12 +125,12 @@ async function pointerDrag(top: CdpSession, a: Probe, b: Probe, watch: ActionWat
         // The page began an HTML5 drag: Chrome hands over its data instead of running the OS drag loop.
         if (await started()) data = await Promise.race([intercepted, new Promise<undefined>((r) => setTimeout(r, 1_000))]);
         await top.send("Input.setInterceptDrags", { enabled: false });
-        if (data) await top.send("Input.dispatchDragEvent", { type: "dragEnter", x, y, data });
+        if (data) await dragEvent("dragEnter", x, y, data);
       }
       if (watch.effects.dialog) return;
     }
     // After a drop the button still goes up, as a person's would.
-    if (data) await top.send("Input.dispatchDragEvent", { type: "drop", x: b.x, y: b.y, data });
+    if (data) await dragEvent("drop", b.x, b.y, data);
     await mouse("mouseReleased", b.x, b.y, 0);
   } finally {
     off();

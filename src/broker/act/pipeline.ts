@@ -62,6 +62,11 @@ export interface ActionDef<I, A, S = void, E extends EvidenceLike = EvidenceLike
   armsInDispatch?: true;
   /** Sends the action; what it returns goes to the later stages. */
   dispatch(run: ActionRun<A>): Promise<S>;
+  /**
+   * "steps": the dispatch sends each input through `watch.input(send, true)`, so only those
+   * are near an input for the page's polling (net/polling.ts); otherwise the whole dispatch is.
+   */
+  inputs?: "steps";
   /** The dispatch settled the page itself (composite actions settle step by step). */
   settled?: boolean | ((run: ActionRun<A>, sent: S) => boolean);
   /** No watch of page effects (dialog answers, history): their page may be blocked or leaving. */
@@ -117,7 +122,7 @@ export async function runAction<I, A, S, E extends EvidenceLike, R>(ctx: CallCon
       if (!def.blocked) await watch.ready;
       if (def.armQuiet && !watch.armed && !(def.armsInDispatch && !located)) await watch.armQuiet();
       const run: ActionRun<A> = { ctx, args, sel, top, watch, target };
-      const sent = await watch.input(() => def.dispatch(run));
+      const sent = await watch.dispatch(() => def.dispatch(run), def.inputs === "steps");
       const opts = def.observe?.(args);
       const settled = typeof def.settled === "function" ? def.settled(run, sent) : def.settled === true;
       // Outside the queue (dialog answers), the observation still takes its turn on the tab.

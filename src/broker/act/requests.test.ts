@@ -238,6 +238,32 @@ describe("an action's requests to an address the page polls", () => {
     a.stop();
   });
 
+  test("a dispatch that marks its inputs as steps (select, drag, upload, dialog): its waits and probes before and between them are not near an input", () => {
+    const net = polledPage();
+    const a = action(net);
+    net.at(1140);
+    a.reqs.inputs.dispatching(true);
+    // Before its first input (refs resolved, probes, a file copied): the poll's second request in a beat is not the action's.
+    expect(tick(net, a, 1200)).toBe(false);
+    expect(a.mine(net.sent(1210))).toBe(false);
+    net.at(1250);
+    a.reqs.inputs.stepping();
+    net.at(1252);
+    a.reqs.inputs.stepped();
+    // While it waits for what the input shows (an ARIA list's options): not the action's either.
+    expect(tick(net, a, 1400)).toBe(false);
+    expect(a.mine(net.sent(1420))).toBe(false);
+    net.at(1450);
+    a.reqs.inputs.stepping();
+    // The option's click runs the poll's function: a second request in the beat, at the input.
+    expect(a.mine(net.sent(1451))).toBe(true);
+    net.at(1452);
+    a.reqs.inputs.stepped();
+    net.at(1600);
+    a.reqs.inputs.dispatched();
+    a.stop();
+  });
+
   test("two actions open at once (a dialog answer while the click it blocked waits) leave each tick once in the history", () => {
     const net = new FakeNet();
     rememberRequests(net, net.now);

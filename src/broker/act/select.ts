@@ -77,6 +77,8 @@ export const selectOption = defineAction<typeof selectCommand, SelectArgs, Chose
   armQuiet: true,
   // A native select settles in the reply's one call with the snapshot; an ARIA one settled step by step.
   settled: (_run, sent) => sent.evidence !== undefined,
+  // Near an input: the setter call or the clicks, not the wait for an ARIA list's options.
+  inputs: "steps",
   evidence: (_run, sent) => sent.evidence ?? sent.finish(),
   async dispatch({ ctx, args, top, watch, target }) {
     const resolved = locatedRef(target);
@@ -106,7 +108,8 @@ export const selectOption = defineAction<typeof selectCommand, SelectArgs, Chose
       if (!info.found || !info.option) return settled(done("mismatch", "option_not_found", (await current())?.selected ?? []));
       if (info.option.disabled) return settled(done("mismatch", "option_disabled", (await current())?.selected ?? []));
       if (!watch.armed) await watch.armQuiet();
-      const r = await race(watch, callInFrame(frame, "select", { op: "setNative", index: info.option.index }));
+      const index = info.option.index;
+      const r = await race(watch, watch.input(() => callInFrame(frame, "select", { op: "setNative", index }), true));
       if (!r) return settled(done("unavailable", "dialog_opened", []));
       // Judged once the reply's settle has run (its effects count): not set means the option at
       // that index, or the native select, went since the find step.
@@ -124,7 +127,7 @@ export const selectOption = defineAction<typeof selectCommand, SelectArgs, Chose
       });
     }
     if (!watch.armed) await watch.armQuiet();
-    await race(watch, dispatchClick(top, probe.x + frame.offset.x, probe.y + frame.offset.y, "left", 1, probe.hidden));
+    await race(watch, watch.input(() => dispatchClick(top, probe.x + frame.offset.x, probe.y + frame.offset.y, "left", 1, probe.hidden), true));
     await watch.settle(ctx.deadline);
     return settled(watch.effects.dialog ? done("unavailable", "dialog_opened", []) : ariaVerdict(info.option, await current(), done));
   },
@@ -138,7 +141,7 @@ async function openAria(ctx: CallContext, top: CdpSession, r: ResolvedRef, frame
   if (info.found && info.visible) return info;
   const probe = await probeForPointer(r);
   if (!watch.armed) await watch.armQuiet();
-  await race(watch, dispatchClick(top, probe.x, probe.y, "left", 1, probe.hidden));
+  await race(watch, watch.input(() => dispatchClick(top, probe.x, probe.y, "left", 1, probe.hidden), true));
   if (watch.effects.dialog) return { ...info, found: false };
   const maxMs = Math.max(200, Math.min(2_000, ctx.deadline - Date.now() - 500));
   const after = await race(watch, callInFrame(frame, "select", { op: "waitOption", maxMs, ...query }));

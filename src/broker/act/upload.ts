@@ -42,6 +42,8 @@ export const upload = defineAction<typeof command, { ref: number; source: { path
   observe: (a) => ({ limit: a.limit, full: a.full }),
   locate: (a) => ({ ref: a.ref, steps: [step("upload", { op: "find" })] }),
   settled: true,
+  // Near an input: the file assignment, not the private copy made before it or the read-back.
+  inputs: "steps",
   evidence: (_run, sent) => sent,
   async dispatch({ ctx, args, watch, target }) {
     const source = args.source;
@@ -60,7 +62,7 @@ export const upload = defineAction<typeof command, { ref: number; source: { path
     let files: PageResult<"upload", { op: "files" }> | undefined;
     try {
       await watch.armQuiet();
-      const sent = frame.session.send("DOM.setFileInputFiles", { files: [copy], objectId });
+      const sent = watch.input(() => frame.session.send("DOM.setFileInputFiles", { files: [copy], objectId }), true);
       sent.catch(() => undefined);
       await Promise.race([sent, watch.dialogOpened]);
       await watch.settle(ctx.deadline);

@@ -3,6 +3,7 @@ import type { CdpSession } from "../../cdp/session.ts";
 import type { PageStep } from "../../page/runtime.ts";
 import type { BrowserConnection } from "../browser.ts";
 import { downloadByGuid, onDownloadChange } from "../net/downloads.ts";
+import type { InputSpans } from "../net/input-spans.ts";
 import { frameNetReady, watchFrameNet } from "../net/tracker.ts";
 import { ensureNetwork } from "../network.ts";
 import type { Effects, QuietPoll } from "./effects.ts";
@@ -148,10 +149,22 @@ export class ActionWatch {
    * request even from the poll's own call site (net/polling.ts).
    */
   input<T>(send: () => Promise<T>, step = false): Promise<T> {
+    return step ? this.sending(send, (i) => i.stepping(), (i) => i.stepped()) : this.dispatch(send, false);
+  }
+
+  /**
+   * Runs the action's dispatch. `stepwise`: the dispatch sends each of its inputs through
+   * input(send, true), and only those are near an input: not the probes, the waits for an
+   * option or a drag to show, the file copy or the read-backs between them.
+   */
+  dispatch<T>(send: () => Promise<T>, stepwise: boolean): Promise<T> {
+    return this.sending(send, (i) => i.dispatching(stepwise), (i) => i.dispatched());
+  }
+
+  private sending<T>(send: () => Promise<T>, begin: (i: InputSpans) => void, end: (i: InputSpans) => void): Promise<T> {
     const inputs = this.requests?.inputs;
-    if (step) inputs?.stepping();
-    else inputs?.dispatching();
-    return send().finally(() => (step ? inputs?.stepped() : inputs?.dispatched()));
+    if (inputs) begin(inputs);
+    return send().finally(() => inputs && end(inputs));
   }
 
   /**
