@@ -22,6 +22,12 @@ const site = startFixtureServer({
   "/frame-ping": () => new Response("pong"),
   "/poller": `<!doctype html><title>Poller</title><button onclick="this.textContent = 'Inner ' + (window.n = (window.n || 0) + 1)">Inner count</button>
     <script>setInterval(() => fetch('/frame-ping?t=' + Date.now()).catch(() => {}), 25);</script>`,
+  // A frame that polls its list every 100 ms, and whose Refresh button GETs the same address (from its own call site; answered after 300 ms).
+  "/frame-items": (url) => (url.searchParams.has("fresh") ? new Promise<Response>((r) => setTimeout(() => r(new Response("Fresh list")), 300)) : new Response("[]")) as unknown as Response,
+  "/list": `<!doctype html><title>List</title><p id=out></p>
+    <button onclick="fetch('/frame-items?fresh=1').then((r) => r.text()).then((t) => { document.getElementById('out').innerHTML = '<button>' + t + '</button>'; })">Refresh list</button>
+    <script>setInterval(() => fetch('/frame-items?t=' + Date.now()).catch(() => {}), 100);</script>`,
+  "/framed-list": () => `<!doctype html><title>Framed list</title><button>Top</button><iframe src="${site.b}/list" width=400 height=200></iframe>`,
   "/framed-poll": () => `<!doctype html><title>Framed poll</title>
     <button onclick="this.textContent = 'Top ' + (window.n = (window.n || 0) + 1)">Top count</button><iframe src="${site.b}/poller" width=400 height=200></iframe>`,
 });
@@ -82,5 +88,14 @@ describe("requests of out-of-process frames are watched by the action", () => {
       // Taking every tick for the action's settles again and again until the 3 s cap.
       expect(Date.now() - started).toBeLessThan(1_500);
     }
+  });
+
+  test("a click in a cross-origin frame whose handler GETs the address the frame polls: its answer is waited for", async () => {
+    await run(["open", `${site.a}/framed-list`]);
+    const refresh = await refOf("Refresh list");
+    await waitFor(async () => (((await run(["net", "--url", "/frame-items", "--limit", "1000"])).json.requests as unknown[] | undefined)?.length ?? 0) >= 12, 15_000, "twelve frame poll ticks");
+    const r = await run(["click", refresh]);
+    expect(evidence(r).effects).toEqual(expect.arrayContaining(["network_requests", "dom_changed"]));
+    expect(added(r)).toContain("Fresh list");
   });
 });
