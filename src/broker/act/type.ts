@@ -6,6 +6,8 @@ import type { ArgsOf } from "../context/handler.ts";
 import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { pageEffects } from "./evidence.ts";
 import { callFn, readResult, step as pageStep, stepResult } from "../page-fns.ts";
+import { callPage } from "../world.ts";
+import type { PageStep } from "../../page/runtime.ts";
 import { callInFrame, frameOfRef, locatedRef, type FrameRef } from "./frame-call.ts";
 import { assertEditable, inputEvidence, readEvidence, readStep, type Prepared } from "./input-evidence.ts";
 import type { ReadMode } from "../../page/act-edit.ts";
@@ -75,14 +77,21 @@ export const typeText = defineAction<typeof command, TypeArgs, Typed>(command, {
       const steps = [...(clearing && !overSelection ? ["clear"] : []), ...(args.text !== "" || prep.mode === "setter" ? ["type"] : []), ...(args.submit ? ["submit"] : [])];
       // Whether the field's text is selected (or its caret at the end) as the next step needs.
       let done = prep.then === true;
-      // Whether the locate call found the field focused: no focus handler ran since it pinned
-      // the page, so the first step checks only what the broker knows. After a focusing click
-      // the first step's page check runs (a handler the focus started gets that round trip to
-      // show itself: a dialog, focus moved on), and the quiet watcher is armed again in it, so
-      // what the focus changed is not taken for the page's answer to the text.
+      // Whether the last page call proved the focus and nothing ran since: the first step then
+      // checks only what the broker knows. The locate call found the field focused (no focus
+      // handler ran since it pinned the page), or the call that proved a focusing click's focus
+      // answered a task later (behind a timer a focus handler started: a dialog it opens, focus
+      // it moves on) and armed the quiet watcher again after it, so what the focus changed is
+      // not taken for the page's answer to the text. After script focus the first step's page
+      // check runs and arms the watcher again.
       let fresh = prep.focused;
       const inTop = frame.frameId === watch.mainFrameId && frame.session === top;
-      if (!prep.focused) done = (await focus(pin, top, watch, resolved, frame, token, steps, thenOf(args))).then;
+      let rearmed = false;
+      if (!prep.focused) {
+        const got = await focus(pin, top, watch, resolved, frame, token, steps, thenOf(args));
+        done = got.then;
+        rearmed = fresh = got.rearmed;
+      }
       if (!replace && prep.length > 0 && !done) {
         // Append at the end, whatever the caret was; inputs without a selection API get End.
         // A dialog opening now blocks the page: the pin check of the fallback step names it.
@@ -105,7 +114,7 @@ export const typeText = defineAction<typeof command, TypeArgs, Typed>(command, {
       for (const [i, step] of steps.entries()) {
         const rest = steps.slice(i + 1);
         const first = i === 0 && fresh;
-        const rearm = i === 0 && !prep.focused ? watch.rearmSteps(frame) : [];
+        const rearm = i === 0 && !prep.focused && !rearmed ? watch.rearmSteps(frame) : [];
         if (step === "clear") {
           const selected = i === 0 && done;
           await pin.step("clear", rest, async () => {
@@ -167,9 +176,10 @@ function thenOf(a: { clear?: boolean }): "select" | "caretEnd" {
  * locate call): that also gives the page focus, so focus handlers run now rather than at the
  * first keystroke (script focus in a background tab moves activeElement silently). A field the
  * pointer cannot reach (covered, off-screen) is focused by script instead. The call that
- * proves the focus also re-pins it and does `then` (`then`: done).
+ * proves the focus also re-pins it and does `then` (`then`: done); after the click it also arms
+ * the quiet watcher again (`rearmed`).
  */
-async function focus(pin: CompositePin, top: CdpSession, watch: ActionWatch, r: ResolvedRef, frame: FrameRef, token: string, steps: readonly string[], then: "select" | "caretEnd"): Promise<{ then: boolean }> {
+async function focus(pin: CompositePin, top: CdpSession, watch: ActionWatch, r: ResolvedRef, frame: FrameRef, token: string, steps: readonly string[], then: "select" | "caretEnd"): Promise<{ then: boolean; rearmed: boolean }> {
   let probe: Probe | undefined;
   try {
     probe = checkProbe(r, stepResult(r, 1, "act", "probe"));
@@ -182,8 +192,8 @@ async function focus(pin: CompositePin, top: CdpSession, watch: ActionWatch, r: 
     await pin.step("focus", [], () => dispatchClick(top, x, y, "left", 1, hidden), false, [], true);
   }
   // `focused` also re-pins the focused element, so it is asked once when the click worked.
-  const clicked = await focused(frame, token, watch, then);
-  if (clicked.focused) return { then: clicked.then };
+  const clicked = await focused(frame, token, watch, then, probe ? watch.rearmSteps(frame) : []);
+  if (clicked.focused) return { then: clicked.then, rearmed: probe !== undefined };
   // A focus handler may have replaced the page: that is a change before anything was typed.
   const reason = await pin.check();
   if (reason) throw pin.interrupted(steps[0] ?? "type", reason, steps.slice(1));
@@ -196,14 +206,23 @@ async function focus(pin: CompositePin, top: CdpSession, watch: ActionWatch, r: 
       hint: "Click the field yourself ('bp click'), then use 'bp keyboard'.",
     });
   }
-  return { then: scripted.then };
+  return { then: scripted.then, rearmed: false };
 }
 
-async function focused(frame: FrameRef, token: string, watch: ActionWatch, then: "select" | "caretEnd"): Promise<{ focused: boolean; then: boolean }> {
+/**
+ * Whether the field has focus, a task after the call arrives (re-pinning it and doing `then`).
+ * `rearm`: the quiet watcher's replacement (watch.rearmSteps), run after that task in the same call.
+ */
+async function focused(frame: FrameRef, token: string, watch: ActionWatch, then: "select" | "caretEnd", rearm: PageStep[] = []): Promise<{ focused: boolean; then: boolean }> {
   // A dialog a focus handler opens blocks the page: not focused, and the pin check then says why.
   // A focus handler that replaced the document fails the call: not focused, and the pin check then says why.
-  const pinned = callFn(frame, "edit", { op: "pin", token, then, after: "task" }).catch(() => ({ ok: false, focused: false }) as const);
+  const steps = [pageStep("edit", { op: "pin", token, then, after: "task" }), ...rearm];
+  const pinned = callPage(frame.session, frame.frameId, steps)
+    .then((reply) => stepResult({ steps, results: reply.results }, 0, "edit", "pin"))
+    .catch(() => ({ ok: false, focused: false }) as const);
   const r = await Promise.race([pinned, watch.dialogOpened.then(() => ({ ok: false, focused: false }) as const)]);
+  // The call answered: the watchers it replaced are gone (else stop() ends them).
+  if (rearm.length > 0 && r.ok) watch.retired();
   return r.ok ? { focused: r.focused, then: r.then === true } : { focused: false, then: false };
 }
 
