@@ -3,6 +3,7 @@ import type { ProbeHit, ProbeMiss, State } from "../../page/act-probe.ts";
 import { BpError } from "../../shared/errors.ts";
 import { callFn, step } from "../page-fns.ts";
 import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
+import { forgetPointer, notePointer, pointerAt } from "../pointer-at.ts";
 
 /** What the page's probe reports of an element's state (its own type, so the two cannot drift). */
 export type ElementState = State;
@@ -59,6 +60,9 @@ export type MouseButton = "left" | "right";
 export async function moveMouse(session: CdpSession, x: number, y: number, hidden: boolean | undefined, buttons = 0): Promise<void> {
   const sent = session.send("Input.dispatchMouseEvent", { type: "mouseMoved", x, y, button: buttons ? "left" : "none", buttons });
   sent.catch(() => undefined);
+  // A move with a button held is part of a drag, whose press and release go out elsewhere.
+  if (buttons) forgetPointer(session);
+  else notePointer(session, x, y);
   if (hidden === true) return;
   if (hidden === false) {
     await sent;
@@ -71,16 +75,23 @@ const MOVE_ACK_GRACE_MS = 100;
 
 /**
  * A real pointer click at top-level viewport coordinates, routed by the browser's own hit
- * test. The events go out together (a session handles them in order) and cost one round trip.
+ * test. The events go out together (a session handles them in order) and cost one round trip;
+ * the move only when the pointer is not there already (a second click on the same spot).
  */
 export async function dispatchClick(session: CdpSession, x: number, y: number, button: MouseButton, clickCount: 1 | 2, hidden?: boolean): Promise<void> {
-  const moved = moveMouse(session, x, y, hidden);
+  const moved = pointerAt(session, x, y) ? undefined : moveMouse(session, x, y, hidden);
   const sent: Promise<unknown>[] = [];
   for (let n = 1; n <= clickCount; n++) {
     sent.push(session.send("Input.dispatchMouseEvent", { type: "mousePressed", x, y, button, buttons: button === "left" ? 1 : 2, clickCount: n }));
     sent.push(session.send("Input.dispatchMouseEvent", { type: "mouseReleased", x, y, button, buttons: 0, clickCount: n }));
   }
   for (const p of sent) p.catch(() => undefined);
-  await moved;
-  await Promise.all(sent);
+  try {
+    await moved;
+    await Promise.all(sent);
+  } catch (err) {
+    // Where the pointer ended up is not known now.
+    forgetPointer(session);
+    throw err;
+  }
 }

@@ -5,6 +5,7 @@
  */
 import * as v from "valibot";
 import type { CdpSession } from "../../cdp/session.ts";
+import { forgetPointer } from "../pointer-at.ts";
 
 const unit = v.pipe(v.number(), v.minValue(0), v.maxValue(1));
 const mods = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(15));
@@ -45,6 +46,8 @@ export async function viewportOf(session: CdpSession): Promise<Viewport> {
 
 /** Replays one input message into the tab. */
 export async function dispatchInput(session: CdpSession, vp: Viewport, m: InputMessage): Promise<void> {
+  // The person moves the pointer: an agent's next click moves it back first.
+  if (m.type === "mouse" || m.type === "move" || m.type === "wheel") forgetPointer(session);
   switch (m.type) {
     case "mouse": {
       const x = m.x * vp.width;

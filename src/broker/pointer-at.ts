@@ -1,0 +1,32 @@
+import type { CdpSession } from "../cdp/session.ts";
+
+/**
+ * Where our last pointer event left the mouse in a tab (by its session): a click at that very
+ * point sends no move first, as a person clicking again without moving the mouse sends none
+ * (the browser hit-tests the press itself, boundary events included when what lies under the
+ * pointer changed). Forgotten when the tab's main frame commits a new document, when a move
+ * carries a held button (a drag), and when anything else moves the pointer (human control).
+ */
+const pointers = new WeakMap<CdpSession, { x: number; y: number }>();
+const watching = new WeakSet<CdpSession>();
+
+export function notePointer(session: CdpSession, x: number, y: number): void {
+  if (!watching.has(session)) {
+    watching.add(session);
+    session.on("Page.frameNavigated", ({ frame }) => {
+      if (frame.parentId === undefined) pointers.delete(session);
+    });
+  }
+  pointers.set(session, { x, y });
+}
+
+/** Something other than a click or plain move of ours moved the pointer (or may have). */
+export function forgetPointer(session: CdpSession): void {
+  pointers.delete(session);
+}
+
+/** Whether our last pointer event in the tab left the mouse at exactly this point. */
+export function pointerAt(session: CdpSession, x: number, y: number): boolean {
+  const p = pointers.get(session);
+  return p !== undefined && p.x === x && p.y === y;
+}
