@@ -28,6 +28,11 @@ const site = startFixtureServer({
     <button onclick="fetch('/frame-items?fresh=1').then((r) => r.text()).then((t) => { document.getElementById('out').innerHTML = '<button>' + t + '</button>'; })">Refresh list</button>
     <script>setInterval(() => fetch('/frame-items?t=' + Date.now()).catch(() => {}), 100);</script>`,
   "/framed-list": () => `<!doctype html><title>Framed list</title><button>Top</button><iframe src="${site.b}/list" width=400 height=200></iframe>`,
+  // A frame document answered after 500 ms, and pages that add one (cross-site, same-site) or point an in-process one at it.
+  "/slowframe": () => new Promise<Response>((r) => setTimeout(() => r(new Response("<!doctype html><title>Slow frame</title><p>Slow frame</p>", { headers: { "content-type": "text/html" } })), 500)) as unknown as Response,
+  "/add-frame": () => `<!doctype html><title>Add frame</title><button onclick="const f = document.createElement('iframe'); f.src = '${site.b}/slowframe'; document.body.append(f)">Add frame</button>`,
+  "/add-frame-same": `<!doctype html><title>Add frame</title><button onclick="const f = document.createElement('iframe'); f.src = '/slowframe'; document.body.append(f)">Add frame</button>`,
+  "/swap-frame": () => `<!doctype html><title>Swap frame</title><button onclick="document.querySelector('iframe').src = '${site.b}/slowframe'">Swap frame</button><iframe src="/second"></iframe>`,
   "/framed-poll": () => `<!doctype html><title>Framed poll</title>
     <button onclick="this.textContent = 'Top ' + (window.n = (window.n || 0) + 1)">Top count</button><iframe src="${site.b}/poller" width=400 height=200></iframe>`,
 });
@@ -72,6 +77,22 @@ describe("requests of out-of-process frames are watched by the action", () => {
     const r = await run(["click", await refOf("Ask the frame")]);
     expect(evidence(r).effects).toEqual(expect.arrayContaining(["network_requests"]));
     expect(added(r)).toContain("Answer 42");
+  });
+
+  test("a click that loads a frame from another site: waited for until the frame's document lands, not held to the network cap", async () => {
+    // The frame's navigation starts on the tab's session and ends on the new frame's own.
+    for (const [page, loads] of [["/add-frame", "a new cross-site frame"], ["/swap-frame", "an in-process frame sent cross-site"], ["/add-frame-same", "a new same-site frame"]]) {
+      await run(["open", `${site.a}${page}`]);
+      const ref = await refOf(page === "/swap-frame" ? "Swap frame" : "Add frame");
+      const started = Date.now();
+      const r = await run(["click", ref]);
+      const took = Date.now() - started;
+      expect(evidence(r).effects, loads).toEqual(expect.arrayContaining(["network_requests"]));
+      // Its 500 ms answer is waited for…
+      expect(took, loads).toBeGreaterThanOrEqual(500);
+      // …and nothing more: a request left pending holds the action to the 3 s cap.
+      expect(took, loads).toBeLessThan(1_500);
+    }
   });
 
   test("a cross-origin frame's own polling does not hold an action in the frame or in the top document", async () => {

@@ -12,10 +12,15 @@ const LAG = 1;
 
 export class FakeNet implements NetEvents {
   private readonly handlers: { method: string; fn: (p: never, sessionId: string | undefined) => void }[] = [];
-  /** Our clock (ms); set to a page time plus LAG as each event is emitted. */
-  t = 0;
-  readonly now = (): number => this.t;
+  /** Our clock (ms); set to a page time plus LAG as each event is emitted. One for the sessions of one browser (`sameClockAs`). */
+  private readonly clock: { t: number };
+  readonly now = (): number => this.clock.t;
   private n = 0;
+
+  /** `sameClockAs`: another session of the same browser (an out-of-process frame's beside the tab's): one clock, and the page's. */
+  constructor(sameClockAs?: FakeNet) {
+    this.clock = sameClockAs?.clock ?? { t: 0 };
+  }
 
   on<E extends EventMethod>(method: E, handler: EventHandler<E>): () => void {
     const h = { method, fn: handler };
@@ -29,11 +34,14 @@ export class FakeNet implements NetEvents {
 
   /** Our clock at page time `ms`. */
   at(ms: number): void {
-    this.t = ms + LAG;
+    this.clock.t = ms + LAG;
   }
 
-  /** A GET of `path` started at page time `ms` from line `line` of the page's script; its event, emitted. */
-  sent(ms: number, o: { path?: string; line?: number; id?: string; redirect?: boolean } = {}): Protocol.Network.RequestWillBeSentEvent {
+  /**
+   * A GET of `path` started at page time `ms` from line `line` of the page's script (`type`
+   * "Document": a frame's navigation, made by no script); its event, emitted.
+   */
+  sent(ms: number, o: { path?: string; line?: number; id?: string; redirect?: boolean; type?: "Fetch" | "Document" } = {}): Protocol.Network.RequestWillBeSentEvent {
     this.at(ms);
     const url = `http://a.test${o.path ?? "/api/items"}?t=${ms}`;
     const p: Protocol.Network.RequestWillBeSentEvent = {
@@ -43,9 +51,9 @@ export class FakeNet implements NetEvents {
       request: { url, method: "GET", headers: {}, initialPriority: "High", referrerPolicy: "no-referrer" },
       timestamp: ms / 1000,
       wallTime: ms / 1000,
-      initiator: { type: "script", stack: { callFrames: [{ functionName: "load", scriptId: "1", url: "http://a.test/", lineNumber: o.line ?? 1, columnNumber: 0 }] } },
+      initiator: o.type === "Document" ? { type: "parser" } : { type: "script", stack: { callFrames: [{ functionName: "load", scriptId: "1", url: "http://a.test/", lineNumber: o.line ?? 1, columnNumber: 0 }] } },
       redirectHasExtraInfo: false,
-      type: "Fetch",
+      type: o.type ?? "Fetch",
       ...(o.redirect
         ? { redirectResponse: { url, status: 302, statusText: "Found", headers: {}, mimeType: "", charset: "", connectionReused: false, connectionId: 0, encodedDataLength: 0, securityState: "neutral" } }
         : {}),
@@ -62,11 +70,11 @@ export class FakeNet implements NetEvents {
     return p;
   }
 
-  /** A poll from `line`: `n` starts `period` ms apart from page time `from`, each answered 5 ms later. */
-  poll(from: number, n: number, period: number, line = 1): string[] {
+  /** A poll of `path` from `line` (default: /api/items, line 1): `n` starts `period` ms apart from page time `from`, each answered 5 ms later. */
+  poll(from: number, n: number, period: number, o: { path?: string; line?: number } = {}): string[] {
     const ids: string[] = [];
     for (let i = 0; i < n; i++) {
-      const p = this.sent(from + i * period, { line });
+      const p = this.sent(from + i * period, o);
       this.finished(p.requestId, from + i * period + 5);
       ids.push(p.requestId);
     }

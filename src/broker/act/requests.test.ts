@@ -310,7 +310,7 @@ describe("an action's requests to an address the page polls", () => {
 });
 
 describe("an action's requests in out-of-process frames (their own sessions)", () => {
-  /** A frame's session: its own events and history, and an end. */
+  /** A frame's session: its own events and history, and an end; on the tab's clock. */
   class FrameNet extends FakeNet {
     private readonly closers: (() => void)[] = [];
     onClose(fn: () => void): () => void {
@@ -322,33 +322,79 @@ describe("an action's requests in out-of-process frames (their own sessions)", (
     }
   }
 
-  test("a frame's requests are the action's and waited for; the frame's own polling is judged by the frame's history, not the tab's", () => {
-    const top = polledPage();
-    const frame = new FrameNet();
+  /**
+   * The tab polls /api/items and its cross-origin frame /api/frame, each from line 1 of its
+   * own script every 100 ms, for 1.2 s before the action (page time 0 to 1100).
+   */
+  function framedPage(): { top: FakeNet; frame: FrameNet } {
+    const top = new FakeNet();
+    const frame = new FrameNet(top);
+    rememberRequests(top, top.now);
     rememberRequests(frame, frame.now);
-    // The frame polls /api/frame from its own script, on its own grid.
-    frame.poll(0, 12, 100, 1);
+    for (let ms = 0; ms < 1200; ms += 100) {
+      top.poll(ms, 1, 100);
+      frame.poll(ms + 1, 1, 100, { path: "/api/frame" });
+    }
+    return { top, frame };
+  }
+
+  test("a frame's polling is judged by the frame's history, not the tab's: its ticks are not the action's, its second request in a beat at the input is", () => {
+    const { top, frame } = framedPage();
     const a = action(top);
     a.reqs.add(frame);
-    frame.at(1150);
+    top.at(1150);
     a.reqs.inputs.dispatching();
-    const own = frame.sent(1155, { path: "/api/answer", line: 7 });
+    // The click's handler in the frame calls the frame's load(): a second request in its beat, at the input.
+    const extra = frame.sent(1155, { path: "/api/frame" });
     expect(a.reqs.pending.size).toBe(1);
-    frame.at(1160);
+    // And a request of its own call site: the action's whatever the histories say.
+    const own = frame.sent(1156, { path: "/api/answer", line: 7 });
+    expect(a.reqs.pending.size).toBe(2);
+    top.at(1160);
     a.reqs.inputs.dispatched();
-    // The frame's poll ticks on: not the action's.
-    const tickStart = frame.sent(1200, { line: 1 });
+    frame.finished(extra.requestId, 1165);
+    // The frame's next ticks, on its grid (the tab never fetched /api/frame): the poll's.
+    expect(tick(top, a, 1200)).toBe(false);
+    for (const ms of [1201, 1301]) {
+      frame.finished(frame.sent(ms, { path: "/api/frame" }).requestId, ms + 5);
+      expect(a.reqs.pending.size).toBe(1);
+    }
+    // A second request in a beat, away from any input: the poll's too.
+    frame.sent(1350, { path: "/api/frame" });
     expect(a.reqs.pending.size).toBe(1);
-    frame.finished(tickStart.requestId, 1205);
     frame.finished(own.requestId, 1900);
     expect(a.reqs.pending.size).toBe(0);
-    expect(a.effects.requests).toBe(1);
+    expect(a.effects.requests).toBe(2);
+    a.stop();
+  });
+
+  test("a frame's navigation that starts on the tab's session and ends on the new frame's own (an iframe sent to another site) ends the wait", () => {
+    const top = polledPage();
+    const a = action(top);
+    top.at(1150);
+    a.reqs.inputs.dispatching();
+    const nav = top.sent(1155, { path: "/widget", type: "Document" });
+    const fetched = top.sent(1156, { path: "/api/answer", line: 7, id: "f1" });
+    expect(a.reqs.pending.size).toBe(2);
+    top.at(1160);
+    a.reqs.inputs.dispatched();
+    // The frame's new process is attached (paused) before its document commits there.
+    const frame = new FrameNet(top);
+    a.reqs.add(frame);
+    frame.finished(nav.requestId, 1700);
+    expect(a.reqs.pending.size).toBe(1);
+    expect(a.reqs.responded).toBeGreaterThan(0);
+    // Only documents cross sessions: another session's request of the same id is another request.
+    frame.finished("f1", 1710);
+    expect(a.reqs.pending.size).toBe(1);
+    top.finished(fetched.requestId, 1720);
+    expect(a.reqs.pending.size).toBe(0);
     a.stop();
   });
 
   test("a frame that goes while the action's request in it runs takes that request off the wait", () => {
     const top = polledPage();
-    const frame = new FrameNet();
+    const frame = new FrameNet(top);
     const a = action(top);
     a.reqs.add(frame);
     a.reqs.add(frame);

@@ -19,6 +19,13 @@ export class ActionRequests {
   readonly inputs: InputSpans;
   private readonly offs: (() => void)[] = [];
   private readonly sessions = new Set<Watched>();
+  /**
+   * The action's documents in flight, by request id, with the tag of the session they started
+   * on. A frame's navigation to another site starts on the session of the frame's parent (or
+   * of the frame's old process) and ends on the new frame's own; navigation ids are unique
+   * across the browser, so a document ends on whichever watched session tells it.
+   */
+  private readonly documents = new Map<string, string>();
   private stopped = false;
 
   /** `effects.requests` counts the action's requests. */
@@ -45,7 +52,9 @@ export class ActionRequests {
       polls.ended(p);
       background.delete(p.requestId);
       mine.delete(p.requestId);
-      if (this.pending.delete(tag + p.requestId)) this.responded = Date.now();
+      const start = this.documents.get(p.requestId);
+      this.documents.delete(p.requestId);
+      if (this.pending.delete(tag + p.requestId) || (start !== undefined && this.pending.delete(start + p.requestId))) this.responded = Date.now();
       this.poke();
     };
     this.offs.push(
@@ -62,6 +71,7 @@ export class ActionRequests {
           if (id === p.requestId || background.delete(id)) {
             this.pending.add(tag + id);
             mine.add(id);
+            if (p.type === "Document") this.documents.set(id, tag);
           } else this.responded = Date.now();
         }
         this.poke();
