@@ -23,6 +23,41 @@ function parseEvent(text: string): JanitorEvent | undefined {
   }
 }
 
+/** Where a LineBatcher writes: the janitor's stdin. */
+export interface LineSink {
+  write(chunk: string): unknown;
+  flush(): unknown;
+}
+
+/**
+ * Lines queued in one turn of the event loop go out in one write, in order: the messages of
+ * one step (a click's press and release) reach the browser together. Written one by one, the
+ * first write wakes the janitor, which on a busy machine runs in place of this process until
+ * it has relayed that message, and the next message waits for it.
+ */
+export class LineBatcher {
+  private pending = "";
+
+  constructor(private readonly sink: LineSink) {}
+
+  push(line: string): void {
+    const first = this.pending === "";
+    this.pending += `${line}\n`;
+    if (first) queueMicrotask(() => this.drain());
+  }
+
+  private drain(): void {
+    const out = this.pending;
+    this.pending = "";
+    try {
+      this.sink.write(out);
+      this.sink.flush();
+    } catch {
+      // The janitor is gone; its exit closes the connection.
+    }
+  }
+}
+
 /**
  * The broker's side of the janitor: a child process that holds the browser WebSocket.
  * Exposes it as a CDP Transport, so the connection code cannot tell it from a socket.
@@ -33,6 +68,7 @@ export class JanitorClient implements Transport {
   onOwned: ((targetId: string, openerId: string | undefined) => void) | undefined;
   closed = false;
   private readonly proc: Subprocess<"pipe", "pipe", "inherit">;
+  private readonly out: LineBatcher;
   private ready: { resolve: () => void; reject: (e: Error) => void } | undefined;
 
   private constructor() {
@@ -43,6 +79,7 @@ export class JanitorClient implements Transport {
       stderr: "inherit",
       env: process.env,
     });
+    this.out = new LineBatcher(this.proc.stdin);
     void readLines(this.proc.stdout, (line) => this.onLine(line)).finally(() => this.markClosed("janitor_exited"));
   }
 
@@ -62,8 +99,7 @@ export class JanitorClient implements Transport {
 
   send(message: string): void {
     if (this.closed) return;
-    this.proc.stdin.write(`${message}\n`);
-    this.proc.stdin.flush();
+    this.out.push(message);
   }
 
   own(targetId: string): void {
@@ -90,8 +126,7 @@ export class JanitorClient implements Transport {
 
   private control(msg: Record<string, unknown>): void {
     if (this.closed) return;
-    this.proc.stdin.write(`!${JSON.stringify(msg)}\n`);
-    this.proc.stdin.flush();
+    this.out.push(`!${JSON.stringify(msg)}`);
   }
 
   private onLine(line: string): void {
