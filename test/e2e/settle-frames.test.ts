@@ -33,6 +33,11 @@ const site = startFixtureServer({
   "/add-frame": () => `<!doctype html><title>Add frame</title><button onclick="const f = document.createElement('iframe'); f.src = '${site.b}/slowframe'; document.body.append(f)">Add frame</button>`,
   "/add-frame-same": `<!doctype html><title>Add frame</title><button onclick="const f = document.createElement('iframe'); f.src = '/slowframe'; document.body.append(f)">Add frame</button>`,
   "/swap-frame": () => `<!doctype html><title>Swap frame</title><button onclick="document.querySelector('iframe').src = '${site.b}/slowframe'">Swap frame</button><iframe src="/second"></iframe>`,
+  // A frame that fetches by itself a moment after it loads, with an answer that takes 1.5 s.
+  "/late-data": () => new Promise<Response>((r) => setTimeout(() => r(new Response("Late data")), 1500)) as unknown as Response,
+  "/late": `<!doctype html><title>Late</title><p id=out></p>
+    <script>setTimeout(() => fetch('/late-data').then((r) => r.text()).then((t) => { document.getElementById('out').innerHTML = '<button>' + t + '</button>'; }), 200);</script>`,
+  "/framed-late": () => `<!doctype html><title>Framed late</title><button>Top</button><iframe src="${site.b}/late" width=400 height=200></iframe>`,
   "/framed-poll": () => `<!doctype html><title>Framed poll</title>
     <button onclick="this.textContent = 'Top ' + (window.n = (window.n || 0) + 1)">Top count</button><iframe src="${site.b}/poller" width=400 height=200></iframe>`,
 });
@@ -118,5 +123,18 @@ describe("requests of out-of-process frames are watched by the action", () => {
     const r = await run(["click", refresh]);
     expect(evidence(r).effects).toEqual(expect.arrayContaining(["network_requests", "dom_changed"]));
     expect(added(r)).toContain("Fresh list");
+  });
+});
+
+describe("bp wait --network-idle", () => {
+  test("counts the requests of cross-origin frames: a frame's slow fetch after load is waited for, not those of a frame that went", async () => {
+    // A frame that polls goes with the page, a request in flight (its end never comes).
+    await run(["open", `${site.a}/framed-poll`]);
+    await waitFor(async () => (((await run(["net", "--url", "/frame-ping", "--limit", "1000"])).json.requests as unknown[] | undefined)?.length ?? 0) >= 12, 15_000, "twelve frame poll ticks");
+    await run(["open", `${site.a}/framed-late`]);
+    const w = await run(["wait", "--network-idle", "--timeout", "15000"]);
+    expect(w.json.ok).toBe(true);
+    const els = ((await run(["snapshot"])).json.elements as El[]).map((e) => e.n);
+    expect(els).toContain("Late data");
   });
 });

@@ -92,7 +92,7 @@ async function trackTab(conn: BrowserConnection, host: NetHost, rec: TargetRecor
  * for the iframes it starts: they are attached paused, set up, then let run, so their first
  * requests are seen too.
  */
-async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session: CdpSession, scope: string, depth: number): Promise<void> {
+async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session: CdpSession, scope: string, depth: number, parent?: string): Promise<void> {
   const wired: Wired = { session };
   tab.sessions.set(scope, wired);
   session.onClose(() => {
@@ -105,9 +105,32 @@ async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session
     rememberRequests(session);
     for (const fn of frameWatchers.get(conn)?.get(tab.rec.targetId) ?? []) fn(session);
   }
-  session.on("Network.requestWillBeSent", (p) => onRequest(host, tab, scope, owner(), p));
+  // A frame's document starts in its parent's session (its entry is there) and ends in the
+  // frame's; navigation ids are unique across the browser, other requests' only per process.
+  const find = (requestId: string) => {
+    const e = entryOf(scope, owner(), requestId);
+    if (e || parent === undefined) return e;
+    const doc = entryOf(parent, owner(), requestId);
+    return doc?.type === "document" ? doc : undefined;
+  };
+  // Requests of this session not ended yet: a frame that goes ends none of them.
+  const running = new Set<string>();
+  session.onClose(() => {
+    for (const id of running) {
+      const e = entryOf(scope, owner(), id);
+      if (e && !e.done) {
+        e.error ??= "canceled";
+        e.done = true;
+      }
+    }
+    running.clear();
+  });
+  session.on("Network.requestWillBeSent", (p) => {
+    running.add(p.requestId);
+    onRequest(host, tab, scope, owner(), p);
+  });
   session.on("Network.responseReceived", (p) => {
-    const e = entryOf(scope, owner(), p.requestId);
+    const e = find(p.requestId);
     if (!e) return;
     e.status = p.response.status;
     if (p.response.statusText) e.statusText = p.response.statusText;
@@ -117,13 +140,15 @@ async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session
     peekNet(owner() ?? "")?.journal.grew(e);
   });
   session.on("Network.loadingFinished", (p) => {
-    const e = entryOf(scope, owner(), p.requestId);
+    running.delete(p.requestId);
+    const e = find(p.requestId);
     if (!e) return;
     e.size = p.encodedDataLength;
     finish(tab, e, p.timestamp);
   });
   session.on("Network.loadingFailed", (p) => {
-    const e = entryOf(scope, owner(), p.requestId);
+    running.delete(p.requestId);
+    const e = find(p.requestId);
     if (!e) return;
     e.error = p.blockedReason === "inspector" || p.errorText === "net::ERR_BLOCKED_BY_CLIENT" ? "blocked" : p.canceled ? "canceled" : p.errorText;
     finish(tab, e, p.timestamp);
@@ -137,7 +162,7 @@ async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session
         void child.send("Runtime.runIfWaitingForDebugger").catch(() => undefined);
         return;
       }
-      void wire(conn, host, tab, child, `${tab.rec.targetId}>${p.targetInfo.targetId}`, depth + 1).finally(() => child.send("Runtime.runIfWaitingForDebugger").catch(() => undefined));
+      void wire(conn, host, tab, child, `${tab.rec.targetId}>${p.targetInfo.targetId}`, depth + 1, scope).finally(() => child.send("Runtime.runIfWaitingForDebugger").catch(() => undefined));
     });
   }
   // Bounded: a page blocked by a dialog answers renderer-side calls only later, and the

@@ -16,6 +16,7 @@ import { urlMatches } from "../commands/canonical.ts";
 import { nextFinishedDownload, onDownloadChange } from "../net/downloads.ts";
 import { JOURNAL_MAX_ENTRIES, type NetEntry } from "../net/journal.ts";
 import { peekNet } from "../net/state.ts";
+import { frameNetReady, watchFrameNet } from "../net/tracker.ts";
 
 export type WaitCondition =
   | { kind: "url"; pattern: string }
@@ -119,7 +120,7 @@ export async function runWait(ctx: CallContext, cond: WaitCondition, intervalMs:
       break;
     case "network-idle": {
       const rec = (sel as Selected).rec;
-      const idle = await watchNetwork(session as CdpSession, waker, offs, inFlightAtStart(agent.key, rec.targetId));
+      const idle = await watchNetwork(browser, rec.targetId, session as CdpSession, waker, offs, inFlightAtStart(agent.key, rec.targetId));
       check = async () => (idle() ? {} : undefined);
       break;
     }
@@ -189,20 +190,28 @@ function pendingDialog(browser: BrowserConnection, key: string, idOf: (targetId:
 const IN_FLIGHT_MAX_AGE_MS = 60_000;
 
 /**
- * Requests of this tab already in flight when the wait starts: the tab's network journal
- * has them from the moment the tab was first attached, while this wait's own subscription
- * only sees requests that begin after it.
+ * Requests of this tab (and its out-of-process frames, scoped "<tab>><frame>") already in
+ * flight when the wait starts: the tab's network journal has them from the moment the tab was
+ * first attached, while this wait's own subscription only sees requests that begin after it.
  */
 function inFlightAtStart(key: string, targetId: string): NetEntry[] {
   const journal = peekNet(key)?.journal;
   if (!journal) return [];
   const now = Date.now();
-  return journal.query({ limit: JOURNAL_MAX_ENTRIES }).entries.filter((e) => e.targetId === targetId && !e.done && now - e.startedAt < IN_FLIGHT_MAX_AGE_MS);
+  const mine = (scope: string) => scope === targetId || scope.startsWith(`${targetId}>`);
+  return journal.query({ limit: JOURNAL_MAX_ENTRIES }).entries.filter((e) => mine(e.targetId) && !e.done && now - e.startedAt < IN_FLIGHT_MAX_AGE_MS);
 }
 
-/** Tracks requests of one tab; idle() is true after NETWORK_IDLE_MS with none in flight. */
-async function watchNetwork(session: CdpSession, waker: Waker, offs: (() => void)[], earlier: NetEntry[]): Promise<() => boolean> {
+/**
+ * Tracks requests of one tab and its out-of-process frames (their sessions kept by
+ * net/tracker.ts); idle() is true after NETWORK_IDLE_MS with none in flight. Request ids are
+ * per session, but for documents: a frame's navigation starts on its parent's session and ends
+ * on the frame's own, and navigation ids are unique across the browser.
+ */
+async function watchNetwork(browser: BrowserConnection, targetId: string, session: CdpSession, waker: Waker, offs: (() => void)[], earlier: NetEntry[]): Promise<() => boolean> {
   const inflight = new Set<string>();
+  /** Documents in flight: request id → its key in `inflight`. */
+  const documents = new Map<string, string>();
   let pendingEarlier = earlier.filter((e) => !e.done);
   let quietSince = Date.now();
   let timer: Timer | undefined;
@@ -212,19 +221,38 @@ async function watchNetwork(session: CdpSession, waker: Waker, offs: (() => void
     clearTimeout(timer);
     timer = setTimeout(waker.wake, NETWORK_IDLE_MS + 5);
   };
+  let followed = 0;
+  const follow = (s: CdpSession) => {
+    const tag = `${followed++}:`;
+    const own = new Set<string>();
+    const done = (p: { requestId: string }) => {
+      own.delete(tag + p.requestId);
+      const doc = documents.get(p.requestId);
+      documents.delete(p.requestId);
+      if (inflight.delete(tag + p.requestId) || (doc !== undefined && inflight.delete(doc))) settle();
+    };
+    offs.push(
+      s.on("Network.requestWillBeSent", (p) => {
+        inflight.add(tag + p.requestId);
+        own.add(tag + p.requestId);
+        if (p.type === "Document") documents.set(p.requestId, tag + p.requestId);
+      }),
+      s.on("Network.loadingFinished", done),
+      s.on("Network.loadingFailed", done),
+      // A frame that goes takes its requests along: none of them will end.
+      s.onClose(() => {
+        for (const key of own) inflight.delete(key);
+        own.clear();
+        settle();
+      }),
+    );
+  };
+  follow(session);
   offs.push(
-    session.on("Network.requestWillBeSent", (p) => {
-      inflight.add(p.requestId);
-    }),
-    session.on("Network.loadingFinished", (p) => {
-      if (inflight.delete(p.requestId)) settle();
-    }),
-    session.on("Network.loadingFailed", (p) => {
-      if (inflight.delete(p.requestId)) settle();
-    }),
+    watchFrameNet(browser, targetId, follow),
     () => clearTimeout(timer),
   );
-  await ensureNetwork(session);
+  await Promise.all([ensureNetwork(session), frameNetReady(browser, targetId)]);
   settle();
   return () => {
     // Requests from before the wait end in the journal, not in this subscription: noticed on
