@@ -39,6 +39,7 @@ export interface StepAt {
   ref?: number;
   slot?: string;
   when?: { step: number };
+  unlessFocused?: true;
 }
 
 export function step<F extends PageFnName, A extends PageArg<F>>(fn: F, arg: A, at: StepAt = {}): Step<F, A> {

@@ -4,10 +4,10 @@
  * trip, so an action can resolve its ref, probe it and arm the quiet watcher at once, and read
  * its evidence back in the same call as the snapshot that follows.
  *
- * Steps: `{ fn, arg, ref?, slot?, when? }`. Element scripts get `(win, el, arg)` with the ref's
+ * Steps: `{ fn, arg, ref?, slot?, when?, unlessFocused? }`. Element scripts get `(win, el, arg)` with the ref's
  * element (or the element an earlier call left in `slot`, or null); window scripts get
  * `(win, arg)`. `when: { step }` runs a step only if that earlier quiet settle step reported
- * the page settled.
+ * the page settled; `unlessFocused` skips a step when the one before it answered `focused: true`.
  * The runtime also names its document with a random token: refs carry it, so a ref used in
  * another document is caught without asking the browser.
  *
@@ -120,6 +120,8 @@ export interface PageStep {
   ref?: number;
   slot?: string;
   when?: { step: number };
+  /** Skipped (answers null) when the step right before answered `focused: true`: a pointer probe for a field that has focus already. */
+  unlessFocused?: true;
 }
 
 export interface PageCall {
@@ -152,6 +154,10 @@ function has<T extends object>(table: T, key: string): key is Extract<keyof T, s
 /** A step held back for a settle step runs only once that step reported the page settled. */
 function settled(p: unknown): boolean {
   return typeof p === "object" && p !== null && (p as { settled?: unknown }).settled === true;
+}
+
+function focusedAnswer(p: unknown): boolean {
+  return typeof p === "object" && p !== null && (p as { focused?: unknown }).focused === true;
 }
 
 /** Installs the runtime on our world's window under `key` (non-enumerable: the page never sees this world). */
@@ -189,7 +195,7 @@ export function install(win: ActWindow, key: symbol): Runtime {
       if (call.doc && call.doc !== tok) return { doc: tok, otherDocument: true, results: [] };
       const out: unknown[] = [];
       for (const st of call.steps) {
-        if (st.when && !settled(out[st.when.step])) {
+        if ((st.when && !settled(out[st.when.step])) || (st.unlessFocused && focusedAnswer(out[out.length - 1]))) {
           out.push(null);
           continue;
         }

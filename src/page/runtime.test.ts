@@ -79,4 +79,24 @@ describe("page runtime", () => {
     expect(settled.results[0]).toMatchObject({ settled: true });
     expect(settled.results[1]).toMatchObject({ elements: expect.any(Array) });
   });
+
+  test("a step with `unlessFocused` is skipped when the step before it found the field focused", async () => {
+    const { w, install } = page(`<input aria-label="Name">`);
+    const snap = (await install({ steps: [{ fn: "snapshot", arg: { layout: false, fold: false } }] })) as PageReply;
+    const first = (snap.results[0] as SnapshotResult).elements[0];
+    const ref = first && first.kind !== "fold" ? first.ref : 0;
+    const steps = (): PageStep[] => [
+      { fn: "ref", ref },
+      { fn: "edit", ref, arg: { op: "prepare", token: "t" } },
+      { fn: "act", ref, arg: { op: "probe", noScroll: true }, unlessFocused: true },
+    ];
+    // Not focused: the probe runs (and answers, whatever it finds in a page without layout).
+    const blurred = (await install({ steps: steps() })) as PageReply;
+    expect(blurred.results[1]).toMatchObject({ ok: true, focused: false });
+    expect(blurred.results[2]).not.toBeNull();
+    w.document.querySelector("input")?.focus();
+    const focused = (await install({ steps: steps() })) as PageReply;
+    expect(focused.results[1]).toMatchObject({ ok: true, focused: true });
+    expect(focused.results[2]).toBeNull();
+  });
 });

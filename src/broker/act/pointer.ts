@@ -1,7 +1,7 @@
 import type { CdpSession } from "../../cdp/session.ts";
 import type { ProbeHit, ProbeMiss, State } from "../../page/act-probe.ts";
 import { BpError } from "../../shared/errors.ts";
-import { callFn, step } from "../page-fns.ts";
+import { callFn, step, type StepAt } from "../page-fns.ts";
 import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { forgetPointer, notePointer, pointerAt } from "../pointer-at.ts";
 
@@ -16,8 +16,8 @@ function probeArg(opts: { requireEnabled?: boolean; noScroll?: boolean }) {
 }
 
 /** The pointer probe as a page step, to ride on the ref's resolution (one call for both). */
-export function probeStep(opts: { requireEnabled?: boolean; noScroll?: boolean } = {}) {
-  return step("act", probeArg(opts));
+export function probeStep(opts: { requireEnabled?: boolean; noScroll?: boolean } = {}, at: StepAt = {}) {
+  return step("act", probeArg(opts), at);
 }
 
 /**

@@ -55,7 +55,8 @@ export const typeText = defineAction<typeof command, TypeArgs, Typed>(command, {
   // The locate call also prepares the field, selects its text or puts the caret at its end when
   // it has focus (`then`), probes it for the focusing click, and arms the quiet watcher: typing
   // into a focused field then costs the insert and the settle alone.
-  locate: (a) => ({ ref: a.ref, steps: [pageStep("edit", { op: "prepare", token: a.token, then: thenOf(a) }), probeStep()] }),
+  // The pointer probe only for a field without focus: one that has it gets no click.
+  locate: (a) => ({ ref: a.ref, steps: [pageStep("edit", { op: "prepare", token: a.token, then: thenOf(a) }), probeStep({}, { unlessFocused: true })] }),
   armQuiet: true,
   async dispatch({ ctx, sel, args, top, watch, target }) {
     const resolved = locatedRef(target);
