@@ -210,6 +210,18 @@ describe("out-of-process iframes", () => {
     expect((await run(["net", "remove", "--all"])).json.ok).toBe(true);
     expect((await run(["open", `${site.a}/app`])).json.ok).toBe(true);
   });
+
+  test("a cross-site iframe's document, which starts on the tab's session and ends on the frame's, ends in the journal: the tab goes network-idle", async () => {
+    const page = `<!doctype html><title>Outer</title><script>window.framed = false</script><iframe src="${site.b}/second" onload="window.framed = true"></iframe>`;
+    expect((await run(["open", `${site.a}/echo?html=${encodeURIComponent(page)}`])).json.ok).toBe(true);
+    await waitFor(async () => (await run(["eval", "window.framed"])).json.value === true, 10_000, "the iframe's load");
+    const doc = (await requests(A, ["--url", `${site.b}/second`])).at(-1);
+    expect(doc).toMatchObject({ type: "document", status: 200 });
+    // Its end came on the frame's session: left open, the journal said it was still loading.
+    expect(doc).toHaveProperty("time");
+    expect((await run(["wait", "--network-idle", "--timeout", "5000"])).json).toMatchObject({ ok: true });
+    expect((await run(["open", `${site.a}/app`])).json.ok).toBe(true);
+  });
 });
 
 describe("two agents", () => {

@@ -48,4 +48,11 @@ describe("bp wait waits for what an agent can act on", () => {
     expect(idle.json).toEqual({ ok: true, elapsedMs: expect.any(Number) });
     expect((await run(["eval", "window.done"])).json.value).toBe(true);
   });
+
+  test("--network-idle holds once a cross-site iframe added during the wait has loaded (its document ends on the frame's own session)", async () => {
+    await run(["eval", `window.framed = false; setTimeout(() => { const f = document.createElement('iframe'); f.onload = () => { window.framed = true; }; f.src = '${site.b}/api?ms=600'; document.body.append(f); }, 250); 1`]);
+    const idle = await run(["wait", "--network-idle", "--timeout", "8000"]);
+    expect(idle.json).toEqual({ ok: true, elapsedMs: expect.any(Number) });
+    expect((await run(["eval", "window.framed"])).json.value).toBe(true);
+  });
 });
