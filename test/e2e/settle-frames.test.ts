@@ -32,6 +32,8 @@ const site = startFixtureServer({
   "/slowframe": () => new Promise<Response>((r) => setTimeout(() => r(new Response("<!doctype html><title>Slow frame</title><p>Slow frame</p>", { headers: { "content-type": "text/html" } })), 500)) as unknown as Response,
   "/add-frame": () => `<!doctype html><title>Add frame</title><button onclick="const f = document.createElement('iframe'); f.src = '${site.b}/slowframe'; document.body.append(f)">Add frame</button>`,
   "/add-frame-same": `<!doctype html><title>Add frame</title><button onclick="const f = document.createElement('iframe'); f.src = '/slowframe'; document.body.append(f)">Add frame</button>`,
+  "/to-b": () => Response.redirect(`${site.b}/slowframe`, 302),
+  "/add-frame-redirect": `<!doctype html><title>Add frame</title><button onclick="const f = document.createElement('iframe'); f.src = '/to-b'; document.body.append(f)">Add frame</button>`,
   "/swap-frame": () => `<!doctype html><title>Swap frame</title><button onclick="document.querySelector('iframe').src = '${site.b}/slowframe'">Swap frame</button><iframe src="/second"></iframe>`,
   // A frame that fetches by itself a moment after it loads, with an answer that takes 1.5 s.
   "/late-data": () => new Promise<Response>((r) => setTimeout(() => r(new Response("Late data")), 1500)) as unknown as Response,
@@ -86,7 +88,7 @@ describe("requests of out-of-process frames are watched by the action", () => {
 
   test("a click that loads a frame from another site: waited for until the frame's document lands, not held to the network cap", async () => {
     // The frame's navigation starts on the tab's session and ends on the new frame's own.
-    for (const [page, loads] of [["/add-frame", "a new cross-site frame"], ["/swap-frame", "an in-process frame sent cross-site"], ["/add-frame-same", "a new same-site frame"]]) {
+    for (const [page, loads] of [["/add-frame", "a new cross-site frame"], ["/swap-frame", "an in-process frame sent cross-site"], ["/add-frame-redirect", "a new same-site frame redirected cross-site"], ["/add-frame-same", "a new same-site frame"]]) {
       await run(["open", `${site.a}${page}`]);
       const ref = await refOf(page === "/swap-frame" ? "Swap frame" : "Add frame");
       const started = Date.now();
