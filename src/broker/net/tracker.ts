@@ -13,7 +13,7 @@ import { attachToTarget, CdpSession } from "../../cdp/session.ts";
 import type { BrowserConnection } from "../browser.ts";
 import type { TargetRecord } from "../targets.ts";
 import { installDownloads, watchTabDownloads } from "./downloads.ts";
-import { boundHeaders, type NetEntry } from "./journal.ts";
+import { boundHeaders, JOURNAL_MAX_ENTRIES, type NetEntry } from "./journal.ts";
 import { rememberRequests } from "./polling.ts";
 import { decide, mergeHeaders } from "./rules.ts";
 import { needsFetch, netFor, peekNet, type NetHost } from "./state.ts";
@@ -42,6 +42,8 @@ interface TabNet {
   syncing: Promise<void>;
   /** Settles once the tab's auto-attach is on: the frames it had then are wired by that time. */
   framesReady: Promise<unknown>;
+  /** The main frame's latest navigation request, and when it started (Date.now()). */
+  mainDoc?: { requestId: string; startedAt: number };
 }
 
 const POST_DATA_MAX = 65_536;
@@ -145,6 +147,7 @@ async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session
     if (!e) return;
     e.size = p.encodedDataLength;
     finish(tab, e, p.timestamp);
+    if (depth === 0 && tab.mainDoc?.requestId === p.requestId) endStale(tab, tab.mainDoc.startedAt);
   });
   session.on("Network.loadingFailed", (p) => {
     running.delete(p.requestId);
@@ -189,7 +192,27 @@ function finish(tab: TabNet, e: NetEntry, ts: number): void {
   e.done = true;
 }
 
+/**
+ * The main frame loaded a new document: what the tab's earlier documents (and their frames)
+ * still had open is gone with them. Chrome does not always say so (a favicon's fetch cut off
+ * by the navigation ends nowhere), and an entry left open forever would hold every later
+ * 'bp wait --network-idle' on the tab.
+ */
+function endStale(tab: TabNet, before: number): void {
+  const owner = tab.rec.controller;
+  const journal = owner === undefined ? undefined : peekNet(owner)?.journal;
+  if (!journal) return;
+  const id = tab.rec.targetId;
+  for (const e of journal.query({ limit: JOURNAL_MAX_ENTRIES }).entries) {
+    if (!e.done && e.startedAt < before && (e.targetId === id || e.targetId.startsWith(`${id}>`))) {
+      e.error ??= "canceled";
+      e.done = true;
+    }
+  }
+}
+
 function onRequest(host: NetHost, tab: TabNet, scope: string, owner: string | undefined, p: Protocol.Network.RequestWillBeSentEvent): void {
+  if (p.type === "Document" && p.frameId === tab.rec.targetId && scope === tab.rec.targetId && !p.redirectResponse) tab.mainDoc = { requestId: p.requestId, startedAt: Date.now() };
   if (owner === undefined) return;
   const net = netFor(owner);
   if (p.redirectResponse) {
