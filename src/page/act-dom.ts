@@ -137,6 +137,8 @@ export interface ActWindow extends PageWindow {
   /** The iframe element holding this window's document, inside a same-origin parent. */
   frameElement?: ActElement | null;
   parent?: ActWindow;
+  /** The tab's top window (a cross-origin one too: only compared, never read). */
+  top?: unknown;
   addEventListener(type: string, listener: (event: { defaultPrevented: boolean; type: string; isTrusted?: boolean }) => void, options?: { capture?: boolean; once?: boolean; passive?: boolean }): void;
 }
 

@@ -2,8 +2,9 @@
  * Page-side checks for actions (the page runtime's `act`, an element step).
  *
  * ops:
- *  - "probe": scroll into view (unless arg.noScroll), then prove the element can take a pointer event: laid out,
- *    visible, enabled, and the topmost element at sampled points (else name the obstruction).
+ *  - "probe": scroll into view (unless arg.noScroll, or it is wholly in view and reachable already), then prove
+ *    the element can take a pointer event: laid out, visible, enabled, and the topmost element at sampled points
+ *    (else name the obstruction).
  *  - "state": the observable state an action may change (checked, value length, focus, …).
  *  - "hovered": whether the element is under the pointer now.
  */
@@ -165,23 +166,15 @@ export interface ProbeMiss {
   obstruction?: Described | null;
 }
 
-function probe(win: ActWindow, el: ActElement | null, arg: ActArg): ProbeHit | ProbeMiss {
-  if (!el || !el.isConnected) return { ok: false, reason: "detached" };
-  if (!arg.noScroll) {
-    try {
-      el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
-    } catch {}
-  }
-  const view = el.ownerDocument.defaultView || win;
-  const cs = view.getComputedStyle(el);
-  if (cs.display === "none" || cs.visibility === "hidden" || cs.visibility === "collapse") return { ok: false, reason: "not_visible" };
-  if (disabledOf(el) && arg.requireEnabled !== false) return { ok: false, reason: "disabled" };
+/** Where a pointer event reaches the element now: a point of its largest box in the viewport, or why none does. */
+function reach(win: ActWindow, el: ActElement, view: ActWindow): { point: [number, number]; inside: boolean } | ProbeMiss {
   const rects = el.getClientRects();
   const vw = view.innerWidth, vh = view.innerHeight;
-  let best: { l: number; t: number; r: number; b: number } | null = null, area = 0;
+  let best: { l: number; t: number; r: number; b: number } | null = null, area = 0, inside = rects.length > 0;
   for (let i = 0; i < rects.length; i++) {
     const r = rects[i];
     if (!r) continue;
+    if (r.left < 0 || r.top < 0 || r.right > vw || r.bottom > vh) inside = false;
     const l = Math.max(0, r.left), t = Math.max(0, r.top), rr = Math.min(vw, r.right), b = Math.min(vh, r.bottom);
     if (rr - l > 0 && b - t > 0 && (rr - l) * (b - t) > area) {
       area = (rr - l) * (b - t);
@@ -192,16 +185,43 @@ function probe(win: ActWindow, el: ActElement | null, arg: ActArg): ProbeHit | P
   const cx = (best.l + best.r) / 2, cy = (best.t + best.b) / 2;
   const w4 = (best.r - best.l) / 4, h4 = (best.b - best.t) / 4;
   const points: [number, number][] = [[cx, cy], [cx - w4, cy - h4], [cx + w4, cy - h4], [cx - w4, cy + h4], [cx + w4, cy + h4]];
-  let obstruction: Described | null = null, chosen: [number, number] | null = null;
+  let obstruction: Described | null = null;
   for (const p of points) {
     const hit = hitAt(el, win.document, p[0], p[1]);
-    if (accepts(el, hit)) {
-      chosen = p;
-      break;
-    }
+    if (accepts(el, hit)) return { point: p, inside };
     if (!obstruction && hit) obstruction = describe(hit);
   }
-  if (!chosen) return { ok: false, reason: "obscured", obstruction };
+  return { ok: false, reason: "obscured", obstruction };
+}
+
+/** Whether the element's document is the tab's top one (a frame's viewport is not the tab's). */
+function topLevel(view: ActWindow): boolean {
+  try {
+    return view.top === view;
+  } catch {
+    return false;
+  }
+}
+
+function probe(win: ActWindow, el: ActElement | null, arg: ActArg): ProbeHit | ProbeMiss {
+  if (!el || !el.isConnected) return { ok: false, reason: "detached" };
+  const view = el.ownerDocument.defaultView || win;
+  const cs = view.getComputedStyle(el);
+  if (cs.display === "none" || cs.visibility === "hidden" || cs.visibility === "collapse") return { ok: false, reason: "not_visible" };
+  if (disabledOf(el) && arg.requireEnabled !== false) return { ok: false, reason: "disabled" };
+  // A top-document element wholly in the viewport and reached where it is stays there: the
+  // page is not scrolled under the agent (nor its scroll handlers run) for nothing. Anything
+  // else (cut off, covered, in a frame) is scrolled to the centre and probed again.
+  let found = !arg.noScroll && topLevel(view) ? reach(win, el, view) : null;
+  if (!arg.noScroll && !(found && "point" in found && found.inside)) {
+    try {
+      el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+    } catch {}
+    found = null;
+  }
+  found ??= reach(win, el, view);
+  if (!("point" in found)) return found;
+  const chosen = found.point;
   const off = frameOffset(el.ownerDocument);
   let hidden = false;
   try {
