@@ -113,8 +113,9 @@ describe("requests of out-of-process frames are watched by the action", () => {
       const r = await run(["click", ref]);
       expect(evidence(r)).toMatchObject({ status: "verified" });
       expect(evidence(r).effects ?? []).not.toContain("network_requests");
-      // Taking every tick for the action's settles again and again until the 3 s cap.
-      expect(Date.now() - started).toBeLessThan(1_500);
+      // Taking every tick for the action's settles again and again until the 3 s cap (the
+      // bound leaves room for a loaded machine's slow process start, not for the cap).
+      expect(Date.now() - started).toBeLessThan(2_500);
     }
   });
 
