@@ -115,7 +115,8 @@ async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session
     const doc = entryOf(parent, owner(), requestId);
     return doc?.type === "document" ? doc : undefined;
   };
-  // Requests of this session not ended yet: a frame that goes ends none of them.
+  // Requests of a frame's session not ended yet: a frame that goes ends none of them (the
+  // tab's own session lives as long as the tab, whose stale entries endStale ends).
   const running = new Set<string>();
   session.onClose(() => {
     for (const id of running) {
@@ -128,7 +129,7 @@ async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session
     running.clear();
   });
   session.on("Network.requestWillBeSent", (p) => {
-    running.add(p.requestId);
+    if (depth > 0) running.add(p.requestId);
     onRequest(host, tab, scope, owner(), p);
   });
   session.on("Network.responseReceived", (p) => {
