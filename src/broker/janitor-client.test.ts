@@ -1,4 +1,7 @@
 import { expect, test } from "bun:test";
+import { CdpConnection } from "../cdp/connection.ts";
+import { CdpClosedError } from "../cdp/errors.ts";
+import type { Transport } from "../cdp/transport.ts";
 import { LineBatcher } from "./janitor-client.ts";
 
 /** A sink that records each write as the janitor's stdin would receive it. */
@@ -26,7 +29,7 @@ test("lines queued in one turn go out in one write, in order; a later turn write
   expect(flushes()).toBe(2);
 });
 
-test("a sink that fails (the janitor gone) loses the lines quietly and the next turn writes again", async () => {
+test("a sink that fails (the janitor gone) drops that batch and the next turn writes again", async () => {
   let fail = true;
   const writes: string[] = [];
   const out = new LineBatcher({
@@ -42,4 +45,66 @@ test("a sink that fails (the janitor gone) loses the lines quietly and the next 
   out.push("b");
   await Promise.resolve();
   expect(writes).toEqual(["b\n"]);
+});
+
+test("a failed write fails the lines of that batch with its error, and only those", async () => {
+  let fail = true;
+  const out = new LineBatcher({
+    write: () => {
+      if (fail) throw new Error("EPIPE");
+    },
+    flush: () => undefined,
+  });
+  const heard: string[] = [];
+  const note = (name: string) => (e: unknown) => heard.push(`${name}:${e instanceof Error ? e.message : String(e)}`);
+  out.push("a", note("a"));
+  out.push("!control");
+  out.push("b", note("b"));
+  await Promise.resolve();
+  expect(heard).toEqual(["a:EPIPE", "b:EPIPE"]);
+  fail = false;
+  out.push("c", note("c"));
+  await Promise.resolve();
+  expect(heard).toEqual(["a:EPIPE", "b:EPIPE"]);
+});
+
+test("a flush that fails later fails the batch's lines too", async () => {
+  const out = new LineBatcher({ write: () => 1, flush: () => Promise.reject(new Error("EPIPE")) });
+  const heard = new Promise<unknown>((resolve) => out.push("a", resolve));
+  expect(await heard).toEqual(new Error("EPIPE"));
+});
+
+/** The janitor's side of the seam as JanitorClient wires it: frames go through a LineBatcher. */
+class BatchedTransport implements Transport {
+  onMessage: ((message: string) => void) | undefined;
+  onClose: ((reason: string) => void) | undefined;
+  closed = false;
+  constructor(private readonly out: LineBatcher) {}
+  send(message: string, onFailed?: (error: unknown) => void): void {
+    this.out.push(message, onFailed);
+  }
+  close(): void {
+    this.closed = true;
+    this.onClose?.("closed by client");
+  }
+}
+
+test("a call whose batched write fails rejects at once with the connection's send-failed error", async () => {
+  const out = new LineBatcher({
+    write: () => {
+      throw new Error("EPIPE");
+    },
+    flush: () => undefined,
+  });
+  const conn = new CdpConnection(new BatchedTransport(out));
+  // Without the write's error the call would only end at its deadline.
+  const [a, b] = await Promise.all(
+    (["Browser.getVersion", "Target.getTargets"] as const).map((m) => conn.send(m, undefined, { timeoutMs: 20_000 }).catch((e: unknown) => e)),
+  );
+  for (const [e, method] of [[a, "Browser.getVersion"], [b, "Target.getTargets"]] as const) {
+    expect(e).toBeInstanceOf(CdpClosedError);
+    expect(e).toMatchObject({ method, reason: "send failed: EPIPE", sent: false });
+  }
+  expect(conn.pendingCount).toBe(0);
+  conn.close();
 });

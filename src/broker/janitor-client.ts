@@ -37,23 +37,33 @@ export interface LineSink {
  */
 export class LineBatcher {
   private pending = "";
+  private failed: ((error: unknown) => void)[] = [];
 
   constructor(private readonly sink: LineSink) {}
 
-  push(line: string): void {
+  /** `onFailed` hears the error when the write carrying this line fails. */
+  push(line: string, onFailed?: (error: unknown) => void): void {
     const first = this.pending === "";
     this.pending += `${line}\n`;
+    if (onFailed) this.failed.push(onFailed);
     if (first) queueMicrotask(() => this.drain());
   }
 
   private drain(): void {
     const out = this.pending;
+    const failed = this.failed;
     this.pending = "";
+    this.failed = [];
+    const fail = (error: unknown): void => {
+      for (const f of failed.splice(0)) f(error);
+    };
     try {
-      this.sink.write(out);
-      this.sink.flush();
-    } catch {
-      // The janitor is gone; its exit closes the connection.
+      // A pipe may also refuse the bytes later, when the flush settles.
+      for (const r of [this.sink.write(out), this.sink.flush()]) if (r instanceof Promise) r.catch(fail);
+    } catch (error) {
+      // The janitor is gone: the calls this write carried fail now rather than at their deadline
+      // (its exit then closes the connection for the rest).
+      fail(error);
     }
   }
 }
@@ -97,9 +107,9 @@ export class JanitorClient implements Transport {
     return client;
   }
 
-  send(message: string): void {
+  send(message: string, onFailed?: (error: unknown) => void): void {
     if (this.closed) return;
-    this.out.push(message);
+    this.out.push(message, onFailed);
   }
 
   own(targetId: string): void {

@@ -118,11 +118,14 @@ export class CdpConnection {
       this.#callbacks.reject(id, error instanceof Error ? error : new TypeError(String(error)));
       return promise;
     }
-    try {
-      this.#transport.send(frame);
-    } catch (error) {
+    const failed = (error: unknown): void => {
       const reason = `send failed: ${error instanceof Error ? error.message : String(error)}`;
       this.#callbacks.reject(id, withCallSite(new CdpClosedError(method, reason, false), origin));
+    };
+    try {
+      this.#transport.send(frame, failed);
+    } catch (error) {
+      failed(error);
     }
     return promise;
   }

@@ -7,7 +7,11 @@ import { readLines } from "./lines.ts";
  * `onClose` fires exactly once, for a local `close()` as well as a remote one.
  */
 export interface Transport {
-  send(message: string): void;
+  /**
+   * A transport that writes at once throws when the write fails; one that writes later (lines
+   * batched to the janitor's pipe) calls `onFailed` instead, once, with the write's error.
+   */
+  send(message: string, onFailed?: (error: unknown) => void): void;
   close(): void;
   onMessage: ((message: string) => void) | undefined;
   onClose: ((reason: string) => void) | undefined;
