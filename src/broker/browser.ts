@@ -5,6 +5,7 @@ import { attachToTarget, type CdpSession } from "../cdp/session.ts";
 import type { PageFn } from "../page/runtime.ts";
 import { BpError } from "../shared/errors.ts";
 import { JanitorClient } from "./janitor-client.ts";
+import { onlyOursMoves } from "./pointer-at.ts";
 import { createPageInProfile } from "./profiles/create.ts";
 import { ProfileRegistry } from "./profiles/registry.ts";
 import { TargetTable, type TargetRecord } from "./targets.ts";
@@ -129,6 +130,8 @@ export class BrowserConnection {
         s.on("Page.javascriptDialogClosed", () => {
           delete rec.dialog;
         });
+        // No window means no real mouse: only in our own tabs of a headless browser we launched.
+        onlyOursMoves(s, () => this.info.source === "launched" && this.info.headless === true && rec.origin !== "user_tab");
         // Focus emulation keeps the page visible, rendering and un-throttled while it is a
         // background tab or an occluded window, without taking the person's focus: hidden
         // pages drop cross-origin frame clicks, hover, drag, transitions and screenshots.

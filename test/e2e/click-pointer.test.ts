@@ -89,4 +89,17 @@ describe("click pointer", () => {
     // The page saw the pointer enter the new element (the browser's hover update after the change, or the press's).
     expect(after).toContain("mouseover:a2");
   });
+
+  test("after a handoff the next click moves first, even on the spot the last click left the pointer", async () => {
+    let r = await refs();
+    await clicked(r.Beta ?? "");
+    // The skip is in force here: without the handoff this click would send no move.
+    expect(await clicked(r.Beta ?? "")).toEqual(["mousedown:b", "mouseup:b", "click:b"]);
+    expect((await env.run(["handoff", "--lease-seconds", "60"])).json).toMatchObject({ ok: true });
+    expect((await env.run(["handback"])).json.ok).toBe(true);
+    r = await refs();
+    const after = await clicked(r.Beta ?? "");
+    expect(after).toContain("mousemove:b");
+    expect(after.slice(-3)).toEqual(["mousedown:b", "mouseup:b", "click:b"]);
+  });
 });

@@ -12,6 +12,7 @@ import { LEASE_SECONDS } from "../../protocol/commands-handoff.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import type { Agent, AgentRegistry } from "../agents.ts";
 import type { BrowserConnection } from "../browser.ts";
+import { forgetPointer } from "../pointer-at.ts";
 import { changesSince, takeBaseline } from "./summary.ts";
 import type { Baseline, Changes } from "./types.ts";
 
@@ -166,6 +167,7 @@ export class HandoffControl {
     };
     this.episodes.set(targetId, ep);
     this.arm(ep);
+    forgetTabPointer(browser, targetId);
     void (async () => {
       await this.drained(targetId);
       if (this.episodes.get(targetId) !== ep || ep.phase !== "draining") return;
@@ -212,6 +214,7 @@ export class HandoffControl {
     ep.markHuman(false);
     this.onReturning?.(targetId, reason);
     const browser = this.host.browser;
+    forgetTabPointer(browser, targetId);
     let changes: Changes = { newTargets: [] };
     if (browser && !browser.closed && browser.generation === ep.generation) {
       changes = await changesSince(browser, targetId, ep.before).catch(() => ({ newTargets: [] }));
@@ -272,6 +275,11 @@ export function humanControlError(ep: Episode, tabId: string | undefined): BpErr
     hint: "A person is using this tab. Do other work or stop; do not poll: your next reply after the handback says what changed.",
     context: { ...(tabId !== undefined ? { tab: tabId } : {}), until, phase: ep.phase },
   });
+}
+
+/** The person may have moved the tab's mouse (at the window or through a viewer): an agent's next click moves it first. */
+function forgetTabPointer(browser: BrowserConnection | undefined, targetId: string): void {
+  void browser?.targets.byId.get(targetId)?.session?.then(forgetPointer, () => undefined);
 }
 
 /**
