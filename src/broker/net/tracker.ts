@@ -13,7 +13,8 @@ import { attachToTarget, CdpSession } from "../../cdp/session.ts";
 import type { BrowserConnection } from "../browser.ts";
 import type { TargetRecord } from "../targets.ts";
 import { installDownloads, watchTabDownloads } from "./downloads.ts";
-import { boundHeaders, JOURNAL_MAX_ENTRIES, type NetEntry } from "./journal.ts";
+import { OpenIds, TabEnds } from "./ends.ts";
+import { boundHeaders, type NetEntry } from "./journal.ts";
 import { rememberRequests } from "./polling.ts";
 import { decide, mergeHeaders } from "./rules.ts";
 import { needsFetch, netFor, peekNet, type NetHost } from "./state.ts";
@@ -42,8 +43,9 @@ interface TabNet {
   syncing: Promise<void>;
   /** Settles once the tab's auto-attach is on: the frames it had then are wired by that time. */
   framesReady: Promise<unknown>;
-  /** The main frame's latest navigation request, and when it started (Date.now()). */
-  mainDoc?: { requestId: string; startedAt: number };
+  /** The main frame's latest navigation request, and the document generation it starts. */
+  mainDoc?: { requestId: string; gen: number };
+  ends: TabEnds;
 }
 
 const POST_DATA_MAX = 65_536;
@@ -81,7 +83,7 @@ async function trackTab(conn: BrowserConnection, host: NetHost, rec: TargetRecor
   } catch {
     return;
   }
-  const tab: TabNet = { rec, sessions: new Map(), authTried: new Set(), started: new Map(), early: new Map(), syncing: Promise.resolve(), framesReady: Promise.resolve() };
+  const tab: TabNet = { rec, sessions: new Map(), authTried: new Set(), started: new Map(), early: new Map(), syncing: Promise.resolve(), framesReady: Promise.resolve(), ends: new TabEnds(rec.targetId, () => journalOf(rec.controller)) };
   table.set(rec.targetId, tab);
   session.onClose(() => {
     if (table.get(rec.targetId) === tab) table.delete(rec.targetId);
@@ -108,26 +110,25 @@ async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session
     for (const fn of frameWatchers.get(conn)?.get(tab.rec.targetId) ?? []) fn(session);
   }
   // A frame's document starts in its parent's session (its entry is there) and ends in the
-  // frame's; navigation ids are unique across the browser, other requests' only per process.
-  const find = (requestId: string) => {
+  // frame's; one that moved into another process ends there. Navigation ids are unique
+  // across the browser, other requests' only per process.
+  const find = (requestId: string, ended = false) => {
+    const moved = tab.ends.movedDoc(requestId, ended);
     const e = entryOf(scope, owner(), requestId);
-    if (e || parent === undefined) return e;
-    const doc = entryOf(parent, owner(), requestId);
-    return doc?.type === "document" ? doc : undefined;
+    if (e) return e;
+    const doc = parent === undefined ? undefined : entryOf(parent, owner(), requestId);
+    return doc?.type === "document" ? doc : moved;
   };
   // Requests of a frame's session not ended yet: a frame that goes ends none of them (the
   // tab's own session lives as long as the tab, whose stale entries endStale ends).
-  const running = new Set<string>();
-  session.onClose(() => {
-    for (const id of running) {
-      const e = entryOf(scope, owner(), id);
-      if (e && !e.done) {
-        e.error ??= "canceled";
-        e.done = true;
-      }
-    }
-    running.clear();
-  });
+  const running = new OpenIds((id) => entryOf(scope, owner(), id)?.done === false);
+  const frameId = session.targetId;
+  if (depth > 0 && frameId !== undefined) {
+    session.onClose(() => {
+      tab.ends.frameClosed(frameId, scope, running);
+      running.clear();
+    });
+  }
   session.on("Network.requestWillBeSent", (p) => {
     if (depth > 0) running.add(p.requestId);
     onRequest(host, tab, scope, owner(), p);
@@ -144,15 +145,17 @@ async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session
   });
   session.on("Network.loadingFinished", (p) => {
     running.delete(p.requestId);
-    const e = find(p.requestId);
+    tab.ends.ended(p.requestId);
+    const e = find(p.requestId, true);
     if (!e) return;
     e.size = p.encodedDataLength;
     finish(tab, e, p.timestamp);
-    if (depth === 0 && tab.mainDoc?.requestId === p.requestId) endStale(tab, tab.mainDoc.startedAt);
+    if (depth === 0 && tab.mainDoc?.requestId === p.requestId) tab.ends.endStale(tab.mainDoc.gen);
   });
   session.on("Network.loadingFailed", (p) => {
     running.delete(p.requestId);
-    const e = find(p.requestId);
+    tab.ends.ended(p.requestId);
+    const e = find(p.requestId, true);
     if (!e) return;
     e.error = p.blockedReason === "inspector" || p.errorText === "net::ERR_BLOCKED_BY_CLIENT" ? "blocked" : p.canceled ? "canceled" : p.errorText;
     finish(tab, e, p.timestamp);
@@ -183,8 +186,12 @@ async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session
   }
 }
 
+function journalOf(owner: string | undefined) {
+  return owner === undefined ? undefined : peekNet(owner)?.journal;
+}
+
 function entryOf(scope: string, owner: string | undefined, requestId: string): NetEntry | undefined {
-  return owner === undefined ? undefined : peekNet(owner)?.journal.find(scope, requestId);
+  return journalOf(owner)?.find(scope, requestId);
 }
 
 function finish(tab: TabNet, e: NetEntry, ts: number): void {
@@ -193,27 +200,9 @@ function finish(tab: TabNet, e: NetEntry, ts: number): void {
   e.done = true;
 }
 
-/**
- * The main frame loaded a new document: what the tab's earlier documents (and their frames)
- * still had open is gone with them. Chrome does not always say so (a favicon's fetch cut off
- * by the navigation ends nowhere), and an entry left open forever would hold every later
- * 'bp wait --network-idle' on the tab.
- */
-function endStale(tab: TabNet, before: number): void {
-  const owner = tab.rec.controller;
-  const journal = owner === undefined ? undefined : peekNet(owner)?.journal;
-  if (!journal) return;
-  const id = tab.rec.targetId;
-  for (const e of journal.query({ limit: JOURNAL_MAX_ENTRIES }).entries) {
-    if (!e.done && e.startedAt < before && (e.targetId === id || e.targetId.startsWith(`${id}>`))) {
-      e.error ??= "canceled";
-      e.done = true;
-    }
-  }
-}
-
 function onRequest(host: NetHost, tab: TabNet, scope: string, owner: string | undefined, p: Protocol.Network.RequestWillBeSentEvent): void {
-  if (p.type === "Document" && p.frameId === tab.rec.targetId && scope === tab.rec.targetId && !p.redirectResponse) tab.mainDoc = { requestId: p.requestId, startedAt: Date.now() };
+  const gen = tab.ends.began(p, p.type === "Document" && p.frameId === tab.rec.targetId && scope === tab.rec.targetId && !p.redirectResponse);
+  if (gen !== undefined) tab.mainDoc = { requestId: p.requestId, gen };
   if (owner === undefined) return;
   const net = netFor(owner);
   if (p.redirectResponse) {
@@ -243,6 +232,7 @@ function onRequest(host: NetHost, tab: TabNet, scope: string, owner: string | un
     ...(headers ? { requestHeaders: headers } : {}),
     ...(p.request.postData !== undefined ? { postData: p.request.postData.slice(0, POST_DATA_MAX) } : {}),
   });
+  tab.ends.journalled(e, p, scope);
   const early = tab.early.get(p.requestId);
   if (early) {
     e.rule = early;

@@ -209,9 +209,14 @@ function inFlightAtStart(key: string, targetId: string): NetEntry[] {
  * on the frame's own, and navigation ids are unique across the browser.
  */
 async function watchNetwork(browser: BrowserConnection, targetId: string, session: CdpSession, waker: Waker, offs: (() => void)[], earlier: NetEntry[]): Promise<() => boolean> {
-  const inflight = new Set<string>();
-  /** Documents in flight: request id → its key in `inflight`. */
-  const documents = new Map<string, string>();
+  /** Requests in flight, by "<session>:<request id>" → the main-frame document generation they belong to. */
+  const inflight = new Map<string, number>();
+  /** Documents in flight: request id → its key in `inflight` and its frame. */
+  const documents = new Map<string, { key: string; frameId?: string }>();
+  /** As the journal does (net/ends.ts): a request belongs to its loader's document, not to the time it was seen. */
+  const loaders = new Map<string, number>();
+  let gen = 0;
+  let mainDoc: { requestId: string; gen: number } | undefined;
   let pendingEarlier = earlier.filter((e) => !e.done);
   let quietSince = Date.now();
   let timer: Timer | undefined;
@@ -229,20 +234,32 @@ async function watchNetwork(browser: BrowserConnection, targetId: string, sessio
       own.delete(tag + p.requestId);
       const doc = documents.get(p.requestId);
       documents.delete(p.requestId);
-      if (inflight.delete(tag + p.requestId) || (doc !== undefined && inflight.delete(doc))) settle();
+      if (inflight.delete(tag + p.requestId) || (doc !== undefined && inflight.delete(doc.key))) settle();
+      // The main frame's new document loaded: what earlier documents left open went with them.
+      if (s === session && mainDoc?.requestId === p.requestId) {
+        for (const [key, g] of inflight) if (g < mainDoc.gen) inflight.delete(key);
+        settle();
+      }
     };
     offs.push(
       s.on("Network.requestWillBeSent", (p) => {
-        inflight.add(tag + p.requestId);
+        if (s === session && p.type === "Document" && p.frameId === targetId && !p.redirectResponse) mainDoc = { requestId: p.requestId, gen: ++gen };
+        if (p.loaderId !== "" && !loaders.has(p.loaderId)) loaders.set(p.loaderId, gen);
+        inflight.set(tag + p.requestId, loaders.get(p.loaderId) ?? gen);
         own.add(tag + p.requestId);
-        if (p.type === "Document") documents.set(p.requestId, tag + p.requestId);
+        if (p.type === "Document") documents.set(p.requestId, { key: tag + p.requestId, ...(p.frameId !== undefined ? { frameId: p.frameId } : {}) });
       }),
       s.on("Network.loadingFinished", done),
       s.on("Network.loadingFailed", done),
-      // A frame that goes takes its requests along: none of them will end.
+      // A frame that goes takes its requests along, and its document (begun on its parent's session): none of them will end.
       s.onClose(() => {
         for (const key of own) inflight.delete(key);
         own.clear();
+        for (const [id, d] of documents) {
+          if (d.frameId === undefined || d.frameId !== s.targetId) continue;
+          inflight.delete(d.key);
+          documents.delete(id);
+        }
         settle();
       }),
     );
