@@ -24,6 +24,7 @@ const hold = () =>
 
 const site = startFixtureServer({
   "/second": "<!doctype html><title>Second</title><p>Second page</p>",
+  "/slow-second": () => new Promise<Response>((r) => setTimeout(() => r(new Response("<!doctype html><title>Slow second</title>", { headers: { "content-type": "text/html" } })), 1_000)) as unknown as Response,
   // A frame document that sends 4 KB (enough to commit and run its script), then keeps its body open.
   "/trickle": () => {
     const head = `<!doctype html><title>Trickle</title><p>Trickling</p><script>parent.postMessage('alive', '*')</script><!--${"x".repeat(4096)}-->`;
@@ -49,6 +50,8 @@ const site = startFixtureServer({
   "/keep": `<!doctype html><title>Keep</title><button onclick="leave()">Leave</button><script>
     function leave() { fetch('/slow-keep', { method: 'POST', body: 'x', keepalive: true }); location.href = '/second'; }
     function leaveLater() { fetch('/slow-keep').then(leave); }
+    // The old document still runs while a slow navigation waits for its answer: its keepalive fetch comes after the navigation's start.
+    function leaveSlow() { fetch('/slow-keep').then(() => { location.href = '/slow-second'; setTimeout(() => fetch('/slow-keep', { method: 'POST', body: 'x', keepalive: true }), 100); }); }
   </script>`,
   // A cross-site frame that navigates back to its parent's site (and so into the parent's process).
   "/hop": () => `<!doctype html><title>Hop</title><script>onload = () => { location.href = '${site.a}/home-again'; }</script>`,
@@ -126,6 +129,17 @@ describe("what the old document started as the tab moved on", () => {
     expect((await run(["eval", "location.pathname"])).json.value).toBe("/second");
     // The slow fetch and the keepalive one.
     expect((await entries("/slow-keep")).length).toBe(before + 2);
+  });
+
+  test("nor by one the old document sends after the navigation began", async () => {
+    expect((await run(["open", `${site.a}/keep`])).json.ok).toBe(true);
+    const before = (await entries("/slow-keep")).length;
+    await run(["eval", "leaveSlow(); 1"]);
+    expect((await idle(8_000)).json).toMatchObject({ ok: true });
+    expect((await run(["eval", "location.pathname"])).json.value).toBe("/slow-second");
+    expect((await entries("/slow-keep")).length).toBe(before + 2);
+    // The journal ended it too (it started after the navigation did, but is the old document's): a later wait is free.
+    expect((await idle(5_000)).json).toMatchObject({ ok: true });
   });
 
   test("a favicon cut off by a quick navigation does not hold wait --network-idle", async () => {

@@ -49,6 +49,11 @@ export class TabEnds {
     return undefined;
   }
 
+  /** The loaders seen on the tab so far (for a wait starting now: theirs are earlier documents'). */
+  loadersSeen(): string[] {
+    return [...this.loaders.keys()];
+  }
+
   /** The request's journal entry exists (the person's requests have none). */
   journalled(e: NetEntry, p: Protocol.Network.RequestWillBeSentEvent, scope: string): void {
     this.genOf.set(e, this.loaders.get(p.loaderId) ?? this.gen);

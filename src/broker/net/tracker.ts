@@ -398,6 +398,11 @@ export function frameNetReady(conn: BrowserConnection, targetId: string): Promis
   return tabs.get(conn)?.get(targetId)?.framesReady ?? Promise.resolve();
 }
 
+/** The document loaders a tracked tab has seen (its own and its frames'), so far. */
+export function tabLoaders(conn: BrowserConnection, targetId: string): string[] {
+  return tabs.get(conn)?.get(targetId)?.ends.loadersSeen() ?? [];
+}
+
 /** The network session an entry's scope names, for response bodies. */
 export function netSession(conn: BrowserConnection, scope: string): CdpSession | undefined {
   return tabs.get(conn)?.get(scope.split(">")[0] ?? scope)?.sessions.get(scope)?.session;

@@ -16,7 +16,7 @@ import { urlMatches } from "../commands/canonical.ts";
 import { nextFinishedDownload, onDownloadChange } from "../net/downloads.ts";
 import { JOURNAL_MAX_ENTRIES, type NetEntry } from "../net/journal.ts";
 import { peekNet } from "../net/state.ts";
-import { frameNetReady, watchFrameNet } from "../net/tracker.ts";
+import { frameNetReady, tabLoaders, watchFrameNet } from "../net/tracker.ts";
 
 export type WaitCondition =
   | { kind: "url"; pattern: string }
@@ -213,8 +213,12 @@ async function watchNetwork(browser: BrowserConnection, targetId: string, sessio
   const inflight = new Map<string, number>();
   /** Documents in flight: request id → its key in `inflight` and its frame. */
   const documents = new Map<string, { key: string; frameId?: string }>();
-  /** As the journal does (net/ends.ts): a request belongs to its loader's document, not to the time it was seen. */
-  const loaders = new Map<string, number>();
+  /**
+   * As the journal does (net/ends.ts): a request belongs to its loader's document, not to the
+   * time it was seen. Loaders from before the wait are of generation 0: a keepalive fetch the
+   * old document sends after a navigation began is still the old document's.
+   */
+  const loaders = new Map<string, number>(tabLoaders(browser, targetId).map((l) => [l, 0]));
   let gen = 0;
   let mainDoc: { requestId: string; gen: number } | undefined;
   let pendingEarlier = earlier.filter((e) => !e.done);
