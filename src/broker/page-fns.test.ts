@@ -27,7 +27,7 @@ describe("page calls typed by function and op", () => {
     // A step built by `step` carries its op, so a call's results are typed per step.
     const steps = [step("act", { op: "state" }), step("edit", { op: "pin", token: "t" })] as const;
     same<Equal<Results<typeof steps>[0], State | null | undefined>>();
-    same<Equal<Results<typeof steps>[1], { ok: true; focused: boolean; then?: true } | { ok: false; reason: "document_replaced" } | null | undefined>>();
+    same<Equal<Results<typeof steps>[1], { ok: true; focused: boolean; then?: true; moved?: true } | { ok: false; reason: "document_replaced" } | null | undefined>>();
     expect(steps.map((s) => s.arg?.op)).toEqual(["state", "pin"]);
   });
 

@@ -23,6 +23,9 @@
 import { composedContains, deepFocus, setSlot, slotOf, type ActElement, type ActSelection, type ActWindow } from "./act-dom.ts";
 import { opOf } from "./ops.ts";
 
+/** "pin"'s answer: `moved` when focus is on an element neither the target nor the one pinned before. */
+type Pinned = { ok: true; focused: boolean; then?: true; moved?: true };
+
 export interface EditArg {
   op?: string;
   token?: string;
@@ -282,10 +285,13 @@ export const EDIT_OPS = {
     }
     return { ok: true as const, focused: !!tg && isFocused(win, tg) };
   }),
-  pin: slotted((win, s, tg, arg: Tokened & { then?: Then; after?: "task" }): { ok: true; focused: boolean; then?: true } | Promise<{ ok: true; focused: boolean; then?: true }> => {
-    const answer = (): { ok: true; focused: boolean; then?: true } => {
+  pin: slotted((win, s, tg, arg: Tokened & { then?: Then; after?: "task" }): Pinned | Promise<Pinned> => {
+    const answer = (): Pinned => {
+      const before = s.pinned;
       s.pinned = deepActive(win);
       const focused = !!tg && isFocused(win, tg);
+      // Focus went to another element than the target and the one pinned before: the page moved it.
+      if (!focused && s.pinned !== before && s.pinned !== null && s.pinned !== win.document.body) return { ok: true, focused, moved: true };
       return focused && tg && text(tg).length > 0 && doThen(win, tg, arg.then) ? { ok: true, focused, then: true } : { ok: true, focused };
     };
     // After a focusing click: answer a task later, behind a timer a focus handler started, so

@@ -14,7 +14,9 @@ const quiet = bundled<Quiet>("quiet");
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
 const opened: Window[] = [];
+const timers = new Set<ReturnType<typeof setTimeout>>();
 afterAll(async () => {
+  for (const t of timers) clearTimeout(t);
   for (const w of opened) await w.happyDOM.close();
 });
 
@@ -39,7 +41,31 @@ function framed(channel: boolean) {
     queue = [];
     for (const c of run) c.fn(performance.now());
   };
-  return { w, frame };
+  // Timers numbered from one counter for every world, as a document numbers them in Chromium
+  // (happy-dom hands out objects). `pageTimeout` is the page world's: our world's is wrapped.
+  let lastTimer = 0;
+  const live = new Map<number, ReturnType<typeof setTimeout>>();
+  const pageTimeout = (fn: () => void, ms = 0): number => {
+    const id = ++lastTimer;
+    const t = setTimeout(() => {
+      live.delete(id);
+      timers.delete(t);
+      fn();
+    }, ms);
+    live.set(id, t);
+    timers.add(t);
+    return id;
+  };
+  Object.defineProperty(w, "setTimeout", { configurable: true, writable: true, value: pageTimeout });
+  Object.defineProperty(w, "clearTimeout", {
+    configurable: true,
+    writable: true,
+    value: (id: number) => {
+      const t = live.get(id);
+      if (t) clearTimeout(t), timers.delete(t), live.delete(id);
+    },
+  });
+  return { w, frame, pageTimeout };
 }
 
 const SETTLE = { op: "settle", ids: [1], quietFor: 50, syncQuietFor: 0, frames: 3, max: 60_000, finish: true };
@@ -59,19 +85,24 @@ function typed(w: Window): void {
   w.document.body.appendChild(w.document.createElement("output"));
 }
 
+/** The action's text went in, and the page did nothing it can be seen doing. */
+function typedQuietly(w: Window): void {
+  w.document.body.dispatchEvent(new w.Event("input", { bubbles: true }));
+}
+
 const channels: [string, boolean][] = [
   ["timer tasks", false],
   ["MessageChannel tasks", true],
 ];
 
 describe("typing settle and the page's animation frames", () => {
-  test.each(channels)("no callback of the page's pending: settled without waiting for a frame (%s)", async (_n, channel) => {
+  test.each(channels)("the page did nothing since the arm: settled without waiting for a frame (%s)", async (_n, channel) => {
     const { w, frame } = framed(channel);
     quiet(w, { op: "install", id: 1 });
     frame();
-    typed(w);
+    typedQuietly(w);
     await tick();
-    expect(await settledWithoutFrames(quiet(w, SETTLE) as Promise<unknown>)).toMatchObject({ settled: true, mutations: 1 });
+    expect(await settledWithoutFrames(quiet(w, SETTLE) as Promise<unknown>)).toMatchObject({ settled: true, mutations: 0 });
     // A page callback that ran in an earlier frame is not pending: it holds nothing up. (One
     // requested after our watcher's own request counts as pending until a frame of ours ran after it.)
     w.requestAnimationFrame(() => undefined);
@@ -79,9 +110,78 @@ describe("typing settle and the page's animation frames", () => {
     w.requestAnimationFrame(() => undefined);
     frame();
     frame();
+    typedQuietly(w);
+    await tick();
+    expect(await settledWithoutFrames(quiet(w, SETTLE) as Promise<unknown>)).toMatchObject({ settled: true, mutations: 0 });
+  });
+
+  test.each(channels)("a change the page made at once is followed by a frame (a resize observer reacts in it) (%s)", async (_n, channel) => {
+    const { w, frame } = framed(channel);
+    quiet(w, { op: "install", id: 1 });
+    frame();
     typed(w);
     await tick();
-    expect(await settledWithoutFrames(quiet(w, SETTLE) as Promise<unknown>)).toMatchObject({ settled: true, mutations: 1 });
+    const settle = quiet(w, SETTLE) as Promise<Settled>;
+    expect(await settledWithoutFrames(settle)).toBe("waiting");
+    frame();
+    expect(await settle).toMatchObject({ settled: true, mutations: 1 });
+  });
+
+  test.each(channels)("a child frame in the document keeps the frame rule (%s)", async (_n, channel) => {
+    const { w, frame } = framed(channel);
+    w.document.body.appendChild(w.document.createElement("iframe"));
+    quiet(w, { op: "install", id: 1 });
+    frame();
+    typedQuietly(w);
+    await tick();
+    const settle = quiet(w, SETTLE) as Promise<Settled>;
+    expect(await settledWithoutFrames(settle)).toBe("waiting");
+    frame();
+    expect(await settle).toMatchObject({ settled: true, mutations: 0 });
+  });
+
+  test.each(channels)("a timer the page set since the arm holds the settle to the timer floor: a 5 ms render is in (%s)", async (_n, channel) => {
+    const { w, frame, pageTimeout } = framed(channel);
+    quiet(w, { op: "install", id: 1 });
+    frame();
+    // Our world's own timers (the watcher's, a probe) do not count: only the page's.
+    w.document.body.addEventListener("input", () => pageTimeout(() => w.document.body.appendChild(w.document.createElement("p")), 5));
+    typedQuietly(w);
+    await tick();
+    const settle = quiet(w, { ...SETTLE, timerQuietFor: 20 }) as Promise<Settled>;
+    // Frames come at once and often: the frame rule alone would end before the timer ran.
+    const pump = setInterval(frame, 1);
+    try {
+      expect(await settle).toMatchObject({ settled: true, mutations: 1 });
+    } finally {
+      clearInterval(pump);
+    }
+    expect(w.document.querySelectorAll("p").length).toBe(1);
+    // Without a page timer the same settle takes no floor: nothing waits for 20 ms.
+    quiet(w, { op: "install", id: 2 });
+    frame();
+    w.document.body.dispatchEvent(new w.Event("change", { bubbles: true }));
+    expect(await settledWithoutFrames(quiet(w, { ...SETTLE, ids: [2], timerQuietFor: 20 }) as Promise<unknown>)).toMatchObject({ settled: true, mutations: 0 });
+  });
+
+  test("after a focusing click, a focus handler's short timer has run when the hold answers; with no page timer it answers at once", async () => {
+    const { w, frame, pageTimeout } = framed(true);
+    quiet(w, { op: "install", id: 1 });
+    frame();
+    // The handler moves focus on: here it marks that it ran, 5 ms after the click.
+    let moved = false;
+    w.addEventListener("click", () => pageTimeout(() => (moved = true), 5));
+    w.dispatchEvent(new w.MouseEvent("click"));
+    const held = await (quiet(w, { op: "hold", ids: [1], timerQuietFor: 20 }) as Promise<unknown>);
+    expect(held).toEqual({ scheduled: true });
+    expect(moved).toBe(true);
+    quiet(w, { op: "install", id: 2 });
+    expect(quiet(w, { op: "hold", ids: [2], timerQuietFor: 20 })).toEqual({});
+    // A frame the page asked for counts too (a handler that moves focus in its next frame).
+    quiet(w, { op: "install", id: 3 });
+    w.requestAnimationFrame(() => undefined);
+    const framedHold = quiet(w, { op: "hold", ids: [3], timerQuietFor: 0 }) as Promise<unknown>;
+    expect(await framedHold).toEqual({ scheduled: true });
   });
 
   test.each(channels)("a preview the page renders in its next frame is waited for (%s)", async (_n, channel) => {

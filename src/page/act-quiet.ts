@@ -9,6 +9,7 @@
  * "settle" and "late" wait in the page (act-settle.ts, which also answers the calls).
  */
 import { setSlot, slotOf, type ActMutationObserver, type ActWindow } from "./act-dom.ts";
+import { marks, pageScheduled, type Marks } from "./act-ledger.ts";
 
 export interface QuietArg {
   op?: string;
@@ -29,6 +30,8 @@ export interface QuietArg {
   linger?: number;
   /** late: how long to wait for the first change. */
   windowMs?: number;
+  /** settle (typing), hold: the floor (ms from the last input event) when the page set a timer since the arm. */
+  timerQuietFor?: number;
 }
 
 export interface QuietPoll {
@@ -67,6 +70,8 @@ export interface Watcher {
   lingering?: boolean;
   /** Restarts the frame count after a linger stopped it. */
   resume: () => void;
+  /** The timer, idle-callback and animation-frame counters when it was armed (act-ledger.ts). */
+  marks: Marks & { frame: number | undefined };
 }
 
 /** The watchers of one call (`arg.ids`) and what may be done with them. */
@@ -157,13 +162,15 @@ interface FrameLedger {
   ran: number;
   /** Our ids handed out after `ran` (pending, cancelled or probes). */
   ours: number[];
+  /** Our recent ids, ran or not: what a watcher's arm counts frames requested since against. */
+  log: number[];
 }
 
 const FRAMES_KEY = Symbol.for("browser-pilot.quiet.frames.v1");
 
 function ledgerOf(win: ActWindow): FrameLedger {
   let l = slotOf<FrameLedger>(win, FRAMES_KEY);
-  if (!l) setSlot(win, FRAMES_KEY, (l = { ran: 0, ours: [] }));
+  if (!l) setSlot(win, FRAMES_KEY, (l = { ran: 0, ours: [], log: [] }));
   return l;
 }
 
@@ -171,6 +178,47 @@ function ledgerOf(win: ActWindow): FrameLedger {
 function keep(l: FrameLedger, id: number): void {
   l.ours.push(id);
   if (l.ours.length > 256) l.ours.splice(0, l.ours.length - 256);
+  l.log.push(id);
+  if (l.log.length > 512) l.log.splice(0, l.log.length - 512);
+}
+
+/** The animation-frame counter now (a request cancelled at once, kept as ours); undefined: unreadable. */
+function frameMark(win: ActWindow): number | undefined {
+  try {
+    const probe: unknown = win.requestAnimationFrame(() => undefined);
+    if (typeof probe !== "number" || !win.cancelAnimationFrame) return undefined;
+    win.cancelAnimationFrame(probe);
+    keep(ledgerOf(win), probe);
+    return probe;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether the page (or another world) scheduled anything since the watcher was armed: a timer,
+ * an interval, an idle callback or an animation frame (any such id not ours handed out since).
+ * A counter that cannot be read counts as scheduled.
+ */
+export function scheduledSince(win: ActWindow, st: Watcher): boolean {
+  if (pageScheduled(win, st.marks)) return true;
+  const base = st.marks.frame, now = frameMark(win);
+  if (base === undefined || now === undefined || now < base) return true;
+  const ours = ledgerOf(win).log.filter((o) => o > base && o < now).length;
+  return now - base - 1 > ours;
+}
+
+/**
+ * Whether the document holds a child frame: its frames run their own animation-frame callbacks
+ * and timers on counters of their own, and what they render is not seen here. Any frame counts
+ * (a cross-origin one answers a message the page posts it without an id of ours to see).
+ */
+export function childFrames(win: ActWindow): boolean {
+  try {
+    return Number(Reflect.get(win, "length")) > 0 || win.document.querySelector("iframe, frame, object, embed") !== null;
+  } catch {
+    return true;
+  }
 }
 
 /** requestAnimationFrame for our world, through the ledger. */
@@ -215,6 +263,8 @@ export function heldOf(win: ActWindow): Record<number, Watcher> {
 }
 
 export function install(win: ActWindow, held: Record<number, Watcher>, id: number): true {
+  // Read first: every id handed out after these (our frames, our timers below) is counted against them.
+  const counters = { ...marks(win), frame: frameMark(win) };
   inputClock(win, true);
   let t0 = 0;
   try {
@@ -230,7 +280,7 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
       delete held[Number(key)];
     }
   }
-  const st: Watcher = { hr: hrNow(win), tickHr: 0, mutations: 0, last: 0, mark: 0, obs: null, t0, frames: 0, mutFrame: 0, wake: null, ticking: true, resume: () => undefined };
+  const st: Watcher = { hr: hrNow(win), tickHr: 0, mutations: 0, last: 0, mark: 0, obs: null, t0, frames: 0, mutFrame: 0, wake: null, ticking: true, resume: () => undefined, marks: counters };
   st.obs = new win.MutationObserver((list) => {
     st.mutations += list.length;
     st.last = Date.now();

@@ -10,9 +10,11 @@
  *    when later: `sinceResponse`) and at least one rendered frame (and the task after it)
  *    with no mutation, so a timer the action started that steps faster than that is caught;
  *    with `syncQuietFor` 0 (typing), a rendered frame after the last change (its animation-
- *    frame callbacks ran) and the task after it, or a frame since the settle began when the
- *    action changed nothing; in a visible page with no animation-frame callback but ours
- *    pending (act-quiet.ts's ledger), the task after the call's own look instead;
+ *    frame callbacks and observers ran) and the task after it, or a frame since the settle
+ *    began when the action changed nothing; with `timerQuietFor` as well when the page set a
+ *    timer or an idle callback since the arm (act-ledger.ts), from the last key or text; in a
+ *    visible page that did nothing observable since the arm (no mutation, timer, idle callback,
+ *    animation-frame callback not ours, or child frame), the task after the call's own look;
  *  - the page changed on its own after the dispatch (timers, a response, JS animation steps):
  *    `quietFor` ms and `frames` rendered frames without a mutation;
  *  - and in both cases no animation the action began still running.
@@ -26,7 +28,8 @@
  * twice the window) for the first mutation: `{ changed }`; its watchers then stay (`linger`)
  * or go (`finish`) as for settle. A lingering watcher counts no frames until the next wait.
  */
-import { foreignFrame, heldOf, hrNow, install, reply, watched, type QuietArg, type QuietPoll, type Watched, type Watcher } from "./act-quiet.ts";
+import { childFrames, foreignFrame, heldOf, hrNow, install, reply, scheduledSince, watched, type Measure, type QuietArg, type QuietPoll, type Watched, type Watcher } from "./act-quiet.ts";
+import { pageScheduled } from "./act-ledger.ts";
 import type { ActWindow } from "./act-dom.ts";
 
 export function late(w: Watched, arg: QuietArg): Promise<{ changed: boolean }> {
@@ -69,10 +72,17 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
   // timed on the high-resolution clock: in whole Date.now() ms it could end up to 1 ms short.
   const hs = hrNow(win);
   const response = arg.sinceResponse !== undefined ? hs - Math.max(0, Number(arg.sinceResponse) || 0) : 0;
-  const from = Math.max(w.inputHr > 0 && w.inputHr <= hs ? w.inputHr : hs, Math.min(response, hs));
   // Typing: a frame rendered after the action's last input, not only after its last change: the
   // last key may change only the field's value, and the page react to it in its next frame.
   const lastInput = Math.max(w.inputHr, w.editHr);
+  const typing = syncQuietFor === 0;
+  // Typing into a page that set a timer (or an interval, an idle callback) since the watcher was
+  // armed: held to the click's floor as well, from the last key or inserted text, ending in a
+  // timer task of ours, after every page timer due before it (a render 5 ms after the input).
+  const timers = typing && sts.some((s) => pageScheduled(win, s.marks));
+  const floor = timers ? Math.max(0, Number(arg.timerQuietFor) || 0) : syncQuietFor;
+  const cause = typing ? lastInput : w.inputHr;
+  const from = Math.max(cause > 0 && cause <= hs ? cause : hs, Math.min(response, hs));
   const framedSince = (): boolean => {
     for (const s of sts) if (s.tickHr > lastInput) return true;
     return false;
@@ -80,10 +90,13 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
   // The next task without a timer's clamp (a timer set from a timer past the fifth is held 4 ms): a port of our own world's.
   const channel = win.MessageChannel ? new win.MessageChannel() : undefined;
   const nextTask = channel ? () => channel.port2.postMessage(0) : undefined;
-  // Typing into a page that renders frames: the frame is waited for only while an animation-frame
-  // callback not ours may be pending (the page's preview, an animation loop). With none, the
-  // next frame runs nothing of the page's, and the task after the call's own look is enough.
-  const frameless = syncQuietFor === 0 && win.document.visibilityState === "visible";
+  // Typing into a visible page that did nothing observable since the watcher was armed (no
+  // mutation, no timer or idle callback, no animation-frame callback not ours pending, no child
+  // frame): the next frame would run nothing of the page's, and the task after the call's own
+  // look is enough. Anything else keeps the frame rule: a resize or intersection observer runs
+  // in the frame after a change, a child frame's frames and timers are its own.
+  const frameless = typing && !timers && win.document.visibilityState === "visible" && !childFrames(win);
+  const idle = (p: Measure): boolean => p.mutations === 0 && !foreignFrame(win) && !sts.some((s) => pageScheduled(win, s.marks));
   return new Promise((resolve) => {
     let done = false, timer = 0, pending = false, fromTimer = false, timed = false, looked = false;
     const end = (p: ReturnType<Watched["measure"]>, extra: { settled: true; capped?: true }): void => {
@@ -108,14 +121,14 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
       // floor ends. Under load it may not have yet: a timer due during a long frame is queued
       // when the frame ends, after a task our frame callback posted. Timers run in the order
       // they are due, so one of ours due at the floor's last whole ms comes after it.
-      if (byTimer && sinceCause >= syncQuietFor - 1) timed = true;
+      if (byTimer && sinceCause >= floor - 1) timed = true;
       const moved = p.mutations > base;
       let ok: boolean;
       if (p.animating > 0) ok = false;
-      else if (!moved && frameless && later && !foreignFrame(win)) ok = true;
-      else if (!moved) ok = p.framesQuiet < 0 ? el >= quietFor : syncQuietFor > 0 ? p.frames - fs >= 1 && sinceCause >= syncQuietFor : (p.mutations > 0 ? p.framesQuiet >= 1 : p.frames - fs >= 1) && framedSince();
+      else if (!moved && frameless && later && idle(p)) ok = true;
+      else if (!moved) ok = p.framesQuiet < 0 ? el >= quietFor : floor > 0 ? p.frames - fs >= 1 && sinceCause >= floor : (p.mutations > 0 ? p.framesQuiet >= 1 : p.frames - fs >= 1) && framedSince();
       else ok = p.quietFor >= quietFor && (p.framesQuiet < 0 || p.framesQuiet >= frames);
-      if (ok && !moved && syncQuietFor > 0 && p.framesQuiet >= 0 && !timed) {
+      if (ok && !moved && floor > 0 && p.framesQuiet >= 0 && !timed) {
         win.clearTimeout(timer);
         timer = win.setTimeout(onTimer, 1);
         return;
@@ -124,16 +137,16 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
       if (el >= max) return end(p, { settled: true, capped: true });
       // Look again after the next frame's task, or by time when the page renders no frames.
       win.clearTimeout(timer);
-      const wait = moved ? quietFor - p.quietFor : p.framesQuiet < 0 ? quietFor - el : syncQuietFor > 0 ? syncQuietFor - sinceCause : quietFor - el;
+      const wait = moved ? quietFor - p.quietFor : p.framesQuiet < 0 ? quietFor - el : floor > 0 ? floor - sinceCause : quietFor - el;
       // The sync floor's end is known to the fraction of a ms: a timer for its whole ms (timers
       // take whole ms), then tasks for the fraction left, not a 5 ms step that would overshoot
       // it. Other waits step by 5 ms or more.
-      const floorLeft = !moved && p.framesQuiet >= 0 && syncQuietFor > 0 && p.animating === 0 ? Math.min(max - el, syncQuietFor - sinceCause) : 0;
+      const floorLeft = !moved && p.framesQuiet >= 0 && floor > 0 && p.animating === 0 ? Math.min(max - el, floor - sinceCause) : 0;
       // Until a timer of ours ran at the floor's last whole ms, the fraction waits on a timer too.
       if (floorLeft > 0 && floorLeft < 1 && nextTask && timed) nextTask();
       else timer = win.setTimeout(onTimer, floorLeft > 0 ? nextTask ? Math.max(1, Math.floor(floorLeft)) : Math.ceil(floorLeft) : Math.max(5, Math.min(max - el, wait)));
       // Frameless typing looks again in the next task, not after the frame.
-      if (frameless && !later && !moved) wake();
+      if (frameless && !later && !moved && p.mutations === 0) wake();
     };
     const onTimer = (): void => {
       fromTimer = true;
@@ -158,8 +171,30 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
   });
 }
 
-/** The quiet watcher as the page runtime calls it: install, poll, settle or late. */
-export function pageQuiet(win: ActWindow, arg: QuietArg): QuietPoll | Promise<unknown> | true | null {
+/**
+ * "hold" (after a focusing click, before its focus is proved): when the page scheduled anything
+ * since the watchers were armed (a timer, an idle callback, an animation frame: a focus handler's
+ * work), answers `{ scheduled }` once `timerQuietFor` ms passed since the click's last input
+ * event, in a timer task of ours, after every page timer due before it (a handler that moves
+ * focus on a 5 ms timer has moved it); otherwise at once.
+ */
+export function hold(w: Watched, arg: QuietArg): { scheduled?: true } | Promise<{ scheduled: true }> {
+  const { win, sts } = w;
+  if (!sts.some((s) => scheduledSince(win, s))) return {};
+  const floor = Math.max(0, Number(arg.timerQuietFor) || 0), hs = hrNow(win);
+  const from = w.inputHr > 0 && w.inputHr <= hs ? w.inputHr : hs;
+  return new Promise((resolve) => {
+    const step = (): void => {
+      const left = floor - (hrNow(win) - from);
+      if (left <= 0) resolve({ scheduled: true });
+      else win.setTimeout(step, Math.max(1, Math.ceil(left)));
+    };
+    step();
+  });
+}
+
+/** The quiet watcher as the page runtime calls it: install, poll, settle, late or hold. */
+export function pageQuiet(win: ActWindow, arg: QuietArg): QuietPoll | { scheduled?: true } | Promise<unknown> | true | null {
   const held = heldOf(win);
   if (arg.op === "install") return install(win, held, Number(arg.id));
   const ids = arg.ids || [];
@@ -177,6 +212,7 @@ export function pageQuiet(win: ActWindow, arg: QuietArg): QuietPoll | Promise<un
   const w = watched(win, held, ids, sts);
   if (arg.op === "late") return late(w, arg);
   if (arg.op === "settle") return settle(w, arg);
+  if (arg.op === "hold") return hold(w, arg);
   const p = w.measure(Number(arg.after));
   if (arg.finish) w.finish();
   return reply(p);

@@ -4,7 +4,7 @@
  * runs for it. An op on watchers that are gone (a new document) answers null.
  */
 import type { install, reply } from "./act-quiet.ts";
-import type { late, settle } from "./act-settle.ts";
+import type { hold, late, settle } from "./act-settle.ts";
 
 interface Watchers {
   ids: number[];
@@ -15,6 +15,7 @@ interface Watchers {
 export type QuietOps = {
   install: { arg: { id: number }; result: ReturnType<typeof install> };
   poll: { arg: Watchers & { after?: number }; result: ReturnType<typeof reply> | null };
-  settle: { arg: Watchers & { quietFor?: number; frames?: number; syncQuietFor?: number; max?: number; linger?: number }; result: Awaited<ReturnType<typeof settle>> | null };
+  settle: { arg: Watchers & { quietFor?: number; frames?: number; syncQuietFor?: number; timerQuietFor?: number; max?: number; linger?: number }; result: Awaited<ReturnType<typeof settle>> | null };
   late: { arg: Watchers & { windowMs: number; linger?: number }; result: Awaited<ReturnType<typeof late>> | null };
+  hold: { arg: Watchers & { timerQuietFor: number }; result: Awaited<ReturnType<typeof hold>> | null };
 };

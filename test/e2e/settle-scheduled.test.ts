@@ -64,6 +64,21 @@ const site = startFixtureServer({
         requestAnimationFrame(loop);
       })();
     </script>`,
+  // The field's text in a span; a resize observer on the span renders the reaction (in the
+  // frame after the change: no id of the page's is handed out for it).
+  "/ro": `<!doctype html><title>Resize</title><input id=f aria-label="Field"><span id=s style="display:inline-block"></span><div id=o></div>
+    <script>
+      f.addEventListener("input", () => (s.textContent = f.value));
+      new ResizeObserver(() => { o.innerHTML = f.value ? "<button>R " + f.value + "</button>" : ""; }).observe(s);
+    </script>`,
+  // A document-level input listener that renders 5 ms later and changes nothing at once.
+  "/deleg5": `<!doctype html><title>Delegated</title><input id=f aria-label="Field"><div id=o></div>
+    <script>
+      document.addEventListener("input", (e) => { const v = e.target.value; setTimeout(() => (o.innerHTML = "<button>R " + v + "</button>"), 5); });
+    </script>`,
+  // Focusing the field moves focus on to another one 5 ms later.
+  "/refocus": `<!doctype html><title>Refocus</title><input id=f aria-label="Field"> <input id=g aria-label="Other">
+    <script>f.addEventListener("focus", () => setTimeout(() => g.focus(), 5));</script>`,
 });
 const env = makeBpEnv();
 const KEY = "agent-settle-scheduled";
@@ -131,6 +146,43 @@ describe("the reply shows what the action scheduled", () => {
       expect(typed.json.ok).toBe(true);
       const mirror = ((typed.json.elements as El[] | undefined) ?? []).map((e) => e.n ?? "").filter((n) => n.startsWith("Mirror"));
       expect({ round, mirror }).toEqual({ round, mirror: [`Mirror m${round}`] });
+    }
+  });
+
+  // The page's reactions that no counter shows ahead of time keep the frame rule (a change at
+  // once is followed by a frame, where a resize observer runs), and a timer the page set holds
+  // the settle to the timer floor (a render 5 ms after the input is in, not left to a frame's luck).
+  test.each([
+    ["a resize observer's render", "/ro"],
+    ["a 5 ms timer's render", "/deleg5"],
+  ])("typing: %s is in every reply, into a focused field and after a focusing click", async (_name, path) => {
+    expect((await run(["open", `${site.a}${path}`])).json.ok).toBe(true);
+    const field = ((await run(["snapshot"])).json.elements as El[]).find((e) => e.n === "Field")?.r;
+    expect(field).toBeDefined();
+    for (let round = 0; round < 8; round++) {
+      // Every other round from an unfocused field: the click's focus, then the text.
+      if (round % 2 === 1) expect((await run(["eval", "document.activeElement.blur(), 1"])).json.ok).toBe(true);
+      // Longer every round: the span's size changes, so its resize observer runs.
+      const text = `v${round}${"x".repeat(round)}`;
+      const typed = await run(["type", String(field), text, "--clear", "--full"]);
+      expect(typed.json.ok).toBe(true);
+      const seen = ((typed.json.elements as El[] | undefined) ?? []).map((e) => e.n ?? "").filter((n) => n.startsWith("R "));
+      expect({ path, round, seen }).toEqual({ path, round, seen: [`R ${text}`] });
+    }
+  });
+
+  // A focus handler that moves focus on a short timer has moved it before the text is sent:
+  // the change before the first keystroke stops type, and nothing goes into the other field.
+  test("typing into a field whose focus handler moves focus on 5 ms later: action_not_verified, nothing typed", async () => {
+    expect((await run(["open", `${site.a}/refocus`])).json.ok).toBe(true);
+    for (let round = 0; round < 5; round++) {
+      expect((await run(["eval", "g.value = '', f.value = '', document.activeElement.blur(), 1"])).json.ok).toBe(true);
+      const field = ((await run(["snapshot"])).json.elements as El[]).find((e) => e.n === "Field")?.r;
+      expect(field).toBeDefined();
+      const typed = await run(["type", String(field), "abc"]);
+      const code = typed.json.code;
+      const values = (await run(["eval", "[f.value, g.value]"])).json.value;
+      expect({ round, ok: typed.json.ok, code, values }).toEqual({ round, ok: false, code: "action_not_verified", values: ["", ""] });
     }
   });
 });

@@ -15,7 +15,7 @@ import { parseCombo, pressCombo } from "./keys.ts";
 import { CompositePin } from "./pin.ts";
 import { checkProbe, dispatchClick, probeStep, type Probe } from "./pointer.ts";
 import { defineAction } from "./pipeline.ts";
-import type { ActionWatch } from "./watch.ts";
+import { SYNC_QUIET_MS, type ActionWatch } from "./watch.ts";
 import { listensToKeys } from "./widget.ts";
 import { forgetMarks } from "../observe/collect.ts";
 
@@ -193,8 +193,13 @@ async function focus(pin: CompositePin, top: CdpSession, watch: ActionWatch, r: 
     await pin.step("focus", [], () => dispatchClick(top, x, y, "left", 1, hidden), false, [], true);
   }
   // `focused` also re-pins the focused element, so it is asked once when the click worked.
-  const clicked = await focused(frame, token, watch, then, probe ? watch.rearmSteps(frame) : []);
-  if (clicked.focused) return { then: clicked.then, rearmed: probe !== undefined };
+  const clicked = await focused(frame, token, watch, then, probe ? watch.rearmSteps(frame, { hold: SYNC_QUIET_MS }) : []);
+  // A page that scheduled work since the arm (a focus handler's timer or frame) keeps the first
+  // step's page check, which arms the watcher once more: what that work changes is not the text's.
+  if (clicked.focused) return { then: clicked.then, rearmed: probe !== undefined && !clicked.scheduled };
+  // The click's focus went on to another element (a focus handler's timer, run before the hold
+  // ended): a change before anything was typed, not a field the pointer could not focus.
+  if (clicked.moved) throw pin.interrupted(steps[0] ?? "type", "focus_changed", steps.slice(1));
   // A focus handler may have replaced the page: that is a change before anything was typed.
   const reason = await pin.check();
   if (reason) throw pin.interrupted(steps[0] ?? "type", reason, steps.slice(1));
@@ -212,19 +217,29 @@ async function focus(pin: CompositePin, top: CdpSession, watch: ActionWatch, r: 
 
 /**
  * Whether the field has focus, a task after the call arrives (re-pinning it and doing `then`).
- * `rearm`: the quiet watcher's replacement (watch.rearmSteps), run after that task in the same call.
+ * `rearm`: the quiet watcher's replacement (watch.rearmSteps), run after that task in the same
+ * call; when it begins with a "hold", the call first waits the click's timer floor if the page
+ * scheduled anything since the watcher was armed (`scheduled`: a focus handler that moves focus
+ * on a short timer has moved it when the focus is proved; act-settle.ts).
  */
-async function focused(frame: FrameRef, token: string, watch: ActionWatch, then: "select" | "caretEnd", rearm: PageStep[] = []): Promise<{ focused: boolean; then: boolean }> {
+async function focused(frame: FrameRef, token: string, watch: ActionWatch, then: "select" | "caretEnd", rearm: PageStep[] = []): Promise<{ focused: boolean; then: boolean; scheduled: boolean; moved?: boolean }> {
+  const held = rearm[0]?.fn === "quiet" && rearm[0].arg !== undefined && "op" in rearm[0].arg && rearm[0].arg.op === "hold";
   // A dialog a focus handler opens blocks the page: not focused, and the pin check then says why.
   // A focus handler that replaced the document fails the call: not focused, and the pin check then says why.
-  const steps = [pageStep("edit", { op: "pin", token, then, after: "task" }), ...rearm];
+  const steps = held ? [rearm[0]!, pageStep("edit", { op: "pin", token, then, after: "task" }), ...rearm.slice(1)] : [pageStep("edit", { op: "pin", token, then, after: "task" }), ...rearm];
+  const at = held ? 1 : 0;
   const pinned = callPage(frame.session, frame.frameId, steps)
-    .then((reply) => stepResult({ steps, results: reply.results }, 0, "edit", "pin"))
-    .catch(() => ({ ok: false, focused: false }) as const);
-  const r = await Promise.race([pinned, watch.dialogOpened.then(() => ({ ok: false, focused: false }) as const)]);
+    .then((reply) => {
+      // No answer to read (no watcher left to count from): taken as scheduled.
+      const h = held ? stepResult({ steps, results: reply.results }, 0, "quiet", "hold") : null;
+      const scheduled = h === null || h.scheduled === true;
+      return { ...stepResult({ steps, results: reply.results }, at, "edit", "pin"), scheduled };
+    })
+    .catch(() => ({ ok: false, focused: false, scheduled: true }) as const);
+  const r = await Promise.race([pinned, watch.dialogOpened.then(() => ({ ok: false, focused: false, scheduled: true }) as const)]);
   // The call answered: the watchers it replaced are gone (else stop() ends them).
   if (rearm.length > 0 && r.ok) watch.retired();
-  return r.ok ? { focused: r.focused, then: r.then === true } : { focused: false, then: false };
+  return r.ok ? { focused: r.focused, then: r.then === true, scheduled: r.scheduled, moved: "moved" in r && r.moved === true } : { focused: false, then: false, scheduled: true };
 }
 
 /** Effects of the whole composite: the readback's plus what the later steps caused. */

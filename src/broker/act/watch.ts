@@ -187,7 +187,9 @@ export class ActionWatch {
     // A response is taken like an input event: what its handler starts runs from then on.
     const responded = this.requests?.responded ?? 0;
     const sinceResponse = responded > 0 && !o.typing ? { sinceResponse: Date.now() - responded } : {};
-    return { fn: "quiet", arg: { op: "settle", ids, quietFor: DOM_QUIET_MS, syncQuietFor, frames: QUIET_FRAMES, max, linger: WATCH_LINGER_MS, ...sinceResponse } };
+    // Typing into a page that set a timer since the arm is held to the click's floor too (act-settle.ts).
+    const timerFloor = o.typing ? { timerQuietFor: SYNC_QUIET_MS } : {};
+    return { fn: "quiet", arg: { op: "settle", ids, quietFor: DOM_QUIET_MS, syncQuietFor, frames: QUIET_FRAMES, max, linger: WATCH_LINGER_MS, ...sinceResponse, ...timerFloor } };
   }
 
   /**
@@ -205,8 +207,9 @@ export class ActionWatch {
    * Page steps (for the main frame's next call) that end the main-frame watchers armed so far
    * and arm a new one: what happened before that call (a focusing click's effects) is then
    * not counted as what the action's next step caused.
+   * With `hold` (ms) they begin with a "hold" on the replaced watchers (type's proving call).
    */
-  rearmSteps(frame?: { session: CdpSession; frameId: string }): PageStep[] {
+  rearmSteps(frame?: { session: CdpSession; frameId: string }, o: { hold?: number } = {}): PageStep[] {
     const inFrame = frame !== undefined && (frame.frameId !== this.mainFrameId || frame.session !== this.session);
     let old: number[];
     let fresh: PageStep;
@@ -221,7 +224,9 @@ export class ActionWatch {
     }
     // Kept until the end: the call that ends them may never be sent (a pin check that fails first).
     if (old.length > 0) this.retiring.push({ session: inFrame ? frame.session : this.session, frameId: inFrame ? frame.frameId : this.mainFrameId, ids: old });
-    return [...(old.length > 0 ? [{ fn: "quiet" as const, arg: { op: "poll" as const, ids: old, finish: true } }] : []), fresh];
+    // `hold`: first the page's "hold" on the replaced watchers (act-settle.ts), its answer at index 0.
+    const hold = o.hold !== undefined && old.length > 0 ? [{ fn: "quiet" as const, arg: { op: "hold" as const, ids: old, timerQuietFor: o.hold } }] : [];
+    return [...hold, ...(old.length > 0 ? [{ fn: "quiet" as const, arg: { op: "poll" as const, ids: old, finish: true } }] : []), fresh];
   }
 
   /** The call carrying rearmSteps() went out and answered: the replaced watchers are gone. */
