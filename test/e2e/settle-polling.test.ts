@@ -81,9 +81,9 @@ const site = startFixtureServer({
   // next page at once from the same call site (a second request in the beat, the page's own),
   // answered only once the test has the action's reply (a timed answer would land in a slow
   // reply's diff by itself). The page asks for more only while its list is loading: from 300 ms
-  // to 800 ms after the combobox opens. Its options render 1.1 s after, and never before the
-  // next page of a tick that asked has been requested: one requested at the option's click
-  // could be the click's own, and is taken for it.
+  // to 800 ms after the combobox opens (and at least once). Its options render 1.1 s after, and
+  // never before the next page of a tick that asked has been requested: one requested at the
+  // option's click could be the click's own, and is taken for it.
   "/api/feed": (url) => {
     if (url.searchParams.get("page") !== "2") return new Response(url.searchParams.has("busy") ? "more" : "[]");
     feed.asked++;
@@ -93,27 +93,37 @@ const site = startFixtureServer({
     <button id=combo role=combobox aria-label=Fruit aria-haspopup=listbox aria-expanded=false aria-controls=lb>Choose</button>
     <ul id=lb role=listbox hidden></ul>
     <script>
-      let busy = false, asking = 0, render = null;
+      let busy = false, ending = false, askedOnce = false, asking = 0, due = false;
+      const combo = document.getElementById('combo'), lb = document.getElementById('lb');
+      const show = () => {
+        if (!due || busy || asking > 0) return;
+        due = false;
+        lb.innerHTML = '<li role=option aria-selected=false>Apple</li><li role=option aria-selected=false>Banana</li>';
+      };
       function load(page) {
         const asked = !page && busy;
-        if (asked) asking++;
+        if (asked) {
+          asking++;
+          askedOnce = true;
+          if (ending) busy = false;
+        }
         return fetch('/api/feed?' + (page ? 'page=' + page : 't=' + Date.now() + (asked ? '&busy=1' : ''))).then((r) => r.text()).then((t) => {
           const next = t === 'more' ? load(2) : undefined;
-          if (asked && --asking === 0 && render) render();
+          if (asked) {
+            asking--;
+            show();
+          }
           if (page) document.getElementById('feed').innerHTML = '<button>' + t + '</button>';
           return next;
         });
       }
-      const combo = document.getElementById('combo'), lb = document.getElementById('lb');
       combo.onclick = () => {
         lb.hidden = false;
         combo.setAttribute('aria-expanded', 'true');
         setTimeout(() => { busy = true; }, 300);
-        setTimeout(() => { busy = false; }, 800);
-        setTimeout(() => {
-          render = () => { render = null; lb.innerHTML = '<li role=option aria-selected=false>Apple</li><li role=option aria-selected=false>Banana</li>'; };
-          if (asking === 0) render();
-        }, 1100);
+        // Until 800 ms, and at least one tick (a starved renderer runs its timers late).
+        setTimeout(() => { if (askedOnce) busy = false; else ending = true; }, 800);
+        setTimeout(() => { due = true; show(); }, 1100);
       };
       lb.onclick = (e) => { const o = e.target.closest('[role=option]'); if (!o) return;
         for (const x of lb.children) x.setAttribute('aria-selected', String(x === o)); combo.textContent = o.textContent; lb.hidden = true; combo.setAttribute('aria-expanded', 'false'); };
