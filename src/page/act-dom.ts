@@ -140,6 +140,7 @@ export interface ActWindow extends PageWindow {
   /** The tab's top window (a cross-origin one too: only compared, never read). */
   top?: unknown;
   addEventListener(type: string, listener: (event: { defaultPrevented: boolean; type: string; isTrusted?: boolean }) => void, options?: { capture?: boolean; once?: boolean; passive?: boolean }): void;
+  removeEventListener?(type: string, listener: () => void, options?: { capture?: boolean }): void;
 }
 
 /** The composed-tree parent: a shadow root's host in place of the root itself. */

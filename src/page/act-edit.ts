@@ -39,6 +39,10 @@ interface Slot {
   target: ActElement | null;
   pinned: ActElement | null;
   before: string;
+  /** The target had focus at some point since the locate call (seen by a capture focus listener). */
+  hadFocus: boolean;
+  /** That listener, removed when the next action's slot replaces this one. */
+  onFocus: () => void;
 }
 
 interface Kind {
@@ -225,7 +229,16 @@ type Prepare = ReturnType<typeof describe> & { ok: true; selection: string; cont
 /** Keeps the target in this action's slot (with what had focus and the text before) and describes it. */
 function keep(win: ActWindow, t: ActElement | null, active: ActElement | null, token: string | undefined): Prepare {
   const c = classify(t);
-  const slot: Slot = { token, target: t, pinned: active, before: t && c.mode !== "none" ? text(t) : "" };
+  const prior = slotOf<Slot>(win, KEY);
+  if (prior) win.removeEventListener?.("focus", prior.onFocus, { capture: true });
+  const slot: Slot = { token, target: t, pinned: active, before: t && c.mode !== "none" ? text(t) : "", hadFocus: false, onFocus: () => {} };
+  // Whether the target got focus after the click, even when a focus handler moved it on at
+  // once: focus that left the target is the page's move, not a field the pointer cannot focus.
+  // The capture phase on the window runs before the page's own handlers on the target.
+  slot.onFocus = () => {
+    if (t && isFocused(win, t)) slot.hadFocus = true;
+  };
+  win.addEventListener("focus", slot.onFocus, { capture: true });
   setSlot(win, KEY, slot);
   return { ...describe(win, t, c), ok: true, selection: selection(win, t), control: controlState(t), url: String(win.document.URL) };
 }
@@ -287,11 +300,11 @@ export const EDIT_OPS = {
   }),
   pin: slotted((win, s, tg, arg: Tokened & { then?: Then; after?: "task" }): Pinned | Promise<Pinned> => {
     const answer = (): Pinned => {
-      const before = s.pinned;
       s.pinned = deepActive(win);
       const focused = !!tg && isFocused(win, tg);
-      // Focus went to another element than the target and the one pinned before: the page moved it.
-      if (!focused && s.pinned !== before && s.pinned !== null && s.pinned !== win.document.body) return { ok: true, focused, moved: true };
+      // The target had focus and it is now on another element (the one focused before the
+      // click too): the page moved it. A target that never had focus is not moved.
+      if (!focused && s.hadFocus && s.pinned !== null && s.pinned !== win.document.body) return { ok: true, focused, moved: true };
       return focused && tg && text(tg).length > 0 && doThen(win, tg, arg.then) ? { ok: true, focused, then: true } : { ok: true, focused };
     };
     // After a focusing click: answer a task later, behind a timer a focus handler started, so

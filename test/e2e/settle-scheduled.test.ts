@@ -185,4 +185,19 @@ describe("the reply shows what the action scheduled", () => {
       expect({ round, ok: typed.json.ok, code, values }).toEqual({ round, ok: false, code: "action_not_verified", values: ["", ""] });
     }
   });
+
+  // The same handler with the other field focused before the click: focus goes back to the
+  // element that had it, which still tells the page moved it (the target had focus first).
+  test("typing into a field whose focus handler moves focus back to the field focused before: focus_changed, nothing typed", async () => {
+    expect((await run(["open", `${site.a}/refocus`])).json.ok).toBe(true);
+    for (let round = 0; round < 5; round++) {
+      expect((await run(["eval", "f.value = '', g.value = '', g.focus(), 1"])).json.ok).toBe(true);
+      const field = ((await run(["snapshot"])).json.elements as El[]).find((e) => e.n === "Field")?.r;
+      expect(field).toBeDefined();
+      const typed = await run(["type", String(field), "abc"]);
+      const reason = (typed.json.context as { reason?: string } | undefined)?.reason;
+      const values = (await run(["eval", "[f.value, g.value]"])).json.value;
+      expect({ round, ok: typed.json.ok, code: typed.json.code, reason, values }).toEqual({ round, ok: false, code: "action_not_verified", reason: "focus_changed", values: ["", ""] });
+    }
+  });
 });

@@ -197,14 +197,18 @@ async function focus(pin: CompositePin, top: CdpSession, watch: ActionWatch, r: 
   // A page that scheduled work since the arm (a focus handler's timer or frame) keeps the first
   // step's page check, which arms the watcher once more: what that work changes is not the text's.
   if (clicked.focused) return { then: clicked.then, rearmed: probe !== undefined && !clicked.scheduled };
-  // The click's focus went on to another element (a focus handler's timer, run before the hold
-  // ended): a change before anything was typed, not a field the pointer could not focus.
-  if (clicked.moved) throw pin.interrupted(steps[0] ?? "type", "focus_changed", steps.slice(1));
+  // The field had the click's focus and the page moved it on (a focus handler, at once or on a
+  // timer run before the hold ended): a change before anything was typed, not a field the
+  // pointer could not focus.
+  if (clicked.moved) throw moved(pin, steps);
   // A focus handler may have replaced the page: that is a change before anything was typed.
   const reason = await pin.check();
   if (reason) throw pin.interrupted(steps[0] ?? "type", reason, steps.slice(1));
   await callInFrame(frame, "edit", { op: "focus", token });
-  const scripted = await focused(frame, token, watch, then);
+  // The same hold as the click's when the page scheduled work then: the script focus runs the
+  // focus handlers again, and their timers end before the focus is proved.
+  const scripted = await focused(frame, token, watch, then, probe && clicked.scheduled ? watch.rearmSteps(frame, { hold: SYNC_QUIET_MS }) : []);
+  if (scripted.moved) throw moved(pin, steps);
   if (!scripted.focused) {
     throw new BpError("action_not_verified", `Ref ${r.ref} did not take focus, so nothing was typed.`, {
       retryable: true,
@@ -213,6 +217,16 @@ async function focus(pin: CompositePin, top: CdpSession, watch: ActionWatch, r: 
     });
   }
   return { then: scripted.then, rearmed: false };
+}
+
+/** The page moved focus from the field to another element: nothing typed, and a retry would meet the same handler. */
+function moved(pin: CompositePin, steps: readonly string[]): BpError {
+  const e = pin.interrupted(steps[0] ?? "type", "focus_changed", steps.slice(1));
+  return new BpError(e.code, `${e.message} The page moved focus from the field to another element when the field got it.`, {
+    retryable: e.retryable,
+    ...(e.context ? { context: e.context } : {}),
+    hint: "Run 'bp snapshot' to see where focus went, then type there or use 'bp keyboard'.",
+  });
 }
 
 /**
