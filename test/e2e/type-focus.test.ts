@@ -1,0 +1,79 @@
+/**
+ * `type` into a field that does not have focus yet: the focusing click's call that proves the
+ * focus answers at once when the page scheduled nothing since the arm, and a task later (after
+ * the click's timer floor) when it did. Whatever the page's click, mousedown or focus handlers
+ * do with focus, at once or on a timer, shows itself before any text is sent.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { requireChromium } from "../support/chromium.ts";
+import { makeBpEnv } from "../support/bp.ts";
+import { startFixtureServer } from "../support/fixture-server.ts";
+
+requireChromium();
+
+/** Two fields, "Field" (f) and "Other" (g), and a script that does something when f is clicked or focused. */
+const page = (title: string, script: string) =>
+  `<!doctype html><title>${title}</title><input id=f aria-label="Field"> <input id=g aria-label="Other"><p id=o></p><script>${script}</script>`;
+
+const site = startFixtureServer({
+  "/click-moves": page("Click moves", `f.addEventListener("click", () => g.focus());`),
+  "/focus-moves": page("Focus moves", `f.addEventListener("focus", () => g.focus());`),
+  "/timer-moves": page("Timer moves", `f.addEventListener("focus", () => setTimeout(() => g.focus(), 5));`),
+  // The click's handler works past the click's 20 ms floor and then moves focus on a 0 ms timer:
+  // the hold has nothing left to wait when the proving call arrives, the task after it does.
+  "/late-timer": page("Late timer", `f.addEventListener("click", () => { const t = performance.now(); while (performance.now() < t + 25); setTimeout(() => g.focus(), 0); });`),
+  // Handlers that change the page at once but leave focus where the click put it.
+  "/keeps": page("Keeps", `for (const el of [f, g]) { el.addEventListener("mousedown", () => (o.textContent += "d")); el.addEventListener("focus", () => (o.className = el.id)); }`),
+});
+const env = makeBpEnv();
+const KEY = "agent-type-focus";
+const run = (args: string[]) => env.run(args, { key: KEY });
+
+type El = { r: number; n?: string };
+
+async function refs(path: string): Promise<{ f: string; g: string }> {
+  expect((await run(["open", `${site.a}${path}`])).json.ok).toBe(true);
+  const els = (await run(["snapshot"])).json.elements as El[];
+  const ref = (n: string) => String(els.find((e) => e.n === n)?.r);
+  return { f: ref("Field"), g: ref("Other") };
+}
+
+beforeAll(async () => {
+  expect((await env.run(["launch", "--headless"])).json.ok).toBe(true);
+  expect((await run(["open", `${site.a}/keeps`, "--new"])).json.ok).toBe(true);
+});
+afterAll(async () => {
+  await env.cleanup();
+  site.stop();
+});
+
+describe("type into a field without focus", () => {
+  test.each([
+    ["a click handler moves focus at once", "/click-moves"],
+    ["a focus handler moves focus at once", "/focus-moves"],
+    ["a focus handler moves focus on a 5 ms timer", "/timer-moves"],
+    ["a click handler moves focus on a 0 ms timer after working past the floor", "/late-timer"],
+  ])("%s: focus_changed, nothing typed", async (_name, path) => {
+    const { f } = await refs(path);
+    for (let round = 0; round < 10; round++) {
+      const typed = await run(["type", f, "abc"]);
+      const reason = (typed.json.context as { reason?: string } | undefined)?.reason;
+      // The values, then the fields emptied and focus left for the next round.
+      const values = (await run(["eval", "const v = [f.value, g.value]; f.value = g.value = ''; document.activeElement.blur(); v"])).json.value;
+      expect({ round, code: typed.json.code, reason, values }).toEqual({ round, code: "action_not_verified", reason: "focus_changed", values: ["", ""] });
+    }
+  });
+
+  test("handlers that change the page but leave focus: each field gets its own text, verified", async () => {
+    const { f, g } = await refs("/keeps");
+    for (let round = 0; round < 10; round++) {
+      // Every type starts on the field that does not have focus.
+      const [ref, id, other] = round % 2 === 0 ? [f, "f", "g"] : [g, "g", "f"];
+      const typed = await run(["type", ref, `t${round}`, "--clear"]);
+      expect({ round, ok: typed.json.ok, status: (typed.json.evidence as { status?: string } | undefined)?.status }).toEqual({ round, ok: true, status: "verified" });
+      // Focus where the click put it, the text there, and the other field as the round before left it.
+      const seen = (await run(["eval", `[document.activeElement.id, ${id}.value, ${other}.value]`])).json.value;
+      expect({ round, seen }).toEqual({ round, seen: [id, `t${round}`, round === 0 ? "" : `t${round - 1}`] });
+    }
+  });
+});
