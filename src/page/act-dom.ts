@@ -108,7 +108,7 @@ export interface ActDocument extends PageDocument {
 export interface ActAnimation {
   playState: string;
   startTime: number | null;
-  effect: { getComputedTiming?(): { endTime?: number | string } } | null;
+  effect: { getComputedTiming?(): { endTime?: number | string }; getKeyframes?(): ArrayLike<object> } | null;
 }
 
 /** An event object made by the page's own constructor, so listeners see a normal event. */

@@ -21,6 +21,7 @@
  *  - "state": focus and control state of the focused element, for press effects.
  */
 import { composedContains, deepFocus, setSlot, slotOf, type ActElement, type ActSelection, type ActWindow } from "./act-dom.ts";
+import { markPaintOnly } from "./act-paint.ts";
 import { heldOf, scheduledSince } from "./act-quiet.ts";
 import { opOf } from "./ops.ts";
 
@@ -308,6 +309,9 @@ export const EDIT_OPS = {
   }),
   pin: slotted((win, s, tg, arg: Tokened & { then?: Then; after?: "task" | "scheduled"; ids?: number[] }): Pinned | Promise<Pinned> => {
     const answer = (): Pinned => {
+      // After a focusing click (or script focus): what only repaints of what it started (a focus
+      // ring fading in) is not the text's to wait for (act-paint.ts).
+      if (arg.after !== undefined) markPaintOnly(win);
       s.pinned = deepActive(win);
       const focused = !!tg && isFocused(win, tg);
       // The target had focus and it is now on another element (the one focused before the

@@ -10,6 +10,7 @@
  */
 import { setSlot, slotOf, type ActMutationObserver, type ActWindow } from "./act-dom.ts";
 import { marks, pageScheduled, type Marks } from "./act-ledger.ts";
+import { markedPaintOnly } from "./act-paint.ts";
 
 export interface QuietArg {
   op?: string;
@@ -334,6 +335,8 @@ function animating(win: ActWindow, from: number): number {
       const a = list[i];
       if (!a || (a.playState !== "running" && a.playState !== "pending")) continue;
       if (a.startTime !== null && a.startTime < from - 50) continue;
+      // Only repaints, and an earlier step of the action started it (a focus ring: act-paint.ts).
+      if (markedPaintOnly(win, a)) continue;
       const end = a.effect && a.effect.getComputedTiming ? a.effect.getComputedTiming().endTime : Infinity;
       if (typeof end === "number" && isFinite(end)) n++;
     }

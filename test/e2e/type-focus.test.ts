@@ -24,6 +24,14 @@ const site = startFixtureServer({
   "/late-timer": page("Late timer", `f.addEventListener("click", () => { const t = performance.now(); while (performance.now() < t + 25); setTimeout(() => g.focus(), 0); });`),
   // Handlers that change the page at once but leave focus where the click put it.
   "/keeps": page("Keeps", `for (const el of [f, g]) { el.addEventListener("mousedown", () => (o.textContent += "d")); el.addEventListener("focus", () => (o.className = el.id)); }`),
+  // A design system's focus ring: colour and shadow fade in over 900 ms (a repaint only), and a
+  // hint next to the field fades in over 300 ms (opacity: what the snapshot sees).
+  "/ring": `<!doctype html><title>Ring</title><style>
+      input { border: 1px solid #ccc; transition: border-color .9s, box-shadow .9s; }
+      input:focus { border-color: #36f; outline: 0; box-shadow: 0 0 0 4px rgba(51, 102, 255, .4); }
+      #hint { opacity: 0; transition: opacity .3s; }
+      #h:focus ~ #hint { opacity: 1; }
+    </style><input id=f aria-label="Field"> <input id=g aria-label="Other"> <input id=h aria-label="Hinted"> <button id=hint>Hint</button>`,
 });
 const env = makeBpEnv();
 const KEY = "agent-type-focus";
@@ -62,6 +70,26 @@ describe("type into a field without focus", () => {
       const values = (await run(["eval", "const v = [f.value, g.value]; f.value = g.value = ''; document.activeElement.blur(); v"])).json.value;
       expect({ round, code: typed.json.code, reason, values }).toEqual({ round, code: "action_not_verified", reason: "focus_changed", values: ["", ""] });
     }
+  });
+
+  test("a focus ring that only repaints is not waited for; a hint the focus fades in is", async () => {
+    const { f, g } = await refs("/ring");
+    for (let round = 0; round < 3; round++) {
+      const typed = await run(["type", round % 2 === 0 ? f : g, `r${round}`, "--clear"]);
+      expect(typed.json.ok).toBe(true);
+      // The reply came while the 900 ms ring was still fading in (the field's, and the other
+      // field's fading out).
+      const running = (await run(["eval", "document.getAnimations().filter((a) => a.playState === 'running').length"])).json.value;
+      expect({ round, running: Number(running) > 0 }).toEqual({ round, running: true });
+    }
+    // The hint's fade changes what the snapshot sees: the reply waits for it, and shows it.
+    const els = (await run(["snapshot"])).json.elements as El[];
+    const hinted = String(els.find((e) => e.n === "Hinted")?.r);
+    expect(els.some((e) => e.n === "Hint")).toBe(false);
+    const typed = await run(["type", hinted, "h"]);
+    expect(typed.json.ok).toBe(true);
+    const added = ((typed.json.diff as { added?: El[] } | undefined)?.added ?? []).map((e) => e.n);
+    expect(added).toContain("Hint");
   });
 
   test("handlers that change the page but leave focus: each field gets its own text, verified", async () => {
