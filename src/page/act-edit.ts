@@ -22,7 +22,6 @@
  */
 import { composedContains, deepFocus, setSlot, slotOf, type ActElement, type ActSelection, type ActWindow } from "./act-dom.ts";
 import { markPaintOnly } from "./act-paint.ts";
-import { heldOf, scheduledSince } from "./act-quiet.ts";
 import { opOf } from "./ops.ts";
 
 /** "pin"'s answer: `moved` when focus is on an element neither the target nor the one pinned before. */
@@ -260,13 +259,6 @@ function doThen(win: ActWindow, t: ActElement | null, then: Then | undefined): t
   return (then === "select" ? selectAll(t) : caretEnd(t)) || undefined;
 }
 
-/** Whether the page scheduled anything since the quiet watchers `ids` were armed; a watcher gone counts as scheduled. */
-function scheduledAfter(win: ActWindow, ids: readonly number[]): boolean {
-  const held = heldOf(win);
-  const sts = ids.map((id) => held[id]);
-  return sts.length === 0 || sts.some((st) => st === undefined || scheduledSince(win, st));
-}
-
 /** The slot of this composite action (by its token), or null when the document was replaced since. */
 function slotFor(win: ActWindow, token: string | undefined): Slot | null {
   const found = slotOf<Slot>(win, KEY);
@@ -307,7 +299,7 @@ export const EDIT_OPS = {
     }
     return { ok: true as const, focused: !!tg && isFocused(win, tg) };
   }),
-  pin: slotted((win, s, tg, arg: Tokened & { then?: Then; after?: "task" | "scheduled"; ids?: number[] }): Pinned | Promise<Pinned> => {
+  pin: slotted((win, s, tg, arg: Tokened & { then?: Then; after?: "task" }): Pinned | Promise<Pinned> => {
     const answer = (): Pinned => {
       // After a focusing click (or script focus): what only repaints of what it started (a focus
       // ring fading in) is not the text's to wait for (act-paint.ts).
@@ -319,13 +311,14 @@ export const EDIT_OPS = {
       if (!focused && s.hadFocus && s.pinned !== null && s.pinned !== win.document.body) return { ok: true, focused, moved: true };
       return focused && tg && text(tg).length > 0 && doThen(win, tg, arg.then) ? { ok: true, focused, then: true } : { ok: true, focused };
     };
-    // After a focusing click: answer a task later, behind a timer a focus handler started, so
-    // a dialog it opens (or focus it moves) shows itself before any text is sent. "scheduled":
-    // only when the page scheduled anything (a timer, an idle callback, a frame) since the
-    // watchers `ids` were armed (the call's hold waited the floor then); a page that scheduled
-    // nothing has no such task to wait behind. After a click Chromium runs a task only after
-    // its next rendered frame (up to a frame's length): the call itself answers at once.
-    if (arg.after === undefined || (arg.after === "scheduled" && !scheduledAfter(win, arg.ids ?? []))) return answer();
+    // After a focusing click: answer a task later, behind a timer a focus handler started and
+    // behind a message or posted task it queued (a MessageChannel, postMessage,
+    // scheduler.postTask: nothing the page's scheduling ledger can count), so a dialog it opens
+    // or focus it moves shows itself before any text is sent. Always, even when the ledger shows
+    // nothing: after a click Chromium runs a task only after its next rendered frame, and so
+    // does the page's queued message; answering at once missed it (text typed into the field
+    // focus moved to, or "verified" with focus elsewhere).
+    if (arg.after !== "task") return answer();
     return new Promise((resolve) => {
       win.setTimeout(() => resolve(answer()), 0);
     });

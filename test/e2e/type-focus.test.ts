@@ -1,8 +1,10 @@
 /**
  * `type` into a field that does not have focus yet: the focusing click's call that proves the
- * focus answers at once when the page scheduled nothing since the arm, and a task later (after
- * the click's timer floor) when it did. Whatever the page's click, mousedown or focus handlers
- * do with focus, at once or on a timer, shows itself before any text is sent.
+ * focus answers a task later, behind what the page queued from its handlers (a message, a
+ * posted task: the page's ledger cannot count those), and after the click's timer floor when
+ * the page scheduled a timer, an idle callback or a frame. Whatever the page's click, mousedown
+ * or focus handlers do with focus, at once, on a timer or through a message, shows itself
+ * before any text is sent.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { requireChromium } from "../support/chromium.ts";
@@ -22,6 +24,14 @@ const site = startFixtureServer({
   // The click's handler works past the click's 20 ms floor and then moves focus on a 0 ms timer:
   // the hold has nothing left to wait when the proving call arrives, the task after it does.
   "/late-timer": page("Late timer", `f.addEventListener("click", () => { const t = performance.now(); while (performance.now() < t + 25); setTimeout(() => g.focus(), 0); });`),
+  // Focus moved by a message or posted task from a focus or click handler: no timer, no frame,
+  // nothing the page's scheduling ledger counts, and after a click it runs only after the next
+  // rendered frame.
+  "/message-moves": page("Message moves", `const c = new MessageChannel(); c.port1.onmessage = () => g.focus(); f.addEventListener("focus", () => c.port2.postMessage(0));`),
+  "/post-moves": page("Post moves", `addEventListener("message", () => g.focus()); f.addEventListener("focus", () => postMessage("x", "*"));`),
+  "/task-moves": page("Task moves", `f.addEventListener("focus", () => scheduler.postTask(() => g.focus()));`),
+  "/click-message-moves": page("Click message moves", `const c = new MessageChannel(); c.port1.onmessage = () => g.focus(); f.addEventListener("click", () => c.port2.postMessage(0));`),
+  "/message-blurs": page("Message blurs", `const c = new MessageChannel(); c.port1.onmessage = () => f.blur(); f.addEventListener("focus", () => c.port2.postMessage(0));`),
   // Handlers that change the page at once but leave focus where the click put it.
   "/keeps": page("Keeps", `for (const el of [f, g]) { el.addEventListener("mousedown", () => (o.textContent += "d")); el.addEventListener("focus", () => (o.className = el.id)); }`),
   // A design system's focus ring: colour and shadow fade in over 900 ms (a repaint only), and a
@@ -61,6 +71,10 @@ describe("type into a field without focus", () => {
     ["a focus handler moves focus at once", "/focus-moves"],
     ["a focus handler moves focus on a 5 ms timer", "/timer-moves"],
     ["a click handler moves focus on a 0 ms timer after working past the floor", "/late-timer"],
+    ["a focus handler moves focus through a MessageChannel message", "/message-moves"],
+    ["a focus handler moves focus through window.postMessage", "/post-moves"],
+    ["a focus handler moves focus through scheduler.postTask", "/task-moves"],
+    ["a click handler moves focus through a MessageChannel message", "/click-message-moves"],
   ])("%s: focus_changed, nothing typed", async (_name, path) => {
     const { f } = await refs(path);
     for (let round = 0; round < 10; round++) {
@@ -69,6 +83,16 @@ describe("type into a field without focus", () => {
       // The values, then the fields emptied and focus left for the next round.
       const values = (await run(["eval", "const v = [f.value, g.value]; f.value = g.value = ''; document.activeElement.blur(); v"])).json.value;
       expect({ round, code: typed.json.code, reason, values }).toEqual({ round, code: "action_not_verified", reason: "focus_changed", values: ["", ""] });
+    }
+  });
+
+  test("a focus handler blurs the field through a MessageChannel message: not_focusable, nothing typed", async () => {
+    const { f } = await refs("/message-blurs");
+    for (let round = 0; round < 10; round++) {
+      const typed = await run(["type", f, "abc"]);
+      const reason = (typed.json.context as { reason?: string } | undefined)?.reason;
+      const values = (await run(["eval", "const v = [f.value, g.value]; f.value = g.value = ''; document.activeElement.blur(); v"])).json.value;
+      expect({ round, code: typed.json.code, reason, values }).toEqual({ round, code: "action_not_verified", reason: "not_focusable", values: ["", ""] });
     }
   });
 

@@ -81,11 +81,11 @@ export const typeText = defineAction<typeof command, TypeArgs, Typed>(command, {
       // Whether the last page call proved the focus and nothing ran since: the first step then
       // checks only what the broker knows. The locate call found the field focused (no focus
       // handler ran since it pinned the page), or the call that proved a focusing click's focus
-      // found the page had scheduled nothing since the arm (else the first step checks again:
-      // what a focus handler's timer does, a dialog it opens or focus it moves, shows itself)
-      // and armed the quiet watcher again, so what the focus changed is not taken for the page's
-      // answer to the text. After script focus the first step's page check runs and arms the
-      // watcher again.
+      // answered a task later (behind a timer, message or posted task a focus handler started: a
+      // dialog it opens, focus it moves on), found the page had scheduled no timer, idle callback
+      // or frame since the arm (else the first step checks again) and armed the quiet watcher
+      // again after it, so what the focus changed is not taken for the page's answer to the
+      // text. After script focus the first step's page check runs and arms the watcher again.
       let fresh = prep.focused;
       const inTop = frame.frameId === watch.mainFrameId && frame.session === top;
       let rearmed = false;
@@ -231,22 +231,21 @@ function moved(pin: CompositePin, steps: readonly string[]): BpError {
 }
 
 /**
- * Whether the field has focus (re-pinning it and doing `then`).
- * `rearm`: the quiet watcher's replacement (watch.rearmSteps), run after that in the same call;
- * when it begins with a "hold", the call first waits the click's timer floor if the page
+ * Whether the field has focus, a task after the call arrives (re-pinning it and doing `then`).
+ * That task runs behind what the focus and click handlers queued, a message or a posted task
+ * included (the page's ledger cannot count those), so focus they move is seen; after a click it
+ * comes only after the next rendered frame, and it stays for every page (answering at once when
+ * the ledger showed nothing let such a move through; docs/architecture.md).
+ * `rearm`: the quiet watcher's replacement (watch.rearmSteps), run after that task in the same
+ * call; when it begins with a "hold", the call first waits the click's timer floor if the page
  * scheduled anything since the watcher was armed (`scheduled`: a focus handler that moves focus
- * on a short timer has moved it when the focus is proved; act-settle.ts), and the task after it
- * only then: a page that scheduled nothing is answered as the call arrives.
+ * on a short timer has moved it when the focus is proved; act-settle.ts).
  */
 async function focused(frame: FrameRef, token: string, watch: ActionWatch, then: "select" | "caretEnd", rearm: PageStep[] = []): Promise<{ focused: boolean; then: boolean; scheduled: boolean; moved?: boolean }> {
-  const ids = holdIds(rearm);
-  const held = ids !== undefined;
+  const held = rearm[0]?.fn === "quiet" && rearm[0].arg !== undefined && "op" in rearm[0].arg && rearm[0].arg.op === "hold";
   // A dialog a focus handler opens blocks the page: not focused, and the pin check then says why.
   // A focus handler that replaced the document fails the call: not focused, and the pin check then says why.
-  // After the hold the pin waits a task only when the page scheduled work since the arm: after a
-  // click Chromium runs no task before its next rendered frame, so an unconditional task cost up
-  // to a frame (16.7 ms) on a page that had nothing pending.
-  const pin = pageStep("edit", ids ? { op: "pin", token, then, after: "scheduled", ids } : { op: "pin", token, then, after: "task" });
+  const pin = pageStep("edit", { op: "pin", token, then, after: "task" });
   const steps = held ? [rearm[0]!, pin, ...rearm.slice(1)] : [pin, ...rearm];
   const at = held ? 1 : 0;
   const pinned = callPage(frame.session, frame.frameId, steps)
@@ -261,13 +260,6 @@ async function focused(frame: FrameRef, token: string, watch: ActionWatch, then:
   // The call answered: the watchers it replaced are gone (else stop() ends them).
   if (rearm.length > 0 && r.ok) watch.retired();
   return r.ok ? { focused: r.focused, then: r.then === true, scheduled: r.scheduled, moved: "moved" in r && r.moved === true } : { focused: false, then: false, scheduled: true };
-}
-
-/** The watchers a rearm's leading "hold" step waits on (watch.rearmSteps), or undefined when it has none. */
-function holdIds(rearm: readonly PageStep[]): number[] | undefined {
-  const a = rearm[0]?.fn === "quiet" ? rearm[0].arg : undefined;
-  if (!a || !("op" in a) || a.op !== "hold" || !("ids" in a) || !Array.isArray(a.ids)) return undefined;
-  return a.ids.filter((id): id is number => typeof id === "number");
 }
 
 /** Effects of the whole composite: the readback's plus what the later steps caused. */
