@@ -128,6 +128,11 @@ export interface ActWindow extends PageWindow {
   clearTimeout(id: number): void;
   requestAnimationFrame(fn: () => void): number;
   cancelAnimationFrame?(id: number): void;
+  /** Runs `fn` once the main thread has no task pending (or at `timeout` ms). */
+  requestIdleCallback?(fn: () => void, opts?: { timeout?: number }): number;
+  cancelIdleCallback?(id: number): void;
+  /** The prioritized task scheduler (Chromium): a background task runs once no other task is pending. */
+  scheduler?: { postTask?(fn: () => void, options?: { priority?: string }): Promise<unknown> };
   /** The high-resolution clock (ms, monotonic): a floor measured in whole Date.now() ms may end up to 1 ms short. */
   performance?: { now(): number };
   MessageChannel?: new () => { port1: { onmessage: (() => void) | null }; port2: { postMessage(message: unknown): void } };

@@ -65,7 +65,24 @@ function framed(channel: boolean) {
       if (t) clearTimeout(t), timers.delete(t), live.delete(id);
     },
   });
-  return { w, frame, pageTimeout };
+  // Idle callbacks, run when the test says the main thread has nothing pending.
+  let lastIdle = 0;
+  let idles: { id: number; fn: () => void }[] = [];
+  Object.defineProperty(w, "requestIdleCallback", {
+    configurable: true,
+    writable: true,
+    value: (fn: () => void) => {
+      idles.push({ id: ++lastIdle, fn });
+      return lastIdle;
+    },
+  });
+  Object.defineProperty(w, "cancelIdleCallback", { configurable: true, writable: true, value: (id: number) => (idles = idles.filter((c) => c.id !== id)) });
+  const idle = () => {
+    const run = idles;
+    idles = [];
+    for (const c of run) c.fn();
+  };
+  return { w, frame, pageTimeout, idle };
 }
 
 const SETTLE = { op: "settle", ids: [1], quietFor: 50, syncQuietFor: 0, frames: 3, max: 60_000, finish: true };
@@ -255,5 +272,96 @@ describe("typing settle and the page's animation frames", () => {
     } finally {
       clearInterval(pump);
     }
+  });
+});
+
+/** A click's settle (the actions that type no text): the floor only when the page set a timer. */
+const CLICK = { ...SETTLE, click: true, idle: true, timerQuietFor: 60_000 };
+
+/** The action's click came in, and its handler changed the page at once (or, `quietly`, did nothing). */
+function clicked(w: Window, quietly = false): void {
+  w.document.body.dispatchEvent(new w.MouseEvent("click", { bubbles: true }));
+  if (!quietly) w.document.body.appendChild(w.document.createElement("output"));
+}
+
+describe("click settle and the page's ledger", () => {
+  test.each(channels)("nothing scheduled: settled a frame after the change and an idle moment after that, without the floor (%s)", async (_n, channel) => {
+    const { w, frame, idle } = framed(channel);
+    quiet(w, { op: "install", id: 1 });
+    frame();
+    clicked(w);
+    await tick();
+    const settle = quiet(w, CLICK) as Promise<Settled>;
+    expect(await settledWithoutFrames(settle)).toBe("waiting");
+    frame();
+    // After the frame, work the page chained over messages may still be pending: an idle callback of ours tells.
+    expect(await settledWithoutFrames(settle)).toBe("waiting");
+    idle();
+    expect(await settle).toMatchObject({ settled: true, mutations: 1 });
+  });
+
+  test.each(channels)("a click whose page did nothing observable still waits for a rendered frame (%s)", async (_n, channel) => {
+    const { w, frame, idle } = framed(channel);
+    quiet(w, { op: "install", id: 1 });
+    frame();
+    clicked(w, true);
+    await tick();
+    const settle = quiet(w, CLICK) as Promise<Settled>;
+    idle();
+    expect(await settledWithoutFrames(settle)).toBe("waiting");
+    frame();
+    expect(await settledWithoutFrames(settle)).toBe("waiting");
+    idle();
+    expect(await settle).toMatchObject({ settled: true, mutations: 0 });
+  });
+
+  test.each(channels)("a timer the page set since the arm, also after the settle began, holds the settle to the floor (%s)", async (_n, channel) => {
+    const { w, frame, idle, pageTimeout } = framed(channel);
+    quiet(w, { op: "install", id: 1 });
+    frame();
+    w.document.body.addEventListener("click", () => pageTimeout(() => undefined, 0));
+    clicked(w);
+    await tick();
+    // The floor (60 s here) outlasts the test: the settle ends at its cap instead.
+    let settle = quiet(w, { ...CLICK, max: 300 }) as Promise<Settled>;
+    frame();
+    idle();
+    expect(await settledWithoutFrames(settle)).toBe("waiting");
+    expect(await settle).toMatchObject({ settled: true, capped: true });
+    // A timer set in a task after the settle began (a message chain's) is seen at the next look.
+    quiet(w, { op: "install", id: 2 });
+    frame();
+    clicked(w, true);
+    await tick();
+    settle = quiet(w, { ...CLICK, ids: [2], max: 300 }) as Promise<Settled>;
+    pageTimeout(() => undefined, 0);
+    frame();
+    idle();
+    expect(await settledWithoutFrames(settle)).toBe("waiting");
+    expect(await settle).toMatchObject({ settled: true, capped: true });
+  });
+
+  test.each(channels)("the idle wait ends when the floor would have: an idle callback that never comes holds it no longer (%s)", async (_n, channel) => {
+    const { w, frame } = framed(channel);
+    quiet(w, { op: "install", id: 1 });
+    frame();
+    clicked(w);
+    await tick();
+    const settle = quiet(w, { ...CLICK, timerQuietFor: 20 }) as Promise<Settled>;
+    frame();
+    expect(await settle).toMatchObject({ settled: true, mutations: 1 });
+    expect((await settle).capped).toBeUndefined();
+  });
+
+  test.each(channels)("a click this document did not see while it holds a child frame (a click inside the frame) keeps the floor (%s)", async (_n, channel) => {
+    const { w, frame, idle } = framed(channel);
+    w.document.body.appendChild(w.document.createElement("iframe"));
+    quiet(w, { op: "install", id: 1 });
+    frame();
+    const settle = quiet(w, { ...CLICK, max: 300 }) as Promise<Settled>;
+    frame();
+    idle();
+    expect(await settledWithoutFrames(settle)).toBe("waiting");
+    expect(await settle).toMatchObject({ settled: true, capped: true });
   });
 });

@@ -21,7 +21,7 @@ export interface QuietArg {
   /** settle: quiet needed when the page changed after the dispatch (ms, and rendered frames). */
   quietFor?: number;
   frames?: number;
-  /** settle: quiet needed when nothing changed since the settle began (ms, plus one frame). */
+  /** settle: quiet needed when nothing changed since the settle began (ms, plus one frame), always; 0: the ledger decides. */
   syncQuietFor?: number;
   /** settle: how long ago (ms) the last of the action's requests ended; the sync floor runs from then when later. */
   sinceResponse?: number;
@@ -31,8 +31,12 @@ export interface QuietArg {
   linger?: number;
   /** late: how long to wait for the first change. */
   windowMs?: number;
-  /** settle (typing), hold: the floor (ms from the last input event) when the page set a timer since the arm. */
+  /** settle (without `syncQuietFor`), hold: the floor (ms from the last input event) when the page set a timer since the arm. */
   timerQuietFor?: number;
+  /** settle: an action other than typing (a click, a key, a scroll): no settling without a frame, the floor from its last input event or response. */
+  click?: boolean;
+  /** settle: the frame rule also waits for an idle callback of ours (within `timerQuietFor` from the cause). */
+  idle?: boolean;
 }
 
 export interface QuietPoll {

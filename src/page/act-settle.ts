@@ -5,16 +5,18 @@
  * "settle" (right after dispatch) waits until the DOM is settled and answers the poll with
  * `settled`:
  *  - nothing changed since the settle began (the action's handlers ran synchronously, inside
- *    the dispatch): `syncQuietFor` ms from the action's last input event (or from the settle's
- *    start when the page saw none; or from the last response to a request the action started,
- *    when later: `sinceResponse`) and at least one rendered frame (and the task after it)
- *    with no mutation, so a timer the action started that steps faster than that is caught;
- *    with `syncQuietFor` 0 (typing), a rendered frame after the last change (its animation-
- *    frame callbacks and observers ran) and the task after it, or a frame since the settle
- *    began when the action changed nothing; with `timerQuietFor` as well when the page set a
- *    timer or an idle callback since the arm (act-ledger.ts), from the last key or text; in a
- *    visible page that did nothing observable since the arm (no mutation, timer, idle callback,
- *    animation-frame callback not ours, or child frame), the task after the call's own look;
+ *    the dispatch): with `syncQuietFor`, that many ms from the action's last input event (or
+ *    from the settle's start when the page saw none; or from the last response to a request the
+ *    action started, when later: `sinceResponse`) and at least one rendered frame (and the task
+ *    after it) with no mutation, so a timer the action started that steps faster than that is
+ *    caught. Without it the page's ledger (act-ledger.ts) decides: a page that set a timer, an
+ *    interval or an idle callback since the arm is held to `timerQuietFor` the same way (typing:
+ *    from the last key or text); any other settles a rendered frame after the last input, change
+ *    and response (its animation-frame callbacks and observers ran) and the task after it, with
+ *    `idle` then a task of ours that runs once no other is pending (message-chained work ran),
+ *    within `timerQuietFor`. Typing (no `click`) into a visible page that did nothing observable
+ *    since the arm (no mutation, timer, idle callback, animation-frame callback not ours, or child
+ *    frame) ends in the task after the call's own look;
  *  - the page changed on its own after the dispatch (timers, a response, JS animation steps):
  *    `quietFor` ms and `frames` rendered frames without a mutation;
  *  - and in both cases no animation the action began still running.
@@ -67,24 +69,31 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
   const quietFor = Number(arg.quietFor) || 0, frames = Number(arg.frames) || 0, max = Number(arg.max) || 0;
   const syncQuietFor = Number(arg.syncQuietFor) || 0;
   const ts = Date.now(), base = w.measure(Number(arg.after)).mutations, fs = w.measure(0).frames;
-  // The sync floor runs from the action's last input event when the page saw one (its handlers
-  // ran then), or from the last response to a request it started when that came later. It is
-  // timed on the high-resolution clock: in whole Date.now() ms it could end up to 1 ms short.
+  // The floor runs from the action's last input event when the page saw one (its handlers ran
+  // then), or from the last response to a request it started when that came later. It is timed
+  // on the high-resolution clock: in whole Date.now() ms it could end up to 1 ms short.
   const hs = hrNow(win);
-  const response = arg.sinceResponse !== undefined ? hs - Math.max(0, Number(arg.sinceResponse) || 0) : 0;
-  // Typing: a frame rendered after the action's last input, not only after its last change: the
-  // last key may change only the field's value, and the page react to it in its next frame.
+  const response = arg.sinceResponse !== undefined ? Math.min(hs, hs - Math.max(0, Number(arg.sinceResponse) || 0)) : 0;
+  // The frame rule's frame comes after the action's last input (the last key may change only the
+  // field's value, and the page react to it in its next frame) and after the last response.
   const lastInput = Math.max(w.inputHr, w.editHr);
-  const typing = syncQuietFor === 0;
-  // Typing into a page that set a timer (or an interval, an idle callback) since the watcher was
-  // armed: held to the click's floor as well, from the last key or inserted text, ending in a
-  // timer task of ours, after every page timer due before it (a render 5 ms after the input).
-  const timers = typing && sts.some((s) => pageScheduled(win, s.marks));
-  const floor = timers ? Math.max(0, Number(arg.timerQuietFor) || 0) : syncQuietFor;
+  const frameAfter = Math.max(lastInput, response);
+  // Without a fixed floor the page's ledger decides: a page that set a timer, an interval or an
+  // idle callback since the watcher was armed (looked at again on every look: a message chain
+  // may set one later) is held to `timerQuietFor`, ending in a timer task of ours, after every
+  // page timer due before it (a render 5 ms after the input); any other gets the frame rule.
+  const ledger = syncQuietFor === 0;
+  const typing = ledger && arg.click !== true;
+  const timerFloor = Math.max(0, Number(arg.timerQuietFor) || 0);
+  const scheduled = (): boolean => sts.some((s) => pageScheduled(win, s.marks));
+  // An action whose input this document never saw while it holds a child frame (a click inside
+  // a frame) may have set its timers on that frame's counters: held to the floor too.
+  const unseen = ledger && !typing && w.inputHr === 0 && childFrames(win);
+  let floor = !ledger ? syncQuietFor : timerFloor > 0 && (unseen || scheduled()) ? timerFloor : 0;
   const cause = typing ? lastInput : w.inputHr;
-  const from = Math.max(cause > 0 && cause <= hs ? cause : hs, Math.min(response, hs));
+  const from = Math.max(cause > 0 && cause <= hs ? cause : hs, response);
   const framedSince = (): boolean => {
-    for (const s of sts) if (s.tickHr > lastInput) return true;
+    for (const s of sts) if (s.tickHr > frameAfter) return true;
     return false;
   };
   // The next task without a timer's clamp (a timer set from a timer past the fifth is held 4 ms): a port of our own world's.
@@ -94,9 +103,16 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
   // mutation, no timer or idle callback, no animation-frame callback not ours pending, no child
   // frame): the next frame would run nothing of the page's, and the task after the call's own
   // look is enough. Anything else keeps the frame rule: a resize or intersection observer runs
-  // in the frame after a change, a child frame's frames and timers are its own.
-  const frameless = typing && !timers && win.document.visibilityState === "visible" && !childFrames(win);
-  const idle = (p: Measure): boolean => p.mutations === 0 && !foreignFrame(win) && !sts.some((s) => pageScheduled(win, s.marks));
+  // in the frame after a change, a child frame's frames and timers are its own. Not for the
+  // other actions (`click`): a click's answer may come a little later (a clipboard promise).
+  const frameless = typing && floor === 0 && win.document.visibilityState === "visible" && !childFrames(win);
+  const idle = (p: Measure): boolean => p.mutations === 0 && !foreignFrame(win) && !scheduled();
+  // `idle`: after its frame the frame rule also waits for a task of ours that runs only once the
+  // main thread has no other task pending (work chained over messages, which neither counter
+  // sees, has run): a background-priority task, or an idle callback where there is no task
+  // scheduler. Never past `timerQuietFor` from the cause (when the floor would have ended).
+  const idleWait = ledger && arg.idle === true && (typeof win.scheduler?.postTask === "function" || typeof win.requestIdleCallback === "function");
+  let idleAsked = false, idleHr = 0, framedHr = 0, bounded = false;
   return new Promise((resolve) => {
     let done = false, timer = 0, pending = false, fromTimer = false, timed = false, looked = false;
     const end = (p: ReturnType<Watched["measure"]>, extra: { settled: true; capped?: true }): void => {
@@ -108,6 +124,19 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
       else if (Number(arg.linger) > 0) w.linger(Number(arg.linger));
       resolve(reply(p, extra));
     };
+    const askIdle = (): void => {
+      if (idleAsked || done) return;
+      idleAsked = true;
+      const ran = (): void => {
+        idleAsked = false;
+        if (done) return;
+        idleHr = hrNow(win);
+        check();
+      };
+      // An idle callback's id is ours in the ledger (its wrapper keeps it): the page does not look scheduled.
+      if (win.scheduler?.postTask) void win.scheduler.postTask(ran, { priority: "background" }).catch(() => undefined);
+      else win.requestIdleCallback?.(ran);
+    };
     const check = (): void => {
       pending = false;
       const byTimer = fromTimer;
@@ -116,6 +145,7 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
       // Whether this look runs in a task after the call's own (the first look runs inside it).
       const later = looked;
       looked = true;
+      if (floor === 0 && ledger && timerFloor > 0 && scheduled()) floor = timerFloor;
       const now = Date.now(), p = w.measure(0), el = now - ts, sinceCause = hrNow(win) - from;
       // A timer the action started that is due before the floor's end must have run when the
       // floor ends. Under load it may not have yet: a timer due during a long frame is queued
@@ -124,10 +154,19 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
       if (byTimer && sinceCause >= floor - 1) timed = true;
       const moved = p.mutations > base;
       let ok: boolean;
+      let idling = false;
       if (p.animating > 0) ok = false;
       else if (!moved && frameless && later && idle(p)) ok = true;
-      else if (!moved) ok = p.framesQuiet < 0 ? el >= quietFor : floor > 0 ? p.frames - fs >= 1 && sinceCause >= floor : (p.mutations > 0 ? p.framesQuiet >= 1 : p.frames - fs >= 1) && framedSince();
-      else ok = p.quietFor >= quietFor && (p.framesQuiet < 0 || p.framesQuiet >= frames);
+      else if (!moved) {
+        ok = p.framesQuiet < 0 ? el >= quietFor : floor > 0 ? p.frames - fs >= 1 && sinceCause >= floor : (p.mutations > 0 ? p.framesQuiet >= 1 : p.frames - fs >= 1) && framedSince();
+        if (ok && floor === 0 && idleWait && p.framesQuiet >= 0) {
+          // The frame's time: an idle task that began after it saw what the frame started.
+          if (framedHr === 0) for (const s of sts) framedHr = Math.max(framedHr, s.tickHr);
+          idling = idleHr <= framedHr && !(byTimer && bounded);
+          ok = !idling;
+          if (idling) askIdle();
+        }
+      } else ok = p.quietFor >= quietFor && (p.framesQuiet < 0 || p.framesQuiet >= frames);
       if (ok && !moved && floor > 0 && p.framesQuiet >= 0 && !timed) {
         win.clearTimeout(timer);
         timer = win.setTimeout(onTimer, 1);
@@ -137,8 +176,15 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
       if (el >= max) return end(p, { settled: true, capped: true });
       // Look again after the next frame's task, or by time when the page renders no frames.
       win.clearTimeout(timer);
+      // Waiting for our idle task: at the latest when the floor would have ended, at its end or
+      // (a frame that came later) in a timer task of ours after the frame, as the floor's end is.
+      if (idling) {
+        timer = win.setTimeout(onTimer, Math.max(1, Math.ceil(Math.min(max - el, timerFloor - sinceCause))));
+        bounded = true;
+        return;
+      }
       const wait = moved ? quietFor - p.quietFor : p.framesQuiet < 0 ? quietFor - el : floor > 0 ? floor - sinceCause : quietFor - el;
-      // The sync floor's end is known to the fraction of a ms: a timer for its whole ms (timers
+      // The floor's end is known to the fraction of a ms: a timer for its whole ms (timers
       // take whole ms), then tasks for the fraction left, not a 5 ms step that would overshoot
       // it. Other waits step by 5 ms or more.
       const floorLeft = !moved && p.framesQuiet >= 0 && floor > 0 && p.animating === 0 ? Math.min(max - el, floor - sinceCause) : 0;

@@ -13,12 +13,13 @@ import { callPage } from "../world.ts";
 import { callFn, readResult } from "../page-fns.ts";
 
 /**
- * DOM is "settled" (the page's settle step, src/page/act-settle.ts) SYNC_QUIET_MS and a
- * rendered frame after an action whose handlers changed the page synchronously. A page that
- * keeps changing on its own after the dispatch must be quiet this long…
+ * DOM is "settled" (the page's settle step, src/page/act-settle.ts) a rendered frame after an
+ * action whose handlers changed the page synchronously (SYNC_QUIET_MS too when the page set a
+ * timer since the arm). A page that keeps changing on its own after the dispatch must be quiet
+ * this long…
  */
 export const DOM_QUIET_MS = 50;
-/** Quiet after the last change before a synchronous action's page counts as settled (a timer stepping faster than this is caught moving). */
+/** The floor after the last input event when the page set a timer since the arm (a timer stepping faster than this is caught moving). */
 export const SYNC_QUIET_MS = 20;
 /** …and for this many rendered frames (a JS-timer animation stepping once a frame is moving, not quiet)… */
 export const QUIET_FRAMES = 3;
@@ -183,13 +184,13 @@ export class ActionWatch {
    */
   settleStep(ids: number[], o: { max: number; deadline: number; typing?: boolean }): PageStep {
     const max = Math.max(0, Math.min(o.max, o.deadline - Date.now() - 500));
-    const syncQuietFor = o.typing ? 0 : SYNC_QUIET_MS;
     // A response is taken like an input event: what its handler starts runs from then on.
     const responded = this.requests?.responded ?? 0;
     const sinceResponse = responded > 0 && !o.typing ? { sinceResponse: Date.now() - responded } : {};
-    // Typing into a page that set a timer since the arm is held to the click's floor too (act-settle.ts).
-    const timerFloor = o.typing ? { timerQuietFor: SYNC_QUIET_MS } : {};
-    return { fn: "quiet", arg: { op: "settle", ids, quietFor: DOM_QUIET_MS, syncQuietFor, frames: QUIET_FRAMES, max, linger: WATCH_LINGER_MS, ...sinceResponse, ...timerFloor } };
+    // The floor only when the page set a timer since the arm (act-settle.ts); otherwise a frame
+    // after the last input and change, and a moment with no task pending after it.
+    const kind = o.typing ? { idle: true } : { click: true, idle: true };
+    return { fn: "quiet", arg: { op: "settle", ids, quietFor: DOM_QUIET_MS, syncQuietFor: 0, timerQuietFor: SYNC_QUIET_MS, frames: QUIET_FRAMES, max, linger: WATCH_LINGER_MS, ...sinceResponse, ...kind } };
   }
 
   /**
@@ -302,8 +303,8 @@ export class ActionWatch {
    * Waits until the page is settled enough to observe, or the deadline (for steps of a
    * composite action). `also`: main-frame steps to run in the last settle call once settled
    * (an evidence read-back); their results, or undefined when they did not run there.
-   * `typing`: text went in, which starts no timer animation; no 20 ms floor, a frame after the
-   * last change is enough (debounced reactions have their own wait, lateChange).
+   * `typing`: text went in; a page that did nothing observable needs no frame (debounced
+   * reactions have their own wait, lateChange).
    */
   async settle(deadline: number, also: PageStep[] = [], typing = false): Promise<unknown[] | undefined> {
     return this.waiting(() => this.settleNow(deadline, also, typing));
