@@ -103,6 +103,7 @@ export interface ActDocument extends PageDocument {
   querySelectorAll(selector: string): ArrayLike<ActElement>;
   createRange(): ActRange;
   getAnimations?(): ArrayLike<ActAnimation>;
+  hasFocus?(): boolean;
 }
 
 export interface ActAnimation {

@@ -44,6 +44,8 @@ interface Slot {
   hadFocus: boolean;
   /** That listener, removed when the next action's slot replaces this one. */
   onFocus: () => void;
+  /** The window that listener is on (the target's own). */
+  heard: ActWindow;
 }
 
 interface Kind {
@@ -231,15 +233,18 @@ type Prepare = ReturnType<typeof describe> & { ok: true; selection: string; cont
 function keep(win: ActWindow, t: ActElement | null, active: ActElement | null, token: string | undefined): Prepare {
   const c = classify(t);
   const prior = slotOf<Slot>(win, KEY);
-  if (prior) win.removeEventListener?.("focus", prior.onFocus, { capture: true });
-  const slot: Slot = { token, target: t, pinned: active, before: t && c.mode !== "none" ? text(t) : "", hadFocus: false, onFocus: () => {} };
+  if (prior) prior.heard.removeEventListener?.("focus", prior.onFocus, { capture: true });
+  // The target's own window: a field in a same-origin frame is kept in the top document's slot,
+  // and its focus event does not reach the top window.
+  const heard = (t && t.ownerDocument && t.ownerDocument.defaultView) || win;
+  const slot: Slot = { token, target: t, pinned: active, before: t && c.mode !== "none" ? text(t) : "", hadFocus: false, onFocus: () => {}, heard };
   // Whether the target got focus after the click, even when a focus handler moved it on at
   // once: focus that left the target is the page's move, not a field the pointer cannot focus.
   // The capture phase on the window runs before the page's own handlers on the target.
   slot.onFocus = () => {
     if (t && isFocused(win, t)) slot.hadFocus = true;
   };
-  win.addEventListener("focus", slot.onFocus, { capture: true });
+  heard.addEventListener("focus", slot.onFocus, { capture: true });
   setSlot(win, KEY, slot);
   return { ...describe(win, t, c), ok: true, selection: selection(win, t), control: controlState(t), url: String(win.document.URL) };
 }
@@ -257,6 +262,15 @@ function doThen(win: ActWindow, t: ActElement | null, then: Then | undefined): t
   const c = classify(t);
   if (c.mode !== "text" && c.mode !== "editable") return undefined;
   return (then === "select" ? selectAll(t) : caretEnd(t)) || undefined;
+}
+
+/** A child frame's document that lost focus to another frame (its body is then what it calls focused). */
+function frameLeft(win: ActWindow): boolean {
+  try {
+    return win.parent !== undefined && win.parent !== win && win.document.hasFocus?.() === false;
+  } catch {
+    return false;
+  }
 }
 
 /** The slot of this composite action (by its token), or null when the document was replaced since. */
@@ -307,8 +321,9 @@ export const EDIT_OPS = {
       s.pinned = deepActive(win);
       const focused = !!tg && isFocused(win, tg);
       // The target had focus and it is now on another element (the one focused before the
-      // click too): the page moved it. A target that never had focus is not moved.
-      if (!focused && s.hadFocus && s.pinned !== null && s.pinned !== win.document.body) return { ok: true, focused, moved: true };
+      // click too), or in another frame (the top page took it back): the page moved it. A
+      // target that never had focus is not moved, nor one whose focus went to its own body.
+      if (!focused && s.hadFocus && ((s.pinned !== null && s.pinned !== win.document.body && s.pinned !== s.heard.document.body) || frameLeft(s.heard))) return { ok: true, focused, moved: true };
       return focused && tg && text(tg).length > 0 && doThen(win, tg, arg.then) ? { ok: true, focused, then: true } : { ok: true, focused };
     };
     // After a focusing click: answer a task later, behind a timer a focus handler started and

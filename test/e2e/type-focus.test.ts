@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { requireChromium } from "../support/chromium.ts";
-import { makeBpEnv } from "../support/bp.ts";
+import { makeBpEnv, waitFor } from "../support/bp.ts";
 import { startFixtureServer } from "../support/fixture-server.ts";
 
 requireChromium();
@@ -17,7 +17,17 @@ requireChromium();
 const page = (title: string, script: string) =>
   `<!doctype html><title>${title}</title><input id=f aria-label="Field"> <input id=g aria-label="Other"><p id=o></p><script>${script}</script>`;
 
+/** A field "Field" (f) in a frame, same-origin or (`?x`) cross-origin, next to the top page's "Other" (g). */
+const framed = (inner: string, script: string) => (url: URL) =>
+  new Response(`<!doctype html><title>Framed</title><iframe id=fr src="${url.searchParams.has("x") ? site.b : ""}${inner}" style="width:300px;height:60px"></iframe> <input id=g aria-label="Other"><script>${script}</script>`, { headers: { "content-type": "text/html" } });
+
 const site = startFixtureServer({
+  "/inner": `<!doctype html><title>Inner</title><input id=f aria-label="Field">`,
+  "/inner-blurs": `<!doctype html><title>Inner</title><input id=f aria-label="Field"><script>f.addEventListener("focus", () => setTimeout(() => f.blur(), 0));</script>`,
+  // The top page takes focus back from the frame on a timer when the frame's field gets it.
+  "/frame-taken": framed("/inner", `addEventListener("blur", () => setTimeout(() => g.focus(), 0));`),
+  // The frame's field blurs itself: focus stays in the frame, on its body.
+  "/frame-blurs": framed("/inner-blurs", ""),
   "/click-moves": page("Click moves", `f.addEventListener("click", () => g.focus());`),
   "/focus-moves": page("Focus moves", `f.addEventListener("focus", () => g.focus());`),
   "/timer-moves": page("Timer moves", `f.addEventListener("focus", () => setTimeout(() => g.focus(), 5));`),
@@ -93,6 +103,34 @@ describe("type into a field without focus", () => {
       const reason = (typed.json.context as { reason?: string } | undefined)?.reason;
       const values = (await run(["eval", "const v = [f.value, g.value]; f.value = g.value = ''; document.activeElement.blur(); v"])).json.value;
       expect({ round, code: typed.json.code, reason, values }).toEqual({ round, code: "action_not_verified", reason: "not_focusable", values: ["", ""] });
+    }
+  });
+
+  test.each([
+    ["same-origin", ""],
+    ["cross-origin", "?x"],
+  ])("the top page takes focus from a field in a %s frame: focus_changed, nothing typed", async (_name, query) => {
+    expect((await run(["open", `${site.a}/frame-taken${query}`])).json.ok).toBe(true);
+    const f = await waitFor(async () => ((await run(["snapshot"])).json.elements as El[]).find((e) => e.n === "Field")?.r, 10_000, "the frame's field");
+    for (let round = 0; round < 4; round++) {
+      const typed = await run(["type", String(f), "abc"]);
+      const reason = (typed.json.context as { reason?: string } | undefined)?.reason;
+      // Focus is on the top page's field now; the frame's field is read through the frame's own document.
+      const values = (await run(["eval", "const v = [g.value, document.activeElement.id]; g.value = ''; g.blur(); v"])).json.value;
+      expect({ round, code: typed.json.code, reason, values }).toEqual({ round, code: "action_not_verified", reason: "focus_changed", values: ["", "g"] });
+    }
+  });
+
+  test.each([
+    ["same-origin", ""],
+    ["cross-origin", "?x"],
+  ])("a field in a %s frame that blurs itself: not_focusable, nothing typed", async (_name, query) => {
+    expect((await run(["open", `${site.a}/frame-blurs${query}`])).json.ok).toBe(true);
+    const f = await waitFor(async () => ((await run(["snapshot"])).json.elements as El[]).find((e) => e.n === "Field")?.r, 10_000, "the frame's field");
+    for (let round = 0; round < 3; round++) {
+      const typed = await run(["type", String(f), "abc"]);
+      const reason = (typed.json.context as { reason?: string } | undefined)?.reason;
+      expect({ round, code: typed.json.code, reason }).toEqual({ round, code: "action_not_verified", reason: "not_focusable" });
     }
   });
 
