@@ -61,6 +61,16 @@ function paintOnly(a: ActAnimation): boolean {
   }
 }
 
+/** Whether it ends (an endless one is never waited for anyway). */
+function finite(a: ActAnimation): boolean {
+  try {
+    const end = a.effect?.getComputedTiming ? a.effect.getComputedTiming().endTime : Infinity;
+    return typeof end === "number" && isFinite(end);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Marks the running animations that only repaint as started before the next watcher. Reading
  * the document's animations brings its style up to date first, so a transition the focus just
@@ -72,7 +82,7 @@ export function markPaintOnly(win: ActWindow): void {
     const list = win.document.getAnimations ? win.document.getAnimations() : [];
     for (let i = 0; i < list.length && i < 500; i++) {
       const a = list[i];
-      if (a && (a.playState === "running" || a.playState === "pending") && paintOnly(a)) marked.add(a);
+      if (a && (a.playState === "running" || a.playState === "pending") && finite(a) && paintOnly(a)) marked.add(a);
     }
   } catch {}
   setSlot(win, KEY, marked);
