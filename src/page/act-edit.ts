@@ -264,6 +264,9 @@ function doThen(win: ActWindow, t: ActElement | null, then: Then | undefined): t
   return (then === "select" ? selectAll(t) : caretEnd(t)) || undefined;
 }
 
+/** How long the focus proof waits for the page's background-priority tasks after its own task (a frame). */
+const BACKGROUND_MS = 16;
+
 /** A child frame's document that lost focus to another frame (its body is then what it calls focused). */
 function frameLeft(win: ActWindow): boolean {
   try {
@@ -334,8 +337,36 @@ export const EDIT_OPS = {
     // does the page's queued message; answering at once missed it (text typed into the field
     // focus moved to, or "verified" with focus elsewhere).
     if (arg.after !== "task") return answer();
+    // A background-priority task the page posted runs after every other task: one of ours posted
+    // now runs after it (same queue), so the answer waits for it too, at most BACKGROUND_MS after
+    // the timer (a busy page may starve that queue).
+    const post = win.scheduler?.postTask;
+    let behind = post ? false : true;
+    let wake: (() => void) | null = null;
+    if (post) {
+      void post
+        .call(win.scheduler, () => {
+          behind = true;
+          wake?.();
+        }, { priority: "background" })
+        .catch(() => {
+          behind = true;
+          wake?.();
+        });
+    }
     return new Promise((resolve) => {
-      win.setTimeout(() => resolve(answer()), 0);
+      win.setTimeout(() => {
+        if (behind) return resolve(answer());
+        const cap = win.setTimeout(() => {
+          wake = null;
+          resolve(answer());
+        }, BACKGROUND_MS);
+        wake = () => {
+          wake = null;
+          win.clearTimeout(cap);
+          resolve(answer());
+        };
+      }, 0);
     });
   }),
   check: slotted((win, s, tg): { ok: true } | { ok: false; reason: "target_detached" | "focus_changed" } => {

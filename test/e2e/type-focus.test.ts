@@ -40,6 +40,8 @@ const site = startFixtureServer({
   "/message-moves": page("Message moves", `const c = new MessageChannel(); c.port1.onmessage = () => g.focus(); f.addEventListener("focus", () => c.port2.postMessage(0));`),
   "/post-moves": page("Post moves", `addEventListener("message", () => g.focus()); f.addEventListener("focus", () => postMessage("x", "*"));`),
   "/task-moves": page("Task moves", `f.addEventListener("focus", () => scheduler.postTask(() => g.focus()));`),
+  // A background-priority task runs after every other task, the proof's own included.
+  "/background-moves": page("Background moves", `f.addEventListener("focus", () => scheduler.postTask(() => g.focus(), { priority: "background" }));`),
   "/click-message-moves": page("Click message moves", `const c = new MessageChannel(); c.port1.onmessage = () => g.focus(); f.addEventListener("click", () => c.port2.postMessage(0));`),
   "/message-blurs": page("Message blurs", `const c = new MessageChannel(); c.port1.onmessage = () => f.blur(); f.addEventListener("focus", () => c.port2.postMessage(0));`),
   // Handlers that change the page at once but leave focus where the click put it.
@@ -84,6 +86,7 @@ describe("type into a field without focus", () => {
     ["a focus handler moves focus through a MessageChannel message", "/message-moves"],
     ["a focus handler moves focus through window.postMessage", "/post-moves"],
     ["a focus handler moves focus through scheduler.postTask", "/task-moves"],
+    ["a focus handler moves focus through a background-priority scheduler.postTask", "/background-moves"],
     ["a click handler moves focus through a MessageChannel message", "/click-message-moves"],
   ])("%s: focus_changed, nothing typed", async (_name, path) => {
     const { f } = await refs(path);
