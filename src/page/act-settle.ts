@@ -110,7 +110,8 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
   // `idle`: after its frame the frame rule also waits for a task of ours that runs only once the
   // main thread has no other task pending (work chained over messages, which neither counter
   // sees, has run): a background-priority task, or an idle callback where there is no task
-  // scheduler. Never past `timerQuietFor` from the cause (when the floor would have ended).
+  // scheduler. Never later than the floor would have ended: `timerQuietFor` from the cause, or a
+  // timer task of ours after the frame when that frame came later.
   const idleWait = ledger && arg.idle === true && (typeof win.scheduler?.postTask === "function" || typeof win.requestIdleCallback === "function");
   let idleAsked = false, idleHr = 0, framedHr = 0, bounded = false;
   return new Promise((resolve) => {
