@@ -1,9 +1,10 @@
 /**
- * What a click's handlers schedule is in its reply: the settle's floor (20 ms from the input
- * event and a rendered frame) covers a short timer, an animation frame, a message chain (a
- * scheduler built on MessageChannel, as React's transitions run) and a timer in a same-origin
- * frame whose input the top window never saw. None of these is visible to our world ahead of
- * time in a way that could shorten the wait safely, so none may be cut short.
+ * What a click's handlers schedule is in its reply: a short timer holds the settle to the floor
+ * (20 ms from the input event and a rendered frame), as does a click into a same-origin frame
+ * whose input the top window never saw (its timers count on the frame's own counters); an
+ * animation frame is in the frame the settle waits for, and a message chain (a scheduler built
+ * on MessageChannel, as React's transitions run) has run when the task of ours that follows that
+ * frame, with no other task pending, runs.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { requireChromium } from "../support/chromium.ts";
