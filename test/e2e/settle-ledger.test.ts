@@ -64,8 +64,9 @@ const site = startFixtureServer({
       // A state no mutation shows: the checkbox's checked property, the field's value.
       on("check", () => setTimeout(() => (box.checked = !box.checked), 5));
       on("fill", () => setTimeout(() => (field.value = "v" + clicks.length), 15));
-      // A message chain (a scheduler's chunks): three hops. Chromium runs a message posted in an
-      // input's handler after the next frame, and the next hop after a task our frame callback posted.
+      // A message chain (a scheduler's chunks): three hops. Chromium may hold a message posted in an
+      // input's handler back until its next frame rendered, and the next hop then comes after a
+      // task our frame callback posted.
       const ch = new MessageChannel();
       let hops = 0;
       ch.port1.onmessage = () => (++hops < 3 ? ch.port2.postMessage(0) : done("Chain"));
