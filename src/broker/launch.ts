@@ -14,8 +14,14 @@ const LAUNCH_TIMEOUT_MS = 30_000;
  * window two address-bar popup pages in a WebUI renderer: some 0.3-0.5 s of CPU per window,
  * spent while the agents' pages load. No agent uses the address bar; without these features
  * a headed window falls back to the native popup.
+ *
+ * DeferRendererTasksAfterInput: after a click a renderer runs no task (a timer, a message, a
+ * posted task, the page's or ours) before its next rendered frame. `type` proves a focusing
+ * click's focus in a task of ours, behind what the page's handlers queued, and so waited for
+ * that frame as well (up to 16.7 ms a field); without the deferral the task still runs after
+ * the ones queued before it, without the frame.
  */
-const DISABLED_FEATURES = ["WebUIOmniboxPopup", "WebUIOmniboxAimPopup"];
+const DISABLED_FEATURES = ["WebUIOmniboxPopup", "WebUIOmniboxAimPopup", "DeferRendererTasksAfterInput"];
 
 /**
  * Chromium keeps only the last --disable-features, and Debian's launcher passes CHROMIUM_FLAGS
