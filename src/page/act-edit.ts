@@ -21,7 +21,6 @@
  *  - "state": focus and control state of the focused element, for press effects.
  */
 import { composedContains, deepFocus, setSlot, slotOf, type ActElement, type ActSelection, type ActWindow } from "./act-dom.ts";
-import { markPaintOnly } from "./act-paint.ts";
 import { opOf } from "./ops.ts";
 
 /** "pin"'s answer: `moved` when focus is on an element neither the target nor the one pinned before. */
@@ -318,9 +317,6 @@ export const EDIT_OPS = {
   }),
   pin: slotted((win, s, tg, arg: Tokened & { then?: Then; after?: "task" }): Pinned | Promise<Pinned> => {
     const answer = (): Pinned => {
-      // After a focusing click (or script focus): what only repaints of what it started (a focus
-      // ring fading in) is not the text's to wait for (act-paint.ts).
-      if (arg.after !== undefined) markPaintOnly(win);
       s.pinned = deepActive(win);
       const focused = !!tg && isFocused(win, tg);
       // The target had focus and it is now on another element (the one focused before the

@@ -1,44 +1,58 @@
 import { describe, expect, test } from "bun:test";
-import type { ActAnimation, ActWindow } from "./act-dom.ts";
-import { markPaintOnly, markedPaintOnly } from "./act-paint.ts";
+import type { ActAnimation } from "./act-dom.ts";
+import { paintOnly } from "./act-paint.ts";
 
-/** An animation as Chromium reports it: its state and its keyframes' properties. */
-function animation(props: string[][], playState = "running", endTime = 150): ActAnimation {
-  return { playState, startTime: 0, effect: { getComputedTiming: () => ({ endTime }), getKeyframes: () => props.map((p) => Object.fromEntries([["offset", 0], ["easing", "ease"], ["composite", "auto"], ...p.map((k) => [k, "x"])])) } };
-}
-
-function windowWith(list: ActAnimation[]): ActWindow {
-  return { document: { getAnimations: () => list } } as unknown as ActWindow;
+/** An animation as Chromium reports it: its keyframes' properties, and how often they were read. */
+function animation(props: string[][]): ActAnimation & { reads: number } {
+  const a = {
+    reads: 0,
+    playState: "running",
+    startTime: 0,
+    effect: {
+      getComputedTiming: () => ({ endTime: 150 }),
+      getKeyframes: () => {
+        a.reads++;
+        return props.map((p) => Object.fromEntries([["offset", 0], ["computedOffset", 0], ["easing", "ease"], ["composite", "auto"], ...p.map((k) => [k, "x"])]));
+      },
+    },
+  };
+  return a;
 }
 
 describe("repaint-only animations", () => {
-  test("marks running animations of colours, shadows and outlines only; anything that moves, resizes, fades or hides is not", () => {
-    const ring = animation([["boxShadow", "borderTopColor"], ["boxShadow", "borderTopColor"]]);
-    const outline = animation([["outlineColor"], ["outlineColor"]]);
-    const fade = animation([["opacity"], ["opacity"]]);
-    const mixed = animation([["boxShadow", "transform"], ["boxShadow", "transform"]]);
-    const none = animation([[], []]);
-    const finished = animation([["color"], ["color"]], "finished");
-    const later = animation([["color"], ["color"]]);
-    // An endless one is never waited for, so it needs no mark.
-    const endless = animation([["color"], ["color"]], "running", Infinity);
-    const list = [ring, outline, fade, mixed, none, finished, endless];
-    const win = windowWith(list);
-    markPaintOnly(win);
-    expect([ring, outline, fade, mixed, none, finished, endless, later].map((a) => markedPaintOnly(win, a))).toEqual([true, true, false, false, false, false, false, false]);
-    // The next mark replaces the last: only what runs then is marked.
-    list.splice(0, list.length, later);
-    markPaintOnly(win);
-    expect([ring, later].map((a) => markedPaintOnly(win, a))).toEqual([false, true]);
+  test("colours, shadows and outlines only repaint; anything that moves, resizes, fades or hides does more", () => {
+    const cases: [string[][], boolean][] = [
+      [[["boxShadow", "borderTopColor"], ["boxShadow", "borderTopColor"]], true],
+      [[["outlineColor"], ["outlineColor"]], true],
+      [[["backgroundColor"], ["color"]], true],
+      [[["opacity"], ["opacity"]], false],
+      [[["height"], ["height"]], false],
+      [[["visibility"], ["visibility"]], false],
+      // One effect that animates a colour with a transform moves the element.
+      [[["backgroundColor", "transform"], ["backgroundColor", "transform"]], false],
+      [[["color"], ["color", "filter"]], false],
+      // A custom property may feed anything.
+      [[["--tint"], ["--tint"]], false],
+      [[[], []], false],
+      [[], false],
+    ];
+    expect(cases.map(([props]) => paintOnly(animation(props)))).toEqual(cases.map(([, only]) => only));
   });
 
-  test("an animation whose keyframes cannot be read, or a document without animations, marks nothing", () => {
+  test("keyframes are read once per effect; a new effect is read again", () => {
+    const a = animation([["color"], ["color"]]);
+    expect([paintOnly(a), paintOnly(a), paintOnly(a)]).toEqual([true, true, true]);
+    expect(a.reads).toBe(1);
+    const moved = animation([["transform"], ["transform"]]);
+    a.effect = moved.effect;
+    expect(paintOnly(a)).toBe(false);
+    expect(moved.reads).toBe(1);
+  });
+
+  test("an animation without an effect, or whose keyframes cannot be read, does more than repaint", () => {
     const broken: ActAnimation = { playState: "running", startTime: 0, effect: { getKeyframes: () => { throw new Error("no"); } } };
-    const win = windowWith([broken]);
-    markPaintOnly(win);
-    expect(markedPaintOnly(win, broken)).toBe(false);
-    const bare = { document: {} } as unknown as ActWindow;
-    markPaintOnly(bare);
-    expect(markedPaintOnly(bare, broken)).toBe(false);
+    const bare: ActAnimation = { playState: "running", startTime: 0, effect: {} };
+    const none: ActAnimation = { playState: "running", startTime: 0, effect: null };
+    expect([broken, bare, none].map(paintOnly)).toEqual([false, false, false]);
   });
 });

@@ -5,12 +5,13 @@
  * counted from the first poll (less `arg.after`) so a long dispatch (a drag, a key sequence)
  * cannot use up the quiet period; with `finish` it also disconnects. It also counts the
  * animations (CSS transitions, CSS and Web animations) that began since install and are still
- * running with a finite end, so an accordion that opens through a transition is observed open.
+ * running with a finite end, so an accordion that opens through a transition is observed open;
+ * not those that only repaint (a hover or focus colour: act-paint.ts).
  * "settle" and "late" wait in the page (act-settle.ts, which also answers the calls).
  */
 import { setSlot, slotOf, type ActMutationObserver, type ActWindow } from "./act-dom.ts";
 import { marks, pageScheduled, type Marks } from "./act-ledger.ts";
-import { markedPaintOnly } from "./act-paint.ts";
+import { paintOnly } from "./act-paint.ts";
 
 export interface QuietArg {
   op?: string;
@@ -330,7 +331,7 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
   return true;
 }
 
-/** Running animations that began since `from` and have a finite end. */
+/** Running animations that began since `from`, have a finite end and do more than repaint (act-paint.ts). */
 function animating(win: ActWindow, from: number): number {
   let n = 0;
   try {
@@ -339,8 +340,7 @@ function animating(win: ActWindow, from: number): number {
       const a = list[i];
       if (!a || (a.playState !== "running" && a.playState !== "pending")) continue;
       if (a.startTime !== null && a.startTime < from - 50) continue;
-      // Only repaints, and an earlier step of the action started it (a focus ring: act-paint.ts).
-      if (markedPaintOnly(win, a)) continue;
+      if (paintOnly(a)) continue;
       const end = a.effect && a.effect.getComputedTiming ? a.effect.getComputedTiming().endTime : Infinity;
       if (typeof end === "number" && isFinite(end)) n++;
     }
