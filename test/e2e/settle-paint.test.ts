@@ -49,12 +49,12 @@ const BTN = `<style>
 </style>`;
 
 const BUTTONS = `<!doctype html><title>Buttons</title>${BTN}${HARNESS}
-  <button class=btn id=one>One</button> <button class=btn id=two>Two</button>
+  <button class=btn id=one>One</button> <button class=btn id=two>Two</button> <button class=btn id=three>Three</button>
   <button class=btn id=pulse onclick="this.classList.add('pulse'); this.textContent = 'Pulsed'">Pulse</button>
   <button class=btn id=tint onclick="web(this, [{ backgroundColor: '#0d6efd' }, { backgroundColor: '#198754' }], 2000); this.textContent = 'Tinted'">Tint</button>
   <script>
     let n = 0;
-    for (const b of [one, two]) b.addEventListener("click", () => (b.textContent = b.id + " clicked " + ++n));
+    for (const b of [one, two, three]) b.addEventListener("click", () => (b.textContent = b.id + " clicked " + ++n));
   </script>`;
 
 const site = startFixtureServer({
@@ -123,14 +123,17 @@ afterAll(async () => {
 describe("repaint-only animations hold no settle", () => {
   test("a click on a Bootstrap-like button: the new count is in the reply, before its hover, focus and active transitions end", async () => {
     expect((await run(["open", `${site.a}/buttons`])).json.ok).toBe(true);
-    for (const [name, id, round] of [["One", "one", 1], ["Two", "two", 2], ["one clicked 1", "one", 3]] as const) {
+    // Each round's button is one not hovered yet: a transition the action reverses halfway (back
+    // to a button left a moment ago) is shortened to the part it had run.
+    for (const [name, id, round] of [["One", "one", 1], ["Two", "two", 2], ["Three", "three", 3]] as const) {
       const { reply, seen } = await acted(id, ["click", await refOf(name)]);
       expect({ round, shown: shown(reply) }).toEqual({ round, shown: [expect.stringContaining(`clicked ${round}`)] });
       notWaited(seen);
     }
   });
 
-  // The frame's own animations: the rule is the same in every document the settle looks at.
+  // A click's settle does not look at a frame's animations today (its watcher there only counts
+  // mutations, read when the settle is over); this holds the rule for the day it does.
   test("a click on such a button in a frame", async () => {
     expect((await run(["open", `${site.a}/framed`])).json.ok).toBe(true);
     const { reply, seen } = await acted("one", ["click", await refOf("One")], "frames[0].");
