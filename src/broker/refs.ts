@@ -12,6 +12,11 @@ export interface RefBinding {
   offset: { x: number; y: number };
   /** The page runtime's token of that document: a ref used in another document is caught page-side. */
   doc?: string;
+  /**
+   * The same-origin child frame (its frame id) whose document holds the element, when the
+   * element was observed inline in this document's snapshot: that frame settles by its own rules.
+   */
+  childFrame?: string;
 }
 
 /**

@@ -22,7 +22,7 @@ import { observeWith } from "../observe/snapshot.ts";
 import { callPage } from "../world.ts";
 import { readResult, type Ran } from "../page-fns.ts";
 import { replyFor, type ActionReply, type EvidenceLike } from "./result.ts";
-import { ActionWatch, DOM_QUIET_MAX_MS } from "./watch.ts";
+import { ActionWatch, DOM_QUIET_MAX_MS, type QuietPoll } from "./watch.ts";
 
 export interface ObserveArgs {
   limit: number;
@@ -117,7 +117,11 @@ export async function runAction<I, A, S, E extends EvidenceLike, R>(ctx: CallCon
         const inMain = binding !== undefined && binding.frameId === watch.mainFrameId && binding.session === top;
         // A target in another frame gets a watcher of its own there, in the same call.
         const arm = def.armQuiet ? [inMain ? watch.quietStep() : binding ? watch.frameQuietStep(binding) : undefined].filter((x) => x !== undefined) : [];
-        target = await resolveRef(sel, located.ref, [...located.steps, ...arm]);
+        // A same-origin child frame's element: the locate call runs in the top document's world,
+        // the frame's own watcher is armed in its world by a call sent alongside (not for typed
+        // text, whose steps re-arm the top document's watcher after the focusing click).
+        const child = def.armQuiet && !def.typing && binding?.childFrame ? watch.armFrame({ session: binding.session, frameId: binding.childFrame }) : undefined;
+        [target] = await Promise.all([resolveRef(sel, located.ref, [...located.steps, ...arm]), child]);
       }
       if (!def.blocked) await watch.ready;
       if (def.armQuiet && !watch.armed && !(def.armsInDispatch && !located)) await watch.armQuiet();
@@ -173,6 +177,8 @@ async function settleAndReply<I, A, S, E extends EvidenceLike, R>(run: ActionRun
   let readback: unknown[] = [];
   let observation: Awaited<ReturnType<typeof observeWith>>;
   let mutations = 0;
+  /** The observation was taken before the target's frame had settled. */
+  let stale = false;
   const readbackSteps = def.readback?.(run, sent) ?? [];
   // A ref inside an out-of-process frame is read back in its own frame's world.
   const binding = run.target?.binding;
@@ -188,6 +194,9 @@ async function settleAndReply<I, A, S, E extends EvidenceLike, R>(run: ActionRun
     const when = polling ? { step: 0 } : undefined;
     if (!watch.effects.navigation && !remote) steps.push(...readbackSteps.map((s) => (when ? { ...s, when } : s)));
     const pre: PreSteps = { steps, ...(when ? { snapshotWhen: when } : {}) };
+    // A target in a frame: that frame settles by its own rules too, in its own call beside this one.
+    const frames = polling ? watch.settleFrames(ctx.deadline, def.typing === true) : undefined;
+    const frameLate = frames?.then((polls) => settledAfter(pre, polls));
     let results: unknown[];
     if (opts) {
       observation = await raceDialog(watch, observeOnce(run, opts, base, pre)).catch((err: unknown) => {
@@ -198,6 +207,8 @@ async function settleAndReply<I, A, S, E extends EvidenceLike, R>(run: ActionRun
     } else {
       results = steps.length ? ((await raceDialog(watch, callMain(run, steps)))?.results ?? []) : [];
     }
+    // The frame changed and settled after the top document's call answered: its snapshot may predate the frame's end.
+    if (frameLate) stale = opts !== undefined && (await frameLate);
     if (watch.effects.dialog) break;
     const poll = polling ? readResult({ steps, results }, 0, "quiet", "settle") : undefined;
     if (polling && !poll) {
@@ -212,6 +223,12 @@ async function settleAndReply<I, A, S, E extends EvidenceLike, R>(run: ActionRun
     // A response usually changes the page when it lands: settle again after the network, also
     // when the request started and ended inside the call (its render may come after the snapshot).
     if (watch.effects.requests === requests || Date.now() - started > 3_000) break;
+  }
+  if (stale && opts && !watch.effects.navigation && !watch.effects.dialog) {
+    observation = await raceDialog(watch, observeOnce(run, opts, base, undefined)).catch((err: unknown) => {
+      if (watch.effects.navigation || watch.effects.dialog) return undefined;
+      throw err;
+    });
   }
   if (remote && binding && readbackSteps.length > 0 && !watch.effects.navigation && !watch.effects.dialog) {
     readback = (await raceDialog(watch, callPage(binding.session, binding.frameId, readbackSteps).catch(() => undefined)))?.results ?? [];
@@ -229,6 +246,15 @@ async function settleAndReply<I, A, S, E extends EvidenceLike, R>(run: ActionRun
   }
   if (!opts) return { evidence };
   return { observed: replyFor(ctx, sel, evidence, watch.effects, observation ?? undefined) };
+}
+
+/**
+ * Whether a frame that changed settled only once the top document's call (the one with the
+ * snapshot) had answered. Looked at a task later: an answer that came in the same read as the
+ * top call's, behind it, is then taken as after it (observed again) rather than before.
+ */
+function settledAfter(pre: PreSteps, polls: (QuietPoll | null)[]): Promise<boolean> {
+  return new Promise((resolve) => setImmediate(() => resolve(pre.results !== undefined && polls.some((q) => (q?.mutations ?? 0) > 0))));
 }
 
 function callMain<A>(run: ActionRun<A>, steps: PageStep[]) {

@@ -68,6 +68,8 @@ export class ActionWatch {
   private readonly retiring: { session: CdpSession; frameId: string; ids: number[] }[] = [];
   /** Watchers armed in the target's own frame, when that is not the top document. */
   private frameQuiet: { session: CdpSession; frameId: string; id: number }[] = [];
+  /** The target-frame watchers' mutations once settleFrames settled them (-1: not settled there). */
+  private frameSettled = -1;
   private loaded = false;
   /** The action's own requests (not the page's polling), in the tab and its out-of-process frames. */
   private requests: ActionRequests | undefined;
@@ -204,6 +206,14 @@ export class ActionWatch {
     return { fn: "quiet", arg: { op: "install", id } };
   }
 
+  /** Arms a target-frame watcher with a call of its own in that frame (a same-origin child frame, whose world is not the locate call's). */
+  armFrame(frame: { session: CdpSession; frameId: string }): Promise<void> {
+    return callPage(frame.session, frame.frameId, [this.frameQuietStep(frame)]).then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
   /**
    * Page steps (for the main frame's next call) that end the main-frame watchers armed so far
    * and arm a new one: what happened before that call (a focusing click's effects) is then
@@ -244,9 +254,33 @@ export class ActionWatch {
     return Promise.all([install(this.session, this.mainFrameId, step), ...(own ? [install(own.session, own.frameId, this.frameQuietStep(own))] : [])]).then(() => undefined);
   }
 
-  /** Polls and disconnects the target-frame watchers; their mutations count as the page's. */
+  /**
+   * Settles the target-frame watchers in their own frames, one call each, sent alongside the top
+   * document's settle: the frame's animations and its changes over time are judged by its own
+   * ledger (its timers and frames are its document's). Undefined without such a watcher. The
+   * watchers stay for a later settle (after the network) and are finished by finishFrameQuiet.
+   */
+  settleFrames(deadline: number, typing: boolean): Promise<(QuietPoll | null)[]> | undefined {
+    const frames = [...this.frameQuiet];
+    if (frames.length === 0 || this.effects.dialog) return undefined;
+    const settles = Promise.all(frames.map((f) => this.waitQuiet(f.session, f.frameId, [f.id], deadline, [], typing).then((q) => q.poll)));
+    return Promise.race([settles, this.dialogOpened.then(() => [])]).then((polls) => {
+      for (const q of polls) if (q) this.frameSettled = Math.max(this.frameSettled, q.mutations);
+      return polls;
+    });
+  }
+
+  /**
+   * Counts the target-frame watchers' mutations as the page's and ends them: polled and
+   * disconnected, or (settled by settleFrames) left to disconnect on their own.
+   */
   async finishFrameQuiet(): Promise<void> {
     const frames = this.frameQuiet.splice(0);
+    if (this.frameSettled >= 0) {
+      this.effects.mutations += this.frameSettled;
+      this.frameSettled = -1;
+      return;
+    }
     if (this.effects.dialog || frames.length === 0) return;
     // A dialog opening now blocks the frame's page: it answers nothing until it is answered.
     const polls = await Promise.race([Promise.all(frames.map((f) => this.pollIn(f.session, f.frameId, [f.id], true, 0))), this.dialogOpened.then(() => [])]);

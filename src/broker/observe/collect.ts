@@ -117,14 +117,24 @@ async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Root,
   const { numbers, ids } = await frameNumbers(root, result.elements, frameIndex);
   // Each frame placeholder's frame id, by the walk path it had (the frame number replaces it).
   const frameIds = new Map<SnapshotEntry, string>();
+  // Elements of a same-origin child frame name that frame too (one binding per frame).
+  const inChild = new Map<string, RefBinding>();
+  const bindingOf = (e: SnapshotEntry): RefBinding => {
+    const child = e.kind !== "frame" && e.frame ? ids.get(e.frame) : undefined;
+    if (!child) return binding;
+    const b = inChild.get(child) ?? { ...binding, childFrame: child };
+    inChild.set(child, b);
+    return b;
+  };
   for (const e of result.elements) {
     const id = e.kind === "frame" && e.frame ? ids.get(e.frame) : undefined;
     if (id) frameIds.set(e, id);
+    const own = bindingOf(e);
     if (e.frame) e.frame = numbers.get(e.frame) ?? (root.framePath ? `${root.framePath}.${e.frame}` : e.frame);
     else if (root.framePath) e.frame = root.framePath;
-    if (e.kind === "fold") for (const r of e.refs) obs.bind(r, binding);
+    if (e.kind === "fold") for (const r of e.refs) obs.bind(r, own);
     else {
-      obs.bind(e.ref, binding);
+      obs.bind(e.ref, own);
       e.box.x += root.offset.x;
       e.box.y += root.offset.y;
       // The frame measured "in viewport" against its own viewport; the agent sees the top one.
