@@ -22,6 +22,7 @@ const LISTENED = `<!doctype html><title>Listened</title><div id=chip>Chip</div><
 const site = startFixtureServer({ "/": PAGE, "/other": "<!doctype html><title>Other</title><p>other</p>", "/listened": LISTENED, "/go": `<!doctype html><title>Go</title><a href="/listened">Go on</a>`,
   // A cross-origin frame (its own session) holding the listener-only control.
   "/framed": () => `<!doctype html><title>Framed</title><button>Top</button><iframe src="${site.b}/listened" width=400 height=200></iframe>`,
+  "/framed-same": `<!doctype html><title>Framed</title><button>Top</button><iframe src="/listened" width=400 height=200></iframe>`,
 });
 const env = makeBpEnv();
 let browser: UserBrowser;
@@ -80,6 +81,15 @@ const BUDGET: Record<string, number> = {
   // locate; mouse events; the settle call, ended by the new document (not run again in it);
   // then the new document's observation as above.
   "click that navigates": 7,
+  // locate + probe + the frame's watcher in the frame, the top document's watcher (its own call);
+  // mouse events; the frame's settle + read-back beside the top document's settle + snapshot; the
+  // frame list, the iframe's frame id and the frame's tree; the frame's snapshot (+1 when an
+  // answer lands between those sent together).
+  "click in a cross-origin frame": 9,
+  // the frame's watcher in its world beside locate + probe + arm in the top document; mouse
+  // events; the frame's settle beside the top document's settle + read-back + snapshot; the
+  // inline frame's number (the frame list and its frame id).
+  "click in a same-origin frame": 5,
   click: 3,
   "click checkbox": 3,
   hover: 3,
@@ -190,6 +200,19 @@ describe("CDP round trips", () => {
     console.log(`snapshot of a new document with a cross-origin frame: ${framed.trips} round trips (${framed.methods.join(" ")})`);
     expect((framed.reply.elements as El[]).some((e) => e.n === "Chip")).toBe(true);
     expect(framed.trips).toBeLessThanOrEqual(BUDGET["snapshot of a new document with a cross-origin frame"] ?? 0);
+    // A click on a target in a frame, cross-origin and same-origin (warm: the second click).
+    const chip = String((framed.reply.elements as El[]).find((e) => e.n === "Chip")?.r);
+    await measure(["click", chip]);
+    const inFrame = await measure(["click", chip]);
+    console.log(`click in a cross-origin frame: ${inFrame.trips} round trips (${inFrame.methods.join(" ")})`);
+    expect(inFrame.trips).toBeLessThanOrEqual(BUDGET["click in a cross-origin frame"] ?? 0);
+    expect((await env.run(["open", `${site.a}/framed-same`])).json.ok).toBe(true);
+    const same = await measure(["snapshot"]);
+    const sameChip = String((same.reply.elements as El[]).find((e) => e.n === "Chip")?.r);
+    await measure(["click", sameChip]);
+    const inSame = await measure(["click", sameChip]);
+    console.log(`click in a same-origin frame: ${inSame.trips} round trips (${inSame.methods.join(" ")})`);
+    expect(inSame.trips).toBeLessThanOrEqual(BUDGET["click in a same-origin frame"] ?? 0);
     // A click that navigates, and its observation of the new document (listener-only control included).
     expect((await env.run(["open", `${site.a}/go`])).json.ok).toBe(true);
     const go = await measure(["snapshot"]);

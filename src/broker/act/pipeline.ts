@@ -179,6 +179,8 @@ async function settleAndReply<I, A, S, E extends EvidenceLike, R>(run: ActionRun
   let mutations = 0;
   /** The observation was taken before the target's frame had settled. */
   let stale = false;
+  /** An out-of-process target's read-back, taken in its frame's last settle call once settled. */
+  let remoteReadback: unknown[] | undefined;
   const readbackSteps = def.readback?.(run, sent) ?? [];
   // A ref inside an out-of-process frame is read back in its own frame's world.
   const binding = run.target?.binding;
@@ -195,8 +197,13 @@ async function settleAndReply<I, A, S, E extends EvidenceLike, R>(run: ActionRun
     if (!watch.effects.navigation && !remote) steps.push(...readbackSteps.map((s) => (when ? { ...s, when } : s)));
     const pre: PreSteps = { steps, ...(when ? { snapshotWhen: when } : {}) };
     // A target in a frame: that frame settles by its own rules too, in its own call beside this one.
-    const frames = polling ? watch.settleFrames(ctx.deadline, def.typing === true) : undefined;
-    const frameLate = frames?.then((polls) => settledAfter(pre, polls));
+    // An out-of-process target's read-back rides on its frame's settle call.
+    const frameReadback = remote && binding && readbackSteps.length > 0 && !watch.effects.navigation ? { frame: binding, steps: readbackSteps } : undefined;
+    const frames = polling ? watch.settleFrames(ctx.deadline, def.typing === true, frameReadback) : undefined;
+    const frameLate = frames?.then((f) => {
+      remoteReadback = f.also;
+      return settledAfter(pre, f.polls);
+    });
     let results: unknown[];
     if (opts) {
       observation = await raceDialog(watch, observeOnce(run, opts, base, pre)).catch((err: unknown) => {
@@ -230,7 +237,8 @@ async function settleAndReply<I, A, S, E extends EvidenceLike, R>(run: ActionRun
       throw err;
     });
   }
-  if (remote && binding && readbackSteps.length > 0 && !watch.effects.navigation && !watch.effects.dialog) {
+  if (remoteReadback && !watch.effects.navigation && !watch.effects.dialog) readback = remoteReadback;
+  else if (remote && binding && readbackSteps.length > 0 && !watch.effects.navigation && !watch.effects.dialog) {
     readback = (await raceDialog(watch, callPage(binding.session, binding.frameId, readbackSteps).catch(() => undefined)))?.results ?? [];
   }
   watch.effects.mutations += mutations;

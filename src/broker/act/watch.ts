@@ -260,13 +260,16 @@ export class ActionWatch {
    * ledger (its timers and frames are its document's). Undefined without such a watcher. The
    * watchers stay for a later settle (after the network) and are finished by finishFrameQuiet.
    */
-  settleFrames(deadline: number, typing: boolean): Promise<(QuietPoll | null)[]> | undefined {
+  settleFrames(deadline: number, typing: boolean, also?: { frame: { session: CdpSession; frameId: string }; steps: PageStep[] }): Promise<{ polls: (QuietPoll | null)[]; also?: unknown[] }> | undefined {
     const frames = [...this.frameQuiet];
     if (frames.length === 0 || this.effects.dialog) return undefined;
-    const settles = Promise.all(frames.map((f) => this.waitQuiet(f.session, f.frameId, [f.id], deadline, [], typing).then((q) => q.poll)));
-    return Promise.race([settles, this.dialogOpened.then(() => [])]).then((polls) => {
-      for (const q of polls) if (q) this.frameSettled = Math.max(this.frameSettled, q.mutations);
-      return polls;
+    // `also`: steps for the target's own frame once it is settled (its read-back), in the same call.
+    const mine = (f: { session: CdpSession; frameId: string }) => also !== undefined && f.session === also.frame.session && f.frameId === also.frame.frameId;
+    const settles = Promise.all(frames.map((f) => this.waitQuiet(f.session, f.frameId, [f.id], deadline, mine(f) && also ? also.steps : [], typing)));
+    return Promise.race([settles, this.dialogOpened.then(() => [])]).then((settled) => {
+      for (const q of settled) if (q.poll) this.frameSettled = Math.max(this.frameSettled, q.poll.mutations);
+      const read = settled.find((q, i) => q.also !== undefined && frames[i] !== undefined && mine(frames[i]));
+      return { polls: settled.map((q) => q.poll), ...(read?.also ? { also: read.also } : {}) };
     });
   }
 
