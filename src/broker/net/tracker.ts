@@ -166,7 +166,9 @@ async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session
     session.on("Target.attachedToTarget", (p) => {
       const child = new CdpSession(conn.cdp, p.sessionId, p.targetInfo.targetId);
       if (p.targetInfo.type !== "iframe") {
-        void child.send("Runtime.runIfWaitingForDebugger").catch(() => undefined);
+        // A dedicated worker: Chrome holds it for this session (whatever the filter says), so it
+        // is let run and left at once; the journal does not follow workers.
+        void child.send("Runtime.runIfWaitingForDebugger").catch(() => undefined).finally(() => child.detach().catch(() => undefined));
         return;
       }
       void wire(conn, host, tab, child, `${tab.rec.targetId}>${p.targetInfo.targetId}`, depth + 1, scope).finally(() => child.send("Runtime.runIfWaitingForDebugger").catch(() => undefined));
@@ -180,7 +182,9 @@ async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session
   if (depth < MAX_FRAME_DEPTH) {
     // Not awaited: the command that opened the tab need not wait for it, and no iframe can
     // start before Chrome has it.
-    const on = session.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true, filter: [{ type: "iframe" }] }, { timeoutMs: SETUP_MS }).catch(() => undefined);
+    // Dedicated workers are in the filter because Chrome holds them too, and only a worker it
+    // reports can be let run; shared and service workers are not held.
+    const on = session.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true, filter: [{ type: "iframe" }, { type: "worker" }] }, { timeoutMs: SETUP_MS }).catch(() => undefined);
     // Chrome attaches the frames already there before it answers.
     if (depth === 0) tab.framesReady = on;
   }
