@@ -11,8 +11,10 @@
  *    after it) with no mutation, so a timer the action started that steps faster than that is
  *    caught. Without it the page's ledger (act-ledger.ts) decides: a page that set a timer, an
  *    interval or an idle callback since the arm is held to `timerQuietFor` the same way (typing:
- *    from the last key or text); any other settles a rendered frame after the last input, change
- *    and response (its animation-frame callbacks and observers ran) and the task after it, with
+ *    from the last key or text); so is a click (any action but typing) that has changed nothing
+ *    since the arm when the frame rule would end (its change may come through what the ledger
+ *    cannot see: a WebSocket reply, an AbortSignal.timeout); any other settles a rendered frame
+ *    after the last input, change and response (its animation-frame callbacks and observers ran) and the task after it, with
  *    `idle` then a task of ours that runs once no other is pending (message-chained work ran),
  *    within `timerQuietFor`. Typing (no `click`) into a visible page that did nothing observable
  *    since the arm (no mutation, timer, idle callback, animation-frame callback not ours, or child
@@ -146,8 +148,11 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
       // Whether this look runs in a task after the call's own (the first look runs inside it).
       const later = looked;
       looked = true;
-      if (floor === 0 && ledger && timerFloor > 0 && scheduled()) floor = timerFloor;
       const now = Date.now(), p = w.measure(0), el = now - ts, sinceCause = hrNow(win) - from;
+      // A click (any action but typing) that changed nothing yet is held to the floor too: its
+      // change may come through what the ledger cannot see (a WebSocket reply, an
+      // AbortSignal.timeout, a delayed scheduler.postTask), a few ms after the click.
+      if (floor === 0 && ledger && timerFloor > 0 && (scheduled() || (!typing && p.mutations === 0))) floor = timerFloor;
       // A timer the action started that is due before the floor's end must have run when the
       // floor ends. Under load it may not have yet: a timer due during a long frame is queued
       // when the frame ends, after a task our frame callback posted. Timers run in the order
