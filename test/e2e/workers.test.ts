@@ -1,11 +1,13 @@
 /**
  * Workers a page starts run as in plain Chromium under bp: the network session's auto-attach
- * holds new dedicated workers, and the broker must let each run (real Chromium, two sites).
+ * holds new dedicated workers, and the broker must let each run and leave it (real Chromium,
+ * two sites; a browser bp connects to, so the test can ask it which targets have a client).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { makeBpEnv, waitFor } from "../support/bp.ts";
+import { makeBpEnv, waitFor, type BpEnv } from "../support/bp.ts";
 import { requireChromium } from "../support/chromium.ts";
 import { startFixtureServer } from "../support/fixture-server.ts";
+import { startUserBrowser, type UserBrowser } from "../support/user-browser.ts";
 
 requireChromium();
 
@@ -33,7 +35,8 @@ const site = startFixtureServer({
     addEventListener('message', (e) => { if (e.data === 'go') askWorkers().then((a) => parent.postMessage(a, '*')); });</script>`,
   "/framed": () => `<!doctype html><title>Framed</title><iframe src="${site.b}/frame"></iframe>`,
 });
-const env = makeBpEnv();
+let user: UserBrowser;
+let env: BpEnv;
 const KEY = "agent-workers";
 const run = (args: string[]) => env.run(args, { key: KEY });
 const evalJs = async (expr: string): Promise<unknown> => {
@@ -43,12 +46,28 @@ const evalJs = async (expr: string): Promise<unknown> => {
 };
 const ANSWERS = ["blob", "script", "outer+nested"];
 
+/** The dedicated workers the browser has, and whether any client is attached to each (over a CDP connection of the test's own). */
+async function workerTargets(): Promise<{ url: string; attached: boolean }[]> {
+  const ws = new WebSocket(user.wsEndpoint);
+  try {
+    await new Promise((r, j) => ((ws.onopen = r), (ws.onerror = j)));
+    const reply = new Promise<{ result: { targetInfos: { type: string; url: string; attached: boolean }[] } }>((r) => (ws.onmessage = (e) => r(JSON.parse(String(e.data)))));
+    ws.send(JSON.stringify({ id: 1, method: "Target.getTargets" }));
+    return (await reply).result.targetInfos.filter((t) => t.type === "worker").map(({ url, attached }) => ({ url, attached }));
+  } finally {
+    ws.close();
+  }
+}
+
 beforeAll(async () => {
-  expect((await env.run(["launch", "--headless"])).json.ok).toBe(true);
+  user = await startUserBrowser({ url: "about:blank" });
+  env = makeBpEnv({ HOME: user.home });
+  expect((await env.run(["connect", "--cdp-url", user.wsEndpoint])).json.ok).toBe(true);
   expect((await run(["open", `${site.a}/workers`, "--new"])).json.ok).toBe(true);
 });
 afterAll(async () => {
   await env.cleanup();
+  await user.stop();
   site.stop();
 });
 
@@ -57,6 +76,17 @@ describe("workers started by the page run", () => {
     expect(await evalJs("askWorkers()")).toEqual(ANSWERS);
     // Again: each worker is let run, not only the first.
     expect(await evalJs("askWorkers()")).toEqual(ANSWERS);
+  });
+
+  test("a worker that lives on keeps no session of bp's", async () => {
+    // A snapshot first: it turns on the frame sessions' auto-attach too.
+    expect((await run(["snapshot"])).json.ok).toBe(true);
+    expect(await evalJs("new Promise((r) => { window.kept = new Worker('/echo.js'); window.kept.onmessage = (e) => r(e.data); })")).toBe("script");
+    // The detach follows the worker's start: wait for it, not on a guess of how long it takes.
+    await waitFor(async () => {
+      const kept = (await workerTargets()).filter((t) => t.url.endsWith("/echo.js"));
+      return kept.length > 0 && kept.every((t) => !t.attached);
+    }, 5_000, "every echo worker without a client");
   });
 
   test("shared and service workers start", async () => {

@@ -167,8 +167,10 @@ async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session
       const child = new CdpSession(conn.cdp, p.sessionId, p.targetInfo.targetId);
       if (p.targetInfo.type !== "iframe") {
         // A dedicated worker: Chrome holds it for this session (whatever the filter says), so it
-        // is let run and left at once; the journal does not follow workers.
-        void child.send("Runtime.runIfWaitingForDebugger").catch(() => undefined).finally(() => child.detach().catch(() => undefined));
+        // is let run and left at once; the journal does not follow workers. The detach goes to
+        // the session that auto-attached it: the browser's own handler does not know the child.
+        const leave = () => session.send("Target.detachFromTarget", { sessionId: p.sessionId }).catch(() => undefined);
+        void child.send("Runtime.runIfWaitingForDebugger").catch(() => undefined).finally(leave);
         return;
       }
       void wire(conn, host, tab, child, `${tab.rec.targetId}>${p.targetInfo.targetId}`, depth + 1, scope).finally(() => child.send("Runtime.runIfWaitingForDebugger").catch(() => undefined));
