@@ -109,10 +109,10 @@ describe("type into a field without focus", () => {
     }
   });
 
-  test.each([
-    ["same-origin", ""],
-    ["cross-origin", "?x"],
-  ])("the top page takes focus from a field in a %s frame: focus_changed, nothing typed", async (_name, query) => {
+  // Only a same-origin frame: a cross-origin frame's focus and the top page's timer run in two
+  // processes with no order to wait behind, so under load the top page may take focus after the
+  // proof, and the text then goes where focus went (a gap docs/actions.md names).
+  test.each([["same-origin", ""]])("the top page takes focus from a field in a %s frame: focus_changed, nothing typed", async (_name, query) => {
     expect((await run(["open", `${site.a}/frame-taken${query}`])).json.ok).toBe(true);
     const f = await waitFor(async () => ((await run(["snapshot"])).json.elements as El[]).find((e) => e.n === "Field")?.r, 10_000, "the frame's field");
     for (let round = 0; round < 4; round++) {
