@@ -285,6 +285,31 @@ function clicked(w: Window, quietly = false): void {
 }
 
 describe("click settle and the page's ledger", () => {
+  test.each(channels)("changes that came well after the click but before the settle call (a call late under load) are the page moving, not the click's own (%s)", async (_n, channel) => {
+    const { w, frame, idle } = framed(channel);
+    quiet(w, { op: "install", id: 1 });
+    frame();
+    clicked(w);
+    await tick();
+    // A step of the page's own (a timer chain's first render) lands before the settle call arrives.
+    await new Promise((r) => setTimeout(r, 15));
+    w.document.body.appendChild(w.document.createElement("output"));
+    await tick();
+    const settle = quiet(w, CLICK) as Promise<Settled>;
+    frame();
+    await tick();
+    idle();
+    // Judged as moving: a frame and an idle moment are not enough, 50 ms and three frames of quiet are.
+    expect(await settledWithoutFrames(settle)).toBe("waiting");
+    await new Promise((r) => setTimeout(r, 60));
+    for (let i = 0; i < 4; i++) {
+      frame();
+      await tick();
+      idle();
+    }
+    expect(await settle).toMatchObject({ settled: true, mutations: 2 });
+  });
+
   test.each(channels)("nothing scheduled: settled a frame after the change and an idle moment after that, without the floor (%s)", async (_n, channel) => {
     const { w, frame, idle } = framed(channel);
     quiet(w, { op: "install", id: 1 });

@@ -61,6 +61,8 @@ export interface Watcher {
   tickHr: number;
   mutations: number;
   last: number;
+  /** When its last mutation record came (hrNow()); 0: none. */
+  lastHr: number;
   mark: number;
   obs: ActMutationObserver | null;
   t0: number;
@@ -286,10 +288,11 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
       delete held[Number(key)];
     }
   }
-  const st: Watcher = { hr: hrNow(win), tickHr: 0, mutations: 0, last: 0, mark: 0, obs: null, t0, frames: 0, mutFrame: 0, wake: null, ticking: true, resume: () => undefined, marks: counters };
+  const st: Watcher = { hr: hrNow(win), tickHr: 0, mutations: 0, last: 0, lastHr: 0, mark: 0, obs: null, t0, frames: 0, mutFrame: 0, wake: null, ticking: true, resume: () => undefined, marks: counters };
   st.obs = new win.MutationObserver((list) => {
     st.mutations += list.length;
     st.last = Date.now();
+    st.lastHr = hrNow(win);
     st.mutFrame = st.frames;
     if (st.wake) st.wake();
   });

@@ -66,11 +66,14 @@ export function late(w: Watched, arg: QuietArg): Promise<{ changed: boolean }> {
   });
 }
 
+/** How long after the input a change that came before the settle call is taken as the page's own (half a frame). */
+const LATE_CHANGE_MS = 8;
+
 export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled?: true; capped?: true }> {
   const { win, sts } = w;
   const quietFor = Number(arg.quietFor) || 0, frames = Number(arg.frames) || 0, max = Number(arg.max) || 0;
   const syncQuietFor = Number(arg.syncQuietFor) || 0;
-  const ts = Date.now(), base = w.measure(Number(arg.after)).mutations, fs = w.measure(0).frames;
+  const ts = Date.now(), before = w.measure(Number(arg.after)).mutations, fs = w.measure(0).frames;
   // The floor runs from the action's last input event when the page saw one (its handlers ran
   // then), or from the last response to a request it started when that came later. It is timed
   // on the high-resolution clock: in whole Date.now() ms it could end up to 1 ms short.
@@ -94,6 +97,11 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
   let floor = !ledger ? syncQuietFor : timerFloor > 0 && (unseen || scheduled()) ? timerFloor : 0;
   const cause = typing ? lastInput : w.inputHr;
   const from = Math.max(cause > 0 && cause <= hs ? cause : hs, response);
+  // Changes that came well after the input (or the response) but before this call (a call that
+  // arrived late, under load) are the page changing on its own, not the dispatch's own handlers:
+  // judged as moving (quiet for `quietFor` and `frames`), or a timer chain's later steps are cut.
+  const late = cause > 0 && sts.some((s) => s.lastHr - from > LATE_CHANGE_MS);
+  const base = late ? 0 : before;
   const framedSince = (): boolean => {
     for (const s of sts) if (s.tickHr > frameAfter) return true;
     return false;
