@@ -100,8 +100,11 @@ describe("bp view", () => {
     expect(await evaluate<string>("document.getElementById('msg').textContent")).toBe("Sign in as ada");
     await waitFor(() => evaluate<boolean>("document.getElementById('screen').naturalWidth > 0"), 10_000, "first frame");
     // Not blank: the frame has the page's colours (white page, green button, dark text).
+    // Decoded from a copy: a frame arriving meanwhile replaces the shown image's src, which
+    // rejects a decode() pending on that image.
     const colours = await evaluate<number>(`(async () => {
-      const img = document.getElementById('screen');
+      const img = new Image();
+      img.src = document.getElementById('screen').src;
       await img.decode();
       const c = document.createElement('canvas');
       c.width = img.naturalWidth; c.height = img.naturalHeight;
@@ -113,8 +116,8 @@ describe("bp view", () => {
       return seen.size;
     })()`);
     expect(colours).toBeGreaterThanOrEqual(3);
-    const tabsShown = await evaluate<string>("document.getElementById('tabs').textContent");
-    expect(tabsShown).toContain("Sign in");
+    // The list names the tab by its title once the broker has heard it (a state message every 2 s).
+    await waitFor(() => evaluate<boolean>("document.getElementById('tabs').textContent.includes('Sign in')"), 10_000, "the tab listed by its title");
 
     const firstFrame = await evaluate<string>("document.getElementById('screen').src");
     await clickScreen(0.25, 0.15);
