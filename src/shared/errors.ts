@@ -2,6 +2,8 @@
  * Stable error codes. Consumers branch on `code`, never on the message, so a code once
  * published is never renamed. The list is upstream's 0.5 set plus the ones we added.
  */
+import { cutString } from "./page-strings.ts";
+
 export const ERROR_CODES = [
   "protocol_incompatible",
   "not_initialized",
@@ -108,7 +110,7 @@ const MAX_CONTEXT_STRING = 300;
 const MAX_CONTEXT_ITEMS = 50;
 
 function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+  return text.length <= max ? text : `${cutString(text, max)}… (${text.length - max} more characters)`;
 }
 
 function boundValue(value: unknown, depth: number): unknown {

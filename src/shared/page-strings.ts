@@ -5,10 +5,20 @@
 export const MAX_TITLE = 300;
 export const MAX_URL = 500;
 
+/**
+ * The first `max` UTF-16 units of `s`, one fewer when the cut would leave half a surrogate
+ * pair (an emoji) at the end: the half would print as a lone escape (`\ud83d`), never as text.
+ */
+export function cutString(s: string, max: number): string {
+  if (s.length <= max) return s;
+  const last = s.charCodeAt(max - 1);
+  return s.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+}
+
 export function boundTitle(title: string): string {
-  return title.length > MAX_TITLE ? `${title.slice(0, MAX_TITLE)}…` : title;
+  return title.length > MAX_TITLE ? `${cutString(title, MAX_TITLE)}…` : title;
 }
 
 export function boundUrl(url: string): string {
-  return url.length > MAX_URL ? `${url.slice(0, MAX_URL)}…` : url;
+  return url.length > MAX_URL ? `${cutString(url, MAX_URL)}…` : url;
 }

@@ -4,6 +4,7 @@
  */
 import type { Protocol } from "devtools-protocol";
 import { invalidArgument } from "../../shared/errors.ts";
+import { cutString } from "../../shared/page-strings.ts";
 import { selectedTab } from "../context/tabs.ts";
 import * as commands from "../../protocol/commands-net.ts";
 import { defineHandler, withText, type ReplyOf } from "../context/handler.ts";
@@ -43,7 +44,7 @@ const cookies = defineHandler(commands.cookies)({
     }
     const shown: Cookies["cookies"] = list.slice(0, limit).map((c) => ({
       name: c.name,
-      ...(withValues ? { value: c.value.length > MAX_COOKIE_VALUE ? `${c.value.slice(0, MAX_COOKIE_VALUE)}…` : c.value } : { valueLength: c.value.length }),
+      ...(withValues ? { value: c.value.length > MAX_COOKIE_VALUE ? `${cutString(c.value, MAX_COOKIE_VALUE)}…` : c.value } : { valueLength: c.value.length }),
       domain: c.domain,
       path: c.path,
       ...(!c.session && c.expires > 0 ? { expires: new Date(c.expires * 1000).toISOString() } : {}),

@@ -6,6 +6,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { STATUS_CODES } from "node:http";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
+import { cutString } from "../../shared/page-strings.ts";
 import * as commands from "../../protocol/commands-net.ts";
 import { defineHandler, withText, type ReplyOf } from "../context/handler.ts";
 import type { CallContext, Handler } from "../context/types.ts";
@@ -127,7 +128,7 @@ const netShow = defineHandler(commands.netShow)({
       ...(mimeType !== undefined ? { mimeType } : {}),
       ...(rq ? { requestHeaders: rq } : {}),
       ...(rs ? { responseHeaders: rs } : {}),
-      ...(e.postData !== undefined ? { postData: e.postData.slice(0, POST_DATA_SHOWN) } : {}),
+      ...(e.postData !== undefined ? { postData: cutString(e.postData, POST_DATA_SHOWN) } : {}),
       ...(e.postData !== undefined && e.postData.length > POST_DATA_SHOWN ? { postDataLength: e.postData.length } : {}),
     };
     const out: Shown = { request };
@@ -149,7 +150,7 @@ const netShow = defineHandler(commands.netShow)({
       const limit = args.limit;
       const textual = !body.base64Encoded;
       const shown = body.body;
-      out.body = shown.length > limit ? shown.slice(0, limit) : shown;
+      out.body = textual ? cutString(shown, limit) : shown.slice(0, limit);
       if (!textual) out.bodyEncoding = "base64";
       // Lean: the length only when the body shown is not all of it, or is base64 (bytes, not characters).
       if (!textual || shown.length > limit) out.bodyLength = textual ? body.body.length : bytes.length;

@@ -1,6 +1,7 @@
 import { isCdpError } from "../../cdp/errors.ts";
 import type { CdpSession } from "../../cdp/session.ts";
 import { BpError } from "../../shared/errors.ts";
+import { cutString } from "../../shared/page-strings.ts";
 import { withArticle } from "../../shared/words.ts";
 import { back, forward, reload } from "../act/history.ts";
 import { selectedTab } from "../context/tabs.ts";
@@ -142,7 +143,7 @@ export function boundValue(value: unknown, type: string): { value: unknown; type
   const json = JSON.stringify(value) ?? "null";
   if (json.length <= MAX_EVAL_CHARS) return { value, ...named };
   const text = typeof value === "string" ? value : json;
-  return { value: text.slice(0, MAX_EVAL_CHARS), ...named, truncated: true };
+  return { value: cutString(text, MAX_EVAL_CHARS), ...named, truncated: true };
 }
 
 export const PAGE_HANDLERS: Handler[] = [evaluate, back, forward, reload];

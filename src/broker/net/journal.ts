@@ -6,6 +6,7 @@
  */
 import { urlMatches } from "../commands/canonical.ts";
 import { redactUrl } from "./redact.ts";
+import { cutString } from "../../shared/page-strings.ts";
 
 export const JOURNAL_MAX_ENTRIES = 1000;
 /** Bytes of headers and post data kept across the journal. */
@@ -52,7 +53,7 @@ export function boundHeaders(h: Record<string, unknown> | undefined): Record<str
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(h)) {
     const s = String(v);
-    out[k] = s.length > MAX_HEADER_VALUE ? `${s.slice(0, MAX_HEADER_VALUE)}…` : s;
+    out[k] = s.length > MAX_HEADER_VALUE ? `${cutString(s, MAX_HEADER_VALUE)}…` : s;
   }
   return out;
 }

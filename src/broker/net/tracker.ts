@@ -18,6 +18,7 @@ import { boundHeaders, type NetEntry } from "./journal.ts";
 import { rememberRequests } from "./polling.ts";
 import { decide, mergeHeaders } from "./rules.ts";
 import { needsFetch, netFor, peekNet, type NetHost } from "./state.ts";
+import { cutString } from "../../shared/page-strings.ts";
 
 export type { NetHost } from "./state.ts";
 
@@ -236,7 +237,7 @@ function onRequest(host: NetHost, tab: TabNet, scope: string, owner: string | un
     type: (p.type ?? "Other").toLowerCase(),
     startedAt: Date.now(),
     ...(headers ? { requestHeaders: headers } : {}),
-    ...(p.request.postData !== undefined ? { postData: p.request.postData.slice(0, POST_DATA_MAX) } : {}),
+    ...(p.request.postData !== undefined ? { postData: cutString(p.request.postData, POST_DATA_MAX) } : {}),
   });
   tab.ends.journalled(e, p, scope);
   const early = tab.early.get(p.requestId);

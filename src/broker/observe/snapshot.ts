@@ -8,7 +8,7 @@ import { callPage, navigationCount, worldContextId, worldKnown } from "../world.
 import { documentAhead } from "./listeners.ts";
 import { collectWith, currentObservation, frameSessions, type Collected, type PreSteps, type Root } from "./collect.ts";
 import { rootForFrame } from "./frame-list.ts";
-import { MAX_TITLE, MAX_URL } from "../../shared/page-strings.ts";
+import { boundTitle, boundUrl, MAX_TITLE, MAX_URL } from "../../shared/page-strings.ts";
 import type { snapshot } from "../../protocol/commands-observe.ts";
 import { exactly, type ReplyOf } from "../context/handler.ts";
 
@@ -102,10 +102,10 @@ function render(ctx: CallContext, rec: TargetRecord, collected: Collected, opts:
   const out = exactly<SnapshotReply>()(base ? compactSnapshotMeta(result) : compactSnapshotJson(result, { boxes: opts.boxes === true }));
   // Page-derived strings are bounded like everything else we print.
   if (!base && result.url.length > MAX_URL) {
-    out.url = `${result.url.slice(0, MAX_URL)}…`;
+    out.url = boundUrl(result.url);
     out.urlTruncated = true;
   }
-  if (!base && result.title.length > MAX_TITLE) out.title = `${result.title.slice(0, MAX_TITLE)}…`;
+  if (!base && result.title.length > MAX_TITLE) out.title = boundTitle(result.title);
   if (result.truncated) out.hint = `Showing ${countListed(result.elements)} of ${result.totalCandidates}; use --limit ${Math.min(10_000, result.totalCandidates)}, --find <text>, 'bp frame <n>', or 'bp find <css>' to narrow.`;
   if (opts.diff) {
     if (base) {
