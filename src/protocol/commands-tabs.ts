@@ -108,7 +108,8 @@ export const close = defineCommand({
   summary: "Close the selected tab; --all closes every managed tab of this agent (never user tabs)",
   aliases: { a: "all" },
   args: () => v.object({ all: flag("Close all managed tabs of this agent") }),
-  result: () => ok({ closed: v.array(v.string()), remaining: v.number() }),
+  // notClosed: tabs the browser refused to close (they stay this agent's), only when there are any.
+  result: () => ok({ closed: v.array(v.string()), notClosed: v.optional(v.array(v.string())), remaining: v.number() }),
   example: "bp close --all",
   runs: "broker",
   mutating: true,

@@ -27,6 +27,8 @@ export interface CdpRecorder {
   url: string;
   /** Returns the commands sent since the previous mark and starts a new recording. */
   mark(): Sent[];
+  /** From now on the hop answers commands that match with this protocol error instead of forwarding them. */
+  refuse(match: (method: string, params: Record<string, unknown>) => boolean, message: string): void;
   stop(): void;
 }
 
@@ -39,13 +41,14 @@ interface Conn {
   queue: string[];
 }
 
-type PageCall = { id: number; method: string; params?: { functionDeclaration?: string; arguments?: { value?: { steps?: { fn: string; arg?: { op?: string } }[] } }[] } };
+type PageCall = { id: number; method: string; sessionId?: string; params?: { functionDeclaration?: string; arguments?: { value?: { steps?: { fn: string; arg?: { op?: string } }[] } }[] } };
 
 export function startCdpRecorder(upstream: string): CdpRecorder {
   let log: Sent[] = [];
   /** Answers let through to the broker so far, and that count at the broker's last command. */
   let answered = 0;
   let answeredAtLast = -1;
+  let refusal: { match: (method: string, params: Record<string, unknown>) => boolean; message: string } | undefined;
   const server = Bun.serve<Conn>({
     hostname: "127.0.0.1",
     port: 0,
@@ -77,6 +80,14 @@ export function startCdpRecorder(upstream: string): CdpRecorder {
         const code = msg.params?.functionDeclaration?.length ?? 0;
         log.push({ method, newTrip: answered !== answeredAtLast, install: code > 10_000, code });
         answeredAtLast = answered;
+        if (refusal?.match(msg.method, (msg.params ?? {}) as Record<string, unknown>)) {
+          const answer = JSON.stringify({ id: msg.id, error: { code: -32000, message: refusal.message }, ...(msg.sessionId ? { sessionId: msg.sessionId } : {}) });
+          setTimeout(() => {
+            answered++;
+            ws.send(answer);
+          }, DELAY_MS);
+          return;
+        }
         if (ws.data.up.readyState === WebSocket.OPEN) ws.data.up.send(text);
         else ws.data.queue.push(text);
       },
@@ -93,6 +104,9 @@ export function startCdpRecorder(upstream: string): CdpRecorder {
       // The next command starts a trip of its own.
       answeredAtLast = -1;
       return out;
+    },
+    refuse(match, message) {
+      refusal = { match, message };
     },
     stop() {
       server.stop(true);

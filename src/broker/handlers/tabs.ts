@@ -1,3 +1,4 @@
+import { protocolErrorCause } from "../../cdp/errors.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import { navigateTo } from "../navigate.ts";
 import { routeProfile } from "../profiles/route.ts";
@@ -164,15 +165,29 @@ const close = defineHandler(commands.close)({
     const browser = ctx.broker.requireBrowser();
     const agent = ctx.agent();
     const closed: string[] = [];
+    const notClosed: string[] = [];
+    let failure: unknown;
     if (args.all) {
       for (const t of [...browser.targets.byId.values()]) {
         // A person is using it: it stays open until handed back.
         if (t.origin === "user_tab" || t.creator !== agent.key || ctx.broker.handoff.get(t.targetId)) continue;
         const id = agent.idFor(t.targetId, browser.generation);
-        await browser.closeTarget(t).catch(() => undefined);
+        try {
+          await browser.closeTarget(t);
+        } catch (err) {
+          // Gone already is closed; a tab the browser would not close stays the agent's, and says so.
+          if (protocolErrorCause(err) !== "target_gone") {
+            failure ??= err;
+            notClosed.push(id);
+            continue;
+          }
+          browser.targets.remove(t.targetId);
+        }
         agent.forgetTarget(t.targetId);
         closed.push(id);
       }
+      // Nothing closed and something refused: the failure itself, in the command's terms.
+      if (closed.length === 0 && failure !== undefined) throw failure;
     } else {
       const sel = selectedTab(ctx, { allowDialog: true });
       await browser.closeTarget(sel.rec);
@@ -180,7 +195,7 @@ const close = defineHandler(commands.close)({
       closed.push(sel.id);
     }
     if (agent.selected !== undefined && !browser.targets.byId.has(agent.selected)) agent.selected = undefined;
-    return { closed, remaining: ctx.broker.visibleTabs(agent, ctx.req.tabAccess).length };
+    return { closed, ...(notClosed.length > 0 ? { notClosed } : {}), remaining: ctx.broker.visibleTabs(agent, ctx.req.tabAccess).length };
   },
 });
 
