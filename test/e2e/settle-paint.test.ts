@@ -22,8 +22,10 @@ requireChromium();
  * action reversed halfway (the button left behind) is shortened to the part it had run.
  */
 const HARNESS = `<script>
-  const rec = { t: 0, id: "", runs: new Set(), ended: [] };
-  window.arm = (id) => { Object.assign(rec, { t: performance.now(), id, ended: [] }); rec.runs.clear(); return true; };
+  const rec = { t: 0, id: "", runs: new Set(), ended: [], before: new Set() };
+  // The animations already there: a transition begun since has a start time on the frames'
+  // clock, which may lag performance.now() by a frame when none rendered since the arm.
+  window.arm = (id) => { Object.assign(rec, { t: performance.now(), id, ended: [], before: new Set(document.getAnimations()) }); rec.runs.clear(); return true; };
   const mine = (e) => rec.t > 0 && e.target.id === rec.id;
   addEventListener("transitionrun", (e) => { if (mine(e)) rec.runs.add(e.propertyName); }, true);
   addEventListener("transitionend", (e) => { if (mine(e) && rec.runs.has(e.propertyName)) rec.ended.push(e.propertyName); }, true);
@@ -32,7 +34,7 @@ const HARNESS = `<script>
   // Since arm(): ms elapsed, the target's animations begun (still running) and what of them ended.
   window.seen = () => ({
     since: Math.round(performance.now() - rec.t),
-    running: document.getAnimations().filter((a) => a.playState === "running" && a.effect && a.effect.target && a.effect.target.id === rec.id && (a.startTime === null || a.startTime >= rec.t)).length,
+    running: document.getAnimations().filter((a) => a.playState === "running" && a.effect && a.effect.target && a.effect.target.id === rec.id && !rec.before.has(a)).length,
     ended: rec.ended,
   });
 </script>`;
