@@ -148,7 +148,8 @@ export class CompositePin {
       this.mutated = true;
     }
     // Near this input, not the checks and waits around it, a poll's extra request may be the action's.
-    const sent = this.watch.input(dispatch, true);
+    // Typed text (the text, a key of `keyboard`, the clear before it) is no command the page answers.
+    const sent = this.watch.input(dispatch, true, name === "type" || name === "clear" || name.startsWith("key:"));
     sent.catch(() => undefined);
     try {
       await Promise.race([sent, this.watch.dialogOpened]);

@@ -1,5 +1,14 @@
 import { ActionPolls, type Clock, InputSpans, isRedirectHop, type NetEvents } from "../net/polling.ts";
 
+/**
+ * A message the action sends over a WebSocket (a chat's "send") is answered on that socket: the
+ * answer is waited for like a response, this long at most. A message nobody answers (a typing
+ * indicator) costs this once, not the network's whole bound.
+ */
+export const WS_REPLY_MAX_MS = 1_000;
+/** Text and binary messages; control frames (ping, pong, close) are the socket's own. */
+const isMessage = (opcode: number): boolean => opcode === 1 || opcode === 2;
+
 /** A session whose end can be told (a frame's goes with its frame, and its requests then never end). */
 type Watched = NetEvents & { onClose?(fn: () => void): () => void };
 
@@ -78,6 +87,7 @@ export class ActionRequests {
       }),
       session.on("Network.loadingFinished", done),
       session.on("Network.loadingFailed", done),
+      ...this.sockets(session, tag),
     );
     // A frame that goes takes its requests along: none of them will end.
     const off = session.onClose?.(() => {
@@ -86,6 +96,42 @@ export class ActionRequests {
       this.poke();
     });
     if (off) this.offs.push(off);
+  }
+
+  /**
+   * Messages the action sends over the session's WebSockets: each socket it sent on near an
+   * input that was more than typed text is pending until a message comes back on it, the socket
+   * closes, or WS_REPLY_MAX_MS. A heartbeat sent while the action waits is not near an input,
+   * and a typing indicator is near typed text only: neither is waited for.
+   */
+  private sockets(session: Watched, tag: string): (() => void)[] {
+    const waiting = new Map<string, ReturnType<typeof setTimeout>>();
+    const end = (requestId: string, answered: boolean) => {
+      const timer = waiting.get(requestId);
+      if (timer === undefined) return;
+      clearTimeout(timer);
+      waiting.delete(requestId);
+      if (this.pending.delete(`${tag}ws:${requestId}`) && answered) this.responded = Date.now();
+      this.poke();
+    };
+    return [
+      session.on("Network.webSocketFrameSent", (p) => {
+        if (!isMessage(p.response.opcode) || waiting.has(p.requestId) || !this.inputs.nearCommand(this.inputs.now())) return;
+        waiting.set(p.requestId, setTimeout(() => end(p.requestId, false), WS_REPLY_MAX_MS));
+        this.pending.add(`${tag}ws:${p.requestId}`);
+        this.effects.requests++;
+        this.poke();
+      }),
+      session.on("Network.webSocketFrameReceived", (p) => {
+        if (isMessage(p.response.opcode)) end(p.requestId, true);
+      }),
+      session.on("Network.webSocketClosed", (p) => end(p.requestId, false)),
+      session.on("Network.webSocketFrameError", (p) => end(p.requestId, false)),
+      () => {
+        for (const timer of waiting.values()) clearTimeout(timer);
+        waiting.clear();
+      },
+    ];
   }
 
   /** The action is over: no more events are read, and each session's history goes on. */

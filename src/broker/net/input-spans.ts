@@ -12,9 +12,10 @@ export const INPUT_SLACK_MS = 50;
 export type Clock = () => number;
 export const wallClock: Clock = () => performance.now();
 
-type Span = { start: number; end: number };
-const openSpan = (spans: Span[], now: number): void => {
-  if (spans.at(-1)?.end !== Infinity) spans.push({ start: now, end: Infinity });
+/** `text`: the input typed text (a key, an inserted string), not a click, a key press or a submit. */
+type Span = { start: number; end: number; text?: true };
+const openSpan = (spans: Span[], now: number, text = false): void => {
+  if (spans.at(-1)?.end !== Infinity) spans.push({ start: now, end: Infinity, ...(text ? { text: true as const } : {}) });
 };
 const closeSpan = (spans: Span[], now: number): void => {
   const w = spans.at(-1);
@@ -73,10 +74,10 @@ export class InputSpans {
    * and was acknowledged. From its first step on, the action is near an input only in its
    * steps: not in the checks, delays and waits between them.
    */
-  stepping(): void {
+  stepping(text = false): void {
     this.stepwise = true;
     this.close(false);
-    this.open();
+    this.open(text);
   }
 
   stepped(): void {
@@ -88,14 +89,25 @@ export class InputSpans {
     return within(this.windows, at);
   }
 
+  /**
+   * Whether a moment of our clock is near an input that did more than type text: what a page
+   * sends then (a chat message over its socket) answers the action, unlike what it sends as
+   * text goes in (a typing indicator).
+   */
+  nearCommand(at: number): boolean {
+    // The latest input before it: a focusing click's slack reaches into the text typed after it.
+    const last = this.windows.findLast((w) => at >= w.start - 1);
+    return last !== undefined && at <= last.end && last.text !== true;
+  }
+
   /** Whether a moment of our clock is inside the action's dispatch (less its settles). */
   inDispatch(at: number): boolean {
     return within(this.dispatches, at);
   }
 
   /** Opens (or keeps open) the window near an input, and the dispatch's span. */
-  private open(): void {
-    openSpan(this.windows, this.now());
+  private open(text = false): void {
+    openSpan(this.windows, this.now(), text);
     openSpan(this.dispatches, this.now());
   }
 
