@@ -148,8 +148,9 @@ export class ActionWatch {
 
   /**
    * Sends the action's input: its whole dispatch, or (`step`) one input of a composite action,
-   * whose windows are then its steps alone; `text`: that step types text (act/requests.ts). What starts near an input may be the action's
-   * request even from the poll's own call site (net/polling.ts).
+   * whose windows are then its steps alone; `text`: that step types text (act/requests.ts).
+   * What starts near an input may be the action's request even from the poll's own call site
+   * (net/polling.ts).
    */
   input<T>(send: () => Promise<T>, step = false, text = false): Promise<T> {
     return step ? this.sending(send, (i) => i.stepping(text), (i) => i.stepped()) : this.dispatch(send, false);
