@@ -11,7 +11,7 @@ import { inputEvidence, readEvidence, readStep, type Prepared } from "./input-ev
 import type { ReadMode } from "../../page/act-edit.ts";
 import type { Selected } from "../context/tabs.ts";
 import type { ActionWatch } from "./watch.ts";
-import { parseCombo, pressCombo, typeChar } from "./keys.ts";
+import { parseCombo, pressCombo, typeChar, typesText } from "./keys.ts";
 import { CompositePin } from "./pin.ts";
 import { defineAction } from "./pipeline.ts";
 import { mergeEffects } from "./type.ts";
@@ -72,12 +72,12 @@ export const keyboard = defineAction<typeof keyboardCommand, ArgsOf<typeof keybo
         await pin.step("clear", later(0), async () => {
           await pressCombo(top, selectAllCombo());
           await pressCombo(top, parseCombo("Backspace"));
-        }, true, [], fresh);
+        }, { fresh, text: true });
         fresh = false;
       }
       for (const [i, ch] of chars.entries()) {
         if (i > 0 && args.delay) await Bun.sleep(args.delay);
-        await pin.step(`key:${i + 1}`, later(i + 1), () => typeChar(top, ch), true, [], fresh);
+        await pin.step(`key:${i + 1}`, later(i + 1), () => typeChar(top, ch), { fresh, text: typesText(ch) });
         fresh = false;
       }
       const mode = args.clear ? "replace" : "contains";
@@ -137,6 +137,7 @@ interface Pressed {
 
 export const press = defineAction<typeof pressCommand, ArgsOf<typeof pressCommand>, Pressed>(pressCommand, {
   args: (a) => a,
+  typesText: (a) => typesText(parseCombo(a.key).key),
   observe: (a) => ({ limit: a.limit, full: a.full }),
   async dispatch({ ctx, sel, args, top, watch }) {
     const combo = parseCombo(args.key);

@@ -195,6 +195,16 @@ export async function pressCombo(session: CdpSession, c: Combo): Promise<void> {
   await Promise.all(sent);
 }
 
+/**
+ * Whether a key types text (a printable character, Space included), as opposed to a command
+ * (Enter, Tab, Escape, a chord): what a page sends as text goes in (a typing indicator) answers
+ * no command, and an action does not wait for its answer (act/requests.ts).
+ */
+export function typesText(key: KeyDef | string): boolean {
+  const text = typeof key === "string" ? key : key.text;
+  return text !== undefined && text.length > 0 && (text.codePointAt(0) ?? 0) >= 0x20 && text !== "\u007f";
+}
+
 /** Types one character as a trusted key press (no modifiers; the text carries the case). */
 export function typeChar(session: CdpSession, ch: string): Promise<void> {
   return pressCombo(session, { modifiers: [], key: keyForChar(ch), bits: 0, name: ch });

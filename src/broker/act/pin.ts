@@ -21,6 +21,18 @@ export type PinReason =
   | "focus_changed"
   | "target_detached";
 
+/** How one step of a composite action is sent (CompositePin.step). */
+export interface StepOptions {
+  /** It changes the page (default): the quiet watcher is armed first, and a failure part-way is unknown_outcome. */
+  mutates?: boolean;
+  /** Page steps that prepare this one (select the text it replaces), in its check call. */
+  also?: PageStep[];
+  /** The page call that just returned pinned the focus (or proved it): only what the broker knows is checked. */
+  fresh?: boolean;
+  /** It types text (the text, a printable key, the clear before it): what the page sends then, such as a typing indicator, answers no command (act/requests.ts). */
+  text?: boolean;
+}
+
 /**
  * Holds a composite action (clear → type → submit, a key sequence) to the page it started
  * on: browser generation, target, CDP session, frame, loader, document, and the focused
@@ -135,7 +147,8 @@ export class CompositePin {
    * Runs one step after checking the pin. `dispatch` sends it to the browser; a dialog the
    * step opens ends the wait (the page then answers nothing until the dialog is answered).
    */
-  async step(name: string, remaining: readonly string[], dispatch: () => Promise<unknown>, mutates = true, also: PageStep[] = [], fresh = false): Promise<void> {
+  async step(name: string, remaining: readonly string[], dispatch: () => Promise<unknown>, o: StepOptions = {}): Promise<void> {
+    const { mutates = true, also = [], fresh = false, text = false } = o;
     // The DOM-quiet watcher rides on the check's page call when the edit is in the top document.
     const inTop = this.frame.frameId === this.mainFrameId && this.frame.session === this.top;
     // `also`: page steps that prepare this one (select the text it replaces), in the same call.
@@ -148,8 +161,7 @@ export class CompositePin {
       this.mutated = true;
     }
     // Near this input, not the checks and waits around it, a poll's extra request may be the action's.
-    // Typed text (the text, a key of `keyboard`, the clear before it) is no command the page answers.
-    const sent = this.watch.input(dispatch, true, name === "type" || name === "clear" || name.startsWith("key:"));
+    const sent = this.watch.input(dispatch, true, text);
     sent.catch(() => undefined);
     try {
       await Promise.race([sent, this.watch.dialogOpened]);

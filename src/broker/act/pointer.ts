@@ -4,6 +4,7 @@ import { BpError } from "../../shared/errors.ts";
 import { callFn, step, type StepAt } from "../page-fns.ts";
 import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { forgetPointer, notePointer, pointerAt } from "../pointer-at.ts";
+import { cutString } from "../../shared/page-strings.ts";
 
 /** What the page's probe reports of an element's state (its own type, so the two cannot drift). */
 export type ElementState = State;
@@ -46,7 +47,7 @@ export function checkProbe(r: { ref: number; binding: { offset: { x: number; y: 
 }
 
 function describeObstruction(o: { tagName: string; id?: string; role?: string; name?: string }): string {
-  return `${o.role ?? o.tagName}${o.id ? `#${o.id}` : ""}${o.name ? ` "${o.name.slice(0, 60)}"` : ""}`;
+  return `${o.role ?? o.tagName}${o.id ? `#${o.id}` : ""}${o.name ? ` "${cutString(o.name, 60)}"` : ""}`;
 }
 
 export type MouseButton = "left" | "right";

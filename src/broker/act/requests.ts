@@ -1,13 +1,5 @@
 import { ActionPolls, type Clock, InputSpans, isRedirectHop, type NetEvents } from "../net/polling.ts";
-
-/**
- * A message the action sends over a WebSocket (a chat's "send") is answered on that socket: the
- * answer is waited for like a response, this long at most. A message nobody answers (a typing
- * indicator) costs this once, not the network's whole bound.
- */
-export const WS_REPLY_MAX_MS = 1_000;
-/** Text and binary messages; control frames (ping, pong, close) are the socket's own. */
-const isMessage = (opcode: number): boolean => opcode === 1 || opcode === 2;
+import { watchSockets } from "../net/sockets.ts";
 
 /** A session whose end can be told (a frame's goes with its frame, and its requests then never end). */
 type Watched = NetEvents & { onClose?(fn: () => void): () => void };
@@ -16,11 +8,12 @@ type Watched = NetEvents & { onClose?(fn: () => void): () => void };
  * The requests an action starts, from the network events of the sessions it watches (the
  * tab's, and its out-of-process frames' as they are followed: add()): the documents, XHRs
  * and fetches it is waited for, less the page's own polling (net/polling.ts), judged per
- * session against that session's history. Part of the action's watch (watch.ts), which reads
- * `pending` and `responded`.
+ * session against that session's history, and the WebSocket messages it sends whose answer
+ * it waits for (net/sockets.ts). Part of the action's watch (watch.ts), which reads `pending`
+ * and `responded`.
  */
 export class ActionRequests {
-  /** The action's requests still in flight (request ids, tagged with their session but for the first). */
+  /** The action's requests still in flight (request ids, tagged with their session but for the first; `ws:` and a socket's id for a message awaiting its answer). */
   readonly pending = new Set<string>();
   /** When the last of the action's requests ended (Date.now()); 0: none yet. */
   responded = 0;
@@ -87,51 +80,30 @@ export class ActionRequests {
       }),
       session.on("Network.loadingFinished", done),
       session.on("Network.loadingFailed", done),
-      ...this.sockets(session, tag),
     );
-    // A frame that goes takes its requests along: none of them will end.
+    // Its WebSocket messages (net/sockets.ts): each socket it sent on is pending until answered.
+    const sockets = watchSockets(
+      session,
+      () => this.inputs.nearCommand(this.inputs.now()),
+      (id) => {
+        this.pending.add(`${tag}ws:${id}`);
+        this.effects.requests++;
+        this.poke();
+      },
+      (id, answered) => {
+        if (this.pending.delete(`${tag}ws:${id}`) && answered) this.responded = Date.now();
+        this.poke();
+      },
+    );
+    this.offs.push(() => sockets.stop());
+    // A frame that goes takes its requests and its sockets along: none of them will end.
     const off = session.onClose?.(() => {
       for (const id of mine) this.pending.delete(tag + id);
       mine.clear();
+      sockets.drop();
       this.poke();
     });
     if (off) this.offs.push(off);
-  }
-
-  /**
-   * Messages the action sends over the session's WebSockets: each socket it sent on near an
-   * input that was more than typed text is pending until a message comes back on it, the socket
-   * closes, or WS_REPLY_MAX_MS. A heartbeat sent while the action waits is not near an input,
-   * and a typing indicator is near typed text only: neither is waited for.
-   */
-  private sockets(session: Watched, tag: string): (() => void)[] {
-    const waiting = new Map<string, ReturnType<typeof setTimeout>>();
-    const end = (requestId: string, answered: boolean) => {
-      const timer = waiting.get(requestId);
-      if (timer === undefined) return;
-      clearTimeout(timer);
-      waiting.delete(requestId);
-      if (this.pending.delete(`${tag}ws:${requestId}`) && answered) this.responded = Date.now();
-      this.poke();
-    };
-    return [
-      session.on("Network.webSocketFrameSent", (p) => {
-        if (!isMessage(p.response.opcode) || waiting.has(p.requestId) || !this.inputs.nearCommand(this.inputs.now())) return;
-        waiting.set(p.requestId, setTimeout(() => end(p.requestId, false), WS_REPLY_MAX_MS));
-        this.pending.add(`${tag}ws:${p.requestId}`);
-        this.effects.requests++;
-        this.poke();
-      }),
-      session.on("Network.webSocketFrameReceived", (p) => {
-        if (isMessage(p.response.opcode)) end(p.requestId, true);
-      }),
-      session.on("Network.webSocketClosed", (p) => end(p.requestId, false)),
-      session.on("Network.webSocketFrameError", (p) => end(p.requestId, false)),
-      () => {
-        for (const timer of waiting.values()) clearTimeout(timer);
-        waiting.clear();
-      },
-    ];
   }
 
   /** The action is over: no more events are read, and each session's history goes on. */

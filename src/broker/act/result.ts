@@ -8,6 +8,7 @@ import type { SnapshotReply } from "../observe/snapshot.ts";
 import type { CallContext } from "../context/types.ts";
 import { downloadByGuid, publicDownload } from "../net/downloads.ts";
 import type { Effects } from "./watch.ts";
+import { cutString } from "../../shared/page-strings.ts";
 
 /** The evidence of one of the actions (src/protocol/evidence.ts) before the reply makes it lean. */
 export type Evidence = AnyEvidence;
@@ -52,7 +53,7 @@ export function replyFor<E extends EvidenceLike>(ctx: CallContext, sel: Selected
     ...(dialog ? { dialog: { id: dialog.id, type: dialog.type, message: dialog.message } } : {}),
   };
   if (dialog) {
-    const text = ctx.req.mode === "human" ? `✓ ${String(full.action)}: dialog ${dialog.id} (${dialog.type}) "${dialog.message.slice(0, 200).replace(/[\r\n]+/g, " ")}" is open; answer with 'bp dialog ${dialog.id} --accept|--dismiss'.` : undefined;
+    const text = ctx.req.mode === "human" ? `✓ ${String(full.action)}: dialog ${dialog.id} (${dialog.type}) "${cutString(dialog.message, 200).replace(/[\r\n]+/g, " ")}" is open; answer with 'bp dialog ${dialog.id} --accept|--dismiss'.` : undefined;
     // Lean like any action's evidence: the dialog itself is the news.
     return { evidence: lean(full), hint: `${capitalize(withArticle(dialog.type))} dialog is open; answer it with 'bp dialog ${dialog.id} --accept' or '--dismiss'.`, ...(text ? { text } : {}) };
   }

@@ -11,6 +11,7 @@ import { callInFrame, callOnSlot, frameOfRef, locatedRef, type FrameRef } from "
 import { dispatchClick, probeForPointer } from "./pointer.ts";
 import { defineAction } from "./pipeline.ts";
 import type { ActionWatch } from "./watch.ts";
+import { cutString } from "../../shared/page-strings.ts";
 
 /** What the page's select script answers: a dropdown's listing (or why the ref is none), its selection read back. */
 type Listing = PageResult<"select", { op: "list" }>;
@@ -121,7 +122,7 @@ export const selectOption = defineAction<typeof selectCommand, SelectArgs, Chose
     if (info.option.disabled) return settled(done("mismatch", "option_disabled", (await current())?.selected ?? []));
     const probe = await callOnSlot(frame, TARGET_SLOT, "act", { op: "probe", requireEnabled: true });
     if (!probe.ok) {
-      throw new BpError("action_not_verified", `Option "${info.option.label.slice(0, 80)}" cannot take a click (${probe.reason ?? "unknown"}).`, {
+      throw new BpError("action_not_verified", `Option "${cutString(info.option.label, 80)}" cannot take a click (${probe.reason ?? "unknown"}).`, {
         retryable: true,
         context: { ref: args.ref, reason: probe.reason, ...(probe.obstruction ? { obstruction: probe.obstruction } : {}) },
       });

@@ -99,7 +99,7 @@ export const typeText = defineAction<typeof command, TypeArgs, Typed>(command, {
         // A dialog opening now blocks the page: the pin check of the fallback step names it.
         const caret = await Promise.race([callFn(frame, "edit", { op: "caretEnd", token }), watch.dialogOpened.then(() => ({ ok: false }))]);
         if (!caret.ok) {
-          await pin.step("caret", steps, () => pressCombo(top, parseCombo("End")), false);
+          await pin.step("caret", steps, () => pressCombo(top, parseCombo("End")), { mutates: false });
           // A key went to the page since the focus was proved: the next step checks it again.
           fresh = false;
         }
@@ -122,12 +122,12 @@ export const typeText = defineAction<typeof command, TypeArgs, Typed>(command, {
           await pin.step("clear", rest, async () => {
             if (!selected) await callInFrame(frame, "edit", { op: "select", token });
             await pressCombo(top, parseCombo("Backspace"));
-          }, true, rearm, first);
+          }, { also: rearm, fresh: first, text: true });
           if (rearm.length > 0) watch.retired();
         } else if (step === "type") {
           // The selection is made in the step's own check call (or was, in the call that proved the focus): no round trip of its own.
           const select = overSelection && !(i === 0 && done) ? [pageStep("edit", { op: "select", token })] : [];
-          await pin.step("type", rest, () => (prep.mode === "setter" ? callInFrame(frame, "edit", { op: "setValue", token, value: args.text }) : top.send("Input.insertText", { text: args.text })), true, [...select, ...rearm], first);
+          await pin.step("type", rest, () => (prep.mode === "setter" ? callInFrame(frame, "edit", { op: "setValue", token, value: args.text }) : top.send("Input.insertText", { text: args.text })), { also: [...select, ...rearm], fresh: first, text: true });
           if (rearm.length > 0) watch.retired();
         } else {
           evidence = await readBack();
@@ -191,7 +191,7 @@ async function focus(pin: CompositePin, top: CdpSession, watch: ActionWatch, r: 
   if (probe) {
     const { x, y, hidden } = probe;
     // The locate call that probed the field also pinned the page.
-    await pin.step("focus", [], () => dispatchClick(top, x, y, "left", 1, hidden), false, [], true);
+    await pin.step("focus", [], () => dispatchClick(top, x, y, "left", 1, hidden), { mutates: false, fresh: true });
   }
   // `focused` also re-pins the focused element, so it is asked once when the click worked.
   const clicked = await focused(frame, token, watch, then, probe ? watch.rearmSteps(frame, { hold: SYNC_QUIET_MS }) : []);

@@ -12,7 +12,7 @@ export const INPUT_SLACK_MS = 50;
 export type Clock = () => number;
 export const wallClock: Clock = () => performance.now();
 
-/** `text`: the input typed text (a key, an inserted string), not a click, a key press or a submit. */
+/** `text`: the input typed text (inserted text, a printable key), not a click, Enter, Tab or a chord. */
 type Span = { start: number; end: number; text?: true };
 const openSpan = (spans: Span[], now: number, text = false): void => {
   if (spans.at(-1)?.end !== Infinity) spans.push({ start: now, end: Infinity, ...(text ? { text: true as const } : {}) });
@@ -39,14 +39,14 @@ export class InputSpans {
   /**
    * The action's dispatch begins. `stepwise`: it marks each of its inputs itself (stepping()),
    * so the rest of it (probes, waits for an option or a drag to show, file copies, read-backs)
-   * is not near an input; otherwise the whole dispatch is one input.
+   * is not near an input; otherwise the whole dispatch is one input, `text` when it types text.
    */
-  dispatching(stepwise = false): void {
+  dispatching(stepwise = false, text = false): void {
     this.dispatching_ = true;
     if (stepwise) {
       this.stepwise = true;
       openSpan(this.dispatches, this.now());
-    } else this.open();
+    } else this.open(text);
   }
 
   /** The dispatch returned. */

@@ -25,6 +25,7 @@ import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../../cdp/session.ts";
 import { type Clock, InputSpans, wallClock } from "./input-spans.ts";
 import { Beat, median, RHYTHM_MIN_STARTS, rhythmOf } from "./rhythm.ts";
+import { rememberSockets } from "./sockets.ts";
 
 export { type Clock, InputSpans } from "./input-spans.ts";
 
@@ -125,6 +126,8 @@ export function rememberRequests(session: NetEvents, now: Clock = wallClock): vo
   const h = historyOf(session, now);
   if (h.listening) return;
   h.listening = true;
+  // And what it sends over its WebSockets by itself (sockets.ts).
+  rememberSockets(session);
   session.on("Network.requestWillBeSent", (p) => {
     if (h.acting > 0 || isRedirectHop(p)) return;
     const key = fetchKey(p);
