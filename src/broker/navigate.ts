@@ -1,6 +1,7 @@
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../cdp/session.ts";
 import { BpError } from "../shared/errors.ts";
+import { cutString } from "../shared/page-strings.ts";
 
 /**
  * After DOMContentLoaded we wait for `load` at most this long: the document is usable, and
@@ -88,7 +89,7 @@ export async function navigateTo(session: CdpSession, url: string, deadline: num
   try {
     const res = await session.send("Page.navigate", { url });
     if (res.errorText) {
-      const shown = url.length > 300 ? `${url.slice(0, 300)}…` : url;
+      const shown = url.length > 300 ? `${cutString(url, 300)}…` : url;
       throw new BpError("navigation_failed", `Navigation to ${shown} failed: ${res.errorText}.`, { retryable: true, context: { url: shown, reason: res.errorText } });
     }
     if (res.loaderId === undefined) return;

@@ -2,6 +2,7 @@ import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../cdp/session.ts";
 import { INSTALL_AND_OBJECT, INSTALL_AND_RUN, INSTALL_ON_NEW_DOCUMENT, INSTALL_MARK_AND_RUN, MARK_AND_RUN, MISSING, OBJECT, readReply, RUN, type PageObjectFn, type PageReply, type PageStep } from "../page/runtime.ts";
 import { BpError } from "../shared/errors.ts";
+import { cutString } from "../shared/page-strings.ts";
 
 /** Our isolated world: the page cannot see or change it, and it dies with its document. */
 export const WORLD_NAME = "browser-pilot";
@@ -187,7 +188,7 @@ export async function callPage(session: CdpSession, frameId: string, steps: Page
   }
   if (res.exceptionDetails) {
     const text = res.exceptionDetails.exception?.description ?? res.exceptionDetails.text;
-    throw new BpError("internal_error", `Page script failed: ${text.split("\n")[0]?.slice(0, 300) ?? "error"}`, { context: { frameId: "redacted" } });
+    throw new BpError("internal_error", `Page script failed: ${cutString(text.split("\n")[0] ?? "error", 300)}`, { context: { frameId: "redacted" } });
   }
   const reply = readReply(res.result.value);
   if ("missing" in reply) throw new BpError("internal_error", "Page runtime missing after its installation.", { context: { frameId: "redacted" } });

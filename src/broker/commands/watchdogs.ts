@@ -9,6 +9,7 @@ import type { Agent } from "../agents.ts";
 import type { BrowserConnection } from "../browser.ts";
 import type { BrokerState } from "../context/types.ts";
 import type { Reply } from "./store.ts";
+import { cutString } from "../../shared/page-strings.ts";
 
 const STALL_MS = Number(process.env.BROWSER_PILOT_NAV_STALL_MS) > 0 ? Number(process.env.BROWSER_PILOT_NAV_STALL_MS) : 10_000;
 /** Consecutive no-progress actions on one tab before the agent is told to stop. */
@@ -90,7 +91,7 @@ export class Watchdogs {
         tab,
         dialog: d.id,
         dialogType: d.type,
-        message: `${tab} waits on an unanswered ${d.type} ("${d.message.slice(0, 80).replace(/[\s\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ")}"): bp dialog ${d.id} --accept or --dismiss`,
+        message: `${tab} waits on an unanswered ${d.type} ("${cutString(d.message, 80).replace(/[\s\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ")}"): bp dialog ${d.id} --accept or --dismiss`,
       });
     }
     return out;

@@ -4,6 +4,7 @@ import type { Agent } from "../agents.ts";
 import type { BrowserConnection } from "../browser.ts";
 import { isEligible, type TargetRecord } from "../targets.ts";
 import type { CallContext } from "./types.ts";
+import { cutString } from "../../shared/page-strings.ts";
 
 export interface Selected {
   browser: BrowserConnection;
@@ -55,7 +56,7 @@ export function takeControl(ctx: CallContext, sel: Selected): void {
 export function assertNoDialog(sel: Selected): void {
   const d = sel.rec.dialog;
   if (!d) return;
-  throw new BpError("dialog_pending", `Tab ${sel.id} is blocked by ${withArticle(d.type)} dialog ("${d.message.slice(0, 120)}").`, {
+  throw new BpError("dialog_pending", `Tab ${sel.id} is blocked by ${withArticle(d.type)} dialog ("${cutString(d.message, 120)}").`, {
     retryable: true,
     context: { tab: sel.id, dialog: d.id, type: d.type },
     remediation: { code: "answer_dialog", message: `Run 'bp dialog ${d.id} --accept' or '--dismiss'.`, actionRequired: true },

@@ -31,7 +31,7 @@ import { selectedTab } from "../context/tabs.ts";
 import * as commands from "../../protocol/commands-inspect.ts";
 import { defineHandler, type ReplyOf } from "../context/handler.ts";
 import type { CallContext, Handler } from "../context/types.ts";
-import { boundTitle, boundUrl } from "../../shared/page-strings.ts";
+import { cutString, boundTitle, boundUrl } from "../../shared/page-strings.ts";
 
 /** Nested cross-origin frames deeper than this, or beyond this many per command, are skipped (truncated). */
 const MAX_FRAME_DEPTH = 4;
@@ -212,7 +212,7 @@ async function hostFrameId(frame: Frame, slot: number): Promise<string | undefin
 /** Turns a page-side selector problem into invalid_argument (field "selector"). */
 function check<T extends object>(value: T | InspectError, selector: string): T {
   if (!("error" in value)) return value;
-  const shown = selector.length > 200 ? `${selector.slice(0, 200)}…` : selector;
+  const shown = selector.length > 200 ? `${cutString(selector, 200)}…` : selector;
   if (value.error === "invalid_selector") {
     throw new BpError("invalid_argument", `Invalid CSS selector: ${shown}`, { hint: "Check the selector syntax.", context: { field: "selector", selector: shown } });
   }
@@ -250,7 +250,7 @@ const search = defineHandler(commands.search)({
     const query = args.query;
     const selector = args.selector;
     const input = {
-      query: query.slice(0, 500),
+      query: cutString(query, 500),
       limit: clampInt(args.limit, 20, 200),
       caseSensitive: args["case-sensitive"],
       wholeWord: args["whole-word"],

@@ -42,7 +42,7 @@ const evaluate = defineHandler(evalCommand)({
         const d = rec.dialog;
         if (!d) throw new BpError("internal_error", "A dialog opened but was not recorded.");
         return {
-          dialog: { id: d.id, type: d.type, message: d.message.slice(0, 500) },
+          dialog: { id: d.id, type: d.type, message: cutString(d.message, 500) },
           hint: `The expression opened ${withArticle(d.type)} dialog and waits for it; answer it with 'bp dialog ${d.id} --accept' or '--dismiss'.`,
         };
       } finally {
@@ -104,7 +104,7 @@ async function runExpression(ctx: CallContext, expression: string, target: EvalT
         }
         if (res.exceptionDetails) {
           const text = res.exceptionDetails.exception?.description ?? res.exceptionDetails.text;
-          throw new BpError("script_error", `The expression threw: ${text.split("\n")[0]?.slice(0, 500) ?? "error"}`, {
+          throw new BpError("script_error", `The expression threw: ${cutString(text.split("\n")[0] ?? "error", 500)}`, {
             context: { line: res.exceptionDetails.lineNumber, column: res.exceptionDetails.columnNumber },
           });
         }
@@ -119,7 +119,7 @@ async function runExpression(ctx: CallContext, expression: string, target: EvalT
               if (isCdpError(err) && err.kind === "protocol") return undefined;
               throw err;
             });
-          if (!byValue || byValue.exceptionDetails) return { value: (r.description ?? r.className ?? "Object").slice(0, 200), type: r.subtype ?? r.type, truncated: true };
+          if (!byValue || byValue.exceptionDetails) return { value: cutString(r.description ?? r.className ?? "Object", 200), type: r.subtype ?? r.type, truncated: true };
           value = byValue.result.value;
         }
         if (value === undefined) value = r.unserializableValue ?? (r.type === "undefined" ? null : (r.description ?? null));

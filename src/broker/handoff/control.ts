@@ -15,6 +15,7 @@ import type { BrowserConnection } from "../browser.ts";
 import { forgetPointer } from "../pointer-at.ts";
 import { changesSince, takeBaseline } from "./summary.ts";
 import type { Baseline, Changes } from "./types.ts";
+import { cutString } from "../../shared/page-strings.ts";
 
 export type Phase = "draining" | "human" | "returning";
 export type EndReason = "handback" | "lease_ended" | "agent_released";
@@ -270,7 +271,7 @@ export class HandoffControl {
 export function humanControlError(ep: Episode, tabId: string | undefined): BpError {
   const until = new Date(ep.endsAt).toISOString();
   const tab = tabId !== undefined ? `Tab ${tabId}` : "This tab";
-  return new BpError("human_control", `${tab} is under human control until ${until}${ep.message ? ` ("${ep.message.slice(0, 120)}")` : ""}.`, {
+  return new BpError("human_control", `${tab} is under human control until ${until}${ep.message ? ` ("${cutString(ep.message, 120)}")` : ""}.`, {
     retryable: true,
     hint: "A person is using this tab. Do other work or stop; do not poll: your next reply after the handback says what changed.",
     context: { ...(tabId !== undefined ? { tab: tabId } : {}), until, phase: ep.phase },

@@ -6,6 +6,7 @@ import type { Agent } from "../agents.ts";
 import type { BrowserConnection } from "../browser.ts";
 import type { TargetRecord } from "../targets.ts";
 import type { PendingNotice } from "./control.ts";
+import { cutString } from "../../shared/page-strings.ts";
 
 export function renderNotice(n: PendingNotice, agent: Agent, browser: BrowserConnection | undefined, visible: (rec: TargetRecord) => boolean): Record<string, unknown> {
   const id = agent.existingId(n.targetId) ?? agent.idFor(n.targetId, n.generation);
@@ -31,7 +32,7 @@ export function renderNotice(n: PendingNotice, agent: Agent, browser: BrowserCon
 /** One line per notice for human-mode text. */
 export function noticeLine(n: Record<string, unknown>): string {
   const parts = [`handback: ${String(n.tab)} (${String(n.ended)})`];
-  if (typeof n.url === "string") parts.push(`url ${n.url.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, " ").slice(0, 200)}`);
+  if (typeof n.url === "string") parts.push(`url ${cutString(n.url.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, " "), 200)}`);
   if (typeof n.authentication_surface === "string") parts.push(`sign-in ${n.authentication_surface}`);
   if (Array.isArray(n.newTabs)) parts.push(`${n.newTabs.length} new tab(s)`);
   if (n.closed) parts.push("closed");

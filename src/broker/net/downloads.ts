@@ -14,6 +14,7 @@ import { storeFor } from "../store/index.ts";
 import type { TargetRecord } from "../targets.ts";
 import { redactUrl } from "./redact.ts";
 import { addDownload, netFor, peekNet, type DownloadRecord, type NetHost } from "./state.ts";
+import { cutString } from "../../shared/page-strings.ts";
 
 const byGuid = new Map<string, { owner: string; id: string } | "conflict">();
 const contextsEnabled = new WeakMap<BrowserConnection, Set<string>>();
@@ -34,7 +35,7 @@ export function mimeFor(name: string): string {
 export function safeFileName(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? "";
   // eslint-disable-next-line no-control-regex
-  const clean = base.replace(/[\u0000-\u001f\u007f]/g, "").replace(/^\.+/, "").trim().slice(0, 200);
+  const clean = cutString(base.replace(/[\u0000-\u001f\u007f]/g, "").replace(/^\.+/, "").trim(), 200);
   return clean === "" ? "download" : clean;
 }
 

@@ -6,6 +6,7 @@ import { forgetDownloads } from "./downloads.ts";
 import { isEligible } from "../targets.ts";
 import { dropNet, needsFetch } from "./state.ts";
 import { syncAllTabs } from "./tracker.ts";
+import { cutString } from "../../shared/page-strings.ts";
 
 export { installNet, takeAuthFailure, clearAuthFailure, type NetHost } from "./tracker.ts";
 export { redactDeep, redactUrl } from "./redact.ts";
@@ -24,7 +25,7 @@ export async function releaseNet(conn: BrowserConnection | undefined, key: strin
 
 /** The server refused this agent's credentials once; we cancelled instead of retrying. */
 export function authFailed(tab: string, f: { url: string; realm: string }): BpError {
-  return new BpError("auth_failed", `The server refused the HTTP credentials for ${redactUrl(f.url)}${f.realm ? ` (realm "${f.realm.slice(0, 100)}")` : ""}; they were not retried.`, {
+  return new BpError("auth_failed", `The server refused the HTTP credentials for ${redactUrl(f.url)}${f.realm ? ` (realm "${cutString(f.realm, 100)}")` : ""}; they were not retried.`, {
     context: { tab, url: redactUrl(f.url) },
     remediation: { code: "check_credentials", message: "Check the user name and password, then run 'bp auth <user> --password-stdin' again (or 'bp auth --clear').", actionRequired: true },
   });

@@ -17,6 +17,7 @@ import { nextFinishedDownload, onDownloadChange } from "../net/downloads.ts";
 import { JOURNAL_MAX_ENTRIES, type NetEntry } from "../net/journal.ts";
 import { peekNet } from "../net/state.ts";
 import { frameNetReady, tabLoaders, watchFrameNet } from "../net/tracker.ts";
+import { cutString } from "../../shared/page-strings.ts";
 
 export type WaitCondition =
   | { kind: "url"; pattern: string }
@@ -181,7 +182,7 @@ async function searchFrames(sel: Selected, session: CdpSession, check: Step<"wai
 function pendingDialog(browser: BrowserConnection, key: string, idOf: (targetId: string) => string): Matched | undefined {
   for (const t of browser.targets.byId.values()) {
     const d = t.dialog;
-    if (d && t.controller === key) return { dialog: d.id, tab: idOf(t.targetId), type: d.type, message: d.message.slice(0, 500) };
+    if (d && t.controller === key) return { dialog: d.id, tab: idOf(t.targetId), type: d.type, message: cutString(d.message, 500) };
   }
   return undefined;
 }
