@@ -150,7 +150,18 @@ export function browsersUnder(dir: string): number[] {
       // exited meanwhile
     }
   }
-  return out;
+  // Chromium forks its helpers: a child between its fork and its exec still shows the
+  // browser's own command line for a moment. It is not a second browser.
+  return out.filter((pid) => !out.includes(parentOf(pid)));
+}
+
+function parentOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return 0;
+  }
 }
 
 function brokerPidsFor(home: string): number[] {
