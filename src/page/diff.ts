@@ -6,7 +6,7 @@
  * covers every visible candidate, including those beyond the limit or folded, so a ref missing
  * from a truncated listing is never reported as removed.
  */
-import type { SnapshotElement, SnapshotEntry, SnapshotFold, SnapshotFrame, SnapshotResult } from "./types.ts";
+import type { LiveText, SnapshotElement, SnapshotEntry, SnapshotFold, SnapshotFrame, SnapshotResult } from "./types.ts";
 
 export interface SnapshotChange {
   ref: number;
@@ -28,6 +28,30 @@ export interface SnapshotDiff {
   changed: SnapshotChange[];
   /** Listed in both and identical. */
   unchanged: number;
+  /** What the page's live regions say that they did not before (announced()). */
+  announced: string[];
+}
+
+/** At most this many announcements in one diff. */
+const MAX_ANNOUNCED = 3;
+
+/**
+ * What the live regions (snapshot/live.ts) announce now that they did not before: a region's
+ * new text, or what it added to its old text (a message that grew). A region emptied or gone
+ * announces nothing.
+ */
+export function announced(prev: LiveText[] | undefined, next: LiveText[] | undefined): string[] {
+  const before = new Map<number, string>();
+  for (const l of prev ?? []) before.set(l.key, l.text);
+  const out: string[] = [];
+  for (const l of next ?? []) {
+    const old = before.get(l.key);
+    if (l.text === "" || l.text === old) continue;
+    const text = old && l.text.startsWith(old) ? l.text.slice(old.length).trim() : l.text;
+    if (text && !out.includes(text)) out.push(text);
+    if (out.length === MAX_ANNOUNCED) break;
+  }
+  return out;
 }
 
 const COMPARED = [
@@ -52,7 +76,7 @@ export function diffSnapshots(prev: SnapshotResult, next: SnapshotResult): Snaps
   const listedBefore = new Map<number, SnapshotElement | SnapshotFrame>();
   for (const e of prev.elements) if (e.kind !== "fold") listedBefore.set(e.ref, e);
 
-  const diff: SnapshotDiff = { added: [], addedUnlisted: 0, removed: [], changed: [], unchanged: 0 };
+  const diff: SnapshotDiff = { added: [], addedUnlisted: 0, removed: [], changed: [], unchanged: 0, announced: announced(prev.live, next.live) };
   if (prev.title !== next.title) diff.title = next.title;
   if (prev.url !== next.url) diff.url = next.url;
 

@@ -304,6 +304,7 @@ export function formatDiffHuman(diff: SnapshotDiff): string {
   if (diff.addedUnlisted > 0) lines.push(`+ ${diff.addedUnlisted} more new elements beyond the limit`);
   for (const c of diff.changed) lines.push(`~ ${formatElementLine(c.element)} (${c.fields.join(",")})`);
   if (diff.removed.length) lines.push(`- removed ${refRanges(diff.removed)}`);
+  for (const a of diff.announced) lines.push(`» ${quote(a, 300)}`);
   if (!lines.length) lines.push("(no changes)");
   return lines.join("\n");
 }

@@ -82,6 +82,10 @@ export interface PageElement extends PageNode {
   contentDocument?: PageDocument | null;
   contentWindow?: PageWindow | null;
   assignedNodes?: (options?: { flatten?: boolean }) => ArrayLike<PageNode>;
+  innerText?: string;
+  textContent?: string | null;
+  lastElementChild?: PageElement | null;
+  checkVisibility?(options: { checkOpacity: boolean; checkVisibilityCSS: boolean }): boolean;
 }
 
 export interface PageQueryRoot extends PageNode {
@@ -128,6 +132,9 @@ export interface RefRegistry {
   frames: WeakMap<PageDocument, PageElement>;
   /** The latest run's frame paths → iframe elements, so the broker can name each frame as 'bp frame' does. */
   paths?: Map<string, PageElement>;
+  /** Live regions' numbers (snapshot/live.ts), never reused within the document; and the next one. */
+  live?: WeakMap<PageElement, number>;
+  liveNext?: number;
 }
 
 export type ResolveFailure = "node_detached" | "unknown_ref";
@@ -291,10 +298,22 @@ export interface SnapshotStats {
   ms: number;
 }
 
+/**
+ * A live region of the document (what a screen reader announces: role status, alert or log,
+ * aria-live, <output>) as a snapshot saw it: its number in the document and its text (a log's
+ * newest entry). A diff tells what the page announced from two of these lists.
+ */
+export interface LiveText {
+  key: number;
+  text: string;
+}
+
 export interface SnapshotResult {
   title: string;
   url: string;
   page: PageGeometry;
+  /** The top document's visible live regions, in document order (not listed; a diff reads them). */
+  live?: LiveText[];
   elements: SnapshotEntry[];
   /** Visible interactive candidates found (before folding and limits). */
   totalCandidates: number;

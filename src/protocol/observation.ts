@@ -26,6 +26,7 @@ export const observationSchemas = once(() => {
     added: v.optional(v.array(entry)),
     removed: v.optional(v.array(v.number())),
     changed: v.optional(v.array(entry)),
+    announced: v.optional(v.pipe(v.array(v.string()), v.description("What the page's live regions (status, alert, log, aria-live, output) say now that they did not before: a toast, an error, a log's new line"))),
     title: v.optional(v.string()),
     url: v.optional(v.string()),
   };
@@ -33,7 +34,7 @@ export const observationSchemas = once(() => {
   return {
     observation,
     /** What changed since the agent's previous observation of the same document. */
-    diff: v.object({ added: changes.added, removed: changes.removed, changed: changes.changed, unchanged: v.number(), title: changes.title, url: changes.url }),
+    diff: v.object({ added: changes.added, removed: changes.removed, changed: changes.changed, announced: changes.announced, unchanged: v.number(), title: changes.title, url: changes.url }),
     /** An action's diff: only what changed (no count of what did not). */
     actionDiff: v.object(changes),
     /** Why a --diff came back whole. */

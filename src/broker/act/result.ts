@@ -186,6 +186,7 @@ function leanObservation(reply: SnapshotReply): ActionObservation {
       ...(diff.added?.length ? { added: diff.added } : {}),
       ...(diff.removed?.length ? { removed: diff.removed } : {}),
       ...(changed.length > 0 ? { changed } : {}),
+      ...(diff.announced?.length ? { announced: diff.announced } : {}),
       ...(diff.title !== undefined ? { title: diff.title } : {}),
       ...(diff.url !== undefined ? { url: diff.url } : {}),
     };

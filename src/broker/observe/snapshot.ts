@@ -115,6 +115,7 @@ function render(ctx: CallContext, rec: TargetRecord, collected: Collected, opts:
         ...(d.added.length ? { added: d.added.map((e) => compactEntry(e, { boxes: opts.boxes === true })) } : {}),
         ...(d.removed.length ? { removed: d.removed } : {}),
         ...(d.changed.length ? { changed: d.changed.map((c) => ({ ...compactEntry(c.element), fields: c.fields })) } : {}),
+        ...(d.announced.length ? { announced: d.announced } : {}),
         unchanged: d.unchanged,
         ...(d.title !== undefined ? { title: d.title } : {}),
         ...(d.url !== undefined ? { url: d.url } : {}),

@@ -5,6 +5,7 @@
 import type { PageWindow, SnapshotOptions, SnapshotResult } from "../types.ts";
 import { assignRefs, foldEntries, matchesFind, overBudget } from "./fold.ts";
 import { buildHints } from "./hints.ts";
+import { liveTexts } from "./live.ts";
 import { applyLimits } from "./limits.ts";
 import { createRun } from "./setup.ts";
 import { bound, cut } from "./text.ts";
@@ -20,6 +21,7 @@ export function snapshotMain(win: PageWindow, opts?: SnapshotOptions): SnapshotR
   let limited = applyLimits(run, foldEntries(run, false));
   if (!run.FIND && run.FOLD_MIN > 0 && overBudget(limited.truncationReasons)) limited = applyLimits(run, foldEntries(run, true));
   const hints = buildHints(run);
+  const live = liveTexts(run);
 
   let title = "";
   let url = "";
@@ -34,6 +36,7 @@ export function snapshotMain(win: PageWindow, opts?: SnapshotOptions): SnapshotR
     title,
     url,
     page: run.page,
+    ...(live.length > 0 ? { live } : {}),
     elements: limited.elements,
     totalCandidates: refs.totalCandidates,
     candidateRefs: refs.candidateRefs,
