@@ -41,7 +41,7 @@ const MAX_ANNOUNCED = 3;
  * announces nothing.
  */
 export function announced(prev: LiveText[] | undefined, next: LiveText[] | undefined): string[] {
-  const before = new Map<number, string>();
+  const before = new Map<string, string>();
   for (const l of prev ?? []) before.set(l.key, l.text);
   const out: string[] = [];
   for (const l of next ?? []) {

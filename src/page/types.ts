@@ -58,6 +58,7 @@ export interface PageElement extends PageNode {
   shadowRoot: PageShadowRoot | null;
   firstElementChild: PageElement | null;
   parentElement: PageElement | null;
+  closest?(selector: string): PageElement | null;
   clientLeft: number;
   clientTop: number;
   clientWidth: number;
@@ -132,9 +133,8 @@ export interface RefRegistry {
   frames: WeakMap<PageDocument, PageElement>;
   /** The latest run's frame paths → iframe elements, so the broker can name each frame as 'bp frame' does. */
   paths?: Map<string, PageElement>;
-  /** Live regions' numbers (snapshot/live.ts), never reused within the document; and the next one. */
-  live?: WeakMap<PageElement, number>;
-  liveNext?: number;
+  /** Live regions' keys (snapshot/live.ts): the document's own prefix and a number never reused in it. */
+  live?: { prefix: string; next: number; byEl: WeakMap<PageElement, string> };
 }
 
 export type ResolveFailure = "node_detached" | "unknown_ref";
@@ -300,11 +300,11 @@ export interface SnapshotStats {
 
 /**
  * A live region of the document (what a screen reader announces: role status, alert or log,
- * aria-live, <output>) as a snapshot saw it: its number in the document and its text (a log's
- * newest entry). A diff tells what the page announced from two of these lists.
+ * aria-live, <output>) as a snapshot saw it: its key (unique to the document and the region)
+ * and its text (a log's newest entry). A diff tells what the page announced from two lists.
  */
 export interface LiveText {
-  key: number;
+  key: string;
   text: string;
 }
 

@@ -24,7 +24,7 @@ const site = startFixtureServer({
       save.onclick = async () => { await (await fetch("/api/save", { method: "POST" })).text(); toast.textContent = "Saved " + ++saved; };
       f.onsubmit = (e) => { e.preventDefault(); err.textContent = email.value ? "" : "Enter your email"; };
       say.onclick = () => { const li = document.createElement("li"); li.textContent = "hi from you"; chat.append(li); };
-      add.onclick = () => { count.textContent = String(++n); clock.textContent = String(n); };
+      add.onclick = () => { count.textContent = String(++n); clock.textContent = "tick " + n; };
     </script>`,
 });
 const env = makeBpEnv();

@@ -77,7 +77,7 @@ export const keyboard = defineAction<typeof keyboardCommand, ArgsOf<typeof keybo
       }
       for (const [i, ch] of chars.entries()) {
         if (i > 0 && args.delay) await Bun.sleep(args.delay);
-        await pin.step(`key:${i + 1}`, later(i + 1), () => typeChar(top, ch), { fresh, text: typesText(ch) });
+        await pin.step(`key:${i + 1}`, later(i + 1), () => typeChar(top, ch), { fresh, text: typesText(ch) && prep.mode !== "none" });
         fresh = false;
       }
       const mode = args.clear ? "replace" : "contains";
@@ -137,13 +137,16 @@ interface Pressed {
 
 export const press = defineAction<typeof pressCommand, ArgsOf<typeof pressCommand>, Pressed>(pressCommand, {
   args: (a) => a,
-  typesText: (a) => typesText(parseCombo(a.key).key),
+  // The key is the one input (not the focus read before it): sent through watch.input below.
+  inputs: "steps",
   observe: (a) => ({ limit: a.limit, full: a.full }),
   async dispatch({ ctx, sel, args, top, watch }) {
     const combo = parseCombo(args.key);
     const token = crypto.randomUUID();
     const { frame, prep: before, inMain } = await focusAndArm(sel, top, watch, token);
-    const sent = pressCombo(top, combo);
+    // A printable key into an editable field types text (what the page sends then, a typing
+    // indicator, answers no command: act/requests.ts); on a button or the page it is a command.
+    const sent = watch.input(() => pressCombo(top, combo), true, typesText(combo.key) && before.mode !== "none");
     sent.catch(() => undefined);
     await Promise.race([sent, watch.dialogOpened]);
     if (inMain) return { combo, before, frame, token };

@@ -84,8 +84,6 @@ export interface ActionDef<I, A, S = void, E extends EvidenceLike = EvidenceLike
   readback?(run: ActionRun<A>, sent: S): PageStep[];
   /** What it sent was typed text, which starts no timer animation: settled a frame after the last change, no time floor. */
   typing?: boolean;
-  /** Its one input types text (a printable key): what the page sends meanwhile answers no command (act/requests.ts). */
-  typesText?(args: A): boolean;
   /**
    * After the reply's settle (not after a navigation or dialog): may wait for more (suggestions
    * a field shows after a debounce) and answer new evidence; the page is then observed again.
@@ -128,7 +126,7 @@ export async function runAction<I, A, S, E extends EvidenceLike, R>(ctx: CallCon
       if (!def.blocked) await watch.ready;
       if (def.armQuiet && !watch.armed && !(def.armsInDispatch && !located)) await watch.armQuiet();
       const run: ActionRun<A> = { ctx, args, sel, top, watch, target };
-      const sent = await watch.dispatch(() => def.dispatch(run), def.inputs === "steps", def.typesText?.(args) === true);
+      const sent = await watch.dispatch(() => def.dispatch(run), def.inputs === "steps");
       const opts = def.observe?.(args);
       const settled = typeof def.settled === "function" ? def.settled(run, sent) : def.settled === true;
       // Outside the queue (dialog answers), the observation still takes its turn on the tab.

@@ -84,7 +84,7 @@ export class ActionRequests {
     // Its WebSocket messages (net/sockets.ts): each socket it sent on is pending until answered.
     const sockets = watchSockets(
       session,
-      () => this.inputs.nearCommand(this.inputs.now()),
+      () => this.inputs.nearWhich(this.inputs.now()),
       (id) => {
         this.pending.add(`${tag}ws:${id}`);
         this.effects.requests++;

@@ -159,11 +159,10 @@ export class ActionWatch {
   /**
    * Runs the action's dispatch. `stepwise`: the dispatch sends each of its inputs through
    * input(send, true), and only those are near an input: not the probes, the waits for an
-   * option or a drag to show, the file copy or the read-backs between them. `text`: the whole
-   * dispatch types text (a printable key).
+   * option or a drag to show, the file copy or the read-backs between them.
    */
-  dispatch<T>(send: () => Promise<T>, stepwise: boolean, text = false): Promise<T> {
-    return this.sending(send, (i) => i.dispatching(stepwise, text), (i) => i.dispatched());
+  dispatch<T>(send: () => Promise<T>, stepwise: boolean): Promise<T> {
+    return this.sending(send, (i) => i.dispatching(stepwise), (i) => i.dispatched());
   }
 
   private sending<T>(send: () => Promise<T>, begin: (i: InputSpans) => void, end: (i: InputSpans) => void): Promise<T> {

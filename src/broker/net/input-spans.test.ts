@@ -8,17 +8,17 @@ function spans() {
   return { s, at: (t: number) => (now = t) };
 }
 
-describe("near a command (what a page sends over a WebSocket then answers the action)", () => {
-  test("a click's dispatch and its slack are; nothing before it or after the slack is", () => {
+describe("which input a moment is near (what a page sends over a WebSocket then may answer the action)", () => {
+  test("a click's dispatch and its slack are near a command; nothing before it or after the slack is near anything", () => {
     const { s, at } = spans();
     at(100);
     s.dispatching();
     at(104);
     s.dispatched();
-    expect([s.nearCommand(99), s.nearCommand(102), s.nearCommand(104 + INPUT_SLACK_MS), s.nearCommand(105 + INPUT_SLACK_MS)]).toEqual([true, true, true, false]);
+    expect([s.nearWhich(98), s.nearWhich(102), s.nearWhich(104 + INPUT_SLACK_MS), s.nearWhich(105 + INPUT_SLACK_MS)]).toEqual([undefined, "command", "command", undefined]);
   });
 
-  test("typed text is not, also inside the slack of the focusing click before it; the Enter after it is", () => {
+  test("typed text is text, also inside the slack of the focusing click before it; the Enter after it is a command", () => {
     const { s, at } = spans();
     at(0);
     s.dispatching(true);
@@ -30,7 +30,7 @@ describe("near a command (what a page sends over a WebSocket then answers the ac
     at(12);
     s.stepped();
     // The click's slack still runs (until 53), but the text came after the click: a typing indicator.
-    expect([s.nearCommand(4), s.nearCommand(11), s.nearCommand(30)]).toEqual([true, false, false]);
+    expect([s.nearWhich(4), s.nearWhich(11), s.nearWhich(30)]).toEqual(["command", "text", "text"]);
     // Both are near an input for the page's polling.
     expect([s.nearInput(11), s.nearInput(30)]).toEqual([true, true]);
     at(40);
@@ -38,6 +38,6 @@ describe("near a command (what a page sends over a WebSocket then answers the ac
     at(41);
     s.stepped();
     s.dispatched();
-    expect([s.nearCommand(45), s.nearCommand(40 + INPUT_SLACK_MS)]).toEqual([true, true]);
+    expect([s.nearWhich(45), s.nearWhich(40 + INPUT_SLACK_MS), s.nearWhich(42 + INPUT_SLACK_MS)]).toEqual(["command", "command", undefined]);
   });
 });

@@ -12,7 +12,7 @@ export const INPUT_SLACK_MS = 50;
 export type Clock = () => number;
 export const wallClock: Clock = () => performance.now();
 
-/** `text`: the input typed text (inserted text, a printable key), not a click, Enter, Tab or a chord. */
+/** `text`: the input typed text (inserted text, a printable key into a field), not a click, Enter, Tab or a chord. */
 type Span = { start: number; end: number; text?: true };
 const openSpan = (spans: Span[], now: number, text = false): void => {
   if (spans.at(-1)?.end !== Infinity) spans.push({ start: now, end: Infinity, ...(text ? { text: true as const } : {}) });
@@ -39,14 +39,14 @@ export class InputSpans {
   /**
    * The action's dispatch begins. `stepwise`: it marks each of its inputs itself (stepping()),
    * so the rest of it (probes, waits for an option or a drag to show, file copies, read-backs)
-   * is not near an input; otherwise the whole dispatch is one input, `text` when it types text.
+   * is not near an input; otherwise the whole dispatch is one input.
    */
-  dispatching(stepwise = false, text = false): void {
+  dispatching(stepwise = false): void {
     this.dispatching_ = true;
     if (stepwise) {
       this.stepwise = true;
       openSpan(this.dispatches, this.now());
-    } else this.open(text);
+    } else this.open();
   }
 
   /** The dispatch returned. */
@@ -90,14 +90,15 @@ export class InputSpans {
   }
 
   /**
-   * Whether a moment of our clock is near an input that did more than type text: what a page
-   * sends then (a chat message over its socket) answers the action, unlike what it sends as
-   * text goes in (a typing indicator).
+   * What input a moment of our clock is near, judged by the latest one before it (a focusing
+   * click's slack reaches into the text typed after it): "command" (a click, Enter, a chord:
+   * what the page sends then, a chat message over its socket, answers the action), "text" (a
+   * typing indicator answers nothing), or none.
    */
-  nearCommand(at: number): boolean {
-    // The latest input before it: a focusing click's slack reaches into the text typed after it.
+  nearWhich(at: number): "command" | "text" | undefined {
     const last = this.windows.findLast((w) => at >= w.start - 1);
-    return last !== undefined && at <= last.end && last.text !== true;
+    if (last === undefined || at > last.end) return undefined;
+    return last.text ? "text" : "command";
   }
 
   /** Whether a moment of our clock is inside the action's dispatch (less its settles). */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { rememberSockets, watchSockets } from "./sockets.ts";
+import { rememberSockets, watchSockets, WS_REPLY_MAX_MS } from "./sockets.ts";
 
 type Listener = (p: unknown) => void;
 
@@ -25,7 +25,7 @@ function fakeSession() {
 }
 
 /** One action's watch: what it took as its own and how each wait ended. */
-function action(s: ReturnType<typeof fakeSession>, near = () => true) {
+function action(s: ReturnType<typeof fakeSession>, near: () => "command" | "text" | undefined = () => "command") {
   const begun: string[] = [];
   const ended: [string, boolean][] = [];
   const w = watchSockets(s.session, near, (id) => begun.push(id), (id, answered) => ended.push([id, answered]));
@@ -64,7 +64,7 @@ describe("an action's WebSocket messages", () => {
 
   test("away from the action's inputs a message is the page's own", () => {
     const s = fakeSession();
-    const a = action(s, () => false);
+    const a = action(s, () => undefined);
     s.sent("beat", 1000);
     expect(a.begun).toEqual([]);
     a.w.stop();
@@ -73,12 +73,12 @@ describe("an action's WebSocket messages", () => {
   test("a socket the page sent on three times within 5 s by itself is chatter, while no action ran or away from an action's inputs", () => {
     const s = fakeSession();
     for (const t of [1000, 1100, 1200]) s.sent("stream", t);
-    let near = false;
+    let near: "command" | undefined;
     const a = action(s, () => near);
     s.sent("other", 1250);
     s.sent("other", 1260);
     s.sent("other", 1270);
-    near = true;
+    near = "command";
     s.sent("stream", 1300);
     s.sent("other", 1310);
     s.sent("fresh", 1320);
@@ -88,6 +88,33 @@ describe("an action's WebSocket messages", () => {
     const b = action(s);
     s.sent("stream", 7000);
     expect(b.begun).toEqual(["stream"]);
+    b.w.stop();
+  });
+
+  test("typing indicators on the chat's own socket are neither the action's nor chatter: the Enter's message after them is the action's", () => {
+    const s = fakeSession();
+    let near: "command" | "text" = "text";
+    const a = action(s, () => near);
+    for (const t of [1000, 1010, 1020, 1030]) s.sent("chat", t);
+    expect(a.begun).toEqual([]);
+    near = "command";
+    s.sent("chat", 1040);
+    expect(a.begun).toEqual(["chat"]);
+    a.w.stop();
+  });
+
+  test("a socket that left an action's message unanswered is not waited on by the next actions", async () => {
+    const s = fakeSession();
+    const a = action(s);
+    s.sent("cursor", 1000);
+    expect(a.begun).toEqual(["cursor"]);
+    await Bun.sleep(WS_REPLY_MAX_MS + 50);
+    expect(a.ended).toEqual([["cursor", false]]);
+    a.w.stop();
+    const b = action(s);
+    s.sent("cursor", 3000);
+    s.sent("chat", 3001);
+    expect(b.begun).toEqual(["chat"]);
     b.w.stop();
   });
 

@@ -2,17 +2,18 @@
  * WebSocket messages an action sends, told apart from what the page sends on its own.
  *
  * A message the page sends over a socket near one of the action's inputs (a chat's "send" on a
- * click or Enter; not typed text, whose typing indicators answer nothing: InputSpans.nearCommand)
- * is the action's, and its answer on that socket is waited for like a request's response. A
- * socket the page keeps sending on by itself (telemetry, collaborative cursors: at least
- * CHATTY_SENDS messages within RECENT_MS that no action took as its own, while none ran or away
- * from an action's inputs) is the page's chatter: a message on it that happens to fall near an
- * input is not the action's. The history begins when the tab's network events are switched on
- * (its first action), so that first action may take a chatty socket's message for its own and
- * wait WS_REPLY_MAX_MS once. Read from the network events the action watches anyway: no CDP
- * call of its own.
+ * click or Enter; not typed text, whose typing indicators answer nothing: InputSpans.nearWhich)
+ * is the action's, and its answer on that socket is waited for like a request's response. Not
+ * waited for: a socket the page keeps sending on by itself (telemetry: at least CHATTY_SENDS
+ * messages within RECENT_MS away from any action's inputs), and one that left an action's
+ * message unanswered in the last SILENT_MS (presence or cursor updates a click's pointer
+ * events send, which nobody echoes). The history begins when the tab's network events are
+ * switched on (its first action), so that first action may take a chatty socket's message for
+ * its own and wait WS_REPLY_MAX_MS once. Read from the network events the action watches
+ * anyway: no CDP call of its own.
  */
 import type { CdpSession } from "../../cdp/session.ts";
+import { wallClock } from "./input-spans.ts";
 
 /**
  * How long an action waits for the answer to its message. A message nobody answers (a client
@@ -22,6 +23,8 @@ export const WS_REPLY_MAX_MS = 1_000;
 /** How far back a socket's own messages are remembered, and how many make it chatter. */
 const RECENT_MS = 5_000;
 const CHATTY_SENDS = 3;
+/** A socket that left an action's message unanswered is not waited on again for this long. */
+const SILENT_MS = 60_000;
 
 type NetEvents = Pick<CdpSession, "on">;
 
@@ -30,13 +33,25 @@ const isMessage = (opcode: number): boolean => opcode === 1 || opcode === 2;
 
 /**
  * A session's sockets: when the page sent on each by itself (the messages' own timestamps, ms,
- * most recent last): while no action ran, and during actions what was not theirs.
+ * most recent last): while no action ran, and during actions away from their inputs; and until
+ * when (our clock) each that left an action's message unanswered is silent.
  */
 class SocketHistory {
-  /** Actions watching the session now: each records what it does not take as its own. */
+  /** Actions watching the session now: each records what was sent away from its inputs. */
   acting = 0;
   listening = false;
   private readonly sends = new Map<string, number[]>();
+  private readonly silent = new Map<string, number>();
+
+  /** Answered nothing to an action's message: not waited on for SILENT_MS. */
+  silence(requestId: string): void {
+    this.silent.set(requestId, wallClock() + SILENT_MS);
+  }
+
+  /** Whether an action should not wait on the socket: chatter, or silent lately. */
+  background(requestId: string, ts: number): boolean {
+    return this.chatty(requestId, ts) || (this.silent.get(requestId) ?? 0) > wallClock();
+  }
 
   record(requestId: string, ts: number): void {
     const list = this.sends.get(requestId) ?? [];
@@ -53,6 +68,7 @@ class SocketHistory {
 
   forget(requestId: string): void {
     this.sends.delete(requestId);
+    this.silent.delete(requestId);
   }
 }
 
@@ -87,10 +103,10 @@ export interface SocketWatch {
 /**
  * One action's watch of a session's sockets: `begin(id)` when it sends a message of its own on
  * a socket (once per socket), `end(id, answered)` when a message comes back on it, the socket
- * closes or fails, WS_REPLY_MAX_MS passed, or the session went (`drop`). `near` tells whether
- * now is near one of the action's inputs that was more than typed text.
+ * closes or fails, WS_REPLY_MAX_MS passed, or the session went (`drop`). `near` tells what
+ * input of the action now is near (InputSpans.nearWhich).
  */
-export function watchSockets(session: NetEvents, near: () => boolean, begin: (id: string) => void, end: (id: string, answered: boolean) => void): SocketWatch {
+export function watchSockets(session: NetEvents, near: () => "command" | "text" | undefined, begin: (id: string) => void, end: (id: string, answered: boolean) => void): SocketWatch {
   const h = historyOf(session);
   h.acting++;
   const waiting = new Map<string, ReturnType<typeof setTimeout>>();
@@ -105,13 +121,19 @@ export function watchSockets(session: NetEvents, near: () => boolean, begin: (id
     session.on("Network.webSocketFrameSent", (p) => {
       if (!isMessage(p.response.opcode)) return;
       const ts = p.timestamp * 1000;
-      // Not the action's (away from its inputs, on a chatty socket, or a second message on a
-      // socket already waited for): the page's own, which keeps a chatty socket known as such.
-      if (waiting.has(p.requestId) || !near() || h.chatty(p.requestId, ts)) {
-        if (!waiting.has(p.requestId)) h.record(p.requestId, ts);
-        return;
-      }
-      waiting.set(p.requestId, setTimeout(() => finish(p.requestId, false), WS_REPLY_MAX_MS));
+      const input = near();
+      // Away from every input of the action: the page's own, which keeps a chatty socket known
+      // as such. Near typed text (a typing indicator, maybe on the chat's own socket) or a second
+      // message on a socket already waited for: neither the action's nor the page's chatter.
+      if (input === undefined) h.record(p.requestId, ts);
+      if (input !== "command" || waiting.has(p.requestId) || h.background(p.requestId, ts)) return;
+      waiting.set(
+        p.requestId,
+        setTimeout(() => {
+          h.silence(p.requestId);
+          finish(p.requestId, false);
+        }, WS_REPLY_MAX_MS),
+      );
       begin(p.requestId);
     }),
     session.on("Network.webSocketFrameReceived", (p) => {

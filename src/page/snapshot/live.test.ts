@@ -47,9 +47,32 @@ describe("live regions", () => {
     expect(diffSnapshots(next, snap(win)).announced).toEqual([]);
   });
 
+  test("text as shown: no scripts, styles or hidden parts; blocks separate words, inline elements do not", () => {
+    const { win } = page(`
+      <div role="status"><script>var x = 1</script><style>.a{}</style><b>Sa</b>ved<span hidden>secret</span><span aria-hidden="true">✓</span></div>
+      <div role="alert"><p>Card</p><p>declined</p></div>
+    `);
+    expect(snap(win).live?.map((l) => l.text)).toEqual(["Saved", "Card declined"]);
+  });
+
+  test("only the outermost of nested regions; empty ones are left out and leave room for the rest", () => {
+    const empties = Array.from({ length: 25 }, () => `<div role="alert"></div>`).join("");
+    const { win } = page(`${empties}<section aria-live="polite"><div role="status">Copied</div></section>`);
+    expect(snap(win).live?.map((l) => l.text)).toEqual(["Copied"]);
+  });
+
+  test("a log (or a region too long to read) is its newest entry: the last child with text", () => {
+    const long = Array.from({ length: 80 }, (_, i) => `<p>message number ${i} with some words</p>`).join("");
+    const { win } = page(`
+      <div role="log"><div>first</div><div>second</div><div class="typing"></div><div class="anchor"></div></div>
+      <div aria-live="polite">${long}<p>the newest one</p></div>
+    `);
+    expect(snap(win).live?.map((l) => l.text)).toEqual(["second", "the newest one"]);
+  });
+
   test("at most three announcements, none repeated", () => {
-    const prev = [1, 2, 3, 4].map((key) => ({ key, text: "" }));
-    const next = [{ key: 1, text: "a" }, { key: 2, text: "a" }, { key: 3, text: "b" }, { key: 4, text: "c" }, { key: 5, text: "d" }];
+    const prev = ["1", "2", "3", "4"].map((key) => ({ key, text: "" }));
+    const next = [{ key: "1", text: "a" }, { key: "2", text: "a" }, { key: "3", text: "b" }, { key: "4", text: "c" }, { key: "5", text: "d" }];
     expect(announced(prev, next)).toEqual(["a", "b", "c"]);
     expect(announced(undefined, undefined)).toEqual([]);
   });
