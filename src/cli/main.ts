@@ -239,7 +239,9 @@ function fail(shape: ErrorShape, mode: Mode): void {
 
 function checkEnv(value: string | undefined, min: 1 | 3, field: string): string | undefined {
   if (value === undefined || value === "") return undefined;
-  if (!isKeyLike(value, min)) throw invalidArgument(field, `Invalid ${field} in the environment.`);
+  // Says the rule: an agent that picked its own key must learn what a key may be.
+  const rule = `${min}-128 characters: letters, digits, '.', '_', ':' or '-', starting with a letter or digit`;
+  if (!isKeyLike(value, min)) throw invalidArgument(field, `Invalid ${field} in the environment (${field === "clientKey" ? "BROWSER_PILOT_CLIENT_KEY" : "BROWSER_PILOT_REQUEST_ID"}): ${rule}.`);
   return value;
 }
 

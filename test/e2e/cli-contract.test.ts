@@ -66,6 +66,8 @@ describe("CLI contract (no browser needed)", () => {
     const r = await env.run(["tabs"], { env: { BROWSER_PILOT_CLIENT_KEY: "no spaces allowed" } });
     expect(r.json.code).toBe("invalid_argument");
     expect(r.json.context?.field).toBe("clientKey");
+    // The message says what a key may be, so an agent that picked "qa" learns it is too short.
+    expect(String(r.json.error)).toContain("3-128 characters");
   });
 
   test("a relative BROWSER_PILOT_OUTPUT_DIR is refused", async () => {
