@@ -11,6 +11,7 @@
  */
 import { setSlot, slotOf, type ActMutationObserver, type ActWindow } from "./act-dom.ts";
 import { marks, pageScheduled, type Marks } from "./act-ledger.ts";
+import { hrNow, inputClock, readClock } from "./act-input.ts";
 import { paintOnly } from "./act-paint.ts";
 
 export interface QuietArg {
@@ -90,6 +91,8 @@ export interface Watched {
   inputHr: number;
   /** The same for an edit's events (beforeinput, input: text inserted without key events fires only these); 0: none. */
   editHr: number;
+  /** The same for an input event whose handlers scheduled a timer or an idle callback (judgeTimers); 0: none. */
+  timedHr: number;
   measure(after: number): Measure;
   /** Disconnects and forgets them. */
   finish(): void;
@@ -99,66 +102,6 @@ export interface Watched {
 
 // Versioned by shape: a document outlives a bp upgrade, and a slot an older build left keeps its old shape.
 const KEY = Symbol.for("browser-pilot.quiet.v2");
-const INPUT_KEY = Symbol.for("browser-pilot.quiet.input.v2");
-
-/**
- * The events an action's dispatch delivers. The time of the last one starts the sync floor:
- * the action's handlers run when the page takes the event, before the browser acknowledges it
- * and well before the settle call arrives, and a timer they started runs from then on.
- */
-const INPUT_EVENTS = ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "dblclick", "auxclick", "contextmenu", "keydown", "keyup", "pointermove", "mousemove", "wheel"];
-/** An edit's events: the typing settle waits for a frame after them (a page that reacts to input in its next frame). */
-const EDIT_EVENTS = ["beforeinput", "input"];
-
-/** The window's high-resolution clock (ms), or Date.now() where there is none. */
-export function hrNow(win: ActWindow): number {
-  const p = win.performance;
-  return p && typeof p.now === "function" ? p.now() : Date.now();
-}
-
-/** When the last input event and the last edit event came (hrNow()), and the listener that marks them. */
-interface InputClock {
-  hr: number;
-  edit: number;
-  mark: (e: { type: string; isTrusted?: boolean }) => void;
-}
-
-function listen(win: ActWindow, c: InputClock): void {
-  for (const type of INPUT_EVENTS.concat(EDIT_EVENTS)) {
-    try {
-      win.addEventListener(type, c.mark, { capture: true, passive: true });
-    } catch {}
-  }
-}
-
-/**
- * The last input event's time; one passive capture listener per event type and window, kept
- * for the document's life. Armed by the first watcher, or earlier by the document's first
- * snapshot (dispatch.ts): adding the listeners then keeps their cost out of the first action.
- * With `relisten` (install) the listeners are added again: document.open() erases a window's
- * listeners but not our slot, and adding a listener that is there already changes nothing.
- */
-export function inputClock(win: ActWindow, relisten = false): InputClock {
-  const clock = slotOf<InputClock>(win, INPUT_KEY);
-  if (clock) {
-    if (relisten) listen(win, clock);
-    return clock;
-  }
-  const c: InputClock = {
-    hr: 0,
-    edit: 0,
-    // Trusted events only: what the page dispatches itself is not an action's input.
-    mark: (e) => {
-      if (e.isTrusted === false) return;
-      if (e.type === "input" || e.type === "beforeinput") c.edit = hrNow(win);
-      else c.hr = hrNow(win);
-    },
-  };
-  setSlot(win, INPUT_KEY, c);
-  listen(win, c);
-  return c;
-}
-
 /**
  * Our world's animation-frame requests, to tell whether the page has one pending. A document
  * numbers the callbacks of all its worlds from one counter, and a frame runs every callback
@@ -352,7 +295,7 @@ function animating(win: ActWindow, from: number): number {
 }
 
 export function watched(win: ActWindow, held: Record<number, Watcher>, ids: number[], sts: Watcher[]): Watched {
-  const clock = slotOf<InputClock>(win, INPUT_KEY);
+  const clock = readClock(win);
   let installed = 0;
   for (const s of sts) installed = Math.max(installed, s.hr);
   // On the high-resolution clock: in whole ms an event just before install (a person's mouse move) would count as the action's.
@@ -362,6 +305,7 @@ export function watched(win: ActWindow, held: Record<number, Watcher>, ids: numb
     sts,
     inputHr: since(clock?.hr),
     editHr: since(clock?.edit),
+    timedHr: since(clock?.timed),
     measure(after) {
       const now = Date.now();
       let last = 0, m = 0, from = Infinity, framesQuiet = Infinity, rendering = false, frames = 0;

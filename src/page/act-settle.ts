@@ -22,6 +22,8 @@
  *  - the page changed on its own after the dispatch (timers, a response, JS animation steps):
  *    `quietFor` ms and `frames` rendered frames without a mutation;
  *  - and in both cases no animation the action began still running.
+ * The answer says `timed` when the handlers of the action's input events scheduled a timer or
+ * an idle callback (act-quiet.ts judgeTimers): what they do later is not waited for here.
  * It gives up at `max` ms (`settled` true, `capped` true): an endlessly busy page is observed
  * as it is. A page that renders no frames falls back to time alone. With `finish` the watchers
  * disconnect once settled; with `linger` they stay that many ms (for a settle after the
@@ -32,7 +34,8 @@
  * twice the window) for the first mutation: `{ changed }`; its watchers then stay (`linger`)
  * or go (`finish`) as for settle. A lingering watcher counts no frames until the next wait.
  */
-import { childFrames, foreignFrame, heldOf, hrNow, install, reply, scheduledSince, watched, type Measure, type QuietArg, type QuietPoll, type Watched, type Watcher } from "./act-quiet.ts";
+import { hrNow } from "./act-input.ts";
+import { childFrames, foreignFrame, heldOf, install, reply, scheduledSince, watched, type Measure, type QuietArg, type QuietPoll, type Watched, type Watcher } from "./act-quiet.ts";
 import { pageScheduled } from "./act-ledger.ts";
 import type { ActWindow } from "./act-dom.ts";
 
@@ -69,7 +72,7 @@ export function late(w: Watched, arg: QuietArg): Promise<{ changed: boolean }> {
 /** How long after the input a change that came before the settle call is taken as the page's own (half a frame). */
 const LATE_CHANGE_MS = 8;
 
-export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled?: true; capped?: true }> {
+export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled?: true; capped?: true; timed?: true }> {
   const { win, sts } = w;
   const quietFor = Number(arg.quietFor) || 0, frames = Number(arg.frames) || 0, max = Number(arg.max) || 0;
   const syncQuietFor = Number(arg.syncQuietFor) || 0;
@@ -133,7 +136,8 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
       win.clearTimeout(timer);
       if (arg.finish) w.finish();
       else if (Number(arg.linger) > 0) w.linger(Number(arg.linger));
-      resolve(reply(p, extra));
+      // `timed`: the action's input handlers scheduled a timer; a change may come after this.
+      resolve({ ...reply(p, extra), ...(w.timedHr > 0 ? { timed: true as const } : {}) });
     };
     const askIdle = (): void => {
       if (idleAsked || done) return;

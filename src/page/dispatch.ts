@@ -18,7 +18,7 @@ import type { ActElement, ActWindow } from "./act-dom.ts";
 import { DRAG_OPS, pageDrag } from "./act-drag.ts";
 import { EDIT_OPS, editedElement, pageEdit } from "./act-edit.ts";
 import { ACT_OPS, pageAct } from "./act-probe.ts";
-import { inputClock } from "./act-quiet.ts";
+import { inputClock } from "./act-input.ts";
 import { pageQuiet } from "./act-settle.ts";
 import { pageScroll } from "./act-scroll.ts";
 import { SELECT_OPS, pageSelect } from "./act-select.ts";

@@ -7,6 +7,7 @@ import type { Selected } from "../context/tabs.ts";
 import { callFn, readResult, stepResult } from "../page-fns.ts";
 import { clickStatus, pageEffects, stateEffects } from "./evidence.ts";
 import { defineAction } from "./pipeline.ts";
+import { lateTimerChange } from "./late.ts";
 import { checkProbe, dispatchClick, probeStep, type Probe } from "./pointer.ts";
 
 interface Clicked {
@@ -41,7 +42,7 @@ export const click = defineAction<typeof command, ArgsOf<typeof command>, Clicke
     const before = probe?.state;
     const afterState = readResult(readback, 0, "act", "state") ?? undefined;
     const effects = [...stateEffects(before, afterState), ...pageEffects(watch.effects)];
-    const verdict = target ? clickStatus(before?.kind, effects) : { status: effects.length > 0 ? ("verified" as const) : ("unavailable" as const), reason: "coordinate_target" };
+    const verdict = verdictOf(target !== undefined, before?.kind, effects);
     return exactly<ClickEvidence>()({
       action: "click",
       ...verdict,
@@ -53,7 +54,18 @@ export const click = defineAction<typeof command, ArgsOf<typeof command>, Clicke
       ...(afterState?.focused !== undefined ? { focused: afterState.focused } : {}),
     });
   },
+  // Nothing changed yet but the click's handlers set a timer: its change is waited for (late.ts).
+  async after(run, _sent, evidence) {
+    if (!(await lateTimerChange(run))) return undefined;
+    const effects = [...new Set([...(evidence.effects ?? []), ...pageEffects(run.watch.effects)])];
+    const { reason: _none, ...rest } = evidence;
+    return exactly<ClickEvidence>()({ ...rest, ...verdictOf(run.target !== undefined, evidence.kind === "coordinates" ? undefined : evidence.kind, effects), effects });
+  },
 });
+
+function verdictOf(onRef: boolean, kind: string | undefined, effects: string[]): { status: "verified" | "mismatch" | "unavailable"; reason?: string } {
+  return onRef ? clickStatus(kind, effects) : { status: effects.length > 0 ? "verified" : "unavailable", reason: "coordinate_target" };
+}
 
 /** The element at a viewport point of the main frame, with its ref when the agent was shown it there. */
 async function pointTarget(sel: Selected, top: CdpSession, x: number, y: number): Promise<EvidenceElement | undefined> {

@@ -12,6 +12,8 @@ export interface Effects {
   downloadsCompleted: number;
   /** A same-document navigation (#fragment, history.pushState): the URL changed, the document did not. */
   urlChanged: boolean;
+  /** The handlers of the action's input events scheduled a timer (the settle said `timed`): a change may come later. */
+  timed: boolean;
 }
 
 export interface QuietPoll {

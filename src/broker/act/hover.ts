@@ -9,6 +9,7 @@ import { evidenceStatus, pageEffects, stateEffects } from "./evidence.ts";
 import { callFn, readResult, step, stepResult } from "../page-fns.ts";
 import { callInFrame, frameOfRef, locatedRef } from "./frame-call.ts";
 import { defineAction } from "./pipeline.ts";
+import { lateTimerChange } from "./late.ts";
 import { checkProbe, moveMouse, probeForPointer, probeStep, type Probe } from "./pointer.ts";
 import type { ActionWatch } from "./watch.ts";
 
@@ -33,6 +34,13 @@ export const hover = defineAction<typeof hoverCommand, ArgsOf<typeof hoverComman
     const effects = [...stateEffects(probe.state, readResult(readback, 0, "act", "state") ?? undefined), ...pageEffects(watch.effects)];
     const verdict = hovered === true ? { status: "verified" as const } : evidenceStatus(effects);
     return exactly<HoverEvidence>()({ action: "hover", ...verdict, hovered: hovered === true, effects, target: probe.target, point: { x: Math.round(probe.x), y: Math.round(probe.y) } });
+  },
+  // A menu that opens after a hover-intent delay: waited for when its timer is all that happened yet (late.ts).
+  async after(run, _sent, evidence) {
+    if (!(await lateTimerChange(run))) return undefined;
+    const effects = [...new Set([...(evidence.effects ?? []), ...pageEffects(run.watch.effects)])];
+    const { reason: _none, ...rest } = evidence;
+    return exactly<HoverEvidence>()({ ...rest, ...(evidence.hovered ? { status: "verified" as const } : evidenceStatus(effects)), effects });
   },
 });
 

@@ -224,6 +224,7 @@ async function settleAndReply<I, A, S, E extends EvidenceLike, R>(run: ActionRun
       if (!watch.effects.navigation) continue;
     }
     if (poll) mutations = Math.max(mutations, poll.mutations);
+    if (poll?.timed) watch.effects.timed = true;
     readback = polling ? results.slice(1) : results;
     // A navigation that began while the page settled: observe the new document once it loads.
     if (!navigating && watch.effects.navigation && Date.now() - started <= 3_000) continue;

@@ -1,0 +1,113 @@
+/**
+ * When the page took an action's input: one passive capture listener per input event type and
+ * window, kept for the document's life, marks the last input event, the last edit event and
+ * the last input event whose handlers scheduled a timer (inputClock). The settle (act-settle.ts)
+ * times its floor from these, and the broker waits for a late change after an action whose
+ * handlers scheduled a timer but changed nothing yet.
+ */
+import { setSlot, slotOf, type ActWindow } from "./act-dom.ts";
+import { marks, pageScheduled, type Marks } from "./act-ledger.ts";
+
+// Versioned by shape: a document outlives a bp upgrade, and a slot an older build left keeps its old shape.
+const INPUT_KEY = Symbol.for("browser-pilot.quiet.input.v3");
+
+/**
+ * The events an action's dispatch delivers. The time of the last one starts the sync floor:
+ * the action's handlers run when the page takes the event, before the browser acknowledges it
+ * and well before the settle call arrives, and a timer they started runs from then on.
+ */
+const INPUT_EVENTS = ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "dblclick", "auxclick", "contextmenu", "keydown", "keyup", "pointerover", "mouseover", "pointermove", "mousemove", "wheel"];
+/**
+ * Input events whose handlers may answer later through a timer (a "Copied" label set 300 ms
+ * after the click, a menu that opens after a hover-intent delay): whether they scheduled one
+ * is judged from the event's start (our capture listener) to the end of the event named here
+ * (our bubble listener on the window). A discrete event is its own end; the pointer coming
+ * over an element fires pointerover, pointerenter, mouseover, mouseenter (which do not all
+ * bubble) and ends with mousemove, which does. Not plain moves or the wheel: too many.
+ */
+const TIMED_UNTIL: Record<string, string> = { pointerdown: "pointerdown", mousedown: "mousedown", pointerup: "pointerup", mouseup: "mouseup", click: "click", dblclick: "dblclick", auxclick: "auxclick", contextmenu: "contextmenu", keydown: "keydown", keyup: "keyup", pointerover: "mousemove", mouseover: "mousemove" };
+const JUDGED_AT: Record<string, true> = {};
+for (const end of Object.values(TIMED_UNTIL)) JUDGED_AT[end] = true;
+/** An edit's events: the typing settle waits for a frame after them (a page that reacts to input in its next frame). */
+const EDIT_EVENTS = ["beforeinput", "input"];
+
+/** The window's high-resolution clock (ms), or Date.now() where there is none. */
+export function hrNow(win: ActWindow): number {
+  const p = win.performance;
+  return p && typeof p.now === "function" ? p.now() : Date.now();
+}
+
+/** When the last input event and the last edit event came (hrNow()), and the listeners that mark them. */
+export interface InputClock {
+  hr: number;
+  edit: number;
+  /** When the last input event came whose handlers scheduled a timer or an idle callback (hrNow()); 0: none. */
+  timed: number;
+  /** The input being dispatched: when it came, the counters before the page's handlers ran, and the event whose end ends it. */
+  judging?: { until: string; at: number; from: Marks } | undefined;
+  /** Capture listener: runs before the page's listeners. */
+  mark: (e: { type: string; isTrusted?: boolean }) => void;
+  /** Bubble listener on the window: runs after them, when the event bubbles that far. */
+  judge: (e: { type: string; isTrusted?: boolean }) => void;
+}
+
+function listen(win: ActWindow, c: InputClock): void {
+  for (const type of INPUT_EVENTS.concat(EDIT_EVENTS)) {
+    try {
+      win.addEventListener(type, c.mark, { capture: true, passive: true });
+      if (JUDGED_AT[type]) win.addEventListener(type, c.judge, { passive: true });
+    } catch {}
+  }
+}
+
+/**
+ * The last input event's time; one passive capture listener per event type and window, kept
+ * for the document's life. Armed by the first watcher, or earlier by the document's first
+ * snapshot (dispatch.ts): adding the listeners then keeps their cost out of the first action.
+ * With `relisten` (install) the listeners are added again: document.open() erases a window's
+ * listeners but not our slot, and adding a listener that is there already changes nothing.
+ *
+ * Whether the handlers of a discrete input event scheduled a timer or an idle callback
+ * (`timed`): the counters (act-ledger.ts) are read as the event reaches our capture listener,
+ * before the page's handlers, and again in our bubble listener on the window once the event
+ * that ends it (TIMED_UNTIL) has reached it, in the same task: no other task runs in between,
+ * so a page's own timer chain is never taken for the handlers'. Not judged: an input whose
+ * ending event a handler stopped from bubbling, and a timer a handler sets only after an
+ * await (both leave `timed` as it was).
+ */
+export function inputClock(win: ActWindow, relisten = false): InputClock {
+  const clock = slotOf<InputClock>(win, INPUT_KEY);
+  if (clock) {
+    if (relisten) listen(win, clock);
+    return clock;
+  }
+  const c: InputClock = {
+    hr: 0,
+    edit: 0,
+    timed: 0,
+    // Trusted events only: what the page dispatches itself is not an action's input.
+    mark: (e) => {
+      if (e.isTrusted === false) return;
+      const at = hrNow(win);
+      if (e.type === "input" || e.type === "beforeinput") c.edit = at;
+      else c.hr = at;
+      const until = TIMED_UNTIL[e.type];
+      // The pointer's over events of one move are judged together, to its mousemove.
+      if (until && !(until === "mousemove" && c.judging?.until === "mousemove")) c.judging = { until, at, from: marks(win) };
+    },
+    judge: (e) => {
+      const j = c.judging;
+      if (e.isTrusted === false || !j || j.until !== e.type) return;
+      c.judging = undefined;
+      if (pageScheduled(win, j.from)) c.timed = Math.max(c.timed, j.at);
+    },
+  };
+  setSlot(win, INPUT_KEY, c);
+  listen(win, c);
+  return c;
+}
+
+/** The document's input clock when one was armed (never arms one). */
+export function readClock(win: ActWindow): InputClock | undefined {
+  return slotOf<InputClock>(win, INPUT_KEY);
+}
