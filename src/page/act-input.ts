@@ -41,8 +41,10 @@ export function hrNow(win: ActWindow): number {
 export interface InputClock {
   hr: number;
   edit: number;
-  /** When the last input event came whose handlers scheduled a timer or an idle callback (hrNow()); 0: none. */
+  /** When the last discrete input event (a press, a click, a key) came whose handlers scheduled a timer or an idle callback (hrNow()); 0: none. */
   timed: number;
+  /** The same for the pointer coming over an element (its over and enter events): a hover-intent delay, a tooltip's. */
+  timedOver: number;
   /** The input being dispatched: when it came, the counters before the page's handlers ran, and the event whose end ends it. */
   judging?: { until: string; at: number; from: Marks } | undefined;
   /** Capture listener: runs before the page's listeners. */
@@ -85,6 +87,7 @@ export function inputClock(win: ActWindow, relisten = false): InputClock {
     hr: 0,
     edit: 0,
     timed: 0,
+    timedOver: 0,
     // Trusted events only: what the page dispatches itself is not an action's input.
     mark: (e) => {
       if (e.isTrusted === false) return;
@@ -99,7 +102,9 @@ export function inputClock(win: ActWindow, relisten = false): InputClock {
       const j = c.judging;
       if (e.isTrusted === false || !j || j.until !== e.type) return;
       c.judging = undefined;
-      if (pageScheduled(win, j.from)) c.timed = Math.max(c.timed, j.at);
+      if (!pageScheduled(win, j.from)) return;
+      if (j.until === "mousemove") c.timedOver = Math.max(c.timedOver, j.at);
+      else c.timed = Math.max(c.timed, j.at);
     },
   };
   setSlot(win, INPUT_KEY, c);

@@ -91,8 +91,10 @@ export interface Watched {
   inputHr: number;
   /** The same for an edit's events (beforeinput, input: text inserted without key events fires only these); 0: none. */
   editHr: number;
-  /** The same for an input event whose handlers scheduled a timer or an idle callback (judgeTimers); 0: none. */
+  /** The same for a discrete input event whose handlers scheduled a timer or an idle callback (act-input.ts); 0: none. */
   timedHr: number;
+  /** The same for the pointer coming over an element (a hover-intent delay, a tooltip's); 0: none. */
+  timedOverHr: number;
   measure(after: number): Measure;
   /** Disconnects and forgets them. */
   finish(): void;
@@ -306,6 +308,7 @@ export function watched(win: ActWindow, held: Record<number, Watcher>, ids: numb
     inputHr: since(clock?.hr),
     editHr: since(clock?.edit),
     timedHr: since(clock?.timed),
+    timedOverHr: since(clock?.timedOver),
     measure(after) {
       const now = Date.now();
       let last = 0, m = 0, from = Infinity, framesQuiet = Infinity, rendering = false, frames = 0;

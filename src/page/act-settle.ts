@@ -22,8 +22,9 @@
  *  - the page changed on its own after the dispatch (timers, a response, JS animation steps):
  *    `quietFor` ms and `frames` rendered frames without a mutation;
  *  - and in both cases no animation the action began still running.
- * The answer says `timed` when the handlers of the action's input events scheduled a timer or
- * an idle callback (act-quiet.ts judgeTimers): what they do later is not waited for here.
+ * The answer says `timed` when the handlers of the action's discrete input events (a press, a
+ * click, a key) scheduled a timer or an idle callback, `timedOver` when those of the pointer
+ * coming over an element did (act-input.ts): what they do later is not waited for here.
  * It gives up at `max` ms (`settled` true, `capped` true): an endlessly busy page is observed
  * as it is. A page that renders no frames falls back to time alone. With `finish` the watchers
  * disconnect once settled; with `linger` they stay that many ms (for a settle after the
@@ -72,7 +73,7 @@ export function late(w: Watched, arg: QuietArg): Promise<{ changed: boolean }> {
 /** How long after the input a change that came before the settle call is taken as the page's own (half a frame). */
 const LATE_CHANGE_MS = 8;
 
-export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled?: true; capped?: true; timed?: true }> {
+export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled?: true; capped?: true; timed?: true; timedOver?: true }> {
   const { win, sts } = w;
   const quietFor = Number(arg.quietFor) || 0, frames = Number(arg.frames) || 0, max = Number(arg.max) || 0;
   const syncQuietFor = Number(arg.syncQuietFor) || 0;
@@ -136,8 +137,8 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
       win.clearTimeout(timer);
       if (arg.finish) w.finish();
       else if (Number(arg.linger) > 0) w.linger(Number(arg.linger));
-      // `timed`: the action's input handlers scheduled a timer; a change may come after this.
-      resolve({ ...reply(p, extra), ...(w.timedHr > 0 ? { timed: true as const } : {}) });
+      // `timed`, `timedOver`: the action's input handlers scheduled a timer; a change may come after this.
+      resolve({ ...reply(p, extra), ...(w.timedHr > 0 ? { timed: true as const } : {}), ...(w.timedOverHr > 0 ? { timedOver: true as const } : {}) });
     };
     const askIdle = (): void => {
       if (idleAsked || done) return;

@@ -19,6 +19,7 @@ const site = startFixtureServer({
     <nav><span id=menu tabindex=0>Products</span><div id=sub></div></nav>
     <nav><span id=menu2 tabindex=0>Support</span><div id=sub2></div></nav>
     <button id=beacon>Track</button>
+    <button id=tip>Save draft</button> <span id=tiptext role=status></span>
     <script>
       let copies = 0;
       copy.onclick = () => setTimeout(() => { copied.textContent = "Copied " + ++copies; }, 200);
@@ -27,6 +28,8 @@ const site = startFixtureServer({
       menu.addEventListener("mouseover", () => { clearTimeout(timer); timer = setTimeout(() => { sub.innerHTML = '<a href="#laptops">Laptops</a> <a href="#phones">Phones</a>'; }, 150); });
       // mouseenter does not bubble, as jQuery's hover() uses it.
       menu2.addEventListener("mouseenter", () => setTimeout(() => { sub2.innerHTML = '<a href="#faq">FAQ</a>'; }, 150));
+      // A tooltip 200 ms after the pointer came over the button; its click does nothing.
+      tip.addEventListener("mouseover", () => setTimeout(() => { tiptext.textContent = "Saves your work"; }, 200));
       // A timer that changes nothing (an analytics beacon sent later).
       beacon.onclick = () => setTimeout(() => { window.sent = (window.sent || 0) + 1; }, 50);
     </script>`,
@@ -73,6 +76,17 @@ describe("a change a timer of the action's handlers brings", () => {
     expect(diffOf(r.json).added?.map((e) => e.n)).toEqual(["Laptops", "Phones"]);
     const r2 = await run(["hover", await refOf("Support")]);
     expect(diffOf(r2.json).added?.map((e) => e.n)).toEqual(["FAQ"]);
+  });
+
+  test("a click waits for its press's timers only: a tooltip its pointer move starts is not its answer; a hover's is", async () => {
+    const tip = await refOf("Save draft");
+    const clicked = await run(["click", tip]);
+    expect(clicked.json.ok).toBe(true);
+    expect(diffOf(clicked.json).announced).toBeUndefined();
+    await run(["eval", "tiptext.textContent = ''; 1"]);
+    // Away and back over it: the hover's own pointer move starts the tooltip's timer again.
+    await run(["hover", await refOf("Track")]);
+    expect(diffOf((await run(["hover", tip])).json).announced).toEqual(["Saves your work"]);
   });
 
   test("a timer that changes nothing costs the late wait; the click stays unavailable", async () => {

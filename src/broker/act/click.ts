@@ -56,7 +56,7 @@ export const click = defineAction<typeof command, ArgsOf<typeof command>, Clicke
   },
   // Nothing changed yet but the click's handlers set a timer: its change is waited for (late.ts).
   async after(run, _sent, evidence) {
-    if (!(await lateTimerChange(run))) return undefined;
+    if (!(await lateTimerChange(run, "press"))) return undefined;
     const effects = [...new Set([...(evidence.effects ?? []), ...pageEffects(run.watch.effects)])];
     const { reason: _none, ...rest } = evidence;
     return exactly<ClickEvidence>()({ ...rest, ...verdictOf(run.target !== undefined, evidence.kind === "coordinates" ? undefined : evidence.kind, effects), effects });

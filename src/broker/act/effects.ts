@@ -12,8 +12,10 @@ export interface Effects {
   downloadsCompleted: number;
   /** A same-document navigation (#fragment, history.pushState): the URL changed, the document did not. */
   urlChanged: boolean;
-  /** The handlers of the action's input events scheduled a timer (the settle said `timed`): a change may come later. */
+  /** The handlers of the action's discrete input events (press, click, key) scheduled a timer (the settle said `timed`): a change may come later. */
   timed: boolean;
+  /** The same for the pointer coming over an element (`timedOver`): a hover-intent menu, a tooltip. */
+  timedOver: boolean;
 }
 
 export interface QuietPoll {

@@ -37,7 +37,7 @@ export const hover = defineAction<typeof hoverCommand, ArgsOf<typeof hoverComman
   },
   // A menu that opens after a hover-intent delay: waited for when its timer is all that happened yet (late.ts).
   async after(run, _sent, evidence) {
-    if (!(await lateTimerChange(run))) return undefined;
+    if (!(await lateTimerChange(run, "pointer"))) return undefined;
     const effects = [...new Set([...(evidence.effects ?? []), ...pageEffects(run.watch.effects)])];
     const { reason: _none, ...rest } = evidence;
     return exactly<HoverEvidence>()({ ...rest, ...(evidence.hovered ? { status: "verified" as const } : evidenceStatus(effects)), effects });

@@ -225,6 +225,7 @@ async function settleAndReply<I, A, S, E extends EvidenceLike, R>(run: ActionRun
     }
     if (poll) mutations = Math.max(mutations, poll.mutations);
     if (poll?.timed) watch.effects.timed = true;
+    if (poll?.timedOver) watch.effects.timedOver = true;
     readback = polling ? results.slice(1) : results;
     // A navigation that began while the page settled: observe the new document once it loads.
     if (!navigating && watch.effects.navigation && Date.now() - started <= 3_000) continue;

@@ -52,7 +52,7 @@ export type { Effects, QuietPoll } from "./effects.ts";
  * first page call when it can be (quietStep).
  */
 export class ActionWatch {
-  readonly effects: Effects = { navigation: false, dialog: false, popups: [], requests: 0, mutations: 0, downloads: [], downloadsCompleted: 0, urlChanged: false, timed: false };
+  readonly effects: Effects = { navigation: false, dialog: false, popups: [], requests: 0, mutations: 0, downloads: [], downloadsCompleted: 0, urlChanged: false, timed: false, timedOver: false };
   /** The main frame committed a new document (then a later download does not undo "navigation"). */
   private committed = false;
   private readonly offs: (() => void)[] = [];
