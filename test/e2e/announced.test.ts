@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { requireChromium } from "../support/chromium.ts";
-import { makeBpEnv } from "../support/bp.ts";
+import { makeBpEnv, refNamed } from "../support/bp.ts";
 import { startFixtureServer } from "../support/fixture-server.ts";
 
 requireChromium();
@@ -31,12 +31,7 @@ const env = makeBpEnv();
 const KEY = "agent-announced";
 const run = (args: string[]) => env.run(args, { key: KEY });
 
-type El = { r: number; n?: string };
-const refOf = async (name: string) => {
-  const ref = ((await run(["snapshot"])).json.elements as El[]).find((e) => e.n === name)?.r;
-  expect(ref).toBeDefined();
-  return String(ref);
-};
+const refOf = (name: string) => refNamed(run, name);
 const announcedIn = (json: Record<string, unknown>) => (json.diff as { announced?: string[] } | undefined)?.announced;
 
 beforeAll(async () => {

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { LATE_TIMER_MS } from "../../src/broker/act/late.ts";
 import { requireChromium } from "../support/chromium.ts";
-import { makeBpEnv } from "../support/bp.ts";
+import { makeBpEnv, refNamed } from "../support/bp.ts";
 import { startFixtureServer } from "../support/fixture-server.ts";
 
 requireChromium();
@@ -39,11 +39,7 @@ const KEY = "agent-settle-late-timer";
 const run = (args: string[]) => env.run(args, { key: KEY });
 
 type El = { r: number; n?: string };
-const refOf = async (name: string) => {
-  const ref = ((await run(["snapshot"])).json.elements as El[]).find((e) => e.n === name)?.r;
-  expect(ref).toBeDefined();
-  return String(ref);
-};
+const refOf = (name: string) => refNamed(run, name);
 const diffOf = (json: Record<string, unknown>) => (json.diff ?? {}) as { added?: El[]; announced?: string[] };
 
 beforeAll(async () => {

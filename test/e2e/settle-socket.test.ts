@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { WS_REPLY_MAX_MS } from "../../src/broker/net/sockets.ts";
 import { requireChromium } from "../support/chromium.ts";
-import { makeBpEnv } from "../support/bp.ts";
+import { makeBpEnv, refNamed } from "../support/bp.ts";
 import { startFixtureServer } from "../support/fixture-server.ts";
 
 requireChromium();
@@ -56,11 +56,7 @@ const KEY = "agent-settle-socket";
 const run = (args: string[]) => env.run(args, { key: KEY });
 
 type El = { r: number; n?: string };
-const refOf = async (name: string) => {
-  const ref = ((await run(["snapshot"])).json.elements as El[]).find((e) => e.n === name)?.r;
-  expect(ref).toBeDefined();
-  return String(ref);
-};
+const refOf = (name: string) => refNamed(run, name);
 const added = (json: Record<string, unknown>) => ((json.diff as { added?: El[] } | undefined)?.added ?? []).map((e) => e.n);
 /** Runs a command and says how long it took, spawn to exit. */
 const timed = async (args: string[]) => {

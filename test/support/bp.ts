@@ -91,6 +91,14 @@ export function alive(pid: number): boolean {
   return isPidAlive(pid);
 }
 
+/** The ref of the element a fresh snapshot names `name`; throws when there is none. */
+export async function refNamed(run: (args: string[]) => Promise<BpResult>, name: string): Promise<string> {
+  const elements = ((await run(["snapshot"])).json.elements ?? []) as { r: number; n?: string }[];
+  const ref = elements.find((e) => e.n === name)?.r;
+  if (ref === undefined) throw new Error(`no element named ${name}: ${JSON.stringify(elements.map((e) => e.n))}`);
+  return String(ref);
+}
+
 export async function waitFor<T>(fn: () => T | Promise<T>, timeoutMs = 10_000, what = "condition"): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
