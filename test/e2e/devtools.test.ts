@@ -8,16 +8,18 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { readPortFile } from "../../src/discovery/index.ts";
-import { makeBpEnv, waitFor } from "../support/bp.ts";
+import { makeBpEnv, refNamed, waitFor } from "../support/bp.ts";
 import { requireChromium } from "../support/chromium.ts";
 import { startFixtureServer } from "../support/fixture-server.ts";
+import { resultViolations } from "../support/result-check.ts";
 import { openUserTab } from "../support/user-browser.ts";
+import { findCommand, matchCommandName } from "../../src/protocol/table.ts";
 
 requireChromium();
 
 const LOGIN_SECRET = "sid-7f3a9c2e";
 const site = startFixtureServer({
-  "/console": `<!doctype html><title>Console</title><button id=b onclick="null.boom()">Break</button><script>
+  "/console": `<!doctype html><title>Console</title><button id=b onclick="null.boom()">Break</button><button onclick="this.textContent += '!'">Break2</button><script>
     console.log("hello", { a: 1 }, [1, 2]);
     console.warn("careful");
     console.error("bad thing");
@@ -35,7 +37,14 @@ const site = startFixtureServer({
 const env = makeBpEnv();
 const A = "devtools-agent-a";
 const B = "devtools-agent-b";
-const run = (args: string[], key = A) => env.run(args, { key });
+/** Every success is checked against its command's published result schema. */
+async function run(args: string[], key = A) {
+  const r = await env.run(args, { key });
+  const name = matchCommandName(args)?.name;
+  const def = name === undefined ? undefined : await findCommand(name);
+  if (r.json.ok && def) expect([args.join(" "), resultViolations(def.result, r.json)]).toEqual([args.join(" "), []]);
+  return r;
+}
 const evalValue = async (expr: string, key = A) => (await run(["eval", expr], key)).json.value;
 
 type Msg = { id: number; level: string; text: string; kind?: string; source?: string; time: string };
@@ -80,6 +89,17 @@ describe("bp console", () => {
     const limited = await run(["console", "--limit", "1"]);
     expect(limited.json).toMatchObject({ truncated: true });
     expect((limited.json.messages as Msg[]).map((m) => m.text)).toEqual(["later"]);
+
+    // An action that makes the page throw says so in its reply.
+    const click = await run(["click", await refNamed((a) => run(a), "Break")]);
+    expect(click.json.ok).toBe(true);
+    const hint = (click.json.hints as { type: string; count: number; message: string }[] | undefined)?.find((h) => h.type === "page_errors");
+    expect(hint?.count).toBe(1);
+    expect(hint?.message).toContain("TypeError");
+    expect(hint?.message).toContain("bp console --level error --since");
+    // A quiet action has no such hint.
+    const quiet = await run(["click", await refNamed((a) => run(a), "Break2")]);
+    expect((quiet.json.hints as { type: string }[] | undefined)?.some((h) => h.type === "page_errors") ?? false).toBe(false);
 
     // Another agent sees none of them, on its own tab.
     expect((await run(["open", `${site.a}/plain`, "--new"], B)).json.ok).toBe(true);
