@@ -41,7 +41,7 @@ export const STORAGE_OPS = ["get", "set", "remove", "clear"] as const;
 export const storage = defineCommand({
   name: "storage",
   group: "Network",
-  summary: "localStorage or sessionStorage of the selected tab's origin: list, get, set, remove, clear",
+  summary: "The tab origin's localStorage or sessionStorage: list, get, set, remove, clear",
   positionals: ["area", "op", "key", "value"],
   aliases: { l: "limit" },
   args: () => v.pipe(
@@ -79,7 +79,7 @@ const stateName = v.pipe(v.string(), v.regex(STATE_NAME, "State names are 1-64 l
 export const stateSave = defineCommand({
   name: "state save",
   group: "Network",
-  summary: "Save the tab's cookies (HttpOnly too) and localStorage privately under a name",
+  summary: "Save the tab's cookies and localStorage privately, by name",
   positionals: ["name"],
   args: () => v.object({ name: stateName }),
   result: () => ok({
@@ -95,7 +95,7 @@ export const stateSave = defineCommand({
 export const stateLoad = defineCommand({
   name: "state load",
   group: "Network",
-  summary: "Put a saved state's cookies and localStorage into the current browser context",
+  summary: "Load a saved state's cookies and localStorage into this browser",
   positionals: ["name"],
   args: () => v.object({
     name: stateName,

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { CONSOLE_MAX_ENTRIES, CONSOLE_TEXT_MAX, ConsoleLog } from "./console.ts";
 
-const msg = (targetId: string, level: "error" | "warning" | "info" | "log", text = level) => ({ targetId, level, text, at: 0 });
+const msg = (targetId: string, level: "error" | "warning" | "info" | "log", text: string = level) => ({ targetId, level, text, at: 0 });
 
 describe("console log", () => {
   test("one tab's messages, by level and cursor; the newest without a cursor", () => {

@@ -34,7 +34,7 @@ export class ConsoleLog {
   dropped = 0;
 
   add(e: Omit<ConsoleEntry, "id">): ConsoleEntry {
-    const entry: ConsoleEntry = { ...e, text: cutString(e.text, CONSOLE_TEXT_MAX), id: ++this.seq };
+    const entry: ConsoleEntry = { ...e, text: redactUrl(cutString(e.text, CONSOLE_TEXT_MAX)), id: ++this.seq };
     this.entries.push(entry);
     this.bytes += size(entry);
     while (this.entries.length > CONSOLE_MAX_ENTRIES || (this.bytes > CONSOLE_MAX_BYTES && this.entries.length > 1)) {
