@@ -8,7 +8,7 @@ export const CONSOLE_LEVELS = ["error", "warning", "info", "log"] as const;
 export const consoleLog = defineCommand({
   name: "console",
   group: "Observation",
-  summary: "The selected tab's console messages and uncaught errors (failed requests count as error)",
+  summary: "Console messages and page errors of the tab (failed requests count as error)",
   aliases: { l: "limit" },
   args: () => v.object({
     level: v.optional(v.pipe(v.picklist(CONSOLE_LEVELS, "Levels are error, warning, info or log"), v.description("This level and the more severe ones: error, warning, info, log (default: all)"))),
@@ -41,7 +41,7 @@ export const STORAGE_OPS = ["get", "set", "remove", "clear"] as const;
 export const storage = defineCommand({
   name: "storage",
   group: "Network",
-  summary: "The tab origin's localStorage or sessionStorage: list, get, set, remove, clear",
+  summary: "localStorage or sessionStorage of the tab (list, get, set, remove, clear)",
   positionals: ["area", "op", "key", "value"],
   aliases: { l: "limit" },
   args: () => v.pipe(
@@ -79,6 +79,7 @@ const stateName = v.pipe(v.string(), v.regex(STATE_NAME, "State names are 1-64 l
 export const stateSave = defineCommand({
   name: "state save",
   group: "Network",
+  family: "Cookies and localStorage saved by name",
   summary: "Save the tab's cookies and localStorage privately, by name",
   positionals: ["name"],
   args: () => v.object({ name: stateName }),
@@ -166,7 +167,7 @@ export const emulationState = () =>
 export const emulate = defineCommand({
   name: "emulate",
   group: "Tabs and navigation",
-  summary: "Emulate a device, locale, network or CPU on the agent's own tab; alone: what is in force",
+  summary: "Emulate a device, locale, network or CPU (own tabs only); alone: what is in force",
   args: () => v.pipe(
     v.object({
       viewport: optText("WIDTHxHEIGHT in CSS pixels, e.g. 390x844"),
