@@ -86,6 +86,9 @@ describe("bp console", () => {
     }, 5000, "the later message")) ?? { messages: [], nextCursor: 0 };
     expect((after.messages as Msg[]).map((m) => [m.level, m.text])).toEqual([["info", "later"]]);
     expect(after.nextCursor).toBeGreaterThan(cursor);
+    const human = await env.run(["--human", "console", "--level", "error"], { key: A });
+    expect(human.stdout).toContain("bad thing");
+    expect(human.stdout).not.toContain("careful");
     const limited = await run(["console", "--limit", "1"]);
     expect(limited.json).toMatchObject({ truncated: true });
     expect((limited.json.messages as Msg[]).map((m) => m.text)).toEqual(["later"]);
@@ -162,12 +165,20 @@ describe("bp emulate", () => {
     expect(reset.json).toEqual({ ok: true, emulation: {} });
     expect(await evalValue("[innerWidth, navigator.userAgent]")).toEqual(before);
     expect(await evalValue("navigator.onLine")).toBe(true);
+    // Calls add up; a throttle replaces offline.
+    expect((await run(["emulate", "--offline"])).json).toEqual({ ok: true, emulation: { offline: true } });
+    expect((await run(["emulate", "--throttle", "fast-3g", "--color-scheme", "light"])).json).toEqual({ ok: true, emulation: { throttle: "fast-3g", colorScheme: "light" } });
+    expect(await evalValue("navigator.onLine")).toBe(true);
+    const human = await env.run(["--human", "emulate"], { key: A });
+    expect(human.stdout).toContain("throttle: fast-3g");
+    expect((await run(["emulate", "--reset"])).json).toEqual({ ok: true, emulation: {} });
   });
 
   test("bad input: a 0x0 viewport, a malformed geolocation, an unknown time zone", async () => {
     expect((await run(["emulate", "--viewport", "0x0"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "viewport" } });
     expect((await run(["emulate", "--viewport", "wide"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "viewport" } });
     expect((await run(["emulate", "--geolocation", "95,0"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "geolocation" } });
+    expect((await run(["emulate", "--offline", "--throttle", "slow-3g"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "offline" } });
     expect((await run(["emulate", "--timezone", "Mars/Olympus"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "timezone" } });
   });
 
