@@ -231,9 +231,11 @@ describe("bp state", () => {
     expect((await run(["state", "remove", "login"])).json).toMatchObject({ ok: false, code: "artifact_not_found" });
   });
 
-  test("bad input: a state name with '/'", async () => {
+  test("bad input: a state name with '/'; a tab with no web page to save", async () => {
     for (const cmd of ["save", "load", "remove"]) {
       expect((await run(["state", cmd, "../evil"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "name" } });
     }
+    expect((await run(["open", "about:blank", "--new"])).json.ok).toBe(true);
+    expect((await run(["state", "save", "blank"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "tab", reason: "no_origin" } });
   });
 });

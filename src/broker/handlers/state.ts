@@ -59,7 +59,7 @@ const save = defineHandler(commands.stateSave)({
     return ctx.broker.exclusive(rec.targetId, async () => {
       const session = await browser.session(rec);
       const origins = frameOrigins((await session.send("Page.getFrameTree")).frameTree);
-      if (origins.length === 0) throw new BpError("invalid_argument", "The selected tab shows no web page (http or https); open the site first.", { context: { field: "name", reason: "no_origin" } });
+      if (origins.length === 0) throw new BpError("invalid_argument", "The selected tab shows no web page (http or https); open the site first.", { context: { field: "tab", reason: "no_origin" }, remediation: { code: "select_tab", message: "Run 'bp open <url>' on the site, or 'bp tab <id>' for a tab that shows it.", actionRequired: true } });
       const hosts = origins.map((o) => new URL(o).hostname);
       const all = (await browser.cdp.send("Storage.getCookies", rec.browserContextId ? { browserContextId: rec.browserContextId } : {})).cookies;
       const cookies = all.filter((c) => !c.partitionKey && hosts.some((h) => domainMatches(h, c.domain))).map(toParam);
