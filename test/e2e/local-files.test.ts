@@ -34,7 +34,7 @@ async function personNavigates(port: number, targetId: string, url: string): Pro
     new Promise<{ result?: { currentIndex: number; entries: { url: string }[] } }>((resolve) => {
       const mine = ++id;
       ws.addEventListener("message", (e) => {
-        const m = JSON.parse(String(e.data)) as { id: number };
+        const m = JSON.parse(String(e.data)) as { id: number; result?: { currentIndex: number; entries: { url: string }[] } };
         if (m.id === mine) resolve(m);
       });
       ws.send(JSON.stringify({ id: mine, method, params }));
@@ -84,7 +84,7 @@ describe("without the opt-in", () => {
     const tab = await openUserTab(browser.port, "file:///etc/hostname");
     await personNavigates(browser.port, tab.id, `${site.a}/plain`);
     const mine = await waitFor(async () => ((await env.run(["tabs"])).json.tabs as Tab[]).find((t) => t.url === `${site.a}/plain`), 10_000, "the tab on the web page");
-    expect((await env.run(["tab", mine.id])).json.ok).toBe(true);
+    expect((await env.run(["tab", mine?.id ?? "none"])).json.ok).toBe(true);
     const back = await env.run(["back"]);
     expect(back.json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "url" } });
     expect((await env.run(["read"])).json).toMatchObject({ ok: true, url: `${site.a}/plain` });
