@@ -12,6 +12,8 @@ import { join } from "node:path";
 import { BP, alive, browsersUnder, killAndWait, processesFor } from "../../support/bp.ts";
 import { requireChromium } from "../../support/chromium.ts";
 import { startUserBrowser } from "../../support/user-browser.ts";
+import { cliEnded, cliStarted, trackRoot } from "./cpu.ts";
+import { strayErrors } from "./lab.ts";
 
 export interface Run {
   json: Record<string, unknown> & { ok?: unknown; code?: unknown; context?: Record<string, unknown>; remediation?: { code?: string }; hints?: { type: string; message: string }[] };
@@ -32,6 +34,7 @@ export interface Home {
 export function makeHome(extra: Record<string, string> = {}): Home {
   const root = mkdtempSync(join(tmpdir(), "bp-state-"));
   const home = join(root, "home");
+  trackRoot(root);
   const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: root, BROWSER_PILOT_HOME: home, BROWSER_PILOT_IDLE_MS: "120000", ...extra };
   const h: Home = {
     root,
@@ -58,10 +61,22 @@ export function makeHome(extra: Record<string, string> = {}): Home {
       for (const pid of browsersUnder(home)) await killAndWait(pid, "SIGKILL");
       // A build that took BROWSER_PILOT_HOME='' for the default home started a broker in HOME.
       for (const pid of brokersWithHome(root)) await killAndWait(pid);
+      collectStray(join(home, "broker.log"));
       rmSync(root, { recursive: true, force: true });
     },
   };
   return h;
+}
+
+/** The broker's log lines about unhandled rejections and uncaught throws, for the part's row. */
+function collectStray(log: string): void {
+  let text = "";
+  try {
+    text = readFileSync(log, "utf8");
+  } catch {
+    return;
+  }
+  for (const line of text.split("\n")) if (/unhandled rejection|uncaught exception/i.test(line)) strayErrors.push(line.slice(0, 300));
 }
 
 /** Brokers whose environment's HOME is `home` (this scenario's own, a fresh temp dir). */
@@ -82,9 +97,11 @@ function brokersWithHome(home: string): number[] {
 export async function runBp(bin: string, args: string[], env: Record<string, string>, killAfterMs = 60_000): Promise<Run> {
   const started = performance.now();
   const proc = Bun.spawn([bin, ...args], { env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  cliStarted(proc.pid);
   const timer = setTimeout(() => proc.kill("SIGKILL"), killAfterMs);
   const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   clearTimeout(timer);
+  cliEnded(proc.pid, Number(proc.resourceUsage()?.cpuTime.total ?? 0));
   let json: Run["json"];
   try {
     json = JSON.parse(stdout) as Run["json"];
