@@ -113,7 +113,7 @@ async function start(log: ConsolaInstance): Promise<void> {
   const idleMs = Number(process.env.BROWSER_PILOT_IDLE_MS) > 0 ? Number(process.env.BROWSER_PILOT_IDLE_MS) : DEFAULT_IDLE_MS;
   setInterval(() => {
     broker.executableReplaced = executableReplaced();
-    repairLocator(paths, locatorText, token, identity, log);
+    if (!stopping) repairLocator(paths, locatorText, token, identity, log);
     broker.sweep();
     if (broker.isIdle() && Date.now() - broker.lastActivity > idleMs) void stop("idle");
   }, Math.min(1000, idleMs));
