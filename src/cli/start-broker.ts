@@ -6,8 +6,7 @@ import type { BpPaths } from "../shared/paths.ts";
 import { createExclusive, ensurePrivateDir, readPrivateFile, stateDirectoryError } from "../shared/private-fs.ts";
 import { isSameProcessAlive, processIdentity } from "../shared/process-identity.ts";
 import { selfCommand } from "../shared/self.ts";
-import { PROTOCOL } from "../shared/version.ts";
-import { STATE_EXIT_CODE } from "../shared/version.ts";
+import { PROTOCOL, STATE_EXIT_CODE } from "../shared/version.ts";
 import { probeBroker, unresponsiveError, type BrokerState } from "./locate.ts";
 
 const START_DEADLINE_MS = 20_000;

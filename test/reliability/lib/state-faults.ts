@@ -369,14 +369,14 @@ function inMountNamespace(dir: string, mountOptions: string, script: string, env
 }
 
 /** Item 9 (and 11): state directories bp cannot use get state_directory_unusable with the path, at once. */
-export const STATE_DIR_KINDS = ["read-only file system (EROFS)", "full disk (ENOSPC)", "BROWSER_PILOT_HOME names a file (EEXIST)"] as const;
+export const STATE_DIR_KINDS = ["read-only file system (EROFS)", "full disk (ENOSPC)", "disk full but for the start-up lock (the broker cannot write)", "BROWSER_PILOT_HOME names a file (EEXIST)"] as const;
 
 export async function stateDirScenario(kind: (typeof STATE_DIR_KINDS)[number]): Promise<string | undefined> {
   const root = mkdtempSync(join(tmpdir(), "bp-statedir-"));
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: root, BROWSER_PILOT_IDLE_MS: "5000" };
   try {
     let out: string;
-    let reason: string;
+    let reason: string | undefined;
     let path: string;
     const started = performance.now();
     if (kind === "BROWSER_PILOT_HOME names a file (EEXIST)") {
@@ -388,15 +388,19 @@ export async function stateDirScenario(kind: (typeof STATE_DIR_KINDS)[number]): 
       const mnt = join(root, "mnt");
       mkdirSync(mnt);
       path = join(mnt, "home");
-      const full = kind === "full disk (ENOSPC)";
-      // Full: the home exists, then the disk fills up; the start-up lock can be created but not written.
-      const script = full ? `mkdir -m 700 '${path}' && dd if=/dev/zero of='${mnt}/fill' bs=4096 2>/dev/null; BROWSER_PILOT_HOME='${path}' '${BP}' tabs; echo; ls -A '${path}'` : `BROWSER_PILOT_HOME='${path}' '${BP}' tabs`;
+      const full = kind !== "read-only file system (EROFS)";
+      // Full: the home exists, then the disk fills up; the start-up lock can be created but not
+      // written. One page left: the CLI's lock fits, the broker's owner lock and locator do not.
+      const spare = kind === "disk full but for the start-up lock (the broker cannot write)";
+      const fill = `${spare ? `dd if=/dev/zero of='${mnt}/spare' bs=4096 count=1 2>/dev/null; ` : ""}dd if=/dev/zero of='${mnt}/fill' bs=4096 2>/dev/null;${spare ? ` rm '${mnt}/spare';` : ""}`;
+      const script = full ? `mkdir -m 700 '${path}' && ${fill} BROWSER_PILOT_HOME='${path}' '${BP}' tabs; echo; ls -A '${path}'` : `BROWSER_PILOT_HOME='${path}' '${BP}' tabs`;
       const r = inMountNamespace(mnt, full ? "size=256k,mode=0755" : "ro,size=64k", script, env);
       if (!r.ok) return `cannot mount a tmpfs in a private namespace (unshare: ${r.stderr.trim().slice(0, 200)})`;
       const lines = r.stdout.split("\n");
       out = lines[0] ?? "";
-      if (full && lines.slice(1).some((l) => l.includes("startup.lock"))) return `a failed start left ${lines.slice(1).join(" ").trim()}`;
-      reason = full ? "ENOSPC" : "EROFS";
+      if (full && lines.slice(1).some((l) => l.includes("startup.lock") || l.includes("broker-owner.lock"))) return `a failed start left ${lines.slice(1).join(" ").trim()}`;
+      // The broker's own errno stays in its log (which a full disk may not take).
+      reason = spare ? undefined : full ? "ENOSPC" : "EROFS";
     }
     const ms = performance.now() - started;
     const j = JSON.parse(out || "{}") as Run["json"];
