@@ -2,6 +2,7 @@ import { chmodSync, unlinkSync } from "node:fs";
 import { consola } from "consola";
 import type { Locator } from "../protocol/wire.ts";
 import { resolvePaths } from "../shared/paths.ts";
+import { scrubSecrets } from "../shared/secrets.ts";
 import { ensurePrivateDir, readPrivateFile, writePrivateFileAtomic } from "../shared/private-fs.ts";
 import { processIdentity } from "../shared/process-identity.ts";
 import { executableIdentity } from "../shared/self.ts";
@@ -99,5 +100,5 @@ export async function runBroker(): Promise<void> {
 
 function describeError(err: unknown): string {
   const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-  return text.slice(0, 500);
+  return scrubSecrets(text).slice(0, 500);
 }

@@ -40,6 +40,7 @@ export const ERROR_CODES = [
   "dialog_pending",
   "quota_exceeded",
   "auth_failed",
+  "browser_busy",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -18,6 +18,10 @@ export interface BrokerState {
   readonly agents: AgentRegistry;
   /** The connected browser of this generation, if any (may be closed). */
   readonly browser: BrowserConnection | undefined;
+  /** Why the last connection was lost (reason "remote_session_ended" for a remote browser). */
+  readonly lastLoss: { reason: string; at: string; generation: number; detail?: string } | undefined;
+  /** The last remote endpoint connected to, for 'bp connect --reconnect'. */
+  readonly lastRemote: { endpoint: string; headers: boolean; connectTimeoutMs: number } | undefined;
   /** Command records: handlers list, describe and cancel them. */
   readonly commands: { readonly store: CommandStore; cancelRecord(rec: CommandRecord): void };
   onStopRequested: ((reason: string) => void) | undefined;

@@ -1,11 +1,12 @@
 import { connectAction, discoverBrowsers, matchBrowser, publicCandidate, withOwnId, type BrowserCandidate } from "../../discovery/index.ts";
-import { BpError } from "../../shared/errors.ts";
+import { BpError, invalidArgument } from "../../shared/errors.ts";
+import { displayEndpoint } from "../../shared/secrets.ts";
 import { executableIdentity } from "../../shared/self.ts";
 import { publicCommand } from "../commands/store.ts";
 import { BUILD_TARGET, VERSION } from "../../shared/version.ts";
 import type { BrowserConnection } from "../browser.ts";
 import { hasDisplay, launchBrowser, launchedBrowserId, stopLaunched } from "../launch.ts";
-import { remoteBrowser, remoteConnectError } from "../remote.ts";
+import { REMOTE_ENDED, reconnectAdvice, remoteBrowser, remoteConnectError } from "../remote.ts";
 import { profileChoiceNeeded } from "./profiles.ts";
 import * as commands from "../../protocol/commands-connection.ts";
 import { status as statusCommand } from "../../protocol/commands-status.ts";
@@ -24,7 +25,9 @@ const status = defineHandler(statusCommand)({
     const conn = broker.browser;
     const live = conn && !conn.closed ? conn : undefined;
     const agent = broker.agents.get(req.clientKey);
-    const browsers = live ? undefined : (await discoverBrowsers()).map(publicCandidate);
+    const remoteLoss = !live && broker.lastLoss?.reason === REMOTE_ENDED ? broker.lastRemote : undefined;
+    // After a remote session ended the way back is that endpoint, not a local browser.
+    const browsers = live || remoteLoss ? undefined : (await discoverBrowsers()).map(publicCandidate);
     const sel = agent?.selected ? conn?.targets.byId.get(agent.selected) : undefined;
     const tabs = agent ? broker.visibleTabs(agent, req.tabAccess).filter((t) => agent.existingId(t.targetId) !== undefined).length : 0;
     // Lean: no tab count of 0, no selectedTab when none is selected, no empty command lists,
@@ -50,7 +53,7 @@ const status = defineHandler(statusCommand)({
       session,
       ...(human.length > 0 ? { humanControl: human } : {}),
       ...(active.length > 0 || uncertain.length > 0 ? { commands: { ...(active.length > 0 ? { active } : {}), ...(uncertain.length > 0 ? { uncertain } : {}) } } : {}),
-      ...(live ? {} : { recovery: { required: true as const, code: "browser_disconnected", action: connectAction(browsers ?? []) } }),
+      ...(live ? {} : { recovery: remoteLoss ? { required: true as const, code: "browser_disconnected", reason: REMOTE_ENDED, action: "bp connect --reconnect", endpoint: displayEndpoint(remoteLoss.endpoint), message: reconnectAdvice(remoteLoss) } : { required: true as const, code: "browser_disconnected", action: connectAction(browsers ?? []) } }),
     };
   },
 });
@@ -72,6 +75,16 @@ function humanControl(ctx: CallContext): NonNullable<ReplyOf<typeof statusComman
       ...(ep.message !== undefined ? { message: ep.message } : {}),
       ...(ep.by === agent.key ? { yours: true } : {}),
     }));
+}
+
+/** 'connect --reconnect': the last remote endpoint; its headers must come again on stdin. */
+function lastRemoteEndpoint(ctx: CallContext): string {
+  const last = ctx.broker.lastRemote;
+  if (!last) throw invalidArgument("reconnect", "No remote endpoint was connected in this broker; give --cdp-url.");
+  if (last.headers && !ctx.req.secretHeaders) {
+    throw invalidArgument("headers", `${displayEndpoint(last.endpoint)} was connected with headers, which are not kept: pipe them again as JSON on stdin (echo '{"Authorization":"…"}' | bp connect --reconnect).`);
+  }
+  return last.endpoint;
 }
 
 /** Chooses the browser to connect to among passive candidates; never guesses between several. */
@@ -101,15 +114,16 @@ function pickCandidate(all: BrowserCandidate[], filter: string | undefined): Bro
 
 const connect = defineHandler(commands.connect)({
   async run(ctx, args) {
-    const cdpUrl = args["cdp-url"];
+    const cdpUrl = args.reconnect ? lastRemoteEndpoint(ctx) : args["cdp-url"];
     if (cdpUrl !== undefined) {
-      const info = remoteBrowser(cdpUrl, ctx.req.secretHeaders);
+      const timeoutMs = args["connect-timeout"];
+      const info = remoteBrowser(cdpUrl, ctx.req.secretHeaders, timeoutMs);
       try {
         const { conn, reused } = await ctx.broker.attach(info);
         ctx.agent();
         return { browser: browserSummary(conn), ...(reused ? { reused } : {}), ...profileChoiceNeeded(ctx, conn) };
       } catch (err) {
-        throw remoteConnectError(cdpUrl, err);
+        throw remoteConnectError(cdpUrl, err, timeoutMs);
       }
     }
     const candidate = pickCandidate(await discoverBrowsers(), args.browser);
