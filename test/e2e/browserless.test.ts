@@ -38,7 +38,8 @@ describe("browserless", () => {
     let calls = 0;
     const run = async (args: string[], key = "agent-a", e = env) => {
       calls++;
-      const r = await e.run(args, { key });
+      // Files a command writes (the screenshot) land in the test's directory, not the clone.
+      const r = await e.run(args, { key, cwd: join(e.home, "..") });
       outs.push(r);
       return r;
     };
