@@ -74,6 +74,7 @@ describe("browserless", () => {
       const r = await run(["snapshot"]);
       return r.json.code === "browser_disconnected" ? r : undefined;
     }, 20_000, "the kill to show");
+    if (!lost) throw new Error("waitFor returned nothing");
     expect(lost.json).toMatchObject({ context: { reason: "remote_session_ended" }, remediation: { code: "reconnect_remote" } });
     expect(String(lost.json.context?.endpoint)).toContain("token=***");
     expect((await run(["status"])).json.recovery).toMatchObject({ action: "bp connect --reconnect" });

@@ -107,6 +107,7 @@ describe("a session the service ends", () => {
           const r = await run(["snapshot"]);
           return r.json.code === "browser_disconnected" ? r : undefined;
         }, 15_000, "the loss to show");
+        if (!lost) throw new Error("waitFor returned nothing");
         expect(lost.json).toMatchObject({ retryable: true, context: { reason: "remote_session_ended" }, remediation: { code: "reconnect_remote" } });
         const endpoint = String(lost.json.context?.endpoint);
         expect(endpoint).toContain("token=***");
