@@ -30,7 +30,7 @@ export const connect = defineCommand({
       "cdp-url": optText("Browser-level ws:// or wss:// endpoint of a remote browser; headers as a JSON object on stdin"),
       reconnect: flag("Connect again to the last remote endpoint (its headers, if any, again on stdin)"),
       "connect-timeout": v.optional(
-        v.pipe(v.number(), v.integer(), v.minValue(1000), v.maxValue(600_000), v.description(`Remote handshake limit in ms: a queued service answers only once its browser runs (default ${REMOTE_CONNECT_TIMEOUT_MS})`)),
+        v.pipe(v.number(), v.integer(), v.minValue(1000), v.maxValue(600_000), v.description("Remote handshake limit in ms: a queued service answers only once its browser runs")),
         REMOTE_CONNECT_TIMEOUT_MS,
       ),
     }),
