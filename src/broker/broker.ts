@@ -2,9 +2,9 @@ import { join } from "node:path";
 import type { CallRequest } from "../protocol/wire.ts";
 import { BpError } from "../shared/errors.ts";
 import type { BpPaths } from "../shared/paths.ts";
-import { displayEndpoint, scrubSecrets } from "../shared/secrets.ts";
+import { scrubSecrets } from "../shared/secrets.ts";
 import { setRemoteBrowser } from "./local-files.ts";
-import { REMOTE_ENDED, reconnectAdvice } from "./remote.ts";
+import { REMOTE_ENDED, remoteSessionEnded } from "./remote.ts";
 import { Agent, AgentRegistry } from "./agents.ts";
 import { TabNumbers } from "./tab-numbers.ts";
 import { BrowserConnection, type BrowserInfo } from "./browser.ts";
@@ -118,15 +118,7 @@ export class Broker implements BrokerState {
 
   requireBrowser(): BrowserConnection {
     if (this.browser && !this.browser.closed) return this.browser;
-    if (this.lastLoss?.reason === REMOTE_ENDED && this.lastRemote) {
-      const at = displayEndpoint(this.lastRemote.endpoint);
-      throw new BpError("browser_disconnected", `The remote browser session at ${at} ended${this.lastLoss.detail ? ` (${this.lastLoss.detail})` : ""}; its tabs are gone.`, {
-        retryable: true,
-        hint: "Run 'bp connect --reconnect'.",
-        context: { reason: REMOTE_ENDED, endpoint: at },
-        remediation: { code: "reconnect_remote", message: reconnectAdvice(this.lastRemote), actionRequired: true },
-      });
-    }
+    if (this.lastLoss?.reason === REMOTE_ENDED && this.lastRemote) throw remoteSessionEnded(this.lastRemote, this.lastLoss.detail);
     throw new BpError("browser_disconnected", this.lastLoss ? `The browser connection was lost (${this.lastLoss.reason}).` : "No browser is connected.", {
       retryable: true,
       remediation: { code: "connect_browser", message: "Run 'bp connect' for a running browser or 'bp launch' to start one.", actionRequired: true },

@@ -53,6 +53,17 @@ export function reconnectAdvice(last: { endpoint: string; headers: boolean }): s
     : `Run 'bp connect --reconnect' to connect to ${at} again; a new session on most services.`;
 }
 
+/** A remote session the service ended: the same endpoint, masked, is the way back. */
+export function remoteSessionEnded(last: { endpoint: string; headers: boolean }, detail?: string, context: Record<string, unknown> = {}): BpError {
+  const at = displayEndpoint(last.endpoint);
+  return new BpError("browser_disconnected", `The remote browser session at ${at} ended${detail ? ` (${detail})` : ""}; its tabs are gone.`, {
+    retryable: true,
+    hint: "Run 'bp connect --reconnect'.",
+    context: { ...context, reason: REMOTE_ENDED, endpoint: at },
+    remediation: { code: "reconnect_remote", message: reconnectAdvice(last), actionRequired: true },
+  });
+}
+
 const CHECK_REMOTE = "Check that the endpoint is a reachable browser-level CDP WebSocket and that any required headers were given as JSON on stdin.";
 
 /** A refused or failed handshake, by what the service answered. */

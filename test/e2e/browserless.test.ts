@@ -47,20 +47,20 @@ describe("browserless", () => {
     expect((await run(["connect", "--cdp-url", bl.url().replace(TOKEN, "wrong-token-000")])).json).toMatchObject({ ok: false, code: "browser_not_authorized", retryable: false, context: { status: 401 } });
     // browserless starts its browser before it answers the upgrade: the default limit covers it.
     expect((await run(["connect", "--cdp-url", bl.url('&launch={"defaultViewport":null}')])).json).toMatchObject({ ok: true, browser: { source: "remote" } });
-    expect((await run(["open", form, "--new"])).json.ok).toBe(true);
+    expect((await run(["open", form, "--new"])).json).toMatchObject({ ok: true });
     const name = await refNamed((a) => run(a), "Name");
-    expect((await run(["type", name, "Ada"])).json.ok).toBe(true);
-    expect((await run(["click", await refNamed((a) => run(a), "Send")])).json.ok).toBe(true);
+    expect((await run(["type", name, "Ada"])).json).toMatchObject({ ok: true });
+    expect((await run(["click", await refNamed((a) => run(a), "Send")])).json).toMatchObject({ ok: true });
     expect((await run(["eval", "document.title"])).json).toMatchObject({ ok: true, value: "Sent Ada" });
     // With defaultViewport null the page is its window, as in a browser bp launches; without
     // it browserless emulates 800x600 on every page (wider than the headless window itself).
     expect((await run(["eval", "innerWidth === outerWidth"])).json).toMatchObject({ ok: true, value: true });
-    expect((await run(["screenshot"])).json.ok).toBe(true);
+    expect((await run(["screenshot"])).json).toMatchObject({ ok: true });
 
     // A second agent shares the session; the first one's tab is not its to drive.
     expect((await run(["connect", "--cdp-url", bl.url('&launch={"defaultViewport":null}')], "agent-b")).json).toMatchObject({ ok: true, reused: true });
-    expect((await run(["open", `${site.a}/`, "--new"], "agent-b")).json.ok).toBe(true);
-    expect((await run(["snapshot"], "agent-b")).json.ok).toBe(true);
+    expect((await run(["open", `${site.a}/`, "--new"], "agent-b")).json).toMatchObject({ ok: true });
+    expect((await run(["snapshot"], "agent-b")).json).toMatchObject({ ok: true });
     const tabs = (await run(["tabs"], "agent-b")).json.tabs as { id: string; url: string }[];
     const mine = tabs.find((t) => t.url.includes("/echo"));
     if (mine) expect((await run(["tab", mine.id], "agent-b")).json).toMatchObject({ ok: false, code: "target_busy" });
@@ -80,8 +80,8 @@ describe("browserless", () => {
     expect((await run(["status"])).json.recovery).toMatchObject({ action: "bp connect --reconnect" });
     for (const c of (await run(["commands"])).json.commands as { id: string }[]) await run(["command", c.id]);
     // Letting go after the kill starts no new (billed) browser to clean up.
-    expect((await run(["disconnect"], "agent-b")).json.ok).toBe(true);
-    expect((await run(["disconnect"])).json.ok).toBe(true);
+    expect((await run(["disconnect"], "agent-b")).json).toMatchObject({ ok: true });
+    expect((await run(["disconnect"])).json).toMatchObject({ ok: true });
     await Bun.sleep(1000);
     expect(bl.sessionsStarted()).toBe(sessions);
 

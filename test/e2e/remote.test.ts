@@ -102,7 +102,13 @@ describe("a session the service ends", () => {
         expect((await run(["open", `${site.a}/`, "--new"])).json.ok).toBe(true);
         expect((await run(["snapshot"])).json.ok).toBe(true);
         const before = svc.upgrades();
+        // A command in flight when the service ends the session says so too.
+        const inFlight = env.run(["wait", "--text", "never appears", "--timeout", "30000"], { key: "agent-a" });
+        await waitFor(async () => (((await env.run(["commands", "--status", "dispatched"], { key: "agent-a" })).json.commands as unknown[] | undefined)?.length ?? 0) > 0, 15_000, "the wait to run");
         svc.kill(how);
+        const waited = await inFlight;
+        outs.push(waited);
+        expect(waited.json).toMatchObject({ ok: false, code: "browser_disconnected", context: { reason: "remote_session_ended" }, remediation: { code: "reconnect_remote" } });
         const lost = await waitFor(async () => {
           const r = await run(["snapshot"]);
           return r.json.code === "browser_disconnected" ? r : undefined;

@@ -117,6 +117,8 @@ export async function startBrowserless(opts: { token: string; concurrent: number
       TOKEN: opts.token,
       CONCURRENT: String(opts.concurrent),
       QUEUED: String(opts.queued),
+      // browserless ends a session after 30 s by default; a loaded test machine needs longer.
+      TIMEOUT: "300000",
       DEBUG: "browserless*,-*:trace",
     },
     stdout: "pipe",
