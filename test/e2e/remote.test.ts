@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { alive, envPool, waitFor, type BpEnv, type BpResult } from "../support/bp.ts";
+import { alive, envPool, refNamed, waitFor, type BpEnv, type BpResult } from "../support/bp.ts";
 import { requireChromium } from "../support/chromium.ts";
 import { startFixtureServer } from "../support/fixture-server.ts";
 import { startRemoteFront } from "../support/remote-front.ts";
@@ -182,7 +182,7 @@ describe("the remote endpoint", () => {
     }
   }, 60_000);
 
-  test("file: URLs are refused on a remote browser, even where the broker allows them locally", async () => {
+  test("file: URLs are refused on a remote browser, even where the broker allows them locally; downloads stay on the service's machine", async () => {
     const svc = await front();
     const env = newEnv({ BROWSER_PILOT_ALLOW_FILE_URLS: "1" });
     try {
@@ -190,8 +190,14 @@ describe("the remote endpoint", () => {
       const r = await env.run(["open", "file:///etc/hostname", "--new"]);
       expect(r.json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "url", reason: "remote_browser" } });
       expect((await env.run(["open", `${site.a}/`, "--new"])).json.ok).toBe(true);
+      // A download is saved on the service's machine: its path is never read on this one.
+      expect((await env.run(["open", `${site.a}/files`])).json.ok).toBe(true);
+      expect((await env.run(["click", await refNamed((a) => env.run(a), "Report")])).json.ok).toBe(true);
+      const w = await env.run(["wait", "--download", "--timeout", "15000"]);
+      expect(w.json).toMatchObject({ ok: true, matched: { download: { fileName: "report.csv", state: "completed", error: "remote_file_system" } } });
+      expect((w.json.matched as { download: Record<string, unknown> }).download.sizeBytes).toBeUndefined();
     } finally {
       svc.stop();
     }
-  }, 60_000);
+  }, 90_000);
 });
