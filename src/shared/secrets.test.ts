@@ -21,5 +21,7 @@ describe("remote endpoint secrets", () => {
     expect(scrubSecrets("closed: zz-known-token expired")).toBe("closed: *** expired");
     expect(scrubSecrets("see ws://other/x?apiKey=unknown-one&a=1 now")).toBe("see ws://other/x?apiKey=***&a=1 now");
     expect(scrubSecrets("https://example.com/?key=kept")).toBe("https://example.com/?key=kept");
+    // A ws URL without credentials is left exactly as written.
+    expect(scrubSecrets("see ws://EXAMPLE.com:80/a/../b?x=1 now")).toBe("see ws://EXAMPLE.com:80/a/../b?x=1 now");
   });
 });
