@@ -5,8 +5,11 @@
  * close reason and log line of this process, whatever text quotes them.
  */
 const SECRET_PARAM = /token|key|auth|pass|pwd|secret|sig|jwt|cred/i;
-/** Shorter values are too likely to occur by chance in unrelated text. */
-const MIN_SECRET_CHARS = 4;
+/**
+ * Shorter values are too likely to occur in unrelated text (a page saying "secret" would
+ * lose the word for the broker's life); in URLs any length is masked by parameter name.
+ */
+const MIN_SECRET_CHARS = 8;
 const MASK = "***";
 
 const known = new Set<string>();
