@@ -31,7 +31,6 @@ export class HandshakeRefused extends BpError {
     message: string,
     readonly status: number | undefined,
     readonly timedOut: boolean,
-    readonly retryAfterMs?: number,
   ) {
     super("browser_not_authorized", message, { retryable: true });
   }

@@ -70,7 +70,7 @@ const CHECK_REMOTE = "Check that the endpoint is a reachable browser-level CDP W
 export function remoteConnectError(raw: string, err: unknown, connectTimeoutMs: number): BpError {
   const at = displayEndpoint(raw);
   if (err instanceof HandshakeRefused) {
-    const { status, retryAfterMs, timedOut } = err;
+    const { status, timedOut } = err;
     const context = { field: "cdpUrl", ...(status !== undefined ? { status } : {}) };
     if (status === 401 || status === 403) {
       return new BpError("browser_not_authorized", `The remote browser at ${at} refused the credentials (HTTP ${status}).`, {
@@ -87,8 +87,9 @@ export function remoteConnectError(raw: string, err: unknown, connectTimeoutMs: 
     if (status === 429 || status === 503) {
       return new BpError("browser_busy", `The remote browser service at ${at} is at capacity (HTTP ${status}).`, {
         retryable: true,
-        context: { ...context, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
-        hint: retryAfterMs !== undefined ? `Retry after ${Math.ceil(retryAfterMs / 1000)} s.` : "Retry later, or raise the service's concurrency or queue.",
+        context,
+        // Bun's WebSocket client does not expose a refused upgrade's Retry-After.
+        hint: "Retry later, or raise the service's concurrency or queue.",
       });
     }
     if (timedOut) {
