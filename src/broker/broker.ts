@@ -2,6 +2,9 @@ import { join } from "node:path";
 import type { CallRequest } from "../protocol/wire.ts";
 import { BpError } from "../shared/errors.ts";
 import type { BpPaths } from "../shared/paths.ts";
+import { scrubSecrets } from "../shared/secrets.ts";
+import { setRemoteBrowser } from "./local-files.ts";
+import { REMOTE_ENDED, remoteSessionEnded } from "./remote.ts";
 import { Agent, AgentRegistry } from "./agents.ts";
 import { TabNumbers } from "./tab-numbers.ts";
 import { BrowserConnection, type BrowserInfo } from "./browser.ts";
@@ -29,9 +32,11 @@ export class Broker implements BrokerState {
   browser: BrowserConnection | undefined;
   generation = 0;
   lastActivity = Date.now();
-  lastLoss: { reason: string; at: string; generation: number } | undefined;
+  lastLoss: { reason: string; at: string; generation: number; detail?: string } | undefined;
   /** Where the last connected browser came from (launched, discovered, remote), for status's recovery. */
   lastSource: "discovered" | "launched" | "remote" | undefined;
+  /** The last remote endpoint connected to, for 'bp connect --reconnect' (its headers are not kept). */
+  lastRemote: { endpoint: string; headers: boolean; connectTimeoutMs: number } | undefined;
   private orphans: { info: BrowserInfo; managed: Map<string, { creator: string; popup: boolean }>; pooled: string[] } | undefined;
   onStopRequested: ((reason: string) => void) | undefined;
   /** The file this broker started from was deleted or replaced (an upgrade): every reply says so. */
@@ -124,6 +129,7 @@ export class Broker implements BrokerState {
 
   requireBrowser(): BrowserConnection {
     if (this.browser && !this.browser.closed) return this.browser;
+    if (this.lastLoss?.reason === REMOTE_ENDED && this.lastRemote) throw remoteSessionEnded(this.lastRemote, this.lastLoss.detail);
     throw new BpError("browser_disconnected", this.lastLoss ? `The browser connection was lost (${this.lastLoss.reason}).` : "No browser is connected.", {
       retryable: true,
       remediation: { code: "connect_browser", message: "Run 'bp connect' for a running browser or 'bp launch' to start one.", actionRequired: true },
@@ -164,6 +170,8 @@ export class Broker implements BrokerState {
       this.browser = conn;
       this.lastLoss = undefined;
       this.lastSource = info.source;
+      setRemoteBrowser(info.source === "remote");
+      if (info.source === "remote") this.lastRemote = { endpoint: info.endpoint, headers: info.headers !== undefined, connectTimeoutMs: info.connectTimeoutMs ?? 8000 };
       conn.janitor.onOwned = (targetId, openerId) => {
         const rec = conn.targets.byId.get(targetId);
         const opener = openerId ? conn.targets.byId.get(openerId) : undefined;
@@ -201,7 +209,10 @@ export class Broker implements BrokerState {
     // The launched browser's unused blank tab is ours too: left unowned it would pass for the person's.
     const pooled = [...conn.targets.byId.values()].filter((t) => t.pooled === true && t.creator === "").map((t) => t.targetId);
     this.orphans = { info: conn.info, managed, pooled };
-    this.lastLoss = { reason, at: new Date().toISOString(), generation: conn.generation };
+    // A remote browser's socket is its session: services end the browser with it (and may
+    // bill a new one for every socket), so its loss is the session's end, said as such.
+    const remote = conn.info.source === "remote";
+    this.lastLoss = { reason: remote ? REMOTE_ENDED : reason, at: new Date().toISOString(), generation: conn.generation, ...(remote ? { detail: scrubSecrets(reason.replace(/^remote: /, "")).slice(0, 200) } : {}) };
     this.handoff.dropGeneration(conn.generation);
     for (const agent of this.agents.all()) agent.selected = undefined;
   }
@@ -297,7 +308,8 @@ export class Broker implements BrokerState {
    */
   private async reattachOrphans(): Promise<BrowserConnection | undefined> {
     const orphans = this.orphans;
-    if (!orphans || orphans.info.source === "discovered" || (orphans.info.source !== "launched" && orphans.managed.size === 0)) return undefined;
+    // Nor to a remote one: a new socket there is a new (billed) session, never the lost one.
+    if (!orphans || orphans.info.source === "discovered" || orphans.info.source === "remote" || (orphans.info.source !== "launched" && orphans.managed.size === 0)) return undefined;
     try {
       const conn = await BrowserConnection.open(orphans.info, this.generation + 1, REATTACH_MS);
       for (const targetId of [...orphans.managed.keys(), ...this.stillBlank(conn, orphans.pooled)]) if (conn.targets.byId.has(targetId)) conn.janitor.own(targetId);

@@ -24,6 +24,8 @@ export interface BrowserInfo {
   /** Remote endpoints only: sent on the WebSocket handshake, held in memory, never printed. */
   headers?: Record<string, string>;
   endpoint: string;
+  /** Remote endpoints only: the handshake limit (a queued service answers once its browser runs). */
+  connectTimeoutMs?: number;
   /** For launched browsers: the process we started and its profile. */
   launchedPid?: number;
   profile?: string;
@@ -58,7 +60,8 @@ export class BrowserConnection {
   static async open(info: BrowserInfo, generation: number, withinMs?: number): Promise<BrowserConnection> {
     const until = withinMs === undefined ? undefined : Date.now() + withinMs;
     const left = () => (until === undefined ? {} : { timeoutMs: Math.max(1, until - Date.now()) });
-    const janitor = await JanitorClient.connect(info.endpoint, { handshakeTimeoutMs: Math.min(8000, withinMs ?? 8000), launched: info.source === "launched", ...(info.headers ? { headers: info.headers } : {}) });
+    const handshake = info.connectTimeoutMs ?? 8000;
+    const janitor = await JanitorClient.connect(info.endpoint, { handshakeTimeoutMs: Math.min(handshake, withinMs ?? handshake), launched: info.source === "launched", ...(info.headers ? { headers: info.headers } : {}) });
     const cdp = new CdpConnection(janitor, { defaultTimeoutMs: 30_000 });
     const conn = new BrowserConnection(info, generation, janitor, cdp);
     cdp.onClose((reason) => conn.markClosed(reason));

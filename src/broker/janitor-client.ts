@@ -11,6 +11,8 @@ const janitorEventSchema = v.object({
   reason: v.optional(v.string()),
   targetId: v.optional(v.string()),
   openerId: v.optional(v.string()),
+  status: v.optional(v.number()),
+  timedOut: v.optional(v.boolean()),
 });
 type JanitorEvent = v.InferOutput<typeof janitorEventSchema>;
 
@@ -20,6 +22,17 @@ function parseEvent(text: string): JanitorEvent | undefined {
     return parsed.success ? parsed.output : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** The browser's end refused or never finished the WebSocket handshake. */
+export class HandshakeRefused extends BpError {
+  constructor(
+    message: string,
+    readonly status: number | undefined,
+    readonly timedOut: boolean,
+  ) {
+    super("browser_not_authorized", message, { retryable: true });
   }
 }
 
@@ -151,7 +164,7 @@ export class JanitorClient implements Transport {
       this.ready?.resolve();
       this.ready = undefined;
     } else if (ev.ev === "error") {
-      this.ready?.reject(new BpError("browser_not_authorized", `Could not connect to the browser: ${ev.message ?? "unknown error"}`, { retryable: true }));
+      this.ready?.reject(new HandshakeRefused(`Could not connect to the browser: ${ev.message ?? "unknown error"}`, ev.status, ev.timedOut === true));
       this.ready = undefined;
     } else if (ev.ev === "closed") {
       this.markClosed(ev.reason ?? "browser_closed");

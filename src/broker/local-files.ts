@@ -18,6 +18,16 @@ interface LocalFilePolicy {
 }
 
 let policy: LocalFilePolicy | undefined;
+/**
+ * Set while a remote browser is connected: its file: URLs are the service's machine, not
+ * this one, and a file: navigation makes browserless end the whole session for every agent.
+ * The opt-in does not reach there.
+ */
+let remote = false;
+
+export function setRemoteBrowser(on: boolean): void {
+  remote = on;
+}
 
 function currentPolicy(): LocalFilePolicy {
   if (policy) return policy;
@@ -61,8 +71,9 @@ function under(path: string, dir: string): boolean {
 }
 
 /** Why a file: URL is out of reach, or undefined when it may be shown (or is not a file: URL). */
-export function localFileRefusal(url: string): "local_file" | "private_directory" | undefined {
+export function localFileRefusal(url: string): "local_file" | "private_directory" | "remote_browser" | undefined {
   if (!/^file:/i.test(url)) return undefined;
+  if (remote) return "remote_browser";
   const p = currentPolicy();
   if (!p.allowed) return "local_file";
   const path = pathOf(url);
@@ -82,5 +93,6 @@ export function assertLocalFileAllowed(url: string): void {
   if (why === "local_file") {
     throw invalidArgument("url", `file: URLs are refused: a local file is not a web page for agents. Whoever starts the broker may allow them with ${ALLOW_FILE_URLS_ENV}=1.`);
   }
+  if (why === "remote_browser") throw invalidArgument("url", "file: URLs are refused on a remote browser: its files are the service's, and services such as browserless end the whole session on one.", { reason: "remote_browser" });
   if (why === "private_directory") throw invalidArgument("url", "Browser Pilot's own directory is never shown through file: URLs.");
 }

@@ -3,6 +3,7 @@ import { consola, type ConsolaInstance } from "consola";
 import type { Locator } from "../protocol/wire.ts";
 import { BpError } from "../shared/errors.ts";
 import { resolvePaths, type BpPaths } from "../shared/paths.ts";
+import { scrubSecrets } from "../shared/secrets.ts";
 import { ensurePrivateDir, readPrivateFile, stateDirectoryError, writePrivateFileAtomic } from "../shared/private-fs.ts";
 import { processIdentity } from "../shared/process-identity.ts";
 import { executableIdentity, executableReplaced, startIdentity } from "../shared/self.ts";
@@ -138,5 +139,5 @@ function repairLocator(paths: BpPaths, text: string, token: string, identity: st
 
 function describeError(err: unknown): string {
   const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-  return text.slice(0, 500);
+  return scrubSecrets(text).slice(0, 500);
 }

@@ -113,10 +113,13 @@ export class CdpConnectError extends CdpBaseError {
   readonly kind: CdpErrorKind = "connect";
   override name = "CdpConnectError";
   readonly endpoint: string;
+  /** The HTTP status of a refused upgrade (401, 404, 429…), when the server answered one. */
+  readonly status: number | undefined;
 
-  constructor(endpoint: string, message: string, options?: { cause?: unknown }) {
+  constructor(endpoint: string, message: string, options?: { cause?: unknown; status?: number }) {
     super(message, options);
     this.endpoint = endpoint;
+    this.status = options?.status;
   }
 }
 

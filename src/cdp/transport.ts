@@ -111,16 +111,17 @@ class WebSocketTransport extends BufferedTransport {
   readonly #decoder = new TextDecoder();
   #lastError = "";
 
-  constructor(ws: WebSocket, maxPayload: number) {
+  constructor(ws: WebSocket, maxPayload: number, url: string, endpoint: string) {
     super();
     this.#ws = ws;
     this.#maxPayload = maxPayload;
     ws.binaryType = "arraybuffer";
     ws.onmessage = (event) => this.#onFrame(event.data);
+    // A live socket's errors and close reasons quote the URL too: its token must not travel on.
     ws.onerror = (event) => {
-      this.#lastError = event.message;
+      this.#lastError = redact(event.message, url, endpoint);
     };
-    ws.onclose = (event) => this.finish(describeClose(event.code, event.reason, this.#lastError));
+    ws.onclose = (event) => this.finish(describeClose(event.code, redact(event.reason, url, endpoint), this.#lastError));
   }
 
   send(message: string): void {
@@ -213,16 +214,20 @@ export function connectWebSocket(url: string, options: WebSocketConnectOptions =
     signal?.addEventListener("abort", onAbort, { once: true });
     ws.onopen = () => {
       cleanup();
-      resolve(new WebSocketTransport(ws, options.maxPayload ?? DEFAULT_MAX_PAYLOAD));
+      resolve(new WebSocketTransport(ws, options.maxPayload ?? DEFAULT_MAX_PAYLOAD, url, endpoint));
     };
+    let status: number | undefined;
     ws.onerror = (event) => {
       lastError = redact(event.message, url, endpoint);
+      // Bun words a refused upgrade "Expected 101 status code: 401".
+      const m = /\b101 status code:? (\d{3})\b/.exec(event.message);
+      if (m) status = Number(m[1]);
     };
     ws.onclose = (event) => {
       cleanup();
       ws.onclose = null;
       const why = describeClose(event.code, redact(event.reason, url, endpoint), lastError);
-      reject(new CdpConnectError(endpoint, `WebSocket to ${endpoint} failed: ${why}`));
+      reject(new CdpConnectError(endpoint, `WebSocket to ${endpoint} failed: ${why}`, status !== undefined ? { status } : undefined));
     };
   });
 }

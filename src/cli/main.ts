@@ -54,7 +54,7 @@ export async function runCli(argv: string[], early?: EarlyRead): Promise<void> {
       input[spec.stdinArg] = spec.stdinArg === "expression" ? piped.trim() : piped.replace(/\r?\n$/, "");
     }
     const args = await checkArgs(spec, input);
-    const secretHeaders = spec.name === "connect" && args["cdp-url"] !== undefined && !isTerminal(0) ? await readHeaders() : undefined;
+    const secretHeaders = spec.name === "connect" && (args["cdp-url"] !== undefined || args.reconnect === true) && !isTerminal(0) ? await readHeaders() : undefined;
     const secret = await readSecret(spec.name, args);
     // The broker serves many shells: a relative file name only means something here.
     const local = (spec.localPaths ?? []).filter((k) => typeof args[k] === "string" && args[k] !== "");
@@ -64,7 +64,9 @@ export async function runCli(argv: string[], early?: EarlyRead): Promise<void> {
     }
     const clientKey = parsed.globals["client-key"] ?? checkEnv(env.BROWSER_PILOT_CLIENT_KEY, 3, "clientKey") ?? DEFAULT_CLIENT_KEY;
     const requestId = parsed.globals["request-id"] ?? checkEnv(env.BROWSER_PILOT_REQUEST_ID, 1, "requestId");
-    const timeoutMs = parsed.globals.timeout ?? DEFAULT_TIMEOUT_MS;
+    // A slow remote handshake (--connect-timeout) gets the time it was given, plus its first calls.
+    const connectMs = spec.name === "connect" && typeof args["connect-timeout"] === "number" ? args["connect-timeout"] + 15_000 : 0;
+    const timeoutMs = parsed.globals.timeout ?? Math.max(DEFAULT_TIMEOUT_MS, connectMs);
     if (env.BROWSER_PILOT_OUTPUT_DIR && !isAbsolute(env.BROWSER_PILOT_OUTPUT_DIR)) {
       throw invalidArgument("outputDir", "BROWSER_PILOT_OUTPUT_DIR must be an absolute path.");
     }

@@ -1,6 +1,8 @@
 import * as v from "valibot";
 import { readLines } from "../cdp/lines.ts";
+import { CdpConnectError, CdpHandshakeTimeoutError } from "../cdp/errors.ts";
 import { connectWebSocket, type Transport } from "../cdp/transport.ts";
+import { endpointSecrets, rememberSecrets, scrubSecrets } from "../shared/secrets.ts";
 import { OwnedTargets } from "./owned.ts";
 
 /**
@@ -47,11 +49,11 @@ export async function runJanitor(): Promise<void> {
   // Whatever happens to the pipe or in a callback, cleanup must run to its end.
   process.on("uncaughtException", (err) => {
     if (isBrokenPipe(err)) onParentGone();
-    else console.error(`janitor: ${String(err).slice(0, 300)}`);
+    else console.error(`janitor: ${scrubSecrets(String(err)).slice(0, 300)}`);
   });
   process.on("unhandledRejection", (err) => {
     if (isBrokenPipe(err)) onParentGone();
-    else console.error(`janitor: ${String(err).slice(0, 300)}`);
+    else console.error(`janitor: ${scrubSecrets(String(err)).slice(0, 300)}`);
   });
   const owned = new OwnedTargets();
   let ws: Transport | undefined;
@@ -121,15 +123,19 @@ export async function runJanitor(): Promise<void> {
       case "connect": {
         try {
           launched = ctl.launched === true;
+          rememberSecrets(endpointSecrets(ctl.url ?? "", ctl.headers));
           ws = await connectWebSocket(ctl.url ?? "", { handshakeTimeoutMs: ctl.handshakeTimeoutMs ?? 8000, ...(ctl.headers ? { headers: ctl.headers } : {}) });
         } catch (err) {
-          emit(`!${JSON.stringify({ ev: "error", message: (err as Error).message })}`);
+          const status = err instanceof CdpConnectError ? err.status : undefined;
+          const timedOut = err instanceof CdpHandshakeTimeoutError;
+          emit(`!${JSON.stringify({ ev: "error", message: scrubSecrets((err as Error).message), ...(status !== undefined ? { status } : {}), ...(timedOut ? { timedOut } : {}) })}`);
           process.exit(1);
         }
         ws.onMessage = onBrowserMessage;
         ws.onClose = (reason) => {
           if (exiting) return;
-          emit(`!${JSON.stringify({ ev: "closed", reason })}`);
+          // "remote:" tells the broker the browser's side ended the socket (not our janitor).
+          emit(`!${JSON.stringify({ ev: "closed", reason: `remote: ${scrubSecrets(reason)}` })}`);
           process.exit(0);
         };
         startKeepalive(call, () => ws?.close());

@@ -3,6 +3,9 @@ import { browserCandidateSchema, connectedBrowserSchema } from "./common.ts";
 import { defineCommand, flag, ok, okPlain, optText } from "./define.ts";
 import { rule } from "./rules.ts";
 
+/** Within the default call timeout (60 s) with room for the first calls after the handshake. */
+export const REMOTE_CONNECT_TIMEOUT_MS = 45_000;
+
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export const browsers = defineCommand({
@@ -25,8 +28,14 @@ export const connect = defineCommand({
     v.object({
       browser: optText("Browser id or name from 'bp browsers'"),
       "cdp-url": optText("Browser-level ws:// or wss:// endpoint of a remote browser; headers as a JSON object on stdin"),
+      reconnect: flag("Connect again to the last remote endpoint (its headers, if any, again on stdin)"),
+      "connect-timeout": v.optional(
+        v.pipe(v.number(), v.integer(), v.minValue(1000), v.maxValue(600_000), v.description("Remote handshake limit in ms: a queued service answers only once its browser runs")),
+        REMOTE_CONNECT_TIMEOUT_MS,
+      ),
     }),
     rule("cdpUrl", "Give --browser or --cdp-url, not both.", (a) => a.browser !== undefined && a["cdp-url"] !== undefined),
+    rule("reconnect", "--reconnect takes no --browser or --cdp-url: it reuses the last remote endpoint.", (a) => a.reconnect && (a.browser !== undefined || a["cdp-url"] !== undefined)),
   ),
   result: () => ok({
     browser: connectedBrowserSchema,

@@ -43,7 +43,14 @@ export const status = defineCommand({
     ),
     recovery: v.optional(
       v.pipe(
-        v.object({ required: v.literal(true), code: v.string(), action: v.pipe(v.string(), v.description("The command to run; <id> stands for a browser's id from browsers, <url> for the remote endpoint")) }),
+        v.object({
+          required: v.literal(true),
+          code: v.string(),
+          reason: v.optional(v.pipe(v.literal("remote_session_ended"), v.description("The remote service ended the session (its tabs are gone)"))),
+          action: v.pipe(v.string(), v.description("The command to run; <id> stands for a browser's id from browsers")),
+          endpoint: v.optional(v.pipe(v.string(), v.description("The remote endpoint to reconnect to, credentials as ***"))),
+          message: v.optional(v.string()),
+        }),
         v.description("Only when something must be done before browser commands work"),
       ),
     ),

@@ -41,6 +41,7 @@ export const ERROR_CODES = [
   "quota_exceeded",
   "auth_failed",
   "state_directory_unusable",
+  "browser_busy",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

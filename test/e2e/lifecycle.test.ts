@@ -81,7 +81,8 @@ describe("remote CDP endpoint", () => {
     const env = newEnv();
     try {
       const denied = await env.run(["connect", "--cdp-url", fake.url]);
-      expect(denied.json).toMatchObject({ ok: false, code: "browser_not_found", context: { field: "cdpUrl" } });
+      // The service's 401 is a refusal of the credentials, not a missing browser (and not retryable).
+      expect(denied.json).toMatchObject({ ok: false, code: "browser_not_authorized", retryable: false, context: { field: "cdpUrl", status: 401 } });
       const r = await env.run(["connect", "--cdp-url", fake.url], { stdin: JSON.stringify({ authorization: "Bearer s3cret-header" }) });
       expect(r.json).toMatchObject({ ok: true, browser: { source: "remote", product: "Remote browser", generation: 1 } });
       expect(r.json).not.toHaveProperty("reused");

@@ -60,7 +60,7 @@ describe("a broker that lost its browser connection", () => {
     expect(alive(chromium)).toBe(true);
   }, 90_000);
 
-  test("a remote endpoint that stops answering after its handshake holds up the stop no longer than the reconnect's bound", async () => {
+  test("a remote endpoint is not connected to again at the stop: a new socket there is a new session", async () => {
     const user = await startUserBrowser();
     // A proxy in front of the browser; once told to hang, it passes the WebSocket handshake and nothing after it.
     let hang = false;
@@ -96,9 +96,9 @@ describe("a broker that lost its browser connection", () => {
       const t0 = Date.now();
       process.kill(broker, "SIGTERM");
       await waitFor(() => !alive(broker), 60_000, "the broker to exit");
-      // It did try (the tabs are ours, the endpoint was given by the caller), within its 5 s
-      // bound plus the janitor's start; a first CDP call waiting out its 30 s took longer.
-      expect(connections - before).toBe(1);
+      // A remote service ends the browser with its socket and may start (and bill) a new one
+      // for any other: the stop opens none, so it cannot hang on one either.
+      expect(connections - before).toBe(0);
       expect(Date.now() - t0).toBeLessThan(15_000);
     } finally {
       proxy.close();

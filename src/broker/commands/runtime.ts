@@ -11,6 +11,7 @@ import { BpError, invalidArgument, toBpError } from "../../shared/errors.ts";
 import type { BrowserConnection } from "../browser.ts";
 import type { BrokerState, CallContext, Invocation } from "../context/types.ts";
 import { canonicalJson, fingerprint, idempotencyKey } from "./canonical.ts";
+import { REMOTE_ENDED, remoteSessionEnded } from "../remote.ts";
 import { CommandStore, isTerminal, publicCommand, type CommandRecord, type CommandStatus, type Reply } from "./store.ts";
 import { Watchdogs } from "./watchdogs.ts";
 
@@ -145,7 +146,7 @@ export class CommandRuntime {
     } catch (err) {
       const out = this.classify(run, err);
       status = out.status;
-      reply = errorReply(out.error);
+      reply = errorReply(remoteLoss(run, out.error));
     } finally {
       clearTimeout(timer);
       this.running.delete(req.invocation);
@@ -276,6 +277,16 @@ export class CommandRuntime {
     if (run.controller.signal.aborted) throw new BpError("command_cancelled", "The command was stopped while it waited for its tab.", { retryable: true });
     if (run.atLock) this.dispatch(run);
   }
+}
+
+/**
+ * On a remote browser a lost connection is the session the service ended, whichever layer
+ * noticed it first: the answer names that endpoint (masked) as the way back.
+ */
+function remoteLoss(run: Running, error: BpError): BpError {
+  const info = run.conn?.info;
+  if (error.code !== "browser_disconnected" || info?.source !== "remote" || error.context?.reason === REMOTE_ENDED) return error;
+  return remoteSessionEnded({ endpoint: info.endpoint, headers: info.headers !== undefined }, undefined, error.context);
 }
 
 /**

@@ -18,9 +18,12 @@ export interface BrokerState {
   readonly agents: AgentRegistry;
   /** The connected browser of this generation, if any (may be closed). */
   readonly browser: BrowserConnection | undefined;
-  /** Why the last browser went away, and where it came from (status says how to bring it back). */
-  readonly lastLoss: { reason: string } | undefined;
+  /** Why the last connection was lost (reason "remote_session_ended" for a remote browser). */
+  readonly lastLoss: { reason: string; at: string; generation: number; detail?: string } | undefined;
+  /** Where the last browser came from (status says how to bring it back). */
   readonly lastSource: "discovered" | "launched" | "remote" | undefined;
+  /** The last remote endpoint connected to, for 'bp connect --reconnect'. */
+  readonly lastRemote: { endpoint: string; headers: boolean; connectTimeoutMs: number } | undefined;
   /** Command records: handlers list, describe and cancel them. */
   readonly commands: { readonly store: CommandStore; cancelRecord(rec: CommandRecord): void };
   onStopRequested: ((reason: string) => void) | undefined;

@@ -1,10 +1,11 @@
 import { connectAction, discoverBrowsers, matchBrowser, publicCandidate, withOwnId, type BrowserCandidate } from "../../discovery/index.ts";
-import { BpError } from "../../shared/errors.ts";
+import { BpError, invalidArgument } from "../../shared/errors.ts";
+import { displayEndpoint } from "../../shared/secrets.ts";
 import { publicCommand } from "../commands/store.ts";
 import { BUILD_TARGET, VERSION } from "../../shared/version.ts";
 import type { BrowserConnection } from "../browser.ts";
 import { hasDisplay, launchBrowser, launchedBrowserId, stopLaunched } from "../launch.ts";
-import { remoteBrowser, remoteConnectError } from "../remote.ts";
+import { REMOTE_ENDED, reconnectAdvice, remoteBrowser, remoteConnectError } from "../remote.ts";
 import { profileChoiceNeeded } from "./profiles.ts";
 import * as commands from "../../protocol/commands-connection.ts";
 import { status as statusCommand } from "../../protocol/commands-status.ts";
@@ -23,7 +24,9 @@ const status = defineHandler(statusCommand)({
     const conn = broker.browser;
     const live = conn && !conn.closed ? conn : undefined;
     const agent = broker.agents.get(req.clientKey);
-    const browsers = live ? undefined : (await discoverBrowsers(callerDiscovery(req))).map(publicCandidate);
+    const remoteLoss = !live && broker.lastLoss && broker.lastSource === "remote" ? broker.lastRemote : undefined;
+    // After a remote loss the way back is that endpoint, not a local browser.
+    const browsers = live || remoteLoss ? undefined : (await discoverBrowsers(callerDiscovery(req))).map(publicCandidate);
     const sel = agent?.selected ? conn?.targets.byId.get(agent.selected) : undefined;
     const tabs = agent ? broker.visibleTabs(agent, req.tabAccess).filter((t) => agent.existingId(t.targetId) !== undefined).length : 0;
     // Lean: no tab count of 0, no selectedTab when none is selected, no empty command lists,
@@ -49,7 +52,7 @@ const status = defineHandler(statusCommand)({
       session,
       ...(human.length > 0 ? { humanControl: human } : {}),
       ...(active.length > 0 || uncertain.length > 0 ? { commands: { ...(active.length > 0 ? { active } : {}), ...(uncertain.length > 0 ? { uncertain } : {}) } } : {}),
-      ...(live ? {} : { recovery: lostRecovery(broker.lastLoss, broker.lastSource, browsers ?? []) }),
+      ...(live ? {} : { recovery: remoteLoss ? remoteRecovery(remoteLoss, broker.lastLoss?.reason) : lostRecovery(broker.lastLoss, broker.lastSource, browsers ?? []) }),
     };
   },
 });
@@ -69,8 +72,18 @@ function callerDiscovery(req: CallContext["req"]): { env: Record<string, string 
  * What brings a browser back: the one that was lost comes back the way it came (a remote
  * endpoint by connecting to it again, a launched browser by launching), else what is installed.
  */
+function remoteRecovery(remote: NonNullable<CallContext["broker"]["lastRemote"]>, reason: string | undefined) {
+  return {
+    required: true as const,
+    code: "check_remote_endpoint",
+    ...(reason === REMOTE_ENDED ? { reason: REMOTE_ENDED } : {}),
+    action: "bp connect --reconnect",
+    endpoint: displayEndpoint(remote.endpoint),
+    message: reconnectAdvice(remote),
+  };
+}
+
 function lostRecovery(loss: { reason: string } | undefined, source: string | undefined, browsers: Parameters<typeof connectAction>[0]) {
-  if (loss && source === "remote") return { required: true as const, code: "check_remote_endpoint", action: "bp connect --cdp-url <url>" };
   if (loss && source === "launched") return { required: true as const, code: "browser_disconnected", action: "bp launch" };
   return { required: true as const, code: "browser_disconnected", action: connectAction(browsers) };
 }
@@ -92,6 +105,16 @@ function humanControl(ctx: CallContext): NonNullable<ReplyOf<typeof statusComman
       ...(ep.message !== undefined ? { message: ep.message } : {}),
       ...(ep.by === agent.key ? { yours: true } : {}),
     }));
+}
+
+/** 'connect --reconnect': the last remote endpoint; its headers must come again on stdin. */
+function lastRemoteEndpoint(ctx: CallContext): string {
+  const last = ctx.broker.lastRemote;
+  if (!last) throw invalidArgument("reconnect", "No remote endpoint was connected in this broker; give --cdp-url.");
+  if (last.headers && !ctx.req.secretHeaders) {
+    throw invalidArgument("headers", `${displayEndpoint(last.endpoint)} was connected with headers, which are not kept: pipe them again as JSON on stdin (echo '{"Authorization":"…"}' | bp connect --reconnect).`);
+  }
+  return last.endpoint;
 }
 
 /** Chooses the browser to connect to among passive candidates; never guesses between several. */
@@ -121,15 +144,16 @@ function pickCandidate(all: BrowserCandidate[], filter: string | undefined): Bro
 
 const connect = defineHandler(commands.connect)({
   async run(ctx, args) {
-    const cdpUrl = args["cdp-url"];
+    const cdpUrl = args.reconnect ? lastRemoteEndpoint(ctx) : args["cdp-url"];
     if (cdpUrl !== undefined) {
-      const info = remoteBrowser(cdpUrl, ctx.req.secretHeaders);
+      const timeoutMs = args["connect-timeout"];
+      const info = remoteBrowser(cdpUrl, ctx.req.secretHeaders, timeoutMs);
       try {
         const { conn, reused } = await ctx.broker.attach(info);
         ctx.agent();
         return { browser: browserSummary(conn), ...(reused ? { reused } : {}), ...profileChoiceNeeded(ctx, conn) };
       } catch (err) {
-        throw remoteConnectError(cdpUrl, err);
+        throw remoteConnectError(cdpUrl, err, timeoutMs);
       }
     }
     const candidate = pickCandidate(await discoverBrowsers(callerDiscovery(ctx.req)), args.browser);

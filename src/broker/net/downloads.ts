@@ -60,7 +60,9 @@ export function installDownloads(conn: BrowserConnection, host: NetHost): void {
     if (!d || d.state !== "in_progress") return;
     d.receivedBytes = p.receivedBytes;
     d.totalBytes = p.totalBytes;
-    if (p.state === "completed") complete(host, d, p.filePath);
+    // A remote browser's path names a file on the service's machine: reading that path here
+    // would copy whatever file of ours has the same name (a hostile endpoint could pick it).
+    if (p.state === "completed") complete(host, d, conn.info.source === "remote" ? undefined : p.filePath, conn.info.source === "remote");
     else if (p.state === "canceled") {
       d.state = d.receivedBytes < d.totalBytes || d.totalBytes === 0 ? "failed" : "canceled";
       d.completedAt = Date.now();
@@ -70,12 +72,12 @@ export function installDownloads(conn: BrowserConnection, host: NetHost): void {
   });
 }
 
-function complete(host: NetHost, d: DownloadRecord, filePath: string | undefined): void {
+function complete(host: NetHost, d: DownloadRecord, filePath: string | undefined, remote = false): void {
   d.completedAt = Date.now();
   d.state = "completed";
   byGuid.delete(d.guid);
   if (!filePath) {
-    d.error = "file_unavailable";
+    d.error = remote ? "remote_file_system" : "file_unavailable";
     return;
   }
   try {

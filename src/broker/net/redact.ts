@@ -1,3 +1,5 @@
+import { scrubSecrets } from "../../shared/secrets.ts";
+
 /**
  * Credentials in URLs (`https://user:secret@host/`) never reach an agent's output: the
  * password becomes `***`. Applied to every reply the broker sends, so no command can forget.
@@ -6,8 +8,10 @@
 const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/?)([^\s/?#@:"'<>]*):([^\s/?#@"'<>]*)@/gi;
 
 export function redactUrl(text: string): string {
-  if (!text.includes("@")) return text;
-  return text.replace(USERINFO, (_m, scheme: string, user: string) => `${scheme}${user}:***@`);
+  // A remote endpoint's credentials (token, apiKey, headers), wherever a message quotes them.
+  const scrubbed = scrubSecrets(text);
+  if (!scrubbed.includes("@")) return scrubbed;
+  return scrubbed.replace(USERINFO, (_m, scheme: string, user: string) => `${scheme}${user}:***@`);
 }
 
 /** Redacts every string inside a JSON-like value (keys stay). Returns the same value when nothing changed. */

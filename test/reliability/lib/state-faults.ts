@@ -329,7 +329,7 @@ export async function remoteDroppedScenario(): Promise<string | undefined> {
       return (s.json.browser as { state?: string } | undefined)?.state === "disconnected";
     }, 10_000);
     const recovery = s?.json.recovery as { code?: string; action?: string } | undefined;
-    return recovery?.code === "check_remote_endpoint" && recovery.action === "bp connect --cdp-url <url>" ? undefined : `status after the endpoint dropped: ${s ? brief(s) : ""}`;
+    return recovery?.code === "check_remote_endpoint" && recovery.action === "bp connect --reconnect" ? undefined : `status after the endpoint dropped: ${s ? brief(s) : ""}`;
   } finally {
     await h.cleanup();
     await user.stop();

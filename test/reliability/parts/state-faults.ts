@@ -54,7 +54,7 @@ export const stateFaultsPart: Part = {
       },
       { what: "a frozen broker (SIGSTOP) behind a truncated locator", target: "named with pid and frozen within 5 s; status recommends kill -CONT <pid>; after SIGCONT the same broker answers", full: 3, short: 0, run: () => frozenBrokenLocatorScenario() },
       { what: "status of a frozen broker (SIGSTOP)", target: "unresponsive with pid and frozen; recovery kill -CONT <pid>", full: 3, short: 1, run: () => frozenStatusScenario() },
-      { what: "status after a remote endpoint dropped", target: "recovery check_remote_endpoint: bp connect --cdp-url <url>", full: 3, short: 0, run: () => remoteDroppedScenario() },
+      { what: "status after a remote endpoint dropped", target: "recovery check_remote_endpoint: bp connect --reconnect", full: 3, short: 0, run: () => remoteDroppedScenario() },
       {
         what: `a state directory bp cannot use (${STATE_DIR_KINDS.join(", ")}; tmpfs in a private mount namespace)`,
         target: "state_directory_unusable with fix_state_directory, the path and the errno within 5 s; no empty startup.lock left",
