@@ -12,6 +12,10 @@ import { noticeLine, renderNotice } from "./handoff/notice.ts";
 import { ViewerServer } from "./handoff/viewer.ts";
 import { installNet, releaseNet } from "./net/index.ts";
 import type { TargetRecord } from "./targets.ts";
+import { applyPolicy } from "./policy/apply.ts";
+import { blockMark, forgetBlocks, withBlocks } from "./policy/blocks.ts";
+import { policyHome, refreshPolicy } from "./policy/current.ts";
+import { admitCall } from "./policy/enforce.ts";
 
 /** An agent that has not run a command for this long loses its tabs and control. */
 const DEFAULT_LEASE_MS = 30 * 60_000;
@@ -46,6 +50,8 @@ export class Broker implements BrokerState {
     private readonly handlers: HandlerTable,
   ) {
     this.agents = new AgentRegistry(new TabNumbers(join(paths.home, "tab-ids")));
+    policyHome(paths.home);
+    void refreshPolicy();
     this.handoff.onReturning = (targetId, reason) => this.viewer.revokeTab(targetId, reason);
     this.handoff.onChanged = (targetId) => this.viewer.changed(targetId);
   }
@@ -61,14 +67,17 @@ export class Broker implements BrokerState {
     // Checked against the command's own schema, as the CLI checks them: a client that talks
     // to the socket directly gets the same invalid_argument, before anything happens.
     const bound = handler.bind(raw.args);
-    const req: CallRequest = { ...raw, args: bound.args };
+    // The host policy: read again if the file changed, then its word on this call, before anything runs.
+    if (await refreshPolicy()) await applyPolicy(this.browser, this.agents.all().map((a) => a.key));
+    const req: CallRequest = admitCall({ ...raw, args: bound.args }, handler.command);
+    const mark = blockMark();
     // A command past its deadline replies at once, but its handler may still be touching the
     // tab: it keeps the tab's admission until the handler itself has ended, so a handoff never
     // starts while it runs.
     let running: Promise<unknown> | undefined;
     const tracked: Invocation = { ...bound, run: (ctx) => (running = bound.run(ctx)) };
     try {
-      return this.withNotices(req, await this.commands.run(req, tracked));
+      return this.withNotices(req, withBlocks(await this.commands.run(req, tracked), req.clientKey, mark));
     } finally {
       const release = () => this.handoff.finish(req.invocation);
       if (running) void running.then(release, release);
@@ -171,6 +180,7 @@ export class Broker implements BrokerState {
         },
       });
       this.readopt(conn);
+      await applyPolicy(conn, []);
       return { conn, reused: false };
     } finally {
       this.connecting = undefined;
@@ -253,6 +263,7 @@ export class Broker implements BrokerState {
       }
     }
     this.agents.delete(agent.key, expired);
+    forgetBlocks(agent.key);
     await releaseNet(this.browser, agent.key, this.paths.home).catch(() => undefined);
     return closed;
   }

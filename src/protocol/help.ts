@@ -16,7 +16,7 @@ const GROUP_ORDER: CommandGroup[] = [
 const SYNOPSIS_WIDTH = 24;
 
 /** Top-level help: every command on about one screen; agents read this, so it stays short. */
-export async function renderTopHelp(version: string): Promise<string> {
+export async function renderTopHelp(version: string, denied?: (name: string) => boolean): Promise<string> {
   const COMMANDS = await allCommands();
   const lines = [`bp ${version}: drive Chromium from the shell; JSON when piped, text on a TTY.`, ""];
   // Capped: one long synopsis must not pad every line (the whole screen has a budget).
@@ -25,7 +25,7 @@ export async function renderTopHelp(version: string): Promise<string> {
     const cmds = COMMANDS.filter((c) => c.group === group);
     if (cmds.length === 0) continue;
     lines.push(`${group}:`);
-    for (const c of cmds) lines.push(`  ${synopsis(c).padEnd(width)}  ${headline(c.summary)}`);
+    for (const c of cmds) lines.push(`  ${synopsis(c).padEnd(width)}  ${headline(c.summary)}${denied?.(c.name) ? " [denied by host policy]" : ""}`);
     lines.push("");
   }
   lines.push("Global: --json | --human, --client-key KEY, --request-id ID, --timeout MS");
@@ -35,15 +35,17 @@ export async function renderTopHelp(version: string): Promise<string> {
   return lines.join("\n");
 }
 
-export function renderCommandHelp(def: CommandDef): string {
+export function renderCommandHelp(def: CommandDef, denied?: { command?: true; options?: string[] }): string {
   const lines = [`bp ${usage(def)}`, "", def.summary, ""];
+  if (denied?.command) lines.splice(3, 0, "Denied by the host policy for this client key (policy_denied).", "");
   const args = describeArgs(def);
   if (args.length > 0) {
     lines.push("Arguments:");
     for (const a of args) {
       const label = a.positional ? `<${a.name}>` : `${a.alias ? `-${a.alias}, ` : ""}--${a.name}${a.kind === "boolean" ? "" : ` <${a.kind === "number" ? "n" : "value"}>`}`;
       const extra = [a.required ? "required" : "", a.default !== undefined && a.default !== false ? `default ${String(a.default)}` : ""].filter(Boolean).join(", ");
-      lines.push(`  ${label.padEnd(24)} ${a.description}${extra ? ` (${extra})` : ""}`);
+      const off = denied?.options?.includes(a.name) ? " [denied by host policy]" : "";
+      lines.push(`  ${label.padEnd(24)} ${a.description}${extra ? ` (${extra})` : ""}${off}`);
     }
     lines.push("");
   }

@@ -40,6 +40,8 @@ export const ERROR_CODES = [
   "dialog_pending",
   "quota_exceeded",
   "auth_failed",
+  "policy_denied",
+  "policy_invalid",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -19,6 +19,7 @@ import { rememberRequests } from "./polling.ts";
 import { decide, mergeHeaders } from "./rules.ts";
 import { needsFetch, netFor, peekNet, type NetHost } from "./state.ts";
 import { cutString } from "../../shared/page-strings.ts";
+import { policyStops } from "../policy/net.ts";
 
 export type { NetHost } from "./state.ts";
 
@@ -262,6 +263,8 @@ function markRule(tab: TabNet, scope: string, networkId: string | undefined, rul
 
 async function onPaused(tab: TabNet, s: CdpSession, scope: string, p: Protocol.Fetch.RequestPausedEvent): Promise<void> {
   const owner = tab.rec.controller;
+  // The host policy first: no agent rule can let through what it stops (src/broker/policy/net.ts).
+  if (await policyStops(tab.rec, s, p, (rule) => markRule(tab, scope, p.networkId, rule))) return;
   const rules = owner === undefined ? [] : (peekNet(owner)?.rules ?? []);
   const d = decide(rules, p.request.url);
   try {
