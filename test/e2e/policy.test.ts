@@ -1,0 +1,196 @@
+/**
+ * The host policy ($BROWSER_PILOT_HOME/policy.json) against real Chromium, through a recording
+ * hop so a refusal can be shown to make no browser call at all. Origin `b` (localhost) is the
+ * denied one; `a` (127.0.0.1) the allowed page that must stay.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startCdpRecorder, type CdpRecorder } from "../support/cdp-recorder.ts";
+import { requireChromium } from "../support/chromium.ts";
+import { makeBpEnv, refNamed } from "../support/bp.ts";
+import { PAGES, startFixtureServer } from "../support/fixture-server.ts";
+import { startUserBrowser, type UserBrowser } from "../support/user-browser.ts";
+
+requireChromium();
+
+const site = startFixtureServer({
+  ...PAGES,
+  "/redir": (url) => new Response(null, { status: 302, headers: { location: url.searchParams.get("to") ?? "/" } }),
+});
+const B_HOST = new URL(site.b).hostname;
+const env = makeBpEnv();
+const POLICY = join(env.home, "policy.json");
+const A = "policy-a";
+const K2 = "policy-k2";
+let browser: UserBrowser;
+let rec: CdpRecorder;
+
+function writePolicy(p: unknown, mode = 0o600): void {
+  mkdirSync(env.home, { recursive: true, mode: 0o700 });
+  writeFileSync(POLICY, typeof p === "string" ? p : JSON.stringify(p));
+  chmodSync(POLICY, mode);
+}
+const run = (args: string[], key = A) => env.run(args, { key });
+const echo = (html: string) => `${site.a}/echo?html=${encodeURIComponent(`<!doctype html><title>Allowed</title>${html}`)}`;
+const href = async (key = A) => String((await run(["eval", "location.href"], key)).json.value);
+
+beforeAll(async () => {
+  browser = await startUserBrowser();
+  rec = startCdpRecorder(browser.wsEndpoint);
+  expect((await run(["connect", "--cdp-url", rec.url])).json.ok).toBe(true);
+});
+afterAll(async () => {
+  await env.cleanup();
+  rec.stop();
+  await browser.stop();
+  site.stop();
+});
+
+describe("host policy", () => {
+  test("a denied command or option is refused before any browser call", async () => {
+    expect((await run(["open", `${site.a}/`, "--new"])).json.ok).toBe(true);
+    writePolicy({ deny: ["screenshot", "cookies --values", "net"] });
+    expect((await run(["status"])).json.ok).toBe(true);
+    rec.mark();
+    for (const args of [["screenshot"], ["cookies", "--values"], ["net", "mock", "*", "--body", "x"], ["net"]]) {
+      const r = await run(args);
+      expect(r.json.code).toBe("policy_denied");
+      expect(r.json.retryable).toBe(false);
+      expect(r.json.context?.rule).toBe("deny");
+    }
+    expect(rec.mark()).toEqual([]);
+    expect((await run(["cookies"])).json.ok).toBe(true);
+    const schema = await run(["schema", "cookies"]);
+    expect(schema.json.denied).toEqual({ options: ["values"] });
+    expect((await run(["schema", "screenshot"])).json.denied).toEqual({ command: true });
+    expect((await run(["screenshot", "--help"])).stdout).toContain("Denied by the host policy");
+    expect((await run(["--help"])).stdout).toMatch(/screenshot.*\[denied by host policy\]/);
+    const status = await run(["status"]);
+    expect(status.json.policy).toMatchObject({ deny: ["screenshot", "cookies --values", "net"] });
+    expect(String((status.json.policy as { digest: string }).digest)).toMatch(/^[0-9a-f]{12}$/);
+  });
+
+  test("a per-key section narrows that key only; a changed file holds from the next command", async () => {
+    writePolicy({ keys: { [K2]: { deny: ["eval"] } } });
+    expect((await run(["open", `${site.a}/`, "--new"], K2)).json.ok).toBe(true);
+    expect((await run(["eval", "1+1"], K2)).json.code).toBe("policy_denied");
+    expect((await run(["eval", "1+1"])).json.value).toBe(2);
+    writePolicy({});
+    expect((await run(["eval", "1+1"], K2)).json.value).toBe(2);
+    writePolicy({ deny: ["eval"] });
+    expect((await run(["eval", "1+1"])).json.code).toBe("policy_denied");
+  });
+
+  test("a malformed, widening or world-writable file fails closed, with no browser call", async () => {
+    rec.mark();
+    writePolicy("{ not json");
+    let r = await run(["eval", "1"]);
+    expect(r.json.code).toBe("policy_invalid");
+    expect((await run(["status"])).json.code).toBe("policy_invalid");
+    writePolicy({ deny: ["evaluate"] });
+    r = await run(["tabs"]);
+    expect(r.json).toMatchObject({ code: "policy_invalid", context: { field: "deny[0]" } });
+    writePolicy({ origins: { allow: ["127.0.0.1"] }, keys: { [A]: { origins: { allow: ["example.com"] } } } });
+    expect((await run(["tabs"])).json.context?.field).toBe(`keys.${A}.origins.allow[0]`);
+    writePolicy({ origins: { deny: ["bad host!"] } });
+    expect((await run(["tabs"])).json.context?.field).toBe("origins.deny[0]");
+    writePolicy({}, 0o666);
+    r = await run(["tabs"]);
+    expect(r.json).toMatchObject({ code: "policy_invalid", context: { field: "mode" } });
+    expect(rec.mark()).toEqual([]);
+    chmodSync(POLICY, 0o600);
+    expect((await run(["tabs"])).json.ok).toBe(true);
+  });
+
+  test("no bp command writes the policy file", async () => {
+    writePolicy({ keys: { nobody: { deny: ["eval"] } } });
+    const before = readFileSync(POLICY, "utf8");
+    expect((await run(["screenshot", POLICY])).json).toMatchObject({ code: "policy_denied", context: { rule: "policy_file" } });
+    expect((await env.run(["screenshot", "policy.json", "--force"], { key: A, cwd: env.home })).json.code).toBe("policy_denied");
+    expect((await run(["pdf", POLICY])).json.code).toBe("policy_denied");
+    // Through a directory link to the home.
+    const side = mkdtempSync(join(tmpdir(), "bp-policy-link-"));
+    symlinkSync(env.home, join(side, "h"));
+    expect((await run(["screenshot", join(side, "h", "policy.json")])).json.code).toBe("policy_denied");
+    rmSync(side, { recursive: true, force: true });
+    expect(readFileSync(POLICY, "utf8")).toBe(before);
+  });
+
+  test("origins: open, link, redirect, popup and fetch to a denied origin are stopped; the allowed page stays", async () => {
+    writePolicy({ origins: { deny: [B_HOST] } });
+    // The change itself brings the tabs' interception in line (with the next command).
+    expect((await run(["status"])).json.ok).toBe(true);
+    rec.mark();
+    const open = await run(["open", `${site.b}/second`]);
+    expect(open.json).toMatchObject({ code: "policy_denied", context: { rule: "origins.deny", entry: B_HOST } });
+    expect(rec.mark()).toEqual([]);
+
+    // A link.
+    expect((await run(["open", echo(`<a href="${site.b}/second">Go away</a>`), "--new"])).json.ok).toBe(true);
+    const allowed = await href();
+    const click = await run(["click", await refNamed((a) => run(a), "Go away")]);
+    expect(click.json.policyBlocked).toEqual([{ kind: "navigation", url: `${site.b}/second`, rule: "origins.deny", entry: B_HOST }]);
+    expect(await href()).toBe(allowed);
+
+    // A redirect from the allowed origin to the denied one.
+    const redir = await run(["open", `${site.a}/redir?to=${encodeURIComponent(`${site.b}/third`)}`]);
+    expect(redir.json).toMatchObject({ code: "policy_denied", retryable: false, context: { rule: "origins.deny", url: `${site.b}/third` } });
+    expect(await href()).toBe(allowed);
+
+    // A popup.
+    expect((await run(["open", echo(`<button onclick="window.open('${site.b}/second', '_blank')">Pop</button>`)])).json.ok).toBe(true);
+    const opener = await href();
+    const pop = await run(["click", await refNamed((a) => run(a), "Pop")]);
+    expect(pop.json.policyBlocked).toEqual([{ kind: "popup", url: `${site.b}/second`, rule: "origins.deny", entry: B_HOST }]);
+    await Bun.sleep(300);
+    const tabs = (await run(["tabs"])).json.tabs as { url: string }[];
+    // The popup is there, but its page never committed.
+    expect(tabs.some((t) => t.url.startsWith(site.b))).toBe(false);
+    expect(await href()).toBe(opener);
+
+    // The page's own fetch.
+    const fetched = await run(["eval", `fetch('${site.b}/second').then(() => 'loaded', (e) => 'failed: ' + e.name)`]);
+    expect(fetched.json.value).toBe("failed: TypeError");
+    expect(fetched.json.policyBlocked).toEqual([{ kind: "request", url: `${site.b}/second`, rule: "origins.deny", entry: B_HOST }]);
+    expect(await href()).toBe(opener);
+  });
+
+  test("origins.allow: only listed origins load", async () => {
+    writePolicy({ origins: { allow: [`http://127.0.0.1:${new URL(site.a).port}`] } });
+    expect((await run(["open", `${site.b}/`])).json).toMatchObject({ code: "policy_denied", context: { rule: "origins.allow" } });
+    expect((await run(["open", `${site.a}/second`])).json.ok).toBe(true);
+    const r = await run(["eval", `fetch('${site.b}/second').then(() => 'loaded', () => 'failed')`]);
+    expect(r.json.value).toBe("failed");
+    expect((r.json.policyBlocked as { rule: string }[])[0]?.rule).toBe("origins.allow");
+  });
+
+  test("tabAccess own for a key hides the tabs it did not create", async () => {
+    writePolicy({});
+    const all = (await run(["tabs"], "policy-watch")).json.tabs as unknown[];
+    writePolicy({ keys: { "policy-watch": { tabAccess: "own" } } });
+    const own = (await run(["tabs"], "policy-watch")).json.tabs as unknown[];
+    expect(all.length).toBeGreaterThan(0);
+    expect(own).toEqual([]);
+  });
+
+  test("uploads only from the listed directories; downloads off", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bp-policy-up-"));
+    const other = mkdtempSync(join(tmpdir(), "bp-policy-other-"));
+    writeFileSync(join(dir, "ok.txt"), "ok");
+    writeFileSync(join(other, "no.txt"), "no");
+    writePolicy({ files: { uploadDirs: [dir], downloads: "off" } });
+    expect((await run(["open", echo(`<label>File <input type=file></label>`)])).json.ok).toBe(true);
+    const ref = await refNamed((a) => run(a), "File");
+    rec.mark();
+    expect((await run(["upload", ref, join(other, "no.txt")])).json).toMatchObject({ code: "policy_denied", context: { rule: "files.uploadDirs" } });
+    expect((await run(["download", "dl1"])).json).toMatchObject({ code: "policy_denied", context: { rule: "files.downloads" } });
+    expect(rec.mark()).toEqual([]);
+    expect((await run(["upload", ref, join(dir, "ok.txt")])).json.ok).toBe(true);
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(other, { recursive: true, force: true });
+    writePolicy({});
+  });
+});
+
