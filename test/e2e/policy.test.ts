@@ -157,6 +157,15 @@ describe("host policy", () => {
     expect(await href()).toBe(opener);
   });
 
+  test("a history move back to a page of an origin denied since is stopped", async () => {
+    writePolicy({});
+    expect((await run(["open", `${site.b}/second`, "--new"])).json.ok).toBe(true);
+    expect((await run(["open", `${site.a}/third`])).json.ok).toBe(true);
+    writePolicy({ origins: { deny: [B_HOST] } });
+    expect((await run(["back"])).json).toMatchObject({ code: "policy_denied", context: { rule: "origins.deny", url: `${site.b}/second` } });
+    expect(await href()).toBe(`${site.a}/third`);
+  });
+
   test("origins.allow: only listed origins load", async () => {
     writePolicy({ origins: { allow: [`http://127.0.0.1:${new URL(site.a).port}`] } });
     expect((await run(["open", `${site.b}/`])).json).toMatchObject({ code: "policy_denied", context: { rule: "origins.allow" } });

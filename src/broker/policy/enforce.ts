@@ -7,7 +7,7 @@ import { realpathSync } from "node:fs";
 import * as v from "valibot";
 import type { CommandDef } from "../../protocol/define.ts";
 import { originVerdict } from "../../protocol/policy-match.ts";
-import { deniedBy, insideDir, objectEntries, rulesFor } from "../../protocol/policy.ts";
+import { deniedBy, insideDir, objectEntries, rulesFor, type Effective } from "../../protocol/policy.ts";
 import type { CallRequest } from "../../protocol/wire.ts";
 import { BpError } from "../../shared/errors.ts";
 import { cutString } from "../../shared/page-strings.ts";
@@ -39,10 +39,7 @@ export function admitCall(req: CallRequest, def: CommandDef): CallRequest {
   const rules = rulesFor(policy, req.clientKey);
   const denied = deniedBy(rules, req.command, req.args, defaults(def));
   if (denied !== undefined) throw policyDenied(`'${denied}' is removed for this agent.`, "deny", { entry: denied, command: req.command });
-  if (req.command === "open" && typeof req.args.url === "string") {
-    const verdict = originVerdict(rules, req.args.url);
-    if (verdict) throw policyDenied(`Navigation to ${cutString(redactUrl(req.args.url), 200)} is not allowed.`, verdict.rule, { url: cutString(redactUrl(req.args.url), 200), ...(verdict.entry ? { entry: verdict.entry } : {}) });
-  }
+  if (req.command === "open" && typeof req.args.url === "string") navigationVerdict(rules, req.args.url);
   if (req.command === "upload" && typeof req.args.file === "string" && rules.uploadDirs) {
     if (!uploadAllowed(rules.uploadDirs, req.args.file)) throw policyDenied("Uploads may come only from the directories the host listed.", "files.uploadDirs", { field: "file" });
   }
@@ -51,6 +48,18 @@ export function admitCall(req: CallRequest, def: CommandDef): CallRequest {
   }
   if (rules.tabAccess === "own" && req.tabAccess !== "own") return { ...req, tabAccess: "own" };
   return req;
+}
+
+function navigationVerdict(rules: Effective, url: string): void {
+  const verdict = originVerdict(rules, url);
+  const shown = cutString(redactUrl(url), 200);
+  if (verdict) throw policyDenied(`Navigation to ${shown} is not allowed.`, verdict.rule, { url: shown, ...(verdict.entry ? { entry: verdict.entry } : {}) });
+}
+
+/** A navigation the broker starts itself (a history move) to a URL the key's policy denies: policy_denied. */
+export function assertMayNavigate(key: string, url: string): void {
+  const policy = currentPolicy();
+  if (policy) navigationVerdict(rulesFor(policy, key), url);
 }
 
 /** The file's real path (links resolved) lies in a listed directory (also resolved). */
