@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startCdpRecorder, type CdpRecorder } from "../support/cdp-recorder.ts";
 import { requireChromium } from "../support/chromium.ts";
-import { makeBpEnv, refNamed } from "../support/bp.ts";
+import { makeBpEnv, refNamed, waitFor } from "../support/bp.ts";
 import { PAGES, startFixtureServer } from "../support/fixture-server.ts";
 import { startUserBrowser, type UserBrowser } from "../support/user-browser.ts";
 
@@ -173,6 +173,19 @@ describe("host policy", () => {
     const r = await run(["eval", `fetch('${site.b}/second').then(() => 'loaded', () => 'failed')`]);
     expect(r.json.value).toBe("failed");
     expect((r.json.policyBlocked as { rule: string }[])[0]?.rule).toBe("origins.allow");
+  });
+
+  test("a download over the cap is cancelled and says so; new tabs open while pages are held at start", async () => {
+    writePolicy({ origins: { deny: ["example.invalid"] }, files: { downloads: { maxBytes: 1000 } } });
+    expect((await run(["open", `${site.a}/files`, "--new"])).json.ok).toBe(true);
+    const click = await run(["click", await refNamed((a) => run(a), "Big file")]);
+    expect(click.json.ok).toBe(true);
+    const d = await waitFor(async () => {
+      const list = (await run(["downloads"])).json.downloads as { fileName: string; state: string; error?: string }[];
+      return list.find((x) => x.fileName === "big.bin" && x.state !== "in_progress");
+    }, 20_000, "the capped download to end");
+    expect(d).toMatchObject({ state: "failed", error: "policy_denied" });
+    writePolicy({});
   });
 
   test("tabAccess own for a key hides the tabs it did not create", async () => {
