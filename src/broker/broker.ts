@@ -12,7 +12,7 @@ import { noticeLine, renderNotice } from "./handoff/notice.ts";
 import { ViewerServer } from "./handoff/viewer.ts";
 import { installNet, releaseNet } from "./net/index.ts";
 import type { TargetRecord } from "./targets.ts";
-import { applyPolicy } from "./policy/apply.ts";
+import { applyPolicy, followPolicy } from "./policy/apply.ts";
 import { blockMark, forgetBlocks, withBlocks } from "./policy/blocks.ts";
 import { policyHome, refreshPolicy } from "./policy/current.ts";
 import { admitCall } from "./policy/enforce.ts";
@@ -68,7 +68,7 @@ export class Broker implements BrokerState {
     // to the socket directly gets the same invalid_argument, before anything happens.
     const bound = handler.bind(raw.args);
     // The host policy: read again if the file changed, then its word on this call, before anything runs.
-    if (await refreshPolicy()) await applyPolicy(this.browser, this.agents.all().map((a) => a.key));
+    await followPolicy(() => this.browser, () => this.agents.all().map((a) => a.key));
     const req: CallRequest = admitCall({ ...raw, args: bound.args }, handler.command);
     const mark = blockMark();
     // A command past its deadline replies at once, but its handler may still be touching the

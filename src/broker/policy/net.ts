@@ -56,7 +56,7 @@ export async function guardPopups(conn: BrowserConnection): Promise<void> {
     });
   }
   const want = anyIntercepts();
-  if (holding.get(conn) === want) return;
+  if ((holding.get(conn) ?? false) === want) return;
   holding.set(conn, want);
   await conn.cdp.send("Target.setAutoAttach", { autoAttach: want, waitForDebuggerOnStart: want, flatten: true, filter: [{ type: "page" }] }).catch(() => undefined);
 }
