@@ -69,15 +69,15 @@ export const policyPart: Part = {
   async run(ctx: PartContext): Promise<PartReport> {
     const started = performance.now();
     const nParse = ctx.count ?? (ctx.scale === "full" ? 20_000 : 400);
-    const nLive = ctx.count !== undefined ? Math.ceil(ctx.count / 10) : ctx.scale === "full" ? 1500 : 54;
+    const nLive = ctx.count !== undefined ? Math.ceil(ctx.count / 10) : ctx.scale === "full" ? 600 : 54;
     const site = startPolicySite();
     const rand = rng(ctx.seed);
     const world: PolicyWorld = { a: site.a, b: site.b, keys: KEYS, dirs: ["/tmp", "/tmp/bp-up"] };
     const rows = {
       parse: new Tally(`${nParse} fuzzed policy files through the parser, seed ${ctx.seed}`, "each accepted, or refused with policy_invalid naming a field; 0 crashes"),
       narrow: new Tally("per-key rules of the accepted ones, against every command and 20 URLs each", "0 keys wider than the global rules"),
-      live: new Tally(`${nLive} fuzzed commands under fuzzed policies written to a live broker's home (real Chromium)`, "0 escapes: every denied command, option or navigation refused with policy_denied; every call under a broken or writable file policy_invalid"),
-      page: new Tally("page requests to a policed origin from eval: fetch, navigation, popup, iframe, redirect", "0 denied requests reached the server"),
+      live: new Tally(`the commands and opens among ${nLive} fuzzed steps under fuzzed policies written to a live broker's home (real Chromium)`, "0 escapes: every denied command, option or navigation refused with policy_denied; every call under a broken or writable file policy_invalid"),
+      page: new Tally("the page requests among them to an origin the policy denies (open, and from eval: fetch, navigation, popup, iframe, redirect)", "0 denied requests reached the server"),
       broker: new Tally("broker checks after every policy change", "same broker process, answering"),
     };
     let accepted = 0;
