@@ -62,7 +62,7 @@ export async function deniedCommands(env: NodeJS.ProcessEnv): Promise<((name: st
  * Passive commands talk to a broker only if one is already running; they never start one.
  * Returns undefined when a live broker should answer instead.
  */
-export async function runPassive(name: string, paths: BpPaths): Promise<Result | undefined> {
+export async function runPassive(name: string, paths: BpPaths, clientKey = ""): Promise<Result | undefined> {
   const state = await probePast(paths);
   if (state.kind === "running") return undefined;
   if (name === "disconnect") {
@@ -80,6 +80,10 @@ export async function runPassive(name: string, paths: BpPaths): Promise<Result |
   const { connectAction, discoverBrowsers, publicCandidate } = await import("../discovery/index.ts");
   const browsers = (await discoverBrowsers()).map(publicCandidate);
   const serviceState = state.kind === "stopped" ? "stopped" : state.kind;
+  // The policy a broker would enforce (a broken file fails closed here too).
+  const { readPolicy } = await import("../protocol/policy-file.ts");
+  const { summarize } = await import("../protocol/policy.ts");
+  const policy = await readPolicy(paths.home);
   // Lean: the recovery names the one command; each browser's own remediation is in its entry.
   return {
     ok: true,
@@ -87,6 +91,7 @@ export async function runPassive(name: string, paths: BpPaths): Promise<Result |
     browser: { state: "disconnected" },
     browsers,
     session: { state: "unavailable" },
+    ...(policy ? { policy: summarize(policy, clientKey) } : {}),
     recovery: { required: true, code: "browser_disconnected", action: connectAction(browsers) },
   };
 }

@@ -106,7 +106,7 @@ export async function runCli(argv: string[], early?: EarlyRead): Promise<void> {
         else fail(live, mode);
         return;
       }
-      const passive = await runPassive(name, paths);
+      const passive = await runPassive(name, paths, clientKey);
       if (passive) {
         printResult(name, passive, mode);
         return;

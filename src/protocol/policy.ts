@@ -5,6 +5,7 @@
  * Matching lives in policy-match.ts; reading the file and enforcing it in src/broker/policy/.
  */
 import * as v from "valibot";
+import type { PolicySummary } from "./policy-summary.ts";
 import { BpError } from "../shared/errors.ts";
 import { coversPattern, parseOriginPattern } from "./policy-match.ts";
 import { COMMAND_INDEX, findCommand } from "./table.ts";
@@ -244,3 +245,18 @@ export function commandDenied(rules: Effective, command: string): boolean {
 }
 
 export { policySummarySchema, type PolicySummary } from "./policy-summary.ts";
+
+/** `bp status`'s summary of the rules in force for a key, with the file's digest. */
+export function summarize(p: Policy, key: string): PolicySummary {
+  const r = rulesFor(p, key);
+  const allow = r.allow?.reduce((n, l) => Math.min(n, l.length), Number.POSITIVE_INFINITY);
+  return {
+    digest: p.digest,
+    ...(r.deny.length > 0 ? { deny: r.deny.slice(0, 20) } : {}),
+    ...(allow !== undefined ? { allow } : {}),
+    ...(r.block.length > 0 ? { block: r.block.length } : {}),
+    ...(r.tabAccess === "own" ? { tabAccess: "own" as const } : {}),
+    ...(r.uploadDirs ? { uploadDirs: r.uploadDirs.length } : {}),
+    ...(r.downloads !== undefined && r.downloads !== "on" ? { downloads: r.downloads === "off" ? ("off" as const) : r.downloads.maxBytes } : {}),
+  };
+}

@@ -9,7 +9,7 @@
  */
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { parsePolicy, POLICY_FILE, policyInvalid, rulesFor, type Effective, type Policy, type PolicySummary } from "../../protocol/policy.ts";
+import { parsePolicy, POLICY_FILE, policyInvalid, rulesFor, summarize, type Effective, type Policy, type PolicySummary } from "../../protocol/policy.ts";
 import { statProblem } from "../../protocol/policy-file.ts";
 import { BpError } from "../../shared/errors.ts";
 
@@ -122,18 +122,7 @@ export function refuseWrite(): BpError {
 /** What `bp status` shows of the policy in force for a key: its digest and a short summary. */
 export function policyStatus(key: string): PolicySummary | undefined {
   const p = currentPolicy();
-  if (!p) return undefined;
-  const r = rulesFor(p, key);
-  const allow = r.allow?.reduce((n, l) => Math.min(n, l.length), Number.POSITIVE_INFINITY);
-  return {
-    digest: p.digest,
-    ...(r.deny.length > 0 ? { deny: r.deny.slice(0, 20) } : {}),
-    ...(allow !== undefined ? { allow } : {}),
-    ...(r.block.length > 0 ? { block: r.block.length } : {}),
-    ...(r.tabAccess === "own" ? { tabAccess: "own" as const } : {}),
-    ...(r.uploadDirs ? { uploadDirs: r.uploadDirs.length } : {}),
-    ...(r.downloads !== undefined && r.downloads !== "on" ? { downloads: r.downloads === "off" ? ("off" as const) : r.downloads.maxBytes } : {}),
-  };
+  return p ? summarize(p, key) : undefined;
 }
 
 /** The key's downloads rule: "off", the largest download in bytes, or undefined (no limit). */
