@@ -15,8 +15,14 @@ import { startUserBrowser, type UserBrowser } from "../support/user-browser.ts";
 
 requireChromium();
 
+/** Requests that reached the server's /probe page, as "host/n": the server's word, not bp's. */
+const probed = new Set<string>();
 const site = startFixtureServer({
   ...PAGES,
+  "/probe": (url) => {
+    probed.add(`${url.host}/${url.searchParams.get("n") ?? ""}`);
+    return "<!doctype html><title>Probe</title><p>probe</p>";
+  },
   "/redir": (url) => new Response(null, { status: 302, headers: { location: url.searchParams.get("to") ?? "/" } }),
 });
 const B_HOST = new URL(site.b).hostname;
@@ -128,22 +134,22 @@ describe("host policy", () => {
     expect(rec.mark()).toEqual([]);
 
     // A link.
-    expect((await run(["open", echo(`<a href="${site.b}/second">Go away</a>`), "--new"])).json.ok).toBe(true);
+    expect((await run(["open", echo(`<a href="${site.b}/probe?n=link">Go away</a>`), "--new"])).json.ok).toBe(true);
     const allowed = await href();
     const click = await run(["click", await refNamed((a) => run(a), "Go away")]);
-    expect(click.json.policyBlocked).toEqual([{ kind: "navigation", url: `${site.b}/second`, rule: "origins.deny", entry: B_HOST }]);
+    expect(click.json.policyBlocked).toEqual([{ kind: "navigation", url: `${site.b}/probe?n=link`, rule: "origins.deny", entry: B_HOST }]);
     expect(await href()).toBe(allowed);
 
     // A redirect from the allowed origin to the denied one.
-    const redir = await run(["open", `${site.a}/redir?to=${encodeURIComponent(`${site.b}/third`)}`]);
-    expect(redir.json).toMatchObject({ code: "policy_denied", retryable: false, context: { rule: "origins.deny", url: `${site.b}/third` } });
+    const redir = await run(["open", `${site.a}/redir?to=${encodeURIComponent(`${site.b}/probe?n=redirect`)}`]);
+    expect(redir.json).toMatchObject({ code: "policy_denied", retryable: false, context: { rule: "origins.deny", url: `${site.b}/probe?n=redirect` } });
     expect(await href()).toBe(allowed);
 
     // A popup.
-    expect((await run(["open", echo(`<button onclick="window.open('${site.b}/second', '_blank')">Pop</button>`)])).json.ok).toBe(true);
+    expect((await run(["open", echo(`<button onclick="window.open('${site.b}/probe?n=popup', '_blank')">Pop</button>`)])).json.ok).toBe(true);
     const opener = await href();
     const pop = await run(["click", await refNamed((a) => run(a), "Pop")]);
-    expect(pop.json.policyBlocked).toEqual([{ kind: "popup", url: `${site.b}/second`, rule: "origins.deny", entry: B_HOST }]);
+    expect(pop.json.policyBlocked).toEqual([{ kind: "popup", url: `${site.b}/probe?n=popup`, rule: "origins.deny", entry: B_HOST }]);
     await Bun.sleep(300);
     const tabs = (await run(["tabs"])).json.tabs as { url: string }[];
     // The popup is there, but its page never committed.
@@ -151,10 +157,12 @@ describe("host policy", () => {
     expect(await href()).toBe(opener);
 
     // The page's own fetch.
-    const fetched = await run(["eval", `fetch('${site.b}/second').then(() => 'loaded', (e) => 'failed: ' + e.name)`]);
+    const fetched = await run(["eval", `fetch('${site.b}/probe?n=fetch').then(() => 'loaded', (e) => 'failed: ' + e.name)`]);
     expect(fetched.json.value).toBe("failed: TypeError");
-    expect(fetched.json.policyBlocked).toEqual([{ kind: "request", url: `${site.b}/second`, rule: "origins.deny", entry: B_HOST }]);
+    expect(fetched.json.policyBlocked).toEqual([{ kind: "request", url: `${site.b}/probe?n=fetch`, rule: "origins.deny", entry: B_HOST }]);
     expect(await href()).toBe(opener);
+    // The server's own word: none of them reached it.
+    expect([...probed].filter((p) => p.startsWith(new URL(site.b).host))).toEqual([]);
   });
 
   test("a history move back to a page of an origin denied since is stopped", async () => {
@@ -164,6 +172,19 @@ describe("host policy", () => {
     writePolicy({ origins: { deny: [B_HOST] } });
     expect((await run(["back"])).json).toMatchObject({ code: "policy_denied", context: { rule: "origins.deny", url: `${site.b}/second` } });
     expect(await href()).toBe(`${site.a}/third`);
+  });
+
+  test("a frame to a denied origin never loads; the server never sees it", async () => {
+    writePolicy({ origins: { deny: [B_HOST] } });
+    expect((await run(["open", echo("<p>Frames</p>"), "--new"])).json.ok).toBe(true);
+    const url = `${site.b}/probe?n=frame`;
+    const r = await run(["eval", `new Promise((done) => { const f = document.createElement('iframe'); f.onload = () => done('load'); f.src = ${JSON.stringify(url)}; document.body.append(f); setTimeout(() => done('timeout'), 3000); })`]);
+    expect(r.json.ok).toBe(true);
+    expect(r.json.policyBlocked).toEqual([{ kind: "navigation", url, rule: "origins.deny", entry: B_HOST }]);
+    const allowed = `${site.a}/probe?n=frame`;
+    await run(["eval", `new Promise((done) => { const f = document.createElement('iframe'); f.onload = () => done(1); f.src = ${JSON.stringify(allowed)}; document.body.append(f); })`]);
+    expect(probed.has(`${new URL(site.a).host}/frame`)).toBe(true);
+    expect(probed.has(`${new URL(site.b).host}/frame`)).toBe(false);
   });
 
   test("origins.allow: only listed origins load", async () => {
