@@ -165,6 +165,18 @@ describe("host policy", () => {
     expect([...probed].filter((p) => p.startsWith(new URL(site.b).host))).toEqual([]);
   });
 
+  test("noopener popups and target=_blank links to a denied origin are stopped too", async () => {
+    writePolicy({ origins: { deny: [B_HOST] } });
+    expect((await run(["open", echo(`<a href="${site.b}/probe?n=blank" target=_blank>Blank</a><button onclick="window.open('${site.b}/probe?n=noopener', '_blank', 'noopener')">NoOpener</button>`), "--new"])).json.ok).toBe(true);
+    const blank = await run(["click", await refNamed((a) => run(a), "Blank")]);
+    expect(blank.json.policyBlocked).toEqual([{ kind: "popup", url: `${site.b}/probe?n=blank`, rule: "origins.deny", entry: B_HOST }]);
+    expect((await run(["click", await refNamed((a) => run(a), "NoOpener")])).json.ok).toBe(true);
+    await Bun.sleep(1000);
+    const tabs = (await run(["tabs"])).json.tabs as { url: string }[];
+    expect(tabs.filter((t) => t.url.startsWith(site.b))).toEqual([]);
+    expect([...probed].filter((p) => p.startsWith(new URL(site.b).host))).toEqual([]);
+  });
+
   test("a history move back to a page of an origin denied since is stopped", async () => {
     writePolicy({});
     expect((await run(["open", `${site.b}/second`, "--new"])).json.ok).toBe(true);
