@@ -70,6 +70,7 @@ const minimalArgs: Record<string, Record<string, unknown>> = {
   dialog: { id: "d1", accept: true }, download: { id: "dl1" }, "net show": { id: 1 }, "net block": { pattern: "*" },
   "net mock": { pattern: "*" }, "net headers": { pattern: "*", headers: "A: b" }, "net remove": { all: true },
   command: { id: "c0123456789ab" }, cancel: { id: "c0123456789ab" }, wait: { dialog: true },
+  "state save": { name: "s" }, "state load": { name: "s" }, "state remove": { name: "s" },
 };
 
 const RULES: [argv: string[], field: string, message: string][] = [

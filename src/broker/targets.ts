@@ -1,6 +1,7 @@
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../cdp/session.ts";
 import type { FrameSessions } from "./frames.ts";
+import { localFileRefusal } from "./local-files.ts";
 
 export type TabOrigin = "managed" | "managed_popup" | "user_tab";
 
@@ -38,10 +39,11 @@ export interface TargetRecord {
 
 export const EXCLUDED_SCHEMES = ["devtools:", "chrome:", "chrome-untrusted:", "chrome-extension:", "chrome-search:", "edge:", "brave:", "vivaldi:", "opera:", "view-source:"];
 
-/** Browser-internal pages and extension targets are never offered to agents. */
+/** Browser-internal pages, extension targets and local files out of reach are never offered to agents. */
 export function isEligible(info: Pick<Protocol.Target.TargetInfo, "type" | "url">): boolean {
   if (info.type !== "page") return false;
   if (info.url === "" || info.url.startsWith("about:")) return true;
+  if (localFileRefusal(info.url) !== undefined) return false;
   let scheme: string;
   try {
     scheme = new URL(info.url).protocol;

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import * as actions from "./commands-actions.ts";
 import * as capture from "./commands-capture.ts";
 import * as connection from "./commands-connection.ts";
+import * as devtools from "./commands-devtools.ts";
 import * as evaluate from "./commands-eval.ts";
 import * as handoff from "./commands-handoff.ts";
 import * as inspect from "./commands-inspect.ts";
@@ -83,7 +84,7 @@ export interface GlobalSpec {
 }
 
 const MODULE_EXPORTS: Record<CommandModule, Record<string, unknown>> = {
-  status, connection, tabs, eval: evaluate, observe, inspect, capture, actions, reliability, handoff, net, reference,
+  status, connection, tabs, eval: evaluate, observe, inspect, capture, actions, reliability, handoff, net, reference, devtools,
 };
 
 function optionSpecs(def: Pick<CommandDef, "args" | "positionals" | "aliases">): OptionSpec[] {

@@ -124,6 +124,7 @@ export const net = defineCommand({
 export const netShow = defineCommand({
   name: "net show",
   group: "Network",
+  family: "A request in full, and rules: block, mock, headers",
   summary: "A request's headers and body; --save writes the body to a file",
   positionals: ["id"],
   aliases: { l: "limit" },

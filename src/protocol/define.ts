@@ -22,6 +22,8 @@ export interface CommandDef<A extends ArgsSchema = ArgsSchema, R extends AnySche
   name: string;
   group: CommandGroup;
   summary: string;
+  /** On the first of a family of subcommands (state save, state load, …): the top help's one line for them all. */
+  family?: string;
   /** Argument names filled from positional words, in order. The last may be variadic. */
   positionals?: readonly string[];
   variadic?: boolean;
@@ -100,6 +102,12 @@ export const watchdogHint = once(() =>
       message: v.string(),
     }),
     v.object({
+      type: v.literal("page_errors"),
+      tab: v.optional(v.string()),
+      count: v.pipe(v.number(), v.description("Uncaught errors, console errors and failed requests of the page since the action started")),
+      message: v.pipe(v.string(), v.description("The first error (cut) and the 'bp console' call that lists them")),
+    }),
+    v.object({
       type: v.literal("repeated_action"),
       tab: v.optional(v.string()),
       count: v.pipe(v.number(), v.description("Actions in a row on the tab that changed nothing observable")),
@@ -118,7 +126,7 @@ export const ok = <E extends v.ObjectEntries & { hints?: never }>(entries: E) =>
   v.object({
     ok: v.literal(true),
     ...entries,
-    hints: v.optional(v.pipe(v.array(watchdogHint()), v.description("Watchdog hints: a dialog waiting on another tab, a stalled load, actions that change nothing"))),
+    hints: v.optional(v.pipe(v.array(watchdogHint()), v.description("Watchdog hints: a dialog waiting on another tab, a stalled load, actions that change nothing, new page errors"))),
   });
 
 /**

@@ -25,7 +25,7 @@ export async function renderTopHelp(version: string, denied?: (name: string) => 
     const cmds = COMMANDS.filter((c) => c.group === group);
     if (cmds.length === 0) continue;
     lines.push(`${group}:`);
-    for (const c of cmds) lines.push(`  ${synopsis(c).padEnd(width)}  ${headline(c.summary)}${denied?.(c.name) ? " [denied by host policy]" : ""}`);
+    for (const l of topLines(cmds, denied)) lines.push(`  ${l.synopsis.padEnd(width)}  ${l.summary}`);
     lines.push("");
   }
   lines.push("Global: --json | --human, --client-key KEY, --request-id ID, --timeout MS");
@@ -53,6 +53,31 @@ export function renderCommandHelp(def: CommandDef, denied?: { command?: true; op
   lines.push(`Global: ${globals}`);
   lines.push(`Example: ${def.example}`);
   return lines.join("\n");
+}
+
+/** A family of at least this many subcommands in a row takes one line of the top help: `state save|load|list|remove`. */
+const FAMILY_MIN = 3;
+
+function topLines(cmds: readonly CommandDef[], denied?: (name: string) => boolean): { synopsis: string; summary: string }[] {
+  // The host policy's removals (src/protocol/policy.ts), for the caller's key.
+  const mark = (names: string[]) => (!denied ? "" : names.every(denied) ? " [denied by host policy]" : names.some(denied) ? " [partly denied by host policy]" : "");
+  const out: { synopsis: string; summary: string }[] = [];
+  for (let i = 0; i < cmds.length; ) {
+    const first = cmds[i] as CommandDef;
+    const [head, sub] = first.name.split(" ");
+    let end = i + 1;
+    while (sub !== undefined && end < cmds.length && cmds[end]?.name.split(" ").length === 2 && cmds[end]?.name.startsWith(`${head} `)) end++;
+    const members = cmds.slice(i, end);
+    if (members.length >= FAMILY_MIN) {
+      const summary = first.family ?? members.map((m) => headline(m.summary)).join("; ");
+      out.push({ synopsis: `${head} ${members.map((m) => m.name.split(" ")[1]).join("|")}`, summary: `${headline(summary)}${mark(members.map((m) => m.name))}` });
+      i = end;
+    } else {
+      out.push({ synopsis: synopsis(first), summary: `${headline(first.summary)}${mark([first.name])}` });
+      i++;
+    }
+  }
+  return out;
 }
 
 /** Usage without the catch-all "[options]": flags are one 'bp <command> --help' away. */

@@ -21,6 +21,7 @@ const MODULES = {
   handoff: () => import("./commands-handoff.ts"),
   net: () => import("./commands-net.ts"),
   reference: () => import("./commands-reference.ts"),
+  devtools: () => import("./commands-devtools.ts"),
 } as const;
 export type CommandModule = keyof typeof MODULES;
 
@@ -37,6 +38,7 @@ export const COMMAND_INDEX: Readonly<Record<string, CommandModule>> = {
   wait: "reliability", commands: "reliability", command: "reliability", cancel: "reliability",
   handoff: "handoff", handback: "handoff", view: "handoff",
   schema: "reference",
+  console: "devtools", storage: "devtools", "state save": "devtools", "state load": "devtools", "state list": "devtools", "state remove": "devtools", emulate: "devtools",
 };
 
 export function isCommand(x: unknown): x is CommandDef {

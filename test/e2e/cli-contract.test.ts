@@ -20,6 +20,8 @@ describe("CLI contract (no browser needed)", () => {
     for (const cmd of ["status", "browsers", "connect", "launch", "disconnect", "tabs", "tab release", "open", "close", "back", "forward", "reload", "eval", "schema"]) {
       expect(text).toContain(`  ${cmd}`);
     }
+    // A family of subcommands takes one line.
+    expect(text).toContain("  state save|load|list|remove  ");
     expect(text).not.toContain("browser-pilot-internal");
     expect(text).not.toContain("janitor");
   });

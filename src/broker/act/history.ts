@@ -1,5 +1,6 @@
 import { boundTitle, boundUrl } from "../../shared/page-strings.ts";
 import { selectedTab } from "../context/tabs.ts";
+import { assertLocalFileAllowed } from "../local-files.ts";
 import { runAndWait } from "../navigate.ts";
 import { back as backCommand, forward as forwardCommand, reload as reloadCommand } from "../../protocol/commands-tabs.ts";
 import type { ReplyOf } from "../context/handler.ts";
@@ -24,6 +25,8 @@ function historyAction(command: HistoryCommand, delta: -1 | 0 | 1) {
       } else {
         const { currentIndex, entries } = await top.send("Page.getNavigationHistory");
         const entry = entries[currentIndex + delta];
+        // A history step is the browser's own navigation: Chrome lets it into a file: entry.
+        if (entry) assertLocalFileAllowed(entry.url);
         // A page restored from the back/forward cache loads nothing the interception could stop.
         if (entry) assertMayNavigate(sel.agent.key, entry.url);
         if (entry) await runAndWait(top, () => top.send("Page.navigateToHistoryEntry", { entryId: entry.id }), ctx.deadline, ctx.signal, rec.targetId);

@@ -133,6 +133,7 @@ export class CommandRuntime {
     let status: CommandStatus = "completed";
     try {
       if (live && rec) this.watchdogs.watch(live);
+      const consoleBefore = this.watchdogs.consoleCursor(req.clientKey);
       if (!run.atLock) this.dispatch(run);
       // Every CDP call the handler makes inherits the command's deadline and cancel signal.
       const result = await current.run(run, () => withCallScope({ deadline, signal: controller.signal }, () => Promise.race([handler.run(ctx), stopped])));
@@ -140,7 +141,7 @@ export class CommandRuntime {
         throw new BpError("browser_disconnected", "The browser connection was lost while the command ran.", { retryable: true, context: { reason: "connection_lost" } });
       }
       reply = { ok: true, ...result };
-      if (rec) this.watchdogs.annotate(req, reply);
+      if (rec) this.watchdogs.annotate(req, reply, consoleBefore);
     } catch (err) {
       const out = this.classify(run, err);
       status = out.status;

@@ -8,6 +8,7 @@ import type { CallRequest } from "../../protocol/wire.ts";
 import type { Agent } from "../agents.ts";
 import type { BrowserConnection } from "../browser.ts";
 import type { BrokerState } from "../context/types.ts";
+import { peekNet } from "../net/state.ts";
 import type { Reply } from "./store.ts";
 import { cutString } from "../../shared/page-strings.ts";
 
@@ -57,8 +58,13 @@ export class Watchdogs {
     });
   }
 
+  /** Where the agent's console log stood when a command started (for its page-errors hint). */
+  consoleCursor(key: string): number {
+    return peekNet(key)?.console.last ?? 0;
+  }
+
   /** Adds `hints` to a successful reply of a browser command. */
-  annotate(req: CallRequest, reply: Reply): void {
+  annotate(req: CallRequest, reply: Reply, consoleBefore?: number): void {
     const conn = this.broker.browser;
     const agent = this.broker.agents.get(req.clientKey);
     if (!conn || conn.closed || !agent) return;
@@ -70,6 +76,8 @@ export class Watchdogs {
       if (stalled) hints.push(stalled);
       const repeated = this.progressHint(agent, here, reply, req.command);
       if (repeated) hints.push(repeated);
+      const errors = consoleBefore !== undefined && isObj(reply.evidence) ? this.errorsHint(agent, here, consoleBefore) : undefined;
+      if (errors) hints.push(errors);
     }
     if (hints.length === 0) return;
     const added = hints.slice(0, MAX_HINTS);
@@ -144,6 +152,21 @@ export class Watchdogs {
       ...(tab !== undefined ? { tab } : {}),
       count,
       message: `${count} actions in a row on ${tab ?? "this tab"} changed nothing observable (same URL, no effects, empty diff). Stop repeating: re-observe with 'bp snapshot' (or 'bp screenshot') and try a different approach.`,
+    };
+  }
+
+  /** An action's reply names the page errors that came while it ran: the page broke, not the agent's step. */
+  private errorsHint(agent: Agent, targetId: string, before: number): Hint | undefined {
+    const errors = peekNet(agent.key)?.console.errorsAfter(targetId, before) ?? [];
+    const first = errors[0];
+    if (!first) return undefined;
+    const tab = agent.existingId(targetId);
+    const text = cutString(first.text.split("\n")[0] ?? "", 120);
+    return {
+      type: "page_errors",
+      ...(tab !== undefined ? { tab } : {}),
+      count: errors.length,
+      message: `${errors.length} new page error(s): ${text}. See 'bp console --level error --since ${before}'.`,
     };
   }
 

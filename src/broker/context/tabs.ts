@@ -2,6 +2,7 @@ import { BpError } from "../../shared/errors.ts";
 import { withArticle } from "../../shared/words.ts";
 import type { Agent } from "../agents.ts";
 import type { BrowserConnection } from "../browser.ts";
+import { localFileRefusal } from "../local-files.ts";
 import { isEligible, type TargetRecord } from "../targets.ts";
 import type { CallContext } from "./types.ts";
 import { cutString } from "../../shared/page-strings.ts";
@@ -31,7 +32,12 @@ export function resolveTab(ctx: CallContext, id: string): Selected {
   const rec = browser.targets.byId.get(ref.targetId);
   if (!rec) throw new BpError("tab_not_found", `Tab ${id} is closed. Run 'bp tabs'.`, { context: { tab: id, reason: "target_closed" } });
   // A tab that went to a browser-internal page is out of reach until it leaves it.
-  if (!isEligible(rec)) throw new BpError("tab_not_found", `Tab ${id} shows a browser-internal page.`, { context: { tab: id, reason: "ineligible" } });
+  if (!isEligible(rec)) {
+    const local = localFileRefusal(rec.url) !== undefined;
+    throw new BpError("tab_not_found", local ? `Tab ${id} shows a local file, which agents may not read.` : `Tab ${id} shows a browser-internal page.`, {
+      context: { tab: id, reason: local ? "local_file" : "ineligible" },
+    });
+  }
   if (ctx.req.tabAccess === "own" && (rec.origin === "user_tab" || rec.creator !== agent.key)) {
     throw new BpError("tab_not_found", `No tab ${id}. Run 'bp tabs'.`, { context: { tab: id, reason: "unknown_tab" } });
   }

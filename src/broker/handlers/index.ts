@@ -9,6 +9,7 @@ import { PROFILE_HANDLERS } from "./profiles.ts";
 import { RELIABILITY_HANDLERS } from "./reliability.ts";
 import { NET_HANDLERS } from "./net.ts";
 import { TAB_HANDLERS } from "./tabs.ts";
+import { DEVTOOLS_HANDLERS } from "./devtools.ts";
 import { handlerTable } from "../context/handler.ts";
 import type { HandlerTable } from "../context/types.ts";
 
@@ -27,4 +28,5 @@ export const HANDLERS: HandlerTable = handlerTable([
   ...RELIABILITY_HANDLERS,
   ...HANDOFF_HANDLERS,
   ...NET_HANDLERS,
+  ...DEVTOOLS_HANDLERS,
 ]);

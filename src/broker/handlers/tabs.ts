@@ -3,6 +3,7 @@ import { BpError, invalidArgument } from "../../shared/errors.ts";
 import { navigateTo } from "../navigate.ts";
 import { routeProfile } from "../profiles/route.ts";
 import type { BrowserConnection } from "../browser.ts";
+import { assertLocalFileAllowed } from "../local-files.ts";
 import { EXCLUDED_SCHEMES, type TargetRecord } from "../targets.ts";
 import { authFailed, clearAuthFailure, coverControlledTabs, takeAuthFailure } from "../net/index.ts";
 import { resolveTab, selectedTab, takeControl, type Selected } from "../context/tabs.ts";
@@ -85,7 +86,7 @@ const tabRelease = defineHandler(commands.tabRelease)({
   },
 });
 
-/** Adds https:// to a bare host (http:// for loopback); refuses javascript: URLs. */
+/** Adds https:// to a bare host (http:// for loopback); refuses javascript: URLs and local files. */
 export function normalizeUrl(input: string): string {
   const raw = input.trim();
   if (/^javascript:/i.test(raw)) throw invalidArgument("url", "javascript: URLs are not navigations; use 'bp eval'.");
@@ -93,11 +94,14 @@ export function normalizeUrl(input: string): string {
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(raw)?.[1]?.toLowerCase();
   if (scheme !== undefined && EXCLUDED_SCHEMES.includes(`${scheme}:`)) throw invalidArgument("url", `${scheme}: pages are browser-internal and not available to agents.`);
   if (/^(about|data|file|blob):/i.test(raw) || /^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) {
+    let href: string;
     try {
-      return new URL(raw).href;
+      href = new URL(raw).href;
     } catch {
       throw invalidArgument("url", `Not a valid URL: ${raw}`);
     }
+    assertLocalFileAllowed(href);
+    return href;
   }
   const loopback = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?([/?#]|$)/i.test(raw);
   try {

@@ -3,6 +3,7 @@
  * memory only, keyed by client key, and dropped when the agent disconnects or its lease runs
  * out (see releaseNet).
  */
+import { ConsoleLog } from "./console.ts";
 import { Journal } from "./journal.ts";
 import type { Rule } from "./rules.ts";
 import { policyIntercepts } from "../policy/current.ts";
@@ -50,6 +51,8 @@ export interface DownloadRecord {
 export interface AgentNet {
   key: string;
   journal: Journal;
+  /** Console messages and page errors of its tabs (net/console.ts). */
+  console: ConsoleLog;
   rules: Rule[];
   ruleSeq: number;
   auth?: AuthConfig;
@@ -61,7 +64,7 @@ const states = new Map<string, AgentNet>();
 
 export function netFor(key: string): AgentNet {
   let s = states.get(key);
-  if (!s) states.set(key, (s = { key, journal: new Journal(), rules: [], ruleSeq: 0, downloads: [], downloadSeq: 0 }));
+  if (!s) states.set(key, (s = { key, journal: new Journal(), console: new ConsoleLog(), rules: [], ruleSeq: 0, downloads: [], downloadSeq: 0 }));
   return s;
 }
 

@@ -14,6 +14,7 @@ import type { BrowserConnection } from "../browser.ts";
 import type { TargetRecord } from "../targets.ts";
 import { installDownloads, watchTabDownloads } from "./downloads.ts";
 import { OpenIds, TabEnds } from "./ends.ts";
+import { watchConsole } from "./console.ts";
 import { boundHeaders, type NetEntry } from "./journal.ts";
 import { rememberRequests } from "./polling.ts";
 import { decide, mergeHeaders } from "./rules.ts";
@@ -178,10 +179,16 @@ async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session
       void wire(conn, host, tab, child, `${tab.rec.targetId}>${p.targetInfo.targetId}`, depth + 1, scope).finally(() => child.send("Runtime.runIfWaitingForDebugger").catch(() => undefined));
     });
   }
+  // The console log rides on this session too: it lives as long as the tab (net/console.ts).
+  const consoleOn = watchConsole(session, tab.rec.targetId, (e) => {
+    const key = owner();
+    if (key !== undefined && !host.personal?.(tab.rec.targetId)) netFor(key).console.add(e);
+  }, SETUP_MS);
   // Bounded: a page blocked by a dialog answers renderer-side calls only later, and the
   // command that opened the session must not wait for that.
   // Bodies are kept for 'bp net show', within bounds fit for a person's own browser.
   await session.send("Network.enable", { maxPostDataSize: POST_DATA_MAX, maxTotalBufferSize: BODY_BUFFER_TOTAL, maxResourceBufferSize: BODY_BUFFER_ONE }, { timeoutMs: SETUP_MS }).catch(() => undefined);
+  await consoleOn;
   await Promise.race([syncSession(tab, wired), Bun.sleep(SETUP_MS)]);
   if (depth < MAX_FRAME_DEPTH) {
     // Not awaited: the command that opened the tab need not wait for it, and no iframe can

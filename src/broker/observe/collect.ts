@@ -4,7 +4,9 @@ import type { SnapshotEntry, SnapshotFrame, SnapshotOptions, SnapshotResult } fr
 import type { Agent } from "../agents.ts";
 import type { BrowserConnection } from "../browser.ts";
 import type { TargetRecord } from "../targets.ts";
+import { BpError } from "../../shared/errors.ts";
 import { FrameSessions } from "../frames.ts";
+import { localFileRefusal } from "../local-files.ts";
 import { TabObservation, type RefBinding } from "../refs.ts";
 import { listFrames, type Root } from "./frame-list.ts";
 import { documentAhead, listenedHandles, listenedNodes, noteMarked, sameListened, wasMarked, type MarkTarget } from "./listeners.ts";
@@ -37,6 +39,10 @@ export async function currentObservation(browser: BrowserConnection, rec: Target
   const navs = navigationCount(session, rec.targetId);
   const { frameTree } = await session.send("Page.getFrameTree");
   const main = frameTree.frame;
+  // The tab went (by a link of a file: page the broker was allowed to show) where no agent may look.
+  if (localFileRefusal(main.url) !== undefined) {
+    throw new BpError("tab_not_found", "The tab now shows a local file that agents may not read.", { context: { reason: "local_file" } });
+  }
   const old = agent.observations.get(rec.targetId);
   if (old && old.generation === browser.generation && old.mainLoaderId === main.loaderId) {
     old.confirmedAt = navs;

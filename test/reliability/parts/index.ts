@@ -6,12 +6,13 @@ import { crossAgentPart } from "./cross-agent.ts";
 import { fuzzPart } from "./fuzz.ts";
 import { hostilePart } from "./hostile.ts";
 import { killsPart } from "./kills.ts";
+import { localFilesPart } from "./local-files.ts";
 import { policyPart } from "./policy.ts";
 import { soakPart } from "./soak.ts";
 import { socketPart } from "./socket.ts";
 
 /** In run order: cheap parts first, the soak last. */
-export const PARTS: Part[] = [coldStartsPart, socketPart, crossAgentPart, fuzzPart, policyPart, hostilePart, killsPart, soakPart];
+export const PARTS: Part[] = [coldStartsPart, socketPart, crossAgentPart, localFilesPart, fuzzPart, policyPart, hostilePart, killsPart, soakPart];
 
 /** Runs a part and adds the CPU it cost (harness, every bp, broker, janitor, Chromium). */
 export async function runPart(part: Part, ctx: PartContext): Promise<PartReport> {

@@ -1,0 +1,40 @@
+/**
+ * `bp console`: the selected tab's messages from this agent's console log (net/console.ts).
+ * Another agent's messages, and a tab's messages while a person had it, are never in it.
+ */
+import { consoleLog } from "../../protocol/commands-devtools.ts";
+import { defineHandler, withText } from "../context/handler.ts";
+import { selectedTab } from "../context/tabs.ts";
+import type { Handler } from "../context/types.ts";
+import { netFor } from "../net/state.ts";
+
+const consoleHandler = defineHandler(consoleLog)({
+  async run(ctx, args) {
+    const { browser, rec } = selectedTab(ctx, { allowDialog: true });
+    // A tab no command opened yet starts its log now; the page's earlier messages come with it.
+    await browser.session(rec);
+    const r = netFor(ctx.req.clientKey).console.query({ targetId: rec.targetId, limit: args.limit, ...(args.level ? { level: args.level } : {}), ...(args.since !== undefined ? { since: args.since } : {}) });
+    const messages = r.entries.map((e) => ({
+      id: e.id,
+      level: e.level,
+      text: e.text,
+      ...(e.kind ? { kind: e.kind } : {}),
+      ...(e.source ? { source: e.source } : {}),
+      time: new Date(e.at).toISOString(),
+    }));
+    const out = {
+      messages,
+      ...(r.truncated ? { total: r.total, truncated: true as const } : {}),
+      ...(r.gap ? { gap: true as const } : {}),
+      nextCursor: r.nextCursor,
+    };
+    return withText(ctx, out, () => {
+      const lines = messages.map((m) => `${String(m.id).padStart(4)} ${m.level.padEnd(7)} ${m.text}${m.source ? `  (${m.source})` : ""}`);
+      if (r.gap) lines.unshift("(older messages after your cursor were dropped from the log)");
+      if (lines.length === 0) lines.push("No console messages.");
+      return lines.join("\n");
+    });
+  },
+});
+
+export const CONSOLE_HANDLERS: Handler[] = [consoleHandler];
