@@ -11,7 +11,7 @@ import { startCdpRecorder, type CdpRecorder } from "../support/cdp-recorder.ts";
 import { requireChromium } from "../support/chromium.ts";
 import { makeBpEnv, refNamed, waitFor } from "../support/bp.ts";
 import { PAGES, startFixtureServer } from "../support/fixture-server.ts";
-import { startUserBrowser, type UserBrowser } from "../support/user-browser.ts";
+import { listPageTargets, startUserBrowser, type UserBrowser } from "../support/user-browser.ts";
 
 requireChromium();
 
@@ -197,6 +197,24 @@ describe("host policy", () => {
     await run(["eval", `new Promise((done) => { const f = document.createElement('iframe'); f.onload = () => done(1); f.src = ${JSON.stringify(allowed)}; document.body.append(f); })`]);
     expect(probed.has(`${new URL(site.a).host}/frame`)).toBe(true);
     expect(probed.has(`${new URL(site.b).host}/frame`)).toBe(false);
+  });
+
+  test("a person who has the tab (handoff) browses freely; the agent after the handback does not", async () => {
+    writePolicy({ origins: { deny: [B_HOST] } });
+    expect((await run(["open", echo("<p>Sign in</p>"), "--new"])).json.ok).toBe(true);
+    const here = await href();
+    expect((await run(["handoff", "--message", "sign in"])).json.ok).toBe(true);
+    const target = (await listPageTargets(browser.port)).find((t) => t.url === here);
+    if (!target) throw new Error("the handed-off tab is not listed");
+    // The person, in their own browser: not through bp.
+    const ws = new WebSocket(`ws://127.0.0.1:${browser.port}/devtools/page/${target.id}`);
+    await new Promise((r) => ws.addEventListener("open", r, { once: true }));
+    ws.send(JSON.stringify({ id: 1, method: "Runtime.evaluate", params: { expression: `location.href = ${JSON.stringify(`${site.b}/probe?n=person`)}` } }));
+    await waitFor(() => probed.has(`${new URL(site.b).host}/person`), 15_000, "the person's navigation");
+    ws.close();
+    expect((await run(["handback"])).json.ok).toBe(true);
+    expect((await run(["eval", `fetch(${JSON.stringify(`${site.b}/probe?n=agent`)}).then(() => 'loaded', () => 'failed')`])).json.value).toBe("failed");
+    expect(probed.has(`${new URL(site.b).host}/agent`)).toBe(false);
   });
 
   test("origins.allow: only listed origins load", async () => {
