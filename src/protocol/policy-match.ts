@@ -113,7 +113,12 @@ export function urlParts(url: string): { scheme: string; host: string; port: str
 export function patternMatches(pattern: string, url: string): boolean {
   const parts = urlParts(url);
   if (parts === "pass") return true;
-  if (!parts) return false;
+  return parts !== undefined && partsMatch(pattern, parts);
+}
+
+type Parts = Exclude<ReturnType<typeof urlParts>, "pass" | undefined>;
+
+function partsMatch(pattern: string, parts: Parts): boolean {
   const p = compiled(pattern);
   if (p.error) return false;
   if (p.schemeOnly) return parts.scheme === p.scheme;
@@ -149,8 +154,9 @@ export function coversPattern(outer: string, inner: string): boolean {
 export function originVerdict(rules: { allow?: string[][]; block: string[] }, url: string): { rule: "origins.deny" | "origins.allow"; entry?: string } | undefined {
   const parts = urlParts(url);
   if (parts === "pass") return undefined;
-  const hit = rules.block.find((p) => patternMatches(p, url));
+  // A URL that does not parse matches no pattern: refused only where an allow list must hold.
+  const hit = parts ? rules.block.find((p) => partsMatch(p, parts)) : undefined;
   if (hit !== undefined) return { rule: "origins.deny", entry: hit };
-  for (const list of rules.allow ?? []) if (!list.some((p) => patternMatches(p, url))) return { rule: "origins.allow" };
+  for (const list of rules.allow ?? []) if (!parts || !list.some((p) => partsMatch(p, parts))) return { rule: "origins.allow" };
   return undefined;
 }
