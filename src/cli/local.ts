@@ -7,7 +7,7 @@ import { probeBroker, type BrokerState } from "./locate.ts";
 type Result = Record<string, unknown>;
 
 /** Commands answered without a broker. */
-export async function runLocal(name: string, args: Record<string, unknown>, _paths: BpPaths, clientKey = ""): Promise<Result> {
+export async function runLocal(name: string, args: Record<string, unknown>, paths: BpPaths, clientKey = ""): Promise<Result> {
   if (name === "browsers") {
     const { discoverBrowsers, matchBrowser, publicCandidate } = await import("../discovery/index.ts");
     const all = await discoverBrowsers();
@@ -25,7 +25,7 @@ export async function runLocal(name: string, args: Record<string, unknown>, _pat
     }
     const def = await findCommand(String(args.command));
     if (!def) throw new BpError("invalid_argument", `Unknown command '${String(args.command)}'.`, { context: { field: "command" } });
-    const denied = await deniedFor(_paths, clientKey, def.name);
+    const denied = await deniedFor(paths, clientKey, def.name);
     return { ok: true, command: def.name, args: toJsonSchema(def.args), result: toJsonSchema(def.result), ...(denied ? { denied } : {}) };
   }
   throw new BpError("internal_error", `No local handler for ${name}.`);
