@@ -161,6 +161,8 @@ describe("host policy", () => {
     expect(fetched.json.value).toBe("failed: TypeError");
     expect(fetched.json.policyBlocked).toEqual([{ kind: "request", url: `${site.b}/probe?n=fetch`, rule: "origins.deny", entry: B_HOST }]);
     expect(await href()).toBe(opener);
+    const journal = (await run(["net", "--type", "fetch"])).json.requests as { url: string; rule?: string }[];
+    expect(journal.find((e) => e.url === `${site.b}/probe?n=fetch`)?.rule).toBe("blocked policy");
     // The server's own word: none of them reached it.
     expect([...probed].filter((p) => p.startsWith(new URL(site.b).host))).toEqual([]);
   });
