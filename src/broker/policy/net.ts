@@ -71,7 +71,12 @@ async function holdPopup(conn: BrowserConnection, session: CdpSession, info: Pro
         if (!stopped) void session.send("Fetch.continueRequest", { requestId: p.requestId }).catch(() => undefined);
       });
     });
-    await session.send("Fetch.enable", { patterns: [{ urlPattern: "*", requestStage: "Request" }] }).catch(() => undefined);
+    const on = await session.send("Fetch.enable", { patterns: [{ urlPattern: "*", requestStage: "Request" }] }).then(() => true, () => false);
+    // A popup of a policed tab that cannot be policed does not run.
+    if (!on) {
+      await conn.cdp.send("Target.closeTarget", { targetId: info.targetId }).catch(() => undefined);
+      return;
+    }
   }
   if (waiting) await session.send("Runtime.runIfWaitingForDebugger").catch(() => undefined);
 }
