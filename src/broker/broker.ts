@@ -13,7 +13,7 @@ import { ViewerServer } from "./handoff/viewer.ts";
 import { installNet, releaseNet } from "./net/index.ts";
 import type { TargetRecord } from "./targets.ts";
 import { applyPolicy, followPolicy } from "./policy/apply.ts";
-import { blockMark, forgetBlocks, withBlocks } from "./policy/blocks.ts";
+import { forgetBlocks, withBlocks } from "./policy/blocks.ts";
 import { policyHome, refreshPolicy } from "./policy/current.ts";
 import { admitCall } from "./policy/enforce.ts";
 
@@ -70,14 +70,13 @@ export class Broker implements BrokerState {
     // The host policy: read again if the file changed, then its word on this call, before anything runs.
     await followPolicy(() => this.browser, () => this.agents.all().map((a) => a.key));
     const req: CallRequest = admitCall({ ...raw, args: bound.args }, handler.command);
-    const mark = blockMark();
     // A command past its deadline replies at once, but its handler may still be touching the
     // tab: it keeps the tab's admission until the handler itself has ended, so a handoff never
     // starts while it runs.
     let running: Promise<unknown> | undefined;
     const tracked: Invocation = { ...bound, run: (ctx) => (running = bound.run(ctx)) };
     try {
-      return this.withNotices(req, withBlocks(await this.commands.run(req, tracked), req.clientKey, mark));
+      return this.withNotices(req, withBlocks(await this.commands.run(req, tracked), req.clientKey));
     } finally {
       const release = () => this.handoff.finish(req.invocation);
       if (running) void running.then(release, release);

@@ -1,47 +1,43 @@
 /**
  * What the policy stopped in the page (a navigation, a request, a popup, a download), kept per
- * client key so the reply of the command during which it happened can say which rule stopped
- * it. Bounded: the last 50 per key.
+ * client key until a reply of that key reports it: usually the command during which it
+ * happened, else (a popup's first request can come after the click's reply) the key's next
+ * reply. Bounded: at most 50 waiting per key.
  */
 import { cutString } from "../../shared/page-strings.ts";
 import { redactUrl } from "../net/redact.ts";
 
 export interface PolicyBlock {
-  seq: number;
   kind: "navigation" | "request" | "popup" | "download";
   url: string;
   rule: string;
   entry?: string;
 }
 
-const byKey = new Map<string, PolicyBlock[]>();
-let seq = 0;
+const waiting = new Map<string, PolicyBlock[]>();
 
-export function recordBlock(key: string, b: Omit<PolicyBlock, "seq">): void {
-  const list = byKey.get(key) ?? [];
-  list.push({ ...b, url: cutString(redactUrl(b.url), 200), seq: ++seq });
+export function recordBlock(key: string, b: PolicyBlock): void {
+  const list = waiting.get(key) ?? [];
+  list.push({ ...b, url: cutString(redactUrl(b.url), 200) });
   if (list.length > 50) list.splice(0, list.length - 50);
-  byKey.set(key, list);
+  waiting.set(key, list);
 }
 
-export function blockMark(): number {
-  return seq;
-}
-
-/** Blocks for this key since the mark, at most 5 listed (with the total when more). */
-export function blocksSince(key: string, mark: number): { blocked: Omit<PolicyBlock, "seq">[]; total: number } | undefined {
-  const list = (byKey.get(key) ?? []).filter((b) => b.seq > mark);
-  if (list.length === 0) return undefined;
-  return { blocked: list.slice(0, 5).map(({ seq: _s, ...rest }) => rest), total: list.length };
+/** The blocks not yet reported to this key (taken), at most 5 listed, with the total. */
+function takeBlocks(key: string): { blocked: PolicyBlock[]; total: number } | undefined {
+  const list = waiting.get(key);
+  if (!list || list.length === 0) return undefined;
+  waiting.delete(key);
+  return { blocked: list.slice(0, 5), total: list.length };
 }
 
 export function forgetBlocks(key: string): void {
-  byKey.delete(key);
+  waiting.delete(key);
 }
 
-/** The reply with what the policy stopped during the command (field `policyBlocked`), when anything was. */
-export function withBlocks(reply: Record<string, unknown>, key: string, mark: number): Record<string, unknown> {
-  const b = blocksSince(key, mark);
+/** The reply with what the policy stopped and no reply has reported yet (field `policyBlocked`). */
+export function withBlocks(reply: Record<string, unknown>, key: string): Record<string, unknown> {
+  const b = takeBlocks(key);
   if (!b) return reply;
   const nav = b.blocked.find((x) => x.kind === "navigation");
   if (reply.ok === false && reply.code === "navigation_failed" && nav) {

@@ -6,7 +6,7 @@ import type { CommandDef } from "../../protocol/define.ts";
 import { findCommand } from "../../protocol/table.ts";
 import type { CallRequest } from "../../protocol/wire.ts";
 import { BpError } from "../../shared/errors.ts";
-import { blockMark, recordBlock, withBlocks } from "./blocks.ts";
+import { recordBlock, withBlocks } from "./blocks.ts";
 import { currentPolicy, isPolicyFile, policyHome, policyStatus, refreshPolicy } from "./current.ts";
 import { admitCall } from "./enforce.ts";
 
@@ -112,14 +112,17 @@ describe("the policy in force", () => {
     expect(isPolicyFile(join(link, "other.json"))).toBe(false);
   });
 
-  test("a reply lists what the policy stopped during its command, at most 5", () => {
-    const mark = blockMark();
-    expect(withBlocks({ ok: true }, "k9", mark)).toEqual({ ok: true });
+  test("a reply lists what the policy stopped and no reply reported yet, at most 5", () => {
+    expect(withBlocks({ ok: true }, "k9")).toEqual({ ok: true });
     for (let i = 0; i < 7; i++) recordBlock("k9", { kind: "request", url: `https://u:pw@x.test/${i}`, rule: "origins.deny", entry: "x.test" });
-    const r = withBlocks({ ok: true }, "k9", mark) as { policyBlocked: Record<string, unknown>[] };
+    const r = withBlocks({ ok: true }, "k9") as { policyBlocked: Record<string, unknown>[] };
     expect(r.policyBlocked).toHaveLength(6);
     expect(r.policyBlocked[0]).toEqual({ kind: "request", url: "https://u:***@x.test/0", rule: "origins.deny", entry: "x.test" });
     expect(r.policyBlocked[5]).toEqual({ more: 2 });
-    expect(withBlocks({ ok: true }, "other", mark)).toEqual({ ok: true });
+    // Reported once.
+    expect(withBlocks({ ok: true }, "k9")).toEqual({ ok: true });
+    recordBlock("k9", { kind: "navigation", url: "https://x.test/", rule: "origins.deny" });
+    expect(withBlocks({ ok: true }, "other")).toEqual({ ok: true });
+    expect(withBlocks({ ok: false, code: "navigation_failed" }, "k9")).toMatchObject({ code: "policy_denied", retryable: false, context: { rule: "origins.deny", url: "https://x.test/" } });
   });
 });
