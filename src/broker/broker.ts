@@ -11,6 +11,7 @@ import { HandoffControl } from "./handoff/control.ts";
 import { noticeLine, renderNotice } from "./handoff/notice.ts";
 import { ViewerServer } from "./handoff/viewer.ts";
 import { installNet, releaseNet } from "./net/index.ts";
+import { withBrokerNotes } from "./reply-notes.ts";
 import type { TargetRecord } from "./targets.ts";
 import { applyPolicy, followPolicy } from "./policy/apply.ts";
 import { forgetBlocks, withBlocks } from "./policy/blocks.ts";
@@ -33,8 +34,12 @@ export class Broker implements BrokerState {
   generation = 0;
   lastActivity = Date.now();
   lastLoss: { reason: string; at: string; generation: number } | undefined;
+  /** Where the last connected browser came from (launched, discovered, remote), for status's recovery. */
+  lastSource: "discovered" | "launched" | "remote" | undefined;
   private orphans: { info: BrowserInfo; managed: Map<string, { creator: string; popup: boolean }>; pooled: string[] } | undefined;
   onStopRequested: ((reason: string) => void) | undefined;
+  /** The file this broker started from was deleted or replaced (an upgrade): every reply says so. */
+  executableReplaced = false;
   readonly leaseMs = Number(process.env.BROWSER_PILOT_LEASE_MS) > 0 ? Number(process.env.BROWSER_PILOT_LEASE_MS) : DEFAULT_LEASE_MS;
   private connecting: { id: string; endpoint: string; promise: Promise<BrowserConnection> } | undefined;
   /** Command records, deadlines, cancellation and idempotency (src/broker/commands). */
@@ -56,8 +61,14 @@ export class Broker implements BrokerState {
     this.handoff.onChanged = (targetId) => this.viewer.changed(targetId);
   }
 
+  /**
+   * No agent and nothing running. A browser bp launched does not keep the broker alive (it
+   * goes with it, as the last agent's 'bp disconnect' would take it); a connection to the
+   * person's own browser or a remote one does.
+   */
   isIdle(): boolean {
-    return this.agents.size === 0 && this.browser === undefined && this.connecting === undefined && this.commands.activeCount === 0;
+    const browser = this.browser && !this.browser.closed ? this.browser : undefined;
+    return this.agents.size === 0 && (browser === undefined || browser.info.source === "launched") && this.connecting === undefined && this.commands.activeCount === 0;
   }
 
   async call(raw: CallRequest): Promise<unknown> {
@@ -76,7 +87,7 @@ export class Broker implements BrokerState {
     let running: Promise<unknown> | undefined;
     const tracked: Invocation = { ...bound, run: (ctx) => (running = bound.run(ctx)) };
     try {
-      return this.withNotices(req, withBlocks(await this.commands.run(req, tracked), req.clientKey));
+      return withBrokerNotes(req, this.withNotices(req, withBlocks(await this.commands.run(req, tracked), req.clientKey)), this.executableReplaced);
     } finally {
       const release = () => this.handoff.finish(req.invocation);
       if (running) void running.then(release, release);
@@ -160,6 +171,7 @@ export class Broker implements BrokerState {
       this.generation = generation;
       this.browser = conn;
       this.lastLoss = undefined;
+      this.lastSource = info.source;
       conn.janitor.onOwned = (targetId, openerId) => {
         const rec = conn.targets.byId.get(targetId);
         const opener = openerId ? conn.targets.byId.get(openerId) : undefined;

@@ -82,8 +82,9 @@ export class JanitorClient implements Transport {
   private ready: { resolve: () => void; reject: (e: Error) => void } | undefined;
 
   private constructor() {
-    const [cmd, ...rest] = selfCommand();
-    this.proc = Bun.spawn([cmd ?? process.execPath, ...rest, "--browser-pilot-internal=janitor"], {
+    const self = selfCommand();
+    this.proc = Bun.spawn([...self.cmd, "--browser-pilot-internal=janitor"], {
+      argv0: self.argv0,
       stdin: "pipe",
       stdout: "pipe",
       stderr: "inherit",

@@ -1,11 +1,12 @@
-import { chmodSync, unlinkSync } from "node:fs";
-import { consola } from "consola";
+import { chmodSync, lstatSync, rmdirSync, unlinkSync } from "node:fs";
+import { consola, type ConsolaInstance } from "consola";
 import type { Locator } from "../protocol/wire.ts";
-import { resolvePaths } from "../shared/paths.ts";
-import { ensurePrivateDir, readPrivateFile, writePrivateFileAtomic } from "../shared/private-fs.ts";
+import { BpError } from "../shared/errors.ts";
+import { resolvePaths, type BpPaths } from "../shared/paths.ts";
+import { ensurePrivateDir, readPrivateFile, stateDirectoryError, writePrivateFileAtomic } from "../shared/private-fs.ts";
 import { processIdentity } from "../shared/process-identity.ts";
-import { executableIdentity } from "../shared/self.ts";
-import { LOCATOR_SCHEMA_VERSION, PROTOCOL, VERSION } from "../shared/version.ts";
+import { executableIdentity, executableReplaced, startIdentity } from "../shared/self.ts";
+import { LOCATOR_SCHEMA_VERSION, PROTOCOL, STATE_EXIT_CODE, VERSION } from "../shared/version.ts";
 import { Broker } from "./broker.ts";
 import { HANDLERS } from "./handlers/index.ts";
 import { acquireOwnerLock, releaseOwnerLock } from "./owner-lock.ts";
@@ -17,7 +18,20 @@ const DEFAULT_IDLE_MS = 60_000;
 
 export async function runBroker(): Promise<void> {
   const log = consola.withTag(`broker ${process.pid}`);
+  try {
+    await start(log);
+  } catch (err) {
+    // A state directory it cannot write (read-only, full) is the environment's, not a bug: the
+    // CLI that started it reads the exit code and names the fix at once.
+    const state = stateDirectoryError(resolvePaths().home, err, "write the broker's state in");
+    log.error(`cannot start: ${describeError(state)}`);
+    process.exit(state instanceof BpError && state.code === "state_directory_unusable" ? STATE_EXIT_CODE : 1);
+  }
+}
+
+async function start(log: ConsolaInstance): Promise<void> {
   const paths = resolvePaths();
+  startIdentity();
   ensurePrivateDir(paths.home);
   ensurePrivateDir(paths.runtimeDir);
   const identity = processIdentity(process.pid);
@@ -57,7 +71,13 @@ export async function runBroker(): Promise<void> {
     executable: { version: VERSION, path: exe.path, identity: exe.identity },
     token,
   };
-  writePrivateFileAtomic(paths.locator, JSON.stringify(locator));
+  const locatorText = JSON.stringify(locator);
+  try {
+    writePrivateFileAtomic(paths.locator, locatorText);
+  } catch (err) {
+    releaseOwnerLock(paths.ownerLock, identity);
+    throw err;
+  }
   log.info(`listening on ${paths.socket}`);
 
   let stopping = false;
@@ -92,9 +112,28 @@ export async function runBroker(): Promise<void> {
 
   const idleMs = Number(process.env.BROWSER_PILOT_IDLE_MS) > 0 ? Number(process.env.BROWSER_PILOT_IDLE_MS) : DEFAULT_IDLE_MS;
   setInterval(() => {
+    broker.executableReplaced = executableReplaced();
+    if (!stopping) repairLocator(paths, locatorText, token, identity, log);
     broker.sweep();
     if (broker.isIdle() && Date.now() - broker.lastActivity > idleMs) void stop("idle");
   }, Math.min(1000, idleMs));
+}
+
+/**
+ * The locator is how every CLI finds this broker: one truncated, emptied, or replaced by a
+ * FIFO, a huge file or an empty directory is written again, while this broker still holds
+ * the owner lock (a broker that lost it must not fight the one that has it).
+ */
+function repairLocator(paths: BpPaths, text: string, token: string, identity: string, log: ConsolaInstance): void {
+  if (readPrivateFile(paths.locator)?.includes(token) || !readPrivateFile(paths.ownerLock)?.includes(identity)) return;
+  try {
+    if (lstatSync(paths.locator, { throwIfNoEntry: false })?.isDirectory()) rmdirSync(paths.locator);
+    writePrivateFileAtomic(paths.locator, text);
+    log.warn("rewrote a broken or missing locator");
+  } catch (err) {
+    // A directory with files in it, a full disk: CLIs name this broker from the owner lock.
+    log.warn(`cannot repair the locator: ${describeError(err)}`);
+  }
 }
 
 function describeError(err: unknown): string {

@@ -1,8 +1,8 @@
 import type { BpPaths } from "../shared/paths.ts";
 import { BpError } from "../shared/errors.ts";
 import { BUILD_TARGET, VERSION } from "../shared/version.ts";
-import { isSameProcessAlive } from "../shared/process-identity.ts";
-import { probeBroker, type BrokerState } from "./locate.ts";
+import { isSameProcessAlive, isStopped } from "../shared/process-identity.ts";
+import { probeBroker, unresponsiveError, type BrokerState } from "./locate.ts";
 
 type Result = Record<string, unknown>;
 
@@ -65,51 +65,60 @@ export async function deniedCommands(env: NodeJS.ProcessEnv): Promise<((name: st
 export async function runPassive(name: string, paths: BpPaths, clientKey = ""): Promise<Result | undefined> {
   const state = await probePast(paths);
   if (state.kind === "running") return undefined;
+  const pid = state.kind === "stopped" ? undefined : state.kind === "unlocated" ? state.pid : state.locator.pid;
   if (name === "disconnect") {
-    if (state.kind === "stopped") return { ok: true, message: "No broker is running." };
+    if (pid === undefined) return { ok: true, message: "No broker is running." };
     // A broker is there but cannot be told: say so rather than claim there is none.
-    throw new BpError(state.kind === "incompatible" ? "protocol_incompatible" : "browser_disconnected", `The Browser Pilot broker (pid ${state.locator.pid}) ${state.kind === "incompatible" ? "speaks another protocol" : "does not answer"}; nothing was released.`, {
-      retryable: state.kind !== "incompatible",
-      context: { brokerPid: state.locator.pid },
-      remediation:
-        state.kind === "incompatible"
-          ? { code: "stop_incompatible_broker_or_isolate", message: "Disconnect with the executable that started it, or set BROWSER_PILOT_HOME to isolate this installation.", actionRequired: true }
-          : { code: "restart_unresponsive_broker", message: `Stop process ${state.locator.pid} yourself; Browser Pilot never replaces a live broker.`, actionRequired: true },
+    if (state.kind !== "incompatible") throw unresponsiveError(pid, "does not answer; nothing was released");
+    throw new BpError("protocol_incompatible", `The Browser Pilot broker (pid ${pid}) speaks another protocol; nothing was released.`, {
+      context: { brokerPid: pid },
+      remediation: { code: "stop_incompatible_broker_or_isolate", message: "Disconnect with the executable that started it, or set BROWSER_PILOT_HOME to isolate this installation.", actionRequired: true },
     });
   }
   const { connectAction, discoverBrowsers, publicCandidate } = await import("../discovery/index.ts");
   const browsers = (await discoverBrowsers()).map(publicCandidate);
-  const serviceState = state.kind === "stopped" ? "stopped" : state.kind;
+  const serviceState = state.kind === "stopped" ? "stopped" : state.kind === "incompatible" ? "incompatible" : "unresponsive";
+  const frozen = pid !== undefined && serviceState === "unresponsive" && isStopped(pid);
+  // Lean: the recovery names the one command that helps; each browser's own remediation is in its entry.
+  const recovery =
+    pid === undefined
+      ? { required: true, code: "browser_disconnected", action: connectAction(browsers) }
+      : serviceState === "incompatible"
+        ? { required: true, code: "stop_incompatible_broker_or_isolate", action: "bp disconnect (with the bp that started it)" }
+        : { required: true, code: "restart_unresponsive_broker", action: frozen ? `kill -CONT ${pid}` : `kill ${pid}` };
   // The policy a broker would enforce (a broken file fails closed here too).
   const { readPolicy } = await import("../protocol/policy-file.ts");
   const { summarize } = await import("../protocol/policy.ts");
   const policy = await readPolicy(paths.home);
-  // Lean: the recovery names the one command; each browser's own remediation is in its entry.
   return {
     ok: true,
-    service: { state: serviceState, version: VERSION, target: BUILD_TARGET },
+    service: { state: serviceState, version: VERSION, target: BUILD_TARGET, ...(pid !== undefined ? { pid } : {}), ...(frozen ? { frozen: true } : {}) },
     browser: { state: "disconnected" },
     browsers,
     session: { state: "unavailable" },
     ...(policy ? { policy: summarize(policy, clientKey) } : {}),
-    recovery: { required: true, code: "browser_disconnected", action: connectAction(browsers) },
+    recovery,
   };
 }
 
 /** How long a broker that no longer takes connections gets to finish exiting before it is named. */
 const EXITING_WAIT_MS = 2_000;
+/** A live broker rewrites a locator that is not its own within a second (src/broker/main.ts). */
+const REPAIR_WAIT_MS = 1_500;
 
 /**
  * The broker's state, once one on its way out (alive, no longer taking connections) is gone:
  * a stop or a kill ends within moments. One still alive after that is named as unresponsive
- * (its socket may have been removed under it), never reported as no broker at all.
+ * (its socket may have been removed under it), never reported as no broker at all. A broker
+ * hidden by a broken locator gets the moment it takes to repair it.
  */
 async function probePast(paths: BpPaths): Promise<Exclude<BrokerState, { kind: "exiting" }>> {
   let state = await probeBroker(paths);
   const deadline = Date.now() + EXITING_WAIT_MS;
-  while (state.kind === "exiting") {
-    if (!isSameProcessAlive(state.locator.processIdentity)) return { kind: "stopped" };
-    if (Date.now() >= deadline) return { kind: "unresponsive", locator: state.locator };
+  const repaired = Date.now() + REPAIR_WAIT_MS;
+  while (state.kind === "exiting" || (state.kind === "unlocated" && Date.now() < repaired)) {
+    if (state.kind === "exiting" && !isSameProcessAlive(state.locator.processIdentity)) return { kind: "stopped" };
+    if (state.kind === "exiting" && Date.now() >= deadline) return { kind: "unresponsive", locator: state.locator };
     await Bun.sleep(50);
     state = await probeBroker(paths, 500);
   }

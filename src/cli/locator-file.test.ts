@@ -12,7 +12,8 @@ test("the early read starts for a call, from the usual home, and not for version
     expect(early?.path).toBe(join(dir, "broker-locator.json"));
     expect(await early?.text).toBe('{"x":1}');
     expect(startLocatorRead(["eval", "1"], { HOME: "/home/u" })?.path).toBe("/home/u/.browser-pilot/broker-locator.json");
-    expect(startLocatorRead(["eval", "1"], { BROWSER_PILOT_HOME: "", HOME: "/home/u" })?.path).toBe("/home/u/.browser-pilot/broker-locator.json");
+    // An empty home is refused (issue 30): never read the shared default's locator for it.
+    expect(startLocatorRead(["eval", "1"], { BROWSER_PILOT_HOME: "", HOME: "/home/u" })).toBeUndefined();
     // No home it can name as written: the CLI resolves the paths and reads then.
     expect(startLocatorRead(["status"], {})).toBeUndefined();
     expect(startLocatorRead(["status"], { BROWSER_PILOT_HOME: "relative/home" })).toBeUndefined();

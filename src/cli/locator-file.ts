@@ -51,7 +51,7 @@ export function startLocatorRead(argv: readonly string[], env: Record<string, st
   const only = argv.length === 1 ? argv[0] : undefined;
   if (argv.length === 0 || only === "--version" || only === "-V" || only === "--help" || only === "-h" || only === "help") return undefined;
   const override = env.BROWSER_PILOT_HOME;
-  const home = override !== undefined && override !== "" ? override : env.HOME === undefined ? undefined : `${env.HOME}/.browser-pilot`;
+  const home = override !== undefined ? override : env.HOME === undefined ? undefined : `${env.HOME}/.browser-pilot`;
   if (home === undefined || !home.startsWith("/")) return undefined;
   const path = `${home}/broker-locator.json`;
   return { path, text: readLocatorText(path) };

@@ -90,6 +90,8 @@ export async function runCli(argv: string[], early?: EarlyRead): Promise<void> {
       timeoutMs,
       tabAccess,
       mode,
+      version: VERSION,
+      ...(name === "connect" || name === "status" ? { discovery: { ...(env.HOME !== undefined ? { home: env.HOME } : {}), ...(env.XDG_CONFIG_HOME !== undefined ? { xdgConfigHome: env.XDG_CONFIG_HOME } : {}) } } : {}),
       ...(name === "disconnect" ? { executable: { version: VERSION, identity: executableIdentity().identity } } : {}),
       cwd: process.cwd(),
       ...(env.BROWSER_PILOT_OUTPUT_DIR ? { outputDir: env.BROWSER_PILOT_OUTPUT_DIR } : {}),

@@ -1,18 +1,20 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, openSync, statSync, unlinkSync } from "node:fs";
 import type { Locator } from "../protocol/wire.ts";
 import { BpError } from "../shared/errors.ts";
 import type { BpPaths } from "../shared/paths.ts";
-import { createExclusive, ensurePrivateDir, readPrivateFile } from "../shared/private-fs.ts";
+import { createExclusive, ensurePrivateDir, readPrivateFile, stateDirectoryError } from "../shared/private-fs.ts";
 import { isSameProcessAlive, processIdentity } from "../shared/process-identity.ts";
 import { selfCommand } from "../shared/self.ts";
-import { PROTOCOL } from "../shared/version.ts";
-import { probeBroker, type BrokerState } from "./locate.ts";
+import { PROTOCOL, STATE_EXIT_CODE } from "../shared/version.ts";
+import { probeBroker, unresponsiveError, type BrokerState } from "./locate.ts";
 
 const START_DEADLINE_MS = 20_000;
 /** A broker that has been alive this long and still does not answer is wedged, not starting. */
 const STARTING_GRACE_MS = 10_000;
-const STALE_LOCK_MS = 30_000;
+const UNREADABLE_LOCK_MS = 2_000;
+/** A live broker rewrites a locator that is not its own every second (src/broker/main.ts). */
+const LOCATOR_REPAIR_MS = 2_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -23,17 +25,28 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * waited for.
  */
 export async function ensureBroker(paths: BpPaths): Promise<Locator> {
-  ensurePrivateDir(paths.home);
+  // A mistyped BROWSER_PILOT_HOME under a missing path would otherwise become a new home silently.
+  if (ensurePrivateDir(paths.home)) process.stderr.write(`bp: created the state directory ${paths.home}\n`);
   // The broker would refuse a squatted or foreign runtime directory and exit; say so now,
   // naming the path, instead of waiting for a broker that cannot start.
   if (paths.runtimeDir !== paths.home) ensurePrivateDir(paths.runtimeDir);
   const deadline = Date.now() + START_DEADLINE_MS;
-  let spawned = false;
+  let spawned: ChildProcess | undefined;
   let exiting: Locator | undefined;
+  let unlocatedSince: number | undefined;
   while (Date.now() < deadline) {
     const state = await probeBroker(paths, 1500);
     if (state.kind === "running") return state.locator;
     failIfNotUsable(state);
+    if (state.kind === "unlocated") {
+      // A live broker behind a broken locator rewrites it within a second; one that does not
+      // (frozen, wedged) is named at once, never waited for until the deadline.
+      unlocatedSince ??= Date.now();
+      if (Date.now() - state.since > STARTING_GRACE_MS && Date.now() - unlocatedSince > LOCATOR_REPAIR_MS) throw unresponsiveError(state.pid, "is running but unreachable: its locator is broken and it did not repair it");
+      await sleep(25);
+      continue;
+    }
+    unlocatedSince = undefined;
     exiting = state.kind === "exiting" ? state.locator : undefined;
     if (state.kind === "unresponsive" || state.kind === "exiting") {
       await sleep(25);
@@ -52,19 +65,21 @@ export async function ensureBroker(paths: BpPaths): Promise<Locator> {
       const again = await probeBroker(paths, 1500);
       if (again.kind === "running") return again.locator;
       failIfNotUsable(again);
-      spawnBroker(paths);
-      spawned = true;
+      spawned = spawnBroker(paths);
       while (Date.now() < deadline) {
         const s = await probeBroker(paths, 1500);
         if (s.kind === "running") return s.locator;
         failIfNotUsable(s);
+        if (s.kind === "unlocated") break;
+        // It could not use the state directory (read-only, full): say so now, not after 20 s.
+        if (spawned.exitCode === STATE_EXIT_CODE) throw stateUnusable(paths);
         await sleep(10);
       }
     } finally {
       releaseLock(paths, lock);
     }
   }
-  if (exiting) throw unresponsive(exiting);
+  if (exiting) throw unresponsiveError(exiting.pid);
   throw new BpError("browser_disconnected", "The Browser Pilot broker did not start in time.", {
     retryable: true,
     context: { log: paths.brokerLog },
@@ -80,16 +95,8 @@ function failIfNotUsable(state: BrokerState): void {
   }
   if (state.kind === "unresponsive") {
     const started = Date.parse(state.locator.startedAt);
-    if (Number.isFinite(started) && Date.now() - started > STARTING_GRACE_MS) throw unresponsive(state.locator);
+    if (Number.isFinite(started) && Date.now() - started > STARTING_GRACE_MS) throw unresponsiveError(state.locator.pid);
   }
-}
-
-function unresponsive(locator: Locator): BpError {
-  return new BpError("browser_disconnected", `The Browser Pilot broker (pid ${locator.pid}) is running but does not answer.`, {
-    retryable: true,
-    context: { brokerPid: locator.pid },
-    remediation: { code: "restart_unresponsive_broker", message: `Stop process ${locator.pid} yourself, then run the command again. Browser Pilot never replaces a live broker.`, actionRequired: true },
-  });
 }
 
 type Lock = "held" | string;
@@ -97,7 +104,11 @@ type Lock = "held" | string;
 function tryLock(paths: BpPaths): Lock {
   const token = crypto.randomUUID();
   const body = JSON.stringify({ schemaVersion: 1, pid: process.pid, identity: processIdentity(process.pid), token, createdAt: new Date().toISOString() });
-  if (createExclusive(paths.startupLock, body)) return token;
+  try {
+    if (createExclusive(paths.startupLock, body)) return token;
+  } catch (err) {
+    throw stateDirectoryError(paths.startupLock, err, "create the start-up lock");
+  }
   // Reclaim only a lock whose owner is provably gone; a live owner is starting the broker.
   const text = readPrivateFile(paths.startupLock);
   let ownerAlive = true;
@@ -105,8 +116,10 @@ function tryLock(paths: BpPaths): Lock {
     const owner = JSON.parse(text ?? "") as { identity?: string };
     ownerAlive = typeof owner.identity === "string" && isSameProcessAlive(owner.identity);
   } catch {
+    // Its creator writes it the moment it exists: one still empty or unreadable after a moment
+    // is what a start that failed (a full disk) left behind.
     try {
-      ownerAlive = Date.now() - statSync(paths.startupLock).mtimeMs < STALE_LOCK_MS;
+      ownerAlive = Date.now() - statSync(paths.startupLock).mtimeMs < UNREADABLE_LOCK_MS;
     } catch {
       ownerAlive = false;
     }
@@ -132,17 +145,33 @@ function releaseLock(paths: BpPaths, token: string): void {
   }
 }
 
-function spawnBroker(paths: BpPaths): void {
-  const log = openSync(paths.brokerLog, "a", 0o600);
+function spawnBroker(paths: BpPaths): ChildProcess {
+  const self = selfCommand();
+  let log: number;
   try {
-    const [cmd, ...rest] = selfCommand();
+    log = openSync(paths.brokerLog, "a", 0o600);
+  } catch (err) {
+    throw stateDirectoryError(paths.brokerLog, err, "open the broker log");
+  }
+  try {
+    const [cmd, ...rest] = self.cmd;
     const child = spawn(cmd ?? process.execPath, [...rest, "--browser-pilot-internal=broker"], {
+      argv0: self.argv0,
       detached: true,
       stdio: ["ignore", "ignore", log],
       env: process.env,
     });
     child.unref();
+    return child;
   } finally {
     closeSync(log);
   }
+}
+
+/** The broker exited because it could not write its state (its own log may be unwritable too). */
+function stateUnusable(paths: BpPaths): BpError {
+  return new BpError("state_directory_unusable", `The broker could not write its state in ${paths.home} (read-only, full, or not a directory of this user); see ${paths.brokerLog}.`, {
+    context: { path: paths.home, log: paths.brokerLog },
+    remediation: { code: "fix_state_directory", message: `Free space on or make ${paths.home} writable, or set BROWSER_PILOT_HOME to another directory.`, actionRequired: true },
+  });
 }

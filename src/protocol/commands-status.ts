@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { browserCandidateSchema, connectedBrowserSchema } from "./common.ts";
-import { defineCommand, okPlain } from "./define.ts";
+import { defineCommand, okPlain, watchdogHint } from "./define.ts";
 import { policySummarySchema } from "./policy-summary.ts";
 
 /** A module of its own, like eval's: see commands-eval.ts. */
@@ -10,7 +10,13 @@ export const status = defineCommand({
   summary: "Passive state: broker, browser, this agent's tab; starts nothing",
   args: () => v.object({}),
   result: () => okPlain({
-    service: v.object({ state: v.picklist(["running", "stopped", "unresponsive", "incompatible"]), version: v.string(), target: v.string() }),
+    service: v.object({
+      state: v.picklist(["running", "stopped", "unresponsive", "incompatible"]),
+      version: v.string(),
+      target: v.string(),
+      pid: v.optional(v.pipe(v.number(), v.description("The broker's pid, when it is unresponsive or incompatible"))),
+      frozen: v.optional(v.pipe(v.literal(true), v.description("The unresponsive broker is stopped by a signal (SIGSTOP, a debugger)"))),
+    }),
     browser: v.union([connectedBrowserSchema, v.object({ state: v.literal("disconnected") })]),
     browsers: v.optional(v.array(browserCandidateSchema)),
     session: v.object({
@@ -39,10 +45,11 @@ export const status = defineCommand({
     policy: v.optional(policySummarySchema()),
     recovery: v.optional(
       v.pipe(
-        v.object({ required: v.literal(true), code: v.string(), action: v.pipe(v.string(), v.description("The command to run; <id> stands for a browser's id from browsers")) }),
+        v.object({ required: v.literal(true), code: v.string(), action: v.pipe(v.string(), v.description("The command to run; <id> stands for a browser's id from browsers, <url> for the remote endpoint")) }),
         v.description("Only when something must be done before browser commands work"),
       ),
     ),
+    hints: v.optional(v.pipe(v.array(watchdogHint()), v.description("broker_outdated after an upgrade"))),
   }),
   example: "bp status",
   runs: "passive",

@@ -108,6 +108,14 @@ export const watchdogHint = once(() =>
       message: v.pipe(v.string(), v.description("The first error (cut) and the 'bp console' call that lists them")),
     }),
     v.object({
+      type: v.literal("broker_outdated"),
+      message: v.pipe(v.string(), v.description("The broker runs another build than this CLI (an upgrade): how to restart it")),
+    }),
+    v.object({
+      type: v.literal("home_differs"),
+      message: v.pipe(v.string(), v.description("connect and status: the broker was started with another HOME than the caller's; browsers are looked for in the caller's")),
+    }),
+    v.object({
       type: v.literal("repeated_action"),
       tab: v.optional(v.string()),
       count: v.pipe(v.number(), v.description("Actions in a row on the tab that changed nothing observable")),

@@ -26,6 +26,8 @@ export const callRequestSchema = v.object({
   secretHeaders: v.optional(v.record(v.string(), v.string())),
   secret: v.optional(shortString(1_000_000)),
   executable: v.optional(v.object({ version: v.string(), identity: v.string() })),
+  version: v.optional(shortString(64)),
+  discovery: v.optional(v.object({ home: v.optional(shortString(4096)), xdgConfigHome: v.optional(shortString(4096)) })),
   cwd: v.optional(shortString(4096)),
   outputDir: v.optional(shortString(4096)),
 });

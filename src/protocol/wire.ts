@@ -30,7 +30,11 @@ export interface CallRequest {
    * secretHeaders it is never part of args, command records, output, logs or errors.
    */
   secret?: string;
-  /** Only 'disconnect' sends it (it decides whether this installation may stop the broker). */
+  /** The caller's HOME and XDG_CONFIG_HOME ('connect', 'status'): installed browsers are looked for there. */
+  discovery?: { home?: string; xdgConfigHome?: string };
+  /** The CLI's version: a broker of another build says so in every reply's hints. */
+  version?: string;
+  /** Only 'disconnect' sends it (brokers before 0.1.1 let only the installation that started them stop them). */
   executable?: { version: string; identity: string };
   /** The CLI's working directory: relative output paths resolve against it. */
   cwd?: string;

@@ -40,6 +40,7 @@ export const ERROR_CODES = [
   "dialog_pending",
   "quota_exceeded",
   "auth_failed",
+  "state_directory_unusable",
   "policy_denied",
   "policy_invalid",
 ] as const;

@@ -10,3 +10,16 @@ test("a home path.join would change is joined by path.join; a plain one by hand,
     expect(paths.profiles).toBe(join(home, "profiles"));
   }
 });
+
+test("an empty BROWSER_PILOT_HOME is refused like a relative one, never the shared default home", () => {
+  for (const home of ["", "relative/home"]) {
+    let err: unknown;
+    try {
+      resolvePaths({ BROWSER_PILOT_HOME: home, HOME: "/home/u" });
+    } catch (e) {
+      err = e;
+    }
+    expect((err as { code?: string; context?: unknown }).code).toBe("invalid_argument");
+    expect((err as { context?: unknown }).context).toEqual({ field: "BROWSER_PILOT_HOME" });
+  }
+});

@@ -1,15 +1,17 @@
-import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { BpError } from "./errors.ts";
 
 /**
  * Private state lives in directories only this OS user can enter. A symlink or a
  * directory owned by someone else could redirect our socket or token, so both are refused.
+ * Returns true when it created the directory (the CLI says so: a mistyped home is visible).
  */
-export function ensurePrivateDir(path: string): void {
+export function ensurePrivateDir(path: string): boolean {
+  let created = false;
   try {
-    mkdirSync(path, { recursive: true, mode: 0o700 });
+    created = mkdirSync(path, { recursive: true, mode: 0o700 }) !== undefined;
   } catch (err) {
-    throw unusableDir(path, `Cannot create state directory ${path}: ${(err as Error).message}`);
+    throw stateDirectoryError(path, err, "create the state directory");
   }
   const st = lstatSync(path);
   if (st.isSymbolicLink() || !st.isDirectory()) {
@@ -19,14 +21,46 @@ export function ensurePrivateDir(path: string): void {
   if (uid !== undefined && st.uid !== uid) {
     throw unusableDir(path, `State directory ${path} belongs to another user; refusing to use it.`);
   }
-  if ((st.mode & 0o077) !== 0 && process.platform !== "win32") chmodSync(path, 0o700);
+  if ((st.mode & 0o077) !== 0 && process.platform !== "win32") {
+    try {
+      chmodSync(path, 0o700);
+    } catch (err) {
+      throw stateDirectoryError(path, err, "make the state directory private");
+    }
+  }
+  return created;
 }
 
-function unusableDir(path: string, message: string): BpError {
-  return new BpError("internal_error", message, {
-    context: { path },
-    remediation: { code: "fix_state_directory", message: `Remove or repair ${path} (it must be a directory of this user), or set BROWSER_PILOT_HOME to another directory.`, actionRequired: true },
+function unusableDir(path: string, message: string, reason?: string): BpError {
+  return new BpError("state_directory_unusable", message, {
+    context: { path, ...(reason ? { reason } : {}) },
+    remediation: { code: "fix_state_directory", message: `Free space on, make writable, remove or repair ${path} (it must be a writable directory of this user), or set BROWSER_PILOT_HOME to another directory.`, actionRequired: true },
   });
+}
+
+/** What the file system said, for the errors bp cannot fix itself (read-only, full, not a directory). */
+const FS_REASONS: Record<string, string> = {
+  EROFS: "read-only file system",
+  ENOSPC: "no space left on the device",
+  EDQUOT: "disk quota exceeded",
+  EEXIST: "a file is in the way",
+  ENOTDIR: "a file is in the way",
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  EISDIR: "a directory is in the way",
+  ENAMETOOLONG: "name too long",
+  ELOOP: "too many symbolic links",
+};
+
+/**
+ * A file-system failure on bp's own state (home, locks, locator, log) is the environment's,
+ * not a bug: a documented code naming the path and what to fix. Anything else passes through.
+ */
+export function stateDirectoryError(path: string, err: unknown, doing: string): unknown {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (err instanceof BpError || code === undefined || !(code in FS_REASONS)) return err;
+  const reason = FS_REASONS[code] ?? code;
+  return unusableDir(path, `Cannot ${doing} ${path}: ${reason} (${code}).`, code);
 }
 
 /** Reads a small private file; returns undefined when absent, refuses symlinks and foreign owners. */
@@ -55,10 +89,21 @@ export function writePrivateFileAtomic(path: string, contents: string): void {
   try {
     writeSync(fd, contents);
     fsyncSync(fd);
-  } finally {
     closeSync(fd);
+    renameSync(tmp, path);
+  } catch (err) {
+    try {
+      closeSync(fd);
+    } catch {
+      // closed
+    }
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // gone
+    }
+    throw err;
   }
-  renameSync(tmp, path);
 }
 
 /** O_EXCL create: succeeds for exactly one racer. Returns false when the file exists. */
@@ -72,8 +117,16 @@ export function createExclusive(path: string, contents: string): boolean {
   }
   try {
     writeSync(fd, contents);
-  } finally {
+  } catch (err) {
+    // A full disk takes the name but not the bytes: an empty lock left behind would stall every start.
     closeSync(fd);
+    try {
+      unlinkSync(path);
+    } catch {
+      // gone
+    }
+    throw err;
   }
+  closeSync(fd);
   return true;
 }

@@ -31,6 +31,18 @@ export function isDeadProcessState(pid: number): boolean {
   }
 }
 
+/** Linux: stopped by a signal or traced (state T or t): alive, but it runs nothing until resumed. */
+export function isStopped(pid: number): boolean {
+  if (process.platform !== "linux") return false;
+  try {
+    const stat = readText(`/proc/${pid}/stat`);
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    return state === "T" || state === "t";
+  } catch {
+    return false;
+  }
+}
+
 /**
  * A pid alone can be reused after a crash; pid + kernel start time names one process.
  * On Linux this is field 22 of /proc/<pid>/stat. Elsewhere we have no cheap source and

@@ -5,9 +5,31 @@ export function isCompiled(): boolean {
   return import.meta.path.includes("$bunfs") || import.meta.path.includes("~BUN");
 }
 
-/** argv prefix that starts this same program again (for broker and janitor children). */
-export function selfCommand(): string[] {
-  return isCompiled() ? [process.execPath] : [process.execPath, Bun.main];
+/**
+ * argv prefix that starts this same program again (for broker and janitor children), and the
+ * argv[0] the child shows. Once the file this process started from was deleted or replaced
+ * (an upgrade), a compiled bp on Linux runs /proc/self/exe: the very build that is running (a
+ * child from the path would fail with ENOENT, or be another version than its parent).
+ * Otherwise the path, so the child's process name stays `bp`.
+ */
+export function selfCommand(): { cmd: string[]; argv0: string } {
+  if (!isCompiled()) return { cmd: [process.execPath, Bun.main], argv0: process.execPath };
+  const shown = process.execPath.replace(/ \(deleted\)$/, "");
+  const replaced = process.platform === "linux" && (shown !== process.execPath || executableIdentity().identity !== startIdentity());
+  return { cmd: [replaced ? "/proc/self/exe" : shown], argv0: shown };
+}
+
+let atStart: string | undefined;
+
+/** The executable's identity when this process first asked (the broker asks as it starts). */
+export function startIdentity(): string {
+  atStart ??= executableIdentity().identity;
+  return atStart;
+}
+
+/** True when the file this process was started from is gone or another build now. */
+export function executableReplaced(): boolean {
+  return process.execPath.endsWith(" (deleted)") || executableIdentity().identity !== startIdentity();
 }
 
 /**

@@ -14,3 +14,6 @@ export const BUILD_TARGET: string = typeof BP_BUILD_TARGET === "string" ? BP_BUI
 export const PROTOCOL = { version: 1, min: 1, max: 1 } as const;
 
 export const LOCATOR_SCHEMA_VERSION = 1;
+
+/** A broker that cannot write its state directory (read-only, full) exits with this code. */
+export const STATE_EXIT_CODE = 3;

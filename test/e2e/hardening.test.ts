@@ -3,7 +3,7 @@
  * command line, each reproduced here against the real compiled bp and a real broker.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { chownSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chownSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { resolvePaths } from "../../src/shared/paths.ts";
 import { alive, BP, killAndWait, envPool, processesFor, waitFor, type BpEnv } from "../support/bp.ts";
@@ -147,26 +147,28 @@ describe("the CLI reading a broker's reply", () => {
 });
 
 describe("the CLI reading the locator", () => {
-  test("a locator that is not a regular file, or that another user owns, names no broker", async () => {
+  test("a locator that is not a regular file, or that another user owns, is never trusted: the live broker rewrites it", async () => {
     const env = newEnv();
     await env.run(["tabs"]);
     const path = join(env.home, "broker-locator.json");
     const real = readFileSync(path, "utf8");
+    const ours = () => lstatSync(path).isFile() && lstatSync(path).uid === process.getuid?.() && readFileSync(path, "utf8") === real;
     expect((await env.run(["status"])).json).toMatchObject({ ok: true, service: { state: "running" } });
     try {
-      // A FIFO is neither read (it would block) nor trusted.
+      // A FIFO is neither read (it would block) nor trusted; the broker puts its locator back.
       rmSync(path);
       expect(Bun.spawnSync(["mkfifo", path]).exitCode).toBe(0);
-      expect((await env.run(["status"])).json).toMatchObject({ ok: true, service: { state: "stopped" } });
-      rmSync(path);
-      writeFileSync(path, real, { mode: 0o600 });
-      if (process.getuid?.() === 0) {
-        // The token must never come from a file someone else could have written.
-        chownSync(path, 65534, 65534);
-        expect((await env.run(["status"])).json).toMatchObject({ ok: true, service: { state: "stopped" } });
-        chownSync(path, 0, 0);
-      }
       expect((await env.run(["status"])).json).toMatchObject({ ok: true, service: { state: "running" } });
+      expect(ours()).toBe(true);
+      if (process.getuid?.() === 0) {
+        // The token must never come from a file someone else could have written: one naming
+        // a socket nobody listens on is replaced, not followed.
+        rmSync(path);
+        writeFileSync(path, real.replace(/"endpoint":"[^"]*"/, `"endpoint":"${join(env.home, "nobody.sock")}"`), { mode: 0o600 });
+        chownSync(path, 65534, 65534);
+        expect((await env.run(["status"])).json).toMatchObject({ ok: true, service: { state: "running" } });
+        expect(ours()).toBe(true);
+      }
     } finally {
       rmSync(path, { force: true });
       writeFileSync(path, real, { mode: 0o600 });

@@ -244,7 +244,7 @@ describe("the broker is never replaced", () => {
     mkdirSync(real, { recursive: true, mode: 0o700 });
     symlinkSync(real, env.home);
     const r = await env.run(["tabs"]);
-    expect(r.json).toMatchObject({ ok: false, code: "internal_error" });
+    expect(r.json).toMatchObject({ ok: false, code: "state_directory_unusable", remediation: { code: "fix_state_directory" } });
     expect(String(r.json.error)).toContain("not a plain directory");
     expect(existsSync(join(real, "broker-locator.json"))).toBe(false);
   });

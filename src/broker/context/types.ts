@@ -18,6 +18,9 @@ export interface BrokerState {
   readonly agents: AgentRegistry;
   /** The connected browser of this generation, if any (may be closed). */
   readonly browser: BrowserConnection | undefined;
+  /** Why the last browser went away, and where it came from (status says how to bring it back). */
+  readonly lastLoss: { reason: string } | undefined;
+  readonly lastSource: "discovered" | "launched" | "remote" | undefined;
   /** Command records: handlers list, describe and cancel them. */
   readonly commands: { readonly store: CommandStore; cancelRecord(rec: CommandRecord): void };
   onStopRequested: ((reason: string) => void) | undefined;

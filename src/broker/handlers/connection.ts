@@ -1,6 +1,5 @@
 import { connectAction, discoverBrowsers, matchBrowser, publicCandidate, withOwnId, type BrowserCandidate } from "../../discovery/index.ts";
 import { BpError } from "../../shared/errors.ts";
-import { executableIdentity } from "../../shared/self.ts";
 import { publicCommand } from "../commands/store.ts";
 import { BUILD_TARGET, VERSION } from "../../shared/version.ts";
 import type { BrowserConnection } from "../browser.ts";
@@ -25,7 +24,7 @@ const status = defineHandler(statusCommand)({
     const conn = broker.browser;
     const live = conn && !conn.closed ? conn : undefined;
     const agent = broker.agents.get(req.clientKey);
-    const browsers = live ? undefined : (await discoverBrowsers()).map(publicCandidate);
+    const browsers = live ? undefined : (await discoverBrowsers(callerDiscovery(req))).map(publicCandidate);
     const sel = agent?.selected ? conn?.targets.byId.get(agent.selected) : undefined;
     const tabs = agent ? broker.visibleTabs(agent, req.tabAccess).filter((t) => agent.existingId(t.targetId) !== undefined).length : 0;
     // Lean: no tab count of 0, no selectedTab when none is selected, no empty command lists,
@@ -53,10 +52,31 @@ const status = defineHandler(statusCommand)({
       ...(human.length > 0 ? { humanControl: human } : {}),
       ...(active.length > 0 || uncertain.length > 0 ? { commands: { ...(active.length > 0 ? { active } : {}), ...(uncertain.length > 0 ? { uncertain } : {}) } } : {}),
       ...(policy ? { policy } : {}),
-      ...(live ? {} : { recovery: { required: true as const, code: "browser_disconnected", action: connectAction(browsers ?? []) } }),
+      ...(live ? {} : { recovery: lostRecovery(broker.lastLoss, broker.lastSource, browsers ?? []) }),
     };
   },
 });
+
+/**
+ * One rule for every command that looks for installed browsers: the caller's HOME and
+ * XDG_CONFIG_HOME, as 'bp browsers' (run in the caller's shell) reads them, not the broker's
+ * (the first shell that started it). A CLI of before 0.1.1 sends none: the broker's own.
+ */
+function callerDiscovery(req: CallContext["req"]): { env: Record<string, string | undefined> } {
+  const d = req.discovery;
+  if (!d) return { env: process.env };
+  return { env: { ...process.env, HOME: d.home, XDG_CONFIG_HOME: d.xdgConfigHome } };
+}
+
+/**
+ * What brings a browser back: the one that was lost comes back the way it came (a remote
+ * endpoint by connecting to it again, a launched browser by launching), else what is installed.
+ */
+function lostRecovery(loss: { reason: string } | undefined, source: string | undefined, browsers: Parameters<typeof connectAction>[0]) {
+  if (loss && source === "remote") return { required: true as const, code: "check_remote_endpoint", action: "bp connect --cdp-url <url>" };
+  if (loss && source === "launched") return { required: true as const, code: "browser_disconnected", action: "bp launch" };
+  return { required: true as const, code: "browser_disconnected", action: connectAction(browsers) };
+}
 
 /** Tabs under human control that the caller may address, in its own tab ids. */
 function humanControl(ctx: CallContext): NonNullable<ReplyOf<typeof statusCommand.result>["humanControl"]> {
@@ -115,7 +135,7 @@ const connect = defineHandler(commands.connect)({
         throw remoteConnectError(cdpUrl, err);
       }
     }
-    const candidate = pickCandidate(await discoverBrowsers(), args.browser);
+    const candidate = pickCandidate(await discoverBrowsers(callerDiscovery(ctx.req)), args.browser);
     try {
       const { conn, reused } = await ctx.broker.attach({ id: candidate.id, product: candidate.product, source: "discovered", endpoint: candidate.endpoint ?? "", userDataRoot: candidate.userDataRoot });
       ctx.agent();
@@ -167,21 +187,15 @@ const disconnect = defineHandler(commands.disconnect)({
     const { broker, req } = ctx;
     const agent = broker.agents.get(req.clientKey);
     const closed = agent ? await broker.releaseAgent(agent) : [];
-    const sameExecutable = req.executable?.identity === STARTED_BY && req.executable.version === VERSION;
-    const stop = broker.agents.size === 0 && sameExecutable;
+    // Any CLI of a compatible protocol may stop a broker no agent uses: after an upgrade the
+    // old broker must not outlive every agent only because the file it started from changed.
+    const stop = broker.agents.size === 0;
     if (stop) setTimeout(() => broker.onStopRequested?.("disconnect"), 20);
-    const message = stop
-      ? "Released this agent and stopped the broker."
-      : broker.agents.size > 0
-        ? `Released this agent; ${broker.agents.size} other agent(s) keep the broker running.`
-        : "Released this agent; the broker was started by another installation and keeps running.";
+    const message = stop ? "Released this agent and stopped the broker." : `Released this agent; ${broker.agents.size} other agent(s) keep the broker running.`;
     // Lean: a count only when tabs were closed; the message only when it says more than brokerStopped.
     return { ...(closed.length > 0 ? { closedTabs: closed.length } : {}), ...(stop ? { brokerStopped: true as const } : { message }) };
   },
 });
-
-/** Taken when the broker starts: an executable rebuilt since then is another installation. */
-const STARTED_BY = executableIdentity().identity;
 
 export const CONNECTION_HANDLERS: Handler[] = [status, connect, launch, disconnect];
 export type { CallContext };
