@@ -16,6 +16,10 @@ import { ViewerServer } from "./handoff/viewer.ts";
 import { installNet, releaseNet } from "./net/index.ts";
 import { withBrokerNotes } from "./reply-notes.ts";
 import type { TargetRecord } from "./targets.ts";
+import { applyPolicy, followPolicy } from "./policy/apply.ts";
+import { forgetBlocks, withBlocks } from "./policy/blocks.ts";
+import { policyHome, refreshPolicy } from "./policy/current.ts";
+import { admitCall } from "./policy/enforce.ts";
 
 /** An agent that has not run a command for this long loses its tabs and control. */
 const DEFAULT_LEASE_MS = 30 * 60_000;
@@ -56,6 +60,8 @@ export class Broker implements BrokerState {
     private readonly handlers: HandlerTable,
   ) {
     this.agents = new AgentRegistry(new TabNumbers(join(paths.home, "tab-ids")));
+    policyHome(paths.home);
+    void refreshPolicy();
     this.handoff.onReturning = (targetId, reason) => this.viewer.revokeTab(targetId, reason);
     this.handoff.onChanged = (targetId) => this.viewer.changed(targetId);
   }
@@ -77,14 +83,16 @@ export class Broker implements BrokerState {
     // Checked against the command's own schema, as the CLI checks them: a client that talks
     // to the socket directly gets the same invalid_argument, before anything happens.
     const bound = handler.bind(raw.args);
-    const req: CallRequest = { ...raw, args: bound.args };
+    // The host policy: read again if the file changed, then its word on this call, before anything runs.
+    await followPolicy(() => this.browser, () => this.agents.all().map((a) => a.key));
+    const req: CallRequest = admitCall({ ...raw, args: bound.args }, handler.command);
     // A command past its deadline replies at once, but its handler may still be touching the
     // tab: it keeps the tab's admission until the handler itself has ended, so a handoff never
     // starts while it runs.
     let running: Promise<unknown> | undefined;
     const tracked: Invocation = { ...bound, run: (ctx) => (running = bound.run(ctx)) };
     try {
-      return withBrokerNotes(req, this.withNotices(req, await this.commands.run(req, tracked)), this.executableReplaced);
+      return withBrokerNotes(req, this.withNotices(req, withBlocks(await this.commands.run(req, tracked), req.clientKey)), this.executableReplaced);
     } finally {
       const release = () => this.handoff.finish(req.invocation);
       if (running) void running.then(release, release);
@@ -191,6 +199,7 @@ export class Broker implements BrokerState {
         },
       });
       this.readopt(conn);
+      await applyPolicy(conn, []);
       return { conn, reused: false };
     } finally {
       this.connecting = undefined;
@@ -276,6 +285,7 @@ export class Broker implements BrokerState {
       }
     }
     this.agents.delete(agent.key, expired);
+    forgetBlocks(agent.key);
     await releaseNet(this.browser, agent.key, this.paths.home).catch(() => undefined);
     return closed;
   }

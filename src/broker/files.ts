@@ -14,6 +14,7 @@
 import { closeSync, fchmodSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { BpError, invalidArgument } from "../shared/errors.ts";
+import { isPolicyFile, refuseWrite } from "./policy/current.ts";
 
 export interface OutputPlace {
   /** The CLI's working directory (absolute). */
@@ -63,6 +64,7 @@ export function resolveOutputPath(requested: string | undefined, defaultName: st
     }
   }
   const final = requested === undefined ? uniqueName(target) : target;
+  if (isPolicyFile(final)) throw refuseWrite();
   checkFinal(final, name);
   return final;
 }
@@ -90,6 +92,7 @@ export interface WriteOptions {
  * An explicit name that exists is refused (invalid_argument, field "file") unless `replace`.
  */
 export function writeOutputFile(path: string, data: Uint8Array, mimeType: string, opts: WriteOptions = {}): WrittenFile {
+  if (isPolicyFile(path)) throw refuseWrite();
   checkFinal(path, path);
   const tmp = join(dirname(path), `.${basename(path).slice(0, 100)}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`);
   let fd: number;

@@ -27,6 +27,11 @@ const FORMATTERS: Record<string, Formatter> = {
     }
     for (const h of (r.humanControl as R[] | undefined) ?? []) lines.push(`Human control: ${String(h.tab)} until ${String(h.until)}${h.yours ? " (handed off by you)" : ""}${h.message ? `: ${clean(h.message, 120)}` : ""}`);
     for (const b of (r.browsers as R[] | undefined) ?? []) lines.push(browserLine(b));
+    const policy = r.policy as R | undefined;
+    if (policy) {
+      const parts = [policy.deny ? `deny ${(policy.deny as string[]).join(", ")}` : "", policy.allow !== undefined ? `${String(policy.allow)} allowed origin pattern(s)` : "", policy.block !== undefined ? `${String(policy.block)} denied origin pattern(s)` : "", policy.tabAccess ? "own tabs only" : "", policy.uploadDirs !== undefined ? `uploads from ${String(policy.uploadDirs)} dir(s)` : "", policy.downloads !== undefined ? `downloads ${policy.downloads === "off" ? "off" : `up to ${String(policy.downloads)} bytes`}` : ""].filter(Boolean);
+      lines.push(`Host policy ${String(policy.digest)}${parts.length > 0 ? `: ${parts.join("; ")}` : ""}`);
+    }
     if (recovery?.required) lines.push(`action: ${String(recovery.action ?? recovery.code)}`);
     return lines.join("\n");
   },

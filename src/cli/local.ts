@@ -7,7 +7,7 @@ import { probeBroker, unresponsiveError, type BrokerState } from "./locate.ts";
 type Result = Record<string, unknown>;
 
 /** Commands answered without a broker. */
-export async function runLocal(name: string, args: Record<string, unknown>, _paths: BpPaths): Promise<Result> {
+export async function runLocal(name: string, args: Record<string, unknown>, paths: BpPaths, clientKey = ""): Promise<Result> {
   if (name === "browsers") {
     const { discoverBrowsers, matchBrowser, publicCandidate } = await import("../discovery/index.ts");
     const all = await discoverBrowsers();
@@ -18,18 +18,51 @@ export async function runLocal(name: string, args: Record<string, unknown>, _pat
   if (name === "schema") {
     const { findCommand } = await import("../protocol/table.ts");
     const { toJsonSchema } = await import("../protocol/json-schema.ts");
+    if (args.command === "policy") {
+      // The host policy file's schema (args) and what 'bp status' shows of it (result).
+      const { policySchema, policySummarySchema } = await import("../protocol/policy.ts");
+      return { ok: true, command: "policy", args: toJsonSchema(policySchema()), result: toJsonSchema(policySummarySchema()) };
+    }
     const def = await findCommand(String(args.command));
     if (!def) throw new BpError("invalid_argument", `Unknown command '${String(args.command)}'.`, { context: { field: "command" } });
-    return { ok: true, command: def.name, args: toJsonSchema(def.args), result: toJsonSchema(def.result) };
+    const denied = await deniedFor(paths, clientKey, def.name);
+    return { ok: true, command: def.name, args: toJsonSchema(def.args), result: toJsonSchema(def.result), ...(denied ? { denied } : {}) };
   }
   throw new BpError("internal_error", `No local handler for ${name}.`);
+}
+
+/**
+ * What the host policy removes of a command for this key: the whole command, or some options.
+ * A broken policy file fails closed here too (policy_invalid).
+ */
+export async function deniedFor(paths: BpPaths, clientKey: string, command: string): Promise<{ command?: true; options?: string[] } | undefined> {
+  const { readPolicy } = await import("../protocol/policy-file.ts");
+  const { commandDenied, rulesFor } = await import("../protocol/policy.ts");
+  const policy = await readPolicy(paths.home);
+  if (!policy) return undefined;
+  const rules = rulesFor(policy, clientKey);
+  if (commandDenied(rules, command)) return { command: true };
+  const options = rules.deny.filter((d) => d.startsWith(`${command} --`)).map((d) => d.slice(command.length + 3));
+  return options.length > 0 ? { options } : undefined;
+}
+
+/** For the top help: which commands the host policy removes for the environment's key. */
+export async function deniedCommands(env: NodeJS.ProcessEnv): Promise<((name: string) => boolean) | undefined> {
+  const { resolvePaths } = await import("../shared/paths.ts");
+  const { readPolicy } = await import("../protocol/policy-file.ts");
+  const { commandDenied, rulesFor } = await import("../protocol/policy.ts");
+  const { DEFAULT_CLIENT_KEY } = await import("../protocol/table.ts");
+  const policy = await readPolicy(resolvePaths(env).home);
+  if (!policy) return undefined;
+  const rules = rulesFor(policy, env.BROWSER_PILOT_CLIENT_KEY || DEFAULT_CLIENT_KEY);
+  return (name) => commandDenied(rules, name);
 }
 
 /**
  * Passive commands talk to a broker only if one is already running; they never start one.
  * Returns undefined when a live broker should answer instead.
  */
-export async function runPassive(name: string, paths: BpPaths): Promise<Result | undefined> {
+export async function runPassive(name: string, paths: BpPaths, clientKey = ""): Promise<Result | undefined> {
   const state = await probePast(paths);
   if (state.kind === "running") return undefined;
   const pid = state.kind === "stopped" ? undefined : state.kind === "unlocated" ? state.pid : state.locator.pid;
@@ -53,12 +86,17 @@ export async function runPassive(name: string, paths: BpPaths): Promise<Result |
       : serviceState === "incompatible"
         ? { required: true, code: "stop_incompatible_broker_or_isolate", action: "bp disconnect (with the bp that started it)" }
         : { required: true, code: "restart_unresponsive_broker", action: frozen ? `kill -CONT ${pid}` : `kill ${pid}` };
+  // The policy a broker would enforce (a broken file fails closed here too).
+  const { readPolicy } = await import("../protocol/policy-file.ts");
+  const { summarize } = await import("../protocol/policy.ts");
+  const policy = await readPolicy(paths.home);
   return {
     ok: true,
     service: { state: serviceState, version: VERSION, target: BUILD_TARGET, ...(pid !== undefined ? { pid } : {}), ...(frozen ? { frozen: true } : {}) },
     browser: { state: "disconnected" },
     browsers,
     session: { state: "unavailable" },
+    ...(policy ? { policy: summarize(policy, clientKey) } : {}),
     recovery,
   };
 }

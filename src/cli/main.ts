@@ -27,7 +27,8 @@ export async function runCli(argv: string[], early?: EarlyRead): Promise<void> {
   let mode: Mode = chooseMode({ human: argv.includes("--human"), json: argv.includes("--json") });
   if (argv.length === 0 || (argv.length === 1 && (argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help"))) {
     const { renderTopHelp } = await import("../protocol/help.ts");
-    console.log(await renderTopHelp(VERSION));
+    const denied = await (await import("./local.ts")).deniedCommands(process.env).catch(() => undefined);
+    console.log(await renderTopHelp(VERSION, denied));
     return;
   }
   const env = process.env;
@@ -44,7 +45,9 @@ export async function runCli(argv: string[], early?: EarlyRead): Promise<void> {
     mode = chooseMode(parsed.globals);
     if (parsed.help) {
       const { renderCommandHelp } = await import("../protocol/help.ts");
-      console.log(renderCommandHelp(await commandDef(spec)));
+      const key = parsed.globals["client-key"] ?? env.BROWSER_PILOT_CLIENT_KEY ?? DEFAULT_CLIENT_KEY;
+      const denied = known ? await (await import("./local.ts")).deniedFor(known, key, spec.name).catch(() => undefined) : undefined;
+      console.log(renderCommandHelp(await commandDef(spec), denied));
       return;
     }
     const input = parsed.args;
@@ -76,7 +79,7 @@ export async function runCli(argv: string[], early?: EarlyRead): Promise<void> {
     const name = spec.name;
 
     if (spec.runs === "local") {
-      printResult(name, await runLocal(name, args, paths), mode);
+      printResult(name, await runLocal(name, args, paths, clientKey), mode);
       return;
     }
     const call: Omit<CallRequest, "token"> = {
@@ -107,7 +110,7 @@ export async function runCli(argv: string[], early?: EarlyRead): Promise<void> {
         else fail(live, mode);
         return;
       }
-      const passive = await runPassive(name, paths);
+      const passive = await runPassive(name, paths, clientKey);
       if (passive) {
         printResult(name, passive, mode);
         return;

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { browserCandidateSchema, connectedBrowserSchema } from "./common.ts";
 import { defineCommand, okPlain, watchdogHint } from "./define.ts";
+import { policySummarySchema } from "./policy-summary.ts";
 
 /** A module of its own, like eval's: see commands-eval.ts. */
 export const status = defineCommand({
@@ -41,6 +42,7 @@ export const status = defineCommand({
         v.description("Only when this agent has commands running (active) or of unknown outcome (uncertain)"),
       ),
     ),
+    policy: v.optional(policySummarySchema()),
     recovery: v.optional(
       v.pipe(
         v.object({

@@ -16,7 +16,7 @@ const GROUP_ORDER: CommandGroup[] = [
 const SYNOPSIS_WIDTH = 24;
 
 /** Top-level help: every command on about one screen; agents read this, so it stays short. */
-export async function renderTopHelp(version: string): Promise<string> {
+export async function renderTopHelp(version: string, denied?: (name: string) => boolean): Promise<string> {
   const COMMANDS = await allCommands();
   const lines = [`bp ${version}: drive Chromium from the shell; JSON when piped, text on a TTY.`, ""];
   // Capped: one long synopsis must not pad every line (the whole screen has a budget).
@@ -25,7 +25,7 @@ export async function renderTopHelp(version: string): Promise<string> {
     const cmds = COMMANDS.filter((c) => c.group === group);
     if (cmds.length === 0) continue;
     lines.push(`${group}:`);
-    for (const l of topLines(cmds)) lines.push(`  ${l.synopsis.padEnd(width)}  ${l.summary}`);
+    for (const l of topLines(cmds, denied)) lines.push(`  ${l.synopsis.padEnd(width)}  ${l.summary}`);
     lines.push("");
   }
   lines.push("Global: --json | --human, --client-key KEY, --request-id ID, --timeout MS");
@@ -35,15 +35,17 @@ export async function renderTopHelp(version: string): Promise<string> {
   return lines.join("\n");
 }
 
-export function renderCommandHelp(def: CommandDef): string {
+export function renderCommandHelp(def: CommandDef, denied?: { command?: true; options?: string[] }): string {
   const lines = [`bp ${usage(def)}`, "", def.summary, ""];
+  if (denied?.command) lines.splice(3, 0, "Denied by the host policy for this client key (policy_denied).", "");
   const args = describeArgs(def);
   if (args.length > 0) {
     lines.push("Arguments:");
     for (const a of args) {
       const label = a.positional ? `<${a.name}>` : `${a.alias ? `-${a.alias}, ` : ""}--${a.name}${a.kind === "boolean" ? "" : ` <${a.kind === "number" ? "n" : "value"}>`}`;
       const extra = [a.required ? "required" : "", a.default !== undefined && a.default !== false ? `default ${String(a.default)}` : ""].filter(Boolean).join(", ");
-      lines.push(`  ${label.padEnd(24)} ${a.description}${extra ? ` (${extra})` : ""}`);
+      const off = denied?.options?.includes(a.name) ? " [denied by host policy]" : "";
+      lines.push(`  ${label.padEnd(24)} ${a.description}${extra ? ` (${extra})` : ""}${off}`);
     }
     lines.push("");
   }
@@ -56,7 +58,9 @@ export function renderCommandHelp(def: CommandDef): string {
 /** A family of at least this many subcommands in a row takes one line of the top help: `state save|load|list|remove`. */
 const FAMILY_MIN = 3;
 
-function topLines(cmds: readonly CommandDef[]): { synopsis: string; summary: string }[] {
+function topLines(cmds: readonly CommandDef[], denied?: (name: string) => boolean): { synopsis: string; summary: string }[] {
+  // The host policy's removals (src/protocol/policy.ts), for the caller's key.
+  const mark = (names: string[]) => (!denied ? "" : names.every(denied) ? " [denied by host policy]" : names.some(denied) ? " [partly denied by host policy]" : "");
   const out: { synopsis: string; summary: string }[] = [];
   for (let i = 0; i < cmds.length; ) {
     const first = cmds[i] as CommandDef;
@@ -66,10 +70,10 @@ function topLines(cmds: readonly CommandDef[]): { synopsis: string; summary: str
     const members = cmds.slice(i, end);
     if (members.length >= FAMILY_MIN) {
       const summary = first.family ?? members.map((m) => headline(m.summary)).join("; ");
-      out.push({ synopsis: `${head} ${members.map((m) => m.name.split(" ")[1]).join("|")}`, summary: headline(summary) });
+      out.push({ synopsis: `${head} ${members.map((m) => m.name.split(" ")[1]).join("|")}`, summary: `${headline(summary)}${mark(members.map((m) => m.name))}` });
       i = end;
     } else {
-      out.push({ synopsis: synopsis(first), summary: headline(first.summary) });
+      out.push({ synopsis: synopsis(first), summary: `${headline(first.summary)}${mark([first.name])}` });
       i++;
     }
   }

@@ -40,7 +40,7 @@ function base(node: AnySchema): Json {
   }
   if (isSchema(node, "nullable")) return { anyOf: [toJsonSchema(node.wrapped), { type: "null" }] };
   if (isSchema(node, "union")) return { anyOf: node.options.map((o) => toJsonSchema(o)) };
-  if (isSchema(node, "object")) {
+  if (isSchema(node, "object") || isSchema(node, "strict_object")) {
     const properties: Json = {};
     const required: string[] = [];
     for (const [key, value] of Object.entries(node.entries)) {

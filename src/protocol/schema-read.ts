@@ -8,6 +8,7 @@ import type * as v from "valibot";
  */
 interface Schemas {
   object: v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined>;
+  strict_object: v.StrictObjectSchema<v.ObjectEntries, v.ErrorMessage<v.StrictObjectIssue> | undefined>;
   optional: v.OptionalSchema<v.GenericSchema, unknown>;
   nullable: v.NullableSchema<v.GenericSchema, unknown>;
   array: v.ArraySchema<v.GenericSchema, v.ErrorMessage<v.ArrayIssue> | undefined>;

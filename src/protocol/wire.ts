@@ -110,6 +110,8 @@ export const errorReplySchema = once(() =>
     context: v.optional(namedRecord()),
     remediation: v.optional(v.object({ code: v.string(), message: v.string(), actionRequired: v.optional(v.boolean()) })),
     handbacks: v.optional(v.array(namedRecord())),
+    /** What the host policy stopped in the page while the command ran (src/broker/policy/blocks.ts). */
+    policyBlocked: v.optional(v.array(namedRecord())),
   }),
 );
 

@@ -42,6 +42,8 @@ export const ERROR_CODES = [
   "auth_failed",
   "state_directory_unusable",
   "browser_busy",
+  "policy_denied",
+  "policy_invalid",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

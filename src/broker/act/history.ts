@@ -5,6 +5,7 @@ import { runAndWait } from "../navigate.ts";
 import { back as backCommand, forward as forwardCommand, reload as reloadCommand } from "../../protocol/commands-tabs.ts";
 import type { ReplyOf } from "../context/handler.ts";
 import { defineAction } from "./pipeline.ts";
+import { assertMayNavigate } from "../policy/enforce.ts";
 
 /** `bp back`, `bp forward`, `bp reload`: a history step (or reload), answered once the page loaded. */
 type HistoryCommand = typeof backCommand | typeof forwardCommand | typeof reloadCommand;
@@ -26,6 +27,8 @@ function historyAction(command: HistoryCommand, delta: -1 | 0 | 1) {
         const entry = entries[currentIndex + delta];
         // A history step is the browser's own navigation: Chrome lets it into a file: entry.
         if (entry) assertLocalFileAllowed(entry.url);
+        // A page restored from the back/forward cache loads nothing the interception could stop.
+        if (entry) assertMayNavigate(sel.agent.key, entry.url);
         if (entry) await runAndWait(top, () => top.send("Page.navigateToHistoryEntry", { entryId: entry.id }), ctx.deadline, ctx.signal, rec.targetId);
         else navigated = false;
       }

@@ -7,6 +7,7 @@ import type { BrowserConnection } from "../browser.ts";
 import { hasDisplay, launchBrowser, launchedBrowserId, stopLaunched } from "../launch.ts";
 import { REMOTE_ENDED, reconnectAdvice, remoteBrowser, remoteConnectError } from "../remote.ts";
 import { profileChoiceNeeded } from "./profiles.ts";
+import { policyStatus } from "../policy/current.ts";
 import * as commands from "../../protocol/commands-connection.ts";
 import { status as statusCommand } from "../../protocol/commands-status.ts";
 import { defineHandler, type ReplyOf } from "../context/handler.ts";
@@ -45,6 +46,7 @@ const status = defineHandler(statusCommand)({
     const store = broker.commands.store;
     const active = store.list(req.clientKey, ["accepted", "dispatched"], 20).map(publicCommand);
     const uncertain = store.list(req.clientKey, ["unknown_outcome"], 20).map(publicCommand);
+    const policy = policyStatus(req.clientKey);
     return {
       service: { state: "running", version: VERSION, target: BUILD_TARGET },
       browser: live ? browserSummary(live) : { state: "disconnected" },
@@ -52,6 +54,7 @@ const status = defineHandler(statusCommand)({
       session,
       ...(human.length > 0 ? { humanControl: human } : {}),
       ...(active.length > 0 || uncertain.length > 0 ? { commands: { ...(active.length > 0 ? { active } : {}), ...(uncertain.length > 0 ? { uncertain } : {}) } } : {}),
+      ...(policy ? { policy } : {}),
       ...(live ? {} : { recovery: remoteLoss ? remoteRecovery(remoteLoss, broker.lastLoss?.reason) : lostRecovery(broker.lastLoss, broker.lastSource, browsers ?? []) }),
     };
   },

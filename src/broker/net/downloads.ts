@@ -12,6 +12,8 @@ import type { CdpSession } from "../../cdp/session.ts";
 import type { BrowserConnection } from "../browser.ts";
 import { storeFor } from "../store/index.ts";
 import type { TargetRecord } from "../targets.ts";
+import { recordBlock } from "../policy/blocks.ts";
+import { downloadLimit } from "../policy/current.ts";
 import { redactUrl } from "./redact.ts";
 import { addDownload, netFor, peekNet, type DownloadRecord, type NetHost } from "./state.ts";
 import { cutString } from "../../shared/page-strings.ts";
@@ -60,6 +62,10 @@ export function installDownloads(conn: BrowserConnection, host: NetHost): void {
     if (!d || d.state !== "in_progress") return;
     d.receivedBytes = p.receivedBytes;
     d.totalBytes = p.totalBytes;
+    if (p.state === "inProgress" && stopByPolicy(conn, d)) {
+      changed();
+      return;
+    }
     // A remote browser's path names a file on the service's machine: reading that path here
     // would copy whatever file of ours has the same name (a hostile endpoint could pick it).
     if (p.state === "completed") complete(host, d, conn.info.source === "remote" ? undefined : p.filePath, conn.info.source === "remote");
@@ -133,8 +139,22 @@ export function watchTabDownloads(conn: BrowserConnection, host: NetHost, rec: T
       startedAt: Date.now(),
     });
     byGuid.set(p.guid, { owner, id: d.id });
+    stopByPolicy(conn, d);
     changed();
   });
+}
+
+/** The host policy's downloads rule (off, or a cap): the download is cancelled and marked, and the agent's reply says so. */
+function stopByPolicy(conn: BrowserConnection, d: DownloadRecord): boolean {
+  const limit = downloadLimit(d.owner);
+  if (limit === undefined || (limit !== "off" && d.receivedBytes <= limit && d.totalBytes <= limit)) return false;
+  d.state = "failed";
+  d.error = "policy_denied";
+  d.completedAt = Date.now();
+  byGuid.delete(d.guid);
+  recordBlock(d.owner, { kind: "download", url: d.url, rule: "files.downloads" });
+  void conn.cdp.send("Browser.cancelDownload", { guid: d.guid }).catch(() => undefined);
+  return true;
 }
 
 /** The agent's download for a browser GUID (for action evidence). */

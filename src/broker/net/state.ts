@@ -6,6 +6,7 @@
 import { ConsoleLog } from "./console.ts";
 import { Journal } from "./journal.ts";
 import type { Rule } from "./rules.ts";
+import { policyIntercepts } from "../policy/current.ts";
 
 /** What the tracker needs from the broker, without importing it. */
 export interface NetHost {
@@ -78,7 +79,8 @@ export function dropNet(key: string): void {
 /** Whether this agent needs request interception (Fetch) on the tabs it controls. */
 export function needsFetch(key: string | undefined): { on: boolean; auth: boolean } {
   const s = key === undefined ? undefined : states.get(key);
-  return { on: s !== undefined && (s.rules.length > 0 || s.auth !== undefined), auth: s?.auth !== undefined };
+  // The host policy's origin rules ride on the same interception (src/broker/policy).
+  return { on: (s !== undefined && (s.rules.length > 0 || s.auth !== undefined)) || policyIntercepts(key), auth: s?.auth !== undefined };
 }
 
 /** At most this many download records per agent; the oldest finished ones go first. */

@@ -20,6 +20,7 @@ import { rememberRequests } from "./polling.ts";
 import { decide, mergeHeaders } from "./rules.ts";
 import { needsFetch, netFor, peekNet, type NetHost } from "./state.ts";
 import { cutString } from "../../shared/page-strings.ts";
+import { policyStops } from "../policy/net.ts";
 
 export type { NetHost } from "./state.ts";
 
@@ -162,7 +163,7 @@ async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session
     e.error = p.blockedReason === "inspector" || p.errorText === "net::ERR_BLOCKED_BY_CLIENT" ? "blocked" : p.canceled ? "canceled" : p.errorText;
     finish(tab, e, p.timestamp);
   });
-  session.on("Fetch.requestPaused", (p) => void onPaused(tab, session, scope, p));
+  session.on("Fetch.requestPaused", (p) => void onPaused(tab, session, scope, p, host));
   session.on("Fetch.authRequired", (p) => void onAuth(tab, session, p));
   if (depth < MAX_FRAME_DEPTH) {
     session.on("Target.attachedToTarget", (p) => {
@@ -267,8 +268,11 @@ function markRule(tab: TabNet, scope: string, networkId: string | undefined, rul
   }
 }
 
-async function onPaused(tab: TabNet, s: CdpSession, scope: string, p: Protocol.Fetch.RequestPausedEvent): Promise<void> {
+async function onPaused(tab: TabNet, s: CdpSession, scope: string, p: Protocol.Fetch.RequestPausedEvent, host: NetHost): Promise<void> {
   const owner = tab.rec.controller;
+  // The host policy first: no agent rule can let through what it stops (src/broker/policy/net.ts).
+  // It narrows what agents do; a person who has the tab (handoff) browses freely.
+  if (!host.personal?.(tab.rec.targetId) && await policyStops(tab.rec, s, p, (rule) => markRule(tab, scope, p.networkId, rule))) return;
   const rules = owner === undefined ? [] : (peekNet(owner)?.rules ?? []);
   const d = decide(rules, p.request.url);
   try {

@@ -105,7 +105,7 @@ export function renderMarkdown(saved: SavedPart[], missing: string[]): string {
     "",
   ];
   for (const { report: r, scale, seed, date, machine } of saved) {
-    lines.push(`## ${r.title}`, "", `Ran ${date} (${scale} scale, ${machine}, ${r.wallSeconds.toFixed(0)} s wall). Rerun: \`${rerunCommand(r.part, scale, r.part === "fuzz" ? seed : undefined)}\`.`, "");
+    lines.push(`## ${r.title}`, "", `Ran ${date} (${scale} scale, ${machine}, ${r.wallSeconds.toFixed(0)} s wall). Rerun: \`${rerunCommand(r.part, scale, r.part === "fuzz" || r.part === "policy" ? seed : undefined)}\`.`, "");
     lines.push("| what was tried | times | failed | target | status |", "| --- | ---: | ---: | --- | --- |");
     for (const row of r.rows) {
       const status = row.failed === 0 ? "met" : row.pending ? `pending: ${row.pending}` : "**not met**";

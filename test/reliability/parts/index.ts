@@ -7,12 +7,13 @@ import { fuzzPart } from "./fuzz.ts";
 import { hostilePart } from "./hostile.ts";
 import { killsPart } from "./kills.ts";
 import { localFilesPart } from "./local-files.ts";
+import { policyPart } from "./policy.ts";
 import { soakPart } from "./soak.ts";
 import { socketPart } from "./socket.ts";
 import { stateFaultsPart } from "./state-faults.ts";
 
 /** In run order: cheap parts first, the soak last. */
-export const PARTS: Part[] = [coldStartsPart, socketPart, crossAgentPart, localFilesPart, fuzzPart, hostilePart, killsPart, stateFaultsPart, soakPart];
+export const PARTS: Part[] = [coldStartsPart, socketPart, crossAgentPart, localFilesPart, fuzzPart, policyPart, hostilePart, killsPart, stateFaultsPart, soakPart];
 
 /** Runs a part and adds the CPU it cost (harness, every bp, broker, janitor, Chromium). */
 export async function runPart(part: Part, ctx: PartContext): Promise<PartReport> {
