@@ -21,6 +21,9 @@ const MODULES = {
   handoff: () => import("./commands-handoff.ts"),
   net: () => import("./commands-net.ts"),
   reference: () => import("./commands-reference.ts"),
+  tools: () => import("./commands-tools.ts"),
+  pointer: () => import("./commands-pointer.ts"),
+  record: () => import("./commands-record.ts"),
 } as const;
 export type CommandModule = keyof typeof MODULES;
 
@@ -37,6 +40,9 @@ export const COMMAND_INDEX: Readonly<Record<string, CommandModule>> = {
   wait: "reliability", commands: "reliability", command: "reliability", cancel: "reliability",
   handoff: "handoff", handback: "handoff", view: "handoff",
   schema: "reference",
+  batch: "tools", doctor: "tools", skill: "tools",
+  mouse: "pointer", focus: "pointer",
+  "net har": "record", "trace start": "record", "trace stop": "record",
 };
 
 export function isCommand(x: unknown): x is CommandDef {

@@ -1,0 +1,48 @@
+import * as v from "valibot";
+import { fileResult, forceArg } from "./commands-capture.ts";
+import { defineCommand, ok, optText, text } from "./define.ts";
+
+/* Files recorded from the browser: the request journal as HAR, a performance trace. */
+
+export const netHar = defineCommand({
+  name: "net har",
+  group: "Network",
+  summary: "Write this agent's request journal as HAR 1.2 (secrets redacted as in 'net show'; bodies within the store's limits)",
+  positionals: ["file"],
+  args: () => v.object({
+    file: text("Output .har file; relative names resolve in BROWSER_PILOT_OUTPUT_DIR if set, else the working directory"),
+    force: forceArg,
+  }),
+  result: () => ok({ file: fileResult.file, sizeBytes: fileResult.sizeBytes, entries: v.number() }),
+  example: "bp net har session.har",
+  runs: "broker",
+});
+
+export const traceStart = defineCommand({
+  name: "trace start",
+  group: "Files",
+  summary: "Start a Chrome performance trace of the browser (one per agent; 'trace stop' writes it)",
+  args: () => v.object({
+    categories: optText("Comma list of trace categories (default: the DevTools performance set)"),
+  }),
+  result: () => ok({ categories: v.array(v.string()) }),
+  example: "bp trace start",
+  runs: "broker",
+  mutating: true,
+});
+
+export const traceStop = defineCommand({
+  name: "trace stop",
+  group: "Files",
+  summary: "Stop this agent's trace and write it as Chrome trace JSON (opens in Perfetto and chrome://tracing)",
+  positionals: ["file"],
+  args: () => v.object({
+    file: optText("Output .json file (default trace-<UTC time>.json)"),
+    force: forceArg,
+  }),
+  result: () => ok({ file: fileResult.file, sizeBytes: fileResult.sizeBytes, events: v.number() }),
+  example: "bp trace stop trace.json",
+  runs: "broker",
+});
+
+export const RECORD_COMMANDS = [netHar, traceStart, traceStop];
