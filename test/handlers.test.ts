@@ -70,6 +70,7 @@ const minimalArgs: Record<string, Record<string, unknown>> = {
   dialog: { id: "d1", accept: true }, download: { id: "dl1" }, "net show": { id: 1 }, "net block": { pattern: "*" },
   "net mock": { pattern: "*" }, "net headers": { pattern: "*", headers: "A: b" }, "net remove": { all: true },
   command: { id: "c0123456789ab" }, cancel: { id: "c0123456789ab" }, wait: { dialog: true },
+  mouse: { action: "move", at: "1,2" }, focus: { ref: 1 }, "net har": { file: "x.har" },
 };
 
 const RULES: [argv: string[], field: string, message: string][] = [

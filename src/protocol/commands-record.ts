@@ -25,7 +25,7 @@ export const traceStart = defineCommand({
   args: () => v.object({
     categories: optText("Comma list of trace categories (default: the DevTools performance set)"),
   }),
-  result: () => ok({ categories: v.array(v.string()) }),
+  result: () => ok({ tab: v.string(), categories: v.pipe(v.number(), v.description("How many categories are recorded")) }),
   example: "bp trace start",
   runs: "broker",
   mutating: true,

@@ -9,6 +9,9 @@ import { PROFILE_HANDLERS } from "./profiles.ts";
 import { RELIABILITY_HANDLERS } from "./reliability.ts";
 import { NET_HANDLERS } from "./net.ts";
 import { TAB_HANDLERS } from "./tabs.ts";
+import { POINTER_HANDLERS } from "./pointer.ts";
+import { HAR_HANDLERS } from "./har.ts";
+import { TRACE_HANDLERS } from "./trace.ts";
 import { handlerTable } from "../context/handler.ts";
 import type { HandlerTable } from "../context/types.ts";
 
@@ -27,4 +30,7 @@ export const HANDLERS: HandlerTable = handlerTable([
   ...RELIABILITY_HANDLERS,
   ...HANDOFF_HANDLERS,
   ...NET_HANDLERS,
+  ...POINTER_HANDLERS,
+  ...HAR_HANDLERS,
+  ...TRACE_HANDLERS,
 ]);
