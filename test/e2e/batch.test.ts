@@ -10,9 +10,18 @@ import { KeptConnection } from "../../src/cli/kept-connection.ts";
 import { PROTOCOL } from "../../src/shared/version.ts";
 import { makeBpEnv, refNamed } from "../support/bp.ts";
 import { requireChromium } from "../support/chromium.ts";
+import { resultViolations } from "../support/result-check.ts";
+import { findCommand } from "../../src/protocol/table.ts";
 import { startFixtureServer } from "../support/fixture-server.ts";
 
 requireChromium();
+
+/** The reply against its command's published result schema, strictly (test/support/result-check.ts). */
+async function violations(name: string, reply: unknown): Promise<string[]> {
+  const def = await findCommand(name);
+  if (!def) return [`no command ${name}`];
+  return resultViolations(def.result, reply);
+}
 
 const COUNTER = `<!doctype html><title>Counter</title><button id=b onclick="this.dataset.n=(+(this.dataset.n||0)+1);document.getElementById('out').textContent=this.dataset.n">Add</button><input aria-label=Name><p id=out>0</p>`;
 const site = startFixtureServer({ "/counter": COUNTER });
@@ -47,6 +56,7 @@ describe("bp batch", () => {
     expect(out.results[0]).toMatchObject({ ok: true, title: "Counter" });
     expect(out.results[1]).toEqual({ ok: true, value: "Counter" });
     expect(out.results[2]).toEqual({ ok: true, value: "0" });
+    expect(await violations("batch", r.json)).toEqual([]);
   });
 
   test("refs from an earlier step work in a later one, and actions verify as they do alone", async () => {

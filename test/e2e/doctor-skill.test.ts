@@ -7,8 +7,17 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeBpEnv } from "../support/bp.ts";
 import { requireChromium } from "../support/chromium.ts";
+import { resultViolations } from "../support/result-check.ts";
+import { findCommand } from "../../src/protocol/table.ts";
 
 const chromium = requireChromium();
+
+/** The reply against its command's published result schema, strictly (test/support/result-check.ts). */
+async function violations(name: string, reply: unknown): Promise<string[]> {
+  const def = await findCommand(name);
+  if (!def) return [`no command ${name}`];
+  return resultViolations(def.result, reply);
+}
 const root = join(import.meta.dir, "../..");
 const env = makeBpEnv({ BROWSER_PILOT_CHROME: chromium });
 
@@ -23,6 +32,7 @@ describe("bp skill", () => {
   test("SKILL.md and each reference, byte for byte as committed; an unknown reference names the choices", async () => {
     const main = await env.run(["skill"]);
     expect(main.json).toMatchObject({ ok: true, name: "SKILL.md" });
+    expect(await violations("skill", main.json)).toEqual([]);
     expect(main.json.content).toBe(readFileSync(join(root, "skill/SKILL.md"), "utf8"));
     for (const name of ["commands", "recovery"]) {
       const r = await env.run(["skill", "--reference", name]);
@@ -44,6 +54,7 @@ describe("bp doctor", () => {
     expect(r.code).toBe(0);
     const checks = r.json.checks as Check[];
     expect(r.json.ok).toBe(true);
+    expect(await violations("doctor", r.json)).toEqual([]);
     const browser = byName(checks, "browser");
     expect(browser?.status).toBe("ok");
     expect(browser?.detail).toMatch(/Chrom/);

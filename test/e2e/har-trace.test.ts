@@ -9,9 +9,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { makeBpEnv, refNamed } from "../support/bp.ts";
 import { requireChromium } from "../support/chromium.ts";
+import { resultViolations } from "../support/result-check.ts";
+import { findCommand } from "../../src/protocol/table.ts";
 import { PAGES, startFixtureServer } from "../support/fixture-server.ts";
 
 requireChromium();
+
+/** The reply against its command's published result schema, strictly (test/support/result-check.ts). */
+async function violations(name: string, reply: unknown): Promise<string[]> {
+  const def = await findCommand(name);
+  if (!def) return [`no command ${name}`];
+  return resultViolations(def.result, reply);
+}
 
 const site = startFixtureServer(PAGES);
 const out = mkdtempSync(join(tmpdir(), "bp-har-out-"));
@@ -75,6 +84,7 @@ describe("bp net har", () => {
     const har = JSON.parse(text) as { log: { entries: { request: { url: string; queryString: unknown }; response: { status: number; content: { text?: string } } }[] } };
     expect(harProblems(har)).toEqual([]);
     expect(r.json.entries).toBe(har.log.entries.length);
+    expect(await violations("net har", r.json)).toEqual([]);
     const api = har.log.entries.find((e) => e.request.url.includes("/api/user"));
     expect(api?.response.status).toBe(200);
     expect(api?.request.queryString).toEqual([{ name: "from", value: "app" }]);
@@ -103,11 +113,13 @@ describe("bp trace", () => {
     expect((await run(["trace", "start", "--categories", "devtools.timeline,,bad category!"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "categories" } });
     const started = await run(["trace", "start"]);
     expect(started.json).toMatchObject({ ok: true, categories: 11 });
+    expect(await violations("trace start", started.json)).toEqual([]);
     expect((await run(["trace", "start"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "trace", reason: "trace_running" } });
     const load = await refNamed(run, "Load");
     expect((await run(["click", load])).json.ok).toBe(true);
     const stopped = await run(["trace", "stop", "app-trace.json"]);
     expect(stopped.json).toMatchObject({ ok: true, file: join(out, "app-trace.json") });
+    expect(await violations("trace stop", stopped.json)).toEqual([]);
     expect(statSync(join(out, "app-trace.json")).mode & 0o777).toBe(0o600);
     const trace = JSON.parse(readFileSync(join(out, "app-trace.json"), "utf8")) as { traceEvents: { ph?: unknown; pid?: unknown; name?: unknown; ts?: unknown }[] };
     expect(Array.isArray(trace.traceEvents)).toBe(true);

@@ -5,9 +5,18 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { makeBpEnv, refNamed } from "../support/bp.ts";
 import { requireChromium } from "../support/chromium.ts";
+import { resultViolations } from "../support/result-check.ts";
+import { findCommand } from "../../src/protocol/table.ts";
 import { startFixtureServer } from "../support/fixture-server.ts";
 
 requireChromium();
+
+/** The reply against its command's published result schema, strictly (test/support/result-check.ts). */
+async function violations(name: string, reply: unknown): Promise<string[]> {
+  const def = await findCommand(name);
+  if (!def) return [`no command ${name}`];
+  return resultViolations(def.result, reply);
+}
 
 const PAGE = `<!doctype html><title>Pointer</title><body style="margin:0">
 <canvas id=c width=400 height=200 style="display:block"></canvas>
@@ -38,7 +47,9 @@ describe("bp mouse", () => {
   test("down, move and up at viewport points reach the canvas, the held button riding on the move", async () => {
     expect((await run(["mouse", "down", "10,20"])).json).toEqual({ ok: true, x: 10, y: 20, buttons: ["left"] });
     expect((await run(["mouse", "move", "60,70"])).json).toEqual({ ok: true, x: 60, y: 70, buttons: ["left"] });
-    expect((await run(["mouse", "up", "60,70"])).json).toEqual({ ok: true, x: 60, y: 70 });
+    const up = await run(["mouse", "up", "60,70"]);
+    expect(up.json).toEqual({ ok: true, x: 60, y: 70 });
+    expect(await violations("mouse", up.json)).toEqual([]);
     expect((await run(["mouse", "wheel", "30,30", "--delta", "0,120"])).json).toEqual({ ok: true, x: 30, y: 30 });
     expect((await run(["mouse", "down", "5,5", "--button", "right"])).json).toMatchObject({ buttons: ["right"] });
     await run(["mouse", "up", "5,5", "--button", "right"]);
@@ -77,7 +88,9 @@ describe("bp mouse", () => {
 describe("bp focus", () => {
   test("focuses the ref; keys then go to it", async () => {
     const name = await refNamed(run, "Name");
-    expect((await run(["focus", name])).json).toEqual({ ok: true, focused: 'input "Name"' });
+    const focused = await run(["focus", name]);
+    expect(focused.json).toEqual({ ok: true, focused: 'input "Name"' });
+    expect(await violations("focus", focused.json)).toEqual([]);
     expect((await run(["keyboard", "Ada"])).json.ok).toBe(true);
     expect((await run(["eval", "document.activeElement.getAttribute('aria-label') + ':' + document.activeElement.value"])).json.value).toBe("Name:Ada");
   });
