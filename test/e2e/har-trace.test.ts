@@ -115,6 +115,9 @@ describe("bp trace", () => {
     expect(started.json).toMatchObject({ ok: true, categories: 11 });
     expect(await violations("trace start", started.json)).toEqual([]);
     expect((await run(["trace", "start"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "trace", reason: "trace_running" } });
+    // Chrome records one trace at a time: another agent's start waits its turn, retryably.
+    await run(["open", `${site.a}/third`, "--new"], "har-tracer-2");
+    expect((await run(["trace", "start"], "har-tracer-2")).json).toMatchObject({ ok: false, code: "target_busy", retryable: true, context: { reason: "tracing_busy" } });
     const load = await refNamed(run, "Load");
     expect((await run(["click", load])).json.ok).toBe(true);
     const stopped = await run(["trace", "stop", "app-trace.json"]);

@@ -61,7 +61,7 @@ const traceStart = defineHandler(commands.traceStart)({
       mine.delete(ctx.req.clientKey);
       const message = err instanceof Error ? err.message : String(err);
       // Chrome records one trace at a time: another agent's (or DevTools') holds it.
-      if (/already/i.test(message)) throw new BpError("target_busy", "The browser is already recording a trace (another agent's, or DevTools'); try again when it ends.", { retryable: true, context: { reason: "tracing_busy" } });
+      if (/already/i.test(message)) throw new BpError("target_busy", "The browser is already recording a trace (another agent's, or DevTools'); try again when it ends.", { retryable: true, hint: "Run 'bp trace start' again once the other trace has stopped.", context: { reason: "tracing_busy" } });
       throw err;
     }
     return withText(ctx, { tab: id, categories: list.length }, () => `✓ Tracing ${id} (${list.length} categories); 'bp trace stop' writes it`);
