@@ -8,7 +8,7 @@ const POINT = /^\s*-?\d+(\.\d+)?\s*,\s*-?\d+(\.\d+)?\s*$/;
 export const mouse = defineCommand({
   name: "mouse",
   group: "Actions",
-  summary: "Raw mouse input at viewport coordinates: move, down, up or wheel (a held button stays held until up)",
+  summary: "Raw mouse input at X,Y; move, down, up or wheel at viewport coordinates (a held button stays held until up)",
   positionals: ["action", "at"],
   args: () => v.object({
     action: v.pipe(v.picklist(["move", "down", "up", "wheel"]), v.description("move, down, up or wheel")),
@@ -29,7 +29,7 @@ export const mouse = defineCommand({
 export const focus = defineCommand({
   name: "focus",
   group: "Actions",
-  summary: "Focus a ref (keys from 'bp keyboard' and 'bp press' then go to it)",
+  summary: "Focus a ref; keys from 'bp keyboard' and 'bp press' then go to it",
   positionals: ["ref"],
   args: () => v.object({
     ref: v.pipe(v.number(), v.integer(), v.minValue(1), v.description("Ref from the latest snapshot")),

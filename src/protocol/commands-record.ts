@@ -7,7 +7,7 @@ import { defineCommand, ok, optText, text } from "./define.ts";
 export const netHar = defineCommand({
   name: "net har",
   group: "Network",
-  summary: "Write this agent's request journal as HAR 1.2 (secrets redacted as in 'net show'; bodies within the store's limits)",
+  summary: "The journal as HAR 1.2; this agent's requests, secrets masked as in 'net show', bodies within limits",
   positionals: ["file"],
   args: () => v.object({
     file: text("Output .har file; relative names resolve in BROWSER_PILOT_OUTPUT_DIR if set, else the working directory"),
@@ -21,7 +21,7 @@ export const netHar = defineCommand({
 export const traceStart = defineCommand({
   name: "trace start",
   group: "Files",
-  summary: "Start a Chrome performance trace of the browser (one per agent; 'trace stop' writes it)",
+  summary: "Start a performance trace; one per agent, 'trace stop' writes it",
   args: () => v.object({
     categories: optText("Comma list of trace categories (default: the DevTools performance set)"),
   }),
@@ -34,7 +34,7 @@ export const traceStart = defineCommand({
 export const traceStop = defineCommand({
   name: "trace stop",
   group: "Files",
-  summary: "Stop this agent's trace and write it as Chrome trace JSON (opens in Perfetto and chrome://tracing)",
+  summary: "Write the trace as JSON; stops this agent's trace, Chrome trace JSON for Perfetto and chrome://tracing",
   positionals: ["file"],
   args: () => v.object({
     file: optText("Output .json file (default trace-<UTC time>.json)"),

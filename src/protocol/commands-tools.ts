@@ -8,7 +8,7 @@ export const MAX_BATCH_STEPS = 100;
 export const batch = defineCommand({
   name: "batch",
   group: "Waiting and recovery",
-  summary: `Run commands from stdin, one per line (shell words or a JSON array), in one process and one broker connection; stops at the first failure (max ${MAX_BATCH_STEPS})`,
+  summary: `Commands from stdin in one call; one per line (shell words or a JSON array), one process and one broker connection, stopping at the first failure (max ${MAX_BATCH_STEPS})`,
   args: () => v.object({
     continue: flag("Run the remaining lines after a failure"),
   }),
@@ -23,7 +23,7 @@ export const batch = defineCommand({
 export const doctor = defineCommand({
   name: "doctor",
   group: "Reference",
-  summary: "What bp sees (browsers, broker, state directory, disk, display) and what is wrong, with a fix for each; exit 1 when something needs one",
+  summary: "What is wrong, with a fix each; what bp sees (browsers, broker, state directory, disk, display), exit 1 when something needs a fix",
   args: () => v.object({}),
   result: () => v.object({
     ok: v.pipe(v.boolean(), v.description("Nothing needs a fix")),
@@ -43,7 +43,7 @@ export const doctor = defineCommand({
 export const skill = defineCommand({
   name: "skill",
   group: "Reference",
-  summary: "Print the agent skill bundled in this executable (or one of its references)",
+  summary: "The bundled agent skill; SKILL.md or one of its references, as built into this executable",
   args: () => v.object({
     reference: optText("A reference instead of SKILL.md, e.g. commands or recovery"),
   }),

@@ -12,11 +12,12 @@ const HOST = `${process.platform === "win32" ? "windows" : process.platform}-${p
 afterAll(() => env.cleanup());
 
 describe("CLI contract (no browser needed)", () => {
-  test("top-level help lists every command in under 4 KB and hides the internal roles", async () => {
+  test("top-level help lists every command in under 5 KB and hides the internal roles", async () => {
     const proc = Bun.spawnSync([BP, "--help"]);
     const text = proc.stdout.toString();
     expect(proc.exitCode).toBe(0);
-    expect(text.length).toBeLessThan(4096);
+    // 4 KB until issue 26 added the everyday toolset (batch, mouse, trace, doctor… about 40 B a line).
+    expect(text.length).toBeLessThan(5120);
     for (const cmd of ["status", "browsers", "connect", "launch", "disconnect", "tabs", "tab release", "open", "close", "back", "forward", "reload", "eval", "schema"]) {
       expect(text).toContain(`  ${cmd}`);
     }
