@@ -1,7 +1,7 @@
 import { DEFAULT_TIMEOUT_MS, isKeyLike } from "../protocol/table.ts";
 import { cancelReplySchema, readReply, readWith, type CallRequest, type Locator } from "../protocol/wire.ts";
 import type { Globals } from "../protocol/cli-spec.ts";
-import { BpError, boundErrorShape, invalidArgument, toBpError } from "../shared/errors.ts";
+import { BpError, boundErrorShape, DEFAULT_HINTS, invalidArgument, toBpError } from "../shared/errors.ts";
 import type { BpPaths } from "../shared/paths.ts";
 import { isSameProcessAlive } from "../shared/process-identity.ts";
 import { PROTOCOL } from "../shared/version.ts";
@@ -195,7 +195,13 @@ function printHuman(steps: Step[], results: Record<string, unknown>[]): void {
     if (!s) continue;
     console.log(`[${i + 1}] line ${s.line}: ${s.name}`);
     if (r.ok === true) printResult(s.name, r, "human");
-    else printError(r as never, "human");
+    // On stdout with the rest, so each failure stays under its own step.
+    else console.log([`✗ ${String(r.error)} [${String(r.code)}]`, ...hintOf(r)].join("\n"));
   }
   if (results.length < steps.length) console.log(`${steps.length - results.length} step(s) not run.`);
+}
+
+function hintOf(r: Record<string, unknown>): string[] {
+  const hint = typeof r.hint === "string" ? r.hint : DEFAULT_HINTS[r.code as keyof typeof DEFAULT_HINTS];
+  return hint ? [`  hint: ${hint}`] : [];
 }

@@ -13,7 +13,7 @@ export const mouse = defineCommand({
   args: () => v.object({
     action: v.pipe(v.picklist(["move", "down", "up", "wheel"]), v.description("move, down, up or wheel")),
     at: v.pipe(v.string(), v.regex(POINT, "Give the point as X,Y in CSS pixels of the viewport"), v.description("X,Y in CSS pixels of the viewport")),
-    button: v.optional(v.pipe(v.picklist(["left", "right", "middle"]), v.description("Button for down/up (default left)")), "left"),
+    button: v.optional(v.pipe(v.picklist(["left", "right", "middle"]), v.description("Button for down/up")), "left"),
     delta: v.optional(v.pipe(v.string(), v.regex(POINT, "Give the wheel delta as DX,DY"), v.description("Wheel delta DX,DY in pixels (default 0,100: down)"))),
   }),
   result: () => ok({
