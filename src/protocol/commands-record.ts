@@ -43,6 +43,8 @@ export const traceStop = defineCommand({
   result: () => ok({ file: fileResult.file, sizeBytes: fileResult.sizeBytes, events: v.number() }),
   example: "bp trace stop trace.json",
   runs: "broker",
+  // It ends the browser's recording: a retry must replay, not find no trace.
+  mutating: true,
 });
 
 export const RECORD_COMMANDS = [netHar, traceStart, traceStop];
