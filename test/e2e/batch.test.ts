@@ -129,4 +129,16 @@ describe("bp batch", () => {
       conn.close();
     }
   });
+
+  test("lines sent together on a kept connection are answered in order; a call without keep ends it", async () => {
+    const locator = JSON.parse(readFileSync(join(env.home, "broker-locator.json"), "utf8")) as { endpoint: string; token: string };
+    const line = (expression: string, keep: boolean) => `${JSON.stringify({ op: "call", token: locator.token, protocol: PROTOCOL.version, clientKey: K, command: "eval", args: { expression }, invocation: crypto.randomUUID(), timeoutMs: 10_000, tabAccess: "all", mode: "json", ...(keep ? { keep: true } : {}) })}\n`;
+    let text = "";
+    const closed = Promise.withResolvers<void>();
+    const sock = await Bun.connect({ unix: locator.endpoint, socket: { data: (_s, d) => void (text += new TextDecoder().decode(d)), close: () => closed.resolve(), error: () => closed.resolve() } });
+    sock.write(line("10", true) + line("20", false) + line("30", true));
+    await Promise.race([closed.promise, Bun.sleep(15_000)]);
+    // The third line came after a call that did not ask to keep the connection: never read.
+    expect(text.trim().split("\n").map((l) => JSON.parse(l))).toEqual([{ ok: true, value: 10 }, { ok: true, value: 20 }]);
+  });
 });
