@@ -93,7 +93,8 @@ try {
       `| one \`bp batch\` of the same ten lines | ${batch.toFixed(0)} (${range(times.batch)}) |`,
       `| saved per step | ${((calls - batch) / steps.length).toFixed(1)} |`,
       "",
-      "The saving is the start-up each call pays (the process, the CLI's parse, a broker connection); the steps' own work in the browser is the same.",
+      "The saving is the start-up each call pays (the process, the CLI's parse, a broker connection); the steps' own work in the browser is the same. " +
+        "Process start-up grows with the machine's load, and the saving with it: read it against the load average above (the main table's `eval 1+1` is one warm call at its own load).",
       "",
     ].join("\n");
     writeFileSync(file, head + section);
