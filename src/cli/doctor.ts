@@ -1,6 +1,7 @@
 import { lstatSync, statfsSync } from "node:fs";
 import { dirname } from "node:path";
 import type { BpPaths } from "../shared/paths.ts";
+import { executableIdentity } from "../shared/self.ts";
 import { VERSION } from "../shared/version.ts";
 import { probeBroker } from "./locate.ts";
 
@@ -93,6 +94,10 @@ async function brokerCheck(paths: BpPaths): Promise<Check> {
     case "running":
       if (state.hello.version !== VERSION) {
         return { name: "broker", status: "warn", detail: `The broker (pid ${state.locator.pid}) is version ${state.hello.version}, this bp is ${VERSION}.`, fix: "Run 'bp disconnect', then any command starts a broker of this version." };
+      }
+      // A rebuilt or reinstalled bp is another installation: its 'disconnect' leaves this broker running.
+      if (state.locator.executable.identity !== executableIdentity().identity) {
+        return { name: "broker", status: "warn", detail: `The broker (pid ${state.locator.pid}) was started by another bp executable (${state.locator.executable.path}); it runs that executable's code.`, fix: `Run '${state.locator.executable.path} disconnect' (or stop process ${state.locator.pid}), then any command starts a broker of this bp.` };
       }
       return { name: "broker", status: "ok", detail: `Broker ${state.hello.version} (pid ${state.locator.pid}) answers on its socket.` };
   }

@@ -3,9 +3,9 @@
  * reports what bp sees, each problem with a fix, and exits 1 only when something needs one.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeBpEnv } from "../support/bp.ts";
+import { BP, makeBpEnv } from "../support/bp.ts";
 import { requireChromium } from "../support/chromium.ts";
 import { resultViolations } from "../support/result-check.ts";
 import { findCommand } from "../../src/protocol/table.ts";
@@ -69,6 +69,14 @@ describe("bp doctor", () => {
     const running = byName((await env.run(["doctor"])).json.checks as Check[], "broker");
     expect(running).toMatchObject({ status: "ok" });
     expect(running?.detail).toContain(`pid ${env.brokerPid()}`);
+    // The same executable under another path (a reinstall, a rebuild) is another installation.
+    const copy = join(env.home, "..", "bp-copy");
+    copyFileSync(BP, copy);
+    chmodSync(copy, 0o755);
+    const other = Bun.spawnSync([copy, "doctor"], { env: env.env });
+    const foreign = byName((JSON.parse(other.stdout.toString()) as { checks: Check[] }).checks, "broker");
+    expect(foreign).toMatchObject({ status: "warn" });
+    expect(foreign?.fix).toContain("disconnect");
     await env.stop();
     mkdirSync(env.home, { recursive: true });
     chmodSync(env.home, 0o755);
