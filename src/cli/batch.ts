@@ -4,7 +4,8 @@ import type { Globals } from "../protocol/cli-spec.ts";
 import { BpError, boundErrorShape, DEFAULT_HINTS, invalidArgument, toBpError } from "../shared/errors.ts";
 import type { BpPaths } from "../shared/paths.ts";
 import { isSameProcessAlive } from "../shared/process-identity.ts";
-import { PROTOCOL } from "../shared/version.ts";
+import { executableIdentity } from "../shared/self.ts";
+import { PROTOCOL, VERSION } from "../shared/version.ts";
 import { batchLines, MAX_BATCH_BYTES } from "./batch-lines.ts";
 import { request } from "./client.ts";
 import { KeptConnection } from "./kept-connection.ts";
@@ -121,6 +122,8 @@ async function parseSteps(input: string, env: BatchEnv): Promise<Step[]> {
           cwd,
           ...(env.outputDir ? { outputDir: env.outputDir } : {}),
           ...(requestId !== undefined ? { requestId } : {}),
+          // As a lone 'bp disconnect' says it: the broker stops only for the executable that started it.
+          ...(spec.name === "disconnect" ? { executable: { version: VERSION, identity: executableIdentity().identity } } : {}),
         },
       });
     } catch (err) {

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { KeptConnection } from "../../src/cli/kept-connection.ts";
 import { PROTOCOL } from "../../src/shared/version.ts";
-import { makeBpEnv, refNamed } from "../support/bp.ts";
+import { alive, makeBpEnv, refNamed, waitFor } from "../support/bp.ts";
 import { requireChromium } from "../support/chromium.ts";
 import { resultViolations } from "../support/result-check.ts";
 import { findCommand } from "../../src/protocol/table.ts";
@@ -94,6 +94,19 @@ describe("bp batch", () => {
     expect(after).toBe(before + 1);
   });
 
+  test("guards hold inside a batch: another agent's tab is target_busy and the batch stops there", async () => {
+    expect((await env.run(["open", `${site.a}/counter?other`, "--new"], { key: "batch-other" })).json.ok).toBe(true);
+    const tabs = (await run(["tabs"])).json.tabs as { id: string; url: string }[];
+    const theirs = tabs.find((t) => t.url.endsWith("?other"));
+    expect(theirs).toBeDefined();
+    const r = await run(["batch"], `tab ${theirs?.id}\neval 'document.title = "taken"'\n`);
+    const out = r.json as unknown as Results;
+    expect(out.ok).toBe(false);
+    expect(out.results).toHaveLength(1);
+    expect(out.results[0]).toMatchObject({ ok: false, code: "target_busy" });
+    expect((await env.run(["eval", "document.title"], { key: "batch-other" })).json.value).toBe("Counter");
+  });
+
   test("a malformed line runs nothing and names its line with a stable code", async () => {
     const marker = `document.title = "touched"`;
     const cases: [string, Record<string, unknown>][] = [
@@ -115,6 +128,21 @@ describe("bp batch", () => {
     expect((await run(["eval", "document.title"])).json).toEqual({ ok: true, value: "Counter" });
     const many = Array.from({ length: 101 }, () => "eval 1").join("\n");
     expect((await run(["batch"], many)).json).toMatchObject({ ok: false, code: "invalid_argument", context: { parserCode: "too_many_steps" } });
+  });
+
+  test("a batch that ends with disconnect stops the broker as a lone disconnect would", async () => {
+    const pid = env.brokerPid();
+    const scratch = makeBpEnv();
+    try {
+      expect((await scratch.run(["launch", "--headless"], { key: K })).json.ok).toBe(true);
+      const broker = scratch.brokerPid();
+      const r = await scratch.run(["batch"], { key: K, stdin: "tabs\ndisconnect\n" });
+      expect((r.json as unknown as Results).results[1]).toMatchObject({ ok: true, brokerStopped: true });
+      await waitFor(() => (broker !== undefined && !alive(broker)) || undefined, 10_000, "broker exit");
+    } finally {
+      await scratch.cleanup();
+    }
+    expect(env.brokerPid()).toBe(pid);
   });
 
   test("the broker answers many calls on one kept connection, as a batch sends them", async () => {
