@@ -6,7 +6,7 @@ import type { CdpSession } from "../../cdp/session.ts";
 import * as commands from "../../protocol/commands-pointer.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import { moveMouse } from "../act/pointer.ts";
-import { defineHandler } from "../context/handler.ts";
+import { defineHandler, withText } from "../context/handler.ts";
 import { selectedTab } from "../context/tabs.ts";
 import type { Handler } from "../context/types.ts";
 import { resolveRef, staleRef } from "../observe/resolve-ref.ts";
@@ -51,7 +51,8 @@ const mouse = defineHandler(commands.mouse)({
       } else {
         await session.send("Input.dispatchMouseEvent", { type: "mouseWheel", x, y, deltaX: dx, deltaY: dy, buttons: mask() });
       }
-      return { x, y, ...(down.size > 0 ? { buttons: [...down] } : {}) };
+      const out = { x, y, ...(down.size > 0 ? { buttons: [...down] } : {}) };
+      return withText(ctx, out, () => `✓ mouse ${action} at ${x},${y}${down.size > 0 ? ` (held: ${[...down].join(", ")})` : ""}`);
     });
   },
 });
@@ -81,7 +82,8 @@ const focus = defineHandler(commands.focus)({
         if (!value?.focused) {
           throw new BpError("action_not_verified", `Ref ${ref} did not take focus (it is not focusable).`, { retryable: false, context: { ref, reason: "not_focusable", dispatched: true } });
         }
-        return { focused: value.label ?? "element" };
+        const focused = value.label ?? "element";
+        return withText(ctx, { focused }, () => `✓ Focused ${focused}`);
       } finally {
         r.session.send("Runtime.releaseObject", { objectId }).catch(() => undefined);
       }
