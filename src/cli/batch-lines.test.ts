@@ -1,5 +1,7 @@
 import { expect, test } from "bun:test";
 import { BpError } from "../shared/errors.ts";
+import { MAX_BATCH_STEPS } from "../protocol/commands-tools.ts";
+import { MAX_STEPS } from "./batch.ts";
 import { batchLines, shellWords } from "./batch-lines.ts";
 
 function failure(fn: () => unknown): Record<string, unknown> | undefined {
@@ -37,4 +39,8 @@ test("malformed lines name their line and a parser code", () => {
   expect(failure(() => batchLines(`[eval]`, 10))).toMatchObject({ line: 1, parserCode: "bad_json" });
   expect(failure(() => batchLines("# nothing\n\n", 10))).toMatchObject({ field: "batch", parserCode: "empty_batch" });
   expect(failure(() => batchLines("a\nb\nc\n", 2))).toMatchObject({ line: 3, parserCode: "too_many_steps" });
+});
+
+test("the CLI's step limit is the one the command's definition states", () => {
+  expect(MAX_STEPS).toBe(MAX_BATCH_STEPS);
 });

@@ -14,7 +14,8 @@ import { checkArgs, parseCommandLine } from "./parse.ts";
 
 /** Grace beyond a step's deadline for the broker to report expiry itself (as a single call has). */
 const REPLY_GRACE_MS = 2_000;
-const MAX_STEPS = 100;
+/** MAX_BATCH_STEPS of the command's definition (src/protocol/commands-tools.ts), without loading it. */
+export const MAX_STEPS = 100;
 
 interface Step {
   line: number;
@@ -58,8 +59,8 @@ export async function runBatch(cont: boolean, env: BatchEnv): Promise<void> {
       try {
         if (!conn || !locator) ({ conn, locator } = await connect(env.paths, locator ?? (await env.locator)));
         reply = await sendStep(conn, locator, call, env.mode);
-        // The first call to a crashed broker's socket, now a new broker's, was refused unread.
-        if (results.length === 0 && reply.ok === false && reply.code === "capability_denied" && !isSameProcessAlive(locator.processIdentity)) {
+        // A call to a crashed broker's socket, now a new broker's, was refused unread.
+        if (reply.ok === false && reply.code === "capability_denied" && !isSameProcessAlive(locator.processIdentity)) {
           conn.close();
           ({ conn, locator } = await connect(env.paths, undefined));
           reply = await sendStep(conn, locator, call, env.mode);
