@@ -26,7 +26,8 @@ export async function runDoctor(paths: BpPaths, env: Record<string, string | und
   const exe = findChromiumExecutable(env);
   if (!exe) checks.push({ name: "browser", status: "fail", detail: "No Chromium-family browser found for 'bp launch'.", fix: installHint() });
   else {
-    const version = await browserVersion(exe);
+    // chrome.exe prints no version on Windows: found is all that can be said there.
+    const version = process.platform === "win32" ? "found" : await browserVersion(exe);
     checks.push(version ? { name: "browser", status: "ok", detail: `${version} (${exe})` } : { name: "browser", status: "fail", detail: `${exe} does not answer --version.`, fix: `Reinstall it, or set ${CHROME_ENV_VAR} to a working Chromium-family browser.` });
   }
   for (const c of (await discoverBrowsers({ env })).map(publicCandidate)) {
