@@ -6,13 +6,14 @@
  * Options: --quick (few repetitions; writes only with --out), --only=warm,navigate,snapshot,act,
  * screenshot,cold,parallel (memory is always measured), --no-peers, --out=<file>.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startFixtures } from "./lib/fixtures.ts";
 import { Results, type Ctx } from "./lib/measure.ts";
 import { cmdline, markedPids, signalMarked, waitGone } from "./lib/proc.ts";
 import { describeMachine, markdown, table } from "./lib/report.ts";
+import { BATCH_SECTION } from "./lib/sections.ts";
 import { coldStart, navigation, screenshot, warmCommands } from "./scenarios/basic.ts";
 import { describeMemory, memory } from "./scenarios/memory.ts";
 import { actions, snapshots } from "./scenarios/observe.ts";
@@ -134,7 +135,10 @@ try {
   const seconds = (Date.now() - started.getTime()) / 1000;
   log(`\n${table(results, tools)}\n`);
   if (outFile) {
-    writeFileSync(outFile, markdown(results, tools, machine, { started, seconds, quick }));
+    // The batch section is bench/batch.ts's: kept as it is.
+    const kept = existsSync(outFile) ? readFileSync(outFile, "utf8") : "";
+    const batch = kept.includes(BATCH_SECTION) ? `\n${kept.slice(kept.indexOf(BATCH_SECTION))}` : "";
+    writeFileSync(outFile, markdown(results, tools, machine, { started, seconds, quick }) + batch);
     log(`wrote ${outFile} (${Math.round(seconds)} s)`);
   }
 } catch (e) {

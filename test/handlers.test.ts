@@ -71,6 +71,7 @@ const minimalArgs: Record<string, Record<string, unknown>> = {
   "net mock": { pattern: "*" }, "net headers": { pattern: "*", headers: "A: b" }, "net remove": { all: true },
   command: { id: "c0123456789ab" }, cancel: { id: "c0123456789ab" }, wait: { dialog: true },
   "state save": { name: "s" }, "state load": { name: "s" }, "state remove": { name: "s" },
+  mouse: { action: "move", at: "1,2" }, focus: { ref: 1 }, "net har": { file: "x.har" },
 };
 
 const RULES: [argv: string[], field: string, message: string][] = [

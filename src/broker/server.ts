@@ -22,44 +22,78 @@ interface ConnState {
   out?: Uint8Array | undefined;
   /** Ends a connection whose client stopped reading before the whole reply went out. */
   writeTimer?: Timer | undefined;
+  /** The call asked to keep the connection for another line ('bp batch'): read on after the reply. */
+  keep?: boolean;
+  /** Runs once a kept connection's reply is all written. */
+  onWritten?: () => void;
 }
 
 /** A client that takes no more of its reply for this long is gone (suspended, its pipe blocked). */
 const WRITE_DEADLINE_MS = 30_000;
 
-/** One request line per connection, one reply line, then close. */
+/**
+ * One request line per connection, one reply line, then close; a call that asks to keep the
+ * connection ('bp batch': many calls, one connection) is followed by the next line instead.
+ */
 export function startServer(socketPath: string, token: string, broker: Broker) {
   const readDeadlineMs = Number(process.env.BROWSER_PILOT_READ_DEADLINE_MS) > 0 ? Number(process.env.BROWSER_PILOT_READ_DEADLINE_MS) : DEFAULT_READ_DEADLINE_MS;
+  const arm = (s: Socket<ConnState>) => {
+    s.data.timer = setTimeout(() => {
+      s.data.handled = true;
+      s.data.keep = false;
+      reply(s, new BpError("invalid_argument", "No complete request line in time; connection closed.", { context: { field: "request" } }).toJSON());
+    }, readDeadlineMs);
+  };
+  const next = (s: Socket<ConnState>) => {
+    const st = s.data;
+    if (st.handled) return;
+    if (st.size > MAX_REQUEST_BYTES) {
+      st.handled = true;
+      st.keep = false;
+      clearTimeout(st.timer);
+      reply(s, new BpError("invalid_argument", "Request too large.", { context: { field: "request" } }).toJSON());
+      return;
+    }
+    const buf = st.chunks.length === 1 ? (st.chunks[0] as Buffer) : Buffer.concat(st.chunks);
+    const nl = buf.indexOf(10);
+    if (nl < 0) return;
+    st.handled = true;
+    clearTimeout(st.timer);
+    const rest = buf.subarray(nl + 1);
+    st.chunks = rest.length > 0 ? [rest] : [];
+    st.size = rest.length;
+    handle(buf.subarray(0, nl).toString("utf8"), token, broker).then(
+      ({ out, keep }) => {
+        st.keep = keep;
+        reply(s, out);
+      },
+      (err: unknown) => reply(s, toBpError(err).toJSON()),
+    );
+  };
   return Bun.listen<ConnState>({
     unix: socketPath,
     socket: {
       open(s) {
         s.data = { chunks: [], size: 0, handled: false, timer: undefined };
-        s.data.timer = setTimeout(() => {
-          s.data.handled = true;
-          reply(s, new BpError("invalid_argument", "No complete request line in time; connection closed.", { context: { field: "request" } }).toJSON());
-        }, readDeadlineMs);
+        s.data.onWritten = () => {
+          // The reply is out and the client keeps the connection: read its next line.
+          s.data.handled = false;
+          arm(s);
+          next(s);
+        };
+        arm(s);
       },
       data(s, data) {
         const st = s.data;
-        if (st.handled) return;
         st.chunks.push(Buffer.from(data));
         st.size += data.length;
-        if (st.size > MAX_REQUEST_BYTES) {
-          st.handled = true;
-          clearTimeout(st.timer);
-          reply(s, new BpError("invalid_argument", "Request too large.", { context: { field: "request" } }).toJSON());
+        if (st.handled) {
+          // Only a kept connection's next line may come early; anything larger is hostile.
+          if (st.size > MAX_REQUEST_BYTES) s.terminate();
           return;
         }
-        if (!data.includes(10)) return;
-        st.handled = true;
-        clearTimeout(st.timer);
-        const text = Buffer.concat(st.chunks).toString("utf8");
-        st.chunks = [];
-        handle(text.slice(0, text.indexOf("\n")), token, broker).then(
-          (out) => reply(s, out),
-          (err: unknown) => reply(s, toBpError(err).toJSON()),
-        );
+        if (!data.includes(10) && st.size <= MAX_REQUEST_BYTES) return;
+        next(s);
       },
       drain(s) {
         flush(s);
@@ -112,6 +146,12 @@ function flush(s: Socket<ConnState>): void {
     }
     s.data.out = undefined;
     clearTimeout(s.data.writeTimer);
+    s.data.writeTimer = undefined;
+    if (s.data.keep) {
+      s.data.keep = false;
+      s.data.onWritten?.();
+      return;
+    }
     s.end();
   } catch {
     // client gone
@@ -124,7 +164,14 @@ function malformed(message: string, field = "request"): unknown {
 }
 
 /** Reads nothing from the message before its shape is checked: any JSON value may arrive here. */
-async function handle(line: string, token: string, broker: Broker): Promise<unknown> {
+async function handle(line: string, token: string, broker: Broker): Promise<{ out: unknown; keep: boolean }> {
+  const kept = { keep: false };
+  const out = await answer(line, token, broker, kept);
+  return { out, keep: kept.keep };
+}
+
+/** `kept.keep` is set only for an authorised call that asks for it. */
+async function answer(line: string, token: string, broker: Broker, kept: { keep: boolean }): Promise<unknown> {
   let raw: unknown;
   try {
     raw = JSON.parse(line);
@@ -155,6 +202,7 @@ async function handle(line: string, token: string, broker: Broker): Promise<unkn
   }
   const req = v.safeParse(callRequestSchema, raw);
   if (!req.success) return malformed(`Malformed call request (${issueField(req.issues)}).`, issueField(req.issues));
+  kept.keep = envelope.output.keep === true;
   try {
     return await broker.call(req.output);
   } catch (err) {

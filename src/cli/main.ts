@@ -78,6 +78,7 @@ export async function runCli(argv: string[], early?: EarlyRead): Promise<void> {
     const paths = known ?? resolvePaths(env);
     const name = spec.name;
 
+    if (name === "batch" || name === "doctor" || name === "skill") return await (await import("./tools.ts")).runTool(name, args, { paths, locator: locator(paths), mode, globals: parsed.globals, clientKey, requestId, tabAccess });
     if (spec.runs === "local") {
       printResult(name, await runLocal(name, args, paths, clientKey), mode);
       return;

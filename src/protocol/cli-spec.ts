@@ -12,6 +12,9 @@ import * as reference from "./commands-reference.ts";
 import * as reliability from "./commands-reliability.ts";
 import * as status from "./commands-status.ts";
 import * as tabs from "./commands-tabs.ts";
+import * as tools from "./commands-tools.ts";
+import * as pointer from "./commands-pointer.ts";
+import * as record from "./commands-record.ts";
 import type { ArgsSchema, CommandDef } from "./define.ts";
 import { describeArgs } from "./introspect.ts";
 import { ruleCheckName } from "./rule-checks.ts";
@@ -85,6 +88,7 @@ export interface GlobalSpec {
 
 const MODULE_EXPORTS: Record<CommandModule, Record<string, unknown>> = {
   status, connection, tabs, eval: evaluate, observe, inspect, capture, actions, reliability, handoff, net, reference, devtools,
+  tools, pointer, record,
 };
 
 function optionSpecs(def: Pick<CommandDef, "args" | "positionals" | "aliases">): OptionSpec[] {

@@ -11,7 +11,7 @@ const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const browsers = defineCommand({
   name: "browsers",
   group: "Connection",
-  summary: "Installed Chromium-family browsers and their debugging state (passive)",
+  summary: "Installed browsers and their debugging state (Chromium family; passive)",
   aliases: { b: "browser" },
   args: () => v.object({ browser: optText("Filter by id, product or channel") }),
   result: () => okPlain({ browsers: v.array(browserCandidateSchema) }),
@@ -22,7 +22,7 @@ export const browsers = defineCommand({
 export const connect = defineCommand({
   name: "connect",
   group: "Connection",
-  summary: "Connect to a running browser with remote debugging on (the only command that may show Chrome's Allow dialog)",
+  summary: "Attach to a running browser (remote debugging on; the only command that may show Chrome's Allow dialog)",
   aliases: { b: "browser" },
   args: () => v.pipe(
     v.object({

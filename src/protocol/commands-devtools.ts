@@ -41,7 +41,7 @@ export const STORAGE_OPS = ["get", "set", "remove", "clear"] as const;
 export const storage = defineCommand({
   name: "storage",
   group: "Network",
-  summary: "localStorage or sessionStorage of the tab (list, get, set, remove, clear)",
+  summary: "The tab's local or session storage (list, get, set, remove, clear)",
   positionals: ["area", "op", "key", "value"],
   aliases: { l: "limit" },
   args: () => v.pipe(

@@ -95,7 +95,7 @@ export const search = defineCommand({
 export const find = defineCommand({
   name: "find",
   group: "Observation",
-  summary: "Elements matching CSS, with role, name, state, box and ref",
+  summary: "Elements matching CSS, with refs (role, name, state, box)",
   positionals: ["selector"],
   aliases: { l: "limit" },
   args: () => v.object({

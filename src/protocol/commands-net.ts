@@ -15,6 +15,7 @@ const ruleResult = once(() =>
 
 export const cookies = defineCommand({
   name: "cookies",
+  topFlag: "values",
   group: "Network",
   summary: "Cookies of the tab or a domain (HttpOnly too); values only with --values",
   positionals: ["domain"],
@@ -124,7 +125,7 @@ export const net = defineCommand({
 export const netShow = defineCommand({
   name: "net show",
   group: "Network",
-  family: "A request in full, and rules: block, mock, headers",
+  family: "Request details and rules (block, mock, headers)",
   summary: "A request's headers and body; --save writes the body to a file",
   positionals: ["id"],
   aliases: { l: "limit" },

@@ -25,7 +25,7 @@ export const snapshot = defineCommand({
 export const frame = defineCommand({
   name: "frame",
   group: "Observation",
-  summary: "List frames, or scope later commands to frame <index> (0 = top)",
+  summary: "List frames, or scope commands to one (frame <index>; 0 = top)",
   positionals: ["index"],
   args: () => v.object({
     index: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10_000), v.description("Frame index from 'bp frame'"))),

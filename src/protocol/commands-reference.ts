@@ -4,7 +4,7 @@ import { defineCommand, okPlain, text } from "./define.ts";
 export const schema = defineCommand({
   name: "schema",
   group: "Reference",
-  summary: "JSON Schema of a command's arguments and result",
+  summary: "JSON Schema of a command (arguments and result)",
   positionals: ["command"],
   variadic: true,
   args: () => v.object({ command: text("Command name, e.g. 'open' or 'tab release'; 'policy': the host policy file's schema") }),

@@ -44,7 +44,7 @@ const commandResult = once(() =>
 export const commands = defineCommand({
   name: "commands",
   group: "Waiting and recovery",
-  summary: "Recent browser commands of this agent and their status",
+  summary: "This agent's recent commands (browser commands and their status)",
   aliases: { l: "limit" },
   args: () => v.object({
     limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100), v.description("Max commands (default 20, max 100)")), 20),
@@ -91,7 +91,7 @@ export const cancel = defineCommand({
 export const wait = defineCommand({
   name: "wait",
   group: "Waiting and recovery",
-  summary: "Wait for url/text/selector/dialog/popup/download/network-idle (one flag)",
+  summary: "Wait for a url, text, element, dialog, popup or download (one flag; or network idle)",
   args: () => v.pipe(
     v.object({
       url: optText("Selected tab's URL matches: wildcard '*' over the full URL, else substring (case-insensitive)"),

@@ -24,7 +24,7 @@ export const tabs = defineCommand({
 export const tab = defineCommand({
   name: "tab",
   group: "Tabs and navigation",
-  summary: "Select a tab by id and take control of it",
+  summary: "Select a tab and take control of it",
   positionals: ["id"],
   args: () => v.object({ id: tabIdArg("Tab id from 'bp tabs'") }),
   result: () => ok({ tab: v.pipe(v.omit(tabSchema, ["id", "selected", "control"]), v.description("The tab now selected and controlled by this agent")) }),
@@ -45,8 +45,9 @@ export const tabRelease = defineCommand({
 
 export const open = defineCommand({
   name: "open",
+  topFlag: "new",
   group: "Tabs and navigation",
-  summary: "Navigate the selected tab, or a new managed background tab with --new",
+  summary: "Navigate the selected tab, or a new background tab (--new: managed by this agent)",
   positionals: ["url"],
   aliases: { n: "new" },
   args: () => v.object({
@@ -94,7 +95,7 @@ export const profiles = defineCommand({
 export const profile = defineCommand({
   name: "profile",
   group: "Tabs and navigation",
-  summary: "Choose the profile for this agent's new tabs",
+  summary: "Where this agent's new tabs open",
   positionals: ["id"],
   args: () => v.object({ id: text("Profile id from 'bp profiles', or its exact label, name or e-mail") }),
   result: () => ok({ profile: profileSummary }),
@@ -118,7 +119,7 @@ export const close = defineCommand({
 export const back = defineCommand({
   name: "back",
   group: "Tabs and navigation",
-  summary: "Go back in the selected tab's history",
+  summary: "Go back a page (selected tab)",
   args: () => v.object({}),
   result: navResult,
   example: "bp back",
@@ -129,7 +130,7 @@ export const back = defineCommand({
 export const forward = defineCommand({
   name: "forward",
   group: "Tabs and navigation",
-  summary: "Go forward in the selected tab's history",
+  summary: "Go forward a page (selected tab)",
   args: () => v.object({}),
   result: navResult,
   example: "bp forward",

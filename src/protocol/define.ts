@@ -24,6 +24,8 @@ export interface CommandDef<A extends ArgsSchema = ArgsSchema, R extends AnySche
   summary: string;
   /** On the first of a family of subcommands (state save, state load, …): the top help's one line for them all. */
   family?: string;
+  /** The flag the top help shows when the command has several (open's --new). */
+  topFlag?: string;
   /** Argument names filled from positional words, in order. The last may be variadic. */
   positionals?: readonly string[];
   variadic?: boolean;

@@ -31,7 +31,7 @@ export async function renderTopHelp(version: string, denied?: (name: string) => 
   lines.push("Global: --json | --human, --client-key KEY, --request-id ID, --timeout MS");
   lines.push("Env: BROWSER_PILOT_CLIENT_KEY, BROWSER_PILOT_HOME, BROWSER_PILOT_OUTPUT_DIR");
   lines.push("Start: bp status; bp launch (or bp connect); bp open URL --new; bp tabs.");
-  lines.push("Failures: {ok:false,code,error,retryable}; branch on code. 'bp <command> --help' for details.");
+  lines.push("Failures: {ok:false,code,error,retryable}; branch on code. 'bp <command> --help' for more.");
   return lines.join("\n");
 }
 
@@ -55,8 +55,8 @@ export function renderCommandHelp(def: CommandDef, denied?: { command?: true; op
   return lines.join("\n");
 }
 
-/** A family of at least this many subcommands in a row takes one line of the top help: `state save|load|list|remove`. */
-const FAMILY_MIN = 3;
+/** A family of at least this many subcommands in a row takes one line of the top help: `state save|load|list|remove`, `trace start|stop`. */
+const FAMILY_MIN = 2;
 
 function topLines(cmds: readonly CommandDef[], denied?: (name: string) => boolean): { synopsis: string; summary: string }[] {
   // The host policy's removals (src/protocol/policy.ts), for the caller's key.
@@ -80,9 +80,14 @@ function topLines(cmds: readonly CommandDef[], denied?: (name: string) => boolea
   return out;
 }
 
-/** Usage without the catch-all "[options]": flags are one 'bp <command> --help' away. */
+/** Flags every file or list command has: the top help leaves them to 'bp <command> --help'. */
+const COMMON_FLAGS = new Set(["force", "limit"]);
+
+/** Positionals and a command's one telling flag: the others are one 'bp <command> --help' away. */
 function synopsis(def: CommandDef): string {
-  return usage(def).replace(" [options]", "");
+  const flags = describeArgs(def).filter((a) => !a.positional && !COMMON_FLAGS.has(a.name));
+  const shown = usage(def, new Set([...COMMON_FLAGS, ...(flags.length === 1 ? [] : flags.map((f) => f.name))]));
+  return def.topFlag && !shown.includes(`[--${def.topFlag}]`) ? `${shown} [--${def.topFlag}]` : shown;
 }
 
 /** The summary up to its first ';' or parenthesis, so the overview stays on one screen. */
@@ -91,12 +96,12 @@ function headline(summary: string): string {
   return cut.length > 72 ? `${cut.slice(0, 71)}…` : cut;
 }
 
-function usage(def: CommandDef): string {
+function usage(def: CommandDef, leave: ReadonlySet<string> = new Set()): string {
   const parts = [def.name];
   for (const a of describeArgs(def)) {
     if (a.positional) parts.push(a.required ? `<${a.name}>` : `[${a.name}]`);
   }
-  const flags = describeArgs(def).filter((a) => !a.positional);
+  const flags = describeArgs(def).filter((a) => !a.positional && !leave.has(a.name));
   // Actions that take only the observation flags (--limit, --full) list none: the budget is tight.
   const onlyObservation = flags.length > 0 && flags.every((f) => f.name === "limit" || f.name === "full") && def.group !== "Observation";
   if (flags.length > 0 && !onlyObservation) parts.push(flags.length <= 2 ? flags.map((f) => `[--${f.name}]`).join(" ") : "[options]");

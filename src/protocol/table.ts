@@ -22,6 +22,9 @@ const MODULES = {
   net: () => import("./commands-net.ts"),
   reference: () => import("./commands-reference.ts"),
   devtools: () => import("./commands-devtools.ts"),
+  tools: () => import("./commands-tools.ts"),
+  pointer: () => import("./commands-pointer.ts"),
+  record: () => import("./commands-record.ts"),
 } as const;
 export type CommandModule = keyof typeof MODULES;
 
@@ -39,6 +42,9 @@ export const COMMAND_INDEX: Readonly<Record<string, CommandModule>> = {
   handoff: "handoff", handback: "handoff", view: "handoff",
   schema: "reference",
   console: "devtools", storage: "devtools", "state save": "devtools", "state load": "devtools", "state list": "devtools", "state remove": "devtools", emulate: "devtools",
+  batch: "tools", doctor: "tools", skill: "tools",
+  mouse: "pointer", focus: "pointer",
+  "net har": "record", "trace start": "record", "trace stop": "record",
 };
 
 export function isCommand(x: unknown): x is CommandDef {

@@ -5,7 +5,7 @@ import { namedRecord, shortString } from "./wire.ts";
 /* The broker's side of src/protocol/wire.ts: the schemas of what a CLI sends. */
 
 /** Only the fields needed to route a request and check its token; the full shape comes after. */
-export const requestEnvelopeSchema = v.object({ op: v.picklist(["hello", "cancel", "call"]), token: v.optional(v.string()) });
+export const requestEnvelopeSchema = v.object({ op: v.picklist(["hello", "cancel", "call"]), token: v.optional(v.string()), keep: v.optional(v.boolean()) });
 
 export const callProtocolSchema = v.object({ protocol: v.pipe(v.number(), v.integer()) });
 

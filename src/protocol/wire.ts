@@ -40,6 +40,8 @@ export interface CallRequest {
   cwd?: string;
   /** BROWSER_PILOT_OUTPUT_DIR as the CLI saw it (absolute); outputs must stay inside it. */
   outputDir?: string;
+  /** Keep the connection open for the next call after the reply ('bp batch'). */
+  keep?: boolean;
 }
 
 export interface CancelRequest {

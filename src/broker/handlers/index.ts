@@ -10,6 +10,9 @@ import { RELIABILITY_HANDLERS } from "./reliability.ts";
 import { NET_HANDLERS } from "./net.ts";
 import { TAB_HANDLERS } from "./tabs.ts";
 import { DEVTOOLS_HANDLERS } from "./devtools.ts";
+import { POINTER_HANDLERS } from "./pointer.ts";
+import { HAR_HANDLERS } from "./har.ts";
+import { TRACE_HANDLERS } from "./trace.ts";
 import { handlerTable } from "../context/handler.ts";
 import type { HandlerTable } from "../context/types.ts";
 
@@ -29,4 +32,7 @@ export const HANDLERS: HandlerTable = handlerTable([
   ...HANDOFF_HANDLERS,
   ...NET_HANDLERS,
   ...DEVTOOLS_HANDLERS,
+  ...POINTER_HANDLERS,
+  ...HAR_HANDLERS,
+  ...TRACE_HANDLERS,
 ]);

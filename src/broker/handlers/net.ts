@@ -100,7 +100,7 @@ const netList = defineHandler(commands.net)({
   },
 });
 
-function maskHeaders(h: Record<string, string> | undefined): Record<string, string> | undefined {
+export function maskHeaders(h: Record<string, string> | undefined): Record<string, string> | undefined {
   if (!h) return undefined;
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(h)) out[k] = SECRET_HEADERS.test(k) ? `*** (${v.length} chars)` : redactUrl(v);

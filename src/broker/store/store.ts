@@ -20,7 +20,7 @@ import { BpError, invalidArgument } from "../../shared/errors.ts";
 import { ensurePrivateDir } from "../../shared/private-fs.ts";
 import { writeOutputFile, type WriteOptions, type WrittenFile } from "../files.ts";
 
-export type ArtifactKind = "screenshot" | "pdf" | "body" | "upload" | "download";
+export type ArtifactKind = "screenshot" | "pdf" | "body" | "upload" | "download" | "har" | "trace";
 
 export interface Artifact {
   id: string;
