@@ -22,16 +22,19 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * replaced: unresponsive or incompatible ones are reported instead; one on its way out is
  * waited for.
  */
-export async function ensureBroker(paths: BpPaths): Promise<Locator> {
+export async function ensureBroker(paths: BpPaths, callDeadline = Number.POSITIVE_INFINITY): Promise<Locator> {
   ensurePrivateDir(paths.home);
   // The broker would refuse a squatted or foreign runtime directory and exit; say so now,
   // naming the path, instead of waiting for a broker that cannot start.
   if (paths.runtimeDir !== paths.home) ensurePrivateDir(paths.runtimeDir);
-  const deadline = Date.now() + START_DEADLINE_MS;
+  // The caller's --timeout bounds the wait too: a missing socket or an unusable lock must
+  // not hold a call past it.
+  const deadline = Math.min(Date.now() + START_DEADLINE_MS, callDeadline);
+  const probe = () => probeBroker(paths, Math.max(100, Math.min(1500, deadline - Date.now())));
   let spawned = false;
   let exiting: Locator | undefined;
   while (Date.now() < deadline) {
-    const state = await probeBroker(paths, 1500);
+    const state = await probe();
     if (state.kind === "running") return state.locator;
     failIfNotUsable(state);
     exiting = state.kind === "exiting" ? state.locator : undefined;
@@ -49,13 +52,13 @@ export async function ensureBroker(paths: BpPaths): Promise<Locator> {
       continue;
     }
     try {
-      const again = await probeBroker(paths, 1500);
+      const again = await probe();
       if (again.kind === "running") return again.locator;
       failIfNotUsable(again);
       spawnBroker(paths);
       spawned = true;
       while (Date.now() < deadline) {
-        const s = await probeBroker(paths, 1500);
+        const s = await probe();
         if (s.kind === "running") return s.locator;
         failIfNotUsable(s);
         await sleep(10);
@@ -65,7 +68,8 @@ export async function ensureBroker(paths: BpPaths): Promise<Locator> {
     }
   }
   if (exiting) throw unresponsive(exiting);
-  throw new BpError("browser_disconnected", "The Browser Pilot broker did not start in time.", {
+  const cut = callDeadline < Number.POSITIVE_INFINITY && deadline === callDeadline;
+  throw new BpError("browser_disconnected", `The Browser Pilot broker did not start in time${cut ? " (within --timeout)" : ""}.`, {
     retryable: true,
     context: { log: paths.brokerLog },
   });

@@ -3,6 +3,7 @@ import { strayErrors } from "../lib/lab.ts";
 import { Tally, type Part, type PartContext, type PartReport } from "../lib/report.ts";
 import { coldStartsPart } from "./cold-starts.ts";
 import { crossAgentPart } from "./cross-agent.ts";
+import { frozenPart } from "./frozen.ts";
 import { fuzzPart } from "./fuzz.ts";
 import { hostilePart } from "./hostile.ts";
 import { killsPart } from "./kills.ts";
@@ -10,7 +11,7 @@ import { soakPart } from "./soak.ts";
 import { socketPart } from "./socket.ts";
 
 /** In run order: cheap parts first, the soak last. */
-export const PARTS: Part[] = [coldStartsPart, socketPart, crossAgentPart, fuzzPart, hostilePart, killsPart, soakPart];
+export const PARTS: Part[] = [coldStartsPart, socketPart, crossAgentPart, fuzzPart, hostilePart, killsPart, frozenPart, soakPart];
 
 /** Runs a part and adds the CPU it cost (harness, every bp, broker, janitor, Chromium). */
 export async function runPart(part: Part, ctx: PartContext): Promise<PartReport> {
