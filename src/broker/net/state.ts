@@ -51,6 +51,8 @@ export interface AgentNet {
   journal: Journal;
   rules: Rule[];
   ruleSeq: number;
+  /** Lower-cased names of headers given to 'net headers': their values are masked wherever shown. */
+  givenHeaders?: Set<string>;
   auth?: AuthConfig;
   downloads: DownloadRecord[];
   downloadSeq: number;
