@@ -7,11 +7,12 @@ import { frozenPart } from "./frozen.ts";
 import { fuzzPart } from "./fuzz.ts";
 import { hostilePart } from "./hostile.ts";
 import { killsPart } from "./kills.ts";
+import { loadingPart } from "./loading.ts";
 import { soakPart } from "./soak.ts";
 import { socketPart } from "./socket.ts";
 
 /** In run order: cheap parts first, the soak last. */
-export const PARTS: Part[] = [coldStartsPart, socketPart, crossAgentPart, fuzzPart, hostilePart, killsPart, frozenPart, soakPart];
+export const PARTS: Part[] = [coldStartsPart, socketPart, crossAgentPart, fuzzPart, hostilePart, killsPart, frozenPart, loadingPart, soakPart];
 
 /** Runs a part and adds the CPU it cost (harness, every bp, broker, janitor, Chromium). */
 export async function runPart(part: Part, ctx: PartContext): Promise<PartReport> {
