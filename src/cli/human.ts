@@ -76,8 +76,7 @@ for (const nav of ["back", "forward", "reload"]) {
 /** A dialog the page opened while loading: the load waits on it. */
 function dialogLine(r: R): string {
   const d = r.dialog as R | undefined;
-  return d ? `
-The page opened ${String(d.type)} dialog ${String(d.id)} ("${clean(d.message, 120)}") while loading; answer with 'bp dialog ${String(d.id)} --accept|--dismiss'.` : "";
+  return d ? `\nThe page opened ${String(d.type)} dialog ${String(d.id)} ("${clean(d.message, 120)}") while loading; answer with 'bp dialog ${String(d.id)} --accept|--dismiss'.` : "";
 }
 
 function profileLines(p: R): string {
