@@ -68,8 +68,11 @@ export async function ensureBroker(paths: BpPaths, callDeadline = Number.POSITIV
     }
   }
   if (exiting) throw unresponsive(exiting);
-  const cut = callDeadline < Number.POSITIVE_INFINITY && deadline === callDeadline;
-  throw new BpError("browser_disconnected", `The Browser Pilot broker did not start in time${cut ? " (within --timeout)" : ""}.`, {
+  if (deadline === callDeadline) {
+    // The caller's own deadline ran out first: its command never reached a broker.
+    throw new BpError("command_expired", "No broker could take the command within --timeout; it was not sent.", { retryable: true, context: { reason: "broker_start", log: paths.brokerLog } });
+  }
+  throw new BpError("browser_disconnected", "The Browser Pilot broker did not start in time.", {
     retryable: true,
     context: { log: paths.brokerLog },
   });

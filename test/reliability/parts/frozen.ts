@@ -132,7 +132,7 @@ export const frozenPart: Part = {
           rmSync(lock, { recursive: true, force: true });
           mkdirSync(lock);
           const r = await lab.bp(["eval", "1", "--timeout", "1000"], { key: KEY, killAfterMs: 30_000 });
-          rows.badLock.record(timely("eval with a directory for the start-up lock", r, ["browser_disconnected", "invalid_argument"], 1000));
+          rows.badLock.record(timely("eval with a directory for the start-up lock", r, ["command_expired", "browser_disconnected", "invalid_argument"], 1000));
           rmSync(lock, { recursive: true, force: true });
         } catch (err) {
           rows.frozenAnswer.record(`harness: ${err instanceof Error ? err.message : String(err)}`);
