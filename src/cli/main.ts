@@ -6,7 +6,7 @@ import { isSameProcessAlive } from "../shared/process-identity.ts";
 import { executableIdentity } from "../shared/self.ts";
 import { BUILD_TARGET, PROTOCOL, VERSION } from "../shared/version.ts";
 import { isTimeout, isUnreachable, request, wasWritten } from "./client.ts";
-import { probeBroker, readLocator } from "./locate.ts";
+import { probeBroker, readLocator, type BrokerState } from "./locate.ts";
 import { runLocal, runPassive } from "./local.ts";
 import { chooseMode, isTerminal, printError, printResult, type Mode } from "./output.ts";
 import type { EarlyRead } from "./locator-file.ts";
@@ -134,6 +134,12 @@ async function send(paths: BpPaths, read: Promise<Locator | undefined>, call: Om
       locator = await ensureBroker(paths, deadlineAt);
     }
     const signals = installSignalHandlers(locator.endpoint, locator.token, call.invocation, mode);
+    // Past the deadline the broker has the grace to say so itself; meanwhile ask whether it
+    // answers at all, so a wedged one is named without a wait of its own.
+    let probe: Promise<BrokerState> | undefined;
+    const probeTimer = setTimeout(() => {
+      probe = probeBroker(paths, REPLY_GRACE_MS);
+    }, Math.max(0, deadlineAt - Date.now()));
     try {
       const reply = await request(locator.endpoint, { ...call, deadlineAt, token: locator.token }, Math.max(1, deadlineAt - Date.now()) + REPLY_GRACE_MS, readReply);
       // After a signal the handler reports and exits; never print a second answer.
@@ -144,13 +150,14 @@ async function send(paths: BpPaths, read: Promise<Locator | undefined>, call: Om
       return reply;
     } catch (err) {
       if (signals.fired()) await new Promise<never>(() => undefined);
-      if (isTimeout(err)) throw await explainTimeout(paths, call, mutating && wasWritten(err));
+      if (isTimeout(err)) throw explainTimeout(await (probe ?? probeBroker(paths, 500)), call, mutating && wasWritten(err));
       // The request was delivered and the broker died before answering: a mutation may have happened.
       if (err instanceof BpError && err.context?.reason === "broker_closed" && mutating) {
         throw new BpError("unknown_outcome", `The broker went away while '${call.command}' ran; it may or may not have taken effect.`, { retryable: true, context: { reason: "broker_lost" } });
       }
       if (!isUnreachable(err) || attempt > 0) throw err;
     } finally {
+      clearTimeout(probeTimer);
       signals.stop();
     }
   }
@@ -195,8 +202,7 @@ async function askRunningBroker(read: Promise<Locator | undefined>, call: Omit<C
  * The broker did not answer within the deadline. If it no longer answers a hello either, it
  * is wedged: say so, and never replace it. Otherwise the command itself ran long.
  */
-async function explainTimeout(paths: BpPaths, call: Omit<CallRequest, "token">, written: boolean): Promise<BpError> {
-  const state = await probeBroker(paths, 500);
+function explainTimeout(state: BrokerState, call: Omit<CallRequest, "token">, written: boolean): BpError {
   const restart = state.kind === "unresponsive"
     ? { remediation: { code: "restart_unresponsive_broker", message: `Stop process ${state.locator.pid} yourself, then run the command again. Browser Pilot never replaces a live broker.`, actionRequired: true } }
     : {};

@@ -28,8 +28,13 @@ function refNamed(snapshot: Record<string, unknown>, name: string): string {
   return String(hit.r);
 }
 
+/** The slowest answer of each kind of call, beyond its --timeout. */
+const slowest = new Map<string, number>();
+
 /** Why a timed call missed its target, or undefined. */
 function timely(label: string, r: Reply, codes: readonly string[], timeoutMs = TIMEOUT_MS): string | undefined {
+  const kind = label.replace(/ x\d/, "");
+  slowest.set(kind, Math.max(slowest.get(kind) ?? -Infinity, Math.round(r.ms - timeoutMs)));
   const bad = replyProblem(r);
   if (bad) return `${label}: ${bad}`;
   if (!codes.includes(codeOf(r))) return `${label}: answered ${codeOf(r)} (${r.stdout.slice(0, 200)})`;
@@ -151,6 +156,8 @@ export const frozenPart: Part = {
     } finally {
       site.stop();
     }
-    return { part: "frozen", title: frozenPart.title, rows: Object.values(rows).map((t) => t.row), wallSeconds: (performance.now() - started) / 1000, figures: {} };
+    const figures = { "slowest answer beyond --timeout (ms)": [...slowest].map(([k, ms]) => `${k}: ${ms}`).join(", ") };
+    slowest.clear();
+    return { part: "frozen", title: frozenPart.title, rows: Object.values(rows).map((t) => t.row), wallSeconds: (performance.now() - started) / 1000, figures };
   },
 };
