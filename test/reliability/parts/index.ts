@@ -9,10 +9,11 @@ import { hostilePart } from "./hostile.ts";
 import { killsPart } from "./kills.ts";
 import { loadingPart } from "./loading.ts";
 import { soakPart } from "./soak.ts";
+import { secretsPart } from "./secrets.ts";
 import { socketPart } from "./socket.ts";
 
 /** In run order: cheap parts first, the soak last. */
-export const PARTS: Part[] = [coldStartsPart, socketPart, crossAgentPart, fuzzPart, hostilePart, killsPart, frozenPart, loadingPart, soakPart];
+export const PARTS: Part[] = [coldStartsPart, socketPart, crossAgentPart, fuzzPart, hostilePart, killsPart, frozenPart, loadingPart, secretsPart, soakPart];
 
 /** Runs a part and adds the CPU it cost (harness, every bp, broker, janitor, Chromium). */
 export async function runPart(part: Part, ctx: PartContext): Promise<PartReport> {
