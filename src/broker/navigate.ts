@@ -2,6 +2,7 @@ import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../cdp/session.ts";
 import { BpError } from "../shared/errors.ts";
 import { cutString } from "../shared/page-strings.ts";
+import type { TargetRecord } from "./targets.ts";
 
 /**
  * After DOMContentLoaded we wait for `load` at most this long: the document is usable, and
@@ -62,6 +63,9 @@ export async function watchMainFrame(session: CdpSession, deadline: number, sign
       // A back/forward cache restore brings back a loaded document without lifecycle events.
       if (p.type === "BackForwardCacheRestore") resolve({ sameDocument: false });
     }),
+    // A dialog the page opens while loading holds its load until answered: the caller answers
+    // now, naming the dialog, instead of at its deadline.
+    session.on("Page.javascriptDialogOpening", () => resolve({ sameDocument: false })),
     session.onClose(() => reject(new BpError("tab_not_found", "The tab closed during navigation.", { context: { reason: "target_closed" } }))),
   ];
   const timer = setTimeout(() => resolve({ sameDocument: false }), Math.max(0, deadline - Date.now() - 250));
@@ -110,4 +114,10 @@ export async function runAndWait(session: CdpSession, action: () => Promise<unkn
   } finally {
     waiter.dispose();
   }
+}
+
+/** The dialog a navigation stopped on (it holds the load until answered), as its reply names it. */
+export function loadDialog(rec: TargetRecord): { id: string; type: string; message: string } | undefined {
+  const d = rec.dialog;
+  return d ? { id: d.id, type: d.type, message: cutString(d.message, 300) } : undefined;
 }

@@ -38,7 +38,8 @@ export function request<T>(socketPath: string, message: BrokerRequest, timeoutMs
       fn();
     };
     const timer = setTimeout(() => {
-      finish(() => reject(new BpError("browser_disconnected", "Broker did not answer in time.", { retryable: true, context: { reason: "broker_timeout" } })));
+      const written = unsent === undefined;
+      finish(() => reject(new BpError("browser_disconnected", "Broker did not answer in time.", { retryable: true, context: { reason: "broker_timeout", written } })));
     }, timeoutMs);
     Bun.connect({
       unix: socketPath,
@@ -105,4 +106,9 @@ function isReset(err: unknown): boolean {
 
 export function isTimeout(err: unknown): boolean {
   return err instanceof BpError && err.context?.reason === "broker_timeout";
+}
+
+/** A timeout after the whole request went to the socket: a broker may read it yet. */
+export function wasWritten(err: unknown): boolean {
+  return err instanceof BpError && err.context?.written === true;
 }

@@ -59,7 +59,7 @@ const FORMATTERS: Record<string, Formatter> = {
   profile: (r) => `✓ New tabs of this agent go to ${profileLines(r.profile as R).split("\n")[0]?.slice(2) ?? ""}`,
   tab: (r) => `✓ Selected ${clean((r.tab as R).url)}  ${clean((r.tab as R).title, 80)}`,
   "tab release": (r) => `✓ Released${r.released !== undefined ? ` ${String(r.released)}` : ""}`,
-  open: (r) => `✓ ${r.tab !== undefined ? `Opened ${String(r.tab)}` : "Navigated"}${r.url !== undefined ? ` ${clean(r.url)}` : ""}  ${clean(r.title, 80)}`,
+  open: (r) => `✓ ${r.tab !== undefined ? `Opened ${String(r.tab)}` : "Navigated"}${r.url !== undefined ? ` ${clean(r.url)}` : ""}  ${clean(r.title, 80)}${dialogLine(r)}`,
   close: (r) => `✓ Closed ${(r.closed as string[]).length} tab(s); ${String(r.remaining)} remaining`,
   eval: (r) => typeof r.hint === "string" && r.dialog !== undefined ? r.hint : (typeof r.value === "string" ? r.value : JSON.stringify(r.value, null, 2) ?? String(r.value)) + (r.truncated ? "\n... [truncated]" : ""),
   handoff: (r) =>
@@ -75,7 +75,13 @@ for (const nav of ["back", "forward", "reload"]) {
   FORMATTERS[nav] = (r) =>
     r.navigated === false
       ? `No ${nav} entry; nothing changed`
-      : `✓ ${[r.url !== undefined ? clean(r.url) : "", r.title !== undefined ? clean(r.title, 80) : ""].filter(Boolean).join("  ") || "same page"}`;
+      : `✓ ${[r.url !== undefined ? clean(r.url) : "", r.title !== undefined ? clean(r.title, 80) : ""].filter(Boolean).join("  ") || "same page"}${dialogLine(r)}`;
+}
+
+/** A dialog the page opened while loading: the load waits on it. */
+function dialogLine(r: R): string {
+  const d = r.dialog as R | undefined;
+  return d ? `\nThe page opened ${String(d.type)} dialog ${String(d.id)} ("${clean(d.message, 120)}") while loading; answer with 'bp dialog ${String(d.id)} --accept|--dismiss'.` : "";
 }
 
 function profileLines(p: R): string {

@@ -5,8 +5,8 @@ import { isAbsolute, resolvePaths, type BpPaths } from "../shared/paths.ts";
 import { isSameProcessAlive } from "../shared/process-identity.ts";
 import { executableIdentity } from "../shared/self.ts";
 import { BUILD_TARGET, PROTOCOL, VERSION } from "../shared/version.ts";
-import { isTimeout, isUnreachable, request } from "./client.ts";
-import { probeBroker, readLocator } from "./locate.ts";
+import { isTimeout, isUnreachable, request, wasWritten } from "./client.ts";
+import { probeBroker, readLocator, type BrokerState } from "./locate.ts";
 import { runLocal, runPassive } from "./local.ts";
 import { chooseMode, isTerminal, printError, printResult, type Mode } from "./output.ts";
 import type { EarlyRead } from "./locator-file.ts";
@@ -117,7 +117,7 @@ export async function runCli(argv: string[], early?: EarlyRead): Promise<void> {
         return;
       }
     }
-    const once = (c: Omit<CallRequest, "token">) => send(paths, locator(paths), c, timeoutMs + REPLY_GRACE_MS, mode, spec.mutating === true);
+    const once = (c: Omit<CallRequest, "token">) => send(paths, locator(paths), c, mode, spec.mutating === true);
     const reply = name === "handoff" && args.wait === true ? await (await import("./handoff-wait.ts")).waitForHandback(call, once, parsed.globals.timeout) : await once(call);
     if (reply.ok === true) printResult(name, reply, mode);
     else fail(reply, mode);
@@ -131,16 +131,25 @@ export async function runCli(argv: string[], early?: EarlyRead): Promise<void> {
  * when no broker read the call (refused, or reset unread by one on its way out) does it
  * start or wait for a broker and send there.
  */
-async function send(paths: BpPaths, read: Promise<Locator | undefined>, call: Omit<CallRequest, "token">, timeoutMs: number, mode: Mode, mutating: boolean): Promise<Reply> {
+async function send(paths: BpPaths, read: Promise<Locator | undefined>, call: Omit<CallRequest, "token">, mode: Mode, mutating: boolean): Promise<Reply> {
+  // The whole call, broker start-up included, keeps to --timeout; the request carries that
+  // deadline so a broker that reads it late (frozen, swapped out) never runs it.
+  const deadlineAt = Date.now() + call.timeoutMs;
   let locator = await read;
   for (let attempt = 0; attempt < 2; attempt++) {
     if (!locator || attempt > 0) {
       const { ensureBroker } = await import("./start-broker.ts");
-      locator = await ensureBroker(paths);
+      locator = await ensureBroker(paths, deadlineAt);
     }
     const signals = installSignalHandlers(locator.endpoint, locator.token, call.invocation, mode);
+    // Past the deadline the broker has the grace to say so itself; meanwhile ask whether it
+    // answers at all, so a wedged one is named without a wait of its own.
+    let probe: Promise<BrokerState> | undefined;
+    const probeTimer = setTimeout(() => {
+      probe = probeBroker(paths, REPLY_GRACE_MS);
+    }, Math.max(0, deadlineAt - Date.now()));
     try {
-      const reply = await request(locator.endpoint, { ...call, token: locator.token }, timeoutMs, readReply);
+      const reply = await request(locator.endpoint, { ...call, deadlineAt, token: locator.token }, Math.max(1, deadlineAt - Date.now()) + REPLY_GRACE_MS, readReply);
       // After a signal the handler reports and exits; never print a second answer.
       if (signals.fired()) await new Promise<never>(() => undefined);
       // A crashed broker's locator names the socket path a new broker now listens on, with the
@@ -149,13 +158,14 @@ async function send(paths: BpPaths, read: Promise<Locator | undefined>, call: Om
       return reply;
     } catch (err) {
       if (signals.fired()) await new Promise<never>(() => undefined);
-      if (isTimeout(err)) throw await explainTimeout(paths, call, mutating);
+      if (isTimeout(err)) throw explainTimeout(await (probe ?? probeBroker(paths, 500)), call, mutating && wasWritten(err));
       // The request was delivered and the broker died before answering: a mutation may have happened.
       if (err instanceof BpError && err.context?.reason === "broker_closed" && mutating) {
         throw new BpError("unknown_outcome", `The broker went away while '${call.command}' ran; it may or may not have taken effect.`, { retryable: true, context: { reason: "broker_lost" } });
       }
       if (!isUnreachable(err) || attempt > 0) throw err;
     } finally {
+      clearTimeout(probeTimer);
       signals.stop();
     }
   }
@@ -200,17 +210,25 @@ async function askRunningBroker(read: Promise<Locator | undefined>, call: Omit<C
  * The broker did not answer within the deadline. If it no longer answers a hello either, it
  * is wedged: say so, and never replace it. Otherwise the command itself ran long.
  */
-async function explainTimeout(paths: BpPaths, call: Omit<CallRequest, "token">, mutating: boolean): Promise<BpError> {
-  const state = await probeBroker(paths, 1000);
-  if (state.kind === "unresponsive") {
-    return new BpError("browser_disconnected", `The Browser Pilot broker (pid ${state.locator.pid}) is running but does not answer.`, {
+function explainTimeout(state: BrokerState, call: Omit<CallRequest, "token">, written: boolean): BpError {
+  const restart = state.kind === "unresponsive"
+    ? { remediation: { code: "restart_unresponsive_broker", message: `Stop process ${state.locator.pid} yourself, then run the command again. Browser Pilot never replaces a live broker.`, actionRequired: true } }
+    : {};
+  // A mutating request the socket took may have run (a broker that reads it after its
+  // deadline drops it, but one may have read it in time and stalled mid-way).
+  if (written) {
+    const pid = state.kind === "unresponsive" ? { brokerPid: state.locator.pid } : {};
+    return new BpError("unknown_outcome", `No reply to '${call.command}' within ${call.timeoutMs} ms; it may or may not have taken effect.`, {
       retryable: true,
-      context: { brokerPid: state.locator.pid },
-      remediation: { code: "restart_unresponsive_broker", message: `Stop process ${state.locator.pid} yourself, then run the command again. Browser Pilot never replaces a live broker.`, actionRequired: true },
+      hint: "Observe the tab (bp snapshot) before deciding whether to act again; it is never replayed for you.",
+      context: { timeoutMs: call.timeoutMs, ...pid },
+      ...restart,
     });
   }
-  if (!mutating) return new BpError("command_expired", `No reply to '${call.command}' within ${call.timeoutMs} ms.`, { retryable: true, context: { timeoutMs: call.timeoutMs } });
-  return new BpError("unknown_outcome", `No reply to '${call.command}' within ${call.timeoutMs} ms; it may or may not have taken effect.`, { retryable: true, context: { timeoutMs: call.timeoutMs } });
+  if (state.kind === "unresponsive") {
+    return new BpError("browser_disconnected", `The Browser Pilot broker (pid ${state.locator.pid}) is running but does not answer.`, { retryable: true, context: { brokerPid: state.locator.pid }, ...restart });
+  }
+  return new BpError("command_expired", `No reply to '${call.command}' within ${call.timeoutMs} ms.`, { retryable: true, context: { timeoutMs: call.timeoutMs } });
 }
 
 /** Passwords and header values come on stdin, never argv (argv is visible to every local user). */

@@ -126,7 +126,15 @@ function validate<S extends v.GenericSchema>(schema: S, input: unknown): v.Infer
 }
 
 function coerce(info: OptionSpec, value: unknown): unknown {
-  if (info.kind === "number" && typeof value === "string" && isDecimal(value.trim())) return Number(value);
+  if (info.kind === "number" && typeof value === "string" && isDecimal(value.trim())) {
+    const n = Number(value);
+    // 99999999999999999999 would become 100000000000000000000: say what was given instead.
+    if (!value.includes(".") && !Number.isSafeInteger(n)) {
+      const shown = value.trim().length > 40 ? `${value.trim().slice(0, 40)}…` : value.trim();
+      throw invalidArgument(info.name, `Invalid value for '${info.name}': ${shown} is beyond the largest safe integer (${Number.MAX_SAFE_INTEGER}).`, { received: shown });
+    }
+    return n;
+  }
   if (info.kind === "boolean" && typeof value === "string") return value === "true" ? true : value === "false" ? false : value;
   return value;
 }

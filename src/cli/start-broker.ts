@@ -24,18 +24,21 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * replaced: unresponsive or incompatible ones are reported instead; one on its way out is
  * waited for.
  */
-export async function ensureBroker(paths: BpPaths): Promise<Locator> {
+export async function ensureBroker(paths: BpPaths, callDeadline = Number.POSITIVE_INFINITY): Promise<Locator> {
   // A mistyped BROWSER_PILOT_HOME under a missing path would otherwise become a new home silently.
   if (ensurePrivateDir(paths.home)) process.stderr.write(`bp: created the state directory ${paths.home}\n`);
   // The broker would refuse a squatted or foreign runtime directory and exit; say so now,
   // naming the path, instead of waiting for a broker that cannot start.
   if (paths.runtimeDir !== paths.home) ensurePrivateDir(paths.runtimeDir);
-  const deadline = Date.now() + START_DEADLINE_MS;
+  // The caller's --timeout bounds the wait too: a missing socket or an unusable lock must
+  // not hold a call past it.
+  const deadline = Math.min(Date.now() + START_DEADLINE_MS, callDeadline);
+  const probe = () => probeBroker(paths, Math.max(100, Math.min(1500, deadline - Date.now())));
   let spawned: ChildProcess | undefined;
   let exiting: Locator | undefined;
   let unlocatedSince: number | undefined;
   while (Date.now() < deadline) {
-    const state = await probeBroker(paths, 1500);
+    const state = await probe();
     if (state.kind === "running") return state.locator;
     failIfNotUsable(state);
     if (state.kind === "unlocated") {
@@ -62,12 +65,12 @@ export async function ensureBroker(paths: BpPaths): Promise<Locator> {
       continue;
     }
     try {
-      const again = await probeBroker(paths, 1500);
+      const again = await probe();
       if (again.kind === "running") return again.locator;
       failIfNotUsable(again);
       spawned = spawnBroker(paths);
       while (Date.now() < deadline) {
-        const s = await probeBroker(paths, 1500);
+        const s = await probe();
         if (s.kind === "running") return s.locator;
         failIfNotUsable(s);
         if (s.kind === "unlocated") break;
@@ -80,6 +83,10 @@ export async function ensureBroker(paths: BpPaths): Promise<Locator> {
     }
   }
   if (exiting) throw unresponsiveError(exiting.pid);
+  if (deadline === callDeadline) {
+    // The caller's own deadline ran out first: its command never reached a broker.
+    throw new BpError("command_expired", "No broker could take the command within --timeout; it was not sent.", { retryable: true, context: { reason: "broker_start", log: paths.brokerLog } });
+  }
   throw new BpError("browser_disconnected", "The Browser Pilot broker did not start in time.", {
     retryable: true,
     context: { log: paths.brokerLog },

@@ -5,7 +5,7 @@ import { observationSchemas } from "./observation.ts";
 import { RULE_CHECKS } from "./rule-checks.ts";
 import { rule } from "./rules.ts";
 
-const refArg = (description: string) => v.pipe(v.number(), v.integer(), v.minValue(1), v.description(description));
+const refArg = (description: string) => v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER), v.description(description));
 /**
  * An action's reply: its evidence, then what the page did (the diff since the agent's last
  * observation, or the new document's observation after a navigation, or with --full the whole

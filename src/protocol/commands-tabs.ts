@@ -3,8 +3,18 @@ import { TAB_ID, tabIdArg, tabSchema } from "./common.ts";
 import { defineCommand, flag, ok, once, optText, text } from "./define.ts";
 
 /** Lean: the selected tab is not named; url and title only when they changed; navigated only when false (no entry to go to). */
+/** A dialog the page opened while it loaded: the navigation answered as it opened. */
+const loadDialog = () =>
+  v.optional(
+    v.pipe(
+      v.object({ id: v.string(), type: v.string(), message: v.string() }),
+      v.description("A dialog the page opened while loading (the load waits on it); answer it with 'bp dialog <id> --accept|--dismiss'"),
+    ),
+  );
+
 const navResult = once(() =>
   ok({
+    dialog: loadDialog(),
     url: v.optional(v.pipe(v.string(), v.description("New URL (absent: unchanged)"))),
     title: v.optional(v.pipe(v.string(), v.description("New title (absent: unchanged)"))),
     navigated: v.optional(v.pipe(v.literal(false), v.description("There was no history entry to go to; nothing happened"))),
@@ -60,6 +70,7 @@ export const open = defineCommand({
     profile: v.optional(v.string()),
     url: v.optional(v.pipe(v.string(), v.description("Only when not the URL given (a scheme added, a redirect)"))),
     title: v.string(),
+    dialog: loadDialog(),
   }),
   example: "bp open example.com --new --profile p3k9x2a",
   runs: "broker",

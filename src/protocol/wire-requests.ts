@@ -21,6 +21,7 @@ export const callRequestSchema = v.object({
   requestId: v.optional(v.pipe(v.string(), v.regex(REQUEST_ID))),
   invocation: shortString(64),
   timeoutMs: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(300_000)),
+  deadlineAt: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
   tabAccess: v.picklist(["all", "own"]),
   mode: v.picklist(["json", "human"]),
   secretHeaders: v.optional(v.record(v.string(), v.string())),

@@ -17,6 +17,8 @@ export interface CallRequest {
   /** Random id of this CLI invocation so a signal can cancel it from a second connection. */
   invocation: string;
   timeoutMs: number;
+  /** The caller's deadline (epoch ms): a broker that reads the request after it never runs it. */
+  deadlineAt?: number;
   tabAccess: "all" | "own";
   /** "human": the broker adds a pre-rendered `text` field, so the CLI needs no page code. */
   mode: "json" | "human";

@@ -148,7 +148,8 @@ describe("bp net rules", () => {
     expect((await run(["net", "rules"])).json).toEqual({ ok: true, rules: [] });
     const h = await run(["net", "headers", "*/api/user*", "X-Test-Header: hello"]);
     // Lean: the new rule's id and its headers as parsed; its type and pattern are what was sent.
-    expect(h.json).toEqual({ ok: true, rule: { id: "r1", headers: { "X-Test-Header": "hello" } }, intercepting: 1 });
+    // Every value given to 'net headers' is masked (any header name may carry a token).
+    expect(h.json).toEqual({ ok: true, rule: { id: "r1", headers: { "X-Test-Header": "*** (5 chars)" } }, intercepting: 1 });
     expect(await reloadApp()).toBe("200:Grace:hello");
     const m = await run(["net", "mock", "*/api/user*", "--body", '{"name":"Mocked"}', "--status", "203", "--header", "Content-Type: application/json"]);
     expect(m.json).toEqual({ ok: true, rule: { id: "r2", headers: { "Content-Type": "application/json" } }, intercepting: 1 });
@@ -179,16 +180,21 @@ describe("bp net rules", () => {
     expect((await run(["net", "headers", "*", "not a header"])).json).toMatchObject({ ok: false, code: "invalid_argument" });
   });
 
-  test("header values from stdin are applied and never echoed", async () => {
-    const r = await run(["net", "headers", "*/api/user*", "--stdin"], A, "Authorization: Bearer tok-123\nX-Test-Header: from-stdin\n");
+  test("header values given to net headers (stdin or argv, any name) are applied and never echoed: reply, rules, show, records", async () => {
+    const secrets = ["tok-123", "ct-456", "pt-789", "vt-000", "argv-secret"];
+    const r = await run(["net", "headers", "*/api/user*", "--stdin"], A, "Authorization: Bearer tok-123\nX-Test-Header: from-stdin\nX-Custom-Token: ct-456\nPrivate-Token: pt-789\nX-Vault-Token: vt-000\n");
     expect(r.json.ok).toBe(true);
-    expect(r.stdout).not.toContain("tok-123");
+    const a = await run(["net", "headers", "*/nothing*", "X-Other-Token: argv-secret"]);
+    expect(a.json).toMatchObject({ ok: true, rule: { headers: { "X-Other-Token": "*** (11 chars)" } } });
     expect(await reloadApp()).toBe("200:Grace:from-stdin");
-    const rules = await run(["net", "rules"]);
-    expect(rules.stdout).not.toContain("tok-123");
     const last = (await requests(A, ["--url", "*/api/user*"])).at(-1) as Req;
     const show = await run(["net", "show", String(last.id)]);
-    expect(show.stdout).not.toContain("tok-123");
+    expect((show.json.request as { requestHeaders?: Record<string, string> }).requestHeaders).toMatchObject({ "X-Custom-Token": "*** (6 chars)" });
+    const records = (await run(["commands", "--limit", "50"])).json.commands as { id: string; method: string }[];
+    const ids = records.filter((c) => c.method === "net headers").map((c) => c.id);
+    expect(ids.length).toBeGreaterThanOrEqual(2);
+    const outputs = [r.stdout, a.stdout, (await run(["net", "rules"])).stdout, show.stdout, ...(await Promise.all(ids.map(async (id) => (await run(["command", id])).stdout)))];
+    for (const text of outputs) for (const secret of secrets) expect(text).not.toContain(secret);
     expect((await run(["net", "remove", "--all"])).json.ok).toBe(true);
   });
 });

@@ -1,7 +1,7 @@
 import { boundTitle, boundUrl } from "../../shared/page-strings.ts";
 import { selectedTab } from "../context/tabs.ts";
 import { assertLocalFileAllowed } from "../local-files.ts";
-import { runAndWait } from "../navigate.ts";
+import { loadDialog, runAndWait } from "../navigate.ts";
 import { back as backCommand, forward as forwardCommand, reload as reloadCommand } from "../../protocol/commands-tabs.ts";
 import type { ReplyOf } from "../context/handler.ts";
 import { defineAction } from "./pipeline.ts";
@@ -39,7 +39,8 @@ function historyAction(command: HistoryCommand, delta: -1 | 0 | 1) {
       // Lean: no tab id (the selected one); url and title only when they changed; navigated only when false.
       const url = boundUrl(rec.url);
       const title = boundTitle(rec.title);
-      return { ...(url !== before.url ? { url } : {}), ...(title !== before.title ? { title } : {}), ...(navigated ? {} : { navigated: false }) };
+      const dialog = loadDialog(rec);
+      return { ...(url !== before.url ? { url } : {}), ...(title !== before.title ? { title } : {}), ...(navigated ? {} : { navigated: false }), ...(dialog ? { dialog } : {}) };
     },
     evidence: (_run, sent) => sent,
   });

@@ -86,6 +86,22 @@ describe("command runtime", () => {
     expect(seen).toBeLessThan(before + 1_234 + 1_000);
   });
 
+  test("a request read after its caller's deadline never runs: command_expired in its record", async () => {
+    const b = broker();
+    let runs = 0;
+    const click: Invocation = { mutating: true, run: async () => { runs++; return {}; } };
+    const late = await b.commands.run(req({ command: "click", deadlineAt: Date.now() - 1 }), click);
+    expect(late).toMatchObject({ ok: false, code: "command_expired", context: { reason: "late" } });
+    expect(runs).toBe(0);
+    expect(b.commands.store.list("agent-a", undefined, 10).map((r) => [r.method, r.status])).toEqual([["click", "expired"]]);
+    // The caller's deadline bounds the run too, when it comes before the timeout from now.
+    let seen: number | undefined;
+    const probe: Invocation = { run: async () => { seen = currentCallScope()?.deadline; return {}; } };
+    const at = Date.now() + 700;
+    await b.commands.run(req({ timeoutMs: 5_000, deadlineAt: at }), probe);
+    expect(seen).toBe(at);
+  });
+
   test("deadline before dispatch is command_expired; after dispatch of a mutation unknown_outcome", async () => {
     const b = broker();
     const hold = gate();

@@ -71,12 +71,18 @@ export class CommandRuntime {
         invocation: req.invocation,
         method: req.command,
         mutating: handler.mutating === true,
-        deadlineAt: Date.now() + req.timeoutMs,
+        deadlineAt: deadlineOf(req),
         fingerprint: fp,
         ...(tab !== undefined ? { tab } : {}),
         ...(req.requestId !== undefined ? { requestId: req.requestId } : {}),
         ...(idemKey !== undefined ? { idemKey } : {}),
       });
+      // Read after its caller gave up (a broker stopped and resumed, a backlog): never run it.
+      if (rec.deadlineAt <= Date.now()) {
+        const err = new BpError("command_expired", `'${req.command}' reached the broker after its deadline (${req.timeoutMs} ms); it was not run.`, { retryable: true, context: { timeoutMs: req.timeoutMs, reason: "late", commandId: rec.id } });
+        this.store.complete(rec, "expired", errorReply(err));
+        return errorReply(err);
+      }
       return await this.execute(req, handler, rec);
     } catch (err) {
       return errorReply(toBpError(err));
@@ -120,7 +126,7 @@ export class CommandRuntime {
     const mutating = handler.mutating === true;
     const run: Running = { rec, req, controller, mutating, atLock: mutating && handler.dispatch === "lock", conn: live, stop };
     this.running.set(req.invocation, run);
-    const deadline = rec?.deadlineAt ?? Date.now() + req.timeoutMs;
+    const deadline = rec?.deadlineAt ?? deadlineOf(req);
     const ctx: CallContext = {
       broker: this.broker,
       req,
@@ -324,6 +330,12 @@ function pageGoneError(run: Running, cause: "target_gone" | "document_replaced",
 
 /** Codes that already say what happened when the browser goes away mid-command. */
 const FINAL_ON_LOSS = new Set(["unknown_outcome", "browser_disconnected", "command_cancelled", "command_expired"]);
+
+/** The command's deadline: its timeout from now, never past the one its caller sent. */
+function deadlineOf(req: CallRequest): number {
+  const own = Date.now() + req.timeoutMs;
+  return req.deadlineAt !== undefined ? Math.min(own, req.deadlineAt) : own;
+}
 
 function errorReply(err: BpError): Reply {
   return { ...err.toJSON() };

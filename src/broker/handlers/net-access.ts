@@ -71,7 +71,10 @@ const auth = defineHandler(commands.auth)({
     // The command's rules leave two cases: --clear (or nothing at all) clears, a user name comes with --password-stdin.
     if (args.clear || username === undefined) {
       const s = peekNet(key);
-      if (s) delete s.auth;
+      if (s) {
+        delete s.auth;
+        delete s.urlAuth;
+      }
       await syncAllTabs(ctx.broker.browser);
       return withText(ctx, { auth: "cleared" }, () => "✓ HTTP credentials cleared");
     }

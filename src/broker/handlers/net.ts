@@ -100,10 +100,11 @@ const netList = defineHandler(commands.net)({
   },
 });
 
-export function maskHeaders(h: Record<string, string> | undefined): Record<string, string> | undefined {
+/** `given`: names of headers the agent gave to 'net headers' (any name may carry a token). */
+export function maskHeaders(h: Record<string, string> | undefined, given?: ReadonlySet<string>, all = false): Record<string, string> | undefined {
   if (!h) return undefined;
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h)) out[k] = SECRET_HEADERS.test(k) ? `*** (${v.length} chars)` : redactUrl(v);
+  for (const [k, v] of Object.entries(h)) out[k] = all || SECRET_HEADERS.test(k) || given?.has(k.toLowerCase()) === true ? `*** (${v.length} chars)` : redactUrl(v);
   return out;
 }
 
@@ -118,8 +119,9 @@ const netShow = defineHandler(commands.netShow)({
     // Lean: not the id given, nor when it started; the status text and MIME type only when
     // they add to the status code and the Content-Type header.
     const { id: _given, ...listed } = summary(e, selectedTab(ctx));
-    const rq = maskHeaders(e.requestHeaders);
-    const rs = maskHeaders(e.responseHeaders);
+    const given = peekNet(ctx.req.clientKey)?.givenHeaders;
+    const rq = maskHeaders(e.requestHeaders, given);
+    const rs = maskHeaders(e.responseHeaders, given);
     const statusText = ownStatusText(e.status, e.statusText);
     const mimeType = ownMimeType(e.mimeType, e.responseHeaders);
     const request: Shown["request"] = {
@@ -209,10 +211,10 @@ async function addRule(ctx: CallContext, make: (id: string, seq: number) => Rule
   return withText(ctx, { rule: { id: rule.id, ...(headers && Object.keys(headers).length > 0 ? { headers } : {}) }, ...(n > 0 ? { intercepting: n } : {}) }, () => `✓ Rule ${rule.id}: ${rule.type} ${rule.pattern}`);
 }
 
-/** Header values of secret-bearing headers are never echoed back. */
+/** Header values of secret-bearing headers are never echoed back; none of those given to 'net headers'. */
 function publicRuleShown(r: Rule): PublicRule {
   const o = publicRule(r);
-  if (o.headers) o.headers = maskHeaders(o.headers);
+  if (o.headers) o.headers = maskHeaders(o.headers, undefined, r.type === "headers");
   return o;
 }
 
@@ -262,6 +264,9 @@ const netHeaders = defineHandler(commands.netHeaders)({
     const text = args.stdin ? ctx.req.secret : given;
     if (text === undefined || text.trim() === "") throw invalidArgument("headers", "Give at least one 'Name: value' header.");
     const headers = splitHeaders(text, "headers");
+    const s = netFor(ctx.req.clientKey);
+    s.givenHeaders ??= new Set();
+    for (const name of Object.keys(headers)) s.givenHeaders.add(name.toLowerCase());
     return addRule(ctx, (id, seq) => ({ id, seq, type: "headers", pattern, headers }));
   },
 });

@@ -1,11 +1,11 @@
 import { protocolErrorCause } from "../../cdp/errors.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
-import { navigateTo } from "../navigate.ts";
+import { loadDialog, navigateTo } from "../navigate.ts";
 import { routeProfile } from "../profiles/route.ts";
 import type { BrowserConnection } from "../browser.ts";
 import { assertLocalFileAllowed } from "../local-files.ts";
 import { EXCLUDED_SCHEMES, type TargetRecord } from "../targets.ts";
-import { authFailed, clearAuthFailure, coverControlledTabs, takeAuthFailure } from "../net/index.ts";
+import { authFailed, clearAuthFailure, coverControlledTabs, takeAuthFailure, takeUrlCredentials } from "../net/index.ts";
 import { resolveTab, selectedTab, takeControl, type Selected } from "../context/tabs.ts";
 import type * as v from "valibot";
 import type { tabSchema } from "../../protocol/common.ts";
@@ -115,9 +115,12 @@ const open = defineHandler(commands.open)({
   // Dispatched when the first tab is created or navigated: a refused profile choice sent nothing.
   dispatch: "lock",
   async run(ctx, args) {
-    const url = normalizeUrl(args.url);
     const browser = ctx.broker.requireBrowser();
     const agent = ctx.agent();
+    const given = normalizeUrl(args.url);
+    // user:password@ never reaches the browser (it would keep it in the profile's session
+    // files): the tab goes to the URL without it and the challenge is answered with it.
+    const url = takeUrlCredentials(agent.key, given);
     const explicitProfile = args.profile;
     let rec: TargetRecord;
     let created = false;
@@ -139,6 +142,7 @@ const open = defineHandler(commands.open)({
       rec = selectedTab(ctx).rec;
     }
     const id = agent.idFor(rec.targetId, browser.generation);
+    if (url !== given) await coverControlledTabs(browser, agent.key);
     await ctx.broker.exclusive(rec.targetId, async () => {
       const session = await browser.session(rec);
       clearAuthFailure(rec);
@@ -160,7 +164,8 @@ const open = defineHandler(commands.open)({
     // Lean: the tab id only for a tab this call made (the agent needs it next; the selected tab
     // it already has), the URL only when it is not the one given (a scheme added, a redirect).
     const finalUrl = boundUrl(rec.url);
-    return { ...(created ? { tab: id } : {}), ...(profile ? { profile } : {}), ...(finalUrl !== args.url ? { url: finalUrl } : {}), title: boundTitle(rec.title) };
+    const dialog = loadDialog(rec);
+    return { ...(created ? { tab: id } : {}), ...(profile ? { profile } : {}), ...(finalUrl !== args.url ? { url: finalUrl } : {}), title: boundTitle(rec.title), ...(dialog ? { dialog } : {}) };
   },
 });
 

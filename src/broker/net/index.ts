@@ -10,6 +10,7 @@ import { cutString } from "../../shared/page-strings.ts";
 
 export { installNet, takeAuthFailure, clearAuthFailure, type NetHost } from "./tracker.ts";
 export { redactDeep, redactUrl } from "./redact.ts";
+export { takeUrlCredentials } from "./state.ts";
 
 /**
  * An agent disconnected or its lease ran out: its rules and credentials stop applying at

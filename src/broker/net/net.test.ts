@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { JOURNAL_MAX_BYTES, JOURNAL_MAX_ENTRIES, Journal } from "./journal.ts";
 import { redactDeep, redactUrl } from "./redact.ts";
 import { decide, mergeHeaders, parseHeader, type Rule } from "./rules.ts";
+import { credentialsFor, dropNet, needsFetch, netFor, peekNet, takeUrlCredentials } from "./state.ts";
 
 const req = (n: number, extra: Partial<Parameters<Journal["add"]>[0]> = {}) => ({
   tab: "t1",
@@ -103,5 +104,22 @@ describe("redaction", () => {
     expect(redactDeep(reply)).toEqual({ ok: true, tabs: [{ url: "https://x:***@h/" }], n: 1 });
     const clean = { ok: true, url: "https://h/" };
     expect(redactDeep(clean)).toBe(clean);
+  });
+});
+
+describe("credentials in an opened URL", () => {
+  test("taken out of the URL, kept for its origin (decoded), preferred there over 'auth'", () => {
+    const key = "url-cred-agent";
+    expect(takeUrlCredentials(key, "https://h.test/x")).toBe("https://h.test/x");
+    expect(needsFetch(key).auth).toBe(false);
+    expect(takeUrlCredentials(key, "https://al%40ice:p%3Ass@h.test:8443/a?q#f")).toBe("https://h.test:8443/a?q#f");
+    const s = peekNet(key);
+    expect(needsFetch(key)).toEqual({ on: true, auth: true });
+    expect(credentialsFor(s, "https://h.test:8443/other")).toEqual({ username: "al@ice", password: "p:ss" });
+    expect(credentialsFor(s, "https://h.test/")).toBeUndefined();
+    netFor(key).auth = { username: "u", password: "p" };
+    expect(credentialsFor(s, "https://elsewhere.test/")).toEqual({ username: "u", password: "p" });
+    expect(credentialsFor(s, "https://h.test:8443/")).toEqual({ username: "al@ice", password: "p:ss" });
+    dropNet(key);
   });
 });

@@ -55,7 +55,11 @@ export interface AgentNet {
   console: ConsoleLog;
   rules: Rule[];
   ruleSeq: number;
+  /** Lower-cased names of headers given to 'net headers': their values are masked wherever shown. */
+  givenHeaders?: Set<string>;
   auth?: AuthConfig;
+  /** Credentials an opened URL carried (user:pass@), by origin: taken out of the URL, answered like 'auth'. */
+  urlAuth?: Map<string, AuthConfig>;
   downloads: DownloadRecord[];
   downloadSeq: number;
 }
@@ -79,8 +83,52 @@ export function dropNet(key: string): void {
 /** Whether this agent needs request interception (Fetch) on the tabs it controls. */
 export function needsFetch(key: string | undefined): { on: boolean; auth: boolean } {
   const s = key === undefined ? undefined : states.get(key);
+  const auth = s?.auth !== undefined || (s?.urlAuth?.size ?? 0) > 0;
   // The host policy's origin rules ride on the same interception (src/broker/policy).
-  return { on: (s !== undefined && (s.rules.length > 0 || s.auth !== undefined)) || policyIntercepts(key), auth: s?.auth !== undefined };
+  return { on: (s !== undefined && (s.rules.length > 0 || auth)) || policyIntercepts(key), auth };
+}
+
+/** The credentials for a challenge from `url`: those its origin's URL carried, else the agent's 'auth'. */
+export function credentialsFor(s: AgentNet | undefined, url: string): AuthConfig | undefined {
+  if (!s) return undefined;
+  if (s.urlAuth) {
+    try {
+      const hit = s.urlAuth.get(new URL(url).origin);
+      if (hit) return hit;
+    } catch {
+      // not a URL: the agent's own credentials, if any
+    }
+  }
+  return s.auth;
+}
+
+/**
+ * Takes user:password@ out of a URL (Chrome keeps a navigated URL, credentials and all, in
+ * the profile's session files) and keeps them for its origin, in memory, for this agent.
+ */
+export function takeUrlCredentials(key: string, url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  if (parsed.username === "" && parsed.password === "") return url;
+  const auth = { username: safeDecode(parsed.username), password: safeDecode(parsed.password) };
+  const s = netFor(key);
+  s.urlAuth ??= new Map();
+  s.urlAuth.set(parsed.origin, auth);
+  parsed.username = "";
+  parsed.password = "";
+  return parsed.href;
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }
 
 /** At most this many download records per agent; the oldest finished ones go first. */

@@ -18,7 +18,7 @@ import { watchConsole } from "./console.ts";
 import { boundHeaders, type NetEntry } from "./journal.ts";
 import { rememberRequests } from "./polling.ts";
 import { decide, mergeHeaders } from "./rules.ts";
-import { needsFetch, netFor, peekNet, type NetHost } from "./state.ts";
+import { credentialsFor, needsFetch, netFor, peekNet, type NetHost } from "./state.ts";
 import { cutString } from "../../shared/page-strings.ts";
 import { policyStops } from "../policy/net.ts";
 
@@ -315,7 +315,7 @@ async function onPaused(tab: TabNet, s: CdpSession, scope: string, p: Protocol.F
  */
 async function onAuth(tab: TabNet, session: CdpSession, p: Protocol.Fetch.AuthRequiredEvent): Promise<void> {
   const owner = tab.rec.controller;
-  const auth = owner === undefined ? undefined : peekNet(owner)?.auth;
+  const auth = owner === undefined ? undefined : credentialsFor(peekNet(owner), p.request.url);
   let response: Protocol.Fetch.AuthChallengeResponse;
   if (!auth) response = { response: "Default" };
   else if (tab.authTried.has(p.requestId)) {

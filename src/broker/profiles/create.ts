@@ -13,10 +13,13 @@
  */
 import type { Protocol } from "devtools-protocol";
 import type { CdpConnection } from "../../cdp/connection.ts";
-import { isCdpError } from "../../cdp/errors.ts";
+import { CdpAbortedError, CdpTimeoutError, isCdpError } from "../../cdp/errors.ts";
+import { currentCallScope, outsideCallScope } from "../../cdp/scope.ts";
 import { BpError } from "../../shared/errors.ts";
 import { isEligible, type TargetRecord, type TargetTable } from "../targets.ts";
 
+/** How long a createTarget's answer is waited for after its command gave up (the page is closed then). */
+const LATE_CREATE_MS = 120_000;
 /** How long the in-profile window.open may take to produce its target. */
 const OPEN_IN_PROFILE_MS = 5_000;
 /** Chrome may size a popup window to almost nothing (headless); give it a usable viewport. */
@@ -53,7 +56,7 @@ export interface CreatedPage {
 export async function createPageInProfile(f: PageFactory, opts: CreateInProfileOptions): Promise<CreatedPage> {
   let targetId: string;
   try {
-    ({ targetId } = await f.cdp.send("Target.createTarget", { url: "about:blank", newWindow: true, background: true, ...(opts.contextId ? { browserContextId: opts.contextId } : {}) }));
+    ({ targetId } = await createOrCloseLate(f, opts, { url: "about:blank", newWindow: true, background: true, ...(opts.contextId ? { browserContextId: opts.contextId } : {}) }));
   } catch (err) {
     if (opts.contextId === undefined || !isCdpError(err) || err.kind !== "protocol" || !/browser context/i.test(err.message)) throw err;
     return { targetId: await openFromInside(f, opts.contextId, opts), popup: true };
@@ -61,6 +64,46 @@ export async function createPageInProfile(f: PageFactory, opts: CreateInProfileO
   opts.own(targetId);
   if (opts.contextId !== undefined) await verifyContext(f, targetId, opts.contextId);
   return { targetId, popup: false };
+}
+
+/**
+ * Target.createTarget, waited for within the command's deadline; the call itself lives on
+ * (a stalled janitor or browser answers late), and a page it creates after the command gave
+ * up is still ours: owned at once, marked ours (never the person's) and closed.
+ */
+async function createOrCloseLate(f: PageFactory, opts: CreateInProfileOptions, params: Protocol.Target.CreateTargetRequest): Promise<{ targetId: string }> {
+  const scope = currentCallScope();
+  if (!scope) return await f.cdp.send("Target.createTarget", params);
+  const creating = outsideCallScope(() => f.cdp.send("Target.createTarget", params, { timeoutMs: LATE_CREATE_MS }));
+  let gaveUp = false;
+  creating.then(
+    ({ targetId }) => {
+      if (!gaveUp) return;
+      opts.own(targetId);
+      f.targets.markManaged(targetId, opts.creator);
+      // Not in the given-up command's scope: its signal is aborted.
+      void outsideCallScope(() => f.cdp.send("Target.closeTarget", { targetId }, { timeoutMs: LATE_CREATE_MS })).catch(() => undefined);
+    },
+    () => undefined,
+  );
+  let timer: Timer | undefined;
+  let onAbort: (() => void) | undefined;
+  const stop = new Promise<never>((_, reject) => {
+    const wait = Math.max(1, scope.deadline - Date.now());
+    timer = setTimeout(() => reject(new CdpTimeoutError("Target.createTarget", wait)), wait);
+    onAbort = () => reject(new CdpAbortedError("Target.createTarget", true, scope.signal.reason));
+    if (scope.signal.aborted) onAbort();
+    else scope.signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([creating, stop]);
+  } catch (err) {
+    gaveUp = true;
+    throw err;
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) scope.signal.removeEventListener("abort", onAbort);
+  }
 }
 
 /** The target really is in the requested profile; otherwise it is closed and nothing is registered. */

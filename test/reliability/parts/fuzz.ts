@@ -24,7 +24,6 @@ const HANG_MS = 75_000;
 const RAW_EXCLUDED = new Set(["launch", "connect", "disconnect"]);
 /** CDP's words for "the document (or its execution context) went away during the call". */
 export const DOCUMENT_GONE = /Inspected target navigated or closed|Cannot find context with specified id|Execution context was destroyed/;
-export const DOCUMENT_GONE_DEFECT = "CDP errors for a document that went away mid-call ('Inspected target navigated or closed', a lost execution context) reach agents as internal_error";
 
 async function checkpoint(lab: Lab, brokerPid: number): Promise<string | undefined> {
   if (!running(brokerPid)) return `broker ${brokerPid} died`;

@@ -6,7 +6,6 @@
 import { codeOf, makeLab, rawLineBreak, replyProblem, running, type Json, type Lab } from "../lib/lab.ts";
 import { Tally, type Part, type PartContext, type PartReport } from "../lib/report.ts";
 import { startSite } from "../lib/site.ts";
-import { DOCUMENT_GONE_DEFECT } from "./fuzz.ts";
 
 const KEY = "hostile-agent";
 const SENTINEL = "hostile-sentinel";
@@ -70,7 +69,7 @@ export const hostilePart: Part = {
     const lab = makeLab();
     const rows = {
       bounded: new Tally(`commands on hostile pages (${pages.filter((p) => !p.navigates).map((p) => p.what).join("; ")})`, `one JSON line ≤ ${MAX_REPLY_BYTES / 1024} KiB within the deadline + ${GRACE_MS / 1000} s, never internal_error`),
-      navigating: new Tally(`commands on pages that never stop navigating (${pages.filter((p) => p.navigates).map((p) => p.what).join("; ")})`, "the same", `reported: ${DOCUMENT_GONE_DEFECT}`),
+      navigating: new Tally(`commands on pages that never stop navigating (${pages.filter((p) => p.navigates).map((p) => p.what).join("; ")})`, "the same"),
       healthy: new Tally("ordinary agent on another tab after each hostile page", "answers in < 5 s from the same broker"),
       closed: new Tally("closing each hostile tab", "closed"),
       titles: new Tally("a 1 MB page title and URL in every reply (open, snapshot, read, tabs, status, …)", `title and url ≤ ${TITLE_BOUND} characters`),
