@@ -30,7 +30,25 @@ export interface SnapshotDiff {
   unchanged: number;
   /** What the page's live regions say that they did not before (announced()). */
   announced: string[];
+  /** Runs of same-shaped new elements (foldChurn), each one entry instead of one per element. */
+  replaced: ChurnRun[];
 }
+
+/** A run of at least CHURN_MIN new same-shaped elements, refs `first`..`last` (consecutive), and the refs of that role it replaced. */
+export interface ChurnRun {
+  role: string;
+  count: number;
+  first: number;
+  last: number;
+  /** The first and last names of the run. */
+  names: [string, string];
+  /** Removed refs of the same role (ascending), those the run stands in for; may be empty. */
+  was: number[];
+  frame?: string;
+}
+
+/** Shorter runs are listed element by element. */
+const CHURN_MIN = 8;
 
 /** At most this many announcements in one diff. */
 const MAX_ANNOUNCED = 3;
@@ -76,7 +94,7 @@ export function diffSnapshots(prev: SnapshotResult, next: SnapshotResult): Snaps
   const listedBefore = new Map<number, SnapshotElement | SnapshotFrame>();
   for (const e of prev.elements) if (e.kind !== "fold") listedBefore.set(e.ref, e);
 
-  const diff: SnapshotDiff = { added: [], addedUnlisted: 0, removed: [], changed: [], unchanged: 0, announced: announced(prev.live, next.live) };
+  const diff: SnapshotDiff = { added: [], addedUnlisted: 0, removed: [], changed: [], unchanged: 0, announced: announced(prev.live, next.live), replaced: [] };
   if (prev.title !== next.title) diff.title = next.title;
   if (prev.url !== next.url) diff.url = next.url;
 
@@ -111,5 +129,64 @@ export function diffSnapshots(prev: SnapshotResult, next: SnapshotResult): Snaps
   for (const r of after) if (!before.has(r) && !listedNew.has(r)) diff.addedUnlisted++;
   for (const r of before) if (!after.has(r)) diff.removed.push(r);
   diff.removed.sort((a, b) => a - b);
+  foldChurn(diff, prev);
   return diff;
+}
+
+/**
+ * A widget that redraws a run of same-shaped elements (a calendar's 31 day links on a month
+ * turn, a result list's rows) costs one entry, not one per element: each run of at least
+ * CHURN_MIN new elements with consecutive refs, one role, no value or state, becomes a
+ * `replaced` run, and the removed refs of the same role go with it.
+ */
+function foldChurn(diff: SnapshotDiff, prev: SnapshotResult): void {
+  const roleOf = new Map<number, string>();
+  for (const e of prev.elements) {
+    if (e.kind === "element") roleOf.set(e.ref, `${e.role}|${e.frame ?? ""}`);
+    else if (e.kind === "fold") for (const r of e.refs) roleOf.set(r, `${e.role}|${e.frame ?? ""}`);
+  }
+  const plain = (e: SnapshotEntry | undefined): e is SnapshotElement =>
+    !!e && e.kind === "element" && !e.value && !e.sensitive && e.checked === undefined && e.selected === undefined && e.pressed === undefined && e.expanded === undefined && !e.disabled && !e.focused;
+  const out: SnapshotEntry[] = [];
+  const gone = new Set(diff.removed);
+  for (let i = 0; i < diff.added.length; ) {
+    const a = diff.added[i];
+    let j = i + 1;
+    if (plain(a)) {
+      while (j < diff.added.length) {
+        const b = diff.added[j];
+        const p = diff.added[j - 1] as SnapshotElement;
+        if (!plain(b) || b.role !== a.role || b.frame !== a.frame || b.ref !== p.ref + 1) break;
+        j++;
+      }
+    }
+    if (!plain(a) || j - i < CHURN_MIN) {
+      out.push(...diff.added.slice(i, j));
+      i = j;
+      continue;
+    }
+    const last = diff.added[j - 1] as SnapshotElement;
+    const key = `${a.role}|${a.frame ?? ""}`;
+    const was = [...gone].filter((r) => roleOf.get(r) === key).sort((x, y) => x - y);
+    for (const r of was) gone.delete(r);
+    const run: ChurnRun = { role: a.role, count: j - i, first: a.ref, last: last.ref, names: [a.name, last.name], was };
+    if (a.frame) run.frame = a.frame;
+    diff.replaced.push(run);
+    i = j;
+  }
+  diff.added = out;
+  if (diff.replaced.length) diff.removed = diff.removed.filter((r) => gone.has(r));
+}
+
+/** Refs as runs: 3 or more consecutive ones as "a-b" (the JSON form of `removed` and `was`). */
+export function refRuns(refs: number[]): (number | string)[] {
+  const out: (number | string)[] = [];
+  for (let i = 0; i < refs.length; ) {
+    let j = i;
+    while (j + 1 < refs.length && refs[j + 1] === (refs[j] as number) + 1) j++;
+    if (j - i >= 2) out.push(`${refs[i]}-${refs[j]}`);
+    else for (let k = i; k <= j; k++) out.push(refs[k] as number);
+    i = j + 1;
+  }
+  return out;
 }

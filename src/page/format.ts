@@ -15,7 +15,7 @@ import type {
   SnapshotResult,
   PageGeometry,
 } from "./types.ts";
-import type { SnapshotDiff } from "./diff.ts";
+import { refRuns, type ChurnRun, type SnapshotDiff } from "./diff.ts";
 
 const HEX = "0123456789abcdef";
 
@@ -80,6 +80,7 @@ function valuePart(e: SnapshotElement): string {
 export function formatElementLine(e: SnapshotElement): string {
   let line = `[${e.ref}] ${e.role}`;
   if (e.name) line += ` ${quote(e.name)}`;
+  else if (e.desc) line += ` (${escapeLine(e.desc, 40)})`;
   line += valuePart(e);
   const states = elementStates(e);
   if (states.length) line += ` ${states.join(" ")}`;
@@ -219,6 +220,7 @@ export function compactEntry(e: SnapshotEntry, options: CompactJsonOptions = {})
     if (states.length) out[K.s] = states.join(" ");
     if (e.frame) out[K.f] = e.frame;
     if (e.via) out.via = e.via;
+    if (e.desc && !e.name) out.d = e.desc;
   }
   if (options.boxes) {
     out[K.b] = [e.box.x, e.box.y, e.box.w, e.box.h];
@@ -301,6 +303,10 @@ export function formatDiffHuman(diff: SnapshotDiff): string {
   if (diff.title !== undefined) lines.push(`[page] title now ${quote(diff.title, 200)}`);
   if (diff.url !== undefined) lines.push(`[page] url now ${quote(diff.url, 300)}`);
   for (const e of diff.added) lines.push(`+ ${formatEntryLine(e)}`);
+  for (const r of diff.replaced) {
+    const was = r.was.length ? ` replacing ${refRanges(r.was)}` : "";
+    lines.push(`+ [${r.first}…${r.last}] ${r.count} ${r.role} ${quote(r.names[0], 60)}..${quote(r.names[1], 60)}${was}${r.frame ? ` frame=${r.frame}` : ""}`);
+  }
   if (diff.addedUnlisted > 0) lines.push(`+ ${diff.addedUnlisted} more new elements beyond the limit`);
   for (const c of diff.changed) lines.push(`~ ${formatElementLine(c.element)} (${c.fields.join(",")})`);
   if (diff.removed.length) lines.push(`- removed ${refRanges(diff.removed)}`);
@@ -320,4 +326,12 @@ export function refRanges(refs: number[]): string {
     i = j + 1;
   }
   return parts.join(",");
+}
+
+/** A churn run as JSON: `{replaced: 31, t, r, to, ex: [first, last], was: ["53-83"]}`. */
+export function compactChurn(r: ChurnRun): { [key: string]: Json } {
+  const out: { [key: string]: Json } = { replaced: r.count, t: r.role, r: r.first, to: r.last, ex: [...r.names] };
+  if (r.was.length) out.was = refRuns(r.was);
+  if (r.frame) out.f = r.frame;
+  return out;
 }

@@ -211,6 +211,8 @@ export interface SnapshotElement {
   via?: "label";
   /** "dom": found by DOM facts only (cursor:pointer, onclick, tabindex) with no semantic role. */
   source?: "dom";
+  /** No name: what its class, id or image file say ("icon star"). */
+  desc?: string;
   /** Top-level viewport CSS px (frame offsets added). Zero when layout is off. */
   box: Box;
   inViewport: boolean;

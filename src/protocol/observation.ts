@@ -24,7 +24,7 @@ export const observationSchemas = once(() => {
 
   const changes = {
     added: v.optional(v.array(entry)),
-    removed: v.optional(v.array(v.number())),
+    removed: v.optional(v.pipe(v.array(v.union([v.number(), v.string()])), v.description('Refs gone; 3 or more consecutive as "a-b"'))),
     changed: v.optional(v.array(entry)),
     announced: v.optional(v.pipe(v.array(v.string()), v.description("What the page's live regions (status, alert, log, aria-live, output) say now that they did not before: a toast, an error, a log's new line"))),
     title: v.optional(v.string()),

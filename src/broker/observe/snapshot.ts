@@ -1,5 +1,6 @@
 import { diffSnapshots } from "../../page/diff.ts";
-import { compactEntry, compactSnapshotJson, compactSnapshotMeta, formatDiffHuman, formatSnapshotHuman } from "../../page/format.ts";
+import { refRuns } from "../../page/diff.ts";
+import { compactChurn, compactEntry, compactSnapshotJson, compactSnapshotMeta, formatDiffHuman, formatSnapshotHuman } from "../../page/format.ts";
 import { selectedTab, type Selected } from "../context/tabs.ts";
 import type { CallContext } from "../context/types.ts";
 import type { TargetRecord } from "../targets.ts";
@@ -112,8 +113,8 @@ function render(ctx: CallContext, rec: TargetRecord, collected: Collected, opts:
       const d = diffSnapshots(base, result);
       // Its empty parts are left out.
       out.diff = {
-        ...(d.added.length ? { added: d.added.map((e) => compactEntry(e, { boxes: opts.boxes === true })) } : {}),
-        ...(d.removed.length ? { removed: d.removed } : {}),
+        ...(d.added.length || d.replaced.length ? { added: [...d.added.map((e) => compactEntry(e, { boxes: opts.boxes === true })), ...d.replaced.map(compactChurn)] } : {}),
+        ...(d.removed.length ? { removed: refRuns(d.removed) } : {}),
         ...(d.changed.length ? { changed: d.changed.map((c) => ({ ...compactEntry(c.element), fields: c.fields })) } : {}),
         ...(d.announced.length ? { announced: d.announced } : {}),
         unchanged: d.unchanged,

@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { requireChromium } from "../support/chromium.ts";
+import { makeBpEnv } from "../support/bp.ts";
+import { startFixtureServer } from "../support/fixture-server.ts";
+import { AUTOCOMPLETE, DATEPICKER, MAIL, REACTISH, TOOLBAR_DND } from "./widget-pages.ts";
+
+requireChromium();
+
+const site = startFixtureServer({ "/mail": MAIL, "/ac": AUTOCOMPLETE, "/dp": DATEPICKER, "/react": REACTISH, "/tb": TOOLBAR_DND });
+const env = makeBpEnv();
+const KEY = "agent-widgets";
+
+type El = { r: number; t: string; n?: string; d?: string };
+const run = (args: string[]) => env.run(args, { key: KEY });
+const snapshot = async (): Promise<El[]> => ((await run(["snapshot"])).json.elements ?? []) as El[];
+const hit = async () => (await run(["eval", "document.body.dataset.hit"])).json.value;
+const refOf = (els: El[], pick: (e: El) => boolean, what: string): string => {
+  const e = els.find(pick);
+  if (!e) throw new Error(`${what} not listed: ${JSON.stringify(els)}`);
+  return String(e.r);
+};
+
+beforeAll(async () => {
+  expect((await env.run(["launch", "--headless"])).json.ok).toBe(true);
+  expect((await run(["open", `${site.a}/mail`, "--new"])).json.ok).toBe(true);
+});
+afterAll(async () => {
+  await env.cleanup();
+  site.stop();
+});
+
+describe("delegated clickables have their own refs", () => {
+  test("jQuery-delegated icons inside a clickable row: own refs, described from their class, each reaching its own handler", async () => {
+    const els = await snapshot();
+    const stars = els.filter((e) => e.d === "icon star");
+    expect(stars.length).toBe(2);
+    expect(els.filter((e) => e.d?.startsWith("icon forward")).length).toBe(2);
+    // The row is still a control of its own, and the delegating container is none.
+    expect(els.some((e) => e.n === "Ann Lunch on Friday")).toBe(true);
+    expect(els.some((e) => e.n?.includes("Bob") && e.n?.includes("Ann"))).toBe(false);
+    expect((await run(["click", String(stars[1]?.r)])).json.ok).toBe(true);
+    expect(await hit()).toBe("star r2");
+    const fwd = els.find((e) => e.d?.startsWith("icon forward"));
+    expect((await run(["click", String(fwd?.r)])).json.ok).toBe(true);
+    expect(await hit()).toBe("forward r1");
+  });
+
+  test("find gives a delegated icon its own ref, and an element inside a listed control only as `container`", async () => {
+    const els = await snapshot();
+    const star = els.find((e) => e.d === "icon star");
+    const found = (await run(["find", "#r1 .star"])).json.elements as { r?: number; container?: number }[];
+    expect(found[0]?.r).toBe(star?.r);
+    expect(found[0]?.container).toBeUndefined();
+    const bold = (await run(["find", "#r1 b"])).json.elements as { r?: number; container?: number }[];
+    expect(bold[0]?.r).toBeUndefined();
+    expect(bold[0]?.container).toBe(Number(refOf(els, (e) => e.n === "Ann Lunch on Friday", "row")));
+    // Text straight in the row is the row's; text in a part of it (`<b>Ann</b>`) is inside it.
+    const row = Number(refOf(els, (e) => e.n === "Ann Lunch on Friday", "row"));
+    expect(((await run(["search", "Lunch on Friday"])).json.matches as { r?: number }[])[0]?.r).toBe(row);
+    const searched = (await run(["search", "Ann"])).json.matches as { r?: number; container?: number }[];
+    expect(searched[0]?.r).toBeUndefined();
+    expect(searched[0]?.container).toBe(row);
+  });
+
+  test("autocomplete suggestions (jQuery UI markup: a tabindex=-1 wrapper, a handler delegated to the list) come with the typing reply and are clickable", async () => {
+    await run(["open", `${site.a}/ac`]);
+    const box = refOf(await snapshot(), (e) => e.n === "City", "City");
+    const typed = await run(["type", box, "Ap"]);
+    const added = (typed.json.diff as { added?: El[] }).added ?? [];
+    const apricot = refOf(added, (e) => e.n === "Apricot Hill", "suggestion");
+    expect(added.some((e) => e.n === "Apple Valley")).toBe(true);
+    expect((await run(["click", apricot])).json.ok).toBe(true);
+    expect(await hit()).toBe("Apricot Hill");
+  });
+
+  test("React-style root listener: elements whose props hold onClick are listed, plain text is not", async () => {
+    await run(["open", `${site.a}/react`]);
+    const els = await snapshot();
+    expect(els.map((e) => e.n)).toEqual(["Like", "Share"]);
+    expect((await run(["click", refOf(els, (e) => e.n === "Share", "Share")])).json.ok).toBe(true);
+    expect(await hit()).toBe("share");
+  });
+
+  test("toolbar items, HTML5 draggables and their drop zone have refs; a drag onto the zone drops", async () => {
+    await run(["open", `${site.a}/tb`]);
+    const els = await snapshot();
+    for (const n of ["Bold", "Italic", "Card one", "Card two", "Trash"]) expect(els.map((e) => e.n)).toContain(n);
+    expect(els.some((e) => e.n === "Plain paragraph")).toBe(false);
+    expect((await run(["click", refOf(els, (e) => e.n === "Italic", "Italic")])).json.ok).toBe(true);
+    expect(await hit()).toBe("Italic");
+    const drag = await run(["drag", refOf(els, (e) => e.n === "Card two", "card"), refOf(els, (e) => e.n === "Trash", "bin")]);
+    expect(drag.json.ok).toBe(true);
+    expect(await hit()).toBe("dropped c2");
+  });
+});
+
+describe("churn is folded", () => {
+  test("a datepicker page turn: Prev/Next have refs after every redraw, the 31 new day links are one entry, the reply stays under 500 characters", async () => {
+    await run(["open", `${site.a}/dp`]);
+    const els = await snapshot();
+    const next = refOf(els, (e) => e.n === "Next", "Next");
+    const turn = await run(["click", next]);
+    expect(turn.json.ok).toBe(true);
+    expect(turn.stdout.length).toBeLessThanOrEqual(500);
+    const added = (turn.json.diff as { added: Record<string, unknown>[] }).added;
+    const run31 = added.find((e) => e.replaced !== undefined);
+    expect(run31).toMatchObject({ replaced: 31, t: "link", ex: ["1", "31"] });
+    expect(run31?.was).toEqual([expect.stringMatching(/^\d+-\d+$/)]);
+    // The redrawn Prev has a ref of its own straight from the action's reply.
+    const prev = added.find((e) => e.n === "Prev") as El | undefined;
+    expect(prev).toBeDefined();
+    expect((await run(["click", String(prev?.r)])).json.ok).toBe(true);
+    // A day in the folded run is clickable by its ref.
+    const days = (await snapshot()).filter((e) => e.t === "link");
+    expect((await run(["click", String(days[6]?.r)])).json.ok).toBe(true);
+    expect((await run(["eval", "document.getElementById('date').value"])).json.value).toBe("12/7/2026");
+  });
+});
