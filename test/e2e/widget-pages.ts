@@ -128,3 +128,27 @@ export const TOOLBAR_DND = `<!doctype html><title>Toolbar</title>
   bin.addEventListener("dragover", function (e) { e.preventDefault(); });
   bin.addEventListener("drop", function (e) { e.preventDefault(); var id = e.dataTransfer.getData("text/plain"); document.body.dataset.hit = "dropped " + id; document.getElementById(id).remove(); });
 </script>`;
+
+/** A pointer-driven sortable list (as jQuery UI's sortable: mousedown on the list, the drop slot from the pointer against each item's middle). */
+export const SORTABLE = `<!doctype html><title>Sortable</title>
+<style>#list{list-style:none;padding:0;width:200px}#list li{height:30px;line-height:30px;background:#eef;margin:2px 0;cursor:move}</style>
+<ul id=list><li>Ann</li><li>Bob</li><li>Cid</li></ul>
+<script>
+  var list = document.getElementById("list"), held = null;
+  var order = function () { document.body.dataset.order = Array.prototype.map.call(list.children, function (li) { return li.textContent; }).join(","); };
+  list.addEventListener("mousedown", function (e) { if (e.target.tagName === "LI") { held = e.target; e.preventDefault(); } });
+  document.addEventListener("mouseup", function (e) {
+    if (!held) return;
+    var items = Array.prototype.filter.call(list.children, function (li) { return li !== held; }), before = null;
+    for (var i = 0; i < items.length; i++) { var r = items[i].getBoundingClientRect(); if (e.clientY <= r.top + r.height / 2) { before = items[i]; break; } }
+    list.insertBefore(held, before);
+    held = null;
+    order();
+  });
+  order();
+</script>`;
+
+export const DUPLICATES = `<!doctype html><title>Dups</title>
+<button onclick="document.body.dataset.hit='d1'">Delete</button> <button onclick="document.body.dataset.hit='d2'">Delete</button>
+<button onclick="document.body.dataset.hit='all'">Delete all</button>
+<button onclick="this.textContent = Number(this.textContent) + 1">0</button>`;

@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { requireChromium } from "../support/chromium.ts";
 import { makeBpEnv } from "../support/bp.ts";
 import { startFixtureServer } from "../support/fixture-server.ts";
-import { AUTOCOMPLETE, DATEPICKER, MAIL, REACTISH, TOOLBAR_DND } from "./widget-pages.ts";
+import { AUTOCOMPLETE, DATEPICKER, DUPLICATES, MAIL, REACTISH, SORTABLE, TOOLBAR_DND } from "./widget-pages.ts";
 
 requireChromium();
 
-const site = startFixtureServer({ "/mail": MAIL, "/ac": AUTOCOMPLETE, "/dp": DATEPICKER, "/react": REACTISH, "/tb": TOOLBAR_DND });
+const site = startFixtureServer({ "/mail": MAIL, "/ac": AUTOCOMPLETE, "/dp": DATEPICKER, "/react": REACTISH, "/tb": TOOLBAR_DND, "/sort": SORTABLE, "/dups": DUPLICATES });
 const env = makeBpEnv();
 const KEY = "agent-widgets";
 
@@ -114,5 +114,56 @@ describe("churn is folded", () => {
     const days = (await snapshot()).filter((e) => e.t === "link");
     expect((await run(["click", String(days[6]?.r)])).json.ok).toBe(true);
     expect((await run(["eval", "document.getElementById('date').value"])).json.value).toBe("12/7/2026");
+  });
+});
+
+describe("new verbs", () => {
+  test("click --text finds the control by its name (exact, else the one containing it); several or none is an error naming candidates with refs", async () => {
+    await run(["open", `${site.a}/dups`]);
+    const many = await run(["click", "--text", "delete"]);
+    expect(many.json.ok).toBe(false);
+    expect(many.json.code).toBe("invalid_argument");
+    const candidates = (many.json.context as { candidates: El[] }).candidates;
+    expect(candidates.map((c) => c.n)).toEqual(["Delete", "Delete"]);
+    expect(candidates.every((c) => typeof c.r === "number")).toBe(true);
+    expect((await run(["click", "--text", "ALL"])).json.ok).toBe(true);
+    expect(await hit()).toBe("all");
+    const none = await run(["click", "--text", "Nothing like it"]);
+    expect(none.json.code).toBe("invalid_argument");
+    expect(await hit()).toBe("all");
+  });
+
+  test("click --text --times: ten Prev clicks in one call, each on the redrawn Prev, one compact reply", async () => {
+    await run(["open", `${site.a}/dp`]);
+    await run(["snapshot"]);
+    const r = await run(["click", "--text", "Prev", "--times", "10"]);
+    expect(r.json.ok).toBe(true);
+    expect(r.json.times).toBe(10);
+    expect(r.stdout.length).toBeLessThanOrEqual(500);
+    expect((await run(["eval", "document.querySelector('.ui-datepicker-title').textContent"])).json.value).toBe("February 2026");
+    // A ref repeated: a counter button.
+    await run(["open", `${site.a}/dups`]);
+    const counter = refOf(await snapshot(), (e) => e.n === "0", "counter");
+    expect((await run(["click", counter, "--times", "3"])).json.ok).toBe(true);
+    expect((await run(["eval", "document.querySelectorAll('button')[3].textContent"])).json.value).toBe("3");
+  });
+
+  test("drag --offset drops below the last item of a sortable list (move Ann to the end); --to-xy drops at a point", async () => {
+    await run(["open", `${site.a}/sort`]);
+    const els = await snapshot();
+    const ann = refOf(els, (e) => e.n === "Ann", "Ann");
+    const cid = refOf(els, (e) => e.n === "Cid", "Cid");
+    // On the centre: before Cid, as without --offset.
+    expect((await run(["drag", ann, cid])).json.ok).toBe(true);
+    expect((await run(["eval", "document.body.dataset.order"])).json.value).toBe("Bob,Ann,Cid");
+    expect((await run(["drag", ann, cid, "--offset", "0,12"])).json.ok).toBe(true);
+    expect((await run(["eval", "document.body.dataset.order"])).json.value).toBe("Bob,Cid,Ann");
+    const top = (await run(["eval", "JSON.stringify(document.getElementById('list').getBoundingClientRect())"])).json.value as string;
+    const box = JSON.parse(top) as { left: number; top: number };
+    expect((await run(["drag", ann, "--to-xy", `${Math.round(box.left + 20)},${Math.round(box.top + 3)}`])).json.ok).toBe(true);
+    expect((await run(["eval", "document.body.dataset.order"])).json.value).toBe("Ann,Bob,Cid");
+    const bad = await run(["drag", ann, "--to-xy", "nowhere"]);
+    expect(bad.json.code).toBe("invalid_argument");
+    expect((bad.json.context as { field: string }).field).toBe("to-xy");
   });
 });
