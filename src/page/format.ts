@@ -14,6 +14,7 @@ import type {
   SnapshotHint,
   SnapshotResult,
   PageGeometry,
+  TextBlock,
 } from "./types.ts";
 import { refRuns, type ChurnRun, type SnapshotDiff } from "./diff.ts";
 
@@ -134,7 +135,7 @@ export function formatSnapshotHuman(result: SnapshotResult, options: HumanFormat
     }
   }
   if (result.elements.length === 0) lines.push("(no interactive elements)");
-  for (const e of result.elements) lines.push(formatEntryLine(e));
+  lines.push(...interleaveTexts(result, result.elements.map(formatEntryLine), formatTextLine));
   if (result.truncated) {
     const shown = countShown(result.elements);
     lines.push(
@@ -163,6 +164,34 @@ export interface CompactJsonOptions {
   /** Include boxes ([x,y,w,h] in viewport CSS px) and an off-viewport marker. */
   boxes?: boolean;
 }
+
+/**
+ * The snapshot's entries with its text blocks (snapshot --text) among them in document order:
+ * a block goes before the first top-document entry that comes after it (by the candidates'
+ * document order); blocks after the last listed entry close the list.
+ */
+export function interleaveTexts<T>(result: SnapshotResult, entries: T[], text: (b: TextBlock) => T): T[] {
+  const blocks = result.texts ?? [];
+  if (blocks.length === 0) return entries;
+  const pos = new Map<number, number>();
+  result.candidateRefs.forEach((r, i) => pos.set(r, i));
+  const out: T[] = [];
+  let k = 0;
+  const placeOf = (b: TextBlock) => (b.after === 0 ? -0.5 : (pos.get(b.after) ?? Infinity) + 0.5);
+  result.elements.forEach((e, i) => {
+    const at = e.kind === "frame" || (e.kind === "element" && e.frame) ? undefined : pos.get(e.kind === "fold" ? e.firstRef : e.ref);
+    if (at !== undefined) while (k < blocks.length && placeOf(blocks[k] as TextBlock) < at) out.push(text(blocks[k++] as TextBlock));
+    out.push(entries[i] as T);
+  });
+  while (k < blocks.length) out.push(text(blocks[k++] as TextBlock));
+  return out;
+}
+
+/** A text block as JSON: `{x}`, a heading `{h, x}`. */
+export const compactText = (b: TextBlock): { [key: string]: Json } => (b.h ? { h: b.h, x: b.x } : { x: b.x });
+
+/** A text block as a human line: `## Heading`, `| text`. */
+export const formatTextLine = (b: TextBlock): string => (b.h ? `${"#".repeat(b.h)} ${escapeLine(b.x, 160)}` : `| ${escapeLine(b.x, 160)}`);
 
 type Json = string | number | boolean | Json[] | { [key: string]: Json };
 
@@ -261,7 +290,7 @@ export function compactSnapshotJson(result: SnapshotResult, options: CompactJson
   const out: CompactSnapshot = { title: result.title, url: result.url };
   const page = compactPage(result.page);
   if (page) out.page = page;
-  if (result.elements.length) out.elements = result.elements.map((e) => compactEntry(e, options));
+  if (result.elements.length || result.texts?.length) out.elements = interleaveTexts(result, result.elements.map((e) => compactEntry(e, options)), compactText);
   return addTail(out, result);
 }
 

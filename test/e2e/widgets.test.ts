@@ -6,7 +6,9 @@ import { AUTOCOMPLETE, DATEPICKER, DUPLICATES, MAIL, REACTISH, SORTABLE, TOOLBAR
 
 requireChromium();
 
-const site = startFixtureServer({ "/mail": MAIL, "/ac": AUTOCOMPLETE, "/dp": DATEPICKER, "/react": REACTISH, "/tb": TOOLBAR_DND, "/sort": SORTABLE, "/dups": DUPLICATES });
+const TASK = `<!doctype html><title>Task</title><h1>Checkout</h1><p>Enter your card, then press <a href="#x">Pay</a> to finish.</p>
+<label>Card <input></label><div id=q>Select <b>Bob</b> and click Submit</div><button>Submit</button><p style="display:none">Hidden text</p><footer>Small print</footer>`;
+const site = startFixtureServer({ "/mail": MAIL, "/ac": AUTOCOMPLETE, "/dp": DATEPICKER, "/react": REACTISH, "/tb": TOOLBAR_DND, "/sort": SORTABLE, "/dups": DUPLICATES, "/task": TASK });
 const env = makeBpEnv();
 const KEY = "agent-widgets";
 
@@ -165,5 +167,28 @@ describe("new verbs", () => {
     const bad = await run(["drag", ann, "--to-xy", "nowhere"]);
     expect(bad.json.code).toBe("invalid_argument");
     expect((bad.json.context as { field: string }).field).toBe("to-xy");
+  });
+});
+
+describe("snapshot --text", () => {
+  test("headings and short text blocks come in document order among the controls; hidden text and labels do not", async () => {
+    await run(["open", `${site.a}/task`]);
+    const plain = await run(["snapshot"]);
+    const r = await run(["snapshot", "--text"]);
+    const els = r.json.elements as { r?: number; n?: string; h?: number; x?: string }[];
+    expect(els.map((e) => (e.x !== undefined ? `${e.h ? "h" + e.h : "x"}:${e.x}` : `r:${e.n}`))).toEqual([
+      "h1:Checkout",
+      "x:Enter your card, then press Pay to finish.",
+      "r:Pay",
+      "r:Card",
+      "x:Select Bob and click Submit",
+      "r:Submit",
+      "x:Small print",
+    ]);
+    // Without --text, not a character more.
+    expect((plain.json.elements as unknown[]).length).toBe(3);
+    const human = await run(["snapshot", "--text", "--human"]);
+    expect(human.stdout).toContain("# Checkout");
+    expect(human.stdout).toContain("| Select Bob and click Submit");
   });
 });

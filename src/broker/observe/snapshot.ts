@@ -23,6 +23,8 @@ export interface ObserveOptions {
   find?: string;
   boxes?: boolean;
   diff?: boolean;
+  /** Headings and short text blocks among the controls. */
+  text?: boolean;
 }
 
 /** Takes a snapshot of the selected tab (or its selected frame) for this agent. */
@@ -57,7 +59,7 @@ export async function observeWith(ctx: CallContext, sel: Selected, opts: Observe
   await frameSessions(rec, session).ensure();
   const known = agent.observations.get(rec.targetId);
   const current = known && known.generation === browser.generation ? known : undefined;
-  const snapOpts = { limit: opts.limit, ...(opts.expand ? { expand: [opts.expand] } : {}), ...(opts.find ? { find: opts.find } : {}) };
+  const snapOpts = { limit: opts.limit, ...(opts.expand ? { expand: [opts.expand] } : {}), ...(opts.find ? { find: opts.find } : {}), ...(opts.text ? { text: true } : {}) };
   // A snapshot of the document this agent saw last (no frame of its choosing, no navigation
   // event since the frame tree named its loader): no need to ask for the tree again. The
   // snapshot runs only in the document with that runtime token (a new document, even in the
