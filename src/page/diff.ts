@@ -32,7 +32,16 @@ export interface SnapshotDiff {
   announced: string[];
   /** Runs of same-shaped new elements (foldChurn), each one entry instead of one per element. */
   replaced: ChurnRun[];
+  /** Text blocks (headings, short texts) that appeared or changed, nearest the change first (outcomeText). */
+  text: string[];
+  /** The new order of listed elements that moved among each other (names), when at most MAX_ORDER. */
+  order?: string[];
 }
+
+/** At most this many outcome texts in one diff. */
+const MAX_TEXT = 3;
+/** A reorder of more elements than this is not spelled out. */
+const MAX_ORDER = 20;
 
 /** A run of at least CHURN_MIN new same-shaped elements, refs `first`..`last` (consecutive), and the refs of that role it replaced. */
 export interface ChurnRun {
@@ -94,7 +103,7 @@ export function diffSnapshots(prev: SnapshotResult, next: SnapshotResult): Snaps
   const listedBefore = new Map<number, SnapshotElement | SnapshotFrame>();
   for (const e of prev.elements) if (e.kind !== "fold") listedBefore.set(e.ref, e);
 
-  const diff: SnapshotDiff = { added: [], addedUnlisted: 0, removed: [], changed: [], unchanged: 0, announced: announced(prev.live, next.live), replaced: [] };
+  const diff: SnapshotDiff = { added: [], addedUnlisted: 0, removed: [], changed: [], unchanged: 0, announced: announced(prev.live, next.live), replaced: [], text: [] };
   if (prev.title !== next.title) diff.title = next.title;
   if (prev.url !== next.url) diff.url = next.url;
 
@@ -130,7 +139,57 @@ export function diffSnapshots(prev: SnapshotResult, next: SnapshotResult): Snaps
   for (const r of before) if (!after.has(r)) diff.removed.push(r);
   diff.removed.sort((a, b) => a - b);
   foldChurn(diff, prev);
+  diff.text = outcomeText(prev, next, diff);
+  const order = newOrder(prev, next);
+  if (order) diff.order = order;
   return diff;
+}
+
+/**
+ * What the action said in text that is no control: the text blocks (snapshot/texts.ts) of
+ * `next` that `prev` did not have (a status line, a result, a month title), without what the
+ * live regions announced already; nearest (in document order) the first element that was
+ * added or changed first, else in document order. None when `prev` read no texts.
+ */
+function outcomeText(prev: SnapshotResult, next: SnapshotResult, diff: SnapshotDiff): string[] {
+  if (!prev.texts || !next.texts) return [];
+  const had = new Map<string, number>();
+  for (const b of prev.texts) had.set(b.x, (had.get(b.x) ?? 0) + 1);
+  const pos = new Map<number, number>();
+  next.candidateRefs.forEach((r, i) => pos.set(r, i));
+  const fresh: { x: string; at: number; i: number }[] = [];
+  next.texts.forEach((b, i) => {
+    const n = had.get(b.x) ?? 0;
+    if (n > 0) {
+      had.set(b.x, n - 1);
+      return;
+    }
+    if (diff.announced.some((a) => a.includes(b.x) || b.x.includes(a))) return;
+    fresh.push({ x: b.x, at: b.after === 0 ? -0.5 : (pos.get(b.after) ?? next.candidateRefs.length) + 0.5, i });
+  });
+  const first = diff.changed[0]?.ref ?? (diff.added.find((e) => e.kind !== "fold") as { ref?: number } | undefined)?.ref ?? diff.replaced[0]?.first;
+  const anchor = first !== undefined ? pos.get(first) : undefined;
+  if (anchor !== undefined) fresh.sort((a, b) => Math.abs(a.at - anchor) - Math.abs(b.at - anchor) || a.i - b.i);
+  return fresh.slice(0, MAX_TEXT).map((f) => f.x);
+}
+
+/** Listed elements of both observations whose order among each other changed: the moved stretch's names in their new order. */
+function newOrder(prev: SnapshotResult, next: SnapshotResult): string[] | undefined {
+  const names = new Map<number, string>();
+  for (const e of next.elements) if (e.kind === "element") names.set(e.ref, e.name);
+  const listedBefore = new Set<number>();
+  for (const e of prev.elements) if (e.kind === "element") listedBefore.add(e.ref);
+  const inNext = new Set(next.candidateRefs);
+  const a = prev.candidateRefs.filter((r) => listedBefore.has(r) && names.has(r) && inNext.has(r));
+  const inA = new Set(a);
+  const b = next.candidateRefs.filter((r) => inA.has(r));
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  if (i === a.length) return undefined;
+  let j = a.length - 1;
+  while (j > i && a[j] === b[j]) j--;
+  if (j - i + 1 > MAX_ORDER) return undefined;
+  return b.slice(i, j + 1).map((r) => names.get(r) ?? "");
 }
 
 /**

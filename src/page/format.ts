@@ -121,6 +121,8 @@ export function formatHintLine(h: SnapshotHint): string {
 export interface HumanFormatOptions {
   /** Omit the [page] and [viewport] header lines (e.g. when the caller prints its own). */
   header?: boolean;
+  /** List the text blocks among the entries (snapshot --text). */
+  text?: boolean;
 }
 
 export function formatSnapshotHuman(result: SnapshotResult, options: HumanFormatOptions = {}): string {
@@ -135,7 +137,8 @@ export function formatSnapshotHuman(result: SnapshotResult, options: HumanFormat
     }
   }
   if (result.elements.length === 0) lines.push("(no interactive elements)");
-  lines.push(...interleaveTexts(result, result.elements.map(formatEntryLine), formatTextLine));
+  const entries = result.elements.map(formatEntryLine);
+  lines.push(...(options.text ? interleaveTexts(result, entries, formatTextLine) : entries));
   if (result.truncated) {
     const shown = countShown(result.elements);
     lines.push(
@@ -163,6 +166,8 @@ export interface CompactJsonOptions {
   keys?: "short" | "upstream";
   /** Include boxes ([x,y,w,h] in viewport CSS px) and an off-viewport marker. */
   boxes?: boolean;
+  /** List the text blocks among the entries (snapshot --text). */
+  text?: boolean;
 }
 
 /**
@@ -290,7 +295,9 @@ export function compactSnapshotJson(result: SnapshotResult, options: CompactJson
   const out: CompactSnapshot = { title: result.title, url: result.url };
   const page = compactPage(result.page);
   if (page) out.page = page;
-  if (result.elements.length || result.texts?.length) out.elements = interleaveTexts(result, result.elements.map((e) => compactEntry(e, options)), compactText);
+  const entries = result.elements.map((e) => compactEntry(e, options));
+  if (options.text && result.texts?.length) out.elements = interleaveTexts(result, entries, compactText);
+  else if (entries.length) out.elements = entries;
   return addTail(out, result);
 }
 
@@ -339,6 +346,8 @@ export function formatDiffHuman(diff: SnapshotDiff): string {
   if (diff.addedUnlisted > 0) lines.push(`+ ${diff.addedUnlisted} more new elements beyond the limit`);
   for (const c of diff.changed) lines.push(`~ ${formatElementLine(c.element)} (${c.fields.join(",")})`);
   if (diff.removed.length) lines.push(`- removed ${refRanges(diff.removed)}`);
+  if (diff.order) lines.push(`~ order now ${diff.order.map((n) => quote(n, 60)).join(", ")}`);
+  for (const t of diff.text) lines.push(`| ${quote(t, 160)}`);
   for (const a of diff.announced) lines.push(`» ${quote(a, 300)}`);
   if (!lines.length) lines.push("(no changes)");
   return lines.join("\n");

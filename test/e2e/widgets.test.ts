@@ -192,3 +192,27 @@ describe("snapshot --text", () => {
     expect(human.stdout).toContain("| Select Bob and click Submit");
   });
 });
+
+describe("outcome text in action replies", () => {
+  test("a click's reply carries the text it produced (status line, month title), a script-set readonly value, and a list's new order", async () => {
+    await run(["open", `${site.a}/mail`]);
+    const star = (await snapshot()).filter((e) => e.d === "icon star")[1];
+    const starred = await run(["click", String(star?.r)]);
+    expect((starred.json.diff as { text?: string[] }).text).toEqual(["star r2"]);
+
+    await run(["open", `${site.a}/dp`]);
+    const els = await snapshot();
+    const turn = await run(["click", refOf(els, (e) => e.n === "Next", "Next")]);
+    expect((turn.json.diff as { text?: string[] }).text).toEqual(["January 2027"]);
+    expect(turn.stdout.length).toBeLessThanOrEqual(500);
+    const day = (await snapshot()).filter((e) => e.t === "link")[14];
+    const picked = await run(["click", String(day?.r)]);
+    const changed = (picked.json.diff as { changed?: { n: string; v?: string }[] }).changed ?? [];
+    expect(changed.find((c) => c.n === "Date")?.v).toBe("1/15/2027");
+
+    await run(["open", `${site.a}/sort`]);
+    const items = await snapshot();
+    const moved = await run(["drag", refOf(items, (e) => e.n === "Ann", "Ann"), refOf(items, (e) => e.n === "Cid", "Cid"), "--offset", "0,12"]);
+    expect((moved.json.diff as { order?: string[] }).order).toEqual(["Bob", "Cid", "Ann"]);
+  });
+});

@@ -102,7 +102,7 @@ function render(ctx: CallContext, rec: TargetRecord, collected: Collected, opts:
   // observation was of this same document): with one, neither the list nor those are made.
   const base = opts.diff ? previous : undefined;
   // No tab id: the agent selected the tab itself, and only it changes the selection.
-  const out = exactly<SnapshotReply>()(base ? compactSnapshotMeta(result) : compactSnapshotJson(result, { boxes: opts.boxes === true }));
+  const out = exactly<SnapshotReply>()(base ? compactSnapshotMeta(result) : compactSnapshotJson(result, { boxes: opts.boxes === true, text: opts.text === true }));
   // Page-derived strings are bounded like everything else we print.
   if (!base && result.url.length > MAX_URL) {
     out.url = boundUrl(result.url);
@@ -119,6 +119,8 @@ function render(ctx: CallContext, rec: TargetRecord, collected: Collected, opts:
         ...(d.removed.length ? { removed: refRuns(d.removed) } : {}),
         ...(d.changed.length ? { changed: d.changed.map((c) => ({ ...compactEntry(c.element), fields: c.fields })) } : {}),
         ...(d.announced.length ? { announced: d.announced } : {}),
+        ...(d.text.length ? { text: d.text } : {}),
+        ...(d.order ? { order: d.order } : {}),
         unchanged: d.unchanged,
         ...(d.title !== undefined ? { title: d.title } : {}),
         ...(d.url !== undefined ? { url: d.url } : {}),
@@ -128,7 +130,7 @@ function render(ctx: CallContext, rec: TargetRecord, collected: Collected, opts:
       out.diffFallback = replaced ? "document_changed" : "no_previous_observation";
     }
   }
-  if (ctx.req.mode === "human" && out.text === undefined) out.text = formatSnapshotHuman(result);
+  if (ctx.req.mode === "human" && out.text === undefined) out.text = formatSnapshotHuman(result, { text: opts.text === true });
   return out;
 }
 

@@ -23,7 +23,8 @@ export function snapshotMain(win: PageWindow, opts?: SnapshotOptions): SnapshotR
   if (!run.FIND && run.FOLD_MIN > 0 && overBudget(limited.truncationReasons)) limited = applyLimits(run, foldEntries(run, true));
   const hints = buildHints(run);
   const live = liveTexts(run);
-  const texts = opts?.text === true && !run.FIND ? textBlocks(run) : undefined;
+  // Read for every snapshot (an action's outcome compares them); listed only with --text.
+  const texts = !run.FIND ? textBlocks(run) : undefined;
 
   let title = "";
   let url = "";

@@ -13,6 +13,8 @@ const MAX_BLOCKS = 80;
 const MAX_CHARS = 160;
 const MAX_TOTAL = 6000;
 const MAX_VISITS = 20000;
+/** Visibility checks (the costly part): text blocks looked at, shown or not. */
+const MAX_CHECKS = 400;
 const SKIP: Record<string, 1> = { script: 1, style: 1, noscript: 1, template: 1, head: 1, svg: 1, select: 1, textarea: 1, iframe: 1, frame: 1, object: 1, canvas: 1, video: 1, audio: 1, option: 1, datalist: 1 };
 
 type Walked = PageElement & { firstChild: Walked | null; nextSibling: Walked | null; nodeValue?: string | null; textContent?: string | null; checkVisibility?: (o: object) => boolean };
@@ -26,6 +28,7 @@ export function textBlocks(run: Run): TextBlock[] {
   let after = 0;
   let total = 0;
   let visits = 0;
+  let checks = 0;
   const stack: Walked[] = [body];
   while (stack.length && out.length < MAX_BLOCKS && total < MAX_TOTAL && visits++ < MAX_VISITS) {
     const el = stack.pop() as Walked;
@@ -48,6 +51,7 @@ export function textBlocks(run: Run): TextBlock[] {
     }
     const level = /^h[1-6]$/.test(tag) ? Number(tag.charAt(1)) : el.getAttribute("role") === "heading" ? Number(el.getAttribute("aria-level")) || 2 : 0;
     if (level || ownText(el)) {
+      if (++checks > MAX_CHECKS) break;
       if (!shown(el)) continue;
       const x = clip(String(el.textContent || "").replace(/\s+/g, " ").trim());
       if (x) {
@@ -61,7 +65,6 @@ export function textBlocks(run: Run): TextBlock[] {
       markInside(el, refOf, (r) => (after = r));
       continue;
     }
-    if (!shown(el)) continue;
     const kids: Walked[] = [];
     const root = (el as unknown as { shadowRoot?: Walked | null }).shadowRoot;
     for (let c = (root ?? el).firstChild; c; c = c.nextSibling) if (c.nodeType === 1) kids.push(c);
