@@ -37,22 +37,27 @@ export function textBlocks(run: Run): TextBlock[] {
       after = ref;
       continue;
     }
-    let tag = "";
     try {
-      tag = String(el.localName || "").toLowerCase();
+      if (visit(el)) break;
     } catch {
-      continue;
+      // One hostile element costs its own text, not the rest.
     }
-    if (SKIP[tag]) continue;
+  }
+  return out;
+
+  /** True when the checks' budget is spent. */
+  function visit(el: Walked): boolean {
+    const tag = String(el.localName || "").toLowerCase();
+    if (SKIP[tag]) return false;
     // A label's text is its control's name, listed with it.
     if (tag === "label") {
       markInside(el, refOf, (r) => (after = r));
-      continue;
+      return false;
     }
     const level = /^h[1-6]$/.test(tag) ? Number(tag.charAt(1)) : el.getAttribute("role") === "heading" ? Number(el.getAttribute("aria-level")) || 2 : 0;
     if (level || ownText(el)) {
-      if (++checks > MAX_CHECKS) break;
-      if (!shown(el)) continue;
+      if (++checks > MAX_CHECKS) return true;
+      if (!shown(el)) return false;
       const x = clip(String(el.textContent || "").replace(/\s+/g, " ").trim());
       if (x) {
         const last = out[out.length - 1];
@@ -63,14 +68,14 @@ export function textBlocks(run: Run): TextBlock[] {
       }
       // Controls inside a text block (a link in a paragraph) still count for the order.
       markInside(el, refOf, (r) => (after = r));
-      continue;
+      return false;
     }
     const kids: Walked[] = [];
     const root = (el as unknown as { shadowRoot?: Walked | null }).shadowRoot;
     for (let c = (root ?? el).firstChild; c; c = c.nextSibling) if (c.nodeType === 1) kids.push(c);
     for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i] as Walked);
+    return false;
   }
-  return out;
 }
 
 function ownText(el: Walked): boolean {
