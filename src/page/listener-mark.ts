@@ -39,6 +39,8 @@ interface Delegate {
   el: WeakRef<PageElement> | PageElement | PageDocument;
   /** Selectors the container's handlers match (jQuery's own record); none for a list, whose children count. */
   sels: string[];
+  /** It has handlers for itself too (jQuery's `.on(type, fn)` beside the delegated ones): a control as well as a host. */
+  own?: true;
 }
 
 /**
@@ -49,7 +51,7 @@ interface Delegate {
  */
 export interface DelegationScan {
   n: number;
-  d: [number, string[], string?][];
+  d: [number, string[], string?, 1?][];
   h: [number, string][];
 }
 
@@ -87,7 +89,7 @@ export function markListened(win: PageWindow, els: PageElement[], extra?: MarkEx
   // A container the page world names as delegating, or one holding an element a framework's
   // props make clickable (React's root), is the handlers' host, not a control of its own.
   const hosts = new Set<unknown>();
-  for (const d of delegates) hosts.add(typeof WeakRef === "function" && d.el instanceof WeakRef ? d.el.deref() : d.el);
+  for (const d of delegates) if (!d.own) hosts.add(typeof WeakRef === "function" && d.el instanceof WeakRef ? d.el.deref() : d.el);
   for (let i = els.length; i < all.length; i++) {
     let up = (all[i] as PageElement & { parentElement: PageElement | null }).parentElement;
     for (let n = 0; up && n < 100 && !hosts.has(up); n++, up = (up as PageElement & { parentElement: PageElement | null }).parentElement) hosts.add(up);
@@ -146,7 +148,7 @@ function scanned(win: PageWindow, scan: DelegationScan, out: PageElement[], dele
     if (!Array.isArray(d) || !Array.isArray(d[1])) continue;
     const sels = d[1].filter((s): s is string => typeof s === "string" && s.length > 0 && s.length <= 300).slice(0, 20);
     const el = d[0] === -1 ? doc : at(d[0], d[2]);
-    if (el && sels.length) delegates.push({ el: hold(el as object) as Delegate["el"], sels });
+    if (el && sels.length) delegates.push({ el: hold(el as object) as Delegate["el"], sels, ...(d[3] === 1 ? { own: true as const } : {}) });
   }
   for (const h of Array.isArray(scan.h) ? scan.h.slice(0, 300) : []) {
     const el = Array.isArray(h) ? at(h[0], h[1]) : null;

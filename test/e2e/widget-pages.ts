@@ -47,12 +47,15 @@ export const MAIL = () => `<!doctype html><title>Mail</title>${jq()}
   <div class=row id=r1><span class="icon icon-star star"></span><b>Ann</b> Lunch on Friday <span class="icon icon-forward fwd"></span></div>
   <div class=row id=r2><span class="icon icon-star star"></span><b>Bob</b> Build is green <span class="icon icon-forward fwd"></span></div>
 </div>
+<div id=notes style="padding:4px">Notes pane <span class="icon icon-pin pin"></span></div>
 <p id=status></p>
 <script>
   var say = function (t) { document.body.dataset.hit = t; document.getElementById("status").textContent = t; };
   $(".row").on("click", function (e) { if (!e.target.classList.contains("icon")) say("open " + this.id); });
   $(document).on("click", ".star", function (e) { e.stopPropagation(); say("star " + this.parentNode.id); });
   $("#inbox").on("mousedown", ".fwd", function (e) { e.stopPropagation(); say("forward " + this.parentNode.id); });
+  // A container with a handler of its own beside a delegated one: both are controls.
+  $("#notes").on("click", function (e) { if (e.target === this) say("notes"); }).on("click", ".pin", function () { say("pin"); });
 </script>`;
 
 /** An autocomplete menu the way jQuery UI renders it: items with a tabindex=-1 wrapper, a delegated handler on the list. */

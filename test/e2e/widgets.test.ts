@@ -42,6 +42,10 @@ describe("delegated clickables have their own refs", () => {
     expect(els.some((e) => e.n?.includes("Bob") && e.n?.includes("Ann"))).toBe(false);
     expect((await run(["click", String(stars[1]?.r)])).json.ok).toBe(true);
     expect(await hit()).toBe("star r2");
+    // A delegating container with a handler of its own (no pointer cursor) stays a control, its delegated icon too.
+    expect(els.some((e) => e.n === "Notes pane")).toBe(true);
+    expect((await run(["click", refOf(els, (e) => e.d === "icon pin", "pin")])).json.ok).toBe(true);
+    expect(await hit()).toBe("pin");
     const fwd = els.find((e) => e.d?.startsWith("icon forward"));
     expect((await run(["click", String(fwd?.r)])).json.ok).toBe(true);
     expect(await hit()).toBe("forward r1");

@@ -8,7 +8,8 @@ import type { DelegationScan } from "../../page/listener-mark.ts";
  * live in the page's own world only, so one expression there reads them: the containers with
  * their selectors (the isolated world matches them again at every snapshot) and the elements
  * whose props hold a click handler, each named by its index in document order with its tag,
- * which our world checks against its own view. Bounded in work and answer; the page's own
+ * which our world checks against its own view (a container with handlers of its own as well
+ * says so: it stays a control). Bounded in work and answer; the page's own
  * code can lie here, which costs at most a wrong mark, never a click.
  */
 const SCAN = `(function () {
@@ -17,14 +18,17 @@ const SCAN = `(function () {
   var n = all.length, out = { n: n, d: [], h: [] };
   if (n > 100000) return JSON.stringify(out);
   var $ = window.jQuery, data = $ && typeof $._data === "function" ? $._data : null;
+  var direct = false;
   var sels = function (node) {
     var ev = data(node, "events"), s = [];
+    direct = false;
     if (!ev || typeof ev !== "object") return s;
     for (var t in ev) {
       if (!ACT[t] || !ev[t] || typeof ev[t].length !== "number") continue;
       for (var i = 0; i < ev[t].length && i < 50; i++) {
         var sel = ev[t][i] && ev[t][i].selector;
         if (typeof sel === "string" && sel.length <= 300 && s.indexOf(sel) < 0) s.push(sel);
+        else if (!sel) direct = true;
       }
     }
     return s.slice(0, 20);
@@ -38,7 +42,7 @@ const SCAN = `(function () {
   if (!data && !react) return JSON.stringify(out);
   for (var i = 0; i < n; i++) {
     var el = all[i];
-    if (data && out.d.length < 50) { var s = sels(el); if (s.length) out.d.push([i, s, el.localName]); }
+    if (data && out.d.length < 50) { var s = sels(el); if (s.length) out.d.push(direct ? [i, s, el.localName, 1] : [i, s, el.localName]); }
     if (!react || out.h.length >= 300) continue;
     var keys = Object.keys(el);
     for (var k = 0; k < keys.length; k++) {

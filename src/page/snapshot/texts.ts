@@ -48,7 +48,8 @@ export function textBlocks(run: Run): TextBlock[] {
   /** True when the checks' budget is spent. */
   function visit(el: Walked): boolean {
     const tag = String(el.localName || "").toLowerCase();
-    if (SKIP[tag]) return false;
+    // As the walk: these subtrees are out, whatever the layout engine says.
+    if (SKIP[tag] || el.getAttribute("hidden") !== null || el.getAttribute("aria-hidden") === "true" || el.getAttribute("inert") !== null) return false;
     // A label's text is its control's name, listed with it.
     if (tag === "label") {
       markInside(el, refOf, (r) => (after = r));
