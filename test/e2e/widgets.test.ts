@@ -145,6 +145,8 @@ describe("new verbs", () => {
     const r = await run(["click", "--text", "Prev", "--times", "10"]);
     expect(r.json.ok).toBe(true);
     expect(r.json.times).toBe(10);
+    // The last turn's outcome: the month title it drew.
+    expect((r.json.diff as { text?: string[] }).text).toEqual(["February 2026"]);
     expect(r.stdout.length).toBeLessThanOrEqual(500);
     expect((await run(["eval", "document.querySelector('.ui-datepicker-title').textContent"])).json.value).toBe("February 2026");
     // A ref repeated: a counter button.

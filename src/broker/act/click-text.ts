@@ -1,6 +1,7 @@
 import { click as command } from "../../protocol/commands-actions.ts";
 import { invalidArgument } from "../../shared/errors.ts";
 import type { BoundCall, CallContext, Handler } from "../context/types.ts";
+import { selectedTab } from "../context/tabs.ts";
 import { observe } from "../observe/snapshot.ts";
 
 /** Candidates named in an ambiguous --text's error. */
@@ -46,7 +47,12 @@ export function withTextAndTimes(click: Handler): Handler {
 type Entry = { r?: number; t?: string; n?: string; fold?: number };
 
 async function refByText(ctx: CallContext, text: string): Promise<number> {
+  // The click's diff is against what the agent saw last, not against the --find list.
+  const obsOf = () => ctx.agent().observations.get(selectedTab(ctx).rec.targetId);
+  const had = obsOf();
+  const seen = had?.last;
   const found = await observe(ctx, { limit: 50, find: text });
+  if (seen && obsOf() === had && had) had.last = seen;
   const listed = ((found.elements ?? []) as Entry[]).filter((e): e is Entry & { r: number } => e.fold === undefined && typeof e.r === "number" && e.t !== "iframe");
   const want = text.trim().toLowerCase();
   const exact = listed.filter((e) => (e.n ?? "").trim().toLowerCase() === want);

@@ -24,7 +24,7 @@ export function snapshotMain(win: PageWindow, opts?: SnapshotOptions): SnapshotR
   const hints = buildHints(run);
   const live = liveTexts(run);
   // Read for every snapshot (an action's outcome compares them); listed only with --text.
-  const texts = !run.FIND ? textBlocks(run) : undefined;
+  const texts = textBlocks(run);
 
   let title = "";
   let url = "";
@@ -40,7 +40,7 @@ export function snapshotMain(win: PageWindow, opts?: SnapshotOptions): SnapshotR
     url,
     page: run.page,
     ...(live.length > 0 ? { live } : {}),
-    ...(texts ? { texts } : {}),
+    texts,
     elements: limited.elements,
     totalCandidates: refs.totalCandidates,
     candidateRefs: refs.candidateRefs,
