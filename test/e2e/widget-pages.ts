@@ -118,6 +118,7 @@ export const REACTISH = `<!doctype html><title>Reactish</title>
 /** A toolbar with a listener on the bar; HTML5 draggables and a drop zone. */
 export const TOOLBAR_DND = `<!doctype html><title>Toolbar</title>
 <div role=toolbar id=tb><span>Bold</span> <span>Italic</span></div>
+<button id=save><span id=savelabel>Save draft</span></button>
 <div id=cards>
   <div draggable="true" class=card id=c1 style="width:120px;height:30px;background:#eee;margin:4px">Card one</div>
   <div draggable="true" class=card id=c2 style="width:120px;height:30px;background:#eee;margin:4px">Card two</div>
@@ -126,6 +127,8 @@ export const TOOLBAR_DND = `<!doctype html><title>Toolbar</title>
 <p>Plain paragraph</p>
 <script>
   document.getElementById("tb").addEventListener("click", function (e) { document.body.dataset.hit = e.target.textContent; });
+  // A listener on a button's label (a ripple, a tracker) does not make the label a control of its own.
+  document.getElementById("savelabel").addEventListener("mousedown", function () {});
   document.querySelectorAll(".card").forEach(function (c) { c.addEventListener("dragstart", function (e) { e.dataTransfer.setData("text/plain", c.id); }); });
   var bin = document.getElementById("bin");
   bin.addEventListener("dragover", function (e) { e.preventDefault(); });

@@ -92,6 +92,7 @@ describe("delegated clickables have their own refs", () => {
     const els = await snapshot();
     for (const n of ["Bold", "Italic", "Card one", "Card two", "Trash"]) expect(els.map((e) => e.n)).toContain(n);
     expect(els.some((e) => e.n === "Plain paragraph")).toBe(false);
+    expect(els.filter((e) => e.n === "Save draft").map((e) => e.t)).toEqual(["button"]);
     expect((await run(["click", refOf(els, (e) => e.n === "Italic", "Italic")])).json.ok).toBe(true);
     expect(await hit()).toBe("Italic");
     const drag = await run(["drag", refOf(els, (e) => e.n === "Card two", "card"), refOf(els, (e) => e.n === "Trash", "bin")]);

@@ -61,8 +61,10 @@ export function seeCandidacy(run: Run, s: Seen, ctx: Ctx): void {
     tag !== "body" &&
     tag !== "html" &&
     // A draggable item inside a listed drop zone, or a star icon with its own (or a delegated)
-    // handler inside a clickable row, is a control of its own.
-    ((!ctx.inCand && ((s.pointer && !ctx.pointer && s.st.pointerEvents !== "none") || onclick)) || draggable || marked || handled)
+    // handler inside a clickable row, is a control of its own; inside a native control (a
+    // listener on a button's label span) it is part of that control.
+    ((!ctx.inCand && ((s.pointer && !ctx.pointer && s.st.pointerEvents !== "none") || onclick)) ||
+      ((draggable || marked || handled) && (!ctx.inCand || run.candStack[run.candStack.length - 1]?.dom === true)))
   ) {
     s.role = semantic;
     s.dom = true;
