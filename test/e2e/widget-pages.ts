@@ -158,3 +158,14 @@ export const DUPLICATES = `<!doctype html><title>Dups</title>
 <button onclick="document.body.dataset.hit='d1'">Delete</button> <button onclick="document.body.dataset.hit='d2'">Delete</button>
 <button onclick="document.body.dataset.hit='all'">Delete all</button>
 <button onclick="this.textContent = Number(this.textContent) + 1">0</button>`;
+
+/** MiniWoB's collapsible sections: headers open a section whose links are `<span>`s delegated from the area. */
+export const ACCORDION = () => `<!doctype html><title>Sections</title>${jq()}
+<div id=area>
+  <h3 class=hdr>Section #1</h3><div class=body style="display:none"><p>Lorem <span class=alink>ipsum</span> dolor.</p></div>
+  <h3 class=hdr>Section #2</h3><div class=body style="display:none"><p>Sit <span class=alink>amet</span> elit.</p></div>
+</div>
+<script>
+  $("#area").on("click", "h3.hdr", function () { var b = this.nextElementSibling; b.style.display = b.style.display === "none" ? "block" : "none"; });
+  $("#area").on("click", "span.alink", function () { document.body.dataset.hit = this.textContent; });
+</script>`;

@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { requireChromium } from "../support/chromium.ts";
 import { makeBpEnv } from "../support/bp.ts";
 import { startFixtureServer } from "../support/fixture-server.ts";
-import { AUTOCOMPLETE, DATEPICKER, DUPLICATES, MAIL, REACTISH, SORTABLE, TOOLBAR_DND } from "./widget-pages.ts";
+import { ACCORDION, AUTOCOMPLETE, DATEPICKER, DUPLICATES, MAIL, REACTISH, SORTABLE, TOOLBAR_DND } from "./widget-pages.ts";
 
 requireChromium();
 
 const TASK = `<!doctype html><title>Task</title><h1>Checkout</h1><p>Enter your card, then press <a href="#x">Pay</a> to finish.</p>
 <label>Card <input></label><div id=q>Select <b>Bob</b> and click Submit</div><button>Submit</button><p style="display:none">Hidden text</p><footer>Small print</footer>`;
-const site = startFixtureServer({ "/mail": MAIL, "/ac": AUTOCOMPLETE, "/dp": DATEPICKER, "/react": REACTISH, "/tb": TOOLBAR_DND, "/sort": SORTABLE, "/dups": DUPLICATES, "/task": TASK });
+const site = startFixtureServer({ "/mail": MAIL, "/ac": AUTOCOMPLETE, "/dp": DATEPICKER, "/react": REACTISH, "/tb": TOOLBAR_DND, "/sort": SORTABLE, "/dups": DUPLICATES, "/task": TASK, "/acc": ACCORDION });
 const env = makeBpEnv();
 const KEY = "agent-widgets";
 
@@ -77,6 +77,17 @@ describe("delegated clickables have their own refs", () => {
     expect(added.some((e) => e.n === "Apple Valley")).toBe(true);
     expect((await run(["click", apricot])).json.ok).toBe(true);
     expect(await hit()).toBe("Apricot Hill");
+  });
+
+  test("collapsible sections (MiniWoB): delegated headers and the delegated links a header reveals have refs, straight from the click's reply", async () => {
+    await run(["open", `${site.a}/acc`]);
+    const els = await snapshot();
+    expect(els.map((e) => e.n)).toEqual(["Section #1", "Section #2"]);
+    const opened = await run(["click", refOf(els, (e) => e.n === "Section #2", "header")]);
+    const added = (opened.json.diff as { added?: El[] }).added ?? [];
+    const link = refOf(added, (e) => e.n === "amet", "revealed link");
+    expect((await run(["click", link])).json.ok).toBe(true);
+    expect(await hit()).toBe("amet");
   });
 
   test("React-style root listener: elements whose props hold onClick are listed, plain text is not", async () => {
