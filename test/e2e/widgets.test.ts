@@ -8,7 +8,9 @@ requireChromium();
 
 const TASK = `<!doctype html><title>Task</title><h1>Checkout</h1><p>Enter your card, then press <a href="#x">Pay</a> to finish.</p>
 <label>Card <input></label><div id=q>Select <b>Bob</b> and click Submit</div><button>Submit</button><p style="display:none">Hidden text</p><footer>Small print</footer>`;
-const site = startFixtureServer({ "/mail": MAIL, "/ac": AUTOCOMPLETE, "/dp": DATEPICKER, "/react": REACTISH, "/tb": TOOLBAR_DND, "/sort": SORTABLE, "/dups": DUPLICATES, "/task": TASK, "/acc": ACCORDION });
+const PAY = `<!doctype html><title>Pay</title><button onclick="document.getElementById('s').textContent='Paid with 4242'">Pay</button><p id=s></p>`;
+const FRAMED = `<!doctype html><title>Framed</title><h1>Shop</h1><iframe src="/pay" style="width:400px;height:200px"></iframe>`;
+const site = startFixtureServer({ "/mail": MAIL, "/ac": AUTOCOMPLETE, "/dp": DATEPICKER, "/react": REACTISH, "/tb": TOOLBAR_DND, "/sort": SORTABLE, "/dups": DUPLICATES, "/task": TASK, "/acc": ACCORDION, "/framed": FRAMED, "/pay": PAY });
 const env = makeBpEnv();
 const KEY = "agent-widgets";
 
@@ -227,6 +229,11 @@ describe("outcome text in action replies", () => {
     const picked = await run(["click", String(day?.r)]);
     const changed = (picked.json.diff as { changed?: { n: string; v?: string }[] }).changed ?? [];
     expect(changed.find((c) => c.n === "Date")?.v).toBe("1/15/2027");
+
+    // In a same-origin frame too.
+    await run(["open", `${site.a}/framed`]);
+    const paid = await run(["click", refOf(await snapshot(), (e) => e.n === "Pay", "Pay")]);
+    expect((paid.json.diff as { text?: string[] }).text).toEqual(["Paid with 4242"]);
 
     await run(["open", `${site.a}/sort`]);
     const items = await snapshot();

@@ -1,6 +1,6 @@
 /**
  * The page's readable text beside its controls: headings and short text blocks of the top
- * document (open shadow roots included), in document order, each placed after the listed
+ * document (open shadow roots and same-origin frames included), in document order, each placed after the listed
  * control that precedes it (`after`, 0 before the first). A control's own text is its name, so
  * the walk does not enter candidates. Bounded: MAX_BLOCKS blocks of MAX_CHARS, MAX_TOTAL in
  * all, MAX_VISITS elements visited. Read by `snapshot --text` and by an action's outcome (what
@@ -15,7 +15,7 @@ const MAX_TOTAL = 6000;
 const MAX_VISITS = 20000;
 /** Visibility checks (the costly part): text blocks looked at, shown or not. */
 const MAX_CHECKS = 400;
-const SKIP: Record<string, 1> = { script: 1, style: 1, noscript: 1, template: 1, head: 1, svg: 1, select: 1, textarea: 1, iframe: 1, frame: 1, object: 1, canvas: 1, video: 1, audio: 1, option: 1, datalist: 1 };
+const SKIP: Record<string, 1> = { script: 1, style: 1, noscript: 1, template: 1, head: 1, svg: 1, select: 1, textarea: 1, object: 1, canvas: 1, video: 1, audio: 1, option: 1, datalist: 1 };
 
 type Walked = PageElement & { firstChild: Walked | null; nextSibling: Walked | null; nodeValue?: string | null; textContent?: string | null; checkVisibility?: (o: object) => boolean };
 
@@ -69,6 +69,17 @@ export function textBlocks(run: Run): TextBlock[] {
       }
       // Controls inside a text block (a link in a paragraph) still count for the order.
       markInside(el, refOf, (r) => (after = r));
+      return false;
+    }
+    if (tag === "iframe" || tag === "frame") {
+      // A same-origin frame's text is read in place, as the walk lists its controls.
+      let body: Walked | null = null;
+      try {
+        body = (Reflect.get(el, "contentDocument") as { body: Walked | null } | null)?.body ?? null;
+      } catch {
+        // Cross-origin: its own session's observation.
+      }
+      if (body) stack.push(body);
       return false;
     }
     const kids: Walked[] = [];
