@@ -59,6 +59,8 @@ export interface DelegationScan {
 export interface MarkExtra {
   dropAt?: number;
   scan?: DelegationScan;
+  /** Add the scan's elements to this document's marks (an action's observation), instead of marking afresh. */
+  merge?: true;
 }
 
 /** Past this many elements the watch is not set up: such a page is marked afresh every time. */
@@ -73,6 +75,7 @@ const MAX_DELEGATES = 50;
 const MAX_ITEMS = 200;
 
 export function markListened(win: PageWindow, els: PageElement[], extra?: MarkExtra): number {
+  if (extra?.merge) return mergeScan(win, extra.scan);
   const set = new WeakSet<PageElement>();
   const old = Reflect.get(win, KEY) as Marks | undefined;
   old?.watch?.disconnect();
@@ -117,6 +120,23 @@ export function markListened(win: PageWindow, els: PageElement[], extra?: MarkEx
     }
   }
   return marked + markDelegated(win, marks);
+}
+
+/** Elements a framework's props made clickable since the marking (React renders anew), added to the marks as they are. */
+function mergeScan(win: PageWindow, scan: DelegationScan | undefined): number {
+  const m = Reflect.get(win, KEY) as Marks | undefined;
+  if (!m || m.doc !== win.document || !scan || !Array.isArray(m.delegates)) return 0;
+  const found: PageElement[] = [];
+  const ignored: Delegate[] = [];
+  scanned(win, { n: scan.n, d: [], h: scan.h }, found, ignored, (el) => el);
+  let marked = 0;
+  for (const el of found) {
+    if (!m.set.has(el) && leafy(win, el)) {
+      m.set.add(el);
+      marked++;
+    }
+  }
+  return marked;
 }
 
 function leafy(win: PageWindow, el: PageElement): boolean {

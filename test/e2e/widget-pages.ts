@@ -109,6 +109,13 @@ export const REACTISH = `<!doctype html><title>Reactish</title>
   root.__reactContainer$k1 = {};
   var on = function (sel, name) { document.querySelector(sel).__reactProps$k1 = { onClick: function () { document.body.dataset.hit = name; } }; };
   on(".like", "like"); on(".share", "share");
+  // Like renders an Undo of its own, clickable through its props only.
+  document.querySelector(".like").__reactProps$k1.onClick = function () {
+    document.body.dataset.hit = "like";
+    var u = document.createElement("span"); u.className = "undo"; u.textContent = "Undo";
+    u.__reactProps$k1 = { onClick: function () { document.body.dataset.hit = "undo"; } };
+    document.querySelector(".card").appendChild(u);
+  };
   document.querySelector(".plain").__reactProps$k1 = { children: "Just text" };
   root.addEventListener("click", function (e) {
     for (var t = e.target; t && t !== root; t = t.parentNode) if (t.__reactProps$k1 && t.__reactProps$k1.onClick) return t.__reactProps$k1.onClick(e);

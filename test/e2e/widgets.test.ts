@@ -98,6 +98,11 @@ describe("delegated clickables have their own refs", () => {
     expect(els.map((e) => e.n)).toEqual(["Like", "Share"]);
     expect((await run(["click", refOf(els, (e) => e.n === "Share", "Share")])).json.ok).toBe(true);
     expect(await hit()).toBe("share");
+    // What React renders on a click is in that click's reply, with a ref.
+    const liked = await run(["click", refOf(els, (e) => e.n === "Like", "Like")]);
+    const undo = refOf((liked.json.diff as { added?: El[] }).added ?? [], (e) => e.n === "Undo", "Undo");
+    expect((await run(["click", undo])).json.ok).toBe(true);
+    expect(await hit()).toBe("undo");
   });
 
   test("toolbar items, HTML5 draggables and their drop zone have refs; a drag onto the zone drops", async () => {

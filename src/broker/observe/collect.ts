@@ -7,7 +7,8 @@ import type { TargetRecord } from "../targets.ts";
 import { FrameSessions } from "../frames.ts";
 import { TabObservation, type RefBinding } from "../refs.ts";
 import { listFrames, type Root } from "./frame-list.ts";
-import { documentAhead, listenedHandles, listenedNodes, noteMarked, sameListened, wasMarked, type Listed, type MarkTarget } from "./listeners.ts";
+import { delegationScan } from "./delegation.ts";
+import { documentAhead, frameworkMarked, listenedHandles, listenedNodes, noteMarked, sameListened, wasMarked, type Listed, type MarkTarget } from "./listeners.ts";
 import { callPage, navigationCount, pageObject, worldContextId, worldKnown } from "../world.ts";
 import { callSteps, step } from "../page-fns.ts";
 import type { PageReply } from "../../page/runtime.ts";
@@ -186,7 +187,11 @@ async function snapshotCall(root: Root, arg: SnapshotOptions, pre: PreSteps | un
   const only = doc ? { doc } : pre ? { inDocument: true } : {};
   let nodes: Listed | undefined;
   if (wasMarked(target)) {
-    if (pre) return callPage(root.session, root.frameId, steps, only);
+    if (pre) {
+      // React renders its clickables anew: on such a page an action's observation asks the page world again (one round trip).
+      const scan = frameworkMarked(target) ? await delegationScan(root.session) : undefined;
+      return callPage(root.session, root.frameId, steps, scan ? { ...only, mark: [], mk: { merge: true, scan } } : only);
+    }
     const reply = await callSteps(root.session, root.frameId, [step("snapshot", { ...arg, ifMarked: true, remark: true })], only);
     const [snap] = reply.results;
     const asIs = { ...reply, results: [snap] };

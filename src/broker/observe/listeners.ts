@@ -25,6 +25,8 @@ interface DocMarks {
   nodes?: string;
   /** The page world's document handle, for the listener query. */
   pageDoc?: string;
+  /** The page world's scan found framework-clickable elements (React): an action's observation scans again. */
+  framework?: boolean;
 }
 
 const docs = new WeakMap<CdpSession, Map<string, DocMarks>>();
@@ -60,7 +62,11 @@ export function noteMarked(t: MarkTarget, listed: Listed): void {
   const s = stateOf(t);
   s.marked = true;
   s.nodes = keyOf(listed);
+  s.framework = (listed.scan?.h.length ?? 0) > 0;
 }
+
+/** This document's marks came with framework-clickable elements (React), which it may render anew at any action. */
+export const frameworkMarked = (t: MarkTarget): boolean => t.top === true && docs.get(t.session)?.get(`${t.frameId}:${t.loaderId}`)?.framework === true;
 
 /** The browser lists the same listened nodes (and the page world the same delegation) as when the page's marks were made. */
 export const sameListened = (t: MarkTarget, listed: Listed): boolean => docs.get(t.session)?.get(`${t.frameId}:${t.loaderId}`)?.nodes === keyOf(listed);
