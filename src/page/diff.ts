@@ -148,7 +148,7 @@ export function diffSnapshots(prev: SnapshotResult, next: SnapshotResult): Snaps
 /**
  * What the action said in text that is no control: the text blocks (snapshot/texts.ts) of
  * `next` that `prev` did not have (a status line, a result, a month title), without what the
- * live regions announced already; nearest (in document order) the first element that was
+ * live regions announced already or what only echoes a changed field's new value; nearest (in document order) the first element that was
  * added or changed first, else in document order. None when `prev` read no texts.
  */
 function outcomeText(prev: SnapshotResult, next: SnapshotResult, diff: SnapshotDiff): string[] {
@@ -157,6 +157,7 @@ function outcomeText(prev: SnapshotResult, next: SnapshotResult, diff: SnapshotD
   for (const b of prev.texts) had.set(b.x, (had.get(b.x) ?? 0) + 1);
   const pos = new Map<number, number>();
   next.candidateRefs.forEach((r, i) => pos.set(r, i));
+  const echoes = diff.changed.flatMap((c) => (c.element.value && c.element.value.length >= 3 ? [c.element.value] : []));
   const fresh: { x: string; at: number; i: number }[] = [];
   next.texts.forEach((b, i) => {
     const n = had.get(b.x) ?? 0;
@@ -165,6 +166,8 @@ function outcomeText(prev: SnapshotResult, next: SnapshotResult, diff: SnapshotD
       return;
     }
     if (diff.announced.some((a) => a.includes(b.x) || b.x.includes(a))) return;
+    // An echo of a field's new value ("Hello, Ada" under the name typed) says nothing `changed` does not.
+    if (echoes.some((v) => b.x.includes(v))) return;
     fresh.push({ x: b.x, at: b.after === 0 ? -0.5 : (pos.get(b.after) ?? next.candidateRefs.length) + 0.5, i });
   });
   const first = diff.changed[0]?.ref ?? (diff.added.find((e) => e.kind !== "fold") as { ref?: number } | undefined)?.ref ?? diff.replaced[0]?.first;
