@@ -2,7 +2,7 @@
  * `bun bench/ab.ts <bp-a> <bp-b> [runs]`: two builds of bp side by side, each with its own home
  * and launched browser, on the bench's form page, timed as whole processes in one interleaved
  * loop (a, b, then b, a, with a short random pause between calls so neither locks onto the
- * other's frame phase). Prints medians of click, type and snapshot. For telling whether a change
+ * other's frame phase). Prints medians of click, type and snapshot, time and characters printed. For telling whether a change
  * made the hot path slower: the shared machine's load moves both builds alike.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -47,14 +47,16 @@ try {
   };
   for (const [name, args] of Object.entries(steps)) {
     const times: Record<Build, number[]> = { a: [], b: [] };
+    const chars: Record<Build, number[]> = { a: [], b: [] };
     for (let i = 0; i < runs + 3; i++) {
       for (const which of i % 2 ? (["b", "a"] as const) : (["a", "b"] as const)) {
-        const { ms } = await bp(which, args(which));
+        const { ms, out } = await bp(which, args(which));
         if (i >= 3) times[which].push(ms);
+        chars[which].push(out.trimEnd().length);
         await Bun.sleep(5 + Math.random() * 10);
       }
     }
-    console.log(`${name.padEnd(9)} a ${median(times.a).toFixed(1)} ms   b ${median(times.b).toFixed(1)} ms   (${runs} runs each)`);
+    console.log(`${name.padEnd(9)} a ${median(times.a).toFixed(1)} ms   b ${median(times.b).toFixed(1)} ms   (${runs} runs each)   chars a ${median(chars.a)} b ${median(chars.b)}`);
   }
 } finally {
   for (const which of ["a", "b"] as const) {

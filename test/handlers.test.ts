@@ -75,8 +75,8 @@ const minimalArgs: Record<string, Record<string, unknown>> = {
 };
 
 const RULES: [argv: string[], field: string, message: string][] = [
-  [["click"], "ref", "Give exactly one of a ref or --xy."],
-  [["click", "3", "--xy", "1,2"], "ref", "Give exactly one of a ref or --xy."],
+  [["click"], "ref", "Give exactly one of a ref, --xy or --text."],
+  [["click", "3", "--xy", "1,2"], "ref", "Give exactly one of a ref, --xy or --text."],
   [["click", "3", "--double", "--right"], "button", "--double and --right cannot be combined."],
   [["dialog", "d1"], "accept", "Give exactly one of --accept or --dismiss."],
   [["dialog", "d1", "--accept", "--dismiss"], "accept", "Give exactly one of --accept or --dismiss."],

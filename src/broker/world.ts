@@ -1,6 +1,7 @@
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../cdp/session.ts";
 import { INSTALL_AND_OBJECT, INSTALL_AND_RUN, INSTALL_ON_NEW_DOCUMENT, INSTALL_MARK_AND_RUN, MARK_AND_RUN, MISSING, OBJECT, readReply, RUN, type PageObjectFn, type PageReply, type PageStep } from "../page/runtime.ts";
+import type { MarkExtra } from "../page/listener-mark.ts";
 import { BpError } from "../shared/errors.ts";
 import { cutString } from "../shared/page-strings.ts";
 
@@ -173,9 +174,9 @@ export async function installOnNewDocuments(session: CdpSession): Promise<void> 
  * `inDocument`, the steps are for the document the frame holds now: if it goes away while they
  * run, they are not run again in the next one (the reply says `otherDocument`, with no token).
  */
-export async function callPage(session: CdpSession, frameId: string, steps: PageStep[], opts: { doc?: string; inDocument?: boolean; userGesture?: boolean; timeoutMs?: number; mark?: string[] } = {}): Promise<PageReply> {
-  const call = { steps, ...(opts.doc ? { doc: opts.doc } : {}) };
-  const { mark, doc, inDocument, ...rest } = opts;
+export async function callPage(session: CdpSession, frameId: string, steps: PageStep[], opts: { doc?: string; inDocument?: boolean; userGesture?: boolean; timeoutMs?: number; mark?: string[]; mk?: MarkExtra } = {}): Promise<PageReply> {
+  const call = { steps, ...(opts.doc ? { doc: opts.doc } : {}), ...(opts.mark && opts.mk ? { mk: opts.mk } : {}) };
+  const { mark, doc, inDocument, mk: _mk, ...rest } = opts;
   // With `mark` (element handles in our world): the click-listener marks are made first, in the same call.
   const fns = mark ? { run: MARK_AND_RUN, install: INSTALL_MARK_AND_RUN, objects: mark } : { run: RUN, install: INSTALL_AND_RUN };
   let res: Protocol.Runtime.CallFunctionOnResponse;

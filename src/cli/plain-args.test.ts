@@ -75,7 +75,7 @@ test("a plain command's arguments pass checkPlain exactly when they pass its sch
 test("the commands agents call most are plain; a pattern or a rule written inline is not", () => {
   for (const name of ["eval", "snapshot", "click", "type", "press", "hover", "open", "read", "wait", "scroll"]) expect([name, specOf(name)?.plain !== undefined]).toEqual([name, true]);
   // click's, wait's and scroll's rules are named checks; tab's id pattern and select's inline rule are the schema's to check.
-  expect(specOf("click")?.plain?.rules).toEqual(["refOrXy", "doubleAndRight"]);
+  expect(specOf("click")?.plain?.rules).toEqual(["oneClickTarget", "doubleAndRight"]);
   expect(specOf("wait")?.plain?.rules).toEqual(["oneWaitCondition"]);
   expect(specOf("scroll")?.plain?.rules?.length).toBe(5);
   for (const name of ["tab", "select"]) expect([name, specOf(name)?.plain]).toEqual([name, undefined]);

@@ -25,7 +25,7 @@ import { SELECT_OPS, pageSelect } from "./act-select.ts";
 import { UPLOAD_OPS, pageUpload } from "./act-upload.ts";
 import { pageFind } from "./find-script.ts";
 import { pageFrameElement, pageHostElement } from "./inspect/compose.ts";
-import { listenedFresh, markListened, remarkListened } from "./listener-mark.ts";
+import { listenedFresh, markDelegated, markListened, remarkListened, type MarkExtra } from "./listener-mark.ts";
 import { authField, focusedFrame, hitAt, openPopup, selectorRect, slotElement, viewState, waitSelector, waitText } from "./probes.ts";
 import { pageRead } from "./read-script.ts";
 import { pageResolveRef } from "./resolve-script.ts";
@@ -44,7 +44,11 @@ import type { PageDocument, PageElement, PageWindow, RefRegistry, SnapshotOption
 export function snapshot(win: PageWindow, opts?: SnapshotOptions & { ifMarked?: boolean; remark?: boolean }): SnapshotResult | null {
   // An observed document is likely acted on next: its input clock's listeners go in now, not in the first action's locate call.
   inputClock(win as ActWindow);
-  if (!opts?.ifMarked || listenedFresh(win)) return snapshotMain(win, opts);
+  if (!opts?.ifMarked || listenedFresh(win)) {
+    // Items a delegating container rendered since its marking (suggestions, a calendar's days).
+    markDelegated(win);
+    return snapshotMain(win, opts);
+  }
   if (!opts.remark || !remarkListened(win)) return null;
   return { ...snapshotMain(win, opts), marksRemade: true };
 }
@@ -142,7 +146,7 @@ export interface Runtime {
   /** `run`, answered as JSON text (what the broker's calls return; see runtime.ts). */
   text(call: PageCall): string | Promise<string>;
   object(fn: PageObjectFn, arg: unknown): unknown;
-  markListened(els: PageElement[]): number;
+  markListened(els: PageElement[], extra?: MarkExtra): number;
 }
 
 type Loose = (win: ActWindow, ...args: unknown[]) => unknown;
@@ -227,8 +231,8 @@ export function install(win: ActWindow, key: symbol): Runtime {
       if (!has(OBJECTS, fn)) throw new Error(`no page function ${String(fn)}`);
       return (OBJECTS[fn] as Loose)(win, arg);
     },
-    markListened(els) {
-      return markListened(win, els);
+    markListened(els, extra) {
+      return markListened(win, els, extra);
     },
   };
   Object.defineProperty(win, key, { value: rt, configurable: true, enumerable: false, writable: true });

@@ -45,6 +45,7 @@ export interface FoundElement {
   place?: MatchPlace;
   f?: string;
   r?: number;
+  container?: number;
 }
 
 export interface FindResult {

@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Window } from "happy-dom";
-import { diffSnapshots } from "./diff.ts";
+import { diffSnapshots, refRuns, type ChurnRun } from "./diff.ts";
 import {
+  compactChurn,
   compactSnapshotJson,
   compactSnapshotMeta,
   escapeLine,
@@ -321,5 +322,70 @@ describe("refRanges", () => {
   test("compresses runs", () => {
     expect(refRanges([9, 3, 5, 6, 7, 12])).toBe("3,5-7,9,12");
     expect(refRanges([])).toBe("");
+  });
+});
+
+describe("churn, outcome text and order", () => {
+  const days = (from: number, n: number, first = 1) => Array.from({ length: n }, (_, i) => element(from + i, "link", String(first + i)));
+
+  test("a redrawn run of same-shaped elements is one replaced run; the removed refs of its role go with it", () => {
+    const prev = result([element(1, "generic", "Prev"), ...days(2, 31)]);
+    const next = result([element(40, "generic", "Prev"), ...days(41, 28)]);
+    const d = diffSnapshots(prev, next);
+    expect(d.added.map((e) => e.kind === "element" && e.name)).toEqual(["Prev"]);
+    expect(d.replaced).toEqual([{ role: "link", count: 28, first: 41, last: 68, names: ["1", "28"], was: Array.from({ length: 31 }, (_, i) => 2 + i) }]);
+    expect(d.removed).toEqual([1]);
+    expect(compactChurn(d.replaced[0] as ChurnRun)).toEqual({ replaced: 28, t: "link", r: 41, to: 68, ex: ["1", "28"], was: ["2-32"] });
+    expect(formatDiffHuman(d)).toContain('+ [41…68] 28 link "1".."28" replacing 2-32');
+    // Short runs, or runs with states, stay element by element.
+    const few = diffSnapshots(result([]), result(days(1, 7)));
+    expect(few.replaced).toEqual([]);
+    expect(few.added).toHaveLength(7);
+  });
+
+  test("refRuns writes 3 or more consecutive refs as a range", () => {
+    expect(refRuns([1, 2, 4, 5, 6, 9])).toEqual([1, 2, "4-6", 9]);
+  });
+
+  test("outcome text: new or changed text blocks nearest the change first, at most 3, none the live regions said", () => {
+    const prev = result([element(1, "button", "Pay"), element(2, "button", "Other")], {
+      texts: [{ after: 0, x: "Checkout" }, { after: 2, x: "Footer" }],
+    });
+    const next = result([element(1, "button", "Pay", { disabled: true }), element(2, "button", "Other")], {
+      texts: [{ after: 0, x: "Checkout" }, { after: 1, x: "Paid with 4242" }, { after: 2, x: "Footer" }, { after: 2, x: "Far news" }, { after: 2, x: "Saved" }, { after: 2, x: "Fourth" }],
+      live: [{ key: "s", text: "Saved" }],
+    });
+    const d = diffSnapshots(prev, next);
+    expect(d.announced).toEqual(["Saved"]);
+    expect(d.text).toEqual(["Paid with 4242", "Far news", "Fourth"]);
+    // Text that echoes a field's new value is in `changed` already.
+    const typed = diffSnapshots(
+      result([element(1, "textbox", "Name")], { texts: [] }),
+      result([element(1, "textbox", "Name", { value: "Ada" })], { texts: [{ after: 1, x: "Hello, Ada" }, { after: 1, x: "3 characters" }] }),
+    );
+    expect(typed.text).toEqual(["3 characters"]);
+    // No texts read before (an older observation): nothing is claimed as new.
+    expect(diffSnapshots(result([element(1, "button", "Pay")]), next).text).toEqual([]);
+  });
+
+  test("order: listed elements that moved among each other, in their new order", () => {
+    const prev = result([element(1, "generic", "Ann"), element(2, "generic", "Bob"), element(3, "generic", "Cid"), element(4, "button", "Save")]);
+    const next = result([element(2, "generic", "Bob"), element(3, "generic", "Cid"), element(1, "generic", "Ann"), element(4, "button", "Save")]);
+    expect(diffSnapshots(prev, next).order).toEqual(["Bob", "Cid", "Ann"]);
+    expect(diffSnapshots(prev, prev).order).toBeUndefined();
+  });
+});
+
+describe("text blocks and icon words", () => {
+  test("snapshot --text reads headings and own-text blocks in order, not controls, labels or hidden text; unnamed icons get words", () => {
+    const { win } = page(`<h2>Pick a day</h2><p>Choose <b>one</b> below.</p><label>Name <input></label><button>Go</button>
+      <div hidden><p>Secret</p></div><span class="icon icon-star" onclick="1"></span><img src="/img/trash-can.png" onclick="1">`);
+    const r = pageSnapshot(win, { layout: false, text: true });
+    expect(r.texts?.map((t) => [t.h ?? 0, t.x])).toEqual([[2, "Pick a day"], [0, "Choose one below."]]);
+    const els = r.elements.filter((e): e is SnapshotElement => e.kind === "element");
+    expect(els.filter((e) => !e.name).map((e) => e.desc)).toEqual(["icon star", "trash can"]);
+    const json = compactSnapshotJson(r, { text: true }).elements ?? [];
+    expect(json.slice(0, 2)).toEqual([{ h: 2, x: "Pick a day" }, { x: "Choose one below." }]);
+    expect(compactSnapshotJson(r).elements?.some((e) => "x" in e)).toBe(false);
   });
 });

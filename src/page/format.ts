@@ -14,8 +14,9 @@ import type {
   SnapshotHint,
   SnapshotResult,
   PageGeometry,
+  TextBlock,
 } from "./types.ts";
-import type { SnapshotDiff } from "./diff.ts";
+import { refRuns, type ChurnRun, type SnapshotDiff } from "./diff.ts";
 
 const HEX = "0123456789abcdef";
 
@@ -80,6 +81,7 @@ function valuePart(e: SnapshotElement): string {
 export function formatElementLine(e: SnapshotElement): string {
   let line = `[${e.ref}] ${e.role}`;
   if (e.name) line += ` ${quote(e.name)}`;
+  else if (e.desc) line += ` (${escapeLine(e.desc, 40)})`;
   line += valuePart(e);
   const states = elementStates(e);
   if (states.length) line += ` ${states.join(" ")}`;
@@ -119,6 +121,8 @@ export function formatHintLine(h: SnapshotHint): string {
 export interface HumanFormatOptions {
   /** Omit the [page] and [viewport] header lines (e.g. when the caller prints its own). */
   header?: boolean;
+  /** List the text blocks among the entries (snapshot --text). */
+  text?: boolean;
 }
 
 export function formatSnapshotHuman(result: SnapshotResult, options: HumanFormatOptions = {}): string {
@@ -133,7 +137,8 @@ export function formatSnapshotHuman(result: SnapshotResult, options: HumanFormat
     }
   }
   if (result.elements.length === 0) lines.push("(no interactive elements)");
-  for (const e of result.elements) lines.push(formatEntryLine(e));
+  const entries = result.elements.map(formatEntryLine);
+  lines.push(...(options.text ? interleaveTexts(result, entries, formatTextLine) : entries));
   if (result.truncated) {
     const shown = countShown(result.elements);
     lines.push(
@@ -161,7 +166,37 @@ export interface CompactJsonOptions {
   keys?: "short" | "upstream";
   /** Include boxes ([x,y,w,h] in viewport CSS px) and an off-viewport marker. */
   boxes?: boolean;
+  /** List the text blocks among the entries (snapshot --text). */
+  text?: boolean;
 }
+
+/**
+ * The snapshot's entries with its text blocks (snapshot --text) among them in document order:
+ * a block goes before the first top-document entry that comes after it (by the candidates'
+ * document order); blocks after the last listed entry close the list.
+ */
+export function interleaveTexts<T>(result: SnapshotResult, entries: T[], text: (b: TextBlock) => T): T[] {
+  const blocks = result.texts ?? [];
+  if (blocks.length === 0) return entries;
+  const pos = new Map<number, number>();
+  result.candidateRefs.forEach((r, i) => pos.set(r, i));
+  const out: T[] = [];
+  let k = 0;
+  const placeOf = (b: TextBlock) => (b.after === 0 ? -0.5 : (pos.get(b.after) ?? Infinity) + 0.5);
+  result.elements.forEach((e, i) => {
+    const at = e.kind === "frame" || (e.kind === "element" && e.frame) ? undefined : pos.get(e.kind === "fold" ? e.firstRef : e.ref);
+    if (at !== undefined) while (k < blocks.length && placeOf(blocks[k] as TextBlock) < at) out.push(text(blocks[k++] as TextBlock));
+    out.push(entries[i] as T);
+  });
+  while (k < blocks.length) out.push(text(blocks[k++] as TextBlock));
+  return out;
+}
+
+/** A text block as JSON: `{x}`, a heading `{h, x}`. */
+export const compactText = (b: TextBlock): { [key: string]: Json } => (b.h ? { h: b.h, x: b.x } : { x: b.x });
+
+/** A text block as a human line: `## Heading`, `| text`. */
+export const formatTextLine = (b: TextBlock): string => (b.h ? `${"#".repeat(b.h)} ${escapeLine(b.x, 160)}` : `| ${escapeLine(b.x, 160)}`);
 
 type Json = string | number | boolean | Json[] | { [key: string]: Json };
 
@@ -219,6 +254,7 @@ export function compactEntry(e: SnapshotEntry, options: CompactJsonOptions = {})
     if (states.length) out[K.s] = states.join(" ");
     if (e.frame) out[K.f] = e.frame;
     if (e.via) out.via = e.via;
+    if (e.desc && !e.name) out.d = e.desc;
   }
   if (options.boxes) {
     out[K.b] = [e.box.x, e.box.y, e.box.w, e.box.h];
@@ -259,7 +295,9 @@ export function compactSnapshotJson(result: SnapshotResult, options: CompactJson
   const out: CompactSnapshot = { title: result.title, url: result.url };
   const page = compactPage(result.page);
   if (page) out.page = page;
-  if (result.elements.length) out.elements = result.elements.map((e) => compactEntry(e, options));
+  const entries = result.elements.map((e) => compactEntry(e, options));
+  if (options.text && result.texts?.length) out.elements = interleaveTexts(result, entries, compactText);
+  else if (entries.length) out.elements = entries;
   return addTail(out, result);
 }
 
@@ -301,9 +339,15 @@ export function formatDiffHuman(diff: SnapshotDiff): string {
   if (diff.title !== undefined) lines.push(`[page] title now ${quote(diff.title, 200)}`);
   if (diff.url !== undefined) lines.push(`[page] url now ${quote(diff.url, 300)}`);
   for (const e of diff.added) lines.push(`+ ${formatEntryLine(e)}`);
+  for (const r of diff.replaced) {
+    const was = r.was.length ? ` replacing ${refRanges(r.was)}` : "";
+    lines.push(`+ [${r.first}…${r.last}] ${r.count} ${r.role} ${quote(r.names[0], 60)}..${quote(r.names[1], 60)}${was}${r.frame ? ` frame=${r.frame}` : ""}`);
+  }
   if (diff.addedUnlisted > 0) lines.push(`+ ${diff.addedUnlisted} more new elements beyond the limit`);
   for (const c of diff.changed) lines.push(`~ ${formatElementLine(c.element)} (${c.fields.join(",")})`);
   if (diff.removed.length) lines.push(`- removed ${refRanges(diff.removed)}`);
+  if (diff.order) lines.push(`~ order now ${diff.order.map((n) => quote(n, 60)).join(", ")}`);
+  for (const t of diff.text) lines.push(`| ${quote(t, 160)}`);
   for (const a of diff.announced) lines.push(`» ${quote(a, 300)}`);
   if (!lines.length) lines.push("(no changes)");
   return lines.join("\n");
@@ -320,4 +364,12 @@ export function refRanges(refs: number[]): string {
     i = j + 1;
   }
   return parts.join(",");
+}
+
+/** A churn run as JSON: `{replaced: 31, t, r, to, ex: [first, last], was: ["53-83"]}`. */
+export function compactChurn(r: ChurnRun): { [key: string]: Json } {
+  const out: { [key: string]: Json } = { replaced: r.count, t: r.role, r: r.first, to: r.last, ex: [...r.names] };
+  if (r.was.length) out.was = refRuns(r.was);
+  if (r.frame) out.f = r.frame;
+  return out;
 }

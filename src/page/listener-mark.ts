@@ -29,50 +29,196 @@ interface Marks {
   watch: Observer | null;
   /** The elements the broker handed over (held weakly where the world has WeakRef), to mark again from. */
   sources: (WeakRef<PageElement> | PageElement)[];
+  /** Index in `sources` from which they are drop zones (drop/dragover listeners), not clickables. */
+  dropAt: number;
+  /** Delegating containers (a list, a jQuery `.on(type, selector)` root): their items are found again at every snapshot. */
+  delegates: Delegate[];
+}
+
+interface Delegate {
+  el: WeakRef<PageElement> | PageElement | PageDocument;
+  /** Selectors the container's handlers match (jQuery's own record); none for a list, whose children count. */
+  sels: string[];
+  /** It has handlers for itself too (jQuery's `.on(type, fn)` beside the delegated ones): a control as well as a host. */
+  own?: true;
+}
+
+/**
+ * What the page's own world says of its delegation (see broker/observe/delegation.ts): elements
+ * by their index in document order (`getElementsByTagName("*")`, `n` of them then) with their tag
+ * to check; `d` delegating containers (-1 the document) with their selectors, `h` elements a
+ * framework's props make clickable (React's onClick).
+ */
+export interface DelegationScan {
+  n: number;
+  d: [number, string[], string?, 1?][];
+  h: [number, string][];
+}
+
+/** What the broker hands over besides the listened elements. */
+export interface MarkExtra {
+  dropAt?: number;
+  scan?: DelegationScan;
+  /** Add the scan's elements to this document's marks (an action's observation), instead of marking afresh. */
+  merge?: true;
 }
 
 /** Past this many elements the watch is not set up: such a page is marked afresh every time. */
 const MAX_WATCHED = 200_000;
 
-export function markListened(win: PageWindow, els: PageElement[]): number {
-  const CONTROLS = "a[href],button,input,select,textarea,summary,[tabindex],[contenteditable],[role=button],[role=link],[role=option],[role=menuitem],[role=checkbox],[role=tab]";
-  const LISTS: Record<string, number> = { ul: 1, ol: 1, menu: 1, listbox: 1, tree: 1 };
+/** Real controls: a listened element holding one is a wrapper (delegation), not a control itself. A negative tabindex is no control (jQuery UI's menu item wrappers). */
+const CONTROLS = "a[href],button,input,select,textarea,summary,[tabindex]:not([tabindex^='-']),[contenteditable],[role=button],[role=link],[role=option],[role=menuitem],[role=checkbox],[role=tab]";
+/** A listener on one of these stands for its items. */
+const LISTS: Record<string, number> = { ul: 1, ol: 1, menu: 1, listbox: 1, tree: 1, menubar: 1, toolbar: 1, tablist: 1, radiogroup: 1 };
+/** Bounds on delegation: containers kept, items marked per container. */
+const MAX_DELEGATES = 50;
+const MAX_ITEMS = 200;
+
+export function markListened(win: PageWindow, els: PageElement[], extra?: MarkExtra): number {
+  if (extra?.merge) return mergeScan(win, extra.scan);
   const set = new WeakSet<PageElement>();
   const old = Reflect.get(win, KEY) as Marks | undefined;
   old?.watch?.disconnect();
   const weak = typeof WeakRef === "function";
-  const marks: Marks = { doc: win.document, set, dirty: false, watch: null, sources: els.map((el) => (weak && el ? new WeakRef(el) : el)) };
+  const hold = <T extends object>(el: T): WeakRef<T> | T => (weak ? new WeakRef(el) : el);
+  const dropAt = typeof extra?.dropAt === "number" ? extra.dropAt : els.length;
+  const delegates: Delegate[] = [];
+  const all = [...els];
+  const scan = extra?.scan;
+  if (scan) scanned(win, scan, all, delegates, hold);
+  const marks: Marks = { doc: win.document, set, dirty: false, watch: null, sources: els.map((el) => (el ? hold(el) : el)), dropAt, delegates };
   marks.watch = watchForElements(win, marks);
   Object.defineProperty(win, KEY, { value: marks, configurable: true, enumerable: false, writable: true });
-  const area = Math.max(1, win.innerWidth * win.innerHeight);
+  // A container the page world names as delegating, or one holding an element a framework's
+  // props make clickable (React's root), is the handlers' host, not a control of its own.
+  const hosts = new Set<unknown>();
+  for (const d of delegates) if (!d.own) hosts.add(typeof WeakRef === "function" && d.el instanceof WeakRef ? d.el.deref() : d.el);
+  for (let i = els.length; i < all.length; i++) {
+    let up = (all[i] as PageElement & { parentElement: PageElement | null }).parentElement;
+    for (let n = 0; up && n < 100 && !hosts.has(up); n++, up = (up as PageElement & { parentElement: PageElement | null }).parentElement) hosts.add(up);
+  }
   let marked = 0;
-  const leafy = (el: PageElement): boolean => {
-    try {
-      if (el.querySelector(CONTROLS)) return false;
-      const r = el.getBoundingClientRect();
-      return r.width * r.height < area * 0.5;
-    } catch {
-      return false;
-    }
-  };
-  for (let i = 0; i < els.length; i++) {
-    const el = els[i];
-    if (!el || el.nodeType !== 1) continue;
+  for (let i = 0; i < all.length; i++) {
+    const el = all[i];
+    if (!el || el.nodeType !== 1 || (i < els.length && hosts.has(el))) continue;
     const tag = String(el.localName || "").toLowerCase();
     if (tag === "html" || tag === "body") continue;
-    const role = String(el.getAttribute("role") || "").toLowerCase();
-    if (LISTS[tag] || LISTS[role]) {
-      for (let c = el.firstElementChild, n = 0; c && n < 200; c = (c as PageElement & { nextElementSibling: PageElement | null }).nextElementSibling, n++) {
-        if (leafy(c)) {
-          set.add(c);
-          marked++;
-        }
-      }
-      continue;
-    }
-    if (leafy(el)) {
+    // A drop zone is one whatever it holds (a list of draggable items, usually).
+    if (i >= dropAt && i < els.length) {
       set.add(el);
       marked++;
+      continue;
+    }
+    const role = String(el.getAttribute("role") || "").toLowerCase();
+    if (LISTS[tag] || LISTS[role]) {
+      if (delegates.length < MAX_DELEGATES) delegates.push({ el: hold(el), sels: [] });
+      continue;
+    }
+    if (leafy(win, el)) {
+      set.add(el);
+      marked++;
+    }
+  }
+  return marked + markDelegated(win, marks);
+}
+
+/** Elements a framework's props made clickable since the marking (React renders anew), added to the marks as they are. */
+function mergeScan(win: PageWindow, scan: DelegationScan | undefined): number {
+  const m = Reflect.get(win, KEY) as Marks | undefined;
+  if (!m || m.doc !== win.document || !scan || !Array.isArray(m.delegates)) return 0;
+  const found: PageElement[] = [];
+  const ignored: Delegate[] = [];
+  scanned(win, { n: scan.n, d: [], h: scan.h }, found, ignored, (el) => el);
+  let marked = 0;
+  for (const el of found) {
+    if (!m.set.has(el) && leafy(win, el)) {
+      m.set.add(el);
+      marked++;
+    }
+  }
+  return marked;
+}
+
+function leafy(win: PageWindow, el: PageElement): boolean {
+  try {
+    if (el.querySelector(CONTROLS)) return false;
+    const r = el.getBoundingClientRect();
+    return r.width * r.height < Math.max(1, win.innerWidth * win.innerHeight) * 0.5;
+  } catch {
+    return false;
+  }
+}
+
+/** The page world's scan, mapped onto this world's elements; dropped whole when the document changed in between. */
+function scanned(win: PageWindow, scan: DelegationScan, out: PageElement[], delegates: Delegate[], hold: <T extends object>(el: T) => WeakRef<T> | T): void {
+  const doc = win.document;
+  let list: ArrayLike<PageElement>;
+  try {
+    list = doc.getElementsByTagName("*") as unknown as ArrayLike<PageElement>;
+    if (list.length !== scan.n) return;
+  } catch {
+    return;
+  }
+  const at = (i: unknown, tag: unknown): PageElement | null => {
+    if (typeof i !== "number" || i < 0 || i >= list.length) return null;
+    const el = list[i];
+    return el && (tag === undefined || String(el.localName) === tag) ? el : null;
+  };
+  for (const d of Array.isArray(scan.d) ? scan.d.slice(0, MAX_DELEGATES) : []) {
+    if (!Array.isArray(d) || !Array.isArray(d[1])) continue;
+    const sels = d[1].filter((s): s is string => typeof s === "string" && s.length > 0 && s.length <= 300).slice(0, 20);
+    const el = d[0] === -1 ? doc : at(d[0], d[2]);
+    if (el && sels.length) delegates.push({ el: hold(el as object) as Delegate["el"], sels, ...(d[3] === 1 ? { own: true as const } : {}) });
+  }
+  for (const h of Array.isArray(scan.h) ? scan.h.slice(0, 300) : []) {
+    const el = Array.isArray(h) ? at(h[0], h[1]) : null;
+    if (el) out.push(el);
+  }
+}
+
+/**
+ * Marks the items of the delegating containers as they are now: a list's children, the
+ * elements a container's selectors match. Run with every marking and before every snapshot, so
+ * items a container renders anew (suggestions, a calendar's days) have marks without asking
+ * the browser again. Bounded: MAX_DELEGATES containers, MAX_ITEMS items each.
+ */
+export function markDelegated(win: PageWindow, marks?: Marks): number {
+  const m = marks ?? (Reflect.get(win, KEY) as Marks | undefined);
+  if (!m || m.doc !== win.document || !Array.isArray(m.delegates)) return 0;
+  let marked = 0;
+  for (const d of m.delegates) {
+    const c = typeof WeakRef === "function" && d.el instanceof WeakRef ? d.el.deref() : (d.el as PageElement | PageDocument);
+    if (!c) continue;
+    try {
+      if (d.sels.length === 0) {
+        const el = c as PageElement;
+        for (let k = el.firstElementChild, n = 0; k && n < MAX_ITEMS; k = (k as PageElement & { nextElementSibling: PageElement | null }).nextElementSibling, n++) {
+          if (!m.set.has(k) && leafy(win, k)) {
+            m.set.add(k);
+            marked++;
+          }
+        }
+        continue;
+      }
+      let n = 0;
+      for (const sel of d.sels) {
+        let found: ArrayLike<PageElement>;
+        try {
+          found = (c as unknown as { querySelectorAll(s: string): ArrayLike<PageElement> }).querySelectorAll(sel);
+        } catch {
+          // jQuery's own selector extensions (":visible") are no CSS.
+          continue;
+        }
+        for (let i = 0; i < found.length && n < MAX_ITEMS; i++, n++) {
+          const el = found[i];
+          if (el && !m.set.has(el) && leafy(win, el)) {
+            m.set.add(el);
+            marked++;
+          }
+        }
+      }
+    } catch {
+      // A container gone strange: its items stay unmarked.
     }
   }
   return marked;
@@ -144,11 +290,18 @@ export function remarkListened(win: PageWindow): boolean {
   if (!marks || marks.doc !== win.document || !Array.isArray(marks.sources)) return false;
   const weak = typeof WeakRef === "function";
   const els: PageElement[] = [];
-  for (const s of marks.sources) {
+  let dropAt = -1;
+  marks.sources.forEach((s, i) => {
+    if (i === marks.dropAt) dropAt = els.length;
     const el = weak && s instanceof WeakRef ? s.deref() : (s as PageElement);
     if (el) els.push(el);
-  }
-  markListened(win, els);
+  });
+  const delegates = Array.isArray(marks.delegates) ? marks.delegates.filter((d) => d.sels.length > 0) : [];
+  markListened(win, els, { dropAt: dropAt < 0 ? els.length : dropAt });
+  // The page world's delegations are known only from its scan: carried over as they were.
+  const now = Reflect.get(win, KEY) as Marks;
+  now.delegates.push(...delegates);
+  markDelegated(win, now);
   return true;
 }
 

@@ -47,8 +47,8 @@ export const RUN = `function (call) { var rt = window[${KEY_EXPR}]; return rt ? 
  * As INSTALL_AND_RUN and RUN, first marking the elements passed as further arguments as
  * click-listened (listener-mark.ts), so the marks and the snapshot that reads them are one call.
  */
-export const INSTALL_MARK_AND_RUN = `function (call) { var rt = ${INSTALLED}; rt.markListened(Array.prototype.slice.call(arguments, 1)); return rt.text(call); }`;
-export const MARK_AND_RUN = `function (call) { var rt = window[${KEY_EXPR}]; if (!rt) return { missing: true }; rt.markListened(Array.prototype.slice.call(arguments, 1)); return rt.text(call); }`;
+export const INSTALL_MARK_AND_RUN = `function (call) { var rt = ${INSTALLED}; rt.markListened(Array.prototype.slice.call(arguments, 1), call.mk); return rt.text(call); }`;
+export const MARK_AND_RUN = `function (call) { var rt = window[${KEY_EXPR}]; if (!rt) return { missing: true }; rt.markListened(Array.prototype.slice.call(arguments, 1), call.mk); return rt.text(call); }`;
 
 /** What one of the RUN declarations answered: the runtime's reply, or `{ missing: true }` from a world without it. */
 export function readReply(value: unknown): PageReply | { missing: true } {

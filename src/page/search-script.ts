@@ -29,7 +29,7 @@ export interface SearchOptions {
 }
 
 /** `visible`: the match has a non-empty box that intersects the viewport. Boxes in viewport px. */
-export interface SearchMatch { index: number; text: string; context: string; tagName: string; visible: boolean; x: number; y: number; width: number; height: number; place?: MatchPlace; f?: string; r?: number }
+export interface SearchMatch { index: number; text: string; context: string; tagName: string; visible: boolean; x: number; y: number; width: number; height: number; place?: MatchPlace; f?: string; r?: number; container?: number }
 
 export interface SearchResult {
   title: string;

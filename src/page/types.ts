@@ -167,6 +167,8 @@ export interface SnapshotOptions {
   expand?: number[];
   /** Only elements whose name or value contains this text (case-insensitive); nothing folds. */
   find?: string;
+  /** Also read the top document's headings and short text blocks (`texts`). */
+  text?: boolean;
   /** Serialized-size budget for emitted entries (approximate UTF-8 bytes). Default 2 MiB. */
   maxBytes?: number;
   /** Aggregate name + value characters across emitted entries. Default 1,000,000. */
@@ -211,6 +213,8 @@ export interface SnapshotElement {
   via?: "label";
   /** "dom": found by DOM facts only (cursor:pointer, onclick, tabindex) with no semantic role. */
   source?: "dom";
+  /** No name: what its class, id or image file say ("icon star"). */
+  desc?: string;
   /** Top-level viewport CSS px (frame offsets added). Zero when layout is off. */
   box: Box;
   inViewport: boolean;
@@ -308,6 +312,15 @@ export interface LiveText {
   text: string;
 }
 
+/** A heading or short text block (snapshot/texts.ts). */
+export interface TextBlock {
+  /** Ref of the candidate before it in document order (0: none). */
+  after: number;
+  /** Heading level, for headings. */
+  h?: number;
+  x: string;
+}
+
 export interface SnapshotResult {
   title: string;
   url: string;
@@ -326,4 +339,6 @@ export interface SnapshotResult {
   stats: SnapshotStats;
   /** The click-listener marks were made again from the last ones' elements first (dispatch.ts `snapshot`). */
   marksRemade?: true;
+  /** With the `text` option: headings and short text blocks, in document order (snapshot/texts.ts). */
+  texts?: TextBlock[];
 }

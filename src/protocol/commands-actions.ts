@@ -26,6 +26,7 @@ const actionResult = <E extends v.GenericSchema>(evidence: E) => {
     truncated: observation.truncated,
     truncationReasons: observation.truncationReasons,
     urlTruncated: observation.urlTruncated,
+    times: v.optional(v.pipe(v.number(), v.description("click --times: the clicks made (the reply is the last one's)"))),
     text: v.optional(v.string()),
   });
 };
@@ -44,15 +45,17 @@ export const click = defineCommand({
     v.object({
       ref: v.optional(refArg("Element ref from the latest snapshot")),
       xy: optText("Viewport CSS px 'x,y' instead of a ref"),
+      text: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200), v.description("Instead of a ref: the visible control whose name is TEXT (case-insensitive; else the one name containing it); several → error listing them with refs"))),
+      times: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(50), v.description("Click this many times (a --text target is found anew each time); one reply, for the last"))),
       double: flag("Double-click"),
       right: flag("Right-click"),
       ...observeFlags,
     }),
-    rule("ref", "Give exactly one of a ref or --xy.", RULE_CHECKS.refOrXy),
+    rule("ref", "Give exactly one of a ref, --xy or --text.", RULE_CHECKS.oneClickTarget),
     rule("button", "--double and --right cannot be combined.", RULE_CHECKS.doubleAndRight),
   ),
   result: () => actionResult(evidenceSchemas().click),
-  example: "bp click 12",
+  example: "bp click 12 | bp click --text Prev --times 3",
   runs: "broker",
   mutating: true,
 });
@@ -265,12 +268,21 @@ export const hover = defineCommand({
 export const drag = defineCommand({
   name: "drag",
   group: "Actions",
-  summary: "Drag a ref onto another",
+  summary: "Drag a ref onto another (--offset from its centre) or to --to-xy",
   positionals: ["from", "to"],
   aliases: { l: "limit" },
-  args: () => v.object({ from: refArg("Element ref to drag"), to: refArg("Element ref to drop onto"), ...observing }),
+  args: () => v.pipe(
+    v.object({
+      from: refArg("Element ref to drag"),
+      to: v.optional(refArg("Element ref to drop onto")),
+      offset: optText("Drop point 'dx,dy' CSS px from the target's centre (e.g. below the last item of a list)"),
+      "to-xy": optText("Drop at viewport CSS px 'x,y' instead of on a ref"),
+      ...observing,
+    }),
+    rule("to", "Give exactly one of a target ref or --to-xy.", RULE_CHECKS.oneDropTarget),
+  ),
   result: () => actionResult(evidenceSchemas().drag),
-  example: "bp drag 3 8",
+  example: "bp drag 3 8 --offset 0,20",
   runs: "broker",
   mutating: true,
 });

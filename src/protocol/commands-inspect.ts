@@ -31,7 +31,8 @@ const attributesArg = v.optional(
 /** Where a match is: its frame and, for a control the snapshot listed, its ref. */
 const placed = {
   f: v.optional(v.pipe(v.string(), v.description("Frame number, as 'bp frame' lists it (absent in the top document)"))),
-  r: v.optional(v.pipe(v.number(), v.description("Ref of the control it is or is inside, from your latest snapshot of this page"))),
+  r: v.optional(v.pipe(v.number(), v.description("Its own ref, from your latest snapshot of this page"))),
+  container: v.optional(v.pipe(v.number(), v.description("Ref of the listed control it is inside (not its own: a click there may do something else)"))),
 };
 
 const box = { x: v.number(), y: v.number(), width: v.number(), height: v.number() };

@@ -13,6 +13,7 @@ export const snapshot = defineCommand({
     expand: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.description("List a window around this ref of a folded run"))),
     find: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200), v.description("Only elements whose name or value contains this text"))),
     boxes: flag("Include element boxes [x,y,w,h] in viewport CSS px"),
+    text: flag("Also headings ({h,x}) and short text blocks ({x}) in document order among the controls"),
   }),
   result: () => {
     const { observation, diff, diffFallback } = observationSchemas();

@@ -17,6 +17,10 @@ export type RuleCheck = (args: Record<string, unknown>) => boolean;
 export const RULE_CHECKS = {
   /** click: a ref or --xy, exactly one. */
   refOrXy: (a) => (a.ref === undefined) === (a.xy === undefined),
+  /** click: a ref, --xy or --text, exactly one. */
+  oneClickTarget: (a) => [a.ref, a.xy, a.text].filter((t) => t !== undefined).length !== 1,
+  /** drag: a target ref or --to-xy, exactly one. */
+  oneDropTarget: (a) => (a.to === undefined) === (a["to-xy"] === undefined),
   /** click: one button at a time. */
   doubleAndRight: (a) => a.double === true && a.right === true,
   /** wait: exactly one condition. */

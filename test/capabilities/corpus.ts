@@ -46,6 +46,8 @@ export function targetKey(t: Target): string {
   return [`${role} ${JSON.stringify(t.name)}`, ...extra.filter(Boolean)].join(" ");
 }
 
+import { MINI_JQUERY, REAL_JQUERY } from "../e2e/widget-pages.ts";
+
 const doc = (title: string, body: string): string => `<!doctype html><html><head><meta charset=utf-8><title>${title}</title></head><body>${body}</body></html>`;
 
 const ICON = "display:inline-block;width:24px;height:24px;background:#888;margin:4px";
@@ -105,6 +107,58 @@ const LISTENER_ONLY = `
   for (const li of document.querySelectorAll("#ac li")) li.addEventListener("mousedown", hit);
 </script>`;
 
+/** jQuery's `.on(type, selector)` (the test's stand-in, or the real package when installed): icons inside clickable rows. */
+const DELEGATED = `${"<script>"}${REAL_JQUERY ?? MINI_JQUERY}</script>
+<style>.row{cursor:pointer;padding:4px}.icon{display:inline-block;width:16px;height:16px;background:#fc0;margin:0 4px}</style>
+<div id=inbox>
+  <div class=row id=r1><span class="icon icon-star star"></span><b>Ann</b> Lunch <span class="icon icon-forward fwd" title="Forward"></span></div>
+  <div class=row id=r2><span class="icon icon-trash del" title="Delete mail"></span><b>Bob</b> Build</div>
+</div>
+<p>Inbox status line</p>
+<span class="star" hidden title="Hidden star"></span>
+<script>
+  $(".row").on("click", function () { document.body.dataset.hit = "open"; });
+  $(document).on("click", ".star", function (e) { e.stopPropagation(); document.body.dataset.hit = "star"; });
+  $("#inbox").on("mousedown", ".fwd, .del", function (e) { e.stopPropagation(); document.body.dataset.hit = this.title; });
+</script>`;
+
+/** Widget items: a jQuery UI menu's items (tabindex=-1 wrappers, handler on the list), a toolbar, a datepicker's data-handler Prev/Next. */
+const WIDGET_ITEMS = `
+<ul id=menu class="ui-menu" style="list-style:none;padding:0"><li class=ui-menu-item><div tabindex=-1 class=ui-menu-item-wrapper>Apple Valley</div></li><li class=ui-menu-item><div tabindex=-1 class=ui-menu-item-wrapper>Apricot Hill</div></li></ul>
+<div role=toolbar id=tb><span>Bold</span> <span>Italic</span></div>
+<div><a class="ui-datepicker-prev" data-handler="prev" data-event="click" title="Prev"><span>Prev</span></a> <span>March 2026</span>
+<a class="ui-datepicker-next" data-handler="next" data-event="click" title="Next"><span>Next</span></a></div>
+<div hidden><a data-handler="today" data-event="click">Hidden today</a></div>
+<p>Caption text</p>
+<script>
+  document.getElementById("menu").addEventListener("click", function (e) { document.body.dataset.hit = e.target.textContent; });
+  document.getElementById("tb").addEventListener("click", function (e) { document.body.dataset.hit = e.target.textContent; });
+</script>`;
+
+/** React 17+: one listener on the root, onClick in each element's props. */
+const REACT_ROOT = `<div id=root><div class=card><span class=like>Like</span> <span class=share>Share</span> <span class=plain>Just text</span></div></div>
+<script>
+  var root = document.getElementById("root");
+  root.__reactContainer$k1 = {};
+  document.querySelector(".like").__reactProps$k1 = { onClick: function () { document.body.dataset.hit = "like"; } };
+  document.querySelector(".share").__reactProps$k1 = { onClick: function () { document.body.dataset.hit = "share"; } };
+  document.querySelector(".plain").__reactProps$k1 = { children: "Just text" };
+  root.addEventListener("click", function (e) { for (var t = e.target; t && t !== root; t = t.parentNode) if (t.__reactProps$k1 && t.__reactProps$k1.onClick) return t.__reactProps$k1.onClick(e); });
+</script>`;
+
+/** HTML5 drag and drop: draggable cards and a drop zone. */
+const DRAG_DROP = `
+<div draggable="true" class=card style="width:120px;height:30px;background:#eee;margin:4px">Card one</div>
+<div draggable="true" class=card style="width:120px;height:30px;background:#eee;margin:4px">Card two</div>
+<div id=bin style="width:200px;height:80px;border:2px dashed #999" aria-label="Trash">Drop here</div>
+<p>Plain paragraph</p>
+<script>
+  document.querySelectorAll(".card").forEach(function (c) { c.addEventListener("dragstart", function (e) { e.dataTransfer.setData("text/plain", c.textContent); }); });
+  var bin = document.getElementById("bin");
+  bin.addEventListener("dragover", function (e) { e.preventDefault(); });
+  bin.addEventListener("drop", function (e) { e.preventDefault(); document.body.dataset.hit = e.dataTransfer.getData("text/plain"); });
+</script>`;
+
 /** Every page of the corpus and its probes, by path. */
 export function corpusPages(origins: () => Origins): Record<string, string | ((url: URL) => string)> {
   return {
@@ -152,6 +206,10 @@ export function corpusPages(origins: () => Origins): Record<string, string | ((u
     "/cap/long_list": doc("Long list", `<h1>Results</h1><ul>${ROWS}</ul>`),
     "/cap/hidden_traps": doc("Hidden traps", HIDDEN),
     "/cap/listener_only": doc("Listener only", LISTENER_ONLY),
+    "/cap/delegated": doc("Delegated", DELEGATED),
+    "/cap/widget_items": doc("Widget items", WIDGET_ITEMS),
+    "/cap/react_root": doc("React root", REACT_ROOT),
+    "/cap/drag_drop": doc("Drag and drop", DRAG_DROP),
     "/cap/accordion": doc(
       "Accordion",
       `<style>#panel { height: 0; overflow: hidden; transition: height 350ms ease } #panel.open { height: 60px }</style>` +
@@ -296,6 +354,54 @@ export const CASES: readonly Case[] = [
       { role: "button", name: "Real button" },
     ],
     forbid: ["Hidden chip", "Inert prev", "Wrapper text Real button"],
+  },
+  {
+    id: "delegated",
+    title: "jQuery .on(type, selector): icons with no text inside clickable rows, on the document and on a container",
+    path: "/cap/delegated",
+    expect: [
+      { role: CLICKABLE_ROLES, name: "Ann Lunch" },
+      { role: CLICKABLE_ROLES, name: "icon star" },
+      { role: CLICKABLE_ROLES, name: "Forward" },
+      { role: CLICKABLE_ROLES, name: "Delete mail" },
+      { role: CLICKABLE_ROLES, name: "Bob Build" },
+    ],
+    forbid: ["Ann Lunch Bob Build", "Inbox status line", "Hidden star"],
+  },
+  {
+    id: "widget_items",
+    title: "leaf items of widgets: a jQuery UI menu (tabindex=-1 wrappers), a toolbar, a datepicker's data-handler Prev/Next",
+    path: "/cap/widget_items",
+    expect: [
+      { role: ["listitem", "generic"], name: "Apple Valley" },
+      { role: ["listitem", "generic"], name: "Apricot Hill" },
+      { role: CLICKABLE_ROLES, name: "Bold" },
+      { role: CLICKABLE_ROLES, name: "Italic" },
+      { role: ["link", "generic"], name: "Prev" },
+      { role: ["link", "generic"], name: "Next" },
+    ],
+    forbid: ["Hidden today", "Caption text", "March 2026"],
+  },
+  {
+    id: "react_root",
+    title: "React 17+: one root listener, onClick in each element's props",
+    path: "/cap/react_root",
+    expect: [
+      { role: CLICKABLE_ROLES, name: "Like" },
+      { role: CLICKABLE_ROLES, name: "Share" },
+    ],
+    forbid: ["Just text", "Like Share Just text"],
+  },
+  {
+    id: "drag_drop",
+    title: "HTML5 draggables and their drop zone",
+    path: "/cap/drag_drop",
+    expect: [
+      { role: CLICKABLE_ROLES, name: "Card one" },
+      { role: CLICKABLE_ROLES, name: "Card two" },
+      { role: CLICKABLE_ROLES, name: "Trash" },
+    ],
+    forbid: ["Plain paragraph"],
   },
   {
     id: "short_run",

@@ -12,6 +12,7 @@ export interface Entry {
   r?: number;
   t?: string;
   n?: string;
+  d?: string;
   v?: string;
   s?: string;
   f?: string;
@@ -110,7 +111,7 @@ export class Harness {
       const ok = t.inFold ? await this.foundInFold(snap, t, t.inFold.minCount) : snap.entries.some((e) => matches(e, t));
       if (ok) found.push(targetKey(t));
     }
-    const listedNames = new Set(snap.entries.flatMap((e) => [e.n ?? "", ...(e.ex ?? [])]));
+    const listedNames = new Set(snap.entries.flatMap((e) => [e.n ?? e.d ?? "", ...(e.ex ?? [])]));
     return {
       id: c.id,
       expected: c.expect.map(targetKey),
@@ -136,7 +137,8 @@ function roleMatches(role: string | undefined, want: Target["role"]): boolean {
 }
 
 export function matches(e: Entry, t: Target): boolean {
-  if (e.fold !== undefined || !roleMatches(e.t, t.role) || (e.n ?? "") !== t.name) return false;
+  // An unnamed icon is matched by its description (`d`).
+  if (e.fold !== undefined || !roleMatches(e.t, t.role) || (e.n ?? e.d ?? "") !== t.name) return false;
   if (t.value !== undefined && e.v !== t.value) return false;
   if (t.state !== undefined && !(e.s ?? "").split(" ").includes(t.state)) return false;
   if (t.frame && e.f === undefined) return false;
@@ -154,7 +156,7 @@ function toEntries(value: unknown): Entry[] {
     const e: Entry = {};
     const r = num("r");
     if (r !== undefined) e.r = r;
-    for (const k of ["t", "n", "v", "s", "f"] as const) {
+    for (const k of ["t", "n", "d", "v", "s", "f"] as const) {
       const s = str(k);
       if (s !== undefined) e[k] = s;
     }

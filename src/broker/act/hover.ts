@@ -1,7 +1,7 @@
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../../cdp/session.ts";
 import { drag as dragCommand, hover as hoverCommand } from "../../protocol/commands-actions.ts";
-import { BpError } from "../../shared/errors.ts";
+import { BpError, invalidArgument } from "../../shared/errors.ts";
 import type { DragEvidence, HoverEvidence } from "../../protocol/evidence.ts";
 import { exactly, type ArgsOf } from "../context/handler.ts";
 import { resolveRef, type ResolvedRef } from "../observe/resolve-ref.ts";
@@ -65,6 +65,24 @@ async function probeBoth(from: ResolvedRef, to: ResolvedRef): Promise<[Probe, Pr
   }
 }
 
+/** The drag's two ends: the target's centre moved by --offset, or the --to-xy point. */
+async function dropPoint(from: ResolvedRef, to: ResolvedRef | undefined, args: { offset?: string | undefined; "to-xy"?: string | undefined }): Promise<[Probe, Probe]> {
+  const offset = args.offset === undefined ? [0, 0] : pair("offset", args.offset);
+  if (to) {
+    const [a, b] = await probeBoth(from, to);
+    return [a, { ...b, x: b.x + (offset[0] ?? 0), y: b.y + (offset[1] ?? 0) }];
+  }
+  const a = await probeForPointer(from);
+  const [x, y] = pair("to-xy", args["to-xy"] ?? "");
+  return [a, { ...a, x: (x ?? 0) + (offset[0] ?? 0), y: (y ?? 0) + (offset[1] ?? 0) }];
+}
+
+function pair(field: string, text: string): number[] {
+  const m = /^\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*$/.exec(text);
+  if (!m) throw invalidArgument(field, `--${field} takes 'x,y' in CSS px.`);
+  return [Number(m[1]), Number(m[2])];
+}
+
 const DRAG_STEPS = 8;
 
 /**
@@ -77,8 +95,7 @@ export const drag = defineAction<typeof dragCommand, ArgsOf<typeof dragCommand>,
   observe: (a) => ({ limit: a.limit, full: a.full }),
   async dispatch({ ctx, sel, args, top, watch }) {
     const from = await resolveRef(sel, args.from);
-    const to = await resolveRef(sel, args.to);
-    const [a, b] = await probeBoth(from, to);
+    const [a, b] = await dropPoint(from, args.to === undefined ? undefined : await resolveRef(sel, args.to), args);
     const frame = frameOfRef(from);
     let html5 = false;
     try {
@@ -98,7 +115,7 @@ export const drag = defineAction<typeof dragCommand, ArgsOf<typeof dragCommand>,
       kind: html5 ? "html5" : "pointer",
       effects,
       from: a.target,
-      to: b.target,
+      ...(args.to !== undefined ? { to: b.target } : {}),
       points: [{ x: Math.round(a.x), y: Math.round(a.y) }, { x: Math.round(b.x), y: Math.round(b.y) }],
     });
   },

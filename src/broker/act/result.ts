@@ -187,6 +187,8 @@ function leanObservation(reply: SnapshotReply): ActionObservation {
       ...(diff.removed?.length ? { removed: diff.removed } : {}),
       ...(changed.length > 0 ? { changed } : {}),
       ...(diff.announced?.length ? { announced: diff.announced } : {}),
+      ...(diff.text?.length ? { text: diff.text } : {}),
+      ...(diff.order?.length ? { order: diff.order } : {}),
       ...(diff.title !== undefined ? { title: diff.title } : {}),
       ...(diff.url !== undefined ? { url: diff.url } : {}),
     };

@@ -140,7 +140,7 @@ export class Watchdogs {
     // the count alone. No diff and no elements is a lean reply's "nothing changed".
     if (!isObj(reply.diff) && reply.elements !== undefined) return undefined;
     const diff: Record<string, unknown> = isObj(reply.diff) ? reply.diff : {};
-    const emptyDiff = emptyList(diff.added) && emptyList(diff.removed) && emptyList(diff.changed) && diff.title === undefined && diff.url === undefined;
+    const emptyDiff = emptyList(diff.added) && emptyList(diff.removed) && emptyList(diff.changed) && emptyList(diff.text) && emptyList(diff.order) && diff.title === undefined && diff.url === undefined;
     const sameUrl = url === undefined || prev?.url === undefined || prev.url === url;
     const still = emptyList(evidence.effects) && emptyDiff && sameUrl;
     const count = still ? (prev?.count ?? 0) + 1 : 0;

@@ -1,4 +1,5 @@
-import { click } from "../act/click.ts";
+import { click as clickRef } from "../act/click.ts";
+import { withTextAndTimes } from "../act/click-text.ts";
 import { answerDialog, ownDialogs } from "../act/dialog.ts";
 import { drag, hover } from "../act/hover.ts";
 import { keyboard, press } from "../act/keyboard.ts";
@@ -21,6 +22,8 @@ const dialogs = defineHandler(dialogsCommand)({
     };
   },
 });
+
+const click = withTextAndTimes(clickRef);
 
 /** Every action is one declarative object on the action pipeline (src/broker/act/pipeline.ts). */
 export const ACTION_HANDLERS: Handler[] = [click, dialogs, answerDialog, typeText, keyboard, press, scroll, dropdown, selectOption, upload, hover, drag];

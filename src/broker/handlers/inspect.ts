@@ -180,16 +180,21 @@ async function findIn(walk: Walk, frame: Frame, input: FindInput): Promise<FindR
 
 /**
  * Says where each match is: `f`, the number 'bp frame' lists for the frame it is in (none in
- * the walked root), and `r`, the ref of the control it is or is inside when this agent's
- * snapshot of the current document listed that ref (folded ones included).
+ * the walked root), and `r`, the ref of the control it is when this agent's snapshot of the
+ * current document listed that ref (folded ones included), or `container`, the ref of the
+ * listed control it is inside.
  */
-async function placeMatches(walk: Walk, frame: Frame, items: { place?: MatchPlace; f?: string; r?: number }[]): Promise<void> {
+async function placeMatches(walk: Walk, frame: Frame, items: { place?: MatchPlace; f?: string; r?: number; container?: number }[]): Promise<void> {
   const hosts = new Map<number, string | undefined>();
   const refs = items.some((m) => m.place?.ref !== undefined) ? await walk.refs() : undefined;
   for (const m of items) {
     const place = m.place;
     delete m.place;
-    if (place?.ref !== undefined && refs?.get(place.ref)?.frameId === frame.frameId) m.r = place.ref;
+    // An ancestor's ref is named as the container's, never as the match's own.
+    if (place?.ref !== undefined && refs?.get(place.ref)?.frameId === frame.frameId) {
+      if (place.container) m.container = place.ref;
+      else m.r = place.ref;
+    }
     let frameId: string | undefined = frame.depth > 0 ? frame.frameId : undefined;
     if (place?.host !== undefined) {
       if (!hosts.has(place.host)) hosts.set(place.host, await hostFrameId(frame, place.host));

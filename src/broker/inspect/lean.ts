@@ -18,6 +18,7 @@ export interface LeanMatch {
   height: number;
   f?: string;
   r?: number;
+  container?: number;
 }
 
 export function leanMatch(m: SearchMatch, query: string): LeanMatch {
@@ -32,6 +33,7 @@ export function leanMatch(m: SearchMatch, query: string): LeanMatch {
     height: m.height,
     ...(m.f !== undefined ? { f: m.f } : {}),
     ...(m.r !== undefined ? { r: m.r } : {}),
+    ...(m.container !== undefined ? { container: m.container } : {}),
   };
 }
 
@@ -49,9 +51,10 @@ export interface LeanElement {
   attributes?: { name: string; value: string }[];
   f?: string;
   r?: number;
+  container?: number;
 }
 
-export function leanElement(e: FoundElement & { f?: string; r?: number }): LeanElement {
+export function leanElement(e: FoundElement & { f?: string; r?: number; container?: number }): LeanElement {
   return {
     tagName: e.tagName,
     role: e.role,
@@ -66,5 +69,6 @@ export function leanElement(e: FoundElement & { f?: string; r?: number }): LeanE
     ...(e.attributes.length > 0 ? { attributes: e.attributes } : {}),
     ...(e.f !== undefined ? { f: e.f } : {}),
     ...(e.r !== undefined ? { r: e.r } : {}),
+    ...(e.container !== undefined ? { container: e.container } : {}),
   };
 }

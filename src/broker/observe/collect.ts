@@ -9,7 +9,8 @@ import { FrameSessions } from "../frames.ts";
 import { localFileRefusal } from "../local-files.ts";
 import { TabObservation, type RefBinding } from "../refs.ts";
 import { listFrames, type Root } from "./frame-list.ts";
-import { documentAhead, listenedHandles, listenedNodes, noteMarked, sameListened, wasMarked, type MarkTarget } from "./listeners.ts";
+import { delegationScan } from "./delegation.ts";
+import { documentAhead, frameworkMarked, listenedHandles, listenedNodes, noteMarked, sameListened, wasMarked, type Listed, type MarkTarget } from "./listeners.ts";
 import { callPage, navigationCount, pageObject, worldContextId, worldKnown } from "../world.ts";
 import { callSteps, step } from "../page-fns.ts";
 import type { PageReply } from "../../page/runtime.ts";
@@ -190,9 +191,13 @@ async function snapshotCall(root: Root, arg: SnapshotOptions, pre: PreSteps | un
   const steps: PageStep[] = [...(pre?.steps ?? []), { fn: "snapshot", arg, ...(pre?.snapshotWhen ? { when: pre.snapshotWhen } : {}) }];
   // An action's steps are for the document it acted in: not run again in the next one.
   const only = doc ? { doc } : pre ? { inDocument: true } : {};
-  let nodes: number[] | undefined;
+  let nodes: Listed | undefined;
   if (wasMarked(target)) {
-    if (pre) return callPage(root.session, root.frameId, steps, only);
+    if (pre) {
+      // React renders its clickables anew: on such a page an action's observation asks the page world again (one round trip).
+      const scan = frameworkMarked(target) ? await delegationScan(root.session) : undefined;
+      return callPage(root.session, root.frameId, steps, scan ? { ...only, mark: [], mk: { merge: true, scan } } : only);
+    }
     const reply = await callSteps(root.session, root.frameId, [step("snapshot", { ...arg, ifMarked: true, remark: true })], only);
     const [snap] = reply.results;
     const asIs = { ...reply, results: [snap] };
@@ -207,12 +212,12 @@ async function snapshotCall(root: Root, arg: SnapshotOptions, pre: PreSteps | un
   if (!mark) return callPage(root.session, root.frameId, steps, only);
   let reply: PageReply;
   try {
-    reply = await callPage(root.session, root.frameId, steps, { ...only, mark: mark.handles });
+    reply = await callPage(root.session, root.frameId, steps, { ...only, mark: mark.handles, mk: { dropAt: mark.handleDropAt, ...(mark.scan ? { scan: mark.scan } : {}) } });
   } catch {
     // The handles belong to a world that went away meanwhile: observe without them.
     return callPage(root.session, root.frameId, steps, only);
   }
-  noteMarked(target, mark.nodes);
+  noteMarked(target, mark);
   return reply;
 }
 

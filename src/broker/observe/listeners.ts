@@ -1,9 +1,13 @@
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../../cdp/session.ts";
+import type { DelegationScan } from "../../page/listener-mark.ts";
 import { installAhead, navigationCount, pageObject, worldContextId } from "../world.ts";
+import { delegationScan } from "./delegation.ts";
 
 /** Event types that make an element act like a button when a script listens for them. */
 const ACTIVATING = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup", "touchstart", "touchend"]);
+/** Event types that make an element an HTML5 drop zone, a target for `bp drag`. */
+const DROPPING = new Set(["drop", "dragover", "dragenter"]);
 
 /** At most this many listened-to elements are handed to the page per snapshot: bounded work on any page. */
 const MAX_MARKED = 300;
@@ -21,6 +25,8 @@ interface DocMarks {
   nodes?: string;
   /** The page world's document handle, for the listener query. */
   pageDoc?: string;
+  /** The page world's scan found framework-clickable elements (React): an action's observation scans again. */
+  framework?: boolean;
 }
 
 const docs = new WeakMap<CdpSession, Map<string, DocMarks>>();
@@ -49,15 +55,21 @@ function stateOf(t: MarkTarget): DocMarks {
 /** Marks were made in this document: a later snapshot may ask the page whether they still hold. */
 export const wasMarked = (t: MarkTarget): boolean => docs.get(t.session)?.get(`${t.frameId}:${t.loaderId}`)?.marked === true;
 
+const keyOf = (l: Listed): string => `${l.nodes.join(",")}/${l.dropAt}/${l.scan ? JSON.stringify(l.scan) : ""}`;
+
 /** The page marked this document from the handles of these listened nodes. */
-export function noteMarked(t: MarkTarget, nodes: number[]): void {
+export function noteMarked(t: MarkTarget, listed: Listed): void {
   const s = stateOf(t);
   s.marked = true;
-  s.nodes = nodes.join(",");
+  s.nodes = keyOf(listed);
+  s.framework = (listed.scan?.h.length ?? 0) > 0;
 }
 
-/** The browser lists the same listened nodes as when the page's marks were made. */
-export const sameListened = (t: MarkTarget, nodes: number[]): boolean => docs.get(t.session)?.get(`${t.frameId}:${t.loaderId}`)?.nodes === nodes.join(",");
+/** This document's marks came with framework-clickable elements (React), which it may render anew at any action. */
+export const frameworkMarked = (t: MarkTarget): boolean => t.top === true && docs.get(t.session)?.get(`${t.frameId}:${t.loaderId}`)?.framework === true;
+
+/** The browser lists the same listened nodes (and the page world the same delegation) as when the page's marks were made. */
+export const sameListened = (t: MarkTarget, listed: Listed): boolean => docs.get(t.session)?.get(`${t.frameId}:${t.loaderId}`)?.nodes === keyOf(listed);
 
 /** After an action that made new controls appear (suggestions after typing): the next observation marks afresh. */
 export function forgetMarks(session: CdpSession, frameId: string): void {
@@ -79,26 +91,41 @@ export function forgetMarks(session: CdpSession, frameId: string): void {
  * Round trips: the listener list and the handles, plus the document's page-world handle the
  * first time (one call in a session's top frame, three in a frame inside it).
  */
-export async function listenedHandles(t: MarkTarget, known?: number[]): Promise<Listened | undefined> {
+export async function listenedHandles(t: MarkTarget, known?: Listed): Promise<Listened | undefined> {
   // Our world's context, asked alongside the listener list on a new document.
   const context = worldContextId(t.session, t.frameId);
   context.catch(() => undefined);
-  const nodes = known ?? (await listenedNodes(t, () => installAhead(t.session, t.frameId)));
-  const handles = nodes && (await handlesOf(t, nodes, context));
-  return nodes && handles ? { nodes, handles } : undefined;
+  const listed = known ?? (await listenedNodes(t, () => installAhead(t.session, t.frameId)));
+  const handles = listed && (await handlesOf(t, listed.nodes, context));
+  if (!listed || !handles) return undefined;
+  // Unresolved nodes leave no gap: the drop zones start after the clickables that resolved.
+  let at = 0;
+  for (let i = 0; i < listed.dropAt; i++) if (handles[i] !== undefined) at++;
+  return { ...listed, handles: handles.filter((id): id is string => id !== undefined), handleDropAt: at };
 }
 
-export interface Listened {
-  /** Backend ids of the listened nodes, in the browser's order (at most MAX_MARKED). */
+/** What the browser and the page world name as listened now. */
+export interface Listed {
+  /** Backend ids of the listened nodes, in the browser's order (at most MAX_MARKED): clickables, then drop zones from `dropAt`. */
   nodes: number[];
+  dropAt: number;
+  /** The page world's own record of delegation (jQuery, React), top frames only. */
+  scan?: DelegationScan;
+}
+
+export interface Listened extends Listed {
   /** Their handles in our world, for the page to mark. */
   handles: string[];
+  /** Index in `handles` from which they are drop zones. */
+  handleDropAt: number;
 }
 
 /** The nodes with activating listeners, as the browser lists them now (one round trip once the document's handle is known). */
-export async function listenedNodes(t: MarkTarget, alongside?: () => void): Promise<number[] | undefined> {
+export async function listenedNodes(t: MarkTarget, alongside?: () => void): Promise<Listed | undefined> {
   const { session } = t;
   const state = stateOf(t);
+  // The page world's delegation, asked in the same round trip.
+  const scan = t.top ? delegationScan(session) : Promise.resolve(undefined);
   try {
     let listeners: Protocol.DOMDebugger.EventListener[];
     try {
@@ -112,7 +139,9 @@ export async function listenedNodes(t: MarkTarget, alongside?: () => void): Prom
       state.pageDoc = await pageDocument(t);
       listeners = await listenersOf(session, state.pageDoc);
     }
-    return activatingNodes(listeners);
+    const { nodes, dropAt } = activatingNodes(listeners);
+    const found = await scan;
+    return { nodes, dropAt, ...(found ? { scan: found } : {}) };
   } catch {
     state.pageDoc = undefined;
     return undefined;
@@ -120,7 +149,7 @@ export async function listenedNodes(t: MarkTarget, alongside?: () => void): Prom
 }
 
 /** The nodes resolved into our world (one round trip); the previous marking's handles are released with it. */
-async function handlesOf(t: MarkTarget, nodes: number[], context: Promise<number>): Promise<string[] | undefined> {
+async function handlesOf(t: MarkTarget, nodes: number[], context: Promise<number>): Promise<(string | undefined)[] | undefined> {
   const { session } = t;
   try {
     // The previous marking's handles: the page holds its marks by then.
@@ -134,7 +163,7 @@ async function handlesOf(t: MarkTarget, nodes: number[], context: Promise<number
           .catch(() => undefined),
       ),
     );
-    return resolved.filter((id): id is string => id !== undefined);
+    return resolved;
   } catch {
     return undefined;
   }
@@ -215,8 +244,10 @@ async function pageDocument(t: MarkTarget): Promise<string | undefined> {
   }
 }
 
-function activatingNodes(listeners: Protocol.DOMDebugger.EventListener[]): number[] {
+/** Clickables first, then drop zones (not already clickable), MAX_MARKED in all. */
+function activatingNodes(listeners: Protocol.DOMDebugger.EventListener[]): { nodes: number[]; dropAt: number } {
   const out: number[] = [];
+  const drops: number[] = [];
   const seen = new Set<number>();
   for (const l of listeners) {
     const id = l.backendNodeId;
@@ -225,5 +256,12 @@ function activatingNodes(listeners: Protocol.DOMDebugger.EventListener[]): numbe
     out.push(id);
     if (out.length >= MAX_MARKED) break;
   }
-  return out;
+  for (const l of listeners) {
+    const id = l.backendNodeId;
+    if (out.length + drops.length >= MAX_MARKED) break;
+    if (id === undefined || id === 0 || seen.has(id) || !DROPPING.has(l.type)) continue;
+    seen.add(id);
+    drops.push(id);
+  }
+  return { nodes: [...out, ...drops], dropAt: out.length };
 }

@@ -1,5 +1,6 @@
 import { diffSnapshots } from "../../page/diff.ts";
-import { compactEntry, compactSnapshotJson, compactSnapshotMeta, formatDiffHuman, formatSnapshotHuman } from "../../page/format.ts";
+import { refRuns } from "../../page/diff.ts";
+import { compactChurn, compactEntry, compactSnapshotJson, compactSnapshotMeta, formatDiffHuman, formatSnapshotHuman } from "../../page/format.ts";
 import { selectedTab, type Selected } from "../context/tabs.ts";
 import type { CallContext } from "../context/types.ts";
 import type { TargetRecord } from "../targets.ts";
@@ -22,6 +23,8 @@ export interface ObserveOptions {
   find?: string;
   boxes?: boolean;
   diff?: boolean;
+  /** Headings and short text blocks among the controls. */
+  text?: boolean;
 }
 
 /** Takes a snapshot of the selected tab (or its selected frame) for this agent. */
@@ -56,7 +59,7 @@ export async function observeWith(ctx: CallContext, sel: Selected, opts: Observe
   await frameSessions(rec, session).ensure();
   const known = agent.observations.get(rec.targetId);
   const current = known && known.generation === browser.generation ? known : undefined;
-  const snapOpts = { limit: opts.limit, ...(opts.expand ? { expand: [opts.expand] } : {}), ...(opts.find ? { find: opts.find } : {}) };
+  const snapOpts = { limit: opts.limit, ...(opts.expand ? { expand: [opts.expand] } : {}), ...(opts.find ? { find: opts.find } : {}), ...(opts.text ? { text: true } : {}) };
   // A snapshot of the document this agent saw last (no frame of its choosing, no navigation
   // event since the frame tree named its loader): no need to ask for the tree again. The
   // snapshot runs only in the document with that runtime token (a new document, even in the
@@ -99,7 +102,7 @@ function render(ctx: CallContext, rec: TargetRecord, collected: Collected, opts:
   // observation was of this same document): with one, neither the list nor those are made.
   const base = opts.diff ? previous : undefined;
   // No tab id: the agent selected the tab itself, and only it changes the selection.
-  const out = exactly<SnapshotReply>()(base ? compactSnapshotMeta(result) : compactSnapshotJson(result, { boxes: opts.boxes === true }));
+  const out = exactly<SnapshotReply>()(base ? compactSnapshotMeta(result) : compactSnapshotJson(result, { boxes: opts.boxes === true, text: opts.text === true }));
   // Page-derived strings are bounded like everything else we print.
   if (!base && result.url.length > MAX_URL) {
     out.url = boundUrl(result.url);
@@ -112,10 +115,12 @@ function render(ctx: CallContext, rec: TargetRecord, collected: Collected, opts:
       const d = diffSnapshots(base, result);
       // Its empty parts are left out.
       out.diff = {
-        ...(d.added.length ? { added: d.added.map((e) => compactEntry(e, { boxes: opts.boxes === true })) } : {}),
-        ...(d.removed.length ? { removed: d.removed } : {}),
+        ...(d.added.length || d.replaced.length ? { added: [...d.added.map((e) => compactEntry(e, { boxes: opts.boxes === true })), ...d.replaced.map(compactChurn)] } : {}),
+        ...(d.removed.length ? { removed: refRuns(d.removed) } : {}),
         ...(d.changed.length ? { changed: d.changed.map((c) => ({ ...compactEntry(c.element), fields: c.fields })) } : {}),
         ...(d.announced.length ? { announced: d.announced } : {}),
+        ...(d.text.length ? { text: d.text } : {}),
+        ...(d.order ? { order: d.order } : {}),
         unchanged: d.unchanged,
         ...(d.title !== undefined ? { title: d.title } : {}),
         ...(d.url !== undefined ? { url: d.url } : {}),
@@ -125,7 +130,7 @@ function render(ctx: CallContext, rec: TargetRecord, collected: Collected, opts:
       out.diffFallback = replaced ? "document_changed" : "no_previous_observation";
     }
   }
-  if (ctx.req.mode === "human" && out.text === undefined) out.text = formatSnapshotHuman(result);
+  if (ctx.req.mode === "human" && out.text === undefined) out.text = formatSnapshotHuman(result, { text: opts.text === true });
   return out;
 }
 

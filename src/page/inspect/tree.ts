@@ -38,6 +38,8 @@ export interface FrameState {
 export interface MatchPlace {
   host?: number;
   ref?: number;
+  /** The ref is an ancestor's, the control the match is inside: never to be taken as the match's own. */
+  container?: true;
 }
 
 export function frameState(): FrameState {
@@ -66,6 +68,7 @@ export function matchPlace(dom: InspectDom, fs: FrameState, win: PageWindow, el:
       const r = reg.byEl.get(x);
       if (r !== undefined) {
         out.ref = r;
+        if (i > 0) out.container = true;
         break;
       }
       x = dom.parentNode(x);

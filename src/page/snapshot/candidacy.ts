@@ -26,7 +26,17 @@ export function seeCandidacy(run: Run, s: Seen, ctx: Ctx): void {
   const tabindex = A.tabindex;
   const focusable = tabindex !== undefined && parseInt(tabindex, 10) >= 0 && tag !== "body" && tag !== "html";
   // An onclick attribute, or a click listener the broker found through CDP.
-  const onclick = A.onclick !== undefined || (run.listened !== null && run.listened.has(el));
+  // jQuery UI binds `data-handler` elements to their `data-event` (a datepicker's Prev, its days):
+  // named in markup, so known before any listener query. A native control inside is the one.
+  const dataEvent = lower(A["data-event"] || "");
+  const handled =
+    A["data-handler"] !== undefined &&
+    (dataEvent === "" || dataEvent === "click" || dataEvent === "mousedown" || dataEvent === "mouseup") &&
+    !el.querySelector("a[href],button,input,select,textarea");
+  const marked = run.listened !== null && run.listened.has(el);
+  const onclick = A.onclick !== undefined || handled || marked;
+  // An HTML5 draggable says what it is: `bp drag` needs its ref.
+  const draggable = lower(A.draggable || "") === "true";
   const presentational = eRole === "presentation" || eRole === "none" || eRole === "generic";
   const semantic = eRole && !presentational ? eRole : iRole;
   if (native || roleInteractive || editHost || focusable) {
@@ -50,8 +60,11 @@ export function seeCandidacy(run: Run, s: Seen, ctx: Ctx): void {
   } else if (
     tag !== "body" &&
     tag !== "html" &&
-    !ctx.inCand &&
-    ((s.pointer && !ctx.pointer && s.st.pointerEvents !== "none") || onclick)
+    // A draggable item inside a listed drop zone, or a star icon with its own (or a delegated)
+    // handler inside a clickable row, is a control of its own; inside a native control (a
+    // listener on a button's label span) it is part of that control.
+    ((!ctx.inCand && ((s.pointer && !ctx.pointer && s.st.pointerEvents !== "none") || onclick)) ||
+      ((draggable || marked || handled) && (!ctx.inCand || run.candStack[run.candStack.length - 1]?.dom === true)))
   ) {
     s.role = semantic;
     s.dom = true;

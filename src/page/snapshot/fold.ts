@@ -53,6 +53,7 @@ export function toElement(r: Rec): SnapshotElement {
   if (r.frame) e.frame = r.frame;
   if (r.via) e.via = r.via;
   if (r.dom) e.source = "dom";
+  if (r.desc) e.desc = r.desc;
   return e;
 }
 

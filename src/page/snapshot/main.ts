@@ -9,6 +9,7 @@ import { liveTexts } from "./live.ts";
 import { applyLimits } from "./limits.ts";
 import { createRun } from "./setup.ts";
 import { bound, cut } from "./text.ts";
+import { textBlocks } from "./texts.ts";
 import { walkDocument } from "./walk.ts";
 
 export function snapshotMain(win: PageWindow, opts?: SnapshotOptions): SnapshotResult {
@@ -22,6 +23,8 @@ export function snapshotMain(win: PageWindow, opts?: SnapshotOptions): SnapshotR
   if (!run.FIND && run.FOLD_MIN > 0 && overBudget(limited.truncationReasons)) limited = applyLimits(run, foldEntries(run, true));
   const hints = buildHints(run);
   const live = liveTexts(run);
+  // Read for every snapshot (an action's outcome compares them); listed only with --text.
+  const texts = textBlocks(run);
 
   let title = "";
   let url = "";
@@ -37,6 +40,7 @@ export function snapshotMain(win: PageWindow, opts?: SnapshotOptions): SnapshotR
     url,
     page: run.page,
     ...(live.length > 0 ? { live } : {}),
+    texts,
     elements: limited.elements,
     totalCandidates: refs.totalCandidates,
     candidateRefs: refs.candidateRefs,

@@ -60,6 +60,7 @@ export function newRec(run: Run, el: PageElement, role: string, ctx: Ctx, tag: s
     listbox: ctx.listbox,
     loginForm: false,
     password: false,
+    desc: "",
     autocomplete: false,
     ref: 0,
     name: "",

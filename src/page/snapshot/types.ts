@@ -104,6 +104,8 @@ export interface Rec {
   listbox: number;
   loginForm: boolean;
   password: boolean;
+  /** For a candidate with no name: words from its class, id or image file ("icon star"). */
+  desc: string;
   autocomplete: boolean;
   ref: number;
   name: string;

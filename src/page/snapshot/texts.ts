@@ -1,0 +1,124 @@
+/**
+ * The page's readable text beside its controls: headings and short text blocks of the top
+ * document (open shadow roots and same-origin frames included), in document order, each placed after the listed
+ * control that precedes it (`after`, 0 before the first). A control's own text is its name, so
+ * the walk does not enter candidates. Bounded: MAX_BLOCKS blocks of MAX_CHARS, MAX_TOTAL in
+ * all, MAX_VISITS elements visited. Read by `snapshot --text` and by an action's outcome (what
+ * text appeared or changed).
+ */
+import type { PageElement, TextBlock } from "../types.ts";
+import type { Run } from "./types.ts";
+
+const MAX_BLOCKS = 80;
+const MAX_CHARS = 160;
+const MAX_TOTAL = 6000;
+const MAX_VISITS = 20000;
+/** Visibility checks (the costly part): text blocks looked at, shown or not. */
+const MAX_CHECKS = 400;
+const SKIP: Record<string, 1> = { script: 1, style: 1, noscript: 1, template: 1, head: 1, svg: 1, select: 1, textarea: 1, object: 1, canvas: 1, video: 1, audio: 1, option: 1, datalist: 1 };
+
+type Walked = PageElement & { firstChild: Walked | null; nextSibling: Walked | null; nodeValue?: string | null; textContent?: string | null; checkVisibility?: (o: object) => boolean };
+
+export function textBlocks(run: Run): TextBlock[] {
+  const refOf = new Map<unknown, number>();
+  for (const r of run.recs) if (r.ref) refOf.set(r.el, r.ref);
+  const out: TextBlock[] = [];
+  const body = (run.topDoc as unknown as { body: Walked | null }).body;
+  if (!body) return out;
+  let after = 0;
+  let total = 0;
+  let visits = 0;
+  let checks = 0;
+  const stack: Walked[] = [body];
+  while (stack.length && out.length < MAX_BLOCKS && total < MAX_TOTAL && visits++ < MAX_VISITS) {
+    const el = stack.pop() as Walked;
+    const ref = refOf.get(el);
+    if (ref !== undefined) {
+      after = ref;
+      continue;
+    }
+    try {
+      if (visit(el)) break;
+    } catch {
+      // One hostile element costs its own text, not the rest.
+    }
+  }
+  return out;
+
+  /** True when the checks' budget is spent. */
+  function visit(el: Walked): boolean {
+    const tag = String(el.localName || "").toLowerCase();
+    // As the walk: these subtrees are out, whatever the layout engine says.
+    if (SKIP[tag] || el.getAttribute("hidden") !== null || el.getAttribute("aria-hidden") === "true" || el.getAttribute("inert") !== null) return false;
+    // A label's text is its control's name, listed with it.
+    if (tag === "label") {
+      markInside(el, refOf, (r) => (after = r));
+      return false;
+    }
+    const level = /^h[1-6]$/.test(tag) ? Number(tag.charAt(1)) : el.getAttribute("role") === "heading" ? Number(el.getAttribute("aria-level")) || 2 : 0;
+    if (level || ownText(el)) {
+      if (++checks > MAX_CHECKS) return true;
+      if (!shown(el)) return false;
+      const x = clip(String(el.textContent || "").replace(/\s+/g, " ").trim());
+      if (x) {
+        const last = out[out.length - 1];
+        if (!last || last.x !== x) {
+          out.push(level ? { after, h: level, x } : { after, x });
+          total += x.length;
+        }
+      }
+      // Controls inside a text block (a link in a paragraph) still count for the order.
+      markInside(el, refOf, (r) => (after = r));
+      return false;
+    }
+    if (tag === "iframe" || tag === "frame") {
+      // A same-origin frame's text is read in place, as the walk lists its controls.
+      let body: Walked | null = null;
+      try {
+        body = (Reflect.get(el, "contentDocument") as { body: Walked | null } | null)?.body ?? null;
+      } catch {
+        // Cross-origin: its own session's observation.
+      }
+      if (body) stack.push(body);
+      return false;
+    }
+    const kids: Walked[] = [];
+    const root = (el as unknown as { shadowRoot?: Walked | null }).shadowRoot;
+    for (let c = (root ?? el).firstChild; c; c = c.nextSibling) if (c.nodeType === 1) kids.push(c);
+    for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i] as Walked);
+    return false;
+  }
+}
+
+function ownText(el: Walked): boolean {
+  for (let c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === 3 && /\S/.test(String(c.nodeValue || ""))) return true;
+  return false;
+}
+
+function shown(el: Walked): boolean {
+  try {
+    if (typeof el.checkVisibility === "function") return el.checkVisibility({ visibilityProperty: true, opacityProperty: true, contentVisibilityAuto: false });
+    return (el as unknown as { getClientRects(): ArrayLike<unknown> }).getClientRects().length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** The last listed control inside a text block, so text after the block comes after it. */
+function markInside(el: Walked, refOf: Map<unknown, number>, set: (r: number) => void): void {
+  if (refOf.size === 0) return;
+  try {
+    const all = (el as unknown as { querySelectorAll(s: string): ArrayLike<unknown> }).querySelectorAll("*");
+    for (let i = 0; i < all.length && i < 500; i++) {
+      const r = refOf.get(all[i]);
+      if (r !== undefined) set(r);
+    }
+  } catch {
+    // Order stays as it was.
+  }
+}
+
+function clip(s: string): string {
+  if (s.length <= MAX_CHARS) return s;
+  return s.slice(0, MAX_CHARS - 1) + "…";
+}
