@@ -32,6 +32,8 @@ export const evidenceSchemas = once(() => {
     point: v.optional(point),
     checked: v.optional(v.union([v.boolean(), v.string()])),
     focused: v.optional(v.boolean()),
+    /** A click the page did not receive on the element: what received its click, and where press and release landed when they differ. */
+    received: v.optional(v.object({ by: v.optional(element), down: v.optional(element), up: v.optional(element) })),
 });
 
 const typing = {
@@ -74,7 +76,7 @@ const uploadEvidence = of("upload", {
   sizeBytes: v.number(),
 });
 
-const hoverEvidence = of("hover", { hovered: v.boolean(), target: v.optional(element), point: v.optional(point) });
+const hoverEvidence = of("hover", { hovered: v.boolean(), target: v.optional(element), point: v.optional(point), received: v.optional(v.object({ by: v.optional(element) })) });
 
 const dragEvidence = of("drag", { kind: v.picklist(["html5", "pointer"]), from: v.optional(element), to: v.optional(element), points: v.optional(v.array(point)) });
 

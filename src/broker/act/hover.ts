@@ -28,19 +28,31 @@ export const hover = defineAction<typeof hoverCommand, ArgsOf<typeof hoverComman
   readback: ({ args }) => [
     step("act", { op: "state" }, { ref: args.ref }),
     step("act", { op: "hovered" }, { ref: args.ref }),
+    step("act", { op: "received", input: "over" }, { ref: args.ref }),
   ],
   evidence({ watch }, probe, readback) {
     const hovered = readResult(readback, 1, "act", "hovered");
+    const over = readResult(readback, 2, "act", "received");
     const effects = [...stateEffects(probe.state, readResult(readback, 0, "act", "state") ?? undefined), ...pageEffects(watch.effects)];
-    const verdict = hovered === true ? { status: "verified" as const } : evidenceStatus(effects);
-    return exactly<HoverEvidence>()({ action: "hover", ...verdict, hovered: hovered === true, effects, target: probe.target, point: { x: Math.round(probe.x), y: Math.round(probe.y) } });
+    // Under the pointer, or the pointer's over events reached it: the page received the hover. Else a change is no proof.
+    const elsewhere = hovered !== true && over?.armed === true && over.got === false;
+    const verdict = hovered === true || over?.got === true ? { status: "verified" as const } : elsewhere ? { status: "mismatch" as const, reason: "pointer_not_over_target" } : evidenceStatus(effects);
+    return exactly<HoverEvidence>()({
+      action: "hover",
+      ...verdict,
+      hovered: hovered === true,
+      effects,
+      target: probe.target,
+      point: { x: Math.round(probe.x), y: Math.round(probe.y) },
+      ...(elsewhere && over.by ? { received: { by: over.by } } : {}),
+    });
   },
   // A menu that opens after a hover-intent delay: waited for when its timer is all that happened yet (late.ts).
   async after(run, _sent, evidence) {
     if (!(await lateTimerChange(run, "pointer"))) return undefined;
     const effects = [...new Set([...(evidence.effects ?? []), ...pageEffects(run.watch.effects)])];
     const { reason: _none, ...rest } = evidence;
-    return exactly<HoverEvidence>()({ ...rest, ...(evidence.hovered ? { status: "verified" as const } : evidenceStatus(effects)), effects });
+    return exactly<HoverEvidence>()({ ...rest, ...(evidence.hovered || evidence.status === "verified" ? { status: "verified" as const } : evidence.status === "mismatch" ? { status: "mismatch" as const, reason: "pointer_not_over_target" } : evidenceStatus(effects)), effects });
   },
 });
 
