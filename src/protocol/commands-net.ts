@@ -132,6 +132,7 @@ export const netShow = defineCommand({
     save: optText("Write the response body's bytes to this file (relative names resolve in BROWSER_PILOT_OUTPUT_DIR if set)"),
     force: forceArg,
     limit: limitArg(4000, 100_000, "characters of body"),
+    values: flag("Show the Cookie and Set-Cookie headers' values (secrets; masked otherwise)"),
   }),
   result: () =>
     v.union([

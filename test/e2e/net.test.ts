@@ -73,6 +73,15 @@ describe("bp cookies", () => {
     expect((await run(["cookies", "not a domain"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "domain" } });
     const h = await env.run(["--human", "cookies"], { key: A });
     expect(h.stdout).toContain("HttpOnly");
+    // The document's response set both cookies: net show says so (masked unless --values).
+    const doc = (await requests(A, ["--url", "*/cookies"])).filter((q) => q.type === "document").at(-1);
+    const shown = await run(["net", "show", String(doc?.id)]);
+    const setCookie = (shown.json.request as { responseHeaders?: Record<string, string> }).responseHeaders?.["set-cookie"];
+    expect(setCookie).toMatch(/^\*\*\* \(\d+ chars\)$/);
+    expect(shown.stdout).not.toContain("abc123");
+    const open = await run(["net", "show", String(doc?.id), "--values"]);
+    const lines = ((open.json.request as { responseHeaders?: Record<string, string> }).responseHeaders?.["set-cookie"] ?? "").split("\n");
+    expect(lines).toEqual(["session=abc123; HttpOnly; SameSite=Strict; Path=/", "theme=dark; SameSite=Lax; Path=/; Max-Age=3600"]);
     expect(h.stdout).not.toContain("abc123");
   });
 });
@@ -156,6 +165,8 @@ describe("bp net rules", () => {
     expect(listed.find((r) => r.type === "mock")).toMatchObject({ status: 203, bodySize: 17 });
     // Mock beats headers, whatever order they came in.
     expect(await reloadApp()).toBe("203:Mocked:");
+    // The rule's Content-Type replaces the default, not joined to it.
+    expect((await run(["eval", "fetch('/api/user').then((r) => r.headers.get('content-type'))"])).json.value).toBe("application/json");
     const mocked = (await requests(A, ["--url", "*/api/user*"])).at(-1);
     expect(mocked?.rule).toBe(`mocked ${String((m.json.rule as { id: string }).id)}`);
     const b = await run(["net", "block", "*/api/*"]);

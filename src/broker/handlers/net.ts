@@ -100,11 +100,21 @@ const netList = defineHandler(commands.net)({
   },
 });
 
-function maskHeaders(h: Record<string, string> | undefined): Record<string, string> | undefined {
+const COOKIE_HEADERS = /^(cookie|set-cookie)$/i;
+
+/** Secret values masked (their length kept); with `cookies` (--values) the Cookie and Set-Cookie values are shown. */
+function maskHeaders(h: Record<string, string> | undefined, cookies = false): Record<string, string> | undefined {
   if (!h) return undefined;
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h)) out[k] = SECRET_HEADERS.test(k) ? `*** (${v.length} chars)` : redactUrl(v);
+  for (const [k, v] of Object.entries(h)) out[k] = SECRET_HEADERS.test(k) && !(cookies && COOKIE_HEADERS.test(k)) ? `*** (${v.length} chars)` : redactUrl(v);
   return out;
+}
+
+/** The response's headers with its Set-Cookie lines (from the extra info), which the browser's own list leaves out. */
+function responseHeadersOf(e: NetEntry): Record<string, string> | undefined {
+  if (e.setCookie === undefined) return e.responseHeaders;
+  const rest = Object.fromEntries(Object.entries(e.responseHeaders ?? {}).filter(([k]) => k.toLowerCase() !== "set-cookie"));
+  return { ...rest, "set-cookie": e.setCookie };
 }
 
 const netShow = defineHandler(commands.netShow)({
@@ -118,8 +128,8 @@ const netShow = defineHandler(commands.netShow)({
     // Lean: not the id given, nor when it started; the status text and MIME type only when
     // they add to the status code and the Content-Type header.
     const { id: _given, ...listed } = summary(e, selectedTab(ctx));
-    const rq = maskHeaders(e.requestHeaders);
-    const rs = maskHeaders(e.responseHeaders);
+    const rq = maskHeaders(e.requestHeaders, args.values === true);
+    const rs = maskHeaders(responseHeadersOf(e), args.values === true);
     const statusText = ownStatusText(e.status, e.statusText);
     const mimeType = ownMimeType(e.mimeType, e.responseHeaders);
     const request: Shown["request"] = {

@@ -33,6 +33,8 @@ export interface NetEntry {
   rule?: { id: string; action: "blocked" | "mocked" | "headers" };
   requestHeaders?: Record<string, string>;
   responseHeaders?: Record<string, string>;
+  /** The response's Set-Cookie lines (its extra info: the response's own headers leave them out), one per line. */
+  setCookie?: string;
   postData?: string;
   done: boolean;
   bytes: number;
@@ -59,7 +61,7 @@ export function boundHeaders(h: Record<string, unknown> | undefined): Record<str
 }
 
 function sizeOf(e: NetEntry): number {
-  let n = e.url.length + (e.postData?.length ?? 0);
+  let n = e.url.length + (e.postData?.length ?? 0) + (e.setCookie?.length ?? 0);
   for (const h of [e.requestHeaders, e.responseHeaders]) if (h) for (const [k, v] of Object.entries(h)) n += k.length + v.length;
   return n;
 }
