@@ -167,6 +167,8 @@ export interface ProbeMiss {
   ok: false;
   reason: "detached" | "not_visible" | "disabled" | "outside_viewport" | "no_layout" | "obscured";
   obstruction?: Described | null;
+  /** How many controls the covering element holds (0: nothing to close or answer it with). */
+  obstructionControls?: number;
 }
 
 /** Where a pointer event reaches the element now: a point of its largest box in the viewport, or why none does. */
@@ -188,13 +190,33 @@ function reach(win: ActWindow, el: ActElement, view: ActWindow): { point: [numbe
   const cx = (best.l + best.r) / 2, cy = (best.t + best.b) / 2;
   const w4 = (best.r - best.l) / 4, h4 = (best.b - best.t) / 4;
   const points: [number, number][] = [[cx, cy], [cx - w4, cy - h4], [cx + w4, cy - h4], [cx - w4, cy + h4], [cx + w4, cy + h4]];
-  let obstruction: Described | null = null;
+  let obstruction: Described | null = null, cover: ActElement | null = null;
   for (const p of points) {
     const hit = hitAt(el, win.document, p[0], p[1]);
     if (accepts(el, hit)) return { point: p, inside };
-    if (!obstruction && hit) obstruction = describe(hit);
+    if (!obstruction && hit) {
+      obstruction = describe(hit);
+      cover = hit;
+    }
   }
-  return { ok: false, reason: "obscured", obstruction };
+  return { ok: false, reason: "obscured", obstruction, ...(cover ? { obstructionControls: controlsIn(cover, el) } : {}) };
+}
+
+const CONTROLS = "button,a[href],input:not([type=hidden]),select,textarea,summary,[role=button],[role=link],[role=checkbox],[role=menuitem],[role=tab],[onclick],[tabindex]:not([tabindex='-1'])";
+
+/**
+ * Whether what covers the target holds anything to close or answer it with: the controls in
+ * its outermost ancestor that does not also hold the target (the overlay itself).
+ */
+function controlsIn(hit: ActElement, target: ActElement): number {
+  try {
+    let top = hit;
+    for (let i = 0; top.parentElement && !composedContains(top.parentElement, target) && i < 64; i++) top = top.parentElement;
+    if (top.matches(CONTROLS)) return 1;
+    return top.querySelectorAll(CONTROLS).length;
+  } catch {
+    return 1;
+  }
 }
 
 /** Whether the element's document is the tab's top one (a frame's viewport is not the tab's). */

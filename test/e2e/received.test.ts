@@ -36,6 +36,10 @@ const site = startFixtureServer({
     <a href="#" onclick="out.textContent = 'went'; return false"><span>Inner link</span></a>
     <span tabindex=0 onmouseover="out.textContent = 'help shown'">Help</span>
     <p id=out role=status></p>`,
+  "/walls": `<!doctype html><title>Walls</title>
+    <button id=pay onclick="out.textContent = 'paid'">Pay now</button> <button id=ship style="margin-left:300px">Ship</button><p id=out></p>
+    <div style="position:fixed;left:0;top:0;width:200px;height:80px;background:#eee"><p>Please wait, loading</p></div>
+    <div style="position:fixed;left:290px;top:0;width:200px;height:80px;background:#eee"><p>Cookies?</p><button>Accept</button></div>`,
 });
 const env = makeBpEnv();
 const KEY = "agent-received";
@@ -93,6 +97,19 @@ describe("verified only when the page received the click on the element", () => 
     expect(ev.effects).toContain("dom_changed");
     expect(ev.received?.down).toMatchObject({ tagName: "button", id: "b" });
     expect((await run(["eval", "window.ran"])).json.value).toBe(0);
+  });
+});
+
+describe("a covered target", () => {
+  test("a wall with no control is not retryable and names what can be tried; an overlay with controls is", async () => {
+    expect((await run(["open", `${site.a}/walls`])).json.ok).toBe(true);
+    const wall = await run(["click", await refNamed(run, "Pay now")]);
+    expect(wall.json).toMatchObject({ ok: false, code: "action_not_verified", retryable: false, context: { reason: "obscured", dispatched: false, obstructionControls: 0 } });
+    expect(String(wall.json.hint)).toContain("bp press Tab");
+    expect(String(wall.json.hint)).toContain("bp handoff");
+    const banner = await run(["click", await refNamed(run, "Ship")]);
+    expect(banner.json).toMatchObject({ ok: false, code: "action_not_verified", retryable: true, context: { reason: "obscured" } });
+    expect(String(banner.json.hint)).toContain("Close or answer");
   });
 });
 
