@@ -45,7 +45,7 @@ async function reloadApp(key = A): Promise<string> {
   return t ?? "";
 }
 async function requests(key: string, extra: string[] = []): Promise<Req[]> {
-  const r = await run(["net", "--limit", "1000", ...extra], key);
+  const r = await run(["net", "--all", "--limit", "1000", ...extra], key);
   expect(r.json.ok).toBe(true);
   return r.json.requests as Req[];
 }
@@ -144,6 +144,18 @@ describe("bp net journal", () => {
     const limited = await run(["net", "--limit", "1"]);
     expect(limited.json).toMatchObject({ truncated: true, total: expect.any(Number) });
     expect((limited.json.requests as Req[]).length).toBe(1);
+    // Bare: the selected tab's current document only, and it says so; --all is the whole journal.
+    expect((await run(["open", `${site.a}/second`, "--new"])).json.ok).toBe(true);
+    const bare = await run(["net"]);
+    const covers = bare.json.covers as { tab: string; since: number };
+    expect(covers.tab).toMatch(/^t\d+$/);
+    const listed = bare.json.requests as Req[];
+    expect(listed[0]).toMatchObject({ id: covers.since, type: "document" });
+    expect(new URL(listed[0]?.url ?? "").pathname).toBe("/second");
+    expect(listed.every((q) => q.id >= covers.since && !q.url.includes("/api/user"))).toBe(true);
+    expect((await requests(A)).some((q) => q.url.includes("/api/user"))).toBe(true);
+    expect((await run(["close"])).json.ok).toBe(true);
+    expect((await run(["tab", String(before?.tab)])).json.ok).toBe(true);
     const cleared = await run(["net", "clear"]);
     expect(cleared.json.cleared as number).toBeGreaterThan(0);
     expect((await run(["net"])).json).toMatchObject({ requests: [] });

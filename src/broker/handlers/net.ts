@@ -83,13 +83,21 @@ const netList = defineHandler(commands.net)({
       ...(typeArg !== undefined ? { types: typeArg.split(",").map((t) => t.trim()).filter(Boolean) } : {}),
       ...(args.after !== undefined ? { after: args.after } : {}),
     };
-    const r = netFor(ctx.req.clientKey).journal.query(q);
+    const journal = netFor(ctx.req.clientKey).journal;
     const selected = selectedTab(ctx);
+    // Bare: the selected tab's current document only (earlier pages' images are not this page's story).
+    const bare = !args.all && args.url === undefined && args.method === undefined && args.status === undefined && typeArg === undefined && args.after === undefined;
+    const target = ctx.agent().selected;
+    const doc = bare && selected !== undefined && target !== undefined ? journal.lastDocument(target) : undefined;
+    const covers = doc && selected !== undefined ? { tab: selected, since: doc.id } : undefined;
+    const r = journal.query(covers ? { ...q, tab: covers.tab, from: covers.since } : q);
     const out: ReplyOf<typeof commands.net.result> = {
       requests: r.entries.map((e) => summary(e, selected)),
       ...(r.truncated ? { total: r.total, truncated: true as const } : {}),
       ...(r.gap ? { gap: true as const } : {}),
-      nextCursor: r.nextCursor ?? 0,
+      // A cursor for what comes next anywhere: the bare list shows this document's newest, and --after then gives every tab's.
+      nextCursor: (covers ? journal.query({ limit: 1 }).nextCursor : r.nextCursor) ?? 0,
+      ...(covers ? { covers } : {}),
     };
     return withText(ctx, out, () => {
       const lines = r.entries.map((e) => `${String(e.id).padStart(4)} ${e.method.padEnd(6)} ${String(e.status ?? e.error ?? "…").padEnd(6)} ${e.type.padEnd(10)} ${e.durationMs !== undefined ? `${e.durationMs}ms`.padStart(7) : "".padStart(7)} ${e.url}`);
