@@ -4,6 +4,7 @@ import { runAndWait } from "../navigate.ts";
 import { back as backCommand, forward as forwardCommand, reload as reloadCommand } from "../../protocol/commands-tabs.ts";
 import type { ReplyOf } from "../context/handler.ts";
 import { defineAction } from "./pipeline.ts";
+import { forgetAuthSurface } from "../observe/collect.ts";
 
 /** `bp back`, `bp forward`, `bp reload`: a history step (or reload), answered once the page loaded. */
 type HistoryCommand = typeof backCommand | typeof forwardCommand | typeof reloadCommand;
@@ -17,6 +18,7 @@ function historyAction(command: HistoryCommand, delta: -1 | 0 | 1) {
     async dispatch({ ctx, sel, top }) {
       const { browser, rec } = sel;
       const before = { url: boundUrl(rec.url), title: boundTitle(rec.title) };
+      forgetAuthSurface(sel.agent, rec.targetId);
       let navigated = true;
       if (delta === 0) {
         await runAndWait(top, () => top.send("Page.reload"), ctx.deadline, ctx.signal, rec.targetId);

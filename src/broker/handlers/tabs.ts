@@ -1,6 +1,7 @@
 import { protocolErrorCause } from "../../cdp/errors.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import { navigateTo } from "../navigate.ts";
+import { forgetAuthSurface } from "../observe/collect.ts";
 import { routeProfile } from "../profiles/route.ts";
 import type { BrowserConnection } from "../browser.ts";
 import { EXCLUDED_SCHEMES, type TargetRecord } from "../targets.ts";
@@ -138,6 +139,7 @@ const open = defineHandler(commands.open)({
     await ctx.broker.exclusive(rec.targetId, async () => {
       const session = await browser.session(rec);
       clearAuthFailure(rec);
+      forgetAuthSurface(agent, rec.targetId);
       try {
         await navigateTo(session, url, ctx.deadline, ctx.signal, rec.targetId);
       } catch (err) {
