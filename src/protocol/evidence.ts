@@ -22,6 +22,8 @@ export const evidenceSchemas = once(() => {
     popups: v.optional(v.array(v.string())),
     downloads: v.optional(v.array(downloadItem())),
     dialog: v.optional(v.object({ id: v.string(), type: v.string(), message: v.string() })),
+    /** A navigation the action started that had not committed when the bounded wait ended: where to, and for how long (ms). */
+    pendingNavigation: v.optional(v.object({ url: v.optional(v.string()), ms: v.number() })),
   };
 
   const of = <N extends string, E extends v.ObjectEntries>(action: N, entries: E) => v.object({ action: v.optional(v.literal(action)), status, ...entries, ...caused });
