@@ -80,7 +80,7 @@ const uploadEvidence = of("upload", {
 
 const hoverEvidence = of("hover", { hovered: v.boolean(), target: v.optional(element), point: v.optional(point), received: v.optional(v.object({ by: v.optional(element) })) });
 
-const dragEvidence = of("drag", { kind: v.picklist(["html5", "pointer"]), from: v.optional(element), to: v.optional(element), points: v.optional(v.array(point)) });
+const dragEvidence = of("drag", { kind: v.picklist(["html5", "pointer"]), from: v.optional(element), to: v.optional(element), points: v.optional(v.array(point)), received: v.optional(v.object({ by: v.optional(element) })) });
 
 const dialogEvidence = of("dialog", { kind: v.string(), answer: v.picklist(["accept", "dismiss"]) });
 

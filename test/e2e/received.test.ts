@@ -41,6 +41,16 @@ const site = startFixtureServer({
     <button id=pay onclick="out.textContent = 'paid'">Pay now</button> <button id=ship style="margin-left:300px">Ship</button><p id=out></p>
     <div style="position:fixed;left:0;top:0;width:200px;height:80px;background:#eee"><p>Please wait, loading</p></div>
     <div style="position:fixed;left:290px;top:0;width:200px;height:80px;background:#eee"><p>Cookies?</p><button>Accept</button></div>`,
+  "/dnd": `<!doctype html><title>Drag</title>
+    <div id=src draggable=true role=button aria-label="Card" style="width:80px;height:40px;background:#ccc">Card</div>
+    <div id=ok role=button aria-label="Done column" style="width:160px;height:60px;margin-top:20px;background:#efe">Done column</div>
+    <div id=no role=button aria-label="Archive" style="width:160px;height:60px;margin-top:20px;background:#fee">Archive</div>
+    <p id=out role=status></p>
+    <script>
+      src.addEventListener("dragstart", (e) => { e.dataTransfer.setData("text/plain", "card"); src.setAttribute("aria-grabbed", "true"); src.textContent = "Card (moving)"; });
+      ok.addEventListener("dragover", (e) => e.preventDefault());
+      ok.addEventListener("drop", (e) => { e.preventDefault(); out.textContent = "dropped in Done"; });
+    </script>`,
 });
 const env = makeBpEnv();
 const KEY = "agent-received";
@@ -105,6 +115,19 @@ describe("verified only when the page received the click on the element", () => 
     expect(ev.effects).toContain("dom_changed");
     expect(ev.received?.down).toMatchObject({ tagName: "button", id: "b" });
     expect((await run(["eval", "window.ran"])).json.value).toBe(0);
+  });
+});
+
+describe("a drag is verified by its drop on the target", () => {
+  test("a drop zone that takes the drop: verified; one that refuses it: a mismatch although the page changed", async () => {
+    expect((await run(["open", `${site.a}/dnd`])).json.ok).toBe(true);
+    const done = await run(["drag", await refNamed(run, "Card"), await refNamed(run, "Done column")]);
+    expect(done.json.evidence).toMatchObject({ status: "verified", kind: "html5" });
+    expect((await run(["eval", "out.textContent"])).json.value).toBe("dropped in Done");
+    expect((await run(["open", `${site.a}/dnd`])).json.ok).toBe(true);
+    const refused = await run(["drag", await refNamed(run, "Card"), await refNamed(run, "Archive")]);
+    expect(refused.json.evidence).toMatchObject({ status: "mismatch", kind: "html5", reason: "drop_not_received" });
+    expect((refused.json.evidence as { effects?: string[] }).effects).toContain("dom_changed");
   });
 });
 

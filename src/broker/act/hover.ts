@@ -104,9 +104,13 @@ export const drag = defineAction<typeof dragCommand, ArgsOf<typeof dragCommand>,
       await top.send("Input.setInterceptDrags", { enabled: false }).catch(() => undefined);
     }
     const effects = pageEffects(watch.effects);
+    // An HTML5 drag is verified by its drop reaching the target, not by what changed.
+    const drop = html5 && !watch.effects.navigation && !watch.effects.dialog ? await callFn(frameOfRef(to), "act", { op: "received", input: "drop" }, { ref: to.ref }).catch(() => undefined) : undefined;
+    const missed = drop?.armed === true && drop.got === false;
     return exactly<DragEvidence>()({
       action: "drag",
-      ...evidenceStatus(effects),
+      ...(missed ? { status: "mismatch" as const, reason: "drop_not_received" } : evidenceStatus(effects)),
+      ...(missed && drop.by ? { received: { by: drop.by } } : {}),
       kind: html5 ? "html5" : "pointer",
       effects,
       from: a.target,
