@@ -11,9 +11,20 @@ import { ProfileRegistry } from "./profiles/registry.ts";
 import { TargetTable, type TargetRecord } from "./targets.ts";
 import { callPage, installOnNewDocuments } from "./world.ts";
 
-/** Random, so one agent cannot count the dialogs other agents' tabs opened. */
-function dialogId(): string {
-  return `d${100_000_000 + Math.floor(Math.random() * 900_000_000)}`;
+/**
+ * Numbered per agent (the tab's controller), d1, d2, …: only that agent sees its dialogs, so one
+ * agent cannot count the dialogs other agents' tabs opened. A tab no agent controls gets a random one.
+ */
+const dialogCounts = new Map<string, number>();
+
+function dialogId(controller: string | undefined): string {
+  if (controller === undefined) return `d${100_000_000 + Math.floor(Math.random() * 900_000_000)}`;
+  const n = ((dialogCounts.get(controller) ?? 0) % 999_999_999) + 1;
+  dialogCounts.delete(controller);
+  dialogCounts.set(controller, n);
+  // Bounded: the least recently numbered agents are forgotten first.
+  if (dialogCounts.size > 1000) dialogCounts.delete(dialogCounts.keys().next().value ?? "");
+  return `d${n}`;
 }
 
 export interface BrowserInfo {
@@ -128,7 +139,7 @@ export class BrowserConnection {
       const attach = outsideCallScope(() => attachToTarget(this.cdp, rec.targetId)).then(async (s) => {
         // Dialogs are never answered for the agent: they stay pending until 'bp dialog'.
         s.on("Page.javascriptDialogOpening", (p) => {
-          rec.dialog = { id: dialogId(), type: p.type, message: p.message, defaultPrompt: p.defaultPrompt ?? "", url: p.url, openedAt: new Date().toISOString() };
+          rec.dialog = { id: dialogId(rec.controller), type: p.type, message: p.message, defaultPrompt: p.defaultPrompt ?? "", url: p.url, openedAt: new Date().toISOString() };
         });
         s.on("Page.javascriptDialogClosed", () => {
           delete rec.dialog;

@@ -11,6 +11,7 @@ import {
   toPublicCandidate,
   withOwnId,
 } from "./discover.ts";
+import { findChromiumExecutable } from "./executable.ts";
 import { deadLock, liveLock, makeFakeProfile, tempRoot } from "./test-fixtures.ts";
 import type { BrowserCandidate } from "./types.ts";
 
@@ -80,7 +81,11 @@ describe("discoverBrowsers", () => {
     expect(c.authorizationState).toBe("not_applicable");
     expect(c.state).toBe("not_running");
     expect(c.remediation?.code).toBe("start_browser");
-    expect(c.remediation?.actionRequired).toBe(true);
+    // 'bp launch' works where a Chromium is installed: no one's action is required then, and it comes first.
+    if (findChromiumExecutable() !== undefined) {
+      expect(c.remediation?.actionRequired).toBeUndefined();
+      expect(c.remediation?.message).toStartWith("Run 'bp launch'");
+    } else expect(c.remediation?.actionRequired).toBe(true);
     expect(c.endpoint).toBeUndefined();
   });
 

@@ -6,6 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { browserDefinitions, resolveHome } from "./definitions.ts";
+import { findChromiumExecutable } from "./executable.ts";
 import { executableCandidates, firstExecutable, isDirectory } from "./fs-probe.ts";
 import { endpointFor, readPortFile, type PortFileInfo } from "./port-file.ts";
 import { probeProcessState, type ProcessProbe } from "./process-state.ts";
@@ -169,6 +170,13 @@ function disabled(
 }
 
 function startBrowser(base: CandidateBase): Remediation {
+  // 'bp launch' needs no one: recommended first whenever it can start a browser here.
+  if (findChromiumExecutable() !== undefined) {
+    return {
+      code: "start_browser",
+      message: `Run 'bp launch' for a browser bp starts itself; to use this one instead, ask the user to start it and enable remote debugging in ${INSPECT_URL}, then run ${CONNECT}.`,
+    };
+  }
   return {
     code: "start_browser",
     message:

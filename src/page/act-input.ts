@@ -30,6 +30,51 @@ const JUDGED_AT: Record<string, true> = {};
 for (const end of Object.values(TIMED_UNTIL)) JUDGED_AT[end] = true;
 /** An edit's events: the typing settle waits for a frame after them (a page that reacts to input in its next frame). */
 const EDIT_EVENTS = ["beforeinput", "input"];
+/** Where each received input event went (`Received`), by the slot it fills. */
+const RECEIVED_SLOT: Record<string, keyof Received> = { pointerdown: "down", mousedown: "down", pointerup: "up", mouseup: "up", click: "click", dblclick: "dblclick", contextmenu: "contextmenu", pointerover: "over", mouseover: "over", input: "edit", drop: "drop" };
+
+/**
+ * What received the input events since the last probe (act-probe.ts) aimed at an element: the
+ * innermost target of each (through open shadow roots), so evidence says whether the page
+ * received the input on that element, not only that something changed.
+ */
+export interface Received {
+  /** The probed element: still known when the page replaced it (the ref no longer resolves). */
+  aim?: unknown;
+  down?: unknown;
+  up?: unknown;
+  click?: unknown;
+  dblclick?: unknown;
+  contextmenu?: unknown;
+  /** Every element the pointer came over (bounded). */
+  over?: unknown[];
+  edit?: unknown;
+  drop?: unknown;
+}
+
+type InputEvent = { type: string; isTrusted?: boolean; target?: unknown; composedPath?: () => unknown[] };
+
+function innermost(e: InputEvent): unknown {
+  try {
+    const path = e.composedPath ? e.composedPath() : [];
+    return path.length ? path[0] : e.target;
+  } catch {
+    return e.target;
+  }
+}
+
+function note(got: Received, e: InputEvent): void {
+  const slot = RECEIVED_SLOT[e.type];
+  if (!slot) return;
+  const t = innermost(e);
+  if (slot === "over") {
+    const list = (got.over ??= []);
+    if (list.length < 32) list.push(t);
+  } else if (got[slot] === undefined) {
+    // The first of each: a pointerdown handler that removes its target sends mousedown to the parent.
+    got[slot] = t as never;
+  }
+}
 
 /** The window's high-resolution clock (ms), or Date.now() where there is none. */
 export function hrNow(win: ActWindow): number {
@@ -47,14 +92,16 @@ export interface InputClock {
   timedOver: number;
   /** The input being dispatched: when it came, the counters before the page's handlers ran, and the event whose end ends it. */
   judging?: { until: string; at: number; from: Marks } | undefined;
+  /** What received the input since the last probe; none: no probe armed it in this world. */
+  got?: Received | undefined;
   /** Capture listener: runs before the page's listeners. */
-  mark: (e: { type: string; isTrusted?: boolean }) => void;
+  mark: (e: InputEvent) => void;
   /** Bubble listener on the window: runs after them, when the event bubbles that far. */
   judge: (e: { type: string; isTrusted?: boolean }) => void;
 }
 
 function listen(win: ActWindow, c: InputClock): void {
-  for (const type of INPUT_EVENTS.concat(EDIT_EVENTS)) {
+  for (const type of INPUT_EVENTS.concat(EDIT_EVENTS, ["drop"])) {
     try {
       win.addEventListener(type, c.mark, { capture: true, passive: true });
       if (JUDGED_AT[type]) win.addEventListener(type, c.judge, { passive: true });
@@ -91,6 +138,7 @@ export function inputClock(win: ActWindow, relisten = false): InputClock {
     // Trusted events only: what the page dispatches itself is not an action's input.
     mark: (e) => {
       if (e.isTrusted === false) return;
+      if (c.got) note(c.got, e);
       const at = hrNow(win);
       if (e.type === "input" || e.type === "beforeinput") c.edit = at;
       else c.hr = at;

@@ -9,10 +9,13 @@
  *  - "hovered": whether the element is under the pointer now.
  */
 import { composedContains, type ActDocument, type ActElement, type ActWindow } from "./act-dom.ts";
+import { inputClock, readClock, type Received } from "./act-input.ts";
 import { opOf } from "./ops.ts";
 
 export interface ActArg {
   op?: string;
+  /** "received": which input's receipt to check. */
+  input?: ReceivedInput;
   noScroll?: boolean;
   requireEnabled?: boolean;
 }
@@ -48,7 +51,7 @@ function described(n: ActElement): Described {
     if (id) out.id = String(id).slice(0, 80);
     const role = n.getAttribute("role");
     if (role) out.role = String(role).slice(0, 40);
-    const label = String(n.getAttribute("aria-label") || n.getAttribute("title") || n.textContent || "").replace(/\s+/g, " ").trim();
+    const label = String(n.getAttribute("aria-label") || n.getAttribute("title") || n.getAttribute("alt") || n.textContent || "").replace(/\s+/g, " ").trim();
     if (label) out.name = label.slice(0, 80);
   } catch {}
   return out;
@@ -164,6 +167,8 @@ export interface ProbeMiss {
   ok: false;
   reason: "detached" | "not_visible" | "disabled" | "outside_viewport" | "no_layout" | "obscured";
   obstruction?: Described | null;
+  /** How many controls the covering element holds (0: nothing to close or answer it with). */
+  obstructionControls?: number;
 }
 
 /** Where a pointer event reaches the element now: a point of its largest box in the viewport, or why none does. */
@@ -185,13 +190,33 @@ function reach(win: ActWindow, el: ActElement, view: ActWindow): { point: [numbe
   const cx = (best.l + best.r) / 2, cy = (best.t + best.b) / 2;
   const w4 = (best.r - best.l) / 4, h4 = (best.b - best.t) / 4;
   const points: [number, number][] = [[cx, cy], [cx - w4, cy - h4], [cx + w4, cy - h4], [cx - w4, cy + h4], [cx + w4, cy + h4]];
-  let obstruction: Described | null = null;
+  let obstruction: Described | null = null, cover: ActElement | null = null;
   for (const p of points) {
     const hit = hitAt(el, win.document, p[0], p[1]);
     if (accepts(el, hit)) return { point: p, inside };
-    if (!obstruction && hit) obstruction = describe(hit);
+    if (!obstruction && hit) {
+      obstruction = describe(hit);
+      cover = hit;
+    }
   }
-  return { ok: false, reason: "obscured", obstruction };
+  return { ok: false, reason: "obscured", obstruction, ...(cover ? { obstructionControls: controlsIn(cover, el) } : {}) };
+}
+
+const CONTROLS = "button,a[href],input:not([type=hidden]),select,textarea,summary,[role=button],[role=link],[role=checkbox],[role=menuitem],[role=tab],[onclick],[tabindex]:not([tabindex='-1'])";
+
+/**
+ * Whether what covers the target holds anything to close or answer it with: the controls in
+ * its outermost ancestor that does not also hold the target (the overlay itself).
+ */
+function controlsIn(hit: ActElement, target: ActElement): number {
+  try {
+    let top = hit;
+    for (let i = 0; top.parentElement && !composedContains(top.parentElement, target) && i < 64; i++) top = top.parentElement;
+    if (top.matches(CONTROLS)) return 1;
+    return top.querySelectorAll(CONTROLS).length;
+  } catch {
+    return 1;
+  }
 }
 
 /** Whether the element's document is the tab's top one (a frame's viewport is not the tab's). */
@@ -227,14 +252,59 @@ function probe(win: ActWindow, el: ActElement | null, arg: ActArg): ProbeHit | P
   try {
     hidden = win.document.visibilityState === "hidden";
   } catch {}
+  // From here on the element's window notes what receives the input (the "received" op).
+  try {
+    inputClock(view).got = { aim: el };
+  } catch {}
   // The element took getComputedStyle above, so it is an element.
   return { ok: true, x: chosen[0] + off.x, y: chosen[1] + off.y, state: state(el), target: described(el), hidden };
+}
+
+export type ReceivedInput = "click" | "dblclick" | "contextmenu" | "over" | "drop";
+
+/**
+ * Whether the page received the input on the element since its probe: `got` true when the
+ * event's target is the element, inside it, one of its labels or (a label) its control. When
+ * not, `by` names what received it, and `down`/`up` where press and release landed when those
+ * differ. `armed` false: no record (another world probed, a new document).
+ */
+export interface ReceivedAnswer {
+  armed: boolean;
+  got?: boolean;
+  by?: Described | null;
+  down?: Described | null;
+  up?: Described | null;
+  /** Whether the page saw the press at all (in this document). */
+  pressed?: boolean;
+}
+
+function asElement(n: unknown): ActElement | null {
+  const e = n as ActElement | null | undefined;
+  return e && e.nodeType === 1 ? e : null;
+}
+
+function received(win: ActWindow, el: ActElement | null, input: ReceivedInput): ReceivedAnswer {
+  const got: Received | undefined = readClock((el && el.ownerDocument.defaultView) || win)?.got;
+  const aim = el ?? asElement(got?.aim);
+  if (!aim || !got) return { armed: false };
+  el = aim;
+  const targets = input === "over" ? (got.over ?? []) : [got[input]];
+  const hit = targets.some((t) => accepts(el, asElement(t)));
+  if (hit) return { armed: true, got: true };
+  const down = asElement(got.down), up = asElement(got.up);
+  const out: ReceivedAnswer = { armed: true, got: false, by: describe(asElement(input === "over" ? got.over?.[got.over.length - 1] : (got[input] ?? got.up))), pressed: down !== null };
+  if (input !== "over" && down !== up) {
+    out.down = describe(down);
+    out.up = describe(up);
+  }
+  return out;
 }
 
 /** The act script's ops (the step's `op`; none is a probe). */
 export const ACT_OPS = {
   probe: (win: ActWindow, el: ActElement | null, arg: { noScroll?: boolean; requireEnabled?: boolean }): ProbeHit | ProbeMiss => probe(win, el, arg),
   state: (_win: ActWindow, el: ActElement | null): State => (el ? state(el) : { connected: false }),
+  received: (win: ActWindow, el: ActElement | null, arg: { input: ReceivedInput }): ReceivedAnswer => received(win, el, arg.input),
   hovered: (_win: ActWindow, el: ActElement | null): boolean => {
     try {
       return !!el && el.matches(":hover");

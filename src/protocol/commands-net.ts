@@ -101,10 +101,11 @@ const requestDetail = () => {
 export const net = defineCommand({
   name: "net",
   group: "Network",
-  summary: "This agent's request journal; filter by --url, --method, --status, --type",
+  summary: "Requests of the selected tab's current document, or with a filter or --all this agent's whole journal",
   aliases: { l: "limit" },
   args: () => v.object({
     limit: limitArg(20, 1000, "requests"),
+    all: flag("The whole journal (every tab and earlier document), not only the current document"),
     url: optText("URL pattern ('*' wildcards, else substring)"),
     method: optText("HTTP method, e.g. POST"),
     status: v.optional(v.pipe(v.string(), v.regex(/^([1-5]xx|[1-9]\d\d)$/i, "Give a status like 200 or a class like 4xx"), v.description("Status code (200) or class (4xx)"))),
@@ -117,6 +118,7 @@ export const net = defineCommand({
     truncated: v.optional(v.literal(true)),
     gap: v.optional(v.pipe(v.literal(true), v.description("Requests after --after were dropped from the bounded journal"))),
     nextCursor: v.number(),
+    covers: v.optional(v.pipe(v.object({ tab: v.string(), since: v.number() }), v.description("A bare 'bp net': the list covers this tab's requests from its current document's request (id since) on"))),
   }),
   example: "bp net --type xhr,fetch --status 4xx",
   runs: "broker",
@@ -134,6 +136,7 @@ export const netShow = defineCommand({
     save: optText("Write the response body's bytes to this file (relative names resolve in BROWSER_PILOT_OUTPUT_DIR if set)"),
     force: forceArg,
     limit: limitArg(4000, 100_000, "characters of body"),
+    values: flag("Show the Cookie and Set-Cookie headers' values (secrets; masked otherwise)"),
   }),
   result: () =>
     v.union([

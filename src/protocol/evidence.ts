@@ -22,6 +22,8 @@ export const evidenceSchemas = once(() => {
     popups: v.optional(v.array(v.string())),
     downloads: v.optional(v.array(downloadItem())),
     dialog: v.optional(v.object({ id: v.string(), type: v.string(), message: v.string() })),
+    /** A navigation the action started that had not committed when the bounded wait ended: where to, and for how long (ms). */
+    pendingNavigation: v.optional(v.object({ url: v.optional(v.string()), ms: v.number() })),
   };
 
   const of = <N extends string, E extends v.ObjectEntries>(action: N, entries: E) => v.object({ action: v.optional(v.literal(action)), status, ...entries, ...caused });
@@ -32,6 +34,8 @@ export const evidenceSchemas = once(() => {
     point: v.optional(point),
     checked: v.optional(v.union([v.boolean(), v.string()])),
     focused: v.optional(v.boolean()),
+    /** A click the page did not receive on the element: what received its click, and where press and release landed when they differ. */
+    received: v.optional(v.object({ by: v.optional(element), down: v.optional(element), up: v.optional(element) })),
 });
 
 const typing = {
@@ -74,9 +78,9 @@ const uploadEvidence = of("upload", {
   sizeBytes: v.number(),
 });
 
-const hoverEvidence = of("hover", { hovered: v.boolean(), target: v.optional(element), point: v.optional(point) });
+const hoverEvidence = of("hover", { hovered: v.boolean(), target: v.optional(element), point: v.optional(point), received: v.optional(v.object({ by: v.optional(element) })) });
 
-const dragEvidence = of("drag", { kind: v.picklist(["html5", "pointer"]), from: v.optional(element), to: v.optional(element), points: v.optional(v.array(point)) });
+const dragEvidence = of("drag", { kind: v.picklist(["html5", "pointer"]), from: v.optional(element), to: v.optional(element), points: v.optional(v.array(point)), received: v.optional(v.object({ by: v.optional(element) })) });
 
 const dialogEvidence = of("dialog", { kind: v.string(), answer: v.picklist(["accept", "dismiss"]) });
 

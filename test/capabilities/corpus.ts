@@ -219,6 +219,22 @@ export function corpusPages(origins: () => Origins): Record<string, string | ((u
     "/cap/same_document": doc("Same document", `<a href="#details">Details</a><div style="height:2000px"></div><h2 id=details>Details</h2>`),
     "/cap/frame_change": () => doc("Frame change", `<iframe src="${origins().b}/cap/frame_button" title="Change frame"></iframe>`),
     "/cap/frame_button": doc("Frame button", `<button onclick="this.textContent = 'Changed inside'">Change me</button>`),
+    // Observation truth: clicks the page never received on the element (issue 23).
+    "/cap/hover_swap": doc(
+      "Hover swap",
+      // The hover image is swapped in by the page's own pointer handler (a DOM change), as icon sets do.
+      `<style>.ico img{width:40px;height:40px;display:block}.ico img[hidden]{display:none}</style>` +
+        `<span class=ico><img class=off alt="Settings" src="data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='40' height='40'/%3E"><img class=on hidden alt="Settings hover" src="data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='40' height='40'/%3E"></span>` +
+        `<script>const off = document.querySelector(".off"), on = document.querySelector(".on");` +
+        `off.addEventListener("mouseover", () => { off.hidden = true; on.hidden = false; });` +
+        `off.addEventListener("click", () => { document.body.dataset.hit = "Settings"; })</script>`,
+    ),
+    "/cap/replaced_button": doc(
+      "Replaced button",
+      `<div><button id=buy>Buy</button></div>` +
+        `<script>buy.addEventListener("pointerdown", () => { const n = document.createElement("button"); n.textContent = "Buy"; buy.replaceWith(n); }); buy.addEventListener("click", () => { document.body.dataset.hit = "Buy"; })</script>`,
+    ),
+    "/cap/dead_button": doc("Dead button", `<button>Nothing</button><label>Size <select><option>S</option><option>M</option></select></label><input aria-label="Name">`),
     "/cap/short_run": doc("Short run", Array.from({ length: 12 }, (_, i) => `<label><input type=checkbox> Topping ${i + 1}</label><br>`).join("")),
     "/cap/frames_numbered": () =>
       doc("Numbered frames", `<iframe hidden src="/cap/frame"></iframe><iframe src="/cap/nest" title="Nest"></iframe>`),

@@ -198,7 +198,61 @@ export const OBSERVATION_PROBES: readonly Probe[] = [
       return verdict(hit === "Row 250", `ref ${String(r)}; ${click.json.ok ? `page saw ${JSON.stringify(hit)}` : errorDetail(click)}`);
     },
   },
+  {
+    id: "hover_swap_click",
+    metric: "observation",
+    title: "an icon whose :hover style swaps its image: the click goes to the other image, not verified",
+    async run(h) {
+      await h.open("/cap/hover_swap");
+      const r = await h.bp(["click", String(refOf(await h.snapshot(), "Settings"))]);
+      return notVerified(h, r);
+    },
+  },
+  {
+    id: "replaced_button_click",
+    metric: "observation",
+    title: "a button whose pointerdown handler replaces it: its click handler never runs, not verified",
+    async run(h) {
+      await h.open("/cap/replaced_button");
+      const r = await h.bp(["click", String(refOf(await h.snapshot(), "Buy"))]);
+      return notVerified(h, r);
+    },
+  },
+  {
+    id: "focus_only_click",
+    metric: "observation",
+    title: "a click whose only effect is focus: the same status on the first and the second try",
+    async run(h) {
+      await h.open("/cap/dead_button");
+      const ref = String(refOf(await h.snapshot(), "Nothing"));
+      const a = await h.bp(["click", ref]);
+      const b = await h.bp(["click", ref]);
+      const sa = (a.json.evidence as { status?: string } | undefined)?.status, sb = (b.json.evidence as { status?: string } | undefined)?.status;
+      return verdict(sa !== undefined && sa === sb && sa !== "verified", `first ${String(sa)}, second ${String(sb)}`);
+    },
+  },
+  {
+    id: "empty_replies_refused",
+    metric: "observation",
+    title: "type with no text and select of a missing option are refused, not answered ok",
+    async run(h) {
+      await h.open("/cap/dead_button");
+      const snap = await h.snapshot();
+      const typed = await h.bp(["type", String(refOf(snap, "Name"))]);
+      const picked = await h.bp(["select", String(refOf(snap, "Size")), "XL"]);
+      const options = picked.json.context?.options;
+      const ok = typed.json.code === "invalid_argument" && picked.json.code === "invalid_argument" && Array.isArray(options) && options.join(",") === "S,M";
+      return verdict(ok, `type ${errorDetail(typed)}; select ${errorDetail(picked)} ${JSON.stringify(options ?? null)}`);
+    },
+  },
 ];
+
+/** Detected when the click is not `verified` and the page's own click handler did not run. */
+async function notVerified(h: Harness, r: BpResult): Promise<{ status: ProbeStatus; detail: string }> {
+  const ev = r.json.evidence as { status?: string; reason?: string } | undefined;
+  const hit = await h.evaluate("document.body.dataset.hit ?? ''").catch(() => "");
+  return verdict(r.json.ok === true && ev?.status !== "verified" && hit === "", `${ev ? `${String(ev.status)} ${ev.reason ?? ""}`.trim() : errorDetail(r)}${hit ? `; handler ran` : ""}`);
+}
 
 export async function runProbe(h: Harness, p: Probe): Promise<ProbeResult> {
   try {

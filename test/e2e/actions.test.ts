@@ -51,6 +51,11 @@ describe("type", () => {
     const c = await env.run(["type", ref(els, "Name"), "fresh", "--clear"]);
     expect(evidence(c)).toMatchObject({ status: "verified", beforeLength: 7, afterLength: 5 });
     expect(await evalJs("document.getElementById('name').value")).toBe("fresh");
+    // No text and nothing on stdin types nothing: refused, not answered as verified.
+    const empty = await env.run(["type", ref(els, "Name")], { stdin: "" });
+    expect(empty.json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "text" } });
+    expect((await env.run(["keyboard"], { stdin: "" })).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "text" } });
+    expect(await evalJs("document.getElementById('name').value")).toBe("fresh");
   });
 
   test("a password is typed and verified by length, never echoed in JSON or human output", async () => {
@@ -214,7 +219,10 @@ describe("dropdown and select", () => {
     expect(await evalJs("document.getElementById('picked').textContent")).toBe("jp");
     expect(evidence(await env.run(["select", country, "ca", "--by", "value"]))).toMatchObject({ status: "verified", selected: ["Canada"] });
     expect(evidence(await env.run(["select", country, "0", "--by", "index"]))).toMatchObject({ status: "verified", selected: ["Choose"] });
-    expect(evidence(await env.run(["select", country, "Mars"]))).toMatchObject({ status: "mismatch", reason: "option_not_found" });
+    // A missing option is refused with the options there are; nothing is sent.
+    const mars = await env.run(["select", country, "Mars"]);
+    expect(mars.json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "option", reason: "option_not_found", options: ["Choose", "Canada", "France", "Japan"] } });
+    expect(await evalJs("document.getElementById('picked').textContent")).toBe("");
     expect(evidence(await env.run(["select", country, "France"]))).toMatchObject({ status: "mismatch", reason: "option_disabled" });
   });
 

@@ -140,7 +140,10 @@ describe("CLI contract (no browser needed)", () => {
         expect(rem.message).not.toContain(String(c.id));
       }
       const chrome = byProduct("Google Chrome");
-      expect(chrome.remediation).toMatchObject({ code: "start_browser", actionRequired: true });
+      // Chromium is installed here: 'bp launch' comes first and no one's action is required.
+      expect(chrome.remediation).toMatchObject({ code: "start_browser" });
+      expect(chrome.remediation.actionRequired).toBeUndefined();
+      expect(chrome.remediation.message).toStartWith("Run 'bp launch'");
       expect(chrome.remediation.message).toContain("'bp connect --browser <id>'");
       expect(byProduct("Chromium").remediation).toEqual({ code: "connect_browser", message: expect.stringContaining("'bp connect --browser <id>'") });
       const s = await env.run(["status"], opts);

@@ -1,7 +1,7 @@
 /**
  * Downloads against real Chromium: ownership by the agent whose tab started them, private
- * copies, evidence, waits, failures, quotas and export paths. Chrome's own download folder is
- * the fake HOME's Downloads: Browser Pilot never changes where Chrome saves.
+ * copies, evidence, waits, failures, quotas and export paths. The browser bp launched saves
+ * into bp's private directory only: nothing lands in the (fake) person's ~/Downloads.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
@@ -97,8 +97,9 @@ describe("downloads", () => {
     expect((await run(["download", "dl1", "report.csv", "--force"])).json).toMatchObject({ ok: true, file: join(out, "report.csv") });
     // Upstream's index form: a bare number names dlN.
     expect((await run(["download", "1", "by-index.csv"])).json).toMatchObject({ ok: true, id: "dl1", file: join(out, "by-index.csv") });
-    // Chrome's own file is where Chrome put it, untouched.
-    expect(readFileSync(join(fakeHome, "Downloads", "report.csv"), "utf8")).toBe("id,name\n1,Ada\n");
+    // A launched browser saved into bp's private directory only, and that file went into the store.
+    expect(existsSync(join(fakeHome, "Downloads"))).toBe(false);
+    expect(readdirSync(join(env.home, "downloading"))).toEqual([]);
   });
 
   test("the tab's observation stays the top document afterwards (same-origin iframe page)", async () => {
@@ -129,7 +130,7 @@ describe("downloads", () => {
     expect((await run(["wait", "--download", "--timeout", "300"])).json).toMatchObject({ ok: false, code: "wait_timeout" });
   });
 
-  test("a quota failure affects only the private copy; Chrome's file stays", async () => {
+  test("a quota failure: nothing is stored, and nothing lands in the person's folder", async () => {
     const { els } = await snapshot();
     await run(["click", ref(els, "Big file")]);
     const w = await run(["wait", "--download", "--timeout", "30000"]);
@@ -137,7 +138,7 @@ describe("downloads", () => {
     // 3 MiB already stored for this agent, 5 MiB allowed: the second big file does not fit.
     expect(d).toMatchObject({ state: "completed", error: "quota_exceeded" });
     expect((await run(["download", d.id])).json).toMatchObject({ ok: false, code: "quota_exceeded" });
-    expect(readdirSync(join(fakeHome, "Downloads")).filter((f) => f.startsWith("big")).length).toBe(2);
+    expect(existsSync(join(fakeHome, "Downloads"))).toBe(false);
   });
 
   test("a failing download is reported failed and has nothing to export", async () => {
@@ -179,5 +180,22 @@ describe("downloads", () => {
     await waitFor(() => !existsSync(store), 10_000, "the store removed");
     // Exported files stay.
     expect(existsSync(join(out, "report.csv"))).toBe(true);
+  });
+});
+
+describe("an expired copy", () => {
+  const short = makeBpEnv({ HOME: fakeHome, BROWSER_PILOT_OUTPUT_DIR: out, BROWSER_PILOT_STORE_TTL_MS: "1500" });
+  afterAll(() => short.cleanup());
+
+  test("artifact_expired names the download's id, not the store's", async () => {
+    expect((await short.run(["launch", "--headless"])).json.ok).toBe(true);
+    expect((await short.run(["open", `${site.a}/files`, "--new"])).json.ok).toBe(true);
+    const els = (await short.run(["snapshot"])).json.elements as El[];
+    expect((await short.run(["click", ref(els, "Report")])).json.ok).toBe(true);
+    expect((await short.run(["wait", "--download", "--timeout", "15000"])).json).toMatchObject({ ok: true, matched: { download: { id: "dl1", state: "completed" } } });
+    await Bun.sleep(1700);
+    const r = await short.run(["download", "dl1", "late.csv"]);
+    expect(r.json).toMatchObject({ ok: false, code: "artifact_expired", context: { field: "id", id: "dl1" } });
+    expect(JSON.stringify(r.json)).not.toMatch(/"a\d+"/);
   });
 });

@@ -113,7 +113,8 @@ describe("request ids", () => {
     const first = await env.run(["--request-id", "retry-1", "click", "1"]);
     expect(first.json.code).toBe("dialog_pending");
     const dialogId = (first.json.context as { dialog: string }).dialog;
-    expect(dialogId).toMatch(/^d\d{9}$/);
+    // Numbered per agent, as the docs show them: the first dialog this agent saw.
+    expect(dialogId).toBe("d1");
     await env.run(["dialog", dialogId, "--accept"]);
     const second = await env.run(["--request-id", "retry-1", "click", "1"]);
     expect(second.json.ok).toBe(true);

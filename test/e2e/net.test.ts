@@ -45,7 +45,7 @@ async function reloadApp(key = A): Promise<string> {
   return t ?? "";
 }
 async function requests(key: string, extra: string[] = []): Promise<Req[]> {
-  const r = await run(["net", "--limit", "1000", ...extra], key);
+  const r = await run(["net", "--all", "--limit", "1000", ...extra], key);
   expect(r.json.ok).toBe(true);
   return r.json.requests as Req[];
 }
@@ -73,6 +73,15 @@ describe("bp cookies", () => {
     expect((await run(["cookies", "not a domain"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "domain" } });
     const h = await env.run(["--human", "cookies"], { key: A });
     expect(h.stdout).toContain("HttpOnly");
+    // The document's response set both cookies: net show says so (masked unless --values).
+    const doc = (await requests(A, ["--url", "*/cookies"])).filter((q) => q.type === "document").at(-1);
+    const shown = await run(["net", "show", String(doc?.id)]);
+    const setCookie = (shown.json.request as { responseHeaders?: Record<string, string> }).responseHeaders?.["set-cookie"];
+    expect(setCookie).toMatch(/^\*\*\* \(\d+ chars\)$/);
+    expect(shown.stdout).not.toContain("abc123");
+    const open = await run(["net", "show", String(doc?.id), "--values"]);
+    const lines = ((open.json.request as { responseHeaders?: Record<string, string> }).responseHeaders?.["set-cookie"] ?? "").split("\n");
+    expect(lines).toEqual(["session=abc123; HttpOnly; SameSite=Strict; Path=/", "theme=dark; SameSite=Lax; Path=/; Max-Age=3600"]);
     expect(h.stdout).not.toContain("abc123");
   });
 });
@@ -135,6 +144,18 @@ describe("bp net journal", () => {
     const limited = await run(["net", "--limit", "1"]);
     expect(limited.json).toMatchObject({ truncated: true, total: expect.any(Number) });
     expect((limited.json.requests as Req[]).length).toBe(1);
+    // Bare: the selected tab's current document only, and it says so; --all is the whole journal.
+    expect((await run(["open", `${site.a}/second`, "--new"])).json.ok).toBe(true);
+    const bare = await run(["net"]);
+    const covers = bare.json.covers as { tab: string; since: number };
+    expect(covers.tab).toMatch(/^t\d+$/);
+    const listed = bare.json.requests as Req[];
+    expect(listed[0]).toMatchObject({ id: covers.since, type: "document" });
+    expect(new URL(listed[0]?.url ?? "").pathname).toBe("/second");
+    expect(listed.every((q) => q.id >= covers.since && !q.url.includes("/api/user"))).toBe(true);
+    expect((await requests(A)).some((q) => q.url.includes("/api/user"))).toBe(true);
+    expect((await run(["close"])).json.ok).toBe(true);
+    expect((await run(["tab", String(before?.tab)])).json.ok).toBe(true);
     const cleared = await run(["net", "clear"]);
     expect(cleared.json.cleared as number).toBeGreaterThan(0);
     expect((await run(["net"])).json).toMatchObject({ requests: [] });
@@ -157,6 +178,8 @@ describe("bp net rules", () => {
     expect(listed.find((r) => r.type === "mock")).toMatchObject({ status: 203, bodySize: 17 });
     // Mock beats headers, whatever order they came in.
     expect(await reloadApp()).toBe("203:Mocked:");
+    // The rule's Content-Type replaces the default, not joined to it.
+    expect((await run(["eval", "fetch('/api/user').then((r) => r.headers.get('content-type'))"])).json.value).toBe("application/json");
     const mocked = (await requests(A, ["--url", "*/api/user*"])).at(-1);
     expect(mocked?.rule).toBe(`mocked ${String((m.json.rule as { id: string }).id)}`);
     const b = await run(["net", "block", "*/api/*"]);

@@ -190,6 +190,11 @@ describe("snapshot", () => {
     const after = await env.run(["click", String(submit?.r)]);
     expect(after.json.title).toBe("Welcome");
     expect(hints(after).find((h) => h.type === "authentication_surface")?.state).toBe("left");
+    // The agent opening another page is no sign-in result: no "left" follows it there.
+    await env.run(["open", `${site.a}/login`]);
+    expect(hints(await env.run(["snapshot"])).find((h) => h.type === "authentication_surface")?.state).toBe("entered");
+    await env.run(["open", `${site.a}/second`]);
+    expect(hints(await env.run(["snapshot"])).find((h) => h.type === "authentication_surface")).toBeUndefined();
   });
 
   test("a raised box covering the viewport is a possible modal overlay, on a small page and a large one", async () => {

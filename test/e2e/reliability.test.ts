@@ -9,6 +9,7 @@ const env = makeBpEnv({ BROWSER_PILOT_NAV_STALL_MS: "1500" });
 const site = startFixtureServer({
   ...PAGES,
   "/counter": "<!doctype html><title>Counter</title><button onclick=\"window.c=(window.c||0)+1\">Increment</button><button onmousedown=\"event.preventDefault()\">Nothing</button>",
+  "/tall": "<!doctype html><title>Tall</title><div style='height:6000px'>Top</div><button onclick='1'>Bottom</button>",
   "/never": () => new Promise<Response>(() => undefined) as unknown as Response,
   "/hang": "<!doctype html><title>Hang</title><p>Loading forever</p><img src='/never'>",
   // Held open until the test lets it go: a request in flight for exactly as long as needed.
@@ -268,6 +269,23 @@ describe("watchdogs", () => {
     await env.run(["snapshot"], { key: A });
     const after = (await env.run(["click", String(ref)], { key: A })).json;
     expect(((after.hints as { type: string }[] | undefined) ?? []).some((h) => h.type === "repeated_action")).toBe(false);
+  });
+
+  test("scrolls that moved the page and dialog answers are progress: no repeated_action", async () => {
+    await env.run(["open", `${site.a}/tall`], { key: A });
+    for (let i = 0; i < 4; i++) {
+      const r = (await env.run(["scroll", "down"], { key: A })).json;
+      expect(r.ok).toBe(true);
+      expect((r.evidence as { deltaY?: number }).deltaY).toBeGreaterThan(0);
+      expect(((r.hints as { type: string }[] | undefined) ?? []).map((h) => h.type)).not.toContain("repeated_action");
+    }
+    for (let i = 0; i < 3; i++) {
+      await env.run(["eval", "setTimeout(() => alert('Hi'), 50); 1"], { key: A });
+      const id = ((await env.run(["wait", "--dialog"], { key: A })).json.dialog as { id: string } | undefined)?.id ?? ((await env.run(["dialogs"], { key: A })).json.dialogs as { id: string }[])[0]?.id;
+      const r = (await env.run(["dialog", String(id), "--accept"], { key: A })).json;
+      expect(r.ok).toBe(true);
+      expect(((r.hints as { type: string }[] | undefined) ?? []).map((h) => h.type)).not.toContain("repeated_action");
+    }
   });
 
   test("an unanswered dialog is named on results for the agent's other tabs", async () => {

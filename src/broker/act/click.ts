@@ -4,7 +4,7 @@ import type { CdpSession } from "../../cdp/session.ts";
 import type { ClickEvidence, EvidenceElement } from "../../protocol/evidence.ts";
 import { exactly, type ArgsOf } from "../context/handler.ts";
 import type { Selected } from "../context/tabs.ts";
-import { callFn, readResult, stepResult } from "../page-fns.ts";
+import { callFn, readResult, step, stepResult, type PageResult } from "../page-fns.ts";
 import { clickStatus, pageEffects, stateEffects } from "./evidence.ts";
 import { defineAction } from "./pipeline.ts";
 import { lateTimerChange } from "./late.ts";
@@ -37,12 +37,14 @@ export const click = defineAction<typeof command, ArgsOf<typeof command>, Clicke
     await Promise.race([sent, watch.dialogOpened]);
     return { x, y, probe, hit };
   },
-  readback: ({ args }) => (args.ref !== undefined ? [{ fn: "act", ref: args.ref, arg: { op: "state" } }] : []),
+  // The element's state, and whether the page received the click on it (recorded since the probe).
+  readback: ({ args }) => (args.ref !== undefined ? [step("act", { op: "state" }, { ref: args.ref }), step("act", { op: "received", input: clickInput(args) }, { ref: args.ref })] : []),
   evidence({ target, watch }, { x, y, probe, hit }, readback) {
     const before = probe?.state;
     const afterState = readResult(readback, 0, "act", "state") ?? undefined;
     const effects = [...stateEffects(before, afterState), ...pageEffects(watch.effects)];
-    const verdict = verdictOf(target !== undefined, before?.kind, effects);
+    const miss = notReceived(readResult(readback, 1, "act", "received"));
+    const verdict = miss ? miss.verdict : verdictOf(target !== undefined, before?.kind, effects);
     return exactly<ClickEvidence>()({
       action: "click",
       ...verdict,
@@ -52,11 +54,12 @@ export const click = defineAction<typeof command, ArgsOf<typeof command>, Clicke
       point: { x: Math.round(x), y: Math.round(y) },
       ...(afterState?.checked !== undefined ? { checked: afterState.checked } : {}),
       ...(afterState?.focused !== undefined ? { focused: afterState.focused } : {}),
+      ...(miss ? { received: miss.received } : {}),
     });
   },
   // Nothing changed yet but the click's handlers set a timer: its change is waited for (late.ts).
   async after(run, _sent, evidence) {
-    if (!(await lateTimerChange(run, "press"))) return undefined;
+    if (evidence.received || !(await lateTimerChange(run, "press"))) return undefined;
     const effects = [...new Set([...(evidence.effects ?? []), ...pageEffects(run.watch.effects)])];
     const { reason: _none, ...rest } = evidence;
     return exactly<ClickEvidence>()({ ...rest, ...verdictOf(run.target !== undefined, evidence.kind === "coordinates" ? undefined : evidence.kind, effects), effects });
@@ -64,7 +67,25 @@ export const click = defineAction<typeof command, ArgsOf<typeof command>, Clicke
 });
 
 function verdictOf(onRef: boolean, kind: string | undefined, effects: string[]): { status: "verified" | "mismatch" | "unavailable"; reason?: string } {
-  return onRef ? clickStatus(kind, effects) : { status: effects.length > 0 ? "verified" : "unavailable", reason: "coordinate_target" };
+  // Every click focuses what it presses: focus alone is no effect (the same verdict on the first and the second click).
+  return onRef ? clickStatus(kind, effects.filter((e) => e !== "focus_changed")) : { status: effects.length > 0 ? "verified" : "unavailable", reason: "coordinate_target" };
+}
+
+function clickInput(args: ArgsOf<typeof command>): "click" | "dblclick" | "contextmenu" {
+  return args.right ? "contextmenu" : args.double ? "dblclick" : "click";
+}
+
+/**
+ * A click the page did not receive on the element (its click event went elsewhere or never
+ * fired) is a mismatch, whatever changed: what received it and why. None when it did, or when
+ * the page could not say (a new document, a dialog).
+ */
+function notReceived(r: PageResult<"act", { op: "received" }> | null | undefined): { verdict: { status: "mismatch"; reason: string }; received: NonNullable<ClickEvidence["received"]> } | undefined {
+  if (!r?.armed || r.got !== false) return undefined;
+  const reason = r.pressed === false ? "input_not_received" : r.down !== undefined ? "pressed_and_released_on_different_elements" : r.by ? "click_received_elsewhere" : "click_not_fired";
+  const el = (e: EvidenceElement | null | undefined) => e ?? undefined;
+  const received = { ...(r.by ? { by: el(r.by) } : {}), ...(r.down ? { down: el(r.down) } : {}), ...(r.up ? { up: el(r.up) } : {}) };
+  return { verdict: { status: "mismatch", reason }, received };
 }
 
 /** The element at a viewport point of the main frame, with its ref when the agent was shown it there. */

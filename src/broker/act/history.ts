@@ -6,6 +6,7 @@ import { back as backCommand, forward as forwardCommand, reload as reloadCommand
 import type { ReplyOf } from "../context/handler.ts";
 import { defineAction } from "./pipeline.ts";
 import { assertMayNavigate } from "../policy/enforce.ts";
+import { forgetAuthSurface } from "../observe/collect.ts";
 
 /** `bp back`, `bp forward`, `bp reload`: a history step (or reload), answered once the page loaded. */
 type HistoryCommand = typeof backCommand | typeof forwardCommand | typeof reloadCommand;
@@ -19,6 +20,7 @@ function historyAction(command: HistoryCommand, delta: -1 | 0 | 1) {
     async dispatch({ ctx, sel, top }) {
       const { browser, rec } = sel;
       const before = { url: boundUrl(rec.url), title: boundTitle(rec.title) };
+      forgetAuthSurface(sel.agent, rec.targetId);
       let navigated = true;
       if (delta === 0) {
         await runAndWait(top, () => top.send("Page.reload"), ctx.deadline, ctx.signal, rec.targetId);

@@ -28,19 +28,31 @@ export const hover = defineAction<typeof hoverCommand, ArgsOf<typeof hoverComman
   readback: ({ args }) => [
     step("act", { op: "state" }, { ref: args.ref }),
     step("act", { op: "hovered" }, { ref: args.ref }),
+    step("act", { op: "received", input: "over" }, { ref: args.ref }),
   ],
   evidence({ watch }, probe, readback) {
     const hovered = readResult(readback, 1, "act", "hovered");
+    const over = readResult(readback, 2, "act", "received");
     const effects = [...stateEffects(probe.state, readResult(readback, 0, "act", "state") ?? undefined), ...pageEffects(watch.effects)];
-    const verdict = hovered === true ? { status: "verified" as const } : evidenceStatus(effects);
-    return exactly<HoverEvidence>()({ action: "hover", ...verdict, hovered: hovered === true, effects, target: probe.target, point: { x: Math.round(probe.x), y: Math.round(probe.y) } });
+    // Under the pointer, or the pointer's over events reached it: the page received the hover. Else a change is no proof.
+    const elsewhere = hovered !== true && over?.armed === true && over.got === false;
+    const verdict = hovered === true || over?.got === true ? { status: "verified" as const } : elsewhere ? { status: "mismatch" as const, reason: "pointer_not_over_target" } : evidenceStatus(effects);
+    return exactly<HoverEvidence>()({
+      action: "hover",
+      ...verdict,
+      hovered: hovered === true,
+      effects,
+      target: probe.target,
+      point: { x: Math.round(probe.x), y: Math.round(probe.y) },
+      ...(elsewhere && over.by ? { received: { by: over.by } } : {}),
+    });
   },
   // A menu that opens after a hover-intent delay: waited for when its timer is all that happened yet (late.ts).
   async after(run, _sent, evidence) {
     if (!(await lateTimerChange(run, "pointer"))) return undefined;
     const effects = [...new Set([...(evidence.effects ?? []), ...pageEffects(run.watch.effects)])];
     const { reason: _none, ...rest } = evidence;
-    return exactly<HoverEvidence>()({ ...rest, ...(evidence.hovered ? { status: "verified" as const } : evidenceStatus(effects)), effects });
+    return exactly<HoverEvidence>()({ ...rest, ...(evidence.hovered || evidence.status === "verified" ? { status: "verified" as const } : evidence.status === "mismatch" ? { status: "mismatch" as const, reason: "pointer_not_over_target" } : evidenceStatus(effects)), effects });
   },
 });
 
@@ -95,7 +107,8 @@ export const drag = defineAction<typeof dragCommand, ArgsOf<typeof dragCommand>,
   observe: (a) => ({ limit: a.limit, full: a.full }),
   async dispatch({ ctx, sel, args, top, watch }) {
     const from = await resolveRef(sel, args.from);
-    const [a, b] = await dropPoint(from, args.to === undefined ? undefined : await resolveRef(sel, args.to), args);
+    const to = args.to === undefined ? undefined : await resolveRef(sel, args.to);
+    const [a, b] = await dropPoint(from, to, args);
     const frame = frameOfRef(from);
     let html5 = false;
     try {
@@ -109,9 +122,14 @@ export const drag = defineAction<typeof dragCommand, ArgsOf<typeof dragCommand>,
       await top.send("Input.setInterceptDrags", { enabled: false }).catch(() => undefined);
     }
     const effects = pageEffects(watch.effects);
+    // An HTML5 drag is verified by its drop reaching the target, not by what changed.
+    // A drop at a point (--to-xy) has no target to have received it: judged by its effects.
+    const drop = html5 && to && !watch.effects.navigation && !watch.effects.dialog ? await callFn(frameOfRef(to), "act", { op: "received", input: "drop" }, { ref: to.ref }).catch(() => undefined) : undefined;
+    const missed = drop?.armed === true && drop.got === false;
     return exactly<DragEvidence>()({
       action: "drag",
-      ...evidenceStatus(effects),
+      ...(missed ? { status: "mismatch" as const, reason: "drop_not_received" } : evidenceStatus(effects)),
+      ...(missed && drop.by ? { received: { by: drop.by } } : {}),
       kind: html5 ? "html5" : "pointer",
       effects,
       from: a.target,

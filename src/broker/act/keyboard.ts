@@ -14,7 +14,7 @@ import type { ActionWatch } from "./watch.ts";
 import { parseCombo, pressCombo, typeChar, typesText } from "./keys.ts";
 import { CompositePin } from "./pin.ts";
 import { defineAction } from "./pipeline.ts";
-import { mergeEffects } from "./type.ts";
+import { mergeEffects, nonEmpty } from "./type.ts";
 
 /**
  * The frame that has focus: keys go wherever the browser's focus is, and when that is inside
@@ -44,7 +44,7 @@ const selectAllCombo = () => parseCombo(process.platform === "darwin" ? "Meta+a"
  * and re-checked before every key; a change stops the sequence there.
  */
 export const keyboard = defineAction<typeof keyboardCommand, ArgsOf<typeof keyboardCommand> & { token: string }, Keyed>(keyboardCommand, {
-  args: (a) => ({ ...a, token: crypto.randomUUID() }),
+  args: (a) => ({ ...nonEmpty(a), token: crypto.randomUUID() }),
   observe: (a) => ({ limit: a.limit, full: a.full }),
   // With --submit the dispatch settled and read back itself; otherwise the reply's one settle
   // call (a frame after the last key's change) reads the text back and takes the snapshot, in

@@ -20,6 +20,8 @@ import { resolveRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import type { PreSteps } from "../observe/collect.ts";
 import { observeWith } from "../observe/snapshot.ts";
 import { callPage } from "../world.ts";
+import { boundUrl } from "../../shared/page-strings.ts";
+import { redactUrl } from "../net/redact.ts";
 import { readResult, type Ran } from "../page-fns.ts";
 import { replyFor, type ActionReply, type EvidenceLike } from "./result.ts";
 import { ActionWatch, DOM_QUIET_MAX_MS, type QuietPoll } from "./watch.ts";
@@ -188,6 +190,8 @@ async function settleAndReply<I, A, S, E extends EvidenceLike, R>(run: ActionRun
   for (;;) {
     if (watch.effects.dialog) break;
     if (watch.busy) await watch.waitNetwork(ctx.deadline);
+    // The navigation wait is bounded: one that has not even committed is reported as pending, not waited out.
+    if (watch.pendingNavigation) break;
     const requests = watch.effects.requests;
     const navigating = watch.effects.navigation;
     const polling = ids.length > 0 && !navigating;
@@ -206,14 +210,16 @@ async function settleAndReply<I, A, S, E extends EvidenceLike, R>(run: ActionRun
     });
     let results: unknown[];
     if (opts) {
-      observation = await raceDialog(watch, observeOnce(run, opts, base, pre)).catch((err: unknown) => {
+      observation = await raceDialog(watch, raceNavigation(watch, observeOnce(run, opts, base, pre))).catch((err: unknown) => {
         if (watch.effects.navigation || watch.effects.dialog) return undefined;
         throw err;
       });
       results = pre.results ?? [];
     } else {
-      results = steps.length ? ((await raceDialog(watch, callMain(run, steps)))?.results ?? []) : [];
+      results = steps.length ? ((await raceDialog(watch, raceNavigation(watch, callMain(run, steps))))?.results ?? []) : [];
     }
+    // Chrome answers no call into a document whose navigation is pending: past the bound, it is reported as pending.
+    if (navigationOverdue(watch)) break;
     // The frame changed and settled after the top document's call answered: its snapshot may predate the frame's end.
     if (frameLate) stale = opts !== undefined && (await frameLate);
     if (watch.effects.dialog) break;
@@ -247,6 +253,14 @@ async function settleAndReply<I, A, S, E extends EvidenceLike, R>(run: ActionRun
   await watch.finishFrameQuiet();
   watch.countDownloads();
   let evidence = def.evidence(run, sent, { steps: readbackSteps, results: watch.effects.navigation || watch.effects.dialog ? [] : readback });
+  const pending = watch.pendingNavigation;
+  if (pending) {
+    const url = pending.url !== undefined ? redactUrl(boundUrl(pending.url)) : undefined;
+    evidence = { ...evidence, pendingNavigation: { ...(url !== undefined ? { url } : {}), ms: pending.ms } };
+    if (!opts) return { evidence };
+    const reply = replyFor(ctx, sel, evidence, watch.effects, undefined);
+    return { observed: { ...reply, hint: `The navigation${url ? ` to ${url}` : ""} has not answered after ${Math.round(pending.ms / 1000)} s and is still loading; nothing could be observed. Run 'bp wait --url <url>' (or 'bp wait --text'), or 'bp back' to give up on it.` } };
+  }
   if (def.after && !watch.effects.navigation && !watch.effects.dialog) {
     const later = await def.after(run, sent, evidence);
     if (later) {
@@ -269,6 +283,36 @@ function settledAfter(pre: PreSteps, polls: (QuietPoll | null)[]): Promise<boole
 
 function callMain<A>(run: ActionRun<A>, steps: PageStep[]) {
   return callPage(run.top, run.watch.mainFrameId, steps);
+}
+
+/** How long an action waits for its navigation's new document to commit (docs/actions.md: the 3 s network bound). */
+const NAVIGATION_BOUND_MS = 3_000;
+
+function navigationOverdue(watch: ActionWatch): boolean {
+  const p = watch.pendingNavigation;
+  return p !== undefined && p.ms >= NAVIGATION_BOUND_MS;
+}
+
+/**
+ * A page call sent just before the action's navigation began is not answered until the new
+ * document commits (Chrome holds calls into the old one): past the bound it is left to answer
+ * later (undefined now).
+ */
+async function raceNavigation<T>(watch: ActionWatch, p: Promise<T>): Promise<T | undefined> {
+  p.catch(() => undefined);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const overdue = new Promise<undefined>((resolve) => {
+    const look = () => {
+      if (navigationOverdue(watch)) resolve(undefined);
+      else timer = setTimeout(look, 50);
+    };
+    look();
+  });
+  try {
+    return await Promise.race([p, overdue]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** A dialog blocks the page: its answer never comes, so the dialog ends the wait. */

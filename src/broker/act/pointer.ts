@@ -39,10 +39,16 @@ export function checkProbe(r: { ref: number; binding: { offset: { x: number; y: 
     probe.reason === "obscured"
       ? `Ref ${r.ref} is covered by ${what ?? "another element"}; nothing was sent.`
       : `Ref ${r.ref} cannot take a pointer event (${(probe.reason ?? "unknown").replace("_", " ")}); nothing was sent.`;
+  // A wall with nothing to close it: retrying the click cannot help, the keyboard or a person may.
+  const wall = probe.reason === "obscured" && probe.obstructionControls === 0;
   throw new BpError("action_not_verified", message, {
-    retryable: true,
-    context: { ref: r.ref, reason: probe.reason, dispatched: false, ...(probe.obstruction ? { obstruction: probe.obstruction } : {}) },
-    hint: probe.reason === "obscured" ? `Close or answer ${what ?? "the covering element"} (its controls are in 'bp snapshot'), then retry.` : "Run 'bp snapshot' and pick an enabled, visible element.",
+    retryable: !wall,
+    context: { ref: r.ref, reason: probe.reason, dispatched: false, ...(probe.obstruction ? { obstruction: probe.obstruction } : {}), ...(wall ? { obstructionControls: 0 } : {}) },
+    hint: wall
+      ? `${what ?? "The covering element"} has no control to close it. Activate the target by keyboard ('bp press Tab' until it has focus, then 'bp press Enter'), wait for the cover to go ('bp wait'), or hand the tab to a person ('bp handoff').`
+      : probe.reason === "obscured"
+        ? `Close or answer ${what ?? "the covering element"} (its controls are in 'bp snapshot'), then retry.`
+        : "Run 'bp snapshot' and pick an enabled, visible element.",
   });
 }
 

@@ -106,7 +106,7 @@ export const selectOption = defineAction<typeof selectCommand, SelectArgs, Chose
     };
     const settled = (evidence: SelectEvidence): Chosen => ({ evidence });
     if (info.kind === "native") {
-      if (!info.found || !info.option) return settled(done("mismatch", "option_not_found", (await current())?.selected ?? []));
+      if (!info.found || !info.option) throw await noSuchOption(frame, args);
       if (info.option.disabled) return settled(done("mismatch", "option_disabled", (await current())?.selected ?? []));
       if (!watch.armed) await watch.armQuiet();
       const index = info.option.index;
@@ -116,6 +116,8 @@ export const selectOption = defineAction<typeof selectCommand, SelectArgs, Chose
       // that index, or the native select, went since the find step.
       return { finish: () => (!r.ok ? done("mismatch", "option_not_found", []) : r.target.connected && r.target.selected === true ? done("verified", undefined, r.selected) : done("mismatch", "selection_mismatch", r.selected)) };
     }
+    // A list already shown without the option: nothing is sent.
+    if (!info.found && info.visible !== false && (await shownOptions(frame)) > 0) throw await noSuchOption(frame, args);
     if (!(info.found && info.option?.disabled)) info = await openAria(ctx, top, resolved, frame, info, watch, query);
     if (watch.effects.dialog) return settled(done("unavailable", "dialog_opened", []));
     if (!info.found || !info.option) return settled(done("mismatch", "option_not_found", (await current())?.selected ?? []));
@@ -133,6 +135,28 @@ export const selectOption = defineAction<typeof selectCommand, SelectArgs, Chose
     return settled(watch.effects.dialog ? done("unavailable", "dialog_opened", []) : ariaVerdict(info.option, await current(), done));
   },
 });
+
+const LISTED_OPTIONS = 20;
+
+/** How many options the dropdown shows now (0: none, or they appear only when it is opened). */
+async function shownOptions(frame: FrameRef): Promise<number> {
+  const l = await callInFrame(frame, "select", { op: "list" }).catch(() => undefined);
+  return l?.ok && !l.requiresOpen ? (l.options ?? []).length : 0;
+}
+
+/** An option the dropdown does not have: refused with the ones it has (nothing was sent). */
+async function noSuchOption(frame: FrameRef, args: SelectArgs): Promise<BpError> {
+  const l = await callInFrame(frame, "select", { op: "list" }).catch(() => undefined);
+  const all = l?.ok ? (l.options ?? []) : [];
+  const options = all.slice(0, LISTED_OPTIONS).map((o) => cutString(o.label, 60));
+  const how = args.by === "value" ? "value" : args.by === "index" ? "index" : args.contains ? "label containing" : "label";
+  return invalidArgument("option", `Ref ${args.ref} has no option with ${how} "${cutString(String(args.option), 80)}"; nothing was sent.`, {
+    ref: args.ref,
+    reason: "option_not_found",
+    options,
+    ...(all.length > options.length || (l?.ok && "truncated" in l && l.truncated === true) ? { more: true } : {}),
+  });
+}
 
 /** The evidence when the dispatch settled itself, else how to judge it once the reply's settle has run. */
 type Chosen = { evidence: SelectEvidence; finish?: undefined } | { evidence?: undefined; finish: () => SelectEvidence };

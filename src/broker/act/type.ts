@@ -1,7 +1,7 @@
 import type { CdpSession } from "../../cdp/session.ts";
 import { type as command } from "../../protocol/commands-actions.ts";
 import type { TypeEvidence } from "../../protocol/evidence.ts";
-import { BpError } from "../../shared/errors.ts";
+import { BpError, invalidArgument } from "../../shared/errors.ts";
 import type { ArgsOf } from "../context/handler.ts";
 import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { pageEffects } from "./evidence.ts";
@@ -33,7 +33,7 @@ export type TypeArgs = ArgsOf<typeof command> & { token: string };
  */
 export const typeText = defineAction<typeof command, TypeArgs, Typed>(command, {
   // The token names this run's page-side slot; the prepare step rides on the ref's resolution.
-  args: (a) => ({ ...a, token: crypto.randomUUID() }),
+  args: (a) => ({ ...nonEmpty(a), token: crypto.randomUUID() }),
   observe: (a) => ({ limit: a.limit, full: a.full }),
   // With --submit the dispatch settled and read back itself; otherwise the reply's one settle
   // call (a frame after the last change) reads the text back and takes the snapshot.
@@ -265,4 +265,15 @@ async function focused(frame: FrameRef, token: string, watch: ActionWatch, then:
 /** Effects of the whole composite: the readback's plus what the later steps caused. */
 export function mergeEffects(prior: readonly string[] | undefined, watch: ActionWatch): string[] {
   return [...new Set([...(prior ?? []), ...pageEffects(watch.effects)])];
+}
+
+/**
+ * No text, no --clear and no --submit (an empty argument, or nothing on stdin) would type
+ * nothing and answer as if it had: refused before anything is sent.
+ */
+export function nonEmpty<A extends { text: string; clear?: boolean | undefined; submit?: boolean | undefined }>(a: A): A {
+  if (a.text === "" && a.clear !== true && a.submit !== true) {
+    throw invalidArgument("text", "No text to type (an empty argument, or nothing on stdin); nothing was sent. Give the text as an argument or on stdin; --clear alone empties the field.");
+  }
+  return a;
 }

@@ -71,6 +71,8 @@ export class ActionWatch {
   /** The target-frame watchers' mutations once settleFrames settled them (-1: not settled there). */
   private frameSettled = -1;
   private loaded = false;
+  /** Where the main frame was asked to go, and when its navigation began (before it commits). */
+  private navTo: { url?: string; at: number } | undefined;
   /** The action's own requests (not the page's polling), in the tab and its out-of-process frames. */
   private requests: ActionRequests | undefined;
   /** Resolves once network events flow for this session. */
@@ -98,11 +100,25 @@ export class ActionWatch {
     w.offs.push(watchFrameNet(browser, rec.targetId, (s) => requests.add(s)), () => requests.stop());
     w.offs.push(
       session.on("Page.frameRequestedNavigation", (p) => {
-        if (p.frameId === w.mainFrameId && p.disposition === "currentTab") w.effects.navigation = true;
+        if (p.frameId === w.mainFrameId && p.disposition === "currentTab") {
+          w.effects.navigation = true;
+          w.navTo = { url: p.url, at: w.navTo?.at ?? Date.now() };
+        }
+        poke();
+      }),
+      // The browser began a new document for the main frame (also before any loading event): where to.
+      session.on("Page.frameStartedNavigating", (p) => {
+        if (p.frameId === w.mainFrameId && p.navigationType !== "sameDocument" && p.navigationType !== "historySameDocument" && !w.effects.urlChanged) {
+          w.effects.navigation = true;
+          w.navTo = { url: p.url, at: w.navTo?.at ?? Date.now() };
+        }
         poke();
       }),
       session.on("Page.frameStartedLoading", (p) => {
-        if (p.frameId === w.mainFrameId && !w.effects.urlChanged) w.effects.navigation = true;
+        if (p.frameId === w.mainFrameId && !w.effects.urlChanged) {
+          w.effects.navigation = true;
+          w.navTo ??= { at: Date.now() };
+        }
         poke();
       }),
       session.on("Page.lifecycleEvent", (p) => {
@@ -294,6 +310,16 @@ export class ActionWatch {
   /** Whether a quiet watcher is armed and not yet settled (one watcher sees every later mutation). */
   get armed(): boolean {
     return this.quietIds.length > 0;
+  }
+
+  /**
+   * A navigation the action started whose new document has not committed yet (a server that
+   * answers slowly): where it goes and how long it has waited. Chrome answers no call into
+   * the old document meanwhile, so nothing is observed until it commits.
+   */
+  get pendingNavigation(): { url?: string; ms: number } | undefined {
+    if (!this.effects.navigation || this.committed || this.loaded || this.effects.dialog || !this.navTo) return undefined;
+    return { ...(this.navTo.url !== undefined ? { url: this.navTo.url } : {}), ms: Date.now() - this.navTo.at };
   }
 
   /** Whether the page is mid-way: navigating and not loaded yet, or waiting on requests the action started. */

@@ -142,7 +142,9 @@ export class Watchdogs {
     const diff: Record<string, unknown> = isObj(reply.diff) ? reply.diff : {};
     const emptyDiff = emptyList(diff.added) && emptyList(diff.removed) && emptyList(diff.changed) && emptyList(diff.text) && emptyList(diff.order) && diff.title === undefined && diff.url === undefined;
     const sameUrl = url === undefined || prev?.url === undefined || prev.url === url;
-    const still = emptyList(evidence.effects) && emptyDiff && sameUrl;
+    // A scroll that moved and a dialog answered are progress, whatever the page did after them.
+    const moved = [evidence.deltaX, evidence.deltaY].some((d) => typeof d === "number" && d !== 0) || evidence.moved === true;
+    const still = emptyList(evidence.effects) && emptyDiff && sameUrl && !moved && !DIALOG_COMMANDS.has(command);
     const count = still ? (prev?.count ?? 0) + 1 : 0;
     this.remember(key, { url: url ?? prev?.url, count });
     if (count < REPEAT_LIMIT) return undefined;

@@ -181,12 +181,14 @@ const launch = defineHandler(commands.launch)({
     const { profile, executable } = args;
     const existing = ctx.broker.browser;
     if (existing && !existing.closed && existing.info.source === "launched" && existing.info.profile === profile) {
+      if (executable) throw executableUnused(profile);
       ctx.agent();
       return { browser: browserSummary(existing), reused: true, ...headlessNews(args.headless, existing.info.headless ?? headless) };
     }
     // Refused before anything starts: a browser launched only to be refused would stay behind.
     ctx.broker.assertAvailableFor(launchedBrowserId(profile));
     const { info, reused } = await launchBrowser(ctx.broker.paths, { profile, headless, signal: ctx.signal, ...(executable ? { executable } : {}) });
+    if (reused && executable) throw executableUnused(profile);
     let attached: { conn: BrowserConnection; reused: boolean };
     try {
       attached = await ctx.broker.attach(info);
@@ -200,6 +202,11 @@ const launch = defineHandler(commands.launch)({
     return { browser: browserSummary(attached.conn), ...(reused || attached.reused ? { reused: true } : {}), ...headlessNews(args.headless, headless) };
   },
 });
+
+/** `--executable` picks what bp starts: a browser already running for the profile is reused as it is, so the flag would be ignored. */
+function executableUnused(profile: string): BpError {
+  return invalidArgument("executable", `A browser bp launched for profile '${profile}' is already running and would be reused as it is; --executable applies only when bp starts one. Run 'bp launch' without it to use the running browser.`, { reason: "browser_running" });
+}
 
 /** Lean: `headless` only when it is not what the agent asked for (no display, or a reused browser). */
 function headlessNews(asked: boolean, actual: boolean): { headless?: boolean } {

@@ -49,6 +49,10 @@ const downloadExport = defineHandler(commands.download)({
       throw new BpError(d.error === "quota_exceeded" ? "quota_exceeded" : "artifact_not_found", `Download ${id} has no stored copy (${d.error ?? d.state}).`, { context: { field: "id", id, reason: d.error ?? d.state } });
     }
     const store = storeFor(ctx.broker.paths.home);
+    // The store knows its own item ids; the agent knows the download's.
+    if (!store.has(ctx.req.clientKey, d.artifactId)) {
+      throw new BpError("artifact_expired", `Download ${id}'s stored copy expired and was removed.`, { context: { field: "id", id }, hint: "Download it again." });
+    }
     const item = store.get(ctx.req.clientKey, d.artifactId, "id");
     const file = args.file;
     const dest = resolveOutputPath(file, safeFileName(d.fileName), place(ctx));

@@ -83,13 +83,21 @@ const netList = defineHandler(commands.net)({
       ...(typeArg !== undefined ? { types: typeArg.split(",").map((t) => t.trim()).filter(Boolean) } : {}),
       ...(args.after !== undefined ? { after: args.after } : {}),
     };
-    const r = netFor(ctx.req.clientKey).journal.query(q);
+    const journal = netFor(ctx.req.clientKey).journal;
     const selected = selectedTab(ctx);
+    // Bare: the selected tab's current document only (earlier pages' images are not this page's story).
+    const bare = !args.all && args.url === undefined && args.method === undefined && args.status === undefined && typeArg === undefined && args.after === undefined;
+    const target = ctx.agent().selected;
+    const doc = bare && selected !== undefined && target !== undefined ? journal.lastDocument(target) : undefined;
+    const covers = doc && selected !== undefined ? { tab: selected, since: doc.id } : undefined;
+    const r = journal.query(covers ? { ...q, tab: covers.tab, from: covers.since } : q);
     const out: ReplyOf<typeof commands.net.result> = {
       requests: r.entries.map((e) => summary(e, selected)),
       ...(r.truncated ? { total: r.total, truncated: true as const } : {}),
       ...(r.gap ? { gap: true as const } : {}),
-      nextCursor: r.nextCursor ?? 0,
+      // A cursor for what comes next anywhere: the bare list shows this document's newest, and --after then gives every tab's.
+      nextCursor: (covers ? journal.query({ limit: 1 }).nextCursor : r.nextCursor) ?? 0,
+      ...(covers ? { covers } : {}),
     };
     return withText(ctx, out, () => {
       const lines = r.entries.map((e) => `${String(e.id).padStart(4)} ${e.method.padEnd(6)} ${String(e.status ?? e.error ?? "…").padEnd(6)} ${e.type.padEnd(10)} ${e.durationMs !== undefined ? `${e.durationMs}ms`.padStart(7) : "".padStart(7)} ${e.url}`);
@@ -100,12 +108,27 @@ const netList = defineHandler(commands.net)({
   },
 });
 
-/** `given`: names of headers the agent gave to 'net headers' (any name may carry a token). */
-export function maskHeaders(h: Record<string, string> | undefined, given?: ReadonlySet<string>, all = false): Record<string, string> | undefined {
+const COOKIE_HEADERS = /^(cookie|set-cookie)$/i;
+
+/**
+ * Secret values masked (their length kept). `given`: names of headers the agent gave to
+ * 'net headers' (any name may carry a token); `cookies` (--values): Cookie and Set-Cookie shown.
+ */
+export function maskHeaders(h: Record<string, string> | undefined, given?: ReadonlySet<string>, all = false, cookies = false): Record<string, string> | undefined {
   if (!h) return undefined;
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h)) out[k] = all || SECRET_HEADERS.test(k) || given?.has(k.toLowerCase()) === true ? `*** (${v.length} chars)` : redactUrl(v);
+  for (const [k, v] of Object.entries(h)) {
+    const secret = all || (SECRET_HEADERS.test(k) && !(cookies && COOKIE_HEADERS.test(k))) || given?.has(k.toLowerCase()) === true;
+    out[k] = secret ? `*** (${v.length} chars)` : redactUrl(v);
+  }
   return out;
+}
+
+/** The response's headers with its Set-Cookie lines (from the extra info), which the browser's own list leaves out. */
+function responseHeadersOf(e: NetEntry): Record<string, string> | undefined {
+  if (e.setCookie === undefined) return e.responseHeaders;
+  const rest = Object.fromEntries(Object.entries(e.responseHeaders ?? {}).filter(([k]) => k.toLowerCase() !== "set-cookie"));
+  return { ...rest, "set-cookie": e.setCookie };
 }
 
 const netShow = defineHandler(commands.netShow)({
@@ -120,8 +143,8 @@ const netShow = defineHandler(commands.netShow)({
     // they add to the status code and the Content-Type header.
     const { id: _given, ...listed } = summary(e, selectedTab(ctx));
     const given = peekNet(ctx.req.clientKey)?.givenHeaders;
-    const rq = maskHeaders(e.requestHeaders, given);
-    const rs = maskHeaders(e.responseHeaders, given);
+    const rq = maskHeaders(e.requestHeaders, given, false, args.values === true);
+    const rs = maskHeaders(responseHeadersOf(e), given, false, args.values === true);
     const statusText = ownStatusText(e.status, e.statusText);
     const mimeType = ownMimeType(e.mimeType, e.responseHeaders);
     const request: Shown["request"] = {

@@ -1,6 +1,7 @@
 import { protocolErrorCause } from "../../cdp/errors.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import { loadDialog, navigateTo } from "../navigate.ts";
+import { forgetAuthSurface } from "../observe/collect.ts";
 import { routeProfile } from "../profiles/route.ts";
 import type { BrowserConnection } from "../browser.ts";
 import { assertLocalFileAllowed } from "../local-files.ts";
@@ -146,6 +147,7 @@ const open = defineHandler(commands.open)({
     await ctx.broker.exclusive(rec.targetId, async () => {
       const session = await browser.session(rec);
       clearAuthFailure(rec);
+      forgetAuthSurface(agent, rec.targetId);
       try {
         await navigateTo(session, url, ctx.deadline, ctx.signal, rec.targetId);
       } catch (err) {

@@ -2,13 +2,18 @@
  * Downloads, attributed to the agent whose controlled tab started them, and copied into the
  * private store when Chrome completes them.
  *
- * Chrome's own download behaviour and folder are never changed: browser-level events are
- * switched on with behavior "default" (Chrome keeps deciding where files go), ownership comes
+ * A browser bp launched saves downloads only into bp's private directory (behavior
+ * "allowAndName": a file named by its GUID), and each is moved into the store once complete:
+ * nothing lands in the person's ~/Downloads. A person's browser keeps its own behaviour and
+ * folder: browser-level events are switched on with behavior "default", ownership comes
  * from Page.downloadWillBegin on the tab's own session, and the completed file is copied,
  * never moved or deleted. A download from a tab no agent controls is ignored, and a GUID seen
  * twice fails closed (no agent gets it).
  */
+import { rmSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { CdpSession } from "../../cdp/session.ts";
+import { ensurePrivateDir } from "../../shared/private-fs.ts";
 import type { BrowserConnection } from "../browser.ts";
 import { storeFor } from "../store/index.ts";
 import type { TargetRecord } from "../targets.ts";
@@ -51,10 +56,28 @@ function changed(): void {
   for (const fn of [...listeners]) fn();
 }
 
+/** Where a launched browser saves (private); none: a person's browser, whose folder is its own. */
+const privateDirs = new WeakMap<BrowserConnection, string>();
+
+function behaviorFor(conn: BrowserConnection, host: NetHost): { behavior: "default" | "allowAndName"; downloadPath?: string } {
+  if (conn.info.source !== "launched") return { behavior: "default" };
+  let dir = privateDirs.get(conn);
+  if (!dir) {
+    dir = join(host.home, "downloading");
+    try {
+      ensurePrivateDir(dir);
+    } catch {
+      return { behavior: "default" };
+    }
+    privateDirs.set(conn, dir);
+  }
+  return { behavior: "allowAndName", downloadPath: dir };
+}
+
 export function installDownloads(conn: BrowserConnection, host: NetHost): void {
   contextsEnabled.set(conn, new Set());
-  // Events only: behavior "default" leaves Chrome's own download decisions and folder alone.
-  void conn.cdp.send("Browser.setDownloadBehavior", { behavior: "default", eventsEnabled: true }).catch(() => undefined);
+  // A person's browser: events only, behavior "default" leaves its download decisions and folder alone.
+  void conn.cdp.send("Browser.setDownloadBehavior", { ...behaviorFor(conn, host), eventsEnabled: true }).catch(() => undefined);
   conn.cdp.on("Browser.downloadProgress", (p) => {
     const owned = byGuid.get(p.guid);
     if (owned === undefined || owned === "conflict") return;
@@ -68,7 +91,8 @@ export function installDownloads(conn: BrowserConnection, host: NetHost): void {
     }
     // A remote browser's path names a file on the service's machine: reading that path here
     // would copy whatever file of ours has the same name (a hostile endpoint could pick it).
-    if (p.state === "completed") complete(host, d, conn.info.source === "remote" ? undefined : p.filePath, conn.info.source === "remote");
+    const remote = conn.info.source === "remote";
+    if (p.state === "completed") complete(host, d, remote ? undefined : p.filePath, privateDirs.get(conn), remote);
     else if (p.state === "canceled") {
       d.state = d.receivedBytes < d.totalBytes || d.totalBytes === 0 ? "failed" : "canceled";
       d.completedAt = Date.now();
@@ -78,7 +102,16 @@ export function installDownloads(conn: BrowserConnection, host: NetHost): void {
   });
 }
 
-function complete(host: NetHost, d: DownloadRecord, filePath: string | undefined, remote = false): void {
+function complete(host: NetHost, d: DownloadRecord, filePath: string | undefined, privateDir: string | undefined, remote: boolean): void {
+  try {
+    copyToStore(host, d, filePath, remote);
+  } finally {
+    // Our own directory's file: copied into the store (or refused by it), then gone.
+    if (filePath && privateDir && dirname(filePath) === privateDir) rmSync(filePath, { force: true });
+  }
+}
+
+function copyToStore(host: NetHost, d: DownloadRecord, filePath: string | undefined, remote: boolean): void {
   d.completedAt = Date.now();
   d.state = "completed";
   byGuid.delete(d.guid);
@@ -107,7 +140,7 @@ export function watchTabDownloads(conn: BrowserConnection, host: NetHost, rec: T
   const enabled = contextsEnabled.get(conn);
   if (ctx && enabled && !enabled.has(ctx)) {
     enabled.add(ctx);
-    void conn.cdp.send("Browser.setDownloadBehavior", { behavior: "default", eventsEnabled: true, browserContextId: ctx }).catch(() => undefined);
+    void conn.cdp.send("Browser.setDownloadBehavior", { ...behaviorFor(conn, host), eventsEnabled: true, browserContextId: ctx }).catch(() => undefined);
   }
   main.on("Page.downloadWillBegin", (p) => {
     const owner = rec.controller;

@@ -33,6 +33,8 @@ export interface NetEntry {
   rule?: { id: string; action: "blocked" | "mocked" | "headers" };
   requestHeaders?: Record<string, string>;
   responseHeaders?: Record<string, string>;
+  /** The response's Set-Cookie lines (its extra info: the response's own headers leave them out), one per line. */
+  setCookie?: string;
   postData?: string;
   done: boolean;
   bytes: number;
@@ -45,6 +47,9 @@ export interface NetQuery {
   status?: string;
   types?: string[];
   after?: number;
+  /** Only this tab's requests (its agent tab id), from this entry id on (inclusive). */
+  tab?: string;
+  from?: number;
 }
 
 /** Header values are bounded; the names of secrets stay visible, their values are the agent's own page's. */
@@ -59,7 +64,7 @@ export function boundHeaders(h: Record<string, unknown> | undefined): Record<str
 }
 
 function sizeOf(e: NetEntry): number {
-  let n = e.url.length + (e.postData?.length ?? 0);
+  let n = e.url.length + (e.postData?.length ?? 0) + (e.setCookie?.length ?? 0);
   for (const h of [e.requestHeaders, e.responseHeaders]) if (h) for (const [k, v] of Object.entries(h)) n += k.length + v.length;
   return n;
 }
@@ -128,6 +133,15 @@ export class Journal {
    * Entries after the cursor that match, oldest first, at most `limit`. Without a cursor
    * the newest `limit` matches. `gap`: the cursor points before what is kept.
    */
+  /** The last top-level document request of a tab (its main frame's session), still in the journal. */
+  lastDocument(targetId: string): NetEntry | undefined {
+    for (let i = this.entries.length - 1; i >= 0; i--) {
+      const e = this.entries[i];
+      if (e && e.type === "document" && e.targetId === targetId) return e;
+    }
+    return undefined;
+  }
+
   query(q: NetQuery): { entries: NetEntry[]; total: number; truncated: boolean; gap: boolean; nextCursor?: number } {
     const types = q.types?.map((t) => t.toLowerCase());
     const method = q.method?.toUpperCase();
@@ -135,7 +149,9 @@ export class Journal {
       (q.url === undefined || urlMatches(e.url, q.url)) &&
       (method === undefined || e.method === method) &&
       (q.status === undefined || statusMatches(e.status, q.status)) &&
-      (types === undefined || types.includes(e.type.toLowerCase()));
+      (types === undefined || types.includes(e.type.toLowerCase())) &&
+      (q.tab === undefined || e.tab === q.tab) &&
+      (q.from === undefined || e.id >= q.from);
     const after = q.after ?? 0;
     const gap = q.after !== undefined && q.after < this.dropped;
     const matched = this.entries.filter((e) => e.id > after && match(e));

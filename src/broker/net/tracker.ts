@@ -52,6 +52,8 @@ interface TabNet {
 }
 
 const POST_DATA_MAX = 65_536;
+/** Set-Cookie lines kept per response (the journal is bounded in bytes too). */
+const SET_COOKIE_MAX = 8_192;
 const BODY_BUFFER_TOTAL = 32 * 1024 * 1024;
 const BODY_BUFFER_ONE = 8 * 1024 * 1024;
 /** Longest the first session of a tab waits for the network plumbing. */
@@ -145,6 +147,13 @@ async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session
     const h = boundHeaders(p.response.headers);
     if (h) e.responseHeaders = h;
     peekNet(owner() ?? "")?.journal.grew(e);
+  });
+  // Set-Cookie is only in the response's extra info (the raw headers the network stack saw).
+  session.on("Network.responseReceivedExtraInfo", (p) => {
+    const e = find(p.requestId);
+    if (!e) return;
+    const lines = Object.entries(p.headers).filter(([k]) => k.toLowerCase() === "set-cookie").map(([, v]) => String(v));
+    if (lines.length > 0) e.setCookie = cutString(lines.join("\n"), SET_COOKIE_MAX);
   });
   session.on("Network.loadingFinished", (p) => {
     running.delete(p.requestId);
@@ -283,12 +292,13 @@ async function onPaused(tab: TabNet, s: CdpSession, scope: string, p: Protocol.F
         return;
       case "mock": {
         const r = d.rule;
-        const headers = { "content-type": "text/plain; charset=utf-8", ...r.headers, "content-length": String(r.body.length) };
+        // A header the rule gives replaces the default by name, whatever its case (not both, joined).
+        const headers = mergeHeaders(mergeHeaders({ "content-type": "text/plain; charset=utf-8" }, r.headers), { "content-length": String(r.body.length) });
         markRule(tab, scope, p.networkId, { id: r.id, action: "mocked" });
         await s.send("Fetch.fulfillRequest", {
           requestId: p.requestId,
           responseCode: r.status,
-          responseHeaders: Object.entries(mergeHeaders({}, headers)).map(([name, value]) => ({ name, value })),
+          responseHeaders: Object.entries(headers).map(([name, value]) => ({ name, value })),
           body: Buffer.from(r.body).toString("base64"),
         });
         return;

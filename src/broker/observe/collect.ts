@@ -287,6 +287,15 @@ async function placeholderFrame(parent: Root, placeholder: SnapshotFrame): Promi
  * of the tab it becomes "entered" (a login appeared) or, once gone, a "left" hint, so an
  * agent notices both the sign-in wall and getting past it.
  */
+/**
+ * The agent itself takes the tab elsewhere (open, back, forward, reload): the next document is
+ * no result of the login it leaves, so no "left" hint follows it there.
+ */
+export function forgetAuthSurface(agent: Agent, targetId: string): void {
+  const obs = agent.observations.get(targetId);
+  if (obs?.authSeen) obs.authSeen = false;
+}
+
 function markAuthTransition(result: SnapshotResult, obs: TabObservation): void {
   const hint = result.hints.find((h) => h.type === "authentication_surface");
   if (hint && obs.authSeen === false) hint.state = "entered";

@@ -60,7 +60,7 @@ export const crossAgentPart: Part = {
         const download = String(((await ok(lab, ["downloads"], OWNER)).downloads as { id: string }[])[0]?.id ?? "dl1");
         for (const pattern of ["*never-1*", "*never-2*", "*never-3*"]) await ok(lab, ["net", "block", pattern], OWNER);
         const ownerRules = ((await ok(lab, ["net", "rules"], OWNER)).rules as { id: string }[]).map((r) => r.id);
-        const ownerRequests = ((await ok(lab, ["net"], OWNER)).requests as { id: number }[]).map((r) => r.id);
+        const ownerRequests = ((await ok(lab, ["net", "--all"], OWNER)).requests as { id: number }[]).map((r) => r.id);
 
         // The probers: one sees all tabs, one only its own; each has its own tab and refs.
         await ok(lab, ["open", `${site.a}/`, "--new"], ALL);
