@@ -39,6 +39,8 @@ export interface BrowserInfo {
   connectTimeoutMs?: number;
   /** For launched browsers: the process we started and its profile. */
   launchedPid?: number;
+  /** For launched browsers: the executable bp started (the path given or found). */
+  executable?: string;
   profile?: string;
   /** The browser's user-data directory when it is on this machine ('profiles --identify' reads its Local State). */
   userDataRoot?: string;

@@ -1,10 +1,10 @@
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { findChromiumExecutable, installHint, readPortFile, endpointFor, probeProcessState } from "../discovery/index.ts";
 import { isPidAlive } from "../shared/process-identity.ts";
 import { BpError } from "../shared/errors.ts";
 import type { BpPaths } from "../shared/paths.ts";
-import { ensurePrivateDir } from "../shared/private-fs.ts";
+import { ensurePrivateDir, readPrivateFile, writePrivateFileAtomic } from "../shared/private-fs.ts";
 import type { BrowserInfo } from "./browser.ts";
 
 const LAUNCH_TIMEOUT_MS = 30_000;
@@ -107,6 +107,22 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/** Which executable bp started for a profile: a later launch of the same one may reuse it. */
+const EXECUTABLE_FILE = "bp-executable";
+
+/** Whether `given` names the executable a running launched browser was started from. */
+export function sameExecutable(given: string, started: string | undefined): boolean {
+  if (started === undefined) return false;
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return p;
+    }
+  };
+  return real(given) === real(started);
+}
+
 async function startOrFind(userDataDir: string, opts: { executable?: string; profile: string; headless: boolean }): Promise<LaunchResult> {
   const base = { id: launchedBrowserId(opts.profile), source: "launched" as const, profile: opts.profile, headless: opts.headless, userDataRoot: userDataDir };
   const deadline = Date.now() + LAUNCH_TIMEOUT_MS;
@@ -115,7 +131,8 @@ async function startOrFind(userDataDir: string, opts: { executable?: string; pro
     // A live browser holds this profile: never delete its port file or start a second one
     // (Chromium would hand the second over to the first and exit). Wait for its port.
     const live = await waitForPortFile(userDataDir, deadline, probe.startedAtMs, () => probe.pid !== undefined && !isPidAlive(probe.pid));
-    if (live) return { info: { ...base, product: "Chromium", endpoint: live }, reused: true };
+    const started = readPrivateFile(join(userDataDir, EXECUTABLE_FILE))?.trim();
+    if (live) return { info: { ...base, product: "Chromium", endpoint: live, ...(started ? { executable: started } : {}) }, reused: true };
     throw new BpError("browser_not_found", `A browser (pid ${String(probe.pid)}) holds the profile directory ${userDataDir} but exposes no debugging port.`, {
       retryable: true,
       context: { profile: opts.profile },
@@ -130,6 +147,7 @@ async function startOrFind(userDataDir: string, opts: { executable?: string; pro
   }
   // No live browser holds the profile: a port file here is left over from an earlier run.
   rmSync(join(userDataDir, "DevToolsActivePort"), { force: true });
+  writePrivateFileAtomic(join(userDataDir, EXECUTABLE_FILE), executable);
   const child = Bun.spawn([executable, ...launchFlags(userDataDir, opts.headless)], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
   child.unref();
   let exited = false;
@@ -137,7 +155,7 @@ async function startOrFind(userDataDir: string, opts: { executable?: string; pro
     exited = true;
   });
   const endpoint = await waitForPortFile(userDataDir, deadline, undefined, () => exited);
-  if (endpoint) return { info: { ...base, product: productName(executable), endpoint, launchedPid: child.pid }, reused: false };
+  if (endpoint) return { info: { ...base, product: productName(executable), endpoint, launchedPid: child.pid, executable }, reused: false };
   // Only our own child, which never wrote its port: no other browser was started for this profile.
   if (!exited) child.kill("SIGKILL");
   throw new BpError("browser_not_found", `The browser at ${executable} did not start (${exited ? `exited with code ${String(child.exitCode)}` : "timed out"}).`, {

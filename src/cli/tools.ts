@@ -1,17 +1,8 @@
-import type { Globals } from "../protocol/cli-spec.ts";
-import type { Locator } from "../protocol/wire.ts";
-import type { BpPaths } from "../shared/paths.ts";
-import { printResult, type Mode } from "./output.ts";
+import type { BatchEnv } from "./batch.ts";
+import { printResult } from "./output.ts";
 
-export interface ToolEnv {
-  paths: BpPaths;
-  locator: Promise<Locator | undefined>;
-  mode: Mode;
-  globals: Globals;
-  clientKey: string;
-  requestId: string | undefined;
-  tabAccess: "all" | "own";
-}
+/** What the CLI hands its own tools: a batch's environment but the output directory, read here. */
+export type ToolEnv = Omit<BatchEnv, "outputDir">;
 
 /** The commands the CLI answers itself beyond runLocal's: batch, doctor, skill. */
 export async function runTool(name: string, args: Record<string, unknown>, env: ToolEnv): Promise<void> {

@@ -149,5 +149,7 @@ describe("a launch option that cannot apply is refused", () => {
     const r = await env.run(["launch", "--headless", "--executable", "/nonexistent/chromium"]);
     expect(r.json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "executable", reason: "browser_running" } });
     expect((await run(["eval", "1 + 1"])).json.value).toBe(2);
+    // The executable the running browser was started from applies as it is: reused, not refused.
+    expect((await env.run(["launch", "--headless", "--executable", requireChromium()])).json).toMatchObject({ ok: true, reused: true });
   });
 });

@@ -4,7 +4,7 @@ import { displayEndpoint } from "../../shared/secrets.ts";
 import { publicCommand } from "../commands/store.ts";
 import { BUILD_TARGET, VERSION } from "../../shared/version.ts";
 import type { BrowserConnection } from "../browser.ts";
-import { hasDisplay, launchBrowser, launchedBrowserId, stopLaunched } from "../launch.ts";
+import { hasDisplay, launchBrowser, launchedBrowserId, sameExecutable, stopLaunched } from "../launch.ts";
 import { REMOTE_ENDED, reconnectAdvice, remoteBrowser, remoteConnectError } from "../remote.ts";
 import { profileChoiceNeeded } from "./profiles.ts";
 import { policyStatus } from "../policy/current.ts";
@@ -181,14 +181,14 @@ const launch = defineHandler(commands.launch)({
     const { profile, executable } = args;
     const existing = ctx.broker.browser;
     if (existing && !existing.closed && existing.info.source === "launched" && existing.info.profile === profile) {
-      if (executable) throw executableUnused(profile);
+      if (executable && !sameExecutable(executable, existing.info.executable)) throw executableUnused(profile);
       ctx.agent();
       return { browser: browserSummary(existing), reused: true, ...headlessNews(args.headless, existing.info.headless ?? headless) };
     }
     // Refused before anything starts: a browser launched only to be refused would stay behind.
     ctx.broker.assertAvailableFor(launchedBrowserId(profile));
     const { info, reused } = await launchBrowser(ctx.broker.paths, { profile, headless, signal: ctx.signal, ...(executable ? { executable } : {}) });
-    if (reused && executable) throw executableUnused(profile);
+    if (reused && executable && !sameExecutable(executable, info.executable)) throw executableUnused(profile);
     let attached: { conn: BrowserConnection; reused: boolean };
     try {
       attached = await ctx.broker.attach(info);
@@ -203,7 +203,7 @@ const launch = defineHandler(commands.launch)({
   },
 });
 
-/** `--executable` picks what bp starts: a browser already running for the profile is reused as it is, so the flag would be ignored. */
+/** `--executable` picks what bp starts: a browser already running for the profile from another executable is reused as it is, so the flag would be ignored. */
 function executableUnused(profile: string): BpError {
   return invalidArgument("executable", `A browser bp launched for profile '${profile}' is already running and would be reused as it is; --executable applies only when bp starts one. Run 'bp launch' without it to use the running browser.`, { reason: "browser_running" });
 }
