@@ -61,12 +61,20 @@ export function seeCandidacy(run: Run, s: Seen, ctx: Ctx): void {
     tag !== "body" &&
     tag !== "html" &&
     // A draggable item inside a listed drop zone, or a star icon with its own (or a delegated)
-    // handler inside a clickable row, is a control of its own; inside a native control (a
+    // handler inside a clickable row, or an item of a focusable list (jQuery UI's menu is a
+    // tabindex=0 <ul>), is a control of its own; inside a native control (a
     // listener on a button's label span) it is part of that control.
     ((!ctx.inCand && ((s.pointer && !ctx.pointer && s.st.pointerEvents !== "none") || onclick)) ||
-      ((draggable || marked || handled) && (!ctx.inCand || run.candStack[run.candStack.length - 1]?.dom === true)))
+      ((draggable || marked || handled) && (!ctx.inCand || holdsItems(run.candStack[run.candStack.length - 1]))))
   ) {
     s.role = semantic;
     s.dom = true;
   }
+}
+
+/** Composite containers whose listened or delegated items are controls of their own. */
+const ITEM_HOSTS: Record<string, 1> = { list: 1, menu: 1, menubar: 1, listbox: 1, tree: 1, toolbar: 1, tablist: 1, radiogroup: 1, grid: 1 };
+
+function holdsItems(rec: Run["candStack"][number] | undefined): boolean {
+  return rec !== undefined && (rec.dom || ITEM_HOSTS[rec.role] === 1);
 }
