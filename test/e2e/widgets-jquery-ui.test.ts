@@ -96,6 +96,8 @@ describe("real jQuery UI", () => {
     await run(["open", `${site.a}/ui/tabs`]);
     const els = await snapshot();
     const tab = refOf(els, (e) => e.t === "tab" && e.n === "Proin", "tab Proin");
+    // The tab's presentational anchor is part of the tab, not a second ref of the same name.
+    expect(els.map((e) => `${e.t}:${e.n}`)).toEqual(["tab:Nunc", "tab:Proin", "tab:Alpha", "tab:Beta"]);
     const switched = await run(["click", tab]);
     const d = switched.json.diff as Diff;
     expect(d.changed?.find((c) => c.r === Number(tab))?.s).toContain("selected");

@@ -19,6 +19,13 @@ export function seeCandidacy(run: Run, s: Seen, ctx: Ctx): void {
   else if (tag === "button" || tag === "select" || tag === "textarea") native = true;
   else if (tag === "input") native = inputType(A) !== "hidden";
   else if (tag === "summary") native = parentTag(el) === "details";
+  const presentational = eRole === "presentation" || eRole === "none" || eRole === "generic";
+  // jQuery UI's tab anchor (tabindex=-1, the label its listed tab points at) is part of that tab, not a second ref.
+  if (native && A.id && A.tabindex !== undefined && parseInt(A.tabindex, 10) < 0 && ctx.inCand) {
+    const top = run.candStack[run.candStack.length - 1];
+    const by = top && !top.dom && run.T.INTERACTIVE[top.role] ? top.el.getAttribute("aria-labelledby") : null;
+    if (by && by.split(/\s+/).includes(A.id)) native = false;
+  }
   const ce = A.contenteditable;
   const editHost = ce !== undefined && lower(ce) !== "false" && !ctx.editable;
   s.editable = ce === undefined ? ctx.editable : lower(ce) !== "false";
@@ -37,7 +44,6 @@ export function seeCandidacy(run: Run, s: Seen, ctx: Ctx): void {
   const onclick = A.onclick !== undefined || handled || marked;
   // An HTML5 draggable says what it is: `bp drag` needs its ref.
   const draggable = lower(A.draggable || "") === "true";
-  const presentational = eRole === "presentation" || eRole === "none" || eRole === "generic";
   const semantic = eRole && !presentational ? eRole : iRole;
   if (native || roleInteractive || editHost || focusable) {
     s.role = editHost && semantic === "generic" ? "textbox" : semantic;
