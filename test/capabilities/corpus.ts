@@ -135,6 +135,15 @@ const WIDGET_ITEMS = `
   document.getElementById("tb").addEventListener("click", function (e) { document.body.dataset.hit = e.target.textContent; });
 </script>`;
 
+/** jQuery UI's menu after init: the <ul> itself focusable (tabindex=0), items handled by a listener on it; a focusable list with no listener beside it. */
+const FOCUSABLE_MENU = `
+<ul id=menu class="ui-menu" tabindex=0 style="list-style:none;padding:0"><li class=ui-menu-item><div tabindex=-1 class=ui-menu-item-wrapper>Boston</div></li><li class=ui-menu-item><div tabindex=-1 class=ui-menu-item-wrapper>Berlin</div></li></ul>
+<ul tabindex=0><li>Plain entry</li><li>Other entry</li></ul>
+<p>Menu caption</p>
+<script>
+  document.getElementById("menu").addEventListener("click", function (e) { document.body.dataset.hit = e.target.textContent; });
+</script>`;
+
 /** React 17+: one listener on the root, onClick in each element's props. */
 const REACT_ROOT = `<div id=root><div class=card><span class=like>Like</span> <span class=share>Share</span> <span class=plain>Just text</span></div></div>
 <script>
@@ -208,6 +217,7 @@ export function corpusPages(origins: () => Origins): Record<string, string | ((u
     "/cap/listener_only": doc("Listener only", LISTENER_ONLY),
     "/cap/delegated": doc("Delegated", DELEGATED),
     "/cap/widget_items": doc("Widget items", WIDGET_ITEMS),
+    "/cap/focusable_menu": doc("Focusable menu", FOCUSABLE_MENU),
     "/cap/react_root": doc("React root", REACT_ROOT),
     "/cap/drag_drop": doc("Drag and drop", DRAG_DROP),
     "/cap/accordion": doc(
@@ -397,6 +407,16 @@ export const CASES: readonly Case[] = [
       { role: ["link", "generic"], name: "Next" },
     ],
     forbid: ["Hidden today", "Caption text", "March 2026"],
+  },
+  {
+    id: "focusable_menu",
+    title: "items of a focusable list (jQuery UI's menu is a tabindex=0 <ul>) with a listener on the list",
+    path: "/cap/focusable_menu",
+    expect: [
+      { role: ["listitem", "generic"], name: "Boston" },
+      { role: ["listitem", "generic"], name: "Berlin" },
+    ],
+    forbid: ["Plain entry", "Other entry", "Menu caption"],
   },
   {
     id: "react_root",

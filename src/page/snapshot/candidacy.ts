@@ -19,6 +19,13 @@ export function seeCandidacy(run: Run, s: Seen, ctx: Ctx): void {
   else if (tag === "button" || tag === "select" || tag === "textarea") native = true;
   else if (tag === "input") native = inputType(A) !== "hidden";
   else if (tag === "summary") native = parentTag(el) === "details";
+  const presentational = eRole === "presentation" || eRole === "none" || eRole === "generic";
+  // jQuery UI's tab anchor (tabindex=-1, the label its listed tab points at) is part of that tab, not a second ref.
+  if (native && A.id && A.tabindex !== undefined && parseInt(A.tabindex, 10) < 0 && ctx.inCand) {
+    const top = run.candStack[run.candStack.length - 1];
+    const by = top && !top.dom && run.T.INTERACTIVE[top.role] ? top.el.getAttribute("aria-labelledby") : null;
+    if (by && by.split(/\s+/).includes(A.id)) native = false;
+  }
   const ce = A.contenteditable;
   const editHost = ce !== undefined && lower(ce) !== "false" && !ctx.editable;
   s.editable = ce === undefined ? ctx.editable : lower(ce) !== "false";
@@ -37,7 +44,6 @@ export function seeCandidacy(run: Run, s: Seen, ctx: Ctx): void {
   const onclick = A.onclick !== undefined || handled || marked;
   // An HTML5 draggable says what it is: `bp drag` needs its ref.
   const draggable = lower(A.draggable || "") === "true";
-  const presentational = eRole === "presentation" || eRole === "none" || eRole === "generic";
   const semantic = eRole && !presentational ? eRole : iRole;
   if (native || roleInteractive || editHost || focusable) {
     s.role = editHost && semantic === "generic" ? "textbox" : semantic;
@@ -61,12 +67,20 @@ export function seeCandidacy(run: Run, s: Seen, ctx: Ctx): void {
     tag !== "body" &&
     tag !== "html" &&
     // A draggable item inside a listed drop zone, or a star icon with its own (or a delegated)
-    // handler inside a clickable row, is a control of its own; inside a native control (a
+    // handler inside a clickable row, or an item of a focusable list (jQuery UI's menu is a
+    // tabindex=0 <ul>), is a control of its own; inside a native control (a
     // listener on a button's label span) it is part of that control.
     ((!ctx.inCand && ((s.pointer && !ctx.pointer && s.st.pointerEvents !== "none") || onclick)) ||
-      ((draggable || marked || handled) && (!ctx.inCand || run.candStack[run.candStack.length - 1]?.dom === true)))
+      ((draggable || marked || handled) && (!ctx.inCand || holdsItems(run.candStack[run.candStack.length - 1]))))
   ) {
     s.role = semantic;
     s.dom = true;
   }
+}
+
+/** Composite containers whose listened or delegated items are controls of their own. */
+const ITEM_HOSTS: Record<string, 1> = { list: 1, menu: 1, menubar: 1, listbox: 1, tree: 1, toolbar: 1, tablist: 1, radiogroup: 1, grid: 1 };
+
+function holdsItems(rec: Run["candStack"][number] | undefined): boolean {
+  return rec !== undefined && (rec.dom || ITEM_HOSTS[rec.role] === 1);
 }

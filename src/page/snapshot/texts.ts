@@ -56,7 +56,7 @@ export function textBlocks(run: Run): TextBlock[] {
       return false;
     }
     const level = /^h[1-6]$/.test(tag) ? Number(tag.charAt(1)) : el.getAttribute("role") === "heading" ? Number(el.getAttribute("aria-level")) || 2 : 0;
-    if (level || ownText(el)) {
+    if (level || ownText(el) || phrasing(el)) {
       if (++checks > MAX_CHECKS) return true;
       if (!shown(el)) return false;
       const x = clip(String(el.textContent || "").replace(/\s+/g, " ").trim());
@@ -93,6 +93,18 @@ export function textBlocks(run: Run): TextBlock[] {
 function ownText(el: Walked): boolean {
   for (let c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === 3 && /\S/.test(String(c.nodeValue || ""))) return true;
   return false;
+}
+
+/** Inline parts only (`<span>December</span>&nbsp;<span>2026</span>`, jQuery UI's month title): one block, not one per part. */
+const PHRASING: Record<string, 1> = { span: 1, b: 1, i: 1, em: 1, strong: 1, small: 1, abbr: 1, time: 1, mark: 1, sub: 1, sup: 1, code: 1, kbd: 1, s: 1, u: 1, q: 1, cite: 1, data: 1, bdi: 1 };
+
+function phrasing(el: Walked): boolean {
+  let parts = 0;
+  for (let c = el.firstChild; c; c = c.nextSibling) {
+    if (c.nodeType !== 1) continue;
+    if (++parts > 8 || !PHRASING[String(c.localName || "").toLowerCase()] || c.firstElementChild) return false;
+  }
+  return parts > 1;
 }
 
 function shown(el: Walked): boolean {
