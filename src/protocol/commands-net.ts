@@ -101,7 +101,7 @@ const requestDetail = () => {
 export const net = defineCommand({
   name: "net",
   group: "Network",
-  summary: "Requests of the selected tab's current document, or with a filter or --all this agent's whole journal",
+  summary: "This agent's request journal (the selected tab's current document; with a filter or --all the whole journal)",
   aliases: { l: "limit" },
   args: () => v.object({
     limit: limitArg(20, 1000, "requests"),
