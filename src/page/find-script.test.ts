@@ -46,6 +46,11 @@ describe("pageFind", () => {
     expect(labelled).toMatchObject({ role: "button", name: "Labelled by me" });
   });
 
+  test("a file or color input is a button, as in snapshot", () => {
+    const { win } = page(`<input type="file"><input type="color"><input type="email">`);
+    expect(find(win, "input").elements.map((e) => e.role)).toEqual(["button", "button", "textbox"]);
+  });
+
   test("chosen attributes, long values cut to 2048", () => {
     const { win } = page(`<div data-x="${"v".repeat(3000)}" aria-label="A" id="d">t</div>`);
     const e = find(win, "#d", { attributes: ["data-x", "aria-label", "missing"] }).elements[0];

@@ -165,7 +165,8 @@ export function pageFind(win: PageWindow, opts: FindOptions): FindResult | Locat
     hr: "separator", summary: "button", details: "group", iframe: "iframe", meter: "meter", output: "status",
   };
   const INPUTS: Record<string, string> = {
-    button: "button", submit: "button", reset: "button", image: "button", checkbox: "checkbox",
+    // file and color as snapshot and Chrome's accessibility tree give them, so both commands agree
+    button: "button", submit: "button", reset: "button", image: "button", file: "button", color: "button", checkbox: "checkbox",
     radio: "radio", range: "slider", number: "spinbutton", search: "searchbox", hidden: "",
   };
   const FROM_CONTENT: Record<string, 1> = {

@@ -24,6 +24,7 @@ const pages: typeof PAGES = {
       <form><input name="q" placeholder="Search" data-testid="q"><button type="button" disabled>Go</button></form>
       <div style="height:3000px"></div><button id="far">Far away</button><div style="height:3000px"></div>
     </main><footer>Copyright kittens</footer>`,
+  "/inputs": `<!doctype html><title>Inputs</title><label>Attach <input type="file" id="up"></label><label>Tint <input type="color" id="tint"></label>`,
   "/inner": `<!doctype html><style>body{margin:0}</style><p>Inner frame kittens</p><button id="ib">Inner button</button>`,
   "/big": `<!doctype html><title>Big</title><main id="m"></main><script>
     const rows = []; for (let i = 0; i < 8000; i++) rows.push("<tr><td>Row " + i + "</td><td><a href='#" + i + "'>Open</a></td><td><button>Add to cart</button></td><td><span>x</span></td></tr>");
@@ -303,5 +304,16 @@ describe("hostile page", () => {
     const human = await env.run(["read", "--human"]);
     // U+2028 is whitespace (collapsed); a bidi override is escaped, so no line or direction can be forged.
     expect(human.stdout).toContain('\nLine one [9] button "Pay"\\u202e\n');
+  });
+});
+
+describe("find and snapshot agree", () => {
+  test("a file input and a color input are buttons in both", async () => {
+    expect((await env.run(["open", `${site.a}/inputs`])).json).toMatchObject({ ok: true, title: "Inputs" });
+    const found = (await env.run(["find", "input"])).json.elements as Found[];
+    expect(found.map((e) => e.role)).toEqual(["button", "button"]);
+    const snap = (await env.run(["snapshot"])).json.elements as { t: string; n?: string }[];
+    const named = (n: string) => snap.find((e) => e.n?.includes(n))?.t;
+    expect([named("Attach"), named("Tint")]).toEqual(["button", "button"]);
   });
 });
