@@ -159,6 +159,8 @@ export interface SnapshotOptions {
   valueMax?: number;
   /** Lowest number a new ref may get (shared number space across out-of-process frames). */
   refFloor?: number;
+  /** An element holding a number below this gets a new one: refs shown before a handback or bfcache restore must not come back. */
+  refRenumberBelow?: number;
   /** Fold runs of same-shaped siblings. Default true. */
   fold?: boolean;
   /** Minimum repetitions for a fold. Default 8. */

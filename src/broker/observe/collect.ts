@@ -111,7 +111,7 @@ export async function collectWith(browser: BrowserConnection, rec: TargetRecord,
 }
 
 async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Root, options: SnapshotOptions, depth: number, frameIndex: () => Promise<Map<string, number>>, pre?: PreSteps, guess?: string): Promise<SnapshotResult | undefined> {
-  const reply = await snapshotCall(root, { ...options, refFloor: obs.nextRef, layout: true }, pre, guess);
+  const reply = await snapshotCall(root, { ...options, refFloor: obs.nextRef, refRenumberBelow: Math.max(obs.firstRef, obs.humanControlBelow ?? 0), layout: true }, pre, guess);
   if (reply.otherDocument) return undefined;
   if (pre) pre.results = reply.results.slice(0, -1);
   const result = reply.results.at(-1) as SnapshotResult | null;

@@ -8,7 +8,11 @@ import type { Rec, Run } from "./types.ts";
 export function refFor(run: Run, el: PageElement): number {
   const registry = run.registry;
   const known = registry.byEl.get(el);
-  if (known !== undefined) return known;
+  if (known !== undefined) {
+    if (known >= run.renumberBelow) return known;
+    // The old number is retired for good: it resolves to nothing, never to this element again.
+    registry.byRef.delete(known);
+  }
   const n = registry.next++;
   registry.byEl.set(el, n);
   registry.byRef.set(n, run.hasWeakRef ? new WeakRef(el) : el);

@@ -67,6 +67,7 @@ export function createRun(win: PageWindow, o: SnapshotOptions, started: number):
     de,
     registry,
     hasWeakRef: typeof WeakRef === "function",
+    renumberBelow: typeof o.refRenumberBelow === "number" && o.refRenumberBelow === o.refRenumberBelow ? o.refRenumberBelow : 0,
     page,
     focusedEl,
     topModal,

@@ -165,6 +165,8 @@ export interface Run {
   de: PageElement | null;
   registry: RefRegistry;
   hasWeakRef: boolean;
+  /** Known numbers below this are replaced (SnapshotOptions.refRenumberBelow). */
+  renumberBelow: number;
   page: PageGeometry;
   focusedEl: PageElement | null;
   topModal: PageElement | null;
