@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { makeBpEnv, refNamed } from "../support/bp.ts";
+import { makeBpEnv, refNamed, waitFor } from "../support/bp.ts";
 import { requireChromium } from "../support/chromium.ts";
 import { resultViolations } from "../support/result-check.ts";
 import { findCommand } from "../../src/protocol/table.ts";
@@ -77,10 +77,18 @@ describe("bp net har", () => {
     await run(["open", site.a.replace("http://", "http://alice:hunter2-har@") + "/second"]);
     expect((await run(["open", `${site.a}/app`])).json.ok).toBe(true);
     expect((await run(["wait", "--text", "Grace"])).json.ok).toBe(true);
-    const r = await run(["net", "har", "session.har"]);
+    // The headers a request really carried (the rule's Authorization) come in the request's extra
+    // info, which Chrome may send after the page already shows the response: export until it is in.
+    let r = await run(["net", "har", "session.har"]);
+    let text = readFileSync(join(out, "session.har"), "utf8");
+    await waitFor(async () => {
+      if (/"name":"Authorization"/i.test(text)) return true;
+      r = await run(["net", "har", "session.har", "--force"]);
+      text = readFileSync(join(out, "session.har"), "utf8");
+      return false;
+    }, 10_000, "the API request's Authorization header in the journal");
     expect(r.json).toMatchObject({ ok: true, file: join(out, "session.har") });
     expect(statSync(join(out, "session.har")).mode & 0o777).toBe(0o600);
-    const text = readFileSync(join(out, "session.har"), "utf8");
     const har = JSON.parse(text) as { log: { entries: { request: { url: string; queryString: unknown }; response: { status: number; content: { text?: string } } }[] } };
     expect(harProblems(har)).toEqual([]);
     expect(r.json.entries).toBe(har.log.entries.length);
