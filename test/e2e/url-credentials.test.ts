@@ -4,11 +4,10 @@
  * launched profile's files (session history), nor in any reply.
  */
 import { afterAll, expect, test } from "bun:test";
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
 import { browsersUnder, makeBpEnv, waitFor } from "../support/bp.ts";
 import { requireChromium } from "../support/chromium.ts";
 import { AUTH_PASSWORD, AUTH_USER, startFixtureServer } from "../support/fixture-server.ts";
+import { filesContaining } from "../support/files-containing.ts";
 
 requireChromium();
 
@@ -18,39 +17,6 @@ afterAll(async () => {
   await env.cleanup();
   site.stop();
 });
-
-/** Files under `dir` whose bytes contain `needle`. */
-function filesContaining(dir: string, needle: string): string[] {
-  const out: string[] = [];
-  const bytes = Buffer.from(needle);
-  const walk = (d: string) => {
-    let names: string[];
-    try {
-      names = readdirSync(d);
-    } catch {
-      return;
-    }
-    for (const name of names) {
-      const p = join(d, name);
-      let st;
-      try {
-        st = statSync(p);
-      } catch {
-        continue;
-      }
-      if (st.isDirectory()) walk(p);
-      else if (st.isFile() && st.size < 64 * 1024 * 1024) {
-        try {
-          if (readFileSync(p).includes(bytes)) out.push(p);
-        } catch {
-          // a socket or a file being replaced
-        }
-      }
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 test("open with user:password@ answers the challenge with them; the password reaches no reply and no profile file", async () => {
   expect((await env.run(["launch", "--headless"])).json.ok).toBe(true);

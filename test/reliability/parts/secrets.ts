@@ -5,12 +5,11 @@
  * reaches a reply or the launched profile's files; a ref beyond the largest safe integer is
  * invalid_argument echoing what was given, never another ref.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
 import { AUTH_PASSWORD, AUTH_USER } from "../../support/fixture-server.ts";
 import { codeOf, makeLab, replyProblem, until, type Lab } from "../lib/lab.ts";
 import { Tally, type Part, type PartContext, type PartReport } from "../lib/report.ts";
 import { startSite } from "../lib/site.ts";
+import { filesContaining } from "../../support/files-containing.ts";
 
 const KEY = "secrets-agent";
 const HEADER_NAMES = ["X-Custom-Token", "Private-Token", "X-Vault-Token", "X-Api-Key", "Authorization", "X-Anything"];
@@ -19,32 +18,6 @@ async function ok(lab: Lab, args: string[], stdin?: string): Promise<{ json: Rec
   const r = await lab.bp(args, { key: KEY, killAfterMs: 60_000, ...(stdin !== undefined ? { stdin } : {}) });
   if (r.json?.ok !== true) throw new Error(`${args.join(" ")}: ${r.stdout || r.stderr}`);
   return { json: r.json, stdout: r.stdout };
-}
-
-/** Files under `dir` whose bytes contain `needle`. */
-function filesContaining(dir: string, needle: string): string[] {
-  const out: string[] = [];
-  const bytes = Buffer.from(needle);
-  const walk = (d: string) => {
-    let names: string[] = [];
-    try {
-      names = readdirSync(d);
-    } catch {
-      return;
-    }
-    for (const name of names) {
-      const p = join(d, name);
-      try {
-        const st = statSync(p);
-        if (st.isDirectory()) walk(p);
-        else if (st.isFile() && st.size < 64 * 1024 * 1024 && readFileSync(p).includes(bytes)) out.push(p);
-      } catch {
-        // gone meanwhile, or a socket
-      }
-    }
-  };
-  walk(dir);
-  return out;
 }
 
 export const secretsPart: Part = {
