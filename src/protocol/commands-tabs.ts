@@ -80,6 +80,8 @@ export const open = defineCommand({
 const profileSummary = v.object({
   id: v.string(),
   label: v.string(),
+  /** A context made over CDP by some tool, not one of the person's profiles. */
+  kind: v.optional(v.literal("context")),
   name: v.optional(v.string()),
   account: v.optional(v.string()),
   email: v.optional(v.string()),

@@ -21,7 +21,7 @@ let env: BpEnv;
 const page = (title: string, body = "") => `${site.a}/echo?html=${encodeURIComponent(`<title>${title}</title><p>${title}</p>${body}`)}`;
 
 type Tab = { id: string; profile?: string; origin: string; title: string; url: string };
-type Profile = { id: string; label: string; name?: string; directory?: string; selected?: true; tabCount: number; tabs?: { id: string; title: string }[] };
+type Profile = { id: string; label: string; kind?: "context"; name?: string; directory?: string; selected?: true; tabCount: number; tabs?: { id: string; title: string; url: string }[] };
 
 async function profiles(key = "lister", args: string[] = []): Promise<Profile[]> {
   const r = await env.run(["profiles", ...args], { key });
@@ -188,6 +188,45 @@ describe("profiles of one browser", () => {
     for (const p of [work, personal]) expect(typeof p?.name).toBe("string");
     // Identity lasts for the connection: a plain listing shows it without opening anything.
     expect((await profiles("someone-else")).every((p) => p.directory !== undefined)).toBe(true);
+  });
+
+  test("--identify tells a context another tool made over CDP from the profile Chrome shows as its parent", async () => {
+    // Another automation on the same browser: its context's chrome://version shows the Default profile's path.
+    const ws = new WebSocket(user.wsEndpoint);
+    await new Promise((resolve, reject) => {
+      ws.onopen = resolve;
+      ws.onerror = reject;
+    });
+    let next = 0;
+    const send = (method: string, params: Record<string, unknown> = {}) =>
+      new Promise<Record<string, unknown>>((resolve, reject) => {
+        const id = ++next;
+        const onMessage = (e: MessageEvent) => {
+          const msg = JSON.parse(String(e.data)) as { id?: number; result?: Record<string, unknown>; error?: unknown };
+          if (msg.id !== id) return;
+          ws.removeEventListener("message", onMessage);
+          msg.error ? reject(new Error(JSON.stringify(msg.error))) : resolve(msg.result ?? {});
+        };
+        ws.addEventListener("message", onMessage);
+        ws.send(JSON.stringify({ id, method, params }));
+      });
+    const { browserContextId } = await send("Target.createBrowserContext");
+    try {
+      await send("Target.createTarget", { url: page("Tool context"), browserContextId });
+      await waitFor(async () => (await listPageTargets(user.port)).some((t) => t.title === "Tool context"), 10_000, "the tool's page");
+      const list = await profiles("identifier", ["--identify"]);
+      const tool = list.find((p) => p.tabs?.some((t) => t.url.includes("Tool%20context")));
+      expect(tool).toMatchObject({ kind: "context" });
+      expect(tool?.directory).toBeUndefined();
+      expect(tool?.name).toBeUndefined();
+      const real = list.filter((p) => p !== tool);
+      expect(real.map((p) => p.directory).sort()).toEqual(["Default", "Profile 2"]);
+      for (const p of real) expect(p.kind).toBeUndefined();
+    } finally {
+      await send("Target.disposeBrowserContext", { browserContextId });
+      ws.close();
+    }
+    await waitFor(async () => (await profiles()).length === 2, 10_000, "the tool's context gone");
   });
 
   test("reconnect: every old profile id, tab id and ref fails with a clear code", async () => {

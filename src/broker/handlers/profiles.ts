@@ -40,6 +40,7 @@ export function profileSummary(ctx: CallContext, browser: BrowserConnection, p: 
   return {
     id: p.id,
     label: p.label,
+    ...(id?.kind ? { kind: id.kind } : {}),
     ...(id?.name ? { name: id.name } : {}),
     ...(id?.account ? { account: id.account } : {}),
     ...(id?.email ? { email: id.email } : {}),

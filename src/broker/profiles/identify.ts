@@ -31,8 +31,13 @@ type InfoCache = Record<string, Record<string, unknown>>;
 
 export async function identifyProfiles(s: IdentifySurface, list: ProfileContext[], signal: AbortSignal): Promise<void> {
   let cache: InfoCache | undefined | null = null;
+  const made = await contextsMadeOverCdp(s);
   for (const p of list) {
     if (p.identity?.status === "verified") continue;
+    if (made.has(p.contextId)) {
+      p.identity = { status: "verified", kind: "context" };
+      continue;
+    }
     if (signal.aborted) throw new BpError("command_cancelled", "Identification stopped.", { retryable: true });
     let path: string;
     try {
@@ -44,6 +49,16 @@ export async function identifyProfiles(s: IdentifySurface, list: ProfileContext[
     }
     if (cache === null) cache = s.userDataRoot ? readInfoCache(s.userDataRoot) : undefined;
     p.identity = matchIdentity(path, s.userDataRoot, cache);
+  }
+}
+
+/** Contexts created with Target.createBrowserContext: a person's profiles are never among them. */
+async function contextsMadeOverCdp(s: IdentifySurface): Promise<Set<string>> {
+  try {
+    const { browserContextIds } = await s.cdp.send("Target.getBrowserContexts");
+    return new Set(browserContextIds);
+  } catch {
+    return new Set();
   }
 }
 

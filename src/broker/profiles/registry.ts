@@ -15,6 +15,8 @@ import type { TargetRecord, TargetTable } from "../targets.ts";
 /** Display metadata read by 'bp profiles --identify'; never guessed. */
 export interface ProfileIdentity {
   status: "verified" | "unavailable";
+  /** A context made over CDP (another tool's, or an automation's): not a person's profile, though Chrome shows it its parent's path. */
+  kind?: "context";
   /** The profile's name in Chrome (Local State `name`). */
   name?: string;
   /** Signed-in account's name and e-mail, when Chrome has them. */
