@@ -66,6 +66,8 @@ const profiles = defineHandler(commands.profiles)({
   async run(ctx, args) {
     const browser = ctx.broker.requireBrowser();
     const agent = ctx.agent();
+    // Chrome sends no event when a page's title is set, so the sample tabs' titles are read fresh, as 'bp tabs' does.
+    await browser.refreshTargets();
     if (args.identify) await identifyProfiles(surface(browser), browser.profiles.live(), ctx.signal);
     const current = routed(browser, agent);
     return { profiles: browser.profiles.live().map((p) => profileSummary(ctx, browser, p, p === current)) };
