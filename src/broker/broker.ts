@@ -16,6 +16,7 @@ import { ViewerServer } from "./handoff/viewer.ts";
 import { installNet, releaseNet } from "./net/index.ts";
 import { withBrokerNotes } from "./reply-notes.ts";
 import type { TargetRecord } from "./targets.ts";
+import { awaitCommit } from "./pending-navigation.ts";
 import { applyPolicy, followPolicy } from "./policy/apply.ts";
 import { forgetBlocks, withBlocks } from "./policy/blocks.ts";
 import { policyHome, refreshPolicy } from "./policy/current.ts";
@@ -118,12 +119,18 @@ export class Broker implements BrokerState {
     return this.commands.cancelInvocation(invocation);
   }
 
-  /** Commands on one physical tab run one after another; different tabs run in parallel. */
-  exclusive<T>(targetId: string, fn: () => Promise<T>): Promise<T> {
+  /**
+   * Commands on one physical tab run one after another; different tabs run in parallel. A tab
+   * waiting for a slow server's new page fails them fast (navigation_pending), except
+   * `whileNavigating` ones that go elsewhere without reading the page.
+   */
+  exclusive<T>(targetId: string, fn: () => Promise<T>, opts: { whileNavigating?: true } = {}): Promise<T> {
     const prev = this.queues.get(targetId) ?? Promise.resolve();
-    const guarded = () => {
+    const guarded = async () => {
       this.handoff.assertQueueOpen(targetId);
       this.commands.enterLock();
+      const rec = this.browser?.targets.byId.get(targetId);
+      if (rec && !opts.whileNavigating) await awaitCommit(rec);
       return fn();
     };
     const run = prev.then(guarded, guarded);

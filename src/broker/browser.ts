@@ -146,6 +146,15 @@ export class BrowserConnection {
         s.on("Page.javascriptDialogClosed", () => {
           delete rec.dialog;
         });
+        s.on("Page.frameStartedNavigating", (p) => {
+          if (p.frameId === rec.targetId && p.navigationType !== "sameDocument" && p.navigationType !== "historySameDocument") rec.navigating = { url: p.url, at: Date.now() };
+        });
+        s.on("Page.frameNavigated", ({ frame }) => {
+          if (frame.parentId === undefined) delete rec.navigating;
+        });
+        s.on("Page.frameStoppedLoading", ({ frameId }) => {
+          if (frameId === rec.targetId) delete rec.navigating;
+        });
         // No window means no real mouse: only in our own tabs of a headless browser we launched.
         onlyOursMoves(s, () => this.info.source === "launched" && this.info.headless === true && rec.origin !== "user_tab");
         // Focus emulation keeps the page visible, rendering and un-throttled while it is a

@@ -33,6 +33,8 @@ export interface TargetRecord {
   session?: Promise<CdpSession>;
   /** The JavaScript dialog blocking this tab, until someone answers it. */
   dialog?: PendingDialog;
+  /** A new document the main frame is waiting for: Chrome holds every page call until it commits or stops. */
+  navigating?: { url: string; at: number };
   /** Out-of-process frame sessions, started on first observation. */
   frames?: FrameSessions;
 }

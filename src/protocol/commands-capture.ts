@@ -18,7 +18,7 @@ export const forceArg = flag("Replace an existing file at the given name");
 export const screenshot = defineCommand({
   name: "screenshot",
   group: "Files",
-  summary: "PNG of the selected tab; --annotate draws numbered boxes for the latest snapshot's refs",
+  summary: "PNG of the page; --annotate draws numbered boxes for the latest snapshot's refs",
   positionals: ["file"],
   aliases: { f: "full" },
   args: () => v.pipe(
@@ -61,7 +61,7 @@ export const screenshot = defineCommand({
 export const pdf = defineCommand({
   name: "pdf",
   group: "Files",
-  summary: "Print the selected tab to PDF (a headed Chrome may refuse; headless always can)",
+  summary: "Print the page to PDF (a headed Chrome may refuse; headless always can)",
   positionals: ["file"],
   args: () => v.object({
     file: fileArg("PDF (default page-<UTC time>.pdf)"),

@@ -8,7 +8,7 @@ export const CONSOLE_LEVELS = ["error", "warning", "info", "log"] as const;
 export const consoleLog = defineCommand({
   name: "console",
   group: "Observation",
-  summary: "Console messages and page errors of the tab (failed requests count as error)",
+  summary: "Console messages and page errors (failed requests count as error)",
   aliases: { l: "limit" },
   args: () => v.object({
     level: v.optional(v.pipe(v.picklist(CONSOLE_LEVELS, "Levels are error, warning, info or log"), v.description("This level and the more severe ones: error, warning, info, log (default: all)"))),

@@ -9,7 +9,7 @@ import { defineCommand, ok } from "./define.ts";
 export const evaluate = defineCommand({
   name: "eval",
   group: "Observation",
-  summary: "Evaluate JavaScript in the selected tab (escape hatch; expression or stdin)",
+  summary: "Run JavaScript in the page (escape hatch; expression or stdin)",
   positionals: ["expression"],
   stdinArg: "expression",
   args: () => v.object({ expression: v.pipe(v.string(), v.minLength(1, "Expression is empty"), v.description("JavaScript expression; awaited if it returns a promise")) }),

@@ -7,7 +7,7 @@ import { policySummarySchema } from "./policy-summary.ts";
 export const status = defineCommand({
   name: "status",
   group: "Connection",
-  summary: "Passive state: broker, browser, this agent's tab; starts nothing",
+  summary: "Broker, browser and this agent's tab; passive, starts nothing",
   args: () => v.object({}),
   result: () => okPlain({
     service: v.object({

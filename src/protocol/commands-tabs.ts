@@ -96,7 +96,7 @@ const profileSummary = v.object({
 export const profiles = defineCommand({
   name: "profiles",
   group: "Tabs and navigation",
-  summary: "List the browser's open profiles (passive; --identify opens a page per profile)",
+  summary: "The browser's open profiles (passive; --identify opens a page per profile)",
   args: () => v.object({
     identify: flag("Name each profile: opens a temporary chrome://version page in it (visible), reads Local State, closes it"),
   }),
@@ -151,10 +151,25 @@ export const forward = defineCommand({
   mutating: true,
 });
 
+export const stop = defineCommand({
+  name: "stop",
+  group: "Tabs and navigation",
+  summary: "Give up on a slow page still loading (the shown one stays)",
+  args: () => v.object({}),
+  result: () =>
+    ok({
+      stopped: v.optional(v.pipe(v.object({ url: v.string(), ms: v.number() }), v.description("The navigation given up, and how long it had waited (absent: none was pending)"))),
+      url: v.pipe(v.string(), v.description("The page the tab shows now")),
+    }),
+  example: "bp stop",
+  runs: "broker",
+  mutating: true,
+});
+
 export const reload = defineCommand({
   name: "reload",
   group: "Tabs and navigation",
-  summary: "Reload the selected tab",
+  summary: "Reload the page",
   args: () => v.object({}),
   result: navResult,
   example: "bp reload",

@@ -30,7 +30,7 @@ export type CommandModule = keyof typeof MODULES;
 
 export const COMMAND_INDEX: Readonly<Record<string, CommandModule>> = {
   status: "status", browsers: "connection", connect: "connection", launch: "connection", disconnect: "connection",
-  tabs: "tabs", tab: "tabs", "tab release": "tabs", profiles: "tabs", profile: "tabs", open: "tabs", close: "tabs", back: "tabs", forward: "tabs", reload: "tabs",
+  tabs: "tabs", tab: "tabs", "tab release": "tabs", profiles: "tabs", profile: "tabs", open: "tabs", close: "tabs", back: "tabs", forward: "tabs", reload: "tabs", stop: "tabs",
   snapshot: "observe", frame: "observe",
   read: "inspect", search: "inspect", find: "inspect", locate: "inspect",
   eval: "eval",

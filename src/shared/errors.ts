@@ -37,6 +37,7 @@ export const ERROR_CODES = [
   "script_error",
   "human_control",
   "navigation_failed",
+  "navigation_pending",
   "dialog_pending",
   "quota_exceeded",
   "auth_failed",

@@ -259,7 +259,7 @@ async function settleAndReply<I, A, S, E extends EvidenceLike, R>(run: ActionRun
     evidence = { ...evidence, pendingNavigation: { ...(url !== undefined ? { url } : {}), ms: pending.ms } };
     if (!opts) return { evidence };
     const reply = replyFor(ctx, sel, evidence, watch.effects, undefined);
-    return { observed: { ...reply, hint: `The navigation${url ? ` to ${url}` : ""} has not answered after ${Math.round(pending.ms / 1000)} s and is still loading; nothing could be observed. Run 'bp wait --url <url>' (or 'bp wait --text'), or 'bp back' to give up on it.` } };
+    return { observed: { ...reply, hint: `The navigation${url ? ` to ${url}` : ""} has not answered after ${Math.round(pending.ms / 1000)} s and is still loading; nothing could be observed. Run 'bp wait --url <url>' (or 'bp wait --text'), or 'bp stop' to give up on it and stay on this page.` } };
   }
   if (def.after && !watch.effects.navigation && !watch.effects.dialog) {
     const later = await def.after(run, sent, evidence);

@@ -32,7 +32,7 @@ export interface BrokerState {
   assertAvailableFor(id: string, endpoint?: string): void;
   attach(info: BrowserInfo): Promise<{ conn: BrowserConnection; reused: boolean }>;
   /** Runs fn after every earlier command on this physical tab. */
-  exclusive<T>(targetId: string, fn: () => Promise<T>): Promise<T>;
+  exclusive<T>(targetId: string, fn: () => Promise<T>, opts?: { whileNavigating?: true }): Promise<T>;
   visibleTabs(agent: Agent, access: "all" | "own"): TargetRecord[];
   releaseAgent(agent: Agent, expired?: boolean): Promise<string[]>;
   /** Tabs handed to a person: the admission gate, control leases and handback notices. */

@@ -159,7 +159,7 @@ const open = defineHandler(commands.open)({
       const { targetInfo } = await browser.cdp.send("Target.getTargetInfo", { targetId: rec.targetId });
       rec.url = targetInfo.url;
       rec.title = targetInfo.title;
-    });
+    }, { whileNavigating: true });
     const refused = takeAuthFailure(rec);
     if (refused) throw authFailed(id, refused);
     const profile = profileOf(browser, rec);
