@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { requireChromium } from "../support/chromium.ts";
-import { makeBpEnv, refNamed } from "../support/bp.ts";
+import { makeBpEnv, refNamed, waitFor } from "../support/bp.ts";
 import { startFixtureServer } from "../support/fixture-server.ts";
 
 requireChromium();
@@ -25,6 +25,8 @@ const site = startFixtureServer({
   "/slow": () => new Promise<Response>((r) => setTimeout(() => r(new Response("<!doctype html><title>Slow</title><p>finally</p>", { headers: { "content-type": "text/html" } })), SLOW_MS)),
 });
 const env = makeBpEnv();
+// The broker takes its stall threshold from the environment of the call that starts it.
+env.env.BROWSER_PILOT_NAV_STALL_MS = "3000";
 const run = (args: string[]) => env.run(args, { key: "agent-nav-pending" });
 
 beforeAll(async () => {
@@ -68,6 +70,15 @@ describe("a navigation to a slow server", () => {
     expect(performance.now() - started).toBeLessThan(8_000);
     expect(snap.json).toMatchObject({ ok: false, code: "navigation_pending", retryable: true, context: { url: hangUrl }, remediation: { code: "stop_loading" } });
     expect((snap.json.context as { ms: number }).ms).toBeGreaterThanOrEqual(2_000);
+    // The agent moves on to another tab: its replies there say the first one is still stuck.
+    const first = (await run(["tabs"])).json.tabs as { id: string; selected?: boolean }[];
+    const stuck = first.find((t) => t.selected)?.id ?? "";
+    expect((await run(["open", `${site.a}/start`, "--new"])).json.ok).toBe(true);
+    await waitFor(async () => {
+      const hints = ((await run(["tabs"])).json.hints ?? []) as { type: string; tab?: string; url?: string }[];
+      return hints.some((h) => h.type === "navigation_stalled" && h.tab === stuck && h.url === hangUrl);
+    }, 10_000, "a navigation_stalled hint naming the stuck tab");
+    expect((await run(["tab", stuck])).json.ok).toBe(true);
     const stopped = await run(["stop"]);
     expect(stopped.json).toMatchObject({ ok: true, stopped: { url: hangUrl } });
     expect(stopped.json.url).toBe(`${site.a}/here`);

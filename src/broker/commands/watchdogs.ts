@@ -10,7 +10,8 @@ import type { BrowserConnection } from "../browser.ts";
 import type { BrokerState } from "../context/types.ts";
 import { peekNet } from "../net/state.ts";
 import type { Reply } from "./store.ts";
-import { cutString } from "../../shared/page-strings.ts";
+import { boundUrl, cutString } from "../../shared/page-strings.ts";
+import { redactUrl } from "../net/redact.ts";
 
 const STALL_MS = Number(process.env.BROWSER_PILOT_NAV_STALL_MS) > 0 ? Number(process.env.BROWSER_PILOT_NAV_STALL_MS) : 10_000;
 /** Consecutive no-progress actions on one tab before the agent is told to stop. */
@@ -71,6 +72,7 @@ export class Watchdogs {
     const here = agent.selected;
     const hints: Hint[] = [];
     if (!DIALOG_COMMANDS.has(req.command)) hints.push(...this.dialogHints(conn, agent, here));
+    hints.push(...this.elsewhereStalled(conn, agent, here));
     if (here !== undefined) {
       const stalled = this.stallHint(conn, agent, here);
       if (stalled) hints.push(stalled);
@@ -119,6 +121,21 @@ export class Watchdogs {
       loadingMs,
       message: `Tab ${tab ?? ""} has been loading for ${Math.round(loadingMs / 1000)} s; the page may be stalled. Observe what is there (bp snapshot), or 'bp reload' / 'bp open' again.`,
     };
+  }
+
+  /** The agent's other tabs that wait for a slow server's new page: it may have moved on and forgotten them. */
+  private elsewhereStalled(conn: BrowserConnection, agent: Agent, here: string | undefined): Hint[] {
+    const out: Hint[] = [];
+    for (const t of conn.targets.byId.values()) {
+      const nav = t.navigating;
+      if (!nav || t.controller !== agent.key || t.targetId === here) continue;
+      const loadingMs = Date.now() - nav.at;
+      if (loadingMs < STALL_MS) continue;
+      const tab = agent.existingId(t.targetId) ?? agent.idFor(t.targetId, conn.generation);
+      const url = redactUrl(boundUrl(nav.url));
+      out.push({ type: "navigation_stalled", tab, url, loadingMs, message: `Tab ${tab} has waited ${Math.round(loadingMs / 1000)} s for ${url}; 'bp tab ${tab}' then 'bp stop' gives it up.` });
+    }
+    return out;
   }
 
   /**
