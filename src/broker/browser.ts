@@ -61,6 +61,8 @@ export class BrowserConnection {
   closed = false;
   /** Targets we asked the browser to close that it has not yet reported destroyed. */
   private readonly closing = new Set<string>();
+  /** Pages this connection has a session on: the rest of the attached ones are another client's. */
+  private readonly attachedHere = new Set<string>();
 
   private constructor(
     readonly info: BrowserInfo,
@@ -84,7 +86,11 @@ export class BrowserConnection {
       conn.closing.delete(targetId);
       conn.targets.remove(targetId);
     });
+    cdp.on("Target.attachedToTarget", ({ targetInfo }) => {
+      if (targetInfo.type === "page") conn.attachedHere.add(targetInfo.targetId);
+    });
     cdp.on("Target.detachedFromTarget", ({ targetId }) => {
+      if (targetId) conn.attachedHere.delete(targetId);
       const rec = targetId ? conn.targets.byId.get(targetId) : undefined;
       if (rec) delete rec.session;
     });
@@ -99,6 +105,14 @@ export class BrowserConnection {
       throw err;
     }
     return conn;
+  }
+
+  /**
+   * On a shared remote browser, a person's-looking tab that another CDP client has a session on
+   * (another bp install, a script) is that client's: taking it would type into its work.
+   */
+  attachedElsewhere(rec: TargetRecord): boolean {
+    return this.info.source === "remote" && rec.origin === "user_tab" && rec.attached === true && !this.attachedHere.has(rec.targetId);
   }
 
   /** A target's info as the browser reports it now (an event or a fresh listing). */

@@ -35,6 +35,8 @@ export interface TargetRecord {
   dialog?: PendingDialog;
   /** A new document the main frame is waiting for: Chrome holds every page call until it commits or stops. */
   navigating?: { url: string; at: number };
+  /** Some CDP client has a session on it (the browser's own flag: ours count too). */
+  attached?: boolean;
   /** Out-of-process frame sessions, started on first observation. */
   frames?: FrameSessions;
 }
@@ -108,6 +110,7 @@ export class TargetTable {
     rec.url = info.url;
     rec.title = info.title;
     rec.type = info.type;
+    rec.attached = info.attached;
     return rec;
   }
 

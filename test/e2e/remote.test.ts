@@ -11,7 +11,7 @@ import { alive, envPool, refNamed, waitFor, type BpEnv, type BpResult } from "..
 import { requireChromium } from "../support/chromium.ts";
 import { startFixtureServer } from "../support/fixture-server.ts";
 import { startRemoteFront } from "../support/remote-front.ts";
-import { startUserBrowser, type UserBrowser } from "../support/user-browser.ts";
+import { openUserTab, startUserBrowser, type UserBrowser } from "../support/user-browser.ts";
 
 requireChromium();
 const site = startFixtureServer();
@@ -199,5 +199,33 @@ describe("the remote endpoint", () => {
     } finally {
       svc.stop();
     }
+  }, 90_000);
+
+  test("two bp installs on one remote browser: a tab one of them drives is busy for the other; a tab nobody drives is not", async () => {
+    const user = await startUserBrowser();
+    browsers.push(user);
+    const one = newEnv();
+    const two = newEnv();
+    const page = (title: string) => `${site.a}/echo?html=${encodeURIComponent(`<title>${title}</title><p>${title}</p>`)}`;
+    expect((await one.run(["connect", "--cdp-url", user.wsEndpoint], { key: "agent-one" })).json).toMatchObject({ ok: true, browser: { source: "remote" } });
+    expect((await two.run(["connect", "--cdp-url", user.wsEndpoint], { key: "agent-two" })).json).toMatchObject({ ok: true, browser: { source: "remote" } });
+    expect((await one.run(["open", page("Mine"), "--new"], { key: "agent-one" })).json.ok).toBe(true);
+    expect((await one.run(["snapshot"], { key: "agent-one" })).json.ok).toBe(true);
+    await openUserTab(user.port, page("Free"));
+    type Tab = { id: string; title: string; control: string };
+    let tabs: Tab[] = [];
+    await waitFor(async () => {
+      tabs = (await two.run(["tabs"], { key: "agent-two" })).json.tabs as Tab[];
+      return ["Mine", "Free"].every((t) => tabs.some((x) => x.title === t));
+    }, 10_000, "both tabs listed by the other install");
+    const mine = tabs.find((t) => t.title === "Mine");
+    expect(mine?.control).toBe("busy");
+    expect(tabs.find((t) => t.title === "Free")?.control).toBe("available");
+    // Without the browser's attached flag the other install took the tab and typed into it.
+    expect((await two.run(["tab", mine?.id ?? ""], { key: "agent-two" })).json).toMatchObject({ ok: false, code: "target_busy", retryable: true, context: { reason: "attached_elsewhere" } });
+    expect((await two.run(["tab", tabs.find((t) => t.title === "Free")?.id ?? ""], { key: "agent-two" })).json.ok).toBe(true);
+    expect((await two.run(["eval", "document.title"], { key: "agent-two" })).json).toMatchObject({ ok: true, value: "Free" });
+    // The first install still drives its tab.
+    expect((await one.run(["eval", "document.title"], { key: "agent-one" })).json).toMatchObject({ ok: true, value: "Mine" });
   }, 90_000);
 });

@@ -48,6 +48,12 @@ export function resolveTab(ctx: CallContext, id: string): Selected {
 
 /** Takes control of a tab for this agent; never steals it from another agent. */
 export function takeControl(ctx: CallContext, sel: Selected): void {
+  if (sel.rec.controller !== sel.agent.key && sel.browser.attachedElsewhere(sel.rec)) {
+    throw new BpError("target_busy", `Tab ${sel.id} is driven by another client of this remote browser (another bp install or tool).`, {
+      retryable: true,
+      context: { tab: sel.id, reason: "attached_elsewhere" },
+    });
+  }
   const owner = sel.rec.controller;
   if (owner !== undefined && owner !== sel.agent.key && ctx.broker.agents.get(owner)) {
     throw new BpError("target_busy", `Tab ${sel.id} is controlled by another agent.`, { retryable: true, context: { tab: sel.id } });

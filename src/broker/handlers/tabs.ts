@@ -21,7 +21,7 @@ function describe(ctx: CallContext, rec: TargetRecord, several?: boolean): v.Inf
   const browser = ctx.broker.requireBrowser();
   const control = ctx.broker.handoff.get(rec.targetId)
     ? "human"
-    : rec.controller === undefined || !ctx.broker.agents.get(rec.controller) ? "available" : rec.controller === agent.key ? "controlled" : "busy";
+    : rec.controller === agent.key ? "controlled" : (rec.controller !== undefined && ctx.broker.agents.get(rec.controller)) || browser.attachedElsewhere(rec) ? "busy" : "available";
   const profile = profileOf(browser, rec, several);
   return {
     id: agent.idFor(rec.targetId, browser.generation),
