@@ -4,49 +4,27 @@ import { INSTALL_AND_OBJECT, INSTALL_AND_RUN, INSTALL_ON_NEW_DOCUMENT, INSTALL_M
 import type { MarkExtra } from "../page/listener-mark.ts";
 import { BpError } from "../shared/errors.ts";
 import { cutString } from "../shared/page-strings.ts";
+import { PageSession } from "./page-session.ts";
 
 /** Our isolated world: the page cannot see or change it, and it dies with its document. */
 export const WORLD_NAME = "browser-pilot";
 
 /**
- * Execution context of our world per session and frame, which saves a round trip on every
- * page call. Context ids are numbered per renderer process, so after a navigation that moved
- * the tab to another process (an error page, a site change, a download that began as a
- * navigation) a cached id can name a different frame's world in the new process: running
- * "the main frame's" snapshot there showed only an iframe's document. So a frame's entry is
- * dropped whenever that frame navigates or detaches, and every entry when the main frame
- * navigates; a stale id that fails with "Cannot find context" is looked up again.
+ * Our world's context id is cached per frame, which saves a round trip on every page call.
+ * Context ids are numbered per renderer process: after a navigation that moved the tab to
+ * another process a cached id can name another frame's world, so a frame's entry is dropped
+ * when that frame navigates or detaches, every entry when the main frame navigates, and a
+ * stale id that fails with "Cannot find context" is looked up again.
  */
-const contexts = new WeakMap<CdpSession, Map<string, number>>();
-
-/**
- * Navigation events seen per session and frame (started, committed, detached), counted from
- * the first call into the session: two equal counts mean no such event arrived in between.
- */
-const navigations = new WeakMap<CdpSession, Map<string, number>>();
-
-/** Sessions whose new documents get the runtime from the browser (`installOnNewDocuments`). */
-const autoInstalled = new WeakSet<CdpSession>();
-
-/**
- * Per session and frame, the frame's navigation count at its latest commit seen since the
- * browser installs the runtime: while the count holds, the frame's document has it.
- */
-const commits = new WeakMap<CdpSession, Map<string, number>>();
-
-function contextsOf(session: CdpSession): Map<string, number> {
-  let byFrame = contexts.get(session);
-  if (byFrame) return byFrame;
-  const map = new Map<string, number>();
-  const navs = new Map<string, number>();
-  const committed = new Map<string, number>();
-  contexts.set(session, map);
-  navigations.set(session, navs);
-  commits.set(session, committed);
+function contextsOf(session: CdpSession): PageSession {
+  const ps = PageSession.of(session);
+  if (ps.framesWatched) return ps;
+  ps.framesWatched = true;
+  const { contexts: map, navigations: navs, commits: committed } = ps;
   const seen = (frameId: string) => navs.set(frameId, (navs.get(frameId) ?? 0) + 1);
   session.on("Page.frameNavigated", ({ frame }) => {
     seen(frame.id);
-    if (autoInstalled.has(session)) committed.set(frame.id, navs.get(frame.id) ?? 0);
+    if (ps.autoInstalled) committed.set(frame.id, navs.get(frame.id) ?? 0);
     if (frame.parentId === undefined) map.clear();
     else map.delete(frame.id);
   });
@@ -58,8 +36,7 @@ function contextsOf(session: CdpSession): Map<string, number> {
     seen(frameId);
     map.delete(frameId);
   });
-  byFrame = map;
-  return byFrame;
+  return ps;
 }
 
 /**
@@ -68,19 +45,15 @@ function contextsOf(session: CdpSession): Map<string, number> {
  * navigate meanwhile (CDP delivers a session's events and replies in order).
  */
 export function navigationCount(session: CdpSession, frameId: string): number {
-  contextsOf(session);
-  return navigations.get(session)?.get(frameId) ?? 0;
+  return contextsOf(session).navigations.get(frameId) ?? 0;
 }
 
-/** Lookups of our world's context on their way, per session and frame: a second caller waits for the first. */
-const asking = new WeakMap<CdpSession, Map<string, Promise<number>>>();
-
 async function worldContext(session: CdpSession, frameId: string, opts: { timeoutMs?: number }, fresh: boolean): Promise<number> {
-  const byFrame = contextsOf(session);
+  const ps = contextsOf(session);
+  const byFrame = ps.contexts;
   const known = byFrame.get(frameId);
   if (known !== undefined && !fresh) return known;
-  let pending = asking.get(session);
-  if (!pending) asking.set(session, (pending = new Map()));
+  const pending = ps.asking;
   const out = pending.get(frameId);
   if (out && !fresh) return out;
   const navs = navigationCount(session, frameId);
@@ -90,7 +63,7 @@ async function worldContext(session: CdpSession, frameId: string, opts: { timeou
     if (navigationCount(session, frameId) === navs) {
       byFrame.set(frameId, executionContextId);
       // A document committed since the browser installs the runtime: its world has it already.
-      if (commits.get(session)?.get(frameId) === navs) installedIn(session).add(executionContextId);
+      if (ps.commits.get(frameId) === navs) ps.installed.add(executionContextId);
     }
     return executionContextId;
   });
@@ -104,7 +77,7 @@ async function worldContext(session: CdpSession, frameId: string, opts: { timeou
 
 /** Whether our world's context in the frame is known and no navigation of the frame was seen since. */
 export function worldKnown(session: CdpSession, frameId: string): boolean {
-  return contexts.get(session)?.has(frameId) === true;
+  return PageSession.peek(session)?.contexts.has(frameId) === true;
 }
 
 /** Our isolated world's execution context in a frame, for CDP calls that take a context id. */
@@ -141,15 +114,6 @@ function objectOf(res: Protocol.Runtime.CallFunctionOnResponse): string | undefi
   return res.result.objectId;
 }
 
-/** Execution contexts (per session) that hold the page runtime already. */
-const installed = new WeakMap<CdpSession, Set<number>>();
-
-function installedIn(session: CdpSession): Set<number> {
-  let byCtx = installed.get(session);
-  if (!byCtx) installed.set(session, (byCtx = new Set()));
-  return byCtx;
-}
-
 /**
  * Has the browser install the runtime in our world of every document the session's frames
  * commit from now on, before any call: a new document's first call then carries no page code,
@@ -158,10 +122,10 @@ function installedIn(session: CdpSession): Set<number> {
  * with their first call. The registration ends with the session.
  */
 export async function installOnNewDocuments(session: CdpSession): Promise<void> {
-  contextsOf(session);
+  const ps = contextsOf(session);
   try {
     await session.send("Page.addScriptToEvaluateOnNewDocument", { source: INSTALL_ON_NEW_DOCUMENT, worldName: WORLD_NAME });
-    autoInstalled.add(session);
+    ps.autoInstalled = true;
   } catch {
     // A browser that will not: every world gets the runtime with its first call, as before.
   }
@@ -202,8 +166,9 @@ export async function callPage(session: CdpSession, frameId: string, steps: Page
  * its source (and Chromium's compile of it) in the snapshot call.
  */
 export function installAhead(session: CdpSession, frameId: string): void {
-  const ctx = contexts.get(session)?.get(frameId);
-  if (ctx !== undefined && installed.get(session)?.has(ctx)) return;
+  const ps = PageSession.peek(session);
+  const ctx = ps?.contexts.get(frameId);
+  if (ctx !== undefined && ps?.installed.has(ctx)) return;
   callPage(session, frameId, []).catch(() => undefined);
 }
 
@@ -229,7 +194,7 @@ interface SendOptions {
 
 /** One call into the runtime: with its source only when this world has not been sent it yet. */
 async function sendPage(session: CdpSession, frameId: string, arg: unknown, o: SendOptions, missing: (r: Protocol.Runtime.CallFunctionOnResponse) => boolean): Promise<Protocol.Runtime.CallFunctionOnResponse> {
-  const known = installedIn(session);
+  const known = PageSession.of(session).installed;
   const cdpOpts = o.timeoutMs === undefined ? {} : { timeoutMs: o.timeoutMs };
   const worldOpts = o.inDocument ? { ...cdpOpts, inDocument: true } : cdpOpts;
   const send = async (contextId: number, install: boolean): Promise<Protocol.Runtime.CallFunctionOnResponse> =>

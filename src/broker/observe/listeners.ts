@@ -2,6 +2,7 @@ import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../../cdp/session.ts";
 import type { DelegationScan } from "../../page/listener-mark.ts";
 import { installAhead, navigationCount, pageObject, worldContextId } from "../world.ts";
+import { PageSession, type DocMarks } from "../page-session.ts";
 import { delegationScan } from "./delegation.ts";
 
 /** Event types that make an element act like a button when a script listens for them. */
@@ -17,20 +18,6 @@ const GROUP = "bp-listeners";
 /** The page world's handle of each document, kept while the document lives (one object each). */
 const DOC_GROUP = "bp-page-document";
 
-/** What the broker keeps per document (frame and loader, per session). */
-interface DocMarks {
-  /** The page has marks of this document (it says itself whether they still hold). */
-  marked: boolean;
-  /** The listened nodes (backend ids, as the browser listed them) the page's marks were made from. */
-  nodes?: string;
-  /** The page world's document handle, for the listener query. */
-  pageDoc?: string;
-  /** The page world's scan found framework-clickable elements (React): an action's observation scans again. */
-  framework?: boolean;
-}
-
-const docs = new WeakMap<CdpSession, Map<string, DocMarks>>();
-
 /** A document the listeners are read from: its frame, and whether that is its session's top frame. */
 export interface MarkTarget {
   session: CdpSession;
@@ -40,8 +27,7 @@ export interface MarkTarget {
 }
 
 function stateOf(t: MarkTarget): DocMarks {
-  let byDoc = docs.get(t.session);
-  if (!byDoc) docs.set(t.session, (byDoc = new Map()));
+  const byDoc = PageSession.of(t.session).marks;
   const key = `${t.frameId}:${t.loaderId}`;
   let s = byDoc.get(key);
   if (!s) {
@@ -53,7 +39,7 @@ function stateOf(t: MarkTarget): DocMarks {
 }
 
 /** Marks were made in this document: a later snapshot may ask the page whether they still hold. */
-export const wasMarked = (t: MarkTarget): boolean => docs.get(t.session)?.get(`${t.frameId}:${t.loaderId}`)?.marked === true;
+export const wasMarked = (t: MarkTarget): boolean => PageSession.peek(t.session)?.marks.get(`${t.frameId}:${t.loaderId}`)?.marked === true;
 
 const keyOf = (l: Listed): string => `${l.nodes.join(",")}/${l.dropAt}/${l.scan ? JSON.stringify(l.scan) : ""}`;
 
@@ -66,14 +52,14 @@ export function noteMarked(t: MarkTarget, listed: Listed): void {
 }
 
 /** This document's marks came with framework-clickable elements (React), which it may render anew at any action. */
-export const frameworkMarked = (t: MarkTarget): boolean => t.top === true && docs.get(t.session)?.get(`${t.frameId}:${t.loaderId}`)?.framework === true;
+export const frameworkMarked = (t: MarkTarget): boolean => t.top === true && PageSession.peek(t.session)?.marks.get(`${t.frameId}:${t.loaderId}`)?.framework === true;
 
 /** The browser lists the same listened nodes (and the page world the same delegation) as when the page's marks were made. */
-export const sameListened = (t: MarkTarget, listed: Listed): boolean => docs.get(t.session)?.get(`${t.frameId}:${t.loaderId}`)?.nodes === keyOf(listed);
+export const sameListened = (t: MarkTarget, listed: Listed): boolean => PageSession.peek(t.session)?.marks.get(`${t.frameId}:${t.loaderId}`)?.nodes === keyOf(listed);
 
 /** After an action that made new controls appear (suggestions after typing): the next observation marks afresh. */
 export function forgetMarks(session: CdpSession, frameId: string): void {
-  const byDoc = docs.get(session);
+  const byDoc = PageSession.peek(session)?.marks;
   if (!byDoc) return;
   for (const [key, s] of byDoc) if (key.startsWith(`${frameId}:`)) s.marked = false;
 }
@@ -174,9 +160,6 @@ function listenersOf(session: CdpSession, objectId: string | undefined): Promise
   return session.send("DOMDebugger.getEventListeners", { objectId, depth: -1, pierce: true }, { timeoutMs: 3000 }).then((r) => r.listeners);
 }
 
-/** Page-world document handles asked ahead (`documentAhead`), per session and top frame, with the frame's navigation count then. */
-const ahead = new WeakMap<CdpSession, Map<string, { navs: number; objectId: Promise<string | undefined> }>>();
-
 /**
  * Asks for the page world's document handle of a session's top frame now, for a listener
  * lookup that comes after the frame tree: sent alongside it (and our world's context), a new
@@ -184,15 +167,14 @@ const ahead = new WeakMap<CdpSession, Map<string, { navs: number; objectId: Prom
  * navigation event of the frame has come since it was asked (it may be of another document).
  */
 export function documentAhead(session: CdpSession, frameId: string): void {
-  let byFrame = ahead.get(session);
-  if (!byFrame) ahead.set(session, (byFrame = new Map()));
+  const byFrame = PageSession.of(session).docsAhead;
   release(session, byFrame.get(frameId)?.objectId);
   byFrame.set(frameId, { navs: navigationCount(session, frameId), objectId: topDocument(session).catch(() => undefined) });
 }
 
 /** The handle `documentAhead` asked for, if it is still of the frame's current document. */
 async function takeAhead(t: MarkTarget): Promise<string | undefined> {
-  const byFrame = ahead.get(t.session);
+  const byFrame = PageSession.peek(t.session)?.docsAhead;
   const asked = byFrame?.get(t.frameId);
   if (!asked) return undefined;
   byFrame?.delete(t.frameId);
@@ -204,7 +186,7 @@ async function takeAhead(t: MarkTarget): Promise<string | undefined> {
 
 /** A handle asked ahead for a document whose handle is known already. */
 function dropAhead(t: MarkTarget): void {
-  const byFrame = ahead.get(t.session);
+  const byFrame = PageSession.peek(t.session)?.docsAhead;
   const asked = byFrame?.get(t.frameId);
   if (!asked) return;
   byFrame?.delete(t.frameId);

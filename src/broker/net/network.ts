@@ -1,0 +1,21 @@
+import { outsideCallScope } from "../../cdp/scope.ts";
+import type { CdpSession } from "../../cdp/session.ts";
+import { rememberRequests } from "./polling.ts";
+import { PageSession } from "../page-session.ts";
+
+/**
+ * Network events of a page session, switched on once and left on: actions watch the requests
+ * they start and `wait --network-idle` counts requests in flight. Turning them off would cost a
+ * round trip each time and blind whoever else listens. No bodies are buffered.
+ */
+export function ensureNetwork(session: CdpSession): Promise<unknown> {
+  const ps = PageSession.of(session);
+  if (!ps.network) {
+    rememberRequests(session);
+    const p = outsideCallScope(() => session.send("Network.enable", { maxTotalBufferSize: 0, maxResourceBufferSize: 0 })).catch(() => {
+      if (ps.network === p) ps.network = undefined;
+    });
+    ps.network = p;
+  }
+  return ps.network;
+}
