@@ -7,10 +7,12 @@ import type { TargetRecord } from "../targets.ts";
 import { BpError } from "../../shared/errors.ts";
 import { FrameSessions } from "../frames.ts";
 import { localFileRefusal } from "../local-files.ts";
-import { TabObservation, type RefBinding } from "../refs.ts";
-import { listFrames, type Root } from "./frame-list.ts";
+import { TabObservation } from "../refs.ts";
+import type { FrameWorld } from "../frame-world.ts";
+import { childWorld } from "./frame-walk.ts";
+import { listFrames } from "./frame-list.ts";
 import { delegationScan } from "./delegation.ts";
-import { documentAhead, frameworkMarked, listenedHandles, listenedNodes, noteMarked, sameListened, wasMarked, type Listed, type MarkTarget } from "./listeners.ts";
+import { documentAhead, frameworkMarked, listenedHandles, listenedNodes, noteMarked, sameListened, wasMarked, type Listed } from "./listeners.ts";
 import { callPage, navigationCount, pageObject, worldContextId, worldKnown } from "../world.ts";
 import { callSteps, step } from "../page-fns.ts";
 import type { PageReply } from "../../page/runtime.ts";
@@ -20,7 +22,6 @@ export { forgetMarks } from "./listeners.ts";
 /** Nested out-of-process frames deeper than this are left as placeholders. */
 const MAX_FRAME_DEPTH = 4;
 
-export type { Root } from "./frame-list.ts";
 
 export interface Collected {
   result: SnapshotResult;
@@ -73,7 +74,7 @@ export async function currentObservation(browser: BrowserConnection, rec: Target
  * inline), then each out-of-process frame through its own session, spliced in place with
  * geometry in top-level viewport px. Refs share one number space per document.
  */
-export async function collectSnapshot(browser: BrowserConnection, rec: TargetRecord, agent: Agent, root: Root, obs: TabObservation, options: SnapshotOptions): Promise<Collected> {
+export async function collectSnapshot(browser: BrowserConnection, rec: TargetRecord, agent: Agent, root: FrameWorld, obs: TabObservation, options: SnapshotOptions): Promise<Collected> {
   const collected = await collectWith(browser, rec, obs, root, options, undefined);
   void agent;
   if (!collected) throw new Error("snapshot skipped without a condition");
@@ -97,7 +98,7 @@ export interface PreSteps {
  * runtime token of its top document): it runs only in the document with that token, otherwise
  * nothing runs and nothing is recorded.
  */
-export async function collectWith(browser: BrowserConnection, rec: TargetRecord, obs: TabObservation, root: Root, options: SnapshotOptions, pre: PreSteps | undefined, guess?: string): Promise<Collected | undefined> {
+export async function collectWith(browser: BrowserConnection, rec: TargetRecord, obs: TabObservation, root: FrameWorld, options: SnapshotOptions, pre: PreSteps | undefined, guess?: string): Promise<Collected | undefined> {
   const previous = obs.last;
   const tab = await browser.session(rec);
   let index: Promise<Map<string, number>> | undefined;
@@ -110,7 +111,7 @@ export async function collectWith(browser: BrowserConnection, rec: TargetRecord,
   return { result, obs, previous };
 }
 
-async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Root, options: SnapshotOptions, depth: number, frameIndex: () => Promise<Map<string, number>>, pre?: PreSteps, guess?: string): Promise<SnapshotResult | undefined> {
+async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: FrameWorld, options: SnapshotOptions, depth: number, frameIndex: () => Promise<Map<string, number>>, pre?: PreSteps, guess?: string): Promise<SnapshotResult | undefined> {
   const reply = await snapshotCall(root, { ...options, refFloor: obs.nextRef, refRenumberBelow: Math.max(obs.firstRef, obs.humanControlBelow ?? 0), layout: true }, pre, guess);
   if (reply.otherDocument) return undefined;
   if (pre) pre.results = reply.results.slice(0, -1);
@@ -120,13 +121,13 @@ async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Root,
   // unchanged, but only if no navigation event came since the frame tree named obs's loader
   // (else the snapshot may have run in a newer document than obs is of).
   if (depth === 0 && root.frameId === obs.targetId) obs.doc = navigationCount(root.session, root.frameId) === obs.confirmedAt ? reply.doc : undefined;
-  const binding: RefBinding = { session: root.session, frameId: root.frameId, loaderId: root.loaderId, framePath: root.framePath, offset: root.offset, doc: reply.doc };
+  const binding: FrameWorld = { session: root.session, frameId: root.frameId, loaderId: root.loaderId, framePath: root.framePath, offset: root.offset, doc: reply.doc };
   const { numbers, ids } = await frameNumbers(root, result.elements, frameIndex);
   // Each frame placeholder's frame id, by the walk path it had (the frame number replaces it).
   const frameIds = new Map<SnapshotEntry, string>();
   // Elements of a same-origin child frame name that frame too (one binding per frame).
-  const inChild = new Map<string, RefBinding>();
-  const bindingOf = (e: SnapshotEntry): RefBinding => {
+  const inChild = new Map<string, FrameWorld>();
+  const bindingOf = (e: SnapshotEntry): FrameWorld => {
     const child = e.kind !== "frame" && e.frame ? ids.get(e.frame) : undefined;
     if (!child) return binding;
     const b = inChild.get(child) ?? { ...binding, childFrame: child };
@@ -186,8 +187,8 @@ async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Root,
  * snapshot stands (two round trips); other nodes, and they are resolved and marked in the same
  * call as a new snapshot.
  */
-async function snapshotCall(root: Root, arg: SnapshotOptions, pre: PreSteps | undefined, doc: string | undefined): Promise<PageReply> {
-  const target: MarkTarget = { session: root.session, frameId: root.frameId, loaderId: root.loaderId, ...(root.top ? { top: true } : {}) };
+async function snapshotCall(root: FrameWorld, arg: SnapshotOptions, pre: PreSteps | undefined, doc: string | undefined): Promise<PageReply> {
+  const target = root;
   const steps: PageStep[] = [...(pre?.steps ?? []), { fn: "snapshot", arg, ...(pre?.snapshotWhen ? { when: pre.snapshotWhen } : {}) }];
   // An action's steps are for the document it acted in: not run again in the next one.
   const only = doc ? { doc } : pre ? { inDocument: true } : {};
@@ -226,7 +227,7 @@ async function snapshotCall(root: Root, arg: SnapshotOptions, pre: PreSteps | un
  * 'bp frame' lists and takes, so each path is mapped through its iframe element to the frame
  * id and its index in the tab's frame list. A path that cannot be mapped keeps its walk path.
  */
-async function frameNumbers(root: Root, elements: SnapshotEntry[], frameIndex: () => Promise<Map<string, number>>): Promise<{ numbers: Map<string, string>; ids: Map<string, string> }> {
+async function frameNumbers(root: FrameWorld, elements: SnapshotEntry[], frameIndex: () => Promise<Map<string, number>>): Promise<{ numbers: Map<string, string>; ids: Map<string, string> }> {
   const numbers = new Map<string, string>();
   const ids = new Map<string, string>();
   const paths = new Set<string>();
@@ -250,12 +251,11 @@ async function frameNumbers(root: Root, elements: SnapshotEntry[], frameIndex: (
   return { numbers, ids };
 }
 
-/** Maps an iframe placeholder to the session of its out-of-process document (its frame id, when frameNumbers found it already). */
-async function childRoot(frames: FrameSessions, parent: Root, placeholder: SnapshotFrame, viewport: { w: number; h: number }, known: string | undefined): Promise<Root | undefined> {
-  const frameId = known ?? (await placeholderFrame(parent, placeholder));
-  if (!frameId) return undefined;
-  const session = frames.sessionFor(frameId);
-  if (!session) return undefined;
+/** Maps an iframe placeholder to the world of its out-of-process document (its frame id, when frameNumbers found it already). */
+async function childRoot(frames: FrameSessions, parent: FrameWorld, placeholder: SnapshotFrame, viewport: { w: number; h: number }, known: string | undefined): Promise<FrameWorld | undefined> {
+  const child = await childWorld(frames, parent, known ?? { fn: "refElement", arg: placeholder.ref }, placeholder.offset, false);
+  if (!child) return undefined;
+  const { session, frameId } = child;
   // A frame document not seen before: our world and the listener lookup's document handle are
   // asked alongside its frame tree, as for the top document (snapshot.ts).
   if (!worldKnown(session, frameId)) {
@@ -263,23 +263,8 @@ async function childRoot(frames: FrameSessions, parent: Root, placeholder: Snaps
     documentAhead(session, frameId);
   }
   const { frameTree } = await session.send("Page.getFrameTree");
-  return {
-    session,
-    frameId,
-    // An out-of-process frame is its session's top frame.
-    top: true,
-    loaderId: frameTree.frame.loaderId,
-    framePath: placeholder.frame,
-    offset: { x: parent.offset.x + placeholder.offset.x, y: parent.offset.y + placeholder.offset.y },
-    viewport,
-  };
-}
-
-async function placeholderFrame(parent: Root, placeholder: SnapshotFrame): Promise<string | undefined> {
-  const objectId = await pageObject(parent.session, parent.frameId, "refElement", placeholder.ref);
-  if (!objectId) return undefined;
-  const { node } = await parent.session.send("DOM.describeNode", { objectId });
-  return node.frameId;
+  // An out-of-process frame is its session's top frame.
+  return { ...child, top: true, loaderId: frameTree.frame.loaderId, framePath: placeholder.frame, viewport };
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../../cdp/session.ts";
 import type { DelegationScan } from "../../page/listener-mark.ts";
 import { installAhead, navigationCount, pageObject, worldContextId } from "../world.ts";
+import type { FrameWorld } from "../frame-world.ts";
 import { PageSession, type DocMarks } from "../page-session.ts";
 import { delegationScan } from "./delegation.ts";
 
@@ -18,15 +19,7 @@ const GROUP = "bp-listeners";
 /** The page world's handle of each document, kept while the document lives (one object each). */
 const DOC_GROUP = "bp-page-document";
 
-/** A document the listeners are read from: its frame, and whether that is its session's top frame. */
-export interface MarkTarget {
-  session: CdpSession;
-  frameId: string;
-  loaderId: string;
-  top?: boolean;
-}
-
-function stateOf(t: MarkTarget): DocMarks {
+function stateOf(t: FrameWorld): DocMarks {
   const byDoc = PageSession.of(t.session).marks;
   const key = `${t.frameId}:${t.loaderId}`;
   let s = byDoc.get(key);
@@ -39,12 +32,12 @@ function stateOf(t: MarkTarget): DocMarks {
 }
 
 /** Marks were made in this document: a later snapshot may ask the page whether they still hold. */
-export const wasMarked = (t: MarkTarget): boolean => PageSession.peek(t.session)?.marks.get(`${t.frameId}:${t.loaderId}`)?.marked === true;
+export const wasMarked = (t: FrameWorld): boolean => PageSession.peek(t.session)?.marks.get(`${t.frameId}:${t.loaderId}`)?.marked === true;
 
 const keyOf = (l: Listed): string => `${l.nodes.join(",")}/${l.dropAt}/${l.scan ? JSON.stringify(l.scan) : ""}`;
 
 /** The page marked this document from the handles of these listened nodes. */
-export function noteMarked(t: MarkTarget, listed: Listed): void {
+export function noteMarked(t: FrameWorld, listed: Listed): void {
   const s = stateOf(t);
   s.marked = true;
   s.nodes = keyOf(listed);
@@ -52,10 +45,10 @@ export function noteMarked(t: MarkTarget, listed: Listed): void {
 }
 
 /** This document's marks came with framework-clickable elements (React), which it may render anew at any action. */
-export const frameworkMarked = (t: MarkTarget): boolean => t.top === true && PageSession.peek(t.session)?.marks.get(`${t.frameId}:${t.loaderId}`)?.framework === true;
+export const frameworkMarked = (t: FrameWorld): boolean => t.top === true && PageSession.peek(t.session)?.marks.get(`${t.frameId}:${t.loaderId}`)?.framework === true;
 
 /** The browser lists the same listened nodes (and the page world the same delegation) as when the page's marks were made. */
-export const sameListened = (t: MarkTarget, listed: Listed): boolean => PageSession.peek(t.session)?.marks.get(`${t.frameId}:${t.loaderId}`)?.nodes === keyOf(listed);
+export const sameListened = (t: FrameWorld, listed: Listed): boolean => PageSession.peek(t.session)?.marks.get(`${t.frameId}:${t.loaderId}`)?.nodes === keyOf(listed);
 
 /** After an action that made new controls appear (suggestions after typing): the next observation marks afresh. */
 export function forgetMarks(session: CdpSession, frameId: string): void {
@@ -77,7 +70,7 @@ export function forgetMarks(session: CdpSession, frameId: string): void {
  * Round trips: the listener list and the handles, plus the document's page-world handle the
  * first time (one call in a session's top frame, three in a frame inside it).
  */
-export async function listenedHandles(t: MarkTarget, known?: Listed): Promise<Listened | undefined> {
+export async function listenedHandles(t: FrameWorld, known?: Listed): Promise<Listened | undefined> {
   // Our world's context, asked alongside the listener list on a new document.
   const context = worldContextId(t.session, t.frameId);
   context.catch(() => undefined);
@@ -107,7 +100,7 @@ export interface Listened extends Listed {
 }
 
 /** The nodes with activating listeners, as the browser lists them now (one round trip once the document's handle is known). */
-export async function listenedNodes(t: MarkTarget, alongside?: () => void): Promise<Listed | undefined> {
+export async function listenedNodes(t: FrameWorld, alongside?: () => void): Promise<Listed | undefined> {
   const { session } = t;
   const state = stateOf(t);
   // The page world's delegation, asked in the same round trip.
@@ -135,7 +128,7 @@ export async function listenedNodes(t: MarkTarget, alongside?: () => void): Prom
 }
 
 /** The nodes resolved into our world (one round trip); the previous marking's handles are released with it. */
-async function handlesOf(t: MarkTarget, nodes: number[], context: Promise<number>): Promise<(string | undefined)[] | undefined> {
+async function handlesOf(t: FrameWorld, nodes: number[], context: Promise<number>): Promise<(string | undefined)[] | undefined> {
   const { session } = t;
   try {
     // The previous marking's handles: the page holds its marks by then.
@@ -173,7 +166,7 @@ export function documentAhead(session: CdpSession, frameId: string): void {
 }
 
 /** The handle `documentAhead` asked for, if it is still of the frame's current document. */
-async function takeAhead(t: MarkTarget): Promise<string | undefined> {
+async function takeAhead(t: FrameWorld): Promise<string | undefined> {
   const byFrame = PageSession.peek(t.session)?.docsAhead;
   const asked = byFrame?.get(t.frameId);
   if (!asked) return undefined;
@@ -185,7 +178,7 @@ async function takeAhead(t: MarkTarget): Promise<string | undefined> {
 }
 
 /** A handle asked ahead for a document whose handle is known already. */
-function dropAhead(t: MarkTarget): void {
+function dropAhead(t: FrameWorld): void {
   const byFrame = PageSession.peek(t.session)?.docsAhead;
   const asked = byFrame?.get(t.frameId);
   if (!asked) return;
@@ -210,7 +203,7 @@ async function topDocument(session: CdpSession): Promise<string | undefined> {
  * the next script run in that world. In a session's top frame, the main world's `document`;
  * in a frame inside it, through the node.
  */
-async function pageDocument(t: MarkTarget): Promise<string | undefined> {
+async function pageDocument(t: FrameWorld): Promise<string | undefined> {
   const { session, frameId } = t;
   if (t.top) {
     const id = (await takeAhead(t)) ?? (await topDocument(session));
