@@ -1,12 +1,10 @@
 /**
  * Per-tab network plumbing, attached the first time any command opens a session to a tab.
  *
- * Each tracked tab gets a second flat CDP session of its own, so the journal's
- * Network.enable and the rules' Fetch.enable are never switched off by an action that
- * enables and disables Network on the tab's main session. Requests are journalled for the
- * agent controlling the tab when they happen; other tabs (the person's, other agents')
- * never reach an agent's journal. Fetch is on only while the controlling agent has rules or
- * credentials, and off again when the last one goes.
+ * Each tracked tab gets a second flat session of its own (why: docs/architecture.md, "Two CDP
+ * sessions per tab"). Requests are journalled for the agent controlling the tab when they
+ * happen; other tabs never reach an agent's journal. Fetch is on only while the controlling
+ * agent has rules or credentials.
  */
 import type { Protocol } from "devtools-protocol";
 import { attachToTarget, CdpSession } from "../../cdp/session.ts";
