@@ -1,7 +1,6 @@
 /**
- * Per-client-key state. Everything an agent has (tab ids, selection, control, network state)
- * lives here, in broker memory only. Tab ids are per key and never reused, even across a reconnect or a
- * broker restart (TabNumbers), so an old id can never silently address a different tab.
+ * Per-client-key state: everything an agent has lives here, in broker memory only. Tab ids are
+ * never reused (TabNumbers), so an old id can never address a different tab.
  */
 import { TabNumbers } from "./tab-numbers.ts";
 import type { TabObservation } from "./refs.ts";
@@ -41,7 +40,6 @@ export class Agent {
     return (this.netState ??= newAgentNet(this.key));
   }
 
-  /** The network state, if this agent has any yet. */
   get netIfAny(): AgentNet | undefined {
     return this.netState;
   }

@@ -2,16 +2,11 @@ import type { CdpSession } from "../cdp/session.ts";
 import { PageSession } from "./page-session.ts";
 
 /**
- * Where our last pointer event left the mouse in a tab: a click at that very point sends no
- * move first, as a person clicking again without moving sends none. Forgotten when the main
- * frame commits a new document, on a drag's move, and when anything else may move the pointer.
- * Used only where nobody else can move this tab's mouse (see `onlyOursMoves`).
+ * A click where our last pointer event left the mouse sends no move first, as a person's
+ * second click sends none; only where nobody else can move this tab's mouse.
  */
 
-/**
- * Tells whether only the broker moves this tab's mouse now, asked at each click (a tab's origin
- * can change). A session never told is treated as one a person may move the mouse in.
- */
+/** Asked at each click (a tab's origin can change); a session never told may have a person's mouse. */
 export function onlyOursMoves(session: CdpSession, test: () => boolean): void {
   PageSession.of(session).onlyOurs = test;
 }

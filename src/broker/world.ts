@@ -10,11 +10,8 @@ import { PageSession } from "./page-session.ts";
 export const WORLD_NAME = "browser-pilot";
 
 /**
- * Our world's context id is cached per frame, which saves a round trip on every page call.
- * Context ids are numbered per renderer process: after a navigation that moved the tab to
- * another process a cached id can name another frame's world, so a frame's entry is dropped
- * when that frame navigates or detaches, every entry when the main frame navigates, and a
- * stale id that fails with "Cannot find context" is looked up again.
+ * Caches our world's context id per frame (a round trip saved per call). Ids are per renderer
+ * process, so an entry goes when its frame navigates or detaches, all when the main frame does.
  */
 function contextsOf(session: CdpSession): PageSession {
   const ps = PageSession.of(session);
@@ -39,11 +36,7 @@ function contextsOf(session: CdpSession): PageSession {
   return ps;
 }
 
-/**
- * How many navigation events of the frame this session has delivered so far. Read before a
- * question to the browser and again after the answer: equal counts mean the frame did not
- * navigate meanwhile (CDP delivers a session's events and replies in order).
- */
+/** Navigation events of the frame so far: equal counts around a question mean it did not navigate meanwhile. */
 export function navigationCount(session: CdpSession, frameId: string): number {
   return contextsOf(session).navigations.get(frameId) ?? 0;
 }
@@ -59,7 +52,7 @@ async function worldContext(session: CdpSession, frameId: string, opts: { timeou
   const navs = navigationCount(session, frameId);
   // Page.createIsolatedWorld hands back the existing world for the same frame and name.
   const ask = session.send("Page.createIsolatedWorld", { frameId, worldName: WORLD_NAME, grantUniveralAccess: false }, opts).then(({ executionContextId }) => {
-    // Kept only if the frame did not navigate while the question was out (the id may be the old document's).
+    // The id may be the old document's if the frame navigated meanwhile.
     if (navigationCount(session, frameId) === navs) {
       byFrame.set(frameId, executionContextId);
       // A document committed since the browser installs the runtime: its world has it already.
@@ -92,11 +85,7 @@ function isLostContext(err: unknown): boolean {
 /** A call bound to one document (`inDocument`) whose document went away while it ran. */
 class LeftDocument extends Error {}
 
-/**
- * A lost context is looked up again and the call repeated, in whatever document the frame
- * holds then; with `inDocument`, not when the frame navigated since the call was sent: the
- * call was for the document that went (`LeftDocument`).
- */
+/** A lost context is looked up again and the call repeated, unless `inDocument` and the frame navigated since. */
 async function callInWorld(session: CdpSession, frameId: string, opts: { timeoutMs?: number; inDocument?: boolean }, call: (contextId: number) => Promise<unknown>): Promise<unknown> {
   const navs = navigationCount(session, frameId);
   const cdp = opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs };
@@ -115,11 +104,8 @@ function objectOf(res: Protocol.Runtime.CallFunctionOnResponse): string | undefi
 }
 
 /**
- * Has the browser install the runtime in our world of every document the session's frames
- * commit from now on, before any call: a new document's first call then carries no page code,
- * and Chromium compiles the runtime through its code cache instead of anew for every document
- * (about 5 ms of a small page's first snapshot). Documents that were there before still get it
- * with their first call. The registration ends with the session.
+ * Has the browser install the runtime in every new document's world: its first call then
+ * carries no page code, and Chromium compiles it through its code cache (about 5 ms saved).
  */
 export async function installOnNewDocuments(session: CdpSession): Promise<void> {
   const ps = contextsOf(session);
@@ -127,16 +113,13 @@ export async function installOnNewDocuments(session: CdpSession): Promise<void> 
     await session.send("Page.addScriptToEvaluateOnNewDocument", { source: INSTALL_ON_NEW_DOCUMENT, worldName: WORLD_NAME });
     ps.autoInstalled = true;
   } catch {
-    // A browser that will not: every world gets the runtime with its first call, as before.
+    // Every world then gets the runtime with its first call.
   }
 }
 
 /**
- * Runs steps of the page runtime in one frame's world, in one round trip: the runtime's
- * source goes along only the first time a world is used, later calls name the functions.
- * With `doc`, nothing runs in another document (the reply says `otherDocument`); with
- * `inDocument`, the steps are for the document the frame holds now: if it goes away while they
- * run, they are not run again in the next one (the reply says `otherDocument`, with no token).
+ * Runs page-runtime steps in a frame's world in one round trip (the source only on a world's
+ * first call). `doc` or `inDocument`: never run in another document (the reply says `otherDocument`).
  */
 export async function callPage(session: CdpSession, frameId: string, steps: PageStep[], opts: { doc?: string; inDocument?: boolean; userGesture?: boolean; timeoutMs?: number; mark?: string[]; mk?: MarkExtra } = {}): Promise<PageReply> {
   const call = { steps, ...(opts.doc ? { doc: opts.doc } : {}), ...(opts.mark && opts.mk ? { mk: opts.mk } : {}) };
@@ -145,7 +128,6 @@ export async function callPage(session: CdpSession, frameId: string, steps: Page
   const fns = mark ? { run: MARK_AND_RUN, install: INSTALL_MARK_AND_RUN, objects: mark } : { run: RUN, install: INSTALL_AND_RUN };
   let res: Protocol.Runtime.CallFunctionOnResponse;
   try {
-    // A call for one document (by its token) would only answer otherDocument in the next one.
     res = await sendPage(session, frameId, call, { ...fns, byValue: true, ...rest, inDocument: inDocument === true || doc !== undefined }, (r) => (r.result.value as { missing?: boolean } | undefined)?.missing === true);
   } catch (err) {
     if (err instanceof LeftDocument) return { doc: "", otherDocument: true, results: [] };
@@ -160,11 +142,7 @@ export async function callPage(session: CdpSession, frameId: string, steps: Page
   return reply;
 }
 
-/**
- * Sends the runtime to the frame's world now, if this world has not been sent it: a new
- * document's first snapshot installs it while the listener lookup is out, instead of carrying
- * its source (and Chromium's compile of it) in the snapshot call.
- */
+/** Installs the runtime now if the world lacks it, while the listener lookup is out. */
 export function installAhead(session: CdpSession, frameId: string): void {
   const ps = PageSession.peek(session);
   const ctx = ps?.contexts.get(frameId);
@@ -172,10 +150,7 @@ export function installAhead(session: CdpSession, frameId: string): void {
   callPage(session, frameId, []).catch(() => undefined);
 }
 
-/**
- * Runs one page-library function that answers with a page object (an element, the document)
- * and keeps it as a remote object, for CDP calls that take one; installs the runtime like callPage.
- */
+/** Runs a page function that answers with a page object, kept as a remote object for CDP calls. */
 export async function pageObject(session: CdpSession, frameId: string, fn: PageObjectFn, arg: unknown = null): Promise<string | undefined> {
   const res = await sendPage(session, frameId, { fn, arg }, { run: OBJECT, install: INSTALL_AND_OBJECT, byValue: false }, (r) => r.result.value === MISSING);
   return objectOf(res);
@@ -212,8 +187,7 @@ async function sendPage(session: CdpSession, frameId: string, arg: unknown, o: S
     );
   return (await callInWorld(session, frameId, worldOpts, async (contextId) => {
     const install = !known.has(contextId);
-    // Counted as installed once the installing call is sent: a session's calls run in order, so
-    // a later one finds the runtime there (and if not, it answers missing and installs it).
+    // A session's calls run in order: a later one finds the runtime (else it answers missing).
     known.add(contextId);
     let r = await send(contextId, install);
     if (!r.exceptionDetails && missing(r)) r = await send(contextId, true);

@@ -13,12 +13,9 @@ export interface Wired {
 
 export interface TabNet {
   rec: TargetRecord;
-  /**
-   * The tab's own network session and one per out-of-process iframe inside it, by scope
-   * ("<tab>" or "<tab>><frame target>"): an entry's scope names the session holding its body.
-   */
+  /** The tab's network session and its iframes', by scope ("<tab>" or "<tab>><frame target>"). */
   sessions: Map<string, Wired>;
-  /** Fetch request ids whose auth challenge we already answered once. */
+  /** Fetch request ids whose auth challenge was answered once. */
   authTried: Set<string>;
   started: Map<string, number>;
   /** Rule outcomes seen before the journal entry existed, by network request id. */
@@ -37,11 +34,10 @@ export interface ConnNet {
   tabs: Map<string, TabNet>;
   /** Who follows a tab's out-of-process frames (an action's watch), by tab: a watch may start before the tab is tracked. */
   frameWatchers: Map<string, Set<(s: CdpSession) => void>>;
-  /** Browser contexts whose downloads send events to us. */
   downloadContexts: Set<string>;
   /** Where a launched browser saves downloads (private); unset for a person's browser. */
   privateDir?: string;
-  /** Wakes waiters (bp wait --download, action settling) when a download changes. */
+  /** Woken when a download changes. */
   downloadListeners: Set<() => void>;
 }
 

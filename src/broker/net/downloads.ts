@@ -1,14 +1,8 @@
 /**
- * Downloads, attributed to the agent whose controlled tab started them, and copied into the
- * private store when Chrome completes them.
- *
- * A browser bp launched saves downloads only into bp's private directory (behavior
- * "allowAndName": a file named by its GUID), and each is moved into the store once complete:
- * nothing lands in the person's ~/Downloads. A person's browser keeps its own behaviour and
- * folder: browser-level events are switched on with behavior "default", ownership comes
- * from Page.downloadWillBegin on the tab's own session, and the completed file is copied,
- * never moved or deleted. A download from a tab no agent controls is ignored, and a GUID seen
- * twice fails closed (no agent gets it).
+ * Downloads, owned by the agent whose controlled tab started them and copied into the private
+ * store when complete. A launched browser saves into bp's private directory (nothing lands in
+ * ~/Downloads); a person's browser keeps its own folder and its file is copied, never moved.
+ * A GUID claimed twice fails closed.
  */
 import { rmSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -231,11 +225,7 @@ export function publicDownload(d: DownloadRecord): PublicDownload {
   };
 }
 
-/**
- * For 'bp wait --download': the oldest finished download of this agent no earlier wait
- * returned. Each download ends one wait, so "click, then wait" never misses a fast download
- * and never returns the same one twice.
- */
+/** For 'bp wait --download': the oldest finished download no earlier wait returned (one wait each). */
 export function nextFinishedDownload(net: AgentNet | undefined): Record<string, unknown> | undefined {
   const d = net?.downloads.find((x) => x.state !== "in_progress" && !x.waited);
   if (!d) return undefined;

@@ -3,11 +3,7 @@ import type { CdpSession } from "../../cdp/session.ts";
 import { rememberRequests } from "./polling.ts";
 import { PageSession } from "../page-session.ts";
 
-/**
- * Network events of a page session, switched on once and left on: actions watch the requests
- * they start and `wait --network-idle` counts requests in flight. Turning them off would cost a
- * round trip each time and blind whoever else listens. No bodies are buffered.
- */
+/** Network events of a page session, for actions and waits: switched on once and left on (off would cost a trip each time). */
 export function ensureNetwork(session: CdpSession): Promise<unknown> {
   const ps = PageSession.of(session);
   if (!ps.network) {

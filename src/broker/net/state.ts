@@ -94,10 +94,7 @@ export function credentialsFor(s: AgentNet | undefined, url: string): AuthConfig
   return s.auth;
 }
 
-/**
- * Takes user:password@ out of a URL (Chrome keeps a navigated URL, credentials and all, in
- * the profile's session files) and keeps them for its origin, in memory, for this agent.
- */
+/** Takes user:password@ out of a URL (Chrome would keep it in the profile) and keeps them for its origin, in memory. */
 export function takeUrlCredentials(s: AgentNet, url: string): string {
   let parsed: URL;
   try {

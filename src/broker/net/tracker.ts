@@ -1,10 +1,7 @@
 /**
- * Per-tab network plumbing, attached the first time any command opens a session to a tab.
- *
- * Each tracked tab gets a second flat session of its own (why: docs/architecture.md, "Two CDP
- * sessions per tab"). Requests are journalled for the agent controlling the tab when they
- * happen; other tabs never reach an agent's journal. Fetch is on only while the controlling
- * agent has rules or credentials.
+ * Per-tab network plumbing on a second session of the tab (docs/architecture.md, "Two CDP
+ * sessions per tab"): requests are journalled for the agent controlling the tab; Fetch is on
+ * only while that agent has rules or credentials.
  */
 import type { Protocol } from "devtools-protocol";
 import { attachToTarget, CdpSession } from "../../cdp/session.ts";
@@ -60,11 +57,7 @@ async function trackTab(conn: BrowserConnection, host: NetHost, rec: TargetRecor
   await wire(conn, host, tab, session, rec.targetId, 0);
 }
 
-/**
- * Journal and rules on one session (the tab's, or an out-of-process iframe's), then the same
- * for the iframes it starts: they are attached paused, set up, then let run, so their first
- * requests are seen too.
- */
+/** Journal and rules on one session, then on the iframes it starts (paused until set up: their first requests count). */
 async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session: CdpSession, scope: string, depth: number, parent?: string): Promise<void> {
   const wired: Wired = { session };
   tab.sessions.set(scope, wired);
@@ -73,14 +66,11 @@ async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session
   });
   const owner = () => tab.rec.controller;
   if (depth > 0) {
-    // Before the frame runs: its first requests reach an action watching the tab, and its
-    // own polling is remembered from its start (net/polling.ts).
+    // Before the frame runs: an action's watch sees its first requests.
     rememberRequests(session);
     for (const fn of connNet(conn)?.frameWatchers.get(tab.rec.targetId) ?? []) fn(session);
   }
-  // A frame's document starts in its parent's session (its entry is there) and ends in the
-  // frame's; one that moved into another process ends there. Navigation ids are unique
-  // across the browser, other requests' only per process.
+  // A frame's document starts in its parent's session and ends in the frame's (navigation ids are browser-wide).
   const find = (requestId: string, ended = false) => {
     const moved = tab.ends.movedDoc(requestId, ended);
     const e = entryOf(host, scope, owner(), requestId);
@@ -88,8 +78,7 @@ async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session
     const doc = parent === undefined ? undefined : entryOf(host, parent, owner(), requestId);
     return doc?.type === "document" ? doc : moved;
   };
-  // Requests of a frame's session not ended yet: a frame that goes ends none of them (the
-  // tab's own session lives as long as the tab, whose stale entries endStale ends).
+  // A frame that goes ends none of its open requests: they are ended here.
   const running = new OpenIds((id) => entryOf(host, scope, owner(), id)?.done === false);
   const frameId = session.targetId;
   if (depth > 0 && frameId !== undefined) {
@@ -142,9 +131,7 @@ async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session
     session.on("Target.attachedToTarget", (p) => {
       const child = new CdpSession(conn.cdp, p.sessionId, p.targetInfo.targetId);
       if (p.targetInfo.type !== "iframe") {
-        // A dedicated worker: Chrome holds it for this session (whatever the filter says), so it
-        // is let run and left at once; the journal does not follow workers. The detach goes to
-        // the session that auto-attached it: the browser's own handler does not know the child.
+        // A dedicated worker Chrome holds for us: let run and left (detached via its parent).
         const leave = () => session.send("Target.detachFromTarget", { sessionId: p.sessionId }).catch(() => undefined);
         void child.send("Runtime.runIfWaitingForDebugger").catch(() => undefined).finally(leave);
         return;
@@ -152,24 +139,17 @@ async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session
       void wire(conn, host, tab, child, `${tab.rec.targetId}>${p.targetInfo.targetId}`, depth + 1, scope).finally(() => child.send("Runtime.runIfWaitingForDebugger").catch(() => undefined));
     });
   }
-  // The console log rides on this session too: it lives as long as the tab (net/console.ts).
   const consoleOn = watchConsole(session, tab.rec.targetId, (e) => {
     const key = owner();
     if (key !== undefined && !host.personal?.(tab.rec.targetId)) host.net(key)?.console.add(e);
   }, SETUP_MS);
-  // Bounded: a page blocked by a dialog answers renderer-side calls only later, and the
-  // command that opened the session must not wait for that.
-  // Bodies are kept for 'bp net show', within bounds fit for a person's own browser.
+  // Bounded: a page blocked by a dialog answers only later.
   await session.send("Network.enable", { maxPostDataSize: POST_DATA_MAX, maxTotalBufferSize: BODY_BUFFER_TOTAL, maxResourceBufferSize: BODY_BUFFER_ONE }, { timeoutMs: SETUP_MS }).catch(() => undefined);
   await consoleOn;
   await Promise.race([syncSession(host, tab, wired), Bun.sleep(SETUP_MS)]);
   if (depth < MAX_FRAME_DEPTH) {
-    // Not awaited: the command that opened the tab need not wait for it, and no iframe can
-    // start before Chrome has it.
-    // Dedicated workers are in the filter because Chrome holds them too, and only a worker it
-    // reports can be let run; shared and service workers are not held.
+    // Not awaited: no iframe starts before Chrome has it. Listed workers are the ones it holds for us.
     const on = session.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true, filter: [{ type: "iframe" }, { type: "worker" }] }, { timeoutMs: SETUP_MS }).catch(() => undefined);
-    // Chrome attaches the frames already there before it answers.
     if (depth === 0) tab.framesReady = on;
   }
 }
@@ -243,8 +223,7 @@ function markRule(host: NetHost, tab: TabNet, scope: string, networkId: string |
 
 async function onPaused(tab: TabNet, s: CdpSession, scope: string, p: Protocol.Fetch.RequestPausedEvent, host: NetHost): Promise<void> {
   const owner = tab.rec.controller;
-  // The host policy first: no agent rule can let through what it stops (src/broker/policy/net.ts).
-  // It narrows what agents do; a person who has the tab (handoff) browses freely.
+  // The host policy first (policy/net.ts); a person who has the tab browses freely.
   if (!host.personal?.(tab.rec.targetId) && await policyStops(tab.rec, s, p, (rule) => markRule(host, tab, scope, p.networkId, rule))) return;
   const rules = owner === undefined ? [] : (host.peekNet(owner)?.rules ?? []);
   const d = decide(rules, p.request.url);
@@ -281,12 +260,7 @@ async function onPaused(tab: TabNet, s: CdpSession, scope: string, p: Protocol.F
   }
 }
 
-/**
- * Answers an HTTP auth challenge with the controlling agent's credentials, once per
- * request: a second challenge for the same request means they were refused, so it is
- * cancelled (the page gets the 401) instead of retried forever, and the failure is kept
- * for the command that caused it.
- */
+/** Answers an auth challenge once per request: a second one means refused, so it is cancelled and kept for the command. */
 async function onAuth(host: NetHost, tab: TabNet, session: CdpSession, p: Protocol.Fetch.AuthRequiredEvent): Promise<void> {
   const owner = tab.rec.controller;
   const auth = owner === undefined ? undefined : credentialsFor(host.peekNet(owner), p.request.url);
@@ -364,11 +338,7 @@ export function interceptingTabs(conn: BrowserConnection | undefined, key: strin
   return n;
 }
 
-/**
- * Follows the network sessions of a tab's out-of-process iframes (network events on, first
- * requests seen, their polling remembered from the frame's start): `fn` gets those wired so
- * far at once, and each one wired later until the returned function is called.
- */
+/** Follows a tab's out-of-process iframe sessions: those wired so far at once, later ones until the returned stop. */
 export function watchFrameNet(conn: BrowserConnection, targetId: string, fn: (s: CdpSession) => void): () => void {
   const n = connNet(conn);
   if (!n) return () => undefined;

@@ -53,8 +53,7 @@ export async function currentObservation(browser: BrowserConnection, rec: Target
   const obs = new TabObservation(browser.generation, rec.targetId, main.loaderId, main.url);
   obs.confirmedAt = navs;
   if (old) {
-    // Numbering goes on from the previous document (also across a reconnect), so a ref from
-    // it can only ever be stale: `click 1` after a navigation never hits the new page's first element.
+    // Numbering goes on from the previous document: an old ref is stale, never another element.
     obs.nextRef = old.nextRef;
     obs.firstRef = old.nextRef;
   }
@@ -81,11 +80,7 @@ export async function collectSnapshot(browser: BrowserConnection, rec: TargetRec
   return collected;
 }
 
-/**
- * Steps an action runs in the root frame's world in the same call as the snapshot (its
- * settle poll and evidence read-back): one round trip instead of several. `snapshotWhen`
- * skips the snapshot (and the result is undefined) unless an earlier step saw enough quiet.
- */
+/** An action's steps run in the snapshot's call (one round trip); `snapshotWhen` skips the snapshot unless they saw quiet. */
 export interface PreSteps {
   steps: PageStep[];
   snapshotWhen?: PageStep["when"];
@@ -93,11 +88,7 @@ export interface PreSteps {
   results?: unknown[];
 }
 
-/**
- * `guess`: a snapshot taken on the guess that the document is still the one `obs` is of (the
- * runtime token of its top document): it runs only in the document with that token, otherwise
- * nothing runs and nothing is recorded.
- */
+/** `guess`: the token of the document `obs` is of; in any other document nothing runs or is recorded. */
 export async function collectWith(browser: BrowserConnection, rec: TargetRecord, obs: TabObservation, root: FrameWorld, options: SnapshotOptions, pre: PreSteps | undefined, guess?: string): Promise<Collected | undefined> {
   const previous = obs.last;
   const tab = await browser.session(rec);
@@ -117,9 +108,7 @@ async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Frame
   if (pre) pre.results = reply.results.slice(0, -1);
   const result = reply.results.at(-1) as SnapshotResult | null;
   if (!result) return undefined;
-  // The tab's top document (its frame id is the target's): later snapshots may guess it
-  // unchanged, but only if no navigation event came since the frame tree named obs's loader
-  // (else the snapshot may have run in a newer document than obs is of).
+  // Later snapshots may guess the top document unchanged only if no navigation came since the frame tree named it.
   if (depth === 0 && root.frameId === obs.targetId) obs.doc = navigationCount(root.session, root.frameId) === obs.confirmedAt ? reply.doc : undefined;
   const binding: FrameWorld = { session: root.session, frameId: root.frameId, loaderId: root.loaderId, framePath: root.framePath, offset: root.offset, doc: reply.doc };
   const { numbers, ids } = await frameNumbers(root, result.elements, frameIndex);
@@ -178,14 +167,9 @@ async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Frame
 }
 
 /**
- * The snapshot call, with the click-listener marks it reads (listeners.ts). They cost round
- * trips, so they are made once and then reused: an action's own observation reuses the
- * document's marks as they are (typing that may show suggestions forgets them); a snapshot the
- * agent asks for runs with them as they are if the page says they still hold (no element was
- * added since). Otherwise the page makes them again from the elements it was handed last time
- * and snapshots, and the browser's listener list decides: the same nodes as then, and that
- * snapshot stands (two round trips); other nodes, and they are resolved and marked in the same
- * call as a new snapshot.
+ * The snapshot call with the click-listener marks (listeners.ts), made once and reused: an
+ * action's observation takes them as they are; an asked-for snapshot too while the page says
+ * they hold, else the browser's listener list decides whether they are made again.
  */
 async function snapshotCall(root: FrameWorld, arg: SnapshotOptions, pre: PreSteps | undefined, doc: string | undefined): Promise<PageReply> {
   const target = root;
@@ -222,11 +206,7 @@ async function snapshotCall(root: FrameWorld, arg: SnapshotOptions, pre: PreStep
   return reply;
 }
 
-/**
- * The page numbers frames by their path in the walk ("1", "1.2"); the agent sees the numbers
- * 'bp frame' lists and takes, so each path is mapped through its iframe element to the frame
- * id and its index in the tab's frame list. A path that cannot be mapped keeps its walk path.
- */
+/** Maps the page's walk paths ("1.2") to the numbers 'bp frame' lists; an unmapped path stays as it is. */
 async function frameNumbers(root: FrameWorld, elements: SnapshotEntry[], frameIndex: () => Promise<Map<string, number>>): Promise<{ numbers: Map<string, string>; ids: Map<string, string> }> {
   const numbers = new Map<string, string>();
   const ids = new Map<string, string>();
@@ -256,8 +236,7 @@ async function childRoot(frames: FrameSessions, parent: FrameWorld, placeholder:
   const child = await childWorld(frames, parent, known ?? { fn: "refElement", arg: placeholder.ref }, placeholder.offset, false);
   if (!child) return undefined;
   const { session, frameId } = child;
-  // A frame document not seen before: our world and the listener lookup's document handle are
-  // asked alongside its frame tree, as for the top document (snapshot.ts).
+  // A new frame document: its world and document handle are asked alongside its frame tree.
   if (!worldKnown(session, frameId)) {
     worldContextId(session, frameId).catch(() => undefined);
     documentAhead(session, frameId);
@@ -284,8 +263,7 @@ export function forgetAuthSurface(agent: Agent, targetId: string): void {
 function markAuthTransition(result: SnapshotResult, obs: TabObservation): void {
   const hint = result.hints.find((h) => h.type === "authentication_surface");
   if (hint && obs.authSeen === false) hint.state = "entered";
-  // "left" is news only on the site that asked for the login: after going somewhere unrelated
-  // it would claim a sign-in result that page knows nothing about.
+  // "left" is news only on the site that asked for the login.
   if (!hint && obs.authSeen === true && siteOf(result.url) === obs.authSite && result.hints.length < 5) {
     result.hints.push({ type: "authentication_surface", confidence: "strong", recommendedAction: "verify_authentication_result", refs: [], state: "left" });
   }

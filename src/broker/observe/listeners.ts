@@ -14,9 +14,9 @@ const DROPPING = new Set(["drop", "dragover", "dragenter"]);
 /** At most this many listened-to elements are handed to the page per snapshot: bounded work on any page. */
 const MAX_MARKED = 300;
 
-/** The element handles of the latest marking in a session; released when the next one starts. */
+/** The latest marking's handles, released when the next one starts. */
 const GROUP = "bp-listeners";
-/** The page world's handle of each document, kept while the document lives (one object each). */
+/** Each document's page-world handle, kept while the document lives. */
 const DOC_GROUP = "bp-page-document";
 
 function stateOf(t: FrameWorld): DocMarks {
@@ -24,7 +24,6 @@ function stateOf(t: FrameWorld): DocMarks {
   const key = `${t.frameId}:${t.loaderId}`;
   let s = byDoc.get(key);
   if (!s) {
-    // One entry per live document of a frame: an older loader's is gone with its document.
     for (const k of byDoc.keys()) if (k.startsWith(`${t.frameId}:`)) byDoc.delete(k);
     byDoc.set(key, (s = { marked: false }));
   }
@@ -58,20 +57,11 @@ export function forgetMarks(session: CdpSession, frameId: string): void {
 }
 
 /**
- * Clickables bound only through addEventListener are invisible to the in-page walk. One
- * DOMDebugger.getEventListeners call on the document (whole subtree, through shadow roots)
- * lists every listener with the node it sits on; the nodes with activating listeners
- * (`listenedNodes`) are resolved into our isolated world (`handlesOf`), and the caller hands
- * them to the page in the same call as the snapshot, which records them for the walk: it then
- * treats them like an onclick attribute, and the same visibility, inert and size checks keep
- * hidden ones out. Undefined when this fails (best effort: the page is observed as without
- * listeners).
- *
- * Round trips: the listener list and the handles, plus the document's page-world handle the
- * first time (one call in a session's top frame, three in a frame inside it).
+ * Clickables bound only through addEventListener are invisible to the in-page walk: the
+ * browser's listener list names them, and their handles go to the page with the snapshot,
+ * which treats them like an onclick attribute. Best effort: undefined when this fails.
  */
 export async function listenedHandles(t: FrameWorld, known?: Listed): Promise<Listened | undefined> {
-  // Our world's context, asked alongside the listener list on a new document.
   const context = worldContextId(t.session, t.frameId);
   context.catch(() => undefined);
   const listed = known ?? (await listenedNodes(t, () => installAhead(t.session, t.frameId)));
@@ -154,10 +144,8 @@ function listenersOf(session: CdpSession, objectId: string | undefined): Promise
 }
 
 /**
- * Asks for the page world's document handle of a session's top frame now, for a listener
- * lookup that comes after the frame tree: sent alongside it (and our world's context), a new
- * document's first snapshot saves a round trip. The lookup takes the handle only while no
- * navigation event of the frame has come since it was asked (it may be of another document).
+ * Asks for a top frame's page-world document handle alongside the frame tree (a round trip
+ * saved); used only if the frame has not navigated since.
  */
 export function documentAhead(session: CdpSession, frameId: string): void {
   const byFrame = PageSession.of(session).docsAhead;
@@ -198,11 +186,7 @@ async function topDocument(session: CdpSession): Promise<string | undefined> {
   return !r.exceptionDetails && r.result.subtype === "node" && r.result.objectId ? r.result.objectId : undefined;
 }
 
-/**
- * The page's own wrapper of the document: asked through our world's wrapper, Chromium stalls
- * the next script run in that world. In a session's top frame, the main world's `document`;
- * in a frame inside it, through the node.
- */
+/** The page's own wrapper of the document: asked through our world's, Chromium stalls that world's next script. */
 async function pageDocument(t: FrameWorld): Promise<string | undefined> {
   const { session, frameId } = t;
   if (t.top) {
