@@ -1,11 +1,11 @@
 /**
- * Per-client-key state. Everything an agent has (tab ids, selection, control) lives here, in
- * broker memory only. Tab ids are per key and never reused, even across a reconnect or a
- * broker restart (TabNumbers), so an old id can never silently address a different tab.
+ * Per-client-key state: everything an agent has lives here, in broker memory only. Tab ids are
+ * never reused (TabNumbers), so an old id can never address a different tab.
  */
 import { TabNumbers } from "./tab-numbers.ts";
 import type { TabObservation } from "./refs.ts";
 import type { ProfileSelection } from "./profiles/route.ts";
+import { newAgentNet, type AgentNet } from "./net/state.ts";
 
 export interface AgentTabRef {
   id: string;
@@ -25,6 +25,7 @@ export class Agent {
   readonly frames = new Map<string, string>();
   /** Latest observation per tab, for ref checks and --diff. */
   readonly observations = new Map<string, TabObservation>();
+  private netState: AgentNet | undefined;
   private nextTab: number;
   private readonly byTarget = new Map<string, AgentTabRef>();
   private readonly byId = new Map<string, AgentTabRef>();
@@ -32,6 +33,15 @@ export class Agent {
   constructor(key: string, firstTabNumber = 1, private readonly numbers: TabNumbers = new TabNumbers(undefined)) {
     this.key = key;
     this.nextTab = firstTabNumber;
+  }
+
+  /** Journal, console, rules, credentials and downloads, made on first use. */
+  get net(): AgentNet {
+    return (this.netState ??= newAgentNet(this.key));
+  }
+
+  get netIfAny(): AgentNet | undefined {
+    return this.netState;
   }
 
   get tabCounter(): number {
@@ -77,6 +87,8 @@ export class AgentRegistry {
   /** Tab counters of released keys, so a returning key never sees a reused id. */
   private readonly counters = new Map<string, number>();
   private readonly expired = new Set<string>();
+  /** Browser download GUIDs and the agent's record each belongs to; "conflict" when claimed twice. */
+  readonly downloadGuids = new Map<string, { owner: string; id: string } | "conflict">();
 
   constructor(readonly numbers: TabNumbers = new TabNumbers(undefined)) {}
 

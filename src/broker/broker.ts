@@ -199,6 +199,9 @@ export class Broker implements BrokerState {
       installNet(conn, {
         home: this.paths.home,
         tabId: (key, targetId) => this.agents.get(key)?.idFor(targetId, conn.generation) ?? "",
+        net: (key) => this.agents.get(key)?.net,
+        peekNet: (key) => this.agents.get(key)?.netIfAny,
+        downloadGuids: this.agents.downloadGuids,
         // Draining is still automation (admitted commands finish); human and returning are the person's.
         personal: (targetId) => {
           const phase = this.handoff.get(targetId)?.phase;
@@ -293,7 +296,7 @@ export class Broker implements BrokerState {
     }
     this.agents.delete(agent.key, expired);
     forgetBlocks(agent.key);
-    await releaseNet(this.browser, agent.key, this.paths.home).catch(() => undefined);
+    await releaseNet(this.browser, agent.key, this.paths.home, this.agents.downloadGuids).catch(() => undefined);
     return closed;
   }
 

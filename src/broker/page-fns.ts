@@ -2,6 +2,7 @@ import type { CdpSession } from "../cdp/session.ts";
 import type { AnyOpResult, OpArg } from "../page/ops.ts";
 import type { ElementFns, PageOps, PageStep, WindowFns } from "../page/runtime.ts";
 import { BpError } from "../shared/errors.ts";
+import type { FrameWorld } from "./frame-world.ts";
 import { callPage } from "./world.ts";
 
 /**
@@ -67,14 +68,8 @@ export async function callSteps<const S extends readonly PageStep[]>(session: Cd
   return { ...reply, results: answers<S>(reply.results) };
 }
 
-/** A frame's world (FrameRef and ref bindings have these). */
-export interface World {
-  session: CdpSession;
-  frameId: string;
-}
-
 /** Runs one page function in a frame's world: its result as the function returns it. */
-export async function callFn<F extends PageFnName, A extends PageArg<F>>(world: World, fn: F, arg: A, at: StepAt = {}, opts?: Parameters<typeof callPage>[3]): Promise<PageResult<F, A>> {
+export async function callFn<F extends PageFnName, A extends PageArg<F>>(world: Pick<FrameWorld, "session" | "frameId">, fn: F, arg: A, at: StepAt = {}, opts?: Parameters<typeof callPage>[3]): Promise<PageResult<F, A>> {
   const reply = await callPage(world.session, world.frameId, [step(fn, arg, at)], opts);
   return answer<F, A>(reply.results[0]);
 }

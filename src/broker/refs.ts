@@ -1,23 +1,5 @@
-import type { CdpSession } from "../cdp/session.ts";
 import type { SnapshotResult } from "../page/types.ts";
-
-/** Where a ref lives: the frame's session, frame and document (loader) it was observed in. */
-export interface RefBinding {
-  session: CdpSession;
-  frameId: string;
-  loaderId: string;
-  /** Frame path shown to the agent ("" for the top document). */
-  framePath: string;
-  /** Top-left of the frame's content in top-level viewport px (for out-of-process frames). */
-  offset: { x: number; y: number };
-  /** The page runtime's token of that document: a ref used in another document is caught page-side. */
-  doc?: string;
-  /**
-   * The same-origin child frame (its frame id) whose document holds the element, when the
-   * element was observed inline in this document's snapshot: that frame settles by its own rules.
-   */
-  childFrame?: string;
-}
+import type { FrameWorld } from "./frame-world.ts";
 
 /**
  * What one agent has observed of one tab's current document. Refs are numbered by the page
@@ -26,7 +8,7 @@ export interface RefBinding {
  */
 export class TabObservation {
   nextRef = 1;
-  readonly refs = new Map<number, RefBinding>();
+  readonly refs = new Map<number, FrameWorld>();
   last: SnapshotResult | undefined;
   seq = 0;
   /** The document this agent observed before this one, so its refs report why they went stale. */
@@ -57,7 +39,7 @@ export class TabObservation {
     readonly url: string,
   ) {}
 
-  bind(ref: number, binding: RefBinding): void {
+  bind(ref: number, binding: FrameWorld): void {
     this.refs.set(ref, binding);
     if (ref >= this.nextRef) this.nextRef = ref + 1;
   }

@@ -39,6 +39,8 @@ export interface TargetRecord {
   attached?: boolean;
   /** Out-of-process frame sessions, started on first observation. */
   frames?: FrameSessions;
+  /** The main document's HTTP auth failure since the last check, for the command that navigated. */
+  authFailure?: { url: string; realm: string };
 }
 
 export const EXCLUDED_SCHEMES = ["devtools:", "chrome:", "chrome-untrusted:", "chrome-extension:", "chrome-search:", "edge:", "brave:", "vivaldi:", "opera:", "view-source:"];

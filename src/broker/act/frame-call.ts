@@ -1,17 +1,10 @@
-import type { CdpSession } from "../../cdp/session.ts";
+import type { FrameWorld } from "../frame-world.ts";
 import type { PageFn } from "../../page/runtime.ts";
 import type { ResolvedRef } from "../observe/resolve-ref.ts";
 import { BpError } from "../../shared/errors.ts";
 import { callFn, type PageArg, type PageResult } from "../page-fns.ts";
 
-/** One frame's isolated world, and where its content sits in the top-level viewport. */
-export interface FrameRef {
-  session: CdpSession;
-  frameId: string;
-  offset: { x: number; y: number };
-}
-
-export function frameOfRef(r: ResolvedRef): FrameRef {
+export function frameOfRef(r: ResolvedRef): FrameWorld {
   return { session: r.binding.session, frameId: r.binding.frameId, offset: r.binding.offset };
 }
 
@@ -25,7 +18,7 @@ export function locatedRef(r: ResolvedRef | undefined): ResolvedRef {
 export type ElementFn = Extract<PageFn, "act" | "drag" | "edit" | "scroll" | "select" | "upload">;
 
 /** Runs a page-runtime script in a frame's world with no element: its answer is the function's (the op's) own. */
-export function callInFrame<F extends ElementFn, A extends PageArg<F>>(f: FrameRef, fn: F, arg: A): Promise<PageResult<F, A>> {
+export function callInFrame<F extends ElementFn, A extends PageArg<F>>(f: FrameWorld, fn: F, arg: A): Promise<PageResult<F, A>> {
   return callFn(f, fn, arg);
 }
 
@@ -33,7 +26,7 @@ export function callInFrame<F extends ElementFn, A extends PageArg<F>>(f: FrameR
  * Runs a page-runtime script with an element an earlier call left in our world's `slot` (an
  * option found inside a listbox, a file input inside a drop zone).
  */
-export function callOnSlot<F extends ElementFn, A extends PageArg<F>>(f: FrameRef, slot: string, fn: F, arg: A): Promise<PageResult<F, A>> {
+export function callOnSlot<F extends ElementFn, A extends PageArg<F>>(f: FrameWorld, slot: string, fn: F, arg: A): Promise<PageResult<F, A>> {
   return callFn(f, fn, arg, { slot });
 }
 

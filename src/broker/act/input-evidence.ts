@@ -5,7 +5,8 @@ import { exactly } from "../context/handler.ts";
 import type { EvidenceStatus } from "./evidence.ts";
 import { pageEffects } from "./evidence.ts";
 import { step, type PageResult } from "../page-fns.ts";
-import { callInFrame, type FrameRef } from "./frame-call.ts";
+import { callInFrame } from "./frame-call.ts";
+import type { FrameWorld } from "../frame-world.ts";
 import type { Effects } from "./watch.ts";
 
 /** What the page edit script's "prepare"/"active" reports about the element being edited (its own type). */
@@ -15,7 +16,7 @@ export type Prepared = PageResult<"edit", { op: "active" }>;
 export type PrepareAnswer = PageResult<"edit", { op: "prepare" }>;
 
 type InputEvidenceArgs = [
-  frame: FrameRef,
+  frame: FrameWorld,
   token: string,
   prep: Prepared,
   text: string,

@@ -6,7 +6,8 @@ import { callPage, pageObject } from "../world.ts";
 import { readResult, step, type PageResult } from "../page-fns.ts";
 import type { TargetRecord } from "../targets.ts";
 import { evidenceStatus, pageEffects, stateEffects } from "./evidence.ts";
-import { callInFrame, type FrameRef } from "./frame-call.ts";
+import { callInFrame } from "./frame-call.ts";
+import type { FrameWorld } from "../frame-world.ts";
 import { inputEvidence, readEvidence, readStep, type Prepared } from "./input-evidence.ts";
 import type { ReadMode } from "../../page/act-edit.ts";
 import type { Selected } from "../context/tabs.ts";
@@ -20,9 +21,9 @@ import { mergeEffects, nonEmpty } from "./type.ts";
  * The frame that has focus: keys go wherever the browser's focus is, and when that is inside
  * a cross-origin iframe its element lives in that frame's own session.
  */
-async function focusedFrame(rec: TargetRecord, session: CdpSession): Promise<FrameRef> {
+async function focusedFrame(rec: TargetRecord, session: CdpSession): Promise<FrameWorld> {
   // A page target's main frame id is its target id.
-  let frame: FrameRef = { session, frameId: rec.targetId, offset: { x: 0, y: 0 } };
+  let frame: FrameWorld = { session, frameId: rec.targetId, offset: { x: 0, y: 0 } };
   for (let depth = 0; depth < 8; depth++) {
     const objectId = await pageObject(frame.session, frame.frameId, "focusedFrame").catch(() => undefined);
     if (!objectId) return frame;
@@ -102,16 +103,16 @@ export const keyboard = defineAction<typeof keyboardCommand, ArgsOf<typeof keybo
 
 type Keyed =
   | { evidence: KeyboardEvidence; plan?: undefined }
-  | { evidence?: undefined; plan: { prep: Prepared; mode: ReadMode; frame: FrameRef; inTop: boolean; read?: PageResult<"edit", { op: "read" }> | null } };
+  | { evidence?: undefined; plan: { prep: Prepared; mode: ReadMode; frame: FrameWorld; inTop: boolean; read?: PageResult<"edit", { op: "read" }> | null } };
 
 /**
  * Reads what has focus and arms the quiet watcher in one call, on the guess that focus is in
  * the top document (it usually is); focus inside a frame is then found and read there.
  */
-async function focusAndArm(sel: Selected, top: CdpSession, watch: ActionWatch, token: string): Promise<{ frame: FrameRef; prep: Prepared; inMain: boolean }> {
+async function focusAndArm(sel: Selected, top: CdpSession, watch: ActionWatch, token: string): Promise<{ frame: FrameWorld; prep: Prepared; inMain: boolean }> {
   const steps = [step("focusInFrame", undefined), step("edit", { op: "active", token }), watch.quietStep()] as const;
   const first = await callPage(top, watch.mainFrameId, [...steps]);
-  const main: FrameRef = { session: top, frameId: watch.mainFrameId, offset: { x: 0, y: 0 } };
+  const main: FrameWorld = { session: top, frameId: watch.mainFrameId, offset: { x: 0, y: 0 } };
   const frame = first.results[0] === false ? main : await focusedFrame(sel.rec, top);
   const inMain = frame.session === top && frame.frameId === watch.mainFrameId;
   const prep = (inMain && readResult({ steps, results: first.results }, 1, "edit", "active")) || (await callInFrame(frame, "edit", { op: "active", token }));
@@ -130,7 +131,7 @@ type FocusState = PageResult<"edit", { op: "state" }>;
 interface Pressed {
   combo: ReturnType<typeof parseCombo>;
   before: Prepared;
-  frame: FrameRef;
+  frame: FrameWorld;
   token: string;
   after?: FocusState | undefined;
 }

@@ -44,7 +44,7 @@ export function replyFor<E extends EvidenceLike>(ctx: CallContext, sel: Selected
   const agent = sel.agent;
   const browser = sel.browser;
   const popups = effects.popups.map((id) => agent.idFor(id, browser.generation));
-  const downloads = effects.downloads.flatMap((g) => downloadByGuid(agent.key, g) ?? []).map(publicDownload);
+  const downloads = effects.downloads.flatMap((g) => downloadByGuid(browser, agent.key, g) ?? []).map(publicDownload);
   const dialog = sel.rec.dialog;
   const full = {
     ...evidence,

@@ -9,7 +9,7 @@ import { pageEffects } from "./evidence.ts";
 import { callFn, callSteps, step, type PageResult } from "../page-fns.ts";
 import type { CdpSession } from "../../cdp/session.ts";
 import type { Selected } from "../context/tabs.ts";
-import type { FrameRef } from "./frame-call.ts";
+import type { FrameWorld } from "../frame-world.ts";
 import { defineAction } from "./pipeline.ts";
 
 export interface ScrollArgs {
@@ -54,7 +54,7 @@ export const scroll = defineAction<typeof command, ScrollArgs, ScrollOutcome | u
     };
     // Without a ref the page scrolls, or the frame the agent chose: in the top document the
     // quiet watcher is installed in the same call, just before the scroll.
-    const inTop = async (frame: FrameRef) => {
+    const inTop = async (frame: FrameWorld) => {
       if (watch.armed || frame.session !== top || frame.frameId !== watch.mainFrameId) {
         if (!watch.armed) await watch.armQuiet();
         return callFn(frame, "scroll", page);
@@ -81,7 +81,7 @@ export const scroll = defineAction<typeof command, ScrollArgs, ScrollOutcome | u
 });
 
 /** The document a scroll without a ref moves: the page, or the frame the agent chose ('bp frame'). */
-async function scrollRoot(sel: Selected, top: CdpSession): Promise<FrameRef> {
+async function scrollRoot(sel: Selected, top: CdpSession): Promise<FrameWorld> {
   const obs = sel.agent.observations.get(sel.rec.targetId);
   const chosen = sel.agent.frames.get(sel.rec.targetId);
   // Without a chosen frame the page itself scrolls: no need to ask the browser for its frames.

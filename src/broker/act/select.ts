@@ -7,7 +7,8 @@ import type { CallContext } from "../context/types.ts";
 import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { pageEffects, type EvidenceStatus } from "./evidence.ts";
 import { step, stepResult, type PageResult } from "../page-fns.ts";
-import { callInFrame, callOnSlot, frameOfRef, locatedRef, type FrameRef } from "./frame-call.ts";
+import { callInFrame, callOnSlot, frameOfRef, locatedRef } from "./frame-call.ts";
+import type { FrameWorld } from "../frame-world.ts";
 import { dispatchClick, probeForPointer } from "./pointer.ts";
 import { defineAction } from "./pipeline.ts";
 import type { ActionWatch } from "./watch.ts";
@@ -139,13 +140,13 @@ export const selectOption = defineAction<typeof selectCommand, SelectArgs, Chose
 const LISTED_OPTIONS = 20;
 
 /** How many options the dropdown shows now (0: none, or they appear only when it is opened). */
-async function shownOptions(frame: FrameRef): Promise<number> {
+async function shownOptions(frame: FrameWorld): Promise<number> {
   const l = await callInFrame(frame, "select", { op: "list" }).catch(() => undefined);
   return l?.ok && !l.requiresOpen ? (l.options ?? []).length : 0;
 }
 
 /** An option the dropdown does not have: refused with the ones it has (nothing was sent). */
-async function noSuchOption(frame: FrameRef, args: SelectArgs): Promise<BpError> {
+async function noSuchOption(frame: FrameWorld, args: SelectArgs): Promise<BpError> {
   const l = await callInFrame(frame, "select", { op: "list" }).catch(() => undefined);
   const all = l?.ok ? (l.options ?? []) : [];
   const options = all.slice(0, LISTED_OPTIONS).map((o) => cutString(o.label, 60));
@@ -162,7 +163,7 @@ async function noSuchOption(frame: FrameRef, args: SelectArgs): Promise<BpError>
 type Chosen = { evidence: SelectEvidence; finish?: undefined } | { evidence?: undefined; finish: () => SelectEvidence };
 
 /** Opens an ARIA popup whose option is not shown (a checked click on the ref), then waits for the option to render. */
-async function openAria(ctx: CallContext, top: CdpSession, r: ResolvedRef, frame: FrameRef, info: Info, watch: ActionWatch, query: Query): Promise<Info> {
+async function openAria(ctx: CallContext, top: CdpSession, r: ResolvedRef, frame: FrameWorld, info: Info, watch: ActionWatch, query: Query): Promise<Info> {
   if (info.found && info.visible) return info;
   const probe = await probeForPointer(r);
   if (!watch.armed) await watch.armQuiet();

@@ -8,7 +8,8 @@ import { pageEffects } from "./evidence.ts";
 import { callFn, readResult, step as pageStep, stepResult } from "../page-fns.ts";
 import { callPage } from "../world.ts";
 import type { PageStep } from "../../page/runtime.ts";
-import { callInFrame, frameOfRef, locatedRef, type FrameRef } from "./frame-call.ts";
+import { callInFrame, frameOfRef, locatedRef } from "./frame-call.ts";
+import type { FrameWorld } from "../frame-world.ts";
 import { assertEditable, inputEvidence, readEvidence, readStep, type Prepared } from "./input-evidence.ts";
 import type { ReadMode } from "../../page/act-edit.ts";
 import { parseCombo, pressCombo } from "./keys.ts";
@@ -157,7 +158,7 @@ type Typed = { evidence: TypeEvidence; plan?: undefined } | { evidence?: undefin
  * when the page changed (the caller observes again); undefined when nothing came. `top`: the
  * field is in its session's top document.
  */
-async function lateSuggestions(deadline: number, watch: ActionWatch, frame: FrameRef, top: boolean, prep: Prepared, evidence: TypeEvidence): Promise<TypeEvidence | undefined> {
+async function lateSuggestions(deadline: number, watch: ActionWatch, frame: FrameWorld, top: boolean, prep: Prepared, evidence: TypeEvidence): Promise<TypeEvidence | undefined> {
   if (watch.effects.navigation || watch.effects.dialog) return undefined;
   const quietSoFar = watch.effects.mutations === 0 && watch.effects.requests === 0;
   const wait = prep.suggests === true || (quietSoFar && (await Promise.race([listensToKeys(frame, top), watch.dialogOpened.then(() => false)])));
@@ -181,7 +182,7 @@ function thenOf(a: { clear?: boolean }): "select" | "caretEnd" {
  * proves the focus also re-pins it and does `then` (`then`: done); after the click it also arms
  * the quiet watcher again (`rearmed`).
  */
-async function focus(pin: CompositePin, top: CdpSession, watch: ActionWatch, r: ResolvedRef, frame: FrameRef, token: string, steps: readonly string[], then: "select" | "caretEnd"): Promise<{ then: boolean; rearmed: boolean }> {
+async function focus(pin: CompositePin, top: CdpSession, watch: ActionWatch, r: ResolvedRef, frame: FrameWorld, token: string, steps: readonly string[], then: "select" | "caretEnd"): Promise<{ then: boolean; rearmed: boolean }> {
   let probe: Probe | undefined;
   try {
     probe = checkProbe(r, stepResult(r, 1, "act", "probe"));
@@ -241,7 +242,7 @@ function moved(pin: CompositePin, steps: readonly string[]): BpError {
  * scheduled anything since the watcher was armed (`scheduled`: a focus handler that moves focus
  * on a short timer has moved it when the focus is proved; act-settle.ts).
  */
-async function focused(frame: FrameRef, token: string, watch: ActionWatch, then: "select" | "caretEnd", rearm: PageStep[] = []): Promise<{ focused: boolean; then: boolean; scheduled: boolean; moved?: boolean }> {
+async function focused(frame: FrameWorld, token: string, watch: ActionWatch, then: "select" | "caretEnd", rearm: PageStep[] = []): Promise<{ focused: boolean; then: boolean; scheduled: boolean; moved?: boolean }> {
   const held = rearm[0]?.fn === "quiet" && rearm[0].arg !== undefined && "op" in rearm[0].arg && rearm[0].arg.op === "hold";
   // A dialog a focus handler opens blocks the page: not focused, and the pin check then says why.
   // A focus handler that replaced the document fails the call: not focused, and the pin check then says why.

@@ -5,7 +5,7 @@ import type { BrowserConnection } from "../browser.ts";
 import { downloadByGuid, onDownloadChange } from "../net/downloads.ts";
 import type { InputSpans } from "../net/input-spans.ts";
 import { frameNetReady, watchFrameNet } from "../net/tracker.ts";
-import { ensureNetwork } from "../network.ts";
+import { ensureNetwork } from "../net/network.ts";
 import type { Effects, QuietPoll } from "./effects.ts";
 import { ActionRequests } from "./requests.ts";
 import type { TargetRecord } from "../targets.ts";
@@ -145,7 +145,7 @@ export class ActionWatch {
         if (!w.committed) w.effects.navigation = false;
         poke();
       }),
-      onDownloadChange(poke),
+      onDownloadChange(browser, poke),
       session.on("Page.javascriptDialogOpening", () => {
         w.effects.dialog = true;
         w.dialogResolve?.();
@@ -325,13 +325,13 @@ export class ActionWatch {
   /** Whether the page is mid-way: navigating and not loaded yet, or waiting on requests the action started. */
   get busy(): boolean {
     if (this.effects.dialog) return false;
-    if (this.effects.downloads.some((g) => downloadByGuid(this.rec.controller ?? "", g)?.state === "in_progress")) return true;
+    if (this.effects.downloads.some((g) => downloadByGuid(this.browser, this.rec.controller ?? "", g)?.state === "in_progress")) return true;
     return this.effects.navigation ? !this.loaded : (this.requests?.pending.size ?? 0) > 0 && this.effects.downloads.length === 0;
   }
 
   /** Counts the action's downloads that completed (at the end of settling). */
   countDownloads(): void {
-    this.effects.downloadsCompleted = this.effects.downloads.filter((g) => downloadByGuid(this.rec.controller ?? "", g)?.state === "completed").length;
+    this.effects.downloadsCompleted = this.effects.downloads.filter((g) => downloadByGuid(this.browser, this.rec.controller ?? "", g)?.state === "completed").length;
   }
 
   /** Waits (on events, bounded) until a navigation loaded or the action's requests ended. */

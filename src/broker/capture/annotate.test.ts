@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import type { SnapshotEntry, SnapshotResult } from "../../page/types.ts";
 import { BpError } from "../../shared/errors.ts";
-import { TabObservation, type RefBinding } from "../refs.ts";
+import type { FrameWorld } from "../frame-world.ts";
+import { TabObservation } from "../refs.ts";
 import { chooseBoxes, parseRefList, toImageBoxes } from "./annotate.ts";
 
 function result(elements: SnapshotEntry[]): SnapshotResult {
@@ -24,7 +25,7 @@ const el = (ref: number, x: number, y: number): SnapshotEntry => ({ kind: "eleme
 
 function observation(): TabObservation {
   const obs = new TabObservation(1, "target", "loader", "http://x/");
-  const binding = {} as RefBinding;
+  const binding = {} as FrameWorld;
   for (const r of [1, 2, 3, 4, 5]) obs.bind(r, binding);
   obs.last = result([
     el(1, 0, 0),

@@ -8,7 +8,6 @@ import type { CallRequest } from "../../protocol/wire.ts";
 import type { Agent } from "../agents.ts";
 import type { BrowserConnection } from "../browser.ts";
 import type { BrokerState } from "../context/types.ts";
-import { peekNet } from "../net/state.ts";
 import type { Reply } from "./store.ts";
 import { boundUrl, cutString } from "../../shared/page-strings.ts";
 import { redactUrl } from "../net/redact.ts";
@@ -61,7 +60,7 @@ export class Watchdogs {
 
   /** Where the agent's console log stood when a command started (for its page-errors hint). */
   consoleCursor(key: string): number {
-    return peekNet(key)?.console.last ?? 0;
+    return this.broker.agents.get(key)?.netIfAny?.console.last ?? 0;
   }
 
   /** Adds `hints` to a successful reply of a browser command. */
@@ -176,7 +175,7 @@ export class Watchdogs {
 
   /** An action's reply names the page errors that came while it ran: the page broke, not the agent's step. */
   private errorsHint(agent: Agent, targetId: string, before: number): Hint | undefined {
-    const errors = peekNet(agent.key)?.console.errorsAfter(targetId, before) ?? [];
+    const errors = agent.netIfAny?.console.errorsAfter(targetId, before) ?? [];
     const first = errors[0];
     if (!first) return undefined;
     const tab = agent.existingId(targetId);

@@ -6,14 +6,13 @@ import { consoleLog } from "../../protocol/commands-devtools.ts";
 import { defineHandler, withText } from "../context/handler.ts";
 import { selectedTab } from "../context/tabs.ts";
 import type { Handler } from "../context/types.ts";
-import { netFor } from "../net/state.ts";
 
 const consoleHandler = defineHandler(consoleLog)({
   async run(ctx, args) {
     const { browser, rec } = selectedTab(ctx, { allowDialog: true });
     // A tab no command opened yet starts its log now; the page's earlier messages come with it.
     await browser.session(rec);
-    const r = netFor(ctx.req.clientKey).console.query({ targetId: rec.targetId, limit: args.limit, ...(args.level ? { level: args.level } : {}), ...(args.since !== undefined ? { since: args.since } : {}) });
+    const r = ctx.agent().net.console.query({ targetId: rec.targetId, limit: args.limit, ...(args.level ? { level: args.level } : {}), ...(args.since !== undefined ? { since: args.since } : {}) });
     const messages = r.entries.map((e) => ({
       id: e.id,
       level: e.level,

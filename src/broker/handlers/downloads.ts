@@ -8,7 +8,6 @@ import { defineHandler, withText } from "../context/handler.ts";
 import type { CallContext, Handler } from "../context/types.ts";
 import { resolveOutputPath } from "../files.ts";
 import { publicDownload, safeFileName } from "../net/downloads.ts";
-import { peekNet } from "../net/state.ts";
 import { exportArtifact, storeFor } from "../store/index.ts";
 
 const place = (ctx: CallContext) => ({ cwd: ctx.req.cwd, outputDir: ctx.req.outputDir });
@@ -23,7 +22,7 @@ function expiresOf(ctx: CallContext, artifactId: string | undefined): string | u
 const downloadsList = defineHandler(commands.downloads)({
   async run(ctx, args) {
     ctx.agent();
-    const list = [...(peekNet(ctx.req.clientKey)?.downloads ?? [])].reverse().map((d) => {
+    const list = [...(ctx.broker.agents.get(ctx.req.clientKey)?.netIfAny?.downloads ?? [])].reverse().map((d) => {
       const o = publicDownload(d);
       const exp = expiresOf(ctx, d.artifactId);
       if (exp) o.expiresAt = exp;
@@ -42,7 +41,7 @@ const downloadExport = defineHandler(commands.download)({
     // A bare number is upstream's index form: 1 is dl1.
     const given = args.id;
     const id = /^\d+$/.test(given) ? `dl${given}` : given;
-    const d = peekNet(ctx.req.clientKey)?.downloads.find((x) => x.id === id);
+    const d = ctx.broker.agents.get(ctx.req.clientKey)?.netIfAny?.downloads.find((x) => x.id === id);
     if (!d) throw new BpError("artifact_not_found", `No download ${id} for this agent. Run 'bp downloads'.`, { context: { field: "id", id } });
     if (d.state === "in_progress") throw new BpError("artifact_not_found", `Download ${id} is still in progress.`, { retryable: true, context: { field: "id", id, reason: "in_progress" }, hint: "Run 'bp wait --download' first." });
     if (!d.artifactId) {

@@ -10,7 +10,6 @@ import type { CallContext, Handler } from "../context/types.ts";
 import { resolveOutputPath } from "../files.ts";
 import { JOURNAL_MAX_ENTRIES, type NetEntry } from "../net/journal.ts";
 import { redactUrl } from "../net/redact.ts";
-import { netFor } from "../net/state.ts";
 import { netSession } from "../net/tracker.ts";
 import { storeAndExport, storeFor } from "../store/index.ts";
 import { maskHeaders } from "./net.ts";
@@ -101,7 +100,7 @@ const netHar = defineHandler(commands.netHar)({
   async run(ctx, { file, force }) {
     ctx.agent();
     const dest = resolveOutputPath(file, "requests.har", { cwd: ctx.req.cwd, outputDir: ctx.req.outputDir });
-    const { entries } = netFor(ctx.req.clientKey).journal.query({ limit: JOURNAL_MAX_ENTRIES });
+    const { entries } = ctx.agent().net.journal.query({ limit: JOURNAL_MAX_ENTRIES });
     const kept = await bodies(ctx, entries);
     const har = { log: { version: "1.2", creator: { name: "Browser Pilot", version: VERSION }, pages: [], entries: entries.map((e) => harEntry(e, kept.get(e.id))) } };
     const data = new TextEncoder().encode(JSON.stringify(har));

@@ -11,7 +11,6 @@
  * its result merged in document order with limits kept global (`broker/inspect/merge.ts`).
  * `locate` stays in the selected frame.
  */
-import type { CdpSession } from "../../cdp/session.ts";
 import { escapeLine, quote } from "../../page/format.ts";
 import type { FindResult } from "../../page/find-script.ts";
 import { leanElement, leanMatch } from "../inspect/lean.ts";
@@ -23,6 +22,8 @@ import { FIND_DEFAULT_ATTRIBUTES, splitAttributes } from "../../protocol/command
 import { BpError } from "../../shared/errors.ts";
 import { frameSessions } from "../observe/collect.ts";
 import { listFrames, rootForFrame } from "../observe/frame-list.ts";
+import { childWorld } from "../observe/frame-walk.ts";
+import type { FrameWorld } from "../frame-world.ts";
 import type { TabObservation } from "../refs.ts";
 import { pageObject } from "../world.ts";
 import { callFn, type PageArg, type PageResult } from "../page-fns.ts";
@@ -42,13 +43,8 @@ const clampInt = (value: unknown, def: number, max: number): number => {
   return Math.max(1, Math.min(max, n));
 };
 
-/** A frame a script runs in; `offset`: its viewport's top-left in top-level viewport px. */
-interface Frame {
-  session: CdpSession;
-  frameId: string;
-  offset: { x: number; y: number };
-  depth: number;
-}
+/** A frame a script runs in, and how deep in the walk. */
+type Frame = FrameWorld & { depth: number };
 
 /** One command's walk over frames: the frame budget, and the viewport matches are judged by. */
 interface Walk {
@@ -105,15 +101,8 @@ async function childFrame(walk: Walk, parent: Frame, ph: FramePlaceholder): Prom
     return undefined;
   }
   walk.left--;
-  const objectId = await pageObject(parent.session, parent.frameId, "frameElement", ph.slot);
-  if (!objectId) return undefined;
-  const { node } = await parent.session.send("DOM.describeNode", { objectId });
-  void parent.session.send("Runtime.releaseObject", { objectId }).catch(() => undefined);
-  if (!node.frameId) return undefined;
-  // Out-of-process frames have a session of their own; a cross-origin frame in our process
-  // (a sandboxed one, say) is reached through its parent's.
-  const session = walk.rec.frames?.sessionFor(node.frameId) ?? parent.session;
-  return { session, frameId: node.frameId, offset: { x: parent.offset.x + ph.x, y: parent.offset.y + ph.y }, depth: parent.depth + 1 };
+  const child = await childWorld(walk.rec.frames, parent, { fn: "frameElement", arg: ph.slot, release: true }, ph, true);
+  return child && { ...child, depth: parent.depth + 1 };
 }
 
 /**

@@ -10,7 +10,6 @@ import * as commands from "../../protocol/commands-net.ts";
 import { defineHandler, withText, type ReplyOf } from "../context/handler.ts";
 import type { Handler } from "../context/types.ts";
 import { coverControlledTabs } from "../net/index.ts";
-import { netFor, peekNet } from "../net/state.ts";
 import { interceptingTabs, syncAllTabs } from "../net/tracker.ts";
 
 const MAX_COOKIE_VALUE = 4096;
@@ -70,7 +69,7 @@ const auth = defineHandler(commands.auth)({
     const username = args.user;
     // The command's rules leave two cases: --clear (or nothing at all) clears, a user name comes with --password-stdin.
     if (args.clear || username === undefined) {
-      const s = peekNet(key);
+      const s = ctx.broker.agents.get(key)?.netIfAny;
       if (s) {
         delete s.auth;
         delete s.urlAuth;
@@ -81,7 +80,7 @@ const auth = defineHandler(commands.auth)({
     const password = ctx.req.secret;
     if (password === undefined) throw invalidArgument("password", "No password arrived on stdin.");
     ctx.agent();
-    netFor(key).auth = { username, password };
+    ctx.agent().net.auth = { username, password };
     await coverControlledTabs(ctx.broker.browser, key);
     const n = interceptingTabs(ctx.broker.browser, key);
     // Lean: no user name (the agent gave it).

@@ -15,7 +15,6 @@ import { coverControlledTabs } from "../net/index.ts";
 import { type NetEntry } from "../net/journal.ts";
 import { redactUrl } from "../net/redact.ts";
 import { MAX_MOCK_BODY, MAX_RULE_BYTES, MAX_RULES, parseHeader, publicRule, ruleBytes, type PublicRule, type Rule } from "../net/rules.ts";
-import { netFor, peekNet } from "../net/state.ts";
 import { interceptingTabs, netSession, syncAllTabs } from "../net/tracker.ts";
 import { storeAndExport, storeFor } from "../store/index.ts";
 import { DOWNLOAD_HANDLERS } from "./downloads.ts";
@@ -83,7 +82,7 @@ const netList = defineHandler(commands.net)({
       ...(typeArg !== undefined ? { types: typeArg.split(",").map((t) => t.trim()).filter(Boolean) } : {}),
       ...(args.after !== undefined ? { after: args.after } : {}),
     };
-    const journal = netFor(ctx.req.clientKey).journal;
+    const journal = ctx.agent().net.journal;
     const selected = selectedTab(ctx);
     // Bare: the selected tab's current document only (earlier pages' images are not this page's story).
     const bare = !args.all && args.url === undefined && args.method === undefined && args.status === undefined && typeArg === undefined && args.after === undefined;
@@ -135,14 +134,14 @@ const netShow = defineHandler(commands.netShow)({
   async run(ctx, args) {
     ctx.agent();
     const id = args.id;
-    const e = netFor(ctx.req.clientKey).journal.get(id);
+    const e = ctx.agent().net.journal.get(id);
     if (!e) throw new BpError("invalid_argument", `No request ${id} in this agent's journal. Run 'bp net'.`, { context: { field: "id", id } });
     const save = args.save;
     const dest = save !== undefined ? resolveOutputPath(save, "body", place(ctx)) : undefined;
     // Lean: not the id given, nor when it started; the status text and MIME type only when
     // they add to the status code and the Content-Type header.
     const { id: _given, ...listed } = summary(e, selectedTab(ctx));
-    const given = peekNet(ctx.req.clientKey)?.givenHeaders;
+    const given = ctx.broker.agents.get(ctx.req.clientKey)?.netIfAny?.givenHeaders;
     const rq = maskHeaders(e.requestHeaders, given, false, args.values === true);
     const rs = maskHeaders(responseHeadersOf(e), given, false, args.values === true);
     const statusText = ownStatusText(e.status, e.statusText);
@@ -192,7 +191,7 @@ const netShow = defineHandler(commands.netShow)({
 
 const netClear = defineHandler(commands.netClear)({
   async run(ctx, args) {
-    const s = peekNet(ctx.req.clientKey);
+    const s = ctx.broker.agents.get(ctx.req.clientKey)?.netIfAny;
     const j = s?.journal;
     const n = j ? j.query({ limit: 1 }).total : 0;
     j?.clear();
@@ -220,7 +219,7 @@ export function splitHeaders(text: string, field: string): Record<string, string
 
 async function addRule(ctx: CallContext, make: (id: string, seq: number) => Rule): Promise<ReplyOf<typeof commands.netBlock.result>> {
   ctx.agent();
-  const s = netFor(ctx.req.clientKey);
+  const s = ctx.agent().net;
   if (s.rules.length >= MAX_RULES) throw new BpError("quota_exceeded", `An agent may hold at most ${MAX_RULES} network rules.`, { context: { quota: "rules", limit: MAX_RULES } });
   const seq = ++s.ruleSeq;
   const rule = make(`r${seq}`, seq);
@@ -287,7 +286,7 @@ const netHeaders = defineHandler(commands.netHeaders)({
     const text = args.stdin ? ctx.req.secret : given;
     if (text === undefined || text.trim() === "") throw invalidArgument("headers", "Give at least one 'Name: value' header.");
     const headers = splitHeaders(text, "headers");
-    const s = netFor(ctx.req.clientKey);
+    const s = ctx.agent().net;
     s.givenHeaders ??= new Set();
     for (const name of Object.keys(headers)) s.givenHeaders.add(name.toLowerCase());
     return addRule(ctx, (id, seq) => ({ id, seq, type: "headers", pattern, headers }));
@@ -297,7 +296,7 @@ const netHeaders = defineHandler(commands.netHeaders)({
 const netRules = defineHandler(commands.netRules)({
   async run(ctx, args) {
     ctx.agent();
-    const rules = [...(peekNet(ctx.req.clientKey)?.rules ?? [])].sort((a, b) => order(a) - order(b) || a.seq - b.seq).map(publicRuleShown);
+    const rules = [...(ctx.broker.agents.get(ctx.req.clientKey)?.netIfAny?.rules ?? [])].sort((a, b) => order(a) - order(b) || a.seq - b.seq).map(publicRuleShown);
     const n = interceptingTabs(ctx.broker.browser, ctx.req.clientKey);
     return withText(ctx, { rules, ...(n > 0 ? { intercepting: n } : {}) }, () => (rules.length === 0 ? "No network rules." : rules.map((r) => `${String(r.id)}  ${String(r.type).padEnd(7)} ${String(r.pattern)}`).join("\n")));
   },
@@ -310,7 +309,7 @@ function order(r: Rule): number {
 
 const netRemove = defineHandler(commands.netRemove)({
   async run(ctx, args) {
-    const s = peekNet(ctx.req.clientKey);
+    const s = ctx.broker.agents.get(ctx.req.clientKey)?.netIfAny;
     const id = args.id;
     const all = args.all;
     let removed = 0;

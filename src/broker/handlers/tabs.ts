@@ -121,7 +121,7 @@ const open = defineHandler(commands.open)({
     const given = normalizeUrl(args.url);
     // user:password@ never reaches the browser (it would keep it in the profile's session
     // files): the tab goes to the URL without it and the challenge is answered with it.
-    const url = takeUrlCredentials(agent.key, given);
+    const url = takeUrlCredentials(agent.net, given);
     const explicitProfile = args.profile;
     let rec: TargetRecord;
     let created = false;

@@ -1,31 +1,24 @@
 /**
- * Downloads, attributed to the agent whose controlled tab started them, and copied into the
- * private store when Chrome completes them.
- *
- * A browser bp launched saves downloads only into bp's private directory (behavior
- * "allowAndName": a file named by its GUID), and each is moved into the store once complete:
- * nothing lands in the person's ~/Downloads. A person's browser keeps its own behaviour and
- * folder: browser-level events are switched on with behavior "default", ownership comes
- * from Page.downloadWillBegin on the tab's own session, and the completed file is copied,
- * never moved or deleted. A download from a tab no agent controls is ignored, and a GUID seen
- * twice fails closed (no agent gets it).
+ * Downloads, owned by the agent whose controlled tab started them and copied into the private
+ * store when complete. A launched browser saves into bp's private directory (nothing lands in
+ * ~/Downloads); a person's browser keeps its own folder and its file is copied, never moved.
+ * A GUID claimed twice fails closed.
  */
 import { rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { CdpSession } from "../../cdp/session.ts";
 import { ensurePrivateDir } from "../../shared/private-fs.ts";
 import type { BrowserConnection } from "../browser.ts";
+import { PageSession } from "../page-session.ts";
 import { storeFor } from "../store/index.ts";
 import type { TargetRecord } from "../targets.ts";
 import { recordBlock } from "../policy/blocks.ts";
 import { downloadLimit } from "../policy/current.ts";
 import { redactUrl } from "./redact.ts";
-import { addDownload, netFor, peekNet, type DownloadRecord, type NetHost } from "./state.ts";
+import { connNet } from "./conn.ts";
+import { addDownload, type AgentNet, type DownloadRecord, type NetHost } from "./state.ts";
 import { cutString } from "../../shared/page-strings.ts";
 
-const byGuid = new Map<string, { owner: string; id: string } | "conflict">();
-const contextsEnabled = new WeakMap<BrowserConnection, Set<string>>();
-const listeners = new Set<() => void>();
 
 const MIME: Record<string, string> = {
   csv: "text/csv", txt: "text/plain", json: "application/json", pdf: "application/pdf", zip: "application/zip",
@@ -46,22 +39,22 @@ export function safeFileName(name: string): string {
   return clean === "" ? "download" : clean;
 }
 
-/** Wakes waiters (bp wait --download, action settling) when any download changes. */
-export function onDownloadChange(fn: () => void): () => void {
+/** Wakes waiters (bp wait --download, action settling) when a download of this connection changes. */
+export function onDownloadChange(conn: BrowserConnection, fn: () => void): () => void {
+  const listeners = connNet(conn)?.downloadListeners;
+  if (!listeners) return () => undefined;
   listeners.add(fn);
   return () => listeners.delete(fn);
 }
 
-function changed(): void {
-  for (const fn of [...listeners]) fn();
+function changed(conn: BrowserConnection): void {
+  for (const fn of [...(connNet(conn)?.downloadListeners ?? [])]) fn();
 }
 
-/** Where a launched browser saves (private); none: a person's browser, whose folder is its own. */
-const privateDirs = new WeakMap<BrowserConnection, string>();
-
 function behaviorFor(conn: BrowserConnection, host: NetHost): { behavior: "default" | "allowAndName"; downloadPath?: string } {
-  if (conn.info.source !== "launched") return { behavior: "default" };
-  let dir = privateDirs.get(conn);
+  const n = connNet(conn);
+  if (conn.info.source !== "launched" || !n) return { behavior: "default" };
+  let dir = n.privateDir;
   if (!dir) {
     dir = join(host.home, "downloading");
     try {
@@ -69,36 +62,36 @@ function behaviorFor(conn: BrowserConnection, host: NetHost): { behavior: "defau
     } catch {
       return { behavior: "default" };
     }
-    privateDirs.set(conn, dir);
+    n.privateDir = dir;
   }
   return { behavior: "allowAndName", downloadPath: dir };
 }
 
 export function installDownloads(conn: BrowserConnection, host: NetHost): void {
-  contextsEnabled.set(conn, new Set());
+  const byGuid = host.downloadGuids;
   // A person's browser: events only, behavior "default" leaves its download decisions and folder alone.
   void conn.cdp.send("Browser.setDownloadBehavior", { ...behaviorFor(conn, host), eventsEnabled: true }).catch(() => undefined);
   conn.cdp.on("Browser.downloadProgress", (p) => {
     const owned = byGuid.get(p.guid);
     if (owned === undefined || owned === "conflict") return;
-    const d = peekNet(owned.owner)?.downloads.find((x) => x.id === owned.id);
+    const d = host.peekNet(owned.owner)?.downloads.find((x) => x.id === owned.id);
     if (!d || d.state !== "in_progress") return;
     d.receivedBytes = p.receivedBytes;
     d.totalBytes = p.totalBytes;
-    if (p.state === "inProgress" && stopByPolicy(conn, d)) {
-      changed();
+    if (p.state === "inProgress" && stopByPolicy(conn, byGuid, d)) {
+      changed(conn);
       return;
     }
     // A remote browser's path names a file on the service's machine: reading that path here
     // would copy whatever file of ours has the same name (a hostile endpoint could pick it).
     const remote = conn.info.source === "remote";
-    if (p.state === "completed") complete(host, d, remote ? undefined : p.filePath, privateDirs.get(conn), remote);
+    if (p.state === "completed") complete(host, d, remote ? undefined : p.filePath, connNet(conn)?.privateDir, remote);
     else if (p.state === "canceled") {
       d.state = d.receivedBytes < d.totalBytes || d.totalBytes === 0 ? "failed" : "canceled";
       d.completedAt = Date.now();
       byGuid.delete(d.guid);
     }
-    changed();
+    changed(conn);
   });
 }
 
@@ -114,7 +107,7 @@ function complete(host: NetHost, d: DownloadRecord, filePath: string | undefined
 function copyToStore(host: NetHost, d: DownloadRecord, filePath: string | undefined, remote: boolean): void {
   d.completedAt = Date.now();
   d.state = "completed";
-  byGuid.delete(d.guid);
+  host.downloadGuids.delete(d.guid);
   if (!filePath) {
     d.error = remote ? "remote_file_system" : "file_unavailable";
     return;
@@ -131,13 +124,13 @@ function copyToStore(host: NetHost, d: DownloadRecord, filePath: string | undefi
 }
 
 /** Ownership: a download begins on this tab's own session while an agent controls the tab. */
-const watchedSessions = new WeakSet<CdpSession>();
-
 export function watchTabDownloads(conn: BrowserConnection, host: NetHost, rec: TargetRecord, main: CdpSession): void {
-  if (watchedSessions.has(main)) return;
-  watchedSessions.add(main);
+  const ps = PageSession.of(main);
+  if (ps.downloadsWatched) return;
+  ps.downloadsWatched = true;
   const ctx = rec.browserContextId;
-  const enabled = contextsEnabled.get(conn);
+  const enabled = connNet(conn)?.downloadContexts;
+  const byGuid = host.downloadGuids;
   if (ctx && enabled && !enabled.has(ctx)) {
     enabled.add(ctx);
     void conn.cdp.send("Browser.setDownloadBehavior", { ...behaviorFor(conn, host), eventsEnabled: true, browserContextId: ctx }).catch(() => undefined);
@@ -149,7 +142,7 @@ export function watchTabDownloads(conn: BrowserConnection, host: NetHost, rec: T
       // Two claims on one download: nobody gets it.
       const prev = byGuid.get(p.guid);
       if (prev && prev !== "conflict") {
-        const d = peekNet(prev.owner)?.downloads.find((x) => x.id === prev.id);
+        const d = host.peekNet(prev.owner)?.downloads.find((x) => x.id === prev.id);
         if (d) {
           d.state = "failed";
           d.error = "ownership_conflict";
@@ -158,7 +151,8 @@ export function watchTabDownloads(conn: BrowserConnection, host: NetHost, rec: T
       byGuid.set(p.guid, "conflict");
       return;
     }
-    const net = netFor(owner);
+    const net = host.net(owner);
+    if (!net) return;
     const d = addDownload(net, {
       guid: p.guid,
       owner,
@@ -172,13 +166,13 @@ export function watchTabDownloads(conn: BrowserConnection, host: NetHost, rec: T
       startedAt: Date.now(),
     });
     byGuid.set(p.guid, { owner, id: d.id });
-    stopByPolicy(conn, d);
-    changed();
+    stopByPolicy(conn, byGuid, d);
+    changed(conn);
   });
 }
 
 /** The host policy's downloads rule (off, or a cap): the download is cancelled and marked, and the agent's reply says so. */
-function stopByPolicy(conn: BrowserConnection, d: DownloadRecord): boolean {
+function stopByPolicy(conn: BrowserConnection, byGuid: Map<string, unknown>, d: DownloadRecord): boolean {
   const limit = downloadLimit(d.owner);
   if (limit === undefined || (limit !== "off" && d.receivedBytes <= limit && d.totalBytes <= limit)) return false;
   d.state = "failed";
@@ -191,12 +185,12 @@ function stopByPolicy(conn: BrowserConnection, d: DownloadRecord): boolean {
 }
 
 /** The agent's download for a browser GUID (for action evidence). */
-export function downloadByGuid(owner: string, guid: string): DownloadRecord | undefined {
-  return peekNet(owner)?.downloads.find((d) => d.guid === guid);
+export function downloadByGuid(conn: BrowserConnection, owner: string, guid: string): DownloadRecord | undefined {
+  return connNet(conn)?.host.peekNet(owner)?.downloads.find((d) => d.guid === guid);
 }
 
 /** Stops tracking an agent's downloads (Chrome's downloads go on). */
-export function forgetDownloads(owner: string): void {
+export function forgetDownloads(byGuid: Map<string, { owner: string; id: string } | "conflict">, owner: string): void {
   for (const [guid, o] of byGuid) if (o !== "conflict" && o.owner === owner) byGuid.delete(guid);
 }
 
@@ -231,13 +225,9 @@ export function publicDownload(d: DownloadRecord): PublicDownload {
   };
 }
 
-/**
- * For 'bp wait --download': the oldest finished download of this agent no earlier wait
- * returned. Each download ends one wait, so "click, then wait" never misses a fast download
- * and never returns the same one twice.
- */
-export function nextFinishedDownload(owner: string): Record<string, unknown> | undefined {
-  const d = peekNet(owner)?.downloads.find((x) => x.state !== "in_progress" && !x.waited);
+/** For 'bp wait --download': the oldest finished download no earlier wait returned (one wait each). */
+export function nextFinishedDownload(net: AgentNet | undefined): Record<string, unknown> | undefined {
+  const d = net?.downloads.find((x) => x.state !== "in_progress" && !x.waited);
   if (!d) return undefined;
   d.waited = true;
   return { download: publicDownload(d) };

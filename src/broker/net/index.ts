@@ -4,7 +4,8 @@ import { redactUrl } from "./redact.ts";
 import { storeFor } from "../store/index.ts";
 import { forgetDownloads } from "./downloads.ts";
 import { isEligible } from "../targets.ts";
-import { dropNet, needsFetch } from "./state.ts";
+import { connNet } from "./conn.ts";
+import { needsFetch } from "./state.ts";
 import { syncAllTabs } from "./tracker.ts";
 import { cutString } from "../../shared/page-strings.ts";
 
@@ -17,9 +18,8 @@ export { takeUrlCredentials } from "./state.ts";
  * once (Fetch goes off where nothing else needs it), its journal and stored files go, and
  * its downloads are no longer tracked (Chrome's own downloads carry on).
  */
-export async function releaseNet(conn: BrowserConnection | undefined, key: string, home: string): Promise<void> {
-  dropNet(key);
-  forgetDownloads(key);
+export async function releaseNet(conn: BrowserConnection | undefined, key: string, home: string, downloadGuids: Parameters<typeof forgetDownloads>[0]): Promise<void> {
+  forgetDownloads(downloadGuids, key);
   storeFor(home).releaseOwner(key);
   await syncAllTabs(conn);
 }
@@ -38,7 +38,7 @@ export function authFailed(tab: string, f: { url: string; realm: string }): BpEr
  * opening its session starts tracking, and tracking applies the agent's rules.
  */
 export async function coverControlledTabs(conn: BrowserConnection | undefined, key: string): Promise<void> {
-  if (!conn || conn.closed || !needsFetch(key).on) return;
+  if (!conn || conn.closed || !needsFetch(key, connNet(conn)?.host.peekNet(key)).on) return;
   const mine = [...conn.targets.byId.values()].filter((t) => t.controller === key && isEligible(t));
   await Promise.all(mine.map((t) => conn.session(t).catch(() => undefined)));
   await syncAllTabs(conn);

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { JOURNAL_MAX_BYTES, JOURNAL_MAX_ENTRIES, Journal } from "./journal.ts";
 import { redactDeep, redactUrl } from "./redact.ts";
 import { decide, mergeHeaders, parseHeader, type Rule } from "./rules.ts";
-import { credentialsFor, dropNet, needsFetch, netFor, peekNet, takeUrlCredentials } from "./state.ts";
+import { Agent } from "../agents.ts";
+import { credentialsFor, needsFetch, takeUrlCredentials } from "./state.ts";
 
 const req = (n: number, extra: Partial<Parameters<Journal["add"]>[0]> = {}) => ({
   tab: "t1",
@@ -110,16 +111,16 @@ describe("redaction", () => {
 describe("credentials in an opened URL", () => {
   test("taken out of the URL, kept for its origin (decoded), preferred there over 'auth'", () => {
     const key = "url-cred-agent";
-    expect(takeUrlCredentials(key, "https://h.test/x")).toBe("https://h.test/x");
-    expect(needsFetch(key).auth).toBe(false);
-    expect(takeUrlCredentials(key, "https://al%40ice:p%3Ass@h.test:8443/a?q#f")).toBe("https://h.test:8443/a?q#f");
-    const s = peekNet(key);
-    expect(needsFetch(key)).toEqual({ on: true, auth: true });
+    const agent = new Agent(key);
+    expect(takeUrlCredentials(agent.net, "https://h.test/x")).toBe("https://h.test/x");
+    expect(needsFetch(key, agent.netIfAny).auth).toBe(false);
+    expect(takeUrlCredentials(agent.net, "https://al%40ice:p%3Ass@h.test:8443/a?q#f")).toBe("https://h.test:8443/a?q#f");
+    const s = agent.netIfAny;
+    expect(needsFetch(key, s)).toEqual({ on: true, auth: true });
     expect(credentialsFor(s, "https://h.test:8443/other")).toEqual({ username: "al@ice", password: "p:ss" });
     expect(credentialsFor(s, "https://h.test/")).toBeUndefined();
-    netFor(key).auth = { username: "u", password: "p" };
+    agent.net.auth = { username: "u", password: "p" };
     expect(credentialsFor(s, "https://elsewhere.test/")).toEqual({ username: "u", password: "p" });
     expect(credentialsFor(s, "https://h.test:8443/")).toEqual({ username: "al@ice", password: "p:ss" });
-    dropNet(key);
   });
 });

@@ -1,7 +1,6 @@
 /**
- * Per-agent network state: request journal, rules, HTTP credentials and downloads. In broker
- * memory only, keyed by client key, and dropped when the agent disconnects or its lease runs
- * out (see releaseNet).
+ * Per-agent network state: request journal, rules, HTTP credentials and downloads. Held by the
+ * agent (`Agent.net`), so it goes with the agent when it disconnects or its lease runs out.
  */
 import { ConsoleLog } from "./console.ts";
 import { Journal } from "./journal.ts";
@@ -11,6 +10,12 @@ import { policyIntercepts } from "../policy/current.ts";
 /** What the tracker needs from the broker, without importing it. */
 export interface NetHost {
   home: string;
+  /** The agent's network state (made on first use); undefined when no agent has the key. */
+  net(key: string): AgentNet | undefined;
+  /** The agent's network state, only if it has some already. */
+  peekNet(key: string): AgentNet | undefined;
+  /** Browser download GUIDs and the agent's record each belongs to; "conflict" when claimed twice. */
+  downloadGuids: Map<string, { owner: string; id: string } | "conflict">;
   /** This agent's id for a tab ("t3"); "" when the agent is gone. */
   tabId(key: string, targetId: string): string;
   /** A person has the tab (handoff): their traffic (passwords, codes) is not the agent's to read. */
@@ -64,25 +69,12 @@ export interface AgentNet {
   downloadSeq: number;
 }
 
-const states = new Map<string, AgentNet>();
-
-export function netFor(key: string): AgentNet {
-  let s = states.get(key);
-  if (!s) states.set(key, (s = { key, journal: new Journal(), console: new ConsoleLog(), rules: [], ruleSeq: 0, downloads: [], downloadSeq: 0 }));
-  return s;
-}
-
-export function peekNet(key: string): AgentNet | undefined {
-  return states.get(key);
-}
-
-export function dropNet(key: string): void {
-  states.delete(key);
+export function newAgentNet(key: string): AgentNet {
+  return { key, journal: new Journal(), console: new ConsoleLog(), rules: [], ruleSeq: 0, downloads: [], downloadSeq: 0 };
 }
 
 /** Whether this agent needs request interception (Fetch) on the tabs it controls. */
-export function needsFetch(key: string | undefined): { on: boolean; auth: boolean } {
-  const s = key === undefined ? undefined : states.get(key);
+export function needsFetch(key: string | undefined, s: AgentNet | undefined): { on: boolean; auth: boolean } {
   const auth = s?.auth !== undefined || (s?.urlAuth?.size ?? 0) > 0;
   // The host policy's origin rules ride on the same interception (src/broker/policy).
   return { on: (s !== undefined && (s.rules.length > 0 || auth)) || policyIntercepts(key), auth };
@@ -102,11 +94,8 @@ export function credentialsFor(s: AgentNet | undefined, url: string): AuthConfig
   return s.auth;
 }
 
-/**
- * Takes user:password@ out of a URL (Chrome keeps a navigated URL, credentials and all, in
- * the profile's session files) and keeps them for its origin, in memory, for this agent.
- */
-export function takeUrlCredentials(key: string, url: string): string {
+/** Takes user:password@ out of a URL (Chrome would keep it in the profile) and keeps them for its origin, in memory. */
+export function takeUrlCredentials(s: AgentNet, url: string): string {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -115,7 +104,6 @@ export function takeUrlCredentials(key: string, url: string): string {
   }
   if (parsed.username === "" && parsed.password === "") return url;
   const auth = { username: safeDecode(parsed.username), password: safeDecode(parsed.password) };
-  const s = netFor(key);
   s.urlAuth ??= new Map();
   s.urlAuth.set(parsed.origin, auth);
   parsed.username = "";

@@ -1,12 +1,7 @@
 /**
- * Per-tab network plumbing, attached the first time any command opens a session to a tab.
- *
- * Each tracked tab gets a second flat CDP session of its own, so the journal's
- * Network.enable and the rules' Fetch.enable are never switched off by an action that
- * enables and disables Network on the tab's main session. Requests are journalled for the
- * agent controlling the tab when they happen; other tabs (the person's, other agents')
- * never reach an agent's journal. Fetch is on only while the controlling agent has rules or
- * credentials, and off again when the last one goes.
+ * Per-tab network plumbing on a second session of the tab (docs/architecture.md, "Two CDP
+ * sessions per tab"): requests are journalled for the agent controlling the tab; Fetch is on
+ * only while that agent has rules or credentials.
  */
 import type { Protocol } from "devtools-protocol";
 import { attachToTarget, CdpSession } from "../../cdp/session.ts";
@@ -18,38 +13,13 @@ import { watchConsole } from "./console.ts";
 import { boundHeaders, type NetEntry } from "./journal.ts";
 import { rememberRequests } from "./polling.ts";
 import { decide, mergeHeaders } from "./rules.ts";
-import { credentialsFor, needsFetch, netFor, peekNet, type NetHost } from "./state.ts";
+import { credentialsFor, needsFetch, type NetHost } from "./state.ts";
+import { connNet, openConnNet, type TabNet, type Wired } from "./conn.ts";
 import { cutString } from "../../shared/page-strings.ts";
 import { policyStops } from "../policy/net.ts";
 
 export type { NetHost } from "./state.ts";
 
-
-interface Wired {
-  session: CdpSession;
-  /** Fetch state applied to this session: undefined = off. */
-  fetch?: { auth: boolean };
-}
-
-interface TabNet {
-  rec: TargetRecord;
-  /**
-   * The tab's own network session and one per out-of-process iframe inside it, by scope
-   * ("<tab>" or "<tab>><frame target>"): an entry's scope names the session holding its body.
-   */
-  sessions: Map<string, Wired>;
-  /** Fetch request ids whose auth challenge we already answered once. */
-  authTried: Set<string>;
-  started: Map<string, number>;
-  /** Rule outcomes seen before the journal entry existed, by network request id. */
-  early: Map<string, NetEntry["rule"]>;
-  syncing: Promise<void>;
-  /** Settles once the tab's auto-attach is on: the frames it had then are wired by that time. */
-  framesReady: Promise<unknown>;
-  /** The main frame's latest navigation request, and the document generation it starts. */
-  mainDoc?: { requestId: string; gen: number };
-  ends: TabEnds;
-}
 
 const POST_DATA_MAX = 65_536;
 /** Set-Cookie lines kept per response (the journal is bounded in bytes too). */
@@ -60,24 +30,15 @@ const BODY_BUFFER_ONE = 8 * 1024 * 1024;
 const SETUP_MS = 2_000;
 /** Out-of-process iframes nested deeper than this are not followed. */
 const MAX_FRAME_DEPTH = 3;
-const tabs = new WeakMap<BrowserConnection, Map<string, TabNet>>();
-/**
- * Who follows the out-of-process frames of a tab (an action's watch), by connection and tab:
- * kept apart from the tab's record so a watch can start before the tab is tracked.
- */
-const frameWatchers = new WeakMap<BrowserConnection, Map<string, Set<(s: CdpSession) => void>>>();
-/** Main-frame auth failures per tab since the last check, for the command that navigated. */
-const authFailures = new WeakMap<TargetRecord, { url: string; realm: string }>();
-
 /** Called once per connection: remembers tabs and hooks the browser-level download events. */
 export function installNet(conn: BrowserConnection, host: NetHost): void {
-  tabs.set(conn, new Map());
+  openConnNet(conn, host);
   installDownloads(conn, host);
   conn.onSession = (rec, main) => trackTab(conn, host, rec, main);
 }
 
 async function trackTab(conn: BrowserConnection, host: NetHost, rec: TargetRecord, main: CdpSession): Promise<void> {
-  const table = tabs.get(conn);
+  const table = connNet(conn)?.tabs;
   if (!table) return;
   // Per main session: a tab whose session was opened again still reports its downloads.
   watchTabDownloads(conn, host, rec, main);
@@ -88,7 +49,7 @@ async function trackTab(conn: BrowserConnection, host: NetHost, rec: TargetRecor
   } catch {
     return;
   }
-  const tab: TabNet = { rec, sessions: new Map(), authTried: new Set(), started: new Map(), early: new Map(), syncing: Promise.resolve(), framesReady: Promise.resolve(), ends: new TabEnds(rec.targetId, () => journalOf(rec.controller)) };
+  const tab: TabNet = { rec, sessions: new Map(), authTried: new Set(), started: new Map(), early: new Map(), syncing: Promise.resolve(), framesReady: Promise.resolve(), ends: new TabEnds(rec.targetId, () => journalOf(host, rec.controller)) };
   table.set(rec.targetId, tab);
   session.onClose(() => {
     if (table.get(rec.targetId) === tab) table.delete(rec.targetId);
@@ -96,11 +57,7 @@ async function trackTab(conn: BrowserConnection, host: NetHost, rec: TargetRecor
   await wire(conn, host, tab, session, rec.targetId, 0);
 }
 
-/**
- * Journal and rules on one session (the tab's, or an out-of-process iframe's), then the same
- * for the iframes it starts: they are attached paused, set up, then let run, so their first
- * requests are seen too.
- */
+/** Journal and rules on one session, then on the iframes it starts (paused until set up: their first requests count). */
 async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session: CdpSession, scope: string, depth: number, parent?: string): Promise<void> {
   const wired: Wired = { session };
   tab.sessions.set(scope, wired);
@@ -109,24 +66,20 @@ async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session
   });
   const owner = () => tab.rec.controller;
   if (depth > 0) {
-    // Before the frame runs: its first requests reach an action watching the tab, and its
-    // own polling is remembered from its start (net/polling.ts).
+    // Before the frame runs: an action's watch sees its first requests.
     rememberRequests(session);
-    for (const fn of frameWatchers.get(conn)?.get(tab.rec.targetId) ?? []) fn(session);
+    for (const fn of connNet(conn)?.frameWatchers.get(tab.rec.targetId) ?? []) fn(session);
   }
-  // A frame's document starts in its parent's session (its entry is there) and ends in the
-  // frame's; one that moved into another process ends there. Navigation ids are unique
-  // across the browser, other requests' only per process.
+  // A frame's document starts in its parent's session and ends in the frame's (navigation ids are browser-wide).
   const find = (requestId: string, ended = false) => {
     const moved = tab.ends.movedDoc(requestId, ended);
-    const e = entryOf(scope, owner(), requestId);
+    const e = entryOf(host, scope, owner(), requestId);
     if (e) return e;
-    const doc = parent === undefined ? undefined : entryOf(parent, owner(), requestId);
+    const doc = parent === undefined ? undefined : entryOf(host, parent, owner(), requestId);
     return doc?.type === "document" ? doc : moved;
   };
-  // Requests of a frame's session not ended yet: a frame that goes ends none of them (the
-  // tab's own session lives as long as the tab, whose stale entries endStale ends).
-  const running = new OpenIds((id) => entryOf(scope, owner(), id)?.done === false);
+  // A frame that goes ends none of its open requests: they are ended here.
+  const running = new OpenIds((id) => entryOf(host, scope, owner(), id)?.done === false);
   const frameId = session.targetId;
   if (depth > 0 && frameId !== undefined) {
     session.onClose(() => {
@@ -146,7 +99,7 @@ async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session
     e.mimeType = p.response.mimeType;
     const h = boundHeaders(p.response.headers);
     if (h) e.responseHeaders = h;
-    peekNet(owner() ?? "")?.journal.grew(e);
+    host.peekNet(owner() ?? "")?.journal.grew(e);
   });
   // Set-Cookie is only in the response's extra info (the raw headers the network stack saw).
   session.on("Network.responseReceivedExtraInfo", (p) => {
@@ -173,14 +126,12 @@ async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session
     finish(tab, e, p.timestamp);
   });
   session.on("Fetch.requestPaused", (p) => void onPaused(tab, session, scope, p, host));
-  session.on("Fetch.authRequired", (p) => void onAuth(tab, session, p));
+  session.on("Fetch.authRequired", (p) => void onAuth(host, tab, session, p));
   if (depth < MAX_FRAME_DEPTH) {
     session.on("Target.attachedToTarget", (p) => {
       const child = new CdpSession(conn.cdp, p.sessionId, p.targetInfo.targetId);
       if (p.targetInfo.type !== "iframe") {
-        // A dedicated worker: Chrome holds it for this session (whatever the filter says), so it
-        // is let run and left at once; the journal does not follow workers. The detach goes to
-        // the session that auto-attached it: the browser's own handler does not know the child.
+        // A dedicated worker Chrome holds for us: let run and left (detached via its parent).
         const leave = () => session.send("Target.detachFromTarget", { sessionId: p.sessionId }).catch(() => undefined);
         void child.send("Runtime.runIfWaitingForDebugger").catch(() => undefined).finally(leave);
         return;
@@ -188,34 +139,27 @@ async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session
       void wire(conn, host, tab, child, `${tab.rec.targetId}>${p.targetInfo.targetId}`, depth + 1, scope).finally(() => child.send("Runtime.runIfWaitingForDebugger").catch(() => undefined));
     });
   }
-  // The console log rides on this session too: it lives as long as the tab (net/console.ts).
   const consoleOn = watchConsole(session, tab.rec.targetId, (e) => {
     const key = owner();
-    if (key !== undefined && !host.personal?.(tab.rec.targetId)) netFor(key).console.add(e);
+    if (key !== undefined && !host.personal?.(tab.rec.targetId)) host.net(key)?.console.add(e);
   }, SETUP_MS);
-  // Bounded: a page blocked by a dialog answers renderer-side calls only later, and the
-  // command that opened the session must not wait for that.
-  // Bodies are kept for 'bp net show', within bounds fit for a person's own browser.
+  // Bounded: a page blocked by a dialog answers only later.
   await session.send("Network.enable", { maxPostDataSize: POST_DATA_MAX, maxTotalBufferSize: BODY_BUFFER_TOTAL, maxResourceBufferSize: BODY_BUFFER_ONE }, { timeoutMs: SETUP_MS }).catch(() => undefined);
   await consoleOn;
-  await Promise.race([syncSession(tab, wired), Bun.sleep(SETUP_MS)]);
+  await Promise.race([syncSession(host, tab, wired), Bun.sleep(SETUP_MS)]);
   if (depth < MAX_FRAME_DEPTH) {
-    // Not awaited: the command that opened the tab need not wait for it, and no iframe can
-    // start before Chrome has it.
-    // Dedicated workers are in the filter because Chrome holds them too, and only a worker it
-    // reports can be let run; shared and service workers are not held.
+    // Not awaited: no iframe starts before Chrome has it. Listed workers are the ones it holds for us.
     const on = session.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true, filter: [{ type: "iframe" }, { type: "worker" }] }, { timeoutMs: SETUP_MS }).catch(() => undefined);
-    // Chrome attaches the frames already there before it answers.
     if (depth === 0) tab.framesReady = on;
   }
 }
 
-function journalOf(owner: string | undefined) {
-  return owner === undefined ? undefined : peekNet(owner)?.journal;
+function journalOf(host: NetHost, owner: string | undefined) {
+  return owner === undefined ? undefined : host.peekNet(owner)?.journal;
 }
 
-function entryOf(scope: string, owner: string | undefined, requestId: string): NetEntry | undefined {
-  return journalOf(owner)?.find(scope, requestId);
+function entryOf(host: NetHost, scope: string, owner: string | undefined, requestId: string): NetEntry | undefined {
+  return journalOf(host, owner)?.find(scope, requestId);
 }
 
 function finish(tab: TabNet, e: NetEntry, ts: number): void {
@@ -227,8 +171,8 @@ function finish(tab: TabNet, e: NetEntry, ts: number): void {
 function onRequest(host: NetHost, tab: TabNet, scope: string, owner: string | undefined, p: Protocol.Network.RequestWillBeSentEvent): void {
   const gen = tab.ends.began(p, p.type === "Document" && p.frameId === tab.rec.targetId && scope === tab.rec.targetId && !p.redirectResponse);
   if (gen !== undefined) tab.mainDoc = { requestId: p.requestId, gen };
-  if (owner === undefined) return;
-  const net = netFor(owner);
+  const net = owner === undefined ? undefined : host.net(owner);
+  if (owner === undefined || !net) return;
   if (p.redirectResponse) {
     const prev = net.journal.find(scope, p.requestId);
     if (prev && !prev.done) {
@@ -264,10 +208,10 @@ function onRequest(host: NetHost, tab: TabNet, scope: string, owner: string | un
   }
 }
 
-function markRule(tab: TabNet, scope: string, networkId: string | undefined, rule: NonNullable<NetEntry["rule"]>, headers?: Record<string, string>): void {
+function markRule(host: NetHost, tab: TabNet, scope: string, networkId: string | undefined, rule: NonNullable<NetEntry["rule"]>, headers?: Record<string, string>): void {
   if (networkId === undefined) return;
   const owner = tab.rec.controller;
-  const e = owner === undefined ? undefined : peekNet(owner)?.journal.find(scope, networkId);
+  const e = owner === undefined ? undefined : host.peekNet(owner)?.journal.find(scope, networkId);
   if (e) {
     e.rule = rule;
     if (headers && e.requestHeaders) e.requestHeaders = mergeHeaders(e.requestHeaders, headers);
@@ -279,22 +223,21 @@ function markRule(tab: TabNet, scope: string, networkId: string | undefined, rul
 
 async function onPaused(tab: TabNet, s: CdpSession, scope: string, p: Protocol.Fetch.RequestPausedEvent, host: NetHost): Promise<void> {
   const owner = tab.rec.controller;
-  // The host policy first: no agent rule can let through what it stops (src/broker/policy/net.ts).
-  // It narrows what agents do; a person who has the tab (handoff) browses freely.
-  if (!host.personal?.(tab.rec.targetId) && await policyStops(tab.rec, s, p, (rule) => markRule(tab, scope, p.networkId, rule))) return;
-  const rules = owner === undefined ? [] : (peekNet(owner)?.rules ?? []);
+  // The host policy first (policy/net.ts); a person who has the tab browses freely.
+  if (!host.personal?.(tab.rec.targetId) && await policyStops(tab.rec, s, p, (rule) => markRule(host, tab, scope, p.networkId, rule))) return;
+  const rules = owner === undefined ? [] : (host.peekNet(owner)?.rules ?? []);
   const d = decide(rules, p.request.url);
   try {
     switch (d.action) {
       case "block":
-        markRule(tab, scope, p.networkId, { id: d.rule.id, action: "blocked" });
+        markRule(host, tab, scope, p.networkId, { id: d.rule.id, action: "blocked" });
         await s.send("Fetch.failRequest", { requestId: p.requestId, errorReason: "BlockedByClient" });
         return;
       case "mock": {
         const r = d.rule;
         // A header the rule gives replaces the default by name, whatever its case (not both, joined).
         const headers = mergeHeaders(mergeHeaders({ "content-type": "text/plain; charset=utf-8" }, r.headers), { "content-length": String(r.body.length) });
-        markRule(tab, scope, p.networkId, { id: r.id, action: "mocked" });
+        markRule(host, tab, scope, p.networkId, { id: r.id, action: "mocked" });
         await s.send("Fetch.fulfillRequest", {
           requestId: p.requestId,
           responseCode: r.status,
@@ -305,7 +248,7 @@ async function onPaused(tab: TabNet, s: CdpSession, scope: string, p: Protocol.F
       }
       case "headers": {
         const merged = mergeHeaders(p.request.headers as Record<string, string>, d.headers);
-        markRule(tab, scope, p.networkId, { id: d.rules.at(-1)?.id ?? "", action: "headers" }, d.headers);
+        markRule(host, tab, scope, p.networkId, { id: d.rules.at(-1)?.id ?? "", action: "headers" }, d.headers);
         await s.send("Fetch.continueRequest", { requestId: p.requestId, headers: Object.entries(merged).map(([name, value]) => ({ name, value })) });
         return;
       }
@@ -317,20 +260,15 @@ async function onPaused(tab: TabNet, s: CdpSession, scope: string, p: Protocol.F
   }
 }
 
-/**
- * Answers an HTTP auth challenge with the controlling agent's credentials, once per
- * request: a second challenge for the same request means they were refused, so it is
- * cancelled (the page gets the 401) instead of retried forever, and the failure is kept
- * for the command that caused it.
- */
-async function onAuth(tab: TabNet, session: CdpSession, p: Protocol.Fetch.AuthRequiredEvent): Promise<void> {
+/** Answers an auth challenge once per request: a second one means refused, so it is cancelled and kept for the command. */
+async function onAuth(host: NetHost, tab: TabNet, session: CdpSession, p: Protocol.Fetch.AuthRequiredEvent): Promise<void> {
   const owner = tab.rec.controller;
-  const auth = owner === undefined ? undefined : credentialsFor(peekNet(owner), p.request.url);
+  const auth = owner === undefined ? undefined : credentialsFor(host.peekNet(owner), p.request.url);
   let response: Protocol.Fetch.AuthChallengeResponse;
   if (!auth) response = { response: "Default" };
   else if (tab.authTried.has(p.requestId)) {
     response = { response: "CancelAuth" };
-    if (p.resourceType === "Document") authFailures.set(tab.rec, { url: p.request.url, realm: p.authChallenge.realm });
+    if (p.resourceType === "Document") tab.rec.authFailure = { url: p.request.url, realm: p.authChallenge.realm };
   } else {
     tab.authTried.add(p.requestId);
     if (tab.authTried.size > 1000) tab.authTried.clear();
@@ -341,33 +279,34 @@ async function onAuth(tab: TabNet, session: CdpSession, p: Protocol.Fetch.AuthRe
 
 /** The main-document auth failure since the last call, if any (consumed). */
 export function takeAuthFailure(rec: TargetRecord): { url: string; realm: string } | undefined {
-  const f = authFailures.get(rec);
-  authFailures.delete(rec);
+  const f = rec.authFailure;
+  delete rec.authFailure;
   return f;
 }
 
 /** Forgets an old failure before a command navigates, so only its own failure counts. */
 export function clearAuthFailure(rec: TargetRecord): void {
-  authFailures.delete(rec);
+  delete rec.authFailure;
 }
 
 /** Applies the controlling agent's need for Fetch to every session of one tab (serialised per tab). */
-function syncTab(tab: TabNet): Promise<void> {
+function syncTab(host: NetHost, tab: TabNet): Promise<void> {
   const run = async () => {
-    await Promise.all([...tab.sessions.values()].map((w) => applyFetch(tab, w)));
+    await Promise.all([...tab.sessions.values()].map((w) => applyFetch(host, tab, w)));
   };
   tab.syncing = tab.syncing.then(run, run);
   return tab.syncing;
 }
 
-function syncSession(tab: TabNet, w: Wired): Promise<void> {
-  const run = () => applyFetch(tab, w);
+function syncSession(host: NetHost, tab: TabNet, w: Wired): Promise<void> {
+  const run = () => applyFetch(host, tab, w);
   tab.syncing = tab.syncing.then(run, run);
   return tab.syncing;
 }
 
-async function applyFetch(tab: TabNet, w: Wired): Promise<void> {
-  const want = needsFetch(tab.rec.controller);
+async function applyFetch(host: NetHost, tab: TabNet, w: Wired): Promise<void> {
+  const key = tab.rec.controller;
+  const want = needsFetch(key, key === undefined ? undefined : host.peekNet(key));
   const have = w.fetch;
   if (!want.on) {
     if (have) {
@@ -385,36 +324,29 @@ async function applyFetch(tab: TabNet, w: Wired): Promise<void> {
 
 /** After rules, credentials or control changed: every tracked tab follows its controller. */
 export async function syncAllTabs(conn: BrowserConnection | undefined): Promise<void> {
-  if (!conn) return;
-  const table = tabs.get(conn);
-  if (!table) return;
-  await Promise.all([...table.values()].map((t) => syncTab(t)));
+  const n = connNet(conn);
+  if (!n) return;
+  await Promise.all([...n.tabs.values()].map((t) => syncTab(n.host, t)));
 }
 
 /** How many tabs currently intercept requests for this agent. */
 export function interceptingTabs(conn: BrowserConnection | undefined, key: string): number {
-  const table = conn ? tabs.get(conn) : undefined;
+  const table = connNet(conn)?.tabs;
   if (!table) return 0;
   let n = 0;
   for (const t of table.values()) if (t.rec.controller === key && t.sessions.get(t.rec.targetId)?.fetch) n++;
   return n;
 }
 
-/**
- * Follows the network sessions of a tab's out-of-process iframes (network events on, first
- * requests seen, their polling remembered from the frame's start): `fn` gets those wired so
- * far at once, and each one wired later until the returned function is called.
- */
+/** Follows a tab's out-of-process iframe sessions: those wired so far at once, later ones until the returned stop. */
 export function watchFrameNet(conn: BrowserConnection, targetId: string, fn: (s: CdpSession) => void): () => void {
-  let byTab = frameWatchers.get(conn);
-  if (!byTab) {
-    byTab = new Map();
-    frameWatchers.set(conn, byTab);
-  }
+  const n = connNet(conn);
+  if (!n) return () => undefined;
+  const byTab = n.frameWatchers;
   const set = byTab.get(targetId) ?? new Set();
   byTab.set(targetId, set);
   set.add(fn);
-  for (const [scope, w] of tabs.get(conn)?.get(targetId)?.sessions ?? []) if (scope !== targetId && !w.session.closed) fn(w.session);
+  for (const [scope, w] of n.tabs.get(targetId)?.sessions ?? []) if (scope !== targetId && !w.session.closed) fn(w.session);
   return () => {
     set.delete(fn);
     if (set.size === 0 && byTab.get(targetId) === set) byTab.delete(targetId);
@@ -423,15 +355,15 @@ export function watchFrameNet(conn: BrowserConnection, targetId: string, fn: (s:
 
 /** Settles once the frames a tracked tab had when it was tracked are followed (at once for a tab not tracked). */
 export function frameNetReady(conn: BrowserConnection, targetId: string): Promise<unknown> {
-  return tabs.get(conn)?.get(targetId)?.framesReady ?? Promise.resolve();
+  return connNet(conn)?.tabs.get(targetId)?.framesReady ?? Promise.resolve();
 }
 
 /** The document loaders a tracked tab has seen (its own and its frames'), so far. */
 export function tabLoaders(conn: BrowserConnection, targetId: string): string[] {
-  return tabs.get(conn)?.get(targetId)?.ends.loadersSeen() ?? [];
+  return connNet(conn)?.tabs.get(targetId)?.ends.loadersSeen() ?? [];
 }
 
 /** The network session an entry's scope names, for response bodies. */
 export function netSession(conn: BrowserConnection, scope: string): CdpSession | undefined {
-  return tabs.get(conn)?.get(scope.split(">")[0] ?? scope)?.sessions.get(scope)?.session;
+  return connNet(conn)?.tabs.get(scope.split(">")[0] ?? scope)?.sessions.get(scope)?.session;
 }

@@ -7,10 +7,12 @@ import type { TargetRecord } from "../targets.ts";
 import { BpError } from "../../shared/errors.ts";
 import { FrameSessions } from "../frames.ts";
 import { localFileRefusal } from "../local-files.ts";
-import { TabObservation, type RefBinding } from "../refs.ts";
-import { listFrames, type Root } from "./frame-list.ts";
+import { TabObservation } from "../refs.ts";
+import type { FrameWorld } from "../frame-world.ts";
+import { childWorld } from "./frame-walk.ts";
+import { listFrames } from "./frame-list.ts";
 import { delegationScan } from "./delegation.ts";
-import { documentAhead, frameworkMarked, listenedHandles, listenedNodes, noteMarked, sameListened, wasMarked, type Listed, type MarkTarget } from "./listeners.ts";
+import { documentAhead, frameworkMarked, listenedHandles, listenedNodes, noteMarked, sameListened, wasMarked, type Listed } from "./listeners.ts";
 import { callPage, navigationCount, pageObject, worldContextId, worldKnown } from "../world.ts";
 import { callSteps, step } from "../page-fns.ts";
 import type { PageReply } from "../../page/runtime.ts";
@@ -20,7 +22,6 @@ export { forgetMarks } from "./listeners.ts";
 /** Nested out-of-process frames deeper than this are left as placeholders. */
 const MAX_FRAME_DEPTH = 4;
 
-export type { Root } from "./frame-list.ts";
 
 export interface Collected {
   result: SnapshotResult;
@@ -52,8 +53,7 @@ export async function currentObservation(browser: BrowserConnection, rec: Target
   const obs = new TabObservation(browser.generation, rec.targetId, main.loaderId, main.url);
   obs.confirmedAt = navs;
   if (old) {
-    // Numbering goes on from the previous document (also across a reconnect), so a ref from
-    // it can only ever be stale: `click 1` after a navigation never hits the new page's first element.
+    // Numbering goes on from the previous document: an old ref is stale, never another element.
     obs.nextRef = old.nextRef;
     obs.firstRef = old.nextRef;
   }
@@ -73,18 +73,14 @@ export async function currentObservation(browser: BrowserConnection, rec: Target
  * inline), then each out-of-process frame through its own session, spliced in place with
  * geometry in top-level viewport px. Refs share one number space per document.
  */
-export async function collectSnapshot(browser: BrowserConnection, rec: TargetRecord, agent: Agent, root: Root, obs: TabObservation, options: SnapshotOptions): Promise<Collected> {
+export async function collectSnapshot(browser: BrowserConnection, rec: TargetRecord, agent: Agent, root: FrameWorld, obs: TabObservation, options: SnapshotOptions): Promise<Collected> {
   const collected = await collectWith(browser, rec, obs, root, options, undefined);
   void agent;
   if (!collected) throw new Error("snapshot skipped without a condition");
   return collected;
 }
 
-/**
- * Steps an action runs in the root frame's world in the same call as the snapshot (its
- * settle poll and evidence read-back): one round trip instead of several. `snapshotWhen`
- * skips the snapshot (and the result is undefined) unless an earlier step saw enough quiet.
- */
+/** An action's steps run in the snapshot's call (one round trip); `snapshotWhen` skips the snapshot unless they saw quiet. */
 export interface PreSteps {
   steps: PageStep[];
   snapshotWhen?: PageStep["when"];
@@ -92,12 +88,8 @@ export interface PreSteps {
   results?: unknown[];
 }
 
-/**
- * `guess`: a snapshot taken on the guess that the document is still the one `obs` is of (the
- * runtime token of its top document): it runs only in the document with that token, otherwise
- * nothing runs and nothing is recorded.
- */
-export async function collectWith(browser: BrowserConnection, rec: TargetRecord, obs: TabObservation, root: Root, options: SnapshotOptions, pre: PreSteps | undefined, guess?: string): Promise<Collected | undefined> {
+/** `guess`: the token of the document `obs` is of; in any other document nothing runs or is recorded. */
+export async function collectWith(browser: BrowserConnection, rec: TargetRecord, obs: TabObservation, root: FrameWorld, options: SnapshotOptions, pre: PreSteps | undefined, guess?: string): Promise<Collected | undefined> {
   const previous = obs.last;
   const tab = await browser.session(rec);
   let index: Promise<Map<string, number>> | undefined;
@@ -110,23 +102,21 @@ export async function collectWith(browser: BrowserConnection, rec: TargetRecord,
   return { result, obs, previous };
 }
 
-async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Root, options: SnapshotOptions, depth: number, frameIndex: () => Promise<Map<string, number>>, pre?: PreSteps, guess?: string): Promise<SnapshotResult | undefined> {
+async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: FrameWorld, options: SnapshotOptions, depth: number, frameIndex: () => Promise<Map<string, number>>, pre?: PreSteps, guess?: string): Promise<SnapshotResult | undefined> {
   const reply = await snapshotCall(root, { ...options, refFloor: obs.nextRef, refRenumberBelow: Math.max(obs.firstRef, obs.humanControlBelow ?? 0), layout: true }, pre, guess);
   if (reply.otherDocument) return undefined;
   if (pre) pre.results = reply.results.slice(0, -1);
   const result = reply.results.at(-1) as SnapshotResult | null;
   if (!result) return undefined;
-  // The tab's top document (its frame id is the target's): later snapshots may guess it
-  // unchanged, but only if no navigation event came since the frame tree named obs's loader
-  // (else the snapshot may have run in a newer document than obs is of).
+  // Later snapshots may guess the top document unchanged only if no navigation came since the frame tree named it.
   if (depth === 0 && root.frameId === obs.targetId) obs.doc = navigationCount(root.session, root.frameId) === obs.confirmedAt ? reply.doc : undefined;
-  const binding: RefBinding = { session: root.session, frameId: root.frameId, loaderId: root.loaderId, framePath: root.framePath, offset: root.offset, doc: reply.doc };
+  const binding: FrameWorld = { session: root.session, frameId: root.frameId, loaderId: root.loaderId, framePath: root.framePath, offset: root.offset, doc: reply.doc };
   const { numbers, ids } = await frameNumbers(root, result.elements, frameIndex);
   // Each frame placeholder's frame id, by the walk path it had (the frame number replaces it).
   const frameIds = new Map<SnapshotEntry, string>();
   // Elements of a same-origin child frame name that frame too (one binding per frame).
-  const inChild = new Map<string, RefBinding>();
-  const bindingOf = (e: SnapshotEntry): RefBinding => {
+  const inChild = new Map<string, FrameWorld>();
+  const bindingOf = (e: SnapshotEntry): FrameWorld => {
     const child = e.kind !== "frame" && e.frame ? ids.get(e.frame) : undefined;
     if (!child) return binding;
     const b = inChild.get(child) ?? { ...binding, childFrame: child };
@@ -177,17 +167,12 @@ async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Root,
 }
 
 /**
- * The snapshot call, with the click-listener marks it reads (listeners.ts). They cost round
- * trips, so they are made once and then reused: an action's own observation reuses the
- * document's marks as they are (typing that may show suggestions forgets them); a snapshot the
- * agent asks for runs with them as they are if the page says they still hold (no element was
- * added since). Otherwise the page makes them again from the elements it was handed last time
- * and snapshots, and the browser's listener list decides: the same nodes as then, and that
- * snapshot stands (two round trips); other nodes, and they are resolved and marked in the same
- * call as a new snapshot.
+ * The snapshot call with the click-listener marks (listeners.ts), made once and reused: an
+ * action's observation takes them as they are; an asked-for snapshot too while the page says
+ * they hold, else the browser's listener list decides whether they are made again.
  */
-async function snapshotCall(root: Root, arg: SnapshotOptions, pre: PreSteps | undefined, doc: string | undefined): Promise<PageReply> {
-  const target: MarkTarget = { session: root.session, frameId: root.frameId, loaderId: root.loaderId, ...(root.top ? { top: true } : {}) };
+async function snapshotCall(root: FrameWorld, arg: SnapshotOptions, pre: PreSteps | undefined, doc: string | undefined): Promise<PageReply> {
+  const target = root;
   const steps: PageStep[] = [...(pre?.steps ?? []), { fn: "snapshot", arg, ...(pre?.snapshotWhen ? { when: pre.snapshotWhen } : {}) }];
   // An action's steps are for the document it acted in: not run again in the next one.
   const only = doc ? { doc } : pre ? { inDocument: true } : {};
@@ -221,12 +206,8 @@ async function snapshotCall(root: Root, arg: SnapshotOptions, pre: PreSteps | un
   return reply;
 }
 
-/**
- * The page numbers frames by their path in the walk ("1", "1.2"); the agent sees the numbers
- * 'bp frame' lists and takes, so each path is mapped through its iframe element to the frame
- * id and its index in the tab's frame list. A path that cannot be mapped keeps its walk path.
- */
-async function frameNumbers(root: Root, elements: SnapshotEntry[], frameIndex: () => Promise<Map<string, number>>): Promise<{ numbers: Map<string, string>; ids: Map<string, string> }> {
+/** Maps the page's walk paths ("1.2") to the numbers 'bp frame' lists; an unmapped path stays as it is. */
+async function frameNumbers(root: FrameWorld, elements: SnapshotEntry[], frameIndex: () => Promise<Map<string, number>>): Promise<{ numbers: Map<string, string>; ids: Map<string, string> }> {
   const numbers = new Map<string, string>();
   const ids = new Map<string, string>();
   const paths = new Set<string>();
@@ -250,36 +231,19 @@ async function frameNumbers(root: Root, elements: SnapshotEntry[], frameIndex: (
   return { numbers, ids };
 }
 
-/** Maps an iframe placeholder to the session of its out-of-process document (its frame id, when frameNumbers found it already). */
-async function childRoot(frames: FrameSessions, parent: Root, placeholder: SnapshotFrame, viewport: { w: number; h: number }, known: string | undefined): Promise<Root | undefined> {
-  const frameId = known ?? (await placeholderFrame(parent, placeholder));
-  if (!frameId) return undefined;
-  const session = frames.sessionFor(frameId);
-  if (!session) return undefined;
-  // A frame document not seen before: our world and the listener lookup's document handle are
-  // asked alongside its frame tree, as for the top document (snapshot.ts).
+/** Maps an iframe placeholder to the world of its out-of-process document (its frame id, when frameNumbers found it already). */
+async function childRoot(frames: FrameSessions, parent: FrameWorld, placeholder: SnapshotFrame, viewport: { w: number; h: number }, known: string | undefined): Promise<FrameWorld | undefined> {
+  const child = await childWorld(frames, parent, known ?? { fn: "refElement", arg: placeholder.ref }, placeholder.offset, false);
+  if (!child) return undefined;
+  const { session, frameId } = child;
+  // A new frame document: its world and document handle are asked alongside its frame tree.
   if (!worldKnown(session, frameId)) {
     worldContextId(session, frameId).catch(() => undefined);
     documentAhead(session, frameId);
   }
   const { frameTree } = await session.send("Page.getFrameTree");
-  return {
-    session,
-    frameId,
-    // An out-of-process frame is its session's top frame.
-    top: true,
-    loaderId: frameTree.frame.loaderId,
-    framePath: placeholder.frame,
-    offset: { x: parent.offset.x + placeholder.offset.x, y: parent.offset.y + placeholder.offset.y },
-    viewport,
-  };
-}
-
-async function placeholderFrame(parent: Root, placeholder: SnapshotFrame): Promise<string | undefined> {
-  const objectId = await pageObject(parent.session, parent.frameId, "refElement", placeholder.ref);
-  if (!objectId) return undefined;
-  const { node } = await parent.session.send("DOM.describeNode", { objectId });
-  return node.frameId;
+  // An out-of-process frame is its session's top frame.
+  return { ...child, top: true, loaderId: frameTree.frame.loaderId, framePath: placeholder.frame, viewport };
 }
 
 /**
@@ -299,8 +263,7 @@ export function forgetAuthSurface(agent: Agent, targetId: string): void {
 function markAuthTransition(result: SnapshotResult, obs: TabObservation): void {
   const hint = result.hints.find((h) => h.type === "authentication_surface");
   if (hint && obs.authSeen === false) hint.state = "entered";
-  // "left" is news only on the site that asked for the login: after going somewhere unrelated
-  // it would claim a sign-in result that page knows nothing about.
+  // "left" is news only on the site that asked for the login.
   if (!hint && obs.authSeen === true && siteOf(result.url) === obs.authSite && result.hints.length < 5) {
     result.hints.push({ type: "authentication_surface", confidence: "strong", recommendedAction: "verify_authentication_result", refs: [], state: "left" });
   }

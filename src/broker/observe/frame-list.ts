@@ -1,21 +1,10 @@
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../../cdp/session.ts";
 import { BpError } from "../../shared/errors.ts";
+import type { FrameWorld } from "../frame-world.ts";
 import type { TargetRecord } from "../targets.ts";
 
-/** Where an observation starts: a frame's document, its session, and its place in the top viewport. */
-export interface Root {
-  session: CdpSession;
-  frameId: string;
-  loaderId: string;
-  framePath: string;
-  offset: { x: number; y: number };
-  /** Top-level viewport size, for judging whether an element inside an out-of-process frame is on screen. */
-  viewport?: { w: number; h: number };
-  /** The frame is its session's top frame (the page's main world is the session's default context). */
-  top?: boolean;
-}
-
+/** A frame of the tab's frame tree (the list 'bp frame' shows), with the session that owns it. */
 export interface FrameInfo {
   id: string;
   url: string;
@@ -54,8 +43,8 @@ export async function listFrames(rec: TargetRecord, session: CdpSession): Promis
   return out;
 }
 
-/** The observation root for the agent's selected frame (or the top document). */
-export async function rootForFrame(rec: TargetRecord, session: CdpSession, mainFrameId: string, mainLoaderId: string, selected: string | undefined): Promise<Root> {
+/** Where an observation starts: the world of the agent's selected frame (or the top document). */
+export async function rootForFrame(rec: TargetRecord, session: CdpSession, mainFrameId: string, mainLoaderId: string, selected: string | undefined): Promise<FrameWorld> {
   if (selected === undefined || selected === mainFrameId) return { session, frameId: mainFrameId, loaderId: mainLoaderId, framePath: "", offset: { x: 0, y: 0 }, top: true };
   const frames = await listFrames(rec, session);
   const f = frames.find((x) => x.id === selected);

@@ -2,6 +2,8 @@ import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../../cdp/session.ts";
 import type { DelegationScan } from "../../page/listener-mark.ts";
 import { installAhead, navigationCount, pageObject, worldContextId } from "../world.ts";
+import type { FrameWorld } from "../frame-world.ts";
+import { PageSession, type DocMarks } from "../page-session.ts";
 import { delegationScan } from "./delegation.ts";
 
 /** Event types that make an element act like a button when a script listens for them. */
@@ -12,40 +14,16 @@ const DROPPING = new Set(["drop", "dragover", "dragenter"]);
 /** At most this many listened-to elements are handed to the page per snapshot: bounded work on any page. */
 const MAX_MARKED = 300;
 
-/** The element handles of the latest marking in a session; released when the next one starts. */
+/** The latest marking's handles, released when the next one starts. */
 const GROUP = "bp-listeners";
-/** The page world's handle of each document, kept while the document lives (one object each). */
+/** Each document's page-world handle, kept while the document lives. */
 const DOC_GROUP = "bp-page-document";
 
-/** What the broker keeps per document (frame and loader, per session). */
-interface DocMarks {
-  /** The page has marks of this document (it says itself whether they still hold). */
-  marked: boolean;
-  /** The listened nodes (backend ids, as the browser listed them) the page's marks were made from. */
-  nodes?: string;
-  /** The page world's document handle, for the listener query. */
-  pageDoc?: string;
-  /** The page world's scan found framework-clickable elements (React): an action's observation scans again. */
-  framework?: boolean;
-}
-
-const docs = new WeakMap<CdpSession, Map<string, DocMarks>>();
-
-/** A document the listeners are read from: its frame, and whether that is its session's top frame. */
-export interface MarkTarget {
-  session: CdpSession;
-  frameId: string;
-  loaderId: string;
-  top?: boolean;
-}
-
-function stateOf(t: MarkTarget): DocMarks {
-  let byDoc = docs.get(t.session);
-  if (!byDoc) docs.set(t.session, (byDoc = new Map()));
+function stateOf(t: FrameWorld): DocMarks {
+  const byDoc = PageSession.of(t.session).marks;
   const key = `${t.frameId}:${t.loaderId}`;
   let s = byDoc.get(key);
   if (!s) {
-    // One entry per live document of a frame: an older loader's is gone with its document.
     for (const k of byDoc.keys()) if (k.startsWith(`${t.frameId}:`)) byDoc.delete(k);
     byDoc.set(key, (s = { marked: false }));
   }
@@ -53,12 +31,12 @@ function stateOf(t: MarkTarget): DocMarks {
 }
 
 /** Marks were made in this document: a later snapshot may ask the page whether they still hold. */
-export const wasMarked = (t: MarkTarget): boolean => docs.get(t.session)?.get(`${t.frameId}:${t.loaderId}`)?.marked === true;
+export const wasMarked = (t: FrameWorld): boolean => PageSession.peek(t.session)?.marks.get(`${t.frameId}:${t.loaderId}`)?.marked === true;
 
 const keyOf = (l: Listed): string => `${l.nodes.join(",")}/${l.dropAt}/${l.scan ? JSON.stringify(l.scan) : ""}`;
 
 /** The page marked this document from the handles of these listened nodes. */
-export function noteMarked(t: MarkTarget, listed: Listed): void {
+export function noteMarked(t: FrameWorld, listed: Listed): void {
   const s = stateOf(t);
   s.marked = true;
   s.nodes = keyOf(listed);
@@ -66,33 +44,24 @@ export function noteMarked(t: MarkTarget, listed: Listed): void {
 }
 
 /** This document's marks came with framework-clickable elements (React), which it may render anew at any action. */
-export const frameworkMarked = (t: MarkTarget): boolean => t.top === true && docs.get(t.session)?.get(`${t.frameId}:${t.loaderId}`)?.framework === true;
+export const frameworkMarked = (t: FrameWorld): boolean => t.top === true && PageSession.peek(t.session)?.marks.get(`${t.frameId}:${t.loaderId}`)?.framework === true;
 
 /** The browser lists the same listened nodes (and the page world the same delegation) as when the page's marks were made. */
-export const sameListened = (t: MarkTarget, listed: Listed): boolean => docs.get(t.session)?.get(`${t.frameId}:${t.loaderId}`)?.nodes === keyOf(listed);
+export const sameListened = (t: FrameWorld, listed: Listed): boolean => PageSession.peek(t.session)?.marks.get(`${t.frameId}:${t.loaderId}`)?.nodes === keyOf(listed);
 
 /** After an action that made new controls appear (suggestions after typing): the next observation marks afresh. */
 export function forgetMarks(session: CdpSession, frameId: string): void {
-  const byDoc = docs.get(session);
+  const byDoc = PageSession.peek(session)?.marks;
   if (!byDoc) return;
   for (const [key, s] of byDoc) if (key.startsWith(`${frameId}:`)) s.marked = false;
 }
 
 /**
- * Clickables bound only through addEventListener are invisible to the in-page walk. One
- * DOMDebugger.getEventListeners call on the document (whole subtree, through shadow roots)
- * lists every listener with the node it sits on; the nodes with activating listeners
- * (`listenedNodes`) are resolved into our isolated world (`handlesOf`), and the caller hands
- * them to the page in the same call as the snapshot, which records them for the walk: it then
- * treats them like an onclick attribute, and the same visibility, inert and size checks keep
- * hidden ones out. Undefined when this fails (best effort: the page is observed as without
- * listeners).
- *
- * Round trips: the listener list and the handles, plus the document's page-world handle the
- * first time (one call in a session's top frame, three in a frame inside it).
+ * Clickables bound only through addEventListener are invisible to the in-page walk: the
+ * browser's listener list names them, and their handles go to the page with the snapshot,
+ * which treats them like an onclick attribute. Best effort: undefined when this fails.
  */
-export async function listenedHandles(t: MarkTarget, known?: Listed): Promise<Listened | undefined> {
-  // Our world's context, asked alongside the listener list on a new document.
+export async function listenedHandles(t: FrameWorld, known?: Listed): Promise<Listened | undefined> {
   const context = worldContextId(t.session, t.frameId);
   context.catch(() => undefined);
   const listed = known ?? (await listenedNodes(t, () => installAhead(t.session, t.frameId)));
@@ -121,7 +90,7 @@ export interface Listened extends Listed {
 }
 
 /** The nodes with activating listeners, as the browser lists them now (one round trip once the document's handle is known). */
-export async function listenedNodes(t: MarkTarget, alongside?: () => void): Promise<Listed | undefined> {
+export async function listenedNodes(t: FrameWorld, alongside?: () => void): Promise<Listed | undefined> {
   const { session } = t;
   const state = stateOf(t);
   // The page world's delegation, asked in the same round trip.
@@ -149,7 +118,7 @@ export async function listenedNodes(t: MarkTarget, alongside?: () => void): Prom
 }
 
 /** The nodes resolved into our world (one round trip); the previous marking's handles are released with it. */
-async function handlesOf(t: MarkTarget, nodes: number[], context: Promise<number>): Promise<(string | undefined)[] | undefined> {
+async function handlesOf(t: FrameWorld, nodes: number[], context: Promise<number>): Promise<(string | undefined)[] | undefined> {
   const { session } = t;
   try {
     // The previous marking's handles: the page holds its marks by then.
@@ -174,25 +143,19 @@ function listenersOf(session: CdpSession, objectId: string | undefined): Promise
   return session.send("DOMDebugger.getEventListeners", { objectId, depth: -1, pierce: true }, { timeoutMs: 3000 }).then((r) => r.listeners);
 }
 
-/** Page-world document handles asked ahead (`documentAhead`), per session and top frame, with the frame's navigation count then. */
-const ahead = new WeakMap<CdpSession, Map<string, { navs: number; objectId: Promise<string | undefined> }>>();
-
 /**
- * Asks for the page world's document handle of a session's top frame now, for a listener
- * lookup that comes after the frame tree: sent alongside it (and our world's context), a new
- * document's first snapshot saves a round trip. The lookup takes the handle only while no
- * navigation event of the frame has come since it was asked (it may be of another document).
+ * Asks for a top frame's page-world document handle alongside the frame tree (a round trip
+ * saved); used only if the frame has not navigated since.
  */
 export function documentAhead(session: CdpSession, frameId: string): void {
-  let byFrame = ahead.get(session);
-  if (!byFrame) ahead.set(session, (byFrame = new Map()));
+  const byFrame = PageSession.of(session).docsAhead;
   release(session, byFrame.get(frameId)?.objectId);
   byFrame.set(frameId, { navs: navigationCount(session, frameId), objectId: topDocument(session).catch(() => undefined) });
 }
 
 /** The handle `documentAhead` asked for, if it is still of the frame's current document. */
-async function takeAhead(t: MarkTarget): Promise<string | undefined> {
-  const byFrame = ahead.get(t.session);
+async function takeAhead(t: FrameWorld): Promise<string | undefined> {
+  const byFrame = PageSession.peek(t.session)?.docsAhead;
   const asked = byFrame?.get(t.frameId);
   if (!asked) return undefined;
   byFrame?.delete(t.frameId);
@@ -203,8 +166,8 @@ async function takeAhead(t: MarkTarget): Promise<string | undefined> {
 }
 
 /** A handle asked ahead for a document whose handle is known already. */
-function dropAhead(t: MarkTarget): void {
-  const byFrame = ahead.get(t.session);
+function dropAhead(t: FrameWorld): void {
+  const byFrame = PageSession.peek(t.session)?.docsAhead;
   const asked = byFrame?.get(t.frameId);
   if (!asked) return;
   byFrame?.delete(t.frameId);
@@ -223,12 +186,8 @@ async function topDocument(session: CdpSession): Promise<string | undefined> {
   return !r.exceptionDetails && r.result.subtype === "node" && r.result.objectId ? r.result.objectId : undefined;
 }
 
-/**
- * The page's own wrapper of the document: asked through our world's wrapper, Chromium stalls
- * the next script run in that world. In a session's top frame, the main world's `document`;
- * in a frame inside it, through the node.
- */
-async function pageDocument(t: MarkTarget): Promise<string | undefined> {
+/** The page's own wrapper of the document: asked through our world's, Chromium stalls that world's next script. */
+async function pageDocument(t: FrameWorld): Promise<string | undefined> {
   const { session, frameId } = t;
   if (t.top) {
     const id = (await takeAhead(t)) ?? (await topDocument(session));

@@ -2,7 +2,8 @@ import type { CdpSession } from "../../cdp/session.ts";
 import type { PageStep } from "../../page/runtime.ts";
 import { BpError } from "../../shared/errors.ts";
 import type { Selected } from "../context/tabs.ts";
-import type { RefBinding, TabObservation } from "../refs.ts";
+import type { FrameWorld } from "../frame-world.ts";
+import type { TabObservation } from "../refs.ts";
 import { callPage } from "../world.ts";
 import { frameLoader } from "./frame-list.ts";
 
@@ -20,7 +21,7 @@ export type StaleReason =
 
 export interface ResolvedRef {
   ref: number;
-  binding: RefBinding;
+  binding: FrameWorld;
   session: CdpSession;
   obs: TabObservation;
   /** The steps that ran with the check, in the same page call, and their results (read them typed with `stepResult`). */
@@ -70,7 +71,7 @@ export async function resolveRef(sel: Selected, ref: number, steps: PageStep[] =
 }
 
 /** Asks the browser which document change made a ref stale (throws it), or returns when none did. */
-async function checkDocument(sel: Selected, ref: number, binding: RefBinding, obs: TabObservation): Promise<void> {
+async function checkDocument(sel: Selected, ref: number, binding: FrameWorld, obs: TabObservation): Promise<void> {
   const session = await sel.browser.session(sel.rec);
   const { frameTree } = await session.send("Page.getFrameTree");
   if (frameTree.frame.loaderId !== obs.mainLoaderId) {

@@ -7,7 +7,8 @@ import type { TargetRecord } from "../targets.ts";
 import type { SnapshotResult } from "../../page/types.ts";
 import { callPage, navigationCount, worldContextId, worldKnown } from "../world.ts";
 import { documentAhead } from "./listeners.ts";
-import { collectWith, currentObservation, frameSessions, type Collected, type PreSteps, type Root } from "./collect.ts";
+import { collectWith, currentObservation, frameSessions, type Collected, type PreSteps } from "./collect.ts";
+import type { FrameWorld } from "../frame-world.ts";
 import { rootForFrame } from "./frame-list.ts";
 import { boundTitle, boundUrl, MAX_TITLE, MAX_URL } from "../../shared/page-strings.ts";
 import type { snapshot } from "../../protocol/commands-observe.ts";
@@ -65,7 +66,7 @@ export async function observeWith(ctx: CallContext, sel: Selected, opts: Observe
   // snapshot runs only in the document with that runtime token (a new document, even in the
   // same window, gets a new token), so the one call is the whole snapshot.
   if (!after.sameDocument && !after.pre && current?.doc && agent.frames.get(rec.targetId) === undefined && worldKnown(session, rec.targetId) && navigationCount(session, rec.targetId) === current.confirmedAt) {
-    const root: Root = { session, frameId: rec.targetId, loaderId: current.mainLoaderId, framePath: "", offset: { x: 0, y: 0 }, top: true };
+    const root: FrameWorld = { session, frameId: rec.targetId, loaderId: current.mainLoaderId, framePath: "", offset: { x: 0, y: 0 }, top: true };
     const guessed = await collectWith(browser, rec, current, root, snapOpts, undefined, current.doc);
     if (guessed) return { reply: render(ctx, rec, guessed, opts, false, guessed.previous), previous: guessed.previous };
   }
@@ -78,7 +79,7 @@ export async function observeWith(ctx: CallContext, sel: Selected, opts: Observe
     if (agent.frames.get(rec.targetId) === undefined) documentAhead(session, rec.targetId);
   }
   const { obs, mainFrameId, replaced } = same ? { obs: current, mainFrameId: rec.targetId, replaced: false } : await currentObservation(browser, rec, agent, session);
-  const root: Root = await rootForFrame(rec, session, mainFrameId, obs.mainLoaderId, agent.frames.get(rec.targetId));
+  const root: FrameWorld = await rootForFrame(rec, session, mainFrameId, obs.mainLoaderId, agent.frames.get(rec.targetId));
   let pre = after.pre;
   if (pre && (root.session !== session || root.frameId !== mainFrameId)) {
     // The agent observes a frame of its own choosing: the action's steps run in the main frame first.

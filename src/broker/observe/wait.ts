@@ -10,12 +10,12 @@ import type { BrowserConnection } from "../browser.ts";
 import { assertNoDialog, selectedTab, type Selected } from "../context/tabs.ts";
 import type { CallContext } from "../context/types.ts";
 import { listFrames } from "./frame-list.ts";
-import { ensureNetwork } from "../network.ts";
+import { ensureNetwork } from "../net/network.ts";
 import { callSteps, step, type Step } from "../page-fns.ts";
 import { urlMatches } from "../commands/canonical.ts";
 import { nextFinishedDownload, onDownloadChange } from "../net/downloads.ts";
 import { JOURNAL_MAX_ENTRIES, type NetEntry } from "../net/journal.ts";
-import { peekNet } from "../net/state.ts";
+import type { AgentNet } from "../net/state.ts";
 import { frameNetReady, tabLoaders, watchFrameNet } from "../net/tracker.ts";
 import { cutString } from "../../shared/page-strings.ts";
 
@@ -116,12 +116,12 @@ export async function runWait(ctx: CallContext, cond: WaitCondition, intervalMs:
       };
       break;
     case "download":
-      offs.push(onDownloadChange(waker.wake));
-      check = async () => nextFinishedDownload(agent.key);
+      offs.push(onDownloadChange(browser, waker.wake));
+      check = async () => nextFinishedDownload(agent.netIfAny);
       break;
     case "network-idle": {
       const rec = (sel as Selected).rec;
-      const idle = await watchNetwork(browser, rec.targetId, session as CdpSession, waker, offs, inFlightAtStart(agent.key, rec.targetId));
+      const idle = await watchNetwork(browser, rec.targetId, session as CdpSession, waker, offs, inFlightAtStart(agent.netIfAny, rec.targetId));
       check = async () => (idle() ? {} : undefined);
       break;
     }
@@ -195,8 +195,8 @@ const IN_FLIGHT_MAX_AGE_MS = 60_000;
  * flight when the wait starts: the tab's network journal has them from the moment the tab was
  * first attached, while this wait's own subscription only sees requests that begin after it.
  */
-function inFlightAtStart(key: string, targetId: string): NetEntry[] {
-  const journal = peekNet(key)?.journal;
+function inFlightAtStart(net: AgentNet | undefined, targetId: string): NetEntry[] {
+  const journal = net?.journal;
   if (!journal) return [];
   const now = Date.now();
   const mine = (scope: string) => scope === targetId || scope.startsWith(`${targetId}>`);
