@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Window } from "happy-dom";
 import { PAGE_LIBRARY } from "./bundle.ts";
-import { pageFind } from "./find-script.ts";
+import { pageFind } from "./inspect/find.ts";
 import { pageFrameElement } from "./inspect/compose.ts";
-import { pageRead } from "./read-script.ts";
-import { pageSearch } from "./search-script.ts";
+import { pageRead } from "./inspect/read.ts";
+import { pageSearch } from "./inspect/search.ts";
 import { pageSnapshot } from "./snapshot-script.ts";
 import { closePages, page } from "./snapshot/test-fixture.ts";
 import type { PageWindow, SnapshotOptions, SnapshotResult } from "./types.ts";

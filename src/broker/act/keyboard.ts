@@ -8,7 +8,7 @@ import type { TargetRecord } from "../targets.ts";
 import { evidenceStatus, pageEffects, stateEffects } from "./evidence.ts";
 import { callInFrame, type FrameRef } from "./frame-call.ts";
 import { inputEvidence, readEvidence, readStep, type Prepared } from "./input-evidence.ts";
-import type { ReadMode } from "../../page/act-edit.ts";
+import type { ReadMode } from "../../page/act/edit.ts";
 import type { Selected } from "../context/tabs.ts";
 import type { ActionWatch } from "./watch.ts";
 import { parseCombo, pressCombo, typeChar, typesText } from "./keys.ts";

@@ -10,7 +10,7 @@ import { callPage } from "../world.ts";
 import type { PageStep } from "../../page/runtime.ts";
 import { callInFrame, frameOfRef, locatedRef, type FrameRef } from "./frame-call.ts";
 import { assertEditable, inputEvidence, readEvidence, readStep, type Prepared } from "./input-evidence.ts";
-import type { ReadMode } from "../../page/act-edit.ts";
+import type { ReadMode } from "../../page/act/edit.ts";
 import { parseCombo, pressCombo } from "./keys.ts";
 import { CompositePin } from "./pin.ts";
 import { checkProbe, dispatchClick, probeStep, type Probe } from "./pointer.ts";

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Window } from "happy-dom";
-import { type FindResult, pageFind } from "../find-script.ts";
-import { type InspectError, pageRead, type ReadResult } from "../read-script.ts";
-import { pageSearch, type SearchResult } from "../search-script.ts";
+import { type FindResult, pageFind } from "./find.ts";
+import { type InspectError, pageRead, type ReadResult } from "./read.ts";
+import { pageSearch, type SearchResult } from "./search.ts";
 import type { PageWindow } from "../types.ts";
 import { pageFrameElement } from "./compose.ts";
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { announced, diffSnapshots } from "../diff.ts";
+import { announced, diffSnapshots } from "../../broker/render/diff.ts";
 import { closePages, page, snap } from "./test-fixture.ts";
 
 afterAll(closePages);

@@ -8,9 +8,9 @@
  *  - "state": the observable state an action may change (checked, value length, focus, …).
  *  - "hovered": whether the element is under the pointer now.
  */
-import { composedContains, type ActDocument, type ActElement, type ActWindow } from "./act-dom.ts";
-import { inputClock, readClock, type Received } from "./act-input.ts";
-import { opOf } from "./ops.ts";
+import { composedContains, type ActDocument, type ActElement, type ActWindow } from "./dom.ts";
+import { inputClock, readClock, type Received } from "../act-input.ts";
+import { opOf } from "../ops.ts";
 
 export interface ActArg {
   op?: string;

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Window, type HTMLElement, type HTMLInputElement } from "happy-dom";
-import { bundled } from "./test-bundle.ts";
+import { bundled } from "../test-bundle.ts";
 
 type Edit = (win: unknown, el: unknown, arg: Record<string, unknown>) => Record<string, unknown>;
 const edit = bundled<Edit>("edit");

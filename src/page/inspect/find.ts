@@ -11,10 +11,10 @@
  * inside it through its own session). Mode "locate" stops at the first match of this frame,
  * scrolls it to the centre and returns its box.
  */
-import { cut, inspectDom, num, safe, str, tagOf } from "./inspect/dom.ts";
-import { docOffset, enterFrame, finishFrames, frameState, matchPlace, type FramePlaceholder, type MatchPlace } from "./inspect/tree.ts";
-import type { InspectError } from "./read-script.ts";
-import type { PageElement, PageNode, PageWindow } from "./types.ts";
+import { cut, inspectDom, num, safe, str, tagOf } from "./dom.ts";
+import { docOffset, enterFrame, finishFrames, frameState, matchPlace, type FramePlaceholder, type MatchPlace } from "./tree.ts";
+import type { InspectError } from "./read.ts";
+import type { PageElement, PageNode, PageWindow } from "../types.ts";
 
 export interface FindOptions {
   selector: string;

@@ -11,10 +11,10 @@
  * Cross-origin iframes become placeholders that count the matches before them, so the broker
  * can search them through their own sessions and keep document order and a global limit.
  */
-import { cut, inspectDom, num, safe, str, tagOf } from "./inspect/dom.ts";
-import { docOffset, enterFrame, finishFrames, frameState, matchPlace, type FramePlaceholder, type MatchPlace, pushKids } from "./inspect/tree.ts";
-import type { InspectError } from "./read-script.ts";
-import type { PageElement, PageNode, PageWindow } from "./types.ts";
+import { cut, inspectDom, num, safe, str, tagOf } from "./dom.ts";
+import { docOffset, enterFrame, finishFrames, frameState, matchPlace, type FramePlaceholder, type MatchPlace, pushKids } from "./tree.ts";
+import type { InspectError } from "./read.ts";
+import type { PageElement, PageNode, PageWindow } from "../types.ts";
 
 export interface SearchOptions {
   query: string;

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Window } from "happy-dom";
-import { pageFind, type FindOptions, type FindResult, type LocateResult } from "./find-script.ts";
-import type { InspectError } from "./read-script.ts";
-import type { PageWindow } from "./types.ts";
+import { pageFind, type FindOptions, type FindResult, type LocateResult } from "./find.ts";
+import type { InspectError } from "./read.ts";
+import type { PageWindow } from "../types.ts";
 
 const opened: Window[] = [];
 function page(html: string): { w: Window; win: PageWindow } {

@@ -10,8 +10,8 @@ import {
   formatSnapshotHuman,
   refRanges,
 } from "./format.ts";
-import { pageSnapshot } from "./snapshot-script.ts";
-import type { PageWindow, SnapshotElement, SnapshotFold, SnapshotResult } from "./types.ts";
+import { pageSnapshot } from "../../page/snapshot-script.ts";
+import type { PageWindow, SnapshotElement, SnapshotFold, SnapshotResult } from "../../page/types.ts";
 
 const opened: Window[] = [];
 function page(html: string): { w: Window; win: PageWindow } {

@@ -6,7 +6,7 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { Window } from "happy-dom";
-import { bundled } from "./test-bundle.ts";
+import { bundled } from "../test-bundle.ts";
 
 type Quiet = (win: unknown, arg: Record<string, unknown>) => unknown;
 type Settled = { settled: boolean; mutations: number; capped?: boolean };

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Window } from "happy-dom";
-import { bundled } from "./test-bundle.ts";
+import { bundled } from "../test-bundle.ts";
 
 type Script = (win: unknown, el: unknown, arg: Record<string, unknown>) => Record<string, unknown>;
 const scroll = bundled<Script>("scroll");

@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Window } from "happy-dom";
-import { pageResolveRef } from "./resolve-script.ts";
-import { pageSnapshot } from "./snapshot-script.ts";
-import { bundled } from "./test-bundle.ts";
-import type { PageElement, PageWindow, SnapshotElement, SnapshotResult } from "./types.ts";
+import { pageResolveRef } from "./resolve.ts";
+import { pageSnapshot } from "../snapshot-script.ts";
+import { bundled } from "../test-bundle.ts";
+import type { PageElement, PageWindow, SnapshotElement, SnapshotResult } from "../types.ts";
 
 const opened: Window[] = [];
 function page(html: string): { w: Window; win: PageWindow } {

@@ -4,7 +4,7 @@
  * happy-dom `Window` both satisfy it at run time. Members some element kinds lack are optional
  * and read defensively.
  */
-import type { PageDocument, PageElement, PageNode, PageRect, PageShadowRoot, PageStyle, PageWindow } from "./types.ts";
+import type { PageDocument, PageElement, PageNode, PageRect, PageShadowRoot, PageStyle, PageWindow } from "../types.ts";
 
 export interface ActRect extends PageRect {
   right: number;

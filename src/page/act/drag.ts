@@ -3,7 +3,7 @@
  * world, whether the page started (and did not cancel) an HTML5 drag. "arm" before the
  * pointer moves, "check" during them.
  */
-import { setSlot, slotOf, type ActWindow } from "./act-dom.ts";
+import { setSlot, slotOf, type ActWindow } from "./dom.ts";
 
 const KEY = Symbol.for("browser-pilot.drag.v1");
 

@@ -9,7 +9,7 @@
  * A page whose document does not scroll (an app shell with its own scrolling pane) scrolls
  * the pane under the viewport's centre, else the largest visible scrollable element.
  */
-import { composedParent, type ActElement, type ActNode, type ActWindow } from "./act-dom.ts";
+import { composedParent, type ActElement, type ActNode, type ActWindow } from "./dom.ts";
 
 export interface ScrollArg {
   mode?: string;

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Window } from "happy-dom";
-import { pageRead, type InspectError, type ReadOptions, type ReadResult } from "./read-script.ts";
-import type { PageWindow } from "./types.ts";
+import { pageRead, type InspectError, type ReadOptions, type ReadResult } from "./read.ts";
+import type { PageWindow } from "../types.ts";
 
 // happy-dom windows are created here, per test, never through a global preload.
 const opened: Window[] = [];

@@ -6,7 +6,7 @@
  * covers every visible candidate, including those beyond the limit or folded, so a ref missing
  * from a truncated listing is never reported as removed.
  */
-import type { LiveText, SnapshotElement, SnapshotEntry, SnapshotFold, SnapshotFrame, SnapshotResult } from "./types.ts";
+import type { LiveText, SnapshotElement, SnapshotEntry, SnapshotFold, SnapshotFrame, SnapshotResult } from "../../page/types.ts";
 
 export interface SnapshotChange {
   ref: number;

@@ -15,7 +15,7 @@ import type {
   SnapshotResult,
   PageGeometry,
   TextBlock,
-} from "./types.ts";
+} from "../../page/types.ts";
 import { refRuns, type ChurnRun, type SnapshotDiff } from "./diff.ts";
 
 const HEX = "0123456789abcdef";

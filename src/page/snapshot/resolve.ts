@@ -6,7 +6,7 @@
  * number belongs to one element for the life of the document; if that element is gone the
  * answer is `node_detached`.
  */
-import type { PageDocument, PageElement, PageWindow, RefRegistry, ResolveResult } from "./types.ts";
+import type { PageDocument, PageElement, PageWindow, RefRegistry, ResolveResult } from "../types.ts";
 
 export function pageResolveRef(win: PageWindow, ref: number): ResolveResult {
   const KEY = Symbol.for("browser-pilot.ref-registry.v1");

@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Window } from "happy-dom";
-import type { InspectError } from "./read-script.ts";
-import { pageSearch, type SearchOptions, type SearchResult } from "./search-script.ts";
-import type { PageWindow } from "./types.ts";
-import { countWork } from "./work-count.ts";
+import type { InspectError } from "./read.ts";
+import { pageSearch, type SearchOptions, type SearchResult } from "./search.ts";
+import type { PageWindow } from "../types.ts";
+import { countWork } from "../work-count.ts";
 
 const opened: Window[] = [];
 function page(html: string): { w: Window; win: PageWindow } {

@@ -8,7 +8,7 @@
  * items, which is how autocomplete menus are built; one covering most of the viewport is a
  * backdrop, not a control.
  */
-import type { PageDocument, PageElement, PageNode, PageWindow } from "./types.ts";
+import type { PageDocument, PageElement, PageNode, PageWindow } from "../types.ts";
 
 const KEY = Symbol.for("browser-pilot.listened.v1");
 

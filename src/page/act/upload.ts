@@ -5,8 +5,8 @@
  * the broker can hand that node to DOM.setFileInputFiles; "files" reads back what it holds
  * (names only: the page sees nothing but the file name either).
  */
-import { setSlot, slotOf, type ActElement, type ActWindow } from "./act-dom.ts";
-import { opOf } from "./ops.ts";
+import { setSlot, slotOf, type ActElement, type ActWindow } from "./dom.ts";
+import { opOf } from "../ops.ts";
 
 export interface UploadArg {
   op?: string;

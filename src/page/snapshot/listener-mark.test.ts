@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { listenedFresh, markListened, remarkListened } from "./listener-mark.ts";
-import { closePages, page } from "./snapshot/test-fixture.ts";
-import type { PageElement } from "./types.ts";
+import { closePages, page } from "./test-fixture.ts";
+import type { PageElement } from "../types.ts";
 
 afterAll(closePages);
 

@@ -20,8 +20,8 @@
  *  - "read": the target's length now and whether it holds what was expected.
  *  - "state": focus and control state of the focused element, for press effects.
  */
-import { composedContains, deepFocus, setSlot, slotOf, type ActElement, type ActSelection, type ActWindow } from "./act-dom.ts";
-import { opOf } from "./ops.ts";
+import { composedContains, deepFocus, setSlot, slotOf, type ActElement, type ActSelection, type ActWindow } from "./dom.ts";
+import { opOf } from "../ops.ts";
 
 /** "pin"'s answer: `moved` when focus is on an element neither the target nor the one pinned before. */
 type Pinned = { ok: true; focused: boolean; then?: true; moved?: true };

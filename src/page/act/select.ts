@@ -12,8 +12,8 @@
  * "waitOption" until it is rendered and visible (bounded, event-driven); "setNative" a
  * native option through the element with input+change events; "selected" for readback.
  */
-import { setSlot, slotOf, type ActElement, type ActWindow } from "./act-dom.ts";
-import { opOf } from "./ops.ts";
+import { setSlot, slotOf, type ActElement, type ActWindow } from "./dom.ts";
+import { opOf } from "../ops.ts";
 
 export interface SelectArg {
   op?: string;

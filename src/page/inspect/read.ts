@@ -12,9 +12,9 @@
  * iframe leaves a placeholder at its position in that text; the broker reads the frame through
  * its own session (`whole`) and splices the text in.
  */
-import { cutText, inspectDom, str, tagOf } from "./inspect/dom.ts";
-import { enterFrame, finishFrames, frameState, type FramePlaceholder, pushKids } from "./inspect/tree.ts";
-import type { PageElement, PageNode, PageStyle, PageWindow } from "./types.ts";
+import { cutText, inspectDom, str, tagOf } from "./dom.ts";
+import { enterFrame, finishFrames, frameState, type FramePlaceholder, pushKids } from "./tree.ts";
+import type { PageElement, PageNode, PageStyle, PageWindow } from "../types.ts";
 
 export interface ReadOptions {
   /** CSS selector of the root; default main → article → [role=main] → body. */
