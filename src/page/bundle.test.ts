@@ -5,7 +5,7 @@ import { pageFind } from "./inspect/find.ts";
 import { pageFrameElement } from "./inspect/compose.ts";
 import { pageRead } from "./inspect/read.ts";
 import { pageSearch } from "./inspect/search.ts";
-import { pageSnapshot } from "./snapshot-script.ts";
+import { snapshotMain as pageSnapshot } from "./snapshot/main.ts";
 import { closePages, page } from "./snapshot/test-fixture.ts";
 import type { PageWindow, SnapshotOptions, SnapshotResult } from "./types.ts";
 

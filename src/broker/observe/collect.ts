@@ -69,18 +69,6 @@ export async function currentObservation(browser: BrowserConnection, rec: Target
 }
 
 /**
- * One observation of a tab: the page-side snapshot of the root document (same-origin frames
- * inline), then each out-of-process frame through its own session, spliced in place with
- * geometry in top-level viewport px. Refs share one number space per document.
- */
-export async function collectSnapshot(browser: BrowserConnection, rec: TargetRecord, agent: Agent, root: Root, obs: TabObservation, options: SnapshotOptions): Promise<Collected> {
-  const collected = await collectWith(browser, rec, obs, root, options, undefined);
-  void agent;
-  if (!collected) throw new Error("snapshot skipped without a condition");
-  return collected;
-}
-
-/**
  * Steps an action runs in the root frame's world in the same call as the snapshot (its
  * settle poll and evidence read-back): one round trip instead of several. `snapshotWhen`
  * skips the snapshot (and the result is undefined) unless an earlier step saw enough quiet.
@@ -93,6 +81,9 @@ export interface PreSteps {
 }
 
 /**
+ * One observation of a tab: the page-side snapshot of the root document (same-origin frames
+ * inline), then each out-of-process frame through its own session, spliced in place with
+ * geometry in top-level viewport px. Refs share one number space per document.
  * `guess`: a snapshot taken on the guess that the document is still the one `obs` is of (the
  * runtime token of its top document): it runs only in the document with that token, otherwise
  * nothing runs and nothing is recorded.

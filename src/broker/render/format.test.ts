@@ -10,7 +10,7 @@ import {
   formatSnapshotHuman,
   refRanges,
 } from "./format.ts";
-import { pageSnapshot } from "../../page/snapshot-script.ts";
+import { snapshotMain as pageSnapshot } from "../../page/snapshot/main.ts";
 import type { PageWindow, SnapshotElement, SnapshotFold, SnapshotResult } from "../../page/types.ts";
 
 const opened: Window[] = [];
@@ -231,12 +231,10 @@ describe("compact JSON", () => {
     expect(Object.keys(rest)).toEqual(["page", "total", "truncated", "truncationReasons", "hints"]);
   });
 
-  test("upstream keys and boxes on request", () => {
+  test("boxes on request, with the off-viewport marker", () => {
     const r = result([element(1, "checkbox", "Agree", { checked: true, inViewport: false })]);
-    const json = compactSnapshotJson(r, { keys: "upstream", boxes: true });
-    expect(json.elements).toEqual([
-      { ref: 1, role: "checkbox", name: "Agree", checked: true, states: "checked", box: [0, 0, 10, 10], o: 1 },
-    ]);
+    const json = compactSnapshotJson(r, { boxes: true });
+    expect(json.elements).toEqual([{ r: 1, t: "checkbox", n: "Agree", s: "checked", b: [0, 0, 10, 10], o: 1 }]);
   });
 
   test("compact output of a real page is smaller than the human text", () => {

@@ -162,8 +162,6 @@ function countShown(entries: SnapshotEntry[]): number {
 // ---------------------------------------------------------------------------------------------
 
 export interface CompactJsonOptions {
-  /** "short" (default): r/t/n/v/s keys. "upstream": ref/role/name/value/checked, as upstream 0.5. */
-  keys?: "short" | "upstream";
   /** Include boxes ([x,y,w,h] in viewport CSS px) and an off-viewport marker. */
   boxes?: boolean;
   /** List the text blocks among the entries (snapshot --text). */
@@ -218,16 +216,8 @@ export interface CompactSnapshot {
  * ref, to: last ref, t: role, ex: sample names}. Frames: {r, t: "iframe", n, src, f, s: reason}.
  */
 export function compactEntry(e: SnapshotEntry, options: CompactJsonOptions = {}): { [key: string]: Json } {
-  const up = options.keys === "upstream";
-  const K = up
-    ? { r: "ref", t: "role", n: "name", v: "value", vl: "valueLength", s: "states", f: "frame", b: "box" }
-    : { r: "r", t: "t", n: "n", v: "v", vl: "vl", s: "s", f: "f", b: "b" };
   const out: { [key: string]: Json } = {};
   if (e.kind === "fold") {
-    if (up) {
-      out.fold = { count: e.count, firstRef: e.firstRef, lastRef: e.lastRef, role: e.role, samples: e.samples };
-      return out;
-    }
     out.fold = e.count;
     out.r = e.firstRef;
     out.to = e.lastRef;
@@ -236,28 +226,27 @@ export function compactEntry(e: SnapshotEntry, options: CompactJsonOptions = {})
     if (e.frame) out.f = e.frame;
     return out;
   }
-  out[K.r] = e.ref;
-  out[K.t] = e.role;
-  if (e.name || up) out[K.n] = e.name;
+  out.r = e.ref;
+  out.t = e.role;
+  if (e.name) out.n = e.name;
   if (e.kind === "frame") {
     if (e.src) out.src = e.src;
-    out[K.f] = e.frame;
-    out[K.s] = e.reason;
+    out.f = e.frame;
+    out.s = e.reason;
   } else {
     // A sensitive field shows only its length, and only when something was typed.
     if (e.sensitive) {
-      if (e.valueLength) out[K.vl] = e.valueLength;
+      if (e.valueLength) out.vl = e.valueLength;
     }
-    else if (e.value) out[K.v] = e.value;
-    if (up && e.checked !== undefined) out.checked = e.checked === true;
+    else if (e.value) out.v = e.value;
     const states = elementStates(e);
-    if (states.length) out[K.s] = states.join(" ");
-    if (e.frame) out[K.f] = e.frame;
+    if (states.length) out.s = states.join(" ");
+    if (e.frame) out.f = e.frame;
     if (e.via) out.via = e.via;
     if (e.desc && !e.name) out.d = e.desc;
   }
   if (options.boxes) {
-    out[K.b] = [e.box.x, e.box.y, e.box.w, e.box.h];
+    out.b = [e.box.x, e.box.y, e.box.w, e.box.h];
     if (!e.inViewport) out.o = 1;
   }
   return out;

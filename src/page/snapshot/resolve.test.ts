@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Window } from "happy-dom";
 import { pageResolveRef } from "./resolve.ts";
-import { pageSnapshot } from "../snapshot-script.ts";
+import { snapshotMain as pageSnapshot } from "./main.ts";
 import { bundled } from "../test-bundle.ts";
 import type { PageElement, PageWindow, SnapshotElement, SnapshotResult } from "../types.ts";
 

@@ -1,5 +1,5 @@
 /**
- * Page-side ref resolution against the registry `pageSnapshot` keeps on the window.
+ * Page-side ref resolution against the registry the snapshot (`snapshot/main.ts`) keeps on the window.
  *
  * Part of the page bundle (`resolve`, and `refElement` in entry.ts); the registry symbol is
  * repeated here on purpose, so the module needs none of the snapshot's. It never rebinds: a

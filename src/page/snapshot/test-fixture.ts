@@ -3,7 +3,7 @@
  * small readers of a snapshot result.
  */
 import { Window } from "happy-dom";
-import { pageSnapshot } from "../snapshot-script.ts";
+import { snapshotMain as pageSnapshot } from "./main.ts";
 import type { PageWindow, SnapshotElement, SnapshotOptions, SnapshotResult } from "../types.ts";
 
 // happy-dom windows are created per test, never through a global preload.
