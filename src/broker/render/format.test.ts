@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { Window } from "happy-dom";
+import { closePages, page } from "../../../test/support/happy-dom.ts";
 import { diffSnapshots, refRuns, type ChurnRun } from "./diff.ts";
 import {
   compactChurn,
@@ -11,18 +11,9 @@ import {
   refRanges,
 } from "./format.ts";
 import { snapshotMain as pageSnapshot } from "../../page/snapshot/main.ts";
-import type { PageWindow, SnapshotElement, SnapshotFold, SnapshotResult } from "../../page/types.ts";
+import type { SnapshotElement, SnapshotFold, SnapshotResult } from "../../page/types.ts";
 
-const opened: Window[] = [];
-function page(html: string): { w: Window; win: PageWindow } {
-  const w = new Window({ url: "https://fmt.example/" });
-  opened.push(w);
-  w.document.body.innerHTML = html;
-  return { w, win: w as unknown as PageWindow };
-}
-afterAll(async () => {
-  for (const w of opened) await w.happyDOM.close();
-});
+afterAll(closePages);
 
 function element(ref: number, role: string, name: string, extra: Partial<SnapshotElement> = {}): SnapshotElement {
   return { kind: "element", ref, role, name, box: { x: 0, y: 0, w: 10, h: 10 }, inViewport: true, ...extra };

@@ -1,21 +1,13 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { Window, type HTMLElement, type HTMLInputElement } from "happy-dom";
-import { bundled } from "../test-bundle.ts";
+import type { HTMLInputElement } from "happy-dom";
+import { closePages, page } from "../../../test/support/happy-dom.ts";
+import { bundled } from "../../../test/support/page-bundle.ts";
 
 type Edit = (win: unknown, el: unknown, arg: Record<string, unknown>) => Record<string, unknown>;
 const edit = bundled<Edit>("edit");
 const quiet = bundled<(win: unknown, arg: Record<string, unknown>) => unknown>("quiet");
 
-const opened: Window[] = [];
-function page(html: string): { w: Window; $: (sel: string) => HTMLElement } {
-  const w = new Window({ url: "https://edit.example/" });
-  opened.push(w);
-  w.document.body.innerHTML = html;
-  return { w, $: (sel) => w.document.querySelector(sel) as HTMLElement };
-}
-afterAll(async () => {
-  for (const w of opened) await w.happyDOM.close();
-});
+afterAll(closePages);
 
 describe("page edit prepare", () => {
   test("classifies inputs, passwords, value controls, contenteditable and the rest", () => {

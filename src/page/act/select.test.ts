@@ -1,21 +1,13 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { Window, type HTMLElement, type HTMLSelectElement } from "happy-dom";
-import { bundled } from "../test-bundle.ts";
+import type { HTMLSelectElement } from "happy-dom";
+import { closePages, page } from "../../../test/support/happy-dom.ts";
+import { bundled } from "../../../test/support/page-bundle.ts";
 
 type Script = (win: unknown, el: unknown, arg: Record<string, unknown>) => Record<string, unknown>;
 const choose = bundled<Script>("select");
 const upload = bundled<Script>("upload");
 
-const opened: Window[] = [];
-function page(html: string): { w: Window; $: (sel: string) => HTMLElement } {
-  const w = new Window({ url: "https://select.example/" });
-  opened.push(w);
-  w.document.body.innerHTML = html;
-  return { w, $: (sel) => w.document.querySelector(sel) as HTMLElement };
-}
-afterAll(async () => {
-  for (const w of opened) await w.happyDOM.close();
-});
+afterAll(closePages);
 
 const NATIVE = `<label for=s>Country</label><select id=s><option value="">Choose</option><option value="ca">Canada</option>
   <optgroup label=Old disabled><option value="su">Soviet Union</option></optgroup><option value="jp">Japan</option></select>`;

@@ -1,19 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { Window } from "happy-dom";
+import { closePages, doc as page } from "../../../test/support/happy-dom.ts";
 import { pageFind, type FindOptions, type FindResult, type LocateResult } from "./find.ts";
 import type { InspectError } from "./read.ts";
 import type { PageWindow } from "../types.ts";
 
-const opened: Window[] = [];
-function page(html: string): { w: Window; win: PageWindow } {
-  const w = new Window({ url: "https://app.example/" });
-  opened.push(w);
-  w.document.write(html);
-  return { w, win: w as unknown as PageWindow };
-}
-afterAll(async () => {
-  for (const w of opened) await w.happyDOM.close();
-});
+afterAll(closePages);
 
 function find(win: PageWindow, selector: string, opts: Partial<FindOptions> = {}): FindResult {
   const r = pageFind(win, { layout: false, selector, ...opts });

@@ -1,19 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { Window } from "happy-dom";
+import { closePages, doc as page } from "../../../test/support/happy-dom.ts";
 import { pageRead, type InspectError, type ReadOptions, type ReadResult } from "./read.ts";
 import type { PageWindow } from "../types.ts";
 
-// happy-dom windows are created here, per test, never through a global preload.
-const opened: Window[] = [];
-function page(html: string): { w: Window; win: PageWindow } {
-  const w = new Window({ url: "https://news.example/story" });
-  opened.push(w);
-  w.document.write(html);
-  return { w, win: w as unknown as PageWindow };
-}
-afterAll(async () => {
-  for (const w of opened) await w.happyDOM.close();
-});
+afterAll(closePages);
 
 function read(win: PageWindow, opts: ReadOptions = {}): ReadResult {
   const r = pageRead(win, { layout: false, ...opts });
@@ -39,7 +29,7 @@ describe("pageRead", () => {
         <ul><li>one</li><li>two</li></ul>
         <p>a<br>b</p>
       </main>
-      <footer>Copyright</footer>`);
+      <footer>Copyright</footer>`, { url: "https://news.example/story" });
     const r = read(win);
     expect(r.title).toBe("Story");
     expect(r.url).toBe("https://news.example/story");

@@ -1,20 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { Window } from "happy-dom";
+import { closePages, doc as page } from "../../../test/support/happy-dom.ts";
 import type { InspectError } from "./read.ts";
 import { pageSearch, type SearchOptions, type SearchResult } from "./search.ts";
 import type { PageWindow } from "../types.ts";
-import { countWork } from "../work-count.ts";
+import { countWork } from "../../../test/support/work-count.ts";
 
-const opened: Window[] = [];
-function page(html: string): { w: Window; win: PageWindow } {
-  const w = new Window({ url: "https://shop.example/" });
-  opened.push(w);
-  w.document.write(html);
-  return { w, win: w as unknown as PageWindow };
-}
-afterAll(async () => {
-  for (const w of opened) await w.happyDOM.close();
-});
+afterAll(closePages);
 
 function search(win: PageWindow, query: string, opts: Partial<SearchOptions> = {}): SearchResult {
   const r = pageSearch(win, { layout: false, query, ...opts });
@@ -108,7 +99,7 @@ describe("pageSearch", () => {
     }
   });
 
-  // Work is counted (DOM and character accesses), never timed: see ./work-count.ts.
+  // Work is counted (DOM and character accesses), never timed: see test/support/work-count.ts.
   test("linear time on a large page: work grows with the text, not with text × query", () => {
     const work = (n: number, query: string): number => {
       const { win } = page(`<p>${"a".repeat(n)}</p>`);

@@ -5,25 +5,24 @@
  * itself, numbered from one counter as a document numbers every world's callbacks in Chromium.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { Window } from "happy-dom";
-import { bundled } from "../test-bundle.ts";
+import type { Window } from "happy-dom";
+import { closePages, page } from "../../../test/support/happy-dom.ts";
+import { bundled } from "../../../test/support/page-bundle.ts";
 
 type Quiet = (win: unknown, arg: Record<string, unknown>) => unknown;
 type Settled = { settled: boolean; mutations: number; capped?: boolean };
 const quiet = bundled<Quiet>("quiet");
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
-const opened: Window[] = [];
 const timers = new Set<ReturnType<typeof setTimeout>>();
 afterAll(async () => {
   for (const t of timers) clearTimeout(t);
-  for (const w of opened) await w.happyDOM.close();
+  await closePages();
 });
 
 /** A window whose frames run only when the test says so. */
 function framed(channel: boolean) {
-  const w = new Window({ url: "https://frames.example/" });
-  opened.push(w);
+  const { w } = page("", { url: "https://frames.example/" });
   if (channel) Object.defineProperty(w, "MessageChannel", { value: MessageChannel, configurable: true });
   let last = 0;
   let queue: { id: number; fn: (t: number) => void }[] = [];

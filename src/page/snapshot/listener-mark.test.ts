@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { listenedFresh, markListened, remarkListened } from "./listener-mark.ts";
-import { closePages, page } from "./test-fixture.ts";
+import { closePages, page } from "../../../test/support/happy-dom.ts";
 import type { PageElement } from "../types.ts";
 
 afterAll(closePages);

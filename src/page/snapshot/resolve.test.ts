@@ -1,20 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { Window } from "happy-dom";
+import { closePages, page } from "../../../test/support/happy-dom.ts";
 import { pageResolveRef } from "./resolve.ts";
 import { snapshotMain as pageSnapshot } from "./main.ts";
-import { bundled } from "../test-bundle.ts";
+import { bundled } from "../../../test/support/page-bundle.ts";
 import type { PageElement, PageWindow, SnapshotElement, SnapshotResult } from "../types.ts";
 
-const opened: Window[] = [];
-function page(html: string): { w: Window; win: PageWindow } {
-  const w = new Window({ url: "https://refs.example/" });
-  opened.push(w);
-  w.document.body.innerHTML = html;
-  return { w, win: w as unknown as PageWindow };
-}
-afterAll(async () => {
-  for (const w of opened) await w.happyDOM.close();
-});
+afterAll(closePages);
 
 function snap(win: PageWindow): SnapshotResult {
   return pageSnapshot(win, { layout: false, fold: false, limit: 1000 });

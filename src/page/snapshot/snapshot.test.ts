@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { byName, closePages, els, names, page, snap } from "./test-fixture.ts";
+import { byName, closePages, els, names, page, snap } from "../../../test/support/happy-dom.ts";
 
 // Roles, names, values and visibility; the walk's structure (shadow DOM, frames, folding,
 // limits, hints) is tested in snapshot/walk.test.ts, the bundled text in ../bundle.test.ts.

@@ -8,7 +8,7 @@
  * or charAt (the text scans compare characters through them). Only calls made by the measured
  * code count: work happy-dom does inside a counted call is its own, not the script's.
  */
-import type { PageWindow } from "./types.ts";
+import type { PageWindow } from "../../src/page/types.ts";
 
 type Fn = (this: unknown, ...a: unknown[]) => unknown;
 interface Saved { target: object; key: string; desc: PropertyDescriptor | undefined }

@@ -5,7 +5,7 @@
 import fsp from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { isPidAlive } from "./process-state.ts";
+import { isPidAlive } from "../../src/discovery/process-state.ts";
 
 /** A pid no process has right now; counting down from Linux's pid_max ceiling finds one fast. */
 export function deadPid(): number {

@@ -2,7 +2,7 @@
  * For unit tests (not part of the bundle): the page library exactly as the browser gets it,
  * evaluated from the bundled text, so happy-dom tests run what Chromium runs.
  */
-import { PAGE_LIBRARY } from "./bundle.ts";
+import { PAGE_LIBRARY } from "../../src/page/bundle.ts";
 
 type Script = (...args: never[]) => unknown;
 
