@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { FakeCdpServer, VERSION, delay } from "./_fake-cdp-server.ts";
+import { FakeCdpServer, VERSION, delay } from "../../test/support/fake-cdp.ts";
 import { CdpConnection } from "./connection.ts";
 import { CdpAbortedError, CdpClosedError, CdpError, CdpTimeoutError } from "./errors.ts";
 import { outsideCallScope, withCallScope } from "./scope.ts";

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import type { TCPSocketListener } from "bun";
-import { FakeCdpServer, delay } from "./_fake-cdp-server.ts";
+import { FakeCdpServer, delay } from "../../test/support/fake-cdp.ts";
 import { CdpClosedError, CdpConnectError, CdpHandshakeTimeoutError } from "./errors.ts";
 import { connectWebSocket, type Transport } from "./transport.ts";
 
