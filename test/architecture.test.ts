@@ -78,22 +78,54 @@ function importCycles(files: string[]): string[][] {
   return cycles;
 }
 
+const DOC = readFileSync(join(import.meta.dir, "../docs/architecture.md"), "utf8");
+
+/** The lines of the first fenced block after the heading `## heading`. */
+function pictureAfter(heading: string): string[] {
+  const at = DOC.indexOf(`\n## ${heading}\n`);
+  if (at < 0) throw new Error(`docs/architecture.md has no section ${heading}`);
+  const open = DOC.indexOf("\n```", at);
+  const body = DOC.indexOf("\n", open + 1) + 1;
+  return DOC.slice(body, DOC.indexOf("\n```", body)).split("\n");
+}
+
+/** The src picture: each row `name ─► target target …` (folders end in "/"; words in parentheses are notes). */
+function srcPicture(): Map<string, string[]> {
+  const rows = new Map<string, string[]>();
+  for (const line of pictureAfter("Source layout")) {
+    const m = /^(\S+)\s+─►\s*(.*)$/.exec(line);
+    if (!m?.[1]) continue;
+    const targets = (m[2] ?? "").replace(/\(.*?\)/g, "").split(/\s+/).filter((w) => w !== "");
+    rows.set(m[1], targets);
+  }
+  return rows;
+}
+
+/** A src file's top-level entry: its folder with a trailing "/", or the file itself. */
+function topOf(file: string): string {
+  const rel = relative(SRC, file);
+  const slash = rel.indexOf("/");
+  return slash < 0 ? rel : rel.slice(0, slash + 1);
+}
+
 /**
- * The broker's layers, top to bottom (docs/architecture.md). A file may import its own layer
- * or any layer below it, never one above. The first matching rule names a file's layer.
+ * The broker's layers, top to bottom, read from the picture in docs/architecture.md: `name
+ * [paths]`, a path being a folder ("x/"), a file, or "*.ts" (the broker's own top-level files).
+ * A file may import its own layer or any layer below it, never one above. The first layer that
+ * names a file is its layer.
  */
-const BROKER_LAYERS: [layer: string, pattern: RegExp][] = [
-  ["entry", /^broker\/(main|server|broker)\.ts$/],
-  ["handlers", /^broker\/handlers\//],
-  ["act", /^broker\/act\//],
-  ["observe", /^broker\/(observe|capture|inspect)\//],
-  ["context", /^broker\/(context\/|commands\/(runtime|watchdogs)\.ts$)/],
-  ["core", /^broker\//],
-];
+const BROKER_LAYERS: [layer: string, matches: (rel: string) => boolean][] = pictureAfter("Inside the broker: one-way layers").flatMap((line) => {
+  const m = /^(\w+)\s+\[([^\]]*)\]/.exec(line);
+  if (!m?.[1]) return [];
+  const paths = (m[2] ?? "").split(/\s+/).filter((p) => p !== "");
+  const matches = (rel: string) =>
+    paths.some((p) => (p === "*.ts" ? /^broker\/[^/]+\.ts$/.test(rel) : p.endsWith("/") ? rel.startsWith(`broker/${p}`) : rel === `broker/${p}`));
+  return [[m[1], matches] as [string, (rel: string) => boolean]];
+});
 
 function brokerLayer(file: string): number | undefined {
   const rel = relative(SRC, file);
-  const i = BROKER_LAYERS.findIndex(([, re]) => re.test(rel));
+  const i = BROKER_LAYERS.findIndex(([, matches]) => matches(rel));
   return i < 0 ? undefined : i;
 }
 
@@ -159,6 +191,37 @@ describe("architecture", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  test("the picture of src/ in docs/architecture.md matches the code: a row per folder, an arrow per import between folders, no unused arrow", () => {
+    const picture = srcPicture();
+    const tops = readdirSync(SRC)
+      .filter((n) => statSync(join(SRC, n)).isDirectory() || (n.endsWith(".ts") && !n.endsWith(".test.ts")))
+      .map((n) => (statSync(join(SRC, n)).isDirectory() ? `${n}/` : n));
+    expect([...picture.keys()].sort()).toEqual(tops.sort());
+    const used = new Set<string>();
+    const unexpected: string[] = [];
+    for (const file of sourceFiles(SRC)) {
+      const from = topOf(file);
+      for (const target of allLocalImports(file)) {
+        if (relative(SRC, target).startsWith("..")) continue;
+        const to = topOf(target);
+        if (to === from) continue;
+        if (picture.get(from)?.includes(to)) used.add(`${from} ─► ${to}`);
+        else unexpected.push(`${relative(SRC, file)} ─► ${relative(SRC, target)}`);
+      }
+    }
+    expect(unexpected).toEqual([]);
+    const drawn = [...picture].flatMap(([from, targets]) => targets.map((to) => `${from} ─► ${to}`));
+    expect(drawn.filter((a) => !used.has(a))).toEqual([]);
+  });
+
+  test("every broker file is in one layer of the picture, and the picture names every broker folder", () => {
+    expect(BROKER_LAYERS.map(([name]) => name)).toEqual(["entry", "handlers", "act", "observe", "context", "core"]);
+    const unplaced = sourceFiles(join(SRC, "broker"))
+      .filter((f) => brokerLayer(f) === undefined)
+      .map((f) => relative(SRC, f));
+    expect(unplaced).toEqual([]);
   });
 
   test("broker layers import only downwards: handlers → act → observe → call context → core", () => {

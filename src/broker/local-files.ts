@@ -48,15 +48,6 @@ function currentPolicy(): LocalFilePolicy {
   return policy;
 }
 
-/** For tests in this process: read the environment again. */
-export function resetLocalFilePolicy(): void {
-  policy = undefined;
-}
-
-export function localFilesAllowed(): boolean {
-  return currentPolicy().allowed;
-}
-
 function pathOf(url: string): string | undefined {
   try {
     const u = new URL(url);

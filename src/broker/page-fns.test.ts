@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import type { ProbeHit, ProbeMiss, State } from "../page/act-probe.ts";
+import type { ProbeHit, ProbeMiss, State } from "../page/act/probe.ts";
 import { BpError } from "../shared/errors.ts";
 import { readResult, step, stepResult, type PageArg, type PageResult, type Results } from "./page-fns.ts";
 

@@ -38,11 +38,6 @@ export function remoteBrowser(raw: string, headers: Record<string, string> | und
   return { id, product: "Remote browser", source: "remote", endpoint: url.href, connectTimeoutMs, ...(headers ? { headers } : {}) };
 }
 
-/** What may be shown of a remote endpoint: the URL with its credentials as `***`. */
-export function redactedEndpoint(raw: string): string {
-  return displayEndpoint(raw);
-}
-
 export const REMOTE_ENDED = "remote_session_ended";
 
 /** What to run after a remote session ended: the same endpoint, named without its secrets. */

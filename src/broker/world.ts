@@ -1,7 +1,7 @@
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../cdp/session.ts";
 import { INSTALL_AND_OBJECT, INSTALL_AND_RUN, INSTALL_ON_NEW_DOCUMENT, INSTALL_MARK_AND_RUN, MARK_AND_RUN, MISSING, OBJECT, readReply, RUN, type PageObjectFn, type PageReply, type PageStep } from "../page/runtime.ts";
-import type { MarkExtra } from "../page/listener-mark.ts";
+import type { MarkExtra } from "../page/snapshot/listener-mark.ts";
 import { BpError } from "../shared/errors.ts";
 import { cutString } from "../shared/page-strings.ts";
 import { PageSession } from "./page-session.ts";

@@ -21,7 +21,6 @@ export interface RegisterOptions {
   sessionId: string | undefined;
   origin: CdpError;
   timeoutMs: number;
-  keepProcessAlive: boolean;
   signal: AbortSignal | undefined;
 }
 
@@ -50,7 +49,6 @@ export class CallbackRegistry {
       const timer = setTimeout(() => {
         this.reject(id, withCallSite(new CdpTimeoutError(method, timeoutMs), origin));
       }, timeoutMs);
-      if (!options.keepProcessAlive) timer.unref?.();
       // Registration and send are one synchronous step, so a later abort always finds it sent.
       const onAbort = (): void => {
         this.reject(id, withCallSite(new CdpAbortedError(method, true, signal?.reason), origin));

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { FakeCdpServer, VERSION, delay } from "./_fake-cdp-server.ts";
+import { FakeCdpServer, VERSION, delay } from "../../test/support/fake-cdp.ts";
 import { CdpConnection } from "./connection.ts";
 import { CdpAbortedError, CdpClosedError, CdpError, CdpTimeoutError } from "./errors.ts";
 import { outsideCallScope, withCallScope } from "./scope.ts";
@@ -196,48 +196,3 @@ describe("CdpConnection events", () => {
   });
 });
 
-describe("keepalive", () => {
-  test("closes the connection after missed probes", async () => {
-    server.route("Browser.getVersion", () => "no-reply");
-    const reason = new Promise<string>((resolve) => conn.onClose(resolve));
-    conn.startKeepalive(40, 2);
-    expect(await reason).toBe("keepalive");
-    // Closed after exactly the two missed probes (counted, not timed).
-    expect(server.received.filter((r) => r.method === "Browser.getVersion").length).toBe(2);
-  });
-
-  test("stays open while the browser answers, and an error reply counts as alive", async () => {
-    let probes = 0;
-    server.route("Browser.getVersion", () => {
-      probes++;
-      return probes % 2 === 0 ? { error: { code: -32601, message: "blocked by proxy" } } : { result: VERSION };
-    });
-    const stop = conn.startKeepalive(100, 1);
-    // Four answered probes, however late a loaded machine runs them; one miss would have closed it.
-    while (probes < 4 && !conn.closed) await delay(10);
-    await delay(30);
-    expect(conn.closed).toBe(false);
-    expect(probes).toBeGreaterThanOrEqual(4);
-    stop();
-    const after = probes;
-    await delay(250);
-    expect(probes).toBe(after);
-  });
-
-  test("keepalive timers never keep a process alive", async () => {
-    const script = `
-      import { CdpConnection } from ${JSON.stringify(`${import.meta.dir}/connection.ts`)};
-      const transport = { closed: false, onMessage: undefined, onClose: undefined, send() {}, close() {} };
-      new CdpConnection(transport).startKeepalive(60_000, 2);
-      setTimeout(() => {}, 50);
-    `;
-    const child = Bun.spawn([process.execPath, "-e", script], { stdout: "ignore", stderr: "pipe" });
-    // Kill by pid if the keepalive holds the event loop (its interval is 60 s); the exit code then
-    // says so. The guard only has to come well before 60 s: a loaded machine starts bun slowly.
-    const guard = setTimeout(() => child.kill(), 20_000);
-    const code = await child.exited;
-    clearTimeout(guard);
-    expect(await new Response(child.stderr).text()).toBe("");
-    expect(code).toBe(0);
-  });
-});

@@ -1,6 +1,5 @@
 import { CallbackRegistry } from "./callbacks.ts";
 import { CdpAbortedError, CdpClosedError, CdpError, CdpSessionClosedError, withCallSite } from "./errors.ts";
-import { startKeepalive as runKeepalive } from "./keepalive.ts";
 import { currentCallScope } from "./scope.ts";
 import type { Transport } from "./transport.ts";
 import {
@@ -51,7 +50,6 @@ export class CdpConnection {
   readonly #closeListeners = new Set<(reason: string) => void>();
   readonly #detached = new Set<string>();
   #closeReason: string | undefined;
-  #stopKeepalive: (() => void) | undefined;
 
   constructor(transport: Transport, options: CdpConnectionOptions = {}) {
     this.#transport = transport;
@@ -108,7 +106,6 @@ export class CdpConnection {
       sessionId,
       origin,
       timeoutMs: clampTimeout(timeoutMs, this.#defaultTimeoutMs),
-      keepProcessAlive: options.keepProcessAlive ?? true,
       signal,
     });
     try {
@@ -178,18 +175,6 @@ export class CdpConnection {
   /** True if Chrome reported this flat session detached (recent sessions only). */
   isSessionDetached(sessionId: string): boolean {
     return this.#detached.has(sessionId);
-  }
-
-  /**
-   * Probes the browser with Browser.getVersion every `intervalMs` and closes the connection
-   * (reason "keepalive") after `missedLimit` probes in a row go unanswered. Timers never keep
-   * the process alive. Replaces a running keepalive; returns its stop function.
-   */
-  startKeepalive(intervalMs = 15_000, missedLimit = 2): () => void {
-    this.#stopKeepalive?.();
-    const stop = runKeepalive(this, intervalMs, missedLimit);
-    this.#stopKeepalive = stop;
-    return stop;
   }
 
   /** Closes the transport; pending calls reject with CdpClosedError carrying `reason`. */
@@ -273,7 +258,6 @@ export class CdpConnection {
   #onClose(reason: string): void {
     if (this.#closeReason !== undefined) return;
     this.#closeReason = reason;
-    this.#stopKeepalive?.();
     this.#callbacks.rejectWhere(
       () => true,
       (call) => withCallSite(new CdpClosedError(call.method, reason, true), call.origin),

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { FakeCdpServer, delay } from "./_fake-cdp-server.ts";
+import { FakeCdpServer, delay } from "../../test/support/fake-cdp.ts";
 import { CdpConnection } from "./connection.ts";
 import { CdpClosedError, CdpSessionClosedError, CdpTimeoutError } from "./errors.ts";
 import { CdpSession, attachToTarget } from "./session.ts";

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import type { TCPSocketListener } from "bun";
-import { FakeCdpServer, delay } from "./_fake-cdp-server.ts";
+import { FakeCdpServer, delay } from "../../test/support/fake-cdp.ts";
 import { CdpClosedError, CdpConnectError, CdpHandshakeTimeoutError } from "./errors.ts";
-import { connectWebSocket, createLineTransport, type Transport } from "./transport.ts";
+import { connectWebSocket, type Transport } from "./transport.ts";
 
 let server: FakeCdpServer | undefined;
 let listener: TCPSocketListener | undefined;
@@ -152,58 +152,5 @@ describe("connectWebSocket", () => {
     });
     server.sendRaw(JSON.stringify({ method: "x", params: { blob: "y".repeat(2000) } }));
     expect(await closed).toContain("maxPayload");
-  });
-});
-
-describe("createLineTransport", () => {
-  test("frames both ways over a pipe, including a 5 MB frame in split chunks", async () => {
-    const big = JSON.stringify({ id: 7, result: { value: "z".repeat(5 * 1024 * 1024) } });
-    const bytes = new TextEncoder().encode(`${big}\n{"method":"Page.loadEventFired","params":{}}`);
-    let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
-    const input = new ReadableStream<Uint8Array>({
-      start(c) {
-        controller = c;
-      },
-    });
-    const written: string[] = [];
-    const ends: string[] = [];
-    const transport = createLineTransport(input, (line) => written.push(line), (reason) => ends.push(reason));
-    const received: string[] = [];
-    transport.onMessage = (message) => received.push(message);
-    const closed = new Promise<string>((resolve) => {
-      transport.onClose = resolve;
-    });
-    for (let offset = 0; offset < bytes.length; offset += 64 * 1024 + 13) {
-      controller?.enqueue(bytes.subarray(offset, offset + 64 * 1024 + 13));
-    }
-    controller?.close();
-    expect(await closed).toBe("end of stream");
-    expect(received.length).toBe(2);
-    expect(received[0] === big).toBe(true);
-    const last: unknown = JSON.parse(received[1] ?? "");
-    expect(last).toEqual({ method: "Page.loadEventFired", params: {} });
-    expect(ends).toEqual(["end of stream"]);
-    expect(() => transport.send("{}")).toThrow(CdpClosedError);
-    expect(written).toEqual([]);
-  });
-
-  test("send writes one newline-terminated frame; close cancels the input", async () => {
-    let cancelled = false;
-    const input = new ReadableStream<Uint8Array>({
-      cancel() {
-        cancelled = true;
-      },
-    });
-    const written: string[] = [];
-    const ends: string[] = [];
-    const transport = createLineTransport(input, (line) => written.push(line), (reason) => ends.push(reason));
-    transport.send('{"id":1,"method":"Browser.getVersion"}');
-    expect(written).toEqual(['{"id":1,"method":"Browser.getVersion"}\n']);
-    expect(() => transport.send("{}\n{}")).toThrow("newline");
-    transport.close();
-    await delay(10);
-    expect(cancelled).toBe(true);
-    expect(ends).toEqual(["closed by client"]);
-    expect(transport.closed).toBe(true);
   });
 });

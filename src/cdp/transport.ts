@@ -1,5 +1,4 @@
 import { CdpClosedError, CdpConnectError, CdpHandshakeTimeoutError } from "./errors.ts";
-import { readLines } from "./lines.ts";
 
 /**
  * The seam between the CDP connection and whatever carries its frames: Chrome's WebSocket
@@ -230,64 +229,6 @@ export function connectWebSocket(url: string, options: WebSocketConnectOptions =
       reject(new CdpConnectError(endpoint, `WebSocket to ${endpoint} failed: ${why}`, status !== undefined ? { status } : undefined));
     };
   });
-}
-
-export interface LineTransportOptions {
-  /** Refuse frames longer than this many bytes; default unlimited. */
-  maxLineBytes?: number;
-}
-
-/**
- * Newline-delimited frames over a pipe (broker ↔ janitor). `write` receives one complete
- * frame including its trailing "\n", so it can go to the pipe in a single write. `onEnd`
- * fires once when the transport ends, for any reason, after `onClose`.
- */
-export function createLineTransport(
-  input: ReadableStream<Uint8Array>,
-  write: (line: string) => void,
-  onEnd?: (reason: string) => void,
-  options: LineTransportOptions = {},
-): Transport {
-  return new LineTransport(input, write, onEnd, options);
-}
-
-class LineTransport extends BufferedTransport {
-  readonly #write: (line: string) => void;
-  readonly #onEnd: ((reason: string) => void) | undefined;
-  readonly #stop = new AbortController();
-
-  constructor(
-    input: ReadableStream<Uint8Array>,
-    write: (line: string) => void,
-    onEnd: ((reason: string) => void) | undefined,
-    options: LineTransportOptions,
-  ) {
-    super();
-    this.#write = write;
-    this.#onEnd = onEnd;
-    readLines(input, (line) => this.receive(line), { ...options, signal: this.#stop.signal }).then(
-      () => this.finish("end of stream"),
-      (error: unknown) => this.finish(`read failed: ${error instanceof Error ? error.message : String(error)}`),
-    );
-  }
-
-  protected override finish(reason: string): void {
-    if (this.closed) return;
-    super.finish(reason);
-    this.#stop.abort();
-    this.#onEnd?.(reason);
-  }
-
-  send(message: string): void {
-    this.assertOpen();
-    // A raw newline would split the frame; JSON.stringify never emits one, so this is a bug.
-    if (message.includes("\n")) throw new Error("line transport frames must not contain a newline");
-    this.#write(`${message}\n`);
-  }
-
-  close(): void {
-    this.finish("closed by client");
-  }
 }
 
 function describeClose(code: number, reason: string, lastError: string): string {

@@ -16,11 +16,6 @@ export interface SendOptions {
   /** Deadline for this call; defaults to the connection's `defaultTimeoutMs`. */
   timeoutMs?: number;
   signal?: AbortSignal;
-  /**
-   * When false the deadline timer does not keep the process alive. Background probes
-   * (keepalive) use it so an idle broker can still exit.
-   */
-  keepProcessAlive?: boolean;
 }
 
 /**

@@ -12,7 +12,7 @@ import {
   withOwnId,
 } from "./discover.ts";
 import { findChromiumExecutable } from "./executable.ts";
-import { deadLock, liveLock, makeFakeProfile, tempRoot } from "./test-fixtures.ts";
+import { deadLock, liveLock, makeFakeProfile, tempRoot } from "../../test/support/fake-profiles.ts";
 import type { BrowserCandidate } from "./types.ts";
 
 const PORT_FILE = "41234\r\n/devtools/browser/1111-2222\r\n";

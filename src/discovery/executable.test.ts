@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { findChromiumExecutable, installHint } from "./executable.ts";
-import { tempRoot } from "./test-fixtures.ts";
+import { tempRoot } from "../../test/support/fake-profiles.ts";
 
 let cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -3,7 +3,7 @@ import fsp from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { isPidAlive, parseSingletonLockTarget, probeProcessState } from "./process-state.ts";
-import { deadPid } from "./test-fixtures.ts";
+import { deadPid } from "../../test/support/fake-profiles.ts";
 
 describe("parseSingletonLockTarget", () => {
   test("splits at the last dash so hostnames may contain dashes", () => {

@@ -5,7 +5,7 @@
  * times its floor from these, and the broker waits for a late change after an action whose
  * handlers scheduled a timer but changed nothing yet.
  */
-import { setSlot, slotOf, type ActWindow } from "./act-dom.ts";
+import { setSlot, slotOf, type ActWindow } from "./act/dom.ts";
 import { marks, pageScheduled, type Marks } from "./act-ledger.ts";
 
 // Versioned by shape: a document outlives a bp upgrade, and a slot an older build left keeps its old shape.

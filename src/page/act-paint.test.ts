@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { ActAnimation } from "./act-dom.ts";
+import type { ActAnimation } from "./act/dom.ts";
 import { paintOnly } from "./act-paint.ts";
 
 /** An animation as Chromium reports it: its keyframes' properties, and how often they were read. */

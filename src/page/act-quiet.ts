@@ -9,7 +9,7 @@
  * not those that only repaint (a hover or focus colour: act-paint.ts).
  * "settle" and "late" wait in the page (act-settle.ts, which also answers the calls).
  */
-import { setSlot, slotOf, type ActMutationObserver, type ActWindow } from "./act-dom.ts";
+import { setSlot, slotOf, type ActMutationObserver, type ActWindow } from "./act/dom.ts";
 import { marks, pageScheduled, type Marks } from "./act-ledger.ts";
 import { hrNow, inputClock, readClock } from "./act-input.ts";
 import { paintOnly } from "./act-paint.ts";

@@ -38,7 +38,7 @@
 import { hrNow } from "./act-input.ts";
 import { childFrames, foreignFrame, heldOf, install, reply, scheduledSince, watched, type Measure, type QuietArg, type QuietPoll, type Watched, type Watcher } from "./act-quiet.ts";
 import { pageScheduled } from "./act-ledger.ts";
-import type { ActWindow } from "./act-dom.ts";
+import type { ActWindow } from "./act/dom.ts";
 
 export function late(w: Watched, arg: QuietArg): Promise<{ changed: boolean }> {
   const { win, sts } = w;

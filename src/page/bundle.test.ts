@@ -1,22 +1,18 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { Window } from "happy-dom";
+import type { Window } from "happy-dom";
 import { PAGE_LIBRARY } from "./bundle.ts";
-import { pageFind } from "./find-script.ts";
+import { pageFind } from "./inspect/find.ts";
 import { pageFrameElement } from "./inspect/compose.ts";
-import { pageRead } from "./read-script.ts";
-import { pageSearch } from "./search-script.ts";
-import { pageSnapshot } from "./snapshot-script.ts";
-import { closePages, page } from "./snapshot/test-fixture.ts";
+import { pageRead } from "./inspect/read.ts";
+import { pageSearch } from "./inspect/search.ts";
+import { snapshotMain as pageSnapshot } from "./snapshot/main.ts";
+import { closePages, crossOrigin, doc, page } from "../../test/support/happy-dom.ts";
 import type { PageWindow, SnapshotOptions, SnapshotResult } from "./types.ts";
 
 // The page runs the bundle, not the modules: these tests prove the bundled text needs nothing
 // from outside itself but built-ins and does what the modules do, on the same pages.
 
-const opened: Window[] = [];
-afterAll(async () => {
-  await closePages();
-  for (const w of opened.splice(0)) await w.happyDOM.close();
-});
+afterAll(closePages);
 
 /** Built-ins the page code may use; nothing of the page (window, document) and nothing of ours. */
 const BUILTINS = new Set([
@@ -123,17 +119,12 @@ const HTML = `<title>T</title><header>Head</header><main><h1>Big  news</h1><p>Fi
   <span id="lbl">Label</span><div role="button" aria-labelledby="lbl">x</div><p hidden>Secret kittens</p></main>`;
 
 function inspectPage(): Window {
-  const w = new Window({ url: "https://shop.example/" });
-  opened.push(w);
-  w.document.write(HTML);
+  const { w } = doc(HTML);
   const host = w.document.querySelector("x-card");
   if (host) host.attachShadow({ mode: "open" }).innerHTML = `<h2><slot name="t"></slot></h2><p>Shadow kittens</p>`;
   // A cross-origin frame: a window, but no document we may read.
   const frame = w.document.getElementById("far");
-  if (frame) {
-    Object.defineProperty(frame, "contentDocument", { configurable: true, get: () => null });
-    Object.defineProperty(frame, "contentWindow", { configurable: true, get: () => ({}) });
-  }
+  if (frame) crossOrigin(frame);
   return w;
 }
 

@@ -14,22 +14,22 @@
  * The tables below are the names the broker calls by; as object keys they survive the
  * bundle's minifier, and `PageFn` (their keys) types the broker's steps.
  */
-import type { ActElement, ActWindow } from "./act-dom.ts";
-import { DRAG_OPS, pageDrag } from "./act-drag.ts";
-import { EDIT_OPS, editedElement, pageEdit } from "./act-edit.ts";
-import { ACT_OPS, pageAct } from "./act-probe.ts";
+import type { ActElement, ActWindow } from "./act/dom.ts";
+import { DRAG_OPS, pageDrag } from "./act/drag.ts";
+import { EDIT_OPS, editedElement, pageEdit } from "./act/edit.ts";
+import { ACT_OPS, pageAct } from "./act/probe.ts";
 import { inputClock } from "./act-input.ts";
 import { pageQuiet } from "./act-settle.ts";
-import { pageScroll } from "./act-scroll.ts";
-import { SELECT_OPS, pageSelect } from "./act-select.ts";
-import { UPLOAD_OPS, pageUpload } from "./act-upload.ts";
-import { pageFind } from "./find-script.ts";
+import { pageScroll } from "./act/scroll.ts";
+import { SELECT_OPS, pageSelect } from "./act/select.ts";
+import { UPLOAD_OPS, pageUpload } from "./act/upload.ts";
+import { pageFind } from "./inspect/find.ts";
 import { pageFrameElement, pageHostElement } from "./inspect/compose.ts";
-import { listenedFresh, markDelegated, markListened, remarkListened, type MarkExtra } from "./listener-mark.ts";
+import { listenedFresh, markDelegated, markListened, remarkListened, type MarkExtra } from "./snapshot/listener-mark.ts";
 import { authField, focusedFrame, hitAt, openPopup, selectorRect, slotElement, viewState, waitSelector, waitText } from "./probes.ts";
-import { pageRead } from "./read-script.ts";
-import { pageResolveRef } from "./resolve-script.ts";
-import { pageSearch } from "./search-script.ts";
+import { pageRead } from "./inspect/read.ts";
+import { pageResolveRef } from "./snapshot/resolve.ts";
+import { pageSearch } from "./inspect/search.ts";
 import { snapshotMain } from "./snapshot/main.ts";
 import type { SpecsOf } from "./ops.ts";
 import type { QuietOps } from "./quiet-ops.ts";

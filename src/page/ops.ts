@@ -4,7 +4,7 @@
  * types a step by its function and op (src/broker/page-fns.ts reads `PageOps`, dispatch.ts)
  * instead of taking the union of every op's answer.
  */
-import type { ActElement, ActWindow } from "./act-dom.ts";
+import type { ActElement, ActWindow } from "./act/dom.ts";
 
 /** An element script's op: the window, the element (or null) and the step's argument. */
 type Op = (win: ActWindow, el: ActElement | null, arg: never) => unknown;

@@ -3,7 +3,7 @@
  * `bp wait` looks for, the element under a point, the focused frame, viewport facts for
  * screenshots, whether a sign-in field shows (handoff), and a popup opened in a profile.
  */
-import { composedParent, deepFocus, type ActDocument, type ActElement, type ActNode, type ActWindow } from "./act-dom.ts";
+import { composedParent, deepFocus, type ActDocument, type ActElement, type ActNode, type ActWindow } from "./act/dom.ts";
 
 /** Members only some engines or element kinds have. */
 interface ProbeElement extends ActElement {

@@ -1,20 +1,16 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { Window } from "happy-dom";
+import type { Window } from "happy-dom";
+import { closePages, page as shared } from "../../test/support/happy-dom.ts";
 import { INSTALL_AND_RUN, INSTALL_ON_NEW_DOCUMENT, readReply, RUN, RUNTIME_KEY, type PageReply, type PageStep } from "./runtime.ts";
 import type { SnapshotResult } from "./types.ts";
 
-const opened: Window[] = [];
-afterAll(async () => {
-  for (const w of opened) await w.happyDOM.close();
-});
+afterAll(closePages);
 
 type Call = (call: { steps: PageStep[]; doc?: string }) => Promise<PageReply | { missing: true }>;
 
 /** The two function declarations the broker sends, bound to a happy-dom window as `window`. */
 function page(html: string): { w: Window; install: Call; run: Call } {
-  const w = new Window({ url: "https://runtime.example/" });
-  opened.push(w);
-  w.document.body.innerHTML = html;
+  const { w } = shared(html);
   // As the broker reads it (world.ts callPage): JSON text, or the missing marker.
   const bind = (decl: string): Call => {
     const fn = new Function("window", `return (${decl});`)(w) as (call: unknown) => unknown;

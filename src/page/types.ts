@@ -1,6 +1,6 @@
 /**
- * Types shared by the page-side observation engine (`snapshot-script.ts`, `resolve-script.ts`)
- * and the broker-side helpers (`format.ts`, `diff.ts`).
+ * Types shared by the page-side observation engine (`snapshot/`, `snapshot/resolve.ts`)
+ * and the broker-side helpers (`broker/render/`).
  *
  * The project compiles without the DOM lib (bun-types only), so the page functions are typed
  * against the small structural subset of the DOM they actually touch. A real `window` (Chromium

@@ -7,7 +7,7 @@ import type { BpEnv, BpResult } from "../support/bp.ts";
 import type { Fixture } from "../support/fixture-server.ts";
 import { targetKey, type Case, type Target } from "./corpus.ts";
 
-/** A snapshot entry in the compact JSON form (short keys; see src/page/format.ts). */
+/** A snapshot entry in the compact JSON form (short keys; see src/broker/render/format.ts). */
 export interface Entry {
   r?: number;
   t?: string;

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { VERSION } from "../../src/shared/version.ts";
-import { liveLock, makeFakeProfile } from "../../src/discovery/test-fixtures.ts";
+import { liveLock, makeFakeProfile } from "../support/fake-profiles.ts";
 import { BP, makeBpEnv } from "../support/bp.ts";
 
 const env = makeBpEnv();

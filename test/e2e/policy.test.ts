@@ -40,7 +40,7 @@ function writePolicy(p: unknown, mode = 0o600): void {
 }
 const run = (args: string[], key = A) => env.run(args, { key });
 const echo = (html: string) => `${site.a}/echo?html=${encodeURIComponent(`<!doctype html><title>Allowed</title>${html}`)}`;
-/** CDP commands the broker sent since the last mark, but the connection's idle keepalive probe (src/cdp/keepalive.ts). */
+/** CDP commands the broker sent since the last mark, but the janitor's idle keepalive probe (src/janitor/main.ts). */
 const sentSinceMark = () => rec.mark().map((x) => x.method).filter((m) => m !== "Browser.getVersion");
 /** What the policy stopped, as the given replies (in order) reported it. */
 const blockedIn = (...replies: { json: Record<string, unknown> }[]) => replies.flatMap((r) => (r.json.policyBlocked as unknown[] | undefined) ?? []);

@@ -1,4 +1,4 @@
-import type { ReadMode } from "../../page/act-edit.ts";
+import type { ReadMode } from "../../page/act/edit.ts";
 import type { KeyboardEvidence, TypeEvidence } from "../../protocol/evidence.ts";
 import { BpError } from "../../shared/errors.ts";
 import { exactly } from "../context/handler.ts";

@@ -9,7 +9,7 @@ import { evidenceStatus, pageEffects, stateEffects } from "./evidence.ts";
 import { callInFrame } from "./frame-call.ts";
 import type { FrameWorld } from "../frame-world.ts";
 import { inputEvidence, readEvidence, readStep, type Prepared } from "./input-evidence.ts";
-import type { ReadMode } from "../../page/act-edit.ts";
+import type { ReadMode } from "../../page/act/edit.ts";
 import type { Selected } from "../context/tabs.ts";
 import type { ActionWatch } from "./watch.ts";
 import { parseCombo, pressCombo, typeChar, typesText } from "./keys.ts";

@@ -1,5 +1,5 @@
 import type { CdpSession } from "../../cdp/session.ts";
-import type { ProbeHit, ProbeMiss, State } from "../../page/act-probe.ts";
+import type { ProbeHit, ProbeMiss, State } from "../../page/act/probe.ts";
 import { BpError } from "../../shared/errors.ts";
 import { callFn, step, type StepAt } from "../page-fns.ts";
 import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";

@@ -11,7 +11,7 @@ import type { PageStep } from "../../page/runtime.ts";
 import { callInFrame, frameOfRef, locatedRef } from "./frame-call.ts";
 import type { FrameWorld } from "../frame-world.ts";
 import { assertEditable, inputEvidence, readEvidence, readStep, type Prepared } from "./input-evidence.ts";
-import type { ReadMode } from "../../page/act-edit.ts";
+import type { ReadMode } from "../../page/act/edit.ts";
 import { parseCombo, pressCombo } from "./keys.ts";
 import { CompositePin } from "./pin.ts";
 import { checkProbe, dispatchClick, probeStep, type Probe } from "./pointer.ts";

@@ -11,13 +11,13 @@
  * its result merged in document order with limits kept global (`broker/inspect/merge.ts`).
  * `locate` stays in the selected frame.
  */
-import { escapeLine, quote } from "../../page/format.ts";
-import type { FindResult } from "../../page/find-script.ts";
+import { escapeLine, quote } from "../render/format.ts";
+import type { FindResult } from "../../page/inspect/find.ts";
 import { leanElement, leanMatch } from "../inspect/lean.ts";
 import { type Descend, mergeFind, mergeRead, mergeSearch } from "../inspect/merge.ts";
 import type { FramePlaceholder, MatchPlace } from "../../page/inspect/tree.ts";
-import type { InspectError, ReadResult } from "../../page/read-script.ts";
-import type { SearchResult } from "../../page/search-script.ts";
+import type { InspectError, ReadResult } from "../../page/inspect/read.ts";
+import type { SearchResult } from "../../page/inspect/search.ts";
 import { FIND_DEFAULT_ATTRIBUTES, splitAttributes } from "../../protocol/commands-inspect.ts";
 import { BpError } from "../../shared/errors.ts";
 import { frameSessions } from "../observe/collect.ts";

@@ -4,8 +4,8 @@
  * (in view, enabled) appear only when they do not; a text that only repeats the query or the
  * accessible name, an empty name and an empty attribute list are left out.
  */
-import type { FoundElement } from "../../page/find-script.ts";
-import type { SearchMatch } from "../../page/search-script.ts";
+import type { FoundElement } from "../../page/inspect/find.ts";
+import type { SearchMatch } from "../../page/inspect/search.ts";
 
 export interface LeanMatch {
   text?: string;

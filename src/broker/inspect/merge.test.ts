@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import type { FindResult, FoundElement } from "../../page/find-script.ts";
-import type { ReadResult } from "../../page/read-script.ts";
-import type { SearchMatch, SearchResult } from "../../page/search-script.ts";
+import type { FindResult, FoundElement } from "../../page/inspect/find.ts";
+import type { ReadResult } from "../../page/inspect/read.ts";
+import type { SearchMatch, SearchResult } from "../../page/inspect/search.ts";
 import { type Descend, mergeFind, mergeRead, mergeSearch } from "./merge.ts";
 import type { FramePlaceholder } from "../../page/inspect/tree.ts";
 

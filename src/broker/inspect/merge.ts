@@ -4,9 +4,9 @@
  * are visited in document order and each is asked only for what is still missing, so the work
  * is bounded by the limit and the number of frames, not by what the frames contain.
  */
-import type { FindResult } from "../../page/find-script.ts";
-import type { ReadResult } from "../../page/read-script.ts";
-import type { SearchResult } from "../../page/search-script.ts";
+import type { FindResult } from "../../page/inspect/find.ts";
+import type { ReadResult } from "../../page/inspect/read.ts";
+import type { SearchResult } from "../../page/inspect/search.ts";
 import { cutText } from "../../page/inspect/dom.ts";
 import type { FramePlaceholder } from "../../page/inspect/tree.ts";
 

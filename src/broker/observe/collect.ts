@@ -69,18 +69,10 @@ export async function currentObservation(browser: BrowserConnection, rec: Target
 }
 
 /**
- * One observation of a tab: the page-side snapshot of the root document (same-origin frames
- * inline), then each out-of-process frame through its own session, spliced in place with
- * geometry in top-level viewport px. Refs share one number space per document.
+ * Steps an action runs in the root frame's world in the same call as the snapshot (its
+ * settle poll and evidence read-back): one round trip instead of several. `snapshotWhen`
+ * skips the snapshot (and the result is undefined) unless an earlier step saw enough quiet.
  */
-export async function collectSnapshot(browser: BrowserConnection, rec: TargetRecord, agent: Agent, root: FrameWorld, obs: TabObservation, options: SnapshotOptions): Promise<Collected> {
-  const collected = await collectWith(browser, rec, obs, root, options, undefined);
-  void agent;
-  if (!collected) throw new Error("snapshot skipped without a condition");
-  return collected;
-}
-
-/** An action's steps run in the snapshot's call (one round trip); `snapshotWhen` skips the snapshot unless they saw quiet. */
 export interface PreSteps {
   steps: PageStep[];
   snapshotWhen?: PageStep["when"];
@@ -88,7 +80,12 @@ export interface PreSteps {
   results?: unknown[];
 }
 
-/** `guess`: the token of the document `obs` is of; in any other document nothing runs or is recorded. */
+/**
+ * One observation of a tab: the page-side snapshot of the root document (same-origin frames
+ * inline), then each out-of-process frame through its own session, spliced in place with
+ * geometry in top-level viewport px. Refs share one number space per document. `guess`: the
+ * token of the document `obs` is of; in any other document nothing runs or is recorded.
+ */
 export async function collectWith(browser: BrowserConnection, rec: TargetRecord, obs: TabObservation, root: FrameWorld, options: SnapshotOptions, pre: PreSteps | undefined, guess?: string): Promise<Collected | undefined> {
   const previous = obs.last;
   const tab = await browser.session(rec);

@@ -1,5 +1,5 @@
 import type { CdpSession } from "../../cdp/session.ts";
-import type { DelegationScan } from "../../page/listener-mark.ts";
+import type { DelegationScan } from "../../page/snapshot/listener-mark.ts";
 
 /**
  * Delegated clickables the listener list cannot name: jQuery's `.on(type, selector, fn)` puts

@@ -1,6 +1,6 @@
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../../cdp/session.ts";
-import type { DelegationScan } from "../../page/listener-mark.ts";
+import type { DelegationScan } from "../../page/snapshot/listener-mark.ts";
 import { installAhead, navigationCount, pageObject, worldContextId } from "../world.ts";
 import type { FrameWorld } from "../frame-world.ts";
 import { PageSession, type DocMarks } from "../page-session.ts";

@@ -1,6 +1,6 @@
-import { diffSnapshots } from "../../page/diff.ts";
-import { refRuns } from "../../page/diff.ts";
-import { compactChurn, compactEntry, compactSnapshotJson, compactSnapshotMeta, formatDiffHuman, formatSnapshotHuman } from "../../page/format.ts";
+import { diffSnapshots } from "../render/diff.ts";
+import { refRuns } from "../render/diff.ts";
+import { compactChurn, compactEntry, compactSnapshotJson, compactSnapshotMeta, formatDiffHuman, formatSnapshotHuman } from "../render/format.ts";
 import { selectedTab, type Selected } from "../context/tabs.ts";
 import type { CallContext } from "../context/types.ts";
 import type { TargetRecord } from "../targets.ts";

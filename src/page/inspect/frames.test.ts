@@ -1,29 +1,21 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { Window } from "happy-dom";
-import { type FindResult, pageFind } from "../find-script.ts";
-import { type InspectError, pageRead, type ReadResult } from "../read-script.ts";
-import { pageSearch, type SearchResult } from "../search-script.ts";
+import { closePages, crossOrigin, doc } from "../../../test/support/happy-dom.ts";
+import { type FindResult, pageFind } from "./find.ts";
+import { type InspectError, pageRead, type ReadResult } from "./read.ts";
+import { pageSearch, type SearchResult } from "./search.ts";
 import type { PageWindow } from "../types.ts";
 import { pageFrameElement } from "./compose.ts";
 
 // Cross-origin iframes: the page scripts leave a placeholder where the frame's content belongs
 // and the iframe element on our window, for the broker to descend through the frame's session.
 
-const opened: Window[] = [];
-afterAll(async () => {
-  for (const w of opened.splice(0)) await w.happyDOM.close();
-});
+afterAll(closePages);
 
 /** A page whose iframes with a `data-xo` attribute behave as cross-origin: a window, no document. */
 function page(html: string): PageWindow {
-  const w = new Window({ url: "https://shop.example/" });
-  opened.push(w);
-  w.document.write(html);
-  for (const el of w.document.querySelectorAll("iframe[data-xo]")) {
-    Object.defineProperty(el, "contentDocument", { configurable: true, get: () => null });
-    Object.defineProperty(el, "contentWindow", { configurable: true, get: () => ({}) });
-  }
-  return w as unknown as PageWindow;
+  const { w, win } = doc(html);
+  for (const el of w.document.querySelectorAll("iframe[data-xo]")) crossOrigin(el);
+  return win;
 }
 
 const FRAMES = `<main><p>Before kittens</p><iframe id="one" data-xo></iframe><p>Between kittens</p><iframe id="two" data-xo></iframe>

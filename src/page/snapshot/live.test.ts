@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { announced, diffSnapshots } from "../diff.ts";
-import { closePages, page, snap } from "./test-fixture.ts";
+import { announced, diffSnapshots } from "../../broker/render/diff.ts";
+import { closePages, page, snap } from "../../../test/support/happy-dom.ts";
 
 afterAll(closePages);
 

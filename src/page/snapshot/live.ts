@@ -3,7 +3,7 @@
  * alert or log, an aria-live region that is not "off", <output>). A toast saying "Saved", a
  * form's error, a chat log's new line are not interactive elements, so no snapshot lists them;
  * a diff (an action's reply) says what they announced since the previous observation
- * (diff.ts `announced`). Each region gets a key the first time it is seen, unique to it and
+ * (broker/render/diff.ts `announced`). Each region gets a key the first time it is seen, unique to it and
  * its document, so a region removed and added again is new. A region that grows by entries
  * (a log, or any region too long to read whole) is read as its newest entry: its last child
  * element with text.

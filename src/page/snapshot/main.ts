@@ -1,6 +1,11 @@
 /**
  * One snapshot, start to finish: set up the run, walk the composed tree once, number the
- * candidates, fold, apply the output limits, derive hints.
+ * candidates, fold, apply the output limits, derive hints. Runs in the page (the bundle's
+ * `snapshot`) or on a happy-dom window in unit tests.
+ *
+ * One linear walk (DESIGN.md §7): inherited facts (visibility, clipping, modal and label scope,
+ * frame offsets) flow top-down in a per-element context and names from content accumulate in
+ * the same walk, so no candidate walks its ancestors or re-walks its subtree.
  */
 import type { PageWindow, SnapshotOptions, SnapshotResult } from "../types.ts";
 import { assignRefs, foldEntries, matchesFind, overBudget } from "./fold.ts";

@@ -34,7 +34,7 @@ export function createRun(win: PageWindow, o: SnapshotOptions, started: number):
   const topDoc = win.document;
   const registry = openRegistry(win, topDoc, o.refFloor);
   registry.paths = new Map();
-  // Marked by the broker just before this run (see page/listener-mark.ts); the symbol is repeated there.
+  // Marked by the broker just before this run (see listener-mark.ts); the symbol is repeated there.
   const marks = Reflect.get(win, Symbol.for("browser-pilot.listened.v1")) as { doc: PageDocument; set: WeakSet<PageElement> } | undefined;
   const listened = marks && marks.doc === topDoc ? marks.set : null;
   const de = topDoc.documentElement;
@@ -122,7 +122,7 @@ export function snapshotTables(): Tables {
 
 /**
  * The per-document ref registry, kept on the window under a non-enumerable symbol that
- * `resolve-script.ts` repeats. A different document gets a fresh registry.
+ * `resolve.ts` repeats. A different document gets a fresh registry.
  */
 export function openRegistry(win: PageWindow, topDoc: PageDocument, floor: unknown): RefRegistry {
   const KEY = Symbol.for("browser-pilot.ref-registry.v1");

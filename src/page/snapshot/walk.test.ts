@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import type { PageWindow, SnapshotElement, SnapshotFold, SnapshotFrame } from "../types.ts";
-import { countWork } from "../work-count.ts";
-import { byName, closePages, els, names, page, snap } from "./test-fixture.ts";
+import { countWork } from "../../../test/support/work-count.ts";
+import { byName, closePages, els, names, page, snap } from "../../../test/support/happy-dom.ts";
 
 afterAll(closePages);
 
@@ -248,7 +248,7 @@ describe("robustness", () => {
       }
       return page(html).win;
     };
-    // Counted DOM accesses, not time (see ../work-count.ts): a quadratic walk would grow 100×.
+    // Counted DOM accesses, not time (see test/support/work-count.ts): a quadratic walk would grow 100×.
     const work = (win: PageWindow): number => {
       const { result, ops } = countWork(win, () => snap(win));
       expect(result.truncated).toBe(false);
