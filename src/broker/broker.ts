@@ -5,7 +5,7 @@ import type { BpPaths } from "../shared/paths.ts";
 import { scrubSecrets } from "../shared/secrets.ts";
 import { setRemoteBrowser } from "./local-files.ts";
 import { REMOTE_ENDED, remoteSessionEnded } from "./remote.ts";
-import { Agent, AgentRegistry } from "./agents.ts";
+import { type Agent, AgentRegistry } from "./agents.ts";
 import { TabNumbers } from "./tab-numbers.ts";
 import { BrowserConnection, type BrowserInfo } from "./browser.ts";
 import { CommandRuntime } from "./commands/runtime.ts";

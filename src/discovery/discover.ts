@@ -169,7 +169,7 @@ function disabled(
   };
 }
 
-function startBrowser(base: CandidateBase): Remediation {
+function startBrowser(_base: CandidateBase): Remediation {
   // 'bp launch' needs no one: recommended first whenever it can start a browser here.
   if (findChromiumExecutable() !== undefined) {
     return {

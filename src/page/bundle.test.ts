@@ -29,7 +29,10 @@ type Library = Record<string, Fn>;
 
 /** Evaluates the bundle so that every name it does not declare itself lands in `free` (`with` sees them all). */
 function load(free: Set<string>): Library {
-  const note = (k: string | symbol): string | symbol => (typeof k === "string" && free.add(k), k);
+  const note = (k: string | symbol): string | symbol => {
+    if (typeof k === "string") free.add(k);
+    return k;
+  };
   const scope = new Proxy(Object.create(null) as object, {
     has: (_t, k) => typeof k === "string",
     get: (_t, k) => Reflect.get(globalThis, note(k)),
@@ -57,7 +60,7 @@ interface Case {
 function rows(n: number, row: (i: number) => string): string {
   let s = "<ul>";
   for (let i = 0; i < n; i++) s += row(i);
-  return s + "</ul>";
+  return `${s}</ul>`;
 }
 
 const FORM = `

@@ -15,14 +15,14 @@
  * bundle's minifier, and `PageFn` (their keys) types the broker's steps.
  */
 import type { ActElement, ActWindow } from "./act-dom.ts";
-import { DRAG_OPS, pageDrag } from "./act-drag.ts";
-import { EDIT_OPS, editedElement, pageEdit } from "./act-edit.ts";
-import { ACT_OPS, pageAct } from "./act-probe.ts";
+import { type DRAG_OPS, pageDrag } from "./act-drag.ts";
+import { type EDIT_OPS, editedElement, pageEdit } from "./act-edit.ts";
+import { type ACT_OPS, pageAct } from "./act-probe.ts";
 import { inputClock } from "./act-input.ts";
 import { pageQuiet } from "./act-settle.ts";
 import { pageScroll } from "./act-scroll.ts";
-import { SELECT_OPS, pageSelect } from "./act-select.ts";
-import { UPLOAD_OPS, pageUpload } from "./act-upload.ts";
+import { type SELECT_OPS, pageSelect } from "./act-select.ts";
+import { type UPLOAD_OPS, pageUpload } from "./act-upload.ts";
 import { pageFind } from "./find-script.ts";
 import { pageFrameElement, pageHostElement } from "./inspect/compose.ts";
 import { listenedFresh, markDelegated, markListened, remarkListened, type MarkExtra } from "./listener-mark.ts";

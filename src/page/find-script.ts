@@ -70,7 +70,11 @@ export function pageFind(win: PageWindow, opts: FindOptions): FindResult | Locat
   const fs = frameState();
   const doc = win.document;
   const sel = str(opts.selector);
-  if (!safe(() => (dom.qs(doc, sel), true), false)) return { error: "invalid_selector", message: "Invalid CSS selector." };
+  const selectorOk = safe(() => {
+    dom.qs(doc, sel);
+    return true;
+  }, false);
+  if (!selectorOk) return { error: "invalid_selector", message: "Invalid CSS selector." };
 
   // ---- the walk -----------------------------------------------------------------------------------
   const hits: PageElement[] = [];
@@ -141,7 +145,7 @@ export function pageFind(win: PageWindow, opts: FindOptions): FindResult | Locat
     while (st.length > 0 && s.length <= max && n++ < 5000) {
       const x = st.pop() as PageNode;
       const t = dom.nodeType(x);
-      if (t === 3) s += str(dom.textData(x)) + " ";
+      if (t === 3) s += `${str(dom.textData(x))} `;
       else if (t === 1) {
         const tag = tagOf(dom, x);
         if (tag === "script" || tag === "style" || tag === "template" || tag === "noscript") continue;

@@ -59,7 +59,13 @@ export function pageSearch(win: PageWindow, opts: SearchOptions): SearchResult |
   const needleRaw = str(opts.query).replace(/\s+/g, " ").trim().slice(0, 500);
   if (!needleRaw) return { title, url, totalMatches: 0, matches: [], truncated: false, frames: finishFrames(dom, fs, win, false), scoped: true, viewport: { w: vw, h: vh } };
   const sel = opts.selector || "";
-  if (sel && !safe(() => (dom.qs(doc, sel), true), false)) return { error: "invalid_selector", message: "Invalid CSS selector." };
+  const selectorOk =
+    !sel ||
+    safe(() => {
+      dom.qs(doc, sel);
+      return true;
+    }, false);
+  if (!selectorOk) return { error: "invalid_selector", message: "Invalid CSS selector." };
 
   // ---- collect visible text into one collapsed string --------------------------------------------
   const SKIP: Record<string, 1> = {
@@ -84,7 +90,10 @@ export function pageSearch(win: PageWindow, opts: SearchOptions): SearchResult |
   const sN: PageNode[] = [];
   const sF: number[] = [];
   const top = dom.root(doc);
-  if (top) sN.push(top), sF.push(sel ? 1 : 3);
+  if (top) {
+    sN.push(top);
+    sF.push(sel ? 1 : 3);
+  }
   let visited = 0;
   let workHit = false;
   let scoped = !sel;

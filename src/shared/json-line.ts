@@ -11,9 +11,9 @@ export function jsonLine(value: unknown): string {
   // All ASCII (the usual reply) has none of them: a CLI call then never compiles the
   // expression (~0.1 ms), and the broker skips the scan.
   if (Buffer.byteLength(text) === text.length) return text;
-  return HAS_LINE_BREAKER.test(text) ? text.replace(LINE_BREAKERS, escape) : text;
+  return HAS_LINE_BREAKER.test(text) ? text.replace(LINE_BREAKERS, escapeChar) : text;
 }
 
-function escape(c: string): string {
+function escapeChar(c: string): string {
   return `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
 }

@@ -242,11 +242,12 @@ function moved(pin: CompositePin, steps: readonly string[]): BpError {
  * on a short timer has moved it when the focus is proved; act-settle.ts).
  */
 async function focused(frame: FrameRef, token: string, watch: ActionWatch, then: "select" | "caretEnd", rearm: PageStep[] = []): Promise<{ focused: boolean; then: boolean; scheduled: boolean; moved?: boolean }> {
-  const held = rearm[0]?.fn === "quiet" && rearm[0].arg !== undefined && "op" in rearm[0].arg && rearm[0].arg.op === "hold";
+  const first = rearm[0];
+  const held = first?.fn === "quiet" && first.arg !== undefined && "op" in first.arg && first.arg.op === "hold";
   // A dialog a focus handler opens blocks the page: not focused, and the pin check then says why.
   // A focus handler that replaced the document fails the call: not focused, and the pin check then says why.
   const pin = pageStep("edit", { op: "pin", token, then, after: "task" });
-  const steps = held ? [rearm[0]!, pin, ...rearm.slice(1)] : [pin, ...rearm];
+  const steps = held ? [first, pin, ...rearm.slice(1)] : [pin, ...rearm];
   const at = held ? 1 : 0;
   const pinned = callPage(frame.session, frame.frameId, steps)
     .then((reply) => {

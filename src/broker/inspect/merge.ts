@@ -53,7 +53,9 @@ export async function mergeSearch(top: SearchResult, limit: number, descend: Des
     scoped ||= r.scoped;
     return { items: r.matches, total: r.totalMatches, truncated: r.truncated };
   });
-  list.items.forEach((m, i) => (m.index = i + 1));
+  list.items.forEach((m, i) => {
+    m.index = i + 1;
+  });
   return { ...top, matches: list.items, totalMatches: list.total, truncated: list.truncated, frames: [], scoped };
 }
 
@@ -63,7 +65,9 @@ export async function mergeFind(top: FindResult, limit: number, descend: Descend
     const r = await descend(f, n);
     return r && { items: r.elements, total: r.total, truncated: r.truncated };
   });
-  list.items.forEach((e, i) => (e.index = i + 1));
+  list.items.forEach((e, i) => {
+    e.index = i + 1;
+  });
   return { elements: list.items, total: list.total, truncated: list.truncated, frames: [] };
 }
 

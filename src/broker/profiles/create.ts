@@ -160,9 +160,11 @@ async function openFromInside(f: PageFactory, contextId: string, opts: CreateInP
   } finally {
     if (targetId === undefined) {
       lateOwn = true;
-      setTimeout(() => offs.forEach((off) => off()), 30_000).unref();
+      setTimeout(() => {
+        for (const off of offs) off();
+      }, 30_000).unref();
     } else {
-      offs.forEach((off) => off());
+      for (const off of offs) off();
     }
   }
   if (targetId === undefined) {

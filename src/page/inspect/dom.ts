@@ -110,7 +110,7 @@ export function str(v: unknown): string {
 }
 
 export function num(v: unknown): number {
-  return typeof v === "number" && isFinite(v) ? v : 0;
+  return typeof v === "number" && Number.isFinite(v) ? v : 0;
 }
 
 export function px(v: unknown): number {

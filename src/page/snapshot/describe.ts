@@ -27,10 +27,10 @@ export function describe(run: Run, rec: Rec, el: PageElement, A: Attrs, tag: str
       const ls = labelsFor(run, ctx.roots.root, id);
       for (let i = 0; i < ls.length && i < 4; i++) {
         const l = ls[i];
-        if (l) text += " " + textOf(run, l, el);
+        if (l) text += ` ${textOf(run, l, el)}`;
       }
     }
-    if (ctx.label && !ctx.label.hasAttribute("for")) text += " " + textOf(run, ctx.label, el);
+    if (ctx.label && !ctx.label.hasAttribute("for")) text += ` ${textOf(run, ctx.label, el)}`;
     text = collapse(text);
     if (text) rec.fixedName = text;
   }

@@ -12,7 +12,7 @@ import { pushNode } from "./stack.ts";
 export function frameRoot(run: Run, el: PageElement, ctx: Ctx, d: number, rect: PageRect | null, box: Box, inVp: boolean): void {
   const count = (run.frameCounters.get(ctx.doc) || 0) + 1;
   run.frameCounters.set(ctx.doc, count);
-  const path = ctx.frame ? ctx.frame + "." + count : String(count);
+  const path = ctx.frame ? `${ctx.frame}.${count}` : String(count);
   if (run.registry.paths) run.registry.paths.set(path, el);
   let cd: PageDocument | null = null;
   let reachable = false;

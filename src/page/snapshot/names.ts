@@ -59,13 +59,13 @@ export function textOf(run: Run, start: PageElement, exclude: PageElement | null
     const el = n as PageElement;
     const tag = lower(el.localName);
     if (T.SKIP_TAGS[tag] || T.NO_CHILDREN[tag]) {
-      if (tag === "img") out += " " + (attr(el, "alt") || "") + " ";
+      if (tag === "img") out += ` ${attr(el, "alt") || ""} `;
       continue;
     }
     if (el.hasAttribute("hidden") || attr(el, "aria-hidden") === "true") continue;
     const al = attr(el, "aria-label");
     if (al && al.trim()) {
-      out += " " + bound(al, BUF_CAP) + " ";
+      out += ` ${bound(al, BUF_CAP)} `;
       continue;
     }
     const block = !T.INLINE_TAGS[tag];
@@ -86,7 +86,7 @@ export function labelledBy(run: Run, el: PageElement, roots: Roots): string | nu
     const t = byId(roots, id);
     if (!t) continue;
     const al = attr(t, "aria-label");
-    out += " " + (al && al.trim() ? al : textOf(run, t, null));
+    out += ` ${al && al.trim() ? al : textOf(run, t, null)}`;
   }
   const s = collapse(out);
   return s ? s : null;
@@ -136,12 +136,12 @@ const NOISE: Record<string, 1> = { ui: 1, fa: 1, fas: 1, far: 1, fab: 1, js: 1, 
 export function iconWords(el: PageElement): string {
   let raw = "";
   try {
-    raw = (el.getAttribute("class") || "") + " " + (el.getAttribute("id") || "");
+    raw = `${el.getAttribute("class") || ""} ${el.getAttribute("id") || ""}`;
     const img = lowerTag(el) === "img" ? el : el.querySelector("img,svg use,[class*=icon]");
     if (img) {
       const src = img.getAttribute("src") || img.getAttribute("href") || img.getAttribute("xlink:href") || "";
       const file = src.split(/[?#]/)[0]?.split("/").pop() || src.split("#")[1] || "";
-      raw += " " + file.replace(/\.[a-z0-9]+$/i, "") + " " + (img === el ? "" : img.getAttribute("class") || "");
+      raw += ` ${file.replace(/\.[a-z0-9]+$/i, "")} ${img === el ? "" : img.getAttribute("class") || ""}`;
     }
   } catch {
     return "";

@@ -31,7 +31,7 @@ export function cut(s: string, max: number): string {
   let end = max - 1;
   const c = s.charCodeAt(end - 1);
   if (c >= 0xd800 && c <= 0xdbff) end--;
-  return s.slice(0, end) + "…";
+  return `${s.slice(0, end)}…`;
 }
 
 export function attr(el: PageElement, n: string): string | null {

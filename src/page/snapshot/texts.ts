@@ -132,5 +132,5 @@ function markInside(el: Walked, refOf: Map<unknown, number>, set: (r: number) =>
 
 function clip(s: string): string {
   if (s.length <= MAX_CHARS) return s;
-  return s.slice(0, MAX_CHARS - 1) + "…";
+  return `${s.slice(0, MAX_CHARS - 1)}…`;
 }

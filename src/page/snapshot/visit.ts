@@ -139,9 +139,9 @@ export function contributeText(run: Run, s: Seen, ctx: Ctx, before: number): voi
   const display = s.display;
   const al = A["aria-label"];
   if (s.role === null && al && al.trim()) {
-    appendText(run, ctx, " " + al + " ");
+    appendText(run, ctx, ` ${al} `);
     s.mute = before;
-  } else if (tag === "img" && s.role === null && s.vis) appendText(run, ctx, " " + (A.alt || "") + " ");
+  } else if (tag === "img" && s.role === null && s.vis) appendText(run, ctx, ` ${A.alt || ""} `);
   else if (tag === "br") appendText(run, ctx, " ");
   else if (display && display.indexOf("inline") !== 0 && display !== "contents") appendText(run, ctx, " ");
 }
@@ -158,7 +158,7 @@ export function openCandidate(run: Run, s: Seen, ctx: Ctx, before: number): void
   rec.via = s.via;
   describe(run, rec, s.el, s.A, s.tag, ctx, s.ctrl);
   if (rec.fixedName !== null && before > ctx.mute) {
-    appendText(run, ctx, " " + rec.fixedName + " ");
+    appendText(run, ctx, ` ${rec.fixedName} `);
     s.mute = before;
   }
   run.recs.push(rec);

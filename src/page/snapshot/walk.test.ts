@@ -55,11 +55,11 @@ describe("folding, limits and truncation", () => {
   const rows = (n: number, row: (i: number) => string): string => {
     let s = "<ul>";
     for (let i = 0; i < n; i++) s += row(i);
-    return s + "</ul>";
+    return `${s}</ul>`;
   };
 
   test("300 same-shaped rows fold into one addressable entry", () => {
-    const { win } = page(`<button>Checkout</button>` + rows(300, (i) => `<li><span>Item ${i}</span><button>Add to cart</button></li>`));
+    const { win } = page(`<button>Checkout</button>${rows(300, (i) => `<li><span>Item ${i}</span><button>Add to cart</button></li>`)}`);
     const r = snap(win);
     expect(r.totalCandidates).toBe(301);
     expect(r.truncated).toBe(false);
@@ -116,7 +116,7 @@ describe("folding, limits and truncation", () => {
   });
 
   test("--find lists the matching elements with their refs, unfolded", () => {
-    const { win } = page(`<input aria-label="Query" value="needle in value">` + rows(300, (i) => `<li><button>Row ${i}</button></li>`));
+    const { win } = page(`<input aria-label="Query" value="needle in value">${rows(300, (i) => `<li><button>Row ${i}</button></li>`)}`);
     const all = snap(win);
     const r = snap(win, { find: "ROW 25" });
     expect(r.elements.map((e) => (e.kind === "element" ? e.name : "")).sort()).toEqual(["Row 25", ...Array.from({ length: 10 }, (_, i) => `Row ${250 + i}`)].sort());
