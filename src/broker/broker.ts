@@ -27,9 +27,8 @@ const DEFAULT_LEASE_MS = 30 * 60_000;
 const REATTACH_MS = 5_000;
 
 /**
- * All agent state, in memory: the connected browser (one generation at a time), the agents
- * and their tabs, and the per-tab queues that keep commands on one tab in order. It is the
- * top of the broker: commands see it only as a BrokerState, and their table is passed in.
+ * All agent state, in memory: the browser connection, the agents and their tabs, and the per-tab queues. The top of the
+ * broker: commands see it only as a BrokerState.
  */
 export class Broker implements BrokerState {
   readonly agents: AgentRegistry;
@@ -67,9 +66,8 @@ export class Broker implements BrokerState {
   }
 
   /**
-   * No agent and nothing running. A browser bp launched does not keep the broker alive (it
-   * goes with it, as the last agent's 'bp disconnect' would take it); a connection to the
-   * person's own browser or a remote one does.
+   * No agent and nothing running. A browser bp launched goes with the broker; a connection to the person's own or a
+   * remote browser keeps it alive.
    */
   isIdle(): boolean {
     const browser = this.browser && !this.browser.closed ? this.browser : undefined;
@@ -80,15 +78,13 @@ export class Broker implements BrokerState {
     this.lastActivity = Date.now();
     const handler = Object.hasOwn(this.handlers, raw.command) ? this.handlers[raw.command] : undefined;
     if (!handler) throw new BpError("invalid_argument", `Unknown command '${raw.command}'.`, { context: { field: "command" } });
-    // Checked against the command's own schema, as the CLI checks them: a client that talks
-    // to the socket directly gets the same invalid_argument, before anything happens.
+    // Checked against the command's schema as the CLI does: a client on the socket gets the same invalid_argument.
     const bound = handler.bind(raw.args);
     // The host policy: read again if the file changed, then its word on this call, before anything runs.
     await followPolicy(() => this.browser, () => this.agents.all().map((a) => a.key));
     const req: CallRequest = admitCall({ ...raw, args: bound.args }, handler.command);
-    // A command past its deadline replies at once, but its handler may still be touching the
-    // tab: it keeps the tab's admission until the handler itself has ended, so a handoff never
-    // starts while it runs.
+    // A command past its deadline replies at once but keeps the tab's admission until its handler ends, so a handoff
+    // never starts while it runs.
     let running: Promise<unknown> | undefined;
     const tracked: Invocation = { ...bound, run: (ctx) => (running = bound.run(ctx)) };
     try {
@@ -146,8 +142,8 @@ export class Broker implements BrokerState {
   }
 
   /**
-   * Throws broker_in_use when another browser is connected or being connected: callers check
-   * before they start anything (a launch must not start a browser it then cannot use).
+   * Throws broker_in_use when another browser is connected or being connected, before a launch starts one it cannot
+   * use.
    */
   assertAvailableFor(id: string, endpoint?: string): void {
     if (this.browser && !this.browser.closed) {
@@ -209,8 +205,7 @@ export class Broker implements BrokerState {
   private onBrowserLost(conn: BrowserConnection, reason: string): void {
     if (this.browser !== conn) return;
     this.browser = undefined;
-    // If only our connection died (the janitor, a network hop), the browser still holds the
-    // tabs we made; remember them so the next connection to it owns them again.
+    // If only our connection died, the browser still holds our tabs: the next connection to it owns them again.
     const managed = new Map<string, { creator: string; popup: boolean }>();
     for (const t of conn.targets.byId.values()) {
       if (t.origin !== "user_tab" && t.creator !== undefined && t.creator !== "") managed.set(t.targetId, { creator: t.creator, popup: t.origin === "managed_popup" });
@@ -218,8 +213,7 @@ export class Broker implements BrokerState {
     // The launched browser's unused blank tab is ours too: left unowned it would pass for the person's.
     const pooled = [...conn.targets.byId.values()].filter((t) => t.pooled === true && t.creator === "").map((t) => t.targetId);
     this.orphans = { info: conn.info, managed, pooled };
-    // A remote browser's socket is its session: services end the browser with it (and may
-    // bill a new one for every socket), so its loss is the session's end, said as such.
+    // A remote browser's socket is its session (services end or bill per socket): its loss is the session's end.
     const remote = conn.info.source === "remote";
     this.lastLoss = { reason: remote ? REMOTE_ENDED : reason, at: new Date().toISOString(), generation: conn.generation, ...(remote ? { detail: scrubSecrets(reason.replace(/^remote: /, "")).slice(0, 200) } : {}) };
     this.handoff.dropGeneration(conn.generation);
@@ -290,7 +284,6 @@ export class Broker implements BrokerState {
     return closed;
   }
 
-  /** Expired leases give their tabs back. */
   sweep(): void {
     const now = Date.now();
     for (const agent of this.agents.all()) {
@@ -308,13 +301,9 @@ export class Broker implements BrokerState {
   }
 
   /**
-   * A lost connection (its janitor died, a keepalive gave up) leaves the browser running with
-   * our tabs in it, and nobody would ever close them once this broker is gone: a broker
-   * stopping then connects once more, only so a janitor owns those tabs and closes them, and
-   * the browser with them when we launched it and the person has no tab in it. Never to a
-   * browser found running on this machine: connecting there can raise the person's "allow
-   * remote debugging" prompt, which only their own `bp connect` may do. Bounded, so a browser
-   * that stopped answering cannot hold up the stop.
+   * A lost connection leaves our tabs running in the browser with nobody to close them: a stopping broker connects once
+   * more so a janitor closes them (and a browser we launched that holds none of the person's tabs). Never to a
+   * discovered browser (that can raise the person's remote-debugging prompt). Bounded.
    */
   private async reattachOrphans(): Promise<BrowserConnection | undefined> {
     const orphans = this.orphans;
@@ -326,7 +315,7 @@ export class Broker implements BrokerState {
       this.orphans = undefined;
       return conn;
     } catch {
-      // The browser is gone (or refuses us): there is nothing left to close.
+      // The browser is gone (or refuses us): nothing left to close.
       return undefined;
     }
   }

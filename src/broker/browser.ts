@@ -12,8 +12,8 @@ import { TargetTable, type TargetRecord } from "./targets.ts";
 import { callPage, installOnNewDocuments } from "./world.ts";
 
 /**
- * Numbered per agent (the tab's controller), d1, d2, …: only that agent sees its dialogs, so one
- * agent cannot count the dialogs other agents' tabs opened. A tab no agent controls gets a random one.
+ * Numbered per agent (d1, d2, …) so one agent cannot count other agents' dialogs; a tab no agent controls gets a random
+ * id.
  */
 const dialogCounts = new Map<string, number>();
 
@@ -103,12 +103,10 @@ export class BrowserConnection {
 
   /** A target's info as the browser reports it now (an event or a fresh listing). */
   private noteTargetInfo(info: Protocol.Target.TargetInfo): TargetRecord | undefined {
-    // A tab we closed is still listed (and may still send info events) until the browser has
-    // destroyed it; taking it back in would show it again, and without its creator, as a user tab.
+    // A tab we closed stays listed until destroyed; taking it back would show it again as a user tab.
     if (this.closing.has(info.targetId)) return undefined;
     const rec = this.targets.upsert(info);
-    // The launched browser's first blank tab is ours only while nobody uses it: once the
-    // person navigates it, it is theirs, and never handed to an agent or closed by us.
+    // The launched browser's first blank tab is ours only until the person navigates it.
     if (rec?.pooled && rec.url !== "about:blank" && rec.url !== "") {
       rec.pooled = false;
       rec.origin = "user_tab";
@@ -119,9 +117,8 @@ export class BrowserConnection {
   }
 
   /**
-   * Brings every target's url and title up to the browser's current state. Events arrive
-   * through the janitor and may lag behind the browser (a person's navigation a moment ago),
-   * so listings and hand-outs that must be right ask the browser itself.
+   * Brings targets' url and title up to the browser's state: events through the janitor may lag, so listings that must
+   * be right ask the browser.
    */
   async refreshTargets(): Promise<void> {
     const { targetInfos } = await this.cdp.send("Target.getTargets");
@@ -148,9 +145,8 @@ export class BrowserConnection {
         });
         // No window means no real mouse: only in our own tabs of a headless browser we launched.
         onlyOursMoves(s, () => this.info.source === "launched" && this.info.headless === true && rec.origin !== "user_tab");
-        // Focus emulation keeps the page visible, rendering and un-throttled while it is a
-        // background tab or an occluded window, without taking the person's focus: hidden
-        // pages drop cross-origin frame clicks, hover, drag, transitions and screenshots.
+        // Focus emulation keeps a background or occluded page rendering and un-throttled without taking the person's
+        // focus: hidden pages drop frame clicks, hover, drag, transitions and screenshots.
         await outsideCallScope(() => Promise.all([s.send("Page.enable"), s.send("Page.setLifecycleEventsEnabled", { enabled: true }), s.send("Emulation.setFocusEmulationEnabled", { enabled: true }), installOnNewDocuments(s)]));
         await outsideCallScope(async () => this.onSession?.(rec, s));
         return s;
@@ -164,12 +160,9 @@ export class BrowserConnection {
   }
 
   /**
-   * Creates a managed tab without stealing focus: each one in its own background window, so
-   * no managed tab ever becomes another's hidden background tab (a background tab renders no
-   * frames: full-page screenshots, transitions and frame clicks stall there). A pooled blank
-   * tab of a launched browser is handed out first; it is alone in the initial window.
-   * `contextId` is the raw profile context (undefined: the browser's default); route it with
-   * routeProfile first. The tab is verified to be in that context before it is registered.
+   * Creates a managed tab without stealing focus, each in its own background window (a background tab renders no
+   * frames); a launched browser's pooled blank tab goes first. `contextId`: the raw profile context (route it with
+   * routeProfile first); the tab is verified to be in it before it is registered.
    */
   async createManagedTab(creator: string, contextId?: string): Promise<TargetRecord> {
     const inContext = (t: TargetRecord) => contextId === undefined || t.browserContextId === contextId;
@@ -184,8 +177,7 @@ export class BrowserConnection {
       pooled.creator = creator;
       return pooled;
     }
-    // Ownership goes to the janitor inside, as soon as the id is known: from then on a
-    // broker crash must close this tab.
+    // The janitor owns it as soon as the id is known: from then on a broker crash closes it.
     const { targetId } = await createPageInProfile(this, { contextId, creator, own: (id) => this.janitor.own(id) });
     const rec = this.targets.markManaged(targetId, creator) ?? (await this.waitForTarget(targetId));
     if (contextId !== undefined && rec.browserContextId !== contextId) {
@@ -230,9 +222,8 @@ export class BrowserConnection {
       throw err;
     }
     this.targets.remove(rec.targetId);
-    // The janitor keeps owning it until the browser reports it destroyed (it forgets it then by
-    // itself): the browser lists a closing page a while longer (unload handlers run), and a
-    // broker stopping meanwhile must not count it as the person's and keep a launched browser.
+    // The janitor owns it until the browser reports it destroyed: a closing page stays listed while unload handlers
+    // run, and must not count as the person's.
   }
 
   async shutdown(closeBrowser: boolean): Promise<void> {

@@ -1,15 +1,9 @@
 /**
- * Where file-producing commands (screenshot, pdf, saved bodies, downloads) put their output,
- * and how they write it.
- *
- * Placement: an explicit path; else BROWSER_PILOT_OUTPUT_DIR; else the CLI's working directory.
- * The broker is shared by many CLI invocations, so both directories come with the request,
- * never from the broker's own process. When an output directory is set it is a jail: relative
- * names resolve inside it and nothing may land outside it, whether by `..`, an absolute path
- * or a symlinked parent. A symlink at the final path is never followed or replaced.
- *
- * Writing: O_EXCL on a fresh temporary name in the same directory, mode 0600, then rename, so
- * a reader never sees half a file and a planted file or link at the temporary name is refused.
+ * Where file-producing commands put their output, and how they write it.
+ * Placement: an explicit path, else BROWSER_PILOT_OUTPUT_DIR, else the CLI's cwd (both from the request: the broker is
+ * shared). An output directory is a jail: nothing lands outside it by `..`, an absolute path or a symlinked parent; a
+ * symlink at the final path is never followed.
+ * Writing: O_EXCL on a fresh temporary name in the same directory, 0600, then rename: no half files, no planted links.
  */
 import { closeSync, fchmodSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
@@ -35,9 +29,8 @@ export function fileTimestamp(date = new Date()): string {
 }
 
 /**
- * The absolute path an output goes to. `requested` is the user's name (absent: `defaultName`,
- * made unique with -2, -3… so two quick captures never overwrite each other). Refuses escapes
- * from the output directory with invalid_argument field "file".
+ * The absolute path an output goes to: `requested`, else `defaultName` made unique (-2, -3…). Escapes from the output
+ * directory are invalid_argument (field "file").
  */
 export function resolveOutputPath(requested: string | undefined, defaultName: string, place: OutputPlace): string {
   const jail = place.outputDir ? checkedOutputDir(place.outputDir) : undefined;
@@ -86,10 +79,8 @@ export interface WriteOptions {
 }
 
 /**
- * Writes `data` to `path` atomically with mode 0600 and reports what was written. With
- * `noClobber` (generated default names) an existing file is never replaced: the next free
- * name (-2, -3…) is taken atomically, so parallel captures in the same second each keep theirs.
- * An explicit name that exists is refused (invalid_argument, field "file") unless `replace`.
+ * Writes `data` to `path` atomically, 0600. With `noClobber` the next free name (-2, -3…) is taken atomically; an
+ * existing explicit name is refused (invalid_argument "file") unless `replace`.
  */
 export function writeOutputFile(path: string, data: Uint8Array, mimeType: string, opts: WriteOptions = {}): WrittenFile {
   if (isPolicyFile(path)) throw refuseWrite();
@@ -197,13 +188,11 @@ function checkedCwd(cwd: string | undefined): string {
   return resolve(cwd);
 }
 
-/** `path` is strictly below `dir`. */
 function inside(dir: string, path: string): boolean {
   const rel = relative(dir, path);
   return rel !== "" && within(dir, path);
 }
 
-/** `path` is `dir` or below it. */
 function within(dir: string, path: string): boolean {
   const rel = relative(dir, path);
   return rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);

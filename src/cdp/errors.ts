@@ -1,7 +1,6 @@
 /**
- * Errors of the CDP layer. Each has a string `kind` so the broker can map it to a public
- * error code (and the janitor can pass it across a pipe) without `instanceof` across realms.
- * Names are string literals, not `new.target.name`, because minified builds rename classes.
+ * Errors of the CDP layer. A string `kind` lets the broker map them to public codes (and the janitor pass them over a
+ * pipe) without `instanceof` across realms; names are literals because minified builds rename classes.
  */
 
 export type CdpErrorKind =
@@ -18,8 +17,8 @@ export abstract class CdpBaseError extends Error {
 }
 
 /**
- * The browser answered a call with an error. Created when the call is sent, so its stack
- * names the caller rather than the socket's message handler, and filled in on reply.
+ * The browser answered a call with an error. Created at send time, so its stack names the caller, and filled in on
+ * reply.
  */
 export class CdpError extends CdpBaseError {
   readonly kind = "protocol";
@@ -61,8 +60,8 @@ export class CdpTimeoutError extends CdpBaseError {
 }
 
 /**
- * The connection closed before the reply. `sent` says whether the command reached the
- * transport: when true the browser may have run it, so callers must not replay it blindly.
+ * The connection closed before the reply. `sent`: the command reached the transport, so the browser may have run it: do
+ * not replay blindly.
  */
 export class CdpClosedError extends CdpBaseError {
   readonly kind: CdpErrorKind = "closed";
@@ -106,8 +105,7 @@ export class CdpAbortedError extends CdpBaseError {
 }
 
 /**
- * Opening the WebSocket failed. `endpoint` is scheme://host:port only: query strings and
- * paths of hosted browsers often carry tokens, which must never reach logs or output.
+ * Opening the WebSocket failed. `endpoint` is scheme://host:port only: hosted browsers' paths and queries carry tokens.
  */
 export class CdpConnectError extends CdpBaseError {
   readonly kind: CdpErrorKind = "connect";
@@ -138,10 +136,7 @@ export function isCdpError(value: unknown): value is CdpBaseError {
   return value instanceof CdpBaseError;
 }
 
-/**
- * Gives an error created late (timeout, close) the call-site frames captured at send time,
- * so every failure of a call points at the code that made it.
- */
+/** Gives an error created late (timeout, close) the call-site frames captured at send time. */
 export function withCallSite<E extends Error>(error: E, origin: Error): E {
   const frames = origin.stack;
   if (frames === undefined) return error;
@@ -158,10 +153,8 @@ function rewriteHeader(error: Error, oldHeader: string): void {
 }
 
 /**
- * What a browser's protocol error says happened to the page, for the few that are not
- * defects: the target went away under the call, or the document (its execution context)
- * was replaced while the call ran. The messages are Chromium's own and stable across
- * versions; anything else stays unclassified.
+ * What a protocol error says happened to the page, for the few that are no defect: the target went away, or the
+ * document (execution context) was replaced. Chromium's messages are stable; anything else stays unclassified.
  */
 export type ProtocolErrorCause = "target_gone" | "document_replaced";
 

@@ -2,14 +2,12 @@ import { CdpClosedError, CdpConnectError, CdpHandshakeTimeoutError } from "./err
 import { readLines } from "./lines.ts";
 
 /**
- * The seam between the CDP connection and whatever carries its frames: Chrome's WebSocket
- * in the janitor, a pipe between broker and janitor, an in-memory pair in tests.
- * `onClose` fires exactly once, for a local `close()` as well as a remote one.
+ * The seam between the CDP connection and what carries its frames (Chrome's WebSocket, the broker-janitor pipe, an
+ * in-memory pair in tests). `onClose` fires exactly once, for local and remote closes.
  */
 export interface Transport {
   /**
-   * A transport that writes at once throws when the write fails; one that writes later (lines
-   * batched to the janitor's pipe) calls `onFailed` instead, once, with the write's error.
+   * A transport that writes at once throws when the write fails; one that writes later calls `onFailed` once instead.
    */
   send(message: string, onFailed?: (error: unknown) => void): void;
   close(): void;
@@ -19,8 +17,8 @@ export interface Transport {
 }
 
 /**
- * Holds frames and the close notice until a consumer attaches, so nothing that arrives
- * between "connected" and "handler assigned" (an await in between is enough) is lost.
+ * Holds frames and the close notice until a consumer attaches, so nothing arriving before the handler is assigned is
+ * lost.
  */
 abstract class BufferedTransport implements Transport {
   #onMessage: ((message: string) => void) | undefined;
@@ -159,8 +157,7 @@ class WebSocketTransport extends BufferedTransport {
 }
 
 /**
- * Opens a CDP WebSocket. Only ws:/wss: URLs; resolves once the upgrade completes. The
- * promise always settles: on open, on failure, on abort, or at the handshake deadline
+ * Opens a CDP WebSocket (ws:/wss: only). The promise always settles: open, failure, abort, or the handshake deadline
  * (CdpHandshakeTimeoutError; the half-open socket is terminated).
  */
 export function connectWebSocket(url: string, options: WebSocketConnectOptions = {}): Promise<Transport> {
@@ -238,9 +235,8 @@ export interface LineTransportOptions {
 }
 
 /**
- * Newline-delimited frames over a pipe (broker ↔ janitor). `write` receives one complete
- * frame including its trailing "\n", so it can go to the pipe in a single write. `onEnd`
- * fires once when the transport ends, for any reason, after `onClose`.
+ * Newline-delimited frames over a pipe (broker ↔ janitor). `write` gets one whole frame with its "\n"; `onEnd` fires
+ * once, after `onClose`.
  */
 export function createLineTransport(
   input: ReadableStream<Uint8Array>,

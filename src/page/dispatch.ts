@@ -1,18 +1,11 @@
 /**
- * The page runtime itself: installed once per isolated world (= once per document and frame)
- * by `install`, then called by name. A call is a list of steps run in order in one CDP round
- * trip, so an action can resolve its ref, probe it and arm the quiet watcher at once, and read
- * its evidence back in the same call as the snapshot that follows.
- *
- * Steps: `{ fn, arg, ref?, slot?, when?, unlessFocused? }`. Element scripts get `(win, el, arg)` with the ref's
- * element (or the element an earlier call left in `slot`, or null); window scripts get
- * `(win, arg)`. `when: { step }` runs a step only if that earlier quiet settle step reported
- * the page settled; `unlessFocused` skips a step when the one before it answered `focused: true`.
- * The runtime also names its document with a random token: refs carry it, so a ref used in
- * another document is caught without asking the browser.
- *
- * The tables below are the names the broker calls by; as object keys they survive the
- * bundle's minifier, and `PageFn` (their keys) types the broker's steps.
+ * The page runtime: installed once per isolated world (document and frame) by `install`, then called by name. A call is
+ * a list of steps run in one CDP round trip, so an action can resolve its ref, probe it, arm the quiet watcher, and
+ * read its evidence back with the snapshot that follows.
+ * Steps: `{ fn, arg, ref?, slot?, when?, unlessFocused? }`. Element scripts get `(win, el, arg)`, window scripts `(win,
+ * arg)`. `when: { step }` runs a step only if that quiet settle step reported the page settled; `unlessFocused` skips a
+ * step when the one before answered `focused: true`. The document's random token rides on refs, so a ref used in
+ * another document is caught page-side. Table keys survive the minifier and type the broker's steps (`PageFn`).
  */
 import type { ActElement, ActWindow } from "./act-dom.ts";
 import { type DRAG_OPS, pageDrag } from "./act-drag.ts";
@@ -36,13 +29,11 @@ import type { QuietOps } from "./quiet-ops.ts";
 import type { PageDocument, PageElement, PageWindow, RefRegistry, SnapshotOptions, SnapshotResult } from "./types.ts";
 
 /**
- * The snapshot; with `ifMarked`, null unless this document's click-listener marks still hold
- * (listener-mark.ts). With `remark` as well, marks that no longer hold are made again from the
- * elements last handed over and the snapshot says so (`marksRemade`): the broker keeps it if
- * the browser still lists the same listeners.
+ * The snapshot; with `ifMarked`, null unless this document's click-listener marks still hold (listener-mark.ts); with
+ * `remark` too, stale marks are made again from the elements last handed over (`marksRemade`).
  */
 export function snapshot(win: PageWindow, opts?: SnapshotOptions & { ifMarked?: boolean; remark?: boolean }): SnapshotResult | null {
-  // An observed document is likely acted on next: its input clock's listeners go in now, not in the first action's locate call.
+  // An observed document is likely acted on next: install its input clock now, not in the first action's locate call.
   inputClock(win as ActWindow);
   if (!opts?.ifMarked || listenedFresh(win)) {
     // Items a delegating container rendered since its marking (suggestions, a calendar's days).
@@ -53,10 +44,8 @@ export function snapshot(win: PageWindow, opts?: SnapshotOptions & { ifMarked?: 
   return { ...snapshotMain(win, opts), marksRemade: true };
 }
 
-/** Scripts taking `(win, el, arg)`. */
 const ELEMENT = { act: pageAct, drag: pageDrag, edit: pageEdit, scroll: pageScroll, select: pageSelect, upload: pageUpload };
 
-/** Scripts taking `(win, arg)`. */
 const WINDOW = {
   snapshot,
   quiet: pageQuiet,
@@ -102,8 +91,8 @@ export type ElementFns = typeof ELEMENT;
 export type WindowFns = typeof WINDOW;
 
 /**
- * The ops of the functions that answer per `op` (src/page/ops.ts), by call name: a step's
- * argument is one op's own and its result that op's, not the union of all of them.
+ * The ops of the per-`op` functions (ops.ts) by call name: a step's argument and result are one op's own, not the
+ * union.
  */
 export interface PageOps {
   act: SpecsOf<typeof ACT_OPS>;
@@ -134,7 +123,6 @@ export interface PageCall {
 }
 
 export interface PageReply {
-  /** This document's token. */
   doc: string;
   /** Set when the caller expected another document: no step ran. */
   otherDocument?: true;
@@ -215,8 +203,8 @@ export function install(win: ActWindow, key: symbol): Runtime {
       return { doc: docToken, results: out };
     },
     text(call) {
-      // A call of one step whose function answers at once (a snapshot) answers at once too: no
-      // promise for Chromium to wait on. Longer calls keep run's turn between steps.
+      // A one-step call whose function answers at once (a snapshot) answers at once: no promise for Chromium to wait
+      // on.
       const only = call.steps.length === 1 ? call.steps[0] : undefined;
       if (only && only.fn !== "ref" && !only.when) {
         const tok = currentToken();

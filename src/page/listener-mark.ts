@@ -1,12 +1,7 @@
 /**
- * Page-side half of listener-only clickables (see broker/observe/listeners.ts): records, for
- * the snapshot walk, the elements a script listens on for clicks. Part of the page bundle
- * (`markListened`); the symbol is repeated in snapshot/setup.ts.
- *
- * Only leaf-like elements count. A listener on a wrapper that holds real controls is event
- * delegation, not a control of its own; one on a list (ul, ol, listbox, menu) stands for its
- * items, which is how autocomplete menus are built; one covering most of the viewport is a
- * backdrop, not a control.
+ * Page-side half of listener-only clickables (broker/observe/listeners.ts): marks the elements a script listens on for
+ * clicks, for the snapshot walk. Only leaf-like elements count: a listener on a wrapper of real controls is delegation,
+ * one on a list stands for its items (autocomplete menus), one covering most of the viewport is a backdrop.
  */
 import type { PageDocument, PageElement, PageNode, PageWindow } from "./types.ts";
 
@@ -44,10 +39,9 @@ interface Delegate {
 }
 
 /**
- * What the page's own world says of its delegation (see broker/observe/delegation.ts): elements
- * by their index in document order (`getElementsByTagName("*")`, `n` of them then) with their tag
- * to check; `d` delegating containers (-1 the document) with their selectors, `h` elements a
- * framework's props make clickable (React's onClick).
+ * The page world's delegation facts (broker/observe/delegation.ts): elements by document-order index (`n` of them) with
+ * their tag to check; `d` delegating containers (-1: the document) with their selectors; `h` elements a framework's
+ * props make clickable (React's onClick).
  */
 export interface DelegationScan {
   n: number;
@@ -55,7 +49,6 @@ export interface DelegationScan {
   h: [number, string][];
 }
 
-/** What the broker hands over besides the listened elements. */
 export interface MarkExtra {
   dropAt?: number;
   scan?: DelegationScan;
@@ -89,8 +82,8 @@ export function markListened(win: PageWindow, els: PageElement[], extra?: MarkEx
   const marks: Marks = { doc: win.document, set, dirty: false, watch: null, sources: els.map((el) => (el ? hold(el) : el)), dropAt, delegates };
   marks.watch = watchForElements(win, marks);
   Object.defineProperty(win, KEY, { value: marks, configurable: true, enumerable: false, writable: true });
-  // A container the page world names as delegating, or one holding an element a framework's
-  // props make clickable (React's root), is the handlers' host, not a control of its own.
+  // A container the page world names as delegating, or one holding a framework-clickable element, is the handlers'
+  // host, not a control.
   const hosts = new Set<unknown>();
   for (const d of delegates) if (!d.own) hosts.add(typeof WeakRef === "function" && d.el instanceof WeakRef ? d.el.deref() : d.el);
   for (let i = els.length; i < all.length; i++) {
@@ -177,10 +170,9 @@ function scanned(win: PageWindow, scan: DelegationScan, out: PageElement[], dele
 }
 
 /**
- * Marks the items of the delegating containers as they are now: a list's children, the
- * elements a container's selectors match. Run with every marking and before every snapshot, so
- * items a container renders anew (suggestions, a calendar's days) have marks without asking
- * the browser again. Bounded: MAX_DELEGATES containers, MAX_ITEMS items each.
+ * Marks the delegating containers' items as they are now (a list's children, what a container's selectors match), at
+ * every marking and snapshot, so items rendered anew have marks without asking the browser. Bounded by MAX_DELEGATES
+ * and MAX_ITEMS.
  */
 export function markDelegated(win: PageWindow, marks?: Marks): number {
   const m = marks ?? (Reflect.get(win, KEY) as Marks | undefined);
@@ -230,10 +222,8 @@ const addsElement = (records: Added[]): boolean => {
 };
 
 /**
- * Listeners come with the elements that carry them: while no element is added anywhere in the
- * document (its same-origin frames and open shadow roots included), the marks still hold and
- * the broker need not ask the browser again. The first added element ends the watch. Text and
- * attribute changes do not count. Null where it cannot watch (no MutationObserver, a huge page).
+ * While no element is added anywhere in the document (same-origin frames and open shadow roots included) the marks hold
+ * and the broker need not ask the browser again. Null where it cannot watch (no MutationObserver, a huge page).
  */
 function watchForElements(win: PageWindow, marks: Marks): Observer | null {
   const MO = Reflect.get(win, "MutationObserver") as ObserverClass | undefined;
@@ -278,15 +268,13 @@ function watchForElements(win: PageWindow, marks: Marks): Observer | null {
 }
 
 /**
- * After elements were added: marks this document again from the elements the broker handed
- * over last time, as a fresh marking with the same listener list would (the new elements may
- * be items of a listened list, or make a listened wrapper hold controls). The broker keeps the
- * result only if the browser's listener list is still that one. False when this document has
- * no marks to start from.
+ * After elements were added: marks this document again from the elements the broker handed over last time, as a fresh
+ * marking with the same listener list would; the broker keeps it only if that list still holds. False without marks to
+ * start from.
  */
 export function remarkListened(win: PageWindow): boolean {
   const marks = Reflect.get(win, KEY) as Marks | undefined;
-  // No sources: marks an older build left in this document (a document outlives a bp upgrade).
+  // No sources: marks an older build left (a document outlives a bp upgrade).
   if (!marks || marks.doc !== win.document || !Array.isArray(marks.sources)) return false;
   const weak = typeof WeakRef === "function";
   const els: PageElement[] = [];
@@ -309,7 +297,6 @@ export function remarkListened(win: PageWindow): boolean {
 export function listenedFresh(win: PageWindow): boolean {
   const marks = Reflect.get(win, KEY) as Marks | undefined;
   if (!marks || marks.doc !== win.document || marks.dirty || !marks.watch) return false;
-  // Mutations whose callback has not run yet.
   if (addsElement(marks.watch.takeRecords())) {
     marks.dirty = true;
     marks.watch.disconnect();

@@ -1,16 +1,9 @@
 /**
- * Types shared by the page-side observation engine (`snapshot-script.ts`, `resolve-script.ts`)
- * and the broker-side helpers (`format.ts`, `diff.ts`).
- *
- * The project compiles without the DOM lib (bun-types only), so the page functions are typed
- * against the small structural subset of the DOM they actually touch. A real `window` (Chromium
- * isolated world) and a happy-dom `Window` both satisfy it at run time; TypeScript callers that
- * hold a foreign `Window` type cast once at the boundary.
+ * Types shared by the page-side engine and the broker. The project compiles without the DOM lib, so page functions are
+ * typed against the small DOM subset they touch; a Chromium window and a happy-dom Window both satisfy it.
  */
 
-// ---------------------------------------------------------------------------------------------
 // Structural DOM subset
-// ---------------------------------------------------------------------------------------------
 
 export interface PageRect {
   left: number;
@@ -72,7 +65,6 @@ export interface PageElement extends PageNode {
   getBoundingClientRect(): PageRect;
   matches(selector: string): boolean;
   querySelector(selector: string): PageElement | null;
-  // Present only on some element kinds; read defensively.
   value?: string;
   checked?: boolean;
   indeterminate?: boolean;
@@ -118,9 +110,7 @@ export interface PageWindow {
   getComputedStyle(element: PageElement): PageStyle;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Ref registry (lives on the window under a non-enumerable symbol; see snapshot/setup.ts)
-// ---------------------------------------------------------------------------------------------
+// Ref registry (on the window under a non-enumerable symbol; see snapshot/setup.ts)
 
 export interface RefRegistry {
   /** The document the numbers belong to; a different document gets a fresh registry. */
@@ -144,9 +134,7 @@ export interface ResolveResult {
   reason: ResolveFailure | null;
 }
 
-// ---------------------------------------------------------------------------------------------
 // Snapshot options and result
-// ---------------------------------------------------------------------------------------------
 
 export interface SnapshotOptions {
   /** Emitted entries (elements, fold lines, frame placeholders). Default 50, max 10,000. */
@@ -178,9 +166,8 @@ export interface SnapshotOptions {
   /** Composed-tree depth beyond which subtrees are skipped (`depth_limit`). Default 1,024. */
   depthLimit?: number;
   /**
-   * false: the environment has no layout engine (happy-dom). Zero-size rects are then not
-   * treated as hidden, boxes are zero, everything counts as in the viewport, and the `hidden`
-   * attribute is honoured directly (there is no UA stylesheet). Real Chromium keeps the default.
+   * false: no layout engine (happy-dom): zero-size rects are not hidden, boxes are zero, everything is in the viewport,
+   * and `hidden` is honoured directly (no UA stylesheet).
    */
   layout?: boolean;
 }
@@ -247,7 +234,6 @@ export interface SnapshotFrame {
   role: "iframe";
   name: string;
   src: string;
-  /** Path this frame would have ("2", "1.3"). */
   frame: string;
   reason: FrameReason;
   box: Box;
@@ -305,9 +291,8 @@ export interface SnapshotStats {
 }
 
 /**
- * A live region of the document (what a screen reader announces: role status, alert or log,
- * aria-live, <output>) as a snapshot saw it: its key (unique to the document and the region)
- * and its text (a log's newest entry). A diff tells what the page announced from two lists.
+ * A live region (role status, alert or log, aria-live, <output>) as a snapshot saw it: its key, unique to the document
+ * and region, and its text (a log's newest entry).
  */
 export interface LiveText {
   key: string;
@@ -318,7 +303,6 @@ export interface LiveText {
 export interface TextBlock {
   /** Ref of the candidate before it in document order (0: none). */
   after: number;
-  /** Heading level, for headings. */
   h?: number;
   x: string;
 }

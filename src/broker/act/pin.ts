@@ -29,16 +29,14 @@ export interface StepOptions {
   also?: PageStep[];
   /** The page call that just returned pinned the focus (or proved it): only what the broker knows is checked. */
   fresh?: boolean;
-  /** It types text (the text, a printable key, the clear before it): what the page sends then, such as a typing indicator, answers no command (act/requests.ts). */
+  /** It types text: what the page sends then (a typing indicator) answers no command (act/requests.ts). */
   text?: boolean;
 }
 
 /**
- * Holds a composite action (clear → type → submit, a key sequence) to the page it started
- * on: browser generation, target, CDP session, frame, loader, document, and the focused
- * element. Every step checks the pin first; once the page has changed, no further step is
- * sent. A change before the first mutation is action_not_verified (nothing happened), after
- * it unknown_outcome (something did), with the steps done and the steps stopped.
+ * Holds a composite action (clear → type → submit, a key sequence) to the page it started on (generation, target,
+ * session, frame, loader, document, focused element). Every step checks the pin first; after a change no step is sent:
+ * action_not_verified before the first mutation, unknown_outcome after it.
  */
 export class CompositePin {
   readonly completed: string[] = [];
@@ -68,11 +66,8 @@ export class CompositePin {
   }
 
   /**
-   * Pins the page as the slot's "prepare"/"active" step found it, in the call that just
-   * returned: that step kept the focused element, so in the top document the pin costs no
-   * call of its own (`url`: the document's, which that step also answered). A field in a frame
-   * is pinned by capture (its loader is read). The ref's locate call already checked the
-   * document, and a new one has no slot: the next page-side check says so.
+   * Pins the page as the slot's "prepare"/"active" step just found it: in the top document the pin costs no call of its
+   * own (`url`: that step's answer). A field in a frame is pinned by capture (its loader is read).
    */
   static async prepared(ctx: CallContext, sel: Selected, watch: ActionWatch, top: CdpSession, frame: FrameRef, token: string, action: string, url: string): Promise<CompositePin> {
     if (frame.frameId !== watch.mainFrameId || frame.session !== top) return CompositePin.capture(ctx, sel, watch, top, frame, token, action);
@@ -132,8 +127,8 @@ export class CompositePin {
     ]);
     if (this.watch.effects.dialog || rec.dialog) return "dialog_opened";
     if (this.navigating) return "navigation";
-    // A new main document is caught above: its navigation events came before the page call's
-    // reply, and a new document has no slot ("document_replaced"). No frame tree read needed.
+    // A new main document was caught above (its events precede the page call's reply; it has no slot): no frame tree
+    // read needed.
     if (this.frame.frameId !== this.mainFrameId) {
       const loader = await frameLoader(this.frame.session, this.frame.frameId);
       if (loader === undefined) return "frame_detached";
@@ -144,16 +139,13 @@ export class CompositePin {
   }
 
   /**
-   * Runs one step after checking the pin. `dispatch` sends it to the browser; a dialog the
-   * step opens ends the wait (the page then answers nothing until the dialog is answered).
+   * Runs one step after checking the pin; a dialog the step opens ends the wait (the page answers nothing until it is
+   * answered).
    */
   async step(name: string, remaining: readonly string[], dispatch: () => Promise<unknown>, o: StepOptions = {}): Promise<void> {
     const { mutates = true, also = [], fresh = false, text = false } = o;
     // The DOM-quiet watcher rides on the check's page call when the edit is in the top document.
     const inTop = this.frame.frameId === this.mainFrameId && this.frame.session === this.top;
-    // `also`: page steps that prepare this one (select the text it replaces), in the same call.
-    // `fresh`: the page call that just returned pinned the focus (or proved it), so only what
-    // the broker knows is checked; the read-back after the step says where the text went.
     const reason = fresh && also.length === 0 ? await this.brokerCheck() : await this.check([...(mutates && inTop && !this.watch.armed ? [this.watch.quietStep()] : []), ...also]);
     if (reason) throw this.interrupted(name, reason, remaining);
     if (mutates) {

@@ -13,8 +13,8 @@ import { cutString } from "../../shared/page-strings.ts";
 /** The evidence of one of the actions (src/protocol/evidence.ts) before the reply makes it lean. */
 export type Evidence = AnyEvidence;
 /**
- * What the pipeline's reply stage reads of any evidence; an action that does not observe
- * (dropdown, history) answers with its own reply as its evidence, whatever its fields.
+ * What the reply stage reads of any evidence; an action that does not observe (dropdown, history) answers with its own
+ * reply as its evidence.
  */
 export interface EvidenceLike {
   [field: string]: unknown;
@@ -35,10 +35,9 @@ type ActionDiff = NonNullable<ActionObservation["diff"]>;
 type Observation = { reply: SnapshotReply; previous: SnapshotResult | undefined } | undefined;
 
 /**
- * Every action answers with its evidence and the page as it is now, in one reply: by default
- * the change since the agent's previous observation (refs are stable, so a diff is exact);
- * after a navigation, the new document's observation; with --full, the whole observation.
- * A pending dialog blocks the page's scripts, so then only the dialog is reported.
+ * Every action answers with its evidence and the page now: by default the diff since the agent's previous observation
+ * (refs are stable); after a navigation the new document; with --full the whole observation; with a pending dialog only
+ * the dialog (it blocks the page's scripts).
  */
 export function replyFor<E extends EvidenceLike>(ctx: CallContext, sel: Selected, evidence: E, effects: Effects, observation: Observation): ActionReply<E> {
   const agent = sel.agent;
@@ -72,9 +71,8 @@ export function replyFor<E extends EvidenceLike>(ctx: CallContext, sel: Selected
 }
 
 /**
- * With a diff, a hint the agent's previous observation already gave is not news: a hint that
- * is merely still present (same type, same refs) stays out; one that appeared, left or moved
- * to other refs comes along.
+ * With a diff, a hint merely still present (same type, same refs) stays out; one that appeared, left or moved comes
+ * along.
  */
 function dropKnownHints(out: ActionObservation, previous: SnapshotResult | undefined): void {
   if (!out.hints || !previous) return;
@@ -85,14 +83,13 @@ function dropKnownHints(out: ActionObservation, previous: SnapshotResult | undef
   else delete out.hints;
 }
 
-/** A diff entry's field names (`fields`), none when it has no list. */
 function fieldsOf(entry: Record<string, unknown>): string[] {
   return Array.isArray(entry.fields) ? entry.fields.map(String) : [];
 }
 
 /**
- * A diff entry's `fields` say which of its fields changed; when the evidence already names each
- * of them (`checked` with `checked_changed`), the list repeats it.
+ * A diff entry's `fields` list is dropped when the evidence already names each of them (`checked` with
+ * `checked_changed`).
  */
 function dropNamedFields(out: ActionObservation, effects: string[] | undefined): void {
   const named = new Set(effects ?? []);
@@ -110,11 +107,8 @@ function dropNamedFields(out: ActionObservation, effects: string[] | undefined):
 const POINTER = new Set(["click", "hover", "drag"]);
 
 /**
- * Evidence fields each action leaves out because the agent already knows them or they hold
- * the default: what it asked for (the key it pressed, the scroll mode and target, the file
- * count), and values that say nothing (`sensitive` false, `kind` input or none, a scroll's
- * start position and its zero axis, `moved` true next to the delta that shows it, a typed
- * `expectedLength` equal to `afterLength`).
+ * Evidence fields each action leaves out: what the agent asked for (key, scroll mode and target, file count) and values
+ * that say nothing (defaults, a zero axis, `moved` beside its delta, `expectedLength` equal to `afterLength`).
  */
 const QUIET_FIELDS: Record<string, (k: string, v: unknown, e: Record<string, unknown>) => boolean> = {
   type: (k, v, e) => (k === "kind" && v === "input") || (k === "sensitive" && v === false) || (k === "expectedLength" && v === e.afterLength),
@@ -125,9 +119,8 @@ const QUIET_FIELDS: Record<string, (k: string, v: unknown, e: Record<string, unk
 };
 
 /**
- * Evidence carries what the agent could not know: no action name or click point (the agent
- * named both), no focus-only change of a pointer action, no empty lists, none of the fields
- * QUIET_FIELDS names for the action.
+ * Evidence carries only what the agent could not know: no action name or click point, no focus-only change of a pointer
+ * action, no empty lists, nothing QUIET_FIELDS names.
  */
 function lean<E extends EvidenceLike>(evidence: E): E {
   const out = { ...evidence };
@@ -153,9 +146,8 @@ function lean<E extends EvidenceLike>(evidence: E): E {
 }
 
 /**
- * An action's observation says only what changed: with a diff, no unchanged tab, url, title,
- * page geometry or counts (the diff names a new url or title), no empty lists, no element
- * whose only change is focus; a truncation only when it happened.
+ * An action's observation says only what changed: with a diff, no unchanged tab, url, title, geometry or counts, no
+ * empty lists, no focus-only entry; a truncation only when it happened.
  */
 function leanObservation(reply: SnapshotReply): ActionObservation {
   // Edited in place, so the fields keep the snapshot's order.

@@ -25,18 +25,15 @@ const LATE_WIDGET_MS = 700;
 export type TypeArgs = ArgsOf<typeof command> & { token: string };
 
 /**
- * `bp type <ref> <text>`: focus the element unless it has focus (a checked click, else
- * script focus), optionally clear it (select all, Backspace), insert the text as one trusted
- * input (value controls such as date or range go through the native setter), read it back,
- * optionally press Enter. The steps are pinned to the page and focus they started on (see
- * CompositePin); a value the page rolls back is a mismatch.
+ * `bp type <ref> <text>`: focus the field (a checked click, else script focus), optionally clear it, insert the text as
+ * one trusted input, read it back, optionally press Enter; the steps are pinned to the page and focus they started on
+ * (CompositePin).
  */
 export const typeText = defineAction<typeof command, TypeArgs, Typed>(command, {
   // The token names this run's page-side slot; the prepare step rides on the ref's resolution.
   args: (a) => ({ ...nonEmpty(a), token: crypto.randomUUID() }),
   observe: (a) => ({ limit: a.limit, full: a.full }),
-  // With --submit the dispatch settled and read back itself; otherwise the reply's one settle
-  // call (a frame after the last change) reads the text back and takes the snapshot.
+  // With --submit the dispatch settled and read back itself; otherwise the reply's settle call reads the text back.
   settled: (_run, sent) => sent.evidence !== undefined,
   typing: true,
   readback: ({ args }, sent) => (sent.plan ? [readStep(args.token, args.text, sent.plan.mode)] : []),
@@ -45,17 +42,12 @@ export const typeText = defineAction<typeof command, TypeArgs, Typed>(command, {
     const { prep, mode } = sent.plan;
     return readEvidence("type", prep, args.text, mode, watch.effects, readback.results.length > 0 ? readResult(readback, 0, "edit", "read") : null);
   },
-  // Suggestions that come a few hundred ms after the last keystroke belong in this reply: wait
-  // for them in a field that says it offers them, or in one whose page listens to the keys but
-  // showed nothing yet (a page that already reacted is not waiting on a debounce).
   async after({ ctx, args, watch, target }, sent, evidence) {
     if (args.submit || !sent.plan) return undefined;
     return lateSuggestions(ctx.deadline, watch, frameOfRef(locatedRef(target)), true, sent.plan.prep, evidence);
   },
-  // The locate call also prepares the field, selects its text or puts the caret at its end when
-  // it has focus (`then`), probes it for the focusing click, and arms the quiet watcher: typing
-  // into a focused field then costs the insert and the settle alone.
-  // The pointer probe only for a field without focus: one that has it gets no click.
+  // The locate call also prepares the field (`then`), probes it for the focusing click and arms the quiet watcher:
+  // typing into a focused field costs the insert and the settle alone.
   locate: (a) => ({ ref: a.ref, steps: [pageStep("edit", { op: "prepare", token: a.token, then: thenOf(a) }), probeStep({}, { unlessFocused: true })] }),
   armQuiet: true,
   async dispatch({ ctx, sel, args, top, watch, target }) {
@@ -71,21 +63,14 @@ export const typeText = defineAction<typeof command, TypeArgs, Typed>(command, {
       // Pinned as the locate call found the page: a focus handler that navigates is caught as a change.
       pin = await CompositePin.prepared(ctx, sel, watch, top, frame, token, "type", prep.url);
       const replace = args.clear || prep.mode === "setter";
-      // Replacing text selects it all and inserts over the selection (as a person does, and as
-      // fill does elsewhere): one input event and no Backspace. Only clearing to nothing deletes.
+      // Replacing text selects it all and inserts over it (one input event, as a person does); only clearing to nothing
+      // deletes.
       const clearing = args.clear && prep.length > 0 && prep.mode !== "setter";
       const overSelection = clearing && args.text !== "";
       const steps = [...(clearing && !overSelection ? ["clear"] : []), ...(args.text !== "" || prep.mode === "setter" ? ["type"] : []), ...(args.submit ? ["submit"] : [])];
-      // Whether the field's text is selected (or its caret at the end) as the next step needs.
       let done = prep.then === true;
-      // Whether the last page call proved the focus and nothing ran since: the first step then
-      // checks only what the broker knows. The locate call found the field focused (no focus
-      // handler ran since it pinned the page), or the call that proved a focusing click's focus
-      // answered a task later (behind a timer, message or posted task a focus handler started: a
-      // dialog it opens, focus it moves on), found the page had scheduled no timer, idle callback
-      // or frame since the arm (else the first step checks again) and armed the quiet watcher
-      // again after it, so what the focus changed is not taken for the page's answer to the
-      // text. After script focus the first step's page check runs and arms the watcher again.
+      // Whether the last page call proved the focus and nothing ran since: the first step then checks only what the
+      // broker knows (see focus()).
       let fresh = prep.focused;
       const inTop = frame.frameId === watch.mainFrameId && frame.session === top;
       let rearmed = false;
@@ -95,8 +80,7 @@ export const typeText = defineAction<typeof command, TypeArgs, Typed>(command, {
         rearmed = fresh = got.rearmed;
       }
       if (!replace && prep.length > 0 && !done) {
-        // Append at the end, whatever the caret was; inputs without a selection API get End.
-        // A dialog opening now blocks the page: the pin check of the fallback step names it.
+        // Append at the end whatever the caret was; a dialog opening now is named by the fallback step's pin check.
         const caret = await Promise.race([callFn(frame, "edit", { op: "caretEnd", token }), watch.dialogOpened.then(() => ({ ok: false }))]);
         if (!caret.ok) {
           await pin.step("caret", steps, () => pressCombo(top, parseCombo("End")), { mutates: false });
@@ -107,7 +91,7 @@ export const typeText = defineAction<typeof command, TypeArgs, Typed>(command, {
       // Frameworks may roll a value back after the event: read once the page has settled.
       const mode = replace ? "replace" : "append";
       const readBack = async () => {
-        // In the settle call itself when the field is in the top document.
+        // Read back in the settle call itself when the field is in the top document.
         const inTop = frame.frameId === watch.mainFrameId && frame.session === top;
         const read = inTop ? [readStep(token, args.text, mode)] : [];
         const after = await watch.settle(ctx.deadline, read, true);
@@ -125,7 +109,7 @@ export const typeText = defineAction<typeof command, TypeArgs, Typed>(command, {
           }, { also: rearm, fresh: first, text: true });
           if (rearm.length > 0) watch.retired();
         } else if (step === "type") {
-          // The selection is made in the step's own check call (or was, in the call that proved the focus): no round trip of its own.
+          // The selection rides in the step's own check call: no round trip of its own.
           const select = overSelection && !(i === 0 && done) ? [pageStep("edit", { op: "select", token })] : [];
           await pin.step("type", rest, () => (prep.mode === "setter" ? callInFrame(frame, "edit", { op: "setValue", token, value: args.text }) : top.send("Input.insertText", { text: args.text })), { also: [...select, ...rearm], fresh: first, text: true });
           if (rearm.length > 0) watch.retired();
@@ -151,11 +135,8 @@ export const typeText = defineAction<typeof command, TypeArgs, Typed>(command, {
 type Typed = { evidence: TypeEvidence; plan?: undefined } | { evidence?: undefined; plan: { prep: Prepared; mode: ReadMode } };
 
 /**
- * Suggestions that come a few hundred ms after the last keystroke belong in this reply: waits
- * for them in a field that says it offers them, or in one whose page listens to the keys but
- * showed nothing yet (a page that already reacted is not waiting on a debounce). New evidence
- * when the page changed (the caller observes again); undefined when nothing came. `top`: the
- * field is in its session's top document.
+ * Waits for suggestions a debounce shows after the last keystroke, in a field that offers them or whose page listens to
+ * keys but showed nothing yet. New evidence when the page changed; undefined when nothing came.
  */
 async function lateSuggestions(deadline: number, watch: ActionWatch, frame: FrameRef, top: boolean, prep: Prepared, evidence: TypeEvidence): Promise<TypeEvidence | undefined> {
   if (watch.effects.navigation || watch.effects.dialog) return undefined;
@@ -168,18 +149,14 @@ async function lateSuggestions(deadline: number, watch: ActionWatch, frame: Fram
   return { ...evidence, effects: mergeEffects(evidence.effects, watch) };
 }
 
-/** Whether the field's text is to be selected (replacing it) or the caret put at its end (appending). */
 function thenOf(a: { clear?: boolean }): "select" | "caretEnd" {
   return a.clear ? "select" : "caretEnd";
 }
 
 /**
- * Focuses the field the way a person does, with a click after the pointer probe (made in the
- * locate call): that also gives the page focus, so focus handlers run now rather than at the
- * first keystroke (script focus in a background tab moves activeElement silently). A field the
- * pointer cannot reach (covered, off-screen) is focused by script instead. The call that
- * proves the focus also re-pins it and does `then` (`then`: done); after the click it also arms
- * the quiet watcher again (`rearmed`).
+ * Focuses the field with a click after the pointer probe, so focus handlers run now rather than at the first keystroke;
+ * a field the pointer cannot reach gets script focus. The call that proves the focus also re-pins it, does `then` and
+ * re-arms the quiet watcher (`rearmed`).
  */
 async function focus(pin: CompositePin, top: CdpSession, watch: ActionWatch, r: ResolvedRef, frame: FrameRef, token: string, steps: readonly string[], then: "select" | "caretEnd"): Promise<{ then: boolean; rearmed: boolean }> {
   let probe: Probe | undefined;
@@ -195,19 +172,15 @@ async function focus(pin: CompositePin, top: CdpSession, watch: ActionWatch, r: 
   }
   // `focused` also re-pins the focused element, so it is asked once when the click worked.
   const clicked = await focused(frame, token, watch, then, probe ? watch.rearmSteps(frame, { hold: SYNC_QUIET_MS }) : []);
-  // A page that scheduled work since the arm (a focus handler's timer or frame) keeps the first
-  // step's page check, which arms the watcher once more: what that work changes is not the text's.
+  // A page that scheduled work since the arm keeps the first step's page check, which arms the watcher again.
   if (clicked.focused) return { then: clicked.then, rearmed: probe !== undefined && !clicked.scheduled };
-  // The field had the click's focus and the page moved it on (a focus handler, at once or on a
-  // timer run before the hold ended): a change before anything was typed, not a field the
-  // pointer could not focus.
+  // The page moved focus on from the clicked field: a change before anything was typed.
   if (clicked.moved) throw moved(pin, steps);
   // A focus handler may have replaced the page: that is a change before anything was typed.
   const reason = await pin.check();
   if (reason) throw pin.interrupted(steps[0] ?? "type", reason, steps.slice(1));
   await callInFrame(frame, "edit", { op: "focus", token });
-  // The same hold as the click's when the page scheduled work then: the script focus runs the
-  // focus handlers again, and their timers end before the focus is proved.
+  // The same hold as the click's when the page scheduled work then.
   const scripted = await focused(frame, token, watch, then, probe && clicked.scheduled ? watch.rearmSteps(frame, { hold: SYNC_QUIET_MS }) : []);
   if (scripted.moved) throw moved(pin, steps);
   if (!scripted.focused) {
@@ -231,21 +204,14 @@ function moved(pin: CompositePin, steps: readonly string[]): BpError {
 }
 
 /**
- * Whether the field has focus, a task after the call arrives (re-pinning it and doing `then`).
- * That task runs behind what the focus and click handlers queued, a message or a posted task
- * included (the page's ledger cannot count those), so focus they move is seen; after a click it
- * comes only after the next rendered frame, and it stays for every page (answering at once when
- * the ledger showed nothing let such a move through; docs/architecture.md).
- * `rearm`: the quiet watcher's replacement (watch.rearmSteps), run after that task in the same
- * call; when it begins with a "hold", the call first waits the click's timer floor if the page
- * scheduled anything since the watcher was armed (`scheduled`: a focus handler that moves focus
- * on a short timer has moved it when the focus is proved; act-settle.ts).
+ * Whether the field has focus a task after the call arrives (behind what focus and click handlers queued, so focus they
+ * move is seen), re-pinning it and doing `then`. `rearm`: the quiet watcher's replacement, run after that task; a
+ * leading "hold" first waits the click's timer floor when the page scheduled anything (act-settle.ts).
  */
 async function focused(frame: FrameRef, token: string, watch: ActionWatch, then: "select" | "caretEnd", rearm: PageStep[] = []): Promise<{ focused: boolean; then: boolean; scheduled: boolean; moved?: boolean }> {
   const first = rearm[0];
   const held = first?.fn === "quiet" && first.arg !== undefined && "op" in first.arg && first.arg.op === "hold";
-  // A dialog a focus handler opens blocks the page: not focused, and the pin check then says why.
-  // A focus handler that replaced the document fails the call: not focused, and the pin check then says why.
+  // A dialog or a replaced document fails the call: not focused, and the pin check says why.
   const pin = pageStep("edit", { op: "pin", token, then, after: "task" });
   const steps = held ? [first, pin, ...rearm.slice(1)] : [pin, ...rearm];
   const at = held ? 1 : 0;
@@ -268,10 +234,7 @@ export function mergeEffects(prior: readonly string[] | undefined, watch: Action
   return [...new Set([...(prior ?? []), ...pageEffects(watch.effects)])];
 }
 
-/**
- * No text, no --clear and no --submit (an empty argument, or nothing on stdin) would type
- * nothing and answer as if it had: refused before anything is sent.
- */
+/** Nothing to type, clear or submit: refused before anything is sent rather than answered as if typed. */
 export function nonEmpty<A extends { text: string; clear?: boolean | undefined; submit?: boolean | undefined }>(a: A): A {
   if (a.text === "" && a.clear !== true && a.submit !== true) {
     throw invalidArgument("text", "No text to type (an empty argument, or nothing on stdin); nothing was sent. Give the text as an argument or on stdin; --clear alone empties the field.");

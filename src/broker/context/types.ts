@@ -9,9 +9,7 @@ import type { ViewerServer } from "../handoff/viewer.ts";
 import type { TargetRecord } from "../targets.ts";
 
 /**
- * What a command may see of the broker. Handlers, actions and observation get this narrow
- * view instead of the Broker class, so nothing below the entry point depends on it and the
- * broker's layers only ever import downwards.
+ * What a command may see of the broker: a narrow view instead of the Broker class, so the layers only import downwards.
  */
 export interface BrokerState {
   readonly paths: BpPaths;
@@ -49,9 +47,8 @@ export interface CallContext {
   /** The caller's agent state, created on first use. */
   agent: () => Agent;
   /**
-   * Call right before the first browser-side mutation: from then on a deadline, cancel or
-   * lost browser makes a mutating command unknown_outcome instead of expired/cancelled.
-   * Idempotent; throws command_cancelled if the command was already stopped.
+   * Call right before the first browser-side mutation: from then on a deadline, cancel or lost browser makes it
+   * unknown_outcome. Idempotent; throws command_cancelled if already stopped.
    */
   markDispatched: () => void;
 }
@@ -61,9 +58,8 @@ export interface Invocation {
   /** From the command's definition (CommandDef.mutating), never declared by a handler. */
   mutating?: boolean;
   /**
-   * When a mutating command counts as dispatched: "start" (default) just before run(),
-   * "lock" when it first takes its tab's queue (for handlers that touch the browser only
-   * there), or earlier through ctx.markDispatched().
+   * When a mutating command counts as dispatched: "start" (default) just before run(), "lock" when it first takes its
+   * tab's queue, or earlier via ctx.markDispatched().
    */
   dispatch?: "start" | "lock";
   run(ctx: CallContext): Promise<object>;
@@ -75,8 +71,8 @@ export interface BoundCall extends Invocation {
 }
 
 /**
- * A command's implementation, registered against its definition (defineHandler in
- * ./handler.ts): the name, argument and result schemas and `mutating` are the definition's.
+ * A command's implementation registered against its definition (defineHandler): name, schemas and `mutating` come from
+ * the definition.
  */
 export interface Handler {
   readonly command: CommandDef;

@@ -1,12 +1,8 @@
 /**
- * Human takeover and handback (DESIGN §11), adapted from the hosted service's control lease.
- *
- * A handoff closes admission to one tab at once (draining: commands already admitted finish,
- * none new start), then gives the tab to a person until handback or lease end. While it lasts,
- * every tab command of every agent on that tab fails at once with human_control: nothing
- * queues behind the person and nothing steals the tab. On handback the inventory is resynced,
- * all refs of the tab go stale, and the agent that handed off and every agent that was blocked
- * get a notice on their next reply. All of it is broker memory, per connection generation.
+ * Human takeover and handback (DESIGN §11). A handoff closes admission to the tab at once (admitted commands drain,
+ * none start), then gives it to a person until handback or lease end; meanwhile every agent's tab command fails at once
+ * with human_control. On handback the inventory is resynced, the tab's refs go stale, and the agents concerned get a
+ * notice on their next reply. Broker memory, per connection generation.
  */
 import { LEASE_SECONDS } from "../../protocol/commands-handoff.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
@@ -23,11 +19,7 @@ export type EndReason = "handback" | "lease_ended" | "agent_released";
 /** Commands that manage the handoff itself and so pass a tab under human control. */
 const EXEMPT = new Set(["handoff", "handback", "view"]);
 
-/**
- * Tests only: multiplies every lease duration and the viewer link lifetime (e.g. 0.01 turns
- * the 60 s minimum into 0.6 s), so expiry can be tested without long sleeps while the
- * user-facing bounds stay 60/300/3600 s.
- */
+/** Tests only: scales lease durations and the viewer link lifetime (0.01 turns 60 s into 0.6 s). */
 export function leaseScale(): number {
   const s = Number(process.env.BROWSER_PILOT_TEST_HANDOFF_SCALE);
   return s > 0 && s <= 1 ? s : 1;
@@ -36,7 +28,6 @@ export function leaseScale(): number {
 export interface Episode {
   targetId: string;
   generation: number;
-  /** Client key that handed the tab off. */
   by: string;
   message?: string;
   phase: Phase;
@@ -99,8 +90,8 @@ export class HandoffControl {
   }
 
   /**
-   * The admission gate on tab selection: every tab command passes here before it touches the
-   * tab. Refused at once while the tab is draining, human or returning.
+   * The admission gate every tab command passes before touching the tab: refused at once while draining, human or
+   * returning.
    */
   admit(req: AdmitRequest, targetId: string, tabId: string): void {
     const ep = this.episodes.get(targetId);
@@ -199,9 +190,8 @@ export class HandoffControl {
   }
 
   /**
-   * Ends human control: viewers lose input first, then the inventory is resynced, every ref
-   * of the tab goes stale, and the agents concerned are queued a notice. The tab stays
-   * blocked until all of that is done.
+   * Ends human control: viewers lose input, the inventory is resynced, the tab's refs go stale and notices are queued;
+   * the tab stays blocked until done.
    */
   async end(targetId: string, reason: EndReason): Promise<void> {
     const ep = this.episodes.get(targetId);
@@ -284,8 +274,8 @@ function forgetTabPointer(browser: BrowserConnection | undefined, targetId: stri
 }
 
 /**
- * Every agent's refs of the tab go stale with reason human_control: the person may have
- * changed anything. Numbering continues, so an old number never names a new element.
+ * Every agent's refs of the tab go stale (human_control): the person may have changed anything. Numbering continues, so
+ * an old number never names a new element.
  */
 function invalidateRefs(agents: Agent[], targetId: string): void {
   for (const agent of agents) {

@@ -1,15 +1,9 @@
 /**
  * A new page in a given profile, in a background window of its own (spec BR-32).
- *
- * `Target.createTarget` takes a browserContextId, but Chrome accepts only its default profile
- * and contexts made over CDP: for the person's other profiles it answers "Failed to find
- * browser context". Then the page is opened from inside that profile: our isolated world of a
- * page already in it runs `window.open(marker, name, "noopener,popup")` with a user gesture.
- * The new target is ours only when all of these hold: its URL carries the per-call random
- * marker, its opener is the page we used, its window name reads back as the per-call random
- * name, and it sits in the requested context. Profile membership alone never proves it.
- * Whatever we created is handed to `own` (the janitor) as soon as its id is known, so a crash
- * closes it, and before anyone can address it.
+ * Chrome's Target.createTarget accepts only its default profile and CDP-made contexts; for the person's other profiles
+ * our world of a page already in it runs `window.open(marker, name, "noopener,popup")` with a user gesture. The target
+ * is ours only when its URL carries the per-call marker, its opener is our page, its window name reads back, and it is
+ * in the requested context. Whatever we created goes to `own` (the janitor) as soon as its id is known.
  */
 import type { Protocol } from "devtools-protocol";
 import type { CdpConnection } from "../../cdp/connection.ts";
@@ -47,8 +41,8 @@ export interface CreateInProfileOptions {
 export interface CreatedPage {
   targetId: string;
   /**
-   * Opened from inside the profile as a popup window. New tabs must not open beside it: from a
-   * popup window Chrome puts them into the person's own window of that profile.
+   * Opened from inside the profile as a popup window: new tabs must not open beside it (Chrome would put them in the
+   * person's window).
    */
   popup: boolean;
 }
@@ -67,9 +61,8 @@ export async function createPageInProfile(f: PageFactory, opts: CreateInProfileO
 }
 
 /**
- * Target.createTarget, waited for within the command's deadline; the call itself lives on
- * (a stalled janitor or browser answers late), and a page it creates after the command gave
- * up is still ours: owned at once, marked ours (never the person's) and closed.
+ * Target.createTarget waited for within the command's deadline; a page it creates after the command gave up is still
+ * ours: owned at once, marked ours and closed.
  */
 async function createOrCloseLate(f: PageFactory, opts: CreateInProfileOptions, params: Protocol.Target.CreateTargetRequest): Promise<{ targetId: string }> {
   const scope = currentCallScope();

@@ -1,18 +1,9 @@
 /**
- * The private file store: every byte Browser Pilot keeps on the agent's behalf (screenshots,
- * PDFs, saved bodies, uploads, downloads) passes through here before it reaches the agent's
- * own file.
- *
- * - Items live in `<home>/store/<random>` (directory 0700, files 0600). File names on disk are
- *   random, never derived from a page, a download's name or an id an agent sent.
- * - Each item belongs to one client key; another key's id answers artifact_not_found, the same
- *   as an id that never existed, so nothing is revealed.
- * - Quotas per item, per agent and in total; a put that would exceed one is quota_exceeded
- *   and leaves nothing behind.
- * - Items expire; an expired id leaves a tombstone for a while, so the agent hears
- *   artifact_expired rather than artifact_not_found.
- * - Nothing survives the broker: the directory is emptied when a broker starts and when it
- *   stops. Only files the agent exported stay.
+ * The private file store: every byte bp keeps for the agent (screenshots, PDFs, saved bodies, uploads, downloads)
+ * passes through here. Items live in `<home>/store/<random>` (0700 dirs, 0600 files, random names, never from a page or
+ * an agent). Each belongs to one client key: another key's id is artifact_not_found, like a missing one. Quotas per
+ * item, agent and total (quota_exceeded leaves nothing behind). Expired ids leave a tombstone (artifact_expired).
+ * Nothing survives the broker: emptied at start and stop.
  */
 import { chmodSync, closeSync, copyFileSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, rmSync, writeSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
@@ -32,7 +23,6 @@ export interface Artifact {
   sizeBytes: number;
   createdAt: number;
   expiresAt: number;
-  /** Absolute path inside the store. */
   path: string;
 }
 
@@ -104,7 +94,6 @@ export class ArtifactStore {
     if (all + size > l.totalBytes) throw quotaExceeded("total", size, l.totalBytes, all);
   }
 
-  /** Stores bytes. */
   put(owner: string, kind: ArtifactKind, data: Uint8Array, meta: { name: string; mimeType: string; ttlMs?: number }): Artifact {
     this.reserve(owner, data.length);
     const path = this.freshPath();
@@ -123,8 +112,8 @@ export class ArtifactStore {
   }
 
   /**
-   * Copies a file into the store (a download Chrome completed, a file to upload). The source
-   * is opened without following a final symlink and never changed.
+   * Copies a file into the store (a completed download, a file to upload), opening the source without following a final
+   * symlink.
    */
   putFile(owner: string, kind: ArtifactKind, source: string, meta: { name: string; mimeType: string; ttlMs?: number; keepName?: boolean }): Artifact {
     let size: number;
@@ -194,8 +183,8 @@ export class ArtifactStore {
   }
 
   /**
-   * Writes a copy of the item to `dest` (already placed by resolveOutputPath): 0600, atomic,
-   * never through a symlink, never into the store itself.
+   * Writes a copy of the item to `dest` (placed by resolveOutputPath): 0600, atomic, never through a symlink or into
+   * the store.
    */
   exportTo(item: Artifact, dest: string, opts: WriteOptions = {}): WrittenFile {
     this.refuseInside(dest);
@@ -268,8 +257,7 @@ export class ArtifactStore {
 }
 
 /**
- * Empties what an earlier broker of this home left (one killed with -9 never cleaned up).
- * Only the owner of the broker lock may call this.
+ * Empties what an earlier broker of this home left (one killed with -9). Only the broker lock's owner may call this.
  */
 export function wipeStore(home: string): void {
   const root = join(home, "store");
