@@ -5,11 +5,9 @@ import { BpError } from "../shared/errors.ts";
 import { callPage } from "./world.ts";
 
 /**
- * Typed calls into the page runtime: a step names a bundled page function (src/page/dispatch.ts)
- * and its argument and result are that function's own (an element function's third parameter,
- * a window function's second; what it returns, awaited). A function that answers per `op` (its
- * ops table, src/page/ops.ts) takes one op's argument and gives that op's answer. The page
- * answers over CDP as JSON, so the one place that takes the answer as the function's type is here.
+ * Typed calls into the page runtime: a step names a bundled page function (page/dispatch.ts) and its argument and
+ * result are that function's own (per op for ops functions, page/ops.ts). The page answers as JSON, so this is the one
+ * place that takes the answer as the function's type.
  */
 type Fns = ElementFns & WindowFns;
 export type PageFnName = keyof Fns;
@@ -46,10 +44,7 @@ export function step<F extends PageFnName, A extends PageArg<F>>(fn: F, arg: A, 
   return { fn, ...(arg !== undefined ? { arg } : {}), ...at };
 }
 
-/**
- * A call's results, one per step: a step held back by `when` answers null, and after a `ref`
- * step that failed no later step ran.
- */
+/** A call's results, one per step: null for a step held back by `when`; after a failed `ref` step no later step ran. */
 export type Results<S extends readonly PageStep[]> = { [K in keyof S]: StepResult<S[K]> | null | undefined };
 
 /** What one step answers, by the function and argument it names. */
@@ -86,8 +81,8 @@ export interface Ran {
 }
 
 /**
- * The answer of the step at `index` of a call that ran, typed by the function and op it names
- * once the step there is seen to name them (a wrong index is an internal error, not a wrong type).
+ * The answer of the step at `index`, typed by the function and op it is seen to name (a wrong index is an internal
+ * error).
  */
 export function stepResult<F extends OpFnName, K extends keyof PageOps[F] & string>(ran: Ran, index: number, fn: F, op: K): PageResult<F, { op: K }> {
   const s = ran.steps[index];
@@ -96,10 +91,7 @@ export function stepResult<F extends OpFnName, K extends keyof PageOps[F] & stri
   return answer<F, { op: K }>(ran.results[index]);
 }
 
-/**
- * As stepResult for a step that may not have run (held back by `when`, or a call cut short by a
- * dialog or navigation): null or undefined then.
- */
+/** As stepResult for a step that may not have run (held back, or cut short by a dialog or navigation). */
 export function readResult<F extends OpFnName, K extends keyof PageOps[F] & string>(ran: Ran, index: number, fn: F, op: K): PageResult<F, { op: K }> | null | undefined {
   const r = ran.results[index];
   if (r === undefined || r === null) return r;

@@ -13,16 +13,15 @@ export interface RefBinding {
   /** The page runtime's token of that document: a ref used in another document is caught page-side. */
   doc?: string;
   /**
-   * The same-origin child frame (its frame id) whose document holds the element, when the
-   * element was observed inline in this document's snapshot: that frame settles by its own rules.
+   * The same-origin child frame whose document holds the element, when observed inline in this document's snapshot: it
+   * settles by its own rules.
    */
   childFrame?: string;
 }
 
 /**
- * What one agent has observed of one tab's current document. Refs are numbered by the page
- * (stable per document, never reused); this records which of them this agent was shown and
- * where each lives, so a ref can be re-checked before use and another key's ref is unknown.
+ * What one agent has observed of one tab's current document: which page-numbered refs it was shown and where each
+ * lives, so a ref is re-checked before use and another key's ref is unknown.
  */
 export class TabObservation {
   nextRef = 1;
@@ -32,8 +31,8 @@ export class TabObservation {
   /** The document this agent observed before this one, so its refs report why they went stale. */
   previous: { url: string; nextRef: number } | undefined;
   /**
-   * The lowest ref of this document. Numbering continues across the documents of a tab (for
-   * this agent), so a ref below it is from an earlier document: stale, never another element.
+   * The lowest ref of this document: numbering continues across a tab's documents, so a lower ref is stale, never
+   * another element.
    */
   firstRef = 1;
   /** Whether this agent's latest observation of the tab (in any document) showed a login surface. */
@@ -45,8 +44,8 @@ export class TabObservation {
   /** The page runtime's token of the top document at this agent's latest snapshot of it. */
   doc: string | undefined;
   /**
-   * The tab session's count of main-frame navigation events (world.ts navigationCount) when the
-   * frame tree last named `mainLoaderId`: while it holds, no other document can have come.
+   * The tab session's main-frame navigation count (world.ts) when the frame tree last named `mainLoaderId`: while it
+   * holds, no other document came.
    */
   confirmedAt = -1;
 

@@ -1,9 +1,7 @@
 /**
- * Newline-delimited framing for pipes and Unix sockets. Bytes of an unfinished line are kept
- * as a list of chunks and joined once when the newline arrives, so a multi-megabyte CDP
- * message split over hundreds of reads costs one copy, not a quadratic string build-up.
- * Lines are decoded whole, which also keeps multi-byte UTF-8 characters split across reads
- * intact. Empty lines are skipped (they carry no frame).
+ * Newline-delimited framing for pipes and Unix sockets. An unfinished line's bytes are kept as chunks and joined once
+ * at the newline (no quadratic build-up for multi-megabyte messages) and decoded whole (split UTF-8 stays intact).
+ * Empty lines are skipped.
  */
 
 const NEWLINE = 0x0a;
@@ -98,8 +96,8 @@ export interface ReadLinesOptions extends LineReaderOptions {
 }
 
 /**
- * Reads `stream` to its end, calling `onLine` for each line, including a last line without
- * a newline. Rejects if the stream errors, a line is too long, or `onLine` throws.
+ * Reads `stream` to its end, calling `onLine` per line (a last one without newline too); rejects on stream error, a
+ * too-long line, or `onLine` throwing.
  */
 export async function readLines(
   stream: ReadableStream<Uint8Array>,

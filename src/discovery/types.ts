@@ -1,6 +1,5 @@
 /**
- * Shapes shared by discovery and its callers. Field names and enum values follow upstream
- * Browser Pilot 1.3 so agents that learned upstream's `browser list` output read ours the same way.
+ * Shapes shared by discovery and its callers; names and enum values follow upstream Browser Pilot 1.3's `browser list`.
  */
 
 export type ProcessState = "running" | "not_running" | "unknown";
@@ -40,8 +39,8 @@ export interface BrowserCandidate {
   state: CandidateState;
   remediation?: Remediation;
   /**
-   * Internal: `ws://127.0.0.1:<port><path>` from DevToolsActivePort. Kept out of printed output
-   * (toPublicCandidate) because the path is the only secret guarding a browser-level socket.
+   * Internal: `ws://127.0.0.1:<port><path>` from DevToolsActivePort; never printed (the path is the only secret
+   * guarding the socket).
    */
   endpoint?: string;
 }

@@ -1,7 +1,6 @@
 /**
- * Small page-side reads of the broker, part of the page bundle and called by name: what
- * `bp wait` looks for, the element under a point, the focused frame, viewport facts for
- * screenshots, whether a sign-in field shows (handoff), and a popup opened in a profile.
+ * Small page-side reads called by name: what `bp wait` looks for, the element under a point, the focused frame,
+ * viewport facts, a visible sign-in field, a popup opened in a profile.
  */
 import { composedParent, deepFocus, type ActDocument, type ActElement, type ActNode, type ActWindow } from "./act-dom.ts";
 
@@ -28,9 +27,8 @@ export function waitText(win: ActWindow, a: { needle: string }): { context: stri
 }
 
 /**
- * The first match, or with a.visible the first match a person can see: a box of its own,
- * rendered (no display:none or hidden visibility up the tree, no content-visibility:hidden,
- * not fully transparent). Bounded to the first 500 matches.
+ * The first match, or with a.visible the first a person can see (a box, rendered, not content-visibility:hidden, not
+ * transparent). Bounded to 500 matches.
  */
 export function waitSelector(win: ActWindow, a: { css: string; visible?: boolean }): { tagName: string; visible: boolean } | { invalid: true } | null {
   let list: ArrayLike<ProbeElement>;
@@ -68,10 +66,7 @@ export function authField(win: ActWindow): boolean {
   return false;
 }
 
-/**
- * Viewport facts read in our isolated world: the page can redefine `devicePixelRatio` or
- * `scrollX` for its own scripts, but not for another world.
- */
+/** Viewport facts read in our world: the page can redefine `devicePixelRatio` or `scrollX` only for its own. */
 export function viewState(win: ProbeWindow): { dpr: number; width: number; height: number; scrollX: number; scrollY: number } {
   return { dpr: win.devicePixelRatio || 1, width: win.innerWidth, height: win.innerHeight, scrollX: win.scrollX, scrollY: win.scrollY };
 }
@@ -90,9 +85,8 @@ export function selectorRect(win: ActWindow, a: { selector: string }): { x: numb
 }
 
 /**
- * The element at a viewport point, through open shadow roots and same-origin frames: tag, id,
- * role, a short name, and its snapshot ref if it (or an ancestor) has one. A cross-origin frame
- * is named as the iframe.
+ * The element at a viewport point through open shadow roots and same-origin frames: tag, id, role, short name, and its
+ * (or an ancestor's) ref; a cross-origin frame is named as the iframe.
  */
 export function hitAt(win: ActWindow, p: { x: number; y: number }): { tagName: string; id?: string; role?: string; name?: string; ref?: number } | null {
   let doc: ActDocument = win.document, x = p.x, y = p.y;
@@ -137,10 +131,7 @@ export function hitAt(win: ActWindow, p: { x: number; y: number }): { tagName: s
   return out;
 }
 
-/**
- * The focused element when it is an iframe whose document this world cannot reach (out of
- * process), through open shadow roots and same-origin frames; null otherwise.
- */
+/** The focused element when it is an iframe this world cannot reach (out of process); null otherwise. */
 export function focusedFrame(win: ActWindow): ActElement | null {
   const f = deepFocus(win);
   return f.opaque ? f.el : null;

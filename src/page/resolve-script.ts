@@ -1,10 +1,7 @@
 /**
- * Page-side ref resolution against the registry `pageSnapshot` keeps on the window.
- *
- * Part of the page bundle (`resolve`, and `refElement` in entry.ts); the registry symbol is
- * repeated here on purpose, so the module needs none of the snapshot's. It never rebinds: a
- * number belongs to one element for the life of the document; if that element is gone the
- * answer is `node_detached`.
+ * Page-side ref resolution against the registry `pageSnapshot` keeps on the window (the symbol is repeated so this
+ * needs none of the snapshot's modules). Never rebinds: a number belongs to one element for the document's life, else
+ * `node_detached`.
  */
 import type { PageDocument, PageElement, PageWindow, RefRegistry, ResolveResult } from "./types.ts";
 
@@ -21,8 +18,7 @@ export function pageResolveRef(win: PageWindow, ref: number): ResolveResult {
   if (!el) return { element: null, reason: "node_detached" };
   try {
     if (!el.isConnected) return { element: null, reason: "node_detached" };
-    // An element of an inlined same-origin frame is only reachable while its iframe still hosts
-    // that very document inside the top document.
+    // An inlined frame's element is reachable only while its iframe still hosts that document in the top document.
     let doc: PageDocument = el.ownerDocument;
     for (let i = 0; doc !== reg.doc; i++) {
       const host = reg.frames.get(doc);

@@ -1,8 +1,6 @@
 /**
- * The broker's side of the page runtime (src/page/dispatch.ts): the function declarations that
- * install it in an isolated world (with the bundled page code, sent once per world) or call
- * into an installed one by name (a few hundred characters). See `callPage` and `pageObject`
- * in src/broker/world.ts.
+ * The broker's side of the page runtime (page/dispatch.ts): the declarations that install it in an isolated world
+ * (bundled code, once per world) or call an installed one by name. See `callPage` and `pageObject` in broker/world.ts.
  */
 import { PAGE_LIBRARY } from "./bundle.ts";
 
@@ -25,16 +23,14 @@ const KEY_EXPR = `Symbol.for(${JSON.stringify(RUNTIME_KEY)})`;
 const INSTALLED = `(window[${KEY_EXPR}] || ${PAGE_LIBRARY}.install(window, ${KEY_EXPR}))`;
 
 /**
- * The runtime installed by the browser itself in every new document's world of that name
- * (Page.addScriptToEvaluateOnNewDocument): compiled there through Chromium's code cache, where
- * a call's function declaration is compiled anew in every document.
+ * Installed by the browser in every new document's world (Page.addScriptToEvaluateOnNewDocument), compiled there
+ * through Chromium's code cache rather than anew per document.
  */
 export const INSTALL_ON_NEW_DOCUMENT = `${INSTALLED};`;
 
-/*
- * The reply comes back as JSON text (the runtime's `text`), not as an object by value: Chromium
- * turns a returned object into protocol values field by field, which on a small page's snapshot
- * cost more than the snapshot's own walk; one string is cheap. `readReply` takes it apart.
+/**
+ * Replies come back as JSON text: Chromium converts a returned object field by field, which cost more than a small
+ * page's snapshot walk.
  */
 
 /** Installs the runtime (if this world lacks it) and runs the call: sent once per world. */
@@ -44,8 +40,8 @@ export const INSTALL_AND_RUN = `function (call) { return ${INSTALLED}.text(call)
 export const RUN = `function (call) { var rt = window[${KEY_EXPR}]; return rt ? rt.text(call) : { missing: true }; }`;
 
 /**
- * As INSTALL_AND_RUN and RUN, first marking the elements passed as further arguments as
- * click-listened (listener-mark.ts), so the marks and the snapshot that reads them are one call.
+ * As INSTALL_AND_RUN, first marking the elements passed as further arguments click-listened (listener-mark.ts): marks
+ * and snapshot in one call.
  */
 export const INSTALL_MARK_AND_RUN = `function (call) { var rt = ${INSTALLED}; rt.markListened(Array.prototype.slice.call(arguments, 1), call.mk); return rt.text(call); }`;
 export const MARK_AND_RUN = `function (call) { var rt = window[${KEY_EXPR}]; if (!rt) return { missing: true }; rt.markListened(Array.prototype.slice.call(arguments, 1), call.mk); return rt.text(call); }`;

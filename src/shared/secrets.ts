@@ -1,13 +1,11 @@
 /**
- * Credentials of a remote browser endpoint: a user:password, query parameters such as
- * `token`, `apiKey`, `key` or `auth` (browserless, Browserbase, Steel and Browser Use put
- * theirs there), and header values. Once known they are scrubbed from every reply, record,
- * close reason and log line of this process, whatever text quotes them.
+ * Credentials of a remote browser endpoint (user:password, query parameters like `token`, `apiKey`, `key`, `auth`,
+ * header values): once known, scrubbed from every reply, record, close reason and log line of this process.
  */
 const SECRET_PARAM = /token|key|auth|pass|pwd|secret|sig|jwt|cred/i;
 /**
- * Shorter values are too likely to occur in unrelated text (a page saying "secret" would
- * lose the word for the broker's life); in URLs any length is masked by parameter name.
+ * Shorter values occur in unrelated text too (a page's "secret" would lose the word); in URLs any length is masked by
+ * parameter name.
  */
 const MIN_SECRET_CHARS = 8;
 const MASK = "***";
@@ -79,10 +77,7 @@ function rawParams(search: string): [string, string][] {
     });
 }
 
-/**
- * The endpoint as it may be shown: the whole URL with a password and secret query values as
- * `***`, so an agent can tell which endpoint and which options, never the credentials.
- */
+/** The endpoint as it may be shown: password and secret query values as `***`. */
 export function displayEndpoint(raw: string): string {
   let u: URL;
   try {

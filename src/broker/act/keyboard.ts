@@ -16,10 +16,7 @@ import { CompositePin } from "./pin.ts";
 import { defineAction } from "./pipeline.ts";
 import { mergeEffects, nonEmpty } from "./type.ts";
 
-/**
- * The frame that has focus: keys go wherever the browser's focus is, and when that is inside
- * a cross-origin iframe its element lives in that frame's own session.
- */
+/** The frame that has focus: inside a cross-origin iframe its element lives in that frame's session. */
 async function focusedFrame(rec: TargetRecord, session: CdpSession): Promise<FrameRef> {
   // A page target's main frame id is its target id.
   let frame: FrameRef = { session, frameId: rec.targetId, offset: { x: 0, y: 0 } };
@@ -39,16 +36,14 @@ async function focusedFrame(rec: TargetRecord, session: CdpSession): Promise<Fra
 const selectAllCombo = () => parseCombo(process.platform === "darwin" ? "Meta+a" : "Control+a");
 
 /**
- * `bp keyboard <text>`: trusted key presses, one per character, to whatever has focus (canvas
- * editors and widgets that ignore inserted text). The focused element and page are pinned
- * and re-checked before every key; a change stops the sequence there.
+ * `bp keyboard <text>`: trusted key presses, one per character, to whatever has focus (canvas editors, widgets that
+ * ignore inserted text). Focus and page are pinned and re-checked before every key.
  */
 export const keyboard = defineAction<typeof keyboardCommand, ArgsOf<typeof keyboardCommand> & { token: string }, Keyed>(keyboardCommand, {
   args: (a) => ({ ...nonEmpty(a), token: crypto.randomUUID() }),
   observe: (a) => ({ limit: a.limit, full: a.full }),
-  // With --submit the dispatch settled and read back itself; otherwise the reply's one settle
-  // call (a frame after the last key's change) reads the text back and takes the snapshot, in
-  // the top document (a field in a frame is read there, after it).
+  // With --submit the dispatch settled and read back itself; otherwise the reply's settle call reads back (in the top
+  // document; a frame's field is read there).
   settled: (_run, sent) => sent.evidence !== undefined,
   typing: true,
   readback: ({ args }, sent) => (sent.plan?.inTop ? [readStep(args.token, args.text, sent.plan.mode)] : []),
@@ -105,8 +100,8 @@ type Keyed =
   | { evidence?: undefined; plan: { prep: Prepared; mode: ReadMode; frame: FrameRef; inTop: boolean; read?: PageResult<"edit", { op: "read" }> | null } };
 
 /**
- * Reads what has focus and arms the quiet watcher in one call, on the guess that focus is in
- * the top document (it usually is); focus inside a frame is then found and read there.
+ * Reads the focus and arms the quiet watcher in one call, guessing focus is in the top document; focus in a frame is
+ * then found and read there.
  */
 async function focusAndArm(sel: Selected, top: CdpSession, watch: ActionWatch, token: string): Promise<{ frame: FrameRef; prep: Prepared; inMain: boolean }> {
   const steps = [step("focusInFrame", undefined), step("edit", { op: "active", token }), watch.quietStep()] as const;
@@ -123,9 +118,8 @@ async function focusAndArm(sel: Selected, top: CdpSession, watch: ActionWatch, t
 type FocusState = PageResult<"edit", { op: "state" }>;
 
 /**
- * `bp press <combo>`: one key or chord as trusted events to what has focus. Evidence compares
- * the focused element's value length, selection and control state before and after, plus
- * page-level effects (navigation, dialogs, popups, DOM changes).
+ * `bp press <combo>`: one key or chord to what has focus; evidence compares the focused element's value, selection and
+ * state before and after, plus page effects.
  */
 interface Pressed {
   combo: ReturnType<typeof parseCombo>;
@@ -144,8 +138,8 @@ export const press = defineAction<typeof pressCommand, ArgsOf<typeof pressComman
     const combo = parseCombo(args.key);
     const token = crypto.randomUUID();
     const { frame, prep: before, inMain } = await focusAndArm(sel, top, watch, token);
-    // A printable key into an editable field types text (what the page sends then, a typing
-    // indicator, answers no command: act/requests.ts); on a button or the page it is a command.
+    // A printable key into an editable field types text (a typing indicator it sends answers no command:
+    // act/requests.ts); elsewhere it is a command.
     const sent = watch.input(() => pressCombo(top, combo), true, typesText(combo.key) && before.mode !== "none");
     sent.catch(() => undefined);
     await Promise.race([sent, watch.dialogOpened]);

@@ -22,9 +22,8 @@ export function probeStep(opts: { requireEnabled?: boolean; noScroll?: boolean }
 }
 
 /**
- * Proves, before anything is sent, that a pointer event at the returned point reaches the
- * element: scrolled into view, visible, enabled, and topmost at one of five sampled points.
- * Coordinates come back in top-level viewport px.
+ * Proves before anything is sent that a pointer event at the returned point (top-level viewport px) reaches the
+ * element: scrolled into view, visible, enabled, topmost at one of five sampled points.
  */
 export async function probeForPointer(r: ResolvedRef, opts: { requireEnabled?: boolean; noScroll?: boolean } = {}): Promise<Probe> {
   return checkProbe(r, await callFn(r.binding, "act", probeArg(opts), { ref: r.ref }));
@@ -59,10 +58,8 @@ function describeObstruction(o: { tagName: string; id?: string; role?: string; n
 export type MouseButton = "left" | "right";
 
 /**
- * Mouse moves are aligned to animation frames, and a background tab renders none: there
- * the browser acknowledges a move only after ~5 s. Presses and releases are not aligned, so
- * in a hidden tab (or when we cannot tell, after a short grace) the move is sent without
- * waiting for its acknowledgement.
+ * Mouse moves wait for an animation frame, which a background tab never renders (~5 s ack): in a hidden tab, or after a
+ * short grace when unknown, the move is not awaited.
  */
 export async function moveMouse(session: CdpSession, x: number, y: number, hidden: boolean | undefined, buttons = 0): Promise<void> {
   const sent = session.send("Input.dispatchMouseEvent", { type: "mouseMoved", x, y, button: buttons ? "left" : "none", buttons });
@@ -81,9 +78,8 @@ export async function moveMouse(session: CdpSession, x: number, y: number, hidde
 const MOVE_ACK_GRACE_MS = 100;
 
 /**
- * A real pointer click at top-level viewport coordinates, routed by the browser's own hit
- * test. The events go out together (a session handles them in order) and cost one round trip;
- * the move only when the pointer is not there already (a second click on the same spot).
+ * A real pointer click at top-level viewport coordinates, hit-tested by the browser; the events go out together (one
+ * round trip), the move only when the pointer is not there already.
  */
 export async function dispatchClick(session: CdpSession, x: number, y: number, button: MouseButton, clickCount: 1 | 2, hidden?: boolean): Promise<void> {
   const moved = pointerAt(session, x, y) ? undefined : moveMouse(session, x, y, hidden);

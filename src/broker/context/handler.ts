@@ -27,13 +27,9 @@ export interface HandlerImpl<A, R> {
 }
 
 /**
- * Registers a handler against its command definition: `args` is typed by the command's args
- * schema and checked against it before run() (the broker never runs a handler on arguments
- * its schema refuses), and run() returns the command's result type, with no top-level field
- * the schema does not name (TypeScript alone would accept extra fields in a returned object).
- * Curried, so that the implementation is checked against types already fixed by the command:
- * passed alongside it, its literals ("running", "active") would widen to string.
- *
+ * Registers a handler against its command: `args` is typed by the args schema and checked before run(), and run()
+ * returns the result type with no top-level field the schema does not name. Curried so the implementation is checked
+ * against types already fixed (passed alongside, its literals would widen to string).
  *   const tab = defineHandler(commands.tab)({ async run(ctx, { id }) { … } });
  */
 export function defineHandler<A extends ArgsSchema, R extends AnySchema>(
@@ -47,9 +43,7 @@ type KeysOf<T> = T extends unknown ? keyof T : never;
 export type NoExtraFields<T, R> = [Exclude<KeysOf<T>, KeysOf<R>>] extends [never] ? unknown : { fieldsNotInTheResultSchema: Exclude<KeysOf<T>, KeysOf<R>> };
 
 /**
- * A value of type R with no top-level field R does not name: TypeScript checks the fields an
- * object literal writes out, not those a spread (`...(x ? { a } : {})`) brings in.
- *
+ * A value of type R with no top-level field R does not name (TypeScript does not check fields a spread brings in).
  *   return exactly<ClickEvidence>()({ status, ...(hit ? { target: hit } : {}) });
  */
 export function exactly<R>(): <T extends R>(value: T & NoExtraFields<T, R>) => R {
@@ -57,9 +51,8 @@ export function exactly<R>(): <T extends R>(value: T & NoExtraFields<T, R>) => R
 }
 
 /**
- * Like defineHandler for a handler whose reply a shared pipeline types from the command's
- * result schema (actions: defineAction, src/broker/act/pipeline.ts, over a command type it
- * cannot name here); test/e2e/result-schemas.test.ts checks those replies against the schema too.
+ * Like defineHandler for a handler whose reply a shared pipeline types (defineAction in act/pipeline.ts);
+ * test/e2e/result-schemas.test.ts checks those replies against the schema.
  */
 export function defineShapedHandler<A extends ArgsSchema>(command: CommandDef<A>, impl: HandlerImpl<v.InferOutput<A>, object>): Handler {
   return bindWith(command, impl);

@@ -1,8 +1,6 @@
 /**
- * Merges an inspect result with the results of its cross-origin iframes (used by the broker;
- * never injected). Each frame's content goes where its iframe is, and limits stay global: frames
- * are visited in document order and each is asked only for what is still missing, so the work
- * is bounded by the limit and the number of frames, not by what the frames contain.
+ * Merges an inspect result with its cross-origin iframes' results: each frame's content goes where its iframe is, and
+ * limits stay global (frames in document order, each asked only for what is missing).
  */
 import type { FindResult } from "../../page/find-script.ts";
 import type { ReadResult } from "../../page/read-script.ts";
@@ -10,10 +8,7 @@ import type { SearchResult } from "../../page/search-script.ts";
 import { cutText } from "../../page/inspect/dom.ts";
 import type { FramePlaceholder } from "../../page/inspect/tree.ts";
 
-/**
- * One frame's result, its own frames already merged, with at most `limit` matches or
- * characters; undefined when the frame cannot be read (gone, or nothing in scope).
- */
+/** One frame's result (its own frames merged) with at most `limit` matches or characters; undefined when unreadable. */
 export type Descend<T> = (frame: FramePlaceholder, limit: number) => Promise<T | undefined>;
 
 interface List<E> {
@@ -72,9 +67,8 @@ export async function mergeFind(top: FindResult, limit: number, descend: Descend
 }
 
 /**
- * Splices each frame's text in after the text before its iframe, on lines of its own. The page
- * left a pending line break at each placeholder, so the frame's own text after `at` already
- * starts with one, except at the very start.
+ * Splices each frame's text in after the text before its iframe, on lines of its own (the page left a pending line
+ * break at each placeholder).
  */
 export async function mergeRead(top: ReadResult, limit: number, descend: Descend<ReadResult>): Promise<ReadResult> {
   if (top.frames.length === 0) return top;

@@ -1,7 +1,6 @@
 /**
- * Brings the browser in line with a policy that changed, before the next command runs: every
- * tracked tab's request interception follows its controller's rules again, and the tabs of
- * keys that now have origin rules are tracked (so rules hold on a tab no command opened yet).
+ * Brings the browser in line with a changed policy before the next command: tracked tabs' interception follows their
+ * controller's rules, and tabs of keys that now have origin rules are tracked.
  */
 import type { BrowserConnection } from "../browser.ts";
 import { coverControlledTabs } from "../net/index.ts";
@@ -21,9 +20,8 @@ const APPLY_MS = 5_000;
 let queue: Promise<void> = Promise.resolve();
 
 /**
- * Before every command: the file is read again if it changed, and then the browser brought in
- * line. One at a time, so a command that arrives while another applies a change waits for it
- * rather than running under the old interception.
+ * Before every command: re-read a changed file, then bring the browser in line; one at a time, so no command runs under
+ * the old interception.
  */
 export function followPolicy(conn: () => BrowserConnection | undefined, keys: () => string[]): Promise<void> {
   const step = async () => {

@@ -1,11 +1,7 @@
 /**
- * The host policy in force: `$BROWSER_PILOT_HOME/policy.json`, read at broker start and again
- * whenever the file changed (one stat before each command; the text only when the stat moved).
- * A file that does not parse, that other users may write, or that belongs to another user
- * fails closed: every command is refused with policy_invalid. No file: everything allowed.
- *
- * Module state (one broker per process, like the network tables), so the network layer reads
- * the rules without a handle on the broker.
+ * The host policy in force: `$BROWSER_PILOT_HOME/policy.json`, re-read when its stat changes (one stat per command). A
+ * file that does not parse, is writable by others or owned by another user fails closed (policy_invalid); no file
+ * allows everything. Module state, so the network layer reads rules without the broker.
  */
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
@@ -33,10 +29,7 @@ export function policyHome(home: string): void {
   lastValid = undefined;
 }
 
-/**
- * Called before every command: re-reads the file if its stat changed. True when the policy in
- * force changed (the caller brings the tabs' interception in line before the command runs).
- */
+/** Called before every command: re-reads the file if its stat changed; true when the policy in force changed. */
 export async function refreshPolicy(): Promise<boolean> {
   if (path === "") return false;
   let st;

@@ -1,13 +1,8 @@
 /**
- * The policy's origin rules in the page: every request a tab of a restricted key makes passes
- * the tab's request interception (net/tracker.ts), which asks policyStops first. A denied
- * navigation is aborted (the page that was there stays, no error page commits); any other
- * denied request fails as blocked by the client.
- *
- * Popups start loading before any session of ours could reach them, so while some key has
- * origin rules the browser session holds every new page at its start (auto-attach, waiting
- * for the debugger): a popup whose opener a restricted key controls gets the interception
- * before it runs, the rest run at once.
+ * The policy's origin rules: a restricted key's tab requests pass its interception (net/tracker.ts), which asks
+ * policyStops first. A denied navigation is aborted (no error page commits); other denied requests fail as blocked by
+ * client. While any key has origin rules, new pages are held at start (auto-attach, waiting for the debugger) so a
+ * restricted key's popup is intercepted before it runs.
  */
 import type { Protocol } from "devtools-protocol";
 import { CdpSession } from "../../cdp/session.ts";

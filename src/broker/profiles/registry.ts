@@ -1,13 +1,8 @@
 /**
- * Live profile contexts of one browser connection generation. A person's Chrome runs several
- * profiles (work, personal) in one browser process; each is a browser context, and CDP names
- * it only on the targets it holds (`TargetInfo.browserContextId`): `Target.getBrowserContexts`
- * lists contexts created over CDP, not the person's profiles. So the inventory is built from
- * the live target table, passively: nothing is created, attached or navigated to list it.
- *
- * Public ids are random and belong to this registry, that is to one connection generation;
- * the raw context id never leaves the broker. A new connection starts an empty registry, so
- * every earlier id stops resolving (profile_context_stale).
+ * Live profile contexts of one connection generation. A person's Chrome runs several profiles in one process, each a
+ * browser context that CDP names only on its targets (`Target.getBrowserContexts` lists CDP-made contexts only), so the
+ * inventory is built passively from the live target table. Public ids are random and per generation (a new connection
+ * makes old ids profile_context_stale); raw context ids never leave the broker.
  */
 import { BpError } from "../../shared/errors.ts";
 import type { TargetRecord, TargetTable } from "../targets.ts";
@@ -97,8 +92,8 @@ export class ProfileRegistry {
   }
 
   /**
-   * A public id given by an agent. One from an earlier connection, or one this broker never
-   * issued, is profile_context_stale; one whose profile has no page left is unavailable.
+   * A public id given by an agent: one from an earlier connection or never issued is profile_context_stale; one whose
+   * profile has no page left is unavailable.
    */
   resolve(id: string): ProfileContext {
     const p = this.byId.get(id);
@@ -122,8 +117,8 @@ export class ProfileRegistry {
 }
 
 /**
- * 'bp profile <selector>': a public id, or a case-insensitive exact label, verified name or
- * e-mail of a live profile. Anything matching several is refused rather than guessed.
+ * 'bp profile <selector>': a public id, or a case-insensitive exact label, name or e-mail of a live profile; several
+ * matches are refused, not guessed.
  */
 export function selectProfile(registry: ProfileRegistry, selector: string): ProfileContext {
   if (PROFILE_ID.test(selector)) return registry.resolve(selector);

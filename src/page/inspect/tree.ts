@@ -1,12 +1,7 @@
 /**
- * Composed-tree and frame helpers shared by the inspect page scripts (part of the page bundle,
- * like `./dom.ts`).
- *
- * Same-origin iframe documents are walked in place; their hosts are remembered so boxes can be
- * shifted into the walked frame's viewport px. An iframe whose document we cannot reach but
- * that has a window (cross-origin, usually out of process) becomes a placeholder: the broker
- * finds the element again through the list left on our window (the bundle's `frameElement`) and
- * walks that frame through its own CDP session.
+ * Composed-tree and frame helpers of the inspect page scripts. Same-origin iframes are walked in place (hosts
+ * remembered to shift boxes); a cross-origin iframe becomes a placeholder the broker finds again through the list left
+ * on our window and walks through its own session.
  */
 import type { PageDocument, PageElement, PageNode, PageWindow } from "../types.ts";
 import { type InspectDom, num, px, safe } from "./dom.ts";
@@ -79,8 +74,8 @@ export function matchPlace(dom: InspectDom, fs: FrameState, win: PageWindow, el:
 }
 
 /**
- * The document of a same-origin frame (its host remembered), or null. A frame that has a window
- * but no reachable document is listed as a placeholder at `at`.
+ * The document of a same-origin frame (its host remembered), or null; a frame with a window but no reachable document
+ * becomes a placeholder at `at`.
  */
 export function enterFrame(fs: FrameState, el: PageElement, at: number): PageDocument | null {
   const cd = safe(() => (el.contentDocument as PageDocument | null | undefined) || null, null);
@@ -114,8 +109,8 @@ export function docOffset(dom: InspectDom, fs: FrameState, d: PageDocument, dept
 }
 
 /**
- * Ends a run's frame bookkeeping: measures the placeholders (with layout) and leaves the iframe
- * elements on our world's window for the broker, replacing the previous run's list.
+ * Measures the placeholders (with layout) and leaves the iframe elements on our window for the broker, replacing the
+ * previous run's list.
  */
 export function finishFrames(dom: InspectDom, fs: FrameState, win: PageWindow, layout: boolean): FramePlaceholder[] {
   for (const f of fs.found) {
@@ -133,8 +128,8 @@ export function finishFrames(dom: InspectDom, fs: FrameState, win: PageWindow, l
 }
 
 /**
- * Pushes the composed-tree children of a node (an open shadow root's, a slot's assigned nodes,
- * or the light children) in reverse, so they pop in document order.
+ * Pushes a node's composed-tree children (open shadow root, slot's assigned nodes, or light children) in reverse, so
+ * they pop in document order.
  */
 export function pushKids(dom: InspectDom, n: PageNode, t: number, tag: string, sN: PageNode[], sF: number[], flags: number): void {
   let children: ArrayLike<PageNode> | null = null;

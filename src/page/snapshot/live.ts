@@ -1,16 +1,8 @@
 /**
- * The document's live regions: what a screen reader announces when it changes (role status,
- * alert or log, an aria-live region that is not "off", <output>). A toast saying "Saved", a
- * form's error, a chat log's new line are not interactive elements, so no snapshot lists them;
- * a diff (an action's reply) says what they announced since the previous observation
- * (diff.ts `announced`). Each region gets a key the first time it is seen, unique to it and
- * its document, so a region removed and added again is new. A region that grows by entries
- * (a log, or any region too long to read whole) is read as its newest entry: its last child
- * element with text.
- *
- * Bounded, for hostile and huge pages alike: at most SCANNED matches looked at, MAX_REGIONS
- * read, nested regions only through their outermost, and each text read by a walk that stops
- * at READ_CHARS characters or READ_NODES nodes (never the whole subtree's text or layout).
+ * The document's live regions (role status, alert or log, aria-live not "off", <output>): toasts, form errors and chat
+ * lines no snapshot lists, so a diff says what they announced (diff.ts `announced`). Each region gets a key unique to
+ * it and its document; a region that grows by entries is read as its newest entry. Bounded: SCANNED matches,
+ * MAX_REGIONS read, only outermost regions, each read stops at READ_CHARS or READ_NODES.
  */
 import type { LiveText, PageElement, PageNode, PageText } from "../types.ts";
 import { cut } from "./text.ts";
@@ -73,8 +65,8 @@ function previousElement(el: PageElement): PageElement | null {
 }
 
 /**
- * The text under an element in document order, whitespace collapsed, without scripts, styles
- * and subtrees marked hidden; `long` when there was more than READ_CHARS.
+ * The text under an element in document order, whitespace collapsed, without scripts, styles and hidden subtrees;
+ * `long` past READ_CHARS.
  */
 function read(root: PageElement): { text: string; long: boolean } {
   let text = "";
@@ -95,7 +87,6 @@ function read(root: PageElement): { text: string; long: boolean } {
     if (n.nodeType !== 1) continue;
     const e = n as PageElement;
     if (e !== root && (NOT_TEXT[e.localName] || e.hasAttribute("hidden") || e.getAttribute("aria-hidden") === "true")) continue;
-    // A block's edges separate words.
     if (BLOCK[e.localName]) {
       text += " ";
       stack.push(" ");

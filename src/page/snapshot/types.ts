@@ -1,8 +1,6 @@
 /**
- * Internal types of the page-side snapshot engine (the helpers in this folder).
- *
- * Only types live here. The walk's state is carried explicitly in a `Run` object rather than
- * in closures or module variables, so the helpers stay plain functions of their arguments.
+ * Internal types of the page-side snapshot engine. The walk's state travels in a `Run` object, not closures or module
+ * variables, so the helpers stay plain functions.
  */
 import type {
   Box,
@@ -38,8 +36,8 @@ export interface Roots {
 }
 
 /**
- * Inherited facts for an element's children. An element passes its own context object on
- * unchanged unless one of these facts changes, so most elements allocate nothing.
+ * Inherited facts for an element's children; an element passes its context on unchanged unless a fact changes, so most
+ * allocate nothing.
  */
 export interface Ctx {
   doc: PageDocument;
@@ -185,8 +183,8 @@ export interface Run {
   workHit: boolean;
   depthHit: boolean;
   /**
-   * The walk stack as parallel arrays (no per-node allocation). A null context marks the exit
-   * of a candidate, whose record sits in the node slot.
+   * The walk stack as parallel arrays (no per-node allocation); a null context marks a candidate's exit, its record in
+   * the node slot.
    */
   sN: (PageNode | Rec)[];
   sC: (Ctx | null)[];
