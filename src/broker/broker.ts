@@ -26,19 +26,15 @@ const DEFAULT_LEASE_MS = 30 * 60_000;
 /** How long a stopping broker tries to reach a browser it lost, to close what is ours there. */
 const REATTACH_MS = 5_000;
 
-/**
- * All agent state, in memory: the browser connection, the agents and their tabs, and the per-tab queues. The top of the
- * broker: commands see it only as a BrokerState.
- */
+/** All agent state, in memory; commands see it only as a BrokerState. */
 export class Broker implements BrokerState {
   readonly agents: AgentRegistry;
   browser: BrowserConnection | undefined;
   generation = 0;
   lastActivity = Date.now();
   lastLoss: { reason: string; at: string; generation: number; detail?: string } | undefined;
-  /** Where the last connected browser came from (launched, discovered, remote), for status's recovery. */
   lastSource: "discovered" | "launched" | "remote" | undefined;
-  /** The last remote endpoint connected to, for 'bp connect --reconnect' (its headers are not kept). */
+  /** For 'bp connect --reconnect' (headers are not kept). */
   lastRemote: { endpoint: string; headers: boolean; connectTimeoutMs: number } | undefined;
   private orphans: { info: BrowserInfo; managed: Map<string, { creator: string; popup: boolean }>; pooled: string[] } | undefined;
   onStopRequested: ((reason: string) => void) | undefined;
@@ -46,12 +42,9 @@ export class Broker implements BrokerState {
   executableReplaced = false;
   readonly leaseMs = Number(process.env.BROWSER_PILOT_LEASE_MS) > 0 ? Number(process.env.BROWSER_PILOT_LEASE_MS) : DEFAULT_LEASE_MS;
   private connecting: { id: string; endpoint: string; promise: Promise<BrowserConnection> } | undefined;
-  /** Command records, deadlines, cancellation and idempotency (src/broker/commands). */
   readonly commands: CommandRuntime = new CommandRuntime(this);
   private readonly queues = new Map<string, Promise<unknown>>();
-  /** Tabs handed to a person: the admission gate, control leases and handback notices. */
   readonly handoff: HandoffControl = new HandoffControl(this);
-  /** The loopback live viewer for handed-off tabs (started on the first 'bp view'). */
   readonly viewer: ViewerServer = new ViewerServer(this);
 
   constructor(
@@ -66,8 +59,7 @@ export class Broker implements BrokerState {
   }
 
   /**
-   * No agent and nothing running. A browser bp launched goes with the broker; a connection to the person's own or a
-   * remote browser keeps it alive.
+   * No agent and nothing running. A launched browser goes with the broker; a person's or remote browser keeps it alive.
    */
   isIdle(): boolean {
     const browser = this.browser && !this.browser.closed ? this.browser : undefined;
@@ -80,11 +72,9 @@ export class Broker implements BrokerState {
     if (!handler) throw new BpError("invalid_argument", `Unknown command '${raw.command}'.`, { context: { field: "command" } });
     // Checked against the command's schema as the CLI does: a client on the socket gets the same invalid_argument.
     const bound = handler.bind(raw.args);
-    // The host policy: read again if the file changed, then its word on this call, before anything runs.
     await followPolicy(() => this.browser, () => this.agents.all().map((a) => a.key));
     const req: CallRequest = admitCall({ ...raw, args: bound.args }, handler.command);
-    // A command past its deadline replies at once but keeps the tab's admission until its handler ends, so a handoff
-    // never starts while it runs.
+    // A command past its deadline keeps the tab's admission until its handler ends: no handoff starts meanwhile.
     let running: Promise<unknown> | undefined;
     const tracked: Invocation = { ...bound, run: (ctx) => (running = bound.run(ctx)) };
     try {
@@ -97,7 +87,7 @@ export class Broker implements BrokerState {
     }
   }
 
-  /** The next reply of an agent after a handback of a tab it handed off or was blocked on says what changed. */
+  /** After a handback, the next reply of each agent concerned says what changed. */
   private withNotices(req: CallRequest, reply: Record<string, unknown>): Record<string, unknown> {
     const pending = this.handoff.takeNotices(req.clientKey);
     const agent = this.agents.get(req.clientKey);
@@ -114,7 +104,6 @@ export class Broker implements BrokerState {
     return this.commands.cancelInvocation(invocation);
   }
 
-  /** Commands on one physical tab run one after another; different tabs run in parallel. */
   exclusive<T>(targetId: string, fn: () => Promise<T>): Promise<T> {
     const prev = this.queues.get(targetId) ?? Promise.resolve();
     const guarded = () => {
@@ -141,10 +130,7 @@ export class Broker implements BrokerState {
     });
   }
 
-  /**
-   * Throws broker_in_use when another browser is connected or being connected, before a launch starts one it cannot
-   * use.
-   */
+  /** broker_in_use when another browser is connected or connecting, before a launch starts one it cannot use. */
   assertAvailableFor(id: string, endpoint?: string): void {
     if (this.browser && !this.browser.closed) {
       if (this.browser.info.id === id || (endpoint !== undefined && this.browser.info.endpoint === endpoint)) return;
@@ -220,7 +206,6 @@ export class Broker implements BrokerState {
     for (const agent of this.agents.all()) agent.selected = undefined;
   }
 
-  /** Managed tabs of the last lost connection, adopted again by a new connection to the same endpoint. */
   private readopt(conn: BrowserConnection): void {
     const orphans = this.orphans;
     this.orphans = undefined;
@@ -239,7 +224,6 @@ export class Broker implements BrokerState {
     }
   }
 
-  /** Pooled tabs the person has not started using meanwhile. */
   private stillBlank(conn: BrowserConnection, pooled: string[]): string[] {
     return pooled.filter((id) => {
       const url = conn.targets.byId.get(id)?.url;
@@ -247,7 +231,6 @@ export class Broker implements BrokerState {
     });
   }
 
-  /** Tabs this agent may address, in a stable order. */
   visibleTabs(agent: Agent, access: "all" | "own"): TargetRecord[] {
     const browser = this.browser;
     if (!browser) return [];
@@ -257,7 +240,7 @@ export class Broker implements BrokerState {
       .filter((t) => access === "all" || (t.origin !== "user_tab" && t.creator === agent.key));
   }
 
-  /** Closes the agent's managed tabs and releases every tab it controls; user tabs stay open. */
+  /** Closes the agent's managed tabs and releases the ones it controls; user tabs stay open. */
   async releaseAgent(agent: Agent, expired = false): Promise<string[]> {
     const closed: string[] = [];
     // Its tabs under human control come back first, so no person is left on a tab that closes.
@@ -301,9 +284,8 @@ export class Broker implements BrokerState {
   }
 
   /**
-   * A lost connection leaves our tabs running in the browser with nobody to close them: a stopping broker connects once
-   * more so a janitor closes them (and a browser we launched that holds none of the person's tabs). Never to a
-   * discovered browser (that can raise the person's remote-debugging prompt). Bounded.
+   * A lost connection leaves our tabs in the browser: a stopping broker reconnects once so a janitor closes them (never
+   * to a discovered browser: that can raise the person's debugging prompt). Bounded.
    */
   private async reattachOrphans(): Promise<BrowserConnection | undefined> {
     const orphans = this.orphans;

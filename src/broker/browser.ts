@@ -11,10 +11,7 @@ import { ProfileRegistry } from "./profiles/registry.ts";
 import { TargetTable, type TargetRecord } from "./targets.ts";
 import { callPage, installOnNewDocuments } from "./world.ts";
 
-/**
- * Numbered per agent (d1, d2, …) so one agent cannot count other agents' dialogs; a tab no agent controls gets a random
- * id.
- */
+/** Dialog ids are numbered per agent (d1, d2, …) so no agent can count another's dialogs. */
 const dialogCounts = new Map<string, number>();
 
 function dialogId(controller: string | undefined): string {
@@ -37,9 +34,7 @@ export interface BrowserInfo {
   endpoint: string;
   /** Remote endpoints only: the handshake limit (a queued service answers once its browser runs). */
   connectTimeoutMs?: number;
-  /** For launched browsers: the process we started and its profile. */
   launchedPid?: number;
-  /** For launched browsers: the executable bp started (the path given or found). */
   executable?: string;
   profile?: string;
   /** The browser's user-data directory when it is on this machine ('profiles --identify' reads its Local State). */
@@ -47,10 +42,7 @@ export interface BrowserInfo {
   headless?: boolean;
 }
 
-/**
- * One connected browser for one connection generation: the janitor that holds its socket,
- * the CDP connection over it, and the live target table.
- */
+/** One connected browser for one generation: its janitor, the CDP connection over it, and the live target table. */
 export class BrowserConnection {
   readonly targets = new TargetTable();
   /** Live profile contexts of this generation; their ids die with it. */
@@ -59,7 +51,6 @@ export class BrowserConnection {
   /** Runs once per tab session before any command uses it (network journal, rules, downloads). */
   onSession: ((rec: TargetRecord, session: CdpSession) => Promise<void>) | undefined;
   closed = false;
-  /** Targets we asked the browser to close that it has not yet reported destroyed. */
   private readonly closing = new Set<string>();
 
   private constructor(
@@ -101,7 +92,6 @@ export class BrowserConnection {
     return conn;
   }
 
-  /** A target's info as the browser reports it now (an event or a fresh listing). */
   private noteTargetInfo(info: Protocol.Target.TargetInfo): TargetRecord | undefined {
     // A tab we closed stays listed until destroyed; taking it back would show it again as a user tab.
     if (this.closing.has(info.targetId)) return undefined;
@@ -117,8 +107,7 @@ export class BrowserConnection {
   }
 
   /**
-   * Brings targets' url and title up to the browser's state: events through the janitor may lag, so listings that must
-   * be right ask the browser.
+   * Brings targets' url and title up to date: events through the janitor may lag, so listings that must be right ask.
    */
   async refreshTargets(): Promise<void> {
     const { targetInfos } = await this.cdp.send("Target.getTargets");
@@ -131,7 +120,6 @@ export class BrowserConnection {
     this.onClosed?.(reason);
   }
 
-  /** Flat session to a target, attached once and shared by later commands. */
   session(rec: TargetRecord): Promise<CdpSession> {
     if (!rec.session) {
       // Shared by every later command, so no one command's deadline or cancellation may cut it short.
@@ -145,8 +133,7 @@ export class BrowserConnection {
         });
         // No window means no real mouse: only in our own tabs of a headless browser we launched.
         onlyOursMoves(s, () => this.info.source === "launched" && this.info.headless === true && rec.origin !== "user_tab");
-        // Focus emulation keeps a background or occluded page rendering and un-throttled without taking the person's
-        // focus: hidden pages drop frame clicks, hover, drag, transitions and screenshots.
+        // Focus emulation keeps a background page rendering and un-throttled without taking the person's focus.
         await outsideCallScope(() => Promise.all([s.send("Page.enable"), s.send("Page.setLifecycleEventsEnabled", { enabled: true }), s.send("Emulation.setFocusEmulationEnabled", { enabled: true }), installOnNewDocuments(s)]));
         await outsideCallScope(async () => this.onSession?.(rec, s));
         return s;
@@ -160,9 +147,8 @@ export class BrowserConnection {
   }
 
   /**
-   * Creates a managed tab without stealing focus, each in its own background window (a background tab renders no
-   * frames); a launched browser's pooled blank tab goes first. `contextId`: the raw profile context (route it with
-   * routeProfile first); the tab is verified to be in it before it is registered.
+   * Creates a managed tab in its own background window without stealing focus (a background tab renders no frames); a
+   * launched browser's pooled blank tab goes first. `contextId`: the raw profile context (routeProfile first).
    */
   async createManagedTab(creator: string, contextId?: string): Promise<TargetRecord> {
     const inContext = (t: TargetRecord) => contextId === undefined || t.browserContextId === contextId;
@@ -222,8 +208,7 @@ export class BrowserConnection {
       throw err;
     }
     this.targets.remove(rec.targetId);
-    // The janitor owns it until the browser reports it destroyed: a closing page stays listed while unload handlers
-    // run, and must not count as the person's.
+    // The janitor owns it until the browser reports it destroyed: a closing page stays listed while unload runs.
   }
 
   async shutdown(closeBrowser: boolean): Promise<void> {

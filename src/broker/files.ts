@@ -1,9 +1,7 @@
 /**
- * Where file-producing commands put their output, and how they write it.
- * Placement: an explicit path, else BROWSER_PILOT_OUTPUT_DIR, else the CLI's cwd (both from the request: the broker is
- * shared). An output directory is a jail: nothing lands outside it by `..`, an absolute path or a symlinked parent; a
- * symlink at the final path is never followed.
- * Writing: O_EXCL on a fresh temporary name in the same directory, 0600, then rename: no half files, no planted links.
+ * Where file-producing commands put their output, and how they write it. Placement: an explicit path, else
+ * BROWSER_PILOT_OUTPUT_DIR (a jail: nothing lands outside it), else the CLI's cwd. Writing: O_EXCL temporary name,
+ * 0600, then rename: no half files, no planted links.
  */
 import { closeSync, fchmodSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
@@ -11,9 +9,7 @@ import { BpError, invalidArgument } from "../shared/errors.ts";
 import { isPolicyFile, refuseWrite } from "./policy/current.ts";
 
 export interface OutputPlace {
-  /** The CLI's working directory (absolute). */
   cwd?: string | undefined;
-  /** BROWSER_PILOT_OUTPUT_DIR as the CLI saw it (absolute). */
   outputDir?: string | undefined;
 }
 
@@ -28,10 +24,7 @@ export function fileTimestamp(date = new Date()): string {
   return date.toISOString().slice(0, 19).replace(/:/g, "-");
 }
 
-/**
- * The absolute path an output goes to: `requested`, else `defaultName` made unique (-2, -3…). Escapes from the output
- * directory are invalid_argument (field "file").
- */
+/** The absolute path an output goes to; `defaultName` is made unique (-2, -3…); escapes are invalid_argument "file". */
 export function resolveOutputPath(requested: string | undefined, defaultName: string, place: OutputPlace): string {
   const jail = place.outputDir ? checkedOutputDir(place.outputDir) : undefined;
   const name = requested ?? defaultName;
@@ -72,16 +65,11 @@ function writeError(what: string, err: unknown): BpError {
 }
 
 export interface WriteOptions {
-  /** A generated default name: an existing file is never replaced, the next free name is taken. */
   noClobber?: boolean;
-  /** The agent asked for it (--force): an existing regular file at an explicit name is replaced. */
   replace?: boolean;
 }
 
-/**
- * Writes `data` to `path` atomically, 0600. With `noClobber` the next free name (-2, -3…) is taken atomically; an
- * existing explicit name is refused (invalid_argument "file") unless `replace`.
- */
+/** Writes `data` to `path` atomically, 0600; an existing explicit name is refused unless `replace`. */
 export function writeOutputFile(path: string, data: Uint8Array, mimeType: string, opts: WriteOptions = {}): WrittenFile {
   if (isPolicyFile(path)) throw refuseWrite();
   checkFinal(path, path);
@@ -149,7 +137,6 @@ function linkFree(tmp: string, path: string): string {
   throw new BpError("internal_error", `No free file name near ${path}.`, { context: { field: "file" } });
 }
 
-/** `shot.png` → `shot.preview.jpg` next to it. */
 export function siblingPath(path: string, suffix: string): string {
   const dir = dirname(path);
   const name = basename(path);
@@ -158,7 +145,6 @@ export function siblingPath(path: string, suffix: string): string {
   return join(dir, `${stem}${suffix}`);
 }
 
-/** Refuses a final path that is a symlink or a directory. */
 export function checkFinal(path: string, shown: string): void {
   let st;
   try {

@@ -10,17 +10,12 @@ import type { BrowserInfo } from "./browser.ts";
 const LAUNCH_TIMEOUT_MS = 30_000;
 
 /**
- * Each of our tabs is its own window, and Chromium builds each window two WebUI address-bar popups (0.3-0.5 s of CPU)
- * no agent uses.
- * DeferRendererTasksAfterInput: after a click a renderer runs no task before its next frame; `type` proves a focusing
- * click's focus in a task of ours and would wait for that frame too (up to 16.7 ms a field).
+ * WebUI address-bar popups cost 0.3-0.5 s of CPU per window (each tab is one) and no agent uses them.
+ * DeferRendererTasksAfterInput would make `type`'s focus proof wait a frame after each click (up to 16.7 ms).
  */
 const DISABLED_FEATURES = ["WebUIOmniboxPopup", "WebUIOmniboxAimPopup", "DeferRendererTasksAfterInput"];
 
-/**
- * Chromium keeps only the last --disable-features, and Debian's launcher passes CHROMIUM_FLAGS before ours: keep what
- * those switch off.
- */
+/** Chromium keeps only the last --disable-features, and Debian's CHROMIUM_FLAGS come first: keep theirs. */
 function disabledFeatures(env: Record<string, string | undefined>): string {
   const theirs = (env.CHROMIUM_FLAGS ?? "").split(/\s+/).filter((f) => f.startsWith("--disable-features=")).flatMap((f) => f.slice("--disable-features=".length).split(","));
   return [...new Set([...theirs, ...DISABLED_FEATURES])].filter((f) => f !== "").join(",");
@@ -75,10 +70,7 @@ type LaunchResult = { info: BrowserInfo; reused: boolean };
 /** One attempt per profile directory at a time: concurrent launches share it, like connects. */
 const inFlight = new Map<string, Promise<LaunchResult>>();
 
-/**
- * Starts (or reuses, alive from an earlier broker) a bp-owned Chromium for a profile under the home directory. The
- * shared attempt runs to its own deadline; each caller stops waiting at its own.
- */
+/** Starts (or reuses) a bp-owned Chromium for a profile; each caller stops waiting at its own deadline. */
 export async function launchBrowser(paths: BpPaths, opts: { executable?: string; profile: string; headless: boolean; signal: AbortSignal }): Promise<LaunchResult> {
   ensurePrivateDir(paths.profiles);
   const userDataDir = join(paths.profiles, opts.profile);
@@ -103,7 +95,6 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 /** Which executable bp started for a profile: a later launch of the same one may reuse it. */
 const EXECUTABLE_FILE = "bp-executable";
 
-/** Whether `given` names the executable a running launched browser was started from. */
 export function sameExecutable(given: string, started: string | undefined): boolean {
   if (started === undefined) return false;
   const real = (p: string) => {
@@ -121,8 +112,7 @@ async function startOrFind(userDataDir: string, opts: { executable?: string; pro
   const deadline = Date.now() + LAUNCH_TIMEOUT_MS;
   const probe = await probeProcessState(userDataDir);
   if (probe.state === "running") {
-    // A live browser holds this profile: never delete its port file or start a second one (Chromium would hand it to
-    // the first and exit).
+    // A live browser holds this profile: never delete its port file or start a second one.
     const live = await waitForPortFile(userDataDir, deadline, probe.startedAtMs, () => probe.pid !== undefined && !isPidAlive(probe.pid));
     const started = readPrivateFile(join(userDataDir, EXECUTABLE_FILE))?.trim();
     if (live) return { info: { ...base, product: "Chromium", endpoint: live, ...(started ? { executable: started } : {}) }, reused: true };

@@ -1,6 +1,6 @@
 /**
- * Errors of the CDP layer. A string `kind` lets the broker map them to public codes (and the janitor pass them over a
- * pipe) without `instanceof` across realms; names are literals because minified builds rename classes.
+ * CDP errors carry a string `kind` (mapped to public codes, passed over the janitor pipe) rather than relying on
+ * `instanceof` or class names (minified builds rename them).
  */
 
 export type CdpErrorKind =
@@ -16,10 +16,7 @@ export abstract class CdpBaseError extends Error {
   abstract readonly kind: CdpErrorKind;
 }
 
-/**
- * The browser answered a call with an error. Created at send time, so its stack names the caller, and filled in on
- * reply.
- */
+/** The browser answered with an error; created at send time so its stack names the caller. */
 export class CdpError extends CdpBaseError {
   readonly kind = "protocol";
   override name = "CdpError";
@@ -33,7 +30,7 @@ export class CdpError extends CdpBaseError {
     this.method = method;
   }
 
-  /** @internal Completes the error created at send time with the browser's reply. */
+  /** @internal */
   fill(code: number, message: string, data: string | undefined): this {
     const oldHeader = `${this.name}: ${this.message}`;
     this.code = code;
@@ -59,10 +56,7 @@ export class CdpTimeoutError extends CdpBaseError {
   }
 }
 
-/**
- * The connection closed before the reply. `sent`: the command reached the transport, so the browser may have run it: do
- * not replay blindly.
- */
+/** The connection closed before the reply. `sent`: the browser may have run it, so do not replay blindly. */
 export class CdpClosedError extends CdpBaseError {
   readonly kind: CdpErrorKind = "closed";
   override name = "CdpClosedError";
@@ -78,7 +72,6 @@ export class CdpClosedError extends CdpBaseError {
   }
 }
 
-/** The flat session the call was addressed to detached (tab closed, crashed or detached). */
 export class CdpSessionClosedError extends CdpClosedError {
   override readonly kind: CdpErrorKind = "session_closed";
   override name = "CdpSessionClosedError";
@@ -90,7 +83,6 @@ export class CdpSessionClosedError extends CdpClosedError {
   }
 }
 
-/** The caller's AbortSignal fired. `cause` is the signal's reason. */
 export class CdpAbortedError extends CdpBaseError {
   readonly kind = "aborted";
   override name = "CdpAbortedError";
@@ -104,9 +96,7 @@ export class CdpAbortedError extends CdpBaseError {
   }
 }
 
-/**
- * Opening the WebSocket failed. `endpoint` is scheme://host:port only: hosted browsers' paths and queries carry tokens.
- */
+/** Opening the WebSocket failed. `endpoint` is scheme://host:port only: paths and queries carry tokens. */
 export class CdpConnectError extends CdpBaseError {
   readonly kind: CdpErrorKind = "connect";
   override name = "CdpConnectError";
@@ -152,10 +142,7 @@ function rewriteHeader(error: Error, oldHeader: string): void {
   error.stack = `${error.name}: ${error.message}${stack.slice(oldHeader.length)}`;
 }
 
-/**
- * What a protocol error says happened to the page, for the few that are no defect: the target went away, or the
- * document (execution context) was replaced. Chromium's messages are stable; anything else stays unclassified.
- */
+/** What a protocol error says happened to the page (target gone, document replaced); others stay unclassified. */
 export type ProtocolErrorCause = "target_gone" | "document_replaced";
 
 const TARGET_GONE = /No target with given id|Not attached to an active page|No session with given id|Target closed|Session with given id not found/i;

@@ -1,7 +1,6 @@
 /**
- * Passive discovery: which Chromium-family browsers are installed and what a person must do before bp can attach. Reads
- * files only, never a socket: a new DevTools connection can pop Chrome's "Allow remote debugging" dialog, reserved for
- * an explicit `bp connect`.
+ * Passive discovery: installed Chromium-family browsers and what a person must do before bp can attach. Files only,
+ * never a socket: a DevTools connection can pop Chrome's "Allow remote debugging" dialog.
  */
 import { createHash } from "node:crypto";
 import { browserDefinitions, resolveHome } from "./definitions.ts";
@@ -21,10 +20,7 @@ import type {
 const STALE_SLACK_MS = 2_000;
 
 const INSPECT_URL = "chrome://inspect/#remote-debugging";
-/**
- * The remediation says `<id>` for the id beside it (saves 43 characters per browser); withOwnId() fills it in where the
- * message stands alone.
- */
+/** The remediation says `<id>` for the id beside it (43 characters saved per browser); withOwnId() fills it in. */
 const CONNECT = "'bp connect --browser <id>'";
 const ID_PLACEHOLDER = "<id>";
 
@@ -33,10 +29,6 @@ export function withOwnId(candidate: Pick<BrowserCandidate, "id" | "remediation"
   return r ? { ...r, message: r.message.replaceAll(ID_PLACEHOLDER, candidate.id) } : undefined;
 }
 
-/**
- * What an agent runs to connect: `bp connect` when exactly one browser can take it, with `--browser` when several can,
- * else `bp launch`.
- */
 export function connectAction(candidates: readonly Pick<BrowserCandidate, "remoteDebuggingState" | "processState">[]): string {
   const connectable = candidates.filter((c) => c.remoteDebuggingState === "enabled" && c.processState !== "not_running");
   if (connectable.length === 1) return "bp connect";
@@ -176,7 +168,6 @@ function startBrowser(_base: CandidateBase): Remediation {
   };
 }
 
-/** After a successful `bp connect`: the socket is open, so the user (or policy) allowed it. */
 export function markConnected(candidate: BrowserCandidate): BrowserCandidate {
   const { remediation: _dropped, ...rest } = candidate;
   return {
@@ -188,7 +179,6 @@ export function markConnected(candidate: BrowserCandidate): BrowserCandidate {
   };
 }
 
-/** After the WebSocket handshake was refused or left pending at Chrome's Allow dialog. */
 export function markAuthorizationRequired(candidate: BrowserCandidate): BrowserCandidate {
   return {
     ...candidate,
@@ -204,10 +194,7 @@ export function markAuthorizationRequired(candidate: BrowserCandidate): BrowserC
   };
 }
 
-/**
- * What may be printed: the endpoint path is a capability and stays in the broker; the executable path is nothing an
- * agent needs.
- */
+/** What may be printed: the endpoint path is a capability; the executable path is nothing an agent needs. */
 export function toPublicCandidate(candidate: BrowserCandidate): PublicBrowserCandidate {
   const { endpoint: _secret, executablePath: _local, ...rest } = candidate;
   return rest;
@@ -215,10 +202,7 @@ export function toPublicCandidate(candidate: BrowserCandidate): PublicBrowserCan
 
 export const publicCandidate = toPublicCandidate;
 
-/**
- * `--browser` filter: an exact id (case-insensitive) wins outright; otherwise substring on id, product, channel or
- * "product channel".
- */
+/** `--browser` filter: an exact id wins outright; otherwise substring on id, product or channel. */
 export function matchBrowser(
   candidates: readonly BrowserCandidate[],
   filter: string,

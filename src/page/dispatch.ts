@@ -1,11 +1,8 @@
 /**
- * The page runtime: installed once per isolated world (document and frame) by `install`, then called by name. A call is
- * a list of steps run in one CDP round trip, so an action can resolve its ref, probe it, arm the quiet watcher, and
- * read its evidence back with the snapshot that follows.
- * Steps: `{ fn, arg, ref?, slot?, when?, unlessFocused? }`. Element scripts get `(win, el, arg)`, window scripts `(win,
- * arg)`. `when: { step }` runs a step only if that quiet settle step reported the page settled; `unlessFocused` skips a
- * step when the one before answered `focused: true`. The document's random token rides on refs, so a ref used in
- * another document is caught page-side. Table keys survive the minifier and type the broker's steps (`PageFn`).
+ * The page runtime: installed once per isolated world by `install`, then called by name. A call is a list of steps run
+ * in one CDP round trip (resolve, probe, arm, read back, snapshot).
+ * Steps: `{ fn, arg, ref?, slot?, when?, unlessFocused? }`; `when: { step }` runs only if that settle step said
+ * settled. The document's random token rides on refs, so a ref from another document is caught page-side.
  */
 import type { ActElement, ActWindow } from "./act-dom.ts";
 import { type DRAG_OPS, pageDrag } from "./act-drag.ts";
@@ -29,11 +26,11 @@ import type { QuietOps } from "./quiet-ops.ts";
 import type { PageDocument, PageElement, PageWindow, RefRegistry, SnapshotOptions, SnapshotResult } from "./types.ts";
 
 /**
- * The snapshot; with `ifMarked`, null unless this document's click-listener marks still hold (listener-mark.ts); with
- * `remark` too, stale marks are made again from the elements last handed over (`marksRemade`).
+ * The snapshot; with `ifMarked`, null unless the click-listener marks still hold; with `remark`, stale marks are
+ * remade.
  */
 export function snapshot(win: PageWindow, opts?: SnapshotOptions & { ifMarked?: boolean; remark?: boolean }): SnapshotResult | null {
-  // An observed document is likely acted on next: install its input clock now, not in the first action's locate call.
+  // An observed document is likely acted on next: install its input clock now.
   inputClock(win as ActWindow);
   if (!opts?.ifMarked || listenedFresh(win)) {
     // Items a delegating container rendered since its marking (suggestions, a calendar's days).
@@ -63,13 +60,11 @@ const WINDOW = {
   focusInFrame: (win: ActWindow): boolean => focusedFrame(win) !== null,
 };
 
-/** The iframe element of a same-origin frame path ("1.2") of the latest snapshot. */
 export function framePath(win: PageWindow, path: string): PageElement | null {
   const reg = Reflect.get(win, Symbol.for("browser-pilot.ref-registry.v1")) as RefRegistry | undefined;
   return reg?.paths?.get(path) ?? null;
 }
 
-/** The element behind a ref, or null (for CDP calls that need the node itself). */
 export function refElement(win: PageWindow, ref: number): PageElement | null {
   return pageResolveRef(win, ref).element;
 }
@@ -86,14 +81,11 @@ const OBJECTS = {
   document: (win: PageWindow): PageDocument => win.document,
 };
 
-/** The functions a step can name, by their call names: the broker types its calls from these signatures (src/broker/page-fns.ts). */
+/** The functions a step can name: the broker types its calls from these (broker/page-fns.ts). */
 export type ElementFns = typeof ELEMENT;
 export type WindowFns = typeof WINDOW;
 
-/**
- * The ops of the per-`op` functions (ops.ts) by call name: a step's argument and result are one op's own, not the
- * union.
- */
+/** The ops of per-`op` functions (ops.ts) by call name. */
 export interface PageOps {
   act: SpecsOf<typeof ACT_OPS>;
   drag: SpecsOf<typeof DRAG_OPS>;
@@ -113,7 +105,7 @@ export interface PageStep {
   ref?: number;
   slot?: string;
   when?: { step: number };
-  /** Skipped (answers null) when the step right before answered `focused: true`: a pointer probe for a field that has focus already. */
+  /** Skipped when the step before answered `focused: true` (a pointer probe for a focused field). */
   unlessFocused?: true;
 }
 
@@ -131,7 +123,6 @@ export interface PageReply {
 
 export interface Runtime {
   run(call: PageCall): Promise<PageReply>;
-  /** `run`, answered as JSON text (what the broker's calls return; see runtime.ts). */
   text(call: PageCall): string | Promise<string>;
   object(fn: PageObjectFn, arg: unknown): unknown;
   markListened(els: PageElement[], extra?: MarkExtra): number;
@@ -165,7 +156,6 @@ export function install(win: ActWindow, key: symbol): Runtime {
     if (step.slot) return slotElement(win, step.slot);
     return null;
   };
-  /** This document's token, renewed when the window holds another document than before. */
   const currentToken = (): string => {
     if (doc !== win.document) {
       doc = win.document;
@@ -173,7 +163,6 @@ export function install(win: ActWindow, key: symbol): Runtime {
     }
     return docToken;
   };
-  /** One page function's step (not `ref`, not held back): its result or the promise of it. */
   const callStep = (st: PageStep): unknown => {
     const fn = st.fn;
     const arg = st.arg || {};
@@ -192,7 +181,6 @@ export function install(win: ActWindow, key: symbol): Runtime {
           continue;
         }
         if (st.fn === "ref") {
-          // Resolves the step's ref; when it is gone, no later step runs.
           const why = pageResolveRef(win, Number(st.ref)).reason;
           out.push(why);
           if (why) break;
@@ -203,8 +191,7 @@ export function install(win: ActWindow, key: symbol): Runtime {
       return { doc: docToken, results: out };
     },
     text(call) {
-      // A one-step call whose function answers at once (a snapshot) answers at once: no promise for Chromium to wait
-      // on.
+      // A one-step call that answers at once (a snapshot) returns no promise for Chromium to wait on.
       const only = call.steps.length === 1 ? call.steps[0] : undefined;
       if (only && only.fn !== "ref" && !only.when) {
         const tok = currentToken();

@@ -1,6 +1,5 @@
 /**
- * Types shared by the page-side engine and the broker. The project compiles without the DOM lib, so page functions are
- * typed against the small DOM subset they touch; a Chromium window and a happy-dom Window both satisfy it.
+ * Page-side types: the project compiles without the DOM lib, so page code is typed against the DOM subset it touches.
  */
 
 // Structural DOM subset
@@ -113,9 +112,8 @@ export interface PageWindow {
 // Ref registry (on the window under a non-enumerable symbol; see snapshot/setup.ts)
 
 export interface RefRegistry {
-  /** The document the numbers belong to; a different document gets a fresh registry. */
   doc: PageDocument;
-  /** Next unused number. Only grows, so a number is never reused within the document. */
+  /** Only grows: a number is never reused within the document. */
   next: number;
   byEl: WeakMap<PageElement, number>;
   byRef: Map<number, WeakRef<PageElement> | PageElement>;
@@ -137,38 +135,34 @@ export interface ResolveResult {
 // Snapshot options and result
 
 export interface SnapshotOptions {
-  /** Emitted entries (elements, fold lines, frame placeholders). Default 50, max 10,000. */
+  /** Emitted entries (elements, folds, frames). Default 50, max 10,000. */
   limit?: number;
-  /** Visited DOM nodes before the walk stops with `work_limit`. Default 200,000. */
+  /** Nodes visited before `work_limit`. Default 200,000. */
   workLimit?: number;
-  /** Accessible-name budget in UTF-16 code units (whitespace collapsed). Default 120. */
+  /** UTF-16 units, whitespace collapsed. Default 120. */
   nameMax?: number;
-  /** Value budget. Default 200. */
+  /** Default 200. */
   valueMax?: number;
-  /** Lowest number a new ref may get (shared number space across out-of-process frames). */
+  /** Shared number space across out-of-process frames. */
   refFloor?: number;
-  /** An element holding a number below this gets a new one: refs shown before a handback or bfcache restore must not come back. */
+  /** Numbers below this are replaced: refs shown before a handback or bfcache restore must not come back. */
   refRenumberBelow?: number;
-  /** Fold runs of same-shaped siblings. Default true. */
+  /** Default true. */
   fold?: boolean;
-  /** Minimum repetitions for a fold. Default 8. */
+  /** Default 8. */
   foldMin?: number;
-  /** Refs whose fold should be expanded (any ref inside the run): a window around each is listed. */
+  /** Refs whose fold is expanded: a window around each is listed. */
   expand?: number[];
-  /** Only elements whose name or value contains this text (case-insensitive); nothing folds. */
+  /** Case-insensitive match on name or value; nothing folds. */
   find?: string;
-  /** Also read the top document's headings and short text blocks (`texts`). */
   text?: boolean;
-  /** Serialized-size budget for emitted entries (approximate UTF-8 bytes). Default 2 MiB. */
+  /** Approximate UTF-8 bytes of emitted entries. Default 2 MiB. */
   maxBytes?: number;
-  /** Aggregate name + value characters across emitted entries. Default 1,000,000. */
+  /** Name + value characters across entries. Default 1,000,000. */
   maxText?: number;
-  /** Composed-tree depth beyond which subtrees are skipped (`depth_limit`). Default 1,024. */
+  /** Default 1,024 (`depth_limit`). */
   depthLimit?: number;
-  /**
-   * false: no layout engine (happy-dom): zero-size rects are not hidden, boxes are zero, everything is in the viewport,
-   * and `hidden` is honoured directly (no UA stylesheet).
-   */
+  /** false: no layout engine (happy-dom): no hidden zero-size rects, zero boxes, all in viewport, `hidden` honoured. */
   layout?: boolean;
 }
 
@@ -196,7 +190,6 @@ export interface SnapshotElement {
   required?: true;
   readonly?: true;
   focused?: true;
-  /** Same-origin frame path ("1", "1.2") when the element lives in an inlined iframe. */
   frame?: string;
   /** "label": the ref is a label standing in for a visually hidden checkbox/radio it controls. */
   via?: "label";
@@ -204,18 +197,17 @@ export interface SnapshotElement {
   source?: "dom";
   /** No name: what its class, id or image file say ("icon star"). */
   desc?: string;
-  /** Top-level viewport CSS px (frame offsets added). Zero when layout is off. */
+  /** Top-level viewport CSS px; zero without layout. */
   box: Box;
   inViewport: boolean;
 }
 
 export interface SnapshotFold {
   kind: "fold";
-  /** Number of folded elements (the first period of the run is emitted normally before it). */
+  /** Folded elements (the run's first period is emitted before it). */
   count: number;
   firstRef: number;
   lastRef: number;
-  /** Every folded ref, in document order; all are registered and resolvable. */
   refs: number[];
   /** Role of the first folded element; `roles` lists the repeating pattern when period > 1. */
   role: string;
@@ -229,7 +221,7 @@ export type FrameReason = "cross_origin" | "unreachable";
 
 export interface SnapshotFrame {
   kind: "frame";
-  /** Ref of the iframe element itself, so the caller can map it to a CDP frame/target. */
+  /** Ref of the iframe element itself (mapped to a CDP frame by the caller). */
   ref: number;
   role: "iframe";
   name: string;
@@ -290,16 +282,12 @@ export interface SnapshotStats {
   ms: number;
 }
 
-/**
- * A live region (role status, alert or log, aria-live, <output>) as a snapshot saw it: its key, unique to the document
- * and region, and its text (a log's newest entry).
- */
+/** A live region as a snapshot saw it: a key unique to document and region, and its text (a log's newest entry). */
 export interface LiveText {
   key: string;
   text: string;
 }
 
-/** A heading or short text block (snapshot/texts.ts). */
 export interface TextBlock {
   /** Ref of the candidate before it in document order (0: none). */
   after: number;
@@ -311,12 +299,11 @@ export interface SnapshotResult {
   title: string;
   url: string;
   page: PageGeometry;
-  /** The top document's visible live regions, in document order (not listed; a diff reads them). */
+  /** The top document's visible live regions (not listed; a diff reads them). */
   live?: LiveText[];
   elements: SnapshotEntry[];
-  /** Visible interactive candidates found (before folding and limits). */
   totalCandidates: number;
-  /** Refs of every candidate and frame placeholder, in document order (for --diff). */
+  /** For --diff. */
   candidateRefs: number[];
   truncated: boolean;
   truncationReasons: TruncationReason[];
@@ -325,6 +312,5 @@ export interface SnapshotResult {
   stats: SnapshotStats;
   /** The click-listener marks were made again from the last ones' elements first (dispatch.ts `snapshot`). */
   marksRemade?: true;
-  /** With the `text` option: headings and short text blocks, in document order (snapshot/texts.ts). */
   texts?: TextBlock[];
 }

@@ -21,11 +21,9 @@ export type PinReason =
   | "focus_changed"
   | "target_detached";
 
-/** How one step of a composite action is sent (CompositePin.step). */
 export interface StepOptions {
   /** It changes the page (default): the quiet watcher is armed first, and a failure part-way is unknown_outcome. */
   mutates?: boolean;
-  /** Page steps that prepare this one (select the text it replaces), in its check call. */
   also?: PageStep[];
   /** The page call that just returned pinned the focus (or proved it): only what the broker knows is checked. */
   fresh?: boolean;
@@ -34,9 +32,9 @@ export interface StepOptions {
 }
 
 /**
- * Holds a composite action (clear → type → submit, a key sequence) to the page it started on (generation, target,
- * session, frame, loader, document, focused element). Every step checks the pin first; after a change no step is sent:
- * action_not_verified before the first mutation, unknown_outcome after it.
+ * Holds a composite action (clear → type → submit, key sequences) to the page and focus it started on. Every step
+ * checks the pin first; after a change no step is sent (action_not_verified before the first mutation, unknown_outcome
+ * after).
  */
 export class CompositePin {
   readonly completed: string[] = [];
@@ -56,19 +54,15 @@ export class CompositePin {
     private readonly action: string,
   ) {}
 
-  /** Pins the page as it is now. The page-side slot with `token` must already exist (the page edit script's "prepare"/"active"). */
+  /** Pins the page as it is now; the page-side slot with `token` must exist. */
   static async capture(ctx: CallContext, sel: Selected, watch: ActionWatch, top: CdpSession, frame: FrameRef, token: string, action: string): Promise<CompositePin> {
-    // The frame tree and the focus pin go out together: one round trip.
     const [{ frameTree }] = await Promise.all([top.send("Page.getFrameTree"), callInFrame(frame, "edit", { op: "pin", token })]);
     const main = frameTree.frame;
     const frameLoaderId = frame.frameId === main.id ? main.loaderId : await frameLoader(frame.session, frame.frameId);
     return CompositePin.listen(new CompositePin(ctx, sel, watch, top, frame, main.id, frameLoaderId, token, action), main.url);
   }
 
-  /**
-   * Pins the page as the slot's "prepare"/"active" step just found it: in the top document the pin costs no call of its
-   * own (`url`: that step's answer). A field in a frame is pinned by capture (its loader is read).
-   */
+  /** Pins the page as the slot's prepare step just found it: no call of its own in the top document. */
   static async prepared(ctx: CallContext, sel: Selected, watch: ActionWatch, top: CdpSession, frame: FrameRef, token: string, action: string, url: string): Promise<CompositePin> {
     if (frame.frameId !== watch.mainFrameId || frame.session !== top) return CompositePin.capture(ctx, sel, watch, top, frame, token, action);
     return CompositePin.listen(new CompositePin(ctx, sel, watch, top, frame, watch.mainFrameId, undefined, token, action), url);
@@ -97,7 +91,6 @@ export class CompositePin {
     for (const off of this.offs) off();
   }
 
-  /** What the broker itself knows changed since the pin (no page call), or undefined. */
   private async brokerCheck(): Promise<PinReason | undefined> {
     const { browser, rec } = this.sel;
     // A deadline or cancel already answered the agent: nothing more may be sent.
@@ -112,7 +105,7 @@ export class CompositePin {
     return undefined;
   }
 
-  /** What changed since the pin, or undefined. The page-side check comes first: its reply flushes earlier events. */
+  /** What changed since the pin, or undefined; the page check first (its reply flushes earlier events). */
   async check(also: PageStep[] = []): Promise<PinReason | undefined> {
     const { rec } = this.sel;
     const early = await this.brokerCheck();
@@ -127,8 +120,7 @@ export class CompositePin {
     ]);
     if (this.watch.effects.dialog || rec.dialog) return "dialog_opened";
     if (this.navigating) return "navigation";
-    // A new main document was caught above (its events precede the page call's reply; it has no slot): no frame tree
-    // read needed.
+    // A new main document was caught above (its events precede the reply): no frame tree read needed.
     if (this.frame.frameId !== this.mainFrameId) {
       const loader = await frameLoader(this.frame.session, this.frame.frameId);
       if (loader === undefined) return "frame_detached";
@@ -138,10 +130,7 @@ export class CompositePin {
     return undefined;
   }
 
-  /**
-   * Runs one step after checking the pin; a dialog the step opens ends the wait (the page answers nothing until it is
-   * answered).
-   */
+  /** Runs one step after checking the pin; a dialog the step opens ends the wait. */
   async step(name: string, remaining: readonly string[], dispatch: () => Promise<unknown>, o: StepOptions = {}): Promise<void> {
     const { mutates = true, also = [], fresh = false, text = false } = o;
     // The DOM-quiet watcher rides on the check's page call when the edit is in the top document.

@@ -25,12 +25,10 @@ const LATE_WIDGET_MS = 700;
 export type TypeArgs = ArgsOf<typeof command> & { token: string };
 
 /**
- * `bp type <ref> <text>`: focus the field (a checked click, else script focus), optionally clear it, insert the text as
- * one trusted input, read it back, optionally press Enter; the steps are pinned to the page and focus they started on
+ * `bp type <ref> <text>`: focus, optionally clear, insert as one trusted input, read back, optionally Enter
  * (CompositePin).
  */
 export const typeText = defineAction<typeof command, TypeArgs, Typed>(command, {
-  // The token names this run's page-side slot; the prepare step rides on the ref's resolution.
   args: (a) => ({ ...nonEmpty(a), token: crypto.randomUUID() }),
   observe: (a) => ({ limit: a.limit, full: a.full }),
   // With --submit the dispatch settled and read back itself; otherwise the reply's settle call reads the text back.
@@ -46,8 +44,7 @@ export const typeText = defineAction<typeof command, TypeArgs, Typed>(command, {
     if (args.submit || !sent.plan) return undefined;
     return lateSuggestions(ctx.deadline, watch, frameOfRef(locatedRef(target)), true, sent.plan.prep, evidence);
   },
-  // The locate call also prepares the field (`then`), probes it for the focusing click and arms the quiet watcher:
-  // typing into a focused field costs the insert and the settle alone.
+  // The locate call also prepares the field, probes it for the click and arms the quiet watcher, in one round trip.
   locate: (a) => ({ ref: a.ref, steps: [pageStep("edit", { op: "prepare", token: a.token, then: thenOf(a) }), probeStep({}, { unlessFocused: true })] }),
   armQuiet: true,
   async dispatch({ ctx, sel, args, top, watch, target }) {
@@ -63,14 +60,12 @@ export const typeText = defineAction<typeof command, TypeArgs, Typed>(command, {
       // Pinned as the locate call found the page: a focus handler that navigates is caught as a change.
       pin = await CompositePin.prepared(ctx, sel, watch, top, frame, token, "type", prep.url);
       const replace = args.clear || prep.mode === "setter";
-      // Replacing text selects it all and inserts over it (one input event, as a person does); only clearing to nothing
-      // deletes.
+      // Replacing text selects it all and inserts over it (one input event, as a person does).
       const clearing = args.clear && prep.length > 0 && prep.mode !== "setter";
       const overSelection = clearing && args.text !== "";
       const steps = [...(clearing && !overSelection ? ["clear"] : []), ...(args.text !== "" || prep.mode === "setter" ? ["type"] : []), ...(args.submit ? ["submit"] : [])];
       let done = prep.then === true;
-      // Whether the last page call proved the focus and nothing ran since: the first step then checks only what the
-      // broker knows (see focus()).
+      // The last page call proved the focus and nothing ran since: the first step checks only what the broker knows.
       let fresh = prep.focused;
       const inTop = frame.frameId === watch.mainFrameId && frame.session === top;
       let rearmed = false;
@@ -84,14 +79,12 @@ export const typeText = defineAction<typeof command, TypeArgs, Typed>(command, {
         const caret = await Promise.race([callFn(frame, "edit", { op: "caretEnd", token }), watch.dialogOpened.then(() => ({ ok: false }))]);
         if (!caret.ok) {
           await pin.step("caret", steps, () => pressCombo(top, parseCombo("End")), { mutates: false });
-          // A key went to the page since the focus was proved: the next step checks it again.
           fresh = false;
         }
       }
       // Frameworks may roll a value back after the event: read once the page has settled.
       const mode = replace ? "replace" : "append";
       const readBack = async () => {
-        // Read back in the settle call itself when the field is in the top document.
         const inTop = frame.frameId === watch.mainFrameId && frame.session === top;
         const read = inTop ? [readStep(token, args.text, mode)] : [];
         const after = await watch.settle(ctx.deadline, read, true);
@@ -109,7 +102,6 @@ export const typeText = defineAction<typeof command, TypeArgs, Typed>(command, {
           }, { also: rearm, fresh: first, text: true });
           if (rearm.length > 0) watch.retired();
         } else if (step === "type") {
-          // The selection rides in the step's own check call: no round trip of its own.
           const select = overSelection && !(i === 0 && done) ? [pageStep("edit", { op: "select", token })] : [];
           await pin.step("type", rest, () => (prep.mode === "setter" ? callInFrame(frame, "edit", { op: "setValue", token, value: args.text }) : top.send("Input.insertText", { text: args.text })), { also: [...select, ...rearm], fresh: first, text: true });
           if (rearm.length > 0) watch.retired();
@@ -134,10 +126,7 @@ export const typeText = defineAction<typeof command, TypeArgs, Typed>(command, {
 /** What the dispatch leaves for the reply: the evidence when it settled itself (--submit), else what the read-back needs. */
 type Typed = { evidence: TypeEvidence; plan?: undefined } | { evidence?: undefined; plan: { prep: Prepared; mode: ReadMode } };
 
-/**
- * Waits for suggestions a debounce shows after the last keystroke, in a field that offers them or whose page listens to
- * keys but showed nothing yet. New evidence when the page changed; undefined when nothing came.
- */
+/** Waits for suggestions a debounce shows after the last keystroke; new evidence when the page changed. */
 async function lateSuggestions(deadline: number, watch: ActionWatch, frame: FrameRef, top: boolean, prep: Prepared, evidence: TypeEvidence): Promise<TypeEvidence | undefined> {
   if (watch.effects.navigation || watch.effects.dialog) return undefined;
   const quietSoFar = watch.effects.mutations === 0 && watch.effects.requests === 0;
@@ -154,9 +143,8 @@ function thenOf(a: { clear?: boolean }): "select" | "caretEnd" {
 }
 
 /**
- * Focuses the field with a click after the pointer probe, so focus handlers run now rather than at the first keystroke;
- * a field the pointer cannot reach gets script focus. The call that proves the focus also re-pins it, does `then` and
- * re-arms the quiet watcher (`rearmed`).
+ * Focuses with a click (focus handlers run now, not at the first keystroke), else by script; the call that proves the
+ * focus re-pins it, does `then` and re-arms the watcher.
  */
 async function focus(pin: CompositePin, top: CdpSession, watch: ActionWatch, r: ResolvedRef, frame: FrameRef, token: string, steps: readonly string[], then: "select" | "caretEnd"): Promise<{ then: boolean; rearmed: boolean }> {
   let probe: Probe | undefined;
@@ -167,16 +155,13 @@ async function focus(pin: CompositePin, top: CdpSession, watch: ActionWatch, r: 
   }
   if (probe) {
     const { x, y, hidden } = probe;
-    // The locate call that probed the field also pinned the page.
     await pin.step("focus", [], () => dispatchClick(top, x, y, "left", 1, hidden), { mutates: false, fresh: true });
   }
-  // `focused` also re-pins the focused element, so it is asked once when the click worked.
   const clicked = await focused(frame, token, watch, then, probe ? watch.rearmSteps(frame, { hold: SYNC_QUIET_MS }) : []);
   // A page that scheduled work since the arm keeps the first step's page check, which arms the watcher again.
   if (clicked.focused) return { then: clicked.then, rearmed: probe !== undefined && !clicked.scheduled };
   // The page moved focus on from the clicked field: a change before anything was typed.
   if (clicked.moved) throw moved(pin, steps);
-  // A focus handler may have replaced the page: that is a change before anything was typed.
   const reason = await pin.check();
   if (reason) throw pin.interrupted(steps[0] ?? "type", reason, steps.slice(1));
   await callInFrame(frame, "edit", { op: "focus", token });
@@ -204,14 +189,12 @@ function moved(pin: CompositePin, steps: readonly string[]): BpError {
 }
 
 /**
- * Whether the field has focus a task after the call arrives (behind what focus and click handlers queued, so focus they
- * move is seen), re-pinning it and doing `then`. `rearm`: the quiet watcher's replacement, run after that task; a
- * leading "hold" first waits the click's timer floor when the page scheduled anything (act-settle.ts).
+ * Whether the field has focus a task after the call arrives (behind what the handlers queued), re-pinning it and doing
+ * `then`; `rearm` runs after that task, a leading "hold" waiting the click's timer floor (act-settle.ts).
  */
 async function focused(frame: FrameRef, token: string, watch: ActionWatch, then: "select" | "caretEnd", rearm: PageStep[] = []): Promise<{ focused: boolean; then: boolean; scheduled: boolean; moved?: boolean }> {
   const first = rearm[0];
   const held = first?.fn === "quiet" && first.arg !== undefined && "op" in first.arg && first.arg.op === "hold";
-  // A dialog or a replaced document fails the call: not focused, and the pin check says why.
   const pin = pageStep("edit", { op: "pin", token, then, after: "task" });
   const steps = held ? [first, pin, ...rearm.slice(1)] : [pin, ...rearm];
   const at = held ? 1 : 0;
@@ -229,7 +212,6 @@ async function focused(frame: FrameRef, token: string, watch: ActionWatch, then:
   return r.ok ? { focused: r.focused, then: r.then === true, scheduled: r.scheduled, moved: "moved" in r && r.moved === true } : { focused: false, then: false, scheduled: true };
 }
 
-/** Effects of the whole composite: the readback's plus what the later steps caused. */
 export function mergeEffects(prior: readonly string[] | undefined, watch: ActionWatch): string[] {
   return [...new Set([...(prior ?? []), ...pageEffects(watch.effects)])];
 }

@@ -4,7 +4,6 @@ import { ruleError } from "../../protocol/rules.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import type { BoundCall, CallContext, Handler, HandlerTable } from "./types.ts";
 
-/** A command's arguments as its handler sees them: the output of its args schema (defaults filled in). */
 export type ArgsOf<C extends CommandDef> = v.InferOutput<C["args"]>;
 
 type WithoutOk<T> = T extends unknown ? Omit<T, "ok"> & HumanText : never;
@@ -12,12 +11,10 @@ type WithoutOk<T> = T extends unknown ? Omit<T, "ok"> & HumanText : never;
 interface HumanText {
   text?: string;
 }
-/** Adds the text a human-mode reply prints (computed only in that mode) to a reply. */
 export function withText<T extends object>(ctx: CallContext, out: T, text: () => string): T | (T & { text: string }) {
   return ctx.req.mode === "human" ? { ...out, text: text() } : out;
 }
 
-/** What a handler returns: its command's result schema without the `ok` the runtime adds. */
 export type ReplyOf<R extends AnySchema> = WithoutOk<v.InferInput<R>>;
 
 export interface HandlerImpl<A, R> {
@@ -27,9 +24,8 @@ export interface HandlerImpl<A, R> {
 }
 
 /**
- * Registers a handler against its command: `args` is typed by the args schema and checked before run(), and run()
- * returns the result type with no top-level field the schema does not name. Curried so the implementation is checked
- * against types already fixed (passed alongside, its literals would widen to string).
+ * Registers a handler against its command: args checked by its schema before run(), and run()'s result typed with no
+ * field the schema does not name. Curried so literals are not widened to string.
  *   const tab = defineHandler(commands.tab)({ async run(ctx, { id }) { … } });
  */
 export function defineHandler<A extends ArgsSchema, R extends AnySchema>(
@@ -43,17 +39,14 @@ type KeysOf<T> = T extends unknown ? keyof T : never;
 export type NoExtraFields<T, R> = [Exclude<KeysOf<T>, KeysOf<R>>] extends [never] ? unknown : { fieldsNotInTheResultSchema: Exclude<KeysOf<T>, KeysOf<R>> };
 
 /**
- * A value of type R with no top-level field R does not name (TypeScript does not check fields a spread brings in).
+ * A value of type R with no top-level field R does not name (TypeScript skips spread fields).
  *   return exactly<ClickEvidence>()({ status, ...(hit ? { target: hit } : {}) });
  */
 export function exactly<R>(): <T extends R>(value: T & NoExtraFields<T, R>) => R {
   return (value) => value;
 }
 
-/**
- * Like defineHandler for a handler whose reply a shared pipeline types (defineAction in act/pipeline.ts);
- * test/e2e/result-schemas.test.ts checks those replies against the schema.
- */
+/** defineHandler for replies a shared pipeline types (defineAction); result-schemas.test.ts checks them. */
 export function defineShapedHandler<A extends ArgsSchema>(command: CommandDef<A>, impl: HandlerImpl<v.InferOutput<A>, object>): Handler {
   return bindWith(command, impl);
 }
@@ -84,7 +77,6 @@ function argsError(issue: v.BaseIssue<unknown>): BpError {
   return invalidArgument(field, `Invalid ${field}: ${issue.message}.`);
 }
 
-/** The table the broker dispatches on, keyed by each handler's command name; a name registered twice is a bug. */
 export function handlerTable(handlers: readonly Handler[]): HandlerTable {
   const table: Record<string, Handler> = {};
   for (const h of handlers) {

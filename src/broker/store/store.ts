@@ -1,9 +1,7 @@
 /**
- * The private file store: every byte bp keeps for the agent (screenshots, PDFs, saved bodies, uploads, downloads)
- * passes through here. Items live in `<home>/store/<random>` (0700 dirs, 0600 files, random names, never from a page or
- * an agent). Each belongs to one client key: another key's id is artifact_not_found, like a missing one. Quotas per
- * item, agent and total (quota_exceeded leaves nothing behind). Expired ids leave a tombstone (artifact_expired).
- * Nothing survives the broker: emptied at start and stop.
+ * The private file store: every byte bp keeps for the agent passes through here. Items live in `<home>/store/<random>`
+ * (0700 dirs, 0600 files, random names). Each belongs to one client key (another key's id is artifact_not_found).
+ * Quotas per item, agent and total; expired ids leave a tombstone (artifact_expired). Emptied at broker start and stop.
  */
 import { chmodSync, closeSync, copyFileSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, rmSync, writeSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
@@ -76,7 +74,6 @@ export class ArtifactStore {
     ensurePrivateDir(this.root);
   }
 
-  /** Bytes this key (or everyone, without a key) holds now. */
   used(owner?: string): number {
     let n = 0;
     for (const a of this.items.values()) if (owner === undefined || a.owner === owner) n += a.sizeBytes;
@@ -111,10 +108,7 @@ export class ArtifactStore {
     return this.add(owner, kind, path, data.length, meta);
   }
 
-  /**
-   * Copies a file into the store (a completed download, a file to upload), opening the source without following a final
-   * symlink.
-   */
+  /** Copies a file into the store, opening the source without following a final symlink. */
   putFile(owner: string, kind: ArtifactKind, source: string, meta: { name: string; mimeType: string; ttlMs?: number; keepName?: boolean }): Artifact {
     let size: number;
     try {
@@ -156,7 +150,6 @@ export class ArtifactStore {
     return item;
   }
 
-  /** Each item gets its own 0700 directory with a random name; the file in it is `data` unless named. */
   private freshPath(name?: string): string {
     ensurePrivateDir(this.root);
     const dir = join(this.root, crypto.randomUUID());
@@ -176,16 +169,12 @@ export class ArtifactStore {
     throw new BpError("artifact_not_found", `No stored item ${id} for this agent.`, { context: { field, id } });
   }
 
-  /** Whether an id is still stored for this owner (no error). */
   has(owner: string, id: string): boolean {
     const item = this.items.get(id);
     return item !== undefined && item.owner === owner && item.expiresAt > Date.now();
   }
 
-  /**
-   * Writes a copy of the item to `dest` (placed by resolveOutputPath): 0600, atomic, never through a symlink or into
-   * the store.
-   */
+  /** Writes a copy to `dest` (placed by resolveOutputPath): 0600, atomic, never through a symlink or into the store. */
   exportTo(item: Artifact, dest: string, opts: WriteOptions = {}): WrittenFile {
     this.refuseInside(dest);
     let bytes: Uint8Array;
@@ -228,7 +217,6 @@ export class ArtifactStore {
     rmSync(dirname(item.path), { recursive: true, force: true });
   }
 
-  /** Everything of one key goes (disconnect, lease expiry). */
   releaseOwner(owner: string): void {
     for (const item of [...this.items.values()]) if (item.owner === owner) this.release(item.id);
     for (const [id, t] of this.tombstones) if (t.owner === owner) this.tombstones.delete(id);
@@ -239,7 +227,6 @@ export class ArtifactStore {
     return [...this.items.values()].filter((a) => a.owner === owner && (kind === undefined || a.kind === kind));
   }
 
-  /** Expired items become tombstones; old tombstones are forgotten. */
   sweep(now = Date.now()): void {
     for (const item of [...this.items.values()]) {
       if (item.expiresAt > now) continue;
@@ -249,16 +236,13 @@ export class ArtifactStore {
     for (const [id, t] of this.tombstones) if (t.until <= now) this.tombstones.delete(id);
   }
 
-  /** Broker exit: nothing of the store stays on disk. */
   close(): void {
     this.items.clear();
     rmSync(this.root, { recursive: true, force: true });
   }
 }
 
-/**
- * Empties what an earlier broker of this home left (one killed with -9). Only the broker lock's owner may call this.
- */
+/** Empties what an earlier broker of this home left (killed with -9); only the broker lock's owner may call this. */
 export function wipeStore(home: string): void {
   const root = join(home, "store");
   let st;
