@@ -9,11 +9,9 @@ export interface Probed {
 }
 
 /**
- * Liveness probe for a connection: a browser can hang (debugger paused, machine asleep,
- * a hosted browser's proxy half-open) without the socket ever closing, and every pending
- * call would then wait out its own deadline. One probe is in flight at a time; each may
- * take up to `intervalMs`, and after a miss the next probe goes out at once, so a dead peer
- * is declared after about (missedLimit + 1) × intervalMs.
+ * Liveness probe: a browser can hang (debugger paused, machine asleep, half-open proxy) without the socket closing. One
+ * probe in flight; after a miss the next goes at once, so a dead peer is declared after about (missedLimit + 1) ×
+ * intervalMs.
  */
 export function startKeepalive(conn: Probed, intervalMs: number, missedLimit: number): () => void {
   const interval = Math.max(1, intervalMs);

@@ -21,7 +21,6 @@ export function locatedRef(r: ResolvedRef | undefined): ResolvedRef {
   return r;
 }
 
-/** A page-runtime script taking `(win, el, arg)`. */
 export type ElementFn = Extract<PageFn, "act" | "drag" | "edit" | "scroll" | "select" | "upload">;
 
 /** Runs a page-runtime script in a frame's world with no element: its answer is the function's (the op's) own. */
@@ -29,10 +28,7 @@ export function callInFrame<F extends ElementFn, A extends PageArg<F>>(f: FrameR
   return callFn(f, fn, arg);
 }
 
-/**
- * Runs a page-runtime script with an element an earlier call left in our world's `slot` (an
- * option found inside a listbox, a file input inside a drop zone).
- */
+/** Runs a page-runtime script on the element an earlier call left in our world's `slot`. */
 export function callOnSlot<F extends ElementFn, A extends PageArg<F>>(f: FrameRef, slot: string, fn: F, arg: A): Promise<PageResult<F, A>> {
   return callFn(f, fn, arg, { slot });
 }
