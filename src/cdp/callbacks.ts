@@ -26,9 +26,8 @@ export interface RegisterOptions {
 }
 
 /**
- * Pending calls by id. Every entry ends exactly once: reply, error reply, deadline, abort or
- * a bulk rejection; whichever comes first removes it, so later ones (a reply after the
- * deadline, say) find nothing and are dropped.
+ * Pending calls by id; each ends exactly once (reply, error, deadline, abort or bulk rejection) and later ones are
+ * dropped.
  */
 export class CallbackRegistry {
   readonly #pending = new Map<number, Entry>();
@@ -42,7 +41,6 @@ export class CallbackRegistry {
     return this.#pending.size;
   }
 
-  /** Allocates the next id and a promise for its reply. */
   register<T>(options: RegisterOptions): { id: number; promise: Promise<T> } {
     const id = this.#nextId++;
     const { method, sessionId, origin, timeoutMs, signal } = options;

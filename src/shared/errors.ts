@@ -1,6 +1,5 @@
 /**
- * Stable error codes. Consumers branch on `code`, never on the message, so a code once
- * published is never renamed. The list is upstream's 0.5 set plus the ones we added.
+ * Stable error codes: consumers branch on `code`, so a published code is never renamed (upstream 0.5's set plus ours).
  */
 import { cutString } from "./page-strings.ts";
 

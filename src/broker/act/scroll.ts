@@ -33,9 +33,8 @@ function modeOf(a: ScrollArgs): "relative" | "position" | "text" {
 }
 
 /**
- * `bp scroll`: by an amount, to an end, or until a text is in view; in the page, an element
- * (--ref/--selector) or the pane that actually scrolls. Evidence gives positions before and
- * after; not moving at a boundary or not finding the text is a mismatch with a reason.
+ * `bp scroll`: by an amount, to an end, or until a text is in view, in the page, an element or the pane that scrolls;
+ * not moving at a boundary or not finding the text is a mismatch.
  */
 export const scroll = defineAction<typeof command, ScrollArgs, ScrollOutcome | undefined>(command, {
   args: ({ "to-text": toText, ...rest }) => ({ ...rest, ...(toText !== undefined ? { toText } : {}) }),
@@ -52,8 +51,7 @@ export const scroll = defineAction<typeof command, ScrollArgs, ScrollOutcome | u
       ...(args.toText !== undefined ? { text: args.toText, exact: args.exact } : {}),
       ...(args.selector !== undefined ? { selector: args.selector } : {}),
     };
-    // Without a ref the page scrolls, or the frame the agent chose: in the top document the
-    // quiet watcher is installed in the same call, just before the scroll.
+    // Without a ref the page (or chosen frame) scrolls; in the top document the watcher is installed in the same call.
     const inTop = async (frame: FrameRef) => {
       if (watch.armed || frame.session !== top || frame.frameId !== watch.mainFrameId) {
         if (!watch.armed) await watch.armQuiet();

@@ -36,7 +36,6 @@ export async function listFrames(rec: TargetRecord, session: CdpSession): Promis
   };
   walk((await session.send("Page.getFrameTree")).frameTree, session);
   const seen = new Set(out.map((f) => f.id));
-  // Out-of-process frames: each child session's own tree, placed after its parent.
   for (let i = 0; i < out.length; i++) {
     for (const child of rec.frames?.children() ?? []) {
       if (seen.has(child.frameId)) continue;
@@ -54,7 +53,6 @@ export async function listFrames(rec: TargetRecord, session: CdpSession): Promis
   return out;
 }
 
-/** The observation root for the agent's selected frame (or the top document). */
 export async function rootForFrame(rec: TargetRecord, session: CdpSession, mainFrameId: string, mainLoaderId: string, selected: string | undefined): Promise<Root> {
   if (selected === undefined || selected === mainFrameId) return { session, frameId: mainFrameId, loaderId: mainLoaderId, framePath: "", offset: { x: 0, y: 0 }, top: true };
   const frames = await listFrames(rec, session);

@@ -1,7 +1,6 @@
 /**
- * The policy's word on one call, before its handler runs: a broken file, a denied command or
- * option, a navigation to a denied origin, an upload from outside the listed directories or a
- * download when downloads are off is refused here, so no browser call is ever made for it.
+ * The policy's word on one call before its handler runs: whatever it denies is refused here, so no browser call is
+ * made.
  */
 import { realpathSync } from "node:fs";
 import * as v from "valibot";
