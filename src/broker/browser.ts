@@ -42,7 +42,7 @@ export interface BrowserInfo {
   headless?: boolean;
 }
 
-/** One connected browser for one generation: its janitor, the CDP connection over it, and the live target table. */
+/** One connected browser for one generation: its janitor, the CDP connection, and the live target table. */
 export class BrowserConnection {
   readonly targets = new TargetTable();
   /** Live profile contexts of this generation; their ids die with it. */
@@ -106,9 +106,7 @@ export class BrowserConnection {
     return rec;
   }
 
-  /**
-   * Brings targets' url and title up to date: events through the janitor may lag, so listings that must be right ask.
-   */
+  /** Brings targets' url and title up to date: janitor events may lag, so listings that must be right ask. */
   async refreshTargets(): Promise<void> {
     const { targetInfos } = await this.cdp.send("Target.getTargets");
     for (const t of targetInfos) this.noteTargetInfo(t);
@@ -147,8 +145,7 @@ export class BrowserConnection {
   }
 
   /**
-   * Creates a managed tab in its own background window without stealing focus (a background tab renders no frames); a
-   * launched browser's pooled blank tab goes first. `contextId`: the raw profile context (routeProfile first).
+   * Creates a managed tab in its own background window (a background tab renders no frames), without stealing focus.
    */
   async createManagedTab(creator: string, contextId?: string): Promise<TargetRecord> {
     const inContext = (t: TargetRecord) => contextId === undefined || t.browserContextId === contextId;

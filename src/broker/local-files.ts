@@ -3,9 +3,9 @@ import { invalidArgument } from "../shared/errors.ts";
 import { resolvePaths } from "../shared/paths.ts";
 
 /**
- * A file: page shows the machine's files (other agents' downloads, the broker locator and token, cookie databases).
- * Agents get none unless the broker's starter opts in, and never bp's own directories. Chrome refuses file: navigations
- * a page starts, so the doors left are ours (open, history) and tabs already showing a file.
+ * A file: page shows the machine's files (downloads, the broker token, cookie databases): agents get none unless the
+ * broker's starter opts in, and never bp's own directories. Chrome refuses file: navigations a page starts, so the
+ * doors are ours.
  */
 export const ALLOW_FILE_URLS_ENV = "BROWSER_PILOT_ALLOW_FILE_URLS";
 
@@ -17,8 +17,8 @@ interface LocalFilePolicy {
 
 let policy: LocalFilePolicy | undefined;
 /**
- * Set while a remote browser is connected: its file: URLs are the service's machine, and browserless ends the whole
- * session on a file: navigation.
+ * Set while a remote browser is connected: its file: URLs are the service's machine (browserless ends the session on
+ * one).
  */
 let remote = false;
 
@@ -45,7 +45,6 @@ function currentPolicy(): LocalFilePolicy {
   return policy;
 }
 
-/** For tests in this process: read the environment again. */
 export function resetLocalFilePolicy(): void {
   policy = undefined;
 }

@@ -5,9 +5,8 @@ import { BpError } from "../shared/errors.ts";
 import { callPage } from "./world.ts";
 
 /**
- * Typed calls into the page runtime: a step names a bundled page function (page/dispatch.ts) and its argument and
- * result are that function's own (per op for ops functions, page/ops.ts). The page answers as JSON, so this is the one
- * place that takes the answer as the function's type.
+ * Typed calls into the page runtime: a step's argument and result are its page function's (or op's) own. The page
+ * answers as JSON, so this is the one place that takes the answer as the function's type.
  */
 type Fns = ElementFns & WindowFns;
 export type PageFnName = keyof Fns;
@@ -26,7 +25,6 @@ export type PageArg<F extends PageFnName> = F extends OpFnName
 /** What a step of `F` with argument `A` answers: for an ops function, the op `A` names (any op's answer when `A` names none). */
 export type PageResult<F extends PageFnName, A = PageArg<F>> = F extends OpFnName ? (A extends { op: infer K extends keyof PageOps[F] } ? (PageOps[F][K] extends { result: infer R } ? R : never) : AnyOpResult<PageOps[F]>) : Awaited<ReturnType<Fns[F]>>;
 
-/** One step of a page call, carrying the function it names (and its argument, so its op) in its type. */
 export interface Step<F extends PageFnName = PageFnName, A extends PageArg<F> = PageArg<F>> extends PageStep {
   fn: F;
   arg?: A;
@@ -47,7 +45,6 @@ export function step<F extends PageFnName, A extends PageArg<F>>(fn: F, arg: A, 
 /** A call's results, one per step: null for a step held back by `when`; after a failed `ref` step no later step ran. */
 export type Results<S extends readonly PageStep[]> = { [K in keyof S]: StepResult<S[K]> | null | undefined };
 
-/** What one step answers, by the function and argument it names. */
 export type StepResult<S> = S extends { fn: infer F extends PageFnName; arg?: infer A } ? PageResult<F, A> : unknown;
 
 export interface TypedReply<S extends readonly PageStep[]> {
@@ -62,13 +59,11 @@ export async function callSteps<const S extends readonly PageStep[]>(session: Cd
   return { ...reply, results: answers<S>(reply.results) };
 }
 
-/** A frame's world (FrameRef and ref bindings have these). */
 export interface World {
   session: CdpSession;
   frameId: string;
 }
 
-/** Runs one page function in a frame's world: its result as the function returns it. */
 export async function callFn<F extends PageFnName, A extends PageArg<F>>(world: World, fn: F, arg: A, at: StepAt = {}, opts?: Parameters<typeof callPage>[3]): Promise<PageResult<F, A>> {
   const reply = await callPage(world.session, world.frameId, [step(fn, arg, at)], opts);
   return answer<F, A>(reply.results[0]);
@@ -80,10 +75,7 @@ export interface Ran {
   results: readonly unknown[];
 }
 
-/**
- * The answer of the step at `index`, typed by the function and op it is seen to name (a wrong index is an internal
- * error).
- */
+/** The answer of the step at `index`, typed by its function and op (a wrong index is an internal error). */
 export function stepResult<F extends OpFnName, K extends keyof PageOps[F] & string>(ran: Ran, index: number, fn: F, op: K): PageResult<F, { op: K }> {
   const s = ran.steps[index];
   const named = s?.arg && "op" in s.arg ? s.arg.op : undefined;
@@ -98,7 +90,6 @@ export function readResult<F extends OpFnName, K extends keyof PageOps[F] & stri
   return stepResult(ran, index, fn, op);
 }
 
-/** The page's JSON answer taken as the result type of the function that produced it. */
 function answers<S extends readonly PageStep[]>(results: unknown[]): Results<S> {
   return results as Results<S>;
 }

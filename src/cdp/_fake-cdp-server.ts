@@ -1,6 +1,5 @@
 /**
- * Test-only fake CDP endpoint on Bun.serve. A real browser cannot be told to delay a reply,
- * drop a socket mid-call or count upgrades; this can. Not imported by product code.
+ * Test-only fake CDP endpoint: it can delay replies, drop sockets mid-call and count upgrades, which a browser cannot.
  */
 import type { Server, ServerWebSocket } from "bun";
 
@@ -79,7 +78,6 @@ export class FakeCdpServer {
     this.routes.set(method, handler);
   }
 
-  /** Sends an event to every connected client. */
   emit(method: string, params: Record<string, unknown>, sessionId?: string): void {
     const frame = JSON.stringify({ method, params, sessionId });
     for (const ws of this.sockets) ws.send(frame);

@@ -1,7 +1,6 @@
 /**
- * Newline-delimited framing for pipes and Unix sockets. An unfinished line's bytes are kept as chunks and joined once
- * at the newline (no quadratic build-up for multi-megabyte messages) and decoded whole (split UTF-8 stays intact).
- * Empty lines are skipped.
+ * Newline-delimited framing: an unfinished line's chunks are joined once at the newline (no quadratic build-up) and
+ * decoded whole (split UTF-8 stays intact).
  */
 
 const NEWLINE = 0x0a;
@@ -34,7 +33,6 @@ export class LineReader {
     this.#maxLineBytes = options.maxLineBytes ?? Number.POSITIVE_INFINITY;
   }
 
-  /** Bytes held for the line not yet terminated. */
   get pendingBytes(): number {
     return this.#partBytes;
   }
@@ -57,7 +55,6 @@ export class LineReader {
     }
   }
 
-  /** Flushes a final line that had no trailing newline. */
   end(): void {
     if (this.#partBytes > 0) this.#emit(new Uint8Array(0));
   }
@@ -96,8 +93,7 @@ export interface ReadLinesOptions extends LineReaderOptions {
 }
 
 /**
- * Reads `stream` to its end, calling `onLine` per line (a last one without newline too); rejects on stream error, a
- * too-long line, or `onLine` throwing.
+ * Reads `stream` to its end, calling `onLine` per line; rejects on stream error, a too-long line, or `onLine` throwing.
  */
 export async function readLines(
   stream: ReadableStream<Uint8Array>,

@@ -1,14 +1,9 @@
 import { CdpClosedError, CdpConnectError, CdpHandshakeTimeoutError } from "./errors.ts";
 import { readLines } from "./lines.ts";
 
-/**
- * The seam between the CDP connection and what carries its frames (Chrome's WebSocket, the broker-janitor pipe, an
- * in-memory pair in tests). `onClose` fires exactly once, for local and remote closes.
- */
+/** The seam between the CDP connection and what carries its frames; `onClose` fires exactly once. */
 export interface Transport {
-  /**
-   * A transport that writes at once throws when the write fails; one that writes later calls `onFailed` once instead.
-   */
+  /** A transport that writes later calls `onFailed` once instead of throwing. */
   send(message: string, onFailed?: (error: unknown) => void): void;
   close(): void;
   onMessage: ((message: string) => void) | undefined;
@@ -16,10 +11,7 @@ export interface Transport {
   readonly closed: boolean;
 }
 
-/**
- * Holds frames and the close notice until a consumer attaches, so nothing arriving before the handler is assigned is
- * lost.
- */
+/** Holds frames and the close notice until a consumer attaches: nothing arriving before is lost. */
 abstract class BufferedTransport implements Transport {
   #onMessage: ((message: string) => void) | undefined;
   #onClose: ((reason: string) => void) | undefined;
@@ -60,7 +52,6 @@ abstract class BufferedTransport implements Transport {
     this.#deliver(message);
   }
 
-  /** Marks the transport closed (first reason wins) and tells the consumer once. */
   protected finish(reason: string): void {
     if (this.#closeReason !== undefined) return;
     this.#closeReason = reason;
@@ -156,10 +147,7 @@ class WebSocketTransport extends BufferedTransport {
   }
 }
 
-/**
- * Opens a CDP WebSocket (ws:/wss: only). The promise always settles: open, failure, abort, or the handshake deadline
- * (CdpHandshakeTimeoutError; the half-open socket is terminated).
- */
+/** Opens a CDP WebSocket (ws:/wss:); always settles, at the latest at the handshake deadline (socket terminated). */
 export function connectWebSocket(url: string, options: WebSocketConnectOptions = {}): Promise<Transport> {
   let parsed: URL;
   try {
@@ -234,10 +222,7 @@ export interface LineTransportOptions {
   maxLineBytes?: number;
 }
 
-/**
- * Newline-delimited frames over a pipe (broker ↔ janitor). `write` gets one whole frame with its "\n"; `onEnd` fires
- * once, after `onClose`.
- */
+/** Newline-delimited frames over a pipe (broker ↔ janitor); `onEnd` fires once, after `onClose`. */
 export function createLineTransport(
   input: ReadableStream<Uint8Array>,
   write: (line: string) => void,

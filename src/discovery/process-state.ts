@@ -1,7 +1,4 @@
-/**
- * Is the browser owning a user-data dir running? Answered from Chrome's singleton lock: no process listing (slow,
- * blocked in sandboxes), no socket.
- */
+/** Is the browser owning a user-data dir running? From Chrome's singleton lock: no process listing, no socket. */
 import fsp from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -10,7 +7,6 @@ import type { ProcessState } from "./types.ts";
 
 export interface ProcessProbe {
   state: ProcessState;
-  /** Pid from the lock when it names a live local process. */
   pid?: number;
   /** When the running browser took its lock (ms): an older DevToolsActivePort is from an earlier run. */
   startedAtMs?: number;
@@ -69,8 +65,7 @@ async function probeSingletonLock(userDataDir: string): Promise<ProcessProbe> {
 }
 
 async function probeWindowsLock(userDataDir: string): Promise<ProcessProbe> {
-  // Windows deletes `lockfile` when the browser exits, even after a crash (FILE_FLAG_DELETE_ON_CLOSE); its timestamps
-  // are not trusted, so no startedAtMs.
+  // Windows deletes `lockfile` when the browser exits, even after a crash; its timestamps are not trusted.
   try {
     await fsp.lstat(path.join(userDataDir, "lockfile"));
     return { state: "running" };

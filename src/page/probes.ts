@@ -1,7 +1,4 @@
-/**
- * Small page-side reads called by name: what `bp wait` looks for, the element under a point, the focused frame,
- * viewport facts, a visible sign-in field, a popup opened in a profile.
- */
+/** Small page-side reads called by name (wait conditions, hit tests, focus, viewport, sign-in fields, popups). */
 import { composedParent, deepFocus, type ActDocument, type ActElement, type ActNode, type ActWindow } from "./act-dom.ts";
 
 /** Members only some engines or element kinds have. */
@@ -26,10 +23,7 @@ export function waitText(win: ActWindow, a: { needle: string }): { context: stri
   return { context: text.slice(Math.max(0, i - 60), i + a.needle.length + 60).trim() };
 }
 
-/**
- * The first match, or with a.visible the first a person can see (a box, rendered, not content-visibility:hidden, not
- * transparent). Bounded to 500 matches.
- */
+/** The first match, or with a.visible the first a person can see; bounded to 500 matches. */
 export function waitSelector(win: ActWindow, a: { css: string; visible?: boolean }): { tagName: string; visible: boolean } | { invalid: true } | null {
   let list: ArrayLike<ProbeElement>;
   try {
@@ -53,7 +47,6 @@ export function waitSelector(win: ActWindow, a: { css: string; visible?: boolean
   return null;
 }
 
-/** Is a sign-in or 2FA field visible in this document? */
 export function authField(win: ActWindow): boolean {
   const fields = win.document.querySelectorAll('input[type="password"], input[autocomplete="one-time-code"]');
   for (let i = 0; i < fields.length; i++) {
@@ -71,7 +64,6 @@ export function viewState(win: ProbeWindow): { dpr: number; width: number; heigh
   return { dpr: win.devicePixelRatio || 1, width: win.innerWidth, height: win.innerHeight, scrollX: win.scrollX, scrollY: win.scrollY };
 }
 
-/** The first element matching `a.selector`, as a rect in this frame's viewport px. */
 export function selectorRect(win: ActWindow, a: { selector: string }): { x: number; y: number; width: number; height: number } | { error: string } | null {
   let el: ActElement | null;
   try {
@@ -85,8 +77,7 @@ export function selectorRect(win: ActWindow, a: { selector: string }): { x: numb
 }
 
 /**
- * The element at a viewport point through open shadow roots and same-origin frames: tag, id, role, short name, and its
- * (or an ancestor's) ref; a cross-origin frame is named as the iframe.
+ * The element at a viewport point through open shadow roots and same-origin frames, with its (or an ancestor's) ref.
  */
 export function hitAt(win: ActWindow, p: { x: number; y: number }): { tagName: string; id?: string; role?: string; name?: string; ref?: number } | null {
   let doc: ActDocument = win.document, x = p.x, y = p.y;

@@ -1,7 +1,4 @@
-/**
- * For unit tests (not part of the bundle): the page library exactly as the browser gets it,
- * evaluated from the bundled text, so happy-dom tests run what Chromium runs.
- */
+/** For unit tests: the page library exactly as the browser gets it, evaluated from the bundled text. */
 import { PAGE_LIBRARY } from "./bundle.ts";
 
 type Script = (...args: never[]) => unknown;

@@ -1,6 +1,4 @@
-/**
- * Page-side types: the project compiles without the DOM lib, so page code is typed against the DOM subset it touches.
- */
+/** Page-side types, against the DOM subset page code touches (the project compiles without the DOM lib). */
 
 // Structural DOM subset
 
@@ -117,9 +115,8 @@ export interface RefRegistry {
   next: number;
   byEl: WeakMap<PageElement, number>;
   byRef: Map<number, WeakRef<PageElement> | PageElement>;
-  /** Same-origin child documents → the iframe element that hosts them (for connectivity checks). */
   frames: WeakMap<PageDocument, PageElement>;
-  /** The latest run's frame paths → iframe elements, so the broker can name each frame as 'bp frame' does. */
+  /** The latest run's frame paths → iframe elements, so the broker names frames as 'bp frame' does. */
   paths?: Map<string, PageElement>;
   /** Live regions' keys (snapshot/live.ts): the document's own prefix and a number never reused in it. */
   live?: { prefix: string; next: number; byEl: WeakMap<PageElement, string> };
@@ -141,15 +138,12 @@ export interface SnapshotOptions {
   workLimit?: number;
   /** UTF-16 units, whitespace collapsed. Default 120. */
   nameMax?: number;
-  /** Default 200. */
   valueMax?: number;
   /** Shared number space across out-of-process frames. */
   refFloor?: number;
   /** Numbers below this are replaced: refs shown before a handback or bfcache restore must not come back. */
   refRenumberBelow?: number;
-  /** Default true. */
   fold?: boolean;
-  /** Default 8. */
   foldMin?: number;
   /** Refs whose fold is expanded: a window around each is listed. */
   expand?: number[];
@@ -160,7 +154,6 @@ export interface SnapshotOptions {
   maxBytes?: number;
   /** Name + value characters across entries. Default 1,000,000. */
   maxText?: number;
-  /** Default 1,024 (`depth_limit`). */
   depthLimit?: number;
   /** false: no layout engine (happy-dom): no hidden zero-size rects, zero boxes, all in viewport, `hidden` honoured. */
   layout?: boolean;
@@ -289,7 +282,6 @@ export interface LiveText {
 }
 
 export interface TextBlock {
-  /** Ref of the candidate before it in document order (0: none). */
   after: number;
   h?: number;
   x: string;

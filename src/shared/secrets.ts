@@ -1,12 +1,9 @@
 /**
- * Credentials of a remote browser endpoint (user:password, query parameters like `token`, `apiKey`, `key`, `auth`,
- * header values): once known, scrubbed from every reply, record, close reason and log line of this process.
+ * Credentials of a remote endpoint (user:password, secret query parameters, header values): once known, scrubbed from
+ * every reply, record, close reason and log line.
  */
 const SECRET_PARAM = /token|key|auth|pass|pwd|secret|sig|jwt|cred/i;
-/**
- * Shorter values occur in unrelated text too (a page's "secret" would lose the word); in URLs any length is masked by
- * parameter name.
- */
+/** Shorter values occur in unrelated text; in URLs any length is masked by parameter name. */
 const MIN_SECRET_CHARS = 8;
 const MASK = "***";
 

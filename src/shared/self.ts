@@ -6,9 +6,8 @@ export function isCompiled(): boolean {
 }
 
 /**
- * argv prefix that starts this program again (broker, janitor) and the child's argv[0]. After an upgrade replaced or
- * deleted our file, a compiled bp on Linux runs /proc/self/exe (the running build); otherwise the path, so the child is
- * named `bp`.
+ * argv prefix that starts this program again. After an upgrade replaced our file, a compiled bp on Linux runs
+ * /proc/self/exe (the running build); otherwise the path, so the child is named `bp`.
  */
 export function selfCommand(): { cmd: string[]; argv0: string } {
   if (!isCompiled()) return { cmd: [process.execPath, Bun.main], argv0: process.execPath };
@@ -19,13 +18,11 @@ export function selfCommand(): { cmd: string[]; argv0: string } {
 
 let atStart: string | undefined;
 
-/** The executable's identity when this process first asked (the broker asks as it starts). */
 export function startIdentity(): string {
   atStart ??= executableIdentity().identity;
   return atStart;
 }
 
-/** True when the file this process was started from is gone or another build now. */
 export function executableReplaced(): boolean {
   return process.execPath.endsWith(" (deleted)") || executableIdentity().identity !== startIdentity();
 }

@@ -36,14 +36,12 @@ async function focusedFrame(rec: TargetRecord, session: CdpSession): Promise<Fra
 const selectAllCombo = () => parseCombo(process.platform === "darwin" ? "Meta+a" : "Control+a");
 
 /**
- * `bp keyboard <text>`: trusted key presses, one per character, to whatever has focus (canvas editors, widgets that
- * ignore inserted text). Focus and page are pinned and re-checked before every key.
+ * `bp keyboard <text>`: trusted key presses, one per character, to whatever has focus; pinned and re-checked per key.
  */
 export const keyboard = defineAction<typeof keyboardCommand, ArgsOf<typeof keyboardCommand> & { token: string }, Keyed>(keyboardCommand, {
   args: (a) => ({ ...nonEmpty(a), token: crypto.randomUUID() }),
   observe: (a) => ({ limit: a.limit, full: a.full }),
-  // With --submit the dispatch settled and read back itself; otherwise the reply's settle call reads back (in the top
-  // document; a frame's field is read there).
+  // With --submit the dispatch settled and read back itself; otherwise the reply's settle call reads back.
   settled: (_run, sent) => sent.evidence !== undefined,
   typing: true,
   readback: ({ args }, sent) => (sent.plan?.inTop ? [readStep(args.token, args.text, sent.plan.mode)] : []),
@@ -99,10 +97,7 @@ type Keyed =
   | { evidence: KeyboardEvidence; plan?: undefined }
   | { evidence?: undefined; plan: { prep: Prepared; mode: ReadMode; frame: FrameRef; inTop: boolean; read?: PageResult<"edit", { op: "read" }> | null } };
 
-/**
- * Reads the focus and arms the quiet watcher in one call, guessing focus is in the top document; focus in a frame is
- * then found and read there.
- */
+/** Reads the focus and arms the watcher in one call, guessing focus is in the top document. */
 async function focusAndArm(sel: Selected, top: CdpSession, watch: ActionWatch, token: string): Promise<{ frame: FrameRef; prep: Prepared; inMain: boolean }> {
   const steps = [step("focusInFrame", undefined), step("edit", { op: "active", token }), watch.quietStep()] as const;
   const first = await callPage(top, watch.mainFrameId, [...steps]);
@@ -114,13 +109,9 @@ async function focusAndArm(sel: Selected, top: CdpSession, watch: ActionWatch, t
   return { frame, prep, inMain };
 }
 
-/** What the page edit script's "state" reports of the focus after the key (its own type). */
 type FocusState = PageResult<"edit", { op: "state" }>;
 
-/**
- * `bp press <combo>`: one key or chord to what has focus; evidence compares the focused element's value, selection and
- * state before and after, plus page effects.
- */
+/** `bp press <combo>`: one key or chord to what has focus; evidence compares the focused element before and after. */
 interface Pressed {
   combo: ReturnType<typeof parseCombo>;
   before: Prepared;
@@ -138,8 +129,7 @@ export const press = defineAction<typeof pressCommand, ArgsOf<typeof pressComman
     const combo = parseCombo(args.key);
     const token = crypto.randomUUID();
     const { frame, prep: before, inMain } = await focusAndArm(sel, top, watch, token);
-    // A printable key into an editable field types text (a typing indicator it sends answers no command:
-    // act/requests.ts); elsewhere it is a command.
+    // A printable key into an editable field types text (act/requests.ts); elsewhere it is a command.
     const sent = watch.input(() => pressCombo(top, combo), true, typesText(combo.key) && before.mode !== "none");
     sent.catch(() => undefined);
     await Promise.race([sent, watch.dialogOpened]);

@@ -24,10 +24,7 @@ const LATE_WIDGET_MS = 700;
 
 export type TypeArgs = ArgsOf<typeof command> & { token: string };
 
-/**
- * `bp type <ref> <text>`: focus, optionally clear, insert as one trusted input, read back, optionally Enter
- * (CompositePin).
- */
+/** `bp type <ref> <text>`: focus, optionally clear, insert as one trusted input, read back, optionally Enter. */
 export const typeText = defineAction<typeof command, TypeArgs, Typed>(command, {
   args: (a) => ({ ...nonEmpty(a), token: crypto.randomUUID() }),
   observe: (a) => ({ limit: a.limit, full: a.full }),
@@ -142,10 +139,7 @@ function thenOf(a: { clear?: boolean }): "select" | "caretEnd" {
   return a.clear ? "select" : "caretEnd";
 }
 
-/**
- * Focuses with a click (focus handlers run now, not at the first keystroke), else by script; the call that proves the
- * focus re-pins it, does `then` and re-arms the watcher.
- */
+/** Focuses with a click (focus handlers run now, not at the first keystroke), else by script. */
 async function focus(pin: CompositePin, top: CdpSession, watch: ActionWatch, r: ResolvedRef, frame: FrameRef, token: string, steps: readonly string[], then: "select" | "caretEnd"): Promise<{ then: boolean; rearmed: boolean }> {
   let probe: Probe | undefined;
   try {
@@ -189,8 +183,8 @@ function moved(pin: CompositePin, steps: readonly string[]): BpError {
 }
 
 /**
- * Whether the field has focus a task after the call arrives (behind what the handlers queued), re-pinning it and doing
- * `then`; `rearm` runs after that task, a leading "hold" waiting the click's timer floor (act-settle.ts).
+ * Whether the field has focus a task after the call arrives (behind what the handlers queued), re-pinning it; `rearm`
+ * runs after that task (act-settle.ts).
  */
 async function focused(frame: FrameRef, token: string, watch: ActionWatch, then: "select" | "caretEnd", rearm: PageStep[] = []): Promise<{ focused: boolean; then: boolean; scheduled: boolean; moved?: boolean }> {
   const first = rearm[0];

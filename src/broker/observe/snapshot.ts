@@ -13,7 +13,6 @@ import { boundTitle, boundUrl, MAX_TITLE, MAX_URL } from "../../shared/page-stri
 import type { snapshot } from "../../protocol/commands-observe.ts";
 import { exactly, type ReplyOf } from "../context/handler.ts";
 
-/** A snapshot's reply, as its command's result schema publishes it. */
 export type SnapshotReply = ReplyOf<typeof snapshot.result>;
 
 
@@ -23,7 +22,6 @@ export interface ObserveOptions {
   find?: string;
   boxes?: boolean;
   diff?: boolean;
-  /** Headings and short text blocks among the controls. */
   text?: boolean;
 }
 
@@ -32,7 +30,6 @@ export function observe(ctx: CallContext, opts: ObserveOptions): Promise<Snapsho
   return ctx.broker.exclusive(sel.rec.targetId, () => observeLocked(ctx, sel, opts));
 }
 
-/** The same, for callers that already hold the tab's queue (actions observing their result). */
 export async function observeLocked(ctx: CallContext, sel: Selected, opts: ObserveOptions): Promise<SnapshotReply> {
   const out = await observeWith(ctx, sel, opts);
   if (!out) throw new Error("observation skipped without a condition");
@@ -44,14 +41,10 @@ export interface ObserveAfterAction {
   sameDocument?: boolean;
   /** The observation to diff against (kept by a caller that may observe more than once). */
   base?: SnapshotResult | undefined;
-  /** Page steps to run in the same call as the snapshot (see PreSteps). */
   pre?: PreSteps;
 }
 
-/**
- * One observation, optionally sharing its page call with an action's last steps; undefined when `pre.snapshotWhen` held
- * it back (not quiet yet).
- */
+/** One observation, optionally sharing its page call with an action's last steps; undefined when held back. */
 export async function observeWith(ctx: CallContext, sel: Selected, opts: ObserveOptions, after: ObserveAfterAction = {}): Promise<{ reply: SnapshotReply; previous: SnapshotResult | undefined } | undefined> {
   const { browser, agent, rec } = sel;
   const session = await browser.session(rec);
@@ -59,8 +52,8 @@ export async function observeWith(ctx: CallContext, sel: Selected, opts: Observe
   const known = agent.observations.get(rec.targetId);
   const current = known && known.generation === browser.generation ? known : undefined;
   const snapOpts = { limit: opts.limit, ...(opts.expand ? { expand: [opts.expand] } : {}), ...(opts.find ? { find: opts.find } : {}), ...(opts.text ? { text: true } : {}) };
-  // The document this agent saw last (no frame chosen, no navigation since the tree named its loader): the snapshot
-  // runs only in the document with that token, so one call is the whole snapshot.
+  // The document this agent saw last, unchanged: the snapshot runs only in the document with that token, so one call
+  // does.
   if (!after.sameDocument && !after.pre && current?.doc && agent.frames.get(rec.targetId) === undefined && worldKnown(session, rec.targetId) && navigationCount(session, rec.targetId) === current.confirmedAt) {
     const root: Root = { session, frameId: rec.targetId, loaderId: current.mainLoaderId, framePath: "", offset: { x: 0, y: 0 }, top: true };
     const guessed = await collectWith(browser, rec, current, root, snapOpts, undefined, current.doc);
@@ -68,8 +61,8 @@ export async function observeWith(ctx: CallContext, sel: Selected, opts: Observe
   }
   const same = after.sameDocument === true && current !== undefined;
   if (!same && !worldKnown(session, rec.targetId)) {
-    // Our world went with its document: a new document's first snapshot needs our world and the page world's document
-    // handle; both are asked alongside the frame tree (one round trip, not three).
+    // Our world went with its document: ask for it and the page world's document alongside the frame tree (one round
+    // trip).
     worldContextId(session, rec.targetId).catch(() => undefined);
     if (agent.frames.get(rec.targetId) === undefined) documentAhead(session, rec.targetId);
   }
@@ -89,7 +82,6 @@ export async function observeWith(ctx: CallContext, sel: Selected, opts: Observe
   return { reply: render(ctx, rec, collected, opts, replaced, previous), previous };
 }
 
-/** The reply of one observation: the lean snapshot, or with --diff what changed. */
 function render(ctx: CallContext, rec: TargetRecord, collected: Collected, opts: ObserveOptions, replaced: boolean, previous: SnapshotResult | undefined): SnapshotReply {
   const { result } = collected;
   rec.url = result.url;

@@ -1,7 +1,4 @@
-/**
- * `bp wait`: one condition, checked broker-side until it holds or the deadline passes; event-driven where the broker
- * sees events (URL, dialogs, popups, network), polled otherwise. Never opens or navigates a tab.
- */
+/** `bp wait`: one condition, checked broker-side until it holds or the deadline passes; event-driven where possible. */
 import { withCallScope } from "../../cdp/scope.ts";
 import type { CdpSession } from "../../cdp/session.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
@@ -35,7 +32,6 @@ const PAGE_CHECK_MAX_MS = 2_000;
 
 type Matched = Record<string, unknown>;
 
-/** Resolves the next sleep early when an event may have changed the answer. */
 class Waker {
   private wakeFn: (() => void) | undefined;
   private pending = false;
@@ -68,10 +64,7 @@ class Waker {
   }
 }
 
-/**
- * Lean: the reply does not name the condition, and `matched` holds only what the agent did not know (no frame 0, no
- * visible:true, nothing for network-idle).
- */
+/** Lean: `matched` holds only what the agent did not know (no frame 0, no visible:true, nothing for network-idle). */
 export async function runWait(ctx: CallContext, cond: WaitCondition, intervalMs: number): Promise<{ elapsedMs: number; matched?: Record<string, unknown> }> {
   const started = Date.now();
   const browser = ctx.broker.requireBrowser();
@@ -129,8 +122,7 @@ export async function runWait(ctx: CallContext, cond: WaitCondition, intervalMs:
       retryable: true,
       context: { condition: cond.kind, timeoutMs: ctx.req.timeoutMs },
     });
-  // A check still waiting on a slow CDP round trip must not carry the wait past the broker's deadline
-  // (command_expired).
+  // A check waiting on a slow CDP round trip must not carry the wait past the broker's deadline.
   let endTimer: Timer | undefined;
   const ended = new Promise<"ended">((resolve) => {
     endTimer = setTimeout(() => resolve("ended"), Math.max(0, end - Date.now()));
@@ -186,10 +178,7 @@ function pendingDialog(browser: BrowserConnection, key: string, idOf: (targetId:
 /** A request that never ended this long after it began (a stream, a lost event) no longer counts. */
 const IN_FLIGHT_MAX_AGE_MS = 60_000;
 
-/**
- * Requests of this tab (and its out-of-process frames, "<tab>><frame>") already in flight when the wait starts: the
- * journal has them, this wait's subscription does not.
- */
+/** Requests already in flight when the wait starts: the journal has them, this wait's subscription does not. */
 function inFlightAtStart(key: string, targetId: string): NetEntry[] {
   const journal = peekNet(key)?.journal;
   if (!journal) return [];
@@ -199,14 +188,12 @@ function inFlightAtStart(key: string, targetId: string): NetEntry[] {
 }
 
 /**
- * Tracks requests of one tab and its out-of-process frames (sessions from net/tracker.ts); idle() after NETWORK_IDLE_MS
- * with none in flight. A frame's document request starts on its parent's session and ends on its own: documents are
- * keyed by navigation id.
+ * Tracks requests of one tab and its out-of-process frames; idle() after NETWORK_IDLE_MS with none in flight. Documents
+ * are keyed by navigation id (a frame's starts on its parent's session).
  */
 async function watchNetwork(browser: BrowserConnection, targetId: string, session: CdpSession, waker: Waker, offs: (() => void)[], earlier: NetEntry[]): Promise<() => boolean> {
   /** Requests in flight, by "<session>:<request id>" → the main-frame document generation they belong to. */
   const inflight = new Map<string, number>();
-  /** Documents in flight: request id → its key in `inflight` and its frame. */
   const documents = new Map<string, { key: string; frameId?: string }>();
   /** A request belongs to its loader's document (as in net/ends.ts); loaders from before the wait are generation 0. */
   const loaders = new Map<string, number>(tabLoaders(browser, targetId).map((l) => [l, 0]));

@@ -1,6 +1,6 @@
 /**
- * Frames: a same-origin iframe's document is walked in place with its own context (offsets,
- * clip, frame path); any other iframe becomes a placeholder entry with geometry and a ref.
+ * A same-origin iframe's document is walked in place with its own context; any other iframe becomes a placeholder with
+ * a ref.
  */
 import type { Box, PageDocument, PageElement, PageRect } from "../types.ts";
 import { finishRec } from "./names.ts";

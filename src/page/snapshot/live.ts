@@ -1,8 +1,6 @@
 /**
- * The document's live regions (role status, alert or log, aria-live not "off", <output>): toasts, form errors and chat
- * lines no snapshot lists, so a diff says what they announced (diff.ts `announced`). Each region gets a key unique to
- * it and its document; a region that grows by entries is read as its newest entry. Bounded: SCANNED matches,
- * MAX_REGIONS read, only outermost regions, each read stops at READ_CHARS or READ_NODES.
+ * Live regions (status, alert, log, aria-live, <output>): toasts and errors no snapshot lists, so a diff says what they
+ * announced. Keys are unique per region and document; growing regions are read as their newest entry. Bounded.
  */
 import type { LiveText, PageElement, PageNode, PageText } from "../types.ts";
 import { cut } from "./text.ts";
@@ -15,7 +13,6 @@ const MAX_REGIONS = 20;
 const MAX_TEXT = 300;
 const READ_CHARS = 1_200;
 const READ_NODES = 2_000;
-/** Content that is never shown as text. */
 const NOT_TEXT: Record<string, true> = { script: true, style: true, template: true, noscript: true };
 /** Elements whose edges separate words (no computed styles are read: the walk stays cheap). */
 const BLOCK: Record<string, true> = {};
@@ -65,8 +62,7 @@ function previousElement(el: PageElement): PageElement | null {
 }
 
 /**
- * The text under an element in document order, whitespace collapsed, without scripts, styles and hidden subtrees;
- * `long` past READ_CHARS.
+ * The text under an element, whitespace collapsed, without scripts, styles and hidden subtrees; `long` past READ_CHARS.
  */
 function read(root: PageElement): { text: string; long: boolean } {
   let text = "";

@@ -1,7 +1,4 @@
-/**
- * One snapshot, start to finish: set up the run, walk the composed tree once, number the
- * candidates, fold, apply the output limits, derive hints.
- */
+/** One snapshot: set up, walk once, number, fold, apply output limits, derive hints. */
 import type { PageWindow, SnapshotOptions, SnapshotResult } from "../types.ts";
 import { assignRefs, foldEntries, matchesFind, overBudget } from "./fold.ts";
 import { buildHints } from "./hints.ts";

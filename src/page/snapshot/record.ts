@@ -1,6 +1,5 @@
 /**
- * Candidate records and the small element facts they need: fold shape, login forms, labels
- * standing in for hidden controls.
+ * Candidate records and the element facts they need: fold shape, login forms, labels standing in for hidden controls.
  */
 import type { Box, PageElement, PageNode } from "../types.ts";
 import { byId } from "./names.ts";

@@ -1,7 +1,4 @@
-/**
- * Shared by the snapshot unit tests (not part of the injected source): happy-dom pages and
- * small readers of a snapshot result.
- */
+/** Shared by the snapshot unit tests: happy-dom pages and small readers of a snapshot result. */
 import { Window } from "happy-dom";
 import { pageSnapshot } from "../snapshot-script.ts";
 import type { PageWindow, SnapshotElement, SnapshotOptions, SnapshotResult } from "../types.ts";
