@@ -1,6 +1,4 @@
-/**
- * Stable error codes: consumers branch on `code`, so a published code is never renamed (upstream 0.5's set plus ours).
- */
+/** Stable error codes: consumers branch on `code`, so a published code is never renamed. */
 import { cutString } from "./page-strings.ts";
 
 export const ERROR_CODES = [
@@ -61,7 +59,6 @@ export interface ErrorShape {
   hint?: string;
   context?: Record<string, unknown>;
   remediation?: Remediation;
-  /** Handback notices the broker adds to whatever reply an agent gets next (see 'bp handoff'). */
   handbacks?: Record<string, unknown>[];
 }
 
@@ -130,7 +127,6 @@ function boundValue(value: unknown, depth: number): unknown {
   return out;
 }
 
-/** The bounds of toJSON for an error shape that arrived as JSON (from another process). */
 export function boundErrorShape(shape: ErrorShape): ErrorShape {
   return BpError.fromJSON(shape).toJSON();
 }

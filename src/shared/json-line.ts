@@ -1,7 +1,4 @@
-/**
- * JSON.stringify leaves U+2028, U+2029 and C1 controls raw, and many line readers split on them: escaped, same JSON
- * value.
- */
+/** JSON.stringify leaves U+2028, U+2029 and C1 controls raw, and line readers split on them: escape them. */
 const LINE_BREAKERS = /[\u0080-\u009f\u2028\u2029]/g;
 const HAS_LINE_BREAKER = /[\u0080-\u009f\u2028\u2029]/;
 

@@ -2,9 +2,7 @@
 export const MAX_TITLE = 300;
 export const MAX_URL = 500;
 
-/**
- * The first `max` UTF-16 units of `s`, one fewer rather than end on half a surrogate pair (it would print as `\ud83d`).
- */
+/** The first `max` UTF-16 units of `s`, never ending on half a surrogate pair (it would print as `\ud83d`). */
 export function cutString(s: string, max: number): string {
   if (s.length <= max) return s;
   const last = s.charCodeAt(max - 1);

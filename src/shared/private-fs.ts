@@ -2,8 +2,8 @@ import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFi
 import { BpError } from "./errors.ts";
 
 /**
- * Private state lives in directories only this user can enter: a symlink or foreign owner could redirect our socket or
- * token. True when it created the directory (the CLI says so).
+ * Private state lives in directories only this user can enter (a symlink or foreign owner could redirect our socket or
+ * token). True when it created the directory.
  */
 export function ensurePrivateDir(path: string): boolean {
   let created = false;
@@ -37,7 +37,6 @@ function unusableDir(path: string, message: string, reason?: string): BpError {
   });
 }
 
-/** What the file system said, for the errors bp cannot fix itself (read-only, full, not a directory). */
 const FS_REASONS: Record<string, string> = {
   EROFS: "read-only file system",
   ENOSPC: "no space left on the device",
@@ -59,7 +58,6 @@ export function stateDirectoryError(path: string, err: unknown, doing: string): 
   return unusableDir(path, `Cannot ${doing} ${path}: ${reason} (${code}).`, code);
 }
 
-/** Reads a small private file; returns undefined when absent, refuses symlinks and foreign owners. */
 export function readPrivateFile(path: string, maxBytes = 64 * 1024): string | undefined {
   let st;
   try {

@@ -40,10 +40,7 @@ export function isStopped(pid: number): boolean {
   }
 }
 
-/**
- * pid + kernel start time names one process (a pid can be reused): field 22 of /proc/<pid>/stat on Linux; undefined
- * elsewhere ("cannot prove identity").
- */
+/** pid + kernel start time names one process (pids are reused): field 22 of /proc/<pid>/stat; undefined elsewhere. */
 export function processStartTime(pid: number): string | undefined {
   if (process.platform !== "linux") return undefined;
   try {
@@ -60,7 +57,6 @@ export function processIdentity(pid: number): string {
   return `${pid}:${processStartTime(pid) ?? "unknown"}`;
 }
 
-/** True when the pid is alive and, where we can tell, still the same process. */
 export function isSameProcessAlive(identity: string): boolean {
   const [pidText, start] = identity.split(":");
   const pid = Number(pidText);

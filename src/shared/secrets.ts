@@ -1,7 +1,4 @@
-/**
- * Credentials of a remote endpoint (user:password, secret query parameters, header values): once known, scrubbed from
- * every reply, record, close reason and log line.
- */
+/** Credentials of a remote endpoint: once known, scrubbed from every reply, record, close reason and log line. */
 const SECRET_PARAM = /token|key|auth|pass|pwd|secret|sig|jwt|cred/i;
 /** Shorter values occur in unrelated text; in URLs any length is masked by parameter name. */
 const MIN_SECRET_CHARS = 8;
@@ -20,7 +17,6 @@ function spellings(value: string): string[] {
   return out;
 }
 
-/** The secret strings of an endpoint URL and its headers, in every spelling a message may quote. */
 export function endpointSecrets(raw: string, headers?: Record<string, string>): string[] {
   const out: string[] = [];
   try {
@@ -74,7 +70,6 @@ function rawParams(search: string): [string, string][] {
     });
 }
 
-/** The endpoint as it may be shown: password and secret query values as `***`. */
 export function displayEndpoint(raw: string): string {
   let u: URL;
   try {

@@ -6,8 +6,7 @@ export function isCompiled(): boolean {
 }
 
 /**
- * argv prefix that starts this program again. After an upgrade replaced our file, a compiled bp on Linux runs
- * /proc/self/exe (the running build); otherwise the path, so the child is named `bp`.
+ * argv prefix that starts this program again; after an upgrade replaced our file, /proc/self/exe (the running build).
  */
 export function selfCommand(): { cmd: string[]; argv0: string } {
   if (!isCompiled()) return { cmd: [process.execPath, Bun.main], argv0: process.execPath };

@@ -8,8 +8,7 @@ declare const BP_BUILD_TARGET: string | undefined;
 export const BUILD_TARGET: string = typeof BP_BUILD_TARGET === "string" ? BP_BUILD_TARGET : "source";
 
 /**
- * CLI ↔ broker wire protocol: a CLI speaks to any broker whose range holds its version; otherwise
- * protocol_incompatible, the broker is never replaced.
+ * CLI ↔ broker wire protocol: a broker whose range lacks the CLI's version is protocol_incompatible, never replaced.
  */
 export const PROTOCOL = { version: 1, min: 1, max: 1 } as const;
 

@@ -7,7 +7,6 @@ import type { BoundCall, CallContext, Handler, HandlerTable } from "./types.ts";
 export type ArgsOf<C extends CommandDef> = v.InferOutput<C["args"]>;
 
 type WithoutOk<T> = T extends unknown ? Omit<T, "ok"> & HumanText : never;
-/** In human mode (req.mode) a handler may add the text the CLI prints instead of the fields. */
 interface HumanText {
   text?: string;
 }
@@ -18,14 +17,13 @@ export function withText<T extends object>(ctx: CallContext, out: T, text: () =>
 export type ReplyOf<R extends AnySchema> = WithoutOk<v.InferInput<R>>;
 
 export interface HandlerImpl<A, R> {
-  /** When a mutating command counts as dispatched (Invocation.dispatch). */
   dispatch?: "start" | "lock";
   run(ctx: CallContext, args: A): Promise<R>;
 }
 
 /**
- * Registers a handler against its command: args checked by its schema before run(), and run()'s result typed with no
- * field the schema does not name. Curried so literals are not widened to string.
+ * Registers a handler against its command: args checked by its schema before run(), result typed with no extra field.
+ * Curried so literals are not widened.
  *   const tab = defineHandler(commands.tab)({ async run(ctx, { id }) { … } });
  */
 export function defineHandler<A extends ArgsSchema, R extends AnySchema>(
@@ -38,10 +36,7 @@ type KeysOf<T> = T extends unknown ? keyof T : never;
 /** Names the fields a reply has beyond its schema's, so the type check points at them. */
 export type NoExtraFields<T, R> = [Exclude<KeysOf<T>, KeysOf<R>>] extends [never] ? unknown : { fieldsNotInTheResultSchema: Exclude<KeysOf<T>, KeysOf<R>> };
 
-/**
- * A value of type R with no top-level field R does not name (TypeScript skips spread fields).
- *   return exactly<ClickEvidence>()({ status, ...(hit ? { target: hit } : {}) });
- */
+/** A value of type R with no top-level field R does not name (TypeScript skips spread fields). */
 export function exactly<R>(): <T extends R>(value: T & NoExtraFields<T, R>) => R {
   return (value) => value;
 }

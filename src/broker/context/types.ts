@@ -37,18 +37,13 @@ export interface CallContext {
   signal: AbortSignal;
   deadline: number;
   agent: () => Agent;
-  /**
-   * Call before the first browser-side mutation: from then on a deadline, cancel or lost browser is unknown_outcome.
-   */
+  /** Call before the first browser-side mutation: a later deadline, cancel or lost browser is unknown_outcome. */
   markDispatched: () => void;
 }
 
-/** One call with its arguments checked and bound: what the command runtime runs. */
 export interface Invocation {
   mutating?: boolean;
-  /**
-   * When a mutating command counts as dispatched: "start" (default), "lock" (first tab queue), or ctx.markDispatched().
-   */
+  /** When a mutating command counts as dispatched: "start" (default), "lock", or ctx.markDispatched(). */
   dispatch?: "start" | "lock";
   run(ctx: CallContext): Promise<object>;
 }

@@ -1,7 +1,4 @@
-/**
- * Brings the browser in line with a changed policy before the next command: tracked tabs' interception follows their
- * controller's rules, and tabs of keys that now have origin rules are tracked.
- */
+/** Brings the browser in line with a changed policy before the next command runs. */
 import type { BrowserConnection } from "../browser.ts";
 import { coverControlledTabs } from "../net/index.ts";
 import { syncAllTabs } from "../net/tracker.ts";
@@ -15,14 +12,11 @@ export async function applyPolicy(conn: BrowserConnection | undefined, keys: str
   await Promise.all(keys.map((k) => coverControlledTabs(conn, k)));
 }
 
-/** Longest a command waits for the tabs to follow a changed policy (a browser that stopped answering must not hold every command). */
+/** A browser that stopped answering must not hold every command. */
 const APPLY_MS = 5_000;
 let queue: Promise<void> = Promise.resolve();
 
-/**
- * Before every command: re-read a changed file, then bring the browser in line; one at a time, so no command runs under
- * the old interception.
- */
+/** Before every command, one at a time: no command runs under the old interception. */
 export function followPolicy(conn: () => BrowserConnection | undefined, keys: () => string[]): Promise<void> {
   const step = async () => {
     if (!(await refreshPolicy())) return;

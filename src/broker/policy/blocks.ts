@@ -1,6 +1,6 @@
 /**
- * What the policy stopped (navigation, request, popup, download), kept per client key until a reply of that key reports
- * it (a popup's first request can follow the click's reply). At most 50 waiting per key.
+ * What the policy stopped, kept per client key until a reply of that key reports it (a popup's request may follow the
+ * click's reply). At most 50 per key.
  */
 import { cutString } from "../../shared/page-strings.ts";
 import { redactUrl } from "../net/redact.ts";

@@ -1,7 +1,7 @@
 /**
- * The host policy in force: `$BROWSER_PILOT_HOME/policy.json`, re-read when its stat changes (one stat per command). A
- * file that does not parse, is writable by others or owned by another user fails closed (policy_invalid); no file
- * allows everything. Module state, so the network layer reads rules without the broker.
+ * The host policy in force (`$BROWSER_PILOT_HOME/policy.json`), re-read when its stat changes. A file that does not
+ * parse or that others may write fails closed (policy_invalid); no file allows all. Module state, so the network layer
+ * needs no broker.
  */
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
@@ -21,7 +21,6 @@ export function policyPath(home: string): string {
   return join(home, POLICY_FILE);
 }
 
-/** Names this home's policy file (the broker's start); the first refresh reads it. */
 export function policyHome(home: string): void {
   path = policyPath(home);
   seen = "";
@@ -70,7 +69,6 @@ function digestOf(s: State): string {
   return s.kind === "ok" ? s.policy.digest : s.kind;
 }
 
-/** The policy in force; throws policy_invalid when the file is broken. */
 export function currentPolicy(): Policy | undefined {
   if (state.kind === "invalid") throw state.error;
   return state.kind === "ok" ? state.policy : undefined;
@@ -90,7 +88,6 @@ export function anyIntercepts(): boolean {
   return [p.global, ...Object.values(p.keys)].some((r) => r.block.length > 0 || r.allow !== undefined);
 }
 
-/** Whether a key's tabs need request interception for the policy's origin rules. */
 export function policyIntercepts(key: string | undefined): boolean {
   const r = netRules(key);
   return r !== undefined && (r.block.length > 0 || r.allow !== undefined);
@@ -112,7 +109,6 @@ export function refuseWrite(): BpError {
   return new BpError("policy_denied", "That path is the host policy file; bp never writes it.", { context: { rule: "policy_file", field: "file" } });
 }
 
-/** What `bp status` shows of the policy in force for a key: its digest and a short summary. */
 export function policyStatus(key: string): PolicySummary | undefined {
   const p = currentPolicy();
   return p ? summarize(p, key) : undefined;

@@ -1,7 +1,4 @@
-/**
- * The policy's word on one call before its handler runs: whatever it denies is refused here, so no browser call is
- * made.
- */
+/** The policy's word on one call before its handler runs: no browser call is made for what it denies. */
 import { realpathSync } from "node:fs";
 import * as v from "valibot";
 import type { CommandDef } from "../../protocol/define.ts";
@@ -61,7 +58,6 @@ export function assertMayNavigate(key: string, url: string): void {
   if (policy) navigationVerdict(rulesFor(policy, key), url);
 }
 
-/** The file's real path (links resolved) lies in a listed directory (also resolved). */
 function uploadAllowed(dirs: string[], file: string): boolean {
   let real: string;
   try {

@@ -1,8 +1,7 @@
 /**
- * The policy's origin rules: a restricted key's tab requests pass its interception (net/tracker.ts), which asks
- * policyStops first. A denied navigation is aborted (no error page commits); other denied requests fail as blocked by
- * client. While any key has origin rules, new pages are held at start (auto-attach, waiting for the debugger) so a
- * restricted key's popup is intercepted before it runs.
+ * The policy's origin rules: a restricted key's requests pass its tab's interception (net/tracker.ts), which asks
+ * policyStops first; denied navigations are aborted (no error page). While any key has origin rules, new pages are held
+ * at start so popups are intercepted before they run.
  */
 import type { Protocol } from "devtools-protocol";
 import { CdpSession } from "../../cdp/session.ts";
@@ -31,7 +30,6 @@ export async function policyStops(rec: TargetRecord, s: CdpSession, p: Protocol.
 const guarded = new WeakSet<BrowserConnection>();
 const holding = new WeakMap<BrowserConnection, boolean>();
 
-/** The key a new page answers to: its own controller, else its opener's. */
 function keyOf(conn: BrowserConnection, info: Protocol.Target.TargetInfo): { key: string; rec: TargetRecord } | undefined {
   const rec = conn.targets.byId.get(info.targetId);
   const opener = info.openerId ? conn.targets.byId.get(info.openerId) : undefined;
