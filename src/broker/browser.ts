@@ -11,10 +11,7 @@ import { ProfileRegistry } from "./profiles/registry.ts";
 import { TargetTable, type TargetRecord } from "./targets.ts";
 import { callPage, installOnNewDocuments } from "./world.ts";
 
-/**
- * Numbered per agent (the tab's controller), d1, d2, …: only that agent sees its dialogs, so one
- * agent cannot count the dialogs other agents' tabs opened. A tab no agent controls gets a random one.
- */
+/** Dialog ids are numbered per agent (d1, d2, …) so no agent can count another's dialogs. */
 const dialogCounts = new Map<string, number>();
 
 function dialogId(controller: string | undefined): string {
@@ -37,9 +34,7 @@ export interface BrowserInfo {
   endpoint: string;
   /** Remote endpoints only: the handshake limit (a queued service answers once its browser runs). */
   connectTimeoutMs?: number;
-  /** For launched browsers: the process we started and its profile. */
   launchedPid?: number;
-  /** For launched browsers: the executable bp started (the path given or found). */
   executable?: string;
   profile?: string;
   /** The browser's user-data directory when it is on this machine ('profiles --identify' reads its Local State). */
@@ -47,10 +42,7 @@ export interface BrowserInfo {
   headless?: boolean;
 }
 
-/**
- * One connected browser for one connection generation: the janitor that holds its socket,
- * the CDP connection over it, and the live target table.
- */
+/** One connected browser for one generation: its janitor, the CDP connection, and the live target table. */
 export class BrowserConnection {
   readonly targets = new TargetTable();
   /** Live profile contexts of this generation; their ids die with it. */
@@ -59,7 +51,6 @@ export class BrowserConnection {
   /** Runs once per tab session before any command uses it (network journal, rules, downloads). */
   onSession: ((rec: TargetRecord, session: CdpSession) => Promise<void>) | undefined;
   closed = false;
-  /** Targets we asked the browser to close that it has not yet reported destroyed. */
   private readonly closing = new Set<string>();
   /** Pages this connection has a session on: the rest of the attached ones are another client's. */
   private readonly attachedHere = new Set<string>();
@@ -117,12 +108,10 @@ export class BrowserConnection {
 
   /** A target's info as the browser reports it now (an event or a fresh listing). */
   private noteTargetInfo(info: Protocol.Target.TargetInfo): TargetRecord | undefined {
-    // A tab we closed is still listed (and may still send info events) until the browser has
-    // destroyed it; taking it back in would show it again, and without its creator, as a user tab.
+    // A tab we closed stays listed until destroyed; taking it back would show it again as a user tab.
     if (this.closing.has(info.targetId)) return undefined;
     const rec = this.targets.upsert(info);
-    // The launched browser's first blank tab is ours only while nobody uses it: once the
-    // person navigates it, it is theirs, and never handed to an agent or closed by us.
+    // The launched browser's first blank tab is ours only until the person navigates it.
     if (rec?.pooled && rec.url !== "about:blank" && rec.url !== "") {
       rec.pooled = false;
       rec.origin = "user_tab";
@@ -132,11 +121,7 @@ export class BrowserConnection {
     return rec;
   }
 
-  /**
-   * Brings every target's url and title up to the browser's current state. Events arrive
-   * through the janitor and may lag behind the browser (a person's navigation a moment ago),
-   * so listings and hand-outs that must be right ask the browser itself.
-   */
+  /** Brings targets' url and title up to date: janitor events may lag, so listings that must be right ask. */
   async refreshTargets(): Promise<void> {
     const { targetInfos } = await this.cdp.send("Target.getTargets");
     for (const t of targetInfos) this.noteTargetInfo(t);
@@ -148,7 +133,6 @@ export class BrowserConnection {
     this.onClosed?.(reason);
   }
 
-  /** Flat session to a target, attached once and shared by later commands. */
   session(rec: TargetRecord): Promise<CdpSession> {
     if (!rec.session) {
       // Shared by every later command, so no one command's deadline or cancellation may cut it short.
@@ -171,9 +155,7 @@ export class BrowserConnection {
         });
         // No window means no real mouse: only in our own tabs of a headless browser we launched.
         onlyOursMoves(s, () => this.info.source === "launched" && this.info.headless === true && rec.origin !== "user_tab");
-        // Focus emulation keeps the page visible, rendering and un-throttled while it is a
-        // background tab or an occluded window, without taking the person's focus: hidden
-        // pages drop cross-origin frame clicks, hover, drag, transitions and screenshots.
+        // Focus emulation keeps a background page rendering and un-throttled without taking the person's focus.
         await outsideCallScope(() => Promise.all([s.send("Page.enable"), s.send("Page.setLifecycleEventsEnabled", { enabled: true }), s.send("Emulation.setFocusEmulationEnabled", { enabled: true }), installOnNewDocuments(s)]));
         await outsideCallScope(async () => this.onSession?.(rec, s));
         return s;
@@ -187,12 +169,7 @@ export class BrowserConnection {
   }
 
   /**
-   * Creates a managed tab without stealing focus: each one in its own background window, so
-   * no managed tab ever becomes another's hidden background tab (a background tab renders no
-   * frames: full-page screenshots, transitions and frame clicks stall there). A pooled blank
-   * tab of a launched browser is handed out first; it is alone in the initial window.
-   * `contextId` is the raw profile context (undefined: the browser's default); route it with
-   * routeProfile first. The tab is verified to be in that context before it is registered.
+   * Creates a managed tab in its own background window (a background tab renders no frames), without stealing focus.
    */
   async createManagedTab(creator: string, contextId?: string): Promise<TargetRecord> {
     const inContext = (t: TargetRecord) => contextId === undefined || t.browserContextId === contextId;
@@ -207,8 +184,7 @@ export class BrowserConnection {
       pooled.creator = creator;
       return pooled;
     }
-    // Ownership goes to the janitor inside, as soon as the id is known: from then on a
-    // broker crash must close this tab.
+    // The janitor owns it as soon as the id is known: from then on a broker crash closes it.
     const { targetId } = await createPageInProfile(this, { contextId, creator, own: (id) => this.janitor.own(id) });
     const rec = this.targets.markManaged(targetId, creator) ?? (await this.waitForTarget(targetId));
     if (contextId !== undefined && rec.browserContextId !== contextId) {
@@ -253,9 +229,7 @@ export class BrowserConnection {
       throw err;
     }
     this.targets.remove(rec.targetId);
-    // The janitor keeps owning it until the browser reports it destroyed (it forgets it then by
-    // itself): the browser lists a closing page a while longer (unload handlers run), and a
-    // broker stopping meanwhile must not count it as the person's and keep a launched browser.
+    // The janitor owns it until the browser reports it destroyed: a closing page stays listed while unload runs.
   }
 
   async shutdown(closeBrowser: boolean): Promise<void> {

@@ -1,8 +1,6 @@
 /**
- * Device, locale, network and CPU emulation of one tab: what is in force (kept per tab, for
- * `bp emulate` alone) and the CDP calls that put it in force. Emulation.* overrides live on
- * the tab's main session; network conditions on its network session, which keeps Network
- * enabled for the tab's whole life (an action's own enable/disable would not reset them).
+ * Device, locale, network and CPU emulation of one tab: what is in force (for `bp emulate`) and the calls that set it.
+ * Network conditions go on the tab's network session, which keeps Network enabled for the tab's life.
  */
 import { isCdpError } from "../cdp/errors.ts";
 import type { CdpSession } from "../cdp/session.ts";
@@ -75,7 +73,6 @@ interface Sessions {
   /** The network session (net/tracker.ts); the main one when it is not there. */
   net: CdpSession;
   product: string | undefined;
-  /** Grants geolocation to the tab's origin (browser-level call). */
   grantGeolocation: () => Promise<unknown>;
 }
 

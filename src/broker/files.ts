@@ -1,15 +1,7 @@
 /**
- * Where file-producing commands (screenshot, pdf, saved bodies, downloads) put their output,
- * and how they write it.
- *
- * Placement: an explicit path; else BROWSER_PILOT_OUTPUT_DIR; else the CLI's working directory.
- * The broker is shared by many CLI invocations, so both directories come with the request,
- * never from the broker's own process. When an output directory is set it is a jail: relative
- * names resolve inside it and nothing may land outside it, whether by `..`, an absolute path
- * or a symlinked parent. A symlink at the final path is never followed or replaced.
- *
- * Writing: O_EXCL on a fresh temporary name in the same directory, mode 0600, then rename, so
- * a reader never sees half a file and a planted file or link at the temporary name is refused.
+ * Where file-producing commands put their output, and how they write it. Placement: an explicit path, else
+ * BROWSER_PILOT_OUTPUT_DIR (a jail: nothing lands outside it), else the CLI's cwd. Writing: O_EXCL temporary name,
+ * 0600, then rename: no half files, no planted links.
  */
 import { closeSync, fchmodSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
@@ -17,9 +9,7 @@ import { BpError, invalidArgument } from "../shared/errors.ts";
 import { isPolicyFile, refuseWrite } from "./policy/current.ts";
 
 export interface OutputPlace {
-  /** The CLI's working directory (absolute). */
   cwd?: string | undefined;
-  /** BROWSER_PILOT_OUTPUT_DIR as the CLI saw it (absolute). */
   outputDir?: string | undefined;
 }
 
@@ -34,11 +24,7 @@ export function fileTimestamp(date = new Date()): string {
   return date.toISOString().slice(0, 19).replace(/:/g, "-");
 }
 
-/**
- * The absolute path an output goes to. `requested` is the user's name (absent: `defaultName`,
- * made unique with -2, -3… so two quick captures never overwrite each other). Refuses escapes
- * from the output directory with invalid_argument field "file".
- */
+/** The absolute path an output goes to; `defaultName` is made unique (-2, -3…); escapes are invalid_argument "file". */
 export function resolveOutputPath(requested: string | undefined, defaultName: string, place: OutputPlace): string {
   const jail = place.outputDir ? checkedOutputDir(place.outputDir) : undefined;
   const name = requested ?? defaultName;
@@ -79,18 +65,11 @@ function writeError(what: string, err: unknown): BpError {
 }
 
 export interface WriteOptions {
-  /** A generated default name: an existing file is never replaced, the next free name is taken. */
   noClobber?: boolean;
-  /** The agent asked for it (--force): an existing regular file at an explicit name is replaced. */
   replace?: boolean;
 }
 
-/**
- * Writes `data` to `path` atomically with mode 0600 and reports what was written. With
- * `noClobber` (generated default names) an existing file is never replaced: the next free
- * name (-2, -3…) is taken atomically, so parallel captures in the same second each keep theirs.
- * An explicit name that exists is refused (invalid_argument, field "file") unless `replace`.
- */
+/** Writes `data` to `path` atomically, 0600; an existing explicit name is refused unless `replace`. */
 export function writeOutputFile(path: string, data: Uint8Array, mimeType: string, opts: WriteOptions = {}): WrittenFile {
   if (isPolicyFile(path)) throw refuseWrite();
   checkFinal(path, path);
@@ -158,7 +137,6 @@ function linkFree(tmp: string, path: string): string {
   throw new BpError("internal_error", `No free file name near ${path}.`, { context: { field: "file" } });
 }
 
-/** `shot.png` → `shot.preview.jpg` next to it. */
 export function siblingPath(path: string, suffix: string): string {
   const dir = dirname(path);
   const name = basename(path);
@@ -167,7 +145,6 @@ export function siblingPath(path: string, suffix: string): string {
   return join(dir, `${stem}${suffix}`);
 }
 
-/** Refuses a final path that is a symlink or a directory. */
 export function checkFinal(path: string, shown: string): void {
   let st;
   try {
@@ -197,13 +174,11 @@ function checkedCwd(cwd: string | undefined): string {
   return resolve(cwd);
 }
 
-/** `path` is strictly below `dir`. */
 function inside(dir: string, path: string): boolean {
   const rel = relative(dir, path);
   return rel !== "" && within(dir, path);
 }
 
-/** `path` is `dir` or below it. */
 function within(dir: string, path: string): boolean {
   const rel = relative(dir, path);
   return rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);

@@ -36,17 +36,14 @@ export class HandshakeRefused extends BpError {
   }
 }
 
-/** Where a LineBatcher writes: the janitor's stdin. */
 export interface LineSink {
   write(chunk: string): unknown;
   flush(): unknown;
 }
 
 /**
- * Lines queued in one turn of the event loop go out in one write, in order: the messages of
- * one step (a click's press and release) reach the browser together. Written one by one, the
- * first write wakes the janitor, which on a busy machine runs in place of this process until
- * it has relayed that message, and the next message waits for it.
+ * Lines queued in one event-loop turn go out in one write: written one by one, the first wakes the janitor, which on a
+ * busy machine runs instead of us until it relayed it, and the next message waits.
  */
 export class LineBatcher {
   private pending = "";
@@ -54,7 +51,6 @@ export class LineBatcher {
 
   constructor(private readonly sink: LineSink) {}
 
-  /** `onFailed` hears the error when the write carrying this line fails. */
   push(line: string, onFailed?: (error: unknown) => void): void {
     const first = this.pending === "";
     this.pending += `${line}\n`;
@@ -74,17 +70,13 @@ export class LineBatcher {
       // A pipe may also refuse the bytes later, when the flush settles.
       for (const r of [this.sink.write(out), this.sink.flush()]) if (r instanceof Promise) r.catch(fail);
     } catch (error) {
-      // The janitor is gone: the calls this write carried fail now rather than at their deadline
-      // (its exit then closes the connection for the rest).
+      // The janitor is gone: the calls this write carried fail now rather than at their deadline.
       fail(error);
     }
   }
 }
 
-/**
- * The broker's side of the janitor: a child process that holds the browser WebSocket.
- * Exposes it as a CDP Transport, so the connection code cannot tell it from a socket.
- */
+/** The broker's side of the janitor, the child holding the browser WebSocket, exposed as a CDP Transport. */
 export class JanitorClient implements Transport {
   onMessage: ((message: string) => void) | undefined;
   onClose: ((reason: string) => void) | undefined;

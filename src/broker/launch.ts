@@ -10,23 +10,12 @@ import type { BrowserInfo } from "./browser.ts";
 const LAUNCH_TIMEOUT_MS = 30_000;
 
 /**
- * Every tab of ours is a window of its own (so it stays visible), and Chromium builds each
- * window two address-bar popup pages in a WebUI renderer: some 0.3-0.5 s of CPU per window,
- * spent while the agents' pages load. No agent uses the address bar; without these features
- * a headed window falls back to the native popup.
- *
- * DeferRendererTasksAfterInput: after a click a renderer runs no task (a timer, a message, a
- * posted task, the page's or ours) before its next rendered frame. `type` proves a focusing
- * click's focus in a task of ours, behind what the page's handlers queued, and so waited for
- * that frame as well (up to 16.7 ms a field); without the deferral the task still runs after
- * the ones queued before it, without the frame.
+ * WebUI address-bar popups cost 0.3-0.5 s of CPU per window (each tab is one) and no agent uses them.
+ * DeferRendererTasksAfterInput would make `type`'s focus proof wait a frame after each click (up to 16.7 ms).
  */
 const DISABLED_FEATURES = ["WebUIOmniboxPopup", "WebUIOmniboxAimPopup", "DeferRendererTasksAfterInput"];
 
-/**
- * Chromium keeps only the last --disable-features, and Debian's launcher passes CHROMIUM_FLAGS
- * (the person's, /etc/chromium.d) before ours: what those switch off stays off.
- */
+/** Chromium keeps only the last --disable-features, and Debian's CHROMIUM_FLAGS come first: keep theirs. */
 function disabledFeatures(env: Record<string, string | undefined>): string {
   const theirs = (env.CHROMIUM_FLAGS ?? "").split(/\s+/).filter((f) => f.startsWith("--disable-features=")).flatMap((f) => f.slice("--disable-features=".length).split(","));
   return [...new Set([...theirs, ...DISABLED_FEATURES])].filter((f) => f !== "").join(",");
@@ -81,11 +70,7 @@ type LaunchResult = { info: BrowserInfo; reused: boolean };
 /** One attempt per profile directory at a time: concurrent launches share it, like connects. */
 const inFlight = new Map<string, Promise<LaunchResult>>();
 
-/**
- * Starts (or finds already running) a Browser Pilot-owned Chromium for a profile under the
- * home directory. A profile whose browser is still alive from an earlier broker is reused.
- * The shared attempt runs to its own deadline; each caller stops waiting at its own.
- */
+/** Starts (or reuses) a bp-owned Chromium for a profile; each caller stops waiting at its own deadline. */
 export async function launchBrowser(paths: BpPaths, opts: { executable?: string; profile: string; headless: boolean; signal: AbortSignal }): Promise<LaunchResult> {
   ensurePrivateDir(paths.profiles);
   const userDataDir = join(paths.profiles, opts.profile);
@@ -110,7 +95,6 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 /** Which executable bp started for a profile: a later launch of the same one may reuse it. */
 const EXECUTABLE_FILE = "bp-executable";
 
-/** Whether `given` names the executable a running launched browser was started from. */
 export function sameExecutable(given: string, started: string | undefined): boolean {
   if (started === undefined) return false;
   const real = (p: string) => {
@@ -128,8 +112,7 @@ async function startOrFind(userDataDir: string, opts: { executable?: string; pro
   const deadline = Date.now() + LAUNCH_TIMEOUT_MS;
   const probe = await probeProcessState(userDataDir);
   if (probe.state === "running") {
-    // A live browser holds this profile: never delete its port file or start a second one
-    // (Chromium would hand the second over to the first and exit). Wait for its port.
+    // A live browser holds this profile: never delete its port file or start a second one.
     const live = await waitForPortFile(userDataDir, deadline, probe.startedAtMs, () => probe.pid !== undefined && !isPidAlive(probe.pid));
     const started = readPrivateFile(join(userDataDir, EXECUTABLE_FILE))?.trim();
     if (live) return { info: { ...base, product: "Chromium", endpoint: live, ...(started ? { executable: started } : {}) }, reused: true };

@@ -2,12 +2,10 @@ import { realpathSync } from "node:fs";
 import { invalidArgument } from "../shared/errors.ts";
 import { resolvePaths } from "../shared/paths.ts";
 
-/*
- * A file: page shows the machine's files to whoever reads the tab: other agents' downloads in
- * the private store, the broker locator and its token, a profile's cookie database. Agents get
- * none of that unless whoever starts the broker opts in, and even then nothing under bp's own
- * directories. Chrome itself refuses file: navigations a web page starts, so the doors left are
- * ours (open, history steps) and tabs already showing a file.
+/**
+ * A file: page shows the machine's files (downloads, the broker token, cookie databases): agents get none unless the
+ * broker's starter opts in, and never bp's own directories. Chrome refuses file: navigations a page starts, so the
+ * doors are ours.
  */
 export const ALLOW_FILE_URLS_ENV = "BROWSER_PILOT_ALLOW_FILE_URLS";
 
@@ -19,9 +17,8 @@ interface LocalFilePolicy {
 
 let policy: LocalFilePolicy | undefined;
 /**
- * Set while a remote browser is connected: its file: URLs are the service's machine, not
- * this one, and a file: navigation makes browserless end the whole session for every agent.
- * The opt-in does not reach there.
+ * Set while a remote browser is connected: its file: URLs are the service's machine (browserless ends the session on
+ * one).
  */
 let remote = false;
 

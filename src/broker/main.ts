@@ -22,8 +22,8 @@ export async function runBroker(): Promise<void> {
   try {
     await start(log);
   } catch (err) {
-    // A state directory it cannot write (read-only, full) is the environment's, not a bug: the
-    // CLI that started it reads the exit code and names the fix at once.
+    // An unwritable state directory is the environment's, not a bug: the starting CLI reads the exit code and names the
+    // fix.
     const state = stateDirectoryError(resolvePaths().home, err, "write the broker's state in");
     log.error(`cannot start: ${describeError(state)}`);
     process.exit(state instanceof BpError && state.code === "state_directory_unusable" ? STATE_EXIT_CODE : 1);
@@ -121,9 +121,8 @@ async function start(log: ConsolaInstance): Promise<void> {
 }
 
 /**
- * The locator is how every CLI finds this broker: one truncated, emptied, or replaced by a
- * FIFO, a huge file or an empty directory is written again, while this broker still holds
- * the owner lock (a broker that lost it must not fight the one that has it).
+ * Every CLI finds this broker through the locator: one truncated, emptied or replaced is written again while we hold
+ * the owner lock.
  */
 function repairLocator(paths: BpPaths, text: string, token: string, identity: string, log: ConsolaInstance): void {
   if (readPrivateFile(paths.locator)?.includes(token) || !readPrivateFile(paths.ownerLock)?.includes(identity)) return;

@@ -5,8 +5,8 @@ import { cutString } from "../shared/page-strings.ts";
 import type { TargetRecord } from "./targets.ts";
 
 /**
- * After DOMContentLoaded we wait for `load` at most this long: the document is usable, and
- * pages whose trackers never finish loading must not hold an agent hostage.
+ * After DOMContentLoaded, `load` is waited for at most this long: trackers that never finish must not hold an agent
+ * hostage.
  */
 const LOAD_GRACE_AFTER_DCL_MS = 2_000;
 
@@ -18,10 +18,8 @@ interface Waiter {
 }
 
 /**
- * Subscribes before the navigation is sent, so no lifecycle event can slip past between
- * dispatch and wait. Event-driven throughout: no polling, no fixed settle time. `mainFrameId`:
- * a page target's main frame id is its target id, so its callers name it and no frame tree
- * is read; without it the session's tree says.
+ * Subscribes before the navigation is sent, so no lifecycle event slips past; event-driven, no fixed settle time.
+ * `mainFrameId` (a page target's is its target id) saves reading the frame tree.
  */
 export async function watchMainFrame(session: CdpSession, deadline: number, signal: AbortSignal, mainFrameId?: string): Promise<Waiter> {
   const mainId = mainFrameId ?? (await session.send("Page.getFrameTree")).frameTree.frame.id;
@@ -34,8 +32,7 @@ export async function watchMainFrame(session: CdpSession, deadline: number, sign
     resolve = res;
     reject = rej;
   });
-  // Cancellation or a closing tab may reject this while the navigation command is still in
-  // flight, before anyone awaits it; the caller's await still sees the rejection.
+  // Cancellation or a closing tab may reject this before anyone awaits it; the caller's await still sees it.
   done.catch(() => undefined);
   let grace: Timer | undefined;
   const check = () => {
@@ -63,8 +60,7 @@ export async function watchMainFrame(session: CdpSession, deadline: number, sign
       // A back/forward cache restore brings back a loaded document without lifecycle events.
       if (p.type === "BackForwardCacheRestore") resolve({ sameDocument: false });
     }),
-    // A dialog the page opens while loading holds its load until answered: the caller answers
-    // now, naming the dialog, instead of at its deadline.
+    // A dialog opened while loading holds the load: answer now, naming it, not at the deadline.
     session.on("Page.javascriptDialogOpening", () => resolve({ sameDocument: false })),
     session.onClose(() => reject(new BpError("tab_not_found", "The tab closed during navigation.", { context: { reason: "target_closed" } }))),
   ];

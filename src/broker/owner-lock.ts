@@ -3,8 +3,8 @@ import { createExclusive, readPrivateFile } from "../shared/private-fs.ts";
 import { isSameProcessAlive } from "../shared/process-identity.ts";
 
 /**
- * The broker's lifetime lock: pid + process start time. Whoever holds it owns the socket and
- * locator. It is reclaimed only from a process that is provably gone, never from a live one.
+ * The broker's lifetime lock (pid + start time): its holder owns socket and locator; reclaimed only from a provably
+ * gone process.
  */
 export function acquireOwnerLock(path: string, identity: string): boolean {
   for (let attempt = 0; attempt < 3; attempt++) {

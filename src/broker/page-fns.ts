@@ -6,11 +6,8 @@ import type { FrameWorld } from "./frame-world.ts";
 import { callPage } from "./world.ts";
 
 /**
- * Typed calls into the page runtime: a step names a bundled page function (src/page/dispatch.ts)
- * and its argument and result are that function's own (an element function's third parameter,
- * a window function's second; what it returns, awaited). A function that answers per `op` (its
- * ops table, src/page/ops.ts) takes one op's argument and gives that op's answer. The page
- * answers over CDP as JSON, so the one place that takes the answer as the function's type is here.
+ * Typed calls into the page runtime: a step's argument and result are its page function's (or op's) own. The page
+ * answers as JSON, so this is the one place that takes the answer as the function's type.
  */
 type Fns = ElementFns & WindowFns;
 export type PageFnName = keyof Fns;
@@ -29,7 +26,6 @@ export type PageArg<F extends PageFnName> = F extends OpFnName
 /** What a step of `F` with argument `A` answers: for an ops function, the op `A` names (any op's answer when `A` names none). */
 export type PageResult<F extends PageFnName, A = PageArg<F>> = F extends OpFnName ? (A extends { op: infer K extends keyof PageOps[F] } ? (PageOps[F][K] extends { result: infer R } ? R : never) : AnyOpResult<PageOps[F]>) : Awaited<ReturnType<Fns[F]>>;
 
-/** One step of a page call, carrying the function it names (and its argument, so its op) in its type. */
 export interface Step<F extends PageFnName = PageFnName, A extends PageArg<F> = PageArg<F>> extends PageStep {
   fn: F;
   arg?: A;
@@ -47,13 +43,9 @@ export function step<F extends PageFnName, A extends PageArg<F>>(fn: F, arg: A, 
   return { fn, ...(arg !== undefined ? { arg } : {}), ...at };
 }
 
-/**
- * A call's results, one per step: a step held back by `when` answers null, and after a `ref`
- * step that failed no later step ran.
- */
+/** A call's results, one per step: null for a step held back by `when`; after a failed `ref` step no later step ran. */
 export type Results<S extends readonly PageStep[]> = { [K in keyof S]: StepResult<S[K]> | null | undefined };
 
-/** What one step answers, by the function and argument it names. */
 export type StepResult<S> = S extends { fn: infer F extends PageFnName; arg?: infer A } ? PageResult<F, A> : unknown;
 
 export interface TypedReply<S extends readonly PageStep[]> {
@@ -80,10 +72,7 @@ export interface Ran {
   results: readonly unknown[];
 }
 
-/**
- * The answer of the step at `index` of a call that ran, typed by the function and op it names
- * once the step there is seen to name them (a wrong index is an internal error, not a wrong type).
- */
+/** The answer of the step at `index`, typed by its function and op (a wrong index is an internal error). */
 export function stepResult<F extends OpFnName, K extends keyof PageOps[F] & string>(ran: Ran, index: number, fn: F, op: K): PageResult<F, { op: K }> {
   const s = ran.steps[index];
   const named = s?.arg && "op" in s.arg ? s.arg.op : undefined;
@@ -91,17 +80,13 @@ export function stepResult<F extends OpFnName, K extends keyof PageOps[F] & stri
   return answer<F, { op: K }>(ran.results[index]);
 }
 
-/**
- * As stepResult for a step that may not have run (held back by `when`, or a call cut short by a
- * dialog or navigation): null or undefined then.
- */
+/** As stepResult for a step that may not have run (held back, or cut short by a dialog or navigation). */
 export function readResult<F extends OpFnName, K extends keyof PageOps[F] & string>(ran: Ran, index: number, fn: F, op: K): PageResult<F, { op: K }> | null | undefined {
   const r = ran.results[index];
   if (r === undefined || r === null) return r;
   return stepResult(ran, index, fn, op);
 }
 
-/** The page's JSON answer taken as the result type of the function that produced it. */
 function answers<S extends readonly PageStep[]>(results: unknown[]): Results<S> {
   return results as Results<S>;
 }

@@ -4,9 +4,8 @@ import type { BrowserInfo } from "./browser.ts";
 import { HandshakeRefused } from "./janitor-client.ts";
 
 /**
- * A remote browser (browserless, Selenium Grid, a hosted provider) reached by its
- * browser-level CDP WebSocket. Only ws/wss browser endpoints: an http discovery URL would
- * make us fetch and follow whatever it names, and a page socket cannot create or list tabs.
+ * A remote browser reached by its browser-level CDP WebSocket. Only ws/wss: an http discovery URL would have us fetch
+ * whatever it names, and a page socket cannot create or list tabs.
  */
 export function remoteBrowser(raw: string, headers: Record<string, string> | undefined, connectTimeoutMs: number): BrowserInfo {
   let url: URL;
@@ -32,8 +31,7 @@ export function remoteBrowser(raw: string, headers: Record<string, string> | und
   for (const [name, value] of Object.entries(headers ?? {})) {
     if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(name) || /[\r\n]/.test(value)) throw invalidArgument("headers", "A header name or value on stdin is not valid.");
   }
-  // The whole URL names the endpoint: launch options and sessions live in the query. Secrets
-  // enter only through the digest.
+  // The whole URL names the endpoint (options and sessions live in the query); secrets enter only through the digest.
   const id = `browser:remote:${new Bun.CryptoHasher("sha256").update(url.href).digest("base64url").slice(0, 20)}`;
   return { id, product: "Remote browser", source: "remote", endpoint: url.href, connectTimeoutMs, ...(headers ? { headers } : {}) };
 }

@@ -4,10 +4,7 @@ import { VERSION } from "../shared/version.ts";
 /** Commands about the records themselves, whose results carry no hints. */
 const NO_HINTS = new Set(["schema", "commands", "command", "cancel"]);
 
-/**
- * What an agent must hear after an upgrade: the broker serving it runs another build than its
- * CLI (another version, or the file it started from was replaced since). Undefined when not.
- */
+/** What an agent must hear after an upgrade: its broker runs another build than its CLI. Undefined when not. */
 export function outdatedNote(req: CallRequest, replaced: boolean): string | undefined {
   const cli = req.version !== undefined && req.version !== VERSION ? req.version : undefined;
   if (cli === undefined && !replaced) return undefined;
@@ -16,8 +13,8 @@ export function outdatedNote(req: CallRequest, replaced: boolean): string | unde
 }
 
 /**
- * Installed browsers are looked for in the caller's HOME ('bp browsers' and 'bp connect' alike);
- * when the broker was started from a shell with another HOME, 'connect' and 'status' say so.
+ * Browsers are looked for in the caller's HOME; when the broker started with another HOME, 'connect' and 'status' say
+ * so.
  */
 export function homeNote(req: CallRequest): string | undefined {
   const caller = req.discovery?.home;

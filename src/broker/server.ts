@@ -18,23 +18,17 @@ interface ConnState {
   size: number;
   handled: boolean;
   timer: Timer | undefined;
-  /** The reply's bytes the socket has not taken yet (a large snapshot is more than one write). */
   out?: Uint8Array | undefined;
-  /** Ends a connection whose client stopped reading before the whole reply went out. */
   writeTimer?: Timer | undefined;
   /** The call asked to keep the connection for another line ('bp batch'): read on after the reply. */
   keep?: boolean;
-  /** Runs once a kept connection's reply is all written. */
   onWritten?: () => void;
 }
 
 /** A client that takes no more of its reply for this long is gone (suspended, its pipe blocked). */
 const WRITE_DEADLINE_MS = 30_000;
 
-/**
- * One request line per connection, one reply line, then close; a call that asks to keep the
- * connection ('bp batch': many calls, one connection) is followed by the next line instead.
- */
+/** One request line per connection, one reply line, then close; 'bp batch' keeps the connection for the next line. */
 export function startServer(socketPath: string, token: string, broker: Broker) {
   const readDeadlineMs = Number(process.env.BROWSER_PILOT_READ_DEADLINE_MS) > 0 ? Number(process.env.BROWSER_PILOT_READ_DEADLINE_MS) : DEFAULT_READ_DEADLINE_MS;
   const arm = (s: Socket<ConnState>) => {
@@ -76,7 +70,6 @@ export function startServer(socketPath: string, token: string, broker: Broker) {
       open(s) {
         s.data = { chunks: [], size: 0, handled: false, timer: undefined };
         s.data.onWritten = () => {
-          // The reply is out and the client keeps the connection: read its next line.
           s.data.handled = false;
           arm(s);
           next(s);
@@ -123,9 +116,7 @@ function reply(s: Socket<ConnState>, body: unknown): void {
 }
 
 /**
- * Writes what the socket takes now; the rest goes out on drain, and the connection ends only
- * once the whole line is written (a write takes a few hundred KB at most; ending after the
- * first one cut large replies short).
+ * Writes what the socket takes now, the rest on drain; ends only once the whole line is out (large replies were cut).
  */
 function flush(s: Socket<ConnState>): void {
   const out = s.data.out;
@@ -170,7 +161,6 @@ async function handle(line: string, token: string, broker: Broker): Promise<{ ou
   return { out, keep: kept.keep };
 }
 
-/** `kept.keep` is set only for an authorised call that asks for it. */
 async function answer(line: string, token: string, broker: Broker, kept: { keep: boolean }): Promise<unknown> {
   let raw: unknown;
   try {

@@ -1,8 +1,6 @@
 /**
- * Saved browser states (`bp state`): cookies and localStorage, one private file per name under
- * `<home>/state/<client key>/` (directories 0700, files 0600). They outlive the broker, so a
- * login done once serves a fresh profile or a later run; another agent's key never sees them.
- * Names are checked by the command's schema (no '/', no leading dot).
+ * Saved browser states (`bp state`): cookies and localStorage in private files under `<home>/state/<client key>/`; they
+ * outlive the broker (a login once serves later runs), and other keys never see them.
  */
 import { lstatSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";

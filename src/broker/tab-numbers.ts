@@ -4,10 +4,8 @@ import { readPrivateFile, writePrivateFileAtomic } from "../shared/private-fs.ts
 const BLOCK = 32;
 
 /**
- * Tab numbers are never reused for a home, even across broker restarts: an agent's `t3` from
- * before a restart must not select whatever tab a new broker would call `t3` (perhaps one of
- * the person's). The broker keeps a high-water mark in a private file and a new broker
- * starts numbering above it; ids stay short (`t1` on a fresh home, `t33` after a restart).
+ * Tab numbers are never reused for a home, even across broker restarts: an old `t3` must not select a new broker's `t3`
+ * (perhaps the person's tab). A private high-water mark file keeps ids short and unique.
  */
 export class TabNumbers {
   /** The first number this broker hands out; every lower one belongs to an earlier broker. */

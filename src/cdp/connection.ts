@@ -18,8 +18,8 @@ export interface CdpConnectionOptions {
   /** Deadline of calls that set none; default 30 s. */
   defaultTimeoutMs?: number;
   /**
-   * First request id (default 1). A second process writing to the same socket (the janitor)
-   * starts at 1_000_000_000 so replies never reach the wrong process.
+   * First request id (default 1); the janitor, a second writer on the same socket, starts at 1_000_000_000 so replies
+   * never cross.
    */
   firstId?: number;
   /** Receives exceptions thrown by event handlers and unparsable frames; default stderr. */
@@ -69,15 +69,13 @@ export class CdpConnection {
     return this.#closeReason;
   }
 
-  /** Calls awaiting a reply. */
   get pendingCount(): number {
     return this.#callbacks.size;
   }
 
   /**
-   * Sends a command and resolves with its result. Rejects with CdpError (error reply),
-   * CdpTimeoutError, CdpAbortedError, CdpClosedError or CdpSessionClosedError; every one
-   * carries the caller's stack.
+   * Sends a command and resolves with its result; every rejection (CdpError, CdpTimeoutError, CdpAbortedError,
+   * CdpClosedError, CdpSessionClosedError) carries the caller's stack.
    */
   send<M extends CommandMethod>(
     method: M,
@@ -127,10 +125,7 @@ export class CdpConnection {
     return promise;
   }
 
-  /**
-   * Subscribes to an event from every session (or one, with `options.sessionId`).
-   * Returns the unsubscribe function.
-   */
+  /** Subscribes to an event from every session (or one, with `options.sessionId`); returns the unsubscribe function. */
   on<E extends EventMethod>(method: E, handler: EventHandler<E>, options: ListenOptions = {}): () => void {
     const key = listenerKey(method, options.sessionId);
     let handlers = this.#listeners.get(key);

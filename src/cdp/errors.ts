@@ -1,7 +1,6 @@
 /**
- * Errors of the CDP layer. Each has a string `kind` so the broker can map it to a public
- * error code (and the janitor can pass it across a pipe) without `instanceof` across realms.
- * Names are string literals, not `new.target.name`, because minified builds rename classes.
+ * CDP errors carry a string `kind` (mapped to public codes, passed over the janitor pipe) rather than relying on
+ * `instanceof` or class names (minified builds rename them).
  */
 
 export type CdpErrorKind =
@@ -17,10 +16,7 @@ export abstract class CdpBaseError extends Error {
   abstract readonly kind: CdpErrorKind;
 }
 
-/**
- * The browser answered a call with an error. Created when the call is sent, so its stack
- * names the caller rather than the socket's message handler, and filled in on reply.
- */
+/** The browser answered with an error; created at send time so its stack names the caller. */
 export class CdpError extends CdpBaseError {
   readonly kind = "protocol";
   override name = "CdpError";
@@ -34,7 +30,7 @@ export class CdpError extends CdpBaseError {
     this.method = method;
   }
 
-  /** @internal Completes the error created at send time with the browser's reply. */
+  /** @internal */
   fill(code: number, message: string, data: string | undefined): this {
     const oldHeader = `${this.name}: ${this.message}`;
     this.code = code;
@@ -60,10 +56,7 @@ export class CdpTimeoutError extends CdpBaseError {
   }
 }
 
-/**
- * The connection closed before the reply. `sent` says whether the command reached the
- * transport: when true the browser may have run it, so callers must not replay it blindly.
- */
+/** The connection closed before the reply. `sent`: the browser may have run it, so do not replay blindly. */
 export class CdpClosedError extends CdpBaseError {
   readonly kind: CdpErrorKind = "closed";
   override name = "CdpClosedError";
@@ -79,7 +72,6 @@ export class CdpClosedError extends CdpBaseError {
   }
 }
 
-/** The flat session the call was addressed to detached (tab closed, crashed or detached). */
 export class CdpSessionClosedError extends CdpClosedError {
   override readonly kind: CdpErrorKind = "session_closed";
   override name = "CdpSessionClosedError";
@@ -91,7 +83,6 @@ export class CdpSessionClosedError extends CdpClosedError {
   }
 }
 
-/** The caller's AbortSignal fired. `cause` is the signal's reason. */
 export class CdpAbortedError extends CdpBaseError {
   readonly kind = "aborted";
   override name = "CdpAbortedError";
@@ -105,10 +96,7 @@ export class CdpAbortedError extends CdpBaseError {
   }
 }
 
-/**
- * Opening the WebSocket failed. `endpoint` is scheme://host:port only: query strings and
- * paths of hosted browsers often carry tokens, which must never reach logs or output.
- */
+/** Opening the WebSocket failed. `endpoint` is scheme://host:port only: paths and queries carry tokens. */
 export class CdpConnectError extends CdpBaseError {
   readonly kind: CdpErrorKind = "connect";
   override name = "CdpConnectError";
@@ -138,10 +126,7 @@ export function isCdpError(value: unknown): value is CdpBaseError {
   return value instanceof CdpBaseError;
 }
 
-/**
- * Gives an error created late (timeout, close) the call-site frames captured at send time,
- * so every failure of a call points at the code that made it.
- */
+/** Gives an error created late (timeout, close) the call-site frames captured at send time. */
 export function withCallSite<E extends Error>(error: E, origin: Error): E {
   const frames = origin.stack;
   if (frames === undefined) return error;
@@ -157,12 +142,7 @@ function rewriteHeader(error: Error, oldHeader: string): void {
   error.stack = `${error.name}: ${error.message}${stack.slice(oldHeader.length)}`;
 }
 
-/**
- * What a browser's protocol error says happened to the page, for the few that are not
- * defects: the target went away under the call, or the document (its execution context)
- * was replaced while the call ran. The messages are Chromium's own and stable across
- * versions; anything else stays unclassified.
- */
+/** What a protocol error says happened to the page (target gone, document replaced); others stay unclassified. */
 export type ProtocolErrorCause = "target_gone" | "document_replaced";
 
 const TARGET_GONE = /No target with given id|Not attached to an active page|No session with given id|Target closed|Session with given id not found/i;

@@ -1,9 +1,6 @@
 /**
- * Newline-delimited framing for pipes and Unix sockets. Bytes of an unfinished line are kept
- * as a list of chunks and joined once when the newline arrives, so a multi-megabyte CDP
- * message split over hundreds of reads costs one copy, not a quadratic string build-up.
- * Lines are decoded whole, which also keeps multi-byte UTF-8 characters split across reads
- * intact. Empty lines are skipped (they carry no frame).
+ * Newline-delimited framing: an unfinished line's chunks are joined once at the newline (no quadratic build-up) and
+ * decoded whole (split UTF-8 stays intact).
  */
 
 const NEWLINE = 0x0a;
@@ -36,7 +33,6 @@ export class LineReader {
     this.#maxLineBytes = options.maxLineBytes ?? Number.POSITIVE_INFINITY;
   }
 
-  /** Bytes held for the line not yet terminated. */
   get pendingBytes(): number {
     return this.#partBytes;
   }
@@ -59,7 +55,6 @@ export class LineReader {
     }
   }
 
-  /** Flushes a final line that had no trailing newline. */
   end(): void {
     if (this.#partBytes > 0) this.#emit(new Uint8Array(0));
   }
@@ -98,8 +93,7 @@ export interface ReadLinesOptions extends LineReaderOptions {
 }
 
 /**
- * Reads `stream` to its end, calling `onLine` for each line, including a last line without
- * a newline. Rejects if the stream errors, a line is too long, or `onLine` throws.
+ * Reads `stream` to its end, calling `onLine` per line; rejects on stream error, a too-long line, or `onLine` throwing.
  */
 export async function readLines(
   stream: ReadableStream<Uint8Array>,

@@ -1,9 +1,8 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 
 /**
- * The deadline and cancel signal of the command a CDP call is made for. The broker runs each
- * command inside its scope, so every call it makes (however deep) stops at the command's
- * deadline or cancellation instead of a connection-wide default timeout.
+ * The deadline and cancel signal of the command a CDP call is made for: every call a command makes stops with it, not
+ * at a connection-wide timeout.
  */
 export interface CallScope {
   /** Epoch ms. */

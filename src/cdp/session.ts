@@ -5,10 +5,8 @@ import type { CommandMethod, CommandParams, CommandResult, EventHandler, EventMe
 export type SessionSendOptions = Omit<SendOptions, "sessionId">;
 
 /**
- * One flat-mode CDP session (a tab, worker or out-of-process iframe) on a shared connection.
- * It closes when Chrome reports `Target.detachedFromTarget` for it, when `detach()` is
- * called, or when the connection closes; its listeners are then removed and its pending
- * calls fail with CdpSessionClosedError (CdpClosedError for a connection close).
+ * One flat-mode CDP session on a shared connection. It closes on `Target.detachedFromTarget`, `detach()` or the
+ * connection's close; its listeners go and its pending calls fail (CdpSessionClosedError).
  */
 export class CdpSession {
   readonly sessionId: string;
@@ -74,7 +72,6 @@ export class CdpSession {
     this.#conn.off(method, handler, { sessionId: this.sessionId });
   }
 
-  /** Called once when the session closes; at once if it already has. */
   onClose(handler: (reason: string) => void): () => void {
     if (this.#closeReason !== undefined) {
       handler(this.#closeReason);
@@ -84,10 +81,7 @@ export class CdpSession {
     return () => this.#closeListeners.delete(handler);
   }
 
-  /**
-   * Detaches from the target (the tab stays open). Idempotent; the session counts as closed
-   * afterwards even if the browser's answer is lost, because it must not be used again.
-   */
+  /** Detaches from the target (the tab stays open); idempotent, and closed afterwards even if the answer is lost. */
   async detach(options: SessionSendOptions = {}): Promise<void> {
     if (this.#closeReason !== undefined) return;
     try {

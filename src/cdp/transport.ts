@@ -1,15 +1,8 @@
 import { CdpClosedError, CdpConnectError, CdpHandshakeTimeoutError } from "./errors.ts";
 
-/**
- * The seam between the CDP connection and whatever carries its frames: Chrome's WebSocket
- * in the janitor, a pipe between broker and janitor, an in-memory pair in tests.
- * `onClose` fires exactly once, for a local `close()` as well as a remote one.
- */
+/** The seam between the CDP connection and what carries its frames; `onClose` fires exactly once. */
 export interface Transport {
-  /**
-   * A transport that writes at once throws when the write fails; one that writes later (lines
-   * batched to the janitor's pipe) calls `onFailed` instead, once, with the write's error.
-   */
+  /** A transport that writes later calls `onFailed` once instead of throwing. */
   send(message: string, onFailed?: (error: unknown) => void): void;
   close(): void;
   onMessage: ((message: string) => void) | undefined;
@@ -17,10 +10,7 @@ export interface Transport {
   readonly closed: boolean;
 }
 
-/**
- * Holds frames and the close notice until a consumer attaches, so nothing that arrives
- * between "connected" and "handler assigned" (an await in between is enough) is lost.
- */
+/** Holds frames and the close notice until a consumer attaches: nothing arriving before is lost. */
 abstract class BufferedTransport implements Transport {
   #onMessage: ((message: string) => void) | undefined;
   #onClose: ((reason: string) => void) | undefined;
@@ -61,7 +51,6 @@ abstract class BufferedTransport implements Transport {
     this.#deliver(message);
   }
 
-  /** Marks the transport closed (first reason wins) and tells the consumer once. */
   protected finish(reason: string): void {
     if (this.#closeReason !== undefined) return;
     this.#closeReason = reason;
@@ -157,11 +146,7 @@ class WebSocketTransport extends BufferedTransport {
   }
 }
 
-/**
- * Opens a CDP WebSocket. Only ws:/wss: URLs; resolves once the upgrade completes. The
- * promise always settles: on open, on failure, on abort, or at the handshake deadline
- * (CdpHandshakeTimeoutError; the half-open socket is terminated).
- */
+/** Opens a CDP WebSocket (ws:/wss:); always settles, at the latest at the handshake deadline (socket terminated). */
 export function connectWebSocket(url: string, options: WebSocketConnectOptions = {}): Promise<Transport> {
   let parsed: URL;
   try {

@@ -19,9 +19,8 @@ export interface SendOptions {
 }
 
 /**
- * The one place where wire data is trusted to have the shape `devtools-protocol` declares.
- * The browser is the authority on its own protocol; validating every reply would cost more
- * than the crash it prevents, and callers of untrusted endpoints check the fields they use.
+ * The one place wire data is trusted to have the `devtools-protocol` shape: validating every reply costs more than the
+ * crash it prevents; callers of untrusted endpoints check the fields they use.
  */
 export function trustWire<T>(_value: unknown): _value is T {
   return true;

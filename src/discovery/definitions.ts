@@ -1,7 +1,4 @@
-/**
- * Where each Chromium-family browser keeps its profile and binary, per OS. The array order is
- * also the launch preference: stable channels of common browsers first, pre-release last.
- */
+/** Where each Chromium-family browser keeps its profile and binary, per OS; array order is launch preference. */
 import os from "node:os";
 import path from "node:path";
 import type { BrowserDefinition, DiscoveryOptions } from "./types.ts";
@@ -59,8 +56,7 @@ function linuxDefinitions(env: Env, home: string): BrowserDefinition[] {
       "/usr/bin/google-chrome",
       "/usr/bin/google-chrome-stable",
     ]),
-    // Debian's /usr/bin/chromium is a wrapper that execs /usr/lib/chromium/chromium, so the
-    // pid we spawn is still the browser's pid.
+    // Debian's /usr/bin/chromium execs the real binary, so the pid we spawn is still the browser's.
     def(CHROMIUM, "chromium", ["chromium", "chromium-browser"], [
       "/usr/bin/chromium",
       "/usr/bin/chromium-browser",
@@ -154,10 +150,7 @@ function windowsDefinitions(env: Env, home: string): BrowserDefinition[] {
   ];
 }
 
-/**
- * Windows variable names are case-insensitive (ProgramFiles vs PROGRAMFILES) but a plain env
- * object passed by a caller is not, so look the name up the way Windows would.
- */
+/** Windows variable names are case-insensitive but a caller's env object is not: look names up as Windows would. */
 function winEnv(env: Env, name: string): string | undefined {
   for (const [key, value] of Object.entries(env)) {
     if (key.toUpperCase() === name && value) return value;

@@ -1,8 +1,6 @@
 /**
- * Passive discovery: which Chromium-family browsers are installed, and what a person would have
- * to do before Browser Pilot can attach to each. Reads files only. It never opens a socket,
- * because every new DevTools connection can pop Chrome's "Allow remote debugging" dialog in
- * front of the user; that is reserved for an explicit `bp connect`.
+ * Passive discovery: installed Chromium-family browsers and what a person must do before bp can attach. Files only,
+ * never a socket: a DevTools connection can pop Chrome's "Allow remote debugging" dialog.
  */
 import { createHash } from "node:crypto";
 import { browserDefinitions, resolveHome } from "./definitions.ts";
@@ -18,41 +16,26 @@ import type {
   Remediation,
 } from "./types.ts";
 
-/**
- * Filesystems with coarse timestamps (FAT, HFS+, some network mounts) round to a second or two,
- * so a port file written right after the lock may look slightly older than it.
- */
+/** Coarse filesystem timestamps (FAT, HFS+, network mounts) can make a port file written after the lock look older. */
 const STALE_SLACK_MS = 2_000;
 
 const INSPECT_URL = "chrome://inspect/#remote-debugging";
-/**
- * A candidate's remediation names the command with `<id>` for the candidate's own id, which
- * stands next to it: 43 characters per browser an agent would otherwise read twice.
- * withOwnId() fills it in where the message stands alone (an error, a person's screen).
- */
+/** The remediation says `<id>` for the id beside it (43 characters saved per browser); withOwnId() fills it in. */
 const CONNECT = "'bp connect --browser <id>'";
 const ID_PLACEHOLDER = "<id>";
 
-/** The remediation with the candidate's id written in, for an error or text that stands alone. */
 export function withOwnId(candidate: Pick<BrowserCandidate, "id" | "remediation">): Remediation | undefined {
   const r = candidate.remediation;
   return r ? { ...r, message: r.message.replaceAll(ID_PLACEHOLDER, candidate.id) } : undefined;
 }
 
-/**
- * What an agent runs to connect: plain `bp connect` when exactly one browser can take it (the
- * broker picks it), with `--browser` when several can, else `bp launch`.
- */
 export function connectAction(candidates: readonly Pick<BrowserCandidate, "remoteDebuggingState" | "processState">[]): string {
   const connectable = candidates.filter((c) => c.remoteDebuggingState === "enabled" && c.processState !== "not_running");
   if (connectable.length === 1) return "bp connect";
   return connectable.length > 1 ? "bp connect --browser <id>" : "bp launch";
 }
 
-/**
- * Stable across runs for the same install, opaque (no path leaks into the id), and different
- * for two profiles of the same product.
- */
+/** Stable per install, opaque (no path leaks), different per profile. */
 export function candidateId(platform: NodeJS.Platform, key: string, userDataDir: string): string {
   const digest = createHash("sha256")
     .update(`${platform}\0${key}\0${userDataDir}`)
@@ -132,8 +115,7 @@ export function classifyCandidate(
     };
   }
   if (probe.startedAtMs !== undefined && portFile.mtimeMs + STALE_SLACK_MS < probe.startedAtMs) {
-    // Written before the running browser took its lock, so by a previous run: this run has
-    // remote debugging off.
+    // Written before the running browser took its lock, so by a previous run: remote debugging is off now.
     return disabled(base, processState, "stale");
   }
   return {
@@ -169,7 +151,7 @@ function disabled(
   };
 }
 
-function startBrowser(base: CandidateBase): Remediation {
+function startBrowser(_base: CandidateBase): Remediation {
   // 'bp launch' needs no one: recommended first whenever it can start a browser here.
   if (findChromiumExecutable() !== undefined) {
     return {
@@ -186,7 +168,6 @@ function startBrowser(base: CandidateBase): Remediation {
   };
 }
 
-/** After a successful `bp connect`: the socket is open, so the user (or policy) allowed it. */
 export function markConnected(candidate: BrowserCandidate): BrowserCandidate {
   const { remediation: _dropped, ...rest } = candidate;
   return {
@@ -198,7 +179,6 @@ export function markConnected(candidate: BrowserCandidate): BrowserCandidate {
   };
 }
 
-/** After the WebSocket handshake was refused or left pending at Chrome's Allow dialog. */
 export function markAuthorizationRequired(candidate: BrowserCandidate): BrowserCandidate {
   return {
     ...candidate,
@@ -214,23 +194,15 @@ export function markAuthorizationRequired(candidate: BrowserCandidate): BrowserC
   };
 }
 
-/**
- * What may be printed: the endpoint path is a capability and stays inside the broker; the
- * executable path is not part of the contract and nothing an agent does needs it (`bp launch`
- * finds its own).
- */
+/** What may be printed: the endpoint path is a capability; the executable path is nothing an agent needs. */
 export function toPublicCandidate(candidate: BrowserCandidate): PublicBrowserCandidate {
   const { endpoint: _secret, executablePath: _local, ...rest } = candidate;
   return rest;
 }
 
-/** Alias used by the CLI; same function. */
 export const publicCandidate = toPublicCandidate;
 
-/**
- * `--browser` filter: an exact id (case-insensitive) wins outright so a full id never matches
- * several; otherwise substring on id, product, channel or "product channel".
- */
+/** `--browser` filter: an exact id wins outright; otherwise substring on id, product or channel. */
 export function matchBrowser(
   candidates: readonly BrowserCandidate[],
   filter: string,

@@ -1,16 +1,11 @@
-/**
- * Which binary `bp launch` (and the test fixtures) should start when the user did not name one.
- */
+/** Which binary `bp launch` (and test fixtures) start when the user named none. */
 import { browserDefinitions } from "./definitions.ts";
 import { executableCandidates, isExecutableSync } from "./fs-probe.ts";
 
 /** Explicit override, for unusual installs and for CI images with a browser in a custom place. */
 export const CHROME_ENV_VAR = "BROWSER_PILOT_CHROME";
 
-/**
- * First Chromium-family executable, in launch preference order. Synchronous on purpose: it is a
- * few stat calls, and callers (argument defaults, test setup) want a plain value.
- */
+/** First Chromium-family executable in preference order; synchronous (a few stats) for argument defaults and tests. */
 export function findChromiumExecutable(
   env: Record<string, string | undefined> = process.env,
   platform: NodeJS.Platform = process.platform,

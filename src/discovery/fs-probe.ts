@@ -1,7 +1,4 @@
-/**
- * Small filesystem probes. Discovery only ever looks at files; it never opens a socket, because
- * any connection to a user's browser can raise Chrome's "Allow remote debugging" dialog.
- */
+/** Small filesystem probes: discovery never opens a socket (it can raise Chrome's "Allow remote debugging" dialog). */
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
@@ -28,10 +25,7 @@ export async function isExecutable(p: string, platform: NodeJS.Platform): Promis
   }
 }
 
-/**
- * Synchronous twin of isExecutable: test fixtures and `bp launch` need a plain string answer,
- * and a handful of stat calls costs microseconds.
- */
+/** Synchronous twin of isExecutable for test fixtures and `bp launch` (a few stats cost microseconds). */
 export function isExecutableSync(p: string, platform: NodeJS.Platform): boolean {
   try {
     if (!fs.statSync(p).isFile()) return false;
@@ -43,8 +37,8 @@ export function isExecutableSync(p: string, platform: NodeJS.Platform): boolean 
 }
 
 /**
- * Absolute PATH directories, in order, without duplicates. Relative entries are ignored on
- * purpose: they depend on the cwd and could pick up a planted binary.
+ * Absolute PATH directories in order, deduplicated; relative entries depend on the cwd and could pick up a planted
+ * binary.
  */
 export function pathDirs(env: Env, platform: NodeJS.Platform): string[] {
   const raw = platform === "win32" ? (env.Path ?? env.PATH ?? "") : (env.PATH ?? "");

@@ -1,7 +1,6 @@
 /**
- * DevToolsActivePort: Chrome writes it into the user-data dir when its DevTools server listens
- * (started with --remote-debugging-port, or toggled on at chrome://inspect/#remote-debugging).
- * Reading it is the only passive way to learn the endpoint without touching the browser.
+ * DevToolsActivePort: Chrome writes it into the user-data dir when its DevTools server listens; reading it is the only
+ * passive way to learn the endpoint.
  */
 import fsp from "node:fs/promises";
 import path from "node:path";
@@ -22,8 +21,8 @@ export function parseDevToolsActivePort(text: string): DevToolsActivePort | unde
   if (!/^\d{1,5}$/.test(portLine)) return undefined;
   const port = Number(portLine);
   if (port < 1 || port > 65535) return undefined;
-  // The path goes straight into a ws:// URL, so refuse anything that could change its host or
-  // smuggle whitespace/control characters.
+  // The path goes into a ws:// URL: refuse anything that could change its host or smuggle whitespace or control
+  // characters.
   if (!pathLine.startsWith("/") || pathLine.startsWith("//")) return undefined;
   if (/[\s\u0000-\u001f\u007f]/.test(pathLine)) return undefined;
   return { port, path: pathLine };

@@ -1,8 +1,4 @@
-/**
- * Is the browser that owns a user-data dir running right now? Answered from Chrome's own
- * singleton lock, without listing processes through a child process (slow, and blocked in some
- * sandboxes) and without any socket.
- */
+/** Is the browser owning a user-data dir running? From Chrome's singleton lock: no process listing, no socket. */
 import fsp from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -11,12 +7,8 @@ import type { ProcessState } from "./types.ts";
 
 export interface ProcessProbe {
   state: ProcessState;
-  /** Pid from the lock when it names a live local process. */
   pid?: number;
-  /**
-   * When the running browser took its lock, in ms. A DevToolsActivePort older than this was
-   * written by an earlier run.
-   */
+  /** When the running browser took its lock (ms): an older DevToolsActivePort is from an earlier run. */
   startedAtMs?: number;
 }
 
@@ -60,14 +52,12 @@ async function probeSingletonLock(userDataDir: string): Promise<ProcessProbe> {
     target = await fsp.readlink(lock);
     startedAtMs = (await fsp.lstat(lock)).mtimeMs;
   } catch (error) {
-    // Chrome removes the lock on clean exit; a missing lock is the normal "closed" state.
-    // Anything else (not a symlink, no permission) we cannot interpret.
+    // Chrome removes the lock on clean exit (ENOENT: closed); anything else we cannot interpret.
     return { state: (error as NodeJS.ErrnoException).code === "ENOENT" ? "not_running" : "unknown" };
   }
   const owner = parseSingletonLockTarget(target);
   if (!owner) return { state: "unknown" };
-  // A lock from another host (shared or synced home) means nothing is running here, and its
-  // pid number would refer to an unrelated local process.
+  // A lock from another host (shared home): nothing runs here, and its pid means nothing locally.
   if (owner.hostname !== os.hostname()) return { state: "not_running" };
   // A crash leaves the lock behind; the dead pid is what tells us the browser is gone.
   if (!isPidAlive(owner.pid)) return { state: "not_running" };
@@ -75,9 +65,7 @@ async function probeSingletonLock(userDataDir: string): Promise<ProcessProbe> {
 }
 
 async function probeWindowsLock(userDataDir: string): Promise<ProcessProbe> {
-  // Chrome on Windows creates `lockfile` with FILE_FLAG_DELETE_ON_CLOSE, so the OS removes it
-  // when the browser exits, even after a crash: presence is a good "running" signal. Its
-  // timestamps are not trusted for staleness, so no startedAtMs here.
+  // Windows deletes `lockfile` when the browser exits, even after a crash; its timestamps are not trusted.
   try {
     await fsp.lstat(path.join(userDataDir, "lockfile"));
     return { state: "running" };

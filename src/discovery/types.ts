@@ -1,7 +1,4 @@
-/**
- * Shapes shared by discovery and its callers. Field names and enum values follow upstream
- * Browser Pilot 1.3 so agents that learned upstream's `browser list` output read ours the same way.
- */
+/** Shapes shared by discovery and its callers; names follow upstream Browser Pilot 1.3's `browser list`. */
 
 export type ProcessState = "running" | "not_running" | "unknown";
 export type RemoteDebuggingState = "enabled" | "disabled" | "stale";
@@ -39,16 +36,12 @@ export interface BrowserCandidate {
   authorizationState: AuthorizationState;
   state: CandidateState;
   remediation?: Remediation;
-  /**
-   * Internal: `ws://127.0.0.1:<port><path>` from DevToolsActivePort. Kept out of printed output
-   * (toPublicCandidate) because the path is the only secret guarding a browser-level socket.
-   */
+  /** Internal: `ws://127.0.0.1:<port><path>`; never printed (the path is the only secret guarding the socket). */
   endpoint?: string;
 }
 
 export type PublicBrowserCandidate = Omit<BrowserCandidate, "endpoint" | "executablePath">;
 
-/** One known browser install on one OS: where its profile lives and where its binary may be. */
 export interface BrowserDefinition {
   key: string;
   product: string;

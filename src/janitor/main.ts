@@ -6,11 +6,9 @@ import { endpointSecrets, rememberSecrets, scrubSecrets } from "../shared/secret
 import { OwnedTargets } from "./owned.ts";
 
 /**
- * The janitor holds the one browser-level CDP WebSocket and relays raw CDP lines to and from
- * the broker over stdio. It outlives the broker on purpose: when its stdin closes (the broker
- * exited or was killed) it closes exactly the targets Browser Pilot created, then exits.
- *
- * Lines starting with "!" are control messages; every other line is CDP JSON, forwarded as is.
+ * The janitor holds the one browser-level CDP WebSocket and relays raw CDP lines to and from the broker over stdio. It
+ * outlives the broker on purpose: when stdin closes it closes exactly the targets bp created, then exits. Lines
+ * starting with "!" are control messages.
  */
 const OWN_ID_BASE = 1_000_000_000;
 const CLEANUP_BUDGET_MS = 5_000;
@@ -87,8 +85,7 @@ export async function runJanitor(): Promise<void> {
       await Promise.all(order.slice(i, i + 32).map((targetId) => call("Target.closeTarget", { targetId }, Math.max(100, deadline - Date.now()))));
     }
     if (closeBrowser || launched) {
-      // A browser we launched goes away with us once nothing of the person's is left in it.
-      // Without the list we cannot tell whether the person has a tab here: ask patiently.
+      // A browser we launched goes with us once nothing of the person's is left; without the list, ask patiently.
       let targets: { targetInfos?: { type: string; targetId: string }[] } | undefined;
       for (let i = 0; i < 3 && !targets; i++) targets = (await call("Target.getTargets", {}, 3000)).result as typeof targets;
       const pages = (targets?.targetInfos ?? []).filter((t) => t.type === "page" && !owned.has(t.targetId) && !closed.has(t.targetId));

@@ -1,6 +1,6 @@
 /**
- * The targets Browser Pilot created, and popups whose opener chain is ours. Kept only in the
- * janitor's memory: when the broker dies these, and only these, are closed.
+ * The targets bp created and popups whose opener chain is ours, in the janitor's memory: only these close when the
+ * broker dies.
  */
 export class OwnedTargets {
   private readonly depth = new Map<string, number>();

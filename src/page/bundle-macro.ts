@@ -1,12 +1,8 @@
 /**
- * Build-time half of the page bundle: a Bun macro (imported `with { type: "macro" }` by
- * `bundle.ts`), so it runs while Bun transpiles, in `bun build --compile` and when `bun test`
- * or `bun run` load the source alike, and only its result, a string, reaches the program.
- *
- * It bundles `entry.ts` and everything it imports into one minified script and turns the
- * entry's exports into the value of one expression: `(function(){…; return {name: fn, …}})()`.
- * The names the runtime calls by are the export names, which the minifier keeps.
- * Bun.build cannot run inside a macro while the bundler waits on it, so it runs `bun build`.
+ * Build-time half of the page bundle: a Bun macro (bundle.ts imports it `with { type: "macro" }`), so only its string
+ * result reaches the program, in compiled builds and `bun test` alike. It bundles `entry.ts` into one minified script
+ * and turns the exports into one expression, `(function(){…; return {name: fn, …}})()`. Bun.build cannot run inside a
+ * macro, so it runs `bun build`.
  */
 import { join } from "node:path";
 

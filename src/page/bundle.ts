@@ -1,7 +1,6 @@
 /**
- * The page code as one self-contained script: `entry.ts` and everything it imports, bundled
- * and minified at build time (see `bundle-macro.ts`). `PAGE_LIBRARY` is an expression whose
- * value is the object of the entry's exports; `runtime.ts` installs it once per isolated world.
+ * The page code as one script bundled at build time (bundle-macro.ts): an expression whose value is the entry's
+ * exports.
  */
 import { bundlePage } from "./bundle-macro.ts" with { type: "macro" };
 

@@ -1,8 +1,6 @@
 /**
- * Page functions that answer per `op` (act, edit, select, upload, drag) keep their ops in a
- * table: each op is a function of its own, with its own argument and answer, so the broker
- * types a step by its function and op (src/broker/page-fns.ts reads `PageOps`, dispatch.ts)
- * instead of taking the union of every op's answer.
+ * Page functions that answer per `op` keep their ops in a table, each with its own argument and answer, so the broker
+ * types a step by function and op (broker/page-fns.ts) rather than the union of all ops.
  */
 import type { ActElement, ActWindow } from "./act/dom.ts";
 
@@ -19,10 +17,8 @@ type OwnArg<H> = H extends (win: never, el: never, arg: infer A) => unknown ? (u
 /** An op table's ops, as the broker types them. */
 export type SpecsOf<T extends OpTable> = { [K in keyof T & string]: { arg: OwnArg<T[K]>; result: Awaited<ReturnType<T[K]>> } };
 
-/** A step's argument: one op's own, named by `op`. */
 export type OpArg<S extends OpSpecs> = { [K in keyof S & string]: { op: K } & S[K]["arg"] }[keyof S & string];
 
-/** Any op's answer. */
 export type AnyOpResult<S extends OpSpecs> = S[keyof S]["result"];
 
 type Loose = (win: ActWindow, el: ActElement | null, arg: object) => unknown;
@@ -30,6 +26,5 @@ type Loose = (win: ActWindow, el: ActElement | null, arg: object) => unknown;
 /** The op the argument names, if the table has it. */
 export function opOf<T extends OpTable>(table: T, arg: { op?: string }): Loose | undefined {
   const op = arg.op;
-  // The table's ops each take their own argument; the step's `op` says which one this is.
   return typeof op === "string" && Object.prototype.hasOwnProperty.call(table, op) ? (table[op] as Loose) : undefined;
 }

@@ -27,11 +27,7 @@ export function waitText(win: ActWindow, a: { needle: string }): { context: stri
   return { context: text.slice(Math.max(0, i - 60), i + a.needle.length + 60).trim() };
 }
 
-/**
- * The first match, or with a.visible the first match a person can see: a box of its own,
- * rendered (no display:none or hidden visibility up the tree, no content-visibility:hidden,
- * not fully transparent). Bounded to the first 500 matches.
- */
+/** The first match, or with a.visible the first a person can see; bounded to 500 matches. */
 export function waitSelector(win: ActWindow, a: { css: string; visible?: boolean }): { tagName: string; visible: boolean } | { invalid: true } | null {
   let list: ArrayLike<ProbeElement>;
   try {
@@ -55,7 +51,6 @@ export function waitSelector(win: ActWindow, a: { css: string; visible?: boolean
   return null;
 }
 
-/** Is a sign-in or 2FA field visible in this document? */
 export function authField(win: ActWindow): boolean {
   const fields = win.document.querySelectorAll('input[type="password"], input[autocomplete="one-time-code"]');
   for (let i = 0; i < fields.length; i++) {
@@ -68,15 +63,11 @@ export function authField(win: ActWindow): boolean {
   return false;
 }
 
-/**
- * Viewport facts read in our isolated world: the page can redefine `devicePixelRatio` or
- * `scrollX` for its own scripts, but not for another world.
- */
+/** Viewport facts read in our world: the page can redefine `devicePixelRatio` or `scrollX` only for its own. */
 export function viewState(win: ProbeWindow): { dpr: number; width: number; height: number; scrollX: number; scrollY: number } {
   return { dpr: win.devicePixelRatio || 1, width: win.innerWidth, height: win.innerHeight, scrollX: win.scrollX, scrollY: win.scrollY };
 }
 
-/** The first element matching `a.selector`, as a rect in this frame's viewport px. */
 export function selectorRect(win: ActWindow, a: { selector: string }): { x: number; y: number; width: number; height: number } | { error: string } | null {
   let el: ActElement | null;
   try {
@@ -90,9 +81,7 @@ export function selectorRect(win: ActWindow, a: { selector: string }): { x: numb
 }
 
 /**
- * The element at a viewport point, through open shadow roots and same-origin frames: tag, id,
- * role, a short name, and its snapshot ref if it (or an ancestor) has one. A cross-origin frame
- * is named as the iframe.
+ * The element at a viewport point through open shadow roots and same-origin frames, with its (or an ancestor's) ref.
  */
 export function hitAt(win: ActWindow, p: { x: number; y: number }): { tagName: string; id?: string; role?: string; name?: string; ref?: number } | null {
   let doc: ActDocument = win.document, x = p.x, y = p.y;
@@ -137,10 +126,7 @@ export function hitAt(win: ActWindow, p: { x: number; y: number }): { tagName: s
   return out;
 }
 
-/**
- * The focused element when it is an iframe whose document this world cannot reach (out of
- * process), through open shadow roots and same-origin frames; null otherwise.
- */
+/** The focused element when it is an iframe this world cannot reach (out of process); null otherwise. */
 export function focusedFrame(win: ActWindow): ActElement | null {
   const f = deepFocus(win);
   return f.opaque ? f.el : null;

@@ -1,9 +1,4 @@
-/**
- * The broker's side of the page runtime (src/page/dispatch.ts): the function declarations that
- * install it in an isolated world (with the bundled page code, sent once per world) or call
- * into an installed one by name (a few hundred characters). See `callPage` and `pageObject`
- * in src/broker/world.ts.
- */
+/** The broker's side of the page runtime (page/dispatch.ts): declarations that install it or call it by name. */
 import { PAGE_LIBRARY } from "./bundle.ts";
 
 import type { PageReply } from "./dispatch.ts";
@@ -21,47 +16,30 @@ export const RUNTIME_KEY = `browser-pilot.runtime.${hash(PAGE_LIBRARY)}`;
 
 const KEY_EXPR = `Symbol.for(${JSON.stringify(RUNTIME_KEY)})`;
 
-/** The installed runtime, installing it first if this world lacks it. */
 const INSTALLED = `(window[${KEY_EXPR}] || ${PAGE_LIBRARY}.install(window, ${KEY_EXPR}))`;
 
-/**
- * The runtime installed by the browser itself in every new document's world of that name
- * (Page.addScriptToEvaluateOnNewDocument): compiled there through Chromium's code cache, where
- * a call's function declaration is compiled anew in every document.
- */
+/** Installed in every new document's world by the browser, compiled once through Chromium's code cache. */
 export const INSTALL_ON_NEW_DOCUMENT = `${INSTALLED};`;
 
-/*
- * The reply comes back as JSON text (the runtime's `text`), not as an object by value: Chromium
- * turns a returned object into protocol values field by field, which on a small page's snapshot
- * cost more than the snapshot's own walk; one string is cheap. `readReply` takes it apart.
- */
+/** Replies come back as JSON text: Chromium's field-by-field object conversion cost more than a small snapshot. */
 
-/** Installs the runtime (if this world lacks it) and runs the call: sent once per world. */
 export const INSTALL_AND_RUN = `function (call) { return ${INSTALLED}.text(call); }`;
 
-/** Runs the call in a world that already has the runtime; `{ missing: true }` if it does not. */
 export const RUN = `function (call) { var rt = window[${KEY_EXPR}]; return rt ? rt.text(call) : { missing: true }; }`;
 
-/**
- * As INSTALL_AND_RUN and RUN, first marking the elements passed as further arguments as
- * click-listened (listener-mark.ts), so the marks and the snapshot that reads them are one call.
- */
+/** As INSTALL_AND_RUN, first marking the further arguments click-listened: marks and snapshot in one call. */
 export const INSTALL_MARK_AND_RUN = `function (call) { var rt = ${INSTALLED}; rt.markListened(Array.prototype.slice.call(arguments, 1), call.mk); return rt.text(call); }`;
 export const MARK_AND_RUN = `function (call) { var rt = window[${KEY_EXPR}]; if (!rt) return { missing: true }; rt.markListened(Array.prototype.slice.call(arguments, 1), call.mk); return rt.text(call); }`;
 
-/** What one of the RUN declarations answered: the runtime's reply, or `{ missing: true }` from a world without it. */
 export function readReply(value: unknown): PageReply | { missing: true } {
   if (typeof value === "string") return JSON.parse(value) as PageReply;
   if (typeof value === "object" && value !== null && (value as { missing?: unknown }).missing === true) return { missing: true };
   throw new Error("page runtime: unexpected reply");
 }
 
-/** What OBJECT answers in a world without the runtime. */
 export const MISSING = "browser-pilot:missing";
 
-/** `{ fn, arg }` → the runtime's object function `fn(window, arg)`, kept as a remote object; installs like INSTALL_AND_RUN. */
+/** `{ fn, arg }` → the runtime's `fn(window, arg)`, kept as a remote object. */
 export const INSTALL_AND_OBJECT = `function (call) { return ${INSTALLED}.object(call.fn, call.arg); }`;
 
-/** As INSTALL_AND_OBJECT in a world that already has the runtime; MISSING if it does not. */
 export const OBJECT = `function (call) { var rt = window[${KEY_EXPR}]; return rt ? rt.object(call.fn, call.arg) : ${JSON.stringify(MISSING)}; }`;

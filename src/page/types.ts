@@ -8,9 +8,7 @@
  * hold a foreign `Window` type cast once at the boundary.
  */
 
-// ---------------------------------------------------------------------------------------------
 // Structural DOM subset
-// ---------------------------------------------------------------------------------------------
 
 export interface PageRect {
   left: number;
@@ -72,7 +70,6 @@ export interface PageElement extends PageNode {
   getBoundingClientRect(): PageRect;
   matches(selector: string): boolean;
   querySelector(selector: string): PageElement | null;
-  // Present only on some element kinds; read defensively.
   value?: string;
   checked?: boolean;
   indeterminate?: boolean;
@@ -118,20 +115,16 @@ export interface PageWindow {
   getComputedStyle(element: PageElement): PageStyle;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Ref registry (lives on the window under a non-enumerable symbol; see snapshot/setup.ts)
-// ---------------------------------------------------------------------------------------------
+// Ref registry (on the window under a non-enumerable symbol; see snapshot/setup.ts)
 
 export interface RefRegistry {
-  /** The document the numbers belong to; a different document gets a fresh registry. */
   doc: PageDocument;
-  /** Next unused number. Only grows, so a number is never reused within the document. */
+  /** Only grows: a number is never reused within the document. */
   next: number;
   byEl: WeakMap<PageElement, number>;
   byRef: Map<number, WeakRef<PageElement> | PageElement>;
-  /** Same-origin child documents → the iframe element that hosts them (for connectivity checks). */
   frames: WeakMap<PageDocument, PageElement>;
-  /** The latest run's frame paths → iframe elements, so the broker can name each frame as 'bp frame' does. */
+  /** The latest run's frame paths → iframe elements, so the broker names frames as 'bp frame' does. */
   paths?: Map<string, PageElement>;
   /** Live regions' keys (snapshot/live.ts): the document's own prefix and a number never reused in it. */
   live?: { prefix: string; next: number; byEl: WeakMap<PageElement, string> };
@@ -144,44 +137,33 @@ export interface ResolveResult {
   reason: ResolveFailure | null;
 }
 
-// ---------------------------------------------------------------------------------------------
 // Snapshot options and result
-// ---------------------------------------------------------------------------------------------
 
 export interface SnapshotOptions {
-  /** Emitted entries (elements, fold lines, frame placeholders). Default 50, max 10,000. */
+  /** Emitted entries (elements, folds, frames). Default 50, max 10,000. */
   limit?: number;
-  /** Visited DOM nodes before the walk stops with `work_limit`. Default 200,000. */
+  /** Nodes visited before `work_limit`. Default 200,000. */
   workLimit?: number;
-  /** Accessible-name budget in UTF-16 code units (whitespace collapsed). Default 120. */
+  /** UTF-16 units, whitespace collapsed. Default 120. */
   nameMax?: number;
-  /** Value budget. Default 200. */
   valueMax?: number;
-  /** Lowest number a new ref may get (shared number space across out-of-process frames). */
+  /** Shared number space across out-of-process frames. */
   refFloor?: number;
-  /** An element holding a number below this gets a new one: refs shown before a handback or bfcache restore must not come back. */
+  /** Numbers below this are replaced: refs shown before a handback or bfcache restore must not come back. */
   refRenumberBelow?: number;
-  /** Fold runs of same-shaped siblings. Default true. */
   fold?: boolean;
-  /** Minimum repetitions for a fold. Default 8. */
   foldMin?: number;
-  /** Refs whose fold should be expanded (any ref inside the run): a window around each is listed. */
+  /** Refs whose fold is expanded: a window around each is listed. */
   expand?: number[];
-  /** Only elements whose name or value contains this text (case-insensitive); nothing folds. */
+  /** Case-insensitive match on name or value; nothing folds. */
   find?: string;
-  /** Also read the top document's headings and short text blocks (`texts`). */
   text?: boolean;
-  /** Serialized-size budget for emitted entries (approximate UTF-8 bytes). Default 2 MiB. */
+  /** Approximate UTF-8 bytes of emitted entries. Default 2 MiB. */
   maxBytes?: number;
-  /** Aggregate name + value characters across emitted entries. Default 1,000,000. */
+  /** Name + value characters across entries. Default 1,000,000. */
   maxText?: number;
-  /** Composed-tree depth beyond which subtrees are skipped (`depth_limit`). Default 1,024. */
   depthLimit?: number;
-  /**
-   * false: the environment has no layout engine (happy-dom). Zero-size rects are then not
-   * treated as hidden, boxes are zero, everything counts as in the viewport, and the `hidden`
-   * attribute is honoured directly (there is no UA stylesheet). Real Chromium keeps the default.
-   */
+  /** false: no layout engine (happy-dom): no hidden zero-size rects, zero boxes, all in viewport, `hidden` honoured. */
   layout?: boolean;
 }
 
@@ -209,7 +191,6 @@ export interface SnapshotElement {
   required?: true;
   readonly?: true;
   focused?: true;
-  /** Same-origin frame path ("1", "1.2") when the element lives in an inlined iframe. */
   frame?: string;
   /** "label": the ref is a label standing in for a visually hidden checkbox/radio it controls. */
   via?: "label";
@@ -217,18 +198,17 @@ export interface SnapshotElement {
   source?: "dom";
   /** No name: what its class, id or image file say ("icon star"). */
   desc?: string;
-  /** Top-level viewport CSS px (frame offsets added). Zero when layout is off. */
+  /** Top-level viewport CSS px; zero without layout. */
   box: Box;
   inViewport: boolean;
 }
 
 export interface SnapshotFold {
   kind: "fold";
-  /** Number of folded elements (the first period of the run is emitted normally before it). */
+  /** Folded elements (the run's first period is emitted before it). */
   count: number;
   firstRef: number;
   lastRef: number;
-  /** Every folded ref, in document order; all are registered and resolvable. */
   refs: number[];
   /** Role of the first folded element; `roles` lists the repeating pattern when period > 1. */
   role: string;
@@ -242,12 +222,11 @@ export type FrameReason = "cross_origin" | "unreachable";
 
 export interface SnapshotFrame {
   kind: "frame";
-  /** Ref of the iframe element itself, so the caller can map it to a CDP frame/target. */
+  /** Ref of the iframe element itself (mapped to a CDP frame by the caller). */
   ref: number;
   role: "iframe";
   name: string;
   src: string;
-  /** Path this frame would have ("2", "1.3"). */
   frame: string;
   reason: FrameReason;
   box: Box;
@@ -304,21 +283,14 @@ export interface SnapshotStats {
   ms: number;
 }
 
-/**
- * A live region of the document (what a screen reader announces: role status, alert or log,
- * aria-live, <output>) as a snapshot saw it: its key (unique to the document and the region)
- * and its text (a log's newest entry). A diff tells what the page announced from two lists.
- */
+/** A live region as a snapshot saw it: a key unique to document and region, and its text (a log's newest entry). */
 export interface LiveText {
   key: string;
   text: string;
 }
 
-/** A heading or short text block (snapshot/texts.ts). */
 export interface TextBlock {
-  /** Ref of the candidate before it in document order (0: none). */
   after: number;
-  /** Heading level, for headings. */
   h?: number;
   x: string;
 }
@@ -327,12 +299,11 @@ export interface SnapshotResult {
   title: string;
   url: string;
   page: PageGeometry;
-  /** The top document's visible live regions, in document order (not listed; a diff reads them). */
+  /** The top document's visible live regions (not listed; a diff reads them). */
   live?: LiveText[];
   elements: SnapshotEntry[];
-  /** Visible interactive candidates found (before folding and limits). */
   totalCandidates: number;
-  /** Refs of every candidate and frame placeholder, in document order (for --diff). */
+  /** For --diff. */
   candidateRefs: number[];
   truncated: boolean;
   truncationReasons: TruncationReason[];
@@ -341,6 +312,5 @@ export interface SnapshotResult {
   stats: SnapshotStats;
   /** The click-listener marks were made again from the last ones' elements first (dispatch.ts `snapshot`). */
   marksRemade?: true;
-  /** With the `text` option: headings and short text blocks, in document order (snapshot/texts.ts). */
   texts?: TextBlock[];
 }

@@ -1,7 +1,4 @@
-/**
- * Stable error codes. Consumers branch on `code`, never on the message, so a code once
- * published is never renamed. The list is upstream's 0.5 set plus the ones we added.
- */
+/** Stable error codes: consumers branch on `code`, so a published code is never renamed. */
 import { cutString } from "./page-strings.ts";
 
 export const ERROR_CODES = [
@@ -63,7 +60,6 @@ export interface ErrorShape {
   hint?: string;
   context?: Record<string, unknown>;
   remediation?: Remediation;
-  /** Handback notices the broker adds to whatever reply an agent gets next (see 'bp handoff'). */
   handbacks?: Record<string, unknown>[];
 }
 
@@ -132,7 +128,6 @@ function boundValue(value: unknown, depth: number): unknown {
   return out;
 }
 
-/** The bounds of toJSON for an error shape that arrived as JSON (from another process). */
 export function boundErrorShape(shape: ErrorShape): ErrorShape {
   return BpError.fromJSON(shape).toJSON();
 }

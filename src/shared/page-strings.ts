@@ -1,14 +1,8 @@
-/**
- * A page chooses its title and URL, and can make either megabytes long. Every reply that
- * carries them (tabs, open, navigation, status, snapshot) bounds them the same way.
- */
+/** A page chooses its title and URL and can make them megabytes long: every reply bounds them the same way. */
 export const MAX_TITLE = 300;
 export const MAX_URL = 500;
 
-/**
- * The first `max` UTF-16 units of `s`, one fewer when the cut would leave half a surrogate
- * pair (an emoji) at the end: the half would print as a lone escape (`\ud83d`), never as text.
- */
+/** The first `max` UTF-16 units of `s`, never ending on half a surrogate pair (it would print as `\ud83d`). */
 export function cutString(s: string, max: number): string {
   if (s.length <= max) return s;
   const last = s.charCodeAt(max - 1);

@@ -2,9 +2,8 @@ import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFi
 import { BpError } from "./errors.ts";
 
 /**
- * Private state lives in directories only this OS user can enter. A symlink or a
- * directory owned by someone else could redirect our socket or token, so both are refused.
- * Returns true when it created the directory (the CLI says so: a mistyped home is visible).
+ * Private state lives in directories only this user can enter (a symlink or foreign owner could redirect our socket or
+ * token). True when it created the directory.
  */
 export function ensurePrivateDir(path: string): boolean {
   let created = false;
@@ -38,7 +37,6 @@ function unusableDir(path: string, message: string, reason?: string): BpError {
   });
 }
 
-/** What the file system said, for the errors bp cannot fix itself (read-only, full, not a directory). */
 const FS_REASONS: Record<string, string> = {
   EROFS: "read-only file system",
   ENOSPC: "no space left on the device",
@@ -52,10 +50,7 @@ const FS_REASONS: Record<string, string> = {
   ELOOP: "too many symbolic links",
 };
 
-/**
- * A file-system failure on bp's own state (home, locks, locator, log) is the environment's,
- * not a bug: a documented code naming the path and what to fix. Anything else passes through.
- */
+/** A file-system failure on bp's own state is the environment's: a documented code naming the path and the fix. */
 export function stateDirectoryError(path: string, err: unknown, doing: string): unknown {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   if (err instanceof BpError || code === undefined || !(code in FS_REASONS)) return err;
@@ -63,7 +58,6 @@ export function stateDirectoryError(path: string, err: unknown, doing: string): 
   return unusableDir(path, `Cannot ${doing} ${path}: ${reason} (${code}).`, code);
 }
 
-/** Reads a small private file; returns undefined when absent, refuses symlinks and foreign owners. */
 export function readPrivateFile(path: string, maxBytes = 64 * 1024): string | undefined {
   let st;
   try {

@@ -5,10 +5,7 @@ function readText(path: string): string {
   return (import.meta.require("node:fs") as typeof NodeFs).readFileSync(path, "utf8");
 }
 
-/**
- * Alive means able to run: a zombie (exited, not yet reaped by a parent that may never reap
- * it) still answers kill(pid, 0), but it will never serve a request again.
- */
+/** Alive means able to run: a zombie still answers kill(pid, 0) but never serves again. */
 export function isPidAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
@@ -43,11 +40,7 @@ export function isStopped(pid: number): boolean {
   }
 }
 
-/**
- * A pid alone can be reused after a crash; pid + kernel start time names one process.
- * On Linux this is field 22 of /proc/<pid>/stat. Elsewhere we have no cheap source and
- * return undefined, which callers treat as "cannot prove identity".
- */
+/** pid + kernel start time names one process (pids are reused): field 22 of /proc/<pid>/stat; undefined elsewhere. */
 export function processStartTime(pid: number): string | undefined {
   if (process.platform !== "linux") return undefined;
   try {
@@ -64,7 +57,6 @@ export function processIdentity(pid: number): string {
   return `${pid}:${processStartTime(pid) ?? "unknown"}`;
 }
 
-/** True when the pid is alive and, where we can tell, still the same process. */
 export function isSameProcessAlive(identity: string): boolean {
   const [pidText, start] = identity.split(":");
   const pid = Number(pidText);

@@ -1,14 +1,6 @@
-/**
- * Credentials of a remote browser endpoint: a user:password, query parameters such as
- * `token`, `apiKey`, `key` or `auth` (browserless, Browserbase, Steel and Browser Use put
- * theirs there), and header values. Once known they are scrubbed from every reply, record,
- * close reason and log line of this process, whatever text quotes them.
- */
+/** Credentials of a remote endpoint: once known, scrubbed from every reply, record, close reason and log line. */
 const SECRET_PARAM = /token|key|auth|pass|pwd|secret|sig|jwt|cred/i;
-/**
- * Shorter values are too likely to occur in unrelated text (a page saying "secret" would
- * lose the word for the broker's life); in URLs any length is masked by parameter name.
- */
+/** Shorter values occur in unrelated text; in URLs any length is masked by parameter name. */
 const MIN_SECRET_CHARS = 8;
 const MASK = "***";
 
@@ -25,7 +17,6 @@ function spellings(value: string): string[] {
   return out;
 }
 
-/** The secret strings of an endpoint URL and its headers, in every spelling a message may quote. */
 export function endpointSecrets(raw: string, headers?: Record<string, string>): string[] {
   const out: string[] = [];
   try {
@@ -79,10 +70,6 @@ function rawParams(search: string): [string, string][] {
     });
 }
 
-/**
- * The endpoint as it may be shown: the whole URL with a password and secret query values as
- * `***`, so an agent can tell which endpoint and which options, never the credentials.
- */
 export function displayEndpoint(raw: string): string {
   let u: URL;
   try {

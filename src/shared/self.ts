@@ -6,11 +6,7 @@ export function isCompiled(): boolean {
 }
 
 /**
- * argv prefix that starts this same program again (for broker and janitor children), and the
- * argv[0] the child shows. Once the file this process started from was deleted or replaced
- * (an upgrade), a compiled bp on Linux runs /proc/self/exe: the very build that is running (a
- * child from the path would fail with ENOENT, or be another version than its parent).
- * Otherwise the path, so the child's process name stays `bp`.
+ * argv prefix that starts this program again; after an upgrade replaced our file, /proc/self/exe (the running build).
  */
 export function selfCommand(): { cmd: string[]; argv0: string } {
   if (!isCompiled()) return { cmd: [process.execPath, Bun.main], argv0: process.execPath };
@@ -21,21 +17,16 @@ export function selfCommand(): { cmd: string[]; argv0: string } {
 
 let atStart: string | undefined;
 
-/** The executable's identity when this process first asked (the broker asks as it starts). */
 export function startIdentity(): string {
   atStart ??= executableIdentity().identity;
   return atStart;
 }
 
-/** True when the file this process was started from is gone or another build now. */
 export function executableReplaced(): boolean {
   return process.execPath.endsWith(" (deleted)") || executableIdentity().identity !== startIdentity();
 }
 
-/**
- * Identity of the installed executable: its real path plus size and mtime. A rebuilt or
- * different installation gets a different identity, so it cannot stop another's broker.
- */
+/** Identity of the installed executable (real path, size, mtime): another build cannot stop this one's broker. */
 export function executableIdentity(): { path: string; identity: string } {
   const file = isCompiled() ? process.execPath : Bun.main;
   let path = file;

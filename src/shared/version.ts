@@ -8,8 +8,7 @@ declare const BP_BUILD_TARGET: string | undefined;
 export const BUILD_TARGET: string = typeof BP_BUILD_TARGET === "string" ? BP_BUILD_TARGET : "source";
 
 /**
- * CLI ↔ broker wire protocol. A CLI speaks to any broker whose range contains its own
- * version; a broker outside that range is never replaced, the CLI reports protocol_incompatible.
+ * CLI ↔ broker wire protocol: a broker whose range lacks the CLI's version is protocol_incompatible, never replaced.
  */
 export const PROTOCOL = { version: 1, min: 1, max: 1 } as const;
 

@@ -1,7 +1,4 @@
-/**
- * Fake browser profiles for discovery's unit tests (imported only by *.test.ts). They mimic what
- * Chrome leaves on disk so every state can be produced without starting a browser.
- */
+/** Fake browser profiles for discovery's unit tests: what Chrome leaves on disk, without a browser. */
 import fsp from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -14,7 +11,6 @@ export function deadPid(): number {
 }
 
 export interface FakeProfileOptions {
-  /** Raw DevToolsActivePort content. */
   portFile?: string;
   /** SingletonLock symlink target, e.g. `${os.hostname()}-${process.pid}`. */
   lock?: string;

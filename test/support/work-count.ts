@@ -1,12 +1,7 @@
 /**
- * Test support for the page scripts (not part of any injected source): counts the work a script
- * does on a happy-dom page, so "linear" tests compare counted operations, not wall-clock time
- * (a loaded machine makes timings meaningless; speed targets belong to the benchmark).
- *
- * Counted: every call of a DOM accessor or method found on the prototypes of the page's nodes,
- * of its document and window (getComputedStyle included), and every String.prototype.charCodeAt
- * or charAt (the text scans compare characters through them). Only calls made by the measured
- * code count: work happy-dom does inside a counted call is its own, not the script's.
+ * Test support: counts the work a page script does on a happy-dom page, so linearity tests compare operations, not
+ * wall-clock time. Counted: calls of DOM accessors and methods on the page's node, document and window prototypes, and
+ * String charCodeAt/charAt, made by the measured code only.
  */
 import type { PageWindow } from "../../src/page/types.ts";
 

@@ -8,12 +8,9 @@ import { observe } from "../observe/snapshot.ts";
 const MAX_NAMED = 8;
 
 /**
- * `bp click --text TEXT [--times N]` around the ref click: the target is the visible control
- * whose name is TEXT (case-insensitive), else the one whose name contains it, found by the
- * snapshot's own `--find` (so it gets a ref the agent can reuse); none or several is an
- * invalid_argument naming the candidates with their refs. `--times` repeats the click (a
- * --text target is found again each time: a redrawn "Prev" has a new ref) and answers with
- * the last click's reply and `times`.
+ * `bp click --text TEXT [--times N]`: the visible control named TEXT (else containing it), found by the snapshot's
+ * `--find` so it gets a reusable ref; none or several is invalid_argument naming candidates. `--times` repeats (finding
+ * the target again: a redrawn "Prev" has a new ref).
  */
 export function withTextAndTimes(click: Handler): Handler {
   return {

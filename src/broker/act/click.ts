@@ -14,13 +14,11 @@ interface Clicked {
   x: number;
   y: number;
   probe: Probe | undefined;
-  /** What a coordinate click landed on. */
   hit: EvidenceElement | undefined;
 }
 
 /**
- * `bp click <ref>|--xy x,y`: a real pointer click after the probe proved it lands on the
- * element; evidence compares the element's state before and after and the page's effects.
+ * `bp click <ref>|--xy x,y`: a real pointer click after the probe proved it lands; evidence compares state and effects.
  */
 export const click = defineAction<typeof command, ArgsOf<typeof command>, Clicked>(command, {
   args: (a) => a,
@@ -37,7 +35,6 @@ export const click = defineAction<typeof command, ArgsOf<typeof command>, Clicke
     await Promise.race([sent, watch.dialogOpened]);
     return { x, y, probe, hit };
   },
-  // The element's state, and whether the page received the click on it (recorded since the probe).
   readback: ({ args }) => (args.ref !== undefined ? [step("act", { op: "state" }, { ref: args.ref }), step("act", { op: "received", input: clickInput(args) }, { ref: args.ref })] : []),
   evidence({ target, watch }, { x, y, probe, hit }, readback) {
     const before = probe?.state;
@@ -67,7 +64,7 @@ export const click = defineAction<typeof command, ArgsOf<typeof command>, Clicke
 });
 
 function verdictOf(onRef: boolean, kind: string | undefined, effects: string[]): { status: "verified" | "mismatch" | "unavailable"; reason?: string } {
-  // Every click focuses what it presses: focus alone is no effect (the same verdict on the first and the second click).
+  // Every click focuses what it presses: focus alone is no effect.
   return onRef ? clickStatus(kind, effects.filter((e) => e !== "focus_changed")) : { status: effects.length > 0 ? "verified" : "unavailable", reason: "coordinate_target" };
 }
 
@@ -75,11 +72,7 @@ function clickInput(args: ArgsOf<typeof command>): "click" | "dblclick" | "conte
   return args.right ? "contextmenu" : args.double ? "dblclick" : "click";
 }
 
-/**
- * A click the page did not receive on the element (its click event went elsewhere or never
- * fired) is a mismatch, whatever changed: what received it and why. None when it did, or when
- * the page could not say (a new document, a dialog).
- */
+/** A click the page did not receive on the element is a mismatch whatever changed; none when it could not say. */
 function notReceived(r: PageResult<"act", { op: "received" }> | null | undefined): { verdict: { status: "mismatch"; reason: string }; received: NonNullable<ClickEvidence["received"]> } | undefined {
   if (!r?.armed || r.got !== false) return undefined;
   const reason = r.pressed === false ? "input_not_received" : r.down !== undefined ? "pressed_and_released_on_different_elements" : r.by ? "click_received_elsewhere" : "click_not_fired";

@@ -14,12 +14,9 @@ export function ownDialogs(ctx: CallContext) {
 }
 
 /**
- * `bp dialog <id> --accept|--dismiss [--prompt text]`: answers a pending dialog like an
- * action: what the page did after the answer (a navigation, requests, a changed page, the
- * next dialog) comes back as evidence and a diff. The page is blocked until the answer, so no
- * DOM watcher can be armed before it; a change the page makes right after shows in the diff,
- * and counts as dom_changed. The answer is not queued behind the tab's other commands (one of
- * them may be waiting on this very dialog); its observation is.
+ * `bp dialog <id> --accept|--dismiss [--prompt text]`: answers a pending dialog like an action, with evidence and a
+ * diff. No DOM watcher can be armed while the page is blocked, so a change right after counts as dom_changed. The
+ * answer is not queued behind the tab's commands (one may wait on this dialog); its observation is.
  */
 export const answerDialog = defineAction<typeof command, ArgsOf<typeof command>, string>(command, {
   queue: false,

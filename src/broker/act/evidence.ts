@@ -30,8 +30,7 @@ export function pageEffects(e: Effects): string[] {
 }
 
 /**
- * A toggle-like control that did not change state is a mismatch; any observable effect
- * verifies a click; no effect at all leaves the outcome unavailable (not a failure).
+ * A toggle that did not change is a mismatch; any observable effect verifies a click; no effect leaves it unavailable.
  */
 export function clickStatus(kind: string | undefined, effects: string[]): { status: EvidenceStatus; reason?: string } {
   const toggles = kind === "checkbox" || kind === "radio" || kind === "switch" || kind === "option";

@@ -14,7 +14,6 @@ export function locatedRef(r: ResolvedRef | undefined): ResolvedRef {
   return r;
 }
 
-/** A page-runtime script taking `(win, el, arg)`. */
 export type ElementFn = Extract<PageFn, "act" | "drag" | "edit" | "scroll" | "select" | "upload">;
 
 /** Runs a page-runtime script in a frame's world with no element: its answer is the function's (the op's) own. */

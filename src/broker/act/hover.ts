@@ -98,9 +98,8 @@ function pair(field: string, text: string): number[] {
 const DRAG_STEPS = 8;
 
 /**
- * `bp drag <from> <to>`: press on the source, move in steps, release on the target. When the
- * page starts an HTML5 drag, Chrome's drag is intercepted and replayed as drag events (a
- * synthetic pointer cannot drive the OS drag loop), ending with a drop on the target.
+ * `bp drag <from> <to>`: press on the source, move in steps, release on the target. An HTML5 drag is intercepted and
+ * replayed as drag events (a synthetic pointer cannot drive the OS drag loop).
  */
 export const drag = defineAction<typeof dragCommand, ArgsOf<typeof dragCommand>, DragEvidence>(dragCommand, {
   args: (a) => a,
@@ -122,8 +121,7 @@ export const drag = defineAction<typeof dragCommand, ArgsOf<typeof dragCommand>,
       await top.send("Input.setInterceptDrags", { enabled: false }).catch(() => undefined);
     }
     const effects = pageEffects(watch.effects);
-    // An HTML5 drag is verified by its drop reaching the target, not by what changed.
-    // A drop at a point (--to-xy) has no target to have received it: judged by its effects.
+    // An HTML5 drag is verified by its drop reaching the target; a drop at a point (--to-xy), by its effects.
     const drop = html5 && to && !watch.effects.navigation && !watch.effects.dialog ? await callFn(frameOfRef(to), "act", { op: "received", input: "drop" }, { ref: to.ref }).catch(() => undefined) : undefined;
     const missed = drop?.armed === true && drop.got === false;
     return exactly<DragEvidence>()({
@@ -138,8 +136,7 @@ export const drag = defineAction<typeof dragCommand, ArgsOf<typeof dragCommand>,
     });
   },
   settled: true,
-  // Near an input: the pointer's presses, moves and drag events, not the refs' resolution and
-  // probes before them, the checks and waits for an HTML5 drag between them, nor the settle.
+  // Near an input: the presses, moves and drag events, not the probes, checks or settle around them.
   inputs: "steps",
   evidence: (_run, sent) => sent,
 });

@@ -9,7 +9,6 @@ import { callInFrame } from "./frame-call.ts";
 import type { FrameWorld } from "../frame-world.ts";
 import type { Effects } from "./watch.ts";
 
-/** What the page edit script's "prepare"/"active" reports about the element being edited (its own type). */
 export type Prepared = PageResult<"edit", { op: "active" }>;
 
 /** "prepare" answers that, or why the ref takes no text. */
@@ -47,9 +46,8 @@ export function readStep(token: string, text: string, mode: ReadMode) {
 }
 
 /**
- * Reads the edited element back and turns it into typed evidence. The value itself never
- * leaves the page: only lengths and whether it matched. "replace": exactly the text;
- * "append": previous content plus the text; "contains": the text appears in it.
+ * Reads the edited element back into evidence; the value never leaves the page, only lengths and match ("replace":
+ * exactly, "append": previous plus text, "contains": anywhere).
  */
 export function inputEvidence(action: "type", ...rest: InputEvidenceArgs): Promise<TypeEvidence>;
 export function inputEvidence(action: "keyboard", ...rest: InputEvidenceArgs): Promise<KeyboardEvidence>;

@@ -40,16 +40,12 @@ async function focusedFrame(rec: TargetRecord, session: CdpSession): Promise<Fra
 const selectAllCombo = () => parseCombo(process.platform === "darwin" ? "Meta+a" : "Control+a");
 
 /**
- * `bp keyboard <text>`: trusted key presses, one per character, to whatever has focus (canvas
- * editors and widgets that ignore inserted text). The focused element and page are pinned
- * and re-checked before every key; a change stops the sequence there.
+ * `bp keyboard <text>`: trusted key presses, one per character, to whatever has focus; pinned and re-checked per key.
  */
 export const keyboard = defineAction<typeof keyboardCommand, ArgsOf<typeof keyboardCommand> & { token: string }, Keyed>(keyboardCommand, {
   args: (a) => ({ ...nonEmpty(a), token: crypto.randomUUID() }),
   observe: (a) => ({ limit: a.limit, full: a.full }),
-  // With --submit the dispatch settled and read back itself; otherwise the reply's one settle
-  // call (a frame after the last key's change) reads the text back and takes the snapshot, in
-  // the top document (a field in a frame is read there, after it).
+  // With --submit the dispatch settled and read back itself; otherwise the reply's settle call reads back.
   settled: (_run, sent) => sent.evidence !== undefined,
   typing: true,
   readback: ({ args }, sent) => (sent.plan?.inTop ? [readStep(args.token, args.text, sent.plan.mode)] : []),
@@ -120,14 +116,9 @@ async function focusAndArm(sel: Selected, top: CdpSession, watch: ActionWatch, t
   return { frame, prep, inMain };
 }
 
-/** What the page edit script's "state" reports of the focus after the key (its own type). */
 type FocusState = PageResult<"edit", { op: "state" }>;
 
-/**
- * `bp press <combo>`: one key or chord as trusted events to what has focus. Evidence compares
- * the focused element's value length, selection and control state before and after, plus
- * page-level effects (navigation, dialogs, popups, DOM changes).
- */
+/** `bp press <combo>`: one key or chord to what has focus; evidence compares the focused element before and after. */
 interface Pressed {
   combo: ReturnType<typeof parseCombo>;
   before: Prepared;
@@ -145,8 +136,7 @@ export const press = defineAction<typeof pressCommand, ArgsOf<typeof pressComman
     const combo = parseCombo(args.key);
     const token = crypto.randomUUID();
     const { frame, prep: before, inMain } = await focusAndArm(sel, top, watch, token);
-    // A printable key into an editable field types text (what the page sends then, a typing
-    // indicator, answers no command: act/requests.ts); on a button or the page it is a command.
+    // A printable key into an editable field types text (act/requests.ts); elsewhere it is a command.
     const sent = watch.input(() => pressCombo(top, combo), true, typesText(combo.key) && before.mode !== "none");
     sent.catch(() => undefined);
     await Promise.race([sent, watch.dialogOpened]);

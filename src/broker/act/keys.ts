@@ -17,7 +17,6 @@ export interface Combo {
   key: KeyDef;
   /** CDP modifier bits: Alt 1, Control 2, Meta 4, Shift 8. */
   bits: number;
-  /** Canonical spelling, e.g. "Control+a". */
   name: string;
 }
 
@@ -92,7 +91,6 @@ for (const [plain, shifted, code, keyCode] of PUNCT) {
 }
 CHARS.set(" ", { key: " ", code: "Space", keyCode: 32, text: " " });
 
-/** The key that types one character: known keys get their code, anything else is text only. */
 export function keyForChar(ch: string): KeyDef {
   if (ch === "\n" || ch === "\r") return NAMED.enter as KeyDef;
   if (ch === "\t") return NAMED.tab as KeyDef;
@@ -103,7 +101,6 @@ function badKey(combo: string, why: string): never {
   throw invalidArgument("key", `Cannot press '${combo}': ${why}. Examples: Enter, Escape, Tab, ArrowDown, F5, a, Control+a, Shift+Tab, Meta+c.`, { key: combo });
 }
 
-/** Parses "Control+Shift+a", "Esc", "+" or "Control++" into the keys to press. */
 export function parseCombo(combo: string): Combo {
   let parts: string[];
   if (combo === "+") parts = ["+"];
@@ -143,8 +140,7 @@ function withoutText(k: KeyDef): KeyDef {
 }
 
 /**
- * macOS maps editing keys to commands in the browser process, which synthetic events skip;
- * send the command with the event there. Elsewhere the renderer handles these keys itself.
+ * macOS maps editing keys to browser-process commands, which synthetic events skip: send the command with the event.
  */
 function macCommands(k: KeyDef, bits: number): string[] | undefined {
   if (process.platform !== "darwin") return undefined;
@@ -175,7 +171,6 @@ async function keyEvent(session: CdpSession, k: KeyDef, bits: number, down: bool
 
 /** Presses a combo as a person would: modifiers down, key down/up, modifiers up in reverse. */
 export async function pressCombo(session: CdpSession, c: Combo): Promise<void> {
-  // The events go out together: a session handles them in order, so this is one round trip.
   const sent: Promise<void>[] = [];
   let bits = 0;
   const held: { k: KeyDef; bit: number }[] = [];
@@ -196,9 +191,8 @@ export async function pressCombo(session: CdpSession, c: Combo): Promise<void> {
 }
 
 /**
- * Whether a key types text (a printable character, Space included), as opposed to a command
- * (Enter, Tab, Escape, a chord): what a page sends as text goes in (a typing indicator) answers
- * no command, and an action does not wait for its answer (act/requests.ts).
+ * Whether a key types text (printable, Space included) rather than a command: what a page sends for text (a typing
+ * indicator) answers no command (act/requests.ts).
  */
 export function typesText(key: KeyDef | string): boolean {
   const text = typeof key === "string" ? key : key.text;

@@ -22,24 +22,20 @@ export type PinReason =
   | "focus_changed"
   | "target_detached";
 
-/** How one step of a composite action is sent (CompositePin.step). */
 export interface StepOptions {
   /** It changes the page (default): the quiet watcher is armed first, and a failure part-way is unknown_outcome. */
   mutates?: boolean;
-  /** Page steps that prepare this one (select the text it replaces), in its check call. */
   also?: PageStep[];
   /** The page call that just returned pinned the focus (or proved it): only what the broker knows is checked. */
   fresh?: boolean;
-  /** It types text (the text, a printable key, the clear before it): what the page sends then, such as a typing indicator, answers no command (act/requests.ts). */
+  /** It types text: what the page sends then (a typing indicator) answers no command (act/requests.ts). */
   text?: boolean;
 }
 
 /**
- * Holds a composite action (clear → type → submit, a key sequence) to the page it started
- * on: browser generation, target, CDP session, frame, loader, document, and the focused
- * element. Every step checks the pin first; once the page has changed, no further step is
- * sent. A change before the first mutation is action_not_verified (nothing happened), after
- * it unknown_outcome (something did), with the steps done and the steps stopped.
+ * Holds a composite action (clear → type → submit, key sequences) to the page and focus it started on. Every step
+ * checks the pin first; after a change no step is sent (action_not_verified before the first mutation, unknown_outcome
+ * after).
  */
 export class CompositePin {
   readonly completed: string[] = [];
@@ -103,7 +99,6 @@ export class CompositePin {
     for (const off of this.offs) off();
   }
 
-  /** What the broker itself knows changed since the pin (no page call), or undefined. */
   private async brokerCheck(): Promise<PinReason | undefined> {
     const { browser, rec } = this.sel;
     // A deadline or cancel already answered the agent: nothing more may be sent.
@@ -118,7 +113,7 @@ export class CompositePin {
     return undefined;
   }
 
-  /** What changed since the pin, or undefined. The page-side check comes first: its reply flushes earlier events. */
+  /** What changed since the pin, or undefined; the page check first (its reply flushes earlier events). */
   async check(also: PageStep[] = []): Promise<PinReason | undefined> {
     const { rec } = this.sel;
     const early = await this.brokerCheck();
@@ -133,8 +128,7 @@ export class CompositePin {
     ]);
     if (this.watch.effects.dialog || rec.dialog) return "dialog_opened";
     if (this.navigating) return "navigation";
-    // A new main document is caught above: its navigation events came before the page call's
-    // reply, and a new document has no slot ("document_replaced"). No frame tree read needed.
+    // A new main document was caught above (its events precede the reply): no frame tree read needed.
     if (this.frame.frameId !== this.mainFrameId) {
       const loader = await frameLoader(this.frame.session, this.frame.frameId);
       if (loader === undefined) return "frame_detached";
@@ -144,17 +138,11 @@ export class CompositePin {
     return undefined;
   }
 
-  /**
-   * Runs one step after checking the pin. `dispatch` sends it to the browser; a dialog the
-   * step opens ends the wait (the page then answers nothing until the dialog is answered).
-   */
+  /** Runs one step after checking the pin; a dialog the step opens ends the wait. */
   async step(name: string, remaining: readonly string[], dispatch: () => Promise<unknown>, o: StepOptions = {}): Promise<void> {
     const { mutates = true, also = [], fresh = false, text = false } = o;
     // The DOM-quiet watcher rides on the check's page call when the edit is in the top document.
     const inTop = this.frame.frameId === this.mainFrameId && this.frame.session === this.top;
-    // `also`: page steps that prepare this one (select the text it replaces), in the same call.
-    // `fresh`: the page call that just returned pinned the focus (or proved it), so only what
-    // the broker knows is checked; the read-back after the step says where the text went.
     const reason = fresh && also.length === 0 ? await this.brokerCheck() : await this.check([...(mutates && inTop && !this.watch.armed ? [this.watch.quietStep()] : []), ...also]);
     if (reason) throw this.interrupted(name, reason, remaining);
     if (mutates) {

@@ -6,31 +6,26 @@ import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { forgetPointer, notePointer, pointerAt } from "../pointer-at.ts";
 import { cutString } from "../../shared/page-strings.ts";
 
-/** What the page's probe reports of an element's state (its own type, so the two cannot drift). */
 export type ElementState = State;
 
-/** A probe that found the point (the page's own answer type, the point then in top-level viewport px). */
 export type Probe = ProbeHit;
 
 function probeArg(opts: { requireEnabled?: boolean; noScroll?: boolean }) {
   return { op: "probe" as const, requireEnabled: opts.requireEnabled !== false, noScroll: opts.noScroll === true };
 }
 
-/** The pointer probe as a page step, to ride on the ref's resolution (one call for both). */
 export function probeStep(opts: { requireEnabled?: boolean; noScroll?: boolean } = {}, at: StepAt = {}) {
   return step("act", probeArg(opts), at);
 }
 
 /**
- * Proves, before anything is sent, that a pointer event at the returned point reaches the
- * element: scrolled into view, visible, enabled, and topmost at one of five sampled points.
- * Coordinates come back in top-level viewport px.
+ * Proves before anything is sent that a pointer event at the returned point reaches the element (visible, enabled,
+ * topmost).
  */
 export async function probeForPointer(r: ResolvedRef, opts: { requireEnabled?: boolean; noScroll?: boolean } = {}): Promise<Probe> {
   return checkProbe(r, await callFn(r.binding, "act", probeArg(opts), { ref: r.ref }));
 }
 
-/** Turns a probe's answer into a point in top-level viewport px, or the error that says why not. */
 export function checkProbe(r: { ref: number; binding: { offset: { x: number; y: number } } }, probe: ProbeHit | ProbeMiss): Probe {
   if (probe.ok) return { ...probe, x: probe.x + r.binding.offset.x, y: probe.y + r.binding.offset.y };
   if (probe.reason === "detached") throw staleRef(r.ref, "node_detached");
@@ -58,12 +53,7 @@ function describeObstruction(o: { tagName: string; id?: string; role?: string; n
 
 export type MouseButton = "left" | "right";
 
-/**
- * Mouse moves are aligned to animation frames, and a background tab renders none: there
- * the browser acknowledges a move only after ~5 s. Presses and releases are not aligned, so
- * in a hidden tab (or when we cannot tell, after a short grace) the move is sent without
- * waiting for its acknowledgement.
- */
+/** Mouse moves wait for a frame a background tab never renders (~5 s): in a hidden tab the move is not awaited. */
 export async function moveMouse(session: CdpSession, x: number, y: number, hidden: boolean | undefined, buttons = 0): Promise<void> {
   const sent = session.send("Input.dispatchMouseEvent", { type: "mouseMoved", x, y, button: buttons ? "left" : "none", buttons });
   sent.catch(() => undefined);
@@ -80,11 +70,7 @@ export async function moveMouse(session: CdpSession, x: number, y: number, hidde
 
 const MOVE_ACK_GRACE_MS = 100;
 
-/**
- * A real pointer click at top-level viewport coordinates, routed by the browser's own hit
- * test. The events go out together (a session handles them in order) and cost one round trip;
- * the move only when the pointer is not there already (a second click on the same spot).
- */
+/** A real pointer click at top-level viewport coordinates; the events go out together (one round trip). */
 export async function dispatchClick(session: CdpSession, x: number, y: number, button: MouseButton, clickCount: 1 | 2, hidden?: boolean): Promise<void> {
   const moved = pointerAt(session, x, y) ? undefined : moveMouse(session, x, y, hidden);
   const sent: Promise<unknown>[] = [];

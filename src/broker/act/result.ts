@@ -10,12 +10,8 @@ import { downloadByGuid, publicDownload } from "../net/downloads.ts";
 import type { Effects } from "./watch.ts";
 import { cutString } from "../../shared/page-strings.ts";
 
-/** The evidence of one of the actions (src/protocol/evidence.ts) before the reply makes it lean. */
 export type Evidence = AnyEvidence;
-/**
- * What the pipeline's reply stage reads of any evidence; an action that does not observe
- * (dropdown, history) answers with its own reply as its evidence, whatever its fields.
- */
+/** What the reply stage reads of any evidence; non-observing actions (dropdown, history) answer with their reply. */
 export interface EvidenceLike {
   [field: string]: unknown;
   action?: string;
@@ -28,17 +24,14 @@ export function statusMark(status: unknown): string {
   return status === "verified" ? "✓" : status === "mismatch" ? "✗" : "?";
 }
 
-/** The observation an action's reply carries: the snapshot's, with nothing unchanged. */
 export type ActionObservation = Omit<ReplyOf<typeof click.result>, "evidence">;
 export type ActionReply<E> = ActionObservation & { evidence: E };
 type ActionDiff = NonNullable<ActionObservation["diff"]>;
 type Observation = { reply: SnapshotReply; previous: SnapshotResult | undefined } | undefined;
 
 /**
- * Every action answers with its evidence and the page as it is now, in one reply: by default
- * the change since the agent's previous observation (refs are stable, so a diff is exact);
- * after a navigation, the new document's observation; with --full, the whole observation.
- * A pending dialog blocks the page's scripts, so then only the dialog is reported.
+ * Every action answers with its evidence and the page now: the diff since the agent's last observation, a new document
+ * after a navigation, the whole page with --full, only the dialog while one is pending.
  */
 export function replyFor<E extends EvidenceLike>(ctx: CallContext, sel: Selected, evidence: E, effects: Effects, observation: Observation): ActionReply<E> {
   const agent = sel.agent;
@@ -71,11 +64,7 @@ export function replyFor<E extends EvidenceLike>(ctx: CallContext, sel: Selected
   return { evidence: leanEvidence, ...out };
 }
 
-/**
- * With a diff, a hint the agent's previous observation already gave is not news: a hint that
- * is merely still present (same type, same refs) stays out; one that appeared, left or moved
- * to other refs comes along.
- */
+/** With a diff, a hint merely still present (same type and refs) stays out. */
 function dropKnownHints(out: ActionObservation, previous: SnapshotResult | undefined): void {
   if (!out.hints || !previous) return;
   const key = (type: unknown, refs: unknown) => `${String(type)} ${Array.isArray(refs) ? refs.join(",") : ""}`;
@@ -85,15 +74,11 @@ function dropKnownHints(out: ActionObservation, previous: SnapshotResult | undef
   else delete out.hints;
 }
 
-/** A diff entry's field names (`fields`), none when it has no list. */
 function fieldsOf(entry: Record<string, unknown>): string[] {
   return Array.isArray(entry.fields) ? entry.fields.map(String) : [];
 }
 
-/**
- * A diff entry's `fields` say which of its fields changed; when the evidence already names each
- * of them (`checked` with `checked_changed`), the list repeats it.
- */
+/** A diff entry's `fields` list goes when the evidence already names each (`checked` with `checked_changed`). */
 function dropNamedFields(out: ActionObservation, effects: string[] | undefined): void {
   const named = new Set(effects ?? []);
   const diff = out.diff;
@@ -109,13 +94,7 @@ function dropNamedFields(out: ActionObservation, effects: string[] | undefined):
 /** Pointer actions focus what they press: a focus change is their noise, not their news. */
 const POINTER = new Set(["click", "hover", "drag"]);
 
-/**
- * Evidence fields each action leaves out because the agent already knows them or they hold
- * the default: what it asked for (the key it pressed, the scroll mode and target, the file
- * count), and values that say nothing (`sensitive` false, `kind` input or none, a scroll's
- * start position and its zero axis, `moved` true next to the delta that shows it, a typed
- * `expectedLength` equal to `afterLength`).
- */
+/** Evidence fields each action leaves out: what the agent asked for, and values that say nothing. */
 const QUIET_FIELDS: Record<string, (k: string, v: unknown, e: Record<string, unknown>) => boolean> = {
   type: (k, v, e) => (k === "kind" && v === "input") || (k === "sensitive" && v === false) || (k === "expectedLength" && v === e.afterLength),
   keyboard: (k, v, e) => (k === "kind" && v === "input") || (k === "sensitive" && v === false) || (k === "expectedLength" && v === e.afterLength),
@@ -124,11 +103,7 @@ const QUIET_FIELDS: Record<string, (k: string, v: unknown, e: Record<string, unk
   upload: (k) => k === "expectedFileCount",
 };
 
-/**
- * Evidence carries what the agent could not know: no action name or click point (the agent
- * named both), no focus-only change of a pointer action, no empty lists, none of the fields
- * QUIET_FIELDS names for the action.
- */
+/** Evidence carries only what the agent could not know. */
 function lean<E extends EvidenceLike>(evidence: E): E {
   const out = { ...evidence };
   // Fields are only taken away here (each one the evidence schemas mark optional), so the rest keep their order.
@@ -138,10 +113,8 @@ function lean<E extends EvidenceLike>(evidence: E): E {
   const original: Record<string, unknown> = evidence;
   for (const [k, v] of Object.entries(original)) {
     if (quiet?.(k, v, original)) delete fields[k];
-    // The agent knows which command it ran, and for a click on a ref what kind of element it named.
     else if (k === "action" || (k === "kind" && evidence.action === "click" && v !== "coordinates")) delete fields[k];
     else if (k === "point" || (pointer && k === "focused")) delete fields[k];
-    // A ref's own element is what the agent named, and its new state is in the diff.
     else if (pointer && (k === "target" || k === "checked") && original.kind !== "coordinates") delete fields[k];
     else if (k === "effects" && Array.isArray(v)) {
       const fx = pointer ? v.filter((e) => e !== "focus_changed") : v;
@@ -152,13 +125,8 @@ function lean<E extends EvidenceLike>(evidence: E): E {
   return out;
 }
 
-/**
- * An action's observation says only what changed: with a diff, no unchanged tab, url, title,
- * page geometry or counts (the diff names a new url or title), no empty lists, no element
- * whose only change is focus; a truncation only when it happened.
- */
+/** An action's observation says only what changed. */
 function leanObservation(reply: SnapshotReply): ActionObservation {
-  // Edited in place, so the fields keep the snapshot's order.
   const out: Omit<SnapshotReply, "diff"> & { diff?: SnapshotReply["diff"] | ActionDiff } = { ...reply };
   delete out.page;
   delete out.total;
@@ -192,7 +160,6 @@ function leanObservation(reply: SnapshotReply): ActionObservation {
       ...(diff.title !== undefined ? { title: diff.title } : {}),
       ...(diff.url !== undefined ? { url: diff.url } : {}),
     };
-    // Nothing changed: no diff at all (an empty one would only cost characters).
     if (Object.keys(d).length > 0) out.diff = d;
     else delete out.diff;
   }

@@ -33,9 +33,8 @@ function modeOf(a: ScrollArgs): "relative" | "position" | "text" {
 }
 
 /**
- * `bp scroll`: by an amount, to an end, or until a text is in view; in the page, an element
- * (--ref/--selector) or the pane that actually scrolls. Evidence gives positions before and
- * after; not moving at a boundary or not finding the text is a mismatch with a reason.
+ * `bp scroll`: by an amount, to an end, or until a text is in view, in the page, an element or the pane that scrolls;
+ * not moving at a boundary or not finding the text is a mismatch.
  */
 export const scroll = defineAction<typeof command, ScrollArgs, ScrollOutcome | undefined>(command, {
   args: ({ "to-text": toText, ...rest }) => ({ ...rest, ...(toText !== undefined ? { toText } : {}) }),

@@ -14,7 +14,6 @@ import { defineAction } from "./pipeline.ts";
 import type { ActionWatch } from "./watch.ts";
 import { cutString } from "../../shared/page-strings.ts";
 
-/** What the page's select script answers: a dropdown's listing (or why the ref is none), its selection read back. */
 type Listing = PageResult<"select", { op: "list" }>;
 type Info = Extract<PageResult<"select", { op: "find" }>, { ok: true }>;
 type Option = NonNullable<Info["option"]>;
@@ -66,15 +65,12 @@ export const dropdown = defineAction<typeof dropdownCommand, ArgsOf<typeof dropd
 export type SelectArgs = ArgsOf<typeof selectCommand>;
 
 /**
- * `bp select <ref> <option>`: a native select is set through the element (input and change
- * events, as a person's choice fires them); an ARIA one is opened with a checked click if its
- * options are not shown, and the option is clicked after its own pointer probe. Evidence reads
- * the selection back.
+ * `bp select <ref> <option>`: a native select is set through the element (input and change events); an ARIA one is
+ * opened with a checked click if needed and the option clicked after its own probe. Evidence reads the selection back.
  */
 export const selectOption = defineAction<typeof selectCommand, SelectArgs, Chosen>(selectCommand, {
   args: (a) => a,
   observe: (a) => ({ limit: a.limit, full: a.full }),
-  // The quiet watcher rides on the find call.
   locate: (a) => ({ ref: a.ref, steps: [step("select", { op: "find", option: a.option, by: a.by, contains: a.contains })] }),
   armQuiet: true,
   // A native select settles in the reply's one call with the snapshot; an ARIA one settled step by step.
@@ -90,7 +86,6 @@ export const selectOption = defineAction<typeof selectCommand, SelectArgs, Chose
     if (!found.ok) throw listingError(args.ref, found);
     let info: Info = found;
     if (info.disabled) throw new BpError("action_not_verified", `Ref ${args.ref} is disabled; nothing was sent.`, { retryable: true, context: { ref: args.ref, reason: "disabled", dispatched: false } });
-    // What was chosen before, so the reply can say the selection changed.
     const was = info.option ? info.option.selected : undefined;
     const done = (status: EvidenceStatus, reason: string | undefined, selected: string[]) => exactly<SelectEvidence>()({
       action: "select",
@@ -113,8 +108,7 @@ export const selectOption = defineAction<typeof selectCommand, SelectArgs, Chose
       const index = info.option.index;
       const r = await race(watch, watch.input(() => callInFrame(frame, "select", { op: "setNative", index }), true));
       if (!r) return settled(done("unavailable", "dialog_opened", []));
-      // Judged once the reply's settle has run (its effects count): not set means the option at
-      // that index, or the native select, went since the find step.
+      // Judged after the reply's settle: not set means the option, or the native select, went since the find step.
       return { finish: () => (!r.ok ? done("mismatch", "option_not_found", []) : r.target.connected && r.target.selected === true ? done("verified", undefined, r.selected) : done("mismatch", "selection_mismatch", r.selected)) };
     }
     // A list already shown without the option: nothing is sent.
@@ -159,7 +153,6 @@ async function noSuchOption(frame: FrameWorld, args: SelectArgs): Promise<BpErro
   });
 }
 
-/** The evidence when the dispatch settled itself, else how to judge it once the reply's settle has run. */
 type Chosen = { evidence: SelectEvidence; finish?: undefined } | { evidence?: undefined; finish: () => SelectEvidence };
 
 /** Opens an ARIA popup whose option is not shown (a checked click on the ref), then waits for the option to render. */
@@ -184,7 +177,7 @@ function ariaVerdict(o: Option, r: Readback | undefined, done: (s: EvidenceStatu
   return done("unavailable", "selection_not_exposed", r.selected);
 }
 
-/** Sends one input; a dialog it opens ends the wait (the page is then blocked). Undefined when a dialog won. */
+/** Sends one input; a dialog it opens ends the wait. Undefined when a dialog won. */
 async function race<T>(watch: ActionWatch, sent: Promise<T>): Promise<T | undefined> {
   sent.catch(() => undefined);
   return Promise.race([sent, watch.dialogOpened.then(() => undefined)]);

@@ -33,8 +33,8 @@ export function checkUploadSource(file: string, cwd: string | undefined): { path
 }
 
 /**
- * `bp upload <ref> <file>`: assigns a private copy to the file input behind the ref with
- * DOM.setFileInputFiles (Chrome fires input and change), then reads `input.files` back.
+ * `bp upload <ref> <file>`: a private copy goes to the file input via DOM.setFileInputFiles, then `input.files` is read
+ * back.
  */
 export const upload = defineAction<typeof command, { ref: number; source: { path: string; size: number }; limit: number; full: boolean }, UploadEvidence>(command, {
   // The file is checked before anything else: a bad path loses nothing.
@@ -56,8 +56,7 @@ export const upload = defineAction<typeof command, { ref: number; source: { path
     const objectId = await pageObject(frame.session, frame.frameId, "slotElement", "browser-pilot.target.v1");
     if (!objectId) throw staleRef(args.ref, "node_detached");
     const name = basename(source.path);
-    // The page gets a private copy (the original is never touched); the browser reads it
-    // lazily, on submit, so the copy lives an hour unless the agent disconnects first.
+    // The page gets a private copy read lazily on submit: it lives an hour unless the agent disconnects first.
     const copy = storeFor(ctx.broker.paths.home).putFile(ctx.req.clientKey, "upload", source.path, { name, mimeType: "application/octet-stream", ttlMs: UPLOAD_TTL_MS, keepName: true }).path;
     let files: PageResult<"upload", { op: "files" }> | undefined;
     try {

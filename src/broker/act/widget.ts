@@ -10,25 +10,17 @@ const GROUP = "bp-widget";
 const DEEP_ACTIVE = "(() => { let a = document.activeElement; while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement; return a; })()";
 
 /**
- * Whether the page runs its own code on each keystroke in this field (key or input listeners
- * on the field): typing that changed nothing at once may still make something appear after a
- * debounce. Fields that say they offer suggestions are told by the edit step itself
- * (`Prepared.suggests`). Listeners are read through the page's wrapper of the node (through
- * our world's, Chromium stalls that world's next script run).
- *
- * Two round trips when the field is in its session's top frame (`top`) and still has focus:
- * the field as our world keeps it and the page world's focused element are asked together,
- * then both are described and the focused one's listeners read together; when they are the
- * same node, those listeners are the field's. Otherwise the field is resolved into the page's
- * world first (two more).
+ * Whether the page runs code on each keystroke in this field (key or input listeners on it): typing that changed
+ * nothing may still show something after a debounce. Listeners are read through the page world's node (through ours,
+ * Chromium stalls our world's next script). Two round trips when the field is in its session's top frame and focused;
+ * otherwise two more to resolve it into the page's world.
  */
 export async function listensToKeys(frame: { session: CdpSession; frameId: string }, top: boolean): Promise<boolean> {
   const session = frame.session;
   // The field being typed into, as the edit step keeps it in our world.
   const ours = pageObject(session, frame.frameId, "editedElement").catch(() => undefined);
-  // In a session's top frame the default context is the page's own world. Native getters only:
-  // a getter the page replaced with its own code fails the side-effect check (the slow path
-  // then asks), and the time bound holds against one that never returns.
+  // In a session's top frame the default context is the page's world. Native getters only: a replaced getter fails the
+  // side-effect check, and the time bound holds against one that never returns.
   const focused = top
     ? session
         .send("Runtime.evaluate", { expression: DEEP_ACTIVE, objectGroup: GROUP, returnByValue: false, throwOnSideEffect: true, timeout: 500 }, { timeoutMs: 2_000 })

@@ -1,7 +1,6 @@
 /**
- * Which boxes `bp screenshot --annotate` draws: the refs of this agent's latest observation
- * of the tab (all, or the ones asked for), in top-level viewport CSS px as the snapshot
- * measured them, elements of cross-origin frames included.
+ * Which boxes `bp screenshot --annotate` draws: the refs of the agent's latest observation (all or those asked), in
+ * top-level viewport CSS px, cross-origin frames included.
  */
 import type { SnapshotResult } from "../../page/types.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
@@ -31,7 +30,6 @@ export function parseRefList(value: string): number[] | "all" {
   return [...new Set(refs.map(Number))];
 }
 
-/** Boxes of the listed entries that have one (elements and iframe placeholders; folds have none). */
 export function observedBoxes(last: SnapshotResult): CssBox[] {
   const out: CssBox[] = [];
   for (const e of last.elements) {
@@ -41,10 +39,7 @@ export function observedBoxes(last: SnapshotResult): CssBox[] {
   return out;
 }
 
-/**
- * Chooses the boxes to draw. A ref the agent was never shown is stale_ref unknown_ref, as for
- * any other command; a ref it was shown but that has no box (folded) is listed as skipped.
- */
+/** A ref never shown is stale_ref unknown_ref as elsewhere; one without a box (folded) is listed as skipped. */
 export function chooseBoxes(obs: TabObservation, wanted: number[] | "all"): { boxes: CssBox[]; skipped: number[] } {
   const last = obs.last;
   if (!last) throw boxesStale("no_observation");

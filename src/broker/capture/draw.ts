@@ -1,7 +1,6 @@
 /**
- * Numbered boxes drawn onto a decoded screenshot: a rectangle outline per ref and a small
- * filled label with the ref number in a built-in 3×5 digit font. Pure pixel work, so what
- * the page does (CSP, overlays, scripts) cannot affect it.
+ * Numbered boxes drawn onto a decoded screenshot (outline plus a label in a 3×5 digit font): pure pixel work the page
+ * cannot affect.
  */
 import type { RgbaImage } from "./png.ts";
 
@@ -91,10 +90,8 @@ export function drawLabel(img: RgbaImage, x: number, y: number, text: string, s:
 }
 
 /**
- * Draws every box that overlaps the image (clipped to it) and returns how many were drawn.
- * `scale` is image pixels per CSS pixel; line width and glyph size follow it so labels stay
- * legible on high-density screens. A label sits above its box's top-left corner when there
- * is room, else just inside it.
+ * Draws every box overlapping the image (clipped) and returns the count. `scale`: image px per CSS px, so lines and
+ * glyphs stay legible on dense screens. Labels sit above the box's top-left when there is room, else inside.
  */
 export function drawAnnotations(img: RgbaImage, boxes: readonly AnnotationBox[], scale: number): number {
   const t = Math.max(2, Math.round(2 * scale));

@@ -1,8 +1,6 @@
 /**
- * A small PNG codec: enough to decode what Chrome's screenshots produce (8-bit greyscale,
- * RGB, palette, grey+alpha or RGBA, not interlaced) into RGBA, and to encode RGBA back.
- * Annotation is drawn here, in the broker, so neither the page's CSP nor its scripts can
- * stop it or see it.
+ * A small PNG codec for Chrome's screenshots (8-bit, not interlaced) to RGBA and back: annotation is drawn in the
+ * broker, where the page's CSP and scripts cannot reach.
  */
 import { crc32, deflateSync, inflateSync } from "node:zlib";
 
@@ -118,8 +116,8 @@ function paeth(a: number, b: number, c: number): number {
 }
 
 /**
- * Encodes RGBA as a PNG: RGB when every pixel is opaque (screenshots are), else RGBA. Each
- * row takes the filter with the smallest sum of absolute values, libpng's heuristic.
+ * Encodes RGBA as PNG (RGB when all opaque); each row takes the filter with the smallest absolute sum (libpng's
+ * heuristic).
  */
 export function encodePng(img: RgbaImage): Uint8Array {
   const { width, height, data } = img;

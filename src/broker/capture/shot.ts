@@ -1,6 +1,6 @@
 /**
- * Screenshot geometry and capture over CDP. Clips are in document CSS px (Chrome's
- * convention for Page.captureScreenshot); the output is clip size × clip.scale × devicePixelRatio.
+ * Screenshot geometry and capture. Clips are in document CSS px (Page.captureScreenshot); output is clip × scale ×
+ * devicePixelRatio.
  */
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../../cdp/session.ts";
@@ -29,10 +29,7 @@ export interface Rect {
   height: number;
 }
 
-/**
- * Viewport facts read in our isolated world: the page can redefine `devicePixelRatio` or
- * `scrollX` for its own scripts, but not for another world.
- */
+/** Viewport facts read in our world: the page can redefine `devicePixelRatio` or `scrollX` only for its own. */
 export async function viewState(session: CdpSession, frameId: string): Promise<ViewState> {
   const v = await callFn({ session, frameId }, "viewState", undefined);
   return { dpr: v.dpr > 0 ? v.dpr : 1, width: v.width, height: v.height, scrollX: v.scrollX, scrollY: v.scrollY };

@@ -4,36 +4,26 @@ import { ruleError } from "../../protocol/rules.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import type { BoundCall, CallContext, Handler, HandlerTable } from "./types.ts";
 
-/** A command's arguments as its handler sees them: the output of its args schema (defaults filled in). */
 export type ArgsOf<C extends CommandDef> = v.InferOutput<C["args"]>;
 
 type WithoutOk<T> = T extends unknown ? Omit<T, "ok"> & HumanText : never;
-/** In human mode (req.mode) a handler may add the text the CLI prints instead of the fields. */
 interface HumanText {
   text?: string;
 }
-/** Adds the text a human-mode reply prints (computed only in that mode) to a reply. */
 export function withText<T extends object>(ctx: CallContext, out: T, text: () => string): T | (T & { text: string }) {
   return ctx.req.mode === "human" ? { ...out, text: text() } : out;
 }
 
-/** What a handler returns: its command's result schema without the `ok` the runtime adds. */
 export type ReplyOf<R extends AnySchema> = WithoutOk<v.InferInput<R>>;
 
 export interface HandlerImpl<A, R> {
-  /** When a mutating command counts as dispatched (Invocation.dispatch). */
   dispatch?: "start" | "lock";
   run(ctx: CallContext, args: A): Promise<R>;
 }
 
 /**
- * Registers a handler against its command definition: `args` is typed by the command's args
- * schema and checked against it before run() (the broker never runs a handler on arguments
- * its schema refuses), and run() returns the command's result type, with no top-level field
- * the schema does not name (TypeScript alone would accept extra fields in a returned object).
- * Curried, so that the implementation is checked against types already fixed by the command:
- * passed alongside it, its literals ("running", "active") would widen to string.
- *
+ * Registers a handler against its command: args checked by its schema before run(), result typed with no extra field.
+ * Curried so literals are not widened.
  *   const tab = defineHandler(commands.tab)({ async run(ctx, { id }) { … } });
  */
 export function defineHandler<A extends ArgsSchema, R extends AnySchema>(
@@ -46,21 +36,12 @@ type KeysOf<T> = T extends unknown ? keyof T : never;
 /** Names the fields a reply has beyond its schema's, so the type check points at them. */
 export type NoExtraFields<T, R> = [Exclude<KeysOf<T>, KeysOf<R>>] extends [never] ? unknown : { fieldsNotInTheResultSchema: Exclude<KeysOf<T>, KeysOf<R>> };
 
-/**
- * A value of type R with no top-level field R does not name: TypeScript checks the fields an
- * object literal writes out, not those a spread (`...(x ? { a } : {})`) brings in.
- *
- *   return exactly<ClickEvidence>()({ status, ...(hit ? { target: hit } : {}) });
- */
+/** A value of type R with no top-level field R does not name (TypeScript skips spread fields). */
 export function exactly<R>(): <T extends R>(value: T & NoExtraFields<T, R>) => R {
   return (value) => value;
 }
 
-/**
- * Like defineHandler for a handler whose reply a shared pipeline types from the command's
- * result schema (actions: defineAction, src/broker/act/pipeline.ts, over a command type it
- * cannot name here); test/e2e/result-schemas.test.ts checks those replies against the schema too.
- */
+/** defineHandler for replies a shared pipeline types (defineAction); result-schemas.test.ts checks them. */
 export function defineShapedHandler<A extends ArgsSchema>(command: CommandDef<A>, impl: HandlerImpl<v.InferOutput<A>, object>): Handler {
   return bindWith(command, impl);
 }
@@ -91,7 +72,6 @@ function argsError(issue: v.BaseIssue<unknown>): BpError {
   return invalidArgument(field, `Invalid ${field}: ${issue.message}.`);
 }
 
-/** The table the broker dispatches on, keyed by each handler's command name; a name registered twice is a bug. */
 export function handlerTable(handlers: readonly Handler[]): HandlerTable {
   const table: Record<string, Handler> = {};
   for (const h of handlers) {

@@ -14,10 +14,7 @@ export interface Selected {
   id: string;
 }
 
-/**
- * Resolves a tab id of this agent to a live target. An id from another generation, a closed
- * tab or a tab outside this agent's scope all fail without revealing which it was to others.
- */
+/** Resolves this agent's tab id to a live target; another generation's, a closed or out-of-scope tab fail alike. */
 export function resolveTab(ctx: CallContext, id: string): Selected {
   const browser = ctx.broker.requireBrowser();
   const agent = ctx.agent();
@@ -61,10 +58,7 @@ export function takeControl(ctx: CallContext, sel: Selected): void {
   sel.rec.controller = sel.agent.key;
 }
 
-/**
- * A tab with an open JavaScript dialog answers no page commands until someone answers the
- * dialog, so fail at once with the dialog's id instead of hanging.
- */
+/** A tab with an open dialog answers no page command: fail at once with the dialog's id instead of hanging. */
 export function assertNoDialog(sel: Selected): void {
   const d = sel.rec.dialog;
   if (!d) return;
@@ -75,7 +69,6 @@ export function assertNoDialog(sel: Selected): void {
   });
 }
 
-/** The agent's selected tab, under its control and not blocked by a dialog. */
 export function selectedTab(ctx: CallContext, opts: { allowDialog?: boolean } = {}): Selected {
   const browser = ctx.broker.requireBrowser();
   const agent = ctx.agent();

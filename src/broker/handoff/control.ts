@@ -1,12 +1,7 @@
 /**
- * Human takeover and handback (DESIGN §11), adapted from the hosted service's control lease.
- *
- * A handoff closes admission to one tab at once (draining: commands already admitted finish,
- * none new start), then gives the tab to a person until handback or lease end. While it lasts,
- * every tab command of every agent on that tab fails at once with human_control: nothing
- * queues behind the person and nothing steals the tab. On handback the inventory is resynced,
- * all refs of the tab go stale, and the agent that handed off and every agent that was blocked
- * get a notice on their next reply. All of it is broker memory, per connection generation.
+ * Human takeover and handback (DESIGN §11). A handoff closes admission to the tab at once (admitted commands drain),
+ * then gives it to a person until handback or lease end; meanwhile every tab command fails with human_control. On
+ * handback the inventory is resynced, refs go stale and the agents concerned get a notice.
  */
 import { LEASE_SECONDS } from "../../protocol/commands-handoff.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
@@ -23,11 +18,7 @@ export type EndReason = "handback" | "lease_ended" | "agent_released";
 /** Commands that manage the handoff itself and so pass a tab under human control. */
 const EXEMPT = new Set(["handoff", "handback", "view"]);
 
-/**
- * Tests only: multiplies every lease duration and the viewer link lifetime (e.g. 0.01 turns
- * the 60 s minimum into 0.6 s), so expiry can be tested without long sleeps while the
- * user-facing bounds stay 60/300/3600 s.
- */
+/** Tests only: scales lease durations and the viewer link lifetime (0.01 turns 60 s into 0.6 s). */
 export function leaseScale(): number {
   const s = Number(process.env.BROWSER_PILOT_TEST_HANDOFF_SCALE);
   return s > 0 && s <= 1 ? s : 1;
@@ -36,7 +27,6 @@ export function leaseScale(): number {
 export interface Episode {
   targetId: string;
   generation: number;
-  /** Client key that handed the tab off. */
   by: string;
   message?: string;
   phase: Phase;
@@ -79,13 +69,11 @@ export function checkLease(seconds: unknown): number {
 
 export class HandoffControl {
   private readonly episodes = new Map<string, Episode>();
-  /** Tabs each running command was admitted to (invocation → target ids). */
   private readonly admitted = new Map<string, Set<string>>();
   private readonly drainWaiters = new Map<string, Set<() => void>>();
   private readonly notices = new Map<string, PendingNotice[]>();
   /** Called when a tab leaves human control, before anyone is told: viewers lose input here. */
   onReturning: ((targetId: string, reason: string) => void) | undefined;
-  /** Control of a tab changed without ending (human reached, lease renewed). */
   onChanged: ((targetId: string) => void) | undefined;
 
   constructor(private readonly host: HandoffHost) {}
@@ -98,10 +86,7 @@ export class HandoffControl {
     return [...this.episodes.values()];
   }
 
-  /**
-   * The admission gate on tab selection: every tab command passes here before it touches the
-   * tab. Refused at once while the tab is draining, human or returning.
-   */
+  /** The admission gate every tab command passes: refused at once while draining, human or returning. */
   admit(req: AdmitRequest, targetId: string, tabId: string): void {
     const ep = this.episodes.get(targetId);
     if (ep && !EXEMPT.has(req.command)) {
@@ -120,7 +105,6 @@ export class HandoffControl {
     if (ep && ep.phase !== "draining") throw humanControlError(ep, undefined);
   }
 
-  /** A command ended (any outcome): it no longer holds its tabs' admission. */
   finish(invocation: string): void {
     const tabs = this.admitted.get(invocation);
     if (!tabs) return;
@@ -132,7 +116,6 @@ export class HandoffControl {
     }
   }
 
-  /** Whether a command admitted to the tab is still running (its handler, not just its reply). */
   inFlight(targetId: string): boolean {
     for (const tabs of this.admitted.values()) if (tabs.has(targetId)) return true;
     return false;
@@ -198,11 +181,7 @@ export class HandoffControl {
     ep.timer = setTimeout(() => void this.end(ep.targetId, "lease_ended"), Math.max(0, ep.endsAt - Date.now()));
   }
 
-  /**
-   * Ends human control: viewers lose input first, then the inventory is resynced, every ref
-   * of the tab goes stale, and the agents concerned are queued a notice. The tab stays
-   * blocked until all of that is done.
-   */
+  /** Ends human control: viewers lose input, the inventory is resynced, refs go stale, notices are queued. */
   async end(targetId: string, reason: EndReason): Promise<void> {
     const ep = this.episodes.get(targetId);
     if (!ep) return;
@@ -249,7 +228,6 @@ export class HandoffControl {
     return false;
   }
 
-  /** Notices for this agent, removed once taken. */
   takeNotices(key: string): PendingNotice[] | undefined {
     const list = this.notices.get(key);
     if (!list) return undefined;
@@ -283,10 +261,7 @@ function forgetTabPointer(browser: BrowserConnection | undefined, targetId: stri
   void browser?.targets.byId.get(targetId)?.session?.then(forgetPointer, () => undefined);
 }
 
-/**
- * Every agent's refs of the tab go stale with reason human_control: the person may have
- * changed anything. Numbering continues, so an old number never names a new element.
- */
+/** Every agent's refs of the tab go stale (human_control); numbering continues, so old numbers never return. */
 function invalidateRefs(agents: Agent[], targetId: string): void {
   for (const agent of agents) {
     const obs = agent.observations.get(targetId);

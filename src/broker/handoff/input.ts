@@ -1,7 +1,6 @@
 /**
- * The person's input from the viewer page, checked by schema and replayed into the tab with
- * CDP Input events. Coordinates arrive normalised to the frame (0..1) and are mapped onto
- * the tab's viewport in CSS pixels.
+ * The person's input from the viewer page, schema-checked and replayed with CDP Input events; coordinates arrive
+ * normalised (0..1).
  */
 import * as v from "valibot";
 import type { CdpSession } from "../../cdp/session.ts";
@@ -44,7 +43,6 @@ export async function viewportOf(session: CdpSession): Promise<Viewport> {
   return { width: m.cssVisualViewport.clientWidth, height: m.cssVisualViewport.clientHeight };
 }
 
-/** Replays one input message into the tab. */
 export async function dispatchInput(session: CdpSession, vp: Viewport, m: InputMessage): Promise<void> {
   // The person moves the pointer: an agent's next click moves it back first.
   if (m.type === "mouse" || m.type === "move" || m.type === "wheel") forgetPointer(session);

@@ -1,7 +1,4 @@
-/**
- * The handback notice as one agent reads it: its own tab ids, only the tabs it may address,
- * and only what changed.
- */
+/** The handback notice as one agent reads it: its own tab ids, tabs it may address, only what changed. */
 import type { Agent } from "../agents.ts";
 import type { BrowserConnection } from "../browser.ts";
 import type { TargetRecord } from "../targets.ts";

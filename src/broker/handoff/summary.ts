@@ -1,7 +1,6 @@
 /**
- * What a tab looked like when it was handed to a person and what changed by the time it came
- * back: URL, title, whether a sign-in surface is showing, and tabs that appeared meanwhile.
- * Read from the browser's own records and our isolated world, never from the page's globals.
+ * A tab when handed to a person and what changed by handback (URL, title, sign-in surface, new tabs), read from the
+ * browser and our world, never the page's globals.
  */
 import type { BrowserConnection } from "../browser.ts";
 import type { TargetRecord } from "../targets.ts";
@@ -14,7 +13,6 @@ async function authSurface(browser: BrowserConnection, rec: TargetRecord): Promi
   try {
     const session = await browser.session(rec);
     const { frameTree } = await session.send("Page.getFrameTree", undefined, { timeoutMs: CHECK_MS });
-    // In our isolated world: is a sign-in or 2FA field visible in the top document?
     return (await callPage(session, frameTree.frame.id, [{ fn: "authField" }], { timeoutMs: CHECK_MS })).results[0] === true;
   } catch {
     // A page that does not answer (busy script, crashed renderer) has no known auth state.
@@ -37,10 +35,7 @@ async function refreshInfo(browser: BrowserConnection, rec: TargetRecord): Promi
   }
 }
 
-/**
- * Rebuilds the target table from the browser's own list: a person may have opened, closed or
- * navigated tabs, and events can be missed while a renderer was busy.
- */
+/** Rebuilds the target table from the browser's list: a person may have changed tabs, and events can be missed. */
 export async function resyncTargets(browser: BrowserConnection): Promise<void> {
   const { targetInfos } = await browser.cdp.send("Target.getTargets", undefined, { timeoutMs: CHECK_MS });
   const live = new Set<string>();

@@ -1,8 +1,6 @@
 /**
- * The viewer page: plain HTML and a little JavaScript, served by the broker on loopback.
- * No framework, nothing fetched from anywhere else (the CSP allows only its own socket and
- * the data: frames it receives). The script shows frames, forwards pointer moves, clicks, wheel and keys
- * as normalised coordinates and key names, and offers "Hand back".
+ * The viewer page: plain HTML and a little script, nothing fetched elsewhere (CSP: its own socket and data: frames). It
+ * shows frames, forwards normalised pointer and key input, and offers "Hand back".
  */
 
 const STYLE = `

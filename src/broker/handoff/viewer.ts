@@ -1,10 +1,7 @@
 /**
- * The live viewer: a small web server inside the broker, on 127.0.0.1 only, started on the
- * first 'bp view'. Each link carries an unguessable one-time token: opening it spends the
- * token and returns the page with a session id that admits exactly one WebSocket, which
- * carries CDP screencast frames out and the person's input in. Input is honoured only while
- * the tab is under human control; the end of control revokes every link and session of the
- * tab at once. Nothing here reaches beyond loopback.
+ * The live viewer: a loopback-only web server in the broker, started on the first 'bp view'. Each link's one-time token
+ * is spent on opening and yields a session id admitting one WebSocket (screencast out, input in). Input counts only
+ * while the tab is under human control; the end of control revokes the tab's links and sessions.
  */
 import type { Server, ServerWebSocket } from "bun";
 import * as v from "valibot";
@@ -41,7 +38,6 @@ interface Session {
   servedAt: number;
   ws?: ServerWebSocket<SocketData>;
   vp?: Viewport;
-  /** Input messages run one after another, in the order the person made them. */
   chain: Promise<void>;
 }
 
@@ -49,7 +45,6 @@ interface SocketData {
   session: string;
 }
 
-/** One screencast per tab, shared by all its viewers. */
 interface Cast {
   session: CdpSession;
   viewers: Set<Session>;
@@ -69,7 +64,6 @@ export class ViewerServer {
 
   constructor(private readonly host: ViewerHost) {}
 
-  /** A new one-time link to a live view of the tab. */
   grant(targetId: string, generation: number): { url: string; expiresAt: string } {
     const server = this.start();
     const token = secret();
@@ -84,7 +78,6 @@ export class ViewerServer {
     for (const s of [...this.sessions.values()]) if (s.targetId === targetId) this.close(s, reason);
   }
 
-  /** Tells the tab's viewers about a change of control (human reached, renewed). */
   changed(targetId: string): void {
     for (const s of this.sessions.values()) if (s.targetId === targetId && s.ws) this.sendState(s);
   }

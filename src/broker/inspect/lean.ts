@@ -1,8 +1,6 @@
 /**
- * What `search` and `find` put in a reply, per match: only what carries information. A match's
- * place in the list is its number (no `index`); the states that hold for nearly every match
- * (in view, enabled) appear only when they do not; a text that only repeats the query or the
- * accessible name, an empty name and an empty attribute list are left out.
+ * What `search` and `find` reply per match: only what carries information (no index; in-view and enabled only when
+ * false; no text repeating the query or name; no empty name or attributes).
  */
 import type { FoundElement } from "../../page/inspect/find.ts";
 import type { SearchMatch } from "../../page/inspect/search.ts";

@@ -2,15 +2,10 @@ import type { CdpSession } from "../../cdp/session.ts";
 import type { DelegationScan } from "../../page/snapshot/listener-mark.ts";
 
 /**
- * Delegated clickables the listener list cannot name: jQuery's `.on(type, selector, fn)` puts
- * one listener on a container and keeps the selector in its own record (`jQuery._data`), and
- * React 17+ puts every listener on its root and the handler in each element's props. Both
- * live in the page's own world only, so one expression there reads them: the containers with
- * their selectors (the isolated world matches them again at every snapshot) and the elements
- * whose props hold a click handler, each named by its index in document order with its tag,
- * which our world checks against its own view (a container with handlers of its own as well
- * says so: it stays a control). Bounded in work and answer; the page's own
- * code can lie here, which costs at most a wrong mark, never a click.
+ * Delegated clickables the listener list cannot name: jQuery's `.on(type, selector, fn)` (selector in `jQuery._data`)
+ * and React 17+ (handlers in each element's props) live in the page's own world, so one expression there reads the
+ * containers with their selectors and the elements with click props, by document-order index and tag; our world checks
+ * them. Bounded; a lying page costs at most a wrong mark, never a click.
  */
 const SCAN = `(function () {
   var ACT = { click: 1, mousedown: 1, mouseup: 1, pointerdown: 1, pointerup: 1, touchstart: 1, touchend: 1 };

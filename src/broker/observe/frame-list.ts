@@ -25,7 +25,6 @@ export async function listFrames(rec: TargetRecord, session: CdpSession): Promis
   };
   walk((await session.send("Page.getFrameTree")).frameTree, session);
   const seen = new Set(out.map((f) => f.id));
-  // Out-of-process frames: each child session's own tree, placed after its parent.
   for (let i = 0; i < out.length; i++) {
     for (const child of rec.frames?.children() ?? []) {
       if (seen.has(child.frameId)) continue;

@@ -24,7 +24,6 @@ export interface ResolvedRef {
   binding: FrameWorld;
   session: CdpSession;
   obs: TabObservation;
-  /** The steps that ran with the check, in the same page call, and their results (read them typed with `stepResult`). */
   steps: readonly PageStep[];
   results: unknown[];
 }
@@ -34,15 +33,10 @@ export function staleRef(ref: number, reason: StaleReason): BpError {
 }
 
 /**
- * Re-resolves a ref of this agent's latest observation and re-checks everything it is bound
- * to: browser generation, target, frame session, document, and the node itself. Any change is
- * stale_ref with a reason; a ref is never rebound to another element. A ref this agent was
- * never shown is unknown_ref, whoever else may have seen it.
- *
- * The document check costs nothing extra: the page runtime names its document with a token
- * the ref was bound with, so the check and `steps` (an action's probe, say) run in one page
- * call. Only when the document differs are the browser's frame and loader ids asked for, to
- * say why.
+ * Re-resolves a ref of this agent's latest observation and re-checks its generation, target, session, document and
+ * node: any change is stale_ref with a reason, never a rebind; a ref this agent was never shown is unknown_ref. The
+ * document check rides in the same page call as `steps` (the runtime's document token); only a differing document costs
+ * a frame-tree read, to say why.
  */
 export async function resolveRef(sel: Selected, ref: number, steps: PageStep[] = []): Promise<ResolvedRef> {
   const { agent, browser, rec } = sel;

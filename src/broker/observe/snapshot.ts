@@ -14,7 +14,6 @@ import { boundTitle, boundUrl, MAX_TITLE, MAX_URL } from "../../shared/page-stri
 import type { snapshot } from "../../protocol/commands-observe.ts";
 import { exactly, type ReplyOf } from "../context/handler.ts";
 
-/** A snapshot's reply, as its command's result schema publishes it. */
 export type SnapshotReply = ReplyOf<typeof snapshot.result>;
 
 
@@ -24,17 +23,14 @@ export interface ObserveOptions {
   find?: string;
   boxes?: boolean;
   diff?: boolean;
-  /** Headings and short text blocks among the controls. */
   text?: boolean;
 }
 
-/** Takes a snapshot of the selected tab (or its selected frame) for this agent. */
 export function observe(ctx: CallContext, opts: ObserveOptions): Promise<SnapshotReply> {
   const sel = selectedTab(ctx);
   return ctx.broker.exclusive(sel.rec.targetId, () => observeLocked(ctx, sel, opts));
 }
 
-/** The same, for callers that already hold the tab's queue (actions observing their result). */
 export async function observeLocked(ctx: CallContext, sel: Selected, opts: ObserveOptions): Promise<SnapshotReply> {
   const out = await observeWith(ctx, sel, opts);
   if (!out) throw new Error("observation skipped without a condition");
@@ -46,14 +42,10 @@ export interface ObserveAfterAction {
   sameDocument?: boolean;
   /** The observation to diff against (kept by a caller that may observe more than once). */
   base?: SnapshotResult | undefined;
-  /** Page steps to run in the same call as the snapshot (see PreSteps). */
   pre?: PreSteps;
 }
 
-/**
- * One observation, optionally sharing its page call with an action's last steps. Undefined
- * when `pre.snapshotWhen` held the snapshot back (the page was not quiet yet).
- */
+/** One observation, optionally sharing its page call with an action's last steps; undefined when held back. */
 export async function observeWith(ctx: CallContext, sel: Selected, opts: ObserveOptions, after: ObserveAfterAction = {}): Promise<{ reply: SnapshotReply; previous: SnapshotResult | undefined } | undefined> {
   const { browser, agent, rec } = sel;
   const session = await browser.session(rec);
@@ -61,10 +53,8 @@ export async function observeWith(ctx: CallContext, sel: Selected, opts: Observe
   const known = agent.observations.get(rec.targetId);
   const current = known && known.generation === browser.generation ? known : undefined;
   const snapOpts = { limit: opts.limit, ...(opts.expand ? { expand: [opts.expand] } : {}), ...(opts.find ? { find: opts.find } : {}), ...(opts.text ? { text: true } : {}) };
-  // A snapshot of the document this agent saw last (no frame of its choosing, no navigation
-  // event since the frame tree named its loader): no need to ask for the tree again. The
-  // snapshot runs only in the document with that runtime token (a new document, even in the
-  // same window, gets a new token), so the one call is the whole snapshot.
+  // The document this agent saw last, unchanged: the snapshot runs only in the document with that token, so one call
+  // does.
   if (!after.sameDocument && !after.pre && current?.doc && agent.frames.get(rec.targetId) === undefined && worldKnown(session, rec.targetId) && navigationCount(session, rec.targetId) === current.confirmedAt) {
     const root: FrameWorld = { session, frameId: rec.targetId, loaderId: current.mainLoaderId, framePath: "", offset: { x: 0, y: 0 }, top: true };
     const guessed = await collectWith(browser, rec, current, root, snapOpts, undefined, current.doc);
@@ -72,9 +62,8 @@ export async function observeWith(ctx: CallContext, sel: Selected, opts: Observe
   }
   const same = after.sameDocument === true && current !== undefined;
   if (!same && !worldKnown(session, rec.targetId)) {
-    // Our world's context went with the document it was made in: most likely a new document,
-    // whose first snapshot needs our world and (for its listener lookup) the page world's
-    // document handle. Both are asked now, alongside the frame tree: one round trip, not three.
+    // Our world went with its document: ask for it and the page world's document alongside the frame tree (one round
+    // trip).
     worldContextId(session, rec.targetId).catch(() => undefined);
     if (agent.frames.get(rec.targetId) === undefined) documentAhead(session, rec.targetId);
   }
@@ -94,13 +83,11 @@ export async function observeWith(ctx: CallContext, sel: Selected, opts: Observe
   return { reply: render(ctx, rec, collected, opts, replaced, previous), previous };
 }
 
-/** The reply of one observation: the lean snapshot, or with --diff what changed. */
 function render(ctx: CallContext, rec: TargetRecord, collected: Collected, opts: ObserveOptions, replaced: boolean, previous: SnapshotResult | undefined): SnapshotReply {
   const { result } = collected;
   rec.url = result.url;
   rec.title = result.title;
-  // The diff stands in for the list, and names a new title or url itself (the previous
-  // observation was of this same document): with one, neither the list nor those are made.
+  // The diff stands in for the list and names a new title or url itself.
   const base = opts.diff ? previous : undefined;
   // No tab id: the agent selected the tab itself, and only it changes the selection.
   const out = exactly<SnapshotReply>()(base ? compactSnapshotMeta(result) : compactSnapshotJson(result, { boxes: opts.boxes === true, text: opts.text === true }));
@@ -114,7 +101,6 @@ function render(ctx: CallContext, rec: TargetRecord, collected: Collected, opts:
   if (opts.diff) {
     if (base) {
       const d = diffSnapshots(base, result);
-      // Its empty parts are left out.
       out.diff = {
         ...(d.added.length || d.replaced.length ? { added: [...d.added.map((e) => compactEntry(e, { boxes: opts.boxes === true })), ...d.replaced.map(compactChurn)] } : {}),
         ...(d.removed.length ? { removed: refRuns(d.removed) } : {}),

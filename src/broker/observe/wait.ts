@@ -1,8 +1,4 @@
-/**
- * `bp wait`: one condition, checked broker-side until it holds or the deadline passes.
- * Event-driven where the broker sees events (URL changes, dialogs, popups, network), polled
- * at the interval otherwise (text, selector). Never opens or navigates a tab.
- */
+/** `bp wait`: one condition, checked broker-side until it holds or the deadline passes; event-driven where possible. */
 import { withCallScope } from "../../cdp/scope.ts";
 import type { CdpSession } from "../../cdp/session.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
@@ -36,7 +32,6 @@ const PAGE_CHECK_MAX_MS = 2_000;
 
 type Matched = Record<string, unknown>;
 
-/** Resolves the next sleep early when an event may have changed the answer. */
 class Waker {
   private wakeFn: (() => void) | undefined;
   private pending = false;
@@ -69,11 +64,7 @@ class Waker {
   }
 }
 
-/**
- * Lean: the reply does not name the condition (the agent gave it), and `matched` holds only what
- * the agent did not know: no frame 0 (the top document), no visible:true (the default
- * condition), nothing for network-idle (its numbers are the condition itself).
- */
+/** Lean: `matched` holds only what the agent did not know (no frame 0, no visible:true, nothing for network-idle). */
 export async function runWait(ctx: CallContext, cond: WaitCondition, intervalMs: number): Promise<{ elapsedMs: number; matched?: Record<string, unknown> }> {
   const started = Date.now();
   const browser = ctx.broker.requireBrowser();
@@ -131,8 +122,7 @@ export async function runWait(ctx: CallContext, cond: WaitCondition, intervalMs:
       retryable: true,
       context: { condition: cond.kind, timeoutMs: ctx.req.timeoutMs },
     });
-  // A check still waiting on the browser at the end (a slow CDP round trip under load) must not
-  // carry the wait past the broker's deadline: that answer would be command_expired.
+  // A check waiting on a slow CDP round trip must not carry the wait past the broker's deadline.
   let endTimer: Timer | undefined;
   const ended = new Promise<"ended">((resolve) => {
     endTimer = setTimeout(() => resolve("ended"), Math.max(0, end - Date.now()));
@@ -143,8 +133,6 @@ export async function runWait(ctx: CallContext, cond: WaitCondition, intervalMs:
       if (ctx.signal.aborted) throw new BpError("command_cancelled", "Wait cancelled.", { retryable: true });
       if (browser.closed) throw new BpError("browser_disconnected", "The browser connection was lost while waiting.", { retryable: true });
       if (sel && !browser.targets.byId.has(sel.rec.targetId)) throw new BpError("tab_not_found", `Tab ${sel.id} closed while waiting.`, { context: { tab: sel.id, reason: "target_closed" } });
-      // The checks' own CDP calls end before the wait does, so running out is wait_timeout;
-      // the race covers any other await inside a check.
       const pending = withCallScope({ deadline: end, signal: ctx.signal }, check);
       pending.catch(() => undefined);
       const matched = await Promise.race([pending, ended]);
@@ -204,21 +192,14 @@ function inFlightAtStart(net: AgentNet | undefined, targetId: string): NetEntry[
 }
 
 /**
- * Tracks requests of one tab and its out-of-process frames (their sessions kept by
- * net/tracker.ts); idle() is true after NETWORK_IDLE_MS with none in flight. Request ids are
- * per session, but for documents: a frame's navigation starts on its parent's session and ends
- * on the frame's own, and navigation ids are unique across the browser.
+ * Tracks requests of one tab and its out-of-process frames; idle() after NETWORK_IDLE_MS with none in flight. Documents
+ * are keyed by navigation id (a frame's starts on its parent's session).
  */
 async function watchNetwork(browser: BrowserConnection, targetId: string, session: CdpSession, waker: Waker, offs: (() => void)[], earlier: NetEntry[]): Promise<() => boolean> {
   /** Requests in flight, by "<session>:<request id>" → the main-frame document generation they belong to. */
   const inflight = new Map<string, number>();
-  /** Documents in flight: request id → its key in `inflight` and its frame. */
   const documents = new Map<string, { key: string; frameId?: string }>();
-  /**
-   * As the journal does (net/ends.ts): a request belongs to its loader's document, not to the
-   * time it was seen. Loaders from before the wait are of generation 0: a keepalive fetch the
-   * old document sends after a navigation began is still the old document's.
-   */
+  /** A request belongs to its loader's document (as in net/ends.ts); loaders from before the wait are generation 0. */
   const loaders = new Map<string, number>(tabLoaders(browser, targetId).map((l) => [l, 0]));
   let gen = 0;
   let mainDoc: { requestId: string; gen: number } | undefined;
@@ -277,8 +258,7 @@ async function watchNetwork(browser: BrowserConnection, targetId: string, sessio
   await Promise.all([ensureNetwork(session), frameNetReady(browser, targetId)]);
   settle();
   return () => {
-    // Requests from before the wait end in the journal, not in this subscription: noticed on
-    // the next poll, which then starts the quiet period.
+    // Requests from before the wait end in the journal, not here: noticed on the next poll.
     if (pendingEarlier.length > 0) {
       pendingEarlier = pendingEarlier.filter((e) => !e.done);
       if (pendingEarlier.length > 0) return false;

@@ -1,8 +1,4 @@
-/**
- * Brings the browser in line with a policy that changed, before the next command runs: every
- * tracked tab's request interception follows its controller's rules again, and the tabs of
- * keys that now have origin rules are tracked (so rules hold on a tab no command opened yet).
- */
+/** Brings the browser in line with a changed policy before the next command runs. */
 import type { BrowserConnection } from "../browser.ts";
 import { coverControlledTabs } from "../net/index.ts";
 import { syncAllTabs } from "../net/tracker.ts";
@@ -16,15 +12,11 @@ export async function applyPolicy(conn: BrowserConnection | undefined, keys: str
   await Promise.all(keys.map((k) => coverControlledTabs(conn, k)));
 }
 
-/** Longest a command waits for the tabs to follow a changed policy (a browser that stopped answering must not hold every command). */
+/** A browser that stopped answering must not hold every command. */
 const APPLY_MS = 5_000;
 let queue: Promise<void> = Promise.resolve();
 
-/**
- * Before every command: the file is read again if it changed, and then the browser brought in
- * line. One at a time, so a command that arrives while another applies a change waits for it
- * rather than running under the old interception.
- */
+/** Before every command, one at a time: no command runs under the old interception. */
 export function followPolicy(conn: () => BrowserConnection | undefined, keys: () => string[]): Promise<void> {
   const step = async () => {
     if (!(await refreshPolicy())) return;

@@ -1,8 +1,6 @@
 /**
- * What the policy stopped in the page (a navigation, a request, a popup, a download), kept per
- * client key until a reply of that key reports it: usually the command during which it
- * happened, else (a popup's first request can come after the click's reply) the key's next
- * reply. Bounded: at most 50 waiting per key.
+ * What the policy stopped, kept per client key until a reply of that key reports it (a popup's request may follow the
+ * click's reply). At most 50 per key.
  */
 import { cutString } from "../../shared/page-strings.ts";
 import { redactUrl } from "../net/redact.ts";

@@ -1,11 +1,7 @@
 /**
- * The host policy in force: `$BROWSER_PILOT_HOME/policy.json`, read at broker start and again
- * whenever the file changed (one stat before each command; the text only when the stat moved).
- * A file that does not parse, that other users may write, or that belongs to another user
- * fails closed: every command is refused with policy_invalid. No file: everything allowed.
- *
- * Module state (one broker per process, like the network tables), so the network layer reads
- * the rules without a handle on the broker.
+ * The host policy in force (`$BROWSER_PILOT_HOME/policy.json`), re-read when its stat changes. A file that does not
+ * parse or that others may write fails closed (policy_invalid); no file allows all. Module state, so the network layer
+ * needs no broker.
  */
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
@@ -25,7 +21,6 @@ export function policyPath(home: string): string {
   return join(home, POLICY_FILE);
 }
 
-/** Names this home's policy file (the broker's start); the first refresh reads it. */
 export function policyHome(home: string): void {
   path = policyPath(home);
   seen = "";
@@ -33,10 +28,7 @@ export function policyHome(home: string): void {
   lastValid = undefined;
 }
 
-/**
- * Called before every command: re-reads the file if its stat changed. True when the policy in
- * force changed (the caller brings the tabs' interception in line before the command runs).
- */
+/** Called before every command: re-reads the file if its stat changed; true when the policy in force changed. */
 export async function refreshPolicy(): Promise<boolean> {
   if (path === "") return false;
   let st;
@@ -77,7 +69,6 @@ function digestOf(s: State): string {
   return s.kind === "ok" ? s.policy.digest : s.kind;
 }
 
-/** The policy in force; throws policy_invalid when the file is broken. */
 export function currentPolicy(): Policy | undefined {
   if (state.kind === "invalid") throw state.error;
   return state.kind === "ok" ? state.policy : undefined;
@@ -97,7 +88,6 @@ export function anyIntercepts(): boolean {
   return [p.global, ...Object.values(p.keys)].some((r) => r.block.length > 0 || r.allow !== undefined);
 }
 
-/** Whether a key's tabs need request interception for the policy's origin rules. */
 export function policyIntercepts(key: string | undefined): boolean {
   const r = netRules(key);
   return r !== undefined && (r.block.length > 0 || r.allow !== undefined);
@@ -119,7 +109,6 @@ export function refuseWrite(): BpError {
   return new BpError("policy_denied", "That path is the host policy file; bp never writes it.", { context: { rule: "policy_file", field: "file" } });
 }
 
-/** What `bp status` shows of the policy in force for a key: its digest and a short summary. */
 export function policyStatus(key: string): PolicySummary | undefined {
   const p = currentPolicy();
   return p ? summarize(p, key) : undefined;

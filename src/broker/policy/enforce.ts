@@ -1,8 +1,4 @@
-/**
- * The policy's word on one call, before its handler runs: a broken file, a denied command or
- * option, a navigation to a denied origin, an upload from outside the listed directories or a
- * download when downloads are off is refused here, so no browser call is ever made for it.
- */
+/** The policy's word on one call before its handler runs: no browser call is made for what it denies. */
 import { realpathSync } from "node:fs";
 import * as v from "valibot";
 import type { CommandDef } from "../../protocol/define.ts";
@@ -62,7 +58,6 @@ export function assertMayNavigate(key: string, url: string): void {
   if (policy) navigationVerdict(rulesFor(policy, key), url);
 }
 
-/** The file's real path (links resolved) lies in a listed directory (also resolved). */
 function uploadAllowed(dirs: string[], file: string): boolean {
   let real: string;
   try {

@@ -1,13 +1,7 @@
 /**
- * The policy's origin rules in the page: every request a tab of a restricted key makes passes
- * the tab's request interception (net/tracker.ts), which asks policyStops first. A denied
- * navigation is aborted (the page that was there stays, no error page commits); any other
- * denied request fails as blocked by the client.
- *
- * Popups start loading before any session of ours could reach them, so while some key has
- * origin rules the browser session holds every new page at its start (auto-attach, waiting
- * for the debugger): a popup whose opener a restricted key controls gets the interception
- * before it runs, the rest run at once.
+ * The policy's origin rules: a restricted key's requests pass its tab's interception (net/tracker.ts), which asks
+ * policyStops first; denied navigations are aborted (no error page). While any key has origin rules, new pages are held
+ * at start so popups are intercepted before they run.
  */
 import type { Protocol } from "devtools-protocol";
 import { CdpSession } from "../../cdp/session.ts";
@@ -36,7 +30,6 @@ export async function policyStops(rec: TargetRecord, s: CdpSession, p: Protocol.
 const guarded = new WeakSet<BrowserConnection>();
 const holding = new WeakMap<BrowserConnection, boolean>();
 
-/** The key a new page answers to: its own controller, else its opener's. */
 function keyOf(conn: BrowserConnection, info: Protocol.Target.TargetInfo): { key: string; rec: TargetRecord } | undefined {
   const rec = conn.targets.byId.get(info.targetId);
   const opener = info.openerId ? conn.targets.byId.get(info.openerId) : undefined;

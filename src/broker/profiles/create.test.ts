@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Protocol } from "devtools-protocol";
 import { CdpError } from "../../cdp/errors.ts";
-import { BpError } from "../../shared/errors.ts";
+import type { BpError } from "../../shared/errors.ts";
 import { TargetTable } from "../targets.ts";
 import { createPageInProfile, type PageFactory } from "./create.ts";
 
@@ -68,7 +68,9 @@ function fakeBrowser(script: Script) {
       popupName = p.name ?? name;
       const created: Protocol.Target.TargetInfo = { targetId: "POP", type: "page", title: "", url, attached: false, canAccessOpener: false, openerId: p.opener ?? rec.targetId, browserContextId: p.context ?? "CTX-2" };
       info.set("POP", created);
-      queueMicrotask(() => listeners.forEach((l) => l({ targetInfo: created })));
+      queueMicrotask(() => {
+        for (const l of listeners) l({ targetInfo: created });
+      });
       return true;
     },
   };

@@ -1,15 +1,8 @@
 /**
- * A new page in a given profile, in a background window of its own (spec BR-32).
- *
- * `Target.createTarget` takes a browserContextId, but Chrome accepts only its default profile
- * and contexts made over CDP: for the person's other profiles it answers "Failed to find
- * browser context". Then the page is opened from inside that profile: our isolated world of a
- * page already in it runs `window.open(marker, name, "noopener,popup")` with a user gesture.
- * The new target is ours only when all of these hold: its URL carries the per-call random
- * marker, its opener is the page we used, its window name reads back as the per-call random
- * name, and it sits in the requested context. Profile membership alone never proves it.
- * Whatever we created is handed to `own` (the janitor) as soon as its id is known, so a crash
- * closes it, and before anyone can address it.
+ * A new page in a given profile, in a background window of its own (spec BR-32). Target.createTarget accepts only the
+ * default profile and CDP-made contexts; for the person's other profiles our world of a page in it runs
+ * `window.open(marker, name, "noopener,popup")`. The target is ours only when marker, opener, window name and context
+ * all match; `own` (the janitor) gets it as soon as its id is known.
  */
 import type { Protocol } from "devtools-protocol";
 import type { CdpConnection } from "../../cdp/connection.ts";
@@ -20,24 +13,19 @@ import { isEligible, type TargetRecord, type TargetTable } from "../targets.ts";
 
 /** How long a createTarget's answer is waited for after its command gave up (the page is closed then). */
 const LATE_CREATE_MS = 120_000;
-/** How long the in-profile window.open may take to produce its target. */
 const OPEN_IN_PROFILE_MS = 5_000;
 /** Chrome may size a popup window to almost nothing (headless); give it a usable viewport. */
 const MIN_WINDOW = { width: 800, height: 600 };
 const DEFAULT_WINDOW = { width: 1280, height: 800 };
 
 export interface PageFactory {
-  /** Browser-level calls and events (flat sessions through `sessionId`). */
   cdp: Pick<CdpConnection, "send" | "on">;
   targets: TargetTable;
-  /** Runs the page runtime's `fn` in our isolated world of a page's main frame, with a user gesture. */
   runInPage(rec: TargetRecord, fn: "openPopup", arg: Record<string, unknown>, timeoutMs: number): Promise<unknown>;
 }
 
 export interface CreateInProfileOptions {
-  /** Raw browserContextId; undefined for the browser's default context. */
   contextId: string | undefined;
-  /** Called with the new target's id before anything else happens to it. */
   own: (targetId: string) => void;
   /** Client key asking, to prefer its own pages as the opener. */
   creator: string;
@@ -47,8 +35,8 @@ export interface CreateInProfileOptions {
 export interface CreatedPage {
   targetId: string;
   /**
-   * Opened from inside the profile as a popup window. New tabs must not open beside it: from a
-   * popup window Chrome puts them into the person's own window of that profile.
+   * Opened as a popup window from inside the profile: new tabs must not open beside it (they would land in the person's
+   * window).
    */
   popup: boolean;
 }
@@ -67,9 +55,7 @@ export async function createPageInProfile(f: PageFactory, opts: CreateInProfileO
 }
 
 /**
- * Target.createTarget, waited for within the command's deadline; the call itself lives on
- * (a stalled janitor or browser answers late), and a page it creates after the command gave
- * up is still ours: owned at once, marked ours (never the person's) and closed.
+ * Target.createTarget within the command's deadline; a page it creates later is still ours: owned, marked and closed.
  */
 async function createOrCloseLate(f: PageFactory, opts: CreateInProfileOptions, params: Protocol.Target.CreateTargetRequest): Promise<{ targetId: string }> {
   const scope = currentCallScope();
@@ -106,7 +92,6 @@ async function createOrCloseLate(f: PageFactory, opts: CreateInProfileOptions, p
   }
 }
 
-/** The target really is in the requested profile; otherwise it is closed and nothing is registered. */
 export async function verifyContext(f: PageFactory, targetId: string, contextId: string): Promise<void> {
   const { targetInfo } = await f.cdp.send("Target.getTargetInfo", { targetId });
   if (targetInfo.browserContextId === contextId) return;
@@ -160,9 +145,11 @@ async function openFromInside(f: PageFactory, contextId: string, opts: CreateInP
   } finally {
     if (targetId === undefined) {
       lateOwn = true;
-      setTimeout(() => offs.forEach((off) => off()), 30_000).unref();
+      setTimeout(() => {
+        for (const off of offs) off();
+      }, 30_000).unref();
     } else {
-      offs.forEach((off) => off());
+      for (const off of offs) off();
     }
   }
   if (targetId === undefined) {

@@ -1,10 +1,7 @@
 /**
- * 'bp profiles --identify': the one visible operation the spec allows to name profiles. For
- * each context not yet identified in this generation, one temporary chrome://version page is
- * opened in it (a window the person may see), its "Profile Path" is read, the page is closed,
- * and the path is matched exactly against the browser's own Local State. A path outside the
- * browser's user-data root, a missing Local State or a missing entry leave the profile
- * unidentified with a reason: names are never guessed from directory order or names.
+ * 'bp profiles --identify', the one visible operation allowed to name profiles: per unidentified context, a temporary
+ * chrome://version page is opened, its Profile Path read and matched exactly against the browser's Local State, and the
+ * page closed. Otherwise the profile stays unidentified with a reason: names are never guessed.
  */
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname } from "node:path";

@@ -1,13 +1,6 @@
 /**
- * Live profile contexts of one browser connection generation. A person's Chrome runs several
- * profiles (work, personal) in one browser process; each is a browser context, and CDP names
- * it only on the targets it holds (`TargetInfo.browserContextId`): `Target.getBrowserContexts`
- * lists contexts created over CDP, not the person's profiles. So the inventory is built from
- * the live target table, passively: nothing is created, attached or navigated to list it.
- *
- * Public ids are random and belong to this registry, that is to one connection generation;
- * the raw context id never leaves the broker. A new connection starts an empty registry, so
- * every earlier id stops resolving (profile_context_stale).
+ * Live profile contexts of one connection generation, built passively from the live target table (CDP names a person's
+ * profiles only on their targets). Public ids are random and per generation; raw context ids never leave the broker.
  */
 import { BpError } from "../../shared/errors.ts";
 import type { TargetRecord, TargetTable } from "../targets.ts";
@@ -22,14 +15,11 @@ export interface ProfileIdentity {
   /** Signed-in account's name and e-mail, when Chrome has them. */
   account?: string;
   email?: string;
-  /** Directory of the profile inside the browser's user-data root ("Default", "Profile 2"). */
   directory?: string;
-  /** Why identity is unavailable (stable, for branching). */
   error?: "profile_path_unavailable" | "profile_path_unverified" | "local_state_unavailable" | "profile_metadata_missing";
 }
 
 export interface ProfileContext {
-  /** Public, opaque, this generation only. */
   id: string;
   /** Neutral, numbered in order of first sight within the generation ("Profile 1"). */
   label: string;
@@ -65,7 +55,6 @@ export class ProfileRegistry {
 
   constructor(private readonly targets: TargetTable) {}
 
-  /** The context of a raw browserContextId, registered on first sight. */
   forContext(contextId: string): ProfileContext | undefined {
     let p = this.byContext.get(contextId);
     if (!p) {
@@ -77,12 +66,10 @@ export class ProfileRegistry {
     return p;
   }
 
-  /** The context a tab lives in, when the browser reports one. */
   ofTarget(rec: TargetRecord): ProfileContext | undefined {
     return rec.browserContextId === undefined ? undefined : this.forContext(rec.browserContextId);
   }
 
-  /** Contexts that hold at least one page right now, in label order. */
   live(): ProfileContext[] {
     const seen = new Set<string>();
     for (const t of this.targets.byId.values()) {
@@ -93,15 +80,11 @@ export class ProfileRegistry {
     return [...this.byContext.values()].filter((p) => seen.has(p.contextId));
   }
 
-  /** Pages of one context (any URL), for counts and representative tabs. */
   pagesOf(p: ProfileContext): TargetRecord[] {
     return [...this.targets.byId.values()].filter((t) => t.type === "page" && t.browserContextId === p.contextId && !t.internal);
   }
 
-  /**
-   * A public id given by an agent. One from an earlier connection, or one this broker never
-   * issued, is profile_context_stale; one whose profile has no page left is unavailable.
-   */
+  /** An agent's public id: earlier-connection or never-issued ids are profile_context_stale. */
   resolve(id: string): ProfileContext {
     const p = this.byId.get(id);
     if (!p) {
@@ -123,10 +106,7 @@ export class ProfileRegistry {
   }
 }
 
-/**
- * 'bp profile <selector>': a public id, or a case-insensitive exact label, verified name or
- * e-mail of a live profile. Anything matching several is refused rather than guessed.
- */
+/** 'bp profile <selector>': a public id, or an exact label, name or e-mail; several matches are refused. */
 export function selectProfile(registry: ProfileRegistry, selector: string): ProfileContext {
   if (PROFILE_ID.test(selector)) return registry.resolve(selector);
   const want = selector.trim().toLowerCase();

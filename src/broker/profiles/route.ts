@@ -1,9 +1,7 @@
 /**
- * Which profile a new managed tab goes to (spec BR-31): the explicit id, else the profile of
- * the agent's selected tab, else the agent's own selection, else the only live profile.
- * Several profiles and no anchor fail with profile_selection_required before anything is
- * sent to the browser: work is never put into the first profile found, which could be the
- * wrong person's account. Every caller that creates a managed tab routes through here.
+ * Which profile a new managed tab goes to (spec BR-31): explicit id, else the selected tab's profile, else the agent's
+ * selection, else the only live profile. Otherwise profile_selection_required before anything is sent: never the first
+ * profile found (it could be the wrong person's).
  */
 import { BpError } from "../../shared/errors.ts";
 import type { TargetTable } from "../targets.ts";
@@ -21,7 +19,6 @@ export interface RoutingAgent {
 }
 
 export interface ProfileRoute {
-  /** Undefined when the browser names no context at all (then its default one is used). */
   profile: ProfileContext | undefined;
   via: "explicit" | "selected_tab" | "agent_selection" | "only_profile" | "browser_default";
 }
@@ -36,8 +33,7 @@ export function routeProfile(conn: { profiles: ProfileRegistry; targets: TargetT
     try {
       return { profile: profiles.resolve(agent.profile.id), via: "agent_selection" };
     } catch (err) {
-      // A profile the agent chose itself is never silently swapped for another; one merely
-      // taken from a tab it switched to is dropped once that profile is gone.
+      // A profile the agent chose is never silently swapped; one taken from a tab is dropped once gone.
       if (agent.profile.explicit) throw err;
       agent.profile = undefined;
     }

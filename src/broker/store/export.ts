@@ -1,6 +1,5 @@
 /**
- * How file-producing commands hand bytes to the agent: into the private store first (so the
- * quotas hold for every kind), then a copy to the agent's path.
+ * File-producing commands store bytes privately first (so quotas hold for every kind), then copy to the agent's path.
  */
 import type { WriteOptions, WrittenFile } from "../files.ts";
 import type { Artifact, ArtifactKind, ArtifactStore } from "./store.ts";

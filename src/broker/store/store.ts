@@ -1,18 +1,7 @@
 /**
- * The private file store: every byte Browser Pilot keeps on the agent's behalf (screenshots,
- * PDFs, saved bodies, uploads, downloads) passes through here before it reaches the agent's
- * own file.
- *
- * - Items live in `<home>/store/<random>` (directory 0700, files 0600). File names on disk are
- *   random, never derived from a page, a download's name or an id an agent sent.
- * - Each item belongs to one client key; another key's id answers artifact_not_found, the same
- *   as an id that never existed, so nothing is revealed.
- * - Quotas per item, per agent and in total; a put that would exceed one is quota_exceeded
- *   and leaves nothing behind.
- * - Items expire; an expired id leaves a tombstone for a while, so the agent hears
- *   artifact_expired rather than artifact_not_found.
- * - Nothing survives the broker: the directory is emptied when a broker starts and when it
- *   stops. Only files the agent exported stay.
+ * The private file store: every byte bp keeps for the agent passes through here. Items live in `<home>/store/<random>`
+ * (0700 dirs, 0600 files, random names). Each belongs to one client key (another key's id is artifact_not_found).
+ * Quotas per item, agent and total; expired ids leave a tombstone (artifact_expired). Emptied at broker start and stop.
  */
 import { chmodSync, closeSync, copyFileSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, rmSync, writeSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
@@ -32,7 +21,6 @@ export interface Artifact {
   sizeBytes: number;
   createdAt: number;
   expiresAt: number;
-  /** Absolute path inside the store. */
   path: string;
 }
 
@@ -86,7 +74,6 @@ export class ArtifactStore {
     ensurePrivateDir(this.root);
   }
 
-  /** Bytes this key (or everyone, without a key) holds now. */
   used(owner?: string): number {
     let n = 0;
     for (const a of this.items.values()) if (owner === undefined || a.owner === owner) n += a.sizeBytes;
@@ -104,7 +91,6 @@ export class ArtifactStore {
     if (all + size > l.totalBytes) throw quotaExceeded("total", size, l.totalBytes, all);
   }
 
-  /** Stores bytes. */
   put(owner: string, kind: ArtifactKind, data: Uint8Array, meta: { name: string; mimeType: string; ttlMs?: number }): Artifact {
     this.reserve(owner, data.length);
     const path = this.freshPath();
@@ -122,10 +108,7 @@ export class ArtifactStore {
     return this.add(owner, kind, path, data.length, meta);
   }
 
-  /**
-   * Copies a file into the store (a download Chrome completed, a file to upload). The source
-   * is opened without following a final symlink and never changed.
-   */
+  /** Copies a file into the store, opening the source without following a final symlink. */
   putFile(owner: string, kind: ArtifactKind, source: string, meta: { name: string; mimeType: string; ttlMs?: number; keepName?: boolean }): Artifact {
     let size: number;
     try {
@@ -167,7 +150,6 @@ export class ArtifactStore {
     return item;
   }
 
-  /** Each item gets its own 0700 directory with a random name; the file in it is `data` unless named. */
   private freshPath(name?: string): string {
     ensurePrivateDir(this.root);
     const dir = join(this.root, crypto.randomUUID());
@@ -187,16 +169,12 @@ export class ArtifactStore {
     throw new BpError("artifact_not_found", `No stored item ${id} for this agent.`, { context: { field, id } });
   }
 
-  /** Whether an id is still stored for this owner (no error). */
   has(owner: string, id: string): boolean {
     const item = this.items.get(id);
     return item !== undefined && item.owner === owner && item.expiresAt > Date.now();
   }
 
-  /**
-   * Writes a copy of the item to `dest` (already placed by resolveOutputPath): 0600, atomic,
-   * never through a symlink, never into the store itself.
-   */
+  /** Writes a copy to `dest` (placed by resolveOutputPath): 0600, atomic, never through a symlink or into the store. */
   exportTo(item: Artifact, dest: string, opts: WriteOptions = {}): WrittenFile {
     this.refuseInside(dest);
     let bytes: Uint8Array;
@@ -239,7 +217,6 @@ export class ArtifactStore {
     rmSync(dirname(item.path), { recursive: true, force: true });
   }
 
-  /** Everything of one key goes (disconnect, lease expiry). */
   releaseOwner(owner: string): void {
     for (const item of [...this.items.values()]) if (item.owner === owner) this.release(item.id);
     for (const [id, t] of this.tombstones) if (t.owner === owner) this.tombstones.delete(id);
@@ -250,7 +227,6 @@ export class ArtifactStore {
     return [...this.items.values()].filter((a) => a.owner === owner && (kind === undefined || a.kind === kind));
   }
 
-  /** Expired items become tombstones; old tombstones are forgotten. */
   sweep(now = Date.now()): void {
     for (const item of [...this.items.values()]) {
       if (item.expiresAt > now) continue;
@@ -260,17 +236,13 @@ export class ArtifactStore {
     for (const [id, t] of this.tombstones) if (t.until <= now) this.tombstones.delete(id);
   }
 
-  /** Broker exit: nothing of the store stays on disk. */
   close(): void {
     this.items.clear();
     rmSync(this.root, { recursive: true, force: true });
   }
 }
 
-/**
- * Empties what an earlier broker of this home left (one killed with -9 never cleaned up).
- * Only the owner of the broker lock may call this.
- */
+/** Empties what an earlier broker of this home left (killed with -9); only the broker lock's owner may call this. */
 export function wipeStore(home: string): void {
   const root = join(home, "store");
   let st;

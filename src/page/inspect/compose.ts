@@ -1,10 +1,6 @@
-/**
- * The iframe elements the last inspect run left on the window, found again by slot: the
- * broker turns them into frames (through the page runtime's object calls).
- */
+/** The iframe elements the last inspect run left on the window, found again by slot for the broker. */
 import type { PageElement, PageWindow } from "../types.ts";
 
-/** The iframe element at `slot` of the list the last inspect run left on this window. */
 export function pageFrameElement(win: PageWindow, slot: number): PageElement | null {
   const list = Reflect.get(win, Symbol.for("browser-pilot.inspect-frames.v1")) as PageElement[] | undefined;
   return (list && typeof slot === "number" && list[slot]) || null;

@@ -1,16 +1,9 @@
 /**
- * Clobber-proof DOM access shared by the inspect page scripts (`read`, `search`, `find`).
- *
- * Those scripts run in the page as part of the page bundle (`../entry.ts`): built-ins and
- * each other only, never the page's globals.
- *
- * The page cannot touch the isolated world's built-ins, but it can still clobber DOM members
- * through named properties (`<img name=querySelector>` on the document, `<input name=childNodes>`
- * on a form). So DOM members are read through the prototypes' own accessors, never the instance.
+ * Clobber-proof DOM access for the inspect page scripts: the page cannot touch our world's built-ins but can clobber
+ * DOM members by named properties (`<img name=querySelector>`), so they are read through the prototypes' own accessors.
  */
 import type { PageDocument, PageElement, PageNode, PageRect, PageStyle, PageWindow } from "../types.ts";
 
-/** A Range, as far as the inspect scripts use one. */
 export interface PageRange {
   setStart(node: PageNode, offset: number): void;
   setEnd(node: PageNode, offset: number): void;
@@ -110,7 +103,7 @@ export function str(v: unknown): string {
 }
 
 export function num(v: unknown): number {
-  return typeof v === "number" && isFinite(v) ? v : 0;
+  return typeof v === "number" && Number.isFinite(v) ? v : 0;
 }
 
 export function px(v: unknown): number {

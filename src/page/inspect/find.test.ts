@@ -84,7 +84,7 @@ describe("pageFind", () => {
     const t = w.document.getElementById("t") as unknown as { scrollIntoView(o: unknown): void };
     const proto = Object.getPrototypeOf(Object.getPrototypeOf(Object.getPrototypeOf(t))) as { scrollIntoView(o: unknown): void };
     const orig = proto.scrollIntoView;
-    proto.scrollIntoView = function (o: unknown) {
+    proto.scrollIntoView = (o: unknown) => {
       scrolled = o;
     };
     try {

@@ -1,15 +1,8 @@
 /**
- * Page-side element lookup for `bp find` and `bp locate`.
- *
- * Part of the page bundle (`entry.ts` exports it as `find`); DOM members are read through
- * prototype accessors, as in `pageRead`.
- *
- * One walk of the composed tree in document order (an element, then its open shadow root unless
- * `shadow` is false, then its light children; same-origin iframe documents in place) tests each
- * element with `matches`, counts every match and describes the first `limit`. No refs are made.
- * A cross-origin iframe becomes a placeholder counting the matches before it (the broker finds
- * inside it through its own session). Mode "locate" stops at the first match of this frame,
- * scrolls it to the centre and returns its box.
+ * Page-side element lookup for `bp find` and `bp locate` (page bundle). One walk of the composed tree in document order
+ * tests each element with `matches`, counts every match and describes the first `limit`; no refs are made. Cross-origin
+ * iframes become placeholders counting the matches before them. "locate" stops at this frame's first match, scrolls it
+ * to the centre and returns its box.
  */
 import { cut, inspectDom, num, safe, str, tagOf } from "./dom.ts";
 import { docOffset, enterFrame, finishFrames, frameState, matchPlace, type FramePlaceholder, type MatchPlace } from "./tree.ts";
@@ -20,7 +13,6 @@ export interface FindOptions {
   selector: string;
   limit?: number;
   attributes?: string[];
-  /** Pierce open shadow roots (default true). */
   shadow?: boolean;
   mode?: "find" | "locate";
   layout?: boolean;
@@ -70,9 +62,13 @@ export function pageFind(win: PageWindow, opts: FindOptions): FindResult | Locat
   const fs = frameState();
   const doc = win.document;
   const sel = str(opts.selector);
-  if (!safe(() => (dom.qs(doc, sel), true), false)) return { error: "invalid_selector", message: "Invalid CSS selector." };
+  const selectorOk = safe(() => {
+    dom.qs(doc, sel);
+    return true;
+  }, false);
+  if (!selectorOk) return { error: "invalid_selector", message: "Invalid CSS selector." };
 
-  // ---- the walk -----------------------------------------------------------------------------------
+  // ---- the walk ----
   const hits: PageElement[] = [];
   let total = 0;
   let visited = 0;
@@ -117,7 +113,7 @@ export function pageFind(win: PageWindow, opts: FindOptions): FindResult | Locat
     }
   }
 
-  // ---- geometry -----------------------------------------------------------------------------------
+  // ---- geometry ----
   const box = (el: PageElement): { x: number; y: number; w: number; h: number } => {
     if (!LAYOUT) return { x: 0, y: 0, w: 0, h: 0 };
     const r = dom.rect(el);
@@ -133,7 +129,7 @@ export function pageFind(win: PageWindow, opts: FindOptions): FindResult | Locat
     return { x: Math.round(b.x + b.w / 2), y: Math.round(b.y + b.h / 2), top: Math.round(b.y), left: Math.round(b.x), width: Math.round(b.w), height: Math.round(b.h) };
   }
 
-  // ---- description: tag, role, accessible name, text, state -----------------------------------------
+  // ---- description: tag, role, accessible name, text, state ----
   const textOf = (root: PageNode, max: number): string => {
     let s = "";
     let n = 0;
@@ -141,7 +137,7 @@ export function pageFind(win: PageWindow, opts: FindOptions): FindResult | Locat
     while (st.length > 0 && s.length <= max && n++ < 5000) {
       const x = st.pop() as PageNode;
       const t = dom.nodeType(x);
-      if (t === 3) s += str(dom.textData(x)) + " ";
+      if (t === 3) s += `${str(dom.textData(x))} `;
       else if (t === 1) {
         const tag = tagOf(dom, x);
         if (tag === "script" || tag === "style" || tag === "template" || tag === "noscript") continue;

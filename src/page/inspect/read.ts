@@ -1,16 +1,8 @@
 /**
- * Page-side readable text for `bp read`.
- *
- * Runs in our isolated world as part of the page bundle (`entry.ts` exports it as `read`).
- *
- * DOM members are read through the prototypes' own accessors (`inspectDom`: the page can clobber
- * instance members by named properties), and every element is read inside try/catch: a hostile
- * node loses its own text, never the whole read.
- *
- * One linear walk of the composed tree (open shadow roots, slots, same-origin iframes in place),
- * streaming collapsed text into a bounded buffer while counting the full length. A cross-origin
- * iframe leaves a placeholder at its position in that text; the broker reads the frame through
- * its own session (`whole`) and splices the text in.
+ * Page-side readable text for `bp read` (page bundle, our isolated world). DOM members are read through prototype
+ * accessors (`inspectDom`: a page can clobber instance members) and each element inside try/catch. One linear walk of
+ * the composed tree streams collapsed text into a bounded buffer while counting the full length; a cross-origin iframe
+ * leaves a placeholder the broker fills from the frame's own session.
  */
 import { cutText, inspectDom, str, tagOf } from "./dom.ts";
 import { enterFrame, finishFrames, frameState, type FramePlaceholder, pushKids } from "./tree.ts";
@@ -63,7 +55,7 @@ export function pageRead(win: PageWindow, opts: ReadOptions): ReadResult | Inspe
     /* keep empty */
   }
 
-  // ---- root -------------------------------------------------------------------------------------
+  // ---- root ----
   let root: PageElement | null = null;
   if (opts.whole) root = dom.body(doc) || dom.root(doc);
   else if (opts.selector) {
@@ -81,7 +73,7 @@ export function pageRead(win: PageWindow, opts: ReadOptions): ReadResult | Inspe
   }
   if (!root) return { title, url, text: "", length: 0, truncated: false, frames: finishFrames(dom, fs, win, false) };
 
-  // ---- bounded text sink --------------------------------------------------------------------------
+  // ---- bounded text sink ----
   let out = "";
   let total = 0;
   let pend = 0; // 0 nothing, 1 space, 2 newline before the next text

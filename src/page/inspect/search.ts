@@ -1,15 +1,8 @@
 /**
- * Page-side text search for `bp search`.
- *
- * Part of the page bundle (`entry.ts` exports it as `search`); DOM members are read through
- * prototype accessors, as in `pageRead`.
- *
- * Linear time: one walk of the composed tree (open shadow roots, slots, same-origin iframes)
- * builds one whitespace-collapsed string of the visible text, with element boundaries as spaces;
- * a KMP scan finds every match (O(text + query)); only the first `limit` matches are mapped back
- * to text nodes for a Range box in this frame's viewport px (same-origin iframe offsets added).
- * Cross-origin iframes become placeholders that count the matches before them, so the broker
- * can search them through their own sessions and keep document order and a global limit.
+ * Page-side text search for `bp search` (page bundle). One walk of the composed tree builds a whitespace-collapsed
+ * string of the visible text; a KMP scan finds every match in O(text + query); only the first `limit` matches are
+ * mapped back to nodes for boxes. Cross-origin iframes become placeholders counting the matches before them, so the
+ * broker searches them through their sessions in document order under one limit.
  */
 import { cut, inspectDom, num, safe, str, tagOf } from "./dom.ts";
 import { docOffset, enterFrame, finishFrames, frameState, matchPlace, type FramePlaceholder, type MatchPlace, pushKids } from "./tree.ts";
@@ -59,9 +52,15 @@ export function pageSearch(win: PageWindow, opts: SearchOptions): SearchResult |
   const needleRaw = str(opts.query).replace(/\s+/g, " ").trim().slice(0, 500);
   if (!needleRaw) return { title, url, totalMatches: 0, matches: [], truncated: false, frames: finishFrames(dom, fs, win, false), scoped: true, viewport: { w: vw, h: vh } };
   const sel = opts.selector || "";
-  if (sel && !safe(() => (dom.qs(doc, sel), true), false)) return { error: "invalid_selector", message: "Invalid CSS selector." };
+  const selectorOk =
+    !sel ||
+    safe(() => {
+      dom.qs(doc, sel);
+      return true;
+    }, false);
+  if (!selectorOk) return { error: "invalid_selector", message: "Invalid CSS selector." };
 
-  // ---- collect visible text into one collapsed string --------------------------------------------
+  // ---- collect visible text into one collapsed string ----
   const SKIP: Record<string, 1> = {
     script: 1, style: 1, noscript: 1, template: 1, head: 1, title: 1, meta: 1, link: 1, select: 1,
     datalist: 1, textarea: 1, input: 1, object: 1, embed: 1,
@@ -84,7 +83,10 @@ export function pageSearch(win: PageWindow, opts: SearchOptions): SearchResult |
   const sN: PageNode[] = [];
   const sF: number[] = [];
   const top = dom.root(doc);
-  if (top) sN.push(top), sF.push(sel ? 1 : 3);
+  if (top) {
+    sN.push(top);
+    sF.push(sel ? 1 : 3);
+  }
   let visited = 0;
   let workHit = false;
   let scoped = !sel;
@@ -164,7 +166,7 @@ export function pageSearch(win: PageWindow, opts: SearchOptions): SearchResult |
   if (!scoped && fs.found.length === 0) return { error: "no_match", message: "Selector did not match." };
   const hay = parts.join("");
 
-  // ---- KMP scan -----------------------------------------------------------------------------------
+  // ---- KMP scan ----
   const fold = (s: string): string => {
     if (opts.caseSensitive) return s;
     const l = s.toLowerCase();
@@ -208,7 +210,7 @@ export function pageSearch(win: PageWindow, opts: SearchOptions): SearchResult |
   }
   for (; nextFrame < frames.length; nextFrame++) (frames[nextFrame] as FramePlaceholder).at = totalMatches;
 
-  // ---- map the reported matches back to nodes and boxes -------------------------------------------
+  // ---- map the reported matches back to nodes and boxes ----
   const segOf = (pos: number): number => {
     let lo = 0;
     let hi = segStart.length - 1;

@@ -1,19 +1,11 @@
 /**
- * Composed-tree and frame helpers shared by the inspect page scripts (part of the page bundle,
- * like `./dom.ts`).
- *
- * Same-origin iframe documents are walked in place; their hosts are remembered so boxes can be
- * shifted into the walked frame's viewport px. An iframe whose document we cannot reach but
- * that has a window (cross-origin, usually out of process) becomes a placeholder: the broker
- * finds the element again through the list left on our window (the bundle's `frameElement`) and
- * walks that frame through its own CDP session.
+ * Composed-tree and frame helpers of the inspect scripts: same-origin iframes are walked in place, cross-origin ones
+ * become placeholders the broker walks through their own sessions.
  */
 import type { PageDocument, PageElement, PageNode, PageWindow } from "../types.ts";
 import { type InspectDom, num, px, safe } from "./dom.ts";
 
-/** A cross-origin iframe for the broker to descend into. */
 export interface FramePlaceholder {
-  /** Index into the frame list the script left on its window. */
   slot: number;
   /** Where its content belongs: characters (read) or matches (search, find) before it. */
   at: number;
@@ -24,7 +16,6 @@ export interface FramePlaceholder {
   scoped?: boolean;
 }
 
-/** Frame bookkeeping of one script run. */
 export interface FrameState {
   hosts: Map<PageDocument, PageElement>;
   offsets: Map<PageDocument, { x: number; y: number }>;
@@ -34,7 +25,9 @@ export interface FrameState {
   same: PageElement[];
 }
 
-/** Where a match sits, for the broker to name: its same-origin frame (a slot in `fs.same`) and the snapshot ref of the element or its nearest ancestor with one. */
+/**
+ * Where a match sits: its same-origin frame (a slot in `fs.same`) and the ref of it or its nearest ancestor with one.
+ */
 export interface MatchPlace {
   host?: number;
   ref?: number;
@@ -78,10 +71,7 @@ export function matchPlace(dom: InspectDom, fs: FrameState, win: PageWindow, el:
   return out;
 }
 
-/**
- * The document of a same-origin frame (its host remembered), or null. A frame that has a window
- * but no reachable document is listed as a placeholder at `at`.
- */
+/** The document of a same-origin frame, or null; an unreachable frame with a window becomes a placeholder at `at`. */
 export function enterFrame(fs: FrameState, el: PageElement, at: number): PageDocument | null {
   const cd = safe(() => (el.contentDocument as PageDocument | null | undefined) || null, null);
   if (cd) {
@@ -95,14 +85,12 @@ export function enterFrame(fs: FrameState, el: PageElement, at: number): PageDoc
   return null;
 }
 
-/** Top-left of an element's content box, given its document's offset. */
 export function contentOrigin(dom: InspectDom, el: PageElement, up: { x: number; y: number }): { x: number; y: number } {
   const r = dom.rect(el);
   const st = dom.styleOf(el);
   return { x: up.x + num(r.left) + num(el.clientLeft) + (st ? px(st.paddingLeft) : 0), y: up.y + num(r.top) + num(el.clientTop) + (st ? px(st.paddingTop) : 0) };
 }
 
-/** Offset of a (same-origin frame) document in the walked frame's viewport px. */
 export function docOffset(dom: InspectDom, fs: FrameState, d: PageDocument, depth: number): { x: number; y: number } {
   const host = fs.hosts.get(d);
   if (!host || depth > 32) return { x: 0, y: 0 };
@@ -113,10 +101,7 @@ export function docOffset(dom: InspectDom, fs: FrameState, d: PageDocument, dept
   return o;
 }
 
-/**
- * Ends a run's frame bookkeeping: measures the placeholders (with layout) and leaves the iframe
- * elements on our world's window for the broker, replacing the previous run's list.
- */
+/** Measures the placeholders and leaves the iframe elements on our window for the broker. */
 export function finishFrames(dom: InspectDom, fs: FrameState, win: PageWindow, layout: boolean): FramePlaceholder[] {
   for (const f of fs.found) {
     if (!layout) break;
@@ -132,10 +117,7 @@ export function finishFrames(dom: InspectDom, fs: FrameState, win: PageWindow, l
   return fs.found;
 }
 
-/**
- * Pushes the composed-tree children of a node (an open shadow root's, a slot's assigned nodes,
- * or the light children) in reverse, so they pop in document order.
- */
+/** Pushes a node's composed-tree children in reverse, so they pop in document order. */
 export function pushKids(dom: InspectDom, n: PageNode, t: number, tag: string, sN: PageNode[], sF: number[], flags: number): void {
   let children: ArrayLike<PageNode> | null = null;
   let first: PageNode | null = null;

@@ -1,6 +1,6 @@
 /**
- * Is an element a candidate, and with which role? Cheap attribute checks first; computed style
- * only for DOM-only clickables (cursor:pointer) and labels of hidden checkboxes.
+ * Is an element a candidate, and with which role? Cheap attribute checks first; computed style only for DOM-only
+ * clickables and labels of hidden checkboxes.
  */
 import { labelControl, parentTag, renderedControl } from "./record.ts";
 import { explicitRole, implicitRole, inputType } from "./roles.ts";
@@ -32,9 +32,8 @@ export function seeCandidacy(run: Run, s: Seen, ctx: Ctx): void {
   const roleInteractive = !!eRole && !!run.T.INTERACTIVE[eRole];
   const tabindex = A.tabindex;
   const focusable = tabindex !== undefined && parseInt(tabindex, 10) >= 0 && tag !== "body" && tag !== "html";
-  // An onclick attribute, or a click listener the broker found through CDP.
-  // jQuery UI binds `data-handler` elements to their `data-event` (a datepicker's Prev, its days):
-  // named in markup, so known before any listener query. A native control inside is the one.
+  // An onclick attribute or a CDP-found click listener; jQuery UI binds `data-handler` elements to their `data-event`
+  // (known from markup). A native control inside is the one.
   const dataEvent = lower(A["data-event"] || "");
   const handled =
     A["data-handler"] !== undefined &&
@@ -66,10 +65,8 @@ export function seeCandidacy(run: Run, s: Seen, ctx: Ctx): void {
   } else if (
     tag !== "body" &&
     tag !== "html" &&
-    // A draggable item inside a listed drop zone, or a star icon with its own (or a delegated)
-    // handler inside a clickable row, or an item of a focusable list (jQuery UI's menu is a
-    // tabindex=0 <ul>), is a control of its own; inside a native control (a
-    // listener on a button's label span) it is part of that control.
+    // A draggable in a listed drop zone, a star icon with its own handler in a clickable row, or an item of a focusable
+    // list (jQuery UI's menu) is a control of its own; inside a native control it is part of it.
     ((!ctx.inCand && ((s.pointer && !ctx.pointer && s.st.pointerEvents !== "none") || onclick)) ||
       ((draggable || marked || handled) && (!ctx.inCand || holdsItems(run.candStack[run.candStack.length - 1]))))
   ) {

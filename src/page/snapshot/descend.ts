@@ -1,7 +1,6 @@
 /**
- * Hands an element's children to the walk: the inherited context they see (a new object only
- * when a fact changes) and the composed-tree children (shadow root, slotted nodes, the summary
- * of a closed details, or the light DOM).
+ * Hands an element's children to the walk: their inherited context (new only when a fact changes) and composed-tree
+ * children.
  */
 import type { PageElement, PageShadowRoot } from "../types.ts";
 import { parentTag } from "./record.ts";
@@ -50,8 +49,7 @@ export function descend(run: Run, s: Seen, ctx: Ctx, depth: number): void {
   if (run.T.NO_CHILDREN[tag]) return;
   const sr = el.shadowRoot as PageShadowRoot | null;
   if (!sr && el.firstChild === null && tag !== "slot") return;
-  // content-visibility:hidden keeps the element's own box but renders none of its content. Read
-  // only here, where there are children to hand on: a style read costs on every element.
+  // content-visibility:hidden renders none of the content; read only where there are children (style reads are costly).
   if (s.st.contentVisibility === "hidden") return;
 
   const posClip = positioned ? cclip : ctx.posClip;
@@ -117,7 +115,6 @@ export function descend(run: Run, s: Seen, ctx: Ctx, depth: number): void {
   pushKids(run, el, tag, A.open !== undefined, sr, ctx, c, depth + 1);
 }
 
-/** Pushes the composed-tree children of `el` with context `c` (`ctx` is the element's own). */
 export function pushKids(
   run: Run,
   el: PageElement,

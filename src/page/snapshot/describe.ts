@@ -1,6 +1,5 @@
 /**
- * Fills a candidate's name sources, value and states (for the element itself, or for the
- * control a promoted label stands in for).
+ * Fills a candidate's name sources, value and states (its own, or those of the control a promoted label stands in for).
  */
 import type { PageElement } from "../types.ts";
 import { labelledBy, labelsFor, textOf } from "./names.ts";
@@ -27,10 +26,10 @@ export function describe(run: Run, rec: Rec, el: PageElement, A: Attrs, tag: str
       const ls = labelsFor(run, ctx.roots.root, id);
       for (let i = 0; i < ls.length && i < 4; i++) {
         const l = ls[i];
-        if (l) text += " " + textOf(run, l, el);
+        if (l) text += ` ${textOf(run, l, el)}`;
       }
     }
-    if (ctx.label && !ctx.label.hasAttribute("for")) text += " " + textOf(run, ctx.label, el);
+    if (ctx.label && !ctx.label.hasAttribute("for")) text += ` ${textOf(run, ctx.label, el)}`;
     text = collapse(text);
     if (text) rec.fixedName = text;
   }
@@ -48,7 +47,6 @@ export function describe(run: Run, rec: Rec, el: PageElement, A: Attrs, tag: str
   rec.fallbackName = A.title || A.placeholder || A["aria-placeholder"] || "";
   if (tag === "input" && itype === "file") rec.contentName = false;
 
-  // Value.
   if (ctag === "input" && ctrl === el) {
     if (itype !== "checkbox" && itype !== "radio" && !isButtonType(itype)) {
       const v = typeof el.value === "string" ? el.value : "";
@@ -91,7 +89,6 @@ export function describe(run: Run, rec: Rec, el: PageElement, A: Attrs, tag: str
     }
   }
 
-  // States.
   if (T.CHECKABLE[role]) {
     if (ctag === "input" && (itype === "checkbox" || itype === "radio")) {
       rec.checked = ctrl.indeterminate ? "mixed" : !!ctrl.checked;

@@ -1,6 +1,6 @@
 /**
- * Refs and folding: every candidate gets its number in document order, then runs of
- * same-shaped siblings (period 1 to 4) fold into one addressable entry after their first period.
+ * Refs in document order, then runs of same-shaped siblings (period 1 to 4) fold into one entry after their first
+ * period.
  */
 import type { PageElement, SnapshotElement, SnapshotEntry, SnapshotFold, SnapshotFrame } from "../types.ts";
 import type { Rec, Run } from "./types.ts";
@@ -30,8 +30,7 @@ export function assignRefs(run: Run): { candidateRefs: number[]; totalCandidates
     candidateRefs.push(r.ref);
     if (r.kind === "element") totalCandidates++;
   }
-  // A very long-lived document (infinite scroll) can accumulate many dead numbers; drop the ones
-  // whose element was garbage-collected. They then resolve as unknown_ref, still never rebound.
+  // A long-lived document (infinite scroll) accumulates dead numbers: drop collected ones (unknown_ref, never rebound).
   if (run.hasWeakRef && registry.byRef.size > 50000) {
     registry.byRef.forEach((held, n) => {
       if (held instanceof WeakRef && held.deref() === undefined) registry.byRef.delete(n);
@@ -126,8 +125,7 @@ export function foldEntries(run: Run, fold: boolean): SnapshotEntry[] {
       let at = -1;
       for (let k = i; k < i + bestLen && expand.size && at < 0; k++) if (expand.has((recs[k] as Rec).ref)) at = k;
       if (at >= 0) {
-        // Expanded on request: a window around that ref, the rest of the run stays folded on
-        // both sides (a shorter run inside it is not re-detected).
+        // Expanded on request: a window around that ref; the rest of the run stays folded on both sides.
         const end = i + bestLen;
         const ws = Math.max(i + bestP, at - 10);
         const we = Math.min(end, Math.max(at + 11, ws));

@@ -1,6 +1,6 @@
 /**
- * Frames: a same-origin iframe's document is walked in place with its own context (offsets,
- * clip, frame path); any other iframe becomes a placeholder entry with geometry and a ref.
+ * A same-origin iframe's document is walked in place with its own context; any other iframe becomes a placeholder with
+ * a ref.
  */
 import type { Box, PageDocument, PageElement, PageRect } from "../types.ts";
 import { finishRec } from "./names.ts";
@@ -12,7 +12,7 @@ import { pushNode } from "./stack.ts";
 export function frameRoot(run: Run, el: PageElement, ctx: Ctx, d: number, rect: PageRect | null, box: Box, inVp: boolean): void {
   const count = (run.frameCounters.get(ctx.doc) || 0) + 1;
   run.frameCounters.set(ctx.doc, count);
-  const path = ctx.frame ? ctx.frame + "." + count : String(count);
+  const path = ctx.frame ? `${ctx.frame}.${count}` : String(count);
   if (run.registry.paths) run.registry.paths.set(path, el);
   let cd: PageDocument | null = null;
   let reachable = false;

@@ -1,6 +1,6 @@
 /**
- * Output limits: entries are emitted in order until the element, text or byte budget runs out;
- * the reasons (with depth and work limits hit during the walk) come back in canonical order.
+ * Output limits: entries are emitted until the element, text or byte budget runs out; reasons come back in canonical
+ * order.
  */
 import type { SnapshotEntry, TruncationReason } from "../types.ts";
 import type { Run } from "./types.ts";

@@ -1,12 +1,7 @@
 /**
- * Page-side half of listener-only clickables (see broker/observe/listeners.ts): records, for
- * the snapshot walk, the elements a script listens on for clicks. Part of the page bundle
- * (`markListened`); the symbol is repeated in snapshot/setup.ts.
- *
- * Only leaf-like elements count. A listener on a wrapper that holds real controls is event
- * delegation, not a control of its own; one on a list (ul, ol, listbox, menu) stands for its
- * items, which is how autocomplete menus are built; one covering most of the viewport is a
- * backdrop, not a control.
+ * Page-side half of listener-only clickables (broker/observe/listeners.ts). Only leaf-like elements count: a listener
+ * on a wrapper of controls is delegation, on a list it stands for its items, covering most of the viewport it is a
+ * backdrop.
  */
 import type { PageDocument, PageElement, PageNode, PageWindow } from "../types.ts";
 
@@ -21,33 +16,29 @@ interface Added {
   addedNodes: ArrayLike<PageNode>;
 }
 type ObserverClass = new (cb: (records: Added[]) => void) => Observer;
-/** The marks of one document, and whether an element was added anywhere since they were made. */
 interface Marks {
   doc: PageDocument;
   set: WeakSet<PageElement>;
   dirty: boolean;
   watch: Observer | null;
-  /** The elements the broker handed over (held weakly where the world has WeakRef), to mark again from. */
   sources: (WeakRef<PageElement> | PageElement)[];
   /** Index in `sources` from which they are drop zones (drop/dragover listeners), not clickables. */
   dropAt: number;
-  /** Delegating containers (a list, a jQuery `.on(type, selector)` root): their items are found again at every snapshot. */
+  /**
+   * Delegating containers (a list, a jQuery `.on(type, selector)` root): their items are found again at every snapshot.
+   */
   delegates: Delegate[];
 }
 
 interface Delegate {
   el: WeakRef<PageElement> | PageElement | PageDocument;
-  /** Selectors the container's handlers match (jQuery's own record); none for a list, whose children count. */
   sels: string[];
-  /** It has handlers for itself too (jQuery's `.on(type, fn)` beside the delegated ones): a control as well as a host. */
   own?: true;
 }
 
 /**
- * What the page's own world says of its delegation (see broker/observe/delegation.ts): elements
- * by their index in document order (`getElementsByTagName("*")`, `n` of them then) with their tag
- * to check; `d` delegating containers (-1 the document) with their selectors, `h` elements a
- * framework's props make clickable (React's onClick).
+ * The page world's delegation facts (broker/observe/delegation.ts): `n` elements by document-order index with tags; `d`
+ * delegating containers (-1: document) with selectors; `h` framework-clickable elements (React's onClick).
  */
 export interface DelegationScan {
   n: number;
@@ -55,7 +46,6 @@ export interface DelegationScan {
   h: [number, string][];
 }
 
-/** What the broker hands over besides the listened elements. */
 export interface MarkExtra {
   dropAt?: number;
   scan?: DelegationScan;
@@ -66,11 +56,11 @@ export interface MarkExtra {
 /** Past this many elements the watch is not set up: such a page is marked afresh every time. */
 const MAX_WATCHED = 200_000;
 
-/** Real controls: a listened element holding one is a wrapper (delegation), not a control itself. A negative tabindex is no control (jQuery UI's menu item wrappers). */
+/**
+ * A listened element holding one of these is a wrapper; a negative tabindex is no control (jQuery UI's menu wrappers).
+ */
 const CONTROLS = "a[href],button,input,select,textarea,summary,[tabindex]:not([tabindex^='-']),[contenteditable],[role=button],[role=link],[role=option],[role=menuitem],[role=checkbox],[role=tab]";
-/** A listener on one of these stands for its items. */
 const LISTS: Record<string, number> = { ul: 1, ol: 1, menu: 1, listbox: 1, tree: 1, menubar: 1, toolbar: 1, tablist: 1, radiogroup: 1 };
-/** Bounds on delegation: containers kept, items marked per container. */
 const MAX_DELEGATES = 50;
 const MAX_ITEMS = 200;
 
@@ -89,8 +79,7 @@ export function markListened(win: PageWindow, els: PageElement[], extra?: MarkEx
   const marks: Marks = { doc: win.document, set, dirty: false, watch: null, sources: els.map((el) => (el ? hold(el) : el)), dropAt, delegates };
   marks.watch = watchForElements(win, marks);
   Object.defineProperty(win, KEY, { value: marks, configurable: true, enumerable: false, writable: true });
-  // A container the page world names as delegating, or one holding an element a framework's
-  // props make clickable (React's root), is the handlers' host, not a control of its own.
+  // A delegating container, or one holding a framework-clickable element, is the handlers' host, not a control.
   const hosts = new Set<unknown>();
   for (const d of delegates) if (!d.own) hosts.add(typeof WeakRef === "function" && d.el instanceof WeakRef ? d.el.deref() : d.el);
   for (let i = els.length; i < all.length; i++) {
@@ -122,7 +111,6 @@ export function markListened(win: PageWindow, els: PageElement[], extra?: MarkEx
   return marked + markDelegated(win, marks);
 }
 
-/** Elements a framework's props made clickable since the marking (React renders anew), added to the marks as they are. */
 function mergeScan(win: PageWindow, scan: DelegationScan | undefined): number {
   const m = Reflect.get(win, KEY) as Marks | undefined;
   if (!m || m.doc !== win.document || !scan || !Array.isArray(m.delegates)) return 0;
@@ -149,7 +137,6 @@ function leafy(win: PageWindow, el: PageElement): boolean {
   }
 }
 
-/** The page world's scan, mapped onto this world's elements; dropped whole when the document changed in between. */
 function scanned(win: PageWindow, scan: DelegationScan, out: PageElement[], delegates: Delegate[], hold: <T extends object>(el: T) => WeakRef<T> | T): void {
   const doc = win.document;
   let list: ArrayLike<PageElement>;
@@ -177,10 +164,8 @@ function scanned(win: PageWindow, scan: DelegationScan, out: PageElement[], dele
 }
 
 /**
- * Marks the items of the delegating containers as they are now: a list's children, the
- * elements a container's selectors match. Run with every marking and before every snapshot, so
- * items a container renders anew (suggestions, a calendar's days) have marks without asking
- * the browser again. Bounded: MAX_DELEGATES containers, MAX_ITEMS items each.
+ * Marks the delegating containers' items as they are now, at every marking and snapshot (items rendered anew get marks
+ * without asking the browser). Bounded.
  */
 export function markDelegated(win: PageWindow, marks?: Marks): number {
   const m = marks ?? (Reflect.get(win, KEY) as Marks | undefined);
@@ -229,12 +214,7 @@ const addsElement = (records: Added[]): boolean => {
   return false;
 };
 
-/**
- * Listeners come with the elements that carry them: while no element is added anywhere in the
- * document (its same-origin frames and open shadow roots included), the marks still hold and
- * the broker need not ask the browser again. The first added element ends the watch. Text and
- * attribute changes do not count. Null where it cannot watch (no MutationObserver, a huge page).
- */
+/** While no element is added anywhere in the document the marks hold; null where it cannot watch. */
 function watchForElements(win: PageWindow, marks: Marks): Observer | null {
   const MO = Reflect.get(win, "MutationObserver") as ObserverClass | undefined;
   if (typeof MO !== "function") return null;
@@ -267,7 +247,6 @@ function watchForElements(win: PageWindow, marks: Marks): Observer | null {
             const d = Reflect.get(el, "contentDocument") as PageDocument | null;
             if (d) roots.push(d);
           } catch {
-            // A cross-origin frame is marked through its own session.
           }
         }
         stack.push(c);
@@ -278,15 +257,12 @@ function watchForElements(win: PageWindow, marks: Marks): Observer | null {
 }
 
 /**
- * After elements were added: marks this document again from the elements the broker handed
- * over last time, as a fresh marking with the same listener list would (the new elements may
- * be items of a listened list, or make a listened wrapper hold controls). The broker keeps the
- * result only if the browser's listener list is still that one. False when this document has
- * no marks to start from.
+ * After elements were added: re-marks from the elements handed over last time; the broker keeps it only if the listener
+ * list still holds.
  */
 export function remarkListened(win: PageWindow): boolean {
   const marks = Reflect.get(win, KEY) as Marks | undefined;
-  // No sources: marks an older build left in this document (a document outlives a bp upgrade).
+  // No sources: marks an older build left (a document outlives a bp upgrade).
   if (!marks || marks.doc !== win.document || !Array.isArray(marks.sources)) return false;
   const weak = typeof WeakRef === "function";
   const els: PageElement[] = [];
@@ -298,18 +274,15 @@ export function remarkListened(win: PageWindow): boolean {
   });
   const delegates = Array.isArray(marks.delegates) ? marks.delegates.filter((d) => d.sels.length > 0) : [];
   markListened(win, els, { dropAt: dropAt < 0 ? els.length : dropAt });
-  // The page world's delegations are known only from its scan: carried over as they were.
   const now = Reflect.get(win, KEY) as Marks;
   now.delegates.push(...delegates);
   markDelegated(win, now);
   return true;
 }
 
-/** True when this document's marks were made here and no element has been added since. */
 export function listenedFresh(win: PageWindow): boolean {
   const marks = Reflect.get(win, KEY) as Marks | undefined;
   if (!marks || marks.doc !== win.document || marks.dirty || !marks.watch) return false;
-  // Mutations whose callback has not run yet.
   if (addsElement(marks.watch.takeRecords())) {
     marks.dirty = true;
     marks.watch.disconnect();

@@ -23,7 +23,6 @@ const MAX_REGIONS = 20;
 const MAX_TEXT = 300;
 const READ_CHARS = 1_200;
 const READ_NODES = 2_000;
-/** Content that is never shown as text. */
 const NOT_TEXT: Record<string, true> = { script: true, style: true, template: true, noscript: true };
 /** Elements whose edges separate words (no computed styles are read: the walk stays cheap). */
 const BLOCK: Record<string, true> = {};
@@ -73,8 +72,7 @@ function previousElement(el: PageElement): PageElement | null {
 }
 
 /**
- * The text under an element in document order, whitespace collapsed, without scripts, styles
- * and subtrees marked hidden; `long` when there was more than READ_CHARS.
+ * The text under an element, whitespace collapsed, without scripts, styles and hidden subtrees; `long` past READ_CHARS.
  */
 function read(root: PageElement): { text: string; long: boolean } {
   let text = "";
@@ -95,7 +93,6 @@ function read(root: PageElement): { text: string; long: boolean } {
     if (n.nodeType !== 1) continue;
     const e = n as PageElement;
     if (e !== root && (NOT_TEXT[e.localName] || e.hasAttribute("hidden") || e.getAttribute("aria-hidden") === "true")) continue;
-    // A block's edges separate words.
     if (BLOCK[e.localName]) {
       text += " ";
       stack.push(" ");

@@ -1,7 +1,4 @@
-/**
- * Accessible names: label lookups, bounded subtree text, name-from-content accumulation, and
- * the final name/value of a candidate.
- */
+/** Accessible names: label lookups, bounded subtree text, name-from-content, a candidate's final name and value. */
 import type { PageElement, PageNode, PageQueryRoot, PageText } from "../types.ts";
 import { attr, bound, collapse, cut, lower } from "./text.ts";
 import type { Ctx, Rec, Roots, Run } from "./types.ts";
@@ -32,8 +29,7 @@ export function byId(roots: Roots, id: string): PageElement | null {
   return null;
 }
 
-// Bounded text of a subtree without computed styles (labels, labelledby targets). Constant
-// cost per call: at most 200 nodes and BUF_CAP characters.
+// Bounded text of a subtree without computed styles: at most 200 nodes and BUF_CAP characters a call.
 export function textOf(run: Run, start: PageElement, exclude: PageElement | null): string {
   const T = run.T;
   const BUF_CAP = run.BUF_CAP;
@@ -59,13 +55,13 @@ export function textOf(run: Run, start: PageElement, exclude: PageElement | null
     const el = n as PageElement;
     const tag = lower(el.localName);
     if (T.SKIP_TAGS[tag] || T.NO_CHILDREN[tag]) {
-      if (tag === "img") out += " " + (attr(el, "alt") || "") + " ";
+      if (tag === "img") out += ` ${attr(el, "alt") || ""} `;
       continue;
     }
     if (el.hasAttribute("hidden") || attr(el, "aria-hidden") === "true") continue;
     const al = attr(el, "aria-label");
     if (al && al.trim()) {
-      out += " " + bound(al, BUF_CAP) + " ";
+      out += ` ${bound(al, BUF_CAP)} `;
       continue;
     }
     const block = !T.INLINE_TAGS[tag];
@@ -86,14 +82,13 @@ export function labelledBy(run: Run, el: PageElement, roots: Roots): string | nu
     const t = byId(roots, id);
     if (!t) continue;
     const al = attr(t, "aria-label");
-    out += " " + (al && al.trim() ? al : textOf(run, t, null));
+    out += ` ${al && al.trim() ? al : textOf(run, t, null)}`;
   }
   const s = collapse(out);
   return s ? s : null;
 }
 
-// Name-from-content text goes to the innermost open candidates (at most 3, so nesting cannot
-// make this quadratic), whitespace collapsed as it arrives.
+// Name-from-content text goes to the innermost open candidates (at most 3: nesting cannot make it quadratic).
 export function appendText(run: Run, ctx: Ctx, raw: string): void {
   const candStack = run.candStack;
   const BUF_CAP = run.BUF_CAP;
@@ -129,19 +124,18 @@ export function finishRec(run: Run, rec: Rec): void {
 const NOISE: Record<string, 1> = { ui: 1, fa: 1, fas: 1, far: 1, fab: 1, js: 1, is: 1, has: 1, the: 1, svg: 1, png: 1, gif: 1, jpg: 1, jpeg: 1, webp: 1, img: 1, image: 1, corner: 1, all: 1, state: 1, default: 1, widget: 1, glyphicon: 1, material: 1, icons: 1, sm: 1, lg: 1, xs: 1, md: 1, xl: 1, css: 1, sc: 1, jsx: 1, tw: 1, text: 1, bg: 1, flex: 1, grid: 1, px: 1, py: 1, mx: 1, my: 1, mt: 1, mb: 1, ml: 1, mr: 1, pt: 1, pb: 1, pl: 1, pr: 1, rounded: 1, border: 1, hover: 1, focus: 1, inline: 1, block: 1, hidden: 1, relative: 1, absolute: 1, items: 1, center: 1, justify: 1, gap: 1, cursor: 1, pointer: 1, active: 1, white: 1, black: 1, gray: 1, grey: 1 };
 
 /**
- * A short description of an unnamed control from its class, id and the file name of its image
- * (its own, or its first image or svg `<use>` inside): "icon star" for `<span class="icon
- * icon-star">`. Hash-like and utility words are left out; at most 4 words, 40 characters.
+ * A short description of an unnamed control from its class, id and image file name ("icon star" for `<span class="icon
+ * icon-star">`); hash-like and utility words left out, at most 4 words.
  */
 export function iconWords(el: PageElement): string {
   let raw = "";
   try {
-    raw = (el.getAttribute("class") || "") + " " + (el.getAttribute("id") || "");
+    raw = `${el.getAttribute("class") || ""} ${el.getAttribute("id") || ""}`;
     const img = lowerTag(el) === "img" ? el : el.querySelector("img,svg use,[class*=icon]");
     if (img) {
       const src = img.getAttribute("src") || img.getAttribute("href") || img.getAttribute("xlink:href") || "";
       const file = src.split(/[?#]/)[0]?.split("/").pop() || src.split("#")[1] || "";
-      raw += " " + file.replace(/\.[a-z0-9]+$/i, "") + " " + (img === el ? "" : img.getAttribute("class") || "");
+      raw += ` ${file.replace(/\.[a-z0-9]+$/i, "")} ${img === el ? "" : img.getAttribute("class") || ""}`;
     }
   } catch {
     return "";

@@ -1,7 +1,4 @@
-/**
- * Page-wide facts read once before the walk: geometry, the deep focus, the top modal dialog and
- * a full-viewport overlay.
- */
+/** Page-wide facts read once before the walk: geometry, deep focus, the top modal dialog, a full-viewport overlay. */
 import type { PageDocument, PageElement, PageGeometry, PageWindow } from "../types.ts";
 import { styleOf } from "./styles.ts";
 import { inter, lower, num0 } from "./text.ts";
@@ -87,9 +84,8 @@ export function modalDialog(topDoc: PageDocument): PageElement | null {
 }
 
 /**
- * A full-viewport overlay, found by hit-testing a few points (instead of reading position and
- * z-index on every element): from the topmost element at each point, climb at most 64 ancestors
- * looking for a fixed/absolute box with z-index >= 10 that covers at least half of the viewport.
+ * A full-viewport overlay, found by hit-testing a few points rather than reading every element: climbs at most 64
+ * ancestors for a fixed/absolute box, z-index >= 10, covering half the viewport.
  */
 export function findOverlay(
   win: PageWindow,
@@ -139,10 +135,8 @@ export function findOverlay(
 const SCAN_MAX = 300;
 
 /**
- * A small document none of whose elements is a fixed or absolute box with z-index >= 10 has
- * no overlay for findOverlay to find, whatever its hit tests would return (they return elements
- * of this document's tree, and the overlay is one of them or their ancestors). Each hit test
- * brings the page's rendering up to date first, which costs a small page more than this look.
+ * A small document with no fixed or absolute box of z-index >= 10 has no overlay, and each hit test first updates
+ * rendering, which costs a small page more than this look.
  */
 function noRaisedBox(win: PageWindow, topDoc: PageDocument): boolean {
   try {

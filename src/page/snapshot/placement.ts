@@ -1,11 +1,10 @@
 /**
- * Where an element sits: overflow clipping, the clip that applies to it (positioned boxes escape
- * non-containing ancestors), visibility, and whether its box is shown and in the viewport.
+ * Where an element sits: clipping (positioned boxes escape non-containing ancestors), visibility, shown and in
+ * viewport.
  */
 import { boxOf } from "./text.ts";
 import type { Ctx, Run, Seen } from "./types.ts";
 
-/** Sets the overflow, clip, visibility and geometry fields of `s`. */
 export function seePlacement(run: Run, s: Seen, ctx: Ctx): void {
   const el = s.el;
   const tag = s.tag;
@@ -38,8 +37,7 @@ export function seePlacement(run: Run, s: Seen, ctx: Ctx): void {
   s.ovy = ovy;
   const clips = ovx !== "visible" || ovy !== "visible";
   s.clips = clips;
-  // Positioned boxes escape clipping by non-containing ancestors; that only matters where a
-  // clip is active, so position is read only there.
+  // Positioned boxes escape non-containing ancestors' clips: position is read only where a clip is active.
   const position = clips || ctx.clip !== ctx.fixClip || ctx.vp !== ctx.fixVp ? st.position : "";
   s.position = position;
   if (position === "fixed") {
@@ -58,7 +56,6 @@ export function seePlacement(run: Run, s: Seen, ctx: Ctx): void {
   const vis = visibility ? visibility === "visible" : ctx.vis;
   s.vis = vis;
 
-  // Geometry, only when something needs it.
   if (run.LAYOUT && (s.role !== null || clips || isFrame)) s.rect = el.getBoundingClientRect();
   s.shown = vis && !s.transparent && !s.blocked;
   if (s.shown && s.rect) placeBox(s, ctx);

@@ -1,6 +1,5 @@
 /**
- * Candidate records and the small element facts they need: fold shape, login forms, labels
- * standing in for hidden controls.
+ * Candidate records and the element facts they need: fold shape, login forms, labels standing in for hidden controls.
  */
 import type { Box, PageElement, PageNode } from "../types.ts";
 import { byId } from "./names.ts";
@@ -11,7 +10,7 @@ import type { Ctx, Rec, Run } from "./types.ts";
 export function parentTag(n: PageNode): string {
   try {
     const p = n.parentNode;
-    return p ? (p.nodeType === 1 ? lower((p as PageElement).localName) : "#" + p.nodeType) : "";
+    return p ? (p.nodeType === 1 ? lower((p as PageElement).localName) : `#${p.nodeType}`) : "";
   } catch {
     return "?";
   }
@@ -22,7 +21,7 @@ export function shape(el: PageNode): string {
   let out = "";
   let n: PageNode | null = el;
   for (let i = 0; i < 3 && n; i++) {
-    out += parentTag(n) + ">";
+    out += `${parentTag(n)}>`;
     n = n.parentNode;
   }
   return out;
@@ -54,7 +53,7 @@ export function newRec(run: Run, el: PageElement, role: string, ctx: Ctx, tag: s
     dom: false,
     box,
     inVp,
-    key: role + "|" + tag + "|" + shape(el) + "|" + ctx.frame,
+    key: `${role}|${tag}|${shape(el)}|${ctx.frame}`,
     modal: ctx.modal,
     filter: ctx.filter,
     listbox: ctx.listbox,

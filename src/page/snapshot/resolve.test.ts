@@ -93,7 +93,7 @@ describe("ref registry", () => {
   test("every folded element is registered and resolvable", () => {
     let html = "<ul>";
     for (let i = 0; i < 300; i++) html += `<li><button>Add to cart</button></li>`;
-    const { win } = page(html + "</ul>");
+    const { win } = page(`${html}</ul>`);
     const r = pageSnapshot(win, { layout: false });
     const fold = r.elements.find((e) => e.kind === "fold");
     expect(fold?.kind).toBe("fold");

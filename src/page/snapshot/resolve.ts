@@ -21,8 +21,7 @@ export function pageResolveRef(win: PageWindow, ref: number): ResolveResult {
   if (!el) return { element: null, reason: "node_detached" };
   try {
     if (!el.isConnected) return { element: null, reason: "node_detached" };
-    // An element of an inlined same-origin frame is only reachable while its iframe still hosts
-    // that very document inside the top document.
+    // An inlined frame's element is reachable only while its iframe still hosts that document in the top document.
     let doc: PageDocument = el.ownerDocument;
     for (let i = 0; doc !== reg.doc; i++) {
       const host = reg.frames.get(doc);

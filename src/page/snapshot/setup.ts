@@ -1,7 +1,4 @@
-/**
- * Start of a snapshot run: options, word tables, the ref registry, and the page-wide facts
- * (geometry, focus, modal dialog, overlay) that the walk consults for every element.
- */
+/** Start of a snapshot run: options, word tables, the ref registry and page-wide facts the walk consults. */
 import type { Box, PageDocument, PageElement, PageWindow, RefRegistry, SnapshotOptions } from "../types.ts";
 import { deepFocus, findOverlay, modalDialog, pageGeometry } from "./page-scan.ts";
 import { clampInt, words } from "./text.ts";
@@ -131,8 +128,8 @@ export function openRegistry(win: PageWindow, topDoc: PageDocument, floor: unkno
     reg = { doc: topDoc, next: 1, byEl: new WeakMap(), byRef: new Map(), frames: new WeakMap() };
     Object.defineProperty(win, KEY, { value: reg, configurable: true, enumerable: false, writable: true });
   }
-  // Out-of-process frames number their own documents; the caller passes the lowest unused
-  // number of the whole tab so refs from every frame share one space and never collide.
+  // Out-of-process frames number their own documents: the caller passes the tab's lowest unused number, so refs never
+  // collide.
   if (typeof floor === "number" && floor === floor && floor > reg.next) reg.next = Math.floor(floor);
   return reg;
 }

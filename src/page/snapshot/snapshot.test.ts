@@ -141,7 +141,7 @@ describe("roles and accessible names", () => {
   });
 
   test("indentation whitespace does not eat the name budget", () => {
-    const pad = "\n" + " ".repeat(300);
+    const pad = `\n${" ".repeat(300)}`;
     const { win } = page(`<button>${pad}<span>${pad}Add${pad}</span>${pad}<span>to cart</span>${pad}</button>`);
     expect(names(snap(win))).toEqual(["Add to cart"]);
   });

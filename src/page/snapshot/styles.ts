@@ -1,10 +1,7 @@
 /**
- * Computed styles kept across the snapshots of a world. A declaration from getComputedStyle is
- * live: every read gives the element's style as it is at that moment, so one made in an earlier
- * snapshot answers exactly as a new one would. Making a new one for every element in every
- * snapshot cost more than a small page's reads of it (and, on large pages, a fifth of the walk).
- * Each kept declaration costs the renderer memory for as long as its element lives, so only the
- * first MAX_KEPT elements a world looks at keep theirs; the rest get a new one each time.
+ * Computed styles kept across a world's snapshots: a getComputedStyle declaration is live, and making one per element
+ * per snapshot cost more than a small page's reads (a fifth of the walk on large pages). Each costs renderer memory
+ * while its element lives, so only the first MAX_KEPT elements keep theirs.
  */
 import type { PageElement, PageStyle } from "../types.ts";
 

@@ -1,8 +1,6 @@
 /**
- * Small pure helpers of the snapshot engine: strings, attributes, numbers, rectangles.
- *
- * Every module of this folder runs in the page as part of the page bundle (`../entry.ts`):
- * they may use built-ins and each other, never the page's globals (only the `win` they are given).
+ * Small pure helpers of the snapshot engine. Modules here run in the page: built-ins and each other only, never the
+ * page's globals.
  */
 import type { Box, PageElement, PageRect } from "../types.ts";
 import type { Attrs, Clip, Ctx, Words } from "./types.ts";
@@ -31,7 +29,7 @@ export function cut(s: string, max: number): string {
   let end = max - 1;
   const c = s.charCodeAt(end - 1);
   if (c >= 0xd800 && c <= 0xdbff) end--;
-  return s.slice(0, end) + "…";
+  return `${s.slice(0, end)}…`;
 }
 
 export function attr(el: PageElement, n: string): string | null {
@@ -43,8 +41,8 @@ export function lower(s: unknown): string {
   return typeof s === "string" ? s.toLowerCase() : "";
 }
 
-// Attributes are read once per element: most elements have none (hasAttributes is one cheap
-// call), and one pass over the names beats a dozen getAttribute calls on the rest.
+// Attributes are read once per element: most have none (one cheap hasAttributes), and one pass beats many getAttribute
+// calls.
 export function readAttrs(el: PageElement, none: Attrs): Attrs {
   if (!el.hasAttributes()) return none;
   // getAttributeNames, unlike `attributes`, does not make Blink create Attr nodes on the page.

@@ -1,10 +1,7 @@
 /**
- * The page's readable text beside its controls: headings and short text blocks of the top
- * document (open shadow roots and same-origin frames included), in document order, each placed after the listed
- * control that precedes it (`after`, 0 before the first). A control's own text is its name, so
- * the walk does not enter candidates. Bounded: MAX_BLOCKS blocks of MAX_CHARS, MAX_TOTAL in
- * all, MAX_VISITS elements visited. Read by `snapshot --text` and by an action's outcome (what
- * text appeared or changed).
+ * Headings and short text blocks of the top document (open shadow roots and same-origin frames included), each placed
+ * after the listed control before it (`after`, 0: first). Candidates are not entered (their text is their name).
+ * Bounded by MAX_BLOCKS, MAX_CHARS, MAX_TOTAL and MAX_VISITS. Read by `snapshot --text` and by action outcomes.
  */
 import type { PageElement, TextBlock } from "../types.ts";
 import type { Run } from "./types.ts";
@@ -132,5 +129,5 @@ function markInside(el: Walked, refOf: Map<unknown, number>, set: (r: number) =>
 
 function clip(s: string): string {
   if (s.length <= MAX_CHARS) return s;
-  return s.slice(0, MAX_CHARS - 1) + "…";
+  return `${s.slice(0, MAX_CHARS - 1)}…`;
 }

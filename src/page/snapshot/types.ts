@@ -1,9 +1,4 @@
-/**
- * Internal types of the page-side snapshot engine (the helpers in this folder).
- *
- * Only types live here. The walk's state is carried explicitly in a `Run` object rather than
- * in closures or module variables, so the helpers stay plain functions of their arguments.
- */
+/** Internal types of the snapshot engine: the walk's state travels in a `Run`, so the helpers stay plain functions. */
 import type {
   Box,
   PageDocument,
@@ -20,7 +15,6 @@ import type {
 /** An element's attributes, read once (lower-case names). */
 export type Attrs = Record<string, string>;
 
-/** A set of words (tag names, roles) as an object for constant-time lookups. */
 export type Words = Record<string, true>;
 
 /** Clip rectangle in top-level viewport coordinates; infinite sides mean "no clip". */
@@ -38,8 +32,7 @@ export interface Roots {
 }
 
 /**
- * Inherited facts for an element's children. An element passes its own context object on
- * unchanged unless one of these facts changes, so most elements allocate nothing.
+ * Inherited facts for an element's children, passed on unchanged unless one changes (most elements allocate nothing).
  */
 export interface Ctx {
   doc: PageDocument;
@@ -72,7 +65,6 @@ export interface Ctx {
   detailsOpen: boolean;
 }
 
-/** One candidate (or frame placeholder) while the walk is open. */
 export interface Rec {
   el: PageElement;
   kind: "element" | "frame";
@@ -136,7 +128,6 @@ export interface Tables {
   LOGIN_RE: RegExp;
 }
 
-/** Everything one snapshot run shares between helpers: options, page facts, accumulators. */
 export interface Run {
   started: number;
   LIMIT: number;
@@ -184,16 +175,12 @@ export interface Run {
   frames: number;
   workHit: boolean;
   depthHit: boolean;
-  /**
-   * The walk stack as parallel arrays (no per-node allocation). A null context marks the exit
-   * of a candidate, whose record sits in the node slot.
-   */
+  /** The walk stack as parallel arrays; a null context marks a candidate's exit (its record in the node slot). */
   sN: (PageNode | Rec)[];
   sC: (Ctx | null)[];
   sD: number[];
 }
 
-/** What the visit of one element has learned so far, handed from step to step. */
 export interface Seen {
   el: PageElement;
   tag: string;

@@ -1,7 +1,6 @@
 /**
- * The visit of one element during the walk: skip it, or learn its candidacy and placement, open
- * its scopes (modal, filter, listbox), feed its text to open candidates, open its own record,
- * and hand its children on (`descend`).
+ * The visit of one element during the walk: candidacy and placement, scopes, text for open candidates, its record, its
+ * children.
  */
 import type { PageElement } from "../types.ts";
 import { seeCandidacy } from "./candidacy.ts";
@@ -26,10 +25,8 @@ export function visitElement(run: Run, el: PageElement, ctx: Ctx, depth: number)
     run.depthHit = true;
     return;
   }
-  // Every computed-style read costs time on every element of the page, so each element reads
-  // only what it can need: display, opacity and (outside candidates) cursor always; overflow on
-  // boxes that can clip; position only inside clip regions; visibility only where a candidate,
-  // a candidate's text or a dialog depends on it.
+  // Every computed-style read costs on every element, so each reads only what it can need (display, opacity, cursor
+  // outside candidates; overflow, position, visibility only where they matter).
   const st = styleOf(ctx.view, el);
   const display = st.display;
   if (display === "none") return;
@@ -139,9 +136,9 @@ export function contributeText(run: Run, s: Seen, ctx: Ctx, before: number): voi
   const display = s.display;
   const al = A["aria-label"];
   if (s.role === null && al && al.trim()) {
-    appendText(run, ctx, " " + al + " ");
+    appendText(run, ctx, ` ${al} `);
     s.mute = before;
-  } else if (tag === "img" && s.role === null && s.vis) appendText(run, ctx, " " + (A.alt || "") + " ");
+  } else if (tag === "img" && s.role === null && s.vis) appendText(run, ctx, ` ${A.alt || ""} `);
   else if (tag === "br") appendText(run, ctx, " ");
   else if (display && display.indexOf("inline") !== 0 && display !== "contents") appendText(run, ctx, " ");
 }
@@ -158,7 +155,7 @@ export function openCandidate(run: Run, s: Seen, ctx: Ctx, before: number): void
   rec.via = s.via;
   describe(run, rec, s.el, s.A, s.tag, ctx, s.ctrl);
   if (rec.fixedName !== null && before > ctx.mute) {
-    appendText(run, ctx, " " + rec.fixedName + " ");
+    appendText(run, ctx, ` ${rec.fixedName} `);
     s.mute = before;
   }
   run.recs.push(rec);

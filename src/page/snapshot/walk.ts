@@ -1,6 +1,6 @@
 /**
- * The walk: one linear pass over the composed tree with an explicit stack (run.sN/sC/sD), so
- * depth costs no native recursion and a hostile element can be undone and stepped over.
+ * One linear pass over the composed tree with an explicit stack: no native recursion, and a hostile element can be
+ * undone.
  */
 import type { PageElement, PageNode, PageText } from "../types.ts";
 import { appendText, finishRec } from "./names.ts";
@@ -90,8 +90,8 @@ export function walkDocument(run: Run): void {
     try {
       visitElement(run, node as PageElement, ctx, depth);
     } catch {
-      // One hostile element must not break the snapshot: undo what it pushed, then still walk
-      // its children with the parent's context.
+      // One hostile element must not break the snapshot: undo what it pushed, then walk its children with the parent's
+      // context.
       run.errors++;
       sN.length = mark;
       sC.length = mark;
