@@ -88,7 +88,9 @@ const BROKER_LAYERS: [layer: string, pattern: RegExp][] = [
   ["act", /^broker\/act\//],
   ["observe", /^broker\/(observe|capture|inspect)\//],
   ["context", /^broker\/(context\/|commands\/(runtime|watchdogs)\.ts$)/],
-  ["core", /^broker\//],
+  ["settle", /^broker\/settle\/(?!requests\/)/],
+  ["core", /^broker\/(?!settle\/requests\/)/],
+  ["requests", /^broker\/settle\/requests\//],
 ];
 
 function brokerLayer(file: string): number | undefined {
@@ -161,7 +163,7 @@ describe("architecture", () => {
     }
   });
 
-  test("broker layers import only downwards: handlers → act → observe → call context → core", () => {
+  test("broker layers import only downwards: handlers → act → observe → call context → settle → core → request classification", () => {
     const upward: string[] = [];
     for (const file of sourceFiles(join(SRC, "broker"))) {
       const from = brokerLayer(file);

@@ -1,6 +1,6 @@
 import { outsideCallScope } from "../cdp/scope.ts";
 import type { CdpSession } from "../cdp/session.ts";
-import { rememberRequests } from "./net/polling.ts";
+import { rememberRequests } from "./settle/requests/polling.ts";
 
 const enabled = new WeakMap<CdpSession, Promise<unknown>>();
 

@@ -18,8 +18,8 @@ import type { ActElement, ActWindow } from "./act-dom.ts";
 import { DRAG_OPS, pageDrag } from "./act-drag.ts";
 import { EDIT_OPS, editedElement, pageEdit } from "./act-edit.ts";
 import { ACT_OPS, pageAct } from "./act-probe.ts";
-import { inputClock } from "./act-input.ts";
-import { pageQuiet } from "./act-settle.ts";
+import { inputClock } from "./settle/input.ts";
+import { pageQuiet } from "./settle/settle.ts";
 import { pageScroll } from "./act-scroll.ts";
 import { SELECT_OPS, pageSelect } from "./act-select.ts";
 import { UPLOAD_OPS, pageUpload } from "./act-upload.ts";
@@ -32,7 +32,7 @@ import { pageResolveRef } from "./resolve-script.ts";
 import { pageSearch } from "./search-script.ts";
 import { snapshotMain } from "./snapshot/main.ts";
 import type { SpecsOf } from "./ops.ts";
-import type { QuietOps } from "./quiet-ops.ts";
+import type { QuietOps } from "./settle/ops.ts";
 import type { PageDocument, PageElement, PageWindow, RefRegistry, SnapshotOptions, SnapshotResult } from "./types.ts";
 
 /**

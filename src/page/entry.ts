@@ -8,7 +8,7 @@ export { install, framePath, refElement, snapshot } from "./dispatch.ts";
 export { pageAct as act } from "./act-probe.ts";
 export { pageDrag as drag } from "./act-drag.ts";
 export { pageEdit as edit } from "./act-edit.ts";
-export { pageQuiet as quiet } from "./act-settle.ts";
+export { pageQuiet as quiet } from "./settle/settle.ts";
 export { pageScroll as scroll } from "./act-scroll.ts";
 export { pageSelect as select } from "./act-select.ts";
 export { pageUpload as upload } from "./act-upload.ts";

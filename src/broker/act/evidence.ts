@@ -1,5 +1,5 @@
 import type { ElementState } from "./pointer.ts";
-import type { Effects } from "./watch.ts";
+import type { Effects } from "../settle/watch.ts";
 
 export type EvidenceStatus = "verified" | "mismatch" | "unavailable";
 

@@ -9,9 +9,9 @@ import { evidenceStatus, pageEffects, stateEffects } from "./evidence.ts";
 import { callFn, readResult, step, stepResult } from "../page-fns.ts";
 import { callInFrame, frameOfRef, locatedRef } from "./frame-call.ts";
 import { defineAction } from "./pipeline.ts";
-import { lateTimerChange } from "./late.ts";
+import { lateTimerChange } from "../settle/late.ts";
 import { checkProbe, moveMouse, probeForPointer, probeStep, type Probe } from "./pointer.ts";
-import type { ActionWatch } from "./watch.ts";
+import type { ActionWatch } from "../settle/watch.ts";
 
 /** `bp hover <ref>`: moves the pointer onto the element after the same probe a click gets. */
 export const hover = defineAction<typeof hoverCommand, ArgsOf<typeof hoverCommand>, Probe>(hoverCommand, {

@@ -10,7 +10,7 @@ import { callInFrame, type FrameRef } from "./frame-call.ts";
 import { inputEvidence, readEvidence, readStep, type Prepared } from "./input-evidence.ts";
 import type { ReadMode } from "../../page/act-edit.ts";
 import type { Selected } from "../context/tabs.ts";
-import type { ActionWatch } from "./watch.ts";
+import type { ActionWatch } from "../settle/watch.ts";
 import { parseCombo, pressCombo, typeChar, typesText } from "./keys.ts";
 import { CompositePin } from "./pin.ts";
 import { defineAction } from "./pipeline.ts";
@@ -145,7 +145,7 @@ export const press = defineAction<typeof pressCommand, ArgsOf<typeof pressComman
     const token = crypto.randomUUID();
     const { frame, prep: before, inMain } = await focusAndArm(sel, top, watch, token);
     // A printable key into an editable field types text (what the page sends then, a typing
-    // indicator, answers no command: act/requests.ts); on a button or the page it is a command.
+    // indicator, answers no command: settle/requests/requests.ts); on a button or the page it is a command.
     const sent = watch.input(() => pressCombo(top, combo), true, typesText(combo.key) && before.mode !== "none");
     sent.catch(() => undefined);
     await Promise.race([sent, watch.dialogOpened]);

@@ -198,7 +198,7 @@ export async function pressCombo(session: CdpSession, c: Combo): Promise<void> {
 /**
  * Whether a key types text (a printable character, Space included), as opposed to a command
  * (Enter, Tab, Escape, a chord): what a page sends as text goes in (a typing indicator) answers
- * no command, and an action does not wait for its answer (act/requests.ts).
+ * no command, and an action does not wait for its answer (settle/requests/requests.ts).
  */
 export function typesText(key: KeyDef | string): boolean {
   const text = typeof key === "string" ? key : key.text;

@@ -6,7 +6,7 @@ import type { PageStep } from "../../page/runtime.ts";
 import { callPage } from "../world.ts";
 import { step, stepResult } from "../page-fns.ts";
 import { callInFrame, frameLoader, type FrameRef } from "./frame-call.ts";
-import type { ActionWatch } from "./watch.ts";
+import type { ActionWatch } from "../settle/watch.ts";
 
 export type PinReason =
   | "cancelled"
@@ -29,7 +29,7 @@ export interface StepOptions {
   also?: PageStep[];
   /** The page call that just returned pinned the focus (or proved it): only what the broker knows is checked. */
   fresh?: boolean;
-  /** It types text (the text, a printable key, the clear before it): what the page sends then, such as a typing indicator, answers no command (act/requests.ts). */
+  /** It types text (the text, a printable key, the clear before it): what the page sends then, such as a typing indicator, answers no command (settle/requests/requests.ts). */
   text?: boolean;
 }
 

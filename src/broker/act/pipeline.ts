@@ -24,7 +24,7 @@ import { boundUrl } from "../../shared/page-strings.ts";
 import { redactUrl } from "../net/redact.ts";
 import { readResult, type Ran } from "../page-fns.ts";
 import { replyFor, type ActionReply, type EvidenceLike } from "./result.ts";
-import { ActionWatch, DOM_QUIET_MAX_MS, type QuietPoll } from "./watch.ts";
+import { ActionWatch, DOM_QUIET_MAX_MS, type QuietPoll } from "../settle/watch.ts";
 
 export interface ObserveArgs {
   limit: number;
@@ -66,7 +66,7 @@ export interface ActionDef<I, A, S = void, E extends EvidenceLike = EvidenceLike
   dispatch(run: ActionRun<A>): Promise<S>;
   /**
    * "steps": the dispatch sends each input through `watch.input(send, true)`, so only those
-   * are near an input for the page's polling (net/polling.ts); otherwise the whole dispatch is.
+   * are near an input for the page's polling (settle/requests/polling.ts); otherwise the whole dispatch is.
    */
   inputs?: "steps";
   /** The dispatch settled the page itself (composite actions settle step by step). */
@@ -167,7 +167,7 @@ function observeOnce<A>(run: ActionRun<A>, opts: ObserveArgs, base: SnapshotResu
 
 /**
  * Settles, reads the evidence back and observes in one page call: the page waits for its own
- * quiet (the settle step, src/page/act-settle.ts), then runs the read-back and the snapshot. After a
+ * quiet (the settle step, src/page/settle/settle.ts), then runs the read-back and the snapshot. After a
  * navigation, or with requests the action started still running, the broker waits on their
  * events first and settles again. A dialog ends everything at once: the page then answers nothing.
  */

@@ -10,7 +10,7 @@ import { step, stepResult, type PageResult } from "../page-fns.ts";
 import { callInFrame, callOnSlot, frameOfRef, locatedRef, type FrameRef } from "./frame-call.ts";
 import { dispatchClick, probeForPointer } from "./pointer.ts";
 import { defineAction } from "./pipeline.ts";
-import type { ActionWatch } from "./watch.ts";
+import type { ActionWatch } from "../settle/watch.ts";
 import { cutString } from "../../shared/page-strings.ts";
 
 /** What the page's select script answers: a dropdown's listing (or why the ref is none), its selection read back. */

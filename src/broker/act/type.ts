@@ -15,7 +15,7 @@ import { parseCombo, pressCombo } from "./keys.ts";
 import { CompositePin } from "./pin.ts";
 import { checkProbe, dispatchClick, probeStep, type Probe } from "./pointer.ts";
 import { defineAction } from "./pipeline.ts";
-import { SYNC_QUIET_MS, type ActionWatch } from "./watch.ts";
+import { SYNC_QUIET_MS, type ActionWatch } from "../settle/watch.ts";
 import { listensToKeys } from "./widget.ts";
 import { forgetMarks } from "../observe/collect.ts";
 
@@ -239,7 +239,7 @@ function moved(pin: CompositePin, steps: readonly string[]): BpError {
  * `rearm`: the quiet watcher's replacement (watch.rearmSteps), run after that task in the same
  * call; when it begins with a "hold", the call first waits the click's timer floor if the page
  * scheduled anything since the watcher was armed (`scheduled`: a focus handler that moves focus
- * on a short timer has moved it when the focus is proved; act-settle.ts).
+ * on a short timer has moved it when the focus is proved; src/page/settle/settle.ts).
  */
 async function focused(frame: FrameRef, token: string, watch: ActionWatch, then: "select" | "caretEnd", rearm: PageStep[] = []): Promise<{ focused: boolean; then: boolean; scheduled: boolean; moved?: boolean }> {
   const held = rearm[0]?.fn === "quiet" && rearm[0].arg !== undefined && "op" in rearm[0].arg && rearm[0].arg.op === "hold";

@@ -1,5 +1,5 @@
 /**
- * The waits of the quiet watcher (act-quiet.ts), run in the page on its own frames and
+ * The waits of the quiet watcher (quiet.ts), run in the page on its own frames and
  * mutation records, so the broker spends no message on polling.
  *
  * "settle" (right after dispatch) waits until the DOM is settled and answers the poll with
@@ -9,7 +9,7 @@
  *    from the settle's start when the page saw none; or from the last response to a request the
  *    action started, when later: `sinceResponse`) and at least one rendered frame (and the task
  *    after it) with no mutation, so a timer the action started that steps faster than that is
- *    caught. Without it the page's ledger (act-ledger.ts) decides: a page that set a timer, an
+ *    caught. Without it the page's ledger (ledger.ts) decides: a page that set a timer, an
  *    interval or an idle callback since the arm is held to `timerQuietFor` the same way (typing:
  *    from the last key or text); so is a click (any action but typing) that has changed nothing
  *    since the arm when the frame rule would end (its change may come through what the ledger
@@ -24,7 +24,7 @@
  *  - and in both cases no animation the action began still running.
  * The answer says `timed` when the handlers of the action's discrete input events (a press, a
  * click, a key) scheduled a timer or an idle callback, `timedOver` when those of the pointer
- * coming over an element did (act-input.ts): what they do later is not waited for here.
+ * coming over an element did (input.ts): what they do later is not waited for here.
  * It gives up at `max` ms (`settled` true, `capped` true): an endlessly busy page is observed
  * as it is. A page that renders no frames falls back to time alone. With `finish` the watchers
  * disconnect once settled; with `linger` they stay that many ms (for a settle after the
@@ -35,10 +35,10 @@
  * twice the window) for the first mutation: `{ changed }`; its watchers then stay (`linger`)
  * or go (`finish`) as for settle. A lingering watcher counts no frames until the next wait.
  */
-import { hrNow } from "./act-input.ts";
-import { childFrames, foreignFrame, heldOf, install, reply, scheduledSince, watched, type Measure, type QuietArg, type QuietPoll, type Watched, type Watcher } from "./act-quiet.ts";
-import { pageScheduled } from "./act-ledger.ts";
-import type { ActWindow } from "./act-dom.ts";
+import { hrNow } from "./input.ts";
+import { childFrames, foreignFrame, heldOf, install, reply, scheduledSince, watched, type Measure, type QuietArg, type QuietPoll, type Watched, type Watcher } from "./quiet.ts";
+import { pageScheduled } from "./ledger.ts";
+import type { ActWindow } from "../act-dom.ts";
 
 export function late(w: Watched, arg: QuietArg): Promise<{ changed: boolean }> {
   const { win, sts } = w;

@@ -3,17 +3,17 @@ import type { CdpSession } from "../../cdp/session.ts";
 import type { PageStep } from "../../page/runtime.ts";
 import type { BrowserConnection } from "../browser.ts";
 import { downloadByGuid, onDownloadChange } from "../net/downloads.ts";
-import type { InputSpans } from "../net/input-spans.ts";
+import type { InputSpans } from "./requests/input-spans.ts";
 import { frameNetReady, watchFrameNet } from "../net/tracker.ts";
 import { ensureNetwork } from "../network.ts";
 import type { Effects, QuietPoll } from "./effects.ts";
-import { ActionRequests } from "./requests.ts";
+import { ActionRequests } from "./requests/requests.ts";
 import type { TargetRecord } from "../targets.ts";
 import { callPage } from "../world.ts";
 import { callFn, readResult } from "../page-fns.ts";
 
 /**
- * DOM is "settled" (the page's settle step, src/page/act-settle.ts) a rendered frame after an
+ * DOM is "settled" (the page's settle step, src/page/settle/settle.ts) a rendered frame after an
  * action whose handlers changed the page synchronously (SYNC_QUIET_MS too when the page set a
  * timer since the arm). A page that keeps changing on its own after the dispatch must be quiet
  * this long…
@@ -164,9 +164,9 @@ export class ActionWatch {
 
   /**
    * Sends the action's input: its whole dispatch, or (`step`) one input of a composite action,
-   * whose windows are then its steps alone; `text`: that step types text (act/requests.ts).
+   * whose windows are then its steps alone; `text`: that step types text (settle/requests/requests.ts).
    * What starts near an input may be the action's request even from the poll's own call site
-   * (net/polling.ts).
+   * (settle/requests/polling.ts).
    */
   input<T>(send: () => Promise<T>, step = false, text = false): Promise<T> {
     return step ? this.sending(send, (i) => i.stepping(text), (i) => i.stepped()) : this.dispatch(send, false);
@@ -206,7 +206,7 @@ export class ActionWatch {
     // A response is taken like an input event: what its handler starts runs from then on.
     const responded = this.requests?.responded ?? 0;
     const sinceResponse = responded > 0 && !o.typing ? { sinceResponse: Date.now() - responded } : {};
-    // The floor only when the page set a timer since the arm (act-settle.ts); otherwise a frame
+    // The floor only when the page set a timer since the arm (src/page/settle/settle.ts); otherwise a frame
     // after the last input and change, and a moment with no task pending after it.
     const kind = o.typing ? { idle: true } : { click: true, idle: true };
     return { fn: "quiet", arg: { op: "settle", ids, quietFor: DOM_QUIET_MS, syncQuietFor: 0, timerQuietFor: SYNC_QUIET_MS, frames: QUIET_FRAMES, max, linger: WATCH_LINGER_MS, ...sinceResponse, ...kind } };
@@ -252,7 +252,7 @@ export class ActionWatch {
     }
     // Kept until the end: the call that ends them may never be sent (a pin check that fails first).
     if (old.length > 0) this.retiring.push({ session: inFrame ? frame.session : this.session, frameId: inFrame ? frame.frameId : this.mainFrameId, ids: old });
-    // `hold`: first the page's "hold" on the replaced watchers (act-settle.ts), its answer at index 0.
+    // `hold`: first the page's "hold" on the replaced watchers (src/page/settle/settle.ts), its answer at index 0.
     const hold = o.hold !== undefined && old.length > 0 ? [{ fn: "quiet" as const, arg: { op: "hold" as const, ids: old, timerQuietFor: o.hold } }] : [];
     return [...hold, ...(old.length > 0 ? [{ fn: "quiet" as const, arg: { op: "poll" as const, ids: old, finish: true } }] : []), fresh];
   }
@@ -374,7 +374,7 @@ export class ActionWatch {
     return this.waiting(() => this.settleNow(deadline, also, typing));
   }
 
-  /** A wait inside a composite action's dispatch: no input goes out meanwhile (net/polling.ts). */
+  /** A wait inside a composite action's dispatch: no input goes out meanwhile (settle/requests/polling.ts). */
   private async waiting<T>(fn: () => Promise<T>): Promise<T> {
     this.requests?.inputs.settling();
     try {

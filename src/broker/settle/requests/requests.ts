@@ -1,5 +1,5 @@
-import { ActionPolls, type Clock, InputSpans, isRedirectHop, type NetEvents } from "../net/polling.ts";
-import { watchSockets } from "../net/sockets.ts";
+import { ActionPolls, type Clock, InputSpans, isRedirectHop, type NetEvents } from "./polling.ts";
+import { watchSockets } from "./sockets.ts";
 
 /** A session whose end can be told (a frame's goes with its frame, and its requests then never end). */
 type Watched = NetEvents & { onClose?(fn: () => void): () => void };
@@ -7,9 +7,9 @@ type Watched = NetEvents & { onClose?(fn: () => void): () => void };
 /**
  * The requests an action starts, from the network events of the sessions it watches (the
  * tab's, and its out-of-process frames' as they are followed: add()): the documents, XHRs
- * and fetches it is waited for, less the page's own polling (net/polling.ts), judged per
+ * and fetches it is waited for, less the page's own polling (polling.ts), judged per
  * session against that session's history, and the WebSocket messages it sends whose answer
- * it waits for (net/sockets.ts). Part of the action's watch (watch.ts), which reads `pending`
+ * it waits for (sockets.ts). Part of the action's watch (../watch.ts), which reads `pending`
  * and `responded`.
  */
 export class ActionRequests {
@@ -81,7 +81,7 @@ export class ActionRequests {
       session.on("Network.loadingFinished", done),
       session.on("Network.loadingFailed", done),
     );
-    // Its WebSocket messages (net/sockets.ts): each socket it sent on is pending until answered.
+    // Its WebSocket messages (sockets.ts): each socket it sent on is pending until answered.
     const sockets = watchSockets(
       session,
       () => this.inputs.nearWhich(this.inputs.now()),

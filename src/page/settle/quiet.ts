@@ -6,13 +6,13 @@
  * cannot use up the quiet period; with `finish` it also disconnects. It also counts the
  * animations (CSS transitions, CSS and Web animations) that began since install and are still
  * running with a finite end, so an accordion that opens through a transition is observed open;
- * not those that only repaint (a hover or focus colour: act-paint.ts).
- * "settle" and "late" wait in the page (act-settle.ts, which also answers the calls).
+ * not those that only repaint (a hover or focus colour: paint.ts).
+ * "settle" and "late" wait in the page (settle.ts, which also answers the calls).
  */
-import { setSlot, slotOf, type ActMutationObserver, type ActWindow } from "./act-dom.ts";
-import { marks, pageScheduled, type Marks } from "./act-ledger.ts";
-import { hrNow, inputClock, readClock } from "./act-input.ts";
-import { paintOnly } from "./act-paint.ts";
+import { setSlot, slotOf, type ActMutationObserver, type ActWindow } from "../act-dom.ts";
+import { marks, pageScheduled, type Marks } from "./ledger.ts";
+import { hrNow, inputClock, readClock } from "./input.ts";
+import { paintOnly } from "./paint.ts";
 
 export interface QuietArg {
   op?: string;
@@ -79,7 +79,7 @@ export interface Watcher {
   lingering?: boolean;
   /** Restarts the frame count after a linger stopped it. */
   resume: () => void;
-  /** The timer, idle-callback and animation-frame counters when it was armed (act-ledger.ts). */
+  /** The timer, idle-callback and animation-frame counters when it was armed (ledger.ts). */
   marks: Marks & { frame: number | undefined };
 }
 
@@ -91,7 +91,7 @@ export interface Watched {
   inputHr: number;
   /** The same for an edit's events (beforeinput, input: text inserted without key events fires only these); 0: none. */
   editHr: number;
-  /** The same for a discrete input event whose handlers scheduled a timer or an idle callback (act-input.ts); 0: none. */
+  /** The same for a discrete input event whose handlers scheduled a timer or an idle callback (input.ts); 0: none. */
   timedHr: number;
   /** The same for the pointer coming over an element (a hover-intent delay, a tooltip's); 0: none. */
   timedOverHr: number;
@@ -279,7 +279,7 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
   return true;
 }
 
-/** Running animations that began since `from`, have a finite end and do more than repaint (act-paint.ts). */
+/** Running animations that began since `from`, have a finite end and do more than repaint (paint.ts). */
 function animating(win: ActWindow, from: number): number {
   let n = 0;
   try {

@@ -1,4 +1,5 @@
-import type { ActionRun } from "./pipeline.ts";
+import type { CdpSession } from "../../cdp/session.ts";
+import type { ActionWatch } from "./watch.ts";
 
 /**
  * How long an action waits, after its settle, for the change a timer of its input handlers
@@ -15,7 +16,7 @@ export const LATE_TIMER_MS = 500;
  * LATE_TIMER_MS for the first change in the top document or a request the page starts, and
  * settles again. Whether something came; the reply then observes the page again.
  */
-export async function lateTimerChange<A>(run: ActionRun<A>, inputs: "press" | "pointer"): Promise<boolean> {
+export async function lateTimerChange(run: { watch: ActionWatch; top: CdpSession; ctx: { deadline: number } }, inputs: "press" | "pointer"): Promise<boolean> {
   const { watch, ctx } = run;
   const e = watch.effects;
   // A click counts its press and release only: a tooltip its pointer move starts is no answer to the click.

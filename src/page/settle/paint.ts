@@ -6,7 +6,7 @@
  * Anything that moves, resizes, fades or hides an element is still waited for, also when it
  * animates a colour with it.
  */
-import type { ActAnimation } from "./act-dom.ts";
+import type { ActAnimation } from "../act-dom.ts";
 
 /** Keyframe properties (as getKeyframes names them) that only repaint. */
 const PAINT = new Set([

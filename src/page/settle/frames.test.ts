@@ -1,12 +1,12 @@
 /**
  * The typing settle waits for a rendered frame only while an animation-frame callback that is
- * not ours may be pending (act-quiet.ts's frame ledger). happy-dom runs animation frames as
+ * not ours may be pending (quiet.ts's frame ledger). happy-dom runs animation frames as
  * immediates and numbers them with objects, so these windows get a frame clock the test steps
  * itself, numbered from one counter as a document numbers every world's callbacks in Chromium.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { Window } from "happy-dom";
-import { bundled } from "./test-bundle.ts";
+import { bundled } from "../test-bundle.ts";
 
 type Quiet = (win: unknown, arg: Record<string, unknown>) => unknown;
 type Settled = { settled: boolean; mutations: number; capped?: boolean };

@@ -1,12 +1,12 @@
 /**
  * When the page took an action's input: one passive capture listener per input event type and
  * window, kept for the document's life, marks the last input event, the last edit event and
- * the last input event whose handlers scheduled a timer (inputClock). The settle (act-settle.ts)
+ * the last input event whose handlers scheduled a timer (inputClock). The settle (settle.ts)
  * times its floor from these, and the broker waits for a late change after an action whose
  * handlers scheduled a timer but changed nothing yet.
  */
-import { setSlot, slotOf, type ActWindow } from "./act-dom.ts";
-import { marks, pageScheduled, type Marks } from "./act-ledger.ts";
+import { setSlot, slotOf, type ActWindow } from "../act-dom.ts";
+import { marks, pageScheduled, type Marks } from "./ledger.ts";
 
 // Versioned by shape: a document outlives a bp upgrade, and a slot an older build left keeps its old shape.
 const INPUT_KEY = Symbol.for("browser-pilot.quiet.input.v3");
@@ -117,7 +117,7 @@ function listen(win: ActWindow, c: InputClock): void {
  * listeners but not our slot, and adding a listener that is there already changes nothing.
  *
  * Whether the handlers of a discrete input event scheduled a timer or an idle callback
- * (`timed`): the counters (act-ledger.ts) are read as the event reaches our capture listener,
+ * (`timed`): the counters (ledger.ts) are read as the event reaches our capture listener,
  * before the page's handlers, and again in our bubble listener on the window once the event
  * that ends it (TIMED_UNTIL) has reached it, in the same task: no other task runs in between,
  * so a page's own timer chain is never taken for the handlers'. Not judged: an input whose

@@ -8,7 +8,7 @@
  * sees them). An id of ours that is not accounted for makes the page look busy, which only makes
  * a wait longer.
  */
-import { setSlot, slotOf, type ActWindow } from "./act-dom.ts";
+import { setSlot, slotOf, type ActWindow } from "../act-dom.ts";
 
 type Kind = "timer" | "idle";
 

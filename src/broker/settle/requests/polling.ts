@@ -22,7 +22,7 @@
  * Neither costs a CDP call: both read the network events the action watches anyway.
  */
 import type { Protocol } from "devtools-protocol";
-import type { CdpSession } from "../../cdp/session.ts";
+import type { CdpSession } from "../../../cdp/session.ts";
 import { type Clock, InputSpans, wallClock } from "./input-spans.ts";
 import { Beat, median, RHYTHM_MIN_STARTS, rhythmOf } from "./rhythm.ts";
 import { rememberSockets } from "./sockets.ts";

@@ -12,7 +12,7 @@
  * its own and wait WS_REPLY_MAX_MS once. Read from the network events the action watches
  * anyway: no CDP call of its own.
  */
-import type { CdpSession } from "../../cdp/session.ts";
+import type { CdpSession } from "../../../cdp/session.ts";
 import { wallClock } from "./input-spans.ts";
 
 /**
