@@ -39,7 +39,7 @@ export const answerDialog = defineAction<typeof command, ArgsOf<typeof command>,
     const type = sel.rec.dialog?.type ?? "dialog";
     await watch.input(() => top.send("Page.handleJavaScriptDialog", { accept: args.accept, ...(args.prompt !== undefined ? { promptText: args.prompt } : {}) }), true);
     delete sel.rec.dialog;
-    await watch.settle(ctx.deadline);
+    await watch.settle({ deadline: ctx.deadline });
     return type;
   },
   settled: true,

@@ -6,7 +6,7 @@ import type { EvidenceStatus } from "./evidence.ts";
 import { pageEffects } from "./evidence.ts";
 import { step, type PageResult } from "../page-fns.ts";
 import { callInFrame, type FrameRef } from "./frame-call.ts";
-import type { Effects } from "../settle/watch.ts";
+import type { Effects } from "../settle/effects.ts";
 
 /** What the page edit script's "prepare"/"active" reports about the element being edited (its own type). */
 export type Prepared = PageResult<"edit", { op: "active" }>;

@@ -19,12 +19,11 @@ import type { CallContext, Handler } from "../context/types.ts";
 import { resolveRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import type { PreSteps } from "../observe/collect.ts";
 import { observeWith } from "../observe/snapshot.ts";
-import { callPage } from "../world.ts";
 import { boundUrl } from "../../shared/page-strings.ts";
 import { redactUrl } from "../net/redact.ts";
-import { readResult, type Ran } from "../page-fns.ts";
+import type { Ran } from "../page-fns.ts";
 import { replyFor, type ActionReply, type EvidenceLike } from "./result.ts";
-import { ActionWatch, DOM_QUIET_MAX_MS, type QuietPoll } from "../settle/watch.ts";
+import { type SettleCall, Settler } from "../settle/settler.ts";
 
 export interface ObserveArgs {
   limit: number;
@@ -38,7 +37,7 @@ export interface ActionRun<A> {
   sel: Selected;
   /** The tab's own session (the main frame). */
   top: CdpSession;
-  watch: ActionWatch;
+  watch: Settler;
   /** The located ref and its locate steps' results, when the action has one. */
   target: ResolvedRef | undefined;
 }
@@ -109,7 +108,7 @@ export async function runAction<I, A, S, E extends EvidenceLike, R>(ctx: CallCon
   const sel = def.tab ? def.tab(ctx, args) : selectedTab(ctx);
   const stages = async (): Promise<ActionReply<E> | E | R> => {
     const top = await sel.browser.session(sel.rec);
-    const watch = new ActionWatch(sel.browser, sel.rec, top, def.watch !== false);
+    const watch = new Settler(sel.browser, sel.rec, top, def.watch !== false);
     try {
       const located = def.locate?.(args);
       let target: ResolvedRef | undefined;
@@ -166,102 +165,33 @@ function observeOnce<A>(run: ActionRun<A>, opts: ObserveArgs, base: SnapshotResu
 }
 
 /**
- * Settles, reads the evidence back and observes in one page call: the page waits for its own
- * quiet (the settle step, src/page/settle/settle.ts), then runs the read-back and the snapshot. After a
- * navigation, or with requests the action started still running, the broker waits on their
- * events first and settles again. A dialog ends everything at once: the page then answers nothing.
+ * The reply's settle (settle/reply.ts: settle, read back and observe in one page call), then
+ * the evidence, the pending navigation's hint and the action's `after` stage.
  */
 async function settleAndReply<I, A, S, E extends EvidenceLike, R>(run: ActionRun<A>, def: ActionDef<I, A, S, E, R>, sent: S, opts: ObserveArgs | undefined): Promise<Answer<E>> {
   const { ctx, sel, watch } = run;
-  let ids = watch.takeQuiet();
   const base = sel.agent.observations.get(sel.rec.targetId)?.last;
-  const started = Date.now();
-  let readback: unknown[] = [];
-  let observation: Awaited<ReturnType<typeof observeWith>>;
-  let mutations = 0;
-  /** The observation was taken before the target's frame had settled. */
-  let stale = false;
-  /** An out-of-process target's read-back, taken in its frame's last settle call once settled. */
-  let remoteReadback: unknown[] | undefined;
-  const readbackSteps = def.readback?.(run, sent) ?? [];
-  // A ref inside an out-of-process frame is read back in its own frame's world.
-  const binding = run.target?.binding;
-  const remote = binding !== undefined && (binding.frameId !== watch.mainFrameId || binding.session !== run.top);
-  for (;;) {
-    if (watch.effects.dialog) break;
-    if (watch.busy) await watch.waitNetwork(ctx.deadline);
-    // The navigation wait is bounded: one that has not even committed is reported as pending, not waited out.
-    if (watch.pendingNavigation) break;
-    const requests = watch.effects.requests;
-    const navigating = watch.effects.navigation;
-    const polling = ids.length > 0 && !navigating;
-    // The watchers linger in the page after settling (a later turn of this loop settles on them again).
-    const steps: PageStep[] = polling ? [watch.settleStep(ids, { max: DOM_QUIET_MAX_MS, deadline: ctx.deadline, typing: def.typing === true })] : [];
-    const when = polling ? { step: 0 } : undefined;
-    if (!watch.effects.navigation && !remote) steps.push(...readbackSteps.map((s) => (when ? { ...s, when } : s)));
-    const pre: PreSteps = { steps, ...(when ? { snapshotWhen: when } : {}) };
-    // A target in a frame: that frame settles by its own rules too, in its own call beside this one.
-    // An out-of-process target's read-back rides on its frame's settle call.
-    const frameReadback = remote && binding && readbackSteps.length > 0 && !watch.effects.navigation ? { frame: binding, steps: readbackSteps } : undefined;
-    const frames = polling ? watch.settleFrames(ctx.deadline, def.typing === true, frameReadback) : undefined;
-    const frameLate = frames?.then((f) => {
-      remoteReadback = f.also;
-      return settledAfter(pre, f.polls);
-    });
-    let results: unknown[];
-    if (opts) {
-      observation = await raceDialog(watch, raceNavigation(watch, observeOnce(run, opts, base, pre))).catch((err: unknown) => {
-        if (watch.effects.navigation || watch.effects.dialog) return undefined;
-        throw err;
-      });
-      results = pre.results ?? [];
-    } else {
-      results = steps.length ? ((await raceDialog(watch, raceNavigation(watch, callMain(run, steps))))?.results ?? []) : [];
-    }
-    // Chrome answers no call into a document whose navigation is pending: past the bound, it is reported as pending.
-    if (navigationOverdue(watch)) break;
-    // The frame changed and settled after the top document's call answered: its snapshot may predate the frame's end.
-    if (frameLate) stale = opts !== undefined && (await frameLate);
-    if (watch.effects.dialog) break;
-    const poll = polling ? readResult({ steps, results }, 0, "quiet", "settle") : undefined;
-    if (polling && !poll) {
-      // The watchers are gone (a new document, or a page call that failed): observe without them.
-      ids = [];
-      if (!watch.effects.navigation) continue;
-    }
-    if (poll) mutations = Math.max(mutations, poll.mutations);
-    if (poll?.timed) watch.effects.timed = true;
-    if (poll?.timedOver) watch.effects.timedOver = true;
-    readback = polling ? results.slice(1) : results;
-    // A navigation that began while the page settled: observe the new document once it loads.
-    if (!navigating && watch.effects.navigation && Date.now() - started <= 3_000) continue;
-    // A response usually changes the page when it lands: settle again after the network, also
-    // when the request started and ended inside the call (its render may come after the snapshot).
-    if (watch.effects.requests === requests || Date.now() - started > 3_000) break;
-  }
-  if (stale && opts && !watch.effects.navigation && !watch.effects.dialog) {
-    observation = await raceDialog(watch, observeOnce(run, opts, base, undefined)).catch((err: unknown) => {
-      if (watch.effects.navigation || watch.effects.dialog) return undefined;
-      throw err;
-    });
-  }
-  if (remoteReadback && !watch.effects.navigation && !watch.effects.dialog) readback = remoteReadback;
-  else if (remote && binding && readbackSteps.length > 0 && !watch.effects.navigation && !watch.effects.dialog) {
-    readback = (await raceDialog(watch, callPage(binding.session, binding.frameId, readbackSteps).catch(() => undefined)))?.results ?? [];
-  }
-  watch.effects.mutations += mutations;
-  await watch.finishFrameQuiet();
-  watch.countDownloads();
-  let evidence = def.evidence(run, sent, { steps: readbackSteps, results: watch.effects.navigation || watch.effects.dialog ? [] : readback });
-  const pending = watch.pendingNavigation;
+  const readback = def.readback?.(run, sent) ?? [];
+  const settled = await watch.settle({
+    reply: true,
+    deadline: ctx.deadline,
+    typing: def.typing === true,
+    readback,
+    target: run.target?.binding,
+    observe: opts ? (call: SettleCall | undefined) => observeOnce(run, opts, base, call) : undefined,
+  });
+  let observation = settled.observation;
+  const e = watch.effects;
+  let evidence = def.evidence(run, sent, { steps: readback, results: e.navigation || e.dialog ? [] : settled.readback });
+  const pending = settled.pending;
   if (pending) {
     const url = pending.url !== undefined ? redactUrl(boundUrl(pending.url)) : undefined;
     evidence = { ...evidence, pendingNavigation: { ...(url !== undefined ? { url } : {}), ms: pending.ms } };
     if (!opts) return { evidence };
-    const reply = replyFor(ctx, sel, evidence, watch.effects, undefined);
+    const reply = replyFor(ctx, sel, evidence, e, undefined);
     return { observed: { ...reply, hint: `The navigation${url ? ` to ${url}` : ""} has not answered after ${Math.round(pending.ms / 1000)} s and is still loading; nothing could be observed. Run 'bp wait --url <url>' (or 'bp wait --text'), or 'bp back' to give up on it.` } };
   }
-  if (def.after && !watch.effects.navigation && !watch.effects.dialog) {
+  if (def.after && !e.navigation && !e.dialog) {
     const later = await def.after(run, sent, evidence);
     if (later) {
       evidence = later;
@@ -269,54 +199,5 @@ async function settleAndReply<I, A, S, E extends EvidenceLike, R>(run: ActionRun
     }
   }
   if (!opts) return { evidence };
-  return { observed: replyFor(ctx, sel, evidence, watch.effects, observation ?? undefined) };
-}
-
-/**
- * Whether a frame that changed settled only once the top document's call (the one with the
- * snapshot) had answered. Looked at a task later: an answer that came in the same read as the
- * top call's, behind it, is then taken as after it (observed again) rather than before.
- */
-function settledAfter(pre: PreSteps, polls: (QuietPoll | null)[]): Promise<boolean> {
-  return new Promise((resolve) => setImmediate(() => resolve(pre.results !== undefined && polls.some((q) => (q?.mutations ?? 0) > 0))));
-}
-
-function callMain<A>(run: ActionRun<A>, steps: PageStep[]) {
-  return callPage(run.top, run.watch.mainFrameId, steps);
-}
-
-/** How long an action waits for its navigation's new document to commit (docs/actions.md: the 3 s network bound). */
-const NAVIGATION_BOUND_MS = 3_000;
-
-function navigationOverdue(watch: ActionWatch): boolean {
-  const p = watch.pendingNavigation;
-  return p !== undefined && p.ms >= NAVIGATION_BOUND_MS;
-}
-
-/**
- * A page call sent just before the action's navigation began is not answered until the new
- * document commits (Chrome holds calls into the old one): past the bound it is left to answer
- * later (undefined now).
- */
-async function raceNavigation<T>(watch: ActionWatch, p: Promise<T>): Promise<T | undefined> {
-  p.catch(() => undefined);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const overdue = new Promise<undefined>((resolve) => {
-    const look = () => {
-      if (navigationOverdue(watch)) resolve(undefined);
-      else timer = setTimeout(look, 50);
-    };
-    look();
-  });
-  try {
-    return await Promise.race([p, overdue]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** A dialog blocks the page: its answer never comes, so the dialog ends the wait. */
-function raceDialog<T>(watch: ActionWatch, p: Promise<T>): Promise<T | undefined> {
-  p.catch(() => undefined);
-  return Promise.race([p, watch.dialogOpened.then(() => undefined)]);
+  return { observed: replyFor(ctx, sel, evidence, e, observation ?? undefined) };
 }

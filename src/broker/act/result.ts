@@ -7,7 +7,7 @@ import type { Selected } from "../context/tabs.ts";
 import type { SnapshotReply } from "../observe/snapshot.ts";
 import type { CallContext } from "../context/types.ts";
 import { downloadByGuid, publicDownload } from "../net/downloads.ts";
-import type { Effects } from "../settle/watch.ts";
+import type { Effects } from "../settle/effects.ts";
 import { cutString } from "../../shared/page-strings.ts";
 
 /** The evidence of one of the actions (src/protocol/evidence.ts) before the reply makes it lean. */

@@ -1,22 +1,27 @@
-/** What an action caused, as its watch (watch.ts) saw it. */
+/** What an action caused, as its settler saw it; the settler is the one writer (Noted). */
 export interface Effects {
-  navigation: boolean;
-  dialog: boolean;
-  popups: string[];
-  requests: number;
+  readonly navigation: boolean;
+  readonly dialog: boolean;
+  readonly popups: readonly string[];
+  readonly requests: number;
   /** DOM mutations seen while waiting for quiet. */
-  mutations: number;
+  readonly mutations: number;
   /** Browser GUIDs of downloads the action started (a link that downloads is not a navigation). */
-  downloads: string[];
+  readonly downloads: readonly string[];
   /** How many of them completed before the action settled. */
-  downloadsCompleted: number;
+  readonly downloadsCompleted: number;
   /** A same-document navigation (#fragment, history.pushState): the URL changed, the document did not. */
-  urlChanged: boolean;
-  /** The handlers of the action's discrete input events (press, click, key) scheduled a timer (the settle said `timed`): a change may come later. */
-  timed: boolean;
-  /** The same for the pointer coming over an element (`timedOver`): a hover-intent menu, a tooltip. */
-  timedOver: boolean;
+  readonly urlChanged: boolean;
+  /** The handlers of the action's press, click or key scheduled a timer: a change may come later. */
+  readonly timed: boolean;
+  /** The same for the pointer coming over an element: a hover-intent menu, a tooltip. */
+  readonly timedOver: boolean;
 }
+
+/** The settler's own, writable view of its effects. */
+export type Noted = { -readonly [K in keyof Effects]: Effects[K] extends readonly string[] ? string[] : Effects[K] };
+
+export const noEffects = (): Noted => ({ navigation: false, dialog: false, popups: [], requests: 0, mutations: 0, downloads: [], downloadsCompleted: 0, urlChanged: false, timed: false, timedOver: false });
 
 export interface QuietPoll {
   quietFor: number;

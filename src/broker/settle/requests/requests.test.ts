@@ -17,7 +17,7 @@ function polledPage(): FakeNet {
 
 function action(net: FakeNet) {
   const effects = { requests: 0 };
-  const reqs = new ActionRequests(net, effects, () => undefined, net.now);
+  const reqs = new ActionRequests(net, () => effects.requests++, () => undefined, net.now);
   return {
     reqs,
     effects,

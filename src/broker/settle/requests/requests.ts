@@ -30,10 +30,10 @@ export class ActionRequests {
   private readonly documents = new Map<string, string>();
   private stopped = false;
 
-  /** `effects.requests` counts the action's requests. */
+  /** `count` is told of each request (or socket message) that is the action's. */
   constructor(
     session: Watched,
-    private readonly effects: { requests: number },
+    private readonly count: () => void,
     private readonly poke: () => void,
     now?: Clock,
   ) {
@@ -68,7 +68,7 @@ export class ActionRequests {
         const ids = p.type === "Document" ? [p.requestId] : polls.claim(p);
         if (!ids.includes(p.requestId)) background.add(p.requestId);
         for (const id of ids) {
-          this.effects.requests++;
+          this.count();
           // An earlier start, shown to be the action's only now, may have ended already: its response counts as landed.
           if (id === p.requestId || background.delete(id)) {
             this.pending.add(tag + id);
@@ -87,7 +87,7 @@ export class ActionRequests {
       () => this.inputs.nearWhich(this.inputs.now()),
       (id) => {
         this.pending.add(`${tag}ws:${id}`);
-        this.effects.requests++;
+        this.count();
         this.poke();
       },
       (id, answered) => {
