@@ -57,10 +57,8 @@ export interface ActionDef<I, A, S = void, E extends EvidenceLike = EvidenceLike
   tab?(ctx: CallContext, args: A): Selected;
   /** The ref to locate and the page steps (probe, prepare, find…) to run in the same call. */
   locate?(args: A): { ref: number; steps: PageStep[] } | undefined;
-  /** Whether the DOM-quiet watcher is armed before dispatch (in the locate call when it can be). */
-  armQuiet?: boolean;
-  /** Without a locate call to ride on, the dispatch arms the watcher itself, in its own first page call. */
-  armsInDispatch?: true;
+  /** Whether the DOM-quiet watcher is armed before dispatch (in the locate call when it can be); else the dispatch arms it. */
+  armQuiet?: boolean | ((args: A) => boolean);
   /** Sends the action; what it returns goes to the later stages. */
   dispatch(run: ActionRun<A>): Promise<S>;
   /**
@@ -111,21 +109,22 @@ export async function runAction<I, A, S, E extends EvidenceLike, R>(ctx: CallCon
     const watch = new Settler(sel.browser, sel.rec, top, def.watch !== false);
     try {
       const located = def.locate?.(args);
+      const arming = typeof def.armQuiet === "function" ? def.armQuiet(args) : def.armQuiet === true;
       let target: ResolvedRef | undefined;
       if (located) {
         // The quiet watcher rides on the locate call when the ref is in the main frame.
         const binding = sel.agent.observations.get(sel.rec.targetId)?.refs.get(located.ref);
         const inMain = binding !== undefined && binding.frameId === watch.mainFrameId && binding.session === top;
         // A target in another frame gets a watcher of its own there, in the same call.
-        const arm = def.armQuiet ? [inMain ? watch.quietStep() : binding ? watch.frameQuietStep(binding) : undefined].filter((x) => x !== undefined) : [];
+        const arm = arming ? [inMain ? watch.quietStep() : binding ? watch.frameQuietStep(binding) : undefined].filter((x) => x !== undefined) : [];
         // A same-origin child frame's element: the locate call runs in the top document's world,
         // the frame's own watcher is armed in its world by a call sent alongside (not for typed
         // text, whose steps re-arm the top document's watcher after the focusing click).
-        const child = def.armQuiet && !def.typing && binding?.childFrame ? watch.armFrame({ session: binding.session, frameId: binding.childFrame }) : undefined;
+        const child = arming && !def.typing && binding?.childFrame ? watch.armFrame({ session: binding.session, frameId: binding.childFrame }) : undefined;
         [target] = await Promise.all([resolveRef(sel, located.ref, [...located.steps, ...arm]), child]);
       }
       if (!def.blocked) await watch.ready;
-      if (def.armQuiet && !watch.armed && !(def.armsInDispatch && !located)) await watch.armQuiet();
+      if (arming && !watch.armed) await watch.armQuiet();
       const run: ActionRun<A> = { ctx, args, sel, top, watch, target };
       const sent = await watch.dispatch(() => def.dispatch(run), def.inputs === "steps");
       const opts = def.observe?.(args);

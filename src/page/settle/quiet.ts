@@ -10,7 +10,8 @@
  * "settle" and "late" wait in the page (settle.ts, which also answers the calls).
  */
 import { setSlot, slotOf, type ActMutationObserver, type ActWindow } from "../act-dom.ts";
-import { marks, pageScheduled, type Marks } from "./ledger.ts";
+import { marks, type Marks } from "./ledger.ts";
+import { frameMark, ownFrame } from "./frames.ts";
 import { hrNow, inputClock, readClock } from "./input.ts";
 import { paintOnly } from "./paint.ts";
 
@@ -104,111 +105,6 @@ export interface Watched {
 
 // Versioned by shape: a document outlives a bp upgrade, and a slot an older build left keeps its old shape.
 const KEY = Symbol.for("browser-pilot.quiet.v2");
-/**
- * Our world's animation-frame requests, to tell whether the page has one pending. A document
- * numbers the callbacks of all its worlds from one counter, and a frame runs every callback
- * requested before it began: so when no id but ours was handed out since the request of ours
- * that the last frame ran, nothing of the page's (or of another world's) waits for a frame.
- */
-interface FrameLedger {
-  /** The id of our callback the last frame ran; 0: none ran yet in this document. */
-  ran: number;
-  /** Our ids handed out after `ran` (pending, cancelled or probes). */
-  ours: number[];
-  /** Our recent ids, ran or not: what a watcher's arm counts frames requested since against. */
-  log: number[];
-}
-
-const FRAMES_KEY = Symbol.for("browser-pilot.quiet.frames.v1");
-
-function ledgerOf(win: ActWindow): FrameLedger {
-  let l = slotOf<FrameLedger>(win, FRAMES_KEY);
-  if (!l) setSlot(win, FRAMES_KEY, (l = { ran: 0, ours: [], log: [] }));
-  return l;
-}
-
-/** Remembers one of our ids; bounded where no frame runs to prune them (forgetting one of ours only makes a frame be waited for). */
-function keep(l: FrameLedger, id: number): void {
-  l.ours.push(id);
-  if (l.ours.length > 256) l.ours.splice(0, l.ours.length - 256);
-  l.log.push(id);
-  if (l.log.length > 512) l.log.splice(0, l.log.length - 512);
-}
-
-/** The animation-frame counter now (a request cancelled at once, kept as ours); undefined: unreadable. */
-function frameMark(win: ActWindow): number | undefined {
-  try {
-    const probe: unknown = win.requestAnimationFrame(() => undefined);
-    if (typeof probe !== "number" || !win.cancelAnimationFrame) return undefined;
-    win.cancelAnimationFrame(probe);
-    keep(ledgerOf(win), probe);
-    return probe;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Whether the page (or another world) scheduled anything since the watcher was armed: a timer,
- * an interval, an idle callback or an animation frame (any such id not ours handed out since).
- * A counter that cannot be read counts as scheduled.
- */
-export function scheduledSince(win: ActWindow, st: Watcher): boolean {
-  if (pageScheduled(win, st.marks)) return true;
-  const base = st.marks.frame, now = frameMark(win);
-  if (base === undefined || now === undefined || now < base) return true;
-  const ours = ledgerOf(win).log.filter((o) => o > base && o < now).length;
-  return now - base - 1 > ours;
-}
-
-/**
- * Whether the document holds a child frame: its frames run their own animation-frame callbacks
- * and timers on counters of their own, and what they render is not seen here. Any frame counts
- * (a cross-origin one answers a message the page posts it without an id of ours to see).
- */
-export function childFrames(win: ActWindow): boolean {
-  try {
-    return Number(Reflect.get(win, "length")) > 0 || win.document.querySelector("iframe, frame, object, embed") !== null;
-  } catch {
-    return true;
-  }
-}
-
-/** requestAnimationFrame for our world, through the ledger. */
-function ownFrame(win: ActWindow, fn: () => void): number {
-  const l = ledgerOf(win);
-  const id = win.requestAnimationFrame(() => {
-    if (typeof id === "number" && id > l.ran) {
-      l.ran = id;
-      l.ours = l.ours.filter((o) => o > id);
-    }
-    fn();
-  });
-  if (typeof id === "number") keep(l, id);
-  return id;
-}
-
-/**
- * Whether an animation-frame callback that is not ours may be pending: the page's (a preview it
- * renders in its next frame, an animation loop), another world's, or one this ledger cannot
- * account for (no frame of ours ran yet in this document, ids that are not counters, a counter
- * that went back). Asks for a frame and cancels it at once, to read the counter.
- */
-export function foreignFrame(win: ActWindow): boolean {
-  const l = ledgerOf(win);
-  let probe: unknown;
-  try {
-    probe = win.requestAnimationFrame(() => undefined);
-    if (typeof probe === "number") win.cancelAnimationFrame?.(probe);
-  } catch {
-    return true;
-  }
-  if (typeof probe !== "number" || !win.cancelAnimationFrame) return true;
-  const ours = l.ours.filter((o) => o > l.ran && o < probe).length;
-  keep(l, probe);
-  return l.ran === 0 || probe <= l.ran || probe - l.ran - 1 > ours;
-}
-
 export function heldOf(win: ActWindow): Record<number, Watcher> {
   let held = slotOf<Record<number, Watcher>>(win, KEY);
   if (!held) setSlot(win, KEY, (held = {}));

@@ -36,7 +36,8 @@
  * or go (`finish`) as for settle. A lingering watcher counts no frames until the next wait.
  */
 import { hrNow } from "./input.ts";
-import { childFrames, foreignFrame, heldOf, install, reply, scheduledSince, watched, type Measure, type QuietArg, type QuietPoll, type Watched, type Watcher } from "./quiet.ts";
+import { childFrames, foreignFrame, scheduledSince } from "./frames.ts";
+import { heldOf, install, reply, watched, type Measure, type QuietArg, type QuietPoll, type Watched, type Watcher } from "./quiet.ts";
 import { pageScheduled } from "./ledger.ts";
 import type { ActWindow } from "../act-dom.ts";
 
@@ -245,7 +246,7 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
  */
 export function hold(w: Watched, arg: QuietArg): { scheduled?: true } | Promise<{ scheduled: true }> {
   const { win, sts } = w;
-  if (!sts.some((s) => scheduledSince(win, s))) return {};
+  if (!sts.some((s) => scheduledSince(win, s.marks))) return {};
   const floor = Math.max(0, Number(arg.timerQuietFor) || 0), hs = hrNow(win);
   const from = w.inputHr > 0 && w.inputHr <= hs ? w.inputHr : hs;
   return new Promise((resolve) => {
