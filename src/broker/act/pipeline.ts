@@ -1,14 +1,4 @@
-/**
- * The action pipeline. Every action is one declarative object (defineAction) and runs the
- * same stages (runAction):
- *
- *   select tab → queue on it → locate (resolve the ref and probe it in one page call, the
- *   quiet watcher armed in the same call) → dispatch → watch → settle → evidence → reply
- *
- * Settling, the evidence read-back and the observation share the last page call: it polls
- * for DOM quiet and, once quiet, reads the action's evidence steps and takes the snapshot.
- * A verified click on a static page costs three CDP round trips (docs/architecture.md).
- */
+/** The action pipeline. */
 import type { CdpSession } from "../../cdp/session.ts";
 import type { PageStep } from "../../page/runtime.ts";
 import type { SnapshotResult } from "../../page/types.ts";
@@ -42,10 +32,7 @@ export interface ActionRun<A> {
   target: ResolvedRef | undefined;
 }
 
-/**
- * The evidence an action's command publishes (src/protocol/evidence.ts): its reply's
- * `evidence`, or for an action that does not observe (dropdown, history) the reply itself.
- */
+/** The evidence an action's command publishes (src/protocol/evidence.ts). */
 export type EvidenceOf<C extends CommandDef> = "evidence" extends keyof ReplyOf<C["result"]> ? NonNullable<ReplyOf<C["result"]>["evidence"]> : ReplyOf<C["result"]>;
 
 export interface ActionDef<I, A, S = void, E extends EvidenceLike = EvidenceLike, R = ActionReply<E>> {
@@ -61,19 +48,13 @@ export interface ActionDef<I, A, S = void, E extends EvidenceLike = EvidenceLike
   armQuiet?: boolean | ((args: A) => boolean);
   /** Sends the action; what it returns goes to the later stages. */
   dispatch(run: ActionRun<A>): Promise<S>;
-  /**
-   * "steps": the dispatch sends each input through `watch.input(send, true)`, so only those
-   * are near an input for the page's polling (settle/requests/polling.ts); otherwise the whole dispatch is.
-   */
+  /** "steps": the dispatch sends each input through `watch.input(send, true)`, so only those are near an input for the page's polling (settle/requests/polling.ts). */
   inputs?: "steps";
   /** The dispatch settled the page itself (composite actions settle step by step). */
   settled?: boolean | ((run: ActionRun<A>, sent: S) => boolean);
   /** No watch of page effects (dialog answers, history): their page may be blocked or leaving. */
   watch?: false;
-  /**
-   * Not queued behind the tab's other commands: a dialog answer must reach a tab whose
-   * running command waits on that very dialog. Its observation still waits its turn.
-   */
+  /** Not queued behind the tab's other commands. */
   queue?: false;
   /** The page answers nothing before the dispatch (a dialog holds it): network readiness is not awaited. */
   blocked?: true;
@@ -83,20 +64,13 @@ export interface ActionDef<I, A, S = void, E extends EvidenceLike = EvidenceLike
   readback?(run: ActionRun<A>, sent: S): PageStep[];
   /** What it sent was typed text, which starts no timer animation: settled a frame after the last change, no time floor. */
   typing?: boolean;
-  /**
-   * After the reply's settle (not after a navigation or dialog): may wait for more (suggestions
-   * a field shows after a debounce) and answer new evidence; the page is then observed again.
-   */
+  /** After the reply's settle (not after a navigation or dialog). */
   after?(run: ActionRun<A>, sent: S, evidence: E): Promise<E | undefined>;
   /** The evidence, from what dispatch returned and the read-back steps with their results (none after a navigation or dialog; read them with readResult). */
   evidence(run: ActionRun<A>, sent: S, readback: Ran): E;
 }
 
-/**
- * An action as the handler of its command. A mutating one (as its definition says) counts as
- * dispatched once it holds its tab, so a queued one can still be cancelled cleanly; a read-only
- * one (dropdown) runs the same stages and dispatches nothing.
- */
+/** An action as the handler of its command. */
 export function defineAction<C extends CommandDef, A, S = void>(command: C, def: ActionDef<ArgsOf<C>, A, S, EvidenceOf<C>, ReplyOf<C["result"]>>): Handler {
   const readOnly = command.mutating !== true;
   return defineShapedHandler(command, { dispatch: "lock", run: (ctx, input) => runAction(ctx, def, def.args(input, ctx), readOnly) });
@@ -117,9 +91,7 @@ export async function runAction<I, A, S, E extends EvidenceLike, R>(ctx: CallCon
         const inMain = binding !== undefined && binding.frameId === watch.mainFrameId && binding.session === top;
         // A target in another frame gets a watcher of its own there, in the same call.
         const arm = arming ? [inMain ? watch.quietStep() : binding ? watch.frameQuietStep(binding) : undefined].filter((x) => x !== undefined) : [];
-        // A same-origin child frame's element: the locate call runs in the top document's world,
-        // the frame's own watcher is armed in its world by a call sent alongside (not for typed
-        // text, whose steps re-arm the top document's watcher after the focusing click).
+        // A same-origin child frame's element: the locate call runs in the top document's world, the frame's own watcher is armed in its world by a call sent alongside (not for typed text, whose steps re-arm the top document's watcher after the focusing click).
         const child = arming && !def.typing && binding?.childFrame ? watch.armFrame({ session: binding.session, frameId: binding.childFrame }) : undefined;
         [target] = await Promise.all([resolveRef(sel, located.ref, [...located.steps, ...arm]), child]);
       }
@@ -163,10 +135,7 @@ function observeOnce<A>(run: ActionRun<A>, opts: ObserveArgs, base: SnapshotResu
   return observeWith(ctx, sel, { limit: opts.limit, diff: !opts.full && !watch.effects.navigation }, { sameDocument: !watch.effects.navigation, base, pre: pre ?? { steps: [] } });
 }
 
-/**
- * The reply's settle (settle/reply.ts: settle, read back and observe in one page call), then
- * the evidence, the pending navigation's hint and the action's `after` stage.
- */
+/** The reply's settle (settle/reply.ts: settle, read back and observe in one page call), then the evidence, the pending navigation's hint and the action's `after` stage. */
 async function settleAndReply<I, A, S, E extends EvidenceLike, R>(run: ActionRun<A>, def: ActionDef<I, A, S, E, R>, sent: S, opts: ObserveArgs | undefined): Promise<Answer<E>> {
   const { ctx, sel, watch } = run;
   const base = sel.agent.observations.get(sel.rec.targetId)?.last;

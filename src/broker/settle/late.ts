@@ -6,10 +6,7 @@ import type { Effects } from "./effects.ts";
 import type { StepPolicy } from "./policy.ts";
 import { type FrameAt, nextWatcherId, WATCH_LINGER_MS, type Watchers } from "./watchers.ts";
 
-/**
- * How long an action waits, after its settle, for a change a timer of its input handlers
- * brings (a hover-intent menu, a "Copied" label). A timer that changes nothing costs this.
- */
+/** How long an action waits, after its settle, for a change a timer of its input handlers brings (a hover-intent menu, a "Copied" label). */
 export const LATE_TIMER_MS = 500;
 
 /** What a late wait reads of its settler. */
@@ -23,11 +20,7 @@ export interface LateHost {
   lateChange(frame: FrameAt, windowMs: number, deadline: number): Promise<boolean>;
 }
 
-/**
- * After the reply's settle: an action that changed nothing yet while its input handlers set a
- * timer (`timed` for a press, click or key; `timedOver` too for a hover) waits for the first
- * change or request, and settles again. Whether something came.
- */
+/** After the reply's settle: an action that changed nothing yet while its input handlers set a timer (`timed` for a press, click or key; `timedOver` too for a hover) waits for the first change or request, and settles again. */
 export async function lateTimerChange(run: { watch: LateHost; top: CdpSession; ctx: { deadline: number } }, inputs: "press" | "pointer"): Promise<boolean> {
   const { watch, ctx } = run;
   const e = watch.effects;
@@ -37,10 +30,7 @@ export async function lateTimerChange(run: { watch: LateHost; top: CdpSession; c
   return watch.lateChange({ session: run.top, frameId: watch.mainFrameId }, LATE_TIMER_MS, ctx.deadline);
 }
 
-/**
- * Waits up to `windowMs` for the first DOM change in the frame or a request the page starts;
- * if one comes, settles again so it is in the reply. A frame that shows nothing costs the window.
- */
+/** Waits up to `windowMs` for the first DOM change in the frame or a request the page starts. */
 export async function lateChange(s: LateHost, frame: FrameAt, windowMs: number, deadline: number): Promise<boolean> {
   const id = nextWatcherId();
   const requests = s.effects.requests;

@@ -17,11 +17,7 @@ export interface ReplyHost extends WatcherHost {
 /** How long an action waits for its navigation's new document to commit (the 3 s network bound). */
 const NAVIGATION_BOUND_MS = 3_000;
 
-/**
- * Settles, reads back and observes in one page call: the page waits for its own quiet, then
- * runs the read-back and the snapshot. After a navigation, or with the action's requests
- * still running, waits on their events and settles again. A dialog ends everything at once.
- */
+/** Settles, reads back and observes in one page call. */
 export async function replyLoop<O>(s: ReplyHost, p: ReplyPolicy<O>): Promise<Omit<ReplySettled<O>, "pending"> & { mutations: number; timed: boolean; timedOver: boolean }> {
   const e = s.effects;
   let ids = s.watchers.takeQuiet();
@@ -48,12 +44,12 @@ export async function replyLoop<O>(s: ReplyHost, p: ReplyPolicy<O>): Promise<Omi
     const requests = e.requests;
     const navigating = e.navigation;
     const polling = ids.length > 0 && !navigating;
-    // The watchers linger in the page after settling: a later turn settles on them again.
+    // The watchers linger in the page after settling.
     const steps: PageStep[] = polling ? [s.watchers.settleStep(ids, { max: DOM_QUIET_MAX_MS, deadline: p.deadline, typing: p.typing })] : [];
     const when = polling ? { step: 0 } : undefined;
     if (!e.navigation && !remote) steps.push(...p.readback.map((st) => (when ? { ...st, when } : st)));
     const call: SettleCall = { steps, ...(when ? { snapshotWhen: when } : {}) };
-    // A target in a frame settles by its frame's rules too, beside this call; an out-of-process one is read back there.
+    // A target in a frame settles by its frame's rules too, beside this call.
     const frameReadback = remote && p.readback.length > 0 && !e.navigation ? { frame: binding, steps: p.readback } : undefined;
     const frames = polling ? s.watchers.settleFrames(p.deadline, p.typing, frameReadback) : undefined;
     const frameLate = frames?.then((f) => {
@@ -73,7 +69,7 @@ export async function replyLoop<O>(s: ReplyHost, p: ReplyPolicy<O>): Promise<Omi
     if (e.dialog) break;
     const poll = polling ? readResult({ steps, results }, 0, "quiet", "settle") : undefined;
     if (polling && !poll) {
-      // The watchers are gone (a new document, or a failed call): observe without them.
+      // The watchers are gone (a new document, or a failed call).
       ids = [];
       if (!e.navigation) continue;
     }
@@ -81,7 +77,7 @@ export async function replyLoop<O>(s: ReplyHost, p: ReplyPolicy<O>): Promise<Omi
     if (poll?.timed) timed = true;
     if (poll?.timedOver) timedOver = true;
     readback = polling ? results.slice(1) : results;
-    // A navigation that began while the page settled: observe the new document once it loads.
+    // A navigation that began while the page settled.
     if (!navigating && e.navigation && Date.now() - started <= 3_000) continue;
     // A response usually changes the page when it lands (also one that started and ended inside the call).
     if (e.requests === requests || Date.now() - started > 3_000) break;

@@ -17,11 +17,7 @@ export type { Effects, QuietPoll } from "./effects.ts";
 export type { ReplyPolicy, ReplySettled, SettleCall, StepPolicy } from "./policy.ts";
 export { DOM_QUIET_MAX_MS, SYNC_QUIET_MS } from "./watchers.ts";
 
-/**
- * Settling one action: what it caused (navigation, dialogs, popups, downloads, its own requests,
- * DOM changes), from CDP events subscribed before dispatch and the page's quiet watchers, and
- * the waits until the page is settled enough to observe. The one writer of the action's Effects.
- */
+/** Settling one action: what it caused (navigation, dialogs, popups, downloads, its own requests, DOM changes), from CDP events subscribed before dispatch and the page's quiet watchers, and the waits until the page is settled enough to observe. */
 export class Settler implements WatcherHost {
   private readonly noted = noEffects();
   /** The main frame committed a new document (a later download then does not undo "navigation"). */
@@ -57,7 +53,7 @@ export class Settler implements WatcherHost {
     const poke = () => this.wake?.();
     const requests = new ActionRequests(session, () => this.noted.requests++, poke);
     this.requests = requests;
-    // A cross-origin frame's requests start in its own session: followed from the frame's start.
+    // A cross-origin frame's requests start in its own session.
     this.offs.push(watchFrameNet(browser, rec.targetId, (s) => requests.add(s)), () => requests.stop());
     this.offs.push(...this.listen(browser, session, poke));
     this.ready = Promise.all([ensureNetwork(session), frameNetReady(browser, rec.targetId)]);
@@ -124,10 +120,7 @@ export class Settler implements WatcherHost {
     return this.requests?.responded ?? 0;
   }
 
-  /**
-   * Sends the action's input: its whole dispatch, or (`step`) one input of a composite action,
-   * whose input windows are then its steps alone; `text`: that step types text.
-   */
+  /** Sends the action's input: its whole dispatch, or (`step`) one input of a composite action, whose input windows are then its steps alone. */
   input<T>(send: () => Promise<T>, step = false, text = false): Promise<T> {
     return step ? this.sending(send, (i) => i.stepping(text), (i) => i.stepped()) : this.dispatch(send, false);
   }
@@ -175,11 +168,7 @@ export class Settler implements WatcherHost {
     this.watchers.retired();
   }
 
-  /**
-   * Waits until the page is settled enough to observe. A step of a composite action answers
-   * `also`'s results (undefined when they did not run); the reply's settle also reads back and
-   * observes in its last page call (reply.ts).
-   */
+  /** Waits until the page is settled enough to observe. */
   settle(policy: StepPolicy): Promise<unknown[] | undefined>;
   settle<O>(policy: ReplyPolicy<O>): Promise<ReplySettled<O>>;
   async settle<O>(policy: StepPolicy | ReplyPolicy<O>): Promise<unknown[] | undefined | ReplySettled<O>> {
@@ -214,7 +203,7 @@ export class Settler implements WatcherHost {
     await quiet();
     const requestsBefore = e.requests;
     await this.waitNetwork(deadline);
-    // A response usually changes the page when it lands: quiet again after the network.
+    // A response usually changes the page when it lands.
     if (e.requests > requestsBefore || requestsBefore > 0) {
       after = undefined;
       await quiet();

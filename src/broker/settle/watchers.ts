@@ -5,11 +5,7 @@ import { callFn, readResult } from "../page-fns.ts";
 import { callPage } from "../world.ts";
 import type { QuietPoll } from "./effects.ts";
 
-/**
- * The page's settle step (src/page/settle/settle.ts) ends a rendered frame after the action's
- * synchronous changes (after SYNC_QUIET_MS when the page set a timer since the arm); a page
- * that keeps changing must be quiet DOM_QUIET_MS for QUIET_FRAMES frames, at most DOM_QUIET_MAX_MS.
- */
+/** The page's settle step (src/page/settle/settle.ts) ends a rendered frame after the action's synchronous changes (after SYNC_QUIET_MS when the page set a timer since the arm). */
 export const DOM_QUIET_MS = 50;
 export const SYNC_QUIET_MS = 20;
 export const QUIET_FRAMES = 3;
@@ -86,10 +82,7 @@ export class Watchers {
     return Promise.all([install({ session, frameId: mainFrameId }, step), ...(own ? [install(own, this.frameQuietStep(own))] : [])]).then(() => undefined);
   }
 
-  /**
-   * Steps that end the watchers armed so far and arm a new one, so a focusing click's effects
-   * are not taken for the next step's. `hold` (ms): first a "hold" on the replaced watchers.
-   */
+  /** Steps that end the watchers armed so far and arm a new one, so a focusing click's effects are not taken for the next step's. */
   rearmSteps(frame?: FrameAt, o: { hold?: number } = {}): PageStep[] {
     const { session, mainFrameId } = this.host;
     const inFrame = frame !== undefined && (frame.frameId !== mainFrameId || frame.session !== session);
@@ -154,11 +147,7 @@ export class Watchers {
     );
   }
 
-  /**
-   * Settles the target-frame watchers in their own frames, beside the top document's settle:
-   * a frame's timers and animations are its own document's. They stay for a later settle and
-   * are ended by finishFrames. `also`: the target frame's read-back, once settled.
-   */
+  /** Settles the target-frame watchers in their own frames, beside the top document's settle. */
   settleFrames(deadline: number, typing: boolean, also?: { frame: FrameAt; steps: PageStep[] }): Promise<{ polls: (QuietPoll | null)[]; also?: unknown[] }> | undefined {
     const frames = [...this.frameQuiet];
     if (frames.length === 0 || this.host.dialog) return undefined;

@@ -1,12 +1,7 @@
 import { setSlot, slotOf, type ActWindow } from "../act-dom.ts";
 import { pageScheduled, type Marks } from "./ledger.ts";
 
-/**
- * Our world's animation-frame requests, to tell whether the page has one pending. A document
- * numbers the callbacks of all its worlds from one counter, and a frame runs every callback
- * requested before it began: so when no id but ours was handed out since the request of ours
- * that the last frame ran, nothing of the page's (or of another world's) waits for a frame.
- */
+/** Our world's animation-frame requests, to tell whether the page has one pending. */
 interface FrameLedger {
   /** The id of our callback the last frame ran; 0: none ran yet in this document. */
   ran: number;
@@ -45,11 +40,7 @@ export function frameMark(win: ActWindow): number | undefined {
   }
 }
 
-/**
- * Whether the page (or another world) scheduled anything since the watcher was armed: a timer,
- * an interval, an idle callback or an animation frame (any such id not ours handed out since).
- * A counter that cannot be read counts as scheduled.
- */
+/** Whether the page (or another world) scheduled anything since the watcher was armed. */
 export function scheduledSince(win: ActWindow, since: Marks & { frame: number | undefined }): boolean {
   if (pageScheduled(win, since)) return true;
   const base = since.frame, now = frameMark(win);
@@ -58,11 +49,7 @@ export function scheduledSince(win: ActWindow, since: Marks & { frame: number | 
   return now - base - 1 > ours;
 }
 
-/**
- * Whether the document holds a child frame: its frames run their own animation-frame callbacks
- * and timers on counters of their own, and what they render is not seen here. Any frame counts
- * (a cross-origin one answers a message the page posts it without an id of ours to see).
- */
+/** Whether the document holds a child frame: its frames run their own animation-frame callbacks and timers on counters of their own, and what they render is not seen here. */
 export function childFrames(win: ActWindow): boolean {
   try {
     return Number(Reflect.get(win, "length")) > 0 || win.document.querySelector("iframe, frame, object, embed") !== null;
@@ -85,12 +72,7 @@ export function ownFrame(win: ActWindow, fn: () => void): number {
   return id;
 }
 
-/**
- * Whether an animation-frame callback that is not ours may be pending: the page's (a preview it
- * renders in its next frame, an animation loop), another world's, or one this ledger cannot
- * account for (no frame of ours ran yet in this document, ids that are not counters, a counter
- * that went back). Asks for a frame and cancels it at once, to read the counter.
- */
+/** Whether an animation-frame callback that is not ours may be pending. */
 export function foreignFrame(win: ActWindow): boolean {
   const l = ledgerOf(win);
   let probe: unknown;

@@ -1,14 +1,4 @@
-/**
- * DOM-quiet detection around an action (the page runtime's `quiet`, a window step).
- * "install" (before dispatch) starts a mutation observer kept on our world's window under
- * `arg.id`, and counts rendered frames. "poll" reports how long the DOM has been quiet,
- * counted from the first poll (less `arg.after`) so a long dispatch (a drag, a key sequence)
- * cannot use up the quiet period; with `finish` it also disconnects. It also counts the
- * animations (CSS transitions, CSS and Web animations) that began since install and are still
- * running with a finite end, so an accordion that opens through a transition is observed open;
- * not those that only repaint (a hover or focus colour: paint.ts).
- * "settle" and "late" wait in the page (settle.ts, which also answers the calls).
- */
+/** DOM-quiet detection around an action (the page runtime's `quiet`, a window step). */
 import { setSlot, slotOf, type ActMutationObserver, type ActWindow } from "../act-dom.ts";
 import { marks, type Marks } from "./ledger.ts";
 import { frameMark, ownFrame } from "./frames.ts";
@@ -119,8 +109,7 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
   try {
     t0 = Number(win.document.timeline?.currentTime) || 0;
   } catch {}
-  // Actions on a tab run one at a time, so a new watcher means the actions whose watchers only
-  // linger are done: they go now (and an id reused goes too, or nothing would disconnect it).
+  // Actions on a tab run one at a time, so a new watcher means the actions whose watchers only linger are done.
   for (const key of Object.keys(held)) {
     const other = held[Number(key)];
     if (other && (other.lingering || Number(key) === id)) {
@@ -137,9 +126,7 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
     st.mutFrame = st.frames;
     if (st.wake) st.wake();
   });
-  // Rendered frames since the last mutation: on a loaded machine timers and frames both run
-  // late, so quiet is also counted in frames, not only in milliseconds.
-  // The loop stops while the watcher only lingers (no wait needs frames then) and resumes for the next wait.
+  // Rendered frames since the last mutation: on a loaded machine timers and frames both run late, so quiet is also counted in frames, not only in milliseconds.
   let requested = false;
   const tick = (): void => {
     requested = false;

@@ -4,14 +4,7 @@ import { watchSockets } from "./sockets.ts";
 /** A session whose end can be told (a frame's goes with its frame, and its requests then never end). */
 type Watched = NetEvents & { onClose?(fn: () => void): () => void };
 
-/**
- * The requests an action starts, from the network events of the sessions it watches (the
- * tab's, and its out-of-process frames' as they are followed: add()): the documents, XHRs
- * and fetches it is waited for, less the page's own polling (polling.ts), judged per
- * session against that session's history, and the WebSocket messages it sends whose answer
- * it waits for (sockets.ts). Part of the action's watch (../watch.ts), which reads `pending`
- * and `responded`.
- */
+/** The requests an action starts, from the network events of the sessions it watches (the tab's, and its out-of-process frames' as they are followed: add()). */
 export class ActionRequests {
   /** The action's requests still in flight (request ids, tagged with their session but for the first; `ws:` and a socket's id for a message awaiting its answer). */
   readonly pending = new Set<string>();
@@ -21,12 +14,7 @@ export class ActionRequests {
   readonly inputs: InputSpans;
   private readonly offs: (() => void)[] = [];
   private readonly sessions = new Set<Watched>();
-  /**
-   * The action's documents in flight, by request id, with the tag of the session they started
-   * on. A frame's navigation to another site starts on the session of the frame's parent (or
-   * of the frame's old process) and ends on the new frame's own; navigation ids are unique
-   * across the browser, so a document ends on whichever watched session tells it.
-   */
+  /** The action's documents in flight, by request id, with the tag of the session they started on. */
   private readonly documents = new Map<string, string>();
   private stopped = false;
 
@@ -69,7 +57,7 @@ export class ActionRequests {
         if (!ids.includes(p.requestId)) background.add(p.requestId);
         for (const id of ids) {
           this.count();
-          // An earlier start, shown to be the action's only now, may have ended already: its response counts as landed.
+          // An earlier start, shown to be the action's only now, may have ended already.
           if (id === p.requestId || background.delete(id)) {
             this.pending.add(tag + id);
             mine.add(id);
@@ -96,7 +84,7 @@ export class ActionRequests {
       },
     );
     this.offs.push(() => sockets.stop());
-    // A frame that goes takes its requests and its sockets along: none of them will end.
+    // A frame that goes takes its requests and its sockets along.
     const off = session.onClose?.(() => {
       for (const id of mine) this.pending.delete(tag + id);
       mine.clear();
