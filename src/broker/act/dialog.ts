@@ -22,8 +22,7 @@ export function ownDialogs(ctx: CallContext) {
  * them may be waiting on this very dialog); its observation is.
  */
 export const answerDialog = defineAction<typeof command, ArgsOf<typeof command>, string>(command, {
-  queue: false,
-  blocked: true,
+  answersDialog: true,
   args: (a) => a,
   tab(ctx, a) {
     const hit = ownDialogs(ctx).find(({ rec }) => rec.dialog?.id === a.id);

@@ -54,10 +54,8 @@ export interface ActionDef<I, A, S = void, E extends EvidenceLike = EvidenceLike
   settled?: boolean | ((run: ActionRun<A>, sent: S) => boolean);
   /** No watch of page effects (dialog answers, history): their page may be blocked or leaving. */
   watch?: false;
-  /** Not queued behind the tab's other commands. */
-  queue?: false;
-  /** The page answers nothing before the dispatch (a dialog holds it): network readiness is not awaited. */
-  blocked?: true;
+  /** Answers a dialog: not queued behind the command that waits on it, and the blocked page answers nothing before (network readiness is not awaited). */
+  answersDialog?: true;
   /** Shapes the final reply (the dialog answer names itself around the action reply). */
   shape?(reply: ActionReply<E>, run: ActionRun<A>, sent: S): R;
   /** Page steps read back once the page is quiet, in the same call as the snapshot. */
@@ -95,14 +93,14 @@ export async function runAction<I, A, S, E extends EvidenceLike, R>(ctx: CallCon
         const child = arming && !def.typing && binding?.childFrame ? watch.armFrame({ session: binding.session, frameId: binding.childFrame }) : undefined;
         [target] = await Promise.all([resolveRef(sel, located.ref, [...located.steps, ...arm]), child]);
       }
-      if (!def.blocked) await watch.ready;
+      if (!def.answersDialog) await watch.ready;
       if (arming && !watch.armed) await watch.armQuiet();
       const run: ActionRun<A> = { ctx, args, sel, top, watch, target };
       const sent = await watch.dispatch(() => def.dispatch(run), def.inputs === "steps");
       const opts = def.observe?.(args);
       const settled = typeof def.settled === "function" ? def.settled(run, sent) : def.settled === true;
       // Outside the queue (dialog answers), the observation still takes its turn on the tab.
-      const inTurn = <T>(fn: () => Promise<T>): Promise<T> => (def.queue === false ? ctx.broker.exclusive(sel.rec.targetId, fn) : fn());
+      const inTurn = <T>(fn: () => Promise<T>): Promise<T> => (def.answersDialog ? ctx.broker.exclusive(sel.rec.targetId, fn) : fn());
       const out = await inTurn(() => (settled || def.watch === false ? reply(run, def.evidence(run, sent, { steps: [], results: [] }), opts) : settleAndReply(run, def, sent, opts)));
       if (!out.observed) return out.evidence;
       return def.shape ? def.shape(out.observed, run, sent) : out.observed;
@@ -110,7 +108,7 @@ export async function runAction<I, A, S, E extends EvidenceLike, R>(ctx: CallCon
       watch.stop();
     }
   };
-  if (def.queue !== false) return ctx.broker.exclusive(sel.rec.targetId, stages);
+  if (!def.answersDialog) return ctx.broker.exclusive(sel.rec.targetId, stages);
   if (!readOnly) ctx.markDispatched();
   return stages();
 }
