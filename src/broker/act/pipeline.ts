@@ -44,17 +44,17 @@ export interface ActionDef<I, A, S = void, E extends EvidenceLike = EvidenceLike
   tab?(ctx: CallContext, args: A): Selected;
   /** The ref to locate and the page steps (probe, prepare, find…) to run in the same call. */
   locate?(args: A): { ref: number; steps: PageStep[] } | undefined;
-  /** Whether the DOM-quiet watcher is armed before dispatch (in the locate call when it can be); else the dispatch arms it. */
+  /** Whether the DOM-quiet watcher is armed before dispatch; else the dispatch arms it. */
   armQuiet?: boolean | ((args: A) => boolean);
   /** Sends the action; what it returns goes to the later stages. */
   dispatch(run: ActionRun<A>): Promise<S>;
-  /** "steps": the dispatch sends each input through `watch.input(send, true)`, so only those are near an input for the page's polling (settle/requests/polling.ts). */
+  /** "steps": the dispatch sends each input through `watch.input(send, true)`, so only those are near an input for the page's polling. */
   inputs?: "steps";
   /** The dispatch settled the page itself (composite actions settle step by step). */
   settled?: boolean | ((run: ActionRun<A>, sent: S) => boolean);
   /** No watch of page effects (dialog answers, history): their page may be blocked or leaving. */
   watch?: false;
-  /** Answers a dialog: not queued behind the command that waits on it, and the blocked page answers nothing before (network readiness is not awaited). */
+  /** Answers a dialog: not queued behind the command that waits on it, and the blocked page answers nothing before. */
   answersDialog?: true;
   /** Shapes the final reply (the dialog answer names itself around the action reply). */
   shape?(reply: ActionReply<E>, run: ActionRun<A>, sent: S): R;
@@ -64,7 +64,7 @@ export interface ActionDef<I, A, S = void, E extends EvidenceLike = EvidenceLike
   typing?: boolean;
   /** After the reply's settle (not after a navigation or dialog). */
   after?(run: ActionRun<A>, sent: S, evidence: E): Promise<E | undefined>;
-  /** The evidence, from what dispatch returned and the read-back steps with their results (none after a navigation or dialog; read them with readResult). */
+  /** The evidence, from what dispatch returned and the read-back steps with their results. */
   evidence(run: ActionRun<A>, sent: S, readback: Ran): E;
 }
 
@@ -89,7 +89,7 @@ export async function runAction<I, A, S, E extends EvidenceLike, R>(ctx: CallCon
         const inMain = binding !== undefined && binding.frameId === watch.mainFrameId && binding.session === top;
         // A target in another frame gets a watcher of its own there, in the same call.
         const arm = arming ? [inMain ? watch.quietStep() : binding ? watch.frameQuietStep(binding) : undefined].filter((x) => x !== undefined) : [];
-        // A same-origin child frame's element: the locate call runs in the top document's world, the frame's own watcher is armed in its world by a call sent alongside (not for typed text, whose steps re-arm the top document's watcher after the focusing click).
+        // A same-origin child frame's element: the locate call runs in the top document's world, the frame's own watcher is armed in its world by a call sent alongside.
         const child = arming && !def.typing && binding?.childFrame ? watch.armFrame({ session: binding.session, frameId: binding.childFrame }) : undefined;
         [target] = await Promise.all([resolveRef(sel, located.ref, [...located.steps, ...arm]), child]);
       }
@@ -133,7 +133,7 @@ function observeOnce<A>(run: ActionRun<A>, opts: ObserveArgs, base: SnapshotResu
   return observeWith(ctx, sel, { limit: opts.limit, diff: !opts.full && !watch.effects.navigation }, { sameDocument: !watch.effects.navigation, base, pre: pre ?? { steps: [] } });
 }
 
-/** The reply's settle (settle/reply.ts: settle, read back and observe in one page call), then the evidence, the pending navigation's hint and the action's `after` stage. */
+/** The reply's settle, then the evidence, the pending navigation's hint and the action's `after` stage. */
 async function settleAndReply<I, A, S, E extends EvidenceLike, R>(run: ActionRun<A>, def: ActionDef<I, A, S, E, R>, sent: S, opts: ObserveArgs | undefined): Promise<Answer<E>> {
   const { ctx, sel, watch } = run;
   const base = sel.agent.observations.get(sel.rec.targetId)?.last;

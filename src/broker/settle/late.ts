@@ -6,7 +6,7 @@ import type { Effects } from "./effects.ts";
 import type { StepPolicy } from "./policy.ts";
 import { type FrameAt, nextWatcherId, WATCH_LINGER_MS, type Watchers } from "./watchers.ts";
 
-/** How long an action waits, after its settle, for a change a timer of its input handlers brings (a hover-intent menu, a "Copied" label). */
+/** How long an action waits, after its settle, for a change a timer of its input handlers brings. */
 export const LATE_TIMER_MS = 500;
 
 /** What a late wait reads of its settler. */
@@ -20,7 +20,7 @@ export interface LateHost {
   lateChange(frame: FrameAt, windowMs: number, deadline: number): Promise<boolean>;
 }
 
-/** After the reply's settle: an action that changed nothing yet while its input handlers set a timer (`timed` for a press, click or key; `timedOver` too for a hover) waits for the first change or request, and settles again. */
+/** After the reply's settle: an action that changed nothing yet while its input handlers set a timer waits for the first change or request, and settles again. */
 export async function lateTimerChange(run: { watch: LateHost; top: CdpSession; ctx: { deadline: number } }, inputs: "press" | "pointer"): Promise<boolean> {
   const { watch, ctx } = run;
   const e = watch.effects;

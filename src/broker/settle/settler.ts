@@ -17,7 +17,7 @@ export type { Effects, QuietPoll } from "./effects.ts";
 export type { ReplyPolicy, ReplySettled, SettleCall, StepPolicy } from "./policy.ts";
 export { DOM_QUIET_MAX_MS, SYNC_QUIET_MS } from "./watchers.ts";
 
-/** Settling one action: what it caused (navigation, dialogs, popups, downloads, its own requests, DOM changes), from CDP events subscribed before dispatch and the page's quiet watchers, and the waits until the page is settled enough to observe. */
+/** Settling one action: what it caused, from CDP events subscribed before dispatch and the page's quiet watchers, and the waits until the page is settled enough to observe. */
 export class Settler implements WatcherHost {
   private readonly noted = noEffects();
   /** The main frame committed a new document (a later download then does not undo "navigation"). */
@@ -120,7 +120,7 @@ export class Settler implements WatcherHost {
     return this.requests?.responded ?? 0;
   }
 
-  /** Sends the action's input: its whole dispatch, or (`step`) one input of a composite action, whose input windows are then its steps alone. */
+  /** Sends the action's input: its whole dispatch, or one input of a composite action, whose input windows are then its steps alone. */
   input<T>(send: () => Promise<T>, step = false, text = false): Promise<T> {
     return step ? this.sending(send, (i) => i.stepping(text), (i) => i.stepped()) : this.dispatch(send, false);
   }

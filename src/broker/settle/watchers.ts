@@ -5,7 +5,7 @@ import { callFn, readResult } from "../page-fns.ts";
 import { callPage } from "../world.ts";
 import type { QuietPoll } from "./effects.ts";
 
-/** The page's settle step (src/page/settle/settle.ts) ends a rendered frame after the action's synchronous changes (after SYNC_QUIET_MS when the page set a timer since the arm). */
+/** The page's settle step (src/page/settle/settle.ts) ends a rendered frame after the action's synchronous changes. */
 export const DOM_QUIET_MS = 50;
 export const SYNC_QUIET_MS = 20;
 export const QUIET_FRAMES = 3;

@@ -19,7 +19,7 @@ function ledgerOf(win: ActWindow): FrameLedger {
   return l;
 }
 
-/** Remembers one of our ids; bounded where no frame runs to prune them (forgetting one of ours only makes a frame be waited for). */
+/** Remembers one of our ids; bounded where no frame runs to prune them. */
 function keep(l: FrameLedger, id: number): void {
   l.ours.push(id);
   if (l.ours.length > 256) l.ours.splice(0, l.ours.length - 256);

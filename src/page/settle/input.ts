@@ -1,4 +1,4 @@
-/** When the page took an action's input: one passive capture listener per input event type and window, kept for the document's life, marks the last input event, the last edit event and the last input event whose handlers scheduled a timer (inputClock). */
+/** When the page took an action's input: one passive capture listener per input event type and window, kept for the document's life, marks the last input event, the last edit event and the last input event whose handlers scheduled a timer. */
 import { setSlot, slotOf, type ActWindow } from "../act-dom.ts";
 import { marks, pageScheduled, type Marks } from "./ledger.ts";
 
@@ -7,7 +7,7 @@ const INPUT_KEY = Symbol.for("browser-pilot.quiet.input.v3");
 
 /** The events an action's dispatch delivers. */
 const INPUT_EVENTS = ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "dblclick", "auxclick", "contextmenu", "keydown", "keyup", "pointerover", "mouseover", "pointermove", "mousemove", "wheel"];
-/** Input events whose handlers may answer later through a timer (a "Copied" label set 300 ms after the click, a menu that opens after a hover-intent delay). */
+/** Input events whose handlers may answer later through a timer. */
 const TIMED_UNTIL: Record<string, string> = { pointerdown: "pointerdown", mousedown: "mousedown", pointerup: "pointerup", mouseup: "mouseup", click: "click", dblclick: "dblclick", auxclick: "auxclick", contextmenu: "contextmenu", keydown: "keydown", keyup: "keyup", pointerover: "mousemove", mouseover: "mousemove" };
 const JUDGED_AT: Record<string, true> = {};
 for (const end of Object.values(TIMED_UNTIL)) JUDGED_AT[end] = true;
@@ -65,7 +65,7 @@ export function hrNow(win: ActWindow): number {
 export interface InputClock {
   hr: number;
   edit: number;
-  /** When the last discrete input event (a press, a click, a key) came whose handlers scheduled a timer or an idle callback (hrNow()); 0: none. */
+  /** When the last discrete input event came whose handlers scheduled a timer or an idle callback; 0: none. */
   timed: number;
   /** The same for the pointer coming over an element (its over and enter events): a hover-intent delay, a tooltip's. */
   timedOver: number;

@@ -1,4 +1,4 @@
-/** The quiet watcher's ops (settle.ts `pageQuiet`), typed for the broker's steps like the op tables of src/page/ops.ts. */
+/** The quiet watcher's ops, typed for the broker's steps like the op tables of src/page/ops.ts. */
 import type { install, reply } from "./quiet.ts";
 import type { hold, late, settle } from "./settle.ts";
 

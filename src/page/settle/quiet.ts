@@ -14,7 +14,7 @@ export interface QuietArg {
   /** settle: quiet needed when the page changed after the dispatch (ms, and rendered frames). */
   quietFor?: number;
   frames?: number;
-  /** settle: quiet needed when nothing changed since the settle began (ms, plus one frame), always; 0: the ledger decides. */
+  /** settle: quiet needed when nothing changed since the settle began, always; 0: the ledger decides. */
   syncQuietFor?: number;
   /** settle: how long ago (ms) the last of the action's requests ended; the sync floor runs from then when later. */
   sinceResponse?: number;
@@ -24,9 +24,9 @@ export interface QuietArg {
   linger?: number;
   /** late: how long to wait for the first change. */
   windowMs?: number;
-  /** settle (without `syncQuietFor`), hold: the floor (ms from the last input event) when the page set a timer since the arm. */
+  /** settle (without `syncQuietFor`), hold: the floor when the page set a timer since the arm. */
   timerQuietFor?: number;
-  /** settle: an action other than typing (a click, a key, a scroll): no settling without a frame, the floor from its last input event or response. */
+  /** settle: an action other than typing: no settling without a frame, the floor from its last input event or response. */
   click?: boolean;
   /** settle: the frame rule also waits for an idle callback of ours (within `timerQuietFor` from the cause). */
   idle?: boolean;
@@ -183,7 +183,7 @@ export function watched(win: ActWindow, held: Record<number, Watcher>, ids: numb
   const clock = readClock(win);
   let installed = 0;
   for (const s of sts) installed = Math.max(installed, s.hr);
-  // On the high-resolution clock: in whole ms an event just before install (a person's mouse move) would count as the action's.
+  // On the high-resolution clock: in whole ms an event just before install would count as the action's.
   const since = (t: number | undefined): number => (typeof t === "number" && t > installed ? t : 0);
   return {
     win,

@@ -1,4 +1,4 @@
-/** The waits of the quiet watcher (quiet.ts), run in the page on its own frames and mutation records, so the broker spends no message on polling. */
+/** The waits of the quiet watcher, run in the page on its own frames and mutation records, so the broker spends no message on polling. */
 import { hrNow } from "./input.ts";
 import { childFrames, foreignFrame, scheduledSince } from "./frames.ts";
 import { heldOf, install, reply, watched, type Measure, type QuietArg, type QuietPoll, type Watched, type Watcher } from "./quiet.ts";
@@ -43,10 +43,10 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
   const quietFor = Number(arg.quietFor) || 0, frames = Number(arg.frames) || 0, max = Number(arg.max) || 0;
   const syncQuietFor = Number(arg.syncQuietFor) || 0;
   const ts = Date.now(), before = w.measure(Number(arg.after)).mutations, fs = w.measure(0).frames;
-  // The floor runs from the action's last input event when the page saw one (its handlers ran then), or from the last response to a request it started when that came later.
+  // The floor runs from the action's last input event when the page saw one, or from the last response to a request it started when that came later.
   const hs = hrNow(win);
   const response = arg.sinceResponse !== undefined ? Math.min(hs, hs - Math.max(0, Number(arg.sinceResponse) || 0)) : 0;
-  // The frame rule's frame comes after the action's last input (the last key may change only the field's value, and the page react to it in its next frame) and after the last response.
+  // The frame rule's frame comes after the action's last input and after the last response.
   const lastInput = Math.max(w.inputHr, w.editHr);
   const frameAfter = Math.max(lastInput, response);
   // Without a fixed floor the page's ledger decides.
@@ -54,12 +54,12 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
   const typing = ledger && arg.click !== true;
   const timerFloor = Math.max(0, Number(arg.timerQuietFor) || 0);
   const scheduled = (): boolean => sts.some((s) => pageScheduled(win, s.marks));
-  // An action whose input this document never saw while it holds a child frame (a click inside a frame) may have set its timers on that frame's counters.
+  // An action whose input this document never saw while it holds a child frame may have set its timers on that frame's counters.
   const unseen = ledger && !typing && w.inputHr === 0 && childFrames(win);
   let floor = !ledger ? syncQuietFor : timerFloor > 0 && (unseen || scheduled()) ? timerFloor : 0;
   const cause = typing ? lastInput : w.inputHr;
   const from = Math.max(cause > 0 && cause <= hs ? cause : hs, response);
-  // Changes that came well after the input (or the response) but before this call (a call that arrived late, under load) are the page changing on its own, not the dispatch's own handlers.
+  // Changes that came well after the input but before this call are the page changing on its own, not the dispatch's own handlers.
   const late = cause > 0 && sts.some((s) => s.lastHr - from > LATE_CHANGE_MS);
   const base = late ? 0 : before;
   const framedSince = (): boolean => {
@@ -69,10 +69,10 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
   // The next task without a timer's clamp (a timer set from a timer past the fifth is held 4 ms).
   const channel = win.MessageChannel ? new win.MessageChannel() : undefined;
   const nextTask = channel ? () => channel.port2.postMessage(0) : undefined;
-  // Typing into a visible page that did nothing observable since the watcher was armed (no mutation, no timer or idle callback, no animation-frame callback not ours pending, no child frame).
+  // Typing into a visible page that did nothing observable since the watcher was armed.
   const frameless = typing && floor === 0 && win.document.visibilityState === "visible" && !childFrames(win);
   const idle = (p: Measure): boolean => p.mutations === 0 && !foreignFrame(win) && !scheduled();
-  // `idle`: after its frame the frame rule also waits for a task of ours that runs only once the main thread has no other task pending (work chained over messages, which neither counter sees, has run).
+  // `idle`: after its frame the frame rule also waits for a task of ours that runs only once the main thread has no other task pending.
   const idleWait = ledger && arg.idle === true && (typeof win.scheduler?.postTask === "function" || typeof win.requestIdleCallback === "function");
   let idleAsked = false, idleHr = 0, framedHr = 0, bounded = false;
   return new Promise((resolve) => {
@@ -137,7 +137,7 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
       if (el >= max) return end(p, { settled: true, capped: true });
       // Look again after the next frame's task, or by time when the page renders no frames.
       win.clearTimeout(timer);
-      // Waiting for our idle task: at the latest when the floor would have ended, at its end or (a frame that came later) in a timer task of ours after the frame, as the floor's end is.
+      // Waiting for our idle task: at the latest when the floor would have ended, at its end or in a timer task of ours after the frame, as the floor's end is.
       if (idling) {
         timer = win.setTimeout(onTimer, Math.max(1, Math.ceil(Math.min(max - el, timerFloor - sinceCause))));
         bounded = true;
@@ -156,7 +156,7 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
       fromTimer = true;
       check();
     };
-    // A frame or a mutation wakes the check; the task after it runs once the frame's own callbacks (and its rendering) have.
+    // A frame or a mutation wakes the check; the task after it runs once the frame's own callbacks have.
     const wake = (): void => {
       if (!pending && !done) {
         pending = true;

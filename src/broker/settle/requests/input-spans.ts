@@ -18,7 +18,7 @@ const closeSpan = (spans: Span[], now: number): void => {
 };
 
 export class InputSpans {
-  /** The action's inputs, from when each went out until INPUT_SLACK_MS after its acknowledgement (end Infinity: still going). */
+  /** The action's inputs, from when each went out until INPUT_SLACK_MS after its acknowledgement. */
   private readonly windows: Span[] = [];
   /** The action's dispatches less the settles inside them, likewise. */
   private readonly dispatches: Span[] = [];
@@ -70,7 +70,7 @@ export class InputSpans {
     return within(this.windows, at);
   }
 
-  /** What input a moment of our clock is near, judged by the latest one before it (a focusing click's slack reaches into the text typed after it). */
+  /** What input a moment of our clock is near, judged by the latest one before it. */
   nearWhich(at: number): "command" | "text" | undefined {
     const last = this.windows.findLast((w) => at >= w.start - 1);
     if (last === undefined || at > last.end) return undefined;

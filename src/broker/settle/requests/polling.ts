@@ -10,7 +10,7 @@ export { type Clock, InputSpans } from "./input-spans.ts";
 /** How far back a session's request starts are remembered, and how many at most. */
 const RECENT_MS = 5_000;
 const RECENT_MAX = 200;
-/** A call site that fetched (GET) the same address this many times within RECENT_MS, spread over at least POLL_SPAN_MS (a page load's burst of pages 1, 2, 3 is no polling), polls it. */
+/** A call site that fetched the same address this many times within RECENT_MS, spread over at least POLL_SPAN_MS, polls it. */
 const POLLED_AFTER = RHYTHM_MIN_STARTS;
 const POLL_SPAN_MS = 250;
 
@@ -18,7 +18,7 @@ type RequestSent = Protocol.Network.RequestWillBeSentEvent;
 /** What is read from a session: its events only (a test gives a fake one). */
 export type NetEvents = Pick<CdpSession, "on">;
 
-/** One remembered GET: request id, address, call site, the page's start time and, once known, its response's end (ms), and how late its start reached us. */
+/** One remembered GET: request id, address, call site, the page's start time and, once known, its response's end, and how late its start reached us. */
 interface Sent {
   id: string;
   key: string;

@@ -4,13 +4,13 @@ import { watchSockets } from "./sockets.ts";
 /** A session whose end can be told (a frame's goes with its frame, and its requests then never end). */
 type Watched = NetEvents & { onClose?(fn: () => void): () => void };
 
-/** The requests an action starts, from the network events of the sessions it watches (the tab's, and its out-of-process frames' as they are followed: add()). */
+/** The requests an action starts, from the network events of the sessions it watches. */
 export class ActionRequests {
-  /** The action's requests still in flight (request ids, tagged with their session but for the first; `ws:` and a socket's id for a message awaiting its answer). */
+  /** The action's requests still in flight. */
   readonly pending = new Set<string>();
   /** When the last of the action's requests ended (Date.now()); 0: none yet. */
   responded = 0;
-  /** Told when the action's inputs go out and when it waits between them (its windows near an input); one for all sessions. */
+  /** Told when the action's inputs go out and when it waits between them; one for all sessions. */
   readonly inputs: InputSpans;
   private readonly offs: (() => void)[] = [];
   private readonly sessions = new Set<Watched>();
@@ -29,13 +29,13 @@ export class ActionRequests {
     this.add(session);
   }
 
-  /** Watches one more session from now on (an out-of-process frame's); a session already watched is not watched twice. */
+  /** Watches one more session from now on; a session already watched is not watched twice. */
   add(session: Watched): void {
     if (this.stopped || this.sessions.has(session)) return;
     const tag = this.sessions.size === 0 ? "" : `${this.sessions.size}:`;
     this.sessions.add(session);
     const polls = new ActionPolls(session, this.inputs);
-    /** Requests to addresses the page polls, taken for the poll's and still in flight (a later start may show one was the action's). */
+    /** Requests to addresses the page polls, taken for the poll's and still in flight. */
     const background = new Set<string>();
     const mine = new Set<string>();
     const done = (p: { requestId: string; timestamp: number }) => {

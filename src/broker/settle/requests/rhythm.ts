@@ -1,4 +1,4 @@
-/** A poll's rhythm, read from the page's own request timestamps (ms), and the beat that tells a request more than the poll makes. */
+/** A poll's rhythm, read from the page's own request timestamps, and the beat that tells a request more than the poll makes. */
 
 /** A poll needs this many starts to have a rhythm. */
 export const RHYTHM_MIN_STARTS = 3;
@@ -15,7 +15,7 @@ export interface Start {
   end?: number;
 }
 
-/** grid: a setInterval (ticks on a fixed grid); chain: a setTimeout set as each answer lands; gap: neither (never sooner than its shortest gap). */
+/** grid: a setInterval (ticks on a fixed grid); chain: a setTimeout set as each answer lands; gap: neither. */
 export type Rhythm = { kind: "grid"; period: number; anchor: number } | { kind: "chain"; wait: number } | { kind: "gap"; minGap: number };
 
 export const median = (xs: number[]): number => {
@@ -58,7 +58,7 @@ export function rhythmOf(starts: Start[]): Rhythm | undefined {
     const p = (((x.ts - last) % period) + period) % period;
     return p > period / 2 ? p - period : p;
   });
-  // A timer's own gaps are its period (or a few: a beat the history skipped) to a millisecond, a chain's vary with its answers.
+  // A timer's own gaps are its period to a millisecond, a chain's vary with its answers.
   const steady = gaps.filter((g) => Math.abs(g - Math.max(1, Math.round(g / period)) * period) <= 1).length * 2 >= gaps.length;
   const need = Math.ceil(t.length * 0.6);
   const on = phases.filter((p) => phases.filter((q) => q >= p && q <= p + GRID_TOL_MS).length >= need);
