@@ -114,19 +114,26 @@ function topOf(file: string): string {
  * A file may import its own layer or any layer below it, never one above. The first layer that
  * names a file is its layer.
  */
-const BROKER_LAYERS: [layer: string, matches: (rel: string) => boolean][] = pictureAfter("Inside the broker: one-way layers").flatMap((line) => {
+/** How specifically a layer's paths name a file: the matching path's length, 0 when none does. */
+const BROKER_LAYERS: [layer: string, matches: (rel: string) => number][] = pictureAfter("Inside the broker: one-way layers").flatMap((line) => {
   const m = /^(\w+)\s+\[([^\]]*)\]/.exec(line);
   if (!m?.[1]) return [];
   const paths = (m[2] ?? "").split(/\s+/).filter((p) => p !== "");
-  const matches = (rel: string) =>
-    paths.some((p) => (p === "*.ts" ? /^broker\/[^/]+\.ts$/.test(rel) : p.endsWith("/") ? rel.startsWith(`broker/${p}`) : rel === `broker/${p}`));
-  return [[m[1], matches] as [string, (rel: string) => boolean]];
+  const hit = (rel: string, p: string) => (p === "*.ts" ? /^broker\/[^/]+\.ts$/.test(rel) : p.endsWith("/") ? rel.startsWith(`broker/${p}`) : rel === `broker/${p}`);
+  const matches = (rel: string) => Math.max(0, ...paths.filter((p) => hit(rel, p)).map((p) => p.length));
+  return [[m[1], matches] as [string, (rel: string) => number]];
 });
 
 function brokerLayer(file: string): number | undefined {
   const rel = relative(SRC, file);
-  const i = BROKER_LAYERS.findIndex(([, matches]) => matches(rel));
-  return i < 0 ? undefined : i;
+  // The most specific path wins: settle/requests/ sits below core, settle/ above it.
+  let best: number | undefined;
+  let bestLength = 0;
+  BROKER_LAYERS.forEach(([, matches], i) => {
+    const length = matches(rel);
+    if (length > bestLength) [best, bestLength] = [i, length];
+  });
+  return best;
 }
 
 function dynamicImports(file: string): string[] {
@@ -217,14 +224,14 @@ describe("architecture", () => {
   });
 
   test("every broker file is in one layer of the picture, and the picture names every broker folder", () => {
-    expect(BROKER_LAYERS.map(([name]) => name)).toEqual(["entry", "handlers", "act", "observe", "context", "core"]);
+    expect(BROKER_LAYERS.map(([name]) => name)).toEqual(["entry", "handlers", "act", "observe", "context", "settle", "core", "requests"]);
     const unplaced = sourceFiles(join(SRC, "broker"))
       .filter((f) => brokerLayer(f) === undefined)
       .map((f) => relative(SRC, f));
     expect(unplaced).toEqual([]);
   });
 
-  test("broker layers import only downwards: handlers → act → observe → call context → core", () => {
+  test("broker layers import only downwards: handlers → act → observe → call context → settle → core → request classification", () => {
     const upward: string[] = [];
     for (const file of sourceFiles(join(SRC, "broker"))) {
       const from = brokerLayer(file);

@@ -1,15 +1,25 @@
 /**
- * The page runtime: installed once per isolated world by `install`, then called by name. A call is a list of steps run
- * in one CDP round trip (resolve, probe, arm, read back, snapshot).
- * Steps: `{ fn, arg, ref?, slot?, when?, unlessFocused? }`; `when: { step }` runs only if that settle step said
- * settled. The document's random token rides on refs, so a ref from another document is caught page-side.
+ * The page runtime itself: installed once per isolated world (= once per document and frame)
+ * by `install`, then called by name. A call is a list of steps run in order in one CDP round
+ * trip, so an action can resolve its ref, probe it and arm the quiet watcher at once, and read
+ * its evidence back in the same call as the snapshot that follows.
+ *
+ * Steps: `{ fn, arg, ref?, slot?, when?, unlessFocused? }`. Element scripts get `(win, el, arg)` with the ref's
+ * element (or the element an earlier call left in `slot`, or null); window scripts get
+ * `(win, arg)`. `when: { step }` runs a step only if that earlier quiet settle step reported
+ * the page settled; `unlessFocused` skips a step when the one before it answered `focused: true`.
+ * The runtime also names its document with a random token: refs carry it, so a ref used in
+ * another document is caught without asking the browser.
+ *
+ * The tables below are the names the broker calls by; as object keys they survive the
+ * bundle's minifier, and `PageFn` (their keys) types the broker's steps.
  */
 import type { ActElement, ActWindow } from "./act/dom.ts";
 import { DRAG_OPS, pageDrag } from "./act/drag.ts";
 import { EDIT_OPS, editedElement, pageEdit } from "./act/edit.ts";
 import { ACT_OPS, pageAct } from "./act/probe.ts";
-import { inputClock } from "./act-input.ts";
-import { pageQuiet } from "./act-settle.ts";
+import { inputClock } from "./settle/input.ts";
+import { pageQuiet } from "./settle/settle.ts";
 import { pageScroll } from "./act/scroll.ts";
 import { SELECT_OPS, pageSelect } from "./act/select.ts";
 import { UPLOAD_OPS, pageUpload } from "./act/upload.ts";
@@ -22,15 +32,17 @@ import { pageResolveRef } from "./snapshot/resolve.ts";
 import { pageSearch } from "./inspect/search.ts";
 import { snapshotMain } from "./snapshot/main.ts";
 import type { SpecsOf } from "./ops.ts";
-import type { QuietOps } from "./quiet-ops.ts";
+import type { QuietOps } from "./settle/ops.ts";
 import type { PageDocument, PageElement, PageWindow, RefRegistry, SnapshotOptions, SnapshotResult } from "./types.ts";
 
 /**
- * The snapshot; with `ifMarked`, null unless the click-listener marks still hold; with `remark`, stale marks are
- * remade.
+ * The snapshot; with `ifMarked`, null unless this document's click-listener marks still hold
+ * (listener-mark.ts). With `remark` as well, marks that no longer hold are made again from the
+ * elements last handed over and the snapshot says so (`marksRemade`): the broker keeps it if
+ * the browser still lists the same listeners.
  */
 export function snapshot(win: PageWindow, opts?: SnapshotOptions & { ifMarked?: boolean; remark?: boolean }): SnapshotResult | null {
-  // An observed document is likely acted on next: install its input clock now.
+  // An observed document is likely acted on next: its input clock's listeners go in now, not in the first action's locate call.
   inputClock(win as ActWindow);
   if (!opts?.ifMarked || listenedFresh(win)) {
     // Items a delegating container rendered since its marking (suggestions, a calendar's days).
@@ -41,8 +53,10 @@ export function snapshot(win: PageWindow, opts?: SnapshotOptions & { ifMarked?: 
   return { ...snapshotMain(win, opts), marksRemade: true };
 }
 
+/** Scripts taking `(win, el, arg)`. */
 const ELEMENT = { act: pageAct, drag: pageDrag, edit: pageEdit, scroll: pageScroll, select: pageSelect, upload: pageUpload };
 
+/** Scripts taking `(win, arg)`. */
 const WINDOW = {
   snapshot,
   quiet: pageQuiet,
@@ -60,11 +74,13 @@ const WINDOW = {
   focusInFrame: (win: ActWindow): boolean => focusedFrame(win) !== null,
 };
 
+/** The iframe element of a same-origin frame path ("1.2") of the latest snapshot. */
 export function framePath(win: PageWindow, path: string): PageElement | null {
   const reg = Reflect.get(win, Symbol.for("browser-pilot.ref-registry.v1")) as RefRegistry | undefined;
   return reg?.paths?.get(path) ?? null;
 }
 
+/** The element behind a ref, or null (for CDP calls that need the node itself). */
 export function refElement(win: PageWindow, ref: number): PageElement | null {
   return pageResolveRef(win, ref).element;
 }
@@ -81,11 +97,14 @@ const OBJECTS = {
   document: (win: PageWindow): PageDocument => win.document,
 };
 
-/** The functions a step can name: the broker types its calls from these (broker/page-fns.ts). */
+/** The functions a step can name, by their call names: the broker types its calls from these signatures (src/broker/page-fns.ts). */
 export type ElementFns = typeof ELEMENT;
 export type WindowFns = typeof WINDOW;
 
-/** The ops of per-`op` functions (ops.ts) by call name. */
+/**
+ * The ops of the functions that answer per `op` (src/page/ops.ts), by call name: a step's
+ * argument is one op's own and its result that op's, not the union of all of them.
+ */
 export interface PageOps {
   act: SpecsOf<typeof ACT_OPS>;
   drag: SpecsOf<typeof DRAG_OPS>;
@@ -105,7 +124,7 @@ export interface PageStep {
   ref?: number;
   slot?: string;
   when?: { step: number };
-  /** Skipped when the step before answered `focused: true` (a pointer probe for a focused field). */
+  /** Skipped (answers null) when the step right before answered `focused: true`: a pointer probe for a field that has focus already. */
   unlessFocused?: true;
 }
 
@@ -115,6 +134,7 @@ export interface PageCall {
 }
 
 export interface PageReply {
+  /** This document's token. */
   doc: string;
   /** Set when the caller expected another document: no step ran. */
   otherDocument?: true;
@@ -123,6 +143,7 @@ export interface PageReply {
 
 export interface Runtime {
   run(call: PageCall): Promise<PageReply>;
+  /** `run`, answered as JSON text (what the broker's calls return; see runtime.ts). */
   text(call: PageCall): string | Promise<string>;
   object(fn: PageObjectFn, arg: unknown): unknown;
   markListened(els: PageElement[], extra?: MarkExtra): number;
@@ -156,6 +177,7 @@ export function install(win: ActWindow, key: symbol): Runtime {
     if (step.slot) return slotElement(win, step.slot);
     return null;
   };
+  /** This document's token, renewed when the window holds another document than before. */
   const currentToken = (): string => {
     if (doc !== win.document) {
       doc = win.document;
@@ -163,6 +185,7 @@ export function install(win: ActWindow, key: symbol): Runtime {
     }
     return docToken;
   };
+  /** One page function's step (not `ref`, not held back): its result or the promise of it. */
   const callStep = (st: PageStep): unknown => {
     const fn = st.fn;
     const arg = st.arg || {};
@@ -181,6 +204,7 @@ export function install(win: ActWindow, key: symbol): Runtime {
           continue;
         }
         if (st.fn === "ref") {
+          // Resolves the step's ref; when it is gone, no later step runs.
           const why = pageResolveRef(win, Number(st.ref)).reason;
           out.push(why);
           if (why) break;
@@ -191,7 +215,8 @@ export function install(win: ActWindow, key: symbol): Runtime {
       return { doc: docToken, results: out };
     },
     text(call) {
-      // A one-step call that answers at once (a snapshot) returns no promise for Chromium to wait on.
+      // A call of one step whose function answers at once (a snapshot) answers at once too: no
+      // promise for Chromium to wait on. Longer calls keep run's turn between steps.
       const only = call.steps.length === 1 ? call.steps[0] : undefined;
       if (only && only.fn !== "ref" && !only.when) {
         const tok = currentToken();

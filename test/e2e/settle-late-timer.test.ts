@@ -5,7 +5,7 @@
  * the page at once, or whose timer never changes anything, is not held longer than that.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { LATE_TIMER_MS } from "../../src/broker/act/late.ts";
+import { LATE_TIMER_MS } from "../../src/broker/settle/late.ts";
 import { requireChromium } from "../support/chromium.ts";
 import { makeBpEnv, refNamed } from "../support/bp.ts";
 import { startFixtureServer } from "../support/fixture-server.ts";

@@ -7,7 +7,7 @@
  * keeps sending on by itself (a presence stream) that happens to go out near the input.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { WS_REPLY_MAX_MS } from "../../src/broker/net/sockets.ts";
+import { WS_REPLY_MAX_MS } from "../../src/broker/settle/requests/sockets.ts";
 import { requireChromium } from "../support/chromium.ts";
 import { makeBpEnv, refNamed } from "../support/bp.ts";
 import { startFixtureServer } from "../support/fixture-server.ts";

@@ -1,11 +1,11 @@
 /**
  * A page session's network events, for tests of what an action makes of them (polling.ts,
- * act/requests.ts): the real code reads nothing but these events, and their timing on two
+ * settle/requests/requests.ts): the real code reads nothing but these events, and their timing on two
  * clocks (the page's and ours) is what is under test, which a real page cannot set exactly.
  */
 import type { Protocol } from "devtools-protocol";
 import type { EventHandler, EventMethod, EventParams } from "../../src/cdp/types.ts";
-import type { NetEvents } from "../../src/broker/net/polling.ts";
+import type { NetEvents } from "../../src/broker/settle/requests/polling.ts";
 
 /** How late each event reaches us (ms). */
 const LAG = 1;

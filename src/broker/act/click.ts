@@ -7,7 +7,7 @@ import type { Selected } from "../context/tabs.ts";
 import { callFn, readResult, step, stepResult, type PageResult } from "../page-fns.ts";
 import { clickStatus, pageEffects, stateEffects } from "./evidence.ts";
 import { defineAction } from "./pipeline.ts";
-import { lateTimerChange } from "./late.ts";
+import { lateTimerChange } from "../settle/late.ts";
 import { checkProbe, dispatchClick, probeStep, type Probe } from "./pointer.ts";
 
 interface Clicked {

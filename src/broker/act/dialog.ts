@@ -19,8 +19,7 @@ export function ownDialogs(ctx: CallContext) {
  * answer is not queued behind the tab's commands (one may wait on this dialog); its observation is.
  */
 export const answerDialog = defineAction<typeof command, ArgsOf<typeof command>, string>(command, {
-  queue: false,
-  blocked: true,
+  answersDialog: true,
   args: (a) => a,
   tab(ctx, a) {
     const hit = ownDialogs(ctx).find(({ rec }) => rec.dialog?.id === a.id);
@@ -36,7 +35,7 @@ export const answerDialog = defineAction<typeof command, ArgsOf<typeof command>,
     const type = sel.rec.dialog?.type ?? "dialog";
     await watch.input(() => top.send("Page.handleJavaScriptDialog", { accept: args.accept, ...(args.prompt !== undefined ? { promptText: args.prompt } : {}) }), true);
     delete sel.rec.dialog;
-    await watch.settle(ctx.deadline);
+    await watch.settle({ deadline: ctx.deadline });
     return type;
   },
   settled: true,

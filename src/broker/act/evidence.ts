@@ -1,5 +1,5 @@
 import type { ElementState } from "./pointer.ts";
-import type { Effects } from "./watch.ts";
+import type { Effects } from "../settle/effects.ts";
 
 export type EvidenceStatus = "verified" | "mismatch" | "unavailable";
 

@@ -9,9 +9,9 @@ import { evidenceStatus, pageEffects, stateEffects } from "./evidence.ts";
 import { callFn, readResult, step, stepResult } from "../page-fns.ts";
 import { callInFrame, frameOfRef, locatedRef } from "./frame-call.ts";
 import { defineAction } from "./pipeline.ts";
-import { lateTimerChange } from "./late.ts";
+import { lateTimerChange } from "../settle/late.ts";
 import { checkProbe, moveMouse, probeForPointer, probeStep, type Probe } from "./pointer.ts";
-import type { ActionWatch } from "./watch.ts";
+import type { Settler } from "../settle/settler.ts";
 
 /** `bp hover <ref>`: moves the pointer onto the element after the same probe a click gets. */
 export const hover = defineAction<typeof hoverCommand, ArgsOf<typeof hoverCommand>, Probe>(hoverCommand, {
@@ -116,7 +116,7 @@ export const drag = defineAction<typeof dragCommand, ArgsOf<typeof dragCommand>,
       const run = pointerDrag(top, a, b, watch, async () => (html5 = await callFn(frame, "drag", { op: "check" }).catch(() => false)));
       run.catch(() => undefined);
       await Promise.race([run, watch.dialogOpened]);
-      await watch.settle(ctx.deadline);
+      await watch.settle({ deadline: ctx.deadline });
     } finally {
       await top.send("Input.setInterceptDrags", { enabled: false }).catch(() => undefined);
     }
@@ -141,7 +141,7 @@ export const drag = defineAction<typeof dragCommand, ArgsOf<typeof dragCommand>,
   evidence: (_run, sent) => sent,
 });
 
-async function pointerDrag(top: CdpSession, a: Probe, b: Probe, watch: ActionWatch, started: () => Promise<boolean>): Promise<void> {
+async function pointerDrag(top: CdpSession, a: Probe, b: Probe, watch: Settler, started: () => Promise<boolean>): Promise<void> {
   const mouse = (type: "mouseMoved" | "mousePressed" | "mouseReleased", x: number, y: number, buttons: number) =>
     watch.input(() => (type === "mouseMoved" ? moveMouse(top, x, y, a.hidden, buttons) : top.send("Input.dispatchMouseEvent", { type, x, y, button: "left", buttons, clickCount: 1 })), true);
   const dragEvent = (type: "dragEnter" | "dragOver" | "drop", x: number, y: number, data: Protocol.Input.DragData) => watch.input(() => top.send("Input.dispatchDragEvent", { type, x, y, data }), true);

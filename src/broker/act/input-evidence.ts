@@ -7,7 +7,7 @@ import { pageEffects } from "./evidence.ts";
 import { step, type PageResult } from "../page-fns.ts";
 import { callInFrame } from "./frame-call.ts";
 import type { FrameWorld } from "../frame-world.ts";
-import type { Effects } from "./watch.ts";
+import type { Effects } from "../settle/effects.ts";
 
 export type Prepared = PageResult<"edit", { op: "active" }>;
 

@@ -11,7 +11,7 @@ import type { FrameWorld } from "../frame-world.ts";
 import { inputEvidence, readEvidence, readStep, type Prepared } from "./input-evidence.ts";
 import type { ReadMode } from "../../page/act/edit.ts";
 import type { Selected } from "../context/tabs.ts";
-import type { ActionWatch } from "./watch.ts";
+import type { Settler } from "../settle/settler.ts";
 import { parseCombo, pressCombo, typeChar, typesText } from "./keys.ts";
 import { CompositePin } from "./pin.ts";
 import { defineAction } from "./pipeline.ts";
@@ -81,14 +81,14 @@ export const keyboard = defineAction<typeof keyboardCommand, ArgsOf<typeof keybo
       if (!args.submit) {
         // A field in a frame: settled here and read there; in the top document the reply's call does both.
         if (inMain) return { plan: { prep, mode, frame, inTop: true } };
-        await watch.settle(ctx.deadline, [], true);
+        await watch.settle({ deadline: ctx.deadline, typing: true });
         const read = watch.effects.dialog || prep.mode === "none" ? null : await callInFrame(frame, "edit", { op: "read", token, text: args.text, mode }).catch(() => null);
         return { plan: { prep, mode, frame, inTop: false, read } };
       }
-      await watch.settle(ctx.deadline, [], true);
+      await watch.settle({ deadline: ctx.deadline, typing: true });
       let evidence = await inputEvidence("keyboard", frame, token, prep, args.text, mode, watch.effects);
       await pin.step("submit", [], () => pressCombo(top, parseCombo("Enter")));
-      await watch.settle(ctx.deadline);
+      await watch.settle({ deadline: ctx.deadline });
       evidence = { ...evidence, submitted: true, effects: mergeEffects(evidence.effects, watch) };
       return { evidence };
     } finally {
@@ -105,7 +105,7 @@ type Keyed =
  * Reads what has focus and arms the quiet watcher in one call, on the guess that focus is in
  * the top document (it usually is); focus inside a frame is then found and read there.
  */
-async function focusAndArm(sel: Selected, top: CdpSession, watch: ActionWatch, token: string): Promise<{ frame: FrameWorld; prep: Prepared; inMain: boolean }> {
+async function focusAndArm(sel: Selected, top: CdpSession, watch: Settler, token: string): Promise<{ frame: FrameWorld; prep: Prepared; inMain: boolean }> {
   const steps = [step("focusInFrame", undefined), step("edit", { op: "active", token }), watch.quietStep()] as const;
   const first = await callPage(top, watch.mainFrameId, [...steps]);
   const main: FrameWorld = { session: top, frameId: watch.mainFrameId, offset: { x: 0, y: 0 } };
@@ -136,13 +136,14 @@ export const press = defineAction<typeof pressCommand, ArgsOf<typeof pressComman
     const combo = parseCombo(args.key);
     const token = crypto.randomUUID();
     const { frame, prep: before, inMain } = await focusAndArm(sel, top, watch, token);
-    // A printable key into an editable field types text (act/requests.ts); elsewhere it is a command.
+    // A printable key into an editable field types text (what the page sends then, a typing
+    // indicator, answers no command: settle/requests/requests.ts); on a button or the page it is a command.
     const sent = watch.input(() => pressCombo(top, combo), true, typesText(combo.key) && before.mode !== "none");
     sent.catch(() => undefined);
     await Promise.race([sent, watch.dialogOpened]);
     if (inMain) return { combo, before, frame, token };
     // Focus inside an out-of-process frame: its state is read there, after settling.
-    await watch.settle(ctx.deadline);
+    await watch.settle({ deadline: ctx.deadline });
     const after = !watch.effects.dialog && !watch.effects.navigation ? await callInFrame(frame, "edit", { op: "state", token }).catch(() => undefined) : undefined;
     return { combo, before, frame, token, after };
   },

@@ -192,7 +192,7 @@ export async function pressCombo(session: CdpSession, c: Combo): Promise<void> {
 
 /**
  * Whether a key types text (printable, Space included) rather than a command: what a page sends for text (a typing
- * indicator) answers no command (act/requests.ts).
+ * indicator) answers no command (settle/requests/requests.ts).
  */
 export function typesText(key: KeyDef | string): boolean {
   const text = typeof key === "string" ? key : key.text;

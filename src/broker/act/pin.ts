@@ -7,7 +7,7 @@ import { callPage } from "../world.ts";
 import { step, stepResult } from "../page-fns.ts";
 import { callInFrame, frameLoader } from "./frame-call.ts";
 import type { FrameWorld } from "../frame-world.ts";
-import type { ActionWatch } from "./watch.ts";
+import type { Settler } from "../settle/settler.ts";
 
 export type PinReason =
   | "cancelled"
@@ -28,7 +28,7 @@ export interface StepOptions {
   also?: PageStep[];
   /** The page call that just returned pinned the focus (or proved it): only what the broker knows is checked. */
   fresh?: boolean;
-  /** It types text: what the page sends then (a typing indicator) answers no command (act/requests.ts). */
+  /** It types text (the text, a printable key, the clear before it): what the page sends then, such as a typing indicator, answers no command (settle/requests/requests.ts). */
   text?: boolean;
 }
 
@@ -46,7 +46,7 @@ export class CompositePin {
   private constructor(
     private readonly ctx: CallContext,
     private readonly sel: Selected,
-    private readonly watch: ActionWatch,
+    private readonly watch: Settler,
     readonly top: CdpSession,
     readonly frame: FrameWorld,
     readonly mainFrameId: string,
@@ -56,7 +56,7 @@ export class CompositePin {
   ) {}
 
   /** Pins the page as it is now. The page-side slot with `token` must already exist (the page edit script's "prepare"/"active"). */
-  static async capture(ctx: CallContext, sel: Selected, watch: ActionWatch, top: CdpSession, frame: FrameWorld, token: string, action: string): Promise<CompositePin> {
+  static async capture(ctx: CallContext, sel: Selected, watch: Settler, top: CdpSession, frame: FrameWorld, token: string, action: string): Promise<CompositePin> {
     // The frame tree and the focus pin go out together: one round trip.
     const [{ frameTree }] = await Promise.all([top.send("Page.getFrameTree"), callInFrame(frame, "edit", { op: "pin", token })]);
     const main = frameTree.frame;
@@ -71,7 +71,7 @@ export class CompositePin {
    * is pinned by capture (its loader is read). The ref's locate call already checked the
    * document, and a new one has no slot: the next page-side check says so.
    */
-  static async prepared(ctx: CallContext, sel: Selected, watch: ActionWatch, top: CdpSession, frame: FrameWorld, token: string, action: string, url: string): Promise<CompositePin> {
+  static async prepared(ctx: CallContext, sel: Selected, watch: Settler, top: CdpSession, frame: FrameWorld, token: string, action: string, url: string): Promise<CompositePin> {
     if (frame.frameId !== watch.mainFrameId || frame.session !== top) return CompositePin.capture(ctx, sel, watch, top, frame, token, action);
     return CompositePin.listen(new CompositePin(ctx, sel, watch, top, frame, watch.mainFrameId, undefined, token, action), url);
   }

@@ -1,14 +1,4 @@
-/**
- * The action pipeline. Every action is one declarative object (defineAction) and runs the
- * same stages (runAction):
- *
- *   select tab → queue on it → locate (resolve the ref and probe it in one page call, the
- *   quiet watcher armed in the same call) → dispatch → watch → settle → evidence → reply
- *
- * Settling, the evidence read-back and the observation share the last page call: it polls
- * for DOM quiet and, once quiet, reads the action's evidence steps and takes the snapshot.
- * A verified click on a static page costs three CDP round trips (docs/architecture.md).
- */
+/** The action pipeline. */
 import type { CdpSession } from "../../cdp/session.ts";
 import type { PageStep } from "../../page/runtime.ts";
 import type { SnapshotResult } from "../../page/types.ts";
@@ -19,12 +9,11 @@ import type { CallContext, Handler } from "../context/types.ts";
 import { resolveRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import type { PreSteps } from "../observe/collect.ts";
 import { observeWith } from "../observe/snapshot.ts";
-import { callPage } from "../world.ts";
 import { boundUrl } from "../../shared/page-strings.ts";
 import { redactUrl } from "../net/redact.ts";
-import { readResult, type Ran } from "../page-fns.ts";
+import type { Ran } from "../page-fns.ts";
 import { replyFor, type ActionReply, type EvidenceLike } from "./result.ts";
-import { ActionWatch, DOM_QUIET_MAX_MS, type QuietPoll } from "./watch.ts";
+import { type SettleCall, Settler } from "../settle/settler.ts";
 
 export interface ObserveArgs {
   limit: number;
@@ -38,15 +27,12 @@ export interface ActionRun<A> {
   sel: Selected;
   /** The tab's own session (the main frame). */
   top: CdpSession;
-  watch: ActionWatch;
+  watch: Settler;
   /** The located ref and its locate steps' results, when the action has one. */
   target: ResolvedRef | undefined;
 }
 
-/**
- * The evidence an action's command publishes (src/protocol/evidence.ts): its reply's
- * `evidence`, or for an action that does not observe (dropdown, history) the reply itself.
- */
+/** The evidence an action's command publishes (src/protocol/evidence.ts). */
 export type EvidenceOf<C extends CommandDef> = "evidence" extends keyof ReplyOf<C["result"]> ? NonNullable<ReplyOf<C["result"]>["evidence"]> : ReplyOf<C["result"]>;
 
 export interface ActionDef<I, A, S = void, E extends EvidenceLike = EvidenceLike, R = ActionReply<E>> {
@@ -58,48 +44,31 @@ export interface ActionDef<I, A, S = void, E extends EvidenceLike = EvidenceLike
   tab?(ctx: CallContext, args: A): Selected;
   /** The ref to locate and the page steps (probe, prepare, find…) to run in the same call. */
   locate?(args: A): { ref: number; steps: PageStep[] } | undefined;
-  /** Whether the DOM-quiet watcher is armed before dispatch (in the locate call when it can be). */
-  armQuiet?: boolean;
-  /** Without a locate call to ride on, the dispatch arms the watcher itself, in its own first page call. */
-  armsInDispatch?: true;
+  /** Whether the DOM-quiet watcher is armed before dispatch; else the dispatch arms it. */
+  armQuiet?: boolean | ((args: A) => boolean);
   /** Sends the action; what it returns goes to the later stages. */
   dispatch(run: ActionRun<A>): Promise<S>;
-  /**
-   * "steps": the dispatch sends each input through `watch.input(send, true)`, so only those
-   * are near an input for the page's polling (net/polling.ts); otherwise the whole dispatch is.
-   */
+  /** "steps": the dispatch sends each input through `watch.input(send, true)`, so only those are near an input for the page's polling. */
   inputs?: "steps";
   /** The dispatch settled the page itself (composite actions settle step by step). */
   settled?: boolean | ((run: ActionRun<A>, sent: S) => boolean);
   /** No watch of page effects (dialog answers, history): their page may be blocked or leaving. */
   watch?: false;
-  /**
-   * Not queued behind the tab's other commands: a dialog answer must reach a tab whose
-   * running command waits on that very dialog. Its observation still waits its turn.
-   */
-  queue?: false;
-  /** The page answers nothing before the dispatch (a dialog holds it): network readiness is not awaited. */
-  blocked?: true;
+  /** Answers a dialog: not queued behind the command that waits on it, and the blocked page answers nothing before. */
+  answersDialog?: true;
   /** Shapes the final reply (the dialog answer names itself around the action reply). */
   shape?(reply: ActionReply<E>, run: ActionRun<A>, sent: S): R;
   /** Page steps read back once the page is quiet, in the same call as the snapshot. */
   readback?(run: ActionRun<A>, sent: S): PageStep[];
   /** What it sent was typed text, which starts no timer animation: settled a frame after the last change, no time floor. */
   typing?: boolean;
-  /**
-   * After the reply's settle (not after a navigation or dialog): may wait for more (suggestions
-   * a field shows after a debounce) and answer new evidence; the page is then observed again.
-   */
+  /** After the reply's settle (not after a navigation or dialog). */
   after?(run: ActionRun<A>, sent: S, evidence: E): Promise<E | undefined>;
-  /** The evidence, from what dispatch returned and the read-back steps with their results (none after a navigation or dialog; read them with readResult). */
+  /** The evidence, from what dispatch returned and the read-back steps with their results. */
   evidence(run: ActionRun<A>, sent: S, readback: Ran): E;
 }
 
-/**
- * An action as the handler of its command. A mutating one (as its definition says) counts as
- * dispatched once it holds its tab, so a queued one can still be cancelled cleanly; a read-only
- * one (dropdown) runs the same stages and dispatches nothing.
- */
+/** An action as the handler of its command. */
 export function defineAction<C extends CommandDef, A, S = void>(command: C, def: ActionDef<ArgsOf<C>, A, S, EvidenceOf<C>, ReplyOf<C["result"]>>): Handler {
   const readOnly = command.mutating !== true;
   return defineShapedHandler(command, { dispatch: "lock", run: (ctx, input) => runAction(ctx, def, def.args(input, ctx), readOnly) });
@@ -109,30 +78,29 @@ export async function runAction<I, A, S, E extends EvidenceLike, R>(ctx: CallCon
   const sel = def.tab ? def.tab(ctx, args) : selectedTab(ctx);
   const stages = async (): Promise<ActionReply<E> | E | R> => {
     const top = await sel.browser.session(sel.rec);
-    const watch = new ActionWatch(sel.browser, sel.rec, top, def.watch !== false);
+    const watch = new Settler(sel.browser, sel.rec, top, def.watch !== false);
     try {
       const located = def.locate?.(args);
+      const arming = typeof def.armQuiet === "function" ? def.armQuiet(args) : def.armQuiet === true;
       let target: ResolvedRef | undefined;
       if (located) {
         // The quiet watcher rides on the locate call when the ref is in the main frame.
         const binding = sel.agent.observations.get(sel.rec.targetId)?.refs.get(located.ref);
         const inMain = binding !== undefined && binding.frameId === watch.mainFrameId && binding.session === top;
         // A target in another frame gets a watcher of its own there, in the same call.
-        const arm = def.armQuiet ? [inMain ? watch.quietStep() : binding ? watch.frameQuietStep(binding) : undefined].filter((x) => x !== undefined) : [];
-        // A same-origin child frame's element: the locate call runs in the top document's world,
-        // the frame's own watcher is armed in its world by a call sent alongside (not for typed
-        // text, whose steps re-arm the top document's watcher after the focusing click).
-        const child = def.armQuiet && !def.typing && binding?.childFrame ? watch.armFrame({ session: binding.session, frameId: binding.childFrame }) : undefined;
+        const arm = arming ? [inMain ? watch.quietStep() : binding ? watch.frameQuietStep(binding) : undefined].filter((x) => x !== undefined) : [];
+        // A same-origin child frame's element: the locate call runs in the top document's world, the frame's own watcher is armed in its world by a call sent alongside.
+        const child = arming && !def.typing && binding?.childFrame ? watch.armFrame({ session: binding.session, frameId: binding.childFrame }) : undefined;
         [target] = await Promise.all([resolveRef(sel, located.ref, [...located.steps, ...arm]), child]);
       }
-      if (!def.blocked) await watch.ready;
-      if (def.armQuiet && !watch.armed && !(def.armsInDispatch && !located)) await watch.armQuiet();
+      if (!def.answersDialog) await watch.ready;
+      if (arming && !watch.armed) await watch.armQuiet();
       const run: ActionRun<A> = { ctx, args, sel, top, watch, target };
       const sent = await watch.dispatch(() => def.dispatch(run), def.inputs === "steps");
       const opts = def.observe?.(args);
       const settled = typeof def.settled === "function" ? def.settled(run, sent) : def.settled === true;
       // Outside the queue (dialog answers), the observation still takes its turn on the tab.
-      const inTurn = <T>(fn: () => Promise<T>): Promise<T> => (def.queue === false ? ctx.broker.exclusive(sel.rec.targetId, fn) : fn());
+      const inTurn = <T>(fn: () => Promise<T>): Promise<T> => (def.answersDialog ? ctx.broker.exclusive(sel.rec.targetId, fn) : fn());
       const out = await inTurn(() => (settled || def.watch === false ? reply(run, def.evidence(run, sent, { steps: [], results: [] }), opts) : settleAndReply(run, def, sent, opts)));
       if (!out.observed) return out.evidence;
       return def.shape ? def.shape(out.observed, run, sent) : out.observed;
@@ -140,7 +108,7 @@ export async function runAction<I, A, S, E extends EvidenceLike, R>(ctx: CallCon
       watch.stop();
     }
   };
-  if (def.queue !== false) return ctx.broker.exclusive(sel.rec.targetId, stages);
+  if (!def.answersDialog) return ctx.broker.exclusive(sel.rec.targetId, stages);
   if (!readOnly) ctx.markDispatched();
   return stages();
 }
@@ -165,103 +133,31 @@ function observeOnce<A>(run: ActionRun<A>, opts: ObserveArgs, base: SnapshotResu
   return observeWith(ctx, sel, { limit: opts.limit, diff: !opts.full && !watch.effects.navigation }, { sameDocument: !watch.effects.navigation, base, pre: pre ?? { steps: [] } });
 }
 
-/**
- * Settles, reads the evidence back and observes in one page call: the page waits for its own
- * quiet (the settle step, src/page/act-settle.ts), then runs the read-back and the snapshot. After a
- * navigation, or with requests the action started still running, the broker waits on their
- * events first and settles again. A dialog ends everything at once: the page then answers nothing.
- */
+/** The reply's settle, then the evidence, the pending navigation's hint and the action's `after` stage. */
 async function settleAndReply<I, A, S, E extends EvidenceLike, R>(run: ActionRun<A>, def: ActionDef<I, A, S, E, R>, sent: S, opts: ObserveArgs | undefined): Promise<Answer<E>> {
   const { ctx, sel, watch } = run;
-  let ids = watch.takeQuiet();
   const base = sel.agent.observations.get(sel.rec.targetId)?.last;
-  const started = Date.now();
-  let readback: unknown[] = [];
-  let observation: Awaited<ReturnType<typeof observeWith>>;
-  let mutations = 0;
-  /** The observation was taken before the target's frame had settled. */
-  let stale = false;
-  /** An out-of-process target's read-back, taken in its frame's last settle call once settled. */
-  let remoteReadback: unknown[] | undefined;
-  const readbackSteps = def.readback?.(run, sent) ?? [];
-  // A ref inside an out-of-process frame is read back in its own frame's world.
-  const binding = run.target?.binding;
-  const remote = binding !== undefined && (binding.frameId !== watch.mainFrameId || binding.session !== run.top);
-  for (;;) {
-    if (watch.effects.dialog) break;
-    if (watch.busy) await watch.waitNetwork(ctx.deadline);
-    // The navigation wait is bounded: one that has not even committed is reported as pending, not waited out.
-    if (watch.pendingNavigation) break;
-    const requests = watch.effects.requests;
-    const navigating = watch.effects.navigation;
-    const polling = ids.length > 0 && !navigating;
-    // The watchers linger in the page after settling (a later turn of this loop settles on them again).
-    const steps: PageStep[] = polling ? [watch.settleStep(ids, { max: DOM_QUIET_MAX_MS, deadline: ctx.deadline, typing: def.typing === true })] : [];
-    const when = polling ? { step: 0 } : undefined;
-    if (!watch.effects.navigation && !remote) steps.push(...readbackSteps.map((s) => (when ? { ...s, when } : s)));
-    const pre: PreSteps = { steps, ...(when ? { snapshotWhen: when } : {}) };
-    // A target in a frame: that frame settles by its own rules too, in its own call beside this one.
-    // An out-of-process target's read-back rides on its frame's settle call.
-    const frameReadback = remote && binding && readbackSteps.length > 0 && !watch.effects.navigation ? { frame: binding, steps: readbackSteps } : undefined;
-    const frames = polling ? watch.settleFrames(ctx.deadline, def.typing === true, frameReadback) : undefined;
-    const frameLate = frames?.then((f) => {
-      remoteReadback = f.also;
-      return settledAfter(pre, f.polls);
-    });
-    let results: unknown[];
-    if (opts) {
-      observation = await raceDialog(watch, raceNavigation(watch, observeOnce(run, opts, base, pre))).catch((err: unknown) => {
-        if (watch.effects.navigation || watch.effects.dialog) return undefined;
-        throw err;
-      });
-      results = pre.results ?? [];
-    } else {
-      results = steps.length ? ((await raceDialog(watch, raceNavigation(watch, callMain(run, steps))))?.results ?? []) : [];
-    }
-    // Chrome answers no call into a document whose navigation is pending: past the bound, it is reported as pending.
-    if (navigationOverdue(watch)) break;
-    // The frame changed and settled after the top document's call answered: its snapshot may predate the frame's end.
-    if (frameLate) stale = opts !== undefined && (await frameLate);
-    if (watch.effects.dialog) break;
-    const poll = polling ? readResult({ steps, results }, 0, "quiet", "settle") : undefined;
-    if (polling && !poll) {
-      // The watchers are gone (a new document, or a page call that failed): observe without them.
-      ids = [];
-      if (!watch.effects.navigation) continue;
-    }
-    if (poll) mutations = Math.max(mutations, poll.mutations);
-    if (poll?.timed) watch.effects.timed = true;
-    if (poll?.timedOver) watch.effects.timedOver = true;
-    readback = polling ? results.slice(1) : results;
-    // A navigation that began while the page settled: observe the new document once it loads.
-    if (!navigating && watch.effects.navigation && Date.now() - started <= 3_000) continue;
-    // A response usually changes the page when it lands: settle again after the network, also
-    // when the request started and ended inside the call (its render may come after the snapshot).
-    if (watch.effects.requests === requests || Date.now() - started > 3_000) break;
-  }
-  if (stale && opts && !watch.effects.navigation && !watch.effects.dialog) {
-    observation = await raceDialog(watch, observeOnce(run, opts, base, undefined)).catch((err: unknown) => {
-      if (watch.effects.navigation || watch.effects.dialog) return undefined;
-      throw err;
-    });
-  }
-  if (remoteReadback && !watch.effects.navigation && !watch.effects.dialog) readback = remoteReadback;
-  else if (remote && binding && readbackSteps.length > 0 && !watch.effects.navigation && !watch.effects.dialog) {
-    readback = (await raceDialog(watch, callPage(binding.session, binding.frameId, readbackSteps).catch(() => undefined)))?.results ?? [];
-  }
-  watch.effects.mutations += mutations;
-  await watch.finishFrameQuiet();
-  watch.countDownloads();
-  let evidence = def.evidence(run, sent, { steps: readbackSteps, results: watch.effects.navigation || watch.effects.dialog ? [] : readback });
-  const pending = watch.pendingNavigation;
+  const readback = def.readback?.(run, sent) ?? [];
+  const settled = await watch.settle({
+    reply: true,
+    deadline: ctx.deadline,
+    typing: def.typing === true,
+    readback,
+    target: run.target?.binding,
+    observe: opts ? (call: SettleCall | undefined) => observeOnce(run, opts, base, call) : undefined,
+  });
+  let observation = settled.observation;
+  const e = watch.effects;
+  let evidence = def.evidence(run, sent, { steps: readback, results: e.navigation || e.dialog ? [] : settled.readback });
+  const pending = settled.pending;
   if (pending) {
     const url = pending.url !== undefined ? redactUrl(boundUrl(pending.url)) : undefined;
     evidence = { ...evidence, pendingNavigation: { ...(url !== undefined ? { url } : {}), ms: pending.ms } };
     if (!opts) return { evidence };
-    const reply = replyFor(ctx, sel, evidence, watch.effects, undefined);
+    const reply = replyFor(ctx, sel, evidence, e, undefined);
     return { observed: { ...reply, hint: `The navigation${url ? ` to ${url}` : ""} has not answered after ${Math.round(pending.ms / 1000)} s and is still loading; nothing could be observed. Run 'bp wait --url <url>' (or 'bp wait --text'), or 'bp stop' to give up on it and stay on this page.` } };
   }
-  if (def.after && !watch.effects.navigation && !watch.effects.dialog) {
+  if (def.after && !e.navigation && !e.dialog) {
     const later = await def.after(run, sent, evidence);
     if (later) {
       evidence = later;
@@ -269,54 +165,5 @@ async function settleAndReply<I, A, S, E extends EvidenceLike, R>(run: ActionRun
     }
   }
   if (!opts) return { evidence };
-  return { observed: replyFor(ctx, sel, evidence, watch.effects, observation ?? undefined) };
-}
-
-/**
- * Whether a frame that changed settled only once the top document's call (the one with the
- * snapshot) had answered. Looked at a task later: an answer that came in the same read as the
- * top call's, behind it, is then taken as after it (observed again) rather than before.
- */
-function settledAfter(pre: PreSteps, polls: (QuietPoll | null)[]): Promise<boolean> {
-  return new Promise((resolve) => setImmediate(() => resolve(pre.results !== undefined && polls.some((q) => (q?.mutations ?? 0) > 0))));
-}
-
-function callMain<A>(run: ActionRun<A>, steps: PageStep[]) {
-  return callPage(run.top, run.watch.mainFrameId, steps);
-}
-
-/** How long an action waits for its navigation's new document to commit (docs/actions.md: the 3 s network bound). */
-const NAVIGATION_BOUND_MS = 3_000;
-
-function navigationOverdue(watch: ActionWatch): boolean {
-  const p = watch.pendingNavigation;
-  return p !== undefined && p.ms >= NAVIGATION_BOUND_MS;
-}
-
-/**
- * A page call sent just before the action's navigation began is not answered until the new
- * document commits (Chrome holds calls into the old one): past the bound it is left to answer
- * later (undefined now).
- */
-async function raceNavigation<T>(watch: ActionWatch, p: Promise<T>): Promise<T | undefined> {
-  p.catch(() => undefined);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const overdue = new Promise<undefined>((resolve) => {
-    const look = () => {
-      if (navigationOverdue(watch)) resolve(undefined);
-      else timer = setTimeout(look, 50);
-    };
-    look();
-  });
-  try {
-    return await Promise.race([p, overdue]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** A dialog blocks the page: its answer never comes, so the dialog ends the wait. */
-function raceDialog<T>(watch: ActionWatch, p: Promise<T>): Promise<T | undefined> {
-  p.catch(() => undefined);
-  return Promise.race([p, watch.dialogOpened.then(() => undefined)]);
+  return { observed: replyFor(ctx, sel, evidence, e, observation ?? undefined) };
 }

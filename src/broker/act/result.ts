@@ -7,7 +7,7 @@ import type { Selected } from "../context/tabs.ts";
 import type { SnapshotReply } from "../observe/snapshot.ts";
 import type { CallContext } from "../context/types.ts";
 import { downloadByGuid, publicDownload } from "../net/downloads.ts";
-import type { Effects } from "./watch.ts";
+import type { Effects } from "../settle/effects.ts";
 import { cutString } from "../../shared/page-strings.ts";
 
 export type Evidence = AnyEvidence;

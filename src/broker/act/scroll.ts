@@ -40,8 +40,8 @@ export const scroll = defineAction<typeof command, ScrollArgs, ScrollOutcome | u
   args: ({ "to-text": toText, ...rest }) => ({ ...rest, ...(toText !== undefined ? { toText } : {}) }),
   observe: (a) => ({ limit: a.limit, full: a.full }),
   locate: (a) => (a.ref !== undefined ? { ref: a.ref, steps: [] } : undefined),
-  armQuiet: true,
-  armsInDispatch: true,
+  // Without a ref the dispatch arms the watcher in its own first page call.
+  armQuiet: (a) => a.ref !== undefined,
   async dispatch({ sel, args, top, target, watch }) {
     const mode = modeOf(args);
     const page = {

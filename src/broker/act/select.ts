@@ -11,7 +11,7 @@ import { callInFrame, callOnSlot, frameOfRef, locatedRef } from "./frame-call.ts
 import type { FrameWorld } from "../frame-world.ts";
 import { dispatchClick, probeForPointer } from "./pointer.ts";
 import { defineAction } from "./pipeline.ts";
-import type { ActionWatch } from "./watch.ts";
+import type { Settler } from "../settle/settler.ts";
 import { cutString } from "../../shared/page-strings.ts";
 
 type Listing = PageResult<"select", { op: "list" }>;
@@ -126,7 +126,7 @@ export const selectOption = defineAction<typeof selectCommand, SelectArgs, Chose
     }
     if (!watch.armed) await watch.armQuiet();
     await race(watch, watch.input(() => dispatchClick(top, probe.x + frame.offset.x, probe.y + frame.offset.y, "left", 1, probe.hidden), true));
-    await watch.settle(ctx.deadline);
+    await watch.settle({ deadline: ctx.deadline });
     return settled(watch.effects.dialog ? done("unavailable", "dialog_opened", []) : ariaVerdict(info.option, await current(), done));
   },
 });
@@ -156,7 +156,7 @@ async function noSuchOption(frame: FrameWorld, args: SelectArgs): Promise<BpErro
 type Chosen = { evidence: SelectEvidence; finish?: undefined } | { evidence?: undefined; finish: () => SelectEvidence };
 
 /** Opens an ARIA popup whose option is not shown (a checked click on the ref), then waits for the option to render. */
-async function openAria(ctx: CallContext, top: CdpSession, r: ResolvedRef, frame: FrameWorld, info: Info, watch: ActionWatch, query: Query): Promise<Info> {
+async function openAria(ctx: CallContext, top: CdpSession, r: ResolvedRef, frame: FrameWorld, info: Info, watch: Settler, query: Query): Promise<Info> {
   if (info.found && info.visible) return info;
   const probe = await probeForPointer(r);
   if (!watch.armed) await watch.armQuiet();
@@ -164,7 +164,7 @@ async function openAria(ctx: CallContext, top: CdpSession, r: ResolvedRef, frame
   if (watch.effects.dialog) return { ...info, found: false };
   const maxMs = Math.max(200, Math.min(2_000, ctx.deadline - Date.now() - 500));
   const after = await race(watch, callInFrame(frame, "select", { op: "waitOption", maxMs, ...query }));
-  await watch.settle(ctx.deadline);
+  await watch.settle({ deadline: ctx.deadline });
   return after?.ok ? after : { ...info, found: false };
 }
 
@@ -177,8 +177,8 @@ function ariaVerdict(o: Option, r: Readback | undefined, done: (s: EvidenceStatu
   return done("unavailable", "selection_not_exposed", r.selected);
 }
 
-/** Sends one input; a dialog it opens ends the wait. Undefined when a dialog won. */
-async function race<T>(watch: ActionWatch, sent: Promise<T>): Promise<T | undefined> {
+/** Sends one input; a dialog it opens ends the wait (the page is then blocked). Undefined when a dialog won. */
+async function race<T>(watch: Settler, sent: Promise<T>): Promise<T | undefined> {
   sent.catch(() => undefined);
   return Promise.race([sent, watch.dialogOpened.then(() => undefined)]);
 }

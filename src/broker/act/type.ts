@@ -16,7 +16,7 @@ import { parseCombo, pressCombo } from "./keys.ts";
 import { CompositePin } from "./pin.ts";
 import { checkProbe, dispatchClick, probeStep, type Probe } from "./pointer.ts";
 import { defineAction } from "./pipeline.ts";
-import { SYNC_QUIET_MS, type ActionWatch } from "./watch.ts";
+import { type Settler, SYNC_QUIET_MS } from "../settle/settler.ts";
 import { listensToKeys } from "./widget.ts";
 import { forgetMarks } from "../observe/collect.ts";
 
@@ -111,7 +111,7 @@ export const typeText = defineAction<typeof command, TypeArgs, Typed>(command, {
         // In the settle call itself when the field is in the top document.
         const inTop = frame.frameId === watch.mainFrameId && frame.session === top;
         const read = inTop ? [readStep(token, args.text, mode)] : [];
-        const after = await watch.settle(ctx.deadline, read, true);
+        const after = await watch.settle({ deadline: ctx.deadline, also: read, typing: true });
         return inputEvidence("type", frame, token, prep, args.text, mode, watch.effects, after && readResult({ steps: read, results: after }, 0, "edit", "read"));
       };
       for (const [i, step] of steps.entries()) {
@@ -133,7 +133,7 @@ export const typeText = defineAction<typeof command, TypeArgs, Typed>(command, {
         } else {
           evidence = await readBack();
           await pin.step("submit", rest, () => pressCombo(top, parseCombo("Enter")));
-          await watch.settle(ctx.deadline);
+          await watch.settle({ deadline: ctx.deadline });
           evidence = { ...evidence, submitted: true, effects: mergeEffects(evidence.effects, watch) };
         }
       }
@@ -158,7 +158,7 @@ type Typed = { evidence: TypeEvidence; plan?: undefined } | { evidence?: undefin
  * when the page changed (the caller observes again); undefined when nothing came. `top`: the
  * field is in its session's top document.
  */
-async function lateSuggestions(deadline: number, watch: ActionWatch, frame: FrameWorld, top: boolean, prep: Prepared, evidence: TypeEvidence): Promise<TypeEvidence | undefined> {
+async function lateSuggestions(deadline: number, watch: Settler, frame: FrameWorld, top: boolean, prep: Prepared, evidence: TypeEvidence): Promise<TypeEvidence | undefined> {
   if (watch.effects.navigation || watch.effects.dialog) return undefined;
   const quietSoFar = watch.effects.mutations === 0 && watch.effects.requests === 0;
   const wait = prep.suggests === true || (quietSoFar && (await Promise.race([listensToKeys(frame, top), watch.dialogOpened.then(() => false)])));
@@ -182,7 +182,7 @@ function thenOf(a: { clear?: boolean }): "select" | "caretEnd" {
  * proves the focus also re-pins it and does `then` (`then`: done); after the click it also arms
  * the quiet watcher again (`rearmed`).
  */
-async function focus(pin: CompositePin, top: CdpSession, watch: ActionWatch, r: ResolvedRef, frame: FrameWorld, token: string, steps: readonly string[], then: "select" | "caretEnd"): Promise<{ then: boolean; rearmed: boolean }> {
+async function focus(pin: CompositePin, top: CdpSession, watch: Settler, r: ResolvedRef, frame: FrameWorld, token: string, steps: readonly string[], then: "select" | "caretEnd"): Promise<{ then: boolean; rearmed: boolean }> {
   let probe: Probe | undefined;
   try {
     probe = checkProbe(r, stepResult(r, 1, "act", "probe"));
@@ -240,9 +240,9 @@ function moved(pin: CompositePin, steps: readonly string[]): BpError {
  * `rearm`: the quiet watcher's replacement (watch.rearmSteps), run after that task in the same
  * call; when it begins with a "hold", the call first waits the click's timer floor if the page
  * scheduled anything since the watcher was armed (`scheduled`: a focus handler that moves focus
- * on a short timer has moved it when the focus is proved; act-settle.ts).
+ * on a short timer has moved it when the focus is proved; src/page/settle/settle.ts).
  */
-async function focused(frame: FrameWorld, token: string, watch: ActionWatch, then: "select" | "caretEnd", rearm: PageStep[] = []): Promise<{ focused: boolean; then: boolean; scheduled: boolean; moved?: boolean }> {
+async function focused(frame: FrameWorld, token: string, watch: Settler, then: "select" | "caretEnd", rearm: PageStep[] = []): Promise<{ focused: boolean; then: boolean; scheduled: boolean; moved?: boolean }> {
   const held = rearm[0]?.fn === "quiet" && rearm[0].arg !== undefined && "op" in rearm[0].arg && rearm[0].arg.op === "hold";
   // A dialog a focus handler opens blocks the page: not focused, and the pin check then says why.
   // A focus handler that replaced the document fails the call: not focused, and the pin check then says why.
@@ -264,7 +264,7 @@ async function focused(frame: FrameWorld, token: string, watch: ActionWatch, the
 }
 
 /** Effects of the whole composite: the readback's plus what the later steps caused. */
-export function mergeEffects(prior: readonly string[] | undefined, watch: ActionWatch): string[] {
+export function mergeEffects(prior: readonly string[] | undefined, watch: Settler): string[] {
   return [...new Set([...(prior ?? []), ...pageEffects(watch.effects)])];
 }
 

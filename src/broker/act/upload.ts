@@ -64,7 +64,7 @@ export const upload = defineAction<typeof command, { ref: number; source: { path
       const sent = watch.input(() => frame.session.send("DOM.setFileInputFiles", { files: [copy], objectId }), true);
       sent.catch(() => undefined);
       await Promise.race([sent, watch.dialogOpened]);
-      await watch.settle(ctx.deadline);
+      await watch.settle({ deadline: ctx.deadline });
       if (!watch.effects.dialog) files = await callFn(frame, "upload", { op: "files" }).catch(() => undefined);
     } finally {
       if (!watch.effects.dialog) await frame.session.send("Runtime.releaseObject", { objectId }).catch(() => undefined);

@@ -1,6 +1,6 @@
 import { outsideCallScope } from "../../cdp/scope.ts";
 import type { CdpSession } from "../../cdp/session.ts";
-import { rememberRequests } from "./polling.ts";
+import { rememberRequests } from "../settle/requests/polling.ts";
 import { PageSession } from "../page-session.ts";
 
 /** Network events of a page session, for actions and waits: switched on once and left on (off would cost a trip each time). */

@@ -11,7 +11,7 @@ import { installDownloads, watchTabDownloads } from "./downloads.ts";
 import { OpenIds, TabEnds } from "./ends.ts";
 import { watchConsole } from "./console.ts";
 import { boundHeaders, type NetEntry } from "./journal.ts";
-import { rememberRequests } from "./polling.ts";
+import { rememberRequests } from "../settle/requests/polling.ts";
 import { decide, mergeHeaders } from "./rules.ts";
 import { credentialsFor, needsFetch, type NetHost } from "./state.ts";
 import { connNet, openConnNet, type TabNet, type Wired } from "./conn.ts";

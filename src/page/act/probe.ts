@@ -9,7 +9,7 @@
  *  - "hovered": whether the element is under the pointer now.
  */
 import { composedContains, type ActDocument, type ActElement, type ActWindow } from "./dom.ts";
-import { inputClock, readClock, type Received } from "../act-input.ts";
+import { inputClock, readClock, type Received } from "../settle/input.ts";
 import { opOf } from "../ops.ts";
 
 export interface ActArg {

@@ -1,6 +1,6 @@
 /**
  * The typing settle waits for a rendered frame only while an animation-frame callback that is
- * not ours may be pending (act-quiet.ts's frame ledger). happy-dom runs animation frames as
+ * not ours may be pending (quiet.ts's frame ledger). happy-dom runs animation frames as
  * immediates and numbers them with objects, so these windows get a frame clock the test steps
  * itself, numbered from one counter as a document numbers every world's callbacks in Chromium.
  */

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import type { ActAnimation } from "./act/dom.ts";
-import { paintOnly } from "./act-paint.ts";
+import type { ActAnimation } from "../act/dom.ts";
+import { paintOnly } from "./paint.ts";
 
 /** An animation as Chromium reports it: its keyframes' properties, and how often they were read. */
 function animation(props: string[][]): ActAnimation & { reads: number } {

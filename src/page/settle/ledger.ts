@@ -1,14 +1,5 @@
-/**
- * Whether the page scheduled work since a watcher was armed: a timer, an interval or an idle
- * callback. A document numbers the timers of all its worlds from one counter, and its idle
- * callbacks from another (checked in Chromium, in the top document and in a cross-origin frame),
- * so our world reads each counter (an id asked for and cancelled at once) and takes away the ids
- * it was handed itself. Our world's own timers are all counted: its `setTimeout`, `setInterval`
- * and `requestIdleCallback` are wrapped once (the isolated world's own functions; the page never
- * sees them). An id of ours that is not accounted for makes the page look busy, which only makes
- * a wait longer.
- */
-import { setSlot, slotOf, type ActWindow } from "./act/dom.ts";
+/** Whether the page scheduled work since a watcher was armed. */
+import { setSlot, slotOf, type ActWindow } from "../act/dom.ts";
 
 type Kind = "timer" | "idle";
 
@@ -83,11 +74,7 @@ export function marks(win: ActWindow): Marks {
   return { timer: probe(tw, "timer"), idle: probe(tw, "idle") };
 }
 
-/**
- * Whether an id not ours was handed out since `from` (timers or idle callbacks): the page (or
- * another world) scheduled work. A counter that could not be read, or went back, counts as busy;
- * a window without idle callbacks has none to schedule.
- */
+/** Whether an id not ours was handed out since `from` (timers or idle callbacks). */
 export function pageScheduled(win: ActWindow, from: Marks): boolean {
   const l = ledgerOf(win);
   const tw = win as unknown as TimerWindow;

@@ -1,18 +1,9 @@
-/**
- * DOM-quiet detection around an action (the page runtime's `quiet`, a window step).
- * "install" (before dispatch) starts a mutation observer kept on our world's window under
- * `arg.id`, and counts rendered frames. "poll" reports how long the DOM has been quiet,
- * counted from the first poll (less `arg.after`) so a long dispatch (a drag, a key sequence)
- * cannot use up the quiet period; with `finish` it also disconnects. It also counts the
- * animations (CSS transitions, CSS and Web animations) that began since install and are still
- * running with a finite end, so an accordion that opens through a transition is observed open;
- * not those that only repaint (a hover or focus colour: act-paint.ts).
- * "settle" and "late" wait in the page (act-settle.ts, which also answers the calls).
- */
-import { setSlot, slotOf, type ActMutationObserver, type ActWindow } from "./act/dom.ts";
-import { marks, pageScheduled, type Marks } from "./act-ledger.ts";
-import { hrNow, inputClock, readClock } from "./act-input.ts";
-import { paintOnly } from "./act-paint.ts";
+/** DOM-quiet detection around an action (the page runtime's `quiet`, a window step). */
+import { setSlot, slotOf, type ActMutationObserver, type ActWindow } from "../act/dom.ts";
+import { marks, type Marks } from "./ledger.ts";
+import { frameMark, ownFrame } from "./frames.ts";
+import { hrNow, inputClock, readClock } from "./input.ts";
+import { paintOnly } from "./paint.ts";
 
 export interface QuietArg {
   op?: string;
@@ -23,7 +14,7 @@ export interface QuietArg {
   /** settle: quiet needed when the page changed after the dispatch (ms, and rendered frames). */
   quietFor?: number;
   frames?: number;
-  /** settle: quiet needed when nothing changed since the settle began (ms, plus one frame), always; 0: the ledger decides. */
+  /** settle: quiet needed when nothing changed since the settle began, always; 0: the ledger decides. */
   syncQuietFor?: number;
   /** settle: how long ago (ms) the last of the action's requests ended; the sync floor runs from then when later. */
   sinceResponse?: number;
@@ -33,9 +24,9 @@ export interface QuietArg {
   linger?: number;
   /** late: how long to wait for the first change. */
   windowMs?: number;
-  /** settle (without `syncQuietFor`), hold: the floor (ms from the last input event) when the page set a timer since the arm. */
+  /** settle (without `syncQuietFor`), hold: the floor when the page set a timer since the arm. */
   timerQuietFor?: number;
-  /** settle: an action other than typing (a click, a key, a scroll): no settling without a frame, the floor from its last input event or response. */
+  /** settle: an action other than typing: no settling without a frame, the floor from its last input event or response. */
   click?: boolean;
   /** settle: the frame rule also waits for an idle callback of ours (within `timerQuietFor` from the cause). */
   idle?: boolean;
@@ -79,7 +70,7 @@ export interface Watcher {
   lingering?: boolean;
   /** Restarts the frame count after a linger stopped it. */
   resume: () => void;
-  /** The timer, idle-callback and animation-frame counters when it was armed (act-ledger.ts). */
+  /** The timer, idle-callback and animation-frame counters when it was armed (ledger.ts). */
   marks: Marks & { frame: number | undefined };
 }
 
@@ -91,7 +82,7 @@ export interface Watched {
   inputHr: number;
   /** The same for an edit's events (beforeinput, input: text inserted without key events fires only these); 0: none. */
   editHr: number;
-  /** The same for a discrete input event whose handlers scheduled a timer or an idle callback (act-input.ts); 0: none. */
+  /** The same for a discrete input event whose handlers scheduled a timer or an idle callback (input.ts); 0: none. */
   timedHr: number;
   /** The same for the pointer coming over an element (a hover-intent delay, a tooltip's); 0: none. */
   timedOverHr: number;
@@ -104,111 +95,6 @@ export interface Watched {
 
 // Versioned by shape: a document outlives a bp upgrade, and a slot an older build left keeps its old shape.
 const KEY = Symbol.for("browser-pilot.quiet.v2");
-/**
- * Our world's animation-frame requests, to tell whether the page has one pending. A document
- * numbers the callbacks of all its worlds from one counter, and a frame runs every callback
- * requested before it began: so when no id but ours was handed out since the request of ours
- * that the last frame ran, nothing of the page's (or of another world's) waits for a frame.
- */
-interface FrameLedger {
-  /** The id of our callback the last frame ran; 0: none ran yet in this document. */
-  ran: number;
-  /** Our ids handed out after `ran` (pending, cancelled or probes). */
-  ours: number[];
-  /** Our recent ids, ran or not: what a watcher's arm counts frames requested since against. */
-  log: number[];
-}
-
-const FRAMES_KEY = Symbol.for("browser-pilot.quiet.frames.v1");
-
-function ledgerOf(win: ActWindow): FrameLedger {
-  let l = slotOf<FrameLedger>(win, FRAMES_KEY);
-  if (!l) setSlot(win, FRAMES_KEY, (l = { ran: 0, ours: [], log: [] }));
-  return l;
-}
-
-/** Remembers one of our ids; bounded where no frame runs to prune them (forgetting one of ours only makes a frame be waited for). */
-function keep(l: FrameLedger, id: number): void {
-  l.ours.push(id);
-  if (l.ours.length > 256) l.ours.splice(0, l.ours.length - 256);
-  l.log.push(id);
-  if (l.log.length > 512) l.log.splice(0, l.log.length - 512);
-}
-
-/** The animation-frame counter now (a request cancelled at once, kept as ours); undefined: unreadable. */
-function frameMark(win: ActWindow): number | undefined {
-  try {
-    const probe: unknown = win.requestAnimationFrame(() => undefined);
-    if (typeof probe !== "number" || !win.cancelAnimationFrame) return undefined;
-    win.cancelAnimationFrame(probe);
-    keep(ledgerOf(win), probe);
-    return probe;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Whether the page (or another world) scheduled anything since the watcher was armed: a timer,
- * an interval, an idle callback or an animation frame (any such id not ours handed out since).
- * A counter that cannot be read counts as scheduled.
- */
-export function scheduledSince(win: ActWindow, st: Watcher): boolean {
-  if (pageScheduled(win, st.marks)) return true;
-  const base = st.marks.frame, now = frameMark(win);
-  if (base === undefined || now === undefined || now < base) return true;
-  const ours = ledgerOf(win).log.filter((o) => o > base && o < now).length;
-  return now - base - 1 > ours;
-}
-
-/**
- * Whether the document holds a child frame: its frames run their own animation-frame callbacks
- * and timers on counters of their own, and what they render is not seen here. Any frame counts
- * (a cross-origin one answers a message the page posts it without an id of ours to see).
- */
-export function childFrames(win: ActWindow): boolean {
-  try {
-    return Number(Reflect.get(win, "length")) > 0 || win.document.querySelector("iframe, frame, object, embed") !== null;
-  } catch {
-    return true;
-  }
-}
-
-/** requestAnimationFrame for our world, through the ledger. */
-function ownFrame(win: ActWindow, fn: () => void): number {
-  const l = ledgerOf(win);
-  const id = win.requestAnimationFrame(() => {
-    if (typeof id === "number" && id > l.ran) {
-      l.ran = id;
-      l.ours = l.ours.filter((o) => o > id);
-    }
-    fn();
-  });
-  if (typeof id === "number") keep(l, id);
-  return id;
-}
-
-/**
- * Whether an animation-frame callback that is not ours may be pending: the page's (a preview it
- * renders in its next frame, an animation loop), another world's, or one this ledger cannot
- * account for (no frame of ours ran yet in this document, ids that are not counters, a counter
- * that went back). Asks for a frame and cancels it at once, to read the counter.
- */
-export function foreignFrame(win: ActWindow): boolean {
-  const l = ledgerOf(win);
-  let probe: unknown;
-  try {
-    probe = win.requestAnimationFrame(() => undefined);
-    if (typeof probe === "number") win.cancelAnimationFrame?.(probe);
-  } catch {
-    return true;
-  }
-  if (typeof probe !== "number" || !win.cancelAnimationFrame) return true;
-  const ours = l.ours.filter((o) => o > l.ran && o < probe).length;
-  keep(l, probe);
-  return l.ran === 0 || probe <= l.ran || probe - l.ran - 1 > ours;
-}
-
 export function heldOf(win: ActWindow): Record<number, Watcher> {
   let held = slotOf<Record<number, Watcher>>(win, KEY);
   if (!held) setSlot(win, KEY, (held = {}));
@@ -223,8 +109,7 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
   try {
     t0 = Number(win.document.timeline?.currentTime) || 0;
   } catch {}
-  // Actions on a tab run one at a time, so a new watcher means the actions whose watchers only
-  // linger are done: they go now (and an id reused goes too, or nothing would disconnect it).
+  // Actions on a tab run one at a time, so a new watcher means the actions whose watchers only linger are done.
   for (const key of Object.keys(held)) {
     const other = held[Number(key)];
     if (other && (other.lingering || Number(key) === id)) {
@@ -241,9 +126,7 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
     st.mutFrame = st.frames;
     if (st.wake) st.wake();
   });
-  // Rendered frames since the last mutation: on a loaded machine timers and frames both run
-  // late, so quiet is also counted in frames, not only in milliseconds.
-  // The loop stops while the watcher only lingers (no wait needs frames then) and resumes for the next wait.
+  // Rendered frames since the last mutation: on a loaded machine timers and frames both run late, so quiet is also counted in frames, not only in milliseconds.
   let requested = false;
   const tick = (): void => {
     requested = false;
@@ -279,7 +162,7 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
   return true;
 }
 
-/** Running animations that began since `from`, have a finite end and do more than repaint (act-paint.ts). */
+/** Running animations that began since `from`, have a finite end and do more than repaint (paint.ts). */
 function animating(win: ActWindow, from: number): number {
   let n = 0;
   try {
@@ -300,7 +183,7 @@ export function watched(win: ActWindow, held: Record<number, Watcher>, ids: numb
   const clock = readClock(win);
   let installed = 0;
   for (const s of sts) installed = Math.max(installed, s.hr);
-  // On the high-resolution clock: in whole ms an event just before install (a person's mouse move) would count as the action's.
+  // On the high-resolution clock: in whole ms an event just before install would count as the action's.
   const since = (t: number | undefined): number => (typeof t === "number" && t > installed ? t : 0);
   return {
     win,

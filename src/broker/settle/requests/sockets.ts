@@ -1,24 +1,8 @@
-/**
- * WebSocket messages an action sends, told apart from what the page sends on its own.
- *
- * A message the page sends over a socket near one of the action's inputs (a chat's "send" on a
- * click or Enter; not typed text, whose typing indicators answer nothing: InputSpans.nearWhich)
- * is the action's, and its answer on that socket is waited for like a request's response. Not
- * waited for: a socket the page keeps sending on by itself (telemetry: at least CHATTY_SENDS
- * messages within RECENT_MS away from any action's inputs), and one that left an action's
- * message unanswered in the last SILENT_MS (presence or cursor updates a click's pointer
- * events send, which nobody echoes). The history begins when the tab's network events are
- * switched on (its first action), so that first action may take a chatty socket's message for
- * its own and wait WS_REPLY_MAX_MS once. Read from the network events the action watches
- * anyway: no CDP call of its own.
- */
-import type { CdpSession } from "../../cdp/session.ts";
+/** WebSocket messages an action sends, told apart from what the page sends on its own. */
+import type { CdpSession } from "../../../cdp/session.ts";
 import { wallClock } from "./input-spans.ts";
 
-/**
- * How long an action waits for the answer to its message. A message nobody answers (a client
- * that only notifies) costs this once, not the network's whole bound.
- */
+/** How long an action waits for the answer to its message. */
 export const WS_REPLY_MAX_MS = 1_000;
 /** How far back a socket's own messages are remembered, and how many make it chatter. */
 const RECENT_MS = 5_000;
@@ -31,11 +15,7 @@ type NetEvents = Pick<CdpSession, "on">;
 /** Text and binary messages; control frames (ping, pong, close) are the socket's own. */
 const isMessage = (opcode: number): boolean => opcode === 1 || opcode === 2;
 
-/**
- * A session's sockets: when the page sent on each by itself (the messages' own timestamps, ms,
- * most recent last): while no action ran, and during actions away from their inputs; and until
- * when (our clock) each that left an action's message unanswered is silent.
- */
+/** A session's sockets: when the page sent on each by itself (the messages' own timestamps, ms, most recent last). */
 class SocketHistory {
   /** Actions watching the session now: each records what was sent away from its inputs. */
   acting = 0;
@@ -100,12 +80,7 @@ export interface SocketWatch {
   stop(): void;
 }
 
-/**
- * One action's watch of a session's sockets: `begin(id)` when it sends a message of its own on
- * a socket (once per socket), `end(id, answered)` when a message comes back on it, the socket
- * closes or fails, WS_REPLY_MAX_MS passed, or the session went (`drop`). `near` tells what
- * input of the action now is near (InputSpans.nearWhich).
- */
+/** One action's watch of a session's sockets. */
 export function watchSockets(session: NetEvents, near: () => "command" | "text" | undefined, begin: (id: string) => void, end: (id: string, answered: boolean) => void): SocketWatch {
   const h = historyOf(session);
   h.acting++;
@@ -122,9 +97,7 @@ export function watchSockets(session: NetEvents, near: () => "command" | "text" 
       if (!isMessage(p.response.opcode)) return;
       const ts = p.timestamp * 1000;
       const input = near();
-      // Away from every input of the action: the page's own, which keeps a chatty socket known
-      // as such. Near typed text (a typing indicator, maybe on the chat's own socket) or a second
-      // message on a socket already waited for: neither the action's nor the page's chatter.
+      // Away from every input of the action: the page's own, which keeps a chatty socket known as such.
       if (input === undefined) h.record(p.requestId, ts);
       if (input !== "command" || waiting.has(p.requestId) || h.background(p.requestId, ts)) return;
       waiting.set(

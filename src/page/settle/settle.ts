@@ -1,44 +1,9 @@
-/**
- * The waits of the quiet watcher (act-quiet.ts), run in the page on its own frames and
- * mutation records, so the broker spends no message on polling.
- *
- * "settle" (right after dispatch) waits until the DOM is settled and answers the poll with
- * `settled`:
- *  - nothing changed since the settle began (the action's handlers ran synchronously, inside
- *    the dispatch): with `syncQuietFor`, that many ms from the action's last input event (or
- *    from the settle's start when the page saw none; or from the last response to a request the
- *    action started, when later: `sinceResponse`) and at least one rendered frame (and the task
- *    after it) with no mutation, so a timer the action started that steps faster than that is
- *    caught. Without it the page's ledger (act-ledger.ts) decides: a page that set a timer, an
- *    interval or an idle callback since the arm is held to `timerQuietFor` the same way (typing:
- *    from the last key or text); so is a click (any action but typing) that has changed nothing
- *    since the arm when the frame rule would end (its change may come through what the ledger
- *    cannot see: a WebSocket reply, an AbortSignal.timeout); any other settles a rendered frame
- *    after the last input, change and response (its animation-frame callbacks and observers ran) and the task after it, with
- *    `idle` then a task of ours that runs once no other is pending (message-chained work ran),
- *    within `timerQuietFor`. Typing (no `click`) into a visible page that did nothing observable
- *    since the arm (no mutation, timer, idle callback, animation-frame callback not ours, or child
- *    frame) ends in the task after the call's own look;
- *  - the page changed on its own after the dispatch (timers, a response, JS animation steps):
- *    `quietFor` ms and `frames` rendered frames without a mutation;
- *  - and in both cases no animation the action began still running.
- * The answer says `timed` when the handlers of the action's discrete input events (a press, a
- * click, a key) scheduled a timer or an idle callback, `timedOver` when those of the pointer
- * coming over an element did (act-input.ts): what they do later is not waited for here.
- * It gives up at `max` ms (`settled` true, `capped` true): an endlessly busy page is observed
- * as it is. A page that renders no frames falls back to time alone. With `finish` the watchers
- * disconnect once settled; with `linger` they stay that many ms (for a settle after the
- * network) and then disconnect on their own. An observer nobody finishes disconnects itself
- * after a minute.
- *
- * "late" waits up to `windowMs` (and as many rendered frames as that window holds, within
- * twice the window) for the first mutation: `{ changed }`; its watchers then stay (`linger`)
- * or go (`finish`) as for settle. A lingering watcher counts no frames until the next wait.
- */
-import { hrNow } from "./act-input.ts";
-import { childFrames, foreignFrame, heldOf, install, reply, scheduledSince, watched, type Measure, type QuietArg, type QuietPoll, type Watched, type Watcher } from "./act-quiet.ts";
-import { pageScheduled } from "./act-ledger.ts";
-import type { ActWindow } from "./act/dom.ts";
+/** The waits of the quiet watcher, run in the page on its own frames and mutation records, so the broker spends no message on polling. */
+import { hrNow } from "./input.ts";
+import { childFrames, foreignFrame, scheduledSince } from "./frames.ts";
+import { heldOf, install, reply, watched, type Measure, type QuietArg, type QuietPoll, type Watched, type Watcher } from "./quiet.ts";
+import { pageScheduled } from "./ledger.ts";
+import type { ActWindow } from "../act/dom.ts";
 
 export function late(w: Watched, arg: QuietArg): Promise<{ changed: boolean }> {
   const { win, sts } = w;
@@ -78,54 +43,36 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
   const quietFor = Number(arg.quietFor) || 0, frames = Number(arg.frames) || 0, max = Number(arg.max) || 0;
   const syncQuietFor = Number(arg.syncQuietFor) || 0;
   const ts = Date.now(), before = w.measure(Number(arg.after)).mutations, fs = w.measure(0).frames;
-  // The floor runs from the action's last input event when the page saw one (its handlers ran
-  // then), or from the last response to a request it started when that came later. It is timed
-  // on the high-resolution clock: in whole Date.now() ms it could end up to 1 ms short.
+  // The floor runs from the action's last input event when the page saw one, or from the last response to a request it started when that came later.
   const hs = hrNow(win);
   const response = arg.sinceResponse !== undefined ? Math.min(hs, hs - Math.max(0, Number(arg.sinceResponse) || 0)) : 0;
-  // The frame rule's frame comes after the action's last input (the last key may change only the
-  // field's value, and the page react to it in its next frame) and after the last response.
+  // The frame rule's frame comes after the action's last input and after the last response.
   const lastInput = Math.max(w.inputHr, w.editHr);
   const frameAfter = Math.max(lastInput, response);
-  // Without a fixed floor the page's ledger decides: a page that set a timer, an interval or an
-  // idle callback since the watcher was armed (looked at again on every look: a message chain
-  // may set one later) is held to `timerQuietFor`, ending in a timer task of ours, after every
-  // page timer due before it (a render 5 ms after the input); any other gets the frame rule.
+  // Without a fixed floor the page's ledger decides.
   const ledger = syncQuietFor === 0;
   const typing = ledger && arg.click !== true;
   const timerFloor = Math.max(0, Number(arg.timerQuietFor) || 0);
   const scheduled = (): boolean => sts.some((s) => pageScheduled(win, s.marks));
-  // An action whose input this document never saw while it holds a child frame (a click inside
-  // a frame) may have set its timers on that frame's counters: held to the floor too.
+  // An action whose input this document never saw while it holds a child frame may have set its timers on that frame's counters.
   const unseen = ledger && !typing && w.inputHr === 0 && childFrames(win);
   let floor = !ledger ? syncQuietFor : timerFloor > 0 && (unseen || scheduled()) ? timerFloor : 0;
   const cause = typing ? lastInput : w.inputHr;
   const from = Math.max(cause > 0 && cause <= hs ? cause : hs, response);
-  // Changes that came well after the input (or the response) but before this call (a call that
-  // arrived late, under load) are the page changing on its own, not the dispatch's own handlers:
-  // judged as moving (quiet for `quietFor` and `frames`), or a timer chain's later steps are cut.
+  // Changes that came well after the input but before this call are the page changing on its own, not the dispatch's own handlers.
   const late = cause > 0 && sts.some((s) => s.lastHr - from > LATE_CHANGE_MS);
   const base = late ? 0 : before;
   const framedSince = (): boolean => {
     for (const s of sts) if (s.tickHr > frameAfter) return true;
     return false;
   };
-  // The next task without a timer's clamp (a timer set from a timer past the fifth is held 4 ms): a port of our own world's.
+  // The next task without a timer's clamp (a timer set from a timer past the fifth is held 4 ms).
   const channel = win.MessageChannel ? new win.MessageChannel() : undefined;
   const nextTask = channel ? () => channel.port2.postMessage(0) : undefined;
-  // Typing into a visible page that did nothing observable since the watcher was armed (no
-  // mutation, no timer or idle callback, no animation-frame callback not ours pending, no child
-  // frame): the next frame would run nothing of the page's, and the task after the call's own
-  // look is enough. Anything else keeps the frame rule: a resize or intersection observer runs
-  // in the frame after a change, a child frame's frames and timers are its own. Not for the
-  // other actions (`click`): a click's answer may come a little later (a clipboard promise).
+  // Typing into a visible page that did nothing observable since the watcher was armed.
   const frameless = typing && floor === 0 && win.document.visibilityState === "visible" && !childFrames(win);
   const idle = (p: Measure): boolean => p.mutations === 0 && !foreignFrame(win) && !scheduled();
-  // `idle`: after its frame the frame rule also waits for a task of ours that runs only once the
-  // main thread has no other task pending (work chained over messages, which neither counter
-  // sees, has run): a background-priority task, or an idle callback where there is no task
-  // scheduler. Never later than the floor would have ended: `timerQuietFor` from the cause, or a
-  // timer task of ours after the frame when that frame came later.
+  // `idle`: after its frame the frame rule also waits for a task of ours that runs only once the main thread has no other task pending.
   const idleWait = ledger && arg.idle === true && (typeof win.scheduler?.postTask === "function" || typeof win.requestIdleCallback === "function");
   let idleAsked = false, idleHr = 0, framedHr = 0, bounded = false;
   return new Promise((resolve) => {
@@ -137,7 +84,7 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
       win.clearTimeout(timer);
       if (arg.finish) w.finish();
       else if (Number(arg.linger) > 0) w.linger(Number(arg.linger));
-      // `timed`, `timedOver`: the action's input handlers scheduled a timer; a change may come after this.
+      // `timed`, `timedOver`: the action's input handlers scheduled a timer.
       resolve({ ...reply(p, extra), ...(w.timedHr > 0 ? { timed: true as const } : {}), ...(w.timedOverHr > 0 ? { timedOver: true as const } : {}) });
     };
     const askIdle = (): void => {
@@ -149,7 +96,7 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
         idleHr = hrNow(win);
         check();
       };
-      // An idle callback's id is ours in the ledger (its wrapper keeps it): the page does not look scheduled.
+      // An idle callback's id is ours in the ledger (its wrapper keeps it).
       if (win.scheduler?.postTask) void win.scheduler.postTask(ran, { priority: "background" }).catch(() => undefined);
       else win.requestIdleCallback?.(ran);
     };
@@ -162,14 +109,9 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
       const later = looked;
       looked = true;
       const now = Date.now(), p = w.measure(0), el = now - ts, sinceCause = hrNow(win) - from;
-      // A click (any action but typing) that changed nothing yet is held to the floor too: its
-      // change may come through what the ledger cannot see (a WebSocket reply, an
-      // AbortSignal.timeout, a delayed scheduler.postTask), a few ms after the click.
+      // A click (any action but typing) that changed nothing yet is held to the floor too.
       if (floor === 0 && ledger && timerFloor > 0 && (scheduled() || (!typing && p.mutations === 0))) floor = timerFloor;
-      // A timer the action started that is due before the floor's end must have run when the
-      // floor ends. Under load it may not have yet: a timer due during a long frame is queued
-      // when the frame ends, after a task our frame callback posted. Timers run in the order
-      // they are due, so one of ours due at the floor's last whole ms comes after it.
+      // A timer the action started that is due before the floor's end must have run when the floor ends.
       if (byTimer && sinceCause >= floor - 1) timed = true;
       const moved = p.mutations > base;
       let ok: boolean;
@@ -195,17 +137,14 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
       if (el >= max) return end(p, { settled: true, capped: true });
       // Look again after the next frame's task, or by time when the page renders no frames.
       win.clearTimeout(timer);
-      // Waiting for our idle task: at the latest when the floor would have ended, at its end or
-      // (a frame that came later) in a timer task of ours after the frame, as the floor's end is.
+      // Waiting for our idle task: at the latest when the floor would have ended, at its end or in a timer task of ours after the frame, as the floor's end is.
       if (idling) {
         timer = win.setTimeout(onTimer, Math.max(1, Math.ceil(Math.min(max - el, timerFloor - sinceCause))));
         bounded = true;
         return;
       }
       const wait = moved ? quietFor - p.quietFor : p.framesQuiet < 0 ? quietFor - el : floor > 0 ? floor - sinceCause : quietFor - el;
-      // The floor's end is known to the fraction of a ms: a timer for its whole ms (timers
-      // take whole ms), then tasks for the fraction left, not a 5 ms step that would overshoot
-      // it. Other waits step by 5 ms or more.
+      // The floor's end is known to the fraction of a ms.
       const floorLeft = !moved && p.framesQuiet >= 0 && floor > 0 && p.animating === 0 ? Math.min(max - el, floor - sinceCause) : 0;
       // Until a timer of ours ran at the floor's last whole ms, the fraction waits on a timer too.
       if (floorLeft > 0 && floorLeft < 1 && nextTask && timed) nextTask();
@@ -217,8 +156,7 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
       fromTimer = true;
       check();
     };
-    // A frame or a mutation wakes the check; the task after it runs once the frame's own
-    // callbacks (and its rendering) have: a task of our port's, which no timer queue holds back.
+    // A frame or a mutation wakes the check; the task after it runs once the frame's own callbacks have.
     const wake = (): void => {
       if (!pending && !done) {
         pending = true;
@@ -230,22 +168,15 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
     if (channel) channel.port1.onmessage = check;
     win.clearTimeout(timer);
     timer = win.setTimeout(onTimer, quietFor);
-    // Without a time floor the frame that follows the change may already have run (this call
-    // is a task after it): look now. With one, the look now times the floor's end.
+    // Without a time floor the frame that follows the change may already have run (this call is a task after it).
     check();
   });
 }
 
-/**
- * "hold" (after a focusing click, before its focus is proved): when the page scheduled anything
- * since the watchers were armed (a timer, an idle callback, an animation frame: a focus handler's
- * work), answers `{ scheduled }` once `timerQuietFor` ms passed since the click's last input
- * event, in a timer task of ours, after every page timer due before it (a handler that moves
- * focus on a 5 ms timer has moved it); otherwise at once.
- */
+/** "hold" (after a focusing click, before its focus is proved). */
 export function hold(w: Watched, arg: QuietArg): { scheduled?: true } | Promise<{ scheduled: true }> {
   const { win, sts } = w;
-  if (!sts.some((s) => scheduledSince(win, s))) return {};
+  if (!sts.some((s) => scheduledSince(win, s.marks))) return {};
   const floor = Math.max(0, Number(arg.timerQuietFor) || 0), hs = hrNow(win);
   const from = w.inputHr > 0 && w.inputHr <= hs ? w.inputHr : hs;
   return new Promise((resolve) => {
@@ -269,7 +200,7 @@ export function pageQuiet(win: ActWindow, arg: QuietArg): QuietPoll | { schedule
     if (s) sts.push(s);
   }
   if (!sts.length) return null;
-  // Any later call on these watchers cancels a pending linger; a wait counts frames again.
+  // Any later call on these watchers cancels a pending linger.
   for (const s of sts) {
     s.linger = (s.linger || 0) + 1;
     if (arg.op === "late" || arg.op === "settle") s.resume();

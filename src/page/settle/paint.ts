@@ -1,12 +1,5 @@
-/**
- * Animations that only repaint: colours, shadows, an outline. They change nothing an
- * observation reads (roles, names, values, display, visibility, opacity, boxes), so no settle
- * waits for them, whoever started them: a design system's hover, focus and active colour
- * transitions (150-300 ms on nearly every button and field) would otherwise hold every click.
- * Anything that moves, resizes, fades or hides an element is still waited for, also when it
- * animates a colour with it.
- */
-import type { ActAnimation } from "./act/dom.ts";
+/** Animations that only repaint: colours, shadows, an outline. */
+import type { ActAnimation } from "../act/dom.ts";
 
 /** Keyframe properties (as getKeyframes names them) that only repaint. */
 const PAINT = new Set([
@@ -41,11 +34,7 @@ const KEYFRAME_FIELDS = new Set(["offset", "computedOffset", "easing", "composit
 /** The answer per effect: its keyframes are read once, not at every look of every settle. */
 const known = new WeakMap<object, boolean>();
 
-/**
- * Whether every property the animation animates only repaints; unknown or none: no. Cached per
- * effect (an animation given another effect is read again); keyframes a script sets again on
- * the same effect (setKeyframes) after the first look are not.
- */
+/** Whether every property the animation animates only repaints. */
 export function paintOnly(a: ActAnimation): boolean {
   const effect = a.effect;
   if (!effect) return false;

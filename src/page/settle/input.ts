@@ -1,30 +1,13 @@
-/**
- * When the page took an action's input: one passive capture listener per input event type and
- * window, kept for the document's life, marks the last input event, the last edit event and
- * the last input event whose handlers scheduled a timer (inputClock). The settle (act-settle.ts)
- * times its floor from these, and the broker waits for a late change after an action whose
- * handlers scheduled a timer but changed nothing yet.
- */
-import { setSlot, slotOf, type ActWindow } from "./act/dom.ts";
-import { marks, pageScheduled, type Marks } from "./act-ledger.ts";
+/** When the page took an action's input: one passive capture listener per input event type and window, kept for the document's life, marks the last input event, the last edit event and the last input event whose handlers scheduled a timer. */
+import { setSlot, slotOf, type ActWindow } from "../act/dom.ts";
+import { marks, pageScheduled, type Marks } from "./ledger.ts";
 
 // Versioned by shape: a document outlives a bp upgrade, and a slot an older build left keeps its old shape.
 const INPUT_KEY = Symbol.for("browser-pilot.quiet.input.v3");
 
-/**
- * The events an action's dispatch delivers. The time of the last one starts the sync floor:
- * the action's handlers run when the page takes the event, before the browser acknowledges it
- * and well before the settle call arrives, and a timer they started runs from then on.
- */
+/** The events an action's dispatch delivers. */
 const INPUT_EVENTS = ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "dblclick", "auxclick", "contextmenu", "keydown", "keyup", "pointerover", "mouseover", "pointermove", "mousemove", "wheel"];
-/**
- * Input events whose handlers may answer later through a timer (a "Copied" label set 300 ms
- * after the click, a menu that opens after a hover-intent delay): whether they scheduled one
- * is judged from the event's start (our capture listener) to the end of the event named here
- * (our bubble listener on the window). A discrete event is its own end; the pointer coming
- * over an element fires pointerover, pointerenter, mouseover, mouseenter (which do not all
- * bubble) and ends with mousemove, which does. Not plain moves or the wheel: too many.
- */
+/** Input events whose handlers may answer later through a timer. */
 const TIMED_UNTIL: Record<string, string> = { pointerdown: "pointerdown", mousedown: "mousedown", pointerup: "pointerup", mouseup: "mouseup", click: "click", dblclick: "dblclick", auxclick: "auxclick", contextmenu: "contextmenu", keydown: "keydown", keyup: "keyup", pointerover: "mousemove", mouseover: "mousemove" };
 const JUDGED_AT: Record<string, true> = {};
 for (const end of Object.values(TIMED_UNTIL)) JUDGED_AT[end] = true;
@@ -33,11 +16,7 @@ const EDIT_EVENTS = ["beforeinput", "input"];
 /** Where each received input event went (`Received`), by the slot it fills. */
 const RECEIVED_SLOT: Record<string, keyof Received> = { pointerdown: "down", mousedown: "down", pointerup: "up", mouseup: "up", click: "click", dblclick: "dblclick", contextmenu: "contextmenu", pointerover: "over", mouseover: "over", input: "edit", drop: "drop" };
 
-/**
- * What received the input events since the last probe (act-probe.ts) aimed at an element: the
- * innermost target of each (through open shadow roots), so evidence says whether the page
- * received the input on that element, not only that something changed.
- */
+/** What received the input events since the last probe (act-probe.ts) aimed at an element. */
 export interface Received {
   /** The probed element: still known when the page replaced it (the ref no longer resolves). */
   aim?: unknown;
@@ -86,7 +65,7 @@ export function hrNow(win: ActWindow): number {
 export interface InputClock {
   hr: number;
   edit: number;
-  /** When the last discrete input event (a press, a click, a key) came whose handlers scheduled a timer or an idle callback (hrNow()); 0: none. */
+  /** When the last discrete input event came whose handlers scheduled a timer or an idle callback; 0: none. */
   timed: number;
   /** The same for the pointer coming over an element (its over and enter events): a hover-intent delay, a tooltip's. */
   timedOver: number;
@@ -109,21 +88,7 @@ function listen(win: ActWindow, c: InputClock): void {
   }
 }
 
-/**
- * The last input event's time; one passive capture listener per event type and window, kept
- * for the document's life. Armed by the first watcher, or earlier by the document's first
- * snapshot (dispatch.ts): adding the listeners then keeps their cost out of the first action.
- * With `relisten` (install) the listeners are added again: document.open() erases a window's
- * listeners but not our slot, and adding a listener that is there already changes nothing.
- *
- * Whether the handlers of a discrete input event scheduled a timer or an idle callback
- * (`timed`): the counters (act-ledger.ts) are read as the event reaches our capture listener,
- * before the page's handlers, and again in our bubble listener on the window once the event
- * that ends it (TIMED_UNTIL) has reached it, in the same task: no other task runs in between,
- * so a page's own timer chain is never taken for the handlers'. Not judged: an input whose
- * ending event a handler stopped from bubbling, and a timer a handler sets only after an
- * await (both leave `timed` as it was).
- */
+/** The last input event's time; one passive capture listener per event type and window, kept for the document's life. */
 export function inputClock(win: ActWindow, relisten = false): InputClock {
   const clock = slotOf<InputClock>(win, INPUT_KEY);
   if (clock) {

@@ -1,39 +1,27 @@
-import { ActionPolls, type Clock, InputSpans, isRedirectHop, type NetEvents } from "../net/polling.ts";
-import { watchSockets } from "../net/sockets.ts";
+import { ActionPolls, type Clock, InputSpans, isRedirectHop, type NetEvents } from "./polling.ts";
+import { watchSockets } from "./sockets.ts";
 
 /** A session whose end can be told (a frame's goes with its frame, and its requests then never end). */
 type Watched = NetEvents & { onClose?(fn: () => void): () => void };
 
-/**
- * The requests an action starts, from the network events of the sessions it watches (the
- * tab's, and its out-of-process frames' as they are followed: add()): the documents, XHRs
- * and fetches it is waited for, less the page's own polling (net/polling.ts), judged per
- * session against that session's history, and the WebSocket messages it sends whose answer
- * it waits for (net/sockets.ts). Part of the action's watch (watch.ts), which reads `pending`
- * and `responded`.
- */
+/** The requests an action starts, from the network events of the sessions it watches. */
 export class ActionRequests {
-  /** The action's requests still in flight (request ids, tagged with their session but for the first; `ws:` and a socket's id for a message awaiting its answer). */
+  /** The action's requests still in flight. */
   readonly pending = new Set<string>();
   /** When the last of the action's requests ended (Date.now()); 0: none yet. */
   responded = 0;
-  /** Told when the action's inputs go out and when it waits between them (its windows near an input); one for all sessions. */
+  /** Told when the action's inputs go out and when it waits between them; one for all sessions. */
   readonly inputs: InputSpans;
   private readonly offs: (() => void)[] = [];
   private readonly sessions = new Set<Watched>();
-  /**
-   * The action's documents in flight, by request id, with the tag of the session they started
-   * on. A frame's navigation to another site starts on the session of the frame's parent (or
-   * of the frame's old process) and ends on the new frame's own; navigation ids are unique
-   * across the browser, so a document ends on whichever watched session tells it.
-   */
+  /** The action's documents in flight, by request id, with the tag of the session they started on. */
   private readonly documents = new Map<string, string>();
   private stopped = false;
 
-  /** `effects.requests` counts the action's requests. */
+  /** `count` is told of each request (or socket message) that is the action's. */
   constructor(
     session: Watched,
-    private readonly effects: { requests: number },
+    private readonly count: () => void,
     private readonly poke: () => void,
     now?: Clock,
   ) {
@@ -41,13 +29,13 @@ export class ActionRequests {
     this.add(session);
   }
 
-  /** Watches one more session from now on (an out-of-process frame's); a session already watched is not watched twice. */
+  /** Watches one more session from now on; a session already watched is not watched twice. */
   add(session: Watched): void {
     if (this.stopped || this.sessions.has(session)) return;
     const tag = this.sessions.size === 0 ? "" : `${this.sessions.size}:`;
     this.sessions.add(session);
     const polls = new ActionPolls(session, this.inputs);
-    /** Requests to addresses the page polls, taken for the poll's and still in flight (a later start may show one was the action's). */
+    /** Requests to addresses the page polls, taken for the poll's and still in flight. */
     const background = new Set<string>();
     const mine = new Set<string>();
     const done = (p: { requestId: string; timestamp: number }) => {
@@ -68,8 +56,8 @@ export class ActionRequests {
         const ids = p.type === "Document" ? [p.requestId] : polls.claim(p);
         if (!ids.includes(p.requestId)) background.add(p.requestId);
         for (const id of ids) {
-          this.effects.requests++;
-          // An earlier start, shown to be the action's only now, may have ended already: its response counts as landed.
+          this.count();
+          // An earlier start, shown to be the action's only now, may have ended already.
           if (id === p.requestId || background.delete(id)) {
             this.pending.add(tag + id);
             mine.add(id);
@@ -81,13 +69,13 @@ export class ActionRequests {
       session.on("Network.loadingFinished", done),
       session.on("Network.loadingFailed", done),
     );
-    // Its WebSocket messages (net/sockets.ts): each socket it sent on is pending until answered.
+    // Its WebSocket messages (sockets.ts): each socket it sent on is pending until answered.
     const sockets = watchSockets(
       session,
       () => this.inputs.nearWhich(this.inputs.now()),
       (id) => {
         this.pending.add(`${tag}ws:${id}`);
-        this.effects.requests++;
+        this.count();
         this.poke();
       },
       (id, answered) => {
@@ -96,7 +84,7 @@ export class ActionRequests {
       },
     );
     this.offs.push(() => sockets.stop());
-    // A frame that goes takes its requests and its sockets along: none of them will end.
+    // A frame that goes takes its requests and its sockets along.
     const off = session.onClose?.(() => {
       for (const id of mine) this.pending.delete(tag + id);
       mine.clear();

@@ -1,9 +1,4 @@
-/**
- * When one action is near an input, on our clock: the windows polling.ts reads a poll's extra
- * request against. One per action, shared by the action's watch of every session it follows
- * (the tab's and its out-of-process frames'): an input goes out once, whatever frame its
- * requests come from, and a frame that attaches mid-action sees the spans so far.
- */
+/** When one action is near an input, on our clock. */
 
 /** How long after an input was acknowledged a request of the poll's own call site may still be the action's. */
 export const INPUT_SLACK_MS = 50;
@@ -23,12 +18,9 @@ const closeSpan = (spans: Span[], now: number): void => {
 };
 
 export class InputSpans {
-  /** The action's inputs, from when each went out until INPUT_SLACK_MS after its acknowledgement (end Infinity: still going). */
+  /** The action's inputs, from when each went out until INPUT_SLACK_MS after its acknowledgement. */
   private readonly windows: Span[] = [];
-  /**
-   * The action's dispatches less the settles inside them, likewise: what a new call site
-   * starts meanwhile (keys typed into a debounced search) never makes it a poll.
-   */
+  /** The action's dispatches less the settles inside them, likewise. */
   private readonly dispatches: Span[] = [];
   private dispatching_ = false;
   /** The action sends its inputs as steps (stepping()): only they are near an input. */
@@ -36,11 +28,7 @@ export class InputSpans {
 
   constructor(readonly now: Clock = wallClock) {}
 
-  /**
-   * The action's dispatch begins. `stepwise`: it marks each of its inputs itself (stepping()),
-   * so the rest of it (probes, waits for an option or a drag to show, file copies, read-backs)
-   * is not near an input; otherwise the whole dispatch is one input.
-   */
+  /** The action's dispatch begins. */
   dispatching(stepwise = false): void {
     this.dispatching_ = true;
     if (stepwise) {
@@ -55,10 +43,7 @@ export class InputSpans {
     this.dispatching_ = false;
   }
 
-  /**
-   * A composite action settles between its inputs: what starts while it waits is no nearer an
-   * input than any tick, so the window closes now and opens again when the settle is over.
-   */
+  /** A composite action settles between its inputs. */
   settling(): void {
     this.close();
   }
@@ -69,11 +54,7 @@ export class InputSpans {
     else this.open();
   }
 
-  /**
-   * One input of a composite action goes out (a key, the text, Enter, a click on an option),
-   * and was acknowledged. From its first step on, the action is near an input only in its
-   * steps: not in the checks, delays and waits between them.
-   */
+  /** One input of a composite action goes out (a key, the text, Enter, a click on an option), and was acknowledged. */
   stepping(text = false): void {
     this.stepwise = true;
     this.close(false);
@@ -89,12 +70,7 @@ export class InputSpans {
     return within(this.windows, at);
   }
 
-  /**
-   * What input a moment of our clock is near, judged by the latest one before it (a focusing
-   * click's slack reaches into the text typed after it): "command" (a click, Enter, a chord:
-   * what the page sends then, a chat message over its socket, answers the action), "text" (a
-   * typing indicator answers nothing), or none.
-   */
+  /** What input a moment of our clock is near, judged by the latest one before it. */
   nearWhich(at: number): "command" | "text" | undefined {
     const last = this.windows.findLast((w) => at >= w.start - 1);
     if (last === undefined || at > last.end) return undefined;

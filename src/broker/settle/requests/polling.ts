@@ -1,28 +1,6 @@
-/**
- * A page's own polling, told apart from the requests an action starts.
- *
- * A GET to an address (origin and path) the page fetched again and again before the action
- * is background, so a page that polls does not hold every action to the network cap. Two
- * signals still give an action's own GET to that address back to the action:
- *
- * 1. Its call site. Without the Runtime or Debugger domain, Chromium's requestWillBeSent
- *    carries the initiator's top stack frame only (the function that called fetch or
- *    XHR.send, with script, line and column; no async parent). A request made from a place the
- *    poll never fetched from (a Refresh handler, a search box's debounce) is the action's:
- *    exact, no timing involved.
- * 2. The poll's rhythm (rhythm.ts), when the call site is the poll's own (a shared `load()`,
- *    a fetch wrapper such as axios, whose top frame is the same for every request). A poll
- *    makes one request per beat; a second one in a beat, started from an input until
- *    INPUT_SLACK_MS after its acknowledgement (input-spans.ts), is the action's. This is a timing signal,
- *    needed because the call site cannot tell there, and kept narrow: polls slower than 50 ms
- *    only, near the input only, on the page's clock (the requests' own timestamps), not the
- *    time the events reach us. A poll whose recent ticks all came near earlier inputs has no
- *    rhythm to read: any request of its site near the input is the action's then.
- *
- * Neither costs a CDP call: both read the network events the action watches anyway.
- */
+/** A page's own polling, told apart from the requests an action starts. */
 import type { Protocol } from "devtools-protocol";
-import type { CdpSession } from "../../cdp/session.ts";
+import type { CdpSession } from "../../../cdp/session.ts";
 import { type Clock, InputSpans, wallClock } from "./input-spans.ts";
 import { Beat, median, RHYTHM_MIN_STARTS, rhythmOf } from "./rhythm.ts";
 import { rememberSockets } from "./sockets.ts";
@@ -32,10 +10,7 @@ export { type Clock, InputSpans } from "./input-spans.ts";
 /** How far back a session's request starts are remembered, and how many at most. */
 const RECENT_MS = 5_000;
 const RECENT_MAX = 200;
-/**
- * A call site that fetched (GET) the same address this many times within RECENT_MS, spread
- * over at least POLL_SPAN_MS (a page load's burst of pages 1, 2, 3 is no polling), polls it.
- */
+/** A call site that fetched the same address this many times within RECENT_MS, spread over at least POLL_SPAN_MS, polls it. */
 const POLLED_AFTER = RHYTHM_MIN_STARTS;
 const POLL_SPAN_MS = 250;
 
@@ -43,12 +18,7 @@ type RequestSent = Protocol.Network.RequestWillBeSentEvent;
 /** What is read from a session: its events only (a test gives a fake one). */
 export type NetEvents = Pick<CdpSession, "on">;
 
-/**
- * One remembered GET: request id, address, call site, the page's start time and, once
- * known, its response's end (ms), and how late its start reached us. `doubt`: seen near an
- * action's input, maybe the action's: it tells that its beat was taken, not what the poll's
- * rhythm is.
- */
+/** One remembered GET: request id, address, call site, the page's start time and, once known, its response's end, and how late its start reached us. */
 interface Sent {
   id: string;
   key: string;
@@ -97,11 +67,7 @@ function historyOf(session: NetEvents, now: Clock): History {
   return h;
 }
 
-/**
- * A GET's origin and path (a poller's query, a timestamp or cursor, changes every time);
- * undefined for any other method: a POST to the address the page polls (sending a message to
- * the list it refreshes, any GraphQL call) is never taken for polling.
- */
+/** A GET's origin and path (a poller's query, a timestamp or cursor, changes every time). */
 export function requestKey(method: string, url: string): string | undefined {
   if (method !== "GET") return undefined;
   const q = url.search(/[?#]/);
@@ -147,11 +113,7 @@ interface NovelStart {
   counted: boolean;
 }
 
-/**
- * Whether a new call site's starts are a poll: POLLED_AFTER of them after the dispatch, over
- * POLL_SPAN_MS, at regular gaps, and not each started right after the answer before it (a
- * "Load all" button that fetches page after page is no poll, however even its pages come).
- */
+/** Whether a new call site's starts are a poll. */
 function novelPoll(all: NovelStart[], ends: Map<string, number>): boolean {
   const counted = all.filter((s) => s.counted);
   const first = counted[0];
@@ -169,16 +131,9 @@ function novelPoll(all: NovelStart[], ends: Map<string, number>): boolean {
   return followUps * 2 < counted.length;
 }
 
-/**
- * What one action makes of the requests to addresses the page polls (see the top of this
- * file). Created before the action's first call; the session's own history stops while it runs.
- */
+/** What one action makes of the requests to addresses the page polls (see the top of this file). */
 export class ActionPolls {
-  /**
-   * Polled address → the call sites that poll it → that site's beat. null: too fast to time;
-   * "untimed": too few certain starts to time (its last ticks all came near earlier actions'
-   * inputs), so what starts near this action's input is the action's.
-   */
+  /** Polled address → the call sites that poll it → that site's beat. */
   private readonly polled = new Map<string, Map<string, Beat | null | "untimed">>();
   /** Requests already given to the action (a beat may name its holder again). */
   private readonly given = new Set<string>();
@@ -217,9 +172,9 @@ export class ActionPolls {
         // Overlapping actions hand their ticks back out of order.
         const mine = all.filter((s) => s.site === site).sort((a, b) => a.ts - b.ts);
         const last = mine.at(-1);
-        // A site seen once or twice (a refresh on load or on focus) is no poll: its next request goes by the new-site rule.
+        // A site seen once or twice (a refresh on load or on focus) is no poll.
         if (!last || mine.length < POLLED_AFTER || last.at - (mine[0]?.at ?? last.at) < POLL_SPAN_MS) continue;
-        // Doubtful starts say the site polls, but not when: they stay out of its rhythm.
+        // Doubtful starts say the site polls, but not when.
         const certain = mine.filter((s) => !s.doubt);
         const rhythm = rhythmOf(certain);
         if (rhythm) {
@@ -232,11 +187,7 @@ export class ActionPolls {
     }
   }
 
-  /**
-   * The requests this start makes the action's: itself, unless it is the page's polling, and
-   * possibly an earlier one of the poll's call site that this start shows was extra. Not for
-   * redirect hops (isRedirectHop): their request was judged at its first start.
-   */
+  /** The requests this start makes the action's. */
   claim(p: RequestSent): string[] {
     const key = fetchKey(p);
     const sites = key === undefined ? undefined : this.polled.get(key);
@@ -271,14 +222,9 @@ export class ActionPolls {
     if (t) t.end = ts;
   }
 
-  /**
-   * Whether a new call site keeps fetching the polled address on its own during this action
-   * (novelPoll): a poll the action started, or the page's own under a new site. The requests
-   * during the dispatch, and the site's first ones after it, were waited for; the rest, like any poll, are not.
-   */
+  /** Whether a new call site keeps fetching the polled address on its own during this action (novelPoll). */
   private polling(k: string, id: string, ts: number): boolean {
-    // Only starts after the dispatch count: a debounce per key, with a delay between the keys,
-    // fetches away from every key yet at regular gaps; a click that starts a poll is over at once.
+    // Only starts after the dispatch count: a debounce per key, with a delay between the keys, fetches away from every key yet at regular gaps.
     let n = this.novel.get(k);
     if (!n) {
       n = { starts: [], poll: false };
@@ -306,9 +252,7 @@ export class ActionPolls {
     if (this.done) return;
     this.done = true;
     this.history.acting = Math.max(0, this.history.acting - 1);
-    // The poll's starts keep its history going across back-to-back actions. Those near an
-    // input, or taken by the action, may be the action's: they count for "polled" and mark
-    // their beat as taken, but do not shape the rhythm the next action is judged by.
+    // The poll's starts keep its history going across back-to-back actions.
     for (const t of this.ticks) this.history.add(this.given.has(t.id) || this.nearInput(t.ts) ? { ...t, doubt: true } : t);
   }
 }

@@ -1,14 +1,8 @@
-/**
- * A poll's rhythm, read from the page's own request timestamps (ms), and the beat that tells
- * a request more than the poll makes. Pure: the history and the events are in polling.ts.
- */
+/** A poll's rhythm, read from the page's own request timestamps, and the beat that tells a request more than the poll makes. */
 
 /** A poll needs this many starts to have a rhythm. */
 export const RHYTHM_MIN_STARTS = 3;
-/**
- * A faster poll makes a request every few ms after any input: by timing, an action's request
- * from the poll's own call site cannot be told from a tick there, so it is taken as the poll's.
- */
+/** A faster poll makes a request every few ms after any input. */
 const MIN_TIMED_PERIOD_MS = 50;
 /** The most recent starts of one poll that its rhythm is read from (a longer run adds period error). */
 const RHYTHM_TICKS = 12;
@@ -21,13 +15,7 @@ export interface Start {
   end?: number;
 }
 
-/**
- * - grid: a setInterval. Its ticks lie on a fixed grid; a late tick is followed by one back on
- *   the grid, never by two in one slot.
- * - chain: a setTimeout set when each answer lands. One request in flight at a time, the next
- *   never sooner than its shortest wait after the last answer.
- * - gap: neither; never sooner than its shortest gap.
- */
+/** grid: a setInterval (ticks on a fixed grid); chain: a setTimeout set as each answer lands; gap: neither. */
 export type Rhythm = { kind: "grid"; period: number; anchor: number } | { kind: "chain"; wait: number } | { kind: "gap"; minGap: number };
 
 export const median = (xs: number[]): number => {
@@ -41,17 +29,12 @@ const multipleOf = (g: number, base: number): number | undefined => {
   return k >= 1 && Math.abs(g - k * base) <= Math.max(2, base * 0.15) ? k : undefined;
 };
 
-/**
- * The period of a poll's starts. Not their median gap: the history has holes (ticks left out
- * as doubtful, near an earlier action's input), and with enough of them the median gap is two
- * periods. The base is the shortest gap that recurs (a lone short one is a stray call) and
- * that at least half the gaps are whole multiples of, and each gap that is a whole multiple of it gives the period as the gap divided by its multiple.
- */
+/** The period of a poll's starts. */
 export function periodOf(gaps: number[]): number {
   const sorted = [...gaps].sort((a, b) => a - b);
   const recurs = Math.max(2, Math.ceil(gaps.length / 4));
   const shortest = sorted.find((g) => g > 0);
-  // …and that most gaps are whole multiples of: in a short history a stray call's short gap can recur (30, 970, 1000, 30, 970).
+  // …and that most gaps are whole multiples of.
   const explains = (base: number) => gaps.filter((h) => multipleOf(h, base) !== undefined).length * 2 >= gaps.length;
   const recurring = sorted.find((g) => g > 0 && sorted.filter((h) => multipleOf(h, g) === 1).length >= recurs && explains(g));
   // Too few gaps for one to recur (100, 200): the shortest, when the others are its multiples.
@@ -63,10 +46,7 @@ export function periodOf(gaps: number[]): number {
   return per.length > 0 ? median(per) : median(gaps);
 }
 
-/**
- * The rhythm of one poll's starts (ascending); undefined when it has too few or polls faster
- * than MIN_TIMED_PERIOD_MS.
- */
+/** The rhythm of one poll's starts (ascending). */
 export function rhythmOf(starts: Start[]): Rhythm | undefined {
   const t = starts.slice(-RHYTHM_TICKS);
   if (t.length < RHYTHM_MIN_STARTS) return undefined;
@@ -78,13 +58,12 @@ export function rhythmOf(starts: Start[]): Rhythm | undefined {
     const p = (((x.ts - last) % period) + period) % period;
     return p > period / 2 ? p - period : p;
   });
-  // A timer's own gaps are its period (or a few: a beat the history skipped) to a millisecond,
-  // a chain's vary with its answers; and the on-time starts cluster at one phase, late ones after it.
+  // A timer's own gaps are its period to a millisecond, a chain's vary with its answers.
   const steady = gaps.filter((g) => Math.abs(g - Math.max(1, Math.round(g / period)) * period) <= 1).length * 2 >= gaps.length;
   const need = Math.ceil(t.length * 0.6);
   const on = phases.filter((p) => phases.filter((q) => q >= p && q <= p + GRID_TOL_MS).length >= need);
   if (steady && on.length > 0) return { kind: "grid", period, anchor: last + Math.min(...on) };
-  // A chain starts only after the last answer: no start while the one before is in flight.
+  // A chain starts only after the last answer.
   const waits = t.slice(1).flatMap((x, i) => {
     const end = t[i]?.end;
     return end === undefined ? [] : [x.ts - end];
@@ -94,10 +73,7 @@ export function rhythmOf(starts: Start[]): Rhythm | undefined {
   return { kind: "gap", minGap: Math.min(...gaps.filter((g) => g >= period / 2)) };
 }
 
-/**
- * One poll's beat while an action runs: which of its call site's requests are more than the
- * poll makes. Starts from the poll's last start before the action.
- */
+/** One poll's beat while an action runs: which of its call site's requests are more than the poll makes. */
 export class Beat {
   private lastSlot: number;
   private last: Start & { id: string | undefined };
@@ -127,13 +103,7 @@ export class Beat {
     return ts - this.last.ts < r.minGap - margin(r.minGap);
   }
 
-  /**
-   * A request of the poll's call site started: the ids that are extra. A second request in
-   * one beat is, and so is the beat's first when it started during the action: which of the
-   * two the poll made is unknown. Even a first start right on the grid may be the action's:
-   * Blink runs an input (and the frame after it) before a timer that is due, so a click just
-   * before a tick puts its request where the tick was due and the tick itself a frame late.
-   */
+  /** A request of the poll's call site started. */
   judge(id: string, ts: number): string[] {
     if (this.early(ts)) return this.holder === undefined ? [id] : [id, this.holder];
     this.lastSlot = this.slot(ts);

@@ -1,10 +1,6 @@
-/**
- * The quiet watcher's ops (act-settle.ts `pageQuiet`), typed for the broker's steps like the
- * op tables of src/page/ops.ts: what each op takes and answers, from the functions pageQuiet
- * runs for it. An op on watchers that are gone (a new document) answers null.
- */
-import type { install, reply } from "./act-quiet.ts";
-import type { hold, late, settle } from "./act-settle.ts";
+/** The quiet watcher's ops, typed for the broker's steps like the op tables of src/page/ops.ts. */
+import type { install, reply } from "./quiet.ts";
+import type { hold, late, settle } from "./settle.ts";
 
 interface Watchers {
   ids: number[];

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Window } from "happy-dom";
-import { bundled } from "../../test/support/page-bundle.ts";
+import { bundled } from "../../../test/support/page-bundle.ts";
 
 type Quiet = (win: unknown, arg: Record<string, unknown>) => unknown;
 type Poll = { quietFor: number; mutations: number } | null;

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Protocol } from "devtools-protocol";
-import { FakeNet } from "../../../test/support/fake-net.ts";
-import { rememberRequests } from "../net/polling.ts";
+import { FakeNet } from "../../../../test/support/fake-net.ts";
+import { rememberRequests } from "./polling.ts";
 import { ActionRequests } from "./requests.ts";
 
 // The page polls /api/items from line 1 of its script every 100 ms (a setInterval: on a grid);
@@ -17,7 +17,7 @@ function polledPage(): FakeNet {
 
 function action(net: FakeNet) {
   const effects = { requests: 0 };
-  const reqs = new ActionRequests(net, effects, () => undefined, net.now);
+  const reqs = new ActionRequests(net, () => effects.requests++, () => undefined, net.now);
   return {
     reqs,
     effects,

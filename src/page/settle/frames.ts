@@ -1,0 +1,89 @@
+import { setSlot, slotOf, type ActWindow } from "../act/dom.ts";
+import { pageScheduled, type Marks } from "./ledger.ts";
+
+/** Our world's animation-frame requests, to tell whether the page has one pending. */
+interface FrameLedger {
+  /** The id of our callback the last frame ran; 0: none ran yet in this document. */
+  ran: number;
+  /** Our ids handed out after `ran` (pending, cancelled or probes). */
+  ours: number[];
+  /** Our recent ids, ran or not: what a watcher's arm counts frames requested since against. */
+  log: number[];
+}
+
+const FRAMES_KEY = Symbol.for("browser-pilot.quiet.frames.v1");
+
+function ledgerOf(win: ActWindow): FrameLedger {
+  let l = slotOf<FrameLedger>(win, FRAMES_KEY);
+  if (!l) setSlot(win, FRAMES_KEY, (l = { ran: 0, ours: [], log: [] }));
+  return l;
+}
+
+/** Remembers one of our ids; bounded where no frame runs to prune them. */
+function keep(l: FrameLedger, id: number): void {
+  l.ours.push(id);
+  if (l.ours.length > 256) l.ours.splice(0, l.ours.length - 256);
+  l.log.push(id);
+  if (l.log.length > 512) l.log.splice(0, l.log.length - 512);
+}
+
+/** The animation-frame counter now (a request cancelled at once, kept as ours); undefined: unreadable. */
+export function frameMark(win: ActWindow): number | undefined {
+  try {
+    const probe: unknown = win.requestAnimationFrame(() => undefined);
+    if (typeof probe !== "number" || !win.cancelAnimationFrame) return undefined;
+    win.cancelAnimationFrame(probe);
+    keep(ledgerOf(win), probe);
+    return probe;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the page (or another world) scheduled anything since the watcher was armed. */
+export function scheduledSince(win: ActWindow, since: Marks & { frame: number | undefined }): boolean {
+  if (pageScheduled(win, since)) return true;
+  const base = since.frame, now = frameMark(win);
+  if (base === undefined || now === undefined || now < base) return true;
+  const ours = ledgerOf(win).log.filter((o) => o > base && o < now).length;
+  return now - base - 1 > ours;
+}
+
+/** Whether the document holds a child frame: its frames run their own animation-frame callbacks and timers on counters of their own, and what they render is not seen here. */
+export function childFrames(win: ActWindow): boolean {
+  try {
+    return Number(Reflect.get(win, "length")) > 0 || win.document.querySelector("iframe, frame, object, embed") !== null;
+  } catch {
+    return true;
+  }
+}
+
+/** requestAnimationFrame for our world, through the ledger. */
+export function ownFrame(win: ActWindow, fn: () => void): number {
+  const l = ledgerOf(win);
+  const id = win.requestAnimationFrame(() => {
+    if (typeof id === "number" && id > l.ran) {
+      l.ran = id;
+      l.ours = l.ours.filter((o) => o > id);
+    }
+    fn();
+  });
+  if (typeof id === "number") keep(l, id);
+  return id;
+}
+
+/** Whether an animation-frame callback that is not ours may be pending. */
+export function foreignFrame(win: ActWindow): boolean {
+  const l = ledgerOf(win);
+  let probe: unknown;
+  try {
+    probe = win.requestAnimationFrame(() => undefined);
+    if (typeof probe === "number") win.cancelAnimationFrame?.(probe);
+  } catch {
+    return true;
+  }
+  if (typeof probe !== "number" || !win.cancelAnimationFrame) return true;
+  const ours = l.ours.filter((o) => o > l.ran && o < probe).length;
+  keep(l, probe);
+  return l.ran === 0 || probe <= l.ran || probe - l.ran - 1 > ours;
+}
