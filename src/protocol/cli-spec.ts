@@ -1,25 +1,10 @@
 import * as v from "valibot";
-import * as actions from "./commands-actions.ts";
-import * as capture from "./commands-capture.ts";
-import * as connection from "./commands-connection.ts";
-import * as devtools from "./commands-devtools.ts";
-import * as evaluate from "./commands-eval.ts";
-import * as handoff from "./commands-handoff.ts";
-import * as inspect from "./commands-inspect.ts";
-import * as net from "./commands-net.ts";
-import * as observe from "./commands-observe.ts";
-import * as reference from "./commands-reference.ts";
-import * as reliability from "./commands-reliability.ts";
-import * as status from "./commands-status.ts";
-import * as tabs from "./commands-tabs.ts";
-import * as tools from "./commands-tools.ts";
-import * as pointer from "./commands-pointer.ts";
-import * as record from "./commands-record.ts";
-import type { ArgsSchema, CommandDef } from "./define.ts";
+import type { ArgsSchema, CliFacts, CommandDef } from "./define.ts";
 import { describeArgs } from "./introspect.ts";
 import { ruleCheckName } from "./rule-checks.ts";
 import { allPipeActions, isAction, isPiped, isSchema } from "./schema-read.ts";
-import { COMMAND_INDEX, globalArgs, isCommand, type CommandModule } from "./table.ts";
+import { commandNamed } from "./registry.ts";
+import { COMMAND_INDEX, globalArgs } from "./table.ts";
 
 /*
  * The command table as the CLI's parse reads it, computed from the schemas when the CLI is
@@ -64,6 +49,7 @@ export interface CommandSpec {
   localPaths?: readonly string[];
   positionals?: readonly string[];
   variadic?: true;
+  cli?: CliFacts;
   /** Every argument, in the schema's order. */
   options: OptionSpec[];
   /** The arguments' schema's output for no arguments at all; absent when it refuses them, or when a default or fallback in it is a function. */
@@ -86,11 +72,6 @@ export interface GlobalSpec {
   defaults: Globals;
 }
 
-const MODULE_EXPORTS: Record<CommandModule, Record<string, unknown>> = {
-  status, connection, tabs, eval: evaluate, observe, inspect, capture, actions, reliability, handoff, net, reference, devtools,
-  tools, pointer, record,
-};
-
 function optionSpecs(def: Pick<CommandDef, "args" | "positionals" | "aliases">): OptionSpec[] {
   return describeArgs(def).map((a) => ({ name: a.name, kind: a.kind, ...(a.alias ? { alias: a.alias } : {}), ...(a.positional ? { positional: true as const } : {}) }));
 }
@@ -107,6 +88,7 @@ export function commandSpec(def: CommandDef): CommandSpec {
     ...(def.localPaths ? { localPaths: def.localPaths } : {}),
     ...(def.positionals ? { positionals: def.positionals } : {}),
     ...(def.variadic ? { variadic: true as const } : {}),
+    ...(def.cli ? { cli: def.cli } : {}),
     options: optionSpecs(def),
     ...(empty?.success ? { empty: empty.output as Record<string, unknown> } : {}),
     ...(plain ? { plain } : {}),
@@ -195,8 +177,7 @@ function isPlainValue(x: unknown): x is string | number | boolean {
 export function commandSpecs(): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, module] of Object.entries(COMMAND_INDEX)) {
-    const defs = Object.values(MODULE_EXPORTS[module]).flatMap((e) => (Array.isArray(e) ? e : [e]));
-    const def = defs.find((d): d is CommandDef => isCommand(d) && d.name === name);
+    const def = commandNamed(name);
     if (!def) throw new Error(`The command index names '${name}' in ${module}, which does not define it.`);
     const spec = commandSpec(def);
     const json = JSON.stringify(spec);

@@ -57,6 +57,7 @@ export const click = defineCommand({
   result: () => actionResult(evidenceSchemas().click),
   example: "bp click 12 | bp click --text Prev --times 3",
   runs: "broker",
+  pointer: true,
   mutating: true,
 });
 
@@ -262,6 +263,7 @@ export const hover = defineCommand({
   result: () => actionResult(evidenceSchemas().hover),
   example: "bp hover 5",
   runs: "broker",
+  pointer: true,
   mutating: true,
 });
 
@@ -284,6 +286,7 @@ export const drag = defineCommand({
   result: () => actionResult(evidenceSchemas().drag),
   example: "bp drag 3 8 --offset 0,20",
   runs: "broker",
+  pointer: true,
   mutating: true,
 });
 

@@ -56,6 +56,7 @@ export const screenshot = defineCommand({
   }),
   example: "bp screenshot shot.png --annotate",
   runs: "broker",
+  observes: true,
 });
 
 export const pdf = defineCommand({

@@ -46,6 +46,7 @@ export const connect = defineCommand({
   }),
   example: "bp connect --browser chromium",
   runs: "broker",
+  cli: { discovery: true, headersWith: ["cdp-url", "reconnect"], timeoutArg: "connect-timeout" },
 });
 
 export const launch = defineCommand({
@@ -81,5 +82,6 @@ export const disconnect = defineCommand({
   }),
   example: "bp disconnect",
   runs: "passive",
+  cli: { executable: true },
   mutating: true,
 });

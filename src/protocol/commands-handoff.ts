@@ -52,6 +52,8 @@ export const handoff = defineCommand({
   }),
   example: "bp handoff --message 'Please sign in' --wait",
   runs: "broker",
+  duringHandoff: true,
+  cli: { waitArg: "wait" },
 });
 
 export const handback = defineCommand({
@@ -62,6 +64,7 @@ export const handback = defineCommand({
   result: () => ok({ tab: v.pipe(v.string(), v.description("The tab now back under automation")), handbacks: v.optional(v.array(handbackNoticeSchema)) }),
   example: "bp handback",
   runs: "broker",
+  duringHandoff: true,
 });
 
 export const view = defineCommand({
@@ -76,6 +79,7 @@ export const view = defineCommand({
   }),
   example: "bp view",
   runs: "broker",
+  duringHandoff: true,
 });
 
 export const HANDOFF_COMMANDS = [handoff, handback, view];

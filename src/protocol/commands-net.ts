@@ -64,6 +64,7 @@ export const auth = defineCommand({
   result: () => ok({ auth: v.picklist(["set", "cleared"]), intercepting: v.optional(v.number()) }),
   example: "printf '%s' \"$PASS\" | bp auth alice --password-stdin",
   runs: "broker",
+  cli: { secret: { flag: "password-stdin", field: "password" } },
   mutating: true,
 });
 
@@ -204,6 +205,7 @@ export const netHeaders = defineCommand({
   result: ruleResult,
   example: "bp net headers '*/api/*' 'X-Debug: 1'",
   runs: "broker",
+  cli: { secret: { flag: "stdin", field: "headers" } },
   mutating: true,
 });
 

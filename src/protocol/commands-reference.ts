@@ -17,4 +17,5 @@ export const schema = defineCommand({
     }),
   example: "bp schema open",
   runs: "local",
+  recorded: false,
 });

@@ -63,6 +63,7 @@ export const commands = defineCommand({
     }),
   example: "bp commands --status dispatched,unknown_outcome",
   runs: "broker",
+  recorded: false,
 });
 
 export const command = defineCommand({
@@ -74,6 +75,7 @@ export const command = defineCommand({
   result: commandResult,
   example: "bp command c1a2b3c4d5e6f",
   runs: "broker",
+  recorded: false,
 });
 
 export const cancel = defineCommand({
@@ -85,6 +87,7 @@ export const cancel = defineCommand({
   result: commandResult,
   example: "bp cancel c1a2b3c4d5e6f",
   runs: "broker",
+  recorded: false,
 });
 
 

@@ -60,4 +60,6 @@ export const status = defineCommand({
   }),
   example: "bp status",
   runs: "passive",
+  recorded: false,
+  cli: { discovery: true },
 });

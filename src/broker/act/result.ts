@@ -1,6 +1,7 @@
 import type { SnapshotResult } from "../../page/types.ts";
 import type { click } from "../../protocol/commands-actions.ts";
 import type { AnyEvidence } from "../../protocol/evidence.ts";
+import { commandNamed } from "../../protocol/registry.ts";
 import { exactly, type ReplyOf } from "../context/handler.ts";
 import { capitalize, withArticle } from "../../shared/words.ts";
 import type { Selected } from "../context/tabs.ts";
@@ -106,9 +107,6 @@ function dropNamedFields(out: ActionObservation, effects: string[] | undefined):
   });
 }
 
-/** Pointer actions focus what they press: a focus change is their noise, not their news. */
-const POINTER = new Set(["click", "hover", "drag"]);
-
 /**
  * Evidence fields each action leaves out because the agent already knows them or they hold
  * the default: what it asked for (the key it pressed, the scroll mode and target, the file
@@ -133,7 +131,7 @@ function lean<E extends EvidenceLike>(evidence: E): E {
   const out = { ...evidence };
   // Fields are only taken away here (each one the evidence schemas mark optional), so the rest keep their order.
   const fields: Record<string, unknown> = out;
-  const pointer = POINTER.has(String(evidence.action));
+  const pointer = commandNamed(String(evidence.action))?.pointer === true;
   const quiet = QUIET_FIELDS[String(evidence.action)];
   const original: Record<string, unknown> = evidence;
   for (const [k, v] of Object.entries(original)) {

@@ -4,6 +4,7 @@
  * tabs, a navigation that has been loading too long, or actions that change nothing.
  */
 import type { WatchdogHint } from "../../protocol/define.ts";
+import { commandNamed } from "../../protocol/registry.ts";
 import type { CallRequest } from "../../protocol/wire.ts";
 import type { Agent } from "../agents.ts";
 import type { BrowserConnection } from "../browser.ts";
@@ -19,8 +20,6 @@ const MAX_HINTS = 4;
 const MAX_TRACKED = 1024;
 /** Commands about dialogs already say everything about them. */
 const DIALOG_COMMANDS = new Set(["dialogs", "dialog"]);
-/** Commands that show the agent the page: each is a fresh look, so the repeat count starts over. */
-const OBSERVING = new Set(["snapshot", "read", "search", "find", "screenshot"]);
 
 /** As every browser command's result schema names it (src/protocol/define.ts). */
 export type Hint = WatchdogHint;
@@ -133,7 +132,7 @@ export class Watchdogs {
     const evidence = reply.evidence;
     if (!isObj(evidence)) {
       // Observations are lean (no tab id), so they are known by name.
-      if (typeof reply.tab === "string" || OBSERVING.has(command)) this.remember(key, { url: url ?? prev?.url, count: 0 });
+      if (typeof reply.tab === "string" || commandNamed(command)?.observes === true) this.remember(key, { url: url ?? prev?.url, count: 0 });
       return undefined;
     }
     // A full observation (a new document's elements, no diff) says nothing either way: leave

@@ -9,6 +9,7 @@
  * get a notice on their next reply. All of it is broker memory, per connection generation.
  */
 import { LEASE_SECONDS } from "../../protocol/commands-handoff.ts";
+import { commandNamed } from "../../protocol/registry.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import type { Agent, AgentRegistry } from "../agents.ts";
 import type { BrowserConnection } from "../browser.ts";
@@ -20,8 +21,6 @@ import { cutString } from "../../shared/page-strings.ts";
 export type Phase = "draining" | "human" | "returning";
 export type EndReason = "handback" | "lease_ended" | "agent_released";
 
-/** Commands that manage the handoff itself and so pass a tab under human control. */
-const EXEMPT = new Set(["handoff", "handback", "view"]);
 
 /**
  * Tests only: multiplies every lease duration and the viewer link lifetime (e.g. 0.01 turns
@@ -104,11 +103,12 @@ export class HandoffControl {
    */
   admit(req: AdmitRequest, targetId: string, tabId: string): void {
     const ep = this.episodes.get(targetId);
-    if (ep && !EXEMPT.has(req.command)) {
+    const exempt = commandNamed(req.command)?.duringHandoff === true;
+    if (ep && !exempt) {
       if (req.clientKey !== ep.by) ep.blocked.add(req.clientKey);
       throw humanControlError(ep, tabId);
     }
-    if (EXEMPT.has(req.command)) return;
+    if (exempt) return;
     let tabs = this.admitted.get(req.invocation);
     if (!tabs) this.admitted.set(req.invocation, (tabs = new Set()));
     tabs.add(targetId);
