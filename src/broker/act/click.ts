@@ -22,7 +22,7 @@ interface Clicked {
  * `bp click <ref>|--xy x,y`: a real pointer click after the probe proved it lands on the
  * element; evidence compares the element's state before and after and the page's effects.
  */
-export const click = defineAction<typeof command, ArgsOf<typeof command>, Clicked>(command, {
+export const clickByRef = defineAction<typeof command, ArgsOf<typeof command>, Clicked>(command, {
   args: (a) => a,
   observe: (a) => ({ limit: a.limit, full: a.full }),
   locate: (a) => (a.ref !== undefined ? { ref: a.ref, steps: [probeStep()] } : undefined),

@@ -21,7 +21,7 @@ export function ownDialogs(ctx: CallContext) {
  * and counts as dom_changed. The answer is not queued behind the tab's other commands (one of
  * them may be waiting on this very dialog); its observation is.
  */
-export const answerDialog = defineAction<typeof command, ArgsOf<typeof command>, string>(command, {
+export const dialogHandler = defineAction<typeof command, ArgsOf<typeof command>, string>(command, {
   queue: false,
   blocked: true,
   args: (a) => a,

@@ -43,7 +43,7 @@ const selectAllCombo = () => parseCombo(process.platform === "darwin" ? "Meta+a"
  * editors and widgets that ignore inserted text). The focused element and page are pinned
  * and re-checked before every key; a change stops the sequence there.
  */
-export const keyboard = defineAction<typeof keyboardCommand, ArgsOf<typeof keyboardCommand> & { token: string }, Keyed>(keyboardCommand, {
+export const keyboardHandler = defineAction<typeof keyboardCommand, ArgsOf<typeof keyboardCommand> & { token: string }, Keyed>(keyboardCommand, {
   args: (a) => ({ ...nonEmpty(a), token: crypto.randomUUID() }),
   observe: (a) => ({ limit: a.limit, full: a.full }),
   // With --submit the dispatch settled and read back itself; otherwise the reply's one settle
@@ -135,7 +135,7 @@ interface Pressed {
   after?: FocusState | undefined;
 }
 
-export const press = defineAction<typeof pressCommand, ArgsOf<typeof pressCommand>, Pressed>(pressCommand, {
+export const pressHandler = defineAction<typeof pressCommand, ArgsOf<typeof pressCommand>, Pressed>(pressCommand, {
   args: (a) => a,
   // The key is the one input (not the focus read before it): sent through watch.input below.
   inputs: "steps",

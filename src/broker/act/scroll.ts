@@ -37,7 +37,7 @@ function modeOf(a: ScrollArgs): "relative" | "position" | "text" {
  * (--ref/--selector) or the pane that actually scrolls. Evidence gives positions before and
  * after; not moving at a boundary or not finding the text is a mismatch with a reason.
  */
-export const scroll = defineAction<typeof command, ScrollArgs, ScrollOutcome | undefined>(command, {
+export const scrollHandler = defineAction<typeof command, ScrollArgs, ScrollOutcome | undefined>(command, {
   args: ({ "to-text": toText, ...rest }) => ({ ...rest, ...(toText !== undefined ? { toText } : {}) }),
   observe: (a) => ({ limit: a.limit, full: a.full }),
   locate: (a) => (a.ref !== undefined ? { ref: a.ref, steps: [] } : undefined),

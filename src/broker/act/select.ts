@@ -28,7 +28,7 @@ function listingError(ref: number, l: Extract<Listing, { ok: false }>): BpError 
 }
 
 /** `bp dropdown <ref>`: the options of a native select or ARIA listbox, without changing anything. */
-export const dropdown = defineAction<typeof dropdownCommand, ArgsOf<typeof dropdownCommand>, Listing>(dropdownCommand, {
+export const dropdownHandler = defineAction<typeof dropdownCommand, ArgsOf<typeof dropdownCommand>, Listing>(dropdownCommand, {
   watch: false,
   args: (a) => a,
   locate: (a) => ({ ref: a.ref, steps: [step("select", { op: "list" })] }),
@@ -70,7 +70,7 @@ export type SelectArgs = ArgsOf<typeof selectCommand>;
  * options are not shown, and the option is clicked after its own pointer probe. Evidence reads
  * the selection back.
  */
-export const selectOption = defineAction<typeof selectCommand, SelectArgs, Chosen>(selectCommand, {
+export const selectHandler = defineAction<typeof selectCommand, SelectArgs, Chosen>(selectCommand, {
   args: (a) => a,
   observe: (a) => ({ limit: a.limit, full: a.full }),
   // The quiet watcher rides on the find call.

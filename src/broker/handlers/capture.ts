@@ -30,7 +30,7 @@ function save(ctx: CallContext, kind: ArtifactKind, data: Uint8Array, mimeType: 
 
 const remaining = (ctx: CallContext) => Math.max(1, ctx.deadline - Date.now());
 
-const screenshot = defineHandler(commands.screenshot)({
+const screenshotHandler = defineHandler(commands.screenshot)({
   async run(ctx, args) {
     const full = args.full;
     const selector = args.selector;
@@ -138,7 +138,7 @@ function humanScreenshot(r: Shot): string {
   return lines.join("\n");
 }
 
-const pdf = defineHandler(commands.pdf)({
+const pdfHandler = defineHandler(commands.pdf)({
   async run(ctx, args) {
     const file = args.file;
     const path = resolveOutputPath(file, `page-${fileTimestamp()}.pdf`, place(ctx));
@@ -159,7 +159,7 @@ const pdf = defineHandler(commands.pdf)({
   },
 });
 
-export const CAPTURE_HANDLERS: Handler[] = [screenshot, pdf];
+export const CAPTURE_HANDLERS: Handler[] = [screenshotHandler, pdfHandler];
 
 /** What a failed Page.printToPDF tells the agent; never internal_error. Exported for its unit test. */
 export function printFailure(err: unknown): unknown {

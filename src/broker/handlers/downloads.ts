@@ -20,7 +20,7 @@ function expiresOf(ctx: CallContext, artifactId: string | undefined): string | u
   return new Date(store.get(ctx.req.clientKey, artifactId).expiresAt).toISOString();
 }
 
-const downloadsList = defineHandler(commands.downloads)({
+const downloadsHandler = defineHandler(commands.downloads)({
   async run(ctx, args) {
     ctx.agent();
     const list = [...(peekNet(ctx.req.clientKey)?.downloads ?? [])].reverse().map((d) => {
@@ -36,7 +36,7 @@ const downloadsList = defineHandler(commands.downloads)({
   },
 });
 
-const downloadExport = defineHandler(commands.download)({
+const downloadHandler = defineHandler(commands.download)({
   async run(ctx, args) {
     ctx.agent();
     // A bare number is upstream's index form: 1 is dl1.
@@ -62,4 +62,4 @@ const downloadExport = defineHandler(commands.download)({
   },
 });
 
-export const DOWNLOAD_HANDLERS: Handler[] = [downloadsList, downloadExport];
+export const DOWNLOAD_HANDLERS: Handler[] = [downloadsHandler, downloadHandler];

@@ -97,7 +97,7 @@ function harEntry(e: NetEntry, body: { text: string; encoding?: "base64" } | und
   };
 }
 
-const netHar = defineHandler(commands.netHar)({
+const netHarHandler = defineHandler(commands.netHar)({
   async run(ctx, { file, force }) {
     ctx.agent();
     const dest = resolveOutputPath(file, "requests.har", { cwd: ctx.req.cwd, outputDir: ctx.req.outputDir });
@@ -110,4 +110,4 @@ const netHar = defineHandler(commands.netHar)({
   },
 });
 
-export const HAR_HANDLERS: Handler[] = [netHar];
+export const HAR_HANDLERS: Handler[] = [netHarHandler];

@@ -71,7 +71,7 @@ function selectedTab(ctx: CallContext): string | undefined {
   return agent.selected !== undefined ? agent.existingId(agent.selected) : undefined;
 }
 
-const netList = defineHandler(commands.net)({
+const netHandler = defineHandler(commands.net)({
   async run(ctx, args) {
     ctx.agent();
     const typeArg = args.type;
@@ -131,7 +131,7 @@ function responseHeadersOf(e: NetEntry): Record<string, string> | undefined {
   return { ...rest, "set-cookie": e.setCookie };
 }
 
-const netShow = defineHandler(commands.netShow)({
+const netShowHandler = defineHandler(commands.netShow)({
   async run(ctx, args) {
     ctx.agent();
     const id = args.id;
@@ -190,7 +190,7 @@ const netShow = defineHandler(commands.netShow)({
   },
 });
 
-const netClear = defineHandler(commands.netClear)({
+const netClearHandler = defineHandler(commands.netClear)({
   async run(ctx, args) {
     const s = peekNet(ctx.req.clientKey);
     const j = s?.journal;
@@ -247,14 +247,14 @@ function checkPattern(p: string): string {
   return t;
 }
 
-const netBlock = defineHandler(commands.netBlock)({
+const netBlockHandler = defineHandler(commands.netBlock)({
   run: (ctx, args) => {
     const pattern = checkPattern(args.pattern);
     return addRule(ctx, (id, seq) => ({ id, seq, type: "block", pattern }));
   },
 });
 
-const netMock = defineHandler(commands.netMock)({
+const netMockHandler = defineHandler(commands.netMock)({
   run: (ctx, args) => {
     const pattern = checkPattern(args.pattern);
     const bodyText = args.body;
@@ -280,7 +280,7 @@ const netMock = defineHandler(commands.netMock)({
   },
 });
 
-const netHeaders = defineHandler(commands.netHeaders)({
+const netHeadersHandler = defineHandler(commands.netHeaders)({
   run: (ctx, args) => {
     const pattern = checkPattern(args.pattern);
     const given = args.headers;
@@ -294,7 +294,7 @@ const netHeaders = defineHandler(commands.netHeaders)({
   },
 });
 
-const netRules = defineHandler(commands.netRules)({
+const netRulesHandler = defineHandler(commands.netRules)({
   async run(ctx, args) {
     ctx.agent();
     const rules = [...(peekNet(ctx.req.clientKey)?.rules ?? [])].sort((a, b) => order(a) - order(b) || a.seq - b.seq).map(publicRuleShown);
@@ -308,7 +308,7 @@ function order(r: Rule): number {
   return r.type === "block" ? 0 : r.type === "mock" ? 1 : 2;
 }
 
-const netRemove = defineHandler(commands.netRemove)({
+const netRemoveHandler = defineHandler(commands.netRemove)({
   async run(ctx, args) {
     const s = peekNet(ctx.req.clientKey);
     const id = args.id;
@@ -326,4 +326,4 @@ const netRemove = defineHandler(commands.netRemove)({
   },
 });
 
-export const NET_HANDLERS: Handler[] = [...ACCESS_HANDLERS, ...DOWNLOAD_HANDLERS, netList, netShow, netBlock, netMock, netHeaders, netRules, netRemove, netClear];
+export const NET_HANDLERS: Handler[] = [...ACCESS_HANDLERS, ...DOWNLOAD_HANDLERS, netHandler, netShowHandler, netBlockHandler, netMockHandler, netHeadersHandler, netRulesHandler, netRemoveHandler, netClearHandler];

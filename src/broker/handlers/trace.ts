@@ -37,7 +37,7 @@ function tracesOf(browser: BrowserConnection): Map<string, Running> {
   return m;
 }
 
-const traceStart = defineHandler(commands.traceStart)({
+const traceStartHandler = defineHandler(commands.traceStart)({
   async run(ctx, { categories }) {
     const { browser, rec, id } = selectedTab(ctx);
     const mine = tracesOf(browser);
@@ -68,7 +68,7 @@ const traceStart = defineHandler(commands.traceStart)({
   },
 });
 
-const traceStop = defineHandler(commands.traceStop)({
+const traceStopHandler = defineHandler(commands.traceStop)({
   async run(ctx, { file, force }) {
     const browser = ctx.broker.requireBrowser();
     ctx.agent();
@@ -120,4 +120,4 @@ async function readStream(session: CdpSession, handle: string): Promise<string> 
   return parts.join("");
 }
 
-export const TRACE_HANDLERS: Handler[] = [traceStart, traceStop];
+export const TRACE_HANDLERS: Handler[] = [traceStartHandler, traceStopHandler];
