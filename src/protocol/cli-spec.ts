@@ -1,8 +1,6 @@
 import * as v from "valibot";
-import type { ArgsSchema, CliFacts, CommandDef } from "./define.ts";
+import type { CliFacts, CommandDef } from "./define.ts";
 import { describeArgs } from "./introspect.ts";
-import { ruleCheckName } from "./rule-checks.ts";
-import { allPipeActions, isAction, isPiped, isSchema } from "./schema-read.ts";
 import { commandNamed } from "./registry.ts";
 import { COMMAND_INDEX, globalArgs } from "./table.ts";
 
@@ -11,8 +9,9 @@ import { COMMAND_INDEX, globalArgs } from "./table.ts";
  * bundled: src/cli/spec.ts imports these functions as a Bun macro (`with { type: "macro" }`),
  * so what they return is written into the executable as literals. A call then builds no
  * schema to split its argv, and none at all for a command given no arguments: building and
- * running them was most of what the CLI's own code cost a call. Only the command's own
- * arguments, when it has some, are still checked by its schema at run time (src/cli/parse.ts).
+ * running them was most of what the CLI's own code cost a call. A command's own arguments,
+ * when it has some, are checked by the code build/schema-readers.ts writes out of its schema
+ * (src/cli/plain-args.generated.ts), or else by the schema itself (src/cli/parse.ts).
  */
 
 /** An argument as the parse treats it; describeArgs (src/protocol/introspect.ts) reads it from the schema. */
@@ -21,23 +20,6 @@ export interface OptionSpec {
   kind: "boolean" | "number" | "string";
   alias?: string;
   positional?: true;
-}
-
-/**
- * An argument of a plain schema (src/cli/plain-args.ts): a string, number, boolean or
- * picklist whose only checks are these, optional with or without a plain default.
- */
-export interface PlainArg {
-  name: string;
-  type: "string" | "number" | "boolean" | "picklist";
-  optional?: true;
-  default?: string | number | boolean;
-  integer?: true;
-  minValue?: number;
-  maxValue?: number;
-  minLength?: number;
-  maxLength?: number;
-  options?: readonly (string | number | boolean)[];
 }
 
 /** What the CLI needs of a command before (and, without arguments, instead of) its schemas. */
@@ -54,14 +36,6 @@ export interface CommandSpec {
   options: OptionSpec[];
   /** The arguments' schema's output for no arguments at all; absent when it refuses them, or when a default or fallback in it is a function. */
   empty?: Record<string, unknown>;
-  /** The arguments as src/cli/plain-args.ts checks them; absent when the schema is not that plain. */
-  plain?: PlainSpec;
-}
-
-/** A plain schema: its fields, then its cross-field rules by their names in RULE_CHECKS. */
-export interface PlainSpec {
-  args: PlainArg[];
-  rules?: string[];
 }
 
 export type Globals = v.InferOutput<ReturnType<typeof globalArgs>>;
@@ -79,7 +53,6 @@ function optionSpecs(def: Pick<CommandDef, "args" | "positionals" | "aliases">):
 export function commandSpec(def: CommandDef): CommandSpec {
   // A default computed when the schema runs (a clock, say) must not be computed once, here, at build time.
   const empty = computesDefault(def.args) ? undefined : v.safeParse(def.args, {});
-  const plain = plainSpec(def.args);
   return {
     name: def.name,
     runs: def.runs,
@@ -91,60 +64,7 @@ export function commandSpec(def: CommandDef): CommandSpec {
     ...(def.cli ? { cli: def.cli } : {}),
     options: optionSpecs(def),
     ...(empty?.success ? { empty: empty.output as Record<string, unknown> } : {}),
-    ...(plain ? { plain } : {}),
   };
-}
-
-const PLAIN_TYPES = new Set<string>(["string", "number", "boolean", "picklist"]);
-
-/**
- * The schema's arguments as plain checks, or undefined where anything in it is more than
- * that: a field of another kind or with a check its type does not take, a rule whose check
- * is not one of RULE_CHECKS (src/protocol/rule-checks.ts), or a default computed by a function.
- * The checks are read from every pipe, nested ones included (allPipeActions).
- */
-export function plainSpec(args: ArgsSchema): PlainSpec | undefined {
-  if (!isSchema(args, "object") || computesDefault(args)) return undefined;
-  const rules: string[] = [];
-  for (const item of allPipeActions(args)) {
-    const name = item.type === "raw_check" && "broken" in item ? ruleCheckName(item.broken) : undefined;
-    if (name === undefined) return undefined;
-    rules.push(name);
-  }
-  const out: PlainArg[] = [];
-  for (const [name, entry] of Object.entries(args.entries)) {
-    // `in` finds what Object.prototype holds too: such a name is not checked as plain.
-    if (name in {}) return undefined;
-    const optional = isSchema(entry, "optional");
-    if (optional && isPiped(entry)) return undefined;
-    const inner = optional ? entry.wrapped : entry;
-    if (!PLAIN_TYPES.has(inner.type)) return undefined;
-    const arg: PlainArg = { name, type: inner.type as PlainArg["type"] };
-    if (isSchema(inner, "picklist")) {
-      const options: readonly unknown[] = inner.options;
-      if (!options.every(isPlainValue)) return undefined;
-      arg.options = options;
-    }
-    // Every check of the field's pipes, nested ones included; a bound given twice holds at its strictest, as valibot checks both.
-    for (const item of allPipeActions(inner)) {
-      if (isAction(item, "description")) continue;
-      else if (arg.type === "string" && isAction(item, "min_length")) arg.minLength = Math.max(arg.minLength ?? 0, item.requirement);
-      else if (arg.type === "string" && isAction(item, "max_length")) arg.maxLength = Math.min(arg.maxLength ?? Infinity, item.requirement);
-      else if (arg.type === "number" && isAction(item, "min_value") && typeof item.requirement === "number") arg.minValue = Math.max(arg.minValue ?? -Infinity, item.requirement);
-      else if (arg.type === "number" && isAction(item, "max_value") && typeof item.requirement === "number") arg.maxValue = Math.min(arg.maxValue ?? Infinity, item.requirement);
-      else if (arg.type === "number" && item.type === "integer") arg.integer = true;
-      else return undefined;
-    }
-    if (optional) {
-      arg.optional = true;
-      if (entry.default !== undefined) {
-        if (!isPlainValue(entry.default)) return undefined;
-        arg.default = entry.default;
-      }
-    }
-    out.push(arg);
-  }
-  return { args: out, ...(rules.length > 0 ? { rules } : {}) };
 }
 
 /** Whether the schema, or any schema inside it, has a default or fallback computed by a function. */
@@ -163,10 +83,6 @@ export function computesDefault(schema: object, seen = new Set<object>()): boole
 
 function isSchemaLike(x: unknown): x is object {
   return typeof x === "object" && x !== null && "kind" in x && x.kind === "schema";
-}
-
-function isPlainValue(x: unknown): x is string | number | boolean {
-  return typeof x === "string" || typeof x === "boolean" || (typeof x === "number" && Number.isFinite(x));
 }
 
 /**
