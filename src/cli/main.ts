@@ -82,7 +82,7 @@ export async function runCli(argv: string[], early?: EarlyRead): Promise<void> {
 
     if (facts.tool) return await (await import("./tools.ts")).runTool(name, args, { paths, locator: locator(paths), mode, globals: parsed.globals, clientKey, requestId, tabAccess });
     if (spec.runs === "local") {
-      printResult(name, await runLocal(name, args, paths, clientKey), mode);
+      await printResult(name, await runLocal(name, args, paths, clientKey), mode);
       return;
     }
     const call: Omit<CallRequest, "token"> = {
@@ -109,19 +109,19 @@ export async function runCli(argv: string[], early?: EarlyRead): Promise<void> {
       // Only for reads: a mutating call that timed out here must not be sent a second time.
       const live = spec.mutating ? undefined : await askRunningBroker(locator(paths), call);
       if (live) {
-        if (live.ok === true) printResult(name, live, mode);
+        if (live.ok === true) await printResult(name, live, mode);
         else fail(live, mode);
         return;
       }
       const passive = await runPassive(name, paths, clientKey);
       if (passive) {
-        printResult(name, passive, mode);
+        await printResult(name, passive, mode);
         return;
       }
     }
     const once = (c: Omit<CallRequest, "token">) => send(paths, locator(paths), c, mode, spec.mutating === true);
     const reply = facts.waitArg !== undefined && args[facts.waitArg] === true ? await (await import("./handoff-wait.ts")).waitForHandback(call, once, parsed.globals.timeout) : await once(call);
-    if (reply.ok === true) printResult(name, reply, mode);
+    if (reply.ok === true) await printResult(name, reply, mode);
     else fail(reply, mode);
   } catch (err) {
     fail(toBpError(err).toJSON(), mode);
