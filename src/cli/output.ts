@@ -62,8 +62,7 @@ export async function printResult(command: string, result: Record<string, unknow
     return;
   }
   // Only a person's call (--human) loads the command's module, for its formatter.
-  const human = (await findCommand(command))?.human;
-  console.log(humanize(result, human ? (r) => human(r) : undefined));
+  console.log(humanize(result, (await findCommand(command))?.human));
 }
 
 export function printError(err: ErrorShape, mode: Mode): void {

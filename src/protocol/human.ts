@@ -135,6 +135,7 @@ function browserLine(b: R): string {
 
 /** A result as text: its command's formatter (CommandDef.human), or its fields; then the watchdogs' hints and handbacks. */
 export function humanize(result: R, f: Formatter | undefined): string {
+  if (f && "whole" in f) return f(result);
   const { ok: _ok, handbacks, ...rest } = result;
   const text = f ? f(result) : JSON.stringify(rest) === "{}" ? "✓ Done" : JSON.stringify(rest);
   // A formatter shows its command's fields; the watchdogs' hints (a dialog on another tab, …) come after.
@@ -152,3 +153,54 @@ export function handbackLine(n: R): string {
   if (n.closed) parts.push("closed");
   return `${parts.join("; ")}; refs of ${String(n.tab)} are stale, observe again`;
 }
+
+/**
+ * A formatter whose text is all the human output, with no hint or handback lines after it:
+ * so these commands read as they did when their broker handlers wrote the text.
+ */
+export function whole(f: Formatter): Formatter {
+  return Object.assign((r: R) => f(r), { whole: true });
+}
+
+const list = (r: R, key: string) => (r[key] as R[] | undefined) ?? [];
+
+/** `bp net clear` */
+export const netClearText = whole((r) => `✓ ${String(r.cleared)} request(s) cleared`);
+
+/** `bp net rules` */
+export const netRulesText = whole((r) => {
+  const rules = list(r, "rules");
+  return rules.length === 0 ? "No network rules." : rules.map((x) => `${String(x.id)}  ${String(x.type).padEnd(7)} ${String(x.pattern)}`).join("\n");
+});
+
+/** `bp net remove` */
+export const netRemoveText = whole((r) => `✓ ${String(r.removed)} rule(s) removed, ${String(r.remaining)} left`);
+
+/** `bp net har` */
+export const netHarText = whole((r) => `✓ ${String(r.entries)} request(s) written to ${String(r.file)} (${String(r.sizeBytes)} bytes)`);
+
+/** `bp state list` */
+export const stateListText = whole((r) => {
+  const states = list(r, "states");
+  return states.length === 0 ? "No saved states." : states.map((s) => `${String(s.name)}  ${String(s.savedAt)}  ${String(s.cookies)} cookie(s)  ${(s.origins as string[]).join(", ")}`).join("\n");
+});
+
+/** `bp trace start` */
+export const traceStartText = whole((r) => `✓ Tracing ${String(r.tab)} (${String(r.categories)} categories); 'bp trace stop' writes it`);
+
+/** `bp focus` */
+export const focusText = whole((r) => `✓ Focused ${String(r.focused)}`);
+
+/** `bp downloads` */
+export const downloadsText = whole((r) => {
+  const downloads = list(r, "downloads");
+  return downloads.length === 0
+    ? "No downloads."
+    : downloads.map((d) => `${String(d.id).padEnd(5)} ${String(d.state).padEnd(11)} ${String(d.fileName)}${d.sizeBytes !== undefined ? `  ${String(d.sizeBytes)} bytes` : ""}${d.error ? `  (${String(d.error)})` : ""}`).join("\n");
+});
+
+/** `bp emulate` */
+export const emulateText = whole((r) => {
+  const lines = Object.entries((r.emulation as R | undefined) ?? {}).map(([k, v]) => `${k}: ${String(v)}`);
+  return lines.length === 0 ? "No emulation in force." : lines.join("\n");
+});

@@ -30,9 +30,7 @@ const downloadsHandler = defineHandler(commands.downloads)({
       else if (d.artifactId) o.error = "expired";
       return o;
     });
-    return withText(ctx, { downloads: list }, () =>
-      list.length === 0 ? "No downloads." : list.map((d) => `${String(d.id).padEnd(5)} ${String(d.state).padEnd(11)} ${String(d.fileName)}${d.sizeBytes !== undefined ? `  ${String(d.sizeBytes)} bytes` : ""}${d.error ? `  (${String(d.error)})` : ""}`).join("\n"),
-    );
+    return { downloads: list };
   },
 });
 

@@ -196,7 +196,7 @@ const netClearHandler = defineHandler(commands.netClear)({
     const j = s?.journal;
     const n = j ? j.query({ limit: 1 }).total : 0;
     j?.clear();
-    return withText(ctx, { cleared: n }, () => `✓ ${n} request(s) cleared`);
+    return { cleared: n };
   },
 });
 
@@ -299,7 +299,7 @@ const netRulesHandler = defineHandler(commands.netRules)({
     ctx.agent();
     const rules = [...(peekNet(ctx.req.clientKey)?.rules ?? [])].sort((a, b) => order(a) - order(b) || a.seq - b.seq).map(publicRuleShown);
     const n = interceptingTabs(ctx.broker.browser, ctx.req.clientKey);
-    return withText(ctx, { rules, ...(n > 0 ? { intercepting: n } : {}) }, () => (rules.length === 0 ? "No network rules." : rules.map((r) => `${String(r.id)}  ${String(r.type).padEnd(7)} ${String(r.pattern)}`).join("\n")));
+    return { rules, ...(n > 0 ? { intercepting: n } : {}) };
   },
 });
 
@@ -322,7 +322,7 @@ const netRemoveHandler = defineHandler(commands.netRemove)({
     if (!all && removed === 0) throw invalidArgument("id", `No rule ${id} for this agent. Run 'bp net rules'.`, { id });
     await syncAllTabs(ctx.broker.browser);
     const remaining = s?.rules.length ?? 0;
-    return withText(ctx, { removed, remaining }, () => `✓ ${removed} rule(s) removed, ${remaining} left`);
+    return { removed, remaining };
   },
 });
 

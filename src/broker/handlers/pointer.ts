@@ -83,7 +83,7 @@ const focusHandler = defineHandler(commands.focus)({
           throw new BpError("action_not_verified", `Ref ${ref} did not take focus (it is not focusable).`, { retryable: false, context: { ref, reason: "not_focusable", dispatched: true } });
         }
         const focused = value.label ?? "element";
-        return withText(ctx, { focused }, () => `✓ Focused ${focused}`);
+        return { focused };
       } finally {
         r.session.send("Runtime.releaseObject", { objectId }).catch(() => undefined);
       }

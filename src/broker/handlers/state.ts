@@ -149,7 +149,7 @@ const stateLoadHandler = defineHandler(commands.stateLoad)({
 const stateListHandler = defineHandler(commands.stateList)({
   async run(ctx) {
     const states = listStates(ctx.broker.paths.home, ctx.req.clientKey).map(({ name, state }) => ({ name, savedAt: state.savedAt, cookies: state.cookies.length, origins: Object.keys(state.localStorage) }));
-    return withText(ctx, { states }, () => (states.length === 0 ? "No saved states." : states.map((s) => `${s.name}  ${s.savedAt}  ${s.cookies} cookie(s)  ${s.origins.join(", ")}`).join("\n")));
+    return { states };
   },
 });
 

@@ -64,7 +64,7 @@ const traceStartHandler = defineHandler(commands.traceStart)({
       if (/already/i.test(message)) throw new BpError("target_busy", "The browser is already recording a trace (another agent's, or DevTools'); try again when it ends.", { retryable: true, hint: "Run 'bp trace start' again once the other trace has stopped.", context: { reason: "tracing_busy" } });
       throw err;
     }
-    return withText(ctx, { tab: id, categories: list.length }, () => `✓ Tracing ${id} (${list.length} categories); 'bp trace stop' writes it`);
+    return { tab: id, categories: list.length };
   },
 });
 
