@@ -204,3 +204,16 @@ export const emulateText = whole((r) => {
   const lines = Object.entries((r.emulation as R | undefined) ?? {}).map(([k, v]) => `${k}: ${String(v)}`);
   return lines.length === 0 ? "No emulation in force." : lines.join("\n");
 });
+
+/** `bp screenshot` */
+export const screenshotText = whole((r) => {
+  const lines = [`✓ Screenshot saved to ${String(r.file)} (${String(r.width)}x${String(r.height)}, ${String(r.sizeBytes)} bytes)`];
+  if (r.annotationCount !== undefined) lines.push(`  ${String(r.annotationCount)} numbered box(es) drawn`);
+  const p = r.preview as R | undefined;
+  if (p) lines.push(`  preview: ${String(p.file)} (${String(p.width)}x${String(p.height)})`);
+  if (typeof r.hint === "string") lines.push(`  hint: ${r.hint}`);
+  return lines.join("\n");
+});
+
+/** `bp pdf` */
+export const pdfText = whole((r) => `✓ PDF saved to ${String(r.file)} (${String(r.sizeBytes)} bytes)`);

@@ -89,7 +89,7 @@ const screenshotHandler = defineHandler(commands.screenshot)({
       // Lean: a screenshot is always a PNG; its mimeType says nothing (a preview's does: PNG or JPEG).
       const { mimeType: _png, ...shot } = written;
       const result: Shot = { ...shot, width, height, ...out };
-      return ctx.req.mode === "human" ? { ...result, text: humanScreenshot(result) } : result;
+      return result;
     });
   },
 });
@@ -129,15 +129,6 @@ async function writePreview(
   return { ...written, ...jpegSize(jpeg) };
 }
 
-function humanScreenshot(r: Shot): string {
-  const lines = [`✓ Screenshot saved to ${r.file} (${r.width}x${r.height}, ${r.sizeBytes} bytes)`];
-  if (r.annotationCount !== undefined) lines.push(`  ${r.annotationCount} numbered box(es) drawn`);
-  const p = r.preview;
-  if (p) lines.push(`  preview: ${p.file} (${p.width}x${p.height})`);
-  if (typeof r.hint === "string") lines.push(`  hint: ${r.hint}`);
-  return lines.join("\n");
-}
-
 const pdfHandler = defineHandler(commands.pdf)({
   async run(ctx, args) {
     const file = args.file;
@@ -154,7 +145,7 @@ const pdfHandler = defineHandler(commands.pdf)({
       const written = save(ctx, "pdf", Buffer.from(data, "base64"), "application/pdf", path, { noClobber: file === undefined, replace: args.force === true });
       // Lean: a PDF is always application/pdf.
       const { mimeType: _pdf, ...pdfFile } = written;
-      return ctx.req.mode === "human" ? { ...pdfFile, text: `✓ PDF saved to ${written.file} (${written.sizeBytes} bytes)` } : pdfFile;
+      return pdfFile;
     });
   },
 });
