@@ -72,6 +72,7 @@ export const dialogs = defineCommand({
   }),
   example: "bp dialogs",
   runs: "broker",
+  aboutDialogs: true,
 });
 
 export const dialog = defineCommand({
@@ -95,6 +96,7 @@ export const dialog = defineCommand({
   },
   example: "bp dialog d1 --accept",
   runs: "broker",
+  aboutDialogs: true,
   mutating: true,
 });
 

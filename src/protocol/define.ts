@@ -50,6 +50,8 @@ export interface CommandDef<A extends ArgsSchema = ArgsSchema, R extends AnySche
   duringHandoff?: true;
   /** A pointer action: it focuses what it presses, so a focus change is its noise, not its news. */
   pointer?: true;
+  /** About dialogs: it says everything about them, so the watchdogs add no dialog hint and count no repeat. */
+  aboutDialogs?: true;
   /** What the CLI does for the command beyond parsing its arguments (src/cli/main.ts). */
   cli?: CliFacts;
   /** Its result as a person reads it (--human; src/protocol/human.ts); without one the CLI prints the fields. */

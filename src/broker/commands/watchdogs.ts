@@ -18,8 +18,6 @@ const STALL_MS = Number(process.env.BROWSER_PILOT_NAV_STALL_MS) > 0 ? Number(pro
 export const REPEAT_LIMIT = 3;
 const MAX_HINTS = 4;
 const MAX_TRACKED = 1024;
-/** Commands about dialogs already say everything about them. */
-const DIALOG_COMMANDS = new Set(["dialogs", "dialog"]);
 
 /** As every browser command's result schema names it (src/protocol/define.ts). */
 export type Hint = WatchdogHint;
@@ -69,7 +67,7 @@ export class Watchdogs {
     if (!conn || conn.closed || !agent) return;
     const here = agent.selected;
     const hints: Hint[] = [];
-    if (!DIALOG_COMMANDS.has(req.command)) hints.push(...this.dialogHints(conn, agent, here));
+    if (commandNamed(req.command)?.aboutDialogs !== true) hints.push(...this.dialogHints(conn, agent, here));
     if (here !== undefined) {
       const stalled = this.stallHint(conn, agent, here);
       if (stalled) hints.push(stalled);
@@ -143,7 +141,7 @@ export class Watchdogs {
     const sameUrl = url === undefined || prev?.url === undefined || prev.url === url;
     // A scroll that moved and a dialog answered are progress, whatever the page did after them.
     const moved = [evidence.deltaX, evidence.deltaY].some((d) => typeof d === "number" && d !== 0) || evidence.moved === true;
-    const still = emptyList(evidence.effects) && emptyDiff && sameUrl && !moved && !DIALOG_COMMANDS.has(command);
+    const still = emptyList(evidence.effects) && emptyDiff && sameUrl && !moved && commandNamed(command)?.aboutDialogs !== true;
     const count = still ? (prev?.count ?? 0) + 1 : 0;
     this.remember(key, { url: url ?? prev?.url, count });
     if (count < REPEAT_LIMIT) return undefined;
