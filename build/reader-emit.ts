@@ -107,7 +107,10 @@ export class Emitter {
         const inner: string[] = [];
         const out = this.gen(s.wrapped as Node, given, inner, `${ind}  `);
         if (out === given) {
-          if (inner.length > 0) lines.push(`${ind}if (${given} !== undefined) {`, ...inner, `${ind}}`);
+          // One check: `if (x !== undefined && (check)) return undefined;`
+          const one = inner.length === 1 ? /^\s*if \((.*)\) return undefined;$/.exec(inner[0] ?? "") : null;
+          if (one) lines.push(`${ind}if (${given} !== undefined && (${one[1]})) return undefined;`);
+          else if (inner.length > 0) lines.push(`${ind}if (${given} !== undefined) {`, ...inner, `${ind}}`);
           return given;
         }
         const o = this.fresh("o");

@@ -50,9 +50,7 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     const o1: Record<string, unknown> = {};
     if ("browser" in v2) {
       const v3 = v2["browser"];
-      if (v3 !== undefined) {
-        if (typeof v3 !== "string") return undefined;
-      }
+      if (v3 !== undefined && (typeof v3 !== "string")) return undefined;
       o1["browser"] = v3;
     }
     return o1 as Record<string, unknown>;
@@ -63,23 +61,17 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     const o4: Record<string, unknown> = {};
     if ("browser" in v5) {
       const v6 = v5["browser"];
-      if (v6 !== undefined) {
-        if (typeof v6 !== "string") return undefined;
-      }
+      if (v6 !== undefined && (typeof v6 !== "string")) return undefined;
       o4["browser"] = v6;
     }
     if ("cdp-url" in v5) {
       const v7 = v5["cdp-url"];
-      if (v7 !== undefined) {
-        if (typeof v7 !== "string") return undefined;
-      }
+      if (v7 !== undefined && (typeof v7 !== "string")) return undefined;
       o4["cdp-url"] = v7;
     }
     const v8 = "reconnect" in v5 ? v5["reconnect"] : undefined;
     const v9 = v8 === undefined ? false : v8;
-    if (v9 !== undefined) {
-      if (typeof v9 !== "boolean") return undefined;
-    }
+    if (v9 !== undefined && (typeof v9 !== "boolean")) return undefined;
     o4["reconnect"] = v9;
     const v10 = "connect-timeout" in v5 ? v5["connect-timeout"] : undefined;
     const v11 = v10 === undefined ? 45000 : v10;
@@ -110,9 +102,7 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     const o14: Record<string, unknown> = {};
     const v16 = "identify" in v15 ? v15["identify"] : undefined;
     const v17 = v16 === undefined ? false : v16;
-    if (v17 !== undefined) {
-      if (typeof v17 !== "boolean") return undefined;
-    }
+    if (v17 !== undefined && (typeof v17 !== "boolean")) return undefined;
     o14["identify"] = v17;
     return o14 as Record<string, unknown>;
   },
@@ -136,15 +126,11 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     o21["url"] = v23;
     const v24 = "new" in v22 ? v22["new"] : undefined;
     const v25 = v24 === undefined ? false : v24;
-    if (v25 !== undefined) {
-      if (typeof v25 !== "boolean") return undefined;
-    }
+    if (v25 !== undefined && (typeof v25 !== "boolean")) return undefined;
     o21["new"] = v25;
     if ("profile" in v22) {
       const v26 = v22["profile"];
-      if (v26 !== undefined) {
-        if (typeof v26 !== "string") return undefined;
-      }
+      if (v26 !== undefined && (typeof v26 !== "string")) return undefined;
       o21["profile"] = v26;
     }
     return o21 as Record<string, unknown>;
@@ -155,9 +141,7 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     const o27: Record<string, unknown> = {};
     const v29 = "all" in v28 ? v28["all"] : undefined;
     const v30 = v29 === undefined ? false : v29;
-    if (v30 !== undefined) {
-      if (typeof v30 !== "boolean") return undefined;
-    }
+    if (v30 !== undefined && (typeof v30 !== "boolean")) return undefined;
     o27["all"] = v30;
     return o27 as Record<string, unknown>;
   },
@@ -191,9 +175,7 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     o34["limit"] = v37;
     const v38 = "diff" in v35 ? v35["diff"] : undefined;
     const v39 = v38 === undefined ? false : v38;
-    if (v39 !== undefined) {
-      if (typeof v39 !== "boolean") return undefined;
-    }
+    if (v39 !== undefined && (typeof v39 !== "boolean")) return undefined;
     o34["diff"] = v39;
     if ("expand" in v35) {
       const v40 = v35["expand"];
@@ -215,15 +197,11 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     }
     const v42 = "boxes" in v35 ? v35["boxes"] : undefined;
     const v43 = v42 === undefined ? false : v42;
-    if (v43 !== undefined) {
-      if (typeof v43 !== "boolean") return undefined;
-    }
+    if (v43 !== undefined && (typeof v43 !== "boolean")) return undefined;
     o34["boxes"] = v43;
     const v44 = "text" in v35 ? v35["text"] : undefined;
     const v45 = v44 === undefined ? false : v44;
-    if (v45 !== undefined) {
-      if (typeof v45 !== "boolean") return undefined;
-    }
+    if (v45 !== undefined && (typeof v45 !== "boolean")) return undefined;
     o34["text"] = v45;
     return o34 as Record<string, unknown>;
   },
@@ -288,15 +266,11 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     }
     const v58 = "case-sensitive" in v55 ? v55["case-sensitive"] : undefined;
     const v59 = v58 === undefined ? false : v58;
-    if (v59 !== undefined) {
-      if (typeof v59 !== "boolean") return undefined;
-    }
+    if (v59 !== undefined && (typeof v59 !== "boolean")) return undefined;
     o54["case-sensitive"] = v59;
     const v60 = "whole-word" in v55 ? v55["whole-word"] : undefined;
     const v61 = v60 === undefined ? false : v60;
-    if (v61 !== undefined) {
-      if (typeof v61 !== "boolean") return undefined;
-    }
+    if (v61 !== undefined && (typeof v61 !== "boolean")) return undefined;
     o54["whole-word"] = v61;
     const v62 = "limit" in v55 ? v55["limit"] : undefined;
     const v63 = v62 === undefined ? 20 : v62;
@@ -338,35 +312,25 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     const o70: Record<string, unknown> = {};
     if ("file" in v71) {
       const v72 = v71["file"];
-      if (v72 !== undefined) {
-        if (typeof v72 !== "string") return undefined;
-      }
+      if (v72 !== undefined && (typeof v72 !== "string")) return undefined;
       o70["file"] = v72;
     }
     const v73 = "force" in v71 ? v71["force"] : undefined;
     const v74 = v73 === undefined ? false : v73;
-    if (v74 !== undefined) {
-      if (typeof v74 !== "boolean") return undefined;
-    }
+    if (v74 !== undefined && (typeof v74 !== "boolean")) return undefined;
     o70["force"] = v74;
     const v75 = "full" in v71 ? v71["full"] : undefined;
     const v76 = v75 === undefined ? false : v75;
-    if (v76 !== undefined) {
-      if (typeof v76 !== "boolean") return undefined;
-    }
+    if (v76 !== undefined && (typeof v76 !== "boolean")) return undefined;
     o70["full"] = v76;
     if ("selector" in v71) {
       const v77 = v71["selector"];
-      if (v77 !== undefined) {
-        if (typeof v77 !== "string") return undefined;
-      }
+      if (v77 !== undefined && (typeof v77 !== "string")) return undefined;
       o70["selector"] = v77;
     }
     if ("annotate" in v71) {
       const v78 = v71["annotate"];
-      if (v78 !== undefined) {
-        if (typeof v78 !== "string") return undefined;
-      }
+      if (v78 !== undefined && (typeof v78 !== "string")) return undefined;
       o70["annotate"] = v78;
     }
     if (RULE_3(o70)) return undefined;
@@ -379,22 +343,16 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     const o79: Record<string, unknown> = {};
     if ("file" in v80) {
       const v81 = v80["file"];
-      if (v81 !== undefined) {
-        if (typeof v81 !== "string") return undefined;
-      }
+      if (v81 !== undefined && (typeof v81 !== "string")) return undefined;
       o79["file"] = v81;
     }
     const v82 = "force" in v80 ? v80["force"] : undefined;
     const v83 = v82 === undefined ? false : v82;
-    if (v83 !== undefined) {
-      if (typeof v83 !== "boolean") return undefined;
-    }
+    if (v83 !== undefined && (typeof v83 !== "boolean")) return undefined;
     o79["force"] = v83;
     const v84 = "landscape" in v80 ? v80["landscape"] : undefined;
     const v85 = v84 === undefined ? false : v84;
-    if (v85 !== undefined) {
-      if (typeof v85 !== "boolean") return undefined;
-    }
+    if (v85 !== undefined && (typeof v85 !== "boolean")) return undefined;
     o79["landscape"] = v85;
     return o79 as Record<string, unknown>;
   },
@@ -413,16 +371,12 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     o87["id"] = v89;
     if ("file" in v88) {
       const v90 = v88["file"];
-      if (v90 !== undefined) {
-        if (typeof v90 !== "string") return undefined;
-      }
+      if (v90 !== undefined && (typeof v90 !== "string")) return undefined;
       o87["file"] = v90;
     }
     const v91 = "force" in v88 ? v88["force"] : undefined;
     const v92 = v91 === undefined ? false : v91;
-    if (v92 !== undefined) {
-      if (typeof v92 !== "boolean") return undefined;
-    }
+    if (v92 !== undefined && (typeof v92 !== "boolean")) return undefined;
     o87["force"] = v92;
     return o87 as Record<string, unknown>;
   },
@@ -442,9 +396,7 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     }
     if ("xy" in v94) {
       const v96 = v94["xy"];
-      if (v96 !== undefined) {
-        if (typeof v96 !== "string") return undefined;
-      }
+      if (v96 !== undefined && (typeof v96 !== "string")) return undefined;
       o93["xy"] = v96;
     }
     if ("text" in v94) {
@@ -468,15 +420,11 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     }
     const v99 = "double" in v94 ? v94["double"] : undefined;
     const v100 = v99 === undefined ? false : v99;
-    if (v100 !== undefined) {
-      if (typeof v100 !== "boolean") return undefined;
-    }
+    if (v100 !== undefined && (typeof v100 !== "boolean")) return undefined;
     o93["double"] = v100;
     const v101 = "right" in v94 ? v94["right"] : undefined;
     const v102 = v101 === undefined ? false : v101;
-    if (v102 !== undefined) {
-      if (typeof v102 !== "boolean") return undefined;
-    }
+    if (v102 !== undefined && (typeof v102 !== "boolean")) return undefined;
     o93["right"] = v102;
     const v103 = "limit" in v94 ? v94["limit"] : undefined;
     const v104 = v103 === undefined ? 50 : v103;
@@ -489,9 +437,7 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     o93["limit"] = v104;
     const v105 = "full" in v94 ? v94["full"] : undefined;
     const v106 = v105 === undefined ? false : v105;
-    if (v106 !== undefined) {
-      if (typeof v106 !== "boolean") return undefined;
-    }
+    if (v106 !== undefined && (typeof v106 !== "boolean")) return undefined;
     o93["full"] = v106;
     if (RULE_5(o93)) return undefined;
     if (RULE_6(o93)) return undefined;
@@ -514,15 +460,11 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     o107["text"] = v110;
     const v111 = "clear" in v108 ? v108["clear"] : undefined;
     const v112 = v111 === undefined ? false : v111;
-    if (v112 !== undefined) {
-      if (typeof v112 !== "boolean") return undefined;
-    }
+    if (v112 !== undefined && (typeof v112 !== "boolean")) return undefined;
     o107["clear"] = v112;
     const v113 = "submit" in v108 ? v108["submit"] : undefined;
     const v114 = v113 === undefined ? false : v113;
-    if (v114 !== undefined) {
-      if (typeof v114 !== "boolean") return undefined;
-    }
+    if (v114 !== undefined && (typeof v114 !== "boolean")) return undefined;
     o107["submit"] = v114;
     const v115 = "limit" in v108 ? v108["limit"] : undefined;
     const v116 = v115 === undefined ? 50 : v115;
@@ -535,9 +477,7 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     o107["limit"] = v116;
     const v117 = "full" in v108 ? v108["full"] : undefined;
     const v118 = v117 === undefined ? false : v117;
-    if (v118 !== undefined) {
-      if (typeof v118 !== "boolean") return undefined;
-    }
+    if (v118 !== undefined && (typeof v118 !== "boolean")) return undefined;
     o107["full"] = v118;
     return o107 as Record<string, unknown>;
   },
@@ -551,15 +491,11 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     o119["text"] = v121;
     const v122 = "clear" in v120 ? v120["clear"] : undefined;
     const v123 = v122 === undefined ? false : v122;
-    if (v123 !== undefined) {
-      if (typeof v123 !== "boolean") return undefined;
-    }
+    if (v123 !== undefined && (typeof v123 !== "boolean")) return undefined;
     o119["clear"] = v123;
     const v124 = "submit" in v120 ? v120["submit"] : undefined;
     const v125 = v124 === undefined ? false : v124;
-    if (v125 !== undefined) {
-      if (typeof v125 !== "boolean") return undefined;
-    }
+    if (v125 !== undefined && (typeof v125 !== "boolean")) return undefined;
     o119["submit"] = v125;
     if ("delay" in v120) {
       const v126 = v120["delay"];
@@ -582,9 +518,7 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     o119["limit"] = v128;
     const v129 = "full" in v120 ? v120["full"] : undefined;
     const v130 = v129 === undefined ? false : v129;
-    if (v130 !== undefined) {
-      if (typeof v130 !== "boolean") return undefined;
-    }
+    if (v130 !== undefined && (typeof v130 !== "boolean")) return undefined;
     o119["full"] = v130;
     return o119 as Record<string, unknown>;
   },
@@ -607,9 +541,7 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     o131["limit"] = v135;
     const v136 = "full" in v132 ? v132["full"] : undefined;
     const v137 = v136 === undefined ? false : v136;
-    if (v137 !== undefined) {
-      if (typeof v137 !== "boolean") return undefined;
-    }
+    if (v137 !== undefined && (typeof v137 !== "boolean")) return undefined;
     o131["full"] = v137;
     return o131 as Record<string, unknown>;
   },
@@ -619,9 +551,7 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     const o138: Record<string, unknown> = {};
     if ("direction" in v139) {
       const v140 = v139["direction"];
-      if (v140 !== undefined) {
-        if (!OPTIONS_7.includes(v140)) return undefined;
-      }
+      if (v140 !== undefined && (!OPTIONS_7.includes(v140))) return undefined;
       o138["direction"] = v140;
     }
     if ("amount" in v139) {
@@ -635,9 +565,7 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     }
     const v142 = "unit" in v139 ? v139["unit"] : undefined;
     const v143 = v142 === undefined ? "viewport" : v142;
-    if (v143 !== undefined) {
-      if (!OPTIONS_8.includes(v143)) return undefined;
-    }
+    if (v143 !== undefined && (!OPTIONS_8.includes(v143))) return undefined;
     o138["unit"] = v143;
     if ("ref" in v139) {
       const v144 = v139["ref"];
@@ -651,30 +579,22 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     }
     if ("selector" in v139) {
       const v145 = v139["selector"];
-      if (v145 !== undefined) {
-        if (typeof v145 !== "string") return undefined;
-      }
+      if (v145 !== undefined && (typeof v145 !== "string")) return undefined;
       o138["selector"] = v145;
     }
     if ("to" in v139) {
       const v146 = v139["to"];
-      if (v146 !== undefined) {
-        if (!OPTIONS_9.includes(v146)) return undefined;
-      }
+      if (v146 !== undefined && (!OPTIONS_9.includes(v146))) return undefined;
       o138["to"] = v146;
     }
     if ("to-text" in v139) {
       const v147 = v139["to-text"];
-      if (v147 !== undefined) {
-        if (typeof v147 !== "string") return undefined;
-      }
+      if (v147 !== undefined && (typeof v147 !== "string")) return undefined;
       o138["to-text"] = v147;
     }
     const v148 = "exact" in v139 ? v139["exact"] : undefined;
     const v149 = v148 === undefined ? false : v148;
-    if (v149 !== undefined) {
-      if (typeof v149 !== "boolean") return undefined;
-    }
+    if (v149 !== undefined && (typeof v149 !== "boolean")) return undefined;
     o138["exact"] = v149;
     const v150 = "limit" in v139 ? v139["limit"] : undefined;
     const v151 = v150 === undefined ? 50 : v150;
@@ -687,9 +607,7 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     o138["limit"] = v151;
     const v152 = "full" in v139 ? v139["full"] : undefined;
     const v153 = v152 === undefined ? false : v152;
-    if (v153 !== undefined) {
-      if (typeof v153 !== "boolean") return undefined;
-    }
+    if (v153 !== undefined && (typeof v153 !== "boolean")) return undefined;
     o138["full"] = v153;
     if (RULE_10(o138)) return undefined;
     if (RULE_11(o138)) return undefined;
@@ -720,9 +638,7 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     o154["limit"] = v158;
     const v159 = "full" in v155 ? v155["full"] : undefined;
     const v160 = v159 === undefined ? false : v159;
-    if (v160 !== undefined) {
-      if (typeof v160 !== "boolean") return undefined;
-    }
+    if (v160 !== undefined && (typeof v160 !== "boolean")) return undefined;
     o154["full"] = v160;
     return o154 as Record<string, unknown>;
   },
@@ -749,16 +665,12 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     }
     if ("offset" in v162) {
       const v165 = v162["offset"];
-      if (v165 !== undefined) {
-        if (typeof v165 !== "string") return undefined;
-      }
+      if (v165 !== undefined && (typeof v165 !== "string")) return undefined;
       o161["offset"] = v165;
     }
     if ("to-xy" in v162) {
       const v166 = v162["to-xy"];
-      if (v166 !== undefined) {
-        if (typeof v166 !== "string") return undefined;
-      }
+      if (v166 !== undefined && (typeof v166 !== "string")) return undefined;
       o161["to-xy"] = v166;
     }
     const v167 = "limit" in v162 ? v162["limit"] : undefined;
@@ -772,9 +684,7 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     o161["limit"] = v168;
     const v169 = "full" in v162 ? v162["full"] : undefined;
     const v170 = v169 === undefined ? false : v169;
-    if (v170 !== undefined) {
-      if (typeof v170 !== "boolean") return undefined;
-    }
+    if (v170 !== undefined && (typeof v170 !== "boolean")) return undefined;
     o161["full"] = v170;
     if (RULE_15(o161)) return undefined;
     return o161 as Record<string, unknown>;
@@ -818,9 +728,7 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     o174["limit"] = v179;
     const v180 = "full" in v175 ? v175["full"] : undefined;
     const v181 = v180 === undefined ? false : v180;
-    if (v181 !== undefined) {
-      if (typeof v181 !== "boolean") return undefined;
-    }
+    if (v181 !== undefined && (typeof v181 !== "boolean")) return undefined;
     o174["full"] = v181;
     return o174 as Record<string, unknown>;
   },
@@ -835,16 +743,12 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     const o183: Record<string, unknown> = {};
     if ("domain" in v184) {
       const v185 = v184["domain"];
-      if (v185 !== undefined) {
-        if (typeof v185 !== "string") return undefined;
-      }
+      if (v185 !== undefined && (typeof v185 !== "string")) return undefined;
       o183["domain"] = v185;
     }
     const v186 = "values" in v184 ? v184["values"] : undefined;
     const v187 = v186 === undefined ? false : v186;
-    if (v187 !== undefined) {
-      if (typeof v187 !== "boolean") return undefined;
-    }
+    if (v187 !== undefined && (typeof v187 !== "boolean")) return undefined;
     o183["values"] = v187;
     const v188 = "limit" in v184 ? v184["limit"] : undefined;
     const v189 = v188 === undefined ? 50 : v188;
@@ -872,15 +776,11 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     }
     const v193 = "password-stdin" in v191 ? v191["password-stdin"] : undefined;
     const v194 = v193 === undefined ? false : v193;
-    if (v194 !== undefined) {
-      if (typeof v194 !== "boolean") return undefined;
-    }
+    if (v194 !== undefined && (typeof v194 !== "boolean")) return undefined;
     o190["password-stdin"] = v194;
     const v195 = "clear" in v191 ? v191["clear"] : undefined;
     const v196 = v195 === undefined ? false : v195;
-    if (v196 !== undefined) {
-      if (typeof v196 !== "boolean") return undefined;
-    }
+    if (v196 !== undefined && (typeof v196 !== "boolean")) return undefined;
     o190["clear"] = v196;
     if (RULE_16(o190)) return undefined;
     if (RULE_17(o190)) return undefined;
@@ -899,16 +799,12 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     o197["id"] = v199;
     if ("save" in v198) {
       const v200 = v198["save"];
-      if (v200 !== undefined) {
-        if (typeof v200 !== "string") return undefined;
-      }
+      if (v200 !== undefined && (typeof v200 !== "string")) return undefined;
       o197["save"] = v200;
     }
     const v201 = "force" in v198 ? v198["force"] : undefined;
     const v202 = v201 === undefined ? false : v201;
-    if (v202 !== undefined) {
-      if (typeof v202 !== "boolean") return undefined;
-    }
+    if (v202 !== undefined && (typeof v202 !== "boolean")) return undefined;
     o197["force"] = v202;
     const v203 = "limit" in v198 ? v198["limit"] : undefined;
     const v204 = v203 === undefined ? 4000 : v203;
@@ -921,9 +817,7 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     o197["limit"] = v204;
     const v205 = "values" in v198 ? v198["values"] : undefined;
     const v206 = v205 === undefined ? false : v205;
-    if (v206 !== undefined) {
-      if (typeof v206 !== "boolean") return undefined;
-    }
+    if (v206 !== undefined && (typeof v206 !== "boolean")) return undefined;
     o197["values"] = v206;
     return o197 as Record<string, unknown>;
   },
@@ -947,16 +841,12 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     o210["pattern"] = v212;
     if ("body" in v211) {
       const v213 = v211["body"];
-      if (v213 !== undefined) {
-        if (typeof v213 !== "string") return undefined;
-      }
+      if (v213 !== undefined && (typeof v213 !== "string")) return undefined;
       o210["body"] = v213;
     }
     if ("file" in v211) {
       const v214 = v211["file"];
-      if (v214 !== undefined) {
-        if (typeof v214 !== "string") return undefined;
-      }
+      if (v214 !== undefined && (typeof v214 !== "string")) return undefined;
       o210["file"] = v214;
     }
     const v215 = "status" in v211 ? v211["status"] : undefined;
@@ -970,9 +860,7 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     o210["status"] = v216;
     if ("header" in v211) {
       const v217 = v211["header"];
-      if (v217 !== undefined) {
-        if (typeof v217 !== "string") return undefined;
-      }
+      if (v217 !== undefined && (typeof v217 !== "string")) return undefined;
       o210["header"] = v217;
     }
     if (RULE_19(o210)) return undefined;
@@ -988,16 +876,12 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     o218["pattern"] = v220;
     if ("headers" in v219) {
       const v221 = v219["headers"];
-      if (v221 !== undefined) {
-        if (typeof v221 !== "string") return undefined;
-      }
+      if (v221 !== undefined && (typeof v221 !== "string")) return undefined;
       o218["headers"] = v221;
     }
     const v222 = "stdin" in v219 ? v219["stdin"] : undefined;
     const v223 = v222 === undefined ? false : v222;
-    if (v223 !== undefined) {
-      if (typeof v223 !== "boolean") return undefined;
-    }
+    if (v223 !== undefined && (typeof v223 !== "boolean")) return undefined;
     o218["stdin"] = v223;
     if (RULE_20(o218)) return undefined;
     return o218 as Record<string, unknown>;
@@ -1013,16 +897,12 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     const o225: Record<string, unknown> = {};
     if ("id" in v226) {
       const v227 = v226["id"];
-      if (v227 !== undefined) {
-        if (typeof v227 !== "string") return undefined;
-      }
+      if (v227 !== undefined && (typeof v227 !== "string")) return undefined;
       o225["id"] = v227;
     }
     const v228 = "all" in v226 ? v226["all"] : undefined;
     const v229 = v228 === undefined ? false : v228;
-    if (v229 !== undefined) {
-      if (typeof v229 !== "boolean") return undefined;
-    }
+    if (v229 !== undefined && (typeof v229 !== "boolean")) return undefined;
     o225["all"] = v229;
     if (RULE_21(o225)) return undefined;
     return o225 as Record<string, unknown>;
@@ -1038,54 +918,38 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     const o231: Record<string, unknown> = {};
     if ("url" in v232) {
       const v233 = v232["url"];
-      if (v233 !== undefined) {
-        if (typeof v233 !== "string") return undefined;
-      }
+      if (v233 !== undefined && (typeof v233 !== "string")) return undefined;
       o231["url"] = v233;
     }
     if ("text" in v232) {
       const v234 = v232["text"];
-      if (v234 !== undefined) {
-        if (typeof v234 !== "string") return undefined;
-      }
+      if (v234 !== undefined && (typeof v234 !== "string")) return undefined;
       o231["text"] = v234;
     }
     if ("selector" in v232) {
       const v235 = v232["selector"];
-      if (v235 !== undefined) {
-        if (typeof v235 !== "string") return undefined;
-      }
+      if (v235 !== undefined && (typeof v235 !== "string")) return undefined;
       o231["selector"] = v235;
     }
     const v236 = "attached" in v232 ? v232["attached"] : undefined;
     const v237 = v236 === undefined ? false : v236;
-    if (v237 !== undefined) {
-      if (typeof v237 !== "boolean") return undefined;
-    }
+    if (v237 !== undefined && (typeof v237 !== "boolean")) return undefined;
     o231["attached"] = v237;
     const v238 = "dialog" in v232 ? v232["dialog"] : undefined;
     const v239 = v238 === undefined ? false : v238;
-    if (v239 !== undefined) {
-      if (typeof v239 !== "boolean") return undefined;
-    }
+    if (v239 !== undefined && (typeof v239 !== "boolean")) return undefined;
     o231["dialog"] = v239;
     const v240 = "popup" in v232 ? v232["popup"] : undefined;
     const v241 = v240 === undefined ? false : v240;
-    if (v241 !== undefined) {
-      if (typeof v241 !== "boolean") return undefined;
-    }
+    if (v241 !== undefined && (typeof v241 !== "boolean")) return undefined;
     o231["popup"] = v241;
     const v242 = "download" in v232 ? v232["download"] : undefined;
     const v243 = v242 === undefined ? false : v242;
-    if (v243 !== undefined) {
-      if (typeof v243 !== "boolean") return undefined;
-    }
+    if (v243 !== undefined && (typeof v243 !== "boolean")) return undefined;
     o231["download"] = v243;
     const v244 = "network-idle" in v232 ? v232["network-idle"] : undefined;
     const v245 = v244 === undefined ? false : v244;
-    if (v245 !== undefined) {
-      if (typeof v245 !== "boolean") return undefined;
-    }
+    if (v245 !== undefined && (typeof v245 !== "boolean")) return undefined;
     o231["network-idle"] = v245;
     const v246 = "interval" in v232 ? v232["interval"] : undefined;
     const v247 = v246 === undefined ? 250 : v246;
@@ -1115,9 +979,7 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     const o251: Record<string, unknown> = {};
     if ("level" in v252) {
       const v253 = v252["level"];
-      if (v253 !== undefined) {
-        if (!OPTIONS_23.includes(v253)) return undefined;
-      }
+      if (v253 !== undefined && (!OPTIONS_23.includes(v253))) return undefined;
       o251["level"] = v253;
     }
     if ("since" in v252) {
@@ -1146,37 +1008,27 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     const o257: Record<string, unknown> = {};
     if ("area" in v258) {
       const v259 = v258["area"];
-      if (v259 !== undefined) {
-        if (!OPTIONS_24.includes(v259)) return undefined;
-      }
+      if (v259 !== undefined && (!OPTIONS_24.includes(v259))) return undefined;
       o257["area"] = v259;
     }
     if ("op" in v258) {
       const v260 = v258["op"];
-      if (v260 !== undefined) {
-        if (!OPTIONS_25.includes(v260)) return undefined;
-      }
+      if (v260 !== undefined && (!OPTIONS_25.includes(v260))) return undefined;
       o257["op"] = v260;
     }
     if ("key" in v258) {
       const v261 = v258["key"];
-      if (v261 !== undefined) {
-        if (typeof v261 !== "string") return undefined;
-      }
+      if (v261 !== undefined && (typeof v261 !== "string")) return undefined;
       o257["key"] = v261;
     }
     if ("value" in v258) {
       const v262 = v258["value"];
-      if (v262 !== undefined) {
-        if (typeof v262 !== "string") return undefined;
-      }
+      if (v262 !== undefined && (typeof v262 !== "string")) return undefined;
       o257["value"] = v262;
     }
     const v263 = "full" in v258 ? v258["full"] : undefined;
     const v264 = v263 === undefined ? false : v263;
-    if (v264 !== undefined) {
-      if (typeof v264 !== "boolean") return undefined;
-    }
+    if (v264 !== undefined && (typeof v264 !== "boolean")) return undefined;
     o257["full"] = v264;
     const v265 = "limit" in v258 ? v258["limit"] : undefined;
     const v266 = v265 === undefined ? 100 : v265;
@@ -1204,9 +1056,7 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     const o268: Record<string, unknown> = {};
     const v270 = "continue" in v269 ? v269["continue"] : undefined;
     const v271 = v270 === undefined ? false : v270;
-    if (v271 !== undefined) {
-      if (typeof v271 !== "boolean") return undefined;
-    }
+    if (v271 !== undefined && (typeof v271 !== "boolean")) return undefined;
     o268["continue"] = v271;
     return o268 as Record<string, unknown>;
   },
@@ -1221,9 +1071,7 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     const o273: Record<string, unknown> = {};
     if ("reference" in v274) {
       const v275 = v274["reference"];
-      if (v275 !== undefined) {
-        if (typeof v275 !== "string") return undefined;
-      }
+      if (v275 !== undefined && (typeof v275 !== "string")) return undefined;
       o273["reference"] = v275;
     }
     return o273 as Record<string, unknown>;
@@ -1250,9 +1098,7 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     o279["file"] = v281;
     const v282 = "force" in v280 ? v280["force"] : undefined;
     const v283 = v282 === undefined ? false : v282;
-    if (v283 !== undefined) {
-      if (typeof v283 !== "boolean") return undefined;
-    }
+    if (v283 !== undefined && (typeof v283 !== "boolean")) return undefined;
     o279["force"] = v283;
     return o279 as Record<string, unknown>;
   },
@@ -1262,9 +1108,7 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     const o284: Record<string, unknown> = {};
     if ("categories" in v285) {
       const v286 = v285["categories"];
-      if (v286 !== undefined) {
-        if (typeof v286 !== "string") return undefined;
-      }
+      if (v286 !== undefined && (typeof v286 !== "string")) return undefined;
       o284["categories"] = v286;
     }
     return o284 as Record<string, unknown>;
@@ -1275,16 +1119,12 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
     const o287: Record<string, unknown> = {};
     if ("file" in v288) {
       const v289 = v288["file"];
-      if (v289 !== undefined) {
-        if (typeof v289 !== "string") return undefined;
-      }
+      if (v289 !== undefined && (typeof v289 !== "string")) return undefined;
       o287["file"] = v289;
     }
     const v290 = "force" in v288 ? v288["force"] : undefined;
     const v291 = v290 === undefined ? false : v290;
-    if (v291 !== undefined) {
-      if (typeof v291 !== "boolean") return undefined;
-    }
+    if (v291 !== undefined && (typeof v291 !== "boolean")) return undefined;
     o287["force"] = v291;
     return o287 as Record<string, unknown>;
   },

@@ -44,9 +44,7 @@ const READ_5 = (value: unknown): Record<string, unknown> | undefined => {
   o5["retryable"] = v10;
   if ("hint" in v6) {
     const v11 = v6["hint"];
-    if (v11 !== undefined) {
-      if (typeof v11 !== "string") return undefined;
-    }
+    if (v11 !== undefined && (typeof v11 !== "string")) return undefined;
     o5["hint"] = v11;
   }
   if ("context" in v6) {
@@ -82,9 +80,7 @@ const READ_5 = (value: unknown): Record<string, unknown> | undefined => {
       o18["message"] = v21;
       if ("actionRequired" in v19) {
         const v22 = v19["actionRequired"];
-        if (v22 !== undefined) {
-          if (typeof v22 !== "boolean") return undefined;
-        }
+        if (v22 !== undefined && (typeof v22 !== "boolean")) return undefined;
         o18["actionRequired"] = v22;
       }
       o23 = o18;
@@ -171,9 +167,7 @@ export function readError(value: unknown): Record<string, unknown> | undefined {
   o40["retryable"] = v45;
   if ("hint" in v41) {
     const v46 = v41["hint"];
-    if (v46 !== undefined) {
-      if (typeof v46 !== "string") return undefined;
-    }
+    if (v46 !== undefined && (typeof v46 !== "string")) return undefined;
     o40["hint"] = v46;
   }
   if ("context" in v41) {
@@ -209,9 +203,7 @@ export function readError(value: unknown): Record<string, unknown> | undefined {
       o53["message"] = v56;
       if ("actionRequired" in v54) {
         const v57 = v54["actionRequired"];
-        if (v57 !== undefined) {
-          if (typeof v57 !== "boolean") return undefined;
-        }
+        if (v57 !== undefined && (typeof v57 !== "boolean")) return undefined;
         o53["actionRequired"] = v57;
       }
       o58 = o53;
