@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { defineCommand, flag, ok, okPlain, once, optText, remediationSchema } from "./define.ts";
 import { rule } from "./rules.ts";
+import { commandText } from "./human.ts";
 
 /** What 'bp wait' can wait for; it takes exactly one. */
 export const WAIT_CONDITIONS = ["url", "text", "selector", "dialog", "popup", "download", "network-idle"] as const;
@@ -77,6 +78,7 @@ export const command = defineCommand({
   result: commandResult,
   example: "bp command c1a2b3c4d5e6f",
   runs: "broker",
+  human: commandText,
   recorded: false,
 });
 
@@ -89,6 +91,7 @@ export const cancel = defineCommand({
   result: commandResult,
   example: "bp cancel c1a2b3c4d5e6f",
   runs: "broker",
+  human: commandText,
   recorded: false,
 });
 

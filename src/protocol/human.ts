@@ -217,3 +217,10 @@ export const screenshotText = whole((r) => {
 
 /** `bp pdf` */
 export const pdfText = whole((r) => `✓ PDF saved to ${String(r.file)} (${String(r.sizeBytes)} bytes)`);
+
+/** `bp command` and `bp cancel`: the record's line. */
+export const commandText = whole((r) => {
+  const c = (r.command as R | undefined) ?? {};
+  const err = r.error as R | undefined;
+  return `${String(c.id)}  ${String(c.status)}${c.cancellationRequested ? " (cancellation requested)" : ""}  ${String(c.method)}${err?.code ? `  [${String(err.code)}]` : ""}`;
+});
