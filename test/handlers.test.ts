@@ -5,6 +5,8 @@
  * as from the broker's own check of a call that came straight to the socket.
  */
 import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import * as v from "valibot";
 import { defineHandler } from "../src/broker/context/handler.ts";
 import { HANDLERS } from "../src/broker/handlers/index.ts";
@@ -12,6 +14,11 @@ import { defineCommand, flag, ok } from "../src/protocol/define.ts";
 import { checkArgs, parseCommandLine } from "../src/cli/parse.ts";
 import { allCommands, findCommand } from "../src/protocol/table.ts";
 import { BpError } from "../src/shared/errors.ts";
+
+/** The name a command's handler constant has: "net mock" → netMockHandler. */
+function handlerName(command: string): string {
+  return `${command.replace(/ (\w)/g, (_, c: string) => c.toUpperCase())}Handler`;
+}
 
 function failure(fn: () => unknown): { code: string; message: string; context: unknown } {
   try {
@@ -39,6 +46,20 @@ describe("handler table", () => {
     const served = defs.filter((d) => d.runs !== "local").map((d) => d.name);
     expect(Object.keys(HANDLERS).sort()).toEqual(served.sort());
     for (const name of served) expect(HANDLERS[name]?.command).toBe(await findCommand(name));
+  });
+
+  test("every registered handler is named after its command: `net mock` is netMockHandler", async () => {
+    const names = new Set((await allCommands()).filter((d) => d.runs !== "local").map((d) => handlerName(d.name)));
+    const registered: string[] = [];
+    const dir = join(import.meta.dir, "../src/broker/handlers");
+    for (const file of readdirSync(dir).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"))) {
+      const text = readFileSync(join(dir, file), "utf8");
+      for (const m of text.matchAll(/^export const \w+_HANDLERS: Handler\[\] = \[([^\]]*)\]/gm)) {
+        for (const item of (m[1] ?? "").split(",").map((x) => x.trim())) if (item && !item.startsWith("...")) registered.push(item);
+      }
+    }
+    expect(registered.filter((n) => !names.has(n))).toEqual([]);
+    expect(registered.length).toBe(names.size);
   });
 
   test("mutating is the definition's", async () => {

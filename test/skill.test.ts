@@ -45,7 +45,8 @@ describe("skill", () => {
     const table = readFileSync(join(skill, "references/recovery.md"), "utf8");
     const emitted = new Set<string>();
     for (const file of sourceFiles(join(root, "src"))) {
-      if (file.endsWith(join("shared", "errors.ts"))) continue;
+      // The list itself, and readers generated from it, name every code without emitting one.
+      if (file.endsWith(join("shared", "errors.ts")) || file.endsWith(".generated.ts")) continue;
       const text = readFileSync(file, "utf8");
       for (const code of ERROR_CODES) if (text.includes(`"${code}"`)) emitted.add(code);
     }

@@ -80,8 +80,8 @@ export async function runBatch(cont: boolean, env: BatchEnv): Promise<void> {
     conn?.close();
   }
   if (results.length < steps.length) ok = false;
-  if (env.mode === "human") printHuman(steps, results);
-  else printResult("batch", { ok, results }, "json");
+  if (env.mode === "human") await printHuman(steps, results);
+  else await printResult("batch", { ok, results }, "json");
   if (!ok) process.exitCode = 1;
 }
 
@@ -193,12 +193,12 @@ function onSignal(locator: Locator, invocation: string, mode: Mode): () => void 
   };
 }
 
-function printHuman(steps: Step[], results: Record<string, unknown>[]): void {
+async function printHuman(steps: Step[], results: Record<string, unknown>[]): Promise<void> {
   for (const [i, r] of results.entries()) {
     const s = steps[i];
     if (!s) continue;
     console.log(`[${i + 1}] line ${s.line}: ${s.name}`);
-    if (r.ok === true) printResult(s.name, r, "human");
+    if (r.ok === true) await printResult(s.name, r, "human");
     // On stdout with the rest, so each failure stays under its own step.
     else console.log([`✗ ${String(r.error)} [${String(r.code)}]`, ...hintOf(r)].join("\n"));
   }

@@ -57,8 +57,9 @@ export async function runCli(argv: string[], early?: EarlyRead): Promise<void> {
       input[spec.stdinArg] = spec.stdinArg === "expression" ? piped.trim() : piped.replace(/\r?\n$/, "");
     }
     const args = await checkArgs(spec, input);
-    const secretHeaders = spec.name === "connect" && (args["cdp-url"] !== undefined || args.reconnect === true) && !isTerminal(0) ? await readHeaders() : undefined;
-    const secret = await readSecret(spec.name, args);
+    const facts = spec.cli ?? {};
+    const secretHeaders = facts.headersWith?.some((k) => args[k] !== undefined && args[k] !== false) && !isTerminal(0) ? await readHeaders() : undefined;
+    const secret = facts.secret && args[facts.secret.flag] === true ? await readSecret(spec.name, facts.secret.field) : undefined;
     // The broker serves many shells: a relative file name only means something here.
     const local = (spec.localPaths ?? []).filter((k) => typeof args[k] === "string" && args[k] !== "");
     if (local.length > 0) {
@@ -68,7 +69,8 @@ export async function runCli(argv: string[], early?: EarlyRead): Promise<void> {
     const clientKey = parsed.globals["client-key"] ?? checkEnv(env.BROWSER_PILOT_CLIENT_KEY, 3, "clientKey") ?? DEFAULT_CLIENT_KEY;
     const requestId = parsed.globals["request-id"] ?? checkEnv(env.BROWSER_PILOT_REQUEST_ID, 1, "requestId");
     // A slow remote handshake (--connect-timeout) gets the time it was given, plus its first calls.
-    const connectMs = spec.name === "connect" && typeof args["connect-timeout"] === "number" ? args["connect-timeout"] + 15_000 : 0;
+    const stretched = facts.timeoutArg !== undefined ? args[facts.timeoutArg] : undefined;
+    const connectMs = typeof stretched === "number" ? stretched + 15_000 : 0;
     const timeoutMs = parsed.globals.timeout ?? Math.max(DEFAULT_TIMEOUT_MS, connectMs);
     if (env.BROWSER_PILOT_OUTPUT_DIR && !isAbsolute(env.BROWSER_PILOT_OUTPUT_DIR)) {
       throw invalidArgument("outputDir", "BROWSER_PILOT_OUTPUT_DIR must be an absolute path.");
@@ -78,9 +80,9 @@ export async function runCli(argv: string[], early?: EarlyRead): Promise<void> {
     const paths = known ?? resolvePaths(env);
     const name = spec.name;
 
-    if (name === "batch" || name === "doctor" || name === "skill") return await (await import("./tools.ts")).runTool(name, args, { paths, locator: locator(paths), mode, globals: parsed.globals, clientKey, requestId, tabAccess });
+    if (facts.tool) return await (await import("./tools.ts")).runTool(name, args, { paths, locator: locator(paths), mode, globals: parsed.globals, clientKey, requestId, tabAccess });
     if (spec.runs === "local") {
-      printResult(name, await runLocal(name, args, paths, clientKey), mode);
+      await printResult(name, await runLocal(name, args, paths, clientKey), mode);
       return;
     }
     const call: Omit<CallRequest, "token"> = {
@@ -94,8 +96,8 @@ export async function runCli(argv: string[], early?: EarlyRead): Promise<void> {
       tabAccess,
       mode,
       version: VERSION,
-      ...(name === "connect" || name === "status" ? { discovery: { ...(env.HOME !== undefined ? { home: env.HOME } : {}), ...(env.XDG_CONFIG_HOME !== undefined ? { xdgConfigHome: env.XDG_CONFIG_HOME } : {}) } } : {}),
-      ...(name === "disconnect" ? { executable: { version: VERSION, identity: executableIdentity().identity } } : {}),
+      ...(facts.discovery ? { discovery: { ...(env.HOME !== undefined ? { home: env.HOME } : {}), ...(env.XDG_CONFIG_HOME !== undefined ? { xdgConfigHome: env.XDG_CONFIG_HOME } : {}) } } : {}),
+      ...(facts.executable ? { executable: { version: VERSION, identity: executableIdentity().identity } } : {}),
       cwd: process.cwd(),
       ...(env.BROWSER_PILOT_OUTPUT_DIR ? { outputDir: env.BROWSER_PILOT_OUTPUT_DIR } : {}),
       ...(requestId !== undefined ? { requestId } : {}),
@@ -107,19 +109,19 @@ export async function runCli(argv: string[], early?: EarlyRead): Promise<void> {
       // Only for reads: a mutating call that timed out here must not be sent a second time.
       const live = spec.mutating ? undefined : await askRunningBroker(locator(paths), call);
       if (live) {
-        if (live.ok === true) printResult(name, live, mode);
+        if (live.ok === true) await printResult(name, live, mode);
         else fail(live, mode);
         return;
       }
       const passive = await runPassive(name, paths, clientKey);
       if (passive) {
-        printResult(name, passive, mode);
+        await printResult(name, passive, mode);
         return;
       }
     }
     const once = (c: Omit<CallRequest, "token">) => send(paths, locator(paths), c, mode, spec.mutating === true);
-    const reply = name === "handoff" && args.wait === true ? await (await import("./handoff-wait.ts")).waitForHandback(call, once, parsed.globals.timeout) : await once(call);
-    if (reply.ok === true) printResult(name, reply, mode);
+    const reply = facts.waitArg !== undefined && args[facts.waitArg] === true ? await (await import("./handoff-wait.ts")).waitForHandback(call, once, parsed.globals.timeout) : await once(call);
+    if (reply.ok === true) await printResult(name, reply, mode);
     else fail(reply, mode);
   } catch (err) {
     fail(toBpError(err).toJSON(), mode);
@@ -232,10 +234,7 @@ function explainTimeout(state: BrokerState, call: Omit<CallRequest, "token">, wr
 }
 
 /** Passwords and header values come on stdin, never argv (argv is visible to every local user). */
-async function readSecret(name: string, args: Record<string, unknown>): Promise<string | undefined> {
-  const wanted = (name === "auth" && args["password-stdin"] === true) || (name === "net headers" && args.stdin === true);
-  if (!wanted) return undefined;
-  const field = name === "auth" ? "password" : "headers";
+async function readSecret(name: string, field: string): Promise<string> {
   if (isTerminal(0)) throw invalidArgument(field, `Pipe the ${field} on stdin, e.g. printf '%s' "$SECRET" | bp ${name} …`);
   const text = (await Bun.stdin.text()).replace(/\r?\n$/, "");
   if (text === "") throw invalidArgument(field, `Nothing was read from stdin for the ${field}.`);

@@ -1,6 +1,7 @@
 import { boundErrorShape, DEFAULT_HINTS, type ErrorShape } from "../shared/errors.ts";
 import { jsonLine } from "../shared/json-line.ts";
-import { handbackLine, humanize } from "./human.ts";
+import { handbackLine, humanize } from "../protocol/human.ts";
+import { findCommand } from "../protocol/table.ts";
 
 export type Mode = "json" | "human";
 
@@ -51,12 +52,17 @@ function ttyBinding(): ((fd: number) => boolean) | undefined {
  * console.log rather than process.stdout.write: the stream set-up behind stdout.write
  * costs ~8 ms of CPU per process, and every agent step pays it.
  */
-export function printResult(command: string, result: Record<string, unknown>, mode: Mode): void {
+export async function printResult(command: string, result: Record<string, unknown>, mode: Mode): Promise<void> {
   if (mode === "json") {
     console.log(jsonLine(result));
     return;
   }
-  console.log(typeof result.text === "string" ? result.text : humanize(command, result));
+  if (typeof result.text === "string") {
+    console.log(result.text);
+    return;
+  }
+  // Only a person's call (--human) loads the command's module, for its formatter.
+  console.log(humanize(result, (await findCommand(command))?.human));
 }
 
 export function printError(err: ErrorShape, mode: Mode): void {

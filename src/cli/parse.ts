@@ -5,7 +5,7 @@ import { ruleError } from "../protocol/rules.ts";
 import { findCommand, globalArgs, matchCommandName } from "../protocol/table.ts";
 import { BpError, invalidArgument } from "../shared/errors.ts";
 import { camel, splitArgs, type OptionSpec as SplitSpec } from "./options.ts";
-import { checkPlain } from "./plain-args.ts";
+import { PLAIN_ARGS } from "./plain-args.generated.ts";
 import { GLOBALS, specOf } from "./spec.ts";
 
 export interface Parsed {
@@ -99,13 +99,13 @@ export async function commandDef(spec: CommandSpec): Promise<CommandDef> {
 /**
  * The arguments as the command's schema gives them (defaults filled in), or its
  * invalid_argument. None at all: the schema's answer to that, computed at build time; a
- * plain schema's arguments that pass its checks (src/cli/plain-args.ts): what the schema
- * would output. Either way the command's module is not even loaded; anything else goes
+ * plain schema's arguments that pass its checks written out (src/cli/plain-args.generated.ts):
+ * what the schema would output. Either way the command's module is not even loaded; anything else goes
  * through the schema itself.
  */
 export async function checkArgs(spec: CommandSpec, input: Record<string, unknown>): Promise<Record<string, unknown>> {
   if (spec.empty !== undefined && Object.keys(input).length === 0) return spec.empty;
-  const plain = spec.plain ? checkPlain(spec.plain, input) : undefined;
+  const plain = Object.hasOwn(PLAIN_ARGS, spec.name) ? PLAIN_ARGS[spec.name]?.(input) : undefined;
   return plain ?? validateArgs(await commandDef(spec), input);
 }
 

@@ -16,7 +16,7 @@ export async function runTool(name: string, args: Record<string, unknown>, env: 
     const skill = bundledSkill(typeof args.reference === "string" ? args.reference : undefined);
     // On a terminal the Markdown itself; piped, the one JSON line every command gives.
     if (env.mode === "human") console.log(skill.content);
-    else printResult(name, skill, "json");
+    else await printResult(name, skill, "json");
     return;
   }
   const { runDoctor } = await import("./doctor.ts");
@@ -24,6 +24,6 @@ export async function runTool(name: string, args: Record<string, unknown>, env: 
   if (env.mode === "human") {
     const mark = { ok: "✓", warn: "!", fail: "✗" } as const;
     console.log(report.checks.map((c) => `${mark[c.status]} ${c.name}: ${c.detail}${c.fix ? `\n    fix: ${c.fix}` : ""}`).join("\n"));
-  } else printResult(name, report, "json");
+  } else await printResult(name, report, "json");
   if (!report.ok) process.exitCode = 1;
 }

@@ -2,7 +2,6 @@ import * as v from "valibot";
 import { defineCommand, flag, limitArg, ok, okPlain, optText, text } from "./define.ts";
 import { evidenceSchemas } from "./evidence.ts";
 import { observationSchemas } from "./observation.ts";
-import { RULE_CHECKS } from "./rule-checks.ts";
 import { rule } from "./rules.ts";
 
 const refArg = (description: string) => v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER), v.description(description));
@@ -51,12 +50,13 @@ export const click = defineCommand({
       right: flag("Right-click"),
       ...observeFlags,
     }),
-    rule("ref", "Give exactly one of a ref, --xy or --text.", RULE_CHECKS.oneClickTarget),
-    rule("button", "--double and --right cannot be combined.", RULE_CHECKS.doubleAndRight),
+    rule("ref", "Give exactly one of a ref, --xy or --text.", (a) => [a.ref, a.xy, a.text].filter((t) => t !== undefined).length !== 1),
+    rule("button", "--double and --right cannot be combined.", (a) => a.double === true && a.right === true),
   ),
   result: () => actionResult(evidenceSchemas().click),
   example: "bp click 12 | bp click --text Prev --times 3",
   runs: "broker",
+  pointer: true,
   mutating: true,
 });
 
@@ -72,6 +72,7 @@ export const dialogs = defineCommand({
   }),
   example: "bp dialogs",
   runs: "broker",
+  aboutDialogs: true,
 });
 
 export const dialog = defineCommand({
@@ -95,6 +96,7 @@ export const dialog = defineCommand({
   },
   example: "bp dialog d1 --accept",
   runs: "broker",
+  aboutDialogs: true,
   mutating: true,
 });
 
@@ -174,12 +176,12 @@ export const scroll = defineCommand({
     rule(
       "direction",
       "Give exactly one of a direction (up, down, left, right), --to start|end, or --to-text <text>.",
-      RULE_CHECKS.oneScrollTarget,
+      (a) => [a.direction, a.to, a["to-text"]].filter((m) => m !== undefined).length !== 1,
     ),
-    rule("selector", "Use either --ref or --selector, not both.", RULE_CHECKS.refAndSelector),
-    rule("exact", "--exact goes with --to-text.", RULE_CHECKS.exactWithoutText),
-    rule("amount", "--amount goes with a direction.", RULE_CHECKS.amountWithoutDirection),
-    rule("to-text", "--to-text needs some text.", RULE_CHECKS.blankToText),
+    rule("selector", "Use either --ref or --selector, not both.", (a) => a.ref !== undefined && a.selector !== undefined),
+    rule("exact", "--exact goes with --to-text.", (a) => a.exact === true && a["to-text"] === undefined),
+    rule("amount", "--amount goes with a direction.", (a) => a.amount !== undefined && a.direction === undefined),
+    rule("to-text", "--to-text needs some text.", (a) => typeof a["to-text"] === "string" && a["to-text"].trim() === ""),
   ),
   result: () => actionResult(evidenceSchemas().scroll),
   example: "bp scroll down --amount 2",
@@ -262,6 +264,7 @@ export const hover = defineCommand({
   result: () => actionResult(evidenceSchemas().hover),
   example: "bp hover 5",
   runs: "broker",
+  pointer: true,
   mutating: true,
 });
 
@@ -279,11 +282,12 @@ export const drag = defineCommand({
       "to-xy": optText("Drop at viewport CSS px 'x,y' instead of on a ref"),
       ...observing,
     }),
-    rule("to", "Give exactly one of a target ref or --to-xy.", RULE_CHECKS.oneDropTarget),
+    rule("to", "Give exactly one of a target ref or --to-xy.", (a) => (a.to === undefined) === (a["to-xy"] === undefined)),
   ),
   result: () => actionResult(evidenceSchemas().drag),
   example: "bp drag 3 8 --offset 0,20",
   runs: "broker",
+  pointer: true,
   mutating: true,
 });
 

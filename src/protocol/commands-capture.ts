@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { defineCommand, flag, ok, optText } from "./define.ts";
 import { rule } from "./rules.ts";
+import { pdfText, screenshotText } from "./human.ts";
 
 /** Every file-producing command answers with this shape (images add width and height); screenshot and pdf leave out the mimeType their format fixes. */
 export const fileResult = {
@@ -56,6 +57,8 @@ export const screenshot = defineCommand({
   }),
   example: "bp screenshot shot.png --annotate",
   runs: "broker",
+  human: screenshotText,
+  observes: true,
 });
 
 export const pdf = defineCommand({
@@ -71,6 +74,7 @@ export const pdf = defineCommand({
   result: () => ok({ file: fileResult.file, sizeBytes: fileResult.sizeBytes }),
   example: "bp pdf report.pdf --landscape",
   runs: "broker",
+  human: pdfText,
 });
 
 export const CAPTURE_COMMANDS = [screenshot, pdf];

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { browserCandidateSchema, connectedBrowserSchema } from "./common.ts";
 import { defineCommand, flag, ok, okPlain, optText } from "./define.ts";
 import { rule } from "./rules.ts";
+import { browsersText, connectText, disconnectText, launchText } from "./human.ts";
 
 /** Within the default call timeout (60 s) with room for the first calls after the handshake. */
 export const REMOTE_CONNECT_TIMEOUT_MS = 45_000;
@@ -17,6 +18,7 @@ export const browsers = defineCommand({
   result: () => okPlain({ browsers: v.array(browserCandidateSchema) }),
   example: "bp browsers --browser chrome",
   runs: "local",
+  human: browsersText,
 });
 
 export const connect = defineCommand({
@@ -46,6 +48,8 @@ export const connect = defineCommand({
   }),
   example: "bp connect --browser chromium",
   runs: "broker",
+  human: connectText,
+  cli: { discovery: true, headersWith: ["cdp-url", "reconnect"], timeoutArg: "connect-timeout" },
 });
 
 export const launch = defineCommand({
@@ -67,6 +71,7 @@ export const launch = defineCommand({
   }),
   example: "bp launch --headless",
   runs: "broker",
+  human: launchText,
 });
 
 export const disconnect = defineCommand({
@@ -81,5 +86,7 @@ export const disconnect = defineCommand({
   }),
   example: "bp disconnect",
   runs: "passive",
+  human: disconnectText,
+  cli: { executable: true },
   mutating: true,
 });

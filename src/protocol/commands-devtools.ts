@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { defineCommand, flag, limitArg, ok, optText } from "./define.ts";
 import { rule } from "./rules.ts";
+import { emulateText, stateListText } from "./human.ts";
 
 /** Console levels, most severe first; --level shows that level and the more severe ones. */
 export const CONSOLE_LEVELS = ["error", "warning", "info", "log"] as const;
@@ -118,6 +119,7 @@ export const stateList = defineCommand({
   }),
   example: "bp state list",
   runs: "broker",
+  human: stateListText,
 });
 
 export const stateRemove = defineCommand({
@@ -195,6 +197,7 @@ export const emulate = defineCommand({
   result: () => ok({ emulation: emulationState() }),
   example: "bp emulate --viewport 390x844 --scale 3 --mobile --color-scheme dark",
   runs: "broker",
+  human: emulateText,
   mutating: true,
 });
 

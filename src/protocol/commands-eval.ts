@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { defineCommand, ok } from "./define.ts";
+import { evalText } from "./human.ts";
 
 /*
  * eval and status have modules of their own: they are the calls agents make most between
@@ -22,5 +23,6 @@ export const evaluate = defineCommand({
   }),
   example: "bp eval 'document.title'",
   runs: "broker",
+  human: evalText,
   mutating: true,
 });

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { TAB_ID } from "./common.ts";
 import { defineCommand, flag, ok, optText } from "./define.ts";
+import { handbackText, handoffText, viewText } from "./human.ts";
 
 /** Control lease bounds in seconds (min/default/max), as the hosted-service policy has them. */
 export const LEASE_SECONDS = { min: 60, default: 300, max: 3600 } as const;
@@ -52,6 +53,9 @@ export const handoff = defineCommand({
   }),
   example: "bp handoff --message 'Please sign in' --wait",
   runs: "broker",
+  human: handoffText,
+  duringHandoff: true,
+  cli: { waitArg: "wait" },
 });
 
 export const handback = defineCommand({
@@ -62,6 +66,8 @@ export const handback = defineCommand({
   result: () => ok({ tab: v.pipe(v.string(), v.description("The tab now back under automation")), handbacks: v.optional(v.array(handbackNoticeSchema)) }),
   example: "bp handback",
   runs: "broker",
+  human: handbackText,
+  duringHandoff: true,
 });
 
 export const view = defineCommand({
@@ -76,6 +82,8 @@ export const view = defineCommand({
   }),
   example: "bp view",
   runs: "broker",
+  human: viewText,
+  duringHandoff: true,
 });
 
 export const HANDOFF_COMMANDS = [handoff, handback, view];

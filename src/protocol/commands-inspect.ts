@@ -57,6 +57,7 @@ export const read = defineCommand({
   }),
   example: "bp read article --limit 8000",
   runs: "broker",
+  observes: true,
 });
 
 export const search = defineCommand({
@@ -91,6 +92,7 @@ export const search = defineCommand({
   }),
   example: "bp search 'Add to cart' --whole-word",
   runs: "broker",
+  observes: true,
 });
 
 export const find = defineCommand({
@@ -124,6 +126,7 @@ export const find = defineCommand({
   }),
   example: "bp find 'form input' --attributes name,type,required",
   runs: "broker",
+  observes: true,
 });
 
 export const locate = defineCommand({

@@ -3,6 +3,7 @@ import { fileResult, forceArg } from "./commands-capture.ts";
 import { downloadItem } from "./download-item.ts";
 import { defineCommand, flag, limitArg, ok, once, optText, text } from "./define.ts";
 import { rule } from "./rules.ts";
+import { downloadsText, netClearText, netRemoveText, netRulesText } from "./human.ts";
 
 const pattern = text("URL pattern: '*' wildcards over the full URL, else a substring (case-insensitive)");
 /** Lean: the new rule's id, and its headers as parsed (secret values masked); the rest is what the agent sent. */
@@ -64,6 +65,7 @@ export const auth = defineCommand({
   result: () => ok({ auth: v.picklist(["set", "cleared"]), intercepting: v.optional(v.number()) }),
   example: "printf '%s' \"$PASS\" | bp auth alice --password-stdin",
   runs: "broker",
+  cli: { secret: { flag: "password-stdin", field: "password" } },
   mutating: true,
 });
 
@@ -204,6 +206,7 @@ export const netHeaders = defineCommand({
   result: ruleResult,
   example: "bp net headers '*/api/*' 'X-Debug: 1'",
   runs: "broker",
+  cli: { secret: { flag: "stdin", field: "headers" } },
   mutating: true,
 });
 
@@ -215,6 +218,7 @@ export const netRules = defineCommand({
   result: () => ok({ rules: v.array(v.record(v.string(), v.unknown())), intercepting: v.optional(v.number()) }),
   example: "bp net rules",
   runs: "broker",
+  human: netRulesText,
 });
 
 export const netRemove = defineCommand({
@@ -229,6 +233,7 @@ export const netRemove = defineCommand({
   result: () => ok({ removed: v.number(), remaining: v.number() }),
   example: "bp net remove r2",
   runs: "broker",
+  human: netRemoveText,
   mutating: true,
 });
 
@@ -240,6 +245,7 @@ export const netClear = defineCommand({
   result: () => ok({ cleared: v.number() }),
   example: "bp net clear",
   runs: "broker",
+  human: netClearText,
   mutating: true,
 });
 
@@ -251,6 +257,7 @@ export const downloads = defineCommand({
   result: () => ok({ downloads: v.array(downloadItem()) }),
   example: "bp downloads",
   runs: "broker",
+  human: downloadsText,
 });
 
 export const download = defineCommand({

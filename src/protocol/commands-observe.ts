@@ -21,6 +21,7 @@ export const snapshot = defineCommand({
   },
   example: "bp snapshot --limit 200",
   runs: "broker",
+  observes: true,
 });
 
 export const frame = defineCommand({

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { defineCommand, ok } from "./define.ts";
+import { focusText } from "./human.ts";
 
 /* Raw pointer input and focus, for canvas, sliders and hand-made drags that 'drag' cannot express. */
 
@@ -39,6 +40,7 @@ export const focus = defineCommand({
   }),
   example: "bp focus 7",
   runs: "broker",
+  human: focusText,
   mutating: true,
 });
 

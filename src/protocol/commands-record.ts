@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { fileResult, forceArg } from "./commands-capture.ts";
 import { defineCommand, ok, optText, text } from "./define.ts";
+import { netHarText, traceStartText } from "./human.ts";
 
 /* Files recorded from the browser: the request journal as HAR, a performance trace. */
 
@@ -16,6 +17,7 @@ export const netHar = defineCommand({
   result: () => ok({ file: fileResult.file, sizeBytes: fileResult.sizeBytes, entries: v.number() }),
   example: "bp net har session.har",
   runs: "broker",
+  human: netHarText,
 });
 
 export const traceStart = defineCommand({
@@ -28,6 +30,7 @@ export const traceStart = defineCommand({
   result: () => ok({ tab: v.string(), categories: v.pipe(v.number(), v.description("How many categories are recorded")) }),
   example: "bp trace start",
   runs: "broker",
+  human: traceStartText,
   mutating: true,
 });
 

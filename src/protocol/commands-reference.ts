@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { defineCommand, okPlain, text } from "./define.ts";
+import { schemaText } from "./human.ts";
 
 export const schema = defineCommand({
   name: "schema",
@@ -17,4 +18,6 @@ export const schema = defineCommand({
     }),
   example: "bp schema open",
   runs: "local",
+  human: schemaText,
+  recorded: false,
 });

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { browserCandidateSchema, connectedBrowserSchema } from "./common.ts";
 import { defineCommand, okPlain, watchdogHint } from "./define.ts";
 import { policySummarySchema } from "./policy-summary.ts";
+import { statusText } from "./human.ts";
 
 /** A module of its own, like eval's: see commands-eval.ts. */
 export const status = defineCommand({
@@ -60,4 +61,7 @@ export const status = defineCommand({
   }),
   example: "bp status",
   runs: "passive",
+  human: statusText,
+  recorded: false,
+  cli: { discovery: true },
 });

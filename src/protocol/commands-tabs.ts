@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { TAB_ID, tabIdArg, tabSchema } from "./common.ts";
 import { defineCommand, flag, ok, once, optText, text } from "./define.ts";
+import { closeText, historyText, openText, profileText, profilesText, tabReleaseText, tabText, tabsText } from "./human.ts";
 
 /** Lean: the selected tab is not named; url and title only when they changed; navigated only when false (no entry to go to). */
 /** A dialog the page opened while it loaded: the navigation answered as it opened. */
@@ -29,6 +30,7 @@ export const tabs = defineCommand({
   result: () => ok({ tabs: v.array(tabSchema) }),
   example: "bp tabs",
   runs: "broker",
+  human: tabsText,
 });
 
 export const tab = defineCommand({
@@ -40,6 +42,7 @@ export const tab = defineCommand({
   result: () => ok({ tab: v.pipe(v.omit(tabSchema, ["id", "selected", "control"]), v.description("The tab now selected and controlled by this agent")) }),
   example: "bp tab t2",
   runs: "broker",
+  human: tabText,
 });
 
 export const tabRelease = defineCommand({
@@ -51,6 +54,7 @@ export const tabRelease = defineCommand({
   result: () => ok({ released: v.optional(v.pipe(v.string(), v.description("The tab released, when none was named"))) }),
   example: "bp tab release t2",
   runs: "broker",
+  human: tabReleaseText,
 });
 
 export const open = defineCommand({
@@ -74,6 +78,7 @@ export const open = defineCommand({
   }),
   example: "bp open example.com --new --profile p3k9x2a",
   runs: "broker",
+  human: openText,
   mutating: true,
 });
 
@@ -103,6 +108,7 @@ export const profiles = defineCommand({
   result: () => ok({ profiles: v.array(profileSummary) }),
   example: "bp profiles --identify",
   runs: "broker",
+  human: profilesText,
 });
 
 export const profile = defineCommand({
@@ -114,6 +120,7 @@ export const profile = defineCommand({
   result: () => ok({ profile: profileSummary }),
   example: "bp profile p3k9x2a",
   runs: "broker",
+  human: profileText,
 });
 
 export const close = defineCommand({
@@ -126,6 +133,7 @@ export const close = defineCommand({
   result: () => ok({ closed: v.array(v.string()), notClosed: v.optional(v.array(v.string())), remaining: v.number() }),
   example: "bp close --all",
   runs: "broker",
+  human: closeText,
   mutating: true,
 });
 
@@ -137,6 +145,7 @@ export const back = defineCommand({
   result: navResult,
   example: "bp back",
   runs: "broker",
+  human: historyText("back"),
   mutating: true,
 });
 
@@ -148,6 +157,7 @@ export const forward = defineCommand({
   result: navResult,
   example: "bp forward",
   runs: "broker",
+  human: historyText("forward"),
   mutating: true,
 });
 
@@ -174,6 +184,7 @@ export const reload = defineCommand({
   result: navResult,
   example: "bp reload",
   runs: "broker",
+  human: historyText("reload"),
   mutating: true,
 });
 

@@ -18,6 +18,7 @@ export const batch = defineCommand({
   }),
   example: "printf 'open example.com\\nsnapshot\\n' | bp batch",
   runs: "local",
+  cli: { tool: true },
 });
 
 export const doctor = defineCommand({
@@ -38,6 +39,7 @@ export const doctor = defineCommand({
   }),
   example: "bp doctor",
   runs: "local",
+  cli: { tool: true },
 });
 
 export const skill = defineCommand({
@@ -55,6 +57,7 @@ export const skill = defineCommand({
   }),
   example: "bp skill --reference commands",
   runs: "local",
+  cli: { tool: true },
 });
 
 export const TOOL_COMMANDS = [batch, doctor, skill];

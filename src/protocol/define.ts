@@ -42,6 +42,38 @@ export interface CommandDef<A extends ArgsSchema = ArgsSchema, R extends AnySche
   stdinArg?: string;
   /** Arguments naming local files: the CLI makes them absolute against its own working directory. */
   localPaths?: readonly string[];
+  /** false: no command record, so no idempotency and no watchdog hints (commands about the broker and the records themselves). */
+  recorded?: false;
+  /** Shows the agent the page: a fresh look, so the watchdog's count of actions that change nothing starts over. */
+  observes?: true;
+  /** Manages the handoff itself, so it passes a tab under human control. */
+  duringHandoff?: true;
+  /** A pointer action: it focuses what it presses, so a focus change is its noise, not its news. */
+  pointer?: true;
+  /** About dialogs: it says everything about them, so the watchdogs add no dialog hint and count no repeat. */
+  aboutDialogs?: true;
+  /** What the CLI does for the command beyond parsing its arguments (src/cli/main.ts). */
+  cli?: CliFacts;
+  /** Its result as a person reads it (--human; src/protocol/human.ts); without one the CLI prints the fields. */
+  human?(result: v.InferOutput<R>): string;
+}
+
+/** Facts the CLI reads from the command's spec (src/protocol/cli-spec.ts), never from its name. */
+export interface CliFacts {
+  /** The CLI runs it itself (src/cli/tools.ts): it runs other commands, or looks at the machine. */
+  tool?: true;
+  /** Sends the caller's HOME and XDG_CONFIG_HOME: the broker looks for browsers where the caller would. */
+  discovery?: true;
+  /** Sends this executable's version and identity, so a broker of another build can be told apart. */
+  executable?: true;
+  /** Given the boolean argument `flag`, the CLI reads `field` from stdin (never argv) and sends it as the secret. */
+  secret?: { flag: string; field: string };
+  /** Given any of these arguments and a piped stdin, the CLI reads headers (a JSON object) from stdin. */
+  headersWith?: readonly string[];
+  /** A number argument in ms that the call's deadline stretches to, plus 15 s (a slow remote handshake). */
+  timeoutArg?: string;
+  /** A boolean argument that makes the CLI wait for the tab's handback (src/cli/handoff-wait.ts). */
+  waitArg?: string;
 }
 
 /**
@@ -142,7 +174,7 @@ export const ok = <E extends v.ObjectEntries & { hints?: never }>(entries: E) =>
 /**
  * A success with no watchdog hints added: the commands that have no command record (answered
  * without a broker, or about the broker and the records themselves: status, schema, browsers,
- * commands, command, cancel; src/broker/commands/runtime.ts UNRECORDED), and results whose own
+ * commands, command, cancel: CommandDef.recorded false), and results whose own
  * `hints` list takes the watchdogs' too.
  */
 export const okPlain = <E extends v.ObjectEntries>(entries: E) => v.object({ ok: v.literal(true), ...entries });

@@ -14,7 +14,7 @@ export function rule<T extends Record<string, unknown>>(field: string, message: 
     const input: Record<string, unknown> = dataset.value;
     addIssue({ message, path: [{ type: "object", origin: "value", input, key: field, value: input[field] }] });
   });
-  // The predicate stays readable on the action: the CLI's spec names it when it is one of RULE_CHECKS.
+  // The predicate stays readable on the action: build/reader-emit.ts copies it into the CLI's own checks.
   return Object.assign(check, { broken });
 }
 

@@ -13,7 +13,7 @@ function byReadReply(line: string): string | undefined {
   return read === undefined ? undefined : JSON.stringify(read);
 }
 
-test("readReply gives what the reply schema gives, for successes and everything else", () => {
+test("the generated readReply gives what the reply schema gives, for successes and everything else", () => {
   const lines = [
     // successes: printed as they came, `ok` first, the keys valibot never copies dropped
     '{"ok":true}',
@@ -49,6 +49,11 @@ test("readReply gives what the reply schema gives, for successes and everything 
     '{"ok":false,"error":"x","code":"stale_ref","retryable":true,"handbacks":[{"tab":"t1","prototype":2},null]}',
     '{"ok":false,"error":"x","code":"stale_ref","retryable":true,"handbacks":[{"tab":"t1"},{"tab":"t2","until":"later"}]}',
     '{"ok":false,"error":"x","code":"toString","retryable":true}',
+    // what the host policy stopped, beside a failure (a hand-written reader once dropped it)
+    '{"ok":false,"error":"x","code":"policy_denied","retryable":false,"policyBlocked":[{"kind":"navigation","url":"https://b.test/"}]}',
+    '{"ok":false,"error":"x","code":"policy_denied","retryable":false,"policyBlocked":{"kind":"navigation"}}',
+    '{"ok":false,"error":"x","code":"policy_denied","retryable":false,"policyBlocked":[[1]]}',
+    '{"ok":true,"policyBlocked":[{"kind":"request"}]}',
     '{"ok":false,"error":"x","code":1,"retryable":true}',
     // neither
     "null",
@@ -77,7 +82,7 @@ test("readReply gives what the reply schema gives, for successes and everything 
   expect(readReply(JSON.parse('{"ok":true,"v":{"deep":[1,{"x":null}]}}'))).toEqual({ ok: true, v: { deep: [1, { x: null }] } });
 });
 
-test("readLocatorValue gives what the locator schema gives", () => {
+test("the generated readLocatorValue gives what the locator schema gives", () => {
   const good = {
     schemaVersion: 1,
     pid: 4242,

@@ -1,6 +1,7 @@
 import * as v from "valibot";
-import { ERROR_CODES, type ErrorCode } from "../shared/errors.ts";
+import { ERROR_CODES } from "../shared/errors.ts";
 import { once } from "../shared/once.ts";
+import * as generated from "./wire.generated.ts";
 
 /**
  * CLI ↔ broker messages: one JSON line each way over the Unix socket. The reply to a
@@ -82,9 +83,8 @@ export interface Locator {
  * Every line read from the socket is checked against these before any field is used, at
  * both ends: a peer that sends `null`, an array or a half-filled object gets an error and
  * loses its connection, nothing more. Each schema is built on first use: a CLI call builds
- * only the locator's (a success reply needs none, see readReply), where building them all
- * cost every call ~0.3 ms. The requests' schemas, which only the broker reads, are in
- * wire-requests.ts.
+ * none (see readReply), where building them all cost every call ~0.3 ms. The requests'
+ * schemas, which only the broker reads, are in wire-requests.ts.
  */
 export const shortString = (max: number) => v.pipe(v.string(), v.maxLength(max));
 const protocolRange = () => v.object({ min: v.pipe(v.number(), v.integer()), max: v.pipe(v.number(), v.integer()) });
@@ -126,80 +126,14 @@ export const errorReplySchema = once(() =>
 export const replySchema = once(() => v.variant("ok", [v.looseObject({ ok: v.literal(true) }), errorReplySchema()]));
 export type Reply = v.InferOutput<ReturnType<typeof replySchema>>;
 
-/**
- * replySchema's verdict on a parsed reply line, undefined where it refuses the line. A
- * success (an object whose `ok` is true) passes the schema whatever else it holds, so it
- * is copied here the way valibot's loose object copies it (`ok` first, then every own key
- * but the three it never copies) without building any schema; anything else, every failure
- * included, goes through the schema itself. src/protocol/wire.test.ts holds the two equal.
+/*
+ * The readers the CLI runs on every reply and locator, written out from the schemas above at
+ * build time (build/schema-readers.ts), so a call builds none of them; `--check` in CI keeps
+ * them the schemas' own verdict and output.
  */
-export function readReply(value: unknown): Reply | undefined {
-  if (typeof value === "object" && value !== null && (value as { ok?: unknown }).ok === true) {
-    const out: Record<string, unknown> & { ok: true } = { ok: true };
-    for (const key in value) {
-      if (key !== "ok" && key !== "__proto__" && key !== "prototype" && key !== "constructor" && Object.hasOwn(value, key)) out[key] = (value as Record<string, unknown>)[key];
-    }
-    return out;
-  }
-  return readError(value) ?? readWith(replySchema(), value);
-}
-
-const errorCodes = once((): ReadonlySet<string> => new Set(ERROR_CODES));
-
-function isErrorCode(x: string): x is ErrorCode {
-  return errorCodes().has(x);
-}
-
-/**
- * A failure the error shape's schema accepts, with the output it gives (the known fields, in
- * its order; a context or handback copied but for the keys valibot never copies), built
- * without building the schema: agents meet failures often (a stale ref, a page that did not
- * react). Anything it does not accept goes to the schema itself, which has the last word;
- * src/protocol/wire.test.ts holds the two equal.
- */
-export function readError(value: unknown): Reply | undefined {
-  if (!isObject(value) || value.ok !== false) return undefined;
-  const { error, code, retryable, hint, context, remediation, handbacks } = value;
-  if (!isString(error) || !isString(code) || !isErrorCode(code) || typeof retryable !== "boolean") return undefined;
-  if (hint !== undefined && !isString(hint)) return undefined;
-  const ctx = context === undefined ? undefined : namedRecordOf(context);
-  if (context !== undefined && ctx === undefined) return undefined;
-  let rem: { code: string; message: string; actionRequired?: boolean } | undefined;
-  if (remediation !== undefined) {
-    if (!isObject(remediation) || !isString(remediation.code) || !isString(remediation.message)) return undefined;
-    const { actionRequired } = remediation;
-    if (actionRequired !== undefined && typeof actionRequired !== "boolean") return undefined;
-    rem = { code: remediation.code, message: remediation.message, ...(actionRequired !== undefined ? { actionRequired } : {}) };
-  }
-  let backs: Record<string, unknown>[] | undefined;
-  if (handbacks !== undefined) {
-    if (!Array.isArray(handbacks)) return undefined;
-    backs = [];
-    for (const h of handbacks) {
-      const item = namedRecordOf(h);
-      if (item === undefined) return undefined;
-      backs.push(item);
-    }
-  }
-  return {
-    ok: false,
-    error,
-    code,
-    retryable,
-    ...(hint !== undefined ? { hint } : {}),
-    ...(ctx !== undefined ? { context: ctx } : {}),
-    ...(rem !== undefined ? { remediation: rem } : {}),
-    ...(backs !== undefined ? { handbacks: backs } : {}),
-  };
-}
-
-/** namedRecord's output: a copy of an object that is not an array, but for __proto__, prototype and constructor. */
-function namedRecordOf(x: unknown): Record<string, unknown> | undefined {
-  if (!isObject(x) || Array.isArray(x)) return undefined;
-  const out: Record<string, unknown> = {};
-  for (const key in x) if (key !== "__proto__" && key !== "prototype" && key !== "constructor" && Object.hasOwn(x, key)) out[key] = x[key];
-  return out;
-}
+export const readReply = (value: unknown): Reply | undefined => generated.readReply(value) as Reply | undefined;
+export const readError = (value: unknown): Reply | undefined => generated.readError(value) as Reply | undefined;
+export const readLocatorValue = (value: unknown): Locator | undefined => generated.readLocatorValue(value) as Locator | undefined;
 
 /** A schema's output for a value, undefined where the schema refuses it. */
 export function readWith<S extends v.GenericSchema>(schema: S, value: unknown): v.InferOutput<S> | undefined {
@@ -228,47 +162,3 @@ export const locatorSchema = once(() =>
     token: v.string(),
   }),
 );
-
-/**
- * locatorSchema's verdict on a parsed locator, written out: every CLI call reads the locator,
- * and building and running the schema cost it ~0.1 ms after the read. The same checks as the
- * schema (an object, every field present, numbers that are numbers, a positive integer pid,
- * integer protocol bounds) and the same output (the known fields only, in the schema's
- * order); src/protocol/wire.test.ts holds the two equal.
- */
-export function readLocatorValue(value: unknown): Locator | undefined {
-  if (!isObject(value)) return undefined;
-  const { schemaVersion, pid, processIdentity, endpoint, startedAt, version, protocol, executable, token } = value;
-  if (!isNumber(schemaVersion) || !isNumber(pid) || !Number.isInteger(pid) || pid < 1) return undefined;
-  if (!isString(processIdentity) || !isString(endpoint) || !isString(startedAt) || !isString(version) || !isString(token)) return undefined;
-  if (!isObject(protocol) || !isInteger(protocol.min) || !isInteger(protocol.max)) return undefined;
-  if (!isObject(executable) || !isString(executable.version) || !isString(executable.path) || !isString(executable.identity)) return undefined;
-  return {
-    schemaVersion,
-    pid,
-    processIdentity,
-    endpoint,
-    startedAt,
-    version,
-    protocol: { min: protocol.min, max: protocol.max },
-    executable: { version: executable.version, path: executable.path, identity: executable.identity },
-    token,
-  };
-}
-
-/** valibot's object check: anything of type object but null (its fields are then read with `in`). */
-function isObject(x: unknown): x is Record<string, unknown> {
-  return typeof x === "object" && x !== null;
-}
-
-function isNumber(x: unknown): x is number {
-  return typeof x === "number" && !Number.isNaN(x);
-}
-
-function isInteger(x: unknown): x is number {
-  return isNumber(x) && Number.isInteger(x);
-}
-
-function isString(x: unknown): x is string {
-  return typeof x === "string";
-}

@@ -8,7 +8,6 @@ import { PAGES, startFixtureServer } from "../support/fixture-server.ts";
 import { resultViolations } from "../support/result-check.ts";
 import { allCommands, findCommand, matchCommandName } from "../../src/protocol/table.ts";
 import type { AnySchema } from "../../src/protocol/define.ts";
-import { UNRECORDED } from "../../src/broker/commands/runtime.ts";
 import { BpError } from "../../src/shared/errors.ts";
 
 requireChromium();
@@ -106,7 +105,7 @@ test("watchdog hints: every command with a record names them in its result schem
   const wrong: string[] = [];
   for (const def of await allCommands()) {
     // status has no record, but says when the broker is another build or started with another HOME.
-    const recorded = def.runs !== "local" && (!UNRECORDED.has(def.name) || def.name === "status");
+    const recorded = def.runs !== "local" && (def.recorded !== false || def.name === "status");
     for (const b of branches(def.result)) if (("hints" in b.entries) !== recorded) wrong.push(`${def.name}: ${recorded ? "no hints" : "hints it never gets"}`);
   }
   expect(wrong).toEqual([]);

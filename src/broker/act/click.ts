@@ -20,7 +20,7 @@ interface Clicked {
 /**
  * `bp click <ref>|--xy x,y`: a real pointer click after the probe proved it lands; evidence compares state and effects.
  */
-export const click = defineAction<typeof command, ArgsOf<typeof command>, Clicked>(command, {
+export const clickByRef = defineAction<typeof command, ArgsOf<typeof command>, Clicked>(command, {
   args: (a) => a,
   observe: (a) => ({ limit: a.limit, full: a.full }),
   locate: (a) => (a.ref !== undefined ? { ref: a.ref, steps: [probeStep()] } : undefined),

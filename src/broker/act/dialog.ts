@@ -18,7 +18,7 @@ export function ownDialogs(ctx: CallContext) {
  * diff. No DOM watcher can be armed while the page is blocked, so a change right after counts as dom_changed. The
  * answer is not queued behind the tab's commands (one may wait on this dialog); its observation is.
  */
-export const answerDialog = defineAction<typeof command, ArgsOf<typeof command>, string>(command, {
+export const dialogHandler = defineAction<typeof command, ArgsOf<typeof command>, string>(command, {
   answersDialog: true,
   args: (a) => a,
   tab(ctx, a) {

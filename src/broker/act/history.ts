@@ -48,6 +48,6 @@ function historyAction(command: HistoryCommand, delta: -1 | 0 | 1) {
   });
 }
 
-export const back = historyAction(backCommand, -1);
-export const forward = historyAction(forwardCommand, 1);
-export const reload = historyAction(reloadCommand, 0);
+export const backHandler = historyAction(backCommand, -1);
+export const forwardHandler = historyAction(forwardCommand, 1);
+export const reloadHandler = historyAction(reloadCommand, 0);

@@ -14,7 +14,7 @@ import { checkProbe, moveMouse, probeForPointer, probeStep, type Probe } from ".
 import type { Settler } from "../settle/settler.ts";
 
 /** `bp hover <ref>`: moves the pointer onto the element after the same probe a click gets. */
-export const hover = defineAction<typeof hoverCommand, ArgsOf<typeof hoverCommand>, Probe>(hoverCommand, {
+export const hoverHandler = defineAction<typeof hoverCommand, ArgsOf<typeof hoverCommand>, Probe>(hoverCommand, {
   args: (a) => a,
   observe: (a) => ({ limit: a.limit, full: a.full }),
   locate: (a) => ({ ref: a.ref, steps: [probeStep({ requireEnabled: false })] }),
@@ -101,7 +101,7 @@ const DRAG_STEPS = 8;
  * `bp drag <from> <to>`: press on the source, move in steps, release on the target. An HTML5 drag is intercepted and
  * replayed as drag events (a synthetic pointer cannot drive the OS drag loop).
  */
-export const drag = defineAction<typeof dragCommand, ArgsOf<typeof dragCommand>, DragEvidence>(dragCommand, {
+export const dragHandler = defineAction<typeof dragCommand, ArgsOf<typeof dragCommand>, DragEvidence>(dragCommand, {
   args: (a) => a,
   observe: (a) => ({ limit: a.limit, full: a.full }),
   async dispatch({ ctx, sel, args, top, watch }) {

@@ -42,7 +42,7 @@ const selectAllCombo = () => parseCombo(process.platform === "darwin" ? "Meta+a"
 /**
  * `bp keyboard <text>`: trusted key presses, one per character, to whatever has focus; pinned and re-checked per key.
  */
-export const keyboard = defineAction<typeof keyboardCommand, ArgsOf<typeof keyboardCommand> & { token: string }, Keyed>(keyboardCommand, {
+export const keyboardHandler = defineAction<typeof keyboardCommand, ArgsOf<typeof keyboardCommand> & { token: string }, Keyed>(keyboardCommand, {
   args: (a) => ({ ...nonEmpty(a), token: crypto.randomUUID() }),
   observe: (a) => ({ limit: a.limit, full: a.full }),
   // With --submit the dispatch settled and read back itself; otherwise the reply's settle call reads back.
@@ -127,7 +127,7 @@ interface Pressed {
   after?: FocusState | undefined;
 }
 
-export const press = defineAction<typeof pressCommand, ArgsOf<typeof pressCommand>, Pressed>(pressCommand, {
+export const pressHandler = defineAction<typeof pressCommand, ArgsOf<typeof pressCommand>, Pressed>(pressCommand, {
   args: (a) => a,
   // The key is the one input (not the focus read before it): sent through watch.input below.
   inputs: "steps",

@@ -1,6 +1,7 @@
 import type { SnapshotResult } from "../../page/types.ts";
 import type { click } from "../../protocol/commands-actions.ts";
 import type { AnyEvidence } from "../../protocol/evidence.ts";
+import { commandNamed } from "../../protocol/registry.ts";
 import { exactly, type ReplyOf } from "../context/handler.ts";
 import { capitalize, withArticle } from "../../shared/words.ts";
 import type { Selected } from "../context/tabs.ts";
@@ -91,9 +92,6 @@ function dropNamedFields(out: ActionObservation, effects: string[] | undefined):
   });
 }
 
-/** Pointer actions focus what they press: a focus change is their noise, not their news. */
-const POINTER = new Set(["click", "hover", "drag"]);
-
 /** Evidence fields each action leaves out: what the agent asked for, and values that say nothing. */
 const QUIET_FIELDS: Record<string, (k: string, v: unknown, e: Record<string, unknown>) => boolean> = {
   type: (k, v, e) => (k === "kind" && v === "input") || (k === "sensitive" && v === false) || (k === "expectedLength" && v === e.afterLength),
@@ -108,7 +106,7 @@ function lean<E extends EvidenceLike>(evidence: E): E {
   const out = { ...evidence };
   // Fields are only taken away here (each one the evidence schemas mark optional), so the rest keep their order.
   const fields: Record<string, unknown> = out;
-  const pointer = POINTER.has(String(evidence.action));
+  const pointer = commandNamed(String(evidence.action))?.pointer === true;
   const quiet = QUIET_FIELDS[String(evidence.action)];
   const original: Record<string, unknown> = evidence;
   for (const [k, v] of Object.entries(original)) {

@@ -36,7 +36,7 @@ function modeOf(a: ScrollArgs): "relative" | "position" | "text" {
  * `bp scroll`: by an amount, to an end, or until a text is in view, in the page, an element or the pane that scrolls;
  * not moving at a boundary or not finding the text is a mismatch.
  */
-export const scroll = defineAction<typeof command, ScrollArgs, ScrollOutcome | undefined>(command, {
+export const scrollHandler = defineAction<typeof command, ScrollArgs, ScrollOutcome | undefined>(command, {
   args: ({ "to-text": toText, ...rest }) => ({ ...rest, ...(toText !== undefined ? { toText } : {}) }),
   observe: (a) => ({ limit: a.limit, full: a.full }),
   locate: (a) => (a.ref !== undefined ? { ref: a.ref, steps: [] } : undefined),

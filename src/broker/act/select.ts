@@ -28,7 +28,7 @@ function listingError(ref: number, l: Extract<Listing, { ok: false }>): BpError 
 }
 
 /** `bp dropdown <ref>`: the options of a native select or ARIA listbox, without changing anything. */
-export const dropdown = defineAction<typeof dropdownCommand, ArgsOf<typeof dropdownCommand>, Listing>(dropdownCommand, {
+export const dropdownHandler = defineAction<typeof dropdownCommand, ArgsOf<typeof dropdownCommand>, Listing>(dropdownCommand, {
   watch: false,
   args: (a) => a,
   locate: (a) => ({ ref: a.ref, steps: [step("select", { op: "list" })] }),
@@ -68,7 +68,7 @@ export type SelectArgs = ArgsOf<typeof selectCommand>;
  * `bp select <ref> <option>`: a native select is set through the element (input and change events); an ARIA one is
  * opened with a checked click if needed and the option clicked after its own probe. Evidence reads the selection back.
  */
-export const selectOption = defineAction<typeof selectCommand, SelectArgs, Chosen>(selectCommand, {
+export const selectHandler = defineAction<typeof selectCommand, SelectArgs, Chosen>(selectCommand, {
   args: (a) => a,
   observe: (a) => ({ limit: a.limit, full: a.full }),
   locate: (a) => ({ ref: a.ref, steps: [step("select", { op: "find", option: a.option, by: a.by, contains: a.contains })] }),

@@ -32,7 +32,7 @@ export type TypeArgs = ArgsOf<typeof command> & { token: string };
  * optionally press Enter. The steps are pinned to the page and focus they started on (see
  * CompositePin); a value the page rolls back is a mismatch.
  */
-export const typeText = defineAction<typeof command, TypeArgs, Typed>(command, {
+export const typeHandler = defineAction<typeof command, TypeArgs, Typed>(command, {
   // The token names this run's page-side slot; the prepare step rides on the ref's resolution.
   args: (a) => ({ ...nonEmpty(a), token: crypto.randomUUID() }),
   observe: (a) => ({ limit: a.limit, full: a.full }),

@@ -36,7 +36,7 @@ export function checkUploadSource(file: string, cwd: string | undefined): { path
  * `bp upload <ref> <file>`: a private copy goes to the file input via DOM.setFileInputFiles, then `input.files` is read
  * back.
  */
-export const upload = defineAction<typeof command, { ref: number; source: { path: string; size: number }; limit: number; full: boolean }, UploadEvidence>(command, {
+export const uploadHandler = defineAction<typeof command, { ref: number; source: { path: string; size: number }; limit: number; full: boolean }, UploadEvidence>(command, {
   // The file is checked before anything else: a bad path loses nothing.
   args: (a, ctx) => ({ ref: a.ref, source: checkUploadSource(a.file, ctx.req.cwd), limit: a.limit, full: a.full }),
   observe: (a) => ({ limit: a.limit, full: a.full }),

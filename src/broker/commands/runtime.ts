@@ -6,6 +6,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { isCdpError, protocolErrorCause } from "../../cdp/errors.ts";
 import { withCallScope } from "../../cdp/scope.ts";
+import { commandNamed } from "../../protocol/registry.ts";
 import type { CallRequest } from "../../protocol/wire.ts";
 import { BpError, invalidArgument, toBpError } from "../../shared/errors.ts";
 import type { BrowserConnection } from "../browser.ts";
@@ -14,9 +15,6 @@ import { canonicalJson, fingerprint, idempotencyKey } from "./canonical.ts";
 import { REMOTE_ENDED, remoteSessionEnded } from "../remote.ts";
 import { CommandStore, isTerminal, publicCommand, type CommandRecord, type CommandStatus, type Reply } from "./store.ts";
 import { Watchdogs } from "./watchdogs.ts";
-
-/** Meta commands about the broker or the records themselves get no record. */
-export const UNRECORDED = new Set(["status", "schema", "commands", "command", "cancel"]);
 
 interface Running {
   rec: CommandRecord | undefined;
@@ -53,7 +51,7 @@ export class CommandRuntime {
 
   async run(req: CallRequest, handler: Invocation): Promise<Reply> {
     try {
-      if (UNRECORDED.has(req.command)) return await this.execute(req, handler, undefined);
+      if (commandNamed(req.command)?.recorded === false) return await this.execute(req, handler, undefined);
       const agent = this.broker.agents.get(req.clientKey);
       const target = agent?.selected ?? "none";
       const fp = fingerprint(req.command, req.args);

@@ -4,6 +4,7 @@
  * tabs, a navigation that has been loading too long, or actions that change nothing.
  */
 import type { WatchdogHint } from "../../protocol/define.ts";
+import { commandNamed } from "../../protocol/registry.ts";
 import type { CallRequest } from "../../protocol/wire.ts";
 import type { Agent } from "../agents.ts";
 import type { BrowserConnection } from "../browser.ts";
@@ -17,10 +18,6 @@ const STALL_MS = Number(process.env.BROWSER_PILOT_NAV_STALL_MS) > 0 ? Number(pro
 export const REPEAT_LIMIT = 3;
 const MAX_HINTS = 4;
 const MAX_TRACKED = 1024;
-/** Commands about dialogs already say everything about them. */
-const DIALOG_COMMANDS = new Set(["dialogs", "dialog"]);
-/** Commands that show the agent the page: each is a fresh look, so the repeat count starts over. */
-const OBSERVING = new Set(["snapshot", "read", "search", "find", "screenshot"]);
 
 /** As every browser command's result schema names it (src/protocol/define.ts). */
 export type Hint = WatchdogHint;
@@ -70,7 +67,7 @@ export class Watchdogs {
     if (!conn || conn.closed || !agent) return;
     const here = agent.selected;
     const hints: Hint[] = [];
-    if (!DIALOG_COMMANDS.has(req.command)) hints.push(...this.dialogHints(conn, agent, here));
+    if (commandNamed(req.command)?.aboutDialogs !== true) hints.push(...this.dialogHints(conn, agent, here));
     hints.push(...this.elsewhereStalled(conn, agent, here));
     if (here !== undefined) {
       const stalled = this.stallHint(conn, agent, here);
@@ -149,7 +146,7 @@ export class Watchdogs {
     const evidence = reply.evidence;
     if (!isObj(evidence)) {
       // Observations are lean (no tab id), so they are known by name.
-      if (typeof reply.tab === "string" || OBSERVING.has(command)) this.remember(key, { url: url ?? prev?.url, count: 0 });
+      if (typeof reply.tab === "string" || commandNamed(command)?.observes === true) this.remember(key, { url: url ?? prev?.url, count: 0 });
       return undefined;
     }
     // A full observation (a new document's elements, no diff) says nothing either way: leave
@@ -160,7 +157,7 @@ export class Watchdogs {
     const sameUrl = url === undefined || prev?.url === undefined || prev.url === url;
     // A scroll that moved and a dialog answered are progress, whatever the page did after them.
     const moved = [evidence.deltaX, evidence.deltaY].some((d) => typeof d === "number" && d !== 0) || evidence.moved === true;
-    const still = emptyList(evidence.effects) && emptyDiff && sameUrl && !moved && !DIALOG_COMMANDS.has(command);
+    const still = emptyList(evidence.effects) && emptyDiff && sameUrl && !moved && commandNamed(command)?.aboutDialogs !== true;
     const count = still ? (prev?.count ?? 0) + 1 : 0;
     this.remember(key, { url: url ?? prev?.url, count });
     if (count < REPEAT_LIMIT) return undefined;

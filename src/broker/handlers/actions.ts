@@ -1,17 +1,17 @@
-import { click as clickRef } from "../act/click.ts";
+import { clickByRef } from "../act/click.ts";
 import { withTextAndTimes } from "../act/click-text.ts";
-import { answerDialog, ownDialogs } from "../act/dialog.ts";
-import { drag, hover } from "../act/hover.ts";
-import { keyboard, press } from "../act/keyboard.ts";
-import { scroll } from "../act/scroll.ts";
-import { dropdown, selectOption } from "../act/select.ts";
-import { typeText } from "../act/type.ts";
-import { upload } from "../act/upload.ts";
+import { dialogHandler, ownDialogs } from "../act/dialog.ts";
+import { dragHandler, hoverHandler } from "../act/hover.ts";
+import { keyboardHandler, pressHandler } from "../act/keyboard.ts";
+import { scrollHandler } from "../act/scroll.ts";
+import { dropdownHandler, selectHandler } from "../act/select.ts";
+import { typeHandler } from "../act/type.ts";
+import { uploadHandler } from "../act/upload.ts";
 import { dialogs as dialogsCommand } from "../../protocol/commands-actions.ts";
 import { defineHandler } from "../context/handler.ts";
 import type { Handler } from "../context/types.ts";
 
-const dialogs = defineHandler(dialogsCommand)({
+const dialogsHandler = defineHandler(dialogsCommand)({
   async run(ctx) {
     return {
       dialogs: ownDialogs(ctx).map(({ rec, id }) => {
@@ -23,7 +23,7 @@ const dialogs = defineHandler(dialogsCommand)({
   },
 });
 
-const click = withTextAndTimes(clickRef);
+const clickHandler = withTextAndTimes(clickByRef);
 
 /** Every action is one declarative object on the action pipeline (src/broker/act/pipeline.ts). */
-export const ACTION_HANDLERS: Handler[] = [click, dialogs, answerDialog, typeText, keyboard, press, scroll, dropdown, selectOption, upload, hover, drag];
+export const ACTION_HANDLERS: Handler[] = [clickHandler, dialogsHandler, dialogHandler, typeHandler, keyboardHandler, pressHandler, scrollHandler, dropdownHandler, selectHandler, uploadHandler, hoverHandler, dragHandler];

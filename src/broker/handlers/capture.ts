@@ -30,7 +30,7 @@ function save(ctx: CallContext, kind: ArtifactKind, data: Uint8Array, mimeType: 
 
 const remaining = (ctx: CallContext) => Math.max(1, ctx.deadline - Date.now());
 
-const screenshot = defineHandler(commands.screenshot)({
+const screenshotHandler = defineHandler(commands.screenshot)({
   async run(ctx, args) {
     const full = args.full;
     const selector = args.selector;
@@ -89,7 +89,7 @@ const screenshot = defineHandler(commands.screenshot)({
       // Lean: a screenshot is always a PNG; its mimeType says nothing (a preview's does: PNG or JPEG).
       const { mimeType: _png, ...shot } = written;
       const result: Shot = { ...shot, width, height, ...out };
-      return ctx.req.mode === "human" ? { ...result, text: humanScreenshot(result) } : result;
+      return result;
     });
   },
 });
@@ -129,16 +129,7 @@ async function writePreview(
   return { ...written, ...jpegSize(jpeg) };
 }
 
-function humanScreenshot(r: Shot): string {
-  const lines = [`✓ Screenshot saved to ${r.file} (${r.width}x${r.height}, ${r.sizeBytes} bytes)`];
-  if (r.annotationCount !== undefined) lines.push(`  ${r.annotationCount} numbered box(es) drawn`);
-  const p = r.preview;
-  if (p) lines.push(`  preview: ${p.file} (${p.width}x${p.height})`);
-  if (typeof r.hint === "string") lines.push(`  hint: ${r.hint}`);
-  return lines.join("\n");
-}
-
-const pdf = defineHandler(commands.pdf)({
+const pdfHandler = defineHandler(commands.pdf)({
   async run(ctx, args) {
     const file = args.file;
     const path = resolveOutputPath(file, `page-${fileTimestamp()}.pdf`, place(ctx));
@@ -154,12 +145,12 @@ const pdf = defineHandler(commands.pdf)({
       const written = save(ctx, "pdf", Buffer.from(data, "base64"), "application/pdf", path, { noClobber: file === undefined, replace: args.force === true });
       // Lean: a PDF is always application/pdf.
       const { mimeType: _pdf, ...pdfFile } = written;
-      return ctx.req.mode === "human" ? { ...pdfFile, text: `✓ PDF saved to ${written.file} (${written.sizeBytes} bytes)` } : pdfFile;
+      return pdfFile;
     });
   },
 });
 
-export const CAPTURE_HANDLERS: Handler[] = [screenshot, pdf];
+export const CAPTURE_HANDLERS: Handler[] = [screenshotHandler, pdfHandler];
 
 /** What a failed Page.printToPDF tells the agent; never internal_error. Exported for its unit test. */
 export function printFailure(err: unknown): unknown {

@@ -19,7 +19,7 @@ function browserSummary(conn: BrowserConnection) {
   return { id: info.id, product: info.product, ...(info.version ? { version: info.version } : {}), source: info.source, generation: conn.generation };
 }
 
-const status = defineHandler(statusCommand)({
+const statusHandler = defineHandler(statusCommand)({
   async run(ctx) {
     const { broker, req } = ctx;
     const conn = broker.browser;
@@ -145,7 +145,7 @@ function pickCandidate(all: BrowserCandidate[], filter: string | undefined): Bro
   });
 }
 
-const connect = defineHandler(commands.connect)({
+const connectHandler = defineHandler(commands.connect)({
   async run(ctx, args) {
     const cdpUrl = args.reconnect ? lastRemoteEndpoint(ctx) : args["cdp-url"];
     if (cdpUrl !== undefined) {
@@ -175,7 +175,7 @@ const connect = defineHandler(commands.connect)({
   },
 });
 
-const launch = defineHandler(commands.launch)({
+const launchHandler = defineHandler(commands.launch)({
   async run(ctx, args) {
     const headless = args.headless || !hasDisplay();
     const { profile, executable } = args;
@@ -213,7 +213,7 @@ function headlessNews(asked: boolean, actual: boolean): { headless?: boolean } {
   return asked === actual ? {} : { headless: actual };
 }
 
-const disconnect = defineHandler(commands.disconnect)({
+const disconnectHandler = defineHandler(commands.disconnect)({
   async run(ctx) {
     const { broker, req } = ctx;
     const agent = broker.agents.get(req.clientKey);
@@ -228,5 +228,5 @@ const disconnect = defineHandler(commands.disconnect)({
   },
 });
 
-export const CONNECTION_HANDLERS: Handler[] = [status, connect, launch, disconnect];
+export const CONNECTION_HANDLERS: Handler[] = [statusHandler, connectHandler, launchHandler, disconnectHandler];
 export type { CallContext };

@@ -19,7 +19,7 @@ function expiresOf(ctx: CallContext, artifactId: string | undefined): string | u
   return new Date(store.get(ctx.req.clientKey, artifactId).expiresAt).toISOString();
 }
 
-const downloadsList = defineHandler(commands.downloads)({
+const downloadsHandler = defineHandler(commands.downloads)({
   async run(ctx, args) {
     ctx.agent();
     const list = [...(ctx.broker.agents.get(ctx.req.clientKey)?.netIfAny?.downloads ?? [])].reverse().map((d) => {
@@ -29,13 +29,11 @@ const downloadsList = defineHandler(commands.downloads)({
       else if (d.artifactId) o.error = "expired";
       return o;
     });
-    return withText(ctx, { downloads: list }, () =>
-      list.length === 0 ? "No downloads." : list.map((d) => `${String(d.id).padEnd(5)} ${String(d.state).padEnd(11)} ${String(d.fileName)}${d.sizeBytes !== undefined ? `  ${String(d.sizeBytes)} bytes` : ""}${d.error ? `  (${String(d.error)})` : ""}`).join("\n"),
-    );
+    return { downloads: list };
   },
 });
 
-const downloadExport = defineHandler(commands.download)({
+const downloadHandler = defineHandler(commands.download)({
   async run(ctx, args) {
     ctx.agent();
     // A bare number is upstream's index form: 1 is dl1.
@@ -61,4 +59,4 @@ const downloadExport = defineHandler(commands.download)({
   },
 });
 
-export const DOWNLOAD_HANDLERS: Handler[] = [downloadsList, downloadExport];
+export const DOWNLOAD_HANDLERS: Handler[] = [downloadsHandler, downloadHandler];

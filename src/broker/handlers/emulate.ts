@@ -4,7 +4,7 @@
  */
 import { emulate as emulateCommand, latLon, viewportSize } from "../../protocol/commands-devtools.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
-import { defineHandler, withText } from "../context/handler.ts";
+import { defineHandler } from "../context/handler.ts";
 import { selectedTab } from "../context/tabs.ts";
 import type { Handler } from "../context/types.ts";
 import { ALL_PARTS, applyEmulation, emulationOf, setEmulation, shownEmulation, type Emulation, type EmulationPart } from "../emulation.ts";
@@ -113,10 +113,7 @@ const emulateHandler = defineHandler(emulateCommand)({
         setEmulation(rec, next);
       }
       const emulation = shownEmulation(next);
-      return withText(ctx, { emulation }, () => {
-        const lines = Object.entries(emulation).map(([k, v]) => `${k}: ${String(v)}`);
-        return lines.length === 0 ? "No emulation in force." : lines.join("\n");
-      });
+      return { emulation };
     });
   },
 });

@@ -80,7 +80,7 @@ export function findEpisode(ctx: CallContext, tabArg: string | undefined): { ep:
   throw invalidArgument("tab", "Several tabs are under human control; name one with --tab.", { tabs: eps.map((e) => agent.idFor(e.targetId, browser.generation)) });
 }
 
-const handoff = defineHandler(commands.handoff)({
+const handoffHandler = defineHandler(commands.handoff)({
   async run(ctx, args) {
     const control = ctx.broker.handoff;
     const lease = checkLease(args["lease-seconds"]);
@@ -116,7 +116,7 @@ const handoff = defineHandler(commands.handoff)({
   },
 });
 
-const handback = defineHandler(commands.handback)({
+const handbackHandler = defineHandler(commands.handback)({
   async run(ctx, args) {
     const { ep, id } = findEpisode(ctx, args.tab);
     await ctx.broker.handoff.end(ep.targetId, "handback");
@@ -129,7 +129,7 @@ const handback = defineHandler(commands.handback)({
  * A viewer link for a tab this agent controls, or for any tab under human control it may
  * address (the person's own shell asks for it that way).
  */
-const view = defineHandler(commands.view)({
+const viewHandler = defineHandler(commands.view)({
   async run(ctx, args) {
     const tabArg = args.tab;
     const control = ctx.broker.handoff;
@@ -148,4 +148,4 @@ const view = defineHandler(commands.view)({
   },
 });
 
-export const HANDOFF_HANDLERS: Handler[] = [handoff, handback, view];
+export const HANDOFF_HANDLERS: Handler[] = [handoffHandler, handbackHandler, viewHandler];

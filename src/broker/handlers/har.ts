@@ -5,7 +5,7 @@
 import * as commands from "../../protocol/commands-record.ts";
 import { VERSION } from "../../shared/version.ts";
 import type { BrowserConnection } from "../browser.ts";
-import { defineHandler, withText } from "../context/handler.ts";
+import { defineHandler } from "../context/handler.ts";
 import type { CallContext, Handler } from "../context/types.ts";
 import { resolveOutputPath } from "../files.ts";
 import { JOURNAL_MAX_ENTRIES, type NetEntry } from "../net/journal.ts";
@@ -96,7 +96,7 @@ function harEntry(e: NetEntry, body: { text: string; encoding?: "base64" } | und
   };
 }
 
-const netHar = defineHandler(commands.netHar)({
+const netHarHandler = defineHandler(commands.netHar)({
   async run(ctx, { file, force }) {
     ctx.agent();
     const dest = resolveOutputPath(file, "requests.har", { cwd: ctx.req.cwd, outputDir: ctx.req.outputDir });
@@ -105,8 +105,8 @@ const netHar = defineHandler(commands.netHar)({
     const har = { log: { version: "1.2", creator: { name: "Browser Pilot", version: VERSION }, pages: [], entries: entries.map((e) => harEntry(e, kept.get(e.id))) } };
     const data = new TextEncoder().encode(JSON.stringify(har));
     const written = storeAndExport(storeFor(ctx.broker.paths.home), ctx.req.clientKey, "har", data, "application/json", dest, { replace: force });
-    return withText(ctx, { file: written.file, sizeBytes: written.sizeBytes, entries: entries.length }, () => `✓ ${entries.length} request(s) written to ${written.file} (${written.sizeBytes} bytes)`);
+    return { file: written.file, sizeBytes: written.sizeBytes, entries: entries.length };
   },
 });
 
-export const HAR_HANDLERS: Handler[] = [netHar];
+export const HAR_HANDLERS: Handler[] = [netHarHandler];

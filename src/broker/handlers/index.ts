@@ -5,7 +5,7 @@ import { HANDOFF_HANDLERS } from "./handoff.ts";
 import { INSPECT_HANDLERS } from "./inspect.ts";
 import { OBSERVE_HANDLERS } from "./observe.ts";
 import { PAGE_HANDLERS } from "./page.ts";
-import { stop } from "./stop.ts";
+import { STOP_HANDLERS } from "./stop.ts";
 import { PROFILE_HANDLERS } from "./profiles.ts";
 import { RELIABILITY_HANDLERS } from "./reliability.ts";
 import { NET_HANDLERS } from "./net.ts";
@@ -25,7 +25,7 @@ export const HANDLERS: HandlerTable = handlerTable([
   ...TAB_HANDLERS,
   ...PROFILE_HANDLERS,
   ...PAGE_HANDLERS,
-  stop,
+  ...STOP_HANDLERS,
   ...OBSERVE_HANDLERS,
   ...INSPECT_HANDLERS,
   ...CAPTURE_HANDLERS,

@@ -217,7 +217,7 @@ function check<T extends object>(value: T | InspectError, selector: string): T {
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g;
 const safeContent = (line: string): string => line.replace(UNSAFE, (c) => escapeLine(c));
 
-const read = defineHandler(commands.read)({
+const readHandler = defineHandler(commands.read)({
   async run(ctx, args) {
     const selector = args.selector;
     const limit = clampInt(args.limit, 3000, 100_000);
@@ -239,7 +239,7 @@ const read = defineHandler(commands.read)({
   },
 });
 
-const search = defineHandler(commands.search)({
+const searchHandler = defineHandler(commands.search)({
   async run(ctx, args) {
     const query = args.query;
     const selector = args.selector;
@@ -273,7 +273,7 @@ const search = defineHandler(commands.search)({
   },
 });
 
-const find = defineHandler(commands.find)({
+const findHandler = defineHandler(commands.find)({
   async run(ctx, args) {
     const selector = args.selector;
     const attributes = splitAttributes(args.attributes ?? FIND_DEFAULT_ATTRIBUTES).slice(0, 20);
@@ -303,7 +303,7 @@ const find = defineHandler(commands.find)({
   },
 });
 
-const locate = defineHandler(commands.locate)({
+const locateHandler = defineHandler(commands.locate)({
   async run(ctx, args) {
     const selector = args.selector;
     const { value } = await inTab(ctx, async (walk, root) => ({ r: await run(walk, root, "find", { selector, mode: "locate" }), offset: root.offset }));
@@ -317,4 +317,4 @@ const locate = defineHandler(commands.locate)({
   },
 });
 
-export const INSPECT_HANDLERS: Handler[] = [read, search, find, locate];
+export const INSPECT_HANDLERS: Handler[] = [readHandler, searchHandler, findHandler, locateHandler];

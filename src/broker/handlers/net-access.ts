@@ -22,7 +22,7 @@ function cookieMatchesDomain(cookieDomain: string, domain: string): boolean {
   return c === d || c.endsWith(`.${d}`) || d.endsWith(`.${c}`);
 }
 
-const cookies = defineHandler(commands.cookies)({
+const cookiesHandler = defineHandler(commands.cookies)({
   async run(ctx, args) {
     const domain = args.domain;
     const withValues = args.values;
@@ -63,7 +63,7 @@ const cookies = defineHandler(commands.cookies)({
   },
 });
 
-const auth = defineHandler(commands.auth)({
+const authHandler = defineHandler(commands.auth)({
   async run(ctx, args) {
     const key = ctx.req.clientKey;
     const username = args.user;
@@ -88,4 +88,4 @@ const auth = defineHandler(commands.auth)({
   },
 });
 
-export const ACCESS_HANDLERS: Handler[] = [cookies, auth];
+export const ACCESS_HANDLERS: Handler[] = [cookiesHandler, authHandler];

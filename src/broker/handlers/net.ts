@@ -70,7 +70,7 @@ function selectedTab(ctx: CallContext): string | undefined {
   return agent.selected !== undefined ? agent.existingId(agent.selected) : undefined;
 }
 
-const netList = defineHandler(commands.net)({
+const netHandler = defineHandler(commands.net)({
   async run(ctx, args) {
     ctx.agent();
     const typeArg = args.type;
@@ -130,7 +130,7 @@ function responseHeadersOf(e: NetEntry): Record<string, string> | undefined {
   return { ...rest, "set-cookie": e.setCookie };
 }
 
-const netShow = defineHandler(commands.netShow)({
+const netShowHandler = defineHandler(commands.netShow)({
   async run(ctx, args) {
     ctx.agent();
     const id = args.id;
@@ -189,13 +189,13 @@ const netShow = defineHandler(commands.netShow)({
   },
 });
 
-const netClear = defineHandler(commands.netClear)({
+const netClearHandler = defineHandler(commands.netClear)({
   async run(ctx, args) {
     const s = ctx.broker.agents.get(ctx.req.clientKey)?.netIfAny;
     const j = s?.journal;
     const n = j ? j.query({ limit: 1 }).total : 0;
     j?.clear();
-    return withText(ctx, { cleared: n }, () => `✓ ${n} request(s) cleared`);
+    return { cleared: n };
   },
 });
 
@@ -246,14 +246,14 @@ function checkPattern(p: string): string {
   return t;
 }
 
-const netBlock = defineHandler(commands.netBlock)({
+const netBlockHandler = defineHandler(commands.netBlock)({
   run: (ctx, args) => {
     const pattern = checkPattern(args.pattern);
     return addRule(ctx, (id, seq) => ({ id, seq, type: "block", pattern }));
   },
 });
 
-const netMock = defineHandler(commands.netMock)({
+const netMockHandler = defineHandler(commands.netMock)({
   run: (ctx, args) => {
     const pattern = checkPattern(args.pattern);
     const bodyText = args.body;
@@ -279,7 +279,7 @@ const netMock = defineHandler(commands.netMock)({
   },
 });
 
-const netHeaders = defineHandler(commands.netHeaders)({
+const netHeadersHandler = defineHandler(commands.netHeaders)({
   run: (ctx, args) => {
     const pattern = checkPattern(args.pattern);
     const given = args.headers;
@@ -293,12 +293,12 @@ const netHeaders = defineHandler(commands.netHeaders)({
   },
 });
 
-const netRules = defineHandler(commands.netRules)({
+const netRulesHandler = defineHandler(commands.netRules)({
   async run(ctx, args) {
     ctx.agent();
     const rules = [...(ctx.broker.agents.get(ctx.req.clientKey)?.netIfAny?.rules ?? [])].sort((a, b) => order(a) - order(b) || a.seq - b.seq).map(publicRuleShown);
     const n = interceptingTabs(ctx.broker.browser, ctx.req.clientKey);
-    return withText(ctx, { rules, ...(n > 0 ? { intercepting: n } : {}) }, () => (rules.length === 0 ? "No network rules." : rules.map((r) => `${String(r.id)}  ${String(r.type).padEnd(7)} ${String(r.pattern)}`).join("\n")));
+    return { rules, ...(n > 0 ? { intercepting: n } : {}) };
   },
 });
 
@@ -307,7 +307,7 @@ function order(r: Rule): number {
   return r.type === "block" ? 0 : r.type === "mock" ? 1 : 2;
 }
 
-const netRemove = defineHandler(commands.netRemove)({
+const netRemoveHandler = defineHandler(commands.netRemove)({
   async run(ctx, args) {
     const s = ctx.broker.agents.get(ctx.req.clientKey)?.netIfAny;
     const id = args.id;
@@ -321,8 +321,8 @@ const netRemove = defineHandler(commands.netRemove)({
     if (!all && removed === 0) throw invalidArgument("id", `No rule ${id} for this agent. Run 'bp net rules'.`, { id });
     await syncAllTabs(ctx.broker.browser);
     const remaining = s?.rules.length ?? 0;
-    return withText(ctx, { removed, remaining }, () => `✓ ${removed} rule(s) removed, ${remaining} left`);
+    return { removed, remaining };
   },
 });
 
-export const NET_HANDLERS: Handler[] = [...ACCESS_HANDLERS, ...DOWNLOAD_HANDLERS, netList, netShow, netBlock, netMock, netHeaders, netRules, netRemove, netClear];
+export const NET_HANDLERS: Handler[] = [...ACCESS_HANDLERS, ...DOWNLOAD_HANDLERS, netHandler, netShowHandler, netBlockHandler, netMockHandler, netHeadersHandler, netRulesHandler, netRemoveHandler, netClearHandler];

@@ -7,9 +7,9 @@ import { frameSessions } from "../observe/collect.ts";
 import { listFrames } from "../observe/frame-list.ts";
 import { observe } from "../observe/snapshot.ts";
 
-const snapshot = defineHandler(snapshotCommand)({ run: (ctx, args) => observe(ctx, args) });
+const snapshotHandler = defineHandler(snapshotCommand)({ run: (ctx, args) => observe(ctx, args) });
 
-const frame = defineHandler(frameCommand)({
+const frameHandler = defineHandler(frameCommand)({
   async run(ctx, { index }) {
     const { browser, agent, rec } = selectedTab(ctx);
     const session = await browser.session(rec);
@@ -46,4 +46,4 @@ const frame = defineHandler(frameCommand)({
   },
 });
 
-export const OBSERVE_HANDLERS: Handler[] = [snapshot, frame];
+export const OBSERVE_HANDLERS: Handler[] = [snapshotHandler, frameHandler];

@@ -3,7 +3,7 @@ import type { CdpSession } from "../../cdp/session.ts";
 import { BpError } from "../../shared/errors.ts";
 import { cutString } from "../../shared/page-strings.ts";
 import { withArticle } from "../../shared/words.ts";
-import { back, forward, reload } from "../act/history.ts";
+import { backHandler, forwardHandler, reloadHandler } from "../act/history.ts";
 import { selectedTab } from "../context/tabs.ts";
 import { frameSessions } from "../observe/collect.ts";
 import { rootForFrame } from "../observe/frame-list.ts";
@@ -18,7 +18,7 @@ type EvalReply = ReturnType<typeof boundValue>;
 export const MAX_EVAL_CHARS = 100_000;
 const EVAL_GROUP = "bp-eval";
 
-const evaluate = defineHandler(evalCommand)({
+const evalHandler = defineHandler(evalCommand)({
   dispatch: "lock",
   async run(ctx, { expression }) {
     const { browser, rec, agent } = selectedTab(ctx);
@@ -146,4 +146,4 @@ export function boundValue(value: unknown, type: string): { value: unknown; type
   return { value: cutString(text, MAX_EVAL_CHARS), ...named, truncated: true };
 }
 
-export const PAGE_HANDLERS: Handler[] = [evaluate, back, forward, reload];
+export const PAGE_HANDLERS: Handler[] = [evalHandler, backHandler, forwardHandler, reloadHandler];

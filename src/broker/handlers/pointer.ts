@@ -26,7 +26,7 @@ function point(text: string, field: string): [number, number] {
   return [x, y];
 }
 
-const mouse = defineHandler(commands.mouse)({
+const mouseHandler = defineHandler(commands.mouse)({
   async run(ctx, { action, at, button, delta }) {
     const [x, y] = point(at, "at");
     const [dx, dy] = delta !== undefined ? point(delta, "delta") : [0, 100];
@@ -68,7 +68,7 @@ const FOCUS_FN = `function () {
   return { focused: ok, label: name ? role + ' "' + name + '"' : role };
 }`;
 
-const focus = defineHandler(commands.focus)({
+const focusHandler = defineHandler(commands.focus)({
   async run(ctx, { ref }) {
     const sel = selectedTab(ctx);
     return ctx.broker.exclusive(sel.rec.targetId, async () => {
@@ -83,7 +83,7 @@ const focus = defineHandler(commands.focus)({
           throw new BpError("action_not_verified", `Ref ${ref} did not take focus (it is not focusable).`, { retryable: false, context: { ref, reason: "not_focusable", dispatched: true } });
         }
         const focused = value.label ?? "element";
-        return withText(ctx, { focused }, () => `✓ Focused ${focused}`);
+        return { focused };
       } finally {
         r.session.send("Runtime.releaseObject", { objectId }).catch(() => undefined);
       }
@@ -91,4 +91,4 @@ const focus = defineHandler(commands.focus)({
   },
 });
 
-export const POINTER_HANDLERS: Handler[] = [mouse, focus];
+export const POINTER_HANDLERS: Handler[] = [mouseHandler, focusHandler];

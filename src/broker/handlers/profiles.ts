@@ -62,7 +62,7 @@ export function profileChoiceNeeded(ctx: CallContext, browser: BrowserConnection
   return { profileSelectionRequired: true, profiles: live.map((p) => ({ id: p.id, label: p.label, tabCount: profileSummary(ctx, browser, p, false).tabCount })) };
 }
 
-const profiles = defineHandler(commands.profiles)({
+const profilesHandler = defineHandler(commands.profiles)({
   async run(ctx, args) {
     const browser = ctx.broker.requireBrowser();
     const agent = ctx.agent();
@@ -79,7 +79,7 @@ const profiles = defineHandler(commands.profiles)({
  * tab stays listed and controllable. A selected tab of another profile would anchor new tabs
  * there, so it is deselected (not released; nothing in the browser changes).
  */
-const profile = defineHandler(commands.profile)({
+const profileHandler = defineHandler(commands.profile)({
   async run(ctx, args) {
     const browser = ctx.broker.requireBrowser();
     const agent = ctx.agent();
@@ -92,4 +92,4 @@ const profile = defineHandler(commands.profile)({
   },
 });
 
-export const PROFILE_HANDLERS: Handler[] = [profiles, profile];
+export const PROFILE_HANDLERS: Handler[] = [profilesHandler, profileHandler];

@@ -27,11 +27,6 @@ function describe(ctx: CallContext, rec: CommandRecord): ReplyOf<typeof commands
   } else if (rec.replyDropped) {
     out.resultDropped = true;
   }
-  if (ctx.req.mode === "human") {
-    const c = publicCommand(rec);
-    const err = out.error;
-    out.text = `${c.id}  ${c.status}${c.cancellationRequested ? " (cancellation requested)" : ""}  ${c.method}${err?.code ? `  [${err.code}]` : ""}`;
-  }
   return out;
 }
 

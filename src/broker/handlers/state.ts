@@ -50,7 +50,7 @@ function toParam(c: Protocol.Network.Cookie): Protocol.Network.CookieParam {
   };
 }
 
-const save = defineHandler(commands.stateSave)({
+const stateSaveHandler = defineHandler(commands.stateSave)({
   dispatch: "lock",
   async run(ctx, { name }) {
     const { browser, rec } = selectedTab(ctx);
@@ -125,7 +125,7 @@ function targetContext(ctx: CallContext): string | undefined {
   return browser.targets.byId.get(agent.selected)?.browserContextId;
 }
 
-const load = defineHandler(commands.stateLoad)({
+const stateLoadHandler = defineHandler(commands.stateLoad)({
   async run(ctx, args) {
     const browser = ctx.broker.requireBrowser();
     const state = readState(ctx.broker.paths.home, ctx.req.clientKey, args.name);
@@ -146,18 +146,18 @@ const load = defineHandler(commands.stateLoad)({
   },
 });
 
-const list = defineHandler(commands.stateList)({
+const stateListHandler = defineHandler(commands.stateList)({
   async run(ctx) {
     const states = listStates(ctx.broker.paths.home, ctx.req.clientKey).map(({ name, state }) => ({ name, savedAt: state.savedAt, cookies: state.cookies.length, origins: Object.keys(state.localStorage) }));
-    return withText(ctx, { states }, () => (states.length === 0 ? "No saved states." : states.map((s) => `${s.name}  ${s.savedAt}  ${s.cookies} cookie(s)  ${s.origins.join(", ")}`).join("\n")));
+    return { states };
   },
 });
 
-const remove = defineHandler(commands.stateRemove)({
+const stateRemoveHandler = defineHandler(commands.stateRemove)({
   async run(ctx, { name }) {
     removeState(ctx.broker.paths.home, ctx.req.clientKey, name);
     return withText(ctx, {}, () => `✓ State '${name}' removed`);
   },
 });
 
-export const STATE_HANDLERS: Handler[] = [save, load, list, remove];
+export const STATE_HANDLERS: Handler[] = [stateSaveHandler, stateLoadHandler, stateListHandler, stateRemoveHandler];

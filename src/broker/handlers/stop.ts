@@ -6,10 +6,11 @@
 import { stop as stopCommand } from "../../protocol/commands-tabs.ts";
 import { boundUrl } from "../../shared/page-strings.ts";
 import { defineHandler } from "../context/handler.ts";
+import type { Handler } from "../context/types.ts";
 import { selectedTab } from "../context/tabs.ts";
 import { redactUrl } from "../net/redact.ts";
 
-export const stop = defineHandler(stopCommand)({
+const stopHandler = defineHandler(stopCommand)({
   async run(ctx) {
     const { browser, rec } = selectedTab(ctx);
     const nav = rec.navigating;
@@ -22,3 +23,5 @@ export const stop = defineHandler(stopCommand)({
     return { ...(nav ? { stopped: { url: redactUrl(boundUrl(nav.url)), ms: Date.now() - nav.at } } : {}), url: boundUrl(url) };
   },
 });
+
+export const STOP_HANDLERS: Handler[] = [stopHandler];

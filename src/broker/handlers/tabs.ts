@@ -39,7 +39,7 @@ function profileOf(browser: BrowserConnection, rec: TargetRecord, several = brow
   return several ? browser.profiles.ofTarget(rec)?.id : undefined;
 }
 
-const tabs = defineHandler(commands.tabs)({
+const tabsHandler = defineHandler(commands.tabs)({
   async run(ctx) {
     const browser = ctx.broker.requireBrowser();
     await browser.refreshTargets();
@@ -56,7 +56,7 @@ function order(id: string | undefined): number {
   return id === undefined ? Number.MAX_SAFE_INTEGER : Number(id.slice(1));
 }
 
-const tab = defineHandler(commands.tab)({
+const tabHandler = defineHandler(commands.tab)({
   async run(ctx, { id }) {
     const sel = resolveTab(ctx, id);
     takeControl(ctx, sel);
@@ -72,7 +72,7 @@ const tab = defineHandler(commands.tab)({
   },
 });
 
-const tabRelease = defineHandler(commands.tabRelease)({
+const tabReleaseHandler = defineHandler(commands.tabRelease)({
   async run(ctx, { id }) {
     const agent = ctx.agent();
     let sel: Selected;
@@ -112,7 +112,7 @@ export function normalizeUrl(input: string): string {
   }
 }
 
-const open = defineHandler(commands.open)({
+const openHandler = defineHandler(commands.open)({
   // Dispatched when the first tab is created or navigated: a refused profile choice sent nothing.
   dispatch: "lock",
   async run(ctx, args) {
@@ -171,7 +171,7 @@ const open = defineHandler(commands.open)({
   },
 });
 
-const close = defineHandler(commands.close)({
+const closeHandler = defineHandler(commands.close)({
   async run(ctx, args) {
     const browser = ctx.broker.requireBrowser();
     const agent = ctx.agent();
@@ -210,4 +210,4 @@ const close = defineHandler(commands.close)({
   },
 });
 
-export const TAB_HANDLERS: Handler[] = [tabs, tab, tabRelease, open, close];
+export const TAB_HANDLERS: Handler[] = [tabsHandler, tabHandler, tabReleaseHandler, openHandler, closeHandler];

@@ -37,7 +37,7 @@ function tracesOf(browser: BrowserConnection): Map<string, Running> {
   return m;
 }
 
-const traceStart = defineHandler(commands.traceStart)({
+const traceStartHandler = defineHandler(commands.traceStart)({
   async run(ctx, { categories }) {
     const { browser, rec, id } = selectedTab(ctx);
     const mine = tracesOf(browser);
@@ -64,11 +64,11 @@ const traceStart = defineHandler(commands.traceStart)({
       if (/already/i.test(message)) throw new BpError("target_busy", "The browser is already recording a trace (another agent's, or DevTools'); try again when it ends.", { retryable: true, hint: "Run 'bp trace start' again once the other trace has stopped.", context: { reason: "tracing_busy" } });
       throw err;
     }
-    return withText(ctx, { tab: id, categories: list.length }, () => `✓ Tracing ${id} (${list.length} categories); 'bp trace stop' writes it`);
+    return { tab: id, categories: list.length };
   },
 });
 
-const traceStop = defineHandler(commands.traceStop)({
+const traceStopHandler = defineHandler(commands.traceStop)({
   async run(ctx, { file, force }) {
     const browser = ctx.broker.requireBrowser();
     ctx.agent();
@@ -120,4 +120,4 @@ async function readStream(session: CdpSession, handle: string): Promise<string> 
   return parts.join("");
 }
 
-export const TRACE_HANDLERS: Handler[] = [traceStart, traceStop];
+export const TRACE_HANDLERS: Handler[] = [traceStartHandler, traceStopHandler];

@@ -4,6 +4,7 @@
  * handback the inventory is resynced, refs go stale and the agents concerned get a notice.
  */
 import { LEASE_SECONDS } from "../../protocol/commands-handoff.ts";
+import { commandNamed } from "../../protocol/registry.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import type { Agent, AgentRegistry } from "../agents.ts";
 import type { BrowserConnection } from "../browser.ts";
@@ -15,8 +16,6 @@ import { cutString } from "../../shared/page-strings.ts";
 export type Phase = "draining" | "human" | "returning";
 export type EndReason = "handback" | "lease_ended" | "agent_released";
 
-/** Commands that manage the handoff itself and so pass a tab under human control. */
-const EXEMPT = new Set(["handoff", "handback", "view"]);
 
 /** Tests only: scales lease durations and the viewer link lifetime (0.01 turns 60 s into 0.6 s). */
 export function leaseScale(): number {
@@ -89,11 +88,12 @@ export class HandoffControl {
   /** The admission gate every tab command passes: refused at once while draining, human or returning. */
   admit(req: AdmitRequest, targetId: string, tabId: string): void {
     const ep = this.episodes.get(targetId);
-    if (ep && !EXEMPT.has(req.command)) {
+    const exempt = commandNamed(req.command)?.duringHandoff === true;
+    if (ep && !exempt) {
       if (req.clientKey !== ep.by) ep.blocked.add(req.clientKey);
       throw humanControlError(ep, tabId);
     }
-    if (EXEMPT.has(req.command)) return;
+    if (exempt) return;
     let tabs = this.admitted.get(req.invocation);
     if (!tabs) this.admitted.set(req.invocation, (tabs = new Set()));
     tabs.add(targetId);
