@@ -4,7 +4,7 @@
  * table and writes docs/benchmarks.md. A measurement, not a test: nothing fails on a number.
  *
  * Options: --quick (few repetitions; writes only with --out), --only=warm,navigate,snapshot,act,
- * screenshot,cold,parallel (memory is always measured), --no-peers, --out=<file>.
+ * widgets,screenshot,cold,parallel (memory is always measured), --no-peers, --out=<file>.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,6 +18,7 @@ import { coldStart, navigation, screenshot, warmCommands } from "./scenarios/bas
 import { describeMemory, memory } from "./scenarios/memory.ts";
 import { actions, snapshots } from "./scenarios/observe.ts";
 import { parallelAgents } from "./scenarios/parallel.ts";
+import { widgetActions } from "./scenarios/widgets.ts";
 import { AgentBrowserTool } from "./tools/agent-browser.ts";
 import { BpTool } from "./tools/bp.ts";
 import { PlaywrightCliTool } from "./tools/playwright-cli.ts";
@@ -37,6 +38,7 @@ const scenarios: [string, (ctx: Ctx) => Promise<void>][] = [
   ["navigate", navigation],
   ["snapshot", snapshots],
   ["act", actions],
+  ["widgets", widgetActions],
   ["screenshot", screenshot],
   ["cold", coldStart],
   ["parallel", parallelAgents],

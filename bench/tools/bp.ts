@@ -40,6 +40,7 @@ export class BpTool implements Tool {
       { key: "all", label: `snapshot --limit ${BP_FULL_LIMIT}`, args: ["snapshot", "--limit", BP_FULL_LIMIT] },
     ],
     click: (ref) => ["click", ref],
+    drag: (from, to) => ["drag", from, to],
     type: (ref, text) => (this.typeClear ? ["type", ref, text, "--clear"] : ["type", ref, text]),
     // bp keeps every output inside BROWSER_PILOT_OUTPUT_DIR, so the file goes to our private one.
     // --force: the bench writes the same file on every run (an existing name is otherwise refused).
