@@ -13,7 +13,7 @@ import { startFixtures } from "./lib/fixtures.ts";
 import { Results, type Ctx } from "./lib/measure.ts";
 import { cmdline, markedPids, signalMarked, waitGone } from "./lib/proc.ts";
 import { describeMachine, markdown, table } from "./lib/report.ts";
-import { BATCH_SECTION } from "./lib/sections.ts";
+import { keptFrom } from "./lib/sections.ts";
 import { coldStart, navigation, screenshot, warmCommands } from "./scenarios/basic.ts";
 import { describeMemory, memory } from "./scenarios/memory.ts";
 import { actions, snapshots } from "./scenarios/observe.ts";
@@ -137,10 +137,10 @@ try {
   const seconds = (Date.now() - started.getTime()) / 1000;
   log(`\n${table(results, tools)}\n`);
   if (outFile) {
-    // The batch section is bench/batch.ts's: kept as it is.
+    // The sections of bench/batch.ts, phases.ts and memory.ts are theirs: kept as they are.
     const kept = existsSync(outFile) ? readFileSync(outFile, "utf8") : "";
-    const batch = kept.includes(BATCH_SECTION) ? `\n${kept.slice(kept.indexOf(BATCH_SECTION))}` : "";
-    writeFileSync(outFile, markdown(results, tools, machine, { started, seconds, quick }) + batch);
+    const rest = kept.slice(keptFrom(kept));
+    writeFileSync(outFile, markdown(results, tools, machine, { started, seconds, quick }) + (rest ? `\n${rest}` : ""));
     log(`wrote ${outFile} (${Math.round(seconds)} s)`);
   }
 } catch (e) {

@@ -25,7 +25,11 @@ export class BpTool implements Tool {
   /** Homes of agents run with a broker and browser of their own (the parallel scenario's comparison). */
   private readonly isolated = new Set<string>();
 
-  constructor(root: string) {
+  /** `extraEnv`: more environment for every bp process (bench/phases.ts: BROWSER_PILOT_PHASES). */
+  constructor(
+    root: string,
+    private readonly extraEnv: Record<string, string> = {},
+  ) {
     this.built = join(root, "dist/bp");
   }
 
@@ -59,6 +63,7 @@ export class BpTool implements Tool {
       BROWSER_PILOT_OUTPUT_DIR: join(this.dir, "out"),
       // The broker must not idle out while peers take their turn.
       BROWSER_PILOT_IDLE_MS: "900000",
+      ...this.extraEnv,
     });
   }
 
