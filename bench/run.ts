@@ -4,7 +4,7 @@
  * table and writes docs/benchmarks.md. A measurement, not a test: nothing fails on a number.
  *
  * Options: --quick (few repetitions; writes only with --out), --only=warm,navigate,snapshot,act,
- * widgets,screenshot,cold,parallel (memory is always measured), --no-peers, --out=<file>.
+ * widgets,screenshot,cold,parallel (memory is always measured), --no-peers, --skip=<tool,…>, --out=<file>.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -83,6 +83,7 @@ for (const sig of ["SIGINT", "SIGTERM"] as const) {
 try {
   for (const t of tools) {
     if (flag("no-peers") && t.id !== "bp") t.skipped = "--no-peers";
+    else if (t.id !== "bp" && option("skip")?.split(",").includes(t.id)) t.skipped = "--skip";
     else await t.init();
     log(`${t.id}: ${t.skipped ? `skipped (${t.skipped})` : t.version}${t.missing.size ? `; not available yet: ${[...t.missing].join(", ")}` : ""}`);
   }
