@@ -270,7 +270,16 @@ try {
 			totals.push(r.ms);
 			floors.push(floor);
 		}
-		const names = [...new Set(all.flatMap((b) => [...b.phases.keys()]))];
+		// In the order they happen: by their mean position in the runs that had them.
+		const pos = new Map<string, number[]>();
+		for (const b of all)
+			[...b.phases.keys()].forEach((k, i, ks) =>
+				pos.set(k, [...(pos.get(k) ?? []), i / ks.length]),
+			);
+		const mean = (k: string) =>
+			(pos.get(k) ?? [0]).reduce((x, y) => x + y, 0) /
+			(pos.get(k)?.length ?? 1);
+		const names = [...pos.keys()].sort((x, y) => mean(x) - mean(y));
 		const rows = names
 			.map((n) => ({ n, ms: median(all.map((b) => b.phases.get(n) ?? 0)) }))
 			.filter((r) => r.ms >= 0.05);
