@@ -5,7 +5,14 @@
 export const BATCH_SECTION = "<!-- bench/batch.ts -->";
 export const PHASES_SECTION = "<!-- bench/phases.ts -->";
 export const MEMORY_SECTION = "<!-- bench/memory.ts -->";
-const MARKERS = [BATCH_SECTION, PHASES_SECTION, MEMORY_SECTION];
+/** Written by hand: what the measurements say (kept like the generated sections). */
+export const FINDINGS_SECTION = "<!-- findings -->";
+const MARKERS = [
+	FINDINGS_SECTION,
+	BATCH_SECTION,
+	PHASES_SECTION,
+	MEMORY_SECTION,
+];
 
 /** Where the first kept section starts (the end when there is none). */
 export function keptFrom(doc: string): number {

@@ -130,6 +130,10 @@ export async function resetStep(tool: Tool, step: ActStep): Promise<void> {
 	if (!step.reset) return;
 	const e = await tool.run(tool.cmd.eval(step.reset));
 	if (!tool.ok(e)) throw new Error(`reset: ${errorText(e)}`);
+	// The agent saw the page as it is now: bp's reply diffs against its last observation, which
+	// must not be the one from before the reset (the typed name would then be no change).
+	const look = await tool.run(tool.cmd.snapshots[0]?.args ?? ["snapshot"]);
+	if (!tool.ok(look)) throw new Error(`look after reset: ${errorText(look)}`);
 }
 
 /** Most looks a peer takes while waiting for the effect (an agent would give up too). */
@@ -177,7 +181,7 @@ export async function widgetActions(ctx: Ctx): Promise<void> {
 			`field “${WIDGET.date}” (a click opens the calendar with its fadeIn), a sortable list (drag “${WIDGET.sortFirst}” ` +
 			`onto “${WIDGET.sortLast}”); and a page with an episode timer ticking every 100 ms, an endless CSS spinner, a JS ` +
 			"animation moving a box every frame and a button whose click flashes a 150 ms CSS animation, as MiniWoB++ episodes " +
-			"run. Each repetition first puts the widget back with an untimed eval. Commands as on the form page (drag: bp " +
+			"run. Each repetition first puts the widget back with an untimed eval and takes an untimed snapshot (the page as the agent saw it before acting; bp's reply diffs against it). Commands as on the form page (drag: bp " +
 			"`drag <ref> <ref>`, agent-browser `drag` with CSS selectors, as its `snapshot -i` gives list items no ref, " +
 			"playwright-cli `drag <ref> <ref>`). “act + one look” is the action and, for a peer, one snapshot; “until the effect " +
 			`shows” repeats the peer's snapshot (at most ${MAX_LOOKS} more) until its output shows the effect (a suggestion, ` +
