@@ -26,11 +26,13 @@ export class BpTool implements Tool {
   private readonly isolated = new Set<string>();
 
   /** `extraEnv`: more environment for every bp process (bench/phases.ts: BROWSER_PILOT_PHASES). */
+  /** `built`: another executable than dist/bp (bench/ab.ts). */
   constructor(
     root: string,
     private readonly extraEnv: Record<string, string> = {},
+    built?: string,
   ) {
-    this.built = join(root, "dist/bp");
+    this.built = built ?? join(root, "dist/bp");
   }
 
   cmd: Commands = {
