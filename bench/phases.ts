@@ -272,10 +272,11 @@ try {
 		}
 		// In the order they happen: by their mean position in the runs that had them.
 		const pos = new Map<string, number[]>();
-		for (const b of all)
-			[...b.phases.keys()].forEach((k, i, ks) =>
-				pos.set(k, [...(pos.get(k) ?? []), i / ks.length]),
-			);
+		for (const b of all) {
+			const ks = [...b.phases.keys()];
+			for (const [i, k] of ks.entries())
+				pos.set(k, [...(pos.get(k) ?? []), i / ks.length]);
+		}
 		const mean = (k: string) =>
 			(pos.get(k) ?? [0]).reduce((x, y) => x + y, 0) /
 			(pos.get(k)?.length ?? 1);
