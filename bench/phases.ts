@@ -64,9 +64,11 @@ function settleCause(s: Record<string, number | boolean>): string {
 	if (s.capped)
 		return `capped at the limit (${n("animating") > 0 ? "an animation ran" : n("mutations") > 0 ? "the page kept changing" : "no quiet"})`;
 	if (n("animating") > 0) return "an animation ran";
-	if (s.timed || s.timedOver)
-		return "timer floor (the input's handlers set a timer)";
-	if (n("mutations") > 0) return "DOM changed: quiet period and frames";
+	// Changes outrank the timer flag: the floor is short, the quiet period after the last change is not.
+	const timer =
+		s.timed || s.timedOver ? ", the input's handlers set a timer" : "";
+	if (n("mutations") > 0) return `DOM changed: quiet period and frames${timer}`;
+	if (timer) return "timer floor (the input's handlers set a timer)";
 	return "nothing changed: frame rule";
 }
 
