@@ -1,67 +1,96 @@
 /**
- * `bun bench/ab.ts <bp-a> <bp-b> [runs]`: two builds of bp side by side, each with its own home
- * and launched browser, on the bench's form page, timed as whole processes in one interleaved
- * loop (a, b, then b, a, with a short random pause between calls so neither locks onto the
- * other's frame phase). Prints medians of click, type and snapshot, time and characters printed. For telling whether a change
- * made the hot path slower: the shared machine's load moves both builds alike.
+ * `bun bench/ab.ts <bp-a> <bp-b> [runs] [--widgets]`: two builds of bp side by side, each with its
+ * own home and launched browser, timed as whole processes in one interleaved loop (a, b, then
+ * b, a, with a short random pause between calls so neither locks onto the other's frame phase).
+ * Prints medians of click, type and snapshot on the bench's form page, time and characters
+ * printed; --widgets adds the act-and-see steps of the widget pages (scenarios/widgets.ts), each
+ * after an untimed reset and look. For telling whether a change made the hot path slower: the
+ * shared machine's load moves both builds alike. `bun bench/phases.ts` then says where the time went.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { CLICK_TARGET, startFixtures, TYPE_TARGET } from "./lib/fixtures.ts";
+import { resolve } from "node:path";
+import { startFixtures } from "./lib/fixtures.ts";
+import {
+	type ActStep,
+	actArgs,
+	FORM_STEPS,
+	resetStep,
+	resolveTargets,
+	WIDGET_STEPS,
+} from "./scenarios/widgets.ts";
+import { BpTool } from "./tools/bp.ts";
 
-const [a, b, runsArg] = process.argv.slice(2);
+const args = process.argv.slice(2).filter((x) => !x.startsWith("--"));
+const [a, b, runsArg] = args;
 if (!a || !b) {
-  console.error("usage: bun bench/ab.ts <bp-a> <bp-b> [runs]");
-  process.exit(2);
+	console.error("usage: bun bench/ab.ts <bp-a> <bp-b> [runs] [--widgets]");
+	process.exit(2);
 }
 const runs = Number(runsArg ?? 40);
-const builds = { a, b };
-type Build = keyof typeof builds;
-const homes: Record<Build, string> = { a: mkdtempSync(join(tmpdir(), "bp-ab-a-")), b: mkdtempSync(join(tmpdir(), "bp-ab-b-")) };
+const root = resolve(import.meta.dir, "..");
+const tools = {
+	a: new BpTool(root, {}, resolve(a)),
+	b: new BpTool(root, {}, resolve(b)),
+};
+type Build = keyof typeof tools;
 const fx = startFixtures();
 
-async function bp(which: Build, args: string[]): Promise<{ ms: number; out: string }> {
-  const started = performance.now();
-  const proc = Bun.spawn([builds[which], ...args], { env: { ...process.env, BROWSER_PILOT_HOME: homes[which], BROWSER_PILOT_CLIENT_KEY: "bench-ab" }, stdout: "pipe", stderr: "ignore" });
-  const out = await new Response(proc.stdout).text();
-  await proc.exited;
-  return { ms: performance.now() - started, out };
-}
+const median = (xs: number[]) =>
+	[...xs].sort((x, y) => x - y)[xs.length >> 1] ?? Number.NaN;
 
-const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[xs.length >> 1] ?? NaN;
+interface Case {
+	name: string;
+	step?: ActStep;
+	args?: string[];
+}
+const cases: Case[] = [
+	...FORM_STEPS.map((s) => ({ name: s.kind, step: s })),
+	{ name: "snapshot", args: ["snapshot"] },
+	...(process.argv.includes("--widgets")
+		? WIDGET_STEPS.map((s) => ({ name: s.id, step: s }))
+		: []),
+];
 
 try {
-  const refs = {} as Record<Build, { click: string; type: string }>;
-  for (const which of ["a", "b"] as const) {
-    await bp(which, ["launch", "--headless"]);
-    await bp(which, ["open", fx.url("/form"), "--new"]);
-    const elements = (JSON.parse((await bp(which, ["snapshot"])).out).elements ?? []) as { r: number; n?: string }[];
-    const ref = (name: string) => String(elements.find((e) => e.n === name)?.r ?? "");
-    refs[which] = { click: ref(CLICK_TARGET), type: ref(TYPE_TARGET) };
-  }
-  const steps: Record<string, (w: Build) => string[]> = {
-    click: (w) => ["click", refs[w].click],
-    type: (w) => ["type", refs[w].type, "Ada"],
-    snapshot: () => ["snapshot"],
-  };
-  for (const [name, args] of Object.entries(steps)) {
-    const times: Record<Build, number[]> = { a: [], b: [] };
-    const chars: Record<Build, number[]> = { a: [], b: [] };
-    for (let i = 0; i < runs + 3; i++) {
-      for (const which of i % 2 ? (["b", "a"] as const) : (["a", "b"] as const)) {
-        const { ms, out } = await bp(which, args(which));
-        if (i >= 3) times[which].push(ms);
-        chars[which].push(out.trimEnd().length);
-        await Bun.sleep(5 + Math.random() * 10);
-      }
-    }
-    console.log(`${name.padEnd(9)} a ${median(times.a).toFixed(1)} ms   b ${median(times.b).toFixed(1)} ms   (${runs} runs each)   chars a ${median(chars.a)} b ${median(chars.b)}`);
-  }
+	for (const which of ["a", "b"] as const) {
+		await tools[which].init();
+		if (tools[which].skipped)
+			throw new Error(`${which}: ${tools[which].skipped}`);
+		await tools[which].start(fx.url("/form"));
+	}
+	for (const c of cases) {
+		const page = c.step?.page ?? "/form";
+		const argv = {} as Record<Build, string[]>;
+		for (const which of ["a", "b"] as const) {
+			const t = tools[which];
+			await t.run(["open", fx.url(page)]);
+			if (c.step) await resetStep(t, c.step);
+			argv[which] = c.step
+				? actArgs(t, c.step, await resolveTargets(t, c.step))
+				: (c.args ?? []);
+		}
+		const times: Record<Build, number[]> = { a: [], b: [] };
+		const chars: Record<Build, number[]> = { a: [], b: [] };
+		const failed: Record<Build, number> = { a: 0, b: 0 };
+		for (let i = 0; i < runs + 3; i++) {
+			for (const which of i % 2
+				? (["b", "a"] as const)
+				: (["a", "b"] as const)) {
+				const t = tools[which];
+				if (c.step) await resetStep(t, c.step);
+				const e = await t.run(argv[which]);
+				if (!t.ok(e)) failed[which]++;
+				if (i >= 3) times[which].push(e.ms);
+				chars[which].push(e.out.trimEnd().length);
+				await Bun.sleep(5 + Math.random() * 10);
+			}
+		}
+		const fails =
+			failed.a + failed.b ? `   failed a ${failed.a} b ${failed.b}` : "";
+		console.log(
+			`${c.name.padEnd(12)} a ${median(times.a).toFixed(1)} ms   b ${median(times.b).toFixed(1)} ms   (${runs} runs each)   chars a ${median(chars.a)} b ${median(chars.b)}${fails}`,
+		);
+	}
 } finally {
-  for (const which of ["a", "b"] as const) {
-    await bp(which, ["disconnect"]);
-    rmSync(homes[which], { recursive: true, force: true });
-  }
-  fx.stop();
+	for (const t of Object.values(tools)) await t.shutdown();
+	fx.stop();
 }

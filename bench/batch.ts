@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { CLICK_TARGET, startFixtures, TYPE_TARGET } from "./lib/fixtures.ts";
-import { BATCH_SECTION } from "./lib/sections.ts";
+import { BATCH_SECTION, replaceSection } from "./lib/sections.ts";
 
 const root = resolve(import.meta.dir, "..");
 const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
@@ -81,7 +81,6 @@ try {
   if (write) {
     const file = join(root, "docs/benchmarks.md");
     const doc = existsSync(file) ? readFileSync(file, "utf8") : "";
-    const head = doc.includes(BATCH_SECTION) ? doc.slice(0, doc.indexOf(BATCH_SECTION)) : `${doc.trimEnd()}\n\n`;
     const version = (await bp(["--version"])).out.trim();
     const section = [
       BATCH_SECTION,
@@ -102,7 +101,7 @@ try {
         "Process start-up grows with the machine's load, and the saving with it: read it against the start-up floor measured in the same loop.",
       "",
     ].join("\n");
-    writeFileSync(file, head + section);
+    writeFileSync(file, replaceSection(doc, BATCH_SECTION, section));
     console.log(`wrote ${file}`);
   }
 } finally {

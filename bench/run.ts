@@ -4,7 +4,7 @@
  * table and writes docs/benchmarks.md. A measurement, not a test: nothing fails on a number.
  *
  * Options: --quick (few repetitions; writes only with --out), --only=warm,navigate,snapshot,act,
- * screenshot,cold,parallel (memory is always measured), --no-peers, --out=<file>.
+ * widgets,screenshot,cold,parallel (memory is always measured), --no-peers, --skip=<tool,…>, --out=<file>.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,11 +13,12 @@ import { startFixtures } from "./lib/fixtures.ts";
 import { Results, type Ctx } from "./lib/measure.ts";
 import { cmdline, markedPids, signalMarked, waitGone } from "./lib/proc.ts";
 import { describeMachine, markdown, table } from "./lib/report.ts";
-import { BATCH_SECTION } from "./lib/sections.ts";
+import { keptFrom } from "./lib/sections.ts";
 import { coldStart, navigation, screenshot, warmCommands } from "./scenarios/basic.ts";
 import { describeMemory, memory } from "./scenarios/memory.ts";
 import { actions, snapshots } from "./scenarios/observe.ts";
 import { parallelAgents } from "./scenarios/parallel.ts";
+import { widgetActions } from "./scenarios/widgets.ts";
 import { AgentBrowserTool } from "./tools/agent-browser.ts";
 import { BpTool } from "./tools/bp.ts";
 import { PlaywrightCliTool } from "./tools/playwright-cli.ts";
@@ -37,6 +38,7 @@ const scenarios: [string, (ctx: Ctx) => Promise<void>][] = [
   ["navigate", navigation],
   ["snapshot", snapshots],
   ["act", actions],
+  ["widgets", widgetActions],
   ["screenshot", screenshot],
   ["cold", coldStart],
   ["parallel", parallelAgents],
@@ -81,6 +83,7 @@ for (const sig of ["SIGINT", "SIGTERM"] as const) {
 try {
   for (const t of tools) {
     if (flag("no-peers") && t.id !== "bp") t.skipped = "--no-peers";
+    else if (t.id !== "bp" && option("skip")?.split(",").includes(t.id)) t.skipped = "--skip";
     else await t.init();
     log(`${t.id}: ${t.skipped ? `skipped (${t.skipped})` : t.version}${t.missing.size ? `; not available yet: ${[...t.missing].join(", ")}` : ""}`);
   }
@@ -135,10 +138,10 @@ try {
   const seconds = (Date.now() - started.getTime()) / 1000;
   log(`\n${table(results, tools)}\n`);
   if (outFile) {
-    // The batch section is bench/batch.ts's: kept as it is.
+    // The sections of bench/batch.ts, phases.ts and memory.ts are theirs: kept as they are.
     const kept = existsSync(outFile) ? readFileSync(outFile, "utf8") : "";
-    const batch = kept.includes(BATCH_SECTION) ? `\n${kept.slice(kept.indexOf(BATCH_SECTION))}` : "";
-    writeFileSync(outFile, markdown(results, tools, machine, { started, seconds, quick }) + batch);
+    const rest = kept.slice(keptFrom(kept));
+    writeFileSync(outFile, markdown(results, tools, machine, { started, seconds, quick }) + (rest ? `\n${rest}` : ""));
     log(`wrote ${outFile} (${Math.round(seconds)} s)`);
   }
 } catch (e) {

@@ -7,7 +7,9 @@
  *          per row), the shape of an admin grid.
  *  /big    a long feed of BIG_NODES elements, mostly text, with a link and a button per card.
  *  /page   a tiny page for navigation timing (?n= makes every URL distinct).
+ *  /widgets, /live  real-widget pages (widgets.ts).
  */
+import { widgetRoutes } from "./widgets.ts";
 
 export const TABLE_ROWS = 300;
 export const TABLE_CONTROLS = TABLE_ROWS * 5;
@@ -101,6 +103,7 @@ export interface Fixtures {
 
 export function startFixtures(): Fixtures {
   const pages: Record<string, string> = { "/form": formPage(), "/table": tablePage(), "/big": bigPage() };
+  const routes = widgetRoutes();
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
@@ -108,6 +111,8 @@ export function startFixtures(): Fixtures {
       const u = new URL(req.url);
       // An empty favicon keeps a 404 out of every page's console (playwright-cli reports it).
       if (u.pathname === "/favicon.ico") return new Response(null, { status: 204 });
+      const route = routes[u.pathname];
+      if (route) return new Response(route.body, { headers: { "content-type": route.type, "cache-control": u.pathname.startsWith("/lib/") ? "max-age=3600" : "no-store" } });
       const html = u.pathname === "/page" ? smallPage(u.searchParams.get("n") ?? "0") : pages[u.pathname];
       if (html === undefined) return new Response("not found", { status: 404 });
       return new Response(html, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } });

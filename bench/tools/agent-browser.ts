@@ -15,6 +15,7 @@ const COLD = "cold";
 
 export class AgentBrowserTool implements Tool {
   readonly id = "agent-browser";
+  readonly selectors = true;
   version = "?";
   skipped?: string;
   missing = new Set<Cap>();
@@ -34,6 +35,7 @@ export class AgentBrowserTool implements Tool {
     firstOpen: (url) => ["open", url],
     snapshots: [{ key: "all", label: "snapshot -i", args: ["snapshot", "-i"] }],
     click: (ref) => ["click", `@${ref}`],
+    drag: (from, to) => ["drag", ...[from, to].map((x) => (x.startsWith("#") ? x : `@${x}`))],
     type: (ref, text) => ["fill", `@${ref}`, text],
     screenshot: (file) => ["screenshot", file],
     observeAfterAction: ["snapshot", "-i"],

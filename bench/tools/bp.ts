@@ -25,8 +25,14 @@ export class BpTool implements Tool {
   /** Homes of agents run with a broker and browser of their own (the parallel scenario's comparison). */
   private readonly isolated = new Set<string>();
 
-  constructor(root: string) {
-    this.built = join(root, "dist/bp");
+  /** `extraEnv`: more environment for every bp process (bench/phases.ts: BROWSER_PILOT_PHASES). */
+  /** `built`: another executable than dist/bp (bench/ab.ts). */
+  constructor(
+    root: string,
+    private readonly extraEnv: Record<string, string> = {},
+    built?: string,
+  ) {
+    this.built = built ?? join(root, "dist/bp");
   }
 
   cmd: Commands = {
@@ -40,6 +46,7 @@ export class BpTool implements Tool {
       { key: "all", label: `snapshot --limit ${BP_FULL_LIMIT}`, args: ["snapshot", "--limit", BP_FULL_LIMIT] },
     ],
     click: (ref) => ["click", ref],
+    drag: (from, to) => ["drag", from, to],
     type: (ref, text) => (this.typeClear ? ["type", ref, text, "--clear"] : ["type", ref, text]),
     // bp keeps every output inside BROWSER_PILOT_OUTPUT_DIR, so the file goes to our private one.
     // --force: the bench writes the same file on every run (an existing name is otherwise refused).
@@ -58,6 +65,7 @@ export class BpTool implements Tool {
       BROWSER_PILOT_OUTPUT_DIR: join(this.dir, "out"),
       // The broker must not idle out while peers take their turn.
       BROWSER_PILOT_IDLE_MS: "900000",
+      ...this.extraEnv,
     });
   }
 

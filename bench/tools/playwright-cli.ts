@@ -34,6 +34,7 @@ export class PlaywrightCliTool implements Tool {
     firstOpen: (url) => ["open", url],
     snapshots: [{ key: "all", label: "snapshot", args: ["snapshot"] }],
     click: (ref) => ["click", ref],
+    drag: (from, to) => ["drag", from, to],
     type: (ref, text) => ["fill", ref, text],
     screenshot: (file) => [`screenshot`, `--filename=${file}`],
     observeAfterAction: ["snapshot"],

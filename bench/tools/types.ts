@@ -38,6 +38,8 @@ export interface Commands {
   snapshots: SnapshotVariant[];
   click(ref: string): string[];
   type(ref: string, text: string): string[];
+  /** Drag one element onto another (a ref, or for a tool whose snapshot gives the element none, a CSS selector). */
+  drag(from: string, to: string): string[];
   screenshot(file: string): string[];
   /** What a peer must run after an action to see its result; undefined when the reply has it. */
   observeAfterAction?: string[];
@@ -60,6 +62,8 @@ export interface Tool {
   ok(e: Exec): boolean;
   /** Ref of the element with this accessible name in a snapshot output, as the tool expects it. */
   findRef(snapshotOut: string, name: string): string | undefined;
+  /** Whether the tool takes a CSS selector where it takes a ref (for elements its snapshot gives no ref). */
+  readonly selectors?: boolean;
   /** From no broker/daemon to a first usable tab at url; timed as one figure. */
   coldStart(url: string): Promise<Sample>;
   /** Stop what coldStart started and wait until it is gone (untimed). */
@@ -96,8 +100,10 @@ export async function sequence(tool: Tool, commands: string[][], session?: strin
 /** Ref lookup in the YAML-like snapshots of agent-browser and playwright-cli. */
 export function yamlRef(out: string, name: string): string | undefined {
   const quoted = `"${name}"`;
+  // An element named by its text only (a list item): `- listitem [ref=e9]: Ann`.
+  const text = `]: ${name}`;
   for (const line of out.split("\n")) {
-    if (!line.includes(quoted)) continue;
+    if (!line.includes(quoted) && !line.trimEnd().endsWith(text)) continue;
     const m = line.match(/ref=([a-z0-9]+)/);
     if (m?.[1]) return m[1];
   }

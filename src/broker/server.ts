@@ -5,6 +5,7 @@ import { callProtocolSchema, callRequestSchema, cancelRequestSchema, requestEnve
 import { BpError, toBpError } from "../shared/errors.ts";
 import { jsonLine } from "../shared/json-line.ts";
 import { PROTOCOL, VERSION } from "../shared/version.ts";
+import { phases } from "../cdp/phases.ts";
 import type { Broker } from "./broker.ts";
 import { redactDeep } from "./net/redact.ts";
 
@@ -56,7 +57,9 @@ export function startServer(socketPath: string, token: string, broker: Broker) {
     const rest = buf.subarray(nl + 1);
     st.chunks = rest.length > 0 ? [rest] : [];
     st.size = rest.length;
-    handle(buf.subarray(0, nl).toString("utf8"), token, broker).then(
+    const line = buf.subarray(0, nl).toString("utf8");
+    phases?.begin(line);
+    handle(line, token, broker).then(
       ({ out, keep }) => {
         st.keep = keep;
         reply(s, out);
@@ -69,6 +72,7 @@ export function startServer(socketPath: string, token: string, broker: Broker) {
     socket: {
       open(s) {
         s.data = { chunks: [], size: 0, handled: false, timer: undefined };
+        phases?.connected();
         s.data.onWritten = () => {
           s.data.handled = false;
           arm(s);
@@ -110,6 +114,7 @@ function reply(s: Socket<ConnState>, body: unknown): void {
     // Credentials in URLs never leave the broker, whatever command put them in a reply.
     s.data.out = Buffer.from(`${jsonLine(redactDeep(body))}\n`, "utf8");
     flush(s);
+    phases?.end();
   } catch {
     // client gone
   }

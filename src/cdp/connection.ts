@@ -1,5 +1,6 @@
 import { CallbackRegistry } from "./callbacks.ts";
 import { CdpAbortedError, CdpClosedError, CdpError, CdpSessionClosedError, withCallSite } from "./errors.ts";
+import { phases } from "./phases.ts";
 import { currentCallScope } from "./scope.ts";
 import type { Transport } from "./transport.ts";
 import {
@@ -108,7 +109,8 @@ export class CdpConnection {
     });
     try {
       // `{}` rather than no params: some CDP proxies in front of hosted browsers require it.
-      frame = JSON.stringify({ id, method, params: params ?? {}, sessionId });
+      frame = JSON.stringify({ id, method, params: (phases ? phases.params(method, params) : params) ?? {}, sessionId });
+      phases?.send(id, method, params);
     } catch (error) {
       this.#callbacks.reject(id, error instanceof Error ? error : new TypeError(String(error)));
       return promise;
@@ -198,6 +200,7 @@ export class CdpConnection {
 
   #onReply(id: number, message: Record<string, unknown>): void {
     const { error } = message;
+    phases?.reply(id, message.result);
     if (error === undefined) {
       this.#callbacks.resolve(id, message.result ?? {});
       return;
@@ -209,6 +212,7 @@ export class CdpConnection {
   }
 
   #onEvent(method: string, params: unknown, sessionId: string | undefined): void {
+    phases?.event(method);
     // Fail the session's calls first, so handlers already see a consistent state.
     if (method === "Target.detachedFromTarget" && isRecord(params) && typeof params.sessionId === "string") {
       this.#onSessionDetached(params.sessionId);

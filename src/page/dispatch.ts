@@ -131,6 +131,8 @@ export interface PageStep {
 export interface PageCall {
   steps: PageStep[];
   doc?: string;
+  /** Answer the ms each step took (`tm`): the broker's off-by-default timing (src/cdp/phases.ts). */
+  tm?: 1;
 }
 
 export interface PageReply {
@@ -139,6 +141,7 @@ export interface PageReply {
   /** Set when the caller expected another document: no step ran. */
   otherDocument?: true;
   results: unknown[];
+  tm?: number[];
 }
 
 export interface Runtime {
@@ -172,6 +175,7 @@ export function install(win: ActWindow, key: symbol): Runtime {
     return (a[0] ?? 0).toString(36) + (a[1] ?? 0).toString(36);
   };
   let doc = win.document, docToken = token();
+  const clock = (): number => win.performance?.now() ?? Date.now();
   const element = (step: PageStep): ActElement | null => {
     if (typeof step.ref === "number") return pageResolveRef(win, step.ref).element as ActElement | null;
     if (step.slot) return slotElement(win, step.slot);
@@ -198,21 +202,26 @@ export function install(win: ActWindow, key: symbol): Runtime {
       const tok = currentToken();
       if (call.doc && call.doc !== tok) return { doc: tok, otherDocument: true, results: [] };
       const out: unknown[] = [];
+      const tm: number[] | undefined = call.tm ? [] : undefined;
       for (const st of call.steps) {
+        const t0 = tm ? clock() : 0;
         if ((st.when && !settled(out[st.when.step])) || (st.unlessFocused && focusedAnswer(out[out.length - 1]))) {
           out.push(null);
+          tm?.push(0);
           continue;
         }
         if (st.fn === "ref") {
           // Resolves the step's ref; when it is gone, no later step runs.
           const why = pageResolveRef(win, Number(st.ref)).reason;
           out.push(why);
+          tm?.push(Math.round((clock() - t0) * 10) / 10);
           if (why) break;
           continue;
         }
         out.push(await callStep(st));
+        tm?.push(Math.round((clock() - t0) * 10) / 10);
       }
-      return { doc: docToken, results: out };
+      return tm ? { doc: docToken, results: out, tm } : { doc: docToken, results: out };
     },
     text(call) {
       // A call of one step whose function answers at once (a snapshot) answers at once too: no

@@ -6,7 +6,7 @@ import type { SnapshotResult } from "./types.ts";
 
 afterAll(closePages);
 
-type Call = (call: { steps: PageStep[]; doc?: string }) => Promise<PageReply | { missing: true }>;
+type Call = (call: { steps: PageStep[]; doc?: string; tm?: 1 }) => Promise<PageReply | { missing: true }>;
 
 /** The two function declarations the broker sends, bound to a happy-dom window as `window`. */
 function page(html: string): { w: Window; install: Call; run: Call } {
@@ -20,6 +20,17 @@ function page(html: string): { w: Window; install: Call; run: Call } {
 }
 
 describe("page runtime", () => {
+  test("answers its time per step only when asked (the broker's off-by-default phase timing)", async () => {
+    const { install, run } = page(`<button>Go</button>`);
+    const steps: PageStep[] = [{ fn: "snapshot", arg: { layout: false, fold: false } }, { fn: "ref", ref: 1 }, { fn: "act", ref: 1, arg: { op: "state" } }];
+    const plain = (await install({ steps })) as PageReply;
+    expect(plain.tm).toBeUndefined();
+    const timed = (await run({ steps, tm: 1 })) as PageReply;
+    expect(timed.results).toHaveLength(3);
+    expect(timed.tm).toHaveLength(3);
+    for (const ms of timed.tm ?? []) expect(ms).toBeGreaterThanOrEqual(0);
+  });
+
   test("installed once, then called by name; steps run in order in one call", async () => {
     const { w, install, run } = page(`<button onclick="this.textContent='Done'">Go</button>`);
     expect(await run({ steps: [] })).toEqual({ missing: true });

@@ -1,0 +1,129 @@
+/**
+ * Real-widget fixture pages, the kind of page the form page does not show (issue 29): widget
+ * code, its timers and animations, and a page that never stops moving.
+ *
+ *  /widgets  jQuery UI as the library draws it (the `jquery` and `jquery-ui` devDependencies,
+ *            served from node_modules, as test/e2e/jquery-ui-pages.ts does): an autocomplete
+ *            with the library's default 300 ms delay, a datepicker with its default fadeIn, a
+ *            sortable list.
+ *  /live     a ticking episode timer (text and bar every 100 ms), an endless CSS spinner, a JS
+ *            animation moving a box every frame, and a button whose click also flashes a short
+ *            CSS animation: what MiniWoB++ episodes run while an agent acts.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+const root = join(import.meta.dir, "../../node_modules");
+const mod = (p: string) => join(root, p);
+
+/** Names the widget scenarios act on. */
+export const WIDGET = {
+	city: "City",
+	cityText: "Ap",
+	/** A suggestion the autocomplete shows for cityText: the effect to see. */
+	suggestion: "Apricot Hill",
+	date: "Date",
+	/** The datepicker's "next month" link: only there once the calendar is open. */
+	calendar: "Next",
+	sortFirst: "Ann",
+	sortLast: "Cid",
+	liveButton: "Add item",
+	liveField: "Full name",
+} as const;
+
+const HEAD = `<link rel=stylesheet href="/lib/jquery-ui.css"><script src="/lib/jquery.js"></script><script src="/lib/jquery-ui.js"></script>`;
+
+function widgetsPage(): string {
+	return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Widgets</title>${HEAD}
+<style>body{font:14px sans-serif;margin:16px}#list{list-style:none;padding:0;width:220px}#list li{cursor:move;height:28px;line-height:28px;padding:0 8px;margin:2px 0}</style></head><body>
+<h1>Book a trip</h1>
+<p><label for=city>${WIDGET.city}</label> <input id=city></p>
+<p><label for=date>${WIDGET.date}</label> <input id=date></p>
+<h2>Order of stops</h2>
+<ul id=list><li class=ui-state-default>${WIDGET.sortFirst}</li><li class=ui-state-default>Bob</li><li class=ui-state-default>${WIDGET.sortLast}</li></ul>
+<p id=order>Ann,Bob,Cid</p>
+<script>
+$("#city").autocomplete({ source: ["Apple Valley", "${WIDGET.suggestion}", "Ashford", "Boston", "Cairo"] });
+$("#date").datepicker({ defaultDate: new Date(2026, 11, 1) });
+$("#list").sortable({ update: function () { $("#order").text($("#list li").map(function () { return this.textContent; }).get().join(",")); } });
+</script>
+</body></html>`;
+}
+
+/** Untimed between repetitions: the widgets back as they were, the same elements (refs stay valid). */
+export const WIDGET_RESET = {
+	city: `($("#city").autocomplete("close").val(""), 0)`,
+	date: `($("#date").datepicker("hide").blur().val(""), $.datepicker._curInst && $("#ui-datepicker-div").stop(true, true).hide(), 0)`,
+	live: `(document.getElementById("fullname").value = "", document.getElementById("greet").textContent = "Hello, stranger", 0)`,
+	sort: `(["Ann","Bob","Cid"].forEach(function (n) { var l = document.getElementById("list"); l.appendChild([].find.call(l.children, function (e) { return e.textContent === n; })); }), $("#order").text("Ann,Bob,Cid"), 0)`,
+};
+
+function livePage(): string {
+	return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Live</title>
+<style>body{font:14px sans-serif;margin:16px}
+#bar{height:6px;background:#08c}
+.spin{width:20px;height:20px;border:3px solid #ccc;border-top-color:#08c;border-radius:50%;animation:spin 1s linear infinite;display:inline-block}
+@keyframes spin{to{transform:rotate(360deg)}}
+#box{width:16px;height:16px;background:#c60;position:relative}
+@keyframes flash{from{background:#ff0}to{background:transparent}}
+.flash{animation:flash .15s ease-out}
+</style></head><body>
+<div id=query>Click "Add item", then enter your name.</div>
+<p>Time left: <span id=left>60.0</span> s</p><div id=bar></div>
+<p><span class=spin></span> <span id=status>Loading more…</span></p>
+<div id=box></div>
+<p><button type=button id=add>${WIDGET.liveButton}</button> Items: <output id=count>0</output></p>
+<p><label>${WIDGET.liveField} <input type=text id=fullname></label></p>
+<p id=greet>Hello, stranger</p>
+<script>
+  var t0 = Date.now(), n = 0;
+  setInterval(function () {
+    var left = Math.max(0, 60 - (Date.now() - t0) / 1000) ;
+    if (left === 0) t0 = Date.now();
+    document.getElementById("left").textContent = left.toFixed(1);
+    document.getElementById("bar").style.width = (left / 60 * 100).toFixed(1) + "%";
+  }, 100);
+  (function move(ts) { document.getElementById("box").style.left = (Math.sin(ts / 300) * 100 + 100).toFixed(0) + "px"; requestAnimationFrame(move); })(0);
+  document.getElementById("add").addEventListener("click", function () {
+    n++; var c = document.getElementById("count"); c.textContent = String(n);
+    c.classList.remove("flash"); void c.offsetWidth; c.classList.add("flash");
+  });
+  document.getElementById("fullname").addEventListener("input", function (e) {
+    document.getElementById("greet").textContent = "Hello, " + e.target.value;
+  });
+</script>
+</body></html>`;
+}
+
+const asset = (file: string, type: string) => ({
+	body: readFileSync(mod(file)),
+	type,
+});
+
+/** Path → page or asset, for the fixture server. */
+export function widgetRoutes(): Record<
+	string,
+	{ body: string | Buffer; type: string }
+> {
+	const html = (body: string) => ({ body, type: "text/html; charset=utf-8" });
+	return {
+		"/widgets": html(widgetsPage()),
+		"/live": html(livePage()),
+		"/lib/jquery.js": asset("jquery/dist/jquery.min.js", "text/javascript"),
+		"/lib/jquery-ui.js": asset(
+			"jquery-ui/dist/jquery-ui.min.js",
+			"text/javascript",
+		),
+		"/lib/jquery-ui.css": asset(
+			"jquery-ui/dist/themes/base/jquery-ui.min.css",
+			"text/css",
+		),
+		// The theme's icons, so the page loads without errors.
+		...Object.fromEntries(
+			readdirSync(mod("jquery-ui/dist/themes/base/images")).map((f) => [
+				`/lib/images/${f}`,
+				asset(`jquery-ui/dist/themes/base/images/${f}`, "image/png"),
+			]),
+		),
+	};
+}
