@@ -9,88 +9,72 @@
  */
 import { resolve } from "node:path";
 import { startFixtures } from "./lib/fixtures.ts";
-import {
-	type ActStep,
-	actArgs,
-	FORM_STEPS,
-	resetStep,
-	resolveTargets,
-	WIDGET_STEPS,
-} from "./scenarios/widgets.ts";
+import { type ActStep, actArgs, FORM_STEPS, resetStep, resolveTargets, WIDGET_STEPS } from "./scenarios/widgets.ts";
 import { BpTool } from "./tools/bp.ts";
 
 const args = process.argv.slice(2).filter((x) => !x.startsWith("--"));
 const [a, b, runsArg] = args;
 if (!a || !b) {
-	console.error("usage: bun bench/ab.ts <bp-a> <bp-b> [runs] [--widgets]");
-	process.exit(2);
+  console.error("usage: bun bench/ab.ts <bp-a> <bp-b> [runs] [--widgets]");
+  process.exit(2);
 }
 const runs = Number(runsArg ?? 40);
 const root = resolve(import.meta.dir, "..");
 const tools = {
-	a: new BpTool(root, {}, resolve(a)),
-	b: new BpTool(root, {}, resolve(b)),
+  a: new BpTool(root, {}, resolve(a)),
+  b: new BpTool(root, {}, resolve(b)),
 };
 type Build = keyof typeof tools;
 const fx = startFixtures();
 
-const median = (xs: number[]) =>
-	[...xs].sort((x, y) => x - y)[xs.length >> 1] ?? Number.NaN;
+const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[xs.length >> 1] ?? Number.NaN;
 
 interface Case {
-	name: string;
-	step?: ActStep;
-	args?: string[];
+  name: string;
+  step?: ActStep;
+  args?: string[];
 }
 const cases: Case[] = [
-	...FORM_STEPS.map((s) => ({ name: s.kind, step: s })),
-	{ name: "snapshot", args: ["snapshot"] },
-	...(process.argv.includes("--widgets")
-		? WIDGET_STEPS.map((s) => ({ name: s.id, step: s }))
-		: []),
+  ...FORM_STEPS.map((s) => ({ name: s.kind, step: s })),
+  { name: "snapshot", args: ["snapshot"] },
+  ...(process.argv.includes("--widgets") ? WIDGET_STEPS.map((s) => ({ name: s.id, step: s })) : []),
 ];
 
 try {
-	for (const which of ["a", "b"] as const) {
-		await tools[which].init();
-		if (tools[which].skipped)
-			throw new Error(`${which}: ${tools[which].skipped}`);
-		await tools[which].start(fx.url("/form"));
-	}
-	for (const c of cases) {
-		const page = c.step?.page ?? "/form";
-		const argv = {} as Record<Build, string[]>;
-		for (const which of ["a", "b"] as const) {
-			const t = tools[which];
-			await t.run(["open", fx.url(page)]);
-			if (c.step) await resetStep(t, c.step);
-			argv[which] = c.step
-				? actArgs(t, c.step, await resolveTargets(t, c.step))
-				: (c.args ?? []);
-		}
-		const times: Record<Build, number[]> = { a: [], b: [] };
-		const chars: Record<Build, number[]> = { a: [], b: [] };
-		const failed: Record<Build, number> = { a: 0, b: 0 };
-		for (let i = 0; i < runs + 3; i++) {
-			for (const which of i % 2
-				? (["b", "a"] as const)
-				: (["a", "b"] as const)) {
-				const t = tools[which];
-				if (c.step) await resetStep(t, c.step);
-				const e = await t.run(argv[which]);
-				if (!t.ok(e)) failed[which]++;
-				if (i >= 3) times[which].push(e.ms);
-				chars[which].push(e.out.trimEnd().length);
-				await Bun.sleep(5 + Math.random() * 10);
-			}
-		}
-		const fails =
-			failed.a + failed.b ? `   failed a ${failed.a} b ${failed.b}` : "";
-		console.log(
-			`${c.name.padEnd(12)} a ${median(times.a).toFixed(1)} ms   b ${median(times.b).toFixed(1)} ms   (${runs} runs each)   chars a ${median(chars.a)} b ${median(chars.b)}${fails}`,
-		);
-	}
+  for (const which of ["a", "b"] as const) {
+    await tools[which].init();
+    if (tools[which].skipped) throw new Error(`${which}: ${tools[which].skipped}`);
+    await tools[which].start(fx.url("/form"));
+  }
+  for (const c of cases) {
+    const page = c.step?.page ?? "/form";
+    const argv = {} as Record<Build, string[]>;
+    for (const which of ["a", "b"] as const) {
+      const t = tools[which];
+      await t.run(["open", fx.url(page)]);
+      if (c.step) await resetStep(t, c.step);
+      argv[which] = c.step ? actArgs(t, c.step, await resolveTargets(t, c.step)) : (c.args ?? []);
+    }
+    const times: Record<Build, number[]> = { a: [], b: [] };
+    const chars: Record<Build, number[]> = { a: [], b: [] };
+    const failed: Record<Build, number> = { a: 0, b: 0 };
+    for (let i = 0; i < runs + 3; i++) {
+      for (const which of i % 2 ? (["b", "a"] as const) : (["a", "b"] as const)) {
+        const t = tools[which];
+        if (c.step) await resetStep(t, c.step);
+        const e = await t.run(argv[which]);
+        if (!t.ok(e)) failed[which]++;
+        if (i >= 3) times[which].push(e.ms);
+        chars[which].push(e.out.trimEnd().length);
+        await Bun.sleep(5 + Math.random() * 10);
+      }
+    }
+    const fails = failed.a + failed.b ? `   failed a ${failed.a} b ${failed.b}` : "";
+    console.log(
+      `${c.name.padEnd(12)} a ${median(times.a).toFixed(1)} ms   b ${median(times.b).toFixed(1)} ms   (${runs} runs each)   chars a ${median(chars.a)} b ${median(chars.b)}${fails}`,
+    );
+  }
 } finally {
-	for (const t of Object.values(tools)) await t.shutdown();
-	fx.stop();
+  for (const t of Object.values(tools)) await t.shutdown();
+  fx.stop();
 }

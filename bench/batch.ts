@@ -22,7 +22,12 @@ const loadAtStart = loadavg();
 
 async function bp(argv: string[], stdin?: string): Promise<{ ms: number; out: string; code: number }> {
   const started = performance.now();
-  const proc = Bun.spawn([bpPath, ...argv], { env, stdin: stdin !== undefined ? new Blob([stdin]) : "ignore", stdout: "pipe", stderr: "ignore" });
+  const proc = Bun.spawn([bpPath, ...argv], {
+    env,
+    stdin: stdin !== undefined ? new Blob([stdin]) : "ignore",
+    stdout: "pipe",
+    stderr: "ignore",
+  });
   const out = await new Response(proc.stdout).text();
   const code = await proc.exited;
   return { ms: performance.now() - started, out, code };
@@ -41,8 +46,16 @@ try {
   if (!add || !name) throw new Error("form page refs not found");
   // An agent's ten steps: type, click, look, read back, several times over.
   const steps: string[][] = [
-    ["type", name, "Ada"], ["click", add], ["snapshot"], ["eval", "document.title"], ["click", add],
-    ["type", name, "Grace"], ["snapshot"], ["click", add], ["eval", "1+1"], ["snapshot"],
+    ["type", name, "Ada"],
+    ["click", add],
+    ["snapshot"],
+    ["eval", "document.title"],
+    ["click", add],
+    ["type", name, "Grace"],
+    ["snapshot"],
+    ["click", add],
+    ["eval", "1+1"],
+    ["snapshot"],
   ];
   const script = steps.map((s) => JSON.stringify(s)).join("\n");
   const times = { calls: [] as number[], batch: [] as number[], floor: [] as number[] };

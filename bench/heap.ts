@@ -8,14 +8,14 @@ import { heapStats } from "bun:jsc";
 const role = process.argv[2] ?? "none";
 const src = new URL("../src/", import.meta.url).pathname;
 if (role === "broker") {
-	await import(`${src}broker/main.ts`);
-	await import(`${src}broker/handlers/index.ts`);
+  await import(`${src}broker/main.ts`);
+  await import(`${src}broker/handlers/index.ts`);
 } else if (role === "janitor") await import(`${src}janitor/main.ts`);
 else if (role === "cli") await import(`${src}cli/main.ts`);
 Bun.gc(true);
 const s = heapStats();
 const top = Object.entries(s.objectTypeCounts)
-	.sort((a, b) => b[1] - a[1])
-	.slice(0, 6)
-	.map(([k, n]) => `${k} ${n}`);
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, 6)
+  .map(([k, n]) => `${k} ${n}`);
 console.log(`${role}: JS heap ${(s.heapSize / 2 ** 20).toFixed(2)} MB, ${s.objectCount} objects (${top.join(", ")})`);

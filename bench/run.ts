@@ -65,7 +65,9 @@ async function cleanup(): Promise<void> {
     rmSync(outDir, { recursive: true, force: true });
     const left = markedPids();
     if (left.length) {
-      log(`stopping ${left.length} leftover processes: ${left.map((p) => `${p} ${cmdline(p).slice(0, 60)}`).join("; ")}`);
+      log(
+        `stopping ${left.length} leftover processes: ${left.map((p) => `${p} ${cmdline(p).slice(0, 60)}`).join("; ")}`,
+      );
       signalMarked(left, "SIGTERM");
       if (!(await waitGone(left, 5000))) signalMarked(left, "SIGKILL");
     }
@@ -85,7 +87,9 @@ try {
     if (flag("no-peers") && t.id !== "bp") t.skipped = "--no-peers";
     else if (t.id !== "bp" && option("skip")?.split(",").includes(t.id)) t.skipped = "--skip";
     else await t.init();
-    log(`${t.id}: ${t.skipped ? `skipped (${t.skipped})` : t.version}${t.missing.size ? `; not available yet: ${[...t.missing].join(", ")}` : ""}`);
+    log(
+      `${t.id}: ${t.skipped ? `skipped (${t.skipped})` : t.version}${t.missing.size ? `; not available yet: ${[...t.missing].join(", ")}` : ""}`,
+    );
   }
   const bp = tools[0];
   if (!bp || bp.skipped) throw new Error(`bp: ${bp?.skipped ?? "missing"}`);

@@ -21,7 +21,8 @@ const enc = new TextEncoder();
 
 function sorted(entries: readonly Entry[]): Entry[] {
   for (const e of entries) {
-    if (e.path.startsWith("/") || e.path.split("/").includes("..") || e.path.endsWith("/")) throw new Error(`unsafe archive path '${e.path}'`);
+    if (e.path.startsWith("/") || e.path.split("/").includes("..") || e.path.endsWith("/"))
+      throw new Error(`unsafe archive path '${e.path}'`);
   }
   return [...entries].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
@@ -185,7 +186,8 @@ export function untar(data: Uint8Array): Map<string, { mode: number; data: Uint8
     const body = data.subarray(at + 512, at + 512 + size);
     longName = undefined;
     if (type === "L") longName = dec.decode(body).replace(/\0.*$/s, "");
-    else if (type === "0" || type === "") out.set(name, { mode: Number.parseInt(field(h, 100, 8).trim() || "0", 8), data: body });
+    else if (type === "0" || type === "")
+      out.set(name, { mode: Number.parseInt(field(h, 100, 8).trim() || "0", 8), data: body });
     at += 512 + Math.ceil(size / 512) * 512;
   }
   return out;

@@ -33,7 +33,7 @@ function files(dir: string, keep: (path: string) => boolean): string[] {
 
 const rel = (p: string) => relative(ROOT, p);
 const camel = (name: string) => name.replace(/ (\w)/g, (_, c: string) => c.toUpperCase());
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 const source = files(join(ROOT, "src"), (p) => p.endsWith(".ts") && !p.endsWith(".test.ts"));
 const text = new Map(source.map((p) => [p, readFileSync(p, "utf8")]));
@@ -49,10 +49,14 @@ function pageFunctions(): Map<string, string> {
   const out = new Map<string, string>();
   for (const [path, body] of within("src/page")) {
     for (const table of body.matchAll(/^const (?:ELEMENT|WINDOW) = \{([\s\S]*?)\n?\};/gm)) {
-      for (const entry of (table[1] ?? "").matchAll(/(?:^|[{,\n])\s*([A-Za-z_$][\w$]*)(?:\s*:\s*([A-Za-z_$][\w$]*))?\s*(?=,|$|\n|\})/g)) {
+      for (const entry of (table[1] ?? "").matchAll(
+        /(?:^|[{,\n])\s*([A-Za-z_$][\w$]*)(?:\s*:\s*([A-Za-z_$][\w$]*))?\s*(?=,|$|\n|\})/g,
+      )) {
         const key = entry[1] ?? "";
         const ident = entry[2] ?? key;
-        const imported = body.match(new RegExp(`^import \\{[^}]*\\b${escape(ident)}\\b[^}]*\\} from "(\\.[^"]+)"`, "m"));
+        const imported = body.match(
+          new RegExp(`^import \\{[^}]*\\b${escapeRegExp(ident)}\\b[^}]*\\} from "(\\.[^"]+)"`, "m"),
+        );
         out.set(key, rel(imported?.[1] ? resolve(dirname(path), imported[1]) : path));
       }
     }
@@ -67,7 +71,10 @@ function schemaFile(name: string): string {
 
 function handlerFile(name: string, runs: string): string | undefined {
   if (runs === "local") {
-    const hit = within("src/cli").find(([p, body]) => !p.endsWith("spec.ts") && !p.endsWith("main.ts") && body.includes(`name === ${JSON.stringify(name)}`));
+    const hit = within("src/cli").find(
+      ([p, body]) =>
+        !p.endsWith("spec.ts") && !p.endsWith("main.ts") && body.includes(`name === ${JSON.stringify(name)}`),
+    );
     return hit ? rel(hit[0]) : undefined;
   }
   const define = new RegExp(`^(?:export )?const ${camel(name)}Handler\\b`, "m");
@@ -77,10 +84,15 @@ function handlerFile(name: string, runs: string): string | undefined {
 
 /** How often a test file runs the command: `["net", "mock"` for two words, `["open"` not followed by a subcommand. */
 function testFiles(name: string, subcommands: Set<string>): string[] {
-  const words = name.split(" ").map((w) => `"${escape(w)}"`).join(",\\s*");
-  const sub = [...subcommands].map((w) => `"${escape(w)}"`).join("|");
+  const words = name
+    .split(" ")
+    .map((w) => `"${escapeRegExp(w)}"`)
+    .join(",\\s*");
+  const sub = [...subcommands].map((w) => `"${escapeRegExp(w)}"`).join("|");
   const call = new RegExp(`\\[\\s*${words}${sub ? `(?!\\s*,\\s*(?:${sub}))` : ""}`, "g");
-  const counted = tests.map((p) => [p, [...(testText.get(p) ?? "").matchAll(call)].length] as const).filter(([, n]) => n > 0);
+  const counted = tests
+    .map((p) => [p, [...(testText.get(p) ?? "").matchAll(call)].length] as const)
+    .filter(([, n]) => n > 0);
   return counted.sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([p]) => rel(p));
 }
 
@@ -102,10 +114,20 @@ function pageCalls(file: string, handler: string): string[] {
   const block = end < 0 ? rest : rest.slice(0, end + 1);
   const out = namedFns(block);
   for (const m of body.matchAll(/^import \{([^}]*)\} from "(\.[^"]+)"/gm)) {
-    const names = (m[1] ?? "").split(",").map((x) => x.trim().split(/\s+as\s+/).pop() ?? "").filter(Boolean);
-    if (!names.some((n) => new RegExp(`\\b${escape(n)}\\b`).test(block))) continue;
+    const names = (m[1] ?? "")
+      .split(",")
+      .map(
+        (x) =>
+          x
+            .trim()
+            .split(/\s+as\s+/)
+            .pop() ?? "",
+      )
+      .filter(Boolean);
+    if (!names.some((n) => new RegExp(`\\b${escapeRegExp(n)}\\b`).test(block))) continue;
     const target = resolve(dirname(file), m[2] ?? "");
-    if (target.includes(`${join(ROOT, "src/broker")}/`) && !target.includes("/context/")) out.push(...namedFns(text.get(target) ?? ""));
+    if (target.includes(`${join(ROOT, "src/broker")}/`) && !target.includes("/context/"))
+      out.push(...namedFns(text.get(target) ?? ""));
   }
   return [...new Set(out)];
 }
@@ -118,9 +140,16 @@ export async function table(): Promise<string> {
     const subs = new Set(defs.filter((d) => d.name.startsWith(`${def.name} `)).map((d) => d.name.split(" ")[1] ?? ""));
     const handler = handlerFile(def.name, def.runs);
     const fns = handler && def.runs !== "local" ? pageCalls(join(ROOT, handler), `${camel(def.name)}Handler`) : [];
-    const pageCol = fns.filter((f) => page.has(f)).map((f) => `\`${f}\` (${page.get(f)})`).join(", ") || "—";
+    const pageCol =
+      fns
+        .filter((f) => page.has(f))
+        .map((f) => `\`${f}\` (${page.get(f)})`)
+        .join(", ") || "—";
     const found = testFiles(def.name, subs);
-    const testCol = found.length === 0 ? "—" : found.slice(0, MAX_TESTS).join(", ") + (found.length > MAX_TESTS ? ` +${found.length - MAX_TESTS}` : "");
+    const testCol =
+      found.length === 0
+        ? "—"
+        : found.slice(0, MAX_TESTS).join(", ") + (found.length > MAX_TESTS ? ` +${found.length - MAX_TESTS}` : "");
     const handlerCol = handler ? `${def.runs === "local" ? "CLI: " : `\`${camel(def.name)}Handler\` `}${handler}` : "—";
     rows.push(`| \`${def.name}\` | ${schemaFile(def.name)} | ${handlerCol} | ${pageCol} | ${testCol} |`);
   }

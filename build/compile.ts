@@ -24,7 +24,8 @@ export function hostPlatform(): Platform {
 
 export function toPlatform(target: string): Platform {
   const name = target.replace(/^bun-/, "");
-  if (!(PLATFORMS as readonly string[]).includes(name)) throw new Error(`Unknown target '${target}'; one of ${PLATFORMS.join(", ")}`);
+  if (!(PLATFORMS as readonly string[]).includes(name))
+    throw new Error(`Unknown target '${target}'; one of ${PLATFORMS.join(", ")}`);
   return name as Platform;
 }
 
@@ -43,12 +44,20 @@ export interface CompileOptions {
  * (the broker, the janitor, each command module) is parsed by every call.
  */
 export const COMPILE_FLAGS = [
-  "--compile", "--minify", "--bytecode", "--format=esm", "--splitting", "--sourcemap=none",
+  "--compile",
+  "--minify",
+  "--bytecode",
+  "--format=esm",
+  "--splitting",
+  "--sourcemap=none",
   // A compiled Bun program reads .env and bunfig.toml from its working directory by default:
   // a .env in the agent's project would then configure bp (BROWSER_PILOT_HOME, the client
   // key…), and looking for them lists every directory above the working directory, which
   // costs each call up to ~1.5 ms where a parent holds many entries (/tmp).
-  "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", "--no-compile-autoload-tsconfig", "--no-compile-autoload-package-json",
+  "--no-compile-autoload-dotenv",
+  "--no-compile-autoload-bunfig",
+  "--no-compile-autoload-tsconfig",
+  "--no-compile-autoload-package-json",
   // A CLI call runs its code once and exits: JIT-compiling it costs more than it saves (about
   // 1 ms of CPU per call). The broker and janitor, which live long, go back to the normal
   // policy as they start (src/main.ts).
@@ -59,12 +68,15 @@ export const COMPILE_FLAGS = [
 export function compile(o: CompileOptions): void {
   mkdirSync(dirname(o.outfile), { recursive: true });
   const args = [
-    "build", ...COMPILE_FLAGS,
+    "build",
+    ...COMPILE_FLAGS,
     `--target=bun-${o.platform}`,
     `--define=BP_BUILD_TARGET=${JSON.stringify(o.platform)}`,
     ...(o.runtime ? [`--compile-executable-path=${o.runtime}`] : []),
     ...(o.metafile ? [`--metafile=${o.metafile}`] : []),
-    join(o.root, "src/main.ts"), "--outfile", o.outfile,
+    join(o.root, "src/main.ts"),
+    "--outfile",
+    o.outfile,
   ];
   const proc = Bun.spawnSync([process.execPath, ...args], { stdout: "ignore", stderr: "inherit", cwd: o.root });
   if (proc.exitCode !== 0) throw new Error(`bun build failed for ${o.platform} (exit ${String(proc.exitCode)})`);
@@ -92,7 +104,13 @@ if (import.meta.main) {
     const outfile = resolve(root, opt("outfile") ?? "dist/bp");
     const runtime = opt("runtime");
     const metafile = opt("metafile");
-    compile({ root, platform, outfile, ...(runtime ? { runtime: resolve(runtime) } : {}), ...(metafile ? { metafile: resolve(metafile) } : {}) });
+    compile({
+      root,
+      platform,
+      outfile,
+      ...(runtime ? { runtime: resolve(runtime) } : {}),
+      ...(metafile ? { metafile: resolve(metafile) } : {}),
+    });
     console.error(`built ${outfile} (${platform})`);
   } catch (err) {
     console.error(err instanceof Error ? err.message : String(err));

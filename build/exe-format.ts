@@ -28,14 +28,22 @@ export function readExeFormat(data: Uint8Array): ExeFormat {
   // 64-bit little-endian Mach-O (MH_MAGIC_64 0xfeedfacf read as LE).
   if (view.getUint32(0, true) === 0xfeedfacf) {
     const cpu = view.getUint32(4, true);
-    return { format: "Mach-O", arch: cpu === 0x01000007 ? "x64" : cpu === 0x0100000c ? "arm64" : "other", signature: machoSignature(view) };
+    return {
+      format: "Mach-O",
+      arch: cpu === 0x01000007 ? "x64" : cpu === 0x0100000c ? "arm64" : "other",
+      signature: machoSignature(view),
+    };
   }
   // PE: "MZ", e_lfanew at 0x3c, then "PE\0\0" and the COFF machine.
   if (data[0] === 0x4d && data[1] === 0x5a) {
     const pe = view.getUint32(0x3c, true);
     if (view.getUint32(pe, true) !== 0x00004550) throw new Error("MZ header without a PE signature");
     const machine = view.getUint16(pe + 4, true);
-    return { format: "PE", arch: machine === 0x8664 ? "x64" : machine === 0xaa64 ? "arm64" : "other", signature: "none" };
+    return {
+      format: "PE",
+      arch: machine === 0x8664 ? "x64" : machine === 0xaa64 ? "arm64" : "other",
+      signature: "none",
+    };
   }
   throw new Error("not an ELF, Mach-O or PE executable");
 }
@@ -72,7 +80,8 @@ function machoSignature(view: DataView): ExeFormat["signature"] {
         const hashSize = view.getUint8(cd + 36);
         const hashType = view.getUint8(cd + 37);
         const pageSize = 2 ** view.getUint8(cd + 39);
-        const algorithm = hashType === 2 && hashSize === 32 ? "sha256" : hashType === 1 && hashSize === 20 ? "sha1" : undefined;
+        const algorithm =
+          hashType === 2 && hashSize === 32 ? "sha256" : hashType === 1 && hashSize === 20 ? "sha1" : undefined;
         if (!algorithm || codeLimit !== off || slots !== Math.ceil(codeLimit / pageSize)) return "invalid";
         for (let k = 0; k < slots; k++) {
           const page = bytes.subarray(k * pageSize, Math.min((k + 1) * pageSize, codeLimit));

@@ -64,7 +64,13 @@ export function compiledPackages(root: string, metafile: string): Compiled[] {
     const dir = join(root, "node_modules", name);
     const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { version: string; license?: string };
     const licenseFile = readdirSync(dir).find((f) => /^(license|licence|copying)(\.md|\.txt)?$/i.test(f));
-    return { name, version: pkg.version, license: pkg.license ?? "UNKNOWN", ...(licenseFile ? { licenseFile: join(dir, licenseFile) } : {}), bundles: [...(found.get(name) ?? [])].sort() };
+    return {
+      name,
+      version: pkg.version,
+      license: pkg.license ?? "UNKNOWN",
+      ...(licenseFile ? { licenseFile: join(dir, licenseFile) } : {}),
+      bundles: [...(found.get(name) ?? [])].sort(),
+    };
   });
 }
 
@@ -94,24 +100,37 @@ export function nativePayload(o: PayloadInput): { top: string; entries: Entry[];
   const exeName = windows ? "bp.exe" : "bp";
   const files: { path: string; mode: number; data: Uint8Array }[] = [{ path: exeName, mode: 0o755, data: o.exe }];
   // Windows has no symlinks in zip: a two-line shim keeps `browser-pilot` working without a second 100 MB copy.
-  if (windows) files.push({ path: "browser-pilot.cmd", mode: 0o644, data: enc.encode('@echo off\r\n"%~dp0bp.exe" %*\r\n') });
+  if (windows)
+    files.push({ path: "browser-pilot.cmd", mode: 0o644, data: enc.encode('@echo off\r\n"%~dp0bp.exe" %*\r\n') });
   files.push({ path: "LICENSE", mode: 0o644, data: readFileSync(join(o.root, "LICENSE")) });
   files.push({ path: "README.md", mode: 0o644, data: readFileSync(join(o.root, "README.md")) });
 
   const packages = compiledPackages(o.root, o.metafile);
-  const bunNote = readFileSync(join(o.root, "build/licenses/bun-runtime.md"), "utf8").replaceAll("{{BUN_VERSION}}", o.runtime.version);
+  const bunNote = readFileSync(join(o.root, "build/licenses/bun-runtime.md"), "utf8").replaceAll(
+    "{{BUN_VERSION}}",
+    o.runtime.version,
+  );
   files.push({ path: "licenses/bun-runtime.md", mode: 0o644, data: enc.encode(bunNote) });
-  const index = ["# Third-party licenses", "", "Compiled into this executable:", "", `- Bun runtime ${o.runtime.version} (${o.runtime.package}): MIT, with the components in bun-runtime.md`];
+  const index = [
+    "# Third-party licenses",
+    "",
+    "Compiled into this executable:",
+    "",
+    `- Bun runtime ${o.runtime.version} (${o.runtime.package}): MIT, with the components in bun-runtime.md`,
+  ];
   for (const p of packages) {
     const file = `${p.name.replace("/", "+")}-LICENSE${p.licenseFile?.endsWith(".md") ? ".md" : ""}`;
     if (!p.licenseFile) throw new Error(`${p.name} is compiled in but ships no license file`);
     files.push({ path: `licenses/${file}`, mode: 0o644, data: readFileSync(p.licenseFile) });
-    index.push(`- ${p.name} ${p.version}: ${p.license} (${file})${p.bundles.length > 0 ? `; its dist bundles ${p.bundles.join(", ")}` : ""}`);
+    index.push(
+      `- ${p.name} ${p.version}: ${p.license} (${file})${p.bundles.length > 0 ? `; its dist bundles ${p.bundles.join(", ")}` : ""}`,
+    );
   }
   files.push({ path: "licenses/README.md", mode: 0o644, data: enc.encode(`${index.join("\n")}\n`) });
 
   const skillDir = join(o.root, "skill");
-  for (const rel of walk(skillDir)) files.push({ path: `skill/${rel}`, mode: 0o644, data: readFileSync(join(skillDir, rel)) });
+  for (const rel of walk(skillDir))
+    files.push({ path: `skill/${rel}`, mode: 0o644, data: readFileSync(join(skillDir, rel)) });
   files.sort((a, b) => (a.path < b.path ? -1 : 1));
 
   const manifest: Manifest = {
@@ -124,11 +143,19 @@ export function nativePayload(o: PayloadInput): { top: string; entries: Entry[];
     protocol: o.protocol,
     skill: { path: "skill", compatibleCliRange: o.compatibleCliRange },
     signature: { kind: o.format.signature },
-    files: files.map((f) => ({ path: f.path, size: f.data.length, sha256: sha256(f.data), mode: `0${(f.mode & 0o777).toString(8)}` })),
+    files: files.map((f) => ({
+      path: f.path,
+      size: f.data.length,
+      sha256: sha256(f.data),
+      mode: `0${(f.mode & 0o777).toString(8)}`,
+    })),
     ...(windows ? {} : { links: [{ path: "browser-pilot", target: "bp" }] }),
   };
   const manifestBytes = enc.encode(`${JSON.stringify(manifest, null, 2)}\n`);
-  const sums = [...manifest.files.map((f) => ({ path: f.path, sha256: f.sha256 })), { path: "manifest.json", sha256: sha256(manifestBytes) }]
+  const sums = [
+    ...manifest.files.map((f) => ({ path: f.path, sha256: f.sha256 })),
+    { path: "manifest.json", sha256: sha256(manifestBytes) },
+  ]
     .sort((a, b) => (a.path < b.path ? -1 : 1))
     .map((f) => `${f.sha256}  ${f.path}\n`)
     .join("");

@@ -37,12 +37,51 @@ const SCHEMAS: Record<string, ArgsSchema> = {
   nestedField: v.object({ ref: v.pipe(refArg, v.maxValue(99)) }),
   nestedOptional: v.object({ key: v.optional(v.pipe(v.pipe(v.string(), v.maxLength(64)), v.description("Key"))) }),
   repeatedMin: v.object({ s: v.pipe(v.string(), v.minLength(5), v.minLength(1)) }),
-  repeatedMax: v.object({ n: v.pipe(v.number(), v.maxValue(3), v.maxValue(10)), m: v.pipe(v.number(), v.minValue(4), v.minValue(-2)) }),
-  nestedObject: v.pipe(v.pipe(v.object({ ref: v.optional(v.number()), xy: v.optional(v.string()), double: v.optional(v.boolean()), right: v.optional(v.boolean()) }), oneRef), noBoth),
-  defaults: v.object({ mode: v.optional(v.picklist(["a", "b"]), "a"), n: v.optional(v.pipe(v.number(), v.integer()), 3), flag: v.optional(v.boolean(), false) }),
+  repeatedMax: v.object({
+    n: v.pipe(v.number(), v.maxValue(3), v.maxValue(10)),
+    m: v.pipe(v.number(), v.minValue(4), v.minValue(-2)),
+  }),
+  nestedObject: v.pipe(
+    v.pipe(
+      v.object({
+        ref: v.optional(v.number()),
+        xy: v.optional(v.string()),
+        double: v.optional(v.boolean()),
+        right: v.optional(v.boolean()),
+      }),
+      oneRef,
+    ),
+    noBoth,
+  ),
+  defaults: v.object({
+    mode: v.optional(v.picklist(["a", "b"]), "a"),
+    n: v.optional(v.pipe(v.number(), v.integer()), 3),
+    flag: v.optional(v.boolean(), false),
+  }),
 };
 
-const VALUES: unknown[] = [0, 1, 1.5, 3, 4, 10, 11, 99, 100, -2, Number.NaN, "", "a", "xxxxx", "y".repeat(64), "y".repeat(70), true, false, null, undefined];
+const VALUES: unknown[] = [
+  0,
+  1,
+  1.5,
+  3,
+  4,
+  10,
+  11,
+  99,
+  100,
+  -2,
+  Number.NaN,
+  "",
+  "a",
+  "xxxxx",
+  "y".repeat(64),
+  "y".repeat(70),
+  true,
+  false,
+  null,
+  undefined,
+];
 
 function* inputs(names: string[], at = 0, acc: Record<string, unknown> = {}): Generator<Record<string, unknown>> {
   if (at === names.length) {
@@ -86,15 +125,30 @@ test("what the emitter cannot write out exactly is left to the schema", () => {
   const unsupported = (schema: v.GenericSchema) => expect(() => new Emitter().arrow(schema)).toThrow(Unsupported);
   unsupported(v.object({ mode: v.pipe(v.picklist(["a", "bb"]), v.maxLength(1)) }));
   // valibot's types refuse this one; a schema built around them must still not be written out.
-  unsupported(v.object({ s: v.pipe(v.string(), v.integer() as unknown as v.MaxLengthAction<string, number, undefined>) }));
+  unsupported(
+    v.object({ s: v.pipe(v.string(), v.integer() as unknown as v.MaxLengthAction<string, number, undefined>) }),
+  );
   unsupported(v.object({ s: v.pipe(v.string(), v.trim()) }));
   unsupported(v.object({ s: v.fallback(v.string(), "x") }));
   const LIMIT = 3;
-  unsupported(v.pipe(v.object({ n: v.number() }), rule("n", "too big", (a) => a.n > LIMIT)));
-  unsupported(v.pipe(v.object({ s: v.string() }), rule("s", "digits", (a) => !/^\d+$/.test(a.s))));
-  expect(() => new Emitter({ patterns: false }).arrow(v.object({ id: v.pipe(v.string(), v.regex(/^t\d+$/)) }))).toThrow(Unsupported);
+  unsupported(
+    v.pipe(
+      v.object({ n: v.number() }),
+      rule("n", "too big", (a) => a.n > LIMIT),
+    ),
+  );
+  unsupported(
+    v.pipe(
+      v.object({ s: v.string() }),
+      rule("s", "digits", (a) => !/^\d+$/.test(a.s)),
+    ),
+  );
+  expect(() => new Emitter({ patterns: false }).arrow(v.object({ id: v.pipe(v.string(), v.regex(/^t\d+$/)) }))).toThrow(
+    Unsupported,
+  );
 });
 
 test("the committed readers are what the generator writes from today's schemas", async () => {
-  for (const [path, text] of Object.entries(await generated())) expect([path, readFileSync(join(import.meta.dir, "..", path), "utf8") === text]).toEqual([path, true]);
+  for (const [path, text] of Object.entries(await generated()))
+    expect([path, readFileSync(join(import.meta.dir, "..", path), "utf8") === text]).toEqual([path, true]);
 });

@@ -99,11 +99,14 @@ export class Emitter {
         lines.push(`${ind}if (${x} !== ${literal(s.literal)}) return undefined;`);
         return x;
       case "picklist":
-        lines.push(`${ind}if (!${this.constName("OPTIONS", `${literal(s.options)} as readonly unknown[]`)}.includes(${x})) return undefined;`);
+        lines.push(
+          `${ind}if (!${this.constName("OPTIONS", `${literal(s.options)} as readonly unknown[]`)}.includes(${x})) return undefined;`,
+        );
         return x;
       case "optional": {
         if (typeof s.default === "function") throw new Unsupported("a default computed by a function");
-        const given = s.default === undefined ? x : this.bind(`${x} === undefined ? ${literal(s.default)} : ${x}`, lines, ind);
+        const given =
+          s.default === undefined ? x : this.bind(`${x} === undefined ? ${literal(s.default)} : ${x}`, lines, ind);
         const inner: string[] = [];
         const out = this.gen(s.wrapped as Node, given, inner, `${ind}  `);
         if (out === given) {
@@ -114,13 +117,23 @@ export class Emitter {
           return given;
         }
         const o = this.fresh("o");
-        lines.push(`${ind}let ${o}: unknown;`, `${ind}if (${given} !== undefined) {`, ...inner, `${ind}  ${o} = ${out};`, `${ind}}`);
+        lines.push(
+          `${ind}let ${o}: unknown;`,
+          `${ind}if (${given} !== undefined) {`,
+          ...inner,
+          `${ind}  ${o} = ${out};`,
+          `${ind}}`,
+        );
         return o;
       }
       case "array": {
         const a = this.fresh("a");
         const i = this.fresh("i");
-        lines.push(`${ind}if (!Array.isArray(${x})) return undefined;`, `${ind}const ${a}: unknown[] = [];`, `${ind}for (let ${i} = 0; ${i} < ${x}.length; ${i}++) {`);
+        lines.push(
+          `${ind}if (!Array.isArray(${x})) return undefined;`,
+          `${ind}const ${a}: unknown[] = [];`,
+          `${ind}for (let ${i} = 0; ${i} < ${x}.length; ${i}++) {`,
+        );
         const out = this.gen(s.item as Node, this.bind(`${x}[${i}]`, lines, `${ind}  `), lines, `${ind}  `);
         lines.push(`${ind}  ${a}.push(${out});`, `${ind}}`);
         return a;
@@ -130,9 +143,20 @@ export class Emitter {
         if (key.type !== "string" || key.pipe) throw new Unsupported("a record key other than a plain string");
         const r = this.fresh("r");
         const k = this.fresh("k");
-        lines.push(`${ind}if (!${x} || typeof ${x} !== "object") return undefined;`, `${ind}const ${r}: Record<string, unknown> = {};`);
-        lines.push(`${ind}for (const ${k} in ${x}) {`, `${ind}  if (!Object.hasOwn(${x}, ${k}) || ${k} === "__proto__" || ${k} === "prototype" || ${k} === "constructor") continue;`);
-        const out = this.gen(s.value as Node, this.bind(`(${x} as Record<string, unknown>)[${k}]`, lines, `${ind}  `), lines, `${ind}  `);
+        lines.push(
+          `${ind}if (!${x} || typeof ${x} !== "object") return undefined;`,
+          `${ind}const ${r}: Record<string, unknown> = {};`,
+        );
+        lines.push(
+          `${ind}for (const ${k} in ${x}) {`,
+          `${ind}  if (!Object.hasOwn(${x}, ${k}) || ${k} === "__proto__" || ${k} === "prototype" || ${k} === "constructor") continue;`,
+        );
+        const out = this.gen(
+          s.value as Node,
+          this.bind(`(${x} as Record<string, unknown>)[${k}]`, lines, `${ind}  `),
+          lines,
+          `${ind}  `,
+        );
         lines.push(`${ind}  ${r}[${k}] = ${out};`, `${ind}}`);
         return r;
       }
@@ -150,7 +174,8 @@ export class Emitter {
     const entries = Object.entries(s.entries as Record<string, Node>);
     const o = this.fresh("o");
     lines.push(`${ind}if (!${x} || typeof ${x} !== "object") return undefined;`);
-    const r = entries.length > 0 || s.type === "loose_object" ? this.bind(`${x} as Record<string, unknown>`, lines, ind) : "";
+    const r =
+      entries.length > 0 || s.type === "loose_object" ? this.bind(`${x} as Record<string, unknown>`, lines, ind) : "";
     lines.push(`${ind}const ${o}: Record<string, unknown> = {};`);
     for (const [key, entry] of entries) {
       if (entry.fallback !== undefined) throw new Unsupported("a fallback");
@@ -172,7 +197,9 @@ export class Emitter {
     if (s.type === "loose_object") {
       const k = this.fresh("k");
       const known = entries.map(([e]) => ` && ${k} !== ${literal(e)}`).join("");
-      lines.push(`${ind}for (const ${k} in ${r}) if (Object.hasOwn(${r}, ${k}) && ${k} !== "__proto__" && ${k} !== "prototype" && ${k} !== "constructor"${known}) ${o}[${k}] = ${r}[${k}];`);
+      lines.push(
+        `${ind}for (const ${k} in ${r}) if (Object.hasOwn(${r}, ${k}) && ${k} !== "__proto__" && ${k} !== "prototype" && ${k} !== "constructor"${known}) ${o}[${k}] = ${r}[${k}];`,
+      );
     }
     return o;
   }
@@ -183,12 +210,15 @@ export class Emitter {
     const out = this.fresh("w");
     lines.push(`${ind}if (!${x} || typeof ${x} !== "object") return undefined;`, `${ind}let ${out}: unknown;`);
     for (const option of s.options as Node[]) {
-      if (option.type !== "object" && option.type !== "loose_object") throw new Unsupported(`variant option ${option.type}`);
+      if (option.type !== "object" && option.type !== "loose_object")
+        throw new Unsupported(`variant option ${option.type}`);
       const disc = (option.entries as Record<string, Node>)[s.key as string];
       if (!disc || disc.type === "optional") throw new Unsupported("an optional discriminator");
       const check = this.constName("IS", this.arrow(disc));
       const read = this.constName("READ", this.arrow(option, "Record<string, unknown>"));
-      lines.push(`${ind}if (${out} === undefined && ${key} in ${x} && ${check}((${x} as Record<string, unknown>)[${key}]) !== undefined) ${out} = ${read}(${x});`);
+      lines.push(
+        `${ind}if (${out} === undefined && ${key} in ${x} && ${check}((${x} as Record<string, unknown>)[${key}]) !== undefined) ${out} = ${read}(${x});`,
+      );
     }
     lines.push(`${ind}if (${out} === undefined) return undefined;`);
     return out;
@@ -228,13 +258,17 @@ export class Emitter {
         return;
       }
       case "check":
-        lines.push(`${ind}if (!${this.constName("CHECK", `(${selfContained(req)}) as (input: any) => boolean`)}(${x})) return undefined;`);
+        lines.push(
+          `${ind}if (!${this.constName("CHECK", `(${selfContained(req)}) as (input: any) => boolean`)}(${x})) return undefined;`,
+        );
         return;
       case "raw_check":
         // A cross-field rule (src/protocol/rules.ts): its predicate says when the arguments break it.
         if (typeof item.broken !== "function") throw new Unsupported("a raw check that is not a rule");
         on(["object"]);
-        lines.push(`${ind}if (${this.constName("RULE", `(${selfContained(item.broken)}) as (args: any) => boolean`)}(${x})) return undefined;`);
+        lines.push(
+          `${ind}if (${this.constName("RULE", `(${selfContained(item.broken)}) as (args: any) => boolean`)}(${x})) return undefined;`,
+        );
         return;
       default:
         throw new Unsupported(`action ${item.type}`);
@@ -246,7 +280,8 @@ function literal(x: unknown): string {
   if (x === undefined) return "undefined";
   if (typeof x === "number" && !Number.isFinite(x)) throw new Unsupported("a number JSON cannot write");
   const json = JSON.stringify(x);
-  if (json === undefined || !Bun.deepEquals(JSON.parse(json), x, true)) throw new Unsupported("a value JSON cannot write");
+  if (json === undefined || !Bun.deepEquals(JSON.parse(json), x, true))
+    throw new Unsupported("a value JSON cannot write");
   return json;
 }
 
@@ -257,8 +292,30 @@ function num(x: unknown): string {
 
 /** Names a function may use without taking them from the module it was written in. */
 const GLOBALS = new Set([
-  "undefined", "null", "true", "false", "typeof", "void", "in", "of", "instanceof", "new", "return", "const", "let", "if", "else",
-  "Array", "Number", "Object", "String", "Boolean", "Math", "isNaN", "Infinity", "NaN",
+  "undefined",
+  "null",
+  "true",
+  "false",
+  "typeof",
+  "void",
+  "in",
+  "of",
+  "instanceof",
+  "new",
+  "return",
+  "const",
+  "let",
+  "if",
+  "else",
+  "Array",
+  "Number",
+  "Object",
+  "String",
+  "Boolean",
+  "Math",
+  "isNaN",
+  "Infinity",
+  "NaN",
 ]);
 
 /**
@@ -268,7 +325,8 @@ const GLOBALS = new Set([
 export function selfContained(fn: unknown): string {
   if (typeof fn !== "function") throw new Unsupported("not a function");
   const src = fn.toString();
-  if (src.includes("`") || src.includes("/*") || src.includes("//") || /\bthis\b|\bfunction\b/.test(src)) throw new Unsupported("a function too complex to copy");
+  if (src.includes("`") || src.includes("/*") || src.includes("//") || /\bthis\b|\bfunction\b/.test(src))
+    throw new Unsupported("a function too complex to copy");
   const code = src.replace(/"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'/g, '""');
   const params = new Set<string>();
   for (const m of code.matchAll(/\(([^()]*)\)\s*=>/g)) for (const p of (m[1] ?? "").split(",")) params.add(p.trim());

@@ -34,14 +34,23 @@ export interface ReleaseIndex {
   /** The Chromium the host archive was smoke-tested against; null when the smoke was skipped. */
   testedChromium: string | null;
   platforms: Platform[];
-  native: (Asset & { platform: Platform; format: "tar.gz" | "zip"; executable: Manifest["executable"]; signature: Manifest["signature"] })[];
+  native: (Asset & {
+    platform: Platform;
+    format: "tar.gz" | "zip";
+    executable: Manifest["executable"];
+    signature: Manifest["signature"];
+  })[];
 }
 
 /** Archive timestamps: SOURCE_DATE_EPOCH, else the commit time of HEAD, so the checkout decides them. */
 export function sourceDateEpoch(root: string): number {
   const fromEnv = Number(process.env.SOURCE_DATE_EPOCH);
   if (Number.isInteger(fromEnv) && fromEnv > 0) return fromEnv;
-  const r = Bun.spawnSync(["git", "log", "-1", "--format=%ct", "HEAD"], { cwd: root, stdout: "pipe", stderr: "ignore" });
+  const r = Bun.spawnSync(["git", "log", "-1", "--format=%ct", "HEAD"], {
+    cwd: root,
+    stdout: "pipe",
+    stderr: "ignore",
+  });
   const t = Number(r.stdout.toString().trim());
   // Not a git checkout: a fixed time (1980-01-01, the earliest zip can say) keeps runs equal.
   return r.exitCode === 0 && Number.isInteger(t) && t > 0 ? t : 315532800;
@@ -86,7 +95,10 @@ export async function release(o: ReleaseOptions): Promise<ReleaseIndex> {
   // (rewriting would also hide them from the skill test that runs after this in npm test).
   const facts = await prepare(o.root, false);
   const stale = await staleReferences(o.root);
-  if (stale.length > 0) throw new Error(`Stale skill references: ${stale.join(", ")}. Run '${REGENERATE}' and commit the result before releasing.`);
+  if (stale.length > 0)
+    throw new Error(
+      `Stale skill references: ${stale.join(", ")}. Run '${REGENERATE}' and commit the result before releasing.`,
+    );
   const { version } = facts;
   const protocol = { min: facts.protocol.min, max: facts.protocol.max };
   const range = facts.compatibility.browserPilotCli.supportedVersionRange;
@@ -107,35 +119,85 @@ export async function release(o: ReleaseOptions): Promise<ReleaseIndex> {
       const exe = new Uint8Array(readFileSync(join(dir, exeName)));
       const format = readExeFormat(exe);
       const want = EXPECTED[platform];
-      if (format.format !== want.format || format.arch !== want.arch) throw new Error(`${platform}: built a ${format.format} ${format.arch} executable, expected ${want.format} ${want.arch}`);
+      if (format.format !== want.format || format.arch !== want.arch)
+        throw new Error(
+          `${platform}: built a ${format.format} ${format.arch} executable, expected ${want.format} ${want.arch}`,
+        );
       if (format.signature === "invalid") {
         // Apple Silicon runs nothing without a valid signature; an Intel Mac can be re-signed on install.
-        if (format.arch === "arm64") throw new Error(`${platform}: the executable's code signature does not match it; macOS would refuse to run it`);
-        log(`warning: ${platform} carries the Bun runtime's stale signature (it does not cover the bundle); install.sh re-signs it ad hoc on macOS`);
+        if (format.arch === "arm64")
+          throw new Error(
+            `${platform}: the executable's code signature does not match it; macOS would refuse to run it`,
+          );
+        log(
+          `warning: ${platform} carries the Bun runtime's stale signature (it does not cover the bundle); install.sh re-signs it ad hoc on macOS`,
+        );
       }
-      const { entries, manifest } = nativePayload({ root: o.root, version, platform, protocol, compatibleCliRange: range, exe, format, runtime, metafile });
+      const { entries, manifest } = nativePayload({
+        root: o.root,
+        version,
+        platform,
+        protocol,
+        compatibleCliRange: range,
+        exe,
+        format,
+        runtime,
+        metafile,
+      });
       const kind = platform.startsWith("windows") ? "zip" : "tar.gz";
       const file = `browser-pilot-${version}-${platform}.${kind}`;
       const asset = writeAsset(o.out, file, kind === "zip" ? zip(entries, mtime) : tarGz(entries, mtime));
       if (kind === "zip") checkZip(join(o.out, file), log);
       native.push({ platform, format: kind, ...asset, executable: manifest.executable, signature: manifest.signature });
-      log(`${file}  ${asset.bytes} bytes  ${format.format} ${format.arch}  signature ${format.signature}  runtime ${runtime.package}@${runtime.version} (${runtime.source})`);
+      log(
+        `${file}  ${asset.bytes} bytes  ${format.format} ${format.arch}  signature ${format.signature}  runtime ${runtime.package}@${runtime.version} (${runtime.source})`,
+      );
       if (o.smoke && platform === hostPlatform()) {
         const chromium = findChromiumExecutable();
-        if (!chromium) throw new Error("The smoke test needs Chromium (or BROWSER_PILOT_CHROME); pass --skip-smoke to release untested");
+        if (!chromium)
+          throw new Error(
+            "The smoke test needs Chromium (or BROWSER_PILOT_CHROME); pass --skip-smoke to release untested",
+          );
         const unpacked = join(work, `${platform}-smoke`);
         unpack(join(o.out, file), unpacked);
-        testedChromium = (await smoke(join(unpacked, `browser-pilot-${version}-${platform}`, exeName), { version, platform, work: unpacked, chromium })).chromium;
+        testedChromium = (
+          await smoke(join(unpacked, `browser-pilot-${version}-${platform}`, exeName), {
+            version,
+            platform,
+            work: unpacked,
+            chromium,
+          })
+        ).chromium;
         log(`smoke test passed against ${testedChromium}`);
       }
     }
     const skillFile = `browser-pilot-skill-${version}.tar.gz`;
-    const skill = { ...writeAsset(o.out, skillFile, tarGz(skillEntries(o.root), mtime)), version: facts.compatibility.skillVersion, compatibleCliRange: range };
+    const skill = {
+      ...writeAsset(o.out, skillFile, tarGz(skillEntries(o.root), mtime)),
+      version: facts.compatibility.skillVersion,
+      compatibleCliRange: range,
+    };
     const installer = writeAsset(o.out, "install.sh", new Uint8Array(readFileSync(join(o.root, "build/install.sh"))));
-    const index: ReleaseIndex = { schemaVersion: 1, product: "browser-pilot", version, protocol, runtime: { kind: "bun", version: bunVersion }, skill, installer, testedChromium, platforms: [...o.platforms], native };
+    const index: ReleaseIndex = {
+      schemaVersion: 1,
+      product: "browser-pilot",
+      version,
+      protocol,
+      runtime: { kind: "bun", version: bunVersion },
+      skill,
+      installer,
+      testedChromium,
+      platforms: [...o.platforms],
+      native,
+    };
     const indexBytes = new TextEncoder().encode(`${JSON.stringify(index, null, 2)}\n`);
     writeAsset(o.out, "release-index.json", indexBytes);
-    const sums = [...native.map((a) => [a.sha256, a.file]), [skill.sha256, skill.file], [installer.sha256, installer.file], [sha256(indexBytes), "release-index.json"]]
+    const sums = [
+      ...native.map((a) => [a.sha256, a.file]),
+      [skill.sha256, skill.file],
+      [installer.sha256, installer.file],
+      [sha256(indexBytes), "release-index.json"],
+    ]
       .sort((a, b) => ((a[1] ?? "") < (b[1] ?? "") ? -1 : 1))
       .map(([h, f]) => `${h}  ${f}\n`)
       .join("");

@@ -79,7 +79,8 @@ export function processesUnder(dir: string): number[] {
     try {
       const args = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
       const environ = readFileSync(`/proc/${entry}/environ`, "utf8").split("\0");
-      if (args.some((a) => a.startsWith(`--user-data-dir=${dir}`)) || environ.includes(`BROWSER_PILOT_HOME=${dir}`)) out.add(Number(entry));
+      if (args.some((a) => a.startsWith(`--user-data-dir=${dir}`)) || environ.includes(`BROWSER_PILOT_HOME=${dir}`))
+        out.add(Number(entry));
     } catch {
       // exited meanwhile
     }
@@ -112,7 +113,10 @@ export interface SmokeResult {
 }
 
 /** Launch, open, snapshot with the unpacked executable; throws naming the step that failed. */
-export async function smoke(exe: string, o: { version: string; platform: string; work: string; chromium: string }): Promise<SmokeResult> {
+export async function smoke(
+  exe: string,
+  o: { version: string; platform: string; work: string; chromium: string },
+): Promise<SmokeResult> {
   const home = join(o.work, "bp-home");
   mkdirSync(join(o.work, "user"), { recursive: true });
   const env: Record<string, string> = {
@@ -125,7 +129,8 @@ export async function smoke(exe: string, o: { version: string; platform: string;
   };
   try {
     const version = runBp(exe, ["--version"], env);
-    if (version.stdout.trim() !== `${o.version} (${o.platform})`) throw new Error(`bp --version printed '${version.stdout.trim()}'`);
+    if (version.stdout.trim() !== `${o.version} (${o.platform})`)
+      throw new Error(`bp --version printed '${version.stdout.trim()}'`);
     if (!runBp(exe, ["--help"], env).stdout.includes("launch")) throw new Error("bp --help does not list launch");
     const launch = runBp(exe, ["launch", "--headless"], env);
     if (launch.json.ok !== true) throw new Error(`bp launch failed: ${launch.stdout}`);

@@ -10,7 +10,12 @@ import { PROTOCOL, VERSION } from "../src/shared/version.ts";
 export interface Compatibility {
   schemaVersion: number;
   skillVersion: string;
-  browserPilotCli: { testedVersion: string; minimumVersion: string; maximumVersionExclusive: string; supportedVersionRange: string };
+  browserPilotCli: {
+    testedVersion: string;
+    minimumVersion: string;
+    maximumVersionExclusive: string;
+    supportedVersionRange: string;
+  };
   protocol: { min: number; max: number };
 }
 
@@ -66,16 +71,30 @@ export function checkVersions(root: string): VersionFacts {
   const compat = read("skill/compatibility.json") as unknown as Compatibility;
   const cli = compat.browserPilotCli;
   const problems: string[] = [];
-  if (pkg.version !== VERSION) problems.push(`package.json version ${String(pkg.version)} differs from src/shared/version.ts ${VERSION}`);
-  if (lock.version !== VERSION) problems.push(`package-lock.json version ${String(lock.version)} differs from ${VERSION}`);
-  if (compat.skillVersion !== VERSION) problems.push(`skill/compatibility.json skillVersion ${compat.skillVersion} differs from ${VERSION}`);
-  if (cli.testedVersion !== VERSION) problems.push(`skill/compatibility.json testedVersion ${cli.testedVersion} differs from ${VERSION}`);
+  if (pkg.version !== VERSION)
+    problems.push(`package.json version ${String(pkg.version)} differs from src/shared/version.ts ${VERSION}`);
+  if (lock.version !== VERSION)
+    problems.push(`package-lock.json version ${String(lock.version)} differs from ${VERSION}`);
+  if (compat.skillVersion !== VERSION)
+    problems.push(`skill/compatibility.json skillVersion ${compat.skillVersion} differs from ${VERSION}`);
+  if (cli.testedVersion !== VERSION)
+    problems.push(`skill/compatibility.json testedVersion ${cli.testedVersion} differs from ${VERSION}`);
   const expectedRange = `>=${cli.minimumVersion} <${cli.maximumVersionExclusive}`;
-  if (cli.supportedVersionRange !== expectedRange) problems.push(`skill/compatibility.json supportedVersionRange '${cli.supportedVersionRange}' should be '${expectedRange}' (its minimum and maximum fields)`);
-  else if (!satisfies(VERSION, cli.supportedVersionRange)) problems.push(`version ${VERSION} is outside the skill's supportedVersionRange '${cli.supportedVersionRange}'`);
+  if (cli.supportedVersionRange !== expectedRange)
+    problems.push(
+      `skill/compatibility.json supportedVersionRange '${cli.supportedVersionRange}' should be '${expectedRange}' (its minimum and maximum fields)`,
+    );
+  else if (!satisfies(VERSION, cli.supportedVersionRange))
+    problems.push(`version ${VERSION} is outside the skill's supportedVersionRange '${cli.supportedVersionRange}'`);
   if (compat.protocol.min !== PROTOCOL.min || compat.protocol.max !== PROTOCOL.max) {
-    problems.push(`skill/compatibility.json protocol ${compat.protocol.min}-${compat.protocol.max} differs from the executable's ${PROTOCOL.min}-${PROTOCOL.max}`);
+    problems.push(
+      `skill/compatibility.json protocol ${compat.protocol.min}-${compat.protocol.max} differs from the executable's ${PROTOCOL.min}-${PROTOCOL.max}`,
+    );
   }
   if (problems.length > 0) throw new Error(`Version check failed:\n  ${problems.join("\n  ")}`);
-  return { version: VERSION, protocol: { min: PROTOCOL.min, max: PROTOCOL.max, version: PROTOCOL.version }, compatibility: compat };
+  return {
+    version: VERSION,
+    protocol: { min: PROTOCOL.min, max: PROTOCOL.max, version: PROTOCOL.version },
+    compatibility: compat,
+  };
 }

@@ -22,7 +22,9 @@ function staticImports(file: string): string[] {
 /** The modules a file imports as macros (run by the bundler, not at run time). */
 function macroImports(file: string): string[] {
   const text = readFileSync(file, "utf8");
-  return [...text.matchAll(/^import\s+[^;]*?from\s+["']([^"']+)["']/gm)].filter((m) => MACRO.test(text.slice((m.index ?? 0) + m[0].length))).map((m) => m[1] ?? "");
+  return [...text.matchAll(/^import\s+[^;]*?from\s+["']([^"']+)["']/gm)]
+    .filter((m) => MACRO.test(text.slice((m.index ?? 0) + m[0].length)))
+    .map((m) => m[1] ?? "");
 }
 
 /** Every local module a file names: static, type-only, re-exports and dynamic imports alike. */
@@ -95,7 +97,10 @@ function srcPicture(): Map<string, string[]> {
   for (const line of pictureAfter("Source layout")) {
     const m = /^(\S+)\s+─►\s*(.*)$/.exec(line);
     if (!m?.[1]) continue;
-    const targets = (m[2] ?? "").replace(/\(.*?\)/g, "").split(/\s+/).filter((w) => w !== "");
+    const targets = (m[2] ?? "")
+      .replace(/\(.*?\)/g, "")
+      .split(/\s+/)
+      .filter((w) => w !== "");
     rows.set(m[1], targets);
   }
   return rows;
@@ -115,11 +120,18 @@ function topOf(file: string): string {
  * names a file is its layer.
  */
 /** How specifically a layer's paths name a file: the matching path's length, 0 when none does. */
-const BROKER_LAYERS: [layer: string, matches: (rel: string) => number][] = pictureAfter("Inside the broker: one-way layers").flatMap((line) => {
+const BROKER_LAYERS: [layer: string, matches: (rel: string) => number][] = pictureAfter(
+  "Inside the broker: one-way layers",
+).flatMap((line) => {
   const m = /^(\w+)\s+\[([^\]]*)\]/.exec(line);
   if (!m?.[1]) return [];
   const paths = (m[2] ?? "").split(/\s+/).filter((p) => p !== "");
-  const hit = (rel: string, p: string) => (p === "*.ts" ? /^broker\/[^/]+\.ts$/.test(rel) : p.endsWith("/") ? rel.startsWith(`broker/${p}`) : rel === `broker/${p}`);
+  const hit = (rel: string, p: string) =>
+    p === "*.ts"
+      ? /^broker\/[^/]+\.ts$/.test(rel)
+      : p.endsWith("/")
+        ? rel.startsWith(`broker/${p}`)
+        : rel === `broker/${p}`;
   const matches = (rel: string) => Math.max(0, ...paths.filter((p) => hit(rel, p)).map((p) => p.length));
   return [[m[1], matches] as [string, (rel: string) => number]];
 });
@@ -159,7 +171,11 @@ function reachable(entry: string, follow: (f: string) => string[]): Set<string> 
 describe("architecture", () => {
   test("the CLI never reaches CDP, broker, janitor or page code", () => {
     // Macros included: what they compute at build time is the CLI's too.
-    const files = reachable(join(SRC, "cli/main.ts"), (f) => [...staticImports(f), ...dynamicImports(f), ...macroImports(f)]);
+    const files = reachable(join(SRC, "cli/main.ts"), (f) => [
+      ...staticImports(f),
+      ...dynamicImports(f),
+      ...macroImports(f),
+    ]);
     const bad = [...files].map((f) => relative(SRC, f)).filter((f) => /^(cdp|broker|janitor|page)\//.test(f));
     expect(bad).toEqual([]);
     expect([...files].map((f) => relative(SRC, f))).toContain("protocol/cli-spec.ts");
@@ -168,7 +184,11 @@ describe("architecture", () => {
 
   test("the CLI's start-up loads no Node built-in module (each costs every call 0.5-1.5 ms); they load where a rare path needs them", () => {
     const files = reachable(join(SRC, "main.ts"), staticImports);
-    const builtins = [...files].flatMap((f) => staticImports(f).filter((s) => s.startsWith("node:") || !s.startsWith(".")).map((s) => `${relative(SRC, f)} → ${s}`));
+    const builtins = [...files].flatMap((f) =>
+      staticImports(f)
+        .filter((s) => s.startsWith("node:") || !s.startsWith("."))
+        .map((s) => `${relative(SRC, f)} → ${s}`),
+    );
     // valibot is the one package a parse needs.
     expect(builtins.filter((b) => !b.endsWith("→ valibot"))).toEqual([]);
     expect(files.size).toBeGreaterThan(10);
@@ -224,7 +244,16 @@ describe("architecture", () => {
   });
 
   test("every broker file is in one layer of the picture, and the picture names every broker folder", () => {
-    expect(BROKER_LAYERS.map(([name]) => name)).toEqual(["entry", "handlers", "act", "observe", "context", "settle", "core", "requests"]);
+    expect(BROKER_LAYERS.map(([name]) => name)).toEqual([
+      "entry",
+      "handlers",
+      "act",
+      "observe",
+      "context",
+      "settle",
+      "core",
+      "requests",
+    ]);
     const unplaced = sourceFiles(join(SRC, "broker"))
       .filter((f) => brokerLayer(f) === undefined)
       .map((f) => relative(SRC, f));
@@ -238,7 +267,9 @@ describe("architecture", () => {
       for (const target of allLocalImports(file)) {
         const to = brokerLayer(target);
         if (from !== undefined && to !== undefined && to < from) {
-          upward.push(`${relative(SRC, file)} (${BROKER_LAYERS[from]?.[0]}) → ${relative(SRC, target)} (${BROKER_LAYERS[to]?.[0]})`);
+          upward.push(
+            `${relative(SRC, file)} (${BROKER_LAYERS[from]?.[0]}) → ${relative(SRC, target)} (${BROKER_LAYERS[to]?.[0]})`,
+          );
         }
       }
     }
@@ -251,7 +282,8 @@ describe("architecture", () => {
       if (brokerLayer(file) === 0) continue;
       for (const target of allLocalImports(file)) {
         const rel = relative(SRC, target);
-        if (rel === "broker/broker.ts" || rel === "broker/handlers/index.ts") offenders.push(`${relative(SRC, file)} → ${rel}`);
+        if (rel === "broker/broker.ts" || rel === "broker/handlers/index.ts")
+          offenders.push(`${relative(SRC, file)} → ${rel}`);
       }
     }
     expect(offenders).toEqual([]);

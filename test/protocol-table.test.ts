@@ -1,13 +1,28 @@
 import { describe, expect, test } from "bun:test";
 import { GLOBALS, specOf } from "../src/cli/spec.ts";
 import { commandSpec, globalSpec } from "../src/protocol/cli-spec.ts";
-import { CLIENT_KEY, COMMAND_INDEX, REQUEST_ID, allCommands, findCommand, isKeyLike, moduleCommands, type CommandModule } from "../src/protocol/table.ts";
+import {
+  CLIENT_KEY,
+  COMMAND_INDEX,
+  REQUEST_ID,
+  allCommands,
+  findCommand,
+  isKeyLike,
+  moduleCommands,
+  type CommandModule,
+} from "../src/protocol/table.ts";
 
 describe("lazy command table", () => {
   test("the index names every command of every module, and nothing else", async () => {
     const modules = [...new Set(Object.values(COMMAND_INDEX))] as CommandModule[];
-    const defined = (await Promise.all(modules.map(async (m) => (await moduleCommands(m)).map((c) => `${m}:${c.name}`)))).flat().sort();
-    const indexed = Object.entries(COMMAND_INDEX).map(([name, m]) => `${m}:${name}`).sort();
+    const defined = (
+      await Promise.all(modules.map(async (m) => (await moduleCommands(m)).map((c) => `${m}:${c.name}`)))
+    )
+      .flat()
+      .sort();
+    const indexed = Object.entries(COMMAND_INDEX)
+      .map(([name, m]) => `${m}:${name}`)
+      .sort();
     expect(defined).toEqual(indexed);
   });
 
@@ -19,7 +34,27 @@ describe("lazy command table", () => {
 });
 
 test("isKeyLike is the client key and request id expressions, written out", () => {
-  const cases = ["", "a", "ab", "abc", "a-b", "-ab", ".ab", "a.b_c:d-e", "A9", "ab c", "abé", "ab/c", "a\n", "abc\n", "x".repeat(128), "x".repeat(129), "_x", "9:.", "a+b"];
+  const cases = [
+    "",
+    "a",
+    "ab",
+    "abc",
+    "a-b",
+    "-ab",
+    ".ab",
+    "a.b_c:d-e",
+    "A9",
+    "ab c",
+    "abé",
+    "ab/c",
+    "a\n",
+    "abc\n",
+    "x".repeat(128),
+    "x".repeat(129),
+    "_x",
+    "9:.",
+    "a+b",
+  ];
   for (const s of cases) {
     expect([s, isKeyLike(s, 3)]).toEqual([s, CLIENT_KEY.test(s)]);
     expect([s, isKeyLike(s, 1)]).toEqual([s, REQUEST_ID.test(s)]);

@@ -58,20 +58,37 @@ describe("skill", () => {
   test("SKILL.md names only files that ship, and teaches the essentials", () => {
     const text = readFileSync(join(skill, "SKILL.md"), "utf8");
     expect(text.startsWith("---\nname: browser-pilot\ndescription: ")).toBe(true);
-    for (const ref of text.match(/(references\/[a-z-]+\.md|compatibility\.json)/g) ?? []) expect(existsSync(join(skill, ref))).toBe(true);
-    for (const must of ["bp status", "BROWSER_PILOT_CLIENT_KEY", "bp launch", "bp connect", "bp snapshot", "stale_ref", "--request-id", "bp --version", "handoff"]) expect(text).toContain(must);
+    for (const ref of text.match(/(references\/[a-z-]+\.md|compatibility\.json)/g) ?? [])
+      expect(existsSync(join(skill, ref))).toBe(true);
+    for (const must of [
+      "bp status",
+      "BROWSER_PILOT_CLIENT_KEY",
+      "bp launch",
+      "bp connect",
+      "bp snapshot",
+      "stale_ref",
+      "--request-id",
+      "bp --version",
+      "handoff",
+    ])
+      expect(text).toContain(must);
   });
 
   test("every bp command and flag the skill names exists in the command table", async () => {
     const commands = await allCommands();
     const globals = Object.keys(globalArgs().entries);
-    const flagsOf = (def: (typeof commands)[number]) => [...describeArgs(def).flatMap((a) => [a.name, ...(a.alias ? [a.alias] : [])]), ...globals, "help"];
+    const flagsOf = (def: (typeof commands)[number]) => [
+      ...describeArgs(def).flatMap((a) => [a.name, ...(a.alias ? [a.alias] : [])]),
+      ...globals,
+      "help",
+    ];
     const anywhere = new Set([...commands.flatMap(flagsOf), "version"]);
     const wrong: string[] = [];
     for (const file of ["SKILL.md", "references/recovery.md"]) {
       const text = readFileSync(join(skill, file), "utf8");
       for (const span of (text.match(/`[^`\n]+`/g) ?? []).map((s) => s.slice(1, -1))) {
-        for (const flag of span.match(/(?<![\w-])--[a-z][a-z-]*/g) ?? []) if (!anywhere.has(flag.slice(2))) wrong.push(`${file}: '${flag}' in \`${span}\` is no flag of any command`);
+        for (const flag of span.match(/(?<![\w-])--[a-z][a-z-]*/g) ?? [])
+          if (!anywhere.has(flag.slice(2))) wrong.push(`${file}: '${flag}' in \`${span}\` is no flag of any command`);
         // A shell pipe (' | ') ends one call; '--accept|--dismiss' is one call's alternatives.
         for (const call of span.split(" | ")) {
           const at = call.search(/(?:^|[\s(])bp /);
@@ -85,7 +102,8 @@ describe("skill", () => {
             continue;
           }
           const known = new Set(flagsOf(def));
-          for (const flag of call.match(/(?<![\w-])--[a-z][a-z-]*/g) ?? []) if (!known.has(flag.slice(2))) wrong.push(`${file}: \`${call}\`: ${def.name} has no ${flag}`);
+          for (const flag of call.match(/(?<![\w-])--[a-z][a-z-]*/g) ?? [])
+            if (!known.has(flag.slice(2))) wrong.push(`${file}: \`${call}\`: ${def.name} has no ${flag}`);
         }
       }
     }
@@ -102,11 +120,20 @@ describe("skill", () => {
     const dir = mkdtempSync(join(tmpdir(), "bp-versions-"));
     try {
       for (const f of ["package.json", "package-lock.json"]) cpSync(join(root, f), join(dir, f));
-      const compat = JSON.parse(readFileSync(join(skill, "compatibility.json"), "utf8")) as { browserPilotCli: Record<string, string> };
-      compat.browserPilotCli = { ...compat.browserPilotCli, minimumVersion: "9.0.0", maximumVersionExclusive: "10.0.0", supportedVersionRange: ">=9.0.0 <10.0.0" };
+      const compat = JSON.parse(readFileSync(join(skill, "compatibility.json"), "utf8")) as {
+        browserPilotCli: Record<string, string>;
+      };
+      compat.browserPilotCli = {
+        ...compat.browserPilotCli,
+        minimumVersion: "9.0.0",
+        maximumVersionExclusive: "10.0.0",
+        supportedVersionRange: ">=9.0.0 <10.0.0",
+      };
       cpSync(skill, join(dir, "skill"), { recursive: true });
       writeFileSync(join(dir, "skill/compatibility.json"), JSON.stringify(compat));
-      expect(() => checkVersions(dir)).toThrow(`version ${VERSION} is outside the skill's supportedVersionRange '>=9.0.0 <10.0.0'`);
+      expect(() => checkVersions(dir)).toThrow(
+        `version ${VERSION} is outside the skill's supportedVersionRange '>=9.0.0 <10.0.0'`,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -120,8 +147,16 @@ describe("skill", () => {
       const ref = join(dir, "skill/references/commands.md");
       writeFileSync(ref, `${readFileSync(ref, "utf8")}\nan edit by hand\n`);
       const before = readFileSync(ref, "utf8");
-      const run = release({ root: dir, out: join(dir, "out"), platforms: ["linux-x64"], smoke: false, log: () => undefined });
-      await expect(run).rejects.toThrow(`Stale skill references: skill/references/commands.md. Run '${REGENERATE}' and commit the result before releasing.`);
+      const run = release({
+        root: dir,
+        out: join(dir, "out"),
+        platforms: ["linux-x64"],
+        smoke: false,
+        log: () => undefined,
+      });
+      await expect(run).rejects.toThrow(
+        `Stale skill references: skill/references/commands.md. Run '${REGENERATE}' and commit the result before releasing.`,
+      );
       expect(readFileSync(ref, "utf8")).toBe(before);
       expect(existsSync(join(dir, "out"))).toBe(false);
     } finally {

@@ -112,10 +112,18 @@ export function startFixtures(): Fixtures {
       // An empty favicon keeps a 404 out of every page's console (playwright-cli reports it).
       if (u.pathname === "/favicon.ico") return new Response(null, { status: 204 });
       const route = routes[u.pathname];
-      if (route) return new Response(route.body, { headers: { "content-type": route.type, "cache-control": u.pathname.startsWith("/lib/") ? "max-age=3600" : "no-store" } });
+      if (route)
+        return new Response(route.body, {
+          headers: {
+            "content-type": route.type,
+            "cache-control": u.pathname.startsWith("/lib/") ? "max-age=3600" : "no-store",
+          },
+        });
       const html = u.pathname === "/page" ? smallPage(u.searchParams.get("n") ?? "0") : pages[u.pathname];
       if (html === undefined) return new Response("not found", { status: 404 });
-      return new Response(html, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } });
+      return new Response(html, {
+        headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" },
+      });
     },
   });
   const origin = `http://127.0.0.1:${server.port}`;

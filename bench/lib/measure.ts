@@ -87,7 +87,11 @@ export async function runPlan(ctx: Ctx, plan: Plan): Promise<void> {
   const rows = plan.rows.map((r) => ({ ...r, row: ctx.results.row(plan.section, r.label, r.metric) }));
   const active: { tool: Tool; variants: Variant[]; samples: Map<string, Sample[]> }[] = [];
   for (const tool of ctx.tools) {
-    const status = tool.skipped ? `skipped: ${tool.skipped}` : plan.needs && tool.missing.has(plan.needs) ? "not available yet" : undefined;
+    const status = tool.skipped
+      ? `skipped: ${tool.skipped}`
+      : plan.needs && tool.missing.has(plan.needs)
+        ? "not available yet"
+        : undefined;
     if (status) {
       for (const r of rows) cell(r.row, tool.id).status = status;
       continue;
@@ -113,7 +117,10 @@ export async function runPlan(ctx: Ctx, plan: Plan): Promise<void> {
   }
   for (const a of active) {
     for (const r of rows) {
-      const samples = r.only !== undefined && r.only !== a.tool.id ? undefined : (a.samples.get(r.key) ?? (a.tool.id === "bp" ? undefined : a.samples.values().next().value));
+      const samples =
+        r.only !== undefined && r.only !== a.tool.id
+          ? undefined
+          : (a.samples.get(r.key) ?? (a.tool.id === "bp" ? undefined : a.samples.values().next().value));
       const c = cell(r.row, a.tool.id);
       if (!samples) {
         c.status = "n/a";

@@ -28,7 +28,9 @@ export async function describeMachine(tools: Tool[], root: string): Promise<Mach
   })();
   const git = async (...args: string[]) => (await exec(["git", "-C", root, ...args], { env: cleanEnv({}) })).out.trim();
   const head = await git("rev-parse", "--short", "HEAD");
-  const dirty = (await git("status", "--porcelain", "--", "src", "build")) ? ", with uncommitted changes in src/ or build/" : "";
+  const dirty = (await git("status", "--porcelain", "--", "src", "build"))
+    ? ", with uncommitted changes in src/ or build/"
+    : "";
   const built = (() => {
     try {
       return statSync(join(root, "dist/bp")).mtime.toISOString();
@@ -37,7 +39,9 @@ export async function describeMachine(tools: Tool[], root: string): Promise<Mach
     }
   })();
   const cpu = cpus();
-  const load = loadavg().map((l) => l.toFixed(2)).join(", ");
+  const load = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(", ");
   const toolLine = tools.map((t) => `${t.id} ${t.skipped ? `(skipped: ${t.skipped})` : t.version}`).join(", ");
   return {
     lines: [
@@ -95,13 +99,19 @@ export function table(results: Results, tools: Tool[]): string {
     }
     const bpCell = bp ? row.cells.get(bp.id) : undefined;
     const cols = [row.label, cellText(bpCell, row.unit)];
-    for (const p of peers) cols.push(cellText(row.cells.get(p.id), row.unit), ratio(row.cells.get(p.id), bpCell, row.unit));
+    for (const p of peers)
+      cols.push(cellText(row.cells.get(p.id), row.unit), ratio(row.cells.get(p.id), bpCell, row.unit));
     lines.push(`| ${cols.join(" | ")} |`);
   }
   return lines.join("\n");
 }
 
-export function markdown(results: Results, tools: Tool[], machine: Machine, meta: { started: Date; seconds: number; quick: boolean }): string {
+export function markdown(
+  results: Results,
+  tools: Tool[],
+  machine: Machine,
+  meta: { started: Date; seconds: number; quick: boolean },
+): string {
   const out: string[] = [];
   out.push("# Benchmarks: bp, agent-browser and Playwright CLI");
   out.push("");
@@ -142,4 +152,3 @@ export function markdown(results: Results, tools: Tool[], machine: Machine, meta
   out.push("");
   return out.join("\n");
 }
-

@@ -18,23 +18,23 @@ const mod = (p: string) => join(root, p);
 
 /** Names the widget scenarios act on. */
 export const WIDGET = {
-	city: "City",
-	cityText: "Ap",
-	/** A suggestion the autocomplete shows for cityText: the effect to see. */
-	suggestion: "Apricot Hill",
-	date: "Date",
-	/** The datepicker's "next month" link: only there once the calendar is open. */
-	calendar: "Next",
-	sortFirst: "Ann",
-	sortLast: "Cid",
-	liveButton: "Add item",
-	liveField: "Full name",
+  city: "City",
+  cityText: "Ap",
+  /** A suggestion the autocomplete shows for cityText: the effect to see. */
+  suggestion: "Apricot Hill",
+  date: "Date",
+  /** The datepicker's "next month" link: only there once the calendar is open. */
+  calendar: "Next",
+  sortFirst: "Ann",
+  sortLast: "Cid",
+  liveButton: "Add item",
+  liveField: "Full name",
 } as const;
 
 const HEAD = `<link rel=stylesheet href="/lib/jquery-ui.css"><script src="/lib/jquery.js"></script><script src="/lib/jquery-ui.js"></script>`;
 
 function widgetsPage(): string {
-	return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Widgets</title>${HEAD}
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Widgets</title>${HEAD}
 <style>body{font:14px sans-serif;margin:16px}#list{list-style:none;padding:0;width:220px}#list li{cursor:move;height:28px;line-height:28px;padding:0 8px;margin:2px 0}</style></head><body>
 <h1>Book a trip</h1>
 <p><label for=city>${WIDGET.city}</label> <input id=city></p>
@@ -52,14 +52,14 @@ $("#list").sortable({ update: function () { $("#order").text($("#list li").map(f
 
 /** Untimed between repetitions: the widgets back as they were, the same elements (refs stay valid). */
 export const WIDGET_RESET = {
-	city: `($("#city").autocomplete("close").val(""), 0)`,
-	date: `($("#date").datepicker("hide").blur().val(""), $.datepicker._curInst && $("#ui-datepicker-div").stop(true, true).hide(), 0)`,
-	live: `(document.getElementById("fullname").value = "", document.getElementById("greet").textContent = "Hello, stranger", 0)`,
-	sort: `(["Ann","Bob","Cid"].forEach(function (n) { var l = document.getElementById("list"); l.appendChild([].find.call(l.children, function (e) { return e.textContent === n; })); }), $("#order").text("Ann,Bob,Cid"), 0)`,
+  city: `($("#city").autocomplete("close").val(""), 0)`,
+  date: `($("#date").datepicker("hide").blur().val(""), $.datepicker._curInst && $("#ui-datepicker-div").stop(true, true).hide(), 0)`,
+  live: `(document.getElementById("fullname").value = "", document.getElementById("greet").textContent = "Hello, stranger", 0)`,
+  sort: `(["Ann","Bob","Cid"].forEach(function (n) { var l = document.getElementById("list"); l.appendChild([].find.call(l.children, function (e) { return e.textContent === n; })); }), $("#order").text("Ann,Bob,Cid"), 0)`,
 };
 
 function livePage(): string {
-	return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Live</title>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Live</title>
 <style>body{font:14px sans-serif;margin:16px}
 #bar{height:6px;background:#08c}
 .spin{width:20px;height:20px;border:3px solid #ccc;border-top-color:#08c;border-radius:50%;animation:spin 1s linear infinite;display:inline-block}
@@ -96,34 +96,25 @@ function livePage(): string {
 }
 
 const asset = (file: string, type: string) => ({
-	body: readFileSync(mod(file)),
-	type,
+  body: readFileSync(mod(file)),
+  type,
 });
 
 /** Path → page or asset, for the fixture server. */
-export function widgetRoutes(): Record<
-	string,
-	{ body: string | Buffer; type: string }
-> {
-	const html = (body: string) => ({ body, type: "text/html; charset=utf-8" });
-	return {
-		"/widgets": html(widgetsPage()),
-		"/live": html(livePage()),
-		"/lib/jquery.js": asset("jquery/dist/jquery.min.js", "text/javascript"),
-		"/lib/jquery-ui.js": asset(
-			"jquery-ui/dist/jquery-ui.min.js",
-			"text/javascript",
-		),
-		"/lib/jquery-ui.css": asset(
-			"jquery-ui/dist/themes/base/jquery-ui.min.css",
-			"text/css",
-		),
-		// The theme's icons, so the page loads without errors.
-		...Object.fromEntries(
-			readdirSync(mod("jquery-ui/dist/themes/base/images")).map((f) => [
-				`/lib/images/${f}`,
-				asset(`jquery-ui/dist/themes/base/images/${f}`, "image/png"),
-			]),
-		),
-	};
+export function widgetRoutes(): Record<string, { body: string | Buffer; type: string }> {
+  const html = (body: string) => ({ body, type: "text/html; charset=utf-8" });
+  return {
+    "/widgets": html(widgetsPage()),
+    "/live": html(livePage()),
+    "/lib/jquery.js": asset("jquery/dist/jquery.min.js", "text/javascript"),
+    "/lib/jquery-ui.js": asset("jquery-ui/dist/jquery-ui.min.js", "text/javascript"),
+    "/lib/jquery-ui.css": asset("jquery-ui/dist/themes/base/jquery-ui.min.css", "text/css"),
+    // The theme's icons, so the page loads without errors.
+    ...Object.fromEntries(
+      readdirSync(mod("jquery-ui/dist/themes/base/images")).map((f) => [
+        `/lib/images/${f}`,
+        asset(`jquery-ui/dist/themes/base/images/${f}`, "image/png"),
+      ]),
+    ),
+  };
 }

@@ -18,7 +18,10 @@ function buildRuntimeFloor(ctx: Ctx): string {
   const src = join(ctx.outDir, "runtime-floor.ts");
   const out = join(ctx.outDir, "runtime-floor");
   writeFileSync(src, 'console.log("0.0.0");\n');
-  const p = Bun.spawnSync([process.execPath, "build", ...COMPILE_FLAGS, src, "--outfile", out], { stdout: "ignore", stderr: "pipe" });
+  const p = Bun.spawnSync([process.execPath, "build", ...COMPILE_FLAGS, src, "--outfile", out], {
+    stdout: "ignore",
+    stderr: "pipe",
+  });
   if (p.exitCode !== 0) throw new Error(`runtime floor build: ${p.stderr.toString().slice(0, 200)}`);
   return out;
 }
@@ -49,7 +52,9 @@ export async function warmCommands(ctx: Ctx): Promise<void> {
       { key: "eval", fn: () => sequence(t, [t.cmd.eval("1+1")]) },
       { key: "status", fn: () => sequence(t, [t.cmd.status()]) },
       { key: "floor", fn: () => sequence(t, [t.cmd.version()]) },
-      ...(t.id === "bp" ? [{ key: "runtime", fn: async () => ({ ms: (await exec([floor], { env: cleanEnv({}) })).ms, ok: true }) }] : []),
+      ...(t.id === "bp"
+        ? [{ key: "runtime", fn: async () => ({ ms: (await exec([floor], { env: cleanEnv({}) })).ms, ok: true }) }]
+        : []),
     ],
     rows: [
       { key: "runtime", label: "Bun runtime floor (compiled one-line program), ms", metric: "ms", only: "bp" },
@@ -60,10 +65,18 @@ export async function warmCommands(ctx: Ctx): Promise<void> {
   });
   const rows = ctx.results.rows.filter((r) => r.section === "Warm commands");
   const runtime = median(rows[0], "bp");
-  const parts = [["`eval 1+1`", median(rows[2], "bp")], ["`status`", median(rows[3], "bp")]] as const;
+  const parts = [
+    ["`eval 1+1`", median(rows[2], "bp")],
+    ["`status`", median(rows[3], "bp")],
+  ] as const;
   if (runtime !== undefined && parts.every(([, ms]) => ms !== undefined)) {
-    const share = parts.map(([name, ms]) => `${name} ${(ms ?? 0).toFixed(1)} ms, of which ${Math.round((100 * runtime) / (ms ?? 1))}% is the floor and ${((ms ?? 0) - runtime).toFixed(1)} ms bp's own`);
-    ctx.results.notes.push(`Bun runtime floor ${runtime.toFixed(1)} ms (the same for any program Bun compiles): ${share.join("; ")} (CLI, socket, broker, janitor, browser).`);
+    const share = parts.map(
+      ([name, ms]) =>
+        `${name} ${(ms ?? 0).toFixed(1)} ms, of which ${Math.round((100 * runtime) / (ms ?? 1))}% is the floor and ${((ms ?? 0) - runtime).toFixed(1)} ms bp's own`,
+    );
+    ctx.results.notes.push(
+      `Bun runtime floor ${runtime.toFixed(1)} ms (the same for any program Bun compiles): ${share.join("; ")} (CLI, socket, broker, janitor, browser).`,
+    );
   }
 }
 

@@ -50,5 +50,7 @@ export async function memory(ctx: Ctx, phase: "idle" | "after the run"): Promise
       cell(totalRow, id).values.push(total);
     }
   }
-  ctx.log(`  ${section}: ${[...found].map(([id, p]) => `${id} ${p.map((x) => `${x.label}=${x.pid}`).join(" ")}`).join(", ")}`);
+  ctx.log(
+    `  ${section}: ${[...found].map(([id, p]) => `${id} ${p.map((x) => `${x.label}=${x.pid}`).join(" ")}`).join(", ")}`,
+  );
 }

@@ -16,7 +16,10 @@ async function snap(tool: Tool, args: string[]): Promise<Sample> {
   const e = await tool.run(args);
   if (!tool.ok(e)) return { ms: e.ms, chars: e.out.length, ok: false, error: errorText(e) };
   // bp marks cut output, and folds long runs of same-shaped siblings into one addressable entry.
-  const notes = tool.id !== "bp" ? [] : [/"truncated":true/.test(e.out) ? "truncated" : "", /"fold":\d/.test(e.out) ? "folded" : ""];
+  const notes =
+    tool.id !== "bp"
+      ? []
+      : [/"truncated":true/.test(e.out) ? "truncated" : "", /"fold":\d/.test(e.out) ? "folded" : ""];
   const note = notes.filter(Boolean).join(", ");
   return { ms: e.ms, chars: e.out.length, ok: true, note: note || undefined };
 }
@@ -47,7 +50,9 @@ export async function snapshots(ctx: Ctx): Promise<void> {
       needs: "snapshot",
       setup: (t) => goto(t, ctx.fx.url(page.path)),
       variants: (t) =>
-        t.cmd.snapshots.filter((v) => t.id !== "bp" || (keys as readonly string[]).includes(v.key)).map((v) => ({ key: v.key, fn: () => snap(t, v.args) })),
+        t.cmd.snapshots
+          .filter((v) => t.id !== "bp" || (keys as readonly string[]).includes(v.key))
+          .map((v) => ({ key: v.key, fn: () => snap(t, v.args) })),
       rows: keys.flatMap((k) => [
         { key: k, label: `time${page.both ? ` (${label(k)})` : ""}, ms`, metric: "ms" as const },
         { key: k, label: `output${page.both ? ` (${label(k)})` : ""}, chars`, metric: "chars" as const },
@@ -82,7 +87,9 @@ async function actAndSee(ctx: Ctx, kind: "click" | "type"): Promise<void> {
     variants: (t) => {
       const ref = refs.get(t.id) ?? "";
       const act = kind === "click" ? t.cmd.click(ref) : t.cmd.type(ref, text);
-      return [{ key: "main", fn: () => sequence(t, t.cmd.observeAfterAction ? [act, t.cmd.observeAfterAction] : [act]) }];
+      return [
+        { key: "main", fn: () => sequence(t, t.cmd.observeAfterAction ? [act, t.cmd.observeAfterAction] : [act]) },
+      ];
     },
     rows: [
       { key: "main", label: `${kind === "click" ? "click a button" : "fill a text field"}, ms`, metric: "ms" },

@@ -30,7 +30,14 @@ interface AgentRun {
   times: Map<Step, number[]>;
 }
 
-async function agentSteps(ctx: Ctx, tool: Tool, session: string, mix: Step[], agent: number, run: (args: string[]) => Promise<Exec> = (args) => tool.run(args, session)): Promise<AgentRun> {
+async function agentSteps(
+  ctx: Ctx,
+  tool: Tool,
+  session: string,
+  mix: Step[],
+  agent: number,
+  run: (args: string[]) => Promise<Exec> = (args) => tool.run(args, session),
+): Promise<AgentRun> {
   const errors: string[] = [];
   const times = new Map<Step, number[]>();
   let lastSnapshot = "";
@@ -81,7 +88,9 @@ export async function parallelAgents(ctx: Ctx): Promise<void> {
   const isolatedRow = ctx.results.row(section, `${AGENTS} × ${STEPS} steps, bp with a browser per agent, ms`, "ms");
   const errorRow = ctx.results.row(section, "failed commands per run, count", "count");
   const kinds = [...new Set(mix)];
-  const kindRows = new Map(kinds.map((k) => [k, ctx.results.row(section, `one ${k} command under this load, ms`, "ms")]));
+  const kindRows = new Map(
+    kinds.map((k) => [k, ctx.results.row(section, `one ${k} command under this load, ms`, "ms")]),
+  );
   const rows = [openRow, stepsRow, totalRow, isolatedRow, errorRow, ...kindRows.values()];
   const active: Tool[] = [];
   for (const t of ctx.tools) {
@@ -106,7 +115,8 @@ export async function parallelAgents(ctx: Ctx): Promise<void> {
       cell(stepsRow, tool.id).values.push(t2 - t1);
       cell(totalRow, tool.id).values.push(t2 - t0);
       cell(errorRow, tool.id).values.push(errors.length);
-      for (const r of runsOut) for (const [k, ms] of r.times) cell(kindRows.get(k) ?? errorRow, tool.id).values.push(...ms);
+      for (const r of runsOut)
+        for (const [k, ms] of r.times) cell(kindRows.get(k) ?? errorRow, tool.id).values.push(...ms);
       const notes = cell(errorRow, tool.id).notes;
       for (const e of new Set(errors)) if (notes.size < 3) notes.add(e.slice(0, 80));
       ctx.log(`  ${tool.id} run ${rep - warmup + 1}: ${Math.round(t2 - t0)} ms, ${errors.length} errors`);
@@ -117,16 +127,29 @@ export async function parallelAgents(ctx: Ctx): Promise<void> {
 }
 
 /** The same steps through bp with a broker and browser per agent; the set-up is not timed. */
-async function isolatedRun(ctx: Ctx, bp: BpTool, mix: Step[], row: ReturnType<Ctx["results"]["row"]> | undefined): Promise<void> {
+async function isolatedRun(
+  ctx: Ctx,
+  bp: BpTool,
+  mix: Step[],
+  row: ReturnType<Ctx["results"]["row"]> | undefined,
+): Promise<void> {
   const agents = Array.from({ length: AGENTS }, (_, i) => `a${i + 1}`);
   try {
-    const ready = await Promise.all(agents.map(async (a) => (await bp.runIsolated(a, ["launch", "--headless"])).code === 0 && bp.ok(await bp.runIsolated(a, bp.cmd.firstOpen(ctx.fx.url("/form"))))));
+    const ready = await Promise.all(
+      agents.map(
+        async (a) =>
+          (await bp.runIsolated(a, ["launch", "--headless"])).code === 0 &&
+          bp.ok(await bp.runIsolated(a, bp.cmd.firstOpen(ctx.fx.url("/form")))),
+      ),
+    );
     if (ready.includes(false)) {
       if (row) cell(row, bp.id).notes.add("an agent's browser did not start");
       return;
     }
     const t0 = performance.now();
-    const out = await Promise.all(agents.map((a, i) => agentSteps(ctx, bp, a, mix, i + 1, (args) => bp.runIsolated(a, args))));
+    const out = await Promise.all(
+      agents.map((a, i) => agentSteps(ctx, bp, a, mix, i + 1, (args) => bp.runIsolated(a, args))),
+    );
     const ms = performance.now() - t0;
     const errors = out.flatMap((r) => r.errors);
     if (row) {

@@ -8,7 +8,16 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { alive, cleanEnv, descendants, exec, markedPids, signalMarked, waitGone, type Exec } from "../lib/proc.ts";
-import { CHROMIUM, CLOSED_NETWORK_FLAGS, errorText, yamlRef, type Cap, type Commands, type Sample, type Tool } from "./types.ts";
+import {
+  CHROMIUM,
+  CLOSED_NETWORK_FLAGS,
+  errorText,
+  yamlRef,
+  type Cap,
+  type Commands,
+  type Sample,
+  type Tool,
+} from "./types.ts";
 
 const MAIN = "bench";
 const COLD = "cold";
@@ -64,7 +73,9 @@ export class AgentBrowserTool implements Tool {
     const ext = process.platform === "win32" ? ".exe" : "";
     const native = join(this.pkg, "bin", `agent-browser-${process.platform}-${process.arch}${ext}`);
     if (!existsSync(native)) {
-      this.skipped = existsSync(this.pkg) ? `no ${process.platform}-${process.arch} binary in the package` : "not installed (npm run bench:peers)";
+      this.skipped = existsSync(this.pkg)
+        ? `no ${process.platform}-${process.arch} binary in the package`
+        : "not installed (npm run bench:peers)";
       return;
     }
     this.bin = native;

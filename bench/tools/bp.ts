@@ -93,7 +93,10 @@ export class BpTool implements Tool {
   }
 
   async start(url: string): Promise<void> {
-    for (const args of [["launch", "--headless"], ["open", url, "--new"]]) {
+    for (const args of [
+      ["launch", "--headless"],
+      ["open", url, "--new"],
+    ]) {
       const e = await this.exec(this.home("warm"), MAIN_KEY, args);
       if (!this.ok(e)) throw new Error(`bp ${args[0]}: ${errorText(e)}`);
     }
@@ -176,7 +179,10 @@ export class BpTool implements Tool {
 
   async coldStart(url: string): Promise<Sample> {
     let ms = 0;
-    for (const args of [["launch", "--headless"], ["open", url, "--new"]]) {
+    for (const args of [
+      ["launch", "--headless"],
+      ["open", url, "--new"],
+    ]) {
       const e = await this.exec(this.home("cold"), MAIN_KEY, args);
       ms += e.ms;
       if (!this.ok(e)) return { ms, ok: false, error: `${args[0]}: ${errorText(e)}` };

@@ -8,7 +8,16 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cleanEnv, descendants, exec, markedPids, signalMarked, waitGone, type Exec } from "../lib/proc.ts";
-import { CHROMIUM, CLOSED_NETWORK_FLAGS, errorText, yamlRef, type Cap, type Commands, type Sample, type Tool } from "./types.ts";
+import {
+  CHROMIUM,
+  CLOSED_NETWORK_FLAGS,
+  errorText,
+  yamlRef,
+  type Cap,
+  type Commands,
+  type Sample,
+  type Tool,
+} from "./types.ts";
 
 const MAIN = "bench";
 const COLD = "cold";
@@ -46,7 +55,12 @@ export class PlaywrightCliTool implements Tool {
 
   private env(): Record<string, string> {
     // TMPDIR too: Playwright's temporary browser profiles and artifacts go there and can outlive a session.
-    return cleanEnv({ HOME: this.dir, TMPDIR: join(this.dir, "tmp"), XDG_CACHE_HOME: join(this.dir, "cache"), NO_UPDATE_NOTIFIER: "1" });
+    return cleanEnv({
+      HOME: this.dir,
+      TMPDIR: join(this.dir, "tmp"),
+      XDG_CACHE_HOME: join(this.dir, "cache"),
+      NO_UPDATE_NOTIFIER: "1",
+    });
   }
 
   async init(): Promise<void> {
@@ -73,7 +87,9 @@ export class PlaywrightCliTool implements Tool {
     const v = await exec([this.node, this.script, "--version"], { env: this.env(), cwd: this.workspace });
     this.version = v.out.trim() || "?";
     try {
-      const core = JSON.parse(readFileSync(join(this.script, "../../../playwright-core/package.json"), "utf8")) as { version?: string };
+      const core = JSON.parse(readFileSync(join(this.script, "../../../playwright-core/package.json"), "utf8")) as {
+        version?: string;
+      };
       if (core.version) this.version += ` (playwright-core ${core.version})`;
     } catch {
       // version of the engine is a nicety
@@ -103,7 +119,8 @@ export class PlaywrightCliTool implements Tool {
 
   private sessionPids(session: string): number[] {
     return markedPids(
-      (cmd, environ) => environ.includes(`HOME=${this.dir}\0`) && cmd.includes("cliDaemon") && cmd.endsWith(` ${session}`),
+      (cmd, environ) =>
+        environ.includes(`HOME=${this.dir}\0`) && cmd.includes("cliDaemon") && cmd.endsWith(` ${session}`),
     );
   }
 

@@ -6,7 +6,12 @@ import type { Exec } from "../lib/proc.ts";
 
 export const CHROMIUM = process.env.BENCH_CHROMIUM ?? "/usr/bin/chromium";
 /** Closed-network flags (peers.md §12); --no-sandbox is added where we run as root. */
-export const CLOSED_NETWORK_FLAGS = ["--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync"];
+export const CLOSED_NETWORK_FLAGS = [
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--no-first-run",
+  "--disable-sync",
+];
 
 /** Capabilities bp is still growing; peers have them all. */
 export type Cap = "snapshot" | "click" | "type" | "screenshot";

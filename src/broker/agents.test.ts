@@ -8,7 +8,15 @@ describe("an agent's network state lives on the agent", () => {
     const agents = new AgentRegistry();
     const a = agents.getOrCreate("k1");
     expect(a.netIfAny).toBeUndefined();
-    a.net.journal.add({ tab: "t1", targetId: "T", requestId: "r1", method: "GET", url: "https://h.test/", type: "xhr", startedAt: 0 });
+    a.net.journal.add({
+      tab: "t1",
+      targetId: "T",
+      requestId: "r1",
+      method: "GET",
+      url: "https://h.test/",
+      type: "xhr",
+      startedAt: 0,
+    });
     a.net.auth = { username: "u", password: "p" };
     expect(takeUrlCredentials(a.net, "https://x:y@h.test/")).toBe("https://h.test/");
     expect(needsFetch("k1", a.netIfAny)).toEqual({ on: true, auth: true });

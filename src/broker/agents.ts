@@ -30,7 +30,11 @@ export class Agent {
   private readonly byTarget = new Map<string, AgentTabRef>();
   private readonly byId = new Map<string, AgentTabRef>();
 
-  constructor(key: string, firstTabNumber = 1, private readonly numbers: TabNumbers = new TabNumbers(undefined)) {
+  constructor(
+    key: string,
+    firstTabNumber = 1,
+    private readonly numbers: TabNumbers = new TabNumbers(undefined),
+  ) {
     this.key = key;
     this.nextTab = firstTabNumber;
   }

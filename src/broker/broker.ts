@@ -5,7 +5,7 @@ import type { BpPaths } from "../shared/paths.ts";
 import { scrubSecrets } from "../shared/secrets.ts";
 import { setRemoteBrowser } from "./local-files.ts";
 import { REMOTE_ENDED, remoteSessionEnded } from "./remote.ts";
-import { Agent, AgentRegistry } from "./agents.ts";
+import { type Agent, AgentRegistry } from "./agents.ts";
 import { TabNumbers } from "./tab-numbers.ts";
 import { BrowserConnection, type BrowserInfo } from "./browser.ts";
 import { CommandRuntime } from "./commands/runtime.ts";
@@ -42,11 +42,14 @@ export class Broker implements BrokerState {
   lastSource: "discovered" | "launched" | "remote" | undefined;
   /** The last remote endpoint connected to, for 'bp connect --reconnect' (its headers are not kept). */
   lastRemote: { endpoint: string; headers: boolean; connectTimeoutMs: number } | undefined;
-  private orphans: { info: BrowserInfo; managed: Map<string, { creator: string; popup: boolean }>; pooled: string[] } | undefined;
+  private orphans:
+    | { info: BrowserInfo; managed: Map<string, { creator: string; popup: boolean }>; pooled: string[] }
+    | undefined;
   onStopRequested: ((reason: string) => void) | undefined;
   /** The file this broker started from was deleted or replaced (an upgrade): every reply says so. */
   executableReplaced = false;
-  readonly leaseMs = Number(process.env.BROWSER_PILOT_LEASE_MS) > 0 ? Number(process.env.BROWSER_PILOT_LEASE_MS) : DEFAULT_LEASE_MS;
+  readonly leaseMs =
+    Number(process.env.BROWSER_PILOT_LEASE_MS) > 0 ? Number(process.env.BROWSER_PILOT_LEASE_MS) : DEFAULT_LEASE_MS;
   private connecting: { id: string; endpoint: string; promise: Promise<BrowserConnection> } | undefined;
   /** Command records, deadlines, cancellation and idempotency (src/broker/commands). */
   readonly commands: CommandRuntime = new CommandRuntime(this);
@@ -74,18 +77,27 @@ export class Broker implements BrokerState {
    */
   isIdle(): boolean {
     const browser = this.browser && !this.browser.closed ? this.browser : undefined;
-    return this.agents.size === 0 && (browser === undefined || browser.info.source === "launched") && this.connecting === undefined && this.commands.activeCount === 0;
+    return (
+      this.agents.size === 0 &&
+      (browser === undefined || browser.info.source === "launched") &&
+      this.connecting === undefined &&
+      this.commands.activeCount === 0
+    );
   }
 
   async call(raw: CallRequest): Promise<unknown> {
     this.lastActivity = Date.now();
     const handler = Object.hasOwn(this.handlers, raw.command) ? this.handlers[raw.command] : undefined;
-    if (!handler) throw new BpError("invalid_argument", `Unknown command '${raw.command}'.`, { context: { field: "command" } });
+    if (!handler)
+      throw new BpError("invalid_argument", `Unknown command '${raw.command}'.`, { context: { field: "command" } });
     // Checked against the command's own schema, as the CLI checks them: a client that talks
     // to the socket directly gets the same invalid_argument, before anything happens.
     const bound = handler.bind(raw.args);
     // The host policy: read again if the file changed, then its word on this call, before anything runs.
-    await followPolicy(() => this.browser, () => this.agents.all().map((a) => a.key));
+    await followPolicy(
+      () => this.browser,
+      () => this.agents.all().map((a) => a.key),
+    );
     const req: CallRequest = admitCall({ ...raw, args: bound.args }, handler.command);
     // A command past its deadline replies at once, but its handler may still be touching the
     // tab: it keeps the tab's admission until the handler itself has ended, so a handoff never
@@ -93,7 +105,11 @@ export class Broker implements BrokerState {
     let running: Promise<unknown> | undefined;
     const tracked: Invocation = { ...bound, run: (ctx) => (running = bound.run(ctx)) };
     try {
-      return withBrokerNotes(req, this.withNotices(req, withBlocks(await this.commands.run(req, tracked), req.clientKey)), this.executableReplaced);
+      return withBrokerNotes(
+        req,
+        this.withNotices(req, withBlocks(await this.commands.run(req, tracked), req.clientKey)),
+        this.executableReplaced,
+      );
     } finally {
       const release = () => this.handoff.finish(req.invocation);
       if (running) void running.then(release, release);
@@ -144,12 +160,21 @@ export class Broker implements BrokerState {
 
   requireBrowser(): BrowserConnection {
     if (this.browser && !this.browser.closed) return this.browser;
-    if (this.lastLoss?.reason === REMOTE_ENDED && this.lastRemote) throw remoteSessionEnded(this.lastRemote, this.lastLoss.detail);
-    throw new BpError("browser_disconnected", this.lastLoss ? `The browser connection was lost (${this.lastLoss.reason}).` : "No browser is connected.", {
-      retryable: true,
-      remediation: { code: "connect_browser", message: "Run 'bp connect' for a running browser or 'bp launch' to start one.", actionRequired: true },
-      ...(this.lastLoss ? { context: { reason: this.lastLoss.reason } } : {}),
-    });
+    if (this.lastLoss?.reason === REMOTE_ENDED && this.lastRemote)
+      throw remoteSessionEnded(this.lastRemote, this.lastLoss.detail);
+    throw new BpError(
+      "browser_disconnected",
+      this.lastLoss ? `The browser connection was lost (${this.lastLoss.reason}).` : "No browser is connected.",
+      {
+        retryable: true,
+        remediation: {
+          code: "connect_browser",
+          message: "Run 'bp connect' for a running browser or 'bp launch' to start one.",
+          actionRequired: true,
+        },
+        ...(this.lastLoss ? { context: { reason: this.lastLoss.reason } } : {}),
+      },
+    );
   }
 
   /**
@@ -159,9 +184,17 @@ export class Broker implements BrokerState {
   assertAvailableFor(id: string, endpoint?: string): void {
     if (this.browser && !this.browser.closed) {
       if (this.browser.info.id === id || (endpoint !== undefined && this.browser.info.endpoint === endpoint)) return;
-      throw new BpError("broker_in_use", `Already connected to ${this.browser.info.product}; agents share one browser at a time.`, {
-        remediation: { code: "close_active_clients", message: "Run 'bp disconnect' in every agent first, then connect to the other browser.", actionRequired: true },
-      });
+      throw new BpError(
+        "broker_in_use",
+        `Already connected to ${this.browser.info.product}; agents share one browser at a time.`,
+        {
+          remediation: {
+            code: "close_active_clients",
+            message: "Run 'bp disconnect' in every agent first, then connect to the other browser.",
+            actionRequired: true,
+          },
+        },
+      );
     }
     if (this.connecting && this.connecting.id !== id && this.connecting.endpoint !== endpoint) {
       throw new BpError("broker_in_use", "Another connection attempt is in progress.", { retryable: true });
@@ -173,7 +206,8 @@ export class Broker implements BrokerState {
     this.assertAvailableFor(info.id, info.endpoint);
     if (this.browser && !this.browser.closed) return { conn: this.browser, reused: true };
     if (this.connecting) {
-      if (this.connecting.endpoint !== info.endpoint) throw new BpError("broker_in_use", "Another connection attempt is in progress.", { retryable: true });
+      if (this.connecting.endpoint !== info.endpoint)
+        throw new BpError("broker_in_use", "Another connection attempt is in progress.", { retryable: true });
       return { conn: await this.connecting.promise, reused: true };
     }
     const generation = this.generation + 1;
@@ -186,7 +220,12 @@ export class Broker implements BrokerState {
       this.lastLoss = undefined;
       this.lastSource = info.source;
       setRemoteBrowser(info.source === "remote");
-      if (info.source === "remote") this.lastRemote = { endpoint: info.endpoint, headers: info.headers !== undefined, connectTimeoutMs: info.connectTimeoutMs ?? 8000 };
+      if (info.source === "remote")
+        this.lastRemote = {
+          endpoint: info.endpoint,
+          headers: info.headers !== undefined,
+          connectTimeoutMs: info.connectTimeoutMs ?? 8000,
+        };
       conn.janitor.onOwned = (targetId, openerId) => {
         const rec = conn.targets.byId.get(targetId);
         const opener = openerId ? conn.targets.byId.get(openerId) : undefined;
@@ -223,15 +262,23 @@ export class Broker implements BrokerState {
     // tabs we made; remember them so the next connection to it owns them again.
     const managed = new Map<string, { creator: string; popup: boolean }>();
     for (const t of conn.targets.byId.values()) {
-      if (t.origin !== "user_tab" && t.creator !== undefined && t.creator !== "") managed.set(t.targetId, { creator: t.creator, popup: t.origin === "managed_popup" });
+      if (t.origin !== "user_tab" && t.creator !== undefined && t.creator !== "")
+        managed.set(t.targetId, { creator: t.creator, popup: t.origin === "managed_popup" });
     }
     // The launched browser's unused blank tab is ours too: left unowned it would pass for the person's.
-    const pooled = [...conn.targets.byId.values()].filter((t) => t.pooled === true && t.creator === "").map((t) => t.targetId);
+    const pooled = [...conn.targets.byId.values()]
+      .filter((t) => t.pooled === true && t.creator === "")
+      .map((t) => t.targetId);
     this.orphans = { info: conn.info, managed, pooled };
     // A remote browser's socket is its session: services end the browser with it (and may
     // bill a new one for every socket), so its loss is the session's end, said as such.
     const remote = conn.info.source === "remote";
-    this.lastLoss = { reason: remote ? REMOTE_ENDED : reason, at: new Date().toISOString(), generation: conn.generation, ...(remote ? { detail: scrubSecrets(reason.replace(/^remote: /, "")).slice(0, 200) } : {}) };
+    this.lastLoss = {
+      reason: remote ? REMOTE_ENDED : reason,
+      at: new Date().toISOString(),
+      generation: conn.generation,
+      ...(remote ? { detail: scrubSecrets(reason.replace(/^remote: /, "")).slice(0, 200) } : {}),
+    };
     this.handoff.dropGeneration(conn.generation);
     for (const agent of this.agents.all()) agent.selected = undefined;
   }
@@ -305,7 +352,8 @@ export class Broker implements BrokerState {
     const now = Date.now();
     for (const agent of this.agents.all()) {
       // An agent waiting on a person is not idle.
-      if (now - agent.lastUsed > this.leaseMs && !this.handoff.holds(agent.key) && !this.commands.busy(agent.key)) void this.releaseAgent(agent, true);
+      if (now - agent.lastUsed > this.leaseMs && !this.handoff.holds(agent.key) && !this.commands.busy(agent.key))
+        void this.releaseAgent(agent, true);
     }
   }
 
@@ -329,10 +377,17 @@ export class Broker implements BrokerState {
   private async reattachOrphans(): Promise<BrowserConnection | undefined> {
     const orphans = this.orphans;
     // Nor to a remote one: a new socket there is a new (billed) session, never the lost one.
-    if (!orphans || orphans.info.source === "discovered" || orphans.info.source === "remote" || (orphans.info.source !== "launched" && orphans.managed.size === 0)) return undefined;
+    if (
+      !orphans ||
+      orphans.info.source === "discovered" ||
+      orphans.info.source === "remote" ||
+      (orphans.info.source !== "launched" && orphans.managed.size === 0)
+    )
+      return undefined;
     try {
       const conn = await BrowserConnection.open(orphans.info, this.generation + 1, REATTACH_MS);
-      for (const targetId of [...orphans.managed.keys(), ...this.stillBlank(conn, orphans.pooled)]) if (conn.targets.byId.has(targetId)) conn.janitor.own(targetId);
+      for (const targetId of [...orphans.managed.keys(), ...this.stillBlank(conn, orphans.pooled)])
+        if (conn.targets.byId.has(targetId)) conn.janitor.own(targetId);
       this.orphans = undefined;
       return conn;
     } catch {

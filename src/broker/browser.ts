@@ -67,7 +67,11 @@ export class BrowserConnection {
     const until = withinMs === undefined ? undefined : Date.now() + withinMs;
     const left = () => (until === undefined ? {} : { timeoutMs: Math.max(1, until - Date.now()) });
     const handshake = info.connectTimeoutMs ?? 8000;
-    const janitor = await JanitorClient.connect(info.endpoint, { handshakeTimeoutMs: Math.min(handshake, withinMs ?? handshake), launched: info.source === "launched", ...(info.headers ? { headers: info.headers } : {}) });
+    const janitor = await JanitorClient.connect(info.endpoint, {
+      handshakeTimeoutMs: Math.min(handshake, withinMs ?? handshake),
+      launched: info.source === "launched",
+      ...(info.headers ? { headers: info.headers } : {}),
+    });
     const cdp = new CdpConnection(janitor, { defaultTimeoutMs: 30_000 });
     const conn = new BrowserConnection(info, generation, janitor, cdp);
     cdp.onClose((reason) => conn.markClosed(reason));
@@ -103,7 +107,12 @@ export class BrowserConnection {
    * (another bp install, a script) is that client's: taking it would type into its work.
    */
   attachedElsewhere(rec: TargetRecord): boolean {
-    return this.info.source === "remote" && rec.origin === "user_tab" && rec.attached === true && !this.attachedHere.has(rec.targetId);
+    return (
+      this.info.source === "remote" &&
+      rec.origin === "user_tab" &&
+      rec.attached === true &&
+      !this.attachedHere.has(rec.targetId)
+    );
   }
 
   /** A target's info as the browser reports it now (an event or a fresh listing). */
@@ -139,13 +148,25 @@ export class BrowserConnection {
       const attach = outsideCallScope(() => attachToTarget(this.cdp, rec.targetId)).then(async (s) => {
         // Dialogs are never answered for the agent: they stay pending until 'bp dialog'.
         s.on("Page.javascriptDialogOpening", (p) => {
-          rec.dialog = { id: dialogId(rec.controller), type: p.type, message: p.message, defaultPrompt: p.defaultPrompt ?? "", url: p.url, openedAt: new Date().toISOString() };
+          rec.dialog = {
+            id: dialogId(rec.controller),
+            type: p.type,
+            message: p.message,
+            defaultPrompt: p.defaultPrompt ?? "",
+            url: p.url,
+            openedAt: new Date().toISOString(),
+          };
         });
         s.on("Page.javascriptDialogClosed", () => {
           delete rec.dialog;
         });
         s.on("Page.frameStartedNavigating", (p) => {
-          if (p.frameId === rec.targetId && p.navigationType !== "sameDocument" && p.navigationType !== "historySameDocument") rec.navigating = { url: p.url, at: Date.now() };
+          if (
+            p.frameId === rec.targetId &&
+            p.navigationType !== "sameDocument" &&
+            p.navigationType !== "historySameDocument"
+          )
+            rec.navigating = { url: p.url, at: Date.now() };
         });
         s.on("Page.frameNavigated", ({ frame }) => {
           if (frame.parentId === undefined) delete rec.navigating;
@@ -154,9 +175,19 @@ export class BrowserConnection {
           if (frameId === rec.targetId) delete rec.navigating;
         });
         // No window means no real mouse: only in our own tabs of a headless browser we launched.
-        onlyOursMoves(s, () => this.info.source === "launched" && this.info.headless === true && rec.origin !== "user_tab");
+        onlyOursMoves(
+          s,
+          () => this.info.source === "launched" && this.info.headless === true && rec.origin !== "user_tab",
+        );
         // Focus emulation keeps a background page rendering and un-throttled without taking the person's focus.
-        await outsideCallScope(() => Promise.all([s.send("Page.enable"), s.send("Page.setLifecycleEventsEnabled", { enabled: true }), s.send("Emulation.setFocusEmulationEnabled", { enabled: true }), installOnNewDocuments(s)]));
+        await outsideCallScope(() =>
+          Promise.all([
+            s.send("Page.enable"),
+            s.send("Page.setLifecycleEventsEnabled", { enabled: true }),
+            s.send("Emulation.setFocusEmulationEnabled", { enabled: true }),
+            installOnNewDocuments(s),
+          ]),
+        );
         await outsideCallScope(async () => this.onSession?.(rec, s));
         return s;
       });
@@ -173,10 +204,14 @@ export class BrowserConnection {
    */
   async createManagedTab(creator: string, contextId?: string): Promise<TargetRecord> {
     const inContext = (t: TargetRecord) => contextId === undefined || t.browserContextId === contextId;
-    let pooled = [...this.targets.byId.values()].find((t) => t.pooled && t.controller === undefined && (t.url === "about:blank" || t.url === "") && inContext(t));
+    let pooled = [...this.targets.byId.values()].find(
+      (t) => t.pooled && t.controller === undefined && (t.url === "about:blank" || t.url === "") && inContext(t),
+    );
     if (pooled) {
       // The person may have started using it a moment ago: ask the browser, not our events.
-      const { targetInfo } = await this.cdp.send("Target.getTargetInfo", { targetId: pooled.targetId }).catch(() => ({ targetInfo: undefined }));
+      const { targetInfo } = await this.cdp
+        .send("Target.getTargetInfo", { targetId: pooled.targetId })
+        .catch(() => ({ targetInfo: undefined }));
       if (!targetInfo || this.noteTargetInfo(targetInfo)?.pooled !== true) pooled = undefined;
     }
     if (pooled) {
@@ -189,7 +224,9 @@ export class BrowserConnection {
     const rec = this.targets.markManaged(targetId, creator) ?? (await this.waitForTarget(targetId));
     if (contextId !== undefined && rec.browserContextId !== contextId) {
       await this.closeTarget(rec).catch(() => undefined);
-      throw new BpError("profile_context_unavailable", "The new tab opened in another profile; it was closed.", { retryable: true });
+      throw new BpError("profile_context_unavailable", "The new tab opened in another profile; it was closed.", {
+        retryable: true,
+      });
     }
     rec.origin = "managed";
     rec.creator = creator;

@@ -27,7 +27,16 @@ export interface Emulation {
 }
 
 export type EmulationPart = "metrics" | "agent" | "media" | "timezone" | "locale" | "geolocation" | "network" | "cpu";
-export const ALL_PARTS: readonly EmulationPart[] = ["metrics", "agent", "media", "timezone", "locale", "geolocation", "network", "cpu"];
+export const ALL_PARTS: readonly EmulationPart[] = [
+  "metrics",
+  "agent",
+  "media",
+  "timezone",
+  "locale",
+  "geolocation",
+  "network",
+  "cpu",
+];
 
 const inForce = new WeakMap<TargetRecord, Emulation>();
 
@@ -83,35 +92,74 @@ export async function applyEmulation(s: Sessions, e: Emulation, parts: ReadonlyS
   const call = (p: Promise<unknown>, field?: string) =>
     calls.push(
       p.catch((err: unknown) => {
-        if (field && isCdpError(err) && err.kind === "protocol") throw invalidArgument(field, `The browser refused the ${field}: ${err.message}`);
+        if (field && isCdpError(err) && err.kind === "protocol")
+          throw invalidArgument(field, `The browser refused the ${field}: ${err.message}`);
         throw err;
       }),
     );
   if (parts.has("metrics")) {
     if (e.width !== undefined || e.scale !== undefined || e.mobile) {
-      call(main.send("Emulation.setDeviceMetricsOverride", { width: e.width ?? 0, height: e.height ?? 0, deviceScaleFactor: e.scale ?? 0, mobile: e.mobile === true }));
+      call(
+        main.send("Emulation.setDeviceMetricsOverride", {
+          width: e.width ?? 0,
+          height: e.height ?? 0,
+          deviceScaleFactor: e.scale ?? 0,
+          mobile: e.mobile === true,
+        }),
+      );
     } else call(main.send("Emulation.clearDeviceMetricsOverride"));
-    call(main.send("Emulation.setTouchEmulationEnabled", e.mobile ? { enabled: true, maxTouchPoints: 5 } : { enabled: false }));
+    call(
+      main.send(
+        "Emulation.setTouchEmulationEnabled",
+        e.mobile ? { enabled: true, maxTouchPoints: 5 } : { enabled: false },
+      ),
+    );
   }
   if (parts.has("agent")) {
     const ua = e.userAgent ?? (e.mobile ? mobileAgent(s.product) : "");
     // An empty user agent clears the override.
-    call(main.send("Emulation.setUserAgentOverride", { userAgent: ua, ...(e.locale !== undefined && ua !== "" ? { acceptLanguage: e.locale } : {}) }), "user-agent");
+    call(
+      main.send("Emulation.setUserAgentOverride", {
+        userAgent: ua,
+        ...(e.locale !== undefined && ua !== "" ? { acceptLanguage: e.locale } : {}),
+      }),
+      "user-agent",
+    );
   }
   if (parts.has("media")) {
-    call(main.send("Emulation.setEmulatedMedia", { media: "", features: [{ name: "prefers-color-scheme", value: e.colorScheme ?? "" }, { name: "prefers-reduced-motion", value: e.reducedMotion ? "reduce" : "" }] }));
+    call(
+      main.send("Emulation.setEmulatedMedia", {
+        media: "",
+        features: [
+          { name: "prefers-color-scheme", value: e.colorScheme ?? "" },
+          { name: "prefers-reduced-motion", value: e.reducedMotion ? "reduce" : "" },
+        ],
+      }),
+    );
   }
-  if (parts.has("timezone")) call(main.send("Emulation.setTimezoneOverride", { timezoneId: e.timezone ?? "" }), "timezone");
-  if (parts.has("locale")) call(main.send("Emulation.setLocaleOverride", e.locale !== undefined ? { locale: e.locale } : {}), "locale");
+  if (parts.has("timezone"))
+    call(main.send("Emulation.setTimezoneOverride", { timezoneId: e.timezone ?? "" }), "timezone");
+  if (parts.has("locale"))
+    call(main.send("Emulation.setLocaleOverride", e.locale !== undefined ? { locale: e.locale } : {}), "locale");
   if (parts.has("geolocation")) {
     if (e.latitude !== undefined && e.longitude !== undefined) {
-      call(main.send("Emulation.setGeolocationOverride", { latitude: e.latitude, longitude: e.longitude, accuracy: 10 }), "geolocation");
+      call(
+        main.send("Emulation.setGeolocationOverride", { latitude: e.latitude, longitude: e.longitude, accuracy: 10 }),
+        "geolocation",
+      );
       call(s.grantGeolocation());
     } else call(main.send("Emulation.clearGeolocationOverride"));
   }
   if (parts.has("network")) {
     const t = e.throttle ? THROTTLE[e.throttle] : undefined;
-    call(s.net.send("Network.emulateNetworkConditions", { offline: e.offline === true, latency: t?.latency ?? 0, downloadThroughput: t?.downloadThroughput ?? -1, uploadThroughput: t?.uploadThroughput ?? -1 }));
+    call(
+      s.net.send("Network.emulateNetworkConditions", {
+        offline: e.offline === true,
+        latency: t?.latency ?? 0,
+        downloadThroughput: t?.downloadThroughput ?? -1,
+        uploadThroughput: t?.uploadThroughput ?? -1,
+      }),
+    );
   }
   if (parts.has("cpu")) call(main.send("Emulation.setCPUThrottlingRate", { rate: e.cpuSlowdown ?? 1 }));
   const results = await Promise.allSettled(calls);

@@ -3,7 +3,20 @@
  * BROWSER_PILOT_OUTPUT_DIR (a jail: nothing lands outside it), else the CLI's cwd. Writing: O_EXCL temporary name,
  * 0600, then rename: no half files, no planted links.
  */
-import { closeSync, fchmodSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  fchmodSync,
+  fsyncSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { BpError, invalidArgument } from "../shared/errors.ts";
 import { isPolicyFile, refuseWrite } from "./policy/current.ts";
@@ -28,11 +41,17 @@ export function fileTimestamp(date = new Date()): string {
 export function resolveOutputPath(requested: string | undefined, defaultName: string, place: OutputPlace): string {
   const jail = place.outputDir ? checkedOutputDir(place.outputDir) : undefined;
   const name = requested ?? defaultName;
-  if (name === "" || name.includes("\0")) throw invalidArgument("file", "The file name is empty or contains a NUL byte.");
+  if (name === "" || name.includes("\0"))
+    throw invalidArgument("file", "The file name is empty or contains a NUL byte.");
   const target = isAbsolute(name) ? resolve(name) : resolve(jail ?? checkedCwd(place.cwd), name);
-  if (name.endsWith("/") || name.endsWith(sep)) throw invalidArgument("file", `'${name}' names a directory; give a file name.`);
+  if (name.endsWith("/") || name.endsWith(sep))
+    throw invalidArgument("file", `'${name}' names a directory; give a file name.`);
   if (jail !== undefined && !inside(jail, target)) {
-    throw invalidArgument("file", `'${name}' is outside BROWSER_PILOT_OUTPUT_DIR (${jail}); outputs must stay inside it.`, { outputDir: jail });
+    throw invalidArgument(
+      "file",
+      `'${name}' is outside BROWSER_PILOT_OUTPUT_DIR (${jail}); outputs must stay inside it.`,
+      { outputDir: jail },
+    );
   }
   const parent = dirname(target);
   let parentStat;
@@ -46,7 +65,9 @@ export function resolveOutputPath(requested: string | undefined, defaultName: st
     // Symlinked directories are fine while they resolve inside the jail; one that leads out is an escape.
     const realParent = realpathSync(parent);
     if (!within(realpathSync(jail), realParent)) {
-      throw invalidArgument("file", `'${name}' leads outside BROWSER_PILOT_OUTPUT_DIR through a symbolic link.`, { outputDir: jail });
+      throw invalidArgument("file", `'${name}' leads outside BROWSER_PILOT_OUTPUT_DIR through a symbolic link.`, {
+        outputDir: jail,
+      });
     }
   }
   const final = requested === undefined ? uniqueName(target) : target;
@@ -61,7 +82,9 @@ const PATH_ERRORS = new Set(["ENAMETOOLONG", "EACCES", "EPERM", "EROFS", "ENOENT
 function writeError(what: string, err: unknown): BpError {
   const code = (err as NodeJS.ErrnoException).code;
   const message = `${what}: ${(err as Error).message}`;
-  return code !== undefined && PATH_ERRORS.has(code) ? invalidArgument("file", message, { reason: code }) : new BpError("internal_error", message, { context: { field: "file" } });
+  return code !== undefined && PATH_ERRORS.has(code)
+    ? invalidArgument("file", message, { reason: code })
+    : new BpError("internal_error", message, { context: { field: "file" } });
 }
 
 export interface WriteOptions {
@@ -70,10 +93,18 @@ export interface WriteOptions {
 }
 
 /** Writes `data` to `path` atomically, 0600; an existing explicit name is refused unless `replace`. */
-export function writeOutputFile(path: string, data: Uint8Array, mimeType: string, opts: WriteOptions = {}): WrittenFile {
+export function writeOutputFile(
+  path: string,
+  data: Uint8Array,
+  mimeType: string,
+  opts: WriteOptions = {},
+): WrittenFile {
   if (isPolicyFile(path)) throw refuseWrite();
   checkFinal(path, path);
-  const tmp = join(dirname(path), `.${basename(path).slice(0, 100)}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`);
+  const tmp = join(
+    dirname(path),
+    `.${basename(path).slice(0, 100)}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`,
+  );
   let fd: number;
   try {
     // "wx" is O_CREAT|O_EXCL: it fails on any existing entry, a symlink included.
@@ -116,7 +147,9 @@ function linkOnce(tmp: string, path: string): void {
       return;
     }
   }
-  throw invalidArgument("file", `${path} already exists; choose another name, or pass --force to replace it.`, { reason: "exists" });
+  throw invalidArgument("file", `${path} already exists; choose another name, or pass --force to replace it.`, {
+    reason: "exists",
+  });
 }
 
 /** link(2) fails on an existing name instead of replacing it: the first free candidate wins. */
@@ -152,7 +185,8 @@ export function checkFinal(path: string, shown: string): void {
   } catch {
     return;
   }
-  if (st.isSymbolicLink()) throw invalidArgument("file", `'${shown}' is a symbolic link; refusing to write through it.`);
+  if (st.isSymbolicLink())
+    throw invalidArgument("file", `'${shown}' is a symbolic link; refusing to write through it.`);
   if (!st.isFile()) throw invalidArgument("file", `'${shown}' exists and is not a regular file.`);
 }
 
@@ -169,7 +203,10 @@ function checkedOutputDir(dir: string): string {
 
 function checkedCwd(cwd: string | undefined): string {
   if (cwd === undefined || !isAbsolute(cwd)) {
-    throw invalidArgument("file", "The CLI did not send its working directory; give an absolute path or set BROWSER_PILOT_OUTPUT_DIR.");
+    throw invalidArgument(
+      "file",
+      "The CLI did not send its working directory; give an absolute path or set BROWSER_PILOT_OUTPUT_DIR.",
+    );
   }
   return resolve(cwd);
 }

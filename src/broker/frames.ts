@@ -29,7 +29,12 @@ export class FrameSessions {
       void this.enable(child).catch(() => undefined);
     });
     // Frames only: workers attached here would keep a session each for their whole life.
-    await session.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: false, flatten: true, filter: [{ type: "iframe" }] });
+    await session.send("Target.setAutoAttach", {
+      autoAttach: true,
+      waitForDebuggerOnStart: false,
+      flatten: true,
+      filter: [{ type: "iframe" }],
+    });
   }
 
   children(): { frameId: string; session: CdpSession }[] {

@@ -21,7 +21,9 @@ test("lines queued in one turn go out in one write, in order; a later turn write
   expect(writes).toEqual([]);
   await Promise.resolve();
   // …then all of it at once, each line whole and in the order sent.
-  expect(writes).toEqual(['{"id":1,"method":"Input.dispatchMouseEvent"}\n{"id":2,"method":"Input.dispatchMouseEvent"}\n!{"op":"own","targetId":"T"}\n']);
+  expect(writes).toEqual([
+    '{"id":1,"method":"Input.dispatchMouseEvent"}\n{"id":2,"method":"Input.dispatchMouseEvent"}\n!{"op":"own","targetId":"T"}\n',
+  ]);
   expect(flushes()).toBe(1);
   out.push('{"id":3}');
   await Promise.resolve();
@@ -99,9 +101,14 @@ test("a call whose batched write fails rejects at once with the connection's sen
   const conn = new CdpConnection(new BatchedTransport(out));
   // Without the write's error the call would only end at its deadline.
   const [a, b] = await Promise.all(
-    (["Browser.getVersion", "Target.getTargets"] as const).map((m) => conn.send(m, undefined, { timeoutMs: 20_000 }).catch((e: unknown) => e)),
+    (["Browser.getVersion", "Target.getTargets"] as const).map((m) =>
+      conn.send(m, undefined, { timeoutMs: 20_000 }).catch((e: unknown) => e),
+    ),
   );
-  for (const [e, method] of [[a, "Browser.getVersion"], [b, "Target.getTargets"]] as const) {
+  for (const [e, method] of [
+    [a, "Browser.getVersion"],
+    [b, "Target.getTargets"],
+  ] as const) {
     expect(e).toBeInstanceOf(CdpClosedError);
     expect(e).toMatchObject({ method, reason: "send failed: EPIPE", sent: false });
   }

@@ -103,12 +103,21 @@ export class JanitorClient implements Transport {
     return this.proc.pid;
   }
 
-  static async connect(url: string, opts: { handshakeTimeoutMs: number; launched: boolean; headers?: Record<string, string> }): Promise<JanitorClient> {
+  static async connect(
+    url: string,
+    opts: { handshakeTimeoutMs: number; launched: boolean; headers?: Record<string, string> },
+  ): Promise<JanitorClient> {
     const client = new JanitorClient();
     const ready = new Promise<void>((resolve, reject) => {
       client.ready = { resolve, reject };
     });
-    client.control({ op: "connect", url, handshakeTimeoutMs: opts.handshakeTimeoutMs, launched: opts.launched, ...(opts.headers ? { headers: opts.headers } : {}) });
+    client.control({
+      op: "connect",
+      url,
+      handshakeTimeoutMs: opts.handshakeTimeoutMs,
+      launched: opts.launched,
+      ...(opts.headers ? { headers: opts.headers } : {}),
+    });
     await ready;
     return client;
   }
@@ -156,7 +165,13 @@ export class JanitorClient implements Transport {
       this.ready?.resolve();
       this.ready = undefined;
     } else if (ev.ev === "error") {
-      this.ready?.reject(new HandshakeRefused(`Could not connect to the browser: ${ev.message ?? "unknown error"}`, ev.status, ev.timedOut === true));
+      this.ready?.reject(
+        new HandshakeRefused(
+          `Could not connect to the browser: ${ev.message ?? "unknown error"}`,
+          ev.status,
+          ev.timedOut === true,
+        ),
+      );
       this.ready = undefined;
     } else if (ev.ev === "closed") {
       this.markClosed(ev.reason ?? "browser_closed");
@@ -168,7 +183,9 @@ export class JanitorClient implements Transport {
   private markClosed(reason: string): void {
     if (this.closed) return;
     this.closed = true;
-    this.ready?.reject(new BpError("browser_disconnected", "The browser connection process exited.", { retryable: true }));
+    this.ready?.reject(
+      new BpError("browser_disconnected", "The browser connection process exited.", { retryable: true }),
+    );
     this.ready = undefined;
     this.onClose?.(reason);
   }

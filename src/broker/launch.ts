@@ -1,6 +1,12 @@
 import { existsSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { findChromiumExecutable, installHint, readPortFile, endpointFor, probeProcessState } from "../discovery/index.ts";
+import {
+  findChromiumExecutable,
+  installHint,
+  readPortFile,
+  endpointFor,
+  probeProcessState,
+} from "../discovery/index.ts";
 import { isPidAlive } from "../shared/process-identity.ts";
 import { BpError } from "../shared/errors.ts";
 import type { BpPaths } from "../shared/paths.ts";
@@ -17,12 +23,19 @@ const DISABLED_FEATURES = ["WebUIOmniboxPopup", "WebUIOmniboxAimPopup", "DeferRe
 
 /** Chromium keeps only the last --disable-features, and Debian's CHROMIUM_FLAGS come first: keep theirs. */
 function disabledFeatures(env: Record<string, string | undefined>): string {
-  const theirs = (env.CHROMIUM_FLAGS ?? "").split(/\s+/).filter((f) => f.startsWith("--disable-features=")).flatMap((f) => f.slice("--disable-features=".length).split(","));
+  const theirs = (env.CHROMIUM_FLAGS ?? "")
+    .split(/\s+/)
+    .filter((f) => f.startsWith("--disable-features="))
+    .flatMap((f) => f.slice("--disable-features=".length).split(","));
   return [...new Set([...theirs, ...DISABLED_FEATURES])].filter((f) => f !== "").join(",");
 }
 
 /** Flags for a browser that must behave on closed networks and never prompt. */
-export function launchFlags(userDataDir: string, headless: boolean, env: Record<string, string | undefined> = process.env): string[] {
+export function launchFlags(
+  userDataDir: string,
+  headless: boolean,
+  env: Record<string, string | undefined> = process.env,
+): string[] {
   const flags = [
     "--remote-debugging-port=0",
     `--user-data-dir=${userDataDir}`,
@@ -71,7 +84,10 @@ type LaunchResult = { info: BrowserInfo; reused: boolean };
 const inFlight = new Map<string, Promise<LaunchResult>>();
 
 /** Starts (or reuses) a bp-owned Chromium for a profile; each caller stops waiting at its own deadline. */
-export async function launchBrowser(paths: BpPaths, opts: { executable?: string; profile: string; headless: boolean; signal: AbortSignal }): Promise<LaunchResult> {
+export async function launchBrowser(
+  paths: BpPaths,
+  opts: { executable?: string; profile: string; headless: boolean; signal: AbortSignal },
+): Promise<LaunchResult> {
   ensurePrivateDir(paths.profiles);
   const userDataDir = join(paths.profiles, opts.profile);
   ensurePrivateDir(userDataDir);
@@ -84,9 +100,15 @@ export async function launchBrowser(paths: BpPaths, opts: { executable?: string;
 }
 
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new BpError("command_cancelled", "The launch was stopped.", { retryable: true }));
+  if (signal.aborted)
+    return Promise.reject(new BpError("command_cancelled", "The launch was stopped.", { retryable: true }));
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new BpError("command_cancelled", "The launch was stopped; the browser may still be starting.", { retryable: true }));
+    const onAbort = () =>
+      reject(
+        new BpError("command_cancelled", "The launch was stopped; the browser may still be starting.", {
+          retryable: true,
+        }),
+      );
     signal.addEventListener("abort", onAbort, { once: true });
     work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
@@ -107,48 +129,93 @@ export function sameExecutable(given: string, started: string | undefined): bool
   return real(given) === real(started);
 }
 
-async function startOrFind(userDataDir: string, opts: { executable?: string; profile: string; headless: boolean }): Promise<LaunchResult> {
-  const base = { id: launchedBrowserId(opts.profile), source: "launched" as const, profile: opts.profile, headless: opts.headless, userDataRoot: userDataDir };
+async function startOrFind(
+  userDataDir: string,
+  opts: { executable?: string; profile: string; headless: boolean },
+): Promise<LaunchResult> {
+  const base = {
+    id: launchedBrowserId(opts.profile),
+    source: "launched" as const,
+    profile: opts.profile,
+    headless: opts.headless,
+    userDataRoot: userDataDir,
+  };
   const deadline = Date.now() + LAUNCH_TIMEOUT_MS;
   const probe = await probeProcessState(userDataDir);
   if (probe.state === "running") {
     // A live browser holds this profile: never delete its port file or start a second one.
-    const live = await waitForPortFile(userDataDir, deadline, probe.startedAtMs, () => probe.pid !== undefined && !isPidAlive(probe.pid));
+    const live = await waitForPortFile(
+      userDataDir,
+      deadline,
+      probe.startedAtMs,
+      () => probe.pid !== undefined && !isPidAlive(probe.pid),
+    );
     const started = readPrivateFile(join(userDataDir, EXECUTABLE_FILE))?.trim();
-    if (live) return { info: { ...base, product: "Chromium", endpoint: live, ...(started ? { executable: started } : {}) }, reused: true };
-    throw new BpError("browser_not_found", `A browser (pid ${String(probe.pid)}) holds the profile directory ${userDataDir} but exposes no debugging port.`, {
-      retryable: true,
-      context: { profile: opts.profile },
-    });
+    if (live)
+      return {
+        info: { ...base, product: "Chromium", endpoint: live, ...(started ? { executable: started } : {}) },
+        reused: true,
+      };
+    throw new BpError(
+      "browser_not_found",
+      `A browser (pid ${String(probe.pid)}) holds the profile directory ${userDataDir} but exposes no debugging port.`,
+      {
+        retryable: true,
+        context: { profile: opts.profile },
+      },
+    );
   }
   const executable = opts.executable ?? findChromiumExecutable();
   if (!executable || !existsSync(executable)) {
-    throw new BpError("browser_not_found", opts.executable ? `No executable at ${opts.executable}.` : `No Chromium-family browser is installed. ${installHint()}`, {
-      context: { field: opts.executable ? "executable" : "browser" },
-      remediation: { code: "select_supported_browser", message: installHint(), actionRequired: true },
-    });
+    throw new BpError(
+      "browser_not_found",
+      opts.executable
+        ? `No executable at ${opts.executable}.`
+        : `No Chromium-family browser is installed. ${installHint()}`,
+      {
+        context: { field: opts.executable ? "executable" : "browser" },
+        remediation: { code: "select_supported_browser", message: installHint(), actionRequired: true },
+      },
+    );
   }
   // No live browser holds the profile: a port file here is left over from an earlier run.
   rmSync(join(userDataDir, "DevToolsActivePort"), { force: true });
   writePrivateFileAtomic(join(userDataDir, EXECUTABLE_FILE), executable);
-  const child = Bun.spawn([executable, ...launchFlags(userDataDir, opts.headless)], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+  const child = Bun.spawn([executable, ...launchFlags(userDataDir, opts.headless)], {
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "ignore",
+  });
   child.unref();
   let exited = false;
   void child.exited.then(() => {
     exited = true;
   });
   const endpoint = await waitForPortFile(userDataDir, deadline, undefined, () => exited);
-  if (endpoint) return { info: { ...base, product: productName(executable), endpoint, launchedPid: child.pid, executable }, reused: false };
+  if (endpoint)
+    return {
+      info: { ...base, product: productName(executable), endpoint, launchedPid: child.pid, executable },
+      reused: false,
+    };
   // Only our own child, which never wrote its port: no other browser was started for this profile.
   if (!exited) child.kill("SIGKILL");
-  throw new BpError("browser_not_found", `The browser at ${executable} did not start (${exited ? `exited with code ${String(child.exitCode)}` : "timed out"}).`, {
-    retryable: true,
-    context: { executable },
-  });
+  throw new BpError(
+    "browser_not_found",
+    `The browser at ${executable} did not start (${exited ? `exited with code ${String(child.exitCode)}` : "timed out"}).`,
+    {
+      retryable: true,
+      context: { executable },
+    },
+  );
 }
 
 /** A port file written by the running browser (not older than its lock), polled until `gone`. */
-async function waitForPortFile(userDataDir: string, deadline: number, startedAtMs: number | undefined, gone: () => boolean): Promise<string | undefined> {
+async function waitForPortFile(
+  userDataDir: string,
+  deadline: number,
+  startedAtMs: number | undefined,
+  gone: () => boolean,
+): Promise<string | undefined> {
   while (Date.now() < deadline) {
     const port = await readPortFile(userDataDir);
     if (port && (startedAtMs === undefined || port.mtimeMs + 1000 >= startedAtMs)) return endpointFor(port);

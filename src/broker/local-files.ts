@@ -79,8 +79,17 @@ export function localFileRefusal(url: string): "local_file" | "private_directory
 export function assertLocalFileAllowed(url: string): void {
   const why = localFileRefusal(url);
   if (why === "local_file") {
-    throw invalidArgument("url", `file: URLs are refused: a local file is not a web page for agents. Whoever starts the broker may allow them with ${ALLOW_FILE_URLS_ENV}=1.`);
+    throw invalidArgument(
+      "url",
+      `file: URLs are refused: a local file is not a web page for agents. Whoever starts the broker may allow them with ${ALLOW_FILE_URLS_ENV}=1.`,
+    );
   }
-  if (why === "remote_browser") throw invalidArgument("url", "file: URLs are refused on a remote browser: its files are the service's, and services such as browserless end the whole session on one.", { reason: "remote_browser" });
-  if (why === "private_directory") throw invalidArgument("url", "Browser Pilot's own directory is never shown through file: URLs.");
+  if (why === "remote_browser")
+    throw invalidArgument(
+      "url",
+      "file: URLs are refused on a remote browser: its files are the service's, and services such as browserless end the whole session on one.",
+      { reason: "remote_browser" },
+    );
+  if (why === "private_directory")
+    throw invalidArgument("url", "Browser Pilot's own directory is never shown through file: URLs.");
 }

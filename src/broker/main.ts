@@ -4,7 +4,12 @@ import type { Locator } from "../protocol/wire.ts";
 import { BpError } from "../shared/errors.ts";
 import { resolvePaths, type BpPaths } from "../shared/paths.ts";
 import { scrubSecrets } from "../shared/secrets.ts";
-import { ensurePrivateDir, readPrivateFile, stateDirectoryError, writePrivateFileAtomic } from "../shared/private-fs.ts";
+import {
+  ensurePrivateDir,
+  readPrivateFile,
+  stateDirectoryError,
+  writePrivateFileAtomic,
+} from "../shared/private-fs.ts";
 import { processIdentity } from "../shared/process-identity.ts";
 import { executableIdentity, executableReplaced, startIdentity } from "../shared/self.ts";
 import { LOCATOR_SCHEMA_VERSION, PROTOCOL, STATE_EXIT_CODE, VERSION } from "../shared/version.ts";
@@ -111,13 +116,17 @@ async function start(log: ConsolaInstance): Promise<void> {
   process.on("SIGINT", () => void stop("SIGINT"));
   process.on("SIGHUP", () => undefined);
 
-  const idleMs = Number(process.env.BROWSER_PILOT_IDLE_MS) > 0 ? Number(process.env.BROWSER_PILOT_IDLE_MS) : DEFAULT_IDLE_MS;
-  setInterval(() => {
-    broker.executableReplaced = executableReplaced();
-    if (!stopping) repairLocator(paths, locatorText, token, identity, log);
-    broker.sweep();
-    if (broker.isIdle() && Date.now() - broker.lastActivity > idleMs) void stop("idle");
-  }, Math.min(1000, idleMs));
+  const idleMs =
+    Number(process.env.BROWSER_PILOT_IDLE_MS) > 0 ? Number(process.env.BROWSER_PILOT_IDLE_MS) : DEFAULT_IDLE_MS;
+  setInterval(
+    () => {
+      broker.executableReplaced = executableReplaced();
+      if (!stopping) repairLocator(paths, locatorText, token, identity, log);
+      broker.sweep();
+      if (broker.isIdle() && Date.now() - broker.lastActivity > idleMs) void stop("idle");
+    },
+    Math.min(1000, idleMs),
+  );
 }
 
 /**

@@ -21,7 +21,12 @@ interface Waiter {
  * Subscribes before the navigation is sent, so no lifecycle event slips past; event-driven, no fixed settle time.
  * `mainFrameId` (a page target's is its target id) saves reading the frame tree.
  */
-export async function watchMainFrame(session: CdpSession, deadline: number, signal: AbortSignal, mainFrameId?: string): Promise<Waiter> {
+export async function watchMainFrame(
+  session: CdpSession,
+  deadline: number,
+  signal: AbortSignal,
+  mainFrameId?: string,
+): Promise<Waiter> {
   const mainId = mainFrameId ?? (await session.send("Page.getFrameTree")).frameTree.frame.id;
   const seen: { loaderId: string; name: string }[] = [];
   let loader: string | undefined;
@@ -62,7 +67,11 @@ export async function watchMainFrame(session: CdpSession, deadline: number, sign
     }),
     // A dialog opened while loading holds the load: answer now, naming it, not at the deadline.
     session.on("Page.javascriptDialogOpening", () => resolve({ sameDocument: false })),
-    session.onClose(() => reject(new BpError("tab_not_found", "The tab closed during navigation.", { context: { reason: "target_closed" } }))),
+    session.onClose(() =>
+      reject(
+        new BpError("tab_not_found", "The tab closed during navigation.", { context: { reason: "target_closed" } }),
+      ),
+    ),
   ];
   const timer = setTimeout(() => resolve({ sameDocument: false }), Math.max(0, deadline - Date.now() - 250));
   const onAbort = () => reject(new BpError("command_cancelled", "Navigation wait cancelled."));
@@ -84,13 +93,22 @@ export async function watchMainFrame(session: CdpSession, deadline: number, sign
 }
 
 /** Navigates the main frame and waits until the new document is usable. */
-export async function navigateTo(session: CdpSession, url: string, deadline: number, signal: AbortSignal, mainFrameId?: string): Promise<void> {
+export async function navigateTo(
+  session: CdpSession,
+  url: string,
+  deadline: number,
+  signal: AbortSignal,
+  mainFrameId?: string,
+): Promise<void> {
   const waiter = await watchMainFrame(session, deadline, signal, mainFrameId);
   try {
     const res = await session.send("Page.navigate", { url });
     if (res.errorText) {
       const shown = url.length > 300 ? `${cutString(url, 300)}…` : url;
-      throw new BpError("navigation_failed", `Navigation to ${shown} failed: ${res.errorText}.`, { retryable: true, context: { url: shown, reason: res.errorText } });
+      throw new BpError("navigation_failed", `Navigation to ${shown} failed: ${res.errorText}.`, {
+        retryable: true,
+        context: { url: shown, reason: res.errorText },
+      });
     }
     if (res.loaderId === undefined) return;
     waiter.setLoader(res.loaderId);
@@ -101,7 +119,13 @@ export async function navigateTo(session: CdpSession, url: string, deadline: num
 }
 
 /** Runs a history action (back, forward, reload) and waits for whatever document results. */
-export async function runAndWait(session: CdpSession, action: () => Promise<unknown>, deadline: number, signal: AbortSignal, mainFrameId?: string): Promise<void> {
+export async function runAndWait(
+  session: CdpSession,
+  action: () => Promise<unknown>,
+  deadline: number,
+  signal: AbortSignal,
+  mainFrameId?: string,
+): Promise<void> {
   const waiter = await watchMainFrame(session, deadline, signal, mainFrameId);
   try {
     waiter.setLoader(undefined);

@@ -22,12 +22,32 @@ describe("page calls typed by function and op", () => {
     same<Equal<PageResult<"quiet", { op: "install" }>, true>>();
     same<Equal<PageResult<"quiet", { op: "late" }>, { changed: boolean } | null>>();
     same<Equal<NonNullable<PageResult<"quiet", { op: "settle" }>>["settled"], true | undefined>>();
-    same<Equal<PageResult<"upload", { op: "files" }>, { ok: true; count: number; names: string[] } | { ok: false; reason: "target_unavailable" }>>();
-    same<Equal<PageResult<"edit", { op: "check" }>, { ok: true } | { ok: false; reason: "target_detached" | "focus_changed" } | { ok: false; reason: "document_replaced" }>>();
+    same<
+      Equal<
+        PageResult<"upload", { op: "files" }>,
+        { ok: true; count: number; names: string[] } | { ok: false; reason: "target_unavailable" }
+      >
+    >();
+    same<
+      Equal<
+        PageResult<"edit", { op: "check" }>,
+        | { ok: true }
+        | { ok: false; reason: "target_detached" | "focus_changed" }
+        | { ok: false; reason: "document_replaced" }
+      >
+    >();
     // A step built by `step` carries its op, so a call's results are typed per step.
     const steps = [step("act", { op: "state" }), step("edit", { op: "pin", token: "t" })] as const;
     same<Equal<Results<typeof steps>[0], State | null | undefined>>();
-    same<Equal<Results<typeof steps>[1], { ok: true; focused: boolean; then?: true; moved?: true } | { ok: false; reason: "document_replaced" } | null | undefined>>();
+    same<
+      Equal<
+        Results<typeof steps>[1],
+        | { ok: true; focused: boolean; then?: true; moved?: true }
+        | { ok: false; reason: "document_replaced" }
+        | null
+        | undefined
+      >
+    >();
     expect(steps.map((s) => s.arg?.op)).toEqual(["state", "pin"]);
   });
 
@@ -43,10 +63,17 @@ describe("page calls typed by function and op", () => {
   });
 
   test("a located step's result is read only from the step that names that function and op", () => {
-    const ran = { steps: [step("upload", { op: "find" }), { fn: "quiet" as const, arg: { op: "install", id: 1 } }], results: [{ ok: true, multiple: false, disabled: false, accept: "" }, true] };
+    const ran = {
+      steps: [step("upload", { op: "find" }), { fn: "quiet" as const, arg: { op: "install", id: 1 } }],
+      results: [{ ok: true, multiple: false, disabled: false, accept: "" }, true],
+    };
     const found = stepResult(ran, 0, "upload", "find");
     expect(found).toEqual({ ok: true, multiple: false, disabled: false, accept: "" });
-    const wrong = [() => stepResult(ran, 0, "upload", "files"), () => stepResult(ran, 1, "upload", "find"), () => stepResult(ran, 2, "upload", "find")];
+    const wrong = [
+      () => stepResult(ran, 0, "upload", "files"),
+      () => stepResult(ran, 1, "upload", "find"),
+      () => stepResult(ran, 2, "upload", "find"),
+    ];
     for (const read of wrong) {
       expect(read).toThrow(BpError);
       expect(read).toThrow(/No upload (files|find) step ran at [0-2]/);
@@ -54,12 +81,17 @@ describe("page calls typed by function and op", () => {
   });
 
   test("a read-back that did not run is null (held back) or undefined (cut short), and is not read from another step", () => {
-    const steps = [step("edit", { op: "read", token: "t", text: "x", mode: "replace" }), step("edit", { op: "state", token: "t" })];
+    const steps = [
+      step("edit", { op: "read", token: "t", text: "x", mode: "replace" }),
+      step("edit", { op: "state", token: "t" }),
+    ];
     expect(readResult({ steps, results: [null] }, 0, "edit", "read")).toBeNull();
     expect(readResult({ steps, results: [] }, 0, "edit", "read")).toBeUndefined();
     const state = { ok: true as const, sameFocus: true, length: 1, selection: "1:1", control: {}, focusControl: {} };
     expect(readResult({ steps, results: [null, state] }, 1, "edit", "state")).toEqual(state);
-    expect(() => readResult({ steps, results: [null, state] }, 1, "edit", "read")).toThrow(/No edit read step ran at 1/);
+    expect(() => readResult({ steps, results: [null, state] }, 1, "edit", "read")).toThrow(
+      /No edit read step ran at 1/,
+    );
   });
 });
 
@@ -98,7 +130,8 @@ describe("no hand-typed page answers in the broker", () => {
       readFileSync(file, "utf8")
         .split("\n")
         .forEach((line, i) => {
-          if (HAND_TYPED.some((re) => re.test(line))) (found[rel] ??= []).push(`${i + 1}: ${line.trim().slice(0, 120)}`);
+          if (HAND_TYPED.some((re) => re.test(line)))
+            (found[rel] ??= []).push(`${i + 1}: ${line.trim().slice(0, 120)}`);
         });
     }
     expect(found).toEqual({});

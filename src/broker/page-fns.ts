@@ -24,7 +24,13 @@ export type PageArg<F extends PageFnName> = F extends OpFnName
       : never;
 
 /** What a step of `F` with argument `A` answers: for an ops function, the op `A` names (any op's answer when `A` names none). */
-export type PageResult<F extends PageFnName, A = PageArg<F>> = F extends OpFnName ? (A extends { op: infer K extends keyof PageOps[F] } ? (PageOps[F][K] extends { result: infer R } ? R : never) : AnyOpResult<PageOps[F]>) : Awaited<ReturnType<Fns[F]>>;
+export type PageResult<F extends PageFnName, A = PageArg<F>> = F extends OpFnName
+  ? A extends { op: infer K extends keyof PageOps[F] }
+    ? PageOps[F][K] extends { result: infer R }
+      ? R
+      : never
+    : AnyOpResult<PageOps[F]>
+  : Awaited<ReturnType<Fns[F]>>;
 
 export interface Step<F extends PageFnName = PageFnName, A extends PageArg<F> = PageArg<F>> extends PageStep {
   fn: F;
@@ -55,13 +61,24 @@ export interface TypedReply<S extends readonly PageStep[]> {
 }
 
 /** Runs typed steps in one frame's world in one round trip (callPage), with each result typed by its function. */
-export async function callSteps<const S extends readonly PageStep[]>(session: CdpSession, frameId: string, steps: S, opts?: Parameters<typeof callPage>[3]): Promise<TypedReply<S>> {
+export async function callSteps<const S extends readonly PageStep[]>(
+  session: CdpSession,
+  frameId: string,
+  steps: S,
+  opts?: Parameters<typeof callPage>[3],
+): Promise<TypedReply<S>> {
   const reply = await callPage(session, frameId, [...steps], opts);
   return { ...reply, results: answers<S>(reply.results) };
 }
 
 /** Runs one page function in a frame's world: its result as the function returns it. */
-export async function callFn<F extends PageFnName, A extends PageArg<F>>(world: Pick<FrameWorld, "session" | "frameId">, fn: F, arg: A, at: StepAt = {}, opts?: Parameters<typeof callPage>[3]): Promise<PageResult<F, A>> {
+export async function callFn<F extends PageFnName, A extends PageArg<F>>(
+  world: Pick<FrameWorld, "session" | "frameId">,
+  fn: F,
+  arg: A,
+  at: StepAt = {},
+  opts?: Parameters<typeof callPage>[3],
+): Promise<PageResult<F, A>> {
   const reply = await callPage(world.session, world.frameId, [step(fn, arg, at)], opts);
   return answer<F, A>(reply.results[0]);
 }
@@ -73,15 +90,26 @@ export interface Ran {
 }
 
 /** The answer of the step at `index`, typed by its function and op (a wrong index is an internal error). */
-export function stepResult<F extends OpFnName, K extends keyof PageOps[F] & string>(ran: Ran, index: number, fn: F, op: K): PageResult<F, { op: K }> {
+export function stepResult<F extends OpFnName, K extends keyof PageOps[F] & string>(
+  ran: Ran,
+  index: number,
+  fn: F,
+  op: K,
+): PageResult<F, { op: K }> {
   const s = ran.steps[index];
   const named = s?.arg && "op" in s.arg ? s.arg.op : undefined;
-  if (s?.fn !== fn || named !== op || index >= ran.results.length) throw new BpError("internal_error", `No ${fn} ${op} step ran at ${index} of the page call.`);
+  if (s?.fn !== fn || named !== op || index >= ran.results.length)
+    throw new BpError("internal_error", `No ${fn} ${op} step ran at ${index} of the page call.`);
   return answer<F, { op: K }>(ran.results[index]);
 }
 
 /** As stepResult for a step that may not have run (held back, or cut short by a dialog or navigation). */
-export function readResult<F extends OpFnName, K extends keyof PageOps[F] & string>(ran: Ran, index: number, fn: F, op: K): PageResult<F, { op: K }> | null | undefined {
+export function readResult<F extends OpFnName, K extends keyof PageOps[F] & string>(
+  ran: Ran,
+  index: number,
+  fn: F,
+  op: K,
+): PageResult<F, { op: K }> | null | undefined {
   const r = ran.results[index];
   if (r === undefined || r === null) return r;
   return stepResult(ran, index, fn, op);

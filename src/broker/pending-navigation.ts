@@ -30,9 +30,16 @@ export async function awaitCommit(rec: TargetRecord): Promise<void> {
   if (answered) return;
   const url = redactUrl(boundUrl(nav.url));
   const ms = Date.now() - nav.at;
-  throw new BpError("navigation_pending", `The tab has waited ${Math.round(ms / 1000)} s for ${url} to answer; Chrome lets nothing read or act on the page until the new page arrives or loading stops.`, {
-    retryable: true,
-    context: { url, ms },
-    remediation: { code: "stop_loading", message: "Run 'bp stop' to stay on the page shown now, or 'bp wait --url <url>' to wait for the new one." },
-  });
+  throw new BpError(
+    "navigation_pending",
+    `The tab has waited ${Math.round(ms / 1000)} s for ${url} to answer; Chrome lets nothing read or act on the page until the new page arrives or loading stops.`,
+    {
+      retryable: true,
+      context: { url, ms },
+      remediation: {
+        code: "stop_loading",
+        message: "Run 'bp stop' to stay on the page shown now, or 'bp wait --url <url>' to wait for the new one.",
+      },
+    },
+  );
 }

@@ -8,7 +8,10 @@ const NO_HINTS = new Set(["schema", "commands", "command", "cancel"]);
 export function outdatedNote(req: CallRequest, replaced: boolean): string | undefined {
   const cli = req.version !== undefined && req.version !== VERSION ? req.version : undefined;
   if (cli === undefined && !replaced) return undefined;
-  const what = cli !== undefined ? `bp ${VERSION} while this CLI is ${cli}` : `bp ${VERSION} from a file replaced since it started`;
+  const what =
+    cli !== undefined
+      ? `bp ${VERSION} while this CLI is ${cli}`
+      : `bp ${VERSION} from a file replaced since it started`;
   return `The broker (pid ${process.pid}) runs ${what}; run 'bp disconnect' in every agent to start the new one.`;
 }
 
@@ -24,7 +27,11 @@ export function homeNote(req: CallRequest): string | undefined {
 }
 
 /** Adds the notes to a reply: hints on a success, the error's `hint` on a failure. */
-export function withBrokerNotes(req: CallRequest, reply: Record<string, unknown>, replaced: boolean): Record<string, unknown> {
+export function withBrokerNotes(
+  req: CallRequest,
+  reply: Record<string, unknown>,
+  replaced: boolean,
+): Record<string, unknown> {
   if (NO_HINTS.has(req.command)) return reply;
   const notes: { type: string; message: string }[] = [];
   const outdated = outdatedNote(req, replaced);

@@ -32,7 +32,18 @@ test("a reply larger than one socket write arrives whole before the connection e
   const path = join(dir, "big.sock");
   const server = startServer(path, "t0ken", broker);
   try {
-    const request = JSON.stringify({ op: "call", token: "t0ken", protocol: 1, clientKey: "server-test", command: "eval", args: {}, invocation: "inv-1", timeoutMs: 1000, tabAccess: "all", mode: "json" });
+    const request = JSON.stringify({
+      op: "call",
+      token: "t0ken",
+      protocol: 1,
+      clientKey: "server-test",
+      command: "eval",
+      args: {},
+      invocation: "inv-1",
+      timeoutMs: 1000,
+      tabAccess: "all",
+      mode: "json",
+    });
     for (const delay of [0, 200]) {
       const text = await ask(path, request, delay);
       expect(text.endsWith("\n")).toBe(true);

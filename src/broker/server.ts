@@ -1,7 +1,12 @@
 import type { Socket } from "bun";
 import * as v from "valibot";
 import type { HelloReply } from "../protocol/wire.ts";
-import { callProtocolSchema, callRequestSchema, cancelRequestSchema, requestEnvelopeSchema } from "../protocol/wire-requests.ts";
+import {
+  callProtocolSchema,
+  callRequestSchema,
+  cancelRequestSchema,
+  requestEnvelopeSchema,
+} from "../protocol/wire-requests.ts";
 import { BpError, toBpError } from "../shared/errors.ts";
 import { jsonLine } from "../shared/json-line.ts";
 import { PROTOCOL, VERSION } from "../shared/version.ts";
@@ -31,12 +36,20 @@ const WRITE_DEADLINE_MS = 30_000;
 
 /** One request line per connection, one reply line, then close; 'bp batch' keeps the connection for the next line. */
 export function startServer(socketPath: string, token: string, broker: Broker) {
-  const readDeadlineMs = Number(process.env.BROWSER_PILOT_READ_DEADLINE_MS) > 0 ? Number(process.env.BROWSER_PILOT_READ_DEADLINE_MS) : DEFAULT_READ_DEADLINE_MS;
+  const readDeadlineMs =
+    Number(process.env.BROWSER_PILOT_READ_DEADLINE_MS) > 0
+      ? Number(process.env.BROWSER_PILOT_READ_DEADLINE_MS)
+      : DEFAULT_READ_DEADLINE_MS;
   const arm = (s: Socket<ConnState>) => {
     s.data.timer = setTimeout(() => {
       s.data.handled = true;
       s.data.keep = false;
-      reply(s, new BpError("invalid_argument", "No complete request line in time; connection closed.", { context: { field: "request" } }).toJSON());
+      reply(
+        s,
+        new BpError("invalid_argument", "No complete request line in time; connection closed.", {
+          context: { field: "request" },
+        }).toJSON(),
+      );
     }, readDeadlineMs);
   };
   const next = (s: Socket<ConnState>) => {
@@ -177,7 +190,12 @@ async function answer(line: string, token: string, broker: Broker, kept: { keep:
   if (!envelope.success) return malformed("Malformed request: expected an object with a known 'op'.", "op");
   if (envelope.output.op === "hello") {
     // Unauthenticated: enough for a CLI to judge compatibility, nothing about the process.
-    const hello: HelloReply = { ok: true, service: "browser-pilot", version: VERSION, protocol: { min: PROTOCOL.min, max: PROTOCOL.max } };
+    const hello: HelloReply = {
+      ok: true,
+      service: "browser-pilot",
+      version: VERSION,
+      protocol: { min: PROTOCOL.min, max: PROTOCOL.max },
+    };
     return hello;
   }
   const presented = envelope.output.token;
@@ -193,7 +211,10 @@ async function answer(line: string, token: string, broker: Broker, kept: { keep:
   const version = v.safeParse(callProtocolSchema, raw);
   if (!version.success) return malformed("Malformed call request (protocol).", "protocol");
   if (version.output.protocol < PROTOCOL.min || version.output.protocol > PROTOCOL.max) {
-    return new BpError("protocol_incompatible", `Broker speaks protocol ${PROTOCOL.min}-${PROTOCOL.max}; CLI sent ${version.output.protocol}.`).toJSON();
+    return new BpError(
+      "protocol_incompatible",
+      `Broker speaks protocol ${PROTOCOL.min}-${PROTOCOL.max}; CLI sent ${version.output.protocol}.`,
+    ).toJSON();
   }
   const req = v.safeParse(callRequestSchema, raw);
   if (!req.success) return malformed(`Malformed call request (${issueField(req.issues)}).`, issueField(req.issues));

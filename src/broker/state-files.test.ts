@@ -6,7 +6,12 @@ import { listStates, readState, removeState, stateExists, writeState, type Saved
 
 const home = mkdtempSync(join(tmpdir(), "bp-state-"));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
-const state: SavedState = { version: 1, savedAt: "2026-01-01T00:00:00.000Z", cookies: [{ name: "sid", value: "v", domain: "example.com" }], localStorage: { "https://example.com": [["k", "v"]] } };
+const state: SavedState = {
+  version: 1,
+  savedAt: "2026-01-01T00:00:00.000Z",
+  cookies: [{ name: "sid", value: "v", domain: "example.com" }],
+  localStorage: { "https://example.com": [["k", "v"]] },
+};
 const code = (fn: () => unknown) => {
   try {
     fn();

@@ -37,11 +37,18 @@ export function stateExists(home: string, key: string, name: string): boolean {
 
 export function writeState(home: string, key: string, name: string, s: SavedState): void {
   const json = JSON.stringify(s);
-  if (Buffer.byteLength(json) > STATE_MAX_BYTES) throw new BpError("quota_exceeded", `The state would hold more than ${STATE_MAX_BYTES} bytes.`, { context: { quota: "state_bytes", limitBytes: STATE_MAX_BYTES } });
+  if (Buffer.byteLength(json) > STATE_MAX_BYTES)
+    throw new BpError("quota_exceeded", `The state would hold more than ${STATE_MAX_BYTES} bytes.`, {
+      context: { quota: "state_bytes", limitBytes: STATE_MAX_BYTES },
+    });
   ensurePrivateDir(join(home, "state"));
   ensurePrivateDir(dirOf(home, key));
   if (!stateExists(home, key, name) && listNames(home, key).length >= MAX_STATES) {
-    throw new BpError("quota_exceeded", `An agent may keep at most ${MAX_STATES} saved states; remove one with 'bp state remove'.`, { context: { quota: "states", limit: MAX_STATES } });
+    throw new BpError(
+      "quota_exceeded",
+      `An agent may keep at most ${MAX_STATES} saved states; remove one with 'bp state remove'.`,
+      { context: { quota: "states", limit: MAX_STATES } },
+    );
   }
   writePrivateFileAtomic(fileOf(home, key, name), json);
 }
@@ -54,7 +61,9 @@ export function readState(home: string, key: string, name: string): SavedState {
     if (s.version !== 1 || !Array.isArray(s.cookies) || typeof s.localStorage !== "object") throw new Error("shape");
     return s;
   } catch {
-    throw new BpError("artifact_not_found", `The saved state '${name}' is unreadable; save it again.`, { context: { name, reason: "unreadable" } });
+    throw new BpError("artifact_not_found", `The saved state '${name}' is unreadable; save it again.`, {
+      context: { name, reason: "unreadable" },
+    });
   }
 }
 
@@ -65,7 +74,10 @@ export function removeState(home: string, key: string, name: string): void {
 
 function listNames(home: string, key: string): string[] {
   try {
-    return readdirSync(dirOf(home, key)).filter((f) => f.endsWith(".json")).map((f) => f.slice(0, -5)).sort();
+    return readdirSync(dirOf(home, key))
+      .filter((f) => f.endsWith(".json"))
+      .map((f) => f.slice(0, -5))
+      .sort();
   } catch {
     return [];
   }

@@ -43,7 +43,18 @@ export interface TargetRecord {
   authFailure?: { url: string; realm: string };
 }
 
-export const EXCLUDED_SCHEMES = ["devtools:", "chrome:", "chrome-untrusted:", "chrome-extension:", "chrome-search:", "edge:", "brave:", "vivaldi:", "opera:", "view-source:"];
+export const EXCLUDED_SCHEMES = [
+  "devtools:",
+  "chrome:",
+  "chrome-untrusted:",
+  "chrome-extension:",
+  "chrome-search:",
+  "edge:",
+  "brave:",
+  "vivaldi:",
+  "opera:",
+  "view-source:",
+];
 
 /** Browser-internal pages, extension targets and local files out of reach are never offered to agents. */
 export function isEligible(info: Pick<Protocol.Target.TargetInfo, "type" | "url">): boolean {

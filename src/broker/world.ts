@@ -1,6 +1,19 @@
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../cdp/session.ts";
-import { INSTALL_AND_OBJECT, INSTALL_AND_RUN, INSTALL_ON_NEW_DOCUMENT, INSTALL_MARK_AND_RUN, MARK_AND_RUN, MISSING, OBJECT, readReply, RUN, type PageObjectFn, type PageReply, type PageStep } from "../page/runtime.ts";
+import {
+  INSTALL_AND_OBJECT,
+  INSTALL_AND_RUN,
+  INSTALL_ON_NEW_DOCUMENT,
+  INSTALL_MARK_AND_RUN,
+  MARK_AND_RUN,
+  MISSING,
+  OBJECT,
+  readReply,
+  RUN,
+  type PageObjectFn,
+  type PageReply,
+  type PageStep,
+} from "../page/runtime.ts";
 import type { MarkExtra } from "../page/snapshot/listener-mark.ts";
 import { BpError } from "../shared/errors.ts";
 import { cutString } from "../shared/page-strings.ts";
@@ -41,7 +54,12 @@ export function navigationCount(session: CdpSession, frameId: string): number {
   return contextsOf(session).navigations.get(frameId) ?? 0;
 }
 
-async function worldContext(session: CdpSession, frameId: string, opts: { timeoutMs?: number }, fresh: boolean): Promise<number> {
+async function worldContext(
+  session: CdpSession,
+  frameId: string,
+  opts: { timeoutMs?: number },
+  fresh: boolean,
+): Promise<number> {
   const ps = contextsOf(session);
   const byFrame = ps.contexts;
   const known = byFrame.get(frameId);
@@ -51,15 +69,17 @@ async function worldContext(session: CdpSession, frameId: string, opts: { timeou
   if (out && !fresh) return out;
   const navs = navigationCount(session, frameId);
   // Page.createIsolatedWorld hands back the existing world for the same frame and name.
-  const ask = session.send("Page.createIsolatedWorld", { frameId, worldName: WORLD_NAME, grantUniveralAccess: false }, opts).then(({ executionContextId }) => {
-    // The id may be the old document's if the frame navigated meanwhile.
-    if (navigationCount(session, frameId) === navs) {
-      byFrame.set(frameId, executionContextId);
-      // A document committed since the browser installs the runtime: its world has it already.
-      if (ps.commits.get(frameId) === navs) ps.installed.add(executionContextId);
-    }
-    return executionContextId;
-  });
+  const ask = session
+    .send("Page.createIsolatedWorld", { frameId, worldName: WORLD_NAME, grantUniveralAccess: false }, opts)
+    .then(({ executionContextId }) => {
+      // The id may be the old document's if the frame navigated meanwhile.
+      if (navigationCount(session, frameId) === navs) {
+        byFrame.set(frameId, executionContextId);
+        // A document committed since the browser installs the runtime: its world has it already.
+        if (ps.commits.get(frameId) === navs) ps.installed.add(executionContextId);
+      }
+      return executionContextId;
+    });
   pending.set(frameId, ask);
   const done = () => {
     if (pending.get(frameId) === ask) pending.delete(frameId);
@@ -79,14 +99,22 @@ export function worldContextId(session: CdpSession, frameId: string): Promise<nu
 }
 
 function isLostContext(err: unknown): boolean {
-  return err instanceof Error && /Cannot find context|context with specified id|Execution context was destroyed/i.test(err.message);
+  return (
+    err instanceof Error &&
+    /Cannot find context|context with specified id|Execution context was destroyed/i.test(err.message)
+  );
 }
 
 /** A call bound to one document (`inDocument`) whose document went away while it ran. */
 class LeftDocument extends Error {}
 
 /** A lost context is looked up again and the call repeated, unless `inDocument` and the frame navigated since. */
-async function callInWorld(session: CdpSession, frameId: string, opts: { timeoutMs?: number; inDocument?: boolean }, call: (contextId: number) => Promise<unknown>): Promise<unknown> {
+async function callInWorld(
+  session: CdpSession,
+  frameId: string,
+  opts: { timeoutMs?: number; inDocument?: boolean },
+  call: (contextId: number) => Promise<unknown>,
+): Promise<unknown> {
   const navs = navigationCount(session, frameId);
   const cdp = opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs };
   try {
@@ -110,7 +138,10 @@ function objectOf(res: Protocol.Runtime.CallFunctionOnResponse): string | undefi
 export async function installOnNewDocuments(session: CdpSession): Promise<void> {
   const ps = contextsOf(session);
   try {
-    await session.send("Page.addScriptToEvaluateOnNewDocument", { source: INSTALL_ON_NEW_DOCUMENT, worldName: WORLD_NAME });
+    await session.send("Page.addScriptToEvaluateOnNewDocument", {
+      source: INSTALL_ON_NEW_DOCUMENT,
+      worldName: WORLD_NAME,
+    });
     ps.autoInstalled = true;
   } catch {
     // Every world then gets the runtime with its first call.
@@ -121,24 +152,49 @@ export async function installOnNewDocuments(session: CdpSession): Promise<void> 
  * Runs page-runtime steps in a frame's world in one round trip (the source only on a world's
  * first call). `doc` or `inDocument`: never run in another document (the reply says `otherDocument`).
  */
-export async function callPage(session: CdpSession, frameId: string, steps: PageStep[], opts: { doc?: string; inDocument?: boolean; userGesture?: boolean; timeoutMs?: number; mark?: string[]; mk?: MarkExtra } = {}): Promise<PageReply> {
+export async function callPage(
+  session: CdpSession,
+  frameId: string,
+  steps: PageStep[],
+  opts: {
+    doc?: string;
+    inDocument?: boolean;
+    userGesture?: boolean;
+    timeoutMs?: number;
+    mark?: string[];
+    mk?: MarkExtra;
+  } = {},
+): Promise<PageReply> {
   const call = { steps, ...(opts.doc ? { doc: opts.doc } : {}), ...(opts.mark && opts.mk ? { mk: opts.mk } : {}) };
   const { mark, doc, inDocument, mk: _mk, ...rest } = opts;
   // With `mark` (element handles in our world): the click-listener marks are made first, in the same call.
-  const fns = mark ? { run: MARK_AND_RUN, install: INSTALL_MARK_AND_RUN, objects: mark } : { run: RUN, install: INSTALL_AND_RUN };
+  const fns = mark
+    ? { run: MARK_AND_RUN, install: INSTALL_MARK_AND_RUN, objects: mark }
+    : { run: RUN, install: INSTALL_AND_RUN };
   let res: Protocol.Runtime.CallFunctionOnResponse;
   try {
-    res = await sendPage(session, frameId, call, { ...fns, byValue: true, ...rest, inDocument: inDocument === true || doc !== undefined }, (r) => (r.result.value as { missing?: boolean } | undefined)?.missing === true);
+    res = await sendPage(
+      session,
+      frameId,
+      call,
+      { ...fns, byValue: true, ...rest, inDocument: inDocument === true || doc !== undefined },
+      (r) => (r.result.value as { missing?: boolean } | undefined)?.missing === true,
+    );
   } catch (err) {
     if (err instanceof LeftDocument) return { doc: "", otherDocument: true, results: [] };
     throw err;
   }
   if (res.exceptionDetails) {
     const text = res.exceptionDetails.exception?.description ?? res.exceptionDetails.text;
-    throw new BpError("internal_error", `Page script failed: ${cutString(text.split("\n")[0] ?? "error", 300)}`, { context: { frameId: "redacted" } });
+    throw new BpError("internal_error", `Page script failed: ${cutString(text.split("\n")[0] ?? "error", 300)}`, {
+      context: { frameId: "redacted" },
+    });
   }
   const reply = readReply(res.result.value);
-  if ("missing" in reply) throw new BpError("internal_error", "Page runtime missing after its installation.", { context: { frameId: "redacted" } });
+  if ("missing" in reply)
+    throw new BpError("internal_error", "Page runtime missing after its installation.", {
+      context: { frameId: "redacted" },
+    });
   return reply;
 }
 
@@ -151,8 +207,19 @@ export function installAhead(session: CdpSession, frameId: string): void {
 }
 
 /** Runs a page function that answers with a page object, kept as a remote object for CDP calls. */
-export async function pageObject(session: CdpSession, frameId: string, fn: PageObjectFn, arg: unknown = null): Promise<string | undefined> {
-  const res = await sendPage(session, frameId, { fn, arg }, { run: OBJECT, install: INSTALL_AND_OBJECT, byValue: false }, (r) => r.result.value === MISSING);
+export async function pageObject(
+  session: CdpSession,
+  frameId: string,
+  fn: PageObjectFn,
+  arg: unknown = null,
+): Promise<string | undefined> {
+  const res = await sendPage(
+    session,
+    frameId,
+    { fn, arg },
+    { run: OBJECT, install: INSTALL_AND_OBJECT, byValue: false },
+    (r) => r.result.value === MISSING,
+  );
   return objectOf(res);
 }
 
@@ -168,7 +235,13 @@ interface SendOptions {
 }
 
 /** One call into the runtime: with its source only when this world has not been sent it yet. */
-async function sendPage(session: CdpSession, frameId: string, arg: unknown, o: SendOptions, missing: (r: Protocol.Runtime.CallFunctionOnResponse) => boolean): Promise<Protocol.Runtime.CallFunctionOnResponse> {
+async function sendPage(
+  session: CdpSession,
+  frameId: string,
+  arg: unknown,
+  o: SendOptions,
+  missing: (r: Protocol.Runtime.CallFunctionOnResponse) => boolean,
+): Promise<Protocol.Runtime.CallFunctionOnResponse> {
   const known = PageSession.of(session).installed;
   const cdpOpts = o.timeoutMs === undefined ? {} : { timeoutMs: o.timeoutMs };
   const worldOpts = o.inDocument ? { ...cdpOpts, inDocument: true } : cdpOpts;

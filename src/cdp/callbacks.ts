@@ -1,4 +1,4 @@
-import { CdpAbortedError, CdpError, CdpTimeoutError, withCallSite } from "./errors.ts";
+import { CdpAbortedError, type CdpError, CdpTimeoutError, withCallSite } from "./errors.ts";
 import { trustWire } from "./types.ts";
 
 /** What a pending call looks like to code that has to fail it (close, detach). */

@@ -92,15 +92,21 @@ describe("CdpConnection calls", () => {
     const patient = new CdpConnection(await connectWebSocket(server.url), { defaultTimeoutMs: 30_000 });
     server.route("Browser.getVersion", () => "no-reply");
     const started = performance.now();
-    const expired = await withCallScope({ deadline: Date.now() + 40, signal: new AbortController().signal }, () => patient.send("Browser.getVersion")).catch((e: unknown) => e);
+    const expired = await withCallScope({ deadline: Date.now() + 40, signal: new AbortController().signal }, () =>
+      patient.send("Browser.getVersion"),
+    ).catch((e: unknown) => e);
     expect(expired).toBeInstanceOf(CdpTimeoutError);
     expect(performance.now() - started).toBeLessThan(5_000);
     const cancel = new AbortController();
-    const pending = withCallScope({ deadline: Date.now() + 30_000, signal: cancel.signal }, () => patient.send("Browser.getVersion"));
+    const pending = withCallScope({ deadline: Date.now() + 30_000, signal: cancel.signal }, () =>
+      patient.send("Browser.getVersion"),
+    );
     cancel.abort("cancel");
     expect(await pending.catch((e: unknown) => e)).toBeInstanceOf(CdpAbortedError);
     // Shared work opts out: it keeps the connection's own deadline.
-    const shared = withCallScope({ deadline: Date.now() + 1, signal: cancel.signal }, () => outsideCallScope(() => conn.send("Target.attachToTarget", { targetId: "t", flatten: true })));
+    const shared = withCallScope({ deadline: Date.now() + 1, signal: cancel.signal }, () =>
+      outsideCallScope(() => conn.send("Target.attachToTarget", { targetId: "t", flatten: true })),
+    );
     expect(await shared).toBeDefined();
     patient.close();
   });
@@ -115,7 +121,9 @@ describe("CdpConnection calls", () => {
 
   test("a dropped socket rejects every pending call; later calls fail at once", async () => {
     server.route("Runtime.evaluate", () => "no-reply");
-    const calls = [1, 2, 3].map((n) => conn.send("Runtime.evaluate", { expression: String(n) }).catch((e: unknown) => e));
+    const calls = [1, 2, 3].map((n) =>
+      conn.send("Runtime.evaluate", { expression: String(n) }).catch((e: unknown) => e),
+    );
     await server.waitForRequest("Runtime.evaluate");
     await delay(20);
     const closedReasons: string[] = [];
@@ -146,7 +154,9 @@ describe("CdpConnection calls", () => {
     server.route("Runtime.evaluate", () => "no-reply");
     const early = new AbortController();
     early.abort(new Error("user cancelled"));
-    const notSent = await conn.send("Runtime.evaluate", { expression: "1" }, { signal: early.signal }).catch((e: unknown) => e);
+    const notSent = await conn
+      .send("Runtime.evaluate", { expression: "1" }, { signal: early.signal })
+      .catch((e: unknown) => e);
     expect(notSent).toBeInstanceOf(CdpAbortedError);
     expect(notSent instanceof CdpAbortedError && notSent.sent).toBe(false);
     const late = new AbortController();
@@ -173,9 +183,17 @@ describe("CdpConnection events", () => {
     server.emit("Runtime.consoleAPICalled", event("warning"), "B");
     server.emit("Runtime.consoleAPICalled", event("error"));
     await delay(30);
-    expect(all).toEqual([["A", "log"], ["B", "warning"], [undefined, "error"]]);
+    expect(all).toEqual([
+      ["A", "log"],
+      ["B", "warning"],
+      [undefined, "error"],
+    ]);
     expect(onlyA).toEqual(["log"]);
-    expect(everything).toEqual(["A:Runtime.consoleAPICalled", "B:Runtime.consoleAPICalled", "root:Runtime.consoleAPICalled"]);
+    expect(everything).toEqual([
+      "A:Runtime.consoleAPICalled",
+      "B:Runtime.consoleAPICalled",
+      "root:Runtime.consoleAPICalled",
+    ]);
     offAll();
     server.emit("Runtime.consoleAPICalled", event("info"), "A");
     await delay(30);
@@ -195,4 +213,3 @@ describe("CdpConnection events", () => {
     expect(reported.length).toBe(1);
   });
 });
-

@@ -109,7 +109,12 @@ export class CdpConnection {
     });
     try {
       // `{}` rather than no params: some CDP proxies in front of hosted browsers require it.
-      frame = JSON.stringify({ id, method, params: (phases ? phases.params(method, params) : params) ?? {}, sessionId });
+      frame = JSON.stringify({
+        id,
+        method,
+        params: (phases ? phases.params(method, params) : params) ?? {},
+        sessionId,
+      });
       phases?.send(id, method, params);
     } catch (error) {
       this.#callbacks.reject(id, error instanceof Error ? error : new TypeError(String(error)));

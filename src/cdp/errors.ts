@@ -145,8 +145,10 @@ function rewriteHeader(error: Error, oldHeader: string): void {
 /** What a protocol error says happened to the page (target gone, document replaced); others stay unclassified. */
 export type ProtocolErrorCause = "target_gone" | "document_replaced";
 
-const TARGET_GONE = /No target with given id|Not attached to an active page|No session with given id|Target closed|Session with given id not found/i;
-const DOCUMENT_REPLACED = /Inspected target navigated or closed|Cannot find context with specified id|Execution context was destroyed|Cannot find default execution context|Frame with the given id was not found/i;
+const TARGET_GONE =
+  /No target with given id|Not attached to an active page|No session with given id|Target closed|Session with given id not found/i;
+const DOCUMENT_REPLACED =
+  /Inspected target navigated or closed|Cannot find context with specified id|Execution context was destroyed|Cannot find default execution context|Frame with the given id was not found/i;
 
 export function protocolErrorCause(err: unknown): ProtocolErrorCause | undefined {
   if (!(err instanceof CdpError)) return undefined;

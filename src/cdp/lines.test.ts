@@ -27,7 +27,7 @@ function split(bytes: Uint8Array, sizes: number[]): Uint8Array[] {
 describe("readLines", () => {
   test("reassembles a 5 MB line split over many chunks, plus a final unterminated line", async () => {
     // A multi-byte character every so often so chunk edges land inside UTF-8 sequences.
-    const big = JSON.stringify({ id: 1, result: { data: "xé€😀".repeat(5 * 1024 * 1024 / 10) } });
+    const big = JSON.stringify({ id: 1, result: { data: "xé€😀".repeat((5 * 1024 * 1024) / 10) } });
     expect(encoder.encode(big).length).toBeGreaterThan(5 * 1024 * 1024);
     const bytes = encoder.encode(`{"first":true}\n${big}\n\n{"last":true}`);
     const lines: string[] = [];
@@ -78,10 +78,14 @@ describe("readLines", () => {
       },
     });
     const lines: string[] = [];
-    await readLines(endless, (line) => {
-      lines.push(line);
-      if (lines.length === 3) abort.abort();
-    }, { signal: abort.signal });
+    await readLines(
+      endless,
+      (line) => {
+        lines.push(line);
+        if (lines.length === 3) abort.abort();
+      },
+      { signal: abort.signal },
+    );
     expect(lines).toEqual(["line 1", "line 2", "line 3"]);
   });
 });

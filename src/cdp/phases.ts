@@ -23,7 +23,8 @@ function mark(label: string, extra?: unknown): void {
 
 /** A page call's step names (`quiet:settle`, `snapshot`), read from its argument. */
 function stepNames(params: unknown): string[] | undefined {
-  const call = (params as { arguments?: { value?: { steps?: { fn?: unknown; arg?: { op?: unknown } }[] } }[] })?.arguments?.[0]?.value;
+  const call = (params as { arguments?: { value?: { steps?: { fn?: unknown; arg?: { op?: unknown } }[] } }[] })
+    ?.arguments?.[0]?.value;
   if (!Array.isArray(call?.steps)) return undefined;
   return call.steps.map((s) => (typeof s.arg?.op === "string" ? `${String(s.fn)}:${s.arg.op}` : String(s.fn)));
 }
@@ -34,8 +35,12 @@ function pageSummary(result: unknown): unknown {
   if (typeof value !== "string") return undefined;
   try {
     const reply = JSON.parse(value) as { results?: unknown[]; tm?: number[] };
-    const quiet = reply.results?.find((r) => typeof r === "object" && r !== null && "settled" in r) as Record<string, unknown> | undefined;
-    const settle = quiet ? Object.fromEntries(Object.entries(quiet).filter(([, v]) => typeof v === "number" || typeof v === "boolean")) : undefined;
+    const quiet = reply.results?.find((r) => typeof r === "object" && r !== null && "settled" in r) as
+      | Record<string, unknown>
+      | undefined;
+    const settle = quiet
+      ? Object.fromEntries(Object.entries(quiet).filter(([, v]) => typeof v === "number" || typeof v === "boolean"))
+      : undefined;
     return { tm: reply.tm, settle };
   } catch {
     return undefined;
@@ -60,8 +65,12 @@ export const phases = file
         if (method !== "Runtime.callFunctionOn") return params;
         const p = params as { arguments?: { value?: unknown }[] };
         const first = p.arguments?.[0];
-        if (!first || typeof first.value !== "object" || first.value === null || !("steps" in first.value)) return params;
-        return { ...p, arguments: [{ ...first, value: { ...first.value, tm: 1 } }, ...(p.arguments?.slice(1) ?? [])] } as P;
+        if (!first || typeof first.value !== "object" || first.value === null || !("steps" in first.value))
+          return params;
+        return {
+          ...p,
+          arguments: [{ ...first, value: { ...first.value, tm: 1 } }, ...(p.arguments?.slice(1) ?? [])],
+        } as P;
       },
       send(id: number, method: string, params: unknown): void {
         const names = method === "Runtime.callFunctionOn" ? stepNames(params) : undefined;

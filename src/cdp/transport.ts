@@ -109,7 +109,8 @@ class WebSocketTransport extends BufferedTransport {
     ws.onerror = (event) => {
       this.#lastError = redact(event.message, url, endpoint);
     };
-    ws.onclose = (event) => this.finish(describeClose(event.code, redact(event.reason, url, endpoint), this.#lastError));
+    ws.onclose = (event) =>
+      this.finish(describeClose(event.code, redact(event.reason, url, endpoint), this.#lastError));
   }
 
   send(message: string): void {
@@ -134,8 +135,7 @@ class WebSocketTransport extends BufferedTransport {
   }
 
   #onFrame(data: unknown): void {
-    const text =
-      typeof data === "string" ? data : data instanceof ArrayBuffer ? this.#decoder.decode(data) : undefined;
+    const text = typeof data === "string" ? data : data instanceof ArrayBuffer ? this.#decoder.decode(data) : undefined;
     if (text === undefined) return;
     if (text.length > this.#maxPayload) {
       this.finish(`message of ${text.length} characters exceeds maxPayload ${this.#maxPayload}`);
@@ -211,7 +211,13 @@ export function connectWebSocket(url: string, options: WebSocketConnectOptions =
       cleanup();
       ws.onclose = null;
       const why = describeClose(event.code, redact(event.reason, url, endpoint), lastError);
-      reject(new CdpConnectError(endpoint, `WebSocket to ${endpoint} failed: ${why}`, status !== undefined ? { status } : undefined));
+      reject(
+        new CdpConnectError(
+          endpoint,
+          `WebSocket to ${endpoint} failed: ${why}`,
+          status !== undefined ? { status } : undefined,
+        ),
+      );
     };
   });
 }
@@ -229,5 +235,8 @@ function isLoopback(hostname: string): boolean {
 
 // Engine messages quote the URL, whose query or path may hold a hosted browser's token.
 function redact(text: string, url: string, endpoint: string): string {
-  return text.split(url).join(endpoint).replace(/wss?:\/\/[^\s'"]*/gi, endpoint);
+  return text
+    .split(url)
+    .join(endpoint)
+    .replace(/wss?:\/\/[^\s'"]*/gi, endpoint);
 }

@@ -16,7 +16,10 @@ function failure(fn: () => unknown): Record<string, unknown> | undefined {
 
 test("shell words: quotes, escapes and runs of blanks as a POSIX shell splits them, nothing expanded", () => {
   expect(shellWords(`type 7 "Ada Lovelace" --submit`, 1)).toEqual(["type", "7", "Ada Lovelace", "--submit"]);
-  expect(shellWords(`eval 'document.querySelector("a").href'`, 1)).toEqual(["eval", 'document.querySelector("a").href']);
+  expect(shellWords(`eval 'document.querySelector("a").href'`, 1)).toEqual([
+    "eval",
+    'document.querySelector("a").href',
+  ]);
   expect(shellWords(`type 3 "say \\"hi\\" \\$HOME \\n"`, 1)).toEqual(["type", "3", 'say "hi" $HOME \\n']);
   expect(shellWords(`type 3 a\\ b''c "" $HOME`, 1)).toEqual(["type", "3", "a bc", "", "$HOME"]);
   expect(shellWords("  click \t 4  ", 1)).toEqual(["click", "4"]);
@@ -32,7 +35,12 @@ test("lines: comments and blanks skipped, JSON arrays taken as words, a leading 
 });
 
 test("malformed lines name their line and a parser code", () => {
-  expect(failure(() => batchLines(`eval 1\nclick "3\n`, 10))).toMatchObject({ code: "invalid_argument", field: "batch", line: 2, parserCode: "bad_quoting" });
+  expect(failure(() => batchLines(`eval 1\nclick "3\n`, 10))).toMatchObject({
+    code: "invalid_argument",
+    field: "batch",
+    line: 2,
+    parserCode: "bad_quoting",
+  });
   expect(failure(() => batchLines(`eval 'x\n`, 10))).toMatchObject({ line: 1, parserCode: "bad_quoting" });
   expect(failure(() => batchLines(`eval x\\`, 10))).toMatchObject({ line: 1, parserCode: "bad_quoting" });
   expect(failure(() => batchLines(`["eval", {"a": 1}]`, 10))).toMatchObject({ line: 1, parserCode: "bad_json" });

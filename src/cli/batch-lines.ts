@@ -25,9 +25,18 @@ export function batchLines(input: string, maxSteps: number): BatchLine[] {
     if (words[0] === "bp") words.shift();
     if (words.length === 0) continue;
     out.push({ line: i + 1, words });
-    if (out.length > maxSteps) throw invalidArgument("batch", `A batch runs at most ${maxSteps} commands; split it.`, { line: i + 1, parserCode: "too_many_steps" });
+    if (out.length > maxSteps)
+      throw invalidArgument("batch", `A batch runs at most ${maxSteps} commands; split it.`, {
+        line: i + 1,
+        parserCode: "too_many_steps",
+      });
   }
-  if (out.length === 0) throw invalidArgument("batch", "No commands on stdin: give one per line, e.g. printf 'snapshot\\nclick 3\\n' | bp batch.", { parserCode: "empty_batch" });
+  if (out.length === 0)
+    throw invalidArgument(
+      "batch",
+      "No commands on stdin: give one per line, e.g. printf 'snapshot\\nclick 3\\n' | bp batch.",
+      { parserCode: "empty_batch" },
+    );
   return out;
 }
 
@@ -38,7 +47,10 @@ function jsonWords(text: string, line: number): string[] {
   } catch {
     throw invalidArgument("batch", `Line ${line}: not a JSON array of strings.`, { line, parserCode: "bad_json" });
   }
-  if (!Array.isArray(parsed) || !parsed.every((w) => typeof w === "string" || typeof w === "number" || typeof w === "boolean")) {
+  if (
+    !Array.isArray(parsed) ||
+    !parsed.every((w) => typeof w === "string" || typeof w === "number" || typeof w === "boolean")
+  ) {
     throw invalidArgument("batch", `Line ${line}: not a JSON array of strings.`, { line, parserCode: "bad_json" });
   }
   return parsed.map(String);
@@ -73,7 +85,11 @@ export function shellWords(text: string, line: number): string[] {
       cur = (cur ?? "") + s;
       i = j;
     } else if (c === "\\") {
-      if (i + 1 >= text.length) throw invalidArgument("batch", `Line ${line}: a backslash ends the line (one command per line).`, { line, parserCode: "bad_quoting" });
+      if (i + 1 >= text.length)
+        throw invalidArgument("batch", `Line ${line}: a backslash ends the line (one command per line).`, {
+          line,
+          parserCode: "bad_quoting",
+        });
       cur = (cur ?? "") + text[i + 1];
       i++;
     } else cur = (cur ?? "") + c;
@@ -83,5 +99,8 @@ export function shellWords(text: string, line: number): string[] {
 }
 
 function unterminated(line: number, quote: string) {
-  return invalidArgument("batch", `Line ${line}: unterminated ${quote} quote (one command per line).`, { line, parserCode: "bad_quoting" });
+  return invalidArgument("batch", `Line ${line}: unterminated ${quote} quote (one command per line).`, {
+    line,
+    parserCode: "bad_quoting",
+  });
 }

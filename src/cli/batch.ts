@@ -43,10 +43,19 @@ export interface BatchEnv {
  * takes `<batch id>.<line>` when the batch has one, so a retried batch replays instead of acting twice.
  */
 export async function runBatch(cont: boolean, env: BatchEnv): Promise<void> {
-  if (isTerminal(0)) throw invalidArgument("batch", "Pipe the commands on stdin, one per line: printf 'snapshot\\nclick 3\\n' | bp batch.", { parserCode: "no_stdin" });
+  if (isTerminal(0))
+    throw invalidArgument(
+      "batch",
+      "Pipe the commands on stdin, one per line: printf 'snapshot\\nclick 3\\n' | bp batch.",
+      { parserCode: "no_stdin" },
+    );
   const bytes = await Bun.stdin.bytes();
-  if (bytes.length > MAX_BATCH_BYTES) throw invalidArgument("batch", `A batch is at most ${MAX_BATCH_BYTES} bytes on stdin.`, { parserCode: "too_large" });
-  if (env.requestId !== undefined && env.requestId.length > 120) throw invalidArgument("requestId", "A batch's request id is at most 120 characters (its steps add .<line>).");
+  if (bytes.length > MAX_BATCH_BYTES)
+    throw invalidArgument("batch", `A batch is at most ${MAX_BATCH_BYTES} bytes on stdin.`, {
+      parserCode: "too_large",
+    });
+  if (env.requestId !== undefined && env.requestId.length > 120)
+    throw invalidArgument("requestId", "A batch's request id is at most 120 characters (its steps add .<line>).");
   const steps = await parseSteps(new TextDecoder().decode(bytes), env);
   const results: Record<string, unknown>[] = [];
   let ok = true;
@@ -93,20 +102,33 @@ async function parseSteps(input: string, env: BatchEnv): Promise<Step[]> {
       const parsed = parseCommandLine(words);
       const spec = parsed.spec;
       if (parsed.help) throw invalidArgument("help", "--help does not run in a batch.");
-      if (spec.runs === "local") throw invalidArgument("command", `'${spec.name}' does not run in a batch; run it on its own.`);
-      if (spec.name === "handoff" && parsed.args.wait === true) throw invalidArgument("wait", "'handoff --wait' does not run in a batch; run it on its own.");
-      if (spec.name === "auth" && parsed.args["password-stdin"] === true) throw invalidArgument("password", "A password comes on stdin, which the batch reads; run 'bp auth' on its own.");
-      if (spec.name === "net headers" && parsed.args.stdin === true) throw invalidArgument("headers", "Headers on stdin cannot be read in a batch (stdin is the batch); run it on its own.");
-      if (spec.stdinArg && parsed.args[spec.stdinArg] === undefined) throw invalidArgument(spec.stdinArg, `Give ${spec.stdinArg} on the line: stdin is the batch itself.`);
+      if (spec.runs === "local")
+        throw invalidArgument("command", `'${spec.name}' does not run in a batch; run it on its own.`);
+      if (spec.name === "handoff" && parsed.args.wait === true)
+        throw invalidArgument("wait", "'handoff --wait' does not run in a batch; run it on its own.");
+      if (spec.name === "auth" && parsed.args["password-stdin"] === true)
+        throw invalidArgument(
+          "password",
+          "A password comes on stdin, which the batch reads; run 'bp auth' on its own.",
+        );
+      if (spec.name === "net headers" && parsed.args.stdin === true)
+        throw invalidArgument(
+          "headers",
+          "Headers on stdin cannot be read in a batch (stdin is the batch); run it on its own.",
+        );
+      if (spec.stdinArg && parsed.args[spec.stdinArg] === undefined)
+        throw invalidArgument(spec.stdinArg, `Give ${spec.stdinArg} on the line: stdin is the batch itself.`);
       const args = await checkArgs(spec, parsed.args);
       for (const k of spec.localPaths ?? []) {
-        if (typeof args[k] === "string" && args[k] !== "") args[k] = (await import("node:path")).resolve(cwd, String(args[k]));
+        if (typeof args[k] === "string" && args[k] !== "")
+          args[k] = (await import("node:path")).resolve(cwd, String(args[k]));
       }
       const own = parsed.globals["request-id"];
       const derived = spec.mutating && env.requestId !== undefined ? `${env.requestId}.${line}` : undefined;
       const requestId = own ?? derived;
       const clientKey = parsed.globals["client-key"] ?? env.clientKey;
-      if (requestId !== undefined && !isKeyLike(requestId, 1)) throw invalidArgument("requestId", "Invalid request id.");
+      if (requestId !== undefined && !isKeyLike(requestId, 1))
+        throw invalidArgument("requestId", "Invalid request id.");
       steps.push({
         line,
         name: spec.name,
@@ -124,19 +146,27 @@ async function parseSteps(input: string, env: BatchEnv): Promise<Step[]> {
           ...(env.outputDir ? { outputDir: env.outputDir } : {}),
           ...(requestId !== undefined ? { requestId } : {}),
           // As a lone 'bp disconnect' says it: the broker stops only for the executable that started it.
-          ...(spec.name === "disconnect" ? { executable: { version: VERSION, identity: executableIdentity().identity } } : {}),
+          ...(spec.name === "disconnect"
+            ? { executable: { version: VERSION, identity: executableIdentity().identity } }
+            : {}),
         },
       });
     } catch (err) {
       const e = toBpError(err);
       // The line's own failure, said with its line number; nothing of the batch has run.
-      throw new BpError(e.code, `Line ${line}: ${e.message}`, { ...(e.hint ? { hint: e.hint } : {}), context: { ...(e.context ?? {}), line } });
+      throw new BpError(e.code, `Line ${line}: ${e.message}`, {
+        ...(e.hint ? { hint: e.hint } : {}),
+        context: { ...(e.context ?? {}), line },
+      });
     }
   }
   return steps;
 }
 
-async function connect(paths: BpPaths, known: Locator | undefined): Promise<{ conn: KeptConnection; locator: Locator }> {
+async function connect(
+  paths: BpPaths,
+  known: Locator | undefined,
+): Promise<{ conn: KeptConnection; locator: Locator }> {
   if (known) {
     try {
       return { conn: await KeptConnection.open(known.endpoint, 2_000), locator: known };
@@ -149,13 +179,21 @@ async function connect(paths: BpPaths, known: Locator | undefined): Promise<{ co
   return { conn: await KeptConnection.open(locator.endpoint, 5_000), locator };
 }
 
-async function sendStep(conn: KeptConnection, locator: Locator, call: CallRequest, mode: Mode): Promise<Record<string, unknown>> {
+async function sendStep(
+  conn: KeptConnection,
+  locator: Locator,
+  call: CallRequest,
+  mode: Mode,
+): Promise<Record<string, unknown>> {
   const stop = onSignal(locator, call.invocation, mode);
   try {
     const raw = await conn.call({ ...call, token: locator.token }, call.timeoutMs + REPLY_GRACE_MS);
     const reply = readReply(raw);
-    if (!reply) throw new BpError("internal_error", "Broker sent an unreadable reply.", { context: { reason: "bad_reply" } });
-    return reply.ok === false ? (boundErrorShape(reply) as unknown as Record<string, unknown>) : (reply as Record<string, unknown>);
+    if (!reply)
+      throw new BpError("internal_error", "Broker sent an unreadable reply.", { context: { reason: "bad_reply" } });
+    return reply.ok === false
+      ? (boundErrorShape(reply) as unknown as Record<string, unknown>)
+      : (reply as Record<string, unknown>);
   } finally {
     stop();
   }
@@ -166,9 +204,20 @@ function stepFailure(err: unknown, step: Step, timeoutMs: number): Record<string
   const e = toBpError(err);
   const reason = e.context?.reason;
   if (step.mutating && (reason === "broker_closed" || reason === "broker_timeout")) {
-    return new BpError("unknown_outcome", `The broker did not answer '${step.name}' (line ${step.line}); it may or may not have taken effect.`, { retryable: true, context: { line: step.line, ...(reason === "broker_timeout" ? { timeoutMs } : { reason: "broker_lost" }) } }).toJSON() as unknown as Record<string, unknown>;
+    return new BpError(
+      "unknown_outcome",
+      `The broker did not answer '${step.name}' (line ${step.line}); it may or may not have taken effect.`,
+      {
+        retryable: true,
+        context: { line: step.line, ...(reason === "broker_timeout" ? { timeoutMs } : { reason: "broker_lost" }) },
+      },
+    ).toJSON() as unknown as Record<string, unknown>;
   }
-  if (reason === "broker_timeout") return new BpError("command_expired", `No reply to '${step.name}' within ${timeoutMs} ms.`, { retryable: true, context: { line: step.line, timeoutMs } }).toJSON() as unknown as Record<string, unknown>;
+  if (reason === "broker_timeout")
+    return new BpError("command_expired", `No reply to '${step.name}' within ${timeoutMs} ms.`, {
+      retryable: true,
+      context: { line: step.line, timeoutMs },
+    }).toJSON() as unknown as Record<string, unknown>;
   return e.toJSON() as unknown as Record<string, unknown>;
 }
 
@@ -177,11 +226,20 @@ function onSignal(locator: Locator, invocation: string, mode: Mode): () => void 
   const handle = (signal: "SIGINT" | "SIGTERM") => {
     const code = signal === "SIGINT" ? 130 : 143;
     const done = () => {
-      printError(new BpError("command_cancelled", `Batch cancelled by ${signal}; the broker was asked to stop the running step (no rollback), and no later step ran.`, { hint: "Inspect the current tab state before retrying." }).toJSON(), mode);
+      printError(
+        new BpError(
+          "command_cancelled",
+          `Batch cancelled by ${signal}; the broker was asked to stop the running step (no rollback), and no later step ran.`,
+          { hint: "Inspect the current tab state before retrying." },
+        ).toJSON(),
+        mode,
+      );
       process.exit(code);
     };
     setTimeout(done, 2000);
-    request(locator.endpoint, { op: "cancel", token: locator.token, invocation }, 1500, (x) => readWith(cancelReplySchema(), x)).then(done, done);
+    request(locator.endpoint, { op: "cancel", token: locator.token, invocation }, 1500, (x) =>
+      readWith(cancelReplySchema(), x),
+    ).then(done, done);
   };
   const onInt = () => handle("SIGINT");
   const onTerm = () => handle("SIGTERM");

@@ -7,7 +7,12 @@ import { BpError } from "../shared/errors.ts";
  * send and reply, so a wedged broker can never hang a CLI call. `read` is the reply's check
  * (src/protocol/wire.ts): its value, or undefined for a line the protocol does not allow.
  */
-export function request<T>(socketPath: string, message: BrokerRequest, timeoutMs: number, read: (value: unknown) => T | undefined): Promise<T> {
+export function request<T>(
+  socketPath: string,
+  message: BrokerRequest,
+  timeoutMs: number,
+  read: (value: unknown) => T | undefined,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const decoder = new TextDecoder();
     let text = "";
@@ -39,7 +44,14 @@ export function request<T>(socketPath: string, message: BrokerRequest, timeoutMs
     };
     const timer = setTimeout(() => {
       const written = unsent === undefined;
-      finish(() => reject(new BpError("browser_disconnected", "Broker did not answer in time.", { retryable: true, context: { reason: "broker_timeout", written } })));
+      finish(() =>
+        reject(
+          new BpError("browser_disconnected", "Broker did not answer in time.", {
+            retryable: true,
+            context: { reason: "broker_timeout", written },
+          }),
+        ),
+      );
     }, timeoutMs);
     Bun.connect({
       unix: socketPath,
@@ -68,7 +80,12 @@ export function request<T>(socketPath: string, message: BrokerRequest, timeoutMs
                 // not JSON
               }
               if (value !== undefined) resolve(value);
-              else reject(new BpError("internal_error", "Broker sent an unreadable reply.", { context: { reason: "bad_reply" } }));
+              else
+                reject(
+                  new BpError("internal_error", "Broker sent an unreadable reply.", {
+                    context: { reason: "bad_reply" },
+                  }),
+                );
             });
           }
         },
@@ -77,7 +94,15 @@ export function request<T>(socketPath: string, message: BrokerRequest, timeoutMs
           // that went away (a killed broker's socket outlives it until the kernel has torn the
           // process down): only a clean close before the reply means a broker read the call.
           if (unread(err)) finish(() => reject(notRead()));
-          else finish(() => reject(new BpError("browser_disconnected", "Broker closed the connection before replying.", { retryable: true, context: { reason: "broker_closed" } })));
+          else
+            finish(() =>
+              reject(
+                new BpError("browser_disconnected", "Broker closed the connection before replying.", {
+                  retryable: true,
+                  context: { reason: "broker_closed" },
+                }),
+              ),
+            );
         },
         error(_s, err) {
           finish(() => reject(!opened ? unreachable(err) : unread(err) ? notRead() : err));
@@ -93,11 +118,17 @@ export function isUnreachable(err: unknown): boolean {
 }
 
 function unreachable(err: unknown): BpError {
-  return new BpError("browser_disconnected", `Broker socket unreachable: ${(err as Error).message}`, { retryable: true, context: { reason: "broker_unreachable" } });
+  return new BpError("browser_disconnected", `Broker socket unreachable: ${(err as Error).message}`, {
+    retryable: true,
+    context: { reason: "broker_unreachable" },
+  });
 }
 
 function notRead(): BpError {
-  return new BpError("browser_disconnected", "The broker went away before reading the request.", { retryable: true, context: { reason: "broker_unreachable" } });
+  return new BpError("browser_disconnected", "The broker went away before reading the request.", {
+    retryable: true,
+    context: { reason: "broker_unreachable" },
+  });
 }
 
 function isReset(err: unknown): boolean {

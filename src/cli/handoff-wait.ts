@@ -15,12 +15,20 @@ const MIN_ROUND_MS = 200;
  * An explicit --timeout bounds the whole wait (a script must never hang): past it the answer
  * is wait_timeout, retryable, with the handoff still in force.
  */
-export async function waitForHandback(call: Call, send: (call: Call) => Promise<Reply>, timeoutMs?: number): Promise<Reply> {
+export async function waitForHandback(
+  call: Call,
+  send: (call: Call) => Promise<Reply>,
+  timeoutMs?: number,
+): Promise<Reply> {
   const started = Date.now();
   const progress = isTerminal(2);
-  if (progress) console.error("bp: waiting for the person to hand the tab back (Ctrl-C stops waiting; the handoff stays)…");
+  if (progress)
+    console.error("bp: waiting for the person to hand the tab back (Ctrl-C stops waiting; the handoff stays)…");
   const timer = progress
-    ? setInterval(() => console.error(`bp: still with the person (${Math.round((Date.now() - started) / 1000)} s)…`), PROGRESS_MS)
+    ? setInterval(
+        () => console.error(`bp: still with the person (${Math.round((Date.now() - started) / 1000)} s)…`),
+        PROGRESS_MS,
+      )
     : undefined;
   try {
     let reply = await send(call);
@@ -29,7 +37,12 @@ export async function waitForHandback(call: Call, send: (call: Call) => Promise<
     while (reply.ok === true && reply.control !== "automation") {
       const left = timeoutMs === undefined ? call.timeoutMs : started + timeoutMs - Date.now();
       if (left < MIN_ROUND_MS) return stillWithPerson(reply, timeoutMs ?? call.timeoutMs);
-      reply = await send({ ...again, timeoutMs: left, invocation: crypto.randomUUID(), args: { ...call.args, renew: false } });
+      reply = await send({
+        ...again,
+        timeoutMs: left,
+        invocation: crypto.randomUUID(),
+        args: { ...call.args, renew: false },
+      });
     }
     return reply;
   } finally {
@@ -40,10 +53,14 @@ export async function waitForHandback(call: Call, send: (call: Call) => Promise<
 function stillWithPerson(reply: Extract<Reply, { ok: true }>, timeoutMs: number): Reply {
   const context: Record<string, unknown> = { tab: reply.tab, control: reply.control };
   if (reply.until !== undefined) context.until = reply.until;
-  const err = new BpError("wait_timeout", `The person still has tab ${String(reply.tab)} after ${timeoutMs} ms (--timeout); the handoff stays in force${reply.until !== undefined ? ` until ${String(reply.until)}` : ""}.`, {
-    retryable: true,
-    context,
-    hint: "Wait again with 'bp handoff --wait', or end it with 'bp handback'.",
-  });
+  const err = new BpError(
+    "wait_timeout",
+    `The person still has tab ${String(reply.tab)} after ${timeoutMs} ms (--timeout); the handoff stays in force${reply.until !== undefined ? ` until ${String(reply.until)}` : ""}.`,
+    {
+      retryable: true,
+      context,
+      hint: "Wait again with 'bp handoff --wait', or end it with 'bp handback'.",
+    },
+  );
   return { ...err.toJSON() };
 }

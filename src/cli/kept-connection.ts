@@ -60,11 +60,20 @@ export class KeptConnection {
   /** Sends one call and waits for its reply line (parsed JSON). */
   call(message: CallRequest, timeoutMs: number): Promise<unknown> {
     // Closed between calls: this one was never sent.
-    if (this.gone) return Promise.reject(new BpError("browser_disconnected", "The broker connection closed before this step; it was not sent.", { retryable: true, context: { reason: "broker_unreachable" } }));
+    if (this.gone)
+      return Promise.reject(
+        new BpError("browser_disconnected", "The broker connection closed before this step; it was not sent.", {
+          retryable: true,
+          context: { reason: "broker_unreachable" },
+        }),
+      );
     return new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiting = undefined;
-        this.gone = new BpError("browser_disconnected", "Broker did not answer in time.", { retryable: true, context: { reason: "broker_timeout" } });
+        this.gone = new BpError("browser_disconnected", "Broker did not answer in time.", {
+          retryable: true,
+          context: { reason: "broker_timeout" },
+        });
         reject(this.gone);
         this.close();
       }, timeoutMs);
@@ -112,8 +121,14 @@ export class KeptConnection {
     // A request not yet all written, or reset unread, was read by no broker.
     const unread = this.unsent !== undefined || (err as NodeJS.ErrnoException | undefined)?.code === "ECONNRESET";
     this.gone ??= unread
-      ? new BpError("browser_disconnected", "The broker went away before reading the request.", { retryable: true, context: { reason: "broker_unreachable" } })
-      : new BpError("browser_disconnected", "Broker closed the connection before replying.", { retryable: true, context: { reason: "broker_closed" } });
+      ? new BpError("browser_disconnected", "The broker went away before reading the request.", {
+          retryable: true,
+          context: { reason: "broker_unreachable" },
+        })
+      : new BpError("browser_disconnected", "Broker closed the connection before replying.", {
+          retryable: true,
+          context: { reason: "broker_closed" },
+        });
     const w = this.waiting;
     this.waiting = undefined;
     if (w) {
@@ -124,5 +139,8 @@ export class KeptConnection {
 }
 
 function unreachable(message: string): BpError {
-  return new BpError("browser_disconnected", `Broker socket unreachable: ${message}`, { retryable: true, context: { reason: "broker_unreachable" } });
+  return new BpError("browser_disconnected", `Broker socket unreachable: ${message}`, {
+    retryable: true,
+    context: { reason: "broker_unreachable" },
+  });
 }

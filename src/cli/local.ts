@@ -7,7 +7,12 @@ import { probeBroker, unresponsiveError, type BrokerState } from "./locate.ts";
 type Result = Record<string, unknown>;
 
 /** Commands answered without a broker. */
-export async function runLocal(name: string, args: Record<string, unknown>, paths: BpPaths, clientKey = ""): Promise<Result> {
+export async function runLocal(
+  name: string,
+  args: Record<string, unknown>,
+  paths: BpPaths,
+  clientKey = "",
+): Promise<Result> {
   if (name === "browsers") {
     const { discoverBrowsers, matchBrowser, publicCandidate } = await import("../discovery/index.ts");
     const all = await discoverBrowsers();
@@ -21,12 +26,26 @@ export async function runLocal(name: string, args: Record<string, unknown>, path
     if (args.command === "policy") {
       // The host policy file's schema (args) and what 'bp status' shows of it (result).
       const { policySchema, policySummarySchema } = await import("../protocol/policy.ts");
-      return { ok: true, command: "policy", args: toJsonSchema(policySchema()), result: toJsonSchema(policySummarySchema()) };
+      return {
+        ok: true,
+        command: "policy",
+        args: toJsonSchema(policySchema()),
+        result: toJsonSchema(policySummarySchema()),
+      };
     }
     const def = await findCommand(String(args.command));
-    if (!def) throw new BpError("invalid_argument", `Unknown command '${String(args.command)}'.`, { context: { field: "command" } });
+    if (!def)
+      throw new BpError("invalid_argument", `Unknown command '${String(args.command)}'.`, {
+        context: { field: "command" },
+      });
     const denied = await deniedFor(paths, clientKey, def.name);
-    return { ok: true, command: def.name, args: toJsonSchema(def.args), result: toJsonSchema(def.result), ...(denied ? { denied } : {}) };
+    return {
+      ok: true,
+      command: def.name,
+      args: toJsonSchema(def.args),
+      result: toJsonSchema(def.result),
+      ...(denied ? { denied } : {}),
+    };
   }
   throw new BpError("internal_error", `No local handler for ${name}.`);
 }
@@ -35,7 +54,11 @@ export async function runLocal(name: string, args: Record<string, unknown>, path
  * What the host policy removes of a command for this key: the whole command, or some options.
  * A broken policy file fails closed here too (policy_invalid).
  */
-export async function deniedFor(paths: BpPaths, clientKey: string, command: string): Promise<{ command?: true; options?: string[] } | undefined> {
+export async function deniedFor(
+  paths: BpPaths,
+  clientKey: string,
+  command: string,
+): Promise<{ command?: true; options?: string[] } | undefined> {
   const { readPolicy } = await import("../protocol/policy-file.ts");
   const { commandDenied, rulesFor } = await import("../protocol/policy.ts");
   const policy = await readPolicy(paths.home);
@@ -70,21 +93,35 @@ export async function runPassive(name: string, paths: BpPaths, clientKey = ""): 
     if (pid === undefined) return { ok: true, message: "No broker is running." };
     // A broker is there but cannot be told: say so rather than claim there is none.
     if (state.kind !== "incompatible") throw unresponsiveError(pid, "does not answer; nothing was released");
-    throw new BpError("protocol_incompatible", `The Browser Pilot broker (pid ${pid}) speaks another protocol; nothing was released.`, {
-      context: { brokerPid: pid },
-      remediation: { code: "stop_incompatible_broker_or_isolate", message: "Disconnect with the executable that started it, or set BROWSER_PILOT_HOME to isolate this installation.", actionRequired: true },
-    });
+    throw new BpError(
+      "protocol_incompatible",
+      `The Browser Pilot broker (pid ${pid}) speaks another protocol; nothing was released.`,
+      {
+        context: { brokerPid: pid },
+        remediation: {
+          code: "stop_incompatible_broker_or_isolate",
+          message:
+            "Disconnect with the executable that started it, or set BROWSER_PILOT_HOME to isolate this installation.",
+          actionRequired: true,
+        },
+      },
+    );
   }
   const { connectAction, discoverBrowsers, publicCandidate } = await import("../discovery/index.ts");
   const browsers = (await discoverBrowsers()).map(publicCandidate);
-  const serviceState = state.kind === "stopped" ? "stopped" : state.kind === "incompatible" ? "incompatible" : "unresponsive";
+  const serviceState =
+    state.kind === "stopped" ? "stopped" : state.kind === "incompatible" ? "incompatible" : "unresponsive";
   const frozen = pid !== undefined && serviceState === "unresponsive" && isStopped(pid);
   // Lean: the recovery names the one command that helps; each browser's own remediation is in its entry.
   const recovery =
     pid === undefined
       ? { required: true, code: "browser_disconnected", action: connectAction(browsers) }
       : serviceState === "incompatible"
-        ? { required: true, code: "stop_incompatible_broker_or_isolate", action: "bp disconnect (with the bp that started it)" }
+        ? {
+            required: true,
+            code: "stop_incompatible_broker_or_isolate",
+            action: "bp disconnect (with the bp that started it)",
+          }
         : { required: true, code: "restart_unresponsive_broker", action: frozen ? `kill -CONT ${pid}` : `kill ${pid}` };
   // The policy a broker would enforce (a broken file fails closed here too).
   const { readPolicy } = await import("../protocol/policy-file.ts");
@@ -92,7 +129,13 @@ export async function runPassive(name: string, paths: BpPaths, clientKey = ""): 
   const policy = await readPolicy(paths.home);
   return {
     ok: true,
-    service: { state: serviceState, version: VERSION, target: BUILD_TARGET, ...(pid !== undefined ? { pid } : {}), ...(frozen ? { frozen: true } : {}) },
+    service: {
+      state: serviceState,
+      version: VERSION,
+      target: BUILD_TARGET,
+      ...(pid !== undefined ? { pid } : {}),
+      ...(frozen ? { frozen: true } : {}),
+    },
     browser: { state: "disconnected" },
     browsers,
     session: { state: "unavailable" },

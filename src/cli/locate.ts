@@ -75,14 +75,20 @@ export function liveOwner(paths: BpPaths): { kind: "unlocated"; pid: number; sin
  */
 export function unresponsiveError(pid: number, why = "is running but does not answer"): BpError {
   const frozen = isStopped(pid);
-  return new BpError("browser_disconnected", `The Browser Pilot broker (pid ${pid}) ${frozen ? "is stopped by a signal (frozen)" : why}.`, {
-    retryable: true,
-    hint: "Connecting or launching does not help: the broker itself must be resumed or stopped.",
-    context: { brokerPid: pid, ...(frozen ? { frozen: true } : {}) },
-    remediation: {
-      code: "restart_unresponsive_broker",
-      message: frozen ? `Resume it ('kill -CONT ${pid}') or stop it ('kill -9 ${pid}'), then run the command again.` : `Stop process ${pid} yourself ('kill ${pid}'), then run the command again. Browser Pilot never replaces a live broker.`,
-      actionRequired: true,
+  return new BpError(
+    "browser_disconnected",
+    `The Browser Pilot broker (pid ${pid}) ${frozen ? "is stopped by a signal (frozen)" : why}.`,
+    {
+      retryable: true,
+      hint: "Connecting or launching does not help: the broker itself must be resumed or stopped.",
+      context: { brokerPid: pid, ...(frozen ? { frozen: true } : {}) },
+      remediation: {
+        code: "restart_unresponsive_broker",
+        message: frozen
+          ? `Resume it ('kill -CONT ${pid}') or stop it ('kill -9 ${pid}'), then run the command again.`
+          : `Stop process ${pid} yourself ('kill ${pid}'), then run the command again. Browser Pilot never replaces a live broker.`,
+        actionRequired: true,
+      },
     },
-  });
+  );
 }

@@ -11,13 +11,16 @@ test("the early read starts for a call, from the usual home, and not for version
     const early = startLocatorRead(["status"], { BROWSER_PILOT_HOME: dir });
     expect(early?.path).toBe(join(dir, "broker-locator.json"));
     expect(await early?.text).toBe('{"x":1}');
-    expect(startLocatorRead(["eval", "1"], { HOME: "/home/u" })?.path).toBe("/home/u/.browser-pilot/broker-locator.json");
+    expect(startLocatorRead(["eval", "1"], { HOME: "/home/u" })?.path).toBe(
+      "/home/u/.browser-pilot/broker-locator.json",
+    );
     // An empty home is refused (issue 30): never read the shared default's locator for it.
     expect(startLocatorRead(["eval", "1"], { BROWSER_PILOT_HOME: "", HOME: "/home/u" })).toBeUndefined();
     // No home it can name as written: the CLI resolves the paths and reads then.
     expect(startLocatorRead(["status"], {})).toBeUndefined();
     expect(startLocatorRead(["status"], { BROWSER_PILOT_HOME: "relative/home" })).toBeUndefined();
-    for (const argv of [[], ["--version"], ["-V"], ["--help"], ["-h"], ["help"]]) expect(startLocatorRead(argv, { BROWSER_PILOT_HOME: dir })).toBeUndefined();
+    for (const argv of [[], ["--version"], ["-V"], ["--help"], ["-h"], ["help"]])
+      expect(startLocatorRead(argv, { BROWSER_PILOT_HOME: dir })).toBeUndefined();
     expect(startLocatorRead(["status", "--help"], { BROWSER_PILOT_HOME: dir })).toBeDefined();
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -47,9 +47,20 @@ export interface EarlyRead {
  * ~/.browser-pilot). A guess: the CLI uses it only if resolvePaths names the same file, and
  * reads afresh otherwise. Not for the calls that read no locator (version, help).
  */
-export function startLocatorRead(argv: readonly string[], env: Record<string, string | undefined>): EarlyRead | undefined {
+export function startLocatorRead(
+  argv: readonly string[],
+  env: Record<string, string | undefined>,
+): EarlyRead | undefined {
   const only = argv.length === 1 ? argv[0] : undefined;
-  if (argv.length === 0 || only === "--version" || only === "-V" || only === "--help" || only === "-h" || only === "help") return undefined;
+  if (
+    argv.length === 0 ||
+    only === "--version" ||
+    only === "-V" ||
+    only === "--help" ||
+    only === "-h" ||
+    only === "help"
+  )
+    return undefined;
   const override = env.BROWSER_PILOT_HOME;
   const home = override !== undefined ? override : env.HOME === undefined ? undefined : `${env.HOME}/.browser-pilot`;
   if (home === undefined || !home.startsWith("/")) return undefined;

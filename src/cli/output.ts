@@ -37,7 +37,12 @@ function ttyBinding(): ((fd: number) => boolean) | undefined {
     isattyFn = null;
     try {
       const binding: unknown = (process as { binding?: (name: string) => unknown }).binding?.("tty_wrap");
-      if (typeof binding === "object" && binding !== null && "isTTY" in binding && typeof binding.isTTY === "function") {
+      if (
+        typeof binding === "object" &&
+        binding !== null &&
+        "isTTY" in binding &&
+        typeof binding.isTTY === "function"
+      ) {
         const tty = binding as { isTTY(fd: number): unknown };
         isattyFn = (fd) => tty.isTTY(fd) === true;
       }

@@ -44,16 +44,24 @@ export function parseCommandLine(argv: readonly string[]): Parsed {
   const spec = named ? specOf(named.name) : undefined;
   if (!named || !spec) {
     const name = words[0] ?? "";
-    throw new BpError("invalid_argument", name ? `Unknown command '${name}'. Run 'bp --help'.` : "No command given. Run 'bp --help'.", {
-      context: { field: "command", parserCode: "unknown_command" },
-    });
+    throw new BpError(
+      "invalid_argument",
+      name ? `Unknown command '${name}'. Run 'bp --help'.` : "No command given. Run 'bp --help'.",
+      {
+        context: { field: "command", parserCode: "unknown_command" },
+      },
+    );
   }
   const consumed = named.consumed;
   const infos = [...spec.options, ...GLOBALS.options];
   const specs: SplitSpec[] = [{ name: "help", kind: "boolean", alias: "h" }];
   for (const a of infos) {
     if (a.positional) continue;
-    specs.push({ name: a.name, kind: a.kind === "boolean" ? "boolean" : "string", ...(a.alias ? { alias: a.alias } : {}) });
+    specs.push({
+      name: a.name,
+      kind: a.kind === "boolean" ? "boolean" : "string",
+      ...(a.alias ? { alias: a.alias } : {}),
+    });
   }
   const hasOptions = argv.some((a) => a.startsWith("-"));
   if (hasOptions) rejectOddOptionNames(argv);
@@ -74,10 +82,17 @@ export function parseCommandLine(argv: readonly string[]): Parsed {
   const extra = spec.variadic ? 0 : positionals.length - posNames.length;
   if (extra > 0 && !help) {
     // The word itself is not echoed: it may be text the agent meant to type (a secret).
-    throw invalidArgument("arguments", `${extra} more argument(s) than '${spec.name}' takes; quote text that contains spaces.`, { parserCode: "excess_arguments" });
+    throw invalidArgument(
+      "arguments",
+      `${extra} more argument(s) than '${spec.name}' takes; quote text that contains spaces.`,
+      { parserCode: "excess_arguments" },
+    );
   }
   const globalsInput: Record<string, unknown> = {};
-  for (const [options, target] of [[spec.options, input], [GLOBALS.options, globalsInput]] as const) {
+  for (const [options, target] of [
+    [spec.options, input],
+    [GLOBALS.options, globalsInput],
+  ] as const) {
     for (const a of options) {
       if (a.positional) continue;
       const value = raw[a.name];
@@ -85,7 +100,8 @@ export function parseCommandLine(argv: readonly string[]): Parsed {
     }
   }
   // No global option given: the schema's defaults, known at build time, without building it.
-  const globals = Object.keys(globalsInput).length === 0 ? { ...GLOBALS.defaults } : validate(globalArgs(), globalsInput);
+  const globals =
+    Object.keys(globalsInput).length === 0 ? { ...GLOBALS.defaults } : validate(globalArgs(), globalsInput);
   return { spec, args: input, globals, help };
 }
 
@@ -121,7 +137,10 @@ function validate<S extends v.GenericSchema>(schema: S, input: unknown): v.Infer
   const ruled = ruleError(issue);
   if (ruled) throw ruled;
   const field = issue.path?.map((p) => String(p.key)).join(".") ?? "arguments";
-  const message = issue.received === "undefined" ? `Missing required argument '${field}'.` : `Invalid value for '${field}': ${issue.message}`;
+  const message =
+    issue.received === "undefined"
+      ? `Missing required argument '${field}'.`
+      : `Invalid value for '${field}': ${issue.message}`;
   throw invalidArgument(field, message, { received: issue.received });
 }
 
@@ -131,11 +150,16 @@ function coerce(info: OptionSpec, value: unknown): unknown {
     // 99999999999999999999 would become 100000000000000000000: say what was given instead.
     if (!value.includes(".") && !Number.isSafeInteger(n)) {
       const shown = value.trim().length > 40 ? `${value.trim().slice(0, 40)}…` : value.trim();
-      throw invalidArgument(info.name, `Invalid value for '${info.name}': ${shown} is beyond the largest safe integer (${Number.MAX_SAFE_INTEGER}).`, { received: shown });
+      throw invalidArgument(
+        info.name,
+        `Invalid value for '${info.name}': ${shown} is beyond the largest safe integer (${Number.MAX_SAFE_INTEGER}).`,
+        { received: shown },
+      );
     }
     return n;
   }
-  if (info.kind === "boolean" && typeof value === "string") return value === "true" ? true : value === "false" ? false : value;
+  if (info.kind === "boolean" && typeof value === "string")
+    return value === "true" ? true : value === "false" ? false : value;
   return value;
 }
 
@@ -189,7 +213,9 @@ function rejectOddOptionNames(argv: readonly string[]): void {
     if (a.startsWith("--") && name.startsWith("no-")) name = name.slice(3);
     if (!isOptionName(name)) {
       const shown = name.length > 40 ? `${name.slice(0, 40)}…` : name;
-      throw invalidArgument(shown, `Unknown option '${a.startsWith("--") ? "--" : "-"}${shown}'.`, { parserCode: "unknown_option" });
+      throw invalidArgument(shown, `Unknown option '${a.startsWith("--") ? "--" : "-"}${shown}'.`, {
+        parserCode: "unknown_option",
+      });
     }
   }
 }

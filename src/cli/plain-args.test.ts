@@ -34,7 +34,8 @@ function boundsOf(entry: v.GenericSchema): Bounds {
 /** Values around every bound an argument has, of its type and of others. */
 function pool(p: Bounds): unknown[] {
   const out: unknown[] = [true, false, 0, 1, -1, 1.5, Number.NaN, "", "x", "5", " ", null, undefined, ["x"], { x: 1 }];
-  for (const n of [p.minLength, p.maxLength]) if (n !== undefined) out.push("y".repeat(Math.max(0, n - 1)), "y".repeat(n), "y".repeat(n + 1));
+  for (const n of [p.minLength, p.maxLength])
+    if (n !== undefined) out.push("y".repeat(Math.max(0, n - 1)), "y".repeat(n), "y".repeat(n + 1));
   for (const n of [p.minValue, p.maxValue]) if (n !== undefined) out.push(n - 1, n - 0.5, n, n + 0.5, n + 1);
   out.push(...(p.options ?? []), "not-an-option");
   return out;
@@ -75,7 +76,9 @@ test("the generated readers pass a command's arguments exactly when its schema d
     const pools = names.map((n) => pool(boundsOf(entryOf(def.args, n))));
     // Values each field passes on its own (by the schema), so that whole inputs often pass
     // the fields and reach the rules across them.
-    const fine = names.map((n, i) => (pools[i] ?? []).filter((x) => v.safeParse(v.object({ [n]: entryOf(def.args, n) }), { [n]: x }).success));
+    const fine = names.map((n, i) =>
+      (pools[i] ?? []).filter((x) => v.safeParse(v.object({ [n]: entryOf(def.args, n) }), { [n]: x }).success),
+    );
     for (let round = 0; round < 300; round++) {
       const input: Record<string, unknown> = {};
       for (const [i, name] of names.entries()) {
@@ -104,13 +107,30 @@ test("the generated readers pass a command's arguments exactly when its schema d
 });
 
 test("the commands agents call most are written out; a pattern, or a rule that names more than its arguments, is not", () => {
-  for (const name of ["eval", "snapshot", "click", "type", "press", "hover", "open", "read", "wait", "scroll", "net mock"]) expect([name, Object.hasOwn(PLAIN_ARGS, name)]).toEqual([name, true]);
+  for (const name of [
+    "eval",
+    "snapshot",
+    "click",
+    "type",
+    "press",
+    "hover",
+    "open",
+    "read",
+    "wait",
+    "scroll",
+    "net mock",
+  ])
+    expect([name, Object.hasOwn(PLAIN_ARGS, name)]).toEqual([name, true]);
   // tab's id pattern would be compiled at every start; select's rule holds a pattern, find's a function of its module.
   for (const name of ["tab", "select", "find"]) expect([name, Object.hasOwn(PLAIN_ARGS, name)]).toEqual([name, false]);
 });
 
 test("wait's rule lists every condition the command takes", () => {
   const read = PLAIN_ARGS.wait;
-  for (const c of WAIT_CONDITIONS) expect([c, read?.({ [c]: c === "url" || c === "text" || c === "selector" ? "x" : true }) !== undefined]).toEqual([c, true]);
+  for (const c of WAIT_CONDITIONS)
+    expect([c, read?.({ [c]: c === "url" || c === "text" || c === "selector" ? "x" : true }) !== undefined]).toEqual([
+      c,
+      true,
+    ]);
   expect(read?.({})).toBeUndefined();
 });

@@ -45,7 +45,11 @@ export async function ensureBroker(paths: BpPaths, callDeadline = Number.POSITIV
       // A live broker behind a broken locator rewrites it within a second; one that does not
       // (frozen, wedged) is named at once, never waited for until the deadline.
       unlocatedSince ??= Date.now();
-      if (Date.now() - state.since > STARTING_GRACE_MS && Date.now() - unlocatedSince > LOCATOR_REPAIR_MS) throw unresponsiveError(state.pid, "is running but unreachable: its locator is broken and it did not repair it");
+      if (Date.now() - state.since > STARTING_GRACE_MS && Date.now() - unlocatedSince > LOCATOR_REPAIR_MS)
+        throw unresponsiveError(
+          state.pid,
+          "is running but unreachable: its locator is broken and it did not repair it",
+        );
       await sleep(25);
       continue;
     }
@@ -85,7 +89,10 @@ export async function ensureBroker(paths: BpPaths, callDeadline = Number.POSITIV
   if (exiting) throw unresponsiveError(exiting.pid);
   if (deadline === callDeadline) {
     // The caller's own deadline ran out first: its command never reached a broker.
-    throw new BpError("command_expired", "No broker could take the command within --timeout; it was not sent.", { retryable: true, context: { reason: "broker_start", log: paths.brokerLog } });
+    throw new BpError("command_expired", "No broker could take the command within --timeout; it was not sent.", {
+      retryable: true,
+      context: { reason: "broker_start", log: paths.brokerLog },
+    });
   }
   throw new BpError("browser_disconnected", "The Browser Pilot broker did not start in time.", {
     retryable: true,
@@ -95,14 +102,24 @@ export async function ensureBroker(paths: BpPaths, callDeadline = Number.POSITIV
 
 function failIfNotUsable(state: BrokerState): void {
   if (state.kind === "incompatible") {
-    throw new BpError("protocol_incompatible", `A Browser Pilot broker ${state.hello.version} that speaks protocol ${state.hello.protocol.min}-${state.hello.protocol.max} is running; this CLI speaks ${PROTOCOL.version}.`, {
-      context: { brokerVersion: state.hello.version, brokerPid: state.locator.pid },
-      remediation: { code: "stop_incompatible_broker_or_isolate", message: "Stop the old broker with the executable that started it ('bp disconnect'), or set BROWSER_PILOT_HOME to isolate this installation.", actionRequired: true },
-    });
+    throw new BpError(
+      "protocol_incompatible",
+      `A Browser Pilot broker ${state.hello.version} that speaks protocol ${state.hello.protocol.min}-${state.hello.protocol.max} is running; this CLI speaks ${PROTOCOL.version}.`,
+      {
+        context: { brokerVersion: state.hello.version, brokerPid: state.locator.pid },
+        remediation: {
+          code: "stop_incompatible_broker_or_isolate",
+          message:
+            "Stop the old broker with the executable that started it ('bp disconnect'), or set BROWSER_PILOT_HOME to isolate this installation.",
+          actionRequired: true,
+        },
+      },
+    );
   }
   if (state.kind === "unresponsive") {
     const started = Date.parse(state.locator.startedAt);
-    if (Number.isFinite(started) && Date.now() - started > STARTING_GRACE_MS) throw unresponsiveError(state.locator.pid);
+    if (Number.isFinite(started) && Date.now() - started > STARTING_GRACE_MS)
+      throw unresponsiveError(state.locator.pid);
   }
 }
 
@@ -110,7 +127,13 @@ type Lock = "held" | string;
 
 function tryLock(paths: BpPaths): Lock {
   const token = crypto.randomUUID();
-  const body = JSON.stringify({ schemaVersion: 1, pid: process.pid, identity: processIdentity(process.pid), token, createdAt: new Date().toISOString() });
+  const body = JSON.stringify({
+    schemaVersion: 1,
+    pid: process.pid,
+    identity: processIdentity(process.pid),
+    token,
+    createdAt: new Date().toISOString(),
+  });
   try {
     if (createExclusive(paths.startupLock, body)) return token;
   } catch (err) {
@@ -177,8 +200,16 @@ function spawnBroker(paths: BpPaths): ChildProcess {
 
 /** The broker exited because it could not write its state (its own log may be unwritable too). */
 function stateUnusable(paths: BpPaths): BpError {
-  return new BpError("state_directory_unusable", `The broker could not write its state in ${paths.home} (read-only, full, or not a directory of this user); see ${paths.brokerLog}.`, {
-    context: { path: paths.home, log: paths.brokerLog },
-    remediation: { code: "fix_state_directory", message: `Free space on or make ${paths.home} writable, or set BROWSER_PILOT_HOME to another directory.`, actionRequired: true },
-  });
+  return new BpError(
+    "state_directory_unusable",
+    `The broker could not write its state in ${paths.home} (read-only, full, or not a directory of this user); see ${paths.brokerLog}.`,
+    {
+      context: { path: paths.home, log: paths.brokerLog },
+      remediation: {
+        code: "fix_state_directory",
+        message: `Free space on or make ${paths.home} writable, or set BROWSER_PILOT_HOME to another directory.`,
+        actionRequired: true,
+      },
+    },
+  );
 }

@@ -23,7 +23,11 @@ export async function runTool(name: string, args: Record<string, unknown>, env: 
   const report = await runDoctor(env.paths);
   if (env.mode === "human") {
     const mark = { ok: "✓", warn: "!", fail: "✗" } as const;
-    console.log(report.checks.map((c) => `${mark[c.status]} ${c.name}: ${c.detail}${c.fix ? `\n    fix: ${c.fix}` : ""}`).join("\n"));
+    console.log(
+      report.checks
+        .map((c) => `${mark[c.status]} ${c.name}: ${c.detail}${c.fix ? `\n    fix: ${c.fix}` : ""}`)
+        .join("\n"),
+    );
   } else await printResult(name, report, "json");
   if (!report.ok) process.exitCode = 1;
 }

@@ -52,9 +52,7 @@ describe("browserDefinitions", () => {
       "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
       "/Users/u/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
     ]);
-    expect(defs.get("chrome-canary")?.userDataDir).toBe(
-      "/Users/u/Library/Application Support/Google/Chrome Canary",
-    );
+    expect(defs.get("chrome-canary")?.userDataDir).toBe("/Users/u/Library/Application Support/Google/Chrome Canary");
     expect(defs.get("brave-stable")?.executables[0]).toBe(
       "/Applications/Brave Browser.app/Contents/MacOS/Brave Browser",
     );
@@ -74,12 +72,8 @@ describe("browserDefinitions", () => {
       "C:\\Program Files\\Google\\Chrome\\Application\\chrome.exe",
       "C:\\Program Files (x86)\\Google\\Chrome\\Application\\chrome.exe",
     ]);
-    expect(defs.get("chrome-canary")?.userDataDir).toBe(
-      "C:\\Users\\u\\AppData\\Local\\Google\\Chrome SxS\\User Data",
-    );
-    expect(defs.get("edge-stable")?.executables[1]).toBe(
-      "C:\\Program Files\\Microsoft\\Edge\\Application\\msedge.exe",
-    );
+    expect(defs.get("chrome-canary")?.userDataDir).toBe("C:\\Users\\u\\AppData\\Local\\Google\\Chrome SxS\\User Data");
+    expect(defs.get("edge-stable")?.executables[1]).toBe("C:\\Program Files\\Microsoft\\Edge\\Application\\msedge.exe");
     expect(defs.get("brave-stable")?.userDataDir).toBe(
       "C:\\Users\\u\\AppData\\Local\\BraveSoftware\\Brave-Browser\\User Data",
     );
@@ -87,9 +81,7 @@ describe("browserDefinitions", () => {
 
   test("windows without LOCALAPPDATA falls back under the profile", () => {
     const defs = byKey("win32", { USERPROFILE: "C:\\Users\\u" });
-    expect(defs.get("edge-stable")?.userDataDir).toBe(
-      "C:\\Users\\u\\AppData\\Local\\Microsoft\\Edge\\User Data",
-    );
+    expect(defs.get("edge-stable")?.userDataDir).toBe("C:\\Users\\u\\AppData\\Local\\Microsoft\\Edge\\User Data");
   });
 });
 

@@ -44,54 +44,68 @@ function linuxDefinitions(env: Env, home: string): BrowserDefinition[] {
   // Chrome honours XDG_CONFIG_HOME (only when absolute, like the XDG spec says).
   const xdg = env.XDG_CONFIG_HOME;
   const config = xdg && p.isAbsolute(xdg) ? xdg : p.join(home, ".config");
-  const def = (
-    product: Product,
-    dir: string,
-    pathNames: string[],
-    executables: string[],
-  ): BrowserDefinition => ({ ...product, userDataDir: p.join(config, dir), pathNames, executables });
+  const def = (product: Product, dir: string, pathNames: string[], executables: string[]): BrowserDefinition => ({
+    ...product,
+    userDataDir: p.join(config, dir),
+    pathNames,
+    executables,
+  });
   return [
-    def(CHROME_STABLE, "google-chrome", ["google-chrome", "google-chrome-stable"], [
-      "/opt/google/chrome/chrome",
-      "/usr/bin/google-chrome",
-      "/usr/bin/google-chrome-stable",
-    ]),
+    def(
+      CHROME_STABLE,
+      "google-chrome",
+      ["google-chrome", "google-chrome-stable"],
+      ["/opt/google/chrome/chrome", "/usr/bin/google-chrome", "/usr/bin/google-chrome-stable"],
+    ),
     // Debian's /usr/bin/chromium execs the real binary, so the pid we spawn is still the browser's.
-    def(CHROMIUM, "chromium", ["chromium", "chromium-browser"], [
-      "/usr/bin/chromium",
-      "/usr/bin/chromium-browser",
-      "/usr/lib/chromium/chromium",
-      "/snap/bin/chromium",
-    ]),
-    def(EDGE_STABLE, "microsoft-edge", ["microsoft-edge", "microsoft-edge-stable"], [
-      "/opt/microsoft/msedge/msedge",
-      "/usr/bin/microsoft-edge",
-    ]),
-    def(BRAVE, "BraveSoftware/Brave-Browser", ["brave-browser", "brave-browser-stable", "brave"], [
-      "/opt/brave.com/brave/brave",
-      "/usr/bin/brave-browser",
-      "/snap/bin/brave",
-    ]),
-    def(CHROME_BETA, "google-chrome-beta", ["google-chrome-beta"], [
-      "/opt/google/chrome-beta/chrome",
-      "/usr/bin/google-chrome-beta",
-    ]),
-    def(CHROME_DEV, "google-chrome-unstable", ["google-chrome-unstable"], [
-      "/opt/google/chrome-unstable/chrome",
-      "/usr/bin/google-chrome-unstable",
-    ]),
-    def(CHROME_CANARY, "google-chrome-canary", ["google-chrome-canary"], [
-      "/opt/google/chrome-canary/chrome",
-      "/usr/bin/google-chrome-canary",
-    ]),
-    def(EDGE_BETA, "microsoft-edge-beta", ["microsoft-edge-beta"], [
-      "/opt/microsoft/msedge-beta/msedge",
-      "/usr/bin/microsoft-edge-beta",
-    ]),
-    def(EDGE_DEV, "microsoft-edge-dev", ["microsoft-edge-dev"], [
-      "/opt/microsoft/msedge-dev/msedge",
-      "/usr/bin/microsoft-edge-dev",
-    ]),
+    def(
+      CHROMIUM,
+      "chromium",
+      ["chromium", "chromium-browser"],
+      ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/lib/chromium/chromium", "/snap/bin/chromium"],
+    ),
+    def(
+      EDGE_STABLE,
+      "microsoft-edge",
+      ["microsoft-edge", "microsoft-edge-stable"],
+      ["/opt/microsoft/msedge/msedge", "/usr/bin/microsoft-edge"],
+    ),
+    def(
+      BRAVE,
+      "BraveSoftware/Brave-Browser",
+      ["brave-browser", "brave-browser-stable", "brave"],
+      ["/opt/brave.com/brave/brave", "/usr/bin/brave-browser", "/snap/bin/brave"],
+    ),
+    def(
+      CHROME_BETA,
+      "google-chrome-beta",
+      ["google-chrome-beta"],
+      ["/opt/google/chrome-beta/chrome", "/usr/bin/google-chrome-beta"],
+    ),
+    def(
+      CHROME_DEV,
+      "google-chrome-unstable",
+      ["google-chrome-unstable"],
+      ["/opt/google/chrome-unstable/chrome", "/usr/bin/google-chrome-unstable"],
+    ),
+    def(
+      CHROME_CANARY,
+      "google-chrome-canary",
+      ["google-chrome-canary"],
+      ["/opt/google/chrome-canary/chrome", "/usr/bin/google-chrome-canary"],
+    ),
+    def(
+      EDGE_BETA,
+      "microsoft-edge-beta",
+      ["microsoft-edge-beta"],
+      ["/opt/microsoft/msedge-beta/msedge", "/usr/bin/microsoft-edge-beta"],
+    ),
+    def(
+      EDGE_DEV,
+      "microsoft-edge-dev",
+      ["microsoft-edge-dev"],
+      ["/opt/microsoft/msedge-dev/msedge", "/usr/bin/microsoft-edge-dev"],
+    ),
   ];
 }
 

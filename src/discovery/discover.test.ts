@@ -33,11 +33,7 @@ async function fakeHome(): Promise<string> {
  * macOS layout on this Linux host is hermetic: no /Applications here, so only the fake HOME's
  * profiles can show up. The Linux layout is exercised too, looked up by data dir.
  */
-async function discoverOne(
-  home: string,
-  platform: NodeJS.Platform,
-  dataDir: string,
-): Promise<BrowserCandidate> {
+async function discoverOne(home: string, platform: NodeJS.Platform, dataDir: string): Promise<BrowserCandidate> {
   const all = await discoverBrowsers({ env: { HOME: home, PATH: "" }, platform });
   const found = all.find((c) => c.userDataRoot === dataDir);
   if (!found) throw new Error(`no candidate for ${dataDir}`);
@@ -113,7 +109,10 @@ describe("discoverBrowsers", () => {
     expect(c.state).toBe("disconnected");
     // Lean: the agent can do it itself (no actionRequired:false), and the message names the
     // candidate's own id as <id> instead of repeating it.
-    expect(c.remediation).toEqual({ code: "connect_browser", message: expect.stringContaining("Run 'bp connect --browser <id>'") });
+    expect(c.remediation).toEqual({
+      code: "connect_browser",
+      message: expect.stringContaining("Run 'bp connect --browser <id>'"),
+    });
     expect(c.remediation?.message).not.toContain(c.id);
     expect(withOwnId(c)?.message).toContain(`Run 'bp connect --browser ${c.id}'`);
     expect(c.endpoint).toBe("ws://127.0.0.1:41234/devtools/browser/1111-2222");
@@ -236,7 +235,11 @@ describe("state transitions after connect", () => {
     expect(c.remediation?.code).toBe("allow_remote_debugging");
     expect(c.remediation?.actionRequired).toBe(true);
     expect(c.remediation?.message).toContain("<id>");
-    expect(withOwnId(c)).toEqual({ code: "allow_remote_debugging", message: expect.stringContaining(`'bp connect --browser ${base.id}' again`), actionRequired: true });
+    expect(withOwnId(c)).toEqual({
+      code: "allow_remote_debugging",
+      message: expect.stringContaining(`'bp connect --browser ${base.id}' again`),
+      actionRequired: true,
+    });
   });
 
   test("toPublicCandidate strips the endpoint and the executable path", () => {
@@ -244,7 +247,17 @@ describe("state transitions after connect", () => {
     expect("endpoint" in pub).toBe(false);
     expect("executablePath" in pub).toBe(false);
     expect(JSON.stringify(pub)).not.toContain("devtools/browser");
-    expect(Object.keys(pub).sort()).toEqual(["authorizationState", "channel", "id", "processState", "product", "remediation", "remoteDebuggingState", "state", "userDataRoot"]);
+    expect(Object.keys(pub).sort()).toEqual([
+      "authorizationState",
+      "channel",
+      "id",
+      "processState",
+      "product",
+      "remediation",
+      "remoteDebuggingState",
+      "state",
+      "userDataRoot",
+    ]);
   });
 
   test("connectAction: plain connect for one connectable browser, --browser for several, else launch", () => {

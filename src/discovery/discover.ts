@@ -29,18 +29,19 @@ export function withOwnId(candidate: Pick<BrowserCandidate, "id" | "remediation"
   return r ? { ...r, message: r.message.replaceAll(ID_PLACEHOLDER, candidate.id) } : undefined;
 }
 
-export function connectAction(candidates: readonly Pick<BrowserCandidate, "remoteDebuggingState" | "processState">[]): string {
-  const connectable = candidates.filter((c) => c.remoteDebuggingState === "enabled" && c.processState !== "not_running");
+export function connectAction(
+  candidates: readonly Pick<BrowserCandidate, "remoteDebuggingState" | "processState">[],
+): string {
+  const connectable = candidates.filter(
+    (c) => c.remoteDebuggingState === "enabled" && c.processState !== "not_running",
+  );
   if (connectable.length === 1) return "bp connect";
   return connectable.length > 1 ? "bp connect --browser <id>" : "bp launch";
 }
 
 /** Stable per install, opaque (no path leaks), different per profile. */
 export function candidateId(platform: NodeJS.Platform, key: string, userDataDir: string): string {
-  const digest = createHash("sha256")
-    .update(`${platform}\0${key}\0${userDataDir}`)
-    .digest("base64url")
-    .slice(0, 20);
+  const digest = createHash("sha256").update(`${platform}\0${key}\0${userDataDir}`).digest("base64url").slice(0, 20);
   return `browser:${key}:${digest}`;
 }
 
@@ -125,7 +126,10 @@ export function classifyCandidate(
     authorizationState: "unknown",
     state: "disconnected",
     // Lean: no actionRequired:false; the agent can do this itself.
-    remediation: { code: "connect_browser", message: `Run ${CONNECT}; the browser may ask the user to allow remote debugging once.` },
+    remediation: {
+      code: "connect_browser",
+      message: `Run ${CONNECT}; the browser may ask the user to allow remote debugging once.`,
+    },
     endpoint: endpointFor(portFile),
   };
 }
@@ -203,17 +207,12 @@ export function toPublicCandidate(candidate: BrowserCandidate): PublicBrowserCan
 export const publicCandidate = toPublicCandidate;
 
 /** `--browser` filter: an exact id wins outright; otherwise substring on id, product or channel. */
-export function matchBrowser(
-  candidates: readonly BrowserCandidate[],
-  filter: string,
-): BrowserCandidate[] {
+export function matchBrowser(candidates: readonly BrowserCandidate[], filter: string): BrowserCandidate[] {
   const needle = filter.trim().toLowerCase();
   if (needle.length === 0) return [];
   const exact = candidates.filter((c) => c.id.toLowerCase() === needle);
   if (exact.length > 0) return exact;
   return candidates.filter((c) =>
-    [c.id, c.product, c.channel, `${c.product} ${c.channel}`].some((field) =>
-      field.toLowerCase().includes(needle),
-    ),
+    [c.id, c.product, c.channel, `${c.product} ${c.channel}`].some((field) => field.toLowerCase().includes(needle)),
   );
 }

@@ -39,9 +39,7 @@ describe("parseDevToolsActivePort", () => {
   });
 
   test("endpointFor always targets loopback", () => {
-    expect(endpointFor({ port: 9333, path: "/devtools/browser/u" })).toBe(
-      "ws://127.0.0.1:9333/devtools/browser/u",
-    );
+    expect(endpointFor({ port: 9333, path: "/devtools/browser/u" })).toBe("ws://127.0.0.1:9333/devtools/browser/u");
   });
 });
 

@@ -82,13 +82,20 @@ export async function runJanitor(): Promise<void> {
     const deadline = Date.now() + Math.min(CLEANUP_CAP_MS, CLEANUP_BUDGET_MS + order.length * CLEANUP_PER_TARGET_MS);
     const closed = new Set(order);
     for (let i = 0; i < order.length && Date.now() < deadline; i += 32) {
-      await Promise.all(order.slice(i, i + 32).map((targetId) => call("Target.closeTarget", { targetId }, Math.max(100, deadline - Date.now()))));
+      await Promise.all(
+        order
+          .slice(i, i + 32)
+          .map((targetId) => call("Target.closeTarget", { targetId }, Math.max(100, deadline - Date.now()))),
+      );
     }
     if (closeBrowser || launched) {
       // A browser we launched goes with us once nothing of the person's is left; without the list, ask patiently.
       let targets: { targetInfos?: { type: string; targetId: string }[] } | undefined;
-      for (let i = 0; i < 3 && !targets; i++) targets = (await call("Target.getTargets", {}, 3000)).result as typeof targets;
-      const pages = (targets?.targetInfos ?? []).filter((t) => t.type === "page" && !owned.has(t.targetId) && !closed.has(t.targetId));
+      for (let i = 0; i < 3 && !targets; i++)
+        targets = (await call("Target.getTargets", {}, 3000)).result as typeof targets;
+      const pages = (targets?.targetInfos ?? []).filter(
+        (t) => t.type === "page" && !owned.has(t.targetId) && !closed.has(t.targetId),
+      );
       if (targets && (closeBrowser || pages.length === 0)) await call("Browser.close", {}, 3000);
     }
     ws?.close();
@@ -121,11 +128,16 @@ export async function runJanitor(): Promise<void> {
         try {
           launched = ctl.launched === true;
           rememberSecrets(endpointSecrets(ctl.url ?? "", ctl.headers));
-          ws = await connectWebSocket(ctl.url ?? "", { handshakeTimeoutMs: ctl.handshakeTimeoutMs ?? 8000, ...(ctl.headers ? { headers: ctl.headers } : {}) });
+          ws = await connectWebSocket(ctl.url ?? "", {
+            handshakeTimeoutMs: ctl.handshakeTimeoutMs ?? 8000,
+            ...(ctl.headers ? { headers: ctl.headers } : {}),
+          });
         } catch (err) {
           const status = err instanceof CdpConnectError ? err.status : undefined;
           const timedOut = err instanceof CdpHandshakeTimeoutError;
-          emit(`!${JSON.stringify({ ev: "error", message: scrubSecrets((err as Error).message), ...(status !== undefined ? { status } : {}), ...(timedOut ? { timedOut } : {}) })}`);
+          emit(
+            `!${JSON.stringify({ ev: "error", message: scrubSecrets((err as Error).message), ...(status !== undefined ? { status } : {}), ...(timedOut ? { timedOut } : {}) })}`,
+          );
           process.exit(1);
         }
         ws.onMessage = onBrowserMessage;
@@ -180,7 +192,10 @@ function isBrokenPipe(err: unknown): boolean {
 }
 
 function snoopTargetEvent(raw: string, owned: OwnedTargets, emit: (line: string) => void): void {
-  let msg: { method?: string; params?: { targetInfo?: { targetId: string; openerId?: string; type?: string }; targetId?: string } };
+  let msg: {
+    method?: string;
+    params?: { targetInfo?: { targetId: string; openerId?: string; type?: string }; targetId?: string };
+  };
   try {
     msg = JSON.parse(raw) as typeof msg;
   } catch {
@@ -197,7 +212,10 @@ function snoopTargetEvent(raw: string, owned: OwnedTargets, emit: (line: string)
 }
 
 /** Half-open sockets otherwise wait for TCP timeouts; two missed pings close the connection. */
-function startKeepalive(call: (m: string, p?: Record<string, unknown>, t?: number) => Promise<{ error?: unknown }>, close: () => void): void {
+function startKeepalive(
+  call: (m: string, p?: Record<string, unknown>, t?: number) => Promise<{ error?: unknown }>,
+  close: () => void,
+): void {
   let missed = 0;
   const timer = setInterval(async () => {
     const r = await call("Browser.getVersion", {}, 5000);

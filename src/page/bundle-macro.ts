@@ -13,7 +13,8 @@ export function toExpression(esm: string): string {
   const m = EXPORTS.exec(esm);
   if (!m || m.index === undefined) throw new Error("page bundle: no export clause at its end");
   const body = esm.slice(0, m.index);
-  if (/(^|[;\n}])\s*(import|export)\b/.test(body)) throw new Error("page bundle: it must not import or export anything else");
+  if (/(^|[;\n}])\s*(import|export)\b/.test(body))
+    throw new Error("page bundle: it must not import or export anything else");
   const fields = (m[1] ?? "")
     .split(",")
     .map((s) => s.trim())
@@ -27,7 +28,11 @@ export function toExpression(esm: string): string {
 
 export function bundlePage(): string {
   const entry = join(import.meta.dir, "entry.ts");
-  const proc = Bun.spawnSync([process.execPath, "build", entry, "--minify", "--format=esm", "--target=browser"], { stdout: "pipe", stderr: "pipe", env: { ...process.env, NO_COLOR: "1" } });
+  const proc = Bun.spawnSync([process.execPath, "build", entry, "--minify", "--format=esm", "--target=browser"], {
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, NO_COLOR: "1" },
+  });
   if (proc.exitCode !== 0) throw new Error(`page bundle failed: ${proc.stderr.toString().slice(0, 2000)}`);
   return toExpression(proc.stdout.toString());
 }

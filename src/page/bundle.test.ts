@@ -16,8 +16,25 @@ afterAll(closePages);
 
 /** Built-ins the page code may use; nothing of the page (window, document) and nothing of ours. */
 const BUILTINS = new Set([
-  "Date", "Infinity", "Promise", "Int32Array", "Uint32Array", "Map", "Math", "Number", "Object", "Reflect", "Set", "String", "Symbol", "WeakMap", "WeakRef",
-  "isFinite", "parseFloat", "parseInt", "undefined",
+  "Date",
+  "Infinity",
+  "Promise",
+  "Int32Array",
+  "Uint32Array",
+  "Map",
+  "Math",
+  "Number",
+  "Object",
+  "Reflect",
+  "Set",
+  "String",
+  "Symbol",
+  "WeakMap",
+  "WeakRef",
+  "isFinite",
+  "parseFloat",
+  "parseInt",
+  "undefined",
 ]);
 
 type Fn = (win: PageWindow, arg: never) => unknown;
@@ -25,7 +42,10 @@ type Library = Record<string, Fn>;
 
 /** Evaluates the bundle so that every name it does not declare itself lands in `free` (`with` sees them all). */
 function load(free: Set<string>): Library {
-  const note = (k: string | symbol): string | symbol => (typeof k === "string" && free.add(k), k);
+  const note = (k: string | symbol): string | symbol => {
+    if (typeof k === "string") free.add(k);
+    return k;
+  };
   const scope = new Proxy(Object.create(null) as object, {
     has: (_t, k) => typeof k === "string",
     get: (_t, k) => Reflect.get(globalThis, note(k)),
@@ -74,14 +94,21 @@ const CASES: Case[] = [
   { html: FORM, opts: { layout: false, limit: 4, nameMax: 8, valueMax: 2 } },
   { html: rows(300, (i) => `<li><a href="/p/${i}">P ${i}</a><button>Add</button></li>`), opts: { layout: false } },
   { html: rows(300, (i) => `<li><button>B ${i}</button></li>`), opts: { layout: false, expand: [3], limit: 1000 } },
-  { html: rows(200, (i) => `<li><div><button>B${i}</button></div></li>`), opts: { layout: false, workLimit: 60, maxBytes: 400 } },
-  { html: `<div><div><div><div><div><button>Deep</button></div></div></div></div></div>`, opts: { layout: false, depthLimit: 4 } },
+  {
+    html: rows(200, (i) => `<li><div><button>B${i}</button></div></li>`),
+    opts: { layout: false, workLimit: 60, maxBytes: 400 },
+  },
+  {
+    html: `<div><div><div><div><div><button>Deep</button></div></div></div></div></div>`,
+    opts: { layout: false, depthLimit: 4 },
+  },
   {
     html: `<button>Top</button><x-card><button>Slotted</button></x-card><iframe title="Pay" src="https://pay.example/"></iframe>`,
     opts: { layout: false, refFloor: 40 },
     setup: (w) => {
       const host = w.document.querySelector("x-card");
-      if (host) host.attachShadow({ mode: "open" }).innerHTML = `<label for="q">Query</label><input id="q"><slot></slot>`;
+      if (host)
+        host.attachShadow({ mode: "open" }).innerHTML = `<label for="q">Query</label><input id="q"><slot></slot>`;
       const iframe = w.document.querySelector("iframe");
       if (iframe) Object.defineProperty(iframe, "contentDocument", { get: () => null });
     },
@@ -91,7 +118,13 @@ const CASES: Case[] = [
     opts: { layout: false },
     setup: (w) => {
       const evil = w.document.getElementById("evil");
-      if (evil) Object.defineProperty(evil, "localName", { configurable: true, get: () => { throw new Error("hostile"); } });
+      if (evil)
+        Object.defineProperty(evil, "localName", {
+          configurable: true,
+          get: () => {
+            throw new Error("hostile");
+          },
+        });
     },
     teardown: (w) => {
       const evil = w.document.getElementById("evil");
@@ -155,7 +188,8 @@ describe("the page bundle", () => {
     call("snapshot", page, { layout: false });
     call("read", page, { layout: false });
     const els = (sel: string) => (page as unknown as Window).document.querySelector(sel);
-    const el = (name: string, sel: string | null, arg: unknown) => (lib[name] as unknown as (w: unknown, e: unknown, a: unknown) => unknown)(page, sel ? els(sel) : null, arg);
+    const el = (name: string, sel: string | null, arg: unknown) =>
+      (lib[name] as unknown as (w: unknown, e: unknown, a: unknown) => unknown)(page, sel ? els(sel) : null, arg);
     el("edit", "input", { op: "prepare", token: "t" });
     el("edit", null, { op: "read", token: "t", text: "x", mode: "replace" });
     el("scroll", null, { mode: "relative", direction: "down", amount: 1, unit: "pages" });
@@ -170,20 +204,35 @@ describe("the page bundle", () => {
     await call("quiet", page, { op: "late", ids: [1], windowMs: 0 });
     call("quiet", page, { op: "install", id: 2 });
     await call("quiet", page, { op: "settle", ids: [2], quietFor: 0, frames: 0, max: 0, finish: true });
-    for (const name of ["waitText", "waitSelector", "authField", "viewState", "hitAt"]) call(name, page, { needle: "x", css: "p", x: 1, y: 1 });
-    const rt = (lib.install as unknown as (w: unknown, k: symbol) => { run(c: unknown): Promise<{ results: unknown[] }> })(page, Symbol("test"));
-    expect((await rt.run({ steps: [{ fn: "ref", ref: 1 }, { fn: "act", ref: 1, arg: { op: "state" } }] })).results[0]).toBeNull();
+    for (const name of ["waitText", "waitSelector", "authField", "viewState", "hitAt"])
+      call(name, page, { needle: "x", css: "p", x: 1, y: 1 });
+    const rt = (
+      lib.install as unknown as (w: unknown, k: symbol) => { run(c: unknown): Promise<{ results: unknown[] }> }
+    )(page, Symbol("test"));
+    expect(
+      (
+        await rt.run({
+          steps: [
+            { fn: "ref", ref: 1 },
+            { fn: "act", ref: 1, arg: { op: "state" } },
+          ],
+        })
+      ).results[0],
+    ).toBeNull();
     expect([...free].filter((k) => !BUILTINS.has(k))).toEqual([]);
     expect(free.has("Math")).toBe(true);
   });
 
   test("its snapshot matches pageSnapshot", () => {
-    for (const c of CASES) expect(runCase((win, opts) => call<SnapshotResult>("snapshot", win, opts), c)).toEqual(runCase(pageSnapshot, c));
+    for (const c of CASES)
+      expect(runCase((win, opts) => call<SnapshotResult>("snapshot", win, opts), c)).toEqual(runCase(pageSnapshot, c));
   });
 
   test("its read, search and find match the modules; frame elements are found again by slot", () => {
     for (const [k, opts] of INSPECT_CASES) {
-      expect(call(k, inspectPage() as unknown as PageWindow, opts)).toEqual(MODULE[k](inspectPage() as unknown as PageWindow, opts as never) as object);
+      expect(call(k, inspectPage() as unknown as PageWindow, opts)).toEqual(
+        MODULE[k](inspectPage() as unknown as PageWindow, opts as never) as object,
+      );
     }
     const w = inspectPage() as unknown as PageWindow;
     call("find", w, { layout: false, selector: "p" });

@@ -15,18 +15,34 @@
  * bundle's minifier, and `PageFn` (their keys) types the broker's steps.
  */
 import type { ActElement, ActWindow } from "./act/dom.ts";
-import { DRAG_OPS, pageDrag } from "./act/drag.ts";
-import { EDIT_OPS, editedElement, pageEdit } from "./act/edit.ts";
-import { ACT_OPS, pageAct } from "./act/probe.ts";
+import { type DRAG_OPS, pageDrag } from "./act/drag.ts";
+import { type EDIT_OPS, editedElement, pageEdit } from "./act/edit.ts";
+import { type ACT_OPS, pageAct } from "./act/probe.ts";
 import { inputClock } from "./settle/input.ts";
 import { pageQuiet } from "./settle/settle.ts";
 import { pageScroll } from "./act/scroll.ts";
-import { SELECT_OPS, pageSelect } from "./act/select.ts";
-import { UPLOAD_OPS, pageUpload } from "./act/upload.ts";
+import { type SELECT_OPS, pageSelect } from "./act/select.ts";
+import { type UPLOAD_OPS, pageUpload } from "./act/upload.ts";
 import { pageFind } from "./inspect/find.ts";
 import { pageFrameElement, pageHostElement } from "./inspect/compose.ts";
-import { listenedFresh, markDelegated, markListened, remarkListened, type MarkExtra } from "./snapshot/listener-mark.ts";
-import { authField, focusedFrame, hitAt, openPopup, selectorRect, slotElement, viewState, waitSelector, waitText } from "./probes.ts";
+import {
+  listenedFresh,
+  markDelegated,
+  markListened,
+  remarkListened,
+  type MarkExtra,
+} from "./snapshot/listener-mark.ts";
+import {
+  authField,
+  focusedFrame,
+  hitAt,
+  openPopup,
+  selectorRect,
+  slotElement,
+  viewState,
+  waitSelector,
+  waitText,
+} from "./probes.ts";
 import { pageRead } from "./inspect/read.ts";
 import { pageResolveRef } from "./snapshot/resolve.ts";
 import { pageSearch } from "./inspect/search.ts";
@@ -41,7 +57,10 @@ import type { PageDocument, PageElement, PageWindow, RefRegistry, SnapshotOption
  * elements last handed over and the snapshot says so (`marksRemade`): the broker keeps it if
  * the browser still lists the same listeners.
  */
-export function snapshot(win: PageWindow, opts?: SnapshotOptions & { ifMarked?: boolean; remark?: boolean }): SnapshotResult | null {
+export function snapshot(
+  win: PageWindow,
+  opts?: SnapshotOptions & { ifMarked?: boolean; remark?: boolean },
+): SnapshotResult | null {
   // An observed document is likely acted on next: its input clock's listeners go in now, not in the first action's locate call.
   inputClock(win as ActWindow);
   if (!opts?.ifMarked || listenedFresh(win)) {
@@ -54,7 +73,14 @@ export function snapshot(win: PageWindow, opts?: SnapshotOptions & { ifMarked?: 
 }
 
 /** Scripts taking `(win, el, arg)`. */
-const ELEMENT = { act: pageAct, drag: pageDrag, edit: pageEdit, scroll: pageScroll, select: pageSelect, upload: pageUpload };
+const ELEMENT = {
+  act: pageAct,
+  drag: pageDrag,
+  edit: pageEdit,
+  scroll: pageScroll,
+  select: pageSelect,
+  upload: pageUpload,
+};
 
 /** Scripts taking `(win, arg)`. */
 const WINDOW = {
@@ -174,7 +200,8 @@ export function install(win: ActWindow, key: symbol): Runtime {
     win.crypto.getRandomValues(a);
     return (a[0] ?? 0).toString(36) + (a[1] ?? 0).toString(36);
   };
-  let doc = win.document, docToken = token();
+  let doc = win.document,
+    docToken = token();
   const clock = (): number => win.performance?.now() ?? Date.now();
   const element = (step: PageStep): ActElement | null => {
     if (typeof step.ref === "number") return pageResolveRef(win, step.ref).element as ActElement | null;

@@ -15,7 +15,17 @@ export { pageUpload as upload } from "./act/upload.ts";
 export { pageFind as find } from "./inspect/find.ts";
 export { pageFrameElement as frameElement, pageHostElement as hostElement } from "./inspect/compose.ts";
 export { markListened } from "./snapshot/listener-mark.ts";
-export { authField, focusedFrame, hitAt, openPopup, selectorRect, slotElement, viewState, waitSelector, waitText } from "./probes.ts";
+export {
+  authField,
+  focusedFrame,
+  hitAt,
+  openPopup,
+  selectorRect,
+  slotElement,
+  viewState,
+  waitSelector,
+  waitText,
+} from "./probes.ts";
 export { pageRead as read } from "./inspect/read.ts";
 export { pageResolveRef as resolve } from "./snapshot/resolve.ts";
 export { pageSearch as search } from "./inspect/search.ts";

@@ -15,7 +15,9 @@ export type OpSpecs = Record<string, { arg: object; result: unknown }>;
 type OwnArg<H> = H extends (win: never, el: never, arg: infer A) => unknown ? (unknown extends A ? object : A) : object;
 
 /** An op table's ops, as the broker types them. */
-export type SpecsOf<T extends OpTable> = { [K in keyof T & string]: { arg: OwnArg<T[K]>; result: Awaited<ReturnType<T[K]>> } };
+export type SpecsOf<T extends OpTable> = {
+  [K in keyof T & string]: { arg: OwnArg<T[K]>; result: Awaited<ReturnType<T[K]>> };
+};
 
 export type OpArg<S extends OpSpecs> = { [K in keyof S & string]: { op: K } & S[K]["arg"] }[keyof S & string];
 

@@ -30,7 +30,12 @@ describe("page probes", () => {
 
   test("selectorRect, authField, slotElement and focusedFrame", () => {
     const { w } = page(`<input id=i><input type=password>`);
-    expect(bundled<typeof selectorRect>("selectorRect")(win(w), { selector: "#i" })).toEqual({ x: 0, y: 0, width: 0, height: 0 });
+    expect(bundled<typeof selectorRect>("selectorRect")(win(w), { selector: "#i" })).toEqual({
+      x: 0,
+      y: 0,
+      width: 0,
+      height: 0,
+    });
     expect(bundled<typeof selectorRect>("selectorRect")(win(w), { selector: "[" })).toEqual({ error: "syntax" });
     expect(bundled<typeof selectorRect>("selectorRect")(win(w), { selector: "#none" })).toBeNull();
     // Zero-size in happy-dom, so not visible.

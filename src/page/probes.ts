@@ -3,7 +3,14 @@
  * `bp wait` looks for, the element under a point, the focused frame, viewport facts for
  * screenshots, whether a sign-in field shows (handoff), and a popup opened in a profile.
  */
-import { composedParent, deepFocus, type ActDocument, type ActElement, type ActNode, type ActWindow } from "./act/dom.ts";
+import {
+  composedParent,
+  deepFocus,
+  type ActDocument,
+  type ActElement,
+  type ActNode,
+  type ActWindow,
+} from "./act/dom.ts";
 
 /** Members only some engines or element kinds have. */
 interface ProbeElement extends ActElement {
@@ -28,7 +35,10 @@ export function waitText(win: ActWindow, a: { needle: string }): { context: stri
 }
 
 /** The first match, or with a.visible the first a person can see; bounded to 500 matches. */
-export function waitSelector(win: ActWindow, a: { css: string; visible?: boolean }): { tagName: string; visible: boolean } | { invalid: true } | null {
+export function waitSelector(
+  win: ActWindow,
+  a: { css: string; visible?: boolean },
+): { tagName: string; visible: boolean } | { invalid: true } | null {
   let list: ArrayLike<ProbeElement>;
   try {
     list = win.document.querySelectorAll(a.css) as ArrayLike<ProbeElement>;
@@ -38,7 +48,8 @@ export function waitSelector(win: ActWindow, a: { css: string; visible?: boolean
   const seen = (el: ProbeElement): boolean => {
     const r = el.getBoundingClientRect();
     if (!(r.width > 0 && r.height > 0)) return false;
-    if (typeof el.checkVisibility === "function") return el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true });
+    if (typeof el.checkVisibility === "function")
+      return el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true });
     const s = win.getComputedStyle(el);
     return s.visibility !== "hidden" && s.display !== "none";
   };
@@ -64,11 +75,26 @@ export function authField(win: ActWindow): boolean {
 }
 
 /** Viewport facts read in our world: the page can redefine `devicePixelRatio` or `scrollX` only for its own. */
-export function viewState(win: ProbeWindow): { dpr: number; width: number; height: number; scrollX: number; scrollY: number } {
-  return { dpr: win.devicePixelRatio || 1, width: win.innerWidth, height: win.innerHeight, scrollX: win.scrollX, scrollY: win.scrollY };
+export function viewState(win: ProbeWindow): {
+  dpr: number;
+  width: number;
+  height: number;
+  scrollX: number;
+  scrollY: number;
+} {
+  return {
+    dpr: win.devicePixelRatio || 1,
+    width: win.innerWidth,
+    height: win.innerHeight,
+    scrollX: win.scrollX,
+    scrollY: win.scrollY,
+  };
 }
 
-export function selectorRect(win: ActWindow, a: { selector: string }): { x: number; y: number; width: number; height: number } | { error: string } | null {
+export function selectorRect(
+  win: ActWindow,
+  a: { selector: string },
+): { x: number; y: number; width: number; height: number } | { error: string } | null {
   let el: ActElement | null;
   try {
     el = win.document.querySelector(a.selector);
@@ -83,8 +109,13 @@ export function selectorRect(win: ActWindow, a: { selector: string }): { x: numb
 /**
  * The element at a viewport point through open shadow roots and same-origin frames, with its (or an ancestor's) ref.
  */
-export function hitAt(win: ActWindow, p: { x: number; y: number }): { tagName: string; id?: string; role?: string; name?: string; ref?: number } | null {
-  let doc: ActDocument = win.document, x = p.x, y = p.y;
+export function hitAt(
+  win: ActWindow,
+  p: { x: number; y: number },
+): { tagName: string; id?: string; role?: string; name?: string; ref?: number } | null {
+  let doc: ActDocument = win.document,
+    x = p.x,
+    y = p.y;
   let el = doc.elementFromPoint(x, y);
   for (let i = 0; el && i < 32; i++) {
     if (el.shadowRoot) {
@@ -107,13 +138,24 @@ export function hitAt(win: ActWindow, p: { x: number; y: number }): { tagName: s
     break;
   }
   if (!el) return null;
-  const name = (el.getAttribute("aria-label") || el.getAttribute("title") || el.getAttribute("alt") || el.textContent || "").replace(/\s+/g, " ").trim().slice(0, 80);
+  const name = (
+    el.getAttribute("aria-label") ||
+    el.getAttribute("title") ||
+    el.getAttribute("alt") ||
+    el.textContent ||
+    ""
+  )
+    .replace(/\s+/g, " ")
+    .trim()
+    .slice(0, 80);
   const out: { tagName: string; id?: string; role?: string; name?: string; ref?: number } = { tagName: el.localName };
   if (el.id) out.id = String(el.id).slice(0, 80);
   const role = el.getAttribute("role");
   if (role) out.role = role.slice(0, 40);
   if (name) out.name = name;
-  const reg = Reflect.get(win, Symbol.for("browser-pilot.ref-registry.v1")) as { doc: unknown; byEl: WeakMap<object, number> } | undefined;
+  const reg = Reflect.get(win, Symbol.for("browser-pilot.ref-registry.v1")) as
+    | { doc: unknown; byEl: WeakMap<object, number> }
+    | undefined;
   if (reg && reg.doc === win.document) {
     for (let n: ActNode | null = el, k = 0; n && k < 8; k++, n = composedParent(n)) {
       const ref = reg.byEl.get(n);

@@ -1,7 +1,15 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import type { Window } from "happy-dom";
 import { closePages, page as shared } from "../../test/support/happy-dom.ts";
-import { INSTALL_AND_RUN, INSTALL_ON_NEW_DOCUMENT, readReply, RUN, RUNTIME_KEY, type PageReply, type PageStep } from "./runtime.ts";
+import {
+  INSTALL_AND_RUN,
+  INSTALL_ON_NEW_DOCUMENT,
+  readReply,
+  RUN,
+  RUNTIME_KEY,
+  type PageReply,
+  type PageStep,
+} from "./runtime.ts";
 import type { SnapshotResult } from "./types.ts";
 
 afterAll(closePages);
@@ -22,7 +30,11 @@ function page(html: string): { w: Window; install: Call; run: Call } {
 describe("page runtime", () => {
   test("answers its time per step only when asked (the broker's off-by-default phase timing)", async () => {
     const { install, run } = page(`<button>Go</button>`);
-    const steps: PageStep[] = [{ fn: "snapshot", arg: { layout: false, fold: false } }, { fn: "ref", ref: 1 }, { fn: "act", ref: 1, arg: { op: "state" } }];
+    const steps: PageStep[] = [
+      { fn: "snapshot", arg: { layout: false, fold: false } },
+      { fn: "ref", ref: 1 },
+      { fn: "act", ref: 1, arg: { op: "state" } },
+    ];
     const plain = (await install({ steps })) as PageReply;
     expect(plain.tm).toBeUndefined();
     const timed = (await run({ steps, tm: 1 })) as PageReply;
@@ -41,7 +53,13 @@ describe("page runtime", () => {
     expect(ref).toBe(1);
     expect(Reflect.get(w, Symbol.for(RUNTIME_KEY))).toBeDefined();
     // Later calls name the functions; the ref check and the element script share the call.
-    const later = (await run({ doc: first.doc, steps: [{ fn: "ref", ref }, { fn: "act", ref, arg: { op: "state" } }] })) as PageReply;
+    const later = (await run({
+      doc: first.doc,
+      steps: [
+        { fn: "ref", ref },
+        { fn: "act", ref, arg: { op: "state" } },
+      ],
+    })) as PageReply;
     expect(later.doc).toBe(first.doc);
     expect(later.results[0]).toBeNull();
     expect(later.results[1]).toMatchObject({ connected: true });
@@ -63,9 +81,17 @@ describe("page runtime", () => {
   test("a ref that no longer resolves stops the call; another document's token runs nothing", async () => {
     const { install, run } = page(`<button>Go</button>`);
     const first = (await install({ steps: [{ fn: "snapshot", arg: { layout: false, fold: false } }] })) as PageReply;
-    const gone = (await run({ steps: [{ fn: "ref", ref: 99 }, { fn: "act", ref: 99, arg: { op: "state" } }] })) as PageReply;
+    const gone = (await run({
+      steps: [
+        { fn: "ref", ref: 99 },
+        { fn: "act", ref: 99, arg: { op: "state" } },
+      ],
+    })) as PageReply;
     expect(gone.results).toEqual(["unknown_ref"]);
-    const other = (await run({ doc: "not-this-document", steps: [{ fn: "act", ref: 1, arg: { op: "state" } }] })) as PageReply;
+    const other = (await run({
+      doc: "not-this-document",
+      steps: [{ fn: "act", ref: 1, arg: { op: "state" } }],
+    })) as PageReply;
     expect(other).toEqual({ doc: first.doc, otherDocument: true, results: [] });
   });
 
@@ -82,7 +108,12 @@ describe("page runtime", () => {
     })) as PageReply;
     expect(r.results[1]).toBeNull();
     // A settle step that says settled lets it run in the same call.
-    const settled = (await install({ steps: [{ fn: "quiet", arg: { op: "settle", ids: [1], quietFor: 50, frames: 3, max: 1000, finish: true } }, { fn: "snapshot", arg: { layout: false }, when: { step: 0 } }] })) as PageReply;
+    const settled = (await install({
+      steps: [
+        { fn: "quiet", arg: { op: "settle", ids: [1], quietFor: 50, frames: 3, max: 1000, finish: true } },
+        { fn: "snapshot", arg: { layout: false }, when: { step: 0 } },
+      ],
+    })) as PageReply;
     expect(settled.results[0]).toMatchObject({ settled: true });
     expect(settled.results[1]).toMatchObject({ elements: expect.any(Array) });
   });

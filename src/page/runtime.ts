@@ -3,7 +3,16 @@ import { PAGE_LIBRARY } from "./bundle.ts";
 
 import type { PageReply } from "./dispatch.ts";
 
-export type { ElementFns, PageCall, PageFn, PageObjectFn, PageOps, PageReply, PageStep, WindowFns } from "./dispatch.ts";
+export type {
+  ElementFns,
+  PageCall,
+  PageFn,
+  PageObjectFn,
+  PageOps,
+  PageReply,
+  PageStep,
+  WindowFns,
+} from "./dispatch.ts";
 
 function hash(text: string): string {
   let h = 2166136261;
@@ -33,7 +42,8 @@ export const MARK_AND_RUN = `function (call) { var rt = window[${KEY_EXPR}]; if 
 
 export function readReply(value: unknown): PageReply | { missing: true } {
   if (typeof value === "string") return JSON.parse(value) as PageReply;
-  if (typeof value === "object" && value !== null && (value as { missing?: unknown }).missing === true) return { missing: true };
+  if (typeof value === "object" && value !== null && (value as { missing?: unknown }).missing === true)
+    return { missing: true };
   throw new Error("page runtime: unexpected reply");
 }
 

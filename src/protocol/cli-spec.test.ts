@@ -5,7 +5,15 @@ import { commandSpec } from "./cli-spec.ts";
 import type { ArgsSchema, CommandDef } from "./define.ts";
 
 function def(args: ArgsSchema): CommandDef {
-  return { name: "probe", group: "Connection", summary: "", args, result: v.object({}), example: "bp probe", runs: "local" };
+  return {
+    name: "probe",
+    group: "Connection",
+    summary: "",
+    args,
+    result: v.object({}),
+    example: "bp probe",
+    runs: "local",
+  };
 }
 
 test("a default computed by a function is not fixed at build time", () => {
@@ -23,5 +31,9 @@ test("a default computed by a function is not fixed at build time", () => {
     expect(() => new Emitter().arrow(args)).toThrow(Unsupported);
   }
   // A constant default is still known at build time.
-  expect(commandSpec(def(v.object({ n: v.optional(v.number(), 3), o: v.optional(v.object({ m: v.optional(v.number(), 4) }), {}) }))).empty).toEqual({ n: 3, o: { m: 4 } });
+  expect(
+    commandSpec(
+      def(v.object({ n: v.optional(v.number(), 3), o: v.optional(v.object({ m: v.optional(v.number(), 4) }), {}) })),
+    ).empty,
+  ).toEqual({ n: 3, o: { m: 4 } });
 });

@@ -47,7 +47,12 @@ export interface GlobalSpec {
 }
 
 function optionSpecs(def: Pick<CommandDef, "args" | "positionals" | "aliases">): OptionSpec[] {
-  return describeArgs(def).map((a) => ({ name: a.name, kind: a.kind, ...(a.alias ? { alias: a.alias } : {}), ...(a.positional ? { positional: true as const } : {}) }));
+  return describeArgs(def).map((a) => ({
+    name: a.name,
+    kind: a.kind,
+    ...(a.alias ? { alias: a.alias } : {}),
+    ...(a.positional ? { positional: true as const } : {}),
+  }));
 }
 
 export function commandSpec(def: CommandDef): CommandSpec {

@@ -4,7 +4,8 @@ import { evidenceSchemas } from "./evidence.ts";
 import { observationSchemas } from "./observation.ts";
 import { rule } from "./rules.ts";
 
-const refArg = (description: string) => v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER), v.description(description));
+const refArg = (description: string) =>
+  v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER), v.description(description));
 /**
  * An action's reply: its evidence, then what the page did (the diff since the agent's last
  * observation, or the new document's observation after a navigation, or with --full the whole
@@ -25,7 +26,9 @@ const actionResult = <E extends v.GenericSchema>(evidence: E) => {
     truncated: observation.truncated,
     truncationReasons: observation.truncationReasons,
     urlTruncated: observation.urlTruncated,
-    times: v.optional(v.pipe(v.number(), v.description("click --times: the clicks made (the reply is the last one's)"))),
+    times: v.optional(
+      v.pipe(v.number(), v.description("click --times: the clicks made (the reply is the last one's)")),
+    ),
     text: v.optional(v.string()),
   });
 };
@@ -40,19 +43,41 @@ export const click = defineCommand({
   summary: "Click a ref (checked first: visible, enabled, not covered) or --xy",
   positionals: ["ref"],
   aliases: { l: "limit" },
-  args: () => v.pipe(
-    v.object({
-      ref: v.optional(refArg("Element ref from the latest snapshot")),
-      xy: optText("Viewport CSS px 'x,y' instead of a ref"),
-      text: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200), v.description("Instead of a ref: the visible control whose name is TEXT (case-insensitive; else the one name containing it); several → error listing them with refs"))),
-      times: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(50), v.description("Click this many times (a --text target is found anew each time); one reply, for the last"))),
-      double: flag("Double-click"),
-      right: flag("Right-click"),
-      ...observeFlags,
-    }),
-    rule("ref", "Give exactly one of a ref, --xy or --text.", (a) => [a.ref, a.xy, a.text].filter((t) => t !== undefined).length !== 1),
-    rule("button", "--double and --right cannot be combined.", (a) => a.double === true && a.right === true),
-  ),
+  args: () =>
+    v.pipe(
+      v.object({
+        ref: v.optional(refArg("Element ref from the latest snapshot")),
+        xy: optText("Viewport CSS px 'x,y' instead of a ref"),
+        text: v.optional(
+          v.pipe(
+            v.string(),
+            v.minLength(1),
+            v.maxLength(200),
+            v.description(
+              "Instead of a ref: the visible control whose name is TEXT (case-insensitive; else the one name containing it); several → error listing them with refs",
+            ),
+          ),
+        ),
+        times: v.optional(
+          v.pipe(
+            v.number(),
+            v.integer(),
+            v.minValue(1),
+            v.maxValue(50),
+            v.description("Click this many times (a --text target is found anew each time); one reply, for the last"),
+          ),
+        ),
+        double: flag("Double-click"),
+        right: flag("Right-click"),
+        ...observeFlags,
+      }),
+      rule(
+        "ref",
+        "Give exactly one of a ref, --xy or --text.",
+        (a) => [a.ref, a.xy, a.text].filter((t) => t !== undefined).length !== 1,
+      ),
+      rule("button", "--double and --right cannot be combined.", (a) => a.double === true && a.right === true),
+    ),
   result: () => actionResult(evidenceSchemas().click),
   example: "bp click 12 | bp click --text Prev --times 3",
   runs: "broker",
@@ -65,11 +90,20 @@ export const dialogs = defineCommand({
   group: "Actions",
   summary: "Pending JavaScript dialogs (never answered for you)",
   args: () => v.object({}),
-  result: () => ok({
-    dialogs: v.array(
-      v.object({ id: v.string(), tab: v.string(), type: v.string(), message: v.string(), defaultPrompt: v.optional(v.pipe(v.string(), v.description("A prompt's default text (absent: none)"))), url: v.string(), openedAt: v.string() }),
-    ),
-  }),
+  result: () =>
+    ok({
+      dialogs: v.array(
+        v.object({
+          id: v.string(),
+          tab: v.string(),
+          type: v.string(),
+          message: v.string(),
+          defaultPrompt: v.optional(v.pipe(v.string(), v.description("A prompt's default text (absent: none)"))),
+          url: v.string(),
+          openedAt: v.string(),
+        }),
+      ),
+    }),
   example: "bp dialogs",
   runs: "broker",
   aboutDialogs: true,
@@ -80,19 +114,29 @@ export const dialog = defineCommand({
   group: "Actions",
   summary: "Answer a dialog: --accept or --dismiss (--prompt text)",
   positionals: ["id"],
-  args: () => v.pipe(
-    v.object({
-      id: v.pipe(v.string(), v.regex(/^d[1-9][0-9]{0,8}$/, "Dialog ids look like d1"), v.description("Dialog id from 'bp dialogs'")),
-      accept: flag("Accept (OK)"),
-      dismiss: flag("Dismiss (Cancel)"),
-      prompt: optText("Text for a prompt() dialog (with --accept)"),
-      ...observeFlags,
-    }),
-    rule("accept", "Give exactly one of --accept or --dismiss.", (a) => a.accept === a.dismiss),
-  ),
+  args: () =>
+    v.pipe(
+      v.object({
+        id: v.pipe(
+          v.string(),
+          v.regex(/^d[1-9][0-9]{0,8}$/, "Dialog ids look like d1"),
+          v.description("Dialog id from 'bp dialogs'"),
+        ),
+        accept: flag("Accept (OK)"),
+        dismiss: flag("Dismiss (Cancel)"),
+        prompt: optText("Text for a prompt() dialog (with --accept)"),
+        ...observeFlags,
+      }),
+      rule("accept", "Give exactly one of --accept or --dismiss.", (a) => a.accept === a.dismiss),
+    ),
   result: () => {
     const evidence = evidenceSchemas().dialog;
-    return okPlain({ id: v.string(), action: v.picklist(["accept", "dismiss"]), ...actionResult(evidence).entries, evidence: v.optional(evidence) });
+    return okPlain({
+      id: v.string(),
+      action: v.picklist(["accept", "dismiss"]),
+      ...actionResult(evidence).entries,
+      evidence: v.optional(evidence),
+    });
   },
   example: "bp dialog d1 --accept",
   runs: "broker",
@@ -109,13 +153,14 @@ export const type = defineCommand({
   positionals: ["ref", "text"],
   stdinArg: "text",
   aliases: { c: "clear", s: "submit", l: "limit" },
-  args: () => v.object({
-    ref: refArg("Element ref of a textbox or editable element"),
-    text: text("Text to type; omit it to read stdin, which keeps secrets out of the process list"),
-    clear: flag("Select all and delete before typing"),
-    submit: flag("Press Enter after typing"),
-    ...observing,
-  }),
+  args: () =>
+    v.object({
+      ref: refArg("Element ref of a textbox or editable element"),
+      text: text("Text to type; omit it to read stdin, which keeps secrets out of the process list"),
+      clear: flag("Select all and delete before typing"),
+      submit: flag("Press Enter after typing"),
+      ...observing,
+    }),
   result: () => actionResult(evidenceSchemas().type),
   example: 'bp type 4 "alice@example.com" --clear',
   runs: "broker",
@@ -129,13 +174,22 @@ export const keyboard = defineCommand({
   positionals: ["text"],
   stdinArg: "text",
   aliases: { c: "clear", s: "submit", d: "delay", l: "limit" },
-  args: () => v.object({
-    text: text("Text to type key by key; omit it to read stdin"),
-    clear: flag("Select all (Control/Meta+A) and delete first"),
-    submit: flag("Press Enter afterwards"),
-    delay: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1000), v.description("Pause between keys in ms (0-1000)"))),
-    ...observing,
-  }),
+  args: () =>
+    v.object({
+      text: text("Text to type key by key; omit it to read stdin"),
+      clear: flag("Select all (Control/Meta+A) and delete first"),
+      submit: flag("Press Enter afterwards"),
+      delay: v.optional(
+        v.pipe(
+          v.number(),
+          v.integer(),
+          v.minValue(0),
+          v.maxValue(1000),
+          v.description("Pause between keys in ms (0-1000)"),
+        ),
+      ),
+      ...observing,
+    }),
   result: () => actionResult(evidenceSchemas().keyboard),
   example: 'bp keyboard "Hello" --delay 20',
   runs: "broker",
@@ -148,7 +202,11 @@ export const press = defineCommand({
   summary: "Press a key or chord (Enter, Control+a)",
   positionals: ["key"],
   aliases: { l: "limit" },
-  args: () => v.object({ key: text("Key, optionally with modifiers joined by + (Control/Ctrl, Shift, Alt, Meta/Cmd)"), ...observing }),
+  args: () =>
+    v.object({
+      key: text("Key, optionally with modifiers joined by + (Control/Ctrl, Shift, Alt, Meta/Cmd)"),
+      ...observing,
+    }),
   result: () => actionResult(evidenceSchemas().press),
   example: "bp press Control+a",
   runs: "broker",
@@ -161,28 +219,46 @@ export const scroll = defineCommand({
   summary: "Scroll: a direction, --to or --to-text",
   positionals: ["direction"],
   aliases: { l: "limit" },
-  args: () => v.pipe(
-    v.object({
-      direction: v.optional(v.pipe(v.picklist(["up", "down", "left", "right"]), v.description("Direction to scroll"))),
-      amount: v.optional(v.pipe(v.number(), v.minValue(0.01), v.maxValue(100_000), v.description("How far (default 1 viewport, or 300 with --unit pixels)"))),
-      unit: v.optional(v.pipe(v.picklist(["viewport", "pixels"]), v.description("Unit of --amount")), "viewport"),
-      ref: v.optional(refArg("Scroll this element (or its scrollable ancestor) instead of the page")),
-      selector: optText("CSS selector of the element to scroll (in the selected frame)"),
-      to: v.optional(v.pipe(v.picklist(["start", "end"]), v.description("Scroll to the top or the bottom"))),
-      "to-text": optText("Scroll until this text is in view"),
-      exact: flag("With --to-text: case-sensitive whole-text match"),
-      ...observing,
-    }),
-    rule(
-      "direction",
-      "Give exactly one of a direction (up, down, left, right), --to start|end, or --to-text <text>.",
-      (a) => [a.direction, a.to, a["to-text"]].filter((m) => m !== undefined).length !== 1,
+  args: () =>
+    v.pipe(
+      v.object({
+        direction: v.optional(
+          v.pipe(v.picklist(["up", "down", "left", "right"]), v.description("Direction to scroll")),
+        ),
+        amount: v.optional(
+          v.pipe(
+            v.number(),
+            v.minValue(0.01),
+            v.maxValue(100_000),
+            v.description("How far (default 1 viewport, or 300 with --unit pixels)"),
+          ),
+        ),
+        unit: v.optional(v.pipe(v.picklist(["viewport", "pixels"]), v.description("Unit of --amount")), "viewport"),
+        ref: v.optional(refArg("Scroll this element (or its scrollable ancestor) instead of the page")),
+        selector: optText("CSS selector of the element to scroll (in the selected frame)"),
+        to: v.optional(v.pipe(v.picklist(["start", "end"]), v.description("Scroll to the top or the bottom"))),
+        "to-text": optText("Scroll until this text is in view"),
+        exact: flag("With --to-text: case-sensitive whole-text match"),
+        ...observing,
+      }),
+      rule(
+        "direction",
+        "Give exactly one of a direction (up, down, left, right), --to start|end, or --to-text <text>.",
+        (a) => [a.direction, a.to, a["to-text"]].filter((m) => m !== undefined).length !== 1,
+      ),
+      rule(
+        "selector",
+        "Use either --ref or --selector, not both.",
+        (a) => a.ref !== undefined && a.selector !== undefined,
+      ),
+      rule("exact", "--exact goes with --to-text.", (a) => a.exact === true && a["to-text"] === undefined),
+      rule("amount", "--amount goes with a direction.", (a) => a.amount !== undefined && a.direction === undefined),
+      rule(
+        "to-text",
+        "--to-text needs some text.",
+        (a) => typeof a["to-text"] === "string" && a["to-text"].trim() === "",
+      ),
     ),
-    rule("selector", "Use either --ref or --selector, not both.", (a) => a.ref !== undefined && a.selector !== undefined),
-    rule("exact", "--exact goes with --to-text.", (a) => a.exact === true && a["to-text"] === undefined),
-    rule("amount", "--amount goes with a direction.", (a) => a.amount !== undefined && a.direction === undefined),
-    rule("to-text", "--to-text needs some text.", (a) => typeof a["to-text"] === "string" && a["to-text"].trim() === ""),
-  ),
   result: () => actionResult(evidenceSchemas().scroll),
   example: "bp scroll down --amount 2",
   runs: "broker",
@@ -205,15 +281,18 @@ export const dropdown = defineCommand({
   summary: "List a dropdown's options",
   positionals: ["ref"],
   args: () => v.object({ ref: refArg("Element ref of a select, listbox or combobox") }),
-  result: () => ok({
-    kind: v.picklist(["native", "aria"]),
-    expanded: v.optional(v.literal(true)),
-    multiple: v.optional(v.literal(true)),
-    requiresOpen: v.optional(v.pipe(v.literal(true), v.description("The options appear only when the list is opened"))),
-    options: v.array(option()),
-    truncated: v.optional(v.literal(true)),
-    hint: v.optional(v.string()),
-  }),
+  result: () =>
+    ok({
+      kind: v.picklist(["native", "aria"]),
+      expanded: v.optional(v.literal(true)),
+      multiple: v.optional(v.literal(true)),
+      requiresOpen: v.optional(
+        v.pipe(v.literal(true), v.description("The options appear only when the list is opened")),
+      ),
+      options: v.array(option()),
+      truncated: v.optional(v.literal(true)),
+      hint: v.optional(v.string()),
+    }),
   example: "bp dropdown 7",
   runs: "broker",
 });
@@ -224,16 +303,24 @@ export const select = defineCommand({
   summary: "Choose a dropdown option",
   positionals: ["ref", "option"],
   aliases: { l: "limit" },
-  args: () => v.pipe(
-    v.object({
-      ref: refArg("Element ref of a select, listbox or combobox"),
-      option: text("Option label (exact, case-insensitive), value, or index from 'bp dropdown'"),
-      by: v.optional(v.pipe(v.picklist(["label", "value", "index"]), v.description("How to match the option")), "label"),
-      contains: flag("Match a label containing the text"),
-      ...observing,
-    }),
-    rule("option", "With --by index the option is a number from 'bp dropdown'.", (a) => a.by === "index" && !/^\s*\d+\s*$/.test(a.option)),
-  ),
+  args: () =>
+    v.pipe(
+      v.object({
+        ref: refArg("Element ref of a select, listbox or combobox"),
+        option: text("Option label (exact, case-insensitive), value, or index from 'bp dropdown'"),
+        by: v.optional(
+          v.pipe(v.picklist(["label", "value", "index"]), v.description("How to match the option")),
+          "label",
+        ),
+        contains: flag("Match a label containing the text"),
+        ...observing,
+      }),
+      rule(
+        "option",
+        "With --by index the option is a number from 'bp dropdown'.",
+        (a) => a.by === "index" && !/^\s*\d+\s*$/.test(a.option),
+      ),
+    ),
   result: () => actionResult(evidenceSchemas().select),
   example: 'bp select 7 "Canada"',
   runs: "broker",
@@ -247,7 +334,12 @@ export const upload = defineCommand({
   positionals: ["ref", "file"],
   localPaths: ["file"],
   aliases: { l: "limit" },
-  args: () => v.object({ ref: refArg("Element ref of a file input (or its label or drop zone)"), file: text("Path of the file to upload"), ...observing }),
+  args: () =>
+    v.object({
+      ref: refArg("Element ref of a file input (or its label or drop zone)"),
+      file: text("Path of the file to upload"),
+      ...observing,
+    }),
   result: () => actionResult(evidenceSchemas().upload),
   example: "bp upload 9 ./resume.pdf",
   runs: "broker",
@@ -274,16 +366,21 @@ export const drag = defineCommand({
   summary: "Drag a ref onto another (--offset from its centre) or to --to-xy",
   positionals: ["from", "to"],
   aliases: { l: "limit" },
-  args: () => v.pipe(
-    v.object({
-      from: refArg("Element ref to drag"),
-      to: v.optional(refArg("Element ref to drop onto")),
-      offset: optText("Drop point 'dx,dy' CSS px from the target's centre (e.g. below the last item of a list)"),
-      "to-xy": optText("Drop at viewport CSS px 'x,y' instead of on a ref"),
-      ...observing,
-    }),
-    rule("to", "Give exactly one of a target ref or --to-xy.", (a) => (a.to === undefined) === (a["to-xy"] === undefined)),
-  ),
+  args: () =>
+    v.pipe(
+      v.object({
+        from: refArg("Element ref to drag"),
+        to: v.optional(refArg("Element ref to drop onto")),
+        offset: optText("Drop point 'dx,dy' CSS px from the target's centre (e.g. below the last item of a list)"),
+        "to-xy": optText("Drop at viewport CSS px 'x,y' instead of on a ref"),
+        ...observing,
+      }),
+      rule(
+        "to",
+        "Give exactly one of a target ref or --to-xy.",
+        (a) => (a.to === undefined) === (a["to-xy"] === undefined),
+      ),
+    ),
   result: () => actionResult(evidenceSchemas().drag),
   example: "bp drag 3 8 --offset 0,20",
   runs: "broker",

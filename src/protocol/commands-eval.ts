@@ -13,14 +13,27 @@ export const evaluate = defineCommand({
   summary: "Run JavaScript in the page (escape hatch; expression or stdin)",
   positionals: ["expression"],
   stdinArg: "expression",
-  args: () => v.object({ expression: v.pipe(v.string(), v.minLength(1, "Expression is empty"), v.description("JavaScript expression; awaited if it returns a promise")) }),
-  result: () => ok({
-    value: v.optional(v.unknown()),
-    type: v.optional(v.string()),
-    truncated: v.optional(v.boolean()),
-    dialog: v.optional(v.pipe(v.object({ id: v.string(), type: v.string(), message: v.string() }), v.description("The expression opened this dialog and waits for it; no value yet"))),
-    hint: v.optional(v.string()),
-  }),
+  args: () =>
+    v.object({
+      expression: v.pipe(
+        v.string(),
+        v.minLength(1, "Expression is empty"),
+        v.description("JavaScript expression; awaited if it returns a promise"),
+      ),
+    }),
+  result: () =>
+    ok({
+      value: v.optional(v.unknown()),
+      type: v.optional(v.string()),
+      truncated: v.optional(v.boolean()),
+      dialog: v.optional(
+        v.pipe(
+          v.object({ id: v.string(), type: v.string(), message: v.string() }),
+          v.description("The expression opened this dialog and waits for it; no value yet"),
+        ),
+      ),
+      hint: v.optional(v.string()),
+    }),
   example: "bp eval 'document.title'",
   runs: "broker",
   human: evalText,

@@ -10,7 +10,9 @@ const pattern = text("URL pattern: '*' wildcards over the full URL, else a subst
 const ruleResult = once(() =>
   ok({
     rule: v.object({ id: v.string(), headers: v.optional(v.record(v.string(), v.string())) }),
-    intercepting: v.optional(v.pipe(v.number(), v.description("Tabs of this agent whose requests now pass through the rules"))),
+    intercepting: v.optional(
+      v.pipe(v.number(), v.description("Tabs of this agent whose requests now pass through the rules")),
+    ),
   }),
 );
 
@@ -21,28 +23,32 @@ export const cookies = defineCommand({
   summary: "Cookies of the tab or a domain (HttpOnly too); values only with --values",
   positionals: ["domain"],
   aliases: { l: "limit" },
-  args: () => v.object({
-    domain: optText("Domain whose cookies to list (its subdomains' too); default the selected tab's URL"),
-    values: flag("Include cookie values (secrets; each cut at 4096 characters)"),
-    limit: limitArg(50, 1000, "cookies"),
-  }),
-  result: () => ok({
-    cookies: v.array(
-      v.object({
-        name: v.string(),
-        value: v.optional(v.string()),
-        valueLength: v.optional(v.pipe(v.number(), v.description("Length of the value (shown instead of it without --values)"))),
-        domain: v.string(),
-        path: v.string(),
-        expires: v.optional(v.pipe(v.string(), v.description("ISO time; absent for session cookies"))),
-        httpOnly: v.optional(v.literal(true)),
-        secure: v.optional(v.literal(true)),
-        sameSite: v.optional(v.string()),
-      }),
-    ),
-    total: v.optional(v.pipe(v.number(), v.description("Only when truncated: cookies found"))),
-    truncated: v.optional(v.literal(true)),
-  }),
+  args: () =>
+    v.object({
+      domain: optText("Domain whose cookies to list (its subdomains' too); default the selected tab's URL"),
+      values: flag("Include cookie values (secrets; each cut at 4096 characters)"),
+      limit: limitArg(50, 1000, "cookies"),
+    }),
+  result: () =>
+    ok({
+      cookies: v.array(
+        v.object({
+          name: v.string(),
+          value: v.optional(v.string()),
+          valueLength: v.optional(
+            v.pipe(v.number(), v.description("Length of the value (shown instead of it without --values)")),
+          ),
+          domain: v.string(),
+          path: v.string(),
+          expires: v.optional(v.pipe(v.string(), v.description("ISO time; absent for session cookies"))),
+          httpOnly: v.optional(v.literal(true)),
+          secure: v.optional(v.literal(true)),
+          sameSite: v.optional(v.string()),
+        }),
+      ),
+      total: v.optional(v.pipe(v.number(), v.description("Only when truncated: cookies found"))),
+      truncated: v.optional(v.literal(true)),
+    }),
   example: "bp cookies example.com --values",
   runs: "broker",
 });
@@ -52,16 +58,32 @@ export const auth = defineCommand({
   group: "Network",
   summary: "HTTP auth credentials (password on stdin); --clear removes them",
   positionals: ["user"],
-  args: () => v.pipe(
-    v.object({
-      user: v.optional(v.pipe(v.string(), v.minLength(1, "User name is empty"), v.maxLength(1024, "User name is too long"), v.description("User name for HTTP authentication"))),
-      "password-stdin": flag("Read the password from stdin (never give it as an argument)"),
-      clear: flag("Forget the credentials"),
-    }),
-    rule("clear", "Give either a user name or --clear.", (a) => a.clear && a.user !== undefined),
-    rule("user", "Give the user name: bp auth <user> --password-stdin.", (a) => !a.clear && a.user === undefined && a["password-stdin"]),
-    rule("password", "Pass the password on stdin with --password-stdin; it never goes on the command line.", (a) => !a.clear && a.user !== undefined && !a["password-stdin"]),
-  ),
+  args: () =>
+    v.pipe(
+      v.object({
+        user: v.optional(
+          v.pipe(
+            v.string(),
+            v.minLength(1, "User name is empty"),
+            v.maxLength(1024, "User name is too long"),
+            v.description("User name for HTTP authentication"),
+          ),
+        ),
+        "password-stdin": flag("Read the password from stdin (never give it as an argument)"),
+        clear: flag("Forget the credentials"),
+      }),
+      rule("clear", "Give either a user name or --clear.", (a) => a.clear && a.user !== undefined),
+      rule(
+        "user",
+        "Give the user name: bp auth <user> --password-stdin.",
+        (a) => !a.clear && a.user === undefined && a["password-stdin"],
+      ),
+      rule(
+        "password",
+        "Pass the password on stdin with --password-stdin; it never goes on the command line.",
+        (a) => !a.clear && a.user !== undefined && !a["password-stdin"],
+      ),
+    ),
   result: () => ok({ auth: v.picklist(["set", "cleared"]), intercepting: v.optional(v.number()) }),
   example: "printf '%s' \"$PASS\" | bp auth alice --password-stdin",
   runs: "broker",
@@ -80,7 +102,9 @@ const requestSummary = once(() =>
     size: v.optional(v.pipe(v.number(), v.description("Bytes received"))),
     time: v.optional(v.pipe(v.number(), v.description("Duration in ms"))),
     error: v.optional(v.string()),
-    rule: v.optional(v.pipe(v.string(), v.description("What a rule did: blocked, mocked or headers (with the rule id)"))),
+    rule: v.optional(
+      v.pipe(v.string(), v.description("What a rule did: blocked, mocked or headers (with the rule id)")),
+    ),
     tab: v.optional(v.pipe(v.string(), v.description("The tab it came from (absent: the selected tab)"))),
   }),
 );
@@ -92,7 +116,9 @@ const requestDetail = () => {
   return v.object({
     ...summaryFields,
     statusText: v.optional(v.pipe(v.string(), v.description("Only when not the status code's standard reason phrase"))),
-    mimeType: v.optional(v.pipe(v.string(), v.description("Only when the Content-Type response header does not say it"))),
+    mimeType: v.optional(
+      v.pipe(v.string(), v.description("Only when the Content-Type response header does not say it")),
+    ),
     requestHeaders: v.optional(headers),
     responseHeaders: v.optional(headers),
     postData: v.optional(v.pipe(v.string(), v.description("At most 4000 characters"))),
@@ -103,25 +129,52 @@ const requestDetail = () => {
 export const net = defineCommand({
   name: "net",
   group: "Network",
-  summary: "This agent's request journal (the selected tab's current document; with a filter or --all the whole journal)",
+  summary:
+    "This agent's request journal (the selected tab's current document; with a filter or --all the whole journal)",
   aliases: { l: "limit" },
-  args: () => v.object({
-    limit: limitArg(20, 1000, "requests"),
-    all: flag("The whole journal (every tab and earlier document), not only the current document"),
-    url: optText("URL pattern ('*' wildcards, else substring)"),
-    method: optText("HTTP method, e.g. POST"),
-    status: v.optional(v.pipe(v.string(), v.regex(/^([1-5]xx|[1-9]\d\d)$/i, "Give a status like 200 or a class like 4xx"), v.description("Status code (200) or class (4xx)"))),
-    type: optText("Comma list of types: document, xhr, fetch, script, stylesheet, image, other…"),
-    after: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.description("Only requests after this id (the nextCursor of an earlier call)"))),
-  }),
-  result: () => ok({
-    requests: v.array(requestSummary()),
-    total: v.optional(v.pipe(v.number(), v.description("Only when truncated: matching requests kept (before --limit)"))),
-    truncated: v.optional(v.literal(true)),
-    gap: v.optional(v.pipe(v.literal(true), v.description("Requests after --after were dropped from the bounded journal"))),
-    nextCursor: v.number(),
-    covers: v.optional(v.pipe(v.object({ tab: v.string(), since: v.number() }), v.description("A bare 'bp net': the list covers this tab's requests from its current document's request (id since) on"))),
-  }),
+  args: () =>
+    v.object({
+      limit: limitArg(20, 1000, "requests"),
+      all: flag("The whole journal (every tab and earlier document), not only the current document"),
+      url: optText("URL pattern ('*' wildcards, else substring)"),
+      method: optText("HTTP method, e.g. POST"),
+      status: v.optional(
+        v.pipe(
+          v.string(),
+          v.regex(/^([1-5]xx|[1-9]\d\d)$/i, "Give a status like 200 or a class like 4xx"),
+          v.description("Status code (200) or class (4xx)"),
+        ),
+      ),
+      type: optText("Comma list of types: document, xhr, fetch, script, stylesheet, image, other…"),
+      after: v.optional(
+        v.pipe(
+          v.number(),
+          v.integer(),
+          v.minValue(0),
+          v.description("Only requests after this id (the nextCursor of an earlier call)"),
+        ),
+      ),
+    }),
+  result: () =>
+    ok({
+      requests: v.array(requestSummary()),
+      total: v.optional(
+        v.pipe(v.number(), v.description("Only when truncated: matching requests kept (before --limit)")),
+      ),
+      truncated: v.optional(v.literal(true)),
+      gap: v.optional(
+        v.pipe(v.literal(true), v.description("Requests after --after were dropped from the bounded journal")),
+      ),
+      nextCursor: v.number(),
+      covers: v.optional(
+        v.pipe(
+          v.object({ tab: v.string(), since: v.number() }),
+          v.description(
+            "A bare 'bp net': the list covers this tab's requests from its current document's request (id since) on",
+          ),
+        ),
+      ),
+    }),
   example: "bp net --type xhr,fetch --status 4xx",
   runs: "broker",
 });
@@ -133,20 +186,25 @@ export const netShow = defineCommand({
   summary: "A request's headers and body; --save writes the body to a file",
   positionals: ["id"],
   aliases: { l: "limit" },
-  args: () => v.object({
-    id: v.pipe(v.number(), v.integer(), v.minValue(1), v.description("Request id from 'bp net'")),
-    save: optText("Write the response body's bytes to this file (relative names resolve in BROWSER_PILOT_OUTPUT_DIR if set)"),
-    force: forceArg,
-    limit: limitArg(4000, 100_000, "characters of body"),
-    values: flag("Show the Cookie and Set-Cookie headers' values (secrets; masked otherwise)"),
-  }),
+  args: () =>
+    v.object({
+      id: v.pipe(v.number(), v.integer(), v.minValue(1), v.description("Request id from 'bp net'")),
+      save: optText(
+        "Write the response body's bytes to this file (relative names resolve in BROWSER_PILOT_OUTPUT_DIR if set)",
+      ),
+      force: forceArg,
+      limit: limitArg(4000, 100_000, "characters of body"),
+      values: flag("Show the Cookie and Set-Cookie headers' values (secrets; masked otherwise)"),
+    }),
   result: () =>
     v.union([
       ok({
         request: requestDetail(),
         body: v.optional(v.string()),
         bodyEncoding: v.optional(v.literal("base64")),
-        bodyLength: v.optional(v.pipe(v.number(), v.description("Only when the body is cut or base64: its full length (bytes for base64)"))),
+        bodyLength: v.optional(
+          v.pipe(v.number(), v.description("Only when the body is cut or base64: its full length (bytes for base64)")),
+        ),
         bodyTruncated: v.optional(v.literal(true)),
       }),
       v.pipe(ok({ ...fileResult }), v.description("With --save: the file result only")),
@@ -173,16 +231,20 @@ export const netMock = defineCommand({
   summary: "Answer requests locally (--body, --file, --status, --header)",
   positionals: ["pattern"],
   localPaths: ["file"],
-  args: () => v.pipe(
-    v.object({
-      pattern,
-      body: optText("Response body text"),
-      file: optText("Response body from this file"),
-      status: v.optional(v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(599), v.description("HTTP status")), 200),
-      header: optText("Response header 'Name: value' (several: separate with newlines)"),
-    }),
-    rule("body", "Give --body or --file, not both.", (a) => a.body !== undefined && a.file !== undefined),
-  ),
+  args: () =>
+    v.pipe(
+      v.object({
+        pattern,
+        body: optText("Response body text"),
+        file: optText("Response body from this file"),
+        status: v.optional(
+          v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(599), v.description("HTTP status")),
+          200,
+        ),
+        header: optText("Response header 'Name: value' (several: separate with newlines)"),
+      }),
+      rule("body", "Give --body or --file, not both.", (a) => a.body !== undefined && a.file !== undefined),
+    ),
   result: ruleResult,
   example: "bp net mock '*/api/user' --body '{\"name\":\"Ada\"}' --header 'Content-Type: application/json'",
   runs: "broker",
@@ -192,17 +254,18 @@ export const netMock = defineCommand({
 export const netHeaders = defineCommand({
   name: "net headers",
   group: "Network",
-  summary: "Set request headers (\"Name: value\"…, or --stdin)",
+  summary: 'Set request headers ("Name: value"…, or --stdin)',
   positionals: ["pattern", "headers"],
   variadic: true,
-  args: () => v.pipe(
-    v.object({
-      pattern,
-      headers: optText("One or more 'Name: value' arguments"),
-      stdin: flag("Read 'Name: value' lines from stdin (keeps tokens out of the process list)"),
-    }),
-    rule("headers", "Give headers as arguments or on stdin, not both.", (a) => a.headers !== undefined && a.stdin),
-  ),
+  args: () =>
+    v.pipe(
+      v.object({
+        pattern,
+        headers: optText("One or more 'Name: value' arguments"),
+        stdin: flag("Read 'Name: value' lines from stdin (keeps tokens out of the process list)"),
+      }),
+      rule("headers", "Give headers as arguments or on stdin, not both.", (a) => a.headers !== undefined && a.stdin),
+    ),
   result: ruleResult,
   example: "bp net headers '*/api/*' 'X-Debug: 1'",
   runs: "broker",
@@ -226,10 +289,11 @@ export const netRemove = defineCommand({
   group: "Network",
   summary: "Remove a rule, or --all",
   positionals: ["id"],
-  args: () => v.pipe(
-    v.object({ id: optText("Rule id from 'bp net rules'"), all: flag("Remove every rule of this agent") }),
-    rule("id", "Give a rule id or --all.", (a) => (a.id === undefined) === !a.all),
-  ),
+  args: () =>
+    v.pipe(
+      v.object({ id: optText("Rule id from 'bp net rules'"), all: flag("Remove every rule of this agent") }),
+      rule("id", "Give a rule id or --all.", (a) => (a.id === undefined) === !a.all),
+    ),
   result: () => ok({ removed: v.number(), remaining: v.number() }),
   example: "bp net remove r2",
   runs: "broker",
@@ -265,14 +329,31 @@ export const download = defineCommand({
   group: "Files",
   summary: "Copy a finished download (Chrome's file is never touched)",
   positionals: ["id", "file"],
-  args: () => v.object({
-    id: text("Download id from 'bp downloads' (dl1, …; a bare 1 means dl1)"),
-    file: optText("Output file (default: the download's own name in BROWSER_PILOT_OUTPUT_DIR or the working directory)"),
-    force: forceArg,
-  }),
-  result: () => ok({ ...fileResult, id: v.optional(v.pipe(v.string(), v.description("Only when not the id given (1 → dl1)"))) }),
+  args: () =>
+    v.object({
+      id: text("Download id from 'bp downloads' (dl1, …; a bare 1 means dl1)"),
+      file: optText(
+        "Output file (default: the download's own name in BROWSER_PILOT_OUTPUT_DIR or the working directory)",
+      ),
+      force: forceArg,
+    }),
+  result: () =>
+    ok({ ...fileResult, id: v.optional(v.pipe(v.string(), v.description("Only when not the id given (1 → dl1)"))) }),
   example: "bp download dl1 report.csv",
   runs: "broker",
 });
 
-export const NET_COMMANDS = [cookies, auth, net, netShow, netBlock, netMock, netHeaders, netRules, netRemove, netClear, downloads, download];
+export const NET_COMMANDS = [
+  cookies,
+  auth,
+  net,
+  netShow,
+  netBlock,
+  netMock,
+  netHeaders,
+  netRules,
+  netRemove,
+  netClear,
+  downloads,
+  download,
+];

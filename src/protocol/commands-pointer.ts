@@ -9,19 +9,32 @@ const POINT = /^\s*-?\d+(\.\d+)?\s*,\s*-?\d+(\.\d+)?\s*$/;
 export const mouse = defineCommand({
   name: "mouse",
   group: "Actions",
-  summary: "Raw mouse input at X,Y; move, down, up or wheel at viewport coordinates (a held button stays held until up)",
+  summary:
+    "Raw mouse input at X,Y; move, down, up or wheel at viewport coordinates (a held button stays held until up)",
   positionals: ["action", "at"],
-  args: () => v.object({
-    action: v.pipe(v.picklist(["move", "down", "up", "wheel"]), v.description("move, down, up or wheel")),
-    at: v.pipe(v.string(), v.regex(POINT, "Give the point as X,Y in CSS pixels of the viewport"), v.description("X,Y in CSS pixels of the viewport")),
-    button: v.optional(v.pipe(v.picklist(["left", "right", "middle"]), v.description("Button for down/up")), "left"),
-    delta: v.optional(v.pipe(v.string(), v.regex(POINT, "Give the wheel delta as DX,DY"), v.description("Wheel delta DX,DY in pixels (default 0,100: down)"))),
-  }),
-  result: () => ok({
-    x: v.number(),
-    y: v.number(),
-    buttons: v.optional(v.pipe(v.array(v.string()), v.description("Buttons held after this event"))),
-  }),
+  args: () =>
+    v.object({
+      action: v.pipe(v.picklist(["move", "down", "up", "wheel"]), v.description("move, down, up or wheel")),
+      at: v.pipe(
+        v.string(),
+        v.regex(POINT, "Give the point as X,Y in CSS pixels of the viewport"),
+        v.description("X,Y in CSS pixels of the viewport"),
+      ),
+      button: v.optional(v.pipe(v.picklist(["left", "right", "middle"]), v.description("Button for down/up")), "left"),
+      delta: v.optional(
+        v.pipe(
+          v.string(),
+          v.regex(POINT, "Give the wheel delta as DX,DY"),
+          v.description("Wheel delta DX,DY in pixels (default 0,100: down)"),
+        ),
+      ),
+    }),
+  result: () =>
+    ok({
+      x: v.number(),
+      y: v.number(),
+      buttons: v.optional(v.pipe(v.array(v.string()), v.description("Buttons held after this event"))),
+    }),
   example: "bp mouse down 120,80",
   runs: "broker",
   mutating: true,
@@ -32,12 +45,14 @@ export const focus = defineCommand({
   group: "Actions",
   summary: "Focus a ref; keys from 'bp keyboard' and 'bp press' then go to it",
   positionals: ["ref"],
-  args: () => v.object({
-    ref: v.pipe(v.number(), v.integer(), v.minValue(1), v.description("Ref from the latest snapshot")),
-  }),
-  result: () => ok({
-    focused: v.pipe(v.string(), v.description("The focused element: role or tag, and its name")),
-  }),
+  args: () =>
+    v.object({
+      ref: v.pipe(v.number(), v.integer(), v.minValue(1), v.description("Ref from the latest snapshot")),
+    }),
+  result: () =>
+    ok({
+      focused: v.pipe(v.string(), v.description("The focused element: role or tag, and its name")),
+    }),
   example: "bp focus 7",
   runs: "broker",
   human: focusText,

@@ -10,10 +10,13 @@ export const netHar = defineCommand({
   group: "Network",
   summary: "The journal as HAR 1.2; this agent's requests, secrets masked as in 'net show', bodies within limits",
   positionals: ["file"],
-  args: () => v.object({
-    file: text("Output .har file; relative names resolve in BROWSER_PILOT_OUTPUT_DIR if set, else the working directory"),
-    force: forceArg,
-  }),
+  args: () =>
+    v.object({
+      file: text(
+        "Output .har file; relative names resolve in BROWSER_PILOT_OUTPUT_DIR if set, else the working directory",
+      ),
+      force: forceArg,
+    }),
   result: () => ok({ file: fileResult.file, sizeBytes: fileResult.sizeBytes, entries: v.number() }),
   example: "bp net har session.har",
   runs: "broker",
@@ -24,10 +27,12 @@ export const traceStart = defineCommand({
   name: "trace start",
   group: "Files",
   summary: "Start a performance trace; one per agent, 'trace stop' writes it",
-  args: () => v.object({
-    categories: optText("Comma list of trace categories (default: the DevTools performance set)"),
-  }),
-  result: () => ok({ tab: v.string(), categories: v.pipe(v.number(), v.description("How many categories are recorded")) }),
+  args: () =>
+    v.object({
+      categories: optText("Comma list of trace categories (default: the DevTools performance set)"),
+    }),
+  result: () =>
+    ok({ tab: v.string(), categories: v.pipe(v.number(), v.description("How many categories are recorded")) }),
   example: "bp trace start",
   runs: "broker",
   human: traceStartText,
@@ -39,10 +44,11 @@ export const traceStop = defineCommand({
   group: "Files",
   summary: "Write the trace as JSON; stops this agent's trace, Chrome trace JSON for Perfetto and chrome://tracing",
   positionals: ["file"],
-  args: () => v.object({
-    file: optText("Output .json file (default trace-<UTC time>.json)"),
-    force: forceArg,
-  }),
+  args: () =>
+    v.object({
+      file: optText("Output .json file (default trace-<UTC time>.json)"),
+      force: forceArg,
+    }),
   result: () => ok({ file: fileResult.file, sizeBytes: fileResult.sizeBytes, events: v.number() }),
   example: "bp trace stop trace.json",
   runs: "broker",

@@ -1,7 +1,16 @@
 import * as v from "valibot";
 import { TAB_ID, tabIdArg, tabSchema } from "./common.ts";
 import { defineCommand, flag, ok, once, optText, text } from "./define.ts";
-import { closeText, historyText, openText, profileText, profilesText, tabReleaseText, tabText, tabsText } from "./human.ts";
+import {
+  closeText,
+  historyText,
+  openText,
+  profileText,
+  profilesText,
+  tabReleaseText,
+  tabText,
+  tabsText,
+} from "./human.ts";
 
 /** Lean: the selected tab is not named; url and title only when they changed; navigated only when false (no entry to go to). */
 /** A dialog the page opened while it loaded: the navigation answered as it opened. */
@@ -9,7 +18,9 @@ const loadDialog = () =>
   v.optional(
     v.pipe(
       v.object({ id: v.string(), type: v.string(), message: v.string() }),
-      v.description("A dialog the page opened while loading (the load waits on it); answer it with 'bp dialog <id> --accept|--dismiss'"),
+      v.description(
+        "A dialog the page opened while loading (the load waits on it); answer it with 'bp dialog <id> --accept|--dismiss'",
+      ),
     ),
   );
 
@@ -18,7 +29,9 @@ const navResult = once(() =>
     dialog: loadDialog(),
     url: v.optional(v.pipe(v.string(), v.description("New URL (absent: unchanged)"))),
     title: v.optional(v.pipe(v.string(), v.description("New title (absent: unchanged)"))),
-    navigated: v.optional(v.pipe(v.literal(false), v.description("There was no history entry to go to; nothing happened"))),
+    navigated: v.optional(
+      v.pipe(v.literal(false), v.description("There was no history entry to go to; nothing happened")),
+    ),
   }),
 );
 
@@ -39,7 +52,13 @@ export const tab = defineCommand({
   summary: "Select a tab and take control of it",
   positionals: ["id"],
   args: () => v.object({ id: tabIdArg("Tab id from 'bp tabs'") }),
-  result: () => ok({ tab: v.pipe(v.omit(tabSchema, ["id", "selected", "control"]), v.description("The tab now selected and controlled by this agent")) }),
+  result: () =>
+    ok({
+      tab: v.pipe(
+        v.omit(tabSchema, ["id", "selected", "control"]),
+        v.description("The tab now selected and controlled by this agent"),
+      ),
+    }),
   example: "bp tab t2",
   runs: "broker",
   human: tabText,
@@ -50,8 +69,18 @@ export const tabRelease = defineCommand({
   group: "Tabs and navigation",
   summary: "Give up control of a tab (default: the selected one) so another agent may take it",
   positionals: ["id"],
-  args: () => v.object({ id: v.optional(v.pipe(v.string(), v.regex(TAB_ID, "Tab ids look like t1, t2, …"), v.description("Tab id (default: selected tab)"))) }),
-  result: () => ok({ released: v.optional(v.pipe(v.string(), v.description("The tab released, when none was named"))) }),
+  args: () =>
+    v.object({
+      id: v.optional(
+        v.pipe(
+          v.string(),
+          v.regex(TAB_ID, "Tab ids look like t1, t2, …"),
+          v.description("Tab id (default: selected tab)"),
+        ),
+      ),
+    }),
+  result: () =>
+    ok({ released: v.optional(v.pipe(v.string(), v.description("The tab released, when none was named"))) }),
   example: "bp tab release t2",
   runs: "broker",
   human: tabReleaseText,
@@ -64,18 +93,25 @@ export const open = defineCommand({
   summary: "Navigate the selected tab, or a new background tab (--new: managed by this agent)",
   positionals: ["url"],
   aliases: { n: "new" },
-  args: () => v.object({
-    url: text("URL; https:// is added when it has no scheme"),
-    new: flag("Open in a new managed tab (its own background window)"),
-    profile: optText("Profile for the new tab, from 'bp profiles' (implies --new)"),
-  }),
-  result: () => ok({
-    tab: v.optional(v.pipe(v.string(), v.description("Only for a new tab (--new, --profile, or no tab was selected): its id, now selected"))),
-    profile: v.optional(v.string()),
-    url: v.optional(v.pipe(v.string(), v.description("Only when not the URL given (a scheme added, a redirect)"))),
-    title: v.string(),
-    dialog: loadDialog(),
-  }),
+  args: () =>
+    v.object({
+      url: text("URL; https:// is added when it has no scheme"),
+      new: flag("Open in a new managed tab (its own background window)"),
+      profile: optText("Profile for the new tab, from 'bp profiles' (implies --new)"),
+    }),
+  result: () =>
+    ok({
+      tab: v.optional(
+        v.pipe(
+          v.string(),
+          v.description("Only for a new tab (--new, --profile, or no tab was selected): its id, now selected"),
+        ),
+      ),
+      profile: v.optional(v.string()),
+      url: v.optional(v.pipe(v.string(), v.description("Only when not the URL given (a scheme added, a redirect)"))),
+      title: v.string(),
+      dialog: loadDialog(),
+    }),
   example: "bp open example.com --new --profile p3k9x2a",
   runs: "broker",
   human: openText,
@@ -91,7 +127,14 @@ const profileSummary = v.object({
   account: v.optional(v.string()),
   email: v.optional(v.string()),
   directory: v.optional(v.string()),
-  identity: v.optional(v.picklist(["profile_path_unavailable", "profile_path_unverified", "local_state_unavailable", "profile_metadata_missing"])),
+  identity: v.optional(
+    v.picklist([
+      "profile_path_unavailable",
+      "profile_path_unverified",
+      "local_state_unavailable",
+      "profile_metadata_missing",
+    ]),
+  ),
   selected: v.optional(v.literal(true)),
   tabCount: v.number(),
   /** Up to three; absent when the agent can address none there. */
@@ -102,9 +145,12 @@ export const profiles = defineCommand({
   name: "profiles",
   group: "Tabs and navigation",
   summary: "The browser's open profiles (passive; --identify opens a page per profile)",
-  args: () => v.object({
-    identify: flag("Name each profile: opens a temporary chrome://version page in it (visible), reads Local State, closes it"),
-  }),
+  args: () =>
+    v.object({
+      identify: flag(
+        "Name each profile: opens a temporary chrome://version page in it (visible), reads Local State, closes it",
+      ),
+    }),
   result: () => ok({ profiles: v.array(profileSummary) }),
   example: "bp profiles --identify",
   runs: "broker",
@@ -168,7 +214,12 @@ export const stop = defineCommand({
   args: () => v.object({}),
   result: () =>
     ok({
-      stopped: v.optional(v.pipe(v.object({ url: v.string(), ms: v.number() }), v.description("The navigation given up, and how long it had waited (absent: none was pending)"))),
+      stopped: v.optional(
+        v.pipe(
+          v.object({ url: v.string(), ms: v.number() }),
+          v.description("The navigation given up, and how long it had waited (absent: none was pending)"),
+        ),
+      ),
       url: v.pipe(v.string(), v.description("The page the tab shows now")),
     }),
   example: "bp stop",
@@ -187,4 +238,3 @@ export const reload = defineCommand({
   human: historyText("reload"),
   mutating: true,
 });
-

@@ -2,7 +2,8 @@ import * as v from "valibot";
 import { remediationSchema } from "./define.ts";
 
 export const TAB_ID = /^t[1-9][0-9]{0,8}$/;
-export const tabIdArg = (description: string) => v.pipe(v.string(), v.regex(TAB_ID, "Tab ids look like t1, t2, …"), v.description(description));
+export const tabIdArg = (description: string) =>
+  v.pipe(v.string(), v.regex(TAB_ID, "Tab ids look like t1, t2, …"), v.description(description));
 
 export const browserCandidateSchema = v.object({
   id: v.string(),
@@ -14,7 +15,12 @@ export const browserCandidateSchema = v.object({
   authorizationState: v.picklist(["authorized", "required", "not_applicable", "unknown"]),
   state: v.picklist(["ready", "not_running", "remote_debugging_disabled", "authorization_required", "disconnected"]),
   remediation: v.optional(
-    v.pipe(remediationSchema, v.description("What makes it connectable; <id> in the message stands for this browser's id; actionRequired only when true (the user must act)")),
+    v.pipe(
+      remediationSchema,
+      v.description(
+        "What makes it connectable; <id> in the message stands for this browser's id; actionRequired only when true (the user must act)",
+      ),
+    ),
   ),
 });
 

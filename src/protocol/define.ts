@@ -98,7 +98,13 @@ export { once };
 /** Common argument pieces. */
 export const limitArg = (def: number, max: number, what = "elements") =>
   v.optional(
-    v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(max), v.description(`Max ${what} (default ${def}, max ${max})`)),
+    v.pipe(
+      v.number(),
+      v.integer(),
+      v.minValue(1),
+      v.maxValue(max),
+      v.description(`Max ${what} (default ${def}, max ${max})`),
+    ),
     def,
   );
 
@@ -126,7 +132,10 @@ export const watchdogHint = once(() =>
       tab: v.pipe(v.string(), v.description("Another of this agent's tabs")),
       dialog: v.pipe(v.string(), v.description("The id to answer with 'bp dialog'")),
       dialogType: v.pipe(v.string(), v.description("alert, confirm, prompt or beforeunload")),
-      message: v.pipe(v.string(), v.description("The dialog's text (first 80 characters) and the command that answers it")),
+      message: v.pipe(
+        v.string(),
+        v.description("The dialog's text (first 80 characters) and the command that answers it"),
+      ),
     }),
     v.object({
       type: v.literal("navigation_stalled"),
@@ -138,16 +147,27 @@ export const watchdogHint = once(() =>
     v.object({
       type: v.literal("page_errors"),
       tab: v.optional(v.string()),
-      count: v.pipe(v.number(), v.description("Uncaught errors, console errors and failed requests of the page since the action started")),
+      count: v.pipe(
+        v.number(),
+        v.description("Uncaught errors, console errors and failed requests of the page since the action started"),
+      ),
       message: v.pipe(v.string(), v.description("The first error (cut) and the 'bp console' call that lists them")),
     }),
     v.object({
       type: v.literal("broker_outdated"),
-      message: v.pipe(v.string(), v.description("The broker runs another build than this CLI (an upgrade): how to restart it")),
+      message: v.pipe(
+        v.string(),
+        v.description("The broker runs another build than this CLI (an upgrade): how to restart it"),
+      ),
     }),
     v.object({
       type: v.literal("home_differs"),
-      message: v.pipe(v.string(), v.description("connect and status: the broker was started with another HOME than the caller's; browsers are looked for in the caller's")),
+      message: v.pipe(
+        v.string(),
+        v.description(
+          "connect and status: the broker was started with another HOME than the caller's; browsers are looked for in the caller's",
+        ),
+      ),
     }),
     v.object({
       type: v.literal("repeated_action"),
@@ -168,7 +188,14 @@ export const ok = <E extends v.ObjectEntries & { hints?: never }>(entries: E) =>
   v.object({
     ok: v.literal(true),
     ...entries,
-    hints: v.optional(v.pipe(v.array(watchdogHint()), v.description("Watchdog hints: a dialog waiting on another tab, a stalled load, actions that change nothing, new page errors"))),
+    hints: v.optional(
+      v.pipe(
+        v.array(watchdogHint()),
+        v.description(
+          "Watchdog hints: a dialog waiting on another tab, a stalled load, actions that change nothing, new page errors",
+        ),
+      ),
+    ),
   });
 
 /**

@@ -13,7 +13,14 @@ export const downloadItem = once(() =>
     sizeBytes: v.optional(v.number()),
     receivedBytes: v.optional(v.number()),
     totalBytes: v.optional(v.number()),
-    error: v.optional(v.pipe(v.string(), v.description("Why there is no private copy: quota_exceeded, file_unavailable, copy_failed, ownership_conflict, remote_file_system (a remote browser saved it on its own machine), policy_denied (the host policy's downloads rule cancelled it)"))),
+    error: v.optional(
+      v.pipe(
+        v.string(),
+        v.description(
+          "Why there is no private copy: quota_exceeded, file_unavailable, copy_failed, ownership_conflict, remote_file_system (a remote browser saved it on its own machine), policy_denied (the host policy's downloads rule cancelled it)",
+        ),
+      ),
+    ),
     startedAt: v.string(),
     expiresAt: v.optional(v.string()),
   }),

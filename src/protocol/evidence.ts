@@ -13,7 +13,13 @@ export const evidenceSchemas = once(() => {
   const status = v.picklist(["verified", "mismatch", "unavailable"]);
   const point = v.object({ x: v.number(), y: v.number() });
   /** An element named in evidence (what was under a point, the ends of a drag). */
-  const element = v.object({ tagName: v.string(), id: v.optional(v.string()), role: v.optional(v.string()), name: v.optional(v.string()), ref: v.optional(v.number()) });
+  const element = v.object({
+    tagName: v.string(),
+    id: v.optional(v.string()),
+    role: v.optional(v.string()),
+    name: v.optional(v.string()),
+    ref: v.optional(v.number()),
+  });
 
   /** Added to any action's evidence by what the action caused beyond its target. */
   const caused = {
@@ -26,7 +32,8 @@ export const evidenceSchemas = once(() => {
     pendingNavigation: v.optional(v.object({ url: v.optional(v.string()), ms: v.number() })),
   };
 
-  const of = <N extends string, E extends v.ObjectEntries>(action: N, entries: E) => v.object({ action: v.optional(v.literal(action)), status, ...entries, ...caused });
+  const of = <N extends string, E extends v.ObjectEntries>(action: N, entries: E) =>
+    v.object({ action: v.optional(v.literal(action)), status, ...entries, ...caused });
 
   const clickEvidence = of("click", {
     kind: v.optional(v.string()),
@@ -36,55 +43,82 @@ export const evidenceSchemas = once(() => {
     focused: v.optional(v.boolean()),
     /** A click the page did not receive on the element: what received its click, and where press and release landed when they differ. */
     received: v.optional(v.object({ by: v.optional(element), down: v.optional(element), up: v.optional(element) })),
-});
+  });
 
-const typing = {
-  kind: v.optional(v.picklist(["input", "contenteditable", "unsupported"])),
-  sensitive: v.optional(v.boolean()),
-  beforeLength: v.number(),
-  expectedLength: v.optional(v.number()),
-  afterLength: v.optional(v.number()),
-  submitted: v.optional(v.literal(true)),
-};
-const typeEvidence = of("type", typing);
-const keyboardEvidence = of("keyboard", typing);
+  const typing = {
+    kind: v.optional(v.picklist(["input", "contenteditable", "unsupported"])),
+    sensitive: v.optional(v.boolean()),
+    beforeLength: v.number(),
+    expectedLength: v.optional(v.number()),
+    afterLength: v.optional(v.number()),
+    submitted: v.optional(v.literal(true)),
+  };
+  const typeEvidence = of("type", typing);
+  const keyboardEvidence = of("keyboard", typing);
 
-const pressEvidence = of("press", { key: v.optional(v.string()), kind: v.optional(v.string()), sensitive: v.optional(v.boolean()) });
+  const pressEvidence = of("press", {
+    key: v.optional(v.string()),
+    kind: v.optional(v.string()),
+    sensitive: v.optional(v.boolean()),
+  });
 
-const scrollEvidence = of("scroll", {
-  mode: v.optional(v.picklist(["relative", "position", "text"])),
-  target: v.optional(v.picklist(["page", "element", "text"])),
-  moved: v.optional(v.boolean()),
-  deltaX: v.optional(v.number()),
-  deltaY: v.optional(v.number()),
-  beforeX: v.optional(v.number()),
-  beforeY: v.optional(v.number()),
-  afterX: v.optional(v.number()),
-  afterY: v.optional(v.number()),
-  matchedText: v.optional(v.string()),
-});
+  const scrollEvidence = of("scroll", {
+    mode: v.optional(v.picklist(["relative", "position", "text"])),
+    target: v.optional(v.picklist(["page", "element", "text"])),
+    moved: v.optional(v.boolean()),
+    deltaX: v.optional(v.number()),
+    deltaY: v.optional(v.number()),
+    beforeX: v.optional(v.number()),
+    beforeY: v.optional(v.number()),
+    afterX: v.optional(v.number()),
+    afterY: v.optional(v.number()),
+    matchedText: v.optional(v.string()),
+  });
 
-const selectEvidence = of("select", {
-  kind: v.picklist(["native", "aria"]),
-  option: v.optional(v.object({ index: v.number(), label: v.string(), value: v.string() })),
-  selected: v.optional(v.array(v.string())),
-});
+  const selectEvidence = of("select", {
+    kind: v.picklist(["native", "aria"]),
+    option: v.optional(v.object({ index: v.number(), label: v.string(), value: v.string() })),
+    selected: v.optional(v.array(v.string())),
+  });
 
-const uploadEvidence = of("upload", {
-  expectedFileCount: v.optional(v.number()),
-  fileCount: v.optional(v.number()),
-  nameMatched: v.optional(v.boolean()),
-  fileName: v.string(),
-  sizeBytes: v.number(),
-});
+  const uploadEvidence = of("upload", {
+    expectedFileCount: v.optional(v.number()),
+    fileCount: v.optional(v.number()),
+    nameMatched: v.optional(v.boolean()),
+    fileName: v.string(),
+    sizeBytes: v.number(),
+  });
 
-const hoverEvidence = of("hover", { hovered: v.boolean(), target: v.optional(element), point: v.optional(point), received: v.optional(v.object({ by: v.optional(element) })) });
+  const hoverEvidence = of("hover", {
+    hovered: v.boolean(),
+    target: v.optional(element),
+    point: v.optional(point),
+    received: v.optional(v.object({ by: v.optional(element) })),
+  });
 
-const dragEvidence = of("drag", { kind: v.picklist(["html5", "pointer"]), from: v.optional(element), to: v.optional(element), points: v.optional(v.array(point)), received: v.optional(v.object({ by: v.optional(element) })) });
+  const dragEvidence = of("drag", {
+    kind: v.picklist(["html5", "pointer"]),
+    from: v.optional(element),
+    to: v.optional(element),
+    points: v.optional(v.array(point)),
+    received: v.optional(v.object({ by: v.optional(element) })),
+  });
 
-const dialogEvidence = of("dialog", { kind: v.string(), answer: v.picklist(["accept", "dismiss"]) });
+  const dialogEvidence = of("dialog", { kind: v.string(), answer: v.picklist(["accept", "dismiss"]) });
 
-return { element, click: clickEvidence, type: typeEvidence, keyboard: keyboardEvidence, press: pressEvidence, scroll: scrollEvidence, select: selectEvidence, upload: uploadEvidence, hover: hoverEvidence, drag: dragEvidence, dialog: dialogEvidence };
+  return {
+    element,
+    click: clickEvidence,
+    type: typeEvidence,
+    keyboard: keyboardEvidence,
+    press: pressEvidence,
+    scroll: scrollEvidence,
+    select: selectEvidence,
+    upload: uploadEvidence,
+    hover: hoverEvidence,
+    drag: dragEvidence,
+    dialog: dialogEvidence,
+  };
 });
 type Schemas = ReturnType<typeof evidenceSchemas>;
 

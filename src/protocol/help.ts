@@ -42,14 +42,23 @@ export function renderCommandHelp(def: CommandDef, denied?: { command?: true; op
   if (args.length > 0) {
     lines.push("Arguments:");
     for (const a of args) {
-      const label = a.positional ? `<${a.name}>` : `${a.alias ? `-${a.alias}, ` : ""}--${a.name}${a.kind === "boolean" ? "" : ` <${a.kind === "number" ? "n" : "value"}>`}`;
-      const extra = [a.required ? "required" : "", a.default !== undefined && a.default !== false ? `default ${String(a.default)}` : ""].filter(Boolean).join(", ");
+      const label = a.positional
+        ? `<${a.name}>`
+        : `${a.alias ? `-${a.alias}, ` : ""}--${a.name}${a.kind === "boolean" ? "" : ` <${a.kind === "number" ? "n" : "value"}>`}`;
+      const extra = [
+        a.required ? "required" : "",
+        a.default !== undefined && a.default !== false ? `default ${String(a.default)}` : "",
+      ]
+        .filter(Boolean)
+        .join(", ");
       const off = denied?.options?.includes(a.name) ? " [denied by host policy]" : "";
       lines.push(`  ${label.padEnd(24)} ${a.description}${extra ? ` (${extra})` : ""}${off}`);
     }
     lines.push("");
   }
-  const globals = describeArgs({ args: globalArgs() }).map((a) => `--${a.name}`).join(" ");
+  const globals = describeArgs({ args: globalArgs() })
+    .map((a) => `--${a.name}`)
+    .join(" ");
   lines.push(`Global: ${globals}`);
   lines.push(`Example: ${def.example}`);
   return lines.join("\n");
@@ -58,19 +67,38 @@ export function renderCommandHelp(def: CommandDef, denied?: { command?: true; op
 /** A family of at least this many subcommands in a row takes one line of the top help: `state save|load|list|remove`, `trace start|stop`. */
 const FAMILY_MIN = 2;
 
-function topLines(cmds: readonly CommandDef[], denied?: (name: string) => boolean): { synopsis: string; summary: string }[] {
+function topLines(
+  cmds: readonly CommandDef[],
+  denied?: (name: string) => boolean,
+): { synopsis: string; summary: string }[] {
   // The host policy's removals (src/protocol/policy.ts), for the caller's key.
-  const mark = (names: string[]) => (!denied ? "" : names.every(denied) ? " [denied by host policy]" : names.some(denied) ? " [partly denied by host policy]" : "");
+  const mark = (names: string[]) =>
+    !denied
+      ? ""
+      : names.every(denied)
+        ? " [denied by host policy]"
+        : names.some(denied)
+          ? " [partly denied by host policy]"
+          : "";
   const out: { synopsis: string; summary: string }[] = [];
   for (let i = 0; i < cmds.length; ) {
     const first = cmds[i] as CommandDef;
     const [head, sub] = first.name.split(" ");
     let end = i + 1;
-    while (sub !== undefined && end < cmds.length && cmds[end]?.name.split(" ").length === 2 && cmds[end]?.name.startsWith(`${head} `)) end++;
+    while (
+      sub !== undefined &&
+      end < cmds.length &&
+      cmds[end]?.name.split(" ").length === 2 &&
+      cmds[end]?.name.startsWith(`${head} `)
+    )
+      end++;
     const members = cmds.slice(i, end);
     if (members.length >= FAMILY_MIN) {
       const summary = first.family ?? members.map((m) => headline(m.summary)).join("; ");
-      out.push({ synopsis: `${head} ${members.map((m) => m.name.split(" ")[1]).join("|")}`, summary: `${headline(summary)}${mark(members.map((m) => m.name))}` });
+      out.push({
+        synopsis: `${head} ${members.map((m) => m.name.split(" ")[1]).join("|")}`,
+        summary: `${headline(summary)}${mark(members.map((m) => m.name))}`,
+      });
       i = end;
     } else {
       out.push({ synopsis: synopsis(first), summary: `${headline(first.summary)}${mark([first.name])}` });
@@ -103,7 +131,9 @@ function usage(def: CommandDef, leave: ReadonlySet<string> = new Set()): string 
   }
   const flags = describeArgs(def).filter((a) => !a.positional && !leave.has(a.name));
   // Actions that take only the observation flags (--limit, --full) list none: the budget is tight.
-  const onlyObservation = flags.length > 0 && flags.every((f) => f.name === "limit" || f.name === "full") && def.group !== "Observation";
-  if (flags.length > 0 && !onlyObservation) parts.push(flags.length <= 2 ? flags.map((f) => `[--${f.name}]`).join(" ") : "[options]");
+  const onlyObservation =
+    flags.length > 0 && flags.every((f) => f.name === "limit" || f.name === "full") && def.group !== "Observation";
+  if (flags.length > 0 && !onlyObservation)
+    parts.push(flags.length <= 2 ? flags.map((f) => `[--${f.name}]`).join(" ") : "[options]");
   return parts.join(" ");
 }

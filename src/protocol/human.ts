@@ -20,17 +20,37 @@ export const statusText: Formatter = (r) => {
   const browser = r.browser as R;
   const session = r.session as R;
   const recovery = r.recovery as R | undefined;
-  const lines = [`Browser Pilot ${String(service.version)} (${String(service.target)}): broker ${String(service.state)}`];
-  lines.push(browser.product ? `Browser: ${clean(browser.product)} (${String(browser.source)}, generation ${String(browser.generation)})` : "Browser: disconnected");
+  const lines = [
+    `Browser Pilot ${String(service.version)} (${String(service.target)}): broker ${String(service.state)}`,
+  ];
+  lines.push(
+    browser.product
+      ? `Browser: ${clean(browser.product)} (${String(browser.source)}, generation ${String(browser.generation)})`
+      : "Browser: disconnected",
+  );
   if (session.state === "active") {
     const sel = session.selectedTab as R | null | undefined;
-    lines.push(`Agent: ${String(session.tabs ?? 0)} tab(s)${sel ? `; selected ${String(sel.id)} ${clean(sel.url)}` : ""}`);
+    lines.push(
+      `Agent: ${String(session.tabs ?? 0)} tab(s)${sel ? `; selected ${String(sel.id)} ${clean(sel.url)}` : ""}`,
+    );
   }
-  for (const h of (r.humanControl as R[] | undefined) ?? []) lines.push(`Human control: ${String(h.tab)} until ${String(h.until)}${h.yours ? " (handed off by you)" : ""}${h.message ? `: ${clean(h.message, 120)}` : ""}`);
+  for (const h of (r.humanControl as R[] | undefined) ?? [])
+    lines.push(
+      `Human control: ${String(h.tab)} until ${String(h.until)}${h.yours ? " (handed off by you)" : ""}${h.message ? `: ${clean(h.message, 120)}` : ""}`,
+    );
   for (const b of (r.browsers as R[] | undefined) ?? []) lines.push(browserLine(b));
   const policy = r.policy as R | undefined;
   if (policy) {
-    const parts = [policy.deny ? `deny ${(policy.deny as string[]).join(", ")}` : "", policy.allow !== undefined ? `${String(policy.allow)} allowed origin pattern(s)` : "", policy.block !== undefined ? `${String(policy.block)} denied origin pattern(s)` : "", policy.tabAccess ? "own tabs only" : "", policy.uploadDirs !== undefined ? `uploads from ${String(policy.uploadDirs)} dir(s)` : "", policy.downloads !== undefined ? `downloads ${policy.downloads === "off" ? "off" : `up to ${String(policy.downloads)} bytes`}` : ""].filter(Boolean);
+    const parts = [
+      policy.deny ? `deny ${(policy.deny as string[]).join(", ")}` : "",
+      policy.allow !== undefined ? `${String(policy.allow)} allowed origin pattern(s)` : "",
+      policy.block !== undefined ? `${String(policy.block)} denied origin pattern(s)` : "",
+      policy.tabAccess ? "own tabs only" : "",
+      policy.uploadDirs !== undefined ? `uploads from ${String(policy.uploadDirs)} dir(s)` : "",
+      policy.downloads !== undefined
+        ? `downloads ${policy.downloads === "off" ? "off" : `up to ${String(policy.downloads)} bytes`}`
+        : "",
+    ].filter(Boolean);
     lines.push(`Host policy ${String(policy.digest)}${parts.length > 0 ? `: ${parts.join("; ")}` : ""}`);
   }
   if (recovery?.required) lines.push(`action: ${String(recovery.action ?? recovery.code)}`);
@@ -46,20 +66,27 @@ export const browsersText: Formatter = (r) => {
 /** `bp connect` */
 export const connectText: Formatter = (r) =>
   `✓ Connected to ${clean((r.browser as R).product)}${r.reused ? " (already connected)" : ""}` +
-  (r.profileSelectionRequired ? `\n${(r.profiles as R[]).length} profiles are open: 'bp profiles', then 'bp profile <id>' before 'open --new'` : "");
+  (r.profileSelectionRequired
+    ? `\n${(r.profiles as R[]).length} profiles are open: 'bp profiles', then 'bp profile <id>' before 'open --new'`
+    : "");
 
 /** `bp launch` */
-export const launchText: Formatter = (r) => `✓ ${r.reused ? "Reusing" : "Launched"} ${clean((r.browser as R).product)}${r.headless === true ? " (headless)" : r.headless === false ? " (with a window)" : ""}`;
+export const launchText: Formatter = (r) =>
+  `✓ ${r.reused ? "Reusing" : "Launched"} ${clean((r.browser as R).product)}${r.headless === true ? " (headless)" : r.headless === false ? " (with a window)" : ""}`;
 
 /** `bp disconnect` */
-export const disconnectText: Formatter = (r) => `✓ Disconnected${r.brokerStopped ? "; broker stopped" : typeof r.message === "string" ? `; ${r.message}` : ""}`;
+export const disconnectText: Formatter = (r) =>
+  `✓ Disconnected${r.brokerStopped ? "; broker stopped" : typeof r.message === "string" ? `; ${r.message}` : ""}`;
 
 /** `bp tabs` */
 export const tabsText: Formatter = (r) => {
   const list = r.tabs as R[];
   if (list.length === 0) return "No controllable tabs open.";
   return list
-    .map((t) => `${t.selected ? "*" : " "} ${String(t.id).padEnd(4)} ${String(t.origin).padEnd(13)} ${String(t.control).padEnd(10)} ${clean(t.url, 80)}  ${clean(t.title, 60)}`)
+    .map(
+      (t) =>
+        `${t.selected ? "*" : " "} ${String(t.id).padEnd(4)} ${String(t.origin).padEnd(13)} ${String(t.control).padEnd(10)} ${clean(t.url, 80)}  ${clean(t.title, 60)}`,
+    )
     .join("\n");
 };
 
@@ -71,7 +98,12 @@ export const profilesText: Formatter = (r) => {
 };
 
 /** `bp profile` */
-export const profileText: Formatter = (r) => `✓ New tabs of this agent go to ${profileLines(r.profile as R).split("\n")[0]?.slice(2) ?? ""}`;
+export const profileText: Formatter = (r) =>
+  `✓ New tabs of this agent go to ${
+    profileLines(r.profile as R)
+      .split("\n")[0]
+      ?.slice(2) ?? ""
+  }`;
 
 /** `bp tab` */
 export const tabText: Formatter = (r) => `✓ Selected ${clean((r.tab as R).url)}  ${clean((r.tab as R).title, 80)}`;
@@ -80,13 +112,19 @@ export const tabText: Formatter = (r) => `✓ Selected ${clean((r.tab as R).url)
 export const tabReleaseText: Formatter = (r) => `✓ Released${r.released !== undefined ? ` ${String(r.released)}` : ""}`;
 
 /** `bp open` */
-export const openText: Formatter = (r) => `✓ ${r.tab !== undefined ? `Opened ${String(r.tab)}` : "Navigated"}${r.url !== undefined ? ` ${clean(r.url)}` : ""}  ${clean(r.title, 80)}${dialogLine(r)}`;
+export const openText: Formatter = (r) =>
+  `✓ ${r.tab !== undefined ? `Opened ${String(r.tab)}` : "Navigated"}${r.url !== undefined ? ` ${clean(r.url)}` : ""}  ${clean(r.title, 80)}${dialogLine(r)}`;
 
 /** `bp close` */
-export const closeText: Formatter = (r) => `✓ Closed ${(r.closed as string[]).length} tab(s); ${String(r.remaining)} remaining`;
+export const closeText: Formatter = (r) =>
+  `✓ Closed ${(r.closed as string[]).length} tab(s); ${String(r.remaining)} remaining`;
 
 /** `bp eval` */
-export const evalText: Formatter = (r) => typeof r.hint === "string" && r.dialog !== undefined ? r.hint : (typeof r.value === "string" ? r.value : JSON.stringify(r.value, null, 2) ?? String(r.value)) + (r.truncated ? "\n... [truncated]" : "");
+export const evalText: Formatter = (r) =>
+  typeof r.hint === "string" && r.dialog !== undefined
+    ? r.hint
+    : (typeof r.value === "string" ? r.value : (JSON.stringify(r.value, null, 2) ?? String(r.value))) +
+      (r.truncated ? "\n... [truncated]" : "");
 
 /** `bp handoff` */
 export const handoffText: Formatter = (r) =>
@@ -114,19 +152,25 @@ export const historyText =
 /** A dialog the page opened while loading: the load waits on it. */
 function dialogLine(r: R): string {
   const d = r.dialog as R | undefined;
-  return d ? `\nThe page opened ${String(d.type)} dialog ${String(d.id)} ("${clean(d.message, 120)}") while loading; answer with 'bp dialog ${String(d.id)} --accept|--dismiss'.` : "";
+  return d
+    ? `\nThe page opened ${String(d.type)} dialog ${String(d.id)} ("${clean(d.message, 120)}") while loading; answer with 'bp dialog ${String(d.id)} --accept|--dismiss'.`
+    : "";
 }
 
 function profileLines(p: R): string {
   const who = [p.name, p.email].filter((x) => x !== undefined).map((x) => clean(x, 80));
   const head = `${p.selected ? "*" : " "} ${String(p.id)}  ${clean(p.label)}${who.length ? `  ${who.join(" ")}` : ""}  ${String(p.tabCount)} tab(s)`;
-  const tabs = ((p.tabs as R[] | undefined) ?? []).map((t) => `    ${String(t.id).padEnd(4)} ${clean(t.url, 80)}  ${clean(t.title, 60)}`);
+  const tabs = ((p.tabs as R[] | undefined) ?? []).map(
+    (t) => `    ${String(t.id).padEnd(4)} ${clean(t.url, 80)}  ${clean(t.title, 60)}`,
+  );
   return [head, ...tabs].join("\n");
 }
 
 function browserLine(b: R): string {
   const lines = [`${clean(b.product)} (${clean(b.channel)}): ${String(b.state)}`, `  id: ${String(b.id)}`];
-  lines.push(`  process: ${String(b.processState)}; remote debugging: ${String(b.remoteDebuggingState)}; authorization: ${String(b.authorizationState)}`);
+  lines.push(
+    `  process: ${String(b.processState)}; remote debugging: ${String(b.remoteDebuggingState)}; authorization: ${String(b.authorizationState)}`,
+  );
   const rem = b.remediation as R | undefined;
   // The JSON names the browser's own id as <id>; a person reads the command whole.
   if (rem) lines.push(`  action: ${clean(String(rem.message).replaceAll("<id>", String(b.id)), 300)}`);
@@ -139,7 +183,10 @@ export function humanize(result: R, f: Formatter | undefined): string {
   const { ok: _ok, handbacks, ...rest } = result;
   const text = f ? f(result) : JSON.stringify(rest) === "{}" ? "✓ Done" : JSON.stringify(rest);
   // A formatter shows its command's fields; the watchdogs' hints (a dialog on another tab, …) come after.
-  const hints = f && Array.isArray(result.hints) ? (result.hints as R[]).filter((h) => typeof h.message === "string").map((h) => `hint: ${clean(h.message, 300)}`) : [];
+  const hints =
+    f && Array.isArray(result.hints)
+      ? (result.hints as R[]).filter((h) => typeof h.message === "string").map((h) => `hint: ${clean(h.message, 300)}`)
+      : [];
   return [text, ...hints, ...(Array.isArray(handbacks) ? (handbacks as R[]).map(handbackLine) : [])].join("\n");
 }
 
@@ -170,23 +217,36 @@ export const netClearText = whole((r) => `✓ ${String(r.cleared)} request(s) cl
 /** `bp net rules` */
 export const netRulesText = whole((r) => {
   const rules = list(r, "rules");
-  return rules.length === 0 ? "No network rules." : rules.map((x) => `${String(x.id)}  ${String(x.type).padEnd(7)} ${String(x.pattern)}`).join("\n");
+  return rules.length === 0
+    ? "No network rules."
+    : rules.map((x) => `${String(x.id)}  ${String(x.type).padEnd(7)} ${String(x.pattern)}`).join("\n");
 });
 
 /** `bp net remove` */
 export const netRemoveText = whole((r) => `✓ ${String(r.removed)} rule(s) removed, ${String(r.remaining)} left`);
 
 /** `bp net har` */
-export const netHarText = whole((r) => `✓ ${String(r.entries)} request(s) written to ${String(r.file)} (${String(r.sizeBytes)} bytes)`);
+export const netHarText = whole(
+  (r) => `✓ ${String(r.entries)} request(s) written to ${String(r.file)} (${String(r.sizeBytes)} bytes)`,
+);
 
 /** `bp state list` */
 export const stateListText = whole((r) => {
   const states = list(r, "states");
-  return states.length === 0 ? "No saved states." : states.map((s) => `${String(s.name)}  ${String(s.savedAt)}  ${String(s.cookies)} cookie(s)  ${(s.origins as string[]).join(", ")}`).join("\n");
+  return states.length === 0
+    ? "No saved states."
+    : states
+        .map(
+          (s) =>
+            `${String(s.name)}  ${String(s.savedAt)}  ${String(s.cookies)} cookie(s)  ${(s.origins as string[]).join(", ")}`,
+        )
+        .join("\n");
 });
 
 /** `bp trace start` */
-export const traceStartText = whole((r) => `✓ Tracing ${String(r.tab)} (${String(r.categories)} categories); 'bp trace stop' writes it`);
+export const traceStartText = whole(
+  (r) => `✓ Tracing ${String(r.tab)} (${String(r.categories)} categories); 'bp trace stop' writes it`,
+);
 
 /** `bp focus` */
 export const focusText = whole((r) => `✓ Focused ${String(r.focused)}`);
@@ -196,7 +256,12 @@ export const downloadsText = whole((r) => {
   const downloads = list(r, "downloads");
   return downloads.length === 0
     ? "No downloads."
-    : downloads.map((d) => `${String(d.id).padEnd(5)} ${String(d.state).padEnd(11)} ${String(d.fileName)}${d.sizeBytes !== undefined ? `  ${String(d.sizeBytes)} bytes` : ""}${d.error ? `  (${String(d.error)})` : ""}`).join("\n");
+    : downloads
+        .map(
+          (d) =>
+            `${String(d.id).padEnd(5)} ${String(d.state).padEnd(11)} ${String(d.fileName)}${d.sizeBytes !== undefined ? `  ${String(d.sizeBytes)} bytes` : ""}${d.error ? `  (${String(d.error)})` : ""}`,
+        )
+        .join("\n");
 });
 
 /** `bp emulate` */
@@ -207,7 +272,9 @@ export const emulateText = whole((r) => {
 
 /** `bp screenshot` */
 export const screenshotText = whole((r) => {
-  const lines = [`✓ Screenshot saved to ${String(r.file)} (${String(r.width)}x${String(r.height)}, ${String(r.sizeBytes)} bytes)`];
+  const lines = [
+    `✓ Screenshot saved to ${String(r.file)} (${String(r.width)}x${String(r.height)}, ${String(r.sizeBytes)} bytes)`,
+  ];
   if (r.annotationCount !== undefined) lines.push(`  ${String(r.annotationCount)} numbered box(es) drawn`);
   const p = r.preview as R | undefined;
   if (p) lines.push(`  preview: ${String(p.file)} (${String(p.width)}x${String(p.height)})`);

@@ -21,7 +21,13 @@ export function describeArgs(def: Pick<CommandDef, "args" | "positionals" | "ali
     const optional = isSchema(entry, "optional");
     const inner = isSchema(entry, "optional") ? entry.wrapped : entry;
     const kind = inner.type === "boolean" ? "boolean" : inner.type === "number" ? "number" : "string";
-    const info: ArgInfo = { name, kind, required: !optional, positional: positionals.includes(name), description: v.getDescription(inner) ?? "" };
+    const info: ArgInfo = {
+      name,
+      kind,
+      required: !optional,
+      positional: positionals.includes(name),
+      description: v.getDescription(inner) ?? "",
+    };
     const dflt = optional ? v.getDefault(entry) : undefined;
     if (dflt !== undefined) info.default = dflt;
     if (isSchema(inner, "picklist")) info.choices = inner.options;

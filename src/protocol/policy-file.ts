@@ -12,9 +12,14 @@ export const MAX_POLICY_BYTES = 1_000_000;
 /** Why a file with this stat cannot be trusted, if it cannot: not a regular file, writable by others, another user's. */
 export function statProblem(st: BigIntStats): BpError | undefined {
   if (!st.isFile()) return policyInvalid("policy", "it is not a regular file.");
-  if ((st.mode & 0o022n) !== 0n) return policyInvalid("mode", `other users may write it (mode ${(st.mode & 0o777n).toString(8)}); make it writable by its owner only.`);
+  if ((st.mode & 0o022n) !== 0n)
+    return policyInvalid(
+      "mode",
+      `other users may write it (mode ${(st.mode & 0o777n).toString(8)}); make it writable by its owner only.`,
+    );
   const uid = process.getuid?.();
-  if (uid !== undefined && st.uid !== 0n && st.uid !== BigInt(uid)) return policyInvalid("owner", "it belongs to another user, who could change it.");
+  if (uid !== undefined && st.uid !== 0n && st.uid !== BigInt(uid))
+    return policyInvalid("owner", "it belongs to another user, who could change it.");
   if (st.size > BigInt(MAX_POLICY_BYTES)) return policyInvalid("policy", "the file is larger than 1 MB.");
   return undefined;
 }

@@ -48,7 +48,8 @@ export function parseOriginPattern(raw: string): OriginPattern {
     if (i >= 0) {
       host = hostPort.slice(0, i);
       port = hostPort.slice(i + 1);
-      if (!/^(\d{1,5}|\*)$/.test(port) || (port !== "*" && Number(port) > 65535)) return { error: `'${raw.slice(0, 80)}' has a port that does not parse.` };
+      if (!/^(\d{1,5}|\*)$/.test(port) || (port !== "*" && Number(port) > 65535))
+        return { error: `'${raw.slice(0, 80)}' has a port that does not parse.` };
     }
   }
   if (port === "*") port = undefined;
@@ -59,8 +60,15 @@ export function parseOriginPattern(raw: string): OriginPattern {
   }
   const valid = host === "*" ? !wildcard : v6 ? true : HOST_RE.test(host);
   if (!valid) return { error: `'${raw.slice(0, 80)}' has a host that does not parse.` };
-  if (path !== undefined && path.includes("**")) return { error: `'${raw.slice(0, 80)}' has '**' in its path; one '*' matches any run.` };
-  return { ...(scheme ? { scheme } : {}), host, ...(wildcard ? { wildcard } : {}), ...(port ? { port } : {}), ...(path && path !== "/*" ? { path } : {}) };
+  if (path !== undefined && path.includes("**"))
+    return { error: `'${raw.slice(0, 80)}' has '**' in its path; one '*' matches any run.` };
+  return {
+    ...(scheme ? { scheme } : {}),
+    host,
+    ...(wildcard ? { wildcard } : {}),
+    ...(port ? { port } : {}),
+    ...(path && path !== "/*" ? { path } : {}),
+  };
 }
 
 function glob(pattern: string, text: string): boolean {
@@ -90,7 +98,9 @@ function compiled(p: string): OriginPattern {
 }
 
 /** The parts a URL is judged by; undefined for the ones that always pass (about:blank). */
-export function urlParts(url: string): { scheme: string; host: string; port: string; path: string } | "pass" | undefined {
+export function urlParts(
+  url: string,
+): { scheme: string; host: string; port: string; path: string } | "pass" | undefined {
   let u: URL;
   try {
     u = new URL(url);
@@ -123,7 +133,8 @@ function partsMatch(pattern: string, parts: Parts): boolean {
   if (p.error) return false;
   if (p.schemeOnly) return parts.scheme === p.scheme;
   if (p.scheme ? parts.scheme !== p.scheme : !WEB.includes(parts.scheme)) return false;
-  if (p.host !== "*" && !(parts.host === p.host || (p.wildcard === true && parts.host.endsWith(`.${p.host ?? ""}`)))) return false;
+  if (p.host !== "*" && !(parts.host === p.host || (p.wildcard === true && parts.host.endsWith(`.${p.host ?? ""}`))))
+    return false;
   if (p.port !== undefined && parts.port !== p.port) return false;
   return p.path === undefined || glob(p.path, parts.path);
 }
@@ -151,12 +162,16 @@ export function coversPattern(outer: string, inner: string): boolean {
 }
 
 /** Why a URL may not be loaded under these lists, or undefined when it may. */
-export function originVerdict(rules: { allow?: string[][]; block: string[] }, url: string): { rule: "origins.deny" | "origins.allow"; entry?: string } | undefined {
+export function originVerdict(
+  rules: { allow?: string[][]; block: string[] },
+  url: string,
+): { rule: "origins.deny" | "origins.allow"; entry?: string } | undefined {
   const parts = urlParts(url);
   if (parts === "pass") return undefined;
   // A URL that does not parse matches no pattern: refused only where an allow list must hold.
   const hit = parts ? rules.block.find((p) => partsMatch(p, parts)) : undefined;
   if (hit !== undefined) return { rule: "origins.deny", entry: hit };
-  for (const list of rules.allow ?? []) if (!parts || !list.some((p) => partsMatch(p, parts))) return { rule: "origins.allow" };
+  for (const list of rules.allow ?? [])
+    if (!parts || !list.some((p) => partsMatch(p, parts))) return { rule: "origins.allow" };
   return undefined;
 }

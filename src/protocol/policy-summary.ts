@@ -10,7 +10,9 @@ export const policySummarySchema = () =>
       block: v.optional(v.pipe(v.number(), v.description("Denied URL patterns"))),
       tabAccess: v.optional(v.literal("own")),
       uploadDirs: v.optional(v.pipe(v.number(), v.description("Directories uploads may come from"))),
-      downloads: v.optional(v.pipe(v.union([v.literal("off"), v.number()]), v.description("'off' or the largest download in bytes"))),
+      downloads: v.optional(
+        v.pipe(v.union([v.literal("off"), v.number()]), v.description("'off' or the largest download in bytes")),
+      ),
     }),
     v.description("Only when a host policy is in force ($BROWSER_PILOT_HOME/policy.json)"),
   );

@@ -34,7 +34,19 @@ describe("origin patterns", () => {
   });
 
   test("patterns that do not parse say why", () => {
-    for (const bad of ["", " a.com", "a b", "ht tp://x", "exa_mple.com", "*x.com", "a.com:99999", "a.com:abc", "a.com/**", "1://x", "*.*"]) {
+    for (const bad of [
+      "",
+      " a.com",
+      "a b",
+      "ht tp://x",
+      "exa_mple.com",
+      "*x.com",
+      "a.com:99999",
+      "a.com:abc",
+      "a.com/**",
+      "1://x",
+      "*.*",
+    ]) {
       expect(parseOriginPattern(bad).error).toBeDefined();
     }
   });
@@ -61,12 +73,21 @@ describe("origin patterns", () => {
 
 describe("policy file", () => {
   test("a valid file, narrowed per key", async () => {
-    const p = await parsePolicy(JSON.stringify({
-      deny: ["eval", "cookies --values"],
-      origins: { allow: ["*.test"], deny: ["evil.test"] },
-      files: { uploadDirs: ["/srv/up"], downloads: { maxBytes: 1000 } },
-      keys: { bot: { deny: ["net"], origins: { allow: ["a.test"] }, tabAccess: "own", files: { uploadDirs: ["/srv/up/bot"], downloads: "off" } } },
-    }));
+    const p = await parsePolicy(
+      JSON.stringify({
+        deny: ["eval", "cookies --values"],
+        origins: { allow: ["*.test"], deny: ["evil.test"] },
+        files: { uploadDirs: ["/srv/up"], downloads: { maxBytes: 1000 } },
+        keys: {
+          bot: {
+            deny: ["net"],
+            origins: { allow: ["a.test"] },
+            tabAccess: "own",
+            files: { uploadDirs: ["/srv/up/bot"], downloads: "off" },
+          },
+        },
+      }),
+    );
     expect(p.digest).toMatch(/^[0-9a-f]{12}$/);
     const g = rulesFor(p, "other");
     expect(g.deny).toEqual(["eval", "cookies --values"]);
@@ -98,10 +119,27 @@ describe("policy file", () => {
   });
 
   test("a key that widens a global rule is refused", async () => {
-    expect(await invalid(JSON.stringify({ tabAccess: "own", keys: { k: { tabAccess: "all" } } }))).toBe("keys.k.tabAccess");
-    expect(await invalid(JSON.stringify({ origins: { allow: ["a.test"] }, keys: { k: { origins: { allow: ["b.test"] } } } }))).toBe("keys.k.origins.allow[0]");
-    expect(await invalid(JSON.stringify({ files: { uploadDirs: ["/a"] }, keys: { k: { files: { uploadDirs: ["/b"] } } } }))).toBe("keys.k.files.uploadDirs[0]");
-    expect(await invalid(JSON.stringify({ files: { downloads: "off" }, keys: { k: { files: { downloads: "on" } } } }))).toBe("keys.k.files.downloads");
-    expect(await invalid(JSON.stringify({ files: { downloads: { maxBytes: 10 } }, keys: { k: { files: { downloads: { maxBytes: 11 } } } } }))).toBe("keys.k.files.downloads");
+    expect(await invalid(JSON.stringify({ tabAccess: "own", keys: { k: { tabAccess: "all" } } }))).toBe(
+      "keys.k.tabAccess",
+    );
+    expect(
+      await invalid(
+        JSON.stringify({ origins: { allow: ["a.test"] }, keys: { k: { origins: { allow: ["b.test"] } } } }),
+      ),
+    ).toBe("keys.k.origins.allow[0]");
+    expect(
+      await invalid(JSON.stringify({ files: { uploadDirs: ["/a"] }, keys: { k: { files: { uploadDirs: ["/b"] } } } })),
+    ).toBe("keys.k.files.uploadDirs[0]");
+    expect(
+      await invalid(JSON.stringify({ files: { downloads: "off" }, keys: { k: { files: { downloads: "on" } } } })),
+    ).toBe("keys.k.files.downloads");
+    expect(
+      await invalid(
+        JSON.stringify({
+          files: { downloads: { maxBytes: 10 } },
+          keys: { k: { files: { downloads: { maxBytes: 11 } } } },
+        }),
+      ),
+    ).toBe("keys.k.files.downloads");
   });
 });

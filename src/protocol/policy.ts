@@ -15,12 +15,23 @@ const MAX_PATTERNS = 256;
 const MAX_KEYS = 256;
 const MAX_ENTRIES = 128;
 
-const patternList = (what: string) => v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(2048))), v.maxLength(MAX_PATTERNS), v.description(what)));
+const patternList = (what: string) =>
+  v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(2048))), v.maxLength(MAX_PATTERNS), v.description(what)));
 
 const downloadsSchema = () =>
   v.optional(
     v.pipe(
-      v.union([v.picklist(["on", "off"]), v.strictObject({ maxBytes: v.pipe(v.number(), v.integer(), v.minValue(0), v.description("Largest download kept; a bigger one is cancelled")) })]),
+      v.union([
+        v.picklist(["on", "off"]),
+        v.strictObject({
+          maxBytes: v.pipe(
+            v.number(),
+            v.integer(),
+            v.minValue(0),
+            v.description("Largest download kept; a bigger one is cancelled"),
+          ),
+        }),
+      ]),
       v.description("Downloads: 'on' (default), 'off', or capped"),
     ),
   );
@@ -30,19 +41,34 @@ const sectionEntries = () => ({
     v.pipe(
       v.array(v.pipe(v.string(), v.maxLength(200))),
       v.maxLength(MAX_ENTRIES),
-      v.description("Commands removed ('eval', 'net mock'; a word covers its subcommands: 'net') and options that act differently ('cookies --values', 'connect --cdp-url')"),
+      v.description(
+        "Commands removed ('eval', 'net mock'; a word covers its subcommands: 'net') and options that act differently ('cookies --values', 'connect --cdp-url')",
+      ),
     ),
   ),
   origins: v.optional(
     v.strictObject({
-      allow: patternList("URL patterns navigation and the page's requests must match (absent: any); 'https://*.example.com', 'example.com', 'http://127.0.0.1:8080/app/*', 'data:'"),
+      allow: patternList(
+        "URL patterns navigation and the page's requests must match (absent: any); 'https://*.example.com', 'example.com', 'http://127.0.0.1:8080/app/*', 'data:'",
+      ),
       deny: patternList("URL patterns navigation and the page's requests must not match; deny wins over allow"),
     }),
   ),
-  tabAccess: v.optional(v.pipe(v.picklist(["all", "own"]), v.description("'own': only tabs the key created (overrides BROWSER_PILOT_TAB_ACCESS)"))),
+  tabAccess: v.optional(
+    v.pipe(
+      v.picklist(["all", "own"]),
+      v.description("'own': only tabs the key created (overrides BROWSER_PILOT_TAB_ACCESS)"),
+    ),
+  ),
   files: v.optional(
     v.strictObject({
-      uploadDirs: v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(4096))), v.maxLength(MAX_ENTRIES), v.description("Absolute directories uploads may come from (absent: any; empty: none)"))),
+      uploadDirs: v.optional(
+        v.pipe(
+          v.array(v.pipe(v.string(), v.maxLength(4096))),
+          v.maxLength(MAX_ENTRIES),
+          v.description("Absolute directories uploads may come from (absent: any; empty: none)"),
+        ),
+      ),
       downloads: downloadsSchema(),
     }),
   ),
@@ -62,7 +88,9 @@ export const policySchema = () =>
         ),
       ),
     }),
-    v.description("Browser Pilot host policy ($BROWSER_PILOT_HOME/policy.json): a launch-time reduction of what agents may do"),
+    v.description(
+      "Browser Pilot host policy ($BROWSER_PILOT_HOME/policy.json): a launch-time reduction of what agents may do",
+    ),
   );
 
 type RawSection = v.InferOutput<v.StrictObjectSchema<ReturnType<typeof sectionEntries>, undefined>>;
@@ -86,10 +114,19 @@ export interface Policy {
 }
 
 export function policyInvalid(field: string, message: string): BpError {
-  return new BpError("policy_invalid", `The host policy is not valid (${field}): ${message} Every command is refused until the host fixes the file.`, {
-    context: { field },
-    remediation: { code: "fix_policy", message: "The host or the person must fix $BROWSER_PILOT_HOME/policy.json (see 'bp schema policy'); bp never changes it.", actionRequired: true },
-  });
+  return new BpError(
+    "policy_invalid",
+    `The host policy is not valid (${field}): ${message} Every command is refused until the host fixes the file.`,
+    {
+      context: { field },
+      remediation: {
+        code: "fix_policy",
+        message:
+          "The host or the person must fix $BROWSER_PILOT_HOME/policy.json (see 'bp schema policy'); bp never changes it.",
+        actionRequired: true,
+      },
+    },
+  );
 }
 
 function issuePath(issue: v.BaseIssue<unknown>): string {
@@ -105,7 +142,8 @@ export async function parsePolicy(text: string): Promise<Policy> {
   } catch {
     throw policyInvalid("policy", "the file is not JSON.");
   }
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw policyInvalid("policy", "the file must hold one JSON object.");
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+    throw policyInvalid("policy", "the file must hold one JSON object.");
   const parsed = v.safeParse(policySchema(), raw);
   if (!parsed.success) {
     const issue = parsed.issues[0];
@@ -134,7 +172,8 @@ async function section(sec: RawSection, at: string): Promise<PolicyRules> {
   const allow = check(sec.origins?.allow, "allow");
   const block = check(sec.origins?.deny, "deny") ?? [];
   const dirs = sec.files?.uploadDirs?.map((d, i) => {
-    if (!d.startsWith("/") || d.split("/").some((s) => s === "." || s === "..")) throw policyInvalid(`${at}files.uploadDirs[${i}]`, "a directory must be an absolute path without '.' or '..'.");
+    if (!d.startsWith("/") || d.split("/").some((s) => s === "." || s === ".."))
+      throw policyInvalid(`${at}files.uploadDirs[${i}]`, "a directory must be an absolute path without '.' or '..'.");
     return d.length > 1 ? d.replace(/\/+$/, "") : d;
   });
   return {
@@ -150,14 +189,17 @@ async function section(sec: RawSection, at: string): Promise<PolicyRules> {
 /** "eval", "net" (and its subcommands), "cookies --values": a command name, then at most one of its options. */
 async function denyEntry(entry: string, field: string): Promise<string> {
   const m = /^([a-z]+(?: [a-z]+)?)(?: --([a-z][a-z-]*))?$/.exec(entry);
-  if (!m || !m[1]) throw policyInvalid(field, `'${entry.slice(0, 80)}' is not a command name, optionally followed by one '--option'.`);
+  if (!m || !m[1])
+    throw policyInvalid(field, `'${entry.slice(0, 80)}' is not a command name, optionally followed by one '--option'.`);
   const name = m[1];
   const known = Object.keys(COMMAND_INDEX).some((c) => c === name || c.startsWith(`${name} `));
   if (!known) throw policyInvalid(field, `'${name}' is not a bp command.`);
   const option = m[2];
   if (option !== undefined) {
     const def = await findCommand(name);
-    const entries = def ? (def.args as { entries?: Record<string, unknown> }).entries ?? objectEntries(def.args) : undefined;
+    const entries = def
+      ? ((def.args as { entries?: Record<string, unknown> }).entries ?? objectEntries(def.args))
+      : undefined;
     if (!entries || !Object.hasOwn(entries, option)) throw policyInvalid(field, `'${name}' has no option --${option}.`);
   }
   return option === undefined ? name : `${name} --${option}`;
@@ -179,18 +221,25 @@ function rank(d: Downloads | undefined): number {
 
 /** A key's section may only narrow: every widening is policy_invalid, naming its field. */
 function checkNarrows(g: PolicyRules, k: PolicyRules, at: string): void {
-  if (g.tabAccess === "own" && k.tabAccess === "all") throw policyInvalid(`${at}tabAccess`, "a key may not widen the global 'own' to 'all'.");
+  if (g.tabAccess === "own" && k.tabAccess === "all")
+    throw policyInvalid(`${at}tabAccess`, "a key may not widen the global 'own' to 'all'.");
   if (g.allow && k.allow) {
     k.allow.forEach((p, i) => {
-      if (!g.allow?.some((gp) => coversPattern(gp, p))) throw policyInvalid(`${at}origins.allow[${i}]`, `'${p.slice(0, 200)}' is wider than every global allow pattern.`);
+      if (!g.allow?.some((gp) => coversPattern(gp, p)))
+        throw policyInvalid(
+          `${at}origins.allow[${i}]`,
+          `'${p.slice(0, 200)}' is wider than every global allow pattern.`,
+        );
     });
   }
   if (g.uploadDirs && k.uploadDirs) {
     k.uploadDirs.forEach((d, i) => {
-      if (!g.uploadDirs?.some((gd) => insideDir(gd, d))) throw policyInvalid(`${at}files.uploadDirs[${i}]`, "a key's upload directory must lie inside a global one.");
+      if (!g.uploadDirs?.some((gd) => insideDir(gd, d)))
+        throw policyInvalid(`${at}files.uploadDirs[${i}]`, "a key's upload directory must lie inside a global one.");
     });
   }
-  if (k.downloads !== undefined && rank(k.downloads) > rank(g.downloads)) throw policyInvalid(`${at}files.downloads`, "a key may not allow more downloads than the global rule.");
+  if (k.downloads !== undefined && rank(k.downloads) > rank(g.downloads))
+    throw policyInvalid(`${at}files.downloads`, "a key may not allow more downloads than the global rule.");
 }
 
 export function insideDir(dir: string, path: string): boolean {
@@ -227,7 +276,12 @@ export function rulesFor(p: Policy, key: string): Effective {
 }
 
 /** The deny entry that removes this call, if any: a command (or a word above it) or an option given a value. */
-export function deniedBy(rules: Effective, command: string, args: Record<string, unknown>, defaults: Record<string, unknown> = {}): string | undefined {
+export function deniedBy(
+  rules: Effective,
+  command: string,
+  args: Record<string, unknown>,
+  defaults: Record<string, unknown> = {},
+): string | undefined {
   for (const d of rules.deny) {
     const [name, opt] = d.split(" --");
     if (name !== command && !command.startsWith(`${name} `)) continue;
@@ -257,6 +311,8 @@ export function summarize(p: Policy, key: string): PolicySummary {
     ...(r.block.length > 0 ? { block: r.block.length } : {}),
     ...(r.tabAccess === "own" ? { tabAccess: "own" as const } : {}),
     ...(r.uploadDirs ? { uploadDirs: r.uploadDirs.length } : {}),
-    ...(r.downloads !== undefined && r.downloads !== "on" ? { downloads: r.downloads === "off" ? ("off" as const) : r.downloads.maxBytes } : {}),
+    ...(r.downloads !== undefined && r.downloads !== "on"
+      ? { downloads: r.downloads === "off" ? ("off" as const) : r.downloads.maxBytes }
+      : {}),
   };
 }

@@ -24,8 +24,22 @@ import { COMMAND_INDEX, isCommand, type CommandModule } from "./table.ts";
  */
 
 export const MODULE_EXPORTS: Record<CommandModule, Record<string, unknown>> = {
-  status, connection, tabs, eval: evaluate, observe, inspect, capture, actions, reliability, handoff, net, reference, devtools,
-  tools, pointer, record,
+  status,
+  connection,
+  tabs,
+  eval: evaluate,
+  observe,
+  inspect,
+  capture,
+  actions,
+  reliability,
+  handoff,
+  net,
+  reference,
+  devtools,
+  tools,
+  pointer,
+  record,
 };
 
 let byName: Map<string, CommandDef> | undefined;

@@ -8,7 +8,11 @@ import { type BpError, invalidArgument } from "../shared/errors.ts";
  * message is the whole error: the CLI's parse and the broker's validation both report it
  * through ruleError, so either side gives the same invalid_argument.
  */
-export function rule<T extends Record<string, unknown>>(field: string, message: string, broken: (args: NoInfer<T>) => boolean): v.RawCheckAction<T> & { readonly broken: (args: T) => boolean } {
+export function rule<T extends Record<string, unknown>>(
+  field: string,
+  message: string,
+  broken: (args: NoInfer<T>) => boolean,
+): v.RawCheckAction<T> & { readonly broken: (args: T) => boolean } {
   const check = v.rawCheck<T>(({ dataset, addIssue }) => {
     if (!dataset.typed || !broken(dataset.value)) return;
     const input: Record<string, unknown> = dataset.value;

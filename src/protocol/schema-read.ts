@@ -12,7 +12,11 @@ interface Schemas {
   optional: v.OptionalSchema<v.GenericSchema, unknown>;
   nullable: v.NullableSchema<v.GenericSchema, unknown>;
   array: v.ArraySchema<v.GenericSchema, v.ErrorMessage<v.ArrayIssue> | undefined>;
-  record: v.RecordSchema<v.GenericSchema<string, string | number | symbol>, v.GenericSchema, v.ErrorMessage<v.RecordIssue> | undefined>;
+  record: v.RecordSchema<
+    v.GenericSchema<string, string | number | symbol>,
+    v.GenericSchema,
+    v.ErrorMessage<v.RecordIssue> | undefined
+  >;
   union: v.UnionSchema<v.UnionOptions, v.ErrorMessage<v.UnionIssue<v.BaseIssue<unknown>>> | undefined>;
   picklist: v.PicklistSchema<v.PicklistOptions, v.ErrorMessage<v.PicklistIssue> | undefined>;
   literal: v.LiteralSchema<v.Literal, v.ErrorMessage<v.LiteralIssue> | undefined>;
@@ -20,10 +24,26 @@ interface Schemas {
 
 interface Actions {
   description: v.DescriptionAction<unknown, string>;
-  min_value: v.MinValueAction<v.ValueInput, v.ValueInput, v.ErrorMessage<v.MinValueIssue<v.ValueInput, v.ValueInput>> | undefined>;
-  max_value: v.MaxValueAction<v.ValueInput, v.ValueInput, v.ErrorMessage<v.MaxValueIssue<v.ValueInput, v.ValueInput>> | undefined>;
-  min_length: v.MinLengthAction<v.LengthInput, number, v.ErrorMessage<v.MinLengthIssue<v.LengthInput, number>> | undefined>;
-  max_length: v.MaxLengthAction<v.LengthInput, number, v.ErrorMessage<v.MaxLengthIssue<v.LengthInput, number>> | undefined>;
+  min_value: v.MinValueAction<
+    v.ValueInput,
+    v.ValueInput,
+    v.ErrorMessage<v.MinValueIssue<v.ValueInput, v.ValueInput>> | undefined
+  >;
+  max_value: v.MaxValueAction<
+    v.ValueInput,
+    v.ValueInput,
+    v.ErrorMessage<v.MaxValueIssue<v.ValueInput, v.ValueInput>> | undefined
+  >;
+  min_length: v.MinLengthAction<
+    v.LengthInput,
+    number,
+    v.ErrorMessage<v.MinLengthIssue<v.LengthInput, number>> | undefined
+  >;
+  max_length: v.MaxLengthAction<
+    v.LengthInput,
+    number,
+    v.ErrorMessage<v.MaxLengthIssue<v.LengthInput, number>> | undefined
+  >;
   regex: v.RegexAction<string, v.ErrorMessage<v.RegexIssue<string>> | undefined>;
 }
 

@@ -5,11 +5,19 @@ import { namedRecord, shortString } from "./wire.ts";
 /* The broker's side of src/protocol/wire.ts: the schemas of what a CLI sends. */
 
 /** Only the fields needed to route a request and check its token; the full shape comes after. */
-export const requestEnvelopeSchema = v.object({ op: v.picklist(["hello", "cancel", "call"]), token: v.optional(v.string()), keep: v.optional(v.boolean()) });
+export const requestEnvelopeSchema = v.object({
+  op: v.picklist(["hello", "cancel", "call"]),
+  token: v.optional(v.string()),
+  keep: v.optional(v.boolean()),
+});
 
 export const callProtocolSchema = v.object({ protocol: v.pipe(v.number(), v.integer()) });
 
-export const cancelRequestSchema = v.object({ op: v.literal("cancel"), token: v.string(), invocation: shortString(64) });
+export const cancelRequestSchema = v.object({
+  op: v.literal("cancel"),
+  token: v.string(),
+  invocation: shortString(64),
+});
 
 export const callRequestSchema = v.object({
   op: v.literal("call"),
@@ -28,7 +36,9 @@ export const callRequestSchema = v.object({
   secret: v.optional(shortString(1_000_000)),
   executable: v.optional(v.object({ version: v.string(), identity: v.string() })),
   version: v.optional(shortString(64)),
-  discovery: v.optional(v.object({ home: v.optional(shortString(4096)), xdgConfigHome: v.optional(shortString(4096)) })),
+  discovery: v.optional(
+    v.object({ home: v.optional(shortString(4096)), xdgConfigHome: v.optional(shortString(4096)) }),
+  ),
   cwd: v.optional(shortString(4096)),
   outputDir: v.optional(shortString(4096)),
 });

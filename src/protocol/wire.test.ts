@@ -79,7 +79,10 @@ test("the generated readReply gives what the reply schema gives, for successes a
   const polluted = readReply(JSON.parse('{"ok":true,"__proto__":{"polluted":1}}'));
   expect(polluted === undefined ? undefined : Object.getPrototypeOf(polluted)).toBe(Object.prototype);
   // A success's fields are the reply's own, unchanged.
-  expect(readReply(JSON.parse('{"ok":true,"v":{"deep":[1,{"x":null}]}}'))).toEqual({ ok: true, v: { deep: [1, { x: null }] } });
+  expect(readReply(JSON.parse('{"ok":true,"v":{"deep":[1,{"x":null}]}}'))).toEqual({
+    ok: true,
+    v: { deep: [1, { x: null }] },
+  });
 });
 
 test("the generated readLocatorValue gives what the locator schema gives", () => {
@@ -94,7 +97,11 @@ test("the generated readLocatorValue gives what the locator schema gives", () =>
     executable: { version: "0.1.0", path: "/usr/bin/bp", identity: "executable:ab" },
     token: "t0k3n",
   };
-  const variants: unknown[] = [good, { ...good, extra: 1, protocol: { min: 1, max: 2, x: 3 }, executable: { ...good.executable, more: true } }, { ...good, token: "t" }];
+  const variants: unknown[] = [
+    good,
+    { ...good, extra: 1, protocol: { min: 1, max: 2, x: 3 }, executable: { ...good.executable, more: true } },
+    { ...good, token: "t" },
+  ];
   // Every field missing, and every field of the wrong kind, in turn.
   const wrong: Record<string, unknown[]> = {
     schemaVersion: ["1", null, 1.5],
@@ -117,7 +124,10 @@ test("the generated readLocatorValue gives what the locator schema gives", () =>
     const parsed = v.safeParse(locatorSchema(), value);
     const expected = parsed.success ? JSON.stringify(parsed.output) : undefined;
     const read = readLocatorValue(value);
-    expect([JSON.stringify(value), read === undefined ? undefined : JSON.stringify(read)]).toEqual([JSON.stringify(value), expected]);
+    expect([JSON.stringify(value), read === undefined ? undefined : JSON.stringify(read)]).toEqual([
+      JSON.stringify(value),
+      expected,
+    ]);
   }
   // Sanity: the good one and the one with extra fields pass, stripped to the known fields.
   expect(readLocatorValue(variants[0])).toEqual(good);

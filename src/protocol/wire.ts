@@ -98,7 +98,14 @@ export const namedRecord = once(() =>
   ),
 );
 
-export const helloReplySchema = once(() => v.object({ ok: v.literal(true), service: v.literal("browser-pilot"), version: shortString(64), protocol: protocolRange() }));
+export const helloReplySchema = once(() =>
+  v.object({
+    ok: v.literal(true),
+    service: v.literal("browser-pilot"),
+    version: shortString(64),
+    protocol: protocolRange(),
+  }),
+);
 
 /**
  * A failed call: the published error shape. Its fields reach the agent as they are, so a
@@ -112,7 +119,9 @@ export const errorReplySchema = once(() =>
     retryable: v.boolean(),
     hint: v.optional(v.string()),
     context: v.optional(namedRecord()),
-    remediation: v.optional(v.object({ code: v.string(), message: v.string(), actionRequired: v.optional(v.boolean()) })),
+    remediation: v.optional(
+      v.object({ code: v.string(), message: v.string(), actionRequired: v.optional(v.boolean()) }),
+    ),
     handbacks: v.optional(v.array(namedRecord())),
     /** What the host policy stopped in the page while the command ran (src/broker/policy/blocks.ts). */
     policyBlocked: v.optional(v.array(namedRecord())),
@@ -133,7 +142,8 @@ export type Reply = v.InferOutput<ReturnType<typeof replySchema>>;
  */
 export const readReply = (value: unknown): Reply | undefined => generated.readReply(value) as Reply | undefined;
 export const readError = (value: unknown): Reply | undefined => generated.readError(value) as Reply | undefined;
-export const readLocatorValue = (value: unknown): Locator | undefined => generated.readLocatorValue(value) as Locator | undefined;
+export const readLocatorValue = (value: unknown): Locator | undefined =>
+  generated.readLocatorValue(value) as Locator | undefined;
 
 /** A schema's output for a value, undefined where the schema refuses it. */
 export function readWith<S extends v.GenericSchema>(schema: S, value: unknown): v.InferOutput<S> | undefined {
@@ -145,7 +155,13 @@ export function readWith<S extends v.GenericSchema>(schema: S, value: unknown): 
 export const cancelReplySchema = once(() =>
   v.looseObject({
     ok: v.boolean(),
-    command: v.optional(v.looseObject({ id: v.optional(v.string()), status: v.optional(v.string()), cancellationRequested: v.optional(v.boolean()) })),
+    command: v.optional(
+      v.looseObject({
+        id: v.optional(v.string()),
+        status: v.optional(v.string()),
+        cancellationRequested: v.optional(v.boolean()),
+      }),
+    ),
   }),
 );
 

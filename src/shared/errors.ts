@@ -90,7 +90,12 @@ export class BpError extends Error {
 
   /** Bounded: an error never echoes a huge input back (a 200 KB argument costs 200 KB of tokens). */
   toJSON(): ErrorShape {
-    const out: ErrorShape = { ok: false, error: clip(this.message, MAX_MESSAGE_CHARS), code: this.code, retryable: this.retryable };
+    const out: ErrorShape = {
+      ok: false,
+      error: clip(this.message, MAX_MESSAGE_CHARS),
+      code: this.code,
+      retryable: this.retryable,
+    };
     if (this.hint !== undefined) out.hint = clip(this.hint, MAX_MESSAGE_CHARS);
     if (this.context !== undefined) out.context = boundValue(this.context, 0) as Record<string, unknown>;
     if (this.remediation !== undefined) out.remediation = this.remediation;

@@ -3,7 +3,22 @@ import { join } from "node:path";
 import { resolvePaths } from "./paths.ts";
 
 test("a home path.join would change is joined by path.join; a plain one by hand, to the same result", () => {
-  const homes = ["/h", "/home/a", "/a//b", "/a/./b", "/a/../b", "/a/.", "/a/..", "/a/b/", "/a/...", "/a/.b", "/a/..b/c", "/.x", "//a", "/a b/c"];
+  const homes = [
+    "/h",
+    "/home/a",
+    "/a//b",
+    "/a/./b",
+    "/a/../b",
+    "/a/.",
+    "/a/..",
+    "/a/b/",
+    "/a/...",
+    "/a/.b",
+    "/a/..b/c",
+    "/.x",
+    "//a",
+    "/a b/c",
+  ];
   for (const home of homes) {
     const paths = resolvePaths({ BROWSER_PILOT_HOME: home });
     expect(paths.locator).toBe(join(home, "broker-locator.json"));

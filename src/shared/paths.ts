@@ -40,7 +40,12 @@ export function resolveHome(env: Record<string, string | undefined> = process.en
   if (override !== undefined) {
     // An empty value (a variable set from an unset one) must not silently mean the shared default home.
     if (!isAbsolute(override)) {
-      throw invalidArgument("BROWSER_PILOT_HOME", override === "" ? "BROWSER_PILOT_HOME is set but empty; set it to an absolute path, or unset it for the default home." : "BROWSER_PILOT_HOME must be an absolute path.");
+      throw invalidArgument(
+        "BROWSER_PILOT_HOME",
+        override === ""
+          ? "BROWSER_PILOT_HOME is set but empty; set it to an absolute path, or unset it for the default home."
+          : "BROWSER_PILOT_HOME must be an absolute path.",
+      );
     }
     return override;
   }

@@ -1,4 +1,15 @@
-import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { BpError } from "./errors.ts";
 
 /**
@@ -33,7 +44,11 @@ export function ensurePrivateDir(path: string): boolean {
 function unusableDir(path: string, message: string, reason?: string): BpError {
   return new BpError("state_directory_unusable", message, {
     context: { path, ...(reason ? { reason } : {}) },
-    remediation: { code: "fix_state_directory", message: `Free space on, make writable, remove or repair ${path} (it must be a writable directory of this user), or set BROWSER_PILOT_HOME to another directory.`, actionRequired: true },
+    remediation: {
+      code: "fix_state_directory",
+      message: `Free space on, make writable, remove or repair ${path} (it must be a writable directory of this user), or set BROWSER_PILOT_HOME to another directory.`,
+      actionRequired: true,
+    },
   });
 }
 

@@ -45,14 +45,19 @@ export function scrubSecrets(text: string): string {
   let out = text;
   for (const s of known) if (out.includes(s)) out = out.split(s).join(MASK);
   // Only a URL that carries credentials is rewritten: any other text stays as it was.
-  if (out.includes("ws")) out = out.replace(/\bwss?:\/\/[^\s"'<>]+/gi, (u) => (hasCredentials(u) ? displayEndpoint(u) : u));
+  if (out.includes("ws"))
+    out = out.replace(/\bwss?:\/\/[^\s"'<>]+/gi, (u) => (hasCredentials(u) ? displayEndpoint(u) : u));
   return out;
 }
 
 function hasCredentials(raw: string): boolean {
   try {
     const u = new URL(raw);
-    return u.username !== "" || u.password !== "" || rawParams(u.search).some(([name, value]) => value !== "" && SECRET_PARAM.test(name));
+    return (
+      u.username !== "" ||
+      u.password !== "" ||
+      rawParams(u.search).some(([name, value]) => value !== "" && SECRET_PARAM.test(name))
+    );
   } catch {
     return false;
   }

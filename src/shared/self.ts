@@ -11,7 +11,8 @@ export function isCompiled(): boolean {
 export function selfCommand(): { cmd: string[]; argv0: string } {
   if (!isCompiled()) return { cmd: [process.execPath, Bun.main], argv0: process.execPath };
   const shown = process.execPath.replace(/ \(deleted\)$/, "");
-  const replaced = process.platform === "linux" && (shown !== process.execPath || executableIdentity().identity !== startIdentity());
+  const replaced =
+    process.platform === "linux" && (shown !== process.execPath || executableIdentity().identity !== startIdentity());
   return { cmd: [replaced ? "/proc/self/exe" : shown], argv0: shown };
 }
 

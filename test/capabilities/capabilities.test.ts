@@ -67,7 +67,8 @@ describe("capability corpus", () => {
     const base = readBaseline();
     if (!base) throw new Error(`${BASELINE_PATH} is missing: run the corpus once with ${UPDATE_ENV}=1 and commit it`);
     const { violations, improvements } = compare(base, run.cases, run.probes);
-    for (const i of improvements) console.log(`  improved: ${i} (rewrite the baseline with ${UPDATE_ENV}=1 to lock it in)`);
+    for (const i of improvements)
+      console.log(`  improved: ${i} (rewrite the baseline with ${UPDATE_ENV}=1 to lock it in)`);
     expect(violations).toEqual([]);
   });
 });

@@ -42,17 +42,26 @@ export interface Origins {
 
 export function targetKey(t: Target): string {
   const role = typeof t.role === "string" ? t.role : t.role.join("|");
-  const extra = [t.value !== undefined ? `value=${JSON.stringify(t.value)}` : "", t.state ?? "", t.frame ? "in frame" : "", t.inFold ? "in fold" : ""];
+  const extra = [
+    t.value !== undefined ? `value=${JSON.stringify(t.value)}` : "",
+    t.state ?? "",
+    t.frame ? "in frame" : "",
+    t.inFold ? "in fold" : "",
+  ];
   return [`${role} ${JSON.stringify(t.name)}`, ...extra.filter(Boolean)].join(" ");
 }
 
 import { MINI_JQUERY, REAL_JQUERY } from "../e2e/widget-pages.ts";
 
-const doc = (title: string, body: string): string => `<!doctype html><html><head><meta charset=utf-8><title>${title}</title></head><body>${body}</body></html>`;
+const doc = (title: string, body: string): string =>
+  `<!doctype html><html><head><meta charset=utf-8><title>${title}</title></head><body>${body}</body></html>`;
 
 const ICON = "display:inline-block;width:24px;height:24px;background:#888;margin:4px";
 
-const ROWS = Array.from({ length: 300 }, (_, i) => `<li><button onclick="document.body.dataset.hit=this.textContent">Row ${i + 1}</button></li>`).join("");
+const ROWS = Array.from(
+  { length: 300 },
+  (_, i) => `<li><button onclick="document.body.dataset.hit=this.textContent">Row ${i + 1}</button></li>`,
+).join("");
 
 /** A framework-style controlled input: the framework owns the value and undoes any other edit. */
 const CONTROLLED = `
@@ -188,9 +197,19 @@ export function corpusPages(origins: () => Origins): Record<string, string | ((u
         `<script>for (const id of ["cart", "menu"]) document.getElementById(id).addEventListener("click", () => { document.body.dataset.hit = id; });</script>`,
     ),
     "/cap/shadow_dom": doc("Shadow DOM", SHADOW),
-    "/cap/same_origin_iframe": doc("Same-origin frame", `<p>Outer page</p><iframe src="/cap/frame" title="Same frame"></iframe>`),
-    "/cap/cross_origin_iframe": () => doc("Cross-origin frame", `<p>Outer page</p><iframe src="${origins().b}/cap/frame" title="Cross frame"></iframe>`),
-    "/cap/frame": doc("Frame", `<button>Frame button</button> <input aria-label="Frame input"> <button style="display:none">Frame hidden</button>`),
+    "/cap/same_origin_iframe": doc(
+      "Same-origin frame",
+      `<p>Outer page</p><iframe src="/cap/frame" title="Same frame"></iframe>`,
+    ),
+    "/cap/cross_origin_iframe": () =>
+      doc(
+        "Cross-origin frame",
+        `<p>Outer page</p><iframe src="${origins().b}/cap/frame" title="Cross frame"></iframe>`,
+      ),
+    "/cap/frame": doc(
+      "Frame",
+      `<button>Frame button</button> <input aria-label="Frame input"> <button style="display:none">Frame hidden</button>`,
+    ),
     "/cap/overlay": doc(
       "Overlay",
       `<button id=pay onclick="document.body.dataset.hit='pay'">Pay now</button>` +
@@ -226,9 +245,16 @@ export function corpusPages(origins: () => Origins): Record<string, string | ((u
         `<button onclick="document.getElementById('panel').classList.add('open')">Shipping</button>` +
         `<div id=panel><div style="height:30px"></div><button>Choose carrier</button></div>`,
     ),
-    "/cap/same_document": doc("Same document", `<a href="#details">Details</a><div style="height:2000px"></div><h2 id=details>Details</h2>`),
-    "/cap/frame_change": () => doc("Frame change", `<iframe src="${origins().b}/cap/frame_button" title="Change frame"></iframe>`),
-    "/cap/frame_button": doc("Frame button", `<button onclick="this.textContent = 'Changed inside'">Change me</button>`),
+    "/cap/same_document": doc(
+      "Same document",
+      `<a href="#details">Details</a><div style="height:2000px"></div><h2 id=details>Details</h2>`,
+    ),
+    "/cap/frame_change": () =>
+      doc("Frame change", `<iframe src="${origins().b}/cap/frame_button" title="Change frame"></iframe>`),
+    "/cap/frame_button": doc(
+      "Frame button",
+      `<button onclick="this.textContent = 'Changed inside'">Change me</button>`,
+    ),
     // Observation truth: clicks the page never received on the element (issue 23).
     "/cap/hover_swap": doc(
       "Hover swap",
@@ -244,8 +270,14 @@ export function corpusPages(origins: () => Origins): Record<string, string | ((u
       `<div><button id=buy>Buy</button></div>` +
         `<script>buy.addEventListener("pointerdown", () => { const n = document.createElement("button"); n.textContent = "Buy"; buy.replaceWith(n); }); buy.addEventListener("click", () => { document.body.dataset.hit = "Buy"; })</script>`,
     ),
-    "/cap/dead_button": doc("Dead button", `<button>Nothing</button><label>Size <select><option>S</option><option>M</option></select></label><input aria-label="Name">`),
-    "/cap/short_run": doc("Short run", Array.from({ length: 12 }, (_, i) => `<label><input type=checkbox> Topping ${i + 1}</label><br>`).join("")),
+    "/cap/dead_button": doc(
+      "Dead button",
+      `<button>Nothing</button><label>Size <select><option>S</option><option>M</option></select></label><input aria-label="Name">`,
+    ),
+    "/cap/short_run": doc(
+      "Short run",
+      Array.from({ length: 12 }, (_, i) => `<label><input type=checkbox> Topping ${i + 1}</label><br>`).join(""),
+    ),
     "/cap/frames_numbered": () =>
       doc("Numbered frames", `<iframe hidden src="/cap/frame"></iframe><iframe src="/cap/nest" title="Nest"></iframe>`),
     "/cap/nest": () => doc("Nest", `<iframe src="${origins().b}/cap/frame" title="Inner"></iframe>`),
@@ -396,7 +428,8 @@ export const CASES: readonly Case[] = [
   },
   {
     id: "widget_items",
-    title: "leaf items of widgets: a jQuery UI menu (tabindex=-1 wrappers), a toolbar, a datepicker's data-handler Prev/Next",
+    title:
+      "leaf items of widgets: a jQuery UI menu (tabindex=-1 wrappers), a toolbar, a datepicker's data-handler Prev/Next",
     path: "/cap/widget_items",
     expect: [
       { role: ["listitem", "generic"], name: "Apple Valley" },
@@ -458,7 +491,8 @@ export const CASES: readonly Case[] = [
   },
   {
     id: "hidden_traps",
-    title: "display:none, visibility:hidden, aria-hidden, inert, zero-size, off-screen, hidden, closed details, content-visibility; disabled",
+    title:
+      "display:none, visibility:hidden, aria-hidden, inert, zero-size, off-screen, hidden, closed details, content-visibility; disabled",
     path: "/cap/hidden_traps",
     expect: [
       { role: "button", name: "Visible button" },

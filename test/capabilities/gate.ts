@@ -71,13 +71,25 @@ export function makeBaseline(browser: string, cases: readonly CaseResult[], prob
   return {
     version: 1,
     browser,
-    cases: Object.fromEntries(cases.map((c) => [c.id, { expected: c.expected, found: c.found, forbidden: c.forbidden, falseInteractables: c.falseInteractables, bytes: c.bytes }])),
+    cases: Object.fromEntries(
+      cases.map((c) => [
+        c.id,
+        {
+          expected: c.expected,
+          found: c.found,
+          forbidden: c.forbidden,
+          falseInteractables: c.falseInteractables,
+          bytes: c.bytes,
+        },
+      ]),
+    ),
     probes: Object.fromEntries(probes.map((p) => [p.id, { metric: p.metric, status: p.status, detail: p.detail }])),
     totals: totals(cases, probes),
   };
 }
 
-const same = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+const same = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
 
 export function compare(base: Baseline, cases: readonly CaseResult[], probes: readonly ProbeResult[]): Verdict {
   const violations: string[] = [];
@@ -98,11 +110,15 @@ export function compare(base: Baseline, cases: readonly CaseResult[], probes: re
     if (!same(b.forbidden, c.forbidden)) drift(`${c.id}: must-not-appear list differs`);
     for (const t of b.found) if (!c.found.includes(t)) violations.push(`${c.id}: recall fell, ${t} is no longer found`);
     for (const t of c.found) if (!b.found.includes(t)) improvements.push(`${c.id}: ${t} is now found`);
-    for (const n of c.falseInteractables) if (!b.falseInteractables.includes(n)) violations.push(`${c.id}: false interactable ${JSON.stringify(n)} is now listed`);
-    for (const n of b.falseInteractables) if (!c.falseInteractables.includes(n)) improvements.push(`${c.id}: ${JSON.stringify(n)} is no longer listed`);
+    for (const n of c.falseInteractables)
+      if (!b.falseInteractables.includes(n))
+        violations.push(`${c.id}: false interactable ${JSON.stringify(n)} is now listed`);
+    for (const n of b.falseInteractables)
+      if (!c.falseInteractables.includes(n)) improvements.push(`${c.id}: ${JSON.stringify(n)} is no longer listed`);
     const limit = Math.floor(b.bytes * (1 + BYTES_TOLERANCE));
     if (c.bytes > limit) violations.push(`${c.id}: output grew from ${b.bytes} to ${c.bytes} bytes (limit ${limit})`);
-    else if (c.bytes < b.bytes * (1 - BYTES_TOLERANCE)) improvements.push(`${c.id}: output shrank from ${b.bytes} to ${c.bytes} bytes`);
+    else if (c.bytes < b.bytes * (1 - BYTES_TOLERANCE))
+      improvements.push(`${c.id}: output shrank from ${b.bytes} to ${c.bytes} bytes`);
   }
 
   const probeIds = probes.map((p) => p.id);
@@ -114,9 +130,12 @@ export function compare(base: Baseline, cases: readonly CaseResult[], probes: re
       continue;
     }
     if (b.metric !== p.metric) drift(`probe ${p.id} moved from ${b.metric} to ${p.metric}`);
-    else if (b.status === "skipped" && p.status !== "skipped") drift(`probe ${p.id} is measurable now (${p.status}: ${p.detail})`);
-    else if (b.status !== "skipped" && p.status === "skipped") violations.push(`probe ${p.id} was measured (${b.status}) and is skipped now: ${p.detail}`);
-    else if (b.status === "detected" && p.status === "missed") violations.push(`${p.metric} detection fell: ${p.id}: ${p.detail}`);
+    else if (b.status === "skipped" && p.status !== "skipped")
+      drift(`probe ${p.id} is measurable now (${p.status}: ${p.detail})`);
+    else if (b.status !== "skipped" && p.status === "skipped")
+      violations.push(`probe ${p.id} was measured (${b.status}) and is skipped now: ${p.detail}`);
+    else if (b.status === "detected" && p.status === "missed")
+      violations.push(`${p.metric} detection fell: ${p.id}: ${p.detail}`);
     else if (b.status === "missed" && p.status === "detected") improvements.push(`${p.id} is now detected`);
   }
   return { violations, improvements };
@@ -128,10 +147,21 @@ const pct = (ratio: string): string => {
 };
 
 /** A small fixed-width table of the run next to the baseline. */
-export function formatTable(browser: string, cases: readonly CaseResult[], probes: readonly ProbeResult[], base: Baseline | undefined): string {
+export function formatTable(
+  browser: string,
+  cases: readonly CaseResult[],
+  probes: readonly ProbeResult[],
+  base: Baseline | undefined,
+): string {
   const rows: string[][] = [["case", "recall", "false", "bytes", "baseline bytes"]];
   for (const c of cases) {
-    rows.push([c.id, `${c.found.length}/${c.expected.length}`, `${c.falseInteractables.length}/${c.forbidden.length}`, String(c.bytes), String(base?.cases[c.id]?.bytes ?? "-")]);
+    rows.push([
+      c.id,
+      `${c.found.length}/${c.expected.length}`,
+      `${c.falseInteractables.length}/${c.forbidden.length}`,
+      String(c.bytes),
+      String(base?.cases[c.id]?.bytes ?? "-"),
+    ]);
   }
   const t = totals(cases, probes);
   rows.push(["total", t.recall, t.falseInteractables, String(t.bytes), String(base?.totals.bytes ?? "-")]);
@@ -145,10 +175,14 @@ export function formatTable(browser: string, cases: readonly CaseResult[], probe
     ...(t.observationTruth !== undefined ? [`observation truth ${pct(t.observationTruth)}`] : []),
     `output ${t.bytes} bytes over ${cases.length} cases`,
   ];
-  return [`capability corpus: dist/bp on ${browser}`, grid(rows), "", grid(probeRows), "", summary.join(" · ")].join("\n");
+  return [`capability corpus: dist/bp on ${browser}`, grid(rows), "", grid(probeRows), "", summary.join(" · ")].join(
+    "\n",
+  );
 }
 
 function grid(rows: readonly string[][]): string {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length))) ?? [];
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  ")).join("\n");
+  return rows
+    .map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  "))
+    .join("\n");
 }

@@ -108,7 +108,9 @@ export class Harness {
     const snap = await this.snapshot();
     const found: string[] = [];
     for (const t of c.expect) {
-      const ok = t.inFold ? await this.foundInFold(snap, t, t.inFold.minCount) : snap.entries.some((e) => matches(e, t));
+      const ok = t.inFold
+        ? await this.foundInFold(snap, t, t.inFold.minCount)
+        : snap.entries.some((e) => matches(e, t));
       if (ok) found.push(targetKey(t));
     }
     const listedNames = new Set(snap.entries.flatMap((e) => [e.n ?? e.d ?? "", ...(e.ex ?? [])]));

@@ -44,7 +44,10 @@ export const PROBES: readonly Probe[] = [
       const hit = await h.evaluate("document.body.dataset.hit ?? ''");
       const detected = !r.json.ok && r.json.code === "action_not_verified" && names.includes("cookie") && hit === "";
       const by = o.tagName ? ` by ${String(o.tagName)}${o.id ? `#${String(o.id)}` : ""}` : "";
-      return { status: detected ? "detected" : "missed", detail: `${errorDetail(r)}${by}${hit ? `; page saw a click on ${String(hit)}` : ""}` };
+      return {
+        status: detected ? "detected" : "missed",
+        detail: `${errorDetail(r)}${by}${hit ? `; page saw a click on ${String(hit)}` : ""}`,
+      };
     },
   },
   {
@@ -52,16 +55,21 @@ export const PROBES: readonly Probe[] = [
     metric: "action_failure",
     title: "bp type into an input whose framework rolls the edit back: mismatch, not success",
     async run(h) {
-      if (!(await h.has("type"))) return { status: "skipped", detail: "bp type is not built yet ('bp type --help' fails)" };
+      if (!(await h.has("type")))
+        return { status: "skipped", detail: "bp type is not built yet ('bp type --help' fails)" };
       await h.open("/cap/controlled_input");
       const ref = refOf(await h.snapshot(), "Email");
       const r = await h.bp(["type", String(ref), "bob@example.com"]);
       const evidence = r.json.evidence;
-      const status = typeof evidence === "object" && evidence !== null ? (evidence as Record<string, unknown>).status : undefined;
+      const status =
+        typeof evidence === "object" && evidence !== null ? (evidence as Record<string, unknown>).status : undefined;
       const value = await h.evaluate("document.getElementById('email').value");
       const refused = !r.json.ok && (r.json.code === "action_not_verified" || r.json.code === "unknown_outcome");
       const detected = value === "ann@example.com" && (refused || (r.json.ok && status === "mismatch"));
-      return { status: detected ? "detected" : "missed", detail: `${r.json.ok ? `ok, evidence ${String(status)}` : errorDetail(r)}; value now ${JSON.stringify(value)}` };
+      return {
+        status: detected ? "detected" : "missed",
+        detail: `${r.json.ok ? `ok, evidence ${String(status)}` : errorDetail(r)}; value now ${JSON.stringify(value)}`,
+      };
     },
   },
   {
@@ -83,7 +91,9 @@ export const PROBES: readonly Probe[] = [
     async run(h) {
       await h.open("/cap/document_replacement");
       const ref = refOf(await h.snapshot(), "Old button");
-      await h.evaluate("document.open(); document.write('<title>Replaced</title><button onclick=\"document.body.dataset.hit=1\">Old button</button>'); document.close(), 1");
+      await h.evaluate(
+        "document.open(); document.write('<title>Replaced</title><button onclick=\"document.body.dataset.hit=1\">Old button</button>'); document.close(), 1",
+      );
       return expectStale(h, ref);
     },
   },
@@ -113,7 +123,10 @@ export const PROBES: readonly Probe[] = [
 ];
 
 /** An observation probe passes or misses on one condition, with what was seen. */
-const verdict = (ok: boolean, detail: string): { status: ProbeStatus; detail: string } => ({ status: ok ? "detected" : "missed", detail });
+const verdict = (ok: boolean, detail: string): { status: ProbeStatus; detail: string } => ({
+  status: ok ? "detected" : "missed",
+  detail,
+});
 
 export const OBSERVATION_PROBES: readonly Probe[] = [
   {
@@ -172,7 +185,10 @@ export const OBSERVATION_PROBES: readonly Probe[] = [
       await h.open("/cap/same_document");
       const r = await h.bp(["click", String(refOf(await h.snapshot(), "Details"))]);
       const effects = ((r.json.evidence as { effects?: string[] } | undefined)?.effects ?? []).join(",");
-      return verdict(effects.includes("url_changed") && !effects.includes("navigation"), `effects ${effects || errorDetail(r)}`);
+      return verdict(
+        effects.includes("url_changed") && !effects.includes("navigation"),
+        `effects ${effects || errorDetail(r)}`,
+      );
     },
   },
   {
@@ -195,7 +211,10 @@ export const OBSERVATION_PROBES: readonly Probe[] = [
       const r = (await h.snapshot(["--find", "Row 250"])).entries.find((e) => e.n === "Row 250")?.r;
       const click = await h.bp(["click", String(r)]);
       const hit = click.json.ok ? await h.evaluate("document.body.dataset.hit ?? ''") : "";
-      return verdict(hit === "Row 250", `ref ${String(r)}; ${click.json.ok ? `page saw ${JSON.stringify(hit)}` : errorDetail(click)}`);
+      return verdict(
+        hit === "Row 250",
+        `ref ${String(r)}; ${click.json.ok ? `page saw ${JSON.stringify(hit)}` : errorDetail(click)}`,
+      );
     },
   },
   {
@@ -227,7 +246,8 @@ export const OBSERVATION_PROBES: readonly Probe[] = [
       const ref = String(refOf(await h.snapshot(), "Nothing"));
       const a = await h.bp(["click", ref]);
       const b = await h.bp(["click", ref]);
-      const sa = (a.json.evidence as { status?: string } | undefined)?.status, sb = (b.json.evidence as { status?: string } | undefined)?.status;
+      const sa = (a.json.evidence as { status?: string } | undefined)?.status,
+        sb = (b.json.evidence as { status?: string } | undefined)?.status;
       return verdict(sa !== undefined && sa === sb && sa !== "verified", `first ${String(sa)}, second ${String(sb)}`);
     },
   },
@@ -241,8 +261,15 @@ export const OBSERVATION_PROBES: readonly Probe[] = [
       const typed = await h.bp(["type", String(refOf(snap, "Name"))]);
       const picked = await h.bp(["select", String(refOf(snap, "Size")), "XL"]);
       const options = picked.json.context?.options;
-      const ok = typed.json.code === "invalid_argument" && picked.json.code === "invalid_argument" && Array.isArray(options) && options.join(",") === "S,M";
-      return verdict(ok, `type ${errorDetail(typed)}; select ${errorDetail(picked)} ${JSON.stringify(options ?? null)}`);
+      const ok =
+        typed.json.code === "invalid_argument" &&
+        picked.json.code === "invalid_argument" &&
+        Array.isArray(options) &&
+        options.join(",") === "S,M";
+      return verdict(
+        ok,
+        `type ${errorDetail(typed)}; select ${errorDetail(picked)} ${JSON.stringify(options ?? null)}`,
+      );
     },
   },
 ];
@@ -251,7 +278,10 @@ export const OBSERVATION_PROBES: readonly Probe[] = [
 async function notVerified(h: Harness, r: BpResult): Promise<{ status: ProbeStatus; detail: string }> {
   const ev = r.json.evidence as { status?: string; reason?: string } | undefined;
   const hit = await h.evaluate("document.body.dataset.hit ?? ''").catch(() => "");
-  return verdict(r.json.ok === true && ev?.status !== "verified" && hit === "", `${ev ? `${String(ev.status)} ${ev.reason ?? ""}`.trim() : errorDetail(r)}${hit ? `; handler ran` : ""}`);
+  return verdict(
+    r.json.ok === true && ev?.status !== "verified" && hit === "",
+    `${ev ? `${String(ev.status)} ${ev.reason ?? ""}`.trim() : errorDetail(r)}${hit ? `; handler ran` : ""}`,
+  );
 }
 
 export async function runProbe(h: Harness, p: Probe): Promise<ProbeResult> {

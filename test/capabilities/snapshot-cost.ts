@@ -43,7 +43,9 @@ function tablePage(elements: number): string {
   const parts: string[] = [];
   for (let i = 1; i <= rows; i++) {
     const action = i % 10 === 0 ? `<button>Edit ${i}</button>` : "-";
-    parts.push(`<tr><td>${i}</td><td><a href="#row${i}">Order ${i}</a></td><td>${["open", "paid", "shipped"][i % 3]}</td><td>${action}</td></tr>`);
+    parts.push(
+      `<tr><td>${i}</td><td><a href="#row${i}">Order ${i}</a></td><td>${["open", "paid", "shipped"][i % 3]}</td><td>${action}</td></tr>`,
+    );
   }
   return `<!doctype html><title>Orders ${elements}</title>${HEAD}<table><tbody>${parts.join("")}</tbody></table>`;
 }
@@ -117,7 +119,11 @@ async function measure(env: BpEnv, origin: string, size: number): Promise<Row> {
     const r = await env.run(["snapshot", ...args]);
     if (!r.json.ok) throw new Error(`snapshot failed: ${r.stdout}`);
     const elements = Array.isArray(r.json.elements) ? r.json.elements.length : 0;
-    return { bytes: Buffer.byteLength(r.stdout.trim(), "utf8"), entries: elements, total: Number(r.json.total ?? elements) };
+    return {
+      bytes: Buffer.byteLength(r.stdout.trim(), "utf8"),
+      entries: elements,
+      total: Number(r.json.total ?? elements),
+    };
   };
   const pageExpr = `${PAGE_LIBRARY}.snapshot(window, { limit: 50, layout: true }).stats.ms`;
   const [cli = NaN, broker = NaN, page = NaN] = await interleaved([
@@ -148,7 +154,8 @@ async function measure(env: BpEnv, origin: string, size: number): Promise<Row> {
 
 const ms = (x: number): string => `${Math.round(x)} ms`;
 const num = (x: number): string => x.toLocaleString("en");
-const exponent = (a: Row, b: Row, key: "cli" | "broker" | "page"): string => (Math.log(b[key] / a[key]) / Math.log(b.elements / a.elements)).toFixed(2);
+const exponent = (a: Row, b: Row, key: "cli" | "broker" | "page"): string =>
+  (Math.log(b[key] / a[key]) / Math.log(b.elements / a.elements)).toFixed(2);
 
 function report(rows: Row[], browser: string, load: number): string {
   const cpu = `${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? "unknown CPU"}, load average ${load.toFixed(1)} at start)`;
@@ -158,7 +165,15 @@ function report(rows: Row[], browser: string, load: number): string {
     "| elements | cli (whole process) | broker (socket) | page walk | candidates | default: entries / bytes | --limit 10000: entries / bytes |",
     "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ...rows.map((r) => {
-      const cells = [num(r.elements), ms(r.cli), ms(r.broker), ms(r.page), num(r.total), `${r.defaultEntries} / ${num(r.defaultBytes)}`, `${r.fullEntries} / ${num(r.fullBytes)}`];
+      const cells = [
+        num(r.elements),
+        ms(r.cli),
+        ms(r.broker),
+        ms(r.page),
+        num(r.total),
+        `${r.defaultEntries} / ${num(r.defaultBytes)}`,
+        `${r.fullEntries} / ${num(r.fullBytes)}`,
+      ];
       return `| ${cells.join(" | ")} |`;
     }),
     "",

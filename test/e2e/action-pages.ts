@@ -6,7 +6,8 @@ const ROWS = (n: number, what: string) => Array.from({ length: n }, (_, i) => `<
 export function actionPages(b: () => string): Record<string, string | ((url: URL) => string)> {
   return {
     // The inner page comes from the second origin, so it runs out of process with its own session.
-    "/outer": () => `<!doctype html><title>Outer</title><iframe style="width:500px;height:200px" src="${b()}/inner"></iframe>`,
+    "/outer": () =>
+      `<!doctype html><title>Outer</title><iframe style="width:500px;height:200px" src="${b()}/inner"></iframe>`,
     "/inner": `<!doctype html><title>Inner</title><input aria-label="Inner field"><select aria-label="Inner select"><option>A</option><option>B</option></select>`,
     "/form": `<!doctype html><title>Form</title>
       <input id=name aria-label="Name" value="old"><input id=pw type=password aria-label="Password">

@@ -54,7 +54,11 @@ describe("type", () => {
     // No text and nothing on stdin types nothing: refused, not answered as verified.
     const empty = await env.run(["type", ref(els, "Name")], { stdin: "" });
     expect(empty.json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "text" } });
-    expect((await env.run(["keyboard"], { stdin: "" })).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "text" } });
+    expect((await env.run(["keyboard"], { stdin: "" })).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "text" },
+    });
     expect(await evalJs("document.getElementById('name').value")).toBe("fresh");
   });
 
@@ -72,7 +76,12 @@ describe("type", () => {
   test("a framework input that rolls back its value is a mismatch", async () => {
     const els = await open("/form");
     const r = await env.run(["type", ref(els, "Digits"), "12ab3"]);
-    expect(evidence(r)).toMatchObject({ status: "mismatch", reason: "value_mismatch", expectedLength: 5, afterLength: 3 });
+    expect(evidence(r)).toMatchObject({
+      status: "mismatch",
+      reason: "value_mismatch",
+      expectedLength: 5,
+      afterLength: 3,
+    });
     expect(await evalJs("document.getElementById('digits').value")).toBe("123");
   });
 
@@ -81,7 +90,11 @@ describe("type", () => {
     const r = await env.run(["type", ref(els, "Editor"), "hello", "--clear"]);
     expect(evidence(r)).toMatchObject({ status: "verified", kind: "contenteditable", afterLength: 5 });
     const bad = await env.run(["type", ref(els, "Plain"), "x"]);
-    expect(bad.json).toMatchObject({ ok: false, code: "action_not_verified", context: { reason: "not_editable", dispatched: false } });
+    expect(bad.json).toMatchObject({
+      ok: false,
+      code: "action_not_verified",
+      context: { reason: "not_editable", dispatched: false },
+    });
   });
 
   test("--submit presses Enter after a verified type", async () => {
@@ -98,7 +111,11 @@ describe("type", () => {
     await evalJs("sessionStorage.clear()");
     const els = await open("/nav-on-type");
     const r = await env.run(["type", ref(els, "Go"), "go", "--submit"]);
-    expect(r.json).toMatchObject({ ok: false, code: "unknown_outcome", context: { action: "type", step: "submit", remainingStepsStopped: ["submit"] } });
+    expect(r.json).toMatchObject({
+      ok: false,
+      code: "unknown_outcome",
+      context: { action: "type", step: "submit", remainingStepsStopped: ["submit"] },
+    });
     expect((r.json.context?.completedSteps as string[]).at(-1)).toBe("type");
     expect(["navigation", "document_replaced"]).toContain(String(r.json.context?.reason));
     expect(await evalJs("document.title")).toBe("Landed");
@@ -108,7 +125,12 @@ describe("type", () => {
   test("a change before the first mutation is action_not_verified, and a used ref is stale afterwards", async () => {
     const els = await open("/nav-on-focus");
     const r = await env.run(["type", ref(els, "Trap"), "abc"]);
-    expect(r.json).toMatchObject({ ok: false, code: "action_not_verified", retryable: true, context: { action: "type", dispatched: false } });
+    expect(r.json).toMatchObject({
+      ok: false,
+      code: "action_not_verified",
+      retryable: true,
+      context: { action: "type", dispatched: false },
+    });
     const again = await env.run(["type", ref(els, "Trap"), "abc"]);
     expect(again.json).toMatchObject({ ok: false, code: "stale_ref" });
   });
@@ -135,8 +157,20 @@ describe("keyboard and press", () => {
     const els = await open("/otp");
     await env.run(["click", ref(els, "First")]);
     const r = await env.run(["keyboard", "123456"]);
-    expect(r.json).toMatchObject({ ok: false, code: "unknown_outcome", context: { action: "keyboard", step: "key:4", reason: "focus_changed", completedSteps: ["key:1", "key:2", "key:3"] } });
-    expect(await evalJs("[document.getElementById('a').value, document.getElementById('b').value]")).toEqual(["123", ""]);
+    expect(r.json).toMatchObject({
+      ok: false,
+      code: "unknown_outcome",
+      context: {
+        action: "keyboard",
+        step: "key:4",
+        reason: "focus_changed",
+        completedSteps: ["key:1", "key:2", "key:3"],
+      },
+    });
+    expect(await evalJs("[document.getElementById('a').value, document.getElementById('b').value]")).toEqual([
+      "123",
+      "",
+    ]);
   });
 
   test("press Control+a then Backspace empties the focused input; key events carry key and code", async () => {
@@ -169,7 +203,8 @@ describe("scroll", () => {
     const up = await env.run(["scroll", "up"]);
     expect(evidence(up)).toMatchObject({ status: "mismatch", reason: "at_boundary", moved: false });
     // Lean: no echo of the mode and target asked for, no start position, no zero axis.
-    for (const k of ["mode", "target", "beforeX", "beforeY", "deltaX", "afterX"]) expect(evidence(up)).not.toHaveProperty(k);
+    for (const k of ["mode", "target", "beforeX", "beforeY", "deltaX", "afterX"])
+      expect(evidence(up)).not.toHaveProperty(k);
     const down = await env.run(["scroll", "down", "--amount", "200", "--unit", "pixels"]);
     expect(evidence(down)).toMatchObject({ status: "verified", afterY: 200, deltaY: 200 });
     expect(evidence(down)).not.toHaveProperty("moved");
@@ -183,7 +218,11 @@ describe("scroll", () => {
     const r = await env.run(["scroll", "--to-text", "hidden TREASURE"]);
     expect(evidence(r)).toMatchObject({ status: "verified", matchedText: "The hidden treasure" });
     expect(Number(evidence(r).deltaY)).toBeGreaterThan(0);
-    expect(await evalJs("(() => { const r = [...document.querySelectorAll('p')].find(p => p.textContent.includes('treasure')).getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; })()")).toBe(true);
+    expect(
+      await evalJs(
+        "(() => { const r = [...document.querySelectorAll('p')].find(p => p.textContent.includes('treasure')).getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; })()",
+      ),
+    ).toBe(true);
     const exact = await env.run(["scroll", "--to-text", "hidden TREASURE", "--exact"]);
     expect(evidence(exact)).toMatchObject({ status: "mismatch", reason: "text_not_found" });
   });
@@ -195,9 +234,16 @@ describe("scroll", () => {
     const s = await env.run(["scroll", "down", "--selector", "#pane"]);
     expect(evidence(s)).toMatchObject({ status: "verified" });
     expect(Number(evidence(s).deltaY)).toBeGreaterThan(0);
-    expect((await env.run(["scroll", "down", "--selector", "#nope"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "selector" } });
+    expect((await env.run(["scroll", "down", "--selector", "#nope"])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "selector" },
+    });
     expect((await env.run(["scroll"])).json).toMatchObject({ ok: false, code: "invalid_argument" });
-    expect((await env.run(["scroll", "down", "--to", "end"])).json).toMatchObject({ ok: false, code: "invalid_argument" });
+    expect((await env.run(["scroll", "down", "--to", "end"])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+    });
   });
 });
 
@@ -217,13 +263,26 @@ describe("dropdown and select", () => {
     const r = await env.run(["select", country, "japan"]);
     expect(evidence(r)).toMatchObject({ status: "verified", kind: "native", selected: ["Japan"] });
     expect(await evalJs("document.getElementById('picked').textContent")).toBe("jp");
-    expect(evidence(await env.run(["select", country, "ca", "--by", "value"]))).toMatchObject({ status: "verified", selected: ["Canada"] });
-    expect(evidence(await env.run(["select", country, "0", "--by", "index"]))).toMatchObject({ status: "verified", selected: ["Choose"] });
+    expect(evidence(await env.run(["select", country, "ca", "--by", "value"]))).toMatchObject({
+      status: "verified",
+      selected: ["Canada"],
+    });
+    expect(evidence(await env.run(["select", country, "0", "--by", "index"]))).toMatchObject({
+      status: "verified",
+      selected: ["Choose"],
+    });
     // A missing option is refused with the options there are; nothing is sent.
     const mars = await env.run(["select", country, "Mars"]);
-    expect(mars.json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "option", reason: "option_not_found", options: ["Choose", "Canada", "France", "Japan"] } });
+    expect(mars.json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "option", reason: "option_not_found", options: ["Choose", "Canada", "France", "Japan"] },
+    });
     expect(await evalJs("document.getElementById('picked').textContent")).toBe("");
-    expect(evidence(await env.run(["select", country, "France"]))).toMatchObject({ status: "mismatch", reason: "option_disabled" });
+    expect(evidence(await env.run(["select", country, "France"]))).toMatchObject({
+      status: "mismatch",
+      reason: "option_disabled",
+    });
   });
 
   test("an ARIA combobox is opened and its option clicked; the selection is read back", async () => {
@@ -247,7 +306,13 @@ describe("upload", () => {
     writeFileSync(src, "my resume");
     const els = await open("/upload");
     const r = await env.run(["upload", ref(els, "Resume"), relative(process.cwd(), src)]);
-    expect(evidence(r)).toMatchObject({ status: "verified", fileCount: 1, nameMatched: true, fileName: "resume.txt", sizeBytes: 9 });
+    expect(evidence(r)).toMatchObject({
+      status: "verified",
+      fileCount: 1,
+      nameMatched: true,
+      fileName: "resume.txt",
+      sizeBytes: 9,
+    });
     expect(evidence(r)).not.toHaveProperty("expectedFileCount");
     expect(await evalJs("document.getElementById('got').textContent")).toBe("resume.txt:9");
     expect(r.stdout).not.toContain(files);
@@ -266,7 +331,11 @@ describe("upload", () => {
     expect(r.json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "file" } });
     const list = await open("/select");
     const bad = await env.run(["upload", ref(list, "Country"), join(files, "resume.txt")]);
-    expect(bad.json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "ref", reason: "not_file_input" } });
+    expect(bad.json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "ref", reason: "not_file_input" },
+    });
   });
 });
 
@@ -275,7 +344,10 @@ describe("cross-origin iframes", () => {
     const els = await open("/outer");
     const field = ref(els, "Inner field");
     expect(evidence(await env.run(["type", field, "hello"]))).toMatchObject({ status: "verified", afterLength: 5 });
-    expect(evidence(await env.run(["select", ref(els, "Inner select"), "B"]))).toMatchObject({ status: "verified", selected: ["B"] });
+    expect(evidence(await env.run(["select", ref(els, "Inner select"), "B"]))).toMatchObject({
+      status: "verified",
+      selected: ["B"],
+    });
     await env.run(["click", field]);
     const k = await env.run(["keyboard", "!!"]);
     expect(evidence(k)).toMatchObject({ status: "verified", beforeLength: 5, afterLength: 7 });

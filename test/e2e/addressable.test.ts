@@ -22,12 +22,18 @@ const LISTENERS = `<!doctype html><title>Listeners</title>
     document.getElementById("menu").addEventListener("click", (e) => { document.body.dataset.hit = e.target.textContent; });
   </script>`;
 
-const ROWS = (n: number) => Array.from({ length: n }, (_, i) => `<li><button onclick="document.body.dataset.hit=this.textContent">Row ${i + 1}</button></li>`).join("");
+const ROWS = (n: number) =>
+  Array.from(
+    { length: n },
+    (_, i) => `<li><button onclick="document.body.dataset.hit=this.textContent">Row ${i + 1}</button></li>`,
+  ).join("");
 
 const site = startFixtureServer({
-  "/framed": () => `<!doctype html><title>Top</title><iframe src="/inner-same"></iframe><iframe src="${site.b}/inner-cross"></iframe>`,
+  "/framed": () =>
+    `<!doctype html><title>Top</title><iframe src="/inner-same"></iframe><iframe src="${site.b}/inner-cross"></iframe>`,
   "/framed-nested": `<!doctype html><title>Nested</title><iframe hidden src="/inner-same"></iframe><iframe style="width:600px;height:300px" src="/nest"></iframe>`,
-  "/nest": () => `<!doctype html><title>Nest</title><button>Nest button</button><iframe src="${site.b}/inner-cross"></iframe>`,
+  "/nest": () =>
+    `<!doctype html><title>Nest</title><button>Nest button</button><iframe src="${site.b}/inner-cross"></iframe>`,
   "/login": `<!doctype html><title>Login</title><form action="/plain"><input name=u aria-label="User"><input type=password name=p aria-label="Password"><button>Sign in</button></form>`,
   "/plain": `<!doctype html><title>Plain</title><button>Plain button</button>`,
   "/covered": `<!doctype html><title>Covered</title><button>Pay now</button><div id=banner style="position:fixed;inset:0;background:#fff">Cookies <button>Accept</button></div>`,
@@ -59,7 +65,16 @@ afterAll(async () => {
 describe("every control has a ref", () => {
   test("clickables bound only through addEventListener are listed and clickable; hidden and inert ones are not", async () => {
     const els = await snapshot();
-    for (const n of ["Prev month", "Next month", "Apple Valley", "Apricot Hill", "Delegated one", "Delegated two", "Chip red"]) expect(names(els)).toContain(n);
+    for (const n of [
+      "Prev month",
+      "Next month",
+      "Apple Valley",
+      "Apricot Hill",
+      "Delegated one",
+      "Delegated two",
+      "Chip red",
+    ])
+      expect(names(els)).toContain(n);
     for (const n of ["Hidden chip", "Inert prev", "Invisible chip", "Plain text"]) expect(names(els)).not.toContain(n);
     // A listener on a wrapper around a real control is delegation, not a control of its own.
     expect(els.some((e) => e.n?.includes("Wrapper text"))).toBe(false);
@@ -86,7 +101,10 @@ describe("listener marks are reused only while they hold", () => {
     expect((await run(["click", String(late.find((e) => e.n === "Late chip")?.r)])).json.ok).toBe(true);
     expect((await run(["eval", "document.body.dataset.hit"])).json.value).toBe("Late chip");
     // A shadow root that existed when the marks were made is watched too.
-    await run(["eval", "(() => { const h = document.createElement('div'); h.id = 'host'; h.attachShadow({ mode: 'open' }); document.body.append(h); return 1; })()"]);
+    await run([
+      "eval",
+      "(() => { const h = document.createElement('div'); h.id = 'host'; h.attachShadow({ mode: 'open' }); document.body.append(h); return 1; })()",
+    ]);
     expect(names(await snapshot())).toContain("Late chip");
     expect((await run(["eval", add("document.getElementById('host').shadowRoot", "Shadow chip")])).json.ok).toBe(true);
     expect(names(await snapshot())).toContain("Shadow chip");
@@ -95,7 +113,8 @@ describe("listener marks are reused only while they hold", () => {
 
 describe("hints apply and name real commands", () => {
   test("a login's 'left' hint does not follow the agent to an unrelated site", async () => {
-    const hints = (r: { json: Record<string, unknown> }) => (r.json.hints as { type: string; state?: string }[] | undefined) ?? [];
+    const hints = (r: { json: Record<string, unknown> }) =>
+      (r.json.hints as { type: string; state?: string }[] | undefined) ?? [];
     await run(["open", `${site.a}/login`]);
     expect(hints(await run(["snapshot"])).some((h) => h.type === "authentication_surface")).toBe(true);
     await run(["open", `${site.b}/plain`]);
@@ -160,8 +179,14 @@ describe("refs never lie", () => {
     const crossF = String(frames.find((f) => f.url.endsWith("/inner-cross"))?.index);
     const els = await snapshot();
     const found = (await run(["find", "button"])).json.elements as { name: string; f?: string; r?: number }[];
-    expect(found.find((e) => e.name === "Same button")).toMatchObject({ f: sameF, r: els.find((e) => e.n === "Same button")?.r });
-    expect(found.find((e) => e.name === "Cross button")).toMatchObject({ f: crossF, r: els.find((e) => e.n === "Cross button")?.r });
+    expect(found.find((e) => e.name === "Same button")).toMatchObject({
+      f: sameF,
+      r: els.find((e) => e.n === "Same button")?.r,
+    });
+    expect(found.find((e) => e.name === "Cross button")).toMatchObject({
+      f: crossF,
+      r: els.find((e) => e.n === "Cross button")?.r,
+    });
     const hit = ((await run(["search", "Cross button"])).json.matches as { f?: string; r?: number }[])[0];
     expect(hit).toMatchObject({ f: crossF, r: els.find((e) => e.n === "Cross button")?.r });
   });

@@ -62,7 +62,10 @@ describe("bp batch", () => {
   test("refs from an earlier step work in a later one, and actions verify as they do alone", async () => {
     const add = await refNamed((a) => run(a), "Add");
     const name = await refNamed((a) => run(a), "Name");
-    const r = await run(["batch"], `click ${add}\ntype ${name} "Ada Lovelace"\neval 'document.querySelector("input").value + "/" + document.querySelector("#out").textContent'\n`);
+    const r = await run(
+      ["batch"],
+      `click ${add}\ntype ${name} "Ada Lovelace"\neval 'document.querySelector("input").value + "/" + document.querySelector("#out").textContent'\n`,
+    );
     const out = r.json as unknown as Results;
     expect(out.ok).toBe(true);
     expect((out.results[0] as { evidence: { status: string } }).evidence.status).toBe("verified");
@@ -127,7 +130,11 @@ describe("bp batch", () => {
     }
     expect((await run(["eval", "document.title"])).json).toEqual({ ok: true, value: "Counter" });
     const many = Array.from({ length: 101 }, () => "eval 1").join("\n");
-    expect((await run(["batch"], many)).json).toMatchObject({ ok: false, code: "invalid_argument", context: { parserCode: "too_many_steps" } });
+    expect((await run(["batch"], many)).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { parserCode: "too_many_steps" },
+    });
   });
 
   test("a batch that ends with disconnect stops the broker as a lone disconnect would", async () => {
@@ -146,10 +153,24 @@ describe("bp batch", () => {
   });
 
   test("the broker answers many calls on one kept connection, as a batch sends them", async () => {
-    const locator = JSON.parse(readFileSync(join(env.home, "broker-locator.json"), "utf8")) as { endpoint: string; token: string };
+    const locator = JSON.parse(readFileSync(join(env.home, "broker-locator.json"), "utf8")) as {
+      endpoint: string;
+      token: string;
+    };
     const conn = await KeptConnection.open(locator.endpoint, 5_000);
     try {
-      const call = (expression: string) => ({ op: "call" as const, token: locator.token, protocol: PROTOCOL.version, clientKey: K, command: "eval", args: { expression }, invocation: crypto.randomUUID(), timeoutMs: 10_000, tabAccess: "all" as const, mode: "json" as const });
+      const call = (expression: string) => ({
+        op: "call" as const,
+        token: locator.token,
+        protocol: PROTOCOL.version,
+        clientKey: K,
+        command: "eval",
+        args: { expression },
+        invocation: crypto.randomUUID(),
+        timeoutMs: 10_000,
+        tabAccess: "all" as const,
+        mode: "json" as const,
+      });
       expect(await conn.call(call("1 + 1"), 15_000)).toEqual({ ok: true, value: 2 });
       expect(await conn.call(call("document.title"), 15_000)).toEqual({ ok: true, value: "Counter" });
       expect(await conn.call(call("3"), 15_000)).toEqual({ ok: true, value: 3 });
@@ -159,14 +180,33 @@ describe("bp batch", () => {
   });
 
   test("lines sent together on a kept connection are answered in order; a call without keep ends it", async () => {
-    const locator = JSON.parse(readFileSync(join(env.home, "broker-locator.json"), "utf8")) as { endpoint: string; token: string };
-    const line = (expression: string, keep: boolean) => `${JSON.stringify({ op: "call", token: locator.token, protocol: PROTOCOL.version, clientKey: K, command: "eval", args: { expression }, invocation: crypto.randomUUID(), timeoutMs: 10_000, tabAccess: "all", mode: "json", ...(keep ? { keep: true } : {}) })}\n`;
+    const locator = JSON.parse(readFileSync(join(env.home, "broker-locator.json"), "utf8")) as {
+      endpoint: string;
+      token: string;
+    };
+    const line = (expression: string, keep: boolean) =>
+      `${JSON.stringify({ op: "call", token: locator.token, protocol: PROTOCOL.version, clientKey: K, command: "eval", args: { expression }, invocation: crypto.randomUUID(), timeoutMs: 10_000, tabAccess: "all", mode: "json", ...(keep ? { keep: true } : {}) })}\n`;
     let text = "";
     const closed = Promise.withResolvers<void>();
-    const sock = await Bun.connect({ unix: locator.endpoint, socket: { data: (_s, d) => void (text += new TextDecoder().decode(d)), close: () => closed.resolve(), error: () => closed.resolve() } });
+    const sock = await Bun.connect({
+      unix: locator.endpoint,
+      socket: {
+        data: (_s, d) => void (text += new TextDecoder().decode(d)),
+        close: () => closed.resolve(),
+        error: () => closed.resolve(),
+      },
+    });
     sock.write(line("10", true) + line("20", false) + line("30", true));
     await Promise.race([closed.promise, Bun.sleep(15_000)]);
     // The third line came after a call that did not ask to keep the connection: never read.
-    expect(text.trim().split("\n").map((l) => JSON.parse(l))).toEqual([{ ok: true, value: 10 }, { ok: true, value: 20 }]);
+    expect(
+      text
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l)),
+    ).toEqual([
+      { ok: true, value: 10 },
+      { ok: true, value: 20 },
+    ]);
   });
 });

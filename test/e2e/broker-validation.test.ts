@@ -11,8 +11,22 @@ const env = makeBpEnv();
 afterAll(() => env.cleanup());
 
 function call(command: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const { endpoint, token } = JSON.parse(readFileSync(join(env.home, "broker-locator.json"), "utf8")) as { token: string; endpoint: string };
-  const req = { op: "call", token, protocol: 1, clientKey: "raw-client", command, args, invocation: `i-${crypto.randomUUID()}`, timeoutMs: 5_000, tabAccess: "all", mode: "json" };
+  const { endpoint, token } = JSON.parse(readFileSync(join(env.home, "broker-locator.json"), "utf8")) as {
+    token: string;
+    endpoint: string;
+  };
+  const req = {
+    op: "call",
+    token,
+    protocol: 1,
+    clientKey: "raw-client",
+    command,
+    args,
+    invocation: `i-${crypto.randomUUID()}`,
+    timeoutMs: 5_000,
+    tabAccess: "all",
+    mode: "json",
+  };
   return new Promise((resolve, reject) => {
     let buf = "";
     void Bun.connect({
@@ -40,8 +54,16 @@ describe("broker-side argument validation", () => {
   });
 
   test("wrong types and out-of-range values are refused with the field; defaults are filled in", async () => {
-    expect(await call("snapshot", { limit: "all" })).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "limit" } });
-    expect(await call("click", { ref: -3 })).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "ref" } });
+    expect(await call("snapshot", { limit: "all" })).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "limit" },
+    });
+    expect(await call("click", { ref: -3 })).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "ref" },
+    });
     // A valid call without the optional arguments reaches the command (here: no browser yet).
     expect(await call("snapshot", {})).toMatchObject({ ok: false, code: "browser_disconnected" });
   });

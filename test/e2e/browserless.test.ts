@@ -28,7 +28,7 @@ afterAll(async () => {
   site.stop();
 });
 
-const form = `${site.a}/echo?html=${encodeURIComponent('<title>Form</title><input aria-label="Name"><button onclick="document.title=\'Sent \'+document.querySelector(\'input\').value">Send</button>')}`;
+const form = `${site.a}/echo?html=${encodeURIComponent("<title>Form</title><input aria-label=\"Name\"><button onclick=\"document.title='Sent '+document.querySelector('input').value\">Send</button>")}`;
 
 describe("browserless", () => {
   test("connect, actions, two agents, wrong token, queue full, a server-side kill; the token in no output", async () => {
@@ -44,9 +44,17 @@ describe("browserless", () => {
       return r;
     };
 
-    expect((await run(["connect", "--cdp-url", bl.url().replace(TOKEN, "wrong-token-000")])).json).toMatchObject({ ok: false, code: "browser_not_authorized", retryable: false, context: { status: 401 } });
+    expect((await run(["connect", "--cdp-url", bl.url().replace(TOKEN, "wrong-token-000")])).json).toMatchObject({
+      ok: false,
+      code: "browser_not_authorized",
+      retryable: false,
+      context: { status: 401 },
+    });
     // browserless starts its browser before it answers the upgrade: the default limit covers it.
-    expect((await run(["connect", "--cdp-url", bl.url('&launch={"defaultViewport":null}')])).json).toMatchObject({ ok: true, browser: { source: "remote" } });
+    expect((await run(["connect", "--cdp-url", bl.url('&launch={"defaultViewport":null}')])).json).toMatchObject({
+      ok: true,
+      browser: { source: "remote" },
+    });
     expect((await run(["open", form, "--new"])).json).toMatchObject({ ok: true });
     const name = await refNamed((a) => run(a), "Name");
     expect((await run(["type", name, "Ada"])).json).toMatchObject({ ok: true });
@@ -58,7 +66,9 @@ describe("browserless", () => {
     expect((await run(["screenshot"])).json).toMatchObject({ ok: true });
 
     // A second agent shares the session; the first one's tab is not its to drive.
-    expect((await run(["connect", "--cdp-url", bl.url('&launch={"defaultViewport":null}')], "agent-b")).json).toMatchObject({ ok: true, reused: true });
+    expect(
+      (await run(["connect", "--cdp-url", bl.url('&launch={"defaultViewport":null}')], "agent-b")).json,
+    ).toMatchObject({ ok: true, reused: true });
     expect((await run(["open", `${site.a}/`, "--new"], "agent-b")).json).toMatchObject({ ok: true });
     expect((await run(["snapshot"], "agent-b")).json).toMatchObject({ ok: true });
     const tabs = (await run(["tabs"], "agent-b")).json.tabs as { id: string; url: string }[];
@@ -66,16 +76,28 @@ describe("browserless", () => {
     if (mine) expect((await run(["tab", mine.id], "agent-b")).json).toMatchObject({ ok: false, code: "target_busy" });
 
     // One browser at a time (CONCURRENT=1, QUEUED=0): another installation is refused, retryably.
-    expect((await run(["connect", "--cdp-url", bl.url()], "agent-c", other)).json).toMatchObject({ ok: false, code: "browser_busy", retryable: true, context: { status: 429 } });
+    expect((await run(["connect", "--cdp-url", bl.url()], "agent-c", other)).json).toMatchObject({
+      ok: false,
+      code: "browser_busy",
+      retryable: true,
+      context: { status: 429 },
+    });
 
     const sessions = bl.sessionsStarted();
     expect(await bl.killAll()).toBeLessThan(300);
-    const lost = await waitFor(async () => {
-      const r = await run(["snapshot"]);
-      return r.json.code === "browser_disconnected" ? r : undefined;
-    }, 20_000, "the kill to show");
+    const lost = await waitFor(
+      async () => {
+        const r = await run(["snapshot"]);
+        return r.json.code === "browser_disconnected" ? r : undefined;
+      },
+      20_000,
+      "the kill to show",
+    );
     if (!lost) throw new Error("waitFor returned nothing");
-    expect(lost.json).toMatchObject({ context: { reason: "remote_session_ended" }, remediation: { code: "reconnect_remote" } });
+    expect(lost.json).toMatchObject({
+      context: { reason: "remote_session_ended" },
+      remediation: { code: "reconnect_remote" },
+    });
     expect(String(lost.json.context?.endpoint)).toContain("token=***");
     expect((await run(["status"])).json.recovery).toMatchObject({ action: "bp connect --reconnect" });
     for (const c of (await run(["commands"])).json.commands as { id: string }[]) await run(["command", c.id]);
@@ -93,8 +115,12 @@ describe("browserless", () => {
         return "";
       }
     });
-    const leaked = outs.filter((o) => o.stdout.includes(TOKEN) || o.stderr.includes(TOKEN)).length + logs.filter((l) => l.includes(TOKEN)).length;
-    console.log(`browserless: ${calls} calls, ${failures} failed replies (expected ones included), token found ${leaked} times`);
+    const leaked =
+      outs.filter((o) => o.stdout.includes(TOKEN) || o.stderr.includes(TOKEN)).length +
+      logs.filter((l) => l.includes(TOKEN)).length;
+    console.log(
+      `browserless: ${calls} calls, ${failures} failed replies (expected ones included), token found ${leaked} times`,
+    );
     expect(leaked).toBe(0);
   }, 240_000);
 });

@@ -11,7 +11,8 @@ import { PAGES, startFixtureServer } from "../support/fixture-server.ts";
 requireChromium();
 
 /** Styles are inline on purpose; the CSP forbids connect-src and scripts, as hostile pages do. */
-const CSP = "default-src 'self' http://localhost:* http://127.0.0.1:*; style-src 'unsafe-inline'; script-src 'none'; connect-src 'none'";
+const CSP =
+  "default-src 'self' http://localhost:* http://127.0.0.1:*; style-src 'unsafe-inline'; script-src 'none'; connect-src 'none'";
 const abs = (style: string) => `style="position:absolute;${style}"`;
 const capturePage = (b: string) => `<!doctype html><title>Capture</title><body style="margin:0">
 <button id=go ${abs("left:40px;top:30px;width:120px;height:40px")}>Go</button>
@@ -24,7 +25,8 @@ const inner = `<!doctype html><body style="margin:0;background:#fee"><button id=
 let site: ReturnType<typeof startFixtureServer>;
 site = startFixtureServer({
   ...PAGES,
-  "/capture": () => new Response(capturePage(site.b), { headers: { "content-type": "text/html", "content-security-policy": CSP } }),
+  "/capture": () =>
+    new Response(capturePage(site.b), { headers: { "content-type": "text/html", "content-security-policy": CSP } }),
   "/inner": inner,
 });
 const out = mkdtempSync(join(tmpdir(), "bp-capture-out-"));
@@ -36,7 +38,10 @@ let snap: Snap;
 
 beforeAll(async () => {
   expect((await env.run(["launch", "--headless"])).json.ok).toBe(true);
-  expect((await env.run(["open", `${site.a}/capture`, "--new"], { key: K })).json).toMatchObject({ ok: true, title: "Capture" });
+  expect((await env.run(["open", `${site.a}/capture`, "--new"], { key: K })).json).toMatchObject({
+    ok: true,
+    title: "Capture",
+  });
   const s = await env.run(["snapshot", "--boxes"], { key: K });
   expect(s.json.ok).toBe(true);
   snap = s.json as unknown as Snap;
@@ -49,7 +54,16 @@ afterAll(async () => {
   if (!process.env.BP_KEEP_OUT) rmSync(out, { recursive: true, force: true });
 });
 
-type FileResult = { ok: boolean; file: string; mimeType?: string; sizeBytes: number; width: number; height: number; annotationCount?: number; preview?: { file: string; mimeType: string; width: number; height: number; sizeBytes: number } };
+type FileResult = {
+  ok: boolean;
+  file: string;
+  mimeType?: string;
+  sizeBytes: number;
+  width: number;
+  height: number;
+  annotationCount?: number;
+  preview?: { file: string; mimeType: string; width: number; height: number; sizeBytes: number };
+};
 
 /** The format is fixed by the command, so the reply names no mimeType; the file's own first bytes say what it is. */
 function checkFile(r: FileResult, mimeType: "image/png" | "application/pdf"): Uint8Array {
@@ -90,7 +104,12 @@ describe("bp screenshot", () => {
 
     const cwd = mkdtempSync(join(tmpdir(), "bp-capture-cwd-"));
     const { BROWSER_PILOT_OUTPUT_DIR: _drop, ...noOut } = env.env;
-    const proc = Bun.spawn([BP, "screenshot", "here.png"], { cwd, env: { ...noOut, BROWSER_PILOT_CLIENT_KEY: K }, stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn([BP, "screenshot", "here.png"], {
+      cwd,
+      env: { ...noOut, BROWSER_PILOT_CLIENT_KEY: K },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const json = JSON.parse(await new Response(proc.stdout).text()) as FileResult;
     expect(json.file).toBe(join(cwd, "here.png"));
     checkFile(json, "image/png");
@@ -114,7 +133,8 @@ describe("bp screenshot", () => {
   });
 
   test("--selector clips to the first match's box, even partly below the fold", async () => {
-    const r = (await env.run(["screenshot", "box.png", "--selector", "#box"], { key: K })).json as unknown as FileResult;
+    const r = (await env.run(["screenshot", "box.png", "--selector", "#box"], { key: K }))
+      .json as unknown as FileResult;
     const img = decodePng(checkFile(r, "image/png"));
     expect([r.width, r.height]).toEqual([123, 77]);
     expect(pixel(img, 60, 38)).toEqual([0, 255, 0]);
@@ -145,10 +165,19 @@ describe("bp screenshot", () => {
 
   test("--annotate with a ref list, unknown refs, and incompatible flags", async () => {
     const go = snap.elements.find((e) => e.n === "Go");
-    const r = (await env.run(["screenshot", "one.png", "--annotate", String(go?.r)], { key: K })).json as unknown as FileResult;
+    const r = (await env.run(["screenshot", "one.png", "--annotate", String(go?.r)], { key: K }))
+      .json as unknown as FileResult;
     expect(r.annotationCount).toBe(1);
-    expect((await env.run(["screenshot", "x.png", "--annotate", "999"], { key: K })).json).toMatchObject({ ok: false, code: "stale_ref", context: { reason: "unknown_ref" } });
-    for (const args of [["--full", "--annotate"], ["--selector", "#box", "--annotate"], ["--annotate", "--full"]]) {
+    expect((await env.run(["screenshot", "x.png", "--annotate", "999"], { key: K })).json).toMatchObject({
+      ok: false,
+      code: "stale_ref",
+      context: { reason: "unknown_ref" },
+    });
+    for (const args of [
+      ["--full", "--annotate"],
+      ["--selector", "#box", "--annotate"],
+      ["--annotate", "--full"],
+    ]) {
       const bad = await env.run(["screenshot", "x.png", ...args], { key: K });
       expect(bad.json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "annotate" } });
     }
@@ -157,7 +186,9 @@ describe("bp screenshot", () => {
 
   test("human output names the file, size and bytes", async () => {
     const r = await env.run(["screenshot", "human.png", "--human"], { key: K });
-    expect(r.stdout.trim()).toMatch(new RegExp(`^✓ Screenshot saved to ${join(out, "human.png")} \\(\\d+x\\d+, \\d+ bytes\\)$`));
+    expect(r.stdout.trim()).toMatch(
+      new RegExp(`^✓ Screenshot saved to ${join(out, "human.png")} \\(\\d+x\\d+, \\d+ bytes\\)$`),
+    );
   });
 
   test("escapes from the output dir are refused and nothing is written outside", async () => {
@@ -168,7 +199,11 @@ describe("bp screenshot", () => {
       const r = await env.run(["screenshot", name], { key: K });
       expect(r.json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "file" } });
     }
-    expect((await env.run(["pdf", "../x.pdf"], { key: K })).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "file" } });
+    expect((await env.run(["pdf", "../x.pdf"], { key: K })).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "file" },
+    });
     expect(readdirSync(outside)).toEqual([]);
     rmSync(outside, { recursive: true, force: true });
   });

@@ -17,7 +17,22 @@ describe("CLI contract (no browser needed)", () => {
     const text = proc.stdout.toString();
     expect(proc.exitCode).toBe(0);
     expect(text.length).toBeLessThanOrEqual(4096);
-    for (const cmd of ["status", "browsers", "connect", "launch", "disconnect", "tabs", "tab release", "open", "close", "back", "forward", "reload", "eval", "schema"]) {
+    for (const cmd of [
+      "status",
+      "browsers",
+      "connect",
+      "launch",
+      "disconnect",
+      "tabs",
+      "tab release",
+      "open",
+      "close",
+      "back",
+      "forward",
+      "reload",
+      "eval",
+      "schema",
+    ]) {
       expect(text).toContain(`  ${cmd}`);
     }
     // A family of subcommands takes one line.
@@ -128,14 +143,31 @@ describe("CLI contract (no browser needed)", () => {
     const home = mkdtempSync(join(tmpdir(), "bp-browsers-"));
     try {
       await makeFakeProfile(join(home, ".config/google-chrome"));
-      await makeFakeProfile(join(home, ".config/chromium"), { portFile: "41234\n/devtools/browser/x\n", lock: liveLock() });
+      await makeFakeProfile(join(home, ".config/chromium"), {
+        portFile: "41234\n/devtools/browser/x\n",
+        lock: liveLock(),
+      });
       const opts = { env: { HOME: home, XDG_CONFIG_HOME: "" } };
       const b = await env.run(["browsers"], opts);
       const list = b.json.browsers as Record<string, unknown>[];
-      const byProduct = (p: string) => list.find((c) => c.product === p) as { id: string; remediation: { code: string; message: string; actionRequired?: boolean } };
+      const byProduct = (p: string) =>
+        list.find((c) => c.product === p) as {
+          id: string;
+          remediation: { code: string; message: string; actionRequired?: boolean };
+        };
       expect(list.length).toBeGreaterThanOrEqual(2);
       for (const c of list) {
-        expect(Object.keys(c).sort()).toEqual(["authorizationState", "channel", "id", "processState", "product", "remediation", "remoteDebuggingState", "state", "userDataRoot"]);
+        expect(Object.keys(c).sort()).toEqual([
+          "authorizationState",
+          "channel",
+          "id",
+          "processState",
+          "product",
+          "remediation",
+          "remoteDebuggingState",
+          "state",
+          "userDataRoot",
+        ]);
         const rem = c.remediation as { message: string };
         expect(rem.message).not.toContain(String(c.id));
       }
@@ -145,7 +177,10 @@ describe("CLI contract (no browser needed)", () => {
       expect(chrome.remediation.actionRequired).toBeUndefined();
       expect(chrome.remediation.message).toStartWith("Run 'bp launch'");
       expect(chrome.remediation.message).toContain("'bp connect --browser <id>'");
-      expect(byProduct("Chromium").remediation).toEqual({ code: "connect_browser", message: expect.stringContaining("'bp connect --browser <id>'") });
+      expect(byProduct("Chromium").remediation).toEqual({
+        code: "connect_browser",
+        message: expect.stringContaining("'bp connect --browser <id>'"),
+      });
       const s = await env.run(["status"], opts);
       // The browser list as 'bp browsers' gives it; the recovery is the one command (the broker
       // picks the only connectable browser), with no copy of a browser's remediation.
@@ -183,14 +218,22 @@ describe("CLI contract (no browser needed)", () => {
 
 describe("hidden roles", () => {
   test("the janitor role still dispatches: it exits cleanly when its broker (stdin) is gone", async () => {
-    const proc = Bun.spawn([BP, "--browser-pilot-internal=janitor"], { stdin: new Blob([""]), stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn([BP, "--browser-pilot-internal=janitor"], {
+      stdin: new Blob([""]),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     expect(await proc.exited).toBe(0);
   });
 
   test("the broker role still dispatches: it listens, writes a locator, and stops on SIGTERM", async () => {
     const e = makeBpEnv();
     try {
-      const proc = Bun.spawn([BP, "--browser-pilot-internal=broker"], { env: e.env, stdout: "ignore", stderr: "ignore" });
+      const proc = Bun.spawn([BP, "--browser-pilot-internal=broker"], {
+        env: e.env,
+        stdout: "ignore",
+        stderr: "ignore",
+      });
       const deadline = Date.now() + 10_000;
       while (e.brokerPid() === undefined && Date.now() < deadline) await Bun.sleep(20);
       expect(e.brokerPid()).toBe(proc.pid);

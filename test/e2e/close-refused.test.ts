@@ -11,7 +11,11 @@ import { startFixtureServer } from "../support/fixture-server.ts";
 import { listPageTargets, startUserBrowser, type UserBrowser } from "../support/user-browser.ts";
 
 requireChromium();
-const site = startFixtureServer({ "/one": "<title>One</title>1", "/two": "<title>Two</title>2", "/three": "<title>Three</title>3" });
+const site = startFixtureServer({
+  "/one": "<title>One</title>1",
+  "/two": "<title>Two</title>2",
+  "/three": "<title>Three</title>3",
+});
 const env = makeBpEnv();
 let browser: UserBrowser;
 let rec: CdpRecorder;
@@ -31,7 +35,8 @@ afterAll(async () => {
 type Tab = { id: string; title: string };
 
 test("a tab the browser will not close is not reported closed and stays the agent's", async () => {
-  for (const p of ["one", "two", "three"]) expect((await env.run(["open", `${site.a}/${p}`, "--new"])).json.ok).toBe(true);
+  for (const p of ["one", "two", "three"])
+    expect((await env.run(["open", `${site.a}/${p}`, "--new"])).json.ok).toBe(true);
   const targets = await listPageTargets(browser.port);
   const two = targets.find((t) => t.title === "Two")?.id;
   const three = targets.find((t) => t.title === "Three")?.id;

@@ -28,10 +28,16 @@ const site = startFixtureServer({
   </script>`,
   "/plain": "<!doctype html><title>Plain</title><p>plain</p>",
   "/mobile": "<!doctype html><meta name=viewport content='width=device-width'><title>Mobile</title><p>mobile</p>",
-  "/login": () => new Response("<!doctype html><title>Logged in</title><script>localStorage.setItem('token', 'tok-123')</script>", { headers: { "content-type": "text/html", "set-cookie": `sid=${LOGIN_SECRET}; HttpOnly; Path=/; Max-Age=3600` } }),
+  "/login": () =>
+    new Response("<!doctype html><title>Logged in</title><script>localStorage.setItem('token', 'tok-123')</script>", {
+      headers: { "content-type": "text/html", "set-cookie": `sid=${LOGIN_SECRET}; HttpOnly; Path=/; Max-Age=3600` },
+    }),
   "/whoami": (_url, req) => {
     const who = /(?:^|; )sid=([^;]+)/.exec(req.headers.get("cookie") ?? "")?.[1] === LOGIN_SECRET ? "ada" : "nobody";
-    return new Response(`<!doctype html><title>Who</title><p id=who>${who}</p><p id=tok></p><script>document.getElementById('tok').textContent = localStorage.getItem('token') ?? 'none'</script>`, { headers: { "content-type": "text/html" } });
+    return new Response(
+      `<!doctype html><title>Who</title><p id=who>${who}</p><p id=tok></p><script>document.getElementById('tok').textContent = localStorage.getItem('token') ?? 'none'</script>`,
+      { headers: { "content-type": "text/html" } },
+    );
   },
 });
 const env = makeBpEnv();
@@ -60,10 +66,15 @@ afterAll(async () => {
 describe("bp console", () => {
   test("console calls, uncaught errors and failed requests, by level and cursor, per agent", async () => {
     expect((await run(["open", `${site.a}/console`, "--new"])).json.ok).toBe(true);
-    const all: Msg[] = (await waitFor(async () => {
-      const m = (await run(["console"])).json.messages as Msg[];
-      return m.some((x) => x.kind === "exception") && m.some((x) => x.kind === "network") ? m : undefined;
-    }, 10_000, "the page's messages")) ?? [];
+    const all: Msg[] =
+      (await waitFor(
+        async () => {
+          const m = (await run(["console"])).json.messages as Msg[];
+          return m.some((x) => x.kind === "exception") && m.some((x) => x.kind === "network") ? m : undefined;
+        },
+        10_000,
+        "the page's messages",
+      )) ?? [];
     expect(all.find((m) => m.text.startsWith("hello"))).toMatchObject({ level: "log", text: "hello {a: 1} [1, 2]" });
     expect(all.find((m) => m.text.startsWith("hello"))?.source).toContain("/console:");
     expect(all.find((m) => m.text === "careful")?.level).toBe("warning");
@@ -80,10 +91,14 @@ describe("bp console", () => {
 
     const cursor = (await run(["console"])).json.nextCursor as number;
     await run(["eval", "console.info('later'); 1"]);
-    const after = (await waitFor(async () => {
-      const r = await run(["console", "--since", String(cursor)]);
-      return (r.json.messages as Msg[]).length > 0 ? r.json : undefined;
-    }, 5000, "the later message")) ?? { messages: [], nextCursor: 0 };
+    const after = (await waitFor(
+      async () => {
+        const r = await run(["console", "--since", String(cursor)]);
+        return (r.json.messages as Msg[]).length > 0 ? r.json : undefined;
+      },
+      5000,
+      "the later message",
+    )) ?? { messages: [], nextCursor: 0 };
     expect((after.messages as Msg[]).map((m) => [m.level, m.text])).toEqual([["info", "later"]]);
     expect(after.nextCursor).toBeGreaterThan(cursor);
     const human = await env.run(["--human", "console", "--level", "error"], { key: A });
@@ -96,13 +111,17 @@ describe("bp console", () => {
     // An action that makes the page throw says so in its reply.
     const click = await run(["click", await refNamed((a) => run(a), "Break")]);
     expect(click.json.ok).toBe(true);
-    const hint = (click.json.hints as { type: string; count: number; message: string }[] | undefined)?.find((h) => h.type === "page_errors");
+    const hint = (click.json.hints as { type: string; count: number; message: string }[] | undefined)?.find(
+      (h) => h.type === "page_errors",
+    );
     expect(hint?.count).toBe(1);
     expect(hint?.message).toContain("TypeError");
     expect(hint?.message).toContain("bp console --level error --since");
     // A quiet action has no such hint.
     const quiet = await run(["click", await refNamed((a) => run(a), "Break2")]);
-    expect((quiet.json.hints as { type: string }[] | undefined)?.some((h) => h.type === "page_errors") ?? false).toBe(false);
+    expect((quiet.json.hints as { type: string }[] | undefined)?.some((h) => h.type === "page_errors") ?? false).toBe(
+      false,
+    );
 
     // Another agent sees none of them, on its own tab.
     expect((await run(["open", `${site.a}/plain`, "--new"], B)).json.ok).toBe(true);
@@ -138,8 +157,16 @@ describe("bp storage", () => {
   });
 
   test("bad input: an operation without its area, a set without a value", async () => {
-    expect((await run(["storage", "get", "x"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "area" } });
-    expect((await run(["storage", "local", "set", "x"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "value" } });
+    expect((await run(["storage", "get", "x"])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "area" },
+    });
+    expect((await run(["storage", "local", "set", "x"])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "value" },
+    });
   });
 });
 
@@ -147,8 +174,41 @@ describe("bp emulate", () => {
   test("the page reads back viewport, scale, mobile, color scheme, time zone, locale, geolocation and offline; --reset undoes it", async () => {
     expect((await run(["open", `${site.a}/mobile`, "--new"])).json.ok).toBe(true);
     const before = (await evalValue("[innerWidth, navigator.userAgent]")) as [number, string];
-    const r = await run(["emulate", "--viewport", "390x844", "--scale", "2", "--mobile", "--color-scheme", "dark", "--reduced-motion", "--timezone", "Asia/Tokyo", "--locale", "de-DE", "--geolocation", "52.52,13.4", "--offline", "--cpu-slowdown", "2"]);
-    expect(r.json).toMatchObject({ ok: true, emulation: { viewport: "390x844", scale: 2, mobile: true, colorScheme: "dark", reducedMotion: true, timezone: "Asia/Tokyo", locale: "de-DE", geolocation: "52.52,13.4", offline: true, cpuSlowdown: 2 } });
+    const r = await run([
+      "emulate",
+      "--viewport",
+      "390x844",
+      "--scale",
+      "2",
+      "--mobile",
+      "--color-scheme",
+      "dark",
+      "--reduced-motion",
+      "--timezone",
+      "Asia/Tokyo",
+      "--locale",
+      "de-DE",
+      "--geolocation",
+      "52.52,13.4",
+      "--offline",
+      "--cpu-slowdown",
+      "2",
+    ]);
+    expect(r.json).toMatchObject({
+      ok: true,
+      emulation: {
+        viewport: "390x844",
+        scale: 2,
+        mobile: true,
+        colorScheme: "dark",
+        reducedMotion: true,
+        timezone: "Asia/Tokyo",
+        locale: "de-DE",
+        geolocation: "52.52,13.4",
+        offline: true,
+        cpuSlowdown: 2,
+      },
+    });
     const seen = await evalValue(`(async () => {
       const pos = await new Promise((ok, no) => navigator.geolocation.getCurrentPosition((p) => ok([p.coords.latitude, p.coords.longitude]), (e) => no(e.message)));
       return {
@@ -158,7 +218,18 @@ describe("bp emulate", () => {
         online: navigator.onLine, pos,
       };
     })()`);
-    expect(seen).toEqual({ width: 390, dpr: 2, touch: true, mobileUa: true, dark: true, reduced: true, tz: "Asia/Tokyo", locale: "de-DE", online: false, pos: [52.52, 13.4] });
+    expect(seen).toEqual({
+      width: 390,
+      dpr: 2,
+      touch: true,
+      mobileUa: true,
+      dark: true,
+      reduced: true,
+      tz: "Asia/Tokyo",
+      locale: "de-DE",
+      online: false,
+      pos: [52.52, 13.4],
+    });
     // Alone: what is in force.
     expect((await run(["emulate"])).json).toEqual(r.json);
     const reset = await run(["emulate", "--reset"]);
@@ -167,7 +238,10 @@ describe("bp emulate", () => {
     expect(await evalValue("navigator.onLine")).toBe(true);
     // Calls add up; a throttle replaces offline.
     expect((await run(["emulate", "--offline"])).json).toEqual({ ok: true, emulation: { offline: true } });
-    expect((await run(["emulate", "--throttle", "fast-3g", "--color-scheme", "light"])).json).toEqual({ ok: true, emulation: { throttle: "fast-3g", colorScheme: "light" } });
+    expect((await run(["emulate", "--throttle", "fast-3g", "--color-scheme", "light"])).json).toEqual({
+      ok: true,
+      emulation: { throttle: "fast-3g", colorScheme: "light" },
+    });
     expect(await evalValue("navigator.onLine")).toBe(true);
     const human = await env.run(["--human", "emulate"], { key: A });
     expect(human.stdout).toContain("throttle: fast-3g");
@@ -175,18 +249,43 @@ describe("bp emulate", () => {
   });
 
   test("bad input: a 0x0 viewport, a malformed geolocation, an unknown time zone", async () => {
-    expect((await run(["emulate", "--viewport", "0x0"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "viewport" } });
-    expect((await run(["emulate", "--viewport", "wide"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "viewport" } });
-    expect((await run(["emulate", "--geolocation", "95,0"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "geolocation" } });
-    expect((await run(["emulate", "--offline", "--throttle", "slow-3g"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "offline" } });
-    expect((await run(["emulate", "--timezone", "Mars/Olympus"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "timezone" } });
+    expect((await run(["emulate", "--viewport", "0x0"])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "viewport" },
+    });
+    expect((await run(["emulate", "--viewport", "wide"])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "viewport" },
+    });
+    expect((await run(["emulate", "--geolocation", "95,0"])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "geolocation" },
+    });
+    expect((await run(["emulate", "--offline", "--throttle", "slow-3g"])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "offline" },
+    });
+    expect((await run(["emulate", "--timezone", "Mars/Olympus"])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "timezone" },
+    });
   });
 
   test("never on a person's tab, even one the agent has taken", async () => {
     const port = await readPortFile(join(env.home, "profiles", "default"));
     if (!port) throw new Error("launched browser has no DevToolsActivePort");
     await openUserTab(port.port, `${site.a}/plain?person`);
-    const tab = await waitFor(async () => ((await run(["tabs"])).json.tabs as { id: string; url: string }[]).find((t) => t.url.includes("?person")), 10_000, "the person's tab");
+    const tab = await waitFor(
+      async () =>
+        ((await run(["tabs"])).json.tabs as { id: string; url: string }[]).find((t) => t.url.includes("?person")),
+      10_000,
+      "the person's tab",
+    );
     expect((await run(["tab", tab?.id ?? ""])).json.ok).toBe(true);
     const width = await evalValue("innerWidth");
     const r = await run(["emulate", "--viewport", "320x480"]);
@@ -198,7 +297,11 @@ describe("bp emulate", () => {
 describe("bp state", () => {
   test("a login (HttpOnly cookie and localStorage) persists through save and load into a fresh launched profile", async () => {
     expect((await run(["open", `${site.a}/login`, "--new"])).json.ok).toBe(true);
-    await waitFor(async () => (await evalValue("localStorage.getItem('token')")) === "tok-123", 5000, "the login's token");
+    await waitFor(
+      async () => (await evalValue("localStorage.getItem('token')")) === "tok-123",
+      5000,
+      "the login's token",
+    );
     const saved = await run(["state", "save", "login"]);
     expect(saved.json).toEqual({ ok: true, cookies: 1, origins: [site.a], items: 1 });
     expect(saved.stdout).not.toContain(LOGIN_SECRET);
@@ -207,7 +310,10 @@ describe("bp state", () => {
     expect(statSync(join(env.home, "state", A)).mode & 0o777).toBe(0o700);
     expect(readFileSync(file, "utf8")).toContain(LOGIN_SECRET);
     expect((await run(["state", "save", "login"])).json).toMatchObject({ replaced: true });
-    expect((await run(["state", "list"])).json).toMatchObject({ ok: true, states: [{ name: "login", cookies: 1, origins: [site.a] }] });
+    expect((await run(["state", "list"])).json).toMatchObject({
+      ok: true,
+      states: [{ name: "login", cookies: 1, origins: [site.a] }],
+    });
     // Another agent has no such state.
     expect((await run(["state", "list"], B)).json).toEqual({ ok: true, states: [] });
     expect((await run(["state", "load", "login"], B)).json).toMatchObject({ ok: false, code: "artifact_not_found" });
@@ -223,7 +329,9 @@ describe("bp state", () => {
     expect(loaded.json).toEqual({ ok: true, cookies: 1, origins: [site.a], items: 1 });
     expect((await run(["reload"])).json.ok).toBe(true);
     expect(await evalValue("[who.textContent, tok.textContent]")).toEqual(["ada", "tok-123"]);
-    expect(((await run(["cookies"])).json.cookies as { name: string; httpOnly?: boolean }[]).find((c) => c.name === "sid")).toMatchObject({ httpOnly: true });
+    expect(
+      ((await run(["cookies"])).json.cookies as { name: string; httpOnly?: boolean }[]).find((c) => c.name === "sid"),
+    ).toMatchObject({ httpOnly: true });
     // The internal page that restored localStorage is gone and was never listed.
     expect(((await run(["tabs"])).json.tabs as unknown[]).length).toBe(1);
 
@@ -233,9 +341,17 @@ describe("bp state", () => {
 
   test("bad input: a state name with '/'; a tab with no web page to save", async () => {
     for (const cmd of ["save", "load", "remove"]) {
-      expect((await run(["state", cmd, "../evil"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "name" } });
+      expect((await run(["state", cmd, "../evil"])).json).toMatchObject({
+        ok: false,
+        code: "invalid_argument",
+        context: { field: "name" },
+      });
     }
     expect((await run(["open", "about:blank", "--new"])).json.ok).toBe(true);
-    expect((await run(["state", "save", "blank"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "tab", reason: "no_origin" } });
+    expect((await run(["state", "save", "blank"])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "tab", reason: "no_origin" },
+    });
   });
 });

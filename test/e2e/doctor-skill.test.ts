@@ -39,7 +39,11 @@ describe("bp skill", () => {
       expect(r.json).toMatchObject({ ok: true, name: `references/${name}.md` });
       expect(r.json.content).toBe(readFileSync(join(root, `skill/references/${name}.md`), "utf8"));
     }
-    expect((await env.run(["skill", "--reference", "../SKILL"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "reference", choices: ["commands", "recovery"] } });
+    expect((await env.run(["skill", "--reference", "../SKILL"])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "reference", choices: ["commands", "recovery"] },
+    });
   });
 
   test("--human prints the Markdown itself", async () => {
@@ -93,4 +97,3 @@ describe("bp doctor", () => {
     chmodSync(env.home, 0o700);
   });
 });
-

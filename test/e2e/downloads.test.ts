@@ -4,7 +4,17 @@
  * into bp's private directory only: nothing lands in the (fake) person's ~/Downloads.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { makeBpEnv, waitFor, type BpResult } from "../support/bp.ts";
@@ -29,7 +39,16 @@ const A = "dl-agent-a";
 const B = "dl-agent-b";
 
 type El = { r: number; t: string; n?: string; f?: string };
-type Download = { id: string; fileName: string; state: string; sizeBytes?: number; mimeType?: string; error?: string; tab: string; url: string };
+type Download = {
+  id: string;
+  fileName: string;
+  state: string;
+  sizeBytes?: number;
+  mimeType?: string;
+  error?: string;
+  tab: string;
+  url: string;
+};
 
 beforeAll(async () => {
   expect((await env.run(["launch", "--headless"])).json.ok).toBe(true);
@@ -81,9 +100,16 @@ describe("downloads", () => {
     // The reply is the same document (a diff, or nothing changed), not a new page's elements.
     expect(r.json.elements).toBeUndefined();
     const w = await run(["wait", "--download", "--timeout", "15000"]);
-    expect(w.json).toMatchObject({ ok: true, matched: { download: { id: "dl1", state: "completed", sizeBytes: 14, mimeType: "text/csv" } } });
+    expect(w.json).toMatchObject({
+      ok: true,
+      matched: { download: { id: "dl1", state: "completed", sizeBytes: 14, mimeType: "text/csv" } },
+    });
     const list = await run(["downloads"]);
-    expect((list.json.downloads as Download[])[0]).toMatchObject({ id: "dl1", fileName: "report.csv", state: "completed" });
+    expect((list.json.downloads as Download[])[0]).toMatchObject({
+      id: "dl1",
+      fileName: "report.csv",
+      state: "completed",
+    });
     expect(typeof (list.json.downloads as Record<string, unknown>[])[0]?.expiresAt).toBe("string");
     const saved = await run(["download", "dl1"]);
     expect(saved.json).toMatchObject({ ok: true, file: join(out, "report.csv"), mimeType: "text/csv", sizeBytes: 14 });
@@ -93,10 +119,21 @@ describe("downloads", () => {
     const again = await run(["download", "dl1"]);
     expect(again.json.file).toBe(join(out, "report-2.csv"));
     // An explicit name that exists is replaced only with --force.
-    expect((await run(["download", "dl1", "report.csv"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "file", reason: "exists" } });
-    expect((await run(["download", "dl1", "report.csv", "--force"])).json).toMatchObject({ ok: true, file: join(out, "report.csv") });
+    expect((await run(["download", "dl1", "report.csv"])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "file", reason: "exists" },
+    });
+    expect((await run(["download", "dl1", "report.csv", "--force"])).json).toMatchObject({
+      ok: true,
+      file: join(out, "report.csv"),
+    });
     // Upstream's index form: a bare number names dlN.
-    expect((await run(["download", "1", "by-index.csv"])).json).toMatchObject({ ok: true, id: "dl1", file: join(out, "by-index.csv") });
+    expect((await run(["download", "1", "by-index.csv"])).json).toMatchObject({
+      ok: true,
+      id: "dl1",
+      file: join(out, "by-index.csv"),
+    });
     // A launched browser saved into bp's private directory only, and that file went into the store.
     expect(existsSync(join(fakeHome, "Downloads"))).toBe(false);
     expect(readdirSync(join(env.home, "downloading"))).toEqual([]);
@@ -118,8 +155,11 @@ describe("downloads", () => {
     const r = await run(["click", ref(els, "Big file")]);
     expect(evidence(r).effects).toContain("download_started");
     const w = await run(["wait", "--download", "--timeout", "30000"]);
-    expect(w.json).toMatchObject({ ok: true, matched: { download: { fileName: "big.bin", state: "completed", sizeBytes: LARGE_DOWNLOAD_BYTES } } });
-    const id = ((w.json.matched as { download: Download }).download).id;
+    expect(w.json).toMatchObject({
+      ok: true,
+      matched: { download: { fileName: "big.bin", state: "completed", sizeBytes: LARGE_DOWNLOAD_BYTES } },
+    });
+    const id = (w.json.matched as { download: Download }).download.id;
     const saved = await run(["download", id, "copies/big.bin"]);
     expect(saved.json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "file" } });
     mkdirSync(join(out, "copies"));
@@ -127,7 +167,10 @@ describe("downloads", () => {
     expect(ok.json).toMatchObject({ ok: true, sizeBytes: LARGE_DOWNLOAD_BYTES });
     expect(statSync(join(out, "copies", "big.bin")).size).toBe(LARGE_DOWNLOAD_BYTES);
     // Nothing more finished: the next wait times out instead of returning the same download.
-    expect((await run(["wait", "--download", "--timeout", "300"])).json).toMatchObject({ ok: false, code: "wait_timeout" });
+    expect((await run(["wait", "--download", "--timeout", "300"])).json).toMatchObject({
+      ok: false,
+      code: "wait_timeout",
+    });
   });
 
   test("a quota failure: nothing is stored, and nothing lands in the person's folder", async () => {
@@ -155,12 +198,24 @@ describe("downloads", () => {
     expect((await run(["downloads"], B)).json).toEqual({ ok: true, downloads: [] });
     expect((await run(["download", "dl1"], B)).json).toMatchObject({ ok: false, code: "artifact_not_found" });
     expect((await run(["download", "dl99"])).json).toMatchObject({ ok: false, code: "artifact_not_found" });
-    expect((await run(["download", "dl1", "../outside.csv"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "file" } });
-    expect((await run(["download", "dl1", join(env.home, "store", "x.csv")])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "file" } });
+    expect((await run(["download", "dl1", "../outside.csv"])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "file" },
+    });
+    expect((await run(["download", "dl1", join(env.home, "store", "x.csv")])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "file" },
+    });
     const victim = join(root, "victim.txt");
     writeFileSync(victim, "keep");
     symlinkSync(victim, join(out, "link.csv"));
-    expect((await run(["download", "dl1", "link.csv"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "file" } });
+    expect((await run(["download", "dl1", "link.csv"])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "file" },
+    });
     expect(readFileSync(victim, "utf8")).toBe("keep");
     // B's own download on its own tab is B's alone.
     expect((await run(["open", `${site.b}/files`, "--new"], B)).json.ok).toBe(true);
@@ -192,7 +247,10 @@ describe("an expired copy", () => {
     expect((await short.run(["open", `${site.a}/files`, "--new"])).json.ok).toBe(true);
     const els = (await short.run(["snapshot"])).json.elements as El[];
     expect((await short.run(["click", ref(els, "Report")])).json.ok).toBe(true);
-    expect((await short.run(["wait", "--download", "--timeout", "15000"])).json).toMatchObject({ ok: true, matched: { download: { id: "dl1", state: "completed" } } });
+    expect((await short.run(["wait", "--download", "--timeout", "15000"])).json).toMatchObject({
+      ok: true,
+      matched: { download: { id: "dl1", state: "completed" } },
+    });
     await Bun.sleep(1700);
     const r = await short.run(["download", "dl1", "late.csv"]);
     expect(r.json).toMatchObject({ ok: false, code: "artifact_expired", context: { field: "id", id: "dl1" } });

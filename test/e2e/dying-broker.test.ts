@@ -38,7 +38,11 @@ async function sendToDyingBroker(env: BpEnv, args: string[]): Promise<{ reply: R
   process.kill(old, "SIGSTOP");
   try {
     const cli = spawnBp(env, args);
-    await waitFor(() => queuedAt(join(env.home, "broker.sock")) > 0, 10_000, "the call queued at the dying broker's socket");
+    await waitFor(
+      () => queuedAt(join(env.home, "broker.sock")) > 0,
+      10_000,
+      "the call queued at the dying broker's socket",
+    );
     process.kill(old, "SIGKILL");
     return { reply: await cli.json(), old };
   } finally {
@@ -68,7 +72,14 @@ test("a long-running broker that is stopping is waited for, not reported as unre
   const old = env.brokerPid() ?? 0;
   // Started a minute ago as far as the CLI can tell: past the grace a starting broker gets.
   const locator = join(env.home, "broker-locator.json");
-  writeFileSync(locator, JSON.stringify({ ...JSON.parse(readFileSync(locator, "utf8")), startedAt: new Date(Date.now() - 60_000).toISOString() }), { mode: 0o600 });
+  writeFileSync(
+    locator,
+    JSON.stringify({
+      ...JSON.parse(readFileSync(locator, "utf8")),
+      startedAt: new Date(Date.now() - 60_000).toISOString(),
+    }),
+    { mode: 0o600 },
+  );
   // A janitor that does not answer holds the broker's stop open (up to its 7 s shutdown deadline)
   // after its socket has gone: the window in which every CLI call used to fail.
   const [janitor] = processesFor(env.home, "janitor");
@@ -97,7 +108,12 @@ test("a live broker whose socket was removed is named by status and disconnect, 
     const status = await env.run(["status"]);
     expect(status.json).toMatchObject({ ok: true, service: { state: "unresponsive" } });
     const disconnect = await env.run(["disconnect"]);
-    expect(disconnect.json).toMatchObject({ ok: false, code: "browser_disconnected", context: { brokerPid: pid }, remediation: { code: "restart_unresponsive_broker" } });
+    expect(disconnect.json).toMatchObject({
+      ok: false,
+      code: "browser_disconnected",
+      context: { brokerPid: pid },
+      remediation: { code: "restart_unresponsive_broker" },
+    });
     expect(isPidAlive(pid)).toBe(true);
   } finally {
     process.kill(pid, "SIGTERM");

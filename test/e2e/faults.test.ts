@@ -14,7 +14,10 @@ requireChromium();
 const env = makeBpEnv();
 const site = startFixtureServer({
   ...PAGES,
-  "/slow": () => new Promise<Response>((r) => setTimeout(() => r(new Response("<title>Slow</title>slow", { headers: { "content-type": "text/html" } })), 1500)) as unknown as Response,
+  "/slow": () =>
+    new Promise<Response>((r) =>
+      setTimeout(() => r(new Response("<title>Slow</title>slow", { headers: { "content-type": "text/html" } })), 1500),
+    ) as unknown as Response,
   "/separators": "<!doctype html><title>one\u2028two\u2029three\u0085four</title><p>x</p>",
 });
 let brokerPid = 0;
@@ -35,14 +38,25 @@ afterAll(async () => {
 function spawnBp(args: string[]) {
   const proc = Bun.spawn([BP, ...args], { env: env.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const out = new Response(proc.stdout).text();
-  return { proc, result: async () => ({ code: await proc.exited, json: JSON.parse((await out).trim().split("\n").at(-1) ?? "{}") as { ok: boolean; code?: string } }) };
+  return {
+    proc,
+    result: async () => ({
+      code: await proc.exited,
+      json: JSON.parse((await out).trim().split("\n").at(-1) ?? "{}") as { ok: boolean; code?: string },
+    }),
+  };
 }
 
 describe("a navigation stopped early", () => {
   test("short --timeout, bp cancel and SIGINT during open, reload and back leave the broker running", async () => {
     await env.run(["open", `${site.a}/slow`]);
     for (let i = 0; i < 3; i++) {
-      for (const args of [["reload", "--timeout", "2"], ["open", `${site.a}/slow`, "--timeout", "2"], ["back", "--timeout", "2"], ["reload", "--timeout", "300"]]) {
+      for (const args of [
+        ["reload", "--timeout", "2"],
+        ["open", `${site.a}/slow`, "--timeout", "2"],
+        ["back", "--timeout", "2"],
+        ["reload", "--timeout", "300"],
+      ]) {
         const r = await env.run(args);
         expect(r.json.ok === true || ["unknown_outcome", "command_expired"].includes(r.json.code ?? "")).toBe(true);
         expect(alive(brokerPid)).toBe(true);
@@ -50,12 +64,23 @@ describe("a navigation stopped early", () => {
       // The slow page answers after 1.5 s: each navigation below is still in flight when it
       // is interrupted (the reload reloads the slow page).
       expect((await env.run(["open", `${site.a}/slow?n=${i}`])).json.ok).toBe(true);
-      for (const [args, how] of [[["reload"], "SIGINT"], [["open", `${site.a}/slow?s=${i}`], "SIGINT"], [["open", `${site.a}/slow?c=${i}`], "cancel"]] as const) {
+      for (const [args, how] of [
+        [["reload"], "SIGINT"],
+        [["open", `${site.a}/slow?s=${i}`], "SIGINT"],
+        [["open", `${site.a}/slow?c=${i}`], "cancel"],
+      ] as const) {
         const run = spawnBp([...args]);
-        const id = await waitFor(async () => {
-          const list = (await env.run(["commands", "--status", "dispatched"])).json.commands as { id: string; method: string }[];
-          return list.find((c) => c.method === args[0])?.id;
-        }, 5000, `${args[0]} dispatched`);
+        const id = await waitFor(
+          async () => {
+            const list = (await env.run(["commands", "--status", "dispatched"])).json.commands as {
+              id: string;
+              method: string;
+            }[];
+            return list.find((c) => c.method === args[0])?.id;
+          },
+          5000,
+          `${args[0]} dispatched`,
+        );
         if (how === "SIGINT") run.proc.kill("SIGINT");
         else await env.run(["cancel", id ?? ""]);
         const { code } = await run.result();
@@ -108,9 +133,19 @@ describe("no browser connected", () => {
   test("open, close and dialog answer browser_disconnected with the connect remediation", async () => {
     const fresh = makeBpEnv();
     try {
-      for (const args of [["open", `${site.a}/`], ["open", `${site.a}/`, "--new"], ["close"], ["dialog", "d123456789", "--accept"], ["eval", "1"]]) {
+      for (const args of [
+        ["open", `${site.a}/`],
+        ["open", `${site.a}/`, "--new"],
+        ["close"],
+        ["dialog", "d123456789", "--accept"],
+        ["eval", "1"],
+      ]) {
         const r = await fresh.run(args);
-        expect(r.json).toMatchObject({ ok: false, code: "browser_disconnected", remediation: { code: "connect_browser" } });
+        expect(r.json).toMatchObject({
+          ok: false,
+          code: "browser_disconnected",
+          remediation: { code: "connect_browser" },
+        });
       }
     } finally {
       await fresh.cleanup();
@@ -127,7 +162,11 @@ describe("output files", () => {
     const r = await env.run(["screenshot", path]);
     expect(r.json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "file", reason: "exists" } });
     expect(readFileSync(path, "utf8")).toBe("the person's file");
-    expect((await env.run(["pdf", path])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "file" } });
+    expect((await env.run(["pdf", path])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "file" },
+    });
     const forced = await env.run(["screenshot", path, "--force"]);
     // A screenshot is always a PNG: the reply names no mimeType.
     expect(forced.json).toMatchObject({ ok: true, file: path, width: expect.any(Number) });

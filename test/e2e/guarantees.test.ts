@@ -29,7 +29,12 @@ describe("browser-internal pages", () => {
   test("agents cannot open chrome:// or other internal pages", async () => {
     const env = launched();
     expect((await env.run(["launch", "--headless"])).json.ok).toBe(true);
-    for (const url of ["chrome://settings", "chrome-extension://abc/x.html", "devtools://devtools/x", "view-source:https://x.test/"]) {
+    for (const url of [
+      "chrome://settings",
+      "chrome-extension://abc/x.html",
+      "devtools://devtools/x",
+      "view-source:https://x.test/",
+    ]) {
       const r = await env.run(["open", url, "--new"]);
       expect(r.json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "url" } });
     }
@@ -58,11 +63,17 @@ describe("the person's tabs in a browser Browser Pilot launched", () => {
     const port = portOf(env);
     const [blank] = await listPageTargets(port);
     // The person navigates the launched browser's first tab themselves.
-    const version = (await (await fetch(`http://127.0.0.1:${port}/json/version`)).json()) as { webSocketDebuggerUrl: string };
+    const version = (await (await fetch(`http://127.0.0.1:${port}/json/version`)).json()) as {
+      webSocketDebuggerUrl: string;
+    };
     const conn = new CdpConnection(await connectWebSocket(version.webSocketDebuggerUrl));
     const s = await attachToTarget(conn, blank?.id ?? "");
     await s.send("Page.navigate", { url: `${site.a}/third` });
-    await waitFor(async () => (await listPageTargets(port)).some((t) => t.title === "Third"), 10_000, "person's navigation");
+    await waitFor(
+      async () => (await listPageTargets(port)).some((t) => t.title === "Third"),
+      10_000,
+      "person's navigation",
+    );
     conn.close();
     const tabs = (await env.run(["tabs"], { key: "agent-b" })).json.tabs as { origin: string; title: string }[];
     expect(tabs.find((t) => t.title === "Third")?.origin).toBe("user_tab");
@@ -77,7 +88,11 @@ describe("nothing is sent after the agent was answered", () => {
   test("a keyboard sequence stops at its deadline instead of typing on", async () => {
     const env = launched();
     await env.run(["launch", "--headless"]);
-    await env.run(["open", `${site.a}/echo?html=${encodeURIComponent("<title>K</title><input id=i autofocus>")}`, "--new"]);
+    await env.run([
+      "open",
+      `${site.a}/echo?html=${encodeURIComponent("<title>K</title><input id=i autofocus>")}`,
+      "--new",
+    ]);
     await env.run(["eval", "document.getElementById('i').focus()"]);
     const r = await env.run(["--timeout", "1500", "keyboard", "abcdefghij", "--delay", "400", "--submit"]);
     expect(r.json).toMatchObject({ ok: false, code: "unknown_outcome" });
@@ -89,7 +104,11 @@ describe("nothing is sent after the agent was answered", () => {
   test("a click queued behind a long command expires unsent (command_expired, not unknown_outcome)", async () => {
     const env = launched();
     await env.run(["launch", "--headless"]);
-    await env.run(["open", `${site.a}/echo?html=${encodeURIComponent("<title>Q</title><button onclick='window.clicked=1'>Go</button>")}`, "--new"]);
+    await env.run([
+      "open",
+      `${site.a}/echo?html=${encodeURIComponent("<title>Q</title><button onclick='window.clicked=1'>Go</button>")}`,
+      "--new",
+    ]);
     await env.run(["snapshot"]);
     const long = env.run(["eval", "new Promise(r => setTimeout(r, 3000))"]);
     await Bun.sleep(300);
@@ -104,12 +123,20 @@ describe("request ids", () => {
   test("a failure before dispatch is not replayed: the same request id runs once the page allows", async () => {
     const env = launched();
     await env.run(["launch", "--headless"]);
-    await env.run(["open", `${site.a}/echo?html=${encodeURIComponent("<title>D</title><button onclick='window.n=(window.n||0)+1'>Go</button>")}`, "--new"]);
+    await env.run([
+      "open",
+      `${site.a}/echo?html=${encodeURIComponent("<title>D</title><button onclick='window.n=(window.n||0)+1'>Go</button>")}`,
+      "--new",
+    ]);
     await env.run(["snapshot"]);
     const opened = await env.run(["eval", "setTimeout(() => alert('wait'), 0); 1"]);
     expect(opened.json.ok).toBe(true);
     // The click must find the dialog open: one sent before it opened would run, and its outcome be kept.
-    await waitFor(async () => (((await env.run(["dialogs"])).json.dialogs as unknown[] | undefined)?.length ?? 0) > 0 || undefined, 5000, "dialog");
+    await waitFor(
+      async () => (((await env.run(["dialogs"])).json.dialogs as unknown[] | undefined)?.length ?? 0) > 0 || undefined,
+      5000,
+      "dialog",
+    );
     const first = await env.run(["--request-id", "retry-1", "click", "1"]);
     expect(first.json.code).toBe("dialog_pending");
     const dialogId = (first.json.context as { dialog: string }).dialog;
@@ -128,7 +155,11 @@ describe("secrets stay off the command line and out of errors", () => {
   test("text to type can come on stdin; a stray word is not echoed back", async () => {
     const env = launched();
     await env.run(["launch", "--headless"]);
-    await env.run(["open", `${site.a}/echo?html=${encodeURIComponent("<title>P</title><input type=password id=p>")}`, "--new"]);
+    await env.run([
+      "open",
+      `${site.a}/echo?html=${encodeURIComponent("<title>P</title><input type=password id=p>")}`,
+      "--new",
+    ]);
     await env.run(["snapshot"]);
     const r = await env.run(["type", "1"], { stdin: "hunter2 with spaces\n" });
     expect(r.json).toMatchObject({ ok: true, evidence: { status: "verified", sensitive: true, afterLength: 19 } });

@@ -28,8 +28,16 @@ describe("handoff --wait", () => {
   test("--timeout bounds the wait: wait_timeout, retryable, the handoff stays in force", async () => {
     expect((await env.run(["open", `${site.a}/second`, "--new"], { key: A })).json).toMatchObject({ ok: true });
     // The lease (600 s) outlives the deadline by far: only --timeout can end this wait.
-    const waited = await env.run(["handoff", "--message", "Please sign in", "--lease-seconds", "600", "--wait", "--timeout", "1500"], { key: A });
-    expect(waited.json).toMatchObject({ ok: false, code: "wait_timeout", retryable: true, context: { control: "human" } });
+    const waited = await env.run(
+      ["handoff", "--message", "Please sign in", "--lease-seconds", "600", "--wait", "--timeout", "1500"],
+      { key: A },
+    );
+    expect(waited.json).toMatchObject({
+      ok: false,
+      code: "wait_timeout",
+      retryable: true,
+      context: { control: "human" },
+    });
     expect(String(waited.json.error)).toContain("the handoff stays in force");
     expect(waited.code).not.toBe(0);
     // Still handed off: the agent is refused, status names it, and a handback ends it.

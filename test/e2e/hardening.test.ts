@@ -53,7 +53,21 @@ describe("the broker socket", () => {
     await env.run(["tabs"]);
     const pid = (await waitFor(() => env.brokerPid(), 10_000, "broker")) as number;
     const { endpoint, token } = locatorOf(env);
-    const lines = ["null", "[]", "1", '"x"', "true", "{}", '{"op":7}', '{"op":"call"}', `{"op":"call","token":"${token}"}`, `{"op":"call","token":"${token}","args":null}`, `{"op":"cancel","token":"${token}"}`, `{"op":"call","token":${JSON.stringify(token)},"protocol":1,"clientKey":"k-1","command":"tabs","args":{},"invocation":"i","timeoutMs":"soon","tabAccess":"all","mode":"json"}`, "{bad json"];
+    const lines = [
+      "null",
+      "[]",
+      "1",
+      '"x"',
+      "true",
+      "{}",
+      '{"op":7}',
+      '{"op":"call"}',
+      `{"op":"call","token":"${token}"}`,
+      `{"op":"call","token":"${token}","args":null}`,
+      `{"op":"cancel","token":"${token}"}`,
+      `{"op":"call","token":${JSON.stringify(token)},"protocol":1,"clientKey":"k-1","command":"tabs","args":{},"invocation":"i","timeoutMs":"soon","tabAccess":"all","mode":"json"}`,
+      "{bad json",
+    ];
     for (const line of lines) {
       const out = await rawSend(endpoint, `${line}\n`).reply;
       const reply = JSON.parse(out.trim()) as { ok: boolean; code: string };
@@ -68,7 +82,10 @@ describe("the broker socket", () => {
   test("hello tells compatibility only: no pid", async () => {
     const env = newEnv();
     await env.run(["tabs"]);
-    const out = JSON.parse((await rawSend(locatorOf(env).endpoint, '{"op":"hello"}\n').reply).trim()) as Record<string, unknown>;
+    const out = JSON.parse((await rawSend(locatorOf(env).endpoint, '{"op":"hello"}\n').reply).trim()) as Record<
+      string,
+      unknown
+    >;
     expect(out).toMatchObject({ ok: true, service: "browser-pilot" });
     expect(out.pid).toBeUndefined();
     expect(JSON.stringify(out)).not.toContain(String(env.brokerPid()));
@@ -81,7 +98,12 @@ describe("the broker socket", () => {
     const idle = rawSend(endpoint, undefined);
     const half = rawSend(endpoint, '{"op":"hel');
     const [a, b] = await Promise.all([idle.reply, half.reply]);
-    for (const out of [a, b]) expect(JSON.parse(out.trim())).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "request" } });
+    for (const out of [a, b])
+      expect(JSON.parse(out.trim())).toMatchObject({
+        ok: false,
+        code: "invalid_argument",
+        context: { field: "request" },
+      });
     expect((await env.run(["tabs"])).json.code).toBe("browser_disconnected");
   });
 
@@ -95,7 +117,18 @@ describe("the broker socket", () => {
     }
     await env.run(["tabs"]);
     const { endpoint, token } = locatorOf(env);
-    const call = { op: "call", token, protocol: 1, clientKey: "k-huge", command: huge, args: {}, invocation: "i-1", timeoutMs: 1000, tabAccess: "all", mode: "json" };
+    const call = {
+      op: "call",
+      token,
+      protocol: 1,
+      clientKey: "k-huge",
+      command: huge,
+      args: {},
+      invocation: "i-1",
+      timeoutMs: 1000,
+      tabAccess: "all",
+      mode: "json",
+    };
     const out = await rawSend(endpoint, `${JSON.stringify(call)}\n`).reply;
     expect(JSON.parse(out.trim())).toMatchObject({ ok: false, code: "invalid_argument" });
     expect(out.length).toBeLessThan(4_000);
@@ -119,7 +152,12 @@ describe("the CLI reading a broker's reply", () => {
     await env.run(["tabs"]);
     const real = locatorOf(env);
     await env.stop();
-    const notErrors = ['{"ok":false}', '{"ok":false,"error":"x","code":"made_up","retryable":false}', '{"ok":false,"error":"x","code":"internal_error"}', '{"ok":false,"error":"x","code":"stale_ref","retryable":true,"context":[1]}'];
+    const notErrors = [
+      '{"ok":false}',
+      '{"ok":false,"error":"x","code":"made_up","retryable":false}',
+      '{"ok":false,"error":"x","code":"internal_error"}',
+      '{"ok":false,"error":"x","code":"stale_ref","retryable":true,"context":[1]}',
+    ];
     for (const body of ["null", "[1]", '{"ok":"yes"}', '"text"', ...notErrors]) {
       const fake = Bun.listen({
         unix: real.endpoint,
@@ -133,7 +171,17 @@ describe("the CLI reading a broker's reply", () => {
       try {
         // A locator naming this test process as the broker: alive, so the CLI sends to it.
         const identity = `${process.pid}:${readFileSync(`/proc/${process.pid}/stat`, "utf8").split(") ")[1]?.split(" ")[19] ?? "unknown"}`;
-        const locator = { schemaVersion: 1, pid: process.pid, processIdentity: identity, endpoint: real.endpoint, startedAt: new Date().toISOString(), version: "x", protocol: { min: 1, max: 1 }, executable: { version: "x", path: "/x", identity: "x" }, token: real.token };
+        const locator = {
+          schemaVersion: 1,
+          pid: process.pid,
+          processIdentity: identity,
+          endpoint: real.endpoint,
+          startedAt: new Date().toISOString(),
+          version: "x",
+          protocol: { min: 1, max: 1 },
+          executable: { version: "x", path: "/x", identity: "x" },
+          token: real.token,
+        };
         await Bun.write(join(env.home, "broker-locator.json"), JSON.stringify(locator));
         const r = await env.run(["tabs"]);
         expect(r.code).toBe(1);
@@ -152,7 +200,8 @@ describe("the CLI reading the locator", () => {
     await env.run(["tabs"]);
     const path = join(env.home, "broker-locator.json");
     const real = readFileSync(path, "utf8");
-    const ours = () => lstatSync(path).isFile() && lstatSync(path).uid === process.getuid?.() && readFileSync(path, "utf8") === real;
+    const ours = () =>
+      lstatSync(path).isFile() && lstatSync(path).uid === process.getuid?.() && readFileSync(path, "utf8") === real;
     expect((await env.run(["status"])).json).toMatchObject({ ok: true, service: { state: "running" } });
     try {
       // A FIFO is neither read (it would block) nor trusted; the broker puts its locator back.
@@ -164,7 +213,9 @@ describe("the CLI reading the locator", () => {
         // The token must never come from a file someone else could have written: one naming
         // a socket nobody listens on is replaced, not followed.
         rmSync(path);
-        writeFileSync(path, real.replace(/"endpoint":"[^"]*"/, `"endpoint":"${join(env.home, "nobody.sock")}"`), { mode: 0o600 });
+        writeFileSync(path, real.replace(/"endpoint":"[^"]*"/, `"endpoint":"${join(env.home, "nobody.sock")}"`), {
+          mode: 0o600,
+        });
         chownSync(path, 65534, 65534);
         expect((await env.run(["status"])).json).toMatchObject({ ok: true, service: { state: "running" } });
         expect(ours()).toBe(true);
@@ -201,7 +252,17 @@ describe("the locator read that starts before the call is built", () => {
     });
     try {
       const identity = `${process.pid}:${readFileSync(`/proc/${process.pid}/stat`, "utf8").split(") ")[1]?.split(" ")[19] ?? "unknown"}`;
-      const locator = { schemaVersion: 1, pid: process.pid, processIdentity: identity, endpoint: join(elsewhere, "fake.sock"), startedAt: new Date().toISOString(), version: "x", protocol: { min: 1, max: 1 }, executable: { version: "x", path: "/x", identity: "x" }, token: "x" };
+      const locator = {
+        schemaVersion: 1,
+        pid: process.pid,
+        processIdentity: identity,
+        endpoint: join(elsewhere, "fake.sock"),
+        startedAt: new Date().toISOString(),
+        version: "x",
+        protocol: { min: 1, max: 1 },
+        executable: { version: "x", path: "/x", identity: "x" },
+        token: "x",
+      };
       writeFileSync(join(elsewhere, "broker-locator.json"), JSON.stringify(locator), { mode: 0o600 });
       const spelled = `${env.home}/link/..`;
       expect(readFileSync(`${spelled}/broker-locator.json`, "utf8")).toContain("fake.sock");
@@ -231,7 +292,12 @@ describe("a crashed broker nobody reaps", () => {
   test("a zombie broker counts as dead: the next command starts a new one", async () => {
     const env = newEnv();
     // A parent that never reaps: the shell starts the broker, then becomes a sleep.
-    const parent = Bun.spawn(["sh", "-c", `"${BP}" --browser-pilot-internal=broker 2>/dev/null & exec sleep 600`], { env: env.env, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+    const parent = Bun.spawn(["sh", "-c", `"${BP}" --browser-pilot-internal=broker 2>/dev/null & exec sleep 600`], {
+      env: env.env,
+      stdin: "ignore",
+      stdout: "ignore",
+      stderr: "ignore",
+    });
     try {
       const old = (await waitFor(() => env.brokerPid(), 10_000, "broker started")) as number;
       process.kill(old, "SIGKILL");
@@ -263,7 +329,11 @@ describe("the runtime directory", () => {
       const started = Date.now();
       const r = await env.run(["tabs"], { env: { BROWSER_PILOT_HOME: deep } });
       expect(Date.now() - started).toBeLessThan(5000);
-      expect(r.json).toMatchObject({ ok: false, context: { path: paths.runtimeDir }, remediation: { code: "fix_state_directory" } });
+      expect(r.json).toMatchObject({
+        ok: false,
+        context: { path: paths.runtimeDir },
+        remediation: { code: "fix_state_directory" },
+      });
       expect(String(r.json.error)).toContain(paths.runtimeDir);
       expect(processesFor(deep, "broker")).toHaveLength(0);
     } finally {

@@ -6,8 +6,29 @@ import { PAGES, startFixtureServer } from "../support/fixture-server.ts";
 requireChromium();
 
 // Lean shapes: no index (the position is the number), visible/enabled only when false, text and name only when they add something.
-type Match = { text?: string; context: string; tagName: string; visible?: false; x: number; y: number; width: number; height: number };
-type Found = { tagName: string; role: string; name?: string; text?: string; visible?: false; enabled?: false; x: number; y: number; width: number; height: number; attributes?: { name: string; value: string }[] };
+type Match = {
+  text?: string;
+  context: string;
+  tagName: string;
+  visible?: false;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+};
+type Found = {
+  tagName: string;
+  role: string;
+  name?: string;
+  text?: string;
+  visible?: false;
+  enabled?: false;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  attributes?: { name: string; value: string }[];
+};
 const count = (json: Record<string, unknown>, list: "matches" | "elements") => (json[list] as unknown[]).length;
 
 const SHADOW = `<script>class XCard extends HTMLElement { connectedCallback() { this.attachShadow({ mode: "open" }).innerHTML = "<p>Shadow secret text</p><button id=sb>Shadow button</button>"; } }
@@ -57,9 +78,12 @@ describe("read", () => {
     expect(Object.keys(r.json).sort()).toEqual(["ok", "text", "title", "url"]);
     expect(r.json).toMatchObject({ ok: true, title: "Article", url: `${site.a}/article` });
     const text = String(r.json.text);
-    expect(text.startsWith("Big headline\nFirst bold paragraph about kittens.\nBefore frame\nInner frame kittens")).toBe(true);
+    expect(
+      text.startsWith("Big headline\nFirst bold paragraph about kittens.\nBefore frame\nInner frame kittens"),
+    ).toBe(true);
     expect(text).toContain("Inner button\nAfter frame\nShadow secret text");
-    for (const gone of ["Site header", "Home | Menu", "Hidden", "Decor", "script kittens", "Related", "Copyright"]) expect(text).not.toContain(gone);
+    for (const gone of ["Site header", "Home | Menu", "Hidden", "Decor", "script kittens", "Related", "Copyright"])
+      expect(text).not.toContain(gone);
     const cut = await env.run(["read", "--limit", "20"]);
     expect(cut.json).toMatchObject({ ok: true, truncated: true, length: text.length });
     expect(String(cut.json.text).length).toBeLessThanOrEqual(20);
@@ -71,15 +95,28 @@ describe("read", () => {
     expect(String(r.json.text).length).toBe(40);
     expect(Number(r.json.length)).toBeGreaterThan(1000);
     expect(String(r.json.hint)).toContain("--limit");
-    expect((await env.run(["read", "--limit", "100001"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "limit" } });
+    expect((await env.run(["read", "--limit", "100001"])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "limit" },
+    });
   });
 
   test("a selector narrows; a miss and an invalid selector are invalid_argument", async () => {
     expect((await env.run(["read", "nav"])).json.text).toBe("Home | Menu");
     const miss = await env.run(["read", "#nope"]);
-    expect(miss.json).toMatchObject({ ok: false, code: "invalid_argument", hint: 'Selector "#nope" did not match.', context: { field: "selector" } });
+    expect(miss.json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      hint: 'Selector "#nope" did not match.',
+      context: { field: "selector" },
+    });
     expect(miss.code).toBe(1);
-    expect((await env.run(["read", "div["])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "selector" } });
+    expect((await env.run(["read", "div["])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "selector" },
+    });
   });
 
   test("human output: title, url, rule, text", async () => {
@@ -116,7 +153,9 @@ describe("search", () => {
     expect(inner?.x).toBeGreaterThanOrEqual((frame[0]?.x ?? 0) + 1);
     expect(inner?.y).toBeGreaterThanOrEqual(frame[0]?.y ?? 0);
     expect(inner?.y).toBeLessThan((frame[0]?.y ?? 0) + 40);
-    expect(matches.some((m) => m.context.includes("Hidden kittens") || m.context.includes("script kittens"))).toBe(false);
+    expect(matches.some((m) => m.context.includes("Hidden kittens") || m.context.includes("script kittens"))).toBe(
+      false,
+    );
     const shadow = await env.run(["search", "Shadow secret"]);
     expect(shadow.json).toMatchObject({ matches: [{ tagName: "p" }] });
     expect(count(shadow.json, "matches")).toBe(1);
@@ -135,15 +174,27 @@ describe("search", () => {
     expect(count((await env.run(["search", "KITTENS", "--case-sensitive"])).json, "matches")).toBe(0);
     expect(count((await env.run(["search", "kitten", "--whole-word"])).json, "matches")).toBe(0);
     expect(count((await env.run(["search", "kittens", "--selector", "footer"])).json, "matches")).toBe(1);
-    expect((await env.run(["search", "x", "--selector", "#nope"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "selector" } });
-    expect((await env.run(["search", "x", "--selector", "a[["])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "selector" } });
-    expect((await env.run(["search", "x", "--limit", "201"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "limit" } });
+    expect((await env.run(["search", "x", "--selector", "#nope"])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "selector" },
+    });
+    expect((await env.run(["search", "x", "--selector", "a[["])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "selector" },
+    });
+    expect((await env.run(["search", "x", "--limit", "201"])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "limit" },
+    });
   });
 
   test("human output escapes page text", async () => {
     const r = await env.run(["search", "Lorem", "--limit", "1", "--human"]);
     expect(r.stdout.split("\n")[0]).toBe(`40 matches for "Lorem" in ${site.a}/article`);
-    expect(r.stdout).toContain('[1] <p> ');
+    expect(r.stdout).toContain("[1] <p> ");
     expect(r.stdout).toContain("[truncated] 1 of 40 shown");
   });
 });
@@ -154,7 +205,15 @@ describe("find", () => {
     expect(Object.keys(r.json).sort()).toEqual(["elements", "ok"]);
     const list = r.json.elements as Found[];
     expect(list.map((e) => e.name)).toEqual(["Inner button", "Shadow button", "Search", "Go", "Far away"]);
-    expect(list[2]).toMatchObject({ tagName: "input", role: "textbox", attributes: [{ name: "name", value: "q" }, { name: "placeholder", value: "Search" }, { name: "data-testid", value: "q" }] });
+    expect(list[2]).toMatchObject({
+      tagName: "input",
+      role: "textbox",
+      attributes: [
+        { name: "name", value: "q" },
+        { name: "placeholder", value: "Search" },
+        { name: "data-testid", value: "q" },
+      ],
+    });
     // Visible and enabled are the usual case: only their opposites are said; an input has no text.
     for (const k of ["index", "visible", "enabled", "text"]) expect(list[2]).not.toHaveProperty(k);
     expect(list[3]).toMatchObject({ role: "button", enabled: false, attributes: [{ name: "type", value: "button" }] });
@@ -170,13 +229,25 @@ describe("find", () => {
   });
 
   test("--no-shadow, --attributes, --limit; invalid selector", async () => {
-    expect(((await env.run(["find", "button", "--no-shadow"])).json.elements as Found[]).map((e) => e.name)).toEqual(["Inner button", "Go", "Far away"]);
+    expect(((await env.run(["find", "button", "--no-shadow"])).json.elements as Found[]).map((e) => e.name)).toEqual([
+      "Inner button",
+      "Go",
+      "Far away",
+    ]);
     const a = await env.run(["find", "#far", "--attributes", "id, type,ID"]);
     expect((a.json.elements as Found[])[0]?.attributes).toEqual([{ name: "id", value: "far" }]);
     expect((await env.run(["find", "p", "--limit", "2"])).json).toMatchObject({ ok: true, truncated: true });
     const many = Array.from({ length: 21 }, (_, i) => `a${i}`).join(",");
-    expect((await env.run(["find", "p", "--attributes", many])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "attributes" } });
-    expect((await env.run(["find", "p:has("])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "selector" } });
+    expect((await env.run(["find", "p", "--attributes", many])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "attributes" },
+    });
+    expect((await env.run(["find", "p:has("])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "selector" },
+    });
     expect((await env.run(["find", "article"])).json).toEqual({ ok: true, elements: [] });
   });
 });
@@ -190,7 +261,11 @@ describe("locate", () => {
     expect(Math.abs(Number(r.json.y) - vh / 2)).toBeLessThanOrEqual(2);
     expect(Math.abs(Number(r.json.x) - (Number(r.json.left) + Number(r.json.width) / 2))).toBeLessThanOrEqual(1);
     expect((await env.run(["eval", "scrollY"])).json.value).toBeGreaterThan(2000);
-    expect((await env.run(["locate", "#nope"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "selector" } });
+    expect((await env.run(["locate", "#nope"])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "selector" },
+    });
     const h = await env.run(["locate", "#far", "--human"]);
     expect(h.stdout).toMatch(/^center: \d+,\d+ {2}size: \d+x\d+ {2}\(top:-?\d+ left:-?\d+\)\n$/);
   });
@@ -206,7 +281,10 @@ describe("cross-origin iframe", () => {
   let content = { x: 0, y: 0 };
 
   beforeAll(async () => {
-    expect((await env.run(["open", `${site.a}/echo?html=${encodeURIComponent(outer())}`])).json).toMatchObject({ ok: true, title: "XO" });
+    expect((await env.run(["open", `${site.a}/echo?html=${encodeURIComponent(outer())}`])).json).toMatchObject({
+      ok: true,
+      title: "XO",
+    });
     const frame = ((await env.run(["find", "iframe"])).json.elements as Found[])[0];
     content = { x: (frame?.x ?? 0) + 10, y: (frame?.y ?? 0) + 10 };
     expect(content.x).toBe(60);
@@ -224,7 +302,12 @@ describe("cross-origin iframe", () => {
     expect(r.json.truncated).toBeUndefined();
     expect(r.json.text).toBe("Outer before walrus\nInner walrus text\nInner walrus button\nOuter after walrus");
     const cut = await env.run(["read", "--limit", "30"]);
-    expect(cut.json).toMatchObject({ ok: true, text: "Outer before walrus\nInner walr", length: String(r.json.text).length, truncated: true });
+    expect(cut.json).toMatchObject({
+      ok: true,
+      text: "Outer before walrus\nInner walr",
+      length: String(r.json.text).length,
+      truncated: true,
+    });
   });
 
   test("search finds text inside it, in document order, with boxes in top-level px", async () => {
@@ -233,7 +316,11 @@ describe("cross-origin iframe", () => {
     const matches = r.json.matches as Match[];
     expect(matches.map((m) => m.tagName)).toEqual(["p", "p", "button", "p"]);
     // Context stays on its side of the frame.
-    expect(matches.map((x) => x.context)).toEqual(["Outer before walrus", ...Array(2).fill("Inner walrus text Inner walrus button"), "Outer after walrus"]);
+    expect(matches.map((x) => x.context)).toEqual([
+      "Outer before walrus",
+      ...Array(2).fill("Inner walrus text Inner walrus button"),
+      "Outer after walrus",
+    ]);
     const m = matches[1];
     expect(m).toMatchObject({ context: "Inner walrus text Inner walrus button" });
     expect(m).not.toHaveProperty("visible");
@@ -244,7 +331,10 @@ describe("cross-origin iframe", () => {
     expect(m?.width).toBeGreaterThan(0);
     const limited = await env.run(["search", "walrus", "--limit", "2"]);
     expect(limited.json).toMatchObject({ totalMatches: 4, truncated: true });
-    expect((limited.json.matches as Match[]).map((x) => x.context)).toEqual(["Outer before walrus", "Inner walrus text Inner walrus button"]);
+    expect((limited.json.matches as Match[]).map((x) => x.context)).toEqual([
+      "Outer before walrus",
+      "Inner walrus text Inner walrus button",
+    ]);
     expect(count((await env.run(["search", "before walrus inner"])).json, "matches")).toBe(0);
     expect(count((await env.run(["search", "walrus", "--selector", "button"])).json, "matches")).toBe(1);
     expect(count((await env.run(["search", "walrus", "--selector", "main"])).json, "matches")).toBe(4);
@@ -254,13 +344,22 @@ describe("cross-origin iframe", () => {
     const r = await env.run(["find", "p, button"]);
     expect(Object.keys(r.json).sort()).toEqual(["elements", "ok"]);
     const list = r.json.elements as Found[];
-    expect(list.map((e) => e.text ?? e.name)).toEqual(["Outer before walrus", "Inner walrus text", "Inner walrus button", "Outer after walrus"]);
+    expect(list.map((e) => e.text ?? e.name)).toEqual([
+      "Outer before walrus",
+      "Inner walrus text",
+      "Inner walrus button",
+      "Outer after walrus",
+    ]);
     const button = (await env.run(["find", "#ib"])).json.elements as Found[];
     expect(button[0]).toMatchObject({ tagName: "button", role: "button", name: "Inner walrus button" });
     expect(button[0]?.x).toBe(content.x);
     expect(button[0]?.y).toBeGreaterThan(content.y + 16);
     expect(button[0]?.y).toBeLessThan(content.y + 80);
-    expect((await env.run(["find", "p", "--limit", "2"])).json).toMatchObject({ total: 3, truncated: true, elements: [{ text: "Outer before walrus" }, { text: "Inner walrus text" }] });
+    expect((await env.run(["find", "p", "--limit", "2"])).json).toMatchObject({
+      total: 3,
+      truncated: true,
+      elements: [{ text: "Outer before walrus" }, { text: "Inner walrus text" }],
+    });
   });
 });
 
@@ -282,7 +381,9 @@ describe("large page", () => {
     const tail = await timed(["find", "p"]);
     expect((tail.r.json.elements as Found[])[0]?.text).toBe("The very end");
     for (const t of [read, search, find, tail]) expect(t.ms).toBeLessThan(5000);
-    console.error(`large page: read ${read.ms.toFixed(0)} ms, search ${search.ms.toFixed(0)} ms, find ${find.ms.toFixed(0)} ms, find p ${tail.ms.toFixed(0)} ms`);
+    console.error(
+      `large page: read ${read.ms.toFixed(0)} ms, search ${search.ms.toFixed(0)} ms, find ${find.ms.toFixed(0)} ms, find p ${tail.ms.toFixed(0)} ms`,
+    );
   });
 });
 

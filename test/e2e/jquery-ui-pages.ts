@@ -7,7 +7,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 const mod = (p: string) => join(import.meta.dir, "../../node_modules", p);
-const asset = (file: string, type: string) => () => new Response(readFileSync(mod(file)), { headers: { "content-type": type } });
+const asset = (file: string, type: string) => () =>
+  new Response(readFileSync(mod(file)), { headers: { "content-type": type } });
 
 const HEAD = `<link rel=stylesheet href="/lib/jquery-ui.css"><script src="/lib/jquery.js"></script><script src="/lib/jquery-ui.js"></script>`;
 
@@ -36,7 +37,12 @@ export const JQUERY_UI_PAGES = {
   "/lib/jquery-ui.js": asset("jquery-ui/dist/jquery-ui.min.js", "text/javascript"),
   "/lib/jquery-ui.css": asset("jquery-ui/dist/themes/base/jquery-ui.min.css", "text/css"),
   // The theme's icons, so the page loads without errors.
-  ...Object.fromEntries(readdirSync(mod("jquery-ui/dist/themes/base/images")).map((f) => [`/lib/images/${f}`, asset(`jquery-ui/dist/themes/base/images/${f}`, "image/png")])),
+  ...Object.fromEntries(
+    readdirSync(mod("jquery-ui/dist/themes/base/images")).map((f) => [
+      `/lib/images/${f}`,
+      asset(`jquery-ui/dist/themes/base/images/${f}`, "image/png"),
+    ]),
+  ),
   "/ui/ac": AUTOCOMPLETE,
   "/ui/dp": DATEPICKER,
   "/ui/sort": SORTABLE,

@@ -22,7 +22,9 @@ afterAll(async () => {
 /** Opens n managed tabs, a few agents at a time. */
 async function openMany(env: BpEnv, n: number): Promise<void> {
   for (let i = 0; i < n; i += 8) {
-    const batch = Array.from({ length: Math.min(8, n - i) }, (_, j) => env.run(["open", `${site.a}/second?n=${i + j}`, "--new"], { key: `agent-${(i + j) % 4}` }));
+    const batch = Array.from({ length: Math.min(8, n - i) }, (_, j) =>
+      env.run(["open", `${site.a}/second?n=${i + j}`, "--new"], { key: `agent-${(i + j) % 4}` }),
+    );
     for (const r of await Promise.all(batch)) expect(r.json.ok).toBe(true);
   }
 }
@@ -36,7 +38,10 @@ describe("the launched browser", () => {
     const env = newEnv();
     expect((await env.run(["launch", "--headless"])).json.ok).toBe(true);
     await openMany(env, 3);
-    const targets = (await (await fetch(`http://127.0.0.1:${portOf(env)}/json/list`)).json()) as { type: string; url: string }[];
+    const targets = (await (await fetch(`http://127.0.0.1:${portOf(env)}/json/list`)).json()) as {
+      type: string;
+      url: string;
+    }[];
     expect(targets.filter((t) => t.type === "page").length).toBeGreaterThanOrEqual(3);
     expect(targets.filter((t) => t.url.startsWith("chrome://omnibox-popup"))).toEqual([]);
   });
@@ -61,7 +66,11 @@ describe("kill -9 of the broker", () => {
   test("the person's browser with more than 32 managed tabs: all of ours close, the person's tab and browser stay", async () => {
     const user = await startUserBrowser({ url: `${site.a}/` });
     try {
-      await waitFor(async () => (await listPageTargets(user.port)).some((t) => t.title === "Home"), 10_000, "user page");
+      await waitFor(
+        async () => (await listPageTargets(user.port)).some((t) => t.title === "Home"),
+        10_000,
+        "user page",
+      );
       const env = newEnv();
       env.env.HOME = user.home;
       expect((await env.run(["connect"])).json.ok).toBe(true);
@@ -70,7 +79,8 @@ describe("kill -9 of the broker", () => {
       await killAndWait(env.brokerPid() ?? 0, "SIGKILL");
       await waitFor(() => janitors.every((p) => !alive(p)), 40_000, "janitor exit");
       // The janitor has sent every close; the browser finishes closing a moment later.
-      const onlyHome = async () => JSON.stringify((await listPageTargets(user.port)).map((t) => t.title)) === '["Home"]';
+      const onlyHome = async () =>
+        JSON.stringify((await listPageTargets(user.port)).map((t) => t.title)) === '["Home"]';
       await waitFor(onlyHome, 10_000, "only the person's tab left").catch(() => undefined);
       const left = await listPageTargets(user.port);
       expect(left.map((t) => t.title)).toEqual(["Home"]);
@@ -120,7 +130,11 @@ describe("tab ids across broker restarts", () => {
     expect((await env.run(["launch", "--headless"])).json.ok).toBe(true);
     // The person's tab keeps the launched browser running when the broker stops.
     await openUserTab(portOf(env), `${site.a}/third`);
-    await waitFor(async () => ((await env.run(["tabs"])).json.tabs as { title: string }[]).some((t) => t.title === "Third"), 10_000, "person's tab listed");
+    await waitFor(
+      async () => ((await env.run(["tabs"])).json.tabs as { title: string }[]).some((t) => t.title === "Third"),
+      10_000,
+      "person's tab listed",
+    );
     const before = (await env.run(["tabs"])).json.tabs as { id: string; title: string }[];
     const old = before.find((t) => t.title === "Third")?.id ?? "";
     expect(old).toBe("t1");
@@ -139,7 +153,11 @@ describe("tab ids across broker restarts", () => {
     const third = (await env.run(["tabs"])).json.tabs as { id: string; title: string }[];
     const latest = third.find((t) => t.title === "Third")?.id ?? "";
     expect([old, now]).not.toContain(latest);
-    expect((await env.run(["tab", now])).json).toMatchObject({ ok: false, code: "tab_not_found", context: { reason: "broker_restarted" } });
+    expect((await env.run(["tab", now])).json).toMatchObject({
+      ok: false,
+      code: "tab_not_found",
+      context: { reason: "broker_restarted" },
+    });
   }, 60_000);
 });
 

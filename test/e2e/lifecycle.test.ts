@@ -51,7 +51,11 @@ describe("one browser connection, shared", () => {
       expect(processesFor(env.home, "broker")).toHaveLength(1);
 
       fake.dropAll();
-      await waitFor(async () => (await env.run(["tabs"], { key: "k-0" })).json.code === "browser_disconnected", 5000, "disconnect noticed");
+      await waitFor(
+        async () => (await env.run(["tabs"], { key: "k-0" })).json.code === "browser_disconnected",
+        5000,
+        "disconnect noticed",
+      );
       await Bun.sleep(1500);
       expect(fake.upgrades()).toBe(1);
 
@@ -70,7 +74,12 @@ describe("launch", () => {
   test("a missing executable says what to install, with a stable code", async () => {
     const env = newEnv();
     const r = await env.run(["launch", "--executable", "/nonexistent/chromium"]);
-    expect(r.json).toMatchObject({ ok: false, code: "browser_not_found", context: { field: "executable" }, remediation: { code: "select_supported_browser" } });
+    expect(r.json).toMatchObject({
+      ok: false,
+      code: "browser_not_found",
+      context: { field: "executable" },
+      remediation: { code: "select_supported_browser" },
+    });
     expect(String((r.json.remediation as { message: string }).message)).toMatch(/install/i);
   });
 });
@@ -82,13 +91,29 @@ describe("remote CDP endpoint", () => {
     try {
       const denied = await env.run(["connect", "--cdp-url", fake.url]);
       // The service's 401 is a refusal of the credentials, not a missing browser (and not retryable).
-      expect(denied.json).toMatchObject({ ok: false, code: "browser_not_authorized", retryable: false, context: { field: "cdpUrl", status: 401 } });
-      const r = await env.run(["connect", "--cdp-url", fake.url], { stdin: JSON.stringify({ authorization: "Bearer s3cret-header" }) });
-      expect(r.json).toMatchObject({ ok: true, browser: { source: "remote", product: "Remote browser", generation: 1 } });
+      expect(denied.json).toMatchObject({
+        ok: false,
+        code: "browser_not_authorized",
+        retryable: false,
+        context: { field: "cdpUrl", status: 401 },
+      });
+      const r = await env.run(["connect", "--cdp-url", fake.url], {
+        stdin: JSON.stringify({ authorization: "Bearer s3cret-header" }),
+      });
+      expect(r.json).toMatchObject({
+        ok: true,
+        browser: { source: "remote", product: "Remote browser", generation: 1 },
+      });
       expect(r.json).not.toHaveProperty("reused");
       const status = await env.run(["status"]);
       expect(status.json.browser).toMatchObject({ source: "remote" });
-      const everything = [denied.stdout, r.stdout, status.stdout, (await env.run(["commands"])).stdout, readFileSync(join(env.home, "broker.log"), "utf8")].join("\n");
+      const everything = [
+        denied.stdout,
+        r.stdout,
+        status.stdout,
+        (await env.run(["commands"])).stdout,
+        readFileSync(join(env.home, "broker.log"), "utf8"),
+      ].join("\n");
       expect(everything).not.toContain("s3cret-header");
       expect(everything).not.toContain("secret-query-token");
       for (const bad of ["http://127.0.0.1:9222/json/version", "ws://127.0.0.1:9222/devtools/page/ABC", "not a url"]) {
@@ -112,7 +137,11 @@ describe("browser loss and reconnect", () => {
     expect(opened.json).toMatchObject({ ok: true, tab: "t1" });
     const [chromium] = browsersUnder(env.home);
     await killAndWait(chromium ?? 0, "SIGKILL");
-    await waitFor(async () => (await env.run(["eval", "1"])).json.code === "browser_disconnected", 10_000, "loss noticed");
+    await waitFor(
+      async () => (await env.run(["eval", "1"])).json.code === "browser_disconnected",
+      10_000,
+      "loss noticed",
+    );
     const status = await env.run(["status"]);
     expect(status.json.browser).toEqual({ state: "disconnected" });
     const relaunch = await env.run(["launch", "--headless"]);
@@ -127,10 +156,14 @@ describe("browser loss and reconnect", () => {
     const env = newEnv({ BROWSER_PILOT_LEASE_MS: "2000" });
     expect((await env.run(["launch", "--headless"], { key: "keeper" })).json.ok).toBe(true);
     expect((await env.run(["open", `${site.a}/`, "--new"], { key: "sleeper" })).json.ok).toBe(true);
-    const gone = await waitFor(async () => {
-      const r = await env.run(["tabs"], { key: "keeper" });
-      return (r.json.tabs as unknown[]).length === 0 ? r : undefined;
-    }, 10_000, "expired tab closed");
+    const gone = await waitFor(
+      async () => {
+        const r = await env.run(["tabs"], { key: "keeper" });
+        return (r.json.tabs as unknown[]).length === 0 ? r : undefined;
+      },
+      10_000,
+      "expired tab closed",
+    );
     expect(gone?.json.ok).toBe(true);
   });
 
@@ -138,9 +171,15 @@ describe("browser loss and reconnect", () => {
     const env = newEnv({ BROWSER_PILOT_LEASE_MS: "2000" });
     expect((await env.run(["launch", "--headless"], { key: "keeper" })).json.ok).toBe(true);
     expect((await env.run(["open", `${site.a}/`, "--new"], { key: "sleeper" })).json.ok).toBe(true);
-    const r = await env.run(["eval", "new Promise((r) => setTimeout(() => r('done'), 3500))", "--timeout", "30000"], { key: "sleeper" });
+    const r = await env.run(["eval", "new Promise((r) => setTimeout(() => r('done'), 3500))", "--timeout", "30000"], {
+      key: "sleeper",
+    });
     expect(r.json).toMatchObject({ ok: true, value: "done" });
-    const gone = await waitFor(async () => ((await env.run(["tabs"], { key: "keeper" })).json.tabs as unknown[]).length === 0, 15_000, "expired tab closed");
+    const gone = await waitFor(
+      async () => ((await env.run(["tabs"], { key: "keeper" })).json.tabs as unknown[]).length === 0,
+      15_000,
+      "expired tab closed",
+    );
     expect(gone).toBe(true);
   });
 
@@ -149,12 +188,23 @@ describe("browser loss and reconnect", () => {
     expect((await env.run(["launch", "--headless"], { key: "keeper" })).json.ok).toBe(true);
     const opened = await env.run(["open", `${site.a}/`, "--new"], { key: "keeper" });
     await env.run(["tab", "release"], { key: "keeper" });
-    const shared = ((await env.run(["tabs"], { key: "sleeper" })).json.tabs as { id: string; title: string }[]).find((t) => t.title === opened.json.title);
+    const shared = ((await env.run(["tabs"], { key: "sleeper" })).json.tabs as { id: string; title: string }[]).find(
+      (t) => t.title === opened.json.title,
+    );
     await env.run(["tab", shared?.id ?? ""], { key: "sleeper" });
     expect((await env.run(["snapshot"], { key: "sleeper" })).json.ok).toBe(true);
     // The keeper stays active while the sleeper's lease runs out and releases the tab.
-    await waitFor(async () => ((await env.run(["tabs"], { key: "keeper" })).json.tabs as { control: string }[]).every((t) => t.control === "available"), 10_000, "lease expiry");
-    const again = ((await env.run(["tabs"], { key: "sleeper" })).json.tabs as { id: string; title: string }[]).find((t) => t.title === opened.json.title);
+    await waitFor(
+      async () =>
+        ((await env.run(["tabs"], { key: "keeper" })).json.tabs as { control: string }[]).every(
+          (t) => t.control === "available",
+        ),
+      10_000,
+      "lease expiry",
+    );
+    const again = ((await env.run(["tabs"], { key: "sleeper" })).json.tabs as { id: string; title: string }[]).find(
+      (t) => t.title === opened.json.title,
+    );
     expect(again?.id).not.toBe(shared?.id);
     await env.run(["tab", again?.id ?? ""], { key: "sleeper" });
     const old = await env.run(["click", "1"], { key: "sleeper" });
@@ -184,12 +234,20 @@ describe("the broker is never replaced", () => {
       };
       writeFileSync(join(env.home, "broker-locator.json"), JSON.stringify(locator), { mode: 0o600 });
       const r = await env.run(["--timeout", "300", "tabs"]);
-      expect(r.json).toMatchObject({ ok: false, code: "browser_disconnected", remediation: { code: "restart_unresponsive_broker" } });
+      expect(r.json).toMatchObject({
+        ok: false,
+        code: "browser_disconnected",
+        remediation: { code: "restart_unresponsive_broker" },
+      });
       const s = await env.run(["status"]);
       expect((s.json.service as { state: string }).state).toBe("unresponsive");
       // disconnect cannot release anything there, and says so rather than "no broker".
       const d = await env.run(["disconnect"]);
-      expect(d.json).toMatchObject({ ok: false, code: "browser_disconnected", remediation: { code: "restart_unresponsive_broker" } });
+      expect(d.json).toMatchObject({
+        ok: false,
+        code: "browser_disconnected",
+        remediation: { code: "restart_unresponsive_broker" },
+      });
       expect(processesFor(env.home, "broker")).toHaveLength(0);
     } finally {
       listener.stop(true);
@@ -204,7 +262,17 @@ describe("the broker is never replaced", () => {
     expect((await env.run(["tabs"])).json.code).toBe("browser_disconnected");
     const pid = env.brokerPid();
     const loc = locatorOf(env);
-    const reply = await rawRequest(loc.endpoint, { op: "call", token: loc.token, protocol: 99, clientKey: "abc", command: "tabs", args: {}, invocation: "x", timeoutMs: 1000, tabAccess: "all" });
+    const reply = await rawRequest(loc.endpoint, {
+      op: "call",
+      token: loc.token,
+      protocol: 99,
+      clientKey: "abc",
+      command: "tabs",
+      args: {},
+      invocation: "x",
+      timeoutMs: 1000,
+      tabAccess: "all",
+    });
     expect(JSON.parse(reply)).toMatchObject({ ok: false, code: "protocol_incompatible" });
     expect(env.brokerPid()).toBe(pid);
     expect((await env.run(["status"])).json.service).toMatchObject({ state: "running" });
@@ -214,7 +282,14 @@ describe("the broker is never replaced", () => {
     const env = newEnv();
     await env.run(["tabs"]);
     const loc = locatorOf(env);
-    const reply = await rawRequest(loc.endpoint, { op: "call", token: "wrong", protocol: 1, clientKey: "abc", command: "tabs", args: {} });
+    const reply = await rawRequest(loc.endpoint, {
+      op: "call",
+      token: "wrong",
+      protocol: 1,
+      clientKey: "abc",
+      command: "tabs",
+      args: {},
+    });
     expect(JSON.parse(reply)).toMatchObject({ ok: false, code: "capability_denied" });
   });
 
@@ -232,7 +307,10 @@ describe("the broker is never replaced", () => {
     const deep = join(env.home, "x".repeat(60), "y".repeat(60));
     const r = await env.run(["tabs"], { env: { BROWSER_PILOT_HOME: deep } });
     expect(r.json.code).toBe("browser_disconnected");
-    const loc = JSON.parse(readFileSync(join(deep, "broker-locator.json"), "utf8")) as { endpoint: string; pid: number };
+    const loc = JSON.parse(readFileSync(join(deep, "broker-locator.json"), "utf8")) as {
+      endpoint: string;
+      pid: number;
+    };
     expect(loc.endpoint.length).toBeLessThan(100);
     expect(loc.endpoint.startsWith(deep)).toBe(false);
     expect(statSync(dirname(loc.endpoint)).mode & 0o777).toBe(0o700);
@@ -245,7 +323,11 @@ describe("the broker is never replaced", () => {
     mkdirSync(real, { recursive: true, mode: 0o700 });
     symlinkSync(real, env.home);
     const r = await env.run(["tabs"]);
-    expect(r.json).toMatchObject({ ok: false, code: "state_directory_unusable", remediation: { code: "fix_state_directory" } });
+    expect(r.json).toMatchObject({
+      ok: false,
+      code: "state_directory_unusable",
+      remediation: { code: "fix_state_directory" },
+    });
     expect(String(r.json.error)).toContain("not a plain directory");
     expect(existsSync(join(real, "broker-locator.json"))).toBe(false);
   });

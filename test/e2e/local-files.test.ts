@@ -23,7 +23,10 @@ type Tab = { id: string; url: string };
 
 /** Navigates a page target the way the person's own browser would, over its DevTools socket. */
 async function personNavigates(port: number, targetId: string, url: string): Promise<void> {
-  const info = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as { id: string; webSocketDebuggerUrl: string }[];
+  const info = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as {
+    id: string;
+    webSocketDebuggerUrl: string;
+  }[];
   const ws = new WebSocket(info.find((t) => t.id === targetId)?.webSocketDebuggerUrl ?? "");
   await new Promise((resolve, reject) => {
     ws.onopen = resolve;
@@ -34,7 +37,10 @@ async function personNavigates(port: number, targetId: string, url: string): Pro
     new Promise<{ result?: { currentIndex: number; entries: { url: string }[] } }>((resolve) => {
       const mine = ++id;
       ws.addEventListener("message", (e) => {
-        const m = JSON.parse(String(e.data)) as { id: number; result?: { currentIndex: number; entries: { url: string }[] } };
+        const m = JSON.parse(String(e.data)) as {
+          id: number;
+          result?: { currentIndex: number; entries: { url: string }[] };
+        };
         if (m.id === mine) resolve(m);
       });
       ws.send(JSON.stringify({ id: mine, method, params }));
@@ -65,7 +71,13 @@ describe("without the opt-in", () => {
   test("open refuses every spelling of a file: URL, with nothing opened", async () => {
     const before = (await listPageTargets(browser.port)).length;
     const locator = `file://${join(env.home, "broker-locator.json")}`;
-    for (const url of ["file:///etc/hostname", "FILE:///etc/hostname", "file:/etc/hostname", "file://localhost/etc/hostname", locator]) {
+    for (const url of [
+      "file:///etc/hostname",
+      "FILE:///etc/hostname",
+      "file:/etc/hostname",
+      "file://localhost/etc/hostname",
+      locator,
+    ]) {
       const r = await env.run(["open", url, "--new"]);
       expect(r.json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "url" } });
       expect(r.stdout).not.toContain("token");
@@ -75,7 +87,11 @@ describe("without the opt-in", () => {
 
   test("a person's tab showing a local file is neither listed nor addressable", async () => {
     const tab = await openUserTab(browser.port, "file:///etc/hostname");
-    await waitFor(async () => (await listPageTargets(browser.port)).some((t) => t.id === tab.id && t.url.startsWith("file:")), 10_000, "the file tab");
+    await waitFor(
+      async () => (await listPageTargets(browser.port)).some((t) => t.id === tab.id && t.url.startsWith("file:")),
+      10_000,
+      "the file tab",
+    );
     const tabs = (await env.run(["tabs"])).json.tabs as Tab[];
     expect(tabs.some((t) => t.url.startsWith("file:"))).toBe(false);
   });
@@ -83,7 +99,11 @@ describe("without the opt-in", () => {
   test("a history step into a file: entry is refused and the tab stays where it was", async () => {
     const tab = await openUserTab(browser.port, "file:///etc/hostname");
     await personNavigates(browser.port, tab.id, `${site.a}/plain`);
-    const mine = await waitFor(async () => ((await env.run(["tabs"])).json.tabs as Tab[]).find((t) => t.url === `${site.a}/plain`), 10_000, "the tab on the web page");
+    const mine = await waitFor(
+      async () => ((await env.run(["tabs"])).json.tabs as Tab[]).find((t) => t.url === `${site.a}/plain`),
+      10_000,
+      "the tab on the web page",
+    );
     expect((await env.run(["tab", mine?.id ?? "none"])).json.ok).toBe(true);
     const back = await env.run(["back"]);
     expect(back.json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "url" } });
@@ -107,7 +127,11 @@ describe("with BROWSER_PILOT_ALLOW_FILE_URLS=1", () => {
   });
 
   test("bp's own home stays out of reach, directly and through a symlink", async () => {
-    for (const url of [`file://${env.home}/broker-locator.json`, `file://${env.home}/`, `file://${outside}/home-link/broker-locator.json`]) {
+    for (const url of [
+      `file://${env.home}/broker-locator.json`,
+      `file://${env.home}/`,
+      `file://${outside}/home-link/broker-locator.json`,
+    ]) {
       const r = await env.run(["open", url]);
       expect(r.json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "url" } });
     }

@@ -28,13 +28,18 @@ function portOf(env: BpEnv): number {
 /** Launches, opens one managed tab, then kills the janitor: the broker lives on without a connection. */
 async function loseConnection(env: BpEnv): Promise<{ chromium: number; port: number }> {
   expect((await env.run(["launch", "--headless"], { key: "harness-main" })).json.ok).toBe(true);
-  expect((await env.run(["open", `${site.a}/second`, "--new"], { key: "harness-main" })).json).toMatchObject({ ok: true, title: "Second" });
+  expect((await env.run(["open", `${site.a}/second`, "--new"], { key: "harness-main" })).json).toMatchObject({
+    ok: true,
+    title: "Second",
+  });
   const [chromium] = browsersUnder(env.home);
   expect(chromium).toBeDefined();
   const janitors = processesFor(env.home, "janitor");
   expect(janitors).toHaveLength(1);
   for (const pid of janitors) await killAndWait(pid, "SIGKILL");
-  const lost = async () => ((await env.run(["status"], { key: "harness-main" })).json.browser as { state?: string } | undefined)?.state === "disconnected";
+  const lost = async () =>
+    ((await env.run(["status"], { key: "harness-main" })).json.browser as { state?: string } | undefined)?.state ===
+    "disconnected";
   await waitFor(lost, 10_000, "the broker to see its connection lost");
   return { chromium: chromium ?? 0, port: portOf(env) };
 }
@@ -55,7 +60,11 @@ describe("a broker that lost its browser connection", () => {
     await openUserTab(port, `${site.a}/third`);
     await waitFor(async () => (await listPageTargets(port)).some((t) => t.title === "Third"), 10_000, "person's tab");
     await killAndWait(env.brokerPid() ?? 0, "SIGTERM");
-    await waitFor(async () => !(await listPageTargets(port)).some((t) => t.title === "Second"), 15_000, "our tab closed");
+    await waitFor(
+      async () => !(await listPageTargets(port)).some((t) => t.title === "Second"),
+      15_000,
+      "our tab closed",
+    );
     expect((await listPageTargets(port)).map((t) => t.title)).toEqual(["Third"]);
     expect(alive(chromium)).toBe(true);
   }, 90_000);
@@ -88,7 +97,9 @@ describe("a broker that lost its browser connection", () => {
       expect((await env.run(["connect", "--cdp-url", url], { key: "harness-main" })).json.ok).toBe(true);
       expect((await env.run(["open", `${site.a}/second`, "--new"], { key: "harness-main" })).json.ok).toBe(true);
       for (const pid of processesFor(env.home, "janitor")) await killAndWait(pid, "SIGKILL");
-      const lost = async () => ((await env.run(["status"], { key: "harness-main" })).json.browser as { state?: string } | undefined)?.state === "disconnected";
+      const lost = async () =>
+        ((await env.run(["status"], { key: "harness-main" })).json.browser as { state?: string } | undefined)?.state ===
+        "disconnected";
       await waitFor(lost, 10_000, "the broker to see its connection lost");
       const before = connections;
       hang = true;
@@ -111,10 +122,15 @@ describe("a broker that lost its browser connection", () => {
     try {
       const env = newEnv();
       env.env.HOME = user.home;
-      expect((await env.run(["connect"], { key: "harness-main" })).json).toMatchObject({ ok: true, browser: { source: "discovered" } });
+      expect((await env.run(["connect"], { key: "harness-main" })).json).toMatchObject({
+        ok: true,
+        browser: { source: "discovered" },
+      });
       expect((await env.run(["open", `${site.a}/second`, "--new"], { key: "harness-main" })).json.ok).toBe(true);
       for (const pid of processesFor(env.home, "janitor")) await killAndWait(pid, "SIGKILL");
-      const lost = async () => ((await env.run(["status"], { key: "harness-main" })).json.browser as { state?: string } | undefined)?.state === "disconnected";
+      const lost = async () =>
+        ((await env.run(["status"], { key: "harness-main" })).json.browser as { state?: string } | undefined)?.state ===
+        "disconnected";
       await waitFor(lost, 10_000, "the broker to see its connection lost");
       await killAndWait(env.brokerPid() ?? 0, "SIGTERM");
       // Nothing connected to close it: our tab is left for the person, as before the stop.

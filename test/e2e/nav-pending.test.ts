@@ -16,13 +16,30 @@ const hang = Bun.serve({
   hostname: "127.0.0.1",
   port: 0,
   idleTimeout: 0,
-  fetch: () => new Promise<Response>((r) => released.push(() => r(new Response("<!doctype html><title>Late</title>", { headers: { "content-type": "text/html" } })))),
+  fetch: () =>
+    new Promise<Response>((r) =>
+      released.push(() =>
+        r(new Response("<!doctype html><title>Late</title>", { headers: { "content-type": "text/html" } })),
+      ),
+    ),
 });
 const SLOW_MS = 9_000;
 const site = startFixtureServer({
   "/start": `<!doctype html><title>Start</title><a href="/slow">Slow page</a>`,
-  "/here": () => `<!doctype html><title>Here</title><a href="http://127.0.0.1:${hang.port}/never">Never page</a><button>Stay</button>`,
-  "/slow": () => new Promise<Response>((r) => setTimeout(() => r(new Response("<!doctype html><title>Slow</title><p>finally</p>", { headers: { "content-type": "text/html" } })), SLOW_MS)),
+  "/here": () =>
+    `<!doctype html><title>Here</title><a href="http://127.0.0.1:${hang.port}/never">Never page</a><button>Stay</button>`,
+  "/slow": () =>
+    new Promise<Response>((r) =>
+      setTimeout(
+        () =>
+          r(
+            new Response("<!doctype html><title>Slow</title><p>finally</p>", {
+              headers: { "content-type": "text/html" },
+            }),
+          ),
+        SLOW_MS,
+      ),
+    ),
 });
 const env = makeBpEnv();
 // The broker takes its stall threshold from the environment of the call that starts it.
@@ -68,16 +85,26 @@ describe("a navigation to a slow server", () => {
     const started = performance.now();
     const snap = await run(["snapshot"]);
     expect(performance.now() - started).toBeLessThan(8_000);
-    expect(snap.json).toMatchObject({ ok: false, code: "navigation_pending", retryable: true, context: { url: hangUrl }, remediation: { code: "stop_loading" } });
+    expect(snap.json).toMatchObject({
+      ok: false,
+      code: "navigation_pending",
+      retryable: true,
+      context: { url: hangUrl },
+      remediation: { code: "stop_loading" },
+    });
     expect((snap.json.context as { ms: number }).ms).toBeGreaterThanOrEqual(2_000);
     // The agent moves on to another tab: its replies there say the first one is still stuck.
     const first = (await run(["tabs"])).json.tabs as { id: string; selected?: boolean }[];
     const stuck = first.find((t) => t.selected)?.id ?? "";
     expect((await run(["open", `${site.a}/start`, "--new"])).json.ok).toBe(true);
-    await waitFor(async () => {
-      const hints = ((await run(["tabs"])).json.hints ?? []) as { type: string; tab?: string; url?: string }[];
-      return hints.some((h) => h.type === "navigation_stalled" && h.tab === stuck && h.url === hangUrl);
-    }, 10_000, "a navigation_stalled hint naming the stuck tab");
+    await waitFor(
+      async () => {
+        const hints = ((await run(["tabs"])).json.hints ?? []) as { type: string; tab?: string; url?: string }[];
+        return hints.some((h) => h.type === "navigation_stalled" && h.tab === stuck && h.url === hangUrl);
+      },
+      10_000,
+      "a navigation_stalled hint naming the stuck tab",
+    );
     expect((await run(["tab", stuck])).json.ok).toBe(true);
     const stopped = await run(["stop"]);
     expect(stopped.json).toMatchObject({ ok: true, stopped: { url: hangUrl } });

@@ -24,7 +24,14 @@ const hold = () =>
 
 const site = startFixtureServer({
   "/second": "<!doctype html><title>Second</title><p>Second page</p>",
-  "/slow-second": () => new Promise<Response>((r) => setTimeout(() => r(new Response("<!doctype html><title>Slow second</title>", { headers: { "content-type": "text/html" } })), 1_000)) as unknown as Response,
+  "/slow-second": () =>
+    new Promise<Response>((r) =>
+      setTimeout(
+        () =>
+          r(new Response("<!doctype html><title>Slow second</title>", { headers: { "content-type": "text/html" } })),
+        1_000,
+      ),
+    ) as unknown as Response,
   // A frame document that sends 4 KB (enough to commit and run its script), then keeps its body open.
   "/trickle": () => {
     const head = `<!doctype html><title>Trickle</title><p>Trickling</p><script>parent.postMessage('alive', '*')</script><!--${"x".repeat(4096)}-->`;
@@ -46,7 +53,8 @@ const site = startFixtureServer({
     addEventListener('message', (e) => { if (e.data !== 'alive') return; window.alive = true; if (location.search === '?auto') { document.querySelector('iframe').remove(); window.gone = true; } });
   </script>`,
   // Analytics before leaving: a keepalive POST fired in the same turn as the navigation.
-  "/slow-keep": () => new Promise<Response>((r) => setTimeout(() => r(new Response("kept")), 1_500)) as unknown as Response,
+  "/slow-keep": () =>
+    new Promise<Response>((r) => setTimeout(() => r(new Response("kept")), 1_500)) as unknown as Response,
   "/keep": `<!doctype html><title>Keep</title><button onclick="leave()">Leave</button><script>
     function leave() { fetch('/slow-keep', { method: 'POST', body: 'x', keepalive: true }); location.href = '/second'; }
     function leaveLater() { fetch('/slow-keep').then(leave); }
@@ -54,7 +62,8 @@ const site = startFixtureServer({
     function leaveSlow() { fetch('/slow-keep').then(() => { location.href = '/slow-second'; setTimeout(() => fetch('/slow-keep', { method: 'POST', body: 'x', keepalive: true }), 100); }); }
   </script>`,
   // A cross-site frame that navigates back to its parent's site (and so into the parent's process).
-  "/hop": () => `<!doctype html><title>Hop</title><script>onload = () => { location.href = '${site.a}/home-again'; }</script>`,
+  "/hop": () =>
+    `<!doctype html><title>Hop</title><script>onload = () => { location.href = '${site.a}/home-again'; }</script>`,
   "/home-again": "<!doctype html><title>Home again</title><p>Home again</p>",
   "/hop-host": () => `<!doctype html><title>Hop host</title><iframe src="${site.b}/hop"></iframe>`,
   // A favicon whose answer never comes before the tab moves on.
@@ -69,13 +78,18 @@ const KEY = "agent-net-ends";
 const run = (args: string[]) => env.run(args, { key: KEY });
 
 type Req = { url: string; type: string; status?: number; error?: string; time?: number };
-const entries = async (url: string): Promise<Req[]> => ((await run(["net", "--url", url, "--limit", "1000"])).json.requests as Req[] | undefined) ?? [];
+const entries = async (url: string): Promise<Req[]> =>
+  ((await run(["net", "--url", url, "--limit", "1000"])).json.requests as Req[] | undefined) ?? [];
 const idle = (timeout: number) => run(["wait", "--network-idle", "--timeout", String(timeout)]);
 const refOf = async (name: string): Promise<string> => {
-  const els = await waitFor(async () => {
-    const list = (await run(["snapshot"])).json.elements as { r: number; n?: string }[] | undefined;
-    return list?.find((e) => e.n === name);
-  }, 10_000, `an element named ${name}`);
+  const els = await waitFor(
+    async () => {
+      const list = (await run(["snapshot"])).json.elements as { r: number; n?: string }[] | undefined;
+      return list?.find((e) => e.n === name);
+    },
+    10_000,
+    `an element named ${name}`,
+  );
   return String(els?.r);
 };
 
@@ -115,7 +129,11 @@ describe("what the old document started as the tab moved on", () => {
   test("a keepalive fetch sent in the same turn as the navigation does not hold wait --network-idle", async () => {
     expect((await run(["open", `${site.a}/keep`])).json.ok).toBe(true);
     expect((await run(["click", await refOf("Leave")])).json.ok).toBe(true);
-    await waitFor(async () => ((await run(["eval", "location.pathname"])).json.value === "/second" ? true : undefined), 10_000, "the navigation");
+    await waitFor(
+      async () => ((await run(["eval", "location.pathname"])).json.value === "/second" ? true : undefined),
+      10_000,
+      "the navigation",
+    );
     expect((await entries("/slow-keep")).length).toBeGreaterThan(0);
     expect((await idle(6_000)).json).toMatchObject({ ok: true });
   });
@@ -144,7 +162,11 @@ describe("what the old document started as the tab moved on", () => {
 
   test("a favicon cut off by a quick navigation does not hold wait --network-idle", async () => {
     expect((await run(["open", `${site.a}/iconic`])).json.ok).toBe(true);
-    await waitFor(async () => ((await entries("/hang-icon")).length > 0 ? true : undefined), 10_000, "the favicon's request");
+    await waitFor(
+      async () => ((await entries("/hang-icon")).length > 0 ? true : undefined),
+      10_000,
+      "the favicon's request",
+    );
     expect((await run(["open", `${site.a}/second`])).json.ok).toBe(true);
     expect((await idle(5_000)).json).toMatchObject({ ok: true });
     expect((await entries("/hang-icon")).at(-1)).toMatchObject({ error: "canceled" });
@@ -154,8 +176,18 @@ describe("what the old document started as the tab moved on", () => {
 describe("a cross-site frame navigating back to its parent's site", () => {
   test("its document is journalled as loaded, not canceled", async () => {
     expect((await run(["open", `${site.a}/hop-host`])).json.ok).toBe(true);
-    await waitFor(async () => (await run(["eval", "document.querySelector('iframe').contentDocument?.title === 'Home again'"])).json.value === true, 10_000, "the frame back home");
-    const doc = await waitFor(async () => (await entries(`${site.a}/home-again`)).find((e) => e.time !== undefined || e.error !== undefined), 10_000, "the frame's document to end");
+    await waitFor(
+      async () =>
+        (await run(["eval", "document.querySelector('iframe').contentDocument?.title === 'Home again'"])).json.value ===
+        true,
+      10_000,
+      "the frame back home",
+    );
+    const doc = await waitFor(
+      async () => (await entries(`${site.a}/home-again`)).find((e) => e.time !== undefined || e.error !== undefined),
+      10_000,
+      "the frame's document to end",
+    );
     expect(doc).toMatchObject({ type: "document", status: 200 });
     expect(doc).not.toHaveProperty("error");
     expect(doc).toHaveProperty("time");

@@ -24,32 +24,60 @@ afterAll(async () => {
   site.stop();
 });
 
-const settled = (key: string) => waitFor(async () => (await env.run(["eval", "inflight === 0"], { key })).json.value === true, 10_000, "the app's earlier fetches");
-const text = async (key: string) => String((await env.run(["eval", "document.getElementById('out').textContent"], { key })).json.value);
+const settled = (key: string) =>
+  waitFor(
+    async () => (await env.run(["eval", "inflight === 0"], { key })).json.value === true,
+    10_000,
+    "the app's earlier fetches",
+  );
+const text = async (key: string) =>
+  String((await env.run(["eval", "document.getElementById('out').textContent"], { key })).json.value);
 
 test("rules stop applying when the lease expires", async () => {
   const port = await readPortFile(join(env.home, "profiles", "default"));
   if (!port) throw new Error("launched browser has no DevToolsActivePort");
   await openUserTab(port.port, `${site.a}/app?lease`);
-  const find = async (key: string) => ((await env.run(["tabs"], { key })).json.tabs as { id: string; url: string; control?: string }[]).find((t) => t.url.includes("/app?lease"));
+  const find = async (key: string) =>
+    ((await env.run(["tabs"], { key })).json.tabs as { id: string; url: string; control?: string }[]).find((t) =>
+      t.url.includes("/app?lease"),
+    );
   const mine = await waitFor(() => find("lease-a"), 10_000, "the person's tab");
   expect((await env.run(["tab", mine?.id ?? ""], { key: "lease-a" })).json.ok).toBe(true);
-  expect((await env.run(["net", "block", "*/api/*"], { key: "lease-a" })).json).toMatchObject({ ok: true, intercepting: 1 });
+  expect((await env.run(["net", "block", "*/api/*"], { key: "lease-a" })).json).toMatchObject({
+    ok: true,
+    intercepting: 1,
+  });
   await settled("lease-a");
   await env.run(["eval", "load(); true"], { key: "lease-a" });
-  expect(await waitFor(async () => ((await text("lease-a")).startsWith("failed:") ? true : undefined), 10_000, "blocked fetch")).toBe(true);
+  expect(
+    await waitFor(
+      async () => ((await text("lease-a")).startsWith("failed:") ? true : undefined),
+      10_000,
+      "blocked fetch",
+    ),
+  ).toBe(true);
   // lease-a goes quiet; lease-b watches until the tab is free again (each call renews only b).
-  const freed = await waitFor(async () => {
-    const t = await find("lease-b");
-    return t && t.control === "available" ? t : undefined;
-  }, LEASE_MS * 4, "lease-a's lease to expire");
+  const freed = await waitFor(
+    async () => {
+      const t = await find("lease-b");
+      return t && t.control === "available" ? t : undefined;
+    },
+    LEASE_MS * 4,
+    "lease-a's lease to expire",
+  );
   expect((await env.run(["tab", freed?.id ?? ""], { key: "lease-b" })).json.ok).toBe(true);
   await settled("lease-b");
   await env.run(["eval", "document.getElementById('out').textContent = 'loading'; load(); true"], { key: "lease-b" });
-  expect(await waitFor(async () => {
-    const t = await text("lease-b");
-    return t !== "loading" ? t : undefined;
-  }, 10_000, "the fetch after expiry")).toBe("200:Grace:");
+  expect(
+    await waitFor(
+      async () => {
+        const t = await text("lease-b");
+        return t !== "loading" ? t : undefined;
+      },
+      10_000,
+      "the fetch after expiry",
+    ),
+  ).toBe("200:Grace:");
   // The expired key starts over: no rules.
   expect((await env.run(["net", "rules"], { key: "lease-a" })).json).toEqual({ ok: true, rules: [] });
 });

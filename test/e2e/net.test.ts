@@ -20,7 +20,16 @@ const env = makeBpEnv({ BROWSER_PILOT_OUTPUT_DIR: out });
 const A = "net-agent-a";
 const B = "net-agent-b";
 
-type Req = { id: number; method: string; url: string; type: string; status?: number; error?: string; rule?: string; tab?: string };
+type Req = {
+  id: number;
+  method: string;
+  url: string;
+  type: string;
+  status?: number;
+  error?: string;
+  rule?: string;
+  tab?: string;
+};
 
 beforeAll(async () => {
   expect((await env.run(["launch", "--headless"])).json.ok).toBe(true);
@@ -31,17 +40,27 @@ afterAll(async () => {
   rmSync(out, { recursive: true, force: true });
 });
 
-const run = (args: string[], key = A, stdin?: string) => env.run(args, { key, ...(stdin !== undefined ? { stdin } : {}) });
-const pageText = async (key = A) => String((await run(["eval", "document.getElementById('out').textContent"], key)).json.value);
+const run = (args: string[], key = A, stdin?: string) =>
+  env.run(args, { key, ...(stdin !== undefined ? { stdin } : {}) });
+const pageText = async (key = A) =>
+  String((await run(["eval", "document.getElementById('out').textContent"], key)).json.value);
 /** Clicks the app's Load button (re-fetches /api/user) and waits for the page to show a result. */
 async function reloadApp(key = A): Promise<string> {
   // An earlier fetch still in flight (the page's own first load) would write over ours.
-  await waitFor(async () => (await run(["eval", "inflight === 0"], key)).json.value === true, 10_000, "the app's earlier fetches");
+  await waitFor(
+    async () => (await run(["eval", "inflight === 0"], key)).json.value === true,
+    10_000,
+    "the app's earlier fetches",
+  );
   await run(["eval", "document.getElementById('out').textContent = 'loading'; load(); true"], key);
-  const t = await waitFor(async () => {
-    const text = await pageText(key);
-    return text !== "loading" ? text : undefined;
-  }, 10_000, "the app's fetch");
+  const t = await waitFor(
+    async () => {
+      const text = await pageText(key);
+      return text !== "loading" ? text : undefined;
+    },
+    10_000,
+    "the app's fetch",
+  );
   return t ?? "";
 }
 async function requests(key: string, extra: string[] = []): Promise<Req[]> {
@@ -70,18 +89,29 @@ describe("bp cookies", () => {
     const byDomain = await run(["cookies", "127.0.0.1"]);
     expect((byDomain.json.cookies as { name: string }[]).map((c) => c.name).sort()).toEqual(["session", "theme"]);
     expect((await run(["cookies", "example.org"])).json).toEqual({ ok: true, cookies: [] });
-    expect((await run(["cookies", "not a domain"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "domain" } });
+    expect((await run(["cookies", "not a domain"])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "domain" },
+    });
     const h = await env.run(["--human", "cookies"], { key: A });
     expect(h.stdout).toContain("HttpOnly");
     // The document's response set both cookies: net show says so (masked unless --values).
     const doc = (await requests(A, ["--url", "*/cookies"])).filter((q) => q.type === "document").at(-1);
     const shown = await run(["net", "show", String(doc?.id)]);
-    const setCookie = (shown.json.request as { responseHeaders?: Record<string, string> }).responseHeaders?.["set-cookie"];
+    const setCookie = (shown.json.request as { responseHeaders?: Record<string, string> }).responseHeaders?.[
+      "set-cookie"
+    ];
     expect(setCookie).toMatch(/^\*\*\* \(\d+ chars\)$/);
     expect(shown.stdout).not.toContain("abc123");
     const open = await run(["net", "show", String(doc?.id), "--values"]);
-    const lines = ((open.json.request as { responseHeaders?: Record<string, string> }).responseHeaders?.["set-cookie"] ?? "").split("\n");
-    expect(lines).toEqual(["session=abc123; HttpOnly; SameSite=Strict; Path=/", "theme=dark; SameSite=Lax; Path=/; Max-Age=3600"]);
+    const lines = (
+      (open.json.request as { responseHeaders?: Record<string, string> }).responseHeaders?.["set-cookie"] ?? ""
+    ).split("\n");
+    expect(lines).toEqual([
+      "session=abc123; HttpOnly; SameSite=Strict; Path=/",
+      "theme=dark; SameSite=Lax; Path=/; Max-Age=3600",
+    ]);
     expect(h.stdout).not.toContain("abc123");
   });
 });
@@ -89,12 +119,23 @@ describe("bp cookies", () => {
 describe("bp net journal", () => {
   test("the page's fetch is journalled; show gives headers and body; --save writes the bytes; cursors page", async () => {
     expect((await run(["open", `${site.a}/app`])).json.ok).toBe(true);
-    await waitFor(async () => ((await pageText()).startsWith("200:Grace") ? true : undefined), 10_000, "the app's first fetch");
+    await waitFor(
+      async () => ((await pageText()).startsWith("200:Grace") ? true : undefined),
+      10_000,
+      "the app's first fetch",
+    );
     // The page saw the answer; the journal gets the same events at about the same time.
-    const api = await waitFor(async () => {
-      const found = (await requests(A, ["--type", "fetch"])).filter((q) => q.url.includes("/api/user") && q.status !== undefined);
-      return found.length > 0 ? found : undefined;
-    }, 10_000, "the fetch in the journal") ?? [];
+    const api =
+      (await waitFor(
+        async () => {
+          const found = (await requests(A, ["--type", "fetch"])).filter(
+            (q) => q.url.includes("/api/user") && q.status !== undefined,
+          );
+          return found.length > 0 ? found : undefined;
+        },
+        10_000,
+        "the fetch in the journal",
+      )) ?? [];
     expect(api.length).toBeGreaterThanOrEqual(1);
     const first = api.at(-1) as Req;
     // Lean: a GET names no method.
@@ -105,7 +146,7 @@ describe("bp net journal", () => {
     const show = await run(["net", "show", String(first.id)]);
     expect(show.json.ok).toBe(true);
     expect(JSON.parse(String(show.json.body))).toMatchObject({ name: "Grace" });
-    const rq = (show.json.request as { requestHeaders: Record<string, string>; responseHeaders: Record<string, string> });
+    const rq = show.json.request as { requestHeaders: Record<string, string>; responseHeaders: Record<string, string> };
     expect(rq.requestHeaders["X-From-Page"]).toBe("app");
     expect(rq.responseHeaders["x-api"]).toBe("fixture");
     // Lean: not the id asked for, no start time, no "OK" for a 200, no MIME type the Content-Type
@@ -130,13 +171,25 @@ describe("bp net journal", () => {
     expect(file.mimeType).toBe("application/json");
     expect(statSync(file.file).mode & 0o777).toBe(0o600);
     expect(JSON.parse(readFileSync(file.file, "utf8"))).toMatchObject({ name: "Grace" });
-    expect((await run(["net", "show", "1", "--save", "../escape.json"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "file" } });
-    expect((await run(["net", "show", "99999"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "id" } });
+    expect((await run(["net", "show", "1", "--save", "../escape.json"])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "file" },
+    });
+    expect((await run(["net", "show", "99999"])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "id" },
+    });
     // Cursor: nothing new after the newest id; one more fetch is exactly what --after shows.
     const head = await run(["net", "--limit", "1"]);
     const cursor = head.json.nextCursor as number;
     // The empty list is the answer; nothing was cut, so no count and no flag.
-    expect((await run(["net", "--after", String(cursor)])).json).toEqual({ ok: true, requests: [], nextCursor: cursor });
+    expect((await run(["net", "--after", String(cursor)])).json).toEqual({
+      ok: true,
+      requests: [],
+      nextCursor: cursor,
+    });
     expect(await reloadApp()).toStartWith("200:Grace");
     const fresh = (await run(["net", "--after", String(cursor)])).json.requests as Req[];
     expect(fresh.map((q) => new URL(q.url).pathname)).toEqual(["/api/user"]);
@@ -170,53 +223,100 @@ describe("bp net rules", () => {
     const h = await run(["net", "headers", "*/api/user*", "X-Test-Header: hello"]);
     // Lean: the new rule's id and its headers as parsed; its type and pattern are what was sent.
     // Every value given to 'net headers' is masked (any header name may carry a token).
-    expect(h.json).toEqual({ ok: true, rule: { id: "r1", headers: { "X-Test-Header": "*** (5 chars)" } }, intercepting: 1 });
+    expect(h.json).toEqual({
+      ok: true,
+      rule: { id: "r1", headers: { "X-Test-Header": "*** (5 chars)" } },
+      intercepting: 1,
+    });
     expect(await reloadApp()).toBe("200:Grace:hello");
-    const m = await run(["net", "mock", "*/api/user*", "--body", '{"name":"Mocked"}', "--status", "203", "--header", "Content-Type: application/json"]);
-    expect(m.json).toEqual({ ok: true, rule: { id: "r2", headers: { "Content-Type": "application/json" } }, intercepting: 1 });
+    const m = await run([
+      "net",
+      "mock",
+      "*/api/user*",
+      "--body",
+      '{"name":"Mocked"}',
+      "--status",
+      "203",
+      "--header",
+      "Content-Type: application/json",
+    ]);
+    expect(m.json).toEqual({
+      ok: true,
+      rule: { id: "r2", headers: { "Content-Type": "application/json" } },
+      intercepting: 1,
+    });
     const listed = (await run(["net", "rules"])).json.rules as Record<string, unknown>[];
     expect(listed.find((r) => r.type === "mock")).toMatchObject({ status: 203, bodySize: 17 });
     // Mock beats headers, whatever order they came in.
     expect(await reloadApp()).toBe("203:Mocked:");
     // The rule's Content-Type replaces the default, not joined to it.
-    expect((await run(["eval", "fetch('/api/user').then((r) => r.headers.get('content-type'))"])).json.value).toBe("application/json");
+    expect((await run(["eval", "fetch('/api/user').then((r) => r.headers.get('content-type'))"])).json.value).toBe(
+      "application/json",
+    );
     const mocked = (await requests(A, ["--url", "*/api/user*"])).at(-1);
     expect(mocked?.rule).toBe(`mocked ${String((m.json.rule as { id: string }).id)}`);
     const b = await run(["net", "block", "*/api/*"]);
     expect(b.json.ok).toBe(true);
     // Block beats mock.
     expect(await reloadApp()).toStartWith("failed:");
-    const blocked = await waitFor(async () => {
-      const last = (await requests(A, ["--url", "*/api/user*"])).at(-1);
-      return last?.error !== undefined ? last : undefined;
-    }, 10_000, "the blocked request in the journal");
+    const blocked = await waitFor(
+      async () => {
+        const last = (await requests(A, ["--url", "*/api/user*"])).at(-1);
+        return last?.error !== undefined ? last : undefined;
+      },
+      10_000,
+      "the blocked request in the journal",
+    );
     expect(blocked).toMatchObject({ error: "blocked" });
     const rules = (await run(["net", "rules"])).json.rules as { id: string; type: string }[];
     expect(rules.map((r) => r.type)).toEqual(["block", "mock", "headers"]);
-    expect((await run(["net", "remove", (b.json.rule as { id: string }).id])).json).toMatchObject({ ok: true, removed: 1, remaining: 2 });
+    expect((await run(["net", "remove", (b.json.rule as { id: string }).id])).json).toMatchObject({
+      ok: true,
+      removed: 1,
+      remaining: 2,
+    });
     expect(await reloadApp()).toBe("203:Mocked:");
-    expect((await run(["net", "remove", "r999"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "id" } });
+    expect((await run(["net", "remove", "r999"])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "id" },
+    });
     expect((await run(["net", "remove", "--all"])).json).toMatchObject({ ok: true, removed: 2, remaining: 0 });
     // The last rule gone: interception is off again and the request is untouched.
     expect((await run(["net", "rules"])).json).toEqual({ ok: true, rules: [] });
     expect(await reloadApp()).toBe("200:Grace:");
-    expect((await run(["net", "headers", "*", "not a header"])).json).toMatchObject({ ok: false, code: "invalid_argument" });
+    expect((await run(["net", "headers", "*", "not a header"])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+    });
   });
 
   test("header values given to net headers (stdin or argv, any name) are applied and never echoed: reply, rules, show, records", async () => {
     const secrets = ["tok-123", "ct-456", "pt-789", "vt-000", "argv-secret"];
-    const r = await run(["net", "headers", "*/api/user*", "--stdin"], A, "Authorization: Bearer tok-123\nX-Test-Header: from-stdin\nX-Custom-Token: ct-456\nPrivate-Token: pt-789\nX-Vault-Token: vt-000\n");
+    const r = await run(
+      ["net", "headers", "*/api/user*", "--stdin"],
+      A,
+      "Authorization: Bearer tok-123\nX-Test-Header: from-stdin\nX-Custom-Token: ct-456\nPrivate-Token: pt-789\nX-Vault-Token: vt-000\n",
+    );
     expect(r.json.ok).toBe(true);
     const a = await run(["net", "headers", "*/nothing*", "X-Other-Token: argv-secret"]);
     expect(a.json).toMatchObject({ ok: true, rule: { headers: { "X-Other-Token": "*** (11 chars)" } } });
     expect(await reloadApp()).toBe("200:Grace:from-stdin");
     const last = (await requests(A, ["--url", "*/api/user*"])).at(-1) as Req;
     const show = await run(["net", "show", String(last.id)]);
-    expect((show.json.request as { requestHeaders?: Record<string, string> }).requestHeaders).toMatchObject({ "X-Custom-Token": "*** (6 chars)" });
+    expect((show.json.request as { requestHeaders?: Record<string, string> }).requestHeaders).toMatchObject({
+      "X-Custom-Token": "*** (6 chars)",
+    });
     const records = (await run(["commands", "--limit", "50"])).json.commands as { id: string; method: string }[];
     const ids = records.filter((c) => c.method === "net headers").map((c) => c.id);
     expect(ids.length).toBeGreaterThanOrEqual(2);
-    const outputs = [r.stdout, a.stdout, (await run(["net", "rules"])).stdout, show.stdout, ...(await Promise.all(ids.map(async (id) => (await run(["command", id])).stdout)))];
+    const outputs = [
+      r.stdout,
+      a.stdout,
+      (await run(["net", "rules"])).stdout,
+      show.stdout,
+      ...(await Promise.all(ids.map(async (id) => (await run(["command", id])).stdout))),
+    ];
     for (const text of outputs) for (const secret of secrets) expect(text).not.toContain(secret);
     expect((await run(["net", "remove", "--all"])).json.ok).toBe(true);
   });
@@ -226,15 +326,25 @@ describe("out-of-process iframes", () => {
   test("a cross-site iframe's requests are journalled and under the rules", async () => {
     const page = `<!doctype html><title>Outer</title><iframe src="${site.b}/app?inner"></iframe>`;
     expect((await run(["open", `${site.a}/echo?html=${encodeURIComponent(page)}`])).json.ok).toBe(true);
-    const inner = await waitFor(async () => (await requests(A, ["--url", `${site.b}/api/user*`])).find((q) => q.status !== undefined), 10_000, "the iframe's fetch");
+    const inner = await waitFor(
+      async () => (await requests(A, ["--url", `${site.b}/api/user*`])).find((q) => q.status !== undefined),
+      10_000,
+      "the iframe's fetch",
+    );
     expect(inner).toMatchObject({ type: "fetch", status: 200 });
-    expect(JSON.parse(String((await run(["net", "show", String(inner?.id)])).json.body))).toMatchObject({ name: "Grace" });
+    expect(JSON.parse(String((await run(["net", "show", String(inner?.id)])).json.body))).toMatchObject({
+      name: "Grace",
+    });
     expect((await run(["net", "block", `${site.b}/api/*`])).json.ok).toBe(true);
     expect((await run(["reload"])).json.ok).toBe(true);
-    const blocked = await waitFor(async () => {
-      const last = (await requests(A, ["--url", `${site.b}/api/user*`])).at(-1);
-      return last && last.id !== inner?.id && last.error !== undefined ? last : undefined;
-    }, 10_000, "the iframe's blocked fetch");
+    const blocked = await waitFor(
+      async () => {
+        const last = (await requests(A, ["--url", `${site.b}/api/user*`])).at(-1);
+        return last && last.id !== inner?.id && last.error !== undefined ? last : undefined;
+      },
+      10_000,
+      "the iframe's blocked fetch",
+    );
     expect(blocked).toMatchObject({ error: "blocked" });
     expect((await run(["net", "remove", "--all"])).json.ok).toBe(true);
     expect((await run(["open", `${site.a}/app`])).json.ok).toBe(true);
@@ -276,7 +386,11 @@ describe("bp auth", () => {
     // B has no credentials: the page answers 401 (on its own origin, so Chrome's auth cache stays out of it).
     const none = await run(["open", `${site.b}/basic`], B);
     // Headless Chromium cancels a challenge nobody answers.
-    expect(none.json).toMatchObject({ ok: false, code: "navigation_failed", context: { reason: "net::ERR_INVALID_AUTH_CREDENTIALS" } });
+    expect(none.json).toMatchObject({
+      ok: false,
+      code: "navigation_failed",
+      context: { reason: "net::ERR_INVALID_AUTH_CREDENTIALS" },
+    });
     const wrong = await run(["auth", AUTH_USER, "--password-stdin"], A, "wrong-pass\n");
     expect(wrong.json).toMatchObject({ ok: true, auth: "set" });
     expect(wrong.json).not.toHaveProperty("username");
@@ -295,7 +409,11 @@ describe("bp auth", () => {
     const cmds = await run(["commands", "--limit", "100"]);
     expect(cmds.stdout).not.toContain(AUTH_PASSWORD);
     // Refused without stdin: the password never goes in argv.
-    expect((await run(["auth", AUTH_USER])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "password" } });
+    expect((await run(["auth", AUTH_USER])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "password" },
+    });
     expect((await run(["auth", "--clear"])).json).toEqual({ ok: true, auth: "cleared" });
     expect((await run(["net", "rules"])).json).toEqual({ ok: true, rules: [] });
   });
@@ -306,19 +424,27 @@ describe("disconnect and redaction", () => {
     const port = await readPortFile(join(env.home, "profiles", "default"));
     if (!port) throw new Error("launched browser has no DevToolsActivePort");
     const target = await openUserTab(port.port, `${site.a}/app?user`);
-    const tabs = await waitFor(async () => {
-      const t = (await run(["tabs"], A)).json.tabs as { id: string; url: string }[];
-      return t.find((x) => x.url.includes("/app?user"));
-    }, 10_000, "the person's tab");
+    const tabs = await waitFor(
+      async () => {
+        const t = (await run(["tabs"], A)).json.tabs as { id: string; url: string }[];
+        return t.find((x) => x.url.includes("/app?user"));
+      },
+      10_000,
+      "the person's tab",
+    );
     expect((await run(["tab", tabs?.id ?? ""], A)).json.ok).toBe(true);
     // Both of A's tabs (its managed one and the person's it just took) intercept at once.
     expect((await run(["net", "block", "*/api/*"], A)).json).toMatchObject({ ok: true, intercepting: 2 });
     expect(await reloadApp(A)).toStartWith("failed:");
     expect((await run(["disconnect"], A)).json.ok).toBe(true);
-    const tb = await waitFor(async () => {
-      const t = (await run(["tabs"], B)).json.tabs as { id: string; url: string }[];
-      return t.find((x) => x.url.includes("/app?user"));
-    }, 10_000, "the person's tab, still open");
+    const tb = await waitFor(
+      async () => {
+        const t = (await run(["tabs"], B)).json.tabs as { id: string; url: string }[];
+        return t.find((x) => x.url.includes("/app?user"));
+      },
+      10_000,
+      "the person's tab, still open",
+    );
     expect((await run(["tab", tb?.id ?? ""], B)).json.ok).toBe(true);
     expect(await reloadApp(B)).toBe("200:Grace:");
     // A came back with a fresh state: no rules, no journal.
@@ -330,7 +456,13 @@ describe("disconnect and redaction", () => {
   test("credentials in URLs are redacted in every output", async () => {
     const r = await run(["open", `http://bob:hunter2@${new URL(site.a).host}/second`, "--new"], B);
     expect(r.stdout).not.toContain("hunter2");
-    const all = [r, await run(["tabs"], B), await run(["net"], B), await run(["status"], B), await run(["snapshot"], B)];
+    const all = [
+      r,
+      await run(["tabs"], B),
+      await run(["net"], B),
+      await run(["status"], B),
+      await run(["snapshot"], B),
+    ];
     for (const x of all) expect(x.stdout).not.toContain("hunter2");
     const err = await run(["net", "show", "1", "--save", "http://bob:hunter2@x/y"], B);
     expect(err.stdout).not.toContain("hunter2");

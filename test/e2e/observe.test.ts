@@ -4,7 +4,17 @@ import { makeBpEnv } from "../support/bp.ts";
 import { PAGES, startFixtureServer } from "../support/fixture-server.ts";
 
 requireChromium();
-type El = { r: number; t: string; n?: string; v?: string; vl?: number; s?: string; f?: string; fold?: number; to?: number };
+type El = {
+  r: number;
+  t: string;
+  n?: string;
+  v?: string;
+  vl?: number;
+  s?: string;
+  f?: string;
+  fold?: number;
+  to?: number;
+};
 
 let site = startFixtureServer();
 const pages: typeof PAGES = {
@@ -23,7 +33,8 @@ const pages: typeof PAGES = {
   "/overlay": `<!doctype html><title>Overlay</title><button>Pay</button><div style="position:fixed;inset:0;z-index:50;background:rgba(0,0,0,.5)"><button>Accept</button></div>`,
   "/overlay-large": `<!doctype html><title>Overlay</title>${"<p>Line</p>".repeat(400)}<button>Pay</button><div style="position:fixed;inset:0;z-index:50;background:rgba(0,0,0,.5)"><button>Accept</button></div>`,
   "/raised": `<!doctype html><title>Raised</title><button>Pay</button><div style="position:fixed;top:0;left:0;width:60px;height:40px;z-index:50"><button>Help</button></div>`,
-  "/slow-data": () => new Promise<Response>((r) => setTimeout(() => r(new Response("Loaded row")), 300)) as unknown as Response,
+  "/slow-data": () =>
+    new Promise<Response>((r) => setTimeout(() => r(new Response("Loaded row")), 300)) as unknown as Response,
   "/fetcher": `<!doctype html><title>Fetch</title><button onclick="fetch('/slow-data').then(r => r.text()).then(t => { const b = document.createElement('button'); b.textContent = t; document.body.append(b); })">Load</button>`,
   "/login": `<!doctype html><title>Sign in</title><form action="/welcome"><label>User <input name=u></label><label>Password <input type=password name=p></label><button>Sign in</button></form>`,
   "/welcome": `<!doctype html><title>Welcome</title><a href="/">Home</a>`,
@@ -142,7 +153,10 @@ describe("snapshot", () => {
     await env.run(["open", `${site.a}/form`]);
     const before = els(await env.run(["snapshot"]));
     expect(els(await env.run(["snapshot"]))).toEqual(before);
-    expect((await env.run(["eval", `setTimeout(() => { location.href = ${JSON.stringify(`${site.a}/second`)}; }, 0); 1`])).json.ok).toBe(true);
+    expect(
+      (await env.run(["eval", `setTimeout(() => { location.href = ${JSON.stringify(`${site.a}/second`)}; }, 0); 1`]))
+        .json.ok,
+    ).toBe(true);
     expect((await env.run(["wait", "--text", "Second page"])).json.ok).toBe(true);
     const after = await env.run(["snapshot", "--diff"]);
     expect(after.json).toMatchObject({ ok: true, title: "Second", diffFallback: "document_changed" });
@@ -165,14 +179,17 @@ describe("snapshot", () => {
     await env.run(["open", `${site.a}/fetcher`]);
     const list = els(await env.run(["snapshot"]));
     const r = await env.run(["click", String(list.find((e) => e.n === "Load")?.r)]);
-    expect((r.json.evidence as { effects: string[] }).effects).toEqual(expect.arrayContaining(["network_requests", "dom_changed"]));
+    expect((r.json.evidence as { effects: string[] }).effects).toEqual(
+      expect.arrayContaining(["network_requests", "dom_changed"]),
+    );
     expect((r.json.diff as { added: El[] }).added.map((e) => e.n)).toContain("Loaded row");
   });
 
   test("the authentication surface hint says when a login appears and when it is left", async () => {
     await env.run(["open", `${site.a}/second`]);
     await env.run(["snapshot"]);
-    const hints = (r: { json: Record<string, unknown> }) => (r.json.hints as { type: string; state?: string }[] | undefined) ?? [];
+    const hints = (r: { json: Record<string, unknown> }) =>
+      (r.json.hints as { type: string; state?: string }[] | undefined) ?? [];
     await env.run(["open", `${site.a}/login`]);
     const login = await env.run(["snapshot"]);
     expect(hints(login).find((h) => h.type === "authentication_surface")?.state).toBe("entered");
@@ -204,7 +221,12 @@ describe("snapshot", () => {
       await env.run(["open", `${site.a}${path}`]);
       const r = await env.run(["snapshot"]);
       const accept = els(r).find((e) => e.n === "Accept");
-      expect(r.json.hints).toContainEqual({ type: "modal_overlay", confidence: "possible", recommendedAction: "resolve_overlay_first", refs: [accept?.r] });
+      expect(r.json.hints).toContainEqual({
+        type: "modal_overlay",
+        confidence: "possible",
+        recommendedAction: "resolve_overlay_first",
+        refs: [accept?.r],
+      });
     }
     await env.run(["open", `${site.a}/raised`]);
     const small = await env.run(["snapshot"]);
@@ -223,7 +245,13 @@ describe("snapshot", () => {
   });
 
   test("--limit truncates explicitly and says how to narrow", async () => {
-    const kinds = ["<a href='#x'>L</a>", "<input placeholder=p>", "<button>B</button>", "<select><option>o</option></select>", "<textarea></textarea>"];
+    const kinds = [
+      "<a href='#x'>L</a>",
+      "<input placeholder=p>",
+      "<button>B</button>",
+      "<select><option>o</option></select>",
+      "<textarea></textarea>",
+    ];
     const many = Array.from({ length: 80 }, (_, i) => `<p>${kinds.slice(0, (i % 5) + 1).join("")}</p>`).join("");
     await env.run(["open", `${site.a}/echo?html=${encodeURIComponent(`<title>Many</title>${many}`)}`]);
     const r = await env.run(["snapshot", "--limit", "10"]);

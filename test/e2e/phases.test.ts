@@ -12,7 +12,9 @@ import { startFixtureServer } from "../support/fixture-server.ts";
 
 requireChromium();
 
-const site = startFixtureServer({ "/": `<!doctype html><title>Phases</title><input aria-label="Secret" type=password><button onclick="this.textContent='Done'">Go</button>` });
+const site = startFixtureServer({
+  "/": `<!doctype html><title>Phases</title><input aria-label="Secret" type=password><button onclick="this.textContent='Done'">Go</button>`,
+});
 const traced = makeBpEnv();
 const file = join(traced.home, "..", "phases.jsonl");
 traced.env.BROWSER_PILOT_PHASES = file;
@@ -40,14 +42,20 @@ test("a traced broker records each request's steps and page timings, never the t
   for (let i = 0; i < 50 && !readFileSync(file, "utf8").includes('"click"'); i++) await Bun.sleep(20);
   const text = readFileSync(file, "utf8");
   expect(text).not.toContain(SECRET);
-  const click = text.trim().split("\n").map((l) => JSON.parse(l) as Entry[]).find((l) => l.some((e) => e[1] === "request" && e[2] === "click"));
+  const click = text
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Entry[])
+    .find((l) => l.some((e) => e[1] === "request" && e[2] === "click"));
   expect(click).toBeDefined();
   const labels = (click ?? []).map((e) => e[1]);
   expect(labels[0]).toBe("connected");
   expect(labels.at(-1)).toBe("written");
   expect(labels).toContain("send");
   // The settle call answers its time per step and the settle's counts.
-  const settle = (click ?? []).find((e) => e[1] === "reply" && (e[2] as { page?: { settle?: unknown } }).page?.settle !== undefined);
+  const settle = (click ?? []).find(
+    (e) => e[1] === "reply" && (e[2] as { page?: { settle?: unknown } }).page?.settle !== undefined,
+  );
   const page = (settle?.[2] as { page?: { tm: number[]; settle: { settled: boolean } } } | undefined)?.page;
   expect(page?.settle.settled).toBe(true);
   expect(page?.tm.length).toBeGreaterThan(0);

@@ -77,10 +77,26 @@ describe("bp mouse", () => {
 
   test("bad points and actions are invalid_argument naming the field; nothing is sent", async () => {
     await run(["eval", "log.length = 0"]);
-    expect((await run(["mouse", "jump", "1,2"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "action" } });
-    expect((await run(["mouse", "move", "12"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "at" } });
-    expect((await run(["mouse", "move", "1,2", "--delta", "0,5"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "delta" } });
-    expect((await run(["mouse", "down", "1,2", "--button", "back"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "button" } });
+    expect((await run(["mouse", "jump", "1,2"])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "action" },
+    });
+    expect((await run(["mouse", "move", "12"])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "at" },
+    });
+    expect((await run(["mouse", "move", "1,2", "--delta", "0,5"])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "delta" },
+    });
+    expect((await run(["mouse", "down", "1,2", "--button", "back"])).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "button" },
+    });
     expect((await run(["eval", "log.length"])).json.value).toBe(0);
   });
 });
@@ -92,12 +108,19 @@ describe("bp focus", () => {
     expect(focused.json).toEqual({ ok: true, focused: 'input "Name"' });
     expect(await violations("focus", focused.json)).toEqual([]);
     expect((await run(["keyboard", "Ada"])).json.ok).toBe(true);
-    expect((await run(["eval", "document.activeElement.getAttribute('aria-label') + ':' + document.activeElement.value"])).json.value).toBe("Name:Ada");
+    expect(
+      (await run(["eval", "document.activeElement.getAttribute('aria-label') + ':' + document.activeElement.value"]))
+        .json.value,
+    ).toBe("Name:Ada");
   });
 
   test("an element that cannot take focus is action_not_verified; an unknown ref is stale_ref", async () => {
     const fake = await refNamed(run, "Fake");
-    expect((await run(["focus", fake])).json).toMatchObject({ ok: false, code: "action_not_verified", context: { reason: "not_focusable" } });
+    expect((await run(["focus", fake])).json).toMatchObject({
+      ok: false,
+      code: "action_not_verified",
+      context: { reason: "not_focusable" },
+    });
     expect((await run(["focus", "9999"])).json).toMatchObject({ ok: false, code: "stale_ref" });
   });
 });

@@ -39,11 +39,17 @@ function writePolicy(p: unknown, mode = 0o600): void {
   chmodSync(POLICY, mode);
 }
 const run = (args: string[], key = A) => env.run(args, { key });
-const echo = (html: string) => `${site.a}/echo?html=${encodeURIComponent(`<!doctype html><title>Allowed</title>${html}`)}`;
+const echo = (html: string) =>
+  `${site.a}/echo?html=${encodeURIComponent(`<!doctype html><title>Allowed</title>${html}`)}`;
 /** CDP commands the broker sent since the last mark, but the janitor's idle keepalive probe (src/janitor/main.ts). */
-const sentSinceMark = () => rec.mark().map((x) => x.method).filter((m) => m !== "Browser.getVersion");
+const sentSinceMark = () =>
+  rec
+    .mark()
+    .map((x) => x.method)
+    .filter((m) => m !== "Browser.getVersion");
 /** What the policy stopped, as the given replies (in order) reported it. */
-const blockedIn = (...replies: { json: Record<string, unknown> }[]) => replies.flatMap((r) => (r.json.policyBlocked as unknown[] | undefined) ?? []);
+const blockedIn = (...replies: { json: Record<string, unknown> }[]) =>
+  replies.flatMap((r) => (r.json.policyBlocked as unknown[] | undefined) ?? []);
 const href = async (key = A) => String((await run(["eval", "location.href"], key)).json.value);
 
 beforeAll(async () => {
@@ -117,8 +123,13 @@ describe("host policy", () => {
   test("no bp command writes the policy file", async () => {
     writePolicy({ keys: { nobody: { deny: ["eval"] } } });
     const before = readFileSync(POLICY, "utf8");
-    expect((await run(["screenshot", POLICY])).json).toMatchObject({ code: "policy_denied", context: { rule: "policy_file" } });
-    expect((await env.run(["screenshot", "policy.json", "--force"], { key: A, cwd: env.home })).json.code).toBe("policy_denied");
+    expect((await run(["screenshot", POLICY])).json).toMatchObject({
+      code: "policy_denied",
+      context: { rule: "policy_file" },
+    });
+    expect((await env.run(["screenshot", "policy.json", "--force"], { key: A, cwd: env.home })).json.code).toBe(
+      "policy_denied",
+    );
     expect((await run(["pdf", POLICY])).json.code).toBe("policy_denied");
     // Through a directory link to the home.
     const side = mkdtempSync(join(tmpdir(), "bp-policy-link-"));
@@ -141,31 +152,47 @@ describe("host policy", () => {
     expect((await run(["open", echo(`<a href="${site.b}/probe?n=link">Go away</a>`), "--new"])).json.ok).toBe(true);
     const allowed = await href();
     const click = await run(["click", await refNamed((a) => run(a), "Go away")]);
-    expect(click.json.policyBlocked).toEqual([{ kind: "navigation", url: `${site.b}/probe?n=link`, rule: "origins.deny", entry: B_HOST }]);
+    expect(click.json.policyBlocked).toEqual([
+      { kind: "navigation", url: `${site.b}/probe?n=link`, rule: "origins.deny", entry: B_HOST },
+    ]);
     expect(await href()).toBe(allowed);
 
     // A redirect from the allowed origin to the denied one.
     const redir = await run(["open", `${site.a}/redir?to=${encodeURIComponent(`${site.b}/probe?n=redirect`)}`]);
-    expect(redir.json).toMatchObject({ code: "policy_denied", retryable: false, context: { rule: "origins.deny", url: `${site.b}/probe?n=redirect` } });
+    expect(redir.json).toMatchObject({
+      code: "policy_denied",
+      retryable: false,
+      context: { rule: "origins.deny", url: `${site.b}/probe?n=redirect` },
+    });
     expect(await href()).toBe(allowed);
 
     // A popup.
-    expect((await run(["open", echo(`<button onclick="window.open('${site.b}/probe?n=popup', '_blank')">Pop</button>`)])).json.ok).toBe(true);
+    expect(
+      (await run(["open", echo(`<button onclick="window.open('${site.b}/probe?n=popup', '_blank')">Pop</button>`)]))
+        .json.ok,
+    ).toBe(true);
     const opener = await href();
     const pop = await run(["click", await refNamed((a) => run(a), "Pop")]);
     await Bun.sleep(300);
     const listed = await run(["tabs"]);
     // The popup's first request may come after the click's reply: then the next reply says it.
-    expect(blockedIn(pop, listed)).toEqual([{ kind: "popup", url: `${site.b}/probe?n=popup`, rule: "origins.deny", entry: B_HOST }]);
+    expect(blockedIn(pop, listed)).toEqual([
+      { kind: "popup", url: `${site.b}/probe?n=popup`, rule: "origins.deny", entry: B_HOST },
+    ]);
     const tabs = listed.json.tabs as { url: string }[];
     // The popup is there, but its page never committed.
     expect(tabs.some((t) => t.url.startsWith(site.b))).toBe(false);
     expect(await href()).toBe(opener);
 
     // The page's own fetch.
-    const fetched = await run(["eval", `fetch('${site.b}/probe?n=fetch').then(() => 'loaded', (e) => 'failed: ' + e.name)`]);
+    const fetched = await run([
+      "eval",
+      `fetch('${site.b}/probe?n=fetch').then(() => 'loaded', (e) => 'failed: ' + e.name)`,
+    ]);
     expect(fetched.json.value).toBe("failed: TypeError");
-    expect(fetched.json.policyBlocked).toEqual([{ kind: "request", url: `${site.b}/probe?n=fetch`, rule: "origins.deny", entry: B_HOST }]);
+    expect(fetched.json.policyBlocked).toEqual([
+      { kind: "request", url: `${site.b}/probe?n=fetch`, rule: "origins.deny", entry: B_HOST },
+    ]);
     expect(await href()).toBe(opener);
     const journal = (await run(["net", "--type", "fetch"])).json.requests as { url: string; rule?: string }[];
     expect(journal.find((e) => e.url === `${site.b}/probe?n=fetch`)?.rule).toBe("blocked policy");
@@ -175,10 +202,23 @@ describe("host policy", () => {
 
   test("noopener popups and target=_blank links to a denied origin are stopped too", async () => {
     writePolicy({ origins: { deny: [B_HOST] } });
-    expect((await run(["open", echo(`<a href="${site.b}/probe?n=blank" target=_blank>Blank</a><button onclick="window.open('${site.b}/probe?n=noopener', '_blank', 'noopener')">NoOpener</button>`), "--new"])).json.ok).toBe(true);
+    expect(
+      (
+        await run([
+          "open",
+          echo(
+            `<a href="${site.b}/probe?n=blank" target=_blank>Blank</a><button onclick="window.open('${site.b}/probe?n=noopener', '_blank', 'noopener')">NoOpener</button>`,
+          ),
+          "--new",
+        ])
+      ).json.ok,
+    ).toBe(true);
     const blank = await run(["click", await refNamed((a) => run(a), "Blank")]);
     const between = await run(["snapshot"]);
-    const noopener = await run(["click", String((between.json.elements as { r: number; n?: string }[]).find((e) => e.n === "NoOpener")?.r)]);
+    const noopener = await run([
+      "click",
+      String((between.json.elements as { r: number; n?: string }[]).find((e) => e.n === "NoOpener")?.r),
+    ]);
     await Bun.sleep(1000);
     const listed = await run(["tabs"]);
     expect(blockedIn(blank, between, noopener, listed)).toEqual([
@@ -195,7 +235,10 @@ describe("host policy", () => {
     expect((await run(["open", `${site.b}/second`, "--new"])).json.ok).toBe(true);
     expect((await run(["open", `${site.a}/third`])).json.ok).toBe(true);
     writePolicy({ origins: { deny: [B_HOST] } });
-    expect((await run(["back"])).json).toMatchObject({ code: "policy_denied", context: { rule: "origins.deny", url: `${site.b}/second` } });
+    expect((await run(["back"])).json).toMatchObject({
+      code: "policy_denied",
+      context: { rule: "origins.deny", url: `${site.b}/second` },
+    });
     expect(await href()).toBe(`${site.a}/third`);
   });
 
@@ -203,11 +246,17 @@ describe("host policy", () => {
     writePolicy({ origins: { deny: [B_HOST] } });
     expect((await run(["open", echo("<p>Frames</p>"), "--new"])).json.ok).toBe(true);
     const url = `${site.b}/probe?n=frame`;
-    const r = await run(["eval", `new Promise((done) => { const f = document.createElement('iframe'); f.onload = () => done('load'); f.src = ${JSON.stringify(url)}; document.body.append(f); setTimeout(() => done('timeout'), 3000); })`]);
+    const r = await run([
+      "eval",
+      `new Promise((done) => { const f = document.createElement('iframe'); f.onload = () => done('load'); f.src = ${JSON.stringify(url)}; document.body.append(f); setTimeout(() => done('timeout'), 3000); })`,
+    ]);
     expect(r.json.ok).toBe(true);
     expect(r.json.policyBlocked).toEqual([{ kind: "navigation", url, rule: "origins.deny", entry: B_HOST }]);
     const allowed = `${site.a}/probe?n=frame`;
-    await run(["eval", `new Promise((done) => { const f = document.createElement('iframe'); f.onload = () => done(1); f.src = ${JSON.stringify(allowed)}; document.body.append(f); })`]);
+    await run([
+      "eval",
+      `new Promise((done) => { const f = document.createElement('iframe'); f.onload = () => done(1); f.src = ${JSON.stringify(allowed)}; document.body.append(f); })`,
+    ]);
     expect(probed.has(`${new URL(site.a).host}/frame`)).toBe(true);
     expect(probed.has(`${new URL(site.b).host}/frame`)).toBe(false);
   });
@@ -222,17 +271,29 @@ describe("host policy", () => {
     // The person, in their own browser: not through bp.
     const ws = new WebSocket(`ws://127.0.0.1:${browser.port}/devtools/page/${target.id}`);
     await new Promise((r) => ws.addEventListener("open", r, { once: true }));
-    ws.send(JSON.stringify({ id: 1, method: "Runtime.evaluate", params: { expression: `location.href = ${JSON.stringify(`${site.b}/probe?n=person`)}` } }));
+    ws.send(
+      JSON.stringify({
+        id: 1,
+        method: "Runtime.evaluate",
+        params: { expression: `location.href = ${JSON.stringify(`${site.b}/probe?n=person`)}` },
+      }),
+    );
     await waitFor(() => probed.has(`${new URL(site.b).host}/person`), 15_000, "the person's navigation");
     ws.close();
     expect((await run(["handback"])).json.ok).toBe(true);
-    expect((await run(["eval", `fetch(${JSON.stringify(`${site.b}/probe?n=agent`)}).then(() => 'loaded', () => 'failed')`])).json.value).toBe("failed");
+    expect(
+      (await run(["eval", `fetch(${JSON.stringify(`${site.b}/probe?n=agent`)}).then(() => 'loaded', () => 'failed')`]))
+        .json.value,
+    ).toBe("failed");
     expect(probed.has(`${new URL(site.b).host}/agent`)).toBe(false);
   });
 
   test("origins.allow: only listed origins load", async () => {
     writePolicy({ origins: { allow: [`http://127.0.0.1:${new URL(site.a).port}`] } });
-    expect((await run(["open", `${site.b}/`])).json).toMatchObject({ code: "policy_denied", context: { rule: "origins.allow" } });
+    expect((await run(["open", `${site.b}/`])).json).toMatchObject({
+      code: "policy_denied",
+      context: { rule: "origins.allow" },
+    });
     expect((await run(["open", `${site.a}/second`])).json.ok).toBe(true);
     const r = await run(["eval", `fetch('${site.b}/second').then(() => 'loaded', () => 'failed')`]);
     expect(r.json.value).toBe("failed");
@@ -244,10 +305,14 @@ describe("host policy", () => {
     expect((await run(["open", `${site.a}/files`, "--new"])).json.ok).toBe(true);
     const click = await run(["click", await refNamed((a) => run(a), "Big file")]);
     expect(click.json.ok).toBe(true);
-    const d = await waitFor(async () => {
-      const list = (await run(["downloads"])).json.downloads as { fileName: string; state: string; error?: string }[];
-      return list.find((x) => x.fileName === "big.bin" && x.state !== "in_progress");
-    }, 20_000, "the capped download to end");
+    const d = await waitFor(
+      async () => {
+        const list = (await run(["downloads"])).json.downloads as { fileName: string; state: string; error?: string }[];
+        return list.find((x) => x.fileName === "big.bin" && x.state !== "in_progress");
+      },
+      20_000,
+      "the capped download to end",
+    );
     expect(d).toMatchObject({ state: "failed", error: "policy_denied" });
     writePolicy({});
   });
@@ -270,8 +335,14 @@ describe("host policy", () => {
     expect((await run(["open", echo(`<label>File <input type=file></label>`)])).json.ok).toBe(true);
     const ref = await refNamed((a) => run(a), "File");
     rec.mark();
-    expect((await run(["upload", ref, join(other, "no.txt")])).json).toMatchObject({ code: "policy_denied", context: { rule: "files.uploadDirs" } });
-    expect((await run(["download", "dl1"])).json).toMatchObject({ code: "policy_denied", context: { rule: "files.downloads" } });
+    expect((await run(["upload", ref, join(other, "no.txt")])).json).toMatchObject({
+      code: "policy_denied",
+      context: { rule: "files.uploadDirs" },
+    });
+    expect((await run(["download", "dl1"])).json).toMatchObject({
+      code: "policy_denied",
+      context: { rule: "files.downloads" },
+    });
     expect(sentSinceMark()).toEqual([]);
     expect((await run(["upload", ref, join(dir, "ok.txt")])).json.ok).toBe(true);
     rmSync(dir, { recursive: true, force: true });
@@ -279,4 +350,3 @@ describe("host policy", () => {
     writePolicy({});
   });
 });
-

@@ -18,10 +18,20 @@ const site = startFixtureServer();
 let user: UserBrowser;
 let env: BpEnv;
 
-const page = (title: string, body = "") => `${site.a}/echo?html=${encodeURIComponent(`<title>${title}</title><p>${title}</p>${body}`)}`;
+const page = (title: string, body = "") =>
+  `${site.a}/echo?html=${encodeURIComponent(`<title>${title}</title><p>${title}</p>${body}`)}`;
 
 type Tab = { id: string; profile?: string; origin: string; title: string; url: string };
-type Profile = { id: string; label: string; kind?: "context"; name?: string; directory?: string; selected?: true; tabCount: number; tabs?: { id: string; title: string; url: string }[] };
+type Profile = {
+  id: string;
+  label: string;
+  kind?: "context";
+  name?: string;
+  directory?: string;
+  selected?: true;
+  tabCount: number;
+  tabs?: { id: string; title: string; url: string }[];
+};
 
 async function profiles(key = "lister", args: string[] = []): Promise<Profile[]> {
   const r = await env.run(["profiles", ...args], { key });
@@ -49,10 +59,14 @@ async function pageIds(): Promise<string[]> {
 beforeAll(async () => {
   user = await startUserBrowser({ profiles: true, url: page("Work home") });
   await user.openProfile("Profile 2", page("Personal home"));
-  await waitFor(async () => {
-    const titles = (await listPageTargets(user.port)).map((t) => t.title);
-    return titles.includes("Work home") && titles.includes("Personal home");
-  }, 20_000, "both profile windows");
+  await waitFor(
+    async () => {
+      const titles = (await listPageTargets(user.port)).map((t) => t.title);
+      return titles.includes("Work home") && titles.includes("Personal home");
+    },
+    20_000,
+    "both profile windows",
+  );
   env = makeBpEnv();
   env.env.HOME = user.home;
   const c = await env.run(["connect"]);
@@ -60,10 +74,15 @@ beforeAll(async () => {
   expect(c.json).toMatchObject({ ok: true, browser: { source: "discovered" }, profileSelectionRequired: true });
   expect((c.json.profiles as { label: string }[]).map((p) => p.label).sort()).toEqual(["Profile 1", "Profile 2"]);
   // Each profile keeps its own storage: what a tab reads back proves which profile it is in.
-  for (const [title, who] of [["Work home", "work"], ["Personal home", "personal"]] as const) {
+  for (const [title, who] of [
+    ["Work home", "work"],
+    ["Personal home", "personal"],
+  ] as const) {
     const t = (await tabs("setup")).find((x) => x.title === title);
     expect((await env.run(["tab", t?.id ?? ""], { key: "setup" })).json.ok).toBe(true);
-    expect((await env.run(["eval", `localStorage.setItem("who", "${who}"); "ok"`], { key: "setup" })).json.value).toBe("ok");
+    expect((await env.run(["eval", `localStorage.setItem("who", "${who}"); "ok"`], { key: "setup" })).json.value).toBe(
+      "ok",
+    );
     await env.run(["tab", "release"], { key: "setup" });
   }
 });
@@ -92,8 +111,12 @@ describe("profiles of one browser", () => {
     // Raw CDP context and target ids (32 hex digits) never appear.
     expect(r.stdout).not.toMatch(/[0-9A-F]{32}/);
     // An agent limited to its own tabs sees every profile, but none of the person's tabs in them.
-    const own = (await env.run(["profiles"], { key: "own-only", env: { BROWSER_PILOT_TAB_ACCESS: "own" } })).json.profiles as Profile[];
-    expect(own.map((p) => [p.tabCount, p.tabs])).toEqual([[0, undefined], [0, undefined]]);
+    const own = (await env.run(["profiles"], { key: "own-only", env: { BROWSER_PILOT_TAB_ACCESS: "own" } })).json
+      .profiles as Profile[];
+    expect(own.map((p) => [p.tabCount, p.tabs])).toEqual([
+      [0, undefined],
+      [0, undefined],
+    ]);
     const human = await env.run(["profiles", "--human"], { key: "lister" });
     expect(human.stdout).toMatch(/p[0-9a-z]{6} {2}Profile 1 {2}1 tab\(s\)/);
     expect(human.stdout).toContain("Work home");
@@ -106,10 +129,17 @@ describe("profiles of one browser", () => {
   test("with two profiles and no anchor, open --new is profile_selection_required and sends nothing", async () => {
     const before = await pageIds();
     const r = await env.run(["open", page("Nowhere"), "--new"], { key: "undecided" });
-    expect(r.json).toMatchObject({ ok: false, code: "profile_selection_required", remediation: { code: "select_profile" } });
+    expect(r.json).toMatchObject({
+      ok: false,
+      code: "profile_selection_required",
+      remediation: { code: "select_profile" },
+    });
     expect((r.json.context?.profiles as unknown[]).length).toBe(2);
     expect(await pageIds()).toEqual(before);
-    const recs = (await env.run(["commands"], { key: "undecided" })).json.commands as { method: string; dispatchedAt?: string }[];
+    const recs = (await env.run(["commands"], { key: "undecided" })).json.commands as {
+      method: string;
+      dispatchedAt?: string;
+    }[];
     expect(recs.find((c) => c.method === "open")?.dispatchedAt).toBeUndefined();
   });
 
@@ -128,7 +158,9 @@ describe("profiles of one browser", () => {
     expect(a.json).toMatchObject({ ok: true, profile: work.id, title: "Work task" });
     expect(b.json).toMatchObject({ ok: true, profile: personal.id, title: "Personal task" });
     expect((await env.run(["eval", `localStorage.getItem("who")`], { key: "agent-work" })).json.value).toBe("work");
-    expect((await env.run(["eval", `localStorage.getItem("who")`], { key: "agent-personal" })).json.value).toBe("personal");
+    expect((await env.run(["eval", `localStorage.getItem("who")`], { key: "agent-personal" })).json.value).toBe(
+      "personal",
+    );
     // The agent's next tab stays in its profile (its selected tab anchors it).
     const again = await env.run(["open", page("Work task 2"), "--new"], { key: "agent-work" });
     expect(again.json).toMatchObject({ ok: true, profile: work.id });
@@ -138,7 +170,10 @@ describe("profiles of one browser", () => {
     // A profile choice is no permission: the other profile's tabs stay listed and usable.
     const personalTab = (await tabs("agent-work")).find((t) => t.title === "Personal home");
     expect(personalTab?.profile).toBe(personal.id);
-    expect((await env.run(["tab", personalTab?.id ?? ""], { key: "agent-work" })).json).toMatchObject({ ok: true, tab: { profile: personal.id } });
+    expect((await env.run(["tab", personalTab?.id ?? ""], { key: "agent-work" })).json).toMatchObject({
+      ok: true,
+      tab: { profile: personal.id },
+    });
     expect((await env.run(["eval", `localStorage.getItem("who")`], { key: "agent-work" })).json.value).toBe("personal");
     expect((await env.run(["tab", "release"], { key: "agent-work" })).json.ok).toBe(true);
   });
@@ -151,7 +186,10 @@ describe("profiles of one browser", () => {
     const o = await env.run(["open", page("Switched"), "--new"], { key: "switcher" });
     expect(o.json).toMatchObject({ ok: true, profile: personal.id });
     // A label works as a selector too (case-insensitive, exact).
-    expect((await env.run(["profile", personal.label.toLowerCase()], { key: "switcher" })).json).toMatchObject({ ok: true, profile: { id: personal.id } });
+    expect((await env.run(["profile", personal.label.toLowerCase()], { key: "switcher" })).json).toMatchObject({
+      ok: true,
+      profile: { id: personal.id },
+    });
     expect((await env.run(["profile", work.id], { key: "switcher" })).json.ok).toBe(true);
     // The personal tab no longer anchors: the next tab without --new is a new one in the chosen profile.
     const n = await env.run(["open", page("Chosen")], { key: "switcher" });
@@ -161,23 +199,40 @@ describe("profiles of one browser", () => {
   });
 
   test("unknown ids and names fail with clear codes", async () => {
-    expect((await env.run(["profile", "pzzzzzz"], { key: "typo" })).json).toMatchObject({ ok: false, code: "profile_context_stale", context: { reason: "unknown_profile" } });
-    expect((await env.run(["profile", "No Such Person"], { key: "typo" })).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "profile" } });
-    expect((await env.run(["open", page("X"), "--profile", "pzzzzzz"], { key: "typo" })).json).toMatchObject({ ok: false, code: "profile_context_stale" });
+    expect((await env.run(["profile", "pzzzzzz"], { key: "typo" })).json).toMatchObject({
+      ok: false,
+      code: "profile_context_stale",
+      context: { reason: "unknown_profile" },
+    });
+    expect((await env.run(["profile", "No Such Person"], { key: "typo" })).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "profile" },
+    });
+    expect((await env.run(["open", page("X"), "--profile", "pzzzzzz"], { key: "typo" })).json).toMatchObject({
+      ok: false,
+      code: "profile_context_stale",
+    });
   });
 
   test("--identify names each profile from Local State through a temporary page it closes again", async () => {
     const help = await Bun.spawn([BP, "profiles", "--help"], { stdout: "pipe", env: env.env }).stdout.text();
     expect(help).toMatch(/opens a temporary chrome:\/\/version page/);
     // Chrome writes Local State a moment after a profile opens; identity reads what is on disk.
-    await waitFor(() => {
-      try {
-        const state = JSON.parse(readFileSync(join(user.userDataDir, "Local State"), "utf8")) as { profile?: { info_cache?: Record<string, unknown> } };
-        return ["Default", "Profile 2"].every((d) => state.profile?.info_cache?.[d] !== undefined);
-      } catch {
-        return false;
-      }
-    }, 30_000, "Local State with both profiles");
+    await waitFor(
+      () => {
+        try {
+          const state = JSON.parse(readFileSync(join(user.userDataDir, "Local State"), "utf8")) as {
+            profile?: { info_cache?: Record<string, unknown> };
+          };
+          return ["Default", "Profile 2"].every((d) => state.profile?.info_cache?.[d] !== undefined);
+        } catch {
+          return false;
+        }
+      },
+      30_000,
+      "Local State with both profiles",
+    );
     const before = await pageIds();
     const list = await profiles("identifier", ["--identify"]);
     expect(await pageIds()).toEqual(before);
@@ -213,7 +268,11 @@ describe("profiles of one browser", () => {
     const { browserContextId } = await send("Target.createBrowserContext");
     try {
       await send("Target.createTarget", { url: page("Tool context"), browserContextId });
-      await waitFor(async () => (await listPageTargets(user.port)).some((t) => t.title === "Tool context"), 10_000, "the tool's page");
+      await waitFor(
+        async () => (await listPageTargets(user.port)).some((t) => t.title === "Tool context"),
+        10_000,
+        "the tool's page",
+      );
       const list = await profiles("identifier", ["--identify"]);
       // Chrome sends no event for a title: the listing reads titles fresh, never the placeholder a new tab had.
       const tool = list.find((p) => p.tabs?.some((t) => t.title === "Tool context"));
@@ -239,10 +298,16 @@ describe("profiles of one browser", () => {
     expect((await env.run(["profile", work?.id ?? ""], { key: "agent-work" })).json.ok).toBe(true);
     const [janitor] = processesFor(env.home, "janitor");
     await killAndWait(janitor ?? 0, "SIGKILL");
-    await waitFor(async () => (await env.run(["tabs"], { key: "agent-work" })).json.code === "browser_disconnected", 10_000, "loss noticed");
+    await waitFor(
+      async () => (await env.run(["tabs"], { key: "agent-work" })).json.code === "browser_disconnected",
+      10_000,
+      "loss noticed",
+    );
     expect((await env.run(["connect"])).json).toMatchObject({ ok: true, browser: { generation: 2 } });
     for (const p of old) {
-      expect((await env.run(["open", page("Stale"), "--new", "--profile", p.id], { key: "agent-personal" })).json).toMatchObject({
+      expect(
+        (await env.run(["open", page("Stale"), "--new", "--profile", p.id], { key: "agent-personal" })).json,
+      ).toMatchObject({
         ok: false,
         code: "profile_context_stale",
         context: { reason: "browser_reconnected" },
@@ -250,16 +315,27 @@ describe("profiles of one browser", () => {
       });
     }
     // The agent chose its profile itself: that choice is not silently moved to another one.
-    expect((await env.run(["open", page("Stale"), "--new"], { key: "agent-work" })).json).toMatchObject({ ok: false, code: "profile_context_stale" });
+    expect((await env.run(["open", page("Stale"), "--new"], { key: "agent-work" })).json).toMatchObject({
+      ok: false,
+      code: "profile_context_stale",
+    });
     const fresh = await profiles();
     expect(fresh).toHaveLength(2);
     for (const p of fresh) expect(old.map((o) => o.id)).not.toContain(p.id);
-    expect((await env.run(["tab", workTask?.id ?? ""], { key: "agent-work" })).json).toMatchObject({ ok: false, code: "tab_not_found", context: { reason: "browser_reconnected" } });
+    expect((await env.run(["tab", workTask?.id ?? ""], { key: "agent-work" })).json).toMatchObject({
+      ok: false,
+      code: "tab_not_found",
+      context: { reason: "browser_reconnected" },
+    });
     // The same physical tab under its new id: refs observed before the reconnect are stale.
     const again = (await tabs("agent-work")).find((t) => t.title === "Work task");
     expect(again?.origin).toBe("managed");
     expect((await env.run(["tab", again?.id ?? ""], { key: "agent-work" })).json.ok).toBe(true);
-    expect((await env.run(["click", "1"], { key: "agent-work" })).json).toMatchObject({ ok: false, code: "stale_ref", context: { reason: "browser_reconnected" } });
+    expect((await env.run(["click", "1"], { key: "agent-work" })).json).toMatchObject({
+      ok: false,
+      code: "stale_ref",
+      context: { reason: "browser_reconnected" },
+    });
   });
 
   test("a profile whose windows all closed is profile_context_unavailable; the other one works on", async () => {
@@ -272,7 +348,9 @@ describe("profiles of one browser", () => {
       if (personalTitles.has(t.title)) await fetch(`http://127.0.0.1:${user.port}/json/close/${t.id}`);
     }
     await waitFor(async () => (await profiles()).length === 1, 10_000, "profile gone");
-    expect((await env.run(["open", page("Late"), "--new", "--profile", personal?.id ?? ""], { key: "late" })).json).toMatchObject({
+    expect(
+      (await env.run(["open", page("Late"), "--new", "--profile", personal?.id ?? ""], { key: "late" })).json,
+    ).toMatchObject({
       ok: false,
       code: "profile_context_unavailable",
       remediation: { code: "relist_profile_contexts" },

@@ -11,7 +11,8 @@ import { startFixtureServer } from "../support/fixture-server.ts";
 
 requireChromium();
 
-const svg = (fill: string) => `data:image/svg+xml,${encodeURIComponent(`<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><rect width="40" height="40" fill="${fill}"/></svg>`)}`;
+const svg = (fill: string) =>
+  `data:image/svg+xml,${encodeURIComponent(`<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><rect width="40" height="40" fill="${fill}"/></svg>`)}`;
 
 const site = startFixtureServer({
   "/icon": `<!doctype html><title>Icon</title>
@@ -99,7 +100,11 @@ describe("verified only when the page received the click on the element", () => 
     expect((await run(["open", `${site.a}/icon`])).json.ok).toBe(true);
     const r = await run(["click", await refNamed(run, "Settings")]);
     expect(r.json.ok).toBe(true);
-    const ev = r.json.evidence as { status: string; reason?: string; received?: Record<string, { tagName: string; name?: string }> };
+    const ev = r.json.evidence as {
+      status: string;
+      reason?: string;
+      received?: Record<string, { tagName: string; name?: string }>;
+    };
     expect(ev.status).toBe("mismatch");
     expect(["click_received_elsewhere", "pressed_and_released_on_different_elements"]).toContain(ev.reason ?? "");
     expect(JSON.stringify(ev.received)).toContain("Settings hover");
@@ -110,8 +115,16 @@ describe("verified only when the page received the click on the element", () => 
     expect((await run(["open", `${site.a}/replace`])).json.ok).toBe(true);
     const r = await run(["click", await refNamed(run, "Buy")]);
     expect(r.json.ok).toBe(true);
-    const ev = r.json.evidence as { status: string; reason?: string; effects?: string[]; received?: Record<string, unknown> };
-    expect({ status: ev.status, reason: ev.reason }).toEqual({ status: "mismatch", reason: "pressed_and_released_on_different_elements" });
+    const ev = r.json.evidence as {
+      status: string;
+      reason?: string;
+      effects?: string[];
+      received?: Record<string, unknown>;
+    };
+    expect({ status: ev.status, reason: ev.reason }).toEqual({
+      status: "mismatch",
+      reason: "pressed_and_released_on_different_elements",
+    });
     expect(ev.effects).toContain("dom_changed");
     expect(ev.received?.down).toMatchObject({ tagName: "button", id: "b" });
     expect((await run(["eval", "window.ran"])).json.value).toBe(0);
@@ -135,11 +148,21 @@ describe("a covered target", () => {
   test("a wall with no control is not retryable and names what can be tried; an overlay with controls is", async () => {
     expect((await run(["open", `${site.a}/walls`])).json.ok).toBe(true);
     const wall = await run(["click", await refNamed(run, "Pay now")]);
-    expect(wall.json).toMatchObject({ ok: false, code: "action_not_verified", retryable: false, context: { reason: "obscured", dispatched: false, obstructionControls: 0 } });
+    expect(wall.json).toMatchObject({
+      ok: false,
+      code: "action_not_verified",
+      retryable: false,
+      context: { reason: "obscured", dispatched: false, obstructionControls: 0 },
+    });
     expect(String(wall.json.hint)).toContain("bp press Tab");
     expect(String(wall.json.hint)).toContain("bp handoff");
     const banner = await run(["click", await refNamed(run, "Ship")]);
-    expect(banner.json).toMatchObject({ ok: false, code: "action_not_verified", retryable: true, context: { reason: "obscured" } });
+    expect(banner.json).toMatchObject({
+      ok: false,
+      code: "action_not_verified",
+      retryable: true,
+      context: { reason: "obscured" },
+    });
     expect(String(banner.json.hint)).toContain("Close or answer");
   });
 });
@@ -147,9 +170,16 @@ describe("a covered target", () => {
 describe("a launch option that cannot apply is refused", () => {
   test("--executable while bp's browser for the profile runs: invalid_argument, the browser stays", async () => {
     const r = await env.run(["launch", "--headless", "--executable", "/nonexistent/chromium"]);
-    expect(r.json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "executable", reason: "browser_running" } });
+    expect(r.json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "executable", reason: "browser_running" },
+    });
     expect((await run(["eval", "1 + 1"])).json.value).toBe(2);
     // The executable the running browser was started from applies as it is: reused, not refused.
-    expect((await env.run(["launch", "--headless", "--executable", requireChromium()])).json).toMatchObject({ ok: true, reused: true });
+    expect((await env.run(["launch", "--headless", "--executable", requireChromium()])).json).toMatchObject({
+      ok: true,
+      reused: true,
+    });
   });
 });

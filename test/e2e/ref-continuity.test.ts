@@ -30,7 +30,10 @@ afterAll(async () => {
 async function refsOf(): Promise<number[]> {
   const s = await env.run(["snapshot", "--json"], { key: K });
   expect(s.json).toMatchObject({ ok: true });
-  const refs = JSON.stringify(s.json).match(/"r":\d+/g)?.map((m) => Number(m.slice(4))) ?? [];
+  const refs =
+    JSON.stringify(s.json)
+      .match(/"r":\d+/g)
+      ?.map((m) => Number(m.slice(4))) ?? [];
   expect(refs.length).toBeGreaterThan(0);
   return refs;
 }

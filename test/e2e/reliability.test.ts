@@ -8,27 +8,50 @@ const gates: (() => void)[] = [];
 const env = makeBpEnv({ BROWSER_PILOT_NAV_STALL_MS: "1500" });
 const site = startFixtureServer({
   ...PAGES,
-  "/counter": "<!doctype html><title>Counter</title><button onclick=\"window.c=(window.c||0)+1\">Increment</button><button onmousedown=\"event.preventDefault()\">Nothing</button>",
+  "/counter":
+    '<!doctype html><title>Counter</title><button onclick="window.c=(window.c||0)+1">Increment</button><button onmousedown="event.preventDefault()">Nothing</button>',
   "/tall": "<!doctype html><title>Tall</title><div style='height:6000px'>Top</div><button onclick='1'>Bottom</button>",
   "/never": () => new Promise<Response>(() => undefined) as unknown as Response,
   "/hang": "<!doctype html><title>Hang</title><p>Loading forever</p><img src='/never'>",
   // Held open until the test lets it go: a request in flight for exactly as long as needed.
   "/gate": () => new Promise<Response>((r) => gates.push(() => r(new Response("open")))) as unknown as Response,
-  "/delay": (url) => new Promise<Response>((r) => setTimeout(() => r(new Response("done")), Number(url.searchParams.get("ms") ?? 100))) as unknown as Response,
+  "/delay": (url) =>
+    new Promise<Response>((r) =>
+      setTimeout(() => r(new Response("done")), Number(url.searchParams.get("ms") ?? 100)),
+    ) as unknown as Response,
 });
 const A = "rel-agent-a";
 const B = "rel-agent-b";
 
-type Cmd = { id: string; method: string; status?: string; requestId?: string; cancellationRequested?: boolean; mutating?: true; deadlineAt?: string };
+type Cmd = {
+  id: string;
+  method: string;
+  status?: string;
+  requestId?: string;
+  cancellationRequested?: boolean;
+  mutating?: true;
+  deadlineAt?: string;
+};
 
 function spawnBp(args: string[], key: string) {
-  const proc = Bun.spawn([BP, ...args], { env: { ...env.env, BROWSER_PILOT_CLIENT_KEY: key }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([BP, ...args], {
+    env: { ...env.env, BROWSER_PILOT_CLIENT_KEY: key },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const out = new Response(proc.stdout).text();
   return {
     proc,
     async result() {
       const [stdout, code] = await Promise.all([out, proc.exited]);
-      return { code, json: JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as Record<string, unknown> & { code?: string; context?: Record<string, unknown> } };
+      return {
+        code,
+        json: JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as Record<string, unknown> & {
+          code?: string;
+          context?: Record<string, unknown>;
+        },
+      };
     },
   };
 }
@@ -48,7 +71,10 @@ async function commands(key: string, status?: string): Promise<Cmd[]> {
 
 beforeAll(async () => {
   expect((await env.run(["launch", "--headless"])).json.ok).toBe(true);
-  expect((await env.run(["open", `${site.a}/counter`, "--new"], { key: A })).json).toMatchObject({ ok: true, tab: "t1" });
+  expect((await env.run(["open", `${site.a}/counter`, "--new"], { key: A })).json).toMatchObject({
+    ok: true,
+    tab: "t1",
+  });
 });
 
 afterAll(async () => {
@@ -65,7 +91,10 @@ describe("idempotency", () => {
     expect(first.json).toMatchObject({ ok: true, value: 1 });
     expect(second.stdout).toBe(first.stdout);
     // Concurrent double submit: one waits for the other.
-    const both = await Promise.all([env.run(["eval", "window.n=(window.n||0)+1", "--request-id", "rel-y"], { key: A }), env.run(["eval", "window.n=(window.n||0)+1", "--request-id", "rel-y"], { key: A })]);
+    const both = await Promise.all([
+      env.run(["eval", "window.n=(window.n||0)+1", "--request-id", "rel-y"], { key: A }),
+      env.run(["eval", "window.n=(window.n||0)+1", "--request-id", "rel-y"], { key: A }),
+    ]);
     expect(both[0].stdout).toBe(both[1].stdout);
     expect((await env.run(["eval", "window.n"], { key: A })).json.value).toBe(2);
     const listed = (await commands(A)).filter((c) => c.requestId === "rel-x" || c.requestId === "rel-y");
@@ -107,10 +136,20 @@ describe("records: bp commands, bp command, bp cancel", () => {
     const other = await env.run(["command", rec?.id ?? ""], { key: B });
     const missing = await env.run(["command", "c000000000000"], { key: B });
     expect(other.json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "id" } });
-    expect(String(other.json.error).replace(rec?.id ?? "", "ID")).toBe(String(missing.json.error).replace("c000000000000", "ID"));
-    expect((await env.run(["cancel", rec?.id ?? ""], { key: B })).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "id" } });
+    expect(String(other.json.error).replace(rec?.id ?? "", "ID")).toBe(
+      String(missing.json.error).replace("c000000000000", "ID"),
+    );
+    expect((await env.run(["cancel", rec?.id ?? ""], { key: B })).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "id" },
+    });
     expect((await commands(B)).some((c) => c.id === rec?.id)).toBe(false);
-    expect((await env.run(["commands", "--status", "bogus"], { key: A })).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "status" } });
+    expect((await env.run(["commands", "--status", "bogus"], { key: A })).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "status" },
+    });
     const human = await env.run(["commands", "--limit", "2", "--human"], { key: A });
     expect(human.stdout).toMatch(/^c[0-9a-f]{12} {2}completed +\w+/);
   });
@@ -140,7 +179,11 @@ describe("records: bp commands, bp command, bp cancel", () => {
 
   test("bp cancel: a queued command is cancelled before dispatch and never runs", async () => {
     const long = spawnBp(["eval", "new Promise(r=>setTimeout(r,20000))"], A);
-    const first = (await waitFor(async () => (await commands(A, "dispatched"))[0], 5000, "long eval dispatched")) as Cmd;
+    const first = (await waitFor(
+      async () => (await commands(A, "dispatched"))[0],
+      5000,
+      "long eval dispatched",
+    )) as Cmd;
     const queued = spawnBp(["eval", "window.m = 1"], A);
     const second = (await waitFor(async () => (await commands(A, "accepted"))[0], 5000, "second eval queued")) as Cmd;
     // A command still waiting or running names its deadline.
@@ -151,25 +194,45 @@ describe("records: bp commands, bp command, bp cancel", () => {
     expect(both.find((c) => c.id === second.id)).toMatchObject({ status: "accepted" });
     expect(both.find((c) => c.id === first.id)).toMatchObject({ status: "dispatched" });
     const cancelled = await env.run(["cancel", second.id], { key: A });
-    expect(cancelled.json).toMatchObject({ ok: true, command: { id: second.id, status: "cancelled" }, error: { code: "command_cancelled" } });
+    expect(cancelled.json).toMatchObject({
+      ok: true,
+      command: { id: second.id, status: "cancelled" },
+      error: { code: "command_cancelled" },
+    });
     // Lean: the stored error does not name the command its record stands next to.
     expect(cancelled.json.error).not.toHaveProperty("context");
     expect((await queued.result()).json).toMatchObject({ ok: false, code: "command_cancelled" });
     const best = await env.run(["cancel", first.id], { key: A });
     expect(best.json).toMatchObject({ ok: true, command: { id: first.id, cancellationRequested: true } });
     // The reply on its own names its command and the cancellation; the record's copy leaves that to the record.
-    expect((await long.result()).json).toMatchObject({ ok: false, code: "unknown_outcome", context: { commandId: first.id, cancellationRequested: true } });
+    expect((await long.result()).json).toMatchObject({
+      ok: false,
+      code: "unknown_outcome",
+      context: { commandId: first.id, cancellationRequested: true },
+    });
     const record = (await env.run(["command", first.id], { key: A })).json;
-    expect(record).toMatchObject({ command: { status: "unknown_outcome", cancellationRequested: true }, error: { code: "unknown_outcome", context: { cause: expect.any(String) } } });
+    expect(record).toMatchObject({
+      command: { status: "unknown_outcome", cancellationRequested: true },
+      error: { code: "unknown_outcome", context: { cause: expect.any(String) } },
+    });
     expect(Object.keys((record.error as { context: object }).context)).toEqual(["cause"]);
     expect((await env.run(["eval", "typeof window.m"], { key: A })).json.value).toBe("undefined");
-    expect((await env.run(["cancel", first.id], { key: A })).json).toMatchObject({ ok: false, code: "invalid_argument" });
+    expect((await env.run(["cancel", first.id], { key: A })).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+    });
   });
 
   test("a mutating command past its deadline after dispatch is unknown_outcome, not replayed", async () => {
-    const r = await env.run(["eval", "new Promise(r=>setTimeout(r,5000))", "--timeout", "500", "--request-id", "rel-slow"], { key: A });
+    const r = await env.run(
+      ["eval", "new Promise(r=>setTimeout(r,5000))", "--timeout", "500", "--request-id", "rel-slow"],
+      { key: A },
+    );
     expect(r.json).toMatchObject({ ok: false, code: "unknown_outcome", context: { cause: "deadline" } });
-    const again = await env.run(["eval", "new Promise(r=>setTimeout(r,5000))", "--timeout", "500", "--request-id", "rel-slow"], { key: A });
+    const again = await env.run(
+      ["eval", "new Promise(r=>setTimeout(r,5000))", "--timeout", "500", "--request-id", "rel-slow"],
+      { key: A },
+    );
     expect(again.stdout).toBe(r.stdout);
   });
 });
@@ -177,7 +240,10 @@ describe("records: bp commands, bp command, bp cancel", () => {
 describe("bp wait", () => {
   test("exactly one condition", async () => {
     expect((await env.run(["wait"], { key: A })).json).toMatchObject({ ok: false, code: "invalid_argument" });
-    expect((await env.run(["wait", "--dialog", "--popup"], { key: A })).json).toMatchObject({ ok: false, code: "invalid_argument" });
+    expect((await env.run(["wait", "--dialog", "--popup"], { key: A })).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+    });
   });
 
   test("url, text and selector", async () => {
@@ -189,9 +255,15 @@ describe("bp wait", () => {
     // The text appears only once the wait is running (not after a guessed delay): it must be
     // found by the wait's own checks, not by a first look at a page that already had it.
     const waiting = spawnBp(["wait", "--text", "order placed"], A);
-    await waitFor(async () => (await commands(A, "dispatched")).some((c) => c.method === "wait"), 10_000, "wait running");
+    await waitFor(
+      async () => (await commands(A, "dispatched")).some((c) => c.method === "wait"),
+      10_000,
+      "wait running",
+    );
     expect(waiting.proc.exitCode).toBeNull();
-    await env.run(["eval", "document.body.insertAdjacentHTML('beforeend','<p id=late>Order   Placed</p>'); 1"], { key: A });
+    await env.run(["eval", "document.body.insertAdjacentHTML('beforeend','<p id=late>Order   Placed</p>'); 1"], {
+      key: A,
+    });
     const text = await waiting.result();
     expect(text.json).toMatchObject({ ok: true, matched: { context: expect.stringContaining("Order Placed") } });
     // The top document is frame 0: not named.
@@ -199,12 +271,21 @@ describe("bp wait", () => {
     const sel = await env.run(["wait", "--selector", "p#late"], { key: A });
     // Visible is the condition itself: only visible:false (with --attached) is said.
     expect(sel.json).toEqual({ ok: true, elapsedMs: expect.any(Number), matched: { tagName: "p" } });
-    expect((await env.run(["wait", "--selector", "p[[["], { key: A })).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "selector" } });
+    expect((await env.run(["wait", "--selector", "p[[["], { key: A })).json).toMatchObject({
+      ok: false,
+      code: "invalid_argument",
+      context: { field: "selector" },
+    });
   });
 
   test("expiry is wait_timeout with condition and timeoutMs", async () => {
     const r = await env.run(["wait", "--text", "never there", "--timeout", "700"], { key: A });
-    expect(r.json).toMatchObject({ ok: false, code: "wait_timeout", retryable: true, context: { condition: "text", timeoutMs: 700 } });
+    expect(r.json).toMatchObject({
+      ok: false,
+      code: "wait_timeout",
+      retryable: true,
+      context: { condition: "text", timeoutMs: 700 },
+    });
   });
 
   test("a page too busy to answer still ends in wait_timeout at the deadline, not command_expired", async () => {
@@ -220,7 +301,11 @@ describe("bp wait", () => {
     await env.run(["eval", "fetch('/gate'); 1"], { key: A });
     await waitFor(() => gates.length > 0, 10_000, "request in flight");
     const waiting = spawnBp(["wait", "--network-idle"], A);
-    await waitFor(async () => (await commands(A, "dispatched")).some((c) => c.method === "wait"), 10_000, "wait running");
+    await waitFor(
+      async () => (await commands(A, "dispatched")).some((c) => c.method === "wait"),
+      10_000,
+      "wait running",
+    );
     expect(waiting.proc.exitCode).toBeNull();
     for (const open of gates.splice(0)) open();
     const r = await waiting.result();
@@ -250,7 +335,10 @@ describe("bp wait", () => {
   test("never opens a tab: no selected tab is no_selected_tab", async () => {
     const key = "rel-agent-c";
     const before = (await env.run(["tabs"], { key })).json.tabs as unknown[];
-    expect((await env.run(["wait", "--text", "x"], { key })).json).toMatchObject({ ok: false, code: "no_selected_tab" });
+    expect((await env.run(["wait", "--text", "x"], { key })).json).toMatchObject({
+      ok: false,
+      code: "no_selected_tab",
+    });
     expect(((await env.run(["tabs"], { key })).json.tabs as unknown[]).length).toBe(before.length);
   });
 });
@@ -268,7 +356,9 @@ describe("watchdogs", () => {
     // Re-observing resets it.
     await env.run(["snapshot"], { key: A });
     const after = (await env.run(["click", String(ref)], { key: A })).json;
-    expect(((after.hints as { type: string }[] | undefined) ?? []).some((h) => h.type === "repeated_action")).toBe(false);
+    expect(((after.hints as { type: string }[] | undefined) ?? []).some((h) => h.type === "repeated_action")).toBe(
+      false,
+    );
   });
 
   test("scrolls that moved the page and dialog answers are progress: no repeated_action", async () => {
@@ -281,7 +371,9 @@ describe("watchdogs", () => {
     }
     for (let i = 0; i < 3; i++) {
       await env.run(["eval", "setTimeout(() => alert('Hi'), 50); 1"], { key: A });
-      const id = ((await env.run(["wait", "--dialog"], { key: A })).json.dialog as { id: string } | undefined)?.id ?? ((await env.run(["dialogs"], { key: A })).json.dialogs as { id: string }[])[0]?.id;
+      const id =
+        ((await env.run(["wait", "--dialog"], { key: A })).json.dialog as { id: string } | undefined)?.id ??
+        ((await env.run(["dialogs"], { key: A })).json.dialogs as { id: string }[])[0]?.id;
       const r = (await env.run(["dialog", String(id), "--accept"], { key: A })).json;
       expect(r.ok).toBe(true);
       expect(((r.hints as { type: string }[] | undefined) ?? []).map((h) => h.type)).not.toContain("repeated_action");
@@ -294,7 +386,9 @@ describe("watchdogs", () => {
     const other = await env.run(["open", `${site.a}/second`, "--new"], { key: A });
     expect(other.json.ok).toBe(true);
     const r = await env.run(["eval", "1"], { key: A });
-    expect(r.json.hints).toContainEqual(expect.objectContaining({ type: "dialog_pending", tab: "t1", dialogType: "confirm" }));
+    expect(r.json.hints).toContainEqual(
+      expect.objectContaining({ type: "dialog_pending", tab: "t1", dialogType: "confirm" }),
+    );
     await env.run(["tab", "t1"], { key: A });
     const dialogs = (await env.run(["dialogs"], { key: A })).json.dialogs as { id: string }[];
     for (const d of dialogs) await env.run(["dialog", d.id, "--dismiss"], { key: A });
@@ -324,6 +418,10 @@ describe("loss after dispatch", () => {
     const run = spawnBp(["eval", "new Promise(r=>setTimeout(r,20000))"], A);
     await waitFor(async () => (await commands(A, "dispatched")).length > 0, 5000, "dispatched");
     await killAndWait(env.brokerPid() ?? 0, "SIGKILL");
-    expect((await run.result()).json).toMatchObject({ ok: false, code: "unknown_outcome", context: { reason: "broker_lost" } });
+    expect((await run.result()).json).toMatchObject({
+      ok: false,
+      code: "unknown_outcome",
+      context: { reason: "broker_lost" },
+    });
   });
 });

@@ -35,7 +35,8 @@ async function front(token = TOKEN) {
 /** Every output an agent or a person could read: replies, stderr, the broker's log, files under the home. */
 function leaks(outputs: BpResult[], env: BpEnv, secret: string): string[] {
   const found: string[] = [];
-  for (const r of outputs) if (r.stdout.includes(secret) || r.stderr.includes(secret)) found.push(r.stdout.slice(0, 300));
+  for (const r of outputs)
+    if (r.stdout.includes(secret) || r.stderr.includes(secret)) found.push(r.stdout.slice(0, 300));
   const walk = (dir: string) => {
     for (const name of readdirSync(dir)) {
       const p = join(dir, name);
@@ -59,22 +60,45 @@ describe("remote handshake outcomes", () => {
       return r.json;
     };
     try {
-      expect(await connect(svc.url.replace(TOKEN, "wrong-token-123"))).toMatchObject({ ok: false, code: "browser_not_authorized", retryable: false, context: { status: 401 } });
+      expect(await connect(svc.url.replace(TOKEN, "wrong-token-123"))).toMatchObject({
+        ok: false,
+        code: "browser_not_authorized",
+        retryable: false,
+        context: { status: 401 },
+      });
       svc.refuse(403);
-      expect(await connect(svc.url)).toMatchObject({ code: "browser_not_authorized", retryable: false, context: { status: 403 } });
+      expect(await connect(svc.url)).toMatchObject({
+        code: "browser_not_authorized",
+        retryable: false,
+        context: { status: 403 },
+      });
       svc.refuse(404);
-      expect(await connect(svc.url)).toMatchObject({ code: "browser_not_found", retryable: false, context: { status: 404, reason: "remote_session_gone" } });
+      expect(await connect(svc.url)).toMatchObject({
+        code: "browser_not_found",
+        retryable: false,
+        context: { status: 404, reason: "remote_session_gone" },
+      });
       svc.refuse(429, "7");
       const busy = await connect(svc.url);
       expect(busy).toMatchObject({ code: "browser_busy", retryable: true, context: { status: 429 } });
       svc.refuse(502);
-      expect(await connect(svc.url)).toMatchObject({ code: "browser_not_found", retryable: true, context: { status: 502 } });
+      expect(await connect(svc.url)).toMatchObject({
+        code: "browser_not_found",
+        retryable: true,
+        context: { status: 502 },
+      });
       svc.refuse("hang");
       const t0 = Date.now();
-      expect(await connect(svc.url, ["--connect-timeout", "1500"])).toMatchObject({ code: "browser_not_found", retryable: true, context: { reason: "handshake_timeout", timeoutMs: 1500 } });
+      expect(await connect(svc.url, ["--connect-timeout", "1500"])).toMatchObject({
+        code: "browser_not_found",
+        retryable: true,
+        context: { reason: "handshake_timeout", timeoutMs: 1500 },
+      });
       expect(Date.now() - t0).toBeLessThan(15_000);
       const upgrades = svc.upgrades();
-      expect(await connect(`${svc.url.replace(/\/devtools\/browser\/[^?]+/, "/chromium/playwright")}`)).toMatchObject({ code: "protocol_incompatible" });
+      expect(await connect(`${svc.url.replace(/\/devtools\/browser\/[^?]+/, "/chromium/playwright")}`)).toMatchObject({
+        code: "protocol_incompatible",
+      });
       // Refused before any socket: a Playwright server would take the handshake and then fail.
       expect(svc.upgrades()).toBe(upgrades);
       // Every message names the endpoint with its token as ***.
@@ -98,42 +122,81 @@ describe("a session the service ends", () => {
         return r;
       };
       try {
-        expect((await run(["connect", "--cdp-url", svc.url])).json).toMatchObject({ ok: true, browser: { source: "remote", generation: 1 } });
+        expect((await run(["connect", "--cdp-url", svc.url])).json).toMatchObject({
+          ok: true,
+          browser: { source: "remote", generation: 1 },
+        });
         expect((await run(["open", `${site.a}/`, "--new"])).json.ok).toBe(true);
         expect((await run(["snapshot"])).json.ok).toBe(true);
         const before = svc.upgrades();
         // A command in flight when the service ends the session says so too.
         const inFlight = env.run(["wait", "--text", "never appears", "--timeout", "30000"], { key: "agent-a" });
-        await waitFor(async () => (((await env.run(["commands", "--status", "dispatched"], { key: "agent-a" })).json.commands as unknown[] | undefined)?.length ?? 0) > 0, 15_000, "the wait to run");
+        await waitFor(
+          async () =>
+            ((
+              (await env.run(["commands", "--status", "dispatched"], { key: "agent-a" })).json.commands as
+                | unknown[]
+                | undefined
+            )?.length ?? 0) > 0,
+          15_000,
+          "the wait to run",
+        );
         svc.kill(how);
         const waited = await inFlight;
         outs.push(waited);
-        expect(waited.json).toMatchObject({ ok: false, code: "browser_disconnected", context: { reason: "remote_session_ended" }, remediation: { code: "reconnect_remote" } });
-        const lost = await waitFor(async () => {
-          const r = await run(["snapshot"]);
-          return r.json.code === "browser_disconnected" ? r : undefined;
-        }, 15_000, "the loss to show");
+        expect(waited.json).toMatchObject({
+          ok: false,
+          code: "browser_disconnected",
+          context: { reason: "remote_session_ended" },
+          remediation: { code: "reconnect_remote" },
+        });
+        const lost = await waitFor(
+          async () => {
+            const r = await run(["snapshot"]);
+            return r.json.code === "browser_disconnected" ? r : undefined;
+          },
+          15_000,
+          "the loss to show",
+        );
         if (!lost) throw new Error("waitFor returned nothing");
-        expect(lost.json).toMatchObject({ retryable: true, context: { reason: "remote_session_ended" }, remediation: { code: "reconnect_remote" } });
+        expect(lost.json).toMatchObject({
+          retryable: true,
+          context: { reason: "remote_session_ended" },
+          remediation: { code: "reconnect_remote" },
+        });
         const endpoint = String(lost.json.context?.endpoint);
         expect(endpoint).toContain("token=***");
         expect(endpoint).toContain(new URL(svc.url).pathname);
         const status = await run(["status"]);
-        expect(status.json.recovery).toMatchObject({ required: true, reason: "remote_session_ended", action: "bp connect --reconnect", endpoint });
+        expect(status.json.recovery).toMatchObject({
+          required: true,
+          reason: "remote_session_ended",
+          action: "bp connect --reconnect",
+          endpoint,
+        });
         // The way back is that endpoint, not a local browser list.
         expect(status.json.browsers).toBeUndefined();
         const records = await run(["commands"]);
-        for (const c of records.json.commands as { id: string }[]) outs.push(await env.run(["command", c.id], { key: "agent-a" }));
+        for (const c of records.json.commands as { id: string }[])
+          outs.push(await env.run(["command", c.id], { key: "agent-a" }));
 
         const second = await run(["connect", "--reconnect"], { key: "agent-b" });
         expect(second.json).toMatchObject({ ok: true, browser: { source: "remote", generation: 2 } });
         expect(svc.upgrades()).toBe(before + 1);
         svc.kill(how);
-        await waitFor(async () => (await run(["snapshot"], { key: "agent-b" })).json.code === "browser_disconnected", 15_000, "the second loss to show");
+        await waitFor(
+          async () => (await run(["snapshot"], { key: "agent-b" })).json.code === "browser_disconnected",
+          15_000,
+          "the second loss to show",
+        );
         // Both agents let go after the loss: nothing connects again to close what the service ended.
         expect((await run(["disconnect"], { key: "agent-b" })).json.ok).toBe(true);
         expect((await run(["disconnect"])).json).toMatchObject({ ok: true, brokerStopped: true });
-        await waitFor(() => env.brokerPid() === undefined || !alive(env.brokerPid() ?? 0), 20_000, "the broker to stop");
+        await waitFor(
+          () => env.brokerPid() === undefined || !alive(env.brokerPid() ?? 0),
+          20_000,
+          "the broker to stop",
+        );
         await Bun.sleep(300);
         expect(svc.upgrades()).toBe(before + 1);
         expect(leaks(outs, env, TOKEN)).toEqual([]);
@@ -147,8 +210,15 @@ describe("a session the service ends", () => {
     const svc = await front();
     const env = newEnv();
     try {
-      expect((await env.run(["connect", "--reconnect"])).json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "reconnect" } });
-      expect((await env.run(["connect", "--reconnect", "--cdp-url", svc.url])).json).toMatchObject({ code: "invalid_argument", context: { field: "reconnect" } });
+      expect((await env.run(["connect", "--reconnect"])).json).toMatchObject({
+        ok: false,
+        code: "invalid_argument",
+        context: { field: "reconnect" },
+      });
+      expect((await env.run(["connect", "--reconnect", "--cdp-url", svc.url])).json).toMatchObject({
+        code: "invalid_argument",
+        context: { field: "reconnect" },
+      });
       const headers = JSON.stringify({ Authorization: "Bearer hdr-secret-4242" });
       expect((await env.run(["connect", "--cdp-url", svc.url], { stdin: headers })).json.ok).toBe(true);
       svc.kill("drop");
@@ -156,7 +226,10 @@ describe("a session the service ends", () => {
       const missing = await env.run(["connect", "--reconnect"]);
       expect(missing.json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "headers" } });
       expect(missing.stdout).toContain("stdin");
-      expect((await env.run(["connect", "--reconnect"], { stdin: headers })).json).toMatchObject({ ok: true, browser: { generation: 2 } });
+      expect((await env.run(["connect", "--reconnect"], { stdin: headers })).json).toMatchObject({
+        ok: true,
+        browser: { generation: 2 },
+      });
       expect(leaks([missing], env, "hdr-secret-4242")).toEqual([]);
     } finally {
       svc.stop();
@@ -171,10 +244,18 @@ describe("the remote endpoint", () => {
     try {
       const first = await env.run(["connect", "--cdp-url", `${svc.url}&launch=a`]);
       expect(first.json.ok).toBe(true);
-      expect((await env.run(["connect", "--cdp-url", `${svc.url}&launch=a`], { key: "other" })).json).toMatchObject({ ok: true, reused: true });
-      expect((await env.run(["connect", "--cdp-url", `${svc.url}&launch=b`], { key: "other" })).json).toMatchObject({ ok: false, code: "broker_in_use" });
+      expect((await env.run(["connect", "--cdp-url", `${svc.url}&launch=a`], { key: "other" })).json).toMatchObject({
+        ok: true,
+        reused: true,
+      });
+      expect((await env.run(["connect", "--cdp-url", `${svc.url}&launch=b`], { key: "other" })).json).toMatchObject({
+        ok: false,
+        code: "broker_in_use",
+      });
       // Another token is another endpoint too, and the id (a digest) does not show either.
-      const other = await env.run(["connect", "--cdp-url", svc.url.replace(TOKEN, "another-token-77")], { key: "other" });
+      const other = await env.run(["connect", "--cdp-url", svc.url.replace(TOKEN, "another-token-77")], {
+        key: "other",
+      });
       expect(other.json.code).toBe("broker_in_use");
       expect(first.stdout).not.toContain(TOKEN);
     } finally {
@@ -188,13 +269,20 @@ describe("the remote endpoint", () => {
     try {
       expect((await env.run(["connect", "--cdp-url", svc.url])).json.ok).toBe(true);
       const r = await env.run(["open", "file:///etc/hostname", "--new"]);
-      expect(r.json).toMatchObject({ ok: false, code: "invalid_argument", context: { field: "url", reason: "remote_browser" } });
+      expect(r.json).toMatchObject({
+        ok: false,
+        code: "invalid_argument",
+        context: { field: "url", reason: "remote_browser" },
+      });
       expect((await env.run(["open", `${site.a}/`, "--new"])).json.ok).toBe(true);
       // A download is saved on the service's machine: its path is never read on this one.
       expect((await env.run(["open", `${site.a}/files`])).json.ok).toBe(true);
       expect((await env.run(["click", await refNamed((a) => env.run(a), "Report")])).json.ok).toBe(true);
       const w = await env.run(["wait", "--download", "--timeout", "15000"]);
-      expect(w.json).toMatchObject({ ok: true, matched: { download: { fileName: "report.csv", state: "completed", error: "remote_file_system" } } });
+      expect(w.json).toMatchObject({
+        ok: true,
+        matched: { download: { fileName: "report.csv", state: "completed", error: "remote_file_system" } },
+      });
       expect((w.json.matched as { download: Record<string, unknown> }).download.sizeBytes).toBeUndefined();
     } finally {
       svc.stop();
@@ -206,26 +294,50 @@ describe("the remote endpoint", () => {
     browsers.push(user);
     const one = newEnv();
     const two = newEnv();
-    const page = (title: string) => `${site.a}/echo?html=${encodeURIComponent(`<title>${title}</title><p>${title}</p>`)}`;
-    expect((await one.run(["connect", "--cdp-url", user.wsEndpoint], { key: "agent-one" })).json).toMatchObject({ ok: true, browser: { source: "remote" } });
-    expect((await two.run(["connect", "--cdp-url", user.wsEndpoint], { key: "agent-two" })).json).toMatchObject({ ok: true, browser: { source: "remote" } });
+    const page = (title: string) =>
+      `${site.a}/echo?html=${encodeURIComponent(`<title>${title}</title><p>${title}</p>`)}`;
+    expect((await one.run(["connect", "--cdp-url", user.wsEndpoint], { key: "agent-one" })).json).toMatchObject({
+      ok: true,
+      browser: { source: "remote" },
+    });
+    expect((await two.run(["connect", "--cdp-url", user.wsEndpoint], { key: "agent-two" })).json).toMatchObject({
+      ok: true,
+      browser: { source: "remote" },
+    });
     expect((await one.run(["open", page("Mine"), "--new"], { key: "agent-one" })).json.ok).toBe(true);
     expect((await one.run(["snapshot"], { key: "agent-one" })).json.ok).toBe(true);
     await openUserTab(user.port, page("Free"));
     type Tab = { id: string; title: string; control: string };
     let tabs: Tab[] = [];
-    await waitFor(async () => {
-      tabs = (await two.run(["tabs"], { key: "agent-two" })).json.tabs as Tab[];
-      return ["Mine", "Free"].every((t) => tabs.some((x) => x.title === t));
-    }, 10_000, "both tabs listed by the other install");
+    await waitFor(
+      async () => {
+        tabs = (await two.run(["tabs"], { key: "agent-two" })).json.tabs as Tab[];
+        return ["Mine", "Free"].every((t) => tabs.some((x) => x.title === t));
+      },
+      10_000,
+      "both tabs listed by the other install",
+    );
     const mine = tabs.find((t) => t.title === "Mine");
     expect(mine?.control).toBe("busy");
     expect(tabs.find((t) => t.title === "Free")?.control).toBe("available");
     // Without the browser's attached flag the other install took the tab and typed into it.
-    expect((await two.run(["tab", mine?.id ?? ""], { key: "agent-two" })).json).toMatchObject({ ok: false, code: "target_busy", retryable: true, context: { reason: "attached_elsewhere" } });
-    expect((await two.run(["tab", tabs.find((t) => t.title === "Free")?.id ?? ""], { key: "agent-two" })).json.ok).toBe(true);
-    expect((await two.run(["eval", "document.title"], { key: "agent-two" })).json).toMatchObject({ ok: true, value: "Free" });
+    expect((await two.run(["tab", mine?.id ?? ""], { key: "agent-two" })).json).toMatchObject({
+      ok: false,
+      code: "target_busy",
+      retryable: true,
+      context: { reason: "attached_elsewhere" },
+    });
+    expect((await two.run(["tab", tabs.find((t) => t.title === "Free")?.id ?? ""], { key: "agent-two" })).json.ok).toBe(
+      true,
+    );
+    expect((await two.run(["eval", "document.title"], { key: "agent-two" })).json).toMatchObject({
+      ok: true,
+      value: "Free",
+    });
     // The first install still drives its tab.
-    expect((await one.run(["eval", "document.title"], { key: "agent-one" })).json).toMatchObject({ ok: true, value: "Mine" });
+    expect((await one.run(["eval", "document.title"], { key: "agent-one" })).json).toMatchObject({
+      ok: true,
+      value: "Mine",
+    });
   }, 90_000);
 });

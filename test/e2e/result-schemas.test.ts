@@ -106,7 +106,9 @@ test("watchdog hints: every command with a record names them in its result schem
   for (const def of await allCommands()) {
     // status has no record, but says when the broker is another build or started with another HOME.
     const recorded = def.runs !== "local" && (def.recorded !== false || def.name === "status");
-    for (const b of branches(def.result)) if (("hints" in b.entries) !== recorded) wrong.push(`${def.name}: ${recorded ? "no hints" : "hints it never gets"}`);
+    for (const b of branches(def.result))
+      if ("hints" in b.entries !== recorded)
+        wrong.push(`${def.name}: ${recorded ? "no hints" : "hints it never gets"}`);
   }
   expect(wrong).toEqual([]);
 });
@@ -120,7 +122,8 @@ test("replies that carry watchdog hints match their published schemas (a dialog 
     for (const p of resultViolations(def?.result ?? ({} as never), r.json)) problems.push(`bp ${argv.join(" ")}: ${p}`);
     return r.json as Record<string, unknown> & { hints?: { type: string }[] };
   };
-  const hinted = (reply: { hints?: { type: string }[] }, type: string) => (reply.hints ?? []).some((h) => h.type === type);
+  const hinted = (reply: { hints?: { type: string }[] }, type: string) =>
+    (reply.hints ?? []).some((h) => h.type === type);
   await check(["launch", "--headless"]);
   await check(["open", FORM, "--new"]);
   await check(["eval", "setTimeout(() => alert('Saved'), 50); 1"]);
@@ -128,19 +131,49 @@ test("replies that carry watchdog hints match their published schemas (a dialog 
   await check(["open", page("<title>B</title><button>Go</button><p>Second tab</p>"), "--new"]);
   // Every command on the other tab hears of the dialog; those without a record (status,
   // commands) never carry hints.
-  for (const argv of [["tabs"], ["eval", "1"], ["snapshot"], ["read"], ["find", "button"], ["search", "Second"], ["locate", "button"], ["wait", "--text", "Second"], ["net"], ["cookies"], ["frame"], ["profiles"], ["downloads"], ["net", "rules"], ["hover", "1"]]) {
+  for (const argv of [
+    ["tabs"],
+    ["eval", "1"],
+    ["snapshot"],
+    ["read"],
+    ["find", "button"],
+    ["search", "Second"],
+    ["locate", "button"],
+    ["wait", "--text", "Second"],
+    ["net"],
+    ["cookies"],
+    ["frame"],
+    ["profiles"],
+    ["downloads"],
+    ["net", "rules"],
+    ["hover", "1"],
+  ]) {
     const reply = await check(argv);
     if (!hinted(reply, "dialog_pending")) problems.push(`bp ${argv.join(" ")}: no dialog_pending hint`);
   }
   // Lean: it rides on every reply while the dialog waits, so nothing but what answers it.
   expect((await check(["tabs"])).hints as unknown[]).toEqual([
-    { type: "dialog_pending", tab: "t1", dialog: expect.stringMatching(/^d\d+$/), dialogType: "alert", message: expect.stringMatching(/^t1 waits on an unanswered alert \("Saved"\): bp dialog d\d+ --accept or --dismiss$/) },
+    {
+      type: "dialog_pending",
+      tab: "t1",
+      dialog: expect.stringMatching(/^d\d+$/),
+      dialogType: "alert",
+      message: expect.stringMatching(
+        /^t1 waits on an unanswered alert \("Saved"\): bp dialog d\d+ --accept or --dismiss$/,
+      ),
+    },
   ]);
   for (const argv of [["status"], ["commands"]]) expect((await check(argv)).hints).toBeUndefined();
   // The text form shows them too, after the command's own lines.
-  expect((await hintsEnv.run(["--human", "tabs"])).stdout).toMatch(/\nhint: t1 waits on an unanswered alert \("Saved"\): bp dialog d\d+ --accept or --dismiss/);
+  expect((await hintsEnv.run(["--human", "tabs"])).stdout).toMatch(
+    /\nhint: t1 waits on an unanswered alert \("Saved"\): bp dialog d\d+ --accept or --dismiss/,
+  );
   await check(["open", `${site.a}/hang`]);
-  await waitFor(async () => hinted(await check(["tabs"]), "navigation_stalled") || undefined, 10_000, "a navigation_stalled hint");
+  await waitFor(
+    async () => hinted(await check(["tabs"]), "navigation_stalled") || undefined,
+    10_000,
+    "a navigation_stalled hint",
+  );
   await check(["tab", "t1"]);
   const dialogs = (await check(["dialogs"])).dialogs as { id: string }[];
   for (const d of dialogs) await check(["dialog", d.id, "--dismiss"]);
@@ -150,9 +183,9 @@ test("replies that carry watchdog hints match their published schemas (a dialog 
 
 test("the check itself catches a field the schema does not name, a wrong type and a missing field", async () => {
   const click = await findCommand("click");
-  expect(resultViolations(click?.result ?? ({} as never), { ok: true, evidence: { status: "verified" }, page: { vw: 1 } })).toEqual([
-    "$.page: not in the published schema",
-  ]);
+  expect(
+    resultViolations(click?.result ?? ({} as never), { ok: true, evidence: { status: "verified" }, page: { vw: 1 } }),
+  ).toEqual(["$.page: not in the published schema"]);
   const tabs = await findCommand("tabs");
   expect(resultViolations(tabs?.result ?? ({} as never), { ok: true, tabs: "t1" })).toEqual(["$.tabs: array expected"]);
   expect(resultViolations(tabs?.result ?? ({} as never), {}).length).toBeGreaterThan(0);
@@ -166,7 +199,11 @@ test("a stored error reply, remediation included, matches what command and cance
     remediation: { code: "connect_browser", message: "Run 'bp connect'.", actionRequired: true },
   }).toJSON();
   const stamp = new Date(0).toISOString();
-  const reply = { ok: true, command: { id: "c0123456789ab", method: "snapshot", status: "completed", acceptedAt: stamp }, error };
+  const reply = {
+    ok: true,
+    command: { id: "c0123456789ab", method: "snapshot", status: "completed", acceptedAt: stamp },
+    error,
+  };
   for (const name of ["command", "cancel"]) {
     const def = await findCommand(name);
     expect(resultViolations(def?.result ?? ({} as never), reply)).toEqual([]);

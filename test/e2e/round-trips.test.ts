@@ -19,9 +19,14 @@ const PAGE = `<!doctype html><title>Small</title><h1>Small</h1>
 // A listener-only control (the walk knows it only from the browser's listener list) and a link to go on with.
 const LISTENED = `<!doctype html><title>Listened</title><div id=chip>Chip</div><a href="/other">Other</a>
   <script>document.getElementById('chip').addEventListener('click', () => {})</script>`;
-const site = startFixtureServer({ "/": PAGE, "/other": "<!doctype html><title>Other</title><p>other</p>", "/listened": LISTENED, "/go": `<!doctype html><title>Go</title><a href="/listened">Go on</a>`,
+const site = startFixtureServer({
+  "/": PAGE,
+  "/other": "<!doctype html><title>Other</title><p>other</p>",
+  "/listened": LISTENED,
+  "/go": `<!doctype html><title>Go</title><a href="/listened">Go on</a>`,
   // A cross-origin frame (its own session) holding the listener-only control.
-  "/framed": () => `<!doctype html><title>Framed</title><button>Top</button><iframe src="${site.b}/listened" width=400 height=200></iframe>`,
+  "/framed": () =>
+    `<!doctype html><title>Framed</title><button>Top</button><iframe src="${site.b}/listened" width=400 height=200></iframe>`,
   "/framed-same": `<!doctype html><title>Framed</title><button>Top</button><iframe src="/listened" width=400 height=200></iframe>`,
 });
 const env = makeBpEnv();
@@ -43,12 +48,20 @@ afterAll(async () => {
 
 type El = { r: number; n?: string };
 
-async function measure(args: string[]): Promise<{ trips: number; methods: string[]; reply: Record<string, unknown>; installs: number; code: number[] }> {
+async function measure(
+  args: string[],
+): Promise<{ trips: number; methods: string[]; reply: Record<string, unknown>; installs: number; code: number[] }> {
   rec.mark();
   const r = await env.run(args);
   expect(r.json.ok).toBe(true);
   const sent = rec.mark();
-  return { trips: roundTrips(sent), methods: sent.map((s) => s.method), reply: r.json, installs: sent.filter((s) => s.install).length, code: sent.map((s) => s.code) };
+  return {
+    trips: roundTrips(sent),
+    methods: sent.map((s) => s.method),
+    reply: r.json,
+    installs: sent.filter((s) => s.install).length,
+    code: sent.map((s) => s.code),
+  };
 }
 
 /**
@@ -119,7 +132,9 @@ describe("CDP round trips", () => {
     // the first snapshot names it, once (a world without it would answer missing and be sent it).
     const first = await measure(["snapshot"]);
     expect(first.installs).toBe(0);
-    expect(first.methods.filter((m) => m.startsWith("Runtime.callFunctionOn"))).toEqual(["Runtime.callFunctionOn[snapshot]"]);
+    expect(first.methods.filter((m) => m.startsWith("Runtime.callFunctionOn"))).toEqual([
+      "Runtime.callFunctionOn[snapshot]",
+    ]);
     const snap = await measure(["snapshot"]);
     // Not only one trip: one message (no frame tree alongside).
     expect(snap.methods).toEqual(["Runtime.callFunctionOn[snapshot]"]);
@@ -138,7 +153,10 @@ describe("CDP round trips", () => {
     // The focus proved, re-pinned and the watcher armed again in one call (its hold waits only
     // when the page scheduled work since the arm; this one did not): nothing between it and the text.
     const text = echo.methods.indexOf("Input.insertText");
-    expect(echo.methods.slice(text - 1, text + 1)).toEqual(["Runtime.callFunctionOn[quiet:hold,edit:pin,quiet:poll,quiet:install]", "Input.insertText"]);
+    expect(echo.methods.slice(text - 1, text + 1)).toEqual([
+      "Runtime.callFunctionOn[quiet:hold,edit:pin,quiet:poll,quiet:install]",
+      "Input.insertText",
+    ]);
     // Typing again into the field that has focus: no click and no focus check.
     const refill = await measure(["type", ref("Echo"), "abc", "--clear"]);
     expect(refill.trips).toBeLessThanOrEqual((BUDGET.type ?? 0) - 5);
@@ -148,7 +166,11 @@ describe("CDP round trips", () => {
     // page for frames: the one its locate call armed is disconnected on the way out.
     rec.mark();
     expect((await env.run(["type", ref("Save"), "abc"])).json.code).toBe("action_not_verified");
-    const finished = await waitFor(() => rec.mark().find((s) => s.method.includes("quiet:poll")), 5_000, "the watcher's finish");
+    const finished = await waitFor(
+      () => rec.mark().find((s) => s.method.includes("quiet:poll")),
+      5_000,
+      "the watcher's finish",
+    );
     expect(finished).toBeDefined();
     rows.push(["select", await measure(["select", ref("Size"), "M"])]);
     rows.push(["press", await measure(["press", "Tab"])]);
@@ -159,14 +181,19 @@ describe("CDP round trips", () => {
     rows.push(["search", await measure(["search", "Save"])]);
     await env.run(["eval", "document.body.append(document.createElement('p'))"]);
     rows.push(["snapshot after a change", await measure(["snapshot"])]);
-    await env.run(["eval", "const d = document.createElement('div'); d.textContent = 'Chip'; d.addEventListener('click', () => {}); document.body.append(d); 1"]);
+    await env.run([
+      "eval",
+      "const d = document.createElement('div'); d.textContent = 'Chip'; d.addEventListener('click', () => {}); document.body.append(d); 1",
+    ]);
     const listened = await measure(["snapshot"]);
     rows.push(["snapshot after a listened element was added", listened]);
     // The new listener-only element is a control now.
     expect((listened.reply.elements as El[]).some((e) => e.n === "Chip")).toBe(true);
     const over: string[] = [];
     for (const [name, m] of rows) {
-      console.log(`${name}: ${m.trips} round trips, ${m.code.reduce((a, b) => a + b, 0)} characters of page code (${m.methods.join(" ")})`);
+      console.log(
+        `${name}: ${m.trips} round trips, ${m.code.reduce((a, b) => a + b, 0)} characters of page code (${m.methods.join(" ")})`,
+      );
       if (m.trips > (BUDGET[name] ?? 0)) over.push(`${name}: ${m.trips} > ${BUDGET[name]} (${m.methods.join(" ")})`);
     }
     expect(over).toEqual([]);
@@ -180,7 +207,9 @@ describe("CDP round trips", () => {
     expect(opened.trips).toBeLessThanOrEqual(BUDGET.open ?? 0);
     const fresh = await measure(["snapshot"]);
     expect(fresh.installs).toBe(0);
-    expect(fresh.methods.filter((m) => m.startsWith("Runtime.callFunctionOn"))).toEqual(["Runtime.callFunctionOn[snapshot]"]);
+    expect(fresh.methods.filter((m) => m.startsWith("Runtime.callFunctionOn"))).toEqual([
+      "Runtime.callFunctionOn[snapshot]",
+    ]);
     console.log(`snapshot of a new document: ${fresh.trips} round trips (${fresh.methods.join(" ")})`);
     expect(fresh.trips).toBeLessThanOrEqual(BUDGET["snapshot of a new document"] ?? 0);
     const again = await measure(["snapshot"]);
@@ -195,9 +224,15 @@ describe("CDP round trips", () => {
     expect(marked.installs).toBe(0);
     // A new document with a cross-origin frame: the frame's tree, world and document handle go together too.
     expect((await env.run(["open", `${site.a}/framed`])).json.ok).toBe(true);
-    await waitFor(async () => JSON.stringify((await env.run(["frame"])).json).includes("/listened"), 10_000, "the cross-origin frame");
+    await waitFor(
+      async () => JSON.stringify((await env.run(["frame"])).json).includes("/listened"),
+      10_000,
+      "the cross-origin frame",
+    );
     const framed = await measure(["snapshot"]);
-    console.log(`snapshot of a new document with a cross-origin frame: ${framed.trips} round trips (${framed.methods.join(" ")})`);
+    console.log(
+      `snapshot of a new document with a cross-origin frame: ${framed.trips} round trips (${framed.methods.join(" ")})`,
+    );
     expect((framed.reply.elements as El[]).some((e) => e.n === "Chip")).toBe(true);
     expect(framed.trips).toBeLessThanOrEqual(BUDGET["snapshot of a new document with a cross-origin frame"] ?? 0);
     // A click on a target in a frame, cross-origin and same-origin (warm: the second click).

@@ -22,9 +22,11 @@ const site = startFixtureServer({
   "/accordion": ACCORDION,
   "/steps": STEPS,
   "/framed-accordion-same": `<!doctype html><title>Framed</title><button>Top</button><iframe src="/accordion" width=400 height=200></iframe>`,
-  "/framed-accordion-cross": () => `<!doctype html><title>Framed</title><button>Top</button><iframe src="${site.b}/accordion" width=400 height=200></iframe>`,
+  "/framed-accordion-cross": () =>
+    `<!doctype html><title>Framed</title><button>Top</button><iframe src="${site.b}/accordion" width=400 height=200></iframe>`,
   "/framed-steps-same": `<!doctype html><title>Framed</title><button>Top</button><iframe src="/steps" width=400 height=200></iframe>`,
-  "/framed-steps-cross": () => `<!doctype html><title>Framed</title><button>Top</button><iframe src="${site.b}/steps" width=400 height=200></iframe>`,
+  "/framed-steps-cross": () =>
+    `<!doctype html><title>Framed</title><button>Top</button><iframe src="${site.b}/steps" width=400 height=200></iframe>`,
 });
 const env = makeBpEnv();
 const KEY = "agent-settle-frame-anim";
@@ -34,10 +36,14 @@ type El = { r: number; n?: string };
 const evidence = (r: BpResult) => r.json.evidence as { status?: string; effects?: string[] };
 const added = (r: BpResult) => ((r.json.diff as { added?: El[] } | undefined)?.added ?? []).map((e) => e.n ?? "");
 const refOf = async (name: string): Promise<string> => {
-  const els = await waitFor(async () => {
-    const list = (await run(["snapshot"])).json.elements as El[] | undefined;
-    return list?.some((e) => e.n === name) ? list : undefined;
-  }, 10_000, `an element named ${name}`);
+  const els = await waitFor(
+    async () => {
+      const list = (await run(["snapshot"])).json.elements as El[] | undefined;
+      return list?.some((e) => e.n === name) ? list : undefined;
+    },
+    10_000,
+    `an element named ${name}`,
+  );
   return String(els?.find((e) => e.n === name)?.r);
 };
 
@@ -51,7 +57,11 @@ afterAll(async () => {
 });
 
 describe("a click on a target inside a frame settles in that frame", () => {
-  for (const [where, page] of [["the top document", "/accordion"], ["a same-origin frame", "/framed-accordion-same"], ["a cross-origin frame", "/framed-accordion-cross"]]) {
+  for (const [where, page] of [
+    ["the top document", "/accordion"],
+    ["a same-origin frame", "/framed-accordion-same"],
+    ["a cross-origin frame", "/framed-accordion-cross"],
+  ]) {
     test(`in ${where}: an accordion's 400 ms height transition has ended in the reply`, async () => {
       expect((await run(["open", `${site.a}${page}`])).json.ok).toBe(true);
       const r = await run(["click", await refOf("Open section")]);
@@ -66,7 +76,11 @@ describe("a click on a target inside a frame settles in that frame", () => {
     });
   }
 
-  for (const [where, page] of [["the top document", "/steps"], ["a same-origin frame", "/framed-steps-same"], ["a cross-origin frame", "/framed-steps-cross"]]) {
+  for (const [where, page] of [
+    ["the top document", "/steps"],
+    ["a same-origin frame", "/framed-steps-same"],
+    ["a cross-origin frame", "/framed-steps-cross"],
+  ]) {
     test(`in ${where}: a render the click's timers step on until 70 ms later is in the reply`, async () => {
       expect((await run(["open", `${site.a}${page}`])).json.ok).toBe(true);
       const r = await run(["click", await refOf("Render steps")]);

@@ -57,7 +57,11 @@ describe("a change a timer of the action's handlers brings", () => {
     for (let round = 1; round <= 3; round++) {
       const r = await run(["click", copy]);
       expect(r.json.ok).toBe(true);
-      expect({ round, evidence: r.json.evidence, announced: diffOf(r.json).announced }).toEqual({ round, evidence: { status: "verified", effects: ["dom_changed"] }, announced: [`Copied ${round}`] });
+      expect({ round, evidence: r.json.evidence, announced: diffOf(r.json).announced }).toEqual({
+        round,
+        evidence: { status: "verified", effects: ["dom_changed"] },
+        announced: [`Copied ${round}`],
+      });
     }
   });
 

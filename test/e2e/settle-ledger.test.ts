@@ -136,7 +136,8 @@ describe("what a click's handlers change a little later is in its reply", () => 
     expect((await run(["open", `${site.a}/later`])).json.ok).toBe(true);
   });
 
-  const added = (r: Awaited<ReturnType<typeof run>>) => ((r.json.diff as { added?: El[] } | undefined)?.added ?? []).map((e) => e.n ?? "");
+  const added = (r: Awaited<ReturnType<typeof run>>) =>
+    ((r.json.diff as { added?: El[] } | undefined)?.added ?? []).map((e) => e.n ?? "");
   /** Whether the reply shows a button `label` added (numbered after it). */
   const shows = (r: Awaited<ReturnType<typeof run>>, label: string) => added(r).some((n) => n.startsWith(`${label} `));
 
@@ -176,7 +177,12 @@ describe("what a click's handlers change a little later is in its reply", () => 
    * (by its own clock) must be in the reply. Later ones (a frame that came late, under load) may
    * be, and are not counted; most must come in time.
    */
-  async function inTime(ref: number, label: (round: number) => string, rounds: number, between?: () => Promise<void>): Promise<void> {
+  async function inTime(
+    ref: number,
+    label: (round: number) => string,
+    rounds: number,
+    between?: () => Promise<void>,
+  ): Promise<void> {
     let counted = 0;
     for (let round = 1; round <= rounds; round++) {
       const r = await run(["click", String(ref)]);
@@ -185,7 +191,12 @@ describe("what a click's handlers change a little later is in its reply", () => 
       expect(after).toBeGreaterThan(0);
       if (after < 19) {
         counted++;
-        expect({ round, after, added: added(r), shown: shows(r, label(round)) }).toEqual({ round, after, added: added(r), shown: true });
+        expect({ round, after, added: added(r), shown: shows(r, label(round)) }).toEqual({
+          round,
+          after,
+          added: added(r),
+          shown: true,
+        });
       }
       await between?.();
     }
@@ -201,7 +212,11 @@ describe("what a click's handlers change a little later is in its reply", () => 
     const resize = await refOf("Resize");
     for (let round = 1; round <= 8; round++) {
       const r = await run(["click", String(resize)]);
-      expect({ round, added: added(r), shown: shows(r, `Resize ${round} done`) }).toEqual({ round, added: added(r), shown: true });
+      expect({ round, added: added(r), shown: shows(r, `Resize ${round} done`) }).toEqual({
+        round,
+        added: added(r),
+        shown: true,
+      });
     }
   });
 
@@ -209,8 +224,13 @@ describe("what a click's handlers change a little later is in its reply", () => 
   test("an intersection observer's reaction to the click's change", async () => {
     const show = await refOf("Show");
     // Shown, then hidden again (no reaction), so every other click brings it into view.
-    await inTime(show, (round) => `Shown ${round} done`, 8, async () => {
-      expect((await run(["click", String(show)])).json.ok).toBe(true);
-    });
+    await inTime(
+      show,
+      (round) => `Shown ${round} done`,
+      8,
+      async () => {
+        expect((await run(["click", String(show)])).json.ok).toBe(true);
+      },
+    );
   });
 });

@@ -110,7 +110,11 @@ function shown(reply: Record<string, unknown>): (string | undefined)[] {
 
 /** The reply came while what the action started still ran, well within the settle's 1 s cap, and none of it had ended. */
 function notWaited(seen: Seen): void {
-  expect({ running: seen.running > 0, early: seen.since < 950, ended: seen.ended }).toEqual({ running: true, early: true, ended: [] });
+  expect({ running: seen.running > 0, early: seen.since < 950, ended: seen.ended }).toEqual({
+    running: true,
+    early: true,
+    ended: [],
+  });
 }
 
 beforeAll(async () => {
@@ -127,7 +131,11 @@ describe("repaint-only animations hold no settle", () => {
     expect((await run(["open", `${site.a}/buttons`])).json.ok).toBe(true);
     // Each round's button is one not hovered yet: a transition the action reverses halfway (back
     // to a button left a moment ago) is shortened to the part it had run.
-    for (const [name, id, round] of [["One", "one", 1], ["Two", "two", 2], ["Three", "three", 3]] as const) {
+    for (const [name, id, round] of [
+      ["One", "one", 1],
+      ["Two", "two", 2],
+      ["Three", "three", 3],
+    ] as const) {
       const { reply, seen } = await acted(id, ["click", await refOf(name)]);
       expect({ round, shown: shown(reply) }).toEqual({ round, shown: [expect.stringContaining(`clicked ${round}`)] });
       notWaited(seen);
@@ -154,7 +162,10 @@ describe("repaint-only animations hold no settle", () => {
 
   test("a CSS animation of a shadow and a Web animation of a colour the click starts", async () => {
     expect((await run(["open", `${site.a}/buttons`])).json.ok).toBe(true);
-    for (const [name, id, after] of [["Pulse", "pulse", "Pulsed"], ["Tint", "tint", "Tinted"]] as const) {
+    for (const [name, id, after] of [
+      ["Pulse", "pulse", "Pulsed"],
+      ["Tint", "tint", "Tinted"],
+    ] as const) {
       const { reply, seen } = await acted(id, ["click", await refOf(name)]);
       expect(shown(reply)).toEqual([after]);
       notWaited(seen);
@@ -166,7 +177,13 @@ describe("what resizes, fades or moves is still waited for", () => {
   test.each([
     ["a panel that grows (height)", "Open section", "panel", "Panel action", "height"],
     ["a dialog that fades in (opacity)", "Show dialog", "modal", "Dismiss", "opacity"],
-    ["a box that slides in while its colour changes (transform and background-color)", "Slide in", "slide", "Slid action", "transform"],
+    [
+      "a box that slides in while its colour changes (transform and background-color)",
+      "Slide in",
+      "slide",
+      "Slid action",
+      "transform",
+    ],
     ["a Web animation of colour and transform together", "Web slide", "wbox", "Web action", "web"],
   ])("%s", async (_name, button, id, appears, ended) => {
     expect((await run(["open", `${site.a}/moves`])).json.ok).toBe(true);

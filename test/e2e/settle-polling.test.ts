@@ -6,7 +6,8 @@ import { startFixtureServer } from "../support/fixture-server.ts";
 requireChromium();
 
 let served = 0;
-const later = (ms: number, body: string) => new Promise<Response>((r) => setTimeout(() => r(new Response(body)), ms)) as unknown as Response;
+const later = (ms: number, body: string) =>
+  new Promise<Response>((r) => setTimeout(() => r(new Response(body)), ms)) as unknown as Response;
 /** The feed's next pages: how many were asked for, held until release(). */
 const feed = (() => {
   let release = () => {};
@@ -18,7 +19,12 @@ const feed = (() => {
 const poller = (fn: string) => `<script>window.ticks = 0; setInterval(() => { window.ticks++; ${fn}; }, 100);</script>`;
 const site = startFixtureServer({
   // The poll answers at once; a refresh after 300 ms, a search after 900 ms (longer than type's window for late suggestions).
-  "/api/items": (url) => (url.searchParams.has("fresh") ? later(300, `Fresh items ${++served}`) : url.searchParams.has("q") ? later(900, `${url.searchParams.get("q")} one,${url.searchParams.get("q")} two`) : new Response("[]")),
+  "/api/items": (url) =>
+    url.searchParams.has("fresh")
+      ? later(300, `Fresh items ${++served}`)
+      : url.searchParams.has("q")
+        ? later(900, `${url.searchParams.get("q")} one,${url.searchParams.get("q")} two`)
+        : new Response("[]"),
   // A Refresh button whose own handler GETs the polled address, and one that changes the page at once.
   "/refresh": `<!doctype html><title>Refresh</title><p id=out></p>
     <button onclick="fetch('/api/items?fresh=1').then((r) => r.text()).then((t) => { document.getElementById('out').innerHTML = '<button>' + t + '</button>'; })">Refresh</button>
@@ -139,7 +145,8 @@ type El = { r: number; n?: string };
 type Evidence = { status?: string; effects?: string[] };
 const evidence = (r: BpResult) => r.json.evidence as Evidence;
 const added = (r: BpResult) => ((r.json.diff as { added?: El[] } | undefined)?.added ?? []).map((e) => e.n ?? "");
-const refOf = async (name: string): Promise<string> => String(((await run(["snapshot"])).json.elements as El[]).find((e) => e.n === name)?.r);
+const refOf = async (name: string): Promise<string> =>
+  String(((await run(["snapshot"])).json.elements as El[]).find((e) => e.n === name)?.r);
 
 /**
  * Opens the page and lets it poll a while with the tab's network events on (they come on
@@ -149,7 +156,11 @@ async function openPolling(path: string): Promise<void> {
   await run(["open", `${site.a}${path}`]);
   await run(["scroll", "down"]);
   const from = Number((await run(["eval", "window.ticks"])).json.value);
-  await waitFor(async () => Number((await run(["eval", "window.ticks"])).json.value) >= from + 12, 15_000, "twelve poll ticks");
+  await waitFor(
+    async () => Number((await run(["eval", "window.ticks"])).json.value) >= from + 12,
+    15_000,
+    "twelve poll ticks",
+  );
 }
 
 beforeAll(async () => {
@@ -199,7 +210,14 @@ describe("an action's own GET to an address the page polls is waited for", () =>
         if (hit) expect(evidence(r).effects).toEqual(expect.arrayContaining(["network_requests", "dom_changed"]));
         seen += hit ? 1 : 0;
         // A missed result still lands: wait for it before clearing, so the next click starts clean.
-        await waitFor(async () => String((await run(["eval", "document.getElementById('out').textContent"])).json.value).startsWith("Fresh items"), 5_000, "the refresh's result");
+        await waitFor(
+          async () =>
+            String((await run(["eval", "document.getElementById('out').textContent"])).json.value).startsWith(
+              "Fresh items",
+            ),
+          5_000,
+          "the refresh's result",
+        );
         await run(["eval", "document.getElementById('out').textContent = ''"]);
       }
       expect(`${page}: ${seen}/4`).toMatch(/: [34]\/4$/);
@@ -208,7 +226,14 @@ describe("an action's own GET to an address the page polls is waited for", () =>
 
   test("a call site the page used once by itself (a refresh after load) is no poll: the click's request from it is waited for", async () => {
     await openPolling("/refresh-once");
-    await waitFor(async () => String((await run(["eval", "document.getElementById('out').textContent"])).json.value).startsWith("Fresh items"), 5_000, "the page's own refresh");
+    await waitFor(
+      async () =>
+        String((await run(["eval", "document.getElementById('out').textContent"])).json.value).startsWith(
+          "Fresh items",
+        ),
+      5_000,
+      "the page's own refresh",
+    );
     await run(["eval", "document.getElementById('out').textContent = ''"]);
     const r = await run(["click", await refOf("Refresh")]);
     expect(evidence(r).effects).toEqual(expect.arrayContaining(["network_requests", "dom_changed"]));

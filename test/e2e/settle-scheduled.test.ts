@@ -112,7 +112,10 @@ describe("the reply shows what the action scheduled", () => {
   });
 
   test("the page's own functions stay native: nothing of ours shows in its world", async () => {
-    const r = await run(["eval", "[setTimeout, setInterval, requestAnimationFrame, requestIdleCallback].map((f) => Function.prototype.toString.call(f).includes('[native code]'))"]);
+    const r = await run([
+      "eval",
+      "[setTimeout, setInterval, requestAnimationFrame, requestIdleCallback].map((f) => Function.prototype.toString.call(f).includes('[native code]'))",
+    ]);
     expect(r.json.value).toEqual([true, true, true, true]);
   });
 
@@ -121,7 +124,8 @@ describe("the reply shows what the action scheduled", () => {
   // the focus) had its frame already, so the settle's first look must not end it.
   test("typing: a preview the page renders in the frame after the last key (or the inserted text) is in the reply", async () => {
     expect((await run(["open", `${site.a}/preview`])).json.ok).toBe(true);
-    const echo = (r: Awaited<ReturnType<typeof run>>) => ((r.json.elements as El[] | undefined) ?? []).map((e) => e.n ?? "").filter((n) => n.startsWith("Echo"));
+    const echo = (r: Awaited<ReturnType<typeof run>>) =>
+      ((r.json.elements as El[] | undefined) ?? []).map((e) => e.n ?? "").filter((n) => n.startsWith("Echo"));
     const field = async () => ((await run(["snapshot"])).json.elements as El[]).find((e) => e.n === "Field")?.r;
     for (let round = 0; round < 8; round++) {
       const ref = await field();
@@ -145,7 +149,9 @@ describe("the reply shows what the action scheduled", () => {
     for (let round = 0; round < 6; round++) {
       const typed = await run(["type", String(field), `m${round}`, "--clear", "--full"]);
       expect(typed.json.ok).toBe(true);
-      const mirror = ((typed.json.elements as El[] | undefined) ?? []).map((e) => e.n ?? "").filter((n) => n.startsWith("Mirror"));
+      const mirror = ((typed.json.elements as El[] | undefined) ?? [])
+        .map((e) => e.n ?? "")
+        .filter((n) => n.startsWith("Mirror"));
       expect({ round, mirror }).toEqual({ round, mirror: [`Mirror m${round}`] });
     }
   });
@@ -167,7 +173,9 @@ describe("the reply shows what the action scheduled", () => {
       const text = `v${round}${"x".repeat(round)}`;
       const typed = await run(["type", String(field), text, "--clear", "--full"]);
       expect(typed.json.ok).toBe(true);
-      const seen = ((typed.json.elements as El[] | undefined) ?? []).map((e) => e.n ?? "").filter((n) => n.startsWith("R "));
+      const seen = ((typed.json.elements as El[] | undefined) ?? [])
+        .map((e) => e.n ?? "")
+        .filter((n) => n.startsWith("R "));
       expect({ path, round, seen }).toEqual({ path, round, seen: [`R ${text}`] });
     }
   });
@@ -183,7 +191,12 @@ describe("the reply shows what the action scheduled", () => {
       const typed = await run(["type", String(field), "abc"]);
       const code = typed.json.code;
       const values = (await run(["eval", "[f.value, g.value]"])).json.value;
-      expect({ round, ok: typed.json.ok, code, values }).toEqual({ round, ok: false, code: "action_not_verified", values: ["", ""] });
+      expect({ round, ok: typed.json.ok, code, values }).toEqual({
+        round,
+        ok: false,
+        code: "action_not_verified",
+        values: ["", ""],
+      });
     }
   });
 
@@ -198,7 +211,13 @@ describe("the reply shows what the action scheduled", () => {
       const typed = await run(["type", String(field), "abc"]);
       const reason = (typed.json.context as { reason?: string } | undefined)?.reason;
       const values = (await run(["eval", "[f.value, g.value]"])).json.value;
-      expect({ round, ok: typed.json.ok, code: typed.json.code, reason, values }).toEqual({ round, ok: false, code: "action_not_verified", reason: "focus_changed", values: ["", ""] });
+      expect({ round, ok: typed.json.ok, code: typed.json.code, reason, values }).toEqual({
+        round,
+        ok: false,
+        code: "action_not_verified",
+        reason: "focus_changed",
+        values: ["", ""],
+      });
     }
   });
 });

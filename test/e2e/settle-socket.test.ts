@@ -15,12 +15,18 @@ import { startFixtureServer } from "../support/fixture-server.ts";
 requireChromium();
 
 /** When each message reached the server (performance.now()), by socket path. */
-const arrived: Record<string, { text: string; at: number }[]> = { "/echo": [], "/sink": [], "/stream": [], "/void": [] };
+const arrived: Record<string, { text: string; at: number }[]> = {
+  "/echo": [],
+  "/sink": [],
+  "/stream": [],
+  "/void": [],
+};
 // "/echo" answers every message 150 ms after it came in; the others never answer.
 const socket = Bun.serve<{ path: string }>({
   hostname: "127.0.0.1",
   port: 0,
-  fetch: (req, srv) => (srv.upgrade(req, { data: { path: new URL(req.url).pathname } }) ? undefined : new Response("no", { status: 400 })),
+  fetch: (req, srv) =>
+    srv.upgrade(req, { data: { path: new URL(req.url).pathname } }) ? undefined : new Response("no", { status: 400 }),
   websocket: {
     message(ws, msg) {
       arrived[ws.data.path]?.push({ text: String(msg), at: performance.now() });
@@ -57,7 +63,8 @@ const run = (args: string[]) => env.run(args, { key: KEY });
 
 type El = { r: number; n?: string };
 const refOf = (name: string) => refNamed(run, name);
-const added = (json: Record<string, unknown>) => ((json.diff as { added?: El[] } | undefined)?.added ?? []).map((e) => e.n);
+const added = (json: Record<string, unknown>) =>
+  ((json.diff as { added?: El[] } | undefined)?.added ?? []).map((e) => e.n);
 /** Runs a command and says how long it took, spawn to exit. */
 const timed = async (args: string[]) => {
   const started = performance.now();

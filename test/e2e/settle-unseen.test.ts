@@ -52,15 +52,18 @@ afterAll(async () => {
 });
 
 describe("a click that changed nothing at once", () => {
-  test.each(["Abort", "Sock"])("a render 8 ms after the click (an AbortSignal.timeout, a WebSocket reply) is in its reply every time: %s", async (name) => {
-    for (let round = 1; round <= 10; round++) {
-      const els = (await run(["snapshot"])).json.elements as El[];
-      const ref = els.find((e) => e.n === name)?.r;
-      expect(ref).toBeDefined();
-      const r = await run(["click", String(ref)]);
-      expect(r.json.ok).toBe(true);
-      const added = ((r.json.diff as { added?: El[] } | undefined)?.added ?? []).map((e) => e.n);
-      expect({ round, added }).toEqual({ round, added: expect.arrayContaining([`${name} done ${round}`]) });
-    }
-  });
+  test.each(["Abort", "Sock"])(
+    "a render 8 ms after the click (an AbortSignal.timeout, a WebSocket reply) is in its reply every time: %s",
+    async (name) => {
+      for (let round = 1; round <= 10; round++) {
+        const els = (await run(["snapshot"])).json.elements as El[];
+        const ref = els.find((e) => e.n === name)?.r;
+        expect(ref).toBeDefined();
+        const r = await run(["click", String(ref)]);
+        expect(r.json.ok).toBe(true);
+        const added = ((r.json.diff as { added?: El[] } | undefined)?.added ?? []).map((e) => e.n);
+        expect({ round, added }).toEqual({ round, added: expect.arrayContaining([`${name} done ${round}`]) });
+      }
+    },
+  );
 });

@@ -3,7 +3,6 @@ import { requireChromium } from "../support/chromium.ts";
 import { makeBpEnv, waitFor, type BpResult } from "../support/bp.ts";
 import { startFixtureServer } from "../support/fixture-server.ts";
 
-
 requireChromium();
 
 const site = startFixtureServer({
@@ -27,7 +26,8 @@ const site = startFixtureServer({
     </script>`,
   // Suggestions fetched after a 200 ms debounce from a server that answers after 1.2 s: the
   // request starts inside the late window, the list lands long after it.
-  "/suggest-data": () => new Promise<Response>((r) => setTimeout(() => r(new Response("Lisbon,Lima")), 1200)) as unknown as Response,
+  "/suggest-data": () =>
+    new Promise<Response>((r) => setTimeout(() => r(new Response("Lisbon,Lima")), 1200)) as unknown as Response,
   "/slow-autocomplete": `<!doctype html><title>Slow autocomplete</title><input id=city aria-label="City"><ul id=list></ul>
     <script>
       let timer;
@@ -75,13 +75,17 @@ const site = startFixtureServer({
     <script>setInterval(() => fetch("/ping?t=" + Date.now()).catch(() => {}), 25);</script>`,
   // A chat: the page polls its messages with GET every 100 ms; Send posts to the same address,
   // which answers after 200 ms, and the page then says so.
-  "/api/messages": (url, req) => (req?.method === "POST" ? new Promise<Response>((r) => setTimeout(() => r(new Response("ok")), 200)) : new Response("[]")) as unknown as Response,
+  "/api/messages": (_url, req) =>
+    (req?.method === "POST"
+      ? new Promise<Response>((r) => setTimeout(() => r(new Response("ok")), 200))
+      : new Response("[]")) as unknown as Response,
   "/chat": `<!doctype html><title>Chat</title><p id=out></p>
     <button onclick="fetch('/api/messages', { method: 'POST', body: 'hi' }).then((r) => r.text()).then((t) => { document.getElementById('out').innerHTML = '<button>Sent ' + t + '</button>'; })">Send</button>
     <script>setInterval(() => fetch("/api/messages?since=" + Date.now()).catch(() => {}), 100);</script>`,
   // A quick API answer that the page renders a moment after it lands: the request starts and
   // ends inside the click's settle, the render comes after that settle's snapshot.
-  "/quick-data": () => new Promise<Response>((r) => setTimeout(() => r(new Response("ready")), 14)) as unknown as Response,
+  "/quick-data": () =>
+    new Promise<Response>((r) => setTimeout(() => r(new Response("ready")), 14)) as unknown as Response,
   "/quick-render": `<!doctype html><title>Quick render</title><p id=out></p>
     <button onclick="fetch('/quick-data').then((r) => r.text()).then((t) => setTimeout(() => { document.getElementById('out').innerHTML = '<button>Loaded ' + t + '</button>'; }, 10))">Load</button>`,
   "/confirm": `<!doctype html><title>Confirm</title><button onclick="if (confirm('Delete it?')) { document.getElementById('row').remove(); document.body.insertAdjacentHTML('beforeend', '<button>Undo delete</button>'); }">Delete</button><p id=row><button>Row item</button></p>`,
@@ -100,7 +104,8 @@ const run = (args: string[]) => env.run(args, { key: KEY });
 type El = { r: number; n?: string };
 type Evidence = { status?: string; effects?: string[] };
 const evidence = (r: BpResult) => r.json.evidence as Evidence;
-const refOf = async (name: string): Promise<string> => String(((await run(["snapshot"])).json.elements as El[]).find((e) => e.n === name)?.r);
+const refOf = async (name: string): Promise<string> =>
+  String(((await run(["snapshot"])).json.elements as El[]).find((e) => e.n === name)?.r);
 
 beforeAll(async () => {
   expect((await env.run(["launch", "--headless"])).json.ok).toBe(true);
@@ -119,7 +124,11 @@ describe("evidence tells what happened", () => {
     const at = { x: Number(located.x), y: Number(located.y) };
     const r = await run(["click", "--xy", `${at.x},${at.y}`]);
     expect(r.json.ok).toBe(true);
-    expect((r.json.evidence as { target?: Record<string, unknown> }).target).toMatchObject({ tagName: "button", name: "Push state", ref: Number(ref) });
+    expect((r.json.evidence as { target?: Record<string, unknown> }).target).toMatchObject({
+      tagName: "button",
+      name: "Push state",
+      ref: Number(ref),
+    });
   });
 
   test("a click that changes only a cross-origin frame's DOM reports dom_changed", async () => {
@@ -134,10 +143,16 @@ describe("evidence tells what happened", () => {
     const click = await run(["click", await refOf("Delete")]);
     const id = (click.json.evidence as { dialog?: { id: string } }).dialog?.id ?? "";
     // The click's evidence is lean with a dialog open too: no action name, click point or target the agent named.
-    for (const k of ["action", "point", "target", "kind"]) expect(click.json.evidence as Record<string, unknown>).not.toHaveProperty(k);
+    for (const k of ["action", "point", "target", "kind"])
+      expect(click.json.evidence as Record<string, unknown>).not.toHaveProperty(k);
     expect(id).toMatch(/^d\d+$/);
     const r = await run(["dialog", id, "--accept"]);
-    expect(r.json).toMatchObject({ ok: true, id, action: "accept", evidence: { status: "verified", kind: "confirm", answer: "accept" } });
+    expect(r.json).toMatchObject({
+      ok: true,
+      id,
+      action: "accept",
+      evidence: { status: "verified", kind: "confirm", answer: "accept" },
+    });
     expect(evidence(r).effects).toContain("dom_changed");
     const diff = r.json.diff as { added: El[]; removed: number[] };
     expect(diff.added.map((e) => e.n)).toContain("Undo delete");
@@ -166,7 +181,10 @@ describe("evidence tells what happened", () => {
 describe("the reply shows the settled page", () => {
   test("an accordion that opens through a CSS transition or JS timer steps is open in the reply", async () => {
     await run(["open", `${site.a}/accordion`]);
-    for (const [header, action] of [["CSS section", "CSS panel action"], ["JS section", "JS panel action"]] as const) {
+    for (const [header, action] of [
+      ["CSS section", "CSS panel action"],
+      ["JS section", "JS panel action"],
+    ] as const) {
       const r = await run(["click", await refOf(header)]);
       expect(r.json.ok).toBe(true);
       const added = ((r.json.diff as { added?: El[] } | undefined)?.added ?? []).map((e) => e.n);
@@ -213,7 +231,9 @@ describe("the reply shows the settled page", () => {
     await run(["open", `${site.a}/focus-suggest`]);
     const r = await run(["type", await refOf("City"), "Par"]);
     expect(evidence(r)).toMatchObject({ status: "verified" });
-    expect(((r.json.diff as { added?: El[] } | undefined)?.added ?? []).map((e) => e.n)).toEqual(expect.arrayContaining(["Paris", "Parma"]));
+    expect(((r.json.diff as { added?: El[] } | undefined)?.added ?? []).map((e) => e.n)).toEqual(
+      expect.arrayContaining(["Paris", "Parma"]),
+    );
   });
 
   test("a dialog a focus handler opens stops type before any text goes in; one opened after a keystroke does not hang it", async () => {
@@ -221,14 +241,19 @@ describe("the reply shows the settled page", () => {
       await focusAlert();
     } finally {
       // Whatever happened, no dialog is left for the next test.
-      for (const d of ((await run(["dialogs"])).json.dialogs as { id: string }[] | undefined) ?? []) await run(["dialog", d.id, "--dismiss"]);
+      for (const d of ((await run(["dialogs"])).json.dialogs as { id: string }[] | undefined) ?? [])
+        await run(["dialog", d.id, "--dismiss"]);
     }
   });
 
   async function focusAlert(): Promise<void> {
     await run(["open", `${site.a}/focus-alert`]);
     const r = await run(["type", await refOf("Alerting"), "abc"]);
-    expect(r.json).toMatchObject({ ok: false, code: "action_not_verified", context: { reason: "dialog_opened", dispatched: false } });
+    expect(r.json).toMatchObject({
+      ok: false,
+      code: "action_not_verified",
+      context: { reason: "dialog_opened", dispatched: false },
+    });
     const dialogs = (await run(["dialogs"])).json.dialogs as { id: string }[];
     expect(dialogs.length).toBe(1);
     await run(["dialog", dialogs[0]?.id ?? "", "--dismiss"]);
@@ -242,7 +267,11 @@ describe("the reply shows the settled page", () => {
       expect(keyed.json.ok).toBe(true);
       const ev = evidence(keyed) as Evidence & { reason?: string };
       expect(ev.status === "verified" || (ev.status === "unavailable" && ev.reason === "dialog_opened")).toBe(true);
-      const open = await waitFor(async () => ((await run(["dialogs"])).json.dialogs as { id: string }[] | undefined)?.[0], 5_000, "the keystroke's dialog");
+      const open = await waitFor(
+        async () => ((await run(["dialogs"])).json.dialogs as { id: string }[] | undefined)?.[0],
+        5_000,
+        "the keystroke's dialog",
+      );
       await run(["dialog", open?.id ?? "", "--dismiss"]);
     }
   }
@@ -252,7 +281,7 @@ describe("the reply shows the settled page", () => {
     const r = await run(["type", await refOf("City"), "Par"]);
     expect(evidence(r)).toMatchObject({ status: "verified" });
     expect(evidence(r).effects).toContain("dom_changed");
-    const added = ((r.json.diff as { added?: El[] } | undefined)?.added ?? []);
+    const added = (r.json.diff as { added?: El[] } | undefined)?.added ?? [];
     expect(added.map((e) => e.n)).toEqual(expect.arrayContaining(["Paris", "Parma"]));
     // The item removes the list on mousedown, so the click may end on a vanished target; the choice is what counts.
     const pick = await run(["click", String(added.find((e) => e.n === "Parma")?.r)]);

@@ -31,7 +31,11 @@ test("a call sent with a crashed broker's locator reaches the new broker instead
   void proc.exited.then(() => {
     exited = true;
   });
-  await waitFor(() => exited || existsSync(join(env.home, "startup.lock")), 20_000, "the CLI to answer or look for a live broker");
+  await waitFor(
+    () => exited || existsSync(join(env.home, "startup.lock")),
+    20_000,
+    "the CLI to answer or look for a live broker",
+  );
   writeFileSync(locator, current, { mode: 0o600 });
   const out = await new Response(proc.stdout).text();
   expect(JSON.parse(out)).toMatchObject({ ok: true });

@@ -18,7 +18,11 @@ let env: BpEnv;
 
 beforeAll(async () => {
   user = await startUserBrowser({ url: `${site.a}/` });
-  await waitFor(async () => (await listPageTargets(user.port)).some((t) => t.title === "Home"), 10_000, "the person's page");
+  await waitFor(
+    async () => (await listPageTargets(user.port)).some((t) => t.title === "Home"),
+    10_000,
+    "the person's page",
+  );
   env = makeBpEnv({ HOME: "" });
   env.env.HOME = user.home;
 });
@@ -30,7 +34,12 @@ afterAll(async () => {
 
 test("loading into the person's browser needs --into-user-profile, then puts the cookies there", async () => {
   const host = new URL(site.a).hostname;
-  writeState(env.home, KEY, "login", { version: 1, savedAt: new Date().toISOString(), cookies: [{ name: "sid", value: "from-state", domain: host, path: "/", httpOnly: true }], localStorage: {} });
+  writeState(env.home, KEY, "login", {
+    version: 1,
+    savedAt: new Date().toISOString(),
+    cookies: [{ name: "sid", value: "from-state", domain: host, path: "/", httpOnly: true }],
+    localStorage: {},
+  });
   const browsers = (await env.run(["status"], { key: KEY })).json.browsers as { id: string; state: string }[];
   const id = browsers.find((b) => b.state === "disconnected")?.id ?? "";
   expect((await env.run(["connect", "--browser", id], { key: KEY })).json.ok).toBe(true);

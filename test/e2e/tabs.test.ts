@@ -36,7 +36,11 @@ describe("launched browser: tabs, navigation, eval", () => {
     // The selected tab is not named again; only the title is news.
     expect((await env.run(["open", `${site.a}/second`], { key: A })).json).toEqual({ ok: true, title: "Second" });
     expect((await env.run(["back"], { key: A })).json).toEqual({ ok: true, url: `${site.a}/`, title: "Home" });
-    expect((await env.run(["forward"], { key: A })).json).toEqual({ ok: true, url: `${site.a}/second`, title: "Second" });
+    expect((await env.run(["forward"], { key: A })).json).toEqual({
+      ok: true,
+      url: `${site.a}/second`,
+      title: "Second",
+    });
     await env.run(["eval", "window.marker = 42"], { key: A });
     // A reload changes neither url nor title: the reply is just ok.
     expect((await env.run(["reload"], { key: A })).json).toEqual({ ok: true });
@@ -44,21 +48,36 @@ describe("launched browser: tabs, navigation, eval", () => {
     expect((await env.run(["forward"], { key: A })).json).toEqual({ ok: true, navigated: false });
     // Text says the same, without printing a URL that did not change.
     expect((await env.run(["--human", "forward"], { key: A })).stdout.trim()).toBe("No forward entry; nothing changed");
-    expect((await env.run(["--human", "open", `${site.a}/second`], { key: A })).stdout.trim()).toBe("✓ Navigated  Second");
+    expect((await env.run(["--human", "open", `${site.a}/second`], { key: A })).stdout.trim()).toBe(
+      "✓ Navigated  Second",
+    );
     // A URL that is not the one given (a scheme added, a redirect) is said.
     const bare = `${site.a}/third`.replace(/^http:\/\//, "");
-    expect((await env.run(["open", bare], { key: A })).json).toEqual({ ok: true, url: `${site.a}/third`, title: "Third" });
+    expect((await env.run(["open", bare], { key: A })).json).toEqual({
+      ok: true,
+      url: `${site.a}/third`,
+      title: "Third",
+    });
     await env.run(["back"], { key: A });
   });
 
   test("eval: stdin expressions, promises, exceptions, undefined and bounded values", async () => {
-    expect((await env.run(["eval"], { key: A, stdin: "new Promise(r => setTimeout(() => r(7), 10))" })).json.value).toBe(7);
+    expect(
+      (await env.run(["eval"], { key: A, stdin: "new Promise(r => setTimeout(() => r(7), 10))" })).json.value,
+    ).toBe(7);
     const thrown = await env.run(["eval", "throw new TypeError('nope')"], { key: A });
     expect(thrown.json).toMatchObject({ ok: false, code: "script_error" });
     expect(String(thrown.json.error)).toContain("nope");
-    expect((await env.run(["eval", "undefined"], { key: A })).json).toEqual({ ok: true, value: null, type: "undefined" });
+    expect((await env.run(["eval", "undefined"], { key: A })).json).toEqual({
+      ok: true,
+      value: null,
+      type: "undefined",
+    });
     expect((await env.run(["eval", "NaN"], { key: A })).json).toEqual({ ok: true, value: "NaN", type: "number" });
-    expect((await env.run(["eval", "({a: [1, null]})"], { key: A })).json).toEqual({ ok: true, value: { a: [1, null] } });
+    expect((await env.run(["eval", "({a: [1, null]})"], { key: A })).json).toEqual({
+      ok: true,
+      value: { a: [1, null] },
+    });
     const big = await env.run(["eval", "'x'.repeat(300000)"], { key: A });
     expect(big.json.truncated).toBe(true);
     expect(String(big.json.value).length).toBe(100_000);
@@ -88,7 +107,10 @@ describe("launched browser: tabs, navigation, eval", () => {
     // Released without naming it: the reply names it.
     expect((await env.run(["tab", "release"], { key: B })).json).toEqual({ ok: true, released: "t1" });
     // Selecting a tab answers what it is, not the id given nor the control it now has.
-    expect((await env.run(["tab", bTab?.id ?? ""], { key: A })).json).toEqual({ ok: true, tab: { origin: "managed", title: "Third", url: `${site.b}/third` } });
+    expect((await env.run(["tab", bTab?.id ?? ""], { key: A })).json).toEqual({
+      ok: true,
+      tab: { origin: "managed", title: "Third", url: `${site.b}/third` },
+    });
     expect((await env.run(["eval", "document.title"], { key: A })).json.value).toBe("Third");
     // B without a selected tab gets a clear code, not someone else's tab.
     expect((await env.run(["eval", "1"], { key: B })).json.code).toBe("no_selected_tab");

@@ -19,7 +19,10 @@ const page = (title: string, script: string) =>
 
 /** A field "Field" (f) in a frame, same-origin or (`?x`) cross-origin, next to the top page's "Other" (g). */
 const framed = (inner: string, script: string) => (url: URL) =>
-  new Response(`<!doctype html><title>Framed</title><iframe id=fr src="${url.searchParams.has("x") ? site.b : ""}${inner}" style="width:300px;height:60px"></iframe> <input id=g aria-label="Other"><script>${script}</script>`, { headers: { "content-type": "text/html" } });
+  new Response(
+    `<!doctype html><title>Framed</title><iframe id=fr src="${url.searchParams.has("x") ? site.b : ""}${inner}" style="width:300px;height:60px"></iframe> <input id=g aria-label="Other"><script>${script}</script>`,
+    { headers: { "content-type": "text/html" } },
+  );
 
 const site = startFixtureServer({
   "/inner": `<!doctype html><title>Inner</title><input id=f aria-label="Field">`,
@@ -33,19 +36,40 @@ const site = startFixtureServer({
   "/timer-moves": page("Timer moves", `f.addEventListener("focus", () => setTimeout(() => g.focus(), 5));`),
   // The click's handler works past the click's 20 ms floor and then moves focus on a 0 ms timer:
   // the hold has nothing left to wait when the proving call arrives, the task after it does.
-  "/late-timer": page("Late timer", `f.addEventListener("click", () => { const t = performance.now(); while (performance.now() < t + 25); setTimeout(() => g.focus(), 0); });`),
+  "/late-timer": page(
+    "Late timer",
+    `f.addEventListener("click", () => { const t = performance.now(); while (performance.now() < t + 25); setTimeout(() => g.focus(), 0); });`,
+  ),
   // Focus moved by a message or posted task from a focus or click handler: no timer, no frame,
   // nothing the page's scheduling ledger counts, and after a click it runs only after the next
   // rendered frame.
-  "/message-moves": page("Message moves", `const c = new MessageChannel(); c.port1.onmessage = () => g.focus(); f.addEventListener("focus", () => c.port2.postMessage(0));`),
-  "/post-moves": page("Post moves", `addEventListener("message", () => g.focus()); f.addEventListener("focus", () => postMessage("x", "*"));`),
+  "/message-moves": page(
+    "Message moves",
+    `const c = new MessageChannel(); c.port1.onmessage = () => g.focus(); f.addEventListener("focus", () => c.port2.postMessage(0));`,
+  ),
+  "/post-moves": page(
+    "Post moves",
+    `addEventListener("message", () => g.focus()); f.addEventListener("focus", () => postMessage("x", "*"));`,
+  ),
   "/task-moves": page("Task moves", `f.addEventListener("focus", () => scheduler.postTask(() => g.focus()));`),
   // A background-priority task runs after every other task, the proof's own included.
-  "/background-moves": page("Background moves", `f.addEventListener("focus", () => scheduler.postTask(() => g.focus(), { priority: "background" }));`),
-  "/click-message-moves": page("Click message moves", `const c = new MessageChannel(); c.port1.onmessage = () => g.focus(); f.addEventListener("click", () => c.port2.postMessage(0));`),
-  "/message-blurs": page("Message blurs", `const c = new MessageChannel(); c.port1.onmessage = () => f.blur(); f.addEventListener("focus", () => c.port2.postMessage(0));`),
+  "/background-moves": page(
+    "Background moves",
+    `f.addEventListener("focus", () => scheduler.postTask(() => g.focus(), { priority: "background" }));`,
+  ),
+  "/click-message-moves": page(
+    "Click message moves",
+    `const c = new MessageChannel(); c.port1.onmessage = () => g.focus(); f.addEventListener("click", () => c.port2.postMessage(0));`,
+  ),
+  "/message-blurs": page(
+    "Message blurs",
+    `const c = new MessageChannel(); c.port1.onmessage = () => f.blur(); f.addEventListener("focus", () => c.port2.postMessage(0));`,
+  ),
   // Handlers that change the page at once but leave focus where the click put it.
-  "/keeps": page("Keeps", `for (const el of [f, g]) { el.addEventListener("mousedown", () => (o.textContent += "d")); el.addEventListener("focus", () => (o.className = el.id)); }`),
+  "/keeps": page(
+    "Keeps",
+    `for (const el of [f, g]) { el.addEventListener("mousedown", () => (o.textContent += "d")); el.addEventListener("focus", () => (o.className = el.id)); }`,
+  ),
   // A design system's focus ring: colour and shadow fade in over 900 ms (a repaint only), and a
   // hint next to the field fades in over 300 ms (opacity: what the snapshot sees).
   "/ring": `<!doctype html><title>Ring</title><style>
@@ -94,8 +118,15 @@ describe("type into a field without focus", () => {
       const typed = await run(["type", f, "abc"]);
       const reason = (typed.json.context as { reason?: string } | undefined)?.reason;
       // The values, then the fields emptied and focus left for the next round.
-      const values = (await run(["eval", "const v = [f.value, g.value]; f.value = g.value = ''; document.activeElement.blur(); v"])).json.value;
-      expect({ round, code: typed.json.code, reason, values }).toEqual({ round, code: "action_not_verified", reason: "focus_changed", values: ["", ""] });
+      const values = (
+        await run(["eval", "const v = [f.value, g.value]; f.value = g.value = ''; document.activeElement.blur(); v"])
+      ).json.value;
+      expect({ round, code: typed.json.code, reason, values }).toEqual({
+        round,
+        code: "action_not_verified",
+        reason: "focus_changed",
+        values: ["", ""],
+      });
     }
   });
 
@@ -104,36 +135,65 @@ describe("type into a field without focus", () => {
     for (let round = 0; round < 10; round++) {
       const typed = await run(["type", f, "abc"]);
       const reason = (typed.json.context as { reason?: string } | undefined)?.reason;
-      const values = (await run(["eval", "const v = [f.value, g.value]; f.value = g.value = ''; document.activeElement.blur(); v"])).json.value;
-      expect({ round, code: typed.json.code, reason, values }).toEqual({ round, code: "action_not_verified", reason: "not_focusable", values: ["", ""] });
+      const values = (
+        await run(["eval", "const v = [f.value, g.value]; f.value = g.value = ''; document.activeElement.blur(); v"])
+      ).json.value;
+      expect({ round, code: typed.json.code, reason, values }).toEqual({
+        round,
+        code: "action_not_verified",
+        reason: "not_focusable",
+        values: ["", ""],
+      });
     }
   });
 
   // Only a same-origin frame: a cross-origin frame's focus and the top page's timer run in two
   // processes with no order to wait behind, so under load the top page may take focus after the
   // proof, and the text then goes where focus went (a gap docs/actions.md names).
-  test.each([["same-origin", ""]])("the top page takes focus from a field in a %s frame: focus_changed, nothing typed", async (_name, query) => {
-    expect((await run(["open", `${site.a}/frame-taken${query}`])).json.ok).toBe(true);
-    const f = await waitFor(async () => ((await run(["snapshot"])).json.elements as El[]).find((e) => e.n === "Field")?.r, 10_000, "the frame's field");
-    for (let round = 0; round < 4; round++) {
-      const typed = await run(["type", String(f), "abc"]);
-      const reason = (typed.json.context as { reason?: string } | undefined)?.reason;
-      // Focus is on the top page's field now; the frame's field is read through the frame's own document.
-      const values = (await run(["eval", "const v = [g.value, document.activeElement.id]; g.value = ''; g.blur(); v"])).json.value;
-      expect({ round, code: typed.json.code, reason, values }).toEqual({ round, code: "action_not_verified", reason: "focus_changed", values: ["", "g"] });
-    }
-  });
+  test.each([["same-origin", ""]])(
+    "the top page takes focus from a field in a %s frame: focus_changed, nothing typed",
+    async (_name, query) => {
+      expect((await run(["open", `${site.a}/frame-taken${query}`])).json.ok).toBe(true);
+      const f = await waitFor(
+        async () => ((await run(["snapshot"])).json.elements as El[]).find((e) => e.n === "Field")?.r,
+        10_000,
+        "the frame's field",
+      );
+      for (let round = 0; round < 4; round++) {
+        const typed = await run(["type", String(f), "abc"]);
+        const reason = (typed.json.context as { reason?: string } | undefined)?.reason;
+        // Focus is on the top page's field now; the frame's field is read through the frame's own document.
+        const values = (
+          await run(["eval", "const v = [g.value, document.activeElement.id]; g.value = ''; g.blur(); v"])
+        ).json.value;
+        expect({ round, code: typed.json.code, reason, values }).toEqual({
+          round,
+          code: "action_not_verified",
+          reason: "focus_changed",
+          values: ["", "g"],
+        });
+      }
+    },
+  );
 
   test.each([
     ["same-origin", ""],
     ["cross-origin", "?x"],
   ])("a field in a %s frame that blurs itself: not_focusable, nothing typed", async (_name, query) => {
     expect((await run(["open", `${site.a}/frame-blurs${query}`])).json.ok).toBe(true);
-    const f = await waitFor(async () => ((await run(["snapshot"])).json.elements as El[]).find((e) => e.n === "Field")?.r, 10_000, "the frame's field");
+    const f = await waitFor(
+      async () => ((await run(["snapshot"])).json.elements as El[]).find((e) => e.n === "Field")?.r,
+      10_000,
+      "the frame's field",
+    );
     for (let round = 0; round < 3; round++) {
       const typed = await run(["type", String(f), "abc"]);
       const reason = (typed.json.context as { reason?: string } | undefined)?.reason;
-      expect({ round, code: typed.json.code, reason }).toEqual({ round, code: "action_not_verified", reason: "not_focusable" });
+      expect({ round, code: typed.json.code, reason }).toEqual({
+        round,
+        code: "action_not_verified",
+        reason: "not_focusable",
+      });
     }
   });
 
@@ -144,7 +204,8 @@ describe("type into a field without focus", () => {
       expect(typed.json.ok).toBe(true);
       // The reply came while the 900 ms ring was still fading in (the field's, and the other
       // field's fading out).
-      const running = (await run(["eval", "document.getAnimations().filter((a) => a.playState === 'running').length"])).json.value;
+      const running = (await run(["eval", "document.getAnimations().filter((a) => a.playState === 'running').length"]))
+        .json.value;
       expect({ round, running: Number(running) > 0 }).toEqual({ round, running: true });
     }
     // The hint's fade changes what the snapshot sees: the reply waits for it, and shows it.
@@ -163,7 +224,11 @@ describe("type into a field without focus", () => {
       // Every type starts on the field that does not have focus.
       const [ref, id, other] = round % 2 === 0 ? [f, "f", "g"] : [g, "g", "f"];
       const typed = await run(["type", ref, `t${round}`, "--clear"]);
-      expect({ round, ok: typed.json.ok, status: (typed.json.evidence as { status?: string } | undefined)?.status }).toEqual({ round, ok: true, status: "verified" });
+      expect({
+        round,
+        ok: typed.json.ok,
+        status: (typed.json.evidence as { status?: string } | undefined)?.status,
+      }).toEqual({ round, ok: true, status: "verified" });
       // Focus where the click put it, the text there, and the other field as the round before left it.
       const seen = (await run(["eval", `[document.activeElement.id, ${id}.value, ${other}.value]`])).json.value;
       expect({ round, seen }).toEqual({ round, seen: [id, `t${round}`, round === 0 ? "" : `t${round - 1}`] });

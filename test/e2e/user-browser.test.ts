@@ -9,7 +9,11 @@ let env: BpEnv;
 
 beforeAll(async () => {
   user = await startUserBrowser({ url: `${site.a}/` });
-  await waitFor(async () => (await listPageTargets(user.port)).some((t) => t.title === "Home"), 10_000, "user page load");
+  await waitFor(
+    async () => (await listPageTargets(user.port)).some((t) => t.title === "Home"),
+    10_000,
+    "user page load",
+  );
   env = makeBpEnv({ HOME: "" });
   env.env.HOME = user.home;
 });
@@ -68,7 +72,9 @@ describe("the person's own browser", () => {
 
   test("ten concurrent connects from cold share one broker and one browser connection", async () => {
     await env.stop();
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => env.run(["connect"], { key: `agent-${i}` })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => env.run(["connect"], { key: `agent-${i}` })),
+    );
     for (const r of results) expect(r.json.ok).toBe(true);
     expect(results.filter((r) => r.json.reused === undefined)).toHaveLength(1);
     expect(processesFor(env.home, "broker")).toHaveLength(1);
@@ -96,23 +102,39 @@ describe("the person's own browser", () => {
   });
 
   test("if the janitor dies, the next connection owns this agent's tabs again and still cleans them up", async () => {
-    const opened = await env.run(["open", `${site.a}/echo?html=${encodeURIComponent("<title>Orphan</title>")}`, "--new"], { key: "orphan-agent" });
+    const opened = await env.run(
+      ["open", `${site.a}/echo?html=${encodeURIComponent("<title>Orphan</title>")}`, "--new"],
+      { key: "orphan-agent" },
+    );
     expect(opened.json.ok).toBe(true);
     const before = (await listPageTargets(user.port)).length;
     const [janitor] = processesFor(env.home, "janitor");
     await killAndWait(janitor ?? 0, "SIGKILL");
-    await waitFor(async () => (await env.run(["tabs"], { key: "orphan-agent" })).json.code === "browser_disconnected", 10_000, "loss noticed");
+    await waitFor(
+      async () => (await env.run(["tabs"], { key: "orphan-agent" })).json.code === "browser_disconnected",
+      10_000,
+      "loss noticed",
+    );
     // Nothing closed the tab: the janitor died without cleaning up, as SIGKILL allows.
     expect((await listPageTargets(user.port)).length).toBe(before);
-    expect((await env.run(["connect"], { key: "orphan-agent" })).json).toMatchObject({ ok: true, browser: { generation: 2 } });
+    expect((await env.run(["connect"], { key: "orphan-agent" })).json).toMatchObject({
+      ok: true,
+      browser: { generation: 2 },
+    });
     const tabs = (await env.run(["tabs"], { key: "orphan-agent" })).json.tabs as Tab[];
     expect(tabs.find((t) => t.title === "Orphan")?.origin).toBe("managed");
     // Control came back with the tab: another agent still cannot take it.
-    const seen = ((await env.run(["tabs"], { key: "other-agent" })).json.tabs as Tab[]).find((t) => t.title === "Orphan");
+    const seen = ((await env.run(["tabs"], { key: "other-agent" })).json.tabs as Tab[]).find(
+      (t) => t.title === "Orphan",
+    );
     expect(seen?.control).toBe("busy");
     expect((await env.run(["tab", seen?.id ?? ""], { key: "other-agent" })).json.code).toBe("target_busy");
     await killAndWait(env.brokerPid() ?? 0, "SIGKILL");
-    await waitFor(async () => (await listPageTargets(user.port)).length === before - 1, 10_000, "re-adopted tab closed");
+    await waitFor(
+      async () => (await listPageTargets(user.port)).length === before - 1,
+      10_000,
+      "re-adopted tab closed",
+    );
     expect((await listPageTargets(user.port)).some((t) => t.title === "Home")).toBe(true);
     expect((await env.run(["connect"], { key: "agent-0" })).json.ok).toBe(true);
   });

@@ -59,20 +59,44 @@ async function open(url: string): Promise<void> {
 /** A real click of the viewer browser at a point of the viewer page. */
 async function clickAt(x: number, y: number): Promise<void> {
   await page.send("Input.dispatchMouseEvent", { type: "mouseMoved", x, y });
-  await page.send("Input.dispatchMouseEvent", { type: "mousePressed", x, y, button: "left", buttons: 1, clickCount: 1 });
-  await page.send("Input.dispatchMouseEvent", { type: "mouseReleased", x, y, button: "left", buttons: 0, clickCount: 1 });
+  await page.send("Input.dispatchMouseEvent", {
+    type: "mousePressed",
+    x,
+    y,
+    button: "left",
+    buttons: 1,
+    clickCount: 1,
+  });
+  await page.send("Input.dispatchMouseEvent", {
+    type: "mouseReleased",
+    x,
+    y,
+    button: "left",
+    buttons: 0,
+    clickCount: 1,
+  });
 }
 
 /** Clicks the viewer's image at a fraction of the shown tab. */
 async function clickScreen(fx: number, fy: number): Promise<void> {
-  const r = await evaluate<{ x: number; y: number; w: number; h: number }>("(() => { const b = document.getElementById('screen').getBoundingClientRect(); return { x: b.left, y: b.top, w: b.width, h: b.height }; })()");
+  const r = await evaluate<{ x: number; y: number; w: number; h: number }>(
+    "(() => { const b = document.getElementById('screen').getBoundingClientRect(); return { x: b.left, y: b.top, w: b.width, h: b.height }; })()",
+  );
   await clickAt(r.x + fx * r.w, r.y + fy * r.h);
 }
 
 /** Moves the pointer over the viewer's image to a fraction of the shown tab, buttons held or not. */
 async function moveScreen(fx: number, fy: number, buttons = 0): Promise<void> {
-  const r = await evaluate<{ x: number; y: number; w: number; h: number }>("(() => { const b = document.getElementById('screen').getBoundingClientRect(); return { x: b.left, y: b.top, w: b.width, h: b.height }; })()");
-  await page.send("Input.dispatchMouseEvent", { type: "mouseMoved", x: r.x + fx * r.w, y: r.y + fy * r.h, button: buttons & 1 ? "left" : "none", buttons });
+  const r = await evaluate<{ x: number; y: number; w: number; h: number }>(
+    "(() => { const b = document.getElementById('screen').getBoundingClientRect(); return { x: b.left, y: b.top, w: b.width, h: b.height }; })()",
+  );
+  await page.send("Input.dispatchMouseEvent", {
+    type: "mouseMoved",
+    x: r.x + fx * r.w,
+    y: r.y + fy * r.h,
+    button: buttons & 1 ? "left" : "none",
+    buttons,
+  });
 }
 
 async function typeKeys(text: string): Promise<void> {
@@ -87,7 +111,10 @@ async function typeKeys(text: string): Promise<void> {
 describe("bp view", () => {
   test("a person signs in through the viewer and hands back; the agent sees what changed", async () => {
     expect((await env.run(["open", `${site.a}/login`, "--new"], { key: A })).json).toMatchObject({ ok: true });
-    expect((await env.run(["handoff", "--message", "Sign in as ada"], { key: A })).json).toMatchObject({ ok: true, control: "human" });
+    expect((await env.run(["handoff", "--message", "Sign in as ada"], { key: A })).json).toMatchObject({
+      ok: true,
+      control: "human",
+    });
     const view = await env.run(["view"], { key: A });
     expect(view.json).toMatchObject({ ok: true, tab: "t1" });
     const url = String(view.json.url);
@@ -96,7 +123,11 @@ describe("bp view", () => {
     const unused = String((await env.run(["view"], { key: A })).json.url);
 
     await open(url);
-    await waitFor(() => evaluate<boolean>("document.getElementById('status').textContent.startsWith('You have control')"), 10_000, "input enabled");
+    await waitFor(
+      () => evaluate<boolean>("document.getElementById('status').textContent.startsWith('You have control')"),
+      10_000,
+      "input enabled",
+    );
     expect(await evaluate<string>("document.getElementById('msg').textContent")).toBe("Sign in as ada");
     await waitFor(() => evaluate<boolean>("document.getElementById('screen').naturalWidth > 0"), 10_000, "first frame");
     // Not blank: the frame has the page's colours (white page, green button, dark text).
@@ -117,47 +148,118 @@ describe("bp view", () => {
     })()`);
     expect(colours).toBeGreaterThanOrEqual(3);
     // The list names the tab by its title once the broker has heard it (a state message every 2 s).
-    await waitFor(() => evaluate<boolean>("document.getElementById('tabs').textContent.includes('Sign in')"), 10_000, "the tab listed by its title");
+    await waitFor(
+      () => evaluate<boolean>("document.getElementById('tabs').textContent.includes('Sign in')"),
+      10_000,
+      "the tab listed by its title",
+    );
 
     const firstFrame = await evaluate<string>("document.getElementById('screen').src");
     await clickScreen(0.25, 0.15);
     await typeKeys("ada");
-    await waitFor(async () => {
-      const values = await personValue(user);
-      return values === "ada";
-    }, 10_000, "typed value in the handed-off tab");
+    await waitFor(
+      async () => {
+        const values = await personValue(user);
+        return values === "ada";
+      },
+      10_000,
+      "typed value in the handed-off tab",
+    );
     // Pointer moves reach the tab: a hover without a click, and a drag with its button held.
     await moveScreen(0.65, 0.15);
-    await waitFor(async () => (await personEval(user, "!!document.querySelector('#pw:hover')")) === true, 10_000, "hover through the viewer");
-    const r0 = await evaluate<{ x: number; y: number; w: number; h: number }>("(() => { const b = document.getElementById('screen').getBoundingClientRect(); return { x: b.left, y: b.top, w: b.width, h: b.height }; })()");
-    await page.send("Input.dispatchMouseEvent", { type: "mousePressed", x: r0.x + 0.65 * r0.w, y: r0.y + 0.15 * r0.h, button: "left", buttons: 1, clickCount: 1 });
+    await waitFor(
+      async () => (await personEval(user, "!!document.querySelector('#pw:hover')")) === true,
+      10_000,
+      "hover through the viewer",
+    );
+    const r0 = await evaluate<{ x: number; y: number; w: number; h: number }>(
+      "(() => { const b = document.getElementById('screen').getBoundingClientRect(); return { x: b.left, y: b.top, w: b.width, h: b.height }; })()",
+    );
+    await page.send("Input.dispatchMouseEvent", {
+      type: "mousePressed",
+      x: r0.x + 0.65 * r0.w,
+      y: r0.y + 0.15 * r0.h,
+      button: "left",
+      buttons: 1,
+      clickCount: 1,
+    });
     await moveScreen(0.7, 0.16, 1);
-    await waitFor(async () => (await personEval(user, "window.lastMoveButtons")) === 1, 10_000, "drag through the viewer");
-    await page.send("Input.dispatchMouseEvent", { type: "mouseReleased", x: r0.x + 0.7 * r0.w, y: r0.y + 0.16 * r0.h, button: "left", buttons: 0, clickCount: 1 });
+    await waitFor(
+      async () => (await personEval(user, "window.lastMoveButtons")) === 1,
+      10_000,
+      "drag through the viewer",
+    );
+    await page.send("Input.dispatchMouseEvent", {
+      type: "mouseReleased",
+      x: r0.x + 0.7 * r0.w,
+      y: r0.y + 0.16 * r0.h,
+      button: "left",
+      buttons: 0,
+      clickCount: 1,
+    });
     await clickScreen(0.25, 0.45);
-    await waitFor(async () => (await listPageTargets(user.port)).some((t) => t.title === "Welcome ada"), 10_000, "signed in");
+    await waitFor(
+      async () => (await listPageTargets(user.port)).some((t) => t.title === "Welcome ada"),
+      10_000,
+      "signed in",
+    );
     // Live: the screencast delivered the changed page.
-    await waitFor(async () => (await evaluate<string>("document.getElementById('screen').src")) !== firstFrame, 10_000, "a new frame");
+    await waitFor(
+      async () => (await evaluate<string>("document.getElementById('screen').src")) !== firstFrame,
+      10_000,
+      "a new frame",
+    );
 
     // Wheel scrolling reaches the tab too.
-    const shot = await evaluate<{ x: number; y: number; w: number; h: number }>("(() => { const b = document.getElementById('screen').getBoundingClientRect(); return { x: b.left, y: b.top, w: b.width, h: b.height }; })()");
-    await page.send("Input.dispatchMouseEvent", { type: "mouseWheel", x: shot.x + shot.w / 2, y: shot.y + shot.h / 2, deltaX: 0, deltaY: 400 });
-    await waitFor(async () => Number(await personEval(user, "window.scrollY")) > 0, 10_000, "scrolled through the viewer");
+    const shot = await evaluate<{ x: number; y: number; w: number; h: number }>(
+      "(() => { const b = document.getElementById('screen').getBoundingClientRect(); return { x: b.left, y: b.top, w: b.width, h: b.height }; })()",
+    );
+    await page.send("Input.dispatchMouseEvent", {
+      type: "mouseWheel",
+      x: shot.x + shot.w / 2,
+      y: shot.y + shot.h / 2,
+      deltaX: 0,
+      deltaY: 400,
+    });
+    await waitFor(
+      async () => Number(await personEval(user, "window.scrollY")) > 0,
+      10_000,
+      "scrolled through the viewer",
+    );
 
-    const r = await evaluate<{ x: number; y: number; w: number; h: number }>("(() => { const b = document.getElementById('handback').getBoundingClientRect(); return { x: b.left, y: b.top, w: b.width, h: b.height }; })()");
+    const r = await evaluate<{ x: number; y: number; w: number; h: number }>(
+      "(() => { const b = document.getElementById('handback').getBoundingClientRect(); return { x: b.left, y: b.top, w: b.width, h: b.height }; })()",
+    );
     await clickAt(r.x + r.w / 2, r.y + r.h / 2);
-    await waitFor(() => evaluate<boolean>("document.getElementById('status').textContent.startsWith('Handed back')"), 10_000, "viewer closed");
+    await waitFor(
+      () => evaluate<boolean>("document.getElementById('status').textContent.startsWith('Handed back')"),
+      10_000,
+      "viewer closed",
+    );
 
     // The handback finishes broker-side (resync, refs) a moment after the viewer closed input.
-    const next = await waitFor(async () => {
-      const r = await env.run(["tabs"], { key: A });
-      return r.json.handbacks ? r : undefined;
-    }, 10_000, "handback notice");
+    const next = await waitFor(
+      async () => {
+        const r = await env.run(["tabs"], { key: A });
+        return r.json.handbacks ? r : undefined;
+      },
+      10_000,
+      "handback notice",
+    );
     expect(next?.json.ok).toBe(true);
     const notice = (next?.json.handbacks as Record<string, unknown>[] | undefined)?.[0];
-    expect(notice).toMatchObject({ tab: "t1", ended: "handback", url: `${site.a}/login?signed-in`, title: "Welcome ada", authentication_surface: "left" });
+    expect(notice).toMatchObject({
+      tab: "t1",
+      ended: "handback",
+      url: `${site.a}/login?signed-in`,
+      title: "Welcome ada",
+      authentication_surface: "left",
+    });
     expect(notice?.newTabs).toMatchObject([{ origin: "managed_popup" }]);
-    expect((await env.run(["eval", "document.querySelector('h1').textContent"], { key: A })).json).toMatchObject({ ok: true, value: "Welcome ada" });
+    expect((await env.run(["eval", "document.querySelector('h1').textContent"], { key: A })).json).toMatchObject({
+      ok: true,
+      value: "Welcome ada",
+    });
 
     // Spent, revoked and made-up links are refused, and say nothing else.
     for (const link of [url, unused, url.replace(/.$/, (c) => (c === "A" ? "B" : "A"))]) {
@@ -172,7 +274,10 @@ describe("bp view", () => {
     // Another agent cannot watch a tab this agent controls.
     const seen = (await env.run(["tabs"], { key: "agent-other" })).json.tabs as { id: string; title: string }[];
     const mine = seen.find((t) => t.title === "Welcome ada");
-    expect((await env.run(["view", "--tab", mine?.id ?? ""], { key: "agent-other" })).json).toMatchObject({ ok: false, code: "target_busy" });
+    expect((await env.run(["view", "--tab", mine?.id ?? ""], { key: "agent-other" })).json).toMatchObject({
+      ok: false,
+      code: "target_busy",
+    });
     const view = await env.run(["view"], { key: A });
     const url = new URL(String(view.json.url));
     const html = await (await fetch(url)).text();

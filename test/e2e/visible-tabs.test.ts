@@ -50,8 +50,10 @@ afterAll(async () => {
 describe("every managed tab stays a live, visible page", () => {
   test("three agents, each with its own tab: all visible, and the oldest one still works fully", async () => {
     expect((await env.run(["open", `${site.a}/live`, "--new"], { key: AGENTS[0] })).json.ok).toBe(true);
-    for (const key of AGENTS.slice(1)) expect((await env.run(["open", `${site.a}/plain`, "--new"], { key })).json.ok).toBe(true);
-    for (const key of AGENTS) expect((await env.run(["eval", "document.visibilityState"], { key })).json.value).toBe("visible");
+    for (const key of AGENTS.slice(1))
+      expect((await env.run(["open", `${site.a}/plain`, "--new"], { key })).json.ok).toBe(true);
+    for (const key of AGENTS)
+      expect((await env.run(["eval", "document.visibilityState"], { key })).json.value).toBe("visible");
 
     const key = AGENTS[0];
     const els = (await env.run(["snapshot"], { key })).json.elements as El[];
@@ -66,10 +68,16 @@ describe("every managed tab stays a live, visible page", () => {
 
     const drag = await env.run(["drag", ref(els, "Drag source"), ref(els, "Drop zone")], { key });
     expect(evidence(drag).status).toBe("verified");
-    expect((await env.run(["eval", "document.getElementById('dst').textContent"], { key })).json.value).toBe("dropped payload");
+    expect((await env.run(["eval", "document.getElementById('dst').textContent"], { key })).json.value).toBe(
+      "dropped payload",
+    );
 
     expect((await env.run(["click", ref(els, "Grow")], { key })).json.ok).toBe(true);
-    await waitFor(async () => (await env.run(["eval", "document.body.dataset.grown"], { key })).json.value === "yes", 5_000, "transition end");
+    await waitFor(
+      async () => (await env.run(["eval", "document.body.dataset.grown"], { key })).json.value === "yes",
+      5_000,
+      "transition end",
+    );
 
     const shot = await env.run(["--timeout", "15000", "screenshot", "--full", join(out, "full.png")], { key });
     expect(shot.json).toMatchObject({ ok: true });

@@ -10,7 +10,10 @@ const site = startFixtureServer({
     <div id=menu style="display:none"><a href="#x" class=item>Hidden item</a></div>
     <p class=item style="visibility:hidden">Invisible item</p>
     <p id=fade style="opacity:0">Faded</p>`,
-  "/api": (url) => new Promise<Response>((r) => setTimeout(() => r(new Response("ok")), Number(url.searchParams.get("ms") ?? 100))) as unknown as Response,
+  "/api": (url) =>
+    new Promise<Response>((r) =>
+      setTimeout(() => r(new Response("ok")), Number(url.searchParams.get("ms") ?? 100)),
+    ) as unknown as Response,
 });
 const env = makeBpEnv();
 const KEY = "agent-wait";
@@ -50,7 +53,10 @@ describe("bp wait waits for what an agent can act on", () => {
   });
 
   test("--network-idle holds once a cross-site iframe added during the wait has loaded (its document ends on the frame's own session)", async () => {
-    await run(["eval", `window.framed = false; setTimeout(() => { const f = document.createElement('iframe'); f.onload = () => { window.framed = true; }; f.src = '${site.b}/api?ms=600'; document.body.append(f); }, 250); 1`]);
+    await run([
+      "eval",
+      `window.framed = false; setTimeout(() => { const f = document.createElement('iframe'); f.onload = () => { window.framed = true; }; f.src = '${site.b}/api?ms=600'; document.body.append(f); }, 250); 1`,
+    ]);
     const idle = await run(["wait", "--network-idle", "--timeout", "8000"]);
     expect(idle.json).toEqual({ ok: true, elapsedMs: expect.any(Number) });
     expect((await run(["eval", "window.framed"])).json.value).toBe(true);

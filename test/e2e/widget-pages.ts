@@ -72,7 +72,20 @@ export const AUTOCOMPLETE = () => `<!doctype html><title>Autocomplete</title>${j
   $("#menu").on("click", ".ui-menu-item", function () { document.getElementById("city").value = this.textContent; document.body.dataset.hit = this.textContent; document.getElementById("menu").innerHTML = ""; });
 </script>`;
 
-const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+const MONTHS = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+];
 
 /** A datepicker as jQuery UI draws it: Prev/Next `<a>` without href bound through data-handler, the month redrawn whole on every turn. */
 export const DATEPICKER = () => `<!doctype html><title>Dates</title>

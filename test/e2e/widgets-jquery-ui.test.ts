@@ -15,7 +15,12 @@ const env = makeBpEnv();
 const KEY = "agent-jquery-ui";
 
 type El = { r: number; t: string; n?: string; v?: string; s?: string };
-type Diff = { added?: (El & { replaced?: number; ex?: string[] })[]; changed?: El[]; text?: string[]; order?: string[] };
+type Diff = {
+  added?: (El & { replaced?: number; ex?: string[] })[];
+  changed?: El[];
+  text?: string[];
+  order?: string[];
+};
 const run = (args: string[]) => env.run(args, { key: KEY });
 const snapshot = async (): Promise<El[]> => ((await run(["snapshot"])).json.elements ?? []) as El[];
 const refOf = (els: El[], pick: (e: El) => boolean, what: string): string => {
@@ -60,7 +65,11 @@ describe("real jQuery UI", () => {
     const shown = opened.json.diff as Diff;
     expect(shown.added?.some((e) => e.n === "Prev")).toBe(true);
     expect(shown.added?.some((e) => e.n === "Next")).toBe(true);
-    expect(shown.added?.find((e) => e.replaced !== undefined)).toMatchObject({ replaced: 31, t: "link", ex: ["1", "31"] });
+    expect(shown.added?.find((e) => e.replaced !== undefined)).toMatchObject({
+      replaced: 31,
+      t: "link",
+      ex: ["1", "31"],
+    });
     // The month title is one text (jQuery UI draws it as two spans).
     expect(shown.text?.[0]).toBe("December 2026");
     expect(opened.stdout.length).toBeLessThanOrEqual(500);
@@ -85,7 +94,13 @@ describe("real jQuery UI", () => {
     await run(["open", `${site.a}/ui/sort`]);
     const els = await snapshot();
     expect(els.map((e) => e.n)).toEqual(["Ann", "Bob", "Cid"]);
-    const moved = await run(["drag", refOf(els, (e) => e.n === "Ann", "Ann"), refOf(els, (e) => e.n === "Cid", "Cid"), "--offset", "0,12"]);
+    const moved = await run([
+      "drag",
+      refOf(els, (e) => e.n === "Ann", "Ann"),
+      refOf(els, (e) => e.n === "Cid", "Cid"),
+      "--offset",
+      "0,12",
+    ]);
     expect(moved.json.ok).toBe(true);
     expect((moved.json.diff as Diff).order).toEqual(["Bob", "Cid", "Ann"]);
     // jQuery UI's own `update` saw the same order.

@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { requireChromium } from "../support/chromium.ts";
 import { makeBpEnv } from "../support/bp.ts";
 import { startFixtureServer } from "../support/fixture-server.ts";
-import { ACCORDION, AUTOCOMPLETE, DATEPICKER, DUPLICATES, MAIL, REACTISH, SORTABLE, TOOLBAR_DND } from "./widget-pages.ts";
+import {
+  ACCORDION,
+  AUTOCOMPLETE,
+  DATEPICKER,
+  DUPLICATES,
+  MAIL,
+  REACTISH,
+  SORTABLE,
+  TOOLBAR_DND,
+} from "./widget-pages.ts";
 
 requireChromium();
 
@@ -10,7 +19,19 @@ const TASK = `<!doctype html><title>Task</title><h1>Checkout</h1><p>Enter your c
 <label>Card <input></label><div id=q>Select <b>Bob</b> and click Submit</div><button>Submit</button><p style="display:none">Hidden text</p><footer>Small print</footer>`;
 const PAY = `<!doctype html><title>Pay</title><button onclick="document.getElementById('s').textContent='Paid with 4242'">Pay</button><p id=s></p>`;
 const FRAMED = `<!doctype html><title>Framed</title><h1>Shop</h1><iframe src="/pay" style="width:400px;height:200px"></iframe>`;
-const site = startFixtureServer({ "/mail": MAIL, "/ac": AUTOCOMPLETE, "/dp": DATEPICKER, "/react": REACTISH, "/tb": TOOLBAR_DND, "/sort": SORTABLE, "/dups": DUPLICATES, "/task": TASK, "/acc": ACCORDION, "/framed": FRAMED, "/pay": PAY });
+const site = startFixtureServer({
+  "/mail": MAIL,
+  "/ac": AUTOCOMPLETE,
+  "/dp": DATEPICKER,
+  "/react": REACTISH,
+  "/tb": TOOLBAR_DND,
+  "/sort": SORTABLE,
+  "/dups": DUPLICATES,
+  "/task": TASK,
+  "/acc": ACCORDION,
+  "/framed": FRAMED,
+  "/pay": PAY,
+});
 const env = makeBpEnv();
 const KEY = "agent-widgets";
 
@@ -113,7 +134,11 @@ describe("delegated clickables have their own refs", () => {
     expect(els.filter((e) => e.n === "Save draft").map((e) => e.t)).toEqual(["button"]);
     expect((await run(["click", refOf(els, (e) => e.n === "Italic", "Italic")])).json.ok).toBe(true);
     expect(await hit()).toBe("Italic");
-    const drag = await run(["drag", refOf(els, (e) => e.n === "Card two", "card"), refOf(els, (e) => e.n === "Trash", "bin")]);
+    const drag = await run([
+      "drag",
+      refOf(els, (e) => e.n === "Card two", "card"),
+      refOf(els, (e) => e.n === "Trash", "bin"),
+    ]);
     expect(drag.json.ok).toBe(true);
     expect(await hit()).toBe("dropped c2");
   });
@@ -167,7 +192,9 @@ describe("new verbs", () => {
     // The last turn's outcome: the month title it drew.
     expect((r.json.diff as { text?: string[] }).text).toEqual(["February 2026"]);
     expect(r.stdout.length).toBeLessThanOrEqual(500);
-    expect((await run(["eval", "document.querySelector('.ui-datepicker-title').textContent"])).json.value).toBe("February 2026");
+    expect((await run(["eval", "document.querySelector('.ui-datepicker-title').textContent"])).json.value).toBe(
+      "February 2026",
+    );
     // A ref repeated: a counter button.
     await run(["open", `${site.a}/dups`]);
     const counter = refOf(await snapshot(), (e) => e.n === "0", "counter");
@@ -185,9 +212,12 @@ describe("new verbs", () => {
     expect((await run(["eval", "document.body.dataset.order"])).json.value).toBe("Bob,Ann,Cid");
     expect((await run(["drag", ann, cid, "--offset", "0,12"])).json.ok).toBe(true);
     expect((await run(["eval", "document.body.dataset.order"])).json.value).toBe("Bob,Cid,Ann");
-    const top = (await run(["eval", "JSON.stringify(document.getElementById('list').getBoundingClientRect())"])).json.value as string;
+    const top = (await run(["eval", "JSON.stringify(document.getElementById('list').getBoundingClientRect())"])).json
+      .value as string;
     const box = JSON.parse(top) as { left: number; top: number };
-    expect((await run(["drag", ann, "--to-xy", `${Math.round(box.left + 20)},${Math.round(box.top + 3)}`])).json.ok).toBe(true);
+    expect(
+      (await run(["drag", ann, "--to-xy", `${Math.round(box.left + 20)},${Math.round(box.top + 3)}`])).json.ok,
+    ).toBe(true);
     expect((await run(["eval", "document.body.dataset.order"])).json.value).toBe("Ann,Bob,Cid");
     const bad = await run(["drag", ann, "--to-xy", "nowhere"]);
     expect(bad.json.code).toBe("invalid_argument");
@@ -242,7 +272,13 @@ describe("outcome text in action replies", () => {
 
     await run(["open", `${site.a}/sort`]);
     const items = await snapshot();
-    const moved = await run(["drag", refOf(items, (e) => e.n === "Ann", "Ann"), refOf(items, (e) => e.n === "Cid", "Cid"), "--offset", "0,12"]);
+    const moved = await run([
+      "drag",
+      refOf(items, (e) => e.n === "Ann", "Ann"),
+      refOf(items, (e) => e.n === "Cid", "Cid"),
+      "--offset",
+      "0,12",
+    ]);
     expect((moved.json.diff as { order?: string[] }).order).toEqual(["Bob", "Cid", "Ann"]);
   });
 });

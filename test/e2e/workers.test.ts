@@ -50,10 +50,17 @@ const ANSWERS = ["blob", "script", "outer+nested"];
 async function workerTargets(): Promise<{ url: string; attached: boolean }[]> {
   const ws = new WebSocket(user.wsEndpoint);
   try {
-    await new Promise((r, j) => ((ws.onopen = r), (ws.onerror = j)));
-    const reply = new Promise<{ result: { targetInfos: { type: string; url: string; attached: boolean }[] } }>((r) => (ws.onmessage = (e) => r(JSON.parse(String(e.data)))));
+    await new Promise((r, j) => {
+      ws.onopen = r;
+      ws.onerror = j;
+    });
+    const reply = new Promise<{ result: { targetInfos: { type: string; url: string; attached: boolean }[] } }>(
+      (r) => (ws.onmessage = (e) => r(JSON.parse(String(e.data)))),
+    );
     ws.send(JSON.stringify({ id: 1, method: "Target.getTargets" }));
-    return (await reply).result.targetInfos.filter((t) => t.type === "worker").map(({ url, attached }) => ({ url, attached }));
+    return (await reply).result.targetInfos
+      .filter((t) => t.type === "worker")
+      .map(({ url, attached }) => ({ url, attached }));
   } finally {
     ws.close();
   }
@@ -81,18 +88,28 @@ describe("workers started by the page run", () => {
   test("a worker that lives on keeps no session of bp's", async () => {
     // A snapshot first: it turns on the frame sessions' auto-attach too.
     expect((await run(["snapshot"])).json.ok).toBe(true);
-    expect(await evalJs("new Promise((r) => { window.kept = new Worker('/echo.js'); window.kept.onmessage = (e) => r(e.data); })")).toBe("script");
+    expect(
+      await evalJs(
+        "new Promise((r) => { window.kept = new Worker('/echo.js'); window.kept.onmessage = (e) => r(e.data); })",
+      ),
+    ).toBe("script");
     // The detach follows the worker's start: wait for it, not on a guess of how long it takes.
-    await waitFor(async () => {
-      const kept = (await workerTargets()).filter((t) => t.url.endsWith("/echo.js"));
-      return kept.length > 0 && kept.every((t) => !t.attached);
-    }, 5_000, "every echo worker without a client");
+    await waitFor(
+      async () => {
+        const kept = (await workerTargets()).filter((t) => t.url.endsWith("/echo.js"));
+        return kept.length > 0 && kept.every((t) => !t.attached);
+      },
+      5_000,
+      "every echo worker without a client",
+    );
   });
 
   test("shared and service workers start", async () => {
-    const shared = "new Promise((r) => { const w = new SharedWorker('/shared.js'); w.port.onmessage = (e) => r(e.data); setTimeout(() => r('timeout'), 3000); })";
+    const shared =
+      "new Promise((r) => { const w = new SharedWorker('/shared.js'); w.port.onmessage = (e) => r(e.data); setTimeout(() => r('timeout'), 3000); })";
     expect(await evalJs(shared)).toBe("shared");
-    const sw = "navigator.serviceWorker.register('/sw.js').then(() => Promise.race([navigator.serviceWorker.ready.then((g) => g.active ? 'active' : 'not active'), new Promise((r) => setTimeout(() => r('timeout'), 3000))]))";
+    const sw =
+      "navigator.serviceWorker.register('/sw.js').then(() => Promise.race([navigator.serviceWorker.ready.then((g) => g.active ? 'active' : 'not active'), new Promise((r) => setTimeout(() => r('timeout'), 3000))]))";
     expect(await evalJs(sw)).toBe("active");
   });
 
@@ -104,10 +121,14 @@ describe("workers started by the page run", () => {
       document.querySelector('iframe').contentWindow.postMessage('go', '*');
     })`;
     // The frame's script may not have run yet right after open: ask until it listens.
-    const got = await waitFor(async () => {
-      const v = await evalJs(ask);
-      return v === "no answer" ? undefined : v;
-    }, 15_000, "the frame's answer");
+    const got = await waitFor(
+      async () => {
+        const v = await evalJs(ask);
+        return v === "no answer" ? undefined : v;
+      },
+      15_000,
+      "the frame's answer",
+    );
     expect(got).toEqual(ANSWERS);
   });
 
@@ -117,10 +138,14 @@ describe("workers started by the page run", () => {
     const ref = els.find((e) => e.n === "Ask worker")?.r;
     expect(ref).toBeDefined();
     expect((await run(["click", String(ref)])).json.ok).toBe(true);
-    const text = await waitFor(async () => {
-      const t = await evalJs("document.getElementById('out').textContent");
-      return t === "none" ? undefined : t;
-    }, 5_000, "the worker's answer on the page");
+    const text = await waitFor(
+      async () => {
+        const t = await evalJs("document.getElementById('out').textContent");
+        return t === "none" ? undefined : t;
+      },
+      5_000,
+      "the worker's answer on the page",
+    );
     expect(text).toBe("echo hello");
   });
 });

@@ -90,7 +90,9 @@ test("real Chromium: version, targets, flat attach, evaluate", async () => {
     expect(result.value).toBe(2);
 
     // A real error reply keeps Chrome's code and our call site.
-    const error = await session.send("Runtime.evaluate", { expression: "1", contextId: 987_654 }).catch((e: unknown) => e);
+    const error = await session
+      .send("Runtime.evaluate", { expression: "1", contextId: 987_654 })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CdpError);
     expect(error instanceof CdpError && error.code).toBe(-32000);
     expect(error instanceof CdpError && error.stack).toContain("cdp-chromium.test.ts");

@@ -10,7 +10,10 @@ test("compile.ts --outfile=<absolute path> writes exactly there, not inside the 
   const dir = mkdtempSync(join(tmpdir(), "bp-compile-"));
   try {
     const out = join(dir, "nested", "bp");
-    const r = Bun.spawnSync([process.execPath, join(root, "build/compile.ts"), `--outfile=${out}`, "--skip-references"], { cwd: root, stdout: "pipe", stderr: "pipe" });
+    const r = Bun.spawnSync(
+      [process.execPath, join(root, "build/compile.ts"), `--outfile=${out}`, "--skip-references"],
+      { cwd: root, stdout: "pipe", stderr: "pipe" },
+    );
     expect(r.stderr.toString()).toContain(`built ${out}`);
     expect(r.exitCode).toBe(0);
     expect(existsSync(join(root, dir.slice(1)))).toBe(false);

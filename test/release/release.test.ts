@@ -6,7 +6,20 @@
  * Cross-built platforms are built and checked by `npm run release` (docs/release.md).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
+import {
+  copyFileSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+  existsSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { tarGz, type Entry } from "../../build/archive.ts";
@@ -37,21 +50,42 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 describe(`release of ${platform}`, () => {
   test("every checksum and the release index match the bytes written", () => {
     const files = readdirSync(out).sort();
-    expect(files).toEqual([archiveName, `${archiveName}.sha256`, `browser-pilot-skill-${VERSION}.tar.gz`, `browser-pilot-skill-${VERSION}.tar.gz.sha256`, "install.sh", "install.sh.sha256", "release-index.json", "release-index.json.sha256", "SHA256SUMS"].sort());
+    expect(files).toEqual(
+      [
+        archiveName,
+        `${archiveName}.sha256`,
+        `browser-pilot-skill-${VERSION}.tar.gz`,
+        `browser-pilot-skill-${VERSION}.tar.gz.sha256`,
+        "install.sh",
+        "install.sh.sha256",
+        "release-index.json",
+        "release-index.json.sha256",
+        "SHA256SUMS",
+      ].sort(),
+    );
     for (const f of files.filter((x) => x.endsWith(".sha256"))) {
       const asset = f.slice(0, -".sha256".length);
       expect(readFileSync(join(out, f), "utf8")).toBe(`${sha256(join(out, asset))}  ${asset}\n`);
     }
     const sums = readFileSync(join(out, "SHA256SUMS"), "utf8").trim().split("\n");
-    expect(sums.map((l) => l.split("  ")[1]).sort()).toEqual([archiveName, `browser-pilot-skill-${VERSION}.tar.gz`, "install.sh", "release-index.json"].sort());
+    expect(sums.map((l) => l.split("  ")[1]).sort()).toEqual(
+      [archiveName, `browser-pilot-skill-${VERSION}.tar.gz`, "install.sh", "release-index.json"].sort(),
+    );
     for (const line of sums) {
       const [hash, file] = line.split("  ");
       expect(sha256(join(out, file ?? ""))).toBe(hash ?? "");
     }
     const written = JSON.parse(readFileSync(join(out, "release-index.json"), "utf8")) as ReleaseIndex;
     expect(written).toEqual(index);
-    const compat = JSON.parse(readFileSync(join(root, "skill/compatibility.json"), "utf8")) as { browserPilotCli: { supportedVersionRange: string } };
-    expect(written).toMatchObject({ version: VERSION, protocol: { min: PROTOCOL.min, max: PROTOCOL.max }, platforms: [platform], skill: { compatibleCliRange: compat.browserPilotCli.supportedVersionRange } });
+    const compat = JSON.parse(readFileSync(join(root, "skill/compatibility.json"), "utf8")) as {
+      browserPilotCli: { supportedVersionRange: string };
+    };
+    expect(written).toMatchObject({
+      version: VERSION,
+      protocol: { min: PROTOCOL.min, max: PROTOCOL.max },
+      platforms: [platform],
+      skill: { compatibleCliRange: compat.browserPilotCli.supportedVersionRange },
+    });
     for (const a of [...written.native, written.skill, written.installer]) {
       expect(a.bytes).toBe(statSync(join(out, a.file)).size);
       expect(a.sha256).toBe(sha256(join(out, a.file)));
@@ -64,19 +98,45 @@ describe(`release of ${platform}`, () => {
     expect(readdirSync(dir)).toEqual([top]);
     const pkg = join(dir, top);
     const manifest = JSON.parse(readFileSync(join(pkg, "manifest.json"), "utf8")) as Manifest;
-    expect(manifest).toMatchObject({ version: VERSION, platform, protocol: { min: PROTOCOL.min, max: PROTOCOL.max }, signature: { kind: "none" }, executable: { path: "bp", format: platform.startsWith("darwin") ? "Mach-O" : "ELF" } });
+    expect(manifest).toMatchObject({
+      version: VERSION,
+      platform,
+      protocol: { min: PROTOCOL.min, max: PROTOCOL.max },
+      signature: { kind: "none" },
+      executable: { path: "bp", format: platform.startsWith("darwin") ? "Mach-O" : "ELF" },
+    });
     for (const f of manifest.files) {
       const st = statSync(join(pkg, f.path));
-      expect({ path: f.path, size: st.size, sha256: sha256(join(pkg, f.path)), mode: `0${(st.mode & 0o777).toString(8)}` }).toEqual(f);
+      expect({
+        path: f.path,
+        size: st.size,
+        sha256: sha256(join(pkg, f.path)),
+        mode: `0${(st.mode & 0o777).toString(8)}`,
+      }).toEqual(f);
     }
     const onDisk = (rel: string): string[] =>
       readdirSync(join(pkg, rel), { withFileTypes: true }).flatMap((e) => {
         const p = rel ? `${rel}/${e.name}` : e.name;
         return e.isDirectory() ? onDisk(p) : [p];
       });
-    const listed = [...manifest.files.map((f) => f.path), ...(manifest.links ?? []).map((l) => l.path), "manifest.json", "SHA256SUMS"].sort();
+    const listed = [
+      ...manifest.files.map((f) => f.path),
+      ...(manifest.links ?? []).map((l) => l.path),
+      "manifest.json",
+      "SHA256SUMS",
+    ].sort();
     expect(onDisk("").sort()).toEqual(listed);
-    for (const must of ["bp", "LICENSE", "README.md", "skill/SKILL.md", "skill/compatibility.json", "skill/references/commands.md", "skill/references/recovery.md", "licenses/bun-runtime.md", "licenses/valibot-LICENSE.md"]) {
+    for (const must of [
+      "bp",
+      "LICENSE",
+      "README.md",
+      "skill/SKILL.md",
+      "skill/compatibility.json",
+      "skill/references/commands.md",
+      "skill/references/recovery.md",
+      "licenses/bun-runtime.md",
+      "licenses/valibot-LICENSE.md",
+    ]) {
       expect(listed).toContain(must);
     }
     expect(lstatSync(join(pkg, "browser-pilot")).isSymbolicLink()).toBe(true);
@@ -85,15 +145,27 @@ describe(`release of ${platform}`, () => {
       const [hash, file] = line.split("  ");
       expect(sha256(join(pkg, file ?? ""))).toBe(hash ?? "");
     }
-    expect(readExeFormat(new Uint8Array(readFileSync(join(pkg, "bp"))))).toMatchObject({ format: manifest.executable.format, arch: process.arch });
+    expect(readExeFormat(new Uint8Array(readFileSync(join(pkg, "bp"))))).toMatchObject({
+      format: manifest.executable.format,
+      arch: process.arch,
+    });
   }, 120_000);
 
   test("the unpacked bp runs with no node, npm or bun on PATH: version, help, launch, open, snapshot", async () => {
     const chromium = requireChromium();
     const pkg = join(work, "unpacked", top);
     const home = join(work, "bp-home");
-    const env = { PATH: pathWithoutRuntimes(join(work, "path")), HOME: work, BROWSER_PILOT_HOME: home, BROWSER_PILOT_CHROME: chromium, BROWSER_PILOT_CLIENT_KEY: "release-test", BROWSER_PILOT_IDLE_MS: "30000" };
-    const probe = Bun.spawnSync(["/bin/sh", "-c", "command -v node || command -v npm || command -v bun || echo none"], { env });
+    const env = {
+      PATH: pathWithoutRuntimes(join(work, "path")),
+      HOME: work,
+      BROWSER_PILOT_HOME: home,
+      BROWSER_PILOT_CHROME: chromium,
+      BROWSER_PILOT_CLIENT_KEY: "release-test",
+      BROWSER_PILOT_IDLE_MS: "30000",
+    };
+    const probe = Bun.spawnSync(["/bin/sh", "-c", "command -v node || command -v npm || command -v bun || echo none"], {
+      env,
+    });
     expect(probe.stdout.toString().trim()).toBe("none");
     try {
       expect(runBp(join(pkg, "bp"), ["--version"], env).stdout.trim()).toBe(`${VERSION} (${platform})`);
@@ -103,7 +175,11 @@ describe(`release of ${platform}`, () => {
       for (const cmd of ["launch", "open <url>", "snapshot"]) expect(help.stdout).toContain(cmd);
       const launch = runBp(join(pkg, "bp"), ["launch", "--headless"], env);
       expect(launch.json).toMatchObject({ ok: true, browser: { source: "launched" } });
-      const open = runBp(join(pkg, "bp"), ["open", "data:text/html,<title>release</title><button>Ship it</button>", "--new"], env);
+      const open = runBp(
+        join(pkg, "bp"),
+        ["open", "data:text/html,<title>release</title><button>Ship it</button>", "--new"],
+        env,
+      );
       expect(open.json).toMatchObject({ ok: true, tab: "t1" });
       const snap = runBp(join(pkg, "bp"), ["snapshot"], env);
       expect(snap.json.ok).toBe(true);
@@ -113,7 +189,9 @@ describe(`release of ${platform}`, () => {
     } finally {
       const pids = processesUnder(home);
       await stopAll(pids);
-      expect(pids.filter((p) => existsSync(`/proc/${p}`) && !readFileSync(`/proc/${p}/stat`, "utf8").includes(") Z "))).toEqual([]);
+      expect(
+        pids.filter((p) => existsSync(`/proc/${p}`) && !readFileSync(`/proc/${p}/stat`, "utf8").includes(") Z ")),
+      ).toEqual([]);
     }
   }, 120_000);
 
@@ -128,8 +206,20 @@ describe(`release of ${platform}`, () => {
 
 describe("install.sh", () => {
   const install = (archive: string, prefix: string, o: { cwd?: string; force?: boolean } = {}) => {
-    const args = ["/bin/sh", join(root, "build/install.sh"), "--prefix", prefix, ...(o.force ? ["--force"] : []), archive];
-    const r = Bun.spawnSync(args, { stdout: "pipe", stderr: "pipe", cwd: o.cwd ?? work, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: work } });
+    const args = [
+      "/bin/sh",
+      join(root, "build/install.sh"),
+      "--prefix",
+      prefix,
+      ...(o.force ? ["--force"] : []),
+      archive,
+    ];
+    const r = Bun.spawnSync(args, {
+      stdout: "pipe",
+      stderr: "pipe",
+      cwd: o.cwd ?? work,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: work },
+    });
     return { code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
   };
 
@@ -143,7 +233,12 @@ describe("install.sh", () => {
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`installed bp ${VERSION} (${platform}) at ${prefix}/bin/bp`);
-    for (const cmd of ["bp", "browser-pilot"]) expect(Bun.spawnSync([join(prefix, "bin", cmd), "--version"]).stdout.toString().trim()).toBe(`${VERSION} (${platform})`);
+    for (const cmd of ["bp", "browser-pilot"])
+      expect(
+        Bun.spawnSync([join(prefix, "bin", cmd), "--version"])
+          .stdout.toString()
+          .trim(),
+      ).toBe(`${VERSION} (${platform})`);
     expect(readdirSync(join(prefix, "lib/browser-pilot"))).toEqual([`${VERSION}-${platform}`]);
   }, 120_000);
 
@@ -157,8 +252,14 @@ describe("install.sh", () => {
     expect(r.code).toBe(0);
     const prefix = join(from, "here", "rel", "prefix");
     expect(r.stdout).toContain(`at ${prefix}/bin/bp`);
-    expect(readlinkSync(join(prefix, "bin", "bp"))).toBe(join(prefix, "lib/browser-pilot", `${VERSION}-${platform}`, "bp"));
-    expect(Bun.spawnSync([join(prefix, "bin", "browser-pilot"), "--version"], { cwd: "/" }).stdout.toString().trim()).toBe(`${VERSION} (${platform})`);
+    expect(readlinkSync(join(prefix, "bin", "bp"))).toBe(
+      join(prefix, "lib/browser-pilot", `${VERSION}-${platform}`, "bp"),
+    );
+    expect(
+      Bun.spawnSync([join(prefix, "bin", "browser-pilot"), "--version"], { cwd: "/" })
+        .stdout.toString()
+        .trim(),
+    ).toBe(`${VERSION} (${platform})`);
   }, 120_000);
 
   test("leaves a bp it did not install alone (a file or another tool's link) unless --force", () => {
@@ -173,7 +274,9 @@ describe("install.sh", () => {
     symlinkSync(other, join(prefix, "bin", "bp"));
     const refused = install(join(from, archiveName), prefix);
     expect(refused.code).toBe(7);
-    expect(refused.stderr).toContain(`${prefix}/bin/bp exists and was not installed by this script; use --force to replace it`);
+    expect(refused.stderr).toContain(
+      `${prefix}/bin/bp exists and was not installed by this script; use --force to replace it`,
+    );
     expect(readlinkSync(join(prefix, "bin", "bp"))).toBe(other);
     const forced = install(join(from, archiveName), prefix, { force: true });
     expect(forced.code).toBe(0);
@@ -181,7 +284,11 @@ describe("install.sh", () => {
     const again = install(join(from, archiveName), prefix);
     expect(again.stderr).toBe("");
     expect(again.code).toBe(0);
-    expect(Bun.spawnSync([join(prefix, "bin", "bp"), "--version"]).stdout.toString().trim()).toBe(`${VERSION} (${platform})`);
+    expect(
+      Bun.spawnSync([join(prefix, "bin", "bp"), "--version"])
+        .stdout.toString()
+        .trim(),
+    ).toBe(`${VERSION} (${platform})`);
   }, 120_000);
 
   test("refuses a corrupted archive with a clear message and installs nothing", () => {
@@ -217,7 +324,12 @@ describe("install.sh", () => {
     const entries: Entry[] = [
       { path: top, kind: "dir", mode: 0o755 },
       { path: `${top}/README.md`, kind: "file", mode: 0o644, data: enc.encode("changed\n") },
-      { path: `${top}/manifest.json`, kind: "file", mode: 0o644, data: enc.encode(`{\n  "version": "${VERSION}",\n  "platform": "${platform}",\n}\n`) },
+      {
+        path: `${top}/manifest.json`,
+        kind: "file",
+        mode: 0o644,
+        data: enc.encode(`{\n  "version": "${VERSION}",\n  "platform": "${platform}",\n}\n`),
+      },
       { path: `${top}/SHA256SUMS`, kind: "file", mode: 0o644, data: enc.encode(`${sum}  README.md\n`) },
     ];
     writeFileSync(join(from, archiveName), tarGz(entries, 0));

@@ -28,23 +28,40 @@ if (unknown.length > 0) {
   console.error(`Unknown part(s): ${unknown.join(", ")}. Parts: ${PARTS.map((p) => p.name).join(", ")}`);
   process.exit(2);
 }
-const commit = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: import.meta.dir }).stdout.toString().trim() || "unknown";
+const commit =
+  Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: import.meta.dir })
+    .stdout.toString()
+    .trim() || "unknown";
 const machine = `build of ${commit}, ${cpus().length} cores shared with other work, ${process.platform}, Bun ${Bun.version}`;
 const parts = PARTS.filter((p) => !wanted || wanted.includes(p.name));
 const reports: PartReport[] = [];
 mkdirSync(results, { recursive: true });
 for (const part of parts) {
   console.error(`== ${part.title} (${scale})`);
-  const report = await runPart(part, { scale, seed, ...(reps !== undefined ? { reps } : {}), ...(count !== undefined ? { count } : {}), log: (m) => console.error(`   ${m}`) });
+  const report = await runPart(part, {
+    scale,
+    seed,
+    ...(reps !== undefined ? { reps } : {}),
+    ...(count !== undefined ? { count } : {}),
+    log: (m) => console.error(`   ${m}`),
+  });
   reports.push(report);
   if (scale === "full") {
-    const saved: SavedPart = { report, scale, seed, date: `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC`, machine };
+    const saved: SavedPart = {
+      report,
+      scale,
+      seed,
+      date: `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC`,
+      machine,
+    };
     writeFileSync(join(results, `${part.name}.json`), JSON.stringify(saved, null, 1));
   }
 }
 console.log(renderSummary(reports));
 if (scale === "full" && !process.argv.includes("--no-write")) {
-  const saved = PARTS.map((p) => join(results, `${p.name}.json`)).filter((f) => existsSync(f)).map((f) => JSON.parse(readFileSync(f, "utf8")) as SavedPart);
+  const saved = PARTS.map((p) => join(results, `${p.name}.json`))
+    .filter((f) => existsSync(f))
+    .map((f) => JSON.parse(readFileSync(f, "utf8")) as SavedPart);
   const missing = PARTS.filter((p) => !saved.some((s) => s.report.part === p.name)).map((p) => p.name);
   const out = join(import.meta.dir, "../../docs/reliability.md");
   writeFileSync(out, renderMarkdown(saved, missing));

@@ -11,20 +11,23 @@ requireChromium();
 
 describe("reliability suite (short)", () => {
   for (const part of PARTS) {
-    test(
-      part.title,
-      async () => {
-        const report = await runPart(part, { scale: "short", seed: 1, log: () => undefined });
-        console.warn(`${part.title}: ${Object.entries(report.figures).map(([k, v]) => `${k}: ${v}`).join("; ")}`);
-        const gated = report.rows.filter((row) => !row.pending);
-        for (const row of report.rows.filter((r) => r.pending && r.failed > 0)) console.warn(`pending (${row.pending}): ${row.what}: ${row.failed}/${row.tried} failed, e.g. ${row.failures[0]}`);
-        expect(gated.length).toBeGreaterThan(0);
-        for (const row of gated) {
-          expect(row.tried).toBeGreaterThan(0);
-          expect({ what: row.what, failures: row.failures }).toEqual({ what: row.what, failures: [] });
-        }
-      },
-      180_000,
-    );
+    test(part.title, async () => {
+      const report = await runPart(part, { scale: "short", seed: 1, log: () => undefined });
+      console.warn(
+        `${part.title}: ${Object.entries(report.figures)
+          .map(([k, v]) => `${k}: ${v}`)
+          .join("; ")}`,
+      );
+      const gated = report.rows.filter((row) => !row.pending);
+      for (const row of report.rows.filter((r) => r.pending && r.failed > 0))
+        console.warn(
+          `pending (${row.pending}): ${row.what}: ${row.failed}/${row.tried} failed, e.g. ${row.failures[0]}`,
+        );
+      expect(gated.length).toBeGreaterThan(0);
+      for (const row of gated) {
+        expect(row.tried).toBeGreaterThan(0);
+        expect({ what: row.what, failures: row.failures }).toEqual({ what: row.what, failures: [] });
+      }
+    }, 180_000);
   }
 });

@@ -21,7 +21,10 @@ export interface BpResult {
 export interface BpEnv {
   home: string;
   env: Record<string, string>;
-  run(args: string[], opts?: { key?: string; stdin?: string; env?: Record<string, string>; cwd?: string }): Promise<BpResult>;
+  run(
+    args: string[],
+    opts?: { key?: string; stdin?: string; env?: Record<string, string>; cwd?: string },
+  ): Promise<BpResult>;
   /** Stops the broker of this home (SIGTERM, then SIGKILL) and waits until it is gone. */
   stop(): Promise<void>;
   brokerPid(): number | undefined;
@@ -50,7 +53,11 @@ export function makeBpEnv(extra: Record<string, string> = {}): BpEnv {
         stdout: "pipe",
         stderr: "pipe",
       });
-      const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+      const [stdout, stderr, code] = await Promise.all([
+        new Response(proc.stdout).text(),
+        new Response(proc.stderr).text(),
+        proc.exited,
+      ]);
       let json: BpResult["json"];
       try {
         json = JSON.parse(stdout.trim().split("\n").at(-1) ?? "") as BpResult["json"];
@@ -153,7 +160,8 @@ export function browsersUnder(dir: string): number[] {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const args = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
-      if (args.some((a) => a.startsWith(`--user-data-dir=${dir}`)) && !args.some((a) => a.startsWith("--type="))) out.push(Number(entry));
+      if (args.some((a) => a.startsWith(`--user-data-dir=${dir}`)) && !args.some((a) => a.startsWith("--type=")))
+        out.push(Number(entry));
     } catch {
       // exited meanwhile
     }

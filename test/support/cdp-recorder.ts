@@ -41,7 +41,15 @@ interface Conn {
   queue: string[];
 }
 
-type PageCall = { id: number; method: string; sessionId?: string; params?: { functionDeclaration?: string; arguments?: { value?: { steps?: { fn: string; arg?: { op?: string } }[] } }[] } };
+type PageCall = {
+  id: number;
+  method: string;
+  sessionId?: string;
+  params?: {
+    functionDeclaration?: string;
+    arguments?: { value?: { steps?: { fn: string; arg?: { op?: string } }[] } }[];
+  };
+};
 
 export function startCdpRecorder(upstream: string): CdpRecorder {
   let log: Sent[] = [];
@@ -53,7 +61,9 @@ export function startCdpRecorder(upstream: string): CdpRecorder {
     hostname: "127.0.0.1",
     port: 0,
     fetch(req, srv) {
-      return srv.upgrade(req, { data: { up: new WebSocket(upstream), queue: [] } }) ? undefined : new Response("upgrade failed", { status: 400 });
+      return srv.upgrade(req, { data: { up: new WebSocket(upstream), queue: [] } })
+        ? undefined
+        : new Response("upgrade failed", { status: 400 });
     },
     websocket: {
       maxPayloadLength: 256 * 1024 * 1024,
@@ -76,12 +86,18 @@ export function startCdpRecorder(upstream: string): CdpRecorder {
         const text = String(raw);
         const msg = JSON.parse(text) as PageCall;
         const steps = msg.params?.arguments?.[0]?.value?.steps;
-        const method = steps ? `${msg.method}[${steps.map((s) => `${s.fn}${s.arg?.op ? `:${s.arg.op}` : ""}`).join(",")}]` : msg.method;
+        const method = steps
+          ? `${msg.method}[${steps.map((s) => `${s.fn}${s.arg?.op ? `:${s.arg.op}` : ""}`).join(",")}]`
+          : msg.method;
         const code = msg.params?.functionDeclaration?.length ?? 0;
         log.push({ method, newTrip: answered !== answeredAtLast, install: code > 10_000, code });
         answeredAtLast = answered;
         if (refusal?.match(msg.method, (msg.params ?? {}) as Record<string, unknown>)) {
-          const answer = JSON.stringify({ id: msg.id, error: { code: -32000, message: refusal.message }, ...(msg.sessionId ? { sessionId: msg.sessionId } : {}) });
+          const answer = JSON.stringify({
+            id: msg.id,
+            error: { code: -32000, message: refusal.message },
+            ...(msg.sessionId ? { sessionId: msg.sessionId } : {}),
+          });
           setTimeout(() => {
             answered++;
             ws.send(answer);

@@ -62,7 +62,8 @@ export class FakeCdpServer {
       fetch: async (request, server) => {
         if (!new URL(request.url).pathname.startsWith("/devtools/browser/")) return new Response("no", { status: 404 });
         if (opts.upgradeDelayMs) await Bun.sleep(opts.upgradeDelayMs);
-        if (opts.requireHeader && request.headers.get(opts.requireHeader[0]) !== opts.requireHeader[1]) return new Response("unauthorized", { status: 401 });
+        if (opts.requireHeader && request.headers.get(opts.requireHeader[0]) !== opts.requireHeader[1])
+          return new Response("unauthorized", { status: 401 });
         if (server.upgrade(request)) {
           this.upgrades++;
           this.upgradeHeaders.push(request.headers);
@@ -152,7 +153,11 @@ export class FakeCdpServer {
     }
     const route = this.routes.get(method);
     const reply: FakeReply =
-      route !== undefined ? await route(request, this) : this.#answerAll ? { result: {} } : { error: { code: -32601, message: `'${method}' wasn't found` } };
+      route !== undefined
+        ? await route(request, this)
+        : this.#answerAll
+          ? { result: {} }
+          : { error: { code: -32601, message: `'${method}' wasn't found` } };
     if (reply === "no-reply" || ws.readyState !== 1) return;
     ws.send(JSON.stringify({ id, ...reply, sessionId: request.sessionId }));
   }

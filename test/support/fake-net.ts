@@ -41,7 +41,10 @@ export class FakeNet implements NetEvents {
    * A GET of `path` started at page time `ms` from line `line` of the page's script (`type`
    * "Document": a frame's navigation, made by no script); its event, emitted.
    */
-  sent(ms: number, o: { path?: string; line?: number; id?: string; redirect?: boolean; type?: "Fetch" | "Document" } = {}): Protocol.Network.RequestWillBeSentEvent {
+  sent(
+    ms: number,
+    o: { path?: string; line?: number; id?: string; redirect?: boolean; type?: "Fetch" | "Document" } = {},
+  ): Protocol.Network.RequestWillBeSentEvent {
     this.at(ms);
     const url = `http://a.test${o.path ?? "/api/items"}?t=${ms}`;
     const p: Protocol.Network.RequestWillBeSentEvent = {
@@ -51,11 +54,40 @@ export class FakeNet implements NetEvents {
       request: { url, method: "GET", headers: {}, initialPriority: "High", referrerPolicy: "no-referrer" },
       timestamp: ms / 1000,
       wallTime: ms / 1000,
-      initiator: o.type === "Document" ? { type: "parser" } : { type: "script", stack: { callFrames: [{ functionName: "load", scriptId: "1", url: "http://a.test/", lineNumber: o.line ?? 1, columnNumber: 0 }] } },
+      initiator:
+        o.type === "Document"
+          ? { type: "parser" }
+          : {
+              type: "script",
+              stack: {
+                callFrames: [
+                  {
+                    functionName: "load",
+                    scriptId: "1",
+                    url: "http://a.test/",
+                    lineNumber: o.line ?? 1,
+                    columnNumber: 0,
+                  },
+                ],
+              },
+            },
       redirectHasExtraInfo: false,
       type: o.type ?? "Fetch",
       ...(o.redirect
-        ? { redirectResponse: { url, status: 302, statusText: "Found", headers: {}, mimeType: "", charset: "", connectionReused: false, connectionId: 0, encodedDataLength: 0, securityState: "neutral" } }
+        ? {
+            redirectResponse: {
+              url,
+              status: 302,
+              statusText: "Found",
+              headers: {},
+              mimeType: "",
+              charset: "",
+              connectionReused: false,
+              connectionId: 0,
+              encodedDataLength: 0,
+              securityState: "neutral",
+            },
+          }
         : {}),
     };
     this.emit("Network.requestWillBeSent", p);

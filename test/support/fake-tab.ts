@@ -43,12 +43,19 @@ export async function fakeTab(html = ""): Promise<FakeTab> {
     const w = windows.get(req.sessionId ?? "");
     if (!w || blocked) return "no-reply";
     const args = (req.params.arguments ?? []) as { value?: unknown }[];
-    const fn = new Function("window", `return (${String(req.params.functionDeclaration)});`)(w) as (call: unknown) => unknown;
+    const fn = new Function("window", `return (${String(req.params.functionDeclaration)});`)(w) as (
+      call: unknown,
+    ) => unknown;
     try {
       const value = await fn(args[0]?.value);
       return { result: { result: { type: typeof value, value } } };
     } catch (err) {
-      return { result: { result: { type: "undefined" }, exceptionDetails: { exceptionId: 1, text: String(err), lineNumber: 0, columnNumber: 0 } } };
+      return {
+        result: {
+          result: { type: "undefined" },
+          exceptionDetails: { exceptionId: 1, text: String(err), lineNumber: 0, columnNumber: 0 },
+        },
+      };
     }
   });
   const conn = new CdpConnection(await connectWebSocket(server.url));

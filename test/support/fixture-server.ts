@@ -14,8 +14,10 @@ export const PAGES: Record<string, Page> = {
   "/": "<!doctype html><title>Home</title><h1>Home</h1><a href='/second'>Second</a>",
   "/second": "<!doctype html><title>Second</title><p>Second page</p>",
   "/third": "<!doctype html><title>Third</title><p>Third page</p>",
-  "/popup": "<!doctype html><title>Opener</title><button id=b onclick=\"window.open('/second','_blank')\">Open popup</button>",
-  "/slow": () => new Promise<Response>((r) => setTimeout(() => r(html("<title>Slow</title>slow")), 1500)) as unknown as Response,
+  "/popup":
+    "<!doctype html><title>Opener</title><button id=b onclick=\"window.open('/second','_blank')\">Open popup</button>",
+  "/slow": () =>
+    new Promise<Response>((r) => setTimeout(() => r(html("<title>Slow</title>slow")), 1500)) as unknown as Response,
   "/echo": (url) => url.searchParams.get("html") ?? "",
   ...NET_PAGES(),
 };
@@ -36,7 +38,10 @@ function NET_PAGES(): Record<string, Page> {
 <a id=big href="/download/big.bin">Big file</a>
 <a id=broken href="/download/broken">Broken file</a>
 <iframe src="/second" style="width:300px;height:80px"></iframe>`,
-    "/download/report.csv": () => new Response("id,name\n1,Ada\n", { headers: { "content-type": "text/csv", "content-disposition": 'attachment; filename="report.csv"' } }),
+    "/download/report.csv": () =>
+      new Response("id,name\n1,Ada\n", {
+        headers: { "content-type": "text/csv", "content-disposition": 'attachment; filename="report.csv"' },
+      }),
     "/download/big.bin": () => {
       const chunk = new Uint8Array(64 * 1024).fill(7);
       let sent = 0;
@@ -48,7 +53,13 @@ function NET_PAGES(): Record<string, Page> {
           sent += chunk.length;
         },
       });
-      return new Response(body, { headers: { "content-type": "application/octet-stream", "content-disposition": 'attachment; filename="big.bin"', "content-length": String(LARGE_DOWNLOAD_BYTES) } });
+      return new Response(body, {
+        headers: {
+          "content-type": "application/octet-stream",
+          "content-disposition": 'attachment; filename="big.bin"',
+          "content-length": String(LARGE_DOWNLOAD_BYTES),
+        },
+      });
     },
     "/download/broken": () => {
       // Promises more bytes than it sends, then drops the connection: Chrome fails the download.
@@ -64,12 +75,22 @@ function NET_PAGES(): Record<string, Page> {
           c.error(new Error("connection dropped on purpose"));
         },
       });
-      return new Response(body, { headers: { "content-type": "application/octet-stream", "content-disposition": 'attachment; filename="broken.bin"', "content-length": "1000000" } });
+      return new Response(body, {
+        headers: {
+          "content-type": "application/octet-stream",
+          "content-disposition": 'attachment; filename="broken.bin"',
+          "content-length": "1000000",
+        },
+      });
     },
     "/basic": (_url, req) => {
       const expected = `Basic ${btoa(`${AUTH_USER}:${AUTH_PASSWORD}`)}`;
-      if (req.headers.get("authorization") === expected) return html("<!doctype html><title>Members</title><h1>Welcome, member</h1>");
-      return new Response("<!doctype html><title>Unauthorized</title>401", { status: 401, headers: { "content-type": "text/html", "www-authenticate": 'Basic realm="fixture"' } });
+      if (req.headers.get("authorization") === expected)
+        return html("<!doctype html><title>Members</title><h1>Welcome, member</h1>");
+      return new Response("<!doctype html><title>Unauthorized</title>401", {
+        status: 401,
+        headers: { "content-type": "text/html", "www-authenticate": 'Basic realm="fixture"' },
+      });
     },
     "/app": `<!doctype html><title>App</title><p id=out>loading</p><button id=load onclick="load()">Load</button>
 <script>
@@ -86,7 +107,10 @@ async function load() {
 load();
 </script>`,
     "/api/user": (_url, req) =>
-      Response.json({ name: "Grace", seen: req.headers.get("x-test-header") ?? "" }, { headers: { "x-api": "fixture" } }),
+      Response.json(
+        { name: "Grace", seen: req.headers.get("x-test-header") ?? "" },
+        { headers: { "x-api": "fixture" } },
+      ),
     "/cookies": () =>
       new Response("<!doctype html><title>Cookies</title>set", {
         headers: [

@@ -62,7 +62,12 @@ export function els(r: SnapshotResult): SnapshotElement[] {
 
 export function byName(r: SnapshotResult, name: string): SnapshotElement {
   const e = els(r).find((x) => x.name === name);
-  if (!e) throw new Error(`no element named ${name}: ${els(r).map((x) => x.name).join(" | ")}`);
+  if (!e)
+    throw new Error(
+      `no element named ${name}: ${els(r)
+        .map((x) => x.name)
+        .join(" | ")}`,
+    );
   return e;
 }
 

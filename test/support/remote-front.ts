@@ -20,7 +20,11 @@ export interface RemoteFront {
   stop(): void;
 }
 
-export async function startRemoteFront(upstreamPort: number, upstreamPath: string, token: string): Promise<RemoteFront> {
+export async function startRemoteFront(
+  upstreamPort: number,
+  upstreamPath: string,
+  token: string,
+): Promise<RemoteFront> {
   let refusal: { status: number | "hang"; retryAfter?: string } | undefined;
   let upgrades = 0;
   const live = new Map<Socket, { client: Socket; up: Socket; path: string }>();
@@ -31,7 +35,8 @@ export async function startRemoteFront(upstreamPort: number, upstreamPath: strin
       const head = first.toString("latin1");
       const path = /^GET (\S+) HTTP/.exec(head)?.[1] ?? "/";
       if (refusal?.status === "hang") return;
-      const status = refusal?.status ?? (new URL(path, "http://x").searchParams.get("token") === token ? undefined : 401);
+      const status =
+        refusal?.status ?? (new URL(path, "http://x").searchParams.get("token") === token ? undefined : 401);
       if (status !== undefined) {
         const extra = refusal?.retryAfter !== undefined ? `Retry-After: ${refusal.retryAfter}\r\n` : "";
         client.end(`HTTP/1.1 ${status} Refused\r\n${extra}Content-Length: 0\r\nConnection: close\r\n\r\n`);

@@ -30,20 +30,30 @@ function check(node: Node, value: unknown, path: string, out: string[]): void {
     case "string":
     case "number":
     case "boolean":
-      if (typeof value !== node.type) out.push(`${path}: ${node.type} expected, got ${JSON.stringify(value)?.slice(0, 80)}`);
+      if (typeof value !== node.type)
+        out.push(`${path}: ${node.type} expected, got ${JSON.stringify(value)?.slice(0, 80)}`);
       return;
     case "null":
       if (value !== null) out.push(`${path}: null expected`);
       return;
     case "literal":
-      if (value !== node.literal) out.push(`${path}: ${JSON.stringify(node.literal)} expected, got ${JSON.stringify(value)?.slice(0, 80)}`);
+      if (value !== node.literal)
+        out.push(`${path}: ${JSON.stringify(node.literal)} expected, got ${JSON.stringify(value)?.slice(0, 80)}`);
       return;
     case "picklist":
-      if (!node.options?.includes(value as string)) out.push(`${path}: one of ${JSON.stringify(node.options)} expected, got ${JSON.stringify(value)?.slice(0, 80)}`);
+      if (!node.options?.includes(value as string))
+        out.push(
+          `${path}: one of ${JSON.stringify(node.options)} expected, got ${JSON.stringify(value)?.slice(0, 80)}`,
+        );
       return;
     case "array":
       if (!Array.isArray(value)) out.push(`${path}: array expected`);
-      else if (node.item) value.forEach((x, i) => check(node.item as Node, x, `${path}[${i}]`, out));
+      else if (node.item) {
+        const item = node.item as Node;
+        value.forEach((x, i) => {
+          check(item, x, `${path}[${i}]`, out);
+        });
+      }
       return;
     case "record":
       if (typeof value !== "object" || value === null || Array.isArray(value)) out.push(`${path}: object expected`);
@@ -66,8 +76,10 @@ function check(node: Node, value: unknown, path: string, out: string[]): void {
         return;
       }
       const entries = node.entries ?? {};
-      for (const [k, sub] of Object.entries(entries)) check(sub, (value as Record<string, unknown>)[k], `${path}.${k}`, out);
-      if (node.type !== "loose_object") for (const k of Object.keys(value)) if (!(k in entries)) out.push(`${path}.${k}: not in the published schema`);
+      for (const [k, sub] of Object.entries(entries))
+        check(sub, (value as Record<string, unknown>)[k], `${path}.${k}`, out);
+      if (node.type !== "loose_object")
+        for (const k of Object.keys(value)) if (!(k in entries)) out.push(`${path}.${k}: not in the published schema`);
       return;
     }
     default:

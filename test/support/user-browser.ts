@@ -129,8 +129,19 @@ export async function startUserBrowser(opts: StartUserBrowserOptions = {}): Prom
             if (!opts.profiles) throw new Error("openProfile needs startUserBrowser({ profiles: true })");
             // What a person's second profile window is: Chrome's process singleton hands this
             // invocation to the running browser, which opens the profile in a new window.
-            const second = Bun.spawn([executable, ...displayless, `--user-data-dir=${userDataDir}`, `--profile-directory=${directory}`, ...CHROMIUM_FLAGS, url], { env, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
-            if ((await second.exited) !== 0) throw new Error(`Opening profile ${directory} failed (exit ${second.exitCode})`);
+            const second = Bun.spawn(
+              [
+                executable,
+                ...displayless,
+                `--user-data-dir=${userDataDir}`,
+                `--profile-directory=${directory}`,
+                ...CHROMIUM_FLAGS,
+                url,
+              ],
+              { env, stdin: "ignore", stdout: "ignore", stderr: "ignore" },
+            );
+            if ((await second.exited) !== 0)
+              throw new Error(`Opening profile ${directory} failed (exit ${second.exitCode})`);
           },
           userDataDir,
           pid: proc.pid,

@@ -6,10 +6,19 @@
 import type { PageWindow } from "../../src/page/types.ts";
 
 type Fn = (this: unknown, ...a: unknown[]) => unknown;
-interface Saved { target: object; key: string; desc: PropertyDescriptor | undefined }
+interface Saved {
+  target: object;
+  key: string;
+  desc: PropertyDescriptor | undefined;
+}
 
 function protoChain(o: object, into: Set<object>): void {
-  for (let p = Object.getPrototypeOf(o) as object | null; p && p !== Object.prototype; p = Object.getPrototypeOf(p) as object | null) into.add(p);
+  for (
+    let p = Object.getPrototypeOf(o) as object | null;
+    p && p !== Object.prototype;
+    p = Object.getPrototypeOf(p) as object | null
+  )
+    into.add(p);
 }
 
 /** Runs `fn` with every DOM and character access of `win` counted; returns its result and the count. */

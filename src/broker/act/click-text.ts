@@ -32,7 +32,8 @@ export function withTextAndTimes(click: Handler): Handler {
             out = await click.bind({ ...rest, ref }).run(ctx);
             const evidence = (out as { evidence?: { status?: string } }).evidence;
             // A click that did not land ends the run: its reply says why.
-            if (evidence?.status !== undefined && evidence.status !== "verified") return i + 1 > 1 ? { ...out, times: i + 1 } : out;
+            if (evidence?.status !== undefined && evidence.status !== "verified")
+              return i + 1 > 1 ? { ...out, times: i + 1 } : out;
           }
           return times > 1 ? { ...out, times } : out;
         },
@@ -50,12 +51,23 @@ async function refByText(ctx: CallContext, text: string): Promise<number> {
   const seen = had?.last;
   const found = await observe(ctx, { limit: 50, find: text });
   if (seen && obsOf() === had && had) had.last = seen;
-  const listed = ((found.elements ?? []) as Entry[]).filter((e): e is Entry & { r: number } => e.fold === undefined && typeof e.r === "number" && e.t !== "iframe");
+  const listed = ((found.elements ?? []) as Entry[]).filter(
+    (e): e is Entry & { r: number } => e.fold === undefined && typeof e.r === "number" && e.t !== "iframe",
+  );
   const want = text.trim().toLowerCase();
   const exact = listed.filter((e) => (e.n ?? "").trim().toLowerCase() === want);
   const named = exact.length > 0 ? exact : listed.filter((e) => (e.n ?? "").toLowerCase().includes(want));
   if (named.length === 1) return (named[0] as { r: number }).r;
   const candidates = (named.length ? named : listed).slice(0, MAX_NAMED).map((e) => ({ r: e.r, t: e.t, n: e.n ?? "" }));
-  if (named.length === 0) throw invalidArgument("text", `No visible control is named ${JSON.stringify(text)}.`, candidates.length ? { candidates } : {});
-  throw invalidArgument("text", `${named.length} visible controls match ${JSON.stringify(text)}; click one by its ref.`, { candidates });
+  if (named.length === 0)
+    throw invalidArgument(
+      "text",
+      `No visible control is named ${JSON.stringify(text)}.`,
+      candidates.length ? { candidates } : {},
+    );
+  throw invalidArgument(
+    "text",
+    `${named.length} visible controls match ${JSON.stringify(text)}; click one by its ref.`,
+    { candidates },
+  );
 }

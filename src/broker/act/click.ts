@@ -35,7 +35,13 @@ export const clickByRef = defineAction<typeof command, ArgsOf<typeof command>, C
     await Promise.race([sent, watch.dialogOpened]);
     return { x, y, probe, hit };
   },
-  readback: ({ args }) => (args.ref !== undefined ? [step("act", { op: "state" }, { ref: args.ref }), step("act", { op: "received", input: clickInput(args) }, { ref: args.ref })] : []),
+  readback: ({ args }) =>
+    args.ref !== undefined
+      ? [
+          step("act", { op: "state" }, { ref: args.ref }),
+          step("act", { op: "received", input: clickInput(args) }, { ref: args.ref }),
+        ]
+      : [],
   evidence({ target, watch }, { x, y, probe, hit }, readback) {
     const before = probe?.state;
     const afterState = readResult(readback, 0, "act", "state") ?? undefined;
@@ -59,13 +65,26 @@ export const clickByRef = defineAction<typeof command, ArgsOf<typeof command>, C
     if (evidence.received || !(await lateTimerChange(run, "press"))) return undefined;
     const effects = [...new Set([...(evidence.effects ?? []), ...pageEffects(run.watch.effects)])];
     const { reason: _none, ...rest } = evidence;
-    return exactly<ClickEvidence>()({ ...rest, ...verdictOf(run.target !== undefined, evidence.kind === "coordinates" ? undefined : evidence.kind, effects), effects });
+    return exactly<ClickEvidence>()({
+      ...rest,
+      ...verdictOf(run.target !== undefined, evidence.kind === "coordinates" ? undefined : evidence.kind, effects),
+      effects,
+    });
   },
 });
 
-function verdictOf(onRef: boolean, kind: string | undefined, effects: string[]): { status: "verified" | "mismatch" | "unavailable"; reason?: string } {
+function verdictOf(
+  onRef: boolean,
+  kind: string | undefined,
+  effects: string[],
+): { status: "verified" | "mismatch" | "unavailable"; reason?: string } {
   // Every click focuses what it presses: focus alone is no effect.
-  return onRef ? clickStatus(kind, effects.filter((e) => e !== "focus_changed")) : { status: effects.length > 0 ? "verified" : "unavailable", reason: "coordinate_target" };
+  return onRef
+    ? clickStatus(
+        kind,
+        effects.filter((e) => e !== "focus_changed"),
+      )
+    : { status: effects.length > 0 ? "verified" : "unavailable", reason: "coordinate_target" };
 }
 
 function clickInput(args: ArgsOf<typeof command>): "click" | "dblclick" | "contextmenu" {
@@ -73,11 +92,24 @@ function clickInput(args: ArgsOf<typeof command>): "click" | "dblclick" | "conte
 }
 
 /** A click the page did not receive on the element is a mismatch whatever changed; none when it could not say. */
-function notReceived(r: PageResult<"act", { op: "received" }> | null | undefined): { verdict: { status: "mismatch"; reason: string }; received: NonNullable<ClickEvidence["received"]> } | undefined {
+function notReceived(
+  r: PageResult<"act", { op: "received" }> | null | undefined,
+): { verdict: { status: "mismatch"; reason: string }; received: NonNullable<ClickEvidence["received"]> } | undefined {
   if (!r?.armed || r.got !== false) return undefined;
-  const reason = r.pressed === false ? "input_not_received" : r.down !== undefined ? "pressed_and_released_on_different_elements" : r.by ? "click_received_elsewhere" : "click_not_fired";
+  const reason =
+    r.pressed === false
+      ? "input_not_received"
+      : r.down !== undefined
+        ? "pressed_and_released_on_different_elements"
+        : r.by
+          ? "click_received_elsewhere"
+          : "click_not_fired";
   const el = (e: EvidenceElement | null | undefined) => e ?? undefined;
-  const received = { ...(r.by ? { by: el(r.by) } : {}), ...(r.down ? { down: el(r.down) } : {}), ...(r.up ? { up: el(r.up) } : {}) };
+  const received = {
+    ...(r.by ? { by: el(r.by) } : {}),
+    ...(r.down ? { down: el(r.down) } : {}),
+    ...(r.up ? { up: el(r.up) } : {}),
+  };
   return { verdict: { status: "mismatch", reason }, received };
 }
 

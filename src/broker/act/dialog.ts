@@ -10,7 +10,9 @@ import { defineAction } from "./pipeline.ts";
 export function ownDialogs(ctx: CallContext) {
   const browser = ctx.broker.requireBrowser();
   const agent = ctx.agent();
-  return [...browser.targets.byId.values()].filter((t) => t.dialog && t.controller === agent.key).map((t) => ({ rec: t, id: agent.idFor(t.targetId, browser.generation) }));
+  return [...browser.targets.byId.values()]
+    .filter((t) => t.dialog && t.controller === agent.key)
+    .map((t) => ({ rec: t, id: agent.idFor(t.targetId, browser.generation) }));
 }
 
 /**
@@ -33,17 +35,35 @@ export const dialogHandler = defineAction<typeof command, ArgsOf<typeof command>
   inputs: "steps",
   async dispatch({ ctx, args, top, sel, watch }) {
     const type = sel.rec.dialog?.type ?? "dialog";
-    await watch.input(() => top.send("Page.handleJavaScriptDialog", { accept: args.accept, ...(args.prompt !== undefined ? { promptText: args.prompt } : {}) }), true);
+    await watch.input(
+      () =>
+        top.send("Page.handleJavaScriptDialog", {
+          accept: args.accept,
+          ...(args.prompt !== undefined ? { promptText: args.prompt } : {}),
+        }),
+      true,
+    );
     delete sel.rec.dialog;
     await watch.settle({ deadline: ctx.deadline });
     return type;
   },
   settled: true,
-  evidence: ({ args, watch }, type) => ({ action: "dialog", status: "verified", kind: type, answer: args.accept ? "accept" : "dismiss", effects: pageEffects(watch.effects) }),
+  evidence: ({ args, watch }, type) => ({
+    action: "dialog",
+    status: "verified",
+    kind: type,
+    answer: args.accept ? "accept" : "dismiss",
+    effects: pageEffects(watch.effects),
+  }),
   shape(out, { args }) {
     const { diff, evidence: ev } = out;
-    const changed = (diff?.added?.length ?? 0) > 0 || (diff?.removed?.length ?? 0) > 0 || (diff?.changed?.length ?? 0) > 0;
+    const changed =
+      (diff?.added?.length ?? 0) > 0 || (diff?.removed?.length ?? 0) > 0 || (diff?.changed?.length ?? 0) > 0;
     if (changed && !(ev.effects ?? []).includes("dom_changed")) ev.effects = [...(ev.effects ?? []), "dom_changed"];
-    return exactly<ReplyOf<typeof command.result>>()({ id: args.id, action: args.accept ? "accept" : "dismiss", ...out });
+    return exactly<ReplyOf<typeof command.result>>()({
+      id: args.id,
+      action: args.accept ? "accept" : "dismiss",
+      ...out,
+    });
   },
 });

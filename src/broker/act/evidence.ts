@@ -34,7 +34,12 @@ export function pageEffects(e: Effects): string[] {
  */
 export function clickStatus(kind: string | undefined, effects: string[]): { status: EvidenceStatus; reason?: string } {
   const toggles = kind === "checkbox" || kind === "radio" || kind === "switch" || kind === "option";
-  if (toggles && !effects.some((e) => e === "checked_changed" || e === "selected_changed" || e === "pressed_changed" || e === "navigation")) {
+  if (
+    toggles &&
+    !effects.some(
+      (e) => e === "checked_changed" || e === "selected_changed" || e === "pressed_changed" || e === "navigation",
+    )
+  ) {
     return { status: "mismatch", reason: "expected_state_unchanged" };
   }
   if (effects.length > 0) return { status: "verified" };

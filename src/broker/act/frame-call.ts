@@ -17,7 +17,11 @@ export function locatedRef(r: ResolvedRef | undefined): ResolvedRef {
 export type ElementFn = Extract<PageFn, "act" | "drag" | "edit" | "scroll" | "select" | "upload">;
 
 /** Runs a page-runtime script in a frame's world with no element: its answer is the function's (the op's) own. */
-export function callInFrame<F extends ElementFn, A extends PageArg<F>>(f: FrameWorld, fn: F, arg: A): Promise<PageResult<F, A>> {
+export function callInFrame<F extends ElementFn, A extends PageArg<F>>(
+  f: FrameWorld,
+  fn: F,
+  arg: A,
+): Promise<PageResult<F, A>> {
   return callFn(f, fn, arg);
 }
 
@@ -25,7 +29,12 @@ export function callInFrame<F extends ElementFn, A extends PageArg<F>>(f: FrameW
  * Runs a page-runtime script with an element an earlier call left in our world's `slot` (an
  * option found inside a listbox, a file input inside a drop zone).
  */
-export function callOnSlot<F extends ElementFn, A extends PageArg<F>>(f: FrameWorld, slot: string, fn: F, arg: A): Promise<PageResult<F, A>> {
+export function callOnSlot<F extends ElementFn, A extends PageArg<F>>(
+  f: FrameWorld,
+  slot: string,
+  fn: F,
+  arg: A,
+): Promise<PageResult<F, A>> {
   return callFn(f, fn, arg, { slot });
 }
 

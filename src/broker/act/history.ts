@@ -2,7 +2,11 @@ import { boundTitle, boundUrl } from "../../shared/page-strings.ts";
 import { selectedTab } from "../context/tabs.ts";
 import { assertLocalFileAllowed } from "../local-files.ts";
 import { loadDialog, runAndWait } from "../navigate.ts";
-import { back as backCommand, forward as forwardCommand, reload as reloadCommand } from "../../protocol/commands-tabs.ts";
+import {
+  back as backCommand,
+  forward as forwardCommand,
+  reload as reloadCommand,
+} from "../../protocol/commands-tabs.ts";
 import type { ReplyOf } from "../context/handler.ts";
 import { defineAction } from "./pipeline.ts";
 import { assertMayNavigate } from "../policy/enforce.ts";
@@ -31,7 +35,14 @@ function historyAction(command: HistoryCommand, delta: -1 | 0 | 1) {
         if (entry) assertLocalFileAllowed(entry.url);
         // A page restored from the back/forward cache loads nothing the interception could stop.
         if (entry) assertMayNavigate(sel.agent.key, entry.url);
-        if (entry) await runAndWait(top, () => top.send("Page.navigateToHistoryEntry", { entryId: entry.id }), ctx.deadline, ctx.signal, rec.targetId);
+        if (entry)
+          await runAndWait(
+            top,
+            () => top.send("Page.navigateToHistoryEntry", { entryId: entry.id }),
+            ctx.deadline,
+            ctx.signal,
+            rec.targetId,
+          );
         else navigated = false;
       }
       // The browser's own record, not the page's world: a page can shadow document.title.
@@ -42,7 +53,12 @@ function historyAction(command: HistoryCommand, delta: -1 | 0 | 1) {
       const url = boundUrl(rec.url);
       const title = boundTitle(rec.title);
       const dialog = loadDialog(rec);
-      return { ...(url !== before.url ? { url } : {}), ...(title !== before.title ? { title } : {}), ...(navigated ? {} : { navigated: false }), ...(dialog ? { dialog } : {}) };
+      return {
+        ...(url !== before.url ? { url } : {}),
+        ...(title !== before.title ? { title } : {}),
+        ...(navigated ? {} : { navigated: false }),
+        ...(dialog ? { dialog } : {}),
+      };
     },
     evidence: (_run, sent) => sent,
   });

@@ -33,10 +33,18 @@ export const hoverHandler = defineAction<typeof hoverCommand, ArgsOf<typeof hove
   evidence({ watch }, probe, readback) {
     const hovered = readResult(readback, 1, "act", "hovered");
     const over = readResult(readback, 2, "act", "received");
-    const effects = [...stateEffects(probe.state, readResult(readback, 0, "act", "state") ?? undefined), ...pageEffects(watch.effects)];
+    const effects = [
+      ...stateEffects(probe.state, readResult(readback, 0, "act", "state") ?? undefined),
+      ...pageEffects(watch.effects),
+    ];
     // Under the pointer, or the pointer's over events reached it: the page received the hover. Else a change is no proof.
     const elsewhere = hovered !== true && over?.armed === true && over.got === false;
-    const verdict = hovered === true || over?.got === true ? { status: "verified" as const } : elsewhere ? { status: "mismatch" as const, reason: "pointer_not_over_target" } : evidenceStatus(effects);
+    const verdict =
+      hovered === true || over?.got === true
+        ? { status: "verified" as const }
+        : elsewhere
+          ? { status: "mismatch" as const, reason: "pointer_not_over_target" }
+          : evidenceStatus(effects);
     return exactly<HoverEvidence>()({
       action: "hover",
       ...verdict,
@@ -52,7 +60,15 @@ export const hoverHandler = defineAction<typeof hoverCommand, ArgsOf<typeof hove
     if (!(await lateTimerChange(run, "pointer"))) return undefined;
     const effects = [...new Set([...(evidence.effects ?? []), ...pageEffects(run.watch.effects)])];
     const { reason: _none, ...rest } = evidence;
-    return exactly<HoverEvidence>()({ ...rest, ...(evidence.hovered || evidence.status === "verified" ? { status: "verified" as const } : evidence.status === "mismatch" ? { status: "mismatch" as const, reason: "pointer_not_over_target" } : evidenceStatus(effects)), effects });
+    return exactly<HoverEvidence>()({
+      ...rest,
+      ...(evidence.hovered || evidence.status === "verified"
+        ? { status: "verified" as const }
+        : evidence.status === "mismatch"
+          ? { status: "mismatch" as const, reason: "pointer_not_over_target" }
+          : evidenceStatus(effects)),
+      effects,
+    });
   },
 });
 
@@ -69,16 +85,24 @@ async function probeBoth(from: ResolvedRef, to: ResolvedRef): Promise<[Probe, Pr
     return [await probeForPointer(from, { noScroll: true }), b];
   } catch (err) {
     if (!(err instanceof BpError) || err.context?.reason !== "outside_viewport") throw err;
-    throw new BpError("action_not_verified", `Refs ${from.ref} and ${to.ref} do not fit in the viewport together; nothing was sent.`, {
-      retryable: true,
-      context: { ref: from.ref, reason: "too_far_apart", dispatched: false },
-      hint: "Scroll so both are visible, or drag in shorter hops.",
-    });
+    throw new BpError(
+      "action_not_verified",
+      `Refs ${from.ref} and ${to.ref} do not fit in the viewport together; nothing was sent.`,
+      {
+        retryable: true,
+        context: { ref: from.ref, reason: "too_far_apart", dispatched: false },
+        hint: "Scroll so both are visible, or drag in shorter hops.",
+      },
+    );
   }
 }
 
 /** The drag's two ends: the target's centre moved by --offset, or the --to-xy point. */
-async function dropPoint(from: ResolvedRef, to: ResolvedRef | undefined, args: { offset?: string | undefined; "to-xy"?: string | undefined }): Promise<[Probe, Probe]> {
+async function dropPoint(
+  from: ResolvedRef,
+  to: ResolvedRef | undefined,
+  args: { offset?: string | undefined; "to-xy"?: string | undefined },
+): Promise<[Probe, Probe]> {
   const offset = args.offset === undefined ? [0, 0] : pair("offset", args.offset);
   if (to) {
     const [a, b] = await probeBoth(from, to);
@@ -113,7 +137,13 @@ export const dragHandler = defineAction<typeof dragCommand, ArgsOf<typeof dragCo
     try {
       await callInFrame(frame, "drag", { op: "arm" });
       await watch.armQuiet();
-      const run = pointerDrag(top, a, b, watch, async () => (html5 = await callFn(frame, "drag", { op: "check" }).catch(() => false)));
+      const run = pointerDrag(
+        top,
+        a,
+        b,
+        watch,
+        async () => (html5 = await callFn(frame, "drag", { op: "check" }).catch(() => false)),
+      );
       run.catch(() => undefined);
       await Promise.race([run, watch.dialogOpened]);
       await watch.settle({ deadline: ctx.deadline });
@@ -122,7 +152,10 @@ export const dragHandler = defineAction<typeof dragCommand, ArgsOf<typeof dragCo
     }
     const effects = pageEffects(watch.effects);
     // An HTML5 drag is verified by its drop reaching the target; a drop at a point (--to-xy), by its effects.
-    const drop = html5 && to && !watch.effects.navigation && !watch.effects.dialog ? await callFn(frameOfRef(to), "act", { op: "received", input: "drop" }, { ref: to.ref }).catch(() => undefined) : undefined;
+    const drop =
+      html5 && to && !watch.effects.navigation && !watch.effects.dialog
+        ? await callFn(frameOfRef(to), "act", { op: "received", input: "drop" }, { ref: to.ref }).catch(() => undefined)
+        : undefined;
     const missed = drop?.armed === true && drop.got === false;
     return exactly<DragEvidence>()({
       action: "drag",
@@ -132,7 +165,10 @@ export const dragHandler = defineAction<typeof dragCommand, ArgsOf<typeof dragCo
       effects,
       from: a.target,
       ...(args.to !== undefined ? { to: b.target } : {}),
-      points: [{ x: Math.round(a.x), y: Math.round(a.y) }, { x: Math.round(b.x), y: Math.round(b.y) }],
+      points: [
+        { x: Math.round(a.x), y: Math.round(a.y) },
+        { x: Math.round(b.x), y: Math.round(b.y) },
+      ],
     });
   },
   settled: true,
@@ -141,10 +177,23 @@ export const dragHandler = defineAction<typeof dragCommand, ArgsOf<typeof dragCo
   evidence: (_run, sent) => sent,
 });
 
-async function pointerDrag(top: CdpSession, a: Probe, b: Probe, watch: Settler, started: () => Promise<boolean>): Promise<void> {
+async function pointerDrag(
+  top: CdpSession,
+  a: Probe,
+  b: Probe,
+  watch: Settler,
+  started: () => Promise<boolean>,
+): Promise<void> {
   const mouse = (type: "mouseMoved" | "mousePressed" | "mouseReleased", x: number, y: number, buttons: number) =>
-    watch.input(() => (type === "mouseMoved" ? moveMouse(top, x, y, a.hidden, buttons) : top.send("Input.dispatchMouseEvent", { type, x, y, button: "left", buttons, clickCount: 1 })), true);
-  const dragEvent = (type: "dragEnter" | "dragOver" | "drop", x: number, y: number, data: Protocol.Input.DragData) => watch.input(() => top.send("Input.dispatchDragEvent", { type, x, y, data }), true);
+    watch.input(
+      () =>
+        type === "mouseMoved"
+          ? moveMouse(top, x, y, a.hidden, buttons)
+          : top.send("Input.dispatchMouseEvent", { type, x, y, button: "left", buttons, clickCount: 1 }),
+      true,
+    );
+  const dragEvent = (type: "dragEnter" | "dragOver" | "drop", x: number, y: number, data: Protocol.Input.DragData) =>
+    watch.input(() => top.send("Input.dispatchDragEvent", { type, x, y, data }), true);
   let resolveData: (d: Protocol.Input.DragData) => void = () => undefined;
   const intercepted = new Promise<Protocol.Input.DragData>((resolve) => (resolveData = resolve));
   const off = top.on("Input.dragIntercepted", (p) => resolveData(p.data));
@@ -163,7 +212,8 @@ async function pointerDrag(top: CdpSession, a: Probe, b: Probe, watch: Settler, 
       await mouse("mouseMoved", x, y, 1);
       if (i === 1) {
         // The page began an HTML5 drag: Chrome hands over its data instead of running the OS drag loop.
-        if (await started()) data = await Promise.race([intercepted, new Promise<undefined>((r) => setTimeout(r, 1_000))]);
+        if (await started())
+          data = await Promise.race([intercepted, new Promise<undefined>((r) => setTimeout(r, 1_000))]);
         await top.send("Input.setInterceptDrags", { enabled: false });
         if (data) await dragEvent("dragEnter", x, y, data);
       }

@@ -42,7 +42,11 @@ const selectAllCombo = () => parseCombo(process.platform === "darwin" ? "Meta+a"
 /**
  * `bp keyboard <text>`: trusted key presses, one per character, to whatever has focus; pinned and re-checked per key.
  */
-export const keyboardHandler = defineAction<typeof keyboardCommand, ArgsOf<typeof keyboardCommand> & { token: string }, Keyed>(keyboardCommand, {
+export const keyboardHandler = defineAction<
+  typeof keyboardCommand,
+  ArgsOf<typeof keyboardCommand> & { token: string },
+  Keyed
+>(keyboardCommand, {
   args: (a) => ({ ...nonEmpty(a), token: crypto.randomUUID() }),
   observe: (a) => ({ limit: a.limit, full: a.full }),
   // With --submit the dispatch settled and read back itself; otherwise the reply's settle call reads back.
@@ -52,7 +56,11 @@ export const keyboardHandler = defineAction<typeof keyboardCommand, ArgsOf<typeo
   evidence({ args, watch }, sent, readback) {
     if (sent.evidence) return sent.evidence;
     const { prep, mode, inTop } = sent.plan;
-    const read = inTop ? (readback.results.length > 0 ? readResult(readback, 0, "edit", "read") : null) : (sent.plan.read ?? null);
+    const read = inTop
+      ? readback.results.length > 0
+        ? readResult(readback, 0, "edit", "read")
+        : null
+      : (sent.plan.read ?? null);
     return readEvidence("keyboard", prep, args.text, mode, watch.effects, read);
   },
   async dispatch({ ctx, sel, args, top, watch }) {
@@ -60,21 +68,36 @@ export const keyboardHandler = defineAction<typeof keyboardCommand, ArgsOf<typeo
     const { frame, prep, inMain } = await focusAndArm(sel, top, watch, token);
     let pin: CompositePin | undefined;
     try {
-      pin = inMain ? await CompositePin.prepared(ctx, sel, watch, top, frame, token, "keyboard", prep.url) : await CompositePin.capture(ctx, sel, watch, top, frame, token, "keyboard");
+      pin = inMain
+        ? await CompositePin.prepared(ctx, sel, watch, top, frame, token, "keyboard", prep.url)
+        : await CompositePin.capture(ctx, sel, watch, top, frame, token, "keyboard");
       const chars = [...args.text];
-      const later = (from: number): string[] => [...(from < chars.length ? [from + 1 === chars.length ? `key:${from + 1}` : `key:${from + 1}..${chars.length}`] : []), ...(args.submit ? ["submit"] : [])];
+      const later = (from: number): string[] => [
+        ...(from < chars.length
+          ? [from + 1 === chars.length ? `key:${from + 1}` : `key:${from + 1}..${chars.length}`]
+          : []),
+        ...(args.submit ? ["submit"] : []),
+      ];
       // The call that just read the focus pinned it: the first step checks only what the broker knows.
       let fresh = inMain;
       if (args.clear) {
-        await pin.step("clear", later(0), async () => {
-          await pressCombo(top, selectAllCombo());
-          await pressCombo(top, parseCombo("Backspace"));
-        }, { fresh, text: true });
+        await pin.step(
+          "clear",
+          later(0),
+          async () => {
+            await pressCombo(top, selectAllCombo());
+            await pressCombo(top, parseCombo("Backspace"));
+          },
+          { fresh, text: true },
+        );
         fresh = false;
       }
       for (const [i, ch] of chars.entries()) {
         if (i > 0 && args.delay) await Bun.sleep(args.delay);
-        await pin.step(`key:${i + 1}`, later(i + 1), () => typeChar(top, ch), { fresh, text: typesText(ch) && prep.mode !== "none" });
+        await pin.step(`key:${i + 1}`, later(i + 1), () => typeChar(top, ch), {
+          fresh,
+          text: typesText(ch) && prep.mode !== "none",
+        });
         fresh = false;
       }
       const mode = args.clear ? "replace" : "contains";
@@ -82,7 +105,10 @@ export const keyboardHandler = defineAction<typeof keyboardCommand, ArgsOf<typeo
         // A field in a frame: settled here and read there; in the top document the reply's call does both.
         if (inMain) return { plan: { prep, mode, frame, inTop: true } };
         await watch.settle({ deadline: ctx.deadline, typing: true });
-        const read = watch.effects.dialog || prep.mode === "none" ? null : await callInFrame(frame, "edit", { op: "read", token, text: args.text, mode }).catch(() => null);
+        const read =
+          watch.effects.dialog || prep.mode === "none"
+            ? null
+            : await callInFrame(frame, "edit", { op: "read", token, text: args.text, mode }).catch(() => null);
         return { plan: { prep, mode, frame, inTop: false, read } };
       }
       await watch.settle({ deadline: ctx.deadline, typing: true });
@@ -99,19 +125,35 @@ export const keyboardHandler = defineAction<typeof keyboardCommand, ArgsOf<typeo
 
 type Keyed =
   | { evidence: KeyboardEvidence; plan?: undefined }
-  | { evidence?: undefined; plan: { prep: Prepared; mode: ReadMode; frame: FrameWorld; inTop: boolean; read?: PageResult<"edit", { op: "read" }> | null } };
+  | {
+      evidence?: undefined;
+      plan: {
+        prep: Prepared;
+        mode: ReadMode;
+        frame: FrameWorld;
+        inTop: boolean;
+        read?: PageResult<"edit", { op: "read" }> | null;
+      };
+    };
 
 /**
  * Reads what has focus and arms the quiet watcher in one call, on the guess that focus is in
  * the top document (it usually is); focus inside a frame is then found and read there.
  */
-async function focusAndArm(sel: Selected, top: CdpSession, watch: Settler, token: string): Promise<{ frame: FrameWorld; prep: Prepared; inMain: boolean }> {
+async function focusAndArm(
+  sel: Selected,
+  top: CdpSession,
+  watch: Settler,
+  token: string,
+): Promise<{ frame: FrameWorld; prep: Prepared; inMain: boolean }> {
   const steps = [step("focusInFrame", undefined), step("edit", { op: "active", token }), watch.quietStep()] as const;
   const first = await callPage(top, watch.mainFrameId, [...steps]);
   const main: FrameWorld = { session: top, frameId: watch.mainFrameId, offset: { x: 0, y: 0 } };
   const frame = first.results[0] === false ? main : await focusedFrame(sel.rec, top);
   const inMain = frame.session === top && frame.frameId === watch.mainFrameId;
-  const prep = (inMain && readResult({ steps, results: first.results }, 1, "edit", "active")) || (await callInFrame(frame, "edit", { op: "active", token }));
+  const prep =
+    (inMain && readResult({ steps, results: first.results }, 1, "edit", "active")) ||
+    (await callInFrame(frame, "edit", { op: "active", token }));
   if (!watch.armed) await watch.armQuiet();
   return { frame, prep, inMain };
 }
@@ -144,7 +186,10 @@ export const pressHandler = defineAction<typeof pressCommand, ArgsOf<typeof pres
     if (inMain) return { combo, before, frame, token };
     // Focus inside an out-of-process frame: its state is read there, after settling.
     await watch.settle({ deadline: ctx.deadline });
-    const after = !watch.effects.dialog && !watch.effects.navigation ? await callInFrame(frame, "edit", { op: "state", token }).catch(() => undefined) : undefined;
+    const after =
+      !watch.effects.dialog && !watch.effects.navigation
+        ? await callInFrame(frame, "edit", { op: "state", token }).catch(() => undefined)
+        : undefined;
     return { combo, before, frame, token, after };
   },
   settled: (_run, p) => p.frame.frameId !== _run.watch.mainFrameId || p.frame.session !== _run.top,
@@ -166,7 +211,9 @@ export const pressHandler = defineAction<typeof pressCommand, ArgsOf<typeof pres
 
 function focusEffects(before: Prepared, after: FocusState | undefined): string[] {
   if (!after?.ok) return [];
-  const out = stateEffects({ connected: true, ...before.control }, { connected: true, ...after.control }).filter((e) => e !== "focus_changed");
+  const out = stateEffects({ connected: true, ...before.control }, { connected: true, ...after.control }).filter(
+    (e) => e !== "focus_changed",
+  );
   if (before.mode !== "none" && after.length !== before.length) out.push("value_changed");
   if (after.selection !== before.selection) out.push("selection_changed");
   if (after.sameFocus === false) out.push("focus_changed");

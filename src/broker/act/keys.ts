@@ -98,7 +98,11 @@ export function keyForChar(ch: string): KeyDef {
 }
 
 function badKey(combo: string, why: string): never {
-  throw invalidArgument("key", `Cannot press '${combo}': ${why}. Examples: Enter, Escape, Tab, ArrowDown, F5, a, Control+a, Shift+Tab, Meta+c.`, { key: combo });
+  throw invalidArgument(
+    "key",
+    `Cannot press '${combo}': ${why}. Examples: Enter, Escape, Tab, ArrowDown, F5, a, Control+a, Shift+Tab, Meta+c.`,
+    { key: combo },
+  );
 }
 
 export function parseCombo(combo: string): Combo {
@@ -150,12 +154,28 @@ function macCommands(k: KeyDef, bits: number): string[] | undefined {
   if (meta && k.code === "KeyX") return ["cut"];
   if (meta && k.code === "KeyV") return ["paste"];
   if (meta && k.code === "KeyZ") return [bits & 8 ? "redo" : "undo"];
-  const plain: Record<string, string> = { Backspace: "deleteBackward", Delete: "deleteForward", ArrowLeft: "moveLeft", ArrowRight: "moveRight", ArrowUp: "moveUp", ArrowDown: "moveDown", Home: "moveToBeginningOfLine", End: "moveToEndOfLine" };
+  const plain: Record<string, string> = {
+    Backspace: "deleteBackward",
+    Delete: "deleteForward",
+    ArrowLeft: "moveLeft",
+    ArrowRight: "moveRight",
+    ArrowUp: "moveUp",
+    ArrowDown: "moveDown",
+    Home: "moveToBeginningOfLine",
+    End: "moveToEndOfLine",
+  };
   return bits === 0 && plain[k.key] ? [plain[k.key] as string] : undefined;
 }
 
 async function keyEvent(session: CdpSession, k: KeyDef, bits: number, down: boolean): Promise<void> {
-  const base = { key: k.key, code: k.code, windowsVirtualKeyCode: k.keyCode, nativeVirtualKeyCode: k.keyCode, modifiers: bits, ...(k.location ? { location: k.location } : {}) };
+  const base = {
+    key: k.key,
+    code: k.code,
+    windowsVirtualKeyCode: k.keyCode,
+    nativeVirtualKeyCode: k.keyCode,
+    modifiers: bits,
+    ...(k.location ? { location: k.location } : {}),
+  };
   if (!down) {
     await session.send("Input.dispatchKeyEvent", { type: "keyUp", ...base });
     return;

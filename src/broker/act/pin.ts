@@ -56,12 +56,26 @@ export class CompositePin {
   ) {}
 
   /** Pins the page as it is now. The page-side slot with `token` must already exist (the page edit script's "prepare"/"active"). */
-  static async capture(ctx: CallContext, sel: Selected, watch: Settler, top: CdpSession, frame: FrameWorld, token: string, action: string): Promise<CompositePin> {
+  static async capture(
+    ctx: CallContext,
+    sel: Selected,
+    watch: Settler,
+    top: CdpSession,
+    frame: FrameWorld,
+    token: string,
+    action: string,
+  ): Promise<CompositePin> {
     // The frame tree and the focus pin go out together: one round trip.
-    const [{ frameTree }] = await Promise.all([top.send("Page.getFrameTree"), callInFrame(frame, "edit", { op: "pin", token })]);
+    const [{ frameTree }] = await Promise.all([
+      top.send("Page.getFrameTree"),
+      callInFrame(frame, "edit", { op: "pin", token }),
+    ]);
     const main = frameTree.frame;
     const frameLoaderId = frame.frameId === main.id ? main.loaderId : await frameLoader(frame.session, frame.frameId);
-    return CompositePin.listen(new CompositePin(ctx, sel, watch, top, frame, main.id, frameLoaderId, token, action), main.url);
+    return CompositePin.listen(
+      new CompositePin(ctx, sel, watch, top, frame, main.id, frameLoaderId, token, action),
+      main.url,
+    );
   }
 
   /**
@@ -71,9 +85,22 @@ export class CompositePin {
    * is pinned by capture (its loader is read). The ref's locate call already checked the
    * document, and a new one has no slot: the next page-side check says so.
    */
-  static async prepared(ctx: CallContext, sel: Selected, watch: Settler, top: CdpSession, frame: FrameWorld, token: string, action: string, url: string): Promise<CompositePin> {
-    if (frame.frameId !== watch.mainFrameId || frame.session !== top) return CompositePin.capture(ctx, sel, watch, top, frame, token, action);
-    return CompositePin.listen(new CompositePin(ctx, sel, watch, top, frame, watch.mainFrameId, undefined, token, action), url);
+  static async prepared(
+    ctx: CallContext,
+    sel: Selected,
+    watch: Settler,
+    top: CdpSession,
+    frame: FrameWorld,
+    token: string,
+    action: string,
+    url: string,
+  ): Promise<CompositePin> {
+    if (frame.frameId !== watch.mainFrameId || frame.session !== top)
+      return CompositePin.capture(ctx, sel, watch, top, frame, token, action);
+    return CompositePin.listen(
+      new CompositePin(ctx, sel, watch, top, frame, watch.mainFrameId, undefined, token, action),
+      url,
+    );
   }
 
   private static listen(pin: CompositePin, mainUrl: string): CompositePin {
@@ -85,7 +112,8 @@ export class CompositePin {
       // A navigation is pending from the moment it is requested, long before a new loader commits.
       pin.offs.push(
         s.on("Page.frameRequestedNavigation", (p) => {
-          if (watched.has(p.frameId) && p.disposition === "currentTab" && stripHash(p.url) !== stripHash(main.url)) pin.navigating = true;
+          if (watched.has(p.frameId) && p.disposition === "currentTab" && stripHash(p.url) !== stripHash(main.url))
+            pin.navigating = true;
         }),
         s.on("Page.frameStartedLoading", (p) => {
           if (watched.has(p.frameId)) pin.navigating = true;
@@ -139,11 +167,19 @@ export class CompositePin {
   }
 
   /** Runs one step after checking the pin; a dialog the step opens ends the wait. */
-  async step(name: string, remaining: readonly string[], dispatch: () => Promise<unknown>, o: StepOptions = {}): Promise<void> {
+  async step(
+    name: string,
+    remaining: readonly string[],
+    dispatch: () => Promise<unknown>,
+    o: StepOptions = {},
+  ): Promise<void> {
     const { mutates = true, also = [], fresh = false, text = false } = o;
     // The DOM-quiet watcher rides on the check's page call when the edit is in the top document.
     const inTop = this.frame.frameId === this.mainFrameId && this.frame.session === this.top;
-    const reason = fresh && also.length === 0 ? await this.brokerCheck() : await this.check([...(mutates && inTop && !this.watch.armed ? [this.watch.quietStep()] : []), ...also]);
+    const reason =
+      fresh && also.length === 0
+        ? await this.brokerCheck()
+        : await this.check([...(mutates && inTop && !this.watch.armed ? [this.watch.quietStep()] : []), ...also]);
     if (reason) throw this.interrupted(name, reason, remaining);
     if (mutates) {
       if (!this.watch.armed) await this.watch.armQuiet();
@@ -156,10 +192,20 @@ export class CompositePin {
       await Promise.race([sent, this.watch.dialogOpened]);
     } catch (err) {
       if (!mutates) throw err;
-      throw new BpError("unknown_outcome", `Sending '${name}' failed part-way (${err instanceof Error ? err.message.slice(0, 200) : "error"}); it may or may not have taken effect.`, {
-        retryable: true,
-        context: { action: this.action, step: name, reason: "dispatch_failed", completedSteps: [...this.completed], remainingStepsStopped: [...remaining] },
-      });
+      throw new BpError(
+        "unknown_outcome",
+        `Sending '${name}' failed part-way (${err instanceof Error ? err.message.slice(0, 200) : "error"}); it may or may not have taken effect.`,
+        {
+          retryable: true,
+          context: {
+            action: this.action,
+            step: name,
+            reason: "dispatch_failed",
+            completedSteps: [...this.completed],
+            remainingStepsStopped: [...remaining],
+          },
+        },
+      );
     }
     this.completed.push(name);
   }
@@ -168,17 +214,39 @@ export class CompositePin {
     const dialog = this.sel.rec.dialog;
     const extra = dialog ? { dialog: dialog.id } : {};
     if (!this.mutated) {
-      return new BpError("action_not_verified", `The page changed (${reason.replace("_", " ")}) before '${this.action}' changed anything; nothing was typed.`, {
-        retryable: true,
-        context: { action: this.action, step, reason, dispatched: false, completedSteps: [...this.completed], ...extra },
-        hint: "Run 'bp snapshot' and retry on the current page.",
-      });
+      return new BpError(
+        "action_not_verified",
+        `The page changed (${reason.replace("_", " ")}) before '${this.action}' changed anything; nothing was typed.`,
+        {
+          retryable: true,
+          context: {
+            action: this.action,
+            step,
+            reason,
+            dispatched: false,
+            completedSteps: [...this.completed],
+            ...extra,
+          },
+          hint: "Run 'bp snapshot' and retry on the current page.",
+        },
+      );
     }
     const stopped = [step, ...remaining];
-    return new BpError("unknown_outcome", `The page changed (${reason.replace("_", " ")}) after '${this.completed.at(-1) ?? step}'; ${stopped.map((s) => `'${s}'`).join(", ")} not sent.`, {
-      retryable: true,
-      context: { action: this.action, step, reason, completedSteps: [...this.completed], remainingStepsStopped: stopped, ...extra },
-      hint: "Inspect the page ('bp snapshot') before deciding whether anything remains to be done; nothing is replayed for you.",
-    });
+    return new BpError(
+      "unknown_outcome",
+      `The page changed (${reason.replace("_", " ")}) after '${this.completed.at(-1) ?? step}'; ${stopped.map((s) => `'${s}'`).join(", ")} not sent.`,
+      {
+        retryable: true,
+        context: {
+          action: this.action,
+          step,
+          reason,
+          completedSteps: [...this.completed],
+          remainingStepsStopped: stopped,
+          ...extra,
+        },
+        hint: "Inspect the page ('bp snapshot') before deciding whether anything remains to be done; nothing is replayed for you.",
+      },
+    );
   }
 }

@@ -33,7 +33,9 @@ export interface ActionRun<A> {
 }
 
 /** The evidence an action's command publishes (src/protocol/evidence.ts). */
-export type EvidenceOf<C extends CommandDef> = "evidence" extends keyof ReplyOf<C["result"]> ? NonNullable<ReplyOf<C["result"]>["evidence"]> : ReplyOf<C["result"]>;
+export type EvidenceOf<C extends CommandDef> = "evidence" extends keyof ReplyOf<C["result"]>
+  ? NonNullable<ReplyOf<C["result"]>["evidence"]>
+  : ReplyOf<C["result"]>;
 
 export interface ActionDef<I, A, S = void, E extends EvidenceLike = EvidenceLike, R = ActionReply<E>> {
   /** The action's own arguments, from the command's checked ones (typed by its args schema). */
@@ -69,12 +71,23 @@ export interface ActionDef<I, A, S = void, E extends EvidenceLike = EvidenceLike
 }
 
 /** An action as the handler of its command. */
-export function defineAction<C extends CommandDef, A, S = void>(command: C, def: ActionDef<ArgsOf<C>, A, S, EvidenceOf<C>, ReplyOf<C["result"]>>): Handler {
+export function defineAction<C extends CommandDef, A, S = void>(
+  command: C,
+  def: ActionDef<ArgsOf<C>, A, S, EvidenceOf<C>, ReplyOf<C["result"]>>,
+): Handler {
   const readOnly = command.mutating !== true;
-  return defineShapedHandler(command, { dispatch: "lock", run: (ctx, input) => runAction(ctx, def, def.args(input, ctx), readOnly) });
+  return defineShapedHandler(command, {
+    dispatch: "lock",
+    run: (ctx, input) => runAction(ctx, def, def.args(input, ctx), readOnly),
+  });
 }
 
-export async function runAction<I, A, S, E extends EvidenceLike, R>(ctx: CallContext, def: ActionDef<I, A, S, E, R>, args: A, readOnly: boolean): Promise<ActionReply<E> | E | R> {
+export async function runAction<I, A, S, E extends EvidenceLike, R>(
+  ctx: CallContext,
+  def: ActionDef<I, A, S, E, R>,
+  args: A,
+  readOnly: boolean,
+): Promise<ActionReply<E> | E | R> {
   const sel = def.tab ? def.tab(ctx, args) : selectedTab(ctx);
   const stages = async (): Promise<ActionReply<E> | E | R> => {
     const top = await sel.browser.session(sel.rec);
@@ -88,9 +101,16 @@ export async function runAction<I, A, S, E extends EvidenceLike, R>(ctx: CallCon
         const binding = sel.agent.observations.get(sel.rec.targetId)?.refs.get(located.ref);
         const inMain = binding !== undefined && binding.frameId === watch.mainFrameId && binding.session === top;
         // A target in another frame gets a watcher of its own there, in the same call.
-        const arm = arming ? [inMain ? watch.quietStep() : binding ? watch.frameQuietStep(binding) : undefined].filter((x) => x !== undefined) : [];
+        const arm = arming
+          ? [inMain ? watch.quietStep() : binding ? watch.frameQuietStep(binding) : undefined].filter(
+              (x) => x !== undefined,
+            )
+          : [];
         // A same-origin child frame's element: the locate call runs in the top document's world, the frame's own watcher is armed in its world by a call sent alongside.
-        const child = arming && !def.typing && binding?.childFrame ? watch.armFrame({ session: binding.session, frameId: binding.childFrame }) : undefined;
+        const child =
+          arming && !def.typing && binding?.childFrame
+            ? watch.armFrame({ session: binding.session, frameId: binding.childFrame })
+            : undefined;
         [target] = await Promise.all([resolveRef(sel, located.ref, [...located.steps, ...arm]), child]);
       }
       if (!def.answersDialog) await watch.ready;
@@ -100,8 +120,13 @@ export async function runAction<I, A, S, E extends EvidenceLike, R>(ctx: CallCon
       const opts = def.observe?.(args);
       const settled = typeof def.settled === "function" ? def.settled(run, sent) : def.settled === true;
       // Outside the queue (dialog answers), the observation still takes its turn on the tab.
-      const inTurn = <T>(fn: () => Promise<T>): Promise<T> => (def.answersDialog ? ctx.broker.exclusive(sel.rec.targetId, fn) : fn());
-      const out = await inTurn(() => (settled || def.watch === false ? reply(run, def.evidence(run, sent, { steps: [], results: [] }), opts) : settleAndReply(run, def, sent, opts)));
+      const inTurn = <T>(fn: () => Promise<T>): Promise<T> =>
+        def.answersDialog ? ctx.broker.exclusive(sel.rec.targetId, fn) : fn();
+      const out = await inTurn(() =>
+        settled || def.watch === false
+          ? reply(run, def.evidence(run, sent, { steps: [], results: [] }), opts)
+          : settleAndReply(run, def, sent, opts),
+      );
       if (!out.observed) return out.evidence;
       return def.shape ? def.shape(out.observed, run, sent) : out.observed;
     } finally {
@@ -117,7 +142,11 @@ export async function runAction<I, A, S, E extends EvidenceLike, R>(ctx: CallCon
 type Answer<E> = { observed: ActionReply<E>; evidence?: undefined } | { observed?: undefined; evidence: E };
 
 /** Observes after an action that settled itself. */
-async function reply<A, E extends EvidenceLike>(run: ActionRun<A>, evidence: E, opts: ObserveArgs | undefined): Promise<Answer<E>> {
+async function reply<A, E extends EvidenceLike>(
+  run: ActionRun<A>,
+  evidence: E,
+  opts: ObserveArgs | undefined,
+): Promise<Answer<E>> {
   const { ctx, sel, watch } = run;
   // Commands that do not observe (dropdown, history) answer with their result alone.
   if (!opts) return { evidence };
@@ -126,15 +155,30 @@ async function reply<A, E extends EvidenceLike>(run: ActionRun<A>, evidence: E, 
   return { observed: replyFor(ctx, sel, evidence, watch.effects, observation) };
 }
 
-function observeOnce<A>(run: ActionRun<A>, opts: ObserveArgs, base: SnapshotResult | undefined, pre: PreSteps | undefined) {
+function observeOnce<A>(
+  run: ActionRun<A>,
+  opts: ObserveArgs,
+  base: SnapshotResult | undefined,
+  pre: PreSteps | undefined,
+) {
   const { ctx, sel, watch } = run;
   if (sel.rec.dialog || watch.effects.dialog) return Promise.resolve(undefined);
   // Always with pre steps (possibly none): an action's observation reuses the document's listener marks.
-  return observeWith(ctx, sel, { limit: opts.limit, diff: !opts.full && !watch.effects.navigation }, { sameDocument: !watch.effects.navigation, base, pre: pre ?? { steps: [] } });
+  return observeWith(
+    ctx,
+    sel,
+    { limit: opts.limit, diff: !opts.full && !watch.effects.navigation },
+    { sameDocument: !watch.effects.navigation, base, pre: pre ?? { steps: [] } },
+  );
 }
 
 /** The reply's settle, then the evidence, the pending navigation's hint and the action's `after` stage. */
-async function settleAndReply<I, A, S, E extends EvidenceLike, R>(run: ActionRun<A>, def: ActionDef<I, A, S, E, R>, sent: S, opts: ObserveArgs | undefined): Promise<Answer<E>> {
+async function settleAndReply<I, A, S, E extends EvidenceLike, R>(
+  run: ActionRun<A>,
+  def: ActionDef<I, A, S, E, R>,
+  sent: S,
+  opts: ObserveArgs | undefined,
+): Promise<Answer<E>> {
   const { ctx, sel, watch } = run;
   const base = sel.agent.observations.get(sel.rec.targetId)?.last;
   const readback = def.readback?.(run, sent) ?? [];
@@ -148,14 +192,22 @@ async function settleAndReply<I, A, S, E extends EvidenceLike, R>(run: ActionRun
   });
   let observation = settled.observation;
   const e = watch.effects;
-  let evidence = def.evidence(run, sent, { steps: readback, results: e.navigation || e.dialog ? [] : settled.readback });
+  let evidence = def.evidence(run, sent, {
+    steps: readback,
+    results: e.navigation || e.dialog ? [] : settled.readback,
+  });
   const pending = settled.pending;
   if (pending) {
     const url = pending.url !== undefined ? redactUrl(boundUrl(pending.url)) : undefined;
     evidence = { ...evidence, pendingNavigation: { ...(url !== undefined ? { url } : {}), ms: pending.ms } };
     if (!opts) return { evidence };
     const reply = replyFor(ctx, sel, evidence, e, undefined);
-    return { observed: { ...reply, hint: `The navigation${url ? ` to ${url}` : ""} has not answered after ${Math.round(pending.ms / 1000)} s and is still loading; nothing could be observed. Run 'bp wait --url <url>' (or 'bp wait --text'), or 'bp stop' to give up on it and stay on this page.` } };
+    return {
+      observed: {
+        ...reply,
+        hint: `The navigation${url ? ` to ${url}` : ""} has not answered after ${Math.round(pending.ms / 1000)} s and is still loading; nothing could be observed. Run 'bp wait --url <url>' (or 'bp wait --text'), or 'bp stop' to give up on it and stay on this page.`,
+      },
+    };
   }
   if (def.after && !e.navigation && !e.dialog) {
     const later = await def.after(run, sent, evidence);

@@ -22,11 +22,17 @@ export function probeStep(opts: { requireEnabled?: boolean; noScroll?: boolean }
  * Proves before anything is sent that a pointer event at the returned point reaches the element (visible, enabled,
  * topmost).
  */
-export async function probeForPointer(r: ResolvedRef, opts: { requireEnabled?: boolean; noScroll?: boolean } = {}): Promise<Probe> {
+export async function probeForPointer(
+  r: ResolvedRef,
+  opts: { requireEnabled?: boolean; noScroll?: boolean } = {},
+): Promise<Probe> {
   return checkProbe(r, await callFn(r.binding, "act", probeArg(opts), { ref: r.ref }));
 }
 
-export function checkProbe(r: { ref: number; binding: { offset: { x: number; y: number } } }, probe: ProbeHit | ProbeMiss): Probe {
+export function checkProbe(
+  r: { ref: number; binding: { offset: { x: number; y: number } } },
+  probe: ProbeHit | ProbeMiss,
+): Probe {
   if (probe.ok) return { ...probe, x: probe.x + r.binding.offset.x, y: probe.y + r.binding.offset.y };
   if (probe.reason === "detached") throw staleRef(r.ref, "node_detached");
   const what = probe.obstruction ? describeObstruction(probe.obstruction) : undefined;
@@ -38,7 +44,13 @@ export function checkProbe(r: { ref: number; binding: { offset: { x: number; y: 
   const wall = probe.reason === "obscured" && probe.obstructionControls === 0;
   throw new BpError("action_not_verified", message, {
     retryable: !wall,
-    context: { ref: r.ref, reason: probe.reason, dispatched: false, ...(probe.obstruction ? { obstruction: probe.obstruction } : {}), ...(wall ? { obstructionControls: 0 } : {}) },
+    context: {
+      ref: r.ref,
+      reason: probe.reason,
+      dispatched: false,
+      ...(probe.obstruction ? { obstruction: probe.obstruction } : {}),
+      ...(wall ? { obstructionControls: 0 } : {}),
+    },
     hint: wall
       ? `${what ?? "The covering element"} has no control to close it. Activate the target by keyboard ('bp press Tab' until it has focus, then 'bp press Enter'), wait for the cover to go ('bp wait'), or hand the tab to a person ('bp handoff').`
       : probe.reason === "obscured"
@@ -54,8 +66,20 @@ function describeObstruction(o: { tagName: string; id?: string; role?: string; n
 export type MouseButton = "left" | "right";
 
 /** Mouse moves wait for a frame a background tab never renders (~5 s): in a hidden tab the move is not awaited. */
-export async function moveMouse(session: CdpSession, x: number, y: number, hidden: boolean | undefined, buttons = 0): Promise<void> {
-  const sent = session.send("Input.dispatchMouseEvent", { type: "mouseMoved", x, y, button: buttons ? "left" : "none", buttons });
+export async function moveMouse(
+  session: CdpSession,
+  x: number,
+  y: number,
+  hidden: boolean | undefined,
+  buttons = 0,
+): Promise<void> {
+  const sent = session.send("Input.dispatchMouseEvent", {
+    type: "mouseMoved",
+    x,
+    y,
+    button: buttons ? "left" : "none",
+    buttons,
+  });
   sent.catch(() => undefined);
   // A move with a button held is part of a drag, whose press and release go out elsewhere.
   if (buttons) forgetPointer(session);
@@ -71,12 +95,30 @@ export async function moveMouse(session: CdpSession, x: number, y: number, hidde
 const MOVE_ACK_GRACE_MS = 100;
 
 /** A real pointer click at top-level viewport coordinates; the events go out together (one round trip). */
-export async function dispatchClick(session: CdpSession, x: number, y: number, button: MouseButton, clickCount: 1 | 2, hidden?: boolean): Promise<void> {
+export async function dispatchClick(
+  session: CdpSession,
+  x: number,
+  y: number,
+  button: MouseButton,
+  clickCount: 1 | 2,
+  hidden?: boolean,
+): Promise<void> {
   const moved = pointerAt(session, x, y) ? undefined : moveMouse(session, x, y, hidden);
   const sent: Promise<unknown>[] = [];
   for (let n = 1; n <= clickCount; n++) {
-    sent.push(session.send("Input.dispatchMouseEvent", { type: "mousePressed", x, y, button, buttons: button === "left" ? 1 : 2, clickCount: n }));
-    sent.push(session.send("Input.dispatchMouseEvent", { type: "mouseReleased", x, y, button, buttons: 0, clickCount: n }));
+    sent.push(
+      session.send("Input.dispatchMouseEvent", {
+        type: "mousePressed",
+        x,
+        y,
+        button,
+        buttons: button === "left" ? 1 : 2,
+        clickCount: n,
+      }),
+    );
+    sent.push(
+      session.send("Input.dispatchMouseEvent", { type: "mouseReleased", x, y, button, buttons: 0, clickCount: n }),
+    );
   }
   for (const p of sent) p.catch(() => undefined);
   try {

@@ -34,7 +34,13 @@ type Observation = { reply: SnapshotReply; previous: SnapshotResult | undefined 
  * Every action answers with its evidence and the page now: the diff since the agent's last observation, a new document
  * after a navigation, the whole page with --full, only the dialog while one is pending.
  */
-export function replyFor<E extends EvidenceLike>(ctx: CallContext, sel: Selected, evidence: E, effects: Effects, observation: Observation): ActionReply<E> {
+export function replyFor<E extends EvidenceLike>(
+  ctx: CallContext,
+  sel: Selected,
+  evidence: E,
+  effects: Effects,
+  observation: Observation,
+): ActionReply<E> {
   const agent = sel.agent;
   const browser = sel.browser;
   const popups = effects.popups.map((id) => agent.idFor(id, browser.generation));
@@ -47,9 +53,16 @@ export function replyFor<E extends EvidenceLike>(ctx: CallContext, sel: Selected
     ...(dialog ? { dialog: { id: dialog.id, type: dialog.type, message: dialog.message } } : {}),
   };
   if (dialog) {
-    const text = ctx.req.mode === "human" ? `✓ ${String(full.action)}: dialog ${dialog.id} (${dialog.type}) "${cutString(dialog.message, 200).replace(/[\r\n]+/g, " ")}" is open; answer with 'bp dialog ${dialog.id} --accept|--dismiss'.` : undefined;
+    const text =
+      ctx.req.mode === "human"
+        ? `✓ ${String(full.action)}: dialog ${dialog.id} (${dialog.type}) "${cutString(dialog.message, 200).replace(/[\r\n]+/g, " ")}" is open; answer with 'bp dialog ${dialog.id} --accept|--dismiss'.`
+        : undefined;
     // Lean like any action's evidence: the dialog itself is the news.
-    return { evidence: lean(full), hint: `${capitalize(withArticle(dialog.type))} dialog is open; answer it with 'bp dialog ${dialog.id} --accept' or '--dismiss'.`, ...(text ? { text } : {}) };
+    return {
+      evidence: lean(full),
+      hint: `${capitalize(withArticle(dialog.type))} dialog is open; answer it with 'bp dialog ${dialog.id} --accept' or '--dismiss'.`,
+      ...(text ? { text } : {}),
+    };
   }
   const leanEvidence = lean(full);
   if (!observation) return { evidence: leanEvidence };
@@ -70,7 +83,9 @@ function dropKnownHints(out: ActionObservation, previous: SnapshotResult | undef
   if (!out.hints || !previous) return;
   const key = (type: unknown, refs: unknown) => `${String(type)} ${Array.isArray(refs) ? refs.join(",") : ""}`;
   const known = new Set(previous.hints.map((h) => key(h.type, h.refs)));
-  const fresh = out.hints.filter((h) => !((h.state === undefined || h.state === "present") && known.has(key(h.type, h.refs))));
+  const fresh = out.hints.filter(
+    (h) => !((h.state === undefined || h.state === "present") && known.has(key(h.type, h.refs))),
+  );
   if (fresh.length > 0) out.hints = fresh;
   else delete out.hints;
 }
@@ -94,10 +109,23 @@ function dropNamedFields(out: ActionObservation, effects: string[] | undefined):
 
 /** Evidence fields each action leaves out: what the agent asked for, and values that say nothing. */
 const QUIET_FIELDS: Record<string, (k: string, v: unknown, e: Record<string, unknown>) => boolean> = {
-  type: (k, v, e) => (k === "kind" && v === "input") || (k === "sensitive" && v === false) || (k === "expectedLength" && v === e.afterLength),
-  keyboard: (k, v, e) => (k === "kind" && v === "input") || (k === "sensitive" && v === false) || (k === "expectedLength" && v === e.afterLength),
-  press: (k, v) => k === "key" || (k === "kind" && (v === "none" || v === "input")) || (k === "sensitive" && v === false),
-  scroll: (k, v) => k === "mode" || k === "target" || k === "beforeX" || k === "beforeY" || (k === "moved" && v === true) || ((k === "deltaX" || k === "afterX" || k === "deltaY") && v === 0),
+  type: (k, v, e) =>
+    (k === "kind" && v === "input") ||
+    (k === "sensitive" && v === false) ||
+    (k === "expectedLength" && v === e.afterLength),
+  keyboard: (k, v, e) =>
+    (k === "kind" && v === "input") ||
+    (k === "sensitive" && v === false) ||
+    (k === "expectedLength" && v === e.afterLength),
+  press: (k, v) =>
+    k === "key" || (k === "kind" && (v === "none" || v === "input")) || (k === "sensitive" && v === false),
+  scroll: (k, v) =>
+    k === "mode" ||
+    k === "target" ||
+    k === "beforeX" ||
+    k === "beforeY" ||
+    (k === "moved" && v === true) ||
+    ((k === "deltaX" || k === "afterX" || k === "deltaY") && v === 0),
   upload: (k) => k === "expectedFileCount",
 };
 
@@ -142,7 +170,10 @@ function leanObservation(reply: SnapshotReply): ActionObservation {
       // Focus came along with a real change: leave it out of the entry too.
       const e: Record<string, unknown> = { ...c, fields: rest };
       if (typeof e.s === "string") {
-        const st = e.s.split(" ").filter((w) => w !== "focused").join(" ");
+        const st = e.s
+          .split(" ")
+          .filter((w) => w !== "focused")
+          .join(" ");
         if (st) e.s = st;
         else delete e.s;
       }

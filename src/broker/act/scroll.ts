@@ -46,7 +46,9 @@ export const scrollHandler = defineAction<typeof command, ScrollArgs, ScrollOutc
     const mode = modeOf(args);
     const page = {
       mode,
-      ...(args.direction ? { direction: args.direction, amount: args.amount ?? (args.unit === "pixels" ? 300 : 1), unit: args.unit } : {}),
+      ...(args.direction
+        ? { direction: args.direction, amount: args.amount ?? (args.unit === "pixels" ? 300 : 1), unit: args.unit }
+        : {}),
       ...(args.to ? { to: args.to } : {}),
       ...(args.toText !== undefined ? { text: args.toText, exact: args.exact } : {}),
       ...(args.selector !== undefined ? { selector: args.selector } : {}),
@@ -68,14 +70,23 @@ export const scrollHandler = defineAction<typeof command, ScrollArgs, ScrollOutc
     const out = await Promise.race([run, watch.dialogOpened.then(() => undefined)]);
     if (out && !out.ok) {
       if (out.reason === "detached" && args.ref !== undefined) throw staleRef(args.ref, "node_detached");
-      if (out.reason === "selector_invalid") throw invalidArgument("selector", `"${args.selector}" is not a valid CSS selector.`, { selector: args.selector });
+      if (out.reason === "selector_invalid")
+        throw invalidArgument("selector", `"${args.selector}" is not a valid CSS selector.`, {
+          selector: args.selector,
+        });
       throw invalidArgument("selector", `Selector "${args.selector}" did not match.`, { selector: args.selector });
     }
     return out;
   },
   evidence({ args, watch }, out) {
     const mode = modeOf(args);
-    return exactly<ScrollEvidence>()({ action: "scroll", ...verdict(mode, out), mode, ...(out ? strip(out) : {}), effects: pageEffects(watch.effects) });
+    return exactly<ScrollEvidence>()({
+      action: "scroll",
+      ...verdict(mode, out),
+      mode,
+      ...(out ? strip(out) : {}),
+      effects: pageEffects(watch.effects),
+    });
   },
 });
 
@@ -84,14 +95,25 @@ async function scrollRoot(sel: Selected, top: CdpSession): Promise<FrameWorld> {
   const obs = sel.agent.observations.get(sel.rec.targetId);
   const chosen = sel.agent.frames.get(sel.rec.targetId);
   // Without a chosen frame the page itself scrolls: no need to ask the browser for its frames.
-  const root = chosen === undefined ? undefined : await rootForFrame(sel.rec, top, sel.rec.targetId, obs?.mainLoaderId ?? "", chosen);
-  return root ? { session: root.session, frameId: root.frameId, offset: root.offset } : { session: top, frameId: sel.rec.targetId, offset: { x: 0, y: 0 } };
+  const root =
+    chosen === undefined
+      ? undefined
+      : await rootForFrame(sel.rec, top, sel.rec.targetId, obs?.mainLoaderId ?? "", chosen);
+  return root
+    ? { session: root.session, frameId: root.frameId, offset: root.offset }
+    : { session: top, frameId: sel.rec.targetId, offset: { x: 0, y: 0 } };
 }
 
-function verdict(mode: "relative" | "position" | "text", o: ScrollOutcome | undefined): { status: EvidenceStatus; reason?: string } {
+function verdict(
+  mode: "relative" | "position" | "text",
+  o: ScrollOutcome | undefined,
+): { status: EvidenceStatus; reason?: string } {
   if (!o) return { status: "unavailable", reason: "dialog_opened" };
   if (mode === "text") return o.reason ? { status: "mismatch", reason: o.reason } : { status: "verified" };
-  if (!o.moved) return mode === "relative" ? { status: "mismatch", reason: "at_boundary" } : { status: "verified", reason: "at_boundary" };
+  if (!o.moved)
+    return mode === "relative"
+      ? { status: "mismatch", reason: "at_boundary" }
+      : { status: "verified", reason: "at_boundary" };
   return { status: "verified" };
 }
 

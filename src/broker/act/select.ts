@@ -24,43 +24,53 @@ const TARGET_SLOT = "browser-pilot.target.v1";
 
 function listingError(ref: number, l: Extract<Listing, { ok: false }>): BpError {
   if (l.reason === "detached") return staleRef(ref, "node_detached");
-  return invalidArgument("ref", `Ref ${ref} (${l.tag ?? "element"}) is not a select, listbox or combobox.`, { ref, reason: "not_a_dropdown" });
+  return invalidArgument("ref", `Ref ${ref} (${l.tag ?? "element"}) is not a select, listbox or combobox.`, {
+    ref,
+    reason: "not_a_dropdown",
+  });
 }
 
 /** `bp dropdown <ref>`: the options of a native select or ARIA listbox, without changing anything. */
-export const dropdownHandler = defineAction<typeof dropdownCommand, ArgsOf<typeof dropdownCommand>, Listing>(dropdownCommand, {
-  watch: false,
-  args: (a) => a,
-  locate: (a) => ({ ref: a.ref, steps: [step("select", { op: "list" })] }),
-  dispatch: async ({ target }) => stepResult(locatedRef(target), 0, "select", "list"),
-  evidence({ ctx, args }, l) {
-    const ref = args.ref;
-    if (!l.ok) throw listingError(ref, l);
-    const options = l.options ?? [];
-    // Lean: not the ref given; the flags only when true; an option's value only when it is not its label.
-    const out: ReplyOf<typeof dropdownCommand.result> = {
-      kind: l.kind,
-      ...(l.expanded ? { expanded: true as const } : {}),
-      ...(l.multiple ? { multiple: true as const } : {}),
-      ...(l.requiresOpen ? { requiresOpen: true as const } : {}),
-      options: options.map((o) => ({
-        index: o.index,
-        label: o.label,
-        ...(o.value !== o.label ? { value: o.value } : {}),
-        ...(o.selected ? { selected: true as const } : {}),
-        ...(o.disabled ? { disabled: true as const } : {}),
-      })),
-      ...(l.truncated === true ? { truncated: true as const } : {}),
-    };
-    if (l.requiresOpen) out.hint = `The list appears when opened: 'bp select ${ref} <option>' opens it for you, or 'bp click ${ref}' then 'bp dropdown ${ref}'.`;
-    if (ctx.req.mode === "human") {
-      const lines = [`[${l.kind}]${l.multiple ? " multiple" : ""}${l.requiresOpen ? " open required" : ""}`];
-      for (const o of options) lines.push(`${o.selected ? "*" : " "} ${o.index}  ${JSON.stringify(o.label).slice(1, -1)}${o.value !== o.label ? `  value=${JSON.stringify(o.value)}` : ""}${o.disabled ? "  (disabled)" : ""}`);
-      out.text = lines.join("\n");
-    }
-    return out;
+export const dropdownHandler = defineAction<typeof dropdownCommand, ArgsOf<typeof dropdownCommand>, Listing>(
+  dropdownCommand,
+  {
+    watch: false,
+    args: (a) => a,
+    locate: (a) => ({ ref: a.ref, steps: [step("select", { op: "list" })] }),
+    dispatch: async ({ target }) => stepResult(locatedRef(target), 0, "select", "list"),
+    evidence({ ctx, args }, l) {
+      const ref = args.ref;
+      if (!l.ok) throw listingError(ref, l);
+      const options = l.options ?? [];
+      // Lean: not the ref given; the flags only when true; an option's value only when it is not its label.
+      const out: ReplyOf<typeof dropdownCommand.result> = {
+        kind: l.kind,
+        ...(l.expanded ? { expanded: true as const } : {}),
+        ...(l.multiple ? { multiple: true as const } : {}),
+        ...(l.requiresOpen ? { requiresOpen: true as const } : {}),
+        options: options.map((o) => ({
+          index: o.index,
+          label: o.label,
+          ...(o.value !== o.label ? { value: o.value } : {}),
+          ...(o.selected ? { selected: true as const } : {}),
+          ...(o.disabled ? { disabled: true as const } : {}),
+        })),
+        ...(l.truncated === true ? { truncated: true as const } : {}),
+      };
+      if (l.requiresOpen)
+        out.hint = `The list appears when opened: 'bp select ${ref} <option>' opens it for you, or 'bp click ${ref}' then 'bp dropdown ${ref}'.`;
+      if (ctx.req.mode === "human") {
+        const lines = [`[${l.kind}]${l.multiple ? " multiple" : ""}${l.requiresOpen ? " open required" : ""}`];
+        for (const o of options)
+          lines.push(
+            `${o.selected ? "*" : " "} ${o.index}  ${JSON.stringify(o.label).slice(1, -1)}${o.value !== o.label ? `  value=${JSON.stringify(o.value)}` : ""}${o.disabled ? "  (disabled)" : ""}`,
+          );
+        out.text = lines.join("\n");
+      }
+      return out;
+    },
   },
-});
+);
 
 export type SelectArgs = ArgsOf<typeof selectCommand>;
 
@@ -71,7 +81,10 @@ export type SelectArgs = ArgsOf<typeof selectCommand>;
 export const selectHandler = defineAction<typeof selectCommand, SelectArgs, Chosen>(selectCommand, {
   args: (a) => a,
   observe: (a) => ({ limit: a.limit, full: a.full }),
-  locate: (a) => ({ ref: a.ref, steps: [step("select", { op: "find", option: a.option, by: a.by, contains: a.contains })] }),
+  locate: (a) => ({
+    ref: a.ref,
+    steps: [step("select", { op: "find", option: a.option, by: a.by, contains: a.contains })],
+  }),
   armQuiet: true,
   // A native select settles in the reply's one call with the snapshot; an ARIA one settled step by step.
   settled: (_run, sent) => sent.evidence !== undefined,
@@ -85,17 +98,24 @@ export const selectHandler = defineAction<typeof selectCommand, SelectArgs, Chos
     const found = stepResult(resolved, 0, "select", "find");
     if (!found.ok) throw listingError(args.ref, found);
     let info: Info = found;
-    if (info.disabled) throw new BpError("action_not_verified", `Ref ${args.ref} is disabled; nothing was sent.`, { retryable: true, context: { ref: args.ref, reason: "disabled", dispatched: false } });
+    if (info.disabled)
+      throw new BpError("action_not_verified", `Ref ${args.ref} is disabled; nothing was sent.`, {
+        retryable: true,
+        context: { ref: args.ref, reason: "disabled", dispatched: false },
+      });
     const was = info.option ? info.option.selected : undefined;
-    const done = (status: EvidenceStatus, reason: string | undefined, selected: string[]) => exactly<SelectEvidence>()({
-      action: "select",
-      status,
-      kind: info.kind,
-      ...(info.option ? { option: { index: info.option.index, label: info.option.label, value: info.option.value } } : {}),
-      selected,
-      ...(reason ? { reason } : {}),
-      effects: [...(status === "verified" && was === false ? ["value_changed"] : []), ...pageEffects(watch.effects)],
-    });
+    const done = (status: EvidenceStatus, reason: string | undefined, selected: string[]) =>
+      exactly<SelectEvidence>()({
+        action: "select",
+        status,
+        kind: info.kind,
+        ...(info.option
+          ? { option: { index: info.option.index, label: info.option.label, value: info.option.value } }
+          : {}),
+        selected,
+        ...(reason ? { reason } : {}),
+        effects: [...(status === "verified" && was === false ? ["value_changed"] : []), ...pageEffects(watch.effects)],
+      });
     const current = async (): Promise<Readback | undefined> => {
       const r = await callInFrame(frame, "select", { op: "selected" }).catch(() => undefined);
       return r?.ok ? r : undefined;
@@ -106,28 +126,55 @@ export const selectHandler = defineAction<typeof selectCommand, SelectArgs, Chos
       if (info.option.disabled) return settled(done("mismatch", "option_disabled", (await current())?.selected ?? []));
       if (!watch.armed) await watch.armQuiet();
       const index = info.option.index;
-      const r = await race(watch, watch.input(() => callInFrame(frame, "select", { op: "setNative", index }), true));
+      const r = await race(
+        watch,
+        watch.input(() => callInFrame(frame, "select", { op: "setNative", index }), true),
+      );
       if (!r) return settled(done("unavailable", "dialog_opened", []));
       // Judged after the reply's settle: not set means the option, or the native select, went since the find step.
-      return { finish: () => (!r.ok ? done("mismatch", "option_not_found", []) : r.target.connected && r.target.selected === true ? done("verified", undefined, r.selected) : done("mismatch", "selection_mismatch", r.selected)) };
+      return {
+        finish: () =>
+          !r.ok
+            ? done("mismatch", "option_not_found", [])
+            : r.target.connected && r.target.selected === true
+              ? done("verified", undefined, r.selected)
+              : done("mismatch", "selection_mismatch", r.selected),
+      };
     }
     // A list already shown without the option: nothing is sent.
     if (!info.found && info.visible !== false && (await shownOptions(frame)) > 0) throw await noSuchOption(frame, args);
     if (!(info.found && info.option?.disabled)) info = await openAria(ctx, top, resolved, frame, info, watch, query);
     if (watch.effects.dialog) return settled(done("unavailable", "dialog_opened", []));
-    if (!info.found || !info.option) return settled(done("mismatch", "option_not_found", (await current())?.selected ?? []));
+    if (!info.found || !info.option)
+      return settled(done("mismatch", "option_not_found", (await current())?.selected ?? []));
     if (info.option.disabled) return settled(done("mismatch", "option_disabled", (await current())?.selected ?? []));
     const probe = await callOnSlot(frame, TARGET_SLOT, "act", { op: "probe", requireEnabled: true });
     if (!probe.ok) {
-      throw new BpError("action_not_verified", `Option "${cutString(info.option.label, 80)}" cannot take a click (${probe.reason ?? "unknown"}).`, {
-        retryable: true,
-        context: { ref: args.ref, reason: probe.reason, ...(probe.obstruction ? { obstruction: probe.obstruction } : {}) },
-      });
+      throw new BpError(
+        "action_not_verified",
+        `Option "${cutString(info.option.label, 80)}" cannot take a click (${probe.reason ?? "unknown"}).`,
+        {
+          retryable: true,
+          context: {
+            ref: args.ref,
+            reason: probe.reason,
+            ...(probe.obstruction ? { obstruction: probe.obstruction } : {}),
+          },
+        },
+      );
     }
     if (!watch.armed) await watch.armQuiet();
-    await race(watch, watch.input(() => dispatchClick(top, probe.x + frame.offset.x, probe.y + frame.offset.y, "left", 1, probe.hidden), true));
+    await race(
+      watch,
+      watch.input(
+        () => dispatchClick(top, probe.x + frame.offset.x, probe.y + frame.offset.y, "left", 1, probe.hidden),
+        true,
+      ),
+    );
     await watch.settle({ deadline: ctx.deadline });
-    return settled(watch.effects.dialog ? done("unavailable", "dialog_opened", []) : ariaVerdict(info.option, await current(), done));
+    return settled(
+      watch.effects.dialog ? done("unavailable", "dialog_opened", []) : ariaVerdict(info.option, await current(), done),
+    );
   },
 });
 
@@ -144,23 +191,39 @@ async function noSuchOption(frame: FrameWorld, args: SelectArgs): Promise<BpErro
   const l = await callInFrame(frame, "select", { op: "list" }).catch(() => undefined);
   const all = l?.ok ? (l.options ?? []) : [];
   const options = all.slice(0, LISTED_OPTIONS).map((o) => cutString(o.label, 60));
-  const how = args.by === "value" ? "value" : args.by === "index" ? "index" : args.contains ? "label containing" : "label";
-  return invalidArgument("option", `Ref ${args.ref} has no option with ${how} "${cutString(String(args.option), 80)}"; nothing was sent.`, {
-    ref: args.ref,
-    reason: "option_not_found",
-    options,
-    ...(all.length > options.length || (l?.ok && "truncated" in l && l.truncated === true) ? { more: true } : {}),
-  });
+  const how =
+    args.by === "value" ? "value" : args.by === "index" ? "index" : args.contains ? "label containing" : "label";
+  return invalidArgument(
+    "option",
+    `Ref ${args.ref} has no option with ${how} "${cutString(String(args.option), 80)}"; nothing was sent.`,
+    {
+      ref: args.ref,
+      reason: "option_not_found",
+      options,
+      ...(all.length > options.length || (l?.ok && "truncated" in l && l.truncated === true) ? { more: true } : {}),
+    },
+  );
 }
 
 type Chosen = { evidence: SelectEvidence; finish?: undefined } | { evidence?: undefined; finish: () => SelectEvidence };
 
 /** Opens an ARIA popup whose option is not shown (a checked click on the ref), then waits for the option to render. */
-async function openAria(ctx: CallContext, top: CdpSession, r: ResolvedRef, frame: FrameWorld, info: Info, watch: Settler, query: Query): Promise<Info> {
+async function openAria(
+  ctx: CallContext,
+  top: CdpSession,
+  r: ResolvedRef,
+  frame: FrameWorld,
+  info: Info,
+  watch: Settler,
+  query: Query,
+): Promise<Info> {
   if (info.found && info.visible) return info;
   const probe = await probeForPointer(r);
   if (!watch.armed) await watch.armQuiet();
-  await race(watch, watch.input(() => dispatchClick(top, probe.x, probe.y, "left", 1, probe.hidden), true));
+  await race(
+    watch,
+    watch.input(() => dispatchClick(top, probe.x, probe.y, "left", 1, probe.hidden), true),
+  );
   if (watch.effects.dialog) return { ...info, found: false };
   const maxMs = Math.max(200, Math.min(2_000, ctx.deadline - Date.now() - 500));
   const after = await race(watch, callInFrame(frame, "select", { op: "waitOption", maxMs, ...query }));
@@ -168,10 +231,17 @@ async function openAria(ctx: CallContext, top: CdpSession, r: ResolvedRef, frame
   return after?.ok ? after : { ...info, found: false };
 }
 
-function ariaVerdict(o: Option, r: Readback | undefined, done: (s: EvidenceStatus, reason: string | undefined, selected: string[]) => SelectEvidence): SelectEvidence {
+function ariaVerdict(
+  o: Option,
+  r: Readback | undefined,
+  done: (s: EvidenceStatus, reason: string | undefined, selected: string[]) => SelectEvidence,
+): SelectEvidence {
   if (!r) return done("unavailable", "selection_not_exposed", []);
   const label = o.label.toLowerCase();
-  const shown = r.selected.some((s) => s.toLowerCase() === label) || (r.target.connected && r.target.selected === "true") || (label !== "" && r.ownerText.toLowerCase().includes(label));
+  const shown =
+    r.selected.some((s) => s.toLowerCase() === label) ||
+    (r.target.connected && r.target.selected === "true") ||
+    (label !== "" && r.ownerText.toLowerCase().includes(label));
   if (shown) return done("verified", undefined, r.selected.length ? r.selected : [o.label]);
   if (r.target.connected && r.target.selected === "false") return done("mismatch", "selection_mismatch", r.selected);
   return done("unavailable", "selection_not_exposed", r.selected);

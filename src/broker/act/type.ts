@@ -44,7 +44,14 @@ export const typeHandler = defineAction<typeof command, TypeArgs, Typed>(command
   evidence({ args, watch }, sent, readback) {
     if (sent.evidence) return sent.evidence;
     const { prep, mode } = sent.plan;
-    return readEvidence("type", prep, args.text, mode, watch.effects, readback.results.length > 0 ? readResult(readback, 0, "edit", "read") : null);
+    return readEvidence(
+      "type",
+      prep,
+      args.text,
+      mode,
+      watch.effects,
+      readback.results.length > 0 ? readResult(readback, 0, "edit", "read") : null,
+    );
   },
   // Suggestions that come a few hundred ms after the last keystroke belong in this reply: wait
   // for them in a field that says it offers them, or in one whose page listens to the keys but
@@ -57,7 +64,13 @@ export const typeHandler = defineAction<typeof command, TypeArgs, Typed>(command
   // it has focus (`then`), probes it for the focusing click, and arms the quiet watcher: typing
   // into a focused field then costs the insert and the settle alone.
   // The pointer probe only for a field without focus: one that has it gets no click.
-  locate: (a) => ({ ref: a.ref, steps: [pageStep("edit", { op: "prepare", token: a.token, then: thenOf(a) }), probeStep({}, { unlessFocused: true })] }),
+  locate: (a) => ({
+    ref: a.ref,
+    steps: [
+      pageStep("edit", { op: "prepare", token: a.token, then: thenOf(a) }),
+      probeStep({}, { unlessFocused: true }),
+    ],
+  }),
   armQuiet: true,
   async dispatch({ ctx, sel, args, top, watch, target }) {
     const resolved = locatedRef(target);
@@ -76,7 +89,11 @@ export const typeHandler = defineAction<typeof command, TypeArgs, Typed>(command
       // fill does elsewhere): one input event and no Backspace. Only clearing to nothing deletes.
       const clearing = args.clear && prep.length > 0 && prep.mode !== "setter";
       const overSelection = clearing && args.text !== "";
-      const steps = [...(clearing && !overSelection ? ["clear"] : []), ...(args.text !== "" || prep.mode === "setter" ? ["type"] : []), ...(args.submit ? ["submit"] : [])];
+      const steps = [
+        ...(clearing && !overSelection ? ["clear"] : []),
+        ...(args.text !== "" || prep.mode === "setter" ? ["type"] : []),
+        ...(args.submit ? ["submit"] : []),
+      ];
       // Whether the field's text is selected (or its caret at the end) as the next step needs.
       let done = prep.then === true;
       // Whether the last page call proved the focus and nothing ran since: the first step then
@@ -98,7 +115,10 @@ export const typeHandler = defineAction<typeof command, TypeArgs, Typed>(command
       if (!replace && prep.length > 0 && !done) {
         // Append at the end, whatever the caret was; inputs without a selection API get End.
         // A dialog opening now blocks the page: the pin check of the fallback step names it.
-        const caret = await Promise.race([callFn(frame, "edit", { op: "caretEnd", token }), watch.dialogOpened.then(() => ({ ok: false }))]);
+        const caret = await Promise.race([
+          callFn(frame, "edit", { op: "caretEnd", token }),
+          watch.dialogOpened.then(() => ({ ok: false })),
+        ]);
         if (!caret.ok) {
           await pin.step("caret", steps, () => pressCombo(top, parseCombo("End")), { mutates: false });
           // A key went to the page since the focus was proved: the next step checks it again.
@@ -112,7 +132,16 @@ export const typeHandler = defineAction<typeof command, TypeArgs, Typed>(command
         const inTop = frame.frameId === watch.mainFrameId && frame.session === top;
         const read = inTop ? [readStep(token, args.text, mode)] : [];
         const after = await watch.settle({ deadline: ctx.deadline, also: read, typing: true });
-        return inputEvidence("type", frame, token, prep, args.text, mode, watch.effects, after && readResult({ steps: read, results: after }, 0, "edit", "read"));
+        return inputEvidence(
+          "type",
+          frame,
+          token,
+          prep,
+          args.text,
+          mode,
+          watch.effects,
+          after && readResult({ steps: read, results: after }, 0, "edit", "read"),
+        );
       };
       for (const [i, step] of steps.entries()) {
         const rest = steps.slice(i + 1);
@@ -120,15 +149,28 @@ export const typeHandler = defineAction<typeof command, TypeArgs, Typed>(command
         const rearm = i === 0 && !prep.focused && !rearmed ? watch.rearmSteps(frame) : [];
         if (step === "clear") {
           const selected = i === 0 && done;
-          await pin.step("clear", rest, async () => {
-            if (!selected) await callInFrame(frame, "edit", { op: "select", token });
-            await pressCombo(top, parseCombo("Backspace"));
-          }, { also: rearm, fresh: first, text: true });
+          await pin.step(
+            "clear",
+            rest,
+            async () => {
+              if (!selected) await callInFrame(frame, "edit", { op: "select", token });
+              await pressCombo(top, parseCombo("Backspace"));
+            },
+            { also: rearm, fresh: first, text: true },
+          );
           if (rearm.length > 0) watch.retired();
         } else if (step === "type") {
           // The selection is made in the step's own check call (or was, in the call that proved the focus): no round trip of its own.
           const select = overSelection && !(i === 0 && done) ? [pageStep("edit", { op: "select", token })] : [];
-          await pin.step("type", rest, () => (prep.mode === "setter" ? callInFrame(frame, "edit", { op: "setValue", token, value: args.text }) : top.send("Input.insertText", { text: args.text })), { also: [...select, ...rearm], fresh: first, text: true });
+          await pin.step(
+            "type",
+            rest,
+            () =>
+              prep.mode === "setter"
+                ? callInFrame(frame, "edit", { op: "setValue", token, value: args.text })
+                : top.send("Input.insertText", { text: args.text }),
+            { also: [...select, ...rearm], fresh: first, text: true },
+          );
           if (rearm.length > 0) watch.retired();
         } else {
           evidence = await readBack();
@@ -149,7 +191,9 @@ export const typeHandler = defineAction<typeof command, TypeArgs, Typed>(command
 });
 
 /** What the dispatch leaves for the reply: the evidence when it settled itself (--submit), else what the read-back needs. */
-type Typed = { evidence: TypeEvidence; plan?: undefined } | { evidence?: undefined; plan: { prep: Prepared; mode: ReadMode } };
+type Typed =
+  | { evidence: TypeEvidence; plan?: undefined }
+  | { evidence?: undefined; plan: { prep: Prepared; mode: ReadMode } };
 
 /**
  * Suggestions that come a few hundred ms after the last keystroke belong in this reply: waits
@@ -158,10 +202,19 @@ type Typed = { evidence: TypeEvidence; plan?: undefined } | { evidence?: undefin
  * when the page changed (the caller observes again); undefined when nothing came. `top`: the
  * field is in its session's top document.
  */
-async function lateSuggestions(deadline: number, watch: Settler, frame: FrameWorld, top: boolean, prep: Prepared, evidence: TypeEvidence): Promise<TypeEvidence | undefined> {
+async function lateSuggestions(
+  deadline: number,
+  watch: Settler,
+  frame: FrameWorld,
+  top: boolean,
+  prep: Prepared,
+  evidence: TypeEvidence,
+): Promise<TypeEvidence | undefined> {
   if (watch.effects.navigation || watch.effects.dialog) return undefined;
   const quietSoFar = watch.effects.mutations === 0 && watch.effects.requests === 0;
-  const wait = prep.suggests === true || (quietSoFar && (await Promise.race([listensToKeys(frame, top), watch.dialogOpened.then(() => false)])));
+  const wait =
+    prep.suggests === true ||
+    (quietSoFar && (await Promise.race([listensToKeys(frame, top), watch.dialogOpened.then(() => false)])));
   if (!wait || watch.effects.dialog) return undefined;
   if (!(await watch.lateChange(frame, LATE_WIDGET_MS, deadline))) return undefined;
   // Suggestion items are often bound by addEventListener only: list them with refs.
@@ -182,7 +235,16 @@ function thenOf(a: { clear?: boolean }): "select" | "caretEnd" {
  * proves the focus also re-pins it and does `then` (`then`: done); after the click it also arms
  * the quiet watcher again (`rearmed`).
  */
-async function focus(pin: CompositePin, top: CdpSession, watch: Settler, r: ResolvedRef, frame: FrameWorld, token: string, steps: readonly string[], then: "select" | "caretEnd"): Promise<{ then: boolean; rearmed: boolean }> {
+async function focus(
+  pin: CompositePin,
+  top: CdpSession,
+  watch: Settler,
+  r: ResolvedRef,
+  frame: FrameWorld,
+  token: string,
+  steps: readonly string[],
+  then: "select" | "caretEnd",
+): Promise<{ then: boolean; rearmed: boolean }> {
   let probe: Probe | undefined;
   try {
     probe = checkProbe(r, stepResult(r, 1, "act", "probe"));
@@ -195,7 +257,13 @@ async function focus(pin: CompositePin, top: CdpSession, watch: Settler, r: Reso
     await pin.step("focus", [], () => dispatchClick(top, x, y, "left", 1, hidden), { mutates: false, fresh: true });
   }
   // `focused` also re-pins the focused element, so it is asked once when the click worked.
-  const clicked = await focused(frame, token, watch, then, probe ? watch.rearmSteps(frame, { hold: SYNC_QUIET_MS }) : []);
+  const clicked = await focused(
+    frame,
+    token,
+    watch,
+    then,
+    probe ? watch.rearmSteps(frame, { hold: SYNC_QUIET_MS }) : [],
+  );
   // A page that scheduled work since the arm (a focus handler's timer or frame) keeps the first
   // step's page check, which arms the watcher once more: what that work changes is not the text's.
   if (clicked.focused) return { then: clicked.then, rearmed: probe !== undefined && !clicked.scheduled };
@@ -209,7 +277,13 @@ async function focus(pin: CompositePin, top: CdpSession, watch: Settler, r: Reso
   await callInFrame(frame, "edit", { op: "focus", token });
   // The same hold as the click's when the page scheduled work then: the script focus runs the
   // focus handlers again, and their timers end before the focus is proved.
-  const scripted = await focused(frame, token, watch, then, probe && clicked.scheduled ? watch.rearmSteps(frame, { hold: SYNC_QUIET_MS }) : []);
+  const scripted = await focused(
+    frame,
+    token,
+    watch,
+    then,
+    probe && clicked.scheduled ? watch.rearmSteps(frame, { hold: SYNC_QUIET_MS }) : [],
+  );
   if (scripted.moved) throw moved(pin, steps);
   if (!scripted.focused) {
     throw new BpError("action_not_verified", `Ref ${r.ref} did not take focus, so nothing was typed.`, {
@@ -224,11 +298,15 @@ async function focus(pin: CompositePin, top: CdpSession, watch: Settler, r: Reso
 /** The page moved focus from the field to another element: nothing typed, and a retry would meet the same handler. */
 function moved(pin: CompositePin, steps: readonly string[]): BpError {
   const e = pin.interrupted(steps[0] ?? "type", "focus_changed", steps.slice(1));
-  return new BpError(e.code, `${e.message} The page moved focus from the field to another element when the field got it.`, {
-    retryable: e.retryable,
-    ...(e.context ? { context: e.context } : {}),
-    hint: "Run 'bp snapshot' to see where focus went, then type there or use 'bp keyboard'.",
-  });
+  return new BpError(
+    e.code,
+    `${e.message} The page moved focus from the field to another element when the field got it.`,
+    {
+      retryable: e.retryable,
+      ...(e.context ? { context: e.context } : {}),
+      hint: "Run 'bp snapshot' to see where focus went, then type there or use 'bp keyboard'.",
+    },
+  );
 }
 
 /**
@@ -242,12 +320,19 @@ function moved(pin: CompositePin, steps: readonly string[]): BpError {
  * scheduled anything since the watcher was armed (`scheduled`: a focus handler that moves focus
  * on a short timer has moved it when the focus is proved; src/page/settle/settle.ts).
  */
-async function focused(frame: FrameWorld, token: string, watch: Settler, then: "select" | "caretEnd", rearm: PageStep[] = []): Promise<{ focused: boolean; then: boolean; scheduled: boolean; moved?: boolean }> {
-  const held = rearm[0]?.fn === "quiet" && rearm[0].arg !== undefined && "op" in rearm[0].arg && rearm[0].arg.op === "hold";
+async function focused(
+  frame: FrameWorld,
+  token: string,
+  watch: Settler,
+  then: "select" | "caretEnd",
+  rearm: PageStep[] = [],
+): Promise<{ focused: boolean; then: boolean; scheduled: boolean; moved?: boolean }> {
+  const first = rearm[0];
+  const held = first?.fn === "quiet" && first.arg !== undefined && "op" in first.arg && first.arg.op === "hold";
   // A dialog a focus handler opens blocks the page: not focused, and the pin check then says why.
   // A focus handler that replaced the document fails the call: not focused, and the pin check then says why.
   const pin = pageStep("edit", { op: "pin", token, then, after: "task" });
-  const steps = held ? [rearm[0]!, pin, ...rearm.slice(1)] : [pin, ...rearm];
+  const steps = held && first ? [first, pin, ...rearm.slice(1)] : [pin, ...rearm];
   const at = held ? 1 : 0;
   const pinned = callPage(frame.session, frame.frameId, steps)
     .then((reply) => {
@@ -257,10 +342,15 @@ async function focused(frame: FrameWorld, token: string, watch: Settler, then: "
       return { ...stepResult({ steps, results: reply.results }, at, "edit", "pin"), scheduled };
     })
     .catch(() => ({ ok: false, focused: false, scheduled: true }) as const);
-  const r = await Promise.race([pinned, watch.dialogOpened.then(() => ({ ok: false, focused: false, scheduled: true }) as const)]);
+  const r = await Promise.race([
+    pinned,
+    watch.dialogOpened.then(() => ({ ok: false, focused: false, scheduled: true }) as const),
+  ]);
   // The call answered: the watchers it replaced are gone (else stop() ends them).
   if (rearm.length > 0 && r.ok) watch.retired();
-  return r.ok ? { focused: r.focused, then: r.then === true, scheduled: r.scheduled, moved: "moved" in r && r.moved === true } : { focused: false, then: false, scheduled: true };
+  return r.ok
+    ? { focused: r.focused, then: r.then === true, scheduled: r.scheduled, moved: "moved" in r && r.moved === true }
+    : { focused: false, then: false, scheduled: true };
 }
 
 /** Effects of the whole composite: the readback's plus what the later steps caused. */
@@ -272,9 +362,14 @@ export function mergeEffects(prior: readonly string[] | undefined, watch: Settle
  * No text, no --clear and no --submit (an empty argument, or nothing on stdin) would type
  * nothing and answer as if it had: refused before anything is sent.
  */
-export function nonEmpty<A extends { text: string; clear?: boolean | undefined; submit?: boolean | undefined }>(a: A): A {
+export function nonEmpty<A extends { text: string; clear?: boolean | undefined; submit?: boolean | undefined }>(
+  a: A,
+): A {
   if (a.text === "" && a.clear !== true && a.submit !== true) {
-    throw invalidArgument("text", "No text to type (an empty argument, or nothing on stdin); nothing was sent. Give the text as an argument or on stdin; --clear alone empties the field.");
+    throw invalidArgument(
+      "text",
+      "No text to type (an empty argument, or nothing on stdin); nothing was sent. Give the text as an argument or on stdin; --clear alone empties the field.",
+    );
   }
   return a;
 }

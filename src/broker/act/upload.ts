@@ -18,7 +18,8 @@ const MAX_UPLOAD_BYTES = 512 * 1024 * 1024;
 
 /** The file the agent named: absolute (the CLI resolves it), an existing regular file, bounded. */
 export function checkUploadSource(file: string, cwd: string | undefined): { path: string; size: number } {
-  if (file === "" || file.includes("\0")) throw invalidArgument("file", "The file name is empty or contains a NUL byte.");
+  if (file === "" || file.includes("\0"))
+    throw invalidArgument("file", "The file name is empty or contains a NUL byte.");
   const path = isAbsolute(file) ? file : cwd && isAbsolute(cwd) ? resolve(cwd, file) : undefined;
   if (!path) throw invalidArgument("file", "Give the file as an absolute path.");
   let st;
@@ -28,7 +29,11 @@ export function checkUploadSource(file: string, cwd: string | undefined): { path
     throw invalidArgument("file", `No file at ${path}.`, { file: path });
   }
   if (!st.isFile()) throw invalidArgument("file", `${path} is not a regular file.`, { file: path });
-  if (st.size > MAX_UPLOAD_BYTES) throw invalidArgument("file", `${path} is larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB.`, { file: path, sizeBytes: st.size });
+  if (st.size > MAX_UPLOAD_BYTES)
+    throw invalidArgument("file", `${path} is larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB.`, {
+      file: path,
+      sizeBytes: st.size,
+    });
   return { path, size: st.size };
 }
 
@@ -36,7 +41,11 @@ export function checkUploadSource(file: string, cwd: string | undefined): { path
  * `bp upload <ref> <file>`: a private copy goes to the file input via DOM.setFileInputFiles, then `input.files` is read
  * back.
  */
-export const uploadHandler = defineAction<typeof command, { ref: number; source: { path: string; size: number }; limit: number; full: boolean }, UploadEvidence>(command, {
+export const uploadHandler = defineAction<
+  typeof command,
+  { ref: number; source: { path: string; size: number }; limit: number; full: boolean },
+  UploadEvidence
+>(command, {
   // The file is checked before anything else: a bad path loses nothing.
   args: (a, ctx) => ({ ref: a.ref, source: checkUploadSource(a.file, ctx.req.cwd), limit: a.limit, full: a.full }),
   observe: (a) => ({ limit: a.limit, full: a.full }),
@@ -51,13 +60,27 @@ export const uploadHandler = defineAction<typeof command, { ref: number; source:
     const frame = frameOfRef(resolved);
     const found = stepResult(resolved, 0, "upload", "find");
     if (!found.ok && found.reason === "detached") throw staleRef(args.ref, "node_detached");
-    if (!found.ok) throw invalidArgument("ref", `Ref ${args.ref} (${found.tag ?? "element"}) is not a file input, its label, or an element holding exactly one.`, { ref: args.ref, reason: "not_file_input" });
-    if (found.disabled) throw new BpError("action_not_verified", `The file input of ref ${args.ref} is disabled; nothing was sent.`, { retryable: true, context: { ref: args.ref, reason: "disabled", dispatched: false } });
+    if (!found.ok)
+      throw invalidArgument(
+        "ref",
+        `Ref ${args.ref} (${found.tag ?? "element"}) is not a file input, its label, or an element holding exactly one.`,
+        { ref: args.ref, reason: "not_file_input" },
+      );
+    if (found.disabled)
+      throw new BpError("action_not_verified", `The file input of ref ${args.ref} is disabled; nothing was sent.`, {
+        retryable: true,
+        context: { ref: args.ref, reason: "disabled", dispatched: false },
+      });
     const objectId = await pageObject(frame.session, frame.frameId, "slotElement", "browser-pilot.target.v1");
     if (!objectId) throw staleRef(args.ref, "node_detached");
     const name = basename(source.path);
     // The page gets a private copy read lazily on submit: it lives an hour unless the agent disconnects first.
-    const copy = storeFor(ctx.broker.paths.home).putFile(ctx.req.clientKey, "upload", source.path, { name, mimeType: "application/octet-stream", ttlMs: UPLOAD_TTL_MS, keepName: true }).path;
+    const copy = storeFor(ctx.broker.paths.home).putFile(ctx.req.clientKey, "upload", source.path, {
+      name,
+      mimeType: "application/octet-stream",
+      ttlMs: UPLOAD_TTL_MS,
+      keepName: true,
+    }).path;
     let files: PageResult<"upload", { op: "files" }> | undefined;
     try {
       await watch.armQuiet();

@@ -7,7 +7,8 @@ const KEY_EVENTS = new Set(["input", "keyup", "keydown", "keypress", "beforeinpu
 const GROUP = "bp-widget";
 
 /** The focused element in the page's own world, through open shadow roots. */
-const DEEP_ACTIVE = "(() => { let a = document.activeElement; while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement; return a; })()";
+const DEEP_ACTIVE =
+  "(() => { let a = document.activeElement; while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement; return a; })()";
 
 /**
  * Whether the page runs code on each keystroke in this field (key or input listeners on it): typing that changed
@@ -23,7 +24,11 @@ export async function listensToKeys(frame: { session: CdpSession; frameId: strin
   // side-effect check, and the time bound holds against one that never returns.
   const focused = top
     ? session
-        .send("Runtime.evaluate", { expression: DEEP_ACTIVE, objectGroup: GROUP, returnByValue: false, throwOnSideEffect: true, timeout: 500 }, { timeoutMs: 2_000 })
+        .send(
+          "Runtime.evaluate",
+          { expression: DEEP_ACTIVE, objectGroup: GROUP, returnByValue: false, throwOnSideEffect: true, timeout: 500 },
+          { timeoutMs: 2_000 },
+        )
         .then((r) => (!r.exceptionDetails && r.result.subtype === "node" ? r.result.objectId : undefined))
         .catch(() => undefined)
     : Promise.resolve(undefined);
@@ -47,6 +52,10 @@ export async function listensToKeys(frame: { session: CdpSession; frameId: strin
 }
 
 async function listenersOf(session: CdpSession, objectId: string): Promise<boolean> {
-  const { listeners } = await session.send("DOMDebugger.getEventListeners", { objectId, depth: 0 }, { timeoutMs: 2_000 });
+  const { listeners } = await session.send(
+    "DOMDebugger.getEventListeners",
+    { objectId, depth: 0 },
+    { timeoutMs: 2_000 },
+  );
   return listeners.some((l) => KEY_EVENTS.has(l.type));
 }

@@ -9,7 +9,20 @@ function result(elements: SnapshotEntry[]): SnapshotResult {
   return {
     title: "t",
     url: "u",
-    page: { viewportWidth: 800, viewportHeight: 600, documentWidth: 800, documentHeight: 600, scrollX: 0, scrollY: 0, pixelsAbove: 0, pixelsBelow: 0, pixelsLeft: 0, pixelsRight: 0, scrollPercentX: 0, scrollPercentY: 0 },
+    page: {
+      viewportWidth: 800,
+      viewportHeight: 600,
+      documentWidth: 800,
+      documentHeight: 600,
+      scrollX: 0,
+      scrollY: 0,
+      pixelsAbove: 0,
+      pixelsBelow: 0,
+      pixelsLeft: 0,
+      pixelsRight: 0,
+      scrollPercentX: 0,
+      scrollPercentY: 0,
+    },
     elements,
     totalCandidates: elements.length,
     candidateRefs: [],
@@ -21,7 +34,14 @@ function result(elements: SnapshotEntry[]): SnapshotResult {
   };
 }
 
-const el = (ref: number, x: number, y: number): SnapshotEntry => ({ kind: "element", ref, role: "button", name: "b", box: { x, y, w: 10, h: 5 }, inViewport: true });
+const el = (ref: number, x: number, y: number): SnapshotEntry => ({
+  kind: "element",
+  ref,
+  role: "button",
+  name: "b",
+  box: { x, y, w: 10, h: 5 },
+  inViewport: true,
+});
 
 function observation(): TabObservation {
   const obs = new TabObservation(1, "target", "loader", "http://x/");
@@ -29,8 +49,29 @@ function observation(): TabObservation {
   for (const r of [1, 2, 3, 4, 5]) obs.bind(r, binding);
   obs.last = result([
     el(1, 0, 0),
-    { kind: "fold", count: 2, firstRef: 3, lastRef: 4, refs: [3, 4], role: "link", roles: ["link"], period: 1, samples: [] },
-    { kind: "frame", ref: 2, role: "iframe", name: "", src: "http://y/", frame: "1", reason: "cross_origin", box: { x: 100, y: 100, w: 50, h: 50 }, offset: { x: 100, y: 100 }, inViewport: true },
+    {
+      kind: "fold",
+      count: 2,
+      firstRef: 3,
+      lastRef: 4,
+      refs: [3, 4],
+      role: "link",
+      roles: ["link"],
+      period: 1,
+      samples: [],
+    },
+    {
+      kind: "frame",
+      ref: 2,
+      role: "iframe",
+      name: "",
+      src: "http://y/",
+      frame: "1",
+      reason: "cross_origin",
+      box: { x: 100, y: 100, w: 50, h: 50 },
+      offset: { x: 100, y: 100 },
+      inViewport: true,
+    },
     el(5, 110, 120),
   ]);
   return obs;
@@ -72,6 +113,8 @@ describe("--annotate refs", () => {
   });
 
   test("CSS boxes scale to image pixels after the scroll shift", () => {
-    expect(toImageBoxes([{ ref: 1, x: 10.4, y: 20, w: 30, h: 5 }], 2, { x: 0, y: -10 })).toEqual([{ ref: 1, x: 21, y: 20, w: 60, h: 10 }]);
+    expect(toImageBoxes([{ ref: 1, x: 10.4, y: 20, w: 30, h: 5 }], 2, { x: 0, y: -10 })).toEqual([
+      { ref: 1, x: 21, y: 20, w: 60, h: 10 },
+    ]);
   });
 });

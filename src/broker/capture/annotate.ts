@@ -22,10 +22,16 @@ export function parseRefList(value: string): number[] | "all" {
   if (v === "" || v === "all") return "all";
   const refs = v.split(",").map((p) => p.trim());
   if (v.startsWith("-")) {
-    throw invalidArgument("annotate", `'${value}' was read as the value of --annotate; --annotate cannot be combined with --full or --selector, and other options go before it.`);
+    throw invalidArgument(
+      "annotate",
+      `'${value}' was read as the value of --annotate; --annotate cannot be combined with --full or --selector, and other options go before it.`,
+    );
   }
   if (!refs.every((p) => /^[1-9][0-9]{0,8}$/.test(p))) {
-    throw invalidArgument("annotate", `--annotate takes no value or a comma list of refs such as 1,4,7 (got '${value}'). Put the file name before --annotate.`);
+    throw invalidArgument(
+      "annotate",
+      `--annotate takes no value or a comma list of refs such as 1,4,7 (got '${value}'). Put the file name before --annotate.`,
+    );
   }
   return [...new Set(refs.map(Number))];
 }
@@ -58,9 +64,17 @@ export function chooseBoxes(obs: TabObservation, wanted: number[] | "all"): { bo
 }
 
 /** The latest observation cannot give boxes for the page as it is now. */
-export function boxesStale(reason: "no_observation" | "navigation" | "document_replaced" | "browser_reconnected"): BpError {
-  const why = reason === "no_observation" ? "there is no snapshot of this tab yet" : `the page changed since the last snapshot (${reason.replace("_", " ")})`;
-  return new BpError("stale_ref", `Cannot annotate: ${why}. Run 'bp snapshot', then 'bp screenshot --annotate'.`, { retryable: true, context: { reason } });
+export function boxesStale(
+  reason: "no_observation" | "navigation" | "document_replaced" | "browser_reconnected",
+): BpError {
+  const why =
+    reason === "no_observation"
+      ? "there is no snapshot of this tab yet"
+      : `the page changed since the last snapshot (${reason.replace("_", " ")})`;
+  return new BpError("stale_ref", `Cannot annotate: ${why}. Run 'bp snapshot', then 'bp screenshot --annotate'.`, {
+    retryable: true,
+    context: { reason },
+  });
 }
 
 /** CSS px → image px, after shifting by how far the page scrolled since the snapshot. */

@@ -43,7 +43,14 @@ const DIGITS: readonly (readonly number[])[] = [
   [7, 5, 7, 1, 7],
 ];
 
-export function fillRect(img: RgbaImage, x: number, y: number, w: number, h: number, rgb: readonly [number, number, number]): void {
+export function fillRect(
+  img: RgbaImage,
+  x: number,
+  y: number,
+  w: number,
+  h: number,
+  rgb: readonly [number, number, number],
+): void {
   const x0 = Math.max(0, Math.round(x));
   const y0 = Math.max(0, Math.round(y));
   const x1 = Math.min(img.width, Math.round(x + w));
@@ -60,7 +67,15 @@ export function fillRect(img: RgbaImage, x: number, y: number, w: number, h: num
 }
 
 /** Outline whose outer edge is the box edge, `t` pixels thick, drawn inward. */
-export function strokeRect(img: RgbaImage, x: number, y: number, w: number, h: number, t: number, rgb: readonly [number, number, number]): void {
+export function strokeRect(
+  img: RgbaImage,
+  x: number,
+  y: number,
+  w: number,
+  h: number,
+  t: number,
+  rgb: readonly [number, number, number],
+): void {
   const tw = Math.min(t, w / 2);
   const th = Math.min(t, h / 2);
   fillRect(img, x, y, w, th, rgb);
@@ -74,7 +89,14 @@ export function labelSize(text: string, s: number): { w: number; h: number } {
   return { w: text.length * 4 * s + s, h: 7 * s };
 }
 
-export function drawLabel(img: RgbaImage, x: number, y: number, text: string, s: number, bg: readonly [number, number, number]): void {
+export function drawLabel(
+  img: RgbaImage,
+  x: number,
+  y: number,
+  text: string,
+  s: number,
+  bg: readonly [number, number, number],
+): void {
   const { w, h } = labelSize(text, s);
   fillRect(img, x, y, w, h, bg);
   for (const [i, ch] of [...text].entries()) {
@@ -96,7 +118,9 @@ export function drawLabel(img: RgbaImage, x: number, y: number, text: string, s:
 export function drawAnnotations(img: RgbaImage, boxes: readonly AnnotationBox[], scale: number): number {
   const t = Math.max(2, Math.round(2 * scale));
   const s = Math.max(2, Math.round(2 * scale));
-  const visible = boxes.filter((b) => b.w > 0 && b.h > 0 && b.x < img.width && b.y < img.height && b.x + b.w > 0 && b.y + b.h > 0);
+  const visible = boxes.filter(
+    (b) => b.w > 0 && b.h > 0 && b.x < img.width && b.y < img.height && b.x + b.w > 0 && b.y + b.h > 0,
+  );
   for (const b of visible) strokeRect(img, b.x, b.y, b.w, b.h, t, colourFor(b.ref));
   // Labels after all outlines, so a neighbour's outline never cuts through a number.
   for (const b of visible) {

@@ -23,7 +23,15 @@ function pixel(img: RgbaImage, x: number, y: number): number[] {
 }
 
 /** A hand-built PNG with a chosen colour type and one filter for every row. */
-function rawPng(width: number, height: number, colorType: number, channels: number, filter: number, pixels: number[], extra: [string, number[]][] = []): Uint8Array {
+function rawPng(
+  width: number,
+  height: number,
+  colorType: number,
+  channels: number,
+  filter: number,
+  pixels: number[],
+  extra: [string, number[]][] = [],
+): Uint8Array {
   const stride = width * channels;
   const rows: number[] = [];
   for (let y = 0; y < height; y++) {
@@ -77,7 +85,20 @@ describe("PNG codec", () => {
     expect(pixel(grey, 2, 0)).toEqual([30, 30, 30, 255]);
     const ga = decodePng(rawPng(2, 1, 4, 2, 0, [50, 128, 60, 255]));
     expect(pixel(ga, 0, 0)).toEqual([50, 50, 50, 128]);
-    const pal = decodePng(rawPng(2, 1, 3, 1, 0, [1, 0], [["PLTE", [1, 2, 3, 200, 100, 50]], ["tRNS", [255, 7]]]));
+    const pal = decodePng(
+      rawPng(
+        2,
+        1,
+        3,
+        1,
+        0,
+        [1, 0],
+        [
+          ["PLTE", [1, 2, 3, 200, 100, 50]],
+          ["tRNS", [255, 7]],
+        ],
+      ),
+    );
     expect(pixel(pal, 0, 0)).toEqual([200, 100, 50, 7]);
     expect(pixel(pal, 1, 0)).toEqual([1, 2, 3, 255]);
   });
@@ -97,13 +118,21 @@ describe("annotation drawing", () => {
     const drawn = drawAnnotations(img, [{ ref: 3, x: 40, y: 50, w: 100, h: 40 }], 1);
     expect(drawn).toBe(1);
     const c = [...colourFor(3), 255];
-    for (const [x, y] of [[40, 70], [41, 70], [139, 70], [90, 50], [90, 89]] as const) expect(pixel(img, x, y)).toEqual(c);
+    for (const [x, y] of [
+      [40, 70],
+      [41, 70],
+      [139, 70],
+      [90, 50],
+      [90, 89],
+    ] as const)
+      expect(pixel(img, x, y)).toEqual(c);
     expect(pixel(img, 90, 70)).toEqual(pixel(before, 90, 70));
     expect(pixel(img, 39, 70)).toEqual(pixel(before, 39, 70));
     // Label "3" sits above the top-left corner: background colour with some white pixels.
     const size = labelSize("3", 2);
     let white = 0;
-    for (let y = 50 - size.h; y < 50; y++) for (let x = 40; x < 40 + size.w; x++) if (pixel(img, x, y).join() === "255,255,255,255") white++;
+    for (let y = 50 - size.h; y < 50; y++)
+      for (let x = 40; x < 40 + size.w; x++) if (pixel(img, x, y).join() === "255,255,255,255") white++;
     expect(white).toBeGreaterThan(10);
     expect(pixel(img, 40, 50 - size.h)).toEqual(c);
     // The drawn image survives encoding.

@@ -54,7 +54,8 @@ export function decodePng(png: Uint8Array): RgbaImage {
   if (depth !== 8 || channels === undefined || interlace !== 0) {
     throw new PngError(`unsupported PNG (bit depth ${depth}, colour type ${colorType}, interlace ${interlace})`);
   }
-  if (width === 0 || height === 0 || width * height > MAX_PIXELS) throw new PngError(`unsupported PNG size ${width}x${height}`);
+  if (width === 0 || height === 0 || width * height > MAX_PIXELS)
+    throw new PngError(`unsupported PNG size ${width}x${height}`);
   const raw = inflateSync(concat(idat));
   const stride = width * channels;
   if (raw.length < (stride + 1) * height) throw new PngError("image data too short");
@@ -152,7 +153,16 @@ export function encodePng(img: RgbaImage): Uint8Array {
         const left = x >= bpp ? (pixels[row + x - bpp] ?? 0) : 0;
         const up = y > 0 ? (pixels[row - stride + x] ?? 0) : 0;
         const upLeft = y > 0 && x >= bpp ? (pixels[row - stride + x - bpp] ?? 0) : 0;
-        const pred = type === 0 ? 0 : type === 1 ? left : type === 2 ? up : type === 3 ? (left + up) >> 1 : paeth(left, up, upLeft);
+        const pred =
+          type === 0
+            ? 0
+            : type === 1
+              ? left
+              : type === 2
+                ? up
+                : type === 3
+                  ? (left + up) >> 1
+                  : paeth(left, up, upLeft);
         const f = (v - pred) & 0xff;
         candidate[x] = f;
         sum += f < 128 ? f : 256 - f;
@@ -172,7 +182,12 @@ export function encodePng(img: RgbaImage): Uint8Array {
   hv.setUint32(4, height);
   ihdr[8] = 8;
   ihdr[9] = opaque ? 2 : 6;
-  return concat([SIGNATURE, chunk("IHDR", ihdr), chunk("IDAT", deflateSync(filtered, { level: 6 })), chunk("IEND", new Uint8Array(0))]);
+  return concat([
+    SIGNATURE,
+    chunk("IHDR", ihdr),
+    chunk("IDAT", deflateSync(filtered, { level: 6 })),
+    chunk("IEND", new Uint8Array(0)),
+  ]);
 }
 
 function chunk(type: string, body: Uint8Array): Uint8Array {

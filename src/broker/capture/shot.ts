@@ -40,7 +40,8 @@ export async function selectorRect(session: CdpSession, frameId: string, selecto
   const r = await callFn({ session, frameId }, "selectorRect", { selector });
   if (r === null) throw invalidArgument("selector", `Selector "${selector}" did not match.`, { selector });
   if ("error" in r) throw invalidArgument("selector", `"${selector}" is not a valid CSS selector.`, { selector });
-  if (!(r.width > 0 && r.height > 0)) throw invalidArgument("selector", `The element "${selector}" matches has no size (hidden or empty).`, { selector });
+  if (!(r.width > 0 && r.height > 0))
+    throw invalidArgument("selector", `The element "${selector}" matches has no size (hidden or empty).`, { selector });
   return r;
 }
 
@@ -51,7 +52,10 @@ export async function documentRect(session: CdpSession, view: ViewState): Promis
   const maxCss = Math.floor(MAX_CAPTURE_DEVICE_PX / view.dpr);
   const width = Math.max(view.width, Math.ceil(size.width));
   const height = Math.max(view.height, Math.ceil(size.height));
-  return { rect: { x: 0, y: 0, width: Math.min(width, maxCss), height: Math.min(height, maxCss) }, cut: width > maxCss || height > maxCss };
+  return {
+    rect: { x: 0, y: 0, width: Math.min(width, maxCss), height: Math.min(height, maxCss) },
+    cut: width > maxCss || height > maxCss,
+  };
 }
 
 /** Scale factor for a preview of a w×h image, or undefined when the image is small enough. */
@@ -60,13 +64,19 @@ export function previewFactor(width: number, height: number): number | undefined
   return Math.min(PREVIEW_MAX_SIDE / Math.max(width, height), Math.sqrt(PREVIEW_MAX_PIXELS / (width * height)));
 }
 
-export async function captureScreenshot(session: CdpSession, params: Protocol.Page.CaptureScreenshotRequest, timeoutMs: number): Promise<Uint8Array> {
+export async function captureScreenshot(
+  session: CdpSession,
+  params: Protocol.Page.CaptureScreenshotRequest,
+  timeoutMs: number,
+): Promise<Uint8Array> {
   try {
     const { data } = await session.send("Page.captureScreenshot", params, { timeoutMs });
     return Buffer.from(data, "base64");
   } catch (err) {
     if (err instanceof BpError) throw err;
-    throw new BpError("internal_error", `Chrome could not capture the page: ${(err as Error).message}`, { retryable: true });
+    throw new BpError("internal_error", `Chrome could not capture the page: ${(err as Error).message}`, {
+      retryable: true,
+    });
   }
 }
 
@@ -78,7 +88,10 @@ export function jpegSize(jpeg: Uint8Array): { width: number; height: number } {
     const marker = jpeg[off + 1] ?? 0;
     const len = ((jpeg[off + 2] ?? 0) << 8) | (jpeg[off + 3] ?? 0);
     if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
-      return { height: ((jpeg[off + 5] ?? 0) << 8) | (jpeg[off + 6] ?? 0), width: ((jpeg[off + 7] ?? 0) << 8) | (jpeg[off + 8] ?? 0) };
+      return {
+        height: ((jpeg[off + 5] ?? 0) << 8) | (jpeg[off + 6] ?? 0),
+        width: ((jpeg[off + 7] ?? 0) << 8) | (jpeg[off + 8] ?? 0),
+      };
     }
     off += 2 + len;
   }

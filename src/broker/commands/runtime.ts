@@ -13,7 +13,14 @@ import type { BrowserConnection } from "../browser.ts";
 import type { BrokerState, CallContext, Invocation } from "../context/types.ts";
 import { canonicalJson, fingerprint, idempotencyKey } from "./canonical.ts";
 import { REMOTE_ENDED, remoteSessionEnded } from "../remote.ts";
-import { CommandStore, isTerminal, publicCommand, type CommandRecord, type CommandStatus, type Reply } from "./store.ts";
+import {
+  CommandStore,
+  isTerminal,
+  publicCommand,
+  type CommandRecord,
+  type CommandStatus,
+  type Reply,
+} from "./store.ts";
 import { Watchdogs } from "./watchdogs.ts";
 
 interface Running {
@@ -55,12 +62,17 @@ export class CommandRuntime {
       const agent = this.broker.agents.get(req.clientKey);
       const target = agent?.selected ?? "none";
       const fp = fingerprint(req.command, req.args);
-      const idemKey = req.requestId !== undefined ? idempotencyKey(req.clientKey, req.requestId, fp, target) : undefined;
+      const idemKey =
+        req.requestId !== undefined ? idempotencyKey(req.clientKey, req.requestId, fp, target) : undefined;
       if (req.requestId !== undefined && idemKey !== undefined) {
         const prior = this.store.findRequest(req.clientKey, req.requestId);
         // A failure before anything reached the browser (dialog_pending, target_busy,
         // stale_ref, expiry while queued) is not an outcome to keep: the retry runs.
-        const failedUnsent = prior !== undefined && isTerminal(prior.status) && prior.reply?.ok === false && prior.dispatchedAt === undefined;
+        const failedUnsent =
+          prior !== undefined &&
+          isTerminal(prior.status) &&
+          prior.reply?.ok === false &&
+          prior.dispatchedAt === undefined;
         if (prior && !failedUnsent) return await this.replay(prior, req, idemKey);
       }
       const tab = agent?.selected !== undefined ? agent.existingId(agent.selected) : undefined;
@@ -77,7 +89,11 @@ export class CommandRuntime {
       });
       // Read after its caller gave up (a broker stopped and resumed, a backlog): never run it.
       if (rec.deadlineAt <= Date.now()) {
-        const err = new BpError("command_expired", `'${req.command}' reached the broker after its deadline (${req.timeoutMs} ms); it was not run.`, { retryable: true, context: { timeoutMs: req.timeoutMs, reason: "late", commandId: rec.id } });
+        const err = new BpError(
+          "command_expired",
+          `'${req.command}' reached the broker after its deadline (${req.timeoutMs} ms); it was not run.`,
+          { retryable: true, context: { timeoutMs: req.timeoutMs, reason: "late", commandId: rec.id } },
+        );
         this.store.complete(rec, "expired", errorReply(err));
         return errorReply(err);
       }
@@ -90,19 +106,35 @@ export class CommandRuntime {
   /** The same request id again: the recorded outcome, or the in-flight one's when it ends. */
   private async replay(prior: CommandRecord, req: CallRequest, idemKey: string): Promise<Reply> {
     if (prior.fingerprint.command !== req.command || prior.fingerprint.args !== canonicalJson(req.args)) {
-      throw invalidArgument("requestId", `Request id '${req.requestId ?? ""}' was already used for a different call; use a new id for a new call.`, { commandId: prior.id, reason: "different_call" });
+      throw invalidArgument(
+        "requestId",
+        `Request id '${req.requestId ?? ""}' was already used for a different call; use a new id for a new call.`,
+        { commandId: prior.id, reason: "different_call" },
+      );
     }
     if (isTerminal(prior.status)) {
       if (!prior.idemKeys.includes(idemKey)) {
-        throw invalidArgument("requestId", `Request id '${req.requestId ?? ""}' was used for this call on another tab; use a new id.`, { commandId: prior.id, reason: "target_changed" });
+        throw invalidArgument(
+          "requestId",
+          `Request id '${req.requestId ?? ""}' was used for this call on another tab; use a new id.`,
+          { commandId: prior.id, reason: "target_changed" },
+        );
       }
       if (prior.reply) return prior.reply;
-      throw new BpError("result_too_large", `The outcome of request '${req.requestId ?? ""}' is no longer kept in full; see 'bp command ${prior.id}'.`, { context: { commandId: prior.id, status: prior.status } });
+      throw new BpError(
+        "result_too_large",
+        `The outcome of request '${req.requestId ?? ""}' is no longer kept in full; see 'bp command ${prior.id}'.`,
+        { context: { commandId: prior.id, status: prior.status } },
+      );
     }
     let timer: Timer | undefined;
     const expired = new Promise<Reply>((resolve) => {
       timer = setTimeout(() => {
-        const err = new BpError("command_expired", `Request '${req.requestId ?? ""}' is still running as ${prior.id}; it was not sent again.`, { retryable: true, context: { commandId: prior.id, status: prior.status } });
+        const err = new BpError(
+          "command_expired",
+          `Request '${req.requestId ?? ""}' is still running as ${prior.id}; it was not sent again.`,
+          { retryable: true, context: { commandId: prior.id, status: prior.status } },
+        );
         resolve(errorReply(err));
       }, req.timeoutMs);
     });
@@ -122,7 +154,15 @@ export class CommandRuntime {
     stopped.catch(() => undefined);
     const live = this.broker.browser && !this.broker.browser.closed ? this.broker.browser : undefined;
     const mutating = handler.mutating === true;
-    const run: Running = { rec, req, controller, mutating, atLock: mutating && handler.dispatch === "lock", conn: live, stop };
+    const run: Running = {
+      rec,
+      req,
+      controller,
+      mutating,
+      atLock: mutating && handler.dispatch === "lock",
+      conn: live,
+      stop,
+    };
     this.running.set(req.invocation, run);
     const deadline = rec?.deadlineAt ?? deadlineOf(req);
     const ctx: CallContext = {
@@ -141,9 +181,14 @@ export class CommandRuntime {
       const consoleBefore = this.watchdogs.consoleCursor(req.clientKey);
       if (!run.atLock) this.dispatch(run);
       // Every CDP call the handler makes inherits the command's deadline and cancel signal.
-      const result = await current.run(run, () => withCallScope({ deadline, signal: controller.signal }, () => Promise.race([handler.run(ctx), stopped])));
+      const result = await current.run(run, () =>
+        withCallScope({ deadline, signal: controller.signal }, () => Promise.race([handler.run(ctx), stopped])),
+      );
       if (live && (live.closed || this.broker.browser !== live)) {
-        throw new BpError("browser_disconnected", "The browser connection was lost while the command ran.", { retryable: true, context: { reason: "connection_lost" } });
+        throw new BpError("browser_disconnected", "The browser connection was lost while the command ran.", {
+          retryable: true,
+          context: { reason: "connection_lost" },
+        });
       }
       reply = { ok: true, ...result };
       if (rec) this.watchdogs.annotate(req, reply, consoleBefore);
@@ -159,16 +204,25 @@ export class CommandRuntime {
     }
     if (!rec) return reply;
     const agent = this.broker.agents.get(req.clientKey);
-    const endKey = req.requestId !== undefined ? idempotencyKey(req.clientKey, req.requestId, rec.fingerprint, agent?.selected ?? "none") : undefined;
+    const endKey =
+      req.requestId !== undefined
+        ? idempotencyKey(req.clientKey, req.requestId, rec.fingerprint, agent?.selected ?? "none")
+        : undefined;
     this.store.complete(rec, status, reply, endKey);
     return rec.reply ?? reply;
   }
 
   /** Marks dispatch once, after checking the browser is still the one the command was accepted for. */
   private dispatch(run: Running): void {
-    if (run.controller.signal.aborted) throw new BpError("command_cancelled", "The command was stopped before it reached the browser.", { retryable: true });
+    if (run.controller.signal.aborted)
+      throw new BpError("command_cancelled", "The command was stopped before it reached the browser.", {
+        retryable: true,
+      });
     if (run.conn && (run.conn.closed || this.broker.browser !== run.conn)) {
-      throw new BpError("browser_disconnected", "The browser connection changed before the command was dispatched.", { retryable: true, context: { reason: "generation_changed" } });
+      throw new BpError("browser_disconnected", "The browser connection changed before the command was dispatched.", {
+        retryable: true,
+        context: { reason: "generation_changed" },
+      });
     }
     if (run.rec) this.store.markDispatched(run.rec);
   }
@@ -179,9 +233,17 @@ export class CommandRuntime {
 
   private expire(run: Running): void {
     const { req } = run;
-    const err = run.mutating && this.dispatched(run)
-      ? unknownOutcome(run, `'${req.command}' did not finish within ${req.timeoutMs} ms after it was dispatched; it may or may not have taken effect.`, "deadline")
-      : new BpError("command_expired", `'${req.command}' did not finish within ${req.timeoutMs} ms.`, { retryable: true, context: { timeoutMs: req.timeoutMs, ...idContext(run) } });
+    const err =
+      run.mutating && this.dispatched(run)
+        ? unknownOutcome(
+            run,
+            `'${req.command}' did not finish within ${req.timeoutMs} ms after it was dispatched; it may or may not have taken effect.`,
+            "deadline",
+          )
+        : new BpError("command_expired", `'${req.command}' did not finish within ${req.timeoutMs} ms.`, {
+            retryable: true,
+            context: { timeoutMs: req.timeoutMs, ...idContext(run) },
+          });
     run.controller.abort("deadline");
     run.stop(err);
   }
@@ -206,7 +268,11 @@ export class CommandRuntime {
   private cancelRun(run: Running): void {
     const rec = run.rec;
     if (rec && rec.status === "accepted") {
-      const err = new BpError("command_cancelled", `'${rec.method}' was cancelled before it was dispatched; nothing was sent to the browser.`, { retryable: true, context: { commandId: rec.id } });
+      const err = new BpError(
+        "command_cancelled",
+        `'${rec.method}' was cancelled before it was dispatched; nothing was sent to the browser.`,
+        { retryable: true, context: { commandId: rec.id } },
+      );
       this.store.complete(rec, "cancelled", errorReply(err));
       run.controller.abort("cancel");
       run.stop(err);
@@ -214,8 +280,15 @@ export class CommandRuntime {
     }
     if (rec) rec.cancellationRequested = true;
     const err = run.mutating
-      ? unknownOutcome(run, `'${run.req.command}' was cancelled after it was dispatched; it may or may not have taken effect (no rollback).`, "cancelled")
-      : new BpError("command_cancelled", `'${run.req.command}' was cancelled.`, { retryable: true, context: idContext(run) });
+      ? unknownOutcome(
+          run,
+          `'${run.req.command}' was cancelled after it was dispatched; it may or may not have taken effect (no rollback).`,
+          "cancelled",
+        )
+      : new BpError("command_cancelled", `'${run.req.command}' was cancelled.`, {
+          retryable: true,
+          context: idContext(run),
+        });
     run.controller.abort("cancel");
     run.stop(err);
   }
@@ -226,7 +299,8 @@ export class CommandRuntime {
 
   private classify(run: Running, err: unknown): { status: CommandStatus; error: BpError } {
     // No browser was connected when the command was accepted: nothing can have reached one.
-    if (err instanceof BpError && err.code === "browser_disconnected" && run.conn === undefined) return { status: "completed", error: err };
+    if (err instanceof BpError && err.code === "browser_disconnected" && run.conn === undefined)
+      return { status: "completed", error: err };
     const uncertain = run.mutating && this.dispatched(run);
     // The browser link this command was accepted on is gone: whatever failed first (a tab's
     // session, a navigation wait), the answer is that the browser went away.
@@ -235,24 +309,57 @@ export class CommandRuntime {
     }
     if (err instanceof BpError) {
       if (err.code === "unknown_outcome") return { status: "unknown_outcome", error: err };
-      if (uncertain && (err.code === "browser_disconnected" || err.code === "command_cancelled" || err.code === "command_expired")) {
-        return { status: "unknown_outcome", error: unknownOutcome(run, `'${run.req.command}' was dispatched but did not complete (${err.code}); it may or may not have taken effect.`, err.code) };
+      if (
+        uncertain &&
+        (err.code === "browser_disconnected" || err.code === "command_cancelled" || err.code === "command_expired")
+      ) {
+        return {
+          status: "unknown_outcome",
+          error: unknownOutcome(
+            run,
+            `'${run.req.command}' was dispatched but did not complete (${err.code}); it may or may not have taken effect.`,
+            err.code,
+          ),
+        };
       }
       if (err.code === "command_cancelled") return { status: "cancelled", error: err };
       if (err.code === "command_expired") return { status: "expired", error: err };
       return { status: "completed", error: err };
     }
     if (uncertain && isCdpError(err) && err.kind !== "protocol") {
-      return { status: "unknown_outcome", error: unknownOutcome(run, `The browser stopped answering after '${run.req.command}' was dispatched (${err.kind}); it may or may not have taken effect.`, `cdp_${err.kind}`) };
+      return {
+        status: "unknown_outcome",
+        error: unknownOutcome(
+          run,
+          `The browser stopped answering after '${run.req.command}' was dispatched (${err.kind}); it may or may not have taken effect.`,
+          `cdp_${err.kind}`,
+        ),
+      };
     }
     if (isCdpError(err) && err.kind !== "protocol") {
       const mapped = cdpTransportError(run, err.kind, err.message);
-      return { status: mapped.code === "command_expired" ? "expired" : mapped.code === "command_cancelled" ? "cancelled" : "completed", error: mapped };
+      return {
+        status:
+          mapped.code === "command_expired"
+            ? "expired"
+            : mapped.code === "command_cancelled"
+              ? "cancelled"
+              : "completed",
+        error: mapped,
+      };
     }
     const cause = protocolErrorCause(err);
     if (cause !== undefined) {
       const message = (err as Error).message.slice(0, 200);
-      if (uncertain) return { status: "unknown_outcome", error: unknownOutcome(run, `The page went away while '${run.req.command}' ran (${message}); it may or may not have taken effect.`, cause) };
+      if (uncertain)
+        return {
+          status: "unknown_outcome",
+          error: unknownOutcome(
+            run,
+            `The page went away while '${run.req.command}' ran (${message}); it may or may not have taken effect.`,
+            cause,
+          ),
+        };
       return { status: "completed", error: pageGoneError(run, cause, message) };
     }
     return { status: "completed", error: toBpError(err) };
@@ -267,7 +374,11 @@ export class CommandRuntime {
     if (!run) return false;
     const message = err instanceof Error ? err.message : String(err);
     run.controller.abort("internal_error");
-    run.stop(new BpError("internal_error", `'${run.req.command}' failed inside the broker: ${message || "error"}.`, { context: idContext(run) }));
+    run.stop(
+      new BpError("internal_error", `'${run.req.command}' failed inside the broker: ${message || "error"}.`, {
+        context: idContext(run),
+      }),
+    );
     return true;
   }
 
@@ -278,7 +389,10 @@ export class CommandRuntime {
   enterLock(): void {
     const run = current.getStore();
     if (!run) return;
-    if (run.controller.signal.aborted) throw new BpError("command_cancelled", "The command was stopped while it waited for its tab.", { retryable: true });
+    if (run.controller.signal.aborted)
+      throw new BpError("command_cancelled", "The command was stopped while it waited for its tab.", {
+        retryable: true,
+      });
     if (run.atLock) this.dispatch(run);
   }
 }
@@ -289,7 +403,8 @@ export class CommandRuntime {
  */
 function remoteLoss(run: Running, error: BpError): BpError {
   const info = run.conn?.info;
-  if (error.code !== "browser_disconnected" || info?.source !== "remote" || error.context?.reason === REMOTE_ENDED) return error;
+  if (error.code !== "browser_disconnected" || info?.source !== "remote" || error.context?.reason === REMOTE_ENDED)
+    return error;
   return remoteSessionEnded({ endpoint: info.endpoint, headers: info.headers !== undefined }, undefined, error.context);
 }
 
@@ -300,15 +415,32 @@ function remoteLoss(run: Running, error: BpError): BpError {
  */
 function cdpTransportError(run: Running, kind: string, message: string): BpError {
   const context = { cause: `cdp_${kind}`, ...idContext(run) };
-  if (kind === "timeout") return new BpError("command_expired", `'${run.req.command}' did not finish in time: the browser did not answer (${message.slice(0, 200)}).`, { retryable: true, context });
+  if (kind === "timeout")
+    return new BpError(
+      "command_expired",
+      `'${run.req.command}' did not finish in time: the browser did not answer (${message.slice(0, 200)}).`,
+      { retryable: true, context },
+    );
   // The command's own deadline aborts its calls too: that is expiry, not a cancel.
-  if (kind === "aborted" && run.controller.signal.reason === "deadline") return new BpError("command_expired", `'${run.req.command}' did not finish within ${run.req.timeoutMs} ms.`, { retryable: true, context });
-  if (kind === "aborted") return new BpError("command_cancelled", `'${run.req.command}' was stopped.`, { retryable: true, context });
-  if (kind === "session_closed") return new BpError("tab_not_found", "The tab closed while the command ran.", { context: { ...context, reason: "target_closed" } });
+  if (kind === "aborted" && run.controller.signal.reason === "deadline")
+    return new BpError("command_expired", `'${run.req.command}' did not finish within ${run.req.timeoutMs} ms.`, {
+      retryable: true,
+      context,
+    });
+  if (kind === "aborted")
+    return new BpError("command_cancelled", `'${run.req.command}' was stopped.`, { retryable: true, context });
+  if (kind === "session_closed")
+    return new BpError("tab_not_found", "The tab closed while the command ran.", {
+      context: { ...context, reason: "target_closed" },
+    });
   return new BpError("browser_disconnected", "The browser connection was lost while the command ran.", {
     retryable: true,
     context: { ...context, reason: "connection_lost" },
-    remediation: { code: "connect_browser", message: "Run 'bp connect' for a running browser or 'bp launch' to start one.", actionRequired: true },
+    remediation: {
+      code: "connect_browser",
+      message: "Run 'bp connect' for a running browser or 'bp launch' to start one.",
+      actionRequired: true,
+    },
   });
 }
 
@@ -318,7 +450,10 @@ function cdpTransportError(run: Running, kind: string, message: string): BpError
  * document_replaced: observe again and retry), never internal_error.
  */
 function pageGoneError(run: Running, cause: "target_gone" | "document_replaced", message: string): BpError {
-  if (cause === "target_gone") return new BpError("tab_not_found", `The tab went away while '${run.req.command}' ran (${message}).`, { context: { reason: "target_closed", ...idContext(run) } });
+  if (cause === "target_gone")
+    return new BpError("tab_not_found", `The tab went away while '${run.req.command}' ran (${message}).`, {
+      context: { reason: "target_closed", ...idContext(run) },
+    });
   return new BpError("stale_ref", `The page replaced its document while '${run.req.command}' ran (${message}).`, {
     retryable: true,
     hint: "Observe the tab again (bp snapshot) and retry.",

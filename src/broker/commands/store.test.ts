@@ -14,7 +14,9 @@ const input = (over: Partial<AcceptInput> = {}): AcceptInput => ({
 
 describe("canonical keys", () => {
   test("argument JSON sorts keys at every depth and drops undefined", () => {
-    expect(canonicalJson({ b: 1, a: { d: [2, { z: 1, y: 2 }], c: undefined } })).toBe('{"a":{"d":[2,{"y":2,"z":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [2, { z: 1, y: 2 }], c: undefined } })).toBe(
+      '{"a":{"d":[2,{"y":2,"z":1}]},"b":1}',
+    );
     expect(canonicalJson({ x: 1, y: 2 })).toBe(canonicalJson({ y: 2, x: 1 }));
     expect(canonicalJson([undefined, 1])).toBe("[null,1]");
   });
@@ -28,7 +30,9 @@ describe("canonical keys", () => {
     expect(idempotencyKey("k1", "r1", fingerprint("eval", { expression: "2" }), "T1")).not.toBe(base);
     expect(idempotencyKey("k1", "r1", fingerprint("eval", { expression: "1" }), "none")).not.toBe(base);
     // Separators inside values cannot forge another key.
-    expect(idempotencyKey("a", "b|c", fingerprint("x", {}), "t")).not.toBe(idempotencyKey("a|b", "c", fingerprint("x", {}), "t"));
+    expect(idempotencyKey("a", "b|c", fingerprint("x", {}), "t")).not.toBe(
+      idempotencyKey("a|b", "c", fingerprint("x", {}), "t"),
+    );
   });
 
   test("URL patterns: substring without '*', anchored case-insensitive wildcard with it", () => {
@@ -55,7 +59,13 @@ describe("command store", () => {
     let now = 1_000_000;
     const s = new CommandStore(() => now);
     const rec = s.accept(input({ tab: "t1", requestId: "r1" }));
-    expect(publicCommand(rec)).toMatchObject({ method: "click", mutating: true, status: "accepted", tab: "t1", requestId: "r1" });
+    expect(publicCommand(rec)).toMatchObject({
+      method: "click",
+      mutating: true,
+      status: "accepted",
+      tab: "t1",
+      requestId: "r1",
+    });
     expect(publicCommand(rec).dispatchedAt).toBeUndefined();
     s.markDispatched(rec);
     expect(rec.status).toBe("dispatched");
@@ -80,24 +90,46 @@ describe("command store", () => {
     const read = s.accept(input({ method: "snapshot", mutating: false }));
     s.markDispatched(read);
     s.complete(read, "completed", { ok: true });
-    expect(publicCommand(read)).toEqual({ id: read.id, method: "snapshot", status: "completed", acceptedAt: iso(1_000_000) });
+    expect(publicCommand(read)).toEqual({
+      id: read.id,
+      method: "snapshot",
+      status: "completed",
+      acceptedAt: iso(1_000_000),
+    });
     // A mutating one keeps its dispatch (it reached the browser), not a completion in the same millisecond.
     const click = s.accept(input());
     s.markDispatched(click);
     s.complete(click, "completed", { ok: true });
-    expect(publicCommand(click)).toEqual({ id: click.id, method: "click", mutating: true, status: "completed", acceptedAt: iso(1_000_000), dispatchedAt: iso(1_000_000) });
+    expect(publicCommand(click)).toEqual({
+      id: click.id,
+      method: "click",
+      mutating: true,
+      status: "completed",
+      acceptedAt: iso(1_000_000),
+      dispatchedAt: iso(1_000_000),
+    });
     // Times that moved are shown.
     const slow = s.accept(input({ method: "read", mutating: false }));
     now += 5;
     s.markDispatched(slow);
     now += 7;
     s.complete(slow, "completed", { ok: true });
-    expect(publicCommand(slow)).toMatchObject({ acceptedAt: iso(1_000_000), dispatchedAt: iso(1_000_005), completedAt: iso(1_000_012) });
+    expect(publicCommand(slow)).toMatchObject({
+      acceptedAt: iso(1_000_000),
+      dispatchedAt: iso(1_000_005),
+      completedAt: iso(1_000_012),
+    });
     const quick = s.accept(input({ method: "tabs", mutating: false }));
     s.markDispatched(quick);
     now += 3;
     s.complete(quick, "completed", { ok: true });
-    expect(publicCommand(quick)).toEqual({ id: quick.id, method: "tabs", status: "completed", acceptedAt: iso(1_000_012), completedAt: iso(1_000_015) });
+    expect(publicCommand(quick)).toEqual({
+      id: quick.id,
+      method: "tabs",
+      status: "completed",
+      acceptedAt: iso(1_000_012),
+      completedAt: iso(1_000_015),
+    });
   });
 
   test("records are per client key; other keys' ids do not exist", () => {

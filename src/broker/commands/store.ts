@@ -239,7 +239,13 @@ export function publicCommand(rec: CommandRecord): PublicCommand {
   const iso = (t: number) => new Date(t).toISOString();
   // Lean: `mutating` only when true; the deadline only while the command still runs (after, it is history);
   // no timestamp that repeats the one before it.
-  const out: PublicCommand = { id: rec.id, method: rec.method, ...(rec.mutating ? { mutating: true as const } : {}), status: rec.status, acceptedAt: iso(rec.acceptedAt) };
+  const out: PublicCommand = {
+    id: rec.id,
+    method: rec.method,
+    ...(rec.mutating ? { mutating: true as const } : {}),
+    status: rec.status,
+    acceptedAt: iso(rec.acceptedAt),
+  };
   if (!isTerminal(rec.status)) out.deadlineAt = iso(rec.deadlineAt);
   // A read is dispatched as it starts, so its dispatch time says nothing; a mutating command's
   // says that it reached the browser, even in the millisecond it was accepted.

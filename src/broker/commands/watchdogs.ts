@@ -13,7 +13,8 @@ import type { Reply } from "./store.ts";
 import { boundUrl, cutString } from "../../shared/page-strings.ts";
 import { redactUrl } from "../net/redact.ts";
 
-const STALL_MS = Number(process.env.BROWSER_PILOT_NAV_STALL_MS) > 0 ? Number(process.env.BROWSER_PILOT_NAV_STALL_MS) : 10_000;
+const STALL_MS =
+  Number(process.env.BROWSER_PILOT_NAV_STALL_MS) > 0 ? Number(process.env.BROWSER_PILOT_NAV_STALL_MS) : 10_000;
 /** Consecutive no-progress actions on one tab before the agent is told to stop. */
 export const REPEAT_LIMIT = 3;
 const MAX_HINTS = 4;
@@ -74,7 +75,8 @@ export class Watchdogs {
       if (stalled) hints.push(stalled);
       const repeated = this.progressHint(agent, here, reply, req.command);
       if (repeated) hints.push(repeated);
-      const errors = consoleBefore !== undefined && isObj(reply.evidence) ? this.errorsHint(agent, here, consoleBefore) : undefined;
+      const errors =
+        consoleBefore !== undefined && isObj(reply.evidence) ? this.errorsHint(agent, here, consoleBefore) : undefined;
       if (errors) hints.push(errors);
     }
     if (hints.length === 0) return;
@@ -129,7 +131,13 @@ export class Watchdogs {
       if (loadingMs < STALL_MS) continue;
       const tab = agent.existingId(t.targetId) ?? agent.idFor(t.targetId, conn.generation);
       const url = redactUrl(boundUrl(nav.url));
-      out.push({ type: "navigation_stalled", tab, url, loadingMs, message: `Tab ${tab} has waited ${Math.round(loadingMs / 1000)} s for ${url}; 'bp tab ${tab}' then 'bp stop' gives it up.` });
+      out.push({
+        type: "navigation_stalled",
+        tab,
+        url,
+        loadingMs,
+        message: `Tab ${tab} has waited ${Math.round(loadingMs / 1000)} s for ${url}; 'bp tab ${tab}' then 'bp stop' gives it up.`,
+      });
     }
     return out;
   }
@@ -146,18 +154,28 @@ export class Watchdogs {
     const evidence = reply.evidence;
     if (!isObj(evidence)) {
       // Observations are lean (no tab id), so they are known by name.
-      if (typeof reply.tab === "string" || commandNamed(command)?.observes === true) this.remember(key, { url: url ?? prev?.url, count: 0 });
+      if (typeof reply.tab === "string" || commandNamed(command)?.observes === true)
+        this.remember(key, { url: url ?? prev?.url, count: 0 });
       return undefined;
     }
     // A full observation (a new document's elements, no diff) says nothing either way: leave
     // the count alone. No diff and no elements is a lean reply's "nothing changed".
     if (!isObj(reply.diff) && reply.elements !== undefined) return undefined;
     const diff: Record<string, unknown> = isObj(reply.diff) ? reply.diff : {};
-    const emptyDiff = emptyList(diff.added) && emptyList(diff.removed) && emptyList(diff.changed) && emptyList(diff.text) && emptyList(diff.order) && diff.title === undefined && diff.url === undefined;
+    const emptyDiff =
+      emptyList(diff.added) &&
+      emptyList(diff.removed) &&
+      emptyList(diff.changed) &&
+      emptyList(diff.text) &&
+      emptyList(diff.order) &&
+      diff.title === undefined &&
+      diff.url === undefined;
     const sameUrl = url === undefined || prev?.url === undefined || prev.url === url;
     // A scroll that moved and a dialog answered are progress, whatever the page did after them.
-    const moved = [evidence.deltaX, evidence.deltaY].some((d) => typeof d === "number" && d !== 0) || evidence.moved === true;
-    const still = emptyList(evidence.effects) && emptyDiff && sameUrl && !moved && commandNamed(command)?.aboutDialogs !== true;
+    const moved =
+      [evidence.deltaX, evidence.deltaY].some((d) => typeof d === "number" && d !== 0) || evidence.moved === true;
+    const still =
+      emptyList(evidence.effects) && emptyDiff && sameUrl && !moved && commandNamed(command)?.aboutDialogs !== true;
     const count = still ? (prev?.count ?? 0) + 1 : 0;
     this.remember(key, { url: url ?? prev?.url, count });
     if (count < REPEAT_LIMIT) return undefined;

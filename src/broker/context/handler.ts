@@ -34,7 +34,9 @@ export function defineHandler<A extends ArgsSchema, R extends AnySchema>(
 
 type KeysOf<T> = T extends unknown ? keyof T : never;
 /** Names the fields a reply has beyond its schema's, so the type check points at them. */
-export type NoExtraFields<T, R> = [Exclude<KeysOf<T>, KeysOf<R>>] extends [never] ? unknown : { fieldsNotInTheResultSchema: Exclude<KeysOf<T>, KeysOf<R>> };
+export type NoExtraFields<T, R> = [Exclude<KeysOf<T>, KeysOf<R>>] extends [never]
+  ? unknown
+  : { fieldsNotInTheResultSchema: Exclude<KeysOf<T>, KeysOf<R>> };
 
 /** A value of type R with no top-level field R does not name (TypeScript skips spread fields). */
 export function exactly<R>(): <T extends R>(value: T & NoExtraFields<T, R>) => R {
@@ -42,11 +44,17 @@ export function exactly<R>(): <T extends R>(value: T & NoExtraFields<T, R>) => R
 }
 
 /** defineHandler for replies a shared pipeline types (defineAction); result-schemas.test.ts checks them. */
-export function defineShapedHandler<A extends ArgsSchema>(command: CommandDef<A>, impl: HandlerImpl<v.InferOutput<A>, object>): Handler {
+export function defineShapedHandler<A extends ArgsSchema>(
+  command: CommandDef<A>,
+  impl: HandlerImpl<v.InferOutput<A>, object>,
+): Handler {
   return bindWith(command, impl);
 }
 
-function bindWith<A extends ArgsSchema, R extends object>(command: CommandDef<A>, impl: HandlerImpl<v.InferOutput<A>, R>): Handler {
+function bindWith<A extends ArgsSchema, R extends object>(
+  command: CommandDef<A>,
+  impl: HandlerImpl<v.InferOutput<A>, R>,
+): Handler {
   return {
     command,
     bind(raw): BoundCall {
@@ -75,7 +83,8 @@ function argsError(issue: v.BaseIssue<unknown>): BpError {
 export function handlerTable(handlers: readonly Handler[]): HandlerTable {
   const table: Record<string, Handler> = {};
   for (const h of handlers) {
-    if (Object.hasOwn(table, h.command.name)) throw new BpError("internal_error", `Two handlers for '${h.command.name}'.`);
+    if (Object.hasOwn(table, h.command.name))
+      throw new BpError("internal_error", `Two handlers for '${h.command.name}'.`);
     table[h.command.name] = h;
   }
   return table;

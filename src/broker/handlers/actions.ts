@@ -14,10 +14,19 @@ import type { Handler } from "../context/types.ts";
 const dialogsHandler = defineHandler(dialogsCommand)({
   async run(ctx) {
     return {
-      dialogs: ownDialogs(ctx).map(({ rec, id }) => {
-        const d = rec.dialog!;
+      dialogs: ownDialogs(ctx).flatMap(({ rec, id }) => {
+        const d = rec.dialog;
+        if (!d) return [];
         // Lean: a prompt's default text only when it has one.
-        return { id: d.id, tab: id, type: d.type, message: d.message, ...(d.defaultPrompt ? { defaultPrompt: d.defaultPrompt } : {}), url: d.url, openedAt: d.openedAt };
+        return {
+          id: d.id,
+          tab: id,
+          type: d.type,
+          message: d.message,
+          ...(d.defaultPrompt ? { defaultPrompt: d.defaultPrompt } : {}),
+          url: d.url,
+          openedAt: d.openedAt,
+        };
       }),
     };
   },
@@ -26,4 +35,17 @@ const dialogsHandler = defineHandler(dialogsCommand)({
 const clickHandler = withTextAndTimes(clickByRef);
 
 /** Every action is one declarative object on the action pipeline (src/broker/act/pipeline.ts). */
-export const ACTION_HANDLERS: Handler[] = [clickHandler, dialogsHandler, dialogHandler, typeHandler, keyboardHandler, pressHandler, scrollHandler, dropdownHandler, selectHandler, uploadHandler, hoverHandler, dragHandler];
+export const ACTION_HANDLERS: Handler[] = [
+  clickHandler,
+  dialogsHandler,
+  dialogHandler,
+  typeHandler,
+  keyboardHandler,
+  pressHandler,
+  scrollHandler,
+  dropdownHandler,
+  selectHandler,
+  uploadHandler,
+  hoverHandler,
+  dragHandler,
+];

@@ -5,8 +5,24 @@ import { BpError } from "../../shared/errors.ts";
 import { boxesStale, chooseBoxes, parseRefList, toImageBoxes } from "../capture/annotate.ts";
 import { drawAnnotations } from "../capture/draw.ts";
 import { decodePng, encodePng, pngSize, type RgbaImage } from "../capture/png.ts";
-import { captureScreenshot, documentRect, jpegSize, previewFactor, selectorRect, viewState, type Rect, type ViewState } from "../capture/shot.ts";
-import { fileTimestamp, resolveOutputPath, siblingPath, type OutputPlace, type WriteOptions, type WrittenFile } from "../files.ts";
+import {
+  captureScreenshot,
+  documentRect,
+  jpegSize,
+  previewFactor,
+  selectorRect,
+  viewState,
+  type Rect,
+  type ViewState,
+} from "../capture/shot.ts";
+import {
+  fileTimestamp,
+  resolveOutputPath,
+  siblingPath,
+  type OutputPlace,
+  type WriteOptions,
+  type WrittenFile,
+} from "../files.ts";
 import { storeAndExport, storeFor, type ArtifactKind } from "../store/index.ts";
 import { rootForFrame } from "../observe/frame-list.ts";
 import { selectedTab, type Selected } from "../context/tabs.ts";
@@ -24,7 +40,14 @@ function place(ctx: CallContext): OutputPlace {
 }
 
 /** Through the private store, so its quotas cover captures too. */
-function save(ctx: CallContext, kind: ArtifactKind, data: Uint8Array, mimeType: string, path: string, opts: WriteOptions = {}): WrittenFile {
+function save(
+  ctx: CallContext,
+  kind: ArtifactKind,
+  data: Uint8Array,
+  mimeType: string,
+  path: string,
+  opts: WriteOptions = {},
+): WrittenFile {
   return storeAndExport(storeFor(ctx.broker.paths.home), ctx.req.clientKey, kind, data, mimeType, path, opts);
 }
 
@@ -55,11 +78,16 @@ const screenshotHandler = defineHandler(commands.screenshot)({
         params = { format: "png", captureBeyondViewport: true, clip: { ...clip, scale: 1 } };
         if (doc.cut) {
           out.cut = true;
-          out.hint = "The page is larger than one capture can hold; the image shows its top-left part. Use --selector for a region.";
+          out.hint =
+            "The page is larger than one capture can hold; the image shows its top-left part. Use --selector for a region.";
         }
       } else if (selector !== undefined) {
         clip = await selectorClip(sel, session, main, view, selector);
-        const inView = clip.x >= view.scrollX && clip.y >= view.scrollY && clip.x + clip.width <= view.scrollX + view.width && clip.y + clip.height <= view.scrollY + view.height;
+        const inView =
+          clip.x >= view.scrollX &&
+          clip.y >= view.scrollY &&
+          clip.x + clip.width <= view.scrollX + view.width &&
+          clip.y + clip.height <= view.scrollY + view.height;
         params = { format: "png", captureBeyondViewport: !inView, clip: { ...clip, scale: 1 } };
       }
       let annotate: Annotator | undefined;
@@ -67,12 +95,17 @@ const screenshotHandler = defineHandler(commands.screenshot)({
         const obs = sel.agent.observations.get(rec.targetId);
         if (!obs || !obs.last) throw boxesStale("no_observation");
         if (obs.generation !== browser.generation) throw boxesStale("browser_reconnected");
-        if (obs.mainLoaderId !== main.loaderId) throw boxesStale(main.url === obs.url ? "document_replaced" : "navigation");
+        if (obs.mainLoaderId !== main.loaderId)
+          throw boxesStale(main.url === obs.url ? "document_replaced" : "navigation");
         const { boxes, skipped } = chooseBoxes(obs, wanted);
         // Boxes were measured at snapshot time; follow a scroll of the top document since then.
         const topLevel = !sel.agent.frames.has(rec.targetId);
-        const shift = topLevel ? { x: obs.last.page.scrollX - view.scrollX, y: obs.last.page.scrollY - view.scrollY } : { x: 0, y: 0 };
-        if (shift.x !== 0 || shift.y !== 0) out.hint = "The page scrolled since the last snapshot; boxes were shifted to follow. Run 'bp snapshot' for exact boxes.";
+        const shift = topLevel
+          ? { x: obs.last.page.scrollX - view.scrollX, y: obs.last.page.scrollY - view.scrollY }
+          : { x: 0, y: 0 };
+        if (shift.x !== 0 || shift.y !== 0)
+          out.hint =
+            "The page scrolled since the last snapshot; boxes were shifted to follow. Run 'bp snapshot' for exact boxes.";
         if (skipped.length > 0) out.skippedRefs = skipped;
         annotate = (img, imageScale) => drawAnnotations(img, toImageBoxes(boxes, imageScale, shift), imageScale);
       }
@@ -83,9 +116,13 @@ const screenshotHandler = defineHandler(commands.screenshot)({
         out.annotationCount = annotate(img, width / view.width);
         png = encodePng(img);
       }
-      const written = save(ctx, "screenshot", png, "image/png", path, { noClobber: file === undefined, replace: args.force === true });
+      const written = save(ctx, "screenshot", png, "image/png", path, {
+        noClobber: file === undefined,
+        replace: args.force === true,
+      });
       const factor = previewFactor(width, height);
-      if (factor !== undefined) out.preview = await writePreview(ctx, session, written.file, params, clip, factor, annotate);
+      if (factor !== undefined)
+        out.preview = await writePreview(ctx, session, written.file, params, clip, factor, annotate);
       // Lean: a screenshot is always a PNG; its mimeType says nothing (a preview's does: PNG or JPEG).
       const { mimeType: _png, ...shot } = written;
       const result: Shot = { ...shot, width, height, ...out };
@@ -95,10 +132,21 @@ const screenshotHandler = defineHandler(commands.screenshot)({
 });
 
 /** The first match's box in document CSS px, searched in the agent's selected frame (or the top document). */
-async function selectorClip(sel: Selected, session: CdpSession, main: Protocol.Page.Frame, view: ViewState, selector: string): Promise<Rect> {
+async function selectorClip(
+  sel: Selected,
+  session: CdpSession,
+  main: Protocol.Page.Frame,
+  view: ViewState,
+  selector: string,
+): Promise<Rect> {
   const root = await rootForFrame(sel.rec, session, main.id, main.loaderId, sel.agent.frames.get(sel.rec.targetId));
   const r = await selectorRect(root.session, root.frameId, selector);
-  return { x: r.x + root.offset.x + view.scrollX, y: r.y + root.offset.y + view.scrollY, width: r.width, height: r.height };
+  return {
+    x: r.x + root.offset.x + view.scrollX,
+    y: r.y + root.offset.y + view.scrollY,
+    width: r.width,
+    height: r.height,
+  };
 }
 
 /**
@@ -121,7 +169,9 @@ async function writePreview(
     const png = await captureScreenshot(session, { ...base, format: "png" }, remaining(ctx));
     const img = decodePng(png);
     annotate(img, img.width / clip.width);
-    const written = save(ctx, "screenshot", encodePng(img), "image/png", siblingPath(path, ".preview.png"), { replace: true });
+    const written = save(ctx, "screenshot", encodePng(img), "image/png", siblingPath(path, ".preview.png"), {
+      replace: true,
+    });
     return { ...written, width: img.width, height: img.height };
   }
   const jpeg = await captureScreenshot(session, { ...base, format: "jpeg", quality: 70 }, remaining(ctx));
@@ -138,11 +188,18 @@ const pdfHandler = defineHandler(commands.pdf)({
       const session = await browser.session(rec);
       let data: string;
       try {
-        ({ data } = await session.send("Page.printToPDF", { landscape: args.landscape, printBackground: true }, { timeoutMs: remaining(ctx) }));
+        ({ data } = await session.send(
+          "Page.printToPDF",
+          { landscape: args.landscape, printBackground: true },
+          { timeoutMs: remaining(ctx) },
+        ));
       } catch (err) {
         throw printFailure(err);
       }
-      const written = save(ctx, "pdf", Buffer.from(data, "base64"), "application/pdf", path, { noClobber: file === undefined, replace: args.force === true });
+      const written = save(ctx, "pdf", Buffer.from(data, "base64"), "application/pdf", path, {
+        noClobber: file === undefined,
+        replace: args.force === true,
+      });
       // Lean: a PDF is always application/pdf.
       const { mimeType: _pdf, ...pdfFile } = written;
       return pdfFile;
@@ -155,19 +212,33 @@ export const CAPTURE_HANDLERS: Handler[] = [screenshotHandler, pdfHandler];
 /** What a failed Page.printToPDF tells the agent; never internal_error. Exported for its unit test. */
 export function printFailure(err: unknown): unknown {
   if (err instanceof CdpError && /not implemented|not supported|headless/i.test(err.message)) {
-    return new BpError("capability_denied", `This browser refused to print to PDF (${err.message}); Chrome always supports it in headless mode.`, {
-      context: { reason: "headed_browser" },
-      remediation: { code: "use_headless_browser", message: "Run 'bp launch --headless' (a separate browser) and open the page there, or use 'bp screenshot --full'.", actionRequired: true },
-    });
+    return new BpError(
+      "capability_denied",
+      `This browser refused to print to PDF (${err.message}); Chrome always supports it in headless mode.`,
+      {
+        context: { reason: "headed_browser" },
+        remediation: {
+          code: "use_headless_browser",
+          message:
+            "Run 'bp launch --headless' (a separate browser) and open the page there, or use 'bp screenshot --full'.",
+          actionRequired: true,
+        },
+      },
+    );
   }
   // The page went away mid-print (tab_not_found, stale_ref), the link was lost or the deadline
   // passed: the command runtime names those.
-  if (protocolErrorCause(err) !== undefined || (isCdpError(err) && err.kind !== "protocol") || err instanceof BpError) return err;
+  if (protocolErrorCause(err) !== undefined || (isCdpError(err) && err.kind !== "protocol") || err instanceof BpError)
+    return err;
   // Chrome's 'Printing failed' refuses this page in its current state (mid-load, a replaced
   // document), not a broker defect: say so, and that a retry or a screenshot may do.
-  return new BpError("capability_denied", `Chrome could not print the page: ${err instanceof Error ? err.message : String(err)}`, {
-    retryable: true,
-    context: { reason: "print_failed" },
-    hint: "Retry once the page has loaded, or use 'bp screenshot --full'.",
-  });
+  return new BpError(
+    "capability_denied",
+    `Chrome could not print the page: ${err instanceof Error ? err.message : String(err)}`,
+    {
+      retryable: true,
+      context: { reason: "print_failed" },
+      hint: "Retry once the page has loaded, or use 'bp screenshot --full'.",
+    },
+  );
 }

@@ -12,7 +12,12 @@ const consoleHandler = defineHandler(consoleLog)({
     const { browser, rec } = selectedTab(ctx, { allowDialog: true });
     // A tab no command opened yet starts its log now; the page's earlier messages come with it.
     await browser.session(rec);
-    const r = ctx.agent().net.console.query({ targetId: rec.targetId, limit: args.limit, ...(args.level ? { level: args.level } : {}), ...(args.since !== undefined ? { since: args.since } : {}) });
+    const r = ctx.agent().net.console.query({
+      targetId: rec.targetId,
+      limit: args.limit,
+      ...(args.level ? { level: args.level } : {}),
+      ...(args.since !== undefined ? { since: args.since } : {}),
+    });
     const messages = r.entries.map((e) => ({
       id: e.id,
       level: e.level,
@@ -28,7 +33,9 @@ const consoleHandler = defineHandler(consoleLog)({
       nextCursor: r.nextCursor,
     };
     return withText(ctx, out, () => {
-      const lines = messages.map((m) => `${String(m.id).padStart(4)} ${m.level.padEnd(7)} ${m.text}${m.source ? `  (${m.source})` : ""}`);
+      const lines = messages.map(
+        (m) => `${String(m.id).padStart(4)} ${m.level.padEnd(7)} ${m.text}${m.source ? `  (${m.source})` : ""}`,
+      );
       if (r.gap) lines.unshift("(older messages after your cursor were dropped from the log)");
       if (lines.length === 0) lines.push("No console messages.");
       return lines.join("\n");

@@ -5,4 +5,9 @@ import { STATE_HANDLERS } from "./state.ts";
 import { STORAGE_HANDLERS } from "./storage.ts";
 
 /** The commands agents know from DevTools: console, storage, saved state, emulation. */
-export const DEVTOOLS_HANDLERS: Handler[] = [...CONSOLE_HANDLERS, ...STORAGE_HANDLERS, ...STATE_HANDLERS, ...EMULATE_HANDLERS];
+export const DEVTOOLS_HANDLERS: Handler[] = [
+  ...CONSOLE_HANDLERS,
+  ...STORAGE_HANDLERS,
+  ...STATE_HANDLERS,
+  ...EMULATE_HANDLERS,
+];

@@ -20,7 +20,7 @@ function expiresOf(ctx: CallContext, artifactId: string | undefined): string | u
 }
 
 const downloadsHandler = defineHandler(commands.downloads)({
-  async run(ctx, args) {
+  async run(ctx) {
     ctx.agent();
     const list = [...(ctx.broker.agents.get(ctx.req.clientKey)?.netIfAny?.downloads ?? [])].reverse().map((d) => {
       const o = publicDownload(d);
@@ -40,22 +40,41 @@ const downloadHandler = defineHandler(commands.download)({
     const given = args.id;
     const id = /^\d+$/.test(given) ? `dl${given}` : given;
     const d = ctx.broker.agents.get(ctx.req.clientKey)?.netIfAny?.downloads.find((x) => x.id === id);
-    if (!d) throw new BpError("artifact_not_found", `No download ${id} for this agent. Run 'bp downloads'.`, { context: { field: "id", id } });
-    if (d.state === "in_progress") throw new BpError("artifact_not_found", `Download ${id} is still in progress.`, { retryable: true, context: { field: "id", id, reason: "in_progress" }, hint: "Run 'bp wait --download' first." });
+    if (!d)
+      throw new BpError("artifact_not_found", `No download ${id} for this agent. Run 'bp downloads'.`, {
+        context: { field: "id", id },
+      });
+    if (d.state === "in_progress")
+      throw new BpError("artifact_not_found", `Download ${id} is still in progress.`, {
+        retryable: true,
+        context: { field: "id", id, reason: "in_progress" },
+        hint: "Run 'bp wait --download' first.",
+      });
     if (!d.artifactId) {
-      throw new BpError(d.error === "quota_exceeded" ? "quota_exceeded" : "artifact_not_found", `Download ${id} has no stored copy (${d.error ?? d.state}).`, { context: { field: "id", id, reason: d.error ?? d.state } });
+      throw new BpError(
+        d.error === "quota_exceeded" ? "quota_exceeded" : "artifact_not_found",
+        `Download ${id} has no stored copy (${d.error ?? d.state}).`,
+        { context: { field: "id", id, reason: d.error ?? d.state } },
+      );
     }
     const store = storeFor(ctx.broker.paths.home);
     // The store knows its own item ids; the agent knows the download's.
     if (!store.has(ctx.req.clientKey, d.artifactId)) {
-      throw new BpError("artifact_expired", `Download ${id}'s stored copy expired and was removed.`, { context: { field: "id", id }, hint: "Download it again." });
+      throw new BpError("artifact_expired", `Download ${id}'s stored copy expired and was removed.`, {
+        context: { field: "id", id },
+        hint: "Download it again.",
+      });
     }
     const item = store.get(ctx.req.clientKey, d.artifactId, "id");
     const file = args.file;
     const dest = resolveOutputPath(file, safeFileName(d.fileName), place(ctx));
     const written = exportArtifact(store, item, dest, { noClobber: file === undefined, replace: args.force === true });
     // Lean: the id only when it is not the one the agent gave (a bare 1 is dl1).
-    return withText(ctx, { ...written, ...(id !== given ? { id } : {}) }, () => `✓ Download ${id} saved to ${written.file} (${written.sizeBytes} bytes)`);
+    return withText(
+      ctx,
+      { ...written, ...(id !== given ? { id } : {}) },
+      () => `✓ Download ${id} saved to ${written.file} (${written.sizeBytes} bytes)`,
+    );
   },
 });
 

@@ -7,7 +7,15 @@ import { BpError, invalidArgument } from "../../shared/errors.ts";
 import { defineHandler } from "../context/handler.ts";
 import { selectedTab } from "../context/tabs.ts";
 import type { Handler } from "../context/types.ts";
-import { ALL_PARTS, applyEmulation, emulationOf, setEmulation, shownEmulation, type Emulation, type EmulationPart } from "../emulation.ts";
+import {
+  ALL_PARTS,
+  applyEmulation,
+  emulationOf,
+  setEmulation,
+  shownEmulation,
+  type Emulation,
+  type EmulationPart,
+} from "../emulation.ts";
 import { netSession } from "../net/tracker.ts";
 
 function knownTimeZone(zone: string): boolean {
@@ -25,10 +33,18 @@ const emulateHandler = defineHandler(emulateCommand)({
     const sel = selectedTab(ctx);
     const { browser, rec, agent, id } = sel;
     if (rec.origin === "user_tab" || rec.creator !== agent.key) {
-      throw new BpError("target_not_owned", `Tab ${id} is not one this agent opened; emulation is only for the agent's own tabs (a person would see it too).`, {
-        context: { tab: id },
-        remediation: { code: "open_own_tab", message: "Run 'bp open <url> --new' and emulate there.", actionRequired: true },
-      });
+      throw new BpError(
+        "target_not_owned",
+        `Tab ${id} is not one this agent opened; emulation is only for the agent's own tabs (a person would see it too).`,
+        {
+          context: { tab: id },
+          remediation: {
+            code: "open_own_tab",
+            message: "Run 'bp open <url> --new' and emulate there.",
+            actionRequired: true,
+          },
+        },
+      );
     }
     return ctx.broker.exclusive(rec.targetId, async () => {
       const next: Emulation = a.reset ? {} : { ...emulationOf(rec) };
@@ -60,7 +76,8 @@ const emulateHandler = defineHandler(emulateCommand)({
       }
       if (a.timezone !== undefined) {
         // Chromium takes an unknown zone without a word (and keeps UTC): ask ICU here first.
-        if (!knownTimeZone(a.timezone)) throw invalidArgument("timezone", `Unknown time zone '${a.timezone}'; give an IANA name like Europe/Berlin.`);
+        if (!knownTimeZone(a.timezone))
+          throw invalidArgument("timezone", `Unknown time zone '${a.timezone}'; give an IANA name like Europe/Berlin.`);
         next.timezone = a.timezone;
         parts.add("timezone");
       }
@@ -105,7 +122,11 @@ const emulateHandler = defineHandler(emulateCommand)({
             net,
             product: browser.info.version,
             grantGeolocation: () =>
-              browser.cdp.send("Browser.grantPermissions", { permissions: ["geolocation"], ...(origin ? { origin } : {}), ...(rec.browserContextId ? { browserContextId: rec.browserContextId } : {}) }),
+              browser.cdp.send("Browser.grantPermissions", {
+                permissions: ["geolocation"],
+                ...(origin ? { origin } : {}),
+                ...(rec.browserContextId ? { browserContextId: rec.browserContextId } : {}),
+              }),
           },
           next,
           parts,

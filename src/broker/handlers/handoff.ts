@@ -52,7 +52,9 @@ function state(ctx: CallContext, ep: Episode, id: string): ReplyOf<typeof comman
     control: ep.phase === "draining" ? "draining" : "human",
     until: new Date(ep.endsAt).toISOString(),
     // Lean: not the message (the agent wrote it; status shows it to others).
-    ...(browser && !headed(browser) ? { hint: "This browser has no window for the person: run 'bp view' and give them the URL." } : {}),
+    ...(browser && !headed(browser)
+      ? { hint: "This browser has no window for the person: run 'bp view' and give them the URL." }
+      : {}),
   };
 }
 
@@ -67,7 +69,8 @@ export function findEpisode(ctx: CallContext, tabArg: string | undefined): { ep:
   if (tabArg !== undefined) {
     const sel = resolveTab(ctx, tabArg);
     const ep = control.get(sel.rec.targetId);
-    if (!ep) throw invalidArgument("tab", `Tab ${sel.id} is not under human control.`, { reason: "not_under_human_control" });
+    if (!ep)
+      throw invalidArgument("tab", `Tab ${sel.id} is not under human control.`, { reason: "not_under_human_control" });
     return { ep, id: sel.id };
   }
   const selected = agent.selected !== undefined ? control.get(agent.selected) : undefined;
@@ -76,8 +79,11 @@ export function findEpisode(ctx: CallContext, tabArg: string | undefined): { ep:
   const eps = control.all().filter((e) => e.generation === browser.generation && visible.has(e.targetId));
   const only = eps[0];
   if (eps.length === 1 && only) return { ep: only, id: agent.idFor(only.targetId, browser.generation) };
-  if (eps.length === 0) throw invalidArgument("tab", "No tab is under human control.", { reason: "not_under_human_control" });
-  throw invalidArgument("tab", "Several tabs are under human control; name one with --tab.", { tabs: eps.map((e) => agent.idFor(e.targetId, browser.generation)) });
+  if (eps.length === 0)
+    throw invalidArgument("tab", "No tab is under human control.", { reason: "not_under_human_control" });
+  throw invalidArgument("tab", "Several tabs are under human control; name one with --tab.", {
+    tabs: eps.map((e) => agent.idFor(e.targetId, browser.generation)),
+  });
 }
 
 const handoffHandler = defineHandler(commands.handoff)({
@@ -87,7 +93,8 @@ const handoffHandler = defineHandler(commands.handoff)({
     const tabArg = args.tab;
     const wait = args.wait;
     const message = args.message;
-    if (message !== undefined && message.length > MAX_MESSAGE) throw invalidArgument("message", `Messages are at most ${MAX_MESSAGE} characters.`);
+    if (message !== undefined && message.length > MAX_MESSAGE)
+      throw invalidArgument("message", `Messages are at most ${MAX_MESSAGE} characters.`);
     let ep: Episode;
     let id: string;
     if (args.renew) {
@@ -101,7 +108,11 @@ const handoffHandler = defineHandler(commands.handoff)({
         // The agent that handed off may wait on it again (the CLI's --wait does, round after round).
         if (existing.by !== sel.agent.key || !wait) {
           const err = humanControlError(existing, sel.id);
-          throw new BpError("human_control", err.message, { retryable: true, context: err.context ?? {}, hint: "Already handed off: extend with 'bp handoff --renew', or wait with 'bp handoff --wait'." });
+          throw new BpError("human_control", err.message, {
+            retryable: true,
+            context: err.context ?? {},
+            hint: "Already handed off: extend with 'bp handoff --renew', or wait with 'bp handoff --wait'.",
+          });
         }
         ep = existing;
       } else {
@@ -136,7 +147,11 @@ const viewHandler = defineHandler(commands.view)({
     const agent = ctx.agent();
     let sel: Selected;
     if (tabArg !== undefined) sel = resolveTab(ctx, tabArg);
-    else if (agent.selected !== undefined) sel = resolveTab(ctx, agent.existingId(agent.selected) ?? agent.idFor(agent.selected, ctx.broker.requireBrowser().generation));
+    else if (agent.selected !== undefined)
+      sel = resolveTab(
+        ctx,
+        agent.existingId(agent.selected) ?? agent.idFor(agent.selected, ctx.broker.requireBrowser().generation),
+      );
     else {
       const { id } = findEpisode(ctx, undefined);
       sel = resolveTab(ctx, id);

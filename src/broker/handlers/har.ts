@@ -21,7 +21,8 @@ const POST_DATA_MAX = 64 * 1024;
 
 type Pair = { name: string; value: string };
 
-const pairs = (h: Record<string, string> | undefined): Pair[] => Object.entries(maskHeaders(h) ?? {}).map(([name, value]) => ({ name, value }));
+const pairs = (h: Record<string, string> | undefined): Pair[] =>
+  Object.entries(maskHeaders(h) ?? {}).map(([name, value]) => ({ name, value }));
 
 function query(url: string): Pair[] {
   try {
@@ -36,7 +37,10 @@ function header(h: Record<string, string> | undefined, name: string): string | u
   return undefined;
 }
 
-async function bodies(ctx: CallContext, entries: NetEntry[]): Promise<Map<number, { text: string; encoding?: "base64" }>> {
+async function bodies(
+  ctx: CallContext,
+  entries: NetEntry[],
+): Promise<Map<number, { text: string; encoding?: "base64" }>> {
   const out = new Map<number, { text: string; encoding?: "base64" }>();
   const browser: BrowserConnection | undefined = ctx.broker.browser;
   if (!browser || browser.closed) return out;
@@ -46,7 +50,9 @@ async function bodies(ctx: CallContext, entries: NetEntry[]): Promise<Map<number
     const got = await Promise.all(
       want.slice(i, i + 8).map(async (e) => {
         const session = netSession(browser, e.targetId);
-        const b = session ? await session.send("Network.getResponseBody", { requestId: e.requestId }).catch(() => undefined) : undefined;
+        const b = session
+          ? await session.send("Network.getResponseBody", { requestId: e.requestId }).catch(() => undefined)
+          : undefined;
         return [e, b] as const;
       }),
     );
@@ -73,7 +79,14 @@ function harEntry(e: NetEntry, body: { text: string; encoding?: "base64" } | und
       cookies: [],
       headers: pairs(e.requestHeaders),
       queryString: query(e.url),
-      ...(post !== undefined ? { postData: { mimeType: header(e.requestHeaders, "content-type") ?? "", text: redactUrl(post.slice(0, POST_DATA_MAX)) } } : {}),
+      ...(post !== undefined
+        ? {
+            postData: {
+              mimeType: header(e.requestHeaders, "content-type") ?? "",
+              text: redactUrl(post.slice(0, POST_DATA_MAX)),
+            },
+          }
+        : {}),
       headersSize: -1,
       bodySize: post !== undefined ? post.length : 0,
     },
@@ -83,7 +96,12 @@ function harEntry(e: NetEntry, body: { text: string; encoding?: "base64" } | und
       httpVersion: "",
       cookies: [],
       headers: pairs(e.responseHeaders),
-      content: { size: e.size ?? 0, mimeType, ...(body ? { text: body.text } : {}), ...(body?.encoding ? { encoding: body.encoding } : {}) },
+      content: {
+        size: e.size ?? 0,
+        mimeType,
+        ...(body ? { text: body.text } : {}),
+        ...(body?.encoding ? { encoding: body.encoding } : {}),
+      },
       redirectURL: redactUrl(header(e.responseHeaders, "location") ?? ""),
       headersSize: -1,
       bodySize: e.size ?? -1,
@@ -102,9 +120,24 @@ const netHarHandler = defineHandler(commands.netHar)({
     const dest = resolveOutputPath(file, "requests.har", { cwd: ctx.req.cwd, outputDir: ctx.req.outputDir });
     const { entries } = ctx.agent().net.journal.query({ limit: JOURNAL_MAX_ENTRIES });
     const kept = await bodies(ctx, entries);
-    const har = { log: { version: "1.2", creator: { name: "Browser Pilot", version: VERSION }, pages: [], entries: entries.map((e) => harEntry(e, kept.get(e.id))) } };
+    const har = {
+      log: {
+        version: "1.2",
+        creator: { name: "Browser Pilot", version: VERSION },
+        pages: [],
+        entries: entries.map((e) => harEntry(e, kept.get(e.id))),
+      },
+    };
     const data = new TextEncoder().encode(JSON.stringify(har));
-    const written = storeAndExport(storeFor(ctx.broker.paths.home), ctx.req.clientKey, "har", data, "application/json", dest, { replace: force });
+    const written = storeAndExport(
+      storeFor(ctx.broker.paths.home),
+      ctx.req.clientKey,
+      "har",
+      data,
+      "application/json",
+      dest,
+      { replace: force },
+    );
     return { file: written.file, sizeBytes: written.sizeBytes, entries: entries.length };
   },
 });

@@ -60,7 +60,10 @@ interface Walk {
 }
 
 /** Runs `fn` on the agent's selected frame (or the top document), holding the tab. */
-async function inTab<T>(ctx: CallContext, fn: (walk: Walk, root: Frame) => Promise<T>): Promise<{ value: T; skipped: boolean }> {
+async function inTab<T>(
+  ctx: CallContext,
+  fn: (walk: Walk, root: Frame) => Promise<T>,
+): Promise<{ value: T; skipped: boolean }> {
   const { browser, agent, rec } = selectedTab(ctx);
   return ctx.broker.exclusive(rec.targetId, async () => {
     const session = await browser.session(rec);
@@ -71,13 +74,19 @@ async function inTab<T>(ctx: CallContext, fn: (walk: Walk, root: Frame) => Promi
     const tree = session.send("Page.getFrameTree").then((r) => r.frameTree.frame);
     tree.catch(() => undefined);
     const selected = agent.frames.get(rec.targetId);
-    const root = selected === undefined ? { session, frameId: rec.targetId, offset: { x: 0, y: 0 } } : await tree.then((main) => rootForFrame(rec, session, main.id, main.loaderId, selected));
+    const root =
+      selected === undefined
+        ? { session, frameId: rec.targetId, offset: { x: 0, y: 0 } }
+        : await tree.then((main) => rootForFrame(rec, session, main.id, main.loaderId, selected));
     let index: Promise<Map<string, number>> | undefined;
-    const frameIndex = () => (index ??= listFrames(rec, session).then((frames) => new Map(frames.map((f, i) => [f.id, i]))));
+    const frameIndex = () =>
+      (index ??= listFrames(rec, session).then((frames) => new Map(frames.map((f, i) => [f.id, i]))));
     const refs = () =>
       tree.then((main) => {
         const obs = agent.observations.get(rec.targetId);
-        return obs && obs.generation === browser.generation && obs.mainLoaderId === main.loaderId ? obs.refs : undefined;
+        return obs && obs.generation === browser.generation && obs.mainLoaderId === main.loaderId
+          ? obs.refs
+          : undefined;
       });
     const walk: Walk = { ctx, rec, left: MAX_FRAMES, skipped: false, frameIndex, refs };
     const value = await fn(walk, { session: root.session, frameId: root.frameId, offset: root.offset, depth: 0 });
@@ -87,10 +96,16 @@ async function inTab<T>(ctx: CallContext, fn: (walk: Walk, root: Frame) => Promi
   });
 }
 
-async function run<F extends "read" | "search" | "find">(walk: Walk, frame: Frame, fn: F, input: PageArg<F>): Promise<PageResult<F>> {
+async function run<F extends "read" | "search" | "find">(
+  walk: Walk,
+  frame: Frame,
+  fn: F,
+  input: PageArg<F>,
+): Promise<PageResult<F>> {
   const timeoutMs = Math.max(1, walk.ctx.deadline - Date.now());
   const value = await callFn(frame, fn, input, {}, { timeoutMs });
-  if (value === null || typeof value !== "object") throw new BpError("internal_error", "The page script returned nothing.");
+  if (value === null || typeof value !== "object")
+    throw new BpError("internal_error", "The page script returned nothing.");
   return value;
 }
 
@@ -101,7 +116,13 @@ async function childFrame(walk: Walk, parent: Frame, ph: FramePlaceholder): Prom
     return undefined;
   }
   walk.left--;
-  const child = await childWorld(walk.rec.frames, parent, { fn: "frameElement", arg: ph.slot, release: true }, ph, true);
+  const child = await childWorld(
+    walk.rec.frames,
+    parent,
+    { fn: "frameElement", arg: ph.slot, release: true },
+    ph,
+    true,
+  );
   return child && { ...child, depth: parent.depth + 1 };
 }
 
@@ -109,7 +130,11 @@ async function childFrame(walk: Walk, parent: Frame, ph: FramePlaceholder): Prom
  * A `Descend` for the merges: runs `inFrame` in the placeholder's frame. A frame that fails
  * (detached meanwhile, out of time) is left out and the result marked truncated.
  */
-function descender<T extends object>(walk: Walk, parent: Frame, inFrame: (frame: Frame, limit: number, ph: FramePlaceholder) => Promise<T | InspectError>): Descend<T> {
+function descender<T extends object>(
+  walk: Walk,
+  parent: Frame,
+  inFrame: (frame: Frame, limit: number, ph: FramePlaceholder) => Promise<T | InspectError>,
+): Descend<T> {
   return async (ph, limit) => {
     try {
       const frame = await childFrame(walk, parent, ph);
@@ -122,13 +147,27 @@ function descender<T extends object>(walk: Walk, parent: Frame, inFrame: (frame:
   };
 }
 
-async function readIn(walk: Walk, frame: Frame, input: { limit: number; selector?: string; whole?: boolean }): Promise<ReadResult | InspectError> {
+async function readIn(
+  walk: Walk,
+  frame: Frame,
+  input: { limit: number; selector?: string; whole?: boolean },
+): Promise<ReadResult | InspectError> {
   const r = await run(walk, frame, "read", input);
   if ("error" in r) return r;
-  return mergeRead(r, input.limit, descender(walk, frame, (f, limit) => readIn(walk, f, { limit, whole: true })));
+  return mergeRead(
+    r,
+    input.limit,
+    descender(walk, frame, (f, limit) => readIn(walk, f, { limit, whole: true })),
+  );
 }
 
-interface SearchInput { query: string; limit: number; caseSensitive: boolean; wholeWord: boolean; selector?: string }
+interface SearchInput {
+  query: string;
+  limit: number;
+  caseSensitive: boolean;
+  wholeWord: boolean;
+  selector?: string;
+}
 
 async function searchIn(walk: Walk, frame: Frame, input: SearchInput): Promise<SearchResult | InspectError> {
   const r = await run(walk, frame, "search", { ...input });
@@ -152,7 +191,12 @@ async function searchIn(walk: Walk, frame: Frame, input: SearchInput): Promise<S
   );
 }
 
-interface FindInput { selector: string; limit: number; attributes: string[]; shadow: boolean }
+interface FindInput {
+  selector: string;
+  limit: number;
+  attributes: string[];
+  shadow: boolean;
+}
 
 async function findIn(walk: Walk, frame: Frame, input: FindInput): Promise<FindResult | InspectError> {
   const r = await run(walk, frame, "find", { ...input });
@@ -164,7 +208,11 @@ async function findIn(walk: Walk, frame: Frame, input: FindInput): Promise<FindR
     e.y += Math.round(frame.offset.y);
   }
   await placeMatches(walk, frame, r.elements);
-  return mergeFind(r, input.limit, descender(walk, frame, (f, limit) => findIn(walk, f, { ...input, limit })));
+  return mergeFind(
+    r,
+    input.limit,
+    descender(walk, frame, (f, limit) => findIn(walk, f, { ...input, limit })),
+  );
 }
 
 /**
@@ -173,7 +221,11 @@ async function findIn(walk: Walk, frame: Frame, input: FindInput): Promise<FindR
  * current document listed that ref (folded ones included), or `container`, the ref of the
  * listed control it is inside.
  */
-async function placeMatches(walk: Walk, frame: Frame, items: { place?: MatchPlace; f?: string; r?: number; container?: number }[]): Promise<void> {
+async function placeMatches(
+  walk: Walk,
+  frame: Frame,
+  items: { place?: MatchPlace; f?: string; r?: number; container?: number }[],
+): Promise<void> {
   const hosts = new Map<number, string | undefined>();
   const refs = items.some((m) => m.place?.ref !== undefined) ? await walk.refs() : undefined;
   for (const m of items) {
@@ -208,9 +260,15 @@ function check<T extends object>(value: T | InspectError, selector: string): T {
   if (!("error" in value)) return value;
   const shown = selector.length > 200 ? `${cutString(selector, 200)}…` : selector;
   if (value.error === "invalid_selector") {
-    throw new BpError("invalid_argument", `Invalid CSS selector: ${shown}`, { hint: "Check the selector syntax.", context: { field: "selector", selector: shown } });
+    throw new BpError("invalid_argument", `Invalid CSS selector: ${shown}`, {
+      hint: "Check the selector syntax.",
+      context: { field: "selector", selector: shown },
+    });
   }
-  throw new BpError("invalid_argument", `Selector "${shown}" did not match.`, { hint: `Selector "${shown}" did not match.`, context: { field: "selector", selector: shown } });
+  throw new BpError("invalid_argument", `Selector "${shown}" did not match.`, {
+    hint: `Selector "${shown}" did not match.`,
+    context: { field: "selector", selector: shown },
+  });
 }
 
 /** Content lines of `bp read` keep their text but lose anything that could break a line or the terminal. */
@@ -221,11 +279,17 @@ const readHandler = defineHandler(commands.read)({
   async run(ctx, args) {
     const selector = args.selector;
     const limit = clampInt(args.limit, 3000, 100_000);
-    const { value, skipped } = await inTab(ctx, (walk, root) => readIn(walk, root, { limit, ...(selector ? { selector } : {}) }));
+    const { value, skipped } = await inTab(ctx, (walk, root) =>
+      readIn(walk, root, { limit, ...(selector ? { selector } : {}) }),
+    );
     const r = check(value, selector ?? "");
     r.truncated ||= skipped;
     // Lean: no tab id (the agent selected it); the full length and the flag only when the text was cut.
-    const out: ReplyOf<typeof commands.read.result> = { title: boundTitle(r.title), url: boundUrl(r.url), text: r.text };
+    const out: ReplyOf<typeof commands.read.result> = {
+      title: boundTitle(r.title),
+      url: boundUrl(r.url),
+      text: r.text,
+    };
     if (r.truncated) {
       out.length = r.length;
       out.truncated = true;
@@ -252,7 +316,10 @@ const searchHandler = defineHandler(commands.search)({
     };
     if (!input.query.trim()) throw new BpError("invalid_argument", "Query is empty.", { context: { field: "query" } });
     const { value, skipped } = await inTab(ctx, (walk, root) => searchIn(walk, root, input));
-    const r = check("error" in value || value.scoped ? value : { error: "no_match", message: "Selector did not match." }, selector ?? "");
+    const r = check(
+      "error" in value || value.scoped ? value : { error: "no_match", message: "Selector did not match." },
+      selector ?? "",
+    );
     r.truncated ||= skipped;
     // Lean (src/broker/inspect/lean.ts): no tab id (the agent selected it); the count and the flag only when the list was cut.
     const out: ReplyOf<typeof commands.search.result> = {
@@ -262,11 +329,18 @@ const searchHandler = defineHandler(commands.search)({
       ...(r.truncated ? { totalMatches: r.totalMatches, truncated: true as const } : {}),
     };
     if (ctx.req.mode === "human") {
-      const lines = [`${r.totalMatches} match${r.totalMatches === 1 ? "" : "es"} for ${quote(input.query, 200)} in ${escapeLine(r.url, 300)}`];
+      const lines = [
+        `${r.totalMatches} match${r.totalMatches === 1 ? "" : "es"} for ${quote(input.query, 200)} in ${escapeLine(r.url, 300)}`,
+      ];
       for (const m of r.matches) {
-        lines.push(`[${m.index}] <${escapeLine(m.tagName, 40)}> ${m.x},${m.y}${m.visible ? "" : " (not in view)"}${m.r !== undefined ? ` ref=${m.r}` : ""}${m.f !== undefined ? ` frame=${m.f}` : ""} ${quote(m.context, 500)}`);
+        lines.push(
+          `[${m.index}] <${escapeLine(m.tagName, 40)}> ${m.x},${m.y}${m.visible ? "" : " (not in view)"}${m.r !== undefined ? ` ref=${m.r}` : ""}${m.f !== undefined ? ` frame=${m.f}` : ""} ${quote(m.context, 500)}`,
+        );
       }
-      if (r.truncated) lines.push(`[truncated] ${r.matches.length} of ${r.totalMatches} shown; raise --limit (max 200) or narrow with --selector`);
+      if (r.truncated)
+        lines.push(
+          `[truncated] ${r.matches.length} of ${r.totalMatches} shown; raise --limit (max 200) or narrow with --selector`,
+        );
       out.text = lines.join("\n");
     }
     return out;
@@ -282,7 +356,10 @@ const findHandler = defineHandler(commands.find)({
     const r = check(value, selector);
     r.truncated ||= skipped;
     // Lean (src/broker/inspect/lean.ts): no tab id; the count and the flag only when the list was cut.
-    const out: ReplyOf<typeof commands.find.result> = { elements: r.elements.map(leanElement), ...(r.truncated ? { total: r.total, truncated: true as const } : {}) };
+    const out: ReplyOf<typeof commands.find.result> = {
+      elements: r.elements.map(leanElement),
+      ...(r.truncated ? { total: r.total, truncated: true as const } : {}),
+    };
     if (ctx.req.mode === "human") {
       const lines = r.elements.map((e) => {
         let line = `[${e.index}] <${escapeLine(e.tagName, 40)}> ${escapeLine(e.role, 40)}`;
@@ -296,7 +373,10 @@ const findHandler = defineHandler(commands.find)({
         return line;
       });
       if (lines.length === 0) lines.push(`No elements match ${quote(selector, 200)}.`);
-      if (r.truncated) lines.push(`[truncated] ${r.elements.length} of ${r.total} shown; raise --limit (max 200) or narrow the selector`);
+      if (r.truncated)
+        lines.push(
+          `[truncated] ${r.elements.length} of ${r.total} shown; raise --limit (max 200) or narrow the selector`,
+        );
       out.text = lines.join("\n");
     }
     return out;
@@ -306,13 +386,24 @@ const findHandler = defineHandler(commands.find)({
 const locateHandler = defineHandler(commands.locate)({
   async run(ctx, args) {
     const selector = args.selector;
-    const { value } = await inTab(ctx, async (walk, root) => ({ r: await run(walk, root, "find", { selector, mode: "locate" }), offset: root.offset }));
+    const { value } = await inTab(ctx, async (walk, root) => ({
+      r: await run(walk, root, "find", { selector, mode: "locate" }),
+      offset: root.offset,
+    }));
     const r = check(value.r, selector);
     if ("elements" in r) throw new BpError("internal_error", "The page's locate answered a find result.");
     const ox = Math.round(value.offset.x);
     const oy = Math.round(value.offset.y);
-    const out: ReplyOf<typeof commands.locate.result> = { x: r.x + ox, y: r.y + oy, top: r.top + oy, left: r.left + ox, width: r.width, height: r.height };
-    if (ctx.req.mode === "human") out.text = `center: ${out.x},${out.y}  size: ${r.width}x${r.height}  (top:${out.top} left:${out.left})`;
+    const out: ReplyOf<typeof commands.locate.result> = {
+      x: r.x + ox,
+      y: r.y + oy,
+      top: r.top + oy,
+      left: r.left + ox,
+      width: r.width,
+      height: r.height,
+    };
+    if (ctx.req.mode === "human")
+      out.text = `center: ${out.x},${out.y}  size: ${r.width}x${r.height}  (top:${out.top} left:${out.left})`;
     return out;
   },
 });

@@ -29,11 +29,20 @@ const cookiesHandler = defineHandler(commands.cookies)({
     const limit = args.limit;
     let list: Protocol.Network.Cookie[];
     if (domain !== undefined) {
-      const d = domain.trim().replace(/^https?:\/\//i, "").split("/")[0] ?? "";
+      const d =
+        domain
+          .trim()
+          .replace(/^https?:\/\//i, "")
+          .split("/")[0] ?? "";
       if (!/^[a-z0-9.-]+(:\d+)?$/i.test(d)) throw invalidArgument("domain", "Give a domain such as example.com.");
       const browser = ctx.broker.requireBrowser();
       const sel = ctx.agent().selected ? selectedTab(ctx, { allowDialog: true }) : undefined;
-      const all = (await browser.cdp.send("Storage.getCookies", sel?.rec.browserContextId ? { browserContextId: sel.rec.browserContextId } : {})).cookies;
+      const all = (
+        await browser.cdp.send(
+          "Storage.getCookies",
+          sel?.rec.browserContextId ? { browserContextId: sel.rec.browserContextId } : {},
+        )
+      ).cookies;
       const host = d.split(":")[0] ?? d;
       list = all.filter((c) => cookieMatchesDomain(c.domain, host));
     } else {
@@ -43,7 +52,9 @@ const cookiesHandler = defineHandler(commands.cookies)({
     }
     const shown: Cookies["cookies"] = list.slice(0, limit).map((c) => ({
       name: c.name,
-      ...(withValues ? { value: c.value.length > MAX_COOKIE_VALUE ? `${cutString(c.value, MAX_COOKIE_VALUE)}…` : c.value } : { valueLength: c.value.length }),
+      ...(withValues
+        ? { value: c.value.length > MAX_COOKIE_VALUE ? `${cutString(c.value, MAX_COOKIE_VALUE)}…` : c.value }
+        : { valueLength: c.value.length }),
       domain: c.domain,
       path: c.path,
       ...(!c.session && c.expires > 0 ? { expires: new Date(c.expires * 1000).toISOString() } : {}),
@@ -52,12 +63,18 @@ const cookiesHandler = defineHandler(commands.cookies)({
       ...(c.sameSite ? { sameSite: c.sameSite } : {}),
     }));
     // Lean: the list is the answer (even when empty); the count only when it was cut.
-    const out: Cookies = { cookies: shown, ...(list.length > limit ? { total: list.length, truncated: true as const } : {}) };
+    const out: Cookies = {
+      cookies: shown,
+      ...(list.length > limit ? { total: list.length, truncated: true as const } : {}),
+    };
     return withText(ctx, out, () =>
       shown.length === 0
         ? "No cookies."
         : shown
-            .map((c) => `${String(c.name)}${withValues ? `=${String(c.value)}` : ` (${String(c.valueLength)} chars)`}  ${String(c.domain)}${String(c.path)}${c.httpOnly ? "  HttpOnly" : ""}${c.secure ? "  Secure" : ""}${c.sameSite ? `  SameSite=${String(c.sameSite)}` : ""}`)
+            .map(
+              (c) =>
+                `${String(c.name)}${withValues ? `=${String(c.value)}` : ` (${String(c.valueLength)} chars)`}  ${String(c.domain)}${String(c.path)}${c.httpOnly ? "  HttpOnly" : ""}${c.secure ? "  Secure" : ""}${c.sameSite ? `  SameSite=${String(c.sameSite)}` : ""}`,
+            )
             .join("\n"),
     );
   },
@@ -84,7 +101,11 @@ const authHandler = defineHandler(commands.auth)({
     await coverControlledTabs(ctx.broker.browser, key);
     const n = interceptingTabs(ctx.broker.browser, key);
     // Lean: no user name (the agent gave it).
-    return withText(ctx, { auth: "set", ...(n > 0 ? { intercepting: n } : {}) }, () => `✓ HTTP credentials set for ${username} (this agent's tabs only)`);
+    return withText(
+      ctx,
+      { auth: "set", ...(n > 0 ? { intercepting: n } : {}) },
+      () => `✓ HTTP credentials set for ${username} (this agent's tabs only)`,
+    );
   },
 });
 

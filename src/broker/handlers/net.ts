@@ -12,9 +12,18 @@ import { defineHandler, withText, type ReplyOf } from "../context/handler.ts";
 import type { CallContext, Handler } from "../context/types.ts";
 import { resolveOutputPath } from "../files.ts";
 import { coverControlledTabs } from "../net/index.ts";
-import { type NetEntry } from "../net/journal.ts";
+import type { NetEntry } from "../net/journal.ts";
 import { redactUrl } from "../net/redact.ts";
-import { MAX_MOCK_BODY, MAX_RULE_BYTES, MAX_RULES, parseHeader, publicRule, ruleBytes, type PublicRule, type Rule } from "../net/rules.ts";
+import {
+  MAX_MOCK_BODY,
+  MAX_RULE_BYTES,
+  MAX_RULES,
+  parseHeader,
+  publicRule,
+  ruleBytes,
+  type PublicRule,
+  type Rule,
+} from "../net/rules.ts";
 import { interceptingTabs, netSession, syncAllTabs } from "../net/tracker.ts";
 import { storeAndExport, storeFor } from "../store/index.ts";
 import { DOWNLOAD_HANDLERS } from "./downloads.ts";
@@ -79,13 +88,26 @@ const netHandler = defineHandler(commands.net)({
       ...(args.url !== undefined ? { url: args.url } : {}),
       ...(args.method !== undefined ? { method: args.method } : {}),
       ...(args.status !== undefined ? { status: args.status } : {}),
-      ...(typeArg !== undefined ? { types: typeArg.split(",").map((t) => t.trim()).filter(Boolean) } : {}),
+      ...(typeArg !== undefined
+        ? {
+            types: typeArg
+              .split(",")
+              .map((t) => t.trim())
+              .filter(Boolean),
+          }
+        : {}),
       ...(args.after !== undefined ? { after: args.after } : {}),
     };
     const journal = ctx.agent().net.journal;
     const selected = selectedTab(ctx);
     // Bare: the selected tab's current document only (earlier pages' images are not this page's story).
-    const bare = !args.all && args.url === undefined && args.method === undefined && args.status === undefined && typeArg === undefined && args.after === undefined;
+    const bare =
+      !args.all &&
+      args.url === undefined &&
+      args.method === undefined &&
+      args.status === undefined &&
+      typeArg === undefined &&
+      args.after === undefined;
     const target = ctx.agent().selected;
     const doc = bare && selected !== undefined && target !== undefined ? journal.lastDocument(target) : undefined;
     const covers = doc && selected !== undefined ? { tab: selected, since: doc.id } : undefined;
@@ -99,7 +121,10 @@ const netHandler = defineHandler(commands.net)({
       ...(covers ? { covers } : {}),
     };
     return withText(ctx, out, () => {
-      const lines = r.entries.map((e) => `${String(e.id).padStart(4)} ${e.method.padEnd(6)} ${String(e.status ?? e.error ?? "…").padEnd(6)} ${e.type.padEnd(10)} ${e.durationMs !== undefined ? `${e.durationMs}ms`.padStart(7) : "".padStart(7)} ${e.url}`);
+      const lines = r.entries.map(
+        (e) =>
+          `${String(e.id).padStart(4)} ${e.method.padEnd(6)} ${String(e.status ?? e.error ?? "…").padEnd(6)} ${e.type.padEnd(10)} ${e.durationMs !== undefined ? `${e.durationMs}ms`.padStart(7) : "".padStart(7)} ${e.url}`,
+      );
       if (r.gap) lines.unshift("(older requests after your cursor were dropped from the journal)");
       if (lines.length === 0) lines.push("No requests recorded.");
       return lines.join("\n");
@@ -113,11 +138,17 @@ const COOKIE_HEADERS = /^(cookie|set-cookie)$/i;
  * Secret values masked (their length kept). `given`: names of headers the agent gave to
  * 'net headers' (any name may carry a token); `cookies` (--values): Cookie and Set-Cookie shown.
  */
-export function maskHeaders(h: Record<string, string> | undefined, given?: ReadonlySet<string>, all = false, cookies = false): Record<string, string> | undefined {
+export function maskHeaders(
+  h: Record<string, string> | undefined,
+  given?: ReadonlySet<string>,
+  all = false,
+  cookies = false,
+): Record<string, string> | undefined {
   if (!h) return undefined;
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(h)) {
-    const secret = all || (SECRET_HEADERS.test(k) && !(cookies && COOKIE_HEADERS.test(k))) || given?.has(k.toLowerCase()) === true;
+    const secret =
+      all || (SECRET_HEADERS.test(k) && !(cookies && COOKIE_HEADERS.test(k))) || given?.has(k.toLowerCase()) === true;
     out[k] = secret ? `*** (${v.length} chars)` : redactUrl(v);
   }
   return out;
@@ -126,7 +157,9 @@ export function maskHeaders(h: Record<string, string> | undefined, given?: Reado
 /** The response's headers with its Set-Cookie lines (from the extra info), which the browser's own list leaves out. */
 function responseHeadersOf(e: NetEntry): Record<string, string> | undefined {
   if (e.setCookie === undefined) return e.responseHeaders;
-  const rest = Object.fromEntries(Object.entries(e.responseHeaders ?? {}).filter(([k]) => k.toLowerCase() !== "set-cookie"));
+  const rest = Object.fromEntries(
+    Object.entries(e.responseHeaders ?? {}).filter(([k]) => k.toLowerCase() !== "set-cookie"),
+  );
   return { ...rest, "set-cookie": e.setCookie };
 }
 
@@ -135,7 +168,10 @@ const netShowHandler = defineHandler(commands.netShow)({
     ctx.agent();
     const id = args.id;
     const e = ctx.agent().net.journal.get(id);
-    if (!e) throw new BpError("invalid_argument", `No request ${id} in this agent's journal. Run 'bp net'.`, { context: { field: "id", id } });
+    if (!e)
+      throw new BpError("invalid_argument", `No request ${id} in this agent's journal. Run 'bp net'.`, {
+        context: { field: "id", id },
+      });
     const save = args.save;
     const dest = save !== undefined ? resolveOutputPath(save, "body", place(ctx)) : undefined;
     // Lean: not the id given, nor when it started; the status text and MIME type only when
@@ -159,16 +195,33 @@ const netShowHandler = defineHandler(commands.netShow)({
     const browser = ctx.broker.browser;
     const session = browser && !browser.closed ? netSession(browser, e.targetId) : undefined;
     let body: { body: string; base64Encoded: boolean } | undefined;
-    if (session && e.done && !e.error) body = await session.send("Network.getResponseBody", { requestId: e.requestId }).catch(() => undefined);
+    if (session && e.done && !e.error)
+      body = await session.send("Network.getResponseBody", { requestId: e.requestId }).catch(() => undefined);
     if (!body) {
       if (dest !== undefined) {
-        throw new BpError("action_not_verified", `The body of request ${id} is not available (${e.done ? "not kept by the browser" : "still loading"}).`, { retryable: !e.done, context: { id, reason: e.done ? "body_unavailable" : "in_progress" } });
+        throw new BpError(
+          "action_not_verified",
+          `The body of request ${id} is not available (${e.done ? "not kept by the browser" : "still loading"}).`,
+          { retryable: !e.done, context: { id, reason: e.done ? "body_unavailable" : "in_progress" } },
+        );
       }
     } else if (dest !== undefined) {
       // Saving answers with the file result only: the body is in the file, not the reply.
       const bytes = body.base64Encoded ? Buffer.from(body.body, "base64") : Buffer.from(body.body, "utf8");
-      const written = storeAndExport(storeFor(ctx.broker.paths.home), ctx.req.clientKey, "body", bytes, e.mimeType ?? "application/octet-stream", dest, { replace: args.force === true });
-      return withText(ctx, written, () => `✓ Body of request ${id} saved to ${written.file} (${written.sizeBytes} bytes)`);
+      const written = storeAndExport(
+        storeFor(ctx.broker.paths.home),
+        ctx.req.clientKey,
+        "body",
+        bytes,
+        e.mimeType ?? "application/octet-stream",
+        dest,
+        { replace: args.force === true },
+      );
+      return withText(
+        ctx,
+        written,
+        () => `✓ Body of request ${id} saved to ${written.file} (${written.sizeBytes} bytes)`,
+      );
     } else {
       const bytes = body.base64Encoded ? Buffer.from(body.body, "base64") : Buffer.from(body.body, "utf8");
       const limit = args.limit;
@@ -181,7 +234,10 @@ const netShowHandler = defineHandler(commands.netShow)({
       if (shown.length > limit) out.bodyTruncated = true;
     }
     return withText(ctx, out, () => {
-      const lines = [`${e.method} ${e.url}`, `status: ${String(e.status ?? e.error ?? "pending")}  type: ${e.type}${e.rule ? `  rule: ${e.rule.action} ${e.rule.id}` : ""}`];
+      const lines = [
+        `${e.method} ${e.url}`,
+        `status: ${String(e.status ?? e.error ?? "pending")}  type: ${e.type}${e.rule ? `  rule: ${e.rule.action} ${e.rule.id}` : ""}`,
+      ];
       for (const [k, v] of Object.entries(rs ?? {})) lines.push(`  ${k}: ${v}`);
       if (out.body !== undefined) lines.push("", String(out.body), ...(out.bodyTruncated ? ["… [truncated]"] : []));
       return lines.join("\n");
@@ -190,7 +246,7 @@ const netShowHandler = defineHandler(commands.netShow)({
 });
 
 const netClearHandler = defineHandler(commands.netClear)({
-  async run(ctx, args) {
+  async run(ctx) {
     const s = ctx.broker.agents.get(ctx.req.clientKey)?.netIfAny;
     const j = s?.journal;
     const n = j ? j.query({ limit: 1 }).total : 0;
@@ -217,20 +273,36 @@ export function splitHeaders(text: string, field: string): Record<string, string
   return out;
 }
 
-async function addRule(ctx: CallContext, make: (id: string, seq: number) => Rule): Promise<ReplyOf<typeof commands.netBlock.result>> {
+async function addRule(
+  ctx: CallContext,
+  make: (id: string, seq: number) => Rule,
+): Promise<ReplyOf<typeof commands.netBlock.result>> {
   ctx.agent();
   const s = ctx.agent().net;
-  if (s.rules.length >= MAX_RULES) throw new BpError("quota_exceeded", `An agent may hold at most ${MAX_RULES} network rules.`, { context: { quota: "rules", limit: MAX_RULES } });
+  if (s.rules.length >= MAX_RULES)
+    throw new BpError("quota_exceeded", `An agent may hold at most ${MAX_RULES} network rules.`, {
+      context: { quota: "rules", limit: MAX_RULES },
+    });
   const seq = ++s.ruleSeq;
   const rule = make(`r${seq}`, seq);
   const used = s.rules.reduce((n, r) => n + ruleBytes(r), 0);
-  if (used + ruleBytes(rule) > MAX_RULE_BYTES) throw new BpError("quota_exceeded", `This agent's rules would hold more than ${MAX_RULE_BYTES} bytes.`, { context: { quota: "rule_bytes", limitBytes: MAX_RULE_BYTES } });
+  if (used + ruleBytes(rule) > MAX_RULE_BYTES)
+    throw new BpError("quota_exceeded", `This agent's rules would hold more than ${MAX_RULE_BYTES} bytes.`, {
+      context: { quota: "rule_bytes", limitBytes: MAX_RULE_BYTES },
+    });
   s.rules.push(rule);
   await coverControlledTabs(ctx.broker.browser, ctx.req.clientKey);
   const n = interceptingTabs(ctx.broker.browser, ctx.req.clientKey);
   // Lean: the rule's id, and the headers as they were parsed (joined arguments split on "Name:"); the type, pattern, status and body are what the agent sent.
   const { headers } = publicRuleShown(rule);
-  return withText(ctx, { rule: { id: rule.id, ...(headers && Object.keys(headers).length > 0 ? { headers } : {}) }, ...(n > 0 ? { intercepting: n } : {}) }, () => `✓ Rule ${rule.id}: ${rule.type} ${rule.pattern}`);
+  return withText(
+    ctx,
+    {
+      rule: { id: rule.id, ...(headers && Object.keys(headers).length > 0 ? { headers } : {}) },
+      ...(n > 0 ? { intercepting: n } : {}),
+    },
+    () => `✓ Rule ${rule.id}: ${rule.type} ${rule.pattern}`,
+  );
 }
 
 /** Header values of secret-bearing headers are never echoed back; none of those given to 'net headers'. */
@@ -284,7 +356,8 @@ const netHeadersHandler = defineHandler(commands.netHeaders)({
     const pattern = checkPattern(args.pattern);
     const given = args.headers;
     const text = args.stdin ? ctx.req.secret : given;
-    if (text === undefined || text.trim() === "") throw invalidArgument("headers", "Give at least one 'Name: value' header.");
+    if (text === undefined || text.trim() === "")
+      throw invalidArgument("headers", "Give at least one 'Name: value' header.");
     const headers = splitHeaders(text, "headers");
     const s = ctx.agent().net;
     s.givenHeaders ??= new Set();
@@ -294,9 +367,11 @@ const netHeadersHandler = defineHandler(commands.netHeaders)({
 });
 
 const netRulesHandler = defineHandler(commands.netRules)({
-  async run(ctx, args) {
+  async run(ctx) {
     ctx.agent();
-    const rules = [...(ctx.broker.agents.get(ctx.req.clientKey)?.netIfAny?.rules ?? [])].sort((a, b) => order(a) - order(b) || a.seq - b.seq).map(publicRuleShown);
+    const rules = [...(ctx.broker.agents.get(ctx.req.clientKey)?.netIfAny?.rules ?? [])]
+      .sort((a, b) => order(a) - order(b) || a.seq - b.seq)
+      .map(publicRuleShown);
     const n = interceptingTabs(ctx.broker.browser, ctx.req.clientKey);
     return { rules, ...(n > 0 ? { intercepting: n } : {}) };
   },
@@ -325,4 +400,15 @@ const netRemoveHandler = defineHandler(commands.netRemove)({
   },
 });
 
-export const NET_HANDLERS: Handler[] = [...ACCESS_HANDLERS, ...DOWNLOAD_HANDLERS, netHandler, netShowHandler, netBlockHandler, netMockHandler, netHeadersHandler, netRulesHandler, netRemoveHandler, netClearHandler];
+export const NET_HANDLERS: Handler[] = [
+  ...ACCESS_HANDLERS,
+  ...DOWNLOAD_HANDLERS,
+  netHandler,
+  netShowHandler,
+  netBlockHandler,
+  netMockHandler,
+  netHeadersHandler,
+  netRulesHandler,
+  netRemoveHandler,
+  netClearHandler,
+];

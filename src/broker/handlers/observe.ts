@@ -30,7 +30,10 @@ const frameHandler = defineHandler(frameCommand)({
       };
     }
     const chosen = frames[index];
-    if (!chosen) throw new BpError("invalid_argument", `Frame index out of range (0-${frames.length - 1}).`, { context: { field: "index" } });
+    if (!chosen)
+      throw new BpError("invalid_argument", `Frame index out of range (0-${frames.length - 1}).`, {
+        context: { field: "index" },
+      });
     if (index === 0) agent.frames.delete(rec.targetId);
     else agent.frames.set(rec.targetId, chosen.id);
     // Refs belong to the frame they were observed in; a new scope starts a new set of refs,

@@ -82,51 +82,79 @@ async function evalTarget(rec: TargetRecord, session: CdpSession, selected: stri
     off();
     await root.session.send("Runtime.disable").catch(() => undefined);
   }
-  if (contextId === undefined) throw new BpError("stale_ref", "The selected frame has no document now. Run 'bp frame' to list frames.", { context: { reason: "frame_detached" } });
+  if (contextId === undefined)
+    throw new BpError("stale_ref", "The selected frame has no document now. Run 'bp frame' to list frames.", {
+      context: { reason: "frame_detached" },
+    });
   return { session: root.session, contextId };
 }
 
-async function runExpression(ctx: CallContext, expression: string, target: EvalTarget, signal: AbortSignal): Promise<EvalReply> {
-      const { session } = target;
-      const timeoutMs = Math.max(1, ctx.deadline - Date.now());
-      // REPL mode allows top-level await and re-declaring let/const across calls, like a console.
-      let res = await session.send(
-        "Runtime.evaluate",
-        { expression, objectGroup: EVAL_GROUP, awaitPromise: true, userGesture: true, replMode: true, ...(target.contextId !== undefined ? { contextId: target.contextId } : {}) },
+async function runExpression(
+  ctx: CallContext,
+  expression: string,
+  target: EvalTarget,
+  signal: AbortSignal,
+): Promise<EvalReply> {
+  const { session } = target;
+  const timeoutMs = Math.max(1, ctx.deadline - Date.now());
+  // REPL mode allows top-level await and re-declaring let/const across calls, like a console.
+  let res = await session.send(
+    "Runtime.evaluate",
+    {
+      expression,
+      objectGroup: EVAL_GROUP,
+      awaitPromise: true,
+      userGesture: true,
+      replMode: true,
+      ...(target.contextId !== undefined ? { contextId: target.contextId } : {}),
+    },
+    { timeoutMs, signal },
+  );
+  // A value that came back whole (1+1, a string) left nothing in the group to release.
+  const held = res.result.objectId !== undefined || res.exceptionDetails?.exception?.objectId !== undefined;
+  try {
+    // A returned promise is awaited, as upstream did: the agent wants its value.
+    if (!res.exceptionDetails && res.result.subtype === "promise" && res.result.objectId) {
+      res = await session.send(
+        "Runtime.awaitPromise",
+        { promiseObjectId: res.result.objectId, returnByValue: false },
         { timeoutMs, signal },
       );
-      // A value that came back whole (1+1, a string) left nothing in the group to release.
-      const held = res.result.objectId !== undefined || res.exceptionDetails?.exception?.objectId !== undefined;
-      try {
-        // A returned promise is awaited, as upstream did: the agent wants its value.
-        if (!res.exceptionDetails && res.result.subtype === "promise" && res.result.objectId) {
-          res = await session.send("Runtime.awaitPromise", { promiseObjectId: res.result.objectId, returnByValue: false }, { timeoutMs, signal });
-        }
-        if (res.exceptionDetails) {
-          const text = res.exceptionDetails.exception?.description ?? res.exceptionDetails.text;
-          throw new BpError("script_error", `The expression threw: ${cutString(text.split("\n")[0] ?? "error", 500)}`, {
-            context: { line: res.exceptionDetails.lineNumber, column: res.exceptionDetails.columnNumber },
-          });
-        }
-        const r = res.result;
-        let value: unknown = r.value;
-        if (r.objectId && r.type === "object" && r.subtype !== "node" && r.subtype !== "error") {
-          // Objects JSON cannot carry (window: cycles, a reference chain too long) come back
-          // as their short description, marked truncated.
-          const byValue = await session
-            .send("Runtime.callFunctionOn", { objectId: r.objectId, functionDeclaration: "function () { return this; }", returnByValue: true }, { timeoutMs, signal })
-            .catch((err: unknown) => {
-              if (isCdpError(err) && err.kind === "protocol") return undefined;
-              throw err;
-            });
-          if (!byValue || byValue.exceptionDetails) return { value: cutString(r.description ?? r.className ?? "Object", 200), type: r.subtype ?? r.type, truncated: true };
-          value = byValue.result.value;
-        }
-        if (value === undefined) value = r.unserializableValue ?? (r.type === "undefined" ? null : (r.description ?? null));
-        return boundValue(value, r.subtype ?? r.type);
-      } finally {
-        if (held) void session.send("Runtime.releaseObjectGroup", { objectGroup: EVAL_GROUP }).catch(() => undefined);
-      }
+    }
+    if (res.exceptionDetails) {
+      const text = res.exceptionDetails.exception?.description ?? res.exceptionDetails.text;
+      throw new BpError("script_error", `The expression threw: ${cutString(text.split("\n")[0] ?? "error", 500)}`, {
+        context: { line: res.exceptionDetails.lineNumber, column: res.exceptionDetails.columnNumber },
+      });
+    }
+    const r = res.result;
+    let value: unknown = r.value;
+    if (r.objectId && r.type === "object" && r.subtype !== "node" && r.subtype !== "error") {
+      // Objects JSON cannot carry (window: cycles, a reference chain too long) come back
+      // as their short description, marked truncated.
+      const byValue = await session
+        .send(
+          "Runtime.callFunctionOn",
+          { objectId: r.objectId, functionDeclaration: "function () { return this; }", returnByValue: true },
+          { timeoutMs, signal },
+        )
+        .catch((err: unknown) => {
+          if (isCdpError(err) && err.kind === "protocol") return undefined;
+          throw err;
+        });
+      if (!byValue || byValue.exceptionDetails)
+        return {
+          value: cutString(r.description ?? r.className ?? "Object", 200),
+          type: r.subtype ?? r.type,
+          truncated: true,
+        };
+      value = byValue.result.value;
+    }
+    if (value === undefined) value = r.unserializableValue ?? (r.type === "undefined" ? null : (r.description ?? null));
+    return boundValue(value, r.subtype ?? r.type);
+  } finally {
+    if (held) void session.send("Runtime.releaseObjectGroup", { objectGroup: EVAL_GROUP }).catch(() => undefined);
+  }
 }
 
 /** The type a JSON value shows by itself, in the runtime's words. */

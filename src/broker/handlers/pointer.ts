@@ -21,8 +21,10 @@ const held = new WeakMap<CdpSession, Set<Button>>();
 
 function point(text: string, field: string): [number, number] {
   const [x = NaN, y = NaN] = text.split(",").map((s) => Number(s.trim()));
-  if (!Number.isFinite(x) || !Number.isFinite(y)) throw invalidArgument(field, `Give ${field === "at" ? "the point as X,Y" : "the delta as DX,DY"}.`);
-  if (field === "at" && (x < 0 || y < 0)) throw invalidArgument(field, "The point is in viewport CSS pixels: X and Y are 0 or more.");
+  if (!Number.isFinite(x) || !Number.isFinite(y))
+    throw invalidArgument(field, `Give ${field === "at" ? "the point as X,Y" : "the delta as DX,DY"}.`);
+  if (field === "at" && (x < 0 || y < 0))
+    throw invalidArgument(field, "The point is in viewport CSS pixels: X and Y are 0 or more.");
   return [x, y];
 }
 
@@ -44,15 +46,40 @@ const mouseHandler = defineHandler(commands.mouse)({
         await moveMouse(session, x, y, undefined, mask());
       } else if (action === "down") {
         down.add(button);
-        await session.send("Input.dispatchMouseEvent", { type: "mousePressed", x, y, button, buttons: mask(), clickCount: 1 });
+        await session.send("Input.dispatchMouseEvent", {
+          type: "mousePressed",
+          x,
+          y,
+          button,
+          buttons: mask(),
+          clickCount: 1,
+        });
       } else if (action === "up") {
         down.delete(button);
-        await session.send("Input.dispatchMouseEvent", { type: "mouseReleased", x, y, button, buttons: mask(), clickCount: 1 });
+        await session.send("Input.dispatchMouseEvent", {
+          type: "mouseReleased",
+          x,
+          y,
+          button,
+          buttons: mask(),
+          clickCount: 1,
+        });
       } else {
-        await session.send("Input.dispatchMouseEvent", { type: "mouseWheel", x, y, deltaX: dx, deltaY: dy, buttons: mask() });
+        await session.send("Input.dispatchMouseEvent", {
+          type: "mouseWheel",
+          x,
+          y,
+          deltaX: dx,
+          deltaY: dy,
+          buttons: mask(),
+        });
       }
       const out = { x, y, ...(down.size > 0 ? { buttons: [...down] } : {}) };
-      return withText(ctx, out, () => `✓ mouse ${action} at ${x},${y}${down.size > 0 ? ` (held: ${[...down].join(", ")})` : ""}`);
+      return withText(
+        ctx,
+        out,
+        () => `✓ mouse ${action} at ${x},${y}${down.size > 0 ? ` (held: ${[...down].join(", ")})` : ""}`,
+      );
     });
   },
 });
@@ -77,10 +104,17 @@ const focusHandler = defineHandler(commands.focus)({
       if (!objectId) throw staleRef(ref, "node_detached");
       try {
         ctx.markDispatched();
-        const res = await r.session.send("Runtime.callFunctionOn", { objectId, functionDeclaration: FOCUS_FN, returnByValue: true });
+        const res = await r.session.send("Runtime.callFunctionOn", {
+          objectId,
+          functionDeclaration: FOCUS_FN,
+          returnByValue: true,
+        });
         const value = res.result.value as { focused?: boolean; label?: string } | undefined;
         if (!value?.focused) {
-          throw new BpError("action_not_verified", `Ref ${ref} did not take focus (it is not focusable).`, { retryable: false, context: { ref, reason: "not_focusable", dispatched: true } });
+          throw new BpError("action_not_verified", `Ref ${ref} did not take focus (it is not focusable).`, {
+            retryable: false,
+            context: { ref, reason: "not_focusable", dispatched: true },
+          });
         }
         const focused = value.label ?? "element";
         return { focused };

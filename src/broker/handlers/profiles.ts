@@ -32,7 +32,12 @@ function routed(browser: BrowserConnection, agent: Agent): ProfileContext | unde
   }
 }
 
-export function profileSummary(ctx: CallContext, browser: BrowserConnection, p: ProfileContext, selected: boolean): ReplyOf<typeof commands.profile.result>["profile"] {
+export function profileSummary(
+  ctx: CallContext,
+  browser: BrowserConnection,
+  p: ProfileContext,
+  selected: boolean,
+): ReplyOf<typeof commands.profile.result>["profile"] {
   const agent = ctx.agent();
   const visible = new Set(ctx.broker.visibleTabs(agent, ctx.req.tabAccess));
   const tabs = browser.profiles.pagesOf(p).filter((t) => isEligible(t) && visible.has(t));
@@ -48,7 +53,13 @@ export function profileSummary(ctx: CallContext, browser: BrowserConnection, p: 
     ...(id?.error ? { identity: id.error } : {}),
     ...(selected ? { selected: true } : {}),
     tabCount: tabs.length,
-    ...(tabs.length > 0 ? { tabs: tabs.slice(0, SAMPLE_TABS).map((t) => ({ id: agent.idFor(t.targetId, browser.generation), title: t.title, url: t.url })) } : {}),
+    ...(tabs.length > 0
+      ? {
+          tabs: tabs
+            .slice(0, SAMPLE_TABS)
+            .map((t) => ({ id: agent.idFor(t.targetId, browser.generation), title: t.title, url: t.url })),
+        }
+      : {}),
   };
 }
 
@@ -59,7 +70,14 @@ export function profileSummary(ctx: CallContext, browser: BrowserConnection, p: 
 export function profileChoiceNeeded(ctx: CallContext, browser: BrowserConnection): Record<string, unknown> {
   const live = browser.profiles.live();
   if (live.length < 2 || routed(browser, ctx.agent()) !== undefined) return {};
-  return { profileSelectionRequired: true, profiles: live.map((p) => ({ id: p.id, label: p.label, tabCount: profileSummary(ctx, browser, p, false).tabCount })) };
+  return {
+    profileSelectionRequired: true,
+    profiles: live.map((p) => ({
+      id: p.id,
+      label: p.label,
+      tabCount: profileSummary(ctx, browser, p, false).tabCount,
+    })),
+  };
 }
 
 const profilesHandler = defineHandler(commands.profiles)({

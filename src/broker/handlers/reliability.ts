@@ -12,12 +12,13 @@ type StoredError = v.InferOutput<typeof commands.storedErrorSchema>;
 /** Unknown and other keys' ids get the same answer, so existence never leaks. */
 function ownRecord(ctx: CallContext, id: string): CommandRecord {
   const rec = ctx.broker.commands.store.get(ctx.req.clientKey, id);
-  if (!rec) throw invalidArgument("id", `No command ${id} for this client key (records are kept 5 minutes after they end).`);
+  if (!rec)
+    throw invalidArgument("id", `No command ${id} for this client key (records are kept 5 minutes after they end).`);
   return rec;
 }
 
 /** A record with its stored reply: the result, or the error (checked against its published shape), as the command and cancel results say. */
-function describe(ctx: CallContext, rec: CommandRecord): ReplyOf<typeof commands.command.result> {
+function describe(_ctx: CallContext, rec: CommandRecord): ReplyOf<typeof commands.command.result> {
   const out: ReplyOf<typeof commands.command.result> = { command: publicCommand(rec) };
   const reply = rec.reply;
   if (reply) {
@@ -39,7 +40,11 @@ function withoutRecordEcho(error: StoredError, command: PublicCommand): StoredEr
   const context = error.context;
   if (!context) return error;
   const { commandId, cancellationRequested, ...rest } = context;
-  const kept = { ...rest, ...(commandId !== command.id ? { commandId } : {}), ...(cancellationRequested !== command.cancellationRequested ? { cancellationRequested } : {}) };
+  const kept = {
+    ...rest,
+    ...(commandId !== command.id ? { commandId } : {}),
+    ...(cancellationRequested !== command.cancellationRequested ? { cancellationRequested } : {}),
+  };
   const { context: _all, ...shape } = error;
   return Object.keys(kept).length > 0 ? { ...shape, context: kept } : shape;
 }
@@ -54,7 +59,15 @@ const commandsHandler = defineHandler(commands.commands)({
     // Lean: with one status asked for, each record has it; it is not repeated.
     const list = statuses?.length === 1 ? records.map(({ status: _asked, ...rest }) => rest) : records;
     if (ctx.req.mode !== "human") return { commands: list };
-    const text = records.length === 0 ? "No recent commands." : records.map((c) => `${c.id}  ${c.status.padEnd(15)} ${c.method}${c.cancellationRequested ? "  (cancellation requested)" : ""}`).join("\n");
+    const text =
+      records.length === 0
+        ? "No recent commands."
+        : records
+            .map(
+              (c) =>
+                `${c.id}  ${c.status.padEnd(15)} ${c.method}${c.cancellationRequested ? "  (cancellation requested)" : ""}`,
+            )
+            .join("\n");
     return { commands: list, text };
   },
 });
@@ -69,7 +82,9 @@ const cancelHandler = defineHandler(commands.cancel)({
   async run(ctx, args) {
     const rec = ownRecord(ctx, args.id);
     if (isTerminal(rec.status)) {
-      throw invalidArgument("id", `Command ${rec.id} already ended (${rec.status}); there is nothing to cancel.`, { status: rec.status });
+      throw invalidArgument("id", `Command ${rec.id} already ended (${rec.status}); there is nothing to cancel.`, {
+        status: rec.status,
+      });
     }
     ctx.broker.commands.cancelRecord(rec);
     // Let the cancelled call settle its record before answering.
@@ -97,7 +112,11 @@ const waitHandler = defineHandler(commands.wait)({
   async run(ctx, args) {
     const cond = condition(args);
     const out = await runWait(ctx, cond, args.interval);
-    if (ctx.req.mode === "human") return { ...out, text: `✓ ${cond.kind} after ${out.elapsedMs} ms${out.matched ? `  ${JSON.stringify(out.matched)}` : ""}` };
+    if (ctx.req.mode === "human")
+      return {
+        ...out,
+        text: `✓ ${cond.kind} after ${out.elapsedMs} ms${out.matched ? `  ${JSON.stringify(out.matched)}` : ""}`,
+      };
     return out;
   },
 });

@@ -20,7 +20,10 @@ const stopHandler = defineHandler(stopCommand)({
     const { currentIndex, entries } = await session.send("Page.getNavigationHistory");
     const url = entries[currentIndex]?.url ?? rec.url;
     rec.url = url;
-    return { ...(nav ? { stopped: { url: redactUrl(boundUrl(nav.url)), ms: Date.now() - nav.at } } : {}), url: boundUrl(url) };
+    return {
+      ...(nav ? { stopped: { url: redactUrl(boundUrl(nav.url)), ms: Date.now() - nav.at } } : {}),
+      url: boundUrl(url),
+    };
   },
 });
 

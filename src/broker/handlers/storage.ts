@@ -53,15 +53,30 @@ const storageHandler = defineHandler(storageCommand)({
       const contextId = await worldContextId(session, rec.targetId);
       if (op === "set" || op === "remove" || op === "clear") ctx.markDispatched();
       const args = [area, op, a.key ?? "", a.value ?? "", cut, a.limit].map((x) => JSON.stringify(x)).join(",");
-      const res = await session.send("Runtime.evaluate", { expression: `${PAGE_FN}(${args})`, contextId, returnByValue: true }, { timeoutMs: Math.max(1, ctx.deadline - Date.now()) });
+      const res = await session.send(
+        "Runtime.evaluate",
+        { expression: `${PAGE_FN}(${args})`, contextId, returnByValue: true },
+        { timeoutMs: Math.max(1, ctx.deadline - Date.now()) },
+      );
       if (res.exceptionDetails) {
         const text = res.exceptionDetails.exception?.description ?? res.exceptionDetails.text;
-        if (/QuotaExceeded/i.test(text)) throw new BpError("quota_exceeded", "The page's storage quota is full; the value was not stored.", { context: { quota: "storage" } });
-        throw new BpError("script_error", `The page refused ${area}Storage: ${cutString(text.split("\n")[0] ?? "error", 300)} (a page of the site must be open; about: and data: pages have no storage).`, { context: { area } });
+        if (/QuotaExceeded/i.test(text))
+          throw new BpError("quota_exceeded", "The page's storage quota is full; the value was not stored.", {
+            context: { quota: "storage" },
+          });
+        throw new BpError(
+          "script_error",
+          `The page refused ${area}Storage: ${cutString(text.split("\n")[0] ?? "error", 300)} (a page of the site must be open; about: and data: pages have no storage).`,
+          { context: { area } },
+        );
       }
       const r = res.result.value as PageReply;
       const shownValue = (v: string) => cutString(v, cut);
-      const items = r.items?.map((i) => ({ key: i.key, value: shownValue(i.value), ...(i.length !== undefined ? { length: i.length } : {}) }));
+      const items = r.items?.map((i) => ({
+        key: i.key,
+        value: shownValue(i.value),
+        ...(i.length !== undefined ? { length: i.length } : {}),
+      }));
       const truncated = items !== undefined && r.total !== undefined && r.total > items.length;
       const out = {
         origin: r.origin,
@@ -73,7 +88,10 @@ const storageHandler = defineHandler(storageCommand)({
         ...(truncated ? { total: r.total, truncated: true as const } : {}),
       };
       return withText(ctx, out, () => {
-        if (items) return items.length === 0 ? `No ${area}Storage items for ${r.origin}.` : items.map((i) => `${i.key} = ${i.value}${i.length !== undefined ? "…" : ""}`).join("\n");
+        if (items)
+          return items.length === 0
+            ? `No ${area}Storage items for ${r.origin}.`
+            : items.map((i) => `${i.key} = ${i.value}${i.length !== undefined ? "…" : ""}`).join("\n");
         if (op === "get") return r.value === null ? `(no ${a.key ?? ""})` : String(out.value);
         return `✓ ${op} ${area}Storage of ${r.origin}`;
       });

@@ -6,7 +6,13 @@ import { routeProfile } from "../profiles/route.ts";
 import type { BrowserConnection } from "../browser.ts";
 import { assertLocalFileAllowed } from "../local-files.ts";
 import { EXCLUDED_SCHEMES, type TargetRecord } from "../targets.ts";
-import { authFailed, clearAuthFailure, coverControlledTabs, takeAuthFailure, takeUrlCredentials } from "../net/index.ts";
+import {
+  authFailed,
+  clearAuthFailure,
+  coverControlledTabs,
+  takeAuthFailure,
+  takeUrlCredentials,
+} from "../net/index.ts";
 import { resolveTab, selectedTab, takeControl, type Selected } from "../context/tabs.ts";
 import type * as v from "valibot";
 import type { tabSchema } from "../../protocol/common.ts";
@@ -21,7 +27,11 @@ function describe(ctx: CallContext, rec: TargetRecord, several?: boolean): v.Inf
   const browser = ctx.broker.requireBrowser();
   const control = ctx.broker.handoff.get(rec.targetId)
     ? "human"
-    : rec.controller === agent.key ? "controlled" : (rec.controller !== undefined && ctx.broker.agents.get(rec.controller)) || browser.attachedElsewhere(rec) ? "busy" : "available";
+    : rec.controller === agent.key
+      ? "controlled"
+      : (rec.controller !== undefined && ctx.broker.agents.get(rec.controller)) || browser.attachedElsewhere(rec)
+        ? "busy"
+        : "available";
   const profile = profileOf(browser, rec, several);
   return {
     id: agent.idFor(rec.targetId, browser.generation),
@@ -35,7 +45,11 @@ function describe(ctx: CallContext, rec: TargetRecord, several?: boolean): v.Inf
 }
 
 /** A tab's profile id, shown only while the browser has several profiles open: otherwise it says nothing. */
-function profileOf(browser: BrowserConnection, rec: TargetRecord, several = browser.profiles.live().length > 1): string | undefined {
+function profileOf(
+  browser: BrowserConnection,
+  rec: TargetRecord,
+  several = browser.profiles.live().length > 1,
+): string | undefined {
   return several ? browser.profiles.ofTarget(rec)?.id : undefined;
 }
 
@@ -79,7 +93,8 @@ const tabReleaseHandler = defineHandler(commands.tabRelease)({
     if (id !== undefined) sel = resolveTab(ctx, id);
     else if (agent.selected !== undefined) sel = selectedTab(ctx, { allowDialog: true });
     else throw new BpError("no_selected_tab", "No tab is selected; name the tab to release.");
-    if (sel.rec.controller !== agent.key) throw new BpError("target_not_owned", `This agent does not control tab ${sel.id}.`, { context: { tab: sel.id } });
+    if (sel.rec.controller !== agent.key)
+      throw new BpError("target_not_owned", `This agent does not control tab ${sel.id}.`, { context: { tab: sel.id } });
     delete sel.rec.controller;
     if (agent.selected === sel.rec.targetId) agent.selected = undefined;
     // Lean: the id only when the agent did not name it.
@@ -93,7 +108,8 @@ export function normalizeUrl(input: string): string {
   if (/^javascript:/i.test(raw)) throw invalidArgument("url", "javascript: URLs are not navigations; use 'bp eval'.");
   // Browser-internal pages carry privileged APIs (settings, extensions): never an agent's to open.
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(raw)?.[1]?.toLowerCase();
-  if (scheme !== undefined && EXCLUDED_SCHEMES.includes(`${scheme}:`)) throw invalidArgument("url", `${scheme}: pages are browser-internal and not available to agents.`);
+  if (scheme !== undefined && EXCLUDED_SCHEMES.includes(`${scheme}:`))
+    throw invalidArgument("url", `${scheme}: pages are browser-internal and not available to agents.`);
   if (/^(about|data|file|blob):/i.test(raw) || /^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) {
     let href: string;
     try {
@@ -129,7 +145,8 @@ const openHandler = defineHandler(commands.open)({
       const route = routeProfile(browser, agent, explicitProfile);
       ctx.markDispatched();
       rec = await browser.createManagedTab(agent.key, route.profile?.contextId);
-      if (route.profile && !(agent.profile?.explicit && agent.profile.id === route.profile.id)) agent.profile = { id: route.profile.id, explicit: route.via === "explicit" };
+      if (route.profile && !(agent.profile?.explicit && agent.profile.id === route.profile.id))
+        agent.profile = { id: route.profile.id, explicit: route.via === "explicit" };
       if (ctx.signal.aborted) {
         // The agent was already told this command expired or was cancelled: it must not
         // find a tab selected behind its back. The tab is ours, so close it.
@@ -144,22 +161,26 @@ const openHandler = defineHandler(commands.open)({
     }
     const id = agent.idFor(rec.targetId, browser.generation);
     if (url !== given) await coverControlledTabs(browser, agent.key);
-    await ctx.broker.exclusive(rec.targetId, async () => {
-      const session = await browser.session(rec);
-      clearAuthFailure(rec);
-      forgetAuthSurface(agent, rec.targetId);
-      try {
-        await navigateTo(session, url, ctx.deadline, ctx.signal, rec.targetId);
-      } catch (err) {
-        // Refused credentials end the navigation with an auth error: say which.
-        const refused = takeAuthFailure(rec);
-        throw refused ? authFailed(id, refused) : err;
-      }
-      // The browser's own record, not the page's world: a page can shadow document.title.
-      const { targetInfo } = await browser.cdp.send("Target.getTargetInfo", { targetId: rec.targetId });
-      rec.url = targetInfo.url;
-      rec.title = targetInfo.title;
-    }, { whileNavigating: true });
+    await ctx.broker.exclusive(
+      rec.targetId,
+      async () => {
+        const session = await browser.session(rec);
+        clearAuthFailure(rec);
+        forgetAuthSurface(agent, rec.targetId);
+        try {
+          await navigateTo(session, url, ctx.deadline, ctx.signal, rec.targetId);
+        } catch (err) {
+          // Refused credentials end the navigation with an auth error: say which.
+          const refused = takeAuthFailure(rec);
+          throw refused ? authFailed(id, refused) : err;
+        }
+        // The browser's own record, not the page's world: a page can shadow document.title.
+        const { targetInfo } = await browser.cdp.send("Target.getTargetInfo", { targetId: rec.targetId });
+        rec.url = targetInfo.url;
+        rec.title = targetInfo.title;
+      },
+      { whileNavigating: true },
+    );
     const refused = takeAuthFailure(rec);
     if (refused) throw authFailed(id, refused);
     const profile = profileOf(browser, rec);
@@ -167,7 +188,13 @@ const openHandler = defineHandler(commands.open)({
     // it already has), the URL only when it is not the one given (a scheme added, a redirect).
     const finalUrl = boundUrl(rec.url);
     const dialog = loadDialog(rec);
-    return { ...(created ? { tab: id } : {}), ...(profile ? { profile } : {}), ...(finalUrl !== args.url ? { url: finalUrl } : {}), title: boundTitle(rec.title), ...(dialog ? { dialog } : {}) };
+    return {
+      ...(created ? { tab: id } : {}),
+      ...(profile ? { profile } : {}),
+      ...(finalUrl !== args.url ? { url: finalUrl } : {}),
+      title: boundTitle(rec.title),
+      ...(dialog ? { dialog } : {}),
+    };
   },
 });
 
@@ -206,7 +233,11 @@ const closeHandler = defineHandler(commands.close)({
       closed.push(sel.id);
     }
     if (agent.selected !== undefined && !browser.targets.byId.has(agent.selected)) agent.selected = undefined;
-    return { closed, ...(notClosed.length > 0 ? { notClosed } : {}), remaining: ctx.broker.visibleTabs(agent, ctx.req.tabAccess).length };
+    return {
+      closed,
+      ...(notClosed.length > 0 ? { notClosed } : {}),
+      remaining: ctx.broker.visibleTabs(agent, ctx.req.tabAccess).length,
+    };
   },
 });
 

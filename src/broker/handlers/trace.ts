@@ -15,8 +15,17 @@ import { storeAndExport, storeFor } from "../store/index.ts";
 
 /** DevTools' performance panel set (Puppeteer's default). */
 const DEFAULT_CATEGORIES = [
-  "-*", "devtools.timeline", "v8.execute", "disabled-by-default-devtools.timeline", "disabled-by-default-devtools.timeline.frame",
-  "toplevel", "blink.console", "blink.user_timing", "latencyInfo", "disabled-by-default-devtools.timeline.stack", "disabled-by-default-v8.cpu_profiler",
+  "-*",
+  "devtools.timeline",
+  "v8.execute",
+  "disabled-by-default-devtools.timeline",
+  "disabled-by-default-devtools.timeline.frame",
+  "toplevel",
+  "blink.console",
+  "blink.user_timing",
+  "latencyInfo",
+  "disabled-by-default-devtools.timeline.stack",
+  "disabled-by-default-v8.cpu_profiler",
 ];
 const CATEGORY = /^-?[A-Za-z0-9_.,*-]{1,200}$/;
 /** Larger traces than this are refused rather than read into memory. */
@@ -42,11 +51,22 @@ const traceStartHandler = defineHandler(commands.traceStart)({
     const { browser, rec, id } = selectedTab(ctx);
     const mine = tracesOf(browser);
     if (mine.has(ctx.req.clientKey)) {
-      throw invalidArgument("trace", "A trace is already running for this agent; 'bp trace stop' ends it.", { reason: "trace_running" });
+      throw invalidArgument("trace", "A trace is already running for this agent; 'bp trace stop' ends it.", {
+        reason: "trace_running",
+      });
     }
-    const list = categories === undefined ? DEFAULT_CATEGORIES : categories.split(",").map((c) => c.trim()).filter((c) => c !== "");
+    const list =
+      categories === undefined
+        ? DEFAULT_CATEGORIES
+        : categories
+            .split(",")
+            .map((c) => c.trim())
+            .filter((c) => c !== "");
     if (list.length === 0 || list.length > 100 || !list.every((c) => CATEGORY.test(c))) {
-      throw invalidArgument("categories", "Give trace categories as a comma list, e.g. devtools.timeline,v8 (a leading - excludes one).");
+      throw invalidArgument(
+        "categories",
+        "Give trace categories as a comma list, e.g. devtools.timeline,v8 (a leading - excludes one).",
+      );
     }
     const session = await browser.session(rec);
     // Claimed before the browser is asked, so two starts of one agent cannot both pass.
@@ -55,13 +75,25 @@ const traceStartHandler = defineHandler(commands.traceStart)({
       ctx.markDispatched();
       await session.send("Tracing.start", {
         transferMode: "ReturnAsStream",
-        traceConfig: { includedCategories: list.filter((c) => !c.startsWith("-")), excludedCategories: list.filter((c) => c.startsWith("-")).map((c) => c.slice(1)) },
+        traceConfig: {
+          includedCategories: list.filter((c) => !c.startsWith("-")),
+          excludedCategories: list.filter((c) => c.startsWith("-")).map((c) => c.slice(1)),
+        },
       });
     } catch (err) {
       mine.delete(ctx.req.clientKey);
       const message = err instanceof Error ? err.message : String(err);
       // Chrome records one trace at a time: another agent's (or DevTools') holds it.
-      if (/already/i.test(message)) throw new BpError("target_busy", "The browser is already recording a trace (another agent's, or DevTools'); try again when it ends.", { retryable: true, hint: "Run 'bp trace start' again once the other trace has stopped.", context: { reason: "tracing_busy" } });
+      if (/already/i.test(message))
+        throw new BpError(
+          "target_busy",
+          "The browser is already recording a trace (another agent's, or DevTools'); try again when it ends.",
+          {
+            retryable: true,
+            hint: "Run 'bp trace start' again once the other trace has stopped.",
+            context: { reason: "tracing_busy" },
+          },
+        );
       throw err;
     }
     return { tab: id, categories: list.length };
@@ -74,11 +106,20 @@ const traceStopHandler = defineHandler(commands.traceStop)({
     ctx.agent();
     const mine = tracesOf(browser);
     const running = mine.get(ctx.req.clientKey);
-    if (!running) throw invalidArgument("trace", "No trace is running for this agent; start one with 'bp trace start'.", { reason: "no_trace" });
-    const dest = resolveOutputPath(file, `trace-${fileTimestamp()}.json`, { cwd: ctx.req.cwd, outputDir: ctx.req.outputDir });
+    if (!running)
+      throw invalidArgument("trace", "No trace is running for this agent; start one with 'bp trace start'.", {
+        reason: "no_trace",
+      });
+    const dest = resolveOutputPath(file, `trace-${fileTimestamp()}.json`, {
+      cwd: ctx.req.cwd,
+      outputDir: ctx.req.outputDir,
+    });
     mine.delete(ctx.req.clientKey);
     const { session } = running;
-    if (session.closed) throw new BpError("tab_not_found", `The traced tab ${running.tab} closed; its trace is lost.`, { context: { tab: running.tab, reason: "target_closed" } });
+    if (session.closed)
+      throw new BpError("tab_not_found", `The traced tab ${running.tab} closed; its trace is lost.`, {
+        context: { tab: running.tab, reason: "target_closed" },
+      });
     const complete = new Promise<string | undefined>((resolve) => {
       const off = session.on("Tracing.tracingComplete", (e) => {
         off();
@@ -97,8 +138,20 @@ const traceStopHandler = defineHandler(commands.traceStop)({
       throw new BpError("internal_error", "The browser's trace is not JSON.");
     }
     const data = new TextEncoder().encode(text.trimStart().startsWith("[") ? `{"traceEvents":${text}}` : text);
-    const written = storeAndExport(storeFor(ctx.broker.paths.home), ctx.req.clientKey, "trace", data, "application/json", dest, { noClobber: file === undefined, replace: force });
-    return withText(ctx, { file: written.file, sizeBytes: written.sizeBytes, events }, () => `✓ Trace of ${running.tab} written to ${written.file} (${events} events, ${written.sizeBytes} bytes)`);
+    const written = storeAndExport(
+      storeFor(ctx.broker.paths.home),
+      ctx.req.clientKey,
+      "trace",
+      data,
+      "application/json",
+      dest,
+      { noClobber: file === undefined, replace: force },
+    );
+    return withText(
+      ctx,
+      { file: written.file, sizeBytes: written.sizeBytes, events },
+      () => `✓ Trace of ${running.tab} written to ${written.file} (${events} events, ${written.sizeBytes} bytes)`,
+    );
   },
 });
 
@@ -111,7 +164,12 @@ async function readStream(session: CdpSession, handle: string): Promise<string> 
       const piece = chunk.base64Encoded ? Buffer.from(chunk.data, "base64").toString("utf8") : chunk.data;
       parts.push(piece);
       size += piece.length;
-      if (size > MAX_TRACE_BYTES) throw new BpError("result_too_large", `The trace is larger than ${MAX_TRACE_BYTES} bytes; record fewer categories or a shorter span.`, { context: { limitBytes: MAX_TRACE_BYTES } });
+      if (size > MAX_TRACE_BYTES)
+        throw new BpError(
+          "result_too_large",
+          `The trace is larger than ${MAX_TRACE_BYTES} bytes; record fewer categories or a shorter span.`,
+          { context: { limitBytes: MAX_TRACE_BYTES } },
+        );
       if (chunk.eof) break;
     }
   } finally {

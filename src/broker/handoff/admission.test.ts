@@ -19,7 +19,15 @@ test("a command that overran its deadline holds the tab's admission until its ha
   const held = new Promise<void>((r) => (release = r));
   let entered!: () => void;
   const admitted = new Promise<void>((r) => (entered = r));
-  const command = defineCommand({ name: "overrun", group: "Reference", summary: "", args: v.object({}), result: v.object({}), example: "", runs: "broker" });
+  const command = defineCommand({
+    name: "overrun",
+    group: "Reference",
+    summary: "",
+    args: v.object({}),
+    result: v.object({}),
+    example: "",
+    runs: "broker",
+  });
   const overrun = defineHandler(command)({
     run: async (ctx) => {
       ctx.broker.handoff.admit(ctx.req, "T", "t1");
@@ -31,8 +39,17 @@ test("a command that overran its deadline holds the tab's admission until its ha
   const home = join(mkdtempSync(join(tmpdir(), "bp-admission-")), "home");
   const broker = new Broker(resolvePaths({ BROWSER_PILOT_HOME: home }), { overrun });
   const req: CallRequest = {
-    op: "call", token: "t", protocol: 1, clientKey: "agent-a", command: "overrun", args: {},
-    invocation: "inv-1", timeoutMs: 50, tabAccess: "all", mode: "json", executable: { version: "0", identity: "i" },
+    op: "call",
+    token: "t",
+    protocol: 1,
+    clientKey: "agent-a",
+    command: "overrun",
+    args: {},
+    invocation: "inv-1",
+    timeoutMs: 50,
+    tabAccess: "all",
+    mode: "json",
+    executable: { version: "0", identity: "i" },
   };
   const reply = broker.call(req);
   await admitted;

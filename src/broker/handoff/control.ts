@@ -16,7 +16,6 @@ import { cutString } from "../../shared/page-strings.ts";
 export type Phase = "draining" | "human" | "returning";
 export type EndReason = "handback" | "lease_ended" | "agent_released";
 
-
 /** Tests only: scales lease durations and the viewer link lifetime (0.01 turns 60 s into 0.6 s). */
 export function leaseScale(): number {
   const s = Number(process.env.BROWSER_PILOT_TEST_HANDOFF_SCALE);
@@ -60,8 +59,17 @@ export interface AdmitRequest {
 
 export function checkLease(seconds: unknown): number {
   if (seconds === undefined) return LEASE_SECONDS.default;
-  if (typeof seconds !== "number" || !Number.isInteger(seconds) || seconds < LEASE_SECONDS.min || seconds > LEASE_SECONDS.max) {
-    throw invalidArgument("lease-seconds", `Lease seconds are ${LEASE_SECONDS.min}-${LEASE_SECONDS.max}; nothing was changed.`, { min: LEASE_SECONDS.min, max: LEASE_SECONDS.max });
+  if (
+    typeof seconds !== "number" ||
+    !Number.isInteger(seconds) ||
+    seconds < LEASE_SECONDS.min ||
+    seconds > LEASE_SECONDS.max
+  ) {
+    throw invalidArgument(
+      "lease-seconds",
+      `Lease seconds are ${LEASE_SECONDS.min}-${LEASE_SECONDS.max}; nothing was changed.`,
+      { min: LEASE_SECONDS.min, max: LEASE_SECONDS.max },
+    );
   }
   return seconds;
 }
@@ -131,7 +139,13 @@ export class HandoffControl {
   }
 
   /** Closes admission now; control turns human once admitted commands have finished. */
-  start(targetId: string, by: string, leaseSeconds: number, message: string | undefined, bringToFront: () => Promise<void>): Episode {
+  start(
+    targetId: string,
+    by: string,
+    leaseSeconds: number,
+    message: string | undefined,
+    bringToFront: () => Promise<void>,
+  ): Episode {
     const browser = this.requireBrowser();
     let markHuman!: (reached: boolean) => void;
     let markEnded!: (reason: EndReason) => void;
@@ -169,7 +183,11 @@ export class HandoffControl {
   /** Extends the deadline to now + lease when that is later; never shortens, never revives. */
   renew(ep: Episode, leaseSeconds: number): void {
     if (ep.phase === "returning" || this.episodes.get(ep.targetId) !== ep) {
-      throw new BpError("human_control", "This handoff is already ending; wait for the handback, then hand off again.", { retryable: true, context: { phase: "returning" } });
+      throw new BpError(
+        "human_control",
+        "This handoff is already ending; wait for the handback, then hand off again.",
+        { retryable: true, context: { phase: "returning" } },
+      );
     }
     ep.endsAt = Math.max(ep.endsAt, Date.now() + leaseSeconds * 1000 * leaseScale());
     this.arm(ep);
@@ -249,11 +267,15 @@ export class HandoffControl {
 export function humanControlError(ep: Episode, tabId: string | undefined): BpError {
   const until = new Date(ep.endsAt).toISOString();
   const tab = tabId !== undefined ? `Tab ${tabId}` : "This tab";
-  return new BpError("human_control", `${tab} is under human control until ${until}${ep.message ? ` ("${cutString(ep.message, 120)}")` : ""}.`, {
-    retryable: true,
-    hint: "A person is using this tab. Do other work or stop; do not poll: your next reply after the handback says what changed.",
-    context: { ...(tabId !== undefined ? { tab: tabId } : {}), until, phase: ep.phase },
-  });
+  return new BpError(
+    "human_control",
+    `${tab} is under human control until ${until}${ep.message ? ` ("${cutString(ep.message, 120)}")` : ""}.`,
+    {
+      retryable: true,
+      hint: "A person is using this tab. Do other work or stop; do not poll: your next reply after the handback says what changed.",
+      context: { ...(tabId !== undefined ? { tab: tabId } : {}), until, phase: ep.phase },
+    },
+  );
 }
 
 /** The person may have moved the tab's mouse (at the window or through a viewer): an agent's next click moves it first. */

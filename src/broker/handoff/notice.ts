@@ -5,7 +5,12 @@ import type { TargetRecord } from "../targets.ts";
 import type { PendingNotice } from "./control.ts";
 import { cutString } from "../../shared/page-strings.ts";
 
-export function renderNotice(n: PendingNotice, agent: Agent, browser: BrowserConnection | undefined, visible: (rec: TargetRecord) => boolean): Record<string, unknown> {
+export function renderNotice(
+  n: PendingNotice,
+  agent: Agent,
+  browser: BrowserConnection | undefined,
+  visible: (rec: TargetRecord) => boolean,
+): Record<string, unknown> {
   const id = agent.existingId(n.targetId) ?? agent.idFor(n.targetId, n.generation);
   const out: Record<string, unknown> = { tab: id, ended: n.ended };
   if (n.url !== undefined) out.url = n.url;
@@ -15,7 +20,9 @@ export function renderNotice(n: PendingNotice, agent: Agent, browser: BrowserCon
   const newTabs = current
     ? n.newTargets.flatMap((t) => {
         const rec = current.targets.byId.get(t);
-        return rec && visible(rec) ? [{ id: agent.idFor(t, n.generation), url: rec.url, title: rec.title, origin: rec.origin }] : [];
+        return rec && visible(rec)
+          ? [{ id: agent.idFor(t, n.generation), url: rec.url, title: rec.title, origin: rec.origin }]
+          : [];
       })
     : [];
   if (newTabs.length > 0) out.newTabs = newTabs;
@@ -29,7 +36,8 @@ export function renderNotice(n: PendingNotice, agent: Agent, browser: BrowserCon
 /** One line per notice for human-mode text. */
 export function noticeLine(n: Record<string, unknown>): string {
   const parts = [`handback: ${String(n.tab)} (${String(n.ended)})`];
-  if (typeof n.url === "string") parts.push(`url ${cutString(n.url.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, " "), 200)}`);
+  if (typeof n.url === "string")
+    parts.push(`url ${cutString(n.url.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, " "), 200)}`);
   if (typeof n.authentication_surface === "string") parts.push(`sign-in ${n.authentication_surface}`);
   if (Array.isArray(n.newTabs)) parts.push(`${n.newTabs.length} new tab(s)`);
   if (n.closed) parts.push("closed");

@@ -13,7 +13,9 @@ async function authSurface(browser: BrowserConnection, rec: TargetRecord): Promi
   try {
     const session = await browser.session(rec);
     const { frameTree } = await session.send("Page.getFrameTree", undefined, { timeoutMs: CHECK_MS });
-    return (await callPage(session, frameTree.frame.id, [{ fn: "authField" }], { timeoutMs: CHECK_MS })).results[0] === true;
+    return (
+      (await callPage(session, frameTree.frame.id, [{ fn: "authField" }], { timeoutMs: CHECK_MS })).results[0] === true
+    );
   } catch {
     // A page that does not answer (busy script, crashed renderer) has no known auth state.
     return undefined;
@@ -22,12 +24,21 @@ async function authSurface(browser: BrowserConnection, rec: TargetRecord): Promi
 
 export async function takeBaseline(browser: BrowserConnection, rec: TargetRecord): Promise<Baseline> {
   await refreshInfo(browser, rec);
-  return { url: rec.url, title: rec.title, auth: await authSurface(browser, rec), tabs: new Set(browser.targets.eligible().map((t) => t.targetId)) };
+  return {
+    url: rec.url,
+    title: rec.title,
+    auth: await authSurface(browser, rec),
+    tabs: new Set(browser.targets.eligible().map((t) => t.targetId)),
+  };
 }
 
 async function refreshInfo(browser: BrowserConnection, rec: TargetRecord): Promise<void> {
   try {
-    const { targetInfo } = await browser.cdp.send("Target.getTargetInfo", { targetId: rec.targetId }, { timeoutMs: CHECK_MS });
+    const { targetInfo } = await browser.cdp.send(
+      "Target.getTargetInfo",
+      { targetId: rec.targetId },
+      { timeoutMs: CHECK_MS },
+    );
     rec.url = targetInfo.url;
     rec.title = targetInfo.title;
   } catch {
@@ -46,7 +57,11 @@ export async function resyncTargets(browser: BrowserConnection): Promise<void> {
   for (const id of [...browser.targets.byId.keys()]) if (!live.has(id)) browser.targets.remove(id);
 }
 
-export async function changesSince(browser: BrowserConnection, targetId: string, before: Baseline | undefined): Promise<Changes> {
+export async function changesSince(
+  browser: BrowserConnection,
+  targetId: string,
+  before: Baseline | undefined,
+): Promise<Changes> {
   await resyncTargets(browser).catch(() => undefined);
   const rec = browser.targets.byId.get(targetId);
   const newTargets = browser.targets

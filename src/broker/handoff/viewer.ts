@@ -115,7 +115,8 @@ export class ViewerServer {
       for (const s of this.sessions.values()) if (s.ws) this.sendState(s);
       const now = Date.now();
       for (const [t, g] of this.grants) if (g.expiresAt <= now) this.grants.delete(t);
-      for (const s of [...this.sessions.values()]) if (!s.ws && now - s.servedAt > CONNECT_WITHIN_MS) this.sessions.delete(s.id);
+      for (const s of [...this.sessions.values()])
+        if (!s.ws && now - s.servedAt > CONNECT_WITHIN_MS) this.sessions.delete(s.id);
     }, STATE_EVERY_MS);
     return server;
   }
@@ -132,17 +133,30 @@ export class ViewerServer {
       // One use only: the token is spent whether or not the page then connects.
       this.grants.delete(token);
       if (!grant || grant.expiresAt <= Date.now() || !this.live(grant.targetId, grant.generation)) {
-        return refuse(origin, 403, "This viewer link is not valid: it was used already, has expired or was revoked. Run 'bp view' for a new one.");
+        return refuse(
+          origin,
+          403,
+          "This viewer link is not valid: it was used already, has expired or was revoked. Run 'bp view' for a new one.",
+        );
       }
-      const session: Session = { id: secret(), targetId: grant.targetId, generation: grant.generation, servedAt: Date.now(), chain: Promise.resolve() };
+      const session: Session = {
+        id: secret(),
+        targetId: grant.targetId,
+        generation: grant.generation,
+        servedAt: Date.now(),
+        chain: Promise.resolve(),
+      };
       this.sessions.set(session.id, session);
       const nonce = secret();
-      return new Response(viewerHtml(session.id, nonce), { headers: { ...viewerHeaders(origin, nonce), "content-type": "text/html; charset=utf-8" } });
+      return new Response(viewerHtml(session.id, nonce), {
+        headers: { ...viewerHeaders(origin, nonce), "content-type": "text/html; charset=utf-8" },
+      });
     }
     const socket = /^\/ws\/([A-Za-z0-9_-]{43})$/.exec(url.pathname);
     if (socket && req.method === "GET") {
       const s = this.sessions.get(socket[1] ?? "");
-      if (!s || s.ws || req.headers.get("origin") !== origin || Date.now() - s.servedAt > CONNECT_WITHIN_MS) return refuse(origin, 403, "Not allowed.");
+      if (!s || s.ws || req.headers.get("origin") !== origin || Date.now() - s.servedAt > CONNECT_WITHIN_MS)
+        return refuse(origin, 403, "Not allowed.");
       if (srv.upgrade(req, { data: { session: s.id }, headers: { "cache-control": "no-store" } })) return undefined;
       return refuse(origin, 400, "WebSocket expected.");
     }
@@ -220,14 +234,16 @@ export class ViewerServer {
     const browser = this.live(s.targetId, s.generation);
     const rec = browser?.targets.byId.get(s.targetId);
     if (!browser || !rec) return;
-    s.chain = s.chain.then(async () => {
-      // Checked again in order: a handback between two events closes input for the rest.
-      const now = this.host.handoff.get(s.targetId);
-      if (!now || now.phase !== "human" || !this.sessions.has(s.id)) return;
-      const session = await browser.session(rec);
-      s.vp ??= await viewportOf(session);
-      await dispatchInput(session, s.vp, msg);
-    }).catch(() => undefined);
+    s.chain = s.chain
+      .then(async () => {
+        // Checked again in order: a handback between two events closes input for the rest.
+        const now = this.host.handoff.get(s.targetId);
+        if (!now || now.phase !== "human" || !this.sessions.has(s.id)) return;
+        const session = await browser.session(rec);
+        s.vp ??= await viewportOf(session);
+        await dispatchInput(session, s.vp, msg);
+      })
+      .catch(() => undefined);
   }
 
   private sendState(s: Session): void {
@@ -240,10 +256,22 @@ export class ViewerServer {
           .map((t) => {
             const human = this.host.handoff.get(t.targetId);
             const agent = t.controller !== undefined && this.host.agents.get(t.controller) ? t.controller : undefined;
-            return { title: t.title, url: t.url, ...(agent ? { agent } : {}), ...(human ? { human: new Date(human.endsAt).toISOString() } : {}), ...(t.targetId === s.targetId ? { viewed: true } : {}) };
+            return {
+              title: t.title,
+              url: t.url,
+              ...(agent ? { agent } : {}),
+              ...(human ? { human: new Date(human.endsAt).toISOString() } : {}),
+              ...(t.targetId === s.targetId ? { viewed: true } : {}),
+            };
           })
       : [];
-    const state = ep ? { control: ep.phase === "returning" ? "human" : ep.phase, until: new Date(ep.endsAt).toISOString(), message: ep.message ?? "" } : { control: "automation" };
+    const state = ep
+      ? {
+          control: ep.phase === "returning" ? "human" : ep.phase,
+          until: new Date(ep.endsAt).toISOString(),
+          message: ep.message ?? "",
+        }
+      : { control: "automation" };
     s.ws?.send(JSON.stringify({ type: "state", ...state, tabs }));
   }
 
@@ -272,5 +300,8 @@ export class ViewerServer {
 }
 
 function refuse(origin: string, status: number, text: string): Response {
-  return new Response(text, { status, headers: { ...viewerHeaders(origin, undefined), "content-type": "text/plain; charset=utf-8" } });
+  return new Response(text, {
+    status,
+    headers: { ...viewerHeaders(origin, undefined), "content-type": "text/plain; charset=utf-8" },
+  });
 }

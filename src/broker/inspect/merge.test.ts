@@ -5,11 +5,24 @@ import type { SearchMatch, SearchResult } from "../../page/inspect/search.ts";
 import { type Descend, mergeFind, mergeRead, mergeSearch } from "./merge.ts";
 import type { FramePlaceholder } from "../../page/inspect/tree.ts";
 
-const ph = (slot: number, at: number, scoped?: boolean): FramePlaceholder => ({ slot, at, x: 0, y: 0, ...(scoped === undefined ? {} : { scoped }) });
+const ph = (slot: number, at: number, scoped?: boolean): FramePlaceholder => ({
+  slot,
+  at,
+  x: 0,
+  y: 0,
+  ...(scoped === undefined ? {} : { scoped }),
+});
 
 /** A read result as the page reports it: `text` is the stream cut to `limit`. */
 function read(stream: string, frames: FramePlaceholder[], limit = 1000): ReadResult {
-  return { title: "", url: "", text: stream.slice(0, limit), length: stream.length, truncated: stream.length > limit, frames };
+  return {
+    title: "",
+    url: "",
+    text: stream.slice(0, limit),
+    length: stream.length,
+    truncated: stream.length > limit,
+    frames,
+  };
 }
 
 /** Frame contents by slot; records the limit each frame was asked for. */
@@ -54,10 +67,29 @@ describe("mergeRead", () => {
   });
 });
 
-const match = (text: string): SearchMatch => ({ index: 0, text, context: text, tagName: "p", visible: true, x: 0, y: 0, width: 0, height: 0 });
+const match = (text: string): SearchMatch => ({
+  index: 0,
+  text,
+  context: text,
+  tagName: "p",
+  visible: true,
+  x: 0,
+  y: 0,
+  width: 0,
+  height: 0,
+});
 function search(texts: string[], total: number, placeholders: FramePlaceholder[], scoped = true): SearchResult {
   const matches = texts.map(match);
-  return { title: "", url: "", totalMatches: total, matches, truncated: total > matches.length, frames: placeholders, scoped, viewport: { w: 800, h: 600 } };
+  return {
+    title: "",
+    url: "",
+    totalMatches: total,
+    matches,
+    truncated: total > matches.length,
+    frames: placeholders,
+    scoped,
+    viewport: { w: 800, h: 600 },
+  };
 }
 
 describe("mergeSearch and mergeFind", () => {
@@ -86,7 +118,20 @@ describe("mergeSearch and mergeFind", () => {
   });
 
   test("find merges elements the same way", async () => {
-    const el = (name: string): FoundElement => ({ index: 0, tagName: "button", role: "button", name, text: name, visible: true, enabled: true, x: 0, y: 0, width: 0, height: 0, attributes: [] });
+    const el = (name: string): FoundElement => ({
+      index: 0,
+      tagName: "button",
+      role: "button",
+      name,
+      text: name,
+      visible: true,
+      enabled: true,
+      x: 0,
+      y: 0,
+      width: 0,
+      height: 0,
+      attributes: [],
+    });
     const top: FindResult = { elements: [el("top")], total: 1, truncated: false, frames: [ph(0, 0)] };
     const inner: FindResult = { elements: [el("in")], total: 1, truncated: false, frames: [] };
     const r = await mergeFind(top, 20, frames([inner]));

@@ -23,7 +23,12 @@ interface List<E> {
 }
 
 /** Matches in document order: the frame's own before each iframe, then the iframe's. */
-async function mergeList<E>(own: List<E>, frames: FramePlaceholder[], limit: number, descend: Descend<List<E>>): Promise<List<E>> {
+async function mergeList<E>(
+  own: List<E>,
+  frames: FramePlaceholder[],
+  limit: number,
+  descend: Descend<List<E>>,
+): Promise<List<E>> {
   const items: E[] = [];
   let total = own.total;
   let truncated = own.truncated;
@@ -44,26 +49,44 @@ async function mergeList<E>(own: List<E>, frames: FramePlaceholder[], limit: num
   return { items, total, truncated: truncated || total > items.length };
 }
 
-export async function mergeSearch(top: SearchResult, limit: number, descend: Descend<SearchResult>): Promise<SearchResult> {
+export async function mergeSearch(
+  top: SearchResult,
+  limit: number,
+  descend: Descend<SearchResult>,
+): Promise<SearchResult> {
   if (top.frames.length === 0) return top;
   let scoped = top.scoped;
-  const list = await mergeList({ items: top.matches, total: top.totalMatches, truncated: top.truncated }, top.frames, limit, async (f, n) => {
-    const r = await descend(f, n);
-    if (!r) return undefined;
-    scoped ||= r.scoped;
-    return { items: r.matches, total: r.totalMatches, truncated: r.truncated };
+  const list = await mergeList(
+    { items: top.matches, total: top.totalMatches, truncated: top.truncated },
+    top.frames,
+    limit,
+    async (f, n) => {
+      const r = await descend(f, n);
+      if (!r) return undefined;
+      scoped ||= r.scoped;
+      return { items: r.matches, total: r.totalMatches, truncated: r.truncated };
+    },
+  );
+  list.items.forEach((m, i) => {
+    m.index = i + 1;
   });
-  list.items.forEach((m, i) => (m.index = i + 1));
   return { ...top, matches: list.items, totalMatches: list.total, truncated: list.truncated, frames: [], scoped };
 }
 
 export async function mergeFind(top: FindResult, limit: number, descend: Descend<FindResult>): Promise<FindResult> {
   if (top.frames.length === 0) return top;
-  const list = await mergeList({ items: top.elements, total: top.total, truncated: top.truncated }, top.frames, limit, async (f, n) => {
-    const r = await descend(f, n);
-    return r && { items: r.elements, total: r.total, truncated: r.truncated };
+  const list = await mergeList(
+    { items: top.elements, total: top.total, truncated: top.truncated },
+    top.frames,
+    limit,
+    async (f, n) => {
+      const r = await descend(f, n);
+      return r && { items: r.elements, total: r.total, truncated: r.truncated };
+    },
+  );
+  list.items.forEach((e, i) => {
+    e.index = i + 1;
   });
-  list.items.forEach((e, i) => (e.index = i + 1));
   return { elements: list.items, total: list.total, truncated: list.truncated, frames: [] };
 }
 

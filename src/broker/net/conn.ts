@@ -44,7 +44,13 @@ export interface ConnNet {
 const nets = new WeakMap<BrowserConnection, ConnNet>();
 
 export function openConnNet(conn: BrowserConnection, host: NetHost): ConnNet {
-  const n: ConnNet = { host, tabs: new Map(), frameWatchers: new Map(), downloadContexts: new Set(), downloadListeners: new Set() };
+  const n: ConnNet = {
+    host,
+    tabs: new Map(),
+    frameWatchers: new Map(),
+    downloadContexts: new Set(),
+    downloadListeners: new Set(),
+  };
   nets.set(conn, n);
   return n;
 }

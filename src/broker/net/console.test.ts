@@ -1,7 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { CONSOLE_MAX_ENTRIES, CONSOLE_TEXT_MAX, ConsoleLog } from "./console.ts";
 
-const msg = (targetId: string, level: "error" | "warning" | "info" | "log", text: string = level) => ({ targetId, level, text, at: 0 });
+const msg = (targetId: string, level: "error" | "warning" | "info" | "log", text: string = level) => ({
+  targetId,
+  level,
+  text,
+  at: 0,
+});
 
 describe("console log", () => {
   test("one tab's messages, by level and cursor; the newest without a cursor", () => {
@@ -11,11 +16,24 @@ describe("console log", () => {
     log.add(msg("T1", "warning"));
     log.add(msg("T1", "error"));
     log.add(msg("T1", "info"));
-    expect(log.query({ targetId: "T1", limit: 10 }).entries.map((e) => e.text)).toEqual(["log", "warning", "error", "info"]);
-    expect(log.query({ targetId: "T1", level: "warning", limit: 10 }).entries.map((e) => e.text)).toEqual(["warning", "error"]);
+    expect(log.query({ targetId: "T1", limit: 10 }).entries.map((e) => e.text)).toEqual([
+      "log",
+      "warning",
+      "error",
+      "info",
+    ]);
+    expect(log.query({ targetId: "T1", level: "warning", limit: 10 }).entries.map((e) => e.text)).toEqual([
+      "warning",
+      "error",
+    ]);
     expect(log.query({ targetId: "T1", level: "error", limit: 10 }).entries.map((e) => e.id)).toEqual([4]);
     const newest = log.query({ targetId: "T1", limit: 2 });
-    expect([newest.entries.map((e) => e.id), newest.truncated, newest.total, newest.nextCursor]).toEqual([[4, 5], true, 4, 5]);
+    expect([newest.entries.map((e) => e.id), newest.truncated, newest.total, newest.nextCursor]).toEqual([
+      [4, 5],
+      true,
+      4,
+      5,
+    ]);
     const paged = log.query({ targetId: "T1", since: 1, limit: 2 });
     expect([paged.entries.map((e) => e.id), paged.nextCursor, paged.gap]).toEqual([[3, 4], 4, false]);
     // Nothing new: the cursor stays where it was.

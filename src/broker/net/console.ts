@@ -67,7 +67,13 @@ export class ConsoleLog {
     const entries = q.since !== undefined ? matched.slice(0, q.limit) : matched.slice(-q.limit);
     const gap = q.since !== undefined && q.since < this.dropped;
     const last = entries.at(-1);
-    return { entries, total: matched.length, truncated: matched.length > q.limit, gap, nextCursor: last ? last.id : q.since !== undefined ? q.since : this.seq };
+    return {
+      entries,
+      total: matched.length,
+      truncated: matched.length > q.limit,
+      gap,
+      nextCursor: last ? last.id : q.since !== undefined ? q.since : this.seq,
+    };
   }
 }
 
@@ -84,8 +90,13 @@ function argText(a: Protocol.Runtime.RemoteObject): string {
   if (a.value !== undefined) return typeof a.value === "object" ? JSON.stringify(a.value) : String(a.value);
   if (a.unserializableValue !== undefined) return a.unserializableValue;
   if (a.preview) {
-    const props = a.preview.properties.map((p) => (a.preview?.subtype === "array" ? p.value ?? p.type : `${p.name}: ${p.value ?? p.type}`)).join(", ");
-    const body = a.preview.subtype === "array" ? `[${props}${a.preview.overflow ? ", …" : ""}]` : `{${props}${a.preview.overflow ? ", …" : ""}}`;
+    const props = a.preview.properties
+      .map((p) => (a.preview?.subtype === "array" ? (p.value ?? p.type) : `${p.name}: ${p.value ?? p.type}`))
+      .join(", ");
+    const body =
+      a.preview.subtype === "array"
+        ? `[${props}${a.preview.overflow ? ", …" : ""}]`
+        : `{${props}${a.preview.overflow ? ", …" : ""}}`;
     return a.subtype === "error" ? (a.description ?? body) : body;
   }
   return a.description ?? a.type;
@@ -101,12 +112,23 @@ function where(url: string | undefined, line: number | undefined, column: number
  * long as the tab): `sink` gets each message, or drops it when no agent may see it now.
  * Runtime.enable reports the messages the page logged before, once: those are kept too.
  */
-export function watchConsole(session: CdpSession, targetId: string, sink: (e: Omit<ConsoleEntry, "id">) => void, timeoutMs: number): Promise<unknown> {
+export function watchConsole(
+  session: CdpSession,
+  targetId: string,
+  sink: (e: Omit<ConsoleEntry, "id">) => void,
+  timeoutMs: number,
+): Promise<unknown> {
   session.on("Runtime.consoleAPICalled", (p) => {
     const top = p.stackTrace?.callFrames[0];
     const text = p.args.map(argText).join(" ");
     const source = where(top?.url, top?.lineNumber, top?.columnNumber);
-    sink({ targetId, level: API_LEVEL[p.type] ?? "log", text: p.type === "assert" ? `Assertion failed: ${text}` : text, ...(source ? { source } : {}), at: Date.now() });
+    sink({
+      targetId,
+      level: API_LEVEL[p.type] ?? "log",
+      text: p.type === "assert" ? `Assertion failed: ${text}` : text,
+      ...(source ? { source } : {}),
+      at: Date.now(),
+    });
   });
   session.on("Runtime.exceptionThrown", ({ exceptionDetails: d }) => {
     const text = d.exception?.description ?? d.text;
@@ -118,7 +140,17 @@ export function watchConsole(session: CdpSession, targetId: string, sink: (e: Om
     if (entry.source === "javascript") return;
     const source = where(entry.url, entry.lineNumber, undefined);
     const text = entry.url && entry.source === "network" ? `${entry.text} (${redactUrl(entry.url)})` : entry.text;
-    sink({ targetId, level: LOG_LEVEL[entry.level] ?? "log", kind: entry.source === "network" ? "network" : "browser", text, ...(source && entry.source !== "network" ? { source } : {}), at: Date.now() });
+    sink({
+      targetId,
+      level: LOG_LEVEL[entry.level] ?? "log",
+      kind: entry.source === "network" ? "network" : "browser",
+      text,
+      ...(source && entry.source !== "network" ? { source } : {}),
+      at: Date.now(),
+    });
   });
-  return Promise.all([session.send("Runtime.enable", undefined, { timeoutMs }), session.send("Log.enable", undefined, { timeoutMs })]).catch(() => undefined);
+  return Promise.all([
+    session.send("Runtime.enable", undefined, { timeoutMs }),
+    session.send("Log.enable", undefined, { timeoutMs }),
+  ]).catch(() => undefined);
 }

@@ -19,11 +19,22 @@ import { connNet } from "./conn.ts";
 import { addDownload, type AgentNet, type DownloadRecord, type NetHost } from "./state.ts";
 import { cutString } from "../../shared/page-strings.ts";
 
-
 const MIME: Record<string, string> = {
-  csv: "text/csv", txt: "text/plain", json: "application/json", pdf: "application/pdf", zip: "application/zip",
-  png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", gif: "image/gif", html: "text/html", xml: "application/xml",
-  gz: "application/gzip", tar: "application/x-tar", bin: "application/octet-stream", xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+  csv: "text/csv",
+  txt: "text/plain",
+  json: "application/json",
+  pdf: "application/pdf",
+  zip: "application/zip",
+  png: "image/png",
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  gif: "image/gif",
+  html: "text/html",
+  xml: "application/xml",
+  gz: "application/gzip",
+  tar: "application/x-tar",
+  bin: "application/octet-stream",
+  xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
 };
 
 export function mimeFor(name: string): string {
@@ -35,7 +46,13 @@ export function mimeFor(name: string): string {
 export function safeFileName(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? "";
   // eslint-disable-next-line no-control-regex
-  const clean = cutString(base.replace(/[\u0000-\u001f\u007f]/g, "").replace(/^\.+/, "").trim(), 200);
+  const clean = cutString(
+    base
+      .replace(/[\u0000-\u001f\u007f]/g, "")
+      .replace(/^\.+/, "")
+      .trim(),
+    200,
+  );
   return clean === "" ? "download" : clean;
 }
 
@@ -51,7 +68,10 @@ function changed(conn: BrowserConnection): void {
   for (const fn of [...(connNet(conn)?.downloadListeners ?? [])]) fn();
 }
 
-function behaviorFor(conn: BrowserConnection, host: NetHost): { behavior: "default" | "allowAndName"; downloadPath?: string } {
+function behaviorFor(
+  conn: BrowserConnection,
+  host: NetHost,
+): { behavior: "default" | "allowAndName"; downloadPath?: string } {
   const n = connNet(conn);
   if (conn.info.source !== "launched" || !n) return { behavior: "default" };
   let dir = n.privateDir;
@@ -70,7 +90,9 @@ function behaviorFor(conn: BrowserConnection, host: NetHost): { behavior: "defau
 export function installDownloads(conn: BrowserConnection, host: NetHost): void {
   const byGuid = host.downloadGuids;
   // A person's browser: events only, behavior "default" leaves its download decisions and folder alone.
-  void conn.cdp.send("Browser.setDownloadBehavior", { ...behaviorFor(conn, host), eventsEnabled: true }).catch(() => undefined);
+  void conn.cdp
+    .send("Browser.setDownloadBehavior", { ...behaviorFor(conn, host), eventsEnabled: true })
+    .catch(() => undefined);
   conn.cdp.on("Browser.downloadProgress", (p) => {
     const owned = byGuid.get(p.guid);
     if (owned === undefined || owned === "conflict") return;
@@ -95,7 +117,13 @@ export function installDownloads(conn: BrowserConnection, host: NetHost): void {
   });
 }
 
-function complete(host: NetHost, d: DownloadRecord, filePath: string | undefined, privateDir: string | undefined, remote: boolean): void {
+function complete(
+  host: NetHost,
+  d: DownloadRecord,
+  filePath: string | undefined,
+  privateDir: string | undefined,
+  remote: boolean,
+): void {
   try {
     copyToStore(host, d, filePath, remote);
   } finally {
@@ -113,7 +141,10 @@ function copyToStore(host: NetHost, d: DownloadRecord, filePath: string | undefi
     return;
   }
   try {
-    const item = storeFor(host.home).putFile(d.owner, "download", filePath, { name: d.fileName, mimeType: mimeFor(d.fileName) });
+    const item = storeFor(host.home).putFile(d.owner, "download", filePath, {
+      name: d.fileName,
+      mimeType: mimeFor(d.fileName),
+    });
     d.artifactId = item.id;
     d.sizeBytes = item.sizeBytes;
     d.mimeType = item.mimeType;
@@ -133,7 +164,9 @@ export function watchTabDownloads(conn: BrowserConnection, host: NetHost, rec: T
   const byGuid = host.downloadGuids;
   if (ctx && enabled && !enabled.has(ctx)) {
     enabled.add(ctx);
-    void conn.cdp.send("Browser.setDownloadBehavior", { ...behaviorFor(conn, host), eventsEnabled: true, browserContextId: ctx }).catch(() => undefined);
+    void conn.cdp
+      .send("Browser.setDownloadBehavior", { ...behaviorFor(conn, host), eventsEnabled: true, browserContextId: ctx })
+      .catch(() => undefined);
   }
   main.on("Page.downloadWillBegin", (p) => {
     const owner = rec.controller;
@@ -186,7 +219,9 @@ function stopByPolicy(conn: BrowserConnection, byGuid: Map<string, unknown>, d: 
 
 /** The agent's download for a browser GUID (for action evidence). */
 export function downloadByGuid(conn: BrowserConnection, owner: string, guid: string): DownloadRecord | undefined {
-  return connNet(conn)?.host.peekNet(owner)?.downloads.find((d) => d.guid === guid);
+  return connNet(conn)
+    ?.host.peekNet(owner)
+    ?.downloads.find((d) => d.guid === guid);
 }
 
 /** Stops tracking an agent's downloads (Chrome's downloads go on). */
@@ -211,7 +246,10 @@ export type PublicDownload = {
 };
 
 export function publicDownload(d: DownloadRecord): PublicDownload {
-  const progress = d.state === "in_progress" ? { receivedBytes: d.receivedBytes, ...(d.totalBytes > 0 ? { totalBytes: d.totalBytes } : {}) } : {};
+  const progress =
+    d.state === "in_progress"
+      ? { receivedBytes: d.receivedBytes, ...(d.totalBytes > 0 ? { totalBytes: d.totalBytes } : {}) }
+      : {};
   return {
     id: d.id,
     fileName: d.fileName,

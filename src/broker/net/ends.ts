@@ -57,7 +57,8 @@ export class TabEnds {
   /** The request's journal entry exists (the person's requests have none). */
   journalled(e: NetEntry, p: Protocol.Network.RequestWillBeSentEvent, scope: string): void {
     this.genOf.set(e, this.loaders.get(p.loaderId) ?? this.gen);
-    if (p.type === "Document" && p.frameId !== undefined && p.frameId !== this.tabId) bounded(this.frameDocs, p.requestId, { frameId: p.frameId, scope });
+    if (p.type === "Document" && p.frameId !== undefined && p.frameId !== this.tabId)
+      bounded(this.frameDocs, p.requestId, { frameId: p.frameId, scope });
   }
 
   /** Chrome reported the request's end (on whichever session). */

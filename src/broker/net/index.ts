@@ -18,7 +18,12 @@ export { takeUrlCredentials } from "./state.ts";
  * once (Fetch goes off where nothing else needs it), its journal and stored files go, and
  * its downloads are no longer tracked (Chrome's own downloads carry on).
  */
-export async function releaseNet(conn: BrowserConnection | undefined, key: string, home: string, downloadGuids: Parameters<typeof forgetDownloads>[0]): Promise<void> {
+export async function releaseNet(
+  conn: BrowserConnection | undefined,
+  key: string,
+  home: string,
+  downloadGuids: Parameters<typeof forgetDownloads>[0],
+): Promise<void> {
   forgetDownloads(downloadGuids, key);
   storeFor(home).releaseOwner(key);
   await syncAllTabs(conn);
@@ -26,10 +31,19 @@ export async function releaseNet(conn: BrowserConnection | undefined, key: strin
 
 /** The server refused this agent's credentials once; we cancelled instead of retrying. */
 export function authFailed(tab: string, f: { url: string; realm: string }): BpError {
-  return new BpError("auth_failed", `The server refused the HTTP credentials for ${redactUrl(f.url)}${f.realm ? ` (realm "${cutString(f.realm, 100)}")` : ""}; they were not retried.`, {
-    context: { tab, url: redactUrl(f.url) },
-    remediation: { code: "check_credentials", message: "Check the user name and password, then run 'bp auth <user> --password-stdin' again (or 'bp auth --clear').", actionRequired: true },
-  });
+  return new BpError(
+    "auth_failed",
+    `The server refused the HTTP credentials for ${redactUrl(f.url)}${f.realm ? ` (realm "${cutString(f.realm, 100)}")` : ""}; they were not retried.`,
+    {
+      context: { tab, url: redactUrl(f.url) },
+      remediation: {
+        code: "check_credentials",
+        message:
+          "Check the user name and password, then run 'bp auth <user> --password-stdin' again (or 'bp auth --clear').",
+        actionRequired: true,
+      },
+    },
+  );
 }
 
 /**

@@ -65,7 +65,8 @@ export function boundHeaders(h: Record<string, unknown> | undefined): Record<str
 
 function sizeOf(e: NetEntry): number {
   let n = e.url.length + (e.postData?.length ?? 0) + (e.setCookie?.length ?? 0);
-  for (const h of [e.requestHeaders, e.responseHeaders]) if (h) for (const [k, v] of Object.entries(h)) n += k.length + v.length;
+  for (const h of [e.requestHeaders, e.responseHeaders])
+    if (h) for (const [k, v] of Object.entries(h)) n += k.length + v.length;
   return n;
 }
 

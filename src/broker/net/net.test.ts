@@ -69,8 +69,22 @@ describe("Journal", () => {
 
 describe("rules", () => {
   const block = (seq: number, pattern: string): Rule => ({ id: `r${seq}`, seq, type: "block", pattern });
-  const mock = (seq: number, pattern: string, body = "m"): Rule => ({ id: `r${seq}`, seq, type: "mock", pattern, status: 200, body: Buffer.from(body), headers: {} });
-  const headers = (seq: number, pattern: string, h: Record<string, string>): Rule => ({ id: `r${seq}`, seq, type: "headers", pattern, headers: h });
+  const mock = (seq: number, pattern: string, body = "m"): Rule => ({
+    id: `r${seq}`,
+    seq,
+    type: "mock",
+    pattern,
+    status: 200,
+    body: Buffer.from(body),
+    headers: {},
+  });
+  const headers = (seq: number, pattern: string, h: Record<string, string>): Rule => ({
+    id: `r${seq}`,
+    seq,
+    type: "headers",
+    pattern,
+    headers: h,
+  });
 
   test("block beats mock beats headers, whatever order they came in", () => {
     const url = "https://example.test/api/user";
@@ -92,7 +106,10 @@ describe("rules", () => {
     expect(parseHeader("X-Test: a: b")).toEqual(["X-Test", "a: b"]);
     expect(parseHeader("not a header")).toBeUndefined();
     expect(parseHeader("Bad Name: v")).toBeUndefined();
-    expect(mergeHeaders({ Accept: "*/*", "user-agent": "UA" }, { "User-Agent": "mine" })).toEqual({ Accept: "*/*", "User-Agent": "mine" });
+    expect(mergeHeaders({ Accept: "*/*", "user-agent": "UA" }, { "User-Agent": "mine" })).toEqual({
+      Accept: "*/*",
+      "User-Agent": "mine",
+    });
   });
 });
 
@@ -114,7 +131,9 @@ describe("credentials in an opened URL", () => {
     const agent = new Agent(key);
     expect(takeUrlCredentials(agent.net, "https://h.test/x")).toBe("https://h.test/x");
     expect(needsFetch(key, agent.netIfAny).auth).toBe(false);
-    expect(takeUrlCredentials(agent.net, "https://al%40ice:p%3Ass@h.test:8443/a?q#f")).toBe("https://h.test:8443/a?q#f");
+    expect(takeUrlCredentials(agent.net, "https://al%40ice:p%3Ass@h.test:8443/a?q#f")).toBe(
+      "https://h.test:8443/a?q#f",
+    );
     const s = agent.netIfAny;
     expect(needsFetch(key, s)).toEqual({ on: true, auth: true });
     expect(credentialsFor(s, "https://h.test:8443/other")).toEqual({ username: "al@ice", password: "p:ss" });

@@ -8,7 +8,9 @@ export function ensureNetwork(session: CdpSession): Promise<unknown> {
   const ps = PageSession.of(session);
   if (!ps.network) {
     rememberRequests(session);
-    const p = outsideCallScope(() => session.send("Network.enable", { maxTotalBufferSize: 0, maxResourceBufferSize: 0 })).catch(() => {
+    const p = outsideCallScope(() =>
+      session.send("Network.enable", { maxTotalBufferSize: 0, maxResourceBufferSize: 0 }),
+    ).catch(() => {
       if (ps.network === p) ps.network = undefined;
     });
     ps.network = p;

@@ -17,7 +17,15 @@ export const MAX_RULE_BYTES = 8 * 1024 * 1024;
 
 export type Rule =
   | { id: string; type: "block"; pattern: string; seq: number }
-  | { id: string; type: "mock"; pattern: string; seq: number; status: number; body: Uint8Array; headers: Record<string, string> }
+  | {
+      id: string;
+      type: "mock";
+      pattern: string;
+      seq: number;
+      status: number;
+      body: Uint8Array;
+      headers: Record<string, string>;
+    }
   | { id: string; type: "headers"; pattern: string; seq: number; headers: Record<string, string> };
 
 export type Decision =
@@ -70,7 +78,14 @@ export function decide(rules: readonly Rule[], url: string): Decision {
 }
 
 /** What `bp net rules` shows of a rule: never a mock body, only its size. */
-export type PublicRule = { id: string; type: Rule["type"]; pattern: string; status?: number; bodySize?: number; headers?: Record<string, string> };
+export type PublicRule = {
+  id: string;
+  type: Rule["type"];
+  pattern: string;
+  status?: number;
+  bodySize?: number;
+  headers?: Record<string, string>;
+};
 
 export function publicRule(r: Rule): PublicRule {
   const out: PublicRule = { id: r.id, type: r.type, pattern: r.pattern };

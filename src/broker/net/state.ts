@@ -70,7 +70,15 @@ export interface AgentNet {
 }
 
 export function newAgentNet(key: string): AgentNet {
-  return { key, journal: new Journal(), console: new ConsoleLog(), rules: [], ruleSeq: 0, downloads: [], downloadSeq: 0 };
+  return {
+    key,
+    journal: new Journal(),
+    console: new ConsoleLog(),
+    rules: [],
+    ruleSeq: 0,
+    downloads: [],
+    downloadSeq: 0,
+  };
 }
 
 /** Whether this agent needs request interception (Fetch) on the tabs it controls. */

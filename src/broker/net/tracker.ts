@@ -20,7 +20,6 @@ import { policyStops } from "../policy/net.ts";
 
 export type { NetHost } from "./state.ts";
 
-
 const POST_DATA_MAX = 65_536;
 /** Set-Cookie lines kept per response (the journal is bounded in bytes too). */
 const SET_COOKIE_MAX = 8_192;
@@ -49,7 +48,16 @@ async function trackTab(conn: BrowserConnection, host: NetHost, rec: TargetRecor
   } catch {
     return;
   }
-  const tab: TabNet = { rec, sessions: new Map(), authTried: new Set(), started: new Map(), early: new Map(), syncing: Promise.resolve(), framesReady: Promise.resolve(), ends: new TabEnds(rec.targetId, () => journalOf(host, rec.controller)) };
+  const tab: TabNet = {
+    rec,
+    sessions: new Map(),
+    authTried: new Set(),
+    started: new Map(),
+    early: new Map(),
+    syncing: Promise.resolve(),
+    framesReady: Promise.resolve(),
+    ends: new TabEnds(rec.targetId, () => journalOf(host, rec.controller)),
+  };
   table.set(rec.targetId, tab);
   session.onClose(() => {
     if (table.get(rec.targetId) === tab) table.delete(rec.targetId);
@@ -58,7 +66,15 @@ async function trackTab(conn: BrowserConnection, host: NetHost, rec: TargetRecor
 }
 
 /** Journal and rules on one session, then on the iframes it starts (paused until set up: their first requests count). */
-async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session: CdpSession, scope: string, depth: number, parent?: string): Promise<void> {
+async function wire(
+  conn: BrowserConnection,
+  host: NetHost,
+  tab: TabNet,
+  session: CdpSession,
+  scope: string,
+  depth: number,
+  parent?: string,
+): Promise<void> {
   const wired: Wired = { session };
   tab.sessions.set(scope, wired);
   session.onClose(() => {
@@ -105,7 +121,9 @@ async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session
   session.on("Network.responseReceivedExtraInfo", (p) => {
     const e = find(p.requestId);
     if (!e) return;
-    const lines = Object.entries(p.headers).filter(([k]) => k.toLowerCase() === "set-cookie").map(([, v]) => String(v));
+    const lines = Object.entries(p.headers)
+      .filter(([k]) => k.toLowerCase() === "set-cookie")
+      .map(([, v]) => String(v));
     if (lines.length > 0) e.setCookie = cutString(lines.join("\n"), SET_COOKIE_MAX);
   });
   session.on("Network.loadingFinished", (p) => {
@@ -122,7 +140,12 @@ async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session
     tab.ends.ended(p.requestId);
     const e = find(p.requestId, true);
     if (!e) return;
-    e.error = p.blockedReason === "inspector" || p.errorText === "net::ERR_BLOCKED_BY_CLIENT" ? "blocked" : p.canceled ? "canceled" : p.errorText;
+    e.error =
+      p.blockedReason === "inspector" || p.errorText === "net::ERR_BLOCKED_BY_CLIENT"
+        ? "blocked"
+        : p.canceled
+          ? "canceled"
+          : p.errorText;
     finish(tab, e, p.timestamp);
   });
   session.on("Fetch.requestPaused", (p) => void onPaused(tab, session, scope, p, host));
@@ -133,23 +156,50 @@ async function wire(conn: BrowserConnection, host: NetHost, tab: TabNet, session
       if (p.targetInfo.type !== "iframe") {
         // A dedicated worker Chrome holds for us: let run and left (detached via its parent).
         const leave = () => session.send("Target.detachFromTarget", { sessionId: p.sessionId }).catch(() => undefined);
-        void child.send("Runtime.runIfWaitingForDebugger").catch(() => undefined).finally(leave);
+        void child
+          .send("Runtime.runIfWaitingForDebugger")
+          .catch(() => undefined)
+          .finally(leave);
         return;
       }
-      void wire(conn, host, tab, child, `${tab.rec.targetId}>${p.targetInfo.targetId}`, depth + 1, scope).finally(() => child.send("Runtime.runIfWaitingForDebugger").catch(() => undefined));
+      void wire(conn, host, tab, child, `${tab.rec.targetId}>${p.targetInfo.targetId}`, depth + 1, scope).finally(() =>
+        child.send("Runtime.runIfWaitingForDebugger").catch(() => undefined),
+      );
     });
   }
-  const consoleOn = watchConsole(session, tab.rec.targetId, (e) => {
-    const key = owner();
-    if (key !== undefined && !host.personal?.(tab.rec.targetId)) host.net(key)?.console.add(e);
-  }, SETUP_MS);
+  const consoleOn = watchConsole(
+    session,
+    tab.rec.targetId,
+    (e) => {
+      const key = owner();
+      if (key !== undefined && !host.personal?.(tab.rec.targetId)) host.net(key)?.console.add(e);
+    },
+    SETUP_MS,
+  );
   // Bounded: a page blocked by a dialog answers only later.
-  await session.send("Network.enable", { maxPostDataSize: POST_DATA_MAX, maxTotalBufferSize: BODY_BUFFER_TOTAL, maxResourceBufferSize: BODY_BUFFER_ONE }, { timeoutMs: SETUP_MS }).catch(() => undefined);
+  await session
+    .send(
+      "Network.enable",
+      { maxPostDataSize: POST_DATA_MAX, maxTotalBufferSize: BODY_BUFFER_TOTAL, maxResourceBufferSize: BODY_BUFFER_ONE },
+      { timeoutMs: SETUP_MS },
+    )
+    .catch(() => undefined);
   await consoleOn;
   await Promise.race([syncSession(host, tab, wired), Bun.sleep(SETUP_MS)]);
   if (depth < MAX_FRAME_DEPTH) {
     // Not awaited: no iframe starts before Chrome has it. Listed workers are the ones it holds for us.
-    const on = session.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true, filter: [{ type: "iframe" }, { type: "worker" }] }, { timeoutMs: SETUP_MS }).catch(() => undefined);
+    const on = session
+      .send(
+        "Target.setAutoAttach",
+        {
+          autoAttach: true,
+          waitForDebuggerOnStart: true,
+          flatten: true,
+          filter: [{ type: "iframe" }, { type: "worker" }],
+        },
+        { timeoutMs: SETUP_MS },
+      )
+      .catch(() => undefined);
     if (depth === 0) tab.framesReady = on;
   }
 }
@@ -168,8 +218,17 @@ function finish(tab: TabNet, e: NetEntry, ts: number): void {
   e.done = true;
 }
 
-function onRequest(host: NetHost, tab: TabNet, scope: string, owner: string | undefined, p: Protocol.Network.RequestWillBeSentEvent): void {
-  const gen = tab.ends.began(p, p.type === "Document" && p.frameId === tab.rec.targetId && scope === tab.rec.targetId && !p.redirectResponse);
+function onRequest(
+  host: NetHost,
+  tab: TabNet,
+  scope: string,
+  owner: string | undefined,
+  p: Protocol.Network.RequestWillBeSentEvent,
+): void {
+  const gen = tab.ends.began(
+    p,
+    p.type === "Document" && p.frameId === tab.rec.targetId && scope === tab.rec.targetId && !p.redirectResponse,
+  );
   if (gen !== undefined) tab.mainDoc = { requestId: p.requestId, gen };
   const net = owner === undefined ? undefined : host.net(owner);
   if (owner === undefined || !net) return;
@@ -208,7 +267,14 @@ function onRequest(host: NetHost, tab: TabNet, scope: string, owner: string | un
   }
 }
 
-function markRule(host: NetHost, tab: TabNet, scope: string, networkId: string | undefined, rule: NonNullable<NetEntry["rule"]>, headers?: Record<string, string>): void {
+function markRule(
+  host: NetHost,
+  tab: TabNet,
+  scope: string,
+  networkId: string | undefined,
+  rule: NonNullable<NetEntry["rule"]>,
+  headers?: Record<string, string>,
+): void {
   if (networkId === undefined) return;
   const owner = tab.rec.controller;
   const e = owner === undefined ? undefined : host.peekNet(owner)?.journal.find(scope, networkId);
@@ -221,10 +287,20 @@ function markRule(host: NetHost, tab: TabNet, scope: string, networkId: string |
   }
 }
 
-async function onPaused(tab: TabNet, s: CdpSession, scope: string, p: Protocol.Fetch.RequestPausedEvent, host: NetHost): Promise<void> {
+async function onPaused(
+  tab: TabNet,
+  s: CdpSession,
+  scope: string,
+  p: Protocol.Fetch.RequestPausedEvent,
+  host: NetHost,
+): Promise<void> {
   const owner = tab.rec.controller;
   // The host policy first (policy/net.ts); a person who has the tab browses freely.
-  if (!host.personal?.(tab.rec.targetId) && await policyStops(tab.rec, s, p, (rule) => markRule(host, tab, scope, p.networkId, rule))) return;
+  if (
+    !host.personal?.(tab.rec.targetId) &&
+    (await policyStops(tab.rec, s, p, (rule) => markRule(host, tab, scope, p.networkId, rule)))
+  )
+    return;
   const rules = owner === undefined ? [] : (host.peekNet(owner)?.rules ?? []);
   const d = decide(rules, p.request.url);
   try {
@@ -236,7 +312,9 @@ async function onPaused(tab: TabNet, s: CdpSession, scope: string, p: Protocol.F
       case "mock": {
         const r = d.rule;
         // A header the rule gives replaces the default by name, whatever its case (not both, joined).
-        const headers = mergeHeaders(mergeHeaders({ "content-type": "text/plain; charset=utf-8" }, r.headers), { "content-length": String(r.body.length) });
+        const headers = mergeHeaders(mergeHeaders({ "content-type": "text/plain; charset=utf-8" }, r.headers), {
+          "content-length": String(r.body.length),
+        });
         markRule(host, tab, scope, p.networkId, { id: r.id, action: "mocked" });
         await s.send("Fetch.fulfillRequest", {
           requestId: p.requestId,
@@ -249,7 +327,10 @@ async function onPaused(tab: TabNet, s: CdpSession, scope: string, p: Protocol.F
       case "headers": {
         const merged = mergeHeaders(p.request.headers as Record<string, string>, d.headers);
         markRule(host, tab, scope, p.networkId, { id: d.rules.at(-1)?.id ?? "", action: "headers" }, d.headers);
-        await s.send("Fetch.continueRequest", { requestId: p.requestId, headers: Object.entries(merged).map(([name, value]) => ({ name, value })) });
+        await s.send("Fetch.continueRequest", {
+          requestId: p.requestId,
+          headers: Object.entries(merged).map(([name, value]) => ({ name, value })),
+        });
         return;
       }
       default:
@@ -261,7 +342,12 @@ async function onPaused(tab: TabNet, s: CdpSession, scope: string, p: Protocol.F
 }
 
 /** Answers an auth challenge once per request: a second one means refused, so it is cancelled and kept for the command. */
-async function onAuth(host: NetHost, tab: TabNet, session: CdpSession, p: Protocol.Fetch.AuthRequiredEvent): Promise<void> {
+async function onAuth(
+  host: NetHost,
+  tab: TabNet,
+  session: CdpSession,
+  p: Protocol.Fetch.AuthRequiredEvent,
+): Promise<void> {
   const owner = tab.rec.controller;
   const auth = owner === undefined ? undefined : credentialsFor(host.peekNet(owner), p.request.url);
   let response: Protocol.Fetch.AuthChallengeResponse;
@@ -274,7 +360,9 @@ async function onAuth(host: NetHost, tab: TabNet, session: CdpSession, p: Protoc
     if (tab.authTried.size > 1000) tab.authTried.clear();
     response = { response: "ProvideCredentials", username: auth.username, password: auth.password };
   }
-  await session.send("Fetch.continueWithAuth", { requestId: p.requestId, authChallengeResponse: response }).catch(() => undefined);
+  await session
+    .send("Fetch.continueWithAuth", { requestId: p.requestId, authChallengeResponse: response })
+    .catch(() => undefined);
 }
 
 /** The main-document auth failure since the last call, if any (consumed). */
@@ -317,9 +405,11 @@ async function applyFetch(host: NetHost, tab: TabNet, w: Wired): Promise<void> {
   }
   if (have && have.auth === want.auth) return;
   w.fetch = { auth: want.auth };
-  await w.session.send("Fetch.enable", { patterns: [{ urlPattern: "*", requestStage: "Request" }], handleAuthRequests: want.auth }).catch(() => {
-    delete w.fetch;
-  });
+  await w.session
+    .send("Fetch.enable", { patterns: [{ urlPattern: "*", requestStage: "Request" }], handleAuthRequests: want.auth })
+    .catch(() => {
+      delete w.fetch;
+    });
 }
 
 /** After rules, credentials or control changed: every tracked tab follows its controller. */
@@ -346,7 +436,8 @@ export function watchFrameNet(conn: BrowserConnection, targetId: string, fn: (s:
   const set = byTab.get(targetId) ?? new Set();
   byTab.set(targetId, set);
   set.add(fn);
-  for (const [scope, w] of n.tabs.get(targetId)?.sessions ?? []) if (scope !== targetId && !w.session.closed) fn(w.session);
+  for (const [scope, w] of n.tabs.get(targetId)?.sessions ?? [])
+    if (scope !== targetId && !w.session.closed) fn(w.session);
   return () => {
     set.delete(fn);
     if (set.size === 0 && byTab.get(targetId) === set) byTab.delete(targetId);
@@ -365,5 +456,7 @@ export function tabLoaders(conn: BrowserConnection, targetId: string): string[] 
 
 /** The network session an entry's scope names, for response bodies. */
 export function netSession(conn: BrowserConnection, scope: string): CdpSession | undefined {
-  return connNet(conn)?.tabs.get(scope.split(">")[0] ?? scope)?.sessions.get(scope)?.session;
+  return connNet(conn)
+    ?.tabs.get(scope.split(">")[0] ?? scope)
+    ?.sessions.get(scope)?.session;
 }

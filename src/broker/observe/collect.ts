@@ -12,7 +12,16 @@ import type { FrameWorld } from "../frame-world.ts";
 import { childWorld } from "./frame-walk.ts";
 import { listFrames } from "./frame-list.ts";
 import { delegationScan } from "./delegation.ts";
-import { documentAhead, frameworkMarked, listenedHandles, listenedNodes, noteMarked, sameListened, wasMarked, type Listed } from "./listeners.ts";
+import {
+  documentAhead,
+  frameworkMarked,
+  listenedHandles,
+  listenedNodes,
+  noteMarked,
+  sameListened,
+  wasMarked,
+  type Listed,
+} from "./listeners.ts";
 import { callPage, navigationCount, pageObject, worldContextId, worldKnown } from "../world.ts";
 import { callSteps, step } from "../page-fns.ts";
 import type { PageReply } from "../../page/runtime.ts";
@@ -21,7 +30,6 @@ export { forgetMarks } from "./listeners.ts";
 
 /** Nested out-of-process frames deeper than this are left as placeholders. */
 const MAX_FRAME_DEPTH = 4;
-
 
 export interface Collected {
   result: SnapshotResult;
@@ -36,14 +44,21 @@ export function frameSessions(rec: TargetRecord, session: CdpSession): FrameSess
 }
 
 /** The agent's observation record for this tab's current document (a new one after navigation). */
-export async function currentObservation(browser: BrowserConnection, rec: TargetRecord, agent: Agent, session: CdpSession): Promise<{ obs: TabObservation; mainFrameId: string; replaced: boolean }> {
+export async function currentObservation(
+  browser: BrowserConnection,
+  rec: TargetRecord,
+  agent: Agent,
+  session: CdpSession,
+): Promise<{ obs: TabObservation; mainFrameId: string; replaced: boolean }> {
   // Counted before asking: a navigation while the question is out makes the count differ later.
   const navs = navigationCount(session, rec.targetId);
   const { frameTree } = await session.send("Page.getFrameTree");
   const main = frameTree.frame;
   // The tab went (by a link of a file: page the broker was allowed to show) where no agent may look.
   if (localFileRefusal(main.url) !== undefined) {
-    throw new BpError("tab_not_found", "The tab now shows a local file that agents may not read.", { context: { reason: "local_file" } });
+    throw new BpError("tab_not_found", "The tab now shows a local file that agents may not read.", {
+      context: { reason: "local_file" },
+    });
   }
   const old = agent.observations.get(rec.targetId);
   if (old && old.generation === browser.generation && old.mainLoaderId === main.loaderId) {
@@ -86,7 +101,15 @@ export interface PreSteps {
  * geometry in top-level viewport px. Refs share one number space per document. `guess`: the
  * token of the document `obs` is of; in any other document nothing runs or is recorded.
  */
-export async function collectWith(browser: BrowserConnection, rec: TargetRecord, obs: TabObservation, root: FrameWorld, options: SnapshotOptions, pre: PreSteps | undefined, guess?: string): Promise<Collected | undefined> {
+export async function collectWith(
+  browser: BrowserConnection,
+  rec: TargetRecord,
+  obs: TabObservation,
+  root: FrameWorld,
+  options: SnapshotOptions,
+  pre: PreSteps | undefined,
+  guess?: string,
+): Promise<Collected | undefined> {
   const previous = obs.last;
   const tab = await browser.session(rec);
   let index: Promise<Map<string, number>> | undefined;
@@ -99,15 +122,42 @@ export async function collectWith(browser: BrowserConnection, rec: TargetRecord,
   return { result, obs, previous };
 }
 
-async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: FrameWorld, options: SnapshotOptions, depth: number, frameIndex: () => Promise<Map<string, number>>, pre?: PreSteps, guess?: string): Promise<SnapshotResult | undefined> {
-  const reply = await snapshotCall(root, { ...options, refFloor: obs.nextRef, refRenumberBelow: Math.max(obs.firstRef, obs.humanControlBelow ?? 0), layout: true }, pre, guess);
+async function snapshotFrame(
+  rec: TargetRecord,
+  obs: TabObservation,
+  root: FrameWorld,
+  options: SnapshotOptions,
+  depth: number,
+  frameIndex: () => Promise<Map<string, number>>,
+  pre?: PreSteps,
+  guess?: string,
+): Promise<SnapshotResult | undefined> {
+  const reply = await snapshotCall(
+    root,
+    {
+      ...options,
+      refFloor: obs.nextRef,
+      refRenumberBelow: Math.max(obs.firstRef, obs.humanControlBelow ?? 0),
+      layout: true,
+    },
+    pre,
+    guess,
+  );
   if (reply.otherDocument) return undefined;
   if (pre) pre.results = reply.results.slice(0, -1);
   const result = reply.results.at(-1) as SnapshotResult | null;
   if (!result) return undefined;
   // Later snapshots may guess the top document unchanged only if no navigation came since the frame tree named it.
-  if (depth === 0 && root.frameId === obs.targetId) obs.doc = navigationCount(root.session, root.frameId) === obs.confirmedAt ? reply.doc : undefined;
-  const binding: FrameWorld = { session: root.session, frameId: root.frameId, loaderId: root.loaderId, framePath: root.framePath, offset: root.offset, doc: reply.doc };
+  if (depth === 0 && root.frameId === obs.targetId)
+    obs.doc = navigationCount(root.session, root.frameId) === obs.confirmedAt ? reply.doc : undefined;
+  const binding: FrameWorld = {
+    session: root.session,
+    frameId: root.frameId,
+    loaderId: root.loaderId,
+    framePath: root.framePath,
+    offset: root.offset,
+    doc: reply.doc,
+  };
   const { numbers, ids } = await frameNumbers(root, result.elements, frameIndex);
   // Each frame placeholder's frame id, by the walk path it had (the frame number replaces it).
   const frameIds = new Map<SnapshotEntry, string>();
@@ -133,7 +183,8 @@ async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Frame
       e.box.y += root.offset.y;
       // The frame measured "in viewport" against its own viewport; the agent sees the top one.
       const vp = root.viewport;
-      if (vp && e.inViewport) e.inViewport = e.box.x < vp.w && e.box.y < vp.h && e.box.x + e.box.w > 0 && e.box.y + e.box.h > 0;
+      if (vp && e.inViewport)
+        e.inViewport = e.box.x < vp.w && e.box.y < vp.h && e.box.x + e.box.w > 0 && e.box.y + e.box.h > 0;
     }
   }
   obs.nextRef = Math.max(obs.nextRef, result.stats.nextRef);
@@ -144,16 +195,25 @@ async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Frame
   for (const e of result.elements) {
     merged.push(e);
     if (e.kind !== "frame" || e.reason !== "cross_origin" || remaining <= 0) continue;
-    const child = await childRoot(rec.frames, root, e, root.viewport ?? { w: result.page.viewportWidth, h: result.page.viewportHeight }, frameIds.get(e));
+    const child = await childRoot(
+      rec.frames,
+      root,
+      e,
+      root.viewport ?? { w: result.page.viewportWidth, h: result.page.viewportHeight },
+      frameIds.get(e),
+    );
     if (!child) continue;
-    const inner = await snapshotFrame(rec, obs, child, { ...options, limit: remaining }, depth + 1, frameIndex).catch(() => undefined);
+    const inner = await snapshotFrame(rec, obs, child, { ...options, limit: remaining }, depth + 1, frameIndex).catch(
+      () => undefined,
+    );
     if (!inner) continue;
     merged.push(...inner.elements);
     remaining -= inner.elements.length;
     result.totalCandidates += inner.totalCandidates;
     result.candidateRefs.push(...inner.candidateRefs);
     result.truncated ||= inner.truncated;
-    for (const r of inner.truncationReasons) if (!result.truncationReasons.includes(r)) result.truncationReasons.push(r);
+    for (const r of inner.truncationReasons)
+      if (!result.truncationReasons.includes(r)) result.truncationReasons.push(r);
     for (const h of inner.hints) if (result.hints.length < 5) result.hints.push(h);
     result.stats.frames += inner.stats.frames + 1;
     result.stats.visitedNodes += inner.stats.visitedNodes;
@@ -168,9 +228,17 @@ async function snapshotFrame(rec: TargetRecord, obs: TabObservation, root: Frame
  * action's observation takes them as they are; an asked-for snapshot too while the page says
  * they hold, else the browser's listener list decides whether they are made again.
  */
-async function snapshotCall(root: FrameWorld, arg: SnapshotOptions, pre: PreSteps | undefined, doc: string | undefined): Promise<PageReply> {
+async function snapshotCall(
+  root: FrameWorld,
+  arg: SnapshotOptions,
+  pre: PreSteps | undefined,
+  doc: string | undefined,
+): Promise<PageReply> {
   const target = root;
-  const steps: PageStep[] = [...(pre?.steps ?? []), { fn: "snapshot", arg, ...(pre?.snapshotWhen ? { when: pre.snapshotWhen } : {}) }];
+  const steps: PageStep[] = [
+    ...(pre?.steps ?? []),
+    { fn: "snapshot", arg, ...(pre?.snapshotWhen ? { when: pre.snapshotWhen } : {}) },
+  ];
   // An action's steps are for the document it acted in: not run again in the next one.
   const only = doc ? { doc } : pre ? { inDocument: true } : {};
   let nodes: Listed | undefined;
@@ -178,9 +246,19 @@ async function snapshotCall(root: FrameWorld, arg: SnapshotOptions, pre: PreStep
     if (pre) {
       // React renders its clickables anew: on such a page an action's observation asks the page world again (one round trip).
       const scan = frameworkMarked(target) ? await delegationScan(root.session) : undefined;
-      return callPage(root.session, root.frameId, steps, scan ? { ...only, mark: [], mk: { merge: true, scan } } : only);
+      return callPage(
+        root.session,
+        root.frameId,
+        steps,
+        scan ? { ...only, mark: [], mk: { merge: true, scan } } : only,
+      );
     }
-    const reply = await callSteps(root.session, root.frameId, [step("snapshot", { ...arg, ifMarked: true, remark: true })], only);
+    const reply = await callSteps(
+      root.session,
+      root.frameId,
+      [step("snapshot", { ...arg, ifMarked: true, remark: true })],
+      only,
+    );
     const [snap] = reply.results;
     const asIs = { ...reply, results: [snap] };
     if (reply.otherDocument || (snap && !snap.marksRemade)) return asIs;
@@ -194,7 +272,11 @@ async function snapshotCall(root: FrameWorld, arg: SnapshotOptions, pre: PreStep
   if (!mark) return callPage(root.session, root.frameId, steps, only);
   let reply: PageReply;
   try {
-    reply = await callPage(root.session, root.frameId, steps, { ...only, mark: mark.handles, mk: { dropAt: mark.handleDropAt, ...(mark.scan ? { scan: mark.scan } : {}) } });
+    reply = await callPage(root.session, root.frameId, steps, {
+      ...only,
+      mark: mark.handles,
+      mk: { dropAt: mark.handleDropAt, ...(mark.scan ? { scan: mark.scan } : {}) },
+    });
   } catch {
     // The handles belong to a world that went away meanwhile: observe without them.
     return callPage(root.session, root.frameId, steps, only);
@@ -204,7 +286,11 @@ async function snapshotCall(root: FrameWorld, arg: SnapshotOptions, pre: PreStep
 }
 
 /** Maps the page's walk paths ("1.2") to the numbers 'bp frame' lists; an unmapped path stays as it is. */
-async function frameNumbers(root: FrameWorld, elements: SnapshotEntry[], frameIndex: () => Promise<Map<string, number>>): Promise<{ numbers: Map<string, string>; ids: Map<string, string> }> {
+async function frameNumbers(
+  root: FrameWorld,
+  elements: SnapshotEntry[],
+  frameIndex: () => Promise<Map<string, number>>,
+): Promise<{ numbers: Map<string, string>; ids: Map<string, string> }> {
   const numbers = new Map<string, string>();
   const ids = new Map<string, string>();
   const paths = new Set<string>();
@@ -229,8 +315,20 @@ async function frameNumbers(root: FrameWorld, elements: SnapshotEntry[], frameIn
 }
 
 /** Maps an iframe placeholder to the world of its out-of-process document (its frame id, when frameNumbers found it already). */
-async function childRoot(frames: FrameSessions, parent: FrameWorld, placeholder: SnapshotFrame, viewport: { w: number; h: number }, known: string | undefined): Promise<FrameWorld | undefined> {
-  const child = await childWorld(frames, parent, known ?? { fn: "refElement", arg: placeholder.ref }, placeholder.offset, false);
+async function childRoot(
+  frames: FrameSessions,
+  parent: FrameWorld,
+  placeholder: SnapshotFrame,
+  viewport: { w: number; h: number },
+  known: string | undefined,
+): Promise<FrameWorld | undefined> {
+  const child = await childWorld(
+    frames,
+    parent,
+    known ?? { fn: "refElement", arg: placeholder.ref },
+    placeholder.offset,
+    false,
+  );
   if (!child) return undefined;
   const { session, frameId } = child;
   // A new frame document: its world and document handle are asked alongside its frame tree.
@@ -262,7 +360,13 @@ function markAuthTransition(result: SnapshotResult, obs: TabObservation): void {
   if (hint && obs.authSeen === false) hint.state = "entered";
   // "left" is news only on the site that asked for the login.
   if (!hint && obs.authSeen === true && siteOf(result.url) === obs.authSite && result.hints.length < 5) {
-    result.hints.push({ type: "authentication_surface", confidence: "strong", recommendedAction: "verify_authentication_result", refs: [], state: "left" });
+    result.hints.push({
+      type: "authentication_surface",
+      confidence: "strong",
+      recommendedAction: "verify_authentication_result",
+      refs: [],
+      state: "left",
+    });
   }
   obs.authSeen = hint !== undefined;
   if (hint) obs.authSite = siteOf(result.url);

@@ -53,10 +53,16 @@ const SCAN = `(function () {
 /** The page world's delegation (top frame of a session only); undefined when it has none or will not say. */
 export async function delegationScan(session: CdpSession): Promise<DelegationScan | undefined> {
   try {
-    const r = await session.send("Runtime.evaluate", { expression: SCAN, returnByValue: true, timeout: 500, silent: true }, { timeoutMs: 2000 });
+    const r = await session.send(
+      "Runtime.evaluate",
+      { expression: SCAN, returnByValue: true, timeout: 500, silent: true },
+      { timeoutMs: 2000 },
+    );
     if (r.exceptionDetails || typeof r.result.value !== "string" || r.result.value.length > 200_000) return undefined;
     const scan = JSON.parse(r.result.value) as DelegationScan;
-    return Array.isArray(scan.d) && Array.isArray(scan.h) && (scan.d.length > 0 || scan.h.length > 0) ? scan : undefined;
+    return Array.isArray(scan.d) && Array.isArray(scan.h) && (scan.d.length > 0 || scan.h.length > 0)
+      ? scan
+      : undefined;
   } catch {
     return undefined;
   }

@@ -20,7 +20,14 @@ export async function listFrames(rec: TargetRecord, session: CdpSession): Promis
   const out: FrameInfo[] = [];
   const walk = (tree: Protocol.Page.FrameTree, s: CdpSession) => {
     const f = tree.frame;
-    out.push({ id: f.id, url: f.url, name: f.name ?? "", loaderId: f.loaderId, ...(f.parentId ? { parentId: f.parentId } : {}), session: s });
+    out.push({
+      id: f.id,
+      url: f.url,
+      name: f.name ?? "",
+      loaderId: f.loaderId,
+      ...(f.parentId ? { parentId: f.parentId } : {}),
+      session: s,
+    });
     for (const c of tree.childFrames ?? []) walk(c, s);
   };
   walk((await session.send("Page.getFrameTree")).frameTree, session);
@@ -43,12 +50,28 @@ export async function listFrames(rec: TargetRecord, session: CdpSession): Promis
 }
 
 /** Where an observation starts: the world of the agent's selected frame (or the top document). */
-export async function rootForFrame(rec: TargetRecord, session: CdpSession, mainFrameId: string, mainLoaderId: string, selected: string | undefined): Promise<FrameWorld> {
-  if (selected === undefined || selected === mainFrameId) return { session, frameId: mainFrameId, loaderId: mainLoaderId, framePath: "", offset: { x: 0, y: 0 }, top: true };
+export async function rootForFrame(
+  rec: TargetRecord,
+  session: CdpSession,
+  mainFrameId: string,
+  mainLoaderId: string,
+  selected: string | undefined,
+): Promise<FrameWorld> {
+  if (selected === undefined || selected === mainFrameId)
+    return { session, frameId: mainFrameId, loaderId: mainLoaderId, framePath: "", offset: { x: 0, y: 0 }, top: true };
   const frames = await listFrames(rec, session);
   const f = frames.find((x) => x.id === selected);
-  if (!f) throw new BpError("stale_ref", "The selected frame is gone. Run 'bp frame' to list frames.", { context: { reason: "frame_detached" } });
-  return { session: f.session, frameId: f.id, loaderId: f.loaderId, framePath: "", offset: await frameOffset(frames, f) };
+  if (!f)
+    throw new BpError("stale_ref", "The selected frame is gone. Run 'bp frame' to list frames.", {
+      context: { reason: "frame_detached" },
+    });
+  return {
+    session: f.session,
+    frameId: f.id,
+    loaderId: f.loaderId,
+    framePath: "",
+    offset: await frameOffset(frames, f),
+  };
 }
 
 /** Top-left of a frame's content box in top-level viewport px, summed over its ancestors. */

@@ -22,7 +22,13 @@ export async function iframeFrameId(parent: FrameWorld, el: IframeElement): Prom
  * Walks into a child frame (snapshot and inspect), placed `at` inside the parent. With
  * `inProcess`, a cross-origin frame in the parent's process is reached through its session.
  */
-export async function childWorld(frames: FrameSessions | undefined, parent: FrameWorld, frame: string | IframeElement, at: { x: number; y: number }, inProcess: boolean): Promise<FrameWorld | undefined> {
+export async function childWorld(
+  frames: FrameSessions | undefined,
+  parent: FrameWorld,
+  frame: string | IframeElement,
+  at: { x: number; y: number },
+  inProcess: boolean,
+): Promise<FrameWorld | undefined> {
   const frameId = typeof frame === "string" ? frame : await iframeFrameId(parent, frame);
   if (!frameId) return undefined;
   const session = frames?.sessionFor(frameId) ?? (inProcess ? parent.session : undefined);

@@ -31,7 +31,8 @@ function stateOf(t: FrameWorld): DocMarks {
 }
 
 /** Marks were made in this document: a later snapshot may ask the page whether they still hold. */
-export const wasMarked = (t: FrameWorld): boolean => PageSession.peek(t.session)?.marks.get(`${t.frameId}:${t.loaderId}`)?.marked === true;
+export const wasMarked = (t: FrameWorld): boolean =>
+  PageSession.peek(t.session)?.marks.get(`${t.frameId}:${t.loaderId}`)?.marked === true;
 
 const keyOf = (l: Listed): string => `${l.nodes.join(",")}/${l.dropAt}/${l.scan ? JSON.stringify(l.scan) : ""}`;
 
@@ -44,10 +45,12 @@ export function noteMarked(t: FrameWorld, listed: Listed): void {
 }
 
 /** This document's marks came with framework-clickable elements (React), which it may render anew at any action. */
-export const frameworkMarked = (t: FrameWorld): boolean => t.top === true && PageSession.peek(t.session)?.marks.get(`${t.frameId}:${t.loaderId}`)?.framework === true;
+export const frameworkMarked = (t: FrameWorld): boolean =>
+  t.top === true && PageSession.peek(t.session)?.marks.get(`${t.frameId}:${t.loaderId}`)?.framework === true;
 
 /** The browser lists the same listened nodes (and the page world the same delegation) as when the page's marks were made. */
-export const sameListened = (t: FrameWorld, listed: Listed): boolean => PageSession.peek(t.session)?.marks.get(`${t.frameId}:${t.loaderId}`)?.nodes === keyOf(listed);
+export const sameListened = (t: FrameWorld, listed: Listed): boolean =>
+  PageSession.peek(t.session)?.marks.get(`${t.frameId}:${t.loaderId}`)?.nodes === keyOf(listed);
 
 /** After an action that made new controls appear (suggestions after typing): the next observation marks afresh. */
 export function forgetMarks(session: CdpSession, frameId: string): void {
@@ -118,7 +121,11 @@ export async function listenedNodes(t: FrameWorld, alongside?: () => void): Prom
 }
 
 /** The nodes resolved into our world (one round trip); the previous marking's handles are released with it. */
-async function handlesOf(t: FrameWorld, nodes: number[], context: Promise<number>): Promise<(string | undefined)[] | undefined> {
+async function handlesOf(
+  t: FrameWorld,
+  nodes: number[],
+  context: Promise<number>,
+): Promise<(string | undefined)[] | undefined> {
   const { session } = t;
   try {
     // The previous marking's handles: the page holds its marks by then.
@@ -140,7 +147,9 @@ async function handlesOf(t: FrameWorld, nodes: number[], context: Promise<number
 
 function listenersOf(session: CdpSession, objectId: string | undefined): Promise<Protocol.DOMDebugger.EventListener[]> {
   if (!objectId) return Promise.reject(new Error("no document"));
-  return session.send("DOMDebugger.getEventListeners", { objectId, depth: -1, pierce: true }, { timeoutMs: 3000 }).then((r) => r.listeners);
+  return session
+    .send("DOMDebugger.getEventListeners", { objectId, depth: -1, pierce: true }, { timeoutMs: 3000 })
+    .then((r) => r.listeners);
 }
 
 /**
@@ -150,7 +159,10 @@ function listenersOf(session: CdpSession, objectId: string | undefined): Promise
 export function documentAhead(session: CdpSession, frameId: string): void {
   const byFrame = PageSession.of(session).docsAhead;
   release(session, byFrame.get(frameId)?.objectId);
-  byFrame.set(frameId, { navs: navigationCount(session, frameId), objectId: topDocument(session).catch(() => undefined) });
+  byFrame.set(frameId, {
+    navs: navigationCount(session, frameId),
+    objectId: topDocument(session).catch(() => undefined),
+  });
 }
 
 /** The handle `documentAhead` asked for, if it is still of the frame's current document. */
@@ -182,7 +194,11 @@ function release(session: CdpSession, objectId: Promise<string | undefined> | st
 
 /** In a session's top frame the default context is the page's main world (`document` is unforgeable there). */
 async function topDocument(session: CdpSession): Promise<string | undefined> {
-  const r = await session.send("Runtime.evaluate", { expression: "document", objectGroup: DOC_GROUP, returnByValue: false });
+  const r = await session.send("Runtime.evaluate", {
+    expression: "document",
+    objectGroup: DOC_GROUP,
+    returnByValue: false,
+  });
   return !r.exceptionDetails && r.result.subtype === "node" && r.result.objectId ? r.result.objectId : undefined;
 }
 
@@ -197,7 +213,8 @@ async function pageDocument(t: FrameWorld): Promise<string | undefined> {
   if (!docId) return undefined;
   try {
     const { node } = await session.send("DOM.describeNode", { objectId: docId });
-    return (await session.send("DOM.resolveNode", { backendNodeId: node.backendNodeId, objectGroup: DOC_GROUP })).object.objectId;
+    return (await session.send("DOM.resolveNode", { backendNodeId: node.backendNodeId, objectGroup: DOC_GROUP })).object
+      .objectId;
   } finally {
     void session.send("Runtime.releaseObject", { objectId: docId }).catch(() => undefined);
   }

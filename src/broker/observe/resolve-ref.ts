@@ -29,7 +29,10 @@ export interface ResolvedRef {
 }
 
 export function staleRef(ref: number, reason: StaleReason): BpError {
-  return new BpError("stale_ref", `Ref ${ref} no longer points at an element (${reason.replace("_", " ")}).`, { retryable: true, context: { ref, reason } });
+  return new BpError("stale_ref", `Ref ${ref} no longer points at an element (${reason.replace("_", " ")}).`, {
+    retryable: true,
+    context: { ref, reason },
+  });
 }
 
 /**
@@ -55,7 +58,12 @@ export async function resolveRef(sel: Selected, ref: number, steps: PageStep[] =
   if (!browser.targets.byId.has(rec.targetId)) throw staleRef(ref, "target_closed");
   if (binding.session.closed) throw staleRef(ref, "frame_detached");
   if (!binding.doc) await checkDocument(sel, ref, binding, obs);
-  const reply = await callPage(binding.session, binding.frameId, [{ fn: "ref", ref }, ...steps.map((s) => ({ ...s, ref }))], binding.doc ? { doc: binding.doc } : {}).catch(() => undefined);
+  const reply = await callPage(
+    binding.session,
+    binding.frameId,
+    [{ fn: "ref", ref }, ...steps.map((s) => ({ ...s, ref }))],
+    binding.doc ? { doc: binding.doc } : {},
+  ).catch(() => undefined);
   if (!reply || reply.otherDocument) {
     await checkDocument(sel, ref, binding, obs);
     throw staleRef(ref, reply ? "document_replaced" : "node_detached");

@@ -1,6 +1,13 @@
 import { diffSnapshots } from "../render/diff.ts";
 import { refRuns } from "../render/diff.ts";
-import { compactChurn, compactEntry, compactSnapshotJson, compactSnapshotMeta, formatDiffHuman, formatSnapshotHuman } from "../render/format.ts";
+import {
+  compactChurn,
+  compactEntry,
+  compactSnapshotJson,
+  compactSnapshotMeta,
+  formatDiffHuman,
+  formatSnapshotHuman,
+} from "../render/format.ts";
 import { selectedTab, type Selected } from "../context/tabs.ts";
 import type { CallContext } from "../context/types.ts";
 import type { TargetRecord } from "../targets.ts";
@@ -15,7 +22,6 @@ import type { snapshot } from "../../protocol/commands-observe.ts";
 import { exactly, type ReplyOf } from "../context/handler.ts";
 
 export type SnapshotReply = ReplyOf<typeof snapshot.result>;
-
 
 export interface ObserveOptions {
   limit: number;
@@ -46,17 +52,41 @@ export interface ObserveAfterAction {
 }
 
 /** One observation, optionally sharing its page call with an action's last steps; undefined when held back. */
-export async function observeWith(ctx: CallContext, sel: Selected, opts: ObserveOptions, after: ObserveAfterAction = {}): Promise<{ reply: SnapshotReply; previous: SnapshotResult | undefined } | undefined> {
+export async function observeWith(
+  ctx: CallContext,
+  sel: Selected,
+  opts: ObserveOptions,
+  after: ObserveAfterAction = {},
+): Promise<{ reply: SnapshotReply; previous: SnapshotResult | undefined } | undefined> {
   const { browser, agent, rec } = sel;
   const session = await browser.session(rec);
   await frameSessions(rec, session).ensure();
   const known = agent.observations.get(rec.targetId);
   const current = known && known.generation === browser.generation ? known : undefined;
-  const snapOpts = { limit: opts.limit, ...(opts.expand ? { expand: [opts.expand] } : {}), ...(opts.find ? { find: opts.find } : {}), ...(opts.text ? { text: true } : {}) };
+  const snapOpts = {
+    limit: opts.limit,
+    ...(opts.expand ? { expand: [opts.expand] } : {}),
+    ...(opts.find ? { find: opts.find } : {}),
+    ...(opts.text ? { text: true } : {}),
+  };
   // The document this agent saw last, unchanged: the snapshot runs only in the document with that token, so one call
   // does.
-  if (!after.sameDocument && !after.pre && current?.doc && agent.frames.get(rec.targetId) === undefined && worldKnown(session, rec.targetId) && navigationCount(session, rec.targetId) === current.confirmedAt) {
-    const root: FrameWorld = { session, frameId: rec.targetId, loaderId: current.mainLoaderId, framePath: "", offset: { x: 0, y: 0 }, top: true };
+  if (
+    !after.sameDocument &&
+    !after.pre &&
+    current?.doc &&
+    agent.frames.get(rec.targetId) === undefined &&
+    worldKnown(session, rec.targetId) &&
+    navigationCount(session, rec.targetId) === current.confirmedAt
+  ) {
+    const root: FrameWorld = {
+      session,
+      frameId: rec.targetId,
+      loaderId: current.mainLoaderId,
+      framePath: "",
+      offset: { x: 0, y: 0 },
+      top: true,
+    };
     const guessed = await collectWith(browser, rec, current, root, snapOpts, undefined, current.doc);
     if (guessed) return { reply: render(ctx, rec, guessed, opts, false, guessed.previous), previous: guessed.previous };
   }
@@ -67,8 +97,16 @@ export async function observeWith(ctx: CallContext, sel: Selected, opts: Observe
     worldContextId(session, rec.targetId).catch(() => undefined);
     if (agent.frames.get(rec.targetId) === undefined) documentAhead(session, rec.targetId);
   }
-  const { obs, mainFrameId, replaced } = same ? { obs: current, mainFrameId: rec.targetId, replaced: false } : await currentObservation(browser, rec, agent, session);
-  const root: FrameWorld = await rootForFrame(rec, session, mainFrameId, obs.mainLoaderId, agent.frames.get(rec.targetId));
+  const { obs, mainFrameId, replaced } = same
+    ? { obs: current, mainFrameId: rec.targetId, replaced: false }
+    : await currentObservation(browser, rec, agent, session);
+  const root: FrameWorld = await rootForFrame(
+    rec,
+    session,
+    mainFrameId,
+    obs.mainLoaderId,
+    agent.frames.get(rec.targetId),
+  );
   let pre = after.pre;
   if (pre && (root.session !== session || root.frameId !== mainFrameId)) {
     // The agent observes a frame of its own choosing: the action's steps run in the main frame first.
@@ -83,28 +121,49 @@ export async function observeWith(ctx: CallContext, sel: Selected, opts: Observe
   return { reply: render(ctx, rec, collected, opts, replaced, previous), previous };
 }
 
-function render(ctx: CallContext, rec: TargetRecord, collected: Collected, opts: ObserveOptions, replaced: boolean, previous: SnapshotResult | undefined): SnapshotReply {
+function render(
+  ctx: CallContext,
+  rec: TargetRecord,
+  collected: Collected,
+  opts: ObserveOptions,
+  replaced: boolean,
+  previous: SnapshotResult | undefined,
+): SnapshotReply {
   const { result } = collected;
   rec.url = result.url;
   rec.title = result.title;
   // The diff stands in for the list and names a new title or url itself.
   const base = opts.diff ? previous : undefined;
   // No tab id: the agent selected the tab itself, and only it changes the selection.
-  const out = exactly<SnapshotReply>()(base ? compactSnapshotMeta(result) : compactSnapshotJson(result, { boxes: opts.boxes === true, text: opts.text === true }));
+  const out = exactly<SnapshotReply>()(
+    base
+      ? compactSnapshotMeta(result)
+      : compactSnapshotJson(result, { boxes: opts.boxes === true, text: opts.text === true }),
+  );
   // Page-derived strings are bounded like everything else we print.
   if (!base && result.url.length > MAX_URL) {
     out.url = boundUrl(result.url);
     out.urlTruncated = true;
   }
   if (!base && result.title.length > MAX_TITLE) out.title = boundTitle(result.title);
-  if (result.truncated) out.hint = `Showing ${countListed(result.elements)} of ${result.totalCandidates}; use --limit ${Math.min(10_000, result.totalCandidates)}, --find <text>, 'bp frame <n>', or 'bp find <css>' to narrow.`;
+  if (result.truncated)
+    out.hint = `Showing ${countListed(result.elements)} of ${result.totalCandidates}; use --limit ${Math.min(10_000, result.totalCandidates)}, --find <text>, 'bp frame <n>', or 'bp find <css>' to narrow.`;
   if (opts.diff) {
     if (base) {
       const d = diffSnapshots(base, result);
       out.diff = {
-        ...(d.added.length || d.replaced.length ? { added: [...d.added.map((e) => compactEntry(e, { boxes: opts.boxes === true })), ...d.replaced.map(compactChurn)] } : {}),
+        ...(d.added.length || d.replaced.length
+          ? {
+              added: [
+                ...d.added.map((e) => compactEntry(e, { boxes: opts.boxes === true })),
+                ...d.replaced.map(compactChurn),
+              ],
+            }
+          : {}),
         ...(d.removed.length ? { removed: refRuns(d.removed) } : {}),
-        ...(d.changed.length ? { changed: d.changed.map((c) => ({ ...compactEntry(c.element), fields: c.fields })) } : {}),
+        ...(d.changed.length
+          ? { changed: d.changed.map((c) => ({ ...compactEntry(c.element), fields: c.fields })) }
+          : {}),
         ...(d.announced.length ? { announced: d.announced } : {}),
         ...(d.text.length ? { text: d.text } : {}),
         ...(d.order ? { order: d.order } : {}),
@@ -117,7 +176,8 @@ function render(ctx: CallContext, rec: TargetRecord, collected: Collected, opts:
       out.diffFallback = replaced ? "document_changed" : "no_previous_observation";
     }
   }
-  if (ctx.req.mode === "human" && out.text === undefined) out.text = formatSnapshotHuman(result, { text: opts.text === true });
+  if (ctx.req.mode === "human" && out.text === undefined)
+    out.text = formatSnapshotHuman(result, { text: opts.text === true });
   return out;
 }
 

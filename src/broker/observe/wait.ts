@@ -65,13 +65,20 @@ class Waker {
 }
 
 /** Lean: `matched` holds only what the agent did not know (no frame 0, no visible:true, nothing for network-idle). */
-export async function runWait(ctx: CallContext, cond: WaitCondition, intervalMs: number): Promise<{ elapsedMs: number; matched?: Record<string, unknown> }> {
+export async function runWait(
+  ctx: CallContext,
+  cond: WaitCondition,
+  intervalMs: number,
+): Promise<{ elapsedMs: number; matched?: Record<string, unknown> }> {
   const started = Date.now();
   const browser = ctx.broker.requireBrowser();
   const agent = ctx.agent();
   const needsTab = cond.kind !== "dialog" && cond.kind !== "popup" && cond.kind !== "download";
   const sel = needsTab ? selectedTab(ctx, { allowDialog: true }) : undefined;
-  const session = sel && (cond.kind === "text" || cond.kind === "selector" || cond.kind === "network-idle") ? await browser.session(sel.rec) : undefined;
+  const session =
+    sel && (cond.kind === "text" || cond.kind === "selector" || cond.kind === "network-idle")
+      ? await browser.session(sel.rec)
+      : undefined;
   const waker = new Waker();
   const offs: (() => void)[] = [];
   const end = ctx.deadline - DEADLINE_MARGIN_MS;
@@ -79,7 +86,12 @@ export async function runWait(ctx: CallContext, cond: WaitCondition, intervalMs:
   switch (cond.kind) {
     case "url": {
       const rec = (sel as Selected).rec;
-      offs.push(browser.cdp.on("Target.targetInfoChanged", ({ targetInfo }) => targetInfo.targetId === rec.targetId && waker.wake()));
+      offs.push(
+        browser.cdp.on(
+          "Target.targetInfoChanged",
+          ({ targetInfo }) => targetInfo.targetId === rec.targetId && waker.wake(),
+        ),
+      );
       check = async () => (urlMatches(rec.url, cond.pattern) ? { url: rec.url } : undefined);
       break;
     }
@@ -88,20 +100,31 @@ export async function runWait(ctx: CallContext, cond: WaitCondition, intervalMs:
       const s = sel as Selected;
       const needle = cond.kind === "text" ? cond.text.replace(/\s+/g, " ").trim().toLowerCase() : "";
       if (cond.kind === "text" && needle === "") throw invalidArgument("text", "Text to wait for is empty.");
-      const pageCheck = cond.kind === "text" ? step("waitText", { needle }) : step("waitSelector", { css: cond.css, visible: !cond.attached });
-      offs.push((session as CdpSession).on("Page.loadEventFired", waker.wake), (session as CdpSession).on("Page.domContentEventFired", waker.wake));
+      const pageCheck =
+        cond.kind === "text"
+          ? step("waitText", { needle })
+          : step("waitSelector", { css: cond.css, visible: !cond.attached });
+      offs.push(
+        (session as CdpSession).on("Page.loadEventFired", waker.wake),
+        (session as CdpSession).on("Page.domContentEventFired", waker.wake),
+      );
       check = () => searchFrames(s, session as CdpSession, pageCheck, end);
       break;
     }
     case "dialog":
       offs.push(browser.cdp.on("Page.javascriptDialogOpening", waker.wake));
-      check = async () => pendingDialog(browser, agent.key, (id) => agent.existingId(id) ?? agent.idFor(id, browser.generation));
+      check = async () =>
+        pendingDialog(browser, agent.key, (id) => agent.existingId(id) ?? agent.idFor(id, browser.generation));
       break;
     case "popup":
-      offs.push(browser.cdp.on("Target.targetCreated", waker.wake), browser.cdp.on("Target.targetInfoChanged", waker.wake));
+      offs.push(
+        browser.cdp.on("Target.targetCreated", waker.wake),
+        browser.cdp.on("Target.targetInfoChanged", waker.wake),
+      );
       check = async () => {
         for (const t of browser.targets.byId.values()) {
-          if (t.origin === "managed_popup" && t.creator === agent.key) return { tab: agent.existingId(t.targetId) ?? agent.idFor(t.targetId, browser.generation), url: t.url };
+          if (t.origin === "managed_popup" && t.creator === agent.key)
+            return { tab: agent.existingId(t.targetId) ?? agent.idFor(t.targetId, browser.generation), url: t.url };
         }
         return undefined;
       };
@@ -112,7 +135,14 @@ export async function runWait(ctx: CallContext, cond: WaitCondition, intervalMs:
       break;
     case "network-idle": {
       const rec = (sel as Selected).rec;
-      const idle = await watchNetwork(browser, rec.targetId, session as CdpSession, waker, offs, inFlightAtStart(agent.netIfAny, rec.targetId));
+      const idle = await watchNetwork(
+        browser,
+        rec.targetId,
+        session as CdpSession,
+        waker,
+        offs,
+        inFlightAtStart(agent.netIfAny, rec.targetId),
+      );
       check = async () => (idle() ? {} : undefined);
       break;
     }
@@ -131,8 +161,14 @@ export async function runWait(ctx: CallContext, cond: WaitCondition, intervalMs:
   try {
     for (;;) {
       if (ctx.signal.aborted) throw new BpError("command_cancelled", "Wait cancelled.", { retryable: true });
-      if (browser.closed) throw new BpError("browser_disconnected", "The browser connection was lost while waiting.", { retryable: true });
-      if (sel && !browser.targets.byId.has(sel.rec.targetId)) throw new BpError("tab_not_found", `Tab ${sel.id} closed while waiting.`, { context: { tab: sel.id, reason: "target_closed" } });
+      if (browser.closed)
+        throw new BpError("browser_disconnected", "The browser connection was lost while waiting.", {
+          retryable: true,
+        });
+      if (sel && !browser.targets.byId.has(sel.rec.targetId))
+        throw new BpError("tab_not_found", `Tab ${sel.id} closed while waiting.`, {
+          context: { tab: sel.id, reason: "target_closed" },
+        });
       const pending = withCallScope({ deadline: end, signal: ctx.signal }, check);
       pending.catch(() => undefined);
       const matched = await Promise.race([pending, ended]);
@@ -148,7 +184,12 @@ export async function runWait(ctx: CallContext, cond: WaitCondition, intervalMs:
 }
 
 /** Runs a page check in every document of the tab (our isolated world); first hit wins. */
-async function searchFrames(sel: Selected, session: CdpSession, check: Step<"waitText"> | Step<"waitSelector">, end: number): Promise<Matched | undefined> {
+async function searchFrames(
+  sel: Selected,
+  session: CdpSession,
+  check: Step<"waitText"> | Step<"waitSelector">,
+  end: number,
+): Promise<Matched | undefined> {
   // A pending dialog blocks the page's scripts: say so instead of timing out silently.
   assertNoDialog(sel);
   const budget = () => Math.max(1, Math.min(PAGE_CHECK_MAX_MS, end - Date.now()));
@@ -158,7 +199,11 @@ async function searchFrames(sel: Selected, session: CdpSession, check: Step<"wai
       (r) => r.results[0],
       () => null,
     );
-    if (hit && "invalid" in hit) throw invalidArgument("selector", `Not a valid CSS selector: ${String(check.fn === "waitSelector" ? check.arg?.css : undefined)}`);
+    if (hit && "invalid" in hit)
+      throw invalidArgument(
+        "selector",
+        `Not a valid CSS selector: ${String(check.fn === "waitSelector" ? check.arg?.css : undefined)}`,
+      );
     if (hit) {
       const { visible, ...rest }: { visible?: boolean } & Matched = hit;
       return { ...(index > 0 ? { frame: index } : {}), ...rest, ...(visible === false ? { visible } : {}) };
@@ -167,10 +212,15 @@ async function searchFrames(sel: Selected, session: CdpSession, check: Step<"wai
   return undefined;
 }
 
-function pendingDialog(browser: BrowserConnection, key: string, idOf: (targetId: string) => string): Matched | undefined {
+function pendingDialog(
+  browser: BrowserConnection,
+  key: string,
+  idOf: (targetId: string) => string,
+): Matched | undefined {
   for (const t of browser.targets.byId.values()) {
     const d = t.dialog;
-    if (d && t.controller === key) return { dialog: d.id, tab: idOf(t.targetId), type: d.type, message: cutString(d.message, 500) };
+    if (d && t.controller === key)
+      return { dialog: d.id, tab: idOf(t.targetId), type: d.type, message: cutString(d.message, 500) };
   }
   return undefined;
 }
@@ -188,14 +238,23 @@ function inFlightAtStart(net: AgentNet | undefined, targetId: string): NetEntry[
   if (!journal) return [];
   const now = Date.now();
   const mine = (scope: string) => scope === targetId || scope.startsWith(`${targetId}>`);
-  return journal.query({ limit: JOURNAL_MAX_ENTRIES }).entries.filter((e) => mine(e.targetId) && !e.done && now - e.startedAt < IN_FLIGHT_MAX_AGE_MS);
+  return journal
+    .query({ limit: JOURNAL_MAX_ENTRIES })
+    .entries.filter((e) => mine(e.targetId) && !e.done && now - e.startedAt < IN_FLIGHT_MAX_AGE_MS);
 }
 
 /**
  * Tracks requests of one tab and its out-of-process frames; idle() after NETWORK_IDLE_MS with none in flight. Documents
  * are keyed by navigation id (a frame's starts on its parent's session).
  */
-async function watchNetwork(browser: BrowserConnection, targetId: string, session: CdpSession, waker: Waker, offs: (() => void)[], earlier: NetEntry[]): Promise<() => boolean> {
+async function watchNetwork(
+  browser: BrowserConnection,
+  targetId: string,
+  session: CdpSession,
+  waker: Waker,
+  offs: (() => void)[],
+  earlier: NetEntry[],
+): Promise<() => boolean> {
   /** Requests in flight, by "<session>:<request id>" → the main-frame document generation they belong to. */
   const inflight = new Map<string, number>();
   const documents = new Map<string, { key: string; frameId?: string }>();
@@ -229,11 +288,16 @@ async function watchNetwork(browser: BrowserConnection, targetId: string, sessio
     };
     offs.push(
       s.on("Network.requestWillBeSent", (p) => {
-        if (s === session && p.type === "Document" && p.frameId === targetId && !p.redirectResponse) mainDoc = { requestId: p.requestId, gen: ++gen };
+        if (s === session && p.type === "Document" && p.frameId === targetId && !p.redirectResponse)
+          mainDoc = { requestId: p.requestId, gen: ++gen };
         if (p.loaderId !== "" && !loaders.has(p.loaderId)) loaders.set(p.loaderId, gen);
         inflight.set(tag + p.requestId, loaders.get(p.loaderId) ?? gen);
         own.add(tag + p.requestId);
-        if (p.type === "Document") documents.set(p.requestId, { key: tag + p.requestId, ...(p.frameId !== undefined ? { frameId: p.frameId } : {}) });
+        if (p.type === "Document")
+          documents.set(p.requestId, {
+            key: tag + p.requestId,
+            ...(p.frameId !== undefined ? { frameId: p.frameId } : {}),
+          });
       }),
       s.on("Network.loadingFinished", done),
       s.on("Network.loadingFailed", done),
@@ -251,10 +315,7 @@ async function watchNetwork(browser: BrowserConnection, targetId: string, sessio
     );
   };
   follow(session);
-  offs.push(
-    watchFrameNet(browser, targetId, follow),
-    () => clearTimeout(timer),
-  );
+  offs.push(watchFrameNet(browser, targetId, follow), () => clearTimeout(timer));
   await Promise.all([ensureNetwork(session), frameNetReady(browser, targetId)]);
   settle();
   return () => {

@@ -40,9 +40,23 @@ export function withBlocks(reply: Record<string, unknown>, key: string): Record<
   const nav = b.blocked.find((x) => x.kind === "navigation");
   if (reply.ok === false && reply.code === "navigation_failed" && nav) {
     // The navigation failed because the policy stopped it (a redirect to a denied origin): say so.
-    return { ok: false, error: `The navigation was stopped at ${nav.url}: the host policy denies it (rule ${nav.rule}).`, code: "policy_denied", retryable: false, context: { rule: nav.rule, url: nav.url, ...(nav.entry ? { entry: nav.entry } : {}) }, policyBlocked: b.blocked };
+    return {
+      ok: false,
+      error: `The navigation was stopped at ${nav.url}: the host policy denies it (rule ${nav.rule}).`,
+      code: "policy_denied",
+      retryable: false,
+      context: { rule: nav.rule, url: nav.url, ...(nav.entry ? { entry: nav.entry } : {}) },
+      policyBlocked: b.blocked,
+    };
   }
-  const out: Record<string, unknown> = { ...reply, policyBlocked: b.total > b.blocked.length ? [...b.blocked, { more: b.total - b.blocked.length }] : b.blocked };
-  if (typeof reply.text === "string") out.text = [reply.text, ...b.blocked.map((x) => `policy stopped ${x.kind} ${x.url} (${x.rule}${x.entry ? ` ${x.entry}` : ""})`)].join("\n");
+  const out: Record<string, unknown> = {
+    ...reply,
+    policyBlocked: b.total > b.blocked.length ? [...b.blocked, { more: b.total - b.blocked.length }] : b.blocked,
+  };
+  if (typeof reply.text === "string")
+    out.text = [
+      reply.text,
+      ...b.blocked.map((x) => `policy stopped ${x.kind} ${x.url} (${x.rule}${x.entry ? ` ${x.entry}` : ""})`),
+    ].join("\n");
   return out;
 }

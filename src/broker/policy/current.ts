@@ -5,7 +5,16 @@
  */
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { parsePolicy, POLICY_FILE, policyInvalid, rulesFor, summarize, type Effective, type Policy, type PolicySummary } from "../../protocol/policy.ts";
+import {
+  parsePolicy,
+  POLICY_FILE,
+  policyInvalid,
+  rulesFor,
+  summarize,
+  type Effective,
+  type Policy,
+  type PolicySummary,
+} from "../../protocol/policy.ts";
 import { statProblem } from "../../protocol/policy-file.ts";
 import { BpError } from "../../shared/errors.ts";
 
@@ -37,7 +46,10 @@ export async function refreshPolicy(): Promise<boolean> {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return set("none", { kind: "none" });
-    return set(`err:${code}`, { kind: "invalid", error: policyInvalid("policy", `the file cannot be read (${code ?? "error"}).`) });
+    return set(`err:${code}`, {
+      kind: "invalid",
+      error: policyInvalid("policy", `the file cannot be read (${code ?? "error"}).`),
+    });
   }
   const stamp = `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.mode}:${st.uid}`;
   if (stamp === seen) return false;
@@ -47,14 +59,20 @@ export async function refreshPolicy(): Promise<boolean> {
   try {
     text = readFileSync(path, "utf8");
   } catch (err) {
-    return set(stamp, { kind: "invalid", error: policyInvalid("policy", `the file cannot be read (${(err as NodeJS.ErrnoException).code ?? "error"}).`) });
+    return set(stamp, {
+      kind: "invalid",
+      error: policyInvalid("policy", `the file cannot be read (${(err as NodeJS.ErrnoException).code ?? "error"}).`),
+    });
   }
   try {
     const policy = await parsePolicy(text);
     lastValid = policy;
     return set(stamp, { kind: "ok", policy });
   } catch (err) {
-    return set(stamp, { kind: "invalid", error: err instanceof BpError ? err : policyInvalid("policy", "it could not be checked.") });
+    return set(stamp, {
+      kind: "invalid",
+      error: err instanceof BpError ? err : policyInvalid("policy", "it could not be checked."),
+    });
   }
 }
 
@@ -62,7 +80,10 @@ function set(stamp: string, next: State): boolean {
   seen = stamp;
   const before = state;
   state = next;
-  return digestOf(before) !== digestOf(next) || (before.kind === "invalid" && next.kind === "invalid" && before.error.message !== next.error.message);
+  return (
+    digestOf(before) !== digestOf(next) ||
+    (before.kind === "invalid" && next.kind === "invalid" && before.error.message !== next.error.message)
+  );
 }
 
 function digestOf(s: State): string {
@@ -106,7 +127,9 @@ export function isPolicyFile(p: string): boolean {
 }
 
 export function refuseWrite(): BpError {
-  return new BpError("policy_denied", "That path is the host policy file; bp never writes it.", { context: { rule: "policy_file", field: "file" } });
+  return new BpError("policy_denied", "That path is the host policy file; bp never writes it.", {
+    context: { rule: "policy_file", field: "file" },
+  });
 }
 
 export function policyStatus(key: string): PolicySummary | undefined {

@@ -34,10 +34,14 @@ export function admitCall(req: CallRequest, def: CommandDef): CallRequest {
   if (!policy) return req;
   const rules = rulesFor(policy, req.clientKey);
   const denied = deniedBy(rules, req.command, req.args, defaults(def));
-  if (denied !== undefined) throw policyDenied(`'${denied}' is removed for this agent.`, "deny", { entry: denied, command: req.command });
+  if (denied !== undefined)
+    throw policyDenied(`'${denied}' is removed for this agent.`, "deny", { entry: denied, command: req.command });
   if (req.command === "open" && typeof req.args.url === "string") navigationVerdict(rules, req.args.url);
   if (req.command === "upload" && typeof req.args.file === "string" && rules.uploadDirs) {
-    if (!uploadAllowed(rules.uploadDirs, req.args.file)) throw policyDenied("Uploads may come only from the directories the host listed.", "files.uploadDirs", { field: "file" });
+    if (!uploadAllowed(rules.uploadDirs, req.args.file))
+      throw policyDenied("Uploads may come only from the directories the host listed.", "files.uploadDirs", {
+        field: "file",
+      });
   }
   if ((req.command === "download" || req.command === "downloads") && rules.downloads === "off") {
     throw policyDenied("Downloads are off for this agent.", "files.downloads");
@@ -49,7 +53,11 @@ export function admitCall(req: CallRequest, def: CommandDef): CallRequest {
 function navigationVerdict(rules: Effective, url: string): void {
   const verdict = originVerdict(rules, url);
   const shown = cutString(redactUrl(url), 200);
-  if (verdict) throw policyDenied(`Navigation to ${shown} is not allowed.`, verdict.rule, { url: shown, ...(verdict.entry ? { entry: verdict.entry } : {}) });
+  if (verdict)
+    throw policyDenied(`Navigation to ${shown} is not allowed.`, verdict.rule, {
+      url: shown,
+      ...(verdict.entry ? { entry: verdict.entry } : {}),
+    });
 }
 
 /** A navigation the broker starts itself (a history move) to a URL the key's policy denies: policy_denied. */

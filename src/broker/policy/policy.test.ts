@@ -21,7 +21,18 @@ function write(p: unknown, mode = 0o600): void {
   chmodSync(file, mode);
 }
 function call(command: string, args: Record<string, unknown>, key = "k1"): CallRequest {
-  return { op: "call", token: "t", protocol: 1, clientKey: key, command, args, invocation: "i", timeoutMs: 1000, tabAccess: "all", mode: "json" };
+  return {
+    op: "call",
+    token: "t",
+    protocol: 1,
+    clientKey: key,
+    command,
+    args,
+    invocation: "i",
+    timeoutMs: 1000,
+    tabAccess: "all",
+    mode: "json",
+  };
 }
 async function def(name: string): Promise<CommandDef> {
   const d = await findCommand(name);
@@ -47,7 +58,11 @@ describe("the policy in force", () => {
     const evalDef = await def("eval");
     expect(await refreshPolicy()).toBe(true);
     expect(await refreshPolicy()).toBe(false);
-    expect(refusal(() => admitCall(call("eval", { expression: "1" }), evalDef))).toMatchObject({ code: "policy_denied", retryable: false, context: { rule: "deny", entry: "eval" } });
+    expect(refusal(() => admitCall(call("eval", { expression: "1" }), evalDef))).toMatchObject({
+      code: "policy_denied",
+      retryable: false,
+      context: { rule: "deny", entry: "eval" },
+    });
     write({ deny: ["screenshot"], tabAccess: "own" });
     expect(await refreshPolicy()).toBe(true);
     expect(admitCall(call("eval", { expression: "1" }), await def("eval")).tabAccess).toBe("own");
@@ -59,7 +74,9 @@ describe("the policy in force", () => {
     await refreshPolicy();
     const cookies = await def("cookies");
     expect(admitCall(call("cookies", { values: false }), cookies).command).toBe("cookies");
-    expect(refusal(() => admitCall(call("cookies", { values: true }), cookies)).context?.entry).toBe("cookies --values");
+    expect(refusal(() => admitCall(call("cookies", { values: true }), cookies)).context?.entry).toBe(
+      "cookies --values",
+    );
     const snapshot = await def("snapshot");
     const limit = (snapshot.args as unknown as { entries: { limit: { default: number } } }).entries.limit.default;
     expect(admitCall(call("snapshot", { limit }), snapshot).command).toBe("snapshot");
@@ -70,11 +87,14 @@ describe("the policy in force", () => {
     write({}, 0o620);
     await refreshPolicy();
     const tabs = await def("tabs");
-    expect(refusal(() => admitCall(call("tabs", {}), tabs))).toMatchObject({ code: "policy_invalid", context: { field: "mode" } });
+    expect(refusal(() => admitCall(call("tabs", {}), tabs))).toMatchObject({
+      code: "policy_invalid",
+      context: { field: "mode" },
+    });
     write({}, 0o602);
     await refreshPolicy();
     expect(refusal(() => currentPolicy()).context?.field).toBe("mode");
-    writeFileSync(file, "{\"deny\": [");
+    writeFileSync(file, '{"deny": [');
     chmodSync(file, 0o600);
     await refreshPolicy();
     expect(refusal(() => currentPolicy()).context?.field).toBe("policy");
@@ -100,7 +120,9 @@ describe("the policy in force", () => {
     const upload = await def("upload");
     expect(admitCall(call("upload", { ref: "1", file: join(up, "a.txt") }), upload).command).toBe("upload");
     for (const f of [join(out, "b.txt"), join(up, "link.txt"), join(up, "..", "out", "b.txt")]) {
-      expect(refusal(() => admitCall(call("upload", { ref: "1", file: f }), upload)).context?.rule).toBe("files.uploadDirs");
+      expect(refusal(() => admitCall(call("upload", { ref: "1", file: f }), upload)).context?.rule).toBe(
+        "files.uploadDirs",
+      );
     }
   });
 
@@ -114,15 +136,25 @@ describe("the policy in force", () => {
 
   test("a reply lists what the policy stopped and no reply reported yet, at most 5", () => {
     expect(withBlocks({ ok: true }, "k9")).toEqual({ ok: true });
-    for (let i = 0; i < 7; i++) recordBlock("k9", { kind: "request", url: `https://u:pw@x.test/${i}`, rule: "origins.deny", entry: "x.test" });
+    for (let i = 0; i < 7; i++)
+      recordBlock("k9", { kind: "request", url: `https://u:pw@x.test/${i}`, rule: "origins.deny", entry: "x.test" });
     const r = withBlocks({ ok: true }, "k9") as { policyBlocked: Record<string, unknown>[] };
     expect(r.policyBlocked).toHaveLength(6);
-    expect(r.policyBlocked[0]).toEqual({ kind: "request", url: "https://u:***@x.test/0", rule: "origins.deny", entry: "x.test" });
+    expect(r.policyBlocked[0]).toEqual({
+      kind: "request",
+      url: "https://u:***@x.test/0",
+      rule: "origins.deny",
+      entry: "x.test",
+    });
     expect(r.policyBlocked[5]).toEqual({ more: 2 });
     // Reported once.
     expect(withBlocks({ ok: true }, "k9")).toEqual({ ok: true });
     recordBlock("k9", { kind: "navigation", url: "https://x.test/", rule: "origins.deny" });
     expect(withBlocks({ ok: true }, "other")).toEqual({ ok: true });
-    expect(withBlocks({ ok: false, code: "navigation_failed" }, "k9")).toMatchObject({ code: "policy_denied", retryable: false, context: { rule: "origins.deny", url: "https://x.test/" } });
+    expect(withBlocks({ ok: false, code: "navigation_failed" }, "k9")).toMatchObject({
+      code: "policy_denied",
+      retryable: false,
+      context: { rule: "origins.deny", url: "https://x.test/" },
+    });
   });
 });

@@ -23,7 +23,15 @@ type Listener = (p: { targetInfo: Protocol.Target.TargetInfo }) => void;
 
 function fakeBrowser(script: Script) {
   const targets = new TargetTable();
-  targets.upsert({ targetId: "USER", type: "page", title: "Mail", url: "https://mail.example/", attached: false, canAccessOpener: false, browserContextId: "CTX-2" });
+  targets.upsert({
+    targetId: "USER",
+    type: "page",
+    title: "Mail",
+    url: "https://mail.example/",
+    attached: false,
+    canAccessOpener: false,
+    browserContextId: "CTX-2",
+  });
   const sent: string[] = [];
   const closed: string[] = [];
   const info = new Map<string, Protocol.Target.TargetInfo>();
@@ -33,8 +41,21 @@ function fakeBrowser(script: Script) {
     sent.push(method);
     switch (method) {
       case "Target.createTarget":
-        if (params.browserContextId !== undefined && script.refuseContext) throw new CdpError(method).fill(-32000, `Failed to find browser context with id ${String(params.browserContextId)}`, undefined);
-        info.set("NEW", { targetId: "NEW", type: "page", title: "", url: "about:blank", attached: false, canAccessOpener: false, browserContextId: script.createdIn ?? String(params.browserContextId) });
+        if (params.browserContextId !== undefined && script.refuseContext)
+          throw new CdpError(method).fill(
+            -32000,
+            `Failed to find browser context with id ${String(params.browserContextId)}`,
+            undefined,
+          );
+        info.set("NEW", {
+          targetId: "NEW",
+          type: "page",
+          title: "",
+          url: "about:blank",
+          attached: false,
+          canAccessOpener: false,
+          browserContextId: script.createdIn ?? String(params.browserContextId),
+        });
         return { targetId: "NEW" };
       case "Target.getTargetInfo":
         return { targetInfo: info.get(String(params.targetId)) };
@@ -66,7 +87,16 @@ function fakeBrowser(script: Script) {
       const { url, name } = arg as { url: string; name: string };
       const p = script.popup ?? {};
       popupName = p.name ?? name;
-      const created: Protocol.Target.TargetInfo = { targetId: "POP", type: "page", title: "", url, attached: false, canAccessOpener: false, openerId: p.opener ?? rec.targetId, browserContextId: p.context ?? "CTX-2" };
+      const created: Protocol.Target.TargetInfo = {
+        targetId: "POP",
+        type: "page",
+        title: "",
+        url,
+        attached: false,
+        canAccessOpener: false,
+        openerId: p.opener ?? rec.targetId,
+        browserContextId: p.context ?? "CTX-2",
+      };
       info.set("POP", created);
       queueMicrotask(() => {
         for (const l of listeners) l({ targetInfo: created });

@@ -44,9 +44,20 @@ export interface CreatedPage {
 export async function createPageInProfile(f: PageFactory, opts: CreateInProfileOptions): Promise<CreatedPage> {
   let targetId: string;
   try {
-    ({ targetId } = await createOrCloseLate(f, opts, { url: "about:blank", newWindow: true, background: true, ...(opts.contextId ? { browserContextId: opts.contextId } : {}) }));
+    ({ targetId } = await createOrCloseLate(f, opts, {
+      url: "about:blank",
+      newWindow: true,
+      background: true,
+      ...(opts.contextId ? { browserContextId: opts.contextId } : {}),
+    }));
   } catch (err) {
-    if (opts.contextId === undefined || !isCdpError(err) || err.kind !== "protocol" || !/browser context/i.test(err.message)) throw err;
+    if (
+      opts.contextId === undefined ||
+      !isCdpError(err) ||
+      err.kind !== "protocol" ||
+      !/browser context/i.test(err.message)
+    )
+      throw err;
     return { targetId: await openFromInside(f, opts.contextId, opts), popup: true };
   }
   opts.own(targetId);
@@ -57,7 +68,11 @@ export async function createPageInProfile(f: PageFactory, opts: CreateInProfileO
 /**
  * Target.createTarget within the command's deadline; a page it creates later is still ours: owned, marked and closed.
  */
-async function createOrCloseLate(f: PageFactory, opts: CreateInProfileOptions, params: Protocol.Target.CreateTargetRequest): Promise<{ targetId: string }> {
+async function createOrCloseLate(
+  f: PageFactory,
+  opts: CreateInProfileOptions,
+  params: Protocol.Target.CreateTargetRequest,
+): Promise<{ targetId: string }> {
   const scope = currentCallScope();
   if (!scope) return await f.cdp.send("Target.createTarget", params);
   const creating = outsideCallScope(() => f.cdp.send("Target.createTarget", params, { timeoutMs: LATE_CREATE_MS }));
@@ -68,7 +83,9 @@ async function createOrCloseLate(f: PageFactory, opts: CreateInProfileOptions, p
       opts.own(targetId);
       f.targets.markManaged(targetId, opts.creator);
       // Not in the given-up command's scope: its signal is aborted.
-      void outsideCallScope(() => f.cdp.send("Target.closeTarget", { targetId }, { timeoutMs: LATE_CREATE_MS })).catch(() => undefined);
+      void outsideCallScope(() => f.cdp.send("Target.closeTarget", { targetId }, { timeoutMs: LATE_CREATE_MS })).catch(
+        () => undefined,
+      );
     },
     () => undefined,
   );
@@ -104,18 +121,29 @@ export async function verifyContext(f: PageFactory, targetId: string, contextId:
 
 /** Pages of the profile that can run our window.open: the agent's own first, a person's tab last. */
 function openers(f: PageFactory, contextId: string, creator: string): TargetRecord[] {
-  const pages = [...f.targets.byId.values()].filter((t) => t.browserContextId === contextId && isEligible(t) && !t.dialog && !t.internal);
-  const rank = (t: TargetRecord) => (t.origin !== "user_tab" && t.creator === creator ? 0 : t.origin !== "user_tab" ? 1 : 2);
+  const pages = [...f.targets.byId.values()].filter(
+    (t) => t.browserContextId === contextId && isEligible(t) && !t.dialog && !t.internal,
+  );
+  const rank = (t: TargetRecord) =>
+    t.origin !== "user_tab" && t.creator === creator ? 0 : t.origin !== "user_tab" ? 1 : 2;
   return pages.sort((a, b) => rank(a) - rank(b));
 }
 
 async function openFromInside(f: PageFactory, contextId: string, opts: CreateInProfileOptions): Promise<string> {
   const anchor = openers(f, contextId, opts.creator)[0];
   if (!anchor) {
-    throw new BpError("profile_context_unavailable", "That profile has no web page Browser Pilot can open a window from (only browser pages are open in it).", {
-      retryable: true,
-      remediation: { code: "open_profile_page", message: "Ask the person to open any web page in that profile, then try again.", actionRequired: true },
-    });
+    throw new BpError(
+      "profile_context_unavailable",
+      "That profile has no web page Browser Pilot can open a window from (only browser pages are open in it).",
+      {
+        retryable: true,
+        remediation: {
+          code: "open_profile_page",
+          message: "Ask the person to open any web page in that profile, then try again.",
+          actionRequired: true,
+        },
+      },
+    );
   }
   const marker = `about:blank#bp-${crypto.randomUUID()}`;
   const name = `bp-${crypto.randomUUID()}`;
@@ -141,7 +169,9 @@ async function openFromInside(f: PageFactory, contextId: string, opts: CreateInP
       return found;
     })();
     attempt.catch(() => undefined);
-    targetId = await Promise.race([attempt, Bun.sleep(OPEN_IN_PROFILE_MS).then(() => undefined)]).catch(() => undefined);
+    targetId = await Promise.race([attempt, Bun.sleep(OPEN_IN_PROFILE_MS).then(() => undefined)]).catch(
+      () => undefined,
+    );
   } finally {
     if (targetId === undefined) {
       lateOwn = true;
@@ -153,10 +183,18 @@ async function openFromInside(f: PageFactory, contextId: string, opts: CreateInP
     }
   }
   if (targetId === undefined) {
-    throw new BpError("profile_context_unavailable", "The profile did not open a new window in time (a popup blocker or a busy page).", {
-      retryable: true,
-      remediation: { code: "relist_profile_contexts", message: "Try again; if it keeps failing, ask the person to open a window in that profile.", actionRequired: false },
-    });
+    throw new BpError(
+      "profile_context_unavailable",
+      "The profile did not open a new window in time (a popup blocker or a busy page).",
+      {
+        retryable: true,
+        remediation: {
+          code: "relist_profile_contexts",
+          message: "Try again; if it keeps failing, ask the person to open a window in that profile.",
+          actionRequired: false,
+        },
+      },
+    );
   }
   opts.own(targetId);
   try {
@@ -170,20 +208,36 @@ async function openFromInside(f: PageFactory, contextId: string, opts: CreateInP
 }
 
 /** Opener, window name and context must all match; the marker alone was only the first clue. */
-async function proveOurs(f: PageFactory, targetId: string, want: { opener: string; name: string; contextId: string }): Promise<void> {
+async function proveOurs(
+  f: PageFactory,
+  targetId: string,
+  want: { opener: string; name: string; contextId: string },
+): Promise<void> {
   const { targetInfo } = await f.cdp.send("Target.getTargetInfo", { targetId });
   const { sessionId } = await f.cdp.send("Target.attachToTarget", { targetId, flatten: true });
   let readName: unknown;
   try {
-    const res = await f.cdp.send("Runtime.evaluate", { expression: "window.name", returnByValue: true }, { sessionId, timeoutMs: OPEN_IN_PROFILE_MS });
+    const res = await f.cdp.send(
+      "Runtime.evaluate",
+      { expression: "window.name", returnByValue: true },
+      { sessionId, timeoutMs: OPEN_IN_PROFILE_MS },
+    );
     readName = res.result.value;
     // The name did its job; the page the agent loads next must not inherit it.
-    await f.cdp.send("Runtime.evaluate", { expression: "window.name = ''" }, { sessionId, timeoutMs: OPEN_IN_PROFILE_MS });
+    await f.cdp.send(
+      "Runtime.evaluate",
+      { expression: "window.name = ''" },
+      { sessionId, timeoutMs: OPEN_IN_PROFILE_MS },
+    );
   } finally {
     await f.cdp.send("Target.detachFromTarget", { sessionId }).catch(() => undefined);
   }
   if (targetInfo.openerId !== want.opener || readName !== want.name || targetInfo.browserContextId !== want.contextId) {
-    throw new BpError("unknown_outcome", "A window opened in the profile could not be proven to be ours; it was closed.", { retryable: true, context: { cause: "ownership_unproven" } });
+    throw new BpError(
+      "unknown_outcome",
+      "A window opened in the profile could not be proven to be ours; it was closed.",
+      { retryable: true, context: { cause: "ownership_unproven" } },
+    );
   }
 }
 

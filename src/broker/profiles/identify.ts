@@ -78,7 +78,11 @@ async function readProfilePath(s: IdentifySurface, p: ProfileContext, signal: Ab
     if (!rec) return "";
     const session = await s.session(rec);
     await navigateTo(session, "chrome://version", Date.now() + IDENTIFY_PAGE_MS, signal);
-    const res = await session.send("Runtime.evaluate", { expression: `document.getElementById("profile_path")?.textContent ?? ""`, returnByValue: true }, { timeoutMs: IDENTIFY_PAGE_MS });
+    const res = await session.send(
+      "Runtime.evaluate",
+      { expression: `document.getElementById("profile_path")?.textContent ?? ""`, returnByValue: true },
+      { timeoutMs: IDENTIFY_PAGE_MS },
+    );
     return typeof res.result.value === "string" ? res.result.value.trim() : "";
   } finally {
     await closeAndWait(s, targetId, rec);
@@ -127,7 +131,11 @@ export function readInfoCache(root: string): InfoCache | undefined {
 const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim() !== "" ? v.trim() : undefined);
 
 /** Exact match only: the page's profile path must be a direct child of the browser's root. */
-export function matchIdentity(profilePath: string, userDataRoot: string | undefined, cache: InfoCache | undefined): ProfileIdentity {
+export function matchIdentity(
+  profilePath: string,
+  userDataRoot: string | undefined,
+  cache: InfoCache | undefined,
+): ProfileIdentity {
   if (profilePath === "") return { status: "unavailable", error: "profile_path_unavailable" };
   const root = userDataRoot ? real(userDataRoot) : undefined;
   const parent = real(dirname(profilePath));
@@ -139,5 +147,11 @@ export function matchIdentity(profilePath: string, userDataRoot: string | undefi
   const name = str(entry.name);
   const account = str(entry.gaia_name) ?? str(entry.gaia_given_name);
   const email = str(entry.user_name);
-  return { status: "verified", directory, ...(name ? { name } : {}), ...(account ? { account } : {}), ...(email ? { email } : {}) };
+  return {
+    status: "verified",
+    directory,
+    ...(name ? { name } : {}),
+    ...(account ? { account } : {}),
+    ...(email ? { email } : {}),
+  };
 }

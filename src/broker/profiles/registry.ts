@@ -16,7 +16,11 @@ export interface ProfileIdentity {
   account?: string;
   email?: string;
   directory?: string;
-  error?: "profile_path_unavailable" | "profile_path_unverified" | "local_state_unavailable" | "profile_metadata_missing";
+  error?:
+    | "profile_path_unavailable"
+    | "profile_path_unverified"
+    | "local_state_unavailable"
+    | "profile_metadata_missing";
 }
 
 export interface ProfileContext {
@@ -81,7 +85,9 @@ export class ProfileRegistry {
   }
 
   pagesOf(p: ProfileContext): TargetRecord[] {
-    return [...this.targets.byId.values()].filter((t) => t.type === "page" && t.browserContextId === p.contextId && !t.internal);
+    return [...this.targets.byId.values()].filter(
+      (t) => t.type === "page" && t.browserContextId === p.contextId && !t.internal,
+    );
   }
 
   /** An agent's public id: earlier-connection or never-issued ids are profile_context_stale. */
@@ -89,17 +95,29 @@ export class ProfileRegistry {
     const p = this.byId.get(id);
     if (!p) {
       const earlier = issued.has(id);
-      throw new BpError("profile_context_stale", `Profile ${id} ${earlier ? "belonged to an earlier browser connection" : "is not a live profile of this browser"}. Run 'bp profiles'.`, {
-        retryable: true,
-        context: { profile: id, reason: earlier ? "browser_reconnected" : "unknown_profile" },
-        remediation: { code: "relist_profile_contexts", message: "Run 'bp profiles' and choose again.", actionRequired: true },
-      });
+      throw new BpError(
+        "profile_context_stale",
+        `Profile ${id} ${earlier ? "belonged to an earlier browser connection" : "is not a live profile of this browser"}. Run 'bp profiles'.`,
+        {
+          retryable: true,
+          context: { profile: id, reason: earlier ? "browser_reconnected" : "unknown_profile" },
+          remediation: {
+            code: "relist_profile_contexts",
+            message: "Run 'bp profiles' and choose again.",
+            actionRequired: true,
+          },
+        },
+      );
     }
     if (!this.live().includes(p)) {
       throw new BpError("profile_context_unavailable", `Profile ${id} has no open window any more.`, {
         retryable: true,
         context: { profile: id },
-        remediation: { code: "relist_profile_contexts", message: "Run 'bp profiles' and choose again, or ask the person to open that profile.", actionRequired: true },
+        remediation: {
+          code: "relist_profile_contexts",
+          message: "Run 'bp profiles' and choose again, or ask the person to open that profile.",
+          actionRequired: true,
+        },
       });
     }
     return p;
@@ -110,10 +128,20 @@ export class ProfileRegistry {
 export function selectProfile(registry: ProfileRegistry, selector: string): ProfileContext {
   if (PROFILE_ID.test(selector)) return registry.resolve(selector);
   const want = selector.trim().toLowerCase();
-  const hits = registry.live().filter((p) => [p.label, p.identity?.name, p.identity?.email].some((v) => v !== undefined && v.toLowerCase() === want));
+  const hits = registry
+    .live()
+    .filter((p) =>
+      [p.label, p.identity?.name, p.identity?.email].some((v) => v !== undefined && v.toLowerCase() === want),
+    );
   const only = hits[0];
   if (only && hits.length === 1) return only;
-  throw new BpError("invalid_argument", hits.length > 1 ? `'${selector}' names ${hits.length} profiles; use an id from 'bp profiles'.` : `No live profile is called '${selector}'. Run 'bp profiles'.`, {
-    context: { field: "profile", selector },
-  });
+  throw new BpError(
+    "invalid_argument",
+    hits.length > 1
+      ? `'${selector}' names ${hits.length} profiles; use an id from 'bp profiles'.`
+      : `No live profile is called '${selector}'. Run 'bp profiles'.`,
+    {
+      context: { field: "profile", selector },
+    },
+  );
 }

@@ -15,7 +15,11 @@ function browser(...pages: Protocol.Target.TargetInfo[]) {
   return { targets, profiles: new ProfileRegistry(targets) };
 }
 
-const agent = (over: Partial<RoutingAgent> = {}): RoutingAgent => ({ selected: undefined, profile: undefined, ...over });
+const agent = (over: Partial<RoutingAgent> = {}): RoutingAgent => ({
+  selected: undefined,
+  profile: undefined,
+  ...over,
+});
 
 function codeOf(fn: () => unknown): string | undefined {
   try {
@@ -31,9 +35,18 @@ describe("routeProfile", () => {
     const b = browser(page("A1", "CTX-A"), page("B1", "CTX-B"));
     const [a, bp] = b.profiles.live();
     if (!a || !bp) throw new Error("two profiles expected");
-    expect(routeProfile(b, agent({ selected: "A1", profile: { id: bp.id, explicit: true } }), bp.id)).toEqual({ profile: bp, via: "explicit" });
-    expect(routeProfile(b, agent({ selected: "A1", profile: { id: bp.id, explicit: true } }))).toEqual({ profile: a, via: "selected_tab" });
-    expect(routeProfile(b, agent({ profile: { id: bp.id, explicit: true } }))).toEqual({ profile: bp, via: "agent_selection" });
+    expect(routeProfile(b, agent({ selected: "A1", profile: { id: bp.id, explicit: true } }), bp.id)).toEqual({
+      profile: bp,
+      via: "explicit",
+    });
+    expect(routeProfile(b, agent({ selected: "A1", profile: { id: bp.id, explicit: true } }))).toEqual({
+      profile: a,
+      via: "selected_tab",
+    });
+    expect(routeProfile(b, agent({ profile: { id: bp.id, explicit: true } }))).toEqual({
+      profile: bp,
+      via: "agent_selection",
+    });
     const single = browser(page("A1", "CTX-A"));
     expect(routeProfile(single, agent()).via).toBe("only_profile");
     expect(routeProfile(browser(), agent())).toEqual({ profile: undefined, via: "browser_default" });
@@ -56,7 +69,9 @@ describe("routeProfile", () => {
     const before = browser(page("A1", "CTX-A"), page("B1", "CTX-B"));
     const old = before.profiles.live()[0]?.id ?? "";
     const after = browser(page("A1", "CTX-A"));
-    expect(codeOf(() => routeProfile(after, agent({ profile: { id: old, explicit: true } })))).toBe("profile_context_stale");
+    expect(codeOf(() => routeProfile(after, agent({ profile: { id: old, explicit: true } })))).toBe(
+      "profile_context_stale",
+    );
     const inferred = agent({ profile: { id: old, explicit: false } });
     expect(routeProfile(after, inferred).via).toBe("only_profile");
     expect(inferred.profile).toBeUndefined();

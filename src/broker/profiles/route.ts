@@ -23,7 +23,11 @@ export interface ProfileRoute {
   via: "explicit" | "selected_tab" | "agent_selection" | "only_profile" | "browser_default";
 }
 
-export function routeProfile(conn: { profiles: ProfileRegistry; targets: TargetTable }, agent: RoutingAgent, explicit?: string): ProfileRoute {
+export function routeProfile(
+  conn: { profiles: ProfileRegistry; targets: TargetTable },
+  agent: RoutingAgent,
+  explicit?: string,
+): ProfileRoute {
   const { profiles, targets } = conn;
   if (explicit !== undefined) return { profile: profiles.resolve(explicit), via: "explicit" };
   const tab = agent.selected === undefined ? undefined : targets.byId.get(agent.selected);
@@ -41,13 +45,24 @@ export function routeProfile(conn: { profiles: ProfileRegistry; targets: TargetT
   const live = profiles.live();
   if (live.length === 1) return { profile: live[0], via: "only_profile" };
   if (live.length === 0) return { profile: undefined, via: "browser_default" };
-  throw new BpError("profile_selection_required", `The browser has ${live.length} open profiles; choose one for new tabs.`, {
-    retryable: false,
-    context: { profiles: live.map((p) => ({ id: p.id, label: p.label, ...(p.identity?.name ? { name: p.identity.name } : {}) })) },
-    remediation: {
-      code: "select_profile",
-      message: "Run 'bp profiles' (or ask the person which profile), then 'bp profile <id>' or 'bp open <url> --new --profile <id>'.",
-      actionRequired: true,
+  throw new BpError(
+    "profile_selection_required",
+    `The browser has ${live.length} open profiles; choose one for new tabs.`,
+    {
+      retryable: false,
+      context: {
+        profiles: live.map((p) => ({
+          id: p.id,
+          label: p.label,
+          ...(p.identity?.name ? { name: p.identity.name } : {}),
+        })),
+      },
+      remediation: {
+        code: "select_profile",
+        message:
+          "Run 'bp profiles' (or ask the person which profile), then 'bp profile <id>' or 'bp open <url> --new --profile <id>'.",
+        actionRequired: true,
+      },
     },
-  });
+  );
 }

@@ -6,7 +6,14 @@
  * covers every visible candidate, including those beyond the limit or folded, so a ref missing
  * from a truncated listing is never reported as removed.
  */
-import type { LiveText, SnapshotElement, SnapshotEntry, SnapshotFold, SnapshotFrame, SnapshotResult } from "../../page/types.ts";
+import type {
+  LiveText,
+  SnapshotElement,
+  SnapshotEntry,
+  SnapshotFold,
+  SnapshotFrame,
+  SnapshotResult,
+} from "../../page/types.ts";
 
 export interface SnapshotChange {
   ref: number;
@@ -103,7 +110,16 @@ export function diffSnapshots(prev: SnapshotResult, next: SnapshotResult): Snaps
   const listedBefore = new Map<number, SnapshotElement | SnapshotFrame>();
   for (const e of prev.elements) if (e.kind !== "fold") listedBefore.set(e.ref, e);
 
-  const diff: SnapshotDiff = { added: [], addedUnlisted: 0, removed: [], changed: [], unchanged: 0, announced: announced(prev.live, next.live), replaced: [], text: [] };
+  const diff: SnapshotDiff = {
+    added: [],
+    addedUnlisted: 0,
+    removed: [],
+    changed: [],
+    unchanged: 0,
+    announced: announced(prev.live, next.live),
+    replaced: [],
+    text: [],
+  };
   if (prev.title !== next.title) diff.title = next.title;
   if (prev.url !== next.url) diff.url = next.url;
 
@@ -156,7 +172,9 @@ function outcomeText(prev: SnapshotResult, next: SnapshotResult, diff: SnapshotD
   const had = new Map<string, number>();
   for (const b of prev.texts) had.set(b.x, (had.get(b.x) ?? 0) + 1);
   const pos = new Map<number, number>();
-  next.candidateRefs.forEach((r, i) => pos.set(r, i));
+  next.candidateRefs.forEach((r, i) => {
+    pos.set(r, i);
+  });
   const echoes = diff.changed.flatMap((c) => (c.element.value && c.element.value.length >= 3 ? [c.element.value] : []));
   const fresh: { x: string; at: number; i: number }[] = [];
   next.texts.forEach((b, i) => {
@@ -170,7 +188,10 @@ function outcomeText(prev: SnapshotResult, next: SnapshotResult, diff: SnapshotD
     if (echoes.some((v) => b.x.includes(v))) return;
     fresh.push({ x: b.x, at: b.after === 0 ? -0.5 : (pos.get(b.after) ?? next.candidateRefs.length) + 0.5, i });
   });
-  const first = diff.changed[0]?.ref ?? (diff.added.find((e) => e.kind !== "fold") as { ref?: number } | undefined)?.ref ?? diff.replaced[0]?.first;
+  const first =
+    diff.changed[0]?.ref ??
+    (diff.added.find((e) => e.kind !== "fold") as { ref?: number } | undefined)?.ref ??
+    diff.replaced[0]?.first;
   const anchor = first !== undefined ? pos.get(first) : undefined;
   if (anchor !== undefined) fresh.sort((a, b) => Math.abs(a.at - anchor) - Math.abs(b.at - anchor) || a.i - b.i);
   return fresh.slice(0, MAX_TEXT).map((f) => f.x);
@@ -208,7 +229,16 @@ function foldChurn(diff: SnapshotDiff, prev: SnapshotResult): void {
     else if (e.kind === "fold") for (const r of e.refs) roleOf.set(r, `${e.role}|${e.frame ?? ""}`);
   }
   const plain = (e: SnapshotEntry | undefined): e is SnapshotElement =>
-    !!e && e.kind === "element" && !e.value && !e.sensitive && e.checked === undefined && e.selected === undefined && e.pressed === undefined && e.expanded === undefined && !e.disabled && !e.focused;
+    !!e &&
+    e.kind === "element" &&
+    !e.value &&
+    !e.sensitive &&
+    e.checked === undefined &&
+    e.selected === undefined &&
+    e.pressed === undefined &&
+    e.expanded === undefined &&
+    !e.disabled &&
+    !e.focused;
   const out: SnapshotEntry[] = [];
   const gone = new Set(diff.removed);
   for (let i = 0; i < diff.added.length; ) {

@@ -44,7 +44,8 @@ export function escapeLine(value: string, max = 120): string {
       (c >= 0x2066 && c <= 0x2069) ||
       c === 0xfeff
     ) {
-      out += "\\u" + HEX.charAt((c >> 12) & 15) + HEX.charAt((c >> 8) & 15) + HEX.charAt((c >> 4) & 15) + HEX.charAt(c & 15);
+      out +=
+        "\\u" + HEX.charAt((c >> 12) & 15) + HEX.charAt((c >> 8) & 15) + HEX.charAt((c >> 4) & 15) + HEX.charAt(c & 15);
     } else out += ch;
   }
   return value.length > max ? out + "…" : out;
@@ -133,7 +134,9 @@ export function formatSnapshotHuman(result: SnapshotResult, options: HumanFormat
     const g = result.page;
     if (scrolls(g)) {
       const below = g.pixelsBelow > 0 ? ` | ${g.pixelsBelow}px below` : "";
-      lines.push(`[viewport] ${g.viewportWidth}x${g.viewportHeight} at ${g.scrollX},${g.scrollY} of ${g.documentWidth}x${g.documentHeight}${below}`);
+      lines.push(
+        `[viewport] ${g.viewportWidth}x${g.viewportHeight} at ${g.scrollX},${g.scrollY} of ${g.documentWidth}x${g.documentHeight}${below}`,
+      );
     }
   }
   if (result.elements.length === 0) lines.push("(no interactive elements)");
@@ -177,13 +180,19 @@ export function interleaveTexts<T>(result: SnapshotResult, entries: T[], text: (
   const blocks = result.texts ?? [];
   if (blocks.length === 0) return entries;
   const pos = new Map<number, number>();
-  result.candidateRefs.forEach((r, i) => pos.set(r, i));
+  result.candidateRefs.forEach((r, i) => {
+    pos.set(r, i);
+  });
   const out: T[] = [];
   let k = 0;
   const placeOf = (b: TextBlock) => (b.after === 0 ? -0.5 : (pos.get(b.after) ?? Infinity) + 0.5);
   result.elements.forEach((e, i) => {
-    const at = e.kind === "frame" || (e.kind === "element" && e.frame) ? undefined : pos.get(e.kind === "fold" ? e.firstRef : e.ref);
-    if (at !== undefined) while (k < blocks.length && placeOf(blocks[k] as TextBlock) < at) out.push(text(blocks[k++] as TextBlock));
+    const at =
+      e.kind === "frame" || (e.kind === "element" && e.frame)
+        ? undefined
+        : pos.get(e.kind === "fold" ? e.firstRef : e.ref);
+    if (at !== undefined)
+      while (k < blocks.length && placeOf(blocks[k] as TextBlock) < at) out.push(text(blocks[k++] as TextBlock));
     out.push(entries[i] as T);
   });
   while (k < blocks.length) out.push(text(blocks[k++] as TextBlock));
@@ -194,7 +203,8 @@ export function interleaveTexts<T>(result: SnapshotResult, entries: T[], text: (
 export const compactText = (b: TextBlock): { [key: string]: Json } => (b.h ? { h: b.h, x: b.x } : { x: b.x });
 
 /** A text block as a human line: `## Heading`, `| text`. */
-export const formatTextLine = (b: TextBlock): string => (b.h ? `${"#".repeat(b.h)} ${escapeLine(b.x, 160)}` : `| ${escapeLine(b.x, 160)}`);
+export const formatTextLine = (b: TextBlock): string =>
+  b.h ? `${"#".repeat(b.h)} ${escapeLine(b.x, 160)}` : `| ${escapeLine(b.x, 160)}`;
 
 type Json = string | number | boolean | Json[] | { [key: string]: Json };
 
@@ -237,8 +247,7 @@ export function compactEntry(e: SnapshotEntry, options: CompactJsonOptions = {})
     // A sensitive field shows only its length, and only when something was typed.
     if (e.sensitive) {
       if (e.valueLength) out.vl = e.valueLength;
-    }
-    else if (e.value) out.v = e.value;
+    } else if (e.value) out.v = e.value;
     const states = elementStates(e);
     if (states.length) out.s = states.join(" ");
     if (e.frame) out.f = e.frame;
@@ -330,7 +339,9 @@ export function formatDiffHuman(diff: SnapshotDiff): string {
   for (const e of diff.added) lines.push(`+ ${formatEntryLine(e)}`);
   for (const r of diff.replaced) {
     const was = r.was.length ? ` replacing ${refRanges(r.was)}` : "";
-    lines.push(`+ [${r.first}…${r.last}] ${r.count} ${r.role} ${quote(r.names[0], 60)}..${quote(r.names[1], 60)}${was}${r.frame ? ` frame=${r.frame}` : ""}`);
+    lines.push(
+      `+ [${r.first}…${r.last}] ${r.count} ${r.role} ${quote(r.names[0], 60)}..${quote(r.names[1], 60)}${was}${r.frame ? ` frame=${r.frame}` : ""}`,
+    );
   }
   if (diff.addedUnlisted > 0) lines.push(`+ ${diff.addedUnlisted} more new elements beyond the limit`);
   for (const c of diff.changed) lines.push(`~ ${formatElementLine(c.element)} (${c.fields.join(",")})`);

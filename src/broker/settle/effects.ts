@@ -21,7 +21,18 @@ export interface Effects {
 /** The settler's own, writable view of its effects. */
 export type Noted = { -readonly [K in keyof Effects]: Effects[K] extends readonly string[] ? string[] : Effects[K] };
 
-export const noEffects = (): Noted => ({ navigation: false, dialog: false, popups: [], requests: 0, mutations: 0, downloads: [], downloadsCompleted: 0, urlChanged: false, timed: false, timedOver: false });
+export const noEffects = (): Noted => ({
+  navigation: false,
+  dialog: false,
+  popups: [],
+  requests: 0,
+  mutations: 0,
+  downloads: [],
+  downloadsCompleted: 0,
+  urlChanged: false,
+  timed: false,
+  timedOver: false,
+});
 
 export interface QuietPoll {
   quietFor: number;

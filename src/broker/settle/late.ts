@@ -21,12 +21,25 @@ export interface LateHost {
 }
 
 /** After the reply's settle: an action that changed nothing yet while its input handlers set a timer waits for the first change or request, and settles again. */
-export async function lateTimerChange(run: { watch: LateHost; top: CdpSession; ctx: { deadline: number } }, inputs: "press" | "pointer"): Promise<boolean> {
+export async function lateTimerChange(
+  run: { watch: LateHost; top: CdpSession; ctx: { deadline: number } },
+  inputs: "press" | "pointer",
+): Promise<boolean> {
   const { watch, ctx } = run;
   const e = watch.effects;
   // A tooltip the click's pointer move starts is no answer to the click.
   const timed = inputs === "press" ? e.timed : e.timed || e.timedOver;
-  if (!timed || e.mutations > 0 || e.requests > 0 || e.navigation || e.urlChanged || e.dialog || e.popups.length > 0 || e.downloads.length > 0) return false;
+  if (
+    !timed ||
+    e.mutations > 0 ||
+    e.requests > 0 ||
+    e.navigation ||
+    e.urlChanged ||
+    e.dialog ||
+    e.popups.length > 0 ||
+    e.downloads.length > 0
+  )
+    return false;
   return watch.lateChange({ session: run.top, frameId: watch.mainFrameId }, LATE_TIMER_MS, ctx.deadline);
 }
 
@@ -41,7 +54,13 @@ export async function lateChange(s: LateHost, frame: FrameAt, windowMs: number, 
     // The watcher stays when nothing changed: a request the page started may still bring the change.
     { fn: "quiet", arg: { op: "late", ids: [id], windowMs: window, linger: WATCH_LINGER_MS } },
   ];
-  const late = await Promise.race([callPage(frame.session, frame.frameId, steps).then((r) => readResult({ steps, results: r.results }, 1, "quiet", "late"), () => null), s.dialogOpened.then(() => null)]);
+  const late = await Promise.race([
+    callPage(frame.session, frame.frameId, steps).then(
+      (r) => readResult({ steps, results: r.results }, 1, "quiet", "late"),
+      () => null,
+    ),
+    s.dialogOpened.then(() => null),
+  ]);
   const changed = late?.changed === true || s.effects.requests > requests;
   if (changed) {
     if (frame.frameId !== s.mainFrameId) await s.armQuiet();

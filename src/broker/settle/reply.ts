@@ -18,7 +18,10 @@ export interface ReplyHost extends WatcherHost {
 const NAVIGATION_BOUND_MS = 3_000;
 
 /** Settles, reads back and observes in one page call. */
-export async function replyLoop<O>(s: ReplyHost, p: ReplyPolicy<O>): Promise<Omit<ReplySettled<O>, "pending"> & { mutations: number; timed: boolean; timedOver: boolean }> {
+export async function replyLoop<O>(
+  s: ReplyHost,
+  p: ReplyPolicy<O>,
+): Promise<Omit<ReplySettled<O>, "pending"> & { mutations: number; timed: boolean; timedOver: boolean }> {
   const e = s.effects;
   let ids = s.watchers.takeQuiet();
   const started = Date.now();
@@ -45,12 +48,15 @@ export async function replyLoop<O>(s: ReplyHost, p: ReplyPolicy<O>): Promise<Omi
     const navigating = e.navigation;
     const polling = ids.length > 0 && !navigating;
     // The watchers linger in the page after settling.
-    const steps: PageStep[] = polling ? [s.watchers.settleStep(ids, { max: DOM_QUIET_MAX_MS, deadline: p.deadline, typing: p.typing })] : [];
+    const steps: PageStep[] = polling
+      ? [s.watchers.settleStep(ids, { max: DOM_QUIET_MAX_MS, deadline: p.deadline, typing: p.typing })]
+      : [];
     const when = polling ? { step: 0 } : undefined;
     if (!e.navigation && !remote) steps.push(...p.readback.map((st) => (when ? { ...st, when } : st)));
     const call: SettleCall = { steps, ...(when ? { snapshotWhen: when } : {}) };
     // A target in a frame settles by its frame's rules too, beside this call.
-    const frameReadback = remote && p.readback.length > 0 && !e.navigation ? { frame: binding, steps: p.readback } : undefined;
+    const frameReadback =
+      remote && p.readback.length > 0 && !e.navigation ? { frame: binding, steps: p.readback } : undefined;
     const frames = polling ? s.watchers.settleFrames(p.deadline, p.typing, frameReadback) : undefined;
     const frameLate = frames?.then((f) => {
       remoteReadback = f.also;
@@ -61,7 +67,9 @@ export async function replyLoop<O>(s: ReplyHost, p: ReplyPolicy<O>): Promise<Omi
       observation = await raceDialog(s, raceNavigation(s, p.observe(call))).catch(guard);
       results = call.results ?? [];
     } else {
-      results = steps.length ? ((await raceDialog(s, raceNavigation(s, callPage(s.session, s.mainFrameId, steps))))?.results ?? []) : [];
+      results = steps.length
+        ? ((await raceDialog(s, raceNavigation(s, callPage(s.session, s.mainFrameId, steps))))?.results ?? [])
+        : [];
     }
     // Chrome answers no call into a document whose navigation is pending.
     if (navigationOverdue(s)) break;
@@ -82,17 +90,26 @@ export async function replyLoop<O>(s: ReplyHost, p: ReplyPolicy<O>): Promise<Omi
     // A response usually changes the page when it lands (also one that started and ended inside the call).
     if (e.requests === requests || Date.now() - started > 3_000) break;
   }
-  if (stale && p.observe && !e.navigation && !e.dialog) observation = await raceDialog(s, p.observe(undefined)).catch(guard);
+  if (stale && p.observe && !e.navigation && !e.dialog)
+    observation = await raceDialog(s, p.observe(undefined)).catch(guard);
   if (remoteReadback && !e.navigation && !e.dialog) readback = remoteReadback;
   else if (remote && p.readback.length > 0 && !e.navigation && !e.dialog) {
-    readback = (await raceDialog(s, callPage(binding.session, binding.frameId, p.readback).catch(() => undefined)))?.results ?? [];
+    readback =
+      (
+        await raceDialog(
+          s,
+          callPage(binding.session, binding.frameId, p.readback).catch(() => undefined),
+        )
+      )?.results ?? [];
   }
   return { observation, readback, mutations, timed, timedOver };
 }
 
 /** Whether a frame that changed settled only after the top document's call answered (looked at a task later). */
 function settledAfter(call: SettleCall, polls: (QuietPoll | null)[]): Promise<boolean> {
-  return new Promise((resolve) => setImmediate(() => resolve(call.results !== undefined && polls.some((q) => (q?.mutations ?? 0) > 0))));
+  return new Promise((resolve) =>
+    setImmediate(() => resolve(call.results !== undefined && polls.some((q) => (q?.mutations ?? 0) > 0))),
+  );
 }
 
 function navigationOverdue(s: ReplyHost): boolean {

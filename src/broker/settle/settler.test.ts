@@ -40,7 +40,14 @@ function fetchStarted(f: FakeFrame, o: { path?: string; line?: number; type?: "F
     request: { url, method: "GET", headers: {}, initialPriority: "High", referrerPolicy: "no-referrer" },
     timestamp: Date.now() / 1000,
     wallTime: Date.now() / 1000,
-    initiator: { type: "script", stack: { callFrames: [{ functionName: "load", scriptId: "1", url: "https://a.test/", lineNumber: o.line ?? 1, columnNumber: 0 }] } },
+    initiator: {
+      type: "script",
+      stack: {
+        callFrames: [
+          { functionName: "load", scriptId: "1", url: "https://a.test/", lineNumber: o.line ?? 1, columnNumber: 0 },
+        ],
+      },
+    },
     redirectHasExtraInfo: false,
     type: o.type ?? "Fetch",
   });
@@ -61,7 +68,10 @@ async function input(s: Settler, f: FakeFrame, fn: () => void): Promise<void> {
 
 /** Waits until the page has the `count`th late-change call (its watcher is installed then). */
 async function lateCallIn(tab: FakeTab, count: number): Promise<void> {
-  const calls = () => tab.server.received.filter((r) => r.method === "Runtime.callFunctionOn" && JSON.stringify(r.params.arguments).includes('"op":"late"')).length;
+  const calls = () =>
+    tab.server.received.filter(
+      (r) => r.method === "Runtime.callFunctionOn" && JSON.stringify(r.params.arguments).includes('"op":"late"'),
+    ).length;
   while (calls() < count) await delay(5);
 }
 
@@ -141,7 +151,11 @@ describe("settler: the action's requests", () => {
 
   test("a WebSocket message sent near the input waits for its answer on that socket", async () => {
     const { tab, s } = await setup();
-    const frame = (payloadData: string) => ({ requestId: "ws1", timestamp: Date.now() / 1000, response: { opcode: 1, mask: false, payloadData } });
+    const frame = (payloadData: string) => ({
+      requestId: "ws1",
+      timestamp: Date.now() / 1000,
+      response: { opcode: 1, mask: false, payloadData },
+    });
     tab.emit("Network.webSocketCreated", { requestId: "ws1", url: "wss://a.test/chat" });
     await input(s, tab, () => tab.emit("Network.webSocketFrameSent", frame("send")));
     expect(s.effects.requests).toBe(1);
@@ -167,20 +181,45 @@ describe("settler: frames, navigation, dialogs", () => {
     // The top document did not change: what was counted is the frame's.
     expect(s.effects.mutations).toBeGreaterThan(0);
     // Both the top document's watcher and the frame's were settled on.
-    const settles = tab.server.received.filter((r) => r.method === "Runtime.callFunctionOn" && JSON.stringify(r.params.arguments).includes('"op":"settle"'));
+    const settles = tab.server.received.filter(
+      (r) => r.method === "Runtime.callFunctionOn" && JSON.stringify(r.params.arguments).includes('"op":"settle"'),
+    );
     expect(new Set(settles.map((r) => r.sessionId))).toEqual(new Set([tab.session.sessionId, child.session.sessionId]));
   });
 
   test("a navigation that begins during the settle is waited for until its document loads; none is observed in the old one", async () => {
     const { tab, s } = await setup();
     await s.armQuiet();
-    await input(s, tab, () => tab.emit("Page.frameRequestedNavigation", { frameId: "T1", reason: "anchorClick", url: "https://b.test/next", disposition: "currentTab" }));
+    await input(s, tab, () =>
+      tab.emit("Page.frameRequestedNavigation", {
+        frameId: "T1",
+        reason: "anchorClick",
+        url: "https://b.test/next",
+        disposition: "currentTab",
+      }),
+    );
     expect(s.effects.navigation).toBe(true);
     expect(s.pendingNavigation?.url).toBe("https://b.test/next");
     const log: string[] = [];
-    const settled = track(s.settle({ deadline: deadline(), also: [{ fn: "quiet", arg: { op: "install", id: 1e9 } }] }), log);
+    const settled = track(
+      s.settle({ deadline: deadline(), also: [{ fn: "quiet", arg: { op: "install", id: 1e9 } }] }),
+      log,
+    );
     await delay(100);
-    tab.emit("Page.frameNavigated", { frame: { id: "T1", loaderId: "L2", url: "https://b.test/next", domainAndRegistry: "b.test", securityOrigin: "https://b.test", mimeType: "text/html", secureContextType: "Secure", crossOriginIsolatedContextType: "NotIsolated", gatedAPIFeatures: [] }, type: "Navigation" });
+    tab.emit("Page.frameNavigated", {
+      frame: {
+        id: "T1",
+        loaderId: "L2",
+        url: "https://b.test/next",
+        domainAndRegistry: "b.test",
+        securityOrigin: "https://b.test",
+        mimeType: "text/html",
+        secureContextType: "Secure",
+        crossOriginIsolatedContextType: "NotIsolated",
+        gatedAPIFeatures: [],
+      },
+      type: "Navigation",
+    });
     await tab.flush();
     expect(s.pendingNavigation).toBeUndefined();
     log.push("load");
@@ -195,7 +234,11 @@ describe("settler: frames, navigation, dialogs", () => {
     await s.armQuiet();
     await input(s, tab, () => {
       tab.emit("Page.frameStartedLoading", { frameId: "T1" });
-      tab.emit("Page.navigatedWithinDocument", { frameId: "T1", url: "https://t1.test/#b", navigationType: "fragment" });
+      tab.emit("Page.navigatedWithinDocument", {
+        frameId: "T1",
+        url: "https://t1.test/#b",
+        navigationType: "fragment",
+      });
     });
     expect(s.effects).toMatchObject({ navigation: false, urlChanged: true });
     expect(s.busy).toBe(false);
@@ -207,7 +250,14 @@ describe("settler: frames, navigation, dialogs", () => {
     await s.armQuiet();
     tab.blocked = true;
     const settled = s.settle({ deadline: deadline() });
-    tab.emit("Page.javascriptDialogOpening", { url: "https://t1.test/", frameId: "T1", message: "Sure?", type: "confirm", hasBrowserHandler: false, defaultPrompt: "" });
+    tab.emit("Page.javascriptDialogOpening", {
+      url: "https://t1.test/",
+      frameId: "T1",
+      message: "Sure?",
+      type: "confirm",
+      hasBrowserHandler: false,
+      defaultPrompt: "",
+    });
     expect(await settled).toBeUndefined();
     expect(s.effects.dialog).toBe(true);
   });

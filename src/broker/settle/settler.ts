@@ -54,7 +54,10 @@ export class Settler implements WatcherHost {
     const requests = new ActionRequests(session, () => this.noted.requests++, poke);
     this.requests = requests;
     // A cross-origin frame's requests start in its own session.
-    this.offs.push(watchFrameNet(browser, rec.targetId, (s) => requests.add(s)), () => requests.stop());
+    this.offs.push(
+      watchFrameNet(browser, rec.targetId, (s) => requests.add(s)),
+      () => requests.stop(),
+    );
     this.offs.push(...this.listen(browser, session, poke));
     this.ready = Promise.all([ensureNetwork(session), frameNetReady(browser, rec.targetId)]);
   }
@@ -66,42 +69,73 @@ export class Settler implements WatcherHost {
       e.navigation = true;
       this.navTo = { ...(url !== undefined ? { url } : {}), at: this.navTo?.at ?? Date.now() };
     };
-    const then = <T>(fn: (p: T) => void) => (p: T) => {
-      fn(p);
-      poke();
-    };
+    const then =
+      <T>(fn: (p: T) => void) =>
+      (p: T) => {
+        fn(p);
+        poke();
+      };
     return [
-      session.on("Page.frameRequestedNavigation", then((p) => p.frameId === main && p.disposition === "currentTab" && navigating(p.url))),
-      session.on("Page.frameStartedNavigating", then((p) => p.frameId === main && p.navigationType !== "sameDocument" && p.navigationType !== "historySameDocument" && !e.urlChanged && navigating(p.url))),
-      session.on("Page.frameStartedLoading", then((p) => {
-        if (p.frameId !== main || e.urlChanged) return;
-        e.navigation = true;
-        this.navTo ??= { at: Date.now() };
-      })),
-      session.on("Page.lifecycleEvent", then((p) => {
-        if (p.frameId === main && (p.name === "DOMContentLoaded" || p.name === "load") && e.navigation) this.loaded = true;
-      })),
+      session.on(
+        "Page.frameRequestedNavigation",
+        then((p) => p.frameId === main && p.disposition === "currentTab" && navigating(p.url)),
+      ),
+      session.on(
+        "Page.frameStartedNavigating",
+        then(
+          (p) =>
+            p.frameId === main &&
+            p.navigationType !== "sameDocument" &&
+            p.navigationType !== "historySameDocument" &&
+            !e.urlChanged &&
+            navigating(p.url),
+        ),
+      ),
+      session.on(
+        "Page.frameStartedLoading",
+        then((p) => {
+          if (p.frameId !== main || e.urlChanged) return;
+          e.navigation = true;
+          this.navTo ??= { at: Date.now() };
+        }),
+      ),
+      session.on(
+        "Page.lifecycleEvent",
+        then((p) => {
+          if (p.frameId === main && (p.name === "DOMContentLoaded" || p.name === "load") && e.navigation)
+            this.loaded = true;
+        }),
+      ),
       // A #fragment or pushState: no load will come, so no navigation to wait for.
-      session.on("Page.navigatedWithinDocument", then((p) => {
-        if (p.frameId !== main || this.committed) return;
-        e.navigation = false;
-        e.urlChanged = true;
-      })),
+      session.on(
+        "Page.navigatedWithinDocument",
+        then((p) => {
+          if (p.frameId !== main || this.committed) return;
+          e.navigation = false;
+          e.urlChanged = true;
+        }),
+      ),
       session.on("Page.frameNavigated", (p) => {
         if (p.frame.id !== main) return;
         this.committed = true;
         e.navigation = true;
       }),
       // A navigation that became a download: the document stays, nothing loads.
-      session.on("Page.downloadWillBegin", then((p) => {
-        e.downloads.push(p.guid);
-        if (!this.committed) e.navigation = false;
-      })),
+      session.on(
+        "Page.downloadWillBegin",
+        then((p) => {
+          e.downloads.push(p.guid);
+          if (!this.committed) e.navigation = false;
+        }),
+      ),
       onDownloadChange(browser, poke),
-      session.on("Page.javascriptDialogOpening", then(() => {
-        e.dialog = true;
-        this.dialogResolve?.();
-      })),
+      session.on(
+        "Page.javascriptDialogOpening",
+        then(() => {
+          e.dialog = true;
+          this.dialogResolve?.();
+        }),
+      ),
       browser.cdp.on("Target.targetCreated", ({ targetInfo }) => {
         if (targetInfo.openerId !== this.rec.targetId || targetInfo.type !== "page") return;
         e.popups.push(targetInfo.targetId);
@@ -122,12 +156,22 @@ export class Settler implements WatcherHost {
 
   /** Sends the action's input: its whole dispatch, or one input of a composite action, whose input windows are then its steps alone. */
   input<T>(send: () => Promise<T>, step = false, text = false): Promise<T> {
-    return step ? this.sending(send, (i) => i.stepping(text), (i) => i.stepped()) : this.dispatch(send, false);
+    return step
+      ? this.sending(
+          send,
+          (i) => i.stepping(text),
+          (i) => i.stepped(),
+        )
+      : this.dispatch(send, false);
   }
 
   /** Runs the dispatch; `stepwise`: only what goes through input(send, true) is near an input. */
   dispatch<T>(send: () => Promise<T>, stepwise: boolean): Promise<T> {
-    return this.sending(send, (i) => i.dispatching(stepwise), (i) => i.dispatched());
+    return this.sending(
+      send,
+      (i) => i.dispatching(stepwise),
+      (i) => i.dispatched(),
+    );
   }
 
   private sending<T>(send: () => Promise<T>, begin: (i: InputSpans) => void, end: (i: InputSpans) => void): Promise<T> {
@@ -193,11 +237,17 @@ export class Settler implements WatcherHost {
     const quiet = async () => {
       if (e.navigation || e.dialog || ids.length === 0) return;
       const [q, ...inFrames] = await Promise.race([
-        Promise.all([this.watchers.waitQuiet(main, ids, deadline, also, typing), ...frames.map((f) => this.watchers.waitQuiet(f, [f.id], deadline, [], typing))]),
+        Promise.all([
+          this.watchers.waitQuiet(main, ids, deadline, also, typing),
+          ...frames.map((f) => this.watchers.waitQuiet(f, [f.id], deadline, [], typing)),
+        ]),
         this.dialogOpened.then((): { poll: QuietPoll | null; also?: unknown[] }[] => [{ poll: null }]),
       ]);
       mutations = Math.max(mutations, q?.poll?.mutations ?? 0);
-      frameMutations = Math.max(frameMutations, inFrames.reduce((n, f) => n + (f.poll?.mutations ?? 0), 0));
+      frameMutations = Math.max(
+        frameMutations,
+        inFrames.reduce((n, f) => n + (f.poll?.mutations ?? 0), 0),
+      );
       after = q?.also;
     };
     await quiet();
@@ -228,12 +278,15 @@ export class Settler implements WatcherHost {
   get busy(): boolean {
     const e = this.noted;
     if (e.dialog) return false;
-    if (e.downloads.some((g) => downloadByGuid(this.browser, this.rec.controller ?? "", g)?.state === "in_progress")) return true;
+    if (e.downloads.some((g) => downloadByGuid(this.browser, this.rec.controller ?? "", g)?.state === "in_progress"))
+      return true;
     return e.navigation ? !this.loaded : (this.requests?.pending.size ?? 0) > 0 && e.downloads.length === 0;
   }
 
   private countDownloads(): void {
-    this.noted.downloadsCompleted = this.noted.downloads.filter((g) => downloadByGuid(this.browser, this.rec.controller ?? "", g)?.state === "completed").length;
+    this.noted.downloadsCompleted = this.noted.downloads.filter(
+      (g) => downloadByGuid(this.browser, this.rec.controller ?? "", g)?.state === "completed",
+    ).length;
   }
 
   /** Waits on events, bounded, until a navigation loaded or the action's requests ended. */

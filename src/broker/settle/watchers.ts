@@ -78,8 +78,15 @@ export class Watchers {
     const { session, mainFrameId } = this.host;
     const step = this.quietStep();
     const own = frame && frame.frameId !== mainFrameId ? frame : undefined;
-    const install = (at: FrameAt, st: PageStep) => callPage(at.session, at.frameId, [st]).then(() => undefined, () => undefined);
-    return Promise.all([install({ session, frameId: mainFrameId }, step), ...(own ? [install(own, this.frameQuietStep(own))] : [])]).then(() => undefined);
+    const install = (at: FrameAt, st: PageStep) =>
+      callPage(at.session, at.frameId, [st]).then(
+        () => undefined,
+        () => undefined,
+      );
+    return Promise.all([
+      install({ session, frameId: mainFrameId }, step),
+      ...(own ? [install(own, this.frameQuietStep(own))] : []),
+    ]).then(() => undefined);
   }
 
   /** Steps that end the watchers armed so far and arm a new one, so a focusing click's effects are not taken for the next step's. */
@@ -98,8 +105,15 @@ export class Watchers {
       fresh = this.quietStep();
     }
     if (old.length > 0) this.retiring.push({ at: inFrame ? frame : { session, frameId: mainFrameId }, ids: old });
-    const hold = o.hold !== undefined && old.length > 0 ? [{ fn: "quiet" as const, arg: { op: "hold" as const, ids: old, timerQuietFor: o.hold } }] : [];
-    return [...hold, ...(old.length > 0 ? [{ fn: "quiet" as const, arg: { op: "poll" as const, ids: old, finish: true } }] : []), fresh];
+    const hold =
+      o.hold !== undefined && old.length > 0
+        ? [{ fn: "quiet" as const, arg: { op: "hold" as const, ids: old, timerQuietFor: o.hold } }]
+        : [];
+    return [
+      ...hold,
+      ...(old.length > 0 ? [{ fn: "quiet" as const, arg: { op: "poll" as const, ids: old, finish: true } }] : []),
+      fresh,
+    ];
   }
 
   /** The call carrying rearmSteps() answered: the replaced watchers are gone. */
@@ -130,11 +144,31 @@ export class Watchers {
     const responded = this.host.responded;
     const sinceResponse = responded > 0 && !o.typing ? { sinceResponse: Date.now() - responded } : {};
     const kind = o.typing ? { idle: true } : { click: true, idle: true };
-    return { fn: "quiet", arg: { op: "settle", ids, quietFor: DOM_QUIET_MS, syncQuietFor: 0, timerQuietFor: SYNC_QUIET_MS, frames: QUIET_FRAMES, max, linger: WATCH_LINGER_MS, ...sinceResponse, ...kind } };
+    return {
+      fn: "quiet",
+      arg: {
+        op: "settle",
+        ids,
+        quietFor: DOM_QUIET_MS,
+        syncQuietFor: 0,
+        timerQuietFor: SYNC_QUIET_MS,
+        frames: QUIET_FRAMES,
+        max,
+        linger: WATCH_LINGER_MS,
+        ...sinceResponse,
+        ...kind,
+      },
+    };
   }
 
   /** Settles in the page; `also` runs in the same call once settled (their results, else undefined). */
-  waitQuiet(at: FrameAt, ids: number[], deadline: number, also: PageStep[] = [], typing = false): Promise<{ poll: QuietPoll | null; also?: unknown[] }> {
+  waitQuiet(
+    at: FrameAt,
+    ids: number[],
+    deadline: number,
+    also: PageStep[] = [],
+    typing = false,
+  ): Promise<{ poll: QuietPoll | null; also?: unknown[] }> {
     if (ids.length === 0) return Promise.resolve({ poll: null });
     const step = this.settleStep(ids, { max: DOM_QUIET_MAX_MS, deadline, typing });
     const later = also.map((st) => ({ ...st, when: { step: 0 } }));
@@ -148,11 +182,18 @@ export class Watchers {
   }
 
   /** Settles the target-frame watchers in their own frames, beside the top document's settle. */
-  settleFrames(deadline: number, typing: boolean, also?: { frame: FrameAt; steps: PageStep[] }): Promise<{ polls: (QuietPoll | null)[]; also?: unknown[] }> | undefined {
+  settleFrames(
+    deadline: number,
+    typing: boolean,
+    also?: { frame: FrameAt; steps: PageStep[] },
+  ): Promise<{ polls: (QuietPoll | null)[]; also?: unknown[] }> | undefined {
     const frames = [...this.frameQuiet];
     if (frames.length === 0 || this.host.dialog) return undefined;
-    const mine = (f: FrameAt) => also !== undefined && f.session === also.frame.session && f.frameId === also.frame.frameId;
-    const settles = Promise.all(frames.map((f) => this.waitQuiet(f, [f.id], deadline, mine(f) && also ? also.steps : [], typing)));
+    const mine = (f: FrameAt) =>
+      also !== undefined && f.session === also.frame.session && f.frameId === also.frame.frameId;
+    const settles = Promise.all(
+      frames.map((f) => this.waitQuiet(f, [f.id], deadline, mine(f) && also ? also.steps : [], typing)),
+    );
     return Promise.race([settles, this.host.dialogOpened.then(() => [])]).then((settled) => {
       for (const q of settled) if (q.poll) this.frameSettled = Math.max(this.frameSettled, q.poll.mutations);
       const read = settled.find((q, i) => q.also !== undefined && frames[i] !== undefined && mine(frames[i]));
@@ -169,7 +210,16 @@ export class Watchers {
       return n;
     }
     if (this.host.dialog || frames.length === 0) return 0;
-    const poll = (f: FrameAt & { id: number }) => callFn({ session: f.session, frameId: f.frameId }, "quiet", { op: "poll", ids: [f.id], finish: true, after: 0 }).then((r) => r ?? null, () => null);
+    const poll = (f: FrameAt & { id: number }) =>
+      callFn({ session: f.session, frameId: f.frameId }, "quiet", {
+        op: "poll",
+        ids: [f.id],
+        finish: true,
+        after: 0,
+      }).then(
+        (r) => r ?? null,
+        () => null,
+      );
     const polls = await Promise.race([Promise.all(frames.map(poll)), this.host.dialogOpened.then(() => [])]);
     return polls.reduce((n, q) => n + (q?.mutations ?? 0), 0);
   }
@@ -178,7 +228,11 @@ export class Watchers {
   stop(): void {
     if (this.host.dialog) return;
     const finish = (at: FrameAt, ids: number[]) =>
-      void outsideCallScope(() => callPage(at.session, at.frameId, [{ fn: "quiet", arg: { op: "poll", ids, finish: true } }], { timeoutMs: FINISH_MS })).catch(() => undefined);
+      void outsideCallScope(() =>
+        callPage(at.session, at.frameId, [{ fn: "quiet", arg: { op: "poll", ids, finish: true } }], {
+          timeoutMs: FINISH_MS,
+        }),
+      ).catch(() => undefined);
     const ids = this.takeQuiet();
     if (ids.length > 0) finish({ session: this.host.session, frameId: this.host.mainFrameId }, ids);
     for (const f of this.frameQuiet.splice(0)) finish(f, [f.id]);

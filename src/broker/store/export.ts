@@ -5,7 +5,15 @@ import type { WriteOptions, WrittenFile } from "../files.ts";
 import type { Artifact, ArtifactKind, ArtifactStore } from "./store.ts";
 
 /** Stores `data` for `owner`, writes it to `dest`, and drops the stored copy. */
-export function storeAndExport(store: ArtifactStore, owner: string, kind: ArtifactKind, data: Uint8Array, mimeType: string, dest: string, opts: WriteOptions = {}): WrittenFile {
+export function storeAndExport(
+  store: ArtifactStore,
+  owner: string,
+  kind: ArtifactKind,
+  data: Uint8Array,
+  mimeType: string,
+  dest: string,
+  opts: WriteOptions = {},
+): WrittenFile {
   const item = store.put(owner, kind, data, { name: dest, mimeType });
   try {
     return store.exportTo(item, dest, opts);
@@ -15,6 +23,11 @@ export function storeAndExport(store: ArtifactStore, owner: string, kind: Artifa
 }
 
 /** Writes a kept item (a download, a saved body) to `dest`; the item stays until it expires. */
-export function exportArtifact(store: ArtifactStore, item: Artifact, dest: string, opts: WriteOptions = {}): WrittenFile {
+export function exportArtifact(
+  store: ArtifactStore,
+  item: Artifact,
+  dest: string,
+  opts: WriteOptions = {},
+): WrittenFile {
   return store.exportTo(item, dest, opts);
 }

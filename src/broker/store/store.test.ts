@@ -1,5 +1,15 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BpError } from "../../shared/errors.ts";
@@ -17,7 +27,14 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-const limits = (over: Partial<StoreLimits> = {}): StoreLimits => ({ itemBytes: 100, agentBytes: 250, totalBytes: 400, ttlMs: 60_000, tombstoneMs: 60_000, ...over });
+const limits = (over: Partial<StoreLimits> = {}): StoreLimits => ({
+  itemBytes: 100,
+  agentBytes: 250,
+  totalBytes: 400,
+  ttlMs: 60_000,
+  tombstoneMs: 60_000,
+  ...over,
+});
 const bytes = (n: number) => new Uint8Array(n).fill(1);
 
 function code(fn: () => unknown): string | undefined {
@@ -46,13 +63,19 @@ describe("ArtifactStore", () => {
 
   test("per-item, per-agent and total quotas refuse with quota_exceeded and leave nothing behind", () => {
     const s = new ArtifactStore(home(), limits());
-    expect(code(() => s.put("k1", "pdf", bytes(101), { name: "x", mimeType: "application/pdf" }))).toBe("quota_exceeded:item");
+    expect(code(() => s.put("k1", "pdf", bytes(101), { name: "x", mimeType: "application/pdf" }))).toBe(
+      "quota_exceeded:item",
+    );
     s.put("k1", "pdf", bytes(100), { name: "x", mimeType: "application/pdf" });
     s.put("k1", "pdf", bytes(100), { name: "x", mimeType: "application/pdf" });
-    expect(code(() => s.put("k1", "pdf", bytes(60), { name: "x", mimeType: "application/pdf" }))).toBe("quota_exceeded:agent");
+    expect(code(() => s.put("k1", "pdf", bytes(60), { name: "x", mimeType: "application/pdf" }))).toBe(
+      "quota_exceeded:agent",
+    );
     s.put("k2", "pdf", bytes(100), { name: "x", mimeType: "application/pdf" });
     s.put("k3", "pdf", bytes(90), { name: "x", mimeType: "application/pdf" });
-    expect(code(() => s.put("k4", "pdf", bytes(20), { name: "x", mimeType: "application/pdf" }))).toBe("quota_exceeded:total");
+    expect(code(() => s.put("k4", "pdf", bytes(20), { name: "x", mimeType: "application/pdf" }))).toBe(
+      "quota_exceeded:total",
+    );
     expect(readdirSync(s.root).length).toBe(4);
     expect(s.used()).toBe(390);
   });
@@ -80,7 +103,9 @@ describe("ArtifactStore", () => {
     expect(readFileSync(src, "utf8")).toBe("hello");
     const link = join(h, "link.txt");
     symlinkSync(src, link);
-    expect(code(() => s.putFile("k1", "upload", link, { name: "l", mimeType: "text/plain" }))).toBe("artifact_not_found");
+    expect(code(() => s.putFile("k1", "upload", link, { name: "l", mimeType: "text/plain" }))).toBe(
+      "artifact_not_found",
+    );
   });
 
   test("exports are 0600, refuse symlinks and paths inside the store", () => {
@@ -88,7 +113,14 @@ describe("ArtifactStore", () => {
     const out = join(h, "out");
     mkdirSync(out);
     const s = new ArtifactStore(h, limits());
-    const written = storeAndExport(s, "k1", "screenshot", bytes(7), "image/png", resolveOutputPath("shot.png", "x.png", { cwd: out }));
+    const written = storeAndExport(
+      s,
+      "k1",
+      "screenshot",
+      bytes(7),
+      "image/png",
+      resolveOutputPath("shot.png", "x.png", { cwd: out }),
+    );
     expect(written).toMatchObject({ file: join(out, "shot.png"), sizeBytes: 7, mimeType: "image/png" });
     expect(statSync(written.file).mode & 0o777).toBe(0o600);
     // The stored copy of a one-shot export is gone again.

@@ -3,7 +3,22 @@
  * (0700 dirs, 0600 files, random names). Each belongs to one client key (another key's id is artifact_not_found).
  * Quotas per item, agent and total; expired ids leave a tombstone (artifact_expired). Emptied at broker start and stop.
  */
-import { chmodSync, closeSync, copyFileSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, rmSync, writeSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  copyFileSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import { ensurePrivateDir } from "../../shared/private-fs.ts";
@@ -51,12 +66,26 @@ export function defaultLimits(): StoreLimits {
 }
 
 function quotaExceeded(which: "item" | "agent" | "total", needed: number, limit: number, used: number): BpError {
-  const what = which === "item" ? "one stored file" : which === "agent" ? "this agent's stored files" : "all stored files";
-  return new BpError("quota_exceeded", `Storing ${needed} bytes would exceed the limit for ${what} (${limit} bytes${which === "item" ? "" : `, ${used} in use`}).`, {
-    retryable: which !== "item",
-    context: { quota: which, limitBytes: limit, neededBytes: needed, ...(which === "item" ? {} : { usedBytes: used }) },
-    ...(which === "item" ? {} : { hint: "Export what you need with its command, then let older items expire, or run 'bp disconnect' to free this agent's items." }),
-  });
+  const what =
+    which === "item" ? "one stored file" : which === "agent" ? "this agent's stored files" : "all stored files";
+  return new BpError(
+    "quota_exceeded",
+    `Storing ${needed} bytes would exceed the limit for ${what} (${limit} bytes${which === "item" ? "" : `, ${used} in use`}).`,
+    {
+      retryable: which !== "item",
+      context: {
+        quota: which,
+        limitBytes: limit,
+        neededBytes: needed,
+        ...(which === "item" ? {} : { usedBytes: used }),
+      },
+      ...(which === "item"
+        ? {}
+        : {
+            hint: "Export what you need with its command, then let older items expire, or run 'bp disconnect' to free this agent's items.",
+          }),
+    },
+  );
 }
 
 export class ArtifactStore {
@@ -91,7 +120,12 @@ export class ArtifactStore {
     if (all + size > l.totalBytes) throw quotaExceeded("total", size, l.totalBytes, all);
   }
 
-  put(owner: string, kind: ArtifactKind, data: Uint8Array, meta: { name: string; mimeType: string; ttlMs?: number }): Artifact {
+  put(
+    owner: string,
+    kind: ArtifactKind,
+    data: Uint8Array,
+    meta: { name: string; mimeType: string; ttlMs?: number },
+  ): Artifact {
     this.reserve(owner, data.length);
     const path = this.freshPath();
     const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
@@ -109,7 +143,12 @@ export class ArtifactStore {
   }
 
   /** Copies a file into the store, opening the source without following a final symlink. */
-  putFile(owner: string, kind: ArtifactKind, source: string, meta: { name: string; mimeType: string; ttlMs?: number; keepName?: boolean }): Artifact {
+  putFile(
+    owner: string,
+    kind: ArtifactKind,
+    source: string,
+    meta: { name: string; mimeType: string; ttlMs?: number; keepName?: boolean },
+  ): Artifact {
     let size: number;
     try {
       const fd = openSync(source, constants.O_RDONLY | constants.O_NOFOLLOW);
@@ -122,7 +161,11 @@ export class ArtifactStore {
       }
     } catch (err) {
       if (err instanceof BpError) throw err;
-      throw new BpError("artifact_not_found", `Cannot read ${source}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`, { context: { reason: "source_unreadable" } });
+      throw new BpError(
+        "artifact_not_found",
+        `Cannot read ${source}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`,
+        { context: { reason: "source_unreadable" } },
+      );
     }
     this.reserve(owner, size);
     // An upload keeps its base name: it is the name the page sees.
@@ -142,10 +185,26 @@ export class ArtifactStore {
     return this.add(owner, kind, path, size, meta);
   }
 
-  private add(owner: string, kind: ArtifactKind, path: string, sizeBytes: number, meta: { name: string; mimeType: string; ttlMs?: number }): Artifact {
+  private add(
+    owner: string,
+    kind: ArtifactKind,
+    path: string,
+    sizeBytes: number,
+    meta: { name: string; mimeType: string; ttlMs?: number },
+  ): Artifact {
     const now = Date.now();
     const id = `a${++this.seq}`;
-    const item: Artifact = { id, kind, owner, name: meta.name, mimeType: meta.mimeType, sizeBytes, createdAt: now, expiresAt: now + (meta.ttlMs ?? this.limits.ttlMs), path };
+    const item: Artifact = {
+      id,
+      kind,
+      owner,
+      name: meta.name,
+      mimeType: meta.mimeType,
+      sizeBytes,
+      createdAt: now,
+      expiresAt: now + (meta.ttlMs ?? this.limits.ttlMs),
+      path,
+    };
     this.items.set(id, item);
     return item;
   }

@@ -116,7 +116,10 @@ export interface ActAnimation {
 export type ActEvent = object;
 
 export interface ActMutationObserver {
-  observe(target: ActDocument, options: { subtree?: boolean; childList?: boolean; attributes?: boolean; characterData?: boolean }): void;
+  observe(
+    target: ActDocument,
+    options: { subtree?: boolean; childList?: boolean; attributes?: boolean; characterData?: boolean },
+  ): void;
   disconnect(): void;
 }
 
@@ -136,7 +139,10 @@ export interface ActWindow extends PageWindow {
   scheduler?: { postTask?(fn: () => void, options?: { priority?: string }): Promise<unknown> };
   /** The high-resolution clock (ms, monotonic): a floor measured in whole Date.now() ms may end up to 1 ms short. */
   performance?: { now(): number };
-  MessageChannel?: new () => { port1: { onmessage: (() => void) | null }; port2: { postMessage(message: unknown): void } };
+  MessageChannel?: new () => {
+    port1: { onmessage: (() => void) | null };
+    port2: { postMessage(message: unknown): void };
+  };
   Event: new (type: string, init?: { bubbles?: boolean; composed?: boolean }) => ActEvent;
   MutationObserver: new (callback: (records: ArrayLike<unknown>) => void) => ActMutationObserver;
   crypto: { getRandomValues(array: Uint32Array): Uint32Array };
@@ -145,7 +151,11 @@ export interface ActWindow extends PageWindow {
   parent?: ActWindow;
   /** The tab's top window (a cross-origin one too: only compared, never read). */
   top?: unknown;
-  addEventListener(type: string, listener: (event: { defaultPrevented: boolean; type: string; isTrusted?: boolean }) => void, options?: { capture?: boolean; once?: boolean; passive?: boolean }): void;
+  addEventListener(
+    type: string,
+    listener: (event: { defaultPrevented: boolean; type: string; isTrusted?: boolean }) => void,
+    options?: { capture?: boolean; once?: boolean; passive?: boolean },
+  ): void;
   removeEventListener?(type: string, listener: () => void, options?: { capture?: boolean }): void;
 }
 
@@ -157,7 +167,8 @@ export function composedParent(n: ActNode): ActNode | null {
 }
 
 export function composedContains(a: ActNode, b: ActNode | null | undefined): boolean {
-  for (let n: ActNode | null | undefined = b, i = 0; n && i < 4096; n = composedParent(n), i++) if (n === a) return true;
+  for (let n: ActNode | null | undefined = b, i = 0; n && i < 4096; n = composedParent(n), i++)
+    if (n === a) return true;
   return false;
 }
 

@@ -24,7 +24,9 @@ describe("page edit prepare", () => {
   });
 
   test("a label or a wrapper leads to the editable control inside", () => {
-    const { w, $ } = page(`<label id=l for=x>Name</label><input id=x value="q"><div id=wrap><span>Field</span><input id=y></div>`);
+    const { w, $ } = page(
+      `<label id=l for=x>Name</label><input id=x value="q"><div id=wrap><span>Field</span><input id=y></div>`,
+    );
     expect(edit(w, $("#l"), { op: "prepare", token: "k" })).toMatchObject({ ok: true, kind: "input", length: 1 });
     expect(edit(w, $("#wrap"), { op: "prepare", token: "k" })).toMatchObject({ ok: true, kind: "input", length: 0 });
   });
@@ -73,8 +75,15 @@ describe("page edit pinning and readback", () => {
     const input = $("#a") as HTMLInputElement;
     edit(w, input, { op: "prepare", token: "k" });
     input.value = "abcd";
-    expect(edit(w, null, { op: "read", token: "k", text: "cd", mode: "append" })).toMatchObject({ matched: true, length: 4, expectedLength: 4 });
-    expect(edit(w, null, { op: "read", token: "k", text: "cd", mode: "replace" })).toMatchObject({ matched: false, expectedLength: 2 });
+    expect(edit(w, null, { op: "read", token: "k", text: "cd", mode: "append" })).toMatchObject({
+      matched: true,
+      length: 4,
+      expectedLength: 4,
+    });
+    expect(edit(w, null, { op: "read", token: "k", text: "cd", mode: "replace" })).toMatchObject({
+      matched: false,
+      expectedLength: 2,
+    });
     expect(edit(w, null, { op: "read", token: "k", text: "bc", mode: "contains" })).toMatchObject({ matched: true });
     const out = JSON.stringify(edit(w, null, { op: "read", token: "k", text: "zz", mode: "append" }));
     expect(out).not.toContain("abcd");
@@ -87,7 +96,9 @@ describe("page edit pinning and readback", () => {
     expect(edit(w, null, { op: "read", token: "k", text: "a\nb", mode: "replace" })).toMatchObject({ matched: true });
     edit(w, $("#e"), { op: "prepare", token: "k" });
     ($("#e") as HTMLInputElement).value = "x@y.z";
-    expect(edit(w, null, { op: "read", token: "k", text: " x@y.z ", mode: "replace" })).toMatchObject({ matched: true });
+    expect(edit(w, null, { op: "read", token: "k", text: " x@y.z ", mode: "replace" })).toMatchObject({
+      matched: true,
+    });
   });
 
   test("setValue uses the native setter and fires input and change", () => {

@@ -20,7 +20,15 @@
  *  - "read": the target's length now and whether it holds what was expected.
  *  - "state": focus and control state of the focused element, for press effects.
  */
-import { composedContains, deepFocus, setSlot, slotOf, type ActElement, type ActSelection, type ActWindow } from "./dom.ts";
+import {
+  composedContains,
+  deepFocus,
+  setSlot,
+  slotOf,
+  type ActElement,
+  type ActSelection,
+  type ActWindow,
+} from "./dom.ts";
 import { opOf } from "../ops.ts";
 
 /** "pin"'s answer: `moved` when focus is on an element neither the target nor the one pinned before. */
@@ -74,12 +82,15 @@ function deepActive(win: ActWindow): ActElement | null {
 
 function classify(t: ActElement | null): Kind {
   if (!t || t.nodeType !== 1) return { kind: "unsupported", mode: "none" };
-  const tag = t.localName, type = String(t.type || "").toLowerCase();
+  const tag = t.localName,
+    type = String(t.type || "").toLowerCase();
   const ac = String((t.getAttribute && t.getAttribute("autocomplete")) || "").toLowerCase();
   const sensitive = (tag === "input" && type === "password") || /password|one-time-code/.test(ac);
   if (tag === "textarea") return { kind: "input", mode: "text", sensitive, singleLine: false };
-  if (tag === "input" && TEXTY.test(type)) return { kind: "input", mode: "text", sensitive, singleLine: true, trims: type === "email" || type === "url" };
-  if (tag === "input" && VALUE_CONTROLS.test(type)) return { kind: "input", mode: "setter", sensitive: false, singleLine: true };
+  if (tag === "input" && TEXTY.test(type))
+    return { kind: "input", mode: "text", sensitive, singleLine: true, trims: type === "email" || type === "url" };
+  if (tag === "input" && VALUE_CONTROLS.test(type))
+    return { kind: "input", mode: "setter", sensitive: false, singleLine: true };
   if (t.isContentEditable) return { kind: "contenteditable", mode: "editable", sensitive };
   return { kind: "unsupported", mode: "none", sensitive };
 }
@@ -124,7 +135,17 @@ function offersSuggestions(t: ActElement): boolean {
 }
 
 function describe(win: ActWindow, t: ActElement | null, c: Kind) {
-  const out: { kind: Kind["kind"]; mode: Kind["mode"]; sensitive: boolean; length: number; focused: boolean; disabled?: boolean; readOnly?: boolean; tag?: string; suggests?: true } = {
+  const out: {
+    kind: Kind["kind"];
+    mode: Kind["mode"];
+    sensitive: boolean;
+    length: number;
+    focused: boolean;
+    disabled?: boolean;
+    readOnly?: boolean;
+    tag?: string;
+    suggests?: true;
+  } = {
     kind: c.kind,
     mode: c.mode,
     sensitive: !!c.sensitive,
@@ -133,7 +154,10 @@ function describe(win: ActWindow, t: ActElement | null, c: Kind) {
   };
   if (t) {
     try {
-      out.disabled = t.disabled === true || t.getAttribute("aria-disabled") === "true" || !!(t.closest && t.closest("[inert], fieldset[disabled]"));
+      out.disabled =
+        t.disabled === true ||
+        t.getAttribute("aria-disabled") === "true" ||
+        !!(t.closest && t.closest("[inert], fieldset[disabled]"));
       out.readOnly = t.readOnly === true || t.getAttribute("aria-readonly") === "true";
       out.tag = String(t.localName).slice(0, 40);
       if (offersSuggestions(t)) out.suggests = true;
@@ -186,7 +210,8 @@ function caretEnd(t: ActElement): boolean {
 
 function selection(win: ActWindow, t: ActElement | null): string {
   try {
-    if (t && (t.localName === "input" || t.localName === "textarea")) return `${String(t.selectionStart)}:${String(t.selectionEnd)}`;
+    if (t && (t.localName === "input" || t.localName === "textarea"))
+      return `${String(t.selectionStart)}:${String(t.selectionEnd)}`;
   } catch {}
   try {
     const s = win.getSelection();
@@ -200,8 +225,10 @@ function controlState(t: ActElement | null): ControlState {
   const s: ControlState = {};
   if (!t || t.nodeType !== 1) return s;
   try {
-    const checked = t.getAttribute("aria-checked"), expanded = t.getAttribute("aria-expanded");
-    const selected = t.getAttribute("aria-selected"), pressed = t.getAttribute("aria-pressed");
+    const checked = t.getAttribute("aria-checked"),
+      expanded = t.getAttribute("aria-expanded");
+    const selected = t.getAttribute("aria-selected"),
+      pressed = t.getAttribute("aria-pressed");
     if (t.localName === "input" && (t.type === "checkbox" || t.type === "radio")) s.checked = !!t.checked;
     else if (checked !== null) s.checked = checked;
     if (expanded !== null) s.expanded = expanded;
@@ -215,7 +242,12 @@ function controlState(t: ActElement | null): ControlState {
 /** The native `value` setter, so frameworks that track the property see the change. */
 function setNativeValue(t: ActElement, value: unknown): void {
   let desc: PropertyDescriptor | undefined;
-  for (let p: object | null = Object.getPrototypeOf(t) as object | null; p && !desc; p = Object.getPrototypeOf(p) as object | null) desc = Object.getOwnPropertyDescriptor(p, "value");
+  for (
+    let p: object | null = Object.getPrototypeOf(t) as object | null;
+    p && !desc;
+    p = Object.getPrototypeOf(p) as object | null
+  )
+    desc = Object.getOwnPropertyDescriptor(p, "value");
   if (desc && desc.set) desc.set.call(t, value);
   else t.value = String(value);
 }
@@ -226,7 +258,13 @@ export function editedElement(win: ActWindow): ActElement | null {
 }
 
 /** `url`: the target's document (a composite's pin compares later navigations with it). */
-type Prepare = ReturnType<typeof describe> & { ok: true; selection: string; control: ControlState; url: string; then?: boolean };
+type Prepare = ReturnType<typeof describe> & {
+  ok: true;
+  selection: string;
+  control: ControlState;
+  url: string;
+  then?: boolean;
+};
 
 /** Keeps the target in this action's slot (with what had focus and the text before) and describes it. */
 function keep(win: ActWindow, t: ActElement | null, active: ActElement | null, token: string | undefined): Prepare {
@@ -236,7 +274,15 @@ function keep(win: ActWindow, t: ActElement | null, active: ActElement | null, t
   // The target's own window: a field in a same-origin frame is kept in the top document's slot,
   // and its focus event does not reach the top window.
   const heard = (t && t.ownerDocument && t.ownerDocument.defaultView) || win;
-  const slot: Slot = { token, target: t, pinned: active, before: t && c.mode !== "none" ? text(t) : "", hadFocus: false, onFocus: () => {}, heard };
+  const slot: Slot = {
+    token,
+    target: t,
+    pinned: active,
+    before: t && c.mode !== "none" ? text(t) : "",
+    hadFocus: false,
+    onFocus: () => {},
+    heard,
+  };
   // Whether the target got focus after the click, even when a focus handler moved it on at
   // once: focus that left the target is the page's move, not a field the pointer cannot focus.
   // The capture phase on the window runs before the page's own handlers on the target.
@@ -245,7 +291,13 @@ function keep(win: ActWindow, t: ActElement | null, active: ActElement | null, t
   };
   heard.addEventListener("focus", slot.onFocus, { capture: true });
   setSlot(win, KEY, slot);
-  return { ...describe(win, t, c), ok: true, selection: selection(win, t), control: controlState(t), url: String(win.document.URL) };
+  return {
+    ...describe(win, t, c),
+    ok: true,
+    selection: selection(win, t),
+    control: controlState(t),
+    url: String(win.document.URL),
+  };
 }
 
 interface Tokened {
@@ -293,10 +345,19 @@ export type ReadMode = "replace" | "append" | "contains";
 
 /** The edit script's ops (the step's `op`). */
 export const EDIT_OPS = {
-  prepare: (win: ActWindow, el: ActElement | null, arg: Tokened & { then?: Then }): Prepare | { ok: false; reason: "not_editable" | "detached"; tag: string } => {
+  prepare: (
+    win: ActWindow,
+    el: ActElement | null,
+    arg: Tokened & { then?: Then },
+  ): Prepare | { ok: false; reason: "not_editable" | "detached"; tag: string } => {
     const active = deepActive(win);
     const t = editTarget(el);
-    if (!t) return { ok: false, reason: el && el.isConnected ? "not_editable" : "detached", tag: el ? String(el.localName) : "" };
+    if (!t)
+      return {
+        ok: false,
+        reason: el && el.isConnected ? "not_editable" : "detached",
+        tag: el ? String(el.localName) : "",
+      };
     const out = keep(win, t, active, arg.token);
     // Described before: the selection and length are what the agent's field held.
     if (out.length > 0 && doThen(win, t, arg.then)) out.then = true;
@@ -322,8 +383,16 @@ export const EDIT_OPS = {
       // The target had focus and it is now on another element (the one focused before the
       // click too), or in another frame (the top page took it back): the page moved it. A
       // target that never had focus is not moved, nor one whose focus went to its own body.
-      if (!focused && s.hadFocus && ((s.pinned !== null && s.pinned !== win.document.body && s.pinned !== s.heard.document.body) || frameLeft(s.heard))) return { ok: true, focused, moved: true };
-      return focused && tg && text(tg).length > 0 && doThen(win, tg, arg.then) ? { ok: true, focused, then: true } : { ok: true, focused };
+      if (
+        !focused &&
+        s.hadFocus &&
+        ((s.pinned !== null && s.pinned !== win.document.body && s.pinned !== s.heard.document.body) ||
+          frameLeft(s.heard))
+      )
+        return { ok: true, focused, moved: true };
+      return focused && tg && text(tg).length > 0 && doThen(win, tg, arg.then)
+        ? { ok: true, focused, then: true }
+        : { ok: true, focused };
     };
     // After a focusing click: answer a task later, behind a timer a focus handler started and
     // behind a message or posted task it queued (a MessageChannel, postMessage,
@@ -341,10 +410,14 @@ export const EDIT_OPS = {
     let wake: (() => void) | null = null;
     if (post) {
       void post
-        .call(win.scheduler, () => {
-          behind = true;
-          wake?.();
-        }, { priority: "background" })
+        .call(
+          win.scheduler,
+          () => {
+            behind = true;
+            wake?.();
+          },
+          { priority: "background" },
+        )
         .catch(() => {
           behind = true;
           wake?.();
@@ -371,21 +444,25 @@ export const EDIT_OPS = {
   }),
   select: slotted((_win, _s, tg) => ({ ok: !!tg && selectAll(tg) })),
   caretEnd: slotted((_win, _s, tg) => ({ ok: !!tg && caretEnd(tg) })),
-  setValue: slotted((win, _s, tg, arg: Tokened & { value: string }): { ok: true } | { ok: false; reason: "target_detached" } => {
-    if (!tg) return { ok: false, reason: "target_detached" };
-    setNativeValue(tg, arg.value);
-    tg.dispatchEvent(new win.Event("input", { bubbles: true, composed: true }));
-    tg.dispatchEvent(new win.Event("change", { bubbles: true }));
-    return { ok: true };
-  }),
+  setValue: slotted(
+    (win, _s, tg, arg: Tokened & { value: string }): { ok: true } | { ok: false; reason: "target_detached" } => {
+      if (!tg) return { ok: false, reason: "target_detached" };
+      setNativeValue(tg, arg.value);
+      tg.dispatchEvent(new win.Event("input", { bubbles: true, composed: true }));
+      tg.dispatchEvent(new win.Event("change", { bubbles: true }));
+      return { ok: true };
+    },
+  ),
   read: slotted((win, s, tg, arg: Tokened & { text: string; mode: ReadMode }) => {
     // "replace": exactly the text; "append": what was there before plus the text; "contains".
-    const cls = classify(tg), now = tg && cls.mode !== "none" ? text(tg) : "";
+    const cls = classify(tg),
+      now = tg && cls.mode !== "none" ? text(tg) : "";
     let want = arg.mode === "append" ? s.before + String(arg.text) : String(arg.text);
     if (cls.singleLine) want = want.replace(/[\r\n]/g, "");
     if (cls.trims) want = want.trim();
     let matched: boolean;
-    if (cls.mode === "editable") matched = arg.mode === "contains" ? squash(now).indexOf(squash(want)) >= 0 : squash(now) === squash(want);
+    if (cls.mode === "editable")
+      matched = arg.mode === "contains" ? squash(now).indexOf(squash(want)) >= 0 : squash(now) === squash(want);
     else matched = arg.mode === "contains" ? now.indexOf(want) >= 0 : now === want;
     return {
       ok: true as const,
@@ -399,7 +476,14 @@ export const EDIT_OPS = {
   }),
   state: slotted((win, s, tg) => {
     const now = deepActive(win);
-    return { ok: true as const, sameFocus: now === s.pinned, length: tg && classify(tg).mode !== "none" ? text(tg).length : 0, selection: selection(win, tg), control: controlState(tg), focusControl: controlState(now) };
+    return {
+      ok: true as const,
+      sameFocus: now === s.pinned,
+      length: tg && classify(tg).mode !== "none" ? text(tg).length : 0,
+      selection: selection(win, tg),
+      control: controlState(tg),
+      focusControl: controlState(now),
+    };
   }),
 };
 

@@ -51,7 +51,11 @@ function described(n: ActElement): Described {
     if (id) out.id = String(id).slice(0, 80);
     const role = n.getAttribute("role");
     if (role) out.role = String(role).slice(0, 40);
-    const label = String(n.getAttribute("aria-label") || n.getAttribute("title") || n.getAttribute("alt") || n.textContent || "").replace(/\s+/g, " ").trim();
+    const label = String(
+      n.getAttribute("aria-label") || n.getAttribute("title") || n.getAttribute("alt") || n.textContent || "",
+    )
+      .replace(/\s+/g, " ")
+      .trim();
     if (label) out.name = label.slice(0, 80);
   } catch {}
   return out;
@@ -89,10 +93,12 @@ function hitAt(el: ActElement, doc: ActDocument, x: number, y: number): ActEleme
 }
 
 function frameOffset(d: ActDocument): { x: number; y: number } {
-  let x = 0, y = 0;
+  let x = 0,
+    y = 0;
   try {
     for (let w = d.defaultView, i = 0; w && w.frameElement && i < 32; w = w.parent ?? null, i++) {
-      const fe = w.frameElement, r = fe.getBoundingClientRect();
+      const fe = w.frameElement,
+        r = fe.getBoundingClientRect();
       x += r.left + fe.clientLeft;
       y += r.top + fe.clientTop;
     }
@@ -113,10 +119,14 @@ function state(target: ActElement): State {
     if (el.localName === "label" && el.control) el = el.control;
   } catch {}
   try {
-    const tag = el.localName, type = String(el.type || "").toLowerCase();
-    const ariaChecked = el.getAttribute("aria-checked"), ariaSelected = el.getAttribute("aria-selected");
-    const pressed = el.getAttribute("aria-pressed"), expanded = el.getAttribute("aria-expanded");
-    if (tag === "input" && (type === "checkbox" || type === "radio")) s.checked = el.indeterminate ? "mixed" : !!el.checked;
+    const tag = el.localName,
+      type = String(el.type || "").toLowerCase();
+    const ariaChecked = el.getAttribute("aria-checked"),
+      ariaSelected = el.getAttribute("aria-selected");
+    const pressed = el.getAttribute("aria-pressed"),
+      expanded = el.getAttribute("aria-expanded");
+    if (tag === "input" && (type === "checkbox" || type === "radio"))
+      s.checked = el.indeterminate ? "mixed" : !!el.checked;
     else if (ariaChecked !== null) s.checked = ariaChecked;
     if (tag === "option") s.selected = !!el.selected;
     else if (ariaSelected !== null) s.selected = ariaSelected;
@@ -144,7 +154,8 @@ function state(target: ActElement): State {
 
 function disabledOf(el: ActElement): boolean {
   try {
-    if (el.disabled === true || el.getAttribute("aria-disabled") === "true" || !!(el.closest && el.closest("[inert]"))) return true;
+    if (el.disabled === true || el.getAttribute("aria-disabled") === "true" || !!(el.closest && el.closest("[inert]")))
+      return true;
     return !!(el.closest && el.closest("fieldset[disabled]"));
   } catch {
     return false;
@@ -172,25 +183,44 @@ export interface ProbeMiss {
 }
 
 /** Where a pointer event reaches the element now: a point of its largest box in the viewport, or why none does. */
-function reach(win: ActWindow, el: ActElement, view: ActWindow): { point: [number, number]; inside: boolean } | ProbeMiss {
+function reach(
+  win: ActWindow,
+  el: ActElement,
+  view: ActWindow,
+): { point: [number, number]; inside: boolean } | ProbeMiss {
   const rects = el.getClientRects();
-  const vw = view.innerWidth, vh = view.innerHeight;
-  let best: { l: number; t: number; r: number; b: number } | null = null, area = 0, inside = rects.length > 0;
+  const vw = view.innerWidth,
+    vh = view.innerHeight;
+  let best: { l: number; t: number; r: number; b: number } | null = null,
+    area = 0,
+    inside = rects.length > 0;
   for (let i = 0; i < rects.length; i++) {
     const r = rects[i];
     if (!r) continue;
     if (r.left < 0 || r.top < 0 || r.right > vw || r.bottom > vh) inside = false;
-    const l = Math.max(0, r.left), t = Math.max(0, r.top), rr = Math.min(vw, r.right), b = Math.min(vh, r.bottom);
+    const l = Math.max(0, r.left),
+      t = Math.max(0, r.top),
+      rr = Math.min(vw, r.right),
+      b = Math.min(vh, r.bottom);
     if (rr - l > 0 && b - t > 0 && (rr - l) * (b - t) > area) {
       area = (rr - l) * (b - t);
       best = { l, t, r: rr, b };
     }
   }
   if (!best) return { ok: false, reason: rects.length ? "outside_viewport" : "no_layout" };
-  const cx = (best.l + best.r) / 2, cy = (best.t + best.b) / 2;
-  const w4 = (best.r - best.l) / 4, h4 = (best.b - best.t) / 4;
-  const points: [number, number][] = [[cx, cy], [cx - w4, cy - h4], [cx + w4, cy - h4], [cx - w4, cy + h4], [cx + w4, cy + h4]];
-  let obstruction: Described | null = null, cover: ActElement | null = null;
+  const cx = (best.l + best.r) / 2,
+    cy = (best.t + best.b) / 2;
+  const w4 = (best.r - best.l) / 4,
+    h4 = (best.b - best.t) / 4;
+  const points: [number, number][] = [
+    [cx, cy],
+    [cx - w4, cy - h4],
+    [cx + w4, cy - h4],
+    [cx - w4, cy + h4],
+    [cx + w4, cy + h4],
+  ];
+  let obstruction: Described | null = null,
+    cover: ActElement | null = null;
   for (const p of points) {
     const hit = hitAt(el, win.document, p[0], p[1]);
     if (accepts(el, hit)) return { point: p, inside };
@@ -199,10 +229,16 @@ function reach(win: ActWindow, el: ActElement, view: ActWindow): { point: [numbe
       cover = hit;
     }
   }
-  return { ok: false, reason: "obscured", obstruction, ...(cover ? { obstructionControls: controlsIn(cover, el) } : {}) };
+  return {
+    ok: false,
+    reason: "obscured",
+    obstruction,
+    ...(cover ? { obstructionControls: controlsIn(cover, el) } : {}),
+  };
 }
 
-const CONTROLS = "button,a[href],input:not([type=hidden]),select,textarea,summary,[role=button],[role=link],[role=checkbox],[role=menuitem],[role=tab],[onclick],[tabindex]:not([tabindex='-1'])";
+const CONTROLS =
+  "button,a[href],input:not([type=hidden]),select,textarea,summary,[role=button],[role=link],[role=checkbox],[role=menuitem],[role=tab],[onclick],[tabindex]:not([tabindex='-1'])";
 
 /**
  * Whether what covers the target holds anything to close or answer it with: the controls in
@@ -211,7 +247,8 @@ const CONTROLS = "button,a[href],input:not([type=hidden]),select,textarea,summar
 function controlsIn(hit: ActElement, target: ActElement): number {
   try {
     let top = hit;
-    for (let i = 0; top.parentElement && !composedContains(top.parentElement, target) && i < 64; i++) top = top.parentElement;
+    for (let i = 0; top.parentElement && !composedContains(top.parentElement, target) && i < 64; i++)
+      top = top.parentElement;
     if (top.matches(CONTROLS)) return 1;
     return top.querySelectorAll(CONTROLS).length;
   } catch {
@@ -232,7 +269,8 @@ function probe(win: ActWindow, el: ActElement | null, arg: ActArg): ProbeHit | P
   if (!el || !el.isConnected) return { ok: false, reason: "detached" };
   const view = el.ownerDocument.defaultView || win;
   const cs = view.getComputedStyle(el);
-  if (cs.display === "none" || cs.visibility === "hidden" || cs.visibility === "collapse") return { ok: false, reason: "not_visible" };
+  if (cs.display === "none" || cs.visibility === "hidden" || cs.visibility === "collapse")
+    return { ok: false, reason: "not_visible" };
   if (disabledOf(el) && arg.requireEnabled !== false) return { ok: false, reason: "disabled" };
   // A top-document element wholly in the viewport and reached where it is stays there: the
   // page is not scrolled under the agent (nor its scroll handlers run) for nothing. Anything
@@ -291,8 +329,14 @@ function received(win: ActWindow, el: ActElement | null, input: ReceivedInput): 
   const targets = input === "over" ? (got.over ?? []) : [got[input]];
   const hit = targets.some((t) => accepts(el, asElement(t)));
   if (hit) return { armed: true, got: true };
-  const down = asElement(got.down), up = asElement(got.up);
-  const out: ReceivedAnswer = { armed: true, got: false, by: describe(asElement(input === "over" ? got.over?.[got.over.length - 1] : (got[input] ?? got.up))), pressed: down !== null };
+  const down = asElement(got.down),
+    up = asElement(got.up);
+  const out: ReceivedAnswer = {
+    armed: true,
+    got: false,
+    by: describe(asElement(input === "over" ? got.over?.[got.over.length - 1] : (got[input] ?? got.up))),
+    pressed: down !== null,
+  };
   if (input !== "over" && down !== up) {
     out.down = describe(down);
     out.up = describe(up);
@@ -302,9 +346,14 @@ function received(win: ActWindow, el: ActElement | null, input: ReceivedInput): 
 
 /** The act script's ops (the step's `op`; none is a probe). */
 export const ACT_OPS = {
-  probe: (win: ActWindow, el: ActElement | null, arg: { noScroll?: boolean; requireEnabled?: boolean }): ProbeHit | ProbeMiss => probe(win, el, arg),
+  probe: (
+    win: ActWindow,
+    el: ActElement | null,
+    arg: { noScroll?: boolean; requireEnabled?: boolean },
+  ): ProbeHit | ProbeMiss => probe(win, el, arg),
   state: (_win: ActWindow, el: ActElement | null): State => (el ? state(el) : { connected: false }),
-  received: (win: ActWindow, el: ActElement | null, arg: { input: ReceivedInput }): ReceivedAnswer => received(win, el, arg.input),
+  received: (win: ActWindow, el: ActElement | null, arg: { input: ReceivedInput }): ReceivedAnswer =>
+    received(win, el, arg.input),
   hovered: (_win: ActWindow, el: ActElement | null): boolean => {
     try {
       return !!el && el.matches(":hover");

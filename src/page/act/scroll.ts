@@ -40,7 +40,10 @@ export interface ScrollResult {
 }
 
 type Axis = "x" | "y";
-interface Point { x: number; y: number }
+interface Point {
+  x: number;
+  y: number;
+}
 
 const MAX_NODES = 200000;
 const SKIPPED = /^(script|style|noscript|template|head)$/;
@@ -67,7 +70,8 @@ class Scroller {
     if (!root) return false;
     const max = axis === "y" ? root.scrollHeight - this.win.innerHeight : root.scrollWidth - this.win.innerWidth;
     if (max < 1) return false;
-    const cs = this.win.getComputedStyle(root), ov = axis === "y" ? cs.overflowY : cs.overflowX;
+    const cs = this.win.getComputedStyle(root),
+      ov = axis === "y" ? cs.overflowY : cs.overflowX;
     return ov !== "hidden" && ov !== "clip";
   }
 
@@ -75,7 +79,8 @@ class Scroller {
     if (!n || n.nodeType !== 1) return false;
     if (this.isPage(n)) return this.pageCanScroll(axis);
     const e = n as ActElement;
-    const cs = this.win.getComputedStyle(e), ov = axis === "y" ? cs.overflowY : cs.overflowX;
+    const cs = this.win.getComputedStyle(e),
+      ov = axis === "y" ? cs.overflowY : cs.overflowX;
     if (!/(auto|scroll|overlay)/.test(ov)) return false;
     return axis === "y" ? e.scrollHeight > e.clientHeight + 1 : e.scrollWidth > e.clientWidth + 1;
   }
@@ -93,13 +98,16 @@ class Scroller {
     const hit = this.doc.elementFromPoint(win.innerWidth / 2, win.innerHeight / 2);
     const c = hit ? this.ancestorScroller(hit, axis) : null;
     if (c) return c;
-    let best: ActElement | null = null, area = 0;
+    let best: ActElement | null = null,
+      area = 0;
     const all = this.doc.querySelectorAll("*");
     for (let i = 0; i < all.length && i < MAX_NODES; i++) {
       const e = all[i] ?? null;
       if (!this.canScroll(e, axis)) continue;
       const r = e.getBoundingClientRect();
-      const a = Math.max(0, Math.min(r.right, win.innerWidth) - Math.max(r.left, 0)) * Math.max(0, Math.min(r.bottom, win.innerHeight) - Math.max(r.top, 0));
+      const a =
+        Math.max(0, Math.min(r.right, win.innerWidth) - Math.max(r.left, 0)) *
+        Math.max(0, Math.min(r.bottom, win.innerHeight) - Math.max(r.top, 0));
       if (a > area) {
         area = a;
         best = e;
@@ -132,7 +140,9 @@ class Scroller {
   }
 
   findText(arg: ScrollArg): ActElement | null {
-    const q = norm(arg.text), ql = q.toLowerCase(), found: ActElement[] = [];
+    const q = norm(arg.text),
+      ql = q.toLowerCase(),
+      found: ActElement[] = [];
     let count = 0;
     const matches = (t: string): boolean => (arg.exact ? t === q : t.toLowerCase().indexOf(ql) >= 0);
     const visit = (n: ActNode): void => {
@@ -166,8 +176,12 @@ class Scroller {
 }
 
 function result(target: ScrollTarget, before: Point, after: Point): ScrollResult {
-  const beforeX = Math.round(before.x), beforeY = Math.round(before.y), afterX = Math.round(after.x), afterY = Math.round(after.y);
-  const deltaX = afterX - beforeX, deltaY = afterY - beforeY;
+  const beforeX = Math.round(before.x),
+    beforeY = Math.round(before.y),
+    afterX = Math.round(after.x),
+    afterY = Math.round(after.y);
+  const deltaX = afterX - beforeX,
+    deltaY = afterY - beforeY;
   return { ok: true, target, beforeX, beforeY, afterX, afterY, deltaX, deltaY, moved: deltaX !== 0 || deltaY !== 0 };
 }
 
@@ -177,13 +191,16 @@ function scrollToText(s: Scroller, arg: ScrollArg): ScrollResult {
     const p0 = s.pos(null);
     return { ...result("text", p0, p0), reason: "text_not_found" };
   }
-  const pb = s.pos(null), rb = hit.getBoundingClientRect();
+  const pb = s.pos(null),
+    rb = hit.getBoundingClientRect();
   try {
     hit.scrollIntoView({ block: "center", inline: "nearest", behavior: "instant" });
   } catch {}
-  const pa = s.pos(null), ra = hit.getBoundingClientRect();
+  const pa = s.pos(null),
+    ra = hit.getBoundingClientRect();
   // The content moved by (rb - ra): that is the scroll, whichever container made it.
-  const deltaX = Math.round(rb.left - ra.left), deltaY = Math.round(rb.top - ra.top);
+  const deltaX = Math.round(rb.left - ra.left),
+    deltaY = Math.round(rb.top - ra.top);
   const res: ScrollResult = {
     ok: true,
     target: "text",
@@ -212,7 +229,8 @@ export function pageScroll(win: ActWindow, el: ActElement | null, arg: ScrollArg
   }
   if (arg.mode === "text") return scrollToText(s, arg);
   const axis: Axis = arg.mode === "relative" && (arg.direction === "left" || arg.direction === "right") ? "x" : "y";
-  let c: ActElement | null = null, target: ScrollTarget = "page";
+  let c: ActElement | null = null,
+    target: ScrollTarget = "page";
   if (el) {
     if (!el.isConnected) return { ok: false, reason: "detached" };
     c = s.canScroll(el, axis) ? el : s.ancestorScroller(el, axis);
@@ -226,11 +244,16 @@ export function pageScroll(win: ActWindow, el: ActElement | null, arg: ScrollArg
   const box = c || s.root;
   if (arg.mode === "position") {
     const end = box ? (axis === "y" ? box.scrollHeight : box.scrollWidth) : 0;
-    s.moveTo(c, axis === "x" ? (arg.to === "end" ? end : 0) : before.x, axis === "y" ? (arg.to === "end" ? end : 0) : before.y);
+    s.moveTo(
+      c,
+      axis === "x" ? (arg.to === "end" ? end : 0) : before.x,
+      axis === "y" ? (arg.to === "end" ? end : 0) : before.y,
+    );
   } else {
     const size = axis === "y" ? (c ? c.clientHeight : win.innerHeight) : c ? c.clientWidth : win.innerWidth;
     const amount = Number(arg.amount);
-    const d = (arg.unit === "pixels" ? amount : amount * size) * (arg.direction === "up" || arg.direction === "left" ? -1 : 1);
+    const d =
+      (arg.unit === "pixels" ? amount : amount * size) * (arg.direction === "up" || arg.direction === "left" ? -1 : 1);
     s.moveTo(c, before.x + (axis === "x" ? d : 0), before.y + (axis === "y" ? d : 0));
   }
   return result(target, before, s.pos(c));

@@ -27,13 +27,18 @@ describe("page select native", () => {
 
   test("finds by label (case-insensitive), --contains, value and index", () => {
     const { w, $ } = page(NATIVE);
-    const find = (option: string, by: string, contains = false) => (choose(w, $("#s"), { op: "find", option, by, contains }).option as { index: number } | undefined)?.index;
+    const find = (option: string, by: string, contains = false) =>
+      (choose(w, $("#s"), { op: "find", option, by, contains }).option as { index: number } | undefined)?.index;
     expect(find("japan", "label")).toBe(3);
     expect(find("jap", "label")).toBeUndefined();
     expect(find("jap", "label", true)).toBe(3);
     expect(find("ca", "value")).toBe(1);
     expect(find("1", "index")).toBe(1);
-    expect(choose(w, $("#s"), { op: "find", option: "Mars", by: "label" })).toMatchObject({ ok: true, found: false, available: 4 });
+    expect(choose(w, $("#s"), { op: "find", option: "Mars", by: "label" })).toMatchObject({
+      ok: true,
+      found: false,
+      available: 4,
+    });
   });
 
   test("setNative selects through the element and fires input then change", () => {
@@ -43,7 +48,12 @@ describe("page select native", () => {
     $("#s").addEventListener("change", () => seen.push(`change:${($("#s") as HTMLSelectElement).value}`));
     choose(w, $("#s"), { op: "find", option: "Japan", by: "label" });
     const r = choose(w, null, { op: "setNative", index: 3 });
-    expect(r).toMatchObject({ ok: true, kind: "native", selected: ["Japan"], target: { connected: true, selected: true } });
+    expect(r).toMatchObject({
+      ok: true,
+      kind: "native",
+      selected: ["Japan"],
+      target: { connected: true, selected: true },
+    });
     expect(seen).toEqual(["input", "change:jp"]);
   });
 
@@ -73,7 +83,10 @@ describe("page select aria", () => {
     const { w, $ } = page(ARIA.replace("hidden", "aria-multiselectable=true"));
     expect(choose(w, $("#lb"), { op: "list" })).toMatchObject({ kind: "aria", multiple: true });
     expect(choose(w, $("li"), { op: "list" })).toMatchObject({ kind: "aria" });
-    expect(choose(w, $("#lb"), { op: "find", option: "cherry", by: "label" })).toMatchObject({ found: true, option: { index: 2, disabled: true } });
+    expect(choose(w, $("#lb"), { op: "find", option: "cherry", by: "label" })).toMatchObject({
+      found: true,
+      option: { index: 2, disabled: true },
+    });
   });
 
   test("selected reads back the selection and the owner's text", () => {
@@ -81,13 +94,21 @@ describe("page select aria", () => {
     choose(w, $("#c"), { op: "find", option: "Banana", by: "label" });
     $("#c").textContent = "Banana";
     const r = choose(w, null, { op: "selected" });
-    expect(r).toMatchObject({ ok: true, kind: "aria", selected: ["Apple"], ownerText: "Banana", target: { connected: true, selected: "false" } });
+    expect(r).toMatchObject({
+      ok: true,
+      kind: "aria",
+      selected: ["Apple"],
+      ownerText: "Banana",
+      target: { connected: true, selected: "false" },
+    });
   });
 });
 
 describe("page upload", () => {
   test("finds the file input itself, through a label, or inside a drop zone", () => {
-    const { w, $ } = page(`<label id=l for=f>CV</label><input id=f type=file multiple><div id=zone><span>Drop</span><input type=file></div><div id=two><input type=file><input type=file></div>`);
+    const { w, $ } = page(
+      `<label id=l for=f>CV</label><input id=f type=file multiple><div id=zone><span>Drop</span><input type=file></div><div id=two><input type=file><input type=file></div>`,
+    );
     expect(upload(w, $("#f"), { op: "find" })).toMatchObject({ ok: true, multiple: true, disabled: false });
     expect(upload(w, $("#l"), { op: "find" })).toMatchObject({ ok: true });
     expect(upload(w, $("#zone"), { op: "find" })).toMatchObject({ ok: true, multiple: false });

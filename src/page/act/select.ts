@@ -62,7 +62,9 @@ const CONTROL = Symbol.for("browser-pilot.select.v1");
 const TARGET = Symbol.for("browser-pilot.target.v1");
 
 function norm(s: unknown): string {
-  return String(s == null ? "" : s).replace(/\s+/g, " ").trim();
+  return String(s == null ? "" : s)
+    .replace(/\s+/g, " ")
+    .trim();
 }
 
 function role(e: ActElement | null | undefined): string {
@@ -130,7 +132,14 @@ function options(c: Control): Option[] {
       if (!o) continue;
       const p = o.parentNode as ActElement | null;
       const g = p && p.localName === "optgroup" ? p : null;
-      out.push({ el: o, index: i, label: norm(o.label || o.text), value: String(o.value), selected: !!o.selected, disabled: !!o.disabled || !!(g && g.disabled) });
+      out.push({
+        el: o,
+        index: i,
+        label: norm(o.label || o.text),
+        value: String(o.value),
+        selected: !!o.selected,
+        disabled: !!o.disabled || !!(g && g.disabled),
+      });
     }
     return out;
   }
@@ -153,14 +162,23 @@ function options(c: Control): Option[] {
 }
 
 function pick(list: Option[], arg: SelectArg): Option | null {
-  const want = norm(arg.option), lw = want.toLowerCase(), hits: Option[] = [];
+  const want = norm(arg.option),
+    lw = want.toLowerCase(),
+    hits: Option[] = [];
   for (const o of list) {
     if (arg.by === "index") {
       if (String(o.index) === want) hits.push(o);
       continue;
     }
     const have = arg.by === "value" ? o.value : o.label;
-    const ok = arg.by === "value" ? (arg.contains ? have.indexOf(want) >= 0 : have === want) : arg.contains ? have.toLowerCase().indexOf(lw) >= 0 : have.toLowerCase() === lw;
+    const ok =
+      arg.by === "value"
+        ? arg.contains
+          ? have.indexOf(want) >= 0
+          : have === want
+        : arg.contains
+          ? have.toLowerCase().indexOf(lw) >= 0
+          : have.toLowerCase() === lw;
     if (ok) hits.push(o);
   }
   for (const h of hits) if (!h.disabled) return h;
@@ -170,15 +188,29 @@ function pick(list: Option[], arg: SelectArg): Option | null {
 function ownerText(c: Control): string {
   const o = c.owner;
   if (!o) return "";
-  return norm(o.localName === "input" || o.localName === "textarea" ? o.value : o.getAttribute("aria-label") ? "" : o.textContent);
+  return norm(
+    o.localName === "input" || o.localName === "textarea" ? o.value : o.getAttribute("aria-label") ? "" : o.textContent,
+  );
 }
 
 function bare(o: Option): Bare {
-  return { index: o.index, label: o.label.slice(0, 200), value: o.value.slice(0, 200), selected: o.selected, disabled: o.disabled };
+  return {
+    index: o.index,
+    label: o.label.slice(0, 200),
+    value: o.value.slice(0, 200),
+    selected: o.selected,
+    disabled: o.disabled,
+  };
 }
 
 /** Waits (bounded, on mutations) until the wanted option is rendered and visible. */
-function waitOption(win: ActWindow, c: Control, found: () => Option | null, done: (o: Option | null) => Info, maxMs: number): Promise<Info> {
+function waitOption(
+  win: ActWindow,
+  c: Control,
+  found: () => Option | null,
+  done: (o: Option | null) => Info,
+  maxMs: number,
+): Promise<Info> {
   return new Promise((resolve) => {
     let t = 0;
     const obs = new win.MutationObserver(() => {
@@ -212,14 +244,22 @@ function open(win: ActWindow, el: ActElement | null): Opened | NotADropdown {
     c = control(el);
     if (c) setSlot(win, CONTROL, c);
   } else c = slotOf<Control>(win, CONTROL);
-  if (!c) return { ok: false, reason: el && !el.isConnected ? "detached" : "not_a_dropdown", tag: el ? String(el.localName) : "" };
+  if (!c)
+    return {
+      ok: false,
+      reason: el && !el.isConnected ? "detached" : "not_a_dropdown",
+      tag: el ? String(el.localName) : "",
+    };
   if (c.kind === "aria" && !c.listbox) {
     const again = control(c.owner);
     if (again) setSlot(win, CONTROL, (c = again));
   }
   const ctl = c;
   const expanded = ctl.kind === "aria" && ctl.owner.getAttribute("aria-expanded") === "true";
-  const multiple = ctl.kind === "native" ? !!ctl.select?.multiple : !!(ctl.listbox && ctl.listbox.getAttribute("aria-multiselectable") === "true");
+  const multiple =
+    ctl.kind === "native"
+      ? !!ctl.select?.multiple
+      : !!(ctl.listbox && ctl.listbox.getAttribute("aria-multiselectable") === "true");
   const list = options(ctl);
   const shown = ctl.kind === "native" || list.some((o) => visible(o.el));
   const info: Info = {
@@ -271,7 +311,16 @@ function findOption(win: ActWindow, d: Opened, arg: Query & { maxMs?: number }, 
   }
   const now = found();
   if (now) return done(now);
-  return waitOption(win, ctl, found, (o) => ((list = options(ctl)), done(o)), arg.maxMs || 1500);
+  return waitOption(
+    win,
+    ctl,
+    found,
+    (o) => {
+      list = options(ctl);
+      return done(o);
+    },
+    arg.maxMs || 1500,
+  );
 }
 
 interface Readback {
@@ -287,7 +336,13 @@ interface Readback {
 function readback(win: ActWindow, ctl: Control): Readback {
   const sel = options(ctl).filter((o) => o.selected);
   const t2 = slotOf<{ el?: ActElement }>(win, TARGET)?.el;
-  const opt = t2 && t2.isConnected ? { selected: t2.getAttribute && (ctl.kind === "native" ? !!t2.selected : t2.getAttribute("aria-selected")), connected: true as const } : { connected: false as const };
+  const opt =
+    t2 && t2.isConnected
+      ? {
+          selected: t2.getAttribute && (ctl.kind === "native" ? !!t2.selected : t2.getAttribute("aria-selected")),
+          connected: true as const,
+        }
+      : { connected: false as const };
   return {
     ok: true,
     kind: ctl.kind,
@@ -308,15 +363,17 @@ export const SELECT_OPS = {
   }),
   find: opened((win, d, arg: Query) => findOption(win, d, arg, false)),
   waitOption: opened((win, d, arg: Query & { maxMs?: number }) => findOption(win, d, arg, true)),
-  setNative: opened((win, { ctl, list, multiple }, arg: { index: number }): Readback | { ok: false; reason: "option_not_found" } => {
-    const target = list[Number(arg.index)];
-    if (!target || !ctl.select) return { ok: false, reason: "option_not_found" };
-    if (multiple) target.el.selected = true;
-    else ctl.select.selectedIndex = Number(arg.index);
-    ctl.select.dispatchEvent(new win.Event("input", { bubbles: true, composed: true }));
-    ctl.select.dispatchEvent(new win.Event("change", { bubbles: true }));
-    return readback(win, ctl);
-  }),
+  setNative: opened(
+    (win, { ctl, list, multiple }, arg: { index: number }): Readback | { ok: false; reason: "option_not_found" } => {
+      const target = list[Number(arg.index)];
+      if (!target || !ctl.select) return { ok: false, reason: "option_not_found" };
+      if (multiple) target.el.selected = true;
+      else ctl.select.selectedIndex = Number(arg.index);
+      ctl.select.dispatchEvent(new win.Event("input", { bubbles: true, composed: true }));
+      ctl.select.dispatchEvent(new win.Event("change", { bubbles: true }));
+      return readback(win, ctl);
+    },
+  ),
   selected: opened((win, { ctl }): Readback => readback(win, ctl)),
 };
 

@@ -20,7 +20,13 @@ function isFile(e: ActElement | null | undefined): e is ActElement {
 
 /** The upload script's ops (the step's `op`). */
 export const UPLOAD_OPS = {
-  find: (win: ActWindow, el: ActElement | null): { ok: true; multiple: boolean; disabled: boolean; accept: string } | { ok: false; reason: "detached" } | { ok: false; reason: "not_file_input"; tag: string } => {
+  find: (
+    win: ActWindow,
+    el: ActElement | null,
+  ):
+    | { ok: true; multiple: boolean; disabled: boolean; accept: string }
+    | { ok: false; reason: "detached" }
+    | { ok: false; reason: "not_file_input"; tag: string } => {
     if (!el || !el.isConnected) return { ok: false, reason: "detached" };
     let input: ActElement | null = isFile(el) ? el : null;
     try {
@@ -35,7 +41,9 @@ export const UPLOAD_OPS = {
     const disabled = input.disabled === true || !!(input.closest && input.closest("fieldset[disabled], [inert]"));
     return { ok: true, multiple: !!input.multiple, disabled, accept: String(input.accept || "").slice(0, 200) };
   },
-  files: (win: ActWindow): { ok: true; count: number; names: string[] } | { ok: false; reason: "target_unavailable" } => {
+  files: (
+    win: ActWindow,
+  ): { ok: true; count: number; names: string[] } | { ok: false; reason: "target_unavailable" } => {
     const t = slotOf<{ el?: ActElement }>(win, SLOT)?.el;
     if (!t || !t.isConnected) return { ok: false, reason: "target_unavailable" };
     const names: string[] = [];

@@ -40,17 +40,21 @@ export interface InspectDom {
 
 export function inspectDom(win: PageWindow): InspectDom {
   type Fn = (...a: unknown[]) => unknown;
-  const P = (name: string): object | null => (win as unknown as Record<string, { prototype?: object } | undefined>)[name]?.prototype ?? null;
+  const P = (name: string): object | null =>
+    (win as unknown as Record<string, { prototype?: object } | undefined>)[name]?.prototype ?? null;
   // A getter from the prototype chain (never the instance), or plain property access as a fallback.
   const acc = <T>(proto: object | null, name: string): ((o: unknown) => T) => {
     let d: PropertyDescriptor | undefined;
-    for (let p = proto; p && !d; p = Object.getPrototypeOf(p) as object | null) d = Object.getOwnPropertyDescriptor(p, name);
+    for (let p = proto; p && !d; p = Object.getPrototypeOf(p) as object | null)
+      d = Object.getOwnPropertyDescriptor(p, name);
     const g = d && d.get;
     return g ? (o) => g.call(o) as T : (o) => (o as Record<string, T>)[name] as T;
   };
   const meth = <T>(proto: object | null, name: string): ((o: unknown, ...a: unknown[]) => T) => {
     const f = proto ? (proto as Record<string, unknown>)[name] : undefined;
-    return typeof f === "function" ? (o, ...a) => (f as Fn).apply(o, a) as T : (o, ...a) => ((o as Record<string, Fn>)[name] as Fn)(...a) as T;
+    return typeof f === "function"
+      ? (o, ...a) => (f as Fn).apply(o, a) as T
+      : (o, ...a) => ((o as Record<string, Fn>)[name] as Fn)(...a) as T;
   };
   const NodeP = P("Node");
   const ElP = P("Element");

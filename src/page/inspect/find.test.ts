@@ -25,13 +25,29 @@ describe("pageFind", () => {
     expect(r.truncated).toBe(false);
     const [input, button, link, tab, labelled] = r.elements;
     expect(input).toMatchObject({
-      index: 1, tagName: "input", role: "searchbox", name: "Search", text: "", visible: true, enabled: true,
+      index: 1,
+      tagName: "input",
+      role: "searchbox",
+      name: "Search",
+      text: "",
+      visible: true,
+      enabled: true,
       attributes: [
-        { name: "id", value: "q" }, { name: "name", value: "q" }, { name: "type", value: "search" },
-        { name: "placeholder", value: "Find…" }, { name: "data-testid", value: "search-box" },
+        { name: "id", value: "q" },
+        { name: "name", value: "q" },
+        { name: "type", value: "search" },
+        { name: "placeholder", value: "Find…" },
+        { name: "data-testid", value: "search-box" },
       ],
     });
-    expect(button).toMatchObject({ tagName: "button", role: "button", name: "Go now", text: "Go now", enabled: false, attributes: [{ name: "class", value: "primary" }] });
+    expect(button).toMatchObject({
+      tagName: "button",
+      role: "button",
+      name: "Go now",
+      text: "Go now",
+      enabled: false,
+      attributes: [{ name: "class", value: "primary" }],
+    });
     expect(link).toMatchObject({ role: "link", name: "Help", attributes: [{ name: "href", value: "/help" }] });
     expect(tab).toMatchObject({ role: "tab", name: "Settings tab", enabled: false });
     expect(labelled).toMatchObject({ role: "button", name: "Labelled by me" });
@@ -59,12 +75,16 @@ describe("pageFind", () => {
   });
 
   test("hidden elements are reported as not visible", () => {
-    const { win } = page(`<div hidden><button id="a">A</button></div><button id="b" style="visibility:hidden">B</button><button id="c">C</button>`);
+    const { win } = page(
+      `<div hidden><button id="a">A</button></div><button id="b" style="visibility:hidden">B</button><button id="c">C</button>`,
+    );
     expect(find(win, "button").elements.map((e) => e.visible)).toEqual([false, false, true]);
   });
 
   test("pierces open shadow roots unless shadow is false; same-origin frames too", async () => {
-    const { w, win } = page(`<x-host><button>light</button></x-host><iframe srcdoc="<button>framed</button>"></iframe>`);
+    const { w, win } = page(
+      `<x-host><button>light</button></x-host><iframe srcdoc="<button>framed</button>"></iframe>`,
+    );
     const host = w.document.querySelector("x-host") as unknown as { attachShadow(o: object): { innerHTML: string } };
     host.attachShadow({ mode: "open" }).innerHTML = `<button>shadow</button><slot></slot>`;
     await w.happyDOM.waitUntilComplete();
@@ -82,7 +102,9 @@ describe("pageFind", () => {
     const { w, win } = page(`<p id="t">x</p><p>y</p>`);
     let scrolled: unknown;
     const t = w.document.getElementById("t") as unknown as { scrollIntoView(o: unknown): void };
-    const proto = Object.getPrototypeOf(Object.getPrototypeOf(Object.getPrototypeOf(t))) as { scrollIntoView(o: unknown): void };
+    const proto = Object.getPrototypeOf(Object.getPrototypeOf(Object.getPrototypeOf(t))) as {
+      scrollIntoView(o: unknown): void;
+    };
     const orig = proto.scrollIntoView;
     proto.scrollIntoView = (o: unknown) => {
       scrolled = o;
@@ -94,13 +116,16 @@ describe("pageFind", () => {
     } finally {
       proto.scrollIntoView = orig;
     }
-    expect((pageFind(win, { layout: false, selector: "#none", mode: "locate" }) as InspectError).error).toBe("no_match");
+    expect((pageFind(win, { layout: false, selector: "#none", mode: "locate" }) as InspectError).error).toBe(
+      "no_match",
+    );
   });
 
   test("a hostile element is still listed, with what could be read", () => {
     const { w, win } = page(`<button id="a">A</button><button id="bad">B</button><button id="c">C</button>`);
     const bad = w.document.getElementById("bad") as unknown as object;
-    const proto = (w as unknown as { Element: { prototype: { getAttribute(this: object, n: string): string | null } } }).Element.prototype;
+    const proto = (w as unknown as { Element: { prototype: { getAttribute(this: object, n: string): string | null } } })
+      .Element.prototype;
     const orig = proto.getAttribute;
     proto.getAttribute = function (this: object, n: string) {
       if (this === bad) throw new Error("hostile");

@@ -5,7 +5,15 @@
  * to the centre and returns its box.
  */
 import { cut, inspectDom, num, safe, str, tagOf } from "./dom.ts";
-import { docOffset, enterFrame, finishFrames, frameState, matchPlace, type FramePlaceholder, type MatchPlace } from "./tree.ts";
+import {
+  docOffset,
+  enterFrame,
+  finishFrames,
+  frameState,
+  matchPlace,
+  type FramePlaceholder,
+  type MatchPlace,
+} from "./tree.ts";
 import type { InspectError } from "./read.ts";
 import type { PageElement, PageNode, PageWindow } from "../types.ts";
 
@@ -49,7 +57,14 @@ export interface FindResult {
 }
 
 /** x, y: the centre, after scrolling the element to the centre of the viewport. */
-export interface LocateResult { x: number; y: number; top: number; left: number; width: number; height: number }
+export interface LocateResult {
+  x: number;
+  y: number;
+  top: number;
+  left: number;
+  width: number;
+  height: number;
+}
 
 export function pageFind(win: PageWindow, opts: FindOptions): FindResult | LocateResult | InspectError {
   const LOCATE = opts.mode === "locate";
@@ -126,7 +141,14 @@ export function pageFind(win: PageWindow, opts: FindOptions): FindResult | Locat
     if (!el) return { error: "no_match", message: "Selector did not match." };
     safe(() => dom.scrollIntoView(el, { block: "center", inline: "center" }), undefined);
     const b = box(el);
-    return { x: Math.round(b.x + b.w / 2), y: Math.round(b.y + b.h / 2), top: Math.round(b.y), left: Math.round(b.x), width: Math.round(b.w), height: Math.round(b.h) };
+    return {
+      x: Math.round(b.x + b.w / 2),
+      y: Math.round(b.y + b.h / 2),
+      top: Math.round(b.y),
+      left: Math.round(b.x),
+      width: Math.round(b.w),
+      height: Math.round(b.h),
+    };
   }
 
   // ---- description: tag, role, accessible name, text, state ----
@@ -153,21 +175,74 @@ export function pageFind(win: PageWindow, opts: FindOptions): FindResult | Locat
     return cut(s.replace(/\s+/g, " ").trim(), max);
   };
   const ROLES: Record<string, string> = {
-    button: "button", select: "combobox", textarea: "textbox", img: "img", h1: "heading", h2: "heading",
-    h3: "heading", h4: "heading", h5: "heading", h6: "heading", ul: "list", ol: "list", li: "listitem",
-    nav: "navigation", main: "main", header: "banner", footer: "contentinfo", aside: "complementary",
-    form: "form", table: "table", tr: "row", td: "cell", th: "columnheader", dialog: "dialog",
-    article: "article", option: "option", progress: "progressbar", fieldset: "group", p: "paragraph",
-    hr: "separator", summary: "button", details: "group", iframe: "iframe", meter: "meter", output: "status",
+    button: "button",
+    select: "combobox",
+    textarea: "textbox",
+    img: "img",
+    h1: "heading",
+    h2: "heading",
+    h3: "heading",
+    h4: "heading",
+    h5: "heading",
+    h6: "heading",
+    ul: "list",
+    ol: "list",
+    li: "listitem",
+    nav: "navigation",
+    main: "main",
+    header: "banner",
+    footer: "contentinfo",
+    aside: "complementary",
+    form: "form",
+    table: "table",
+    tr: "row",
+    td: "cell",
+    th: "columnheader",
+    dialog: "dialog",
+    article: "article",
+    option: "option",
+    progress: "progressbar",
+    fieldset: "group",
+    p: "paragraph",
+    hr: "separator",
+    summary: "button",
+    details: "group",
+    iframe: "iframe",
+    meter: "meter",
+    output: "status",
   };
   const INPUTS: Record<string, string> = {
     // file and color as snapshot and Chrome's accessibility tree give them, so both commands agree
-    button: "button", submit: "button", reset: "button", image: "button", file: "button", color: "button", checkbox: "checkbox",
-    radio: "radio", range: "slider", number: "spinbutton", search: "searchbox", hidden: "",
+    button: "button",
+    submit: "button",
+    reset: "button",
+    image: "button",
+    file: "button",
+    color: "button",
+    checkbox: "checkbox",
+    radio: "radio",
+    range: "slider",
+    number: "spinbutton",
+    search: "searchbox",
+    hidden: "",
   };
   const FROM_CONTENT: Record<string, 1> = {
-    button: 1, link: 1, heading: 1, option: 1, tab: 1, menuitem: 1, cell: 1, columnheader: 1,
-    rowheader: 1, checkbox: 1, radio: 1, switch: 1, treeitem: 1, menuitemcheckbox: 1, menuitemradio: 1, tooltip: 1,
+    button: 1,
+    link: 1,
+    heading: 1,
+    option: 1,
+    tab: 1,
+    menuitem: 1,
+    cell: 1,
+    columnheader: 1,
+    rowheader: 1,
+    checkbox: 1,
+    radio: 1,
+    switch: 1,
+    treeitem: 1,
+    menuitemcheckbox: 1,
+    menuitemradio: 1,
+    tooltip: 1,
   };
   const roleOf = (el: PageElement, tag: string): string => {
     const explicit = str(dom.getAttr(el, "role")).trim().toLowerCase().split(/\s+/)[0];
@@ -179,7 +254,8 @@ export function pageFind(win: PageWindow, opts: FindOptions): FindResult | Locat
       if (r !== undefined) return r;
       return dom.getAttr(el, "list") !== null ? "combobox" : "textbox";
     }
-    if (tag === "select" && (dom.getAttr(el, "multiple") !== null || parseInt(str(dom.getAttr(el, "size")), 10) > 1)) return "listbox";
+    if (tag === "select" && (dom.getAttr(el, "multiple") !== null || parseInt(str(dom.getAttr(el, "size")), 10) > 1))
+      return "listbox";
     if (tag === "img" && dom.getAttr(el, "alt") === "") return "presentation";
     return ROLES[tag] || "generic";
   };
@@ -239,7 +315,20 @@ export function pageFind(win: PageWindow, opts: FindOptions): FindResult | Locat
   const elements: FoundElement[] = [];
   for (const el of hits) {
     const tag = cut(tagOf(dom, el), 100);
-    const e: FoundElement = { index: elements.length + 1, tagName: tag, role: "", name: "", text: "", visible: false, enabled: true, x: 0, y: 0, width: 0, height: 0, attributes: [] };
+    const e: FoundElement = {
+      index: elements.length + 1,
+      tagName: tag,
+      role: "",
+      name: "",
+      text: "",
+      visible: false,
+      enabled: true,
+      x: 0,
+      y: 0,
+      width: 0,
+      height: 0,
+      attributes: [],
+    };
     try {
       e.role = roleOf(el, tag);
       e.name = nameOf(el, tag, e.role);
@@ -266,4 +355,3 @@ export function pageFind(win: PageWindow, opts: FindOptions): FindResult | Locat
   }
   return { elements, total, truncated: workHit || total > elements.length, frames: finishFrames(dom, fs, win, LAYOUT) };
 }
-

@@ -36,7 +36,10 @@ describe("cross-origin iframe placeholders", () => {
   });
 
   test("read: `whole` reads the body, as inside a frame", () => {
-    const r = pageRead(page(`<nav>Menu</nav><main>Main</main><div>Rest</div>`), { layout: false, whole: true }) as ReadResult;
+    const r = pageRead(page(`<nav>Menu</nav><main>Main</main><div>Rest</div>`), {
+      layout: false,
+      whole: true,
+    }) as ReadResult;
     expect(r.text).toBe("Main\nRest");
   });
 
@@ -49,7 +52,11 @@ describe("cross-origin iframe placeholders", () => {
     const win = page(FRAMES);
     const r = pageSearch(win, { layout: false, query: "kittens" }) as SearchResult;
     expect(r.totalMatches).toBe(3);
-    expect(r.frames.map((f) => [f.slot, f.at, f.scoped])).toEqual([[0, 1, true], [1, 2, true], [2, 3, true]]);
+    expect(r.frames.map((f) => [f.slot, f.at, f.scoped])).toEqual([
+      [0, 1, true],
+      [1, 2, true],
+      [2, 3, true],
+    ]);
     expect(r.matches.map((m) => m.context)).toEqual(["Before kittens", "Between kittens", "After kittens"]);
     expect((pageSearch(win, { layout: false, query: "kittens between" }) as SearchResult).totalMatches).toBe(0);
     expect(pageFrameElement(win, 2)).not.toBeNull();
@@ -63,21 +70,30 @@ describe("cross-origin iframe placeholders", () => {
     const none = pageSearch(win, { layout: false, query: "kittens", selector: "#nothing" }) as SearchResult;
     expect(none).toMatchObject({ totalMatches: 0, scoped: false });
     expect(none.frames.length).toBe(3);
-    const plain = pageSearch(page(`<p>kittens</p>`), { layout: false, query: "kittens", selector: "#nothing" }) as InspectError;
+    const plain = pageSearch(page(`<p>kittens</p>`), {
+      layout: false,
+      query: "kittens",
+      selector: "#nothing",
+    }) as InspectError;
     expect(plain.error).toBe("no_match");
   });
 
   test("find: the matches before each frame, the iframe itself included", () => {
     const r = pageFind(page(FRAMES), { layout: false, selector: "p, #two" }) as FindResult;
     expect(r.total).toBe(4);
-    expect(r.frames.map((f) => [f.slot, f.at])).toEqual([[0, 1], [1, 3], [2, 4]]);
+    expect(r.frames.map((f) => [f.slot, f.at])).toEqual([
+      [0, 1],
+      [1, 3],
+      [2, 4],
+    ]);
   });
 
   test("a run without cross-origin frames clears the list left by the previous run", () => {
     const win = page(FRAMES);
     pageFind(win, { layout: false, selector: "p" });
     expect(pageFrameElement(win, 0)).not.toBeNull();
-    for (const el of Array.from(win.document.querySelectorAll("iframe"))) (el as unknown as { remove(): void }).remove();
+    for (const el of Array.from(win.document.querySelectorAll("iframe")))
+      (el as unknown as { remove(): void }).remove();
     pageRead(win, { layout: false });
     expect(pageFrameElement(win, 0)).toBeNull();
   });

@@ -13,7 +13,8 @@ function read(win: PageWindow, opts: ReadOptions = {}): ReadResult {
 
 describe("pageRead", () => {
   test("prefers main, strips chrome and hidden text, keeps block structure", () => {
-    const { win } = page(`<!doctype html><title>Story</title>
+    const { win } = page(
+      `<!doctype html><title>Story</title>
       <header>Site header</header>
       <nav>Home | About</nav>
       <main>
@@ -29,7 +30,9 @@ describe("pageRead", () => {
         <ul><li>one</li><li>two</li></ul>
         <p>a<br>b</p>
       </main>
-      <footer>Copyright</footer>`, { url: "https://news.example/story" });
+      <footer>Copyright</footer>`,
+      { url: "https://news.example/story" },
+    );
     const r = read(win);
     expect(r.title).toBe("Story");
     expect(r.url).toBe("https://news.example/story");
@@ -51,7 +54,10 @@ describe("pageRead", () => {
 
   test("selector miss and invalid selector are reported, not thrown", () => {
     const { win } = page(`<main>x</main>`);
-    expect(pageRead(win, { layout: false, selector: "#nope" })).toEqual({ error: "no_match", message: "Selector did not match." } satisfies InspectError);
+    expect(pageRead(win, { layout: false, selector: "#nope" })).toEqual({
+      error: "no_match",
+      message: "Selector did not match.",
+    } satisfies InspectError);
     expect((pageRead(win, { layout: false, selector: "div[" }) as InspectError).error).toBe("invalid_selector");
   });
 
@@ -71,18 +77,24 @@ describe("pageRead", () => {
   test("open shadow DOM and slots are read in composed order", () => {
     const { w, win } = page(`<main><x-card><span slot="title">Slotted title</span> light</x-card></main>`);
     const host = w.document.querySelector("x-card") as unknown as { attachShadow(o: object): { innerHTML: string } };
-    host.attachShadow({ mode: "open" }).innerHTML = `<h2><slot name="title">Fallback</slot></h2><p>Shadow body</p><slot></slot>`;
+    host.attachShadow({
+      mode: "open",
+    }).innerHTML = `<h2><slot name="title">Fallback</slot></h2><p>Shadow body</p><slot></slot>`;
     expect(read(win).text).toBe("Slotted title\nShadow body\nlight");
   });
 
   test("same-origin iframe text appears in place", async () => {
-    const { w, win } = page(`<main><p>Before</p><iframe srcdoc="<p>Inside frame</p><nav>inner nav</nav>"></iframe><p>After</p></main>`);
+    const { w, win } = page(
+      `<main><p>Before</p><iframe srcdoc="<p>Inside frame</p><nav>inner nav</nav>"></iframe><p>After</p></main>`,
+    );
     await w.happyDOM.waitUntilComplete();
     expect(read(win).text).toBe("Before\nInside frame\nAfter");
   });
 
   test("inline boxes and table cells are words apart", () => {
-    const { win } = page(`<main><span style="display:inline-block">B</span><a href="/q">Link</a><table><tr><td>c1</td><td>c2</td></tr></table></main>`);
+    const { win } = page(
+      `<main><span style="display:inline-block">B</span><a href="/q">Link</a><table><tr><td>c1</td><td>c2</td></tr></table></main>`,
+    );
     expect(read(win).text).toBe("B Link\nc1 c2");
   });
 
@@ -92,7 +104,9 @@ describe("pageRead", () => {
   });
 
   test("visibility:hidden hides text, a visible child shows again", () => {
-    const { win } = page(`<main><div style="visibility:hidden">ghost <span style="visibility:visible">seen</span></div></main>`);
+    const { win } = page(
+      `<main><div style="visibility:hidden">ghost <span style="visibility:visible">seen</span></div></main>`,
+    );
     expect(read(win).text).toBe("seen");
   });
 
@@ -100,8 +114,14 @@ describe("pageRead", () => {
     const { w, win } = page(`<main><p>good one</p><p id="bad">bad</p><p>good two</p></main>`);
     const bad = w.document.getElementById("bad") as unknown as object;
     // Instance getters are bypassed (prototype accessors); a hostile prototype is caught per node.
-    Object.defineProperty(bad, "firstChild", { configurable: true, get() { throw new Error("hostile"); } });
-    const proto = (w as unknown as { Element: { prototype: { getAttribute(this: object, n: string): string | null } } }).Element.prototype;
+    Object.defineProperty(bad, "firstChild", {
+      configurable: true,
+      get() {
+        throw new Error("hostile");
+      },
+    });
+    const proto = (w as unknown as { Element: { prototype: { getAttribute(this: object, n: string): string | null } } })
+      .Element.prototype;
     const orig = proto.getAttribute;
     proto.getAttribute = function (this: object, n: string) {
       if (this === bad) throw new Error("hostile");

@@ -91,9 +91,27 @@ export function pageRead(win: PageWindow, opts: ReadOptions): ReadResult | Inspe
   };
 
   const SKIP: Record<string, 1> = {
-    script: 1, style: 1, noscript: 1, nav: 1, footer: 1, aside: 1, svg: 1, template: 1, head: 1,
-    title: 1, meta: 1, link: 1, select: 1, datalist: 1, textarea: 1, input: 1, object: 1, embed: 1,
-    canvas: 1, audio: 1, video: 1,
+    script: 1,
+    style: 1,
+    noscript: 1,
+    nav: 1,
+    footer: 1,
+    aside: 1,
+    svg: 1,
+    template: 1,
+    head: 1,
+    title: 1,
+    meta: 1,
+    link: 1,
+    select: 1,
+    datalist: 1,
+    textarea: 1,
+    input: 1,
+    object: 1,
+    embed: 1,
+    canvas: 1,
+    audio: 1,
+    video: 1,
   };
   const SKIP_ROLES: Record<string, 1> = { navigation: 1, banner: 1, contentinfo: 1 };
   // ---- the walk (explicit stack; flags: 1 visible, 2 pre, 4 exit-block, 8 exit-cell, 16 root) ----
@@ -191,6 +209,12 @@ export function pageRead(win: PageWindow, opts: ReadOptions): ReadResult | Inspe
     }
   }
   const text = cutText(out, LIMIT);
-  return { title, url, text, length: total, truncated: workHit || total > LIMIT, frames: finishFrames(dom, fs, win, false) };
+  return {
+    title,
+    url,
+    text,
+    length: total,
+    truncated: workHit || total > LIMIT,
+    frames: finishFrames(dom, fs, win, false),
+  };
 }
-

@@ -21,7 +21,12 @@ describe("pageSearch", () => {
     expect(r.title).toBe("Shop");
     expect(r.totalMatches).toBe(2);
     expect(r.matches.map((m) => m.text)).toEqual(["Add to cart", "ADD TO CART"]);
-    expect(r.matches[0]).toMatchObject({ index: 1, tagName: "p", visible: true, context: "Add to cart now ADD TO CART" });
+    expect(r.matches[0]).toMatchObject({
+      index: 1,
+      tagName: "p",
+      visible: true,
+      context: "Add to cart now ADD TO CART",
+    });
     expect(r.matches[1]?.tagName).toBe("button");
     expect(r.truncated).toBe(false);
   });
@@ -57,8 +62,12 @@ describe("pageSearch", () => {
     const { win } = page(`<div id="a">apple</div><div id="b">apple <span class="c">apple</span></div>`);
     expect(search(win, "apple", { selector: "#b" }).totalMatches).toBe(2);
     expect(search(win, "apple", { selector: ".c" }).totalMatches).toBe(1);
-    expect((pageSearch(win, { layout: false, query: "apple", selector: "#zzz" }) as InspectError).error).toBe("no_match");
-    expect((pageSearch(win, { layout: false, query: "apple", selector: "[" }) as InspectError).error).toBe("invalid_selector");
+    expect((pageSearch(win, { layout: false, query: "apple", selector: "#zzz" }) as InspectError).error).toBe(
+      "no_match",
+    );
+    expect((pageSearch(win, { layout: false, query: "apple", selector: "[" }) as InspectError).error).toBe(
+      "invalid_selector",
+    );
   });
 
   test("open shadow DOM and same-origin iframes are searched", async () => {
@@ -86,7 +95,8 @@ describe("pageSearch", () => {
   test("a hostile node does not stop the search", () => {
     const { w, win } = page(`<p>one match</p><p id="bad">match</p><p>two match</p>`);
     const bad = w.document.getElementById("bad") as unknown as object;
-    const proto = (w as unknown as { Element: { prototype: { getAttribute(this: object, n: string): string | null } } }).Element.prototype;
+    const proto = (w as unknown as { Element: { prototype: { getAttribute(this: object, n: string): string | null } } })
+      .Element.prototype;
     const orig = proto.getAttribute;
     proto.getAttribute = function (this: object, n: string) {
       if (this === bad) throw new Error("hostile");

@@ -5,7 +5,16 @@
  * broker searches them through their sessions in document order under one limit.
  */
 import { cut, inspectDom, num, safe, str, tagOf } from "./dom.ts";
-import { docOffset, enterFrame, finishFrames, frameState, matchPlace, type FramePlaceholder, type MatchPlace, pushKids } from "./tree.ts";
+import {
+  docOffset,
+  enterFrame,
+  finishFrames,
+  frameState,
+  matchPlace,
+  type FramePlaceholder,
+  type MatchPlace,
+  pushKids,
+} from "./tree.ts";
 import type { InspectError } from "./read.ts";
 import type { PageElement, PageNode, PageWindow } from "../types.ts";
 
@@ -22,7 +31,21 @@ export interface SearchOptions {
 }
 
 /** `visible`: the match has a non-empty box that intersects the viewport. Boxes in viewport px. */
-export interface SearchMatch { index: number; text: string; context: string; tagName: string; visible: boolean; x: number; y: number; width: number; height: number; place?: MatchPlace; f?: string; r?: number; container?: number }
+export interface SearchMatch {
+  index: number;
+  text: string;
+  context: string;
+  tagName: string;
+  visible: boolean;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  place?: MatchPlace;
+  f?: string;
+  r?: number;
+  container?: number;
+}
 
 export interface SearchResult {
   title: string;
@@ -50,7 +73,17 @@ export function pageSearch(win: PageWindow, opts: SearchOptions): SearchResult |
   const vw = num(win.innerWidth);
   const vh = num(win.innerHeight);
   const needleRaw = str(opts.query).replace(/\s+/g, " ").trim().slice(0, 500);
-  if (!needleRaw) return { title, url, totalMatches: 0, matches: [], truncated: false, frames: finishFrames(dom, fs, win, false), scoped: true, viewport: { w: vw, h: vh } };
+  if (!needleRaw)
+    return {
+      title,
+      url,
+      totalMatches: 0,
+      matches: [],
+      truncated: false,
+      frames: finishFrames(dom, fs, win, false),
+      scoped: true,
+      viewport: { w: vw, h: vh },
+    };
   const sel = opts.selector || "";
   const selectorOk =
     !sel ||
@@ -62,8 +95,20 @@ export function pageSearch(win: PageWindow, opts: SearchOptions): SearchResult |
 
   // ---- collect visible text into one collapsed string ----
   const SKIP: Record<string, 1> = {
-    script: 1, style: 1, noscript: 1, template: 1, head: 1, title: 1, meta: 1, link: 1, select: 1,
-    datalist: 1, textarea: 1, input: 1, object: 1, embed: 1,
+    script: 1,
+    style: 1,
+    noscript: 1,
+    template: 1,
+    head: 1,
+    title: 1,
+    meta: 1,
+    link: 1,
+    select: 1,
+    datalist: 1,
+    textarea: 1,
+    input: 1,
+    object: 1,
+    embed: 1,
   };
   // Built as parts: reading the last character of a growing string would flatten it every time.
   const parts: string[] = [];
@@ -203,7 +248,8 @@ export function pageSearch(win: PageWindow, opts: SearchOptions): SearchResult |
     // A rejected whole-word candidate may overlap the next match; an accepted one may not.
     if (opts.wholeWord && (isWord(s - 1) || isWord(i + 1))) k = fail[k - 1] as number;
     else {
-      for (; nextFrame < frames.length && (frames[nextFrame] as FramePlaceholder).at <= s; nextFrame++) (frames[nextFrame] as FramePlaceholder).at = totalMatches;
+      for (; nextFrame < frames.length && (frames[nextFrame] as FramePlaceholder).at <= s; nextFrame++)
+        (frames[nextFrame] as FramePlaceholder).at = totalMatches;
       if (totalMatches++ < LIMIT) found.push(s);
       k = 0;
     }
@@ -249,7 +295,17 @@ export function pageSearch(win: PageWindow, opts: SearchOptions): SearchResult |
     const around = hay.slice(from, Math.min(hay.length, e + side));
     const after = around.indexOf("\n", e - from);
     const context = around.slice(around.lastIndexOf("\n", s - from) + 1, after < 0 ? around.length : after).trim();
-    const m: SearchMatch = { index: out.length + 1, text: hay.slice(s, e), context, tagName: "", visible: !LAYOUT, x: 0, y: 0, width: 0, height: 0 };
+    const m: SearchMatch = {
+      index: out.length + 1,
+      text: hay.slice(s, e),
+      context,
+      tagName: "",
+      visible: !LAYOUT,
+      x: 0,
+      y: 0,
+      width: 0,
+      height: 0,
+    };
     try {
       const a = segOf(s);
       const b = segOf(e - 1);
@@ -280,6 +336,14 @@ export function pageSearch(win: PageWindow, opts: SearchOptions): SearchResult |
     out.push(m);
   }
   const truncated = workHit || totalMatches > out.length;
-  return { title, url, totalMatches, matches: out, truncated, frames: finishFrames(dom, fs, win, LAYOUT), scoped, viewport: { w: vw, h: vh } };
+  return {
+    title,
+    url,
+    totalMatches,
+    matches: out,
+    truncated,
+    frames: finishFrames(dom, fs, win, LAYOUT),
+    scoped,
+    viewport: { w: vw, h: vh },
+  };
 }
-

@@ -54,7 +54,13 @@ export function matchPlace(dom: InspectDom, fs: FrameState, win: PageWindow, el:
       out.host = i;
     }
   }
-  const reg = safe(() => Reflect.get(win, Symbol.for("browser-pilot.ref-registry.v1")) as { doc: PageDocument; byEl: WeakMap<PageNode, number> } | undefined, undefined);
+  const reg = safe(
+    () =>
+      Reflect.get(win, Symbol.for("browser-pilot.ref-registry.v1")) as
+        | { doc: PageDocument; byEl: WeakMap<PageNode, number> }
+        | undefined,
+    undefined,
+  );
   if (reg && reg.doc === win.document) {
     let x: PageNode | null = el;
     for (let i = 0; x && i < 8; i++) {
@@ -85,10 +91,17 @@ export function enterFrame(fs: FrameState, el: PageElement, at: number): PageDoc
   return null;
 }
 
-export function contentOrigin(dom: InspectDom, el: PageElement, up: { x: number; y: number }): { x: number; y: number } {
+export function contentOrigin(
+  dom: InspectDom,
+  el: PageElement,
+  up: { x: number; y: number },
+): { x: number; y: number } {
   const r = dom.rect(el);
   const st = dom.styleOf(el);
-  return { x: up.x + num(r.left) + num(el.clientLeft) + (st ? px(st.paddingLeft) : 0), y: up.y + num(r.top) + num(el.clientTop) + (st ? px(st.paddingTop) : 0) };
+  return {
+    x: up.x + num(r.left) + num(el.clientLeft) + (st ? px(st.paddingLeft) : 0),
+    y: up.y + num(r.top) + num(el.clientTop) + (st ? px(st.paddingTop) : 0),
+  };
 }
 
 export function docOffset(dom: InspectDom, fs: FrameState, d: PageDocument, depth: number): { x: number; y: number } {
@@ -111,14 +124,28 @@ export function finishFrames(dom: InspectDom, fs: FrameState, win: PageWindow, l
     f.y = Math.round(o.y);
   }
   const KEY = Symbol.for("browser-pilot.inspect-frames.v1");
-  safe(() => Object.defineProperty(win, KEY, { value: fs.cross, configurable: true, enumerable: false, writable: true }), null);
+  safe(
+    () => Object.defineProperty(win, KEY, { value: fs.cross, configurable: true, enumerable: false, writable: true }),
+    null,
+  );
   const HOSTS = Symbol.for("browser-pilot.inspect-hosts.v1");
-  safe(() => Object.defineProperty(win, HOSTS, { value: fs.same, configurable: true, enumerable: false, writable: true }), null);
+  safe(
+    () => Object.defineProperty(win, HOSTS, { value: fs.same, configurable: true, enumerable: false, writable: true }),
+    null,
+  );
   return fs.found;
 }
 
 /** Pushes a node's composed-tree children in reverse, so they pop in document order. */
-export function pushKids(dom: InspectDom, n: PageNode, t: number, tag: string, sN: PageNode[], sF: number[], flags: number): void {
+export function pushKids(
+  dom: InspectDom,
+  n: PageNode,
+  t: number,
+  tag: string,
+  sN: PageNode[],
+  sF: number[],
+  flags: number,
+): void {
   let children: ArrayLike<PageNode> | null = null;
   let first: PageNode | null = null;
   if (t === 11) first = dom.firstChild(n);

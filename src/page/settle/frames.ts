@@ -43,7 +43,8 @@ export function frameMark(win: ActWindow): number | undefined {
 /** Whether the page (or another world) scheduled anything since the watcher was armed. */
 export function scheduledSince(win: ActWindow, since: Marks & { frame: number | undefined }): boolean {
   if (pageScheduled(win, since)) return true;
-  const base = since.frame, now = frameMark(win);
+  const base = since.frame,
+    now = frameMark(win);
   if (base === undefined || now === undefined || now < base) return true;
   const ours = ledgerOf(win).log.filter((o) => o > base && o < now).length;
   return now - base - 1 > ours;
@@ -52,7 +53,9 @@ export function scheduledSince(win: ActWindow, since: Marks & { frame: number | 
 /** Whether the document holds a child frame: its frames run their own animation-frame callbacks and timers on counters of their own, and what they render is not seen here. */
 export function childFrames(win: ActWindow): boolean {
   try {
-    return Number(Reflect.get(win, "length")) > 0 || win.document.querySelector("iframe, frame, object, embed") !== null;
+    return (
+      Number(Reflect.get(win, "length")) > 0 || win.document.querySelector("iframe, frame, object, embed") !== null
+    );
   } catch {
     return true;
   }

@@ -6,15 +6,56 @@ import { marks, pageScheduled, type Marks } from "./ledger.ts";
 const INPUT_KEY = Symbol.for("browser-pilot.quiet.input.v3");
 
 /** The events an action's dispatch delivers. */
-const INPUT_EVENTS = ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "dblclick", "auxclick", "contextmenu", "keydown", "keyup", "pointerover", "mouseover", "pointermove", "mousemove", "wheel"];
+const INPUT_EVENTS = [
+  "pointerdown",
+  "mousedown",
+  "pointerup",
+  "mouseup",
+  "click",
+  "dblclick",
+  "auxclick",
+  "contextmenu",
+  "keydown",
+  "keyup",
+  "pointerover",
+  "mouseover",
+  "pointermove",
+  "mousemove",
+  "wheel",
+];
 /** Input events whose handlers may answer later through a timer. */
-const TIMED_UNTIL: Record<string, string> = { pointerdown: "pointerdown", mousedown: "mousedown", pointerup: "pointerup", mouseup: "mouseup", click: "click", dblclick: "dblclick", auxclick: "auxclick", contextmenu: "contextmenu", keydown: "keydown", keyup: "keyup", pointerover: "mousemove", mouseover: "mousemove" };
+const TIMED_UNTIL: Record<string, string> = {
+  pointerdown: "pointerdown",
+  mousedown: "mousedown",
+  pointerup: "pointerup",
+  mouseup: "mouseup",
+  click: "click",
+  dblclick: "dblclick",
+  auxclick: "auxclick",
+  contextmenu: "contextmenu",
+  keydown: "keydown",
+  keyup: "keyup",
+  pointerover: "mousemove",
+  mouseover: "mousemove",
+};
 const JUDGED_AT: Record<string, true> = {};
 for (const end of Object.values(TIMED_UNTIL)) JUDGED_AT[end] = true;
 /** An edit's events: the typing settle waits for a frame after them (a page that reacts to input in its next frame). */
 const EDIT_EVENTS = ["beforeinput", "input"];
 /** Where each received input event went (`Received`), by the slot it fills. */
-const RECEIVED_SLOT: Record<string, keyof Received> = { pointerdown: "down", mousedown: "down", pointerup: "up", mouseup: "up", click: "click", dblclick: "dblclick", contextmenu: "contextmenu", pointerover: "over", mouseover: "over", input: "edit", drop: "drop" };
+const RECEIVED_SLOT: Record<string, keyof Received> = {
+  pointerdown: "down",
+  mousedown: "down",
+  pointerup: "up",
+  mouseup: "up",
+  click: "click",
+  dblclick: "dblclick",
+  contextmenu: "contextmenu",
+  pointerover: "over",
+  mouseover: "over",
+  input: "edit",
+  drop: "drop",
+};
 
 /** What received the input events since the last probe (act-probe.ts) aimed at an element. */
 export interface Received {
@@ -109,7 +150,8 @@ export function inputClock(win: ActWindow, relisten = false): InputClock {
       else c.hr = at;
       const until = TIMED_UNTIL[e.type];
       // The pointer's over events of one move are judged together, to its mousemove.
-      if (until && !(until === "mousemove" && c.judging?.until === "mousemove")) c.judging = { until, at, from: marks(win) };
+      if (until && !(until === "mousemove" && c.judging?.until === "mousemove"))
+        c.judging = { until, at, from: marks(win) };
     },
     judge: (e) => {
       const j = c.judging;

@@ -11,7 +11,20 @@ interface Watchers {
 export type QuietOps = {
   install: { arg: { id: number }; result: ReturnType<typeof install> };
   poll: { arg: Watchers & { after?: number }; result: ReturnType<typeof reply> | null };
-  settle: { arg: Watchers & { quietFor?: number; frames?: number; syncQuietFor?: number; timerQuietFor?: number; sinceResponse?: number; click?: boolean; idle?: boolean; max?: number; linger?: number }; result: Awaited<ReturnType<typeof settle>> | null };
+  settle: {
+    arg: Watchers & {
+      quietFor?: number;
+      frames?: number;
+      syncQuietFor?: number;
+      timerQuietFor?: number;
+      sinceResponse?: number;
+      click?: boolean;
+      idle?: boolean;
+      max?: number;
+      linger?: number;
+    };
+    result: Awaited<ReturnType<typeof settle>> | null;
+  };
   late: { arg: Watchers & { windowMs: number; linger?: number }; result: Awaited<ReturnType<typeof late>> | null };
   hold: { arg: Watchers & { timerQuietFor: number }; result: Awaited<ReturnType<typeof hold>> | null };
 };

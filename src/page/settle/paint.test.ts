@@ -12,7 +12,15 @@ function animation(props: string[][]): ActAnimation & { reads: number } {
       getComputedTiming: () => ({ endTime: 150 }),
       getKeyframes: () => {
         a.reads++;
-        return props.map((p) => Object.fromEntries([["offset", 0], ["computedOffset", 0], ["easing", "ease"], ["composite", "auto"], ...p.map((k) => [k, "x"])]));
+        return props.map((p) =>
+          Object.fromEntries([
+            ["offset", 0],
+            ["computedOffset", 0],
+            ["easing", "ease"],
+            ["composite", "auto"],
+            ...p.map((k) => [k, "x"]),
+          ]),
+        );
       },
     },
   };
@@ -22,14 +30,26 @@ function animation(props: string[][]): ActAnimation & { reads: number } {
 describe("repaint-only animations", () => {
   test("colours, shadows and outlines only repaint; anything that moves, resizes, fades or hides does more", () => {
     const cases: [string[][], boolean][] = [
-      [[["boxShadow", "borderTopColor"], ["boxShadow", "borderTopColor"]], true],
+      [
+        [
+          ["boxShadow", "borderTopColor"],
+          ["boxShadow", "borderTopColor"],
+        ],
+        true,
+      ],
       [[["outlineColor"], ["outlineColor"]], true],
       [[["backgroundColor"], ["color"]], true],
       [[["opacity"], ["opacity"]], false],
       [[["height"], ["height"]], false],
       [[["visibility"], ["visibility"]], false],
       // One effect that animates a colour with a transform moves the element.
-      [[["backgroundColor", "transform"], ["backgroundColor", "transform"]], false],
+      [
+        [
+          ["backgroundColor", "transform"],
+          ["backgroundColor", "transform"],
+        ],
+        false,
+      ],
       [[["color"], ["color", "filter"]], false],
       // A custom property may feed anything.
       [[["--tint"], ["--tint"]], false],
@@ -50,7 +70,15 @@ describe("repaint-only animations", () => {
   });
 
   test("an animation without an effect, or whose keyframes cannot be read, does more than repaint", () => {
-    const broken: ActAnimation = { playState: "running", startTime: 0, effect: { getKeyframes: () => { throw new Error("no"); } } };
+    const broken: ActAnimation = {
+      playState: "running",
+      startTime: 0,
+      effect: {
+        getKeyframes: () => {
+          throw new Error("no");
+        },
+      },
+    };
     const bare: ActAnimation = { playState: "running", startTime: 0, effect: {} };
     const none: ActAnimation = { playState: "running", startTime: 0, effect: null };
     expect([broken, bare, none].map(paintOnly)).toEqual([false, false, false]);

@@ -83,13 +83,19 @@ describe("page quiet watcher", () => {
     }, 10);
     // Quiet must last 300 ms here, far longer than a step: a stalled machine cannot fake it between steps
     // (nor end it by the sync floor before the first step ran late).
-    const busy = (await quiet(w, { ...settle, quietFor: 300, syncQuietFor: 300 })) as Poll & { settled: boolean; capped?: boolean };
+    const busy = (await quiet(w, { ...settle, quietFor: 300, syncQuietFor: 300 })) as Poll & {
+      settled: boolean;
+      capped?: boolean;
+    };
     expect(busy.settled).toBe(true);
     expect(busy.capped).toBeUndefined();
     expect(n).toBe(15);
     expect(busy.quietFor).toBeGreaterThanOrEqual(300);
     // A rule that cannot be met in time (here a floor longer than the limit) ends at the limit: observed as it is.
-    const capped = (await quiet(w, { ...settle, syncQuietFor: 60_000, max: 100, finish: true })) as Poll & { settled: boolean; capped?: boolean };
+    const capped = (await quiet(w, { ...settle, syncQuietFor: 60_000, max: 100, finish: true })) as Poll & {
+      settled: boolean;
+      capped?: boolean;
+    };
     expect(capped).toMatchObject({ settled: true, capped: true });
     expect(quiet(w, { op: "poll", ids: [1] })).toBeNull();
   });
@@ -128,31 +134,42 @@ describe("page quiet watcher", () => {
     expect(Date.now() - t0).toBeLessThan(55);
   });
 
-  test.each(channels)("settle: the sync floor lasts its whole time on the high-resolution clock, however coarse Date.now() is (%s)", async (_name, withChannel) => {
-    const w = windowWith(withChannel);
-    const hr = w as unknown as { performance: { now(): number } };
-    // Date.now() counts whole ms, so a floor timed by it could end up to 1 ms early; a wall
-    // clock that ticks in 5 ms steps makes that certain rather than occasional.
-    const wall = Date.now;
-    Date.now = () => Math.floor(wall() / 5) * 5;
-    const short: number[] = [];
-    try {
-      for (let i = 0; i < 6; i++) {
-        quiet(w, { op: "install", id: 1 });
-        const before = hr.performance.now();
-        w.document.body.dispatchEvent(new w.MouseEvent("click", { bubbles: true }));
-        w.document.body.appendChild(w.document.createElement("div"));
-        await tick();
-        const r = (await quiet(w, { op: "settle", ids: [1], quietFor: 50, syncQuietFor: 20, frames: 3, max: 60_000, finish: true })) as Poll & { settled: boolean };
-        expect(r).toMatchObject({ settled: true, mutations: 1 });
-        const took = hr.performance.now() - before;
-        if (took < 20) short.push(took);
+  test.each(channels)(
+    "settle: the sync floor lasts its whole time on the high-resolution clock, however coarse Date.now() is (%s)",
+    async (_name, withChannel) => {
+      const w = windowWith(withChannel);
+      const hr = w as unknown as { performance: { now(): number } };
+      // Date.now() counts whole ms, so a floor timed by it could end up to 1 ms early; a wall
+      // clock that ticks in 5 ms steps makes that certain rather than occasional.
+      const wall = Date.now;
+      Date.now = () => Math.floor(wall() / 5) * 5;
+      const short: number[] = [];
+      try {
+        for (let i = 0; i < 6; i++) {
+          quiet(w, { op: "install", id: 1 });
+          const before = hr.performance.now();
+          w.document.body.dispatchEvent(new w.MouseEvent("click", { bubbles: true }));
+          w.document.body.appendChild(w.document.createElement("div"));
+          await tick();
+          const r = (await quiet(w, {
+            op: "settle",
+            ids: [1],
+            quietFor: 50,
+            syncQuietFor: 20,
+            frames: 3,
+            max: 60_000,
+            finish: true,
+          })) as Poll & { settled: boolean };
+          expect(r).toMatchObject({ settled: true, mutations: 1 });
+          const took = hr.performance.now() - before;
+          if (took < 20) short.push(took);
+        }
+      } finally {
+        Date.now = wall;
       }
-    } finally {
-      Date.now = wall;
-    }
-    expect(short).toEqual([]);
-  });
+      expect(short).toEqual([]);
+    },
+  );
 
   test("late: ends at the first change, or after the window when nothing comes", async () => {
     const w = new Window({ url: "https://quiet.example/" });
@@ -172,7 +189,10 @@ describe("page quiet watcher", () => {
   test("a new watcher ends the ones that only linger, and replaces one under a reused id", async () => {
     const w = new Window({ url: "https://quiet.example/" });
     opened.push(w);
-    const held = () => Object.keys((w as unknown as Record<symbol, Record<number, unknown>>)[Symbol.for("browser-pilot.quiet.v2")] ?? {}).map(Number);
+    const held = () =>
+      Object.keys(
+        (w as unknown as Record<symbol, Record<number, unknown>>)[Symbol.for("browser-pilot.quiet.v2")] ?? {},
+      ).map(Number);
     quiet(w, { op: "install", id: 1 });
     await quiet(w, { op: "settle", ids: [1], quietFor: 50, syncQuietFor: 0, frames: 3, max: 60_000, linger: 60_000 });
     quiet(w, { op: "install", id: 2 });
@@ -190,7 +210,15 @@ describe("page quiet watcher", () => {
     const w = new Window({ url: "https://quiet.example/" });
     opened.push(w);
     quiet(w, { op: "install", id: 1 });
-    const r = (await quiet(w, { op: "settle", ids: [1], quietFor: 50, syncQuietFor: 0, frames: 3, max: 1000, linger: 40 })) as { settled: boolean };
+    const r = (await quiet(w, {
+      op: "settle",
+      ids: [1],
+      quietFor: 50,
+      syncQuietFor: 0,
+      frames: 3,
+      max: 1000,
+      linger: 40,
+    })) as { settled: boolean };
     expect(r.settled).toBe(true);
     // Still there right after: a settle after the network can count a response's changes.
     w.document.body.appendChild(w.document.createElement("b"));
@@ -199,59 +227,102 @@ describe("page quiet watcher", () => {
     // A poll cancels the pending linger; a new settle starts a new one, which then ends it.
     await quiet(w, { op: "settle", ids: [1], quietFor: 50, syncQuietFor: 0, frames: 3, max: 1000, linger: 40 });
     // Looked at without a call (a poll would cancel the linger).
-    const held = () => (w as unknown as Record<symbol, Record<number, unknown>>)[Symbol.for("browser-pilot.quiet.v2")]?.[1];
+    const held = () =>
+      (w as unknown as Record<symbol, Record<number, unknown>>)[Symbol.for("browser-pilot.quiet.v2")]?.[1];
     for (let i = 0; i < 250 && held() !== undefined; i++) await new Promise((res) => setTimeout(res, 20));
     expect(held()).toBeUndefined();
     expect(quiet(w, { op: "poll", ids: [1] })).toBeNull();
   });
 
-  test.each(channels)("settle for typing (no time floor): a frame after the change is enough, and one that already ran counts (%s)", async (_name, withChannel) => {
-    const w = windowWith(withChannel);
-    quiet(w, { op: "install", id: 1 });
-    w.document.body.appendChild(w.document.createElement("div"));
-    await tick();
-    // A frame runs after the change, before the settle starts.
-    await new Promise((r) => w.requestAnimationFrame(() => r(undefined)));
-    const r = (await quiet(w, { op: "settle", ids: [1], quietFor: 50, syncQuietFor: 0, frames: 3, max: 60_000 })) as Poll & { settled: boolean; capped?: boolean };
-    expect(r).toMatchObject({ settled: true, mutations: 1 });
-    expect(r.capped).toBeUndefined();
-    // A change the frame's own callbacks make is seen before settling: the page moved on its own.
-    quiet(w, { op: "install", id: 2 });
-    w.document.body.appendChild(w.document.createElement("p"));
-    let steps = 0;
-    const step = () => { w.document.body.appendChild(w.document.createElement("i")); if (++steps < 5) w.requestAnimationFrame(step); };
-    w.requestAnimationFrame(step);
-    const moving = (await quiet(w, { op: "settle", ids: [2], quietFor: 50, syncQuietFor: 0, frames: 3, max: 60_000, finish: true })) as Poll & { settled: boolean };
-    expect(moving.settled).toBe(true);
-    expect(steps).toBe(5);
-    expect(moving.quietFor).toBeGreaterThanOrEqual(50);
-  });
+  test.each(channels)(
+    "settle for typing (no time floor): a frame after the change is enough, and one that already ran counts (%s)",
+    async (_name, withChannel) => {
+      const w = windowWith(withChannel);
+      quiet(w, { op: "install", id: 1 });
+      w.document.body.appendChild(w.document.createElement("div"));
+      await tick();
+      // A frame runs after the change, before the settle starts.
+      await new Promise((r) => w.requestAnimationFrame(() => r(undefined)));
+      const r = (await quiet(w, {
+        op: "settle",
+        ids: [1],
+        quietFor: 50,
+        syncQuietFor: 0,
+        frames: 3,
+        max: 60_000,
+      })) as Poll & { settled: boolean; capped?: boolean };
+      expect(r).toMatchObject({ settled: true, mutations: 1 });
+      expect(r.capped).toBeUndefined();
+      // A change the frame's own callbacks make is seen before settling: the page moved on its own.
+      quiet(w, { op: "install", id: 2 });
+      w.document.body.appendChild(w.document.createElement("p"));
+      let steps = 0;
+      const step = () => {
+        w.document.body.appendChild(w.document.createElement("i"));
+        if (++steps < 5) w.requestAnimationFrame(step);
+      };
+      w.requestAnimationFrame(step);
+      const moving = (await quiet(w, {
+        op: "settle",
+        ids: [2],
+        quietFor: 50,
+        syncQuietFor: 0,
+        frames: 3,
+        max: 60_000,
+        finish: true,
+      })) as Poll & { settled: boolean };
+      expect(moving.settled).toBe(true);
+      expect(steps).toBe(5);
+      expect(moving.quietFor).toBeGreaterThanOrEqual(50);
+    },
+  );
 
-  test.each(channels)("settle for typing: a frame after the last input, even when an earlier change had its frame and the last key changes only the value (%s)", async (_name, withChannel) => {
-    const w = windowWith(withChannel);
-    const body = w.document.body;
-    // The page follows the field in its next frame.
-    body.addEventListener("input", () => w.requestAnimationFrame(() => body.appendChild(w.document.createElement("output"))));
-    quiet(w, { op: "install", id: 1 });
-    // The action's first key changed the page, and frames ran since.
-    body.appendChild(w.document.createElement("div"));
-    await tick();
-    await new Promise((r) => w.requestAnimationFrame(() => w.requestAnimationFrame(() => r(undefined))));
-    // Its last key changes only the value; the page's preview comes in the next frame.
-    body.dispatchEvent(new w.KeyboardEvent("keydown", { bubbles: true }));
-    body.dispatchEvent(new w.Event("input", { bubbles: true }));
-    body.dispatchEvent(new w.KeyboardEvent("keyup", { bubbles: true }));
-    const r = (await quiet(w, { op: "settle", ids: [1], quietFor: 50, syncQuietFor: 0, frames: 3, max: 60_000, finish: true })) as Poll & { settled: boolean };
-    expect(r).toMatchObject({ settled: true, mutations: 2 });
-    // Text inserted without key events fires only input events: they count the same.
-    quiet(w, { op: "install", id: 2 });
-    body.appendChild(w.document.createElement("div"));
-    await tick();
-    await new Promise((r) => w.requestAnimationFrame(() => w.requestAnimationFrame(() => r(undefined))));
-    body.dispatchEvent(new w.Event("input", { bubbles: true }));
-    const inserted = (await quiet(w, { op: "settle", ids: [2], quietFor: 50, syncQuietFor: 0, frames: 3, max: 60_000, finish: true })) as Poll & { settled: boolean };
-    expect(inserted).toMatchObject({ settled: true, mutations: 2 });
-  });
+  test.each(channels)(
+    "settle for typing: a frame after the last input, even when an earlier change had its frame and the last key changes only the value (%s)",
+    async (_name, withChannel) => {
+      const w = windowWith(withChannel);
+      const body = w.document.body;
+      // The page follows the field in its next frame.
+      body.addEventListener("input", () =>
+        w.requestAnimationFrame(() => body.appendChild(w.document.createElement("output"))),
+      );
+      quiet(w, { op: "install", id: 1 });
+      // The action's first key changed the page, and frames ran since.
+      body.appendChild(w.document.createElement("div"));
+      await tick();
+      await new Promise((r) => w.requestAnimationFrame(() => w.requestAnimationFrame(() => r(undefined))));
+      // Its last key changes only the value; the page's preview comes in the next frame.
+      body.dispatchEvent(new w.KeyboardEvent("keydown", { bubbles: true }));
+      body.dispatchEvent(new w.Event("input", { bubbles: true }));
+      body.dispatchEvent(new w.KeyboardEvent("keyup", { bubbles: true }));
+      const r = (await quiet(w, {
+        op: "settle",
+        ids: [1],
+        quietFor: 50,
+        syncQuietFor: 0,
+        frames: 3,
+        max: 60_000,
+        finish: true,
+      })) as Poll & { settled: boolean };
+      expect(r).toMatchObject({ settled: true, mutations: 2 });
+      // Text inserted without key events fires only input events: they count the same.
+      quiet(w, { op: "install", id: 2 });
+      body.appendChild(w.document.createElement("div"));
+      await tick();
+      await new Promise((r) => w.requestAnimationFrame(() => w.requestAnimationFrame(() => r(undefined))));
+      body.dispatchEvent(new w.Event("input", { bubbles: true }));
+      const inserted = (await quiet(w, {
+        op: "settle",
+        ids: [2],
+        quietFor: 50,
+        syncQuietFor: 0,
+        frames: 3,
+        max: 60_000,
+        finish: true,
+      })) as Poll & { settled: boolean };
+      expect(inserted).toMatchObject({ settled: true, mutations: 2 });
+    },
+  );
 
   test("a clock an older build left in the document (another shape, its own key) does not end the floor early", async () => {
     const w = new Window({ url: "https://quiet.example/" });
@@ -266,7 +337,15 @@ describe("page quiet watcher", () => {
     w.document.body.dispatchEvent(new w.MouseEvent("click", { bubbles: true }));
     w.document.body.appendChild(w.document.createElement("div"));
     await tick();
-    const r = (await quiet(w, { op: "settle", ids: [1], quietFor: 50, syncQuietFor: 20, frames: 3, max: 60_000, finish: true })) as Poll & { settled: boolean };
+    const r = (await quiet(w, {
+      op: "settle",
+      ids: [1],
+      quietFor: 50,
+      syncQuietFor: 20,
+      frames: 3,
+      max: 60_000,
+      finish: true,
+    })) as Poll & { settled: boolean };
     expect(r).toMatchObject({ settled: true, mutations: 1 });
     expect(hr.performance.now() - before).toBeGreaterThanOrEqual(20);
   });

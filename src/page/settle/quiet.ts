@@ -118,7 +118,22 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
       delete held[Number(key)];
     }
   }
-  const st: Watcher = { hr: hrNow(win), tickHr: 0, mutations: 0, last: 0, lastHr: 0, mark: 0, obs: null, t0, frames: 0, mutFrame: 0, wake: null, ticking: true, resume: () => undefined, marks: counters };
+  const st: Watcher = {
+    hr: hrNow(win),
+    tickHr: 0,
+    mutations: 0,
+    last: 0,
+    lastHr: 0,
+    mark: 0,
+    obs: null,
+    t0,
+    frames: 0,
+    mutFrame: 0,
+    wake: null,
+    ticking: true,
+    resume: () => undefined,
+    marks: counters,
+  };
   st.obs = new win.MutationObserver((list) => {
     st.mutations += list.length;
     st.last = Date.now();
@@ -173,7 +188,7 @@ function animating(win: ActWindow, from: number): number {
       if (a.startTime !== null && a.startTime < from - 50) continue;
       if (paintOnly(a)) continue;
       const end = a.effect && a.effect.getComputedTiming ? a.effect.getComputedTiming().endTime : Infinity;
-      if (typeof end === "number" && isFinite(end)) n++;
+      if (typeof end === "number" && Number.isFinite(end)) n++;
     }
   } catch {}
   return n;
@@ -194,7 +209,12 @@ export function watched(win: ActWindow, held: Record<number, Watcher>, ids: numb
     timedOverHr: since(clock?.timedOver),
     measure(after) {
       const now = Date.now();
-      let last = 0, m = 0, from = Infinity, framesQuiet = Infinity, rendering = false, frames = 0;
+      let last = 0,
+        m = 0,
+        from = Infinity,
+        framesQuiet = Infinity,
+        rendering = false,
+        frames = 0;
       for (const s of sts) {
         framesQuiet = Math.min(framesQuiet, s.frames - s.mutFrame);
         if (s.frames > 0) rendering = true;
@@ -208,7 +228,14 @@ export function watched(win: ActWindow, held: Record<number, Watcher>, ids: numb
         // The earliest observer saw every mutation the later ones did.
         if (s.mutations > m) m = s.mutations;
       }
-      return { quietFor: now - last, mutations: m, animating: running, framesQuiet: rendering ? framesQuiet : -1, frames, last };
+      return {
+        quietFor: now - last,
+        mutations: m,
+        animating: running,
+        framesQuiet: rendering ? framesQuiet : -1,
+        frames,
+        last,
+      };
     },
     finish() {
       for (const id of ids) {
@@ -237,6 +264,9 @@ export function watched(win: ActWindow, held: Record<number, Watcher>, ids: numb
 }
 
 /** The poll as the broker reads it, with what a wait adds (`settled`, `capped`). */
-export function reply(p: Measure, extra: { settled?: true; capped?: true } = {}): QuietPoll & { settled?: true; capped?: true } {
+export function reply(
+  p: Measure,
+  extra: { settled?: true; capped?: true } = {},
+): QuietPoll & { settled?: true; capped?: true } {
   return { quietFor: p.quietFor, mutations: p.mutations, animating: p.animating, framesQuiet: p.framesQuiet, ...extra };
 }

@@ -1,20 +1,34 @@
 /** The waits of the quiet watcher, run in the page on its own frames and mutation records, so the broker spends no message on polling. */
 import { hrNow } from "./input.ts";
 import { childFrames, foreignFrame, scheduledSince } from "./frames.ts";
-import { heldOf, install, reply, watched, type Measure, type QuietArg, type QuietPoll, type Watched, type Watcher } from "./quiet.ts";
+import {
+  heldOf,
+  install,
+  reply,
+  watched,
+  type Measure,
+  type QuietArg,
+  type QuietPoll,
+  type Watched,
+  type Watcher,
+} from "./quiet.ts";
 import { pageScheduled } from "./ledger.ts";
 import type { ActWindow } from "../act/dom.ts";
 
 export function late(w: Watched, arg: QuietArg): Promise<{ changed: boolean }> {
   const { win, sts } = w;
   const windowMs = Number(arg.windowMs) || 0;
-  const m0 = w.measure(0).mutations, f0 = w.measure(0).frames, tl = Date.now();
+  const m0 = w.measure(0).mutations,
+    f0 = w.measure(0).frames,
+    tl = Date.now();
   const frames = Math.round(windowMs / 17);
   return new Promise((resolve) => {
-    let done = false, timer = 0;
+    let done = false,
+      timer = 0;
     const check = (): void => {
       if (done) return;
-      const p = w.measure(0), el = Date.now() - tl;
+      const p = w.measure(0),
+        el = Date.now() - tl;
       const changed = p.mutations > m0;
       const rendered = p.framesQuiet < 0 || p.frames - f0 >= frames;
       if (changed || el >= 2 * windowMs || (el >= windowMs && rendered)) {
@@ -38,11 +52,18 @@ export function late(w: Watched, arg: QuietArg): Promise<{ changed: boolean }> {
 /** How long after the input a change that came before the settle call is taken as the page's own (half a frame). */
 const LATE_CHANGE_MS = 8;
 
-export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled?: true; capped?: true; timed?: true; timedOver?: true }> {
+export function settle(
+  w: Watched,
+  arg: QuietArg,
+): Promise<QuietPoll & { settled?: true; capped?: true; timed?: true; timedOver?: true }> {
   const { win, sts } = w;
-  const quietFor = Number(arg.quietFor) || 0, frames = Number(arg.frames) || 0, max = Number(arg.max) || 0;
+  const quietFor = Number(arg.quietFor) || 0,
+    frames = Number(arg.frames) || 0,
+    max = Number(arg.max) || 0;
   const syncQuietFor = Number(arg.syncQuietFor) || 0;
-  const ts = Date.now(), before = w.measure(Number(arg.after)).mutations, fs = w.measure(0).frames;
+  const ts = Date.now(),
+    before = w.measure(Number(arg.after)).mutations,
+    fs = w.measure(0).frames;
   // The floor runs from the action's last input event when the page saw one, or from the last response to a request it started when that came later.
   const hs = hrNow(win);
   const response = arg.sinceResponse !== undefined ? Math.min(hs, hs - Math.max(0, Number(arg.sinceResponse) || 0)) : 0;
@@ -73,10 +94,21 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
   const frameless = typing && floor === 0 && win.document.visibilityState === "visible" && !childFrames(win);
   const idle = (p: Measure): boolean => p.mutations === 0 && !foreignFrame(win) && !scheduled();
   // `idle`: after its frame the frame rule also waits for a task of ours that runs only once the main thread has no other task pending.
-  const idleWait = ledger && arg.idle === true && (typeof win.scheduler?.postTask === "function" || typeof win.requestIdleCallback === "function");
-  let idleAsked = false, idleHr = 0, framedHr = 0, bounded = false;
+  const idleWait =
+    ledger &&
+    arg.idle === true &&
+    (typeof win.scheduler?.postTask === "function" || typeof win.requestIdleCallback === "function");
+  let idleAsked = false,
+    idleHr = 0,
+    framedHr = 0,
+    bounded = false;
   return new Promise((resolve) => {
-    let done = false, timer = 0, pending = false, fromTimer = false, timed = false, looked = false;
+    let done = false,
+      timer = 0,
+      pending = false,
+      fromTimer = false,
+      timed = false,
+      looked = false;
     const end = (p: ReturnType<Watched["measure"]>, extra: { settled: true; capped?: true }): void => {
       done = true;
       if (channel) channel.port1.onmessage = null;
@@ -85,7 +117,11 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
       if (arg.finish) w.finish();
       else if (Number(arg.linger) > 0) w.linger(Number(arg.linger));
       // `timed`, `timedOver`: the action's input handlers scheduled a timer.
-      resolve({ ...reply(p, extra), ...(w.timedHr > 0 ? { timed: true as const } : {}), ...(w.timedOverHr > 0 ? { timedOver: true as const } : {}) });
+      resolve({
+        ...reply(p, extra),
+        ...(w.timedHr > 0 ? { timed: true as const } : {}),
+        ...(w.timedOverHr > 0 ? { timedOver: true as const } : {}),
+      });
     };
     const askIdle = (): void => {
       if (idleAsked || done) return;
@@ -108,9 +144,13 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
       // Whether this look runs in a task after the call's own (the first look runs inside it).
       const later = looked;
       looked = true;
-      const now = Date.now(), p = w.measure(0), el = now - ts, sinceCause = hrNow(win) - from;
+      const now = Date.now(),
+        p = w.measure(0),
+        el = now - ts,
+        sinceCause = hrNow(win) - from;
       // A click (any action but typing) that changed nothing yet is held to the floor too.
-      if (floor === 0 && ledger && timerFloor > 0 && (scheduled() || (!typing && p.mutations === 0))) floor = timerFloor;
+      if (floor === 0 && ledger && timerFloor > 0 && (scheduled() || (!typing && p.mutations === 0)))
+        floor = timerFloor;
       // A timer the action started that is due before the floor's end must have run when the floor ends.
       if (byTimer && sinceCause >= floor - 1) timed = true;
       const moved = p.mutations > base;
@@ -119,7 +159,12 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
       if (p.animating > 0) ok = false;
       else if (!moved && frameless && later && idle(p)) ok = true;
       else if (!moved) {
-        ok = p.framesQuiet < 0 ? el >= quietFor : floor > 0 ? p.frames - fs >= 1 && sinceCause >= floor : (p.mutations > 0 ? p.framesQuiet >= 1 : p.frames - fs >= 1) && framedSince();
+        ok =
+          p.framesQuiet < 0
+            ? el >= quietFor
+            : floor > 0
+              ? p.frames - fs >= 1 && sinceCause >= floor
+              : (p.mutations > 0 ? p.framesQuiet >= 1 : p.frames - fs >= 1) && framedSince();
         if (ok && floor === 0 && idleWait && p.framesQuiet >= 0) {
           // The frame's time: an idle task that began after it saw what the frame started.
           if (framedHr === 0) for (const s of sts) framedHr = Math.max(framedHr, s.tickHr);
@@ -133,8 +178,14 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
         timer = win.setTimeout(onTimer, 1);
         return;
       }
-      if (ok) return end(p, { settled: true });
-      if (el >= max) return end(p, { settled: true, capped: true });
+      if (ok) {
+        end(p, { settled: true });
+        return;
+      }
+      if (el >= max) {
+        end(p, { settled: true, capped: true });
+        return;
+      }
       // Look again after the next frame's task, or by time when the page renders no frames.
       win.clearTimeout(timer);
       // Waiting for our idle task: at the latest when the floor would have ended, at its end or in a timer task of ours after the frame, as the floor's end is.
@@ -143,12 +194,27 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
         bounded = true;
         return;
       }
-      const wait = moved ? quietFor - p.quietFor : p.framesQuiet < 0 ? quietFor - el : floor > 0 ? floor - sinceCause : quietFor - el;
+      const wait = moved
+        ? quietFor - p.quietFor
+        : p.framesQuiet < 0
+          ? quietFor - el
+          : floor > 0
+            ? floor - sinceCause
+            : quietFor - el;
       // The floor's end is known to the fraction of a ms.
-      const floorLeft = !moved && p.framesQuiet >= 0 && floor > 0 && p.animating === 0 ? Math.min(max - el, floor - sinceCause) : 0;
+      const floorLeft =
+        !moved && p.framesQuiet >= 0 && floor > 0 && p.animating === 0 ? Math.min(max - el, floor - sinceCause) : 0;
       // Until a timer of ours ran at the floor's last whole ms, the fraction waits on a timer too.
       if (floorLeft > 0 && floorLeft < 1 && nextTask && timed) nextTask();
-      else timer = win.setTimeout(onTimer, floorLeft > 0 ? nextTask ? Math.max(1, Math.floor(floorLeft)) : Math.ceil(floorLeft) : Math.max(5, Math.min(max - el, wait)));
+      else
+        timer = win.setTimeout(
+          onTimer,
+          floorLeft > 0
+            ? nextTask
+              ? Math.max(1, Math.floor(floorLeft))
+              : Math.ceil(floorLeft)
+            : Math.max(5, Math.min(max - el, wait)),
+        );
       // Frameless typing looks again in the next task, not after the frame.
       if (frameless && !later && !moved && p.mutations === 0) wake();
     };
@@ -177,7 +243,8 @@ export function settle(w: Watched, arg: QuietArg): Promise<QuietPoll & { settled
 export function hold(w: Watched, arg: QuietArg): { scheduled?: true } | Promise<{ scheduled: true }> {
   const { win, sts } = w;
   if (!sts.some((s) => scheduledSince(win, s.marks))) return {};
-  const floor = Math.max(0, Number(arg.timerQuietFor) || 0), hs = hrNow(win);
+  const floor = Math.max(0, Number(arg.timerQuietFor) || 0),
+    hs = hrNow(win);
   const from = w.inputHr > 0 && w.inputHr <= hs ? w.inputHr : hs;
   return new Promise((resolve) => {
     const step = (): void => {
@@ -190,7 +257,10 @@ export function hold(w: Watched, arg: QuietArg): { scheduled?: true } | Promise<
 }
 
 /** The quiet watcher as the page runtime calls it: install, poll, settle, late or hold. */
-export function pageQuiet(win: ActWindow, arg: QuietArg): QuietPoll | { scheduled?: true } | Promise<unknown> | true | null {
+export function pageQuiet(
+  win: ActWindow,
+  arg: QuietArg,
+): QuietPoll | { scheduled?: true } | Promise<unknown> | true | null {
   const held = heldOf(win);
   if (arg.op === "install") return install(win, held, Number(arg.id));
   const ids = arg.ids || [];

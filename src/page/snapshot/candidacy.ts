@@ -76,7 +76,17 @@ export function seeCandidacy(run: Run, s: Seen, ctx: Ctx): void {
 }
 
 /** Composite containers whose listened or delegated items are controls of their own. */
-const ITEM_HOSTS: Record<string, 1> = { list: 1, menu: 1, menubar: 1, listbox: 1, tree: 1, toolbar: 1, tablist: 1, radiogroup: 1, grid: 1 };
+const ITEM_HOSTS: Record<string, 1> = {
+  list: 1,
+  menu: 1,
+  menubar: 1,
+  listbox: 1,
+  tree: 1,
+  toolbar: 1,
+  tablist: 1,
+  radiogroup: 1,
+  grid: 1,
+};
 
 function holdsItems(rec: Run["candStack"][number] | undefined): boolean {
   return rec !== undefined && (rec.dom || ITEM_HOSTS[rec.role] === 1);

@@ -8,7 +8,15 @@ import { inputType, isButtonType } from "./roles.ts";
 import { bound, collapse, lower, readAttrs } from "./text.ts";
 import type { Attrs, Ctx, Rec, Run } from "./types.ts";
 
-export function describe(run: Run, rec: Rec, el: PageElement, A: Attrs, tag: string, ctx: Ctx, ctrl: PageElement): void {
+export function describe(
+  run: Run,
+  rec: Rec,
+  el: PageElement,
+  A: Attrs,
+  tag: string,
+  ctx: Ctx,
+  ctrl: PageElement,
+): void {
   const T = run.T;
   const role = rec.role;
   const ctag = ctrl === el ? tag : lower(ctrl.localName);
@@ -36,7 +44,8 @@ export function describe(run: Run, rec: Rec, el: PageElement, A: Attrs, tag: str
   if (!rec.fixedName) {
     if (tag === "input" && (itype === "submit" || itype === "reset" || itype === "button")) {
       const v = A.value;
-      rec.fixedName = v !== undefined ? bound(v, run.BUF_CAP) : itype === "submit" ? "Submit" : itype === "reset" ? "Reset" : "";
+      rec.fixedName =
+        v !== undefined ? bound(v, run.BUF_CAP) : itype === "submit" ? "Submit" : itype === "reset" ? "Reset" : "";
     } else if (tag === "input" && itype === "image") {
       rec.fixedName = A.alt || A.value || "Submit";
     } else if (tag === "img" || tag === "area") {

@@ -40,7 +40,14 @@ export function assignRefs(run: Run): { candidateRefs: number[]; totalCandidates
 }
 
 export function toElement(r: Rec): SnapshotElement {
-  const e: SnapshotElement = { kind: "element", ref: r.ref, role: r.role, name: r.name, box: r.box, inViewport: r.inVp };
+  const e: SnapshotElement = {
+    kind: "element",
+    ref: r.ref,
+    role: r.role,
+    name: r.name,
+    box: r.box,
+    inViewport: r.inVp,
+  };
   if (r.sensitive) {
     e.sensitive = true;
     e.valueLength = r.valueLength;

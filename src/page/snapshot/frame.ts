@@ -9,7 +9,15 @@ import { attr, cut, inter, num0, px } from "./text.ts";
 import type { Clip, Ctx, Run } from "./types.ts";
 import { pushNode } from "./stack.ts";
 
-export function frameRoot(run: Run, el: PageElement, ctx: Ctx, d: number, rect: PageRect | null, box: Box, inVp: boolean): void {
+export function frameRoot(
+  run: Run,
+  el: PageElement,
+  ctx: Ctx,
+  d: number,
+  rect: PageRect | null,
+  box: Box,
+  inVp: boolean,
+): void {
   const count = (run.frameCounters.get(ctx.doc) || 0) + 1;
   run.frameCounters.set(ctx.doc, count);
   const path = ctx.frame ? `${ctx.frame}.${count}` : String(count);

@@ -5,7 +5,8 @@ import type { PageElement } from "../types.ts";
 
 afterAll(closePages);
 
-const byId = (w: { document: { getElementById(id: string): unknown } }, id: string) => w.document.getElementById(id) as unknown as PageElement;
+const byId = (w: { document: { getElementById(id: string): unknown } }, id: string) =>
+  w.document.getElementById(id) as unknown as PageElement;
 
 describe("listener marks say whether they still hold", () => {
   test("until an element is added to the document or a shadow root; text and attribute changes do not count", async () => {
@@ -32,7 +33,8 @@ describe("listener marks say whether they still hold", () => {
 
   test("made again from the elements handed over last time: a listened list's new item is marked too", async () => {
     const { w, win } = page(`<ul id=menu><li id=a>A</li></ul><div id=chip>Chip</div>`);
-    const marked = (id: string) => (Reflect.get(win, Symbol.for("browser-pilot.listened.v1")) as { set: WeakSet<object> }).set.has(byId(w, id));
+    const marked = (id: string) =>
+      (Reflect.get(win, Symbol.for("browser-pilot.listened.v1")) as { set: WeakSet<object> }).set.has(byId(w, id));
     expect(remarkListened(win)).toBe(false);
     expect(markListened(win, [byId(w, "menu"), byId(w, "chip")])).toBe(2);
     const li = w.document.createElement("li");
@@ -54,17 +56,22 @@ describe("listener marks say whether they still hold", () => {
     const { w, win } = page(`<div id=chip>Chip</div>`);
     markListened(win, [byId(w, "chip")]);
     const other = page(`<p>other</p>`);
-    Object.defineProperty(other.win, Symbol.for("browser-pilot.listened.v1"), { value: Reflect.get(win, Symbol.for("browser-pilot.listened.v1")) });
+    Object.defineProperty(other.win, Symbol.for("browser-pilot.listened.v1"), {
+      value: Reflect.get(win, Symbol.for("browser-pilot.listened.v1")),
+    });
     expect(listenedFresh(other.win)).toBe(false);
   });
 
   test("marks an older build left in the document (no elements to mark again from) are not made again", () => {
     const { w, win } = page(`<div id=chip>Chip</div>`);
-    Object.defineProperty(win, Symbol.for("browser-pilot.listened.v1"), { value: { doc: w.document, set: new WeakSet() }, configurable: true, writable: true });
+    Object.defineProperty(win, Symbol.for("browser-pilot.listened.v1"), {
+      value: { doc: w.document, set: new WeakSet() },
+      configurable: true,
+      writable: true,
+    });
     expect(listenedFresh(win)).toBe(false);
     expect(remarkListened(win)).toBe(false);
     expect(markListened(win, [byId(w, "chip")])).toBe(1);
     expect(listenedFresh(win)).toBe(true);
   });
 });
-

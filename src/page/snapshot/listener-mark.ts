@@ -59,8 +59,19 @@ const MAX_WATCHED = 200_000;
 /**
  * A listened element holding one of these is a wrapper; a negative tabindex is no control (jQuery UI's menu wrappers).
  */
-const CONTROLS = "a[href],button,input,select,textarea,summary,[tabindex]:not([tabindex^='-']),[contenteditable],[role=button],[role=link],[role=option],[role=menuitem],[role=checkbox],[role=tab]";
-const LISTS: Record<string, number> = { ul: 1, ol: 1, menu: 1, listbox: 1, tree: 1, menubar: 1, toolbar: 1, tablist: 1, radiogroup: 1 };
+const CONTROLS =
+  "a[href],button,input,select,textarea,summary,[tabindex]:not([tabindex^='-']),[contenteditable],[role=button],[role=link],[role=option],[role=menuitem],[role=checkbox],[role=tab]";
+const LISTS: Record<string, number> = {
+  ul: 1,
+  ol: 1,
+  menu: 1,
+  listbox: 1,
+  tree: 1,
+  menubar: 1,
+  toolbar: 1,
+  tablist: 1,
+  radiogroup: 1,
+};
 const MAX_DELEGATES = 50;
 const MAX_ITEMS = 200;
 
@@ -76,15 +87,29 @@ export function markListened(win: PageWindow, els: PageElement[], extra?: MarkEx
   const all = [...els];
   const scan = extra?.scan;
   if (scan) scanned(win, scan, all, delegates, hold);
-  const marks: Marks = { doc: win.document, set, dirty: false, watch: null, sources: els.map((el) => (el ? hold(el) : el)), dropAt, delegates };
+  const marks: Marks = {
+    doc: win.document,
+    set,
+    dirty: false,
+    watch: null,
+    sources: els.map((el) => (el ? hold(el) : el)),
+    dropAt,
+    delegates,
+  };
   marks.watch = watchForElements(win, marks);
   Object.defineProperty(win, KEY, { value: marks, configurable: true, enumerable: false, writable: true });
   // A delegating container, or one holding a framework-clickable element, is the handlers' host, not a control.
   const hosts = new Set<unknown>();
-  for (const d of delegates) if (!d.own) hosts.add(typeof WeakRef === "function" && d.el instanceof WeakRef ? d.el.deref() : d.el);
+  for (const d of delegates)
+    if (!d.own) hosts.add(typeof WeakRef === "function" && d.el instanceof WeakRef ? d.el.deref() : d.el);
   for (let i = els.length; i < all.length; i++) {
     let up = (all[i] as PageElement & { parentElement: PageElement | null }).parentElement;
-    for (let n = 0; up && n < 100 && !hosts.has(up); n++, up = (up as PageElement & { parentElement: PageElement | null }).parentElement) hosts.add(up);
+    for (
+      let n = 0;
+      up && n < 100 && !hosts.has(up);
+      n++, up = (up as PageElement & { parentElement: PageElement | null }).parentElement
+    )
+      hosts.add(up);
   }
   let marked = 0;
   for (let i = 0; i < all.length; i++) {
@@ -137,7 +162,13 @@ function leafy(win: PageWindow, el: PageElement): boolean {
   }
 }
 
-function scanned(win: PageWindow, scan: DelegationScan, out: PageElement[], delegates: Delegate[], hold: <T extends object>(el: T) => WeakRef<T> | T): void {
+function scanned(
+  win: PageWindow,
+  scan: DelegationScan,
+  out: PageElement[],
+  delegates: Delegate[],
+  hold: <T extends object>(el: T) => WeakRef<T> | T,
+): void {
   const doc = win.document;
   let list: ArrayLike<PageElement>;
   try {
@@ -155,7 +186,8 @@ function scanned(win: PageWindow, scan: DelegationScan, out: PageElement[], dele
     if (!Array.isArray(d) || !Array.isArray(d[1])) continue;
     const sels = d[1].filter((s): s is string => typeof s === "string" && s.length > 0 && s.length <= 300).slice(0, 20);
     const el = d[0] === -1 ? doc : at(d[0], d[2]);
-    if (el && sels.length) delegates.push({ el: hold(el as object) as Delegate["el"], sels, ...(d[3] === 1 ? { own: true as const } : {}) });
+    if (el && sels.length)
+      delegates.push({ el: hold(el as object) as Delegate["el"], sels, ...(d[3] === 1 ? { own: true as const } : {}) });
   }
   for (const h of Array.isArray(scan.h) ? scan.h.slice(0, 300) : []) {
     const el = Array.isArray(h) ? at(h[0], h[1]) : null;
@@ -172,12 +204,17 @@ export function markDelegated(win: PageWindow, marks?: Marks): number {
   if (!m || m.doc !== win.document || !Array.isArray(m.delegates)) return 0;
   let marked = 0;
   for (const d of m.delegates) {
-    const c = typeof WeakRef === "function" && d.el instanceof WeakRef ? d.el.deref() : (d.el as PageElement | PageDocument);
+    const c =
+      typeof WeakRef === "function" && d.el instanceof WeakRef ? d.el.deref() : (d.el as PageElement | PageDocument);
     if (!c) continue;
     try {
       if (d.sels.length === 0) {
         const el = c as PageElement;
-        for (let k = el.firstElementChild, n = 0; k && n < MAX_ITEMS; k = (k as PageElement & { nextElementSibling: PageElement | null }).nextElementSibling, n++) {
+        for (
+          let k = el.firstElementChild, n = 0;
+          k && n < MAX_ITEMS;
+          k = (k as PageElement & { nextElementSibling: PageElement | null }).nextElementSibling, n++
+        ) {
           if (!m.set.has(k) && leafy(win, k)) {
             m.set.add(k);
             marked++;
@@ -210,7 +247,8 @@ export function markDelegated(win: PageWindow, marks?: Marks): number {
 }
 
 const addsElement = (records: Added[]): boolean => {
-  for (const r of records) for (let i = 0; i < r.addedNodes.length; i++) if (r.addedNodes[i]?.nodeType === 1) return true;
+  for (const r of records)
+    for (let i = 0; i < r.addedNodes.length; i++) if (r.addedNodes[i]?.nodeType === 1) return true;
   return false;
 };
 
@@ -246,8 +284,7 @@ function watchForElements(win: PageWindow, marks: Marks): Observer | null {
           try {
             const d = Reflect.get(el, "contentDocument") as PageDocument | null;
             if (d) roots.push(d);
-          } catch {
-          }
+          } catch {}
         }
         stack.push(c);
       }

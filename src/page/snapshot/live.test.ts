@@ -72,7 +72,13 @@ describe("live regions", () => {
 
   test("at most three announcements, none repeated", () => {
     const prev = ["1", "2", "3", "4"].map((key) => ({ key, text: "" }));
-    const next = [{ key: "1", text: "a" }, { key: "2", text: "a" }, { key: "3", text: "b" }, { key: "4", text: "c" }, { key: "5", text: "d" }];
+    const next = [
+      { key: "1", text: "a" },
+      { key: "2", text: "a" },
+      { key: "3", text: "b" },
+      { key: "4", text: "c" },
+      { key: "5", text: "d" },
+    ];
     expect(announced(prev, next)).toEqual(["a", "b", "c"]);
     expect(announced(undefined, undefined)).toEqual([]);
   });

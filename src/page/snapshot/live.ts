@@ -26,7 +26,10 @@ const READ_NODES = 2_000;
 const NOT_TEXT: Record<string, true> = { script: true, style: true, template: true, noscript: true };
 /** Elements whose edges separate words (no computed styles are read: the walk stays cheap). */
 const BLOCK: Record<string, true> = {};
-for (const t of "address article aside blockquote br dd div dl dt fieldset figcaption figure footer form h1 h2 h3 h4 h5 h6 header hr li main nav ol p pre section table td th tr ul".split(" ")) BLOCK[t] = true;
+for (const t of "address article aside blockquote br dd div dl dt fieldset figcaption figure footer form h1 h2 h3 h4 h5 h6 header hr li main nav ol p pre section table td th tr ul".split(
+  " ",
+))
+  BLOCK[t] = true;
 
 export function liveTexts(run: Run): LiveText[] {
   const out: LiveText[] = [];
@@ -42,7 +45,8 @@ export function liveTexts(run: Run): LiveText[] {
     try {
       // The outermost region says it all: an inner one's text is part of it.
       if (el.parentElement?.closest?.(LIVE)) continue;
-      if (run.LAYOUT && el.checkVisibility && !el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) continue;
+      if (run.LAYOUT && el.checkVisibility && !el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true }))
+        continue;
       const whole = read(el);
       const text = el.getAttribute("role") === "log" || whole.long ? newest(el) : whole.text;
       // An empty region announces nothing; leaving it out keeps the room for the others.
@@ -92,7 +96,8 @@ function read(root: PageElement): { text: string; long: boolean } {
     }
     if (n.nodeType !== 1) continue;
     const e = n as PageElement;
-    if (e !== root && (NOT_TEXT[e.localName] || e.hasAttribute("hidden") || e.getAttribute("aria-hidden") === "true")) continue;
+    if (e !== root && (NOT_TEXT[e.localName] || e.hasAttribute("hidden") || e.getAttribute("aria-hidden") === "true"))
+      continue;
     if (BLOCK[e.localName]) {
       text += " ";
       stack.push(" ");

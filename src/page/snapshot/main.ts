@@ -25,7 +25,8 @@ export function snapshotMain(win: PageWindow, opts?: SnapshotOptions): SnapshotR
   if (run.FIND) run.recs = run.recs.filter((r) => r.kind === "frame" || matchesFind(run, r));
   // Folding hides names, so it is only for snapshots that would not fit otherwise.
   let limited = applyLimits(run, foldEntries(run, false));
-  if (!run.FIND && run.FOLD_MIN > 0 && overBudget(limited.truncationReasons)) limited = applyLimits(run, foldEntries(run, true));
+  if (!run.FIND && run.FOLD_MIN > 0 && overBudget(limited.truncationReasons))
+    limited = applyLimits(run, foldEntries(run, true));
   const hints = buildHints(run);
   const live = liveTexts(run);
   // Read for every snapshot (an action's outcome compares them); listed only with --text.
@@ -34,7 +35,12 @@ export function snapshotMain(win: PageWindow, opts?: SnapshotOptions): SnapshotR
   let title = "";
   let url = "";
   try {
-    title = cut(bound(String(run.topDoc.title || ""), 8192).replace(/\s+/g, " ").trim(), 4096);
+    title = cut(
+      bound(String(run.topDoc.title || ""), 8192)
+        .replace(/\s+/g, " ")
+        .trim(),
+      4096,
+    );
     url = cut(String(run.topDoc.URL || ""), 16384);
   } catch {
     run.errors++;

@@ -121,7 +121,78 @@ export function finishRec(run: Run, rec: Rec): void {
 }
 
 /** Words that say nothing about what an icon does. */
-const NOISE: Record<string, 1> = { ui: 1, fa: 1, fas: 1, far: 1, fab: 1, js: 1, is: 1, has: 1, the: 1, svg: 1, png: 1, gif: 1, jpg: 1, jpeg: 1, webp: 1, img: 1, image: 1, corner: 1, all: 1, state: 1, default: 1, widget: 1, glyphicon: 1, material: 1, icons: 1, sm: 1, lg: 1, xs: 1, md: 1, xl: 1, css: 1, sc: 1, jsx: 1, tw: 1, text: 1, bg: 1, flex: 1, grid: 1, px: 1, py: 1, mx: 1, my: 1, mt: 1, mb: 1, ml: 1, mr: 1, pt: 1, pb: 1, pl: 1, pr: 1, rounded: 1, border: 1, hover: 1, focus: 1, inline: 1, block: 1, hidden: 1, relative: 1, absolute: 1, items: 1, center: 1, justify: 1, gap: 1, cursor: 1, pointer: 1, active: 1, white: 1, black: 1, gray: 1, grey: 1 };
+const NOISE: Record<string, 1> = {
+  ui: 1,
+  fa: 1,
+  fas: 1,
+  far: 1,
+  fab: 1,
+  js: 1,
+  is: 1,
+  has: 1,
+  the: 1,
+  svg: 1,
+  png: 1,
+  gif: 1,
+  jpg: 1,
+  jpeg: 1,
+  webp: 1,
+  img: 1,
+  image: 1,
+  corner: 1,
+  all: 1,
+  state: 1,
+  default: 1,
+  widget: 1,
+  glyphicon: 1,
+  material: 1,
+  icons: 1,
+  sm: 1,
+  lg: 1,
+  xs: 1,
+  md: 1,
+  xl: 1,
+  css: 1,
+  sc: 1,
+  jsx: 1,
+  tw: 1,
+  text: 1,
+  bg: 1,
+  flex: 1,
+  grid: 1,
+  px: 1,
+  py: 1,
+  mx: 1,
+  my: 1,
+  mt: 1,
+  mb: 1,
+  ml: 1,
+  mr: 1,
+  pt: 1,
+  pb: 1,
+  pl: 1,
+  pr: 1,
+  rounded: 1,
+  border: 1,
+  hover: 1,
+  focus: 1,
+  inline: 1,
+  block: 1,
+  hidden: 1,
+  relative: 1,
+  absolute: 1,
+  items: 1,
+  center: 1,
+  justify: 1,
+  gap: 1,
+  cursor: 1,
+  pointer: 1,
+  active: 1,
+  white: 1,
+  black: 1,
+  gray: 1,
+  grey: 1,
+};
 
 /**
  * A short description of an unnamed control from its class, id and image file name ("icon star" for `<span class="icon
@@ -141,7 +212,10 @@ export function iconWords(el: PageElement): string {
     return "";
   }
   const out: string[] = [];
-  for (const w of raw.slice(0, 400).toLowerCase().split(/[^a-z0-9]+/)) {
+  for (const w of raw
+    .slice(0, 400)
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)) {
     if (w.length < 2 || w.length > 16 || NOISE[w] || /\d/.test(w) || out.includes(w)) continue;
     out.push(w);
     if (out.length === 4) break;

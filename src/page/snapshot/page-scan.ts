@@ -116,7 +116,10 @@ export function findOverlay(
         const st = styleOf(win, e);
         if ((st.position === "fixed" || st.position === "absolute") && parseInt(st.zIndex, 10) >= 10) {
           const r = e.getBoundingClientRect();
-          const a = inter({ l: r.left, t: r.top, r: r.left + r.width, b: r.top + r.height }, { l: 0, t: 0, r: vw, b: vh });
+          const a = inter(
+            { l: r.left, t: r.top, r: r.left + r.width, b: r.top + r.height },
+            { l: 0, t: 0, r: vw, b: vh },
+          );
           if (a.r > a.l && a.b > a.t && (a.r - a.l) * (a.b - a.t) >= 0.5 * vw * vh) {
             overlayEl = e;
             break;

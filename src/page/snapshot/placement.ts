@@ -51,7 +51,11 @@ export function seePlacement(run: Run, s: Seen, ctx: Ctx): void {
   const isFrame = tag === "iframe" || tag === "frame";
   s.isFrame = isFrame;
   const dialogish =
-    tag === "dialog" || eRole === "dialog" || eRole === "alertdialog" || eRole === "listbox" || s.A["aria-modal"] !== undefined;
+    tag === "dialog" ||
+    eRole === "dialog" ||
+    eRole === "alertdialog" ||
+    eRole === "listbox" ||
+    s.A["aria-modal"] !== undefined;
   const visibility = s.role !== null || ctx.inCand || isFrame || dialogish || el === run.overlayEl ? st.visibility : "";
   const vis = visibility ? visibility === "visible" : ctx.vis;
   s.vis = vis;

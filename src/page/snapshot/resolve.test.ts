@@ -108,7 +108,9 @@ describe("the bundled resolver", () => {
     bundled<typeof pageSnapshot>("snapshot")(win, { layout: false });
     const resolve = bundled<typeof pageResolveRef>("resolve");
     expect(resolve(win, 2).element).toBe(w.document.getElementById("b") as unknown as PageElement);
-    expect(bundled<(w: PageWindow, ref: number) => PageElement | null>("refElement")(win, 2)).toBe(w.document.getElementById("b") as unknown as PageElement);
+    expect(bundled<(w: PageWindow, ref: number) => PageElement | null>("refElement")(win, 2)).toBe(
+      w.document.getElementById("b") as unknown as PageElement,
+    );
     w.document.getElementById("b")?.remove();
     expect(resolve(win, 2).reason).toBe("node_detached");
     expect(resolve(win, Number.NaN).reason).toBe("unknown_ref");

@@ -32,7 +32,9 @@ export function createRun(win: PageWindow, o: SnapshotOptions, started: number):
   const registry = openRegistry(win, topDoc, o.refFloor);
   registry.paths = new Map();
   // Marked by the broker just before this run (see listener-mark.ts); the symbol is repeated there.
-  const marks = Reflect.get(win, Symbol.for("browser-pilot.listened.v1")) as { doc: PageDocument; set: WeakSet<PageElement> } | undefined;
+  const marks = Reflect.get(win, Symbol.for("browser-pilot.listened.v1")) as
+    | { doc: PageDocument; set: WeakSet<PageElement> }
+    | undefined;
   const listened = marks && marks.doc === topDoc ? marks.set : null;
   const de = topDoc.documentElement;
   const body = topDoc.body;
@@ -64,7 +66,8 @@ export function createRun(win: PageWindow, o: SnapshotOptions, started: number):
     de,
     registry,
     hasWeakRef: typeof WeakRef === "function",
-    renumberBelow: typeof o.refRenumberBelow === "number" && o.refRenumberBelow === o.refRenumberBelow ? o.refRenumberBelow : 0,
+    renumberBelow:
+      typeof o.refRenumberBelow === "number" && o.refRenumberBelow === o.refRenumberBelow ? o.refRenumberBelow : 0,
     page,
     focusedEl,
     topModal,

@@ -219,7 +219,8 @@ describe("visibility, inertness and disabled traps", () => {
       <div id="p">Pick</div>
     `);
     expect(names(snap(win))).toEqual(["Alpha", "Beta"]);
-    const el = (id: string) => w.document.getElementById(id) as unknown as { style: { display: string; cursor: string }; className: string };
+    const el = (id: string) =>
+      w.document.getElementById(id) as unknown as { style: { display: string; cursor: string }; className: string };
     el("a").style.display = "none";
     el("b").className = "clear";
     el("c").className = "";
@@ -248,7 +249,10 @@ describe("visibility, inertness and disabled traps", () => {
 
   test("an open modal <dialog> makes the rest of the page inert", () => {
     const { w, win } = page(`<button>Behind</button><dialog id="d"><button>Confirm</button></dialog>`);
-    const d = w.document.getElementById("d") as unknown as { showModal?: () => void; setAttribute(n: string, v: string): void };
+    const d = w.document.getElementById("d") as unknown as {
+      showModal?: () => void;
+      setAttribute(n: string, v: string): void;
+    };
     if (typeof d.showModal === "function") d.showModal();
     else d.setAttribute("open", "");
     const r = snap(win);

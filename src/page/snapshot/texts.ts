@@ -12,9 +12,30 @@ const MAX_TOTAL = 6000;
 const MAX_VISITS = 20000;
 /** Visibility checks (the costly part): text blocks looked at, shown or not. */
 const MAX_CHECKS = 400;
-const SKIP: Record<string, 1> = { script: 1, style: 1, noscript: 1, template: 1, head: 1, svg: 1, select: 1, textarea: 1, object: 1, canvas: 1, video: 1, audio: 1, option: 1, datalist: 1 };
+const SKIP: Record<string, 1> = {
+  script: 1,
+  style: 1,
+  noscript: 1,
+  template: 1,
+  head: 1,
+  svg: 1,
+  select: 1,
+  textarea: 1,
+  object: 1,
+  canvas: 1,
+  video: 1,
+  audio: 1,
+  option: 1,
+  datalist: 1,
+};
 
-type Walked = PageElement & { firstChild: Walked | null; nextSibling: Walked | null; nodeValue?: string | null; textContent?: string | null; checkVisibility?: (o: object) => boolean };
+type Walked = PageElement & {
+  firstChild: Walked | null;
+  nextSibling: Walked | null;
+  nodeValue?: string | null;
+  textContent?: string | null;
+  checkVisibility?: (o: object) => boolean;
+};
 
 export function textBlocks(run: Run): TextBlock[] {
   const refOf = new Map<unknown, number>();
@@ -46,17 +67,31 @@ export function textBlocks(run: Run): TextBlock[] {
   function visit(el: Walked): boolean {
     const tag = String(el.localName || "").toLowerCase();
     // As the walk: these subtrees are out, whatever the layout engine says.
-    if (SKIP[tag] || el.getAttribute("hidden") !== null || el.getAttribute("aria-hidden") === "true" || el.getAttribute("inert") !== null) return false;
+    if (
+      SKIP[tag] ||
+      el.getAttribute("hidden") !== null ||
+      el.getAttribute("aria-hidden") === "true" ||
+      el.getAttribute("inert") !== null
+    )
+      return false;
     // A label's text is its control's name, listed with it.
     if (tag === "label") {
       markInside(el, refOf, (r) => (after = r));
       return false;
     }
-    const level = /^h[1-6]$/.test(tag) ? Number(tag.charAt(1)) : el.getAttribute("role") === "heading" ? Number(el.getAttribute("aria-level")) || 2 : 0;
+    const level = /^h[1-6]$/.test(tag)
+      ? Number(tag.charAt(1))
+      : el.getAttribute("role") === "heading"
+        ? Number(el.getAttribute("aria-level")) || 2
+        : 0;
     if (level || ownText(el) || phrasing(el)) {
       if (++checks > MAX_CHECKS) return true;
       if (!shown(el)) return false;
-      const x = clip(String(el.textContent || "").replace(/\s+/g, " ").trim());
+      const x = clip(
+        String(el.textContent || "")
+          .replace(/\s+/g, " ")
+          .trim(),
+      );
       if (x) {
         const last = out[out.length - 1];
         if (!last || last.x !== x) {
@@ -88,12 +123,33 @@ export function textBlocks(run: Run): TextBlock[] {
 }
 
 function ownText(el: Walked): boolean {
-  for (let c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === 3 && /\S/.test(String(c.nodeValue || ""))) return true;
+  for (let c = el.firstChild; c; c = c.nextSibling)
+    if (c.nodeType === 3 && /\S/.test(String(c.nodeValue || ""))) return true;
   return false;
 }
 
 /** Inline parts only (`<span>December</span>&nbsp;<span>2026</span>`, jQuery UI's month title): one block, not one per part. */
-const PHRASING: Record<string, 1> = { span: 1, b: 1, i: 1, em: 1, strong: 1, small: 1, abbr: 1, time: 1, mark: 1, sub: 1, sup: 1, code: 1, kbd: 1, s: 1, u: 1, q: 1, cite: 1, data: 1, bdi: 1 };
+const PHRASING: Record<string, 1> = {
+  span: 1,
+  b: 1,
+  i: 1,
+  em: 1,
+  strong: 1,
+  small: 1,
+  abbr: 1,
+  time: 1,
+  mark: 1,
+  sub: 1,
+  sup: 1,
+  code: 1,
+  kbd: 1,
+  s: 1,
+  u: 1,
+  q: 1,
+  cite: 1,
+  data: 1,
+  bdi: 1,
+};
 
 function phrasing(el: Walked): boolean {
   let parts = 0;
@@ -106,7 +162,8 @@ function phrasing(el: Walked): boolean {
 
 function shown(el: Walked): boolean {
   try {
-    if (typeof el.checkVisibility === "function") return el.checkVisibility({ visibilityProperty: true, opacityProperty: true, contentVisibilityAuto: false });
+    if (typeof el.checkVisibility === "function")
+      return el.checkVisibility({ visibilityProperty: true, opacityProperty: true, contentVisibilityAuto: false });
     return (el as unknown as { getClientRects(): ArrayLike<unknown> }).getClientRects().length > 0;
   } catch {
     return false;

@@ -17,7 +17,9 @@ describe("shadow DOM and frames", () => {
   });
 
   test("same-origin iframes are inlined with a frame path", async () => {
-    const { w, win } = page(`<button>Top</button><iframe srcdoc="<button>Inside frame</button>"></iframe><button>Bottom</button>`);
+    const { w, win } = page(
+      `<button>Top</button><iframe srcdoc="<button>Inside frame</button>"></iframe><button>Bottom</button>`,
+    );
     await new Promise((r) => setTimeout(r, 10));
     const iframe = w.document.querySelector("iframe") as unknown as { contentDocument: unknown };
     const r = snap(win);
@@ -59,7 +61,9 @@ describe("folding, limits and truncation", () => {
   };
 
   test("300 same-shaped rows fold into one addressable entry", () => {
-    const { win } = page(`<button>Checkout</button>` + rows(300, (i) => `<li><span>Item ${i}</span><button>Add to cart</button></li>`));
+    const { win } = page(
+      `<button>Checkout</button>` + rows(300, (i) => `<li><span>Item ${i}</span><button>Add to cart</button></li>`),
+    );
     const r = snap(win);
     expect(r.totalCandidates).toBe(301);
     expect(r.truncated).toBe(false);
@@ -95,7 +99,9 @@ describe("folding, limits and truncation", () => {
     const { win } = page(rows(12, (i) => `<li><label><input type=checkbox> Topping ${i}</label></li>`));
     const r = snap(win);
     expect(r.elements.every((e) => e.kind === "element")).toBe(true);
-    expect(r.elements.map((e) => (e.kind === "element" ? e.name : ""))).toEqual(Array.from({ length: 12 }, (_, i) => `Topping ${i}`));
+    expect(r.elements.map((e) => (e.kind === "element" ? e.name : ""))).toEqual(
+      Array.from({ length: 12 }, (_, i) => `Topping ${i}`),
+    );
   });
 
   test("--expand lists a window around the ref, even far down the page; the rest stays folded", () => {
@@ -112,14 +118,20 @@ describe("folding, limits and truncation", () => {
     expect(r.elements.filter((e) => e.kind === "fold").length).toBe(2);
     expect(r.elements.length).toBeLessThanOrEqual(50);
     // The same numbers as in the folded view.
-    expect(r.elements.find((e): e is SnapshotElement => e.kind === "element" && e.name === "Row 249")?.ref).toBe(target);
+    expect(r.elements.find((e): e is SnapshotElement => e.kind === "element" && e.name === "Row 249")?.ref).toBe(
+      target,
+    );
   });
 
   test("--find lists the matching elements with their refs, unfolded", () => {
-    const { win } = page(`<input aria-label="Query" value="needle in value">` + rows(300, (i) => `<li><button>Row ${i}</button></li>`));
+    const { win } = page(
+      `<input aria-label="Query" value="needle in value">` + rows(300, (i) => `<li><button>Row ${i}</button></li>`),
+    );
     const all = snap(win);
     const r = snap(win, { find: "ROW 25" });
-    expect(r.elements.map((e) => (e.kind === "element" ? e.name : "")).sort()).toEqual(["Row 25", ...Array.from({ length: 10 }, (_, i) => `Row ${250 + i}`)].sort());
+    expect(r.elements.map((e) => (e.kind === "element" ? e.name : "")).sort()).toEqual(
+      ["Row 25", ...Array.from({ length: 10 }, (_, i) => `Row ${250 + i}`)].sort(),
+    );
     expect(r.totalCandidates).toBe(all.totalCandidates);
     expect(snap(win, { find: "needle" }).elements.map((e) => (e.kind === "element" ? e.name : ""))).toEqual(["Query"]);
   });
@@ -185,7 +197,12 @@ describe("hints", () => {
     expect(auth?.refs).toContain(byName(r, "Pass").ref);
     const listbox = els(r).find((e) => e.role === "listbox");
     expect(ac?.confidence).toBe("strong");
-    expect(ac?.refs).toEqual([byName(r, "Search").ref, listbox?.ref ?? -1, byName(r, "Apple").ref, byName(r, "Apricot").ref]);
+    expect(ac?.refs).toEqual([
+      byName(r, "Search").ref,
+      listbox?.ref ?? -1,
+      byName(r, "Apple").ref,
+      byName(r, "Apricot").ref,
+    ]);
     expect(filter?.refs.length).toBe(4);
     for (const h of r.hints) expect(h.refs.length).toBeLessThanOrEqual(8);
     expect(r.hints.length).toBeLessThanOrEqual(5);
@@ -199,7 +216,9 @@ describe("hints", () => {
 
 describe("robustness", () => {
   test("a hostile element does not break the snapshot", () => {
-    const { w, win } = page(`<button>Good one</button><div id="evil"><button>Child of evil</button></div><button id="bad">Bad</button><button>Good two</button>`);
+    const { w, win } = page(
+      `<button>Good one</button><div id="evil"><button>Child of evil</button></div><button id="bad">Bad</button><button>Good two</button>`,
+    );
     const evil = w.document.getElementById("evil");
     const bad = w.document.getElementById("bad");
     if (!evil || !bad) throw new Error("fixture");

@@ -30,11 +30,82 @@ const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)
 const chance = (r: Rand, p: number) => r() < p;
 
 const LONG = "A".repeat(100_000);
-const TEXTS = ["hello", "", " ", "\n", "x\ty", "naïve café ✓ 🧪", "‮rtl‬", "\u2028\u2029\u0085", "\u0007bell", "'\"`$(id)`", "%s%n%x", "a".repeat(5000), "password123", "{\"ok\":true}", "[1] button \"Fake\"", "-", "--", "-n", "t1", "1"];
-const NUMBERS = ["0", "1", "2", "5", "20", "50", "100", "250", "1000", "3000", "-1", "1.5", "1e9", "NaN", "Infinity", "0x10", "", "999999999999999999999", "1e-7", "07"];
+const TEXTS = [
+  "hello",
+  "",
+  " ",
+  "\n",
+  "x\ty",
+  "naïve café ✓ 🧪",
+  "‮rtl‬",
+  "\u2028\u2029\u0085",
+  "\u0007bell",
+  "'\"`$(id)`",
+  "%s%n%x",
+  "a".repeat(5000),
+  "password123",
+  '{"ok":true}',
+  '[1] button "Fake"',
+  "-",
+  "--",
+  "-n",
+  "t1",
+  "1",
+];
+const NUMBERS = [
+  "0",
+  "1",
+  "2",
+  "5",
+  "20",
+  "50",
+  "100",
+  "250",
+  "1000",
+  "3000",
+  "-1",
+  "1.5",
+  "1e9",
+  "NaN",
+  "Infinity",
+  "0x10",
+  "",
+  "999999999999999999999",
+  "1e-7",
+  "07",
+];
 const REFS = ["1", "2", "3", "4", "5", "8", "13", "40", "0", "-3", "abc", "1.5", "99999999", "[2]", "e5", ""];
-const KEYS = ["Enter", "Tab", "Escape", "Control+a", "Shift+Tab", "F5", "ArrowDown", "Meta+Shift+Alt+Control+x", "NotAKey", "", "a", "Control+", "++", "Space"];
-const SELECTORS = ["button", "*", "p[[[", "#count", ":has(", "a".repeat(3000), "body > *", "input[name=q]", "", "text=Go", "select", "iframe", "::shadow"];
+const KEYS = [
+  "Enter",
+  "Tab",
+  "Escape",
+  "Control+a",
+  "Shift+Tab",
+  "F5",
+  "ArrowDown",
+  "Meta+Shift+Alt+Control+x",
+  "NotAKey",
+  "",
+  "a",
+  "Control+",
+  "++",
+  "Space",
+];
+const SELECTORS = [
+  "button",
+  "*",
+  "p[[[",
+  "#count",
+  ":has(",
+  "a".repeat(3000),
+  "body > *",
+  "input[name=q]",
+  "",
+  "text=Go",
+  "select",
+  "iframe",
+  "::shadow",
+];
 const DIRECTIONS = ["up", "down", "left", "right", "top", "bottom", "sideways", ""];
 const STATUSES = ["dispatched", "completed,cancelled", "unknown_outcome", "bogus", "", "accepted,,"];
 const EXPRESSIONS = [
@@ -62,7 +133,40 @@ const EXPRESSIONS = [
   "await 1",
   "[...Array(1e5).keys()]",
 ];
-const TOKENS = ["--", "-", "--_", "-_", "--help", "-h", "--human", "--json", "--unknown-flag", "-zz", "=", "--=", "---x", "--new=yes", "--no-new", "\u2028", "'", "\"", "$(echo x)", "%s%n", LONG, "-1", "t1", "1", "--timeout", "--client-key", "--request-id", "--all", "-n", "\t", "ÿ", "--limit=-1"];
+const TOKENS = [
+  "--",
+  "-",
+  "--_",
+  "-_",
+  "--help",
+  "-h",
+  "--human",
+  "--json",
+  "--unknown-flag",
+  "-zz",
+  "=",
+  "--=",
+  "---x",
+  "--new=yes",
+  "--no-new",
+  "\u2028",
+  "'",
+  '"',
+  "$(echo x)",
+  "%s%n",
+  LONG,
+  "-1",
+  "t1",
+  "1",
+  "--timeout",
+  "--client-key",
+  "--request-id",
+  "--all",
+  "-n",
+  "\t",
+  "ÿ",
+  "--limit=-1",
+];
 
 function urls(site: FuzzSetup["site"]): string[] {
   return [
@@ -100,7 +204,21 @@ function stringValue(r: Rand, name: string, s: FuzzSetup): string {
     case "to":
       return pick(r, REFS);
     case "id":
-      return pick(r, ["t1", "t2", "t3", "t4", "t0", "t999999", `c${hex(r, 12)}`, "c000000000000", "d1", `d${1 + Math.floor(r() * 9)}${Math.floor(r() * 1e8)}`, "x", "", "t1 t2"]);
+      return pick(r, [
+        "t1",
+        "t2",
+        "t3",
+        "t4",
+        "t0",
+        "t999999",
+        `c${hex(r, 12)}`,
+        "c000000000000",
+        "d1",
+        `d${1 + Math.floor(r() * 9)}${Math.floor(r() * 1e8)}`,
+        "x",
+        "",
+        "t1 t2",
+      ]);
     case "expression":
       return pick(r, EXPRESSIONS);
     case "text":
@@ -117,7 +235,21 @@ function stringValue(r: Rand, name: string, s: FuzzSetup): string {
     case "file":
     case "path":
     case "out":
-      return pick(r, ["shot.png", "out.pdf", "a/b/c.png", "../x.png", "../../y.pdf", `${s.sandbox}/abs.png`, "/nonexistent/dir/x.png", ".", "", "upload.txt", "missing.txt", "shot.png/", "x".repeat(300)]);
+      return pick(r, [
+        "shot.png",
+        "out.pdf",
+        "a/b/c.png",
+        "../x.png",
+        "../../y.pdf",
+        `${s.sandbox}/abs.png`,
+        "/nonexistent/dir/x.png",
+        ".",
+        "",
+        "upload.txt",
+        "missing.txt",
+        "shot.png/",
+        "x".repeat(300),
+      ]);
     case "executable":
       return pick(r, ["/nonexistent/chromium", "/bin/false", "", "relative/chrome"]);
     case "profile":
@@ -125,7 +257,14 @@ function stringValue(r: Rand, name: string, s: FuzzSetup): string {
     case "browser":
       return pick(r, ["browser:chromium-stable:abc", "", "x", "browser:launched:default"]);
     case "cdp-url":
-      return pick(r, ["ws://127.0.0.1:1/devtools/browser/x", "http://127.0.0.1:1/json/version", "wss://localhost:1/devtools/page/1", "ws://", "garbage", "ws://127.0.0.1:1/devtools/browser/x?token=secret"]);
+      return pick(r, [
+        "ws://127.0.0.1:1/devtools/browser/x",
+        "http://127.0.0.1:1/json/version",
+        "wss://localhost:1/devtools/page/1",
+        "ws://",
+        "garbage",
+        "ws://127.0.0.1:1/devtools/browser/x?token=secret",
+      ]);
     case "status":
       return pick(r, STATUSES);
     case "command":
@@ -148,7 +287,12 @@ function hex(r: Rand, n: number): string {
 function optionTokens(r: Rand, a: ArgInfo, s: FuzzSetup): string[] {
   const flag = chance(r, 0.15) && a.alias ? `-${a.alias}` : `--${a.name}`;
   if (a.kind === "boolean") return [pick(r, [flag, flag, `${flag}=false`, `--no-${a.name}`, `${flag}=maybe`])];
-  const value = a.choices && chance(r, 0.7) ? String(pick(r, a.choices)) : a.kind === "number" ? pick(r, NUMBERS) : stringValue(r, a.name, s);
+  const value =
+    a.choices && chance(r, 0.7)
+      ? String(pick(r, a.choices))
+      : a.kind === "number"
+        ? pick(r, NUMBERS)
+        : stringValue(r, a.name, s);
   return chance(r, 0.2) ? [`${flag}=${value}`] : [flag, value];
 }
 
@@ -159,7 +303,8 @@ function baseArgv(r: Rand, def: CommandDef, s: FuzzSetup): string[] {
   for (const a of infos.filter((i) => i.positional)) {
     if (a.required || chance(r, 0.6)) out.push(a.kind === "number" ? pick(r, NUMBERS) : stringValue(r, a.name, s));
   }
-  for (const a of infos.filter((i) => !i.positional)) if (chance(r, a.required ? 0.9 : 0.3)) out.push(...optionTokens(r, a, s));
+  for (const a of infos.filter((i) => !i.positional))
+    if (chance(r, a.required ? 0.9 : 0.3)) out.push(...optionTokens(r, a, s));
   return out;
 }
 
@@ -185,7 +330,17 @@ function mutate(r: Rand, argv: string[], s: FuzzSetup): string[] {
         out.splice(i, 0, pick(r, TOKENS));
         break;
       case 5:
-        out[0] = pick(r, [...s.commands.map((c) => c.name.split(" ")[0] ?? ""), "opn", "help", "", "TABS", "tab", "release", "--", "ëval"]);
+        out[0] = pick(r, [
+          ...s.commands.map((c) => c.name.split(" ")[0] ?? ""),
+          "opn",
+          "help",
+          "",
+          "TABS",
+          "tab",
+          "release",
+          "--",
+          "ëval",
+        ]);
         break;
       default:
         out.splice(Math.floor(r() * (out.length + 1)));
@@ -218,13 +373,21 @@ export function makeInvocation(r: Rand, s: FuzzSetup): Invocation {
   let argv = baseArgv(r, def, s);
   if (chance(r, 0.45)) argv = mutate(r, argv, s);
   // `launch` never starts a browser here: the fuzzed one would replace the browser under test.
-  if (argv.includes("launch") && !argv.some((a) => a.startsWith("--executable"))) argv.push("--executable", "/nonexistent/chromium");
-  for (let i = 0; i < argv.length; i++) if (argv[i]?.startsWith("--executable=") && !["/nonexistent/chromium", "/bin/false"].includes(argv[i]?.slice(13) ?? "")) argv[i] = "--executable=/nonexistent/chromium";
+  if (argv.includes("launch") && !argv.some((a) => a.startsWith("--executable")))
+    argv.push("--executable", "/nonexistent/chromium");
+  for (let i = 0; i < argv.length; i++)
+    if (
+      argv[i]?.startsWith("--executable=") &&
+      !["/nonexistent/chromium", "/bin/false"].includes(argv[i]?.slice(13) ?? "")
+    )
+      argv[i] = "--executable=/nonexistent/chromium";
   // 'handoff --wait' blocks until handback or the end of its lease (minutes), by design.
   if (argv.includes("handoff")) argv = argv.filter((a) => a !== "--wait" && !a.startsWith("--wait="));
   const timeout = chance(r, 0.05) ? pick(r, ["0", "abc", "-5", "300001", ""]) : String(200 + Math.floor(r() * 3800));
   const full = ["--timeout", timeout, ...argv];
-  const stdin = chance(r, 0.3) ? pick(r, [...TEXTS, '{"Authorization":"Bearer fuzz"}', "[]", "null", '{"a":1}', "1+2", LONG.slice(0, 20000)]) : undefined;
+  const stdin = chance(r, 0.3)
+    ? pick(r, [...TEXTS, '{"Authorization":"Bearer fuzz"}', "[]", "null", '{"a":1}', "1+2", LONG.slice(0, 20000)])
+    : undefined;
   return {
     argv: full,
     env: envFor(r, s),
@@ -239,7 +402,8 @@ export function rawArgs(r: Rand, def: CommandDef, s: FuzzSetup): Record<string, 
   const out: Record<string, unknown> = {};
   for (const a of describeArgs(def)) {
     if (!chance(r, 0.7)) continue;
-    const safe = a.kind === "string" ? stringValue(r, a.name, s) : a.kind === "number" ? Number(pick(r, NUMBERS)) : true;
+    const safe =
+      a.kind === "string" ? stringValue(r, a.name, s) : a.kind === "number" ? Number(pick(r, NUMBERS)) : true;
     out[a.name] = pick(r, [safe, safe, null, -1, 1e308, "", [safe], { value: safe }, false, LONG.slice(0, 5000)]);
   }
   if (chance(r, 0.1)) out.__proto__ = { polluted: true };

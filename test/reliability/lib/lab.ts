@@ -13,13 +13,21 @@ import { cliEnded, cliStarted, trackRoot } from "./cpu.ts";
  * Keeps a browser off every network but loopback: a dead proxy for everything that is not
  * loopback (Chromium bypasses proxies for loopback itself) and a resolver that knows no names.
  */
-export const LOOPBACK_FLAGS: readonly string[] = ["--proxy-server=127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost"];
+export const LOOPBACK_FLAGS: readonly string[] = [
+  "--proxy-server=127.0.0.1:9",
+  "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
+];
 
 const KNOWN_CODES = new Set<string>(ERROR_CODES);
 /** Line breaks a line reader (Python's splitlines) splits on, besides \n. */
 const LINE_BREAKS = /[\r\u000b\u000c\u001c-\u001e\u0085\u2028\u2029]/;
 
-export type Json = Record<string, unknown> & { ok?: unknown; code?: unknown; error?: unknown; context?: Record<string, unknown> };
+export type Json = Record<string, unknown> & {
+  ok?: unknown;
+  code?: unknown;
+  error?: unknown;
+  context?: Record<string, unknown>;
+};
 
 export interface Reply {
   exit: number | null;
@@ -102,7 +110,11 @@ export function makeLab(extraEnv: Record<string, string> = {}): Lab {
         }, opts.killAfterMs)
       : undefined;
     const done = (async (): Promise<Reply> => {
-      const [stdout, stderr, exit] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+      const [stdout, stderr, exit] = await Promise.all([
+        new Response(proc.stdout).text(),
+        new Response(proc.stderr).text(),
+        proc.exited,
+      ]);
       if (timer) clearTimeout(timer);
       cliEnded(proc.pid, Number(proc.resourceUsage()?.cpuTime.total ?? 0));
       const reply: Reply = { exit, stdout, stderr, ms: performance.now() - started, hung };
@@ -162,7 +174,10 @@ export function rssKiB(pid: number): number | undefined {
 
 export function openFds(pid: number): number | undefined {
   try {
-    return Bun.spawnSync(["ls", `/proc/${pid}/fd`]).stdout.toString().split("\n").filter(Boolean).length;
+    return Bun.spawnSync(["ls", `/proc/${pid}/fd`])
+      .stdout.toString()
+      .split("\n")
+      .filter(Boolean).length;
   } catch {
     return undefined;
   }
@@ -174,7 +189,8 @@ export interface ReplyCheck {
   maxBytes?: number;
 }
 
-const STACK = /^\s+at .+:\d+:\d+\)?$|^(?:TypeError|RangeError|ReferenceError|SyntaxError): |panic:|Segmentation fault|oh no: Bun has crashed/m;
+const STACK =
+  /^\s+at .+:\d+:\d+\)?$|^(?:TypeError|RangeError|ReferenceError|SyntaxError): |panic:|Segmentation fault|oh no: Bun has crashed/m;
 
 /**
  * Why a reply breaks the contract, or undefined: one JSON object line on stdout with a boolean
@@ -187,7 +203,8 @@ export function replyProblem(r: Reply, check: ReplyCheck = {}): string | undefin
   if (check.text) return r.stdout.length > 0 || r.stderr.length > 0 ? undefined : "empty output";
   const max = check.maxBytes ?? 1024 * 1024;
   if (r.stdout.length > max) return `reply of ${r.stdout.length} bytes (bound ${max})`;
-  if (!r.stdout.endsWith("\n") || r.stdout.indexOf("\n") !== r.stdout.length - 1) return `not one line: ${JSON.stringify(r.stdout.slice(0, 200))}`;
+  if (!r.stdout.endsWith("\n") || r.stdout.indexOf("\n") !== r.stdout.length - 1)
+    return `not one line: ${JSON.stringify(r.stdout.slice(0, 200))}`;
   const j = r.json;
   if (!j) return `not a JSON object: ${JSON.stringify(r.stdout.slice(0, 200))}`;
   if (typeof j.ok !== "boolean") return `no boolean ok: ${r.stdout.slice(0, 200)}`;
@@ -203,7 +220,8 @@ export function rawLineBreak(stdout: string): boolean {
   return LINE_BREAKS.test(stdout.replace(/\n$/, ""));
 }
 
-export const codeOf = (r: Reply): string => (r.json?.ok === true ? "ok" : typeof r.json?.code === "string" ? r.json.code : "unparsable");
+export const codeOf = (r: Reply): string =>
+  r.json?.ok === true ? "ok" : typeof r.json?.code === "string" ? r.json.code : "unparsable";
 
 /** Deterministic pseudo-random numbers (mulberry32), so a seed reruns a fuzz run exactly. */
 export function rng(seed: number): () => number {
@@ -218,7 +236,11 @@ export function rng(seed: number): () => number {
 }
 
 /** Runs `fn` over items with at most `n` at a time. */
-export async function pool<T>(items: readonly T[], n: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
+export async function pool<T>(
+  items: readonly T[],
+  n: number,
+  fn: (item: T, index: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const workers = Array.from({ length: Math.min(n, items.length) }, async () => {
     for (;;) {

@@ -7,11 +7,43 @@
 type Rand = () => number;
 const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
 const chance = (r: Rand, p: number) => r() < p;
-const some = <T>(r: Rand, xs: readonly T[], max: number): T[] => Array.from({ length: Math.floor(r() * (max + 1)) }, () => pick(r, xs));
+const some = <T>(r: Rand, xs: readonly T[], max: number): T[] =>
+  Array.from({ length: Math.floor(r() * (max + 1)) }, () => pick(r, xs));
 
-export const DENY_ENTRIES = ["eval", "screenshot", "cookies --values", "net mock", "net", "upload", "download", "handoff", "connect --cdp-url", "open", "snapshot", "tabs", "tab", "cookies", "pdf", "read", "find", "click", "wait"];
+export const DENY_ENTRIES = [
+  "eval",
+  "screenshot",
+  "cookies --values",
+  "net mock",
+  "net",
+  "upload",
+  "download",
+  "handoff",
+  "connect --cdp-url",
+  "open",
+  "snapshot",
+  "tabs",
+  "tab",
+  "cookies",
+  "pdf",
+  "read",
+  "find",
+  "click",
+  "wait",
+];
 const JUNK_DENY = ["evall", "cookies --valuez", "", "eval;", "net  mock", "--values", "Eval", "x".repeat(300)];
-const JUNK_PATTERNS = ["", " a.test", "bad host", "a.test:99999", "*x.test", "http//a", "a.test/**", "1://x", "*.*", "a\\b"];
+const JUNK_PATTERNS = [
+  "",
+  " a.test",
+  "bad host",
+  "a.test:99999",
+  "*x.test",
+  "http//a",
+  "a.test/**",
+  "1://x",
+  "*.*",
+  "a\\b",
+];
 
 export interface PolicyWorld {
   /** Allowed page origin (127.0.0.1:port) and the other one (localhost:port). */
@@ -24,7 +56,22 @@ export interface PolicyWorld {
 function patterns(r: Rand, w: PolicyWorld): string[] {
   const ua = new URL(w.a);
   const ub = new URL(w.b);
-  return [ua.hostname, ub.hostname, `http://${ua.host}`, `http://${ub.host}`, `${ub.hostname}/probe*`, `${ua.hostname}/echo*`, "*.test", "example.com", "data:", "*", `http://${ub.hostname}:*`, `https://${ub.hostname}`, `${ub.hostname}:${Number(ub.port) + 1}`, ...(chance(r, 0.1) ? [pick(r, JUNK_PATTERNS)] : [])];
+  return [
+    ua.hostname,
+    ub.hostname,
+    `http://${ua.host}`,
+    `http://${ub.host}`,
+    `${ub.hostname}/probe*`,
+    `${ua.hostname}/echo*`,
+    "*.test",
+    "example.com",
+    "data:",
+    "*",
+    `http://${ub.hostname}:*`,
+    `https://${ub.hostname}`,
+    `${ub.hostname}:${Number(ub.port) + 1}`,
+    ...(chance(r, 0.1) ? [pick(r, JUNK_PATTERNS)] : []),
+  ];
 }
 
 function section(r: Rand, w: PolicyWorld): Record<string, unknown> {
@@ -40,7 +87,8 @@ function section(r: Rand, w: PolicyWorld): Record<string, unknown> {
   if (chance(r, 0.3)) {
     const f: Record<string, unknown> = {};
     if (chance(r, 0.5)) f.uploadDirs = some(r, [...w.dirs, "relative/dir", "/"], 2);
-    if (chance(r, 0.5)) f.downloads = pick(r, ["on", "off", { maxBytes: 1000 }, { maxBytes: 0 }, { maxBytes: -5 }, "maybe"]);
+    if (chance(r, 0.5))
+      f.downloads = pick(r, ["on", "off", { maxBytes: 1000 }, { maxBytes: 0 }, { maxBytes: -5 }, "maybe"]);
     s.files = f;
   }
   return s;
@@ -59,6 +107,6 @@ export function makePolicy(r: Rand, w: PolicyWorld): string {
   if (chance(r, 0.05)) doc[pick(r, ["deny", "origins", "keys", "files"])] = pick(r, [null, 5, "eval", [], {}, true]);
   let text = JSON.stringify(doc);
   if (chance(r, 0.04)) text = text.slice(0, Math.floor(r() * text.length));
-  if (chance(r, 0.02)) text = pick(r, ["", "null", "[]", "\"policy\"", "{}", "{\"deny\":[\"eval\"],}"]);
+  if (chance(r, 0.02)) text = pick(r, ["", "null", "[]", '"policy"', "{}", '{"deny":["eval"],}']);
   return text;
 }

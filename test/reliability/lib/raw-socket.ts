@@ -21,7 +21,11 @@ export interface RawOutcome {
 }
 
 /** Sends bytes (in one write, or in the given pieces) and waits for a line, a close or `waitMs`. */
-export function rawExchange(endpoint: string, payload: string | Uint8Array | (string | Uint8Array)[], waitMs: number): Promise<RawOutcome> {
+export function rawExchange(
+  endpoint: string,
+  payload: string | Uint8Array | (string | Uint8Array)[],
+  waitMs: number,
+): Promise<RawOutcome> {
   const started = performance.now();
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
@@ -38,11 +42,19 @@ export function rawExchange(endpoint: string, payload: string | Uint8Array | (st
       } catch {
         // closed
       }
-      resolve({ ...(text.length > 0 ? { line: nl >= 0 ? text.slice(0, nl) : text } : {}), closed, ms: performance.now() - started });
+      resolve({
+        ...(text.length > 0 ? { line: nl >= 0 ? text.slice(0, nl) : text } : {}),
+        closed,
+        ms: performance.now() - started,
+      });
     };
     const timer = setTimeout(() => finish(false), waitMs);
     // Bun writes what the socket takes at once; the rest goes out on drain.
-    let pending = Buffer.concat((Array.isArray(payload) ? payload : [payload]).map((p) => (typeof p === "string" ? Buffer.from(p) : Buffer.from(p))));
+    let pending = Buffer.concat(
+      (Array.isArray(payload) ? payload : [payload]).map((p) =>
+        typeof p === "string" ? Buffer.from(p) : Buffer.from(p),
+      ),
+    );
     const flush = (s: { write(b: Uint8Array): number }) => {
       while (pending.length > 0) {
         const n = s.write(pending);

@@ -71,7 +71,11 @@ export class Tally {
 }
 
 export function rerunCommand(part: string, scale: Scale, seed?: number): string {
-  const flags = [`--part ${part}`, ...(scale === "short" ? ["--short"] : []), ...(seed !== undefined ? [`--seed ${seed}`] : [])];
+  const flags = [
+    `--part ${part}`,
+    ...(scale === "short" ? ["--short"] : []),
+    ...(seed !== undefined ? [`--seed ${seed}`] : []),
+  ];
   return `npm run reliability -- ${flags.join(" ")}`;
 }
 
@@ -105,7 +109,12 @@ export function renderMarkdown(saved: SavedPart[], missing: string[]): string {
     "",
   ];
   for (const { report: r, scale, seed, date, machine } of saved) {
-    lines.push(`## ${r.title}`, "", `Ran ${date} (${scale} scale, ${machine}, ${r.wallSeconds.toFixed(0)} s wall). Rerun: \`${rerunCommand(r.part, scale, r.part === "fuzz" || r.part === "policy" ? seed : undefined)}\`.`, "");
+    lines.push(
+      `## ${r.title}`,
+      "",
+      `Ran ${date} (${scale} scale, ${machine}, ${r.wallSeconds.toFixed(0)} s wall). Rerun: \`${rerunCommand(r.part, scale, r.part === "fuzz" || r.part === "policy" ? seed : undefined)}\`.`,
+      "",
+    );
     lines.push("| what was tried | times | failed | target | status |", "| --- | ---: | ---: | --- | --- |");
     for (const row of r.rows) {
       const status = row.failed === 0 ? "met" : row.pending ? `pending: ${row.pending}` : "**not met**";
@@ -118,11 +127,13 @@ export function renderMarkdown(saved: SavedPart[], missing: string[]): string {
     const failing = r.rows.filter((row) => row.failures.length > 0);
     if (failing.length > 0) {
       lines.push("", "First failures:", "");
-      for (const row of failing) for (const f of row.failures) lines.push(`- ${cell(row.what)}: \`${cell(f).replace(/`/g, "'")}\``);
+      for (const row of failing)
+        for (const f of row.failures) lines.push(`- ${cell(row.what)}: \`${cell(f).replace(/`/g, "'")}\``);
     }
     lines.push("");
   }
-  for (const part of missing) lines.push(`## ${part}`, "", `No full run recorded yet: \`${rerunCommand(part, "full")}\`.`, "");
+  for (const part of missing)
+    lines.push(`## ${part}`, "", `No full run recorded yet: \`${rerunCommand(part, "full")}\`.`, "");
   return `${lines.join("\n").trimEnd()}\n`;
 }
 
@@ -131,7 +142,10 @@ export function renderSummary(reports: PartReport[]): string {
   const out: string[] = [];
   for (const r of reports) {
     out.push(`${r.title} (${r.wallSeconds.toFixed(1)} s)`);
-    for (const row of r.rows) out.push(`  ${row.failed === 0 ? "ok " : row.pending ? "pend" : "FAIL"} ${row.tried - row.failed}/${row.tried}  ${row.what}${row.failures[0] ? `  — ${row.failures[0]}` : ""}`);
+    for (const row of r.rows)
+      out.push(
+        `  ${row.failed === 0 ? "ok " : row.pending ? "pend" : "FAIL"} ${row.tried - row.failed}/${row.tried}  ${row.what}${row.failures[0] ? `  — ${row.failures[0]}` : ""}`,
+      );
     for (const [k, v] of Object.entries(r.figures)) out.push(`       ${k}: ${v}`);
   }
   return out.join("\n");

@@ -6,7 +6,17 @@
  * started by pid, and returns what missed its target (undefined: met). The e2e test
  * (test/e2e/state-faults.test.ts) and the reliability part (parts/state-faults.ts) share them.
  */
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BP, alive, browsersUnder, killAndWait, processesFor } from "../../support/bp.ts";
@@ -16,7 +26,13 @@ import { cliEnded, cliStarted, trackRoot } from "./cpu.ts";
 import { strayErrors } from "./lab.ts";
 
 export interface Run {
-  json: Record<string, unknown> & { ok?: unknown; code?: unknown; context?: Record<string, unknown>; remediation?: { code?: string }; hints?: { type: string; message: string }[] };
+  json: Record<string, unknown> & {
+    ok?: unknown;
+    code?: unknown;
+    context?: Record<string, unknown>;
+    remediation?: { code?: string };
+    hints?: { type: string; message: string }[];
+  };
   stderr: string;
   ms: number;
 }
@@ -35,12 +51,19 @@ export function makeHome(extra: Record<string, string> = {}): Home {
   const root = mkdtempSync(join(tmpdir(), "bp-state-"));
   const home = join(root, "home");
   trackRoot(root);
-  const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: root, BROWSER_PILOT_HOME: home, BROWSER_PILOT_IDLE_MS: "120000", ...extra };
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: root,
+    BROWSER_PILOT_HOME: home,
+    BROWSER_PILOT_IDLE_MS: "120000",
+    ...extra,
+  };
   const h: Home = {
     root,
     home,
     env,
-    run: (args, opts = {}) => runBp(opts.bin ?? BP, args, { ...env, ...(opts.key ? { BROWSER_PILOT_CLIENT_KEY: opts.key } : {}), ...opts.env }),
+    run: (args, opts = {}) =>
+      runBp(opts.bin ?? BP, args, { ...env, ...(opts.key ? { BROWSER_PILOT_CLIENT_KEY: opts.key } : {}), ...opts.env }),
     brokerPid() {
       try {
         return (JSON.parse(readFileSync(join(home, "broker-locator.json"), "utf8")) as { pid: number }).pid;
@@ -76,7 +99,8 @@ function collectStray(log: string): void {
   } catch {
     return;
   }
-  for (const line of text.split("\n")) if (/unhandled rejection|uncaught exception/i.test(line)) strayErrors.push(line.slice(0, 300));
+  for (const line of text.split("\n"))
+    if (/unhandled rejection|uncaught exception/i.test(line)) strayErrors.push(line.slice(0, 300));
 }
 
 /** Brokers whose environment's HOME is `home` (this scenario's own, a fresh temp dir). */
@@ -94,12 +118,21 @@ function brokersWithHome(home: string): number[] {
   return out;
 }
 
-export async function runBp(bin: string, args: string[], env: Record<string, string>, killAfterMs = 60_000): Promise<Run> {
+export async function runBp(
+  bin: string,
+  args: string[],
+  env: Record<string, string>,
+  killAfterMs = 60_000,
+): Promise<Run> {
   const started = performance.now();
   const proc = Bun.spawn([bin, ...args], { env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   cliStarted(proc.pid);
   const timer = setTimeout(() => proc.kill("SIGKILL"), killAfterMs);
-  const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [stdout, stderr] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   clearTimeout(timer);
   cliEnded(proc.pid, Number(proc.resourceUsage()?.cpuTime.total ?? 0));
   let json: Run["json"];
@@ -154,12 +187,15 @@ export async function upgradeScenario(): Promise<string | undefined> {
       hinted = await h.run(["tabs"], { bin });
       return hinted.json.hints?.some((x) => x.type === "broker_outdated") === true;
     }, 4000);
-    if (!hinted?.json.hints?.some((x) => x.type === "broker_outdated")) return `no broker_outdated hint after the replacement: ${hinted ? brief(hinted) : ""}`;
+    if (!hinted?.json.hints?.some((x) => x.type === "broker_outdated"))
+      return `no broker_outdated hint after the replacement: ${hinted ? brief(hinted) : ""}`;
     const failed = await h.run(["click", "1"], { bin });
-    if (failed.json.ok !== false || !String(failed.json.hint ?? "").includes("bp disconnect")) return `a failure does not say the broker is outdated: ${brief(failed)}`;
+    if (failed.json.ok !== false || !String(failed.json.hint ?? "").includes("bp disconnect"))
+      return `a failure does not say the broker is outdated: ${brief(failed)}`;
     const d = await h.run(["disconnect"], { bin });
     if (d.json.brokerStopped !== true) return `disconnect from the replaced file: ${brief(d)}`;
-    if (!(await until(() => !alive(broker) && chromium.every((p) => !alive(p)), 15_000))) return `broker ${alive(broker) ? "alive" : "gone"}, launched Chromium ${chromium.some(alive) ? "alive" : "gone"} 15 s after disconnect`;
+    if (!(await until(() => !alive(broker) && chromium.every((p) => !alive(p)), 15_000)))
+      return `broker ${alive(broker) ? "alive" : "gone"}, launched Chromium ${chromium.some(alive) ? "alive" : "gone"} 15 s after disconnect`;
     return undefined;
   } finally {
     await h.cleanup();
@@ -175,7 +211,8 @@ export async function idleLaunchedScenario(): Promise<string | undefined> {
     const broker = h.brokerPid() ?? 0;
     const chromium = browsersUnder(h.home);
     if (chromium.length !== 1) return `${chromium.length} launched Chromium processes`;
-    if (!(await until(() => !alive(broker) && chromium.every((p) => !alive(p)), 20_000))) return `broker ${alive(broker) ? "alive" : "gone"}, launched Chromium ${chromium.some(alive) ? "alive" : "gone"} 20 s after the last agent's lease ran out`;
+    if (!(await until(() => !alive(broker) && chromium.every((p) => !alive(p)), 20_000)))
+      return `broker ${alive(broker) ? "alive" : "gone"}, launched Chromium ${chromium.some(alive) ? "alive" : "gone"} 20 s after the last agent's lease ran out`;
     return undefined;
   } finally {
     await h.cleanup();
@@ -247,12 +284,14 @@ export async function brokenLocatorScenario(kind: string): Promise<string | unde
     const s = await h.run(["status"]);
     const service = s.json.service as { state?: string; pid?: number } | undefined;
     if (kind === UNREPAIRABLE) {
-      if (r.json.remediation?.code !== "restart_unresponsive_broker" || r.json.context?.brokerPid !== pid) return `${kind}: ${brief(r)}`;
+      if (r.json.remediation?.code !== "restart_unresponsive_broker" || r.json.context?.brokerPid !== pid)
+        return `${kind}: ${brief(r)}`;
       if (service?.state !== "unresponsive" || service.pid !== pid) return `${kind}: status ${brief(s)}`;
       return undefined;
     }
     // Answered by the live broker: no browser yet, and no remediation about the broker.
-    if (r.json.code !== "browser_disconnected" || r.json.remediation?.code !== "connect_browser") return `${kind}: ${brief(r)}`;
+    if (r.json.code !== "browser_disconnected" || r.json.remediation?.code !== "connect_browser")
+      return `${kind}: ${brief(r)}`;
     if (h.brokerPid() !== pid || processesFor(h.home, "broker").length !== 1) return `${kind}: another broker started`;
     if (service?.state !== "running") return `${kind}: status ${brief(s)}`;
     return undefined;
@@ -283,14 +322,21 @@ export async function frozenBrokenLocatorScenario(): Promise<string | undefined>
     LOCATOR_KINDS.truncated?.(join(h.home, "broker-locator.json"));
     const r = await h.run(["tabs"]);
     if (r.ms > 5000) return `frozen: answered after ${Math.round(r.ms)} ms`;
-    if (r.json.remediation?.code !== "restart_unresponsive_broker" || r.json.context?.brokerPid !== pid || r.json.context?.frozen !== true) return `frozen: ${brief(r)}`;
+    if (
+      r.json.remediation?.code !== "restart_unresponsive_broker" ||
+      r.json.context?.brokerPid !== pid ||
+      r.json.context?.frozen !== true
+    )
+      return `frozen: ${brief(r)}`;
     const s = await h.run(["status"]);
     const recovery = s.json.recovery as { code?: string; action?: string } | undefined;
-    if (recovery?.code !== "restart_unresponsive_broker" || recovery.action !== `kill -CONT ${pid}`) return `frozen: status recommends ${JSON.stringify(recovery)}`;
+    if (recovery?.code !== "restart_unresponsive_broker" || recovery.action !== `kill -CONT ${pid}`)
+      return `frozen: status recommends ${JSON.stringify(recovery)}`;
     process.kill(pid, "SIGCONT");
     await Bun.sleep(1500);
     const back = await h.run(["tabs"]);
-    if (back.json.remediation?.code !== "connect_browser" || h.brokerPid() !== pid) return `after SIGCONT: ${brief(back)}`;
+    if (back.json.remediation?.code !== "connect_browser" || h.brokerPid() !== pid)
+      return `after SIGCONT: ${brief(back)}`;
     return undefined;
   } finally {
     await h.cleanup();
@@ -307,7 +353,8 @@ export async function frozenStatusScenario(): Promise<string | undefined> {
     const s = await h.run(["status"]);
     const recovery = s.json.recovery as { code?: string; action?: string } | undefined;
     const service = s.json.service as { state?: string; pid?: number; frozen?: boolean } | undefined;
-    if (service?.state !== "unresponsive" || service.pid !== pid || service.frozen !== true) return `status service ${JSON.stringify(service)}`;
+    if (service?.state !== "unresponsive" || service.pid !== pid || service.frozen !== true)
+      return `status service ${JSON.stringify(service)}`;
     return recovery?.action === `kill -CONT ${pid}` ? undefined : `status recommends ${JSON.stringify(recovery)}`;
   } finally {
     await h.cleanup();
@@ -319,7 +366,9 @@ export async function remoteDroppedScenario(): Promise<string | undefined> {
   const user = await startUserBrowser({});
   const h = makeHome();
   try {
-    const version = (await (await fetch(`http://127.0.0.1:${user.port}/json/version`)).json()) as { webSocketDebuggerUrl: string };
+    const version = (await (await fetch(`http://127.0.0.1:${user.port}/json/version`)).json()) as {
+      webSocketDebuggerUrl: string;
+    };
     const c = await h.run(["connect", "--cdp-url", version.webSocketDebuggerUrl]);
     if (c.json.ok !== true) return `connect --cdp-url: ${brief(c)}`;
     await user.stop();
@@ -329,7 +378,9 @@ export async function remoteDroppedScenario(): Promise<string | undefined> {
       return (s.json.browser as { state?: string } | undefined)?.state === "disconnected";
     }, 10_000);
     const recovery = s?.json.recovery as { code?: string; action?: string } | undefined;
-    return recovery?.code === "check_remote_endpoint" && recovery.action === "bp connect --reconnect" ? undefined : `status after the endpoint dropped: ${s ? brief(s) : ""}`;
+    return recovery?.code === "check_remote_endpoint" && recovery.action === "bp connect --reconnect"
+      ? undefined
+      : `status after the endpoint dropped: ${s ? brief(s) : ""}`;
   } finally {
     await h.cleanup();
     await user.stop();
@@ -349,7 +400,8 @@ export async function twoHomesScenario(): Promise<string | undefined> {
     if (debuggable.length !== 1) return `browsers in the caller's HOME: ${brief(listed)}`;
     const c = await h.run(["connect", "--browser", debuggable[0]?.id ?? ""], as);
     if (c.json.ok !== true) return `connect --browser <listed id>: ${brief(c)}`;
-    if (!c.json.hints?.some((x) => x.type === "home_differs")) return `connect does not say the HOMEs differ: ${brief(c)}`;
+    if (!c.json.hints?.some((x) => x.type === "home_differs"))
+      return `connect does not say the HOMEs differ: ${brief(c)}`;
     return undefined;
   } finally {
     await h.cleanup();
@@ -361,15 +413,30 @@ export async function twoHomesScenario(): Promise<string | undefined> {
  * Runs `bp` in a private mount namespace (a user namespace when not root) with a small tmpfs
  * at `dir`: a real read-only or full file system, seen by nothing else on the machine.
  */
-function inMountNamespace(dir: string, mountOptions: string, script: string, env: Record<string, string>): { stdout: string; stderr: string; ok: boolean } {
+function inMountNamespace(
+  dir: string,
+  mountOptions: string,
+  script: string,
+  env: Record<string, string>,
+): { stdout: string; stderr: string; ok: boolean } {
   const root = process.getuid?.() === 0;
-  const cmd = [...(root ? ["unshare", "-m"] : ["unshare", "-rm"]), "sh", "-c", `mount -t tmpfs -o ${mountOptions} tmpfs '${dir}' || exit 97\n${script}`];
+  const cmd = [
+    ...(root ? ["unshare", "-m"] : ["unshare", "-rm"]),
+    "sh",
+    "-c",
+    `mount -t tmpfs -o ${mountOptions} tmpfs '${dir}' || exit 97\n${script}`,
+  ];
   const p = Bun.spawnSync(cmd, { env, stdout: "pipe", stderr: "pipe" });
   return { stdout: p.stdout.toString(), stderr: p.stderr.toString(), ok: p.exitCode !== 97 && p.exitCode !== null };
 }
 
 /** Item 9 (and 11): state directories bp cannot use get state_directory_unusable with the path, at once. */
-export const STATE_DIR_KINDS = ["read-only file system (EROFS)", "full disk (ENOSPC)", "disk full but for the start-up lock (the broker cannot write)", "BROWSER_PILOT_HOME names a file (EEXIST)"] as const;
+export const STATE_DIR_KINDS = [
+  "read-only file system (EROFS)",
+  "full disk (ENOSPC)",
+  "disk full but for the start-up lock (the broker cannot write)",
+  "BROWSER_PILOT_HOME names a file (EEXIST)",
+] as const;
 
 export async function stateDirScenario(kind: (typeof STATE_DIR_KINDS)[number]): Promise<string | undefined> {
   const root = mkdtempSync(join(tmpdir(), "bp-statedir-"));
@@ -393,18 +460,27 @@ export async function stateDirScenario(kind: (typeof STATE_DIR_KINDS)[number]): 
       // written. One page left: the CLI's lock fits, the broker's owner lock and locator do not.
       const spare = kind === "disk full but for the start-up lock (the broker cannot write)";
       const fill = `${spare ? `dd if=/dev/zero of='${mnt}/spare' bs=4096 count=1 2>/dev/null; ` : ""}dd if=/dev/zero of='${mnt}/fill' bs=4096 2>/dev/null;${spare ? ` rm '${mnt}/spare';` : ""}`;
-      const script = full ? `mkdir -m 700 '${path}' && ${fill} BROWSER_PILOT_HOME='${path}' '${BP}' tabs; echo; ls -A '${path}'` : `BROWSER_PILOT_HOME='${path}' '${BP}' tabs`;
+      const script = full
+        ? `mkdir -m 700 '${path}' && ${fill} BROWSER_PILOT_HOME='${path}' '${BP}' tabs; echo; ls -A '${path}'`
+        : `BROWSER_PILOT_HOME='${path}' '${BP}' tabs`;
       const r = inMountNamespace(mnt, full ? "size=256k,mode=0755" : "ro,size=64k", script, env);
       if (!r.ok) return `cannot mount a tmpfs in a private namespace (unshare: ${r.stderr.trim().slice(0, 200)})`;
       const lines = r.stdout.split("\n");
       out = lines[0] ?? "";
-      if (full && lines.slice(1).some((l) => l.includes("startup.lock") || l.includes("broker-owner.lock"))) return `a failed start left ${lines.slice(1).join(" ").trim()}`;
+      if (full && lines.slice(1).some((l) => l.includes("startup.lock") || l.includes("broker-owner.lock")))
+        return `a failed start left ${lines.slice(1).join(" ").trim()}`;
       // The broker's own errno stays in its log (which a full disk may not take).
       reason = spare ? undefined : full ? "ENOSPC" : "EROFS";
     }
     const ms = performance.now() - started;
     const j = JSON.parse(out || "{}") as Run["json"];
-    if (j.code !== "state_directory_unusable" || j.remediation?.code !== "fix_state_directory" || j.context?.reason !== reason || !String(j.context?.path ?? "").startsWith(path)) return `${kind}: ${out.slice(0, 300)}`;
+    if (
+      j.code !== "state_directory_unusable" ||
+      j.remediation?.code !== "fix_state_directory" ||
+      j.context?.reason !== reason ||
+      !String(j.context?.path ?? "").startsWith(path)
+    )
+      return `${kind}: ${out.slice(0, 300)}`;
     return ms > 5000 ? `${kind}: answered after ${Math.round(ms)} ms` : undefined;
   } finally {
     for (const pid of processesFor(join(root, "mnt", "home"), "broker")) await killAndWait(pid, "SIGKILL");
@@ -434,10 +510,12 @@ export async function homeValueScenario(): Promise<string | undefined> {
   const h = makeHome();
   try {
     const empty = await h.run(["tabs"], { env: { BROWSER_PILOT_HOME: "" } });
-    if (empty.json.code !== "invalid_argument" || empty.json.context?.field !== "BROWSER_PILOT_HOME") return `BROWSER_PILOT_HOME='': ${brief(empty)}`;
+    if (empty.json.code !== "invalid_argument" || empty.json.context?.field !== "BROWSER_PILOT_HOME")
+      return `BROWSER_PILOT_HOME='': ${brief(empty)}`;
     const deep = join(h.root, "a", "b", "c");
     const created = await h.run(["commands"], { env: { BROWSER_PILOT_HOME: deep } });
-    if (created.json.ok !== true || !created.stderr.includes(`created the state directory ${deep}`)) return `a created home is not said: ${created.stderr.slice(0, 200)}`;
+    if (created.json.ok !== true || !created.stderr.includes(`created the state directory ${deep}`))
+      return `a created home is not said: ${created.stderr.slice(0, 200)}`;
     for (const pid of processesFor(deep, "broker")) await killAndWait(pid);
     return undefined;
   } finally {

@@ -27,7 +27,10 @@ function mix(n: number): Mixed[] {
     { args: ["dialogs"], accept: NEEDS_BROWSER },
     { args: ["connect"], accept: ["ok"] },
     // 300 ms may run out while the broker starts: the call then ends at its deadline, unsent.
-    { args: ["wait", "--popup", "--timeout", "300"], accept: ["wait_timeout", "browser_disconnected", "command_expired"] },
+    {
+      args: ["wait", "--popup", "--timeout", "300"],
+      accept: ["wait_timeout", "browser_disconnected", "command_expired"],
+    },
     { args: ["eval", "1"], accept: ["no_selected_tab", "browser_disconnected"] },
     { args: ["schema", "open"], accept: ["ok"] },
   ];
@@ -61,22 +64,36 @@ export const coldStartsPart: Part = {
     trackRoot(user.home);
     const lab = makeLab({ HOME: user.home });
     const launchLab = makeLab();
-    const mixed = new Tally(`${n} concurrent cold starts of mixed commands (connect, tabs, status, commands, wait, eval, …), ${rounds} round(s)`, "every answer right, exactly one broker and one janitor");
+    const mixed = new Tally(
+      `${n} concurrent cold starts of mixed commands (connect, tabs, status, commands, wait, eval, …), ${rounds} round(s)`,
+      "every answer right, exactly one broker and one janitor",
+    );
     // The issue's reproduction size; each failed launch can leave a Chromium behind, so one round.
     const nLaunch = ctx.scale === "full" ? 30 : 10;
-    const launches = new Tally(`${nLaunch} concurrent 'bp launch --headless' (broker up, no browser yet), 1 round`, "all ok, one broker, one Chromium");
+    const launches = new Tally(
+      `${nLaunch} concurrent 'bp launch --headless' (broker up, no browser yet), 1 round`,
+      "all ok, one broker, one Chromium",
+    );
     const figures: Record<string, string | number> = {};
     let slowest = 0;
     try {
       await until(async () => (await listPageTargets(user.port)).length > 0, 10_000, "user tab");
       for (let round = 0; round < rounds; round++) {
         const plan = mix(n);
-        const replies: Reply[] = await Promise.all(plan.map((m, i) => lab.bp(m.args, { key: `cold-${i}`, killAfterMs: 60_000 })));
+        const replies: Reply[] = await Promise.all(
+          plan.map((m, i) => lab.bp(m.args, { key: `cold-${i}`, killAfterMs: 60_000 })),
+        );
         plan.forEach((m, i) => {
           const r = replies[i] as Reply;
           slowest = Math.max(slowest, r.ms);
           const bad = replyProblem(r);
-          mixed.record(bad ? `${m.args.join(" ")}: ${bad}` : m.accept.includes(codeOf(r)) ? undefined : `${m.args.join(" ")}: ${codeOf(r)} ${r.stdout.slice(0, 200)}`);
+          mixed.record(
+            bad
+              ? `${m.args.join(" ")}: ${bad}`
+              : m.accept.includes(codeOf(r))
+                ? undefined
+                : `${m.args.join(" ")}: ${codeOf(r)} ${r.stdout.slice(0, 200)}`,
+          );
         });
         const one = await settleOne(lab, "mixed cold starts");
         if (one) mixed.record(one);
@@ -87,11 +104,22 @@ export const coldStartsPart: Part = {
       {
         // The broker is up but has no browser yet: every launch must share one attempt.
         await launchLab.bp(["commands"], { key: "launch-warm", killAfterMs: 30_000 });
-        const lr: Reply[] = await Promise.all(Array.from({ length: nLaunch }, (_, i) => launchLab.bp(["launch", "--headless", "--executable", launchLab.chromium], { key: `launch-${i}`, killAfterMs: 90_000 })));
-        for (const r of lr) launches.record(replyProblem(r) ?? (r.json?.ok === true ? undefined : `launch: ${codeOf(r)} ${r.stdout.slice(0, 200)}`));
+        const lr: Reply[] = await Promise.all(
+          Array.from({ length: nLaunch }, (_, i) =>
+            launchLab.bp(["launch", "--headless", "--executable", launchLab.chromium], {
+              key: `launch-${i}`,
+              killAfterMs: 90_000,
+            }),
+          ),
+        );
+        for (const r of lr)
+          launches.record(
+            replyProblem(r) ?? (r.json?.ok === true ? undefined : `launch: ${codeOf(r)} ${r.stdout.slice(0, 200)}`),
+          );
         const oneL = await settleOne(launchLab, "concurrent launches");
         if (oneL) launches.record(oneL);
-        if (launchLab.launched().length !== 1) launches.record(`${launchLab.launched().length} Chromium processes after concurrent launches`);
+        if (launchLab.launched().length !== 1)
+          launches.record(`${launchLab.launched().length} Chromium processes after concurrent launches`);
         await stopAll(launchLab);
         for (const pid of launchLab.launched()) process.kill(pid, "SIGKILL");
       }
@@ -102,6 +130,12 @@ export const coldStartsPart: Part = {
       await user.stop();
       site.stop();
     }
-    return { part: "cold-starts", title: coldStartsPart.title, rows: [mixed.row, launches.row], wallSeconds: (performance.now() - started) / 1000, figures };
+    return {
+      part: "cold-starts",
+      title: coldStartsPart.title,
+      rows: [mixed.row, launches.row],
+      wallSeconds: (performance.now() - started) / 1000,
+      figures,
+    };
   },
 };

@@ -38,7 +38,9 @@ function timely(label: string, r: Reply, codes: readonly string[], timeoutMs = T
   const bad = replyProblem(r);
   if (bad) return `${label}: ${bad}`;
   if (!codes.includes(codeOf(r))) return `${label}: answered ${codeOf(r)} (${r.stdout.slice(0, 200)})`;
-  return r.ms > timeoutMs + MARGIN_MS ? `${label}: answered after ${Math.round(r.ms)} ms (--timeout ${timeoutMs})` : undefined;
+  return r.ms > timeoutMs + MARGIN_MS
+    ? `${label}: answered after ${Math.round(r.ms)} ms (--timeout ${timeoutMs})`
+    : undefined;
 }
 
 function signal(pid: number | undefined, sig: "SIGSTOP" | "SIGCONT"): void {
@@ -54,12 +56,30 @@ export const frozenPart: Part = {
     const reps = ctx.reps ?? (ctx.scale === "short" ? 1 : 5);
     const site = startSite();
     const rows = {
-      frozenAnswer: new Tally(`click or 3 types with the broker stopped (SIGSTOP), --timeout ${TIMEOUT_MS}`, `unknown_outcome within --timeout + ${MARGIN_MS / 1000} s`),
-      late: new Tally("the same requests after SIGCONT", "never run (page unchanged), command_expired in their records"),
-      janitorAnswer: new Tally(`open --new with the janitor stopped, --timeout ${TIMEOUT_MS}`, `unknown_outcome within --timeout + ${MARGIN_MS / 1000} s`),
-      orphan: new Tally("the tab Chrome creates for it after SIGCONT", "never listed as user_tab; closed; disconnect stops the launched Chromium"),
-      noSocket: new Tally("eval --timeout 1000 with a live broker's socket removed", `a documented code within --timeout + ${MARGIN_MS / 1000} s`),
-      badLock: new Tally("eval --timeout 1000 with no broker and a start-up lock that is a directory", `a documented code within --timeout + ${MARGIN_MS / 1000} s`),
+      frozenAnswer: new Tally(
+        `click or 3 types with the broker stopped (SIGSTOP), --timeout ${TIMEOUT_MS}`,
+        `unknown_outcome within --timeout + ${MARGIN_MS / 1000} s`,
+      ),
+      late: new Tally(
+        "the same requests after SIGCONT",
+        "never run (page unchanged), command_expired in their records",
+      ),
+      janitorAnswer: new Tally(
+        `open --new with the janitor stopped, --timeout ${TIMEOUT_MS}`,
+        `unknown_outcome within --timeout + ${MARGIN_MS / 1000} s`,
+      ),
+      orphan: new Tally(
+        "the tab Chrome creates for it after SIGCONT",
+        "never listed as user_tab; closed; disconnect stops the launched Chromium",
+      ),
+      noSocket: new Tally(
+        "eval --timeout 1000 with a live broker's socket removed",
+        `a documented code within --timeout + ${MARGIN_MS / 1000} s`,
+      ),
+      badLock: new Tally(
+        "eval --timeout 1000 with no broker and a start-up lock that is a directory",
+        `a documented code within --timeout + ${MARGIN_MS / 1000} s`,
+      ),
     };
     try {
       for (let rep = 0; rep < reps; rep++) {
@@ -76,7 +96,10 @@ export const frozenPart: Part = {
           signal(broker, "SIGSTOP");
           let resumed = false;
           try {
-            const calls: [string, string[]][] = [["click", ["click", count]], ...[1, 2, 3].map((i): [string, string[]] => [`type x${i}`, ["type", query, `x${i}`]])];
+            const calls: [string, string[]][] = [
+              ["click", ["click", count]],
+              ...[1, 2, 3].map((i): [string, string[]] => [`type x${i}`, ["type", query, `x${i}`]]),
+            ];
             for (const [label, args] of calls) {
               const r = await lab.bp(["--timeout", String(TIMEOUT_MS), ...args], { key: KEY, killAfterMs: 30_000 });
               rows.frozenAnswer.record(timely(`${label} (broker stopped)`, r, ["unknown_outcome"]));
@@ -88,19 +111,30 @@ export const frozenPart: Part = {
           await rows.late.attempt(async () => {
             if (!resumed) return "not resumed";
             await Bun.sleep(1_500);
-            const page = await ok(lab, ["eval", "JSON.stringify([document.querySelector('input').value, document.getElementById('count').textContent])"]);
+            const page = await ok(lab, [
+              "eval",
+              "JSON.stringify([document.querySelector('input').value, document.getElementById('count').textContent])",
+            ]);
             if (page.value !== JSON.stringify(["", "Count"])) return `ran late: page reads ${String(page.value)}`;
-            const recs = (await ok(lab, ["commands", "--limit", "10"])).commands as { method: string; status?: string }[];
+            const recs = (await ok(lab, ["commands", "--limit", "10"])).commands as {
+              method: string;
+              status?: string;
+            }[];
             const late = recs.filter((c) => c.method === "click" || c.method === "type");
             const statuses = late.map((c) => `${c.method}:${c.status ?? "?"}`);
-            return late.length === 4 && late.every((c) => c.status === "expired") ? undefined : `records: ${statuses.join(", ")}`;
+            return late.length === 4 && late.every((c) => c.status === "expired")
+              ? undefined
+              : `records: ${statuses.join(", ")}`;
           });
 
           // The janitor stopped during open --new: Chrome creates the tab only after SIGCONT.
           const janitor = lab.janitors()[0];
           signal(janitor, "SIGSTOP");
           try {
-            const r = await lab.bp(["--timeout", String(TIMEOUT_MS), "open", `${site.a}/form`, "--new"], { key: KEY, killAfterMs: 30_000 });
+            const r = await lab.bp(["--timeout", String(TIMEOUT_MS), "open", `${site.a}/form`, "--new"], {
+              key: KEY,
+              killAfterMs: 30_000,
+            });
             rows.janitorAnswer.record(timely("open --new (janitor stopped)", r, ["unknown_outcome"]));
           } finally {
             signal(janitor, "SIGCONT");
@@ -110,10 +144,15 @@ export const frozenPart: Part = {
             const tabs = (await ok(lab, ["tabs"])).tabs as { id: string; origin?: string; url?: string }[];
             const theirs = tabs.filter((t) => t.origin === "user_tab");
             if (theirs.length > 0) return `listed as the person's: ${JSON.stringify(theirs)}`;
-            if (tabs.length !== 1) return `${tabs.length} tabs listed after the late open (1 expected): ${JSON.stringify(tabs).slice(0, 300)}`;
+            if (tabs.length !== 1)
+              return `${tabs.length} tabs listed after the late open (1 expected): ${JSON.stringify(tabs).slice(0, 300)}`;
             await ok(lab, ["disconnect"]);
             try {
-              await until(() => lab.launched().length === 0 && lab.brokers().length === 0, 10_000, "launched Chromium and broker to exit");
+              await until(
+                () => lab.launched().length === 0 && lab.brokers().length === 0,
+                10_000,
+                "launched Chromium and broker to exit",
+              );
               return undefined;
             } catch {
               return `after disconnect: ${lab.launched().length} Chromium, ${lab.brokers().length} broker still running`;
@@ -137,7 +176,14 @@ export const frozenPart: Part = {
           rmSync(lock, { recursive: true, force: true });
           mkdirSync(lock);
           const r = await lab.bp(["eval", "1", "--timeout", "1000"], { key: KEY, killAfterMs: 30_000 });
-          rows.badLock.record(timely("eval with a directory for the start-up lock", r, ["command_expired", "browser_disconnected", "invalid_argument"], 1000));
+          rows.badLock.record(
+            timely(
+              "eval with a directory for the start-up lock",
+              r,
+              ["command_expired", "browser_disconnected", "invalid_argument"],
+              1000,
+            ),
+          );
           rmSync(lock, { recursive: true, force: true });
         } catch (err) {
           rows.frozenAnswer.record(`harness: ${err instanceof Error ? err.message : String(err)}`);
@@ -158,6 +204,12 @@ export const frozenPart: Part = {
     }
     const figures = { "slowest answer beyond --timeout (ms)": [...slowest].map(([k, ms]) => `${k}: ${ms}`).join(", ") };
     slowest.clear();
-    return { part: "frozen", title: frozenPart.title, rows: Object.values(rows).map((t) => t.row), wallSeconds: (performance.now() - started) / 1000, figures };
+    return {
+      part: "frozen",
+      title: frozenPart.title,
+      rows: Object.values(rows).map((t) => t.row),
+      wallSeconds: (performance.now() - started) / 1000,
+      figures,
+    };
   },
 };

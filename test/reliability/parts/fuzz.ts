@@ -23,7 +23,8 @@ const HANG_MS = 75_000;
 /** Commands a raw call may not run: they start, replace or stop browsers and brokers. */
 const RAW_EXCLUDED = new Set(["launch", "connect", "disconnect"]);
 /** CDP's words for "the document (or its execution context) went away during the call". */
-export const DOCUMENT_GONE = /Inspected target navigated or closed|Cannot find context with specified id|Execution context was destroyed/;
+export const DOCUMENT_GONE =
+  /Inspected target navigated or closed|Cannot find context with specified id|Execution context was destroyed/;
 
 async function checkpoint(lab: Lab, brokerPid: number): Promise<string | undefined> {
   if (!running(brokerPid)) return `broker ${brokerPid} died`;
@@ -62,11 +63,23 @@ export const fuzzPart: Part = {
     trackRoot(user.home);
     const lab = makeLab({ HOME: user.home });
     const rows = {
-      cli: new Tally(`${n} fuzzed CLI invocations (every command, mutated argv, random stdin and env), seed ${ctx.seed}`, "0 CLI crashes, 0 hangs"),
-      json: new Tally("their replies in JSON mode", "every reply one JSON line with ok, and a known code and error on failure"),
+      cli: new Tally(
+        `${n} fuzzed CLI invocations (every command, mutated argv, random stdin and env), seed ${ctx.seed}`,
+        "0 CLI crashes, 0 hangs",
+      ),
+      json: new Tally(
+        "their replies in JSON mode",
+        "every reply one JSON line with ok, and a known code and error on failure",
+      ),
       internal: new Tally("their replies, other causes", "no internal_error"),
-      replaced: new Tally("their replies, for a page that replaced its document during the call (history.back() in eval, popups)", "no internal_error"),
-      raw: new Tally(`${nRaw} raw authenticated socket calls with arguments of any JSON type`, "every reply JSON with ok and a known code, never internal_error"),
+      replaced: new Tally(
+        "their replies, for a page that replaced its document during the call (history.back() in eval, popups)",
+        "no internal_error",
+      ),
+      raw: new Tally(
+        `${nRaw} raw authenticated socket calls with arguments of any JSON type`,
+        "every reply JSON with ok and a known code, never internal_error",
+      ),
       broker: new Tally(`broker checks every ${CHECK_EVERY} calls`, "same broker process, answering"),
       userTabs: new Tally("the person's tabs after fuzzing", "0 user tabs closed"),
     };
@@ -86,10 +99,17 @@ export const fuzzPart: Part = {
       const plan = Array.from({ length: n }, () => makeInvocation(rand, setup));
       for (let from = 0; from < n; from += CHECK_EVERY) {
         await pool(plan.slice(from, from + CHECK_EVERY), parallel, async (inv, i) => {
-          const r = await lab.bp(inv.argv, { env: inv.env, killAfterMs: HANG_MS, ...(inv.stdin !== undefined ? { stdin: inv.stdin } : {}) });
+          const r = await lab.bp(inv.argv, {
+            env: inv.env,
+            killAfterMs: HANG_MS,
+            ...(inv.stdin !== undefined ? { stdin: inv.stdin } : {}),
+          });
           const label = `#${from + i} ${JSON.stringify(inv.argv).slice(0, 160)} env ${JSON.stringify(inv.env).slice(0, 100)}`;
-          const crashed = r.hung || (r.exit !== 0 && r.exit !== 1) || /^\s+at .+:\d+:\d+\)?$|panic:|Bun has crashed/m.test(r.stderr);
-          rows.cli.record(crashed ? `${label}: ${replyProblem(r, { text: true }) ?? r.stderr.slice(0, 200)}` : undefined);
+          const crashed =
+            r.hung || (r.exit !== 0 && r.exit !== 1) || /^\s+at .+:\d+:\d+\)?$|panic:|Bun has crashed/m.test(r.stderr);
+          rows.cli.record(
+            crashed ? `${label}: ${replyProblem(r, { text: true }) ?? r.stderr.slice(0, 200)}` : undefined,
+          );
           if (!inv.text && !crashed) {
             const bad = replyProblem(r);
             rows.json.record(bad ? `${label}: ${bad}` : undefined);
@@ -127,7 +147,8 @@ export const fuzzPart: Part = {
           const j = JSON.parse(out.line ?? "") as { ok?: unknown; code?: unknown };
           if (typeof j.ok !== "boolean") problem = "no boolean ok";
           else if (j.ok === false && typeof j.code !== "string") problem = "failure without a code";
-          else if (j.code === "internal_error") problem = `internal_error ${String((j as { error?: unknown }).error).slice(0, 100)}`;
+          else if (j.code === "internal_error")
+            problem = `internal_error ${String((j as { error?: unknown }).error).slice(0, 100)}`;
         } catch {
           problem = out.closed ? "connection closed without a reply" : "no reply";
         }

@@ -71,9 +71,15 @@ export const killsPart: Part = {
     const user: UserBrowser = await startUserBrowser({ url: `${site.a}/`, args: LOOPBACK_FLAGS });
     trackRoot(user.home);
     const rows = {
-      answer: new Tally("kill -9 of broker, janitor or Chromium during wait, a navigating click, type --submit", `documented code (wait: browser_disconnected, actions: unknown_outcome) within ${ANSWER_WITHIN_MS / 1000} s of the kill`),
+      answer: new Tally(
+        "kill -9 of broker, janitor or Chromium during wait, a navigating click, type --submit",
+        `documented code (wait: browser_disconnected, actions: unknown_outcome) within ${ANSWER_WITHIN_MS / 1000} s of the kill`,
+      ),
       userTabs: new Tally("user tabs after each kill and its cleanup (person's browser)", "0 user tabs closed"),
-      tabIds: new Tally("tab ids of one key before and after a broker restart (person's browser)", "never reused: an old id answers tab_not_found"),
+      tabIds: new Tally(
+        "tab ids of one key before and after a broker restart (person's browser)",
+        "never reused: an old id answers tab_not_found",
+      ),
       leftovers: new Tally("managed tabs and processes after each kill and its cleanup", "0 left"),
     };
     const codes = new Map<string, number>();
@@ -98,11 +104,23 @@ export const killsPart: Part = {
               : s.op === "click"
                 ? ["click", refNamed(snap, "Slow link")]
                 : ["type", refNamed(snap, "Query"), "hello", "--submit"];
-          const run = lab.spawn(["--timeout", String(COMMAND_TIMEOUT_MS), ...args], { key: KEY, killAfterMs: COMMAND_TIMEOUT_MS + 15_000 });
+          const run = lab.spawn(["--timeout", String(COMMAND_TIMEOUT_MS), ...args], {
+            key: KEY,
+            killAfterMs: COMMAND_TIMEOUT_MS + 15_000,
+          });
           // Kill when the work is really under way: the wait dispatched, the navigation at the server.
-          if (s.op === "wait") await until(async () => JSON.stringify((await lab.bp(["commands", "--status", "dispatched"], { key: KEY })).json ?? {}).includes('"wait"'), 10_000, "wait dispatched");
+          if (s.op === "wait")
+            await until(
+              async () =>
+                JSON.stringify(
+                  (await lab.bp(["commands", "--status", "dispatched"], { key: KEY })).json ?? {},
+                ).includes('"wait"'),
+              10_000,
+              "wait dispatched",
+            );
           else await until(() => (hits.get("/slow-result") ?? 0) > before, 10_000, "navigation reaching the server");
-          const pid = s.victim === "broker" ? lab.brokerPid() : s.victim === "janitor" ? lab.janitors()[0] : lab.launched()[0];
+          const pid =
+            s.victim === "broker" ? lab.brokerPid() : s.victim === "janitor" ? lab.janitors()[0] : lab.launched()[0];
           if (pid === undefined) throw new Error(`no ${s.victim} process to kill`);
           const killedAt = performance.now();
           process.kill(pid, "SIGKILL");
@@ -125,7 +143,9 @@ export const killsPart: Part = {
               const reused = now.filter((id) => oldIds.includes(id));
               if (reused.length > 0) return `${label}: ids ${reused.join(", ")} given again after the restart`;
               const old = await lab.bp(["tab", oldIds[0] ?? "t1"], { key: KEY, killAfterMs: 30_000 });
-              return codeOf(old) === "tab_not_found" ? undefined : `${label}: old id ${oldIds[0]} answered ${codeOf(old)}`;
+              return codeOf(old) === "tab_not_found"
+                ? undefined
+                : `${label}: old id ${oldIds[0]} answered ${codeOf(old)}`;
             });
           }
           // Recovery as an agent would do it, then the broker dies for good: everything of ours must go.
@@ -137,10 +157,21 @@ export const killsPart: Part = {
           if (broker !== undefined && running(broker)) process.kill(broker, "SIGKILL");
           await rows.leftovers.attempt(async () => {
             try {
-              await until(async () => lab.janitors().length === 0 && lab.brokers().length === 0 && lab.launched().length === 0 && (s.host === "launched" || (await listPageTargets(user.port)).length <= userTabs.length), CLEANUP_WITHIN_MS, "cleanup");
+              await until(
+                async () =>
+                  lab.janitors().length === 0 &&
+                  lab.brokers().length === 0 &&
+                  lab.launched().length === 0 &&
+                  (s.host === "launched" || (await listPageTargets(user.port)).length <= userTabs.length),
+                CLEANUP_WITHIN_MS,
+                "cleanup",
+              );
               return undefined;
             } catch {
-              const extra = s.host === "user" ? (await listPageTargets(user.port)).filter((t) => !userTabs.includes(t.id)).map((t) => t.title) : [];
+              const extra =
+                s.host === "user"
+                  ? (await listPageTargets(user.port)).filter((t) => !userTabs.includes(t.id)).map((t) => t.title)
+                  : [];
               return `${label}: left ${lab.janitors().length} janitor, ${lab.brokers().length} broker, ${lab.launched().length} Chromium, managed tabs ${JSON.stringify(extra)}`;
             }
           });

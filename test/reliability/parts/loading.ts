@@ -14,10 +14,26 @@ const TIMEOUT_MS = 20_000;
 const ANSWER_WITHIN_MS = 8_000;
 
 const PAGES: { what: string; html: string; type: string }[] = [
-  { what: "alert in an inline script", html: "<title>A</title><script>alert('loading')</script><p>after", type: "alert" },
-  { what: "confirm in an inline script", html: "<title>C</title><script>confirm('sure?')</script><p>after", type: "confirm" },
-  { what: "prompt in an inline script", html: "<title>P</title><script>prompt('name?')</script><p>after", type: "prompt" },
-  { what: "alert in the load handler", html: "<title>L</title><body onload=\"alert('loaded')\"><p>after", type: "alert" },
+  {
+    what: "alert in an inline script",
+    html: "<title>A</title><script>alert('loading')</script><p>after",
+    type: "alert",
+  },
+  {
+    what: "confirm in an inline script",
+    html: "<title>C</title><script>confirm('sure?')</script><p>after",
+    type: "confirm",
+  },
+  {
+    what: "prompt in an inline script",
+    html: "<title>P</title><script>prompt('name?')</script><p>after",
+    type: "prompt",
+  },
+  {
+    what: "alert in the load handler",
+    html: "<title>L</title><body onload=\"alert('loaded')\"><p>after",
+    type: "alert",
+  },
 ];
 
 type Nav = "open --new" | "open" | "reload";
@@ -32,17 +48,24 @@ export const loadingPart: Part = {
   async run(ctx: PartContext): Promise<PartReport> {
     const started = performance.now();
     const reps = ctx.reps ?? (ctx.scale === "short" ? 1 : 5);
-    const navs: Nav[] = ctx.scale === "short" && ctx.reps === undefined ? ["open --new", "reload"] : ["open --new", "open", "reload"];
+    const navs: Nav[] =
+      ctx.scale === "short" && ctx.reps === undefined ? ["open --new", "reload"] : ["open --new", "open", "reload"];
     const pages = ctx.scale === "short" && ctx.reps === undefined ? PAGES.slice(0, 2) : PAGES;
     const site = startSite();
     const lab = makeLab();
     const rows = {
-      answer: new Tally(`${navs.join(", ")} of a page that opens a dialog while loading (${pages.map((p) => p.what).join("; ")}), --timeout ${TIMEOUT_MS}`, `ok with the dialog's id and type within ${ANSWER_WITHIN_MS / 1000} s`),
+      answer: new Tally(
+        `${navs.join(", ")} of a page that opens a dialog while loading (${pages.map((p) => p.what).join("; ")}), --timeout ${TIMEOUT_MS}`,
+        `ok with the dialog's id and type within ${ANSWER_WITHIN_MS / 1000} s`,
+      ),
       answered: new Tally("answering that dialog by the id given", "ok; the page then finishes loading"),
     };
     let slowest = 0;
     try {
-      const launch = await lab.bp(["launch", "--headless", "--executable", lab.chromium], { key: KEY, killAfterMs: 60_000 });
+      const launch = await lab.bp(["launch", "--headless", "--executable", lab.chromium], {
+        key: KEY,
+        killAfterMs: 60_000,
+      });
       if (launch.json?.ok !== true) throw new Error(`launch: ${launch.stdout || launch.stderr}`);
       for (let rep = 0; rep < reps; rep++) {
         for (const page of pages) {
@@ -60,7 +83,12 @@ export const loadingPart: Part = {
               const bad = replyProblem(r);
               if (bad) return `${label}: ${bad}`;
               const dialog = r.json?.dialog as { id?: string; type?: string } | undefined;
-              const problem = r.json?.ok !== true || dialog?.type !== page.type ? `${label}: answered ${codeOf(r)} without the ${page.type} (${r.stdout.slice(0, 200)})` : r.ms > ANSWER_WITHIN_MS ? `${label}: answered after ${Math.round(r.ms)} ms` : undefined;
+              const problem =
+                r.json?.ok !== true || dialog?.type !== page.type
+                  ? `${label}: answered ${codeOf(r)} without the ${page.type} (${r.stdout.slice(0, 200)})`
+                  : r.ms > ANSWER_WITHIN_MS
+                    ? `${label}: answered after ${Math.round(r.ms)} ms`
+                    : undefined;
               await rows.answered.attempt(async () => {
                 const id = dialog?.id ?? (await pendingDialog(lab));
                 if (!id) return `${label}: no dialog to answer`;
@@ -79,7 +107,13 @@ export const loadingPart: Part = {
       await lab.cleanup();
       site.stop();
     }
-    return { part: "loading", title: loadingPart.title, rows: Object.values(rows).map((t) => t.row), wallSeconds: (performance.now() - started) / 1000, figures: { "slowest answer (ms)": Math.round(slowest) } };
+    return {
+      part: "loading",
+      title: loadingPart.title,
+      rows: Object.values(rows).map((t) => t.row),
+      wallSeconds: (performance.now() - started) / 1000,
+      figures: { "slowest answer (ms)": Math.round(slowest) },
+    };
   },
 };
 

@@ -59,7 +59,10 @@ const ARGV: Record<string, string[]> = {
 function parseOutcome(text: string): Promise<{ policy?: Policy; field?: string; crash?: string }> {
   return parsePolicy(text).then(
     (policy) => ({ policy }),
-    (err: unknown) => (err instanceof BpError && err.code === "policy_invalid" && typeof err.context?.field === "string" ? { field: err.context.field } : { crash: String(err).slice(0, 200) }),
+    (err: unknown) =>
+      err instanceof BpError && err.code === "policy_invalid" && typeof err.context?.field === "string"
+        ? { field: err.context.field }
+        : { crash: String(err).slice(0, 200) },
   );
 }
 
@@ -74,14 +77,34 @@ export const policyPart: Part = {
     const rand = rng(ctx.seed);
     const world: PolicyWorld = { a: site.a, b: site.b, keys: KEYS, dirs: ["/tmp", "/tmp/bp-up"] };
     const rows = {
-      parse: new Tally(`${nParse} fuzzed policy files through the parser, seed ${ctx.seed}`, "each accepted, or refused with policy_invalid naming a field; 0 crashes"),
-      narrow: new Tally("per-key rules of the accepted ones, against every command and 20 URLs each", "0 keys wider than the global rules"),
-      live: new Tally(`the commands and opens among ${nLive} fuzzed steps under fuzzed policies written to a live broker's home (real Chromium)`, "0 escapes: every denied command, option or navigation refused with policy_denied; every call under a broken or writable file policy_invalid"),
-      page: new Tally("the page requests among them to an origin the policy denies (open, and from eval: fetch, navigation, popup, iframe, redirect)", "0 denied requests reached the server"),
+      parse: new Tally(
+        `${nParse} fuzzed policy files through the parser, seed ${ctx.seed}`,
+        "each accepted, or refused with policy_invalid naming a field; 0 crashes",
+      ),
+      narrow: new Tally(
+        "per-key rules of the accepted ones, against every command and 20 URLs each",
+        "0 keys wider than the global rules",
+      ),
+      live: new Tally(
+        `the commands and opens among ${nLive} fuzzed steps under fuzzed policies written to a live broker's home (real Chromium)`,
+        "0 escapes: every denied command, option or navigation refused with policy_denied; every call under a broken or writable file policy_invalid",
+      ),
+      page: new Tally(
+        "the page requests among them to an origin the policy denies (open, and from eval: fetch, navigation, popup, iframe, redirect)",
+        "0 denied requests reached the server",
+      ),
       broker: new Tally("broker checks after every policy change", "same broker process, answering"),
     };
     let accepted = 0;
-    const urls = [`${site.a}/probe`, `${site.b}/probe`, "https://example.com/", "data:text/html,x", "http://a.test/", "about:blank", `${site.b}/echo`];
+    const urls = [
+      `${site.a}/probe`,
+      `${site.b}/probe`,
+      "https://example.com/",
+      "data:text/html,x",
+      "http://a.test/",
+      "about:blank",
+      `${site.b}/echo`,
+    ];
     const commands = Object.keys(ARGV);
     for (let i = 0; i < nParse; i++) {
       const out = await parseOutcome(makePolicy(rand, world));
@@ -93,7 +116,8 @@ export const policyPart: Part = {
       for (const key of KEYS) {
         const k = rulesFor(p, key);
         let wider: string | undefined;
-        for (const c of commands) if (deniedBy(g, c, {}) !== undefined && deniedBy(k, c, {}) === undefined) wider = `key ${key} allows '${c}'`;
+        for (const c of commands)
+          if (deniedBy(g, c, {}) !== undefined && deniedBy(k, c, {}) === undefined) wider = `key ${key} allows '${c}'`;
         for (let j = 0; j < 20 && !wider; j++) {
           const u = `${pick(rand, urls)}?${j}`;
           if (originVerdict(g, u) && !originVerdict(k, u)) wider = `key ${key} allows ${u}`;
@@ -151,11 +175,19 @@ export const policyPart: Part = {
           const r = await lab.bp(argv, { key, killAfterMs: 60_000 });
           const code = codeOf(r);
           codes.set(code, (codes.get(code) ?? 0) + 1);
-          const denied = rules ? rules.deny.some((d) => d === entry || entry.startsWith(`${d} `) || (entry.split(" --")[0] === d)) : false;
+          const denied = rules
+            ? rules.deny.some((d) => d === entry || entry.startsWith(`${d} `) || entry.split(" --")[0] === d)
+            : false;
           let problem: string | undefined;
           if (broken && code !== "policy_invalid") problem = `broken policy, ${argv.join(" ")} answered ${code}`;
-          else if (!broken && denied && code !== "policy_denied") problem = `'${entry}' denied, ${argv.join(" ")} answered ${code}`;
-          else if (!broken && !denied && (code === "policy_invalid" || (code === "policy_denied" && r.json?.context?.rule === "deny"))) problem = `'${entry}' allowed, ${argv.join(" ")} answered ${code} ${String(r.json?.error).slice(0, 100)}`;
+          else if (!broken && denied && code !== "policy_denied")
+            problem = `'${entry}' denied, ${argv.join(" ")} answered ${code}`;
+          else if (
+            !broken &&
+            !denied &&
+            (code === "policy_invalid" || (code === "policy_denied" && r.json?.context?.rule === "deny"))
+          )
+            problem = `'${entry}' allowed, ${argv.join(" ")} answered ${code} ${String(r.json?.error).slice(0, 100)}`;
           rows.live.record(problem);
           continue;
         }
@@ -172,10 +204,12 @@ export const policyPart: Part = {
           codes.set(code, (codes.get(code) ?? 0) + 1);
           let problem: string | undefined;
           if (broken && code !== "policy_invalid") problem = `broken policy, open answered ${code}`;
-          else if (!broken && verdict && code !== "policy_denied") problem = `open ${target} denied (${verdict.rule}), answered ${code}`;
+          else if (!broken && verdict && code !== "policy_denied")
+            problem = `open ${target} denied (${verdict.rule}), answered ${code}`;
           rows.live.record(problem);
           await Bun.sleep(50);
-          if (verdict || broken) rows.page.record(seen.has(`${host}/${n}`) ? `open ${target} reached the server` : undefined);
+          if (verdict || broken)
+            rows.page.record(seen.has(`${host}/${n}`) ? `open ${target} reached the server` : undefined);
           continue;
         }
         if (broken || !rules || rules.deny.includes("eval")) continue;
@@ -191,13 +225,20 @@ export const policyPart: Part = {
         const r = await lab.bp(["eval", exprs[how] ?? "1"], { key, killAfterMs: 60_000 });
         codes.set(codeOf(r), (codes.get(codeOf(r)) ?? 0) + 1);
         await Bun.sleep(250);
-        if (verdict) rows.page.record(seen.has(`${host}/${n}`) ? `${how} to ${target} (${verdict.rule}) reached the server` : undefined);
+        if (verdict)
+          rows.page.record(
+            seen.has(`${host}/${n}`) ? `${how} to ${target} (${verdict.rule}) reached the server` : undefined,
+          );
       }
       ctx.log(`live: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
       writeFileSync(policyFile, "{}");
       chmodSync(policyFile, 0o600);
       const last = await lab.bp(["eval", "1+1"], { key: KEYS[0], killAfterMs: 30_000 });
-      rows.broker.record(running(brokerPid) && lab.brokerPid() === brokerPid && codeOf(last) !== "internal_error" ? undefined : `broker at the end: ${codeOf(last)}`);
+      rows.broker.record(
+        running(brokerPid) && lab.brokerPid() === brokerPid && codeOf(last) !== "internal_error"
+          ? undefined
+          : `broker at the end: ${codeOf(last)}`,
+      );
     } finally {
       await lab.cleanup();
       await user.stop();
@@ -209,7 +250,10 @@ export const policyPart: Part = {
       title: policyPart.title,
       rows: Object.values(rows).map((t) => t.row),
       wallSeconds: (performance.now() - started) / 1000,
-      figures: { "policies accepted by the parser": `${accepted} of ${nParse}`, "reply codes": top.map(([k, c]) => `${k} ×${c}`).join(", ") },
+      figures: {
+        "policies accepted by the parser": `${accepted} of ${nParse}`,
+        "reply codes": top.map(([k, c]) => `${k} ×${c}`).join(", "),
+      },
     };
   },
 };

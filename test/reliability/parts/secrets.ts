@@ -14,7 +14,11 @@ import { filesContaining } from "../../support/files-containing.ts";
 const KEY = "secrets-agent";
 const HEADER_NAMES = ["X-Custom-Token", "Private-Token", "X-Vault-Token", "X-Api-Key", "Authorization", "X-Anything"];
 
-async function ok(lab: Lab, args: string[], stdin?: string): Promise<{ json: Record<string, unknown>; stdout: string }> {
+async function ok(
+  lab: Lab,
+  args: string[],
+  stdin?: string,
+): Promise<{ json: Record<string, unknown>; stdout: string }> {
   const r = await lab.bp(args, { key: KEY, killAfterMs: 60_000, ...(stdin !== undefined ? { stdin } : {}) });
   if (r.json?.ok !== true) throw new Error(`${args.join(" ")}: ${r.stdout || r.stderr}`);
   return { json: r.json, stdout: r.stdout };
@@ -28,9 +32,18 @@ export const secretsPart: Part = {
     const reps = ctx.reps ?? (ctx.scale === "short" ? 1 : 3);
     const site = startSite();
     const rows = {
-      headers: new Tally(`header values given to 'net headers' (${HEADER_NAMES.join(", ")}; argv and --stdin)`, "never in its reply, net rules, net show of a request that carried them, or its command record"),
-      urlPassword: new Tally("open http://user:password@… (Basic auth page), then disconnect", "page served to the credentials; the password in no reply and no file of the launched profile"),
-      bigRef: new Tally("click, type, hover with refs 99999999999999999999, 9007199254740993, 123456789012345678901234567890", "invalid_argument, field ref, the input echoed"),
+      headers: new Tally(
+        `header values given to 'net headers' (${HEADER_NAMES.join(", ")}; argv and --stdin)`,
+        "never in its reply, net rules, net show of a request that carried them, or its command record",
+      ),
+      urlPassword: new Tally(
+        "open http://user:password@… (Basic auth page), then disconnect",
+        "page served to the credentials; the password in no reply and no file of the launched profile",
+      ),
+      bigRef: new Tally(
+        "click, type, hover with refs 99999999999999999999, 9007199254740993, 123456789012345678901234567890",
+        "invalid_argument, field ref, the input echoed",
+      ),
     };
     let carried = 0;
     try {
@@ -43,9 +56,14 @@ export const secretsPart: Part = {
             for (const via of ["argv", "stdin"] as const) {
               await rows.headers.attempt(async () => {
                 const secret = `sec-${rep}-${i}-${via}-${crypto.randomUUID().slice(0, 8)}`;
-                const set = via === "argv" ? await ok(lab, ["net", "headers", "*/api/user*", `${name}: ${secret}`]) : await ok(lab, ["net", "headers", "*/api/user*", "--stdin"], `${name}: ${secret}\n`);
+                const set =
+                  via === "argv"
+                    ? await ok(lab, ["net", "headers", "*/api/user*", `${name}: ${secret}`])
+                    : await ok(lab, ["net", "headers", "*/api/user*", "--stdin"], `${name}: ${secret}\n`);
                 await ok(lab, ["eval", "fetch('/api/user').then(r => r.status)"]);
-                const reqs = (await ok(lab, ["net", "--url", "*/api/user*", "--limit", "1000"])).json.requests as { id: number }[];
+                const reqs = (await ok(lab, ["net", "--url", "*/api/user*", "--limit", "1000"])).json.requests as {
+                  id: number;
+                }[];
                 const last = reqs.at(-1);
                 // The headers as sent come in an event of their own, a moment after the request's.
                 let shown = "";
@@ -54,11 +72,21 @@ export const secretsPart: Part = {
                   shown = (await ok(lab, ["net", "show", String(last.id)])).stdout;
                 }
                 const rules = (await ok(lab, ["net", "rules"])).stdout;
-                const recs = (await ok(lab, ["commands", "--limit", "100"])).json.commands as { id: string; method: string }[];
+                const recs = (await ok(lab, ["commands", "--limit", "100"])).json.commands as {
+                  id: string;
+                  method: string;
+                }[];
                 const rec = recs.find((c) => c.method === "net headers");
                 const record = rec ? (await ok(lab, ["command", rec.id])).stdout : "";
                 await ok(lab, ["net", "remove", "--all"]);
-                const where = [["reply", set.stdout], ["net rules", rules], ["net show", shown], ["command record", record]].filter(([, text]) => (text ?? "").includes(secret)).map(([w]) => w);
+                const where = [
+                  ["reply", set.stdout],
+                  ["net rules", rules],
+                  ["net show", shown],
+                  ["command record", record],
+                ]
+                  .filter(([, text]) => (text ?? "").includes(secret))
+                  .map(([w]) => w);
                 if (!last) return `${name} via ${via}: no request journalled`;
                 // Chrome does not always report the headers as sent: then net show has nothing to mask.
                 if (shown.includes(name)) carried++;
@@ -67,13 +95,19 @@ export const secretsPart: Part = {
             }
           }
           for (const ref of ["99999999999999999999", "9007199254740993", "123456789012345678901234567890"]) {
-            for (const args of [["click", ref], ["type", ref, "x"], ["hover", ref]]) {
+            for (const args of [
+              ["click", ref],
+              ["type", ref, "x"],
+              ["hover", ref],
+            ]) {
               await rows.bigRef.attempt(async () => {
                 const r = await lab.bp(args, { key: KEY, killAfterMs: 30_000 });
                 const bad = replyProblem(r);
                 if (bad) return `${args.join(" ")}: ${bad}`;
                 const c = r.json?.context as { field?: string; received?: string } | undefined;
-                return codeOf(r) === "invalid_argument" && c?.field === "ref" && String(r.json?.error).includes(ref) ? undefined : `${args.join(" ")}: ${r.stdout.slice(0, 200)}`;
+                return codeOf(r) === "invalid_argument" && c?.field === "ref" && String(r.json?.error).includes(ref)
+                  ? undefined
+                  : `${args.join(" ")}: ${r.stdout.slice(0, 200)}`;
               });
             }
           }
@@ -83,12 +117,19 @@ export const secretsPart: Part = {
             url.password = AUTH_PASSWORD;
             const opened = await ok(lab, ["open", url.href, "--new"]);
             if (opened.json.title !== "Members") return `not let in: ${opened.stdout.slice(0, 200)}`;
-            const replies = [opened.stdout, (await ok(lab, ["tabs"])).stdout, (await ok(lab, ["eval", "location.href"])).stdout, (await ok(lab, ["reload"])).stdout];
+            const replies = [
+              opened.stdout,
+              (await ok(lab, ["tabs"])).stdout,
+              (await ok(lab, ["eval", "location.href"])).stdout,
+              (await ok(lab, ["reload"])).stdout,
+            ];
             await ok(lab, ["disconnect"]);
             await until(() => lab.launched().length === 0, 15_000, "the launched browser to exit");
             const files = filesContaining(lab.home, AUTH_PASSWORD);
             if (replies.some((r) => r.includes(AUTH_PASSWORD))) return "the password in a reply";
-            return files.length > 0 ? `the password in ${files.map((f) => f.slice(lab.home.length)).join(", ")}` : undefined;
+            return files.length > 0
+              ? `the password in ${files.map((f) => f.slice(lab.home.length)).join(", ")}`
+              : undefined;
           });
         } catch (err) {
           rows.headers.record(`harness: ${err instanceof Error ? err.message : String(err)}`);
@@ -100,6 +141,14 @@ export const secretsPart: Part = {
     } finally {
       site.stop();
     }
-    return { part: "secrets", title: secretsPart.title, rows: Object.values(rows).map((t) => t.row), wallSeconds: (performance.now() - started) / 1000, figures: { "requests whose net show listed the given header (masked)": `${carried} of ${rows.headers.row.tried}` } };
+    return {
+      part: "secrets",
+      title: secretsPart.title,
+      rows: Object.values(rows).map((t) => t.row),
+      wallSeconds: (performance.now() - started) / 1000,
+      figures: {
+        "requests whose net show listed the given header (masked)": `${carried} of ${rows.headers.row.tried}`,
+      },
+    };
   },
 };

@@ -30,9 +30,15 @@ export const soakPart: Part = {
     trackRoot(user.home);
     const lab = makeLab({ HOME: user.home });
     const rows = {
-      errors: new Tally(`${perAgent * AGENTS.length} commands across ${AGENTS.length} agents (snapshot, click, type, eval, read, find, search, wait, scroll, press, tabs, open, open --new, close, screenshot)`, "0 errors"),
+      errors: new Tally(
+        `${perAgent * AGENTS.length} commands across ${AGENTS.length} agents (snapshot, click, type, eval, read, find, search, wait, scroll, press, tabs, open, open --new, close, screenshot)`,
+        "0 errors",
+      ),
       leaks: new Tally("targets after every agent closed its tabs", "0 leaked targets, user tabs intact"),
-      rss: new Tally(`broker RSS from the end of warm-up (${WARMUP_SHARE * 100}% of commands) to the end`, `growth < ${MAX_GROWTH * 100}%`),
+      rss: new Tally(
+        `broker RSS from the end of warm-up (${WARMUP_SHARE * 100}% of commands) to the end`,
+        `growth < ${MAX_GROWTH * 100}%`,
+      ),
     };
     const figures: Record<string, string | number> = {};
     const samples: { done: number; broker: number; janitor: number }[] = [];
@@ -60,7 +66,11 @@ export const soakPart: Part = {
             const r = await lab.bp(args, { key, killAfterMs: 60_000 });
             done++;
             latencies.push(r.ms);
-            rows.errors.record(r.json?.ok === true ? undefined : `${key}: ${args.join(" ").slice(0, 80)}: ${codeOf(r)} ${r.stdout.slice(0, 200)}${r.stderr.slice(0, 100)}`);
+            rows.errors.record(
+              r.json?.ok === true
+                ? undefined
+                : `${key}: ${args.join(" ").slice(0, 80)}: ${codeOf(r)} ${r.stdout.slice(0, 200)}${r.stderr.slice(0, 100)}`,
+            );
             return r.json?.ok === true ? r.json : undefined;
           };
           const ref = (name: string) => String(els.find((e) => e.n === name)?.r ?? 0);
@@ -108,7 +118,9 @@ export const soakPart: Part = {
           const extra = now.filter((t) => !userTabs.includes(t.id));
           const lost = userTabs.filter((id) => !now.some((t) => t.id === id));
           if ((extra.length === 0 && lost.length === 0) || Date.now() > until) {
-            return extra.length || lost.length ? `${extra.length} leaked target(s) ${JSON.stringify(extra.map((t) => t.url))}, ${lost.length} user tab(s) gone` : undefined;
+            return extra.length || lost.length
+              ? `${extra.length} leaked target(s) ${JSON.stringify(extra.map((t) => t.url))}, ${lost.length} user tab(s) gone`
+              : undefined;
           }
           await new Promise((r) => setTimeout(r, 100));
         }
@@ -118,21 +130,35 @@ export const soakPart: Part = {
       const end = samples.at(-1);
       if (warmAt && end && ctx.scale === "full") {
         const growth = (end.broker - warmAt.broker) / warmAt.broker;
-        rows.rss.record(growth < MAX_GROWTH ? undefined : `broker RSS ${warmAt.broker} → ${end.broker} KiB (+${(growth * 100).toFixed(1)}%)`);
+        rows.rss.record(
+          growth < MAX_GROWTH
+            ? undefined
+            : `broker RSS ${warmAt.broker} → ${end.broker} KiB (+${(growth * 100).toFixed(1)}%)`,
+        );
       }
       if (warmAt && end) {
         const peak = Math.max(...samples.map((s) => s.broker));
-        figures["broker RSS KiB (start / end of warm-up / peak / end)"] = `${samples[0]?.broker} / ${warmAt.broker} / ${peak} / ${end.broker} (${(((end.broker - warmAt.broker) / warmAt.broker) * 100).toFixed(1)}% after warm-up)`;
+        figures["broker RSS KiB (start / end of warm-up / peak / end)"] =
+          `${samples[0]?.broker} / ${warmAt.broker} / ${peak} / ${end.broker} (${(((end.broker - warmAt.broker) / warmAt.broker) * 100).toFixed(1)}% after warm-up)`;
         figures["janitor RSS KiB (end of warm-up / end)"] = `${warmAt.janitor} / ${end.janitor}`;
       }
       const sorted = [...latencies].sort((a, b) => a - b);
-      figures["command latency ms (median / p95 / max)"] = `${Math.round(sorted[Math.floor(sorted.length / 2)] ?? 0)} / ${Math.round(sorted[Math.floor(sorted.length * 0.95)] ?? 0)} / ${Math.round(sorted.at(-1) ?? 0)}`;
+      figures["command latency ms (median / p95 / max)"] =
+        `${Math.round(sorted[Math.floor(sorted.length / 2)] ?? 0)} / ${Math.round(sorted[Math.floor(sorted.length * 0.95)] ?? 0)} / ${Math.round(sorted.at(-1) ?? 0)}`;
       figures["commands per second (4 agents)"] = (done / ((performance.now() - started) / 1000)).toFixed(1);
     } finally {
       await lab.cleanup();
       await user.stop();
       site.stop();
     }
-    return { part: "soak", title: soakPart.title, rows: Object.values(rows).map((t) => t.row).filter((r) => r.tried > 0 || ctx.scale === "full"), wallSeconds: (performance.now() - started) / 1000, figures };
+    return {
+      part: "soak",
+      title: soakPart.title,
+      rows: Object.values(rows)
+        .map((t) => t.row)
+        .filter((r) => r.tried > 0 || ctx.scale === "full"),
+      wallSeconds: (performance.now() - started) / 1000,
+      figures,
+    };
   },
 };

@@ -110,11 +110,20 @@ export const socketPart: Part = {
     const lab = makeLab(ctx.scale === "short" ? { BROWSER_PILOT_READ_DEADLINE_MS: String(deadlineMs) } : {});
     const rows = {
       noToken: new Tally("requests without a valid token (8 kinds)", "refused (capability_denied), broker healthy"),
-      malformed: new Tally("malformed lines (15 kinds: null, arrays, deep nesting, invalid UTF-8, two lines at once)", "refused, broker healthy"),
-      fields: new Tally("authenticated calls with wrong field types (11 kinds: args null or an array, numeric command, huge timeout, …)", "refused, broker healthy"),
+      malformed: new Tally(
+        "malformed lines (15 kinds: null, arrays, deep nesting, invalid UTF-8, two lines at once)",
+        "refused, broker healthy",
+      ),
+      fields: new Tally(
+        "authenticated calls with wrong field types (11 kinds: args null or an array, numeric command, huge timeout, …)",
+        "refused, broker healthy",
+      ),
       huge: new Tally("huge lines (8 MiB without newline, 6 MiB JSON)", "refused, broker healthy"),
       idle: new Tally(`${idle} idle connections held open`, "real calls still answered < 5 s, broker healthy"),
-      deadline: new Tally("idle and half-sent connections", `closed by the broker's read deadline (${deadlineMs / 1000} s${ctx.scale === "short" ? ", set for the short run" : ""}) within ${DEADLINE_SLACK_MS / 1000} s more`),
+      deadline: new Tally(
+        "idle and half-sent connections",
+        `closed by the broker's read deadline (${deadlineMs / 1000} s${ctx.scale === "short" ? ", set for the short run" : ""}) within ${DEADLINE_SLACK_MS / 1000} s more`,
+      ),
       hello: new Tally("unauthenticated hello", "reveals no pid"),
     };
     const figures: Record<string, string | number> = {};
@@ -138,9 +147,14 @@ export const socketPart: Part = {
       };
       for (let rep = 0; rep < reps; rep++) {
         for (const [label, payload] of unauthenticated(loc.token)) await attack(rows.noToken, label, payload);
-        for (const [label, payload] of malformed(loc.token)) await attack(label.startsWith("authenticated") ? rows.fields : rows.malformed, label, payload);
+        for (const [label, payload] of malformed(loc.token))
+          await attack(label.startsWith("authenticated") ? rows.fields : rows.malformed, label, payload);
         await attack(rows.huge, "8 MiB without newline", "a".repeat(8 * 1024 * 1024));
-        await attack(rows.huge, "6 MiB JSON line", `${JSON.stringify({ op: "call", pad: "x".repeat(6 * 1024 * 1024) })}\n`);
+        await attack(
+          rows.huge,
+          "6 MiB JSON line",
+          `${JSON.stringify({ op: "call", pad: "x".repeat(6 * 1024 * 1024) })}\n`,
+        );
         ctx.log(`socket: round ${rep + 1}/${reps}`);
       }
 
@@ -163,9 +177,15 @@ export const socketPart: Part = {
       }
       const halfSent = await holdConnections(loc.endpoint, 10, '{"op":"call","tok');
       const deadlineAt = Date.now() + deadlineMs + DEADLINE_SLACK_MS;
-      while (Date.now() < deadlineAt && (held.closedCount() < idle || halfSent.closedCount() < 10)) await Bun.sleep(250);
+      while (Date.now() < deadlineAt && (held.closedCount() < idle || halfSent.closedCount() < 10))
+        await Bun.sleep(250);
       const open = idle - held.closedCount() + (10 - halfSent.closedCount());
-      for (let i = 0; i < idle + 10; i++) rows.deadline.record(i < open ? `${open} of ${idle + 10} connections still open after ${(deadlineMs + DEADLINE_SLACK_MS) / 1000} s` : undefined);
+      for (let i = 0; i < idle + 10; i++)
+        rows.deadline.record(
+          i < open
+            ? `${open} of ${idle + 10} connections still open after ${(deadlineMs + DEADLINE_SLACK_MS) / 1000} s`
+            : undefined,
+        );
       held.end();
       halfSent.end();
       await Bun.sleep(200);
@@ -174,6 +194,12 @@ export const socketPart: Part = {
     } finally {
       await lab.cleanup();
     }
-    return { part: "socket", title: socketPart.title, rows: Object.values(rows).map((t) => t.row), wallSeconds: (performance.now() - started) / 1000, figures };
+    return {
+      part: "socket",
+      title: socketPart.title,
+      rows: Object.values(rows).map((t) => t.row),
+      wallSeconds: (performance.now() - started) / 1000,
+      figures,
+    };
   },
 };

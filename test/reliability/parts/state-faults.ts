@@ -42,29 +42,90 @@ export const stateFaultsPart: Part = {
     const full = ctx.scale === "full";
     const reps = ctx.reps;
     const plans: Plan[] = [
-      { what: "executable replaced under a running broker with a launched Chromium (cp --remove-destination)", target: "replies hint broker_outdated (failures in hint); the new file's 'bp disconnect' stops broker and Chromium within 15 s", full: 5, short: 1, run: () => upgradeScenario() },
-      { what: "a launched Chromium after the last agent's lease ran out", target: "broker and Chromium exit within 20 s", full: 5, short: 0, run: () => idleLaunchedScenario() },
-      { what: "executable deleted, then the janitor killed (browser connection lost)", target: "'bp launch' ok (no internal_error ENOENT), one Chromium", full: 5, short: 1, run: () => deletedExecutableScenario() },
+      {
+        what: "executable replaced under a running broker with a launched Chromium (cp --remove-destination)",
+        target:
+          "replies hint broker_outdated (failures in hint); the new file's 'bp disconnect' stops broker and Chromium within 15 s",
+        full: 5,
+        short: 1,
+        run: () => upgradeScenario(),
+      },
+      {
+        what: "a launched Chromium after the last agent's lease ran out",
+        target: "broker and Chromium exit within 20 s",
+        full: 5,
+        short: 0,
+        run: () => idleLaunchedScenario(),
+      },
+      {
+        what: "executable deleted, then the janitor killed (browser connection lost)",
+        target: "'bp launch' ok (no internal_error ENOENT), one Chromium",
+        full: 5,
+        short: 1,
+        run: () => deletedExecutableScenario(),
+      },
       {
         what: `a broken locator in front of a live broker (${LOCATORS.length} kinds: ${LOCATORS.join(", ")})`,
-        target: "tabs and status reach the same broker, or name its pid with restart_unresponsive_broker (unrepairable), within 5 s",
+        target:
+          "tabs and status reach the same broker, or name its pid with restart_unresponsive_broker (unrepairable), within 5 s",
         full: LOCATORS.length * 3,
         short: SHORT_LOCATORS.length,
-        run: (i) => brokenLocatorScenario((full ? LOCATORS[i % LOCATORS.length] : SHORT_LOCATORS[i % SHORT_LOCATORS.length]) ?? "truncated"),
+        run: (i) =>
+          brokenLocatorScenario(
+            (full ? LOCATORS[i % LOCATORS.length] : SHORT_LOCATORS[i % SHORT_LOCATORS.length]) ?? "truncated",
+          ),
       },
-      { what: "a frozen broker (SIGSTOP) behind a truncated locator", target: "named with pid and frozen within 5 s; status recommends kill -CONT <pid>; after SIGCONT the same broker answers", full: 3, short: 0, run: () => frozenBrokenLocatorScenario() },
-      { what: "status of a frozen broker (SIGSTOP)", target: "unresponsive with pid and frozen; recovery kill -CONT <pid>", full: 3, short: 1, run: () => frozenStatusScenario() },
-      { what: "status after a remote endpoint dropped", target: "recovery check_remote_endpoint: bp connect --reconnect", full: 3, short: 0, run: () => remoteDroppedScenario() },
+      {
+        what: "a frozen broker (SIGSTOP) behind a truncated locator",
+        target:
+          "named with pid and frozen within 5 s; status recommends kill -CONT <pid>; after SIGCONT the same broker answers",
+        full: 3,
+        short: 0,
+        run: () => frozenBrokenLocatorScenario(),
+      },
+      {
+        what: "status of a frozen broker (SIGSTOP)",
+        target: "unresponsive with pid and frozen; recovery kill -CONT <pid>",
+        full: 3,
+        short: 1,
+        run: () => frozenStatusScenario(),
+      },
+      {
+        what: "status after a remote endpoint dropped",
+        target: "recovery check_remote_endpoint: bp connect --reconnect",
+        full: 3,
+        short: 0,
+        run: () => remoteDroppedScenario(),
+      },
       {
         what: `a state directory bp cannot use (${STATE_DIR_KINDS.join(", ")}; tmpfs in a private mount namespace)`,
-        target: "state_directory_unusable with fix_state_directory, the path and the errno within 5 s; no empty startup.lock left",
+        target:
+          "state_directory_unusable with fix_state_directory, the path and the errno within 5 s; no empty startup.lock left",
         full: STATE_DIR_KINDS.length * 10,
         short: STATE_DIR_KINDS.length,
         run: (i) => stateDirScenario(STATE_DIR_KINDS[i % STATE_DIR_KINDS.length] ?? "full disk (ENOSPC)"),
       },
-      { what: "an empty startup.lock a failed start left", target: "the next start answers within 5 s", full: 10, short: 1, run: () => emptyStartupLockScenario() },
-      { what: "BROWSER_PILOT_HOME='' and a home under a missing path", target: "invalid_argument (field BROWSER_PILOT_HOME); 'created the state directory' on stderr", full: 5, short: 1, run: () => homeValueScenario() },
-      { what: "a broker started with one HOME, a caller with another that has a debuggable Chromium", target: "browsers lists it, connect --browser <its id> connects, with a home_differs hint", full: 3, short: 0, run: () => twoHomesScenario() },
+      {
+        what: "an empty startup.lock a failed start left",
+        target: "the next start answers within 5 s",
+        full: 10,
+        short: 1,
+        run: () => emptyStartupLockScenario(),
+      },
+      {
+        what: "BROWSER_PILOT_HOME='' and a home under a missing path",
+        target: "invalid_argument (field BROWSER_PILOT_HOME); 'created the state directory' on stderr",
+        full: 5,
+        short: 1,
+        run: () => homeValueScenario(),
+      },
+      {
+        what: "a broker started with one HOME, a caller with another that has a debuggable Chromium",
+        target: "browsers lists it, connect --browser <its id> connects, with a home_differs hint",
+        full: 3,
+        short: 0,
+        run: () => twoHomesScenario(),
+      },
     ];
     const rows = [];
     for (const plan of plans) {
@@ -75,6 +136,12 @@ export const stateFaultsPart: Part = {
       ctx.log(`state-faults: ${plan.what.slice(0, 60)}: ${tally.row.tried - tally.row.failed}/${tally.row.tried}`);
       rows.push(tally.row);
     }
-    return { part: "state-faults", title: stateFaultsPart.title, rows, wallSeconds: (performance.now() - started) / 1000, figures: {} };
+    return {
+      part: "state-faults",
+      title: stateFaultsPart.title,
+      rows,
+      wallSeconds: (performance.now() - started) / 1000,
+      figures: {},
+    };
   },
 };

@@ -15,7 +15,12 @@ describe("which input a moment is near (what a page sends over a WebSocket then 
     s.dispatching();
     at(104);
     s.dispatched();
-    expect([s.nearWhich(98), s.nearWhich(102), s.nearWhich(104 + INPUT_SLACK_MS), s.nearWhich(105 + INPUT_SLACK_MS)]).toEqual([undefined, "command", "command", undefined]);
+    expect([
+      s.nearWhich(98),
+      s.nearWhich(102),
+      s.nearWhich(104 + INPUT_SLACK_MS),
+      s.nearWhich(105 + INPUT_SLACK_MS),
+    ]).toEqual([undefined, "command", "command", undefined]);
   });
 
   test("typed text is text, also inside the slack of the focusing click before it; the Enter after it is a command", () => {
@@ -38,6 +43,10 @@ describe("which input a moment is near (what a page sends over a WebSocket then 
     at(41);
     s.stepped();
     s.dispatched();
-    expect([s.nearWhich(45), s.nearWhich(40 + INPUT_SLACK_MS), s.nearWhich(42 + INPUT_SLACK_MS)]).toEqual(["command", "command", undefined]);
+    expect([s.nearWhich(45), s.nearWhich(40 + INPUT_SLACK_MS), s.nearWhich(42 + INPUT_SLACK_MS)]).toEqual([
+      "command",
+      "command",
+      undefined,
+    ]);
   });
 });

@@ -10,7 +10,8 @@ export const wallClock: Clock = () => performance.now();
 /** `text`: the input typed text (inserted text, a printable key into a field), not a click, Enter, Tab or a chord. */
 type Span = { start: number; end: number; text?: true };
 const openSpan = (spans: Span[], now: number, text = false): void => {
-  if (spans.at(-1)?.end !== Infinity) spans.push({ start: now, end: Infinity, ...(text ? { text: true as const } : {}) });
+  if (spans.at(-1)?.end !== Infinity)
+    spans.push({ start: now, end: Infinity, ...(text ? { text: true as const } : {}) });
 };
 const closeSpan = (spans: Span[], now: number): void => {
   const w = spans.at(-1);

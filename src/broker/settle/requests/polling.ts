@@ -253,6 +253,7 @@ export class ActionPolls {
     this.done = true;
     this.history.acting = Math.max(0, this.history.acting - 1);
     // The poll's starts keep its history going across back-to-back actions.
-    for (const t of this.ticks) this.history.add(this.given.has(t.id) || this.nearInput(t.ts) ? { ...t, doubt: true } : t);
+    for (const t of this.ticks)
+      this.history.add(this.given.has(t.id) || this.nearInput(t.ts) ? { ...t, doubt: true } : t);
   }
 }

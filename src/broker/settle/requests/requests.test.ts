@@ -17,7 +17,12 @@ function polledPage(): FakeNet {
 
 function action(net: FakeNet) {
   const effects = { requests: 0 };
-  const reqs = new ActionRequests(net, () => effects.requests++, () => undefined, net.now);
+  const reqs = new ActionRequests(
+    net,
+    () => effects.requests++,
+    () => undefined,
+    net.now,
+  );
   return {
     reqs,
     effects,
@@ -43,7 +48,10 @@ describe("an action's requests to an address the page polls", () => {
     a.reqs.inputs.dispatching();
     // Six keys 80 ms apart, each fetching at once; the poll ticks on meanwhile.
     const keys: boolean[] = [];
-    const events = [...[0, 1, 2, 3, 4, 5].map((i) => ({ ms: 1160 + i * 80, key: true })), ...[1200, 1300, 1400, 1500].map((ms) => ({ ms, key: false }))].sort((x, y) => x.ms - y.ms);
+    const events = [
+      ...[0, 1, 2, 3, 4, 5].map((i) => ({ ms: 1160 + i * 80, key: true })),
+      ...[1200, 1300, 1400, 1500].map((ms) => ({ ms, key: false })),
+    ].sort((x, y) => x.ms - y.ms);
     for (const e of events) {
       if (e.key) keys.push(a.mine(net.sent(e.ms, { line: 2 })));
       else expect(tick(net, a, e.ms)).toBe(false);

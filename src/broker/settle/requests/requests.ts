@@ -44,7 +44,8 @@ export class ActionRequests {
       mine.delete(p.requestId);
       const start = this.documents.get(p.requestId);
       this.documents.delete(p.requestId);
-      if (this.pending.delete(tag + p.requestId) || (start !== undefined && this.pending.delete(start + p.requestId))) this.responded = Date.now();
+      if (this.pending.delete(tag + p.requestId) || (start !== undefined && this.pending.delete(start + p.requestId)))
+        this.responded = Date.now();
       this.poke();
     };
     this.offs.push(

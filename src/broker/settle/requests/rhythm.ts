@@ -16,7 +16,10 @@ export interface Start {
 }
 
 /** grid: a setInterval (ticks on a fixed grid); chain: a setTimeout set as each answer lands; gap: neither. */
-export type Rhythm = { kind: "grid"; period: number; anchor: number } | { kind: "chain"; wait: number } | { kind: "gap"; minGap: number };
+export type Rhythm =
+  | { kind: "grid"; period: number; anchor: number }
+  | { kind: "chain"; wait: number }
+  | { kind: "gap"; minGap: number };
 
 export const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -36,9 +39,13 @@ export function periodOf(gaps: number[]): number {
   const shortest = sorted.find((g) => g > 0);
   // …and that most gaps are whole multiples of.
   const explains = (base: number) => gaps.filter((h) => multipleOf(h, base) !== undefined).length * 2 >= gaps.length;
-  const recurring = sorted.find((g) => g > 0 && sorted.filter((h) => multipleOf(h, g) === 1).length >= recurs && explains(g));
+  const recurring = sorted.find(
+    (g) => g > 0 && sorted.filter((h) => multipleOf(h, g) === 1).length >= recurs && explains(g),
+  );
   // Too few gaps for one to recur (100, 200): the shortest, when the others are its multiples.
-  const base = recurring ?? (shortest !== undefined && sorted.every((g) => multipleOf(g, shortest) !== undefined) ? shortest : median(gaps));
+  const base =
+    recurring ??
+    (shortest !== undefined && sorted.every((g) => multipleOf(g, shortest) !== undefined) ? shortest : median(gaps));
   const per = gaps.flatMap((g) => {
     const k = multipleOf(g, base);
     return k === undefined ? [] : [g / k];
@@ -59,7 +66,8 @@ export function rhythmOf(starts: Start[]): Rhythm | undefined {
     return p > period / 2 ? p - period : p;
   });
   // A timer's own gaps are its period to a millisecond, a chain's vary with its answers.
-  const steady = gaps.filter((g) => Math.abs(g - Math.max(1, Math.round(g / period)) * period) <= 1).length * 2 >= gaps.length;
+  const steady =
+    gaps.filter((g) => Math.abs(g - Math.max(1, Math.round(g / period)) * period) <= 1).length * 2 >= gaps.length;
   const need = Math.ceil(t.length * 0.6);
   const on = phases.filter((p) => phases.filter((q) => q >= p && q <= p + GRID_TOL_MS).length >= need);
   if (steady && on.length > 0) return { kind: "grid", period, anchor: last + Math.min(...on) };
@@ -69,7 +77,8 @@ export function rhythmOf(starts: Start[]): Rhythm | undefined {
     return end === undefined ? [] : [x.ts - end];
   });
   // A much shorter wait or gap is a stray call of the same function (a focus handler's refresh), not the rhythm.
-  if (waits.length >= RHYTHM_MIN_STARTS - 1 && waits.every((w) => w >= 0)) return { kind: "chain", wait: Math.min(...waits.filter((w) => w >= median(waits) / 2)) };
+  if (waits.length >= RHYTHM_MIN_STARTS - 1 && waits.every((w) => w >= 0))
+    return { kind: "chain", wait: Math.min(...waits.filter((w) => w >= median(waits) / 2)) };
   return { kind: "gap", minGap: Math.min(...gaps.filter((g) => g >= period / 2)) };
 }
 

@@ -18,17 +18,38 @@ function fakeSession() {
     for (const fn of [...(listeners.get(event) ?? [])]) fn(p);
   };
   /** A message sent on socket `id` at page time `ms`. */
-  const sent = (id: string, ms: number, opcode = 1) => emit("Network.webSocketFrameSent", { requestId: id, timestamp: ms / 1000, response: { opcode, mask: true, payloadData: "x" } });
-  const received = (id: string, ms: number, opcode = 1) => emit("Network.webSocketFrameReceived", { requestId: id, timestamp: ms / 1000, response: { opcode, mask: false, payloadData: "y" } });
+  const sent = (id: string, ms: number, opcode = 1) =>
+    emit("Network.webSocketFrameSent", {
+      requestId: id,
+      timestamp: ms / 1000,
+      response: { opcode, mask: true, payloadData: "x" },
+    });
+  const received = (id: string, ms: number, opcode = 1) =>
+    emit("Network.webSocketFrameReceived", {
+      requestId: id,
+      timestamp: ms / 1000,
+      response: { opcode, mask: false, payloadData: "y" },
+    });
   rememberSockets(session as never);
-  return { session: session as never, sent, received, emit, count: (event: string) => listeners.get(event)?.length ?? 0 };
+  return {
+    session: session as never,
+    sent,
+    received,
+    emit,
+    count: (event: string) => listeners.get(event)?.length ?? 0,
+  };
 }
 
 /** One action's watch: what it took as its own and how each wait ended. */
 function action(s: ReturnType<typeof fakeSession>, near: () => "command" | "text" | undefined = () => "command") {
   const begun: string[] = [];
   const ended: [string, boolean][] = [];
-  const w = watchSockets(s.session, near, (id) => begun.push(id), (id, answered) => ended.push([id, answered]));
+  const w = watchSockets(
+    s.session,
+    near,
+    (id) => begun.push(id),
+    (id, answered) => ended.push([id, answered]),
+  );
   return { w, begun, ended };
 }
 
@@ -58,7 +79,11 @@ describe("an action's WebSocket messages", () => {
     s.emit("Network.webSocketClosed", { requestId: "a", timestamp: 1.01 });
     s.emit("Network.webSocketFrameError", { requestId: "b", timestamp: 1.01, errorMessage: "x" });
     a.w.drop();
-    expect(a.ended).toEqual([["a", false], ["b", false], ["c", false]]);
+    expect(a.ended).toEqual([
+      ["a", false],
+      ["b", false],
+      ["c", false],
+    ]);
     a.w.stop();
   });
 

@@ -81,7 +81,12 @@ export interface SocketWatch {
 }
 
 /** One action's watch of a session's sockets. */
-export function watchSockets(session: NetEvents, near: () => "command" | "text" | undefined, begin: (id: string) => void, end: (id: string, answered: boolean) => void): SocketWatch {
+export function watchSockets(
+  session: NetEvents,
+  near: () => "command" | "text" | undefined,
+  begin: (id: string) => void,
+  end: (id: string, answered: boolean) => void,
+): SocketWatch {
   const h = historyOf(session);
   h.acting++;
   const waiting = new Map<string, ReturnType<typeof setTimeout>>();
