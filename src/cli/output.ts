@@ -74,6 +74,7 @@ export function printError(err: ErrorShape, mode: Mode): void {
   const shape: ErrorShape = boundErrorShape(err);
   // Handback notices ride on failures too; the agent must not lose them.
   if (Array.isArray(err.handbacks)) shape.handbacks = err.handbacks;
+  if (Array.isArray(err.policyBlocked)) shape.policyBlocked = err.policyBlocked;
   if (shape.hint === undefined && DEFAULT_HINTS[shape.code] !== undefined) shape.hint = DEFAULT_HINTS[shape.code];
   if (mode === "json") {
     console.log(jsonLine(orderError(shape)));
@@ -92,5 +93,6 @@ function orderError(e: ErrorShape): ErrorShape {
   if (e.context !== undefined) out.context = e.context;
   if (e.remediation !== undefined) out.remediation = e.remediation;
   if (e.handbacks !== undefined) out.handbacks = e.handbacks;
+  if (e.policyBlocked !== undefined) out.policyBlocked = e.policyBlocked;
   return out;
 }

@@ -61,6 +61,8 @@ export interface ErrorShape {
   context?: Record<string, unknown>;
   remediation?: Remediation;
   handbacks?: Record<string, unknown>[];
+  /** What the host policy stopped since the key's previous reply (a redirect to a denied origin ends here). */
+  policyBlocked?: Record<string, unknown>[];
 }
 
 export interface ErrorOptions {

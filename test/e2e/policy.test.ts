@@ -163,6 +163,8 @@ describe("host policy", () => {
       code: "policy_denied",
       retryable: false,
       context: { rule: "origins.deny", url: `${site.b}/probe?n=redirect` },
+      // The failure carries the list too: the CLI used to rebuild errors without it.
+      policyBlocked: [{ kind: "navigation", url: `${site.b}/probe?n=redirect`, rule: "origins.deny" }],
     });
     expect(await href()).toBe(allowed);
 

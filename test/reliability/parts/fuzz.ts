@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { allCommands } from "../../../src/protocol/table.ts";
 import { listPageTargets, startUserBrowser } from "../../support/user-browser.ts";
 import { makeInvocation, rawArgs, type FuzzSetup } from "../lib/fuzz-gen.ts";
-import { codeOf, LOOPBACK_FLAGS, makeLab, pool, replyProblem, rng, running, type Lab } from "../lib/lab.ts";
+import { codeOf, LOOPBACK_FLAGS, makeLab, pool, replyProblem, rng, running, until, type Lab } from "../lib/lab.ts";
 import { rawExchange, readLocator } from "../lib/raw-socket.ts";
 import { trackRoot } from "../lib/cpu.ts";
 import { Tally, type Part, type PartContext, type PartReport } from "../lib/report.ts";
@@ -92,7 +92,16 @@ export const fuzzPart: Part = {
       if (connect.json?.ok !== true) throw new Error(`connect: ${connect.stdout}${connect.stderr}`);
       const anchorTab = await lab.bp(["open", `${site.a}/second`, "--new"], { key: ANCHOR, killAfterMs: 30_000 });
       if (anchorTab.json?.ok !== true) throw new Error(`anchor open: ${anchorTab.stdout}`);
-      const userTabs = (await listPageTargets(user.port)).filter((t) => t.title === "Home").map((t) => t.id);
+      // The person's page may still be loading under load: wait for its title, or the row counts nothing.
+      const userTabs =
+        (await until<string[] | undefined>(
+          async () => {
+            const ids = (await listPageTargets(user.port)).filter((t) => t.title === "Home").map((t) => t.id);
+            return ids.length > 0 ? ids : undefined;
+          },
+          20_000,
+          "the person's tab titled Home",
+        )) ?? [];
       let brokerPid = lab.brokerPid() ?? 0;
       await tidy(lab, `${site.a}/form`);
       const rand = rng(ctx.seed);
