@@ -19,6 +19,7 @@ import { type DRAG_OPS, pageDrag } from "./act/drag.ts";
 import { type EDIT_OPS, editedElement, pageEdit } from "./act/edit.ts";
 import { type ACT_OPS, pageAct } from "./act/probe.ts";
 import { inputClock } from "./settle/input.ts";
+import { watchChurn } from "./settle/churn.ts";
 import { pageQuiet } from "./settle/settle.ts";
 import { pageScroll } from "./act/scroll.ts";
 import { type SELECT_OPS, pageSelect } from "./act/select.ts";
@@ -63,6 +64,7 @@ export function snapshot(
 ): SnapshotResult | null {
   // An observed document is likely acted on next: its input clock's listeners go in now, not in the first action's locate call.
   inputClock(win as ActWindow);
+  watchChurn(win as ActWindow);
   if (!opts?.ifMarked || listenedFresh(win)) {
     // Items a delegating container rendered since its marking (suggestions, a calendar's days).
     markDelegated(win);

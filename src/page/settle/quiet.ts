@@ -4,6 +4,7 @@ import { marks, type Marks } from "./ledger.ts";
 import { frameMark, ownFrame } from "./frames.ts";
 import { hrNow, inputClock, readClock } from "./input.ts";
 import { paintOnly } from "./paint.ts";
+import { churningNodes, watchChurn } from "./churn.ts";
 
 export interface QuietArg {
   op?: string;
@@ -134,8 +135,16 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
     resume: () => undefined,
     marks: counters,
   };
+  // Nodes the page itself keeps rewriting (a clock, a JS animation) do not hold this action's settle.
+  const churning = churningNodes(win);
+  watchChurn(win);
   st.obs = new win.MutationObserver((list) => {
-    st.mutations += list.length;
+    let n = list.length;
+    if (churning.size > 0) {
+      for (let i = 0; i < list.length; i++) if (churning.has((list[i] as { target?: object }).target ?? churning)) n--;
+      if (n === 0) return;
+    }
+    st.mutations += n;
     st.last = Date.now();
     st.lastHr = hrNow(win);
     st.mutFrame = st.frames;

@@ -1,0 +1,84 @@
+/**
+ * The page's own churn: nodes a ticking clock, a progress counter or an endless JS animation
+ * rewrites again and again whatever the agent does. An action's settle ignores mutations of
+ * nodes that were churning when it armed: otherwise a page with a clock is never quiet and every
+ * action waits out the settle's cap, and the clock's ticks read as the action's DOM change.
+ * Only mutations well after any input count, over a streak longer than a transition, so an
+ * action's own edits and animations are never taken for churn.
+ */
+import { setSlot, slotOf, type ActMutationObserver, type ActWindow } from "../act/dom.ts";
+import { hrNow, readClock } from "./input.ts";
+
+const KEY = Symbol.for("browser-pilot.churn.v1");
+/** Separate mutation batches that make a node churning, and how recent its last one must be. */
+const CHURN_BATCHES = 3;
+const ACTIVE_MS = 1_500;
+/** A streak shorter than this may be an action's transition (a slide, a fade), not churn. */
+const MIN_STREAK_MS = 1_000;
+/** Mutations this soon after an input event may be its effect: they do not count. */
+const AFTER_INPUT_MS = 300;
+/** A node whose mutations stop for this long starts a new count. */
+const STREAK_GAP_MS = 2_000;
+const MAX_HOT = 256;
+
+interface Seen {
+  batches: number;
+  first: number;
+  last: number;
+  batch: number;
+}
+
+interface Churn {
+  obs: ActMutationObserver | null;
+  seen: WeakMap<object, Seen>;
+  hot: Set<object>;
+  batch: number;
+}
+
+/** Starts following the document's churn (once per document; cheap: one entry per mutated node). */
+export function watchChurn(win: ActWindow): void {
+  if (slotOf<Churn>(win, KEY)) return;
+  const c: Churn = { obs: null, seen: new WeakMap(), hot: new Set(), batch: 0 };
+  setSlot(win, KEY, c);
+  try {
+    c.obs = new win.MutationObserver((list) => {
+      const clock = readClock(win);
+      if (clock && hrNow(win) - Math.max(clock.hr, clock.edit) < AFTER_INPUT_MS) return;
+      c.batch++;
+      const now = Date.now();
+      for (let i = 0; i < list.length; i++) {
+        const target = (list[i] as { target?: object }).target;
+        if (!target) continue;
+        let e = c.seen.get(target);
+        if (!e || now - e.last > STREAK_GAP_MS) {
+          e = { batches: 0, first: now, last: now, batch: -1 };
+          c.seen.set(target, e);
+        }
+        if (e.batch !== c.batch) {
+          e.batch = c.batch;
+          e.batches++;
+          if (e.batches === CHURN_BATCHES && c.hot.size < MAX_HOT) c.hot.add(target);
+        }
+        e.last = now;
+      }
+    });
+    c.obs.observe(win.document, { subtree: true, childList: true, attributes: true, characterData: true });
+  } catch {
+    c.obs = null;
+  }
+}
+
+/** The nodes churning right now: their later mutations are the page's, not an action's. Empty when nothing churns. */
+export function churningNodes(win: ActWindow): Set<object> {
+  const c = slotOf<Churn>(win, KEY);
+  const out = new Set<object>();
+  if (!c) return out;
+  const now = Date.now();
+  for (const node of c.hot) {
+    const e = c.seen.get(node);
+    if (e && now - e.last <= ACTIVE_MS && e.batches >= CHURN_BATCHES && e.last - e.first >= MIN_STREAK_MS)
+      out.add(node);
+    else if (!e || now - e.last > STREAK_GAP_MS) c.hot.delete(node);
+  }
+  return out;
+}

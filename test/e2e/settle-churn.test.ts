@@ -1,0 +1,56 @@
+/**
+ * A page that keeps rewriting parts of itself (a ticking clock, an endless JS animation) is never
+ * DOM-quiet. Nodes that were churning on their own when an action armed do not hold its settle
+ * and are not its DOM change: a button that does nothing changes nothing, one that writes a status
+ * shows it, and both answer without waiting out the settle's cap.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { requireChromium } from "../support/chromium.ts";
+import { makeBpEnv, refNamed } from "../support/bp.ts";
+import { startFixtureServer } from "../support/fixture-server.ts";
+
+requireChromium();
+
+const site = startFixtureServer({
+  "/live": `<!doctype html><title>Live</title>
+    <p>Elapsed <span id=clock>0</span> ms</p>
+    <div id=bar style="width:10px;height:4px;background:#38c"></div>
+    <button id=dead>Nothing</button>
+    <button onclick="out.textContent = 'Paid with 4242'">Pay</button>
+    <p id=out role=status></p>
+    <script>
+      const t0 = Date.now();
+      setInterval(() => { clock.textContent = String(Date.now() - t0); }, 100);
+      (function step() { bar.style.width = (10 + (Date.now() / 5) % 200) + "px"; requestAnimationFrame(step); })();
+    </script>`,
+});
+const env = makeBpEnv();
+const run = (args: string[]) => env.run(args, { key: "agent-churn" });
+
+beforeAll(async () => {
+  expect((await env.run(["launch", "--headless"])).json.ok).toBe(true);
+  expect((await run(["open", `${site.a}/live`, "--new"])).json.ok).toBe(true);
+  // The agent looks, then thinks: the clock and the bar have churned for a while before it acts.
+  expect((await run(["snapshot"])).json.ok).toBe(true);
+  await Bun.sleep(1_800);
+});
+afterAll(async () => {
+  await env.cleanup();
+  site.stop();
+});
+
+describe("a page with its own churn", () => {
+  test("a button that does nothing: the clock's ticks are not claimed as its DOM change", async () => {
+    const r = await run(["click", await refNamed(run, "Nothing")]);
+    expect(r.json.ok).toBe(true);
+    const ev = r.json.evidence as { effects?: string[] };
+    expect(ev.effects ?? []).not.toContain("dom_changed");
+  });
+
+  test("a button that writes a status: the status is in the reply", async () => {
+    await Bun.sleep(1_000);
+    const r = await run(["click", await refNamed(run, "Pay")]);
+    expect(r.json.ok).toBe(true);
+    expect(r.stdout).toContain("Paid with 4242");
+  });
+});
