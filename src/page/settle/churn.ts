@@ -10,15 +10,19 @@ import { setSlot, slotOf, type ActMutationObserver, type ActWindow } from "../ac
 import { hrNow, readClock } from "./input.ts";
 
 const KEY = Symbol.for("browser-pilot.churn.v1");
-/** Separate mutation batches that make a node churning, and how recent its last one must be. */
-const CHURN_BATCHES = 3;
-const ACTIVE_MS = 1_500;
-/** A streak shorter than this may be an action's transition (a slide, a fade), not churn. */
+/**
+ * Churning: at least this many separate mutation batches, at most MAX_GAP_MS apart on average,
+ * over at least MIN_STREAK_MS (longer than a transition: a slide, a fade), the last one recent.
+ * A status line an agent's clicks or scripts rewrite every second or so is far from it.
+ */
+const CHURN_BATCHES = 8;
+const MAX_GAP_MS = 250;
 const MIN_STREAK_MS = 1_000;
+const ACTIVE_MS = 1_000;
 /** Mutations this soon after an input event may be its effect: they do not count. */
 const AFTER_INPUT_MS = 300;
 /** A node whose mutations stop for this long starts a new count. */
-const STREAK_GAP_MS = 2_000;
+const STREAK_GAP_MS = 1_000;
 const MAX_HOT = 256;
 
 interface Seen {
@@ -57,7 +61,7 @@ export function watchChurn(win: ActWindow): void {
         if (e.batch !== c.batch) {
           e.batch = c.batch;
           e.batches++;
-          if (e.batches === CHURN_BATCHES && c.hot.size < MAX_HOT) c.hot.add(target);
+          if (e.batches >= CHURN_BATCHES && c.hot.size < MAX_HOT) c.hot.add(target);
         }
         e.last = now;
       }
@@ -69,6 +73,16 @@ export function watchChurn(win: ActWindow): void {
 }
 
 /** The nodes churning right now: their later mutations are the page's, not an action's. Empty when nothing churns. */
+function isChurning(e: Seen, now: number): boolean {
+  const span = e.last - e.first;
+  return (
+    now - e.last <= ACTIVE_MS &&
+    e.batches >= CHURN_BATCHES &&
+    span >= MIN_STREAK_MS &&
+    span / (e.batches - 1) <= MAX_GAP_MS
+  );
+}
+
 export function churningNodes(win: ActWindow): Set<object> {
   const c = slotOf<Churn>(win, KEY);
   const out = new Set<object>();
@@ -76,8 +90,7 @@ export function churningNodes(win: ActWindow): Set<object> {
   const now = Date.now();
   for (const node of c.hot) {
     const e = c.seen.get(node);
-    if (e && now - e.last <= ACTIVE_MS && e.batches >= CHURN_BATCHES && e.last - e.first >= MIN_STREAK_MS)
-      out.add(node);
+    if (e && isChurning(e, now)) out.add(node);
     else if (!e || now - e.last > STREAK_GAP_MS) c.hot.delete(node);
   }
   return out;
