@@ -32,6 +32,14 @@ const TABS = `<!doctype html><title>Tabs</title>${HEAD}
 <div id=acc><h3>Alpha</h3><div><p>Alpha body</p></div><h3>Beta</h3><div><p>Beta body</p></div></div>
 <script>$("#tabs").tabs(); $("#acc").accordion({ animate: false });</script>`;
 
+// The accordion animates as the library does by default (a 400 ms height animation by script, its
+// values rounded, so some frames change nothing); its links are spans with a delegated handler.
+const ACCORDION = `<!doctype html><title>Accordion</title>${HEAD}
+<style>.lnk{color:#00e;text-decoration:underline}</style>
+<div id=acc>${[1, 2, 3].map((i) => `<h3>Part ${i}</h3><div><p><span class=lnk>go-${i}a</span> <span class=lnk>go-${i}b</span></p></div>`).join("")}</div>
+<p id=picked></p>
+<script>$("#acc").accordion(); $("#acc").on("click", ".lnk", function () { $("#picked").text("Picked " + this.textContent); });</script>`;
+
 export const JQUERY_UI_PAGES = {
   "/lib/jquery.js": asset("jquery/dist/jquery.min.js", "text/javascript"),
   "/lib/jquery-ui.js": asset("jquery-ui/dist/jquery-ui.min.js", "text/javascript"),
@@ -47,4 +55,5 @@ export const JQUERY_UI_PAGES = {
   "/ui/dp": DATEPICKER,
   "/ui/sort": SORTABLE,
   "/ui/tabs": TABS,
+  "/ui/accordion": ACCORDION,
 };

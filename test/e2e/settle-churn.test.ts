@@ -53,4 +53,12 @@ describe("a page with its own churn", () => {
     expect(r.json.ok).toBe(true);
     expect(r.stdout).toContain("Paid with 4242");
   });
+
+  test("clicked again and again with no pause: the clock and the bar stay the page's churn, never the clicks' change", async () => {
+    const dead = await refNamed(run, "Nothing");
+    // In one call: every tick of the clock comes within 300 ms of a click for well over a second.
+    const r = await run(["click", dead, "--times", "25"]);
+    expect(r.json.ok).toBe(true);
+    expect((r.json.evidence as { effects?: string[] }).effects ?? []).not.toContain("dom_changed");
+  });
 });

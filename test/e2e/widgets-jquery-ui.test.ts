@@ -122,4 +122,21 @@ describe("real jQuery UI", () => {
     expect((opened.json.diff as Diff).changed?.find((c) => c.r === Number(header))?.s).toContain("expanded");
     expect((opened.json.diff as Diff).text).toEqual(["Beta body"]);
   });
+
+  test("animated accordion: the reply comes once the panel has opened, with its delegated links, every time", async () => {
+    expect((await run(["open", `${site.a}/ui/accordion`])).json.ok).toBe(true);
+    const els = await snapshot();
+    // Alternate between two closed parts: each click runs the library's height animation by script.
+    for (let i = 0; i < 8; i++) {
+      const part = i % 2 === 0 ? 2 : 3;
+      const header = refOf(els, (e) => e.n === `Part ${part}`, `Part ${part}`);
+      const clicked = await run(["click", header]);
+      expect(clicked.json.ok).toBe(true);
+      const added = ((clicked.json.diff as Diff).added ?? []).map((e) => e.n);
+      expect(added).toEqual([`go-${part}a`, `go-${part}b`]);
+      expect((await run(["eval", "$(':animated').length"])).json.value).toBe(0);
+    }
+    const link = await run(["click", "--text", "go-3b"]);
+    expect((link.json.diff as Diff).text).toEqual(["Picked go-3b"]);
+  });
 });

@@ -154,7 +154,7 @@ function state(target: ActElement): State {
 
 function disabledOf(el: ActElement): boolean {
   try {
-    if (el.disabled === true || el.getAttribute("aria-disabled") === "true" || !!(el.closest && el.closest("[inert]")))
+    if (el.disabled === true || el.getAttribute("aria-disabled") === "true" || (el.closest && el.closest("[inert]")))
       return true;
     return !!(el.closest && el.closest("fieldset[disabled]"));
   } catch {

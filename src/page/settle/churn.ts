@@ -24,12 +24,16 @@ const AFTER_INPUT_MS = 300;
 /** A node whose mutations stop for this long starts a new count. */
 const STREAK_GAP_MS = 1_000;
 const MAX_HOT = 256;
+/** Idle this long before an input (and twice its own pace), a node the input then changes was woken by it. */
+const MIN_IDLE_MS = 50;
 
 interface Seen {
   batches: number;
   first: number;
   last: number;
   batch: number;
+  /** Its last mutation, counted or not (those just after an input are not). */
+  touched: number;
 }
 
 interface Churn {
@@ -47,15 +51,19 @@ export function watchChurn(win: ActWindow): void {
   try {
     c.obs = new win.MutationObserver((list) => {
       const clock = readClock(win);
-      if (clock && hrNow(win) - Math.max(clock.hr, clock.edit) < AFTER_INPUT_MS) return;
-      c.batch++;
       const now = Date.now();
+      const sinceInput = clock ? hrNow(win) - Math.max(clock.hr, clock.edit) : Infinity;
+      if (sinceInput < AFTER_INPUT_MS) {
+        forgetWoken(c, list, now - sinceInput);
+        return;
+      }
+      c.batch++;
       for (let i = 0; i < list.length; i++) {
         const target = (list[i] as { target?: object }).target;
         if (!target) continue;
         let e = c.seen.get(target);
-        if (!e || now - e.last > STREAK_GAP_MS) {
-          e = { batches: 0, first: now, last: now, batch: -1 };
+        if (!e || now - e.touched > STREAK_GAP_MS) {
+          e = { batches: 0, first: now, last: now, batch: -1, touched: now };
           c.seen.set(target, e);
         }
         if (e.batch !== c.batch) {
@@ -64,6 +72,7 @@ export function watchChurn(win: ActWindow): void {
           if (e.batches >= CHURN_BATCHES && c.hot.size < MAX_HOT) c.hot.add(target);
         }
         e.last = now;
+        e.touched = now;
       }
     });
     c.obs.observe(win.document, { subtree: true, childList: true, attributes: true, characterData: true });
@@ -72,11 +81,29 @@ export function watchChurn(win: ActWindow): void {
   }
 }
 
+/**
+ * A node the input woke (idle for well over its own pace before it) answers the agent: its streak
+ * ends, so a widget clicked again and again (an accordion's panels, a calendar) never passes for
+ * churn. A clock or animation that kept its pace up to the input keeps its streak.
+ */
+function forgetWoken(c: Churn, list: ArrayLike<unknown>, inputAt: number): void {
+  for (let i = 0; i < list.length; i++) {
+    const target = (list[i] as { target?: object }).target;
+    const e = target ? c.seen.get(target) : undefined;
+    if (!target || !e) continue;
+    const pace = e.batches > 1 ? (e.last - e.first) / (e.batches - 1) : 0;
+    if (e.touched < inputAt && inputAt - e.touched > Math.max(2 * pace, MIN_IDLE_MS)) {
+      c.seen.delete(target);
+      c.hot.delete(target);
+    } else e.touched = Date.now();
+  }
+}
+
 /** The nodes churning right now: their later mutations are the page's, not an action's. Empty when nothing churns. */
 function isChurning(e: Seen, now: number): boolean {
   const span = e.last - e.first;
   return (
-    now - e.last <= ACTIVE_MS &&
+    now - e.touched <= ACTIVE_MS &&
     e.batches >= CHURN_BATCHES &&
     span >= MIN_STREAK_MS &&
     span / (e.batches - 1) <= MAX_GAP_MS
@@ -91,7 +118,7 @@ export function churningNodes(win: ActWindow): Set<object> {
   for (const node of c.hot) {
     const e = c.seen.get(node);
     if (e && isChurning(e, now)) out.add(node);
-    else if (!e || now - e.last > STREAK_GAP_MS) c.hot.delete(node);
+    else if (!e || now - e.touched > STREAK_GAP_MS) c.hot.delete(node);
   }
   return out;
 }

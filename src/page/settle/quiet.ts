@@ -45,6 +45,8 @@ export interface QuietPoll {
 export interface Measure extends QuietPoll {
   frames: number;
   last: number;
+  /** Rendered frames since the last change of an inline style (what an animation by script writes). */
+  styleQuiet: number;
 }
 
 export interface Watcher {
@@ -61,6 +63,8 @@ export interface Watcher {
   t0: number;
   frames: number;
   mutFrame: number;
+  /** The frame count at its last inline-style change; -Infinity: none. */
+  styleFrame: number;
   /** Called on every mutation record and rendered frame while a wait is pending. */
   wake: (() => void) | null;
   /** Counts calls on this watcher, so a later one cancels a pending linger. */
@@ -130,6 +134,7 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
     t0,
     frames: 0,
     mutFrame: 0,
+    styleFrame: Number.NEGATIVE_INFINITY,
     wake: null,
     ticking: true,
     resume: () => undefined,
@@ -140,10 +145,12 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
   watchChurn(win);
   st.obs = new win.MutationObserver((list) => {
     let n = list.length;
-    if (churning.size > 0) {
-      for (let i = 0; i < list.length; i++) if (churning.has((list[i] as { target?: object }).target ?? churning)) n--;
-      if (n === 0) return;
+    for (let i = 0; i < list.length; i++) {
+      const m = list[i] as { target?: object; attributeName?: string | null };
+      if (churning.size > 0 && churning.has(m.target ?? churning)) n--;
+      else if (m.attributeName === "style") st.styleFrame = st.frames;
     }
+    if (n === 0) return;
     st.mutations += n;
     st.last = Date.now();
     st.lastHr = hrNow(win);
@@ -222,10 +229,12 @@ export function watched(win: ActWindow, held: Record<number, Watcher>, ids: numb
         m = 0,
         from = Infinity,
         framesQuiet = Infinity,
+        styleQuiet = Infinity,
         rendering = false,
         frames = 0;
       for (const s of sts) {
         framesQuiet = Math.min(framesQuiet, s.frames - s.mutFrame);
+        styleQuiet = Math.min(styleQuiet, s.frames - s.styleFrame);
         if (s.frames > 0) rendering = true;
         frames = Math.max(frames, s.frames);
         if (s.t0 < from) from = s.t0;
@@ -244,6 +253,7 @@ export function watched(win: ActWindow, held: Record<number, Watcher>, ids: numb
         framesQuiet: rendering ? framesQuiet : -1,
         frames,
         last,
+        styleQuiet,
       };
     },
     finish() {

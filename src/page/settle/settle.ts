@@ -51,6 +51,8 @@ export function late(w: Watched, arg: QuietArg): Promise<{ changed: boolean }> {
 
 /** How long after the input a change that came before the settle call is taken as the page's own (half a frame). */
 const LATE_CHANGE_MS = 8;
+/** A script animation (jQuery's `animate`) can skip a frame's change when its rounded value holds; this many quiet frames tell it ended. */
+const SCRIPT_ANIMATION_FRAMES = 3;
 
 export function settle(
   w: Watched,
@@ -165,6 +167,8 @@ export function settle(
             : floor > 0
               ? p.frames - fs >= 1 && sinceCause >= floor
               : (p.mutations > 0 ? p.framesQuiet >= 1 : p.frames - fs >= 1) && framedSince();
+        // An inline style changed a frame or two ago and the page asked for another frame: an animation by script is still running.
+        if (ok && p.framesQuiet >= 0 && p.styleQuiet < SCRIPT_ANIMATION_FRAMES && foreignFrame(win)) ok = false;
         if (ok && floor === 0 && idleWait && p.framesQuiet >= 0) {
           // The frame's time: an idle task that began after it saw what the frame started.
           if (framedHr === 0) for (const s of sts) framedHr = Math.max(framedHr, s.tickHr);

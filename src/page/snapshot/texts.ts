@@ -92,7 +92,8 @@ export function textBlocks(run: Run): TextBlock[] {
           .replace(/\s+/g, " ")
           .trim(),
       );
-      if (x) {
+      // A block of listed controls' text only (a row of links, "Home · Help") says nothing their names do not.
+      if (x && (level || !onlyControls(el, x, refOf))) {
         const last = out[out.length - 1];
         if (!last || last.x !== x) {
           out.push(level ? { after, h: level, x } : { after, x });
@@ -182,6 +183,30 @@ function markInside(el: Walked, refOf: Map<unknown, number>, set: (r: number) =>
   } catch {
     // Order stays as it was.
   }
+}
+
+/** Whether the block's text is its listed controls' text and nothing but spaces and punctuation. */
+function onlyControls(el: Walked, x: string, refOf: Map<unknown, number>): boolean {
+  if (refOf.size === 0) return false;
+  let rest = x;
+  let any = false;
+  try {
+    const all = (el as unknown as { querySelectorAll(s: string): ArrayLike<Walked> }).querySelectorAll("*");
+    for (let i = 0; i < all.length && i < 500; i++) {
+      const d = all[i] as Walked;
+      if (refOf.get(d) === undefined) continue;
+      const t = String(d.textContent || "")
+        .replace(/\s+/g, " ")
+        .trim();
+      const at = t ? rest.indexOf(t) : -1;
+      if (at < 0) continue;
+      rest = rest.slice(0, at) + rest.slice(at + t.length);
+      any = true;
+    }
+  } catch {
+    return false;
+  }
+  return any && !/[\p{L}\p{N}]/u.test(rest);
 }
 
 function clip(s: string): string {
