@@ -48,7 +48,7 @@ export function replyFor<E extends EvidenceLike>(
   };
   // A person's text (src/protocol/human-snapshot.ts) names the action and all its effects, which the lean reply drops.
   const human = ctx.req.mode === "human";
-  const view = { action: String(full.action), ...(full.effects?.length ? { effects: full.effects } : {}) };
+  const view = { action: String(full.action), ...(full.effects?.length ? { effects: [...full.effects] } : {}) };
   if (dialog) {
     // Lean like any action's evidence: the dialog itself is the news.
     return {
