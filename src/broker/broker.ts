@@ -11,7 +11,7 @@ import { BrowserConnection, type BrowserInfo } from "./browser.ts";
 import { CommandRuntime } from "./commands/runtime.ts";
 import type { BrokerState, HandlerTable, Invocation } from "./context/types.ts";
 import { HandoffControl } from "./handoff/control.ts";
-import { noticeLine, renderNotice } from "./handoff/notice.ts";
+import { renderNotice } from "./handoff/notice.ts";
 import { ViewerServer } from "./handoff/viewer.ts";
 import { installNet, releaseNet } from "./net/index.ts";
 import { withBrokerNotes } from "./reply-notes.ts";
@@ -126,9 +126,7 @@ export class Broker implements BrokerState {
     const visible = new Set(this.visibleTabs(agent, req.tabAccess));
     const handbacks = pending.map((n) => renderNotice(n, agent, this.browser, (t) => visible.has(t)));
     // A copy: the stored reply of a request id must not repeat the notice on replay.
-    const out: Record<string, unknown> = { ...reply, handbacks };
-    if (typeof reply.text === "string") out.text = [reply.text, ...handbacks.map(noticeLine)].join("\n");
-    return out;
+    return { ...reply, handbacks };
   }
 
   cancel(invocation: string): Promise<unknown> {

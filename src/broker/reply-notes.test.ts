@@ -1,6 +1,7 @@
 import { expect, test } from "bun:test";
 import type { CallRequest } from "../protocol/wire.ts";
 import { VERSION } from "../shared/version.ts";
+import { humanize, withNotices } from "../protocol/human.ts";
 import { withBrokerNotes } from "./reply-notes.ts";
 
 const req = (over: Partial<CallRequest>): CallRequest => ({
@@ -29,10 +30,24 @@ test("a CLI of another version, or a replaced executable, hears it in every repl
   );
   expect(String(failed.hint)).toStartWith("Run 'bp snapshot'. The broker");
   expect(String(failed.hint)).toContain("replaced since it started");
-  // Its own hints stay first; the text form gets a hint line.
-  const human = withBrokerNotes(older, { ok: true, hints: [{ type: "dialog_pending" }], text: "t1" }, false);
+  // Its own hints stay first; a person's text (rendered by the CLI) gets a hint line, after the handbacks.
+  const human = withBrokerNotes(
+    older,
+    {
+      ok: true,
+      hints: [{ type: "dialog_pending", message: "d1 waits" }],
+      handbacks: [{ tab: "t1", ended: "handback" }],
+    },
+    false,
+  );
   expect((human.hints as { type: string }[]).map((h) => h.type)).toEqual(["dialog_pending", "broker_outdated"]);
-  expect(String(human.text)).toContain("\nhint: The broker");
+  const lines = humanize(
+    human,
+    withNotices(() => "t1"),
+  ).split("\n");
+  expect(lines.slice(0, 3)).toEqual(["t1", "hint: d1 waits", "handback: t1 (handback)"]);
+  expect(lines[3]).toStartWith("hint: The broker");
+  expect(lines).toHaveLength(4);
 });
 
 test("the same build adds nothing, and the record commands get no hints", () => {

@@ -42,7 +42,5 @@ export function withBrokerNotes(
   const text = notes.map((n) => n.message).join(" ");
   if (reply.ok === false) return { ...reply, hint: typeof reply.hint === "string" ? `${reply.hint} ${text}` : text };
   const hints = Array.isArray(reply.hints) ? (reply.hints as unknown[]) : [];
-  const out: Record<string, unknown> = { ...reply, hints: [...hints, ...notes] };
-  if (typeof reply.text === "string") out.text = [reply.text, ...notes.map((n) => `hint: ${n.message}`)].join("\n");
-  return out;
+  return { ...reply, hints: [...hints, ...notes] };
 }

@@ -256,7 +256,7 @@ async function printHuman(steps: Step[], results: Record<string, unknown>[]): Pr
     const s = steps[i];
     if (!s) continue;
     console.log(`[${i + 1}] line ${s.line}: ${s.name}`);
-    if (r.ok === true) await printResult(s.name, r, "human");
+    if (r.ok === true) await printResult(s.name, r, "human", s.call.args);
     // On stdout with the rest, so each failure stays under its own step.
     else console.log([`✗ ${String(r.error)} [${String(r.code)}]`, ...hintOf(r)].join("\n"));
   }

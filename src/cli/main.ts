@@ -140,7 +140,7 @@ export async function runCli(argv: string[], early?: EarlyRead): Promise<void> {
       // Only for reads: a mutating call that timed out here must not be sent a second time.
       const live = spec.mutating ? undefined : await askRunningBroker(locator(paths), call);
       if (live) {
-        if (live.ok === true) await printResult(name, live, mode);
+        if (live.ok === true) await printResult(name, live, mode, args);
         else fail(live, mode);
         return;
       }
@@ -155,7 +155,7 @@ export async function runCli(argv: string[], early?: EarlyRead): Promise<void> {
       facts.waitArg !== undefined && args[facts.waitArg] === true
         ? await (await import("./handoff-wait.ts")).waitForHandback(call, once, parsed.globals.timeout)
         : await once(call);
-    if (reply.ok === true) await printResult(name, reply, mode);
+    if (reply.ok === true) await printResult(name, reply, mode, args);
     else fail(reply, mode);
   } catch (err) {
     fail(toBpError(err).toJSON(), mode);

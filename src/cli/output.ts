@@ -1,6 +1,6 @@
 import { boundErrorShape, DEFAULT_HINTS, type ErrorShape } from "../shared/errors.ts";
 import { jsonLine } from "../shared/json-line.ts";
-import { handbackLine, humanize } from "../protocol/human.ts";
+import { handbackLine, humanize, type Formatter } from "../protocol/human.ts";
 import { findCommand } from "../protocol/table.ts";
 
 export type Mode = "json" | "human";
@@ -57,17 +57,18 @@ function ttyBinding(): ((fd: number) => boolean) | undefined {
  * console.log rather than process.stdout.write: the stream set-up behind stdout.write
  * costs ~8 ms of CPU per process, and every agent step pays it.
  */
-export async function printResult(command: string, result: Record<string, unknown>, mode: Mode): Promise<void> {
+export async function printResult(
+  command: string,
+  result: Record<string, unknown>,
+  mode: Mode,
+  args: Record<string, unknown> = {},
+): Promise<void> {
   if (mode === "json") {
     console.log(jsonLine(result));
     return;
   }
-  if (typeof result.text === "string") {
-    console.log(result.text);
-    return;
-  }
   // Only a person's call (--human) loads the command's module, for its formatter.
-  console.log(humanize(result, (await findCommand(command))?.human));
+  console.log(humanize(result, (await findCommand(command))?.human as Formatter | undefined, args));
 }
 
 export function printError(err: ErrorShape, mode: Mode): void {

@@ -1,6 +1,8 @@
 import * as v from "valibot";
 import { defineCommand, flag, limitArg, ok, okPlain, optText, text } from "./define.ts";
 import { evidenceSchemas } from "./evidence.ts";
+import { dropdownText } from "./human-inspect.ts";
+import { actionText } from "./human-snapshot.ts";
 import { observationSchemas } from "./observation.ts";
 import { rule } from "./rules.ts";
 
@@ -29,7 +31,16 @@ const actionResult = <E extends v.GenericSchema>(evidence: E) => {
     times: v.optional(
       v.pipe(v.number(), v.description("click --times: the clicks made (the reply is the last one's)")),
     ),
-    text: v.optional(v.string()),
+    view: v.optional(
+      v.pipe(
+        v.object({
+          action: v.string(),
+          effects: v.optional(v.array(v.string())),
+          observation: v.optional(v.record(v.string(), v.unknown())),
+        }),
+        v.description("Human output only: the action, all its effects and its observation untrimmed, for its text"),
+      ),
+    ),
   });
 };
 export const observeFlags = {
@@ -38,6 +49,7 @@ export const observeFlags = {
 };
 
 export const click = defineCommand({
+  human: actionText,
   name: "click",
   group: "Actions",
   summary: "Click a ref (checked first: visible, enabled, not covered) or --xy",
@@ -110,6 +122,7 @@ export const dialogs = defineCommand({
 });
 
 export const dialog = defineCommand({
+  human: actionText,
   name: "dialog",
   group: "Actions",
   summary: "Answer a dialog: --accept or --dismiss (--prompt text)",
@@ -147,6 +160,7 @@ export const dialog = defineCommand({
 const observing = { ...observeFlags };
 
 export const type = defineCommand({
+  human: actionText,
   name: "type",
   group: "Actions",
   summary: "Type into a textbox; the value is read back",
@@ -168,6 +182,7 @@ export const type = defineCommand({
 });
 
 export const keyboard = defineCommand({
+  human: actionText,
   name: "keyboard",
   group: "Actions",
   summary: "Type key by key into what has focus",
@@ -197,6 +212,7 @@ export const keyboard = defineCommand({
 });
 
 export const press = defineCommand({
+  human: actionText,
   name: "press",
   group: "Actions",
   summary: "Press a key or chord (Enter, Control+a)",
@@ -214,6 +230,7 @@ export const press = defineCommand({
 });
 
 export const scroll = defineCommand({
+  human: actionText,
   name: "scroll",
   group: "Actions",
   summary: "Scroll: a direction, --to or --to-text",
@@ -276,6 +293,7 @@ const option = () =>
   });
 
 export const dropdown = defineCommand({
+  human: dropdownText,
   name: "dropdown",
   group: "Actions",
   summary: "List a dropdown's options",
@@ -298,6 +316,7 @@ export const dropdown = defineCommand({
 });
 
 export const select = defineCommand({
+  human: actionText,
   name: "select",
   group: "Actions",
   summary: "Choose a dropdown option",
@@ -328,6 +347,7 @@ export const select = defineCommand({
 });
 
 export const upload = defineCommand({
+  human: actionText,
   name: "upload",
   group: "Files",
   summary: "Fill a file input (private copy)",
@@ -347,6 +367,7 @@ export const upload = defineCommand({
 });
 
 export const hover = defineCommand({
+  human: actionText,
   name: "hover",
   group: "Actions",
   summary: "Move the pointer onto a ref",
@@ -361,6 +382,7 @@ export const hover = defineCommand({
 });
 
 export const drag = defineCommand({
+  human: actionText,
   name: "drag",
   group: "Actions",
   summary: "Drag a ref onto another (--offset from its centre) or to --to-xy",

@@ -2,11 +2,13 @@ import * as v from "valibot";
 import { defineCommand, flag, limitArg, ok, optText } from "./define.ts";
 import { rule } from "./rules.ts";
 import { emulateText, stateListText } from "./human.ts";
+import { consoleText, stateLoadText, stateRemoveText, stateSaveText, storageText } from "./human-devtools.ts";
 
 /** Console levels, most severe first; --level shows that level and the more severe ones. */
 export const CONSOLE_LEVELS = ["error", "warning", "info", "log"] as const;
 
 export const consoleLog = defineCommand({
+  human: consoleText,
   name: "console",
   group: "Observation",
   summary: "Console messages and page errors (failed requests count as error)",
@@ -61,6 +63,7 @@ export const STORAGE_AREAS = ["local", "session"] as const;
 export const STORAGE_OPS = ["get", "set", "remove", "clear"] as const;
 
 export const storage = defineCommand({
+  human: storageText,
   name: "storage",
   group: "Network",
   summary: "The tab's local or session storage (list, get, set, remove, clear)",
@@ -135,6 +138,7 @@ const stateName = v.pipe(
 );
 
 export const stateSave = defineCommand({
+  human: stateSaveText,
   name: "state save",
   group: "Network",
   family: "Cookies and localStorage saved by name",
@@ -153,6 +157,7 @@ export const stateSave = defineCommand({
 });
 
 export const stateLoad = defineCommand({
+  human: stateLoadText,
   name: "state load",
   group: "Network",
   summary: "Load a saved state's cookies and localStorage into this browser",
@@ -185,6 +190,7 @@ export const stateList = defineCommand({
 });
 
 export const stateRemove = defineCommand({
+  human: stateRemoveText,
   name: "state remove",
   group: "Network",
   summary: "Delete a saved state",

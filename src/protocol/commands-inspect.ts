@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { defineCommand, flag, limitArg, ok } from "./define.ts";
+import { findText, locateText, readText, searchText } from "./human-inspect.ts";
 
 /** Attributes `bp find` reports when --attributes is not given (upstream's default set). */
 export const FIND_DEFAULT_ATTRIBUTES = "id,class,name,type,href,placeholder,data-testid";
@@ -54,6 +55,7 @@ const placed = {
 const box = { x: v.number(), y: v.number(), width: v.number(), height: v.number() };
 
 export const read = defineCommand({
+  human: readText,
   name: "read",
   group: "Observation",
   summary: "Readable text of the page (nav, footer and hidden text stripped)",
@@ -84,6 +86,7 @@ export const read = defineCommand({
 });
 
 export const search = defineCommand({
+  human: searchText,
   name: "search",
   group: "Observation",
   summary: "Find visible text (open shadow DOM and all frames too)",
@@ -130,6 +133,7 @@ export const search = defineCommand({
 });
 
 export const find = defineCommand({
+  human: findText,
   name: "find",
   group: "Observation",
   summary: "Elements matching CSS, with refs (role, name, state, box)",
@@ -171,6 +175,7 @@ export const find = defineCommand({
 });
 
 export const locate = defineCommand({
+  human: locateText,
   name: "locate",
   group: "Observation",
   summary: "Scroll the first CSS match into view; its centre and box",

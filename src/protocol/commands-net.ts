@@ -4,6 +4,7 @@ import { downloadItem } from "./download-item.ts";
 import { defineCommand, flag, limitArg, ok, once, optText, text } from "./define.ts";
 import { rule } from "./rules.ts";
 import { downloadsText, netClearText, netRemoveText, netRulesText } from "./human.ts";
+import { authText, cookiesText, downloadText, netShowText, netText, ruleText } from "./human-devtools.ts";
 
 const pattern = text("URL pattern: '*' wildcards over the full URL, else a substring (case-insensitive)");
 /** Lean: the new rule's id, and its headers as parsed (secret values masked); the rest is what the agent sent. */
@@ -17,6 +18,7 @@ const ruleResult = once(() =>
 );
 
 export const cookies = defineCommand({
+  human: cookiesText,
   name: "cookies",
   topFlag: "values",
   group: "Network",
@@ -54,6 +56,7 @@ export const cookies = defineCommand({
 });
 
 export const auth = defineCommand({
+  human: authText,
   name: "auth",
   group: "Network",
   summary: "HTTP auth credentials (password on stdin); --clear removes them",
@@ -127,6 +130,7 @@ const requestDetail = () => {
 };
 
 export const net = defineCommand({
+  human: netText,
   name: "net",
   group: "Network",
   summary:
@@ -180,6 +184,7 @@ export const net = defineCommand({
 });
 
 export const netShow = defineCommand({
+  human: netShowText,
   name: "net show",
   group: "Network",
   family: "Request details and rules (block, mock, headers)",
@@ -214,6 +219,7 @@ export const netShow = defineCommand({
 });
 
 export const netBlock = defineCommand({
+  human: ruleText("block"),
   name: "net block",
   group: "Network",
   summary: "Fail matching requests (BlockedByClient)",
@@ -226,6 +232,7 @@ export const netBlock = defineCommand({
 });
 
 export const netMock = defineCommand({
+  human: ruleText("mock"),
   name: "net mock",
   group: "Network",
   summary: "Answer requests locally (--body, --file, --status, --header)",
@@ -252,6 +259,7 @@ export const netMock = defineCommand({
 });
 
 export const netHeaders = defineCommand({
+  human: ruleText("headers"),
   name: "net headers",
   group: "Network",
   summary: 'Set request headers ("Name: value"…, or --stdin)',
@@ -325,6 +333,7 @@ export const downloads = defineCommand({
 });
 
 export const download = defineCommand({
+  human: downloadText,
   name: "download",
   group: "Files",
   summary: "Copy a finished download (Chrome's file is never touched)",

@@ -1,8 +1,10 @@
 import * as v from "valibot";
 import { defineCommand, flag, limitArg, ok, okPlain } from "./define.ts";
 import { observationSchemas } from "./observation.ts";
+import { snapshotText } from "./human-snapshot.ts";
 
 export const snapshot = defineCommand({
+  human: snapshotText,
   name: "snapshot",
   group: "Observation",
   summary: "Interactive elements with numbered refs (stable within a document)",

@@ -1,12 +1,14 @@
 import * as v from "valibot";
 import { defineCommand, ok } from "./define.ts";
 import { focusText } from "./human.ts";
+import { mouseText } from "./human-devtools.ts";
 
 /* Raw pointer input and focus, for canvas, sliders and hand-made drags that 'drag' cannot express. */
 
 const POINT = /^\s*-?\d+(\.\d+)?\s*,\s*-?\d+(\.\d+)?\s*$/;
 
 export const mouse = defineCommand({
+  human: mouseText,
   name: "mouse",
   group: "Actions",
   summary:

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { fileResult, forceArg } from "./commands-capture.ts";
 import { defineCommand, ok, optText, text } from "./define.ts";
 import { netHarText, traceStartText } from "./human.ts";
+import { traceStopText } from "./human-devtools.ts";
 
 /* Files recorded from the browser: the request journal as HAR, a performance trace. */
 
@@ -49,8 +50,15 @@ export const traceStop = defineCommand({
       file: optText("Output .json file (default trace-<UTC time>.json)"),
       force: forceArg,
     }),
-  result: () => ok({ file: fileResult.file, sizeBytes: fileResult.sizeBytes, events: v.number() }),
+  result: () =>
+    ok({
+      file: fileResult.file,
+      sizeBytes: fileResult.sizeBytes,
+      events: v.number(),
+      tab: v.pipe(v.optional(v.string()), v.description("The traced tab (human output only)")),
+    }),
   example: "bp trace stop trace.json",
+  human: traceStopText,
   runs: "broker",
   // It ends the browser's recording: a retry must replay, not find no trace.
   mutating: true,

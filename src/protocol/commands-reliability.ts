@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { defineCommand, flag, ok, okPlain, once, optText, remediationSchema } from "./define.ts";
 import { rule } from "./rules.ts";
 import { commandText } from "./human.ts";
+import { commandsText, waitText } from "./human-devtools.ts";
 
 /** What 'bp wait' can wait for; it takes exactly one. */
 export const WAIT_CONDITIONS = ["url", "text", "selector", "dialog", "popup", "download", "network-idle"] as const;
@@ -60,6 +61,7 @@ const commandResult = once(() =>
 );
 
 export const commands = defineCommand({
+  human: commandsText,
   name: "commands",
   group: "Waiting and recovery",
   summary: "This agent's recent commands (browser commands and their status)",
@@ -131,6 +133,7 @@ export const cancel = defineCommand({
 });
 
 export const wait = defineCommand({
+  human: waitText,
   name: "wait",
   group: "Waiting and recovery",
   summary: "Wait for a url, text, element, dialog, popup or download (one flag; or network idle)",

@@ -54,8 +54,8 @@ export interface CommandDef<A extends ArgsSchema = ArgsSchema, R extends AnySche
   aboutDialogs?: true;
   /** What the CLI does for the command beyond parsing its arguments (src/cli/main.ts). */
   cli?: CliFacts;
-  /** Its result as a person reads it (--human; src/protocol/human.ts); without one the CLI prints the fields. */
-  human?(result: v.InferOutput<R>): string;
+  /** Its result as a person reads it (--human; src/protocol/human*.ts); without one, or undefined, the CLI prints the fields. */
+  human?(result: v.InferOutput<R>, args: Record<string, unknown>): string | undefined;
 }
 
 /** Facts the CLI reads from the command's spec (src/protocol/cli-spec.ts), never from its name. */

@@ -1,3 +1,5 @@
+import { cutString } from "../shared/page-strings.ts";
+
 /**
  * Human text for a result. Page-derived strings (titles, URLs) go through `clean` so a page
  * cannot forge lines or terminal escapes in what a person or agent reads.
@@ -11,8 +13,8 @@ export function clean(value: unknown, max = 200): string {
 }
 
 type R = Record<string, unknown>;
-/** A command's result as a person reads it (CommandDef.human). */
-export type Formatter = (r: R) => string;
+/** A command's result as a person reads it (CommandDef.human), with the arguments the call was given. */
+export type Formatter = (r: R, args: R) => string | undefined;
 
 /** `bp status` */
 export const statusText: Formatter = (r) => {
@@ -178,10 +180,13 @@ function browserLine(b: R): string {
 }
 
 /** A result as text: its command's formatter (CommandDef.human), or its fields; then the watchdogs' hints and handbacks. */
-export function humanize(result: R, f: Formatter | undefined): string {
-  if (f && "whole" in f) return f(result);
+export function humanize(result: R, f: Formatter | undefined, args: R = {}): string {
+  const own = f?.(result, args);
+  if (f && own === undefined) return humanize(result, undefined, args);
+  if (f && "notices" in f) return withLines(own as string, result);
+  if (f && "whole" in f) return own as string;
   const { ok: _ok, handbacks, ...rest } = result;
-  const text = f ? f(result) : JSON.stringify(rest) === "{}" ? "✓ Done" : JSON.stringify(rest);
+  const text = own ?? (JSON.stringify(rest) === "{}" ? "✓ Done" : JSON.stringify(rest));
   // A formatter shows its command's fields; the watchdogs' hints (a dialog on another tab, …) come after.
   const hints =
     f && Array.isArray(result.hints)
@@ -206,7 +211,43 @@ export function handbackLine(n: R): string {
  * so these commands read as they did when their broker handlers wrote the text.
  */
 export function whole(f: Formatter): Formatter {
-  return Object.assign((r: R) => f(r), { whole: true });
+  return Object.assign((r: R, a: R) => f(r, a), { whole: true });
+}
+
+/** A whole text, then one short line per handback notice (as these commands have always read). */
+export function withNotices(f: Formatter): Formatter {
+  return Object.assign((r: R, a: R) => f(r, a), { notices: true });
+}
+
+/** Broker notes come last, after the handbacks; the watchdogs' hints right after the text. */
+const LATE_HINTS = new Set(["broker_outdated", "home_differs"]);
+
+/** A withNotices text, then the watchdogs' hints, what the policy stopped, handbacks and the broker's notes. */
+function withLines(text: string, r: R): string {
+  const hints = ((r.hints as R[] | undefined) ?? []).filter((h) => typeof h.message === "string");
+  const hintLine = (h: R) => `hint: ${String(h.message)}`;
+  const blocked = ((r.policyBlocked as R[] | undefined) ?? []).filter((x) => x.more === undefined);
+  return [
+    text,
+    ...hints.filter((h) => !LATE_HINTS.has(String(h.type))).map(hintLine),
+    ...blocked.map(
+      (x) =>
+        `policy stopped ${String(x.kind)} ${String(x.url)} (${String(x.rule)}${x.entry ? ` ${String(x.entry)}` : ""})`,
+    ),
+    ...((r.handbacks as R[] | undefined) ?? []).map(noticeLine),
+    ...hints.filter((h) => LATE_HINTS.has(String(h.type))).map(hintLine),
+  ].join("\n");
+}
+
+/** A handback notice in one line, after a text of withNotices. */
+export function noticeLine(n: R): string {
+  const parts = [`handback: ${String(n.tab)} (${String(n.ended)})`];
+  if (typeof n.url === "string")
+    parts.push(`url ${cutString(n.url.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, " "), 200)}`);
+  if (typeof n.authentication_surface === "string") parts.push(`sign-in ${n.authentication_surface}`);
+  if (Array.isArray(n.newTabs)) parts.push(`${n.newTabs.length} new tab(s)`);
+  if (n.closed) parts.push("closed");
+  return parts.join("; ");
 }
 
 const list = (r: R, key: string) => (r[key] as R[] | undefined) ?? [];

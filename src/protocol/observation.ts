@@ -75,6 +75,7 @@ export const observationSchemas = once(() => {
       text: changes.text,
       order: changes.order,
       unchanged: v.number(),
+      more: v.optional(v.pipe(v.number(), v.description("Human output only: new elements beyond the limit"))),
       title: changes.title,
       url: changes.url,
     }),

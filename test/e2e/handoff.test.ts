@@ -2,8 +2,9 @@
  * Human takeover and handback against real Chromium: the admission gate, draining, blocked
  * agents, lease expiry and renew bounds, stale refs and the handback notice. The "person" is
  * a second CDP client of the same browser acting on the page, as a person at the window would.
- * Leases run 100x faster here (BROWSER_PILOT_TEST_HANDOFF_SCALE, test-only) so the 60 s
- * minimum is 0.6 s; the bounds the CLI validates stay 60/300/3600.
+ * Leases run their real length; the expiry tests use a second broker on the same browser whose
+ * host settings cut every lease to 0.6 s and viewer links to 6 s (BROWSER_PILOT_HANDOFF_MAX_MS,
+ * BROWSER_PILOT_VIEW_LINK_MS); the bounds the CLI validates stay 60/300/3600.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
@@ -19,6 +20,8 @@ import { LOGIN_PAGE } from "./handoff-pages.ts";
 const site = startFixtureServer({ ...PAGES, "/login": LOGIN_PAGE });
 let user: UserBrowser;
 let env: BpEnv;
+/** A broker of a host that keeps handoffs short: expiry is seen in a second, not minutes. */
+let quick: BpEnv;
 let person: CdpConnection;
 const A = "agent-a";
 const B = "agent-b";
@@ -35,15 +38,17 @@ type Notice = {
 
 beforeAll(async () => {
   user = await startUserBrowser({ url: `${site.a}/` });
-  env = makeBpEnv({ HOME: user.home, BROWSER_PILOT_TEST_HANDOFF_SCALE: "0.01" });
-  const c = await env.run(["connect", "--cdp-url", user.wsEndpoint]);
-  expect(c.json).toMatchObject({ ok: true });
+  env = makeBpEnv({ HOME: user.home });
+  quick = makeBpEnv({ HOME: user.home, BROWSER_PILOT_HANDOFF_MAX_MS: "600", BROWSER_PILOT_VIEW_LINK_MS: "6000" });
+  for (const e of [env, quick])
+    expect((await e.run(["connect", "--cdp-url", user.wsEndpoint])).json).toMatchObject({ ok: true });
   person = new CdpConnection(await connectWebSocket(user.wsEndpoint));
 });
 
 afterAll(async () => {
   person?.close();
   await env.cleanup();
+  await quick?.cleanup();
   await user.stop();
   site.stop();
 });
@@ -232,13 +237,13 @@ describe("handoff and handback", () => {
   });
 
   test("lease expiry hands the tab back by itself; --wait returns the summary", async () => {
-    await env.run(["open", `${site.a}/third`, "--new"], { key: "agent-e" });
+    await quick.run(["open", `${site.a}/third`, "--new"], { key: "agent-e" });
     const started = Date.now();
-    const r = await env.run(["handoff", "--lease-seconds", "60", "--wait"], { key: "agent-e" });
+    const r = await quick.run(["handoff", "--lease-seconds", "60", "--wait"], { key: "agent-e" });
     expect(r.json).toMatchObject({ ok: true, control: "automation" });
     expect((r.json.handbacks as Notice[])[0]).toMatchObject({ ended: "lease_ended" });
     expect(Date.now() - started).toBeGreaterThanOrEqual(600);
-    expect((await env.run(["eval", "document.title"], { key: "agent-e" })).json).toMatchObject({
+    expect((await quick.run(["eval", "document.title"], { key: "agent-e" })).json).toMatchObject({
       ok: true,
       value: "Third",
     });
@@ -267,10 +272,10 @@ describe("handoff and handback", () => {
   });
 
   test("a viewer link not opened in time has expired", async () => {
-    await env.run(["open", `${site.a}/third`, "--new"], { key: "agent-v" });
-    const view = await env.run(["view"], { key: "agent-v" });
+    await quick.run(["open", `${site.a}/third`, "--new"], { key: "agent-v" });
+    const view = await quick.run(["view"], { key: "agent-v" });
     expect(view.json).toMatchObject({ ok: true, tab: "t1" });
-    // Ten minutes, scaled to 6 s here: the condition is the clock itself.
+    // Ten minutes, 6 s on this host: the condition is the clock itself.
     const expiresAt = Date.parse(String(view.json.expiresAt));
     expect(expiresAt - Date.now()).toBeLessThanOrEqual(6_000);
     await waitFor(() => Date.now() > expiresAt, 10_000, "link expiry");
@@ -280,10 +285,10 @@ describe("handoff and handback", () => {
   });
 
   test("on a terminal, --wait shows progress on stderr and prints the summary as text", async () => {
-    await env.run(["open", `${site.a}/third`, "--new"], { key: "agent-t" });
+    await quick.run(["open", `${site.a}/third`, "--new"], { key: "agent-t" });
     // script(1) gives bp a pseudo-terminal, as a person's shell would.
     const proc = Bun.spawn(["script", "-qec", `${BP} handoff --lease-seconds 60 --wait`, "/dev/null"], {
-      env: { ...env.env, BROWSER_PILOT_CLIENT_KEY: "agent-t" },
+      env: { ...quick.env, BROWSER_PILOT_CLIENT_KEY: "agent-t" },
       stdin: "ignore",
       stdout: "pipe",
       stderr: "pipe",

@@ -9,7 +9,6 @@ import type { SnapshotReply } from "../observe/snapshot.ts";
 import type { CallContext } from "../context/types.ts";
 import { downloadByGuid, publicDownload } from "../net/downloads.ts";
 import type { Effects } from "../settle/effects.ts";
-import { cutString } from "../../shared/page-strings.ts";
 
 export type Evidence = AnyEvidence;
 /** What the reply stage reads of any evidence; non-observing actions (dropdown, history) answer with their reply. */
@@ -18,11 +17,6 @@ export interface EvidenceLike {
   action?: string;
   status?: string;
   effects?: string[];
-}
-
-/** ✓ only for verified: an agent skimming the text must not read "unavailable" as success. */
-export function statusMark(status: unknown): string {
-  return status === "verified" ? "✓" : status === "mismatch" ? "✗" : "?";
 }
 
 export type ActionObservation = Omit<ReplyOf<typeof click.result>, "evidence">;
@@ -52,16 +46,15 @@ export function replyFor<E extends EvidenceLike>(
     ...(downloads.length > 0 ? { downloads } : {}),
     ...(dialog ? { dialog: { id: dialog.id, type: dialog.type, message: dialog.message } } : {}),
   };
+  // A person's text (src/protocol/human-snapshot.ts) names the action and all its effects, which the lean reply drops.
+  const human = ctx.req.mode === "human";
+  const view = { action: String(full.action), ...(full.effects?.length ? { effects: [...full.effects] } : {}) };
   if (dialog) {
-    const text =
-      ctx.req.mode === "human"
-        ? `✓ ${String(full.action)}: dialog ${dialog.id} (${dialog.type}) "${cutString(dialog.message, 200).replace(/[\r\n]+/g, " ")}" is open; answer with 'bp dialog ${dialog.id} --accept|--dismiss'.`
-        : undefined;
     // Lean like any action's evidence: the dialog itself is the news.
     return {
       evidence: lean(full),
       hint: `${capitalize(withArticle(dialog.type))} dialog is open; answer it with 'bp dialog ${dialog.id} --accept' or '--dismiss'.`,
-      ...(text ? { text } : {}),
+      ...(human ? { view } : {}),
     };
   }
   const leanEvidence = lean(full);
@@ -70,12 +63,12 @@ export function replyFor<E extends EvidenceLike>(
   const out = leanObservation(observation.reply);
   if (diffed) dropKnownHints(out, observation.previous);
   dropNamedFields(out, leanEvidence.effects);
-  if (ctx.req.mode === "human") {
-    const fx = full.effects ?? [];
-    const head = `${statusMark(full.status)} ${String(full.action)} ${String(full.status)}${fx.length ? ` (${fx.join(", ")})` : ""}${popups.length ? `; popup ${popups.join(", ")}` : ""}${downloads.map((d) => `; download ${String(d.id)} ${String(d.fileName)} (${String(d.state)})`).join("")}`;
-    out.text = `${head}\n${String(out.text ?? "")}`;
-  }
-  return { evidence: leanEvidence, ...out };
+  // Its text shows the observation whole (page lines, every hint and change), as the observation was before trimming.
+  return {
+    evidence: leanEvidence,
+    ...out,
+    ...(human ? { view: { ...view, observation: observation.reply as Record<string, unknown> } } : {}),
+  };
 }
 
 /** With a diff, a hint merely still present (same type and refs) stays out. */

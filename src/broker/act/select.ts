@@ -38,7 +38,7 @@ export const dropdownHandler = defineAction<typeof dropdownCommand, ArgsOf<typeo
     args: (a) => a,
     locate: (a) => ({ ref: a.ref, steps: [step("select", { op: "list" })] }),
     dispatch: async ({ target }) => stepResult(locatedRef(target), 0, "select", "list"),
-    evidence({ ctx, args }, l) {
+    evidence({ args }, l) {
       const ref = args.ref;
       if (!l.ok) throw listingError(ref, l);
       const options = l.options ?? [];
@@ -59,14 +59,6 @@ export const dropdownHandler = defineAction<typeof dropdownCommand, ArgsOf<typeo
       };
       if (l.requiresOpen)
         out.hint = `The list appears when opened: 'bp select ${ref} <option>' opens it for you, or 'bp click ${ref}' then 'bp dropdown ${ref}'.`;
-      if (ctx.req.mode === "human") {
-        const lines = [`[${l.kind}]${l.multiple ? " multiple" : ""}${l.requiresOpen ? " open required" : ""}`];
-        for (const o of options)
-          lines.push(
-            `${o.selected ? "*" : " "} ${o.index}  ${JSON.stringify(o.label).slice(1, -1)}${o.value !== o.label ? `  value=${JSON.stringify(o.value)}` : ""}${o.disabled ? "  (disabled)" : ""}`,
-          );
-        out.text = lines.join("\n");
-      }
       return out;
     },
   },

@@ -83,7 +83,6 @@ export class Watchdogs {
     const added = hints.slice(0, MAX_HINTS);
     const existing = Array.isArray(reply.hints) ? (reply.hints as unknown[]) : [];
     reply.hints = [...existing, ...added];
-    if (typeof reply.text === "string") reply.text = [reply.text, ...added.map((h) => `hint: ${h.message}`)].join("\n");
   }
 
   private dialogHints(conn: BrowserConnection, agent: Agent, here: string | undefined): Hint[] {

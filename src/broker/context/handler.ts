@@ -6,13 +6,7 @@ import type { BoundCall, CallContext, Handler, HandlerTable } from "./types.ts";
 
 export type ArgsOf<C extends CommandDef> = v.InferOutput<C["args"]>;
 
-type WithoutOk<T> = T extends unknown ? Omit<T, "ok"> & HumanText : never;
-interface HumanText {
-  text?: string;
-}
-export function withText<T extends object>(ctx: CallContext, out: T, text: () => string): T | (T & { text: string }) {
-  return ctx.req.mode === "human" ? { ...out, text: text() } : out;
-}
+type WithoutOk<T> = T extends unknown ? Omit<T, "ok"> : never;
 
 export type ReplyOf<R extends AnySchema> = WithoutOk<v.InferInput<R>>;
 

@@ -3,7 +3,7 @@
  * Another agent's messages, and a tab's messages while a person had it, are never in it.
  */
 import { consoleLog } from "../../protocol/commands-devtools.ts";
-import { defineHandler, withText } from "../context/handler.ts";
+import { defineHandler } from "../context/handler.ts";
 import { selectedTab } from "../context/tabs.ts";
 import type { Handler } from "../context/types.ts";
 
@@ -32,14 +32,7 @@ const consoleHandler = defineHandler(consoleLog)({
       ...(r.gap ? { gap: true as const } : {}),
       nextCursor: r.nextCursor,
     };
-    return withText(ctx, out, () => {
-      const lines = messages.map(
-        (m) => `${String(m.id).padStart(4)} ${m.level.padEnd(7)} ${m.text}${m.source ? `  (${m.source})` : ""}`,
-      );
-      if (r.gap) lines.unshift("(older messages after your cursor were dropped from the log)");
-      if (lines.length === 0) lines.push("No console messages.");
-      return lines.join("\n");
-    });
+    return out;
   },
 });
 

@@ -4,7 +4,7 @@
  */
 import { BpError } from "../../shared/errors.ts";
 import * as commands from "../../protocol/commands-net.ts";
-import { defineHandler, withText } from "../context/handler.ts";
+import { defineHandler } from "../context/handler.ts";
 import type { CallContext, Handler } from "../context/types.ts";
 import { resolveOutputPath } from "../files.ts";
 import { publicDownload, safeFileName } from "../net/downloads.ts";
@@ -70,11 +70,7 @@ const downloadHandler = defineHandler(commands.download)({
     const dest = resolveOutputPath(file, safeFileName(d.fileName), place(ctx));
     const written = exportArtifact(store, item, dest, { noClobber: file === undefined, replace: args.force === true });
     // Lean: the id only when it is not the one the agent gave (a bare 1 is dl1).
-    return withText(
-      ctx,
-      { ...written, ...(id !== given ? { id } : {}) },
-      () => `✓ Download ${id} saved to ${written.file} (${written.sizeBytes} bytes)`,
-    );
+    return { ...written, ...(id !== given ? { id } : {}) };
   },
 });
 

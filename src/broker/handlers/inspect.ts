@@ -11,7 +11,6 @@
  * its result merged in document order with limits kept global (`broker/inspect/merge.ts`).
  * `locate` stays in the selected frame.
  */
-import { escapeLine, quote } from "../render/format.ts";
 import type { FindResult } from "../../page/inspect/find.ts";
 import { leanElement, leanMatch } from "../inspect/lean.ts";
 import { type Descend, mergeFind, mergeRead, mergeSearch } from "../inspect/merge.ts";
@@ -271,10 +270,6 @@ function check<T extends object>(value: T | InspectError, selector: string): T {
   });
 }
 
-/** Content lines of `bp read` keep their text but lose anything that could break a line or the terminal. */
-const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g;
-const safeContent = (line: string): string => line.replace(UNSAFE, (c) => escapeLine(c));
-
 const readHandler = defineHandler(commands.read)({
   async run(ctx, args) {
     const selector = args.selector;
@@ -294,10 +289,6 @@ const readHandler = defineHandler(commands.read)({
       out.length = r.length;
       out.truncated = true;
       out.hint = `Showing ${r.text.length} of ${r.length} characters; raise --limit (max 100000) or pass a selector.`;
-    }
-    if (ctx.req.mode === "human") {
-      const body = r.text ? r.text.split("\n").map(safeContent).join("\n") : "(no readable text)";
-      out.text = `${escapeLine(r.title, 200)}\n${escapeLine(r.url, 300)}\n${"─".repeat(60)}\n${body}${r.truncated ? `\n... [truncated: ${r.text.length} of ${r.length} characters]` : ""}`;
     }
     return out;
   },
@@ -328,21 +319,6 @@ const searchHandler = defineHandler(commands.search)({
       matches: r.matches.map((m) => leanMatch(m, query)),
       ...(r.truncated ? { totalMatches: r.totalMatches, truncated: true as const } : {}),
     };
-    if (ctx.req.mode === "human") {
-      const lines = [
-        `${r.totalMatches} match${r.totalMatches === 1 ? "" : "es"} for ${quote(input.query, 200)} in ${escapeLine(r.url, 300)}`,
-      ];
-      for (const m of r.matches) {
-        lines.push(
-          `[${m.index}] <${escapeLine(m.tagName, 40)}> ${m.x},${m.y}${m.visible ? "" : " (not in view)"}${m.r !== undefined ? ` ref=${m.r}` : ""}${m.f !== undefined ? ` frame=${m.f}` : ""} ${quote(m.context, 500)}`,
-        );
-      }
-      if (r.truncated)
-        lines.push(
-          `[truncated] ${r.matches.length} of ${r.totalMatches} shown; raise --limit (max 200) or narrow with --selector`,
-        );
-      out.text = lines.join("\n");
-    }
     return out;
   },
 });
@@ -360,25 +336,6 @@ const findHandler = defineHandler(commands.find)({
       elements: r.elements.map(leanElement),
       ...(r.truncated ? { total: r.total, truncated: true as const } : {}),
     };
-    if (ctx.req.mode === "human") {
-      const lines = r.elements.map((e) => {
-        let line = `[${e.index}] <${escapeLine(e.tagName, 40)}> ${escapeLine(e.role, 40)}`;
-        if (e.name) line += ` ${quote(e.name)}`;
-        // Only the unusual states, as in JSON.
-        const states = [...(e.visible ? [] : ["hidden"]), ...(e.enabled ? [] : ["disabled"])];
-        line += `${states.length > 0 ? ` (${states.join(", ")})` : ""} ${e.x},${e.y} ${e.width}x${e.height}`;
-        if (e.r !== undefined) line += ` ref=${e.r}`;
-        if (e.f !== undefined) line += ` frame=${e.f}`;
-        for (const a of e.attributes) line += ` ${escapeLine(a.name, 40)}=${quote(a.value, 80)}`;
-        return line;
-      });
-      if (lines.length === 0) lines.push(`No elements match ${quote(selector, 200)}.`);
-      if (r.truncated)
-        lines.push(
-          `[truncated] ${r.elements.length} of ${r.total} shown; raise --limit (max 200) or narrow the selector`,
-        );
-      out.text = lines.join("\n");
-    }
     return out;
   },
 });
@@ -402,8 +359,6 @@ const locateHandler = defineHandler(commands.locate)({
       width: r.width,
       height: r.height,
     };
-    if (ctx.req.mode === "human")
-      out.text = `center: ${out.x},${out.y}  size: ${r.width}x${r.height}  (top:${out.top} left:${out.left})`;
     return out;
   },
 });

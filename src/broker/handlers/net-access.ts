@@ -7,7 +7,7 @@ import { invalidArgument } from "../../shared/errors.ts";
 import { cutString } from "../../shared/page-strings.ts";
 import { selectedTab } from "../context/tabs.ts";
 import * as commands from "../../protocol/commands-net.ts";
-import { defineHandler, withText, type ReplyOf } from "../context/handler.ts";
+import { defineHandler, type ReplyOf } from "../context/handler.ts";
 import type { Handler } from "../context/types.ts";
 import { coverControlledTabs } from "../net/index.ts";
 import { interceptingTabs, syncAllTabs } from "../net/tracker.ts";
@@ -67,16 +67,7 @@ const cookiesHandler = defineHandler(commands.cookies)({
       cookies: shown,
       ...(list.length > limit ? { total: list.length, truncated: true as const } : {}),
     };
-    return withText(ctx, out, () =>
-      shown.length === 0
-        ? "No cookies."
-        : shown
-            .map(
-              (c) =>
-                `${String(c.name)}${withValues ? `=${String(c.value)}` : ` (${String(c.valueLength)} chars)`}  ${String(c.domain)}${String(c.path)}${c.httpOnly ? "  HttpOnly" : ""}${c.secure ? "  Secure" : ""}${c.sameSite ? `  SameSite=${String(c.sameSite)}` : ""}`,
-            )
-            .join("\n"),
-    );
+    return out;
   },
 });
 
@@ -92,7 +83,7 @@ const authHandler = defineHandler(commands.auth)({
         delete s.urlAuth;
       }
       await syncAllTabs(ctx.broker.browser);
-      return withText(ctx, { auth: "cleared" }, () => "✓ HTTP credentials cleared");
+      return { auth: "cleared" };
     }
     const password = ctx.req.secret;
     if (password === undefined) throw invalidArgument("password", "No password arrived on stdin.");
@@ -101,11 +92,7 @@ const authHandler = defineHandler(commands.auth)({
     await coverControlledTabs(ctx.broker.browser, key);
     const n = interceptingTabs(ctx.broker.browser, key);
     // Lean: no user name (the agent gave it).
-    return withText(
-      ctx,
-      { auth: "set", ...(n > 0 ? { intercepting: n } : {}) },
-      () => `✓ HTTP credentials set for ${username} (this agent's tabs only)`,
-    );
+    return { auth: "set", ...(n > 0 ? { intercepting: n } : {}) };
   },
 });
 

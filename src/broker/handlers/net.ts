@@ -8,7 +8,7 @@ import { STATUS_CODES } from "node:http";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import { cutString } from "../../shared/page-strings.ts";
 import * as commands from "../../protocol/commands-net.ts";
-import { defineHandler, withText, type ReplyOf } from "../context/handler.ts";
+import { defineHandler, type ReplyOf } from "../context/handler.ts";
 import type { CallContext, Handler } from "../context/types.ts";
 import { resolveOutputPath } from "../files.ts";
 import { coverControlledTabs } from "../net/index.ts";
@@ -120,15 +120,7 @@ const netHandler = defineHandler(commands.net)({
       nextCursor: (covers ? journal.query({ limit: 1 }).nextCursor : r.nextCursor) ?? 0,
       ...(covers ? { covers } : {}),
     };
-    return withText(ctx, out, () => {
-      const lines = r.entries.map(
-        (e) =>
-          `${String(e.id).padStart(4)} ${e.method.padEnd(6)} ${String(e.status ?? e.error ?? "…").padEnd(6)} ${e.type.padEnd(10)} ${e.durationMs !== undefined ? `${e.durationMs}ms`.padStart(7) : "".padStart(7)} ${e.url}`,
-      );
-      if (r.gap) lines.unshift("(older requests after your cursor were dropped from the journal)");
-      if (lines.length === 0) lines.push("No requests recorded.");
-      return lines.join("\n");
-    });
+    return out;
   },
 });
 
@@ -217,11 +209,7 @@ const netShowHandler = defineHandler(commands.netShow)({
         dest,
         { replace: args.force === true },
       );
-      return withText(
-        ctx,
-        written,
-        () => `✓ Body of request ${id} saved to ${written.file} (${written.sizeBytes} bytes)`,
-      );
+      return written;
     } else {
       const bytes = body.base64Encoded ? Buffer.from(body.body, "base64") : Buffer.from(body.body, "utf8");
       const limit = args.limit;
@@ -233,15 +221,7 @@ const netShowHandler = defineHandler(commands.netShow)({
       if (!textual || shown.length > limit) out.bodyLength = textual ? body.body.length : bytes.length;
       if (shown.length > limit) out.bodyTruncated = true;
     }
-    return withText(ctx, out, () => {
-      const lines = [
-        `${e.method} ${e.url}`,
-        `status: ${String(e.status ?? e.error ?? "pending")}  type: ${e.type}${e.rule ? `  rule: ${e.rule.action} ${e.rule.id}` : ""}`,
-      ];
-      for (const [k, v] of Object.entries(rs ?? {})) lines.push(`  ${k}: ${v}`);
-      if (out.body !== undefined) lines.push("", String(out.body), ...(out.bodyTruncated ? ["… [truncated]"] : []));
-      return lines.join("\n");
-    });
+    return out;
   },
 });
 
@@ -295,14 +275,10 @@ async function addRule(
   const n = interceptingTabs(ctx.broker.browser, ctx.req.clientKey);
   // Lean: the rule's id, and the headers as they were parsed (joined arguments split on "Name:"); the type, pattern, status and body are what the agent sent.
   const { headers } = publicRuleShown(rule);
-  return withText(
-    ctx,
-    {
-      rule: { id: rule.id, ...(headers && Object.keys(headers).length > 0 ? { headers } : {}) },
-      ...(n > 0 ? { intercepting: n } : {}),
-    },
-    () => `✓ Rule ${rule.id}: ${rule.type} ${rule.pattern}`,
-  );
+  return {
+    rule: { id: rule.id, ...(headers && Object.keys(headers).length > 0 ? { headers } : {}) },
+    ...(n > 0 ? { intercepting: n } : {}),
+  };
 }
 
 /** Header values of secret-bearing headers are never echoed back; none of those given to 'net headers'. */

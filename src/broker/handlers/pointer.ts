@@ -6,7 +6,7 @@ import type { CdpSession } from "../../cdp/session.ts";
 import * as commands from "../../protocol/commands-pointer.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import { moveMouse } from "../act/pointer.ts";
-import { defineHandler, withText } from "../context/handler.ts";
+import { defineHandler } from "../context/handler.ts";
 import { selectedTab } from "../context/tabs.ts";
 import type { Handler } from "../context/types.ts";
 import { resolveRef, staleRef } from "../observe/resolve-ref.ts";
@@ -75,11 +75,7 @@ const mouseHandler = defineHandler(commands.mouse)({
         });
       }
       const out = { x, y, ...(down.size > 0 ? { buttons: [...down] } : {}) };
-      return withText(
-        ctx,
-        out,
-        () => `✓ mouse ${action} at ${x},${y}${down.size > 0 ? ` (held: ${[...down].join(", ")})` : ""}`,
-      );
+      return out;
     });
   },
 });

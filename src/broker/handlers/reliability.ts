@@ -58,17 +58,7 @@ const commandsHandler = defineHandler(commands.commands)({
     const records = ctx.broker.commands.store.list(ctx.req.clientKey, statuses, args.limit).map(publicCommand);
     // Lean: with one status asked for, each record has it; it is not repeated.
     const list = statuses?.length === 1 ? records.map(({ status: _asked, ...rest }) => rest) : records;
-    if (ctx.req.mode !== "human") return { commands: list };
-    const text =
-      records.length === 0
-        ? "No recent commands."
-        : records
-            .map(
-              (c) =>
-                `${c.id}  ${c.status.padEnd(15)} ${c.method}${c.cancellationRequested ? "  (cancellation requested)" : ""}`,
-            )
-            .join("\n");
-    return { commands: list, text };
+    return { commands: list };
   },
 });
 
@@ -111,13 +101,7 @@ function condition(a: ArgsOf<typeof commands.wait>): WaitCondition {
 const waitHandler = defineHandler(commands.wait)({
   async run(ctx, args) {
     const cond = condition(args);
-    const out = await runWait(ctx, cond, args.interval);
-    if (ctx.req.mode === "human")
-      return {
-        ...out,
-        text: `✓ ${cond.kind} after ${out.elapsedMs} ms${out.matched ? `  ${JSON.stringify(out.matched)}` : ""}`,
-      };
-    return out;
+    return runWait(ctx, cond, args.interval);
   },
 });
 

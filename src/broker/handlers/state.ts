@@ -8,7 +8,7 @@ import { attachToTarget } from "../../cdp/session.ts";
 import * as commands from "../../protocol/commands-devtools.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import type { BrowserConnection } from "../browser.ts";
-import { defineHandler, withText } from "../context/handler.ts";
+import { defineHandler } from "../context/handler.ts";
 import { selectedTab } from "../context/tabs.ts";
 import type { CallContext, Handler } from "../context/types.ts";
 import { listStates, readState, removeState, stateExists, writeState, type SavedState } from "../state-files.ts";
@@ -107,12 +107,7 @@ const stateSaveHandler = defineHandler(commands.stateSave)({
         items,
         ...(replaced ? { replaced: true as const } : {}),
       };
-      return withText(
-        ctx,
-        out,
-        () =>
-          `✓ State '${name}' saved: ${out.cookies} cookie(s), ${items} localStorage item(s) of ${out.origins.join(", ")}`,
-      );
+      return out;
     });
   },
 });
@@ -206,11 +201,7 @@ const stateLoadHandler = defineHandler(commands.stateLoad)({
       items += pairs.length;
     }
     const out = { cookies: state.cookies.length, origins: Object.keys(state.localStorage), items };
-    return withText(
-      ctx,
-      out,
-      () => `✓ State '${args.name}' loaded: ${out.cookies} cookie(s), ${items} localStorage item(s)`,
-    );
+    return out;
   },
 });
 
@@ -229,7 +220,7 @@ const stateListHandler = defineHandler(commands.stateList)({
 const stateRemoveHandler = defineHandler(commands.stateRemove)({
   async run(ctx, { name }) {
     removeState(ctx.broker.paths.home, ctx.req.clientKey, name);
-    return withText(ctx, {}, () => `✓ State '${name}' removed`);
+    return {};
   },
 });
 

@@ -6,7 +6,7 @@
 import { storage as storageCommand } from "../../protocol/commands-devtools.ts";
 import { BpError } from "../../shared/errors.ts";
 import { cutString } from "../../shared/page-strings.ts";
-import { defineHandler, withText } from "../context/handler.ts";
+import { defineHandler } from "../context/handler.ts";
 import { selectedTab } from "../context/tabs.ts";
 import type { Handler } from "../context/types.ts";
 import { worldContextId } from "../world.ts";
@@ -87,14 +87,7 @@ const storageHandler = defineHandler(storageCommand)({
         ...(r.cleared !== undefined ? { cleared: r.cleared } : {}),
         ...(truncated ? { total: r.total, truncated: true as const } : {}),
       };
-      return withText(ctx, out, () => {
-        if (items)
-          return items.length === 0
-            ? `No ${area}Storage items for ${r.origin}.`
-            : items.map((i) => `${i.key} = ${i.value}${i.length !== undefined ? "…" : ""}`).join("\n");
-        if (op === "get") return r.value === null ? `(no ${a.key ?? ""})` : String(out.value);
-        return `✓ ${op} ${area}Storage of ${r.origin}`;
-      });
+      return out;
     });
   },
 });

@@ -7,7 +7,7 @@ import type { CdpSession } from "../../cdp/session.ts";
 import * as commands from "../../protocol/commands-record.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import type { BrowserConnection } from "../browser.ts";
-import { defineHandler, withText } from "../context/handler.ts";
+import { defineHandler } from "../context/handler.ts";
 import { selectedTab } from "../context/tabs.ts";
 import type { Handler } from "../context/types.ts";
 import { fileTimestamp, resolveOutputPath } from "../files.ts";
@@ -147,11 +147,9 @@ const traceStopHandler = defineHandler(commands.traceStop)({
       dest,
       { noClobber: file === undefined, replace: force },
     );
-    return withText(
-      ctx,
-      { file: written.file, sizeBytes: written.sizeBytes, events },
-      () => `✓ Trace of ${running.tab} written to ${written.file} (${events} events, ${written.sizeBytes} bytes)`,
-    );
+    // The traced tab only for a person's text: the agent started the trace and knows it.
+    const tab = ctx.req.mode === "human" ? { tab: running.tab } : {};
+    return { file: written.file, sizeBytes: written.sizeBytes, events, ...tab };
   },
 });
 

@@ -16,10 +16,10 @@ import { cutString } from "../../shared/page-strings.ts";
 export type Phase = "draining" | "human" | "returning";
 export type EndReason = "handback" | "lease_ended" | "agent_released";
 
-/** Tests only: scales lease durations and the viewer link lifetime (0.01 turns 60 s into 0.6 s). */
-export function leaseScale(): number {
-  const s = Number(process.env.BROWSER_PILOT_TEST_HANDOFF_SCALE);
-  return s > 0 && s <= 1 ? s : 1;
+/** A lease in ms: the seconds asked for, cut to the host's longest handoff (BROWSER_PILOT_HANDOFF_MAX_MS) if set. */
+function leaseMs(seconds: number): number {
+  const cap = Number(process.env.BROWSER_PILOT_HANDOFF_MAX_MS);
+  return cap > 0 ? Math.min(seconds * 1000, cap) : seconds * 1000;
 }
 
 export interface Episode {
@@ -156,7 +156,7 @@ export class HandoffControl {
       ...(message !== undefined ? { message } : {}),
       phase: "draining",
       // The lease runs from the moment admission closes, draining included.
-      endsAt: Date.now() + leaseSeconds * 1000 * leaseScale(),
+      endsAt: Date.now() + leaseMs(leaseSeconds),
       blocked: new Set(),
       human: new Promise((r) => (markHuman = r)),
       ended: new Promise((r) => (markEnded = r)),
@@ -189,7 +189,7 @@ export class HandoffControl {
         { retryable: true, context: { phase: "returning" } },
       );
     }
-    ep.endsAt = Math.max(ep.endsAt, Date.now() + leaseSeconds * 1000 * leaseScale());
+    ep.endsAt = Math.max(ep.endsAt, Date.now() + leaseMs(leaseSeconds));
     this.arm(ep);
     this.onChanged?.(ep.targetId);
   }

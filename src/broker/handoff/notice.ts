@@ -3,7 +3,6 @@ import type { Agent } from "../agents.ts";
 import type { BrowserConnection } from "../browser.ts";
 import type { TargetRecord } from "../targets.ts";
 import type { PendingNotice } from "./control.ts";
-import { cutString } from "../../shared/page-strings.ts";
 
 export function renderNotice(
   n: PendingNotice,
@@ -31,15 +30,4 @@ export function renderNotice(
     ? `Tab ${id} was closed while a person had it.`
     : `Tab ${id} is back under automation; its refs are stale (human_control): observe it again (bp snapshot) before acting.`;
   return out;
-}
-
-/** One line per notice for human-mode text. */
-export function noticeLine(n: Record<string, unknown>): string {
-  const parts = [`handback: ${String(n.tab)} (${String(n.ended)})`];
-  if (typeof n.url === "string")
-    parts.push(`url ${cutString(n.url.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, " "), 200)}`);
-  if (typeof n.authentication_surface === "string") parts.push(`sign-in ${n.authentication_surface}`);
-  if (Array.isArray(n.newTabs)) parts.push(`${n.newTabs.length} new tab(s)`);
-  if (n.closed) parts.push("closed");
-  return parts.join("; ");
 }

@@ -8,7 +8,7 @@ import * as v from "valibot";
 import type { CdpSession } from "../../cdp/session.ts";
 import type { AgentRegistry } from "../agents.ts";
 import type { BrowserConnection } from "../browser.ts";
-import { leaseScale, type HandoffControl } from "./control.ts";
+import type { HandoffControl } from "./control.ts";
 import { dispatchInput, viewerMessage, viewportOf, type Viewport } from "./input.ts";
 import { viewerHeaders, viewerHtml } from "./viewer-page.ts";
 
@@ -67,7 +67,8 @@ export class ViewerServer {
   grant(targetId: string, generation: number): { url: string; expiresAt: string } {
     const server = this.start();
     const token = secret();
-    const expiresAt = Date.now() + VIEW_LINK_TTL_MS * leaseScale();
+    const ttl = Number(process.env.BROWSER_PILOT_VIEW_LINK_MS);
+    const expiresAt = Date.now() + (ttl > 0 ? Math.min(ttl, VIEW_LINK_TTL_MS) : VIEW_LINK_TTL_MS);
     this.grants.set(token, { targetId, generation, expiresAt });
     return { url: `${this.origin(server)}/v/${token}`, expiresAt: new Date(expiresAt).toISOString() };
   }

@@ -1,13 +1,5 @@
 import { diffSnapshots } from "../render/diff.ts";
-import { refRuns } from "../render/diff.ts";
-import {
-  compactChurn,
-  compactEntry,
-  compactSnapshotJson,
-  compactSnapshotMeta,
-  formatDiffHuman,
-  formatSnapshotHuman,
-} from "../render/format.ts";
+import { compactDiff, compactSnapshotJson, compactSnapshotMeta, humanPage } from "../render/format.ts";
 import { selectedTab, type Selected } from "../context/tabs.ts";
 import type { CallContext } from "../context/types.ts";
 import type { TargetRecord } from "../targets.ts";
@@ -130,6 +122,8 @@ function render(
   previous: SnapshotResult | undefined,
 ): SnapshotReply {
   const { result } = collected;
+  // A person's text (src/protocol/human-snapshot.ts) needs a little the JSON leaves out.
+  const human = ctx.req.mode === "human";
   rec.url = result.url;
   rec.title = result.title;
   // The diff stands in for the list and names a new title or url itself.
@@ -150,34 +144,12 @@ function render(
     out.hint = `Showing ${countListed(result.elements)} of ${result.totalCandidates}; use --limit ${Math.min(10_000, result.totalCandidates)}, --find <text>, 'bp frame <n>', or 'bp find <css>' to narrow.`;
   if (opts.diff) {
     if (base) {
-      const d = diffSnapshots(base, result);
-      out.diff = {
-        ...(d.added.length || d.replaced.length
-          ? {
-              added: [
-                ...d.added.map((e) => compactEntry(e, { boxes: opts.boxes === true })),
-                ...d.replaced.map(compactChurn),
-              ],
-            }
-          : {}),
-        ...(d.removed.length ? { removed: refRuns(d.removed) } : {}),
-        ...(d.changed.length
-          ? { changed: d.changed.map((c) => ({ ...compactEntry(c.element), fields: c.fields })) }
-          : {}),
-        ...(d.announced.length ? { announced: d.announced } : {}),
-        ...(d.text.length ? { text: d.text } : {}),
-        ...(d.order ? { order: d.order } : {}),
-        unchanged: d.unchanged,
-        ...(d.title !== undefined ? { title: d.title } : {}),
-        ...(d.url !== undefined ? { url: d.url } : {}),
-      };
-      if (ctx.req.mode === "human") out.text = formatDiffHuman(d);
+      out.diff = compactDiff(diffSnapshots(base, result), { boxes: opts.boxes === true, human });
     } else {
       out.diffFallback = replaced ? "document_changed" : "no_previous_observation";
     }
   }
-  if (ctx.req.mode === "human" && out.text === undefined)
-    out.text = formatSnapshotHuman(result, { text: opts.text === true });
+  if (human && out.page) out.page = humanPage(result.page);
   return out;
 }
 

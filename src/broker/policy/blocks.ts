@@ -49,14 +49,8 @@ export function withBlocks(reply: Record<string, unknown>, key: string): Record<
       policyBlocked: b.blocked,
     };
   }
-  const out: Record<string, unknown> = {
+  return {
     ...reply,
     policyBlocked: b.total > b.blocked.length ? [...b.blocked, { more: b.total - b.blocked.length }] : b.blocked,
   };
-  if (typeof reply.text === "string")
-    out.text = [
-      reply.text,
-      ...b.blocked.map((x) => `policy stopped ${x.kind} ${x.url} (${x.rule}${x.entry ? ` ${x.entry}` : ""})`),
-    ].join("\n");
-  return out;
 }

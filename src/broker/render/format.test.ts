@@ -1,19 +1,21 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { closePages, page } from "../../../test/support/happy-dom.ts";
-import { diffSnapshots, refRuns, type ChurnRun } from "./diff.ts";
-import {
-  compactChurn,
-  compactSnapshotJson,
-  compactSnapshotMeta,
-  escapeLine,
-  formatDiffHuman,
-  formatSnapshotHuman,
-  refRanges,
-} from "./format.ts";
+import { diffSnapshots, refRuns, type ChurnRun, type SnapshotDiff } from "./diff.ts";
+import { compactChurn, compactDiff, compactSnapshotJson, compactSnapshotMeta, humanPage } from "./format.ts";
+import { escapeLine } from "../../shared/escape.ts";
+import { diffLines, refRanges, snapshotLines } from "../../protocol/human-snapshot.ts";
 import { snapshotMain as pageSnapshot } from "../../page/snapshot/main.ts";
 import type { SnapshotElement, SnapshotFold, SnapshotResult } from "../../page/types.ts";
 
 afterAll(closePages);
+
+/** A snapshot as a person reads it: its JSON in human mode, rendered by the CLI's lines. */
+function formatSnapshotHuman(r: SnapshotResult, options: { text?: boolean } = {}): string {
+  const json: Record<string, unknown> = { ...compactSnapshotJson(r, options) };
+  if (json.page) json.page = humanPage(r.page);
+  return snapshotLines(json);
+}
+const formatDiffHuman = (d: SnapshotDiff): string => diffLines(compactDiff(d, { human: true }));
 
 function element(ref: number, role: string, name: string, extra: Partial<SnapshotElement> = {}): SnapshotElement {
   return { kind: "element", ref, role, name, box: { x: 0, y: 0, w: 10, h: 10 }, inViewport: true, ...extra };
@@ -167,7 +169,7 @@ describe("human format", () => {
   });
 
   test("empty page", () => {
-    expect(formatSnapshotHuman(result([]), { header: false })).toBe("(no interactive elements)");
+    expect(formatSnapshotHuman(result([])).split("\n").slice(2)).toEqual(["(no interactive elements)"]);
   });
 });
 
@@ -329,6 +331,9 @@ describe("diff", () => {
     const d = diffSnapshots(prev, next);
     expect(d.removed).toEqual([]);
     expect(d.addedUnlisted).toBe(1);
+    // Only a person's text counts them; the JSON agents read has no such field.
+    expect(formatDiffHuman(d)).toBe("+ 1 more new elements beyond the limit");
+    expect("more" in compactDiff(d)).toBe(false);
   });
 
   test("a fold that grew reports only its new refs", () => {

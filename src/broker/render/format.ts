@@ -1,61 +1,16 @@
 /**
- * Broker-side rendering of a page snapshot: compact human lines and compact JSON.
- *
- * Human output is read by a language model, so page-derived strings are hostile input: every one
- * is escaped with JSON-string rules (quotes, backslashes, control characters, line and paragraph
- * separators, bidi controls) and capped, so a page can never start a new line or forge a `[n]`
- * entry. JSON output keeps raw values (JSON.stringify already escapes them).
+ * A page snapshot and its diff as compact JSON, with raw values (JSON.stringify escapes them). The CLI renders a
+ * person's lines from this JSON (src/protocol/human-snapshot.ts).
  */
 import type {
   SnapshotElement,
   SnapshotEntry,
-  SnapshotFold,
-  SnapshotFrame,
   SnapshotHint,
   SnapshotResult,
   PageGeometry,
   TextBlock,
 } from "../../page/types.ts";
 import { refRuns, type ChurnRun, type SnapshotDiff } from "./diff.ts";
-
-const HEX = "0123456789abcdef";
-
-/** Escape a page-derived string for a single human-output line (no surrounding quotes). */
-export function escapeLine(value: string, max = 120): string {
-  let s = value.length > max ? value.slice(0, max) : value;
-  const last = s.charCodeAt(s.length - 1);
-  if (s !== value && last >= 0xd800 && last <= 0xdbff) s = s.slice(0, -1);
-  let out = "";
-  for (let i = 0; i < s.length; i++) {
-    const ch = s.charAt(i);
-    const c = s.charCodeAt(i);
-    if (ch === '"') out += '\\"';
-    else if (ch === "\\") out += "\\\\";
-    else if (ch === "\n") out += "\\n";
-    else if (ch === "\r") out += "\\r";
-    else if (ch === "\t") out += "\\t";
-    else if (
-      c < 0x20 ||
-      (c >= 0x7f && c <= 0x9f) ||
-      c === 0x2028 ||
-      c === 0x2029 ||
-      (c >= 0x200b && c <= 0x200f) ||
-      (c >= 0x202a && c <= 0x202e) ||
-      (c >= 0x2066 && c <= 0x2069) ||
-      c === 0xfeff
-    ) {
-      out +=
-        "\\u" + HEX.charAt((c >> 12) & 15) + HEX.charAt((c >> 8) & 15) + HEX.charAt((c >> 4) & 15) + HEX.charAt(c & 15);
-    } else out += ch;
-  }
-  return value.length > max ? out + "…" : out;
-}
-
-/** A quoted, escaped page string. */
-export function quote(value: string, max = 120): string {
-  return `"${escapeLine(value, max)}"`;
-}
-
 /** State words shared by human and compact JSON output, in a fixed order. */
 export function elementStates(e: SnapshotElement): string[] {
   const s: string[] = [];
@@ -71,93 +26,6 @@ export function elementStates(e: SnapshotElement): string[] {
   if (e.readonly) s.push("readonly");
   if (e.focused) s.push("focused");
   return s;
-}
-
-function valuePart(e: SnapshotElement): string {
-  if (e.sensitive) return e.valueLength ? ` value=(hidden, ${e.valueLength} chars)` : "";
-  if (e.value) return ` value=${quote(e.value, 200)}`;
-  return "";
-}
-
-export function formatElementLine(e: SnapshotElement): string {
-  let line = `[${e.ref}] ${e.role}`;
-  if (e.name) line += ` ${quote(e.name)}`;
-  else if (e.desc) line += ` (${escapeLine(e.desc, 40)})`;
-  line += valuePart(e);
-  const states = elementStates(e);
-  if (states.length) line += ` ${states.join(" ")}`;
-  if (e.frame) line += ` frame=${e.frame}`;
-  return line;
-}
-
-export function formatFoldLine(f: SnapshotFold): string {
-  const roles = f.period > 1 ? f.roles.join("+") : f.role;
-  const samples = f.samples.map((s) => quote(s, 60)).join(", ");
-  const frame = f.frame ? ` frame=${f.frame}` : "";
-  return (
-    `[${f.firstRef}…${f.lastRef}] ${f.count} more ${roles}${samples ? ` e.g. ${samples}` : ""}${frame}` +
-    ` (folded, same shape as above; --expand <ref> or --find <text>)`
-  );
-}
-
-export function formatFrameLine(f: SnapshotFrame): string {
-  let line = `[${f.ref}] iframe`;
-  if (f.name) line += ` ${quote(f.name)}`;
-  if (f.src) line += ` src=${quote(f.src, 160)}`;
-  line += ` ${f.reason === "cross_origin" ? "cross-origin" : "unreachable"} frame=${f.frame}`;
-  return line;
-}
-
-export function formatEntryLine(e: SnapshotEntry): string {
-  if (e.kind === "fold") return formatFoldLine(e);
-  if (e.kind === "frame") return formatFrameLine(e);
-  return formatElementLine(e);
-}
-
-export function formatHintLine(h: SnapshotHint): string {
-  const refs = h.refs.length ? ` refs=${h.refs.join(",")}` : "";
-  return `[hint] ${h.type} (${h.confidence}${h.blocking ? ", blocking" : ""}): ${h.recommendedAction}${refs}`;
-}
-
-export interface HumanFormatOptions {
-  /** Omit the [page] and [viewport] header lines (e.g. when the caller prints its own). */
-  header?: boolean;
-  /** List the text blocks among the entries (snapshot --text). */
-  text?: boolean;
-}
-
-export function formatSnapshotHuman(result: SnapshotResult, options: HumanFormatOptions = {}): string {
-  const lines: string[] = [];
-  if (options.header !== false) {
-    lines.push(`[page] ${escapeLine(result.title, 200)} | ${escapeLine(result.url, 300)}`);
-    // Only a page that scrolls has anything to say about its viewport.
-    const g = result.page;
-    if (scrolls(g)) {
-      const below = g.pixelsBelow > 0 ? ` | ${g.pixelsBelow}px below` : "";
-      lines.push(
-        `[viewport] ${g.viewportWidth}x${g.viewportHeight} at ${g.scrollX},${g.scrollY} of ${g.documentWidth}x${g.documentHeight}${below}`,
-      );
-    }
-  }
-  if (result.elements.length === 0) lines.push("(no interactive elements)");
-  const entries = result.elements.map(formatEntryLine);
-  lines.push(...(options.text ? interleaveTexts(result, entries, formatTextLine) : entries));
-  if (result.truncated) {
-    const shown = countShown(result.elements);
-    lines.push(
-      `[truncated: ${result.truncationReasons.join(", ")}] ${shown} of ${result.totalCandidates} elements shown;` +
-        " raise --limit or narrow with find/search",
-    );
-  }
-  for (const h of result.hints) lines.push(formatHintLine(h));
-  return lines.join("\n");
-}
-
-/** Elements represented by the emitted entries (a fold stands for `count` elements). */
-function countShown(entries: SnapshotEntry[]): number {
-  let n = 0;
-  for (const e of entries) n += e.kind === "fold" ? e.count : e.kind === "element" ? 1 : 0;
-  return n;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -201,10 +69,6 @@ export function interleaveTexts<T>(result: SnapshotResult, entries: T[], text: (
 
 /** A text block as JSON: `{x}`, a heading `{h, x}`. */
 export const compactText = (b: TextBlock): { [key: string]: Json } => (b.h ? { h: b.h, x: b.x } : { x: b.x });
-
-/** A text block as a human line: `## Heading`, `| text`. */
-export const formatTextLine = (b: TextBlock): string =>
-  b.h ? `${"#".repeat(b.h)} ${escapeLine(b.x, 160)}` : `| ${escapeLine(b.x, 160)}`;
 
 type Json = string | number | boolean | Json[] | { [key: string]: Json };
 
@@ -259,11 +123,6 @@ export function compactEntry(e: SnapshotEntry, options: CompactJsonOptions = {})
     if (!e.inViewport) out.o = 1;
   }
   return out;
-}
-
-/** The document is larger than its viewport, or scrolled: content lies outside the view. */
-function scrolls(g: PageGeometry): boolean {
-  return g.documentHeight > g.viewportHeight || g.documentWidth > g.viewportWidth || g.scrollX > 0 || g.scrollY > 0;
 }
 
 /**
@@ -332,38 +191,39 @@ function compactHint(h: SnapshotHint): { [key: string]: Json } {
 // Diff rendering
 // ---------------------------------------------------------------------------------------------
 
-export function formatDiffHuman(diff: SnapshotDiff): string {
-  const lines: string[] = [];
-  if (diff.title !== undefined) lines.push(`[page] title now ${quote(diff.title, 200)}`);
-  if (diff.url !== undefined) lines.push(`[page] url now ${quote(diff.url, 300)}`);
-  for (const e of diff.added) lines.push(`+ ${formatEntryLine(e)}`);
-  for (const r of diff.replaced) {
-    const was = r.was.length ? ` replacing ${refRanges(r.was)}` : "";
-    lines.push(
-      `+ [${r.first}…${r.last}] ${r.count} ${r.role} ${quote(r.names[0], 60)}..${quote(r.names[1], 60)}${was}${r.frame ? ` frame=${r.frame}` : ""}`,
-    );
-  }
-  if (diff.addedUnlisted > 0) lines.push(`+ ${diff.addedUnlisted} more new elements beyond the limit`);
-  for (const c of diff.changed) lines.push(`~ ${formatElementLine(c.element)} (${c.fields.join(",")})`);
-  if (diff.removed.length) lines.push(`- removed ${refRanges(diff.removed)}`);
-  if (diff.order) lines.push(`~ order now ${diff.order.map((n) => quote(n, 60)).join(", ")}`);
-  for (const t of diff.text) lines.push(`| ${quote(t, 160)}`);
-  for (const a of diff.announced) lines.push(`» ${quote(a, 300)}`);
-  if (!lines.length) lines.push("(no changes)");
-  return lines.join("\n");
+/** The diff as JSON: each field only when it says something; `more` (new elements beyond the limit) for a person's text. */
+export function compactDiff(d: SnapshotDiff, options: { boxes?: boolean; human?: boolean } = {}) {
+  return {
+    ...(d.added.length || d.replaced.length
+      ? {
+          added: [
+            ...d.added.map((e) => compactEntry(e, { boxes: options.boxes === true })),
+            ...d.replaced.map(compactChurn),
+          ],
+        }
+      : {}),
+    ...(d.removed.length ? { removed: refRuns(d.removed) } : {}),
+    ...(d.changed.length ? { changed: d.changed.map((c) => ({ ...compactEntry(c.element), fields: c.fields })) } : {}),
+    ...(d.announced.length ? { announced: d.announced } : {}),
+    ...(d.text.length ? { text: d.text } : {}),
+    ...(d.order ? { order: d.order } : {}),
+    unchanged: d.unchanged,
+    ...(options.human && d.addedUnlisted > 0 ? { more: d.addedUnlisted } : {}),
+    ...(d.title !== undefined ? { title: d.title } : {}),
+    ...(d.url !== undefined ? { url: d.url } : {}),
+  };
 }
 
-/** "3,5-9,12" from a sorted list of refs. */
-export function refRanges(refs: number[]): string {
-  const sorted = [...refs].sort((a, b) => a - b);
-  const parts: string[] = [];
-  for (let i = 0; i < sorted.length; ) {
-    let j = i;
-    while (j + 1 < sorted.length && sorted[j + 1] === (sorted[j] as number) + 1) j++;
-    parts.push(j > i ? `${sorted[i]}-${sorted[j]}` : String(sorted[i]));
-    i = j + 1;
-  }
-  return parts.join(",");
+/** A scrolling page's whole geometry, for a person's `[viewport]` line (the JSON has only the axes that scroll). */
+export function humanPage(g: PageGeometry): { [key: string]: number } {
+  return {
+    vw: g.viewportWidth,
+    vh: g.viewportHeight,
+    dw: g.documentWidth,
+    dh: g.documentHeight,
+    sx: g.scrollX,
+    sy: g.scrollY,
+  };
 }
 
 /** A churn run as JSON: `{replaced: 31, t, r, to, ex: [first, last], was: ["53-83"]}`. */
