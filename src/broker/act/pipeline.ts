@@ -67,7 +67,7 @@ export interface ActionDef<I, A, S = void, E extends EvidenceLike = EvidenceLike
    * Its steps' lead-in (the focus read, the pin) counts as near an input, as the keys do.
    */
   typing?: boolean;
-  /** No watch of page effects (dialog answers, history): their page may be blocked or leaving. */
+  /** No watch of page effects: dropdown only reads, history waits for its own load. */
   watch?: false;
   /** Answers a dialog: not queued behind the command that waits on it, and the blocked page answers nothing before. */
   answersDialog?: true;
