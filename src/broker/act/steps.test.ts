@@ -9,6 +9,7 @@ import { BpError } from "../../shared/errors.ts";
 import type { BrowserConnection } from "../browser.ts";
 import type { Selected } from "../context/tabs.ts";
 import type { CallContext } from "../context/types.ts";
+import { InputSpans } from "../settle/requests/input-spans.ts";
 import { type ReplyPolicy, Settler, type StepPolicy } from "../settle/settler.ts";
 import { CompositePin } from "./pin.ts";
 import { type ActionDef, type ActionRun, runAction, runDispatch } from "./pipeline.ts";
@@ -157,6 +158,44 @@ describe("pipeline: composite steps and the reply's settle", () => {
     });
     expect(sent).toBe(1);
     expect(settled).toBe(true);
+  });
+
+  test("a composite's inputs are its steps, a typing one's lead-in too; a plain dispatch is its input", async () => {
+    const { tab, ctx, sel } = await setup();
+    const seen: string[] = [];
+    const spans = { dispatching: InputSpans.prototype.dispatching, stepping: InputSpans.prototype.stepping };
+    InputSpans.prototype.dispatching = function (this: InputSpans, stepwise?: boolean) {
+      seen.push(stepwise ? "dispatch: steps only" : "dispatch: near an input");
+      spans.dispatching.call(this, stepwise);
+    };
+    InputSpans.prototype.stepping = function (this: InputSpans, text?: boolean) {
+      seen.push("step");
+      spans.stepping.call(this, text);
+    };
+    restore.push(() => Object.assign(InputSpans.prototype, spans));
+    const steps = {
+      async *steps(run: ActionRun<void>) {
+        await change(run, tab, [], "input");
+        yield {};
+        return "sent";
+      },
+    };
+    await runAction(ctx, action(sel, steps), undefined, false);
+    await runAction(ctx, { ...action(sel, steps), typing: true }, undefined, false);
+    await runAction(
+      ctx,
+      action(sel, { dispatch: async (run) => void (await change(run, tab, [], "input")) }),
+      undefined,
+      false,
+    );
+    expect(seen).toEqual([
+      "dispatch: steps only",
+      "step",
+      "dispatch: near an input",
+      "step",
+      "dispatch: near an input",
+      "step",
+    ]);
   });
 
   test("a navigation in step 1 stops the remaining steps at the pin check, and the steps' cleanup runs", async () => {
