@@ -31,9 +31,8 @@ export const dialogHandler = defineAction<typeof command, ArgsOf<typeof command>
     return sel;
   },
   observe: (a) => ({ limit: a.limit, full: a.full }),
-  // Near an input: the answer, not the settle after it.
-  inputs: "steps",
-  async dispatch({ ctx, args, top, sel, watch }) {
+  // The input is the answer; the page settles after it.
+  async *steps({ args, top, sel, watch }) {
     const type = sel.rec.dialog?.type ?? "dialog";
     await watch.input(
       () =>
@@ -44,10 +43,9 @@ export const dialogHandler = defineAction<typeof command, ArgsOf<typeof command>
       true,
     );
     delete sel.rec.dialog;
-    await watch.settle({ deadline: ctx.deadline });
+    yield {};
     return type;
   },
-  settled: true,
   evidence: ({ args, watch }, type) => ({
     action: "dialog",
     status: "verified",

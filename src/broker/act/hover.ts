@@ -128,7 +128,8 @@ const DRAG_STEPS = 8;
 export const dragHandler = defineAction<typeof dragCommand, ArgsOf<typeof dragCommand>, DragEvidence>(dragCommand, {
   args: (a) => a,
   observe: (a) => ({ limit: a.limit, full: a.full }),
-  async dispatch({ ctx, sel, args, top, watch }) {
+  // The inputs are the presses, moves and drag events, not the probes, checks or settle around them.
+  async *steps({ sel, args, top, watch }) {
     const from = await resolveRef(sel, args.from);
     const to = args.to === undefined ? undefined : await resolveRef(sel, args.to);
     const [a, b] = await dropPoint(from, to, args);
@@ -146,7 +147,7 @@ export const dragHandler = defineAction<typeof dragCommand, ArgsOf<typeof dragCo
       );
       run.catch(() => undefined);
       await Promise.race([run, watch.dialogOpened]);
-      await watch.settle({ deadline: ctx.deadline });
+      yield {};
     } finally {
       await top.send("Input.setInterceptDrags", { enabled: false }).catch(() => undefined);
     }
@@ -171,9 +172,6 @@ export const dragHandler = defineAction<typeof dragCommand, ArgsOf<typeof dragCo
       ],
     });
   },
-  settled: true,
-  // Near an input: the presses, moves and drag events, not the probes, checks or settle around them.
-  inputs: "steps",
   evidence: (_run, sent) => sent,
 });
 

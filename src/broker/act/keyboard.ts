@@ -49,8 +49,6 @@ export const keyboardHandler = defineAction<
 >(keyboardCommand, {
   args: (a) => ({ ...nonEmpty(a), token: crypto.randomUUID() }),
   observe: (a) => ({ limit: a.limit, full: a.full }),
-  // With --submit the dispatch settled and read back itself; otherwise the reply's settle call reads back.
-  settled: (_run, sent) => sent.evidence !== undefined,
   typing: true,
   readback: ({ args }, sent) => (sent.plan?.inTop ? [readStep(args.token, args.text, sent.plan.mode)] : []),
   evidence({ args, watch }, sent, readback) {
@@ -63,7 +61,9 @@ export const keyboardHandler = defineAction<
       : (sent.plan.read ?? null);
     return readEvidence("keyboard", prep, args.text, mode, watch.effects, read);
   },
-  async dispatch({ ctx, sel, args, top, watch }) {
+  // With --submit the steps settle and read back before Enter and after it; otherwise the reply's settle call reads
+  // back (a field in a frame: read there after its own settle).
+  async *steps({ ctx, sel, args, top, watch }) {
     const token = args.token;
     const { frame, prep, inMain } = await focusAndArm(sel, top, watch, token);
     let pin: CompositePin | undefined;
@@ -104,17 +104,17 @@ export const keyboardHandler = defineAction<
       if (!args.submit) {
         // A field in a frame: settled here and read there; in the top document the reply's call does both.
         if (inMain) return { plan: { prep, mode, frame, inTop: true } };
-        await watch.settle({ deadline: ctx.deadline, typing: true });
+        yield { typing: true };
         const read =
           watch.effects.dialog || prep.mode === "none"
             ? null
             : await callInFrame(frame, "edit", { op: "read", token, text: args.text, mode }).catch(() => null);
         return { plan: { prep, mode, frame, inTop: false, read } };
       }
-      await watch.settle({ deadline: ctx.deadline, typing: true });
+      yield { typing: true };
       let evidence = await inputEvidence("keyboard", frame, token, prep, args.text, mode, watch.effects);
       await pin.step("submit", [], () => pressCombo(top, parseCombo("Enter")));
-      await watch.settle({ deadline: ctx.deadline });
+      yield {};
       evidence = { ...evidence, submitted: true, effects: mergeEffects(evidence.effects, watch) };
       return { evidence };
     } finally {
@@ -166,15 +166,16 @@ interface Pressed {
   before: Prepared;
   frame: FrameWorld;
   token: string;
+  /** Focus was in the top document: its state is read back in the reply's settle call. */
+  inMain: boolean;
   after?: FocusState | undefined;
 }
 
 export const pressHandler = defineAction<typeof pressCommand, ArgsOf<typeof pressCommand>, Pressed>(pressCommand, {
   args: (a) => a,
-  // The key is the one input (not the focus read before it): sent through watch.input below.
-  inputs: "steps",
   observe: (a) => ({ limit: a.limit, full: a.full }),
-  async dispatch({ ctx, sel, args, top, watch }) {
+  // The key is the one input (not the focus read before it). Focus in a frame: settled and read there.
+  async *steps({ sel, args, top, watch }) {
     const combo = parseCombo(args.key);
     const token = crypto.randomUUID();
     const { frame, prep: before, inMain } = await focusAndArm(sel, top, watch, token);
@@ -183,17 +184,15 @@ export const pressHandler = defineAction<typeof pressCommand, ArgsOf<typeof pres
     const sent = watch.input(() => pressCombo(top, combo), true, typesText(combo.key) && before.mode !== "none");
     sent.catch(() => undefined);
     await Promise.race([sent, watch.dialogOpened]);
-    if (inMain) return { combo, before, frame, token };
-    // Focus inside an out-of-process frame: its state is read there, after settling.
-    await watch.settle({ deadline: ctx.deadline });
+    if (inMain) return { combo, before, frame, token, inMain };
+    yield {};
     const after =
       !watch.effects.dialog && !watch.effects.navigation
         ? await callInFrame(frame, "edit", { op: "state", token }).catch(() => undefined)
         : undefined;
-    return { combo, before, frame, token, after };
+    return { combo, before, frame, token, inMain, after };
   },
-  settled: (_run, p) => p.frame.frameId !== _run.watch.mainFrameId || p.frame.session !== _run.top,
-  readback: (_run, p) => [step("edit", { op: "state", token: p.token })],
+  readback: (_run, p) => (p.inMain ? [step("edit", { op: "state", token: p.token })] : []),
   evidence({ watch }, p, readback) {
     const after = p.after ?? readResult(readback, 0, "edit", "state") ?? undefined;
     const { before, combo } = p;

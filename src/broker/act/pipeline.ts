@@ -1,4 +1,11 @@
-/** The action pipeline. */
+/**
+ * The action pipeline. Every action runs these stages, on its tab's queue:
+ *   args → tab → locate (the ref, its page steps, the quiet watcher armed in the same call)
+ *   → dispatch (one input) or steps (a composite's inputs, the page settled after each `yield`)
+ *   → the reply's settle (unless the steps settled after their last input), with the read-back and observation in its call
+ *   → evidence → after (a late change) → shape.
+ * Every settle, a step's (runDispatch) or the reply's (settleAndReply), is one `Settler.settle(policy)` made here.
+ */
 import type { CdpSession } from "../../cdp/session.ts";
 import type { PageStep } from "../../page/runtime.ts";
 import type { SnapshotResult } from "../../page/types.ts";
@@ -13,7 +20,9 @@ import { boundUrl } from "../../shared/page-strings.ts";
 import { redactUrl } from "../net/redact.ts";
 import type { Ran } from "../page-fns.ts";
 import { replyFor, type ActionReply, type EvidenceLike } from "./result.ts";
-import { type SettleCall, Settler } from "../settle/settler.ts";
+import { type SettleCall, Settler, type Steps } from "../settle/settler.ts";
+
+export type { Steps } from "../settle/settler.ts";
 
 export interface ObserveArgs {
   limit: number;
@@ -40,34 +49,38 @@ export type EvidenceOf<C extends CommandDef> = "evidence" extends keyof ReplyOf<
 export interface ActionDef<I, A, S = void, E extends EvidenceLike = EvidenceLike, R = ActionReply<E>> {
   /** The action's own arguments, from the command's checked ones (typed by its args schema). */
   args(input: I, ctx: CallContext): A;
-  /** Observation options of the reply; none means the action answers with its evidence alone. */
-  observe?(args: A): ObserveArgs;
   /** Which tab: the agent's selected tab unless said otherwise (dialog answers name theirs). */
   tab?(ctx: CallContext, args: A): Selected;
   /** The ref to locate and the page steps (probe, prepare, find…) to run in the same call. */
   locate?(args: A): { ref: number; steps: PageStep[] } | undefined;
   /** Whether the DOM-quiet watcher is armed before dispatch; else the dispatch arms it. */
   armQuiet?: boolean | ((args: A) => boolean);
-  /** Sends the action; what it returns goes to the later stages. */
-  dispatch(run: ActionRun<A>): Promise<S>;
-  /** "steps": the dispatch sends each input through `watch.input(send, true)`, so only those are near an input for the page's polling. */
-  inputs?: "steps";
-  /** The dispatch settled the page itself (composite actions settle step by step). */
-  settled?: boolean | ((run: ActionRun<A>, sent: S) => boolean);
-  /** No watch of page effects (dialog answers, history): their page may be blocked or leaving. */
+  /** Sends the action's one input; what it returns goes to the later stages. Or: */
+  dispatch?(run: ActionRun<A>): Promise<S>;
+  /**
+   * A composite action's steps: each input goes through `watch.input(send, true)` (only those are near an input for
+   * the page's polling), and each `yield` settles the page with that step's policy.
+   */
+  steps?(run: ActionRun<A>): Steps<S>;
+  /**
+   * What it sent was typed text, which starts no timer animation: settled a frame after the last change, no time floor.
+   * Its steps' lead-in (the focus read, the pin) counts as near an input, as the keys do.
+   */
+  typing?: boolean;
+  /** No watch of page effects: dropdown only reads, history waits for its own load. */
   watch?: false;
   /** Answers a dialog: not queued behind the command that waits on it, and the blocked page answers nothing before. */
   answersDialog?: true;
-  /** Shapes the final reply (the dialog answer names itself around the action reply). */
-  shape?(reply: ActionReply<E>, run: ActionRun<A>, sent: S): R;
+  /** Observation options of the reply; none means the action answers with its evidence alone. */
+  observe?(args: A): ObserveArgs;
   /** Page steps read back once the page is quiet, in the same call as the snapshot. */
   readback?(run: ActionRun<A>, sent: S): PageStep[];
-  /** What it sent was typed text, which starts no timer animation: settled a frame after the last change, no time floor. */
-  typing?: boolean;
-  /** After the reply's settle (not after a navigation or dialog). */
-  after?(run: ActionRun<A>, sent: S, evidence: E): Promise<E | undefined>;
   /** The evidence, from what dispatch returned and the read-back steps with their results. */
   evidence(run: ActionRun<A>, sent: S, readback: Ran): E;
+  /** After the reply's settle (not after a navigation or dialog). */
+  after?(run: ActionRun<A>, sent: S, evidence: E): Promise<E | undefined>;
+  /** Shapes the final reply (the dialog answer names itself around the action reply). */
+  shape?(reply: ActionReply<E>, run: ActionRun<A>, sent: S): R;
 }
 
 /** An action as the handler of its command. */
@@ -116,16 +129,18 @@ export async function runAction<I, A, S, E extends EvidenceLike, R>(
       if (!def.answersDialog) await watch.ready;
       if (arming && !watch.armed) await watch.armQuiet();
       const run: ActionRun<A> = { ctx, args, sel, top, watch, target };
-      const sent = await watch.dispatch(() => def.dispatch(run), def.inputs === "steps");
+      const { sent, settled: stepsSettled } = await runDispatch(run, def);
       const opts = def.observe?.(args);
-      const settled = typeof def.settled === "function" ? def.settled(run, sent) : def.settled === true;
+      const readback = def.readback?.(run, sent) ?? [];
+      // The steps settled after their last input and nothing is read back in the reply's call: it observes only.
+      const settled = stepsSettled && readback.length === 0;
       // Outside the queue (dialog answers), the observation still takes its turn on the tab.
       const inTurn = <T>(fn: () => Promise<T>): Promise<T> =>
         def.answersDialog ? ctx.broker.exclusive(sel.rec.targetId, fn) : fn();
       const out = await inTurn(() =>
         settled || def.watch === false
           ? reply(run, def.evidence(run, sent, { steps: [], results: [] }), opts)
-          : settleAndReply(run, def, sent, opts),
+          : settleAndReply(run, def, sent, readback, opts),
       );
       if (!out.observed) return out.evidence;
       return def.shape ? def.shape(out.observed, run, sent) : out.observed;
@@ -136,6 +151,41 @@ export async function runAction<I, A, S, E extends EvidenceLike, R>(
   if (!def.answersDialog) return ctx.broker.exclusive(sel.rec.targetId, stages);
   if (!readOnly) ctx.markDispatched();
   return stages();
+}
+
+/**
+ * The dispatch stage: one input (the whole dispatch), or a composite action's steps, whose inputs are those sent through
+ * `Settler.input(send, true)` (a typing action's lead-in too: the focus read and the pin before the first key) and
+ * each of whose `yield`s is one `Settler.settle` with that step's policy. `settled`: the steps settled after their last
+ * input (or sent none), so the reply has nothing more of theirs to wait for.
+ */
+export async function runDispatch<A, S>(
+  run: ActionRun<A>,
+  def: Pick<ActionDef<unknown, A, S>, "dispatch" | "steps" | "typing">,
+): Promise<{ sent: S; settled: boolean }> {
+  const { watch, ctx } = run;
+  if (!def.steps) {
+    const dispatch = def.dispatch;
+    if (!dispatch) throw new Error("An action needs a dispatch or steps.");
+    return { sent: await watch.dispatch(() => dispatch(run), false), settled: false };
+  }
+  const steps = def.steps(run);
+  const sent = await watch.dispatch(async () => {
+    let next = await steps.next();
+    while (!next.done) {
+      let also: unknown[] | undefined;
+      try {
+        also = await watch.settle({ ...next.value, deadline: ctx.deadline });
+      } catch (err) {
+        // The steps' own cleanup (a pin, a released object) runs, as around an inline settle.
+        next = await steps.throw(err);
+        continue;
+      }
+      next = await steps.next(also);
+    }
+    return next.value;
+  }, def.typing !== true);
+  return { sent, settled: !watch.unsettled };
 }
 
 /** An action's answer: the reply with its observation, or (an action that does not observe) the evidence alone. */
@@ -177,11 +227,11 @@ async function settleAndReply<I, A, S, E extends EvidenceLike, R>(
   run: ActionRun<A>,
   def: ActionDef<I, A, S, E, R>,
   sent: S,
+  readback: PageStep[],
   opts: ObserveArgs | undefined,
 ): Promise<Answer<E>> {
   const { ctx, sel, watch } = run;
   const base = sel.agent.observations.get(sel.rec.targetId)?.last;
-  const readback = def.readback?.(run, sent) ?? [];
   const settled = await watch.settle({
     reply: true,
     deadline: ctx.deadline,

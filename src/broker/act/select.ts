@@ -10,7 +10,7 @@ import { step, stepResult, type PageResult } from "../page-fns.ts";
 import { callInFrame, callOnSlot, frameOfRef, locatedRef } from "./frame-call.ts";
 import type { FrameWorld } from "../frame-world.ts";
 import { dispatchClick, probeForPointer } from "./pointer.ts";
-import { defineAction } from "./pipeline.ts";
+import { defineAction, type Steps } from "./pipeline.ts";
 import type { Settler } from "../settle/settler.ts";
 import { cutString } from "../../shared/page-strings.ts";
 
@@ -78,12 +78,10 @@ export const selectHandler = defineAction<typeof selectCommand, SelectArgs, Chos
     steps: [step("select", { op: "find", option: a.option, by: a.by, contains: a.contains })],
   }),
   armQuiet: true,
-  // A native select settles in the reply's one call with the snapshot; an ARIA one settled step by step.
-  settled: (_run, sent) => sent.evidence !== undefined,
-  // Near an input: the setter call or the clicks, not the wait for an ARIA list's options.
-  inputs: "steps",
   evidence: (_run, sent) => sent.evidence ?? sent.finish(),
-  async dispatch({ ctx, args, top, watch, target }) {
+  // The inputs are the setter call or the clicks, not the wait for an ARIA list's options. A native select settles in
+  // the reply's one call with the snapshot; an ARIA one settles after each click.
+  async *steps({ ctx, args, top, watch, target }) {
     const resolved = locatedRef(target);
     const frame = frameOfRef(resolved);
     const query = { option: args.option, by: args.by, contains: args.contains };
@@ -135,7 +133,7 @@ export const selectHandler = defineAction<typeof selectCommand, SelectArgs, Chos
     }
     // A list already shown without the option: nothing is sent.
     if (!info.found && info.visible !== false && (await shownOptions(frame)) > 0) throw await noSuchOption(frame, args);
-    if (!(info.found && info.option?.disabled)) info = await openAria(ctx, top, resolved, frame, info, watch, query);
+    if (!(info.found && info.option?.disabled)) info = yield* openAria(ctx, top, resolved, frame, info, watch, query);
     if (watch.effects.dialog) return settled(done("unavailable", "dialog_opened", []));
     if (!info.found || !info.option)
       return settled(done("mismatch", "option_not_found", (await current())?.selected ?? []));
@@ -163,7 +161,7 @@ export const selectHandler = defineAction<typeof selectCommand, SelectArgs, Chos
         true,
       ),
     );
-    await watch.settle({ deadline: ctx.deadline });
+    yield {};
     return settled(
       watch.effects.dialog ? done("unavailable", "dialog_opened", []) : ariaVerdict(info.option, await current(), done),
     );
@@ -200,7 +198,7 @@ async function noSuchOption(frame: FrameWorld, args: SelectArgs): Promise<BpErro
 type Chosen = { evidence: SelectEvidence; finish?: undefined } | { evidence?: undefined; finish: () => SelectEvidence };
 
 /** Opens an ARIA popup whose option is not shown (a checked click on the ref), then waits for the option to render. */
-async function openAria(
+async function* openAria(
   ctx: CallContext,
   top: CdpSession,
   r: ResolvedRef,
@@ -208,7 +206,7 @@ async function openAria(
   info: Info,
   watch: Settler,
   query: Query,
-): Promise<Info> {
+): Steps<Info> {
   if (info.found && info.visible) return info;
   const probe = await probeForPointer(r);
   if (!watch.armed) await watch.armQuiet();
@@ -219,7 +217,7 @@ async function openAria(
   if (watch.effects.dialog) return { ...info, found: false };
   const maxMs = Math.max(200, Math.min(2_000, ctx.deadline - Date.now() - 500));
   const after = await race(watch, callInFrame(frame, "select", { op: "waitOption", maxMs, ...query }));
-  await watch.settle({ deadline: ctx.deadline });
+  yield {};
   return after?.ok ? after : { ...info, found: false };
 }
 

@@ -15,7 +15,7 @@ import type { ReadMode } from "../../page/act/edit.ts";
 import { parseCombo, pressCombo } from "./keys.ts";
 import { CompositePin } from "./pin.ts";
 import { checkProbe, dispatchClick, probeStep, type Probe } from "./pointer.ts";
-import { defineAction } from "./pipeline.ts";
+import { defineAction, type Steps } from "./pipeline.ts";
 import { type Settler, SYNC_QUIET_MS } from "../settle/settler.ts";
 import { listensToKeys } from "./widget.ts";
 import { forgetMarks } from "../observe/collect.ts";
@@ -36,9 +36,6 @@ export const typeHandler = defineAction<typeof command, TypeArgs, Typed>(command
   // The token names this run's page-side slot; the prepare step rides on the ref's resolution.
   args: (a) => ({ ...nonEmpty(a), token: crypto.randomUUID() }),
   observe: (a) => ({ limit: a.limit, full: a.full }),
-  // With --submit the dispatch settled and read back itself; otherwise the reply's one settle
-  // call (a frame after the last change) reads the text back and takes the snapshot.
-  settled: (_run, sent) => sent.evidence !== undefined,
   typing: true,
   readback: ({ args }, sent) => (sent.plan ? [readStep(args.token, args.text, sent.plan.mode)] : []),
   evidence({ args, watch }, sent, readback) {
@@ -72,7 +69,9 @@ export const typeHandler = defineAction<typeof command, TypeArgs, Typed>(command
     ],
   }),
   armQuiet: true,
-  async dispatch({ ctx, sel, args, top, watch, target }) {
+  // With --submit the steps settle and read back before Enter and after it; otherwise the reply's one settle call (a
+  // frame after the last change) reads the text back and takes the snapshot.
+  async *steps({ ctx, sel, args, top, watch, target }) {
     const resolved = locatedRef(target);
     const frame = frameOfRef(resolved);
     const token = args.token;
@@ -127,11 +126,10 @@ export const typeHandler = defineAction<typeof command, TypeArgs, Typed>(command
       }
       // Frameworks may roll a value back after the event: read once the page has settled.
       const mode = replace ? "replace" : "append";
-      const readBack = async () => {
+      const readBack = async function* (): Steps<TypeEvidence> {
         // In the settle call itself when the field is in the top document.
-        const inTop = frame.frameId === watch.mainFrameId && frame.session === top;
         const read = inTop ? [readStep(token, args.text, mode)] : [];
-        const after = await watch.settle({ deadline: ctx.deadline, also: read, typing: true });
+        const after = yield { also: read, typing: true };
         return inputEvidence(
           "type",
           frame,
@@ -173,16 +171,16 @@ export const typeHandler = defineAction<typeof command, TypeArgs, Typed>(command
           );
           if (rearm.length > 0) watch.retired();
         } else {
-          evidence = await readBack();
+          evidence = yield* readBack();
           await pin.step("submit", rest, () => pressCombo(top, parseCombo("Enter")));
-          await watch.settle({ deadline: ctx.deadline });
+          yield {};
           evidence = { ...evidence, submitted: true, effects: mergeEffects(evidence.effects, watch) };
         }
       }
       if (evidence) return { evidence };
       if (inTop) return { plan: { prep, mode } };
       // A field in a frame settles there (its own watcher) and is read there.
-      const read = await readBack();
+      const read = yield* readBack();
       return { evidence: (await lateSuggestions(ctx.deadline, watch, frame, false, prep, read)) ?? read };
     } finally {
       pin?.dispose();

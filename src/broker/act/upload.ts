@@ -50,11 +50,9 @@ export const uploadHandler = defineAction<
   args: (a, ctx) => ({ ref: a.ref, source: checkUploadSource(a.file, ctx.req.cwd), limit: a.limit, full: a.full }),
   observe: (a) => ({ limit: a.limit, full: a.full }),
   locate: (a) => ({ ref: a.ref, steps: [step("upload", { op: "find" })] }),
-  settled: true,
-  // Near an input: the file assignment, not the private copy made before it or the read-back.
-  inputs: "steps",
   evidence: (_run, sent) => sent,
-  async dispatch({ ctx, args, watch, target }) {
+  // The input is the file assignment, not the private copy made before it or the read-back after the settle.
+  async *steps({ ctx, args, watch, target }) {
     const source = args.source;
     const resolved = locatedRef(target);
     const frame = frameOfRef(resolved);
@@ -87,7 +85,7 @@ export const uploadHandler = defineAction<
       const sent = watch.input(() => frame.session.send("DOM.setFileInputFiles", { files: [copy], objectId }), true);
       sent.catch(() => undefined);
       await Promise.race([sent, watch.dialogOpened]);
-      await watch.settle({ deadline: ctx.deadline });
+      yield {};
       if (!watch.effects.dialog) files = await callFn(frame, "upload", { op: "files" }).catch(() => undefined);
     } finally {
       if (!watch.effects.dialog) await frame.session.send("Runtime.releaseObject", { objectId }).catch(() => undefined);

@@ -9,6 +9,12 @@ export interface StepPolicy {
   typing?: boolean;
 }
 
+/** A settle between two steps of a composite action: its step policy, less the deadline (the command's). */
+export type StepSettle = Omit<StepPolicy, "deadline">;
+
+/** A composite action's steps: each `yield` settles the page and gets back its `also` results (none after a navigation or dialog). */
+export type Steps<S> = AsyncGenerator<StepSettle, S, unknown[] | undefined>;
+
 /** Page steps to run before the snapshot, in its call (observe/collect.ts fills `results`). */
 export interface SettleCall {
   steps: PageStep[];

@@ -14,7 +14,7 @@ import { ActionRequests } from "./requests/requests.ts";
 import { type FrameAt, NETWORK_MAX_MS, type WatcherHost, Watchers } from "./watchers.ts";
 
 export type { Effects, QuietPoll } from "./effects.ts";
-export type { ReplyPolicy, ReplySettled, SettleCall, StepPolicy } from "./policy.ts";
+export type { ReplyPolicy, ReplySettled, SettleCall, StepPolicy, StepSettle, Steps } from "./policy.ts";
 export { DOM_QUIET_MAX_MS, SYNC_QUIET_MS } from "./watchers.ts";
 
 /** Settling one action: what it caused, from CDP events subscribed before dispatch and the page's quiet watchers, and the waits until the page is settled enough to observe. */
@@ -28,6 +28,8 @@ export class Settler implements WatcherHost {
   private readonly requests: ActionRequests | undefined;
   private readonly offs: (() => void)[] = [];
   private wake: (() => void) | undefined;
+  /** An input went out since the last step settle. */
+  private sentSinceSettle = false;
   private dialogResolve: (() => void) | undefined;
   /** Resolves when a dialog opens: the page is then blocked and its calls do not return. */
   readonly dialogOpened = new Promise<void>((resolve) => {
@@ -156,6 +158,7 @@ export class Settler implements WatcherHost {
 
   /** Sends the action's input: its whole dispatch, or one input of a composite action, whose input windows are then its steps alone. */
   input<T>(send: () => Promise<T>, step = false, text = false): Promise<T> {
+    this.sentSinceSettle = true;
     return step
       ? this.sending(
           send,
@@ -172,6 +175,11 @@ export class Settler implements WatcherHost {
       (i) => i.dispatching(stepwise),
       (i) => i.dispatched(),
     );
+  }
+
+  /** Whether an input went out since the last step settle (a composite's reply then settles again). */
+  get unsettled(): boolean {
+    return this.sentSinceSettle;
   }
 
   private sending<T>(send: () => Promise<T>, begin: (i: InputSpans) => void, end: (i: InputSpans) => void): Promise<T> {
@@ -216,7 +224,10 @@ export class Settler implements WatcherHost {
   settle(policy: StepPolicy): Promise<unknown[] | undefined>;
   settle<O>(policy: ReplyPolicy<O>): Promise<ReplySettled<O>>;
   async settle<O>(policy: StepPolicy | ReplyPolicy<O>): Promise<unknown[] | undefined | ReplySettled<O>> {
-    if (!("reply" in policy)) return this.waiting(() => this.settleStep(policy));
+    if (!("reply" in policy)) {
+      this.sentSinceSettle = false;
+      return this.waiting(() => this.settleStep(policy));
+    }
     const out = await replyLoop(this, policy);
     this.noted.mutations += out.mutations;
     if (out.timed) this.noted.timed = true;
