@@ -80,7 +80,23 @@ describe("remote handshake outcomes", () => {
       });
       svc.refuse(429, "7");
       const busy = await connect(svc.url);
-      expect(busy).toMatchObject({ code: "browser_busy", retryable: true, context: { status: 429 } });
+      // The service's Retry-After, read from the refused upgrade itself (one handshake, no probe).
+      const before = svc.upgrades();
+      expect(busy).toMatchObject({
+        code: "browser_busy",
+        retryable: true,
+        context: { status: 429, retryAfterMs: 7000 },
+        hint: expect.stringContaining("retry in 7 s"),
+      });
+      svc.refuse(503, new Date(Date.now() + 30_000).toUTCString());
+      const unavailable = await connect(svc.url);
+      expect(unavailable).toMatchObject({ code: "browser_busy", retryable: true, context: { status: 503 } });
+      const after = (unavailable.context as { retryAfterMs: number }).retryAfterMs;
+      expect(after).toBeGreaterThan(15_000);
+      expect(after).toBeLessThanOrEqual(30_000);
+      expect(svc.upgrades()).toBe(before + 1);
+      svc.refuse(429, "soon");
+      expect((await connect(svc.url)).context).toEqual({ field: "cdpUrl", status: 429 });
       svc.refuse(502);
       expect(await connect(svc.url)).toMatchObject({
         code: "browser_not_found",
