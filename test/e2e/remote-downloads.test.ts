@@ -4,7 +4,18 @@
  * browser's own saved file lies on its side and is never read (it stays empty).
  */
 import { afterAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { envPool, refNamed, type BpEnv, type BpResult } from "../support/bp.ts";
@@ -25,6 +36,26 @@ for (let i = 0, x = 7; i < BLOB.length; i++) {
   BLOB[i] = x >>> 24;
 }
 
+/** Promises 1 MB (Content-Length), sends 4 KiB, then drops the connection: the only break CDP lets bp see. */
+const broken = (() => {
+  const server = createServer((c) => {
+    c.on("error", () => undefined);
+    c.once("data", () => {
+      c.write(
+        'HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Disposition: attachment; filename="broken.bin"\r\nContent-Length: 1000000\r\n\r\n',
+      );
+      c.write(Buffer.alloc(4096));
+      setTimeout(() => c.destroy(), 100);
+    });
+  }).listen(0, "127.0.0.1");
+  return {
+    server,
+    get port() {
+      return (server.address() as AddressInfo).port;
+    },
+  };
+})();
+
 const site = Bun.serve({
   hostname: "127.0.0.1",
   port: 0,
@@ -33,7 +64,8 @@ const site = Bun.serve({
     if (u.pathname === "/")
       return new Response(
         `<!doctype html><title>Files</title><a href="/export/data.bin?token=${URL_SECRET}">Data</a>
-<a href="/export/report.csv">Report</a><a href="/raw.zip">Archive</a><a download="notes.txt" href="/notes">Notes</a>`,
+<a href="/export/report.csv">Report</a><a href="/raw.zip">Archive</a><a download="notes.txt" href="/notes">Notes</a>
+<a href="http://127.0.0.1:${broken.port}/broken">Broken</a>`,
         { headers: { "content-type": "text/html" } },
       );
     if (u.pathname === "/export/data.bin")
@@ -58,6 +90,7 @@ afterAll(async () => {
   await cleanupAll();
   for (const b of browsers) await b.stop();
   site.stop(true);
+  broken.server.close();
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -144,6 +177,23 @@ test("past the store's item limit: quota_exceeded, nothing kept, nothing half-wr
     expect(readdirSync(join(env.home, "downloading"))).toEqual([]);
     // A small one after it still comes through.
     expect((await download(env, "Report")).done).toMatchObject({ state: "completed", sizeBytes: 14 });
+  } finally {
+    svc.stop();
+  }
+}, 120_000);
+
+test("the host policy's cap stops the capture (policy_denied); a stream that breaks is failed; no file stays", async () => {
+  const { svc, env } = await remote();
+  try {
+    writeFileSync(join(env.home, "policy.json"), JSON.stringify({ files: { downloads: { maxBytes: 100_000 } } }));
+    chmodSync(join(env.home, "policy.json"), 0o600);
+    const { click, done } = await download(env, "Data");
+    expect(done).toMatchObject({ fileName: "data.bin", state: "failed", error: "policy_denied" });
+    expect(click.json.ok).toBe(true);
+    const broken = await download(env, "Broken");
+    expect(broken.done).toMatchObject({ fileName: "broken.bin", state: "failed" });
+    expect((await env.run(["download", String(broken.done.id)])).json).toMatchObject({ ok: false });
+    expect(readdirSync(join(env.home, "downloading"))).toEqual([]);
   } finally {
     svc.stop();
   }

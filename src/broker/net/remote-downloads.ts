@@ -77,6 +77,13 @@ export async function onResponsePaused(
     return;
   }
   const cap = await readBody(host, s, p.requestId, Math.min(limit ?? Infinity, storeFor(host.home).limits.itemBytes));
+  // A dropped connection ends the stream early without an error: fewer bytes than promised is a broken download.
+  const promised =
+    header(p, "content-encoding") === "" ? Number(header(p, "content-length") || Number.NaN) : Number.NaN;
+  if (cap.error === undefined && cap.bytes < promised) {
+    cap.error = "failed";
+    dropFile(cap);
+  }
   const list = pending.get(tab) ?? [];
   list.push({ url: withoutFragment(p.request.url), cap });
   for (const old of list.splice(0, Math.max(0, list.length - PENDING_MAX))) drop(old.cap);
