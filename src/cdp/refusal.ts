@@ -36,7 +36,7 @@ type ShimSocket = {
  */
 export function openReadingRefusal(
   url: string,
-  options: { headers: Record<string, string>; perMessageDeflate: boolean },
+  options: { headers: Record<string, string>; perMessageDeflate: boolean; maxPayload: number },
   onRefused: (refusal: Refusal) => void,
 ): WebSocket {
   const ws = new (WS as unknown as new (url: string, opts: object) => ShimSocket)(url, options);

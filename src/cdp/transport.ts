@@ -179,7 +179,11 @@ export function connectWebSocket(url: string, options: WebSocketConnectOptions =
       fail(new CdpConnectError(endpoint, `WebSocket to ${endpoint} refused: HTTP ${r.status}`, r));
     try {
       const init = { headers: options.headers ?? {}, perMessageDeflate: compression };
-      ws = options.readRefusal ? openReadingRefusal(url, init, onRefused) : new WebSocket(url, init);
+      // The ws module caps frames at 100 MiB by default; our own cap (UTF-16 units) is checked per message.
+      const maxBytes = Math.min(3 * (options.maxPayload ?? DEFAULT_MAX_PAYLOAD), 2 ** 31 - 1);
+      ws = options.readRefusal
+        ? openReadingRefusal(url, { ...init, maxPayload: maxBytes }, onRefused)
+        : new WebSocket(url, init);
     } catch (error) {
       // No `cause`: the engine's error quotes the full URL, token included.
       const detail = redact(error instanceof Error ? error.message : String(error), url, endpoint);
