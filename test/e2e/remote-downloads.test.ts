@@ -18,10 +18,10 @@ import {
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { envPool, refNamed, type BpEnv, type BpResult } from "../support/bp.ts";
+import { envPool, refNamed, waitFor, type BpEnv, type BpResult } from "../support/bp.ts";
 import { requireChromium } from "../support/chromium.ts";
 import { startRemoteFront } from "../support/remote-front.ts";
-import { startUserBrowser, type UserBrowser } from "../support/user-browser.ts";
+import { openUserTab, startUserBrowser, type UserBrowser } from "../support/user-browser.ts";
 
 requireChromium();
 const { newEnv, cleanupAll } = envPool();
@@ -66,6 +66,11 @@ const site = Bun.serve({
         `<!doctype html><title>Files</title><a href="/export/data.bin?token=${URL_SECRET}">Data</a>
 <a href="/export/report.csv">Report</a><a href="/raw.zip">Archive</a><a download="notes.txt" href="/notes">Notes</a>
 <a href="http://127.0.0.1:${broken.port}/broken">Broken</a>`,
+        { headers: { "content-type": "text/html" } },
+      );
+    if (u.pathname === "/later")
+      return new Response(
+        "<!doctype html><title>Later</title><script>setTimeout(() => { location.href = '/export/report.csv'; }, 5000)</script>",
         { headers: { "content-type": "text/html" } },
       );
     if (u.pathname === "/export/data.bin")
@@ -162,6 +167,27 @@ test("an attachment comes through CDP into the agent's store, byte for byte, wit
       expect(list.stdout).not.toContain(s);
       expect(click.stdout).not.toContain(s);
     }
+  } finally {
+    svc.stop();
+  }
+}, 120_000);
+
+test("a tab taken with 'bp tab' captures a download its page starts by itself, before any other command", async () => {
+  const { user, svc, env } = await remote();
+  try {
+    await openUserTab(user.port, `http://127.0.0.1:${site.port}/later`);
+    const later = await waitFor(
+      async () =>
+        ((await env.run(["tabs"])).json.tabs as { id: string; title: string }[]).find((t) => t.title === "Later"),
+      10_000,
+      "the person's tab listed",
+    );
+    expect((await env.run(["tab", later?.id ?? ""])).json.ok).toBe(true);
+    const w = await env.run(["wait", "--download", "--timeout", "30000"]);
+    expect(w.json).toMatchObject({
+      ok: true,
+      matched: { download: { fileName: "report.csv", state: "completed", sizeBytes: 14 } },
+    });
   } finally {
     svc.stop();
   }
