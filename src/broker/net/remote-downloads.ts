@@ -26,8 +26,9 @@ export interface Captured {
 }
 
 const READ_CHUNK = 1024 * 1024;
-/** Captures waiting for their browser download to begin, per tab: a few at most. */
+/** Captures waiting for their browser download to begin, per tab: a few at most, for a minute at most. */
 const PENDING_MAX = 8;
+const PENDING_MS = 60_000;
 /** Types a browser saves rather than shows, so they are captured without Content-Disposition. */
 const DOWNLOAD_TYPES =
   /^application\/(octet-stream|zip|x-zip-compressed|gzip|x-gzip|x-tar|x-7z-compressed|x-rar-compressed|x-msdownload|vnd\.openxmlformats-officedocument\.[\w.-]+|vnd\.ms-excel|msword)\b/i;
@@ -85,9 +86,15 @@ export async function onResponsePaused(
     dropFile(cap);
   }
   const list = pending.get(tab) ?? [];
-  list.push({ url: withoutFragment(p.request.url), cap });
+  const entry = { url: withoutFragment(p.request.url), cap };
+  list.push(entry);
   for (const old of list.splice(0, Math.max(0, list.length - PENDING_MAX))) drop(old.cap);
   pending.set(tab, list);
+  // A download the browser never began (its tab went, downloads denied there): its file does not stay.
+  setTimeout(() => {
+    const i = list.indexOf(entry);
+    if (i >= 0) drop(list.splice(i, 1)[0]?.cap);
+  }, PENDING_MS).unref();
   // The browser's own download starts from these headers (its name, its events) and saves nothing of substance.
   const headers = (p.responseHeaders ?? []).filter(
     (h) => !/^(content-length|content-encoding|transfer-encoding)$/i.test(h.name),
