@@ -70,6 +70,7 @@ export class BrowserConnection {
     const janitor = await JanitorClient.connect(info.endpoint, {
       handshakeTimeoutMs: Math.min(handshake, withinMs ?? handshake),
       launched: info.source === "launched",
+      ...(info.source === "remote" ? { remote: true } : {}),
       ...(info.headers ? { headers: info.headers } : {}),
     });
     const cdp = new CdpConnection(janitor, { defaultTimeoutMs: 30_000 });

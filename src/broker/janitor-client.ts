@@ -12,6 +12,7 @@ const janitorEventSchema = v.object({
   targetId: v.optional(v.string()),
   openerId: v.optional(v.string()),
   status: v.optional(v.number()),
+  retryAfterMs: v.optional(v.number()),
   timedOut: v.optional(v.boolean()),
 });
 type JanitorEvent = v.InferOutput<typeof janitorEventSchema>;
@@ -31,6 +32,7 @@ export class HandshakeRefused extends BpError {
     message: string,
     readonly status: number | undefined,
     readonly timedOut: boolean,
+    readonly retryAfterMs?: number,
   ) {
     super("browser_not_authorized", message, { retryable: true });
   }
@@ -105,7 +107,7 @@ export class JanitorClient implements Transport {
 
   static async connect(
     url: string,
-    opts: { handshakeTimeoutMs: number; launched: boolean; headers?: Record<string, string> },
+    opts: { handshakeTimeoutMs: number; launched: boolean; remote?: boolean; headers?: Record<string, string> },
   ): Promise<JanitorClient> {
     const client = new JanitorClient();
     const ready = new Promise<void>((resolve, reject) => {
@@ -116,6 +118,7 @@ export class JanitorClient implements Transport {
       url,
       handshakeTimeoutMs: opts.handshakeTimeoutMs,
       launched: opts.launched,
+      ...(opts.remote ? { remote: true } : {}),
       ...(opts.headers ? { headers: opts.headers } : {}),
     });
     await ready;
@@ -170,6 +173,7 @@ export class JanitorClient implements Transport {
           `Could not connect to the browser: ${ev.message ?? "unknown error"}`,
           ev.status,
           ev.timedOut === true,
+          ev.retryAfterMs,
         ),
       );
       this.ready = undefined;

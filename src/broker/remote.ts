@@ -127,11 +127,14 @@ export function remoteConnectError(raw: string, err: unknown, connectTimeoutMs: 
       );
     }
     if (status === 429 || status === 503) {
+      const after = err.retryAfterMs;
       return new BpError("browser_busy", `The remote browser service at ${at} is at capacity (HTTP ${status}).`, {
         retryable: true,
-        context,
-        // Bun's WebSocket client does not expose a refused upgrade's Retry-After.
-        hint: "Retry later, or raise the service's concurrency or queue.",
+        context: after !== undefined ? { ...context, retryAfterMs: after } : context,
+        hint:
+          after !== undefined
+            ? `The service asks to retry in ${Math.ceil(after / 1000)} s (Retry-After); or raise its concurrency or queue.`
+            : "Retry later, or raise the service's concurrency or queue.",
       });
     }
     if (timedOut) {

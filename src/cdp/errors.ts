@@ -103,11 +103,18 @@ export class CdpConnectError extends CdpBaseError {
   readonly endpoint: string;
   /** The HTTP status of a refused upgrade (401, 404, 429…), when the server answered one. */
   readonly status: number | undefined;
+  /** A refused upgrade's Retry-After, in ms (read only where the handshake's headers are). */
+  readonly retryAfterMs: number | undefined;
 
-  constructor(endpoint: string, message: string, options?: { cause?: unknown; status?: number }) {
+  constructor(
+    endpoint: string,
+    message: string,
+    options?: { cause?: unknown; status?: number; retryAfterMs?: number },
+  ) {
     super(message, options);
     this.endpoint = endpoint;
     this.status = options?.status;
+    this.retryAfterMs = options?.retryAfterMs;
   }
 }
 

@@ -1,4 +1,5 @@
 import { CdpClosedError, CdpConnectError, CdpHandshakeTimeoutError } from "./errors.ts";
+import { openReadingRefusal, type Refusal } from "./refusal.ts";
 
 /** The seam between the CDP connection and what carries its frames; `onClose` fires exactly once. */
 export interface Transport {
@@ -85,6 +86,8 @@ export interface WebSocketConnectOptions {
   maxPayload?: number;
   /** permessage-deflate; default off for loopback (pure CPU cost there), on otherwise. */
   compression?: boolean;
+  /** A refused upgrade's status and Retry-After are read from its response (remote services). */
+  readRefusal?: boolean;
   signal?: AbortSignal;
 }
 
@@ -172,8 +175,15 @@ export function connectWebSocket(url: string, options: WebSocketConnectOptions =
       return;
     }
     let ws: WebSocket;
+    const onRefused = (r: Refusal): void =>
+      fail(new CdpConnectError(endpoint, `WebSocket to ${endpoint} refused: HTTP ${r.status}`, r));
     try {
-      ws = new WebSocket(url, { headers: options.headers ?? {}, perMessageDeflate: compression });
+      const init = { headers: options.headers ?? {}, perMessageDeflate: compression };
+      // The ws module caps frames at 100 MiB by default; our own cap (UTF-16 units) is checked per message.
+      const maxBytes = Math.min(3 * (options.maxPayload ?? DEFAULT_MAX_PAYLOAD), 2 ** 31 - 1);
+      ws = options.readRefusal
+        ? openReadingRefusal(url, { ...init, maxPayload: maxBytes }, onRefused)
+        : new WebSocket(url, init);
     } catch (error) {
       // No `cause`: the engine's error quotes the full URL, token included.
       const detail = redact(error instanceof Error ? error.message : String(error), url, endpoint);

@@ -27,6 +27,7 @@ const controlSchema = v.object({
   targetId: v.optional(v.string()),
   closeBrowser: v.optional(v.boolean()),
   launched: v.optional(v.boolean()),
+  remote: v.optional(v.boolean()),
 });
 type Control = v.InferOutput<typeof controlSchema>;
 
@@ -130,13 +131,15 @@ export async function runJanitor(): Promise<void> {
           rememberSecrets(endpointSecrets(ctl.url ?? "", ctl.headers));
           ws = await connectWebSocket(ctl.url ?? "", {
             handshakeTimeoutMs: ctl.handshakeTimeoutMs ?? 8000,
+            readRefusal: ctl.remote === true,
             ...(ctl.headers ? { headers: ctl.headers } : {}),
           });
         } catch (err) {
           const status = err instanceof CdpConnectError ? err.status : undefined;
+          const retryAfterMs = err instanceof CdpConnectError ? err.retryAfterMs : undefined;
           const timedOut = err instanceof CdpHandshakeTimeoutError;
           emit(
-            `!${JSON.stringify({ ev: "error", message: scrubSecrets((err as Error).message), ...(status !== undefined ? { status } : {}), ...(timedOut ? { timedOut } : {}) })}`,
+            `!${JSON.stringify({ ev: "error", message: scrubSecrets((err as Error).message), status, retryAfterMs, ...(timedOut ? { timedOut } : {}) })}`,
           );
           process.exit(1);
         }

@@ -17,7 +17,7 @@ export const downloadItem = once(() =>
       v.pipe(
         v.string(),
         v.description(
-          "Why there is no private copy: quota_exceeded, file_unavailable, copy_failed, ownership_conflict, remote_file_system (a remote browser saved it on its own machine), policy_denied (the host policy's downloads rule cancelled it)",
+          "Why there is no private copy: quota_exceeded, file_unavailable, copy_failed, ownership_conflict, remote_file_system (a remote browser saved it on its own machine and bp could not capture it), policy_denied (the host policy's downloads rule cancelled it)",
         ),
       ),
     ),

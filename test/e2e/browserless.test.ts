@@ -1,6 +1,6 @@
 /**
  * bp against a real browserless (npm @browserless.io/browserless, run on loopback with the
- * system Chromium; see test/support/browserless.ts): connect, actions, two agents, a wrong
+ * system Chromium; see test/support/browserless.ts): connect, actions, a download, two agents, a wrong
  * token, a queue-full refusal, a server-side kill, and the token in no output or log. It never
  * skips: a browserless that cannot be installed or started fails the test.
  */
@@ -64,6 +64,15 @@ describe("browserless", () => {
     // it browserless emulates 800x600 on every page (wider than the headless window itself).
     expect((await run(["eval", "innerWidth === outerWidth"])).json).toMatchObject({ ok: true, value: true });
     expect((await run(["screenshot"])).json).toMatchObject({ ok: true });
+    // A download lands on browserless's disk; bp reads its bytes through CDP into its own store.
+    expect((await run(["open", `${site.a}/files`])).json).toMatchObject({ ok: true });
+    expect((await run(["click", await refNamed((a) => run(a), "Report")])).json).toMatchObject({ ok: true });
+    expect((await run(["wait", "--download", "--timeout", "30000"])).json).toMatchObject({
+      ok: true,
+      matched: { download: { fileName: "report.csv", state: "completed", sizeBytes: 14 } },
+    });
+    expect((await run(["download", "dl1", "bl-report.csv", "--force"])).json).toMatchObject({ ok: true });
+    expect(readFileSync(join(env.home, "..", "bl-report.csv"), "utf8")).toBe("id,name\n1,Ada\n");
 
     // A second agent shares the session; the first one's tab is not its to drive.
     expect(

@@ -2,12 +2,13 @@
  * Remote browsers through a loopback "service" in front of real Chromium
  * (test/support/remote-front.ts): handshake refusals by HTTP status, a session the service
  * ends, the one socket that is the session, --reconnect, the whole URL as the endpoint's
- * name, file: refused there, and the token never in any output, record or log.
+ * name, file: refused there, and the token never in any output, record or log. Downloads through
+ * the same service: remote-downloads.test.ts.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { alive, envPool, refNamed, waitFor, type BpEnv, type BpResult } from "../support/bp.ts";
+import { alive, envPool, waitFor, type BpEnv, type BpResult } from "../support/bp.ts";
 import { requireChromium } from "../support/chromium.ts";
 import { startFixtureServer } from "../support/fixture-server.ts";
 import { startRemoteFront } from "../support/remote-front.ts";
@@ -80,7 +81,23 @@ describe("remote handshake outcomes", () => {
       });
       svc.refuse(429, "7");
       const busy = await connect(svc.url);
-      expect(busy).toMatchObject({ code: "browser_busy", retryable: true, context: { status: 429 } });
+      // The service's Retry-After, read from the refused upgrade itself (one handshake, no probe).
+      const before = svc.upgrades();
+      expect(busy).toMatchObject({
+        code: "browser_busy",
+        retryable: true,
+        context: { status: 429, retryAfterMs: 7000 },
+        hint: expect.stringContaining("retry in 7 s"),
+      });
+      svc.refuse(503, new Date(Date.now() + 30_000).toUTCString());
+      const unavailable = await connect(svc.url);
+      expect(unavailable).toMatchObject({ code: "browser_busy", retryable: true, context: { status: 503 } });
+      const after = (unavailable.context as { retryAfterMs: number }).retryAfterMs;
+      expect(after).toBeGreaterThan(15_000);
+      expect(after).toBeLessThanOrEqual(30_000);
+      expect(svc.upgrades()).toBe(before + 1);
+      svc.refuse(429, "soon");
+      expect((await connect(svc.url)).context).toEqual({ field: "cdpUrl", status: 429 });
       svc.refuse(502);
       expect(await connect(svc.url)).toMatchObject({
         code: "browser_not_found",
@@ -263,7 +280,7 @@ describe("the remote endpoint", () => {
     }
   }, 60_000);
 
-  test("file: URLs are refused on a remote browser, even where the broker allows them locally; downloads stay on the service's machine", async () => {
+  test("file: URLs are refused on a remote browser, even where the broker allows them locally (downloads: remote-downloads.test.ts)", async () => {
     const svc = await front();
     const env = newEnv({ BROWSER_PILOT_ALLOW_FILE_URLS: "1" });
     try {
@@ -275,15 +292,6 @@ describe("the remote endpoint", () => {
         context: { field: "url", reason: "remote_browser" },
       });
       expect((await env.run(["open", `${site.a}/`, "--new"])).json.ok).toBe(true);
-      // A download is saved on the service's machine: its path is never read on this one.
-      expect((await env.run(["open", `${site.a}/files`])).json.ok).toBe(true);
-      expect((await env.run(["click", await refNamed((a) => env.run(a), "Report")])).json.ok).toBe(true);
-      const w = await env.run(["wait", "--download", "--timeout", "15000"]);
-      expect(w.json).toMatchObject({
-        ok: true,
-        matched: { download: { fileName: "report.csv", state: "completed", error: "remote_file_system" } },
-      });
-      expect((w.json.matched as { download: Record<string, unknown> }).download.sizeBytes).toBeUndefined();
     } finally {
       svc.stop();
     }

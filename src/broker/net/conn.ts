@@ -9,6 +9,8 @@ export interface Wired {
   session: CdpSession;
   /** Fetch state applied to this session: undefined = off. */
   fetch?: { auth: boolean };
+  /** Document responses pause for download capture (remote-downloads.ts). */
+  capture?: boolean;
 }
 
 export interface TabNet {
@@ -26,6 +28,8 @@ export interface TabNet {
   /** The main frame's latest navigation request, and the document generation it starts. */
   mainDoc?: { requestId: string; gen: number };
   ends: TabEnds;
+  /** A remote browser's tab: its downloads are captured through CDP. */
+  remote?: boolean;
 }
 
 /** The network plumbing of one browser connection: its tracked tabs and download settings. */

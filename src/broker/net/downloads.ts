@@ -17,7 +17,9 @@ import { downloadLimit } from "../policy/current.ts";
 import { redactUrl } from "./redact.ts";
 import { connNet } from "./conn.ts";
 import { addDownload, type AgentNet, type DownloadRecord, type NetHost } from "./state.ts";
+import { type Captured, captureOf, claimCapture, drop } from "./remote-downloads.ts";
 import { cutString } from "../../shared/page-strings.ts";
+import { displayEndpoint } from "../../shared/secrets.ts";
 
 const MIME: Record<string, string> = {
   csv: "text/csv",
@@ -98,17 +100,25 @@ export function installDownloads(conn: BrowserConnection, host: NetHost): void {
     if (owned === undefined || owned === "conflict") return;
     const d = host.peekNet(owned.owner)?.downloads.find((x) => x.id === owned.id);
     if (!d || d.state !== "in_progress") return;
-    d.receivedBytes = p.receivedBytes;
-    d.totalBytes = p.totalBytes;
+    // A captured download's bytes are the ones bp read; the browser saved an empty body.
+    const cap = captureOf(d);
+    if (!cap) {
+      d.receivedBytes = p.receivedBytes;
+      d.totalBytes = p.totalBytes;
+    }
     if (p.state === "inProgress" && stopByPolicy(conn, byGuid, d)) {
+      drop(cap);
       changed(conn);
       return;
     }
     // A remote browser's path names a file on the service's machine: reading that path here
     // would copy whatever file of ours has the same name (a hostile endpoint could pick it).
     const remote = conn.info.source === "remote";
-    if (p.state === "completed") complete(host, d, remote ? undefined : p.filePath, connNet(conn)?.privateDir, remote);
+    if (p.state === "completed" && cap) completeCaptured(host, d, cap);
+    else if (p.state === "completed")
+      complete(host, d, remote ? undefined : p.filePath, connNet(conn)?.privateDir, remote);
     else if (p.state === "canceled") {
+      drop(cap);
       d.state = d.receivedBytes < d.totalBytes || d.totalBytes === 0 ? "failed" : "canceled";
       d.completedAt = Date.now();
       byGuid.delete(d.guid);
@@ -130,6 +140,18 @@ function complete(
     // Our own directory's file: copied into the store (or refused by it), then gone.
     if (filePath && privateDir && dirname(filePath) === privateDir) rmSync(filePath, { force: true });
   }
+}
+
+/** A remote download bp read through CDP (remote-downloads.ts): its file, or why there is none. */
+function completeCaptured(host: NetHost, d: DownloadRecord, cap: Captured): void {
+  if (cap.error === undefined) {
+    complete(host, d, cap.path, cap.dir, false);
+    return;
+  }
+  d.completedAt = Date.now();
+  d.state = cap.error === "failed" ? "failed" : "completed";
+  if (cap.error !== "failed") d.error = cap.error;
+  host.downloadGuids.delete(d.guid);
 }
 
 function copyToStore(host: NetHost, d: DownloadRecord, filePath: string | undefined, remote: boolean): void {
@@ -191,7 +213,7 @@ export function watchTabDownloads(conn: BrowserConnection, host: NetHost, rec: T
       owner,
       tab: host.tabId(owner, rec.targetId),
       targetId: rec.targetId,
-      url: redactUrl(p.url),
+      url: recordUrl(p.url),
       fileName: safeFileName(p.suggestedFilename),
       state: "in_progress",
       receivedBytes: 0,
@@ -199,9 +221,15 @@ export function watchTabDownloads(conn: BrowserConnection, host: NetHost, rec: T
       startedAt: Date.now(),
     });
     byGuid.set(p.guid, { owner, id: d.id });
-    stopByPolicy(conn, byGuid, d);
+    if (conn.info.source === "remote") claimCapture(connNet(conn)?.tabs.get(rec.targetId), p.url, d);
+    if (stopByPolicy(conn, byGuid, d)) drop(captureOf(d));
     changed(conn);
   });
+}
+
+/** A signed download link's token (token=, sig=, key=…) is a credential too: masked in the record like an endpoint's. */
+function recordUrl(url: string): string {
+  return /^https?:/i.test(url) ? displayEndpoint(redactUrl(url)) : redactUrl(url);
 }
 
 /** The host policy's downloads rule (off, or a cap): the download is cancelled and marked, and the agent's reply says so. */

@@ -52,7 +52,9 @@ export function authFailed(tab: string, f: { url: string; realm: string }): BpEr
  * opening its session starts tracking, and tracking applies the agent's rules.
  */
 export async function coverControlledTabs(conn: BrowserConnection | undefined, key: string): Promise<void> {
-  if (!conn || conn.closed || !needsFetch(key, connNet(conn)?.host.peekNet(key)).on) return;
+  // A remote browser's tabs capture downloads (remote-downloads.ts): that needs their sessions too.
+  const remote = conn?.info.source === "remote";
+  if (!conn || conn.closed || (!remote && !needsFetch(key, connNet(conn)?.host.peekNet(key)).on)) return;
   const mine = [...conn.targets.byId.values()].filter((t) => t.controller === key && isEligible(t));
   await Promise.all(mine.map((t) => conn.session(t).catch(() => undefined)));
   await syncAllTabs(conn);

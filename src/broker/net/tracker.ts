@@ -17,6 +17,7 @@ import { credentialsFor, needsFetch, type NetHost } from "./state.ts";
 import { connNet, openConnNet, type TabNet, type Wired } from "./conn.ts";
 import { cutString } from "../../shared/page-strings.ts";
 import { policyStops } from "../policy/net.ts";
+import { atResponse, capturesDownloads, fetchPatterns, onResponsePaused } from "./remote-downloads.ts";
 
 export type { NetHost } from "./state.ts";
 
@@ -57,6 +58,7 @@ async function trackTab(conn: BrowserConnection, host: NetHost, rec: TargetRecor
     syncing: Promise.resolve(),
     framesReady: Promise.resolve(),
     ends: new TabEnds(rec.targetId, () => journalOf(host, rec.controller)),
+    remote: conn.info.source === "remote",
   };
   table.set(rec.targetId, tab);
   session.onClose(() => {
@@ -294,6 +296,7 @@ async function onPaused(
   p: Protocol.Fetch.RequestPausedEvent,
   host: NetHost,
 ): Promise<void> {
+  if (atResponse(p)) return onResponsePaused(host, tab, s, p);
   const owner = tab.rec.controller;
   // The host policy first (policy/net.ts); a person who has the tab browses freely.
   if (
@@ -395,20 +398,26 @@ function syncSession(host: NetHost, tab: TabNet, w: Wired): Promise<void> {
 async function applyFetch(host: NetHost, tab: TabNet, w: Wired): Promise<void> {
   const key = tab.rec.controller;
   const want = needsFetch(key, key === undefined ? undefined : host.peekNet(key));
+  const capture = capturesDownloads(tab);
   const have = w.fetch;
-  if (!want.on) {
-    if (have) {
+  if (!want.on && !capture) {
+    if (have || w.capture) {
       delete w.fetch;
+      delete w.capture;
       await w.session.send("Fetch.disable").catch(() => undefined);
     }
     return;
   }
-  if (have && have.auth === want.auth) return;
-  w.fetch = { auth: want.auth };
+  if ((want.on ? have?.auth === want.auth : !have) && (w.capture === true) === capture) return;
+  if (want.on) w.fetch = { auth: want.auth };
+  else delete w.fetch;
+  w.capture = capture;
+  const auth = want.on && want.auth;
   await w.session
-    .send("Fetch.enable", { patterns: [{ urlPattern: "*", requestStage: "Request" }], handleAuthRequests: want.auth })
+    .send("Fetch.enable", { patterns: fetchPatterns(want.on, capture), handleAuthRequests: auth })
     .catch(() => {
       delete w.fetch;
+      delete w.capture;
     });
 }
 
