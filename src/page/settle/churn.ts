@@ -19,6 +19,13 @@ const CHURN_BATCHES = 8;
 const MAX_GAP_MS = 250;
 const MIN_STREAK_MS = 1_000;
 const ACTIVE_MS = 1_000;
+/**
+ * And, on the frames' clock, its last batch at most this many of its average gaps old (at least
+ * ACTIVE_MIN_MS): a long fade that just ended is not churn, while a renderer too busy to draw
+ * frames (a loaded machine) stops that clock too and ends no churn.
+ */
+const ACTIVE_GAPS = 4;
+const ACTIVE_MIN_MS = 150;
 /** Mutations this soon after an input event may be its effect: they do not count. */
 const AFTER_INPUT_MS = 300;
 /** A node whose mutations stop for this long starts a new count. */
@@ -30,6 +37,8 @@ interface Seen {
   first: number;
   last: number;
   batch: number;
+  /** document.timeline's time at the last batch (the last rendered frame's); NaN: none. */
+  tl: number;
 }
 
 interface Churn {
@@ -47,7 +56,16 @@ export function watchChurn(win: ActWindow): void {
   try {
     c.obs = new win.MutationObserver((list) => {
       const clock = readClock(win);
-      if (clock && hrNow(win) - Math.max(clock.hr, clock.edit) < AFTER_INPUT_MS) return;
+      const tl = timeline(win);
+      if (clock && hrNow(win) - Math.max(clock.hr, clock.edit) < AFTER_INPUT_MS) {
+        // Not counted, but a node already churning that goes on is still alive for the next action's arm.
+        for (let i = 0; i < list.length; i++) {
+          const target = (list[i] as { target?: object }).target;
+          const e = target && c.hot.has(target) ? c.seen.get(target) : undefined;
+          if (e) e.tl = tl;
+        }
+        return;
+      }
       c.batch++;
       const now = Date.now();
       for (let i = 0; i < list.length; i++) {
@@ -55,7 +73,7 @@ export function watchChurn(win: ActWindow): void {
         if (!target) continue;
         let e = c.seen.get(target);
         if (!e || now - e.last > STREAK_GAP_MS) {
-          e = { batches: 0, first: now, last: now, batch: -1 };
+          e = { batches: 0, first: now, last: now, batch: -1, tl };
           c.seen.set(target, e);
         }
         if (e.batch !== c.batch) {
@@ -64,6 +82,7 @@ export function watchChurn(win: ActWindow): void {
           if (e.batches >= CHURN_BATCHES && c.hot.size < MAX_HOT) c.hot.add(target);
         }
         e.last = now;
+        e.tl = tl;
       }
     });
     c.obs.observe(win.document, { subtree: true, childList: true, attributes: true, characterData: true });
@@ -73,24 +92,37 @@ export function watchChurn(win: ActWindow): void {
 }
 
 /** The nodes churning right now: their later mutations are the page's, not an action's. Empty when nothing churns. */
-function isChurning(e: Seen, now: number): boolean {
+function isChurning(e: Seen, now: number, tl: number): boolean {
   const span = e.last - e.first;
+  const gap = span / Math.max(1, e.batches - 1);
   return (
     now - e.last <= ACTIVE_MS &&
+    !(tl - e.tl > Math.max(ACTIVE_MIN_MS, ACTIVE_GAPS * gap)) &&
     e.batches >= CHURN_BATCHES &&
     span >= MIN_STREAK_MS &&
-    span / (e.batches - 1) <= MAX_GAP_MS
+    gap <= MAX_GAP_MS
   );
+}
+
+/** The frames' clock (ms); NaN where there is none. */
+function timeline(win: ActWindow): number {
+  try {
+    const t = win.document.timeline?.currentTime;
+    return typeof t === "number" ? t : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 export function churningNodes(win: ActWindow): Set<object> {
   const c = slotOf<Churn>(win, KEY);
   const out = new Set<object>();
   if (!c) return out;
-  const now = Date.now();
+  const now = Date.now(),
+    tl = timeline(win);
   for (const node of c.hot) {
     const e = c.seen.get(node);
-    if (e && isChurning(e, now)) out.add(node);
+    if (e && isChurning(e, now, tl)) out.add(node);
     else if (!e || now - e.last > STREAK_GAP_MS) c.hot.delete(node);
   }
   return out;

@@ -2,7 +2,7 @@
 import type { ActAnimation } from "../act/dom.ts";
 
 /** Keyframe properties (as getKeyframes names them) that only repaint. */
-const PAINT = new Set([
+export const PAINT = new Set([
   "color",
   "backgroundColor",
   "borderTopColor",

@@ -5,6 +5,7 @@ import { frameMark, ownFrame } from "./frames.ts";
 import { hrNow, inputClock, readClock } from "./input.ts";
 import { paintOnly } from "./paint.ts";
 import { churningNodes, watchChurn } from "./churn.ts";
+import { unreadStyles } from "./style.ts";
 
 export interface QuietArg {
   op?: string;
@@ -138,12 +139,15 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
   // Nodes the page itself keeps rewriting (a clock, a JS animation) do not hold this action's settle.
   const churning = churningNodes(win);
   watchChurn(win);
+  const churned = (target: object): boolean => churning.has(target);
+  const styled = new WeakMap<object, true>();
   st.obs = new win.MutationObserver((list) => {
     let n = list.length;
-    if (churning.size > 0) {
+    if (churning.size > 0)
       for (let i = 0; i < list.length; i++) if (churning.has((list[i] as { target?: object }).target ?? churning)) n--;
-      if (n === 0) return;
-    }
+    // A fade's per-frame style rewrites do not hold the settle once what the snapshot reads is decided.
+    if (n > 0) n -= unreadStyles(win, list, styled, churned).size;
+    if (n <= 0) return;
     st.mutations += n;
     st.last = Date.now();
     st.lastHr = hrNow(win);
@@ -175,7 +179,13 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
   };
   request();
   try {
-    st.obs.observe(win.document, { subtree: true, childList: true, attributes: true, characterData: true });
+    st.obs.observe(win.document, {
+      subtree: true,
+      childList: true,
+      attributes: true,
+      characterData: true,
+      attributeOldValue: true,
+    });
   } catch {}
   win.setTimeout(() => {
     st.obs?.disconnect();
