@@ -79,9 +79,11 @@ describe("a JS fade", () => {
   });
 
   test("fading out to nothing: the reply waits for the end and shows the links gone", async () => {
-    // Right after the open fade ended: its 2 s of per-frame rewrites are over, not the page's own churn.
+    // Soon after the open fade ended (well within the 1 s a clock's churn is kept for): its 2 s of
+    // per-frame rewrites stopped, so they are not the page's own churn.
     for (let i = 0; i < 100 && !((await run(["eval", "seen()"])).json.value as { ended: boolean }).ended; i++)
       await Bun.sleep(50);
+    await Bun.sleep(300);
     const r = await run(["click", await refOf("Close calendar")]);
     expect(r.json.ok).toBe(true);
     expect((await run(["eval", "seen()"])).json.value).toMatchObject({ ended: true });
