@@ -48,11 +48,14 @@ const BTN = `<style>
   .btn:active { background-color: #0a58ca; border-color: #0a53be; box-shadow: inset 0 3px 5px rgba(0, 0, 0, .125); }
   @keyframes pulse { from { box-shadow: 0 0 0 0 #f00; } to { box-shadow: 0 0 0 8px transparent; } }
   .pulse { animation: pulse 2s; }
+  @keyframes flash { from { background: #ff0; } to { background: transparent; } }
+  .flash { animation: flash 2s ease-out; }
 </style>`;
 
 const BUTTONS = `<!doctype html><title>Buttons</title>${BTN}${HARNESS}
   <button class=btn id=one>One</button> <button class=btn id=two>Two</button> <button class=btn id=three>Three</button>
   <button class=btn id=pulse onclick="this.classList.add('pulse'); this.textContent = 'Pulsed'">Pulse</button>
+  <button class=btn id=flash onclick="this.classList.add('flash'); this.textContent = 'Flashed'">Flash</button>
   <button class=btn id=tint onclick="web(this, [{ backgroundColor: '#0d6efd' }, { backgroundColor: '#198754' }], 2000); this.textContent = 'Tinted'">Tint</button>
   <script>
     let n = 0;
@@ -160,10 +163,11 @@ describe("repaint-only animations hold no settle", () => {
     expect((await run(["eval", "document.activeElement.id"])).json.value).toBe("two");
   });
 
-  test("a CSS animation of a shadow and a Web animation of a colour the click starts", async () => {
+  test("a CSS animation of a shadow, one of the background shorthand and a Web animation of a colour the click starts", async () => {
     expect((await run(["open", `${site.a}/buttons`])).json.ok).toBe(true);
     for (const [name, id, after] of [
       ["Pulse", "pulse", "Pulsed"],
+      ["Flash", "flash", "Flashed"],
       ["Tint", "tint", "Tinted"],
     ] as const) {
       const { reply, seen } = await acted(id, ["click", await refOf(name)]);

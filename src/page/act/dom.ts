@@ -118,7 +118,13 @@ export type ActEvent = object;
 export interface ActMutationObserver {
   observe(
     target: ActDocument,
-    options: { subtree?: boolean; childList?: boolean; attributes?: boolean; characterData?: boolean },
+    options: {
+      subtree?: boolean;
+      childList?: boolean;
+      attributes?: boolean;
+      characterData?: boolean;
+      attributeOldValue?: boolean;
+    },
   ): void;
   disconnect(): void;
 }

@@ -19,6 +19,13 @@ const CHURN_BATCHES = 8;
 const MAX_GAP_MS = 250;
 const MIN_STREAK_MS = 1_000;
 const ACTIVE_MS = 1_000;
+/**
+ * And, on the frames' clock, its last batch at most this many of its average gaps old (at least
+ * ACTIVE_MIN_MS): a long fade that just ended is not churn, while a renderer too busy to draw
+ * frames (a loaded machine) stops that clock too and ends no churn.
+ */
+const ACTIVE_GAPS = 4;
+const ACTIVE_MIN_MS = 150;
 /** Mutations this soon after an input event may be its effect: they do not count. */
 const AFTER_INPUT_MS = 300;
 /** A node whose mutations stop for this long starts a new count. */
@@ -34,6 +41,8 @@ interface Seen {
   batch: number;
   /** Its last mutation, counted or not (those just after an input are not). */
   touched: number;
+  /** document.timeline's time at its last mutation (the last rendered frame's); NaN: none. */
+  tl: number;
 }
 
 interface Churn {
@@ -51,10 +60,11 @@ export function watchChurn(win: ActWindow): void {
   try {
     c.obs = new win.MutationObserver((list) => {
       const clock = readClock(win);
+      const tl = timeline(win);
       const now = Date.now();
       const sinceInput = clock ? hrNow(win) - Math.max(clock.hr, clock.edit) : Infinity;
       if (sinceInput < AFTER_INPUT_MS) {
-        forgetWoken(c, list, now - sinceInput);
+        forgetWoken(c, list, now - sinceInput, tl);
         return;
       }
       c.batch++;
@@ -63,7 +73,7 @@ export function watchChurn(win: ActWindow): void {
         if (!target) continue;
         let e = c.seen.get(target);
         if (!e || now - e.touched > STREAK_GAP_MS) {
-          e = { batches: 0, first: now, last: now, batch: -1, touched: now };
+          e = { batches: 0, first: now, last: now, batch: -1, touched: now, tl };
           c.seen.set(target, e);
         }
         if (e.batch !== c.batch) {
@@ -73,6 +83,7 @@ export function watchChurn(win: ActWindow): void {
         }
         e.last = now;
         e.touched = now;
+        e.tl = tl;
       }
     });
     c.obs.observe(win.document, { subtree: true, childList: true, attributes: true, characterData: true });
@@ -86,7 +97,7 @@ export function watchChurn(win: ActWindow): void {
  * ends, so a widget clicked again and again (an accordion's panels, a calendar) never passes for
  * churn. A clock or animation that kept its pace up to the input keeps its streak.
  */
-function forgetWoken(c: Churn, list: ArrayLike<unknown>, inputAt: number): void {
+function forgetWoken(c: Churn, list: ArrayLike<unknown>, inputAt: number, tl: number): void {
   for (let i = 0; i < list.length; i++) {
     const target = (list[i] as { target?: object }).target;
     const e = target ? c.seen.get(target) : undefined;
@@ -95,29 +106,45 @@ function forgetWoken(c: Churn, list: ArrayLike<unknown>, inputAt: number): void 
     if (e.touched < inputAt && inputAt - e.touched > Math.max(2 * pace, MIN_IDLE_MS)) {
       c.seen.delete(target);
       c.hot.delete(target);
-    } else e.touched = Date.now();
+    } else {
+      e.touched = Date.now();
+      e.tl = tl;
+    }
   }
 }
 
 /** The nodes churning right now: their later mutations are the page's, not an action's. Empty when nothing churns. */
-function isChurning(e: Seen, now: number): boolean {
+function isChurning(e: Seen, now: number, tl: number): boolean {
   const span = e.last - e.first;
+  const gap = span / Math.max(1, e.batches - 1);
   return (
     now - e.touched <= ACTIVE_MS &&
+    !(tl - e.tl > Math.max(ACTIVE_MIN_MS, ACTIVE_GAPS * gap)) &&
     e.batches >= CHURN_BATCHES &&
     span >= MIN_STREAK_MS &&
-    span / (e.batches - 1) <= MAX_GAP_MS
+    gap <= MAX_GAP_MS
   );
+}
+
+/** The frames' clock (ms); NaN where there is none. */
+function timeline(win: ActWindow): number {
+  try {
+    const t = win.document.timeline?.currentTime;
+    return typeof t === "number" ? t : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 export function churningNodes(win: ActWindow): Set<object> {
   const c = slotOf<Churn>(win, KEY);
   const out = new Set<object>();
   if (!c) return out;
-  const now = Date.now();
+  const now = Date.now(),
+    tl = timeline(win);
   for (const node of c.hot) {
     const e = c.seen.get(node);
-    if (e && isChurning(e, now)) out.add(node);
+    if (e && isChurning(e, now, tl)) out.add(node);
     else if (!e || now - e.touched > STREAK_GAP_MS) c.hot.delete(node);
   }
   return out;

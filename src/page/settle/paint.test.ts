@@ -39,6 +39,14 @@ describe("repaint-only animations", () => {
       ],
       [[["outlineColor"], ["outlineColor"]], true],
       [[["backgroundColor"], ["color"]], true],
+      // A CSS animation of the \`background\` shorthand, as Chromium lists its keyframes.
+      [
+        [
+          ["backgroundClip", "backgroundColor", "backgroundImage", "backgroundOrigin", "backgroundPositionX"],
+          ["backgroundPositionY", "backgroundRepeat", "backgroundSize", "backgroundAttachment", "backgroundColor"],
+        ],
+        true,
+      ],
       [[["opacity"], ["opacity"]], false],
       [[["height"], ["height"]], false],
       [[["visibility"], ["visibility"]], false],

@@ -1,10 +1,21 @@
-/** Animations that only repaint: colours, shadows, an outline. */
+/** Animations that only repaint: colours, backgrounds, shadows, an outline. */
 import type { ActAnimation } from "../act/dom.ts";
 
 /** Keyframe properties (as getKeyframes names them) that only repaint. */
-const PAINT = new Set([
+export const PAINT = new Set([
   "color",
   "backgroundColor",
+  // The \`background\` shorthand's longhands, as a CSS animation of it lists them all.
+  "background",
+  "backgroundImage",
+  "backgroundPosition",
+  "backgroundPositionX",
+  "backgroundPositionY",
+  "backgroundSize",
+  "backgroundRepeat",
+  "backgroundAttachment",
+  "backgroundOrigin",
+  "backgroundClip",
   "borderTopColor",
   "borderRightColor",
   "borderBottomColor",

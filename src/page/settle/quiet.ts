@@ -5,6 +5,7 @@ import { frameMark, ownFrame } from "./frames.ts";
 import { hrNow, inputClock, readClock } from "./input.ts";
 import { paintOnly } from "./paint.ts";
 import { churningNodes, watchChurn } from "./churn.ts";
+import { unreadStyles } from "./style.ts";
 
 export interface QuietArg {
   op?: string;
@@ -143,14 +144,22 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
   // Nodes the page itself keeps rewriting (a clock, a JS animation) do not hold this action's settle.
   const churning = churningNodes(win);
   watchChurn(win);
+  const churned = (target: object): boolean => churning.has(target);
+  const styled = new WeakMap<object, true>();
   st.obs = new win.MutationObserver((list) => {
     let n = list.length;
+    if (churning.size > 0)
+      for (let i = 0; i < list.length; i++) if (churning.has((list[i] as { target?: object }).target ?? churning)) n--;
+    // A fade's per-frame style rewrites do not hold the settle once what the snapshot reads is decided.
+    const unread = n > 0 ? unreadStyles(win, list, styled, churned) : undefined;
+    if (unread) n -= unread.size;
+    if (n <= 0) return;
+    // A counted inline-style rewrite: an animation by script may still be running (settle.ts).
     for (let i = 0; i < list.length; i++) {
       const m = list[i] as { target?: object; attributeName?: string | null };
-      if (churning.size > 0 && churning.has(m.target ?? churning)) n--;
-      else if (m.attributeName === "style") st.styleFrame = st.frames;
+      if (m.attributeName === "style" && !unread?.has(i) && !churning.has(m.target ?? churning))
+        st.styleFrame = st.frames;
     }
-    if (n === 0) return;
     st.mutations += n;
     st.last = Date.now();
     st.lastHr = hrNow(win);
@@ -182,7 +191,13 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
   };
   request();
   try {
-    st.obs.observe(win.document, { subtree: true, childList: true, attributes: true, characterData: true });
+    st.obs.observe(win.document, {
+      subtree: true,
+      childList: true,
+      attributes: true,
+      characterData: true,
+      attributeOldValue: true,
+    });
   } catch {}
   win.setTimeout(() => {
     st.obs?.disconnect();

@@ -1,0 +1,103 @@
+/**
+ * A JS fade (jQuery's fadeIn, a requestAnimationFrame opacity tween) rewrites the element's style
+ * every frame. Once the element is shown and its content drawn, those rewrites change nothing a
+ * snapshot reads: the reply shows what appeared and does not wait out the fade. A fade that ends
+ * at zero opacity, or hides the element, is still waited for.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { requireChromium } from "../support/chromium.ts";
+import { makeBpEnv } from "../support/bp.ts";
+import { startFixtureServer } from "../support/fixture-server.ts";
+import { JQUERY_UI_PAGES } from "./jquery-ui-pages.ts";
+
+requireChromium();
+
+/** `fade(el, from, to, ms, hide)`: a tween as jQuery runs it; `fx` records when the last one began and ended. */
+const TWEEN = `<script>
+  window.fx = { t: 0, ended: 0 };
+  window.fade = (el, from, to, ms, hide) => {
+    el.style.display = "block"; el.style.opacity = String(from); fx.t = performance.now(); fx.ended = 0;
+    const t0 = performance.now();
+    (function step(now) {
+      const p = Math.min(1, (now - t0) / ms);
+      el.style.opacity = String(from + (to - from) * p);
+      if (p < 1) return requestAnimationFrame(step);
+      if (hide) el.style.display = "none";
+      fx.ended = performance.now();
+    })(t0);
+  };
+  window.seen = () => ({ since: Math.round(performance.now() - fx.t), ended: fx.ended > 0 });
+</script>`;
+
+const site = startFixtureServer({
+  ...JQUERY_UI_PAGES,
+  "/fade": `<!doctype html><title>Fade</title>${TWEEN}
+    <button onclick="fade(cal, 0, 1, 2000)">Open calendar</button>
+    <button onclick="fade(cal, 1, 0, 400, true)">Close calendar</button>
+    <div id=cal style="display:none"><a href="#1">1</a> <a href="#2">2</a> <a href="#3">3</a> <a href="#n">Next</a></div>`,
+  // jQuery UI's datepicker with its own fadeIn stretched to 2 s.
+  "/ui/slow-dp": `<!doctype html><title>Datepicker</title>
+    <link rel=stylesheet href="/lib/jquery-ui.css"><script src="/lib/jquery.js"></script><script src="/lib/jquery-ui.js"></script>
+    <label for=date>Date</label> <input id=date>
+    <script>
+      $("#date").datepicker({ defaultDate: new Date(2026, 11, 1), duration: 2000 });
+      let t = 0;
+      $("#date").on("mousedown", () => { t = performance.now(); });
+      window.seen = () => ({ fading: $("#ui-datepicker-div").is(":animated"), early: performance.now() - t < 950 });
+    </script>`,
+});
+const env = makeBpEnv();
+const run = (args: string[]) => env.run(args, { key: "agent-settle-fade" });
+
+type El = { r: number; n?: string; t?: string };
+type Diff = { added?: (El & { ex?: string[] })[]; removed?: unknown[] };
+
+async function refOf(name: string): Promise<string> {
+  const els = (await run(["snapshot"])).json.elements as El[];
+  const el = els.find((e) => e.n === name);
+  if (!el) throw new Error(`no element named ${name}: ${JSON.stringify(els.map((e) => e.n))}`);
+  return String(el.r);
+}
+const names = (els: El[] | undefined) => (els ?? []).map((e) => e.n);
+
+beforeAll(async () => {
+  expect((await env.run(["launch", "--headless"])).json.ok).toBe(true);
+  expect((await run(["open", `${site.a}/fade`, "--new"])).json.ok).toBe(true);
+});
+afterAll(async () => {
+  await env.cleanup();
+  site.stop();
+});
+
+describe("a JS fade", () => {
+  test("fading in over 2 s: the links are in the reply, which comes well before the fade ends (and before the settle's 1 s cap)", async () => {
+    const r = await run(["click", await refOf("Open calendar")]);
+    expect(r.json.ok).toBe(true);
+    expect(names((r.json.diff as Diff).added)).toEqual(["1", "2", "3", "Next"]);
+    const seen = (await run(["eval", "seen()"])).json.value as { since: number; ended: boolean };
+    expect({ ended: seen.ended, early: seen.since < 950 }).toEqual({ ended: false, early: true });
+  });
+
+  test("fading out to nothing: the reply waits for the end and shows the links gone", async () => {
+    // Soon after the open fade ended (well within the 1 s a clock's churn is kept for): its 2 s of
+    // per-frame rewrites stopped, so they are not the page's own churn.
+    for (let i = 0; i < 100 && !((await run(["eval", "seen()"])).json.value as { ended: boolean }).ended; i++)
+      await Bun.sleep(50);
+    await Bun.sleep(300);
+    const r = await run(["click", await refOf("Close calendar")]);
+    expect(r.json.ok).toBe(true);
+    expect((await run(["eval", "seen()"])).json.value).toMatchObject({ ended: true });
+    expect((r.json.diff as Diff).removed?.length ?? 0).toBeGreaterThan(0);
+    expect(names((await run(["snapshot"])).json.elements as El[])).not.toContain("Next");
+  });
+
+  test("jQuery UI's datepicker with a 2 s fadeIn: the calendar's day links are in the click's reply, before the fade ends", async () => {
+    expect((await run(["open", `${site.a}/ui/slow-dp`])).json.ok).toBe(true);
+    const r = await run(["click", await refOf("Date")]);
+    expect(r.json.ok).toBe(true);
+    const added = (r.json.diff as Diff).added ?? [];
+    expect(names(added)).toContain("Next");
+    expect(added.find((e) => e.ex !== undefined)).toMatchObject({ t: "link", ex: ["1", "31"] });
+    expect((await run(["eval", "seen()"])).json.value).toEqual({ fading: true, early: true });
+  });
+});
