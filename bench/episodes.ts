@@ -58,6 +58,8 @@ const players: { tool: Tool; agent: Agent }[] = [
   { tool: new AgentBrowserTool(resolve(opt("--peers") ?? root)), agent: abAgent },
 ];
 const results = new Map<string, Played[]>();
+/** The last failure of each tool on each task, as the agent saw it. */
+const failures = new Map<string, string>();
 
 async function rewardOf(key: string): Promise<boolean> {
   for (let i = 0; i < 40 && !rewards.has(key); i++) await Bun.sleep(50);
@@ -82,7 +84,11 @@ try {
         const list = results.get(`${tool.id}|${task}`) ?? [];
         list.push({ ...trace, ok });
         results.set(`${tool.id}|${task}`, list);
-        if (!ok) console.error(`${tool.id} ${task} seed ${seed}: failed${trace.error ? ` (${trace.error})` : ""}`);
+        if (!ok) {
+          const why = trace.error ?? "the page judged it failed";
+          console.error(`${tool.id} ${task} seed ${seed}: ${why}`);
+          failures.set(`${tool.id}|${task}`, why);
+        }
       }
     }
   }
@@ -119,6 +125,12 @@ function render(tools: Tool[]): string {
     `|---|${cols.join("|")}|`,
     ...tasks.map((task) => row(task, (id) => results.get(`${id}|${task}`) ?? [])),
     row("**all**", all),
+    "",
+    "Failures (the last of each task, as the agent saw it):",
+    "",
+    ...(failures.size === 0
+      ? ["- none"]
+      : [...failures].map(([key, why]) => `- ${key.replace("|", ", ")}: ${why.replace(/\s+/g, " ").slice(0, 160)}`)),
     "",
   ].join("\n");
 }
