@@ -11,7 +11,7 @@ import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { abAgent, type Agent, bpAgent, type Trace } from "./lib/episode-agents.ts";
 import { episode, TASK_NAMES } from "./lib/episode-pages.ts";
-import { widgetRoutes } from "./lib/widgets.ts";
+import { startFixtures } from "./lib/fixtures.ts";
 import { AgentBrowserTool } from "./tools/agent-browser.ts";
 import { BpTool } from "./tools/bp.ts";
 import type { Tool } from "./tools/types.ts";
@@ -26,29 +26,18 @@ const tasks = opt("--tasks")?.split(",") ?? TASK_NAMES;
 const root = resolve(import.meta.dir, "..");
 
 const rewards = new Map<string, boolean>();
-const routes = widgetRoutes();
-const server = Bun.serve({
-  hostname: "127.0.0.1",
-  port: 0,
-  fetch(req) {
-    const u = new URL(req.url);
-    if (u.pathname === "/reward") {
-      rewards.set(u.searchParams.get("ep") ?? "", u.searchParams.get("ok") === "1");
-      return new Response(null, { status: 204 });
-    }
-    if (u.pathname === "/ep") {
-      const ep = episode(u.searchParams.get("task") ?? "", Number(u.searchParams.get("seed")));
-      return new Response(ep.html, {
-        headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" },
-      });
-    }
-    const route = routes[u.pathname];
-    if (route)
-      return new Response(route.body, { headers: { "content-type": route.type, "cache-control": "max-age=3600" } });
-    return new Response(null, { status: u.pathname === "/favicon.ico" ? 204 : 404 });
-  },
+const server = startFixtures((u) => {
+  if (u.pathname === "/reward") {
+    rewards.set(u.searchParams.get("ep") ?? "", u.searchParams.get("ok") === "1");
+    return new Response(null, { status: 204 });
+  }
+  if (u.pathname !== "/ep") return undefined;
+  const ep = episode(u.searchParams.get("task") ?? "", Number(u.searchParams.get("seed")));
+  return new Response(ep.html, {
+    headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" },
+  });
 });
-const origin = `http://127.0.0.1:${server.port}`;
+const origin = server.origin;
 
 interface Played extends Trace {
   ok: boolean;
@@ -97,7 +86,7 @@ try {
   if (argv.includes("--write")) writeFileSync(resolve(root, "docs/episodes.md"), report);
 } finally {
   for (const p of players) await p.tool.shutdown();
-  server.stop(true);
+  server.stop();
 }
 
 function summary(list: Played[]): string {

@@ -6,6 +6,8 @@
  * either tool's output. The goal is handed to the scripted agent as steps by element name.
  */
 
+import { rng } from "../../test/support/rng.ts";
+
 /** One step of the scripted agent: which element, by its visible name, and what to do. */
 export type Step =
   | { op: "click"; name: string }
@@ -45,32 +47,6 @@ const WORDS = [
 ];
 const FRUITS = ["Apricot", "Banana", "Cherry", "Damson", "Elderberry", "Fig", "Guava", "Kiwi", "Lemon", "Mango"];
 const NAMES = ["Ann", "Bob", "Cid", "Dee", "Eve"];
-const MONTHS = [
-  "January",
-  "February",
-  "March",
-  "April",
-  "May",
-  "June",
-  "July",
-  "August",
-  "September",
-  "October",
-  "November",
-  "December",
-];
-
-/** A small deterministic generator (mulberry32), so a seed gives the same episode to every tool. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function pick<T>(r: () => number, xs: readonly T[], n: number): T[] {
   const pool = [...xs];
@@ -225,7 +201,12 @@ const TASKS: Record<string, Builder> = {
     const body = `<p><label for=dp>Date</label> <input id=dp readonly></p><button id=sub type=button>Submit</button>`;
     const script = `$("#dp").datepicker({ defaultDate: new Date(2026, ${month}, 15) }); $("#sub").on("click", function () { reward($("#dp").val() === ${JSON.stringify(date)}); });`;
     return {
-      html: page(`Date in ${MONTHS[prev]}`, instruction, body, script),
+      html: page(
+        `Date in ${new Date(2026, prev, 1).toLocaleString("en", { month: "long" })}`,
+        instruction,
+        body,
+        script,
+      ),
       instruction,
       goal: [
         { op: "click", name: "Date" },

@@ -101,7 +101,8 @@ export interface Fixtures {
   stop(): void;
 }
 
-export function startFixtures(): Fixtures {
+/** `extra`: a scenario's own pages, asked first (bench/episodes.ts); undefined passes the request on. */
+export function startFixtures(extra?: (u: URL) => Response | undefined): Fixtures {
   const pages: Record<string, string> = { "/form": formPage(), "/table": tablePage(), "/big": bigPage() };
   const routes = widgetRoutes();
   const server = Bun.serve({
@@ -109,6 +110,8 @@ export function startFixtures(): Fixtures {
     port: 0,
     fetch(req) {
       const u = new URL(req.url);
+      const own = extra?.(u);
+      if (own) return own;
       // An empty favicon keeps a 404 out of every page's console (playwright-cli reports it).
       if (u.pathname === "/favicon.ico") return new Response(null, { status: 204 });
       const route = routes[u.pathname];

@@ -223,17 +223,7 @@ export function rawLineBreak(stdout: string): boolean {
 export const codeOf = (r: Reply): string =>
   r.json?.ok === true ? "ok" : typeof r.json?.code === "string" ? r.json.code : "unparsable";
 
-/** Deterministic pseudo-random numbers (mulberry32), so a seed reruns a fuzz run exactly. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { rng } from "../../support/rng.ts";
 
 /** Runs `fn` over items with at most `n` at a time. */
 export async function pool<T>(
