@@ -217,7 +217,7 @@ function observeOnce<A>(
   return observeWith(
     ctx,
     sel,
-    { limit: opts.limit, diff: !opts.full && !watch.effects.navigation },
+    { limit: opts.limit, diff: !opts.full && !watch.effects.navigation, near: run.target?.ref },
     { sameDocument: !watch.effects.navigation, base, pre: pre ?? { steps: [] } },
   );
 }

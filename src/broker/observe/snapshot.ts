@@ -22,6 +22,8 @@ export interface ObserveOptions {
   boxes?: boolean;
   diff?: boolean;
   text?: boolean;
+  /** An action's target ref: the diff's outcome text nearest it first. */
+  near?: number;
 }
 
 export function observe(ctx: CallContext, opts: ObserveOptions): Promise<SnapshotReply> {
@@ -144,7 +146,7 @@ function render(
     out.hint = `Showing ${countListed(result.elements)} of ${result.totalCandidates}; use --limit ${Math.min(10_000, result.totalCandidates)}, --find <text>, 'bp frame <n>', or 'bp find <css>' to narrow.`;
   if (opts.diff) {
     if (base) {
-      out.diff = compactDiff(diffSnapshots(base, result), { boxes: opts.boxes === true, human });
+      out.diff = compactDiff(diffSnapshots(base, result, opts.near), { boxes: opts.boxes === true, human });
     } else {
       out.diffFallback = replaced ? "document_changed" : "no_previous_observation";
     }

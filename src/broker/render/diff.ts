@@ -104,7 +104,8 @@ const COMPARED = [
   "frame",
 ] as const;
 
-export function diffSnapshots(prev: SnapshotResult, next: SnapshotResult): SnapshotDiff {
+/** `near`: the action's target ref; outcome text nearest it comes first. */
+export function diffSnapshots(prev: SnapshotResult, next: SnapshotResult, near?: number): SnapshotDiff {
   const before = new Set(prev.candidateRefs);
   const after = new Set(next.candidateRefs);
   const listedBefore = new Map<number, SnapshotElement | SnapshotFrame>();
@@ -155,7 +156,7 @@ export function diffSnapshots(prev: SnapshotResult, next: SnapshotResult): Snaps
   for (const r of before) if (!after.has(r)) diff.removed.push(r);
   diff.removed.sort((a, b) => a - b);
   foldChurn(diff, prev);
-  diff.text = outcomeText(prev, next, diff);
+  diff.text = outcomeText(prev, next, diff, near);
   const order = newOrder(prev, next);
   if (order) diff.order = order;
   return diff;
@@ -164,10 +165,10 @@ export function diffSnapshots(prev: SnapshotResult, next: SnapshotResult): Snaps
 /**
  * What the action said in text that is no control: the text blocks (snapshot/texts.ts) of
  * `next` that `prev` did not have (a status line, a result, a month title), without what the
- * live regions announced already or what only echoes a changed field's new value; nearest (in document order) the first element that was
- * added or changed first, else in document order. None when `prev` read no texts.
+ * live regions announced already or what only echoes a changed field's new value; nearest (in document order) the action's
+ * target first, else the first element that was added or changed, else in document order. None when `prev` read no texts.
  */
-function outcomeText(prev: SnapshotResult, next: SnapshotResult, diff: SnapshotDiff): string[] {
+function outcomeText(prev: SnapshotResult, next: SnapshotResult, diff: SnapshotDiff, near?: number): string[] {
   if (!prev.texts || !next.texts) return [];
   const had = new Map<string, number>();
   for (const b of prev.texts) had.set(b.x, (had.get(b.x) ?? 0) + 1);
@@ -189,6 +190,7 @@ function outcomeText(prev: SnapshotResult, next: SnapshotResult, diff: SnapshotD
     fresh.push({ x: b.x, at: b.after === 0 ? -0.5 : (pos.get(b.after) ?? next.candidateRefs.length) + 0.5, i });
   });
   const first =
+    (near !== undefined && pos.has(near) ? near : undefined) ??
     diff.changed[0]?.ref ??
     (diff.added.find((e) => e.kind !== "fold") as { ref?: number } | undefined)?.ref ??
     diff.replaced[0]?.first;

@@ -464,6 +464,23 @@ describe("churn, outcome text and order", () => {
     expect(diffSnapshots(result([element(1, "button", "Pay")]), next).text).toEqual([]);
   });
 
+  test("outcome text: nearest the action's target first, when the reply knows it", () => {
+    const els = [element(1, "button", "Save"), element(2, "button", "Other"), element(3, "button", "Send")];
+    const prev = result(els, { texts: [] });
+    const next = result([element(1, "button", "Save", { disabled: true }), els[1], els[2]] as SnapshotElement[], {
+      texts: [
+        { after: 1, x: "Saving…" },
+        { after: 3, x: "Sent to Ann" },
+      ],
+    });
+    // Without a target the first changed element (Save) is the anchor.
+    expect(diffSnapshots(prev, next).text).toEqual(["Saving…", "Sent to Ann"]);
+    // The action clicked Send: its status line first.
+    expect(diffSnapshots(prev, next, 3).text).toEqual(["Sent to Ann", "Saving…"]);
+    // A target that is no longer listed falls back to the changed element.
+    expect(diffSnapshots(prev, next, 99).text).toEqual(["Saving…", "Sent to Ann"]);
+  });
+
   test("order: listed elements that moved among each other, in their new order", () => {
     const prev = result([
       element(1, "generic", "Ann"),
