@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { LeanElement } from "../../src/broker/inspect/lean.ts";
 import { requireChromium } from "../support/chromium.ts";
 import { makeBpEnv } from "../support/bp.ts";
 import { PAGES, startFixtureServer } from "../support/fixture-server.ts";
@@ -16,19 +17,8 @@ type Match = {
   width: number;
   height: number;
 };
-type Found = {
-  tagName: string;
-  role: string;
-  name?: string;
-  text?: string;
-  visible?: false;
-  enabled?: false;
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-  attributes?: { name: string; value: string }[];
-};
+/** An element of `find`'s reply, as the broker shapes it. */
+type Found = LeanElement;
 const count = (json: Record<string, unknown>, list: "matches" | "elements") => (json[list] as unknown[]).length;
 
 const SHADOW = `<script>class XCard extends HTMLElement { connectedCallback() { this.attachShadow({ mode: "open" }).innerHTML = "<p>Shadow secret text</p><button id=sb>Shadow button</button>"; } }
