@@ -1,11 +1,12 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { closePages, page } from "../../../test/support/happy-dom.ts";
-import { diffSnapshots, refRuns, type ChurnRun, type SnapshotDiff } from "./diff.ts";
-import { compactChurn, compactDiff, compactSnapshotJson, compactSnapshotMeta, humanPage } from "./format.ts";
+import { diffSnapshots, type SnapshotDiff } from "./diff.ts";
+import { compactDiff, compactSnapshotJson, compactSnapshotMeta, humanPage } from "./format.ts";
 import { escapeLine } from "../../shared/escape.ts";
 import { diffLines, refRanges, snapshotLines } from "../../protocol/human-snapshot.ts";
 import { snapshotMain as pageSnapshot } from "../../page/snapshot/main.ts";
 import type { SnapshotElement, SnapshotFold, SnapshotResult } from "../../page/types.ts";
+import { element, result } from "../../../test/support/snapshot-result.ts";
 
 afterAll(closePages);
 
@@ -16,44 +17,6 @@ function formatSnapshotHuman(r: SnapshotResult, options: { text?: boolean } = {}
   return snapshotLines(json);
 }
 const formatDiffHuman = (d: SnapshotDiff): string => diffLines(compactDiff(d, { human: true }));
-
-function element(ref: number, role: string, name: string, extra: Partial<SnapshotElement> = {}): SnapshotElement {
-  return { kind: "element", ref, role, name, box: { x: 0, y: 0, w: 10, h: 10 }, inViewport: true, ...extra };
-}
-function result(elements: SnapshotResult["elements"], extra: Partial<SnapshotResult> = {}): SnapshotResult {
-  const candidateRefs: number[] = [];
-  for (const e of elements) {
-    if (e.kind === "fold") candidateRefs.push(...e.refs);
-    else candidateRefs.push(e.ref);
-  }
-  return {
-    title: "T",
-    url: "https://fmt.example/",
-    page: {
-      viewportWidth: 800,
-      viewportHeight: 600,
-      documentWidth: 800,
-      documentHeight: 1600,
-      scrollX: 0,
-      scrollY: 0,
-      pixelsAbove: 0,
-      pixelsBelow: 1000,
-      pixelsLeft: 0,
-      pixelsRight: 0,
-      scrollPercentX: 0,
-      scrollPercentY: 0,
-    },
-    elements,
-    totalCandidates: candidateRefs.length,
-    candidateRefs,
-    truncated: false,
-    truncationReasons: [],
-    hints: [],
-    layout: true,
-    stats: { visitedNodes: 0, candidates: 0, frames: 0, errors: 0, nextRef: 1, ms: 0 },
-    ...extra,
-  };
-}
 
 /** Every line of human output must be one of ours: a page can never start a line. */
 function assertNoForgedLines(text: string, refs: number[]): void {
@@ -386,116 +349,6 @@ describe("refRanges", () => {
   test("compresses runs", () => {
     expect(refRanges([9, 3, 5, 6, 7, 12])).toBe("3,5-7,9,12");
     expect(refRanges([])).toBe("");
-  });
-});
-
-describe("churn, outcome text and order", () => {
-  const days = (from: number, n: number, first = 1) =>
-    Array.from({ length: n }, (_, i) => element(from + i, "link", String(first + i)));
-
-  test("a redrawn run of same-shaped elements is one replaced run; the removed refs of its role go with it", () => {
-    const prev = result([element(1, "generic", "Prev"), ...days(2, 31)]);
-    const next = result([element(40, "generic", "Prev"), ...days(41, 28)]);
-    const d = diffSnapshots(prev, next);
-    expect(d.added.map((e) => e.kind === "element" && e.name)).toEqual(["Prev"]);
-    expect(d.replaced).toEqual([
-      {
-        role: "link",
-        count: 28,
-        first: 41,
-        last: 68,
-        names: ["1", "28"],
-        was: Array.from({ length: 31 }, (_, i) => 2 + i),
-      },
-    ]);
-    expect(d.removed).toEqual([1]);
-    expect(compactChurn(d.replaced[0] as ChurnRun)).toEqual({
-      replaced: 28,
-      t: "link",
-      r: 41,
-      to: 68,
-      ex: ["1", "28"],
-      was: ["2-32"],
-    });
-    expect(formatDiffHuman(d)).toContain('+ [41…68] 28 link "1".."28" replacing 2-32');
-    // Short runs, or runs with states, stay element by element.
-    const few = diffSnapshots(result([]), result(days(1, 7)));
-    expect(few.replaced).toEqual([]);
-    expect(few.added).toHaveLength(7);
-  });
-
-  test("refRuns writes 3 or more consecutive refs as a range", () => {
-    expect(refRuns([1, 2, 4, 5, 6, 9])).toEqual([1, 2, "4-6", 9]);
-  });
-
-  test("outcome text: new or changed text blocks nearest the change first, at most 3, none the live regions said", () => {
-    const prev = result([element(1, "button", "Pay"), element(2, "button", "Other")], {
-      texts: [
-        { after: 0, x: "Checkout" },
-        { after: 2, x: "Footer" },
-      ],
-    });
-    const next = result([element(1, "button", "Pay", { disabled: true }), element(2, "button", "Other")], {
-      texts: [
-        { after: 0, x: "Checkout" },
-        { after: 1, x: "Paid with 4242" },
-        { after: 2, x: "Footer" },
-        { after: 2, x: "Far news" },
-        { after: 2, x: "Saved" },
-        { after: 2, x: "Fourth" },
-      ],
-      live: [{ key: "s", text: "Saved" }],
-    });
-    const d = diffSnapshots(prev, next);
-    expect(d.announced).toEqual(["Saved"]);
-    expect(d.text).toEqual(["Paid with 4242", "Far news", "Fourth"]);
-    // Text that echoes a field's new value is in `changed` already.
-    const typed = diffSnapshots(
-      result([element(1, "textbox", "Name")], { texts: [] }),
-      result([element(1, "textbox", "Name", { value: "Ada" })], {
-        texts: [
-          { after: 1, x: "Hello, Ada" },
-          { after: 1, x: "3 characters" },
-        ],
-      }),
-    );
-    expect(typed.text).toEqual(["3 characters"]);
-    // No texts read before (an older observation): nothing is claimed as new.
-    expect(diffSnapshots(result([element(1, "button", "Pay")]), next).text).toEqual([]);
-  });
-
-  test("outcome text: nearest the action's target first, when the reply knows it", () => {
-    const els = [element(1, "button", "Save"), element(2, "button", "Other"), element(3, "button", "Send")];
-    const prev = result(els, { texts: [] });
-    const next = result([element(1, "button", "Save", { disabled: true }), els[1], els[2]] as SnapshotElement[], {
-      texts: [
-        { after: 1, x: "Saving…" },
-        { after: 3, x: "Sent to Ann" },
-      ],
-    });
-    // Without a target the first changed element (Save) is the anchor.
-    expect(diffSnapshots(prev, next).text).toEqual(["Saving…", "Sent to Ann"]);
-    // The action clicked Send: its status line first.
-    expect(diffSnapshots(prev, next, 3).text).toEqual(["Sent to Ann", "Saving…"]);
-    // A target that is no longer listed falls back to the changed element.
-    expect(diffSnapshots(prev, next, 99).text).toEqual(["Saving…", "Sent to Ann"]);
-  });
-
-  test("order: listed elements that moved among each other, in their new order", () => {
-    const prev = result([
-      element(1, "generic", "Ann"),
-      element(2, "generic", "Bob"),
-      element(3, "generic", "Cid"),
-      element(4, "button", "Save"),
-    ]);
-    const next = result([
-      element(2, "generic", "Bob"),
-      element(3, "generic", "Cid"),
-      element(1, "generic", "Ann"),
-      element(4, "button", "Save"),
-    ]);
-    expect(diffSnapshots(prev, next).order).toEqual(["Bob", "Cid", "Ann"]);
-    expect(diffSnapshots(prev, prev).order).toBeUndefined();
   });
 });
 
