@@ -76,7 +76,7 @@ export function textBlocks(run: Run): TextBlock[] {
       return false;
     // A label's text is its control's name, listed with it.
     if (tag === "label") {
-      markInside(el, refOf, (r) => (after = r));
+      after = lastRef(listedInside(el, refOf), refOf) ?? after;
       return false;
     }
     const level = /^h[1-6]$/.test(tag)
@@ -93,7 +93,8 @@ export function textBlocks(run: Run): TextBlock[] {
           .trim(),
       );
       // A block of listed controls' text only (a row of links, "Home · Help") says nothing their names do not.
-      if (x && (level || !onlyControls(el, x, refOf))) {
+      const inside = listedInside(el, refOf);
+      if (x && (level || !onlyControls(x, inside))) {
         const last = out[out.length - 1];
         if (!last || last.x !== x) {
           out.push(level ? { after, h: level, x } : { after, x });
@@ -101,7 +102,7 @@ export function textBlocks(run: Run): TextBlock[] {
         }
       }
       // Controls inside a text block (a link in a paragraph) still count for the order.
-      markInside(el, refOf, (r) => (after = r));
+      after = lastRef(inside, refOf) ?? after;
       return false;
     }
     if (tag === "iframe" || tag === "frame") {
@@ -171,40 +172,35 @@ function shown(el: Walked): boolean {
   }
 }
 
-/** The last listed control inside a text block, so text after the block comes after it. */
-function markInside(el: Walked, refOf: Map<unknown, number>, set: (r: number) => void): void {
-  if (refOf.size === 0) return;
+/** The listed controls inside a text block (of its first 500 descendants), in document order. */
+function listedInside(el: Walked, refOf: Map<unknown, number>): Walked[] {
+  const out: Walked[] = [];
+  if (refOf.size === 0) return out;
   try {
-    const all = (el as unknown as { querySelectorAll(s: string): ArrayLike<unknown> }).querySelectorAll("*");
-    for (let i = 0; i < all.length && i < 500; i++) {
-      const r = refOf.get(all[i]);
-      if (r !== undefined) set(r);
-    }
+    const all = (el as unknown as { querySelectorAll(s: string): ArrayLike<Walked> }).querySelectorAll("*");
+    for (let i = 0; i < all.length && i < 500; i++) if (refOf.has(all[i])) out.push(all[i] as Walked);
   } catch {
     // Order stays as it was.
   }
+  return out;
 }
 
+/** The last of them, so text after the block comes after it. */
+const lastRef = (inside: Walked[], refOf: Map<unknown, number>): number | undefined =>
+  inside.length > 0 ? refOf.get(inside[inside.length - 1]) : undefined;
+
 /** Whether the block's text is its listed controls' text and nothing but spaces and punctuation. */
-function onlyControls(el: Walked, x: string, refOf: Map<unknown, number>): boolean {
-  if (refOf.size === 0) return false;
+function onlyControls(x: string, inside: Walked[]): boolean {
   let rest = x;
   let any = false;
-  try {
-    const all = (el as unknown as { querySelectorAll(s: string): ArrayLike<Walked> }).querySelectorAll("*");
-    for (let i = 0; i < all.length && i < 500; i++) {
-      const d = all[i] as Walked;
-      if (refOf.get(d) === undefined) continue;
-      const t = String(d.textContent || "")
-        .replace(/\s+/g, " ")
-        .trim();
-      const at = t ? rest.indexOf(t) : -1;
-      if (at < 0) continue;
-      rest = rest.slice(0, at) + rest.slice(at + t.length);
-      any = true;
-    }
-  } catch {
-    return false;
+  for (const d of inside) {
+    const t = String(d.textContent || "")
+      .replace(/\s+/g, " ")
+      .trim();
+    const at = t ? rest.indexOf(t) : -1;
+    if (at < 0) continue;
+    rest = rest.slice(0, at) + rest.slice(at + t.length);
+    any = true;
   }
   return any && !/[\p{L}\p{N}]/u.test(rest);
 }
