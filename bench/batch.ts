@@ -9,6 +9,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { CLICK_TARGET, startFixtures, TYPE_TARGET } from "./lib/fixtures.ts";
 import { BATCH_SECTION, replaceSection } from "./lib/sections.ts";
+import { readListing } from "../src/protocol/elements.ts";
 
 const root = resolve(import.meta.dir, "..");
 const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
@@ -39,7 +40,8 @@ const range = (xs: number[]) => `${Math.min(...xs).toFixed(0)}–${Math.max(...x
 try {
   await bp(["launch", "--headless"]);
   await bp(["open", fx.url("/form"), "--new"]);
-  const elements = (JSON.parse((await bp(["snapshot"])).out).elements ?? []) as { r: number; n?: string }[];
+  const elements = (readListing(JSON.parse((await bp(["snapshot"])).out) as { elements?: unknown[] }).elements ??
+    []) as { r: number; n?: string }[];
   const ref = (name: string) => String(elements.find((e) => e.n === name)?.r ?? "");
   const add = ref(CLICK_TARGET);
   const name = ref(TYPE_TARGET);

@@ -15,6 +15,7 @@ import { CLICK_TARGET, startFixtures, TYPE_TARGET } from "./lib/fixtures.ts";
 import { alive, cleanEnv, cmdline, descendants, exec, signalMarked, waitGone } from "./lib/proc.ts";
 import { MEMORY_SECTION, replaceSection } from "./lib/sections.ts";
 import { CHROMIUM } from "./tools/types.ts";
+import { readListing } from "../src/protocol/elements.ts";
 
 const root = resolve(import.meta.dir, "..");
 const argv = process.argv.slice(2);
@@ -75,7 +76,7 @@ async function once(bin: string, fxUrl: (p: string) => string): Promise<Sample> 
     const launch = await bp(["launch", "--headless"]);
     const open = await bp(["open", fxUrl("/form"), "--new"]);
     const snap = await bp(["snapshot"]);
-    const elements = (JSON.parse(snap.out).elements ?? []) as {
+    const elements = (readListing(JSON.parse(snap.out) as { elements?: unknown[] }).elements ?? []) as {
       r: number;
       n?: string;
     }[];

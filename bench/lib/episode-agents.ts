@@ -8,6 +8,7 @@
  */
 import type { Exec } from "./proc.ts";
 import type { Step } from "./episode-pages.ts";
+import { readListing } from "../../src/protocol/elements.ts";
 
 export type Run = (args: string[]) => Promise<Exec>;
 
@@ -49,7 +50,7 @@ const fresh = (): Trace => ({ calls: 0, ms: 0, chars: 0, looks: 0, byText: 0, bl
 export function bpRefs(out: string, into: Map<string, string>): void {
   let v: unknown;
   try {
-    v = JSON.parse(out);
+    v = readListing(JSON.parse(out) as object);
   } catch {
     return;
   }

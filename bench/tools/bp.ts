@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { alive, cleanEnv, cmdline, descendants, exec, signalMarked, waitGone, type Exec } from "../lib/proc.ts";
 import { CHROMIUM, errorText, type Cap, type Commands, type Sample, type Tool } from "./types.ts";
+import { readListing } from "../../src/protocol/elements.ts";
 
 const MAIN_KEY = "bench-main";
 /** Enough to cover every control of the largest fixture (bp's maximum). */
@@ -150,7 +151,7 @@ export class BpTool implements Tool {
       return undefined;
     };
     try {
-      const r = found(JSON.parse(out));
+      const r = found(readListing(JSON.parse(out) as object));
       if (r) return r;
     } catch {
       // human text

@@ -4,11 +4,14 @@
  */
 import { escapeLine, quote } from "../shared/escape.ts";
 import { cutString } from "../shared/page-strings.ts";
+import { readEntry } from "./elements.ts";
 import { withNotices } from "./human.ts";
 
 type R = Record<string, unknown>;
 const list = (r: R | undefined, key: string) => (r?.[key] as R[] | undefined) ?? [];
 const str = (x: unknown) => String(x);
+/** A list of elements in object form (they travel as arrays: src/protocol/elements.ts). */
+const entriesOf = (r: R | undefined, key: string): R[] => ((r?.[key] as unknown[] | undefined) ?? []).map(readEntry);
 
 /** A frame entry as JSON: `{r, t: "iframe", n, src, f, s: reason}` (an element's `s` is its state words). */
 const isFrame = (e: R) => e.t === "iframe" && (e.s === "cross_origin" || e.s === "unreachable");
@@ -65,7 +68,7 @@ export function snapshotLines(r: R): string {
     const below = Math.max(0, (dh as number) - (vh as number) - (sy as number));
     lines.push(`[viewport] ${vw}x${vh} at ${sx},${sy} of ${dw}x${dh}${below > 0 ? ` | ${below}px below` : ""}`);
   }
-  const entries = list(r, "elements");
+  const entries = entriesOf(r, "elements");
   if (!entries.some((e) => !isText(e))) lines.push("(no interactive elements)");
   lines.push(...entries.map(entryLine));
   if (r.truncated) {
@@ -109,7 +112,7 @@ export function diffLines(d: R): string {
   const lines: string[] = [];
   if (d.title !== undefined) lines.push(`[page] title now ${quote(str(d.title), 200)}`);
   if (d.url !== undefined) lines.push(`[page] url now ${quote(str(d.url), 300)}`);
-  const added = list(d, "added");
+  const added = entriesOf(d, "added");
   for (const e of added.filter((x) => x.replaced === undefined)) lines.push(`+ ${entryLine(e)}`);
   for (const c of added.filter((x) => x.replaced !== undefined)) {
     const was = c.was !== undefined ? ` replacing ${refRanges(expandRuns(c.was))}` : "";
@@ -119,7 +122,8 @@ export function diffLines(d: R): string {
     );
   }
   if (d.more) lines.push(`+ ${str(d.more)} more new elements beyond the limit`);
-  for (const c of list(d, "changed")) lines.push(`~ ${elementLine(c)} (${((c.fields as string[]) ?? []).join(",")})`);
+  for (const c of entriesOf(d, "changed"))
+    lines.push(`~ ${elementLine(c)} (${((c.fields as string[]) ?? []).join(",")})`);
   if (d.removed !== undefined) lines.push(`- removed ${refRanges(expandRuns(d.removed))}`);
   if (d.order) lines.push(`~ order now ${(d.order as string[]).map((n) => quote(n, 60)).join(", ")}`);
   for (const t of (d.text as string[] | undefined) ?? []) lines.push(`| ${quote(t, 160)}`);

@@ -7,7 +7,14 @@ import { once } from "./define.ts";
  * first use, like the result schemas that carry it (src/protocol/define.ts).
  */
 export const observationSchemas = once(() => {
-  const entry = v.record(v.string(), v.unknown());
+  const record = v.record(v.string(), v.unknown());
+  // src/protocol/elements.ts: [ref, role, name?, {more}?], a text block as a string, a heading, fold or churn run as an object.
+  const entry = v.pipe(
+    v.union([v.array(v.unknown()), v.string(), record]),
+    v.description(
+      'An element [ref, role, name, {v, s, …}] (name and object only when not empty); a text block "…"; {h, x} a heading; {fold, …} and {replaced, …} runs',
+    ),
+  );
 
   const observation = {
     title: v.optional(v.pipe(v.string(), v.description("Absent with --diff (a new title is in the diff)"))),
@@ -25,7 +32,7 @@ export const observationSchemas = once(() => {
     truncationReasons: v.optional(v.array(v.string())),
     hints: v.optional(
       v.pipe(
-        v.array(entry),
+        v.array(record),
         v.description("The page's hints (overlay, authentication, …), then the watchdogs' (see any command's hints)"),
       ),
     ),

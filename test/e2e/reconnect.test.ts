@@ -9,6 +9,7 @@ import { BP, browsersUnder, killAndWait, envPool, waitFor, type BpEnv } from "..
 import { requireChromium } from "../support/chromium.ts";
 import { startFakeCdp } from "../support/fake-cdp.ts";
 import { startFixtureServer } from "../support/fixture-server.ts";
+import { readListing } from "../../src/protocol/elements.ts";
 
 requireChromium();
 const site = startFixtureServer();
@@ -30,7 +31,7 @@ function spawnBp(env: BpEnv, args: string[], key: string): Promise<Json> {
   });
   return (async () => {
     const [out] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
-    return JSON.parse(out.trim().split("\n").at(-1) ?? "{}") as Json;
+    return readListing(JSON.parse(out.trim().split("\n").at(-1) ?? "{}") as object) as Json;
   })();
 }
 

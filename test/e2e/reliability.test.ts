@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { requireChromium } from "../support/chromium.ts";
 import { BP, browsersUnder, killAndWait, makeBpEnv, waitFor } from "../support/bp.ts";
 import { PAGES, startFixtureServer } from "../support/fixture-server.ts";
+import { readListing } from "../../src/protocol/elements.ts";
 
 requireChromium();
 const gates: (() => void)[] = [];
@@ -47,7 +48,7 @@ function spawnBp(args: string[], key: string) {
       const [stdout, code] = await Promise.all([out, proc.exited]);
       return {
         code,
-        json: JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as Record<string, unknown> & {
+        json: readListing(JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as object) as Record<string, unknown> & {
           code?: string;
           context?: Record<string, unknown>;
         },

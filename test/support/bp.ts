@@ -5,6 +5,7 @@
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { readListing } from "../../src/protocol/elements.ts";
 import { isPidAlive } from "../../src/shared/process-identity.ts";
 
 export const BP = join(import.meta.dir, "../../dist/bp");
@@ -60,7 +61,8 @@ export function makeBpEnv(extra: Record<string, string> = {}): BpEnv {
       ]);
       let json: BpResult["json"];
       try {
-        json = JSON.parse(stdout.trim().split("\n").at(-1) ?? "") as BpResult["json"];
+        // Listed elements travel as arrays (src/protocol/elements.ts); tests look them up by field.
+        json = readListing(JSON.parse(stdout.trim().split("\n").at(-1) ?? "") as BpResult["json"]);
       } catch {
         json = { ok: false, code: "unparsable_output" };
       }

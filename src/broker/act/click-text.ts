@@ -1,4 +1,5 @@
 import { click as command } from "../../protocol/commands-actions.ts";
+import { readEntry } from "../../protocol/elements.ts";
 import { invalidArgument } from "../../shared/errors.ts";
 import type { BoundCall, CallContext, Handler } from "../context/types.ts";
 import { selectedTab } from "../context/tabs.ts";
@@ -51,7 +52,7 @@ async function refByText(ctx: CallContext, text: string): Promise<number> {
   const seen = had?.last;
   const found = await observe(ctx, { limit: 50, find: text });
   if (seen && obsOf() === had && had) had.last = seen;
-  const listed = ((found.elements ?? []) as Entry[]).filter(
+  const listed = ((found.elements ?? []).map(readEntry) as Entry[]).filter(
     (e): e is Entry & { r: number } => e.fold === undefined && typeof e.r === "number" && e.t !== "iframe",
   );
   const want = text.trim().toLowerCase();

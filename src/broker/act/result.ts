@@ -1,6 +1,7 @@
 import type { SnapshotResult } from "../../page/types.ts";
 import type { click } from "../../protocol/commands-actions.ts";
 import type { AnyEvidence } from "../../protocol/evidence.ts";
+import { type EntryObject, readEntry, wireEntry } from "../../protocol/elements.ts";
 import { commandNamed } from "../../protocol/registry.ts";
 import { exactly, type ReplyOf } from "../context/handler.ts";
 import { capitalize, withArticle } from "../../shared/words.ts";
@@ -83,7 +84,7 @@ function dropKnownHints(out: ActionObservation, previous: SnapshotResult | undef
   else delete out.hints;
 }
 
-function fieldsOf(entry: Record<string, unknown>): string[] {
+function fieldsOf(entry: EntryObject): string[] {
   return Array.isArray(entry.fields) ? entry.fields.map(String) : [];
 }
 
@@ -92,11 +93,12 @@ function dropNamedFields(out: ActionObservation, effects: string[] | undefined):
   const named = new Set(effects ?? []);
   const diff = out.diff;
   if (!diff?.changed) return;
-  diff.changed = diff.changed.map((c) => {
+  diff.changed = diff.changed.map((wire) => {
+    const c = readEntry(wire);
     const fields = fieldsOf(c);
-    if (fields.length === 0 || !fields.every((f) => named.has(`${f}_changed`))) return c;
+    if (fields.length === 0 || !fields.every((f) => named.has(`${f}_changed`))) return wire;
     const { fields: _named, ...rest } = c;
-    return rest;
+    return wireEntry(rest);
   });
 }
 
@@ -155,13 +157,14 @@ function leanObservation(reply: SnapshotReply): ActionObservation {
     delete out.url;
     delete out.title;
     if (out.elements?.length === 0) delete out.elements;
-    const changed = (diff.changed ?? []).flatMap((c) => {
+    const changed = (diff.changed ?? []).flatMap((wire) => {
+      const c = readEntry(wire);
       const fields = fieldsOf(c);
       const rest = fields.filter((f) => f !== "focused");
       if (fields.length > 0 && rest.length === 0) return [];
-      if (rest.length === fields.length) return [c];
+      if (rest.length === fields.length) return [wire];
       // Focus came along with a real change: leave it out of the entry too.
-      const e: Record<string, unknown> = { ...c, fields: rest };
+      const e: EntryObject = { ...c, fields: rest };
       if (typeof e.s === "string") {
         const st = e.s
           .split(" ")
@@ -170,7 +173,7 @@ function leanObservation(reply: SnapshotReply): ActionObservation {
         if (st) e.s = st;
         else delete e.s;
       }
-      return [e];
+      return [wireEntry(e)];
     });
     const d: ActionDiff = {
       ...(diff.added?.length ? { added: diff.added } : {}),

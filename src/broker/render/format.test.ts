@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { closePages, page } from "../../../test/support/happy-dom.ts";
 import { diffSnapshots, type SnapshotDiff } from "./diff.ts";
 import { compactDiff, compactSnapshotJson, compactSnapshotMeta, humanPage } from "./format.ts";
+import { readEntry } from "../../protocol/elements.ts";
 import { escapeLine } from "../../shared/escape.ts";
 import { diffLines, refRanges, snapshotLines } from "../../protocol/human-snapshot.ts";
 import { snapshotMain as pageSnapshot } from "../../page/snapshot/main.ts";
@@ -137,7 +138,7 @@ describe("human format", () => {
 });
 
 describe("compact JSON", () => {
-  test("short keys, no null/false/empty fields, raw values", () => {
+  test("elements as [ref, role, name, {more}], no null/false/empty fields, raw values", () => {
     const r = result([
       element(1, "link", "Home"),
       element(2, "checkbox", "Agree", { checked: false }),
@@ -157,6 +158,15 @@ describe("compact JSON", () => {
     ]);
     const json = compactSnapshotJson(r);
     expect(json.elements).toEqual([
+      [1, "link", "Home"],
+      [2, "checkbox", "Agree"],
+      [3, "textbox", "", { v: "a\nb" }],
+      [4, "textbox", "Pw", { vl: 5 }],
+      { fold: 9, r: 5, to: 13, t: "link+button", ex: ["P1"] },
+    ]);
+    expect(JSON.stringify(compactSnapshotJson(result([element(7, "button")])).elements)).toBe('[[7,"button"]]');
+    // Read back, an entry is the object its short keys name.
+    expect(json.elements?.map(readEntry)).toEqual([
       { r: 1, t: "link", n: "Home" },
       { r: 2, t: "checkbox", n: "Agree" },
       { r: 3, t: "textbox", v: "a\nb" },
@@ -186,7 +196,7 @@ describe("compact JSON", () => {
     const still = compactSnapshotJson(
       result([element(1, "textbox", "Pw", { sensitive: true, valueLength: 0 })], { page: fits }),
     );
-    expect(still).toEqual({ title: "T", url: "https://fmt.example/", elements: [{ r: 1, t: "textbox", n: "Pw" }] });
+    expect(still).toEqual({ title: "T", url: "https://fmt.example/", elements: [[1, "textbox", "Pw"]] });
     expect(
       formatSnapshotHuman(result([element(1, "textbox", "Pw", { sensitive: true, valueLength: 0 })], { page: fits })),
     ).toBe('[page] T | https://fmt.example/\n[1] textbox "Pw"');
@@ -252,7 +262,7 @@ describe("compact JSON", () => {
   test("boxes on request, with the off-viewport marker", () => {
     const r = result([element(1, "checkbox", "Agree", { checked: true, inViewport: false })]);
     const json = compactSnapshotJson(r, { boxes: true });
-    expect(json.elements).toEqual([{ r: 1, t: "checkbox", n: "Agree", s: "checked", b: [0, 0, 10, 10], o: 1 }]);
+    expect(json.elements).toEqual([[1, "checkbox", "Agree", { s: "checked", b: [0, 0, 10, 10], o: 1 }]]);
   });
 
   test("compact output of a real page is smaller than the human text", () => {
@@ -365,7 +375,7 @@ describe("text blocks and icon words", () => {
     const els = r.elements.filter((e): e is SnapshotElement => e.kind === "element");
     expect(els.filter((e) => !e.name).map((e) => e.desc)).toEqual(["icon star", "trash can"]);
     const json = compactSnapshotJson(r, { text: true }).elements ?? [];
-    expect(json.slice(0, 2)).toEqual([{ h: 2, x: "Pick a day" }, { x: "Choose one below." }]);
-    expect(compactSnapshotJson(r).elements?.some((e) => "x" in e)).toBe(false);
+    expect(json.slice(0, 2)).toEqual([{ h: 2, x: "Pick a day" }, "Choose one below."]);
+    expect(compactSnapshotJson(r).elements?.some((e) => typeof e === "string" || "x" in e)).toBe(false);
   });
 });

@@ -10,6 +10,7 @@ import type {
   PageGeometry,
   TextBlock,
 } from "../../page/types.ts";
+import { type Json, type WireEntry, wireEntry } from "../../protocol/elements.ts";
 import { refRuns, type ChurnRun, type SnapshotDiff } from "./diff.ts";
 /** State words shared by human and compact JSON output, in a fixed order. */
 export function elementStates(e: SnapshotElement): string[] {
@@ -70,14 +71,12 @@ export function interleaveTexts<T>(result: SnapshotResult, entries: T[], text: (
 /** A text block as JSON: `{x}`, a heading `{h, x}`. */
 export const compactText = (b: TextBlock): { [key: string]: Json } => (b.h ? { h: b.h, x: b.x } : { x: b.x });
 
-type Json = string | number | boolean | Json[] | { [key: string]: Json };
-
 /** A snapshot as JSON (compactSnapshotJson): each field only when it says something. */
 export interface CompactSnapshot {
   title: string;
   url: string;
   page?: { [key: string]: number };
-  elements?: { [key: string]: Json }[];
+  elements?: WireEntry[];
   total?: number;
   truncated?: true;
   truncationReasons?: string[];
@@ -85,7 +84,7 @@ export interface CompactSnapshot {
 }
 
 /**
- * Short keys: r ref, t role, n name, v value, vl value length (sensitive fields), s states,
+ * An entry's object form, sent as `[r, t, n, {rest}]` (src/protocol/elements.ts). Short keys: r ref, t role, n name, v value, vl value length (sensitive fields), s states,
  * f frame path, b box, o 1 when outside the viewport, via "label". Folds: {fold: count, r: first
  * ref, to: last ref, t: role, ex: sample names}. Frames: {r, t: "iframe", n, src, f, s: reason}.
  */
@@ -153,8 +152,8 @@ export function compactSnapshotJson(result: SnapshotResult, options: CompactJson
   const page = compactPage(result.page);
   if (page) out.page = page;
   const entries = result.elements.map((e) => compactEntry(e, options));
-  if (options.text && result.texts?.length) out.elements = interleaveTexts(result, entries, compactText);
-  else if (entries.length) out.elements = entries;
+  const listed = options.text && result.texts?.length ? interleaveTexts(result, entries, compactText) : entries;
+  if (listed.length) out.elements = listed.map(wireEntry);
   return addTail(out, result);
 }
 
@@ -197,13 +196,15 @@ export function compactDiff(d: SnapshotDiff, options: { boxes?: boolean; human?:
     ...(d.added.length || d.replaced.length
       ? {
           added: [
-            ...d.added.map((e) => compactEntry(e, { boxes: options.boxes === true })),
+            ...d.added.map((e) => wireEntry(compactEntry(e, { boxes: options.boxes === true }))),
             ...d.replaced.map(compactChurn),
           ],
         }
       : {}),
     ...(d.removed.length ? { removed: refRuns(d.removed) } : {}),
-    ...(d.changed.length ? { changed: d.changed.map((c) => ({ ...compactEntry(c.element), fields: c.fields })) } : {}),
+    ...(d.changed.length
+      ? { changed: d.changed.map((c) => wireEntry({ ...compactEntry(c.element), fields: c.fields })) }
+      : {}),
     ...(d.announced.length ? { announced: d.announced } : {}),
     ...(d.text.length ? { text: d.text } : {}),
     ...(d.order ? { order: d.order } : {}),

@@ -8,6 +8,7 @@ import { ERROR_CODES } from "../../../src/shared/errors.ts";
 import { BP, browsersUnder, killAndWait, makeBpEnv, processesFor, type BpEnv } from "../../support/bp.ts";
 import { requireChromium } from "../../support/chromium.ts";
 import { cliEnded, cliStarted, trackRoot } from "./cpu.ts";
+import { readListing } from "../../../src/protocol/elements.ts";
 
 /**
  * Keeps a browser off every network but loopback: a dead proxy for everything that is not
@@ -120,7 +121,8 @@ export function makeLab(extraEnv: Record<string, string> = {}): Lab {
       const reply: Reply = { exit, stdout, stderr, ms: performance.now() - started, hung };
       try {
         const parsed: unknown = JSON.parse(stdout);
-        if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) reply.json = parsed as Json;
+        if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed))
+          reply.json = readListing(parsed) as Json;
       } catch {
         // replyProblem names it
       }
