@@ -1,7 +1,7 @@
 /**
  * The scripted agents of bench/episodes.ts: the same policy for every tool, written the way an
- * agent uses each tool's documented commands. It looks once (bp `snapshot --text`, agent-browser
- * `snapshot`: both show the instruction), then for each goal step finds the element by name in
+ * agent uses each tool's documented commands. It looks once (bp `open --text`, the look in the
+ * open's reply; agent-browser `snapshot`: both show the instruction), then for each goal step finds the element by name in
  * what it has read so far; when the name is missing it looks again, and when still missing it
  * acts by visible text (bp `click --text`, agent-browser `find text … click`). bp's replies carry
  * the change, so what they add is read as refs; agent-browser's refs belong to its last snapshot.
@@ -85,7 +85,8 @@ export function abRefs(out: string, into: Map<string, string>): void {
 /** How one tool is driven: its looks, its commands by ref, and its fallback by visible text. */
 interface Driver {
   id: string;
-  firstLook: string[];
+  /** The first look: its own call after `open`, or flags that make the open's reply the look. */
+  firstLook: { call: string[] } | { open: string[] };
   look: string[];
   /** Whether a look replaces what the agent knows (refs of the last snapshot) or adds to it (stable refs). */
   replaces: boolean;
@@ -112,8 +113,10 @@ function agent(d: Driver): Agent {
         d.refs(e.out, refs);
         return e;
       };
-      await run(["open", url]);
-      t.blind = !d.shows((await look(d.firstLook)).out, instruction);
+      const first = d.firstLook;
+      if ("call" in first) await run(["open", url]);
+      const seen = await look("call" in first ? first.call : ["open", url, ...first.open]);
+      t.blind = !d.shows(seen.out, instruction);
       for (const step of goal) {
         let e: Exec | undefined;
         for (let attempt = 0; attempt < 2; attempt++) {
@@ -144,7 +147,7 @@ function agent(d: Driver): Agent {
 
 export const bpAgent = agent({
   id: "bp",
-  firstLook: ["snapshot", "--text"],
+  firstLook: { open: ["--text"] },
   look: ["snapshot"],
   replaces: false,
   repliesRefs: true,
@@ -165,7 +168,7 @@ export const bpAgent = agent({
 
 export const abAgent = agent({
   id: "agent-browser",
-  firstLook: ["snapshot"],
+  firstLook: { call: ["snapshot"] },
   look: ["snapshot", "-i"],
   replaces: true,
   repliesRefs: false,

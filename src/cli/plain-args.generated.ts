@@ -133,1004 +133,1022 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
       if (v26 !== undefined && (typeof v26 !== "string")) return undefined;
       o21["profile"] = v26;
     }
+    const v27 = "snapshot" in v22 ? v22["snapshot"] : undefined;
+    const v28 = v27 === undefined ? false : v27;
+    if (v28 !== undefined && (typeof v28 !== "boolean")) return undefined;
+    o21["snapshot"] = v28;
+    const v29 = "text" in v22 ? v22["text"] : undefined;
+    const v30 = v29 === undefined ? false : v29;
+    if (v30 !== undefined && (typeof v30 !== "boolean")) return undefined;
+    o21["text"] = v30;
+    if ("limit" in v22) {
+      const v31 = v22["limit"];
+      if (v31 !== undefined) {
+        if (typeof v31 !== "number" || Number.isNaN(v31)) return undefined;
+        if (!Number.isInteger(v31)) return undefined;
+        if (!(v31 >= 1)) return undefined;
+        if (!(v31 <= 10000)) return undefined;
+      }
+      o21["limit"] = v31;
+    }
     return o21 as Record<string, unknown>;
   },
   "close": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v28 = value as Record<string, unknown>;
-    const o27: Record<string, unknown> = {};
-    const v29 = "all" in v28 ? v28["all"] : undefined;
-    const v30 = v29 === undefined ? false : v29;
-    if (v30 !== undefined && (typeof v30 !== "boolean")) return undefined;
-    o27["all"] = v30;
-    return o27 as Record<string, unknown>;
+    const v33 = value as Record<string, unknown>;
+    const o32: Record<string, unknown> = {};
+    const v34 = "all" in v33 ? v33["all"] : undefined;
+    const v35 = v34 === undefined ? false : v34;
+    if (v35 !== undefined && (typeof v35 !== "boolean")) return undefined;
+    o32["all"] = v35;
+    return o32 as Record<string, unknown>;
   },
   "back": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const o31: Record<string, unknown> = {};
-    return o31 as Record<string, unknown>;
+    const o36: Record<string, unknown> = {};
+    return o36 as Record<string, unknown>;
   },
   "forward": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const o32: Record<string, unknown> = {};
-    return o32 as Record<string, unknown>;
+    const o37: Record<string, unknown> = {};
+    return o37 as Record<string, unknown>;
   },
   "reload": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const o33: Record<string, unknown> = {};
-    return o33 as Record<string, unknown>;
+    const o38: Record<string, unknown> = {};
+    return o38 as Record<string, unknown>;
   },
   "stop": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const o34: Record<string, unknown> = {};
-    return o34 as Record<string, unknown>;
+    const o39: Record<string, unknown> = {};
+    return o39 as Record<string, unknown>;
   },
   "snapshot": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v36 = value as Record<string, unknown>;
-    const o35: Record<string, unknown> = {};
-    const v37 = "limit" in v36 ? v36["limit"] : undefined;
-    const v38 = v37 === undefined ? 50 : v37;
-    if (v38 !== undefined) {
-      if (typeof v38 !== "number" || Number.isNaN(v38)) return undefined;
-      if (!Number.isInteger(v38)) return undefined;
-      if (!(v38 >= 1)) return undefined;
-      if (!(v38 <= 10000)) return undefined;
+    const v41 = value as Record<string, unknown>;
+    const o40: Record<string, unknown> = {};
+    const v42 = "limit" in v41 ? v41["limit"] : undefined;
+    const v43 = v42 === undefined ? 50 : v42;
+    if (v43 !== undefined) {
+      if (typeof v43 !== "number" || Number.isNaN(v43)) return undefined;
+      if (!Number.isInteger(v43)) return undefined;
+      if (!(v43 >= 1)) return undefined;
+      if (!(v43 <= 10000)) return undefined;
     }
-    o35["limit"] = v38;
-    const v39 = "diff" in v36 ? v36["diff"] : undefined;
-    const v40 = v39 === undefined ? false : v39;
-    if (v40 !== undefined && (typeof v40 !== "boolean")) return undefined;
-    o35["diff"] = v40;
-    if ("expand" in v36) {
-      const v41 = v36["expand"];
-      if (v41 !== undefined) {
-        if (typeof v41 !== "number" || Number.isNaN(v41)) return undefined;
-        if (!Number.isInteger(v41)) return undefined;
-        if (!(v41 >= 1)) return undefined;
+    o40["limit"] = v43;
+    const v44 = "diff" in v41 ? v41["diff"] : undefined;
+    const v45 = v44 === undefined ? false : v44;
+    if (v45 !== undefined && (typeof v45 !== "boolean")) return undefined;
+    o40["diff"] = v45;
+    if ("expand" in v41) {
+      const v46 = v41["expand"];
+      if (v46 !== undefined) {
+        if (typeof v46 !== "number" || Number.isNaN(v46)) return undefined;
+        if (!Number.isInteger(v46)) return undefined;
+        if (!(v46 >= 1)) return undefined;
       }
-      o35["expand"] = v41;
+      o40["expand"] = v46;
     }
-    if ("find" in v36) {
-      const v42 = v36["find"];
-      if (v42 !== undefined) {
-        if (typeof v42 !== "string") return undefined;
-        if (v42.length < 1) return undefined;
-        if (v42.length > 200) return undefined;
+    if ("find" in v41) {
+      const v47 = v41["find"];
+      if (v47 !== undefined) {
+        if (typeof v47 !== "string") return undefined;
+        if (v47.length < 1) return undefined;
+        if (v47.length > 200) return undefined;
       }
-      o35["find"] = v42;
+      o40["find"] = v47;
     }
-    const v43 = "boxes" in v36 ? v36["boxes"] : undefined;
-    const v44 = v43 === undefined ? false : v43;
-    if (v44 !== undefined && (typeof v44 !== "boolean")) return undefined;
-    o35["boxes"] = v44;
-    const v45 = "text" in v36 ? v36["text"] : undefined;
-    const v46 = v45 === undefined ? false : v45;
-    if (v46 !== undefined && (typeof v46 !== "boolean")) return undefined;
-    o35["text"] = v46;
-    return o35 as Record<string, unknown>;
+    const v48 = "boxes" in v41 ? v41["boxes"] : undefined;
+    const v49 = v48 === undefined ? false : v48;
+    if (v49 !== undefined && (typeof v49 !== "boolean")) return undefined;
+    o40["boxes"] = v49;
+    const v50 = "text" in v41 ? v41["text"] : undefined;
+    const v51 = v50 === undefined ? false : v50;
+    if (v51 !== undefined && (typeof v51 !== "boolean")) return undefined;
+    o40["text"] = v51;
+    return o40 as Record<string, unknown>;
   },
   "frame": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v48 = value as Record<string, unknown>;
-    const o47: Record<string, unknown> = {};
-    if ("index" in v48) {
-      const v49 = v48["index"];
-      if (v49 !== undefined) {
-        if (typeof v49 !== "number" || Number.isNaN(v49)) return undefined;
-        if (!Number.isInteger(v49)) return undefined;
-        if (!(v49 >= 0)) return undefined;
-        if (!(v49 <= 10000)) return undefined;
+    const v53 = value as Record<string, unknown>;
+    const o52: Record<string, unknown> = {};
+    if ("index" in v53) {
+      const v54 = v53["index"];
+      if (v54 !== undefined) {
+        if (typeof v54 !== "number" || Number.isNaN(v54)) return undefined;
+        if (!Number.isInteger(v54)) return undefined;
+        if (!(v54 >= 0)) return undefined;
+        if (!(v54 <= 10000)) return undefined;
       }
-      o47["index"] = v49;
+      o52["index"] = v54;
     }
-    return o47 as Record<string, unknown>;
+    return o52 as Record<string, unknown>;
   },
   "read": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v51 = value as Record<string, unknown>;
-    const o50: Record<string, unknown> = {};
-    if ("selector" in v51) {
-      const v52 = v51["selector"];
-      if (v52 !== undefined) {
-        if (typeof v52 !== "string") return undefined;
-        if (v52.length < 1) return undefined;
-        if (v52.length > 4096) return undefined;
+    const v56 = value as Record<string, unknown>;
+    const o55: Record<string, unknown> = {};
+    if ("selector" in v56) {
+      const v57 = v56["selector"];
+      if (v57 !== undefined) {
+        if (typeof v57 !== "string") return undefined;
+        if (v57.length < 1) return undefined;
+        if (v57.length > 4096) return undefined;
       }
-      o50["selector"] = v52;
+      o55["selector"] = v57;
     }
-    const v53 = "limit" in v51 ? v51["limit"] : undefined;
-    const v54 = v53 === undefined ? 3000 : v53;
-    if (v54 !== undefined) {
-      if (typeof v54 !== "number" || Number.isNaN(v54)) return undefined;
-      if (!Number.isInteger(v54)) return undefined;
-      if (!(v54 >= 1)) return undefined;
-      if (!(v54 <= 100000)) return undefined;
+    const v58 = "limit" in v56 ? v56["limit"] : undefined;
+    const v59 = v58 === undefined ? 3000 : v58;
+    if (v59 !== undefined) {
+      if (typeof v59 !== "number" || Number.isNaN(v59)) return undefined;
+      if (!Number.isInteger(v59)) return undefined;
+      if (!(v59 >= 1)) return undefined;
+      if (!(v59 <= 100000)) return undefined;
     }
-    o50["limit"] = v54;
-    return o50 as Record<string, unknown>;
+    o55["limit"] = v59;
+    return o55 as Record<string, unknown>;
   },
   "search": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v56 = value as Record<string, unknown>;
-    const o55: Record<string, unknown> = {};
-    if (!("query" in v56)) return undefined;
-    const v57 = v56["query"];
-    if (typeof v57 !== "string") return undefined;
-    if (!CHECK_2(v57)) return undefined;
-    if (v57.length > 500) return undefined;
-    o55["query"] = v57;
-    if ("selector" in v56) {
-      const v58 = v56["selector"];
-      if (v58 !== undefined) {
-        if (typeof v58 !== "string") return undefined;
-        if (v58.length < 1) return undefined;
-        if (v58.length > 4096) return undefined;
+    const v61 = value as Record<string, unknown>;
+    const o60: Record<string, unknown> = {};
+    if (!("query" in v61)) return undefined;
+    const v62 = v61["query"];
+    if (typeof v62 !== "string") return undefined;
+    if (!CHECK_2(v62)) return undefined;
+    if (v62.length > 500) return undefined;
+    o60["query"] = v62;
+    if ("selector" in v61) {
+      const v63 = v61["selector"];
+      if (v63 !== undefined) {
+        if (typeof v63 !== "string") return undefined;
+        if (v63.length < 1) return undefined;
+        if (v63.length > 4096) return undefined;
       }
-      o55["selector"] = v58;
+      o60["selector"] = v63;
     }
-    const v59 = "case-sensitive" in v56 ? v56["case-sensitive"] : undefined;
-    const v60 = v59 === undefined ? false : v59;
-    if (v60 !== undefined && (typeof v60 !== "boolean")) return undefined;
-    o55["case-sensitive"] = v60;
-    const v61 = "whole-word" in v56 ? v56["whole-word"] : undefined;
-    const v62 = v61 === undefined ? false : v61;
-    if (v62 !== undefined && (typeof v62 !== "boolean")) return undefined;
-    o55["whole-word"] = v62;
-    const v63 = "limit" in v56 ? v56["limit"] : undefined;
-    const v64 = v63 === undefined ? 20 : v63;
-    if (v64 !== undefined) {
-      if (typeof v64 !== "number" || Number.isNaN(v64)) return undefined;
-      if (!Number.isInteger(v64)) return undefined;
-      if (!(v64 >= 1)) return undefined;
-      if (!(v64 <= 200)) return undefined;
+    const v64 = "case-sensitive" in v61 ? v61["case-sensitive"] : undefined;
+    const v65 = v64 === undefined ? false : v64;
+    if (v65 !== undefined && (typeof v65 !== "boolean")) return undefined;
+    o60["case-sensitive"] = v65;
+    const v66 = "whole-word" in v61 ? v61["whole-word"] : undefined;
+    const v67 = v66 === undefined ? false : v66;
+    if (v67 !== undefined && (typeof v67 !== "boolean")) return undefined;
+    o60["whole-word"] = v67;
+    const v68 = "limit" in v61 ? v61["limit"] : undefined;
+    const v69 = v68 === undefined ? 20 : v68;
+    if (v69 !== undefined) {
+      if (typeof v69 !== "number" || Number.isNaN(v69)) return undefined;
+      if (!Number.isInteger(v69)) return undefined;
+      if (!(v69 >= 1)) return undefined;
+      if (!(v69 <= 200)) return undefined;
     }
-    o55["limit"] = v64;
-    return o55 as Record<string, unknown>;
+    o60["limit"] = v69;
+    return o60 as Record<string, unknown>;
   },
   "locate": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v66 = value as Record<string, unknown>;
-    const o65: Record<string, unknown> = {};
-    if (!("selector" in v66)) return undefined;
-    const v67 = v66["selector"];
-    if (typeof v67 !== "string") return undefined;
-    if (v67.length < 1) return undefined;
-    if (v67.length > 4096) return undefined;
-    o65["selector"] = v67;
-    return o65 as Record<string, unknown>;
+    const v71 = value as Record<string, unknown>;
+    const o70: Record<string, unknown> = {};
+    if (!("selector" in v71)) return undefined;
+    const v72 = v71["selector"];
+    if (typeof v72 !== "string") return undefined;
+    if (v72.length < 1) return undefined;
+    if (v72.length > 4096) return undefined;
+    o70["selector"] = v72;
+    return o70 as Record<string, unknown>;
   },
   "eval": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v69 = value as Record<string, unknown>;
-    const o68: Record<string, unknown> = {};
-    if (!("expression" in v69)) return undefined;
-    const v70 = v69["expression"];
-    if (typeof v70 !== "string") return undefined;
-    if (v70.length < 1) return undefined;
-    o68["expression"] = v70;
-    return o68 as Record<string, unknown>;
+    const v74 = value as Record<string, unknown>;
+    const o73: Record<string, unknown> = {};
+    if (!("expression" in v74)) return undefined;
+    const v75 = v74["expression"];
+    if (typeof v75 !== "string") return undefined;
+    if (v75.length < 1) return undefined;
+    o73["expression"] = v75;
+    return o73 as Record<string, unknown>;
   },
   "screenshot": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v72 = value as Record<string, unknown>;
-    const o71: Record<string, unknown> = {};
-    if ("file" in v72) {
-      const v73 = v72["file"];
-      if (v73 !== undefined && (typeof v73 !== "string")) return undefined;
-      o71["file"] = v73;
-    }
-    const v74 = "force" in v72 ? v72["force"] : undefined;
-    const v75 = v74 === undefined ? false : v74;
-    if (v75 !== undefined && (typeof v75 !== "boolean")) return undefined;
-    o71["force"] = v75;
-    const v76 = "full" in v72 ? v72["full"] : undefined;
-    const v77 = v76 === undefined ? false : v76;
-    if (v77 !== undefined && (typeof v77 !== "boolean")) return undefined;
-    o71["full"] = v77;
-    if ("selector" in v72) {
-      const v78 = v72["selector"];
+    const v77 = value as Record<string, unknown>;
+    const o76: Record<string, unknown> = {};
+    if ("file" in v77) {
+      const v78 = v77["file"];
       if (v78 !== undefined && (typeof v78 !== "string")) return undefined;
-      o71["selector"] = v78;
+      o76["file"] = v78;
     }
-    if ("annotate" in v72) {
-      const v79 = v72["annotate"];
-      if (v79 !== undefined && (typeof v79 !== "string")) return undefined;
-      o71["annotate"] = v79;
+    const v79 = "force" in v77 ? v77["force"] : undefined;
+    const v80 = v79 === undefined ? false : v79;
+    if (v80 !== undefined && (typeof v80 !== "boolean")) return undefined;
+    o76["force"] = v80;
+    const v81 = "full" in v77 ? v77["full"] : undefined;
+    const v82 = v81 === undefined ? false : v81;
+    if (v82 !== undefined && (typeof v82 !== "boolean")) return undefined;
+    o76["full"] = v82;
+    if ("selector" in v77) {
+      const v83 = v77["selector"];
+      if (v83 !== undefined && (typeof v83 !== "string")) return undefined;
+      o76["selector"] = v83;
     }
-    if (RULE_3(o71)) return undefined;
-    if (RULE_4(o71)) return undefined;
-    return o71 as Record<string, unknown>;
+    if ("annotate" in v77) {
+      const v84 = v77["annotate"];
+      if (v84 !== undefined && (typeof v84 !== "string")) return undefined;
+      o76["annotate"] = v84;
+    }
+    if (RULE_3(o76)) return undefined;
+    if (RULE_4(o76)) return undefined;
+    return o76 as Record<string, unknown>;
   },
   "pdf": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v81 = value as Record<string, unknown>;
-    const o80: Record<string, unknown> = {};
-    if ("file" in v81) {
-      const v82 = v81["file"];
-      if (v82 !== undefined && (typeof v82 !== "string")) return undefined;
-      o80["file"] = v82;
+    const v86 = value as Record<string, unknown>;
+    const o85: Record<string, unknown> = {};
+    if ("file" in v86) {
+      const v87 = v86["file"];
+      if (v87 !== undefined && (typeof v87 !== "string")) return undefined;
+      o85["file"] = v87;
     }
-    const v83 = "force" in v81 ? v81["force"] : undefined;
-    const v84 = v83 === undefined ? false : v83;
-    if (v84 !== undefined && (typeof v84 !== "boolean")) return undefined;
-    o80["force"] = v84;
-    const v85 = "landscape" in v81 ? v81["landscape"] : undefined;
-    const v86 = v85 === undefined ? false : v85;
-    if (v86 !== undefined && (typeof v86 !== "boolean")) return undefined;
-    o80["landscape"] = v86;
-    return o80 as Record<string, unknown>;
+    const v88 = "force" in v86 ? v86["force"] : undefined;
+    const v89 = v88 === undefined ? false : v88;
+    if (v89 !== undefined && (typeof v89 !== "boolean")) return undefined;
+    o85["force"] = v89;
+    const v90 = "landscape" in v86 ? v86["landscape"] : undefined;
+    const v91 = v90 === undefined ? false : v90;
+    if (v91 !== undefined && (typeof v91 !== "boolean")) return undefined;
+    o85["landscape"] = v91;
+    return o85 as Record<string, unknown>;
   },
   "downloads": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const o87: Record<string, unknown> = {};
-    return o87 as Record<string, unknown>;
+    const o92: Record<string, unknown> = {};
+    return o92 as Record<string, unknown>;
   },
   "download": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v89 = value as Record<string, unknown>;
-    const o88: Record<string, unknown> = {};
-    if (!("id" in v89)) return undefined;
-    const v90 = v89["id"];
-    if (typeof v90 !== "string") return undefined;
-    o88["id"] = v90;
-    if ("file" in v89) {
-      const v91 = v89["file"];
-      if (v91 !== undefined && (typeof v91 !== "string")) return undefined;
-      o88["file"] = v91;
+    const v94 = value as Record<string, unknown>;
+    const o93: Record<string, unknown> = {};
+    if (!("id" in v94)) return undefined;
+    const v95 = v94["id"];
+    if (typeof v95 !== "string") return undefined;
+    o93["id"] = v95;
+    if ("file" in v94) {
+      const v96 = v94["file"];
+      if (v96 !== undefined && (typeof v96 !== "string")) return undefined;
+      o93["file"] = v96;
     }
-    const v92 = "force" in v89 ? v89["force"] : undefined;
-    const v93 = v92 === undefined ? false : v92;
-    if (v93 !== undefined && (typeof v93 !== "boolean")) return undefined;
-    o88["force"] = v93;
-    return o88 as Record<string, unknown>;
+    const v97 = "force" in v94 ? v94["force"] : undefined;
+    const v98 = v97 === undefined ? false : v97;
+    if (v98 !== undefined && (typeof v98 !== "boolean")) return undefined;
+    o93["force"] = v98;
+    return o93 as Record<string, unknown>;
   },
   "click": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v95 = value as Record<string, unknown>;
-    const o94: Record<string, unknown> = {};
-    if ("ref" in v95) {
-      const v96 = v95["ref"];
-      if (v96 !== undefined) {
-        if (typeof v96 !== "number" || Number.isNaN(v96)) return undefined;
-        if (!Number.isInteger(v96)) return undefined;
-        if (!(v96 >= 1)) return undefined;
-        if (!(v96 <= 9007199254740991)) return undefined;
+    const v100 = value as Record<string, unknown>;
+    const o99: Record<string, unknown> = {};
+    if ("ref" in v100) {
+      const v101 = v100["ref"];
+      if (v101 !== undefined) {
+        if (typeof v101 !== "number" || Number.isNaN(v101)) return undefined;
+        if (!Number.isInteger(v101)) return undefined;
+        if (!(v101 >= 1)) return undefined;
+        if (!(v101 <= 9007199254740991)) return undefined;
       }
-      o94["ref"] = v96;
+      o99["ref"] = v101;
     }
-    if ("xy" in v95) {
-      const v97 = v95["xy"];
-      if (v97 !== undefined && (typeof v97 !== "string")) return undefined;
-      o94["xy"] = v97;
+    if ("xy" in v100) {
+      const v102 = v100["xy"];
+      if (v102 !== undefined && (typeof v102 !== "string")) return undefined;
+      o99["xy"] = v102;
     }
-    if ("text" in v95) {
-      const v98 = v95["text"];
-      if (v98 !== undefined) {
-        if (typeof v98 !== "string") return undefined;
-        if (v98.length < 1) return undefined;
-        if (v98.length > 200) return undefined;
+    if ("text" in v100) {
+      const v103 = v100["text"];
+      if (v103 !== undefined) {
+        if (typeof v103 !== "string") return undefined;
+        if (v103.length < 1) return undefined;
+        if (v103.length > 200) return undefined;
       }
-      o94["text"] = v98;
+      o99["text"] = v103;
     }
-    if ("times" in v95) {
-      const v99 = v95["times"];
-      if (v99 !== undefined) {
-        if (typeof v99 !== "number" || Number.isNaN(v99)) return undefined;
-        if (!Number.isInteger(v99)) return undefined;
-        if (!(v99 >= 1)) return undefined;
-        if (!(v99 <= 50)) return undefined;
+    if ("times" in v100) {
+      const v104 = v100["times"];
+      if (v104 !== undefined) {
+        if (typeof v104 !== "number" || Number.isNaN(v104)) return undefined;
+        if (!Number.isInteger(v104)) return undefined;
+        if (!(v104 >= 1)) return undefined;
+        if (!(v104 <= 50)) return undefined;
       }
-      o94["times"] = v99;
+      o99["times"] = v104;
     }
-    const v100 = "double" in v95 ? v95["double"] : undefined;
-    const v101 = v100 === undefined ? false : v100;
-    if (v101 !== undefined && (typeof v101 !== "boolean")) return undefined;
-    o94["double"] = v101;
-    const v102 = "right" in v95 ? v95["right"] : undefined;
-    const v103 = v102 === undefined ? false : v102;
-    if (v103 !== undefined && (typeof v103 !== "boolean")) return undefined;
-    o94["right"] = v103;
-    const v104 = "limit" in v95 ? v95["limit"] : undefined;
-    const v105 = v104 === undefined ? 50 : v104;
-    if (v105 !== undefined) {
-      if (typeof v105 !== "number" || Number.isNaN(v105)) return undefined;
-      if (!Number.isInteger(v105)) return undefined;
-      if (!(v105 >= 1)) return undefined;
-      if (!(v105 <= 10000)) return undefined;
+    const v105 = "double" in v100 ? v100["double"] : undefined;
+    const v106 = v105 === undefined ? false : v105;
+    if (v106 !== undefined && (typeof v106 !== "boolean")) return undefined;
+    o99["double"] = v106;
+    const v107 = "right" in v100 ? v100["right"] : undefined;
+    const v108 = v107 === undefined ? false : v107;
+    if (v108 !== undefined && (typeof v108 !== "boolean")) return undefined;
+    o99["right"] = v108;
+    const v109 = "limit" in v100 ? v100["limit"] : undefined;
+    const v110 = v109 === undefined ? 50 : v109;
+    if (v110 !== undefined) {
+      if (typeof v110 !== "number" || Number.isNaN(v110)) return undefined;
+      if (!Number.isInteger(v110)) return undefined;
+      if (!(v110 >= 1)) return undefined;
+      if (!(v110 <= 10000)) return undefined;
     }
-    o94["limit"] = v105;
-    const v106 = "full" in v95 ? v95["full"] : undefined;
-    const v107 = v106 === undefined ? false : v106;
-    if (v107 !== undefined && (typeof v107 !== "boolean")) return undefined;
-    o94["full"] = v107;
-    if (RULE_5(o94)) return undefined;
-    if (RULE_6(o94)) return undefined;
-    return o94 as Record<string, unknown>;
+    o99["limit"] = v110;
+    const v111 = "full" in v100 ? v100["full"] : undefined;
+    const v112 = v111 === undefined ? false : v111;
+    if (v112 !== undefined && (typeof v112 !== "boolean")) return undefined;
+    o99["full"] = v112;
+    if (RULE_5(o99)) return undefined;
+    if (RULE_6(o99)) return undefined;
+    return o99 as Record<string, unknown>;
   },
   "type": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v109 = value as Record<string, unknown>;
-    const o108: Record<string, unknown> = {};
-    if (!("ref" in v109)) return undefined;
-    const v110 = v109["ref"];
-    if (typeof v110 !== "number" || Number.isNaN(v110)) return undefined;
-    if (!Number.isInteger(v110)) return undefined;
-    if (!(v110 >= 1)) return undefined;
-    if (!(v110 <= 9007199254740991)) return undefined;
-    o108["ref"] = v110;
-    if (!("text" in v109)) return undefined;
-    const v111 = v109["text"];
-    if (typeof v111 !== "string") return undefined;
-    o108["text"] = v111;
-    const v112 = "clear" in v109 ? v109["clear"] : undefined;
-    const v113 = v112 === undefined ? false : v112;
-    if (v113 !== undefined && (typeof v113 !== "boolean")) return undefined;
-    o108["clear"] = v113;
-    const v114 = "submit" in v109 ? v109["submit"] : undefined;
-    const v115 = v114 === undefined ? false : v114;
-    if (v115 !== undefined && (typeof v115 !== "boolean")) return undefined;
-    o108["submit"] = v115;
-    const v116 = "limit" in v109 ? v109["limit"] : undefined;
-    const v117 = v116 === undefined ? 50 : v116;
-    if (v117 !== undefined) {
-      if (typeof v117 !== "number" || Number.isNaN(v117)) return undefined;
-      if (!Number.isInteger(v117)) return undefined;
-      if (!(v117 >= 1)) return undefined;
-      if (!(v117 <= 10000)) return undefined;
+    const v114 = value as Record<string, unknown>;
+    const o113: Record<string, unknown> = {};
+    if (!("ref" in v114)) return undefined;
+    const v115 = v114["ref"];
+    if (typeof v115 !== "number" || Number.isNaN(v115)) return undefined;
+    if (!Number.isInteger(v115)) return undefined;
+    if (!(v115 >= 1)) return undefined;
+    if (!(v115 <= 9007199254740991)) return undefined;
+    o113["ref"] = v115;
+    if (!("text" in v114)) return undefined;
+    const v116 = v114["text"];
+    if (typeof v116 !== "string") return undefined;
+    o113["text"] = v116;
+    const v117 = "clear" in v114 ? v114["clear"] : undefined;
+    const v118 = v117 === undefined ? false : v117;
+    if (v118 !== undefined && (typeof v118 !== "boolean")) return undefined;
+    o113["clear"] = v118;
+    const v119 = "submit" in v114 ? v114["submit"] : undefined;
+    const v120 = v119 === undefined ? false : v119;
+    if (v120 !== undefined && (typeof v120 !== "boolean")) return undefined;
+    o113["submit"] = v120;
+    const v121 = "limit" in v114 ? v114["limit"] : undefined;
+    const v122 = v121 === undefined ? 50 : v121;
+    if (v122 !== undefined) {
+      if (typeof v122 !== "number" || Number.isNaN(v122)) return undefined;
+      if (!Number.isInteger(v122)) return undefined;
+      if (!(v122 >= 1)) return undefined;
+      if (!(v122 <= 10000)) return undefined;
     }
-    o108["limit"] = v117;
-    const v118 = "full" in v109 ? v109["full"] : undefined;
-    const v119 = v118 === undefined ? false : v118;
-    if (v119 !== undefined && (typeof v119 !== "boolean")) return undefined;
-    o108["full"] = v119;
-    return o108 as Record<string, unknown>;
+    o113["limit"] = v122;
+    const v123 = "full" in v114 ? v114["full"] : undefined;
+    const v124 = v123 === undefined ? false : v123;
+    if (v124 !== undefined && (typeof v124 !== "boolean")) return undefined;
+    o113["full"] = v124;
+    return o113 as Record<string, unknown>;
   },
   "keyboard": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v121 = value as Record<string, unknown>;
-    const o120: Record<string, unknown> = {};
-    if (!("text" in v121)) return undefined;
-    const v122 = v121["text"];
-    if (typeof v122 !== "string") return undefined;
-    o120["text"] = v122;
-    const v123 = "clear" in v121 ? v121["clear"] : undefined;
-    const v124 = v123 === undefined ? false : v123;
-    if (v124 !== undefined && (typeof v124 !== "boolean")) return undefined;
-    o120["clear"] = v124;
-    const v125 = "submit" in v121 ? v121["submit"] : undefined;
-    const v126 = v125 === undefined ? false : v125;
-    if (v126 !== undefined && (typeof v126 !== "boolean")) return undefined;
-    o120["submit"] = v126;
-    if ("delay" in v121) {
-      const v127 = v121["delay"];
-      if (v127 !== undefined) {
-        if (typeof v127 !== "number" || Number.isNaN(v127)) return undefined;
-        if (!Number.isInteger(v127)) return undefined;
-        if (!(v127 >= 0)) return undefined;
-        if (!(v127 <= 1000)) return undefined;
-      }
-      o120["delay"] = v127;
-    }
-    const v128 = "limit" in v121 ? v121["limit"] : undefined;
-    const v129 = v128 === undefined ? 50 : v128;
-    if (v129 !== undefined) {
-      if (typeof v129 !== "number" || Number.isNaN(v129)) return undefined;
-      if (!Number.isInteger(v129)) return undefined;
-      if (!(v129 >= 1)) return undefined;
-      if (!(v129 <= 10000)) return undefined;
-    }
-    o120["limit"] = v129;
-    const v130 = "full" in v121 ? v121["full"] : undefined;
+    const v126 = value as Record<string, unknown>;
+    const o125: Record<string, unknown> = {};
+    if (!("text" in v126)) return undefined;
+    const v127 = v126["text"];
+    if (typeof v127 !== "string") return undefined;
+    o125["text"] = v127;
+    const v128 = "clear" in v126 ? v126["clear"] : undefined;
+    const v129 = v128 === undefined ? false : v128;
+    if (v129 !== undefined && (typeof v129 !== "boolean")) return undefined;
+    o125["clear"] = v129;
+    const v130 = "submit" in v126 ? v126["submit"] : undefined;
     const v131 = v130 === undefined ? false : v130;
     if (v131 !== undefined && (typeof v131 !== "boolean")) return undefined;
-    o120["full"] = v131;
-    return o120 as Record<string, unknown>;
+    o125["submit"] = v131;
+    if ("delay" in v126) {
+      const v132 = v126["delay"];
+      if (v132 !== undefined) {
+        if (typeof v132 !== "number" || Number.isNaN(v132)) return undefined;
+        if (!Number.isInteger(v132)) return undefined;
+        if (!(v132 >= 0)) return undefined;
+        if (!(v132 <= 1000)) return undefined;
+      }
+      o125["delay"] = v132;
+    }
+    const v133 = "limit" in v126 ? v126["limit"] : undefined;
+    const v134 = v133 === undefined ? 50 : v133;
+    if (v134 !== undefined) {
+      if (typeof v134 !== "number" || Number.isNaN(v134)) return undefined;
+      if (!Number.isInteger(v134)) return undefined;
+      if (!(v134 >= 1)) return undefined;
+      if (!(v134 <= 10000)) return undefined;
+    }
+    o125["limit"] = v134;
+    const v135 = "full" in v126 ? v126["full"] : undefined;
+    const v136 = v135 === undefined ? false : v135;
+    if (v136 !== undefined && (typeof v136 !== "boolean")) return undefined;
+    o125["full"] = v136;
+    return o125 as Record<string, unknown>;
   },
   "press": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v133 = value as Record<string, unknown>;
-    const o132: Record<string, unknown> = {};
-    if (!("key" in v133)) return undefined;
-    const v134 = v133["key"];
-    if (typeof v134 !== "string") return undefined;
-    o132["key"] = v134;
-    const v135 = "limit" in v133 ? v133["limit"] : undefined;
-    const v136 = v135 === undefined ? 50 : v135;
-    if (v136 !== undefined) {
-      if (typeof v136 !== "number" || Number.isNaN(v136)) return undefined;
-      if (!Number.isInteger(v136)) return undefined;
-      if (!(v136 >= 1)) return undefined;
-      if (!(v136 <= 10000)) return undefined;
+    const v138 = value as Record<string, unknown>;
+    const o137: Record<string, unknown> = {};
+    if (!("key" in v138)) return undefined;
+    const v139 = v138["key"];
+    if (typeof v139 !== "string") return undefined;
+    o137["key"] = v139;
+    const v140 = "limit" in v138 ? v138["limit"] : undefined;
+    const v141 = v140 === undefined ? 50 : v140;
+    if (v141 !== undefined) {
+      if (typeof v141 !== "number" || Number.isNaN(v141)) return undefined;
+      if (!Number.isInteger(v141)) return undefined;
+      if (!(v141 >= 1)) return undefined;
+      if (!(v141 <= 10000)) return undefined;
     }
-    o132["limit"] = v136;
-    const v137 = "full" in v133 ? v133["full"] : undefined;
-    const v138 = v137 === undefined ? false : v137;
-    if (v138 !== undefined && (typeof v138 !== "boolean")) return undefined;
-    o132["full"] = v138;
-    return o132 as Record<string, unknown>;
+    o137["limit"] = v141;
+    const v142 = "full" in v138 ? v138["full"] : undefined;
+    const v143 = v142 === undefined ? false : v142;
+    if (v143 !== undefined && (typeof v143 !== "boolean")) return undefined;
+    o137["full"] = v143;
+    return o137 as Record<string, unknown>;
   },
   "scroll": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v140 = value as Record<string, unknown>;
-    const o139: Record<string, unknown> = {};
-    if ("direction" in v140) {
-      const v141 = v140["direction"];
-      if (v141 !== undefined && (!OPTIONS_7.includes(v141))) return undefined;
-      o139["direction"] = v141;
+    const v145 = value as Record<string, unknown>;
+    const o144: Record<string, unknown> = {};
+    if ("direction" in v145) {
+      const v146 = v145["direction"];
+      if (v146 !== undefined && (!OPTIONS_7.includes(v146))) return undefined;
+      o144["direction"] = v146;
     }
-    if ("amount" in v140) {
-      const v142 = v140["amount"];
-      if (v142 !== undefined) {
-        if (typeof v142 !== "number" || Number.isNaN(v142)) return undefined;
-        if (!(v142 >= 0.01)) return undefined;
-        if (!(v142 <= 100000)) return undefined;
+    if ("amount" in v145) {
+      const v147 = v145["amount"];
+      if (v147 !== undefined) {
+        if (typeof v147 !== "number" || Number.isNaN(v147)) return undefined;
+        if (!(v147 >= 0.01)) return undefined;
+        if (!(v147 <= 100000)) return undefined;
       }
-      o139["amount"] = v142;
+      o144["amount"] = v147;
     }
-    const v143 = "unit" in v140 ? v140["unit"] : undefined;
-    const v144 = v143 === undefined ? "viewport" : v143;
-    if (v144 !== undefined && (!OPTIONS_8.includes(v144))) return undefined;
-    o139["unit"] = v144;
-    if ("ref" in v140) {
-      const v145 = v140["ref"];
-      if (v145 !== undefined) {
-        if (typeof v145 !== "number" || Number.isNaN(v145)) return undefined;
-        if (!Number.isInteger(v145)) return undefined;
-        if (!(v145 >= 1)) return undefined;
-        if (!(v145 <= 9007199254740991)) return undefined;
+    const v148 = "unit" in v145 ? v145["unit"] : undefined;
+    const v149 = v148 === undefined ? "viewport" : v148;
+    if (v149 !== undefined && (!OPTIONS_8.includes(v149))) return undefined;
+    o144["unit"] = v149;
+    if ("ref" in v145) {
+      const v150 = v145["ref"];
+      if (v150 !== undefined) {
+        if (typeof v150 !== "number" || Number.isNaN(v150)) return undefined;
+        if (!Number.isInteger(v150)) return undefined;
+        if (!(v150 >= 1)) return undefined;
+        if (!(v150 <= 9007199254740991)) return undefined;
       }
-      o139["ref"] = v145;
+      o144["ref"] = v150;
     }
-    if ("selector" in v140) {
-      const v146 = v140["selector"];
-      if (v146 !== undefined && (typeof v146 !== "string")) return undefined;
-      o139["selector"] = v146;
+    if ("selector" in v145) {
+      const v151 = v145["selector"];
+      if (v151 !== undefined && (typeof v151 !== "string")) return undefined;
+      o144["selector"] = v151;
     }
-    if ("to" in v140) {
-      const v147 = v140["to"];
-      if (v147 !== undefined && (!OPTIONS_9.includes(v147))) return undefined;
-      o139["to"] = v147;
+    if ("to" in v145) {
+      const v152 = v145["to"];
+      if (v152 !== undefined && (!OPTIONS_9.includes(v152))) return undefined;
+      o144["to"] = v152;
     }
-    if ("to-text" in v140) {
-      const v148 = v140["to-text"];
-      if (v148 !== undefined && (typeof v148 !== "string")) return undefined;
-      o139["to-text"] = v148;
+    if ("to-text" in v145) {
+      const v153 = v145["to-text"];
+      if (v153 !== undefined && (typeof v153 !== "string")) return undefined;
+      o144["to-text"] = v153;
     }
-    const v149 = "exact" in v140 ? v140["exact"] : undefined;
-    const v150 = v149 === undefined ? false : v149;
-    if (v150 !== undefined && (typeof v150 !== "boolean")) return undefined;
-    o139["exact"] = v150;
-    const v151 = "limit" in v140 ? v140["limit"] : undefined;
-    const v152 = v151 === undefined ? 50 : v151;
-    if (v152 !== undefined) {
-      if (typeof v152 !== "number" || Number.isNaN(v152)) return undefined;
-      if (!Number.isInteger(v152)) return undefined;
-      if (!(v152 >= 1)) return undefined;
-      if (!(v152 <= 10000)) return undefined;
+    const v154 = "exact" in v145 ? v145["exact"] : undefined;
+    const v155 = v154 === undefined ? false : v154;
+    if (v155 !== undefined && (typeof v155 !== "boolean")) return undefined;
+    o144["exact"] = v155;
+    const v156 = "limit" in v145 ? v145["limit"] : undefined;
+    const v157 = v156 === undefined ? 50 : v156;
+    if (v157 !== undefined) {
+      if (typeof v157 !== "number" || Number.isNaN(v157)) return undefined;
+      if (!Number.isInteger(v157)) return undefined;
+      if (!(v157 >= 1)) return undefined;
+      if (!(v157 <= 10000)) return undefined;
     }
-    o139["limit"] = v152;
-    const v153 = "full" in v140 ? v140["full"] : undefined;
-    const v154 = v153 === undefined ? false : v153;
-    if (v154 !== undefined && (typeof v154 !== "boolean")) return undefined;
-    o139["full"] = v154;
-    if (RULE_10(o139)) return undefined;
-    if (RULE_11(o139)) return undefined;
-    if (RULE_12(o139)) return undefined;
-    if (RULE_13(o139)) return undefined;
-    if (RULE_14(o139)) return undefined;
-    return o139 as Record<string, unknown>;
+    o144["limit"] = v157;
+    const v158 = "full" in v145 ? v145["full"] : undefined;
+    const v159 = v158 === undefined ? false : v158;
+    if (v159 !== undefined && (typeof v159 !== "boolean")) return undefined;
+    o144["full"] = v159;
+    if (RULE_10(o144)) return undefined;
+    if (RULE_11(o144)) return undefined;
+    if (RULE_12(o144)) return undefined;
+    if (RULE_13(o144)) return undefined;
+    if (RULE_14(o144)) return undefined;
+    return o144 as Record<string, unknown>;
   },
   "hover": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v156 = value as Record<string, unknown>;
-    const o155: Record<string, unknown> = {};
-    if (!("ref" in v156)) return undefined;
-    const v157 = v156["ref"];
-    if (typeof v157 !== "number" || Number.isNaN(v157)) return undefined;
-    if (!Number.isInteger(v157)) return undefined;
-    if (!(v157 >= 1)) return undefined;
-    if (!(v157 <= 9007199254740991)) return undefined;
-    o155["ref"] = v157;
-    const v158 = "limit" in v156 ? v156["limit"] : undefined;
-    const v159 = v158 === undefined ? 50 : v158;
-    if (v159 !== undefined) {
-      if (typeof v159 !== "number" || Number.isNaN(v159)) return undefined;
-      if (!Number.isInteger(v159)) return undefined;
-      if (!(v159 >= 1)) return undefined;
-      if (!(v159 <= 10000)) return undefined;
+    const v161 = value as Record<string, unknown>;
+    const o160: Record<string, unknown> = {};
+    if (!("ref" in v161)) return undefined;
+    const v162 = v161["ref"];
+    if (typeof v162 !== "number" || Number.isNaN(v162)) return undefined;
+    if (!Number.isInteger(v162)) return undefined;
+    if (!(v162 >= 1)) return undefined;
+    if (!(v162 <= 9007199254740991)) return undefined;
+    o160["ref"] = v162;
+    const v163 = "limit" in v161 ? v161["limit"] : undefined;
+    const v164 = v163 === undefined ? 50 : v163;
+    if (v164 !== undefined) {
+      if (typeof v164 !== "number" || Number.isNaN(v164)) return undefined;
+      if (!Number.isInteger(v164)) return undefined;
+      if (!(v164 >= 1)) return undefined;
+      if (!(v164 <= 10000)) return undefined;
     }
-    o155["limit"] = v159;
-    const v160 = "full" in v156 ? v156["full"] : undefined;
-    const v161 = v160 === undefined ? false : v160;
-    if (v161 !== undefined && (typeof v161 !== "boolean")) return undefined;
-    o155["full"] = v161;
-    return o155 as Record<string, unknown>;
+    o160["limit"] = v164;
+    const v165 = "full" in v161 ? v161["full"] : undefined;
+    const v166 = v165 === undefined ? false : v165;
+    if (v166 !== undefined && (typeof v166 !== "boolean")) return undefined;
+    o160["full"] = v166;
+    return o160 as Record<string, unknown>;
   },
   "drag": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v163 = value as Record<string, unknown>;
-    const o162: Record<string, unknown> = {};
-    if (!("from" in v163)) return undefined;
-    const v164 = v163["from"];
-    if (typeof v164 !== "number" || Number.isNaN(v164)) return undefined;
-    if (!Number.isInteger(v164)) return undefined;
-    if (!(v164 >= 1)) return undefined;
-    if (!(v164 <= 9007199254740991)) return undefined;
-    o162["from"] = v164;
-    if ("to" in v163) {
-      const v165 = v163["to"];
-      if (v165 !== undefined) {
-        if (typeof v165 !== "number" || Number.isNaN(v165)) return undefined;
-        if (!Number.isInteger(v165)) return undefined;
-        if (!(v165 >= 1)) return undefined;
-        if (!(v165 <= 9007199254740991)) return undefined;
+    const v168 = value as Record<string, unknown>;
+    const o167: Record<string, unknown> = {};
+    if (!("from" in v168)) return undefined;
+    const v169 = v168["from"];
+    if (typeof v169 !== "number" || Number.isNaN(v169)) return undefined;
+    if (!Number.isInteger(v169)) return undefined;
+    if (!(v169 >= 1)) return undefined;
+    if (!(v169 <= 9007199254740991)) return undefined;
+    o167["from"] = v169;
+    if ("to" in v168) {
+      const v170 = v168["to"];
+      if (v170 !== undefined) {
+        if (typeof v170 !== "number" || Number.isNaN(v170)) return undefined;
+        if (!Number.isInteger(v170)) return undefined;
+        if (!(v170 >= 1)) return undefined;
+        if (!(v170 <= 9007199254740991)) return undefined;
       }
-      o162["to"] = v165;
+      o167["to"] = v170;
     }
-    if ("offset" in v163) {
-      const v166 = v163["offset"];
-      if (v166 !== undefined && (typeof v166 !== "string")) return undefined;
-      o162["offset"] = v166;
+    if ("offset" in v168) {
+      const v171 = v168["offset"];
+      if (v171 !== undefined && (typeof v171 !== "string")) return undefined;
+      o167["offset"] = v171;
     }
-    if ("to-xy" in v163) {
-      const v167 = v163["to-xy"];
-      if (v167 !== undefined && (typeof v167 !== "string")) return undefined;
-      o162["to-xy"] = v167;
+    if ("to-xy" in v168) {
+      const v172 = v168["to-xy"];
+      if (v172 !== undefined && (typeof v172 !== "string")) return undefined;
+      o167["to-xy"] = v172;
     }
-    const v168 = "limit" in v163 ? v163["limit"] : undefined;
-    const v169 = v168 === undefined ? 50 : v168;
-    if (v169 !== undefined) {
-      if (typeof v169 !== "number" || Number.isNaN(v169)) return undefined;
-      if (!Number.isInteger(v169)) return undefined;
-      if (!(v169 >= 1)) return undefined;
-      if (!(v169 <= 10000)) return undefined;
+    const v173 = "limit" in v168 ? v168["limit"] : undefined;
+    const v174 = v173 === undefined ? 50 : v173;
+    if (v174 !== undefined) {
+      if (typeof v174 !== "number" || Number.isNaN(v174)) return undefined;
+      if (!Number.isInteger(v174)) return undefined;
+      if (!(v174 >= 1)) return undefined;
+      if (!(v174 <= 10000)) return undefined;
     }
-    o162["limit"] = v169;
-    const v170 = "full" in v163 ? v163["full"] : undefined;
-    const v171 = v170 === undefined ? false : v170;
-    if (v171 !== undefined && (typeof v171 !== "boolean")) return undefined;
-    o162["full"] = v171;
-    if (RULE_15(o162)) return undefined;
-    return o162 as Record<string, unknown>;
+    o167["limit"] = v174;
+    const v175 = "full" in v168 ? v168["full"] : undefined;
+    const v176 = v175 === undefined ? false : v175;
+    if (v176 !== undefined && (typeof v176 !== "boolean")) return undefined;
+    o167["full"] = v176;
+    if (RULE_15(o167)) return undefined;
+    return o167 as Record<string, unknown>;
   },
   "dropdown": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v173 = value as Record<string, unknown>;
-    const o172: Record<string, unknown> = {};
-    if (!("ref" in v173)) return undefined;
-    const v174 = v173["ref"];
-    if (typeof v174 !== "number" || Number.isNaN(v174)) return undefined;
-    if (!Number.isInteger(v174)) return undefined;
-    if (!(v174 >= 1)) return undefined;
-    if (!(v174 <= 9007199254740991)) return undefined;
-    o172["ref"] = v174;
-    return o172 as Record<string, unknown>;
+    const v178 = value as Record<string, unknown>;
+    const o177: Record<string, unknown> = {};
+    if (!("ref" in v178)) return undefined;
+    const v179 = v178["ref"];
+    if (typeof v179 !== "number" || Number.isNaN(v179)) return undefined;
+    if (!Number.isInteger(v179)) return undefined;
+    if (!(v179 >= 1)) return undefined;
+    if (!(v179 <= 9007199254740991)) return undefined;
+    o177["ref"] = v179;
+    return o177 as Record<string, unknown>;
   },
   "upload": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v176 = value as Record<string, unknown>;
-    const o175: Record<string, unknown> = {};
-    if (!("ref" in v176)) return undefined;
-    const v177 = v176["ref"];
-    if (typeof v177 !== "number" || Number.isNaN(v177)) return undefined;
-    if (!Number.isInteger(v177)) return undefined;
-    if (!(v177 >= 1)) return undefined;
-    if (!(v177 <= 9007199254740991)) return undefined;
-    o175["ref"] = v177;
-    if (!("file" in v176)) return undefined;
-    const v178 = v176["file"];
-    if (typeof v178 !== "string") return undefined;
-    o175["file"] = v178;
-    const v179 = "limit" in v176 ? v176["limit"] : undefined;
-    const v180 = v179 === undefined ? 50 : v179;
-    if (v180 !== undefined) {
-      if (typeof v180 !== "number" || Number.isNaN(v180)) return undefined;
-      if (!Number.isInteger(v180)) return undefined;
-      if (!(v180 >= 1)) return undefined;
-      if (!(v180 <= 10000)) return undefined;
+    const v181 = value as Record<string, unknown>;
+    const o180: Record<string, unknown> = {};
+    if (!("ref" in v181)) return undefined;
+    const v182 = v181["ref"];
+    if (typeof v182 !== "number" || Number.isNaN(v182)) return undefined;
+    if (!Number.isInteger(v182)) return undefined;
+    if (!(v182 >= 1)) return undefined;
+    if (!(v182 <= 9007199254740991)) return undefined;
+    o180["ref"] = v182;
+    if (!("file" in v181)) return undefined;
+    const v183 = v181["file"];
+    if (typeof v183 !== "string") return undefined;
+    o180["file"] = v183;
+    const v184 = "limit" in v181 ? v181["limit"] : undefined;
+    const v185 = v184 === undefined ? 50 : v184;
+    if (v185 !== undefined) {
+      if (typeof v185 !== "number" || Number.isNaN(v185)) return undefined;
+      if (!Number.isInteger(v185)) return undefined;
+      if (!(v185 >= 1)) return undefined;
+      if (!(v185 <= 10000)) return undefined;
     }
-    o175["limit"] = v180;
-    const v181 = "full" in v176 ? v176["full"] : undefined;
-    const v182 = v181 === undefined ? false : v181;
-    if (v182 !== undefined && (typeof v182 !== "boolean")) return undefined;
-    o175["full"] = v182;
-    return o175 as Record<string, unknown>;
+    o180["limit"] = v185;
+    const v186 = "full" in v181 ? v181["full"] : undefined;
+    const v187 = v186 === undefined ? false : v186;
+    if (v187 !== undefined && (typeof v187 !== "boolean")) return undefined;
+    o180["full"] = v187;
+    return o180 as Record<string, unknown>;
   },
   "dialogs": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const o183: Record<string, unknown> = {};
-    return o183 as Record<string, unknown>;
+    const o188: Record<string, unknown> = {};
+    return o188 as Record<string, unknown>;
   },
   "cookies": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v185 = value as Record<string, unknown>;
-    const o184: Record<string, unknown> = {};
-    if ("domain" in v185) {
-      const v186 = v185["domain"];
-      if (v186 !== undefined && (typeof v186 !== "string")) return undefined;
-      o184["domain"] = v186;
+    const v190 = value as Record<string, unknown>;
+    const o189: Record<string, unknown> = {};
+    if ("domain" in v190) {
+      const v191 = v190["domain"];
+      if (v191 !== undefined && (typeof v191 !== "string")) return undefined;
+      o189["domain"] = v191;
     }
-    const v187 = "values" in v185 ? v185["values"] : undefined;
-    const v188 = v187 === undefined ? false : v187;
-    if (v188 !== undefined && (typeof v188 !== "boolean")) return undefined;
-    o184["values"] = v188;
-    const v189 = "limit" in v185 ? v185["limit"] : undefined;
-    const v190 = v189 === undefined ? 50 : v189;
-    if (v190 !== undefined) {
-      if (typeof v190 !== "number" || Number.isNaN(v190)) return undefined;
-      if (!Number.isInteger(v190)) return undefined;
-      if (!(v190 >= 1)) return undefined;
-      if (!(v190 <= 1000)) return undefined;
+    const v192 = "values" in v190 ? v190["values"] : undefined;
+    const v193 = v192 === undefined ? false : v192;
+    if (v193 !== undefined && (typeof v193 !== "boolean")) return undefined;
+    o189["values"] = v193;
+    const v194 = "limit" in v190 ? v190["limit"] : undefined;
+    const v195 = v194 === undefined ? 50 : v194;
+    if (v195 !== undefined) {
+      if (typeof v195 !== "number" || Number.isNaN(v195)) return undefined;
+      if (!Number.isInteger(v195)) return undefined;
+      if (!(v195 >= 1)) return undefined;
+      if (!(v195 <= 1000)) return undefined;
     }
-    o184["limit"] = v190;
-    return o184 as Record<string, unknown>;
+    o189["limit"] = v195;
+    return o189 as Record<string, unknown>;
   },
   "auth": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v192 = value as Record<string, unknown>;
-    const o191: Record<string, unknown> = {};
-    if ("user" in v192) {
-      const v193 = v192["user"];
-      if (v193 !== undefined) {
-        if (typeof v193 !== "string") return undefined;
-        if (v193.length < 1) return undefined;
-        if (v193.length > 1024) return undefined;
+    const v197 = value as Record<string, unknown>;
+    const o196: Record<string, unknown> = {};
+    if ("user" in v197) {
+      const v198 = v197["user"];
+      if (v198 !== undefined) {
+        if (typeof v198 !== "string") return undefined;
+        if (v198.length < 1) return undefined;
+        if (v198.length > 1024) return undefined;
       }
-      o191["user"] = v193;
+      o196["user"] = v198;
     }
-    const v194 = "password-stdin" in v192 ? v192["password-stdin"] : undefined;
-    const v195 = v194 === undefined ? false : v194;
-    if (v195 !== undefined && (typeof v195 !== "boolean")) return undefined;
-    o191["password-stdin"] = v195;
-    const v196 = "clear" in v192 ? v192["clear"] : undefined;
-    const v197 = v196 === undefined ? false : v196;
-    if (v197 !== undefined && (typeof v197 !== "boolean")) return undefined;
-    o191["clear"] = v197;
-    if (RULE_16(o191)) return undefined;
-    if (RULE_17(o191)) return undefined;
-    if (RULE_18(o191)) return undefined;
-    return o191 as Record<string, unknown>;
+    const v199 = "password-stdin" in v197 ? v197["password-stdin"] : undefined;
+    const v200 = v199 === undefined ? false : v199;
+    if (v200 !== undefined && (typeof v200 !== "boolean")) return undefined;
+    o196["password-stdin"] = v200;
+    const v201 = "clear" in v197 ? v197["clear"] : undefined;
+    const v202 = v201 === undefined ? false : v201;
+    if (v202 !== undefined && (typeof v202 !== "boolean")) return undefined;
+    o196["clear"] = v202;
+    if (RULE_16(o196)) return undefined;
+    if (RULE_17(o196)) return undefined;
+    if (RULE_18(o196)) return undefined;
+    return o196 as Record<string, unknown>;
   },
   "net show": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v199 = value as Record<string, unknown>;
-    const o198: Record<string, unknown> = {};
-    if (!("id" in v199)) return undefined;
-    const v200 = v199["id"];
-    if (typeof v200 !== "number" || Number.isNaN(v200)) return undefined;
-    if (!Number.isInteger(v200)) return undefined;
-    if (!(v200 >= 1)) return undefined;
-    o198["id"] = v200;
-    if ("save" in v199) {
-      const v201 = v199["save"];
-      if (v201 !== undefined && (typeof v201 !== "string")) return undefined;
-      o198["save"] = v201;
+    const v204 = value as Record<string, unknown>;
+    const o203: Record<string, unknown> = {};
+    if (!("id" in v204)) return undefined;
+    const v205 = v204["id"];
+    if (typeof v205 !== "number" || Number.isNaN(v205)) return undefined;
+    if (!Number.isInteger(v205)) return undefined;
+    if (!(v205 >= 1)) return undefined;
+    o203["id"] = v205;
+    if ("save" in v204) {
+      const v206 = v204["save"];
+      if (v206 !== undefined && (typeof v206 !== "string")) return undefined;
+      o203["save"] = v206;
     }
-    const v202 = "force" in v199 ? v199["force"] : undefined;
-    const v203 = v202 === undefined ? false : v202;
-    if (v203 !== undefined && (typeof v203 !== "boolean")) return undefined;
-    o198["force"] = v203;
-    const v204 = "limit" in v199 ? v199["limit"] : undefined;
-    const v205 = v204 === undefined ? 4000 : v204;
-    if (v205 !== undefined) {
-      if (typeof v205 !== "number" || Number.isNaN(v205)) return undefined;
-      if (!Number.isInteger(v205)) return undefined;
-      if (!(v205 >= 1)) return undefined;
-      if (!(v205 <= 100000)) return undefined;
+    const v207 = "force" in v204 ? v204["force"] : undefined;
+    const v208 = v207 === undefined ? false : v207;
+    if (v208 !== undefined && (typeof v208 !== "boolean")) return undefined;
+    o203["force"] = v208;
+    const v209 = "limit" in v204 ? v204["limit"] : undefined;
+    const v210 = v209 === undefined ? 4000 : v209;
+    if (v210 !== undefined) {
+      if (typeof v210 !== "number" || Number.isNaN(v210)) return undefined;
+      if (!Number.isInteger(v210)) return undefined;
+      if (!(v210 >= 1)) return undefined;
+      if (!(v210 <= 100000)) return undefined;
     }
-    o198["limit"] = v205;
-    const v206 = "values" in v199 ? v199["values"] : undefined;
-    const v207 = v206 === undefined ? false : v206;
-    if (v207 !== undefined && (typeof v207 !== "boolean")) return undefined;
-    o198["values"] = v207;
-    return o198 as Record<string, unknown>;
+    o203["limit"] = v210;
+    const v211 = "values" in v204 ? v204["values"] : undefined;
+    const v212 = v211 === undefined ? false : v211;
+    if (v212 !== undefined && (typeof v212 !== "boolean")) return undefined;
+    o203["values"] = v212;
+    return o203 as Record<string, unknown>;
   },
   "net block": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v209 = value as Record<string, unknown>;
-    const o208: Record<string, unknown> = {};
-    if (!("pattern" in v209)) return undefined;
-    const v210 = v209["pattern"];
-    if (typeof v210 !== "string") return undefined;
-    o208["pattern"] = v210;
-    return o208 as Record<string, unknown>;
+    const v214 = value as Record<string, unknown>;
+    const o213: Record<string, unknown> = {};
+    if (!("pattern" in v214)) return undefined;
+    const v215 = v214["pattern"];
+    if (typeof v215 !== "string") return undefined;
+    o213["pattern"] = v215;
+    return o213 as Record<string, unknown>;
   },
   "net mock": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v212 = value as Record<string, unknown>;
-    const o211: Record<string, unknown> = {};
-    if (!("pattern" in v212)) return undefined;
-    const v213 = v212["pattern"];
-    if (typeof v213 !== "string") return undefined;
-    o211["pattern"] = v213;
-    if ("body" in v212) {
-      const v214 = v212["body"];
-      if (v214 !== undefined && (typeof v214 !== "string")) return undefined;
-      o211["body"] = v214;
+    const v217 = value as Record<string, unknown>;
+    const o216: Record<string, unknown> = {};
+    if (!("pattern" in v217)) return undefined;
+    const v218 = v217["pattern"];
+    if (typeof v218 !== "string") return undefined;
+    o216["pattern"] = v218;
+    if ("body" in v217) {
+      const v219 = v217["body"];
+      if (v219 !== undefined && (typeof v219 !== "string")) return undefined;
+      o216["body"] = v219;
     }
-    if ("file" in v212) {
-      const v215 = v212["file"];
-      if (v215 !== undefined && (typeof v215 !== "string")) return undefined;
-      o211["file"] = v215;
+    if ("file" in v217) {
+      const v220 = v217["file"];
+      if (v220 !== undefined && (typeof v220 !== "string")) return undefined;
+      o216["file"] = v220;
     }
-    const v216 = "status" in v212 ? v212["status"] : undefined;
-    const v217 = v216 === undefined ? 200 : v216;
-    if (v217 !== undefined) {
-      if (typeof v217 !== "number" || Number.isNaN(v217)) return undefined;
-      if (!Number.isInteger(v217)) return undefined;
-      if (!(v217 >= 100)) return undefined;
-      if (!(v217 <= 599)) return undefined;
+    const v221 = "status" in v217 ? v217["status"] : undefined;
+    const v222 = v221 === undefined ? 200 : v221;
+    if (v222 !== undefined) {
+      if (typeof v222 !== "number" || Number.isNaN(v222)) return undefined;
+      if (!Number.isInteger(v222)) return undefined;
+      if (!(v222 >= 100)) return undefined;
+      if (!(v222 <= 599)) return undefined;
     }
-    o211["status"] = v217;
-    if ("header" in v212) {
-      const v218 = v212["header"];
-      if (v218 !== undefined && (typeof v218 !== "string")) return undefined;
-      o211["header"] = v218;
+    o216["status"] = v222;
+    if ("header" in v217) {
+      const v223 = v217["header"];
+      if (v223 !== undefined && (typeof v223 !== "string")) return undefined;
+      o216["header"] = v223;
     }
-    if (RULE_19(o211)) return undefined;
-    return o211 as Record<string, unknown>;
+    if (RULE_19(o216)) return undefined;
+    return o216 as Record<string, unknown>;
   },
   "net headers": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v220 = value as Record<string, unknown>;
-    const o219: Record<string, unknown> = {};
-    if (!("pattern" in v220)) return undefined;
-    const v221 = v220["pattern"];
-    if (typeof v221 !== "string") return undefined;
-    o219["pattern"] = v221;
-    if ("headers" in v220) {
-      const v222 = v220["headers"];
-      if (v222 !== undefined && (typeof v222 !== "string")) return undefined;
-      o219["headers"] = v222;
+    const v225 = value as Record<string, unknown>;
+    const o224: Record<string, unknown> = {};
+    if (!("pattern" in v225)) return undefined;
+    const v226 = v225["pattern"];
+    if (typeof v226 !== "string") return undefined;
+    o224["pattern"] = v226;
+    if ("headers" in v225) {
+      const v227 = v225["headers"];
+      if (v227 !== undefined && (typeof v227 !== "string")) return undefined;
+      o224["headers"] = v227;
     }
-    const v223 = "stdin" in v220 ? v220["stdin"] : undefined;
-    const v224 = v223 === undefined ? false : v223;
-    if (v224 !== undefined && (typeof v224 !== "boolean")) return undefined;
-    o219["stdin"] = v224;
-    if (RULE_20(o219)) return undefined;
-    return o219 as Record<string, unknown>;
+    const v228 = "stdin" in v225 ? v225["stdin"] : undefined;
+    const v229 = v228 === undefined ? false : v228;
+    if (v229 !== undefined && (typeof v229 !== "boolean")) return undefined;
+    o224["stdin"] = v229;
+    if (RULE_20(o224)) return undefined;
+    return o224 as Record<string, unknown>;
   },
   "net rules": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const o225: Record<string, unknown> = {};
-    return o225 as Record<string, unknown>;
+    const o230: Record<string, unknown> = {};
+    return o230 as Record<string, unknown>;
   },
   "net remove": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v227 = value as Record<string, unknown>;
-    const o226: Record<string, unknown> = {};
-    if ("id" in v227) {
-      const v228 = v227["id"];
-      if (v228 !== undefined && (typeof v228 !== "string")) return undefined;
-      o226["id"] = v228;
+    const v232 = value as Record<string, unknown>;
+    const o231: Record<string, unknown> = {};
+    if ("id" in v232) {
+      const v233 = v232["id"];
+      if (v233 !== undefined && (typeof v233 !== "string")) return undefined;
+      o231["id"] = v233;
     }
-    const v229 = "all" in v227 ? v227["all"] : undefined;
-    const v230 = v229 === undefined ? false : v229;
-    if (v230 !== undefined && (typeof v230 !== "boolean")) return undefined;
-    o226["all"] = v230;
-    if (RULE_21(o226)) return undefined;
-    return o226 as Record<string, unknown>;
+    const v234 = "all" in v232 ? v232["all"] : undefined;
+    const v235 = v234 === undefined ? false : v234;
+    if (v235 !== undefined && (typeof v235 !== "boolean")) return undefined;
+    o231["all"] = v235;
+    if (RULE_21(o231)) return undefined;
+    return o231 as Record<string, unknown>;
   },
   "net clear": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const o231: Record<string, unknown> = {};
-    return o231 as Record<string, unknown>;
+    const o236: Record<string, unknown> = {};
+    return o236 as Record<string, unknown>;
   },
   "wait": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v233 = value as Record<string, unknown>;
-    const o232: Record<string, unknown> = {};
-    if ("url" in v233) {
-      const v234 = v233["url"];
-      if (v234 !== undefined && (typeof v234 !== "string")) return undefined;
-      o232["url"] = v234;
+    const v238 = value as Record<string, unknown>;
+    const o237: Record<string, unknown> = {};
+    if ("url" in v238) {
+      const v239 = v238["url"];
+      if (v239 !== undefined && (typeof v239 !== "string")) return undefined;
+      o237["url"] = v239;
     }
-    if ("text" in v233) {
-      const v235 = v233["text"];
-      if (v235 !== undefined && (typeof v235 !== "string")) return undefined;
-      o232["text"] = v235;
+    if ("text" in v238) {
+      const v240 = v238["text"];
+      if (v240 !== undefined && (typeof v240 !== "string")) return undefined;
+      o237["text"] = v240;
     }
-    if ("selector" in v233) {
-      const v236 = v233["selector"];
-      if (v236 !== undefined && (typeof v236 !== "string")) return undefined;
-      o232["selector"] = v236;
+    if ("selector" in v238) {
+      const v241 = v238["selector"];
+      if (v241 !== undefined && (typeof v241 !== "string")) return undefined;
+      o237["selector"] = v241;
     }
-    const v237 = "attached" in v233 ? v233["attached"] : undefined;
-    const v238 = v237 === undefined ? false : v237;
-    if (v238 !== undefined && (typeof v238 !== "boolean")) return undefined;
-    o232["attached"] = v238;
-    const v239 = "dialog" in v233 ? v233["dialog"] : undefined;
-    const v240 = v239 === undefined ? false : v239;
-    if (v240 !== undefined && (typeof v240 !== "boolean")) return undefined;
-    o232["dialog"] = v240;
-    const v241 = "popup" in v233 ? v233["popup"] : undefined;
-    const v242 = v241 === undefined ? false : v241;
-    if (v242 !== undefined && (typeof v242 !== "boolean")) return undefined;
-    o232["popup"] = v242;
-    const v243 = "download" in v233 ? v233["download"] : undefined;
-    const v244 = v243 === undefined ? false : v243;
-    if (v244 !== undefined && (typeof v244 !== "boolean")) return undefined;
-    o232["download"] = v244;
-    const v245 = "network-idle" in v233 ? v233["network-idle"] : undefined;
-    const v246 = v245 === undefined ? false : v245;
-    if (v246 !== undefined && (typeof v246 !== "boolean")) return undefined;
-    o232["network-idle"] = v246;
-    const v247 = "interval" in v233 ? v233["interval"] : undefined;
-    const v248 = v247 === undefined ? 250 : v247;
-    if (v248 !== undefined) {
-      if (typeof v248 !== "number" || Number.isNaN(v248)) return undefined;
-      if (!Number.isInteger(v248)) return undefined;
-      if (!(v248 >= 100)) return undefined;
-      if (!(v248 <= 5000)) return undefined;
+    const v242 = "attached" in v238 ? v238["attached"] : undefined;
+    const v243 = v242 === undefined ? false : v242;
+    if (v243 !== undefined && (typeof v243 !== "boolean")) return undefined;
+    o237["attached"] = v243;
+    const v244 = "dialog" in v238 ? v238["dialog"] : undefined;
+    const v245 = v244 === undefined ? false : v244;
+    if (v245 !== undefined && (typeof v245 !== "boolean")) return undefined;
+    o237["dialog"] = v245;
+    const v246 = "popup" in v238 ? v238["popup"] : undefined;
+    const v247 = v246 === undefined ? false : v246;
+    if (v247 !== undefined && (typeof v247 !== "boolean")) return undefined;
+    o237["popup"] = v247;
+    const v248 = "download" in v238 ? v238["download"] : undefined;
+    const v249 = v248 === undefined ? false : v248;
+    if (v249 !== undefined && (typeof v249 !== "boolean")) return undefined;
+    o237["download"] = v249;
+    const v250 = "network-idle" in v238 ? v238["network-idle"] : undefined;
+    const v251 = v250 === undefined ? false : v250;
+    if (v251 !== undefined && (typeof v251 !== "boolean")) return undefined;
+    o237["network-idle"] = v251;
+    const v252 = "interval" in v238 ? v238["interval"] : undefined;
+    const v253 = v252 === undefined ? 250 : v252;
+    if (v253 !== undefined) {
+      if (typeof v253 !== "number" || Number.isNaN(v253)) return undefined;
+      if (!Number.isInteger(v253)) return undefined;
+      if (!(v253 >= 100)) return undefined;
+      if (!(v253 <= 5000)) return undefined;
     }
-    o232["interval"] = v248;
-    if (RULE_22(o232)) return undefined;
-    return o232 as Record<string, unknown>;
+    o237["interval"] = v253;
+    if (RULE_22(o237)) return undefined;
+    return o237 as Record<string, unknown>;
   },
   "schema": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v250 = value as Record<string, unknown>;
-    const o249: Record<string, unknown> = {};
-    if (!("command" in v250)) return undefined;
-    const v251 = v250["command"];
-    if (typeof v251 !== "string") return undefined;
-    o249["command"] = v251;
-    return o249 as Record<string, unknown>;
+    const v255 = value as Record<string, unknown>;
+    const o254: Record<string, unknown> = {};
+    if (!("command" in v255)) return undefined;
+    const v256 = v255["command"];
+    if (typeof v256 !== "string") return undefined;
+    o254["command"] = v256;
+    return o254 as Record<string, unknown>;
   },
   "console": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v253 = value as Record<string, unknown>;
-    const o252: Record<string, unknown> = {};
-    if ("level" in v253) {
-      const v254 = v253["level"];
-      if (v254 !== undefined && (!OPTIONS_23.includes(v254))) return undefined;
-      o252["level"] = v254;
+    const v258 = value as Record<string, unknown>;
+    const o257: Record<string, unknown> = {};
+    if ("level" in v258) {
+      const v259 = v258["level"];
+      if (v259 !== undefined && (!OPTIONS_23.includes(v259))) return undefined;
+      o257["level"] = v259;
     }
-    if ("since" in v253) {
-      const v255 = v253["since"];
-      if (v255 !== undefined) {
-        if (typeof v255 !== "number" || Number.isNaN(v255)) return undefined;
-        if (!Number.isInteger(v255)) return undefined;
-        if (!(v255 >= 0)) return undefined;
+    if ("since" in v258) {
+      const v260 = v258["since"];
+      if (v260 !== undefined) {
+        if (typeof v260 !== "number" || Number.isNaN(v260)) return undefined;
+        if (!Number.isInteger(v260)) return undefined;
+        if (!(v260 >= 0)) return undefined;
       }
-      o252["since"] = v255;
+      o257["since"] = v260;
     }
-    const v256 = "limit" in v253 ? v253["limit"] : undefined;
-    const v257 = v256 === undefined ? 50 : v256;
-    if (v257 !== undefined) {
-      if (typeof v257 !== "number" || Number.isNaN(v257)) return undefined;
-      if (!Number.isInteger(v257)) return undefined;
-      if (!(v257 >= 1)) return undefined;
-      if (!(v257 <= 1000)) return undefined;
+    const v261 = "limit" in v258 ? v258["limit"] : undefined;
+    const v262 = v261 === undefined ? 50 : v261;
+    if (v262 !== undefined) {
+      if (typeof v262 !== "number" || Number.isNaN(v262)) return undefined;
+      if (!Number.isInteger(v262)) return undefined;
+      if (!(v262 >= 1)) return undefined;
+      if (!(v262 <= 1000)) return undefined;
     }
-    o252["limit"] = v257;
-    return o252 as Record<string, unknown>;
+    o257["limit"] = v262;
+    return o257 as Record<string, unknown>;
   },
   "storage": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v259 = value as Record<string, unknown>;
-    const o258: Record<string, unknown> = {};
-    if ("area" in v259) {
-      const v260 = v259["area"];
-      if (v260 !== undefined && (!OPTIONS_24.includes(v260))) return undefined;
-      o258["area"] = v260;
+    const v264 = value as Record<string, unknown>;
+    const o263: Record<string, unknown> = {};
+    if ("area" in v264) {
+      const v265 = v264["area"];
+      if (v265 !== undefined && (!OPTIONS_24.includes(v265))) return undefined;
+      o263["area"] = v265;
     }
-    if ("op" in v259) {
-      const v261 = v259["op"];
-      if (v261 !== undefined && (!OPTIONS_25.includes(v261))) return undefined;
-      o258["op"] = v261;
+    if ("op" in v264) {
+      const v266 = v264["op"];
+      if (v266 !== undefined && (!OPTIONS_25.includes(v266))) return undefined;
+      o263["op"] = v266;
     }
-    if ("key" in v259) {
-      const v262 = v259["key"];
-      if (v262 !== undefined && (typeof v262 !== "string")) return undefined;
-      o258["key"] = v262;
+    if ("key" in v264) {
+      const v267 = v264["key"];
+      if (v267 !== undefined && (typeof v267 !== "string")) return undefined;
+      o263["key"] = v267;
     }
-    if ("value" in v259) {
-      const v263 = v259["value"];
-      if (v263 !== undefined && (typeof v263 !== "string")) return undefined;
-      o258["value"] = v263;
+    if ("value" in v264) {
+      const v268 = v264["value"];
+      if (v268 !== undefined && (typeof v268 !== "string")) return undefined;
+      o263["value"] = v268;
     }
-    const v264 = "full" in v259 ? v259["full"] : undefined;
-    const v265 = v264 === undefined ? false : v264;
-    if (v265 !== undefined && (typeof v265 !== "boolean")) return undefined;
-    o258["full"] = v265;
-    const v266 = "limit" in v259 ? v259["limit"] : undefined;
-    const v267 = v266 === undefined ? 100 : v266;
-    if (v267 !== undefined) {
-      if (typeof v267 !== "number" || Number.isNaN(v267)) return undefined;
-      if (!Number.isInteger(v267)) return undefined;
-      if (!(v267 >= 1)) return undefined;
-      if (!(v267 <= 1000)) return undefined;
+    const v269 = "full" in v264 ? v264["full"] : undefined;
+    const v270 = v269 === undefined ? false : v269;
+    if (v270 !== undefined && (typeof v270 !== "boolean")) return undefined;
+    o263["full"] = v270;
+    const v271 = "limit" in v264 ? v264["limit"] : undefined;
+    const v272 = v271 === undefined ? 100 : v271;
+    if (v272 !== undefined) {
+      if (typeof v272 !== "number" || Number.isNaN(v272)) return undefined;
+      if (!Number.isInteger(v272)) return undefined;
+      if (!(v272 >= 1)) return undefined;
+      if (!(v272 <= 1000)) return undefined;
     }
-    o258["limit"] = v267;
-    if (RULE_26(o258)) return undefined;
-    if (RULE_27(o258)) return undefined;
-    if (RULE_28(o258)) return undefined;
-    if (RULE_29(o258)) return undefined;
-    return o258 as Record<string, unknown>;
+    o263["limit"] = v272;
+    if (RULE_26(o263)) return undefined;
+    if (RULE_27(o263)) return undefined;
+    if (RULE_28(o263)) return undefined;
+    if (RULE_29(o263)) return undefined;
+    return o263 as Record<string, unknown>;
   },
   "state list": (value: unknown): Record<string, unknown> | undefined => {
-    if (!value || typeof value !== "object") return undefined;
-    const o268: Record<string, unknown> = {};
-    return o268 as Record<string, unknown>;
-  },
-  "batch": (value: unknown): Record<string, unknown> | undefined => {
-    if (!value || typeof value !== "object") return undefined;
-    const v270 = value as Record<string, unknown>;
-    const o269: Record<string, unknown> = {};
-    const v271 = "continue" in v270 ? v270["continue"] : undefined;
-    const v272 = v271 === undefined ? false : v271;
-    if (v272 !== undefined && (typeof v272 !== "boolean")) return undefined;
-    o269["continue"] = v272;
-    return o269 as Record<string, unknown>;
-  },
-  "doctor": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
     const o273: Record<string, unknown> = {};
     return o273 as Record<string, unknown>;
   },
-  "skill": (value: unknown): Record<string, unknown> | undefined => {
+  "batch": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
     const v275 = value as Record<string, unknown>;
     const o274: Record<string, unknown> = {};
-    if ("reference" in v275) {
-      const v276 = v275["reference"];
-      if (v276 !== undefined && (typeof v276 !== "string")) return undefined;
-      o274["reference"] = v276;
-    }
+    const v276 = "continue" in v275 ? v275["continue"] : undefined;
+    const v277 = v276 === undefined ? false : v276;
+    if (v277 !== undefined && (typeof v277 !== "boolean")) return undefined;
+    o274["continue"] = v277;
     return o274 as Record<string, unknown>;
+  },
+  "doctor": (value: unknown): Record<string, unknown> | undefined => {
+    if (!value || typeof value !== "object") return undefined;
+    const o278: Record<string, unknown> = {};
+    return o278 as Record<string, unknown>;
+  },
+  "skill": (value: unknown): Record<string, unknown> | undefined => {
+    if (!value || typeof value !== "object") return undefined;
+    const v280 = value as Record<string, unknown>;
+    const o279: Record<string, unknown> = {};
+    if ("reference" in v280) {
+      const v281 = v280["reference"];
+      if (v281 !== undefined && (typeof v281 !== "string")) return undefined;
+      o279["reference"] = v281;
+    }
+    return o279 as Record<string, unknown>;
   },
   "focus": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v278 = value as Record<string, unknown>;
-    const o277: Record<string, unknown> = {};
-    if (!("ref" in v278)) return undefined;
-    const v279 = v278["ref"];
-    if (typeof v279 !== "number" || Number.isNaN(v279)) return undefined;
-    if (!Number.isInteger(v279)) return undefined;
-    if (!(v279 >= 1)) return undefined;
-    o277["ref"] = v279;
-    return o277 as Record<string, unknown>;
+    const v283 = value as Record<string, unknown>;
+    const o282: Record<string, unknown> = {};
+    if (!("ref" in v283)) return undefined;
+    const v284 = v283["ref"];
+    if (typeof v284 !== "number" || Number.isNaN(v284)) return undefined;
+    if (!Number.isInteger(v284)) return undefined;
+    if (!(v284 >= 1)) return undefined;
+    o282["ref"] = v284;
+    return o282 as Record<string, unknown>;
   },
   "net har": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v281 = value as Record<string, unknown>;
-    const o280: Record<string, unknown> = {};
-    if (!("file" in v281)) return undefined;
-    const v282 = v281["file"];
-    if (typeof v282 !== "string") return undefined;
-    o280["file"] = v282;
-    const v283 = "force" in v281 ? v281["force"] : undefined;
-    const v284 = v283 === undefined ? false : v283;
-    if (v284 !== undefined && (typeof v284 !== "boolean")) return undefined;
-    o280["force"] = v284;
-    return o280 as Record<string, unknown>;
+    const v286 = value as Record<string, unknown>;
+    const o285: Record<string, unknown> = {};
+    if (!("file" in v286)) return undefined;
+    const v287 = v286["file"];
+    if (typeof v287 !== "string") return undefined;
+    o285["file"] = v287;
+    const v288 = "force" in v286 ? v286["force"] : undefined;
+    const v289 = v288 === undefined ? false : v288;
+    if (v289 !== undefined && (typeof v289 !== "boolean")) return undefined;
+    o285["force"] = v289;
+    return o285 as Record<string, unknown>;
   },
   "trace start": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v286 = value as Record<string, unknown>;
-    const o285: Record<string, unknown> = {};
-    if ("categories" in v286) {
-      const v287 = v286["categories"];
-      if (v287 !== undefined && (typeof v287 !== "string")) return undefined;
-      o285["categories"] = v287;
+    const v291 = value as Record<string, unknown>;
+    const o290: Record<string, unknown> = {};
+    if ("categories" in v291) {
+      const v292 = v291["categories"];
+      if (v292 !== undefined && (typeof v292 !== "string")) return undefined;
+      o290["categories"] = v292;
     }
-    return o285 as Record<string, unknown>;
+    return o290 as Record<string, unknown>;
   },
   "trace stop": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v289 = value as Record<string, unknown>;
-    const o288: Record<string, unknown> = {};
-    if ("file" in v289) {
-      const v290 = v289["file"];
-      if (v290 !== undefined && (typeof v290 !== "string")) return undefined;
-      o288["file"] = v290;
+    const v294 = value as Record<string, unknown>;
+    const o293: Record<string, unknown> = {};
+    if ("file" in v294) {
+      const v295 = v294["file"];
+      if (v295 !== undefined && (typeof v295 !== "string")) return undefined;
+      o293["file"] = v295;
     }
-    const v291 = "force" in v289 ? v289["force"] : undefined;
-    const v292 = v291 === undefined ? false : v291;
-    if (v292 !== undefined && (typeof v292 !== "boolean")) return undefined;
-    o288["force"] = v292;
-    return o288 as Record<string, unknown>;
+    const v296 = "force" in v294 ? v294["force"] : undefined;
+    const v297 = v296 === undefined ? false : v296;
+    if (v297 !== undefined && (typeof v297 !== "boolean")) return undefined;
+    o293["force"] = v297;
+    return o293 as Record<string, unknown>;
   },
 };

@@ -25,7 +25,7 @@ export const snapshot = defineCommand({
         ),
       ),
       boxes: flag("Include element boxes [x,y,w,h] in viewport CSS px"),
-      text: flag("Also headings ({h,x}) and short text blocks ({x}) in document order among the controls"),
+      text: flag('Also headings ({h,x}) and short text blocks ("…") in document order among the controls'),
     }),
   result: () => {
     const { observation, diff, diffFallback } = observationSchemas();

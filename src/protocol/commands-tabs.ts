@@ -1,16 +1,9 @@
 import * as v from "valibot";
 import { TAB_ID, tabIdArg, tabSchema } from "./common.ts";
-import { defineCommand, flag, ok, once, optText, text } from "./define.ts";
-import {
-  closeText,
-  historyText,
-  openText,
-  profileText,
-  profilesText,
-  tabReleaseText,
-  tabText,
-  tabsText,
-} from "./human.ts";
+import { defineCommand, flag, ok, okPlain, once, optText, text } from "./define.ts";
+import { openText } from "./human-snapshot.ts";
+import { observationSchemas } from "./observation.ts";
+import { closeText, historyText, profileText, profilesText, tabReleaseText, tabText, tabsText } from "./human.ts";
 
 /** Lean: the selected tab is not named; url and title only when they changed; navigated only when false (no entry to go to). */
 /** A dialog the page opened while it loaded: the navigation answered as it opened. */
@@ -98,9 +91,23 @@ export const open = defineCommand({
       url: text("URL; https:// is added when it has no scheme"),
       new: flag("Open in a new managed tab (its own background window)"),
       profile: optText("Profile for the new tab, from 'bp profiles' (implies --new)"),
+      snapshot: flag("Also the new page's snapshot in the reply, as 'bp snapshot' gives it (saves a call)"),
+      text: flag("The snapshot with its headings and text blocks, as 'bp snapshot --text' (implies --snapshot)"),
+      limit: v.optional(
+        v.pipe(
+          v.number(),
+          v.integer(),
+          v.minValue(1),
+          v.maxValue(10_000),
+          v.description("Max elements of the snapshot (default 50; implies --snapshot)"),
+        ),
+      ),
     }),
-  result: () =>
-    ok({
+  result: () => {
+    // With --snapshot: the page's observation beside the navigation's fields (its title and url are the open's own;
+    // its hints, the page's and the watchdogs', as a snapshot's).
+    const { title: _title, url: _url, ...observation } = observationSchemas().observation;
+    return okPlain({
       tab: v.optional(
         v.pipe(
           v.string(),
@@ -111,8 +118,10 @@ export const open = defineCommand({
       url: v.optional(v.pipe(v.string(), v.description("Only when not the URL given (a scheme added, a redirect)"))),
       title: v.string(),
       dialog: loadDialog(),
-    }),
-  example: "bp open example.com --new --profile p3k9x2a",
+      ...observation,
+    });
+  },
+  example: "bp open example.com --new --text",
   runs: "broker",
   human: openText,
   mutating: true,

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { readEntry, readListing, wireEntry } from "./elements.ts";
+import { type EntryObject, readEntry, readListing, wireEntry } from "./elements.ts";
 
 describe("listed elements on the wire", () => {
   test("an element is [ref, role, name, {more}]; the name and the object only when they say something", () => {
@@ -24,7 +24,7 @@ describe("listed elements on the wire", () => {
   });
 
   test("every entry reads back to the object it was made from", () => {
-    const objects = [
+    const objects: EntryObject[] = [
       { r: 1, t: "link", n: "Home" },
       { r: 2, t: "button" },
       { r: 3, t: "button", d: "icon star" },
@@ -43,7 +43,7 @@ describe("listed elements on the wire", () => {
       diff: { added: [[5, "button", "Go"]], changed: [[4, "textbox", "Name", { v: "Ada" }]], removed: [1, "3-5"] },
       hints: [{ type: "autocomplete", refs: [1] }],
     };
-    expect(readListing(reply)).toEqual({
+    expect(readListing(reply) as object).toEqual({
       ok: true,
       elements: [{ r: 1, t: "link", n: "Home" }, { x: "Hello" }],
       diff: {

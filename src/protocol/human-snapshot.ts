@@ -5,7 +5,7 @@
 import { escapeLine, quote } from "../shared/escape.ts";
 import { cutString } from "../shared/page-strings.ts";
 import { readEntry } from "./elements.ts";
-import { withNotices } from "./human.ts";
+import { type Formatter, openLine, withNotices } from "./human.ts";
 
 type R = Record<string, unknown>;
 const list = (r: R | undefined, key: string) => (r?.[key] as R[] | undefined) ?? [];
@@ -164,3 +164,11 @@ export const actionText = withNotices((r) => {
   const head = `${statusMark(ev.status)} ${action} ${str(ev.status)}${fx.length ? ` (${fx.join(", ")})` : ""}${popups.length ? `; popup ${popups.join(", ")}` : ""}${downloads.map((d) => `; download ${str(d.id)} ${str(d.fileName)} (${str(d.state)})`).join("")}`;
   return `${head}\n${observationLines(observed)}`;
 });
+
+/** `bp open`: its line; with --snapshot, --text or --limit the page's entries, hints and cut as 'bp snapshot' lists them. */
+export const openText: Formatter = (r, a) => {
+  const line = openLine(r, a) ?? "";
+  if (!(a.snapshot || a.text || a.limit !== undefined) || r.dialog !== undefined) return line;
+  // The open's line stands for the snapshot's [page] header.
+  return [line, ...snapshotLines(r).split("\n").slice(1)].join("\n");
+};

@@ -113,8 +113,8 @@ export const tabText: Formatter = (r) => `✓ Selected ${clean((r.tab as R).url)
 /** `bp tab release` */
 export const tabReleaseText: Formatter = (r) => `✓ Released${r.released !== undefined ? ` ${String(r.released)}` : ""}`;
 
-/** `bp open` */
-export const openText: Formatter = (r) =>
+/** `bp open`'s line (with --snapshot, src/protocol/human-snapshot.ts lists the page after it). */
+export const openLine: Formatter = (r) =>
   `✓ ${r.tab !== undefined ? `Opened ${String(r.tab)}` : "Navigated"}${r.url !== undefined ? ` ${clean(r.url)}` : ""}  ${clean(r.title, 80)}${dialogLine(r)}`;
 
 /** `bp close` */

@@ -19,7 +19,7 @@ test("the generated readReply gives what the reply schema gives, for successes a
     '{"ok":true}',
     '{"ok":true,"value":2}',
     '{"value":2,"ok":true,"title":"x"}',
-    '{"ok":true,"elements":[{"r":1,"t":"link","n":"Home"}],"page":{"vh":1,"dh":2}}',
+    '{"ok":true,"elements":[[1,"link","Home"],"Hello"],"page":{"vh":1,"dh":2}}',
     '{"ok":true,"__proto__":{"polluted":1},"a":1}',
     '{"ok":true,"constructor":"x","prototype":1,"b":2}',
     '{"ok":true,"2":"two","1":"one","z":0}',

@@ -267,3 +267,39 @@ describe("snapshot", () => {
     expect(tabs.json.ok).toBe(true);
   });
 });
+
+describe("open", () => {
+  test("open --snapshot / --text / --limit: the new page's refs in the open's reply, the observation the next action diffs against", async () => {
+    const plain = await env.run(["open", `${site.a}/login`, "--new"]);
+    expect(plain.json).toMatchObject({ ok: true, title: "Sign in" });
+    expect("elements" in plain.json).toBe(false);
+    const withLook = await env.run(["open", `${site.a}/form`, "--snapshot"]);
+    expect(withLook.json).toMatchObject({ ok: true, title: "Form" });
+    // The url is the one given: not repeated; the list is the snapshot's, with the same refs.
+    expect("url" in withLook.json).toBe(false);
+    const listed = els(withLook);
+    expect(listed.map((e) => e.n)).toEqual(els(await env.run(["snapshot"])).map((e) => e.n));
+    expect(withLook.stdout).toContain('"elements":[[');
+    // The open's observation is the agent's: a click's diff is against it.
+    const add = listed.find((e) => e.n === "Add");
+    const click = await env.run(["click", String(add?.r)]);
+    expect((click.json.diff as { added: El[] }).added.map((e) => e.n)).toEqual(["Added"]);
+    // --text: headings and text blocks among the controls; --limit cuts as snapshot's does.
+    const text = await env.run(["open", `${site.a}/login`, "--text"]);
+    expect(els(text).map((e) => (e as El & { x?: string }).x ?? e.n)).toEqual(["User", "Password", "Sign in"]);
+    const cut = await env.run(["open", `${site.a}/form`, "--limit", "2"]);
+    expect(cut.json).toMatchObject({ truncated: true, truncationReasons: ["element_limit"] });
+    expect(els(cut)).toHaveLength(2);
+    const human = await env.run(["open", `${site.a}/login`, "--snapshot", "--human"]);
+    // Refs go on counting in a tab: read them as n, n+1, n+2.
+    const lines = human.stdout.trim().split("\n");
+    const first = Number(/^\[(\d+)\]/.exec(lines[1] ?? "")?.[1]);
+    expect(lines).toEqual([
+      "✓ Navigated  Sign in",
+      `[${first}] textbox "User"`,
+      `[${first + 1}] textbox "Password"`,
+      `[${first + 2}] button "Sign in"`,
+      `[hint] authentication_surface (strong): inspect_authentication_state refs=${first + 1}`,
+    ]);
+  });
+});

@@ -2,6 +2,7 @@ import { protocolErrorCause } from "../../cdp/errors.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import { loadDialog, navigateTo } from "../navigate.ts";
 import { forgetAuthSurface } from "../observe/collect.ts";
+import { observe } from "../observe/snapshot.ts";
 import { routeProfile } from "../profiles/route.ts";
 import type { BrowserConnection } from "../browser.ts";
 import { assertLocalFileAllowed } from "../local-files.ts";
@@ -187,13 +188,26 @@ const openHandler = defineHandler(commands.open)({
     // Lean: the tab id only for a tab this call made (the agent needs it next; the selected tab
     // it already has), the URL only when it is not the one given (a scheme added, a redirect).
     const finalUrl = boundUrl(rec.url);
+    const title = boundTitle(rec.title);
     const dialog = loadDialog(rec);
+    // The page as 'bp snapshot' gives it, when asked: the look that follows nearly every open, in the same call.
+    const look = args.snapshot || args.text || args.limit !== undefined;
+    const observed = look && !dialog ? await observe(ctx, { limit: args.limit ?? 50, text: args.text }) : undefined;
+    const {
+      title: _title,
+      url: _url,
+      urlTruncated: _cut,
+      diff: _diff,
+      diffFallback: _none,
+      ...observation
+    } = observed ?? {};
     return {
       ...(created ? { tab: id } : {}),
       ...(profile ? { profile } : {}),
       ...(finalUrl !== args.url ? { url: finalUrl } : {}),
-      title: boundTitle(rec.title),
+      title,
       ...(dialog ? { dialog } : {}),
+      ...observation,
     };
   },
 });

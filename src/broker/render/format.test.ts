@@ -164,7 +164,7 @@ describe("compact JSON", () => {
       [4, "textbox", "Pw", { vl: 5 }],
       { fold: 9, r: 5, to: 13, t: "link+button", ex: ["P1"] },
     ]);
-    expect(JSON.stringify(compactSnapshotJson(result([element(7, "button")])).elements)).toBe('[[7,"button"]]');
+    expect(JSON.stringify(compactSnapshotJson(result([element(7, "button", "")])).elements)).toBe('[[7,"button"]]');
     // Read back, an entry is the object its short keys name.
     expect(json.elements?.map(readEntry)).toEqual([
       { r: 1, t: "link", n: "Home" },
