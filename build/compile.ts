@@ -2,18 +2,13 @@
  * Builds the single `bp` executable for this machine or another platform.
  * Usage: bun build/compile.ts [--target=linux-x64|bun-linux-x64] [--outfile=dist/bp]
  *        [--runtime=<bun executable of the target>] [--metafile=<path>] [--skip-references]
- *        [--no-bytecode-order]
  * A relative --outfile is taken from the repository root, an absolute one as given.
- * For this machine's platform it compiles twice: the first build's warm calls are profiled
- * (build/bytecode-order.ts) and the second lays its bytecode out by that profile.
  * Before compiling it checks that every version agrees and regenerates the skill's
  * command reference, so `npm run build` keeps both true. `--skip-references` (npm install's
  * and npm test's builds) leaves the committed reference alone, so the skill test can fail.
  */
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { recordBytecodeOrder } from "./bytecode-order.ts";
 import { writeReferences } from "./skill-references.ts";
 import { checkVersions } from "./versions.ts";
 
@@ -41,8 +36,6 @@ export interface CompileOptions {
   /** The target's Bun runtime; without it Bun uses its own (host) or fetches one. */
   runtime?: string;
   metafile?: string;
-  /** Profiles of warm calls (build/bytecode-order.ts), the most common first. */
-  bytecodeOrder?: string[];
 }
 
 /**
@@ -81,30 +74,12 @@ export function compile(o: CompileOptions): void {
     `--define=BP_BUILD_TARGET=${JSON.stringify(o.platform)}`,
     ...(o.runtime ? [`--compile-executable-path=${o.runtime}`] : []),
     ...(o.metafile ? [`--metafile=${o.metafile}`] : []),
-    ...(o.bytecodeOrder?.length ? [`--bytecode-order=${o.bytecodeOrder.join(",")}`] : []),
     join(o.root, "src/main.ts"),
     "--outfile",
     o.outfile,
   ];
   const proc = Bun.spawnSync([process.execPath, ...args], { stdout: "ignore", stderr: "inherit", cwd: o.root });
   if (proc.exitCode !== 0) throw new Error(`bun build failed for ${o.platform} (exit ${String(proc.exitCode)})`);
-}
-
-/**
- * Compiles, profiles the result's warm calls and compiles again laid out by the profile. Only
- * for this machine's platform (the profile runs the executable); without a profile the first
- * build stays, as good as before.
- */
-export async function compileProfiled(o: CompileOptions): Promise<void> {
-  compile(o);
-  const dir = mkdtempSync(join(tmpdir(), "bp-build-order-"));
-  try {
-    const files = await recordBytecodeOrder(o.outfile, dir);
-    if (files.length === 0) console.error("bytecode profile not recorded; the executable keeps the default layout");
-    else compile({ ...o, bytecodeOrder: files });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 /** Version check and skill references: the parts of a build that are not the compile. */
@@ -129,8 +104,7 @@ if (import.meta.main) {
     const outfile = resolve(root, opt("outfile") ?? "dist/bp");
     const runtime = opt("runtime");
     const metafile = opt("metafile");
-    const profiled = platform === hostPlatform() && !process.argv.includes("--no-bytecode-order");
-    await (profiled ? compileProfiled : compile)({
+    compile({
       root,
       platform,
       outfile,
