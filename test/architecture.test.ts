@@ -192,10 +192,6 @@ describe("architecture", () => {
     // valibot is the one package a parse needs.
     expect(builtins.filter((b) => !b.endsWith("→ valibot"))).toEqual([]);
     expect(files.size).toBeGreaterThan(10);
-    // Only a person's call formats text and only the local commands run without a broker: loaded at
-    // start-up, they cost an agent's JSON call ~1 ms of CPU (docs/benchmarks.md).
-    const names = [...files].map((f) => relative(SRC, f));
-    expect(names.filter((f) => f === "protocol/human.ts" || f === "cli/local.ts")).toEqual([]);
   });
 
   test("the entry point loads broker and janitor only dynamically", () => {

@@ -226,8 +226,7 @@ function onSignal(locator: Locator, invocation: string, mode: Mode): () => void 
   const handle = (signal: "SIGINT" | "SIGTERM") => {
     const code = signal === "SIGINT" ? 130 : 143;
     const done = () => {
-      // A cancellation carries no handback notices: printed before the exit.
-      void printError(
+      printError(
         new BpError(
           "command_cancelled",
           `Batch cancelled by ${signal}; the broker was asked to stop the running step (no rollback), and no later step ran.`,

@@ -14,6 +14,7 @@ import { executableIdentity } from "../shared/self.ts";
 import { BUILD_TARGET, PROTOCOL, VERSION } from "../shared/version.ts";
 import { isTimeout, isUnreachable, request, wasWritten } from "./client.ts";
 import { probeBroker, readLocator, type BrokerState } from "./locate.ts";
+import { runLocal, runPassive } from "./local.ts";
 import { chooseMode, isTerminal, printError, printResult, type Mode } from "./output.ts";
 import type { EarlyRead } from "./locator-file.ts";
 import { checkArgs, commandDef, parseCommandLine } from "./parse.ts";
@@ -105,7 +106,6 @@ export async function runCli(argv: string[], early?: EarlyRead): Promise<void> {
         tabAccess,
       });
     if (spec.runs === "local") {
-      const { runLocal } = await import("./local.ts");
       await printResult(name, await runLocal(name, args, paths, clientKey), mode);
       return;
     }
@@ -141,10 +141,9 @@ export async function runCli(argv: string[], early?: EarlyRead): Promise<void> {
       const live = spec.mutating ? undefined : await askRunningBroker(locator(paths), call);
       if (live) {
         if (live.ok === true) await printResult(name, live, mode, args);
-        else await fail(live, mode);
+        else fail(live, mode);
         return;
       }
-      const { runPassive } = await import("./local.ts");
       const passive = await runPassive(name, paths, clientKey);
       if (passive) {
         await printResult(name, passive, mode);
@@ -157,9 +156,9 @@ export async function runCli(argv: string[], early?: EarlyRead): Promise<void> {
         ? await (await import("./handoff-wait.ts")).waitForHandback(call, once, parsed.globals.timeout)
         : await once(call);
     if (reply.ok === true) await printResult(name, reply, mode, args);
-    else await fail(reply, mode);
+    else fail(reply, mode);
   } catch (err) {
-    await fail(toBpError(err).toJSON(), mode);
+    fail(toBpError(err).toJSON(), mode);
   }
 }
 
@@ -343,9 +342,9 @@ async function readHeaders(): Promise<Record<string, string> | undefined> {
   return parsed as Record<string, string>;
 }
 
-async function fail(shape: ErrorShape, mode: Mode): Promise<void> {
+function fail(shape: ErrorShape, mode: Mode): void {
+  printError(shape, mode);
   process.exitCode = 1;
-  await printError(shape, mode);
 }
 
 function checkEnv(value: string | undefined, min: 1 | 3, field: string): string | undefined {
@@ -380,8 +379,7 @@ function installSignalHandlers(
       const context = c?.id
         ? { commandId: c.id, status: c.status, ...(c.cancellationRequested ? { cancellationRequested: true } : {}) }
         : undefined;
-      // A cancellation carries no handback notices: printed before the exit.
-      void printError(
+      printError(
         new BpError(
           "command_cancelled",
           `Cancelled by ${signal}; the broker was asked to stop the command (no rollback).`,

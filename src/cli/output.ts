@@ -1,6 +1,6 @@
 import { boundErrorShape, DEFAULT_HINTS, type ErrorShape } from "../shared/errors.ts";
 import { jsonLine } from "../shared/json-line.ts";
-import type { Formatter } from "../protocol/human.ts";
+import { handbackLine, humanize, type Formatter } from "../protocol/human.ts";
 import { findCommand } from "../protocol/table.ts";
 
 export type Mode = "json" | "human";
@@ -67,14 +67,11 @@ export async function printResult(
     console.log(jsonLine(result));
     return;
   }
-  // Only a person's call (--human) loads the formatters and the command's module: an agent's
-  // JSON call does not evaluate them (human.ts and local.ts at start-up cost a warm call ~1 ms of CPU).
-  const { humanize } = await import("../protocol/human.ts");
+  // Only a person's call (--human) loads the command's module, for its formatter.
   console.log(humanize(result, (await findCommand(command))?.human as Formatter | undefined, args));
 }
 
-/** Settles once everything is printed: a person's failure with handback notices loads their formatter first. */
-export function printError(err: ErrorShape, mode: Mode): Promise<void> | undefined {
+export function printError(err: ErrorShape, mode: Mode): void {
   const shape: ErrorShape = boundErrorShape(err);
   // Handback notices ride on failures too; the agent must not lose them.
   if (Array.isArray(err.handbacks)) shape.handbacks = err.handbacks;
@@ -88,11 +85,7 @@ export function printError(err: ErrorShape, mode: Mode): Promise<void> | undefin
   if (shape.hint) lines.push(`  hint: ${shape.hint}`);
   if (shape.remediation) lines.push(`  action: ${shape.remediation.message}`);
   console.error(lines.join("\n"));
-  const handbacks = shape.handbacks ?? [];
-  if (handbacks.length === 0) return;
-  return import("../protocol/human.ts").then(({ handbackLine }) => {
-    for (const n of handbacks) console.error(handbackLine(n));
-  });
+  for (const n of shape.handbacks ?? []) console.error(handbackLine(n));
 }
 
 function orderError(e: ErrorShape): ErrorShape {
