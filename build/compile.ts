@@ -84,11 +84,11 @@ export function compile(o: CompileOptions): void {
 }
 
 /**
- * Writes the executable afresh, same bytes: on Linux (ext4) every call of the file bun build
- * leaves behind cost ~4.5 ms more CPU than the same bytes written in one go (a warm `bp --version`
- * 30.6 against 26.1 ms, `snapshot` 41.3 against 36.7; interleaved, docs/benchmarks.md), for
- * as long as its pages stay in the page cache: bun copies its runtime in and then writes over
- * it, which leaves the cached pages in a state that maps more slowly.
+ * Writes the executable afresh, same bytes: on Linux (ext4) a call of the file as bun build
+ * leaves it costs ~3-4.5 ms more CPU than one of the same bytes written in one go (a warm
+ * `bp --version` 29.2 against 26.2 ms, `snapshot` 38.6 against 35.9; interleaved), for as long
+ * as its pages stay in the page cache; the page faults are as many, each costs more
+ * (docs/benchmarks.md). A one-line program shows no such difference.
  */
 function rewrite(file: string): void {
   const next = `${file}.${process.pid}.tmp`;
