@@ -5,7 +5,9 @@
  * Prints medians of click, type and snapshot on the bench's form page, time and characters
  * printed; --widgets adds the act-and-see steps of the widget pages (scenarios/widgets.ts), each
  * after an untimed reset and look. For telling whether a change made the hot path slower: the
- * shared machine's load moves both builds alike. `bun bench/phases.ts` then says where the time went.
+ * shared machine's load moves both builds alike; the CPU time each process used (user + system) moves
+ * less with the load than its wall time, so a change to the CLI's start shows there first.
+ * `bun bench/phases.ts` then says where the time went.
  */
 import { resolve } from "node:path";
 import { startFixtures } from "./lib/fixtures.ts";
@@ -56,6 +58,7 @@ try {
       argv[which] = c.step ? actArgs(t, c.step, await resolveTargets(t, c.step)) : (c.args ?? []);
     }
     const times: Record<Build, number[]> = { a: [], b: [] };
+    const cpu: Record<Build, number[]> = { a: [], b: [] };
     const chars: Record<Build, number[]> = { a: [], b: [] };
     const failed: Record<Build, number> = { a: 0, b: 0 };
     for (let i = 0; i < runs + 3; i++) {
@@ -65,13 +68,14 @@ try {
         const e = await t.run(argv[which]);
         if (!t.ok(e)) failed[which]++;
         if (i >= 3) times[which].push(e.ms);
+        if (i >= 3 && e.cpuMs !== undefined) cpu[which].push(e.cpuMs);
         chars[which].push(e.out.trimEnd().length);
         await Bun.sleep(5 + Math.random() * 10);
       }
     }
     const fails = failed.a + failed.b ? `   failed a ${failed.a} b ${failed.b}` : "";
     console.log(
-      `${c.name.padEnd(12)} a ${median(times.a).toFixed(1)} ms   b ${median(times.b).toFixed(1)} ms   (${runs} runs each)   chars a ${median(chars.a)} b ${median(chars.b)}${fails}`,
+      `${c.name.padEnd(12)} a ${median(times.a).toFixed(1)} ms   b ${median(times.b).toFixed(1)} ms   (${runs} runs each)   CPU a ${median(cpu.a).toFixed(1)} b ${median(cpu.b).toFixed(1)} ms   chars a ${median(chars.a)} b ${median(chars.b)}${fails}`,
     );
   }
 } finally {

@@ -12,6 +12,8 @@ export const BENCH_MARK = `bp-bench-${process.pid}-${Date.now().toString(36)}`;
 export interface Exec {
   /** Wall time from spawn to exit, in milliseconds. */
   ms: number;
+  /** CPU time the process used (user + system), in milliseconds: on a shared machine steadier than the wall time. */
+  cpuMs?: number;
   code: number;
   out: string;
   err: string;
@@ -69,13 +71,15 @@ export async function exec(argv: string[], opts: ExecOptions): Promise<Exec> {
   const code = await p.exited;
   const ms = performance.now() - t0;
   clearTimeout(timer);
+  const cpu = p.resourceUsage()?.cpuTime;
+  const cpuMs = cpu ? Number(cpu.user + cpu.system) / 1000 : undefined;
   const drained = Promise.all([out.done, err.done]);
   const late = await Promise.race([drained.then(() => false), Bun.sleep(300).then(() => true)]);
   if (late) {
     out.cancel();
     err.cancel();
   }
-  return { ms, code, out: out.text(), err: err.text(), timedOut };
+  return { ms, ...(cpuMs !== undefined ? { cpuMs } : {}), code, out: out.text(), err: err.text(), timedOut };
 }
 
 // ---------------------------------------------------------------------------------------------
