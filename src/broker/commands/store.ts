@@ -3,7 +3,6 @@
  * accepted → dispatched → completed | unknown_outcome | cancelled | expired. Bounded: at most
  * MAX_RECORDS, terminal ones kept TERMINAL_TTL_MS, stored replies within a byte budget.
  */
-import { randomBytes } from "node:crypto";
 import { COMMAND_STATUSES } from "../../protocol/commands-reliability.ts";
 import type { Fingerprint } from "./canonical.ts";
 
@@ -225,7 +224,8 @@ export class CommandStore {
   /** Random, so ids say nothing about how many commands ran before (or for whom). */
   private newId(): string {
     for (;;) {
-      const id = `c${randomBytes(6).toString("hex")}`;
+      // Web Crypto: node:crypto costs the idle broker megabytes.
+      const id = `c${Buffer.from(crypto.getRandomValues(new Uint8Array(6))).toString("hex")}`;
       if (!this.records.has(id)) return id;
     }
   }
