@@ -40,9 +40,12 @@ export interface CommandRecord {
   reply?: Reply;
   replySize: number;
   replyDropped?: boolean;
-  /** Resolves with the reply once the record is terminal. */
-  done: Promise<Reply>;
-  finish: (reply: Reply) => void;
+  /**
+   * Resolves once the record is terminal, with nothing: a promise holds its value for as long as it lives, so one
+   * resolved with the reply kept every reply (over the size and budget limits too) for the record's five minutes.
+   */
+  done: Promise<void>;
+  finish: () => void;
 }
 
 // A type, not an interface: replies hold it where their schema says "record".
@@ -91,8 +94,8 @@ export class CommandStore {
 
   accept(input: AcceptInput): CommandRecord {
     this.prune();
-    let finish!: (reply: Reply) => void;
-    const done = new Promise<Reply>((resolve) => {
+    let finish!: () => void;
+    const done = new Promise<void>((resolve) => {
       finish = resolve;
     });
     const rec: CommandRecord = {
@@ -156,7 +159,7 @@ export class CommandStore {
       rec.replyDropped = true;
     }
     this.byInvocation.delete(rec.invocation);
-    rec.finish(reply);
+    rec.finish();
   }
 
   /** This key's records, newest first. */
