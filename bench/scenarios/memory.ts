@@ -17,7 +17,10 @@ export function describeMemory(ctx: Ctx): void {
       "total adds them, so pages of one executable that two helpers both touched (bp's broker and janitor are the " +
       "same file) count twice. PSS: Pss from /proc/<pid>/smaps_rollup, each shared page split among the processes " +
       "that map it; the PSS total is what the helpers hold between them. Both include file pages (the executable's " +
-      "code, reclaimable and shared with any other process of the same file) and anonymous memory (heaps). bp: " +
+      "code, reclaimable and shared with any other process of the same file) and anonymous memory (heaps); a " +
+      "just-built executable, all of it in the page cache, shows ~5 MB more file pages per bp process than one " +
+      "started cold (the kernel maps cached neighbours of each page touched; bench/memory.ts drops the cache " +
+      "first). bp: " +
       "broker (pid from broker-locator.json) and janitor; agent-browser: the session daemon (pid file in its socket " +
       "dir); playwright-cli: the session daemon (node …/cliDaemon.js). Idle = after the session opened its first " +
       "tab; after = when every scenario has run.",
