@@ -100,6 +100,16 @@ export function rssMb(pid: number): number | undefined {
   return m?.[1] ? Number(m[1]) / 1024 : undefined;
 }
 
+/**
+ * Proportional memory in MB from /proc/<pid>/smaps_rollup Pss: each page shared with other processes (an
+ * executable's pages two helpers both touched) counted as its share, so the helpers of one tool add up to what
+ * they hold between them. Undefined when gone or unreadable.
+ */
+export function pssMb(pid: number): number | undefined {
+  const m = read(`/proc/${pid}/smaps_rollup`)?.match(/^Pss:\s+(\d+)\s+kB/m);
+  return m?.[1] ? Number(m[1]) / 1024 : undefined;
+}
+
 interface Stat {
   pid: number;
   ppid: number;

@@ -1,5 +1,4 @@
 import { chmodSync, lstatSync, rmdirSync, unlinkSync } from "node:fs";
-import { consola, type ConsolaInstance } from "consola";
 import type { Locator } from "../protocol/wire.ts";
 import { BpError } from "../shared/errors.ts";
 import { resolvePaths, type BpPaths } from "../shared/paths.ts";
@@ -22,8 +21,28 @@ import { closeStores, wipeStore } from "./store/index.ts";
 /** With no agents and no browser the broker exits after this long. */
 const DEFAULT_IDLE_MS = 60_000;
 
+/**
+ * The broker's log: warnings and errors go to stderr, which the starting CLI points at the broker log; information to
+ * stdout, which it discards. Not consola: its node:util and node:tty cost the idle broker megabytes.
+ */
+interface Log {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+function brokerLog(): Log {
+  const line = (level: string, message: string) =>
+    `${new Date().toISOString()} [broker ${process.pid}] ${level}: ${message}`;
+  return {
+    info: (m) => console.log(line("info", m)),
+    warn: (m) => console.error(line("warn", m)),
+    error: (m) => console.error(line("error", m)),
+  };
+}
+
 export async function runBroker(): Promise<void> {
-  const log = consola.withTag(`broker ${process.pid}`);
+  const log = brokerLog();
   try {
     await start(log);
   } catch (err) {
@@ -35,7 +54,7 @@ export async function runBroker(): Promise<void> {
   }
 }
 
-async function start(log: ConsolaInstance): Promise<void> {
+async function start(log: Log): Promise<void> {
   const paths = resolvePaths();
   startIdentity();
   ensurePrivateDir(paths.home);
@@ -133,7 +152,7 @@ async function start(log: ConsolaInstance): Promise<void> {
  * Every CLI finds this broker through the locator: one truncated, emptied or replaced is written again while we hold
  * the owner lock.
  */
-function repairLocator(paths: BpPaths, text: string, token: string, identity: string, log: ConsolaInstance): void {
+function repairLocator(paths: BpPaths, text: string, token: string, identity: string, log: Log): void {
   if (readPrivateFile(paths.locator)?.includes(token) || !readPrivateFile(paths.ownerLock)?.includes(identity)) return;
   try {
     if (lstatSync(paths.locator, { throwIfNoEntry: false })?.isDirectory()) rmdirSync(paths.locator);

@@ -1,5 +1,5 @@
 import { CdpClosedError, CdpConnectError, CdpHandshakeTimeoutError } from "./errors.ts";
-import { openReadingRefusal, type Refusal } from "./refusal.ts";
+import type { openReadingRefusal, Refusal } from "./refusal.ts";
 
 /** The seam between the CDP connection and what carries its frames; `onClose` fires exactly once. */
 export interface Transport {
@@ -150,7 +150,17 @@ class WebSocketTransport extends BufferedTransport {
 }
 
 /** Opens a CDP WebSocket (ws:/wss:); always settles, at the latest at the handshake deadline (socket terminated). */
-export function connectWebSocket(url: string, options: WebSocketConnectOptions = {}): Promise<Transport> {
+export async function connectWebSocket(url: string, options: WebSocketConnectOptions = {}): Promise<Transport> {
+  // Loaded only for remote services: the `ws` module (node:http, node:events…) costs each process megabytes.
+  const readingRefusal = options.readRefusal ? (await import("./refusal.ts")).openReadingRefusal : undefined;
+  return openWebSocket(url, options, readingRefusal);
+}
+
+function openWebSocket(
+  url: string,
+  options: WebSocketConnectOptions,
+  readingRefusal: typeof openReadingRefusal | undefined,
+): Promise<Transport> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -181,8 +191,8 @@ export function connectWebSocket(url: string, options: WebSocketConnectOptions =
       const init = { headers: options.headers ?? {}, perMessageDeflate: compression };
       // The ws module caps frames at 100 MiB by default; our own cap (UTF-16 units) is checked per message.
       const maxBytes = Math.min(3 * (options.maxPayload ?? DEFAULT_MAX_PAYLOAD), 2 ** 31 - 1);
-      ws = options.readRefusal
-        ? openReadingRefusal(url, { ...init, maxPayload: maxBytes }, onRefused)
+      ws = readingRefusal
+        ? readingRefusal(url, { ...init, maxPayload: maxBytes }, onRefused)
         : new WebSocket(url, init);
     } catch (error) {
       // No `cause`: the engine's error quotes the full URL, token included.

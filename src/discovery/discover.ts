@@ -2,7 +2,6 @@
  * Passive discovery: installed Chromium-family browsers and what a person must do before bp can attach. Files only,
  * never a socket: a DevTools connection can pop Chrome's "Allow remote debugging" dialog.
  */
-import { createHash } from "node:crypto";
 import { browserDefinitions, resolveHome } from "./definitions.ts";
 import { findChromiumExecutable } from "./executable.ts";
 import { executableCandidates, firstExecutable, isDirectory } from "./fs-probe.ts";
@@ -41,7 +40,11 @@ export function connectAction(
 
 /** Stable per install, opaque (no path leaks), different per profile. */
 export function candidateId(platform: NodeJS.Platform, key: string, userDataDir: string): string {
-  const digest = createHash("sha256").update(`${platform}\0${key}\0${userDataDir}`).digest("base64url").slice(0, 20);
+  // Bun's hasher: node:crypto costs each process that loads it megabytes.
+  const digest = new Bun.CryptoHasher("sha256")
+    .update(`${platform}\0${key}\0${userDataDir}`)
+    .digest("base64url")
+    .slice(0, 20);
   return `browser:${key}:${digest}`;
 }
 

@@ -2,7 +2,7 @@
  * A small PNG codec for Chrome's screenshots (8-bit, not interlaced) to RGBA and back: annotation is drawn in the
  * broker, where the page's CSP and scripts cannot reach.
  */
-import { crc32, deflateSync, inflateSync } from "node:zlib";
+import type * as NodeZlib from "node:zlib";
 
 export interface RgbaImage {
   width: number;
@@ -14,6 +14,9 @@ export interface RgbaImage {
 const SIGNATURE = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 /** Screenshots are bounded by Chrome's texture limits; this only guards the allocation. */
 const MAX_PIXELS = 200_000_000;
+
+/** Loaded by the first image that needs it: loaded with the broker, node:zlib cost the idle broker megabytes. */
+const zlib = () => import.meta.require("node:zlib") as typeof NodeZlib;
 
 export class PngError extends Error {
   override name = "PngError";
@@ -56,7 +59,7 @@ export function decodePng(png: Uint8Array): RgbaImage {
   }
   if (width === 0 || height === 0 || width * height > MAX_PIXELS)
     throw new PngError(`unsupported PNG size ${width}x${height}`);
-  const raw = inflateSync(concat(idat));
+  const raw = zlib().inflateSync(concat(idat));
   const stride = width * channels;
   if (raw.length < (stride + 1) * height) throw new PngError("image data too short");
   const pixels = unfilter(raw, stride, height, channels);
@@ -185,7 +188,7 @@ export function encodePng(img: RgbaImage): Uint8Array {
   return concat([
     SIGNATURE,
     chunk("IHDR", ihdr),
-    chunk("IDAT", deflateSync(filtered, { level: 6 })),
+    chunk("IDAT", zlib().deflateSync(filtered, { level: 6 })),
     chunk("IEND", new Uint8Array(0)),
   ]);
 }
@@ -196,7 +199,7 @@ function chunk(type: string, body: Uint8Array): Uint8Array {
   view.setUint32(0, body.length);
   for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i);
   out.set(body, 8);
-  view.setUint32(8 + body.length, crc32(out.subarray(4, 8 + body.length)));
+  view.setUint32(8 + body.length, zlib().crc32(out.subarray(4, 8 + body.length)));
   return out;
 }
 

@@ -120,12 +120,7 @@ export class CommandRuntime {
           { commandId: prior.id, reason: "target_changed" },
         );
       }
-      if (prior.reply) return prior.reply;
-      throw new BpError(
-        "result_too_large",
-        `The outcome of request '${req.requestId ?? ""}' is no longer kept in full; see 'bp command ${prior.id}'.`,
-        { context: { commandId: prior.id, status: prior.status } },
-      );
+      return keptReply(prior, req);
     }
     let timer: Timer | undefined;
     const expired = new Promise<Reply>((resolve) => {
@@ -139,7 +134,7 @@ export class CommandRuntime {
       }, req.timeoutMs);
     });
     try {
-      return await Promise.race([prior.done, expired]);
+      return await Promise.race([prior.done.then(() => keptReply(prior, req)), expired]);
     } finally {
       clearTimeout(timer);
     }
@@ -465,6 +460,16 @@ function pageGoneError(run: Running, cause: "target_gone" | "document_replaced",
 const FINAL_ON_LOSS = new Set(["unknown_outcome", "browser_disconnected", "command_cancelled", "command_expired"]);
 
 /** The command's deadline: its timeout from now, never past the one its caller sent. */
+/** An ended record's reply for a replay of its request id, or result_too_large when it is no longer kept. */
+function keptReply(prior: CommandRecord, req: CallRequest): Reply {
+  if (prior.reply) return prior.reply;
+  throw new BpError(
+    "result_too_large",
+    `The outcome of request '${req.requestId ?? ""}' is no longer kept in full; see 'bp command ${prior.id}'.`,
+    { context: { commandId: prior.id, status: prior.status } },
+  );
+}
+
 function deadlineOf(req: CallRequest): number {
   const own = Date.now() + req.timeoutMs;
   return req.deadlineAt !== undefined ? Math.min(own, req.deadlineAt) : own;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { canonicalJson, fingerprint, idempotencyKey, urlMatches } from "./canonical.ts";
-import { CommandStore, MAX_RECORDS, TERMINAL_TTL_MS, publicCommand, type AcceptInput } from "./store.ts";
+import { CommandStore, MAX_RECORDS, TERMINAL_TTL_MS, publicCommand, type AcceptInput, type Reply } from "./store.ts";
 
 const input = (over: Partial<AcceptInput> = {}): AcceptInput => ({
   key: "agent-a",
@@ -210,10 +210,23 @@ describe("command store", () => {
     expect(s.byInvocationId("inv-1")).toBeUndefined();
   });
 
-  test("done resolves with the final reply", async () => {
+  test("done resolves once the record ends; the reply is the record's to keep", async () => {
     const s = new CommandStore();
     const rec = s.accept(input());
     s.complete(rec, "completed", { ok: true, v: 7 });
-    expect(await rec.done).toEqual({ ok: true, v: 7 });
+    await rec.done;
+    expect(rec.reply).toEqual({ ok: true, v: 7 });
+  });
+
+  test("a reply the record does not keep (over 64 KiB) is not held by it at all", () => {
+    const s = new CommandStore();
+    const rec = s.accept(input());
+    let big: Reply | undefined = { ok: true, text: "x".repeat(70 * 1024) };
+    const ref = new WeakRef(big);
+    s.complete(rec, "completed", big);
+    big = undefined;
+    Bun.gc(true);
+    expect(rec.replyDropped).toBe(true);
+    expect(ref.deref()).toBeUndefined();
   });
 });

@@ -3,7 +3,6 @@
  * accepted → dispatched → completed | unknown_outcome | cancelled | expired. Bounded: at most
  * MAX_RECORDS, terminal ones kept TERMINAL_TTL_MS, stored replies within a byte budget.
  */
-import { randomBytes } from "node:crypto";
 import { COMMAND_STATUSES } from "../../protocol/commands-reliability.ts";
 import type { Fingerprint } from "./canonical.ts";
 
@@ -41,9 +40,12 @@ export interface CommandRecord {
   reply?: Reply;
   replySize: number;
   replyDropped?: boolean;
-  /** Resolves with the reply once the record is terminal. */
-  done: Promise<Reply>;
-  finish: (reply: Reply) => void;
+  /**
+   * Resolves once the record is terminal, with nothing: a promise holds its value for as long as it lives, so one
+   * resolved with the reply kept every reply (over the size and budget limits too) for the record's five minutes.
+   */
+  done: Promise<void>;
+  finish: () => void;
 }
 
 // A type, not an interface: replies hold it where their schema says "record".
@@ -92,8 +94,8 @@ export class CommandStore {
 
   accept(input: AcceptInput): CommandRecord {
     this.prune();
-    let finish!: (reply: Reply) => void;
-    const done = new Promise<Reply>((resolve) => {
+    let finish!: () => void;
+    const done = new Promise<void>((resolve) => {
       finish = resolve;
     });
     const rec: CommandRecord = {
@@ -157,7 +159,7 @@ export class CommandStore {
       rec.replyDropped = true;
     }
     this.byInvocation.delete(rec.invocation);
-    rec.finish(reply);
+    rec.finish();
   }
 
   /** This key's records, newest first. */
@@ -225,7 +227,8 @@ export class CommandStore {
   /** Random, so ids say nothing about how many commands ran before (or for whom). */
   private newId(): string {
     for (;;) {
-      const id = `c${randomBytes(6).toString("hex")}`;
+      // Web Crypto: node:crypto costs the idle broker megabytes.
+      const id = `c${Buffer.from(crypto.getRandomValues(new Uint8Array(6))).toString("hex")}`;
       if (!this.records.has(id)) return id;
     }
   }

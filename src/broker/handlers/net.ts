@@ -4,7 +4,6 @@
  * rules, requests, credentials and downloads are never visible or addressable.
  */
 import { readFileSync, statSync } from "node:fs";
-import { STATUS_CODES } from "node:http";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import { cutString } from "../../shared/page-strings.ts";
 import * as commands from "../../protocol/commands-net.ts";
@@ -58,8 +57,10 @@ function summary(e: NetEntry, selectedTab: string | undefined): RequestSummary {
 }
 
 /** The reason phrase a status code has by default says nothing the code does not. */
-function ownStatusText(status: number | undefined, text: string | undefined): string | undefined {
+async function ownStatusText(status: number | undefined, text: string | undefined): Promise<string | undefined> {
   if (!text) return undefined;
+  // Loaded on use: node:http costs the idle broker megabytes.
+  const { STATUS_CODES } = await import("node:http");
   return status !== undefined && STATUS_CODES[status]?.toLowerCase() === text.toLowerCase() ? undefined : text;
 }
 
@@ -172,7 +173,7 @@ const netShowHandler = defineHandler(commands.netShow)({
     const given = ctx.broker.agents.get(ctx.req.clientKey)?.netIfAny?.givenHeaders;
     const rq = maskHeaders(e.requestHeaders, given, false, args.values === true);
     const rs = maskHeaders(responseHeadersOf(e), given, false, args.values === true);
-    const statusText = ownStatusText(e.status, e.statusText);
+    const statusText = await ownStatusText(e.status, e.statusText);
     const mimeType = ownMimeType(e.mimeType, e.responseHeaders);
     const request: Shown["request"] = {
       ...listed,
