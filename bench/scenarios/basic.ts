@@ -84,15 +84,29 @@ export async function navigation(ctx: Ctx): Promise<void> {
   ctx.results.describe(
     "Navigate",
     "the open tab goes to a small local page (a new URL each time): bp `open <url>`, agent-browser `open <url>`, " +
-      "playwright-cli `goto <url>`.",
+      "playwright-cli `goto <url>`. Open and see: the form page (a new URL each time) and its controls, the step " +
+      "before an agent's first action there: bp `open <url> --snapshot`, agent-browser `open <url>` then " +
+      "`snapshot -i`, playwright-cli `goto <url>` then `snapshot`; time and characters summed over the step.",
   );
   let n = 0;
   await runPlan(ctx, {
     section: "Navigation",
     warmup: 2,
     runs: 10,
-    variants: (t) => [{ key: "main", fn: () => sequence(t, [t.cmd.navigate(ctx.fx.url(`/page?n=${++n}`))]) }],
-    rows: [{ key: "main", label: "open a local page, ms", metric: "ms" }],
+    variants: (t) => {
+      const look = t.cmd.observeAfterAction ?? t.cmd.snapshots[0]?.args ?? ["snapshot"];
+      const openAndLook = (url: string) =>
+        t.cmd.navigateAndLook ? [t.cmd.navigateAndLook(url)] : [t.cmd.navigate(url), look];
+      return [
+        { key: "main", fn: () => sequence(t, [t.cmd.navigate(ctx.fx.url(`/page?n=${++n}`))]) },
+        { key: "look", fn: () => sequence(t, openAndLook(ctx.fx.url(`/form?n=${++n}`))) },
+      ];
+    },
+    rows: [
+      { key: "main", label: "open a local page, ms", metric: "ms" },
+      { key: "look", label: "open the form page and see its controls (one agent step), ms", metric: "ms" },
+      { key: "look", label: "open and see: characters to read, chars", metric: "chars" },
+    ],
   });
 }
 

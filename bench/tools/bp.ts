@@ -41,6 +41,7 @@ export class BpTool implements Tool {
     eval: (expr) => ["eval", expr],
     status: () => ["status"],
     navigate: (url) => ["open", url],
+    navigateAndLook: (url) => ["open", url, "--snapshot"],
     firstOpen: (url) => ["open", url, "--new"],
     snapshots: [
       { key: "default", label: "snapshot", args: ["snapshot"] },

@@ -48,6 +48,8 @@ export interface Commands {
   screenshot(file: string): string[];
   /** What a peer must run after an action to see its result; undefined when the reply has it. */
   observeAfterAction?: string[];
+  /** Navigate and get the page's controls in one command, when the tool has one (else navigate, then look). */
+  navigateAndLook?(url: string): string[];
 }
 
 export interface Tool {
