@@ -32,6 +32,9 @@ export interface CdpRecorder {
   stop(): void;
 }
 
+/** Calls the broker sends without waiting for their answer (src/broker: `void session.send(…)`). */
+const RELEASES = new Set(["Runtime.releaseObject", "Runtime.releaseObjectGroup"]);
+
 export function roundTrips(sent: Sent[]): number {
   return sent.filter((s) => s.newTrip).length;
 }
@@ -90,8 +93,11 @@ export function startCdpRecorder(upstream: string): CdpRecorder {
           ? `${msg.method}[${steps.map((s) => `${s.fn}${s.arg?.op ? `:${s.arg.op}` : ""}`).join(",")}]`
           : msg.method;
         const code = msg.params?.functionDeclaration?.length ?? 0;
-        log.push({ method, newTrip: answered !== answeredAtLast, install: code > 10_000, code });
-        answeredAtLast = answered;
+        // A release is sent and never waited for: no trip of its own, and the next call still
+        // starts one if an answer came before it.
+        const released = RELEASES.has(msg.method);
+        log.push({ method, newTrip: !released && answered !== answeredAtLast, install: code > 10_000, code });
+        if (!released) answeredAtLast = answered;
         if (refusal?.match(msg.method, (msg.params ?? {}) as Record<string, unknown>)) {
           const answer = JSON.stringify({
             id: msg.id,

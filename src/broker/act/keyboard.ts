@@ -28,7 +28,7 @@ async function focusedFrame(rec: TargetRecord, session: CdpSession): Promise<Fra
     const objectId = await pageObject(frame.session, frame.frameId, "focusedFrame").catch(() => undefined);
     if (!objectId) return frame;
     const described = await frame.session.send("DOM.describeNode", { objectId }).catch(() => undefined);
-    await frame.session.send("Runtime.releaseObject", { objectId }).catch(() => undefined);
+    void frame.session.send("Runtime.releaseObject", { objectId }).catch(() => undefined);
     const childId = described?.node.frameId;
     const child = childId ? rec.frames?.sessionFor(childId) : undefined;
     if (!child || !childId) return frame;

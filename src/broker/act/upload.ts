@@ -88,7 +88,7 @@ export const uploadHandler = defineAction<
       yield {};
       if (!watch.effects.dialog) files = await callFn(frame, "upload", { op: "files" }).catch(() => undefined);
     } finally {
-      if (!watch.effects.dialog) await frame.session.send("Runtime.releaseObject", { objectId }).catch(() => undefined);
+      if (!watch.effects.dialog) void frame.session.send("Runtime.releaseObject", { objectId }).catch(() => undefined);
     }
     const fileCount = files?.ok ? (files.count ?? 0) : undefined;
     const nameMatched = files?.ok ? (files.names ?? []).includes(name) : undefined;
