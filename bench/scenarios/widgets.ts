@@ -132,8 +132,8 @@ export async function resetStep(tool: Tool, step: ActStep): Promise<void> {
   if (!tool.ok(look)) throw new Error(`look after reset: ${errorText(look)}`);
 }
 
-/** Most looks a peer takes while waiting for the effect (an agent would give up too). */
-const MAX_LOOKS = 10;
+/** How long (tool time) the looks may take to show the effect before the run counts as failed (an agent would give up too). */
+const LOOK_BUDGET_MS = 3_000;
 
 /**
  * The action, then (peers) their snapshot; with `untilSeen`, more looks (a peer's snapshot, bp's
@@ -146,8 +146,12 @@ async function step(tool: Tool, s: ActStep, refs: string[], untilSeen: boolean):
   let seen = false;
   const look = tool.cmd.observeAfterAction ?? tool.cmd.snapshots[0]?.args ?? ["snapshot"];
   const commands = [actArgs(tool, s, refs), ...(tool.cmd.observeAfterAction ? [tool.cmd.observeAfterAction] : [])];
-  for (let i = 0; i < commands.length + MAX_LOOKS; i++) {
+  // Bounded by time, not a count of looks: a count ran out before a 300 ms debounce ended for a fast peer, which then
+  // got a time for an effect it never saw.
+  for (let i = 0; ; i++) {
     if (i >= commands.length && (!untilSeen || seen || s.effect === undefined)) break;
+    if (i >= commands.length && ms >= LOOK_BUDGET_MS)
+      return { ms, chars, ok: false, error: `the effect (${s.effect}) not shown within ${LOOK_BUDGET_MS} ms of looks` };
     const args = commands[i] ?? look;
     const e = await tool.run(args);
     ms += e.ms;
@@ -169,7 +173,7 @@ export async function widgetActions(ctx: Ctx): Promise<void> {
       "run. Each repetition first puts the widget back with an untimed eval and takes an untimed snapshot (the page as the agent saw it before acting; bp's reply diffs against it). Commands as on the form page (drag: bp " +
       "`drag <ref> <ref>`, agent-browser `drag` with CSS selectors, as its `snapshot -i` gives list items no ref, " +
       "playwright-cli `drag <ref> <ref>`). “act + one look” is the action and, for a peer, one snapshot; “until the effect " +
-      `shows” repeats the peer's snapshot (at most ${MAX_LOOKS} more) until its output shows the effect (a suggestion, ` +
+      `shows” repeats the peer's snapshot (for at most ${LOOK_BUDGET_MS / 1000} s, else the run fails) until its output shows the effect (a suggestion, ` +
       "the calendar's Next, the typed name), as an agent that needs it would; “effect shown” counts the runs whose " +
       "act + one look showed it.",
   );
