@@ -9,6 +9,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { aboveFloor } from "./lib/above-floor.ts";
 import { startFixtures } from "./lib/fixtures.ts";
 import { Results, type Ctx } from "./lib/measure.ts";
 import { cmdline, markedPids, signalMarked, waitGone } from "./lib/proc.ts";
@@ -115,6 +116,10 @@ try {
     log(`${id}…`);
     await run(ctx);
   }
+  aboveFloor(
+    results,
+    tools.filter((t) => !t.skipped).map((t) => t.id),
+  );
   log("memory, after the run");
   await memory(ctx, "after the run");
 
