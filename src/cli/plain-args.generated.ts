@@ -165,990 +165,1047 @@ export const PLAIN_ARGS: Readonly<Record<string, (value: unknown) => Record<stri
   },
   "back": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
+    const v37 = value as Record<string, unknown>;
     const o36: Record<string, unknown> = {};
+    const v38 = "snapshot" in v37 ? v37["snapshot"] : undefined;
+    const v39 = v38 === undefined ? false : v38;
+    if (v39 !== undefined && (typeof v39 !== "boolean")) return undefined;
+    o36["snapshot"] = v39;
+    const v40 = "text" in v37 ? v37["text"] : undefined;
+    const v41 = v40 === undefined ? false : v40;
+    if (v41 !== undefined && (typeof v41 !== "boolean")) return undefined;
+    o36["text"] = v41;
+    if ("limit" in v37) {
+      const v42 = v37["limit"];
+      if (v42 !== undefined) {
+        if (typeof v42 !== "number" || Number.isNaN(v42)) return undefined;
+        if (!Number.isInteger(v42)) return undefined;
+        if (!(v42 >= 1)) return undefined;
+        if (!(v42 <= 10000)) return undefined;
+      }
+      o36["limit"] = v42;
+    }
     return o36 as Record<string, unknown>;
   },
   "forward": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const o37: Record<string, unknown> = {};
-    return o37 as Record<string, unknown>;
+    const v44 = value as Record<string, unknown>;
+    const o43: Record<string, unknown> = {};
+    const v45 = "snapshot" in v44 ? v44["snapshot"] : undefined;
+    const v46 = v45 === undefined ? false : v45;
+    if (v46 !== undefined && (typeof v46 !== "boolean")) return undefined;
+    o43["snapshot"] = v46;
+    const v47 = "text" in v44 ? v44["text"] : undefined;
+    const v48 = v47 === undefined ? false : v47;
+    if (v48 !== undefined && (typeof v48 !== "boolean")) return undefined;
+    o43["text"] = v48;
+    if ("limit" in v44) {
+      const v49 = v44["limit"];
+      if (v49 !== undefined) {
+        if (typeof v49 !== "number" || Number.isNaN(v49)) return undefined;
+        if (!Number.isInteger(v49)) return undefined;
+        if (!(v49 >= 1)) return undefined;
+        if (!(v49 <= 10000)) return undefined;
+      }
+      o43["limit"] = v49;
+    }
+    return o43 as Record<string, unknown>;
   },
   "reload": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const o38: Record<string, unknown> = {};
-    return o38 as Record<string, unknown>;
+    const v51 = value as Record<string, unknown>;
+    const o50: Record<string, unknown> = {};
+    const v52 = "snapshot" in v51 ? v51["snapshot"] : undefined;
+    const v53 = v52 === undefined ? false : v52;
+    if (v53 !== undefined && (typeof v53 !== "boolean")) return undefined;
+    o50["snapshot"] = v53;
+    const v54 = "text" in v51 ? v51["text"] : undefined;
+    const v55 = v54 === undefined ? false : v54;
+    if (v55 !== undefined && (typeof v55 !== "boolean")) return undefined;
+    o50["text"] = v55;
+    if ("limit" in v51) {
+      const v56 = v51["limit"];
+      if (v56 !== undefined) {
+        if (typeof v56 !== "number" || Number.isNaN(v56)) return undefined;
+        if (!Number.isInteger(v56)) return undefined;
+        if (!(v56 >= 1)) return undefined;
+        if (!(v56 <= 10000)) return undefined;
+      }
+      o50["limit"] = v56;
+    }
+    return o50 as Record<string, unknown>;
   },
   "stop": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const o39: Record<string, unknown> = {};
-    return o39 as Record<string, unknown>;
+    const o57: Record<string, unknown> = {};
+    return o57 as Record<string, unknown>;
   },
   "snapshot": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v41 = value as Record<string, unknown>;
-    const o40: Record<string, unknown> = {};
-    const v42 = "limit" in v41 ? v41["limit"] : undefined;
-    const v43 = v42 === undefined ? 50 : v42;
-    if (v43 !== undefined) {
-      if (typeof v43 !== "number" || Number.isNaN(v43)) return undefined;
-      if (!Number.isInteger(v43)) return undefined;
-      if (!(v43 >= 1)) return undefined;
-      if (!(v43 <= 10000)) return undefined;
+    const v59 = value as Record<string, unknown>;
+    const o58: Record<string, unknown> = {};
+    const v60 = "limit" in v59 ? v59["limit"] : undefined;
+    const v61 = v60 === undefined ? 50 : v60;
+    if (v61 !== undefined) {
+      if (typeof v61 !== "number" || Number.isNaN(v61)) return undefined;
+      if (!Number.isInteger(v61)) return undefined;
+      if (!(v61 >= 1)) return undefined;
+      if (!(v61 <= 10000)) return undefined;
     }
-    o40["limit"] = v43;
-    const v44 = "diff" in v41 ? v41["diff"] : undefined;
-    const v45 = v44 === undefined ? false : v44;
-    if (v45 !== undefined && (typeof v45 !== "boolean")) return undefined;
-    o40["diff"] = v45;
-    if ("expand" in v41) {
-      const v46 = v41["expand"];
-      if (v46 !== undefined) {
-        if (typeof v46 !== "number" || Number.isNaN(v46)) return undefined;
-        if (!Number.isInteger(v46)) return undefined;
-        if (!(v46 >= 1)) return undefined;
+    o58["limit"] = v61;
+    const v62 = "diff" in v59 ? v59["diff"] : undefined;
+    const v63 = v62 === undefined ? false : v62;
+    if (v63 !== undefined && (typeof v63 !== "boolean")) return undefined;
+    o58["diff"] = v63;
+    if ("expand" in v59) {
+      const v64 = v59["expand"];
+      if (v64 !== undefined) {
+        if (typeof v64 !== "number" || Number.isNaN(v64)) return undefined;
+        if (!Number.isInteger(v64)) return undefined;
+        if (!(v64 >= 1)) return undefined;
       }
-      o40["expand"] = v46;
+      o58["expand"] = v64;
     }
-    if ("find" in v41) {
-      const v47 = v41["find"];
-      if (v47 !== undefined) {
-        if (typeof v47 !== "string") return undefined;
-        if (v47.length < 1) return undefined;
-        if (v47.length > 200) return undefined;
+    if ("find" in v59) {
+      const v65 = v59["find"];
+      if (v65 !== undefined) {
+        if (typeof v65 !== "string") return undefined;
+        if (v65.length < 1) return undefined;
+        if (v65.length > 200) return undefined;
       }
-      o40["find"] = v47;
+      o58["find"] = v65;
     }
-    const v48 = "boxes" in v41 ? v41["boxes"] : undefined;
-    const v49 = v48 === undefined ? false : v48;
-    if (v49 !== undefined && (typeof v49 !== "boolean")) return undefined;
-    o40["boxes"] = v49;
-    const v50 = "text" in v41 ? v41["text"] : undefined;
-    const v51 = v50 === undefined ? false : v50;
-    if (v51 !== undefined && (typeof v51 !== "boolean")) return undefined;
-    o40["text"] = v51;
-    return o40 as Record<string, unknown>;
+    const v66 = "boxes" in v59 ? v59["boxes"] : undefined;
+    const v67 = v66 === undefined ? false : v66;
+    if (v67 !== undefined && (typeof v67 !== "boolean")) return undefined;
+    o58["boxes"] = v67;
+    const v68 = "text" in v59 ? v59["text"] : undefined;
+    const v69 = v68 === undefined ? false : v68;
+    if (v69 !== undefined && (typeof v69 !== "boolean")) return undefined;
+    o58["text"] = v69;
+    return o58 as Record<string, unknown>;
   },
   "frame": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v53 = value as Record<string, unknown>;
-    const o52: Record<string, unknown> = {};
-    if ("index" in v53) {
-      const v54 = v53["index"];
-      if (v54 !== undefined) {
-        if (typeof v54 !== "number" || Number.isNaN(v54)) return undefined;
-        if (!Number.isInteger(v54)) return undefined;
-        if (!(v54 >= 0)) return undefined;
-        if (!(v54 <= 10000)) return undefined;
+    const v71 = value as Record<string, unknown>;
+    const o70: Record<string, unknown> = {};
+    if ("index" in v71) {
+      const v72 = v71["index"];
+      if (v72 !== undefined) {
+        if (typeof v72 !== "number" || Number.isNaN(v72)) return undefined;
+        if (!Number.isInteger(v72)) return undefined;
+        if (!(v72 >= 0)) return undefined;
+        if (!(v72 <= 10000)) return undefined;
       }
-      o52["index"] = v54;
+      o70["index"] = v72;
     }
-    return o52 as Record<string, unknown>;
+    return o70 as Record<string, unknown>;
   },
   "read": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v56 = value as Record<string, unknown>;
-    const o55: Record<string, unknown> = {};
-    if ("selector" in v56) {
-      const v57 = v56["selector"];
-      if (v57 !== undefined) {
-        if (typeof v57 !== "string") return undefined;
-        if (v57.length < 1) return undefined;
-        if (v57.length > 4096) return undefined;
+    const v74 = value as Record<string, unknown>;
+    const o73: Record<string, unknown> = {};
+    if ("selector" in v74) {
+      const v75 = v74["selector"];
+      if (v75 !== undefined) {
+        if (typeof v75 !== "string") return undefined;
+        if (v75.length < 1) return undefined;
+        if (v75.length > 4096) return undefined;
       }
-      o55["selector"] = v57;
+      o73["selector"] = v75;
     }
-    const v58 = "limit" in v56 ? v56["limit"] : undefined;
-    const v59 = v58 === undefined ? 3000 : v58;
-    if (v59 !== undefined) {
-      if (typeof v59 !== "number" || Number.isNaN(v59)) return undefined;
-      if (!Number.isInteger(v59)) return undefined;
-      if (!(v59 >= 1)) return undefined;
-      if (!(v59 <= 100000)) return undefined;
+    const v76 = "limit" in v74 ? v74["limit"] : undefined;
+    const v77 = v76 === undefined ? 3000 : v76;
+    if (v77 !== undefined) {
+      if (typeof v77 !== "number" || Number.isNaN(v77)) return undefined;
+      if (!Number.isInteger(v77)) return undefined;
+      if (!(v77 >= 1)) return undefined;
+      if (!(v77 <= 100000)) return undefined;
     }
-    o55["limit"] = v59;
-    return o55 as Record<string, unknown>;
+    o73["limit"] = v77;
+    return o73 as Record<string, unknown>;
   },
   "search": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v61 = value as Record<string, unknown>;
-    const o60: Record<string, unknown> = {};
-    if (!("query" in v61)) return undefined;
-    const v62 = v61["query"];
-    if (typeof v62 !== "string") return undefined;
-    if (!CHECK_2(v62)) return undefined;
-    if (v62.length > 500) return undefined;
-    o60["query"] = v62;
-    if ("selector" in v61) {
-      const v63 = v61["selector"];
-      if (v63 !== undefined) {
-        if (typeof v63 !== "string") return undefined;
-        if (v63.length < 1) return undefined;
-        if (v63.length > 4096) return undefined;
+    const v79 = value as Record<string, unknown>;
+    const o78: Record<string, unknown> = {};
+    if (!("query" in v79)) return undefined;
+    const v80 = v79["query"];
+    if (typeof v80 !== "string") return undefined;
+    if (!CHECK_2(v80)) return undefined;
+    if (v80.length > 500) return undefined;
+    o78["query"] = v80;
+    if ("selector" in v79) {
+      const v81 = v79["selector"];
+      if (v81 !== undefined) {
+        if (typeof v81 !== "string") return undefined;
+        if (v81.length < 1) return undefined;
+        if (v81.length > 4096) return undefined;
       }
-      o60["selector"] = v63;
+      o78["selector"] = v81;
     }
-    const v64 = "case-sensitive" in v61 ? v61["case-sensitive"] : undefined;
-    const v65 = v64 === undefined ? false : v64;
-    if (v65 !== undefined && (typeof v65 !== "boolean")) return undefined;
-    o60["case-sensitive"] = v65;
-    const v66 = "whole-word" in v61 ? v61["whole-word"] : undefined;
-    const v67 = v66 === undefined ? false : v66;
-    if (v67 !== undefined && (typeof v67 !== "boolean")) return undefined;
-    o60["whole-word"] = v67;
-    const v68 = "limit" in v61 ? v61["limit"] : undefined;
-    const v69 = v68 === undefined ? 20 : v68;
-    if (v69 !== undefined) {
-      if (typeof v69 !== "number" || Number.isNaN(v69)) return undefined;
-      if (!Number.isInteger(v69)) return undefined;
-      if (!(v69 >= 1)) return undefined;
-      if (!(v69 <= 200)) return undefined;
+    const v82 = "case-sensitive" in v79 ? v79["case-sensitive"] : undefined;
+    const v83 = v82 === undefined ? false : v82;
+    if (v83 !== undefined && (typeof v83 !== "boolean")) return undefined;
+    o78["case-sensitive"] = v83;
+    const v84 = "whole-word" in v79 ? v79["whole-word"] : undefined;
+    const v85 = v84 === undefined ? false : v84;
+    if (v85 !== undefined && (typeof v85 !== "boolean")) return undefined;
+    o78["whole-word"] = v85;
+    const v86 = "limit" in v79 ? v79["limit"] : undefined;
+    const v87 = v86 === undefined ? 20 : v86;
+    if (v87 !== undefined) {
+      if (typeof v87 !== "number" || Number.isNaN(v87)) return undefined;
+      if (!Number.isInteger(v87)) return undefined;
+      if (!(v87 >= 1)) return undefined;
+      if (!(v87 <= 200)) return undefined;
     }
-    o60["limit"] = v69;
-    return o60 as Record<string, unknown>;
+    o78["limit"] = v87;
+    return o78 as Record<string, unknown>;
   },
   "locate": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v71 = value as Record<string, unknown>;
-    const o70: Record<string, unknown> = {};
-    if (!("selector" in v71)) return undefined;
-    const v72 = v71["selector"];
-    if (typeof v72 !== "string") return undefined;
-    if (v72.length < 1) return undefined;
-    if (v72.length > 4096) return undefined;
-    o70["selector"] = v72;
-    return o70 as Record<string, unknown>;
+    const v89 = value as Record<string, unknown>;
+    const o88: Record<string, unknown> = {};
+    if (!("selector" in v89)) return undefined;
+    const v90 = v89["selector"];
+    if (typeof v90 !== "string") return undefined;
+    if (v90.length < 1) return undefined;
+    if (v90.length > 4096) return undefined;
+    o88["selector"] = v90;
+    return o88 as Record<string, unknown>;
   },
   "eval": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v74 = value as Record<string, unknown>;
-    const o73: Record<string, unknown> = {};
-    if (!("expression" in v74)) return undefined;
-    const v75 = v74["expression"];
-    if (typeof v75 !== "string") return undefined;
-    if (v75.length < 1) return undefined;
-    o73["expression"] = v75;
-    return o73 as Record<string, unknown>;
+    const v92 = value as Record<string, unknown>;
+    const o91: Record<string, unknown> = {};
+    if (!("expression" in v92)) return undefined;
+    const v93 = v92["expression"];
+    if (typeof v93 !== "string") return undefined;
+    if (v93.length < 1) return undefined;
+    o91["expression"] = v93;
+    return o91 as Record<string, unknown>;
   },
   "screenshot": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v77 = value as Record<string, unknown>;
-    const o76: Record<string, unknown> = {};
-    if ("file" in v77) {
-      const v78 = v77["file"];
-      if (v78 !== undefined && (typeof v78 !== "string")) return undefined;
-      o76["file"] = v78;
+    const v95 = value as Record<string, unknown>;
+    const o94: Record<string, unknown> = {};
+    if ("file" in v95) {
+      const v96 = v95["file"];
+      if (v96 !== undefined && (typeof v96 !== "string")) return undefined;
+      o94["file"] = v96;
     }
-    const v79 = "force" in v77 ? v77["force"] : undefined;
-    const v80 = v79 === undefined ? false : v79;
-    if (v80 !== undefined && (typeof v80 !== "boolean")) return undefined;
-    o76["force"] = v80;
-    const v81 = "full" in v77 ? v77["full"] : undefined;
-    const v82 = v81 === undefined ? false : v81;
-    if (v82 !== undefined && (typeof v82 !== "boolean")) return undefined;
-    o76["full"] = v82;
-    if ("selector" in v77) {
-      const v83 = v77["selector"];
-      if (v83 !== undefined && (typeof v83 !== "string")) return undefined;
-      o76["selector"] = v83;
+    const v97 = "force" in v95 ? v95["force"] : undefined;
+    const v98 = v97 === undefined ? false : v97;
+    if (v98 !== undefined && (typeof v98 !== "boolean")) return undefined;
+    o94["force"] = v98;
+    const v99 = "full" in v95 ? v95["full"] : undefined;
+    const v100 = v99 === undefined ? false : v99;
+    if (v100 !== undefined && (typeof v100 !== "boolean")) return undefined;
+    o94["full"] = v100;
+    if ("selector" in v95) {
+      const v101 = v95["selector"];
+      if (v101 !== undefined && (typeof v101 !== "string")) return undefined;
+      o94["selector"] = v101;
     }
-    if ("annotate" in v77) {
-      const v84 = v77["annotate"];
-      if (v84 !== undefined && (typeof v84 !== "string")) return undefined;
-      o76["annotate"] = v84;
+    if ("annotate" in v95) {
+      const v102 = v95["annotate"];
+      if (v102 !== undefined && (typeof v102 !== "string")) return undefined;
+      o94["annotate"] = v102;
     }
-    if (RULE_3(o76)) return undefined;
-    if (RULE_4(o76)) return undefined;
-    return o76 as Record<string, unknown>;
+    if (RULE_3(o94)) return undefined;
+    if (RULE_4(o94)) return undefined;
+    return o94 as Record<string, unknown>;
   },
   "pdf": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v86 = value as Record<string, unknown>;
-    const o85: Record<string, unknown> = {};
-    if ("file" in v86) {
-      const v87 = v86["file"];
-      if (v87 !== undefined && (typeof v87 !== "string")) return undefined;
-      o85["file"] = v87;
+    const v104 = value as Record<string, unknown>;
+    const o103: Record<string, unknown> = {};
+    if ("file" in v104) {
+      const v105 = v104["file"];
+      if (v105 !== undefined && (typeof v105 !== "string")) return undefined;
+      o103["file"] = v105;
     }
-    const v88 = "force" in v86 ? v86["force"] : undefined;
-    const v89 = v88 === undefined ? false : v88;
-    if (v89 !== undefined && (typeof v89 !== "boolean")) return undefined;
-    o85["force"] = v89;
-    const v90 = "landscape" in v86 ? v86["landscape"] : undefined;
-    const v91 = v90 === undefined ? false : v90;
-    if (v91 !== undefined && (typeof v91 !== "boolean")) return undefined;
-    o85["landscape"] = v91;
-    return o85 as Record<string, unknown>;
+    const v106 = "force" in v104 ? v104["force"] : undefined;
+    const v107 = v106 === undefined ? false : v106;
+    if (v107 !== undefined && (typeof v107 !== "boolean")) return undefined;
+    o103["force"] = v107;
+    const v108 = "landscape" in v104 ? v104["landscape"] : undefined;
+    const v109 = v108 === undefined ? false : v108;
+    if (v109 !== undefined && (typeof v109 !== "boolean")) return undefined;
+    o103["landscape"] = v109;
+    return o103 as Record<string, unknown>;
   },
   "downloads": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const o92: Record<string, unknown> = {};
-    return o92 as Record<string, unknown>;
+    const o110: Record<string, unknown> = {};
+    return o110 as Record<string, unknown>;
   },
   "download": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v94 = value as Record<string, unknown>;
-    const o93: Record<string, unknown> = {};
-    if (!("id" in v94)) return undefined;
-    const v95 = v94["id"];
-    if (typeof v95 !== "string") return undefined;
-    o93["id"] = v95;
-    if ("file" in v94) {
-      const v96 = v94["file"];
-      if (v96 !== undefined && (typeof v96 !== "string")) return undefined;
-      o93["file"] = v96;
+    const v112 = value as Record<string, unknown>;
+    const o111: Record<string, unknown> = {};
+    if (!("id" in v112)) return undefined;
+    const v113 = v112["id"];
+    if (typeof v113 !== "string") return undefined;
+    o111["id"] = v113;
+    if ("file" in v112) {
+      const v114 = v112["file"];
+      if (v114 !== undefined && (typeof v114 !== "string")) return undefined;
+      o111["file"] = v114;
     }
-    const v97 = "force" in v94 ? v94["force"] : undefined;
-    const v98 = v97 === undefined ? false : v97;
-    if (v98 !== undefined && (typeof v98 !== "boolean")) return undefined;
-    o93["force"] = v98;
-    return o93 as Record<string, unknown>;
+    const v115 = "force" in v112 ? v112["force"] : undefined;
+    const v116 = v115 === undefined ? false : v115;
+    if (v116 !== undefined && (typeof v116 !== "boolean")) return undefined;
+    o111["force"] = v116;
+    return o111 as Record<string, unknown>;
   },
   "click": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v100 = value as Record<string, unknown>;
-    const o99: Record<string, unknown> = {};
-    if ("ref" in v100) {
-      const v101 = v100["ref"];
-      if (v101 !== undefined) {
-        if (typeof v101 !== "number" || Number.isNaN(v101)) return undefined;
-        if (!Number.isInteger(v101)) return undefined;
-        if (!(v101 >= 1)) return undefined;
-        if (!(v101 <= 9007199254740991)) return undefined;
+    const v118 = value as Record<string, unknown>;
+    const o117: Record<string, unknown> = {};
+    if ("ref" in v118) {
+      const v119 = v118["ref"];
+      if (v119 !== undefined) {
+        if (typeof v119 !== "number" || Number.isNaN(v119)) return undefined;
+        if (!Number.isInteger(v119)) return undefined;
+        if (!(v119 >= 1)) return undefined;
+        if (!(v119 <= 9007199254740991)) return undefined;
       }
-      o99["ref"] = v101;
+      o117["ref"] = v119;
     }
-    if ("xy" in v100) {
-      const v102 = v100["xy"];
-      if (v102 !== undefined && (typeof v102 !== "string")) return undefined;
-      o99["xy"] = v102;
+    if ("xy" in v118) {
+      const v120 = v118["xy"];
+      if (v120 !== undefined && (typeof v120 !== "string")) return undefined;
+      o117["xy"] = v120;
     }
-    if ("text" in v100) {
-      const v103 = v100["text"];
-      if (v103 !== undefined) {
-        if (typeof v103 !== "string") return undefined;
-        if (v103.length < 1) return undefined;
-        if (v103.length > 200) return undefined;
+    if ("text" in v118) {
+      const v121 = v118["text"];
+      if (v121 !== undefined) {
+        if (typeof v121 !== "string") return undefined;
+        if (v121.length < 1) return undefined;
+        if (v121.length > 200) return undefined;
       }
-      o99["text"] = v103;
+      o117["text"] = v121;
     }
-    if ("times" in v100) {
-      const v104 = v100["times"];
-      if (v104 !== undefined) {
-        if (typeof v104 !== "number" || Number.isNaN(v104)) return undefined;
-        if (!Number.isInteger(v104)) return undefined;
-        if (!(v104 >= 1)) return undefined;
-        if (!(v104 <= 50)) return undefined;
+    if ("times" in v118) {
+      const v122 = v118["times"];
+      if (v122 !== undefined) {
+        if (typeof v122 !== "number" || Number.isNaN(v122)) return undefined;
+        if (!Number.isInteger(v122)) return undefined;
+        if (!(v122 >= 1)) return undefined;
+        if (!(v122 <= 50)) return undefined;
       }
-      o99["times"] = v104;
+      o117["times"] = v122;
     }
-    const v105 = "double" in v100 ? v100["double"] : undefined;
-    const v106 = v105 === undefined ? false : v105;
-    if (v106 !== undefined && (typeof v106 !== "boolean")) return undefined;
-    o99["double"] = v106;
-    const v107 = "right" in v100 ? v100["right"] : undefined;
-    const v108 = v107 === undefined ? false : v107;
-    if (v108 !== undefined && (typeof v108 !== "boolean")) return undefined;
-    o99["right"] = v108;
-    const v109 = "limit" in v100 ? v100["limit"] : undefined;
-    const v110 = v109 === undefined ? 50 : v109;
-    if (v110 !== undefined) {
-      if (typeof v110 !== "number" || Number.isNaN(v110)) return undefined;
-      if (!Number.isInteger(v110)) return undefined;
-      if (!(v110 >= 1)) return undefined;
-      if (!(v110 <= 10000)) return undefined;
+    const v123 = "double" in v118 ? v118["double"] : undefined;
+    const v124 = v123 === undefined ? false : v123;
+    if (v124 !== undefined && (typeof v124 !== "boolean")) return undefined;
+    o117["double"] = v124;
+    const v125 = "right" in v118 ? v118["right"] : undefined;
+    const v126 = v125 === undefined ? false : v125;
+    if (v126 !== undefined && (typeof v126 !== "boolean")) return undefined;
+    o117["right"] = v126;
+    const v127 = "limit" in v118 ? v118["limit"] : undefined;
+    const v128 = v127 === undefined ? 50 : v127;
+    if (v128 !== undefined) {
+      if (typeof v128 !== "number" || Number.isNaN(v128)) return undefined;
+      if (!Number.isInteger(v128)) return undefined;
+      if (!(v128 >= 1)) return undefined;
+      if (!(v128 <= 10000)) return undefined;
     }
-    o99["limit"] = v110;
-    const v111 = "full" in v100 ? v100["full"] : undefined;
-    const v112 = v111 === undefined ? false : v111;
-    if (v112 !== undefined && (typeof v112 !== "boolean")) return undefined;
-    o99["full"] = v112;
-    if (RULE_5(o99)) return undefined;
-    if (RULE_6(o99)) return undefined;
-    return o99 as Record<string, unknown>;
+    o117["limit"] = v128;
+    const v129 = "full" in v118 ? v118["full"] : undefined;
+    const v130 = v129 === undefined ? false : v129;
+    if (v130 !== undefined && (typeof v130 !== "boolean")) return undefined;
+    o117["full"] = v130;
+    if (RULE_5(o117)) return undefined;
+    if (RULE_6(o117)) return undefined;
+    return o117 as Record<string, unknown>;
   },
   "type": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v114 = value as Record<string, unknown>;
-    const o113: Record<string, unknown> = {};
-    if (!("ref" in v114)) return undefined;
-    const v115 = v114["ref"];
-    if (typeof v115 !== "number" || Number.isNaN(v115)) return undefined;
-    if (!Number.isInteger(v115)) return undefined;
-    if (!(v115 >= 1)) return undefined;
-    if (!(v115 <= 9007199254740991)) return undefined;
-    o113["ref"] = v115;
-    if (!("text" in v114)) return undefined;
-    const v116 = v114["text"];
-    if (typeof v116 !== "string") return undefined;
-    o113["text"] = v116;
-    const v117 = "clear" in v114 ? v114["clear"] : undefined;
-    const v118 = v117 === undefined ? false : v117;
-    if (v118 !== undefined && (typeof v118 !== "boolean")) return undefined;
-    o113["clear"] = v118;
-    const v119 = "submit" in v114 ? v114["submit"] : undefined;
-    const v120 = v119 === undefined ? false : v119;
-    if (v120 !== undefined && (typeof v120 !== "boolean")) return undefined;
-    o113["submit"] = v120;
-    const v121 = "limit" in v114 ? v114["limit"] : undefined;
-    const v122 = v121 === undefined ? 50 : v121;
-    if (v122 !== undefined) {
-      if (typeof v122 !== "number" || Number.isNaN(v122)) return undefined;
-      if (!Number.isInteger(v122)) return undefined;
-      if (!(v122 >= 1)) return undefined;
-      if (!(v122 <= 10000)) return undefined;
+    const v132 = value as Record<string, unknown>;
+    const o131: Record<string, unknown> = {};
+    if (!("ref" in v132)) return undefined;
+    const v133 = v132["ref"];
+    if (typeof v133 !== "number" || Number.isNaN(v133)) return undefined;
+    if (!Number.isInteger(v133)) return undefined;
+    if (!(v133 >= 1)) return undefined;
+    if (!(v133 <= 9007199254740991)) return undefined;
+    o131["ref"] = v133;
+    if (!("text" in v132)) return undefined;
+    const v134 = v132["text"];
+    if (typeof v134 !== "string") return undefined;
+    o131["text"] = v134;
+    const v135 = "clear" in v132 ? v132["clear"] : undefined;
+    const v136 = v135 === undefined ? false : v135;
+    if (v136 !== undefined && (typeof v136 !== "boolean")) return undefined;
+    o131["clear"] = v136;
+    const v137 = "submit" in v132 ? v132["submit"] : undefined;
+    const v138 = v137 === undefined ? false : v137;
+    if (v138 !== undefined && (typeof v138 !== "boolean")) return undefined;
+    o131["submit"] = v138;
+    const v139 = "limit" in v132 ? v132["limit"] : undefined;
+    const v140 = v139 === undefined ? 50 : v139;
+    if (v140 !== undefined) {
+      if (typeof v140 !== "number" || Number.isNaN(v140)) return undefined;
+      if (!Number.isInteger(v140)) return undefined;
+      if (!(v140 >= 1)) return undefined;
+      if (!(v140 <= 10000)) return undefined;
     }
-    o113["limit"] = v122;
-    const v123 = "full" in v114 ? v114["full"] : undefined;
-    const v124 = v123 === undefined ? false : v123;
-    if (v124 !== undefined && (typeof v124 !== "boolean")) return undefined;
-    o113["full"] = v124;
-    return o113 as Record<string, unknown>;
+    o131["limit"] = v140;
+    const v141 = "full" in v132 ? v132["full"] : undefined;
+    const v142 = v141 === undefined ? false : v141;
+    if (v142 !== undefined && (typeof v142 !== "boolean")) return undefined;
+    o131["full"] = v142;
+    return o131 as Record<string, unknown>;
   },
   "keyboard": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v126 = value as Record<string, unknown>;
-    const o125: Record<string, unknown> = {};
-    if (!("text" in v126)) return undefined;
-    const v127 = v126["text"];
-    if (typeof v127 !== "string") return undefined;
-    o125["text"] = v127;
-    const v128 = "clear" in v126 ? v126["clear"] : undefined;
-    const v129 = v128 === undefined ? false : v128;
-    if (v129 !== undefined && (typeof v129 !== "boolean")) return undefined;
-    o125["clear"] = v129;
-    const v130 = "submit" in v126 ? v126["submit"] : undefined;
-    const v131 = v130 === undefined ? false : v130;
-    if (v131 !== undefined && (typeof v131 !== "boolean")) return undefined;
-    o125["submit"] = v131;
-    if ("delay" in v126) {
-      const v132 = v126["delay"];
-      if (v132 !== undefined) {
-        if (typeof v132 !== "number" || Number.isNaN(v132)) return undefined;
-        if (!Number.isInteger(v132)) return undefined;
-        if (!(v132 >= 0)) return undefined;
-        if (!(v132 <= 1000)) return undefined;
-      }
-      o125["delay"] = v132;
-    }
-    const v133 = "limit" in v126 ? v126["limit"] : undefined;
-    const v134 = v133 === undefined ? 50 : v133;
-    if (v134 !== undefined) {
-      if (typeof v134 !== "number" || Number.isNaN(v134)) return undefined;
-      if (!Number.isInteger(v134)) return undefined;
-      if (!(v134 >= 1)) return undefined;
-      if (!(v134 <= 10000)) return undefined;
-    }
-    o125["limit"] = v134;
-    const v135 = "full" in v126 ? v126["full"] : undefined;
-    const v136 = v135 === undefined ? false : v135;
-    if (v136 !== undefined && (typeof v136 !== "boolean")) return undefined;
-    o125["full"] = v136;
-    return o125 as Record<string, unknown>;
-  },
-  "press": (value: unknown): Record<string, unknown> | undefined => {
-    if (!value || typeof value !== "object") return undefined;
-    const v138 = value as Record<string, unknown>;
-    const o137: Record<string, unknown> = {};
-    if (!("key" in v138)) return undefined;
-    const v139 = v138["key"];
-    if (typeof v139 !== "string") return undefined;
-    o137["key"] = v139;
-    const v140 = "limit" in v138 ? v138["limit"] : undefined;
-    const v141 = v140 === undefined ? 50 : v140;
-    if (v141 !== undefined) {
-      if (typeof v141 !== "number" || Number.isNaN(v141)) return undefined;
-      if (!Number.isInteger(v141)) return undefined;
-      if (!(v141 >= 1)) return undefined;
-      if (!(v141 <= 10000)) return undefined;
-    }
-    o137["limit"] = v141;
-    const v142 = "full" in v138 ? v138["full"] : undefined;
-    const v143 = v142 === undefined ? false : v142;
-    if (v143 !== undefined && (typeof v143 !== "boolean")) return undefined;
-    o137["full"] = v143;
-    return o137 as Record<string, unknown>;
-  },
-  "scroll": (value: unknown): Record<string, unknown> | undefined => {
-    if (!value || typeof value !== "object") return undefined;
-    const v145 = value as Record<string, unknown>;
-    const o144: Record<string, unknown> = {};
-    if ("direction" in v145) {
-      const v146 = v145["direction"];
-      if (v146 !== undefined && (!OPTIONS_7.includes(v146))) return undefined;
-      o144["direction"] = v146;
-    }
-    if ("amount" in v145) {
-      const v147 = v145["amount"];
-      if (v147 !== undefined) {
-        if (typeof v147 !== "number" || Number.isNaN(v147)) return undefined;
-        if (!(v147 >= 0.01)) return undefined;
-        if (!(v147 <= 100000)) return undefined;
-      }
-      o144["amount"] = v147;
-    }
-    const v148 = "unit" in v145 ? v145["unit"] : undefined;
-    const v149 = v148 === undefined ? "viewport" : v148;
-    if (v149 !== undefined && (!OPTIONS_8.includes(v149))) return undefined;
-    o144["unit"] = v149;
-    if ("ref" in v145) {
-      const v150 = v145["ref"];
+    const v144 = value as Record<string, unknown>;
+    const o143: Record<string, unknown> = {};
+    if (!("text" in v144)) return undefined;
+    const v145 = v144["text"];
+    if (typeof v145 !== "string") return undefined;
+    o143["text"] = v145;
+    const v146 = "clear" in v144 ? v144["clear"] : undefined;
+    const v147 = v146 === undefined ? false : v146;
+    if (v147 !== undefined && (typeof v147 !== "boolean")) return undefined;
+    o143["clear"] = v147;
+    const v148 = "submit" in v144 ? v144["submit"] : undefined;
+    const v149 = v148 === undefined ? false : v148;
+    if (v149 !== undefined && (typeof v149 !== "boolean")) return undefined;
+    o143["submit"] = v149;
+    if ("delay" in v144) {
+      const v150 = v144["delay"];
       if (v150 !== undefined) {
         if (typeof v150 !== "number" || Number.isNaN(v150)) return undefined;
         if (!Number.isInteger(v150)) return undefined;
-        if (!(v150 >= 1)) return undefined;
-        if (!(v150 <= 9007199254740991)) return undefined;
+        if (!(v150 >= 0)) return undefined;
+        if (!(v150 <= 1000)) return undefined;
       }
-      o144["ref"] = v150;
+      o143["delay"] = v150;
     }
-    if ("selector" in v145) {
-      const v151 = v145["selector"];
-      if (v151 !== undefined && (typeof v151 !== "string")) return undefined;
-      o144["selector"] = v151;
+    const v151 = "limit" in v144 ? v144["limit"] : undefined;
+    const v152 = v151 === undefined ? 50 : v151;
+    if (v152 !== undefined) {
+      if (typeof v152 !== "number" || Number.isNaN(v152)) return undefined;
+      if (!Number.isInteger(v152)) return undefined;
+      if (!(v152 >= 1)) return undefined;
+      if (!(v152 <= 10000)) return undefined;
     }
-    if ("to" in v145) {
-      const v152 = v145["to"];
-      if (v152 !== undefined && (!OPTIONS_9.includes(v152))) return undefined;
-      o144["to"] = v152;
+    o143["limit"] = v152;
+    const v153 = "full" in v144 ? v144["full"] : undefined;
+    const v154 = v153 === undefined ? false : v153;
+    if (v154 !== undefined && (typeof v154 !== "boolean")) return undefined;
+    o143["full"] = v154;
+    return o143 as Record<string, unknown>;
+  },
+  "press": (value: unknown): Record<string, unknown> | undefined => {
+    if (!value || typeof value !== "object") return undefined;
+    const v156 = value as Record<string, unknown>;
+    const o155: Record<string, unknown> = {};
+    if (!("key" in v156)) return undefined;
+    const v157 = v156["key"];
+    if (typeof v157 !== "string") return undefined;
+    o155["key"] = v157;
+    const v158 = "limit" in v156 ? v156["limit"] : undefined;
+    const v159 = v158 === undefined ? 50 : v158;
+    if (v159 !== undefined) {
+      if (typeof v159 !== "number" || Number.isNaN(v159)) return undefined;
+      if (!Number.isInteger(v159)) return undefined;
+      if (!(v159 >= 1)) return undefined;
+      if (!(v159 <= 10000)) return undefined;
     }
-    if ("to-text" in v145) {
-      const v153 = v145["to-text"];
-      if (v153 !== undefined && (typeof v153 !== "string")) return undefined;
-      o144["to-text"] = v153;
+    o155["limit"] = v159;
+    const v160 = "full" in v156 ? v156["full"] : undefined;
+    const v161 = v160 === undefined ? false : v160;
+    if (v161 !== undefined && (typeof v161 !== "boolean")) return undefined;
+    o155["full"] = v161;
+    return o155 as Record<string, unknown>;
+  },
+  "scroll": (value: unknown): Record<string, unknown> | undefined => {
+    if (!value || typeof value !== "object") return undefined;
+    const v163 = value as Record<string, unknown>;
+    const o162: Record<string, unknown> = {};
+    if ("direction" in v163) {
+      const v164 = v163["direction"];
+      if (v164 !== undefined && (!OPTIONS_7.includes(v164))) return undefined;
+      o162["direction"] = v164;
     }
-    const v154 = "exact" in v145 ? v145["exact"] : undefined;
-    const v155 = v154 === undefined ? false : v154;
-    if (v155 !== undefined && (typeof v155 !== "boolean")) return undefined;
-    o144["exact"] = v155;
-    const v156 = "limit" in v145 ? v145["limit"] : undefined;
-    const v157 = v156 === undefined ? 50 : v156;
-    if (v157 !== undefined) {
-      if (typeof v157 !== "number" || Number.isNaN(v157)) return undefined;
-      if (!Number.isInteger(v157)) return undefined;
-      if (!(v157 >= 1)) return undefined;
-      if (!(v157 <= 10000)) return undefined;
+    if ("amount" in v163) {
+      const v165 = v163["amount"];
+      if (v165 !== undefined) {
+        if (typeof v165 !== "number" || Number.isNaN(v165)) return undefined;
+        if (!(v165 >= 0.01)) return undefined;
+        if (!(v165 <= 100000)) return undefined;
+      }
+      o162["amount"] = v165;
     }
-    o144["limit"] = v157;
-    const v158 = "full" in v145 ? v145["full"] : undefined;
-    const v159 = v158 === undefined ? false : v158;
-    if (v159 !== undefined && (typeof v159 !== "boolean")) return undefined;
-    o144["full"] = v159;
-    if (RULE_10(o144)) return undefined;
-    if (RULE_11(o144)) return undefined;
-    if (RULE_12(o144)) return undefined;
-    if (RULE_13(o144)) return undefined;
-    if (RULE_14(o144)) return undefined;
-    return o144 as Record<string, unknown>;
+    const v166 = "unit" in v163 ? v163["unit"] : undefined;
+    const v167 = v166 === undefined ? "viewport" : v166;
+    if (v167 !== undefined && (!OPTIONS_8.includes(v167))) return undefined;
+    o162["unit"] = v167;
+    if ("ref" in v163) {
+      const v168 = v163["ref"];
+      if (v168 !== undefined) {
+        if (typeof v168 !== "number" || Number.isNaN(v168)) return undefined;
+        if (!Number.isInteger(v168)) return undefined;
+        if (!(v168 >= 1)) return undefined;
+        if (!(v168 <= 9007199254740991)) return undefined;
+      }
+      o162["ref"] = v168;
+    }
+    if ("selector" in v163) {
+      const v169 = v163["selector"];
+      if (v169 !== undefined && (typeof v169 !== "string")) return undefined;
+      o162["selector"] = v169;
+    }
+    if ("to" in v163) {
+      const v170 = v163["to"];
+      if (v170 !== undefined && (!OPTIONS_9.includes(v170))) return undefined;
+      o162["to"] = v170;
+    }
+    if ("to-text" in v163) {
+      const v171 = v163["to-text"];
+      if (v171 !== undefined && (typeof v171 !== "string")) return undefined;
+      o162["to-text"] = v171;
+    }
+    const v172 = "exact" in v163 ? v163["exact"] : undefined;
+    const v173 = v172 === undefined ? false : v172;
+    if (v173 !== undefined && (typeof v173 !== "boolean")) return undefined;
+    o162["exact"] = v173;
+    const v174 = "limit" in v163 ? v163["limit"] : undefined;
+    const v175 = v174 === undefined ? 50 : v174;
+    if (v175 !== undefined) {
+      if (typeof v175 !== "number" || Number.isNaN(v175)) return undefined;
+      if (!Number.isInteger(v175)) return undefined;
+      if (!(v175 >= 1)) return undefined;
+      if (!(v175 <= 10000)) return undefined;
+    }
+    o162["limit"] = v175;
+    const v176 = "full" in v163 ? v163["full"] : undefined;
+    const v177 = v176 === undefined ? false : v176;
+    if (v177 !== undefined && (typeof v177 !== "boolean")) return undefined;
+    o162["full"] = v177;
+    if (RULE_10(o162)) return undefined;
+    if (RULE_11(o162)) return undefined;
+    if (RULE_12(o162)) return undefined;
+    if (RULE_13(o162)) return undefined;
+    if (RULE_14(o162)) return undefined;
+    return o162 as Record<string, unknown>;
   },
   "hover": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v161 = value as Record<string, unknown>;
-    const o160: Record<string, unknown> = {};
-    if (!("ref" in v161)) return undefined;
-    const v162 = v161["ref"];
-    if (typeof v162 !== "number" || Number.isNaN(v162)) return undefined;
-    if (!Number.isInteger(v162)) return undefined;
-    if (!(v162 >= 1)) return undefined;
-    if (!(v162 <= 9007199254740991)) return undefined;
-    o160["ref"] = v162;
-    const v163 = "limit" in v161 ? v161["limit"] : undefined;
-    const v164 = v163 === undefined ? 50 : v163;
-    if (v164 !== undefined) {
-      if (typeof v164 !== "number" || Number.isNaN(v164)) return undefined;
-      if (!Number.isInteger(v164)) return undefined;
-      if (!(v164 >= 1)) return undefined;
-      if (!(v164 <= 10000)) return undefined;
+    const v179 = value as Record<string, unknown>;
+    const o178: Record<string, unknown> = {};
+    if (!("ref" in v179)) return undefined;
+    const v180 = v179["ref"];
+    if (typeof v180 !== "number" || Number.isNaN(v180)) return undefined;
+    if (!Number.isInteger(v180)) return undefined;
+    if (!(v180 >= 1)) return undefined;
+    if (!(v180 <= 9007199254740991)) return undefined;
+    o178["ref"] = v180;
+    const v181 = "limit" in v179 ? v179["limit"] : undefined;
+    const v182 = v181 === undefined ? 50 : v181;
+    if (v182 !== undefined) {
+      if (typeof v182 !== "number" || Number.isNaN(v182)) return undefined;
+      if (!Number.isInteger(v182)) return undefined;
+      if (!(v182 >= 1)) return undefined;
+      if (!(v182 <= 10000)) return undefined;
     }
-    o160["limit"] = v164;
-    const v165 = "full" in v161 ? v161["full"] : undefined;
-    const v166 = v165 === undefined ? false : v165;
-    if (v166 !== undefined && (typeof v166 !== "boolean")) return undefined;
-    o160["full"] = v166;
-    return o160 as Record<string, unknown>;
+    o178["limit"] = v182;
+    const v183 = "full" in v179 ? v179["full"] : undefined;
+    const v184 = v183 === undefined ? false : v183;
+    if (v184 !== undefined && (typeof v184 !== "boolean")) return undefined;
+    o178["full"] = v184;
+    return o178 as Record<string, unknown>;
   },
   "drag": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v168 = value as Record<string, unknown>;
-    const o167: Record<string, unknown> = {};
-    if (!("from" in v168)) return undefined;
-    const v169 = v168["from"];
-    if (typeof v169 !== "number" || Number.isNaN(v169)) return undefined;
-    if (!Number.isInteger(v169)) return undefined;
-    if (!(v169 >= 1)) return undefined;
-    if (!(v169 <= 9007199254740991)) return undefined;
-    o167["from"] = v169;
-    if ("to" in v168) {
-      const v170 = v168["to"];
-      if (v170 !== undefined) {
-        if (typeof v170 !== "number" || Number.isNaN(v170)) return undefined;
-        if (!Number.isInteger(v170)) return undefined;
-        if (!(v170 >= 1)) return undefined;
-        if (!(v170 <= 9007199254740991)) return undefined;
+    const v186 = value as Record<string, unknown>;
+    const o185: Record<string, unknown> = {};
+    if (!("from" in v186)) return undefined;
+    const v187 = v186["from"];
+    if (typeof v187 !== "number" || Number.isNaN(v187)) return undefined;
+    if (!Number.isInteger(v187)) return undefined;
+    if (!(v187 >= 1)) return undefined;
+    if (!(v187 <= 9007199254740991)) return undefined;
+    o185["from"] = v187;
+    if ("to" in v186) {
+      const v188 = v186["to"];
+      if (v188 !== undefined) {
+        if (typeof v188 !== "number" || Number.isNaN(v188)) return undefined;
+        if (!Number.isInteger(v188)) return undefined;
+        if (!(v188 >= 1)) return undefined;
+        if (!(v188 <= 9007199254740991)) return undefined;
       }
-      o167["to"] = v170;
+      o185["to"] = v188;
     }
-    if ("offset" in v168) {
-      const v171 = v168["offset"];
-      if (v171 !== undefined && (typeof v171 !== "string")) return undefined;
-      o167["offset"] = v171;
+    if ("offset" in v186) {
+      const v189 = v186["offset"];
+      if (v189 !== undefined && (typeof v189 !== "string")) return undefined;
+      o185["offset"] = v189;
     }
-    if ("to-xy" in v168) {
-      const v172 = v168["to-xy"];
-      if (v172 !== undefined && (typeof v172 !== "string")) return undefined;
-      o167["to-xy"] = v172;
+    if ("to-xy" in v186) {
+      const v190 = v186["to-xy"];
+      if (v190 !== undefined && (typeof v190 !== "string")) return undefined;
+      o185["to-xy"] = v190;
     }
-    const v173 = "limit" in v168 ? v168["limit"] : undefined;
-    const v174 = v173 === undefined ? 50 : v173;
-    if (v174 !== undefined) {
-      if (typeof v174 !== "number" || Number.isNaN(v174)) return undefined;
-      if (!Number.isInteger(v174)) return undefined;
-      if (!(v174 >= 1)) return undefined;
-      if (!(v174 <= 10000)) return undefined;
+    const v191 = "limit" in v186 ? v186["limit"] : undefined;
+    const v192 = v191 === undefined ? 50 : v191;
+    if (v192 !== undefined) {
+      if (typeof v192 !== "number" || Number.isNaN(v192)) return undefined;
+      if (!Number.isInteger(v192)) return undefined;
+      if (!(v192 >= 1)) return undefined;
+      if (!(v192 <= 10000)) return undefined;
     }
-    o167["limit"] = v174;
-    const v175 = "full" in v168 ? v168["full"] : undefined;
-    const v176 = v175 === undefined ? false : v175;
-    if (v176 !== undefined && (typeof v176 !== "boolean")) return undefined;
-    o167["full"] = v176;
-    if (RULE_15(o167)) return undefined;
-    return o167 as Record<string, unknown>;
+    o185["limit"] = v192;
+    const v193 = "full" in v186 ? v186["full"] : undefined;
+    const v194 = v193 === undefined ? false : v193;
+    if (v194 !== undefined && (typeof v194 !== "boolean")) return undefined;
+    o185["full"] = v194;
+    if (RULE_15(o185)) return undefined;
+    return o185 as Record<string, unknown>;
   },
   "dropdown": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v178 = value as Record<string, unknown>;
-    const o177: Record<string, unknown> = {};
-    if (!("ref" in v178)) return undefined;
-    const v179 = v178["ref"];
-    if (typeof v179 !== "number" || Number.isNaN(v179)) return undefined;
-    if (!Number.isInteger(v179)) return undefined;
-    if (!(v179 >= 1)) return undefined;
-    if (!(v179 <= 9007199254740991)) return undefined;
-    o177["ref"] = v179;
-    return o177 as Record<string, unknown>;
+    const v196 = value as Record<string, unknown>;
+    const o195: Record<string, unknown> = {};
+    if (!("ref" in v196)) return undefined;
+    const v197 = v196["ref"];
+    if (typeof v197 !== "number" || Number.isNaN(v197)) return undefined;
+    if (!Number.isInteger(v197)) return undefined;
+    if (!(v197 >= 1)) return undefined;
+    if (!(v197 <= 9007199254740991)) return undefined;
+    o195["ref"] = v197;
+    return o195 as Record<string, unknown>;
   },
   "upload": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v181 = value as Record<string, unknown>;
-    const o180: Record<string, unknown> = {};
-    if (!("ref" in v181)) return undefined;
-    const v182 = v181["ref"];
-    if (typeof v182 !== "number" || Number.isNaN(v182)) return undefined;
-    if (!Number.isInteger(v182)) return undefined;
-    if (!(v182 >= 1)) return undefined;
-    if (!(v182 <= 9007199254740991)) return undefined;
-    o180["ref"] = v182;
-    if (!("file" in v181)) return undefined;
-    const v183 = v181["file"];
-    if (typeof v183 !== "string") return undefined;
-    o180["file"] = v183;
-    const v184 = "limit" in v181 ? v181["limit"] : undefined;
-    const v185 = v184 === undefined ? 50 : v184;
-    if (v185 !== undefined) {
-      if (typeof v185 !== "number" || Number.isNaN(v185)) return undefined;
-      if (!Number.isInteger(v185)) return undefined;
-      if (!(v185 >= 1)) return undefined;
-      if (!(v185 <= 10000)) return undefined;
+    const v199 = value as Record<string, unknown>;
+    const o198: Record<string, unknown> = {};
+    if (!("ref" in v199)) return undefined;
+    const v200 = v199["ref"];
+    if (typeof v200 !== "number" || Number.isNaN(v200)) return undefined;
+    if (!Number.isInteger(v200)) return undefined;
+    if (!(v200 >= 1)) return undefined;
+    if (!(v200 <= 9007199254740991)) return undefined;
+    o198["ref"] = v200;
+    if (!("file" in v199)) return undefined;
+    const v201 = v199["file"];
+    if (typeof v201 !== "string") return undefined;
+    o198["file"] = v201;
+    const v202 = "limit" in v199 ? v199["limit"] : undefined;
+    const v203 = v202 === undefined ? 50 : v202;
+    if (v203 !== undefined) {
+      if (typeof v203 !== "number" || Number.isNaN(v203)) return undefined;
+      if (!Number.isInteger(v203)) return undefined;
+      if (!(v203 >= 1)) return undefined;
+      if (!(v203 <= 10000)) return undefined;
     }
-    o180["limit"] = v185;
-    const v186 = "full" in v181 ? v181["full"] : undefined;
-    const v187 = v186 === undefined ? false : v186;
-    if (v187 !== undefined && (typeof v187 !== "boolean")) return undefined;
-    o180["full"] = v187;
-    return o180 as Record<string, unknown>;
+    o198["limit"] = v203;
+    const v204 = "full" in v199 ? v199["full"] : undefined;
+    const v205 = v204 === undefined ? false : v204;
+    if (v205 !== undefined && (typeof v205 !== "boolean")) return undefined;
+    o198["full"] = v205;
+    return o198 as Record<string, unknown>;
   },
   "dialogs": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const o188: Record<string, unknown> = {};
-    return o188 as Record<string, unknown>;
+    const o206: Record<string, unknown> = {};
+    return o206 as Record<string, unknown>;
   },
   "cookies": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v190 = value as Record<string, unknown>;
-    const o189: Record<string, unknown> = {};
-    if ("domain" in v190) {
-      const v191 = v190["domain"];
-      if (v191 !== undefined && (typeof v191 !== "string")) return undefined;
-      o189["domain"] = v191;
+    const v208 = value as Record<string, unknown>;
+    const o207: Record<string, unknown> = {};
+    if ("domain" in v208) {
+      const v209 = v208["domain"];
+      if (v209 !== undefined && (typeof v209 !== "string")) return undefined;
+      o207["domain"] = v209;
     }
-    const v192 = "values" in v190 ? v190["values"] : undefined;
-    const v193 = v192 === undefined ? false : v192;
-    if (v193 !== undefined && (typeof v193 !== "boolean")) return undefined;
-    o189["values"] = v193;
-    const v194 = "limit" in v190 ? v190["limit"] : undefined;
-    const v195 = v194 === undefined ? 50 : v194;
-    if (v195 !== undefined) {
-      if (typeof v195 !== "number" || Number.isNaN(v195)) return undefined;
-      if (!Number.isInteger(v195)) return undefined;
-      if (!(v195 >= 1)) return undefined;
-      if (!(v195 <= 1000)) return undefined;
+    const v210 = "values" in v208 ? v208["values"] : undefined;
+    const v211 = v210 === undefined ? false : v210;
+    if (v211 !== undefined && (typeof v211 !== "boolean")) return undefined;
+    o207["values"] = v211;
+    const v212 = "limit" in v208 ? v208["limit"] : undefined;
+    const v213 = v212 === undefined ? 50 : v212;
+    if (v213 !== undefined) {
+      if (typeof v213 !== "number" || Number.isNaN(v213)) return undefined;
+      if (!Number.isInteger(v213)) return undefined;
+      if (!(v213 >= 1)) return undefined;
+      if (!(v213 <= 1000)) return undefined;
     }
-    o189["limit"] = v195;
-    return o189 as Record<string, unknown>;
+    o207["limit"] = v213;
+    return o207 as Record<string, unknown>;
   },
   "auth": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v197 = value as Record<string, unknown>;
-    const o196: Record<string, unknown> = {};
-    if ("user" in v197) {
-      const v198 = v197["user"];
-      if (v198 !== undefined) {
-        if (typeof v198 !== "string") return undefined;
-        if (v198.length < 1) return undefined;
-        if (v198.length > 1024) return undefined;
+    const v215 = value as Record<string, unknown>;
+    const o214: Record<string, unknown> = {};
+    if ("user" in v215) {
+      const v216 = v215["user"];
+      if (v216 !== undefined) {
+        if (typeof v216 !== "string") return undefined;
+        if (v216.length < 1) return undefined;
+        if (v216.length > 1024) return undefined;
       }
-      o196["user"] = v198;
+      o214["user"] = v216;
     }
-    const v199 = "password-stdin" in v197 ? v197["password-stdin"] : undefined;
-    const v200 = v199 === undefined ? false : v199;
-    if (v200 !== undefined && (typeof v200 !== "boolean")) return undefined;
-    o196["password-stdin"] = v200;
-    const v201 = "clear" in v197 ? v197["clear"] : undefined;
-    const v202 = v201 === undefined ? false : v201;
-    if (v202 !== undefined && (typeof v202 !== "boolean")) return undefined;
-    o196["clear"] = v202;
-    if (RULE_16(o196)) return undefined;
-    if (RULE_17(o196)) return undefined;
-    if (RULE_18(o196)) return undefined;
-    return o196 as Record<string, unknown>;
+    const v217 = "password-stdin" in v215 ? v215["password-stdin"] : undefined;
+    const v218 = v217 === undefined ? false : v217;
+    if (v218 !== undefined && (typeof v218 !== "boolean")) return undefined;
+    o214["password-stdin"] = v218;
+    const v219 = "clear" in v215 ? v215["clear"] : undefined;
+    const v220 = v219 === undefined ? false : v219;
+    if (v220 !== undefined && (typeof v220 !== "boolean")) return undefined;
+    o214["clear"] = v220;
+    if (RULE_16(o214)) return undefined;
+    if (RULE_17(o214)) return undefined;
+    if (RULE_18(o214)) return undefined;
+    return o214 as Record<string, unknown>;
   },
   "net show": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v204 = value as Record<string, unknown>;
-    const o203: Record<string, unknown> = {};
-    if (!("id" in v204)) return undefined;
-    const v205 = v204["id"];
-    if (typeof v205 !== "number" || Number.isNaN(v205)) return undefined;
-    if (!Number.isInteger(v205)) return undefined;
-    if (!(v205 >= 1)) return undefined;
-    o203["id"] = v205;
-    if ("save" in v204) {
-      const v206 = v204["save"];
-      if (v206 !== undefined && (typeof v206 !== "string")) return undefined;
-      o203["save"] = v206;
+    const v222 = value as Record<string, unknown>;
+    const o221: Record<string, unknown> = {};
+    if (!("id" in v222)) return undefined;
+    const v223 = v222["id"];
+    if (typeof v223 !== "number" || Number.isNaN(v223)) return undefined;
+    if (!Number.isInteger(v223)) return undefined;
+    if (!(v223 >= 1)) return undefined;
+    o221["id"] = v223;
+    if ("save" in v222) {
+      const v224 = v222["save"];
+      if (v224 !== undefined && (typeof v224 !== "string")) return undefined;
+      o221["save"] = v224;
     }
-    const v207 = "force" in v204 ? v204["force"] : undefined;
-    const v208 = v207 === undefined ? false : v207;
-    if (v208 !== undefined && (typeof v208 !== "boolean")) return undefined;
-    o203["force"] = v208;
-    const v209 = "limit" in v204 ? v204["limit"] : undefined;
-    const v210 = v209 === undefined ? 4000 : v209;
-    if (v210 !== undefined) {
-      if (typeof v210 !== "number" || Number.isNaN(v210)) return undefined;
-      if (!Number.isInteger(v210)) return undefined;
-      if (!(v210 >= 1)) return undefined;
-      if (!(v210 <= 100000)) return undefined;
+    const v225 = "force" in v222 ? v222["force"] : undefined;
+    const v226 = v225 === undefined ? false : v225;
+    if (v226 !== undefined && (typeof v226 !== "boolean")) return undefined;
+    o221["force"] = v226;
+    const v227 = "limit" in v222 ? v222["limit"] : undefined;
+    const v228 = v227 === undefined ? 4000 : v227;
+    if (v228 !== undefined) {
+      if (typeof v228 !== "number" || Number.isNaN(v228)) return undefined;
+      if (!Number.isInteger(v228)) return undefined;
+      if (!(v228 >= 1)) return undefined;
+      if (!(v228 <= 100000)) return undefined;
     }
-    o203["limit"] = v210;
-    const v211 = "values" in v204 ? v204["values"] : undefined;
-    const v212 = v211 === undefined ? false : v211;
-    if (v212 !== undefined && (typeof v212 !== "boolean")) return undefined;
-    o203["values"] = v212;
-    return o203 as Record<string, unknown>;
+    o221["limit"] = v228;
+    const v229 = "values" in v222 ? v222["values"] : undefined;
+    const v230 = v229 === undefined ? false : v229;
+    if (v230 !== undefined && (typeof v230 !== "boolean")) return undefined;
+    o221["values"] = v230;
+    return o221 as Record<string, unknown>;
   },
   "net block": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v214 = value as Record<string, unknown>;
-    const o213: Record<string, unknown> = {};
-    if (!("pattern" in v214)) return undefined;
-    const v215 = v214["pattern"];
-    if (typeof v215 !== "string") return undefined;
-    o213["pattern"] = v215;
-    return o213 as Record<string, unknown>;
+    const v232 = value as Record<string, unknown>;
+    const o231: Record<string, unknown> = {};
+    if (!("pattern" in v232)) return undefined;
+    const v233 = v232["pattern"];
+    if (typeof v233 !== "string") return undefined;
+    o231["pattern"] = v233;
+    return o231 as Record<string, unknown>;
   },
   "net mock": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v217 = value as Record<string, unknown>;
-    const o216: Record<string, unknown> = {};
-    if (!("pattern" in v217)) return undefined;
-    const v218 = v217["pattern"];
-    if (typeof v218 !== "string") return undefined;
-    o216["pattern"] = v218;
-    if ("body" in v217) {
-      const v219 = v217["body"];
-      if (v219 !== undefined && (typeof v219 !== "string")) return undefined;
-      o216["body"] = v219;
+    const v235 = value as Record<string, unknown>;
+    const o234: Record<string, unknown> = {};
+    if (!("pattern" in v235)) return undefined;
+    const v236 = v235["pattern"];
+    if (typeof v236 !== "string") return undefined;
+    o234["pattern"] = v236;
+    if ("body" in v235) {
+      const v237 = v235["body"];
+      if (v237 !== undefined && (typeof v237 !== "string")) return undefined;
+      o234["body"] = v237;
     }
-    if ("file" in v217) {
-      const v220 = v217["file"];
-      if (v220 !== undefined && (typeof v220 !== "string")) return undefined;
-      o216["file"] = v220;
+    if ("file" in v235) {
+      const v238 = v235["file"];
+      if (v238 !== undefined && (typeof v238 !== "string")) return undefined;
+      o234["file"] = v238;
     }
-    const v221 = "status" in v217 ? v217["status"] : undefined;
-    const v222 = v221 === undefined ? 200 : v221;
-    if (v222 !== undefined) {
-      if (typeof v222 !== "number" || Number.isNaN(v222)) return undefined;
-      if (!Number.isInteger(v222)) return undefined;
-      if (!(v222 >= 100)) return undefined;
-      if (!(v222 <= 599)) return undefined;
+    const v239 = "status" in v235 ? v235["status"] : undefined;
+    const v240 = v239 === undefined ? 200 : v239;
+    if (v240 !== undefined) {
+      if (typeof v240 !== "number" || Number.isNaN(v240)) return undefined;
+      if (!Number.isInteger(v240)) return undefined;
+      if (!(v240 >= 100)) return undefined;
+      if (!(v240 <= 599)) return undefined;
     }
-    o216["status"] = v222;
-    if ("header" in v217) {
-      const v223 = v217["header"];
-      if (v223 !== undefined && (typeof v223 !== "string")) return undefined;
-      o216["header"] = v223;
+    o234["status"] = v240;
+    if ("header" in v235) {
+      const v241 = v235["header"];
+      if (v241 !== undefined && (typeof v241 !== "string")) return undefined;
+      o234["header"] = v241;
     }
-    if (RULE_19(o216)) return undefined;
-    return o216 as Record<string, unknown>;
+    if (RULE_19(o234)) return undefined;
+    return o234 as Record<string, unknown>;
   },
   "net headers": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v225 = value as Record<string, unknown>;
-    const o224: Record<string, unknown> = {};
-    if (!("pattern" in v225)) return undefined;
-    const v226 = v225["pattern"];
-    if (typeof v226 !== "string") return undefined;
-    o224["pattern"] = v226;
-    if ("headers" in v225) {
-      const v227 = v225["headers"];
-      if (v227 !== undefined && (typeof v227 !== "string")) return undefined;
-      o224["headers"] = v227;
+    const v243 = value as Record<string, unknown>;
+    const o242: Record<string, unknown> = {};
+    if (!("pattern" in v243)) return undefined;
+    const v244 = v243["pattern"];
+    if (typeof v244 !== "string") return undefined;
+    o242["pattern"] = v244;
+    if ("headers" in v243) {
+      const v245 = v243["headers"];
+      if (v245 !== undefined && (typeof v245 !== "string")) return undefined;
+      o242["headers"] = v245;
     }
-    const v228 = "stdin" in v225 ? v225["stdin"] : undefined;
-    const v229 = v228 === undefined ? false : v228;
-    if (v229 !== undefined && (typeof v229 !== "boolean")) return undefined;
-    o224["stdin"] = v229;
-    if (RULE_20(o224)) return undefined;
-    return o224 as Record<string, unknown>;
+    const v246 = "stdin" in v243 ? v243["stdin"] : undefined;
+    const v247 = v246 === undefined ? false : v246;
+    if (v247 !== undefined && (typeof v247 !== "boolean")) return undefined;
+    o242["stdin"] = v247;
+    if (RULE_20(o242)) return undefined;
+    return o242 as Record<string, unknown>;
   },
   "net rules": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const o230: Record<string, unknown> = {};
-    return o230 as Record<string, unknown>;
+    const o248: Record<string, unknown> = {};
+    return o248 as Record<string, unknown>;
   },
   "net remove": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v232 = value as Record<string, unknown>;
-    const o231: Record<string, unknown> = {};
-    if ("id" in v232) {
-      const v233 = v232["id"];
-      if (v233 !== undefined && (typeof v233 !== "string")) return undefined;
-      o231["id"] = v233;
+    const v250 = value as Record<string, unknown>;
+    const o249: Record<string, unknown> = {};
+    if ("id" in v250) {
+      const v251 = v250["id"];
+      if (v251 !== undefined && (typeof v251 !== "string")) return undefined;
+      o249["id"] = v251;
     }
-    const v234 = "all" in v232 ? v232["all"] : undefined;
-    const v235 = v234 === undefined ? false : v234;
-    if (v235 !== undefined && (typeof v235 !== "boolean")) return undefined;
-    o231["all"] = v235;
-    if (RULE_21(o231)) return undefined;
-    return o231 as Record<string, unknown>;
+    const v252 = "all" in v250 ? v250["all"] : undefined;
+    const v253 = v252 === undefined ? false : v252;
+    if (v253 !== undefined && (typeof v253 !== "boolean")) return undefined;
+    o249["all"] = v253;
+    if (RULE_21(o249)) return undefined;
+    return o249 as Record<string, unknown>;
   },
   "net clear": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const o236: Record<string, unknown> = {};
-    return o236 as Record<string, unknown>;
+    const o254: Record<string, unknown> = {};
+    return o254 as Record<string, unknown>;
   },
   "wait": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v238 = value as Record<string, unknown>;
-    const o237: Record<string, unknown> = {};
-    if ("url" in v238) {
-      const v239 = v238["url"];
-      if (v239 !== undefined && (typeof v239 !== "string")) return undefined;
-      o237["url"] = v239;
+    const v256 = value as Record<string, unknown>;
+    const o255: Record<string, unknown> = {};
+    if ("url" in v256) {
+      const v257 = v256["url"];
+      if (v257 !== undefined && (typeof v257 !== "string")) return undefined;
+      o255["url"] = v257;
     }
-    if ("text" in v238) {
-      const v240 = v238["text"];
-      if (v240 !== undefined && (typeof v240 !== "string")) return undefined;
-      o237["text"] = v240;
+    if ("text" in v256) {
+      const v258 = v256["text"];
+      if (v258 !== undefined && (typeof v258 !== "string")) return undefined;
+      o255["text"] = v258;
     }
-    if ("selector" in v238) {
-      const v241 = v238["selector"];
-      if (v241 !== undefined && (typeof v241 !== "string")) return undefined;
-      o237["selector"] = v241;
+    if ("selector" in v256) {
+      const v259 = v256["selector"];
+      if (v259 !== undefined && (typeof v259 !== "string")) return undefined;
+      o255["selector"] = v259;
     }
-    const v242 = "attached" in v238 ? v238["attached"] : undefined;
-    const v243 = v242 === undefined ? false : v242;
-    if (v243 !== undefined && (typeof v243 !== "boolean")) return undefined;
-    o237["attached"] = v243;
-    const v244 = "dialog" in v238 ? v238["dialog"] : undefined;
-    const v245 = v244 === undefined ? false : v244;
-    if (v245 !== undefined && (typeof v245 !== "boolean")) return undefined;
-    o237["dialog"] = v245;
-    const v246 = "popup" in v238 ? v238["popup"] : undefined;
-    const v247 = v246 === undefined ? false : v246;
-    if (v247 !== undefined && (typeof v247 !== "boolean")) return undefined;
-    o237["popup"] = v247;
-    const v248 = "download" in v238 ? v238["download"] : undefined;
-    const v249 = v248 === undefined ? false : v248;
-    if (v249 !== undefined && (typeof v249 !== "boolean")) return undefined;
-    o237["download"] = v249;
-    const v250 = "network-idle" in v238 ? v238["network-idle"] : undefined;
-    const v251 = v250 === undefined ? false : v250;
-    if (v251 !== undefined && (typeof v251 !== "boolean")) return undefined;
-    o237["network-idle"] = v251;
-    const v252 = "interval" in v238 ? v238["interval"] : undefined;
-    const v253 = v252 === undefined ? 250 : v252;
-    if (v253 !== undefined) {
-      if (typeof v253 !== "number" || Number.isNaN(v253)) return undefined;
-      if (!Number.isInteger(v253)) return undefined;
-      if (!(v253 >= 100)) return undefined;
-      if (!(v253 <= 5000)) return undefined;
+    const v260 = "attached" in v256 ? v256["attached"] : undefined;
+    const v261 = v260 === undefined ? false : v260;
+    if (v261 !== undefined && (typeof v261 !== "boolean")) return undefined;
+    o255["attached"] = v261;
+    const v262 = "dialog" in v256 ? v256["dialog"] : undefined;
+    const v263 = v262 === undefined ? false : v262;
+    if (v263 !== undefined && (typeof v263 !== "boolean")) return undefined;
+    o255["dialog"] = v263;
+    const v264 = "popup" in v256 ? v256["popup"] : undefined;
+    const v265 = v264 === undefined ? false : v264;
+    if (v265 !== undefined && (typeof v265 !== "boolean")) return undefined;
+    o255["popup"] = v265;
+    const v266 = "download" in v256 ? v256["download"] : undefined;
+    const v267 = v266 === undefined ? false : v266;
+    if (v267 !== undefined && (typeof v267 !== "boolean")) return undefined;
+    o255["download"] = v267;
+    const v268 = "network-idle" in v256 ? v256["network-idle"] : undefined;
+    const v269 = v268 === undefined ? false : v268;
+    if (v269 !== undefined && (typeof v269 !== "boolean")) return undefined;
+    o255["network-idle"] = v269;
+    const v270 = "interval" in v256 ? v256["interval"] : undefined;
+    const v271 = v270 === undefined ? 250 : v270;
+    if (v271 !== undefined) {
+      if (typeof v271 !== "number" || Number.isNaN(v271)) return undefined;
+      if (!Number.isInteger(v271)) return undefined;
+      if (!(v271 >= 100)) return undefined;
+      if (!(v271 <= 5000)) return undefined;
     }
-    o237["interval"] = v253;
-    if (RULE_22(o237)) return undefined;
-    return o237 as Record<string, unknown>;
+    o255["interval"] = v271;
+    if (RULE_22(o255)) return undefined;
+    return o255 as Record<string, unknown>;
   },
   "schema": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v255 = value as Record<string, unknown>;
-    const o254: Record<string, unknown> = {};
-    if (!("command" in v255)) return undefined;
-    const v256 = v255["command"];
-    if (typeof v256 !== "string") return undefined;
-    o254["command"] = v256;
-    return o254 as Record<string, unknown>;
+    const v273 = value as Record<string, unknown>;
+    const o272: Record<string, unknown> = {};
+    if (!("command" in v273)) return undefined;
+    const v274 = v273["command"];
+    if (typeof v274 !== "string") return undefined;
+    o272["command"] = v274;
+    return o272 as Record<string, unknown>;
   },
   "console": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v258 = value as Record<string, unknown>;
-    const o257: Record<string, unknown> = {};
-    if ("level" in v258) {
-      const v259 = v258["level"];
-      if (v259 !== undefined && (!OPTIONS_23.includes(v259))) return undefined;
-      o257["level"] = v259;
+    const v276 = value as Record<string, unknown>;
+    const o275: Record<string, unknown> = {};
+    if ("level" in v276) {
+      const v277 = v276["level"];
+      if (v277 !== undefined && (!OPTIONS_23.includes(v277))) return undefined;
+      o275["level"] = v277;
     }
-    if ("since" in v258) {
-      const v260 = v258["since"];
-      if (v260 !== undefined) {
-        if (typeof v260 !== "number" || Number.isNaN(v260)) return undefined;
-        if (!Number.isInteger(v260)) return undefined;
-        if (!(v260 >= 0)) return undefined;
+    if ("since" in v276) {
+      const v278 = v276["since"];
+      if (v278 !== undefined) {
+        if (typeof v278 !== "number" || Number.isNaN(v278)) return undefined;
+        if (!Number.isInteger(v278)) return undefined;
+        if (!(v278 >= 0)) return undefined;
       }
-      o257["since"] = v260;
+      o275["since"] = v278;
     }
-    const v261 = "limit" in v258 ? v258["limit"] : undefined;
-    const v262 = v261 === undefined ? 50 : v261;
-    if (v262 !== undefined) {
-      if (typeof v262 !== "number" || Number.isNaN(v262)) return undefined;
-      if (!Number.isInteger(v262)) return undefined;
-      if (!(v262 >= 1)) return undefined;
-      if (!(v262 <= 1000)) return undefined;
+    const v279 = "limit" in v276 ? v276["limit"] : undefined;
+    const v280 = v279 === undefined ? 50 : v279;
+    if (v280 !== undefined) {
+      if (typeof v280 !== "number" || Number.isNaN(v280)) return undefined;
+      if (!Number.isInteger(v280)) return undefined;
+      if (!(v280 >= 1)) return undefined;
+      if (!(v280 <= 1000)) return undefined;
     }
-    o257["limit"] = v262;
-    return o257 as Record<string, unknown>;
+    o275["limit"] = v280;
+    return o275 as Record<string, unknown>;
   },
   "storage": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v264 = value as Record<string, unknown>;
-    const o263: Record<string, unknown> = {};
-    if ("area" in v264) {
-      const v265 = v264["area"];
-      if (v265 !== undefined && (!OPTIONS_24.includes(v265))) return undefined;
-      o263["area"] = v265;
+    const v282 = value as Record<string, unknown>;
+    const o281: Record<string, unknown> = {};
+    if ("area" in v282) {
+      const v283 = v282["area"];
+      if (v283 !== undefined && (!OPTIONS_24.includes(v283))) return undefined;
+      o281["area"] = v283;
     }
-    if ("op" in v264) {
-      const v266 = v264["op"];
-      if (v266 !== undefined && (!OPTIONS_25.includes(v266))) return undefined;
-      o263["op"] = v266;
+    if ("op" in v282) {
+      const v284 = v282["op"];
+      if (v284 !== undefined && (!OPTIONS_25.includes(v284))) return undefined;
+      o281["op"] = v284;
     }
-    if ("key" in v264) {
-      const v267 = v264["key"];
-      if (v267 !== undefined && (typeof v267 !== "string")) return undefined;
-      o263["key"] = v267;
+    if ("key" in v282) {
+      const v285 = v282["key"];
+      if (v285 !== undefined && (typeof v285 !== "string")) return undefined;
+      o281["key"] = v285;
     }
-    if ("value" in v264) {
-      const v268 = v264["value"];
-      if (v268 !== undefined && (typeof v268 !== "string")) return undefined;
-      o263["value"] = v268;
+    if ("value" in v282) {
+      const v286 = v282["value"];
+      if (v286 !== undefined && (typeof v286 !== "string")) return undefined;
+      o281["value"] = v286;
     }
-    const v269 = "full" in v264 ? v264["full"] : undefined;
-    const v270 = v269 === undefined ? false : v269;
-    if (v270 !== undefined && (typeof v270 !== "boolean")) return undefined;
-    o263["full"] = v270;
-    const v271 = "limit" in v264 ? v264["limit"] : undefined;
-    const v272 = v271 === undefined ? 100 : v271;
-    if (v272 !== undefined) {
-      if (typeof v272 !== "number" || Number.isNaN(v272)) return undefined;
-      if (!Number.isInteger(v272)) return undefined;
-      if (!(v272 >= 1)) return undefined;
-      if (!(v272 <= 1000)) return undefined;
+    const v287 = "full" in v282 ? v282["full"] : undefined;
+    const v288 = v287 === undefined ? false : v287;
+    if (v288 !== undefined && (typeof v288 !== "boolean")) return undefined;
+    o281["full"] = v288;
+    const v289 = "limit" in v282 ? v282["limit"] : undefined;
+    const v290 = v289 === undefined ? 100 : v289;
+    if (v290 !== undefined) {
+      if (typeof v290 !== "number" || Number.isNaN(v290)) return undefined;
+      if (!Number.isInteger(v290)) return undefined;
+      if (!(v290 >= 1)) return undefined;
+      if (!(v290 <= 1000)) return undefined;
     }
-    o263["limit"] = v272;
-    if (RULE_26(o263)) return undefined;
-    if (RULE_27(o263)) return undefined;
-    if (RULE_28(o263)) return undefined;
-    if (RULE_29(o263)) return undefined;
-    return o263 as Record<string, unknown>;
+    o281["limit"] = v290;
+    if (RULE_26(o281)) return undefined;
+    if (RULE_27(o281)) return undefined;
+    if (RULE_28(o281)) return undefined;
+    if (RULE_29(o281)) return undefined;
+    return o281 as Record<string, unknown>;
   },
   "state list": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const o273: Record<string, unknown> = {};
-    return o273 as Record<string, unknown>;
+    const o291: Record<string, unknown> = {};
+    return o291 as Record<string, unknown>;
   },
   "batch": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v275 = value as Record<string, unknown>;
-    const o274: Record<string, unknown> = {};
-    const v276 = "continue" in v275 ? v275["continue"] : undefined;
-    const v277 = v276 === undefined ? false : v276;
-    if (v277 !== undefined && (typeof v277 !== "boolean")) return undefined;
-    o274["continue"] = v277;
-    return o274 as Record<string, unknown>;
+    const v293 = value as Record<string, unknown>;
+    const o292: Record<string, unknown> = {};
+    const v294 = "continue" in v293 ? v293["continue"] : undefined;
+    const v295 = v294 === undefined ? false : v294;
+    if (v295 !== undefined && (typeof v295 !== "boolean")) return undefined;
+    o292["continue"] = v295;
+    return o292 as Record<string, unknown>;
   },
   "doctor": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const o278: Record<string, unknown> = {};
-    return o278 as Record<string, unknown>;
+    const o296: Record<string, unknown> = {};
+    return o296 as Record<string, unknown>;
   },
   "skill": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v280 = value as Record<string, unknown>;
-    const o279: Record<string, unknown> = {};
-    if ("reference" in v280) {
-      const v281 = v280["reference"];
-      if (v281 !== undefined && (typeof v281 !== "string")) return undefined;
-      o279["reference"] = v281;
+    const v298 = value as Record<string, unknown>;
+    const o297: Record<string, unknown> = {};
+    if ("reference" in v298) {
+      const v299 = v298["reference"];
+      if (v299 !== undefined && (typeof v299 !== "string")) return undefined;
+      o297["reference"] = v299;
     }
-    return o279 as Record<string, unknown>;
+    return o297 as Record<string, unknown>;
   },
   "focus": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v283 = value as Record<string, unknown>;
-    const o282: Record<string, unknown> = {};
-    if (!("ref" in v283)) return undefined;
-    const v284 = v283["ref"];
-    if (typeof v284 !== "number" || Number.isNaN(v284)) return undefined;
-    if (!Number.isInteger(v284)) return undefined;
-    if (!(v284 >= 1)) return undefined;
-    o282["ref"] = v284;
-    return o282 as Record<string, unknown>;
+    const v301 = value as Record<string, unknown>;
+    const o300: Record<string, unknown> = {};
+    if (!("ref" in v301)) return undefined;
+    const v302 = v301["ref"];
+    if (typeof v302 !== "number" || Number.isNaN(v302)) return undefined;
+    if (!Number.isInteger(v302)) return undefined;
+    if (!(v302 >= 1)) return undefined;
+    o300["ref"] = v302;
+    return o300 as Record<string, unknown>;
   },
   "net har": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v286 = value as Record<string, unknown>;
-    const o285: Record<string, unknown> = {};
-    if (!("file" in v286)) return undefined;
-    const v287 = v286["file"];
-    if (typeof v287 !== "string") return undefined;
-    o285["file"] = v287;
-    const v288 = "force" in v286 ? v286["force"] : undefined;
-    const v289 = v288 === undefined ? false : v288;
-    if (v289 !== undefined && (typeof v289 !== "boolean")) return undefined;
-    o285["force"] = v289;
-    return o285 as Record<string, unknown>;
+    const v304 = value as Record<string, unknown>;
+    const o303: Record<string, unknown> = {};
+    if (!("file" in v304)) return undefined;
+    const v305 = v304["file"];
+    if (typeof v305 !== "string") return undefined;
+    o303["file"] = v305;
+    const v306 = "force" in v304 ? v304["force"] : undefined;
+    const v307 = v306 === undefined ? false : v306;
+    if (v307 !== undefined && (typeof v307 !== "boolean")) return undefined;
+    o303["force"] = v307;
+    return o303 as Record<string, unknown>;
   },
   "trace start": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v291 = value as Record<string, unknown>;
-    const o290: Record<string, unknown> = {};
-    if ("categories" in v291) {
-      const v292 = v291["categories"];
-      if (v292 !== undefined && (typeof v292 !== "string")) return undefined;
-      o290["categories"] = v292;
+    const v309 = value as Record<string, unknown>;
+    const o308: Record<string, unknown> = {};
+    if ("categories" in v309) {
+      const v310 = v309["categories"];
+      if (v310 !== undefined && (typeof v310 !== "string")) return undefined;
+      o308["categories"] = v310;
     }
-    return o290 as Record<string, unknown>;
+    return o308 as Record<string, unknown>;
   },
   "trace stop": (value: unknown): Record<string, unknown> | undefined => {
     if (!value || typeof value !== "object") return undefined;
-    const v294 = value as Record<string, unknown>;
-    const o293: Record<string, unknown> = {};
-    if ("file" in v294) {
-      const v295 = v294["file"];
-      if (v295 !== undefined && (typeof v295 !== "string")) return undefined;
-      o293["file"] = v295;
+    const v312 = value as Record<string, unknown>;
+    const o311: Record<string, unknown> = {};
+    if ("file" in v312) {
+      const v313 = v312["file"];
+      if (v313 !== undefined && (typeof v313 !== "string")) return undefined;
+      o311["file"] = v313;
     }
-    const v296 = "force" in v294 ? v294["force"] : undefined;
-    const v297 = v296 === undefined ? false : v296;
-    if (v297 !== undefined && (typeof v297 !== "boolean")) return undefined;
-    o293["force"] = v297;
-    return o293 as Record<string, unknown>;
+    const v314 = "force" in v312 ? v312["force"] : undefined;
+    const v315 = v314 === undefined ? false : v314;
+    if (v315 !== undefined && (typeof v315 !== "boolean")) return undefined;
+    o311["force"] = v315;
+    return o311 as Record<string, unknown>;
   },
 };

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { TAB_ID, tabIdArg, tabSchema } from "./common.ts";
 import { defineCommand, flag, ok, okPlain, once, optText, text } from "./define.ts";
-import { openText } from "./human-snapshot.ts";
+import { openText, withLook } from "./human-snapshot.ts";
 import { observationSchemas } from "./observation.ts";
 import { closeText, historyText, profileText, profilesText, tabReleaseText, tabText, tabsText } from "./human.ts";
 
@@ -17,14 +17,42 @@ const loadDialog = () =>
     ),
   );
 
+/** --snapshot, --text, --limit: the look that follows nearly every navigation, in its reply (saves a call). */
+const lookArgs = () => ({
+  snapshot: flag("Also the new page's snapshot in the reply, as 'bp snapshot' gives it (saves a call)"),
+  text: flag("The snapshot with its headings and text blocks, as 'bp snapshot --text' (implies --snapshot)"),
+  limit: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer(),
+      v.minValue(1),
+      v.maxValue(10_000),
+      v.description("Max elements of the snapshot (default 50; implies --snapshot)"),
+    ),
+  ),
+});
+
+/**
+ * With a look: the page's observation beside the navigation's fields (its title and url are the navigation's own; its
+ * hints, the page's and the watchdogs', as a snapshot's: so these results are okPlain).
+ */
+const lookResult = () => {
+  const { title: _title, url: _url, urlTruncated: _cut, ...observation } = observationSchemas().observation;
+  return observation;
+};
+
 const navResult = once(() =>
-  ok({
+  okPlain({
     dialog: loadDialog(),
     url: v.optional(v.pipe(v.string(), v.description("New URL (absent: unchanged)"))),
     title: v.optional(v.pipe(v.string(), v.description("New title (absent: unchanged)"))),
     navigated: v.optional(
-      v.pipe(v.literal(false), v.description("There was no history entry to go to; nothing happened")),
+      v.pipe(
+        v.literal(false),
+        v.description("There was no history entry to go to; nothing happened (a look still shows the page)"),
+      ),
     ),
+    ...lookResult(),
   }),
 );
 
@@ -91,23 +119,10 @@ export const open = defineCommand({
       url: text("URL; https:// is added when it has no scheme"),
       new: flag("Open in a new managed tab (its own background window)"),
       profile: optText("Profile for the new tab, from 'bp profiles' (implies --new)"),
-      snapshot: flag("Also the new page's snapshot in the reply, as 'bp snapshot' gives it (saves a call)"),
-      text: flag("The snapshot with its headings and text blocks, as 'bp snapshot --text' (implies --snapshot)"),
-      limit: v.optional(
-        v.pipe(
-          v.number(),
-          v.integer(),
-          v.minValue(1),
-          v.maxValue(10_000),
-          v.description("Max elements of the snapshot (default 50; implies --snapshot)"),
-        ),
-      ),
+      ...lookArgs(),
     }),
-  result: () => {
-    // With --snapshot: the page's observation beside the navigation's fields (its title and url are the open's own;
-    // its hints, the page's and the watchdogs', as a snapshot's).
-    const { title: _title, url: _url, ...observation } = observationSchemas().observation;
-    return okPlain({
+  result: () =>
+    okPlain({
       tab: v.optional(
         v.pipe(
           v.string(),
@@ -118,9 +133,8 @@ export const open = defineCommand({
       url: v.optional(v.pipe(v.string(), v.description("Only when not the URL given (a scheme added, a redirect)"))),
       title: v.string(),
       dialog: loadDialog(),
-      ...observation,
-    });
-  },
+      ...lookResult(),
+    }),
   example: "bp open example.com --new --text",
   runs: "broker",
   human: openText,
@@ -196,11 +210,11 @@ export const back = defineCommand({
   name: "back",
   group: "Tabs and navigation",
   summary: "Go back a page (selected tab)",
-  args: () => v.object({}),
+  args: () => v.object(lookArgs()),
   result: navResult,
-  example: "bp back",
+  example: "bp back --snapshot",
   runs: "broker",
-  human: historyText("back"),
+  human: withLook(historyText("back")),
   mutating: true,
 });
 
@@ -208,11 +222,11 @@ export const forward = defineCommand({
   name: "forward",
   group: "Tabs and navigation",
   summary: "Go forward a page (selected tab)",
-  args: () => v.object({}),
+  args: () => v.object(lookArgs()),
   result: navResult,
   example: "bp forward",
   runs: "broker",
-  human: historyText("forward"),
+  human: withLook(historyText("forward")),
   mutating: true,
 });
 
@@ -240,10 +254,10 @@ export const reload = defineCommand({
   name: "reload",
   group: "Tabs and navigation",
   summary: "Reload the page",
-  args: () => v.object({}),
+  args: () => v.object(lookArgs()),
   result: navResult,
-  example: "bp reload",
+  example: "bp reload --text",
   runs: "broker",
-  human: historyText("reload"),
+  human: withLook(historyText("reload")),
   mutating: true,
 });

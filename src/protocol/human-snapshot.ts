@@ -165,10 +165,18 @@ export const actionText = withNotices((r) => {
   return `${head}\n${observationLines(observed)}`;
 });
 
-/** `bp open`: its line; with --snapshot, --text or --limit the page's entries, hints and cut as 'bp snapshot' lists them. */
-export const openText: Formatter = (r, a) => {
-  const line = openLine(r, a) ?? "";
-  if (!(a.snapshot || a.text || a.limit !== undefined) || r.dialog !== undefined) return line;
-  // The open's line stands for the snapshot's [page] header.
-  return [line, ...snapshotLines(r).split("\n").slice(1)].join("\n");
-};
+/**
+ * A navigation's line (open, back, forward, reload); with --snapshot, --text or --limit then the page's entries, hints
+ * and cut as 'bp snapshot' lists them.
+ */
+export const withLook =
+  (navLine: Formatter): Formatter =>
+  (r, a) => {
+    const line = navLine(r, a) ?? "";
+    if (!(a.snapshot || a.text || a.limit !== undefined) || r.dialog !== undefined) return line;
+    // The navigation's line stands for the snapshot's [page] header.
+    return [line, ...snapshotLines(r).split("\n").slice(1)].join("\n");
+  };
+
+/** `bp open` */
+export const openText = withLook(openLine);

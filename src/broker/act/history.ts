@@ -7,21 +7,22 @@ import {
   forward as forwardCommand,
   reload as reloadCommand,
 } from "../../protocol/commands-tabs.ts";
-import type { ReplyOf } from "../context/handler.ts";
+import type { ArgsOf, ReplyOf } from "../context/handler.ts";
 import { defineAction } from "./pipeline.ts";
 import { assertMayNavigate } from "../policy/enforce.ts";
 import { forgetAuthSurface } from "../observe/collect.ts";
+import { lookAfterLoad } from "../observe/look.ts";
 
-/** `bp back`, `bp forward`, `bp reload`: a history step (or reload), answered once the page loaded. */
+/** `bp back`, `bp forward`, `bp reload`: a history step or reload, answered once the page loaded (a look if asked). */
 type HistoryCommand = typeof backCommand | typeof forwardCommand | typeof reloadCommand;
 
 function historyAction(command: HistoryCommand, delta: -1 | 0 | 1) {
-  return defineAction<HistoryCommand, void, ReplyOf<HistoryCommand["result"]>>(command, {
+  return defineAction<HistoryCommand, ArgsOf<HistoryCommand>, ReplyOf<HistoryCommand["result"]>>(command, {
     // Navigation is the effect: the reply names where the tab went.
     watch: false,
-    args: () => undefined,
+    args: (input) => input,
     tab: (ctx) => selectedTab(ctx),
-    async dispatch({ ctx, sel, top }) {
+    async dispatch({ ctx, sel, top, args }) {
       const { browser, rec } = sel;
       const before = { url: boundUrl(rec.url), title: boundTitle(rec.title) };
       forgetAuthSurface(sel.agent, rec.targetId);
@@ -53,11 +54,14 @@ function historyAction(command: HistoryCommand, delta: -1 | 0 | 1) {
       const url = boundUrl(rec.url);
       const title = boundTitle(rec.title);
       const dialog = loadDialog(rec);
+      // With no entry to go to (navigated:false) too: the agent asked to see the page.
+      const look = await lookAfterLoad(ctx, args, dialog, sel);
       return {
         ...(url !== before.url ? { url } : {}),
         ...(title !== before.title ? { title } : {}),
         ...(navigated ? {} : { navigated: false }),
         ...(dialog ? { dialog } : {}),
+        ...look,
       };
     },
     evidence: (_run, sent) => sent,

@@ -2,7 +2,7 @@ import { protocolErrorCause } from "../../cdp/errors.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import { loadDialog, navigateTo } from "../navigate.ts";
 import { forgetAuthSurface } from "../observe/collect.ts";
-import { observe } from "../observe/snapshot.ts";
+import { lookAfterLoad } from "../observe/look.ts";
 import { routeProfile } from "../profiles/route.ts";
 import type { BrowserConnection } from "../browser.ts";
 import { assertLocalFileAllowed } from "../local-files.ts";
@@ -190,24 +190,14 @@ const openHandler = defineHandler(commands.open)({
     const finalUrl = boundUrl(rec.url);
     const title = boundTitle(rec.title);
     const dialog = loadDialog(rec);
-    // The page as 'bp snapshot' gives it, when asked: the look that follows nearly every open, in the same call.
-    const look = args.snapshot || args.text || args.limit !== undefined;
-    const observed = look && !dialog ? await observe(ctx, { limit: args.limit ?? 50, text: args.text }) : undefined;
-    const {
-      title: _title,
-      url: _url,
-      urlTruncated: _cut,
-      diff: _diff,
-      diffFallback: _none,
-      ...observation
-    } = observed ?? {};
+    const look = await lookAfterLoad(ctx, args, dialog);
     return {
       ...(created ? { tab: id } : {}),
       ...(profile ? { profile } : {}),
       ...(finalUrl !== args.url ? { url: finalUrl } : {}),
       title,
       ...(dialog ? { dialog } : {}),
-      ...observation,
+      ...look,
     };
   },
 });
