@@ -118,7 +118,7 @@ try {
   }
   aboveFloor(
     results,
-    tools.filter((t) => !t.skipped).map((t) => t.id),
+    tools.filter((t) => !t.skipped),
   );
   log("memory, after the run");
   await memory(ctx, "after the run");

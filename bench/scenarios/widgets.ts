@@ -173,8 +173,8 @@ export async function widgetActions(ctx: Ctx): Promise<void> {
       "run. Each repetition first puts the widget back with an untimed eval and takes an untimed snapshot (the page as the agent saw it before acting; bp's reply diffs against it). Commands as on the form page (drag: bp " +
       "`drag <ref> <ref>`, agent-browser `drag` with CSS selectors, as its `snapshot -i` gives list items no ref, " +
       "playwright-cli `drag <ref> <ref>`). “act + one look” is the action and, for a peer, one snapshot; “until the effect " +
-      `shows” repeats the peer's snapshot (for at most ${LOOK_BUDGET_MS / 1000} s, else the run fails) until its output shows the effect (a suggestion, ` +
-      "the calendar's Next, the typed name), as an agent that needs it would; “effect shown” counts the runs whose " +
+      `shows” repeats the peer's snapshot until its output shows the effect (a suggestion, the calendar's Next, the typed name; at most ` +
+      `${LOOK_BUDGET_MS / 1000} s of tool time in all, the action's included, else the run fails), as an agent that needs it would; “effect shown” counts the runs whose ` +
       "act + one look showed it.",
   );
   for (const s of WIDGET_STEPS) {

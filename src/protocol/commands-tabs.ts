@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { TAB_ID, tabIdArg, tabSchema } from "./common.ts";
 import { defineCommand, flag, ok, okPlain, once, optText, text } from "./define.ts";
 import { openText, withLook } from "./human-snapshot.ts";
+import { lookArgs } from "./look-args.ts";
 import { observationSchemas } from "./observation.ts";
 import { closeText, historyText, profileText, profilesText, tabReleaseText, tabText, tabsText } from "./human.ts";
 
@@ -16,21 +17,6 @@ const loadDialog = () =>
       ),
     ),
   );
-
-/** --snapshot, --text, --limit: the look that follows nearly every navigation, in its reply (saves a call). */
-const lookArgs = () => ({
-  snapshot: flag("Also the new page's snapshot in the reply, as 'bp snapshot' gives it (saves a call)"),
-  text: flag("The snapshot with its headings and text blocks, as 'bp snapshot --text' (implies --snapshot)"),
-  limit: v.optional(
-    v.pipe(
-      v.number(),
-      v.integer(),
-      v.minValue(1),
-      v.maxValue(10_000),
-      v.description("Max elements of the snapshot (default 50; implies --snapshot)"),
-    ),
-  ),
-});
 
 /**
  * With a look: the page's observation beside the navigation's fields (its title and url are the navigation's own; its

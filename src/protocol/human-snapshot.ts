@@ -5,6 +5,7 @@
 import { escapeLine, quote } from "../shared/escape.ts";
 import { cutString } from "../shared/page-strings.ts";
 import { readEntry } from "./elements.ts";
+import { wantsLook } from "./look-args.ts";
 import { type Formatter, openLine, withNotices } from "./human.ts";
 
 type R = Record<string, unknown>;
@@ -173,7 +174,7 @@ export const withLook =
   (navLine: Formatter): Formatter =>
   (r, a) => {
     const line = navLine(r, a) ?? "";
-    if (!(a.snapshot || a.text || a.limit !== undefined) || r.dialog !== undefined) return line;
+    if (!wantsLook(a) || r.dialog !== undefined) return line;
     // The navigation's line stands for the snapshot's [page] header.
     return [line, ...snapshotLines(r).split("\n").slice(1)].join("\n");
   };

@@ -17,6 +17,10 @@ const site = startFixtureServer({
   "/login": `<!doctype html><title>Sign in</title><form action="/welcome"><label>User <input name=u></label><label>Password <input type=password name=p></label><button>Sign in</button></form>`,
   "/welcome": `<!doctype html><title>Welcome</title><a href="/">Home</a>`,
   "/alerting": "<!doctype html><title>Alerting</title><script>alert('loading')</script><button>After</button>",
+  // The alert comes after the load, while the look may be running: the page call it blocks never answers.
+  "/late-alert":
+    "<!doctype html><title>Late</title><button>Before</button><script>onload=()=>setTimeout(()=>alert('late'),0)</script>",
+  "/article": "<!doctype html><title>Article</title><h1>News</h1><p>Lead text of the article.</p><a href='/'>Home</a>",
 });
 const env = makeBpEnv();
 
@@ -61,12 +65,18 @@ test("back --snapshot, forward --limit, reload --text: the page in the reply; a 
   });
   expect(els(forward)).toHaveLength(2);
 
-  // Neither url nor title changed: the reply is the look alone, with the page's text.
-  const reload = await run(["reload", "--text"]);
+  // Neither url nor title changed: the reply is the look alone.
+  const reload = await run(["reload", "--snapshot"]);
   expect(Object.keys(reload.json).filter((k) => k !== "hints")).toEqual(["ok", "elements"]);
   expect(names(reload)).toEqual(["User", "Password", "Sign in"]);
   // Without a flag, no look.
   expect((await run(["reload"])).json).toEqual({ ok: true });
+  // --text: the page's headings and text blocks too.
+  await run(["open", `${site.a}/article`]);
+  const text = await run(["reload", "--text"]);
+  expect(names(text)).toContain("Lead text of the article.");
+  expect(names(text)).toContain("Home");
+  expect(names(await run(["reload", "--snapshot"]))).not.toContain("Lead text of the article.");
 });
 
 test("no history entry: navigated:false, and the page all the same when asked", async () => {
@@ -110,4 +120,32 @@ test("a reload that opens a dialog answers with it, and no look (the page is blo
   expect("elements" in reload.json).toBe(false);
   const id = (reload.json.dialog as { id: string }).id;
   expect((await run(["dialog", id, "--dismiss"])).json.ok).toBe(true);
+});
+
+test("a dialog that opens while the look runs is named at once; the navigation is not turned into a timeout", async () => {
+  for (const argv of [
+    ["open", `${site.a}/late-alert`, "--new", "--snapshot"],
+    ["reload", "--snapshot"],
+  ]) {
+    const started = Date.now();
+    const r = await run([...argv, "--timeout", "20000"]);
+    expect(r.json).toMatchObject({ ok: true, dialog: { type: "alert", message: "late" } });
+    expect("elements" in r.json).toBe(false);
+    // Before, the look's page call waited out the whole deadline (unknown_outcome).
+    expect(Date.now() - started).toBeLessThan(15_000);
+    const id = (r.json.dialog as { id: string }).id;
+    expect((await run(["dialog", id, "--accept"])).json.ok).toBe(true);
+  }
+});
+
+test("a navigation that used up its time answers without the look, with a hint, not an error", async () => {
+  await run(["open", `${site.a}/form`, "--new"]);
+  // /slow answers after 1.5 s: less than the look's second is left of the 2.45 s.
+  const r = await run(["open", `${site.a}/slow`, "--snapshot", "--timeout", "2450"]);
+  expect(r.json).toMatchObject({
+    ok: true,
+    title: "Slow",
+    hint: "No time was left to look at the page: run 'bp snapshot'.",
+  });
+  expect("elements" in r.json).toBe(false);
 });

@@ -55,7 +55,7 @@ function historyAction(command: HistoryCommand, delta: -1 | 0 | 1) {
       const title = boundTitle(rec.title);
       const dialog = loadDialog(rec);
       // With no entry to go to (navigated:false) too: the agent asked to see the page.
-      const look = await lookAfterLoad(ctx, args, dialog, sel);
+      const look = await lookAfterLoad(ctx, args, sel, true);
       return {
         ...(url !== before.url ? { url } : {}),
         ...(title !== before.title ? { title } : {}),

@@ -190,7 +190,7 @@ const openHandler = defineHandler(commands.open)({
     const finalUrl = boundUrl(rec.url);
     const title = boundTitle(rec.title);
     const dialog = loadDialog(rec);
-    const look = await lookAfterLoad(ctx, args, dialog);
+    const look = await lookAfterLoad(ctx, args, selectedTab(ctx, { allowDialog: true }), false);
     return {
       ...(created ? { tab: id } : {}),
       ...(profile ? { profile } : {}),

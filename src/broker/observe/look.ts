@@ -1,31 +1,50 @@
+import { wantsLook, type LookArgs } from "../../protocol/look-args.ts";
+import { toBpError } from "../../shared/errors.ts";
 import type { Selected } from "../context/tabs.ts";
 import type { CallContext } from "../context/types.ts";
+import { loadDialog } from "../navigate.ts";
 import { observe, observeLocked, type SnapshotReply } from "./snapshot.ts";
-
-/** A navigation's --snapshot, --text and --limit (open, back, forward, reload: src/protocol/commands-tabs.ts). */
-export interface LookArgs {
-  snapshot?: boolean;
-  text?: boolean;
-  limit?: number | undefined;
-}
 
 export type Look = Omit<SnapshotReply, "title" | "url" | "urlTruncated" | "diff" | "diffFallback">;
 
+/** Less time than this left before the deadline: the navigation answers without its look (it did happen). */
+const LOOK_MIN_MS = 1_000;
+
 /**
  * The page as 'bp snapshot' gives it, when asked: the look that follows nearly every navigation, in the same call. It
- * is the agent's observation (the next action's diff is against it). None while a dialog the load opened blocks the
- * page. `sel`: the caller already holds the tab's turn (an action); else the look takes it.
+ * is the agent's observation (the next action's diff is against it). The navigation has happened by now, so the look
+ * never turns it into an error: a dialog that opens meanwhile is named instead (the page is blocked until it is
+ * answered), and a look that fails or has no time left becomes a hint. `sel`: the caller already holds the tab's turn
+ * (an action); else the look takes it.
  */
 export async function lookAfterLoad(
   ctx: CallContext,
   args: LookArgs,
-  dialog: unknown,
-  sel?: Selected,
-): Promise<Look | undefined> {
-  if (!(args.snapshot || args.text || args.limit !== undefined) || dialog) return undefined;
+  sel: Selected,
+  held: boolean,
+): Promise<(Look & { dialog?: ReturnType<typeof loadDialog> }) | undefined> {
+  if (!wantsLook(args) || loadDialog(sel.rec)) return undefined;
+  if (ctx.deadline - Date.now() < LOOK_MIN_MS)
+    return { hint: "No time was left to look at the page: run 'bp snapshot'." };
   const opts = { limit: args.limit ?? 50, text: args.text === true };
-  const observed = sel ? await observeLocked(ctx, sel, opts) : await observe(ctx, opts);
-  // The navigation's reply names the title and url itself; a look after a load is whole, never a diff.
-  const { title: _title, url: _url, urlTruncated: _cut, diff: _diff, diffFallback: _none, ...look } = observed;
-  return look;
+  const session = await sel.browser.session(sel.rec);
+  let offDialog: () => void = () => undefined;
+  const dialogOpened = new Promise<"dialog">((resolve) => {
+    offDialog = session.on("Page.javascriptDialogOpening", () => resolve("dialog"));
+  });
+  // Left behind when a dialog comes first: its page call ends once the dialog is answered ('bp dialog' does not queue).
+  const observed = held ? observeLocked(ctx, sel, opts) : observe(ctx, opts);
+  observed.catch(() => undefined);
+  try {
+    const first = await Promise.race([observed, dialogOpened]);
+    if (first === "dialog") return { dialog: loadDialog(sel.rec) };
+    // The navigation's reply names the title and url itself; a look after a load is whole, never a diff.
+    const { title: _title, url: _url, urlTruncated: _cut, diff: _diff, diffFallback: _none, ...look } = first;
+    return look;
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    return { hint: `The page loaded but looking at it failed (${toBpError(err).code}): run 'bp snapshot'.` };
+  } finally {
+    offDialog();
+  }
 }
