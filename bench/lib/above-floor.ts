@@ -55,6 +55,18 @@ export function aboveFloor(results: Results, tools: Tool[]): void {
     ...STEPS.map((s) => ({ ...s, row: find(s.section, s.label) })),
     ...results.rows
       .filter((r) => r.section.startsWith(WIDGET_PREFIX) && r.label === "act + one look, ms")
+      .filter((r) => {
+        // A step whose action and one look did not show a tool the effect is more calls than two for it: left out.
+        const shown = find(r.section, "effect shown by act + one look, runs");
+        const short = [...(shown?.cells ?? new Map()).entries()].filter(([, c]) =>
+          c.values.some((n: number) => !c.notes.has(`of ${n}`)),
+        );
+        if (short.length > 0)
+          results.notes.push(
+            `Above the floor, “${r.section.slice(WIDGET_PREFIX.length)}” is left out: ${short.map(([id]) => id).join(", ")}'s action and one look did not show the effect, so its step is more calls than the row counts.`,
+          );
+        return short.length === 0;
+      })
       .map((row) => ({ row, kind: "act" as const, name: row.section.slice(WIDGET_PREFIX.length) })),
   ];
   let described = false;
