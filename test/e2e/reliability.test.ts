@@ -360,6 +360,16 @@ describe("watchdogs", () => {
     expect(((after.hints as { type: string }[] | undefined) ?? []).some((h) => h.type === "repeated_action")).toBe(
       false,
     );
+    // So does a navigation's look (reload --snapshot): the agent saw the whole page.
+    for (let i = 0; i < 3; i++) await env.run(["click", String(ref)], { key: A });
+    const looked = await env.run(["reload", "--snapshot"], { key: A });
+    const again = refNamed(looked.json.elements, "Nothing");
+    expect(again).toBeDefined();
+    const next = (await env.run(["click", String(again)], { key: A })).json;
+    expect(next.ok).toBe(true);
+    expect(((next.hints as { type: string }[] | undefined) ?? []).some((h) => h.type === "repeated_action")).toBe(
+      false,
+    );
   });
 
   test("scrolls that moved the page and dialog answers are progress: no repeated_action", async () => {

@@ -152,8 +152,8 @@ export class Watchdogs {
     const url = typeof reply.url === "string" ? reply.url : undefined;
     const evidence = reply.evidence;
     if (!isObj(evidence)) {
-      // Observations are lean (no tab id), so they are known by name.
-      if (typeof reply.tab === "string" || commandNamed(command)?.observes === true)
+      // Observations are lean (no tab id), so they are known by name, or by the page's elements (a navigation's look).
+      if (typeof reply.tab === "string" || reply.elements !== undefined || commandNamed(command)?.observes === true)
         this.remember(key, { url: url ?? prev?.url, count: 0 });
       return undefined;
     }
