@@ -11,9 +11,17 @@ import type { Results, Row } from "./measure.ts";
 export const ABOVE_FLOOR_SECTION = "Warm steps above each tool's start-up floor";
 
 /** How many processes a tool starts for a step: one command, an action and its look, or a navigation and its look. */
-type Kind = "one" | "act" | "open";
+type Kind = "one" | "act" | "open" | "back";
 const calls = (t: Tool, kind: Kind): number =>
-  kind === "one" ? 1 : kind === "act" ? (t.cmd.observeAfterAction ? 2 : 1) : t.cmd.navigateAndLook ? 1 : 2;
+  kind === "one"
+    ? 1
+    : kind === "act"
+      ? t.cmd.observeAfterAction
+        ? 2
+        : 1
+      : (kind === "open" ? t.cmd.navigateAndLook : t.cmd.backAndLook)
+        ? 1
+        : 2;
 
 /** The rows it derives from (the labels of bench/scenarios/basic.ts and observe.ts). */
 const STEPS: { section: string; label: string; kind: Kind; name: string }[] = [
@@ -36,6 +44,12 @@ const STEPS: { section: string; label: string; kind: Kind; name: string }[] = [
     label: "open the form page and see its controls (one agent step), ms",
     kind: "open",
     name: "open and see",
+  },
+  {
+    section: "Navigation",
+    label: "go back to the form page and see its controls (one agent step), ms",
+    kind: "back",
+    name: "back and see",
   },
 ];
 

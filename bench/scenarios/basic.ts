@@ -86,7 +86,9 @@ export async function navigation(ctx: Ctx): Promise<void> {
     "the open tab goes to a small local page (a new URL each time): bp `open <url>`, agent-browser `open <url>`, " +
       "playwright-cli `goto <url>`. Open and see: the form page (a new URL each time) and its controls, the step " +
       "before an agent's first action there: bp `open <url> --snapshot`, agent-browser `open <url>` then " +
-      "`snapshot -i`, playwright-cli `goto <url>` then `snapshot`; time and characters summed over the step.",
+      "`snapshot -i`, playwright-cli `goto <url>` then `snapshot`; time and characters summed over the step. Back and see: " +
+      "from another page (untimed: the form page, then it) back to the form page and its controls: bp `back --snapshot`, " +
+      "agent-browser `back` then `snapshot -i`, playwright-cli `go-back` then `snapshot`.",
   );
   let n = 0;
   await runPlan(ctx, {
@@ -100,12 +102,26 @@ export async function navigation(ctx: Ctx): Promise<void> {
       return [
         { key: "main", fn: () => sequence(t, [t.cmd.navigate(ctx.fx.url(`/page?n=${++n}`))]) },
         { key: "look", fn: () => sequence(t, openAndLook(ctx.fx.url(`/form?n=${++n}`))) },
+        {
+          key: "back",
+          fn: async () => {
+            // Untimed: the form page, then another, so that back returns to the form.
+            const setup = await sequence(t, [
+              t.cmd.navigate(ctx.fx.url(`/form?n=${++n}`)),
+              t.cmd.navigate(ctx.fx.url(`/page?n=${n}`)),
+            ]);
+            if (!setup.ok) return setup;
+            return sequence(t, t.cmd.backAndLook ? [t.cmd.backAndLook] : [t.cmd.back, look]);
+          },
+        },
       ];
     },
     rows: [
       { key: "main", label: "open a local page, ms", metric: "ms" },
       { key: "look", label: "open the form page and see its controls (one agent step), ms", metric: "ms" },
       { key: "look", label: "open and see: characters to read, chars", metric: "chars" },
+      { key: "back", label: "go back to the form page and see its controls (one agent step), ms", metric: "ms" },
+      { key: "back", label: "back and see: characters to read, chars", metric: "chars" },
     ],
   });
 }

@@ -41,6 +41,7 @@ export class AgentBrowserTool implements Tool {
     eval: (expr) => ["eval", expr],
     status: () => ["session", "info"],
     navigate: (url) => ["open", url],
+    back: ["back"],
     firstOpen: (url) => ["open", url],
     snapshots: [{ key: "all", label: "snapshot -i", args: ["snapshot", "-i"] }],
     click: (ref) => ["click", `@${ref}`],

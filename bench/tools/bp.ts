@@ -42,6 +42,8 @@ export class BpTool implements Tool {
     status: () => ["status"],
     navigate: (url) => ["open", url],
     navigateAndLook: (url) => ["open", url, "--snapshot"],
+    back: ["back"],
+    backAndLook: ["back", "--snapshot"],
     firstOpen: (url) => ["open", url, "--new"],
     snapshots: [
       { key: "default", label: "snapshot", args: ["snapshot"] },

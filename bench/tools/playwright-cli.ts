@@ -40,6 +40,7 @@ export class PlaywrightCliTool implements Tool {
     eval: (expr) => ["eval", expr],
     status: () => ["list"],
     navigate: (url) => ["goto", url],
+    back: ["go-back"],
     firstOpen: (url) => ["open", url],
     snapshots: [{ key: "all", label: "snapshot", args: ["snapshot"] }],
     click: (ref) => ["click", ref],

@@ -50,6 +50,10 @@ export interface Commands {
   observeAfterAction?: string[];
   /** Navigate and get the page's controls in one command, when the tool has one (else navigate, then look). */
   navigateAndLook?(url: string): string[];
+  /** A step back in the tab's history. */
+  back: string[];
+  /** A step back and the page's controls in one command, when the tool has one (else back, then look). */
+  backAndLook?: string[];
 }
 
 export interface Tool {
