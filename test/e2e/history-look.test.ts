@@ -64,6 +64,10 @@ test("back --snapshot, forward --limit, reload --text: the page in the reply; a 
     truncationReasons: ["element_limit"],
   });
   expect(els(forward)).toHaveLength(2);
+  // The cut's hint names flags the navigation takes, and the snapshot's --find.
+  expect(forward.json.hint).toBe(
+    "Showing 2 of 3; use --limit 3, 'bp snapshot --find <text>', 'bp frame <n>', or 'bp find <css>' to narrow.",
+  );
 
   // Neither url nor title changed: the reply is the look alone.
   const reload = await run(["reload", "--snapshot"]);

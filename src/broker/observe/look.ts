@@ -40,6 +40,8 @@ export async function lookAfterLoad(
     if (first === "dialog") return { dialog: loadDialog(sel.rec) };
     // The navigation's reply names the title and url itself; a look after a load is whole, never a diff.
     const { title: _title, url: _url, urlTruncated: _cut, diff: _diff, diffFallback: _none, ...look } = first;
+    // A navigation takes --limit but not --find: the cut's hint names the snapshot's.
+    if (look.hint) look.hint = look.hint.replace("--find <text>", "'bp snapshot --find <text>'");
     return look;
   } catch (err) {
     if (ctx.signal.aborted) throw err;
