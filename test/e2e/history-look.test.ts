@@ -19,7 +19,7 @@ const site = startFixtureServer({
   "/alerting": "<!doctype html><title>Alerting</title><script>alert('loading')</script><button>After</button>",
   // The alert comes after the load, while the look may be running: the page call it blocks never answers.
   "/late-alert":
-    "<!doctype html><title>Late</title><button>Before</button><script>onload=()=>setTimeout(()=>alert('late'),0)</script>",
+    "<!doctype html><title>Late</title><button>Before</button><script>onload=()=>setTimeout(()=>{alert('late');document.body.insertAdjacentHTML('beforeend','<button>After</button>')},0)</script>",
   "/article": "<!doctype html><title>Article</title><h1>News</h1><p>Lead text of the article.</p><a href='/'>Home</a>",
 });
 const env = makeBpEnv();
@@ -138,7 +138,11 @@ test("a dialog that opens while the look runs is named at once; the navigation i
     // Before, the look's page call waited out the whole deadline (unknown_outcome).
     expect(Date.now() - started).toBeLessThan(15_000);
     const id = (r.json.dialog as { id: string }).id;
-    expect((await run(["dialog", id, "--accept"])).json.ok).toBe(true);
+    // The answer's reply shows what it brought: the look the dialog blocked ran after the answer and saw the new
+    // button, but the agent was never shown it, so it is no base for this diff.
+    const answered = await env.run(["dialog", id, "--accept"]);
+    expect(answered.json.ok).toBe(true);
+    expect(answered.stdout).toContain('"After"');
   }
 });
 

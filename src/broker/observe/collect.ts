@@ -99,7 +99,8 @@ export interface PreSteps {
  * One observation of a tab: the page-side snapshot of the root document (same-origin frames
  * inline), then each out-of-process frame through its own session, spliced in place with
  * geometry in top-level viewport px. Refs share one number space per document. `guess`: the
- * token of the document `obs` is of; in any other document nothing runs or is recorded.
+ * token of the document `obs` is of; in any other document nothing runs or is recorded. `dropped`: set once the
+ * caller gave up on this look (a dialog blocked it); its result is then not the agent's last observation.
  */
 export async function collectWith(
   browser: BrowserConnection,
@@ -109,6 +110,7 @@ export async function collectWith(
   options: SnapshotOptions,
   pre: PreSteps | undefined,
   guess?: string,
+  dropped?: { value: boolean },
 ): Promise<Collected | undefined> {
   const previous = obs.last;
   const tab = await browser.session(rec);
@@ -116,6 +118,8 @@ export async function collectWith(
   const frameIndex = () => (index ??= listFrames(rec, tab).then((frames) => new Map(frames.map((f, i) => [f.id, i]))));
   const result = await snapshotFrame(rec, obs, root, options, 0, frameIndex, pre, guess);
   if (!result) return undefined;
+  // Seen by no agent: the next action's diff must stay against what the agent was shown.
+  if (dropped?.value) return { result, obs, previous };
   markAuthTransition(result, obs);
   obs.last = result;
   obs.seq++;

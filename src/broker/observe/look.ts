@@ -26,18 +26,23 @@ export async function lookAfterLoad(
   if (!wantsLook(args) || loadDialog(sel.rec)) return undefined;
   if (ctx.deadline - Date.now() < LOOK_MIN_MS)
     return { hint: "No time was left to look at the page: run 'bp snapshot'." };
-  const opts = { limit: args.limit ?? 50, text: args.text === true };
+  const dropped = { value: false };
+  const opts = { limit: args.limit ?? 50, text: args.text === true, dropped };
   const session = await sel.browser.session(sel.rec);
   let offDialog: () => void = () => undefined;
   const dialogOpened = new Promise<"dialog">((resolve) => {
     offDialog = session.on("Page.javascriptDialogOpening", () => resolve("dialog"));
   });
-  // Left behind when a dialog comes first: its page call ends once the dialog is answered ('bp dialog' does not queue).
+  // Left behind when a dialog comes first: its page call ends once the dialog is answered ('bp dialog' does not queue),
+  // and what it saw then is no observation the agent was shown.
   const observed = held ? observeLocked(ctx, sel, opts) : observe(ctx, opts);
   observed.catch(() => undefined);
   try {
     const first = await Promise.race([observed, dialogOpened]);
-    if (first === "dialog") return { dialog: loadDialog(sel.rec) };
+    if (first === "dialog") {
+      dropped.value = true;
+      return { dialog: loadDialog(sel.rec) };
+    }
     // The navigation's reply names the title and url itself; a look after a load is whole, never a diff.
     const { title: _title, url: _url, urlTruncated: _cut, diff: _diff, diffFallback: _none, ...look } = first;
     // A navigation takes --limit but not --find: the cut's hint names the snapshot's.

@@ -24,6 +24,8 @@ export interface ObserveOptions {
   text?: boolean;
   /** An action's target ref: the diff's outcome text nearest it first. */
   near?: number;
+  /** Set once the caller gave up on this look (a dialog blocked the page): it is then not recorded as seen. */
+  dropped?: { value: boolean };
 }
 
 export function observe(ctx: CallContext, opts: ObserveOptions): Promise<SnapshotReply> {
@@ -81,7 +83,7 @@ export async function observeWith(
       offset: { x: 0, y: 0 },
       top: true,
     };
-    const guessed = await collectWith(browser, rec, current, root, snapOpts, undefined, current.doc);
+    const guessed = await collectWith(browser, rec, current, root, snapOpts, undefined, current.doc, opts.dropped);
     if (guessed) return { reply: render(ctx, rec, guessed, opts, false, guessed.previous), previous: guessed.previous };
   }
   const same = after.sameDocument === true && current !== undefined;
@@ -109,7 +111,7 @@ export async function observeWith(
     if (pre.snapshotWhen && !quietEnough(r.results[pre.snapshotWhen.step])) return undefined;
     pre = undefined;
   }
-  const collected = await collectWith(browser, rec, obs, root, snapOpts, pre);
+  const collected = await collectWith(browser, rec, obs, root, snapOpts, pre, undefined, opts.dropped);
   if (!collected) return undefined;
   const previous = "base" in after ? after.base : collected.previous;
   return { reply: render(ctx, rec, collected, opts, replaced, previous), previous };
