@@ -28,16 +28,18 @@ export async function lookAfterLoad(
     return { hint: "No time was left to look at the page: run 'bp snapshot'." };
   const dropped = { value: false };
   const opts = { limit: args.limit ?? 50, text: args.text === true, dropped };
-  const session = await sel.browser.session(sel.rec);
   let offDialog: () => void = () => undefined;
-  const dialogOpened = new Promise<"dialog">((resolve) => {
-    offDialog = session.on("Page.javascriptDialogOpening", () => resolve("dialog"));
-  });
-  // Left behind when a dialog comes first: its page call ends once the dialog is answered ('bp dialog' does not queue),
-  // and what it saw then is no observation the agent was shown.
-  const observed = held ? observeLocked(ctx, sel, opts) : observe(ctx, opts);
-  observed.catch(() => undefined);
   try {
+    const session = await sel.browser.session(sel.rec);
+    const dialogOpened = new Promise<"dialog">((resolve) => {
+      offDialog = session.on("Page.javascriptDialogOpening", () => resolve("dialog"));
+    });
+    // Opened before the listener: the page is blocked already.
+    if (loadDialog(sel.rec)) return { dialog: loadDialog(sel.rec) };
+    // Left behind when a dialog comes first: its page call ends once the dialog is answered ('bp dialog' does not
+    // queue), and what it saw then is no observation the agent was shown.
+    const observed = held ? observeLocked(ctx, sel, opts) : observe(ctx, opts);
+    observed.catch(() => undefined);
     const first = await Promise.race([observed, dialogOpened]);
     if (first === "dialog") {
       dropped.value = true;
