@@ -3,6 +3,7 @@ import { BpError, invalidArgument } from "../../shared/errors.ts";
 import { loadDialog, navigateTo } from "../navigate.ts";
 import { forgetAuthSurface } from "../observe/collect.ts";
 import { lookAfterLoad } from "../observe/look.ts";
+import { wantsLook } from "../../protocol/look-args.ts";
 import { routeProfile } from "../profiles/route.ts";
 import type { BrowserConnection } from "../browser.ts";
 import { assertLocalFileAllowed } from "../local-files.ts";
@@ -190,7 +191,7 @@ const openHandler = defineHandler(commands.open)({
     const finalUrl = boundUrl(rec.url);
     const title = boundTitle(rec.title);
     const dialog = loadDialog(rec);
-    const look = await lookAfterLoad(ctx, args, selectedTab(ctx, { allowDialog: true }), false);
+    const look = wantsLook(args) ? await lookAfterLoad(ctx, args, selectedTab(ctx, { allowDialog: true }), false) : {};
     return {
       ...(created ? { tab: id } : {}),
       ...(profile ? { profile } : {}),

@@ -20,8 +20,8 @@ export interface TabNet {
   /** Fetch request ids whose auth challenge was answered once. */
   authTried: Set<string>;
   started: Map<string, number>;
-  /** Rule outcomes seen before the journal entry existed, by network request id. */
-  early: Map<string, NetEntry["rule"]>;
+  /** Rule outcomes (and the headers a rule set) seen before the journal entry existed, by network request id. */
+  early: Map<string, { rule: NetEntry["rule"]; headers?: Record<string, string> | undefined }>;
   syncing: Promise<void>;
   /** Settles once the tab's auto-attach is on: the frames it had then are wired by that time. */
   framesReady: Promise<unknown>;

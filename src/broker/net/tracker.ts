@@ -264,7 +264,9 @@ function onRequest(
   tab.ends.journalled(e, p, scope);
   const early = tab.early.get(p.requestId);
   if (early) {
-    e.rule = early;
+    e.rule = early.rule;
+    // Fetch can pause a request before the network announces it: the headers the rule set are still what was sent.
+    if (early.headers) e.requestHeaders = mergeHeaders(e.requestHeaders ?? {}, early.headers);
     tab.early.delete(p.requestId);
   }
 }
@@ -284,7 +286,7 @@ function markRule(
     e.rule = rule;
     if (headers && e.requestHeaders) e.requestHeaders = mergeHeaders(e.requestHeaders, headers);
   } else {
-    tab.early.set(networkId, rule);
+    tab.early.set(networkId, { rule, headers });
     if (tab.early.size > 500) tab.early.clear();
   }
 }
