@@ -5,23 +5,17 @@
  * bp answers an act-and-see step in one call, a peer in its action plus its snapshot.
  */
 import type { Tool } from "../tools/types.ts";
-import { stats } from "./proc.ts";
-import type { Results, Row } from "./measure.ts";
+import { rowMedian as median, type Results } from "./measure.ts";
 
 export const ABOVE_FLOOR_SECTION = "Warm steps above each tool's start-up floor";
 
 /** How many processes a tool starts for a step: one command, an action and its look, or a navigation and its look. */
 type Kind = "one" | "act" | "open" | "back";
-const calls = (t: Tool, kind: Kind): number =>
-  kind === "one"
-    ? 1
-    : kind === "act"
-      ? t.cmd.observeAfterAction
-        ? 2
-        : 1
-      : (kind === "open" ? t.cmd.navigateAndLook : t.cmd.backAndLook)
-        ? 1
-        : 2;
+function calls(t: Tool, kind: Kind): number {
+  if (kind === "one") return 1;
+  if (kind === "act") return t.cmd.observeAfterAction ? 2 : 1;
+  return (kind === "open" ? t.cmd.navigateAndLook : t.cmd.backAndLook) ? 1 : 2;
+}
 
 /** The rows it derives from (the labels of bench/scenarios/basic.ts and observe.ts). */
 const STEPS: { section: string; label: string; kind: Kind; name: string }[] = [
@@ -55,10 +49,6 @@ const STEPS: { section: string; label: string; kind: Kind; name: string }[] = [
 
 /** Widget steps are found by their section's prefix (their labels come from bench/scenarios/widgets.ts). */
 const WIDGET_PREFIX = "Act and see on widget pages: ";
-
-function median(row: Row | undefined, tool: string): number | undefined {
-  return stats(row?.cells.get(tool)?.values ?? [])?.median;
-}
 
 /** Adds the section when the warm floor row was measured; a tool's cell is left out where either figure is missing. */
 export function aboveFloor(results: Results, tools: Tool[]): void {

@@ -5,6 +5,7 @@
  */
 import type { Cap, Sample, Tool } from "../tools/types.ts";
 import type { Fixtures } from "./fixtures.ts";
+import { stats } from "./proc.ts";
 
 export type Unit = "ms" | "chars" | "MB" | "count";
 
@@ -38,6 +39,11 @@ export class Results {
   describe(title: string, text: string): void {
     this.scenarios.push({ title, text });
   }
+}
+
+/** A tool's median in a row; undefined when it has no figure there. */
+export function rowMedian(row: Row | undefined, toolId: string): number | undefined {
+  return stats(row?.cells.get(toolId)?.values ?? [])?.median;
 }
 
 export function cell(row: Row, toolId: string): Cell {

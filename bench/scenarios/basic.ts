@@ -4,8 +4,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { COMPILE_FLAGS } from "../../build/compile.ts";
-import { runPlan, type Ctx, type Row } from "../lib/measure.ts";
-import { cleanEnv, exec, stats } from "../lib/proc.ts";
+import { rowMedian as median, runPlan, type Ctx } from "../lib/measure.ts";
+import { cleanEnv, exec } from "../lib/proc.ts";
 import { errorText, sequence, type Tool } from "../tools/types.ts";
 
 async function goto(tool: Tool, url: string): Promise<void> {
@@ -24,10 +24,6 @@ function buildRuntimeFloor(ctx: Ctx): string {
   });
   if (p.exitCode !== 0) throw new Error(`runtime floor build: ${p.stderr.toString().slice(0, 200)}`);
   return out;
-}
-
-function median(row: Row | undefined, tool: string): number | undefined {
-  return stats(row?.cells.get(tool)?.values ?? [])?.median;
 }
 
 export async function warmCommands(ctx: Ctx): Promise<void> {

@@ -35,7 +35,8 @@ export async function lookAfterLoad(
       offDialog = session.on("Page.javascriptDialogOpening", () => resolve("dialog"));
     });
     // Opened before the listener: the page is blocked already.
-    if (loadDialog(sel.rec)) return { dialog: loadDialog(sel.rec) };
+    const blocked = loadDialog(sel.rec);
+    if (blocked) return { dialog: blocked };
     // Left behind when a dialog comes first: its page call ends once the dialog is answered ('bp dialog' does not
     // queue), and what it saw then is no observation the agent was shown.
     const observed = held ? observeLocked(ctx, sel, opts) : observe(ctx, opts);
