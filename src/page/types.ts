@@ -293,6 +293,8 @@ export interface TextBlock {
   after: number;
   h?: number;
   x: string;
+  /** The text around the parts the page rewrites on its own (a clock's digits): an action's outcome skips the block when only they changed. Never printed. */
+  c?: string[];
 }
 
 export interface SnapshotResult {

@@ -2,7 +2,8 @@
  * A page that keeps rewriting parts of itself (a ticking clock, an endless JS animation) is never
  * DOM-quiet. Nodes that were churning on their own when an action armed do not hold its settle
  * and are not its DOM change: a button that does nothing changes nothing, one that writes a status
- * shows it, and both answer without waiting out the settle's cap.
+ * shows it, and both answer without waiting out the settle's cap. The clock's new reading is no
+ * outcome either; a message that changed beside it is.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { requireChromium } from "../support/chromium.ts";
@@ -18,9 +19,11 @@ const site = startFixtureServer({
     <button id=dead>Nothing</button>
     <button onclick="out.textContent = 'Paid with 4242'">Pay</button>
     <p id=out role=status></p>
+    <p><span id=tick>0</span> s · <span id=msg>Draft</span></p>
+    <button onclick="msg.textContent = 'Saved as v2'">Save</button>
     <script>
       const t0 = Date.now();
-      setInterval(() => { clock.textContent = String(Date.now() - t0); }, 100);
+      setInterval(() => { clock.textContent = String(Date.now() - t0); tick.textContent = ((Date.now() - t0) / 1000).toFixed(1); }, 100);
       (function step() { bar.style.width = (10 + (Date.now() / 5) % 200) + "px"; requestAnimationFrame(step); })();
     </script>`,
 });
@@ -45,6 +48,9 @@ describe("a page with its own churn", () => {
     expect(r.json.ok).toBe(true);
     const ev = r.json.evidence as { effects?: string[] };
     expect(ev.effects ?? []).not.toContain("dom_changed");
+    // Nor is the clock's new reading the click's outcome (the agent last looked seconds ago).
+    expect(r.stdout).not.toContain("Elapsed");
+    expect(r.stdout).not.toMatch(/ s · Draft/);
   });
 
   test("a button that writes a status: the status is in the reply", async () => {
@@ -52,6 +58,15 @@ describe("a page with its own churn", () => {
     const r = await run(["click", await refNamed(run, "Pay")]);
     expect(r.json.ok).toBe(true);
     expect(r.stdout).toContain("Paid with 4242");
+    expect(r.stdout).not.toContain("Elapsed");
+  });
+
+  test("a message beside a ticking clock, in one line: the changed message is the outcome", async () => {
+    await Bun.sleep(500);
+    const r = await run(["click", await refNamed(run, "Save")]);
+    expect(r.json.ok).toBe(true);
+    expect((r.json.diff as { text?: string[] }).text?.some((t) => t.includes("Saved as v2"))).toBe(true);
+    expect(r.stdout).not.toContain("Elapsed");
   });
 
   test("clicked again and again with no pause: the clock and the bar stay the page's churn, never the clicks' change", async () => {

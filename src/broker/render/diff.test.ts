@@ -82,6 +82,34 @@ describe("churn, outcome text and order", () => {
     expect(diffSnapshots(result([element(1, "button", "Pay")]), next).text).toEqual([]);
   });
 
+  test("outcome text: a block changed only where the page ticks on its own is not the action's outcome", () => {
+    const els = [element(1, "button", "Save")];
+    const prev = result(els, {
+      texts: [
+        { after: 0, x: "Time left: 50.0 s" },
+        { after: 0, x: "12:00:01 · Ready" },
+        { after: 1, x: "Elapsed 1200 ms" },
+      ],
+    });
+    const next = result(els, {
+      texts: [
+        // The countdown's digits ticked: the rest of the block is as it was.
+        { after: 0, x: "Time left: 49.9 s", c: ["Time left: ", " s"] },
+        // The clock ticked and the message beside it changed: the message is news.
+        { after: 0, x: "12:00:02 · Saved", c: ["", " · Saved"] },
+        // A block that is all clock says nothing whatever it reads.
+        { after: 1, x: "Elapsed 1300 ms", c: ["", ""] },
+        // Not ticking: a new line is news.
+        { after: 1, x: "Saved at noon" },
+      ],
+    });
+    expect(diffSnapshots(prev, next, 1).text).toEqual(["12:00:02 · Saved", "Saved at noon"]);
+    // A ticking block that was not there before appeared with the action.
+    const fresh = diffSnapshots(result(els, { texts: [] }), next, 1);
+    expect(fresh.text).toContain("Time left: 49.9 s");
+    expect(fresh.text).not.toContain("Elapsed 1300 ms");
+  });
+
   test("outcome text: nearest the action's target first, when the reply knows it", () => {
     const els = [element(1, "button", "Save"), element(2, "button", "Other"), element(3, "button", "Send")];
     const prev = result(els, { texts: [] });

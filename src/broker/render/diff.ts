@@ -185,6 +185,8 @@ function outcomeText(prev: SnapshotResult, next: SnapshotResult, diff: SnapshotD
       return;
     }
     if (diff.announced.some((a) => a.includes(b.x) || b.x.includes(a))) return;
+    // The page's own ticking ("Time left: 49.9 s" after "50.0 s") is no answer to the action.
+    if (b.c && (!b.c.join("").trim() || prev.texts?.some((p) => fitsAround(p.x, b.c as string[])))) return;
     // An echo of a field's new value ("Hello, Ada" under the name typed) says nothing `changed` does not.
     if (echoes.some((v) => b.x.includes(v))) return;
     fresh.push({ x: b.x, at: b.after === 0 ? -0.5 : (pos.get(b.after) ?? next.candidateRefs.length) + 0.5, i });
@@ -197,6 +199,20 @@ function outcomeText(prev: SnapshotResult, next: SnapshotResult, diff: SnapshotD
   const anchor = first !== undefined ? pos.get(first) : undefined;
   if (anchor !== undefined) fresh.sort((a, b) => Math.abs(a.at - anchor) - Math.abs(b.at - anchor) || a.i - b.i);
   return fresh.slice(0, MAX_TEXT).map((f) => f.x);
+}
+
+/** Whether `text` is `pieces` with anything between them: the same block before its churning parts changed. */
+function fitsAround(text: string, pieces: string[]): boolean {
+  const first = pieces[0] ?? "";
+  const last = pieces[pieces.length - 1] ?? "";
+  if (!text.startsWith(first)) return false;
+  let at = first.length;
+  for (let i = 1; i < pieces.length - 1; i++) {
+    const found = text.indexOf(pieces[i] as string, at);
+    if (found < 0) return false;
+    at = found + (pieces[i] as string).length;
+  }
+  return pieces.length < 2 || (text.length - last.length >= at && text.endsWith(last));
 }
 
 /** Listed elements of both observations whose order among each other changed: the moved stretch's names in their new order. */

@@ -3,6 +3,8 @@
  * after the listed control before it (`after`, 0: first). Candidates are not entered (their text is their name).
  * Bounded by MAX_BLOCKS, MAX_CHARS, MAX_TOTAL and MAX_VISITS. Read by `snapshot --text` and by action outcomes.
  */
+import type { ActWindow } from "../act/dom.ts";
+import { churningNodes } from "../settle/churn.ts";
 import type { PageElement, TextBlock } from "../types.ts";
 import type { Run } from "./types.ts";
 
@@ -47,6 +49,8 @@ export function textBlocks(run: Run): TextBlock[] {
   let total = 0;
   let visits = 0;
   let checks = 0;
+  // The page's own ticking (a clock, a countdown): its blocks carry where, so an outcome is not the clock's next tick.
+  const churning = churningNodes(run.win as unknown as ActWindow);
   const stack: Walked[] = [body];
   while (stack.length && out.length < MAX_BLOCKS && total < MAX_TOTAL && visits++ < MAX_VISITS) {
     const el = stack.pop() as Walked;
@@ -97,7 +101,10 @@ export function textBlocks(run: Run): TextBlock[] {
       if (x && (level || !onlyControls(x, inside))) {
         const last = out[out.length - 1];
         if (!last || last.x !== x) {
-          out.push(level ? { after, h: level, x } : { after, x });
+          const block: TextBlock = level ? { after, h: level, x } : { after, x };
+          const c = churning.size > 0 ? churnPieces(el, x, churning) : undefined;
+          if (c) block.c = c;
+          out.push(block);
           total += x.length;
         }
       }
@@ -122,6 +129,33 @@ export function textBlocks(run: Run): TextBlock[] {
     for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i] as Walked);
     return false;
   }
+}
+
+/**
+ * The block's text around the parts of it the page keeps rewriting on its own ("Time left: ", " s"), or undefined when
+ * none is inside it. Each churning node's text is cut out once, wherever it stands.
+ */
+function churnPieces(el: Walked, x: string, churning: Set<object>): string[] | undefined {
+  let masked = x;
+  let cut = false;
+  for (const node of churning) {
+    const n = node as Walked;
+    let inside = false;
+    try {
+      inside = n === el || (el as unknown as { contains(o: unknown): boolean }).contains(n);
+    } catch {
+      continue;
+    }
+    if (!inside) continue;
+    const t = String(n.textContent || "")
+      .replace(/\s+/g, " ")
+      .trim();
+    const at = t ? masked.indexOf(t) : -1;
+    if (at < 0) continue;
+    masked = `${masked.slice(0, at)}\u0000${masked.slice(at + t.length)}`;
+    cut = true;
+  }
+  return cut ? masked.split("\u0000") : undefined;
 }
 
 function ownText(el: Walked): boolean {
