@@ -21,9 +21,25 @@ const site = startFixtureServer({
     <p id=out role=status></p>
     <p><span id=tick>0</span> s · <span id=msg>Draft</span></p>
     <button onclick="msg.textContent = 'Saved as v2'">Save</button>
+    <p id=q>Question 3 of 10</p>
+    <button onclick="q.textContent = 'Question 4 of 10'">Next question</button>
+    <p id=line></p>
+    <button onclick="note = 'Sent'; draw()">Submit</button>
+    <p>Items: <span id=items>2</span> · <span id=secs>3</span> s</p>
+    <button onclick="items.textContent = String(Number(items.textContent) + 1)">Add</button>
     <script>
       const t0 = Date.now();
-      setInterval(() => { clock.textContent = String(Date.now() - t0); tick.textContent = ((Date.now() - t0) / 1000).toFixed(1); }, 100);
+      let note = "Draft";
+      // One text node holds the clock and a message.
+      const draw = () => { line.textContent = ((Date.now() - t0) / 1000).toFixed(1) + " s left · " + note; };
+      setInterval(() => {
+        clock.textContent = String(Date.now() - t0);
+        tick.textContent = ((Date.now() - t0) / 1000).toFixed(1);
+        draw();
+        secs.textContent = "3";
+      }, 100);
+      // Only the question's style moves every frame, never its text.
+      (function pulse() { q.style.outlineOffset = (Date.now() % 7) + "px"; requestAnimationFrame(pulse); })();
       (function step() { bar.style.width = (10 + (Date.now() / 5) % 200) + "px"; requestAnimationFrame(step); })();
     </script>`,
 });
@@ -67,6 +83,27 @@ describe("a page with its own churn", () => {
     expect(r.json.ok).toBe(true);
     expect((r.json.diff as { text?: string[] }).text?.some((t) => t.includes("Saved as v2"))).toBe(true);
     expect(r.stdout).not.toContain("Elapsed");
+  });
+
+  test("a block whose style churns but whose text does not: its new text is the outcome", async () => {
+    await Bun.sleep(300);
+    const r = await run(["click", await refNamed(run, "Next question")]);
+    expect(r.json.ok).toBe(true);
+    expect((r.json.diff as { text?: string[] }).text).toContain("Question 4 of 10");
+  });
+
+  test("a clock and a message in one text node: the message's change is the outcome", async () => {
+    await Bun.sleep(300);
+    const r = await run(["click", await refNamed(run, "Submit")]);
+    expect(r.json.ok).toBe(true);
+    expect((r.json.diff as { text?: string[] }).text?.some((t) => t.endsWith("s left · Sent"))).toBe(true);
+  });
+
+  test("a count beside a churning part that reads the same: the count's change is the outcome", async () => {
+    await Bun.sleep(300);
+    const r = await run(["click", await refNamed(run, "Add")]);
+    expect(r.json.ok).toBe(true);
+    expect((r.json.diff as { text?: string[] }).text).toContain("Items: 3 · 3 s");
   });
 
   test("clicked again and again with no pause: the clock and the bar stay the page's churn, never the clicks' change", async () => {

@@ -97,17 +97,24 @@ describe("churn, outcome text and order", () => {
         { after: 0, x: "Time left: 49.9 s", c: ["Time left: ", " s"] },
         // The clock ticked and the message beside it changed: the message is news.
         { after: 0, x: "12:00:02 · Saved", c: ["", " · Saved"] },
-        // A block that is all clock says nothing whatever it reads.
+        // A block that churns as a whole: its digits moved, nothing else.
         { after: 1, x: "Elapsed 1300 ms", c: ["", ""] },
         // Not ticking: a new line is news.
         { after: 1, x: "Saved at noon" },
       ],
     });
     expect(diffSnapshots(prev, next, 1).text).toEqual(["12:00:02 · Saved", "Saved at noon"]);
-    // A ticking block that was not there before appeared with the action.
+    // One text node holds the clock and a message: the message's change is news.
+    const whole = diffSnapshots(
+      result(els, { texts: [{ after: 0, x: "50 s left · Draft" }] }),
+      result(els, { texts: [{ after: 0, x: "49 s left · Saved", c: ["", ""] }] }),
+      1,
+    );
+    expect(whole.text).toEqual(["49 s left · Saved"]);
+    // Ticking blocks that were not there before appeared with the action.
     const fresh = diffSnapshots(result(els, { texts: [] }), next, 1);
     expect(fresh.text).toContain("Time left: 49.9 s");
-    expect(fresh.text).not.toContain("Elapsed 1300 ms");
+    expect(fresh.text).toContain("Elapsed 1300 ms");
   });
 
   test("outcome text: nearest the action's target first, when the reply knows it", () => {

@@ -186,7 +186,7 @@ function outcomeText(prev: SnapshotResult, next: SnapshotResult, diff: SnapshotD
     }
     if (diff.announced.some((a) => a.includes(b.x) || b.x.includes(a))) return;
     // The page's own ticking ("Time left: 49.9 s" after "50.0 s") is no answer to the action.
-    if (b.c && (!b.c.join("").trim() || prev.texts?.some((p) => fitsAround(p.x, b.c as string[])))) return;
+    if (b.c && prev.texts?.some((p) => ticked(p.x, b.x, b.c as string[]))) return;
     // An echo of a field's new value ("Hello, Ada" under the name typed) says nothing `changed` does not.
     if (echoes.some((v) => b.x.includes(v))) return;
     fresh.push({ x: b.x, at: b.after === 0 ? -0.5 : (pos.get(b.after) ?? next.candidateRefs.length) + 0.5, i });
@@ -199,6 +199,15 @@ function outcomeText(prev: SnapshotResult, next: SnapshotResult, diff: SnapshotD
   const anchor = first !== undefined ? pos.get(first) : undefined;
   if (anchor !== undefined) fresh.sort((a, b) => Math.abs(a.at - anchor) - Math.abs(b.at - anchor) || a.i - b.i);
   return fresh.slice(0, MAX_TEXT).map((f) => f.x);
+}
+
+/**
+ * Whether `before` is the block `now` was before the page's own churn changed it: the same text around its churning
+ * parts; for a block that churns as a whole (one text node holds a clock and maybe more), the same text but its digits.
+ */
+function ticked(before: string, now: string, pieces: string[]): boolean {
+  if (pieces.join("").trim()) return fitsAround(before, pieces);
+  return before.replace(/\d+/g, "#") === now.replace(/\d+/g, "#");
 }
 
 /** Whether `text` is `pieces` with anything between them: the same block before its churning parts changed. */

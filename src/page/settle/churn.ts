@@ -43,6 +43,8 @@ interface Seen {
   touched: number;
   /** document.timeline's time at its last mutation (the last rendered frame's); NaN: none. */
   tl: number;
+  /** Its text changed (children or character data), not only its attributes. */
+  text: boolean;
 }
 
 interface Churn {
@@ -69,13 +71,15 @@ export function watchChurn(win: ActWindow): void {
       }
       c.batch++;
       for (let i = 0; i < list.length; i++) {
-        const target = (list[i] as { target?: object }).target;
+        const record = list[i] as { target?: object; type?: string };
+        const target = record.target;
         if (!target) continue;
         let e = c.seen.get(target);
         if (!e || now - e.touched > STREAK_GAP_MS) {
-          e = { batches: 0, first: now, last: now, batch: -1, touched: now, tl };
+          e = { batches: 0, first: now, last: now, batch: -1, touched: now, tl, text: false };
           c.seen.set(target, e);
         }
+        if (record.type !== "attributes") e.text = true;
         if (e.batch !== c.batch) {
           e.batch = c.batch;
           e.batches++;
@@ -136,7 +140,8 @@ function timeline(win: ActWindow): number {
   }
 }
 
-export function churningNodes(win: ActWindow): Set<object> {
+/** The nodes churning right now; `text`: only those whose text churns (a clock's digits), not their attributes alone (an animated style). */
+export function churningNodes(win: ActWindow, text = false): Set<object> {
   const c = slotOf<Churn>(win, KEY);
   const out = new Set<object>();
   if (!c) return out;
@@ -144,8 +149,9 @@ export function churningNodes(win: ActWindow): Set<object> {
     tl = timeline(win);
   for (const node of c.hot) {
     const e = c.seen.get(node);
-    if (e && isChurning(e, now, tl)) out.add(node);
-    else if (!e || now - e.touched > STREAK_GAP_MS) c.hot.delete(node);
+    if (e && isChurning(e, now, tl)) {
+      if (!text || e.text) out.add(node);
+    } else if (!e || now - e.touched > STREAK_GAP_MS) c.hot.delete(node);
   }
   return out;
 }

@@ -50,7 +50,7 @@ export function textBlocks(run: Run): TextBlock[] {
   let visits = 0;
   let checks = 0;
   // The page's own ticking (a clock, a countdown): its blocks carry where, so an outcome is not the clock's next tick.
-  const churning = churningNodes(run.win as unknown as ActWindow);
+  const churning = churningNodes(run.win as unknown as ActWindow, true);
   const stack: Walked[] = [body];
   while (stack.length && out.length < MAX_BLOCKS && total < MAX_TOTAL && visits++ < MAX_VISITS) {
     const el = stack.pop() as Walked;
@@ -102,7 +102,12 @@ export function textBlocks(run: Run): TextBlock[] {
         const last = out[out.length - 1];
         if (!last || last.x !== x) {
           const block: TextBlock = level ? { after, h: level, x } : { after, x };
-          const c = churning.size > 0 ? churnPieces(el, x, churning) : undefined;
+          let c: string[] | undefined;
+          try {
+            c = churning.size > 0 ? churnPieces(el, x, churning) : undefined;
+          } catch {
+            // A page that shadows `contains` keeps its block, unmarked.
+          }
           if (c) block.c = c;
           out.push(block);
           total += x.length;
@@ -131,31 +136,43 @@ export function textBlocks(run: Run): TextBlock[] {
   }
 }
 
+/** Stands for a churning stretch while a block's text is put together (a page's text holding it is not marked). */
+const MARK = "\u0000";
+
 /**
- * The block's text around the parts of it the page keeps rewriting on its own ("Time left: ", " s"), or undefined when
- * none is inside it. Each churning node's text is cut out once, wherever it stands.
+ * The block's text around the parts of it the page keeps rewriting on its own ("Time left: ", " s"), read from its
+ * text nodes in order so each part is cut where it stands; `["", ""]` when all of it churns (a clock, or a block a
+ * churning ancestor redraws); undefined when none of it does, or when the block was clipped.
  */
 function churnPieces(el: Walked, x: string, churning: Set<object>): string[] | undefined {
-  let masked = x;
-  let cut = false;
+  if (x.endsWith("…") || x.includes(MARK)) return undefined;
+  const contains = (a: Walked, b: Walked): boolean => (a as unknown as { contains(o: unknown): boolean }).contains(b);
+  let related = false;
   for (const node of churning) {
     const n = node as Walked;
-    let inside = false;
-    try {
-      inside = n === el || (el as unknown as { contains(o: unknown): boolean }).contains(n);
-    } catch {
-      continue;
-    }
-    if (!inside) continue;
-    const t = String(n.textContent || "")
-      .replace(/\s+/g, " ")
-      .trim();
-    const at = t ? masked.indexOf(t) : -1;
-    if (at < 0) continue;
-    masked = `${masked.slice(0, at)}\u0000${masked.slice(at + t.length)}`;
-    cut = true;
+    if (n === el || contains(el, n)) related = true;
+    else if (contains(n, el)) return ["", ""];
   }
-  return cut ? masked.split("\u0000") : undefined;
+  if (!related) return undefined;
+  let masked = "";
+  let cut = false;
+  // Depth-first over the block's nodes, as textContent reads them; `hot` counts the churning nodes we are inside.
+  const walk = (node: Walked, hot: boolean, depth: number): void => {
+    const inHot = hot || churning.has(node);
+    if (node.nodeType === 3) {
+      if (!inHot) masked += String(node.nodeValue || "");
+      else if (!masked.endsWith(MARK)) {
+        masked += MARK;
+        cut = true;
+      }
+      return;
+    }
+    if (depth > 64) return;
+    for (let k = node.firstChild; k; k = k.nextSibling) walk(k, inHot, depth + 1);
+  };
+  walk(el, false, 0);
+  if (!cut) return undefined;
+  return masked.replace(/\s+/g, " ").trim().split(MARK);
 }
 
 function ownText(el: Walked): boolean {
