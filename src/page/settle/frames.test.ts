@@ -389,6 +389,28 @@ describe("click settle and the page's ledger", () => {
   );
 
   test.each(channels)(
+    "a click that toggled a control (its input event came) changed the page: settled a frame and an idle moment after, without the floor (%s)",
+    async (_n, channel) => {
+      const { w, frame, idle } = framed(channel);
+      quiet(w, { op: "install", id: 1 });
+      frame();
+      clicked(w, true);
+      // A checkbox's activation: its input event (and change) right after the click's handlers.
+      w.document.body.dispatchEvent(new w.Event("input", { bubbles: true }));
+      await tick();
+      // Held to the floor (60 s), it would end at its cap (300 ms) instead.
+      const settle = quiet(w, { ...CLICK, max: 300 }) as Promise<Settled>;
+      expect(await settledWithoutFrames(settle)).toBe("waiting");
+      frame();
+      expect(await settledWithoutFrames(settle)).toBe("waiting");
+      idle();
+      const out = await settle;
+      expect(out).toMatchObject({ settled: true, mutations: 0 });
+      expect(out.capped).toBeUndefined();
+    },
+  );
+
+  test.each(channels)(
     "a click that changed nothing yet: a change within the floor through no timer of the page's is waited out and in the settle (%s)",
     async (_n, channel) => {
       const { w, frame } = framed(channel);
