@@ -3,7 +3,8 @@
  * change may come through what the page's ledger cannot see, a few ms after the click. Here an
  * `AbortSignal.timeout(8)` and a WebSocket whose server answers 8 ms after the page's message;
  * both handlers render only then, so a settle that ended a frame after the click would reply
- * that the click had no observable effect.
+ * that the click had no observable effect. And a controlled checkbox put back at once whose
+ * state comes 8 ms later: its toggle alone is no change that ends the wait.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { requireChromium } from "../support/chromium.ts";
@@ -23,6 +24,7 @@ const socket = Bun.serve({
 const site = startFixtureServer({
   "/unseen": `<!doctype html><title>Unseen</title><p id=state></p><div id=out></div>
     <button id=abort>Abort</button> <button id=sock>Sock</button>
+    <label><input type=checkbox id=opt> Controlled</label>
     <script>
       const n = {};
       const done = (name) => (out.innerHTML = "<button>" + name + " done " + (n[name] = (n[name] || 0) + 1) + "</button>");
@@ -31,6 +33,9 @@ const site = startFixtureServer({
       ws.onopen = () => (state.textContent = "socket open");
       ws.onmessage = () => done("Sock");
       sock.onclick = () => ws.send("go");
+      // As a controlled checkbox (React): the toggle is put back at once, the state comes 8 ms later.
+      let on = false;
+      opt.onchange = () => { opt.checked = on; AbortSignal.timeout(8).onabort = () => { on = !on; opt.checked = on; }; };
     </script>`,
 });
 const env = makeBpEnv();
@@ -66,4 +71,20 @@ describe("a click that changed nothing at once", () => {
       }
     },
   );
+
+  test("a controlled checkbox whose state comes 8 ms after the click: the reply sees it toggled, every time", async () => {
+    for (let round = 1; round <= 10; round++) {
+      const els = (await run(["snapshot"])).json.elements as El[];
+      const ref = els.find((e) => e.n === "Controlled")?.r;
+      expect(ref).toBeDefined();
+      const r = await run(["click", String(ref)]);
+      expect(r.json.ok).toBe(true);
+      const ev = r.json.evidence as { status?: string; effects?: string[] };
+      expect({ round, status: ev.status, effects: ev.effects }).toEqual({
+        round,
+        status: "verified",
+        effects: expect.arrayContaining(["checked_changed"]),
+      });
+    }
+  });
 });

@@ -389,14 +389,18 @@ describe("click settle and the page's ledger", () => {
   );
 
   test.each(channels)(
-    "a click that toggled a control (its input event came) changed the page: settled a frame and an idle moment after, without the floor (%s)",
+    "a click that toggled a checkbox, still checked at the look, changed the page: settled a frame and an idle moment after, without the floor (%s)",
     async (_n, channel) => {
       const { w, frame, idle } = framed(channel);
+      const box = w.document.createElement("input");
+      box.type = "checkbox";
+      w.document.body.appendChild(box);
       quiet(w, { op: "install", id: 1 });
       frame();
       clicked(w, true);
-      // A checkbox's activation: its input event (and change) right after the click's handlers.
-      w.document.body.dispatchEvent(new w.Event("input", { bubbles: true }));
+      // A checkbox's activation: toggled, then its input event (and change) right after the click's handlers.
+      box.checked = true;
+      box.dispatchEvent(new w.Event("input", { bubbles: true }));
       await tick();
       // Held to the floor (60 s), it would end at its cap (300 ms) instead.
       const settle = quiet(w, { ...CLICK, max: 300 }) as Promise<Settled>;
@@ -407,6 +411,38 @@ describe("click settle and the page's ledger", () => {
       const out = await settle;
       expect(out).toMatchObject({ settled: true, mutations: 0 });
       expect(out.capped).toBeUndefined();
+    },
+  );
+
+  test.each(channels)(
+    "a checkbox a controlled widget put back after its input event, or an edit with no click, still holds the floor: the page's own state may come later (%s)",
+    async (_n, channel) => {
+      const { w, frame, idle } = framed(channel);
+      const box = w.document.createElement("input");
+      box.type = "checkbox";
+      w.document.body.appendChild(box);
+      quiet(w, { op: "install", id: 1 });
+      frame();
+      clicked(w, true);
+      box.checked = true;
+      box.dispatchEvent(new w.Event("input", { bubbles: true }));
+      // React restores a controlled checkbox's property after the event; its state update comes through a reply.
+      box.checked = false;
+      await tick();
+      const settle = quiet(w, { ...CLICK, max: 300 }) as Promise<Settled>;
+      frame();
+      idle();
+      expect(await settle).toMatchObject({ settled: true, capped: true, mutations: 0 });
+      // A file chosen by the browser (upload): input events with no pointer event of the action's.
+      quiet(w, { op: "install", id: 2 });
+      frame();
+      box.checked = true;
+      box.dispatchEvent(new w.Event("input", { bubbles: true }));
+      await tick();
+      const uploaded = quiet(w, { ...CLICK, ids: [2], max: 300 }) as Promise<Settled>;
+      frame();
+      idle();
+      expect(await uploaded).toMatchObject({ settled: true, capped: true, mutations: 0 });
     },
   );
 

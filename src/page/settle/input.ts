@@ -106,6 +106,8 @@ export function hrNow(win: ActWindow): number {
 export interface InputClock {
   hr: number;
   edit: number;
+  /** The checkbox or radio the last input event toggled, and the state it toggled to; none for other edits. */
+  toggled?: { el: unknown; checked: boolean } | undefined;
   /** When the last discrete input event came whose handlers scheduled a timer or an idle callback; 0: none. */
   timed: number;
   /** The same for the pointer coming over an element (its over and enter events): a hover-intent delay, a tooltip's. */
@@ -129,6 +131,13 @@ function listen(win: ActWindow, c: InputClock): void {
   }
 }
 
+/** A checkbox or radio an input event toggled, with its new state (read before any handler of the page's could put it back). */
+function toggledBy(e: InputEvent): InputClock["toggled"] {
+  const el = (e as unknown as { target?: { localName?: unknown; type?: unknown; checked?: unknown } }).target;
+  if (!el || String(el.localName) !== "input" || (el.type !== "checkbox" && el.type !== "radio")) return undefined;
+  return { el, checked: el.checked === true };
+}
+
 /** The last input event's time; one passive capture listener per event type and window, kept for the document's life. */
 export function inputClock(win: ActWindow, relisten = false): InputClock {
   const clock = slotOf<InputClock>(win, INPUT_KEY);
@@ -146,8 +155,10 @@ export function inputClock(win: ActWindow, relisten = false): InputClock {
       if (e.isTrusted === false) return;
       if (c.got) note(c.got, e);
       const at = hrNow(win);
-      if (e.type === "input" || e.type === "beforeinput") c.edit = at;
-      else c.hr = at;
+      if (e.type === "input" || e.type === "beforeinput") {
+        c.edit = at;
+        if (e.type === "input") c.toggled = toggledBy(e);
+      } else c.hr = at;
       const until = TIMED_UNTIL[e.type];
       // The pointer's over events of one move are judged together, to its mousemove.
       if (until && !(until === "mousemove" && c.judging?.until === "mousemove"))

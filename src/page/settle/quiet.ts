@@ -88,6 +88,8 @@ export interface Watched {
   inputHr: number;
   /** The same for an edit's events (beforeinput, input: text inserted without key events fires only these); 0: none. */
   editHr: number;
+  /** A checkbox or radio this action's pointer toggled (its input event came since the install) still shows that state. */
+  toggled(): boolean;
   /** The same for a discrete input event whose handlers scheduled a timer or an idle callback (input.ts); 0: none. */
   timedHr: number;
   /** The same for the pointer coming over an element (a hover-intent delay, a tooltip's); 0: none. */
@@ -236,6 +238,15 @@ export function watched(win: ActWindow, held: Record<number, Watcher>, ids: numb
     sts,
     inputHr: since(clock?.hr),
     editHr: since(clock?.edit),
+    toggled: () => {
+      const t = clock?.toggled;
+      if (!t || since(clock?.edit) === 0 || since(clock?.hr) === 0) return false;
+      try {
+        return (t.el as { checked?: unknown }).checked === t.checked;
+      } catch {
+        return false;
+      }
+    },
     timedHr: since(clock?.timed),
     timedOverHr: since(clock?.timedOver),
     measure(after) {

@@ -150,9 +150,9 @@ export function settle(
         p = w.measure(0),
         el = now - ts,
         sinceCause = hrNow(win) - from;
-      // A click (any action but typing) that changed nothing yet is held to the floor too; a control it toggled
-      // (a checkbox, a radio: their input event came) is a change.
-      if (floor === 0 && ledger && timerFloor > 0 && (scheduled() || (!typing && p.mutations === 0 && w.editHr === 0)))
+      // A click (any action but typing) that changed nothing yet is held to the floor too; a checkbox or radio it
+      // toggled that still shows the new state is a change (one a controlled widget put back is not: its own state may come later).
+      if (floor === 0 && ledger && timerFloor > 0 && (scheduled() || (!typing && p.mutations === 0 && !w.toggled())))
         floor = timerFloor;
       // A timer the action started that is due before the floor's end must have run when the floor ends.
       if (byTimer && sinceCause >= floor - 1) timed = true;
