@@ -186,7 +186,8 @@ function outcomeText(prev: SnapshotResult, next: SnapshotResult, diff: SnapshotD
     }
     if (diff.announced.some((a) => a.includes(b.x) || b.x.includes(a))) return;
     // The page's own ticking ("Time left: 49.9 s" after "50.0 s") is no answer to the action.
-    if (b.c && prev.texts?.some((p) => ticked(p.x, b.x, b.c as string[]))) return;
+    const pieces = b.c;
+    if (pieces && prev.texts?.some((p) => ticked(p.x, b.x, pieces))) return;
     // An echo of a field's new value ("Hello, Ada" under the name typed) says nothing `changed` does not.
     if (echoes.some((v) => b.x.includes(v))) return;
     fresh.push({ x: b.x, at: b.after === 0 ? -0.5 : (pos.get(b.after) ?? next.candidateRefs.length) + 0.5, i });

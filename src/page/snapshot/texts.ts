@@ -156,7 +156,7 @@ function churnPieces(el: Walked, x: string, churning: Set<object>): string[] | u
   if (!related) return undefined;
   let masked = "";
   let cut = false;
-  // Depth-first over the block's nodes, as textContent reads them; `hot` counts the churning nodes we are inside.
+  // Depth-first over the block's nodes, as textContent reads them; `hot`: inside a churning node.
   const walk = (node: Walked, hot: boolean, depth: number): void => {
     const inHot = hot || churning.has(node);
     if (node.nodeType === 3) {
