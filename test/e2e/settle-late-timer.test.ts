@@ -28,8 +28,9 @@ const site = startFixtureServer({
       menu.addEventListener("mouseover", () => { clearTimeout(timer); timer = setTimeout(() => { sub.innerHTML = '<a href="#laptops">Laptops</a> <a href="#phones">Phones</a>'; }, 150); });
       // mouseenter does not bubble, as jQuery's hover() uses it.
       menu2.addEventListener("mouseenter", () => setTimeout(() => { sub2.innerHTML = '<a href="#faq">FAQ</a>'; }, 150));
-      // A tooltip 200 ms after the pointer came over the button; its click does nothing.
-      tip.addEventListener("mouseover", () => setTimeout(() => { tiptext.textContent = "Saves your work"; }, 200));
+      // A tooltip 400 ms after the pointer came over the button (inside a hover's late wait, and
+      // far enough out that a click slowed by a busy machine is over first); its click does nothing.
+      tip.addEventListener("mouseover", () => setTimeout(() => { tiptext.textContent = "Saves your work"; }, 400));
       // A timer that changes nothing (an analytics beacon sent later).
       beacon.onclick = () => setTimeout(() => { window.sent = (window.sent || 0) + 1; }, 50);
     </script>`,
