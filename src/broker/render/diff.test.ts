@@ -67,17 +67,18 @@ describe("churn, outcome text and order", () => {
     const d = diffSnapshots(prev, next);
     expect(d.announced).toEqual(["Saved"]);
     expect(d.text).toEqual(["Paid with 4242", "Far news", "Fourth"]);
-    // Text that echoes a field's new value is in `changed` already.
+    // A mirror of a field's new value is in `changed` already; text around the value is the page's answer.
     const typed = diffSnapshots(
       result([element(1, "textbox", "Name")], { texts: [] }),
       result([element(1, "textbox", "Name", { value: "Ada" })], {
         texts: [
-          { after: 1, x: "Hello, Ada" },
+          { after: 1, x: "“Ada”" },
+          { after: 1, x: "No user named Ada" },
           { after: 1, x: "3 characters" },
         ],
       }),
     );
-    expect(typed.text).toEqual(["3 characters"]);
+    expect(typed.text).toEqual(["No user named Ada", "3 characters"]);
     // No texts read before (an older observation): nothing is claimed as new.
     expect(diffSnapshots(result([element(1, "button", "Pay")]), next).text).toEqual([]);
   });

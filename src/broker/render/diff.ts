@@ -165,7 +165,7 @@ export function diffSnapshots(prev: SnapshotResult, next: SnapshotResult, near?:
 /**
  * What the action said in text that is no control: the text blocks (snapshot/texts.ts) of
  * `next` that `prev` did not have (a status line, a result, a month title), without what the
- * live regions announced already or what only echoes a changed field's new value; nearest (in document order) the action's
+ * live regions announced already or what only mirrors a changed field's new value; nearest (in document order) the action's
  * target first, else the first element that was added or changed, else in document order. None when `prev` read no texts.
  */
 function outcomeText(prev: SnapshotResult, next: SnapshotResult, diff: SnapshotDiff, near?: number): string[] {
@@ -188,8 +188,8 @@ function outcomeText(prev: SnapshotResult, next: SnapshotResult, diff: SnapshotD
     // The page's own ticking ("Time left: 49.9 s" after "50.0 s") is no answer to the action.
     const pieces = b.c;
     if (pieces && prev.texts?.some((p) => ticked(p.x, b.x, pieces))) return;
-    // An echo of a field's new value ("Hello, Ada" under the name typed) says nothing `changed` does not.
-    if (echoes.some((v) => b.x.includes(v))) return;
+    // A mirror of a field's new value says nothing `changed` does not; text around it may be the answer ("No match for Ada").
+    if (echoes.some((v) => mirrors(b.x, v))) return;
     fresh.push({ x: b.x, at: b.after === 0 ? -0.5 : (pos.get(b.after) ?? next.candidateRefs.length) + 0.5, i });
   });
   const first =
@@ -200,6 +200,12 @@ function outcomeText(prev: SnapshotResult, next: SnapshotResult, diff: SnapshotD
   const anchor = first !== undefined ? pos.get(first) : undefined;
   if (anchor !== undefined) fresh.sort((a, b) => Math.abs(a.at - anchor) - Math.abs(b.at - anchor) || a.i - b.i);
   return fresh.slice(0, MAX_TEXT).map((f) => f.x);
+}
+
+/** Whether `text` is `value` and nothing more but quotes, punctuation or spaces: a live preview of a field. */
+function mirrors(text: string, value: string): boolean {
+  const at = text.indexOf(value);
+  return at >= 0 && !/[\p{L}\p{N}]/u.test(text.slice(0, at) + text.slice(at + value.length));
 }
 
 /**
