@@ -6,12 +6,15 @@
  *            served from node_modules, as test/e2e/jquery-ui-pages.ts does): an autocomplete
  *            with the library's default 300 ms delay, a datepicker with its default fadeIn, a
  *            sortable list.
+ *  /react    React 19 as built from the devDependencies (test/support/react-bundle.ts): a cart
+ *            button and a controlled name field, with React's one listener on the root.
  *  /live     a ticking episode timer (text and bar every 100 ms), an endless CSS spinner, a JS
  *            animation moving a box every frame, and a button whose click also flashes a short
  *            CSS animation: what MiniWoB++ episodes run while an agent acts.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { REACT_BUNDLE } from "../../test/support/react-bundle.ts";
 
 const root = join(import.meta.dir, "../../node_modules");
 const mod = (p: string) => join(root, p);
@@ -29,6 +32,8 @@ export const WIDGET = {
   sortLast: "Cid",
   liveButton: "Add item",
   liveField: "Full name",
+  reactButton: "Add to cart",
+  reactField: "Your name",
 } as const;
 
 const HEAD = `<link rel=stylesheet href="/lib/jquery-ui.css"><script src="/lib/jquery.js"></script><script src="/lib/jquery-ui.js"></script>`;
@@ -55,8 +60,31 @@ export const WIDGET_RESET = {
   city: `($("#city").autocomplete("close").val(""), 0)`,
   date: `($("#date").datepicker("hide").blur().val(""), $.datepicker._curInst && $("#ui-datepicker-div").stop(true, true).hide(), 0)`,
   live: `(document.getElementById("fullname").value = "", document.getElementById("greet").textContent = "Hello, stranger", 0)`,
+  // Through React's own input event, so its state (and the greeting) goes back too.
+  react: `(((el) => (Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set.call(el, ""), el.dispatchEvent(new Event("input", { bubbles: true }))))(document.getElementById("who")), 0)`,
   sort: `(["Ann","Bob","Cid"].forEach(function (n) { var l = document.getElementById("list"); l.appendChild([].find.call(l.children, function (e) { return e.textContent === n; })); }), $("#order").text("Ann,Bob,Cid"), 0)`,
 };
+
+function reactPage(): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title>
+<style>body{font:14px sans-serif;margin:16px}</style></head><body><div id=root></div>
+<script src="/lib/react.js"></script>
+<script>
+  const h = React.createElement, { useState } = React;
+  function Shop() {
+    const [n, setN] = useState(0), [name, setName] = useState("");
+    return h("main", null,
+      h("h1", null, "Tea shop"),
+      h("p", null, "Assam, 250 g ", h("button", { onClick: () => setN(n + 1) }, "${WIDGET.reactButton}")),
+      h("p", null, n === 0 ? "Your cart is empty" : "Cart: " + n + (n === 1 ? " item" : " items")),
+      h("p", null, h("label", { htmlFor: "who" }, "${WIDGET.reactField}"), " ",
+        h("input", { id: "who", value: name, onChange: (e) => setName(e.target.value) })),
+      h("p", null, name ? "Hello, " + name + "!" : "Tell us your name"));
+  }
+  createRoot(document.getElementById("root")).render(h(Shop));
+</script>
+</body></html>`;
+}
 
 function livePage(): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Live</title>
@@ -106,6 +134,8 @@ export function widgetRoutes(): Record<string, { body: string | Buffer; type: st
   return {
     "/widgets": html(widgetsPage()),
     "/live": html(livePage()),
+    "/react": html(reactPage()),
+    "/lib/react.js": { body: REACT_BUNDLE, type: "text/javascript" },
     "/lib/jquery.js": asset("jquery/dist/jquery.min.js", "text/javascript"),
     "/lib/jquery-ui.js": asset("jquery-ui/dist/jquery-ui.min.js", "text/javascript"),
     "/lib/jquery-ui.css": asset("jquery-ui/dist/themes/base/jquery-ui.min.css", "text/css"),

@@ -1,6 +1,6 @@
 /**
  * Act and see on real-widget pages (bench/lib/widgets.ts): jQuery UI's autocomplete, datepicker
- * and sortable, and a page with a ticking timer and endless animations. Measured as the form
+ * and sortable, a React page (a button, a controlled field), and a page with a ticking timer and endless animations. Measured as the form
  * page's step is (bp's action reply against a peer's action plus its snapshot), and also until
  * the effect shows: a peer whose first look came before the widget drew (the autocomplete's
  * debounce, the datepicker's fade) looks again, as an agent would have to.
@@ -76,6 +76,23 @@ export const WIDGET_STEPS: ActStep[] = [
     target: { name: WIDGET.sortFirst, selector: "#list li:nth-child(1)" },
     to: { name: WIDGET.sortLast, selector: "#list li:nth-child(3)" },
     reset: WIDGET_RESET.sort,
+  },
+  {
+    id: "react-click",
+    page: "/react",
+    label: "React: click a button",
+    kind: "click",
+    target: { name: WIDGET.reactButton },
+  },
+  {
+    id: "react-type",
+    page: "/react",
+    label: "React: fill a controlled field",
+    kind: "type",
+    target: { name: WIDGET.reactField },
+    text: "Ada Lovelace",
+    reset: WIDGET_RESET.react,
+    effect: "Ada Lovelace",
   },
   {
     id: "live-click",
@@ -168,7 +185,8 @@ export async function widgetActions(ctx: Ctx): Promise<void> {
     "real jQuery UI 1.14 widgets (the devDependencies, served locally) with the library's defaults: the autocomplete " +
       `field “${WIDGET.city}” (typing “${WIDGET.cityText}” shows suggestions after its 300 ms delay), the datepicker ` +
       `field “${WIDGET.date}” (a click opens the calendar with its fadeIn), a sortable list (drag “${WIDGET.sortFirst}” ` +
-      `onto “${WIDGET.sortLast}”); and a page with an episode timer ticking every 100 ms, an endless CSS spinner, a JS ` +
+      `onto “${WIDGET.sortLast}”); a React 19 page (the button “${WIDGET.reactButton}”, which says the cart's count, and ` +
+      `a controlled field “${WIDGET.reactField}”, which greets the name typed); and a page with an episode timer ticking every 100 ms, an endless CSS spinner, a JS ` +
       "animation moving a box every frame and a button whose click flashes a 150 ms CSS animation, as MiniWoB++ episodes " +
       "run. Each repetition first puts the widget back with an untimed eval and takes an untimed snapshot (the page as the agent saw it before acting; bp's reply diffs against it). Commands as on the form page (drag: bp " +
       "`drag <ref> <ref>`, agent-browser `drag` with CSS selectors, as its `snapshot -i` gives list items no ref, " +
