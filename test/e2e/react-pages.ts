@@ -65,6 +65,7 @@ function Search() {
     return () => clearTimeout(t);
   }, [q]);
   return h("section", null,
+    // type=search says the field offers suggestions, so the typing reply waits for the debounced results.
     h("input", { type: "search", "aria-label": "Search fruit", value: q, onChange: (e) => setQ(e.target.value) }),
     h("ul", null, (found || []).map((f) => h("li", { key: f }, h("button", { type: "button", onClick: () => setQ(f) }, f)))),
     found && found.length === 0 ? h("p", null, "No fruit matches " + q) : null);

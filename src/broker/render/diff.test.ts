@@ -73,12 +73,21 @@ describe("churn, outcome text and order", () => {
       result([element(1, "textbox", "Name", { value: "Ada" })], {
         texts: [
           { after: 1, x: "“Ada”" },
+          { after: 1, x: "Ada · Ada" },
           { after: 1, x: "No user named Ada" },
-          { after: 1, x: "3 characters" },
+          { after: 1, x: "Ada ✓" },
         ],
       }),
     );
-    expect(typed.text).toEqual(["No user named Ada", "3 characters"]);
+    expect(typed.text).toEqual(["No user named Ada", "Ada ✓"]);
+    // The value's spaces are collapsed as a block's are (a textarea's lines).
+    const lines = diffSnapshots(
+      result([element(1, "textbox", "Note")], { texts: [] }),
+      result([element(1, "textbox", "Note", { value: "Dear Ada,\n  thanks " })], {
+        texts: [{ after: 1, x: "Dear Ada, thanks" }],
+      }),
+    );
+    expect(lines.text).toEqual([]);
     // No texts read before (an older observation): nothing is claimed as new.
     expect(diffSnapshots(result([element(1, "button", "Pay")]), next).text).toEqual([]);
   });

@@ -202,10 +202,14 @@ function outcomeText(prev: SnapshotResult, next: SnapshotResult, diff: SnapshotD
   return fresh.slice(0, MAX_TEXT).map((f) => f.x);
 }
 
-/** Whether `text` is `value` and nothing more but quotes, punctuation or spaces: a live preview of a field. */
+/**
+ * Whether `text` is `value` and nothing more but quotes, punctuation or spaces: a live preview of a field. A mark
+ * beside it ("Ada ✓") is an answer. The value's spaces are collapsed as a text block's are.
+ */
 function mirrors(text: string, value: string): boolean {
-  const at = text.indexOf(value);
-  return at >= 0 && !/[\p{L}\p{N}]/u.test(text.slice(0, at) + text.slice(at + value.length));
+  const v = value.replace(/\s+/g, " ").trim();
+  const parts = v ? text.split(v) : [];
+  return parts.length > 1 && /^[\p{P}\p{Z}]*$/u.test(parts.join(""));
 }
 
 /**
