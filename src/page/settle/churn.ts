@@ -107,7 +107,12 @@ function forgetWoken(c: Churn, list: ArrayLike<unknown>, inputAt: number, tl: nu
     const e = target ? c.seen.get(target) : undefined;
     if (!target || !e) continue;
     const pace = e.batches > 1 ? (e.last - e.first) / (e.batches - 1) : 0;
-    if (e.touched < inputAt && inputAt - e.touched > Math.max(2 * pace, MIN_IDLE_MS)) {
+    const idle = inputAt - e.touched;
+    // A learnt churn that paused for less than its own activity window (a frame the renderer drew late on a busy
+    // machine) was still churning when the input came, and this action's settle took it so: forgetting it would
+    // make each of the next actions wait out the settle's cap while it is learnt again.
+    const paused = c.hot.has(target) && idle <= Math.max(ACTIVE_MIN_MS, ACTIVE_GAPS * pace);
+    if (e.touched < inputAt && idle > Math.max(2 * pace, MIN_IDLE_MS) && !paused) {
       c.seen.delete(target);
       c.hot.delete(target);
     } else {
