@@ -7,7 +7,7 @@
  * action's own edits and animations are never taken for churn.
  */
 import { setSlot, slotOf, type ActMutationObserver, type ActWindow } from "../act/dom.ts";
-import { hrNow, readClock } from "./input.ts";
+import { frameClock, hrNow, readClock } from "./input.ts";
 
 const KEY = Symbol.for("browser-pilot.churn.v1");
 /**
@@ -62,11 +62,11 @@ export function watchChurn(win: ActWindow): void {
   try {
     c.obs = new win.MutationObserver((list) => {
       const clock = readClock(win);
-      const tl = timeline(win);
+      const tl = frameClock(win);
       const now = Date.now();
       const sinceInput = clock ? hrNow(win) - Math.max(clock.hr, clock.edit) : Infinity;
       if (sinceInput < AFTER_INPUT_MS) {
-        forgetWoken(c, list, now - sinceInput, tl);
+        forgetWoken(c, list, now - sinceInput, clock?.tl ?? Number.NaN, tl);
         return;
       }
       c.batch++;
@@ -99,20 +99,21 @@ export function watchChurn(win: ActWindow): void {
 /**
  * A node the input woke (idle for well over its own pace before it) answers the agent: its streak
  * ends, so a widget clicked again and again (an accordion's panels, a calendar) never passes for
- * churn. A clock or animation that kept its pace up to the input keeps its streak.
+ * churn. A clock or animation that kept its pace up to the input keeps its streak, and so does one
+ * that was still churning by the churn rule itself when the input came (as the action's arm took
+ * it): a renderer that drew no frame for a while (a busy machine) stopped the frames' clock too,
+ * and forgetting that churn would make each of the next actions wait out the settle's cap while
+ * it is learnt again. `inputTl`: the frames' clock at the input.
  */
-function forgetWoken(c: Churn, list: ArrayLike<unknown>, inputAt: number, tl: number): void {
+function forgetWoken(c: Churn, list: ArrayLike<unknown>, inputAt: number, inputTl: number, tl: number): void {
   for (let i = 0; i < list.length; i++) {
     const target = (list[i] as { target?: object }).target;
     const e = target ? c.seen.get(target) : undefined;
     if (!target || !e) continue;
     const pace = e.batches > 1 ? (e.last - e.first) / (e.batches - 1) : 0;
-    const idle = inputAt - e.touched;
-    // A learnt churn that paused for less than its own activity window (a frame the renderer drew late on a busy
-    // machine) was still churning when the input came, and this action's settle took it so: forgetting it would
-    // make each of the next actions wait out the settle's cap while it is learnt again.
-    const paused = c.hot.has(target) && idle <= Math.max(ACTIVE_MIN_MS, ACTIVE_GAPS * pace);
-    if (e.touched < inputAt && idle > Math.max(2 * pace, MIN_IDLE_MS) && !paused) {
+    const idle = e.touched < inputAt && inputAt - e.touched > Math.max(2 * pace, MIN_IDLE_MS);
+    // Without the frames' clock at the input (a clock an older build made), the pace alone decides.
+    if (idle && (Number.isNaN(inputTl) || !isChurning(e, inputAt, inputTl))) {
       c.seen.delete(target);
       c.hot.delete(target);
     } else {
@@ -135,23 +136,13 @@ function isChurning(e: Seen, now: number, tl: number): boolean {
   );
 }
 
-/** The frames' clock (ms); NaN where there is none. */
-function timeline(win: ActWindow): number {
-  try {
-    const t = win.document.timeline?.currentTime;
-    return typeof t === "number" ? t : Number.NaN;
-  } catch {
-    return Number.NaN;
-  }
-}
-
 /** The nodes churning right now; `text`: only those whose text churns (a clock's digits), not their attributes alone (an animated style). */
 export function churningNodes(win: ActWindow, text = false): Set<object> {
   const c = slotOf<Churn>(win, KEY);
   const out = new Set<object>();
   if (!c) return out;
   const now = Date.now(),
-    tl = timeline(win);
+    tl = frameClock(win);
   for (const node of c.hot) {
     const e = c.seen.get(node);
     if (e && isChurning(e, now, tl)) {

@@ -102,10 +102,22 @@ export function hrNow(win: ActWindow): number {
   return p && typeof p.now === "function" ? p.now() : Date.now();
 }
 
+/** The frames' clock (ms): document.timeline's time, the last rendered frame's; NaN where there is none. */
+export function frameClock(win: ActWindow): number {
+  try {
+    const t = win.document.timeline?.currentTime;
+    return typeof t === "number" ? t : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** When the last input event and the last edit event came (hrNow()), and the listeners that mark them. */
 export interface InputClock {
   hr: number;
   edit: number;
+  /** document.timeline's time (the last rendered frame's) at the last of them; NaN: none (or a clock an older build made). */
+  tl?: number;
   /** The checkbox or radio the last input event toggled, and the state it toggled to; none for other edits. */
   toggled?: { el: unknown; checked: boolean } | undefined;
   /** When the last discrete input event came whose handlers scheduled a timer or an idle callback; 0: none. */
@@ -155,6 +167,7 @@ export function inputClock(win: ActWindow, relisten = false): InputClock {
       if (e.isTrusted === false) return;
       if (c.got) note(c.got, e);
       const at = hrNow(win);
+      c.tl = frameClock(win);
       if (e.type === "input" || e.type === "beforeinput") {
         c.edit = at;
         if (e.type === "input") c.toggled = toggledBy(e);
