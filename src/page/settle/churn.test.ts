@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { Window } from "happy-dom";
 import type { ActWindow } from "../act/dom.ts";
 import { churningNodes, watchChurn } from "./churn.ts";
-import { hrNow, inputClock } from "./input.ts";
+import { inputClock } from "./input.ts";
 
 const opened: Window[] = [];
 afterAll(async () => {
@@ -67,11 +67,9 @@ async function ticking(pace: number, ms: number): Promise<Page> {
   return page;
 }
 
-/** An agent's input as the page's input clock records it (a trusted event's capture listener). */
+/** An agent's input, through the page's input clock's capture listener as a trusted event reaches it. */
 function input(p: Page): void {
-  const clock = inputClock(p.win);
-  clock.hr = hrNow(p.win);
-  clock.tl = p.win.document.timeline?.currentTime as number;
+  inputClock(p.win).mark({ type: "mousedown", isTrusted: true });
 }
 
 describe("the page's churn", () => {
@@ -86,28 +84,55 @@ describe("the page's churn", () => {
     await p.idle(250, true);
     input(p);
     await p.tick();
+    await Bun.sleep(60);
+    // It goes on by itself in a later callback: its streak goes on.
+    await p.tick();
     expect(churningNodes(p.win).has(p.node)).toBe(true);
   });
 
   test("a churn that stopped while frames were drawn, then changed just after an input, answered the input", async () => {
-    // Stopped for 400 ms on the frames' clock: over four of its gaps (240 ms).
+    // Stopped for 600 ms on the frames' clock: well over four of its gaps (240 ms).
     const p = await ticking(60, 1_300);
-    await p.idle(400);
+    expect(churningNodes(p.win).has(p.node)).toBe(true);
+    await p.idle(600);
     input(p);
     await p.tick();
     expect(churningNodes(p.win).has(p.node)).toBe(false);
   });
 
-  test("a node animated for less than a second, then changed just after an input, is no churn later either", async () => {
-    // An accordion's slide after a click: 500 ms of frames, then clicked again 100 ms after it ended. Its streak
-    // must end there, or the next slides would be counted onto it and pass for churn once they span a second.
+  test("a churn that stopped, changed by each of the agent's clicks 300 ms apart: taken as churn at the first click at most", async () => {
+    // Still for 350 ms, within four of its gaps (400 ms at least): the first click's arm takes it as churn. The next
+    // arm, 650 ms after the stop, must not; it would if the click's own change had renewed its streak (300 ms).
+    const p = await ticking(100, 1_300);
+    await p.idle(350);
+    const armed: boolean[] = [];
+    for (let i = 0; i < 4; i++) {
+      armed.push(churningNodes(p.win).has(p.node));
+      input(p);
+      await p.tick();
+      await p.idle(300);
+    }
+    expect(armed).toEqual([true, false, false, false]);
+  });
+
+  // An accordion's slide after a click: 500 ms of frames, then 100 ms still, then more frames.
+  const slide = async (clicked: boolean): Promise<boolean> => {
     const p = await ticking(20, 500);
     await p.idle(100);
-    input(p);
+    if (clicked) input(p);
     for (const end = Date.now() + 700; Date.now() < end; ) {
       await p.tick();
       await Bun.sleep(20);
     }
-    expect(churningNodes(p.win).has(p.node)).toBe(false);
+    return churningNodes(p.win).has(p.node);
+  };
+
+  test("frames for well over a second with a 100 ms rest are churn", async () => {
+    expect(await slide(false)).toBe(true);
+  });
+
+  test("a slide under a second, clicked again 100 ms after it ended, is no churn later", async () => {
+    // Its streak ends at the click, or the next slides would be counted onto it and pass for churn.
+    expect(await slide(true)).toBe(false);
   });
 });
