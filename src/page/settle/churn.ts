@@ -45,8 +45,6 @@ interface Seen {
   tl: number;
   /** Its text changed (children or character data), not only its attributes. */
   text: boolean;
-  /** The input (its hrNow() time) that found it idle but still churning, and the mutation callback that did. */
-  spare?: { input: number; call: number };
 }
 
 interface Churn {
@@ -54,25 +52,21 @@ interface Churn {
   seen: WeakMap<object, Seen>;
   hot: Set<object>;
   batch: number;
-  /** Mutation callbacks so far. */
-  calls: number;
 }
 
 /** Starts following the document's churn (once per document; cheap: one entry per mutated node). */
 export function watchChurn(win: ActWindow): void {
   if (slotOf<Churn>(win, KEY)) return;
-  const c: Churn = { obs: null, seen: new WeakMap(), hot: new Set(), batch: 0, calls: 0 };
+  const c: Churn = { obs: null, seen: new WeakMap(), hot: new Set(), batch: 0 };
   setSlot(win, KEY, c);
   try {
     c.obs = new win.MutationObserver((list) => {
       const clock = readClock(win);
       const tl = frameClock(win);
       const now = Date.now();
-      const inputHr = clock ? Math.max(clock.hr, clock.edit) : 0;
-      const sinceInput = clock ? hrNow(win) - inputHr : Infinity;
-      c.calls++;
+      const sinceInput = clock ? hrNow(win) - Math.max(clock.hr, clock.edit) : Infinity;
       if (sinceInput < AFTER_INPUT_MS) {
-        forgetWoken(c, list, { at: now - sinceInput, hr: inputHr, tl: clock?.tl ?? Number.NaN }, tl);
+        forgetWoken(c, list, now - sinceInput, clock?.tl ?? Number.NaN, tl);
         return;
       }
       c.batch++;
@@ -105,41 +99,27 @@ export function watchChurn(win: ActWindow): void {
 /**
  * A node the input woke (idle for well over its own pace before it) answers the agent: its streak
  * ends, so a widget clicked again and again (an accordion's panels, a calendar) never passes for
- * churn. A clock or animation that kept its pace up to the input keeps its streak, and so does one
- * still churning by the churn rule itself when the input came (as the action's arm took it), if it
- * changes again on its own in a later callback: a renderer that drew no frame for a while (a busy
- * machine) stopped the frames' clock too, and forgetting that churn would make each of the next
- * actions wait out the settle's cap while it is learnt again. Until then the change does not renew
- * its streak, so a churn that had stopped is not kept alive by the agent's own changes to it.
- * `input`: its time (Date.now()), hrNow() and frames' clock (NaN: none, a clock an older build made).
+ * churn. A clock or animation that kept its pace up to the input keeps its streak. Idle means idle
+ * on the frames' clock too: a renderer that drew no frame for a while (a busy machine) stopped that
+ * clock, and a loop drawn on frames was late, not idle; forgetting it would make each of the next
+ * actions wait out the settle's cap while it is learnt again. `inputTl`: the frames' clock at the
+ * input (NaN: none, or a clock an older build made; the wall clock alone decides).
  */
-function forgetWoken(
-  c: Churn,
-  list: ArrayLike<unknown>,
-  input: { at: number; hr: number; tl: number },
-  tl: number,
-): void {
+function forgetWoken(c: Churn, list: ArrayLike<unknown>, inputAt: number, inputTl: number, tl: number): void {
   for (let i = 0; i < list.length; i++) {
     const target = (list[i] as { target?: object }).target;
     const e = target ? c.seen.get(target) : undefined;
     if (!target || !e) continue;
     const pace = e.batches > 1 ? (e.last - e.first) / (e.batches - 1) : 0;
-    const idle = e.touched < input.at && input.at - e.touched > Math.max(2 * pace, MIN_IDLE_MS);
-    const spare = e.spare?.input === input.hr ? e.spare : undefined;
-    // Another record of the callback that spared it: nothing more to decide.
-    if (idle && spare?.call === c.calls) continue;
-    if (idle && !spare) {
-      if (!Number.isNaN(input.tl) && isChurning(e, input.at, input.tl)) e.spare = { input: input.hr, call: c.calls };
-      else {
-        c.seen.delete(target);
-        c.hot.delete(target);
-      }
-      continue;
+    const quiet = Math.max(2 * pace, MIN_IDLE_MS);
+    const framesIdle = Number.isNaN(inputTl) || Number.isNaN(e.tl) ? Number.POSITIVE_INFINITY : inputTl - e.tl;
+    if (e.touched < inputAt && inputAt - e.touched > quiet && framesIdle > quiet) {
+      c.seen.delete(target);
+      c.hot.delete(target);
+    } else {
+      e.touched = Date.now();
+      e.tl = tl;
     }
-    // It kept its pace, or it was spared and changed again on its own: its streak goes on.
-    e.spare = undefined;
-    e.touched = Date.now();
-    e.tl = tl;
   }
 }
 
