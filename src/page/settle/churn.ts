@@ -28,6 +28,8 @@ const ACTIVE_GAPS = 4;
 const ACTIVE_MIN_MS = 150;
 /** Mutations this soon after an input event may be its effect: they do not count. */
 const AFTER_INPUT_MS = 300;
+/** A churn an input found idle stays churn once it changes by itself in this many later frames (the next action may arm a frame later). */
+const TRIAL_CHANGES = 1;
 /** A node whose mutations stop for this long starts a new count. */
 const STREAK_GAP_MS = 1_000;
 const MAX_HOT = 256;
@@ -45,6 +47,12 @@ interface Seen {
   tl: number;
   /** Its text changed (children or character data), not only its attributes. */
   text: boolean;
+  /**
+   * Churning when an input found it idle: it stays churn only if it changes again by itself, in
+   * TRIAL_CHANGES later frames within AFTER_INPUT_MS of `at` (Date.now()), or outside any input's
+   * window. `tl`: the frames' clock at its last change; `call`: the mutation callback of it.
+   */
+  trial?: { at: number; tl: number; call: number; changes: number };
 }
 
 interface Churn {
@@ -52,12 +60,14 @@ interface Churn {
   seen: WeakMap<object, Seen>;
   hot: Set<object>;
   batch: number;
+  /** Mutation callbacks so far. */
+  calls: number;
 }
 
 /** Starts following the document's churn (once per document; cheap: one entry per mutated node). */
 export function watchChurn(win: ActWindow): void {
   if (slotOf<Churn>(win, KEY)) return;
-  const c: Churn = { obs: null, seen: new WeakMap(), hot: new Set(), batch: 0 };
+  const c: Churn = { obs: null, seen: new WeakMap(), hot: new Set(), batch: 0, calls: 0 };
   setSlot(win, KEY, c);
   try {
     c.obs = new win.MutationObserver((list) => {
@@ -65,6 +75,7 @@ export function watchChurn(win: ActWindow): void {
       const tl = frameClock(win);
       const now = Date.now();
       const sinceInput = clock ? hrNow(win) - Math.max(clock.hr, clock.edit) : Infinity;
+      c.calls++;
       if (sinceInput < AFTER_INPUT_MS) {
         forgetWoken(c, list, now - sinceInput, clock?.tl ?? Number.NaN, tl);
         return;
@@ -80,6 +91,8 @@ export function watchChurn(win: ActWindow): void {
           c.seen.set(target, e);
         }
         if (record.type !== "attributes") e.text = true;
+        // Changing on its own, away from any input: still the page's churn.
+        e.trial = undefined;
         if (e.batch !== c.batch) {
           e.batch = c.batch;
           e.batches++;
@@ -99,28 +112,48 @@ export function watchChurn(win: ActWindow): void {
 /**
  * A node the input woke (idle for well over its own pace before it) answers the agent: its streak
  * ends, so a widget clicked again and again (an accordion's panels, a calendar) never passes for
- * churn. A clock or animation that kept its pace up to the input keeps its streak. Idle means idle
- * on the frames' clock too: a renderer that drew no frame for a while (a busy machine) stopped that
- * clock, and a loop drawn on frames was late, not idle; forgetting it would make each of the next
- * actions wait out the settle's cap while it is learnt again. `inputTl`: the frames' clock at the
- * input (NaN: none, or a clock an older build made; the wall clock alone decides).
+ * churn. A clock or animation that kept its pace up to the input keeps its streak. One that was
+ * still churning by the churn rule when the input came (as the action's arm took it) is tried:
+ * a loop a busy machine delayed (the main thread late with its frames) goes on by itself and keeps
+ * its streak; a churn that had stopped, changed by the agent's input, does not, and is forgotten
+ * when the next action arms (or at a change in a later input's window). `inputTl`: the frames'
+ * clock at the input (NaN: none, or a clock an older build made: no trial).
  */
 function forgetWoken(c: Churn, list: ArrayLike<unknown>, inputAt: number, inputTl: number, tl: number): void {
   for (let i = 0; i < list.length; i++) {
     const target = (list[i] as { target?: object }).target;
     const e = target ? c.seen.get(target) : undefined;
     if (!target || !e) continue;
+    const t = e.trial;
+    if (t) {
+      if (Date.now() - t.at > AFTER_INPUT_MS) forget(c, target);
+      // Another record of a callback already counted, or a change in the same frame (a handler's writes after an await).
+      else if (t.call !== c.calls && !(tl <= t.tl)) {
+        t.call = c.calls;
+        t.tl = tl;
+        if (++t.changes >= TRIAL_CHANGES) {
+          e.trial = undefined;
+          e.touched = Date.now();
+          e.tl = tl;
+        }
+      }
+      continue;
+    }
     const pace = e.batches > 1 ? (e.last - e.first) / (e.batches - 1) : 0;
-    const quiet = Math.max(2 * pace, MIN_IDLE_MS);
-    const framesIdle = Number.isNaN(inputTl) || Number.isNaN(e.tl) ? Number.POSITIVE_INFINITY : inputTl - e.tl;
-    if (e.touched < inputAt && inputAt - e.touched > quiet && framesIdle > quiet) {
-      c.seen.delete(target);
-      c.hot.delete(target);
+    if (e.touched < inputAt && inputAt - e.touched > Math.max(2 * pace, MIN_IDLE_MS)) {
+      if (!Number.isNaN(inputTl) && isChurning(e, inputAt, inputTl))
+        e.trial = { at: Date.now(), tl, call: c.calls, changes: 0 };
+      else forget(c, target);
     } else {
       e.touched = Date.now();
       e.tl = tl;
     }
   }
+}
+
+function forget(c: Churn, target: object): void {
+  c.seen.delete(target);
+  c.hot.delete(target);
 }
 
 /** The nodes churning right now: their later mutations are the page's, not an action's. Empty when nothing churns. */
@@ -136,8 +169,13 @@ function isChurning(e: Seen, now: number, tl: number): boolean {
   );
 }
 
-/** The nodes churning right now; `text`: only those whose text churns (a clock's digits), not their attributes alone (an animated style). */
-export function churningNodes(win: ActWindow, text = false): Set<object> {
+/**
+ * The nodes churning right now; `text`: only those whose text churns (a clock's digits), not their
+ * attributes alone (an animated style). `arm`: for an action's settle, which ends the trials of
+ * nodes an input found idle that have not gone on by themselves since: not churn for it, nor later
+ * (an outcome's text, read before, still takes them as churn while they are on trial).
+ */
+export function churningNodes(win: ActWindow, o: { text?: boolean; arm?: boolean } = {}): Set<object> {
   const c = slotOf<Churn>(win, KEY);
   const out = new Set<object>();
   if (!c) return out;
@@ -145,8 +183,9 @@ export function churningNodes(win: ActWindow, text = false): Set<object> {
     tl = frameClock(win);
   for (const node of c.hot) {
     const e = c.seen.get(node);
-    if (e && isChurning(e, now, tl)) {
-      if (!text || e.text) out.add(node);
+    if (e?.trial && o.arm) forget(c, node);
+    else if (e && isChurning(e, now, tl)) {
+      if (!o.text || e.text) out.add(node);
     } else if (!e || now - e.touched > STREAK_GAP_MS) c.hot.delete(node);
   }
   return out;

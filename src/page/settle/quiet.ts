@@ -144,7 +144,7 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
     marks: counters,
   };
   // Nodes the page itself keeps rewriting (a clock, a JS animation) do not hold this action's settle.
-  const churning = churningNodes(win);
+  const churning = churningNodes(win, { arm: true });
   watchChurn(win);
   const churned = (target: object): boolean => churning.has(target);
   const styled = new WeakMap<object, true>();

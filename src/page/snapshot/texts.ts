@@ -50,7 +50,7 @@ export function textBlocks(run: Run): TextBlock[] {
   let visits = 0;
   let checks = 0;
   // The page's own ticking (a clock, a countdown): its blocks carry where, so an outcome is not the clock's next tick.
-  const churning = churningNodes(run.win as unknown as ActWindow, true);
+  const churning = churningNodes(run.win as unknown as ActWindow, { text: true });
   const stack: Walked[] = [body];
   while (stack.length && out.length < MAX_BLOCKS && total < MAX_TOTAL && visits++ < MAX_VISITS) {
     const el = stack.pop() as Walked;
