@@ -30,6 +30,8 @@ const ACTIVE_MIN_MS = 150;
 const AFTER_INPUT_MS = 300;
 /** A churn an input found idle stays churn once it changes by itself in this many later frames (the next action may arm a frame later). */
 const TRIAL_CHANGES = 1;
+/** One frame at 60 Hz: slack for a change paced by frames. */
+const FRAME_MS = 17;
 /** A node whose mutations stop for this long starts a new count. */
 const STREAK_GAP_MS = 1_000;
 const MAX_HOT = 256;
@@ -49,10 +51,11 @@ interface Seen {
   text: boolean;
   /**
    * Churning when an input found it idle: it stays churn only if it changes again by itself, in
-   * TRIAL_CHANGES later frames within AFTER_INPUT_MS of `at` (Date.now()), or outside any input's
-   * window. `tl`: the frames' clock at its last change; `call`: the mutation callback of it.
+   * TRIAL_CHANGES later frames at its own pace within AFTER_INPUT_MS of `at` (Date.now()), or
+   * outside any input's window. `last`, `tl`, `call`: its last change's time, frames' clock and
+   * mutation callback.
    */
-  trial?: { at: number; tl: number; call: number; changes: number };
+  trial?: { at: number; last: number; tl: number; call: number; changes: number };
 }
 
 interface Churn {
@@ -127,11 +130,17 @@ function forgetWoken(c: Churn, list: ArrayLike<unknown>, inputAt: number, inputT
     const t = e.trial;
     if (t) {
       if (Date.now() - t.at > AFTER_INPUT_MS) forget(c, target);
-      // Another record of a callback already counted, or a change in the same frame (a handler's writes after an await).
-      else if (t.call !== c.calls && !(tl <= t.tl)) {
+      else if (t.call !== c.calls) {
+        // Going on by itself: a change in a later frame at about its own pace after the last. A handler's later
+        // writes come in the same frame, or in a task of their own, at no pace of the node's.
+        const now = Date.now();
+        const gap = now - t.last;
+        const pace = e.batches > 1 ? (e.last - e.first) / (e.batches - 1) : 0;
+        const paced = tl > t.tl && gap >= pace / 2 && gap <= 2 * pace + FRAME_MS;
         t.call = c.calls;
         t.tl = tl;
-        if (++t.changes >= TRIAL_CHANGES) {
+        t.last = now;
+        if (paced && ++t.changes >= TRIAL_CHANGES) {
           e.trial = undefined;
           e.touched = Date.now();
           e.tl = tl;
@@ -142,7 +151,7 @@ function forgetWoken(c: Churn, list: ArrayLike<unknown>, inputAt: number, inputT
     const pace = e.batches > 1 ? (e.last - e.first) / (e.batches - 1) : 0;
     if (e.touched < inputAt && inputAt - e.touched > Math.max(2 * pace, MIN_IDLE_MS)) {
       if (!Number.isNaN(inputTl) && isChurning(e, inputAt, inputTl))
-        e.trial = { at: Date.now(), tl, call: c.calls, changes: 0 };
+        e.trial = { at: Date.now(), last: Date.now(), tl, call: c.calls, changes: 0 };
       else forget(c, target);
     } else {
       e.touched = Date.now();
@@ -172,8 +181,8 @@ function isChurning(e: Seen, now: number, tl: number): boolean {
 /**
  * The nodes churning right now; `text`: only those whose text churns (a clock's digits), not their
  * attributes alone (an animated style). `arm`: for an action's settle, which ends the trials of
- * nodes an input found idle that have not gone on by themselves since: not churn for it, nor later
- * (an outcome's text, read before, still takes them as churn while they are on trial).
+ * nodes an input found idle that have not gone on by themselves since: not churn for it, nor later.
+ * A node on trial is no churn for an outcome's text either: its change may be the agent's.
  */
 export function churningNodes(win: ActWindow, o: { text?: boolean; arm?: boolean } = {}): Set<object> {
   const c = slotOf<Churn>(win, KEY);
@@ -183,8 +192,9 @@ export function churningNodes(win: ActWindow, o: { text?: boolean; arm?: boolean
     tl = frameClock(win);
   for (const node of c.hot) {
     const e = c.seen.get(node);
-    if (e?.trial && o.arm) forget(c, node);
-    else if (e && isChurning(e, now, tl)) {
+    if (e?.trial) {
+      if (o.arm) forget(c, node);
+    } else if (e && isChurning(e, now, tl)) {
       if (!o.text || e.text) out.add(node);
     } else if (!e || now - e.touched > STREAK_GAP_MS) c.hot.delete(node);
   }
