@@ -110,6 +110,17 @@ describe("the page's churn", () => {
     expect(churningNodes(p.win, { arm: true }).has(p.node)).toBe(true);
   });
 
+  test("a loop on trial when the next action arms before its next frame: churn for that action", async () => {
+    // Back-to-back actions: the next one arms 10 ms after the loop's first change since the input.
+    const p = await ticking(20, 1_300);
+    await p.idle(70, true);
+    p.frame();
+    input(p);
+    await p.tick();
+    await Bun.sleep(10);
+    expect(churningNodes(p.win, { arm: true }).has(p.node)).toBe(true);
+  });
+
   test("without the frames' clock at the input (a clock an older build made), the wall clock alone decides", async () => {
     const p = await ticking(60, 1_300);
     await p.idle(250, true);

@@ -135,7 +135,7 @@ function forgetWoken(c: Churn, list: ArrayLike<unknown>, inputAt: number, inputT
         // writes come in the same frame, or in a task of their own, at no pace of the node's.
         const now = Date.now();
         const gap = now - t.last;
-        const pace = e.batches > 1 ? (e.last - e.first) / (e.batches - 1) : 0;
+        const pace = paceOf(e);
         const paced = tl > t.tl && gap >= pace / 2 && gap <= 2 * pace + FRAME_MS;
         t.call = c.calls;
         t.tl = tl;
@@ -148,7 +148,7 @@ function forgetWoken(c: Churn, list: ArrayLike<unknown>, inputAt: number, inputT
       }
       continue;
     }
-    const pace = e.batches > 1 ? (e.last - e.first) / (e.batches - 1) : 0;
+    const pace = paceOf(e);
     if (e.touched < inputAt && inputAt - e.touched > Math.max(2 * pace, MIN_IDLE_MS)) {
       if (!Number.isNaN(inputTl) && isChurning(e, inputAt, inputTl))
         e.trial = { at: Date.now(), last: Date.now(), tl, call: c.calls, changes: 0 };
@@ -158,6 +158,11 @@ function forgetWoken(c: Churn, list: ArrayLike<unknown>, inputAt: number, inputT
       e.tl = tl;
     }
   }
+}
+
+/** Its average gap between counted batches (ms); 0 for one. */
+function paceOf(e: Seen): number {
+  return e.batches > 1 ? (e.last - e.first) / (e.batches - 1) : 0;
 }
 
 function forget(c: Churn, target: object): void {
@@ -181,8 +186,9 @@ function isChurning(e: Seen, now: number, tl: number): boolean {
 /**
  * The nodes churning right now; `text`: only those whose text churns (a clock's digits), not their
  * attributes alone (an animated style). `arm`: for an action's settle, which ends the trials of
- * nodes an input found idle that have not gone on by themselves since: not churn for it, nor later.
- * A node on trial is no churn for an outcome's text either: its change may be the agent's.
+ * nodes an input found idle that have not gone on by themselves since (not churn for it, nor
+ * later) unless their next change at their own pace is not due yet. A node on trial is no churn
+ * for an outcome's text: its change may be the agent's.
  */
 export function churningNodes(win: ActWindow, o: { text?: boolean; arm?: boolean } = {}): Set<object> {
   const c = slotOf<Churn>(win, KEY);
@@ -193,7 +199,10 @@ export function churningNodes(win: ActWindow, o: { text?: boolean; arm?: boolean
   for (const node of c.hot) {
     const e = c.seen.get(node);
     if (e?.trial) {
-      if (o.arm) forget(c, node);
+      if (!o.arm) continue;
+      // Armed before its next change at its own pace was due (a frame after the input): churn for this action, still on trial.
+      if (now - e.trial.last <= 2 * paceOf(e) + FRAME_MS) out.add(node);
+      else forget(c, node);
     } else if (e && isChurning(e, now, tl)) {
       if (!o.text || e.text) out.add(node);
     } else if (!e || now - e.touched > STREAK_GAP_MS) c.hot.delete(node);
