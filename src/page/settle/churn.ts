@@ -28,8 +28,6 @@ const ACTIVE_GAPS = 4;
 const ACTIVE_MIN_MS = 150;
 /** Mutations this soon after an input event may be its effect: they do not count. */
 const AFTER_INPUT_MS = 300;
-/** A churn an input found idle stays churn once it changes by itself in this many later frames (the next action may arm a frame later). */
-const TRIAL_CHANGES = 1;
 /** One frame at 60 Hz: slack for a change paced by frames. */
 const FRAME_MS = 17;
 /** A node whose mutations stop for this long starts a new count. */
@@ -50,12 +48,12 @@ interface Seen {
   /** Its text changed (children or character data), not only its attributes. */
   text: boolean;
   /**
-   * Churning when an input found it idle: it stays churn only if it changes again by itself, in
-   * TRIAL_CHANGES later frames at its own pace within AFTER_INPUT_MS of `at` (Date.now()), or
+   * Churning when an input found it idle: it stays churn only if it changes again by itself, in a
+   * later frame at its own pace within AFTER_INPUT_MS of `at` (Date.now()), or
    * outside any input's window. `last`, `tl`, `call`: its last change's time, frames' clock and
    * mutation callback.
    */
-  trial?: { at: number; last: number; tl: number; call: number; changes: number };
+  trial?: { at: number; last: number; tl: number; call: number };
 }
 
 interface Churn {
@@ -140,9 +138,10 @@ function forgetWoken(c: Churn, list: ArrayLike<unknown>, inputAt: number, inputT
         t.call = c.calls;
         t.tl = tl;
         t.last = now;
-        if (paced && ++t.changes >= TRIAL_CHANGES) {
+        // One such change is enough: the next action may arm a frame later.
+        if (paced) {
           e.trial = undefined;
-          e.touched = Date.now();
+          e.touched = now;
           e.tl = tl;
         }
       }
@@ -151,7 +150,7 @@ function forgetWoken(c: Churn, list: ArrayLike<unknown>, inputAt: number, inputT
     const pace = paceOf(e);
     if (e.touched < inputAt && inputAt - e.touched > Math.max(2 * pace, MIN_IDLE_MS)) {
       if (!Number.isNaN(inputTl) && isChurning(e, inputAt, inputTl))
-        e.trial = { at: Date.now(), last: Date.now(), tl, call: c.calls, changes: 0 };
+        e.trial = { at: Date.now(), last: Date.now(), tl, call: c.calls };
       else forget(c, target);
     } else {
       e.touched = Date.now();
@@ -170,10 +169,10 @@ function forget(c: Churn, target: object): void {
   c.hot.delete(target);
 }
 
-/** The nodes churning right now: their later mutations are the page's, not an action's. Empty when nothing churns. */
+/** Whether the node churns at `now`, `tl` the frames' clock then: its later mutations are the page's, not an action's. */
 function isChurning(e: Seen, now: number, tl: number): boolean {
   const span = e.last - e.first;
-  const gap = span / Math.max(1, e.batches - 1);
+  const gap = paceOf(e);
   return (
     now - e.touched <= ACTIVE_MS &&
     !(tl - e.tl > Math.max(ACTIVE_MIN_MS, ACTIVE_GAPS * gap)) &&
