@@ -6,6 +6,7 @@ import { hrNow, inputClock, readClock } from "./input.ts";
 import { paintOnly } from "./paint.ts";
 import { churningNodes, watchChurn } from "./churn.ts";
 import { unreadStyles } from "./style.ts";
+import { type Responses, watchResponses } from "./responses.ts";
 
 export interface QuietArg {
   op?: string;
@@ -61,6 +62,8 @@ export interface Watcher {
   lastHr: number;
   mark: number;
   obs: ActMutationObserver | null;
+  /** Answers to the page's scripted requests since the install (responses.ts). */
+  res: Responses | null;
   t0: number;
   frames: number;
   mutFrame: number;
@@ -121,7 +124,7 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
   for (const key of Object.keys(held)) {
     const other = held[Number(key)];
     if (other && (other.lingering || Number(key) === id)) {
-      other.obs?.disconnect();
+      disconnect(other);
       other.ticking = false;
       delete held[Number(key)];
     }
@@ -134,6 +137,7 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
     lastHr: 0,
     mark: 0,
     obs: null,
+    res: null,
     t0,
     frames: 0,
     mutFrame: 0,
@@ -201,13 +205,19 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
       attributeOldValue: true,
     });
   } catch {}
+  st.res = watchResponses(win, st.hr);
   win.setTimeout(() => {
-    st.obs?.disconnect();
+    disconnect(st);
     st.ticking = false;
     if (held[id] === st) delete held[id];
   }, 60000);
   held[id] = st;
   return true;
+}
+
+function disconnect(st: Watcher): void {
+  st.obs?.disconnect();
+  st.res?.stop();
 }
 
 /** Running animations that began since `from`, have a finite end and do more than repaint (paint.ts). */
@@ -286,7 +296,7 @@ export function watched(win: ActWindow, held: Record<number, Watcher>, ids: numb
       for (const id of ids) {
         const s = held[id];
         if (s) {
-          s.obs?.disconnect();
+          disconnect(s);
           delete held[id];
         }
       }
@@ -300,7 +310,7 @@ export function watched(win: ActWindow, held: Record<number, Watcher>, ids: numb
         s.lingering = true;
         win.setTimeout(() => {
           if (s.linger !== seq) return;
-          s.obs?.disconnect();
+          disconnect(s);
           if (held[id] === s) delete held[id];
         }, ms);
       }

@@ -57,7 +57,7 @@ const SCRIPT_ANIMATION_FRAMES = 3;
 export function settle(
   w: Watched,
   arg: QuietArg,
-): Promise<QuietPoll & { settled?: true; capped?: true; timed?: true; timedOver?: true }> {
+): Promise<QuietPoll & { settled?: true; capped?: true; timed?: true; timedOver?: true; answered?: true }> {
   const { win, sts } = w;
   const quietFor = Number(arg.quietFor) || 0,
     frames = Number(arg.frames) || 0,
@@ -71,7 +71,7 @@ export function settle(
   const response = arg.sinceResponse !== undefined ? Math.min(hs, hs - Math.max(0, Number(arg.sinceResponse) || 0)) : 0;
   // The frame rule's frame comes after the action's last input and after the last response.
   const lastInput = Math.max(w.inputHr, w.editHr);
-  const frameAfter = Math.max(lastInput, response);
+  let frameAfter = Math.max(lastInput, response);
   // Without a fixed floor the page's ledger decides.
   const ledger = syncQuietFor === 0;
   const typing = ledger && arg.click !== true;
@@ -81,10 +81,28 @@ export function settle(
   const unseen = ledger && !typing && w.inputHr === 0 && childFrames(win);
   let floor = !ledger ? syncQuietFor : timerFloor > 0 && (unseen || scheduled()) ? timerFloor : 0;
   const cause = typing ? lastInput : w.inputHr;
-  const from = Math.max(cause > 0 && cause <= hs ? cause : hs, response);
+  let from = Math.max(cause > 0 && cause <= hs ? cause : hs, response);
   // Changes that came well after the input but before this call are the page changing on its own, not the dispatch's own handlers.
   const late = cause > 0 && sts.some((s) => s.lastHr - from > LATE_CHANGE_MS);
-  const base = late ? 0 : before;
+  let base = late ? 0 : before;
+  let rebased = false;
+  // A change right after an answer to the page's own request (responses.ts) is that answer's: settled from it as
+  // when the answer lands before this call, whichever came first of the two.
+  const answered = (p: Measure): boolean => {
+    if (!ledger || p.mutations <= base) return false;
+    let last = 0;
+    for (const s of sts) last = Math.max(last, s.lastHr);
+    let end = 0;
+    for (const s of sts) end = Math.max(end, s.res?.endedBefore(last, LATE_CHANGE_MS) ?? 0);
+    if (end <= from) return false;
+    from = end;
+    frameAfter = Math.max(frameAfter, end);
+    base = p.mutations;
+    // The page changed: a floor held only because the click had changed nothing yet no longer applies.
+    floor = timerFloor > 0 && (unseen || scheduled()) ? timerFloor : 0;
+    rebased = true;
+    return true;
+  };
   const framedSince = (): boolean => {
     for (const s of sts) if (s.tickHr > frameAfter) return true;
     return false;
@@ -123,6 +141,8 @@ export function settle(
         ...reply(p, extra),
         ...(w.timedHr > 0 ? { timed: true as const } : {}),
         ...(w.timedOverHr > 0 ? { timedOver: true as const } : {}),
+        // `answered`: settled from an answer that landed during this call (bench/phases.ts names the cause).
+        ...(rebased ? { answered: true as const } : {}),
       });
     };
     const askIdle = (): void => {
@@ -148,8 +168,10 @@ export function settle(
       looked = true;
       const now = Date.now(),
         p = w.measure(0),
-        el = now - ts,
-        sinceCause = hrNow(win) - from;
+        el = now - ts;
+      // The frame and idle task the frame rule waits for come after the answer.
+      if (answered(p)) framedHr = 0;
+      const sinceCause = hrNow(win) - from;
       // A click (any action but typing) that changed nothing yet is held to the floor too; a checkbox or radio it
       // toggled that still shows the new state is a change (one a controlled widget put back is not: its own state may come later).
       if (floor === 0 && ledger && timerFloor > 0 && (scheduled() || (!typing && p.mutations === 0 && !w.toggled())))

@@ -1,0 +1,226 @@
+/**
+ * A change that lands during the settle right after an answer to the page's own request is that
+ * answer's (responses.ts): settled a frame after it, as when the answer lands before the settle
+ * call. The window's resource timing is a stand-in observer the test feeds; frames, timers and idle
+ * callbacks are stepped (test/support/stepped-frames.ts).
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import type { Window } from "happy-dom";
+import {
+  channels,
+  closeFramed,
+  framed,
+  quiet,
+  SETTLE,
+  type Settled as Poll,
+  settledWithoutFrames,
+  tick,
+} from "../../../test/support/stepped-frames.ts";
+
+afterAll(closeFramed);
+
+/** A click's settle whose timer floor (60 s) would outlast the test: held to it, the settle ends at its cap. */
+type Settled = Poll & { answered?: true };
+
+const CLICK = { ...SETTLE, click: true, idle: true, timerQuietFor: 60_000, max: 400 };
+
+interface Entry {
+  initiatorType: string;
+  startTime: number;
+  responseEnd: number;
+}
+
+/** The page's resource timing: entries the test adds wait for the observer's next callback, as Chromium queues them. */
+function resourceTiming(w: Window) {
+  const observers: { queued: Entry[]; cb: (list: { getEntries(): Entry[] }) => void; on: boolean }[] = [];
+  class FakeObserver {
+    private readonly o: (typeof observers)[number];
+    constructor(cb: (list: { getEntries(): Entry[] }) => void) {
+      this.o = { queued: [], cb, on: false };
+      observers.push(this.o);
+    }
+    observe(options: { type: string }): void {
+      if (options.type === "resource") this.o.on = true;
+    }
+    takeRecords(): Entry[] {
+      return this.o.queued.splice(0);
+    }
+    disconnect(): void {
+      this.o.on = false;
+    }
+  }
+  Object.defineProperty(w, "PerformanceObserver", { configurable: true, value: FakeObserver });
+  const now = () => w.performance.now();
+  return {
+    now,
+    /** A request the page started at `startTime` got its whole answer now. */
+    answered(startTime: number, initiatorType = "fetch"): number {
+      const end = now();
+      for (const o of observers) if (o.on) o.queued.push({ initiatorType, startTime, responseEnd: end });
+      return end;
+    },
+    /** The observers' callbacks run (a task after the entries were queued). */
+    deliver(): void {
+      for (const o of observers) if (o.on && o.queued.length) o.cb({ getEntries: () => o.queued.splice(0) });
+    },
+    live: () => observers.filter((o) => o.on).length,
+  };
+}
+
+/** The click came in and changed nothing yet: it started a request. */
+function clickedQuietly(w: Window): void {
+  w.document.body.dispatchEvent(new w.MouseEvent("click", { bubbles: true }));
+}
+
+const render = (w: Window) => w.document.body.appendChild(w.document.createElement("output"));
+const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("a change right after an answer to the page's own request", () => {
+  test.each(channels)(
+    "lands during the settle: settled a frame and an idle moment after it, not held to the floor nor to 50 ms of quiet (%s)",
+    async (_n, channel) => {
+      const { w, frame, idle } = framed(channel);
+      const rt = resourceTiming(w);
+      quiet(w, { op: "install", id: 1 });
+      const sent = rt.now();
+      frame();
+      clickedQuietly(w);
+      await tick();
+      const settle = quiet(w, CLICK) as Promise<Settled>;
+      frame();
+      idle();
+      expect(await settledWithoutFrames(settle)).toBe("waiting");
+      // The fetch's `.then` renders in the task its answer came in: the observer has not been called yet.
+      rt.answered(sent);
+      render(w);
+      await tick();
+      expect(await settledWithoutFrames(settle)).toBe("waiting");
+      frame();
+      await tick();
+      idle();
+      const out = await settle;
+      expect(out).toMatchObject({ settled: true, mutations: 1, answered: true });
+      expect(out.capped).toBeUndefined();
+    },
+  );
+
+  test.each(channels)("the answers the observer was already called with count too (%s)", async (_n, channel) => {
+    const { w, frame, idle } = framed(channel);
+    const rt = resourceTiming(w);
+    quiet(w, { op: "install", id: 1 });
+    const sent = rt.now();
+    frame();
+    clickedQuietly(w);
+    await tick();
+    const settle = quiet(w, CLICK) as Promise<Settled>;
+    rt.answered(sent);
+    rt.deliver();
+    render(w);
+    await tick();
+    frame();
+    await tick();
+    idle();
+    const out = await settle;
+    expect(out).toMatchObject({ settled: true, mutations: 1, answered: true });
+    expect(out.capped).toBeUndefined();
+  });
+
+  test.each(channels)(
+    "a change more than half a frame after the answer is the page moving on its own: 50 ms and three frames of quiet (%s)",
+    async (_n, channel) => {
+      const { w, frame, idle } = framed(channel);
+      const rt = resourceTiming(w);
+      quiet(w, { op: "install", id: 1 });
+      const sent = rt.now();
+      frame();
+      render(w);
+      await tick();
+      const settle = quiet(w, { ...CLICK, max: 60_000 }) as Promise<Settled>;
+      rt.answered(sent);
+      await wait(20);
+      render(w);
+      await tick();
+      frame();
+      await tick();
+      idle();
+      expect(await settledWithoutFrames(settle)).toBe("waiting");
+      await wait(60);
+      for (let i = 0; i < 4; i++) {
+        frame();
+        await tick();
+        idle();
+      }
+      const out = await settle;
+      expect(out).toMatchObject({ settled: true, mutations: 2 });
+      expect(out.answered).toBeUndefined();
+    },
+  );
+
+  test.each([
+    ["a request started before the watcher was armed (an earlier action's, a poll's)", "fetch", true],
+    ["an image (what a change loads comes after it)", "img", false],
+  ] as const)("%s: no answer of the action's, the change waits for quiet", async (_n, initiator, before) => {
+    const { w, frame, idle } = framed(true);
+    const rt = resourceTiming(w);
+    const early = rt.now() - 5;
+    quiet(w, { op: "install", id: 1 });
+    const sent = before ? early : rt.now();
+    frame();
+    clickedQuietly(w);
+    await tick();
+    const settle = quiet(w, { ...CLICK, timerQuietFor: 20, max: 60_000 }) as Promise<Settled>;
+    frame();
+    idle();
+    rt.answered(sent, initiator);
+    render(w);
+    await tick();
+    frame();
+    await tick();
+    idle();
+    expect(await settledWithoutFrames(settle)).toBe("waiting");
+    await wait(60);
+    for (let i = 0; i < 4; i++) {
+      frame();
+      await tick();
+      idle();
+    }
+    const out = await settle;
+    expect(out).toMatchObject({ settled: true, mutations: 1 });
+    expect(out.answered).toBeUndefined();
+  });
+
+  test("a timer the page set since the arm holds the floor, counted from the answer", async () => {
+    const { w, frame, idle, pageTimeout } = framed(true);
+    const rt = resourceTiming(w);
+    quiet(w, { op: "install", id: 1 });
+    const sent = rt.now();
+    frame();
+    clickedQuietly(w);
+    pageTimeout(() => undefined, 1);
+    await tick();
+    const settle = quiet(w, { ...CLICK, timerQuietFor: 40, max: 60_000 }) as Promise<Settled>;
+    await wait(30);
+    const end = rt.answered(sent);
+    render(w);
+    await tick();
+    let settledAt = 0;
+    void settle.then(() => (settledAt = rt.now()));
+    while (!settledAt) {
+      frame();
+      await tick();
+      idle();
+      await wait(5);
+    }
+    expect(await settle).toMatchObject({ settled: true, mutations: 1, answered: true });
+    expect(settledAt - end).toBeGreaterThanOrEqual(39);
+  });
+
+  test("the observer goes with the watcher", async () => {
+    const { w } = framed(true);
+    const rt = resourceTiming(w);
+    quiet(w, { op: "install", id: 1 });
+    expect(rt.live()).toBe(1);
+    quiet(w, { op: "poll", ids: [1], finish: true });
+    expect(rt.live()).toBe(0);
+  });
+});

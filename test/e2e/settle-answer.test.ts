@@ -1,0 +1,119 @@
+/**
+ * A click whose handler asks the server and renders the answer. A quick answer often lands while
+ * the settle call already runs (the request was not yet seen when the call went out), and the
+ * page's resource timing tells the settle that the change came with it
+ * (src/page/settle/responses.ts): it is settled a frame after the answer, as when the answer lands
+ * before the call, not held to the quiet period of a page that keeps changing. The trace
+ * (BROWSER_PILOT_PHASES) shows which rule settled each call; the replies show that nothing the
+ * answers brought is lost.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { requireChromium } from "../support/chromium.ts";
+import { makeBpEnv, type BpResult } from "../support/bp.ts";
+import { startFixtureServer } from "../support/fixture-server.ts";
+
+requireChromium();
+
+const later = (body: string, ms: number) =>
+  new Promise<Response>((r) => setTimeout(() => r(new Response(body)), ms)) as unknown as Response;
+
+const site = startFixtureServer({
+  "/answer": (url) => new Response(`answer ${url.searchParams.get("n")}`),
+  "/step": (url) => later(`step ${url.searchParams.get("n")}`, 40),
+  "/answers": `<!doctype html><title>Answers</title><div id=out></div>
+    <button onclick="load()">Load by fetch</button>
+    <button onclick="loadXhr()">Load by XHR</button>
+    <button onclick="chain()">Load in two steps</button>
+    <script>
+      let n = 0;
+      const show = (t) => { document.getElementById("out").innerHTML = "<button>" + t + "</button>"; };
+      function load() { fetch("/answer?n=" + (++n)).then((r) => r.text()).then(show); }
+      function loadXhr() { const x = new XMLHttpRequest(); x.open("GET", "/answer?n=" + (++n)); x.onload = () => show(x.responseText); x.send(); }
+      function chain() { fetch("/step?n=1").then((r) => r.text()).then((t) => { show(t); return fetch("/step?n=2"); }).then((r) => r.text()).then(show); }
+    </script>`,
+});
+const traced = makeBpEnv();
+const file = join(traced.home, "..", "phases.jsonl");
+traced.env.BROWSER_PILOT_PHASES = file;
+const KEY = "agent-answers";
+const run = (args: string[]) => traced.run(args, { key: KEY });
+
+type El = { r: number; n?: string };
+type Entry = [number, string, unknown?];
+type Settle = { settled?: boolean; answered?: boolean; mutations?: number };
+
+beforeAll(async () => {
+  expect((await traced.run(["launch", "--headless"])).json.ok).toBe(true);
+  expect((await run(["open", `${site.a}/answers`, "--new"])).json.ok).toBe(true);
+});
+afterAll(async () => {
+  await traced.cleanup();
+  site.stop();
+});
+
+const refOf = async (name: string): Promise<string> =>
+  String(((await run(["snapshot"])).json.elements as El[]).find((e) => e.n === name)?.r);
+
+/** The names the reply's diff added. */
+const added = (r: BpResult): string[] =>
+  ((r.json.diff as { added?: El[] } | undefined)?.added ?? []).map((a) => a.n).filter((n) => n !== undefined);
+
+/** The settle answers of the last traced click (the broker appends after writing the reply). */
+async function lastClickSettles(clicks: number): Promise<Settle[]> {
+  let lines: Entry[][] = [];
+  for (let i = 0; i < 100; i++) {
+    lines = existsSync(file)
+      ? readFileSync(file, "utf8")
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l) as Entry[])
+          .filter((l) => l.some((e) => e[1] === "request" && e[2] === "click"))
+      : [];
+    if (lines.length >= clicks) break;
+    await Bun.sleep(20);
+  }
+  expect(lines.length).toBe(clicks);
+  return (lines.at(-1) ?? [])
+    .map((e) => (e[1] === "reply" ? (e[2] as { page?: { settle?: Settle } }).page?.settle : undefined))
+    .filter((s): s is Settle => s !== undefined);
+}
+
+describe("a click that renders the server's answer", () => {
+  let clicks = 0;
+
+  test.each([
+    ["fetch", "Load by fetch"],
+    ["XMLHttpRequest", "Load by XHR"],
+  ])(
+    "by %s: the answer's render is in every reply; one that landed during the settle is settled from it",
+    async (_kind, button) => {
+      const ref = await refOf(button);
+      let answered = 0;
+      // Whether the answer beats the settle call is a race; a few clicks see both orders.
+      for (let i = 0; i < 8 && answered === 0; i++) {
+        const r = await run(["click", ref]);
+        clicks++;
+        expect(r.json.ok).toBe(true);
+        expect((r.json.evidence as { effects?: string[] }).effects).toEqual(
+          expect.arrayContaining(["network_requests", "dom_changed"]),
+        );
+        expect(added(r)).toEqual([expect.stringMatching(/^answer \d+$/)]);
+        const settles = await lastClickSettles(clicks);
+        expect(settles.at(-1)?.settled).toBe(true);
+        if (settles.some((s) => s.answered === true)) answered++;
+      }
+      expect(answered).toBe(1);
+    },
+  );
+
+  test("an answer that asks again: the second answer's render is in the reply too", async () => {
+    const r = await run(["click", await refOf("Load in two steps")]);
+    clicks++;
+    expect(r.json.ok).toBe(true);
+    const names = added(r);
+    expect(names).toContain("step 2");
+    expect(names).not.toContain("step 1");
+  });
+});
