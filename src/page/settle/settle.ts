@@ -13,6 +13,7 @@ import {
   type Watcher,
 } from "./quiet.ts";
 import { pageScheduled } from "./ledger.ts";
+import { laterCause } from "./later-cause.ts";
 import type { ActWindow } from "../act/dom.ts";
 
 export function late(w: Watched, arg: QuietArg): Promise<{ changed: boolean }> {
@@ -57,7 +58,9 @@ const SCRIPT_ANIMATION_FRAMES = 3;
 export function settle(
   w: Watched,
   arg: QuietArg,
-): Promise<QuietPoll & { settled?: true; capped?: true; timed?: true; timedOver?: true; answered?: true }> {
+): Promise<
+  QuietPoll & { settled?: true; capped?: true; timed?: true; timedOver?: true; answered?: true; inputDuring?: true }
+> {
   const { win, sts } = w;
   const quietFor = Number(arg.quietFor) || 0,
     frames = Number(arg.frames) || 0,
@@ -85,22 +88,19 @@ export function settle(
   // Changes that came well after the input but before this call are the page changing on its own, not the dispatch's own handlers.
   const late = cause > 0 && sts.some((s) => s.lastHr - from > LATE_CHANGE_MS);
   let base = late ? 0 : before;
-  let rebased = false;
-  // A change right after an answer to the page's own request (responses.ts) is that answer's: settled from it as
-  // when the answer lands before this call, whichever came first of the two.
-  const answered = (p: Measure): boolean => {
+  let rebased: "answer" | "input" | undefined;
+  // A change right after an answer to the page's own request, or an input event the page got meanwhile, is that
+  // cause's own: settled from it as when it came before this call (later-cause.ts).
+  const rebase = (p: Measure): boolean => {
     if (!ledger || p.mutations <= base) return false;
-    let last = 0;
-    for (const s of sts) last = Math.max(last, s.lastHr);
-    let end = 0;
-    for (const s of sts) end = Math.max(end, s.res?.endedBefore(last, LATE_CHANGE_MS) ?? 0);
-    if (end <= from) return false;
-    from = end;
-    frameAfter = Math.max(frameAfter, end);
+    const c = laterCause(win, sts, from, LATE_CHANGE_MS);
+    if (!c) return false;
+    from = c.at;
+    frameAfter = Math.max(frameAfter, c.at);
     base = p.mutations;
     // The page changed: a floor held only because the click had changed nothing yet no longer applies.
     floor = timerFloor > 0 && (unseen || scheduled()) ? timerFloor : 0;
-    rebased = true;
+    rebased = rebased === "answer" ? "answer" : c.kind;
     return true;
   };
   const framedSince = (): boolean => {
@@ -141,8 +141,12 @@ export function settle(
         ...reply(p, extra),
         ...(w.timedHr > 0 ? { timed: true as const } : {}),
         ...(w.timedOverHr > 0 ? { timedOver: true as const } : {}),
-        // `answered`: settled from an answer that landed during this call (bench/phases.ts names the cause).
-        ...(rebased ? { answered: true as const } : {}),
+        // `answered`, `inputDuring`: settled from an answer or an input event that came during this call (bench/phases.ts).
+        ...(rebased === "answer"
+          ? { answered: true as const }
+          : rebased === "input"
+            ? { inputDuring: true as const }
+            : {}),
       });
     };
     const askIdle = (): void => {
@@ -170,7 +174,7 @@ export function settle(
         p = w.measure(0),
         el = now - ts;
       // The frame and idle task the frame rule waits for come after the answer.
-      if (answered(p)) framedHr = 0;
+      if (rebase(p)) framedHr = 0;
       const sinceCause = hrNow(win) - from;
       // A click (any action but typing) that changed nothing yet is held to the floor too; a checkbox or radio it
       // toggled that still shows the new state is a change (one a controlled widget put back is not: its own state may come later).

@@ -1,8 +1,9 @@
 /**
- * A change that lands during the settle right after an answer to the page's own request is that
- * answer's (responses.ts): settled a frame after it, as when the answer lands before the settle
- * call. The window's resource timing is a stand-in observer the test feeds; frames, timers and idle
- * callbacks are stepped (test/support/stepped-frames.ts).
+ * A change that lands during the settle right after an answer to the page's own request, or right
+ * after an input event the page got meanwhile, is that cause's (later-cause.ts): settled a frame
+ * after it, as when it came before the settle call. The window's resource timing is a stand-in
+ * observer the test feeds; frames, timers and idle callbacks are stepped
+ * (test/support/stepped-frames.ts).
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import type { Window } from "happy-dom";
@@ -20,7 +21,7 @@ import {
 afterAll(closeFramed);
 
 /** A click's settle whose timer floor (60 s) would outlast the test: held to it, the settle ends at its cap. */
-type Settled = Poll & { answered?: true };
+type Settled = Poll & { answered?: true; inputDuring?: true };
 
 const CLICK = { ...SETTLE, click: true, idle: true, timerQuietFor: 60_000, max: 400 };
 
@@ -222,5 +223,61 @@ describe("a change right after an answer to the page's own request", () => {
     expect(rt.live()).toBe(1);
     quiet(w, { op: "poll", ids: [1], finish: true });
     expect(rt.live()).toBe(0);
+  });
+});
+
+describe("a change right after an input event the page got during the settle", () => {
+  /** Chromium's over events once a render moved other content under the resting pointer, and a hover handler's restyle. */
+  const hovered = (w: Window) => {
+    w.document.body.dispatchEvent(new w.MouseEvent("mouseover", { bubbles: true }));
+    w.document.body.className = "hover";
+  };
+
+  test.each(channels)(
+    "is that event's: settled a frame and an idle moment after it, not held to 50 ms of quiet (%s)",
+    async (_n, channel) => {
+      const { w, frame, idle } = framed(channel);
+      quiet(w, { op: "install", id: 1 });
+      frame();
+      w.document.body.dispatchEvent(new w.MouseEvent("click", { bubbles: true }));
+      render(w);
+      await tick();
+      const settle = quiet(w, CLICK) as Promise<Settled>;
+      await wait(12);
+      hovered(w);
+      await tick();
+      frame();
+      await tick();
+      idle();
+      const out = await settledWithoutFrames(settle);
+      expect(out).toMatchObject({ settled: true, mutations: 2, inputDuring: true });
+    },
+  );
+
+  test("an input event more than half a frame before the change is not its cause: 50 ms and three frames of quiet", async () => {
+    const { w, frame, idle } = framed(true);
+    quiet(w, { op: "install", id: 1 });
+    frame();
+    w.document.body.dispatchEvent(new w.MouseEvent("click", { bubbles: true }));
+    render(w);
+    await tick();
+    const settle = quiet(w, { ...CLICK, max: 60_000 }) as Promise<Settled>;
+    w.document.body.dispatchEvent(new w.MouseEvent("mouseover", { bubbles: true }));
+    await wait(20);
+    w.document.body.className = "later";
+    await tick();
+    frame();
+    await tick();
+    idle();
+    expect(await settledWithoutFrames(settle)).toBe("waiting");
+    await wait(60);
+    for (let i = 0; i < 4; i++) {
+      frame();
+      await tick();
+      idle();
+    }
+    const out = await settle;
+    expect(out).toMatchObject({ settled: true, mutations: 2 });
+    expect(out.inputDuring).toBeUndefined();
   });
 });

@@ -1,0 +1,34 @@
+/**
+ * What a change during the settle came right after, when that is newer than what the settle runs
+ * from: an answer to a request the page's scripts started since the arm (responses.ts), or an input
+ * event the page got meanwhile (the pointer's over and out events Chromium sends once a render
+ * moved other content under the resting pointer, whose hover handlers restyle it). Such a change
+ * is that cause's own, as the dispatch's handlers' changes are the input's: the settle runs from it.
+ */
+import type { ActWindow } from "../act/dom.ts";
+import { readClock } from "./input.ts";
+import type { Watcher } from "./quiet.ts";
+
+export interface Cause {
+  at: number;
+  kind: "answer" | "input";
+}
+
+/** The newest cause at most `within` ms before the last change, if it is later than `from` (page clock); null: none. */
+export function laterCause(win: ActWindow, sts: Watcher[], from: number, within: number): Cause | null {
+  let last = 0,
+    installed = 0;
+  for (const s of sts) {
+    last = Math.max(last, s.lastHr);
+    installed = Math.max(installed, s.hr);
+  }
+  if (last <= from) return null;
+  let answer = 0;
+  for (const s of sts) answer = Math.max(answer, s.res?.endedBefore(last, within) ?? 0);
+  const clock = readClock(win);
+  const seen = clock ? Math.max(clock.hr, clock.edit) : 0;
+  const input = seen > installed && seen <= last && last - seen <= within ? seen : 0;
+  const at = Math.max(answer, input);
+  if (at <= from) return null;
+  return { at, kind: input > answer ? "input" : "answer" };
+}
