@@ -51,7 +51,7 @@ function settleCause(s: Record<string, number | boolean>): string {
     return `capped at the limit (${n("animating") > 0 ? "an animation ran" : n("mutations") > 0 ? "the page kept changing" : "no quiet"})`;
   if (n("animating") > 0) return "an animation ran";
   if (s.answered) return "an answer's change during the call: a frame after the answer";
-  if (s.inputDuring) return "an input event's change during the call (the pointer's over events): a frame after it";
+  if (s.overDuring) return "a change the pointer's over events brought during the call: a frame after them";
   // Changes outrank the timer flag: the floor is short, the quiet period after the last change is not.
   const timer = s.timed || s.timedOver ? ", the input's handlers set a timer" : "";
   if (n("mutations") > 0) return `DOM changed: quiet period and frames${timer}`;

@@ -116,6 +116,8 @@ export function frameClock(win: ActWindow): number {
 export interface InputClock {
   hr: number;
   edit: number;
+  /** When the pointer last came over an element (its over events); 0 or none: never. */
+  over?: number;
   /** document.timeline's time (the last rendered frame's) at the last of them; NaN: none (or a clock an older build made). */
   tl?: number;
   /** The checkbox or radio the last input event toggled, and the state it toggled to; none for other edits. */
@@ -172,6 +174,7 @@ export function inputClock(win: ActWindow, relisten = false): InputClock {
         c.edit = at;
         if (e.type === "input") c.toggled = toggledBy(e);
       } else c.hr = at;
+      if (e.type === "mouseover" || e.type === "pointerover") c.over = at;
       const until = TIMED_UNTIL[e.type];
       // The pointer's over events of one move are judged together, to its mousemove.
       if (until && !(until === "mousemove" && c.judging?.until === "mousemove"))

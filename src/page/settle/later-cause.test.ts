@@ -1,7 +1,7 @@
 /**
- * A change that lands during the settle right after an answer to the page's own request, or right
- * after an input event the page got meanwhile, is that cause's (later-cause.ts): settled a frame
- * after it, as when it came before the settle call. The window's resource timing is a stand-in
+ * A click's change that lands during the settle right after an answer to the page's own request,
+ * or right after the pointer came over an element meanwhile, is that cause's (later-cause.ts):
+ * settled a frame after it, as when it came before the settle call. The window's resource timing is a stand-in
  * observer the test feeds; frames, timers and idle callbacks are stepped
  * (test/support/stepped-frames.ts).
  */
@@ -21,7 +21,7 @@ import {
 afterAll(closeFramed);
 
 /** A click's settle whose timer floor (60 s) would outlast the test: held to it, the settle ends at its cap. */
-type Settled = Poll & { answered?: true; inputDuring?: true };
+type Settled = Poll & { answered?: true; overDuring?: true };
 
 const CLICK = { ...SETTLE, click: true, idle: true, timerQuietFor: 60_000, max: 400 };
 
@@ -216,17 +216,82 @@ describe("a change right after an answer to the page's own request", () => {
     expect(settledAt - end).toBeGreaterThanOrEqual(39);
   });
 
-  test("the observer goes with the watcher", async () => {
+  test("a change between the click and the answer that neither explains: the page moves on its own, 50 ms and three frames of quiet", async () => {
+    const { w, frame, idle } = framed(true);
+    const rt = resourceTiming(w);
+    quiet(w, { op: "install", id: 1 });
+    const sent = rt.now();
+    frame();
+    clickedQuietly(w);
+    await tick();
+    const settle = quiet(w, { ...CLICK, timerQuietFor: 20, max: 60_000 }) as Promise<Settled>;
+    await wait(15);
+    render(w);
+    await tick();
+    await wait(10);
+    rt.answered(sent);
+    render(w);
+    await tick();
+    frame();
+    await tick();
+    idle();
+    expect(await settledWithoutFrames(settle)).toBe("waiting");
+    await wait(60);
+    for (let i = 0; i < 4; i++) {
+      frame();
+      await tick();
+      idle();
+    }
+    const out = await settle;
+    expect(out).toMatchObject({ settled: true, mutations: 2 });
+    expect(out.answered).toBeUndefined();
+  });
+
+  test("typed text is settled from its last key: an answer's change during the settle waits for quiet", async () => {
+    const { w, frame, idle } = framed(true);
+    const rt = resourceTiming(w);
+    quiet(w, { op: "install", id: 1 });
+    const sent = rt.now();
+    frame();
+    w.document.body.dispatchEvent(new w.Event("input", { bubbles: true }));
+    render(w);
+    await tick();
+    const settle = quiet(w, { ...SETTLE, idle: true, timerQuietFor: 20, max: 60_000 }) as Promise<Settled>;
+    rt.answered(sent);
+    render(w);
+    await tick();
+    frame();
+    await tick();
+    idle();
+    expect(await settledWithoutFrames(settle)).toBe("waiting");
+    await wait(60);
+    for (let i = 0; i < 4; i++) {
+      frame();
+      await tick();
+      idle();
+    }
+    const out = await settle;
+    expect(out).toMatchObject({ settled: true, mutations: 2 });
+    expect(out.answered).toBeUndefined();
+  });
+
+  test("the observer goes with the watcher, and with a watcher that only lingered", async () => {
     const { w } = framed(true);
     const rt = resourceTiming(w);
     quiet(w, { op: "install", id: 1 });
     expect(rt.live()).toBe(1);
     quiet(w, { op: "poll", ids: [1], finish: true });
     expect(rt.live()).toBe(0);
+    quiet(w, { op: "install", id: 2 });
+    expect(rt.live()).toBe(1);
+    await quiet(w, { ...CLICK, ids: [2], finish: false, linger: 20, max: 50 });
+    expect(rt.live()).toBe(1);
+    await wait(40);
+    expect(rt.live()).toBe(0);
   });
 });
 
-describe("a change right after an input event the page got during the settle", () => {
+describe("a change right after the pointer came over an element during the settle", () => {
   /** Chromium's over events once a render moved other content under the resting pointer, and a hover handler's restyle. */
   const hovered = (w: Window) => {
     w.document.body.dispatchEvent(new w.MouseEvent("mouseover", { bubbles: true }));
@@ -250,11 +315,41 @@ describe("a change right after an input event the page got during the settle", (
       await tick();
       idle();
       const out = await settledWithoutFrames(settle);
-      expect(out).toMatchObject({ settled: true, mutations: 2, inputDuring: true });
+      expect(out).toMatchObject({ settled: true, mutations: 2, overDuring: true });
     },
   );
 
-  test("an input event more than half a frame before the change is not its cause: 50 ms and three frames of quiet", async () => {
+  test.each(["mousemove", "keydown", "wheel"])(
+    "a %s the page got during the settle is no cause: the change after it waits for quiet",
+    async (type) => {
+      const { w, frame, idle } = framed(true);
+      quiet(w, { op: "install", id: 1 });
+      frame();
+      w.document.body.dispatchEvent(new w.MouseEvent("click", { bubbles: true }));
+      render(w);
+      await tick();
+      const settle = quiet(w, { ...CLICK, max: 60_000 }) as Promise<Settled>;
+      await wait(12);
+      w.document.body.dispatchEvent(new w.Event(type, { bubbles: true }));
+      w.document.body.className = "moved";
+      await tick();
+      frame();
+      await tick();
+      idle();
+      expect(await settledWithoutFrames(settle)).toBe("waiting");
+      await wait(60);
+      for (let i = 0; i < 4; i++) {
+        frame();
+        await tick();
+        idle();
+      }
+      const out = await settle;
+      expect(out).toMatchObject({ settled: true, mutations: 2 });
+      expect(out.overDuring).toBeUndefined();
+    },
+  );
+
+  test("an over event more than half a frame before the change is not its cause: 50 ms and three frames of quiet", async () => {
     const { w, frame, idle } = framed(true);
     quiet(w, { op: "install", id: 1 });
     frame();
@@ -278,6 +373,6 @@ describe("a change right after an input event the page got during the settle", (
     }
     const out = await settle;
     expect(out).toMatchObject({ settled: true, mutations: 2 });
-    expect(out.inputDuring).toBeUndefined();
+    expect(out.overDuring).toBeUndefined();
   });
 });

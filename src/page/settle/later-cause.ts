@@ -1,9 +1,11 @@
 /**
  * What a change during the settle came right after, when that is newer than what the settle runs
- * from: an answer to a request the page's scripts started since the arm (responses.ts), or an input
- * event the page got meanwhile (the pointer's over and out events Chromium sends once a render
- * moved other content under the resting pointer, whose hover handlers restyle it). Such a change
- * is that cause's own, as the dispatch's handlers' changes are the input's: the settle runs from it.
+ * from: an answer to a request the page's scripts started since the arm (responses.ts), or the
+ * pointer coming over an element meanwhile (the over events Chromium sends once a render moved
+ * other content under the resting pointer, whose hover handlers restyle it). Such a change is that
+ * cause's own, as the dispatch's handlers' changes are the input's: the settle runs from it. Not
+ * when another change came between the settle's own cause and this one: the page was moving on
+ * its own, and waits for quiet.
  */
 import type { ActWindow } from "../act/dom.ts";
 import { readClock } from "./input.ts";
@@ -11,7 +13,7 @@ import type { Watcher } from "./quiet.ts";
 
 export interface Cause {
   at: number;
-  kind: "answer" | "input";
+  kind: "answer" | "over";
 }
 
 /** The newest cause at most `within` ms before the last change, if it is later than `from` (page clock); null: none. */
@@ -25,10 +27,11 @@ export function laterCause(win: ActWindow, sts: Watcher[], from: number, within:
   if (last <= from) return null;
   let answer = 0;
   for (const s of sts) answer = Math.max(answer, s.res?.endedBefore(last, within) ?? 0);
-  const clock = readClock(win);
-  const seen = clock ? Math.max(clock.hr, clock.edit) : 0;
-  const input = seen > installed && seen <= last && last - seen <= within ? seen : 0;
-  const at = Math.max(answer, input);
+  const seen = readClock(win)?.over ?? 0;
+  const over = seen > installed && seen <= last && last - seen <= within ? seen : 0;
+  const at = Math.max(answer, over);
   if (at <= from) return null;
-  return { at, kind: input > answer ? "input" : "answer" };
+  // A change after the settle's own cause's moment and before this one is explained by neither.
+  for (const s of sts) for (const t of s.batches) if (t > from + within && t < at) return null;
+  return { at, kind: over > answer ? "over" : "answer" };
 }

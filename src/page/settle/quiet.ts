@@ -60,6 +60,8 @@ export interface Watcher {
   last: number;
   /** When its last mutation record came (hrNow()); 0: none. */
   lastHr: number;
+  /** When its recent counted batches came (hrNow()), the newest last (later-cause.ts). */
+  batches: number[];
   mark: number;
   obs: ActMutationObserver | null;
   /** Answers to the page's scripted requests since the install (responses.ts). */
@@ -135,6 +137,7 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
     mutations: 0,
     last: 0,
     lastHr: 0,
+    batches: [],
     mark: 0,
     obs: null,
     res: null,
@@ -169,6 +172,8 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
     st.mutations += n;
     st.last = Date.now();
     st.lastHr = hrNow(win);
+    st.batches.push(st.lastHr);
+    if (st.batches.length > BATCHES_KEPT) st.batches.shift();
     st.mutFrame = st.frames;
     if (st.wake) st.wake();
   });
@@ -214,6 +219,9 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
   held[id] = st;
   return true;
 }
+
+/** Enough of a settle's batches to tell what came between two causes; older ones are before both. */
+const BATCHES_KEPT = 64;
 
 function disconnect(st: Watcher): void {
   st.obs?.disconnect();

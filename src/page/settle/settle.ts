@@ -59,7 +59,7 @@ export function settle(
   w: Watched,
   arg: QuietArg,
 ): Promise<
-  QuietPoll & { settled?: true; capped?: true; timed?: true; timedOver?: true; answered?: true; inputDuring?: true }
+  QuietPoll & { settled?: true; capped?: true; timed?: true; timedOver?: true; answered?: true; overDuring?: true }
 > {
   const { win, sts } = w;
   const quietFor = Number(arg.quietFor) || 0,
@@ -88,11 +88,12 @@ export function settle(
   // Changes that came well after the input but before this call are the page changing on its own, not the dispatch's own handlers.
   const late = cause > 0 && sts.some((s) => s.lastHr - from > LATE_CHANGE_MS);
   let base = late ? 0 : before;
-  let rebased: "answer" | "input" | undefined;
-  // A change right after an answer to the page's own request, or an input event the page got meanwhile, is that
-  // cause's own: settled from it as when it came before this call (later-cause.ts).
+  let rebased: "answer" | "over" | undefined;
+  // A click's change right after an answer to the page's own request, or after the pointer came over an element,
+  // is that cause's own: settled from it as when it came before this call (later-cause.ts). Typing is settled
+  // from its last key (the broker sends it no response either).
   const rebase = (p: Measure): boolean => {
-    if (!ledger || p.mutations <= base) return false;
+    if (!ledger || typing || p.mutations <= base) return false;
     const c = laterCause(win, sts, from, LATE_CHANGE_MS);
     if (!c) return false;
     from = c.at;
@@ -100,6 +101,11 @@ export function settle(
     base = p.mutations;
     // The page changed: a floor held only because the click had changed nothing yet no longer applies.
     floor = timerFloor > 0 && (unseen || scheduled()) ? timerFloor : 0;
+    // What the floor's own timer and the idle task told was about the old cause.
+    timed = false;
+    bounded = false;
+    idleHr = 0;
+    framedHr = 0;
     rebased = rebased === "answer" ? "answer" : c.kind;
     return true;
   };
@@ -121,13 +127,13 @@ export function settle(
   let idleAsked = false,
     idleHr = 0,
     framedHr = 0,
-    bounded = false;
+    bounded = false,
+    timed = false;
   return new Promise((resolve) => {
     let done = false,
       timer = 0,
       pending = false,
       fromTimer = false,
-      timed = false,
       looked = false;
     const end = (p: ReturnType<Watched["measure"]>, extra: { settled: true; capped?: true }): void => {
       done = true;
@@ -141,11 +147,11 @@ export function settle(
         ...reply(p, extra),
         ...(w.timedHr > 0 ? { timed: true as const } : {}),
         ...(w.timedOverHr > 0 ? { timedOver: true as const } : {}),
-        // `answered`, `inputDuring`: settled from an answer or an input event that came during this call (bench/phases.ts).
+        // `answered`, `overDuring`: settled from an answer or the pointer's over events that came during this call (bench/phases.ts).
         ...(rebased === "answer"
           ? { answered: true as const }
-          : rebased === "input"
-            ? { inputDuring: true as const }
+          : rebased === "over"
+            ? { overDuring: true as const }
             : {}),
       });
     };
@@ -173,8 +179,7 @@ export function settle(
       const now = Date.now(),
         p = w.measure(0),
         el = now - ts;
-      // The frame and idle task the frame rule waits for come after the answer.
-      if (rebase(p)) framedHr = 0;
+      rebase(p);
       const sinceCause = hrNow(win) - from;
       // A click (any action but typing) that changed nothing yet is held to the floor too; a checkbox or radio it
       // toggled that still shows the new state is a change (one a controlled widget put back is not: its own state may come later).
