@@ -7,7 +7,8 @@
  *            with the library's default 300 ms delay, a datepicker with its default fadeIn, a
  *            sortable list.
  *  /react    React 19 as built from the devDependencies (test/support/react-bundle.ts): a cart
- *            button and a controlled name field, with React's one listener on the root.
+ *            button, a controlled name field and a button that asks the server for the stock
+ *            and renders its answer, with React's one listener on the root.
  *  /live     a ticking episode timer (text and bar every 100 ms), an endless CSS spinner, a JS
  *            animation moving a box every frame, and a button whose click also flashes a short
  *            CSS animation: what MiniWoB++ episodes run while an agent acts.
@@ -34,6 +35,9 @@ export const WIDGET = {
   liveField: "Full name",
   reactButton: "Add to cart",
   reactField: "Your name",
+  reactLoad: "Check stock",
+  /** What the page shows once the server's answer is rendered. */
+  reactLoaded: "tins left",
 } as const;
 
 const HEAD = `<link rel=stylesheet href="/lib/jquery-ui.css"><script src="/lib/jquery.js"></script><script src="/lib/jquery-ui.js"></script>`;
@@ -61,6 +65,8 @@ export const WIDGET_RESET = {
   date: `($("#date").datepicker("hide").blur().val(""), $.datepicker._curInst && $("#ui-datepicker-div").stop(true, true).hide(), 0)`,
   live: `(document.getElementById("fullname").value = "", document.getElementById("greet").textContent = "Hello, stranger", 0)`,
   // Through React's own input event, so its state (and the greeting) goes back too.
+  // The stock goes back through React's state too (the page listens for this event).
+  stock: `(dispatchEvent(new Event("bench-reset")), 0)`,
   react: `(((el) => (Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set.call(el, ""), el.dispatchEvent(new Event("input", { bubbles: true }))))(document.getElementById("who")), 0)`,
   sort: `(["Ann","Bob","Cid"].forEach(function (n) { var l = document.getElementById("list"); l.appendChild([].find.call(l.children, function (e) { return e.textContent === n; })); }), $("#order").text("Ann,Bob,Cid"), 0)`,
 };
@@ -70,12 +76,20 @@ function reactPage(): string {
 <style>body{font:14px sans-serif;margin:16px}</style></head><body><div id=root></div>
 <script src="/lib/react.js"></script>
 <script>
-  const h = React.createElement, { useState } = React;
+  const h = React.createElement, { useState, useEffect } = React;
   function Shop() {
-    const [n, setN] = useState(0), [name, setName] = useState("");
+    const [n, setN] = useState(0), [name, setName] = useState(""), [stock, setStock] = useState(null);
+    useEffect(() => {
+      const reset = () => setStock(null);
+      addEventListener("bench-reset", reset);
+      return () => removeEventListener("bench-reset", reset);
+    }, []);
+    const check = () => fetch("/api/stock").then((r) => r.json()).then((d) => setStock(d.tins));
     return h("main", null,
       h("h1", null, "Tea shop"),
-      h("p", null, "Assam, 250 g ", h("button", { onClick: () => setN(n + 1) }, "${WIDGET.reactButton}")),
+      h("p", null, "Assam, 250 g ", h("button", { onClick: () => setN(n + 1) }, "${WIDGET.reactButton}"),
+        " ", h("button", { onClick: check }, "${WIDGET.reactLoad}")),
+      h("p", null, stock === null ? "Stock not checked" : stock + " ${WIDGET.reactLoaded}"),
       h("p", null, n === 0 ? "Your cart is empty" : "Cart: " + n + (n === 1 ? " item" : " items")),
       h("p", null, h("label", { htmlFor: "who" }, "${WIDGET.reactField}"), " ",
         h("input", { id: "who", value: name, onChange: (e) => setName(e.target.value) })),
@@ -136,6 +150,8 @@ export function widgetRoutes(): Record<string, { body: string | Buffer; type: st
     "/live": html(livePage()),
     "/react": html(reactPage()),
     "/lib/react.js": { body: REACT_BUNDLE, type: "text/javascript" },
+    // A local API that answers at once, as a page's own backend would on this machine.
+    "/api/stock": { body: JSON.stringify({ tins: 12 }), type: "application/json" },
     "/lib/jquery.js": asset("jquery/dist/jquery.min.js", "text/javascript"),
     "/lib/jquery-ui.js": asset("jquery-ui/dist/jquery-ui.min.js", "text/javascript"),
     "/lib/jquery-ui.css": asset("jquery-ui/dist/themes/base/jquery-ui.min.css", "text/css"),

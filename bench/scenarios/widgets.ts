@@ -85,6 +85,15 @@ export const WIDGET_STEPS: ActStep[] = [
     target: { name: WIDGET.reactButton },
   },
   {
+    id: "react-load",
+    page: "/react",
+    label: "React: click a button that loads from the server",
+    kind: "click",
+    target: { name: WIDGET.reactLoad },
+    reset: WIDGET_RESET.stock,
+    effect: WIDGET.reactLoaded,
+  },
+  {
     id: "react-type",
     page: "/react",
     label: "React: fill a controlled field",
@@ -185,13 +194,14 @@ export async function widgetActions(ctx: Ctx): Promise<void> {
     "real jQuery UI 1.14 widgets (the devDependencies, served locally) with the library's defaults: the autocomplete " +
       `field “${WIDGET.city}” (typing “${WIDGET.cityText}” shows suggestions after its 300 ms delay), the datepicker ` +
       `field “${WIDGET.date}” (a click opens the calendar with its fadeIn), a sortable list (drag “${WIDGET.sortFirst}” ` +
-      `onto “${WIDGET.sortLast}”); a React 19 page (the button “${WIDGET.reactButton}”, which says the cart's count, and ` +
+      `onto “${WIDGET.sortLast}”); a React 19 page (the button “${WIDGET.reactButton}”, which says the cart's count, ` +
+      `the button “${WIDGET.reactLoad}”, which asks a local API and renders its answer, and ` +
       `a controlled field “${WIDGET.reactField}”, which greets the name typed); and a page with an episode timer ticking every 100 ms, an endless CSS spinner, a JS ` +
       "animation moving a box every frame and a button whose click flashes a 150 ms CSS animation, as MiniWoB++ episodes " +
       "run. Each repetition first puts the widget back with an untimed eval and takes an untimed snapshot (the page as the agent saw it before acting; bp's reply diffs against it). Commands as on the form page (drag: bp " +
       "`drag <ref> <ref>`, agent-browser `drag` with CSS selectors, as its `snapshot -i` gives list items no ref, " +
       "playwright-cli `drag <ref> <ref>`). “act + one look” is the action and, for a peer, one snapshot; “until the effect " +
-      `shows” repeats the peer's snapshot until its output shows the effect (a suggestion, the calendar's Next, the typed name; at most ` +
+      `shows” repeats the peer's snapshot until its output shows the effect (a suggestion, the calendar's Next, the stock, the typed name; at most ` +
       `${LOOK_BUDGET_MS / 1000} s of tool time in all, the action's included, else the run fails), as an agent that needs it would; “effect shown” counts the runs whose ` +
       "act + one look showed it.",
   );
