@@ -38,11 +38,11 @@ const site = startFixtureServer({
       const show = (t) => { document.getElementById("out").innerHTML = "<button>" + t + "</button>"; };
       function load() { fetch("/answer?n=" + (++n)).then((r) => r.text()).then(show); }
       function loadXhr() { const x = new XMLHttpRequest(); x.open("GET", "/answer?n=" + (++n)); x.onload = () => show(x.responseText); x.send(); }
-      // The request starts 30 ms after the click, while the settle call waits out the box's slide: its answer lands in that call.
+      // The request starts 120 ms after the click, while the settle call waits out the box's 300 ms slide: its answer lands in that call.
       function slide() {
         const box = document.getElementById("box");
         box.style.transform = box.style.transform ? "" : "translateX(40px)";
-        setTimeout(load, 30);
+        setTimeout(load, 120);
       }
       // After the answer the page steps a count every 10 ms, inside the timer floor: a page moving on its own, waited for to its end.
       function count() {

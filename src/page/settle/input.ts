@@ -116,8 +116,14 @@ export function frameClock(win: ActWindow): number {
 export interface InputClock {
   hr: number;
   edit: number;
-  /** When the pointer last came over an element (its over events); 0 or none: never. */
+  /**
+   * The last burst of the pointer's boundary events (out, leave, over, enter: one task when the
+   * pointer crosses into another element): when it began and when its last event came; none: never.
+   */
   over?: number;
+  overEnd?: number;
+  /** Capture listener for the out events, which only stamp the burst (none on a clock an older build made). */
+  bound?: (e: InputEvent) => void;
   /** document.timeline's time (the last rendered frame's) at the last of them; NaN: none (or a clock an older build made). */
   tl?: number;
   /** The checkbox or radio the last input event toggled, and the state it toggled to; none for other edits. */
@@ -136,6 +142,11 @@ export interface InputClock {
   judge: (e: { type: string; isTrusted?: boolean }) => void;
 }
 
+/** The pointer's boundary events that come first in a crossing, before its over events (which mark() stamps). */
+const OUT_EVENTS = ["pointerout", "mouseout"];
+/** Events of one crossing come in one task: a gap longer than this starts another burst. */
+const BURST_GAP_MS = 2;
+
 function listen(win: ActWindow, c: InputClock): void {
   for (const type of INPUT_EVENTS.concat(EDIT_EVENTS, ["drop"])) {
     try {
@@ -143,6 +154,19 @@ function listen(win: ActWindow, c: InputClock): void {
       if (JUDGED_AT[type]) win.addEventListener(type, c.judge, { passive: true });
     } catch {}
   }
+  const bound = c.bound;
+  if (bound)
+    for (const type of OUT_EVENTS) {
+      try {
+        win.addEventListener(type, bound, { capture: true, passive: true });
+      } catch {}
+    }
+}
+
+/** Stamps a boundary event into the clock's current burst, or begins a new one. */
+function crossing(c: InputClock, at: number): void {
+  if (!(c.overEnd !== undefined && c.over !== undefined && at - c.overEnd <= BURST_GAP_MS)) c.over = at;
+  c.overEnd = at;
 }
 
 /** A checkbox or radio an input event toggled, with its new state (read before any handler of the page's could put it back). */
@@ -174,11 +198,14 @@ export function inputClock(win: ActWindow, relisten = false): InputClock {
         c.edit = at;
         if (e.type === "input") c.toggled = toggledBy(e);
       } else c.hr = at;
-      if (e.type === "mouseover" || e.type === "pointerover") c.over = at;
+      if (e.type === "mouseover" || e.type === "pointerover") crossing(c, at);
       const until = TIMED_UNTIL[e.type];
       // The pointer's over events of one move are judged together, to its mousemove.
       if (until && !(until === "mousemove" && c.judging?.until === "mousemove"))
         c.judging = { until, at, from: marks(win) };
+    },
+    bound: (e) => {
+      if (e.isTrusted !== false) crossing(c, hrNow(win));
     },
     judge: (e) => {
       const j = c.judging;

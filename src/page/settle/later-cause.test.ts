@@ -216,6 +216,34 @@ describe("a change right after an answer to the page's own request", () => {
     expect(settledAt - end).toBeGreaterThanOrEqual(39);
   });
 
+  test("the frame and idle moment the settle had seen before the answer are the old cause's: it waits for new ones", async () => {
+    const { w, frame, idle } = framed(true);
+    const rt = resourceTiming(w);
+    quiet(w, { op: "install", id: 1 });
+    const sent = rt.now();
+    frame();
+    w.document.body.dispatchEvent(new w.MouseEvent("click", { bubbles: true }));
+    render(w);
+    await tick();
+    const settle = quiet(w, CLICK) as Promise<Settled>;
+    // The click's frame came; the settle now waits for its idle task.
+    frame();
+    await tick();
+    expect(await settledWithoutFrames(settle)).toBe("waiting");
+    rt.answered(sent);
+    render(w);
+    await tick();
+    // That idle task runs after the answer's change but before its frame: it tells nothing of what the frame starts.
+    idle();
+    await tick();
+    frame();
+    await tick();
+    expect(await settledWithoutFrames(settle)).toBe("waiting");
+    idle();
+    const out = await settle;
+    expect(out).toMatchObject({ settled: true, mutations: 2, answered: true });
+  });
+
   test("a change between the click and the answer that neither explains: the page moves on its own, 50 ms and three frames of quiet", async () => {
     const { w, frame, idle } = framed(true);
     const rt = resourceTiming(w);
@@ -318,6 +346,33 @@ describe("a change right after the pointer came over an element during the settl
       expect(out).toMatchObject({ settled: true, mutations: 2, overDuring: true });
     },
   );
+
+  test("a crossing's out handler restyles the element left, its over handler the one entered (jQuery's hover): both are the crossing's", async () => {
+    const { w, frame, idle } = framed(true);
+    const left = w.document.createElement("a");
+    const entered = w.document.createElement("a");
+    w.document.body.append(left, entered);
+    quiet(w, { op: "install", id: 1 });
+    frame();
+    w.document.body.dispatchEvent(new w.MouseEvent("click", { bubbles: true }));
+    render(w);
+    await tick();
+    const settle = quiet(w, CLICK) as Promise<Settled>;
+    await wait(12);
+    // One crossing is one task in Chromium: out, leave, over and enter in a row, the mutation records of each
+    // listener delivered at the microtask checkpoint after it.
+    left.dispatchEvent(new w.MouseEvent("mouseout", { bubbles: true }));
+    left.className = "";
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+    entered.dispatchEvent(new w.MouseEvent("mouseover", { bubbles: true }));
+    entered.className = "hover";
+    await tick();
+    frame();
+    await tick();
+    idle();
+    const out = await settledWithoutFrames(settle);
+    expect(out).toMatchObject({ settled: true, mutations: 3, overDuring: true });
+  });
 
   test.each(["mousemove", "keydown", "wheel"])(
     "a %s the page got during the settle is no cause: the change after it waits for quiet",

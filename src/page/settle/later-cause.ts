@@ -1,8 +1,9 @@
 /**
  * What a change during the settle came right after, when that is newer than what the settle runs
  * from: an answer to a request the page's scripts started since the arm (responses.ts), or the
- * pointer coming over an element meanwhile (the over events Chromium sends once a render moved
- * other content under the resting pointer, whose hover handlers restyle it). Such a change is that
+ * pointer crossing into another element meanwhile (the out, leave, over and enter events Chromium
+ * sends once a render moved other content under the resting pointer, whose hover handlers restyle
+ * the elements). Such a change is that
  * cause's own, as the dispatch's handlers' changes are the input's: the settle runs from it. Not
  * when another change came between the settle's own cause and this one: the page was moving on
  * its own, and waits for quiet.
@@ -27,11 +28,14 @@ export function laterCause(win: ActWindow, sts: Watcher[], from: number, within:
   if (last <= from) return null;
   let answer = 0;
   for (const s of sts) answer = Math.max(answer, s.res?.endedBefore(last, within) ?? 0);
-  const seen = readClock(win)?.over ?? 0;
-  const over = seen > installed && seen <= last && last - seen <= within ? seen : 0;
+  // The burst's first event is the cause; its handlers' changes may come all through it (an out handler's first).
+  const clock = readClock(win);
+  const began = clock?.over ?? 0,
+    ended = clock?.overEnd ?? began;
+  const over = began > installed && began <= last && last - ended <= within ? began : 0;
   const at = Math.max(answer, over);
   if (at <= from) return null;
   // A change after the settle's own cause's moment and before this one is explained by neither.
-  for (const s of sts) for (const t of s.batches) if (t > from + within && t < at) return null;
+  for (const s of sts) for (const t of s.batches ?? []) if (t > from + within && t < at) return null;
   return { at, kind: over > answer ? "over" : "answer" };
 }
