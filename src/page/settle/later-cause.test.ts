@@ -76,6 +76,33 @@ function clickedQuietly(w: Window): void {
 const render = (w: Window) => w.document.body.appendChild(w.document.createElement("output"));
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The page stays quiet for 60 ms and four frames, each with an idle moment after it: a settle that waits for quiet ends. */
+async function quietAfter(settle: Promise<Settled>, frame: () => void, idle: () => void): Promise<Settled> {
+  await wait(60);
+  for (let i = 0; i < 4; i++) {
+    frame();
+    await tick();
+    idle();
+  }
+  return settle;
+}
+/** After a frame and an idle moment the settle still waits (the page moved on its own), and ends once quiet, from no newer cause. */
+async function heldForQuiet(
+  settle: Promise<Settled>,
+  frame: () => void,
+  idle: () => void,
+  mutations: number,
+): Promise<void> {
+  frame();
+  await tick();
+  idle();
+  expect(await settledWithoutFrames(settle)).toBe("waiting");
+  const out = await quietAfter(settle, frame, idle);
+  expect(out).toMatchObject({ settled: true, mutations });
+  expect(out.answered).toBeUndefined();
+  expect(out.overDuring).toBeUndefined();
+}
+
 describe("a change right after an answer to the page's own request", () => {
   test.each(channels)(
     "lands during the settle: settled a frame and an idle moment after it, not held to the floor nor to 50 ms of quiet (%s)",
@@ -141,19 +168,7 @@ describe("a change right after an answer to the page's own request", () => {
       await wait(20);
       render(w);
       await tick();
-      frame();
-      await tick();
-      idle();
-      expect(await settledWithoutFrames(settle)).toBe("waiting");
-      await wait(60);
-      for (let i = 0; i < 4; i++) {
-        frame();
-        await tick();
-        idle();
-      }
-      const out = await settle;
-      expect(out).toMatchObject({ settled: true, mutations: 2 });
-      expect(out.answered).toBeUndefined();
+      await heldForQuiet(settle, frame, idle, 2);
     },
   );
 
@@ -175,19 +190,7 @@ describe("a change right after an answer to the page's own request", () => {
     rt.answered(sent, initiator);
     render(w);
     await tick();
-    frame();
-    await tick();
-    idle();
-    expect(await settledWithoutFrames(settle)).toBe("waiting");
-    await wait(60);
-    for (let i = 0; i < 4; i++) {
-      frame();
-      await tick();
-      idle();
-    }
-    const out = await settle;
-    expect(out).toMatchObject({ settled: true, mutations: 1 });
-    expect(out.answered).toBeUndefined();
+    await heldForQuiet(settle, frame, idle, 1);
   });
 
   test("a timer the page set since the arm holds the floor, counted from the answer", async () => {
@@ -260,19 +263,7 @@ describe("a change right after an answer to the page's own request", () => {
     rt.answered(sent);
     render(w);
     await tick();
-    frame();
-    await tick();
-    idle();
-    expect(await settledWithoutFrames(settle)).toBe("waiting");
-    await wait(60);
-    for (let i = 0; i < 4; i++) {
-      frame();
-      await tick();
-      idle();
-    }
-    const out = await settle;
-    expect(out).toMatchObject({ settled: true, mutations: 2 });
-    expect(out.answered).toBeUndefined();
+    await heldForQuiet(settle, frame, idle, 2);
   });
 
   test("typed text is settled from its last key: an answer's change during the settle waits for quiet", async () => {
@@ -288,19 +279,7 @@ describe("a change right after an answer to the page's own request", () => {
     rt.answered(sent);
     render(w);
     await tick();
-    frame();
-    await tick();
-    idle();
-    expect(await settledWithoutFrames(settle)).toBe("waiting");
-    await wait(60);
-    for (let i = 0; i < 4; i++) {
-      frame();
-      await tick();
-      idle();
-    }
-    const out = await settle;
-    expect(out).toMatchObject({ settled: true, mutations: 2 });
-    expect(out.answered).toBeUndefined();
+    await heldForQuiet(settle, frame, idle, 2);
   });
 
   test("the observer goes with the watcher, and with a watcher that only lingered", async () => {
@@ -388,19 +367,7 @@ describe("a change right after the pointer came over an element during the settl
       w.document.body.dispatchEvent(new w.Event(type, { bubbles: true }));
       w.document.body.className = "moved";
       await tick();
-      frame();
-      await tick();
-      idle();
-      expect(await settledWithoutFrames(settle)).toBe("waiting");
-      await wait(60);
-      for (let i = 0; i < 4; i++) {
-        frame();
-        await tick();
-        idle();
-      }
-      const out = await settle;
-      expect(out).toMatchObject({ settled: true, mutations: 2 });
-      expect(out.overDuring).toBeUndefined();
+      await heldForQuiet(settle, frame, idle, 2);
     },
   );
 
@@ -416,18 +383,6 @@ describe("a change right after the pointer came over an element during the settl
     await wait(20);
     w.document.body.className = "later";
     await tick();
-    frame();
-    await tick();
-    idle();
-    expect(await settledWithoutFrames(settle)).toBe("waiting");
-    await wait(60);
-    for (let i = 0; i < 4; i++) {
-      frame();
-      await tick();
-      idle();
-    }
-    const out = await settle;
-    expect(out).toMatchObject({ settled: true, mutations: 2 });
-    expect(out.overDuring).toBeUndefined();
+    await heldForQuiet(settle, frame, idle, 2);
   });
 });
