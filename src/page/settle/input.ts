@@ -144,8 +144,11 @@ export interface InputClock {
 
 /** The pointer's boundary events that come first in a crossing, before its over events (which mark() stamps). */
 const OUT_EVENTS = ["pointerout", "mouseout"];
-/** Events of one crossing come in one task: a gap longer than this starts another burst. */
-const BURST_GAP_MS = 2;
+/**
+ * Events of one crossing come in one task, its leave and enter handlers between its out and over
+ * events: a gap longer than half a frame starts another burst (Chromium crosses at most once a frame).
+ */
+const BURST_GAP_MS = 8;
 
 function listen(win: ActWindow, c: InputClock): void {
   for (const type of INPUT_EVENTS.concat(EDIT_EVENTS, ["drop"])) {

@@ -3,10 +3,9 @@
  * from: an answer to a request the page's scripts started since the arm (responses.ts), or the
  * pointer crossing into another element meanwhile (the out, leave, over and enter events Chromium
  * sends once a render moved other content under the resting pointer, whose hover handlers restyle
- * the elements). Such a change is that
- * cause's own, as the dispatch's handlers' changes are the input's: the settle runs from it. Not
- * when another change came between the settle's own cause and this one: the page was moving on
- * its own, and waits for quiet.
+ * the elements). Such a change is that cause's own, as the dispatch's handlers' changes are the
+ * input's: the settle runs from it. Not when another change came between the settle's own cause
+ * and this one: the page was moving on its own, and waits for quiet.
  */
 import type { ActWindow } from "../act/dom.ts";
 import { readClock } from "./input.ts";

@@ -89,7 +89,7 @@ export function settle(
   const late = cause > 0 && sts.some((s) => s.lastHr - from > LATE_CHANGE_MS);
   let base = late ? 0 : before;
   let rebased: "answer" | "over" | undefined;
-  // A click's change right after an answer to the page's own request, or after the pointer came over an element,
+  // A click's change right after an answer to the page's own request, or after the pointer crossed into an element,
   // is that cause's own: settled from it as when it came before this call (later-cause.ts). Typing is settled
   // from its last key (the broker sends it no response either).
   const rebase = (p: Measure): boolean => {
