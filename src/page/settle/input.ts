@@ -72,7 +72,13 @@ export interface Received {
   drop?: unknown;
 }
 
-type InputEvent = { type: string; isTrusted?: boolean; target?: unknown; composedPath?: () => unknown[] };
+type InputEvent = {
+  type: string;
+  isTrusted?: boolean;
+  timeStamp?: number;
+  target?: unknown;
+  composedPath?: () => unknown[];
+};
 
 function innermost(e: InputEvent): unknown {
   try {
@@ -122,6 +128,8 @@ export interface InputClock {
    */
   over?: number;
   overEnd?: number;
+  /** The burst's event time (`timeStamp`), which every event of one crossing shares. */
+  overStamp?: number;
   /** Capture listener for the out events, which only stamp the burst (none on a clock an older build made). */
   bound?: (e: InputEvent) => void;
   /** document.timeline's time (the last rendered frame's) at the last of them; NaN: none (or a clock an older build made). */
@@ -145,10 +153,11 @@ export interface InputClock {
 /** The pointer's boundary events that come first in a crossing, before its over events (which mark() stamps). */
 const OUT_EVENTS = ["pointerout", "mouseout"];
 /**
- * Events of one crossing come in one task, its leave and enter handlers between its out and over
- * events: a gap longer than half a frame starts another burst (Chromium crosses at most once a frame).
+ * Without an event time, a gap longer than this starts another burst. With one, the events of one
+ * crossing share it (the pointer event that crossed, which our own press or move may have been:
+ * a gap of time cannot tell our move's crossing from the one a render made a few ms later).
  */
-const BURST_GAP_MS = 8;
+const BURST_GAP_MS = 2;
 
 function listen(win: ActWindow, c: InputClock): void {
   for (const type of INPUT_EVENTS.concat(EDIT_EVENTS, ["drop"])) {
@@ -167,9 +176,15 @@ function listen(win: ActWindow, c: InputClock): void {
 }
 
 /** Stamps a boundary event into the clock's current burst, or begins a new one. */
-function crossing(c: InputClock, at: number): void {
-  if (!(c.overEnd !== undefined && c.over !== undefined && at - c.overEnd <= BURST_GAP_MS)) c.over = at;
+function crossing(c: InputClock, at: number, e: InputEvent): void {
+  const stamp = typeof e.timeStamp === "number" && e.timeStamp > 0 ? e.timeStamp : undefined;
+  const same =
+    c.over !== undefined &&
+    c.overEnd !== undefined &&
+    (stamp !== undefined ? stamp === c.overStamp : at - c.overEnd <= BURST_GAP_MS);
+  if (!same) c.over = at;
   c.overEnd = at;
+  c.overStamp = stamp;
 }
 
 /** A checkbox or radio an input event toggled, with its new state (read before any handler of the page's could put it back). */
@@ -201,14 +216,14 @@ export function inputClock(win: ActWindow, relisten = false): InputClock {
         c.edit = at;
         if (e.type === "input") c.toggled = toggledBy(e);
       } else c.hr = at;
-      if (e.type === "mouseover" || e.type === "pointerover") crossing(c, at);
+      if (e.type === "mouseover" || e.type === "pointerover") crossing(c, at, e);
       const until = TIMED_UNTIL[e.type];
       // The pointer's over events of one move are judged together, to its mousemove.
       if (until && !(until === "mousemove" && c.judging?.until === "mousemove"))
         c.judging = { until, at, from: marks(win) };
     },
     bound: (e) => {
-      if (e.isTrusted !== false) crossing(c, hrNow(win));
+      if (e.isTrusted !== false) crossing(c, hrNow(win), e);
     },
     judge: (e) => {
       const j = c.judging;

@@ -338,12 +338,17 @@ describe("a change right after the pointer came over an element during the settl
     await tick();
     const settle = quiet(w, CLICK) as Promise<Settled>;
     await wait(12);
-    // One crossing is one task in Chromium: out, leave, over and enter in a row, the mutation records of each
-    // listener delivered at the microtask checkpoint after it.
-    left.dispatchEvent(new w.MouseEvent("mouseout", { bubbles: true }));
+    // One crossing is one task in Chromium: out, leave, over and enter in a row, all with the time of the pointer
+    // event that crossed, the mutation records of each listener delivered at the microtask checkpoint after it
+    // (a slow leave handler between them here).
+    const crossed = w.performance.now();
+    const at = <T extends object>(e: T): T => Object.defineProperty(e, "timeStamp", { value: crossed });
+    left.dispatchEvent(at(new w.MouseEvent("mouseout", { bubbles: true })));
     left.className = "";
     for (let i = 0; i < 5; i++) await Promise.resolve();
-    entered.dispatchEvent(new w.MouseEvent("mouseover", { bubbles: true }));
+    const slow = Date.now() + 4;
+    while (Date.now() < slow) {}
+    entered.dispatchEvent(at(new w.MouseEvent("mouseover", { bubbles: true })));
     entered.className = "hover";
     await tick();
     frame();
@@ -351,6 +356,30 @@ describe("a change right after the pointer came over an element during the settl
     idle();
     const out = await settledWithoutFrames(settle);
     expect(out).toMatchObject({ settled: true, mutations: 3, overDuring: true });
+  });
+
+  test("the click's own crossing and the one its render makes a few ms later are two: the later is the cause", async () => {
+    const { w, frame, idle } = framed(true);
+    const stamped = <T extends object>(e: T, t: number): T => Object.defineProperty(e, "timeStamp", { value: t });
+    quiet(w, { op: "install", id: 1 });
+    frame();
+    // The click's move brings the pointer over its target, then the press and release.
+    const moved = w.performance.now();
+    w.document.body.dispatchEvent(stamped(new w.MouseEvent("mouseover", { bubbles: true }), moved));
+    await wait(1);
+    w.document.body.dispatchEvent(stamped(new w.MouseEvent("click", { bubbles: true }), w.performance.now()));
+    render(w);
+    await tick();
+    const settle = quiet(w, CLICK) as Promise<Settled>;
+    // The render moved the target away: Chromium crosses into what is under the pointer now.
+    await wait(3);
+    w.document.body.dispatchEvent(stamped(new w.MouseEvent("mouseover", { bubbles: true }), w.performance.now()));
+    w.document.body.className = "hover";
+    await tick();
+    frame();
+    await tick();
+    idle();
+    expect(await settledWithoutFrames(settle)).toMatchObject({ settled: true, mutations: 2, overDuring: true });
   });
 
   test.each(["mousemove", "keydown", "wheel"])(
