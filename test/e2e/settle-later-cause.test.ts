@@ -7,7 +7,7 @@
  *   events to the new Prev, and the library's hover handler restyles it.
  * Each is settled a frame after its cause, as when it came before the call, not held to the quiet
  * period of a page that keeps changing. The trace (BROWSER_PILOT_PHASES) shows which rule settled
- * each call; the replies show that nothing the causes brought is lost.
+ * each call where the order is certain; the replies show that nothing the causes brought is lost.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
@@ -156,7 +156,9 @@ describe("a click that renders the server's answer", () => {
 });
 
 describe("jQuery UI's datepicker redrawn under the pointer", () => {
-  test("Prev: the month turns in every reply; the hover restyle Chromium's over events bring is settled from them", async () => {
+  // Whether Chromium's crossing comes before the settle call (the dispatch's own change then) or during it (settled
+  // from the crossing) is a race this page cannot steer; the unit cases hold the rule, this case the outcome.
+  test("Prev: the month turns in every reply, each settled without the 1 s cap, the hover restyle in any order", async () => {
     expect((await run(["open", `${site.a}/ui/dp`])).json.ok).toBe(true);
     const opened = await run(["click", await refOf("Date")]);
     expect((opened.json.diff as { text?: string[] }).text?.[0]).toBe("December 2026");
@@ -165,7 +167,6 @@ describe("jQuery UI's datepicker redrawn under the pointer", () => {
     let clicks = lastClicks().length;
     let prev = ((opened.json.diff as { added?: El[] }).added ?? []).find((e) => e.n === "Prev")?.r;
     const months = ["November 2026", "October 2026", "September 2026", "August 2026", "July 2026", "June 2026"];
-    let during = 0;
     for (const month of months) {
       const r = await run(["click", String(prev)]);
       clicks++;
@@ -175,10 +176,10 @@ describe("jQuery UI's datepicker redrawn under the pointer", () => {
       prev = diff.added?.find((e) => e.n === "Prev")?.r;
       expect(prev).toBeDefined();
       const settles = await lastClickSettles(clicks);
-      if (settles.some((s) => s.overDuring === true)) during++;
+      expect(settles.length).toBeGreaterThan(0);
+      for (const s of settles) expect(s).toMatchObject({ settled: true });
+      expect(settles.some((s) => (s as { capped?: boolean }).capped === true)).toBe(false);
       await Bun.sleep(100);
     }
-    // Whether the over events come before or during the settle call is a race; most land during it.
-    expect(during).toBeGreaterThan(0);
   });
 });
