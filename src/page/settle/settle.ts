@@ -82,7 +82,9 @@ export function settle(
   const scheduled = (): boolean => sts.some((s) => pageScheduled(win, s.marks));
   // An action whose input this document never saw while it holds a child frame may have set its timers on that frame's counters.
   const unseen = ledger && !typing && w.inputHr === 0 && childFrames(win);
-  let floor = !ledger ? syncQuietFor : timerFloor > 0 && (unseen || scheduled()) ? timerFloor : 0;
+  // The timer floor when the page set a timer since the arm (or may have, on a child frame's counters).
+  const ledgerFloor = (): number => (timerFloor > 0 && (unseen || scheduled()) ? timerFloor : 0);
+  let floor = !ledger ? syncQuietFor : ledgerFloor();
   const cause = typing ? lastInput : w.inputHr;
   let from = Math.max(cause > 0 && cause <= hs ? cause : hs, response);
   // Changes that came well after the input but before this call are the page changing on its own, not the dispatch's own handlers.
@@ -100,7 +102,7 @@ export function settle(
     frameAfter = Math.max(frameAfter, c.at);
     base = p.mutations;
     // The page changed: a floor held only because the click had changed nothing yet no longer applies.
-    floor = timerFloor > 0 && (unseen || scheduled()) ? timerFloor : 0;
+    floor = ledgerFloor();
     // What the floor's own timer and the idle task told was about the old cause.
     timed = false;
     bounded = false;
