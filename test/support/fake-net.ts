@@ -102,6 +102,43 @@ export class FakeNet implements NetEvents {
     return p;
   }
 
+  /** The answer of `id` came at page time `ms` (status, headers), its body in `chunks` (decoded bytes each), each 1 ms later. */
+  answered(
+    id: string,
+    ms: number,
+    o: { status?: number; headers?: Record<string, string>; chunks?: number[] } = {},
+  ): void {
+    this.at(ms);
+    const response = {
+      url: "http://a.test/api",
+      status: o.status ?? 200,
+      statusText: "",
+      headers: o.headers ?? {},
+      mimeType: "text/plain",
+      charset: "",
+      connectionReused: false,
+      connectionId: 0,
+      encodedDataLength: 100,
+      securityState: "neutral",
+    } as Protocol.Network.Response;
+    this.emit("Network.responseReceived", {
+      requestId: id,
+      loaderId: "L",
+      timestamp: ms / 1000,
+      type: "Fetch",
+      response,
+      hasExtraInfo: false,
+    });
+    let t = ms;
+    for (const n of o.chunks ?? []) this.data(id, ++t, n);
+  }
+
+  /** `n` bytes of the body of `id` came at page time `ms`. */
+  data(id: string, ms: number, n: number): void {
+    this.at(ms);
+    this.emit("Network.dataReceived", { requestId: id, timestamp: ms / 1000, dataLength: n, encodedDataLength: n });
+  }
+
   /** A poll of `path` from `line` (default: /api/items, line 1): `n` starts `period` ms apart from page time `from`, each answered 5 ms later. */
   poll(from: number, n: number, period: number, o: { path?: string; line?: number } = {}): string[] {
     const ids: string[] = [];

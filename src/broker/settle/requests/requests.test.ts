@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { Protocol } from "devtools-protocol";
 import { FakeNet } from "../../../../test/support/fake-net.ts";
 import { rememberRequests } from "./polling.ts";
-import { ActionRequests } from "./requests.ts";
+import { ActionRequests, bodyLength } from "./requests.ts";
 
 // The page polls /api/items from line 1 of its script every 100 ms (a setInterval: on a grid);
 // the action's requests come from other lines, or from line 1 too (a shared fetching function).
@@ -412,5 +412,71 @@ describe("an action's requests in out-of-process frames (their own sessions)", (
     expect(a.reqs.pending.size).toBe(0);
     expect(a.effects.requests).toBe(1);
     a.stop();
+  });
+});
+
+describe("an action's request is answered once its body's bytes are in", () => {
+  test("a body of known length: answered at its last byte, not when Chromium ends a body the page never read", async () => {
+    const net = new FakeNet();
+    const a = action(net);
+    const p = net.sent(100, { path: "/log", line: 3 });
+    expect(a.mine(p)).toBe(true);
+    net.answered(p.requestId, 110, { headers: { "Content-Length": "5" }, chunks: [3] });
+    expect(a.reqs.pending.size).toBe(1);
+    expect(a.reqs.responded).toBe(0);
+    net.data(p.requestId, 113, 2);
+    expect(a.reqs.pending.size).toBe(0);
+    const at = a.reqs.responded;
+    expect(at).toBeGreaterThan(0);
+    // Its end 50 ms later is no second answer (`responded` is our wall clock).
+    await Bun.sleep(5);
+    net.finished(p.requestId, 163);
+    expect(a.reqs.responded).toBe(at);
+    a.stop();
+  });
+
+  test("an answer without a body (204, Content-Length 0) is answered with its headers", () => {
+    for (const o of [{ status: 204 }, { headers: { "content-length": "0" } }]) {
+      const net = new FakeNet();
+      const a = action(net);
+      const p = net.sent(100, { path: "/log", line: 3 });
+      net.answered(p.requestId, 110, o);
+      expect(a.reqs.pending.size).toBe(0);
+      a.stop();
+    }
+  });
+
+  test("a compressed, chunked or unsized body, and a request not the action's, wait for the end as before", () => {
+    for (const headers of <Record<string, string>[]>[
+      { "content-length": "5", "content-encoding": "gzip" },
+      { "transfer-encoding": "chunked" },
+      { "content-length": "five" },
+    ]) {
+      const net = new FakeNet();
+      const a = action(net);
+      const p = net.sent(100, { path: "/log", line: 3 });
+      net.answered(p.requestId, 110, { headers, chunks: [5, 5, 5] });
+      expect(a.reqs.pending.size).toBe(1);
+      net.finished(p.requestId, 160);
+      expect(a.reqs.pending.size).toBe(0);
+      a.stop();
+    }
+    const net = polledPage();
+    const a = action(net);
+    net.at(1150);
+    const tickStart = net.sent(1200);
+    expect(a.mine(tickStart)).toBe(false);
+    net.answered(tickStart.requestId, 1205, { headers: { "content-length": "2" }, chunks: [2] });
+    expect(a.reqs.responded).toBe(0);
+    a.stop();
+  });
+
+  test("bodyLength reads the header whatever its case, and only an unencoded length", () => {
+    expect(bodyLength({ status: 200, headers: { "Content-Length": " 12 " } })).toBe(12);
+    expect(bodyLength({ status: 200, headers: { "content-length": "12", "Content-Encoding": "identity" } })).toBe(12);
+    expect(bodyLength({ status: 200, headers: { "content-length": "12", "content-encoding": "br" } })).toBeUndefined();
+    expect(bodyLength({ status: 200, headers: { "content-length": "-1" } })).toBeUndefined();
+    expect(bodyLength({ status: 200, headers: {} })).toBeUndefined();
+    expect(bodyLength({ status: 304, headers: { "content-length": "40" } })).toBe(0);
   });
 });

@@ -38,10 +38,19 @@ export class ActionRequests {
     /** Requests to addresses the page polls, taken for the poll's and still in flight. */
     const background = new Set<string>();
     const mine = new Set<string>();
+    /** Body bytes still to come of the action's answers whose length is known (bodyLength). */
+    const owed = new Map<string, number>();
+    // The page has all of an answer once its body's bytes are in: what it does with them is the page's to settle.
+    const answered = (id: string) => {
+      owed.delete(id);
+      if (this.pending.delete(tag + id)) this.responded = Date.now();
+      this.poke();
+    };
     const done = (p: { requestId: string; timestamp: number }) => {
       polls.ended(p);
       background.delete(p.requestId);
       mine.delete(p.requestId);
+      owed.delete(p.requestId);
       const start = this.documents.get(p.requestId);
       this.documents.delete(p.requestId);
       if (this.pending.delete(tag + p.requestId) || (start !== undefined && this.pending.delete(start + p.requestId)))
@@ -66,6 +75,18 @@ export class ActionRequests {
           } else this.responded = Date.now();
         }
         this.poke();
+      }),
+      session.on("Network.responseReceived", (p) => {
+        if (p.type === "Document" || !mine.has(p.requestId) || !this.pending.has(tag + p.requestId)) return;
+        const n = bodyLength(p.response);
+        if (n === 0) answered(p.requestId);
+        else if (n !== undefined) owed.set(p.requestId, n);
+      }),
+      session.on("Network.dataReceived", (p) => {
+        const n = owed.get(p.requestId);
+        if (n === undefined) return;
+        if (n - p.dataLength > 0) owed.set(p.requestId, n - p.dataLength);
+        else answered(p.requestId);
       }),
       session.on("Network.loadingFinished", done),
       session.on("Network.loadingFailed", done),
@@ -100,4 +121,22 @@ export class ActionRequests {
     this.stopped = true;
     for (const off of this.offs.splice(0)) off();
   }
+}
+
+/**
+ * The bytes of an answer's body as the page gets them, when the answer says: its Content-Length,
+ * unencoded (a compressed body's decoded size is not known ahead); 0 for an answer without a body.
+ * Chromium ends a fetch whose body the page never reads (a fire-and-forget log call) some 50 ms
+ * after its bytes arrived; the bytes are what the page could act on, so they end the wait.
+ */
+export function bodyLength(response: { status: number; headers: Record<string, string> }): number | undefined {
+  if (response.status === 204 || response.status === 304) return 0;
+  let length: string | undefined;
+  for (const [k, v] of Object.entries(response.headers)) {
+    const name = k.toLowerCase();
+    if (name === "content-encoding" && v.trim().toLowerCase() !== "identity") return undefined;
+    if (name === "content-length") length = v;
+  }
+  const n = length === undefined || !/^\s*\d+\s*$/.test(length) ? Number.NaN : Number(length);
+  return Number.isSafeInteger(n) ? n : undefined;
 }
