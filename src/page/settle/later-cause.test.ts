@@ -305,6 +305,14 @@ describe("a change right after the pointer came over an element during the settl
     w.document.body.className = "hover";
   };
 
+  /** The same with the event time Chromium gives a crossing's events. */
+  const hoveredAt = (w: Window, t: number) => {
+    w.document.body.dispatchEvent(
+      Object.defineProperty(new w.MouseEvent("mouseover", { bubbles: true }), "timeStamp", { value: t }),
+    );
+    w.document.body.className = "hover";
+  };
+
   test.each(channels)(
     "is that event's: settled a frame and an idle moment after it, not held to 50 ms of quiet (%s)",
     async (_n, channel) => {
@@ -399,6 +407,55 @@ describe("a change right after the pointer came over an element during the settl
       await heldForQuiet(settle, frame, idle, 2);
     },
   );
+
+  test("an answer's render and the crossing it brings, seen in one look: the crossing is the cause, the render the answer's", async () => {
+    const { w, frame, idle } = framed(true);
+    const rt = resourceTiming(w);
+    quiet(w, { op: "install", id: 1 });
+    const sent = rt.now();
+    frame();
+    clickedQuietly(w);
+    await tick();
+    const settle = quiet(w, CLICK) as Promise<Settled>;
+    await wait(15);
+    rt.answered(sent);
+    render(w);
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+    // A busy main thread: the settle's next look comes only after the crossing the render brought a frame later.
+    const busy = w.performance.now() + 12;
+    while (w.performance.now() < busy) {}
+    hoveredAt(w, w.performance.now());
+    await tick();
+    frame();
+    await tick();
+    idle();
+    const out = await settledWithoutFrames(settle);
+    expect(out).toMatchObject({ settled: true, mutations: 2, overDuring: true });
+  });
+
+  test("a change between an answer's and the crossing's that neither explains: 50 ms and three frames of quiet", async () => {
+    const { w, frame, idle } = framed(true);
+    const rt = resourceTiming(w);
+    quiet(w, { op: "install", id: 1 });
+    const sent = rt.now();
+    frame();
+    clickedQuietly(w);
+    await tick();
+    const settle = quiet(w, { ...CLICK, max: 60_000 }) as Promise<Settled>;
+    await wait(15);
+    rt.answered(sent);
+    render(w);
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+    let busy = w.performance.now() + 12;
+    while (w.performance.now() < busy) {}
+    w.document.body.title = "the page's own";
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+    busy = w.performance.now() + 12;
+    while (w.performance.now() < busy) {}
+    hoveredAt(w, w.performance.now());
+    await tick();
+    await heldForQuiet(settle, frame, idle, 3);
+  });
 
   test("an over event more than half a frame before the change is not its cause: 50 ms and three frames of quiet", async () => {
     const { w, frame, idle } = framed(true);

@@ -5,7 +5,8 @@
  * sends once a render moved other content under the resting pointer, whose hover handlers restyle
  * the elements). Such a change is that cause's own, as the dispatch's handlers' changes are the
  * input's: the settle runs from it. Not when another change came between the settle's own cause
- * and this one: the page was moving on its own, and waits for quiet.
+ * and this one that no answer between them explains: the page was moving on its own, and waits
+ * for quiet.
  */
 import type { ActWindow } from "../act/dom.ts";
 import { readClock } from "./input.ts";
@@ -34,7 +35,9 @@ export function laterCause(win: ActWindow, sts: Watcher[], from: number, within:
   const over = began > installed && began <= last && last - ended <= within ? began : 0;
   const at = Math.max(answer, over);
   if (at <= from) return null;
-  // A change after the settle's own cause's moment and before this one is explained by neither.
-  for (const s of sts) for (const t of s.batches ?? []) if (t > from + within && t < at) return null;
+  // A change after the settle's own cause's moment and before this one is the page's own, unless it came right after
+  // an answer between them (that answer's render, when the crossing it brought is the newer cause).
+  const answered = (t: number): boolean => sts.some((s) => (s.res?.endedBefore(t, within) ?? 0) > from);
+  for (const s of sts) for (const t of s.batches ?? []) if (t > from + within && t < at && !answered(t)) return null;
   return { at, kind: over > answer ? "over" : "answer" };
 }
