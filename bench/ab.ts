@@ -4,7 +4,8 @@
  * b, a, with a short random pause between calls so neither locks onto the other's frame phase).
  * Prints medians of click, type and snapshot on the bench's form page, time and characters
  * printed; --widgets adds the act-and-see steps of the widget pages (scenarios/widgets.ts), each
- * after an untimed reset and look. For telling whether a change made the hot path slower: the
+ * after an untimed reset and look; --nav adds open and see (a new URL of the form page each time)
+ * and back and see (from another page, opened untimed). For telling whether a change made the hot path slower: the
  * shared machine's load moves both builds alike; the CPU time each process used (user + system) moves
  * less with the load than its wall time, so a change to the CLI's start shows there first.
  * `bun bench/phases.ts` then says where the time went.
@@ -17,7 +18,7 @@ import { BpTool } from "./tools/bp.ts";
 const args = process.argv.slice(2).filter((x) => !x.startsWith("--"));
 const [a, b, runsArg] = args;
 if (!a || !b) {
-  console.error("usage: bun bench/ab.ts <bp-a> <bp-b> [runs] [--widgets]");
+  console.error("usage: bun bench/ab.ts <bp-a> <bp-b> [runs] [--widgets] [--nav]");
   process.exit(2);
 }
 const runs = Number(runsArg ?? 40);
@@ -35,11 +36,30 @@ interface Case {
   name: string;
   step?: ActStep;
   args?: string[];
+  /** Arguments that change with each run (a navigation's new URL). */
+  argsAt?: (run: number) => string[];
+  /** Untimed, before each run. */
+  before?: (t: BpTool, run: number) => Promise<unknown>;
 }
+let navs = 0;
+const fresh = () => fx.url(`/form?ab=${++navs}`);
 const cases: Case[] = [
   ...FORM_STEPS.map((s) => ({ name: s.kind, step: s })),
   { name: "snapshot", args: ["snapshot"] },
   ...(process.argv.includes("--widgets") ? WIDGET_STEPS.map((s) => ({ name: s.id, step: s })) : []),
+  ...(process.argv.includes("--nav")
+    ? [
+        { name: "open+see", argsAt: () => ["open", fresh(), "--snapshot"] },
+        {
+          name: "back+see",
+          args: ["back", "--snapshot"],
+          before: async (t: BpTool) => {
+            await t.run(["open", fresh()]);
+            await t.run(["open", fx.url(`/page?n=ab${navs}`)]);
+          },
+        },
+      ]
+    : []),
 ];
 
 try {
@@ -65,7 +85,8 @@ try {
       for (const which of i % 2 ? (["b", "a"] as const) : (["a", "b"] as const)) {
         const t = tools[which];
         if (c.step) await resetStep(t, c.step);
-        const e = await t.run(argv[which]);
+        await c.before?.(t, i);
+        const e = await t.run(c.argsAt?.(i) ?? argv[which]);
         if (!t.ok(e)) failed[which]++;
         if (i >= 3) times[which].push(e.ms);
         if (i >= 3 && e.cpuMs !== undefined) cpu[which].push(e.cpuMs);
