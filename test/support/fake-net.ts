@@ -102,11 +102,11 @@ export class FakeNet implements NetEvents {
     return p;
   }
 
-  /** The answer of `id` came at page time `ms` (status, headers), its body in `chunks` (decoded bytes each), each 1 ms later. */
+  /** The answer of `id` came at page time `ms` (status, headers, protocol: HTTP/1.1), its body in `chunks` (decoded bytes each), each 1 ms later. */
   answered(
     id: string,
     ms: number,
-    o: { status?: number; headers?: Record<string, string>; chunks?: number[] } = {},
+    o: { status?: number; headers?: Record<string, string>; chunks?: number[]; protocol?: string } = {},
   ): void {
     this.at(ms);
     const response = {
@@ -120,6 +120,7 @@ export class FakeNet implements NetEvents {
       connectionId: 0,
       encodedDataLength: 100,
       securityState: "neutral",
+      protocol: o.protocol ?? "http/1.1",
     } as Protocol.Network.Response;
     this.emit("Network.responseReceived", {
       requestId: id,

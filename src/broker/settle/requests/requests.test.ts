@@ -446,37 +446,38 @@ describe("an action's request is answered once its body's bytes are in", () => {
     }
   });
 
-  test("a compressed, chunked or unsized body, and a request not the action's, wait for the end as before", () => {
-    for (const headers of <Record<string, string>[]>[
-      { "content-length": "5", "content-encoding": "gzip" },
-      { "transfer-encoding": "chunked" },
-      { "content-length": "five" },
-    ]) {
+  test("a compressed, chunked, unsized or HTTP/2 body, and a sized one whose bytes never come (HEAD), wait for the end", () => {
+    const cases: { headers: Record<string, string>; chunks: number[]; protocol?: string }[] = [
+      { headers: { "content-length": "5", "content-encoding": "gzip" }, chunks: [5, 5, 5] },
+      { headers: { "transfer-encoding": "chunked" }, chunks: [5, 5, 5] },
+      { headers: { "content-length": "5", "transfer-encoding": "chunked" }, chunks: [5, 5, 5] },
+      { headers: { "content-length": "five" }, chunks: [5, 5, 5] },
+      { headers: { "content-length": "5" }, chunks: [5], protocol: "h2" },
+      { headers: { "content-length": "5" }, chunks: [] },
+    ];
+    for (const o of cases) {
       const net = new FakeNet();
       const a = action(net);
       const p = net.sent(100, { path: "/log", line: 3 });
-      net.answered(p.requestId, 110, { headers, chunks: [5, 5, 5] });
+      net.answered(p.requestId, 110, o);
       expect(a.reqs.pending.size).toBe(1);
       net.finished(p.requestId, 160);
       expect(a.reqs.pending.size).toBe(0);
       a.stop();
     }
-    const net = polledPage();
-    const a = action(net);
-    net.at(1150);
-    const tickStart = net.sent(1200);
-    expect(a.mine(tickStart)).toBe(false);
-    net.answered(tickStart.requestId, 1205, { headers: { "content-length": "2" }, chunks: [2] });
-    expect(a.reqs.responded).toBe(0);
-    a.stop();
   });
 
-  test("bodyLength reads the header whatever its case, and only an unencoded length", () => {
-    expect(bodyLength({ status: 200, headers: { "Content-Length": " 12 " } })).toBe(12);
-    expect(bodyLength({ status: 200, headers: { "content-length": "12", "Content-Encoding": "identity" } })).toBe(12);
-    expect(bodyLength({ status: 200, headers: { "content-length": "12", "content-encoding": "br" } })).toBeUndefined();
-    expect(bodyLength({ status: 200, headers: { "content-length": "-1" } })).toBeUndefined();
-    expect(bodyLength({ status: 200, headers: {} })).toBeUndefined();
-    expect(bodyLength({ status: 304, headers: { "content-length": "40" } })).toBe(0);
+  test("bodyLength reads the header whatever its case, and only an unencoded length over HTTP/1.x", () => {
+    const h1 = (status: number, headers: Record<string, string>, protocol = "http/1.1") =>
+      bodyLength({ status, headers, protocol });
+    expect(h1(200, { "Content-Length": " 12 " })).toBe(12);
+    expect(h1(200, { "content-length": "12" }, "HTTP/1.0")).toBe(12);
+    expect(h1(200, { "content-length": "12", "Content-Encoding": "identity" })).toBe(12);
+    expect(h1(200, { "content-length": "12", "content-encoding": "br" })).toBeUndefined();
+    expect(h1(200, { "content-length": "-1" })).toBeUndefined();
+    expect(h1(200, {})).toBeUndefined();
+    expect(h1(304, { "content-length": "40" })).toBe(0);
+    expect(h1(204, {}, "h3")).toBeUndefined();
+    expect(bodyLength({ status: 200, headers: { "content-length": "12" } })).toBeUndefined();
   });
 });

@@ -8,7 +8,7 @@ type Watched = NetEvents & { onClose?(fn: () => void): () => void };
 export class ActionRequests {
   /** The action's requests still in flight. */
   readonly pending = new Set<string>();
-  /** When the last of the action's requests ended (Date.now()); 0: none yet. */
+  /** When the last of the action's requests was answered (Date.now(); bodyLength); 0: none yet. */
   responded = 0;
   /** Told when the action's inputs go out and when it waits between them; one for all sessions. */
   readonly inputs: InputSpans;
@@ -110,6 +110,7 @@ export class ActionRequests {
     const off = session.onClose?.(() => {
       for (const id of mine) this.pending.delete(tag + id);
       mine.clear();
+      owed.clear();
       sockets.drop();
       this.poke();
     });
@@ -126,14 +127,24 @@ export class ActionRequests {
 /**
  * The bytes of an answer's body as the page gets them, when the answer says: its Content-Length,
  * unencoded (a compressed body's decoded size is not known ahead); 0 for an answer without a body.
+ * Over HTTP/1.x only, where a sized body ends with its last byte: over HTTP/2 and 3 it ends with
+ * the stream, which a server may close later, and the page's read of the body waits for that.
  * Chromium ends a fetch whose body the page never reads (a fire-and-forget log call) some 50 ms
  * after its bytes arrived; the bytes are what the page could act on, so they end the wait.
  */
-export function bodyLength(response: { status: number; headers: Record<string, string> }): number | undefined {
+export function bodyLength(response: {
+  status: number;
+  headers: Record<string, string>;
+  protocol?: string;
+}): number | undefined {
+  const protocol = response.protocol?.toLowerCase();
+  if (protocol !== "http/1.1" && protocol !== "http/1.0") return undefined;
   if (response.status === 204 || response.status === 304) return 0;
   let length: string | undefined;
   for (const [k, v] of Object.entries(response.headers)) {
     const name = k.toLowerCase();
+    // A chunked body's length is its chunks', whatever Content-Length says.
+    if (name === "transfer-encoding") return undefined;
     if (name === "content-encoding" && v.trim().toLowerCase() !== "identity") return undefined;
     if (name === "content-length") length = v;
   }
