@@ -479,5 +479,8 @@ describe("an action's request is answered once its body's bytes are in", () => {
     expect(h1(304, { "content-length": "40" })).toBe(0);
     expect(h1(204, {}, "h3")).toBeUndefined();
     expect(bodyLength({ status: 200, headers: { "content-length": "12" } })).toBeUndefined();
+    expect(
+      bodyLength({ status: 200, headers: { "content-length": "12" }, protocol: "http/1.1", fromServiceWorker: true }),
+    ).toBeUndefined();
   });
 });

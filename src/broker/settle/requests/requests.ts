@@ -8,7 +8,7 @@ type Watched = NetEvents & { onClose?(fn: () => void): () => void };
 export class ActionRequests {
   /** The action's requests still in flight. */
   readonly pending = new Set<string>();
-  /** When the last of the action's requests was answered (Date.now(); bodyLength); 0: none yet. */
+  /** When the last of the action's requests was answered (Date.now()): its body's bytes in (bodyLength), or its end; 0: none yet. */
   responded = 0;
   /** Told when the action's inputs go out and when it waits between them; one for all sessions. */
   readonly inputs: InputSpans;
@@ -136,9 +136,12 @@ export function bodyLength(response: {
   status: number;
   headers: Record<string, string>;
   protocol?: string;
+  fromServiceWorker?: boolean;
 }): number | undefined {
   const protocol = response.protocol?.toLowerCase();
   if (protocol !== "http/1.1" && protocol !== "http/1.0") return undefined;
+  // A service worker's own answer is labelled HTTP/1.1 but ends when the worker closes its stream.
+  if (response.fromServiceWorker === true) return undefined;
   if (response.status === 204 || response.status === 304) return 0;
   let length: string | undefined;
   for (const [k, v] of Object.entries(response.headers)) {
