@@ -408,7 +408,8 @@ describe("a change right after the pointer came over an element during the settl
     },
   );
 
-  test("an answer's render and the crossing it brings, seen in one look: the crossing is the cause, the render the answer's", async () => {
+  /** A click whose request's answer renders 15 ms into its settle (`max`: the settle's cap). */
+  async function answerRendered(max: number) {
     const { w, frame, idle } = framed(true);
     const rt = resourceTiming(w);
     quiet(w, { op: "install", id: 1 });
@@ -416,14 +417,22 @@ describe("a change right after the pointer came over an element during the settl
     frame();
     clickedQuietly(w);
     await tick();
-    const settle = quiet(w, CLICK) as Promise<Settled>;
+    const settle = quiet(w, { ...CLICK, max }) as Promise<Settled>;
     await wait(15);
     rt.answered(sent);
     render(w);
     for (let i = 0; i < 5; i++) await Promise.resolve();
-    // A busy main thread: the settle's next look comes only after the crossing the render brought a frame later.
-    const busy = w.performance.now() + 12;
-    while (w.performance.now() < busy) {}
+    return { w, frame, idle, settle };
+  }
+  /** The main thread busy for `ms`: the settle looks again only after what comes meanwhile. */
+  const busyFor = (w: Window, ms: number) => {
+    const until = w.performance.now() + ms;
+    while (w.performance.now() < until) {}
+  };
+
+  test("an answer's render and the crossing it brings, seen in one look: the crossing is the cause, the render the answer's", async () => {
+    const { w, frame, idle, settle } = await answerRendered(CLICK.max);
+    busyFor(w, 12);
     hoveredAt(w, w.performance.now());
     await tick();
     frame();
@@ -434,24 +443,11 @@ describe("a change right after the pointer came over an element during the settl
   });
 
   test("a change between an answer's and the crossing's that neither explains: 50 ms and three frames of quiet", async () => {
-    const { w, frame, idle } = framed(true);
-    const rt = resourceTiming(w);
-    quiet(w, { op: "install", id: 1 });
-    const sent = rt.now();
-    frame();
-    clickedQuietly(w);
-    await tick();
-    const settle = quiet(w, { ...CLICK, max: 60_000 }) as Promise<Settled>;
-    await wait(15);
-    rt.answered(sent);
-    render(w);
-    for (let i = 0; i < 5; i++) await Promise.resolve();
-    let busy = w.performance.now() + 12;
-    while (w.performance.now() < busy) {}
+    const { w, frame, idle, settle } = await answerRendered(60_000);
+    busyFor(w, 12);
     w.document.body.title = "the page's own";
     for (let i = 0; i < 5; i++) await Promise.resolve();
-    busy = w.performance.now() + 12;
-    while (w.performance.now() < busy) {}
+    busyFor(w, 12);
     hoveredAt(w, w.performance.now());
     await tick();
     await heldForQuiet(settle, frame, idle, 3);
