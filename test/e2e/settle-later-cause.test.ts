@@ -108,6 +108,13 @@ async function lastClickSettles(clicks: number): Promise<Settle[]> {
 
 describe("a click that renders the server's answer", () => {
   let clicks = 0;
+  /** Clicks the button named so, once; its reply, which must be ok. */
+  const clickOn = async (name: string): Promise<BpResult> => {
+    const r = await run(["click", await refOf(name)]);
+    clicks++;
+    expect(r.json.ok).toBe(true);
+    return r;
+  };
 
   test.each([
     ["fetch", "Load by fetch"],
@@ -128,27 +135,21 @@ describe("a click that renders the server's answer", () => {
   });
 
   test("an answer that lands while the settle call runs: its render is in the reply, settled from the answer", async () => {
-    const r = await run(["click", await refOf("Load while sliding")]);
-    clicks++;
-    expect(r.json.ok).toBe(true);
+    const r = await clickOn("Load while sliding");
     expect(added(r)).toEqual([expect.stringMatching(/^answer \d+$/)]);
     const settles = await lastClickSettles(clicks);
     expect(settles[0]).toMatchObject({ settled: true, answered: true });
   });
 
   test("an answer whose render starts a count stepping faster than the timer floor: waited for to the count's end", async () => {
-    const r = await run(["click", await refOf("Load, then count")]);
-    clicks++;
-    expect(r.json.ok).toBe(true);
+    const r = await clickOn("Load, then count");
     const names = added(r);
     expect(names).toContain("Step 5");
     expect(names.filter((n) => n.startsWith("Step"))).toEqual(["Step 5"]);
   });
 
   test("an answer that asks again: the second answer's render is in the reply too", async () => {
-    const r = await run(["click", await refOf("Load in two steps")]);
-    clicks++;
-    expect(r.json.ok).toBe(true);
+    const r = await clickOn("Load in two steps");
     const names = added(r);
     expect(names).toContain("step 2");
     expect(names).not.toContain("step 1");

@@ -68,6 +68,16 @@ function resourceTiming(w: Window) {
   };
 }
 
+/** A window whose resource timing the test feeds, the watcher armed, a request begun (`sent`) and a frame since. */
+function armed(channel: boolean) {
+  const f = framed(channel);
+  const rt = resourceTiming(f.w);
+  quiet(f.w, { op: "install", id: 1 });
+  const sent = rt.now();
+  f.frame();
+  return { ...f, rt, sent };
+}
+
 /** The click came in and changed nothing yet: it started a request. */
 function clickedQuietly(w: Window): void {
   w.document.body.dispatchEvent(new w.MouseEvent("click", { bubbles: true }));
@@ -75,6 +85,31 @@ function clickedQuietly(w: Window): void {
 
 const render = (w: Window) => w.document.body.appendChild(w.document.createElement("output"));
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** An event with the time Chromium gives it (one crossing's events share their pointer event's time). */
+const stamped = <T extends object>(e: T, t: number): T => Object.defineProperty(e, "timeStamp", { value: t });
+
+/** The watcher armed, then a click that changed the page at once; its settle, with `arg` (in an object: not awaited here). */
+async function clickedAndRendered(
+  w: Window,
+  frame: () => void,
+  arg: Record<string, unknown>,
+): Promise<{ settle: Promise<Settled> }> {
+  quiet(w, { op: "install", id: 1 });
+  frame();
+  w.document.body.dispatchEvent(new w.MouseEvent("click", { bubbles: true }));
+  render(w);
+  await tick();
+  return { settle: quiet(w, arg) as Promise<Settled> };
+}
+
+/** What came is delivered, then a frame and an idle moment: the settle's answer if it ended by then, else "waiting". */
+async function afterFrame(settle: Promise<Settled>, frame: () => void, idle: () => void) {
+  await tick();
+  frame();
+  await tick();
+  idle();
+  return settledWithoutFrames(settle);
+}
 
 /** The page stays quiet for 60 ms and four frames, each with an idle moment after it: a settle that waits for quiet ends. */
 async function quietAfter(settle: Promise<Settled>, frame: () => void, idle: () => void): Promise<Settled> {
@@ -107,11 +142,7 @@ describe("a change right after an answer to the page's own request", () => {
   test.each(channels)(
     "lands during the settle: settled a frame and an idle moment after it, not held to the floor nor to 50 ms of quiet (%s)",
     async (_n, channel) => {
-      const { w, frame, idle } = framed(channel);
-      const rt = resourceTiming(w);
-      quiet(w, { op: "install", id: 1 });
-      const sent = rt.now();
-      frame();
+      const { w, frame, idle, rt, sent } = armed(channel);
       clickedQuietly(w);
       await tick();
       const settle = quiet(w, CLICK) as Promise<Settled>;
@@ -133,11 +164,7 @@ describe("a change right after an answer to the page's own request", () => {
   );
 
   test.each(channels)("the answers the observer was already called with count too (%s)", async (_n, channel) => {
-    const { w, frame, idle } = framed(channel);
-    const rt = resourceTiming(w);
-    quiet(w, { op: "install", id: 1 });
-    const sent = rt.now();
-    frame();
+    const { w, frame, idle, rt, sent } = armed(channel);
     clickedQuietly(w);
     await tick();
     const settle = quiet(w, CLICK) as Promise<Settled>;
@@ -156,11 +183,7 @@ describe("a change right after an answer to the page's own request", () => {
   test.each(channels)(
     "a change more than half a frame after the answer is the page moving on its own: 50 ms and three frames of quiet (%s)",
     async (_n, channel) => {
-      const { w, frame, idle } = framed(channel);
-      const rt = resourceTiming(w);
-      quiet(w, { op: "install", id: 1 });
-      const sent = rt.now();
-      frame();
+      const { w, frame, idle, rt, sent } = armed(channel);
       render(w);
       await tick();
       const settle = quiet(w, { ...CLICK, max: 60_000 }) as Promise<Settled>;
@@ -194,11 +217,7 @@ describe("a change right after an answer to the page's own request", () => {
   });
 
   test("a timer the page set since the arm holds the floor, counted from the answer", async () => {
-    const { w, frame, idle, pageTimeout } = framed(true);
-    const rt = resourceTiming(w);
-    quiet(w, { op: "install", id: 1 });
-    const sent = rt.now();
-    frame();
+    const { w, frame, idle, pageTimeout, rt, sent } = armed(true);
     clickedQuietly(w);
     pageTimeout(() => undefined, 1);
     await tick();
@@ -220,11 +239,7 @@ describe("a change right after an answer to the page's own request", () => {
   });
 
   test("the frame and idle moment the settle had seen before the answer are the old cause's: it waits for new ones", async () => {
-    const { w, frame, idle } = framed(true);
-    const rt = resourceTiming(w);
-    quiet(w, { op: "install", id: 1 });
-    const sent = rt.now();
-    frame();
+    const { w, frame, idle, rt, sent } = armed(true);
     w.document.body.dispatchEvent(new w.MouseEvent("click", { bubbles: true }));
     render(w);
     await tick();
@@ -248,11 +263,7 @@ describe("a change right after an answer to the page's own request", () => {
   });
 
   test("a change between the click and the answer that neither explains: the page moves on its own, 50 ms and three frames of quiet", async () => {
-    const { w, frame, idle } = framed(true);
-    const rt = resourceTiming(w);
-    quiet(w, { op: "install", id: 1 });
-    const sent = rt.now();
-    frame();
+    const { w, frame, idle, rt, sent } = armed(true);
     clickedQuietly(w);
     await tick();
     const settle = quiet(w, { ...CLICK, timerQuietFor: 20, max: 60_000 }) as Promise<Settled>;
@@ -267,11 +278,7 @@ describe("a change right after an answer to the page's own request", () => {
   });
 
   test("typed text is settled from its last key: an answer's change during the settle waits for quiet", async () => {
-    const { w, frame, idle } = framed(true);
-    const rt = resourceTiming(w);
-    quiet(w, { op: "install", id: 1 });
-    const sent = rt.now();
-    frame();
+    const { w, frame, idle, rt, sent } = armed(true);
     w.document.body.dispatchEvent(new w.Event("input", { bubbles: true }));
     render(w);
     await tick();
@@ -307,9 +314,7 @@ describe("a change right after the pointer came over an element during the settl
 
   /** The same with the event time Chromium gives a crossing's events. */
   const hoveredAt = (w: Window, t: number) => {
-    w.document.body.dispatchEvent(
-      Object.defineProperty(new w.MouseEvent("mouseover", { bubbles: true }), "timeStamp", { value: t }),
-    );
+    w.document.body.dispatchEvent(stamped(new w.MouseEvent("mouseover", { bubbles: true }), t));
     w.document.body.className = "hover";
   };
 
@@ -317,19 +322,10 @@ describe("a change right after the pointer came over an element during the settl
     "is that event's: settled a frame and an idle moment after it, not held to 50 ms of quiet (%s)",
     async (_n, channel) => {
       const { w, frame, idle } = framed(channel);
-      quiet(w, { op: "install", id: 1 });
-      frame();
-      w.document.body.dispatchEvent(new w.MouseEvent("click", { bubbles: true }));
-      render(w);
-      await tick();
-      const settle = quiet(w, CLICK) as Promise<Settled>;
+      const { settle } = await clickedAndRendered(w, frame, CLICK);
       await wait(12);
       hovered(w);
-      await tick();
-      frame();
-      await tick();
-      idle();
-      const out = await settledWithoutFrames(settle);
+      const out = await afterFrame(settle, frame, idle);
       expect(out).toMatchObject({ settled: true, mutations: 2, overDuring: true });
     },
   );
@@ -339,18 +335,13 @@ describe("a change right after the pointer came over an element during the settl
     const left = w.document.createElement("a");
     const entered = w.document.createElement("a");
     w.document.body.append(left, entered);
-    quiet(w, { op: "install", id: 1 });
-    frame();
-    w.document.body.dispatchEvent(new w.MouseEvent("click", { bubbles: true }));
-    render(w);
-    await tick();
-    const settle = quiet(w, CLICK) as Promise<Settled>;
+    const { settle } = await clickedAndRendered(w, frame, CLICK);
     await wait(12);
     // One crossing is one task in Chromium: out, leave, over and enter in a row, all with the time of the pointer
     // event that crossed, the mutation records of each listener delivered at the microtask checkpoint after it
     // (a slow leave handler between them here).
     const crossed = w.performance.now();
-    const at = <T extends object>(e: T): T => Object.defineProperty(e, "timeStamp", { value: crossed });
+    const at = <T extends object>(e: T): T => stamped(e, crossed);
     left.dispatchEvent(at(new w.MouseEvent("mouseout", { bubbles: true })));
     left.className = "";
     for (let i = 0; i < 5; i++) await Promise.resolve();
@@ -358,17 +349,12 @@ describe("a change right after the pointer came over an element during the settl
     while (Date.now() < slow) {}
     entered.dispatchEvent(at(new w.MouseEvent("mouseover", { bubbles: true })));
     entered.className = "hover";
-    await tick();
-    frame();
-    await tick();
-    idle();
-    const out = await settledWithoutFrames(settle);
+    const out = await afterFrame(settle, frame, idle);
     expect(out).toMatchObject({ settled: true, mutations: 3, overDuring: true });
   });
 
   test("the click's own crossing and the one its render makes a few ms later are two: the later is the cause", async () => {
     const { w, frame, idle } = framed(true);
-    const stamped = <T extends object>(e: T, t: number): T => Object.defineProperty(e, "timeStamp", { value: t });
     quiet(w, { op: "install", id: 1 });
     frame();
     // The click's move brings the pointer over its target, then the press and release.
@@ -383,23 +369,14 @@ describe("a change right after the pointer came over an element during the settl
     await wait(3);
     w.document.body.dispatchEvent(stamped(new w.MouseEvent("mouseover", { bubbles: true }), w.performance.now()));
     w.document.body.className = "hover";
-    await tick();
-    frame();
-    await tick();
-    idle();
-    expect(await settledWithoutFrames(settle)).toMatchObject({ settled: true, mutations: 2, overDuring: true });
+    expect(await afterFrame(settle, frame, idle)).toMatchObject({ settled: true, mutations: 2, overDuring: true });
   });
 
   test.each(["mousemove", "keydown", "wheel"])(
     "a %s the page got during the settle is no cause: the change after it waits for quiet",
     async (type) => {
       const { w, frame, idle } = framed(true);
-      quiet(w, { op: "install", id: 1 });
-      frame();
-      w.document.body.dispatchEvent(new w.MouseEvent("click", { bubbles: true }));
-      render(w);
-      await tick();
-      const settle = quiet(w, { ...CLICK, max: 60_000 }) as Promise<Settled>;
+      const { settle } = await clickedAndRendered(w, frame, { ...CLICK, max: 60_000 });
       await wait(12);
       w.document.body.dispatchEvent(new w.Event(type, { bubbles: true }));
       w.document.body.className = "moved";
@@ -410,11 +387,7 @@ describe("a change right after the pointer came over an element during the settl
 
   /** A click whose request's answer renders 15 ms into its settle (`max`: the settle's cap). */
   async function answerRendered(max: number) {
-    const { w, frame, idle } = framed(true);
-    const rt = resourceTiming(w);
-    quiet(w, { op: "install", id: 1 });
-    const sent = rt.now();
-    frame();
+    const { w, frame, idle, rt, sent } = armed(true);
     clickedQuietly(w);
     await tick();
     const settle = quiet(w, { ...CLICK, max }) as Promise<Settled>;
@@ -434,11 +407,7 @@ describe("a change right after the pointer came over an element during the settl
     const { w, frame, idle, settle } = await answerRendered(CLICK.max);
     busyFor(w, 12);
     hoveredAt(w, w.performance.now());
-    await tick();
-    frame();
-    await tick();
-    idle();
-    const out = await settledWithoutFrames(settle);
+    const out = await afterFrame(settle, frame, idle);
     expect(out).toMatchObject({ settled: true, mutations: 2, overDuring: true });
   });
 
@@ -455,12 +424,7 @@ describe("a change right after the pointer came over an element during the settl
 
   test("an over event more than half a frame before the change is not its cause: 50 ms and three frames of quiet", async () => {
     const { w, frame, idle } = framed(true);
-    quiet(w, { op: "install", id: 1 });
-    frame();
-    w.document.body.dispatchEvent(new w.MouseEvent("click", { bubbles: true }));
-    render(w);
-    await tick();
-    const settle = quiet(w, { ...CLICK, max: 60_000 }) as Promise<Settled>;
+    const { settle } = await clickedAndRendered(w, frame, { ...CLICK, max: 60_000 });
     w.document.body.dispatchEvent(new w.MouseEvent("mouseover", { bubbles: true }));
     await wait(20);
     w.document.body.className = "later";
