@@ -2,9 +2,12 @@
  * A JS fade (jQuery's fadeIn, a requestAnimationFrame opacity tween) rewrites the element's style
  * every frame. Once the element is shown and its content drawn, those rewrites change nothing a
  * snapshot reads: the reply shows what appeared and does not wait out the fade. A fade that ends
- * at zero opacity, or hides the element, is still waited for.
+ * at zero opacity, or hides the element, is still waited for. A fade an earlier action started and
+ * still under way when the next action arms is none of that action's change.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { requireChromium } from "../support/chromium.ts";
 import { makeBpEnv } from "../support/bp.ts";
 import { startFixtureServer } from "../support/fixture-server.ts";
@@ -34,7 +37,9 @@ const site = startFixtureServer({
   "/fade": `<!doctype html><title>Fade</title>${TWEEN}
     <button onclick="fade(cal, 0, 1, 2000)">Open calendar</button>
     <button onclick="fade(cal, 1, 0, 400, true)">Close calendar</button>
-    <div id=cal style="display:none"><a href="#1">1</a> <a href="#2">2</a> <a href="#3">3</a> <a href="#n">Next</a></div>`,
+    <button onclick="note.textContent = 'Marked ' + (++marks)">Mark</button> <p id=note>none</p>
+    <div id=cal style="display:none"><a href="#1">1</a> <a href="#2">2</a> <a href="#3">3</a> <a href="#n">Next</a></div>
+    <script>let marks = 0;</script>`,
   // jQuery UI's datepicker with its own fadeIn stretched to 2 s.
   "/ui/slow-dp": `<!doctype html><title>Datepicker</title>
     <link rel=stylesheet href="/lib/jquery-ui.css"><script src="/lib/jquery.js"></script><script src="/lib/jquery-ui.js"></script>
@@ -47,7 +52,29 @@ const site = startFixtureServer({
     </script>`,
 });
 const env = makeBpEnv();
+// Each request's record (src/cdp/phases.ts): what the settle counted as the page's change.
+const trace = join(env.home, "..", "phases.jsonl");
+env.env.BROWSER_PILOT_PHASES = trace;
 const run = (args: string[]) => env.run(args, { key: "agent-settle-fade" });
+
+type Entry = [number, string, { page?: { settle?: { mutations?: number } } }?];
+
+/** The mutations the settle of the `n`th click counted (its record is appended after the reply). */
+async function clickMutations(n: number): Promise<number | undefined> {
+  let clicks: Entry[][] = [];
+  for (let i = 0; i < 100 && clicks.length < n; i++) {
+    if (i) await Bun.sleep(20);
+    clicks = existsSync(trace)
+      ? readFileSync(trace, "utf8")
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l) as Entry[])
+          .filter((l) => l.some((e) => e[1] === "request" && (e[2] as unknown) === "click"))
+      : [];
+  }
+  const settled = (clicks[n - 1] ?? []).filter((e) => e[1] === "reply" && e[2]?.page?.settle !== undefined);
+  return settled.at(-1)?.[2]?.page?.settle?.mutations;
+}
 
 type El = { r: number; n?: string; t?: string };
 type Diff = { added?: (El & { ex?: string[] })[]; removed?: unknown[] };
@@ -89,6 +116,21 @@ describe("a JS fade", () => {
     expect((await run(["eval", "seen()"])).json.value).toMatchObject({ ended: true });
     expect((r.json.diff as Diff).removed?.length ?? 0).toBeGreaterThan(0);
     expect(names((await run(["snapshot"])).json.elements as El[])).not.toContain("Next");
+  });
+
+  test("a fade under way when a click arms (an earlier action's): none of the click's change", async () => {
+    const mark = await refOf("Mark");
+    // Clicks so far: Open calendar, Close calendar. The third: no fade running.
+    expect((await run(["click", mark])).json.ok).toBe(true);
+    const still = await clickMutations(3);
+    expect(still).toBeGreaterThan(0);
+    expect((await run(["eval", "fade(cal, 0, 1, 2000), 1"])).json.ok).toBe(true);
+    await Bun.sleep(150);
+    const r = await run(["click", mark]);
+    expect(r.json.ok).toBe(true);
+    expect((await run(["eval", "seen()"])).json.value).toMatchObject({ ended: false });
+    // The fade's next frame after the arm (rising, as before it) is not counted as a change.
+    expect(await clickMutations(4)).toBe(still);
   });
 
   test("jQuery UI's datepicker with a 2 s fadeIn: the calendar's day links are in the click's reply, before the fade ends", async () => {

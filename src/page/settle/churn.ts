@@ -56,9 +56,17 @@ interface Seen {
   trial?: { at: number; last: number; tl: number; call: number };
 }
 
+/** When the page last rewrote a node's inline style (hrNow()), and the time before that, from an earlier callback. */
+interface Restyled {
+  at: number;
+  before: number;
+  call: number;
+}
+
 interface Churn {
   obs: ActMutationObserver | null;
   seen: WeakMap<object, Seen>;
+  restyled: WeakMap<object, Restyled>;
   hot: Set<object>;
   batch: number;
   /** Mutation callbacks so far. */
@@ -68,7 +76,7 @@ interface Churn {
 /** Starts following the document's churn (once per document; cheap: one entry per mutated node). */
 export function watchChurn(win: ActWindow): void {
   if (slotOf<Churn>(win, KEY)) return;
-  const c: Churn = { obs: null, seen: new WeakMap(), hot: new Set(), batch: 0, calls: 0 };
+  const c: Churn = { obs: null, seen: new WeakMap(), restyled: new WeakMap(), hot: new Set(), batch: 0, calls: 0 };
   setSlot(win, KEY, c);
   try {
     c.obs = new win.MutationObserver((list) => {
@@ -77,6 +85,7 @@ export function watchChurn(win: ActWindow): void {
       const now = Date.now();
       const sinceInput = clock ? hrNow(win) - Math.max(clock.hr, clock.edit) : Infinity;
       c.calls++;
+      noteRestyled(c, list, hrNow(win));
       if (sinceInput < AFTER_INPUT_MS) {
         forgetWoken(c, list, now - sinceInput, clock?.tl ?? Number.NaN, tl);
         return;
@@ -108,6 +117,36 @@ export function watchChurn(win: ActWindow): void {
   } catch {
     c.obs = null;
   }
+}
+
+/** Every inline-style rewrite, inputs' own included: a tween an action started goes on after its reply. */
+function noteRestyled(c: Churn, list: ArrayLike<unknown>, hr: number): void {
+  for (let i = 0; i < list.length; i++) {
+    const r = list[i] as { target?: object; attributeName?: string | null };
+    if (r.attributeName !== "style" || !r.target) continue;
+    const e = c.restyled.get(r.target);
+    if (!e) c.restyled.set(r.target, { at: hr, before: Number.NEGATIVE_INFINITY, call: c.calls });
+    else {
+      // Within one callback `before` keeps the time from before it: a watcher's observer, created
+      // after this one, reads it for the same batch.
+      if (e.call !== c.calls) {
+        e.before = e.at;
+        e.call = c.calls;
+      }
+      e.at = hr;
+    }
+  }
+}
+
+/**
+ * Whether the page rewrote the node's inline style within `withinMs` before `hr` (hrNow()): a
+ * tween under way when a watcher armed at `hr`.
+ */
+export function restyledBefore(win: ActWindow, target: object, hr: number, withinMs: number): boolean {
+  const e = slotOf<Churn>(win, KEY)?.restyled.get(target);
+  if (!e) return false;
+  const t = e.at < hr ? e.at : e.before;
+  return t < hr && hr - t <= withinMs;
 }
 
 /**

@@ -4,7 +4,7 @@ import { marks, type Marks } from "./ledger.ts";
 import { frameMark, ownFrame } from "./frames.ts";
 import { hrNow, inputClock, readClock } from "./input.ts";
 import { paintOnly } from "./paint.ts";
-import { churningNodes, watchChurn } from "./churn.ts";
+import { churningNodes, restyledBefore, watchChurn } from "./churn.ts";
 import { unreadStyles } from "./style.ts";
 import { type Responses, watchResponses } from "./responses.ts";
 
@@ -155,12 +155,13 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
   watchChurn(win);
   const churned = (target: object): boolean => churning.has(target);
   const styled = new WeakMap<object, true>();
+  const tweening = (target: object): boolean => restyledBefore(win, target, st.hr, TWEEN_GAP_MS);
   st.obs = new win.MutationObserver((list) => {
     let n = list.length;
     if (churning.size > 0)
       for (let i = 0; i < list.length; i++) if (churning.has((list[i] as { target?: object }).target ?? churning)) n--;
     // A fade's per-frame style rewrites do not hold the settle once what the snapshot reads is decided.
-    const unread = n > 0 ? unreadStyles(win, list, styled, churned) : undefined;
+    const unread = n > 0 ? unreadStyles(win, list, styled, churned, tweening) : undefined;
     if (unread) n -= unread.size;
     if (n <= 0) return;
     // A counted inline-style rewrite: an animation by script may still be running (settle.ts).
@@ -219,6 +220,9 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
   held[id] = st;
   return true;
 }
+
+/** A node whose style the page rewrote this recently before an arm is in a tween (a frame's gap, with slack for a busy renderer). */
+const TWEEN_GAP_MS = 100;
 
 /** Enough of a settle's batches to tell what came between two causes; older ones are before both. */
 const BATCHES_KEPT = 64;

@@ -92,4 +92,38 @@ describe("style rewrites the snapshot does not read", () => {
     await tick();
     expect((quiet(w, { op: "poll", ids: [1], finish: true }) as Poll)?.mutations).toBe(2);
   });
+
+  /** A box mid-fade when watcher 2 arms: watcher 1 saw its last frame `gapMs` before. */
+  async function armedMidFade(gapMs: number) {
+    const w = page();
+    const box = w.document.createElement("div");
+    box.setAttribute("style", "display: block; opacity: 0.2");
+    w.document.body.appendChild(box);
+    await tick();
+    quiet(w, { op: "install", id: 1 });
+    box.style.opacity = "0.3";
+    await tick();
+    quiet(w, { op: "poll", ids: [1], finish: true });
+    if (gapMs > 0) await Bun.sleep(gapMs);
+    quiet(w, { op: "install", id: 2 });
+    return { w, box };
+  }
+
+  test("a fade under way when the watcher armed: its next frame is judged by what it changes", async () => {
+    const { w, box } = await armedMidFade(0);
+    box.style.opacity = "0.4";
+    await tick();
+    expect((quiet(w, { op: "poll", ids: [2] }) as Poll)?.mutations).toBe(0);
+    // The fade turned back toward zero: that counts.
+    box.style.opacity = "0.35";
+    await tick();
+    expect((quiet(w, { op: "poll", ids: [2], finish: true }) as Poll)?.mutations).toBe(1);
+  });
+
+  test("a node last rewritten longer before the arm than a frame's gap: its first rewrite counts", async () => {
+    const { w, box } = await armedMidFade(150);
+    box.style.opacity = "0.4";
+    await tick();
+    expect((quiet(w, { op: "poll", ids: [2], finish: true }) as Poll)?.mutations).toBe(1);
+  });
 });

@@ -87,14 +87,17 @@ export function unreadChange(win: ActWindow, before: string, after: string): boo
 /**
  * The records of one batch that only rewrote styles no snapshot reads (the same set, by index).
  * Each record's new value is the next record's old value for its node, or the attribute now.
- * A node's first rewrite since the watcher armed (`seen`) always counts: a tween's first frame
- * may rewrite what was there, before its direction shows.
+ * A node's first rewrite since the watcher armed (`seen`) counts: a tween's first frame may
+ * rewrite what was there, before its direction shows. Not for a node `tweening` says the page was
+ * rewriting just before the arm (a fade an earlier action started, still under way): its
+ * direction showed before, and its next frame is judged as any later one.
  */
 export function unreadStyles(
   win: ActWindow,
   list: ArrayLike<unknown>,
   seen: WeakMap<object, true>,
   skip?: (target: object) => boolean,
+  tweening?: (target: object) => boolean,
 ): Set<number> {
   const out = new Set<number>();
   let after: Map<object, string | null> | null = null;
@@ -114,7 +117,7 @@ export function unreadStyles(
     if (r.type !== "attributes" || r.attributeName !== "style" || !r.target || skip?.(r.target)) continue;
     if (!seen.has(r.target)) {
       seen.set(r.target, true);
-      continue;
+      if (!tweening?.(r.target)) continue;
     }
     const old = r.oldValue ?? null,
       now = next[i] ?? null;
