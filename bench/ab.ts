@@ -3,7 +3,8 @@
  * own home and launched browser, timed as whole processes in one interleaved loop (a, b, then
  * b, a, with a short random pause between calls so neither locks onto the other's frame phase).
  * Prints medians of click, type and snapshot on the bench's form page, time and characters
- * printed; --widgets adds the act-and-see steps of the widget pages (scenarios/widgets.ts), each
+ * printed (type twice: into "Full name", whose page echoes the text, and into "Email", whose page
+ * does nothing on input, as a login or search field's); --widgets adds the act-and-see steps of the widget pages (scenarios/widgets.ts), each
  * after an untimed reset and look; --nav adds open and see (a new URL of the form page each time)
  * and back and see (from another page, opened untimed). For telling whether a change made the hot path slower: the
  * shared machine's load moves both builds alike; the CPU time each process used (user + system) moves
@@ -45,6 +46,18 @@ let navs = 0;
 const fresh = () => fx.url(`/form?ab=${++navs}`);
 const cases: Case[] = [
   ...FORM_STEPS.map((s) => ({ name: s.kind, step: s })),
+  {
+    name: "type plain",
+    step: {
+      id: "form-plain",
+      page: "/form",
+      label: "form: type into a plain field",
+      kind: "type",
+      target: { name: "Email" },
+      text: "ada@example.com",
+      reset: "document.querySelector('[name=email]').value = ''",
+    },
+  },
   { name: "snapshot", args: ["snapshot"] },
   ...(process.argv.includes("--widgets") ? WIDGET_STEPS.map((s) => ({ name: s.id, step: s })) : []),
   ...(process.argv.includes("--nav")

@@ -5,7 +5,10 @@
  *
  * Everything from the browser is held back DELAY_MS (in order), so the count does not depend
  * on timing: commands the broker sends without waiting reach the hop long before any answer
- * is let through, and a command that waited for an answer arrives after one was.
+ * is let through, and a command that waited for an answer arrives after one was. A command's
+ * depth is one more than that of the command whose answer was let through last before it: the
+ * round trips a command costs are its deepest chain, so questions asked beside others (a
+ * lookup sent along with the text and the settle) cost what they add to the wait, not their count.
  */
 import type { ServerWebSocket } from "bun";
 
@@ -14,8 +17,8 @@ const DELAY_MS = 25;
 export interface Sent {
   /** Method, with the page runtime's steps for page calls ("Runtime.callFunctionOn[ref,act:probe]"). */
   method: string;
-  /** The broker got an answer since its previous command: this one starts a new round trip. */
-  newTrip: boolean;
+  /** Round trips before it on its chain, itself included: 1 + the depth of the last command answered before it. */
+  depth: number;
   /** A page call that carried the page runtime's source (its first use in a document). */
   install: boolean;
   /** Characters of page code the command carried (its function declaration or expression). */
@@ -35,8 +38,9 @@ export interface CdpRecorder {
 /** Calls the broker sends without waiting for their answer (src/broker: `void session.send(…)`). */
 const RELEASES = new Set(["Runtime.releaseObject", "Runtime.releaseObjectGroup"]);
 
+/** The round trips the broker waited through: its deepest chain of commands, each sent on an answer to the one before. */
 export function roundTrips(sent: Sent[]): number {
-  return sent.filter((s) => s.newTrip).length;
+  return sent.reduce((most, s) => Math.max(most, s.depth), 0);
 }
 
 interface Conn {
@@ -56,9 +60,9 @@ type PageCall = {
 
 export function startCdpRecorder(upstream: string): CdpRecorder {
   let log: Sent[] = [];
-  /** Answers let through to the broker so far, and that count at the broker's last command. */
-  let answered = 0;
-  let answeredAtLast = -1;
+  /** Depth of each command in flight, by the broker's id, and of the last one answered. */
+  const depths = new Map<number, number>();
+  let lastDepth = 0;
   let refusal: { match: (method: string, params: Record<string, unknown>) => boolean; message: string } | undefined;
   const server = Bun.serve<Conn>({
     hostname: "127.0.0.1",
@@ -78,8 +82,13 @@ export function startCdpRecorder(upstream: string): CdpRecorder {
         up.onmessage = (ev) => {
           const text = String(ev.data);
           const isAnswer = text.startsWith('{"id":');
+          const id = isAnswer ? Number(text.slice(6, text.indexOf(",", 6))) : Number.NaN;
           setTimeout(() => {
-            if (isAnswer) answered++;
+            if (isAnswer) {
+              const depth = depths.get(id);
+              depths.delete(id);
+              if (depth !== undefined) lastDepth = depth;
+            }
             ws.send(text);
           }, DELAY_MS);
         };
@@ -96,8 +105,9 @@ export function startCdpRecorder(upstream: string): CdpRecorder {
         // A release is sent and never waited for: no trip of its own, and the next call still
         // starts one if an answer came before it.
         const released = RELEASES.has(msg.method);
-        log.push({ method, newTrip: !released && answered !== answeredAtLast, install: code > 10_000, code });
-        if (!released) answeredAtLast = answered;
+        const depth = released ? 0 : lastDepth + 1;
+        if (!released) depths.set(msg.id, depth);
+        log.push({ method, depth, install: code > 10_000, code });
         if (refusal?.match(msg.method, (msg.params ?? {}) as Record<string, unknown>)) {
           const answer = JSON.stringify({
             id: msg.id,
@@ -105,7 +115,8 @@ export function startCdpRecorder(upstream: string): CdpRecorder {
             ...(msg.sessionId ? { sessionId: msg.sessionId } : {}),
           });
           setTimeout(() => {
-            answered++;
+            depths.delete(msg.id);
+            lastDepth = depth;
             ws.send(answer);
           }, DELAY_MS);
           return;
@@ -123,8 +134,8 @@ export function startCdpRecorder(upstream: string): CdpRecorder {
     mark() {
       const out = log;
       log = [];
-      // The next command starts a trip of its own.
-      answeredAtLast = -1;
+      // The next command starts a chain of its own.
+      lastDepth = 0;
       return out;
     },
     refuse(match, message) {

@@ -55,7 +55,7 @@ export const typeHandler = defineAction<typeof command, TypeArgs, Typed>(command
   // showed nothing yet (a page that already reacted is not waiting on a debounce).
   async after({ ctx, args, watch, target }, sent, evidence) {
     if (args.submit || !sent.plan) return undefined;
-    return lateSuggestions(ctx.deadline, watch, frameOfRef(locatedRef(target)), true, sent.plan.prep, evidence);
+    return lateSuggestions(ctx.deadline, watch, frameOfRef(locatedRef(target)), sent.plan, evidence);
   },
   // The locate call also prepares the field, selects its text or puts the caret at its end when
   // it has focus (`then`), probes it for the focusing click, and arms the quiet watcher: typing
@@ -77,6 +77,7 @@ export const typeHandler = defineAction<typeof command, TypeArgs, Typed>(command
     const token = args.token;
     let pin: CompositePin | undefined;
     let evidence: TypeEvidence | undefined;
+    let listening: Promise<boolean> | undefined;
     try {
       const prep = stepResult(resolved, 0, "edit", "prepare");
       if (!prep.ok && prep.reason === "detached") throw staleRef(args.ref, "node_detached");
@@ -141,6 +142,11 @@ export const typeHandler = defineAction<typeof command, TypeArgs, Typed>(command
           after && readResult({ steps: read, results: after }, 0, "edit", "read"),
         );
       };
+      // Whether the page listens to keys on the field, asked now that it has focus, beside the
+      // text and the reply's settle call: a field that does not say it offers suggestions and
+      // whose page showed nothing after the text then costs no round trips of its own before the
+      // reply (two, ~5 ms, when asked after the settle).
+      if (inTop && !args.submit && prep.suggests !== true) listening = askListening(frame);
       for (const [i, step] of steps.entries()) {
         const rest = steps.slice(i + 1);
         const first = i === 0 && fresh;
@@ -178,10 +184,10 @@ export const typeHandler = defineAction<typeof command, TypeArgs, Typed>(command
         }
       }
       if (evidence) return { evidence };
-      if (inTop) return { plan: { prep, mode } };
+      if (inTop) return { plan: { prep, mode, listening } };
       // A field in a frame settles there (its own watcher) and is read there.
       const read = yield* readBack();
-      return { evidence: (await lateSuggestions(ctx.deadline, watch, frame, false, prep, read)) ?? read };
+      return { evidence: (await lateSuggestions(ctx.deadline, watch, frame, { prep }, read)) ?? read };
     } finally {
       pin?.dispose();
     }
@@ -191,28 +197,34 @@ export const typeHandler = defineAction<typeof command, TypeArgs, Typed>(command
 /** What the dispatch leaves for the reply: the evidence when it settled itself (--submit), else what the read-back needs. */
 type Typed =
   | { evidence: TypeEvidence; plan?: undefined }
-  | { evidence?: undefined; plan: { prep: Prepared; mode: ReadMode } };
+  | { evidence?: undefined; plan: { prep: Prepared; mode: ReadMode; listening: Promise<boolean> | undefined } };
+
+/** Asked ahead: never rejects, and an answer nobody awaits is dropped. */
+function askListening(frame: FrameWorld): Promise<boolean> {
+  return listensToKeys(frame, true).catch(() => false);
+}
 
 /**
  * Suggestions that come a few hundred ms after the last keystroke belong in this reply: waits
  * for them in a field that says it offers them, or in one whose page listens to the keys but
  * showed nothing yet (a page that already reacted is not waiting on a debounce). New evidence
- * when the page changed (the caller observes again); undefined when nothing came. `top`: the
- * field is in its session's top document.
+ * when the page changed (the caller observes again); undefined when nothing came. `listening`:
+ * the answer asked ahead for a field in its session's top document; without it the question is
+ * asked here, of a field in a frame.
  */
 async function lateSuggestions(
   deadline: number,
   watch: Settler,
   frame: FrameWorld,
-  top: boolean,
-  prep: Prepared,
+  field: { prep: Prepared; listening?: Promise<boolean> | undefined },
   evidence: TypeEvidence,
 ): Promise<TypeEvidence | undefined> {
   if (watch.effects.navigation || watch.effects.dialog) return undefined;
   const quietSoFar = watch.effects.mutations === 0 && watch.effects.requests === 0;
   const wait =
-    prep.suggests === true ||
-    (quietSoFar && (await Promise.race([listensToKeys(frame, top), watch.dialogOpened.then(() => false)])));
+    field.prep.suggests === true ||
+    (quietSoFar &&
+      (await Promise.race([field.listening ?? listensToKeys(frame, false), watch.dialogOpened.then(() => false)])));
   if (!wait || watch.effects.dialog) return undefined;
   if (!(await watch.lateChange(frame, LATE_WIDGET_MS, deadline))) return undefined;
   // Suggestion items are often bound by addEventListener only: list them with refs.

@@ -4,7 +4,8 @@ import { pageObject } from "../world.ts";
 /** Listeners on the field itself that run page code on each keystroke. */
 const KEY_EVENTS = new Set(["input", "keyup", "keydown", "keypress", "beforeinput"]);
 
-const GROUP = "bp-widget";
+/** Each question's own handles: one asked ahead may still be releasing them when the next begins. */
+let asked = 0;
 
 /** The focused element in the page's own world, through open shadow roots. */
 const DEEP_ACTIVE =
@@ -18,6 +19,7 @@ const DEEP_ACTIVE =
  */
 export async function listensToKeys(frame: { session: CdpSession; frameId: string }, top: boolean): Promise<boolean> {
   const session = frame.session;
+  const GROUP = `bp-widget-${++asked}`;
   // The field being typed into, as the edit step keeps it in our world.
   const ours = pageObject(session, frame.frameId, "editedElement").catch(() => undefined);
   // In a session's top frame the default context is the page's world. Native getters only: a replaced getter fails the
