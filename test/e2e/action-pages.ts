@@ -58,5 +58,18 @@ export function actionPages(b: () => string): Record<string, string | ((url: URL
         addEventListener("mousemove", (e) => { if (down !== null && e.buttons === 1) knob.setAttribute("aria-valuenow", String(Math.round(e.clientX - down))); });
         addEventListener("mouseup", () => { down = null; });
       </script>`,
+    // A pointer drag between ends a viewport apart: "Near" comes into view once "Card" is centred,
+    // "Far" never shares the viewport with it. The drop names the element under the release.
+    "/far-drag": `<!doctype html><title>Far drag</title>
+      <style>body{margin:0;height:700vh}div{position:absolute;left:20px;width:160px;height:30px;background:#ddd}</style>
+      <div id=card role=button aria-label="Card" style="top:90vh">Card</div>
+      <div id=near role=button aria-label="Near" style="top:130vh">Near</div>
+      <div id=far role=button aria-label="Far" style="top:600vh">Far</div>
+      <p id=out role=status style="position:fixed;top:0;right:0"></p>
+      <script>
+        let held = false;
+        card.addEventListener("mousedown", () => { held = true; });
+        addEventListener("mouseup", (e) => { if (held) out.textContent = "dropped on " + document.elementFromPoint(e.clientX, e.clientY).id; held = false; });
+      </script>`,
   };
 }

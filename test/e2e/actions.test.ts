@@ -376,4 +376,19 @@ describe("hover and drag", () => {
     expect(evidence(p)).toMatchObject({ status: "verified", kind: "pointer" });
     expect(Number(await evalJs("document.getElementById('knob').getAttribute('aria-valuenow')"))).toBeGreaterThan(10);
   });
+
+  test("drag onto a target below the fold: centring the source brings it in; one a viewport further is refused, nothing sent", async () => {
+    const els = await open("/far-drag");
+    const r = await env.run(["drag", ref(els, "Card"), ref(els, "Near")]);
+    expect(evidence(r)).toMatchObject({ status: "verified", kind: "pointer" });
+    expect(await evalJs("out.textContent")).toBe("dropped on near");
+    const again = await open("/far-drag");
+    const far = await env.run(["drag", ref(again, "Card"), ref(again, "Far")]);
+    expect(far.json).toMatchObject({
+      ok: false,
+      code: "action_not_verified",
+      context: { reason: "too_far_apart", dispatched: false },
+    });
+    expect(await evalJs("out.textContent")).toBe("");
+  });
 });

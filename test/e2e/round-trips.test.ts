@@ -124,6 +124,11 @@ const BUDGET: Record<string, number> = {
   // nothing here: whether the page listens to keys on the field was asked beside the text and
   // the settle, as soon as the field had focus (7 when it was asked after the settle).
   type: 5,
+  // both ends resolved and probed together (the target's probe runs after the source was centred);
+  // the drop listener and the watcher armed together; the pointer onto the source, the press, the
+  // drags' interception on, the first move (and whether it began an HTML5 drag), the interception
+  // off, seven more moves and the release, each on the answer to the last; settle; snapshot.
+  drag: 18,
   // Page.navigate (the main frame's id is the target's: no frame tree), then the loaded page's title.
   open: 2,
   // A primitive comes back whole: nothing left in the object group to release.
@@ -187,6 +192,7 @@ describe("CDP round trips", () => {
     rows.push(["eval", await measure(["eval", "1+1"])]);
     rows.push(["read", await measure(["read"])]);
     rows.push(["search", await measure(["search", "Save"])]);
+    rows.push(["drag", await measure(["drag", ref("Save"), ref("Size")])]);
     await env.run(["eval", "document.body.append(document.createElement('p'))"]);
     rows.push(["snapshot after a change", await measure(["snapshot"])]);
     await env.run([

@@ -4,6 +4,7 @@ import { drag as dragCommand, hover as hoverCommand } from "../../protocol/comma
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import type { DragEvidence, HoverEvidence } from "../../protocol/evidence.ts";
 import { exactly, type ArgsOf } from "../context/handler.ts";
+import type { Selected } from "../context/tabs.ts";
 import { resolveRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { evidenceStatus, pageEffects, stateEffects } from "./evidence.ts";
 import { callFn, readResult, step, stepResult } from "../page-fns.ts";
@@ -72,11 +73,14 @@ export const hoverHandler = defineAction<typeof hoverCommand, ArgsOf<typeof hove
   },
 });
 
-/** Probes both ends so that both are on screen at once: the source centred, else the target centred. */
-async function probeBoth(from: ResolvedRef, to: ResolvedRef): Promise<[Probe, Probe]> {
-  const a = await probeForPointer(from);
+/**
+ * Probes both ends so that both are on screen at once: the source centred, else the target
+ * centred. `ahead`: the target's probe without scrolling, already run right after the source's
+ * centring (a failure to throw again, or the probe).
+ */
+async function probeBoth(from: ResolvedRef, to: ResolvedRef, a: Probe, ahead?: () => Probe): Promise<[Probe, Probe]> {
   try {
-    return [a, await probeForPointer(to, { requireEnabled: false, noScroll: true })];
+    return [a, ahead ? ahead() : await probeForPointer(to, { requireEnabled: false, noScroll: true })];
   } catch (err) {
     if (!(err instanceof BpError) || err.context?.reason !== "outside_viewport") throw err;
   }
@@ -97,20 +101,40 @@ async function probeBoth(from: ResolvedRef, to: ResolvedRef): Promise<[Probe, Pr
   }
 }
 
-/** The drag's two ends: the target's centre moved by --offset, or the --to-xy point. */
+interface Ends {
+  from: ResolvedRef;
+  to: ResolvedRef | undefined;
+  a: Probe;
+  b: Probe;
+}
+
+/**
+ * The drag's two ends: the target's centre moved by --offset, or the --to-xy point. Both refs are
+ * resolved and probed in one round trip: a session runs its calls in order, so in one document
+ * the target's probe runs after the source was centred, as when asked after it.
+ */
 async function dropPoint(
-  from: ResolvedRef,
-  to: ResolvedRef | undefined,
-  args: { offset?: string | undefined; "to-xy"?: string | undefined },
-): Promise<[Probe, Probe]> {
+  sel: Selected,
+  args: { from: number; to?: number | undefined; offset?: string | undefined; "to-xy"?: string | undefined },
+): Promise<Ends> {
   const offset = args.offset === undefined ? [0, 0] : pair("offset", args.offset);
-  if (to) {
-    const [a, b] = await probeBoth(from, to);
-    return [a, { ...b, x: b.x + (offset[0] ?? 0), y: b.y + (offset[1] ?? 0) }];
+  const source = resolveRef(sel, args.from, [probeStep()]);
+  const target =
+    args.to === undefined
+      ? undefined
+      : resolveRef(sel, args.to, [probeStep({ requireEnabled: false, noScroll: true })]);
+  target?.catch(() => undefined);
+  const from = await source;
+  const a = checkProbe(from, stepResult(from, 0, "act", "probe"));
+  if (target) {
+    const to = await target;
+    // Another session (a cross-origin frame) ran its call in no order with the source's: ask again.
+    const ahead = to.session === from.session ? () => checkProbe(to, stepResult(to, 0, "act", "probe")) : undefined;
+    const [pa, b] = await probeBoth(from, to, a, ahead);
+    return { from, to, a: pa, b: { ...b, x: b.x + (offset[0] ?? 0), y: b.y + (offset[1] ?? 0) } };
   }
-  const a = await probeForPointer(from);
   const [x, y] = pair("to-xy", args["to-xy"] ?? "");
-  return [a, { ...a, x: (x ?? 0) + (offset[0] ?? 0), y: (y ?? 0) + (offset[1] ?? 0) }];
+  return { from, to: undefined, a, b: { ...a, x: (x ?? 0) + (offset[0] ?? 0), y: (y ?? 0) + (offset[1] ?? 0) } };
 }
 
 function pair(field: string, text: string): number[] {
@@ -130,26 +154,28 @@ export const dragHandler = defineAction<typeof dragCommand, ArgsOf<typeof dragCo
   observe: (a) => ({ limit: a.limit, full: a.full }),
   // The inputs are the presses, moves and drag events, not the probes, checks or settle around them.
   async *steps({ sel, args, top, watch }) {
-    const from = await resolveRef(sel, args.from);
-    const to = args.to === undefined ? undefined : await resolveRef(sel, args.to);
-    const [a, b] = await dropPoint(from, to, args);
+    const { from, to, a, b } = await dropPoint(sel, args);
     const frame = frameOfRef(from);
     let html5 = false;
+    let ended = false;
     try {
-      await callInFrame(frame, "drag", { op: "arm" });
-      await watch.armQuiet();
+      await Promise.all([callInFrame(frame, "drag", { op: "arm" }), watch.armQuiet()]);
       const run = pointerDrag(
         top,
         a,
         b,
         watch,
         async () => (html5 = await callFn(frame, "drag", { op: "check" }).catch(() => false)),
-      );
+      ).then(() => {
+        ended = true;
+      });
       run.catch(() => undefined);
       await Promise.race([run, watch.dialogOpened]);
       yield {};
     } finally {
-      await top.send("Input.setInterceptDrags", { enabled: false }).catch(() => undefined);
+      // A drag that ran to its end turned the interception off after its first move; one stopped
+      // part way (an error, a dialog) may have left it on.
+      if (!ended) await top.send("Input.setInterceptDrags", { enabled: false }).catch(() => undefined);
     }
     const effects = pageEffects(watch.effects);
     // An HTML5 drag is verified by its drop reaching the target; a drop at a point (--to-xy), by its effects.
