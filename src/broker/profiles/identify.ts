@@ -16,6 +16,7 @@ import type { ProfileContext, ProfileIdentity } from "./registry.ts";
 const MAX_LOCAL_STATE_BYTES = 16 * 1024 * 1024;
 const IDENTIFY_PAGE_MS = 10_000;
 const CLOSE_WAIT_MS = 2_000;
+const PATH_POLL_MS = 50;
 
 export interface IdentifySurface extends PageFactory {
   session(rec: TargetRecord): Promise<CdpSession>;
@@ -77,13 +78,20 @@ async function readProfilePath(s: IdentifySurface, p: ProfileContext, signal: Ab
     }
     if (!rec) return "";
     const session = await s.session(rec);
-    await navigateTo(session, "chrome://version", Date.now() + IDENTIFY_PAGE_MS, signal);
-    const res = await session.send(
-      "Runtime.evaluate",
-      { expression: `document.getElementById("profile_path")?.textContent ?? ""`, returnByValue: true },
-      { timeoutMs: IDENTIFY_PAGE_MS },
-    );
-    return typeof res.result.value === "string" ? res.result.value.trim() : "";
+    const deadline = Date.now() + IDENTIFY_PAGE_MS;
+    await navigateTo(session, "chrome://version", deadline, signal);
+    // Read until the page shows the path: right after its load it may not yet (on a busy
+    // machine the first read came back empty now and then, the next one 50 ms later had it).
+    for (;;) {
+      const res = await session.send(
+        "Runtime.evaluate",
+        { expression: `document.getElementById("profile_path")?.textContent ?? ""`, returnByValue: true },
+        { timeoutMs: Math.max(1, deadline - Date.now()) },
+      );
+      const path = typeof res.result.value === "string" ? res.result.value.trim() : "";
+      if (path !== "" || Date.now() + PATH_POLL_MS >= deadline || signal.aborted) return path;
+      await Bun.sleep(PATH_POLL_MS);
+    }
   } finally {
     await closeAndWait(s, targetId, rec);
   }
