@@ -30,6 +30,18 @@ const TWEEN = `<script>
     })(t0);
   };
   window.seen = () => ({ since: Math.round(performance.now() - fx.t), ended: fx.ended > 0 });
+  // A height tween whose rounded value holds for frames at a time (0.3 s at 1px, then 2px): a
+  // frame that rewrites nothing does not tell that it ended.
+  window.slide = (el, ms) => {
+    el.style.display = "block";
+    el.style.height = "1px";
+    const t0 = performance.now();
+    (function step(now) {
+      const p = Math.min(1, (now - t0) / ms);
+      el.style.height = (p < 1 ? 1 : 2) + "px";
+      if (p < 1) requestAnimationFrame(step);
+    })(t0);
+  };
 </script>`;
 
 const site = startFixtureServer({
@@ -38,6 +50,8 @@ const site = startFixtureServer({
     <button onclick="fade(cal, 0, 1, 2000)">Open calendar</button>
     <button onclick="fade(cal, 1, 0, 400, true)">Close calendar</button>
     <button onclick="note.textContent = 'Marked ' + (++marks)">Mark</button> <p id=note>none</p>
+    <button onclick="slide(drawer, 300)">Open drawer</button>
+    <div id=drawer style="display:none;overflow:hidden;height:0"><a href="#d">Drawer link</a></div>
     <div id=cal style="display:none"><a href="#1">1</a> <a href="#2">2</a> <a href="#3">3</a> <a href="#n">Next</a></div>
     <script>let marks = 0;</script>`,
   // jQuery UI's datepicker with its own fadeIn stretched to 2 s.
@@ -57,10 +71,15 @@ const trace = join(env.home, "..", "phases.jsonl");
 env.env.BROWSER_PILOT_PHASES = trace;
 const run = (args: string[]) => env.run(args, { key: "agent-settle-fade" });
 
-type Entry = [number, string, { page?: { settle?: { mutations?: number } } }?];
+type Entry = [number, string, { page?: { settle?: { mutations?: number; scripted?: boolean } } }?];
 
 /** The mutations the settle of the `n`th click counted (its record is appended after the reply). */
 async function clickMutations(n: number): Promise<number | undefined> {
+  return (await clickSettle(n))?.mutations;
+}
+
+/** The settle's answer for the `n`th click, as the broker's record keeps it. */
+async function clickSettle(n: number): Promise<{ mutations?: number; scripted?: boolean } | undefined> {
   let clicks: Entry[][] = [];
   for (let i = 0; i < 100 && clicks.length < n; i++) {
     if (i) await Bun.sleep(20);
@@ -73,7 +92,7 @@ async function clickMutations(n: number): Promise<number | undefined> {
       : [];
   }
   const settled = (clicks[n - 1] ?? []).filter((e) => e[1] === "reply" && e[2]?.page?.settle !== undefined);
-  return settled.at(-1)?.[2]?.page?.settle?.mutations;
+  return settled.at(-1)?.[2]?.page?.settle;
 }
 
 type El = { r: number; n?: string; t?: string };
@@ -103,6 +122,8 @@ describe("a JS fade", () => {
     expect(names((r.json.diff as Diff).added)).toEqual(["1", "2", "3", "Next"]);
     const seen = (await run(["eval", "seen()"])).json.value as { since: number; ended: boolean };
     expect({ ended: seen.ended, early: seen.since < 950 }).toEqual({ ended: false, early: true });
+    // Its frames only raise the opacity: not held as an animation by script that changes what is read.
+    expect((await clickSettle(1))?.scripted).toBeUndefined();
   });
 
   test("fading out to nothing: the reply waits for the end and shows the links gone", async () => {
@@ -133,6 +154,14 @@ describe("a JS fade", () => {
     expect(await clickMutations(4)).toBe(still);
   });
 
+  test("a size tween the click starts is held for as an animation by script, although its frames rewrite nothing for a while", async () => {
+    const r = await run(["click", await refOf("Open drawer")]);
+    expect(r.json.ok).toBe(true);
+    expect(names((r.json.diff as Diff).added)).toContain("Drawer link");
+    // Clicks so far: Open calendar, Close calendar, Mark twice; this is the fifth.
+    expect((await clickSettle(5))?.scripted).toBe(true);
+  });
+
   test("jQuery UI's datepicker with a 2 s fadeIn: the calendar's day links are in the click's reply, before the fade ends", async () => {
     expect((await run(["open", `${site.a}/ui/slow-dp`])).json.ok).toBe(true);
     const r = await run(["click", await refOf("Date")]);
@@ -141,5 +170,8 @@ describe("a JS fade", () => {
     expect(names(added)).toContain("Next");
     expect(added.find((e) => e.ex !== undefined)).toMatchObject({ t: "link", ex: ["1", "31"] });
     expect((await run(["eval", "seen()"])).json.value).toEqual({ fading: true, early: true });
+    // Shown in the handler's task at an opacity just above zero, then only raised: nothing read
+    // changes in its frames, so the settle is not held as for an animation by script.
+    expect((await clickSettle(6))?.scripted).toBeUndefined();
   });
 });

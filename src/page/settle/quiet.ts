@@ -155,26 +155,42 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
   watchChurn(win);
   const churned = (target: object): boolean => churning.has(target);
   const styled = new WeakMap<object, true>();
+  /** Nodes whose inline style changed what is read, and the frame of their last such change. */
+  const styledAt = new Map<object, number>();
   const tweening = (target: object): boolean => restyledBefore(win, target, st.hr, TWEEN_GAP_MS);
   st.obs = new win.MutationObserver((list) => {
     let n = list.length;
     if (churning.size > 0)
       for (let i = 0; i < list.length; i++) if (churning.has((list[i] as { target?: object }).target ?? churning)) n--;
     // A fade's per-frame style rewrites do not hold the settle once what the snapshot reads is decided.
-    const unread = n > 0 ? unreadStyles(win, list, styled, churned, tweening) : undefined;
+    const starts = new Set<number>(),
+      rises = new Set<number>();
+    const unread = n > 0 ? unreadStyles(win, list, styled, churned, tweening, starts, rises) : undefined;
     if (unread) n -= unread.size;
-    if (n <= 0) return;
-    // A counted inline-style rewrite: an animation by script may still be running (settle.ts).
+    // A counted inline-style rewrite: an animation by script may still be running (settle.ts). A
+    // node whose opacity then rises with nothing else read changing is fading in: what the
+    // snapshot reads of it is decided (jQuery's fadeIn shows its element in the handler's task).
+    let restyled = false;
     for (let i = 0; i < list.length; i++) {
       const m = list[i] as { target?: object; attributeName?: string | null };
-      if (m.attributeName === "style" && !unread?.has(i) && !churning.has(m.target ?? churning))
-        st.styleFrame = st.frames;
+      if (m.attributeName !== "style" || !m.target || churning.has(m.target) || starts.has(i)) continue;
+      if (!unread?.has(i)) styledAt.set(m.target, st.frames);
+      else if (rises.has(i) && styledAt.delete(m.target)) restyled = true;
+      else continue;
+      restyled = true;
     }
+    if (restyled) st.styleFrame = lastStyled(styledAt, st.frames);
+    if (n <= 0) return;
     st.mutations += n;
     st.last = Date.now();
-    st.lastHr = hrNow(win);
-    st.batches.push(st.lastHr);
-    if (st.batches.length > BATCHES_KEPT) st.batches.shift();
+    // A batch of nothing but fade-ins' first visible frames shows what an earlier change put in
+    // place (a calendar the click built, fading in from the next frame): a change, but no step of
+    // the page's own after the input, nor an animation by script that still changes what is read.
+    if (starts.size < n) {
+      st.lastHr = hrNow(win);
+      st.batches.push(st.lastHr);
+      if (st.batches.length > BATCHES_KEPT) st.batches.shift();
+    }
     st.mutFrame = st.frames;
     if (st.wake) st.wake();
   });
@@ -219,6 +235,16 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
   }, 60000);
   held[id] = st;
   return true;
+}
+
+/** The frame of the latest counted inline-style change still in `at` (entries over three frames old go). */
+function lastStyled(at: Map<object, number>, frames: number): number {
+  let last = Number.NEGATIVE_INFINITY;
+  for (const [node, frame] of at) {
+    if (frames - frame > 3) at.delete(node);
+    else last = Math.max(last, frame);
+  }
+  return last;
 }
 
 /** A node whose style the page rewrote this recently before an arm is in a tween (a frame's gap, with slack for a busy renderer). */

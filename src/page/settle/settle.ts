@@ -59,7 +59,15 @@ export function settle(
   w: Watched,
   arg: QuietArg,
 ): Promise<
-  QuietPoll & { settled?: true; capped?: true; timed?: true; timedOver?: true; answered?: true; overDuring?: true }
+  QuietPoll & {
+    settled?: true;
+    capped?: true;
+    timed?: true;
+    timedOver?: true;
+    answered?: true;
+    overDuring?: true;
+    scripted?: true;
+  }
 > {
   const { win, sts } = w;
   const quietFor = Number(arg.quietFor) || 0,
@@ -130,7 +138,9 @@ export function settle(
     idleHr = 0,
     framedHr = 0,
     bounded = false,
-    timed = false;
+    timed = false,
+    // The settle was held at least once for an animation by script (bench/phases.ts).
+    scripted = false;
   return new Promise((resolve) => {
     let done = false,
       timer = 0,
@@ -155,6 +165,7 @@ export function settle(
           : rebased === "over"
             ? { overDuring: true as const }
             : {}),
+        ...(scripted ? { scripted: true as const } : {}),
       });
     };
     const askIdle = (): void => {
@@ -202,7 +213,10 @@ export function settle(
               ? p.frames - fs >= 1 && sinceCause >= floor
               : (p.mutations > 0 ? p.framesQuiet >= 1 : p.frames - fs >= 1) && framedSince();
         // An inline style changed a frame or two ago and the page asked for another frame: an animation by script is still running.
-        if (ok && p.framesQuiet >= 0 && p.styleQuiet < SCRIPT_ANIMATION_FRAMES && foreignFrame(win)) ok = false;
+        if (ok && p.framesQuiet >= 0 && p.styleQuiet < SCRIPT_ANIMATION_FRAMES && foreignFrame(win)) {
+          ok = false;
+          scripted = true;
+        }
         if (ok && floor === 0 && idleWait && p.framesQuiet >= 0) {
           // The frame's time: an idle task that began after it saw what the frame started.
           if (framedHr === 0) for (const s of sts) framedHr = Math.max(framedHr, s.tickHr);

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { Window } from "happy-dom";
 import type { ActWindow } from "../act/dom.ts";
 import { bundled } from "../../../test/support/page-bundle.ts";
-import { unreadChange } from "./style.ts";
+import { fadeStart, opacityRose, unreadChange } from "./style.ts";
 
 type Quiet = (win: unknown, arg: Record<string, unknown>) => unknown;
 type Poll = { mutations: number } | null;
@@ -47,6 +47,23 @@ describe("style rewrites the snapshot does not read", () => {
       ["visibility: hidden; opacity: 0.5", "visibility: visible; opacity: 0.5"],
     ]) {
       expect({ a, b, unread: unreadChange(win, a as string, b as string) }).toEqual({ a, b, unread: false });
+    }
+  });
+
+  test("a fade-in's first visible frame and its rises, told apart from other rewrites", () => {
+    const win = page() as unknown as ActWindow;
+    const cases: [string, string, boolean, boolean][] = [
+      // before, after, a fade's first visible frame, an opacity that rose
+      ["display: block; opacity: 0", "display: block; opacity: 0.05", true, true],
+      ["opacity: 0; color: red", "opacity: 0.1; color: blue", true, true],
+      ["display: block; opacity: 0.2", "display: block; opacity: 0.5", false, true],
+      ["opacity: 0.5", "opacity: 0.4", false, false],
+      ["display: none; opacity: 0", "display: block; opacity: 0.1", false, true],
+      ["opacity: 0; height: 0px", "opacity: 0.1; height: 2px", false, true],
+      ["", "opacity: 1", false, false],
+    ];
+    for (const [a, b, start, rose] of cases) {
+      expect({ a, b, start: fadeStart(win, a, b), rose: opacityRose(win, a, b) }).toEqual({ a, b, start, rose });
     }
   });
 

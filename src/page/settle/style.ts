@@ -84,13 +84,54 @@ export function unreadChange(win: ActWindow, before: string, after: string): boo
   }
 }
 
+/** Whether an opacity went up from `before` to `after`: a fade-in's frame. */
+export function opacityRose(win: ActWindow, before: string, after: string): boolean {
+  const p = parser(win);
+  if (!p) return false;
+  try {
+    const x = declarations(p, before).get("opacity");
+    const y = declarations(p, after).get("opacity");
+    return x !== undefined && y !== undefined && level(y) > level(x);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether going from `before` to `after` only takes an opacity from zero to above it (beside
+ * repaint properties): a fade-in's first visible frame, which shows what the rewrite before it put
+ * in place.
+ */
+export function fadeStart(win: ActWindow, before: string, after: string): boolean {
+  const p = parser(win);
+  if (!p || before === after) return false;
+  try {
+    const a = declarations(p, before);
+    const b = declarations(p, after);
+    let rose = false;
+    for (const name of new Set([...a.keys(), ...b.keys()])) {
+      const x = a.get(name),
+        y = b.get(name);
+      if (x === y || PAINT_CSS.has(name)) continue;
+      if (name !== "opacity" || x === undefined || y === undefined) return false;
+      if (!(level(x) === 0 && level(y) > 0)) return false;
+      rose = true;
+    }
+    return rose;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The records of one batch that only rewrote styles no snapshot reads (the same set, by index).
  * Each record's new value is the next record's old value for its node, or the attribute now.
  * A node's first rewrite since the watcher armed (`seen`) counts: a tween's first frame may
  * rewrite what was there, before its direction shows. Not for a node `tweening` says the page was
  * rewriting just before the arm (a fade an earlier action started, still under way): its
- * direction showed before, and its next frame is judged as any later one.
+ * direction showed before, and its next frame is judged as any later one. `starts` gets the
+ * records, not a node's first since the arm, that are a fade-in's first visible frame (fadeStart);
+ * `rises`, the unread records that raised an opacity (a fade-in's later frames).
  */
 export function unreadStyles(
   win: ActWindow,
@@ -98,6 +139,8 @@ export function unreadStyles(
   seen: WeakMap<object, true>,
   skip?: (target: object) => boolean,
   tweening?: (target: object) => boolean,
+  starts?: Set<number>,
+  rises?: Set<number>,
 ): Set<number> {
   const out = new Set<number>();
   let after: Map<object, string | null> | null = null;
@@ -121,7 +164,11 @@ export function unreadStyles(
     }
     const old = r.oldValue ?? null,
       now = next[i] ?? null;
-    if (old !== null && now !== null && unreadChange(win, old, now)) out.add(i);
+    if (old === null || now === null) continue;
+    if (unreadChange(win, old, now)) {
+      out.add(i);
+      if (rises && opacityRose(win, old, now)) rises.add(i);
+    } else if (starts && fadeStart(win, old, now)) starts.add(i);
   }
   return out;
 }
