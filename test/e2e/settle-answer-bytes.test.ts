@@ -6,11 +6,10 @@
  * whole or in two parts, is still rendered in them.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { requireChromium } from "../support/chromium.ts";
 import { makeBpEnv, type BpResult } from "../support/bp.ts";
 import { startFixtureServer } from "../support/fixture-server.ts";
+import { nthTrace, traceTo, type TraceEntry } from "../support/phases-trace.ts";
 
 requireChromium();
 
@@ -60,13 +59,11 @@ const site = startFixtureServer({
     </script>`,
 });
 const traced = makeBpEnv();
-const file = join(traced.home, "..", "phases.jsonl");
-traced.env.BROWSER_PILOT_PHASES = file;
+const file = traceTo(traced);
 const KEY = "agent-bytes";
 const run = (args: string[]) => traced.run(args, { key: KEY });
 
 type El = { r: number; n?: string };
-type Entry = [number, string, unknown?];
 
 beforeAll(async () => {
   expect((await traced.run(["launch", "--headless"])).json.ok).toBe(true);
@@ -85,20 +82,10 @@ const added = (r: BpResult): string[] =>
   ((r.json.diff as { added?: El[] } | undefined)?.added ?? []).map((a) => a.n).filter((n) => n !== undefined);
 
 /** The trace of the `n`th traced click (the broker appends it after writing the reply). */
-async function clickTrace(n: number): Promise<Entry[]> {
-  let clicks: Entry[][] = [];
-  for (let i = 0; i < 100 && clicks.length < n; i++) {
-    if (i) await Bun.sleep(20);
-    clicks = existsSync(file)
-      ? readFileSync(file, "utf8")
-          .trim()
-          .split("\n")
-          .map((l) => JSON.parse(l) as Entry[])
-          .filter((l) => l.some((e) => e[1] === "request" && e[2] === "click"))
-      : [];
-  }
-  expect(clicks.length).toBe(n);
-  return clicks[n - 1] ?? [];
+async function clickTrace(n: number): Promise<TraceEntry[]> {
+  const trace = await nthTrace(file, "click", n);
+  expect(trace).toBeDefined();
+  return trace ?? [];
 }
 
 describe("a click's request is answered once its body's bytes are in", () => {

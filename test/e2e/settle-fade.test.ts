@@ -6,12 +6,11 @@
  * still under way when the next action arms is none of that action's change.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { requireChromium } from "../support/chromium.ts";
 import { makeBpEnv } from "../support/bp.ts";
 import { startFixtureServer } from "../support/fixture-server.ts";
 import { JQUERY_UI_PAGES } from "./jquery-ui-pages.ts";
+import { nthTrace, traceTo } from "../support/phases-trace.ts";
 
 requireChromium();
 
@@ -67,11 +66,11 @@ const site = startFixtureServer({
 });
 const env = makeBpEnv();
 // Each request's record (src/cdp/phases.ts): what the settle counted as the page's change.
-const trace = join(env.home, "..", "phases.jsonl");
-env.env.BROWSER_PILOT_PHASES = trace;
+const trace = traceTo(env);
 const run = (args: string[]) => env.run(args, { key: "agent-settle-fade" });
 
-type Entry = [number, string, { page?: { settle?: { mutations?: number; scripted?: boolean } } }?];
+type Settled = { mutations?: number; scripted?: boolean };
+type Entry = [number, string, { page?: { settle?: Settled } }?];
 
 /** The mutations the settle of the `n`th click counted (its record is appended after the reply). */
 async function clickMutations(n: number): Promise<number | undefined> {
@@ -79,20 +78,9 @@ async function clickMutations(n: number): Promise<number | undefined> {
 }
 
 /** The settle's answer for the `n`th click, as the broker's record keeps it. */
-async function clickSettle(n: number): Promise<{ mutations?: number; scripted?: boolean } | undefined> {
-  let clicks: Entry[][] = [];
-  for (let i = 0; i < 100 && clicks.length < n; i++) {
-    if (i) await Bun.sleep(20);
-    clicks = existsSync(trace)
-      ? readFileSync(trace, "utf8")
-          .trim()
-          .split("\n")
-          .map((l) => JSON.parse(l) as Entry[])
-          .filter((l) => l.some((e) => e[1] === "request" && (e[2] as unknown) === "click"))
-      : [];
-  }
-  const settled = (clicks[n - 1] ?? []).filter((e) => e[1] === "reply" && e[2]?.page?.settle !== undefined);
-  return settled.at(-1)?.[2]?.page?.settle;
+async function clickSettle(n: number): Promise<Settled | undefined> {
+  const replies = ((await nthTrace(trace, "click", n)) ?? []) as Entry[];
+  return replies.filter((e) => e[1] === "reply" && e[2]?.page?.settle !== undefined).at(-1)?.[2]?.page?.settle;
 }
 
 type El = { r: number; n?: string; t?: string };
