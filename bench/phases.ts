@@ -113,10 +113,16 @@ function breakdown(entries: Entry[], spawned: number, exited: number): Breakdown
     }
   }
   calls.sort((a, b) => a.start - b.start);
+  // A question asked beside the action's own calls (type's listener lookup, sent with the text)
+  // takes none of their time: only what no page call or input covers is its.
+  const own = (c: (typeof calls)[number]) => c.send.method.startsWith("Input.") || c.send.steps !== undefined;
+  const beside = (c: (typeof calls)[number]) =>
+    !own(c) && calls.some((o) => own(o) && o.start < c.end && c.start < o.end);
+  const walked = calls.filter((c) => !beside(c));
   const events = entries.filter((e) => e[1] === "event");
   let cursor = request;
   let first = true;
-  for (const c of calls) {
+  for (const c of walked) {
     if (c.end <= cursor) continue;
     if (c.start > cursor) {
       if (first) add("accept + queue (to the first browser call)", c.start - cursor);
@@ -149,7 +155,7 @@ function breakdown(entries: Entry[], spawned: number, exited: number): Breakdown
     if (c.page?.settle) causes.push(settleCause(c.page.settle));
     cursor = Math.max(cursor, c.end);
   }
-  if (calls.length === 0) add("broker (no browser call)", written - request);
+  if (walked.length === 0) add("broker (no browser call)", written - request);
   else add("reply (diff, shape, write)", written - cursor);
   add("CLI exit (read, print, exit)", exited - written);
   return { phases, causes };
