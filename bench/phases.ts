@@ -114,11 +114,17 @@ function breakdown(entries: Entry[], spawned: number, exited: number): Breakdown
   }
   calls.sort((a, b) => a.start - b.start);
   // A question asked beside the action's own calls (type's listener lookup, sent with the text)
-  // takes none of their time: only what no page call or input covers is its.
+  // takes none of their time: only its part after the last of them it overlaps is its.
   const own = (c: (typeof calls)[number]) => c.send.method.startsWith("Input.") || c.send.steps !== undefined;
-  const beside = (c: (typeof calls)[number]) =>
-    !own(c) && calls.some((o) => own(o) && o.start < c.end && c.start < o.end);
-  const walked = calls.filter((c) => !beside(c));
+  const walked = calls
+    .map((c) => {
+      if (own(c)) return c;
+      let start = c.start;
+      for (const o of calls) if (own(o) && o.start < c.end && c.start < o.end) start = Math.max(start, o.end);
+      return { ...c, start };
+    })
+    .filter((c) => c.start < c.end)
+    .sort((a, b) => a.start - b.start);
   const events = entries.filter((e) => e[1] === "event");
   let cursor = request;
   let first = true;

@@ -6,9 +6,11 @@
  * Everything from the browser is held back DELAY_MS (in order), so the count does not depend
  * on timing: commands the broker sends without waiting reach the hop long before any answer
  * is let through, and a command that waited for an answer arrives after one was. A command's
- * depth is one more than that of the command whose answer was let through last before it: the
- * round trips a command costs are its deepest chain, so questions asked beside others (a
- * lookup sent along with the text and the settle) cost what they add to the wait, not their count.
+ * depth is one more than the deepest of the answers let through since the broker's previous
+ * command (the same as that command's when none came between them): the round trips a command
+ * costs are its deepest chain, so questions asked beside others (a lookup sent along with the
+ * text and the settle) cost what they add to the wait, not their count. Two chains answered
+ * together count as the deeper one's (never fewer trips than were waited through).
  */
 import type { ServerWebSocket } from "bun";
 
@@ -60,9 +62,10 @@ type PageCall = {
 
 export function startCdpRecorder(upstream: string): CdpRecorder {
   let log: Sent[] = [];
-  /** Depth of each command in flight, by the broker's id, and of the last one answered. */
+  /** Depth of each command in flight, by the broker's id; the base of the commands sent now; the deepest answer since the last command (-1: none). */
   const depths = new Map<number, number>();
-  let lastDepth = 0;
+  let base = 0;
+  let answeredMax = -1;
   let refusal: { match: (method: string, params: Record<string, unknown>) => boolean; message: string } | undefined;
   const server = Bun.serve<Conn>({
     hostname: "127.0.0.1",
@@ -87,7 +90,7 @@ export function startCdpRecorder(upstream: string): CdpRecorder {
             if (isAnswer) {
               const depth = depths.get(id);
               depths.delete(id);
-              if (depth !== undefined) lastDepth = depth;
+              if (depth !== undefined) answeredMax = Math.max(answeredMax, depth);
             }
             ws.send(text);
           }, DELAY_MS);
@@ -105,7 +108,11 @@ export function startCdpRecorder(upstream: string): CdpRecorder {
         // A release is sent and never waited for: no trip of its own, and the next call still
         // starts one if an answer came before it.
         const released = RELEASES.has(msg.method);
-        const depth = released ? 0 : lastDepth + 1;
+        if (!released && answeredMax >= 0) {
+          base = answeredMax;
+          answeredMax = -1;
+        }
+        const depth = released ? 0 : base + 1;
         if (!released) depths.set(msg.id, depth);
         log.push({ method, depth, install: code > 10_000, code });
         if (refusal?.match(msg.method, (msg.params ?? {}) as Record<string, unknown>)) {
@@ -115,8 +122,7 @@ export function startCdpRecorder(upstream: string): CdpRecorder {
             ...(msg.sessionId ? { sessionId: msg.sessionId } : {}),
           });
           setTimeout(() => {
-            depths.delete(msg.id);
-            lastDepth = depth;
+            if (depths.delete(msg.id)) answeredMax = Math.max(answeredMax, depth);
             ws.send(answer);
           }, DELAY_MS);
           return;
@@ -134,8 +140,10 @@ export function startCdpRecorder(upstream: string): CdpRecorder {
     mark() {
       const out = log;
       log = [];
-      // The next command starts a chain of its own.
-      lastDepth = 0;
+      // The next command starts a chain of its own; answers to earlier ones count for nothing.
+      base = 0;
+      answeredMax = -1;
+      depths.clear();
       return out;
     },
     refuse(match, message) {

@@ -111,7 +111,8 @@ interface Ends {
 /**
  * The drag's two ends: the target's centre moved by --offset, or the --to-xy point. Both refs are
  * resolved and probed in one round trip: a session runs its calls in order, so in one document
- * the target's probe runs after the source was centred, as when asked after it.
+ * the target's probe runs after the source was centred, as when asked after it. A target in
+ * another document than the source's is probed again once the source is centred.
  */
 async function dropPoint(
   sel: Selected,
@@ -128,8 +129,12 @@ async function dropPoint(
   const a = checkProbe(from, stepResult(from, 0, "act", "probe"));
   if (target) {
     const to = await target;
-    // Another session (a cross-origin frame) ran its call in no order with the source's: ask again.
-    const ahead = to.session === from.session ? () => checkProbe(to, stepResult(to, 0, "act", "probe")) : undefined;
+    // In another document (a frame: another session, or a world the source's call had to ask for
+    // first) the target's call may have run before the source was centred: ask again.
+    const ahead =
+      to.session === from.session && to.binding.frameId === from.binding.frameId
+        ? () => checkProbe(to, stepResult(to, 0, "act", "probe"))
+        : undefined;
     const [pa, b] = await probeBoth(from, to, a, ahead);
     return { from, to, a: pa, b: { ...b, x: b.x + (offset[0] ?? 0), y: b.y + (offset[1] ?? 0) } };
   }

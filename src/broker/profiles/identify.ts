@@ -17,6 +17,8 @@ const MAX_LOCAL_STATE_BYTES = 16 * 1024 * 1024;
 const IDENTIFY_PAGE_MS = 10_000;
 const CLOSE_WAIT_MS = 2_000;
 const PATH_POLL_MS = 50;
+/** How long after its load the page may take to show the path (a page that never does costs no more). */
+const PATH_WAIT_MS = 2_000;
 
 export interface IdentifySurface extends PageFactory {
   session(rec: TargetRecord): Promise<CdpSession>;
@@ -78,15 +80,15 @@ async function readProfilePath(s: IdentifySurface, p: ProfileContext, signal: Ab
     }
     if (!rec) return "";
     const session = await s.session(rec);
-    const deadline = Date.now() + IDENTIFY_PAGE_MS;
-    await navigateTo(session, "chrome://version", deadline, signal);
-    // Read until the page shows the path: right after its load it may not yet (on a busy
-    // machine the first read came back empty now and then, the next one 50 ms later had it).
+    await navigateTo(session, "chrome://version", Date.now() + IDENTIFY_PAGE_MS, signal);
+    const deadline = Date.now() + PATH_WAIT_MS;
+    // Read until the page shows the path, for up to 2 s: right after its load it may not yet (on a
+    // busy machine the first read came back empty now and then, the next one 50 ms later had it).
     for (;;) {
       const res = await session.send(
         "Runtime.evaluate",
         { expression: `document.getElementById("profile_path")?.textContent ?? ""`, returnByValue: true },
-        { timeoutMs: Math.max(1, deadline - Date.now()) },
+        { timeoutMs: IDENTIFY_PAGE_MS },
       );
       const path = typeof res.result.value === "string" ? res.result.value.trim() : "";
       if (path !== "" || Date.now() + PATH_POLL_MS >= deadline || signal.aborted) return path;

@@ -9,7 +9,8 @@
 import { setSlot, slotOf, type ActMutationObserver, type ActWindow } from "../act/dom.ts";
 import { frameClock, hrNow, readClock } from "./input.ts";
 
-const KEY = Symbol.for("browser-pilot.churn.v1");
+// Versioned by shape: a document outlives a bp upgrade, and a slot an older build left keeps its old shape.
+const KEY = Symbol.for("browser-pilot.churn.v2");
 /**
  * Churning: at least this many separate mutation batches, at most MAX_GAP_MS apart on average,
  * over at least MIN_STREAK_MS (longer than a transition: a slide, a fade), the last one recent.
@@ -143,7 +144,7 @@ function noteRestyled(c: Churn, list: ArrayLike<unknown>, hr: number): void {
  * tween under way when a watcher armed at `hr`.
  */
 export function restyledBefore(win: ActWindow, target: object, hr: number, withinMs: number): boolean {
-  const e = slotOf<Churn>(win, KEY)?.restyled.get(target);
+  const e = slotOf<Churn>(win, KEY)?.restyled?.get(target);
   if (!e) return false;
   const t = e.at < hr ? e.at : e.before;
   return t < hr && hr - t <= withinMs;

@@ -157,6 +157,10 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
   const styled = new WeakMap<object, true>();
   /** Nodes whose inline style changed what is read, and the frame of their last such change. */
   const styledAt = new Map<object, number>();
+  /** The frame of each node's last counted inline-style change, kept when a rise drops it from `styledAt`. */
+  const readFrame = new WeakMap<object, number>();
+  /** Nodes whose counted inline-style changes came in two frames or more: a tween of what is read. */
+  const readTween = new WeakSet<object>();
   const tweening = (target: object): boolean => restyledBefore(win, target, st.hr, TWEEN_GAP_MS);
   st.obs = new win.MutationObserver((list) => {
     let n = list.length;
@@ -168,18 +172,26 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
     const unread = n > 0 ? unreadStyles(win, list, styled, churned, tweening, starts, rises) : undefined;
     if (unread) n -= unread.size;
     // A counted inline-style rewrite: an animation by script may still be running (settle.ts). A
-    // node whose opacity then rises with nothing else read changing is fading in: what the
-    // snapshot reads of it is decided (jQuery's fadeIn shows its element in the handler's task).
-    let restyled = false;
+    // node whose opacity then only rises is fading in: what the snapshot reads of it was decided
+    // when it was shown (jQuery's fadeIn shows its element in the handler's task). Not a node
+    // whose read styles changed in two frames (a size tween that also fades): it stays held.
+    const counted = new Set<object>(),
+      rose = new Set<object>();
     for (let i = 0; i < list.length; i++) {
       const m = list[i] as { target?: object; attributeName?: string | null };
       if (m.attributeName !== "style" || !m.target || churning.has(m.target) || starts.has(i)) continue;
-      if (!unread?.has(i)) styledAt.set(m.target, st.frames);
-      else if (rises.has(i) && styledAt.delete(m.target)) restyled = true;
-      else continue;
-      restyled = true;
+      if (!unread?.has(i)) counted.add(m.target);
+      else if (rises.has(i)) rose.add(m.target);
     }
-    if (restyled) st.styleFrame = lastStyled(styledAt, st.frames);
+    for (const node of counted) {
+      const before = readFrame.get(node);
+      if (before !== undefined && before !== st.frames) readTween.add(node);
+      readFrame.set(node, st.frames);
+      styledAt.set(node, st.frames);
+    }
+    let faded = false;
+    for (const node of rose) if (!counted.has(node) && !readTween.has(node)) faded = styledAt.delete(node) || faded;
+    if (counted.size > 0 || faded) st.styleFrame = lastStyled(styledAt, st.frames);
     if (n <= 0) return;
     st.mutations += n;
     st.last = Date.now();
