@@ -160,7 +160,7 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
   /** The frame of each node's last counted inline-style change, kept when a rise drops it from `styledAt`. */
   const readFrame = new WeakMap<object, number>();
   /** Nodes whose counted inline-style changes came in two frames or more: a tween of what is read. */
-  const readTween = new WeakSet<object>();
+  const readTween = new WeakMap<object, true>();
   const tweening = (target: object): boolean => restyledBefore(win, target, st.hr, TWEEN_GAP_MS);
   st.obs = new win.MutationObserver((list) => {
     let n = list.length;
@@ -185,7 +185,7 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
     }
     for (const node of counted) {
       const before = readFrame.get(node);
-      if (before !== undefined && before !== st.frames) readTween.add(node);
+      if (before !== undefined && before !== st.frames) readTween.set(node, true);
       readFrame.set(node, st.frames);
       styledAt.set(node, st.frames);
     }
