@@ -146,7 +146,7 @@ export const typeHandler = defineAction<typeof command, TypeArgs, Typed>(command
       // text and the reply's settle call: a field that does not say it offers suggestions and
       // whose page showed nothing after the text then costs no round trips of its own before the
       // reply (two, ~5 ms, when asked after the settle).
-      if (inTop && !args.submit && prep.suggests !== true) listening = askListening(frame);
+      if (inTop && !args.submit && prep.suggests !== true) listening = listensToKeys(frame, true);
       for (const [i, step] of steps.entries()) {
         const rest = steps.slice(i + 1);
         const first = i === 0 && fresh;
@@ -198,11 +198,6 @@ export const typeHandler = defineAction<typeof command, TypeArgs, Typed>(command
 type Typed =
   | { evidence: TypeEvidence; plan?: undefined }
   | { evidence?: undefined; plan: { prep: Prepared; mode: ReadMode; listening: Promise<boolean> | undefined } };
-
-/** Asked ahead: never rejects, and an answer nobody awaits is dropped. */
-function askListening(frame: FrameWorld): Promise<boolean> {
-  return listensToKeys(frame, true).catch(() => false);
-}
 
 /**
  * Suggestions that come a few hundred ms after the last keystroke belong in this reply: waits

@@ -62,39 +62,53 @@ function declarations(p: { style: Decl }, text: string): Map<string, string> {
 /** An opacity as a number (a percentage's number will do: only zero and the direction matter); NaN when unreadable. */
 const level = (v: string): number => Number.parseFloat(v);
 
-/** Whether going from `before` to `after` changes nothing the snapshot reads. */
-export function unreadChange(win: ActWindow, before: string, after: string): boolean {
-  if (before === after) return true;
+/** What a style rewrite changes, as the settle reads it: both declarations parsed once. */
+interface StyleChange {
+  /** Nothing the snapshot reads (unreadChange). */
+  unread: boolean;
+  /** An opacity that went up, whatever else changed (opacityRose). */
+  rose: boolean;
+  /** Only an opacity taken from zero to above it (fadeStart). */
+  start: boolean;
+}
+
+const READ: StyleChange = { unread: false, rose: false, start: false };
+
+function styleChange(win: ActWindow, before: string, after: string): StyleChange {
+  if (before === after) return { unread: true, rose: false, start: false };
   const p = parser(win);
-  if (!p) return false;
+  if (!p) return READ;
   try {
     const a = declarations(p, before);
     const b = declarations(p, after);
+    const ox = a.get("opacity"),
+      oy = b.get("opacity");
+    const rose = ox !== undefined && oy !== undefined && level(oy) > level(ox);
+    let other = false;
     for (const name of new Set([...a.keys(), ...b.keys()])) {
-      const x = a.get(name),
-        y = b.get(name);
-      if (x === y || PAINT_CSS.has(name)) continue;
-      if (name !== "opacity" || x === undefined || y === undefined) return false;
-      // A rising opacity above zero never reaches zero; a falling one is a fade-out that may.
-      if (!(level(x) > 0 && level(y) >= level(x))) return false;
+      if (name !== "opacity" && a.get(name) !== b.get(name) && !PAINT_CSS.has(name)) other = true;
     }
-    return true;
+    if (other || ox === oy) return { unread: !other, rose, start: false };
+    const both = ox !== undefined && oy !== undefined;
+    return {
+      // A rising opacity above zero never reaches zero; a falling one is a fade-out that may.
+      unread: both && level(ox) > 0 && level(oy) >= level(ox),
+      rose,
+      start: both && level(ox) === 0 && level(oy) > 0,
+    };
   } catch {
-    return false;
+    return READ;
   }
+}
+
+/** Whether going from `before` to `after` changes nothing the snapshot reads. */
+export function unreadChange(win: ActWindow, before: string, after: string): boolean {
+  return styleChange(win, before, after).unread;
 }
 
 /** Whether an opacity went up from `before` to `after`: a fade-in's frame. */
 export function opacityRose(win: ActWindow, before: string, after: string): boolean {
-  const p = parser(win);
-  if (!p) return false;
-  try {
-    const x = declarations(p, before).get("opacity");
-    const y = declarations(p, after).get("opacity");
-    return x !== undefined && y !== undefined && level(y) > level(x);
-  } catch {
-    return false;
-  }
+  return styleChange(win, before, after).rose;
 }
 
 /**
@@ -103,24 +117,7 @@ export function opacityRose(win: ActWindow, before: string, after: string): bool
  * in place.
  */
 export function fadeStart(win: ActWindow, before: string, after: string): boolean {
-  const p = parser(win);
-  if (!p || before === after) return false;
-  try {
-    const a = declarations(p, before);
-    const b = declarations(p, after);
-    let rose = false;
-    for (const name of new Set([...a.keys(), ...b.keys()])) {
-      const x = a.get(name),
-        y = b.get(name);
-      if (x === y || PAINT_CSS.has(name)) continue;
-      if (name !== "opacity" || x === undefined || y === undefined) return false;
-      if (!(level(x) === 0 && level(y) > 0)) return false;
-      rose = true;
-    }
-    return rose;
-  } catch {
-    return false;
-  }
+  return styleChange(win, before, after).start;
 }
 
 /**
@@ -165,10 +162,11 @@ export function unreadStyles(
     const old = r.oldValue ?? null,
       now = next[i] ?? null;
     if (old === null || now === null) continue;
-    if (unreadChange(win, old, now)) {
+    const change = styleChange(win, old, now);
+    if (change.unread) {
       out.add(i);
-      if (rises && opacityRose(win, old, now)) rises.add(i);
-    } else if (starts && fadeStart(win, old, now)) starts.add(i);
+      if (change.rose) rises?.add(i);
+    } else if (change.start) starts?.add(i);
   }
   return out;
 }
