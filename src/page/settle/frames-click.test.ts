@@ -221,6 +221,51 @@ describe("click settle and the page's ledger", () => {
   );
 
   test.each(channels)(
+    "a settle again after a response needs no frame of its own when one rendered after the response; a frame callback of the page's still waits for one (%s)",
+    async (_n, channel) => {
+      const { w, frame } = framed(channel);
+      const floor = { ...CLICK, timerQuietFor: 30, finish: false, linger: 60_000, max: 1_000 };
+      quiet(w, { op: "install", id: 1 });
+      frame();
+      clicked(w, true);
+      await tick();
+      // The first settle: the click changed nothing, so it holds the floor; the request's answer lands during it.
+      const first = quiet(w, floor) as Promise<Settled>;
+      frame();
+      await new Promise((r) => setTimeout(r, 10));
+      const answered = Date.now();
+      await new Promise((r) => setTimeout(r, 2));
+      // A frame renders after the answer, while the first settle still watches.
+      frame();
+      expect(await first).toMatchObject({ settled: true, mutations: 0 });
+      expect((await first).capped).toBeUndefined();
+      // The broker settles again from the answer (the watcher stopped ticking in between): the floor alone ends it.
+      const again = quiet(w, { ...floor, sinceResponse: Date.now() - answered }) as Promise<Settled>;
+      const out = await Promise.race([again, new Promise<"waiting">((r) => setTimeout(() => r("waiting"), 200))]);
+      expect(out).toMatchObject({ settled: true, mutations: 0 });
+      expect((out as Settled).capped).toBeUndefined();
+      // The same, with a frame callback of the page's requested after that frame: the look waits for the next frame.
+      quiet(w, { op: "install", id: 2 });
+      frame();
+      clicked(w, true);
+      await tick();
+      const second = quiet(w, { ...floor, ids: [2] }) as Promise<Settled>;
+      frame();
+      await new Promise((r) => setTimeout(r, 10));
+      const answered2 = Date.now();
+      await new Promise((r) => setTimeout(r, 2));
+      frame();
+      await second;
+      w.requestAnimationFrame(() => undefined);
+      const held = quiet(w, { ...floor, ids: [2], sinceResponse: Date.now() - answered2 }) as Promise<Settled>;
+      await new Promise((r) => setTimeout(r, 60));
+      expect(await settledWithoutFrames(held)).toBe("waiting");
+      frame();
+      expect(await held).toMatchObject({ settled: true, mutations: 0 });
+    },
+  );
+
+  test.each(channels)(
     "a click this document did not see while it holds a child frame (a click inside the frame) keeps the floor (%s)",
     async (_n, channel) => {
       const { w, frame, idle } = framed(channel);

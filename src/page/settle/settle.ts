@@ -123,6 +123,10 @@ export function settle(
     for (const s of sts) if (s.tickHr > frameAfter) return true;
     return false;
   };
+  // The floor's frame: one after the cause is enough when no frame callback of the page's (nor a child frame's) waits
+  // for the next one. A settle again after a response (the watchers stop ticking between calls) then needs no frame of
+  // its own when one rendered after the response during the call before.
+  const framedOnce = (): boolean => framedSince() && !childFrames(win) && !foreignFrame(win);
   // The next task without a timer's clamp (a timer set from a timer past the fifth is held 4 ms).
   const channel = win.MessageChannel ? new win.MessageChannel() : undefined;
   const nextTask = channel ? () => channel.port2.postMessage(0) : undefined;
@@ -210,7 +214,7 @@ export function settle(
           p.framesQuiet < 0
             ? el >= quietFor
             : floor > 0
-              ? p.frames - fs >= 1 && sinceCause >= floor
+              ? sinceCause >= floor && (p.frames - fs >= 1 || framedOnce())
               : (p.mutations > 0 ? p.framesQuiet >= 1 : p.frames - fs >= 1) && framedSince();
         // An inline style changed a frame or two ago and the page asked for another frame: an animation by script is still running.
         if (ok && p.framesQuiet >= 0 && p.styleQuiet < SCRIPT_ANIMATION_FRAMES && foreignFrame(win)) {
