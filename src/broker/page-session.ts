@@ -1,3 +1,4 @@
+import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../cdp/session.ts";
 
 /** Listener marks of one document (observe/listeners.ts). */
@@ -34,6 +35,8 @@ export class PageSession {
   readonly marks = new Map<string, DocMarks>();
   /** Page-world document handles asked ahead, per top frame, with the frame's navigation count then. */
   readonly docsAhead = new Map<string, { navs: number; objectId: Promise<string | undefined> }>();
+  /** The frame tree asked ahead of an observation (a navigation's look), with the top frame's navigation count then. */
+  treeAhead: { navs: number; at: number; tree: Promise<Protocol.Page.FrameTree | undefined> } | undefined;
 
   downloadsWatched = false;
 

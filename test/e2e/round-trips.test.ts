@@ -131,6 +131,9 @@ const BUDGET: Record<string, number> = {
   drag: 18,
   // Page.navigate (the main frame's id is the target's: no frame tree), then the loaded page's title.
   open: 2,
+  // …with the look: the frame tree, our world and the page-world document go out beside the
+  // title (5 when they waited for it); the listener list; the snapshot.
+  "open and look": 4,
   // A primitive comes back whole: nothing left in the object group to release.
   eval: 1,
   // The frame tree goes out with the page call (only the refs a match reports wait for it).
@@ -229,6 +232,13 @@ describe("CDP round trips", () => {
     const again = await measure(["snapshot"]);
     expect(again.installs).toBe(0);
     expect(again.trips).toBeLessThanOrEqual(BUDGET.snapshot ?? 0);
+    // The navigation and its look in one command: the look's first calls go out beside the title's.
+    const looked = await measure(["open", `${site.a}/other?look`, "--snapshot"]);
+    console.log(`open and look: ${looked.trips} round trips (${looked.methods.join(" ")})`);
+    expect(looked.reply.title).toBe("Other");
+    expect(looked.installs).toBe(0);
+    expect(looked.methods.filter((m) => m === "Page.getFrameTree")).toHaveLength(1);
+    expect(looked.trips).toBeLessThanOrEqual(BUDGET["open and look"] ?? 0);
     // A new document whose page listens for clicks on an element nothing else marks as a control.
     expect((await env.run(["open", `${site.a}/listened`])).json.ok).toBe(true);
     const marked = await measure(["snapshot"]);

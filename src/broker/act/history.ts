@@ -11,6 +11,7 @@ import type { ArgsOf, ReplyOf } from "../context/handler.ts";
 import { defineAction } from "./pipeline.ts";
 import { assertMayNavigate } from "../policy/enforce.ts";
 import { forgetAuthSurface } from "../observe/collect.ts";
+import { lookAhead } from "../observe/ahead.ts";
 import { lookAfterLoad } from "../observe/look.ts";
 
 /** `bp back`, `bp forward`, `bp reload`: a history step or reload, answered once the page loaded (a look if asked). */
@@ -46,6 +47,7 @@ function historyAction(command: HistoryCommand, delta: -1 | 0 | 1) {
           );
         else navigated = false;
       }
+      if (navigated) lookAhead(args, top, rec, sel.agent.frames.get(rec.targetId) !== undefined);
       // The browser's own record, not the page's world: a page can shadow document.title.
       const { targetInfo } = await browser.cdp.send("Target.getTargetInfo", { targetId: rec.targetId });
       rec.url = targetInfo.url;

@@ -2,6 +2,7 @@ import { protocolErrorCause } from "../../cdp/errors.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import { loadDialog, navigateTo } from "../navigate.ts";
 import { forgetAuthSurface } from "../observe/collect.ts";
+import { lookAhead } from "../observe/ahead.ts";
 import { lookAfterLoad } from "../observe/look.ts";
 import { wantsLook } from "../../protocol/look-args.ts";
 import { routeProfile } from "../profiles/route.ts";
@@ -176,6 +177,7 @@ const openHandler = defineHandler(commands.open)({
           const refused = takeAuthFailure(rec);
           throw refused ? authFailed(id, refused) : err;
         }
+        lookAhead(args, session, rec, agent.frames.get(rec.targetId) !== undefined);
         // The browser's own record, not the page's world: a page can shadow document.title.
         const { targetInfo } = await browser.cdp.send("Target.getTargetInfo", { targetId: rec.targetId });
         rec.url = targetInfo.url;

@@ -6,6 +6,7 @@ import type { BrowserConnection } from "../browser.ts";
 import type { TargetRecord } from "../targets.ts";
 import { BpError } from "../../shared/errors.ts";
 import { FrameSessions } from "../frames.ts";
+import { treeAsked } from "./ahead.ts";
 import { localFileRefusal } from "../local-files.ts";
 import { TabObservation } from "../refs.ts";
 import type { FrameWorld } from "../frame-world.ts";
@@ -52,7 +53,7 @@ export async function currentObservation(
 ): Promise<{ obs: TabObservation; mainFrameId: string; replaced: boolean }> {
   // Counted before asking: a navigation while the question is out makes the count differ later.
   const navs = navigationCount(session, rec.targetId);
-  const { frameTree } = await session.send("Page.getFrameTree");
+  const frameTree = (await treeAsked(session, navs)) ?? (await session.send("Page.getFrameTree")).frameTree;
   const main = frameTree.frame;
   // The tab went (by a link of a file: page the broker was allowed to show) where no agent may look.
   if (localFileRefusal(main.url) !== undefined) {

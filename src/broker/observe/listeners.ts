@@ -158,11 +158,12 @@ function listenersOf(session: CdpSession, objectId: string | undefined): Promise
  */
 export function documentAhead(session: CdpSession, frameId: string): void {
   const byFrame = PageSession.of(session).docsAhead;
-  release(session, byFrame.get(frameId)?.objectId);
-  byFrame.set(frameId, {
-    navs: navigationCount(session, frameId),
-    objectId: topDocument(session).catch(() => undefined),
-  });
+  const navs = navigationCount(session, frameId);
+  const asked = byFrame.get(frameId);
+  // Asked already in this document (a navigation's look asks before its own observation does).
+  if (asked?.navs === navs) return;
+  release(session, asked?.objectId);
+  byFrame.set(frameId, { navs, objectId: topDocument(session).catch(() => undefined) });
 }
 
 /** The handle `documentAhead` asked for, if it is still of the frame's current document. */
