@@ -262,6 +262,53 @@ describe("click settle and the page's ledger", () => {
       expect(await settledWithoutFrames(held)).toBe("waiting");
       frame();
       expect(await held).toMatchObject({ settled: true, mutations: 0 });
+      // An answer after the last frame the first settle saw: the frames before it do not count.
+      quiet(w, { op: "install", id: 3 });
+      frame();
+      clicked(w, true);
+      await tick();
+      const third = quiet(w, { ...floor, ids: [3] }) as Promise<Settled>;
+      frame();
+      await third;
+      const answered3 = Date.now();
+      await new Promise((r) => setTimeout(r, 2));
+      const late = quiet(w, { ...floor, ids: [3], sinceResponse: Date.now() - answered3 }) as Promise<Settled>;
+      await new Promise((r) => setTimeout(r, 60));
+      expect(await settledWithoutFrames(late)).toBe("waiting");
+      frame();
+      expect(await late).toMatchObject({ settled: true, mutations: 0 });
+    },
+  );
+
+  test.each(channels)(
+    "a change with no input event the page took (a value set by script), or a document holding a child frame, needs a frame during the settle (%s)",
+    async (_n, channel) => {
+      const { w, frame } = framed(channel);
+      const floor = { ...CLICK, timerQuietFor: 20, max: 1_000 };
+      quiet(w, { op: "install", id: 1 });
+      frame();
+      // What select's script setter fires: untrusted events, no input time on the page's clock.
+      const set = new w.Event("input", { bubbles: true });
+      Object.defineProperty(set, "isTrusted", { value: false });
+      w.document.body.dispatchEvent(set);
+      await tick();
+      const untimed = quiet(w, floor) as Promise<Settled>;
+      await new Promise((r) => setTimeout(r, 60));
+      expect(await settledWithoutFrames(untimed)).toBe("waiting");
+      frame();
+      expect(await untimed).toMatchObject({ settled: true });
+      // A frame after the click, but a child frame runs its own frame callbacks: one during the settle still.
+      w.document.body.appendChild(w.document.createElement("iframe"));
+      quiet(w, { op: "install", id: 2 });
+      frame();
+      clicked(w, true);
+      await tick();
+      frame();
+      const framed2 = quiet(w, { ...floor, ids: [2] }) as Promise<Settled>;
+      await new Promise((r) => setTimeout(r, 60));
+      expect(await settledWithoutFrames(framed2)).toBe("waiting");
+      frame();
+      expect(await framed2).toMatchObject({ settled: true });
     },
   );
 
