@@ -225,54 +225,44 @@ describe("click settle and the page's ledger", () => {
     async (_n, channel) => {
       const { w, frame } = framed(channel);
       const floor = { ...CLICK, timerQuietFor: 30, finish: false, linger: 60_000, max: 1_000 };
-      quiet(w, { op: "install", id: 1 });
-      frame();
-      clicked(w, true);
-      await tick();
-      // The first settle: the click changed nothing, so it holds the floor; the request's answer lands during it.
-      const first = quiet(w, floor) as Promise<Settled>;
-      frame();
-      await new Promise((r) => setTimeout(r, 10));
-      const answered = Date.now();
-      await new Promise((r) => setTimeout(r, 2));
-      // A frame renders after the answer, while the first settle still watches.
-      frame();
-      expect(await first).toMatchObject({ settled: true, mutations: 0 });
-      expect((await first).capped).toBeUndefined();
-      // The broker settles again from the answer (the watcher stopped ticking in between): the floor alone ends it.
-      const again = quiet(w, { ...floor, sinceResponse: Date.now() - answered }) as Promise<Settled>;
-      const out = await Promise.race([again, new Promise<"waiting">((r) => setTimeout(() => r("waiting"), 200))]);
+      /** A click that changed nothing settles on the floor; its request's answer lands during that settle (or after it). */
+      const clickAnswered = async (id: number, framedAfter: boolean): Promise<number> => {
+        quiet(w, { op: "install", id });
+        frame();
+        clicked(w, true);
+        await tick();
+        const first = quiet(w, { ...floor, ids: [id] }) as Promise<Settled>;
+        frame();
+        if (!framedAfter) await first;
+        else await new Promise((r) => setTimeout(r, 10));
+        const answered = Date.now();
+        await new Promise((r) => setTimeout(r, 2));
+        if (framedAfter) {
+          // A frame renders after the answer, while the first settle still watches.
+          frame();
+          const out = await first;
+          expect(out).toMatchObject({ settled: true, mutations: 0 });
+          expect(out.capped).toBeUndefined();
+        }
+        return answered;
+      };
+      const again = (id: number, answered: number) =>
+        quiet(w, { ...floor, ids: [id], sinceResponse: Date.now() - answered }) as Promise<Settled>;
+      // The broker settles again from the answer (the watcher stopped ticking in between): the floor alone ends it,
+      // where waiting for a frame of its own would run to the cap.
+      const out = await again(1, await clickAnswered(1, true));
       expect(out).toMatchObject({ settled: true, mutations: 0 });
-      expect((out as Settled).capped).toBeUndefined();
+      expect(out.capped).toBeUndefined();
       // The same, with a frame callback of the page's requested after that frame: the look waits for the next frame.
-      quiet(w, { op: "install", id: 2 });
-      frame();
-      clicked(w, true);
-      await tick();
-      const second = quiet(w, { ...floor, ids: [2] }) as Promise<Settled>;
-      frame();
-      await new Promise((r) => setTimeout(r, 10));
-      const answered2 = Date.now();
-      await new Promise((r) => setTimeout(r, 2));
-      frame();
-      await second;
+      const answered2 = await clickAnswered(2, true);
       w.requestAnimationFrame(() => undefined);
-      const held = quiet(w, { ...floor, ids: [2], sinceResponse: Date.now() - answered2 }) as Promise<Settled>;
+      const held = again(2, answered2);
       await new Promise((r) => setTimeout(r, 60));
       expect(await settledWithoutFrames(held)).toBe("waiting");
       frame();
       expect(await held).toMatchObject({ settled: true, mutations: 0 });
       // An answer after the last frame the first settle saw: the frames before it do not count.
-      quiet(w, { op: "install", id: 3 });
-      frame();
-      clicked(w, true);
-      await tick();
-      const third = quiet(w, { ...floor, ids: [3] }) as Promise<Settled>;
-      frame();
-      await third;
-      const answered3 = Date.now();
-      await new Promise((r) => setTimeout(r, 2));
-      const late = quiet(w, { ...floor, ids: [3], sinceResponse: Date.now() - answered3 }) as Promise<Settled>;
+      const late = again(3, await clickAnswered(3, false));
       await new Promise((r) => setTimeout(r, 60));
       expect(await settledWithoutFrames(late)).toBe("waiting");
       frame();

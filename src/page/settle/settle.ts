@@ -123,9 +123,10 @@ export function settle(
     for (const s of sts) if (s.tickHr > frameAfter) return true;
     return false;
   };
-  // The floor's frame: one after the cause (an input event the page took, or a response) is enough when no frame callback of the page's (nor a child frame's) waits
-  // for the next one. A settle again after a response (the watchers stop ticking between calls) then needs no frame of
-  // its own when one rendered after the response during the call before.
+  // The floor's frame: one after the cause (an input event the page took, or a response) is enough when no frame
+  // callback of the page's (nor a child frame's) waits for the next one. A settle again after a response (the watchers
+  // stop ticking between calls) then needs no frame of its own when one rendered after the response during the call
+  // before.
   const framedOnce = (): boolean => frameAfter > 0 && framedSince() && !childFrames(win) && !foreignFrame(win);
   // The next task without a timer's clamp (a timer set from a timer past the fifth is held 4 ms).
   const channel = win.MessageChannel ? new win.MessageChannel() : undefined;
