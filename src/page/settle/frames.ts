@@ -75,8 +75,8 @@ export function ownFrame(win: ActWindow, fn: () => void): number {
   return id;
 }
 
-/** Whether an animation-frame callback that is not ours may be pending. */
-export function foreignFrame(win: ActWindow): boolean {
+/** Whether an animation-frame callback that is not ours may be pending; `unknown`: the answer before a frame of ours ran. */
+export function foreignFrame(win: ActWindow, unknown = true): boolean {
   const l = ledgerOf(win);
   let probe: unknown;
   try {
@@ -88,5 +88,6 @@ export function foreignFrame(win: ActWindow): boolean {
   if (typeof probe !== "number" || !win.cancelAnimationFrame) return true;
   const ours = l.ours.filter((o) => o > l.ran && o < probe).length;
   keep(l, probe);
-  return l.ran === 0 || probe <= l.ran || probe - l.ran - 1 > ours;
+  if (l.ran === 0) return unknown;
+  return probe <= l.ran || probe - l.ran - 1 > ours;
 }

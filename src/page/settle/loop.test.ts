@@ -1,0 +1,166 @@
+/**
+ * The page's own steps from an animation-frame loop of its (loop.ts): settled a frame after the
+ * loop asked for no next one, not after the 50 ms and three frames of a page changing on its own,
+ * and only when nothing but that loop could still step (stepped frames: test/support/stepped-frames.ts).
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import type { Window } from "happy-dom";
+import {
+  channels,
+  closeFramed,
+  framed,
+  quiet,
+  SETTLE,
+  type Settled,
+  settledWithoutFrames,
+  tick,
+} from "../../../test/support/stepped-frames.ts";
+
+afterAll(closeFramed);
+
+/** A click's settle whose floor (a timer the handlers set) is as long as the test says. */
+const click = (floor = 60_000) => ({ ...SETTLE, click: true, idle: true, timerQuietFor: floor });
+
+/**
+ * The click came in and changed the page; `steps` more changes follow from an animation-frame loop that asks for
+ * its next frame before it steps, as jQuery's does, and asks for none after its last step (`last` runs then).
+ */
+function animate(w: Window, steps: number, last?: () => void): void {
+  w.document.body.dispatchEvent(new w.MouseEvent("click", { bubbles: true }));
+  const panel = w.document.createElement("div");
+  w.document.body.appendChild(panel);
+  let n = 0;
+  const step = (): void => {
+    n++;
+    if (n < steps) w.requestAnimationFrame(step);
+    panel.style.height = `${n * 10}px`;
+    if (n === steps) last?.();
+  };
+  w.requestAnimationFrame(step);
+}
+
+/** Frames the loop steps in, each followed by the tasks after it. */
+async function frames(frame: () => void, n: number): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    frame();
+    await tick();
+  }
+}
+
+describe("an animation-frame loop of the page's own", () => {
+  test.each(channels)(
+    "that ended: settled a frame after its last step and an idle moment after that, not 50 ms later (%s)",
+    async (_n, channel) => {
+      const { w, frame, idle } = framed(channel);
+      quiet(w, { op: "install", id: 1 });
+      animate(w, 4);
+      await tick();
+      const settle = quiet(w, click(0)) as Promise<Settled & { looped?: true }>;
+      await frames(frame, 4);
+      expect(await settledWithoutFrames(settle)).toBe("waiting");
+      // The frame after the last step asks for no next one; the task after it ran what that frame started.
+      await frames(frame, 1);
+      expect(await settledWithoutFrames(settle)).toBe("waiting");
+      idle();
+      expect(await settle).toMatchObject({ settled: true, looped: true, mutations: 5 });
+    },
+  );
+
+  test.each(channels)(
+    "whose last step sets a timer for the next change: held to the quiet period (%s)",
+    async (_n, channel) => {
+      const { w, frame, idle, pageTimeout } = framed(channel);
+      quiet(w, { op: "install", id: 1 });
+      animate(w, 3, () => pageTimeout(() => w.document.body.appendChild(w.document.createElement("p")), 30));
+      await tick();
+      const settle = quiet(w, click(0)) as Promise<Settled>;
+      await frames(frame, 3);
+      for (let i = 0; i < 3; i++) {
+        await frames(frame, 1);
+        idle();
+      }
+      expect(await settledWithoutFrames(settle)).toBe("waiting");
+      // The timer's change, then the quiet period after it.
+      await new Promise((r) => setTimeout(r, 90));
+      for (let i = 0; i < 4; i++) {
+        await frames(frame, 1);
+        idle();
+      }
+      expect(await settle).toMatchObject({ settled: true, mutations: 5 });
+    },
+  );
+
+  test.each(channels)(
+    "steps a timer of the page's makes (an interval the click started) are no loop's: held to the quiet period (%s)",
+    async (_n, channel) => {
+      const { w, frame, idle, pageTimeout } = framed(channel);
+      quiet(w, { op: "install", id: 1 });
+      w.document.body.dispatchEvent(new w.MouseEvent("click", { bubbles: true }));
+      w.document.body.appendChild(w.document.createElement("div"));
+      // Set by the click's handler, before the settle began: no timer of the settle's time shows the steps.
+      const stepped = new Promise<void>((resolve) =>
+        pageTimeout(() => {
+          w.document.body.appendChild(w.document.createElement("p"));
+          resolve();
+        }, 5),
+      );
+      await tick();
+      const settle = quiet(w, click(0)) as Promise<Settled>;
+      await stepped;
+      await tick();
+      for (let i = 0; i < 3; i++) {
+        await frames(frame, 1);
+        idle();
+      }
+      expect(await settledWithoutFrames(settle)).toBe("waiting");
+      await new Promise((r) => setTimeout(r, 60));
+      for (let i = 0; i < 4; i++) {
+        await frames(frame, 1);
+        idle();
+      }
+      expect(await settle).toMatchObject({ settled: true, mutations: 2 });
+    },
+  );
+
+  test.each(channels)(
+    "that asks for a frame again after a step that changed nothing: still running (%s)",
+    async (_n, channel) => {
+      const { w, frame, idle } = framed(channel);
+      quiet(w, { op: "install", id: 1 });
+      animate(w, 2, () => {
+        // A frame more that changes nothing (a rounded value that held), then one that does.
+        w.requestAnimationFrame(() =>
+          w.requestAnimationFrame(() => w.document.body.appendChild(w.document.createElement("p"))),
+        );
+      });
+      await tick();
+      const settle = quiet(w, click(0)) as Promise<Settled & { looped?: true }>;
+      await frames(frame, 3);
+      idle();
+      expect(await settledWithoutFrames(settle)).toBe("waiting");
+      await frames(frame, 2);
+      idle();
+      expect(await settle).toMatchObject({ settled: true, looped: true, mutations: 4 });
+    },
+  );
+
+  test.each(channels)(
+    "after a click whose handlers set a timer: not before that timer's floor from the click (%s)",
+    async (_n, channel) => {
+      const { w, frame, idle, pageTimeout } = framed(channel);
+      quiet(w, { op: "install", id: 1 });
+      animate(w, 2);
+      // jQuery's animate sets a timer as it starts (its clock's reset), in the click's own task.
+      pageTimeout(() => undefined, 0);
+      await tick();
+      const settle = quiet(w, click(40)) as Promise<Settled & { looped?: true }>;
+      await frames(frame, 3);
+      idle();
+      expect(await settledWithoutFrames(settle)).toBe("waiting");
+      await new Promise((r) => setTimeout(r, 45));
+      await frames(frame, 1);
+      idle();
+      expect(await settle).toMatchObject({ settled: true, looped: true, mutations: 3 });
+    },
+  );
+});
