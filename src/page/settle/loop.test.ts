@@ -123,6 +123,69 @@ describe("an animation-frame loop of the page's own", () => {
   );
 
   test.each(channels)(
+    "beside an interval the click started, whose steps come between frames: held to the quiet period (%s)",
+    async (_n, channel) => {
+      const { w, frame, idle, pageTimeout } = framed(channel);
+      quiet(w, { op: "install", id: 1 });
+      animate(w, 3);
+      // Set in the click's own task, before the settle began: no timer of the settle's time shows its steps.
+      const stepped = new Promise<void>((resolve) =>
+        pageTimeout(() => {
+          w.document.body.appendChild(w.document.createElement("p"));
+          resolve();
+        }, 5),
+      );
+      await tick();
+      const settle = quiet(w, click(0)) as Promise<Settled & { looped?: true }>;
+      await frames(frame, 1);
+      await stepped;
+      await tick();
+      await frames(frame, 3);
+      idle();
+      expect(await settledWithoutFrames(settle)).toBe("waiting");
+      await new Promise((r) => setTimeout(r, 60));
+      for (let i = 0; i < 4; i++) {
+        await frames(frame, 1);
+        idle();
+      }
+      const done = await settle;
+      expect(done).toMatchObject({ settled: true, mutations: 5 });
+      expect(done.looped).toBeUndefined();
+    },
+  );
+
+  test.each(channels)(
+    "beside a write a timer's task asked a frame for (batched writes): held to the quiet period (%s)",
+    async (_n, channel) => {
+      const { w, frame, idle, pageTimeout } = framed(channel);
+      quiet(w, { op: "install", id: 1 });
+      animate(w, 3);
+      // Set by the click's handler: its task asks for a frame to write in, beside the loop's own frames.
+      const asked = new Promise<void>((resolve) =>
+        pageTimeout(() => {
+          w.requestAnimationFrame(() => w.document.body.appendChild(w.document.createElement("p")));
+          resolve();
+        }, 5),
+      );
+      await tick();
+      const settle = quiet(w, click(0)) as Promise<Settled & { looped?: true }>;
+      await asked;
+      await tick();
+      await frames(frame, 4);
+      idle();
+      expect(await settledWithoutFrames(settle)).toBe("waiting");
+      await new Promise((r) => setTimeout(r, 60));
+      for (let i = 0; i < 4; i++) {
+        await frames(frame, 1);
+        idle();
+      }
+      const done = await settle;
+      expect(done).toMatchObject({ settled: true, mutations: 5 });
+      expect(done.looped).toBeUndefined();
+    },
+  );
+
+  test.each(channels)(
     "that asks for a frame again after a step that changed nothing: still running (%s)",
     async (_n, channel) => {
       const { w, frame, idle } = framed(channel);
