@@ -212,4 +212,20 @@ describe("the page's churn", () => {
     }
     expect(armed).toEqual([false, false, false, false]);
   });
+
+  test("an endless animation a click started, crossing the pointer now and then: its own only for a second, then churn", async () => {
+    // The pointer's crossings as the page moves under it are inputs to the clock, but no press: they do not renew
+    // the click's claim, or the animation would never be learnt and every later action would wait out its cap.
+    const p = await ticking(20, 0);
+    input(p);
+    const crossed = () => inputClock(p.win).mark({ type: "mouseover", isTrusted: true });
+    for (let i = 0; i < 5; i++) {
+      for (const end = Date.now() + 600; Date.now() < end; ) {
+        await p.tick();
+        await Bun.sleep(20);
+      }
+      crossed();
+    }
+    expect(churningNodes(p.win, { arm: true }).has(p.node)).toBe(true);
+  });
 });

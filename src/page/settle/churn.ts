@@ -41,7 +41,7 @@ const MIN_IDLE_MS = 50;
  * default 400 ms) while its changes come at most this far apart, up to OWN_MAX_MS after the input: they do not count.
  */
 const OWN_GAP_MS = 100;
-const OWN_MAX_MS = 1_500;
+const OWN_MAX_MS = 1_000;
 
 interface Seen {
   batches: number;
@@ -97,8 +97,11 @@ export function watchChurn(win: ActWindow): void {
       noteRestyled(c, list, hrNow(win));
       if (sinceInput < AFTER_INPUT_MS) {
         forgetWoken(c, list, now - sinceInput, clock?.tl ?? Number.NaN, tl);
-        // An input came (not the page's start, the clock's zero).
-        if (clock && Math.max(clock.hr, clock.edit) > 0) noteOwn(c, list, now - sinceInput, now, tl);
+        // A press, a key or an edit came (not the page's start, the clock's zero, nor the pointer's crossings as the
+        // page moves under it): what it changed is its own.
+        const pressed = clock ? Math.max(clock.press ?? 0, clock.edit) : 0;
+        if (pressed > 0 && hrNow(win) - pressed < AFTER_INPUT_MS)
+          noteOwn(c, list, now - (hrNow(win) - pressed), now, tl);
         return;
       }
       c.batch++;

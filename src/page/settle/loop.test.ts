@@ -185,6 +185,60 @@ describe("an animation-frame loop of the page's own", () => {
     },
   );
 
+  /** The pointer comes over an element as the page moves under it, and the hover handler restyles it in that task. */
+  const crossed = (w: Window): void => {
+    w.document.body.dispatchEvent(new w.MouseEvent("mouseover", { bubbles: true }));
+    w.document.body.className = w.document.body.className === "hover" ? "" : "hover";
+  };
+
+  test.each(channels)(
+    "the hover styles the pointer's over events change between its frames: excused, the loop still ends it (%s)",
+    async (_n, channel) => {
+      const { w, frame, idle } = framed(channel);
+      quiet(w, { op: "install", id: 1 });
+      animate(w, 4);
+      await tick();
+      const settle = quiet(w, click(0)) as Promise<Settled & { looped?: true }>;
+      // The loop's steps come well after the click, so the crossing is no cause the settle could run from instead.
+      await new Promise((r) => setTimeout(r, 12));
+      await frames(frame, 2);
+      crossed(w);
+      await tick();
+      await frames(frame, 3);
+      idle();
+      expect(await settle).toMatchObject({ settled: true, looped: true, mutations: 6 });
+    },
+  );
+
+  test.each(channels)(
+    "beside them, another task's change (an interval's step): held to the quiet period (%s)",
+    async (_n, channel) => {
+      const { w, frame, idle } = framed(channel);
+      quiet(w, { op: "install", id: 1 });
+      animate(w, 4);
+      await tick();
+      const settle = quiet(w, click(0)) as Promise<Settled & { looped?: true }>;
+      // The loop's steps come well after the click, so the crossing is no cause the settle could run from instead.
+      await new Promise((r) => setTimeout(r, 12));
+      await frames(frame, 2);
+      crossed(w);
+      await new Promise((r) => setTimeout(r, 10));
+      w.document.body.appendChild(w.document.createElement("p"));
+      await tick();
+      await frames(frame, 3);
+      idle();
+      expect(await settledWithoutFrames(settle)).toBe("waiting");
+      await new Promise((r) => setTimeout(r, 60));
+      for (let i = 0; i < 4; i++) {
+        await frames(frame, 1);
+        idle();
+      }
+      const done = await settle;
+      expect(done).toMatchObject({ settled: true, mutations: 7 });
+      expect(done.looped).toBeUndefined();
+    },
+  );
+
   test.each(channels)(
     "that asks for a frame again after a step that changed nothing: still running (%s)",
     async (_n, channel) => {

@@ -8,25 +8,29 @@
  * frame's callbacks. Only changes made in frames, each by a callback a frame before asked for, no
  * task's change or frame request, and no timer or idle callback set since the settle began (what
  * the action's own handlers set came before it) make a loop; anything else leaves the page to the
- * quiet period of a page changing on its own, as does a look that missed a frame. A task's change
- * after the pointer's over events is excused: the loop's frames move the page under the pointer,
- * and its hover styles follow (a handler there that asks for a frame or sets a timer still counts).
+ * quiet period of a page changing on its own, as does a look that missed a frame. The changes the
+ * pointer's over events made in their own tasks are excused: the loop's frames move the page under
+ * the pointer, and its hover styles follow (a handler there that asks for a frame or sets a timer
+ * still counts, and so does any other task's change beside them).
  */
 import type { ActWindow } from "../act/dom.ts";
-import { frameMark, framesAskedBetween } from "./frames.ts";
-import { hrNow, readClock } from "./input.ts";
+import { childFrames, frameMark, framesAskedBetween } from "./frames.ts";
 import { marks, pageScheduled } from "./ledger.ts";
 
 /** What a watcher's frame callback and its resize observation at the frame's end noted (quiet.ts). */
 interface Ticks {
-  /** The frame counter when it was armed, before the action's input. */
+  /** The animation-frame id counter when it was armed, before the action's input. */
   marks: { frame: number | undefined };
+  /** Rendered frames so far. */
   frames: number;
   tickMutations: number;
+  tickOver: number;
   tickAsk: number | undefined;
   endFrames: number;
   endMutations: number;
+  overEnd: number;
   endAsk: number | undefined;
+  overMutations: number;
 }
 
 export interface FrameLoop {
@@ -40,30 +44,27 @@ export interface FrameLoop {
 export function frameLoop(win: ActWindow, st: Ticks, mutations: number, known: boolean): FrameLoop {
   const since = marks(win);
   let seen = mutations,
+    overSeen = st.overMutations,
     frame = st.frames,
     broken = !known,
     stepped = false,
-    // The frame counter at the first look after the last frame (at the start: then): what a task asked for since
-    // runs in the next frame. Marked once a frame, so the counter is probed no more often than frames run.
-    mark = frameMark(win),
+    // The animation-frame id counter at the first look after the last frame (at the start: then): what a task asked
+    // for since runs in the next frame. Probed once a frame, not at every look.
+    counter = frameMark(win),
     // A frame callback of the page's waits for the next frame: at the start, one the action's handlers asked for.
-    waiting = framesAskedBetween(win, st.marks.frame, mark),
-    lookHr = hrNow(win);
-  /** The pointer came over an element since the last look (the page moved under it). */
-  const crossed = (): boolean => (readClock(win)?.overEnd ?? 0) > lookHr;
+    waiting = framesAskedBetween(win, st.marks.frame, counter);
   return {
     look(now) {
       if (broken) return;
-      const moved = crossed();
-      lookHr = hrNow(win);
       if (st.frames === frame) {
         // Between frames a change is a task's (a frame a task asks for shows at the next frame's look).
-        if (now > seen && !moved) broken = true;
+        if (now - seen > st.overMutations - overSeen) broken = true;
         seen = now;
+        overSeen = st.overMutations;
         return;
       }
-      const before = mark;
-      mark = frameMark(win);
+      const before = counter;
+      counter = frameMark(win);
       const tick = st.tickAsk;
       const end = st.endAsk;
       // A look that missed a frame, or a frame our callback did not begin or its end did not report, cannot tell
@@ -78,11 +79,11 @@ export function frameLoop(win: ActWindow, st: Ticks, mutations: number, known: b
         end < tick
       )
         broken = true;
-      // Tasks before the frame, or after it, changed the page or asked for a frame.
+      // Tasks before the frame, or after it, changed the page (beyond what the over events' handlers did) or asked for a frame.
       else if (
-        (!moved && (st.tickMutations > seen || now > st.endMutations)) ||
+        st.tickMutations - seen + (now - st.endMutations) > st.tickOver - overSeen + (st.overMutations - st.overEnd) ||
         framesAskedBetween(win, before, tick) ||
-        framesAskedBetween(win, end, mark)
+        framesAskedBetween(win, end, counter)
       )
         broken = true;
       else {
@@ -95,10 +96,17 @@ export function frameLoop(win: ActWindow, st: Ticks, mutations: number, known: b
       }
       frame = st.frames;
       seen = now;
+      overSeen = st.overMutations;
     },
     ended() {
       return (
-        !broken && stepped && !waiting && !pageScheduled(win, since) && !framesAskedBetween(win, mark, frameMark(win))
+        !broken &&
+        stepped &&
+        !waiting &&
+        !pageScheduled(win, since) &&
+        !framesAskedBetween(win, counter, frameMark(win)) &&
+        // A frame the loop put in the document runs callbacks of its own, on its own counters.
+        !childFrames(win)
       );
     },
   };

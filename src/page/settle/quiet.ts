@@ -66,6 +66,10 @@ export interface Watcher {
   endFrames: number;
   endMutations: number;
   endAsk: number | undefined;
+  /** Changes counted in the tasks of the pointer's over events (its hover handlers'); the same at the frame's start and end. */
+  overMutations: number;
+  tickOver: number;
+  overEnd: number;
   /** Our resize observer that tells the frame's end; none where the page's window has none. */
   ends: FrameEnds | undefined;
   mutations: number;
@@ -151,6 +155,9 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
     endFrames: -1,
     endMutations: 0,
     endAsk: undefined,
+    overMutations: 0,
+    tickOver: 0,
+    overEnd: 0,
     ends: undefined,
     mutations: 0,
     last: 0,
@@ -213,6 +220,8 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
     if (n <= 0) return;
     st.mutations += n;
     st.last = Date.now();
+    const over = readClock(win)?.overEnd;
+    if (over !== undefined && hrNow(win) - over <= OVER_TASK_MS) st.overMutations += n;
     // A batch of nothing but fade-ins' first visible frames shows what an earlier change put in
     // place (a calendar the click built, fading in from the next frame): a change, but no step of
     // the page's own after the input, nor an animation by script that still changes what is read.
@@ -231,6 +240,7 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
     st.frames++;
     st.tickHr = hrNow(win);
     st.tickMutations = st.mutations;
+    st.tickOver = st.overMutations;
     st.tickAsk = undefined;
     if (held[id] === st && st.ticking) {
       st.tickAsk = request();
@@ -249,7 +259,14 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
   st.ends = frameEnds(win, () => {
     st.endFrames = st.frames;
     st.endMutations = st.mutations;
+    st.overEnd = st.overMutations;
     st.endAsk = frameMark(win);
+    // Reported once: still observed, it would be active again if a page's observer then resized the root, and
+    // skipped at its depth, the browser would tell the page of an observation loop.
+    const root = win.document.documentElement;
+    try {
+      if (root) st.ends?.unobserve(root);
+    } catch {}
   });
   const request = (): number | undefined => {
     if (requested) return undefined;
@@ -296,6 +313,9 @@ function lastStyled(at: Map<object, number>, frames: number): number {
   }
   return last;
 }
+
+/** A batch this soon after the pointer's last over event came from its handlers (the burst's own task). */
+const OVER_TASK_MS = 4;
 
 /** A node whose style the page rewrote this recently before an arm is in a tween (a frame's gap, with slack for a busy renderer). */
 const TWEEN_GAP_MS = 100;

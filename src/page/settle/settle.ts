@@ -104,9 +104,7 @@ export function settle(
   // The page's own steps from an animation-frame loop of its (jQuery's animate) end with the loop (loop.ts), not
   // 50 ms later; judged in a document of its own (a child frame's loop runs on its own counters) and by the ledger.
   const loopable = ledger && sts.length === 1 && !childFrames(win);
-  let loop: FrameLoop | undefined = loopable
-    ? frameLoop(win, sts[0] as Watcher, base, !late || before === 0)
-    : undefined;
+  let loop: FrameLoop | undefined = loopable ? frameLoop(win, sts[0] as Watcher, base, !late) : undefined;
   // A click's change right after an answer to the page's own request, or after the pointer crossed into an element,
   // is that cause's own: settled from it as when it came before this call (later-cause.ts). Typing is settled
   // from its last key (the broker sends it no response either).
