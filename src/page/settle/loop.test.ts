@@ -47,11 +47,37 @@ async function frames(frame: () => void, n: number): Promise<void> {
   }
 }
 
+type Framed = ReturnType<typeof framed>;
+
+/** A timer the click's handler set, `ms` later: `fn` runs in its task (by default, a change). */
+function timerStep({ w, pageTimeout }: Framed, ms: number, fn?: () => void): Promise<void> {
+  return new Promise((resolve) =>
+    pageTimeout(() => {
+      (fn ?? (() => w.document.body.appendChild(w.document.createElement("p"))))();
+      resolve();
+    }, ms),
+  );
+}
+
+/** Not settled after the loop's end: only the 50 ms and three frames of quiet end it, and not as the loop's. */
+async function heldToQuiet({ frame, idle }: Framed, settle: Promise<Settled & { looped?: true }>, mutations: number) {
+  expect(await settledWithoutFrames(settle)).toBe("waiting");
+  await new Promise((r) => setTimeout(r, 60));
+  for (let i = 0; i < 4; i++) {
+    await frames(frame, 1);
+    idle();
+  }
+  const done = await settle;
+  expect(done).toMatchObject({ settled: true, mutations });
+  expect(done.looped).toBeUndefined();
+}
+
 describe("an animation-frame loop of the page's own", () => {
   test.each(channels)(
     "that ended: settled a frame after its last step and an idle moment after that, not 50 ms later (%s)",
     async (_n, channel) => {
-      const { w, frame, idle } = framed(channel);
+      const f = framed(channel);
+      const { w, frame, idle } = f;
       quiet(w, { op: "install", id: 1 });
       animate(w, 4);
       await tick();
@@ -69,7 +95,8 @@ describe("an animation-frame loop of the page's own", () => {
   test.each(channels)(
     "whose last step sets a timer for the next change: held to the quiet period (%s)",
     async (_n, channel) => {
-      const { w, frame, idle, pageTimeout } = framed(channel);
+      const f = framed(channel);
+      const { w, frame, idle, pageTimeout } = f;
       quiet(w, { op: "install", id: 1 });
       animate(w, 3, () => pageTimeout(() => w.document.body.appendChild(w.document.createElement("p")), 30));
       await tick();
@@ -91,19 +118,15 @@ describe("an animation-frame loop of the page's own", () => {
   );
 
   test.each(channels)(
-    "steps a timer of the page's makes (an interval the click started) are no loop's: held to the quiet period (%s)",
+    "a step a timer of the page's makes (one the click set) is no loop's: held to the quiet period (%s)",
     async (_n, channel) => {
-      const { w, frame, idle, pageTimeout } = framed(channel);
+      const f = framed(channel);
+      const { w, frame, idle } = f;
       quiet(w, { op: "install", id: 1 });
       w.document.body.dispatchEvent(new w.MouseEvent("click", { bubbles: true }));
       w.document.body.appendChild(w.document.createElement("div"));
       // Set by the click's handler, before the settle began: no timer of the settle's time shows the steps.
-      const stepped = new Promise<void>((resolve) =>
-        pageTimeout(() => {
-          w.document.body.appendChild(w.document.createElement("p"));
-          resolve();
-        }, 5),
-      );
+      const stepped = timerStep(f, 5);
       await tick();
       const settle = quiet(w, click(0)) as Promise<Settled>;
       await stepped;
@@ -112,29 +135,19 @@ describe("an animation-frame loop of the page's own", () => {
         await frames(frame, 1);
         idle();
       }
-      expect(await settledWithoutFrames(settle)).toBe("waiting");
-      await new Promise((r) => setTimeout(r, 60));
-      for (let i = 0; i < 4; i++) {
-        await frames(frame, 1);
-        idle();
-      }
-      expect(await settle).toMatchObject({ settled: true, mutations: 2 });
+      await heldToQuiet(f, settle, 2);
     },
   );
 
   test.each(channels)(
     "beside an interval the click started, whose steps come between frames: held to the quiet period (%s)",
     async (_n, channel) => {
-      const { w, frame, idle, pageTimeout } = framed(channel);
+      const f = framed(channel);
+      const { w, frame, idle } = f;
       quiet(w, { op: "install", id: 1 });
       animate(w, 3);
       // Set in the click's own task, before the settle began: no timer of the settle's time shows its steps.
-      const stepped = new Promise<void>((resolve) =>
-        pageTimeout(() => {
-          w.document.body.appendChild(w.document.createElement("p"));
-          resolve();
-        }, 5),
-      );
+      const stepped = timerStep(f, 5);
       await tick();
       const settle = quiet(w, click(0)) as Promise<Settled & { looped?: true }>;
       await frames(frame, 1);
@@ -142,30 +155,20 @@ describe("an animation-frame loop of the page's own", () => {
       await tick();
       await frames(frame, 3);
       idle();
-      expect(await settledWithoutFrames(settle)).toBe("waiting");
-      await new Promise((r) => setTimeout(r, 60));
-      for (let i = 0; i < 4; i++) {
-        await frames(frame, 1);
-        idle();
-      }
-      const done = await settle;
-      expect(done).toMatchObject({ settled: true, mutations: 5 });
-      expect(done.looped).toBeUndefined();
+      await heldToQuiet(f, settle, 5);
     },
   );
 
   test.each(channels)(
     "beside a write a timer's task asked a frame for (batched writes): held to the quiet period (%s)",
     async (_n, channel) => {
-      const { w, frame, idle, pageTimeout } = framed(channel);
+      const f = framed(channel);
+      const { w, frame, idle } = f;
       quiet(w, { op: "install", id: 1 });
       animate(w, 3);
       // Set by the click's handler: its task asks for a frame to write in, beside the loop's own frames.
-      const asked = new Promise<void>((resolve) =>
-        pageTimeout(() => {
-          w.requestAnimationFrame(() => w.document.body.appendChild(w.document.createElement("p")));
-          resolve();
-        }, 5),
+      const asked = timerStep(f, 5, () =>
+        w.requestAnimationFrame(() => w.document.body.appendChild(w.document.createElement("p"))),
       );
       await tick();
       const settle = quiet(w, click(0)) as Promise<Settled & { looped?: true }>;
@@ -173,15 +176,7 @@ describe("an animation-frame loop of the page's own", () => {
       await tick();
       await frames(frame, 4);
       idle();
-      expect(await settledWithoutFrames(settle)).toBe("waiting");
-      await new Promise((r) => setTimeout(r, 60));
-      for (let i = 0; i < 4; i++) {
-        await frames(frame, 1);
-        idle();
-      }
-      const done = await settle;
-      expect(done).toMatchObject({ settled: true, mutations: 5 });
-      expect(done.looped).toBeUndefined();
+      await heldToQuiet(f, settle, 5);
     },
   );
 
@@ -194,7 +189,8 @@ describe("an animation-frame loop of the page's own", () => {
   test.each(channels)(
     "the hover styles the pointer's over events change between its frames: excused, the loop still ends it (%s)",
     async (_n, channel) => {
-      const { w, frame, idle } = framed(channel);
+      const f = framed(channel);
+      const { w, frame, idle } = f;
       quiet(w, { op: "install", id: 1 });
       animate(w, 4);
       await tick();
@@ -213,7 +209,8 @@ describe("an animation-frame loop of the page's own", () => {
   test.each(channels)(
     "beside them, another task's change (an interval's step): held to the quiet period (%s)",
     async (_n, channel) => {
-      const { w, frame, idle } = framed(channel);
+      const f = framed(channel);
+      const { w, frame, idle } = f;
       quiet(w, { op: "install", id: 1 });
       animate(w, 4);
       await tick();
@@ -227,22 +224,15 @@ describe("an animation-frame loop of the page's own", () => {
       await tick();
       await frames(frame, 3);
       idle();
-      expect(await settledWithoutFrames(settle)).toBe("waiting");
-      await new Promise((r) => setTimeout(r, 60));
-      for (let i = 0; i < 4; i++) {
-        await frames(frame, 1);
-        idle();
-      }
-      const done = await settle;
-      expect(done).toMatchObject({ settled: true, mutations: 7 });
-      expect(done.looped).toBeUndefined();
+      await heldToQuiet(f, settle, 7);
     },
   );
 
   test.each(channels)(
     "that asks for a frame again after a step that changed nothing: still running (%s)",
     async (_n, channel) => {
-      const { w, frame, idle } = framed(channel);
+      const f = framed(channel);
+      const { w, frame, idle } = f;
       quiet(w, { op: "install", id: 1 });
       animate(w, 2, () => {
         // A frame more that changes nothing (a rounded value that held), then one that does.
@@ -264,7 +254,8 @@ describe("an animation-frame loop of the page's own", () => {
   test.each(channels)(
     "after a click whose handlers set a timer: not before that timer's floor from the click (%s)",
     async (_n, channel) => {
-      const { w, frame, idle, pageTimeout } = framed(channel);
+      const f = framed(channel);
+      const { w, frame, idle, pageTimeout } = f;
       quiet(w, { op: "install", id: 1 });
       animate(w, 2);
       // jQuery's animate sets a timer as it starts (its clock's reset), in the click's own task.
