@@ -29,6 +29,8 @@ type Req = {
   error?: string;
   rule?: string;
   tab?: string;
+  /** Its duration: present once it finished (its body is whole then). */
+  time?: number;
 };
 
 beforeAll(async () => {
@@ -326,8 +328,12 @@ describe("out-of-process iframes", () => {
   test("a cross-site iframe's requests are journalled and under the rules", async () => {
     const page = `<!doctype html><title>Outer</title><iframe src="${site.b}/app?inner"></iframe>`;
     expect((await run(["open", `${site.a}/echo?html=${encodeURIComponent(page)}`])).json.ok).toBe(true);
+    // Finished, not only answered: before its last byte `net show` says the body is still loading.
     const inner = await waitFor(
-      async () => (await requests(A, ["--url", `${site.b}/api/user*`])).find((q) => q.status !== undefined),
+      async () =>
+        (await requests(A, ["--url", `${site.b}/api/user*`])).find(
+          (q) => q.status !== undefined && q.time !== undefined,
+        ),
       10_000,
       "the iframe's fetch",
     );
