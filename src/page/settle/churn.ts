@@ -99,9 +99,9 @@ export function watchChurn(win: ActWindow): void {
         forgetWoken(c, list, now - sinceInput, clock?.tl ?? Number.NaN, tl);
         // A press, a key or an edit came (not the page's start, the clock's zero, nor the pointer's crossings as the
         // page moves under it): what it changed is its own.
-        const pressed = clock ? Math.max(clock.press ?? 0, clock.edit) : 0;
-        if (pressed > 0 && hrNow(win) - pressed < AFTER_INPUT_MS)
-          noteOwn(c, list, now - (hrNow(win) - pressed), now, tl);
+        const pressed = clock ? Math.max(clock.press ?? 0, clock.edit) : 0,
+          sincePress = hrNow(win) - pressed;
+        if (pressed > 0 && sincePress < AFTER_INPUT_MS) noteOwn(c, list, now - sincePress, now, tl);
         return;
       }
       c.batch++;

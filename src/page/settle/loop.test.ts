@@ -59,6 +59,23 @@ function timerStep({ w, pageTimeout }: Framed, ms: number, fn?: () => void): Pro
   );
 }
 
+/**
+ * A window with the watcher armed, the click's loop of `steps` started and the settle begun: `last` runs at the loop's
+ * last step, `handler` is the rest of the click's handler (its result is `handled`), `floor` the settle's timer floor.
+ */
+async function begin<T>(
+  channel: boolean,
+  steps: number,
+  o: { last?: (f: Framed) => void; handler?: (f: Framed) => T; floor?: number } = {},
+) {
+  const f = framed(channel);
+  quiet(f.w, { op: "install", id: 1 });
+  animate(f.w, steps, o.last ? () => o.last?.(f) : undefined);
+  const handled = o.handler?.(f);
+  await tick();
+  return { ...f, handled, settle: quiet(f.w, click(o.floor ?? 0)) as Promise<Settled & { looped?: true }> };
+}
+
 /** Not settled after the loop's end: only the 50 ms and three frames of quiet end it, and not as the loop's. */
 async function heldToQuiet({ frame, idle }: Framed, settle: Promise<Settled & { looped?: true }>, mutations: number) {
   expect(await settledWithoutFrames(settle)).toBe("waiting");
@@ -76,12 +93,7 @@ describe("an animation-frame loop of the page's own", () => {
   test.each(channels)(
     "that ended: settled a frame after its last step and an idle moment after that, not 50 ms later (%s)",
     async (_n, channel) => {
-      const f = framed(channel);
-      const { w, frame, idle } = f;
-      quiet(w, { op: "install", id: 1 });
-      animate(w, 4);
-      await tick();
-      const settle = quiet(w, click(0)) as Promise<Settled & { looped?: true }>;
+      const { frame, idle, settle } = await begin(channel, 4);
       await frames(frame, 4);
       expect(await settledWithoutFrames(settle)).toBe("waiting");
       // The frame after the last step asks for no next one; the task after it ran what that frame started.
@@ -95,12 +107,7 @@ describe("an animation-frame loop of the page's own", () => {
   test.each(channels)(
     "whose last step sets a timer for the next change: held to the quiet period (%s)",
     async (_n, channel) => {
-      const f = framed(channel);
-      const { w, frame, idle, pageTimeout } = f;
-      quiet(w, { op: "install", id: 1 });
-      animate(w, 3, () => pageTimeout(() => w.document.body.appendChild(w.document.createElement("p")), 30));
-      await tick();
-      const settle = quiet(w, click(0)) as Promise<Settled>;
+      const { frame, idle, settle } = await begin(channel, 3, { last: (f) => void timerStep(f, 30) });
       await frames(frame, 3);
       for (let i = 0; i < 3; i++) {
         await frames(frame, 1);
@@ -142,16 +149,11 @@ describe("an animation-frame loop of the page's own", () => {
   test.each(channels)(
     "beside an interval the click started, whose steps come between frames: held to the quiet period (%s)",
     async (_n, channel) => {
-      const f = framed(channel);
-      const { w, frame, idle } = f;
-      quiet(w, { op: "install", id: 1 });
-      animate(w, 3);
       // Set in the click's own task, before the settle began: no timer of the settle's time shows its steps.
-      const stepped = timerStep(f, 5);
-      await tick();
-      const settle = quiet(w, click(0)) as Promise<Settled & { looped?: true }>;
+      const f = await begin(channel, 3, { handler: (f) => timerStep(f, 5) });
+      const { frame, idle, settle } = f;
       await frames(frame, 1);
-      await stepped;
+      await f.handled;
       await tick();
       await frames(frame, 3);
       idle();
@@ -162,17 +164,15 @@ describe("an animation-frame loop of the page's own", () => {
   test.each(channels)(
     "beside a write a timer's task asked a frame for (batched writes): held to the quiet period (%s)",
     async (_n, channel) => {
-      const f = framed(channel);
-      const { w, frame, idle } = f;
-      quiet(w, { op: "install", id: 1 });
-      animate(w, 3);
       // Set by the click's handler: its task asks for a frame to write in, beside the loop's own frames.
-      const asked = timerStep(f, 5, () =>
-        w.requestAnimationFrame(() => w.document.body.appendChild(w.document.createElement("p"))),
-      );
-      await tick();
-      const settle = quiet(w, click(0)) as Promise<Settled & { looped?: true }>;
-      await asked;
+      const f = await begin(channel, 3, {
+        handler: (f) =>
+          timerStep(f, 5, () =>
+            f.w.requestAnimationFrame(() => f.w.document.body.appendChild(f.w.document.createElement("p"))),
+          ),
+      });
+      const { frame, idle, settle } = f;
+      await f.handled;
       await tick();
       await frames(frame, 4);
       idle();
@@ -189,12 +189,8 @@ describe("an animation-frame loop of the page's own", () => {
   test.each(channels)(
     "the hover styles the pointer's over events change between its frames: excused, the loop still ends it (%s)",
     async (_n, channel) => {
-      const f = framed(channel);
-      const { w, frame, idle } = f;
-      quiet(w, { op: "install", id: 1 });
-      animate(w, 4);
-      await tick();
-      const settle = quiet(w, click(0)) as Promise<Settled & { looped?: true }>;
+      const f = await begin(channel, 4);
+      const { w, frame, idle, settle } = f;
       // The loop's steps come well after the click, so the crossing is no cause the settle could run from instead.
       await new Promise((r) => setTimeout(r, 12));
       await frames(frame, 2);
@@ -209,12 +205,8 @@ describe("an animation-frame loop of the page's own", () => {
   test.each(channels)(
     "beside them, another task's change (an interval's step): held to the quiet period (%s)",
     async (_n, channel) => {
-      const f = framed(channel);
-      const { w, frame, idle } = f;
-      quiet(w, { op: "install", id: 1 });
-      animate(w, 4);
-      await tick();
-      const settle = quiet(w, click(0)) as Promise<Settled & { looped?: true }>;
+      const f = await begin(channel, 4);
+      const { w, frame, idle, settle } = f;
       // The loop's steps come well after the click, so the crossing is no cause the settle could run from instead.
       await new Promise((r) => setTimeout(r, 12));
       await frames(frame, 2);
@@ -231,17 +223,13 @@ describe("an animation-frame loop of the page's own", () => {
   test.each(channels)(
     "that asks for a frame again after a step that changed nothing: still running (%s)",
     async (_n, channel) => {
-      const f = framed(channel);
-      const { w, frame, idle } = f;
-      quiet(w, { op: "install", id: 1 });
-      animate(w, 2, () => {
+      const { frame, idle, settle } = await begin(channel, 2, {
         // A frame more that changes nothing (a rounded value that held), then one that does.
-        w.requestAnimationFrame(() =>
-          w.requestAnimationFrame(() => w.document.body.appendChild(w.document.createElement("p"))),
-        );
+        last: ({ w }) =>
+          w.requestAnimationFrame(() =>
+            w.requestAnimationFrame(() => w.document.body.appendChild(w.document.createElement("p"))),
+          ),
       });
-      await tick();
-      const settle = quiet(w, click(0)) as Promise<Settled & { looped?: true }>;
       await frames(frame, 3);
       idle();
       expect(await settledWithoutFrames(settle)).toBe("waiting");
@@ -254,14 +242,11 @@ describe("an animation-frame loop of the page's own", () => {
   test.each(channels)(
     "after a click whose handlers set a timer: not before that timer's floor from the click (%s)",
     async (_n, channel) => {
-      const f = framed(channel);
-      const { w, frame, idle, pageTimeout } = f;
-      quiet(w, { op: "install", id: 1 });
-      animate(w, 2);
-      // jQuery's animate sets a timer as it starts (its clock's reset), in the click's own task.
-      pageTimeout(() => undefined, 0);
-      await tick();
-      const settle = quiet(w, click(40)) as Promise<Settled & { looped?: true }>;
+      const { frame, idle, settle } = await begin(channel, 2, {
+        // jQuery's animate sets a timer as it starts (its clock's reset), in the click's own task.
+        handler: ({ pageTimeout }) => pageTimeout(() => undefined, 0),
+        floor: 40,
+      });
       await frames(frame, 3);
       idle();
       expect(await settledWithoutFrames(settle)).toBe("waiting");
