@@ -50,6 +50,7 @@ function settleCause(s: Record<string, number | boolean>): string {
   if (s.capped)
     return `capped at the limit (${n("animating") > 0 ? "an animation ran" : n("mutations") > 0 ? "the page kept changing" : "no quiet"})`;
   if (n("animating") > 0) return "an animation ran";
+  if (s.looped) return "the page's animation-frame loop ran: a frame after it asked for no next one";
   if (s.scripted) return "an animation by script (inline styles rewritten each frame) ran";
   if (s.answered) return "an answer's change during the call: a frame after the answer";
   if (s.overDuring) return "a change the pointer's over events brought during the call: a frame after them";

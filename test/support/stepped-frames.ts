@@ -37,11 +37,41 @@ export function framed(channel: boolean) {
     configurable: true,
     value: (id: number) => (queue = queue.filter((c) => c.id !== id)),
   });
-  /** Runs every callback requested before the frame began (those it requests wait for the next). */
+  // Resize observations, reported after the frame's callbacks as a browser's rendering step does: each target
+  // observed afresh is reported in the next frame (a test of ours observes the root every frame).
+  let observed: { report: () => void }[] = [];
+  Object.defineProperty(w, "ResizeObserver", {
+    configurable: true,
+    value: class {
+      #cb: () => void;
+      #on = true;
+      constructor(cb: () => void) {
+        this.#cb = cb;
+      }
+      observe() {
+        this.#on = true;
+        if (!observed.some((o) => o.report === this.#report)) observed.push({ report: this.#report });
+      }
+      unobserve() {}
+      disconnect() {
+        this.#on = false;
+      }
+      #report = () => {
+        if (this.#on) this.#cb();
+      };
+    },
+  });
+  /** Runs every callback requested before the frame began (those it requests wait for the next), then reports the resize observations. */
   const frame = () => {
     const run = queue;
     queue = [];
     for (const c of run) c.fn(performance.now());
+    // After the mutation records the callbacks made (microtasks, delivered after each callback in a browser).
+    const report = observed;
+    observed = [];
+    queueMicrotask(() => {
+      for (const o of report) o.report();
+    });
   };
   // Timers numbered from one counter for every world, as a document numbers them in Chromium
   // (happy-dom hands out objects). `pageTimeout` is the page world's: our world's is wrapped.

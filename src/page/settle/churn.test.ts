@@ -24,8 +24,11 @@ interface Page {
   last: number;
 }
 
-/** A page whose `#tick` is rewritten every `pace` ms for `ms`, a frame drawn with each, watched for churn from the start. */
-async function ticking(pace: number, ms: number): Promise<Page> {
+/**
+ * A page whose `#tick` is rewritten every `pace` ms for `ms`, a frame drawn with each, watched for churn from the start
+ * (`clocked`: with the input clock's listeners in from the start too, as an observed page has them).
+ */
+async function ticking(pace: number, ms: number, clocked = false): Promise<Page> {
   const w = new Window({ url: "https://churn.example/" });
   opened.push(w);
   const win = w as unknown as ActWindow;
@@ -65,6 +68,12 @@ async function ticking(pace: number, ms: number): Promise<Page> {
       if (!stalled) page.frame();
     },
   };
+  if (clocked) {
+    // The page's clock from its own start, as a just-loaded document's is.
+    const t0 = performance.now();
+    Object.defineProperty(w, "performance", { value: { now: () => performance.now() - t0 } });
+    inputClock(win);
+  }
   watchChurn(win);
   for (const end = Date.now() + ms; Date.now() < end; ) {
     await page.tick();
@@ -81,6 +90,12 @@ function input(p: Page): void {
 describe("the page's churn", () => {
   test("a node rewritten every 60 ms for over a second is churning", async () => {
     const p = await ticking(60, 1_300);
+    expect(churningNodes(p.win, { arm: true }).has(p.node)).toBe(true);
+  });
+
+  test("the same on a page whose input clock came with its first look: the clock's zero is no input", async () => {
+    // Its first 300 ms after the page began count as an input's; what it does after them is no input's own.
+    const p = await ticking(60, 1_600, true);
     expect(churningNodes(p.win, { arm: true }).has(p.node)).toBe(true);
   });
 
@@ -179,5 +194,38 @@ describe("the page's churn", () => {
   test("a slide under a second, clicked again 100 ms after it ended, is no churn later", async () => {
     // Its streak ends at the click, or the next slides would be counted onto it and pass for churn.
     expect(await slide(true)).toBe(false);
+  });
+
+  test("an animation each click starts, longer than the input's window, clicked again 40 ms after it ends: never churn", async () => {
+    // jQuery's 400 ms default, clicked again before it has rested 50 ms (a fast agent, a batch): the frames after the
+    // input's 300 ms are that input's own, or they add up over the clicks and pass for churn.
+    const p = await ticking(20, 0);
+    const armed: boolean[] = [];
+    for (let i = 0; i < 4; i++) {
+      armed.push(churningNodes(p.win, { arm: true }).has(p.node));
+      input(p);
+      for (const end = Date.now() + 450; Date.now() < end; ) {
+        await p.tick();
+        await Bun.sleep(20);
+      }
+      await p.idle(40);
+    }
+    expect(armed).toEqual([false, false, false, false]);
+  });
+
+  test("an endless animation a click started, crossing the pointer now and then: its own only for a second, then churn", async () => {
+    // The pointer's crossings as the page moves under it are inputs to the clock, but no press: they do not renew
+    // the click's claim, or the animation would never be learnt and every later action would wait out its cap.
+    const p = await ticking(20, 0);
+    input(p);
+    const crossed = () => inputClock(p.win).mark({ type: "mouseover", isTrusted: true });
+    for (let i = 0; i < 5; i++) {
+      for (const end = Date.now() + 600; Date.now() < end; ) {
+        await p.tick();
+        await Bun.sleep(20);
+      }
+      crossed();
+    }
+    expect(churningNodes(p.win, { arm: true }).has(p.node)).toBe(true);
   });
 });

@@ -36,6 +36,12 @@ const STREAK_GAP_MS = 1_000;
 const MAX_HOT = 256;
 /** Idle this long before an input (and twice its own pace), a node the input then changes was woken by it. */
 const MIN_IDLE_MS = 50;
+/**
+ * A node an input changed goes on changing as that input's own (an animation longer than AFTER_INPUT_MS: jQuery's
+ * default 400 ms) while its changes come at most this far apart, up to OWN_MAX_MS after the input: they do not count.
+ */
+const OWN_GAP_MS = 100;
+const OWN_MAX_MS = 1_000;
 
 interface Seen {
   batches: number;
@@ -55,6 +61,8 @@ interface Seen {
    * mutation callback.
    */
   trial?: { at: number; last: number; tl: number; call: number };
+  /** When the input came (Date.now()) whose window it changed in, not churning then: its changes since are that input's. */
+  own?: number;
 }
 
 /** When the page last rewrote a node's inline style (hrNow()), and the time before that, from an earlier callback. */
@@ -89,6 +97,11 @@ export function watchChurn(win: ActWindow): void {
       noteRestyled(c, list, hrNow(win));
       if (sinceInput < AFTER_INPUT_MS) {
         forgetWoken(c, list, now - sinceInput, clock?.tl ?? Number.NaN, tl);
+        // A press, a key or an edit came (not the page's start, the clock's zero, nor the pointer's crossings as the
+        // page moves under it): what it changed is its own.
+        const pressed = clock ? Math.max(clock.press ?? 0, clock.edit) : 0,
+          sincePress = hrNow(win) - pressed;
+        if (pressed > 0 && sincePress < AFTER_INPUT_MS) noteOwn(c, list, now - sincePress, now, tl);
         return;
       }
       c.batch++;
@@ -100,12 +113,21 @@ export function watchChurn(win: ActWindow): void {
         if (!e || now - e.touched > STREAK_GAP_MS) {
           e = { batches: 0, first: now, last: now, batch: -1, touched: now, tl, text: false };
           c.seen.set(target, e);
+        } else if (e.own !== undefined) {
+          // The input's own animation going on: its frames are no churn.
+          if (now - e.own <= OWN_MAX_MS && now - e.touched <= OWN_GAP_MS) {
+            e.touched = now;
+            e.tl = tl;
+            continue;
+          }
+          e.own = undefined;
         }
         if (record.type !== "attributes") e.text = true;
         // Changing on its own, away from any input: still the page's churn.
         e.trial = undefined;
         if (e.batch !== c.batch) {
           e.batch = c.batch;
+          if (e.batches === 0) e.first = now;
           e.batches++;
           if (e.batches >= CHURN_BATCHES && c.hot.size < MAX_HOT) c.hot.add(target);
         }
@@ -196,6 +218,19 @@ function forgetWoken(c: Churn, list: ArrayLike<unknown>, inputAt: number, inputT
       e.touched = Date.now();
       e.tl = tl;
     }
+  }
+}
+
+/** Nodes an input changed that were no churn then, nor becoming one: what they do next is that input's own. */
+function noteOwn(c: Churn, list: ArrayLike<unknown>, inputAt: number, now: number, tl: number): void {
+  for (let i = 0; i < list.length; i++) {
+    const target = (list[i] as { target?: object }).target;
+    if (!target || c.hot.has(target)) continue;
+    const e = c.seen.get(target);
+    if (!e)
+      c.seen.set(target, { batches: 0, first: now, last: now, batch: -1, touched: now, tl, text: false, own: inputAt });
+    // One whose churn is being learnt (counted batches, away from any input) goes on being learnt.
+    else if (!e.trial && e.batches === 0) e.own = inputAt;
   }
 }
 

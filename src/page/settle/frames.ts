@@ -42,12 +42,14 @@ export function frameMark(win: ActWindow): number | undefined {
 
 /** Whether the page (or another world) scheduled anything since the watcher was armed. */
 export function scheduledSince(win: ActWindow, since: Marks & { frame: number | undefined }): boolean {
-  if (pageScheduled(win, since)) return true;
-  const base = since.frame,
-    now = frameMark(win);
-  if (base === undefined || now === undefined || now < base) return true;
-  const ours = ledgerOf(win).log.filter((o) => o > base && o < now).length;
-  return now - base - 1 > ours;
+  return pageScheduled(win, since) || framesAskedBetween(win, since.frame, frameMark(win));
+}
+
+/** Whether an animation frame not ours was asked for between two ids of ours (both excluded); undefined: it may have been. */
+export function framesAskedBetween(win: ActWindow, from: number | undefined, to: number | undefined): boolean {
+  if (from === undefined || to === undefined || to < from) return true;
+  const ours = ledgerOf(win).log.filter((o) => o > from && o < to).length;
+  return to - from - 1 > ours;
 }
 
 /** Whether the document holds a child frame: its frames run their own animation-frame callbacks and timers on counters of their own, and what they render is not seen here. */
@@ -89,4 +91,22 @@ export function foreignFrame(win: ActWindow): boolean {
   const ours = l.ours.filter((o) => o > l.ran && o < probe).length;
   keep(l, probe);
   return l.ran === 0 || probe <= l.ran || probe - l.ran - 1 > ours;
+}
+
+/** A resize observer of our world: observed afresh in a frame's callback, it reports after the frame's callbacks and layout. */
+export interface FrameEnds {
+  observe(target: object): void;
+  unobserve(target: object): void;
+  disconnect(): void;
+}
+
+/** One that calls `ended` each time a frame reports it; none where the window has no resize observer. */
+export function frameEnds(win: ActWindow, ended: () => void): FrameEnds | undefined {
+  const Resize = (win as unknown as { ResizeObserver?: new (cb: () => void) => FrameEnds }).ResizeObserver;
+  if (typeof Resize !== "function") return undefined;
+  try {
+    return new Resize(ended);
+  } catch {
+    return undefined;
+  }
 }

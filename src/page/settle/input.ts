@@ -122,6 +122,8 @@ export function frameClock(win: ActWindow): number {
 export interface InputClock {
   hr: number;
   edit: number;
+  /** The last press, release, click or key (not the pointer's moves and crossings); none on a clock an older build made. */
+  press?: number;
   /**
    * The last burst of the pointer's boundary events (out, leave, over, enter: one task when the
    * pointer crosses into another element): when it began and when its last event came; none: never.
@@ -216,6 +218,7 @@ export function inputClock(win: ActWindow, relisten = false): InputClock {
         c.edit = at;
         if (e.type === "input") c.toggled = toggledBy(e);
       } else c.hr = at;
+      if (TIMED_UNTIL[e.type] === e.type) c.press = at;
       if (e.type === "mouseover" || e.type === "pointerover") crossing(c, at, e);
       const until = TIMED_UNTIL[e.type];
       // The pointer's over events of one move are judged together, to its mousemove.

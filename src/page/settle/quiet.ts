@@ -1,7 +1,7 @@
 /** DOM-quiet detection around an action (the page runtime's `quiet`, a window step). */
 import { setSlot, slotOf, type ActMutationObserver, type ActWindow } from "../act/dom.ts";
 import { marks, type Marks } from "./ledger.ts";
-import { frameMark, ownFrame } from "./frames.ts";
+import { frameEnds, frameMark, type FrameEnds, ownFrame } from "./frames.ts";
 import { hrNow, inputClock, readClock } from "./input.ts";
 import { paintOnly } from "./paint.ts";
 import { churningNodes, restyledBefore, watchChurn } from "./churn.ts";
@@ -56,6 +56,22 @@ export interface Watcher {
   hr: number;
   /** When its last rendered frame's callback ran (hrNow()); 0: none yet. */
   tickHr: number;
+  /** At that callback: the changes counted before it, and the frame id it asked for the next frame (loop.ts). */
+  tickMutations: number;
+  tickAsk: number | undefined;
+  /**
+   * The same after the frame's callbacks (a resize observation of ours, which the frame delivers after them): the
+   * frame it was, the changes, and the frame counter then; `endFrames` -1: none yet.
+   */
+  endFrames: number;
+  endMutations: number;
+  endAsk: number | undefined;
+  /** Changes counted in the tasks of the pointer's over events (its hover handlers'); the same at the frame's start and end. */
+  overMutations: number;
+  tickOver: number;
+  overEnd: number;
+  /** Our resize observer that tells the frame's end; none where the page's window has none. */
+  ends: FrameEnds | undefined;
   mutations: number;
   last: number;
   /** When its last mutation record came (hrNow()); 0: none. */
@@ -134,6 +150,15 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
   const st: Watcher = {
     hr: hrNow(win),
     tickHr: 0,
+    tickMutations: 0,
+    tickAsk: undefined,
+    endFrames: -1,
+    endMutations: 0,
+    endAsk: undefined,
+    overMutations: 0,
+    tickOver: 0,
+    overEnd: 0,
+    ends: undefined,
     mutations: 0,
     last: 0,
     lastHr: 0,
@@ -195,6 +220,8 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
     if (n <= 0) return;
     st.mutations += n;
     st.last = Date.now();
+    const over = readClock(win)?.overEnd;
+    if (over !== undefined && hrNow(win) - over <= OVER_TASK_MS) st.overMutations += n;
     // A batch of nothing but fade-ins' first visible frames shows what an earlier change put in
     // place (a calendar the click built, fading in from the next frame): a change, but no step of
     // the page's own after the input, nor an animation by script that still changes what is read.
@@ -212,16 +239,44 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
     requested = false;
     st.frames++;
     st.tickHr = hrNow(win);
-    if (held[id] === st && st.ticking) request();
+    st.tickMutations = st.mutations;
+    st.tickOver = st.overMutations;
+    st.tickAsk = undefined;
+    if (held[id] === st && st.ticking) {
+      st.tickAsk = request();
+      // Observed afresh (a target still observed is reported only when its size changes), it is reported in this
+      // frame, after the frame's callbacks and layout.
+      const root = win.document.documentElement;
+      try {
+        if (root && st.ends) {
+          st.ends.unobserve(root);
+          st.ends.observe(root);
+        }
+      } catch {}
+    }
     if (st.wake) st.wake();
   };
-  const request = (): void => {
-    if (requested) return;
+  st.ends = frameEnds(win, () => {
+    st.endFrames = st.frames;
+    st.endMutations = st.mutations;
+    st.overEnd = st.overMutations;
+    st.endAsk = frameMark(win);
+    // Reported once: still observed, it would be active again if a page's observer then resized the root, and
+    // skipped at its depth, the browser would tell the page of an observation loop.
+    const root = win.document.documentElement;
+    try {
+      if (root) st.ends?.unobserve(root);
+    } catch {}
+  });
+  const request = (): number | undefined => {
+    if (requested) return undefined;
     requested = true;
     try {
-      ownFrame(win, tick);
+      const asked: unknown = ownFrame(win, tick);
+      return typeof asked === "number" ? asked : undefined;
     } catch {
       requested = false;
+      return undefined;
     }
   };
   st.resume = () => {
@@ -259,6 +314,9 @@ function lastStyled(at: Map<object, number>, frames: number): number {
   return last;
 }
 
+/** A batch this soon after the pointer's last over event came from its handlers (the burst's own task). */
+const OVER_TASK_MS = 4;
+
 /** A node whose style the page rewrote this recently before an arm is in a tween (a frame's gap, with slack for a busy renderer). */
 const TWEEN_GAP_MS = 100;
 
@@ -268,6 +326,7 @@ const BATCHES_KEPT = 64;
 function disconnect(st: Watcher): void {
   st.obs?.disconnect();
   st.res?.stop();
+  st.ends?.disconnect();
 }
 
 /** Running animations that began since `from`, have a finite end and do more than repaint (paint.ts). */

@@ -14,6 +14,7 @@ import {
 } from "./quiet.ts";
 import { pageScheduled } from "./ledger.ts";
 import { laterCause } from "./later-cause.ts";
+import { frameLoop, type FrameLoop } from "./loop.ts";
 import type { ActWindow } from "../act/dom.ts";
 
 export function late(w: Watched, arg: QuietArg): Promise<{ changed: boolean }> {
@@ -67,6 +68,7 @@ export function settle(
     answered?: true;
     overDuring?: true;
     scripted?: true;
+    looped?: true;
   }
 > {
   const { win, sts } = w;
@@ -99,6 +101,10 @@ export function settle(
   const late = cause > 0 && sts.some((s) => s.lastHr - from > LATE_CHANGE_MS);
   let base = late ? 0 : before;
   let rebased: "answer" | "over" | undefined;
+  // The page's own steps from an animation-frame loop of its (jQuery's animate) end with the loop (loop.ts), not
+  // 50 ms later; judged in a document of its own (a child frame's loop runs on its own counters) and by the ledger.
+  const loopable = ledger && sts.length === 1 && !childFrames(win);
+  let loop: FrameLoop | undefined = loopable ? frameLoop(win, sts[0] as Watcher, base, !late) : undefined;
   // A click's change right after an answer to the page's own request, or after the pointer crossed into an element,
   // is that cause's own: settled from it as when it came before this call (later-cause.ts). Typing is settled
   // from its last key (the broker sends it no response either).
@@ -117,6 +123,7 @@ export function settle(
     idleHr = 0;
     framedHr = 0;
     rebased = rebased === "answer" ? "answer" : c.kind;
+    loop = loopable ? frameLoop(win, sts[0] as Watcher, base, true) : undefined;
     return true;
   };
   const framedSince = (): boolean => {
@@ -145,7 +152,9 @@ export function settle(
     bounded = false,
     timed = false,
     // The settle was held at least once for an animation by script (bench/phases.ts).
-    scripted = false;
+    scripted = false,
+    // Ended with the page's animation-frame loop (bench/phases.ts).
+    looped = false;
   return new Promise((resolve) => {
     let done = false,
       timer = 0,
@@ -171,6 +180,7 @@ export function settle(
             ? { overDuring: true as const }
             : {}),
         ...(scripted ? { scripted: true as const } : {}),
+        ...(looped ? { looped: true as const } : {}),
       });
     };
     const askIdle = (): void => {
@@ -198,6 +208,7 @@ export function settle(
         p = w.measure(0),
         el = now - ts;
       rebase(p);
+      loop?.look(p.mutations);
       const sinceCause = hrNow(win) - from;
       // A click (any action but typing) that changed nothing yet is held to the floor too; a checkbox or radio it
       // toggled that still shows the new state is a change (one a controlled widget put back is not: its own state may come later).
@@ -229,7 +240,17 @@ export function settle(
           ok = !idling;
           if (idling) askIdle();
         }
-      } else ok = p.quietFor >= quietFor && (p.framesQuiet < 0 || p.framesQuiet >= frames);
+      } else {
+        ok = p.quietFor >= quietFor && (p.framesQuiet < 0 || p.framesQuiet >= frames);
+        // The loop's last frame asked for no next one: settled once a task of ours ran after that frame, as the frame
+        // rule is, and not before the floor of a timer the action's handlers set.
+        if (!ok && loop && p.framesQuiet >= 1 && sinceCause >= floor && loop.ended()) {
+          let lastFrame = 0;
+          for (const s of sts) lastFrame = Math.max(lastFrame, s.tickHr);
+          if (idleWait && idleHr <= lastFrame) askIdle();
+          else ok = looped = true;
+        }
+      }
       if (ok && !moved && floor > 0 && p.framesQuiet >= 0 && !timed) {
         win.clearTimeout(timer);
         timer = win.setTimeout(onTimer, 1);
