@@ -102,10 +102,12 @@ const BUDGET: Record<string, number> = {
   // then the new document's observation as above.
   "click that navigates": 7,
   // locate + probe + the frame's watcher in the frame, the top document's watcher (its own call);
-  // mouse events; the frame's settle + read-back beside the top document's settle + snapshot; the
+  // the move alone, then whether the frame has the target under the pointer (the browser sends a
+  // frame of another renderer the pointer only where it can hit it: actions.md); press and
+  // release; the frame's settle + read-back beside the top document's settle + snapshot; the
   // frame list, the iframe's frame id and the frame's tree; the frame's snapshot (+1 when an
   // answer lands between those sent together).
-  "click in a cross-origin frame": 9,
+  "click in a cross-origin frame": 11,
   // the frame's watcher in its world beside locate + probe + arm in the top document; mouse
   // events; the frame's settle beside the top document's settle + read-back + snapshot; the
   // inline frame's number (the frame list and its frame id).

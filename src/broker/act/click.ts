@@ -8,7 +8,7 @@ import { callFn, readResult, step, stepResult, type PageResult } from "../page-f
 import { clickStatus, pageEffects, stateEffects } from "./evidence.ts";
 import { defineAction } from "./pipeline.ts";
 import { lateTimerChange } from "../settle/late.ts";
-import { checkProbe, dispatchClick, probeStep, type Probe } from "./pointer.ts";
+import { checkProbe, dispatchClick, probeStep, reachFrame, type Probe } from "./pointer.ts";
 
 interface Clicked {
   x: number;
@@ -30,7 +30,8 @@ export const clickByRef = defineAction<typeof command, ArgsOf<typeof command>, C
     const [x, y] = probe ? [probe.x, probe.y] : parseXy(args.xy ?? "");
     // Say what is under the point, so a coordinate click is not a blind one.
     const hit = probe ? undefined : await pointTarget(sel, top, x, y);
-    const sent = dispatchClick(top, x, y, args.right ? "right" : "left", args.double ? 2 : 1, probe?.hidden);
+    const there = probe && target ? await reachFrame(top, watch.mainFrameId, target, probe) : false;
+    const sent = dispatchClick(top, x, y, args.right ? "right" : "left", args.double ? 2 : 1, probe?.hidden, there);
     sent.catch(() => undefined);
     await Promise.race([sent, watch.dialogOpened]);
     return { x, y, probe, hit };

@@ -11,7 +11,7 @@ import { callFn, readResult, step, stepResult } from "../page-fns.ts";
 import { callInFrame, frameOfRef, locatedRef } from "./frame-call.ts";
 import { defineAction } from "./pipeline.ts";
 import { lateTimerChange } from "../settle/late.ts";
-import { checkProbe, moveMouse, probeForPointer, probeStep, type Probe } from "./pointer.ts";
+import { checkProbe, moveMouse, probeForPointer, probeStep, reachFrame, type Probe } from "./pointer.ts";
 import type { Settler } from "../settle/settler.ts";
 
 /** `bp hover <ref>`: moves the pointer onto the element after the same probe a click gets. */
@@ -23,7 +23,12 @@ export const hoverHandler = defineAction<typeof hoverCommand, ArgsOf<typeof hove
   async dispatch({ target, top, watch }) {
     const located = locatedRef(target);
     const probe = checkProbe(located, stepResult(located, 0, "act", "probe"));
-    await Promise.race([moveMouse(top, probe.x, probe.y, probe.hidden), watch.dialogOpened]);
+    const moved =
+      located.binding.session === top
+        ? moveMouse(top, probe.x, probe.y, probe.hidden)
+        : reachFrame(top, watch.mainFrameId, located, probe);
+    moved.catch(() => undefined);
+    await Promise.race([moved, watch.dialogOpened]);
     return probe;
   },
   readback: ({ args }) => [

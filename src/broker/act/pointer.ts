@@ -2,6 +2,7 @@ import type { CdpSession } from "../../cdp/session.ts";
 import type { ProbeHit, ProbeMiss, State } from "../../page/act/probe.ts";
 import { BpError } from "../../shared/errors.ts";
 import { callFn, step, type StepAt } from "../page-fns.ts";
+import type { FrameWorld } from "../frame-world.ts";
 import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { forgetPointer, notePointer, pointerAt } from "../pointer-at.ts";
 import { cutString } from "../../shared/page-strings.ts";
@@ -102,8 +103,10 @@ export async function dispatchClick(
   button: MouseButton,
   clickCount: 1 | 2,
   hidden?: boolean,
+  /** The pointer was just moved there and the page took it (reachFrame). */
+  there = false,
 ): Promise<void> {
-  const moved = pointerAt(session, x, y) ? undefined : moveMouse(session, x, y, hidden);
+  const moved = there || pointerAt(session, x, y) ? undefined : moveMouse(session, x, y, hidden);
   const sent: Promise<unknown>[] = [];
   for (let n = 1; n <= clickCount; n++) {
     sent.push(
@@ -130,3 +133,52 @@ export async function dispatchClick(
     throw err;
   }
 }
+
+/**
+ * A frame another renderer draws takes the pointer only once the browser can hit it (after its first
+ * drawn frame) and where the page around it does not cover it; otherwise the browser hands the input to
+ * the page around it, on the <iframe> box or the cover. The frame's probe cannot see either. So the
+ * move goes alone first, again each frame until the element is under the pointer, and only then the
+ * press; a point the frame never takes is refused with no press sent. True: the pointer is there now.
+ */
+export async function reachFrame(
+  top: CdpSession,
+  mainFrame: string,
+  target: { ref: number; binding: FrameWorld },
+  probe: Probe,
+): Promise<boolean> {
+  if (target.binding.session === top || probe.hidden === true) return false;
+  const until = Date.now() + FRAME_REACH_MS;
+  for (;;) {
+    await moveMouse(top, probe.x, probe.y, probe.hidden);
+    const reached = await callFn(target.binding, "act", { op: "reached" }, { ref: target.ref }).catch(() => true);
+    if (reached !== false) return true;
+    if (Date.now() >= until) break;
+  }
+  forgetPointer(top);
+  const hit = await callFn({ session: top, frameId: mainFrame }, "hitAt", { x: probe.x, y: probe.y }).catch(() => null);
+  // The frame's own box at the point: the browser cannot hit the frame yet (it has not drawn).
+  const covered = hit && hit.tagName !== "iframe" && hit.tagName !== "frame" ? hit : undefined;
+  const { ref: _ref, ...obstruction } = covered ?? { ref: undefined };
+  throw new BpError(
+    "action_not_verified",
+    covered
+      ? `Ref ${target.ref} is in a frame that ${describeObstruction(covered)} of the page around it covers; only pointer moves were sent, no press.`
+      : `Ref ${target.ref} is in a frame the browser does not yet send the pointer to; only pointer moves were sent, no press.`,
+    {
+      retryable: true,
+      context: {
+        ref: target.ref,
+        reason: covered ? "obscured" : "frame_not_reached",
+        dispatched: false,
+        ...(covered ? { obstruction } : {}),
+      },
+      hint: covered
+        ? `Close or answer ${describeObstruction(covered)} (its controls are in 'bp snapshot'), then retry.`
+        : "Retry once the frame has drawn ('bp wait' first), or use the keyboard ('bp press Tab' to the control, then 'bp press Enter').",
+    },
+  );
+}
+
+/** How long a move may take to reach a frame another renderer draws (its first frame after a load). */
+const FRAME_REACH_MS = 1_000;

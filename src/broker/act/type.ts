@@ -14,7 +14,7 @@ import { assertEditable, inputEvidence, readEvidence, readStep, type Prepared } 
 import type { ReadMode } from "../../page/act/edit.ts";
 import { parseCombo, pressCombo } from "./keys.ts";
 import { CompositePin } from "./pin.ts";
-import { checkProbe, dispatchClick, probeStep, type Probe } from "./pointer.ts";
+import { checkProbe, dispatchClick, probeStep, reachFrame, type Probe } from "./pointer.ts";
 import { defineAction, type Steps } from "./pipeline.ts";
 import { type Settler, SYNC_QUIET_MS } from "../settle/settler.ts";
 import { listensToKeys } from "./widget.ts";
@@ -250,16 +250,22 @@ async function focus(
   steps: readonly string[],
   then: "select" | "caretEnd",
 ): Promise<{ then: boolean; rearmed: boolean }> {
-  let probe: Probe | undefined;
+  let probe: Probe | undefined,
+    there = false;
   try {
     probe = checkProbe(r, stepResult(r, 1, "act", "probe"));
+    there = await reachFrame(top, watch.mainFrameId, r, probe);
   } catch (err) {
+    probe = undefined;
     if (!(err instanceof BpError) || err.code !== "action_not_verified") throw err;
   }
   if (probe) {
     const { x, y, hidden } = probe;
     // The locate call that probed the field also pinned the page.
-    await pin.step("focus", [], () => dispatchClick(top, x, y, "left", 1, hidden), { mutates: false, fresh: true });
+    await pin.step("focus", [], () => dispatchClick(top, x, y, "left", 1, hidden, there), {
+      mutates: false,
+      fresh: true,
+    });
   }
   // `focused` also re-pins the focused element, so it is asked once when the click worked.
   const clicked = await focused(

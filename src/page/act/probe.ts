@@ -7,10 +7,12 @@
  *    (else name the obstruction).
  *  - "state": the observable state an action may change (checked, value length, focus, …).
  *  - "hovered": whether the element is under the pointer now.
+ *  - "reached": the same, asked again after the next frame when not yet (a pointer move waits for it).
  */
 import { composedContains, type ActDocument, type ActElement, type ActWindow } from "./dom.ts";
 import { inputClock, readClock, type Received } from "../settle/input.ts";
 import { opOf } from "../ops.ts";
+import { ownFrame } from "../settle/frames.ts";
 
 export interface ActArg {
   op?: string;
@@ -354,14 +356,45 @@ export const ACT_OPS = {
   state: (_win: ActWindow, el: ActElement | null): State => (el ? state(el) : { connected: false }),
   received: (win: ActWindow, el: ActElement | null, arg: { input: ReceivedInput }): ReceivedAnswer =>
     received(win, el, arg.input),
-  hovered: (_win: ActWindow, el: ActElement | null): boolean => {
-    try {
-      return !!el && el.matches(":hover");
-    } catch {
-      return false;
-    }
-  },
+  hovered: (_win: ActWindow, el: ActElement | null): boolean => hovered(el),
+  reached: (win: ActWindow, el: ActElement | null): boolean | Promise<boolean> => reached(win, el),
 };
+
+function hovered(el: ActElement | null): boolean {
+  try {
+    return !!el && el.matches(":hover");
+  } catch {
+    return false;
+  }
+}
+
+/** Under the pointer where the probe accepts a hit: the element, one of its labels, or (a label) its control. */
+function pointed(el: ActElement): boolean {
+  if (hovered(el)) return true;
+  const labels = labelsOf(el);
+  for (let i = 0; i < labels.length; i++) if (hovered(labels[i] ?? null)) return true;
+  return el.localName === "label" && hovered(el.control ?? null);
+}
+
+/** A page may hold a pointer move for its next frame, so a move not seen yet is looked for once more after it. */
+function reached(win: ActWindow, el: ActElement | null): boolean | Promise<boolean> {
+  // No element to judge by: not held back here (the press's own evidence reads what came).
+  if (!el || pointed(el)) return true;
+  return new Promise((resolve) => {
+    let timer = 0;
+    const answer = (): void => {
+      win.clearTimeout(timer);
+      resolve(pointed(el));
+    };
+    // A document that renders no frame (a hidden tab) answers after a frame's worth of waiting.
+    timer = win.setTimeout(answer, REACH_FRAME_MS);
+    try {
+      ownFrame(win, answer);
+    } catch {}
+  });
+}
+
+const REACH_FRAME_MS = 100;
 
 export function pageAct(win: ActWindow, el: ActElement | null, arg: ActArg): unknown {
   return (opOf(ACT_OPS, arg) ?? ACT_OPS.probe)(win, el, arg);
