@@ -25,6 +25,13 @@ const site: Fixture = startFixtureServer({
   // Gone at the pointer's first move over it, as a frame becomes hittable once it has drawn.
   "/reveal": frame(`cover.addEventListener("pointermove", () => cover.remove(), { once: true });`),
   "/covered": frame(""),
+  // No doctype: a bare :hover never matches a non-link there.
+  "/quirks-inner": `<title>Quirks</title><button onclick="this.textContent = 'Pressed'">Quirks button</button>`,
+  "/quirks": () =>
+    `<!doctype html><title>Quirks around</title><iframe src="${site.b}/quirks-inner" title="Quirks"></iframe>`,
+  "/alert-inner": `<!doctype html><title>Alarm</title><button onmouseover="alert('over')" onclick="this.textContent = 'Clicked'">Alarm</button>`,
+  "/alert": () =>
+    `<!doctype html><title>Alarm around</title><iframe src="${site.b}/alert-inner" title="Alarm frame"></iframe>`,
 });
 const env = makeBpEnv();
 
@@ -61,6 +68,25 @@ describe("the pointer into an out-of-process frame", () => {
     const r = await env.run(["hover", ref(els, "Hover me")]);
     expect(evidence(r)).toMatchObject({ status: "verified", hovered: true });
     expect(evidence(r).effects).toContain("dom_changed");
+  });
+
+  test("a frame without a doctype (quirks mode) takes the click", async () => {
+    const els = await open("/quirks");
+    const r = await env.run(["click", ref(els, "Quirks button")]);
+    expect(evidence(r)).toMatchObject({ status: "verified" });
+    const after = (await env.run(["snapshot"])).json.elements as El[];
+    expect(after.some((e) => e.n === "Pressed")).toBe(true);
+  });
+
+  test("a dialog the move's handler opens ends the wait: reported, and no press follows it", async () => {
+    const els = await open("/alert");
+    const r = await env.run(["click", ref(els, "Alarm")]);
+    expect(r.json.evidence).toMatchObject({ effects: ["dialog_opened"], dialog: { type: "alert", message: "over" } });
+    const id = (r.json.evidence as { dialog: { id: string } }).dialog.id;
+    expect((await env.run(["dialog", id, "--dismiss"])).json.ok).toBe(true);
+    const after = (await env.run(["snapshot"])).json.elements as El[];
+    expect(after.some((e) => e.n === "Alarm")).toBe(true);
+    expect(after.some((e) => e.n === "Clicked")).toBe(false);
   });
 
   test("a cover of the page around the frame: refused and named, no press sent to either page", async () => {

@@ -102,7 +102,7 @@ const BUDGET: Record<string, number> = {
   // then the new document's observation as above.
   "click that navigates": 7,
   // locate + probe + the frame's watcher in the frame, the top document's watcher (its own call);
-  // the move alone, then whether the frame has the target under the pointer (the browser sends a
+  // the move alone, then whether the pointer came into the frame (the browser sends a
   // frame of another renderer the pointer only where it can hit it: actions.md); press and
   // release; the frame's settle + read-back beside the top document's settle + snapshot; the
   // frame list, the iframe's frame id and the frame's tree; the frame's snapshot (+1 when an

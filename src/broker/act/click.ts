@@ -30,8 +30,11 @@ export const clickByRef = defineAction<typeof command, ArgsOf<typeof command>, C
     const [x, y] = probe ? [probe.x, probe.y] : parseXy(args.xy ?? "");
     // Say what is under the point, so a coordinate click is not a blind one.
     const hit = probe ? undefined : await pointTarget(sel, top, x, y);
-    const there = probe && target ? await reachFrame(top, watch.mainFrameId, target, probe) : false;
-    const sent = dispatchClick(top, x, y, args.right ? "right" : "left", args.double ? 2 : 1, probe?.hidden, there);
+    const reach =
+      probe && target ? await reachFrame(top, watch.mainFrameId, target, probe, watch.dialogOpened) : "skipped";
+    if (reach === "dialog") return { x, y, probe, hit };
+    const button = args.right ? "right" : "left";
+    const sent = dispatchClick(top, x, y, button, args.double ? 2 : 1, probe?.hidden, reach === "moved");
     sent.catch(() => undefined);
     await Promise.race([sent, watch.dialogOpened]);
     return { x, y, probe, hit };

@@ -26,7 +26,10 @@ export const hoverHandler = defineAction<typeof hoverCommand, ArgsOf<typeof hove
     const moved =
       located.binding.session === top
         ? moveMouse(top, probe.x, probe.y, probe.hidden)
-        : reachFrame(top, watch.mainFrameId, located, probe);
+        : // A hidden tab's move is not awaited, nor looked for in the frame.
+          reachFrame(top, watch.mainFrameId, located, probe, watch.dialogOpened).then((reach) =>
+            reach === "skipped" ? moveMouse(top, probe.x, probe.y, probe.hidden) : undefined,
+          );
     moved.catch(() => undefined);
     await Promise.race([moved, watch.dialogOpened]);
     return probe;

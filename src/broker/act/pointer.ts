@@ -134,26 +134,41 @@ export async function dispatchClick(
   }
 }
 
+/** What reachFrame did: moved the pointer onto the frame, stopped for a dialog, or left it (not such a frame, a hidden tab). */
+export type Reach = "moved" | "dialog" | "skipped";
+
 /**
  * A frame another renderer draws takes the pointer only once the browser can hit it (after its first
  * drawn frame) and where the page around it does not cover it; otherwise the browser hands the input to
  * the page around it, on the <iframe> box or the cover. The frame's probe cannot see either. So the
- * move goes alone first, again each frame until the element is under the pointer, and only then the
- * press; a point the frame never takes is refused with no press sent. True: the pointer is there now.
+ * move goes alone first, again each frame until the pointer is in the frame's document, and only then
+ * the press; a point the frame never takes is refused with no press sent. A dialog a move's handlers
+ * open ends it: the page answers nothing until the dialog is.
  */
 export async function reachFrame(
   top: CdpSession,
   mainFrame: string,
   target: { ref: number; binding: FrameWorld },
   probe: Probe,
-): Promise<boolean> {
-  if (target.binding.session === top || probe.hidden === true) return false;
+  dialog: Promise<unknown>,
+): Promise<Reach> {
+  if (target.binding.session === top || probe.hidden === true) return "skipped";
+  const opened = dialog.then(() => "dialog" as const);
   const until = Date.now() + FRAME_REACH_MS;
-  for (;;) {
-    await moveMouse(top, probe.x, probe.y, probe.hidden);
-    const reached = await callFn(target.binding, "act", { op: "reached" }, { ref: target.ref }).catch(() => true);
-    if (reached !== false) return true;
-    if (Date.now() >= until) break;
+  try {
+    for (;;) {
+      const moved = await Promise.race([moveMouse(top, probe.x, probe.y, probe.hidden), opened]);
+      if (moved === "dialog") return moved;
+      const asked = callFn(target.binding, "act", { op: "reached" }, { ref: target.ref }).catch(() => true);
+      const reached = await Promise.race([asked, opened]);
+      if (reached === "dialog") return reached;
+      if (reached !== false) return "moved";
+      if (Date.now() >= until) break;
+    }
+  } catch (err) {
+    // Where the pointer ended up is not known now.
+    forgetPointer(top);
+    throw err;
   }
   forgetPointer(top);
   const hit = await callFn({ session: top, frameId: mainFrame }, "hitAt", { x: probe.x, y: probe.y }).catch(() => null);
@@ -164,7 +179,7 @@ export async function reachFrame(
     "action_not_verified",
     covered
       ? `Ref ${target.ref} is in a frame that ${describeObstruction(covered)} of the page around it covers; only pointer moves were sent, no press.`
-      : `Ref ${target.ref} is in a frame the browser does not yet send the pointer to; only pointer moves were sent, no press.`,
+      : `Ref ${target.ref} is in a frame the browser does not send the pointer to; only pointer moves were sent, no press.`,
     {
       retryable: true,
       context: {
@@ -174,7 +189,7 @@ export async function reachFrame(
         ...(covered ? { obstruction } : {}),
       },
       hint: covered
-        ? `Close or answer ${describeObstruction(covered)} (its controls are in 'bp snapshot'), then retry.`
+        ? `Close or answer ${describeObstruction(covered)} (its controls are in 'bp snapshot'), or use the keyboard ('bp press Tab' to the control, then 'bp press Enter').`
         : "Retry once the frame has drawn ('bp wait' first), or use the keyboard ('bp press Tab' to the control, then 'bp press Enter').",
     },
   );

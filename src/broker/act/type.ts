@@ -14,7 +14,7 @@ import { assertEditable, inputEvidence, readEvidence, readStep, type Prepared } 
 import type { ReadMode } from "../../page/act/edit.ts";
 import { parseCombo, pressCombo } from "./keys.ts";
 import { CompositePin } from "./pin.ts";
-import { checkProbe, dispatchClick, probeStep, reachFrame, type Probe } from "./pointer.ts";
+import { checkProbe, dispatchClick, probeStep, reachFrame, type Probe, type Reach } from "./pointer.ts";
 import { defineAction, type Steps } from "./pipeline.ts";
 import { type Settler, SYNC_QUIET_MS } from "../settle/settler.ts";
 import { listensToKeys } from "./widget.ts";
@@ -251,16 +251,19 @@ async function focus(
   then: "select" | "caretEnd",
 ): Promise<{ then: boolean; rearmed: boolean }> {
   let probe: Probe | undefined,
-    there = false;
+    reach: Reach = "skipped";
   try {
     probe = checkProbe(r, stepResult(r, 1, "act", "probe"));
-    there = await reachFrame(top, watch.mainFrameId, r, probe);
+    reach = await reachFrame(top, watch.mainFrameId, r, probe, watch.dialogOpened);
   } catch (err) {
     probe = undefined;
     if (!(err instanceof BpError) || err.code !== "action_not_verified") throw err;
   }
+  // A dialog the pointer's move opened: nothing was focused or typed.
+  if (reach === "dialog") throw pin.interrupted("focus", "dialog_opened", steps);
   if (probe) {
     const { x, y, hidden } = probe;
+    const there = reach === "moved";
     // The locate call that probed the field also pinned the page.
     await pin.step("focus", [], () => dispatchClick(top, x, y, "left", 1, hidden, there), {
       mutates: false,

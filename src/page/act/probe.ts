@@ -7,7 +7,7 @@
  *    (else name the obstruction).
  *  - "state": the observable state an action may change (checked, value length, focus, …).
  *  - "hovered": whether the element is under the pointer now.
- *  - "reached": the same, asked again after the next frame when not yet (a pointer move waits for it).
+ *  - "reached": whether the pointer came into the element's document, asked again after its next frame when not yet.
  */
 import { composedContains, type ActDocument, type ActElement, type ActWindow } from "./dom.ts";
 import { inputClock, readClock, type Received } from "../settle/input.ts";
@@ -361,10 +361,16 @@ export const ACT_OPS = {
 };
 
 function hovered(el: ActElement | null): boolean {
+  if (!el) return false;
   try {
-    return !!el && el.matches(":hover");
+    // A bare :hover never matches a non-link in a quirks-mode document; inside :is() it does.
+    return el.matches(":is(:hover)");
   } catch {
-    return false;
+    try {
+      return el.matches(":hover");
+    } catch {
+      return false;
+    }
   }
 }
 
@@ -376,17 +382,23 @@ function pointed(el: ActElement): boolean {
   return el.localName === "label" && hovered(el.control ?? null);
 }
 
-/** A page may hold a pointer move for its next frame, so a move not seen yet is looked for once more after it. */
+/**
+ * Whether the pointer came into the element's document, at the element or anywhere else in it: the
+ * browser sends this frame the pointer. What is under it then is the press's evidence to judge, as in
+ * the top page. A page may hold a pointer move for its next frame, so a move not seen yet is looked
+ * for once more after it.
+ */
 function reached(win: ActWindow, el: ActElement | null): boolean | Promise<boolean> {
+  const took = (): boolean => !el || pointed(el) || hovered(el.ownerDocument.documentElement);
   // No element to judge by: not held back here (the press's own evidence reads what came).
-  if (!el || pointed(el)) return true;
+  if (took()) return true;
   return new Promise((resolve) => {
     let timer = 0;
     const answer = (): void => {
       win.clearTimeout(timer);
-      resolve(pointed(el));
+      resolve(took());
     };
-    // A document that renders no frame (a hidden tab) answers after a frame's worth of waiting.
+    // A frame whose animation frames are throttled answers after a frame's worth of waiting.
     timer = win.setTimeout(answer, REACH_FRAME_MS);
     try {
       ownFrame(win, answer);
