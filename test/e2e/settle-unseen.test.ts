@@ -3,8 +3,8 @@
  * change may come through what the page's ledger cannot see, a few ms after the click. Here an
  * `AbortSignal.timeout(8)` and a WebSocket whose server answers 8 ms after the page's message;
  * both handlers render only then, so a settle that ended a frame after the click would reply
- * that the click had no observable effect. And a controlled checkbox put back at once whose
- * state comes 8 ms later: its toggle alone is no change that ends the wait.
+ * that the click had no observable effect. And a controlled checkbox (or select) put back at once
+ * whose state comes 8 ms later: its toggle (or the setter's option) alone is no change that ends the wait.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { requireChromium } from "../support/chromium.ts";
@@ -25,6 +25,7 @@ const site = startFixtureServer({
   "/unseen": `<!doctype html><title>Unseen</title><p id=state></p><div id=out></div>
     <button id=abort>Abort</button> <button id=sock>Sock</button>
     <label><input type=checkbox id=opt> Controlled</label>
+    <label>Size <select id=size><option>Small<option>Large</select></label>
     <script>
       const n = {};
       const done = (name) => (out.innerHTML = "<button>" + name + " done " + (n[name] = (n[name] || 0) + 1) + "</button>");
@@ -36,6 +37,9 @@ const site = startFixtureServer({
       // As a controlled checkbox (React): the toggle is put back at once, the state comes 8 ms later.
       let on = false;
       opt.onchange = () => { opt.checked = on; AbortSignal.timeout(8).onabort = () => { on = !on; opt.checked = on; }; };
+      // A controlled select the same way: put back at once, its state 8 ms later.
+      let chosen = 0;
+      size.onchange = () => { const want = size.selectedIndex; size.selectedIndex = chosen; AbortSignal.timeout(8).onabort = () => { chosen = want; size.selectedIndex = chosen; }; };
     </script>`,
 });
 const env = makeBpEnv();
@@ -84,6 +88,23 @@ describe("a click that changed nothing at once", () => {
         round,
         status: "verified",
         effects: expect.arrayContaining(["checked_changed"]),
+      });
+    }
+  });
+
+  test("a controlled select whose state comes 8 ms after the setter: the reply reads the option chosen, every time", async () => {
+    for (let round = 1; round <= 10; round++) {
+      const els = (await run(["snapshot"])).json.elements as El[];
+      const ref = els.find((e) => e.n === "Size")?.r;
+      expect(ref).toBeDefined();
+      const option = round % 2 === 1 ? "Large" : "Small";
+      const r = await run(["select", String(ref), option]);
+      expect(r.json.ok).toBe(true);
+      const ev = r.json.evidence as { status?: string; selected?: string[] };
+      expect({ round, status: ev.status, selected: ev.selected }).toEqual({
+        round,
+        status: "verified",
+        selected: [option],
       });
     }
   });

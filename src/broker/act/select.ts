@@ -6,7 +6,7 @@ import { exactly, type ArgsOf, type ReplyOf } from "../context/handler.ts";
 import type { CallContext } from "../context/types.ts";
 import { staleRef, type ResolvedRef } from "../observe/resolve-ref.ts";
 import { pageEffects, type EvidenceStatus } from "./evidence.ts";
-import { step, stepResult, type PageResult } from "../page-fns.ts";
+import { readResult, step, stepResult, type PageResult } from "../page-fns.ts";
 import { callInFrame, callOnSlot, frameOfRef, locatedRef } from "./frame-call.ts";
 import type { FrameWorld } from "../frame-world.ts";
 import { dispatchClick, probeForPointer } from "./pointer.ts";
@@ -18,6 +18,7 @@ type Listing = PageResult<"select", { op: "list" }>;
 type Info = Extract<PageResult<"select", { op: "find" }>, { ok: true }>;
 type Option = NonNullable<Info["option"]>;
 type Readback = Extract<PageResult<"select", { op: "selected" }>, { ok: true }>;
+type NotAControl = Exclude<PageResult<"select", { op: "selected" }>, { ok: true }>;
 type Query = Pick<SelectArgs, "option" | "by" | "contains">;
 
 const TARGET_SLOT = "browser-pilot.target.v1";
@@ -78,7 +79,10 @@ export const selectHandler = defineAction<typeof selectCommand, SelectArgs, Chos
     steps: [step("select", { op: "find", option: a.option, by: a.by, contains: a.contains })],
   }),
   armQuiet: true,
-  evidence: (_run, sent) => sent.evidence ?? sent.finish(),
+  // A native select's selection is read again in the reply's settle call: a controlled one may come to the option
+  // only after its change handler (its state through a reply or a timer).
+  readback: (_run, sent) => (sent.finish ? [step("select", { op: "selected" })] : []),
+  evidence: (_run, sent, readback) => sent.evidence ?? sent.finish(readResult(readback, 0, "select", "selected")),
   // The inputs are the setter call or the clicks, not the wait for an ARIA list's options. A native select settles in
   // the reply's one call with the snapshot; an ARIA one settles after each click.
   async *steps({ ctx, args, top, watch, target }) {
@@ -121,14 +125,16 @@ export const selectHandler = defineAction<typeof selectCommand, SelectArgs, Chos
         watch.input(() => callInFrame(frame, "select", { op: "setNative", index }), true),
       );
       if (!r) return settled(done("unavailable", "dialog_opened", []));
-      // Judged after the reply's settle: not set means the option, or the native select, went since the find step.
+      // Judged after the reply's settle, on its read-back when there is one (none after a navigation or a dialog):
+      // not set means the option, or the native select, went since the find step.
       return {
-        finish: () =>
-          !r.ok
-            ? done("mismatch", "option_not_found", [])
-            : r.target.connected && r.target.selected === true
-              ? done("verified", undefined, r.selected)
-              : done("mismatch", "selection_mismatch", r.selected),
+        finish: (later) => {
+          if (!r.ok) return done("mismatch", "option_not_found", []);
+          const now = later?.ok ? later : r;
+          return now.target.connected && now.target.selected === true
+            ? done("verified", undefined, now.selected)
+            : done("mismatch", "selection_mismatch", now.selected);
+        },
       };
     }
     // A list already shown without the option: nothing is sent.
@@ -195,7 +201,9 @@ async function noSuchOption(frame: FrameWorld, args: SelectArgs): Promise<BpErro
   );
 }
 
-type Chosen = { evidence: SelectEvidence; finish?: undefined } | { evidence?: undefined; finish: () => SelectEvidence };
+type Chosen =
+  | { evidence: SelectEvidence; finish?: undefined }
+  | { evidence?: undefined; finish: (later: Readback | NotAControl | null | undefined) => SelectEvidence };
 
 /** Opens an ARIA popup whose option is not shown (a checked click on the ref), then waits for the option to render. */
 async function* openAria(

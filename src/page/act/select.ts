@@ -14,6 +14,7 @@
  */
 import { setSlot, slotOf, type ActElement, type ActWindow } from "./dom.ts";
 import { opOf } from "../ops.ts";
+import { chosen } from "../settle/input.ts";
 
 export interface SelectArg {
   op?: string;
@@ -367,6 +368,7 @@ export const SELECT_OPS = {
     (win, { ctl, list, multiple }, arg: { index: number }): Readback | { ok: false; reason: "option_not_found" } => {
       const target = list[Number(arg.index)];
       if (!target || !ctl.select) return { ok: false, reason: "option_not_found" };
+      chosen(win, ctl.select, Number(arg.index));
       if (multiple) target.el.selected = true;
       else ctl.select.selectedIndex = Number(arg.index);
       ctl.select.dispatchEvent(new win.Event("input", { bubbles: true, composed: true }));

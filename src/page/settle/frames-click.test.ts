@@ -14,8 +14,11 @@ import {
   settledWithoutFrames,
   tick,
 } from "../../../test/support/stepped-frames.ts";
+import { bundled } from "../../../test/support/page-bundle.ts";
 
 afterAll(closeFramed);
+
+const pageSelect = bundled<(win: unknown, el: unknown, arg: Record<string, unknown>) => unknown>("select");
 
 /** A click's settle (the actions that type no text): the floor only when the page set a timer. */
 const CLICK = { ...SETTLE, click: true, idle: true, timerQuietFor: 60_000 };
@@ -119,6 +122,66 @@ describe("click settle and the page's ledger", () => {
       const out = await settle;
       expect(out).toMatchObject({ settled: true, mutations: 0 });
       expect(out.capped).toBeUndefined();
+      // Unchecked again, and the frame after it rendered before the settle call: the idle moment alone.
+      quiet(w, { op: "install", id: 2 });
+      frame();
+      clicked(w, true);
+      box.checked = false;
+      box.dispatchEvent(new w.Event("input", { bubbles: true }));
+      frame();
+      await tick();
+      const early = quiet(w, { ...CLICK, ids: [2], max: 300 }) as Promise<Settled>;
+      expect(await settledWithoutFrames(early)).toBe("waiting");
+      idle();
+      const late = await early;
+      expect(late).toMatchObject({ settled: true, mutations: 0 });
+      expect(late.capped).toBeUndefined();
+    },
+  );
+
+  test.each(channels)(
+    "a native select the setter set, still showing its option at the look, changed the page: settled a frame and an idle moment after; put back, it holds the floor (%s)",
+    async (_n, channel) => {
+      const { w, frame, idle } = framed(channel);
+      w.document.body.insertAdjacentHTML("beforeend", "<select><option>a<option>b<option>c</select>");
+      const list = w.document.querySelector("select") as unknown as {
+        selectedIndex: number;
+        addEventListener(t: string, f: () => void): void;
+      };
+      quiet(w, { op: "install", id: 1 });
+      frame();
+      expect(pageSelect(w, list, { op: "setNative", index: 2 })).toMatchObject({ ok: true, selected: ["c"] });
+      await tick();
+      // Held to the floor (60 s), it would end at its cap (300 ms) instead.
+      const settle = quiet(w, { ...CLICK, max: 300 }) as Promise<Settled>;
+      expect(await settledWithoutFrames(settle)).toBe("waiting");
+      frame();
+      idle();
+      const out = await settle;
+      expect(out).toMatchObject({ settled: true, mutations: 0 });
+      expect(out.capped).toBeUndefined();
+      // The frame after the setter rendered before the settle call (the watcher ticks from its install): no other frame.
+      quiet(w, { op: "install", id: 3 });
+      frame();
+      pageSelect(w, list, { op: "setNative", index: 1 });
+      frame();
+      await tick();
+      const framed3 = quiet(w, { ...CLICK, ids: [3], max: 300 }) as Promise<Settled>;
+      expect(await settledWithoutFrames(framed3)).toBe("waiting");
+      idle();
+      const early = await framed3;
+      expect(early).toMatchObject({ settled: true, mutations: 0 });
+      expect(early.capped).toBeUndefined();
+      // A controlled select its change handler put back (React restores the property, then its state comes later).
+      list.addEventListener("change", () => (list.selectedIndex = 2));
+      quiet(w, { op: "install", id: 2 });
+      frame();
+      pageSelect(w, list, { op: "setNative", index: 0 });
+      await tick();
+      const held = quiet(w, { ...CLICK, ids: [2], max: 300 }) as Promise<Settled>;
+      frame();
+      idle();
+      expect(await held).toMatchObject({ settled: true, capped: true, mutations: 0 });
     },
   );
 

@@ -138,6 +138,8 @@ export interface InputClock {
   tl?: number;
   /** The checkbox or radio the last input event toggled, and the state it toggled to; none for other edits. */
   toggled?: { el: unknown; checked: boolean } | undefined;
+  /** The native select `select` set last (chosen()), the option's index and when; none on a clock an older build made. */
+  chosen?: { el: unknown; index: number; at: number } | undefined;
   /** When the last discrete input event came whose handlers scheduled a timer or an idle callback; 0: none. */
   timed: number;
   /** The same for the pointer coming over an element (its over and enter events): a hover-intent delay, a tooltip's. */
@@ -240,6 +242,19 @@ export function inputClock(win: ActWindow, relisten = false): InputClock {
   setSlot(win, INPUT_KEY, c);
   listen(win, c);
   return c;
+}
+
+/**
+ * A native select our setter is about to set to option `index`: an edit at this moment. Its input
+ * and change events are dispatched from our world, so they are not trusted and mark() leaves them
+ * alone; the page's handlers run inside that dispatch. Stamped only on a clock a watcher armed.
+ */
+export function chosen(win: ActWindow, el: unknown, index: number): void {
+  const c = readClock(win);
+  if (!c) return;
+  const at = hrNow(win);
+  c.edit = at;
+  c.chosen = { el, index, at };
 }
 
 /** The document's input clock when one was armed (never arms one). */

@@ -109,7 +109,10 @@ export interface Watched {
   inputHr: number;
   /** The same for an edit's events (beforeinput, input: text inserted without key events fires only these); 0: none. */
   editHr: number;
-  /** A checkbox or radio this action's pointer toggled (its input event came since the install) still shows that state. */
+  /**
+   * A checkbox or radio this action's pointer toggled (its input event came since the install), or
+   * a native select this action's setter set (input.ts chosen()), still shows that state.
+   */
   toggled(): boolean;
   /** The same for a discrete input event whose handlers scheduled a timer or an idle callback (input.ts); 0: none. */
   timedHr: number;
@@ -359,12 +362,16 @@ export function watched(win: ActWindow, held: Record<number, Watcher>, ids: numb
     editHr: since(clock?.edit),
     toggled: () => {
       const t = clock?.toggled;
-      if (!t || since(clock?.edit) === 0 || since(clock?.hr) === 0) return false;
+      const c = clock?.chosen;
       try {
-        return (t.el as { checked?: unknown }).checked === t.checked;
-      } catch {
-        return false;
-      }
+        if (t && since(clock?.edit) > 0 && since(clock?.hr) > 0)
+          return (t.el as { checked?: unknown }).checked === t.checked;
+        if (c && since(c.at) > 0) {
+          const options = (c.el as { options?: ArrayLike<{ selected?: unknown }> }).options;
+          return options?.[c.index]?.selected === true;
+        }
+      } catch {}
+      return false;
     },
     timedHr: since(clock?.timed),
     timedOverHr: since(clock?.timedOver),

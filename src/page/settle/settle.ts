@@ -130,10 +130,11 @@ export function settle(
     for (const s of sts) if (s.tickHr > frameAfter) return true;
     return false;
   };
-  // The floor's frame: one after the cause (an input event the page took, or a response) is enough when no frame
-  // callback of the page's (nor a child frame's) waits for the next one. A settle again after a response (the watchers
-  // stop ticking between calls) then needs no frame of its own when one rendered after the response during the call
-  // before.
+  // The floor's frame, and the frame after a change that touched no node (a checkbox toggled, a select set): one after
+  // the cause (an input event the page took, our setter's edit, or a response) is enough when no frame callback of the
+  // page's (nor a child frame's) waits for the next one, also when it rendered before this call (the watchers tick from
+  // their install, between the dispatch and this call). A settle again after a response (the watchers stop ticking
+  // between settles) then needs no frame of its own when one rendered after the response during the call before.
   const framedOnce = (): boolean => frameAfter > 0 && framedSince() && !childFrames(win) && !foreignFrame(win);
   // The next task without a timer's clamp (a timer set from a timer past the fifth is held 4 ms).
   const channel = win.MessageChannel ? new win.MessageChannel() : undefined;
@@ -211,7 +212,8 @@ export function settle(
       loop?.look(p.mutations);
       const sinceCause = hrNow(win) - from;
       // A click (any action but typing) that changed nothing yet is held to the floor too; a checkbox or radio it
-      // toggled that still shows the new state is a change (one a controlled widget put back is not: its own state may come later).
+      // toggled, or a native select `select` set, that still shows the new state is a change (one a controlled widget
+      // put back is not: its own state may come later).
       if (floor === 0 && ledger && timerFloor > 0 && (scheduled() || (!typing && p.mutations === 0 && !w.toggled())))
         floor = timerFloor;
       // A timer the action started that is due before the floor's end must have run when the floor ends.
@@ -227,7 +229,7 @@ export function settle(
             ? el >= quietFor
             : floor > 0
               ? sinceCause >= floor && (p.frames - fs >= 1 || framedOnce())
-              : (p.mutations > 0 ? p.framesQuiet >= 1 : p.frames - fs >= 1) && framedSince();
+              : (p.mutations > 0 ? p.framesQuiet >= 1 : p.frames - fs >= 1 || framedOnce()) && framedSince();
         // An inline style changed a frame or two ago and the page asked for another frame: an animation by script is still running.
         if (ok && p.framesQuiet >= 0 && p.styleQuiet < SCRIPT_ANIMATION_FRAMES && foreignFrame(win)) {
           ok = false;
