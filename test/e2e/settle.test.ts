@@ -92,6 +92,13 @@ const site = startFixtureServer({
   "/outer": () => `<!doctype html><title>Outer</title><iframe src="${site.b}/inner"></iframe>`,
   "/inner": `<!doctype html><title>Inner</title><button onclick="this.textContent = 'Clicked inside'">Frame button</button>`,
   "/select": `<!doctype html><title>Select</title><label>Country <select><option>Canada</option><option>Japan</option></select></label>`,
+  // Its change handler renders the form again 5 ms later (a swapped fragment), with the chosen option selected.
+  "/select-swap": `<!doctype html><title>Swap</title><div id=box></div>
+    <script>
+      const draw = (v) => (box.innerHTML = '<label>Size <select onchange="swap(this.value)"><option>Small</option><option' + (v === "Large" ? " selected" : "") + '>Large</option></select></label>');
+      const swap = (v) => setTimeout(() => draw(v), 5);
+      draw("Small");
+    </script>`,
   "/same-doc": `<!doctype html><title>Same doc</title>
     <a href="#">Top link</a> <a href="#section">Section link</a>
     <button onclick="history.pushState({}, '', '/pushed'); document.getElementById('out').textContent = 'pushed'">Push state</button>
@@ -166,6 +173,14 @@ describe("evidence tells what happened", () => {
     expect(evidence(r).effects).toContain("value_changed");
     const again = await run(["select", await refOf("Country"), "Japan"]);
     expect(evidence(again).effects ?? []).not.toContain("value_changed");
+  });
+
+  test("a native select the page renders again after its change is judged by the setter's reading, not the detached old one", async () => {
+    await run(["open", `${site.a}/select-swap`]);
+    const r = await run(["select", await refOf("Size"), "Large"]);
+    expect(evidence(r)).toMatchObject({ status: "verified", selected: ["Large"] });
+    const now = (await run(["snapshot"])).json.elements as (El & { v?: string })[];
+    expect(now.find((e) => e.n === "Size")).toMatchObject({ v: "Large" });
   });
 
   test("the text summary never shows a check mark for an unavailable outcome", async () => {

@@ -130,7 +130,8 @@ export const selectHandler = defineAction<typeof selectCommand, SelectArgs, Chos
       return {
         finish: (later) => {
           if (!r.ok) return done("mismatch", "option_not_found", []);
-          const now = later?.ok ? later : r;
+          // A select the page replaced since (a re-render, a swapped fragment) cannot be read again: the setter's reading stands.
+          const now = later?.ok && later.target.connected ? later : r;
           return now.target.connected && now.target.selected === true
             ? done("verified", undefined, now.selected)
             : done("mismatch", "selection_mismatch", now.selected);

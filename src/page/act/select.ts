@@ -368,7 +368,8 @@ export const SELECT_OPS = {
     (win, { ctl, list, multiple }, arg: { index: number }): Readback | { ok: false; reason: "option_not_found" } => {
       const target = list[Number(arg.index)];
       if (!target || !ctl.select) return { ok: false, reason: "option_not_found" };
-      chosen(win, ctl.select, Number(arg.index));
+      // An option already selected changes nothing the page shows: no stamp, so the click rule's floor holds.
+      if (!target.el.selected) chosen(win, ctl.select, Number(arg.index));
       if (multiple) target.el.selected = true;
       else ctl.select.selectedIndex = Number(arg.index);
       ctl.select.dispatchEvent(new win.Event("input", { bubbles: true, composed: true }));

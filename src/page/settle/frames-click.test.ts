@@ -20,6 +20,25 @@ afterAll(closeFramed);
 
 const pageSelect = bundled<(win: unknown, el: unknown, arg: Record<string, unknown>) => unknown>("select");
 
+/** The select script's setter, whose input and change events are untrusted in a browser (happy-dom trusts them). */
+function setNative(w: Window, list: unknown, index: number): unknown {
+  const Trusted = w.Event;
+  Object.defineProperty(w, "Event", {
+    configurable: true,
+    writable: true,
+    value: class extends Trusted {
+      get isTrusted(): boolean {
+        return false;
+      }
+    },
+  });
+  try {
+    return pageSelect(w, list, { op: "setNative", index });
+  } finally {
+    Object.defineProperty(w, "Event", { configurable: true, writable: true, value: Trusted });
+  }
+}
+
 /** A click's settle (the actions that type no text): the floor only when the page set a timer. */
 const CLICK = { ...SETTLE, click: true, idle: true, timerQuietFor: 60_000 };
 
@@ -150,7 +169,7 @@ describe("click settle and the page's ledger", () => {
       };
       quiet(w, { op: "install", id: 1 });
       frame();
-      expect(pageSelect(w, list, { op: "setNative", index: 2 })).toMatchObject({ ok: true, selected: ["c"] });
+      expect(setNative(w, list, 2)).toMatchObject({ ok: true, selected: ["c"] });
       await tick();
       // Held to the floor (60 s), it would end at its cap (300 ms) instead.
       const settle = quiet(w, { ...CLICK, max: 300 }) as Promise<Settled>;
@@ -163,7 +182,7 @@ describe("click settle and the page's ledger", () => {
       // The frame after the setter rendered before the settle call (the watcher ticks from its install): no other frame.
       quiet(w, { op: "install", id: 3 });
       frame();
-      pageSelect(w, list, { op: "setNative", index: 1 });
+      setNative(w, list, 1);
       frame();
       await tick();
       const framed3 = quiet(w, { ...CLICK, ids: [3], max: 300 }) as Promise<Settled>;
@@ -176,12 +195,42 @@ describe("click settle and the page's ledger", () => {
       list.addEventListener("change", () => (list.selectedIndex = 2));
       quiet(w, { op: "install", id: 2 });
       frame();
-      pageSelect(w, list, { op: "setNative", index: 0 });
+      setNative(w, list, 0);
       await tick();
       const held = quiet(w, { ...CLICK, ids: [2], max: 300 }) as Promise<Settled>;
       frame();
       idle();
       expect(await held).toMatchObject({ settled: true, capped: true, mutations: 0 });
+      // Put back again, after a checkbox an earlier action toggled (still checked) and a pointer event since the arm
+      // (the browser's own move under a pointer that stays put): the select is judged, not that checkbox.
+      const box = w.document.createElement("input");
+      box.type = "checkbox";
+      w.document.body.appendChild(box);
+      quiet(w, { op: "install", id: 4 });
+      frame();
+      clicked(w, true);
+      box.checked = true;
+      box.dispatchEvent(new w.Event("input", { bubbles: true }));
+      await tick();
+      quiet(w, { op: "install", id: 5 });
+      frame();
+      setNative(w, list, 1);
+      clicked(w, true);
+      await tick();
+      const stale = quiet(w, { ...CLICK, ids: [5], max: 300 }) as Promise<Settled>;
+      frame();
+      idle();
+      expect(await stale).toMatchObject({ settled: true, capped: true, mutations: 0 });
+      // The option already selected: nothing changed, the floor holds.
+      list.selectedIndex = 2;
+      quiet(w, { op: "install", id: 6 });
+      frame();
+      setNative(w, list, 2);
+      await tick();
+      const same = quiet(w, { ...CLICK, ids: [6], max: 300 }) as Promise<Settled>;
+      frame();
+      idle();
+      expect(await same).toMatchObject({ settled: true, capped: true, mutations: 0 });
     },
   );
 

@@ -59,6 +59,24 @@ describe("typing settle and the page's animation frames", () => {
   );
 
   test.each(channels)(
+    "the page did nothing, and a frame rendered between the text and the settle call: still settled in the next task, not at an idle moment (%s)",
+    async (_n, channel) => {
+      const { w, frame } = framed(channel);
+      quiet(w, { op: "install", id: 1 });
+      frame();
+      typedQuietly(w);
+      frame();
+      await tick();
+      // As `type` asks: the frame rule's idle wait on, bounded by the timer floor (long here). No idle moment comes.
+      const settle = quiet(w, { ...SETTLE, idle: true, timerQuietFor: 60_000 }) as Promise<unknown>;
+      expect(await settledWithoutFrames(settle)).toMatchObject({
+        settled: true,
+        mutations: 0,
+      });
+    },
+  );
+
+  test.each(channels)(
     "a change the page made at once is followed by a frame (a resize observer reacts in it) (%s)",
     async (_n, channel) => {
       const { w, frame } = framed(channel);

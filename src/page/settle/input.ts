@@ -255,6 +255,8 @@ export function chosen(win: ActWindow, el: unknown, index: number): void {
   const at = hrNow(win);
   c.edit = at;
   c.chosen = { el, index, at };
+  // An earlier action's checkbox would otherwise be judged instead, once any trusted pointer event came.
+  c.toggled = undefined;
 }
 
 /** The document's input clock when one was armed (never arms one). */

@@ -130,11 +130,12 @@ export function settle(
     for (const s of sts) if (s.tickHr > frameAfter) return true;
     return false;
   };
-  // The floor's frame, and the frame after a change that touched no node (a checkbox toggled, a select set): one after
-  // the cause (an input event the page took, our setter's edit, or a response) is enough when no frame callback of the
-  // page's (nor a child frame's) waits for the next one, also when it rendered before this call (the watchers tick from
-  // their install, between the dispatch and this call). A settle again after a response (the watchers stop ticking
-  // between settles) then needs no frame of its own when one rendered after the response during the call before.
+  // The floor's frame, and a click's frame after a change that touched no node (a checkbox toggled, a select set):
+  // one after the cause (an input event the page took, our setter's edit, or a response) is enough when no frame
+  // callback of the page's (nor a child frame's) waits for the next one, also when it rendered before this call (the
+  // watchers tick from their install, between the dispatch and this call). Text that changed nothing has its own
+  // quicker end (`frameless`). A settle again after a response (the watchers stop ticking between settles) then needs
+  // no frame of its own when one rendered after the response during the call before.
   const framedOnce = (): boolean => frameAfter > 0 && framedSince() && !childFrames(win) && !foreignFrame(win);
   // The next task without a timer's clamp (a timer set from a timer past the fifth is held 4 ms).
   const channel = win.MessageChannel ? new win.MessageChannel() : undefined;
@@ -229,7 +230,8 @@ export function settle(
             ? el >= quietFor
             : floor > 0
               ? sinceCause >= floor && (p.frames - fs >= 1 || framedOnce())
-              : (p.mutations > 0 ? p.framesQuiet >= 1 : p.frames - fs >= 1 || framedOnce()) && framedSince();
+              : (p.mutations > 0 ? p.framesQuiet >= 1 : p.frames - fs >= 1 || (!typing && framedOnce())) &&
+                framedSince();
         // An inline style changed a frame or two ago and the page asked for another frame: an animation by script is still running.
         if (ok && p.framesQuiet >= 0 && p.styleQuiet < SCRIPT_ANIMATION_FRAMES && foreignFrame(win)) {
           ok = false;
