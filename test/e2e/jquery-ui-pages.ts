@@ -1,6 +1,6 @@
 /**
  * Pages built with the real jQuery UI (the `jquery` and `jquery-ui` devDependencies), served
- * from node_modules at test time: autocomplete, datepicker, sortable, tabs and accordion as the
+ * from node_modules at test time: autocomplete, datepicker, sortable, tabs, accordion and menu as the
  * library draws them, with its base theme.
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -40,6 +40,13 @@ const ACCORDION = `<!doctype html><title>Accordion</title>${HEAD}
 <p id=picked></p>
 <script>$("#acc").accordion(); $("#acc").on("click", ".lnk", function () { $("#picked").text("Picked " + this.textContent); });</script>`;
 
+// A menu as the library draws it: a parent item opens its submenu 300 ms after the pointer came over it (its
+// hover-intent delay), and marks itself active at once.
+const MENU = `<!doctype html><title>Menu</title>${HEAD}
+<ul id=menu style="width:160px"><li><div>Home</div></li><li><div>Books</div><ul><li><div>Fiction</div></li><li><div>Poetry</div></li></ul></li><li><div>Music</div></li></ul>
+<p id=picked></p>
+<script>$("#menu").menu({ select: function (e, ui) { $("#picked").text("Picked " + ui.item.children("div").first().text()); } });</script>`;
+
 export const JQUERY_UI_PAGES = {
   "/lib/jquery.js": asset("jquery/dist/jquery.min.js", "text/javascript"),
   "/lib/jquery-ui.js": asset("jquery-ui/dist/jquery-ui.min.js", "text/javascript"),
@@ -56,4 +63,5 @@ export const JQUERY_UI_PAGES = {
   "/ui/sort": SORTABLE,
   "/ui/tabs": TABS,
   "/ui/accordion": ACCORDION,
+  "/ui/menu": MENU,
 };

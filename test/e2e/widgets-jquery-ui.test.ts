@@ -1,5 +1,5 @@
 /**
- * bp against the real jQuery UI (autocomplete, datepicker, sortable, tabs, accordion), driven as
+ * bp against the real jQuery UI (autocomplete, datepicker, sortable, tabs, accordion, menu), driven as
  * an agent would: refs from replies and snapshots, outcomes read from the replies only.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -138,5 +138,22 @@ describe("real jQuery UI", () => {
     }
     const link = await run(["click", "--text", "go-3b"]);
     expect((link.json.diff as Diff).text).toEqual(["Picked go-3b"]);
+  });
+
+  test("menu: hovering a parent item answers with its submenu, which opens after the library's hover delay; an item of it is then clicked", async () => {
+    expect((await run(["open", `${site.a}/ui/menu`])).json.ok).toBe(true);
+    for (let round = 1; round <= 3; round++) {
+      const els = await snapshot();
+      // Away from the menu first (it closes its submenu after the same delay), then onto the parent item.
+      const away = await run(["hover", refOf(els, (e) => e.n === "Home", "Home")]);
+      expect(away.json.ok).toBe(true);
+      await Bun.sleep(450);
+      const hovered = await run(["hover", refOf(await snapshot(), (e) => e.n === "Books", "Books")]);
+      expect(hovered.json.evidence).toMatchObject({ status: "verified", hovered: true });
+      const added = ((hovered.json.diff as Diff).added ?? []).map((e) => e.n);
+      expect({ round, added }).toEqual({ round, added: ["Fiction", "Poetry"] });
+    }
+    const poetry = await run(["click", "--text", "Poetry"]);
+    expect((poetry.json.diff as Diff).text).toEqual(["Picked Poetry"]);
   });
 });

@@ -64,9 +64,12 @@ export const hoverHandler = defineAction<typeof hoverCommand, ArgsOf<typeof hove
       ...(elsewhere && over.by ? { received: { by: over.by } } : {}),
     });
   },
-  // A menu that opens after a hover-intent delay: waited for when its timer is all that happened yet (late.ts).
-  async after(run, _sent, evidence) {
-    if (!(await lateTimerChange(run, "pointer"))) return undefined;
+  // A menu that opens after a hover-intent delay: waited for when its timer is all that happened yet, or when the
+  // element says it opens a popup that is not open yet, whatever hover styling came (late.ts).
+  async after(run, probe, evidence, readback) {
+    const now = readResult(readback, 0, "act", "state");
+    const popup = probe.state?.popup === true && now?.popup === true && now.expanded !== "true";
+    if (!(await lateTimerChange(run, "pointer", popup))) return undefined;
     const effects = [...new Set([...(evidence.effects ?? []), ...pageEffects(run.watch.effects)])];
     const { reason: _none, ...rest } = evidence;
     return exactly<HoverEvidence>()({

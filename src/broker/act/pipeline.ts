@@ -77,8 +77,8 @@ export interface ActionDef<I, A, S = void, E extends EvidenceLike = EvidenceLike
   readback?(run: ActionRun<A>, sent: S): PageStep[];
   /** The evidence, from what dispatch returned and the read-back steps with their results. */
   evidence(run: ActionRun<A>, sent: S, readback: Ran): E;
-  /** After the reply's settle (not after a navigation or dialog). */
-  after?(run: ActionRun<A>, sent: S, evidence: E): Promise<E | undefined>;
+  /** After the reply's settle (not after a navigation or dialog), with what that settle read back. */
+  after?(run: ActionRun<A>, sent: S, evidence: E, readback: Ran): Promise<E | undefined>;
   /** Shapes the final reply (the dialog answer names itself around the action reply). */
   shape?(reply: ActionReply<E>, run: ActionRun<A>, sent: S): R;
 }
@@ -242,10 +242,8 @@ async function settleAndReply<I, A, S, E extends EvidenceLike, R>(
   });
   let observation = settled.observation;
   const e = watch.effects;
-  let evidence = def.evidence(run, sent, {
-    steps: readback,
-    results: e.navigation || e.dialog ? [] : settled.readback,
-  });
+  const ran: Ran = { steps: readback, results: e.navigation || e.dialog ? [] : settled.readback };
+  let evidence = def.evidence(run, sent, ran);
   const pending = settled.pending;
   if (pending) {
     const url = pending.url !== undefined ? redactUrl(boundUrl(pending.url)) : undefined;
@@ -260,7 +258,7 @@ async function settleAndReply<I, A, S, E extends EvidenceLike, R>(
     };
   }
   if (def.after && !e.navigation && !e.dialog) {
-    const later = await def.after(run, sent, evidence);
+    const later = await def.after(run, sent, evidence, ran);
     if (later) {
       evidence = later;
       if (opts) observation = await observeOnce(run, opts, base, undefined);

@@ -20,10 +20,16 @@ export interface LateHost {
   lateChange(frame: FrameAt, windowMs: number, deadline: number): Promise<boolean>;
 }
 
-/** After the reply's settle: an action that changed nothing yet while its input handlers set a timer waits for the first change or request, and settles again. */
+/**
+ * After the reply's settle: an action that changed nothing yet while its input handlers set a timer waits for the
+ * first change or request, and settles again. `popup`: the pointer came over an element that says it opens a popup,
+ * which is not open yet; its own hover styling (a class on the item) is then no answer to the timer (a menu's
+ * hover-intent delay), so the wait is not skipped for a DOM change.
+ */
 export async function lateTimerChange(
   run: { watch: LateHost; top: CdpSession; ctx: { deadline: number } },
   inputs: "press" | "pointer",
+  popup = false,
 ): Promise<boolean> {
   const { watch, ctx } = run;
   const e = watch.effects;
@@ -31,7 +37,7 @@ export async function lateTimerChange(
   const timed = inputs === "press" ? e.timed : e.timed || e.timedOver;
   if (
     !timed ||
-    e.mutations > 0 ||
+    (e.mutations > 0 && !popup) ||
     e.requests > 0 ||
     e.navigation ||
     e.urlChanged ||

@@ -36,6 +36,8 @@ export interface State {
   selected?: boolean | string;
   pressed?: string;
   expanded?: string;
+  /** It says it opens a popup (`aria-haspopup` other than false): a menu item with a submenu, a menu button. */
+  popup?: true;
   value?: string;
   valueLength?: number;
   focused?: boolean;
@@ -134,6 +136,8 @@ function state(target: ActElement): State {
     else if (ariaSelected !== null) s.selected = ariaSelected;
     if (pressed !== null) s.pressed = pressed;
     if (expanded !== null) s.expanded = expanded;
+    const popup = el.getAttribute("aria-haspopup");
+    if (popup !== null && popup !== "false") s.popup = true;
     if (tag === "select") s.value = String(el.value);
     else if ((tag === "input" || tag === "textarea") && typeof el.value === "string") s.valueLength = el.value.length;
     const a = deepActive(el.ownerDocument.activeElement);
