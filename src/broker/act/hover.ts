@@ -65,10 +65,10 @@ export const hoverHandler = defineAction<typeof hoverCommand, ArgsOf<typeof hove
     });
   },
   // A menu that opens after a hover-intent delay: waited for when its timer is all that happened yet, or when the
-  // element says it opens a popup that is not open yet, whatever hover styling came (late.ts).
+  // element says it opens a popup that was closed before the move and still is after the settle, whatever hover
+  // styling came (late.ts).
   async after(run, probe, evidence, readback) {
-    const now = readResult(readback, 0, "act", "state");
-    const popup = probe.state?.popup === true && now?.popup === true && now.expanded !== "true";
+    const popup = probe.state?.popup === true && readResult(readback, 0, "act", "state")?.popup === true;
     if (!(await lateTimerChange(run, "pointer", popup))) return undefined;
     const effects = [...new Set([...(evidence.effects ?? []), ...pageEffects(run.watch.effects)])];
     const { reason: _none, ...rest } = evidence;

@@ -56,6 +56,8 @@ export interface ActElement extends PageElement, ActNode {
   ownerDocument: ActDocument;
   shadowRoot: ActShadowRoot | null;
   parentElement: ActElement | null;
+  nextElementSibling?: ActElement | null;
+  children?: ArrayLike<ActElement>;
   textContent: string | null;
   scrollLeft: number;
   scrollTop: number;

@@ -11,6 +11,7 @@
  */
 import { composedContains, type ActDocument, type ActElement, type ActWindow } from "./dom.ts";
 import { inputClock, readClock, type Received } from "../settle/input.ts";
+import { closedPopup } from "./popup.ts";
 import { opOf } from "../ops.ts";
 import { ownFrame } from "../settle/frames.ts";
 
@@ -36,7 +37,7 @@ export interface State {
   selected?: boolean | string;
   pressed?: string;
   expanded?: string;
-  /** It says it opens a popup (`aria-haspopup` other than false): a menu item with a submenu, a menu button. */
+  /** It (or an ancestor close above) says it opens a popup that is not shown (popup.ts): a closed submenu's item. */
   popup?: true;
   value?: string;
   valueLength?: number;
@@ -136,8 +137,8 @@ function state(target: ActElement): State {
     else if (ariaSelected !== null) s.selected = ariaSelected;
     if (pressed !== null) s.pressed = pressed;
     if (expanded !== null) s.expanded = expanded;
-    const popup = el.getAttribute("aria-haspopup");
-    if (popup !== null && popup !== "false") s.popup = true;
+    // Of the element hovered itself (not a label's control): a label hover opens no popup of its control.
+    if (closedPopup(target)) s.popup = true;
     if (tag === "select") s.value = String(el.value);
     else if ((tag === "input" || tag === "textarea") && typeof el.value === "string") s.valueLength = el.value.length;
     const a = deepActive(el.ownerDocument.activeElement);
