@@ -84,11 +84,13 @@ try {
   for (const c of cases) {
     const page = c.step?.page ?? "/form";
     const argv = {} as Record<Build, string[]>;
+    const refs = {} as Record<Build, string[]>;
     for (const which of ["a", "b"] as const) {
       const t = tools[which];
       await t.run(["open", fx.url(page)]);
       if (c.step) await resetStep(t, c.step);
-      argv[which] = c.step ? actArgs(t, c.step, await resolveTargets(t, c.step)) : (c.args ?? []);
+      refs[which] = c.step ? await resolveTargets(t, c.step) : [];
+      argv[which] = c.step ? actArgs(t, c.step, refs[which]) : (c.args ?? []);
     }
     const times: Record<Build, number[]> = { a: [], b: [] };
     const cpu: Record<Build, number[]> = { a: [], b: [] };
@@ -97,7 +99,7 @@ try {
     for (let i = 0; i < runs + 3; i++) {
       for (const which of i % 2 ? (["b", "a"] as const) : (["a", "b"] as const)) {
         const t = tools[which];
-        if (c.step) await resetStep(t, c.step);
+        if (c.step) await resetStep(t, c.step, refs[which]);
         await c.before?.(t, i);
         const e = await t.run(c.argsAt?.(i) ?? argv[which]);
         if (!t.ok(e)) failed[which]++;

@@ -231,7 +231,7 @@ try {
     const totals: number[] = [];
     const floors: number[] = [];
     for (let i = 0; i < warmup + runs; i++) {
-      if (c.act) await resetStep(tool, c.act);
+      if (c.act) await resetStep(tool, c.act, refs);
       const before = traceLines().length;
       const spawned = performance.timeOrigin + performance.now();
       const r = await tool.run(args);

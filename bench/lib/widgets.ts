@@ -9,6 +9,8 @@
  *  /react    React 19 as built from the devDependencies (test/support/react-bundle.ts): a cart
  *            button, a controlled name field and a button that asks the server for the stock
  *            and renders its answer, with React's one listener on the root.
+ *  /choices  a native select whose change handler says the choice, and jQuery UI's menu, whose
+ *            parent item opens its submenu 300 ms after the pointer came over it.
  *  /live     a ticking episode timer (text and bar every 100 ms), an endless CSS spinner, a JS
  *            animation moving a box every frame, and a button whose click also flashes a short
  *            CSS animation: what MiniWoB++ episodes run while an agent acts.
@@ -38,6 +40,12 @@ export const WIDGET = {
   reactLoad: "Check stock",
   /** What the page shows once the server's answer is rendered. */
   reactLoaded: "tins left",
+  speed: "Speed",
+  speedOption: "Fast",
+  menuParent: "Books",
+  /** An item of the parent's submenu: there once the submenu opened (300 ms after the pointer came). */
+  menuChild: "Fiction",
+  menuLeaf: "Home",
 } as const;
 
 const HEAD = `<link rel=stylesheet href="/lib/jquery-ui.css"><script src="/lib/jquery.js"></script><script src="/lib/jquery-ui.js"></script>`;
@@ -59,6 +67,20 @@ $("#list").sortable({ update: function () { $("#order").text($("#list li").map(f
 </body></html>`;
 }
 
+/** A native select whose change handler says the choice, and jQuery UI's menu with a submenu it opens on hover. */
+function choicesPage(): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Choices</title>${HEAD}
+<style>body{font:14px sans-serif;margin:16px}</style></head><body>
+<p><label for=speed>${WIDGET.speed}</label> <select id=speed><option>Slow</option><option>Medium</option><option>${WIDGET.speedOption}</option></select></p>
+<p id=speedout>Speed: Slow</p>
+<ul id=menu style="width:160px"><li><div>${WIDGET.menuLeaf}</div></li><li><div>${WIDGET.menuParent}</div><ul><li><div>${WIDGET.menuChild}</div></li><li><div>Poetry</div></li></ul></li><li><div>Music</div></li></ul>
+<script>
+$("#speed").on("change", function () { $("#speedout").text("Speed: " + this.value); });
+$("#menu").menu();
+</script>
+</body></html>`;
+}
+
 /** Untimed between repetitions: the widgets back as they were, the same elements (refs stay valid). */
 export const WIDGET_RESET = {
   city: `($("#city").autocomplete("close").val(""), 0)`,
@@ -68,6 +90,9 @@ export const WIDGET_RESET = {
   // The stock goes back through React's state too (the page listens for this event).
   stock: `(dispatchEvent(new Event("bench-reset")), 0)`,
   react: `(((el) => (Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set.call(el, ""), el.dispatchEvent(new Event("input", { bubbles: true }))))(document.getElementById("who")), 0)`,
+  speed: `($("#speed").val("Slow"), $("#speedout").text("Speed: Slow"), 0)`,
+  // After the pointer rests on a leaf item (hover.to): the submenu closed at once, no item active.
+  menu: `($("#menu").menu("collapseAll", null, true), 0)`,
   sort: `(["Ann","Bob","Cid"].forEach(function (n) { var l = document.getElementById("list"); l.appendChild([].find.call(l.children, function (e) { return e.textContent === n; })); }), $("#order").text("Ann,Bob,Cid"), 0)`,
 };
 
@@ -148,6 +173,7 @@ export function widgetRoutes(): Record<string, { body: string | Buffer; type: st
   return {
     "/widgets": html(widgetsPage()),
     "/live": html(livePage()),
+    "/choices": html(choicesPage()),
     "/react": html(reactPage()),
     "/lib/react.js": { body: REACT_BUNDLE, type: "text/javascript" },
     // A local API that answers at once, as a page's own backend would on this machine.

@@ -20,14 +20,19 @@ export interface ActStep {
   id: string;
   page: string;
   label: string;
-  kind: "click" | "type" | "drag";
+  kind: "click" | "type" | "drag" | "hover" | "select";
   target: Target;
+  /** drag: where to drop; hover: where the pointer rests before each repetition (untimed), away from the target. */
   to?: Target;
+  /** type: the text; select: the option's label. */
   text?: string;
   /** Untimed, before every repetition: puts the widget back (same elements, so refs stay valid). */
   reset?: string;
-  /** Text the output shows once the action's effect is drawn (checked in bp's reply and a peer's look). */
-  effect?: string;
+  /**
+   * Text the output shows once the action's effect is drawn (checked in bp's reply and a peer's look); a pattern where
+   * the text alone shows early (a menu's name spells its hidden submenu's items in a peer's snapshot).
+   */
+  effect?: string | RegExp;
 }
 
 export const FORM_STEPS: ActStep[] = [
@@ -104,6 +109,26 @@ export const WIDGET_STEPS: ActStep[] = [
     effect: "Ada Lovelace",
   },
   {
+    id: "select",
+    page: "/choices",
+    label: `native select: choose “${WIDGET.speedOption}”`,
+    kind: "select",
+    target: { name: WIDGET.speed },
+    text: WIDGET.speedOption,
+    reset: WIDGET_RESET.speed,
+  },
+  {
+    id: "hover-menu",
+    page: "/choices",
+    label: `menu: hover “${WIDGET.menuParent}”, see its submenu`,
+    kind: "hover",
+    target: { name: WIDGET.menuParent },
+    to: { name: WIDGET.menuLeaf },
+    reset: WIDGET_RESET.menu,
+    // The item listed as one: bp `[n,"menuitem","Fiction"]`, agent-browser `menuitem "Fiction"`.
+    effect: new RegExp(`menuitem\\W{1,4}${WIDGET.menuChild}\\b`),
+  },
+  {
     id: "live-click",
     page: "/live",
     label: "timer and animations: click a button",
@@ -144,11 +169,18 @@ export function actArgs(tool: Tool, step: ActStep, refs: string[]): string[] {
   const [a = "", b = ""] = refs;
   if (step.kind === "click") return tool.cmd.click(a);
   if (step.kind === "type") return tool.cmd.type(a, step.text ?? "");
+  if (step.kind === "hover") return tool.cmd.hover(a);
+  if (step.kind === "select") return tool.cmd.select(a, step.text ?? "");
   return tool.cmd.drag(a, b);
 }
 
-/** Puts the widget back before a repetition (untimed). */
-export async function resetStep(tool: Tool, step: ActStep): Promise<void> {
+/** Puts the widget back before a repetition (untimed); a hover's pointer first rests on its `to` (refs: resolveTargets). */
+export async function resetStep(tool: Tool, step: ActStep, refs?: string[]): Promise<void> {
+  const away = step.kind === "hover" ? refs?.[1] : undefined;
+  if (away) {
+    const e = await tool.run(tool.cmd.hover(away));
+    if (!tool.ok(e)) throw new Error(`hover away: ${errorText(e)}`);
+  }
   if (!step.reset) return;
   const e = await tool.run(tool.cmd.eval(step.reset));
   if (!tool.ok(e)) throw new Error(`reset: ${errorText(e)}`);
@@ -166,7 +198,7 @@ const LOOK_BUDGET_MS = 3_000;
  * `snapshot`) until the output shows the effect. `seen`: the effect was in the output.
  */
 async function step(tool: Tool, s: ActStep, refs: string[], untilSeen: boolean): Promise<Sample & { seen?: boolean }> {
-  await resetStep(tool, s);
+  await resetStep(tool, s, refs);
   let ms = 0;
   let chars = 0;
   let seen = false;
@@ -183,7 +215,7 @@ async function step(tool: Tool, s: ActStep, refs: string[], untilSeen: boolean):
     ms += e.ms;
     chars += e.out.length;
     if (!tool.ok(e)) return { ms, chars, ok: false, error: `${args[0]}: ${errorText(e)}` };
-    seen ||= s.effect !== undefined && e.out.includes(s.effect);
+    seen ||= s.effect !== undefined && (typeof s.effect === "string" ? e.out.includes(s.effect) : s.effect.test(e.out));
   }
   return { ms, chars, ok: true, seen };
 }
@@ -196,12 +228,14 @@ export async function widgetActions(ctx: Ctx): Promise<void> {
       `field “${WIDGET.date}” (a click opens the calendar with its fadeIn), a sortable list (drag “${WIDGET.sortFirst}” ` +
       `onto “${WIDGET.sortLast}”); a React 19 page (the button “${WIDGET.reactButton}”, which says the cart's count, ` +
       `the button “${WIDGET.reactLoad}”, which asks a local API and renders its answer, and ` +
-      `a controlled field “${WIDGET.reactField}”, which greets the name typed); and a page with an episode timer ticking every 100 ms, an endless CSS spinner, a JS ` +
+      `a controlled field “${WIDGET.reactField}”, which greets the name typed); a native select “${WIDGET.speed}” whose change ` +
+      `handler says the choice, and jQuery UI's menu, whose item “${WIDGET.menuParent}” opens its submenu 300 ms after the ` +
+      `pointer came over it (the pointer rests on “${WIDGET.menuLeaf}” before each repetition, untimed); and a page with an episode timer ticking every 100 ms, an endless CSS spinner, a JS ` +
       "animation moving a box every frame and a button whose click flashes a 150 ms CSS animation, as MiniWoB++ episodes " +
       "run. Each repetition first puts the widget back with an untimed eval and takes an untimed snapshot (the page as the agent saw it before acting; bp's reply diffs against it). Commands as on the form page (drag: bp " +
       "`drag <ref> <ref>`, agent-browser `drag` with CSS selectors, as its `snapshot -i` gives list items no ref, " +
       "playwright-cli `drag <ref> <ref>`). “act + one look” is the action and, for a peer, one snapshot; “until the effect " +
-      `shows” repeats the peer's snapshot until its output shows the effect (a suggestion, the calendar's Next, the stock, the typed name; at most ` +
+      `shows” repeats the peer's snapshot until its output shows the effect (a suggestion, the calendar's Next, the stock, the typed name, the submenu's “${WIDGET.menuChild}”; at most ` +
       `${LOOK_BUDGET_MS / 1000} s of tool time in all, the action's included, else the run fails), as an agent that needs it would; “effect shown” counts the runs whose ` +
       "act + one look showed it.",
   );
@@ -214,7 +248,7 @@ export async function widgetActions(ctx: Ctx): Promise<void> {
       section,
       warmup: 2,
       runs: 10,
-      needs: s.kind === "drag" ? undefined : s.kind,
+      needs: s.kind === "click" || s.kind === "type" ? s.kind : undefined,
       setup: async (t) => {
         await navigate(t, ctx.fx.url(s.page));
         await resetStep(t, s);

@@ -47,6 +47,8 @@ export class AgentBrowserTool implements Tool {
     click: (ref) => ["click", `@${ref}`],
     drag: (from, to) => ["drag", ...[from, to].map((x) => (x.startsWith("#") ? x : `@${x}`))],
     type: (ref, text) => ["fill", `@${ref}`, text],
+    hover: (ref) => ["hover", `@${ref}`],
+    select: (ref, option) => ["select", `@${ref}`, option],
     screenshot: (file) => ["screenshot", file],
     observeAfterAction: ["snapshot", "-i"],
   };

@@ -51,6 +51,8 @@ export class BpTool implements Tool {
     ],
     click: (ref) => ["click", ref],
     drag: (from, to) => ["drag", from, to],
+    hover: (ref) => ["hover", ref],
+    select: (ref, option) => ["select", ref, option],
     type: (ref, text) => (this.typeClear ? ["type", ref, text, "--clear"] : ["type", ref, text]),
     // bp keeps every output inside BROWSER_PILOT_OUTPUT_DIR, so the file goes to our private one.
     // --force: the bench writes the same file on every run (an existing name is otherwise refused).

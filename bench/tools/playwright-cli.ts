@@ -46,6 +46,8 @@ export class PlaywrightCliTool implements Tool {
     click: (ref) => ["click", ref],
     drag: (from, to) => ["drag", from, to],
     type: (ref, text) => ["fill", ref, text],
+    hover: (ref) => ["hover", ref],
+    select: (ref, option) => ["select", ref, option],
     screenshot: (file) => [`screenshot`, `--filename=${file}`],
     observeAfterAction: ["snapshot"],
   };

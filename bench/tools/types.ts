@@ -45,6 +45,10 @@ export interface Commands {
   type(ref: string, text: string): string[];
   /** Drag one element onto another (a ref, or for a tool whose snapshot gives the element none, a CSS selector). */
   drag(from: string, to: string): string[];
+  /** Move the pointer onto an element. */
+  hover(ref: string): string[];
+  /** Choose an option of a dropdown by its label. */
+  select(ref: string, option: string): string[];
   screenshot(file: string): string[];
   /** What a peer must run after an action to see its result; undefined when the reply has it. */
   observeAfterAction?: string[];
