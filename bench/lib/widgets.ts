@@ -91,7 +91,8 @@ export const WIDGET_RESET = {
   stock: `(dispatchEvent(new Event("bench-reset")), 0)`,
   react: `(((el) => (Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set.call(el, ""), el.dispatchEvent(new Event("input", { bubbles: true }))))(document.getElementById("who")), 0)`,
   speed: `($("#speed").val("Slow"), $("#speedout").text("Speed: Slow"), 0)`,
-  // After the pointer rests on a leaf item (hover.to): the submenu closed at once, no item active.
+  // After the pointer rests on a leaf item (hover.to): the submenu closed (in a 0 ms timeout, before the look that
+  // follows), no item active.
   menu: `($("#menu").menu("collapseAll", null, true), 0)`,
   sort: `(["Ann","Bob","Cid"].forEach(function (n) { var l = document.getElementById("list"); l.appendChild([].find.call(l.children, function (e) { return e.textContent === n; })); }), $("#order").text("Ann,Bob,Cid"), 0)`,
 };

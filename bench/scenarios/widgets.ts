@@ -1,6 +1,7 @@
 /**
  * Act and see on real-widget pages (bench/lib/widgets.ts): jQuery UI's autocomplete, datepicker
- * and sortable, a React page (a button, a controlled field), and a page with a ticking timer and endless animations. Measured as the form
+ * and sortable, a React page (a button, a controlled field), a native select and jQuery UI's hover menu (/choices),
+ * and a page with a ticking timer and endless animations. Measured as the form
  * page's step is (bp's action reply against a peer's action plus its snapshot), and also until
  * the effect shows: a peer whose first look came before the widget drew (the autocomplete's
  * debounce, the datepicker's fade) looks again, as an agent would have to.
@@ -116,6 +117,9 @@ export const WIDGET_STEPS: ActStep[] = [
     target: { name: WIDGET.speed },
     text: WIDGET.speedOption,
     reset: WIDGET_RESET.speed,
+    // The select showing the option: bp `[n,"combobox","Speed",{"v":"Fast"}]`, agent-browser `combobox "Speed" […]: Fast`
+    // (its `snapshot -i` lists no paragraph, so the page's own "Speed: Fast" is not what both can show).
+    effect: new RegExp(`combobox\\W{1,4}${WIDGET.speed}\\W.{0,40}\\b${WIDGET.speedOption}\\b`),
   },
   {
     id: "hover-menu",
