@@ -20,8 +20,10 @@ const frame = (cover: string) => () =>
 const site: Fixture = startFixtureServer({
   "/inner":
     `<!doctype html><title>Inner</title><button onclick="this.textContent = 'Changed inside'">Change me</button>` +
-    `<input aria-label="Inner field"><p id=tip hidden>Tip</p>` +
-    `<button onmouseover="tip.hidden = false">Hover me</button>`,
+    // The tip shows after the button: shown before it, it pushed the button from under the pointer, and whether
+    // the button still read as hovered depended on when the browser recomputed its hover state.
+    `<input aria-label="Inner field">` +
+    `<button onmouseover="tip.hidden = false">Hover me</button><p id=tip hidden>Tip</p>`,
   // Gone at the pointer's first move over it, as a frame becomes hittable once it has drawn.
   "/reveal": frame(`cover.addEventListener("pointermove", () => cover.remove(), { once: true });`),
   "/covered": frame(""),
