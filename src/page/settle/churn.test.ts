@@ -213,6 +213,62 @@ describe("the page's churn", () => {
     expect(armed).toEqual([false, false, false, false]);
   });
 
+  test("a loop seen at its pace right up to an input, going on at it in later frames: churn three frames later", async () => {
+    // An agent that acts 200 ms after the page began: no second-long streak yet, but the loop never noticed the input.
+    const p = await ticking(60, 200);
+    expect(churningNodes(p.win, { arm: true }).has(p.node)).toBe(false);
+    input(p);
+    for (let i = 0; i < 3; i++) {
+      await Bun.sleep(60);
+      await p.tick();
+    }
+    expect(churningNodes(p.win, { arm: true }).has(p.node)).toBe(true);
+  });
+
+  test("the same from the page's start, its input clock there from the start: the start is no input", async () => {
+    const p = await ticking(60, 200, true);
+    input(p);
+    for (let i = 0; i < 3; i++) {
+      await Bun.sleep(60);
+      await p.tick();
+    }
+    expect(churningNodes(p.win, { arm: true }).has(p.node)).toBe(true);
+  });
+
+  test("a loop the input also changed in its own task, off the beat: no churn for that input", async () => {
+    const p = await ticking(60, 200);
+    input(p);
+    // The handler's write, in the frame the input came in.
+    await p.write();
+    for (let i = 0; i < 4; i++) {
+      await Bun.sleep(60);
+      await p.tick();
+    }
+    expect(churningNodes(p.win, { arm: true }).has(p.node)).toBe(false);
+  });
+
+  test("a tween that ended a little before the input, which restarts it: no churn", async () => {
+    // Still for 95 ms (frames drawn): not idle enough to be woken by the input (twice its pace), but off its beat.
+    const p = await ticking(60, 300);
+    await p.idle(95);
+    input(p);
+    for (let i = 0; i < 4; i++) {
+      await p.tick();
+      await Bun.sleep(60);
+    }
+    expect(churningNodes(p.win, { arm: true }).has(p.node)).toBe(false);
+  });
+
+  test("a loop seen for one change only before the input: its pace is unknown, no churn yet", async () => {
+    const p = await ticking(60, 0);
+    input(p);
+    for (let i = 0; i < 4; i++) {
+      await Bun.sleep(60);
+      await p.tick();
+    }
+    expect(churningNodes(p.win, { arm: true }).has(p.node)).toBe(false);
+  });
+
   test("an endless animation a click started, crossing the pointer now and then: its own only for a second, then churn", async () => {
     // The pointer's crossings as the page moves under it are inputs to the clock, but no press: they do not renew
     // the click's claim, or the animation would never be learnt and every later action would wait out its cap.

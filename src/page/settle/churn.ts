@@ -42,6 +42,14 @@ const MIN_IDLE_MS = 50;
  */
 const OWN_GAP_MS = 100;
 const OWN_MAX_MS = 1_000;
+/**
+ * A node changing at a known pace (this many counted batches, the last within a beat of the input) that
+ * goes on at that pace through an input's window, a later frame each time, for CROSS_PACED changes in a
+ * row is the page's own loop: its rhythm did not notice the input. An input's change of it comes in the
+ * input's own task, off the beat, and ends that proof for the input.
+ */
+const CROSS_BEFORE = 2;
+const CROSS_PACED = 3;
 
 interface Seen {
   batches: number;
@@ -63,6 +71,11 @@ interface Seen {
   trial?: { at: number; last: number; tl: number; call: number };
   /** When the input came (Date.now()) whose window it changed in, not churning then: its changes since are that input's. */
   own?: number;
+  /**
+   * Changing at its pace when an input came at `at` (Date.now()): `n` changes since at that pace, each in a later
+   * frame; `broken`: one off the beat. `last`, `tl`, `call`: its last change's time, frames' clock and mutation callback.
+   */
+  cross?: { at: number; n: number; broken: boolean; last: number; tl: number; call: number };
 }
 
 /** When the page last rewrote a node's inline style (hrNow()), and the time before that, from an earlier callback. */
@@ -92,7 +105,9 @@ export function watchChurn(win: ActWindow): void {
       const clock = readClock(win);
       const tl = frameClock(win);
       const now = Date.now();
-      const sinceInput = clock ? hrNow(win) - Math.max(clock.hr, clock.edit) : Infinity;
+      // The page's own start is no input: a loop that runs from its load is learnt from then.
+      const inputHr = clock ? Math.max(clock.hr, clock.edit) : 0;
+      const sinceInput = inputHr > 0 ? hrNow(win) - inputHr : Infinity;
       c.calls++;
       noteRestyled(c, list, hrNow(win));
       if (sinceInput < AFTER_INPUT_MS) {
@@ -215,10 +230,40 @@ function forgetWoken(c: Churn, list: ArrayLike<unknown>, inputAt: number, inputT
         e.trial = { at: Date.now(), last: Date.now(), tl, call: c.calls };
       else forget(c, target);
     } else {
+      crossing(c, target, e, inputAt, tl);
       e.touched = Date.now();
       e.tl = tl;
     }
   }
+}
+
+/**
+ * Follows a node that was changing at its pace when the input came through the input's window (see CROSS_BEFORE):
+ * once proven, it is churn at once, not after a streak of a second, so an action soon after a page's load or right
+ * after another does not wait out its cap on the page's own loop.
+ */
+function crossing(c: Churn, target: object, e: Seen, inputAt: number, tl: number): void {
+  const now = Date.now();
+  let x = e.cross;
+  // Proven: it stays churn while it goes on (a later input that finds it idle ends it, as any churn's).
+  if (x && !x.broken && x.n >= CROSS_PACED) return;
+  if (!x || inputAt - x.at > AFTER_INPUT_MS) {
+    const pace = paceOf(e);
+    // Its first change since the input: changing right up to the input, within a beat, or no proof for this input
+    // (a tween that ended just before it, which the input may have restarted).
+    const before = e.batches >= CROSS_BEFORE && pace <= MAX_GAP_MS && inputAt - e.touched <= pace + FRAME_MS;
+    x = e.cross = { at: inputAt, n: 0, broken: !before, last: e.touched, tl: e.tl, call: -1 };
+  }
+  if (x.broken || x.call === c.calls) return;
+  const pace = paceOf(e),
+    gap = now - x.last;
+  if (tl > x.tl && gap >= pace / 2 && gap <= 2 * pace + FRAME_MS) {
+    x.n++;
+    if (x.n >= CROSS_PACED && c.hot.size < MAX_HOT) c.hot.add(target);
+  } else x.broken = true;
+  x.call = c.calls;
+  x.last = now;
+  x.tl = tl;
 }
 
 /** Nodes an input changed that were no churn then, nor becoming one: what they do next is that input's own. */
@@ -248,13 +293,24 @@ function forget(c: Churn, target: object): void {
 function isChurning(e: Seen, now: number, tl: number): boolean {
   const span = e.last - e.first;
   const gap = paceOf(e);
-  return (
-    now - e.touched <= ACTIVE_MS &&
-    !(tl - e.tl > Math.max(ACTIVE_MIN_MS, ACTIVE_GAPS * gap)) &&
-    e.batches >= CHURN_BATCHES &&
-    span >= MIN_STREAK_MS &&
-    gap <= MAX_GAP_MS
-  );
+  if (now - e.touched > ACTIVE_MS || tl - e.tl > Math.max(ACTIVE_MIN_MS, ACTIVE_GAPS * gap)) return false;
+  const x = e.cross;
+  if (x && !x.broken && x.n >= CROSS_PACED) return true;
+  return e.batches >= CHURN_BATCHES && span >= MIN_STREAK_MS && gap <= MAX_GAP_MS;
+}
+
+/**
+ * For an action's settle armed at `armedAt` (Date.now()): whether a node it has been counting turned out to be churn
+ * since, its streak begun before the arm. Its changes are the page's, those counted included.
+ */
+export function churnLearner(win: ActWindow, armedAt: number): (target: object) => boolean {
+  const c = slotOf<Churn>(win, KEY);
+  if (!c) return () => false;
+  return (target) => {
+    if (!c.hot.has(target)) return false;
+    const e = c.seen.get(target);
+    return e !== undefined && !e.trial && e.first < armedAt && isChurning(e, Date.now(), frameClock(win));
+  };
 }
 
 /**

@@ -4,7 +4,7 @@ import { marks, type Marks } from "./ledger.ts";
 import { frameEnds, frameMark, type FrameEnds, ownFrame } from "./frames.ts";
 import { hrNow, inputClock, readClock } from "./input.ts";
 import { paintOnly } from "./paint.ts";
-import { churningNodes, restyledBefore, watchChurn } from "./churn.ts";
+import { churnLearner, churningNodes, restyledBefore, watchChurn } from "./churn.ts";
 import { unreadStyles } from "./style.ts";
 import { type Responses, watchResponses } from "./responses.ts";
 
@@ -73,6 +73,8 @@ export interface Watcher {
   /** Our resize observer that tells the frame's end; none where the page's window has none. */
   ends: FrameEnds | undefined;
   mutations: number;
+  /** Of those, the changes of nodes learnt as the page's churn during its settle (churn.ts churnLearner). */
+  learnt: number;
   last: number;
   /** When its last mutation record came (hrNow()); 0: none. */
   lastHr: number;
@@ -163,6 +165,7 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
     overEnd: 0,
     ends: undefined,
     mutations: 0,
+    learnt: 0,
     last: 0,
     lastHr: 0,
     batches: [],
@@ -182,6 +185,9 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
   const churning = churningNodes(win, { arm: true });
   watchChurn(win);
   const churned = (target: object): boolean => churning.has(target);
+  const learnt = churnLearner(win, Date.now());
+  /** Changes counted per node, taken back when the node turns out to be churn that began before the arm. */
+  const counts = new Map<object, number>();
   const styled = new WeakMap<object, true>();
   /** Nodes whose inline style changed what is read, and the frame of their last such change. */
   const styledAt = new Map<object, number>();
@@ -191,6 +197,14 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
   const readTween = new WeakMap<object, true>();
   const tweening = (target: object): boolean => restyledBefore(win, target, st.hr, TWEEN_GAP_MS);
   st.obs = new win.MutationObserver((list) => {
+    // The churn watcher, older, has seen these records: a loop it proved since is no change of this action's.
+    for (let i = 0; i < list.length; i++) {
+      const node = (list[i] as { target?: object }).target;
+      if (!node || churning.has(node) || !learnt(node)) continue;
+      churning.add(node);
+      st.learnt += counts.get(node) ?? 0;
+      counts.delete(node);
+    }
     let n = list.length;
     if (churning.size > 0)
       for (let i = 0; i < list.length; i++) if (churning.has((list[i] as { target?: object }).target ?? churning)) n--;
@@ -221,6 +235,10 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
     for (const node of rose) if (!counted.has(node) && !readTween.has(node)) faded = styledAt.delete(node) || faded;
     if (counted.size > 0 || faded) st.styleFrame = lastStyled(styledAt, st.frames);
     if (n <= 0) return;
+    for (let i = 0; i < list.length; i++) {
+      const target = (list[i] as { target?: object }).target;
+      if (target && !churning.has(target) && !unread?.has(i)) counts.set(target, (counts.get(target) ?? 0) + 1);
+    }
     st.mutations += n;
     st.last = Date.now();
     const over = readClock(win)?.overEnd;
@@ -396,7 +414,7 @@ export function watched(win: ActWindow, held: Record<number, Watcher>, ids: numb
         if (!s.mark) s.mark = now - (after > 0 ? after : 0);
         last = Math.max(last, s.mark, s.last);
         // The earliest observer saw every mutation the later ones did.
-        if (s.mutations > m) m = s.mutations;
+        if (s.mutations - s.learnt > m) m = s.mutations - s.learnt;
       }
       return {
         quietFor: now - last,
