@@ -274,5 +274,25 @@ export function install(win: ActWindow, key: symbol): Runtime {
     },
   };
   Object.defineProperty(win, key, { value: rt, configurable: true, enumerable: false, writable: true });
+  followFromLoad(win);
   return rt;
+}
+
+/**
+ * The top document's own loops are followed from its DOMContentLoaded (the browser installs the runtime at each new
+ * document's start), not from the agent's first look: an action taken a moment after `open` then knows a loop that
+ * ran before it (settle/churn.ts), where a look 30 ms before the action saw too few of its frames.
+ */
+function followFromLoad(win: ActWindow): void {
+  try {
+    if (win.parent !== win) return;
+    const start = (): void => {
+      inputClock(win);
+      watchChurn(win);
+    };
+    if (win.document.readyState === "loading") win.addEventListener("DOMContentLoaded", start, { once: true });
+    else start();
+  } catch {
+    // A document that refuses it is followed from the first look, as before.
+  }
 }

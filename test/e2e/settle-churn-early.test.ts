@@ -20,6 +20,8 @@ const site = startFixtureServer({
     <button onclick="out.textContent = 'Paid with 4242'">Pay</button>
     <p id=out role=status></p>
     <script>
+      // When the click came, from the document's start: the churn rule's second-long streak cannot have passed yet.
+      addEventListener("mousedown", () => { if (window.downAt === undefined) window.downAt = performance.now(); }, true);
       (function move(ts) { box.style.left = (Math.sin(ts / 300) * 100 + 100).toFixed(0) + "px"; requestAnimationFrame(move); })(0);
     </script>`,
 });
@@ -31,14 +33,18 @@ const run = (args: string[]) => traced.run(args, { key: KEY });
 
 type Entry = [number, string, unknown?];
 
+/** The traced requests named `command` so far. */
+function traces(command: string): Entry[][] {
+  return readFileSync(file, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Entry[])
+    .filter((l) => l.some((e) => e[1] === "request" && e[2] === command));
+}
+
 /** The settle's verdict in the trace of the `n`th request named `command` (the broker appends after replying). */
 async function settleOf(command: string, n: number): Promise<{ capped?: boolean; mutations: number }> {
-  const find = () =>
-    readFileSync(file, "utf8")
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l) as Entry[])
-      .filter((l) => l.some((e) => e[1] === "request" && e[2] === command))[n];
+  const find = () => traces(command)[n];
   for (let i = 0; i < 50 && !find(); i++) await Bun.sleep(20);
   const settle = (find() ?? [])
     .map((e) => (e[1] === "reply" ? (e[2] as { page?: { settle?: unknown } }).page?.settle : undefined))
@@ -61,23 +67,35 @@ async function fresh(): Promise<(name: string) => string> {
   return (name) => String(els.find((e) => e.n === name)?.r);
 }
 
+/** When the click reached the page, in ms from the document's start. */
+async function downAt(): Promise<number> {
+  return Number((await run(["eval", "window.downAt"])).json.value);
+}
+
 describe("acting right after the load of a page with a loop", () => {
   test("a button that does nothing: the loop's frames are not its change, nor do they hold it to the cap", async () => {
     const ref = await fresh();
+    const n = traces("click").length;
     const r = await run(["click", ref("Nothing")]);
     expect(r.json.ok).toBe(true);
     expect((r.json.evidence as { effects?: string[] }).effects ?? []).not.toContain("dom_changed");
-    const s = await settleOf("click", 0);
+    const s = await settleOf("click", n);
     expect(s.capped).toBeUndefined();
     expect(s.mutations).toBe(0);
+    expect(await downAt()).toBeLessThan(1_000);
   });
 
   test("a button that writes a status: the status is the change and the outcome, uncapped", async () => {
     const ref = await fresh();
+    const n = traces("click").length;
     const r = await run(["click", ref("Pay")]);
     expect(r.json.ok).toBe(true);
     expect((r.json.evidence as { effects?: string[] }).effects ?? []).toContain("dom_changed");
     expect(r.stdout).toContain("Paid with 4242");
-    expect((await settleOf("click", 1)).capped).toBeUndefined();
+    const s = await settleOf("click", n);
+    expect(s.capped).toBeUndefined();
+    // The status's text, not the loop's frames.
+    expect(s.mutations).toBe(1);
+    expect(await downAt()).toBeLessThan(1_000);
   });
 });

@@ -81,7 +81,8 @@ export async function replyLoop<O>(
       ids = [];
       if (!e.navigation) continue;
     }
-    if (poll) mutations = Math.max(mutations, poll.mutations);
+    // The same watchers' count since their arm, of which the page may since have learnt some as its own churn.
+    if (poll) mutations = poll.mutations;
     if (poll?.timed) timed = true;
     if (poll?.timedOver) timedOver = true;
     readback = polling ? results.slice(1) : results;

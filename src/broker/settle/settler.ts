@@ -254,11 +254,10 @@ export class Settler implements WatcherHost {
         ]),
         this.dialogOpened.then((): { poll: QuietPoll | null; also?: unknown[] }[] => [{ poll: null }]),
       ]);
-      mutations = Math.max(mutations, q?.poll?.mutations ?? 0);
-      frameMutations = Math.max(
-        frameMutations,
-        inFrames.reduce((n, f) => n + (f.poll?.mutations ?? 0), 0),
-      );
+      // The same watchers' counts since their arm: the latest, of which the page may since have learnt some as churn.
+      if (q?.poll) mutations = q.poll.mutations;
+      if (inFrames.length > 0 && inFrames.every((f) => f.poll))
+        frameMutations = inFrames.reduce((n, f) => n + (f.poll?.mutations ?? 0), 0);
       after = q?.also;
     };
     await quiet();

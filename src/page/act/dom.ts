@@ -98,6 +98,7 @@ export interface ActDocument extends PageDocument {
   scrollingElement: ActElement | null;
   defaultView: ActWindow | null;
   visibilityState?: string;
+  readyState?: string;
   timeline?: { currentTime: number | null };
   elementFromPoint(x: number, y: number): ActElement | null;
   getElementById(id: string): ActElement | null;

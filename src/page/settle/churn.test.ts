@@ -216,6 +216,7 @@ describe("the page's churn", () => {
   test("a loop seen at its pace right up to an input, going on at it in later frames: churn three frames later", async () => {
     // An agent that acts 200 ms after the page began: no second-long streak yet, but the loop never noticed the input.
     const p = await ticking(60, 200);
+    await p.tick();
     expect(churningNodes(p.win, { arm: true }).has(p.node)).toBe(false);
     input(p);
     for (let i = 0; i < 3; i++) {
@@ -227,6 +228,7 @@ describe("the page's churn", () => {
 
   test("the same from the page's start, its input clock there from the start: the start is no input", async () => {
     const p = await ticking(60, 200, true);
+    await p.tick();
     input(p);
     for (let i = 0; i < 3; i++) {
       await Bun.sleep(60);
@@ -237,6 +239,7 @@ describe("the page's churn", () => {
 
   test("a loop the input also changed in its own task, off the beat: no churn for that input", async () => {
     const p = await ticking(60, 200);
+    await p.tick();
     input(p);
     // The handler's write, in the frame the input came in.
     await p.write();
@@ -259,12 +262,29 @@ describe("the page's churn", () => {
     expect(churningNodes(p.win, { arm: true }).has(p.node)).toBe(false);
   });
 
-  test("a loop seen for one change only before the input: its pace is unknown, no churn yet", async () => {
+  test("a tween seen to begin well after the following began, under way at the input: the second-long rule only", async () => {
+    // A slider's tween, or an earlier click's animation: the input may have restarted or extended it.
     const p = await ticking(60, 0);
+    await Bun.sleep(300);
+    for (const end = Date.now() + 200; Date.now() < end; ) {
+      await p.tick();
+      await Bun.sleep(60);
+    }
+    await p.tick();
     input(p);
     for (let i = 0; i < 4; i++) {
       await Bun.sleep(60);
       await p.tick();
+    }
+    expect(churningNodes(p.win, { arm: true }).has(p.node)).toBe(false);
+  });
+
+  test("a loop seen for one change only before the input: its pace is unknown, no churn yet", async () => {
+    const p = await ticking(10, 1);
+    input(p);
+    for (let i = 0; i < 4; i++) {
+      await p.tick();
+      await Bun.sleep(10);
     }
     expect(churningNodes(p.win, { arm: true }).has(p.node)).toBe(false);
   });

@@ -10,7 +10,7 @@ import { setSlot, slotOf, type ActMutationObserver, type ActWindow } from "../ac
 import { frameClock, hrNow, readClock } from "./input.ts";
 
 // Versioned by shape: a document outlives a bp upgrade, and a slot an older build left keeps its old shape.
-const KEY = Symbol.for("browser-pilot.churn.v2");
+const KEY = Symbol.for("browser-pilot.churn.v3");
 /**
  * Churning: at least this many separate mutation batches, at most MAX_GAP_MS apart on average,
  * over at least MIN_STREAK_MS (longer than a transition: a slide, a fade), the last one recent.
@@ -93,14 +93,31 @@ interface Churn {
   batch: number;
   /** Mutation callbacks so far. */
   calls: number;
+  /** When the following began, and when the document finished loading (Date.now(); Infinity: not yet). */
+  since: number;
+  loaded: number;
 }
 
 /** Starts following the document's churn (once per document; cheap: one entry per mutated node). */
 export function watchChurn(win: ActWindow): void {
   if (slotOf<Churn>(win, KEY)) return;
-  const c: Churn = { obs: null, seen: new WeakMap(), restyled: new WeakMap(), hot: new Set(), batch: 0, calls: 0 };
+  const now = Date.now();
+  const c: Churn = {
+    obs: null,
+    seen: new WeakMap(),
+    restyled: new WeakMap(),
+    hot: new Set(),
+    batch: 0,
+    calls: 0,
+    since: now,
+    loaded: now,
+  };
   setSlot(win, KEY, c);
   try {
+    if (win.document.readyState !== "complete") {
+      c.loaded = Number.POSITIVE_INFINITY;
+      win.addEventListener("load", () => (c.loaded = Date.now()), { once: true });
+    }
     c.obs = new win.MutationObserver((list) => {
       const clock = readClock(win);
       const tl = frameClock(win);
@@ -250,8 +267,14 @@ function crossing(c: Churn, target: object, e: Seen, inputAt: number, tl: number
   if (!x || inputAt - x.at > AFTER_INPUT_MS) {
     const pace = paceOf(e);
     // Its first change since the input: changing right up to the input, within a beat, or no proof for this input
-    // (a tween that ended just before it, which the input may have restarted).
-    const before = e.batches >= CROSS_BEFORE && pace <= MAX_GAP_MS && inputAt - e.touched <= pace + FRAME_MS;
+    // (a tween that ended just before it, which the input may have restarted). And changing since the page loaded,
+    // or since the following began: a streak seen to begin later (a slider's tween, an agent's earlier click's
+    // animation) may be one the input restarts or extends, and has the second-long rule only.
+    const before =
+      e.batches >= CROSS_BEFORE &&
+      pace <= MAX_GAP_MS &&
+      inputAt - e.touched <= pace + FRAME_MS &&
+      e.first <= Math.max(c.since, c.loaded) + 2 * pace + FRAME_MS;
     x = e.cross = { at: inputAt, n: 0, broken: !before, last: e.touched, tl: e.tl, call: -1 };
   }
   if (x.broken || x.call === c.calls) return;
@@ -295,21 +318,42 @@ function isChurning(e: Seen, now: number, tl: number): boolean {
   const gap = paceOf(e);
   if (now - e.touched > ACTIVE_MS || tl - e.tl > Math.max(ACTIVE_MIN_MS, ACTIVE_GAPS * gap)) return false;
   const x = e.cross;
-  if (x && !x.broken && x.n >= CROSS_PACED) return true;
+  if (x && !x.broken && x.n >= CROSS_PACED && gap <= MAX_GAP_MS) return true;
   return e.batches >= CHURN_BATCHES && span >= MIN_STREAK_MS && gap <= MAX_GAP_MS;
 }
 
-/**
- * For an action's settle armed at `armedAt` (Date.now()): whether a node it has been counting turned out to be churn
- * since, its streak begun before the arm. Its changes are the page's, those counted included.
- */
-export function churnLearner(win: ActWindow, armedAt: number): (target: object) => boolean {
+/** What an action's settle learns of the page's churn while it waits (quiet.ts). */
+export interface ChurnLearner {
+  /** Whether the node had begun a streak before the arm: its changes may yet turn out to be the page's. */
+  candidate(target: object): boolean;
+  /** Of a callback's records, the targets not in `known` that turned out to be churn since the arm, once each. */
+  learnt(list: ArrayLike<unknown>, known: Set<object>): object[];
+}
+
+/** For an action's settle armed at `armedAt` (Date.now()); its streak begun before the arm, a node's changes are the page's. */
+export function churnLearner(win: ActWindow, armedAt: number): ChurnLearner {
   const c = slotOf<Churn>(win, KEY);
-  if (!c) return () => false;
-  return (target) => {
-    if (!c.hot.has(target)) return false;
-    const e = c.seen.get(target);
-    return e !== undefined && !e.trial && e.first < armedAt && isChurning(e, Date.now(), frameClock(win));
+  if (!c) return { candidate: () => false, learnt: () => [] };
+  return {
+    candidate: (target) => (c.seen.get(target)?.first ?? armedAt) < armedAt,
+    learnt(list, known) {
+      let out: object[] | undefined;
+      let now = 0,
+        tl = 0;
+      for (let i = 0; i < list.length; i++) {
+        const target = (list[i] as { target?: object }).target;
+        if (!target || known.has(target) || !c.hot.has(target) || out?.includes(target)) continue;
+        const e = c.seen.get(target);
+        if (!e || e.trial || e.first >= armedAt) continue;
+        if (!out) {
+          out = [];
+          now = Date.now();
+          tl = frameClock(win);
+        }
+        if (isChurning(e, now, tl)) out.push(target);
+      }
+      return out ?? [];
+    },
   };
 }
 

@@ -1,5 +1,6 @@
 /** The quiet watcher's ops, typed for the broker's steps like the op tables of src/page/ops.ts. */
-import type { install, reply } from "./quiet.ts";
+import type { install } from "./quiet.ts";
+import type { reply } from "./watched.ts";
 import type { hold, late, settle } from "./settle.ts";
 
 interface Watchers {

@@ -3,7 +3,6 @@ import { setSlot, slotOf, type ActMutationObserver, type ActWindow } from "../ac
 import { marks, type Marks } from "./ledger.ts";
 import { frameEnds, frameMark, type FrameEnds, ownFrame } from "./frames.ts";
 import { hrNow, inputClock, readClock } from "./input.ts";
-import { paintOnly } from "./paint.ts";
 import { churnLearner, churningNodes, restyledBefore, watchChurn } from "./churn.ts";
 import { unreadStyles } from "./style.ts";
 import { type Responses, watchResponses } from "./responses.ts";
@@ -45,6 +44,11 @@ export interface QuietPoll {
 
 /** A poll, with the totals the waits need. */
 export interface Measure extends QuietPoll {
+  /**
+   * Of `mutations`, the changes of nodes learnt as the page's churn since they were counted: left out of the
+   * reported count only, so every count the waits compare only grows.
+   */
+  learnt: number;
   frames: number;
   last: number;
   /** Rendered frames since the last change of an inline style (what an animation by script writes). */
@@ -103,32 +107,8 @@ export interface Watcher {
   marks: Marks & { frame: number | undefined };
 }
 
-/** The watchers of one call (`arg.ids`) and what may be done with them. */
-export interface Watched {
-  win: ActWindow;
-  sts: Watcher[];
-  /** When the page last received an input event since these watchers were installed (hrNow()); 0: none. */
-  inputHr: number;
-  /** The same for an edit's events (beforeinput, input: text inserted without key events fires only these); 0: none. */
-  editHr: number;
-  /**
-   * A checkbox or radio this action's pointer toggled (its input event came since the install), or
-   * a native select this action's setter set (input.ts chosen()), still shows that state.
-   */
-  toggled(): boolean;
-  /** The same for a discrete input event whose handlers scheduled a timer or an idle callback (input.ts); 0: none. */
-  timedHr: number;
-  /** The same for the pointer coming over an element (a hover-intent delay, a tooltip's); 0: none. */
-  timedOverHr: number;
-  measure(after: number): Measure;
-  /** Disconnects and forgets them. */
-  finish(): void;
-  /** Keeps them `ms` more for a settle after the network, then disconnects them. */
-  linger(ms: number): void;
-}
-
 // Versioned by shape: a document outlives a bp upgrade, and a slot an older build left keeps its old shape.
-const KEY = Symbol.for("browser-pilot.quiet.v2");
+const KEY = Symbol.for("browser-pilot.quiet.v3");
 export function heldOf(win: ActWindow): Record<number, Watcher> {
   let held = slotOf<Record<number, Watcher>>(win, KEY);
   if (!held) setSlot(win, KEY, (held = {}));
@@ -185,8 +165,8 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
   const churning = churningNodes(win, { arm: true });
   watchChurn(win);
   const churned = (target: object): boolean => churning.has(target);
-  const learnt = churnLearner(win, Date.now());
-  /** Changes counted per node, taken back when the node turns out to be churn that began before the arm. */
+  const learner = churnLearner(win, Date.now());
+  /** Changes counted per node whose streak began before the arm, taken back when it turns out to be churn. */
   const counts = new Map<object, number>();
   const styled = new WeakMap<object, true>();
   /** Nodes whose inline style changed what is read, and the frame of their last such change. */
@@ -198,12 +178,11 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
   const tweening = (target: object): boolean => restyledBefore(win, target, st.hr, TWEEN_GAP_MS);
   st.obs = new win.MutationObserver((list) => {
     // The churn watcher, older, has seen these records: a loop it proved since is no change of this action's.
-    for (let i = 0; i < list.length; i++) {
-      const node = (list[i] as { target?: object }).target;
-      if (!node || churning.has(node) || !learnt(node)) continue;
+    for (const node of learner.learnt(list, churning)) {
       churning.add(node);
       st.learnt += counts.get(node) ?? 0;
       counts.delete(node);
+      if (styledAt.delete(node)) st.styleFrame = lastStyled(styledAt, st.frames);
     }
     let n = list.length;
     if (churning.size > 0)
@@ -237,7 +216,8 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
     if (n <= 0) return;
     for (let i = 0; i < list.length; i++) {
       const target = (list[i] as { target?: object }).target;
-      if (target && !churning.has(target) && !unread?.has(i)) counts.set(target, (counts.get(target) ?? 0) + 1);
+      if (target && !churning.has(target) && !unread?.has(i) && learner.candidate(target))
+        counts.set(target, (counts.get(target) ?? 0) + 1);
     }
     st.mutations += n;
     st.last = Date.now();
@@ -344,118 +324,8 @@ const TWEEN_GAP_MS = 100;
 /** Enough of a settle's batches to tell what came between two causes; older ones are before both. */
 const BATCHES_KEPT = 64;
 
-function disconnect(st: Watcher): void {
+export function disconnect(st: Watcher): void {
   st.obs?.disconnect();
   st.res?.stop();
   st.ends?.disconnect();
-}
-
-/** Running animations that began since `from`, have a finite end and do more than repaint (paint.ts). */
-function animating(win: ActWindow, from: number): number {
-  let n = 0;
-  try {
-    const list = win.document.getAnimations ? win.document.getAnimations() : [];
-    for (let i = 0; i < list.length && i < 500; i++) {
-      const a = list[i];
-      if (!a || (a.playState !== "running" && a.playState !== "pending")) continue;
-      if (a.startTime !== null && a.startTime < from - 50) continue;
-      if (paintOnly(a)) continue;
-      const end = a.effect && a.effect.getComputedTiming ? a.effect.getComputedTiming().endTime : Infinity;
-      if (typeof end === "number" && Number.isFinite(end)) n++;
-    }
-  } catch {}
-  return n;
-}
-
-export function watched(win: ActWindow, held: Record<number, Watcher>, ids: number[], sts: Watcher[]): Watched {
-  const clock = readClock(win);
-  let installed = 0;
-  for (const s of sts) installed = Math.max(installed, s.hr);
-  // On the high-resolution clock: in whole ms an event just before install would count as the action's.
-  const since = (t: number | undefined): number => (typeof t === "number" && t > installed ? t : 0);
-  return {
-    win,
-    sts,
-    inputHr: since(clock?.hr),
-    editHr: since(clock?.edit),
-    toggled: () => {
-      const t = clock?.toggled;
-      const c = clock?.chosen;
-      try {
-        if (t && since(clock?.edit) > 0 && since(clock?.hr) > 0)
-          return (t.el as { checked?: unknown }).checked === t.checked;
-        if (c && since(c.at) > 0) {
-          const options = (c.el as { options?: ArrayLike<{ selected?: unknown }> }).options;
-          return options?.[c.index]?.selected === true;
-        }
-      } catch {}
-      return false;
-    },
-    timedHr: since(clock?.timed),
-    timedOverHr: since(clock?.timedOver),
-    measure(after) {
-      const now = Date.now();
-      let last = 0,
-        m = 0,
-        from = Infinity,
-        framesQuiet = Infinity,
-        styleQuiet = Infinity,
-        rendering = false,
-        frames = 0;
-      for (const s of sts) {
-        framesQuiet = Math.min(framesQuiet, s.frames - s.mutFrame);
-        styleQuiet = Math.min(styleQuiet, s.frames - s.styleFrame);
-        if (s.frames > 0) rendering = true;
-        frames = Math.max(frames, s.frames);
-        if (s.t0 < from) from = s.t0;
-      }
-      const running = animating(win, from);
-      for (const s of sts) {
-        if (!s.mark) s.mark = now - (after > 0 ? after : 0);
-        last = Math.max(last, s.mark, s.last);
-        // The earliest observer saw every mutation the later ones did.
-        if (s.mutations - s.learnt > m) m = s.mutations - s.learnt;
-      }
-      return {
-        quietFor: now - last,
-        mutations: m,
-        animating: running,
-        framesQuiet: rendering ? framesQuiet : -1,
-        frames,
-        last,
-        styleQuiet,
-      };
-    },
-    finish() {
-      for (const id of ids) {
-        const s = held[id];
-        if (s) {
-          disconnect(s);
-          delete held[id];
-        }
-      }
-    },
-    linger(ms) {
-      for (const id of ids) {
-        const s = held[id];
-        if (!s) continue;
-        const seq = s.linger;
-        s.ticking = false;
-        s.lingering = true;
-        win.setTimeout(() => {
-          if (s.linger !== seq) return;
-          disconnect(s);
-          if (held[id] === s) delete held[id];
-        }, ms);
-      }
-    },
-  };
-}
-
-/** The poll as the broker reads it, with what a wait adds (`settled`, `capped`). */
-export function reply(
-  p: Measure,
-  extra: { settled?: true; capped?: true } = {},
-): QuietPoll & { settled?: true; capped?: true } {
-  return { quietFor: p.quietFor, mutations: p.mutations, animating: p.animating, framesQuiet: p.framesQuiet, ...extra };
 }

@@ -1,17 +1,8 @@
 /** The waits of the quiet watcher, run in the page on its own frames and mutation records, so the broker spends no message on polling. */
 import { hrNow } from "./input.ts";
 import { childFrames, foreignFrame, scheduledSince } from "./frames.ts";
-import {
-  heldOf,
-  install,
-  reply,
-  watched,
-  type Measure,
-  type QuietArg,
-  type QuietPoll,
-  type Watched,
-  type Watcher,
-} from "./quiet.ts";
+import { heldOf, install, type Measure, type QuietArg, type QuietPoll, type Watcher } from "./quiet.ts";
+import { reply, watched, type Watched } from "./watched.ts";
 import { pageScheduled } from "./ledger.ts";
 import { laterCause } from "./later-cause.ts";
 import { frameLoop, type FrameLoop } from "./loop.ts";
