@@ -186,7 +186,7 @@ export class BrowserConnection {
             s.send("Page.enable"),
             s.send("Page.setLifecycleEventsEnabled", { enabled: true }),
             s.send("Emulation.setFocusEmulationEnabled", { enabled: true }),
-            installOnNewDocuments(s),
+            installOnNewDocuments(s, rec.origin !== "user_tab"),
           ]),
         );
         await outsideCallScope(async () => this.onSession?.(rec, s));

@@ -1,6 +1,7 @@
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../cdp/session.ts";
 import {
+  INSTALL_AND_FOLLOW_ON_NEW_DOCUMENT,
   INSTALL_AND_OBJECT,
   INSTALL_AND_RUN,
   INSTALL_ON_NEW_DOCUMENT,
@@ -134,12 +135,14 @@ function objectOf(res: Protocol.Runtime.CallFunctionOnResponse): string | undefi
 /**
  * Has the browser install the runtime in every new document's world: its first call then
  * carries no page code, and Chromium compiles it through its code cache (about 5 ms saved).
+ * `follow`: bp's own tabs, whose pages it follows from their load (their loops, the input), not
+ * only from an agent's first look; a person's tab pays nothing until an agent looks.
  */
-export async function installOnNewDocuments(session: CdpSession): Promise<void> {
+export async function installOnNewDocuments(session: CdpSession, follow: boolean): Promise<void> {
   const ps = contextsOf(session);
   try {
     await session.send("Page.addScriptToEvaluateOnNewDocument", {
-      source: INSTALL_ON_NEW_DOCUMENT,
+      source: follow ? INSTALL_AND_FOLLOW_ON_NEW_DOCUMENT : INSTALL_ON_NEW_DOCUMENT,
       worldName: WORLD_NAME,
     });
     ps.autoInstalled = true;

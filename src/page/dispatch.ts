@@ -178,6 +178,8 @@ export interface Runtime {
   text(call: PageCall): string | Promise<string>;
   object(fn: PageObjectFn, arg: unknown): unknown;
   markListened(els: PageElement[], extra?: MarkExtra): number;
+  /** Follows the top document's churn and input from its DOMContentLoaded (the browser calls it in bp's own tabs). */
+  follow(): void;
 }
 
 type Loose = (win: ActWindow, ...args: unknown[]) => unknown;
@@ -272,9 +274,11 @@ export function install(win: ActWindow, key: symbol): Runtime {
     markListened(els, extra) {
       return markListened(win, els, extra);
     },
+    follow() {
+      followFromLoad(win);
+    },
   };
   Object.defineProperty(win, key, { value: rt, configurable: true, enumerable: false, writable: true });
-  followFromLoad(win);
   return rt;
 }
 
@@ -287,8 +291,12 @@ function followFromLoad(win: ActWindow): void {
   try {
     if (win.parent !== win) return;
     const start = (): void => {
-      inputClock(win);
-      watchChurn(win);
+      try {
+        inputClock(win);
+        watchChurn(win);
+      } catch {
+        // Followed from the first look instead.
+      }
     };
     if (win.document.readyState === "loading") win.addEventListener("DOMContentLoaded", start, { once: true });
     else start();

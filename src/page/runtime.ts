@@ -30,6 +30,9 @@ const INSTALLED = `(window[${KEY_EXPR}] || ${PAGE_LIBRARY}.install(window, ${KEY
 /** Installed in every new document's world by the browser, compiled once through Chromium's code cache. */
 export const INSTALL_ON_NEW_DOCUMENT = `${INSTALLED};`;
 
+/** The same in bp's own tabs, following the top document's churn and input from its load (dispatch.ts follow). */
+export const INSTALL_AND_FOLLOW_ON_NEW_DOCUMENT = `${INSTALLED}.follow();`;
+
 /** Replies come back as JSON text: Chromium's field-by-field object conversion cost more than a small snapshot. */
 
 export const INSTALL_AND_RUN = `function (call) { return ${INSTALLED}.text(call); }`;

@@ -244,6 +244,8 @@ export class Settler implements WatcherHost {
     const main = { session: this.session, frameId: this.mainFrameId };
     let mutations = 0;
     let frameMutations = 0;
+    /** Each frame watcher's latest count (a frame whose later poll failed keeps its earlier one). */
+    const frameCounts = frames.map(() => 0);
     let after: unknown[] | undefined;
     const quiet = async () => {
       if (e.navigation || e.dialog || ids.length === 0) return;
@@ -256,8 +258,10 @@ export class Settler implements WatcherHost {
       ]);
       // The same watchers' counts since their arm: the latest, of which the page may since have learnt some as churn.
       if (q?.poll) mutations = q.poll.mutations;
-      if (inFrames.length > 0 && inFrames.every((f) => f.poll))
-        frameMutations = inFrames.reduce((n, f) => n + (f.poll?.mutations ?? 0), 0);
+      inFrames.forEach((f, i) => {
+        if (f.poll) frameCounts[i] = f.poll.mutations;
+      });
+      frameMutations = frameCounts.reduce((n, k) => n + k, 0);
       after = q?.also;
     };
     await quiet();

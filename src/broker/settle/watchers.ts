@@ -42,8 +42,11 @@ export class Watchers {
   /** Replaced by rearmSteps(); finished again at stop() in case that call never went out. */
   private readonly retiring: { at: FrameAt; ids: number[] }[] = [];
   private frameQuiet: (FrameAt & { id: number })[] = [];
-  /** The frame watchers' mutations once settleFrames settled them (-1: not settled there). */
-  private frameSettled = -1;
+  /**
+   * Each frame watcher's latest count once settleFrames settled it, by watcher id: a later poll's count is the same
+   * watcher's since its arm, of which the page may since have learnt some as its own churn.
+   */
+  private readonly frameSettled = new Map<number, number>();
 
   constructor(private readonly host: WatcherHost) {}
 
@@ -195,7 +198,10 @@ export class Watchers {
       frames.map((f) => this.waitQuiet(f, [f.id], deadline, mine(f) && also ? also.steps : [], typing)),
     );
     return Promise.race([settles, this.host.dialogOpened.then(() => [])]).then((settled) => {
-      for (const q of settled) if (q.poll) this.frameSettled = Math.max(this.frameSettled, q.poll.mutations);
+      settled.forEach((q, i) => {
+        const f = frames[i];
+        if (q.poll && f) this.frameSettled.set(f.id, q.poll.mutations);
+      });
       const read = settled.find((q, i) => q.also !== undefined && frames[i] !== undefined && mine(frames[i]));
       return { polls: settled.map((q) => q.poll), ...(read?.also ? { also: read.also } : {}) };
     });
@@ -204,9 +210,10 @@ export class Watchers {
   /** Ends the frame watchers: their mutations, from settleFrames or polled now. */
   async finishFrames(): Promise<number> {
     const frames = this.frameQuiet.splice(0);
-    if (this.frameSettled >= 0) {
-      const n = this.frameSettled;
-      this.frameSettled = -1;
+    if (this.frameSettled.size > 0) {
+      let n = 0;
+      for (const k of this.frameSettled.values()) n += k;
+      this.frameSettled.clear();
       return n;
     }
     if (this.host.dialog || frames.length === 0) return 0;

@@ -26,9 +26,10 @@ interface Page {
 
 /**
  * A page whose `#tick` is rewritten every `pace` ms for `ms`, a frame drawn with each, watched for churn from the start
- * (`clocked`: with the input clock's listeners in from the start too, as an observed page has them).
+ * (`clocked`: with the input clock's listeners in from the start too, as an observed page has them; `loading`: the
+ * document still loading then, its load event the test's to fire).
  */
-async function ticking(pace: number, ms: number, clocked = false): Promise<Page> {
+async function ticking(pace: number, ms: number, clocked = false, loading = false): Promise<Page> {
   const w = new Window({ url: "https://churn.example/" });
   opened.push(w);
   const win = w as unknown as ActWindow;
@@ -73,6 +74,11 @@ async function ticking(pace: number, ms: number, clocked = false): Promise<Page>
     const t0 = performance.now();
     Object.defineProperty(w, "performance", { value: { now: () => performance.now() - t0 } });
     inputClock(win);
+  }
+  if (loading) {
+    // happy-dom's own load event first, so that the test's is the one the watcher hears.
+    await w.happyDOM.waitUntilComplete();
+    Object.defineProperty(w.document, "readyState", { value: "loading", configurable: true });
   }
   watchChurn(win);
   for (const end = Date.now() + ms; Date.now() < end; ) {
@@ -285,6 +291,32 @@ describe("the page's churn", () => {
     for (let i = 0; i < 4; i++) {
       await p.tick();
       await Bun.sleep(10);
+    }
+    expect(churningNodes(p.win, { arm: true }).has(p.node)).toBe(false);
+  });
+
+  test("a node the page rewrote all through its load, and only 300 ms after it: no churn yet", async () => {
+    // A container a loading page fills (streamed rows, an ad slot): its building is no churn, or a click's own
+    // change to it (a dialog appended to the body) would be left out.
+    const p = await ticking(60, 1_200, false, true);
+    Object.defineProperty(p.win.document, "readyState", { value: "complete", configurable: true });
+    (p.win as unknown as { dispatchEvent(e: unknown): void }).dispatchEvent(
+      new (p.win as unknown as { Event: new (t: string) => unknown }).Event("load"),
+    );
+    for (const end = Date.now() + 300; Date.now() < end; ) {
+      await p.tick();
+      await Bun.sleep(60);
+    }
+    expect(churningNodes(p.win, { arm: true }).has(p.node)).toBe(false);
+  });
+
+  test("a node changed once just before an input, then animated by it for over a second: the input's own", async () => {
+    // Seen once (its pace unknown), 30 ms before the click: the click's long animation of it is no churn.
+    const p = await ticking(30, 1);
+    input(p);
+    for (const end = Date.now() + 1_400; Date.now() < end; ) {
+      await p.tick();
+      await Bun.sleep(20);
     }
     expect(churningNodes(p.win, { arm: true }).has(p.node)).toBe(false);
   });

@@ -50,6 +50,8 @@ const OWN_MAX_MS = 1_000;
  */
 const CROSS_BEFORE = 2;
 const CROSS_PACED = 3;
+/** A document whose load event has not come this long after the following began is taken as loaded (a hung tracker). */
+const LOAD_GRACE_MS = 2_000;
 
 interface Seen {
   batches: number;
@@ -243,7 +245,7 @@ function forgetWoken(c: Churn, list: ArrayLike<unknown>, inputAt: number, inputT
     }
     const pace = paceOf(e);
     if (e.touched < inputAt && inputAt - e.touched > Math.max(2 * pace, MIN_IDLE_MS)) {
-      if (!Number.isNaN(inputTl) && isChurning(e, inputAt, inputTl))
+      if (!Number.isNaN(inputTl) && isChurning(c, e, inputAt, inputTl))
         e.trial = { at: Date.now(), last: Date.now(), tl, call: c.calls };
       else forget(c, target);
     } else {
@@ -274,7 +276,7 @@ function crossing(c: Churn, target: object, e: Seen, inputAt: number, tl: number
       e.batches >= CROSS_BEFORE &&
       pace <= MAX_GAP_MS &&
       inputAt - e.touched <= pace + FRAME_MS &&
-      e.first <= Math.max(c.since, c.loaded) + 2 * pace + FRAME_MS;
+      e.first <= (Number.isFinite(c.loaded) ? Math.max(c.since, c.loaded) : c.since) + 2 * pace + FRAME_MS;
     x = e.cross = { at: inputAt, n: 0, broken: !before, last: e.touched, tl: e.tl, call: -1 };
   }
   if (x.broken || x.call === c.calls) return;
@@ -298,7 +300,14 @@ function noteOwn(c: Churn, list: ArrayLike<unknown>, inputAt: number, now: numbe
     if (!e)
       c.seen.set(target, { batches: 0, first: now, last: now, batch: -1, touched: now, tl, text: false, own: inputAt });
     // One whose churn is being learnt (counted batches, away from any input) goes on being learnt.
-    else if (!e.trial && e.batches === 0) e.own = inputAt;
+    // One seen too few times to know its pace (a node the page built once during its load) is no loop either.
+    else if (!e.trial && e.batches < CROSS_BEFORE) {
+      if (e.batches > 0) {
+        e.batches = 0;
+        e.first = now;
+      }
+      e.own = inputAt;
+    }
   }
 }
 
@@ -313,8 +322,9 @@ function forget(c: Churn, target: object): void {
 }
 
 /** Whether the node churns at `now`, `tl` the frames' clock then: its later mutations are the page's, not an action's. */
-function isChurning(e: Seen, now: number, tl: number): boolean {
-  const span = e.last - e.first;
+function isChurning(c: Churn, e: Seen, now: number, tl: number): boolean {
+  // The page's building of itself during its load is no churn: the streak counts from the load.
+  const span = e.last - Math.max(e.first, Number.isFinite(c.loaded) ? c.loaded : c.since + LOAD_GRACE_MS);
   const gap = paceOf(e);
   if (now - e.touched > ACTIVE_MS || tl - e.tl > Math.max(ACTIVE_MIN_MS, ACTIVE_GAPS * gap)) return false;
   const x = e.cross;
@@ -350,7 +360,7 @@ export function churnLearner(win: ActWindow, armedAt: number): ChurnLearner {
           now = Date.now();
           tl = frameClock(win);
         }
-        if (isChurning(e, now, tl)) out.push(target);
+        if (isChurning(c, e, now, tl)) out.push(target);
       }
       return out ?? [];
     },
@@ -377,7 +387,7 @@ export function churningNodes(win: ActWindow, o: { text?: boolean; arm?: boolean
       // Armed before its next change at its own pace was due (a frame after the input): churn for this action, still on trial.
       if (now - e.trial.last <= 2 * paceOf(e) + FRAME_MS) out.add(node);
       else forget(c, node);
-    } else if (e && isChurning(e, now, tl)) {
+    } else if (e && isChurning(c, e, now, tl)) {
       if (!o.text || e.text) out.add(node);
     } else if (!e || now - e.touched > STREAK_GAP_MS) c.hot.delete(node);
   }

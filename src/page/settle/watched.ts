@@ -75,7 +75,7 @@ export function watched(win: ActWindow, held: Record<number, Watcher>, ids: numb
       const now = Date.now();
       let last = 0,
         m = 0,
-        learnt = 0,
+        net = 0,
         from = Infinity,
         framesQuiet = Infinity,
         styleQuiet = Infinity,
@@ -93,15 +93,13 @@ export function watched(win: ActWindow, held: Record<number, Watcher>, ids: numb
         if (!s.mark) s.mark = now - (after > 0 ? after : 0);
         last = Math.max(last, s.mark, s.last);
         // The earliest observer saw every mutation the later ones did.
-        if (s.mutations > m) {
-          m = s.mutations;
-          learnt = s.learnt;
-        }
+        if (s.mutations > m) m = s.mutations;
+        if (s.mutations - s.learnt > net) net = s.mutations - s.learnt;
       }
       return {
         quietFor: now - last,
         mutations: m,
-        learnt,
+        learnt: m - net,
         animating: running,
         framesQuiet: rendering ? framesQuiet : -1,
         frames,
