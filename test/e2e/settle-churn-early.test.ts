@@ -5,10 +5,9 @@
  * input (src/page/settle/churn.ts); the settle takes back what it had counted of it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { requireChromium } from "../support/chromium.ts";
-import { makeBpEnv } from "../support/bp.ts";
+import { type BpResult, makeBpEnv } from "../support/bp.ts";
+import { nthTrace, traceTo } from "../support/phases-trace.ts";
 import { startFixtureServer } from "../support/fixture-server.ts";
 
 requireChromium();
@@ -26,30 +25,18 @@ const site = startFixtureServer({
     </script>`,
 });
 const traced = makeBpEnv();
-const file = join(traced.home, "..", "phases.jsonl");
-traced.env.BROWSER_PILOT_PHASES = file;
+const file = traceTo(traced);
 const KEY = "agent-early";
 const run = (args: string[]) => traced.run(args, { key: KEY });
 
-type Entry = [number, string, unknown?];
-
-/** The traced requests named `command` so far. */
-function traces(command: string): Entry[][] {
-  return readFileSync(file, "utf8")
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l) as Entry[])
-    .filter((l) => l.some((e) => e[1] === "request" && e[2] === command));
-}
-
-/** The settle's verdict in the trace of the `n`th request named `command` (the broker appends after replying). */
-async function settleOf(command: string, n: number): Promise<{ capped?: boolean; mutations: number }> {
-  const find = () => traces(command)[n];
-  for (let i = 0; i < 50 && !find(); i++) await Bun.sleep(20);
-  const settle = (find() ?? [])
+let clicks = 0;
+/** Clicks `ref`; the reply and the settle's verdict from the broker's record of that click. */
+async function click(ref: string): Promise<{ r: BpResult; settle: { capped?: boolean; mutations: number } }> {
+  const r = await run(["click", ref]);
+  const settle = ((await nthTrace(file, "click", ++clicks)) ?? [])
     .map((e) => (e[1] === "reply" ? (e[2] as { page?: { settle?: unknown } }).page?.settle : undefined))
-    .find((s) => s !== undefined);
-  return settle as { capped?: boolean; mutations: number };
+    .find((x) => x !== undefined);
+  return { r, settle: settle as { capped?: boolean; mutations: number } };
 }
 
 beforeAll(async () => {
@@ -75,11 +62,9 @@ async function downAt(): Promise<number> {
 describe("acting right after the load of a page with a loop", () => {
   test("a button that does nothing: the loop's frames are not its change, nor do they hold it to the cap", async () => {
     const ref = await fresh();
-    const n = traces("click").length;
-    const r = await run(["click", ref("Nothing")]);
+    const { r, settle: s } = await click(ref("Nothing"));
     expect(r.json.ok).toBe(true);
     expect((r.json.evidence as { effects?: string[] }).effects ?? []).not.toContain("dom_changed");
-    const s = await settleOf("click", n);
     expect(s.capped).toBeUndefined();
     expect(s.mutations).toBe(0);
     expect(await downAt()).toBeLessThan(1_000);
@@ -87,12 +72,10 @@ describe("acting right after the load of a page with a loop", () => {
 
   test("a button that writes a status: the status is the change and the outcome, uncapped", async () => {
     const ref = await fresh();
-    const n = traces("click").length;
-    const r = await run(["click", ref("Pay")]);
+    const { r, settle: s } = await click(ref("Pay"));
     expect(r.json.ok).toBe(true);
     expect((r.json.evidence as { effects?: string[] }).effects ?? []).toContain("dom_changed");
     expect(r.stdout).toContain("Paid with 4242");
-    const s = await settleOf("click", n);
     expect(s.capped).toBeUndefined();
     // The status's text, not the loop's frames.
     expect(s.mutations).toBe(1);
