@@ -9,6 +9,9 @@
  * and back and see (from another page, opened untimed). For telling whether a change made the hot path slower: the
  * shared machine's load moves both builds alike; the CPU time each process used (user + system) moves
  * less with the load than its wall time, so a change to the CLI's start shows there first.
+ * `--only=name,name` keeps the cases of those names (as printed: `type`, `type plain`, `react-type`, …).
+ * `--idle=ms` waits that long (untimed) before each timed call, as an agent's thinking does: the page idles, its
+ * renderer stops drawing frames.
  * `bun bench/phases.ts` then says where the time went.
  */
 import { resolve } from "node:path";
@@ -19,7 +22,7 @@ import { BpTool } from "./tools/bp.ts";
 const args = process.argv.slice(2).filter((x) => !x.startsWith("--"));
 const [a, b, runsArg] = args;
 if (!a || !b) {
-  console.error("usage: bun bench/ab.ts <bp-a> <bp-b> [runs] [--widgets] [--nav]");
+  console.error("usage: bun bench/ab.ts <bp-a> <bp-b> [runs] [--widgets] [--nav] [--only=name,…] [--idle=ms]");
   process.exit(2);
 }
 const runs = Number(runsArg ?? 40);
@@ -75,13 +78,25 @@ const cases: Case[] = [
     : []),
 ];
 
+const only = process.argv
+  .find((x) => x.startsWith("--only="))
+  ?.slice(7)
+  .split(",")
+  .map((x) => x.trim());
+const idleMs = Number(process.argv.find((x) => x.startsWith("--idle="))?.slice(7) ?? 0);
+const chosen = only ? cases.filter((c) => only.includes(c.name)) : cases;
+if (only && chosen.length !== only.length) {
+  console.error(`--only: no case named ${only.filter((n) => !cases.some((c) => c.name === n)).join(", ")}`);
+  process.exit(2);
+}
+
 try {
   for (const which of ["a", "b"] as const) {
     await tools[which].init();
     if (tools[which].skipped) throw new Error(`${which}: ${tools[which].skipped}`);
     await tools[which].start(fx.url("/form"));
   }
-  for (const c of cases) {
+  for (const c of chosen) {
     const page = c.step?.page ?? "/form";
     const argv = {} as Record<Build, string[]>;
     const refs = {} as Record<Build, string[]>;
@@ -101,6 +116,7 @@ try {
         const t = tools[which];
         if (c.step) await resetStep(t, c.step, refs[which]);
         await c.before?.(t, i);
+        if (idleMs > 0) await Bun.sleep(idleMs);
         const e = await t.run(c.argsAt?.(i) ?? argv[which]);
         if (!t.ok(e)) failed[which]++;
         if (i >= 3) times[which].push(e.ms);

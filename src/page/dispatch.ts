@@ -20,6 +20,7 @@ import { type EDIT_OPS, editedElement, pageEdit } from "./act/edit.ts";
 import { type ACT_OPS, pageAct } from "./act/probe.ts";
 import { inputClock } from "./settle/input.ts";
 import { watchChurn } from "./settle/churn.ts";
+import { ownFrame } from "./settle/frames.ts";
 import { pageQuiet } from "./settle/settle.ts";
 import { pageScroll } from "./act/scroll.ts";
 import { type SELECT_OPS, pageSelect } from "./act/select.ts";
@@ -294,6 +295,9 @@ function followFromLoad(win: ActWindow): void {
       try {
         inputClock(win);
         watchChurn(win);
+        // A first frame of ours while the page renders its own at its load: an action's watcher then needs none of
+        // its own before the action's input (quiet.ts), which would take the tick the frame after the input needs.
+        ownFrame(win, () => undefined);
       } catch {
         // Followed from the first look instead.
       }

@@ -12,6 +12,18 @@ export type Settled = { settled: boolean; mutations: number; capped?: boolean };
 export const quiet = bundled<Quiet>("quiet");
 export const tick = () => new Promise((r) => setTimeout(r, 0));
 
+/**
+ * What a trusted input event of the action does in our capture listener, before the page's listeners (happy-dom's
+ * events are never trusted): the input clock's stamp, and the armed watchers' frame mark and their frame request.
+ */
+export function trusted(w: unknown, type: string): void {
+  const clock = Reflect.get(w as object, Symbol.for("browser-pilot.quiet.input.v4")) as
+    | { mark(e: { type: string; isTrusted: boolean }): void }
+    | undefined;
+  if (!clock) throw new Error("no input clock: install a watcher first");
+  clock.mark({ type, isTrusted: true });
+}
+
 const timers = new Set<ReturnType<typeof setTimeout>>();
 
 /** For each file's afterAll: the page timers still pending, then the windows. */

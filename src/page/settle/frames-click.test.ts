@@ -179,7 +179,7 @@ describe("click settle and the page's ledger", () => {
       const out = await settle;
       expect(out).toMatchObject({ settled: true, mutations: 0 });
       expect(out.capped).toBeUndefined();
-      // The frame after the setter rendered before the settle call (the watcher ticks from its install): no other frame.
+      // The frame after the setter rendered before the settle call (the watcher asks for one at the setter's edit): no other frame.
       quiet(w, { op: "install", id: 3 });
       frame();
       setNative(w, list, 1);

@@ -14,6 +14,7 @@ import {
   type Settled,
   settledWithoutFrames,
   tick,
+  trusted,
 } from "../../../test/support/stepped-frames.ts";
 
 afterAll(closeFramed);
@@ -42,14 +43,17 @@ describe("typing settle and the page's animation frames", () => {
         settled: true,
         mutations: 0,
       });
-      // A page callback that ran in an earlier frame is not pending: it holds nothing up. (One
-      // requested after our watcher's own request counts as pending until a frame of ours ran after it.)
+      // A page callback that ran in an earlier frame is not pending: it holds nothing up. (One requested after our
+      // last frame counts as pending until a frame of ours ran after it: the watcher asks for one at the text's input
+      // event, with the frame its own repaint asks for, and asks for none before it.)
       w.requestAnimationFrame(() => undefined);
       quiet(w, { op: "install", id: 1 });
       w.requestAnimationFrame(() => undefined);
       frame();
       frame();
+      trusted(w, "input");
       typedQuietly(w);
+      frame();
       await tick();
       expect(await settledWithoutFrames(quiet(w, SETTLE) as Promise<unknown>)).toMatchObject({
         settled: true,
@@ -148,8 +152,10 @@ describe("typing settle and the page's animation frames", () => {
     expect(moved).toBe(true);
     quiet(w, { op: "install", id: 2 });
     expect(quiet(w, { op: "hold", ids: [2], timerQuietFor: 20 })).toEqual({});
-    // A frame the page asked for counts too (a handler that moves focus in its next frame).
+    // A frame the page asked for counts too (a handler that moves focus in its next frame), from the click's first
+    // input event on (the watcher reads the frame counter there, before the page's handlers).
     quiet(w, { op: "install", id: 3 });
+    trusted(w, "mousedown");
     w.requestAnimationFrame(() => undefined);
     const framedHold = quiet(w, { op: "hold", ids: [3], timerQuietFor: 0 }) as Promise<unknown>;
     expect(await framedHold).toEqual({ scheduled: true });
@@ -238,4 +244,52 @@ describe("typing settle and the page's animation frames", () => {
       }
     },
   );
+});
+
+/** Animation-frame ids handed out while `f` ran (the page's counter, read around it and not counted). */
+function askedDuring(w: Window, f: () => void): number {
+  // The stepped window's frames are numbered (happy-dom's own hand out objects).
+  const raf = w as unknown as { requestAnimationFrame(fn: () => void): number; cancelAnimationFrame(id: number): void };
+  const probe = (): number => {
+    const id = raf.requestAnimationFrame(() => undefined);
+    raf.cancelAnimationFrame(id);
+    return id;
+  };
+  const before = probe();
+  f();
+  return probe() - before - 1;
+}
+
+// A frame of ours rendered while the page is idle takes the display's tick: the frame after the action's change then
+// waits for the next one (up to 16 ms) where an idle page renders it at once. So a watcher asks for frames only when
+// it needs them.
+describe("the frames a watcher asks for", () => {
+  test("none from its install to the action's input; one at the input, and after a change until it is three frames old", async () => {
+    const { w, frame } = framed(false);
+    // A document that never ran a frame of ours: the first watcher asks for one (the waits learn it renders frames).
+    expect(askedDuring(w, () => quiet(w, { op: "install", id: 1 }))).toBe(1);
+    frame();
+    await tick();
+    quiet(w, { op: "poll", ids: [1], finish: true });
+    expect(askedDuring(w, () => quiet(w, { op: "install", id: 2 }))).toBe(0);
+    // The action's first input event: the frame counter read (a request cancelled at once) and a frame asked for.
+    expect(askedDuring(w, () => trusted(w, "input"))).toBe(2);
+    frame();
+    await tick();
+    // Its frame asked for no other: nothing changed.
+    expect(askedDuring(w, () => frame())).toBe(0);
+    w.document.body.appendChild(w.document.createElement("p"));
+    await tick();
+    let asking = 0;
+    for (let i = 0; i < 10; i++) {
+      const asked = askedDuring(w, () => frame());
+      await tick();
+      if (asked === 0) break;
+      asking++;
+    }
+    // The change asked for its frame; that frame asks for the next, and that one for a third: three frames counted
+    // quiet (what the settle's rules read), then none.
+    expect(asking).toBe(2);
+    expect(askedDuring(w, () => frame())).toBe(0);
+  });
 });

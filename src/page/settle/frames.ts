@@ -40,9 +40,31 @@ export function frameMark(win: ActWindow): number | undefined {
   }
 }
 
+/**
+ * A watcher's animation-frame mark, read when first needed rather than at its arm: reading the counter asks for a
+ * frame (a request cancelled at once still has the frame rendered), and one rendered between the arm and the action's
+ * input takes the display's current tick, so the frame after the input's change waits for the next one (up to 16 ms)
+ * where an idle page renders it at once. Taken at the action's first input event, in our capture listener before the
+ * page's handlers (input.ts), else when a wait first reads it.
+ */
+export interface FrameMarks {
+  frame: number | undefined;
+  /** Not read yet. */
+  pending?: boolean;
+}
+
+/** The mark, read now if it is still pending. */
+export function armedFrame(win: ActWindow, m: FrameMarks): number | undefined {
+  if (m.pending) {
+    m.pending = false;
+    m.frame = frameMark(win);
+  }
+  return m.frame;
+}
+
 /** Whether the page (or another world) scheduled anything since the watcher was armed. */
-export function scheduledSince(win: ActWindow, since: Marks & { frame: number | undefined }): boolean {
-  return pageScheduled(win, since) || framesAskedBetween(win, since.frame, frameMark(win));
+export function scheduledSince(win: ActWindow, since: Marks & FrameMarks): boolean {
+  return pageScheduled(win, since) || framesAskedBetween(win, armedFrame(win, since), frameMark(win));
 }
 
 /** Whether an animation frame not ours was asked for between two ids of ours (both excluded); undefined: it may have been. */
@@ -61,6 +83,11 @@ export function childFrames(win: ActWindow): boolean {
   } catch {
     return true;
   }
+}
+
+/** Whether a frame callback of ours ran in this document: it renders frames (a hidden tab runs none). */
+export function framesRan(win: ActWindow): boolean {
+  return ledgerOf(win).ran > 0;
 }
 
 /** requestAnimationFrame for our world, through the ledger. */

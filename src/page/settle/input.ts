@@ -3,7 +3,7 @@ import { setSlot, slotOf, type ActWindow } from "../act/dom.ts";
 import { marks, pageScheduled, type Marks } from "./ledger.ts";
 
 // Versioned by shape: a document outlives a bp upgrade, and a slot an older build left keeps its old shape.
-const INPUT_KEY = Symbol.for("browser-pilot.quiet.input.v3");
+const INPUT_KEY = Symbol.for("browser-pilot.quiet.input.v4");
 
 /** The events an action's dispatch delivers. */
 const INPUT_EVENTS = [
@@ -148,6 +148,8 @@ export interface InputClock {
   judging?: { until: string; at: number; from: Marks } | undefined;
   /** What received the input since the last probe; none: no probe armed it in this world. */
   got?: Received | undefined;
+  /** Called at each trusted input event, before the page's listeners: the armed watchers' (quiet.ts). */
+  hooks: Set<() => void>;
   /** Capture listener: runs before the page's listeners. */
   mark: (e: InputEvent) => void;
   /** Bubble listener on the window: runs after them, when the event bubbles that far. */
@@ -210,9 +212,11 @@ export function inputClock(win: ActWindow, relisten = false): InputClock {
     edit: 0,
     timed: 0,
     timedOver: 0,
+    hooks: new Set(),
     // Trusted events only: what the page dispatches itself is not an action's input.
     mark: (e) => {
       if (e.isTrusted === false) return;
+      for (const hook of c.hooks) hook();
       if (c.got) note(c.got, e);
       const at = hrNow(win);
       c.tl = frameClock(win);
@@ -252,6 +256,8 @@ export function inputClock(win: ActWindow, relisten = false): InputClock {
 export function chosen(win: ActWindow, el: unknown, index: number): void {
   const c = readClock(win);
   if (!c) return;
+  // As a trusted event does: the armed watchers' frame mark and a frame of theirs with the select's own repaint.
+  for (const hook of c.hooks) hook();
   const at = hrNow(win);
   c.edit = at;
   c.chosen = { el, index, at };

@@ -14,13 +14,13 @@
  * still counts, and so does any other task's change beside them).
  */
 import type { ActWindow } from "../act/dom.ts";
-import { childFrames, frameMark, framesAskedBetween } from "./frames.ts";
+import { armedFrame, childFrames, frameMark, framesAskedBetween, type FrameMarks } from "./frames.ts";
 import { marks, pageScheduled } from "./ledger.ts";
 
 /** What a watcher's frame callback and its resize observation at the frame's end noted (quiet.ts). */
 interface Ticks {
-  /** The animation-frame id counter when it was armed, before the action's input. */
-  marks: { frame: number | undefined };
+  /** The animation-frame id counter at the action's first input, before the page's handlers (frames.ts armedFrame). */
+  marks: FrameMarks;
   /** Rendered frames so far. */
   frames: number;
   tickMutations: number;
@@ -52,7 +52,7 @@ export function frameLoop(win: ActWindow, st: Ticks, mutations: number, known: b
     // for since runs in the next frame. Probed once a frame, not at every look.
     counter = frameMark(win),
     // A frame callback of the page's waits for the next frame: at the start, one the action's handlers asked for.
-    waiting = framesAskedBetween(win, st.marks.frame, counter);
+    waiting = framesAskedBetween(win, armedFrame(win, st.marks), counter);
   return {
     look(now) {
       if (broken) return;

@@ -191,7 +191,7 @@ describe("page quiet watcher", () => {
     opened.push(w);
     const held = () =>
       Object.keys(
-        (w as unknown as Record<symbol, Record<number, unknown>>)[Symbol.for("browser-pilot.quiet.v3")] ?? {},
+        (w as unknown as Record<symbol, Record<number, unknown>>)[Symbol.for("browser-pilot.quiet.v4")] ?? {},
       ).map(Number);
     quiet(w, { op: "install", id: 1 });
     await quiet(w, { op: "settle", ids: [1], quietFor: 50, syncQuietFor: 0, frames: 3, max: 60_000, linger: 60_000 });
@@ -228,7 +228,7 @@ describe("page quiet watcher", () => {
     await quiet(w, { op: "settle", ids: [1], quietFor: 50, syncQuietFor: 0, frames: 3, max: 1000, linger: 40 });
     // Looked at without a call (a poll would cancel the linger).
     const held = () =>
-      (w as unknown as Record<symbol, Record<number, unknown>>)[Symbol.for("browser-pilot.quiet.v3")]?.[1];
+      (w as unknown as Record<symbol, Record<number, unknown>>)[Symbol.for("browser-pilot.quiet.v4")]?.[1];
     for (let i = 0; i < 250 && held() !== undefined; i++) await new Promise((res) => setTimeout(res, 20));
     expect(held()).toBeUndefined();
     expect(quiet(w, { op: "poll", ids: [1] })).toBeNull();

@@ -1,7 +1,7 @@
 /** DOM-quiet detection around an action (the page runtime's `quiet`, a window step). */
 import { setSlot, slotOf, type ActMutationObserver, type ActWindow } from "../act/dom.ts";
 import { marks, type Marks } from "./ledger.ts";
-import { frameEnds, frameMark, type FrameEnds, ownFrame } from "./frames.ts";
+import { armedFrame, frameEnds, framesRan, type FrameEnds, type FrameMarks, frameMark, ownFrame } from "./frames.ts";
 import { hrNow, inputClock, readClock } from "./input.ts";
 import { churnLearner, churningNodes, restyledBefore, watchChurn } from "./churn.ts";
 import { unreadStyles } from "./style.ts";
@@ -97,18 +97,24 @@ export interface Watcher {
   wake: (() => void) | null;
   /** Counts calls on this watcher, so a later one cancels a pending linger. */
   linger?: number;
-  /** Whether frames are counted now: from install until a settle ends, and again while a later wait runs. */
+  /**
+   * Whether frames are counted now: from install until a settle ends, and again while a later wait runs. Each is asked
+   * for only when needed (needsFrames): a frame of ours rendered while the page is idle would take the display's tick
+   * the frame after the action's change then waits behind (frames.ts armedFrame).
+   */
   ticking: boolean;
   /** Settled and kept only in case its action settles again; the next install ends it. */
   lingering?: boolean;
   /** Restarts the frame count after a linger stopped it. */
   resume: () => void;
-  /** The timer, idle-callback and animation-frame counters when it was armed (ledger.ts). */
-  marks: Marks & { frame: number | undefined };
+  /** The timer and idle-callback counters when it was armed (ledger.ts), the animation-frame one at the action's first input. */
+  marks: Marks & FrameMarks;
+  /** Removes its hook from the input clock. */
+  unhook?: () => void;
 }
 
 // Versioned by shape: a document outlives a bp upgrade, and a slot an older build left keeps its old shape.
-const KEY = Symbol.for("browser-pilot.quiet.v3");
+const KEY = Symbol.for("browser-pilot.quiet.v4");
 export function heldOf(win: ActWindow): Record<number, Watcher> {
   let held = slotOf<Record<number, Watcher>>(win, KEY);
   if (!held) setSlot(win, KEY, (held = {}));
@@ -116,9 +122,10 @@ export function heldOf(win: ActWindow): Record<number, Watcher> {
 }
 
 export function install(win: ActWindow, held: Record<number, Watcher>, id: number): true {
-  // Read first: every id handed out after these (our frames, our timers below) is counted against them.
-  const counters = { ...marks(win), frame: frameMark(win) };
-  inputClock(win, true);
+  // Read first: every timer id handed out after these (ours below) is counted against them. The frame counter is read
+  // at the action's first input (armedFrame): reading it now would have a frame rendered before the input.
+  const counters: Marks & FrameMarks = { ...marks(win), frame: undefined, pending: true };
+  const clock = inputClock(win, true);
   let t0 = 0;
   try {
     t0 = Number(win.document.timeline?.currentTime) || 0;
@@ -232,6 +239,8 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
       if (st.batches.length > BATCHES_KEPT) st.batches.shift();
     }
     st.mutFrame = st.frames;
+    // The frame after the change, asked for in its own task: an idle page renders it at once.
+    if (st.ticking) request();
     if (st.wake) st.wake();
   });
   // Rendered frames since the last mutation: on a loaded machine timers and frames both run late, so quiet is also counted in frames, not only in milliseconds.
@@ -243,7 +252,7 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
     st.tickMutations = st.mutations;
     st.tickOver = st.overMutations;
     st.tickAsk = undefined;
-    if (held[id] === st && st.ticking) {
+    if (held[id] === st && st.ticking && needsFrames(st)) {
       st.tickAsk = request();
       // Observed afresh (a target still observed is reported only when its size changes), it is reported in this
       // frame, after the frame's callbacks and layout.
@@ -285,7 +294,17 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
     st.lingering = false;
     request();
   };
-  request();
+  // The action's input: the frame mark before the page's handlers run, and a frame after it (the same frame as the
+  // input's own repaint, asked for in its task).
+  const hook = (): void => {
+    armedFrame(win, counters);
+    if (st.ticking && held[id] === st) request();
+  };
+  clock.hooks.add(hook);
+  st.unhook = () => clock.hooks.delete(hook);
+  // A document that never ran a frame of ours: one now tells the waits it renders frames, and keeps the frame ledger's
+  // last frame of ours (foreignFrame) from being none.
+  if (!framesRan(win)) request();
   try {
     st.obs.observe(win.document, {
       subtree: true,
@@ -303,6 +322,18 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
   }, 60000);
   held[id] = st;
   return true;
+}
+
+/** Quiet frames the settle's rules count after a change (the broker's `frames`, a script animation's end): ticked until then. */
+const TICKED_AFTER_CHANGE = 3;
+
+/** Whether the watcher asks for the next frame: while a wait reads it, and for a few frames after a counted change. */
+function needsFrames(st: Watcher): boolean {
+  return (
+    st.wake !== null ||
+    (st.mutations > 0 && st.frames - st.mutFrame < TICKED_AFTER_CHANGE) ||
+    st.frames - st.styleFrame < TICKED_AFTER_CHANGE
+  );
 }
 
 /** The frame of the latest counted inline-style change still in `at` (entries over three frames old go). */
@@ -325,6 +356,7 @@ const TWEEN_GAP_MS = 100;
 const BATCHES_KEPT = 64;
 
 export function disconnect(st: Watcher): void {
+  st.unhook?.();
   st.obs?.disconnect();
   st.res?.stop();
   st.ends?.disconnect();

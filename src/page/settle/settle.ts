@@ -124,7 +124,7 @@ export function settle(
   // The floor's frame, and a click's frame after a change that touched no node (a checkbox toggled, a select set):
   // one after the cause (an input event the page took, our setter's edit, or a response) is enough when no frame
   // callback of the page's (nor a child frame's) waits for the next one, also when it rendered before this call (the
-  // watchers tick from their install, between the dispatch and this call). Text that changed nothing has its own
+  // watchers ask for a frame at each input event and change, between the dispatch and this call). Text that changed nothing has its own
   // quicker end (`frameless`). A settle again after a response (the watchers stop ticking between settles) then needs
   // no frame of its own when one rendered after the response during the call before.
   const framedOnce = (): boolean => frameAfter > 0 && framedSince() && !childFrames(win) && !foreignFrame(win);

@@ -1,6 +1,7 @@
 /** The watchers of one settle call, as its waits read them: counts, frames, the input clock's marks. */
 import type { ActWindow } from "../act/dom.ts";
 import { readClock } from "./input.ts";
+import { framesRan } from "./frames.ts";
 import { paintOnly } from "./paint.ts";
 import { disconnect, type Measure, type QuietPoll, type Watcher } from "./quiet.ts";
 
@@ -26,6 +27,14 @@ export interface Watched {
   finish(): void;
   /** Keeps them `ms` more for a settle after the network, then disconnects them. */
   linger(ms: number): void;
+}
+
+function visible(win: ActWindow): boolean {
+  try {
+    return win.document.visibilityState !== "hidden";
+  } catch {
+    return true;
+  }
 }
 
 /** Running animations that began since `from`, have a finite end and do more than repaint (paint.ts). */
@@ -81,6 +90,9 @@ export function watched(win: ActWindow, held: Record<number, Watcher>, ids: numb
         styleQuiet = Infinity,
         rendering = false,
         frames = 0;
+      // A watcher asks for frames only when it needs them: a document renders them when any of ours ran in it, unless
+      // it is hidden now (a background tab runs no frame callbacks).
+      if (framesRan(win) && visible(win)) rendering = true;
       for (const s of sts) {
         framesQuiet = Math.min(framesQuiet, s.frames - s.mutFrame);
         styleQuiet = Math.min(styleQuiet, s.frames - s.styleFrame);
