@@ -30,6 +30,7 @@ import {
   type ActWindow,
 } from "./dom.ts";
 import { opOf } from "../ops.ts";
+import { setterEdit } from "../settle/input.ts";
 
 /** "pin"'s answer: `moved` when focus is on an element neither the target nor the one pinned before. */
 type Pinned = { ok: true; focused: boolean; then?: true; moved?: true };
@@ -447,6 +448,8 @@ export const EDIT_OPS = {
   setValue: slotted(
     (win, _s, tg, arg: Tokened & { value: string }): { ok: true } | { ok: false; reason: "target_detached" } => {
       if (!tg) return { ok: false, reason: "target_detached" };
+      // Read the frame counter and ask for the frame after the edit before the page's handlers run (settle/input.ts).
+      setterEdit(win);
       setNativeValue(tg, arg.value);
       tg.dispatchEvent(new win.Event("input", { bubbles: true, composed: true }));
       tg.dispatchEvent(new win.Event("change", { bubbles: true }));

@@ -293,3 +293,26 @@ describe("the frames a watcher asks for", () => {
     expect(askedDuring(w, () => frame())).toBe(0);
   });
 });
+
+describe("a document that stopped drawing frames", () => {
+  test.each(channels)(
+    "a frame of ours not drawn within the quiet period: the settle goes by time, as in a hidden tab (%s)",
+    async (_n, channel) => {
+      const { w, frame } = framed(channel);
+      quiet(w, { op: "install", id: 1 });
+      frame();
+      await tick();
+      quiet(w, { op: "poll", ids: [1], finish: true });
+      // It drew frames before; now (a cross-site frame the browser throttles out of view) it draws none.
+      quiet(w, { op: "install", id: 2 });
+      typed(w);
+      await tick();
+      const started = Date.now();
+      const settle = quiet(w, { ...SETTLE, ids: [2], max: 2_000 }) as Promise<Settled & { capped?: true }>;
+      const out = await settle;
+      expect(out).toMatchObject({ settled: true, mutations: 1, framesQuiet: -1 });
+      expect(out.capped).toBeUndefined();
+      expect(Date.now() - started).toBeLessThan(1_000);
+    },
+  );
+});

@@ -9,6 +9,8 @@ interface FrameLedger {
   ours: number[];
   /** Our recent ids, ran or not: what a watcher's arm counts frames requested since against. */
   log: number[];
+  /** When a frame of ours was asked for that has not run yet (Date.now()); 0 or none: none waits. */
+  asked?: number;
 }
 
 const FRAMES_KEY = Symbol.for("browser-pilot.quiet.frames.v1");
@@ -85,15 +87,20 @@ export function childFrames(win: ActWindow): boolean {
   }
 }
 
-/** Whether a frame callback of ours ran in this document: it renders frames (a hidden tab runs none). */
-export function framesRan(win: ActWindow): boolean {
-  return ledgerOf(win).ran > 0;
+/**
+ * Whether the document draws frames now: one of ours ran in it, and none asked for has waited longer than `ms` (a
+ * hidden tab, a cross-site frame the browser throttles while it is out of view, run none).
+ */
+export function framesRunning(win: ActWindow, ms: number): boolean {
+  const l = ledgerOf(win);
+  return l.ran > 0 && !(l.asked && Date.now() - l.asked > ms);
 }
 
 /** requestAnimationFrame for our world, through the ledger. */
 export function ownFrame(win: ActWindow, fn: () => void): number {
   const l = ledgerOf(win);
   const id = win.requestAnimationFrame(() => {
+    l.asked = 0;
     if (typeof id === "number" && id > l.ran) {
       l.ran = id;
       l.ours = l.ours.filter((o) => o > id);
@@ -101,6 +108,7 @@ export function ownFrame(win: ActWindow, fn: () => void): number {
     fn();
   });
   if (typeof id === "number") keep(l, id);
+  if (!l.asked) l.asked = Date.now();
   return id;
 }
 

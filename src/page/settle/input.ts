@@ -248,6 +248,12 @@ export function inputClock(win: ActWindow, relisten = false): InputClock {
   return c;
 }
 
+/** Our setter is about to edit a value control (its events are not trusted): the armed watchers' hooks, as at a trusted event. */
+export function setterEdit(win: ActWindow): void {
+  const c = readClock(win);
+  if (c) for (const hook of c.hooks) hook();
+}
+
 /**
  * A native select our setter is about to set to option `index`: an edit at this moment. Its input
  * and change events are dispatched from our world, so they are not trusted and mark() leaves them

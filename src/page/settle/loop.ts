@@ -43,6 +43,8 @@ export interface FrameLoop {
 /** `mutations`: the changes the settle began with (its base); `known`: whether all of those are the action's own. */
 export function frameLoop(win: ActWindow, st: Ticks, mutations: number, known: boolean): FrameLoop {
   const since = marks(win);
+  // Read before the counter below when still unread (no input event came): a mark read after it would tell of nothing.
+  const armed = armedFrame(win, st.marks);
   let seen = mutations,
     overSeen = st.overMutations,
     frame = st.frames,
@@ -52,7 +54,7 @@ export function frameLoop(win: ActWindow, st: Ticks, mutations: number, known: b
     // for since runs in the next frame. Probed once a frame, not at every look.
     counter = frameMark(win),
     // A frame callback of the page's waits for the next frame: at the start, one the action's handlers asked for.
-    waiting = framesAskedBetween(win, armedFrame(win, st.marks), counter);
+    waiting = framesAskedBetween(win, armed, counter);
   return {
     look(now) {
       if (broken) return;

@@ -1,7 +1,15 @@
 /** DOM-quiet detection around an action (the page runtime's `quiet`, a window step). */
 import { setSlot, slotOf, type ActMutationObserver, type ActWindow } from "../act/dom.ts";
 import { marks, type Marks } from "./ledger.ts";
-import { armedFrame, frameEnds, framesRan, type FrameEnds, type FrameMarks, frameMark, ownFrame } from "./frames.ts";
+import {
+  armedFrame,
+  frameEnds,
+  framesRunning,
+  type FrameEnds,
+  type FrameMarks,
+  frameMark,
+  ownFrame,
+} from "./frames.ts";
 import { hrNow, inputClock, readClock } from "./input.ts";
 import { churnLearner, churningNodes, restyledBefore, watchChurn } from "./churn.ts";
 import { unreadStyles } from "./style.ts";
@@ -304,7 +312,7 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
   st.unhook = () => clock.hooks.delete(hook);
   // A document that never ran a frame of ours: one now tells the waits it renders frames, and keeps the frame ledger's
   // last frame of ours (foreignFrame) from being none.
-  if (!framesRan(win)) request();
+  if (!framesRunning(win, Number.POSITIVE_INFINITY)) request();
   try {
     st.obs.observe(win.document, {
       subtree: true,

@@ -1,7 +1,7 @@
 /** The watchers of one settle call, as its waits read them: counts, frames, the input clock's marks. */
 import type { ActWindow } from "../act/dom.ts";
 import { readClock } from "./input.ts";
-import { framesRan } from "./frames.ts";
+import { framesRunning } from "./frames.ts";
 import { paintOnly } from "./paint.ts";
 import { disconnect, type Measure, type QuietPoll, type Watcher } from "./quiet.ts";
 
@@ -28,6 +28,9 @@ export interface Watched {
   /** Keeps them `ms` more for a settle after the network, then disconnects them. */
   linger(ms: number): void;
 }
+
+/** A frame of ours asked for this long ago and not drawn: the document draws none now (the settle's quiet period). */
+const STALLED_MS = 50;
 
 function visible(win: ActWindow): boolean {
   try {
@@ -91,8 +94,8 @@ export function watched(win: ActWindow, held: Record<number, Watcher>, ids: numb
         rendering = false,
         frames = 0;
       // A watcher asks for frames only when it needs them: a document renders them when any of ours ran in it, unless
-      // it is hidden now (a background tab runs no frame callbacks).
-      if (framesRan(win) && visible(win)) rendering = true;
+      // it is hidden now or one we asked for has not come within the settle's quiet period (a throttled frame).
+      if (framesRunning(win, STALLED_MS) && visible(win)) rendering = true;
       for (const s of sts) {
         framesQuiet = Math.min(framesQuiet, s.frames - s.mutFrame);
         styleQuiet = Math.min(styleQuiet, s.frames - s.styleFrame);
