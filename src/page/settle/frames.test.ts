@@ -294,15 +294,21 @@ describe("the frames a watcher asks for", () => {
   });
 });
 
+/** A window whose first watcher ran a frame of ours and was finished: the document drew frames before this action. */
+async function drewBefore(channel: boolean): Promise<ReturnType<typeof framed>> {
+  const f = framed(channel);
+  quiet(f.w, { op: "install", id: 1 });
+  f.frame();
+  await tick();
+  quiet(f.w, { op: "poll", ids: [1], finish: true });
+  return f;
+}
+
 describe("a document that stopped drawing frames", () => {
   test.each(channels)(
     "a frame of ours not drawn within the quiet period: the settle goes by time, as in a hidden tab (%s)",
     async (_n, channel) => {
-      const { w, frame } = framed(channel);
-      quiet(w, { op: "install", id: 1 });
-      frame();
-      await tick();
-      quiet(w, { op: "poll", ids: [1], finish: true });
+      const { w } = await drewBefore(channel);
       // It drew frames before; now (a cross-site frame the browser throttles out of view) it draws none.
       quiet(w, { op: "install", id: 2 });
       typed(w);
@@ -313,6 +319,37 @@ describe("a document that stopped drawing frames", () => {
       expect(out).toMatchObject({ settled: true, mutations: 1, framesQuiet: -1 });
       expect(out.capped).toBeUndefined();
       expect(Date.now() - started).toBeLessThan(1_000);
+    },
+  );
+});
+
+describe("an animation by script whose eased start holds its rounded value", () => {
+  test.each(channels)(
+    "three frames close together without a style change while the page still asks for frames: held until 50 ms after the last one (%s)",
+    async (_n, channel) => {
+      const { w, frame } = await drewBefore(channel);
+      const box = w.document.createElement("div");
+      w.document.body.appendChild(box);
+      await tick();
+      quiet(w, { op: "install", id: 2 });
+      trusted(w, "click");
+      // The handler's first step writes the height; the loop then asks for a frame each frame, its value held.
+      box.style.height = "1px";
+      const loop = (): void => void w.requestAnimationFrame(loop);
+      loop();
+      await tick();
+      const settle = quiet(w, { ...SETTLE, ids: [2] }) as Promise<Settled>;
+      // Frames that come at once after an idle page, well within a display's interval each.
+      for (let i = 0; i < 4; i++) {
+        frame();
+        await tick();
+      }
+      expect(await settledWithoutFrames(settle)).toBe("waiting");
+      await new Promise((r) => setTimeout(r, 60));
+      frame();
+      await tick();
+      frame();
+      expect(await settle).toMatchObject({ settled: true, mutations: 1 });
     },
   );
 });

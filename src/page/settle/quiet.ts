@@ -61,6 +61,8 @@ export interface Measure extends QuietPoll {
   last: number;
   /** Rendered frames since the last change of an inline style (what an animation by script writes). */
   styleQuiet: number;
+  /** The same in ms: frames can come closer than a display's interval (the first after an idle page comes at once). */
+  styleQuietMs: number;
 }
 
 export interface Watcher {
@@ -99,8 +101,9 @@ export interface Watcher {
   t0: number;
   frames: number;
   mutFrame: number;
-  /** The frame count at its last inline-style change; -Infinity: none. */
+  /** The frame count at its last inline-style change, and when it came (hrNow()); -Infinity: none. */
   styleFrame: number;
+  styleHr: number;
   /** Called on every mutation record and rendered frame while a wait is pending. */
   wake: (() => void) | null;
   /** Counts calls on this watcher, so a later one cancels a pending linger. */
@@ -171,6 +174,7 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
     frames: 0,
     mutFrame: 0,
     styleFrame: Number.NEGATIVE_INFINITY,
+    styleHr: Number.NEGATIVE_INFINITY,
     wake: null,
     ticking: true,
     resume: () => undefined,
@@ -184,8 +188,13 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
   /** Changes counted per node whose streak began before the arm, taken back when it turns out to be churn. */
   const counts = new Map<object, number>();
   const styled = new WeakMap<object, true>();
-  /** Nodes whose inline style changed what is read, and the frame of their last such change. */
-  const styledAt = new Map<object, number>();
+  /** Nodes whose inline style changed what is read, and the frame and time of their last such change. */
+  const styledAt = new Map<object, Styled>();
+  const restyled = (): void => {
+    const last = lastStyled(styledAt, st.frames, hrNow(win));
+    st.styleFrame = last.f;
+    st.styleHr = last.t;
+  };
   /** The frame of each node's last counted inline-style change, kept when a rise drops it from `styledAt`. */
   const readFrame = new WeakMap<object, number>();
   /** Nodes whose counted inline-style changes came in two frames or more: a tween of what is read. */
@@ -197,7 +206,7 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
       churning.add(node);
       st.learnt += counts.get(node) ?? 0;
       counts.delete(node);
-      if (styledAt.delete(node)) st.styleFrame = lastStyled(styledAt, st.frames);
+      if (styledAt.delete(node)) restyled();
     }
     let n = list.length;
     if (churning.size > 0)
@@ -223,11 +232,11 @@ export function install(win: ActWindow, held: Record<number, Watcher>, id: numbe
       const before = readFrame.get(node);
       if (before !== undefined && before !== st.frames) readTween.set(node, true);
       readFrame.set(node, st.frames);
-      styledAt.set(node, st.frames);
+      styledAt.set(node, { f: st.frames, t: hrNow(win) });
     }
     let faded = false;
     for (const node of rose) if (!counted.has(node) && !readTween.has(node)) faded = styledAt.delete(node) || faded;
-    if (counted.size > 0 || faded) st.styleFrame = lastStyled(styledAt, st.frames);
+    if (counted.size > 0 || faded) restyled();
     if (n <= 0) return;
     for (let i = 0; i < list.length; i++) {
       const target = (list[i] as { target?: object }).target;
@@ -344,12 +353,24 @@ function needsFrames(st: Watcher): boolean {
   );
 }
 
-/** The frame of the latest counted inline-style change still in `at` (entries over three frames old go). */
-function lastStyled(at: Map<object, number>, frames: number): number {
-  let last = Number.NEGATIVE_INFINITY;
-  for (const [node, frame] of at) {
-    if (frames - frame > 3) at.delete(node);
-    else last = Math.max(last, frame);
+/** A node's last counted inline-style change: the frame count then, and when (hrNow()). */
+interface Styled {
+  f: number;
+  t: number;
+}
+
+/** How long the settle's rules read a style change as recent (settle.ts), beside its three frames. */
+const STYLE_KEPT_MS = 50;
+
+/** The latest counted inline-style change still in `at` (entries over three frames and 50 ms old go). */
+function lastStyled(at: Map<object, Styled>, frames: number, now: number): Styled {
+  const last = { f: Number.NEGATIVE_INFINITY, t: Number.NEGATIVE_INFINITY };
+  for (const [node, s] of at) {
+    if (frames - s.f > 3 && now - s.t > STYLE_KEPT_MS) at.delete(node);
+    else {
+      last.f = Math.max(last.f, s.f);
+      last.t = Math.max(last.t, s.t);
+    }
   }
   return last;
 }

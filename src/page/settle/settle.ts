@@ -44,8 +44,13 @@ export function late(w: Watched, arg: QuietArg): Promise<{ changed: boolean }> {
 
 /** How long after the input a change that came before the settle call is taken as the page's own (half a frame). */
 const LATE_CHANGE_MS = 8;
-/** A script animation (jQuery's `animate`) can skip a frame's change when its rounded value holds; this many quiet frames tell it ended. */
+/**
+ * A script animation (jQuery's `animate`) can skip a frame's change when its rounded value holds; this many quiet
+ * frames, and this long, tell it ended. Timed too: the first frames after an idle page come closer than a display's
+ * interval, and an eased start holds its rounded value over three of them (jQuery UI's accordion).
+ */
 const SCRIPT_ANIMATION_FRAMES = 3;
+const SCRIPT_ANIMATION_MS = 50;
 
 export function settle(
   w: Watched,
@@ -224,7 +229,12 @@ export function settle(
               : (p.mutations > 0 ? p.framesQuiet >= 1 : p.frames - fs >= 1 || (!typing && framedOnce())) &&
                 framedSince();
         // An inline style changed a frame or two ago and the page asked for another frame: an animation by script is still running.
-        if (ok && p.framesQuiet >= 0 && p.styleQuiet < SCRIPT_ANIMATION_FRAMES && foreignFrame(win)) {
+        if (
+          ok &&
+          p.framesQuiet >= 0 &&
+          (p.styleQuiet < SCRIPT_ANIMATION_FRAMES || p.styleQuietMs < SCRIPT_ANIMATION_MS) &&
+          foreignFrame(win)
+        ) {
           ok = false;
           scripted = true;
         }

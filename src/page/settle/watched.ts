@@ -1,6 +1,6 @@
 /** The watchers of one settle call, as its waits read them: counts, frames, the input clock's marks. */
 import type { ActWindow } from "../act/dom.ts";
-import { readClock } from "./input.ts";
+import { hrNow, readClock } from "./input.ts";
 import { framesRunning } from "./frames.ts";
 import { paintOnly } from "./paint.ts";
 import { disconnect, type Measure, type QuietPoll, type Watcher } from "./quiet.ts";
@@ -91,6 +91,7 @@ export function watched(win: ActWindow, held: Record<number, Watcher>, ids: numb
         from = Infinity,
         framesQuiet = Infinity,
         styleQuiet = Infinity,
+        styleQuietMs = Infinity,
         rendering = false,
         frames = 0;
       // A watcher asks for frames only when it needs them: a document renders them when any of ours ran in it, unless
@@ -99,6 +100,7 @@ export function watched(win: ActWindow, held: Record<number, Watcher>, ids: numb
       for (const s of sts) {
         framesQuiet = Math.min(framesQuiet, s.frames - s.mutFrame);
         styleQuiet = Math.min(styleQuiet, s.frames - s.styleFrame);
+        styleQuietMs = Math.min(styleQuietMs, hrNow(win) - s.styleHr);
         if (s.frames > 0) rendering = true;
         frames = Math.max(frames, s.frames);
         if (s.t0 < from) from = s.t0;
@@ -120,6 +122,7 @@ export function watched(win: ActWindow, held: Record<number, Watcher>, ids: numb
         frames,
         last,
         styleQuiet,
+        styleQuietMs,
       };
     },
     finish() {
