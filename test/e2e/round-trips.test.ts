@@ -120,7 +120,8 @@ const BUDGET: Record<string, number> = {
   // settle + read-back + snapshot.
   keyboard: 5,
   scroll: 2,
-  select: 3,
+  // locate + find + arm + the option set behind the watcher; settle + read-back + snapshot.
+  select: 2,
   // locate (prepare, probe, arm), the focusing click, focus proved a task later (+ select, the
   // watcher armed again after it), the text, settle + read-back + snapshot. Typing changed
   // nothing here: whether the page listens to keys on the field was asked beside the text and

@@ -99,6 +99,19 @@ const site = startFixtureServer({
       const swap = (v) => setTimeout(() => draw(v), 5);
       draw("Small");
     </script>`,
+  // A native select whose change handler alerts, and one whose change handler saves the choice through the function
+  // the page also polls with every 100 ms; the server answers the save after 300 ms, and the page then says so.
+  "/select-alert": `<!doctype html><title>Select alert</title><label>Plan <select onchange="alert('Plan: ' + this.value)"><option>Free</option><option>Pro</option></select></label>`,
+  "/plan-data": (url) =>
+    new Promise<Response>((r) =>
+      setTimeout(() => r(new Response("saved")), url.searchParams.get("v") === "poll" ? 0 : 300),
+    ) as unknown as Response,
+  "/select-save": `<!doctype html><title>Select save</title><p id=out></p>
+    <label>Plan <select onchange="plan(this.value).then((t) => { out.innerHTML = '<button>Plan ' + t + '</button>'; })"><option>Free</option><option>Pro</option></select></label>
+    <script>
+      const plan = (v) => fetch("/plan-data?v=" + v).then((r) => r.text());
+      setInterval(() => plan("poll").catch(() => {}), 100);
+    </script>`,
   "/same-doc": `<!doctype html><title>Same doc</title>
     <a href="#">Top link</a> <a href="#section">Section link</a>
     <button onclick="history.pushState({}, '', '/pushed'); document.getElementById('out').textContent = 'pushed'">Push state</button>
@@ -181,6 +194,26 @@ describe("evidence tells what happened", () => {
     expect(evidence(r)).toMatchObject({ status: "verified", selected: ["Large"] });
     const now = (await run(["snapshot"])).json.elements as (El & { v?: string })[];
     expect(now.find((e) => e.n === "Size")).toMatchObject({ v: "Large" });
+  });
+
+  // The option is set in the call that finds it (round-trips.test.ts): that call is the action's input.
+  test("a native select whose change handler alerts answers with the dialog, at once; the choice stands once it is closed", async () => {
+    await run(["open", `${site.a}/select-alert`]);
+    const started = Date.now();
+    const r = await run(["--timeout", "15000", "select", await refOf("Plan"), "Pro"]);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(evidence(r)).toMatchObject({ status: "unavailable", reason: "dialog_opened" });
+    const dialogs = (await run(["dialogs"])).json.dialogs as { id: string; message?: string }[];
+    expect(dialogs).toEqual([expect.objectContaining({ message: "Plan: Pro" })]);
+    expect((await run(["dialog", dialogs[0]?.id ?? "", "--accept"])).json.ok).toBe(true);
+    expect((await run(["eval", "document.querySelector('select').value"])).json.value).toBe("Pro");
+  });
+
+  test("a native select whose change handler saves through the page's polling function answers with the server's reply", async () => {
+    await run(["open", `${site.a}/select-save`]);
+    const r = await run(["select", await refOf("Plan"), "Pro"]);
+    expect(evidence(r)).toMatchObject({ status: "verified", selected: ["Pro"] });
+    expect(((r.json.diff as { added?: El[] } | undefined)?.added ?? []).map((e) => e.n)).toContain("Plan saved");
   });
 
   test("the text summary never shows a check mark for an unavailable outcome", async () => {

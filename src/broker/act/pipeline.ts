@@ -39,6 +39,11 @@ export interface ActionRun<A> {
   watch: Settler;
   /** The located ref and its locate steps' results, when the action has one. */
   target: ResolvedRef | undefined;
+  /**
+   * The results of the locate call's input steps when they rode on it; "dialog" when a dialog opened before that call
+   * answered (no target then); none when they did not ride, and the action sends its input itself.
+   */
+  locatedInput?: unknown[] | "dialog";
 }
 
 /** The evidence an action's command publishes (src/protocol/evidence.ts). */
@@ -51,8 +56,13 @@ export interface ActionDef<I, A, S = void, E extends EvidenceLike = EvidenceLike
   args(input: I, ctx: CallContext): A;
   /** Which tab: the agent's selected tab unless said otherwise (dialog answers name theirs). */
   tab?(ctx: CallContext, args: A): Selected;
-  /** The ref to locate and the page steps (probe, prepare, find…) to run in the same call. */
-  locate?(args: A): { ref: number; steps: PageStep[] } | undefined;
+  /**
+   * The ref to locate and the page steps (probe, prepare, find…) to run in the same call. `input`: steps that are the
+   * action's input (a setter), run in that call after its steps when the quiet watcher is armed in it first (the ref in
+   * the top document); the round trip of their own is saved. They must send nothing when the steps before them found
+   * nothing to act on, since the action's checks of those results come after.
+   */
+  locate?(args: A): { ref: number; steps: PageStep[]; input?: PageStep[] } | undefined;
   /** Whether the DOM-quiet watcher is armed before dispatch; else the dispatch arms it. */
   armQuiet?: boolean | ((args: A) => boolean);
   /** Sends the action's one input; what it returns goes to the later stages. Or: */
@@ -109,6 +119,7 @@ export async function runAction<I, A, S, E extends EvidenceLike, R>(
       const located = def.locate?.(args);
       const arming = typeof def.armQuiet === "function" ? def.armQuiet(args) : def.armQuiet === true;
       let target: ResolvedRef | undefined;
+      let locatedInput: ActionRun<A>["locatedInput"];
       if (located) {
         // The quiet watcher rides on the locate call when the ref is in the main frame.
         const binding = sel.agent.observations.get(sel.rec.targetId)?.refs.get(located.ref);
@@ -124,11 +135,26 @@ export async function runAction<I, A, S, E extends EvidenceLike, R>(
           arming && !def.typing && binding?.childFrame
             ? watch.armFrame({ session: binding.session, frameId: binding.childFrame })
             : undefined;
-        [target] = await Promise.all([resolveRef(sel, located.ref, [...located.steps, ...arm]), child]);
+        // The input rides only behind the watcher it armed in the same document (not a child frame's, armed alongside).
+        const input = arming && inMain && !binding?.childFrame && !def.answersDialog ? (located.input ?? []) : [];
+        const steps = [...located.steps, ...arm, ...input];
+        if (input.length === 0) [target] = await Promise.all([resolveRef(sel, located.ref, steps), child]);
+        else {
+          // The call is the action's input: the page's requests are then watched, and a dialog its handlers open ends it.
+          await watch.ready;
+          const sent = watch.input(() => resolveRef(sel, located.ref, steps), true);
+          sent.catch(() => undefined);
+          const got = await Promise.race([sent, watch.dialogOpened.then(() => "dialog" as const)]);
+          if (got === "dialog") locatedInput = got;
+          else {
+            target = got;
+            locatedInput = got.results.slice(steps.length - input.length);
+          }
+        }
       }
       if (!def.answersDialog) await watch.ready;
       if (arming && !watch.armed) await watch.armQuiet();
-      const run: ActionRun<A> = { ctx, args, sel, top, watch, target };
+      const run: ActionRun<A> = { ctx, args, sel, top, watch, target, ...(locatedInput ? { locatedInput } : {}) };
       const { sent, settled: stepsSettled } = await runDispatch(run, def);
       const opts = def.observe?.(args);
       const readback = def.readback?.(run, sent) ?? [];

@@ -23,6 +23,9 @@ type Query = Pick<SelectArgs, "option" | "by" | "contains">;
 
 const TARGET_SLOT = "browser-pilot.target.v1";
 
+/** The found option set in the locate call (a native select's). */
+const SET_FOUND = step("select", { op: "setFound" });
+
 function listingError(ref: number, l: Extract<Listing, { ok: false }>): BpError {
   if (l.reason === "detached") return staleRef(ref, "node_detached");
   return invalidArgument("ref", `Ref ${ref} (${l.tag ?? "element"}) is not a select, listbox or combobox.`, {
@@ -74,9 +77,12 @@ export type SelectArgs = ArgsOf<typeof selectCommand>;
 export const selectHandler = defineAction<typeof selectCommand, SelectArgs, Chosen>(selectCommand, {
   args: (a) => a,
   observe: (a) => ({ limit: a.limit, full: a.full }),
+  // A native select's option is set in the call that finds it, behind the watcher armed there (none when it is not
+  // native, is disabled or lacks the option: the checks below then refuse or open the ARIA list).
   locate: (a) => ({
     ref: a.ref,
     steps: [step("select", { op: "find", option: a.option, by: a.by, contains: a.contains })],
+    input: [SET_FOUND],
   }),
   armQuiet: true,
   // A native select's selection is read again in the reply's settle call: a controlled one may come to the option
@@ -85,7 +91,19 @@ export const selectHandler = defineAction<typeof selectCommand, SelectArgs, Chos
   evidence: (_run, sent, readback) => sent.evidence ?? sent.finish(readResult(readback, 0, "select", "selected")),
   // The inputs are the setter call or the clicks, not the wait for an ARIA list's options. A native select settles in
   // the reply's one call with the snapshot; an ARIA one settles after each click.
-  async *steps({ ctx, args, top, watch, target }) {
+  async *steps({ ctx, args, top, watch, target, locatedInput }) {
+    // Only a native select's setter opens a dialog in the locate call: the page answers nothing more until it is closed.
+    if (locatedInput === "dialog")
+      return {
+        evidence: {
+          action: "select",
+          status: "unavailable",
+          kind: "native",
+          selected: [],
+          reason: "dialog_opened",
+          effects: pageEffects(watch.effects),
+        },
+      };
     const resolved = locatedRef(target);
     const frame = frameOfRef(resolved);
     const query = { option: args.option, by: args.by, contains: args.contains };
@@ -118,12 +136,19 @@ export const selectHandler = defineAction<typeof selectCommand, SelectArgs, Chos
     if (info.kind === "native") {
       if (!info.found || !info.option) throw await noSuchOption(frame, args);
       if (info.option.disabled) return settled(done("mismatch", "option_disabled", (await current())?.selected ?? []));
-      if (!watch.armed) await watch.armQuiet();
-      const index = info.option.index;
-      const r = await race(
-        watch,
-        watch.input(() => callInFrame(frame, "select", { op: "setNative", index }), true),
-      );
+      const early = locatedInput
+        ? readResult({ steps: [SET_FOUND], results: locatedInput }, 0, "select", "setFound")
+        : undefined;
+      let r: Readback | { ok: false; reason: string } | undefined;
+      if (early && (early.ok || early.reason !== "not_sent")) r = early;
+      else {
+        if (!watch.armed) await watch.armQuiet();
+        const index = info.option.index;
+        r = await race(
+          watch,
+          watch.input(() => callInFrame(frame, "select", { op: "setNative", index }), true),
+        );
+      }
       if (!r) return settled(done("unavailable", "dialog_opened", []));
       // Judged after the reply's settle, on its read-back when there is one (none after a navigation or a dialog):
       // not set means the option, or the native select, went since the find step.

@@ -57,6 +57,27 @@ describe("page select native", () => {
     expect(seen).toEqual(["input", "change:jp"]);
   });
 
+  test("setFound sets the option find kept, only on an enabled native select with that option enabled", () => {
+    const { w, $ } = page(`${NATIVE}<select id=off disabled><option>A</option><option>B</option></select>`);
+    const changes: string[] = [];
+    $("#s").addEventListener("change", () => changes.push(($("#s") as HTMLSelectElement).value));
+    choose(w, $("#s"), { op: "find", option: "Japan", by: "label" });
+    expect(choose(w, $("#s"), { op: "setFound" })).toMatchObject({ ok: true, selected: ["Japan"] });
+    expect(changes).toEqual(["jp"]);
+    // An option not found (after one found in the same select), in a disabled group, on a disabled select: nothing is sent.
+    choose(w, $("#s"), { op: "find", option: "Canada", by: "label" });
+    choose(w, $("#s"), { op: "find", option: "Mars", by: "label" });
+    expect(choose(w, $("#s"), { op: "setFound" })).toEqual({ ok: false, reason: "not_sent" });
+    choose(w, $("#s"), { op: "find", option: "Soviet Union", by: "label" });
+    expect(choose(w, $("#s"), { op: "setFound" })).toEqual({ ok: false, reason: "not_sent" });
+    choose(w, $("#off"), { op: "find", option: "B", by: "label" });
+    expect(choose(w, $("#off"), { op: "setFound" })).toEqual({ ok: false, reason: "not_sent" });
+    choose(w, $("#s"), { op: "find", option: "Mars", by: "label" });
+    expect(choose(w, $("#s"), { op: "setFound" })).toEqual({ ok: false, reason: "not_sent" });
+    expect(changes).toEqual(["jp"]);
+    expect(($("#off") as HTMLSelectElement).value).toBe("A");
+  });
+
   test("anything else is not a dropdown", () => {
     const { w, $ } = page(`<button id=b>B</button>`);
     expect(choose(w, $("#b"), { op: "list" })).toMatchObject({ ok: false, reason: "not_a_dropdown", tag: "button" });

@@ -10,7 +10,8 @@
  *
  * ops: "list" options; "find" one option (kept in the target slot for the pointer probe);
  * "waitOption" until it is rendered and visible (bounded, event-driven); "setNative" a
- * native option through the element with input+change events; "selected" for readback.
+ * native option through the element with input+change events; "setFound" the option "find"
+ * kept, in the same call, when nothing forbids it; "selected" for readback.
  */
 import { setSlot, slotOf, type ActElement, type ActWindow } from "./dom.ts";
 import { opOf } from "../ops.ts";
@@ -297,7 +298,8 @@ function findOption(win: ActWindow, d: Opened, arg: Query & { maxMs?: number }, 
     return o && (ctl.kind === "native" || visible(o.el)) ? o : null;
   };
   const done = (o: Option | null): Info => {
-    if (o) setSlot(win, TARGET, { el: o.el });
+    // Emptied when nothing is found: a later step (setFound, the probe) never takes an earlier find's option.
+    setSlot(win, TARGET, { el: o?.el });
     info.found = !!o;
     if (o) {
       info.option = bare(o);
@@ -364,21 +366,39 @@ export const SELECT_OPS = {
   }),
   find: opened((win, d, arg: Query) => findOption(win, d, arg, false)),
   waitOption: opened((win, d, arg: Query & { maxMs?: number }) => findOption(win, d, arg, true)),
-  setNative: opened(
-    (win, { ctl, list, multiple }, arg: { index: number }): Readback | { ok: false; reason: "option_not_found" } => {
-      const target = list[Number(arg.index)];
-      if (!target || !ctl.select) return { ok: false, reason: "option_not_found" };
-      // An option already selected changes nothing the page shows: no stamp, so the click rule's floor holds.
-      if (!target.el.selected) chosen(win, ctl.select, Number(arg.index));
-      if (multiple) target.el.selected = true;
-      else ctl.select.selectedIndex = Number(arg.index);
-      ctl.select.dispatchEvent(new win.Event("input", { bubbles: true, composed: true }));
-      ctl.select.dispatchEvent(new win.Event("change", { bubbles: true }));
-      return readback(win, ctl);
-    },
+  setNative: opened((win, d, arg: { index: number }): Readback | { ok: false; reason: "option_not_found" } =>
+    setNative(win, d, Number(arg.index)),
   ),
+  /**
+   * The option "find" kept, set as setNative does, in the call that found it: only on an enabled native select whose
+   * option is enabled (anything else is the broker's to judge, and nothing is sent).
+   */
+  setFound: opened((win, d): Readback | { ok: false; reason: "option_not_found" | "not_sent" } => {
+    const kept = slotOf<{ el?: ActElement }>(win, TARGET)?.el;
+    const index = kept ? d.list.findIndex((o) => o.el === kept) : -1;
+    const option = d.list[index];
+    if (d.ctl.kind !== "native" || d.info.disabled || !option || option.disabled)
+      return { ok: false, reason: "not_sent" };
+    return setNative(win, d, index);
+  }),
   selected: opened((win, { ctl }): Readback => readback(win, ctl)),
 };
+
+function setNative(
+  win: ActWindow,
+  { ctl, list, multiple }: Opened,
+  index: number,
+): Readback | { ok: false; reason: "option_not_found" } {
+  const target = list[index];
+  if (!target || !ctl.select) return { ok: false, reason: "option_not_found" };
+  // An option already selected changes nothing the page shows: no stamp, so the click rule's floor holds.
+  if (!target.el.selected) chosen(win, ctl.select, index);
+  if (multiple) target.el.selected = true;
+  else ctl.select.selectedIndex = index;
+  ctl.select.dispatchEvent(new win.Event("input", { bubbles: true, composed: true }));
+  ctl.select.dispatchEvent(new win.Event("change", { bubbles: true }));
+  return readback(win, ctl);
+}
 
 export function pageSelect(win: ActWindow, el: ActElement | null, arg: SelectArg): unknown {
   const op = opOf(SELECT_OPS, arg);
