@@ -60,7 +60,8 @@ export interface ActionDef<I, A, S = void, E extends EvidenceLike = EvidenceLike
    * The ref to locate and the page steps (probe, prepare, find…) to run in the same call. `input`: steps that are the
    * action's input (a setter), run in that call after its steps when the quiet watcher is armed in it first (the ref in
    * the top document); the round trip of their own is saved. They must send nothing when the steps before them found
-   * nothing to act on, since the action's checks of those results come after.
+   * nothing to act on, since the action's checks of those results come after; the action then withdraws the input
+   * (Settler.withdrawFirstInput). When a dialog stopped that call (`locatedInput` "dialog") there is no target.
    */
   locate?(args: A): { ref: number; steps: PageStep[]; input?: PageStep[] } | undefined;
   /** Whether the DOM-quiet watcher is armed before dispatch; else the dispatch arms it. */

@@ -92,18 +92,24 @@ export const selectHandler = defineAction<typeof selectCommand, SelectArgs, Chos
   // The inputs are the setter call or the clicks, not the wait for an ARIA list's options. A native select settles in
   // the reply's one call with the snapshot; an ARIA one settles after each click.
   async *steps({ ctx, args, top, watch, target, locatedInput }) {
-    // Only a native select's setter opens a dialog in the locate call: the page answers nothing more until it is closed.
+    // A dialog opened while the locate call was out: the page answers nothing more until it is closed. Of the page's
+    // code only a native select's change handlers run in that call (any other control's call runs none of it), so
+    // it is taken to be one; what is selected is read once the dialog is answered.
     if (locatedInput === "dialog")
       return {
         evidence: {
           action: "select",
           status: "unavailable",
           kind: "native",
-          selected: [],
           reason: "dialog_opened",
           effects: pageEffects(watch.effects),
         },
       };
+    const early = locatedInput
+      ? readResult({ steps: [SET_FOUND], results: locatedInput }, 0, "select", "setFound")
+      : undefined;
+    // The locate call set nothing (not a native select, disabled, no such option): no input went out.
+    if (locatedInput && early?.ok !== true) watch.withdrawFirstInput();
     const resolved = locatedRef(target);
     const frame = frameOfRef(resolved);
     const query = { option: args.option, by: args.by, contains: args.contains };
@@ -136,11 +142,8 @@ export const selectHandler = defineAction<typeof selectCommand, SelectArgs, Chos
     if (info.kind === "native") {
       if (!info.found || !info.option) throw await noSuchOption(frame, args);
       if (info.option.disabled) return settled(done("mismatch", "option_disabled", (await current())?.selected ?? []));
-      const early = locatedInput
-        ? readResult({ steps: [SET_FOUND], results: locatedInput }, 0, "select", "setFound")
-        : undefined;
       let r: Readback | { ok: false; reason: string } | undefined;
-      if (early && (early.ok || early.reason !== "not_sent")) r = early;
+      if (early?.ok) r = early;
       else {
         if (!watch.armed) await watch.armQuiet();
         const index = info.option.index;

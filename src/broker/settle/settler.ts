@@ -168,6 +168,15 @@ export class Settler implements WatcherHost {
       : this.dispatch(send, false);
   }
 
+  /**
+   * The action's first input, sent with its locate call (ActionDef.locate().input), sent nothing after all: the reply
+   * has no input of it to settle after, and the page's requests meanwhile were not near one.
+   */
+  withdrawFirstInput(): void {
+    this.sentSinceSettle = false;
+    this.requests?.inputs.withdraw();
+  }
+
   /** Runs the dispatch; `stepwise`: only what goes through input(send, true) is near an input. */
   dispatch<T>(send: () => Promise<T>, stepwise: boolean): Promise<T> {
     return this.sending(

@@ -49,4 +49,22 @@ describe("which input a moment is near (what a page sends over a WebSocket then 
       undefined,
     ]);
   });
+
+  test("an input sent with the locate call, before the dispatch, that set nothing is withdrawn; the dispatch's own stay", () => {
+    const { s, at } = spans();
+    at(0);
+    s.stepping(); // the locate call with its setter
+    at(2);
+    s.stepped();
+    expect([s.nearInput(1), s.inDispatch(1)]).toEqual([true, true]);
+    s.withdraw();
+    expect([s.nearInput(1), s.inDispatch(1), s.nearInput(30)]).toEqual([false, false, false]);
+    at(10);
+    s.dispatching(true);
+    s.stepping(); // the click on an ARIA option
+    at(12);
+    s.stepped();
+    s.dispatched();
+    expect([s.nearWhich(11), s.inDispatch(11), s.nearInput(1)]).toEqual(["command", true, false]);
+  });
 });

@@ -66,6 +66,12 @@ export class InputSpans {
     this.close(!this.dispatching_);
   }
 
+  /** The last input, closed, sent nothing after all (a setter that found nothing to set): no window near it. */
+  withdraw(): void {
+    if (this.windows.at(-1)?.end !== Infinity) this.windows.pop();
+    if (this.dispatches.at(-1)?.end !== Infinity) this.dispatches.pop();
+  }
+
   /** Whether a moment of our clock is near one of the action's inputs. */
   nearInput(at: number): boolean {
     return within(this.windows, at);
