@@ -174,7 +174,7 @@ export class Settler implements WatcherHost {
    */
   withdrawFirstInput(): void {
     this.sentSinceSettle = false;
-    this.requests?.inputs.withdraw();
+    this.requests?.inputs.withdrawFirst();
   }
 
   /** Runs the dispatch; `stepwise`: only what goes through input(send, true) is near an input. */

@@ -66,10 +66,13 @@ export class InputSpans {
     this.close(!this.dispatching_);
   }
 
-  /** The last input, closed, sent nothing after all (a setter that found nothing to set): no window near it. */
-  withdraw(): void {
-    if (this.windows.at(-1)?.end !== Infinity) this.windows.pop();
-    if (this.dispatches.at(-1)?.end !== Infinity) this.dispatches.pop();
+  /**
+   * The first input, sent before the dispatch (with the locate call) and closed, sent nothing after all (a setter that
+   * found nothing to set): no window near it, and no dispatch span, whatever the dispatch opened since.
+   */
+  withdrawFirst(): void {
+    if (this.windows[0] && this.windows[0].end !== Infinity) this.windows.shift();
+    if (this.dispatches[0] && this.dispatches[0].end !== Infinity) this.dispatches.shift();
   }
 
   /** Whether a moment of our clock is near one of the action's inputs. */
