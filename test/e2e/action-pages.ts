@@ -17,6 +17,17 @@ export function actionPages(b: () => string): Record<string, string | ((url: URL
         let state = ""; const d = document.getElementById("digits");
         d.addEventListener("input", () => { state = d.value.replace(/[^0-9]/g, ""); d.value = state; });
       </script>`,
+    // Fields that log, in order, the page's own beforeinput (with the selection it sees then) and select events, on the
+    // page (a page that shows its reaction is not waited on for suggestions).
+    "/replace": `<!doctype html><title>Replace</title><input id=f aria-label="Title" value="old title">
+      <textarea id=t aria-label="Notes">old notes</textarea><div id=e contenteditable=true aria-label="Rich">rich text</div><p id=log></p>
+      <script>
+        const note = (s) => (log.textContent += s + "|");
+        for (const el of [f, t]) {
+          el.addEventListener("beforeinput", () => note(el.id + " beforeinput " + el.selectionStart + ":" + el.selectionEnd));
+          el.addEventListener("select", () => note(el.id + " select"));
+        }
+      </script>`,
     "/nav-on-type": `<!doctype html><title>Nav</title>${COUNT_ENTERS}<form action="/landed"><input aria-label="Go" oninput="if (this.value === 'go') location.href = '/landed'"></form>`,
     "/nav-on-focus": `<!doctype html><title>Focus nav</title><input aria-label="Trap" onfocus="location.href = '/landed'">`,
     "/landed": `<!doctype html><title>Landed</title>${COUNT_ENTERS}<p>landed</p>`,

@@ -62,6 +62,31 @@ describe("type", () => {
     expect(await evalJs("document.getElementById('name').value")).toBe("fresh");
   });
 
+  test("--clear in a form field selects its text in the text's own input task; the page's beforeinput sees it selected", async () => {
+    const els = await open("/replace");
+    // Unfocused (a focusing click first), then focused (selected from the locate call), in an input and a textarea.
+    for (const [name, id, old] of [
+      ["Title", "f", "old title"],
+      ["Title", "f", "fresh"],
+      ["Notes", "t", "old notes"],
+    ] as const) {
+      await evalJs("document.getElementById('log').textContent = ''");
+      const r = await env.run(["type", ref(els, name), "fresh", "--clear"]);
+      expect(evidence(r)).toMatchObject({ status: "verified", beforeLength: old.length, afterLength: 5 });
+      expect(await evalJs(`document.getElementById('${id}').value`)).toBe("fresh");
+      // No select event before the text: the highlight was never drawn in a frame of its own.
+      const log = (await evalJs("document.getElementById('log').textContent")) as string;
+      expect(log.split("|")[0]).toBe(`${id} beforeinput 0:${old.length}`);
+    }
+    // A rich editor reads the range it edits from the event: its text is selected before, as a person does.
+    const rich = await env.run(["type", ref(els, "Rich"), "new", "--clear"]);
+    expect(evidence(rich)).toMatchObject({ status: "verified" });
+    expect(await evalJs("document.getElementById('e').textContent")).toBe("new");
+    // Appending after a replace: nothing is left to select the next text.
+    expect(evidence(await env.run(["type", ref(els, "Title"), "!"]))).toMatchObject({ status: "verified" });
+    expect(await evalJs("document.getElementById('f').value")).toBe("fresh!");
+  });
+
   test("a password is typed and verified by length, never echoed in JSON or human output", async () => {
     const els = await open("/form");
     const secret = "s3cr3t-Pa55w0rd";

@@ -165,7 +165,8 @@ export const typeHandler = defineAction<typeof command, TypeArgs, Typed>(command
           if (rearm.length > 0) watch.retired();
         } else if (step === "type") {
           // The selection is made in the step's own check call (or was, in the call that proved the focus): no round trip of its own.
-          const select = overSelection && !(i === 0 && done) ? [pageStep("edit", { op: "select", token })] : [];
+          const select =
+            overSelection && !(i === 0 && done) ? [pageStep("edit", { op: "select", token, atInput: true })] : [];
           await pin.step(
             "type",
             rest,
@@ -228,9 +229,12 @@ async function lateSuggestions(
 }
 
 /** Whether the field's text is to be selected (replacing it) or the caret put at its end (appending). */
-function thenOf(a: { clear?: boolean }): "select" | "caretEnd" {
-  return a.clear ? "select" : "caretEnd";
+function thenOf(a: { clear?: boolean; text: string }): Then {
+  // Text that replaces the field's: a form field's text is selected in the text's own input task (edit.ts).
+  return a.clear ? (a.text !== "" ? "selectAtInput" : "select") : "caretEnd";
 }
+
+type Then = "select" | "selectAtInput" | "caretEnd";
 
 /**
  * Focuses the field the way a person does, with a click after the pointer probe (made in the
@@ -248,7 +252,7 @@ async function focus(
   frame: FrameWorld,
   token: string,
   steps: readonly string[],
-  then: "select" | "caretEnd",
+  then: Then,
 ): Promise<{ then: boolean; rearmed: boolean }> {
   let probe: Probe | undefined,
     reach: Reach = "skipped";
@@ -338,7 +342,7 @@ async function focused(
   frame: FrameWorld,
   token: string,
   watch: Settler,
-  then: "select" | "caretEnd",
+  then: Then,
   rearm: PageStep[] = [],
 ): Promise<{ focused: boolean; then: boolean; scheduled: boolean; moved?: boolean }> {
   const first = rearm[0];

@@ -15,7 +15,8 @@
  *  - "pin": remember the focused element; "check": is the slot and the focus unchanged?
  *  - "select": select all of the target's content; "caretEnd": caret to the end.
  *    "prepare" and "pin" do either right away (`then`) when the target has focus, so typing
- *    into a focused field needs no call of its own for it.
+ *    into a focused field needs no call of its own for it. "selectAtInput" selects a form
+ *    field's text in the text's own input task instead (selectAtInput below).
  *  - "setValue": value controls (date, color, range…) through the native setter plus events.
  *  - "read": the target's length now and whether it holds what was expected.
  *  - "state": focus and control state of the focused element, for press effects.
@@ -52,6 +53,8 @@ interface Slot {
   hadFocus: boolean;
   /** That listener, removed when the next action's slot replaces this one. */
   onFocus: () => void;
+  /** The beforeinput listener that selects the target's text in the text's own task (selectAtInput), until it runs. */
+  atInput?: (() => void) | undefined;
   /** The window that listener is on (the target's own). */
   heard: ActWindow;
 }
@@ -271,7 +274,10 @@ type Prepare = ReturnType<typeof describe> & {
 function keep(win: ActWindow, t: ActElement | null, active: ActElement | null, token: string | undefined): Prepare {
   const c = classify(t);
   const prior = slotOf<Slot>(win, KEY);
-  if (prior) prior.heard.removeEventListener?.("focus", prior.onFocus, { capture: true });
+  if (prior) {
+    prior.heard.removeEventListener?.("focus", prior.onFocus, { capture: true });
+    dropAtInput(prior);
+  }
   // The target's own window: a field in a same-origin frame is kept in the top document's slot,
   // and its focus event does not reach the top window.
   const heard = (t && t.ownerDocument && t.ownerDocument.defaultView) || win;
@@ -305,15 +311,53 @@ interface Tokened {
   token?: string;
 }
 
-/** What to do with a focused target's text at once: select it all (to replace it) or put the caret at its end (to append). */
-type Then = "select" | "caretEnd";
+/**
+ * What to do with a focused target's text at once: select it all (to replace it) or put the caret at its end (to
+ * append); "selectAtInput": select it all as the text goes in (a form field's; anything else at once).
+ */
+type Then = "select" | "selectAtInput" | "caretEnd";
 
 /** Runs `then` on a focused text target; undefined when there was nothing to do or it could not be done. */
-function doThen(win: ActWindow, t: ActElement | null, then: Then | undefined): true | undefined {
+function doThen(win: ActWindow, s: Slot, t: ActElement | null, then: Then | undefined): true | undefined {
   if (!then || !t || !isFocused(win, t)) return undefined;
   const c = classify(t);
   if (c.mode !== "text" && c.mode !== "editable") return undefined;
+  if (then === "selectAtInput") return (formField(t) ? selectAtInput(win, s, t) : selectAll(t)) || undefined;
   return (then === "select" ? selectAll(t) : caretEnd(t)) || undefined;
+}
+
+/** How long a selection left for the text's own task waits for it: the type action's steps before the text, with slack. */
+const SELECT_AT_INPUT_MS = 2_000;
+
+function formField(t: ActElement): boolean {
+  return t.localName === "input" || t.localName === "textarea";
+}
+
+/**
+ * Selects a form field's text in the capture phase of the text's beforeinput, in the task that inserts the text (the
+ * browser inserts over the selection as it is after that event). Selected at once, the highlight is drawn in a frame
+ * of its own, and the frame after the text, which the settle waits for, comes a display tick later (~12 ms). Only in a
+ * form field: a rich editor reads the range it will edit from the event (getTargetRanges), taken before its listeners
+ * run. The first trusted beforeinput ends it, on whatever target; so do the next action's slot and time.
+ */
+function selectAtInput(win: ActWindow, s: Slot, t: ActElement): boolean {
+  dropAtInput(s);
+  const until = Date.now() + SELECT_AT_INPUT_MS;
+  const heard = s.heard;
+  const listener = (e: { isTrusted?: boolean; target?: unknown }): void => {
+    if (e.isTrusted === false) return;
+    dropAtInput(s);
+    if (e.target === t && Date.now() <= until && isFocused(win, t)) selectAll(t);
+  };
+  heard.addEventListener("beforeinput", listener as never, { capture: true });
+  s.atInput = () => heard.removeEventListener?.("beforeinput", listener as never, { capture: true });
+  return true;
+}
+
+function dropAtInput(s: Slot): void {
+  const drop = s.atInput;
+  s.atInput = undefined;
+  drop?.();
 }
 
 /** How long the focus proof waits for the page's background-priority tasks after its own task (a frame). */
@@ -360,8 +404,9 @@ export const EDIT_OPS = {
         tag: el ? String(el.localName) : "",
       };
     const out = keep(win, t, active, arg.token);
+    const s = slotFor(win, arg.token);
     // Described before: the selection and length are what the agent's field held.
-    if (out.length > 0 && doThen(win, t, arg.then)) out.then = true;
+    if (out.length > 0 && s && doThen(win, s, t, arg.then)) out.then = true;
     return out;
   },
   /** The same for what has focus (keyboard, press): no refusal, the focused element (or none) is described. */
@@ -391,7 +436,7 @@ export const EDIT_OPS = {
           frameLeft(s.heard))
       )
         return { ok: true, focused, moved: true };
-      return focused && tg && text(tg).length > 0 && doThen(win, tg, arg.then)
+      return focused && tg && text(tg).length > 0 && doThen(win, s, tg, arg.then)
         ? { ok: true, focused, then: true }
         : { ok: true, focused };
     };
@@ -443,7 +488,9 @@ export const EDIT_OPS = {
     if (!tg || (tg !== s.pinned && !tg.isConnected)) return { ok: false, reason: "target_detached" };
     return deepActive(win) === s.pinned ? { ok: true } : { ok: false, reason: "focus_changed" };
   }),
-  select: slotted((_win, _s, tg) => ({ ok: !!tg && selectAll(tg) })),
+  select: slotted((win, s, tg, arg: Tokened & { atInput?: boolean }) => ({
+    ok: !!tg && (arg.atInput === true && formField(tg) ? selectAtInput(win, s, tg) : selectAll(tg)),
+  })),
   caretEnd: slotted((_win, _s, tg) => ({ ok: !!tg && caretEnd(tg) })),
   setValue: slotted(
     (win, _s, tg, arg: Tokened & { value: string }): { ok: true } | { ok: false; reason: "target_detached" } => {
@@ -457,6 +504,8 @@ export const EDIT_OPS = {
     },
   ),
   read: slotted((win, s, tg, arg: Tokened & { text: string; mode: ReadMode }) => {
+    // A selection left for a text that never came does not wait for the next one.
+    dropAtInput(s);
     // "replace": exactly the text; "append": what was there before plus the text; "contains".
     const cls = classify(tg),
       now = tg && cls.mode !== "none" ? text(tg) : "";
