@@ -21,7 +21,11 @@ export function actionPages(b: () => string): Record<string, string | ((url: URL
     // page (a page that shows its reaction is not waited on for suggestions).
     "/replace": `<!doctype html><title>Replace</title><input id=f aria-label="Title" value="old title">
       <textarea id=t aria-label="Notes">old notes</textarea><div id=e contenteditable=true aria-label="Rich">rich text</div><p id=log></p>
+      <x-field></x-field>
       <script>
+        customElements.define("x-field", class extends HTMLElement {
+          connectedCallback() { this.attachShadow({ mode: "open" }).innerHTML = '<input aria-label="Shadowed" value="old shadow">'; }
+        });
         const note = (s) => (log.textContent += s + "|");
         for (const el of [f, t]) {
           el.addEventListener("beforeinput", () => note(el.id + " beforeinput " + el.selectionStart + ":" + el.selectionEnd));

@@ -78,11 +78,15 @@ describe("type", () => {
       const log = (await evalJs("document.getElementById('log').textContent")) as string;
       expect(log.split("|")[0]).toBe(`${id} beforeinput 0:${old.length}`);
     }
+    // A field in a shadow root: the window's listener sees the event on its host.
+    const shadow = await env.run(["type", ref(els, "Shadowed"), "fresh", "--clear"]);
+    expect(evidence(shadow)).toMatchObject({ status: "verified", afterLength: 5 });
+    expect(await evalJs("document.querySelector('x-field').shadowRoot.querySelector('input').value")).toBe("fresh");
     // A rich editor reads the range it edits from the event: its text is selected before, as a person does.
     const rich = await env.run(["type", ref(els, "Rich"), "new", "--clear"]);
     expect(evidence(rich)).toMatchObject({ status: "verified" });
     expect(await evalJs("document.getElementById('e').textContent")).toBe("new");
-    // Appending after a replace: nothing is left to select the next text.
+    // Appending after a replace appends.
     expect(evidence(await env.run(["type", ref(els, "Title"), "!"]))).toMatchObject({ status: "verified" });
     expect(await evalJs("document.getElementById('f').value")).toBe("fresh!");
   });

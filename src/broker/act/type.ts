@@ -64,7 +64,13 @@ export const typeHandler = defineAction<typeof command, TypeArgs, Typed>(command
   locate: (a) => ({
     ref: a.ref,
     steps: [
-      pageStep("edit", { op: "prepare", token: a.token, then: thenOf(a) }),
+      // The text that a selection made at its insertion waits for (edit.ts selectAtInput), compared in the page only.
+      pageStep("edit", {
+        op: "prepare",
+        token: a.token,
+        then: thenOf(a),
+        ...(thenOf(a) === "selectAtInput" ? { text: a.text } : {}),
+      }),
       probeStep({}, { unlessFocused: true }),
     ],
   }),

@@ -55,6 +55,8 @@ interface Slot {
   onFocus: () => void;
   /** The beforeinput listener that selects the target's text in the text's own task (selectAtInput), until it runs. */
   atInput?: (() => void) | undefined;
+  /** The text the action inserts over that selection: only its own insertion gets it. */
+  insert?: string | undefined;
   /** The window that listener is on (the target's own). */
   heard: ActWindow;
 }
@@ -344,10 +346,18 @@ function selectAtInput(win: ActWindow, s: Slot, t: ActElement): boolean {
   dropAtInput(s);
   const until = Date.now() + SELECT_AT_INPUT_MS;
   const heard = s.heard;
-  const listener = (e: { isTrusted?: boolean; target?: unknown }): void => {
+  const listener = (e: { isTrusted?: boolean; target?: unknown; inputType?: unknown; data?: unknown }): void => {
     if (e.isTrusted === false) return;
     dropAtInput(s);
-    if (e.target === t && Date.now() <= until && isFocused(win, t)) selectAll(t);
+    // The action's own text only (a person's keys or a deletion are not): its data is the text, unless line breaks
+    // may have been turned into an edit of their own.
+    const want = s.insert;
+    const ours =
+      e.inputType === "insertText" &&
+      (want === undefined || /[\r\n]/.test(want) || typeof e.data !== "string" || e.data === want);
+    // At the window, a field in a shadow root is seen as its host: the text goes to the field while it has focus.
+    const at = e.target as ActElement | null | undefined;
+    if (ours && at && composedContains(at, t) && Date.now() <= until && isFocused(win, t)) selectAll(t);
   };
   heard.addEventListener("beforeinput", listener as never, { capture: true });
   s.atInput = () => heard.removeEventListener?.("beforeinput", listener as never, { capture: true });
@@ -393,7 +403,7 @@ export const EDIT_OPS = {
   prepare: (
     win: ActWindow,
     el: ActElement | null,
-    arg: Tokened & { then?: Then },
+    arg: Tokened & { then?: Then; text?: string },
   ): Prepare | { ok: false; reason: "not_editable" | "detached"; tag: string } => {
     const active = deepActive(win);
     const t = editTarget(el);
@@ -405,6 +415,7 @@ export const EDIT_OPS = {
       };
     const out = keep(win, t, active, arg.token);
     const s = slotFor(win, arg.token);
+    if (s && typeof arg.text === "string") s.insert = arg.text;
     // Described before: the selection and length are what the agent's field held.
     if (out.length > 0 && s && doThen(win, s, t, arg.then)) out.then = true;
     return out;
