@@ -21,17 +21,19 @@
  *  - "read": the target's length now and whether it holds what was expected.
  *  - "state": focus and control state of the focused element, for press effects.
  */
-import {
-  composedContains,
-  deepFocus,
-  setSlot,
-  slotOf,
-  type ActElement,
-  type ActSelection,
-  type ActWindow,
-} from "./dom.ts";
+import { composedContains, deepFocus, setSlot, slotOf, type ActElement, type ActWindow } from "./dom.ts";
 import { opOf } from "../ops.ts";
 import { setterEdit } from "../settle/input.ts";
+import {
+  caretEnd,
+  dropAtInput,
+  formField,
+  selectAll,
+  selectAtInput,
+  selection,
+  type AtInput,
+  type Then,
+} from "./edit-selection.ts";
 
 /** "pin"'s answer: `moved` when focus is on an element neither the target nor the one pinned before. */
 type Pinned = { ok: true; focused: boolean; then?: true; moved?: true };
@@ -44,7 +46,7 @@ export interface EditArg {
   mode?: string;
 }
 
-interface Slot {
+interface Slot extends AtInput {
   token: string | undefined;
   target: ActElement | null;
   pinned: ActElement | null;
@@ -53,10 +55,6 @@ interface Slot {
   hadFocus: boolean;
   /** That listener, removed when the next action's slot replaces this one. */
   onFocus: () => void;
-  /** The beforeinput listener that selects the target's text in the text's own task (selectAtInput), until it runs. */
-  atInput?: (() => void) | undefined;
-  /** The text the action inserts over that selection: only its own insertion gets it. */
-  insert?: string | undefined;
   /** The window that listener is on (the target's own). */
   heard: ActWindow;
 }
@@ -172,61 +170,6 @@ function describe(win: ActWindow, t: ActElement | null, c: Kind) {
   return out;
 }
 
-function selectionOf(t: ActElement): ActSelection | null {
-  const root = t.getRootNode ? t.getRootNode() : null;
-  if (root && "getSelection" in root && typeof root.getSelection === "function") return root.getSelection();
-  return t.ownerDocument.defaultView?.getSelection() ?? null;
-}
-
-function selectAll(t: ActElement): boolean {
-  if (t.localName === "input" || t.localName === "textarea") {
-    try {
-      t.select?.();
-      return true;
-    } catch {
-      return false;
-    }
-  }
-  const sel = selectionOf(t);
-  const r = t.ownerDocument.createRange();
-  r.selectNodeContents(t);
-  sel?.removeAllRanges();
-  sel?.addRange(r);
-  return true;
-}
-
-function caretEnd(t: ActElement): boolean {
-  if (t.localName === "input" || t.localName === "textarea") {
-    try {
-      const n = String(t.value).length;
-      t.setSelectionRange?.(n, n);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-  const sel = t.ownerDocument.defaultView?.getSelection() ?? null;
-  const r = t.ownerDocument.createRange();
-  r.selectNodeContents(t);
-  r.collapse(false);
-  sel?.removeAllRanges();
-  sel?.addRange(r);
-  return true;
-}
-
-function selection(win: ActWindow, t: ActElement | null): string {
-  try {
-    if (t && (t.localName === "input" || t.localName === "textarea"))
-      return `${String(t.selectionStart)}:${String(t.selectionEnd)}`;
-  } catch {}
-  try {
-    const s = win.getSelection();
-    return s ? `${s.rangeCount}:${String(s).length}` : "";
-  } catch {
-    return "";
-  }
-}
-
 function controlState(t: ActElement | null): ControlState {
   const s: ControlState = {};
   if (!t || t.nodeType !== 1) return s;
@@ -313,61 +256,14 @@ interface Tokened {
   token?: string;
 }
 
-/**
- * What to do with a focused target's text at once: select it all (to replace it) or put the caret at its end (to
- * append); "selectAtInput": select it all as the text goes in (a form field's; anything else at once).
- */
-type Then = "select" | "selectAtInput" | "caretEnd";
-
 /** Runs `then` on a focused text target; undefined when there was nothing to do or it could not be done. */
 function doThen(win: ActWindow, s: Slot, t: ActElement | null, then: Then | undefined): true | undefined {
   if (!then || !t || !isFocused(win, t)) return undefined;
   const c = classify(t);
   if (c.mode !== "text" && c.mode !== "editable") return undefined;
-  if (then === "selectAtInput") return (formField(t) ? selectAtInput(win, s, t) : selectAll(t)) || undefined;
+  if (then === "selectAtInput")
+    return (formField(t) ? selectAtInput(s, t, () => isFocused(win, t)) : selectAll(t)) || undefined;
   return (then === "select" ? selectAll(t) : caretEnd(t)) || undefined;
-}
-
-/** How long a selection left for the text's own task waits for it: the type action's steps before the text, with slack. */
-const SELECT_AT_INPUT_MS = 2_000;
-
-function formField(t: ActElement): boolean {
-  return t.localName === "input" || t.localName === "textarea";
-}
-
-/**
- * Selects a form field's text in the capture phase of the text's beforeinput, in the task that inserts the text (the
- * browser inserts over the selection as it is after that event). Selected at once, the highlight is drawn in a frame
- * of its own, and the frame after the text, which the settle waits for, comes a display tick later (~12 ms). Only in a
- * form field: a rich editor reads the range it will edit from the event (getTargetRanges), taken before its listeners
- * run. The first trusted beforeinput ends it, on whatever target; so do the next action's slot and time.
- */
-function selectAtInput(win: ActWindow, s: Slot, t: ActElement): boolean {
-  dropAtInput(s);
-  const until = Date.now() + SELECT_AT_INPUT_MS;
-  const heard = s.heard;
-  const listener = (e: { isTrusted?: boolean; target?: unknown; inputType?: unknown; data?: unknown }): void => {
-    if (e.isTrusted === false) return;
-    dropAtInput(s);
-    // The action's own text only (a person's keys or a deletion are not): its data is the text, unless line breaks
-    // may have been turned into an edit of their own.
-    const want = s.insert;
-    const ours =
-      e.inputType === "insertText" &&
-      (want === undefined || /[\r\n]/.test(want) || typeof e.data !== "string" || e.data === want);
-    // At the window, a field in a shadow root is seen as its host: the text goes to the field while it has focus.
-    const at = e.target as ActElement | null | undefined;
-    if (ours && at && composedContains(at, t) && Date.now() <= until && isFocused(win, t)) selectAll(t);
-  };
-  heard.addEventListener("beforeinput", listener as never, { capture: true });
-  s.atInput = () => heard.removeEventListener?.("beforeinput", listener as never, { capture: true });
-  return true;
-}
-
-function dropAtInput(s: Slot): void {
-  const drop = s.atInput;
-  s.atInput = undefined;
-  drop?.();
 }
 
 /** How long the focus proof waits for the page's background-priority tasks after its own task (a frame). */
@@ -500,7 +396,8 @@ export const EDIT_OPS = {
     return deepActive(win) === s.pinned ? { ok: true } : { ok: false, reason: "focus_changed" };
   }),
   select: slotted((win, s, tg, arg: Tokened & { atInput?: boolean }) => ({
-    ok: !!tg && (arg.atInput === true && formField(tg) ? selectAtInput(win, s, tg) : selectAll(tg)),
+    ok:
+      !!tg && (arg.atInput === true && formField(tg) ? selectAtInput(s, tg, () => isFocused(win, tg)) : selectAll(tg)),
   })),
   caretEnd: slotted((_win, _s, tg) => ({ ok: !!tg && caretEnd(tg) })),
   setValue: slotted(
