@@ -12,6 +12,7 @@ import { callInFrame, frameOfRef, locatedRef } from "./frame-call.ts";
 import type { FrameWorld } from "../frame-world.ts";
 import { assertEditable, inputEvidence, readEvidence, readStep, type Prepared } from "./input-evidence.ts";
 import type { ReadMode } from "../../page/act/edit.ts";
+import type { Then } from "../../page/act/edit-selection.ts";
 import { parseCombo, pressCombo } from "./keys.ts";
 import { CompositePin } from "./pin.ts";
 import { checkProbe, dispatchClick, probeStep, reachFrame, type Probe, type Reach } from "./pointer.ts";
@@ -61,19 +62,22 @@ export const typeHandler = defineAction<typeof command, TypeArgs, Typed>(command
   // it has focus (`then`), probes it for the focusing click, and arms the quiet watcher: typing
   // into a focused field then costs the insert and the settle alone.
   // The pointer probe only for a field without focus: one that has it gets no click.
-  locate: (a) => ({
-    ref: a.ref,
-    steps: [
-      // The text that a selection made at its insertion waits for (edit.ts selectAtInput), compared in the page only.
-      pageStep("edit", {
-        op: "prepare",
-        token: a.token,
-        then: thenOf(a),
-        ...(thenOf(a) === "selectAtInput" ? { text: a.text } : {}),
-      }),
-      probeStep({}, { unlessFocused: true }),
-    ],
-  }),
+  locate: (a) => {
+    const then = thenOf(a);
+    return {
+      ref: a.ref,
+      steps: [
+        // The text that a selection made at its insertion waits for (edit-selection.ts), compared in the page only.
+        pageStep("edit", {
+          op: "prepare",
+          token: a.token,
+          then,
+          ...(then === "selectAtInput" ? { text: a.text } : {}),
+        }),
+        probeStep({}, { unlessFocused: true }),
+      ],
+    };
+  },
   armQuiet: true,
   // With --submit the steps settle and read back before Enter and after it; otherwise the reply's one settle call (a
   // frame after the last change) reads the text back and takes the snapshot.
@@ -239,8 +243,6 @@ function thenOf(a: { clear?: boolean; text: string }): Then {
   // Text that replaces the field's: a form field's text is selected in the text's own input task (edit.ts).
   return a.clear ? (a.text !== "" ? "selectAtInput" : "select") : "caretEnd";
 }
-
-type Then = "select" | "selectAtInput" | "caretEnd";
 
 /**
  * Focuses the field the way a person does, with a click after the pointer probe (made in the

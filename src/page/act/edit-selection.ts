@@ -27,7 +27,7 @@ function selectionOf(t: ActElement): ActSelection | null {
 }
 
 export function selectAll(t: ActElement): boolean {
-  if (t.localName === "input" || t.localName === "textarea") {
+  if (formField(t)) {
     try {
       t.select?.();
       return true;
@@ -44,7 +44,7 @@ export function selectAll(t: ActElement): boolean {
 }
 
 export function caretEnd(t: ActElement): boolean {
-  if (t.localName === "input" || t.localName === "textarea") {
+  if (formField(t)) {
     try {
       const n = String(t.value).length;
       t.setSelectionRange?.(n, n);
@@ -64,8 +64,7 @@ export function caretEnd(t: ActElement): boolean {
 
 export function selection(win: ActWindow, t: ActElement | null): string {
   try {
-    if (t && (t.localName === "input" || t.localName === "textarea"))
-      return `${String(t.selectionStart)}:${String(t.selectionEnd)}`;
+    if (t && formField(t)) return `${String(t.selectionStart)}:${String(t.selectionEnd)}`;
   } catch {}
   try {
     const s = win.getSelection();

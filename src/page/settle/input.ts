@@ -216,7 +216,7 @@ export function inputClock(win: ActWindow, relisten = false): InputClock {
     // Trusted events only: what the page dispatches itself is not an action's input.
     mark: (e) => {
       if (e.isTrusted === false) return;
-      for (const hook of c.hooks) hook();
+      runHooks(c);
       if (c.got) note(c.got, e);
       const at = hrNow(win);
       c.tl = frameClock(win);
@@ -248,10 +248,14 @@ export function inputClock(win: ActWindow, relisten = false): InputClock {
   return c;
 }
 
+function runHooks(c: InputClock): void {
+  for (const hook of c.hooks) hook();
+}
+
 /** Our setter is about to edit a value control (its events are not trusted): the armed watchers' hooks, as at a trusted event. */
 export function setterEdit(win: ActWindow): void {
   const c = readClock(win);
-  if (c) for (const hook of c.hooks) hook();
+  if (c) runHooks(c);
 }
 
 /**
@@ -263,7 +267,7 @@ export function chosen(win: ActWindow, el: unknown, index: number): void {
   const c = readClock(win);
   if (!c) return;
   // As a trusted event does: the armed watchers' frame mark and a frame of theirs with the select's own repaint.
-  for (const hook of c.hooks) hook();
+  runHooks(c);
   const at = hrNow(win);
   c.edit = at;
   c.chosen = { el, index, at };
