@@ -56,7 +56,13 @@ export const typeHandler = defineAction<typeof command, TypeArgs, Typed>(command
   // showed nothing yet (a page that already reacted is not waiting on a debounce).
   async after({ ctx, args, watch, target }, sent, evidence) {
     if (args.submit || !sent.plan) return undefined;
-    return lateSuggestions(ctx.deadline, watch, frameOfRef(locatedRef(target)), sent.plan, evidence);
+    return lateSuggestions(
+      ctx.deadline,
+      watch,
+      frameOfRef(locatedRef(target)),
+      { prep: sent.plan.prep, top: true },
+      evidence,
+    );
   },
   // The locate call also prepares the field, selects its text or puts the caret at its end when
   // it has focus (`then`), probes it for the focusing click, and arms the quiet watcher: typing
@@ -87,7 +93,6 @@ export const typeHandler = defineAction<typeof command, TypeArgs, Typed>(command
     const token = args.token;
     let pin: CompositePin | undefined;
     let evidence: TypeEvidence | undefined;
-    let listening: Promise<boolean> | undefined;
     try {
       const prep = stepResult(resolved, 0, "edit", "prepare");
       if (!prep.ok && prep.reason === "detached") throw staleRef(args.ref, "node_detached");
@@ -152,11 +157,6 @@ export const typeHandler = defineAction<typeof command, TypeArgs, Typed>(command
           after && readResult({ steps: read, results: after }, 0, "edit", "read"),
         );
       };
-      // Whether the page listens to keys on the field, asked now that it has focus, beside the
-      // text and the reply's settle call: a field that does not say it offers suggestions and
-      // whose page showed nothing after the text then costs no round trips of its own before the
-      // reply (two, ~5 ms, when asked after the settle).
-      if (inTop && !args.submit && prep.suggests !== true) listening = listensToKeys(frame, true);
       for (const [i, step] of steps.entries()) {
         const rest = steps.slice(i + 1);
         const first = i === 0 && fresh;
@@ -195,10 +195,10 @@ export const typeHandler = defineAction<typeof command, TypeArgs, Typed>(command
         }
       }
       if (evidence) return { evidence };
-      if (inTop) return { plan: { prep, mode, listening } };
+      if (inTop) return { plan: { prep, mode } };
       // A field in a frame settles there (its own watcher) and is read there.
       const read = yield* readBack();
-      return { evidence: (await lateSuggestions(ctx.deadline, watch, frame, { prep }, read)) ?? read };
+      return { evidence: (await lateSuggestions(ctx.deadline, watch, frame, { prep, top: false }, read)) ?? read };
     } finally {
       pin?.dispose();
     }
@@ -208,29 +208,32 @@ export const typeHandler = defineAction<typeof command, TypeArgs, Typed>(command
 /** What the dispatch leaves for the reply: the evidence when it settled itself (--submit), else what the read-back needs. */
 type Typed =
   | { evidence: TypeEvidence; plan?: undefined }
-  | { evidence?: undefined; plan: { prep: Prepared; mode: ReadMode; listening: Promise<boolean> | undefined } };
+  | { evidence?: undefined; plan: { prep: Prepared; mode: ReadMode } };
 
 /**
  * Suggestions that come a few hundred ms after the last keystroke belong in this reply: waits
  * for them in a field that says it offers them, or in one whose page listens to the keys but
  * showed nothing yet (a page that already reacted is not waiting on a debounce). New evidence
- * when the page changed (the caller observes again); undefined when nothing came. `listening`:
- * the answer asked ahead for a field in its session's top document; without it the question is
- * asked here, of a field in a frame.
+ * when the page changed (the caller observes again); undefined when nothing came. `top`: the
+ * field is in its session's top document, where the question takes two round trips.
+ *
+ * The listener question is asked here, once the page showed nothing, not ahead beside the text:
+ * its CDP work runs on the renderer's main thread, where it held up the text's input event and
+ * then the reply's settle call (whose idle task waits for the main thread to have nothing else to
+ * do) by 1-5 ms on a page that answered the text at once.
  */
 async function lateSuggestions(
   deadline: number,
   watch: Settler,
   frame: FrameWorld,
-  field: { prep: Prepared; listening?: Promise<boolean> | undefined },
+  field: { prep: Prepared; top: boolean },
   evidence: TypeEvidence,
 ): Promise<TypeEvidence | undefined> {
   if (watch.effects.navigation || watch.effects.dialog) return undefined;
   const quietSoFar = watch.effects.mutations === 0 && watch.effects.requests === 0;
   const wait =
     field.prep.suggests === true ||
-    (quietSoFar &&
-      (await Promise.race([field.listening ?? listensToKeys(frame, false), watch.dialogOpened.then(() => false)])));
+    (quietSoFar && (await Promise.race([listensToKeys(frame, field.top), watch.dialogOpened.then(() => false)])));
   if (!wait || watch.effects.dialog) return undefined;
   if (!(await watch.lateChange(frame, LATE_WIDGET_MS, deadline))) return undefined;
   // Suggestion items are often bound by addEventListener only: list them with refs.

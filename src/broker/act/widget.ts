@@ -15,8 +15,8 @@ const DEEP_ACTIVE =
  * Whether the page runs code on each keystroke in this field (key or input listeners on it): typing that changed
  * nothing may still show something after a debounce. Listeners are read through the page world's node (through ours,
  * Chromium stalls our world's next script). Two round trips when the field is in its session's top frame and focused;
- * otherwise two more to resolve it into the page's world. Never rejects (a failure is "no"): type asks
- * it ahead and may not await it.
+ * otherwise two more to resolve it into the page's world. Never rejects (a failure is "no"): type races it with a
+ * dialog and may not await it.
  */
 export async function listensToKeys(frame: { session: CdpSession; frameId: string }, top: boolean): Promise<boolean> {
   const session = frame.session;
