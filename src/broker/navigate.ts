@@ -26,6 +26,7 @@ export async function watchMainFrame(
   deadline: number,
   signal: AbortSignal,
   mainFrameId?: string,
+  interactive?: () => void,
 ): Promise<Waiter> {
   const mainId = mainFrameId ?? (await session.send("Page.getFrameTree")).frameTree.frame.id;
   const seen: { loaderId: string; name: string }[] = [];
@@ -40,10 +41,15 @@ export async function watchMainFrame(
   // Cancellation or a closing tab may reject this before anyone awaits it; the caller's await still sees it.
   done.catch(() => undefined);
   let grace: Timer | undefined;
+  let told = false;
   const check = () => {
     if (!expectLoader) return;
     for (const e of seen) {
       if (loader !== undefined && e.loaderId !== loader) continue;
+      if (e.name === "DOMContentLoaded" && !told) {
+        told = true;
+        interactive?.();
+      }
       if (e.name === "load") return resolve({ sameDocument: false });
       if (e.name === "DOMContentLoaded" && grace === undefined) {
         grace = setTimeout(() => resolve({ sameDocument: false }), LOAD_GRACE_AFTER_DCL_MS);
@@ -92,15 +98,19 @@ export async function watchMainFrame(
   };
 }
 
-/** Navigates the main frame and waits until the new document is usable. */
+/**
+ * Navigates the main frame and waits until the new document is usable. `interactive`: called once when the new
+ * document is interactive (DOMContentLoaded), before its load (a look's calls asked ahead: observe/ahead.ts).
+ */
 export async function navigateTo(
   session: CdpSession,
   url: string,
   deadline: number,
   signal: AbortSignal,
   mainFrameId?: string,
+  interactive?: () => void,
 ): Promise<void> {
-  const waiter = await watchMainFrame(session, deadline, signal, mainFrameId);
+  const waiter = await watchMainFrame(session, deadline, signal, mainFrameId, interactive);
   try {
     const res = await session.send("Page.navigate", { url });
     if (res.errorText) {
@@ -118,15 +128,16 @@ export async function navigateTo(
   }
 }
 
-/** Runs a history action (back, forward, reload) and waits for whatever document results. */
+/** Runs a history action (back, forward, reload) and waits for whatever document results (`interactive`: as navigateTo's). */
 export async function runAndWait(
   session: CdpSession,
   action: () => Promise<unknown>,
   deadline: number,
   signal: AbortSignal,
   mainFrameId?: string,
+  interactive?: () => void,
 ): Promise<void> {
-  const waiter = await watchMainFrame(session, deadline, signal, mainFrameId);
+  const waiter = await watchMainFrame(session, deadline, signal, mainFrameId, interactive);
   try {
     waiter.setLoader(undefined);
     await action();

@@ -1,5 +1,6 @@
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../cdp/session.ts";
+import type { DelegationScan } from "../page/snapshot/listener-mark.ts";
 
 /** Listener marks of one document (observe/listeners.ts). */
 export interface DocMarks {
@@ -10,6 +11,15 @@ export interface DocMarks {
   pageDoc?: string;
   /** Framework-clickable elements (React) were found: an action's observation scans again. */
   framework?: boolean;
+}
+
+/** A top document's listener list and the page world's delegation, asked at its load, with its navigation count then. */
+export interface ListenersAhead {
+  frameId: string;
+  navs: number;
+  at: number;
+  listeners: Promise<Protocol.DOMDebugger.EventListener[]>;
+  scan: Promise<DelegationScan | undefined>;
 }
 
 /** What the broker keeps about one page session (a tab's or an out-of-process frame's); it dies with the session. */
@@ -37,6 +47,10 @@ export class PageSession {
   readonly docsAhead = new Map<string, { navs: number; objectId: Promise<string | undefined> }>();
   /** The frame tree asked ahead of an observation (a navigation's look), with the top frame's navigation count then. */
   treeAhead: { navs: number; at: number; tree: Promise<Protocol.Page.FrameTree | undefined> } | undefined;
+  /** The top frame's navigation count when its document became interactive during a navigation that will look. */
+  interactiveAt: number | undefined;
+  /** The top document's listener list and delegation scan asked at its load (observe/listeners.ts listenersAhead). */
+  listenersAhead: ListenersAhead | undefined;
 
   downloadsWatched = false;
 

@@ -20,8 +20,18 @@ const PAGE = `<!doctype html><title>Small</title><h1>Small</h1>
 // A listener-only control (the walk knows it only from the browser's listener list) and a link to go on with.
 const LISTENED = `<!doctype html><title>Listened</title><div id=chip>Chip</div><a href="/other">Other</a>
   <script>document.getElementById('chip').addEventListener('click', () => {})</script>`;
+/** Holds the slow page's image (and so its load) until the test lets it go. */
+let releaseImage: () => void = () => undefined;
+const imageHeld = () =>
+  new Promise<Response>((resolve) => {
+    releaseImage = () => resolve(new Response(new Uint8Array(0), { headers: { "content-type": "image/gif" } }));
+  });
 const site = startFixtureServer({
   "/": PAGE,
+  // Interactive long before it loads (its image is held), and a control whose listener the load handler adds.
+  "/slow-load": `<!doctype html><title>Slow</title><div id=chip>Chip</div><img src="/held.gif" alt="">
+    <script>addEventListener("load", () => document.getElementById("chip").addEventListener("click", () => {}))</script>`,
+  "/held.gif": imageHeld,
   "/other": "<!doctype html><title>Other</title><p>other</p>",
   "/listened": LISTENED,
   "/go": `<!doctype html><title>Go</title><a href="/listened">Go on</a>`,
@@ -292,5 +302,34 @@ describe("CDP round trips", () => {
     expect(JSON.stringify(box?.reply).length).toBeLessThanOrEqual(150);
     const click = rows.find(([n]) => n === "click")?.[1];
     expect((click?.reply.evidence as { status?: string }).status).toBe("verified");
+  });
+
+  test("a navigation's look asks for our world and the page's document once the document is interactive, and reads the listeners after its load", async () => {
+    rec.mark();
+    const opening = env.run(["open", `${site.a}/slow-load`, "--snapshot"]);
+    const before: Sent[] = [];
+    // Interactive: the image still holds the load.
+    await waitFor(
+      () => {
+        before.push(...rec.mark());
+        return before.some((s) => s.method === "Page.createIsolatedWorld") &&
+          before.some((s) => s.method === "Runtime.evaluate")
+          ? true
+          : undefined;
+      },
+      10_000,
+      "our world and the page's document asked before the load",
+    );
+    expect(before.map((s) => s.method)).not.toContain("DOMDebugger.getEventListeners");
+    expect(before.map((s) => s.method)).not.toContain("Page.getFrameTree");
+    releaseImage();
+    const r = await opening;
+    expect(r.json.ok).toBe(true);
+    const after = rec.mark().map((s) => s.method);
+    // Asked once: the document's handle from before the load served the listener list.
+    expect([...before.map((s) => s.method), ...after].filter((m) => m === "Page.createIsolatedWorld")).toHaveLength(1);
+    expect(after).toContain("DOMDebugger.getEventListeners");
+    // The load handler's listener is in the list the look read.
+    expect((r.json.elements as El[]).some((e) => e.n === "Chip")).toBe(true);
   });
 });

@@ -11,7 +11,7 @@ import type { ArgsOf, ReplyOf } from "../context/handler.ts";
 import { defineAction } from "./pipeline.ts";
 import { assertMayNavigate } from "../policy/enforce.ts";
 import { forgetAuthSurface } from "../observe/collect.ts";
-import { lookAhead } from "../observe/ahead.ts";
+import { interactiveAhead, lookAhead } from "../observe/ahead.ts";
 import { lookAfterLoad } from "../observe/look.ts";
 
 /** `bp back`, `bp forward`, `bp reload`: a history step or reload, answered once the page loaded (a look if asked). */
@@ -28,8 +28,10 @@ function historyAction(command: HistoryCommand, delta: -1 | 0 | 1) {
       const before = { url: boundUrl(rec.url), title: boundTitle(rec.title) };
       forgetAuthSurface(sel.agent, rec.targetId);
       let navigated = true;
+      const framed = sel.agent.frames.get(rec.targetId) !== undefined;
+      const interactive = interactiveAhead(args, top, rec, framed);
       if (delta === 0) {
-        await runAndWait(top, () => top.send("Page.reload"), ctx.deadline, ctx.signal, rec.targetId);
+        await runAndWait(top, () => top.send("Page.reload"), ctx.deadline, ctx.signal, rec.targetId, interactive);
       } else {
         const { currentIndex, entries } = await top.send("Page.getNavigationHistory");
         const entry = entries[currentIndex + delta];
@@ -44,10 +46,11 @@ function historyAction(command: HistoryCommand, delta: -1 | 0 | 1) {
             ctx.deadline,
             ctx.signal,
             rec.targetId,
+            interactive,
           );
         else navigated = false;
       }
-      if (navigated) lookAhead(args, top, rec, sel.agent.frames.get(rec.targetId) !== undefined);
+      if (navigated) lookAhead(args, top, rec, framed);
       // The browser's own record, not the page's world: a page can shadow document.title.
       const { targetInfo } = await browser.cdp.send("Target.getTargetInfo", { targetId: rec.targetId });
       rec.url = targetInfo.url;

@@ -2,7 +2,7 @@ import { protocolErrorCause } from "../../cdp/errors.ts";
 import { BpError, invalidArgument } from "../../shared/errors.ts";
 import { loadDialog, navigateTo } from "../navigate.ts";
 import { forgetAuthSurface } from "../observe/collect.ts";
-import { lookAhead } from "../observe/ahead.ts";
+import { interactiveAhead, lookAhead } from "../observe/ahead.ts";
 import { lookAfterLoad } from "../observe/look.ts";
 import { wantsLook } from "../../protocol/look-args.ts";
 import { routeProfile } from "../profiles/route.ts";
@@ -170,14 +170,22 @@ const openHandler = defineHandler(commands.open)({
         const session = await browser.session(rec);
         clearAuthFailure(rec);
         forgetAuthSurface(agent, rec.targetId);
+        const framed = agent.frames.get(rec.targetId) !== undefined;
         try {
-          await navigateTo(session, url, ctx.deadline, ctx.signal, rec.targetId);
+          await navigateTo(
+            session,
+            url,
+            ctx.deadline,
+            ctx.signal,
+            rec.targetId,
+            interactiveAhead(args, session, rec, framed),
+          );
         } catch (err) {
           // Refused credentials end the navigation with an auth error: say which.
           const refused = takeAuthFailure(rec);
           throw refused ? authFailed(id, refused) : err;
         }
-        lookAhead(args, session, rec, agent.frames.get(rec.targetId) !== undefined);
+        lookAhead(args, session, rec, framed);
         // The browser's own record, not the page's world: a page can shadow document.title.
         const { targetInfo } = await browser.cdp.send("Target.getTargetInfo", { targetId: rec.targetId });
         rec.url = targetInfo.url;

@@ -6,19 +6,46 @@ import { loadDialog } from "../navigate.ts";
 import { PageSession } from "../page-session.ts";
 import type { TargetRecord } from "../targets.ts";
 import { navigationCount, worldContextId, worldKnown } from "../world.ts";
-import { documentAhead } from "./listeners.ts";
+import { documentAhead, listenersAhead } from "./listeners.ts";
 
 /**
- * The look's first round trip after a load (our world's context, the page world's document, the frame tree), sent
- * before the navigation's reply reads the browser's record of the tab: Chromium's renderer is busy for ~10 ms after a
- * load, and these wait it out beside that call rather than after it. `framed`: the agent observes a frame of its own
- * choosing.
+ * A navigation's look, once its new document is interactive (DOMContentLoaded, before its load): our world's context
+ * and the page world's document, both the document's for its lifetime. The look's listener list then goes out at the
+ * load beside its first calls (lookAhead). Undefined when the navigation does not look. `framed`: the agent observes
+ * a frame of its own choosing.
+ */
+export function interactiveAhead(
+  args: LookArgs,
+  session: CdpSession,
+  rec: TargetRecord,
+  framed: boolean,
+): (() => void) | undefined {
+  if (!wantsLook(args)) return undefined;
+  return () => {
+    // A dialog blocks the page's calls until answered.
+    if (loadDialog(rec)) return;
+    PageSession.of(session).interactiveAt = navigationCount(session, rec.targetId);
+    worldContextId(session, rec.targetId).catch(() => undefined);
+    if (!framed) documentAhead(session, rec.targetId);
+  };
+}
+
+/**
+ * The look's first round trip after a load (our world's context, the page world's document, the frame tree, and the
+ * listener list when the document's handle came at DOMContentLoaded), sent before the navigation's reply reads the
+ * browser's record of the tab: Chromium's renderer is busy for ~10 ms after a load, and these wait it out beside that
+ * call rather than after it. A document looked at before (a same-document navigation) asks nothing ahead.
  */
 export function lookAhead(args: LookArgs, session: CdpSession, rec: TargetRecord, framed: boolean): void {
   // A dialog the page opened while loading blocks it: the look names the dialog instead.
-  if (!wantsLook(args) || loadDialog(rec) || worldKnown(session, rec.targetId)) return;
+  if (!wantsLook(args) || loadDialog(rec)) return;
+  const interactive = PageSession.peek(session)?.interactiveAt === navigationCount(session, rec.targetId);
+  if (!interactive && worldKnown(session, rec.targetId)) return;
   worldContextId(session, rec.targetId).catch(() => undefined);
-  if (!framed) documentAhead(session, rec.targetId);
+  if (!framed) {
+    documentAhead(session, rec.targetId);
+    if (interactive) listenersAhead(session, rec.targetId);
+  }
   frameTreeAhead(session, rec.targetId);
 }
 

@@ -96,13 +96,20 @@ export interface Listened extends Listed {
 export async function listenedNodes(t: FrameWorld, alongside?: () => void): Promise<Listed | undefined> {
   const { session } = t;
   const state = stateOf(t);
+  // Asked at the document's load when its handle came at DOMContentLoaded (a navigation's look).
+  const ahead = t.top && !state.pageDoc ? takeListenersAhead(t) : undefined;
   // The page world's delegation, asked in the same round trip.
-  const scan = t.top ? delegationScan(session) : Promise.resolve(undefined);
+  const scan = ahead ? ahead.scan : t.top ? delegationScan(session) : Promise.resolve(undefined);
   try {
     let listeners: Protocol.DOMDebugger.EventListener[];
     try {
       if (state.pageDoc) dropAhead(t);
-      const asked = listenersOf(session, (state.pageDoc ??= await pageDocument(t)));
+      const asked = ahead
+        ? ahead.asked.then((a) => {
+            state.pageDoc = a.doc;
+            return a.listeners;
+          })
+        : listenersOf(session, (state.pageDoc ??= await pageDocument(t)));
       // Sent after the listener question, so its answer is not held up behind this call's work.
       alongside?.();
       listeners = await asked;
@@ -176,6 +183,49 @@ async function takeAhead(t: FrameWorld): Promise<string | undefined> {
   if (navigationCount(t.session, t.frameId) === asked.navs) return objectId;
   release(t.session, objectId);
   return undefined;
+}
+
+/** How long a listener list asked at a load is taken for that load's look. */
+const LISTENERS_AHEAD_MS = 2_000;
+
+/**
+ * A navigation's look, at the new document's load: its listener list and delegation scan go out beside the look's
+ * first calls (the frame tree, the title) instead of after them, when the page world's document handle was asked at
+ * DOMContentLoaded (observe/ahead.ts) and is of this document.
+ */
+export function listenersAhead(session: CdpSession, frameId: string): void {
+  const ps = PageSession.of(session);
+  const asked = ps.docsAhead.get(frameId);
+  const navs = navigationCount(session, frameId);
+  if (!asked || asked.navs !== navs) return;
+  const listeners = asked.objectId.then((id) => listenersOf(session, id));
+  listeners.catch(() => undefined);
+  ps.listenersAhead = { frameId, navs, at: Date.now(), listeners, scan: delegationScan(session) };
+}
+
+/** The listener list asked at this document's load, taken once, with the document handle it was asked on. */
+function takeListenersAhead(
+  t: FrameWorld,
+):
+  | {
+      asked: Promise<{ doc: string; listeners: Protocol.DOMDebugger.EventListener[] }>;
+      scan: Promise<DelegationScan | undefined>;
+    }
+  | undefined {
+  const ps = PageSession.peek(t.session);
+  const ahead = ps?.listenersAhead;
+  if (!ps || !ahead || ahead.frameId !== t.frameId) return undefined;
+  ps.listenersAhead = undefined;
+  const handle = ps.docsAhead.get(t.frameId);
+  const navs = navigationCount(t.session, t.frameId);
+  if (ahead.navs !== navs || Date.now() - ahead.at > LISTENERS_AHEAD_MS || handle?.navs !== navs) return undefined;
+  // The handle goes with the list: this document's later listener queries are made on it.
+  ps.docsAhead.delete(t.frameId);
+  const asked = handle.objectId.then(async (doc) => {
+    if (!doc) throw new Error("no document");
+    return { doc, listeners: await ahead.listeners };
+  });
+  return { asked, scan: ahead.scan };
 }
 
 /** A handle asked ahead for a document whose handle is known already. */
