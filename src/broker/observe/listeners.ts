@@ -204,9 +204,7 @@ export function listenersAhead(session: CdpSession, frameId: string): void {
 }
 
 /** The listener list asked at this document's load, taken once, with the document handle it was asked on. */
-function takeListenersAhead(
-  t: FrameWorld,
-):
+function takeListenersAhead(t: FrameWorld):
   | {
       asked: Promise<{ doc: string; listeners: Protocol.DOMDebugger.EventListener[] }>;
       scan: Promise<DelegationScan | undefined>;
