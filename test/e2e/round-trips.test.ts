@@ -20,12 +20,15 @@ const PAGE = `<!doctype html><title>Small</title><h1>Small</h1>
 // A listener-only control (the walk knows it only from the browser's listener list) and a link to go on with.
 const LISTENED = `<!doctype html><title>Listened</title><div id=chip>Chip</div><a href="/other">Other</a>
   <script>document.getElementById('chip').addEventListener('click', () => {})</script>`;
-/** Holds the slow page's image (and so its load) until the test lets it go. */
+/** Holds the slow page's image (and so its load) until the test lets it go, whenever the image is asked for. */
 let releaseImage: () => void = () => undefined;
-const imageHeld = () =>
-  new Promise<Response>((resolve) => {
-    releaseImage = () => resolve(new Response(new Uint8Array(0), { headers: { "content-type": "image/gif" } }));
-  });
+const imageGate = new Promise<void>((resolve) => {
+  releaseImage = resolve;
+});
+const imageHeld = async () => {
+  await imageGate;
+  return new Response(new Uint8Array(0), { headers: { "content-type": "image/gif" } });
+};
 const site = startFixtureServer({
   "/": PAGE,
   // Interactive long before it loads (its image is held), and a control whose listener the load handler adds.
@@ -325,10 +328,14 @@ describe("CDP round trips", () => {
     releaseImage();
     const r = await opening;
     expect(r.json.ok).toBe(true);
-    const after = rec.mark().map((s) => s.method);
-    // Asked once: the document's handle from before the load served the listener list.
+    const sentAfter = rec.mark();
+    const after = sentAfter.map((s) => s.method);
     expect([...before.map((s) => s.method), ...after].filter((m) => m === "Page.createIsolatedWorld")).toHaveLength(1);
-    expect(after).toContain("DOMDebugger.getEventListeners");
+    // The handle from before the load served the listener list, sent at the load beside the frame tree (asked for
+    // the handle only then, it would go out an answer later).
+    const depth = (m: string) => sentAfter.find((s) => s.method === m)?.depth ?? Number.NaN;
+    expect(after.filter((m) => m === "DOMDebugger.getEventListeners")).toHaveLength(1);
+    expect(depth("DOMDebugger.getEventListeners")).toBe(depth("Page.getFrameTree"));
     // The load handler's listener is in the list the look read.
     expect((r.json.elements as El[]).some((e) => e.n === "Chip")).toBe(true);
   });

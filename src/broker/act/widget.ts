@@ -4,7 +4,7 @@ import { pageObject } from "../world.ts";
 /** Listeners on the field itself that run page code on each keystroke. */
 const KEY_EVENTS = new Set(["input", "keyup", "keydown", "keypress", "beforeinput"]);
 
-/** Each question's own handles: one asked ahead may still be releasing them when the next begins. */
+/** Each question's own handles: one a dialog raced out of its wait may still be releasing them when the next begins. */
 let asked = 0;
 
 /** The focused element in the page's own world, through open shadow roots. */

@@ -39,7 +39,10 @@ export function interactiveAhead(
 export function lookAhead(args: LookArgs, session: CdpSession, rec: TargetRecord, framed: boolean): void {
   // A dialog the page opened while loading blocks it: the look names the dialog instead.
   if (!wantsLook(args) || loadDialog(rec)) return;
-  const interactive = PageSession.peek(session)?.interactiveAt === navigationCount(session, rec.targetId);
+  const ps = PageSession.of(session);
+  const interactive = ps.interactiveAt === navigationCount(session, rec.targetId);
+  // Read once: a later navigation's look asks by its own.
+  ps.interactiveAt = undefined;
   if (!interactive && worldKnown(session, rec.targetId)) return;
   worldContextId(session, rec.targetId).catch(() => undefined);
   if (!framed) {

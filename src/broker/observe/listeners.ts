@@ -221,9 +221,21 @@ function takeListenersAhead(t: FrameWorld):
   ps.docsAhead.delete(t.frameId);
   const asked = handle.objectId.then(async (doc) => {
     if (!doc) throw new Error("no document");
-    return { doc, listeners: await ahead.listeners };
+    try {
+      return { doc, listeners: await ahead.listeners };
+    } catch (err) {
+      // The caller asks for a handle of its own then.
+      release(t.session, doc);
+      throw err;
+    }
   });
   return { asked, scan: ahead.scan };
+}
+
+/** The list asked for a navigation's look serves that look only: one that did not take it (no time left, a dialog) leaves no list a later observation of the document could take. */
+export function dropListenersAhead(session: CdpSession, frameId: string): void {
+  const ps = PageSession.peek(session);
+  if (ps?.listenersAhead?.frameId === frameId) ps.listenersAhead = undefined;
 }
 
 /** A handle asked ahead for a document whose handle is known already. */

@@ -3,6 +3,7 @@ import { toBpError } from "../../shared/errors.ts";
 import type { Selected } from "../context/tabs.ts";
 import type { CallContext } from "../context/types.ts";
 import { loadDialog } from "../navigate.ts";
+import { dropListenersAhead } from "./listeners.ts";
 import { observe, observeLocked, type SnapshotReply } from "./snapshot.ts";
 
 export type Look = Omit<SnapshotReply, "title" | "url" | "urlTruncated" | "diff" | "diffFallback">;
@@ -18,6 +19,22 @@ const LOOK_MIN_MS = 1_000;
  * (an action); else the look takes it.
  */
 export async function lookAfterLoad(
+  ctx: CallContext,
+  args: LookArgs,
+  sel: Selected,
+  held: boolean,
+): Promise<(Look & { dialog?: ReturnType<typeof loadDialog> }) | undefined> {
+  try {
+    return await lookNow(ctx, args, sel, held);
+  } finally {
+    void sel.browser
+      .session(sel.rec)
+      .then((s) => dropListenersAhead(s, sel.rec.targetId))
+      .catch(() => undefined);
+  }
+}
+
+async function lookNow(
   ctx: CallContext,
   args: LookArgs,
   sel: Selected,
