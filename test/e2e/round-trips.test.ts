@@ -138,8 +138,8 @@ const BUDGET: Record<string, number> = {
   // locate (prepare, probe, arm), the focusing click, focus proved a task later (+ select, the
   // watcher armed again after it), the text, settle + read-back + snapshot: 5. Typing changed
   // nothing here, so whether the page listens to keys on the field is asked after the settle:
-  // the page-world focused element and our field, then both described and the listeners read.
-  type: 7,
+  // the field kept its focus, so one evaluation in the page's world reads its listeners.
+  type: 6,
   // both ends resolved and probed together (the target's probe runs after the source was centred);
   // the drop listener and the watcher armed together; the pointer onto the source, the press, the
   // drags' interception on, the first move (and whether it began an HTML5 drag), the interception
@@ -176,7 +176,13 @@ describe("CDP round trips", () => {
     const rows: [string, Awaited<ReturnType<typeof measure>>][] = [["snapshot", snap]];
     rows.push(["click", await measure(["click", ref("Save")])]);
     rows.push(["click checkbox", await measure(["click", ref("Remember me")])]);
-    rows.push(["type", await measure(["type", ref("Name"), "abc"])]);
+    const quiet = await measure(["type", ref("Name"), "abc"]);
+    rows.push(["type", quiet]);
+    // The question in one call: no handles to describe, nothing to release.
+    expect(quiet.methods.filter((m) => /DOMDebugger|DOM\.describeNode|Runtime\.release/.test(m))).toEqual([]);
+    expect(quiet.methods.filter((m) => m === "Runtime.evaluate")).toHaveLength(1);
+    // It said no: the field has no listener of its own, so no wait for late suggestions.
+    expect(quiet.methods.filter((m) => m.includes("quiet:late"))).toEqual([]);
     // A field whose page reacted at once is not waiting on a debounce: no late wait, and no
     // listener question either (its work on the renderer's main thread held up the text and the
     // settle call when it was asked beside them).

@@ -18,7 +18,7 @@ import { CompositePin } from "./pin.ts";
 import { checkProbe, dispatchClick, probeStep, reachFrame, type Probe, type Reach } from "./pointer.ts";
 import { defineAction, type Steps } from "./pipeline.ts";
 import { type Settler, SYNC_QUIET_MS } from "../settle/settler.ts";
-import { listensToKeys } from "./widget.ts";
+import { focusedListensToKeys, listensToKeys } from "./widget.ts";
 import { forgetMarks } from "../observe/collect.ts";
 
 /** How long after typing a field with suggestions may take to show them (a typical debounce is 150-400 ms). */
@@ -42,14 +42,10 @@ export const typeHandler = defineAction<typeof command, TypeArgs, Typed>(command
   evidence({ args, watch }, sent, readback) {
     if (sent.evidence) return sent.evidence;
     const { prep, mode } = sent.plan;
-    return readEvidence(
-      "type",
-      prep,
-      args.text,
-      mode,
-      watch.effects,
-      readback.results.length > 0 ? readResult(readback, 0, "edit", "read") : null,
-    );
+    const read = readback.results.length > 0 ? readResult(readback, 0, "edit", "read") : null;
+    // Whether the field still had focus as the settle ended: the listener question then takes one round trip.
+    sent.plan.focused = read?.ok === true && read.focused;
+    return readEvidence("type", prep, args.text, mode, watch.effects, read);
   },
   // Suggestions that come a few hundred ms after the last keystroke belong in this reply: wait
   // for them in a field that says it offers them, or in one whose page listens to the keys but
@@ -60,7 +56,7 @@ export const typeHandler = defineAction<typeof command, TypeArgs, Typed>(command
       ctx.deadline,
       watch,
       frameOfRef(locatedRef(target)),
-      { prep: sent.plan.prep, top: true },
+      { prep: sent.plan.prep, top: true, focused: sent.plan.focused === true },
       evidence,
     );
   },
@@ -208,14 +204,15 @@ export const typeHandler = defineAction<typeof command, TypeArgs, Typed>(command
 /** What the dispatch leaves for the reply: the evidence when it settled itself (--submit), else what the read-back needs. */
 type Typed =
   | { evidence: TypeEvidence; plan?: undefined }
-  | { evidence?: undefined; plan: { prep: Prepared; mode: ReadMode } };
+  | { evidence?: undefined; plan: { prep: Prepared; mode: ReadMode; focused?: boolean } };
 
 /**
  * Suggestions that come a few hundred ms after the last keystroke belong in this reply: waits
  * for them in a field that says it offers them, or in one whose page listens to the keys but
  * showed nothing yet (a page that already reacted is not waiting on a debounce). New evidence
  * when the page changed (the caller observes again); undefined when nothing came. `top`: the
- * field is in its session's top document, where the question takes two round trips.
+ * field is in its session's top document, where the question takes two round trips, or one when
+ * the field had focus as the settle ended (`focused`).
  *
  * The listener question is asked here, once the page showed nothing, not ahead beside the text:
  * its CDP work runs on the renderer's main thread, where it held up the text's input event and
@@ -226,19 +223,25 @@ async function lateSuggestions(
   deadline: number,
   watch: Settler,
   frame: FrameWorld,
-  field: { prep: Prepared; top: boolean },
+  field: { prep: Prepared; top: boolean; focused?: boolean },
   evidence: TypeEvidence,
 ): Promise<TypeEvidence | undefined> {
   if (watch.effects.navigation || watch.effects.dialog) return undefined;
   const quietSoFar = watch.effects.mutations === 0 && watch.effects.requests === 0;
   const wait =
     field.prep.suggests === true ||
-    (quietSoFar && (await Promise.race([listensToKeys(frame, field.top), watch.dialogOpened.then(() => false)])));
+    (quietSoFar && (await Promise.race([listening(frame, field), watch.dialogOpened.then(() => false)])));
   if (!wait || watch.effects.dialog) return undefined;
   if (!(await watch.lateChange(frame, LATE_WIDGET_MS, deadline))) return undefined;
   // Suggestion items are often bound by addEventListener only: list them with refs.
   forgetMarks(frame.session, frame.frameId);
   return { ...evidence, effects: mergeEffects(evidence.effects, watch) };
+}
+
+/** The listener question: of the focused element when the field had it, else of the field itself. */
+async function listening(frame: FrameWorld, field: { top: boolean; focused?: boolean }): Promise<boolean> {
+  const focused = field.top && field.focused ? await focusedListensToKeys(frame.session) : undefined;
+  return focused ?? listensToKeys(frame, field.top);
 }
 
 /** Whether the field's text is to be selected (replacing it) or the caret put at its end (appending). */

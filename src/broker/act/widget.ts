@@ -12,6 +12,37 @@ const DEEP_ACTIVE =
   "(() => { let a = document.activeElement; while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement; return a; })()";
 
 /**
+ * The same about the page world's focused element, in one call: the console's `getEventListeners` passes the
+ * side-effect check, as the native getters do (a replaced getter fails it). `null` when nothing has focus.
+ */
+const FOCUSED_LISTENS = `(() => { let a = document.activeElement; while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement; if (!a) return null; const l = getEventListeners(a); return ${JSON.stringify([...KEY_EVENTS])}.some((t) => (l[t] || []).length > 0); })()`;
+
+/**
+ * Whether the page world's focused element has key or input listeners of its own, in one round trip (a field in its
+ * session's top frame that has focus: the read-back says so). Undefined when the page cannot tell: the caller asks
+ * the long way.
+ */
+export async function focusedListensToKeys(session: CdpSession): Promise<boolean | undefined> {
+  try {
+    const r = await session.send(
+      "Runtime.evaluate",
+      {
+        expression: FOCUSED_LISTENS,
+        includeCommandLineAPI: true,
+        returnByValue: true,
+        throwOnSideEffect: true,
+        timeout: 500,
+        silent: true,
+      },
+      { timeoutMs: 2_000 },
+    );
+    return !r.exceptionDetails && typeof r.result.value === "boolean" ? r.result.value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Whether the page runs code on each keystroke in this field (key or input listeners on it): typing that changed
  * nothing may still show something after a debounce. Listeners are read through the page world's node (through ours,
  * Chromium stalls our world's next script). Two round trips when the field is in its session's top frame and focused;
