@@ -43,20 +43,20 @@ export const typeHandler = defineAction<typeof command, TypeArgs, Typed>(command
     if (sent.evidence) return sent.evidence;
     const { prep, mode } = sent.plan;
     const read = readback.results.length > 0 ? readResult(readback, 0, "edit", "read") : null;
-    // Whether the field still had focus as the settle ended: the listener question then takes one round trip.
-    sent.plan.focused = read?.ok === true && read.focused;
     return readEvidence("type", prep, args.text, mode, watch.effects, read);
   },
   // Suggestions that come a few hundred ms after the last keystroke belong in this reply: wait
   // for them in a field that says it offers them, or in one whose page listens to the keys but
   // showed nothing yet (a page that already reacted is not waiting on a debounce).
-  async after({ ctx, args, watch, target }, sent, evidence) {
+  async after({ ctx, args, watch, target }, sent, evidence, readback) {
     if (args.submit || !sent.plan) return undefined;
+    // Whether the field still had focus as the settle ended: the listener question then takes one round trip.
+    const read = readback.results.length > 0 ? readResult(readback, 0, "edit", "read") : null;
     return lateSuggestions(
       ctx.deadline,
       watch,
       frameOfRef(locatedRef(target)),
-      { prep: sent.plan.prep, top: true, focused: sent.plan.focused === true },
+      { prep: sent.plan.prep, top: true, focused: read?.ok === true && read.focused },
       evidence,
     );
   },
@@ -204,7 +204,7 @@ export const typeHandler = defineAction<typeof command, TypeArgs, Typed>(command
 /** What the dispatch leaves for the reply: the evidence when it settled itself (--submit), else what the read-back needs. */
 type Typed =
   | { evidence: TypeEvidence; plan?: undefined }
-  | { evidence?: undefined; plan: { prep: Prepared; mode: ReadMode; focused?: boolean } };
+  | { evidence?: undefined; plan: { prep: Prepared; mode: ReadMode } };
 
 /**
  * Suggestions that come a few hundred ms after the last keystroke belong in this reply: waits
