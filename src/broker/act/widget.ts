@@ -8,14 +8,16 @@ const KEY_EVENTS = new Set(["input", "keyup", "keydown", "keypress", "beforeinpu
 let asked = 0;
 
 /** The focused element in the page's own world, through open shadow roots. */
-const DEEP_ACTIVE =
-  "(() => { let a = document.activeElement; while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement; return a; })()";
+const WALK =
+  "let a = document.activeElement; while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;";
+const DEEP_ACTIVE = `(() => { ${WALK} return a; })()`;
 
 /**
- * The same about the page world's focused element, in one call: the console's `getEventListeners` passes the
- * side-effect check, as the native getters do (a replaced getter fails it). `null` when nothing has focus.
+ * Whether that element has key or input listeners of its own, in one call: the console's `getEventListeners` passes
+ * the side-effect check, as the native getters do (a replaced getter fails it). `null` without an active element
+ * (with nothing focused it is the body).
  */
-const FOCUSED_LISTENS = `(() => { let a = document.activeElement; while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement; if (!a) return null; const l = getEventListeners(a); return ${JSON.stringify([...KEY_EVENTS])}.some((t) => (l[t] || []).length > 0); })()`;
+const FOCUSED_LISTENS = `(() => { ${WALK} if (!a) return null; const l = getEventListeners(a); return ${JSON.stringify([...KEY_EVENTS])}.some((t) => (l[t] || []).length > 0); })()`;
 
 /**
  * Whether the page world's focused element has key or input listeners of its own, in one round trip (a field in its
